@@ -1,0 +1,62 @@
+"""gridghost: a turn-based pursuit-evasion game for reinforcement learning.
+
+An agent tries to reach a goal cell of a small walled grid while a ghost chases it; the agent's
+moves slip and its sensors are noisy. Both sides are agents of a PettingZoo AEC environment::
+
+    import gridghost
+
+    env = gridghost.env()
+    env.reset(seed=42)
+    for name in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        env.step(None if termination or truncation else env.action_space(name).sample())
+
+``import gridghost`` registers the env in PettingZoo's registry as ``gridghost/GridGhost-v0``
+(PettingZoo 1.27 or newer has the registry).
+"""
+
+from __future__ import annotations
+
+import pettingzoo
+
+from gridghost.env import GridGhostEnv, env, raw_env
+from gridghost.layout import CLASSIC, COLOURS, ITEMS, Layout
+from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
+from gridghost.rules import Action, Board, GameState, Outcome, Rewards, board_for
+from gridghost.sensors import ColorSensor, Sensor
+from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+
+__version__ = "0.1.0"
+
+ENV_ID = "gridghost/GridGhost-v0"
+
+__all__ = [
+    "CLASSIC",
+    "COLOURS",
+    "ENV_ID",
+    "ITEMS",
+    "Action",
+    "Board",
+    "ChasePolicy",
+    "ColorSensor",
+    "GameState",
+    "GridGhostEnv",
+    "Layout",
+    "LongitudinalSlip",
+    "NoSlip",
+    "Outcome",
+    "PerpendicularSlip",
+    "Policy",
+    "RandomPolicy",
+    "Rewards",
+    "Sensor",
+    "SlipModel",
+    "board_for",
+    "env",
+    "make_policy",
+    "raw_env",
+]
+
+# PettingZoo's registry appeared in 1.27; older versions simply have no pettingzoo.make.
+if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.aec_registry:
+    pettingzoo.register("aec", ENV_ID, entry_point="gridghost.env:env")

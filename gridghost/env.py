@@ -1,0 +1,519 @@
+"""The two-player game as a PettingZoo AEC environment.
+
+| Import             | ``import gridghost; env = gridghost.env()``                       |
+|--------------------|-------------------------------------------------------------------|
+| Agents             | ``agents = ["agent", "ghost"]`` (the agent moves first)           |
+| Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
+| Observations       | ``obs_type="dict"``: the reference dict of each side              |
+| State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
+| Parallel API       | no: the ghost sees the agent's move, so the game is turn-based    |
+
+The agent tries to reach a goal cell of a walled grid; the ghost chases it. The agent's moves
+slip (see :mod:`gridghost.slip`); after each of its moves the agent's sensors read its cell (see
+:mod:`gridghost.sensors`). The ghost never slips.
+
+Observation space
+    See :mod:`gridghost.observations`. Neither side is told its own absolute position.
+
+Action mask
+    ``info["action_mask"]``, ``int8[4]`` indexed by action: 1 where a move changes the mover's
+    cell. Bumping into a wall is legal (the mover stays), so every action is always allowed.
+
+Rewards (the agent's, per half-turn; :class:`~gridghost.rules.Rewards` changes them)
+    After the agent's move: -50 if it shares the ghost's cell (caught), +100 on a goal, else -1.
+    After the ghost's move: -50 if it catches the agent, else 0. The ghost's rewards default to
+    the negatives of the agent's (zero-sum); ``ghost_rewards`` sets others.
+
+Episode end
+    Caught or goal terminates both agents. After ``max_cycles`` cycles (one agent move plus one
+    ghost move each) both are truncated. Either way each agent then takes one dead step
+    (``step(None)``), the agent first.
+
+Information
+    ``infos["agent"]`` carries the reference info: after ``reset`` the keys
+    ``color_measurement, ghost_distance, current_turn``; after every half-turn also
+    ``slipped, intended_action, actual_action, mover`` (the slip keys describe the agent's last
+    move, so they persist through the ghost's half-turn), and ``reached_goal`` or
+    ``caught_by_ghost`` when that happens. ``infos["ghost"]`` carries
+    ``agent_distance, current_turn, mover`` (``mover`` after the first half-turn) and the same
+    outcome key. Both carry ``action_mask``. Every sensor writes its reading under its name.
+
+Arguments
+    ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
+    slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
+    rewards=None, ghost_rewards=None)``; see :class:`GridGhostEnv`.
+
+Version history
+    v0: initial release, reproducing ``custom_grid_env`` 0.7.x.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from gridghost.layout import CLASSIC, Layout
+from gridghost.observations import make_observations
+from gridghost.render import RENDER_MODES, check_render_mode, text_picture
+from gridghost.rules import (
+    ACTION_NAMES,
+    NUM_ACTIONS,
+    GameState,
+    Outcome,
+    Rewards,
+    Side,
+    board_for,
+    describe_moves,
+    move_agent,
+    move_ghost,
+)
+from gridghost.sensors import Sensor, make_sensors
+from gridghost.slip import SlipModel, make_slip
+
+AGENT, GHOST = "agent", "ghost"
+AGENTS: tuple[str, str] = (AGENT, GHOST)
+_SIDES = {AGENT: Side.AGENT, GHOST: Side.GHOST}
+#: Keys of ``infos["agent"]`` after ``reset`` and after a half-turn (outcome keys come on top).
+AGENT_INFO_KEYS_RESET: tuple[str, ...] = ("color_measurement", "ghost_distance", "current_turn", "action_mask")
+AGENT_INFO_KEYS: tuple[str, ...] = (
+    "slipped",
+    "intended_action",
+    "actual_action",
+    "color_measurement",
+    "ghost_distance",
+    "current_turn",
+    "mover",
+    "action_mask",
+)
+GHOST_INFO_KEYS: tuple[str, ...] = ("agent_distance", "current_turn", "mover", "action_mask")
+OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
+
+
+def check_action(action: object, agent: str) -> int:
+    """Return ``action`` as an ``int`` if it is a valid move (an integer 0..3).
+
+    Python ints, NumPy integers and 0-d integer arrays are accepted; nothing is rounded or
+    clamped.
+
+    Raises:
+        TypeError: ``action`` is ``None``, a bool, a float (NaN included), a string or any other
+            non-integer.
+        ValueError: ``action`` is an integer outside 0..3.
+    """
+    if type(action) is int:
+        value = action
+    elif isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0 and np.issubdtype(
+        np.asarray(action).dtype, np.integer
+    ):
+        value = int(action)
+    else:
+        if action is None:
+            raise TypeError(
+                f"action for live agent {agent!r} must be an int in 0..{NUM_ACTIONS - 1}; "
+                "None is only accepted from terminated or truncated agents"
+            )
+        raise TypeError(
+            f"action for {agent!r} must be an int in 0..{NUM_ACTIONS - 1} "
+            f"({', '.join(f'{i}={n}' for i, n in enumerate(ACTION_NAMES))}), "
+            f"got {action!r} of type {type(action).__name__}"
+        )
+    if not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"action for {agent!r} must lie in 0..{NUM_ACTIONS - 1}, got {value}")
+    return value
+
+
+def _check_max_cycles(max_cycles: object) -> int:
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, numbers.Integral):
+        raise TypeError(f"max_cycles must be an int >= 1, got {max_cycles!r}")
+    if max_cycles < 1:
+        raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
+    return int(max_cycles)
+
+
+def _check_rewards(rewards: object, argument: str) -> Rewards | None:
+    if rewards is not None and not isinstance(rewards, Rewards):
+        raise TypeError(f"{argument} must be a gridghost.Rewards or None, got {rewards!r}")
+    return rewards
+
+
+_ONGOING = Outcome.ONGOING
+#: Attributes that exist only once an episode has started.
+_EPISODE_ATTRIBUTES = frozenset(
+    {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
+)
+
+
+class GridGhostEnv(AECEnv):
+    """The bare AEC environment: agent against ghost on a walled grid.
+
+    Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
+    clear error when used before ``reset`` or after the episode's last dead step.
+    :func:`gridghost.env` adds the agent-iteration check of PettingZoo's order enforcement.
+
+    Args:
+        render_mode: ``None``, ``"human"`` (prints the text picture at every half-turn) or
+            ``"ansi"`` (``render()`` returns it).
+        layout: the map; :data:`~gridghost.layout.CLASSIC` by default.
+        slip: a slip model or a slip type name (``"none"``, ``"longitudinal"``,
+            ``"perpendicular"``); ``None`` builds it from ``slip_type`` and ``slip_probability``.
+        slip_probability: the reference keyword; ``None`` means 0.2.
+        slip_type: the reference keyword; ``None`` means ``"longitudinal"``.
+        sensors: sensor objects that read the agent's cell after each agent move; ``None`` means
+            the colour sensor alone.
+        color_sensor_quality: the reference keyword for the default colour sensor; ``None``
+            means 0.8.
+        max_cycles: cycles (agent move + ghost move) before both sides are truncated.
+        obs_type: the observation encoding; ``"dict"`` is the reference observation.
+        rewards: the agent's :class:`~gridghost.rules.Rewards`; ``None`` means the reference's.
+        ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
+
+    Raises:
+        TypeError, ValueError: any argument outside what is accepted above.
+        NotImplementedError: ``render_mode="rgb_array"`` (the pygame renderer is not built yet).
+    """
+
+    metadata = {
+        "name": "gridghost_v0",
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 4,
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        layout: Layout = CLASSIC,
+        slip: str | SlipModel | None = None,
+        slip_probability: float | None = None,
+        slip_type: str | None = None,
+        sensors: Sequence[Sensor] | None = None,
+        color_sensor_quality: float | None = None,
+        max_cycles: int = 100,
+        obs_type: str = "dict",
+        rewards: Rewards | None = None,
+        ghost_rewards: Rewards | None = None,
+    ) -> None:
+        super().__init__()
+        if not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        self.render_mode = check_render_mode(render_mode)
+        self.layout = layout
+        self.board = board_for(layout)
+        self.slip = make_slip(slip, slip_probability, slip_type)
+        self.sensors = make_sensors(layout, sensors, color_sensor_quality)
+        self.max_cycles = _check_max_cycles(max_cycles)
+        self.obs_type = obs_type
+        self._encoder = make_observations(obs_type, self.board)
+        self.agent_rewards = _check_rewards(rewards, "rewards") or Rewards()
+        self.ghost_rewards = _check_rewards(ghost_rewards, "ghost_rewards") or self.agent_rewards.negated()
+        # _half_turn_rewards[mover][outcome] = (agent's reward, ghost's reward)
+        self._half_turn_rewards = tuple(
+            tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
+            for mover in Side
+        )
+
+        self.possible_agents = list(AGENTS)
+        self.observation_spaces = {name: self._encoder.space(side) for name, side in _SIDES.items()}
+        self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in AGENTS}
+        self.state_space = spaces.Box(0, 1, shape=(layout.rows, layout.cols, 4), dtype=np.int8)
+        self._np_random: np.random.Generator | None = None
+        self.np_random_seed: int | None = None
+        self._game: GameState | None = None
+        self._cycles = 0
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails, so it costs nothing on the hot path.
+        if name in _EPISODE_ATTRIBUTES:
+            raise AttributeError(f"{name} does not exist before reset(); call reset() first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # -- seeding -----------------------------------------------------------------------------
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator (slip and sensor draws); created unseeded on first use."""
+        if self._np_random is None:
+            self._np_random, self.np_random_seed = seeding.np_random()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random = value
+
+    # -- spaces --------------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
+        """
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent``, Discrete(4) for both (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
+        """
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+
+    # -- the game as the world sees it ---------------------------------------------------------
+    @property
+    def game_state(self) -> GameState:
+        """The current :class:`~gridghost.rules.GameState`.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        if self._game is None:
+            raise RuntimeError("the env has no state before reset(); call reset() first")
+        return self._game
+
+    @property
+    def agent_pos(self) -> tuple[int, int]:
+        """The agent's ``(row, col)``."""
+        return self.board.position(self.game_state.agent)
+
+    @property
+    def ghost_pos(self) -> tuple[int, int]:
+        """The ghost's ``(row, col)``."""
+        return self.board.position(self.game_state.ghost)
+
+    @property
+    def cycles(self) -> int:
+        """Cycles completed in this episode (one per ghost move)."""
+        return self._cycles
+
+    # -- AEC API --------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode.
+
+        Args:
+            seed: reseeds the env's generator when not ``None``
+                (``gymnasium.utils.seeding.np_random(seed)``); ``None`` continues the stream.
+            options: accepted for API compatibility; gridghost reads no options.
+
+        Raises:
+            TypeError: ``options`` is neither ``None`` nor a dict.
+        """
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {options!r}")
+        if seed is not None:
+            self._np_random, self.np_random_seed = seeding.np_random(seed)
+        rng = self.np_random
+        game = self.board.initial_state()
+        self._game = game
+        self._cycles = 0
+        self.agents = list(AGENTS)
+        self.rewards = {AGENT: 0.0, GHOST: 0.0}
+        self._cumulative_rewards = {AGENT: 0.0, GHOST: 0.0}
+        self.terminations = {AGENT: False, GHOST: False}
+        self.truncations = {AGENT: False, GHOST: False}
+        self.agent_selection = AGENT
+        self._skip_agent_selection = None
+        # The agent's info keeps its last move's keys through the ghost's half-turn.
+        self._agent_move_info = {s.name: s.measure(game, rng) for s in self.sensors}
+        self._publish(game, AGENT, None)
+        if self.render_mode == "human":
+            self.render()
+
+    def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
+        """Write fresh infos for both agents after a reset (``mover=None``) or a half-turn."""
+        distance = self.board.distance[game.agent][game.ghost]
+        masks = self.board.action_mask
+        agent_info = {**self._agent_move_info, "ghost_distance": distance, "current_turn": next_turn}
+        ghost_info = {"agent_distance": distance, "current_turn": next_turn}
+        if mover is not None:
+            agent_info["mover"] = ghost_info["mover"] = mover
+        if game.outcome != _ONGOING:
+            agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
+        agent_info["action_mask"] = masks[game.agent].copy()
+        ghost_info["action_mask"] = masks[game.ghost].copy()
+        self.infos = {AGENT: agent_info, GHOST: ghost_info}
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """A fresh observation of the current state from ``agent``'s point of view.
+
+        Raises:
+            ValueError: ``agent`` is unknown.
+            RuntimeError: before the first ``reset``.
+        """
+        side = _SIDES.get(agent)
+        if side is None:
+            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}")
+        return self._encoder.observe(side, self.game_state)
+
+    def state(self) -> np.ndarray:
+        """The global state: ``int8`` array ``rows x cols x 4``.
+
+        Channels: 0 the agent's cell, 1 the ghost's cell, 2 goal cells, 3 all ones when the ghost
+        moves next.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        game = self.game_state
+        grid = np.zeros(self.state_space.shape, dtype=np.int8)
+        grid[(*self.board.position(game.agent), 0)] = 1
+        grid[(*self.board.position(game.ghost), 1)] = 1
+        for goal in self.layout.goals:
+            grid[(*goal, 2)] = 1
+        grid[:, :, 3] = game.turn == Side.GHOST
+        return grid
+
+    def step(self, action: int | None) -> None:
+        """Carry out the selected agent's move (``None`` for a terminated or truncated agent).
+
+        Raises:
+            TypeError, ValueError: the action is not an int in 0..3 (nothing changes).
+            RuntimeError: before ``reset``, or after every agent has taken its dead step.
+        """
+        if self._game is None:
+            raise RuntimeError("step() needs a running episode; call reset() first")
+        if not self.agents:
+            raise RuntimeError("the episode is over (every agent has taken its dead step); call reset()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = check_action(action, agent)
+        game = self._game
+        if agent == AGENT:
+            rng = self._np_random
+            moves = self.slip.sample(action, rng)
+            game = move_agent(self.board, game, moves)
+            slipped, actual = describe_moves(action, moves)
+            move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
+            for sensor in self.sensors:
+                move_info[sensor.name] = sensor.measure(game, rng)
+            self._agent_move_info = move_info
+            next_turn = GHOST
+        else:
+            game = move_ghost(self.board, game, action)
+            self._cycles += 1
+            next_turn = AGENT
+        self._game = game
+        self.agent_selection = next_turn
+
+        outcome = game.outcome
+        if outcome != _ONGOING:
+            self.terminations = {AGENT: True, GHOST: True}
+        elif self._cycles >= self.max_cycles:
+            self.truncations = {AGENT: True, GHOST: True}
+        agent_reward, ghost_reward = self._half_turn_rewards[_SIDES[agent]][outcome]
+        self.rewards = {AGENT: agent_reward, GHOST: ghost_reward}
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0  # the mover has seen its reward in last()
+        cumulative[AGENT] += agent_reward
+        cumulative[GHOST] += ghost_reward
+        self._publish(game, next_turn, agent)
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The text picture (``"ansi"``), or print it (``"human"``).
+
+        Returns ``None`` with a warning when the env was made without a render mode.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
+            return None
+        picture = text_picture(self.layout, self.agent_pos, self.ghost_pos, self._status_line())
+        if self.render_mode == "ansi":
+            return picture
+        print(picture)
+        return None
+
+    def _status_line(self) -> str:
+        game = self.game_state
+        if game.outcome != _ONGOING:
+            status = OUTCOME_INFO_KEYS[game.outcome].replace("_", " ")
+        elif self._cycles >= self.max_cycles:
+            status = "out of time"
+        else:
+            status = f"{AGENTS[game.turn]} to move"
+        return f"cycle {self._cycles}/{self.max_cycles}: {status}"
+
+    def close(self) -> None:
+        """Release rendering resources; the text renderer holds none, so this is a no-op for now.
+
+        Safe to call more than once.
+        """
+
+
+class _CheckedIterator:
+    """Agent iterator that insists on a ``step`` (or ``reset``) between two agents."""
+
+    def __init__(self, env: CheckedGridGhostEnv, max_iter: int) -> None:
+        self.env = env
+        self.remaining = max_iter
+
+    def __iter__(self) -> _CheckedIterator:
+        return self
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.remaining <= 0:
+            raise StopIteration
+        if not env._stepped:
+            raise RuntimeError("call step() (or reset()) once for every agent that agent_iter yields")
+        env._stepped = False
+        self.remaining -= 1
+        return env.agent_selection
+
+
+class CheckedGridGhostEnv(GridGhostEnv):
+    """What :func:`gridghost.env` returns: :class:`GridGhostEnv` plus the agent-iteration check.
+
+    PettingZoo's ``OrderEnforcingWrapper`` and ``AssertOutOfBoundsWrapper`` forward every
+    attribute through ``__getattr__`` and cost more per half-turn than the whole game (see
+    ``benchmarks/aec_throughput.py``), so the same checks live in the class: actions are
+    validated and using the env before ``reset`` raises (both in :class:`GridGhostEnv`), and
+    ``agent_iter`` raises when an agent is yielded twice without a ``step`` in between.
+    """
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """As :meth:`GridGhostEnv.reset`."""
+        super().reset(seed=seed, options=options)
+        self._stepped = True
+
+    def step(self, action: int | None) -> None:
+        """As :meth:`GridGhostEnv.step`."""
+        super().step(action)
+        self._stepped = True
+
+    def agent_iter(self, max_iter: int = 2**63) -> _CheckedIterator:  # type: ignore[override]
+        """Yield the agent to move until the episode ends or ``max_iter`` agents were yielded.
+
+        Raises:
+            RuntimeError: before ``reset``.
+        """
+        self.game_state  # noqa: B018 - raises before reset
+        return _CheckedIterator(self, max_iter)
+
+
+def raw_env(**kwargs: Any) -> GridGhostEnv:
+    """The bare AEC env; keyword arguments as :class:`GridGhostEnv`."""
+    return GridGhostEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> CheckedGridGhostEnv:
+    """The AEC env with call-order checks; keyword arguments as :class:`GridGhostEnv`."""
+    return CheckedGridGhostEnv(**kwargs)

@@ -1,0 +1,323 @@
+"""Maps: the grid's size, edge walls, cell colours, items, texts, goals and start cells.
+
+A :class:`Layout` is an immutable description of one map. It knows nothing about turns, rewards
+or randomness; :mod:`gridghost.rules` derives the movement and distance tables from it.
+
+Coordinates are ``(row, col)`` with row 0 at the top. Walls lie on the edges between cells:
+``walls_horizontal[r, c]`` blocks ``(r, c) <-> (r + 1, c)`` (shape ``(rows - 1, cols)``) and
+``walls_vertical[r, c]`` blocks ``(r, c) <-> (r, c + 1)`` (shape ``(rows, cols - 1)``). The border
+blocks every move out of the grid.
+
+>>> CLASSIC.rows, CLASSIC.cols
+(4, 5)
+>>> CLASSIC.colour_name(0, 0), CLASSIC.items_at(0, 4)
+('green', ('dog', 'two_notes'))
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+Cell = tuple[int, int]
+
+#: Colour ids used in observations and by the colour sensor; the index is the id.
+COLOURS: tuple[str, ...] = ("white", "red", "green")
+WHITE, RED, GREEN = 0, 1, 2
+
+#: Item names a cell may hold, and the ``has_item`` flag each one raises.
+ITEMS: Mapping[str, str] = {
+    "dog": "dog",
+    "flower": "flower",
+    "two_flowers": "flower",
+    "one_note": "notes",
+    "two_notes": "notes",
+}
+#: The order of the flags in the ``has_item`` observation.
+ITEM_FLAGS: tuple[str, ...] = ("dog", "flower", "notes")
+
+
+def _cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
+    """Validate one ``(row, col)`` pair that must lie inside a ``rows x cols`` grid."""
+    try:
+        row, col = value
+    except (TypeError, ValueError):
+        raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}") from None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (row, col)):
+        raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}")
+    if not (0 <= row < rows and 0 <= col < cols):
+        raise ValueError(
+            f"{argument} {(int(row), int(col))} lies outside the {rows}x{cols} grid "
+            f"(rows 0..{rows - 1}, cols 0..{cols - 1})"
+        )
+    return int(row), int(col)
+
+
+def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
+    """Validate a wall array of the given shape; ``None`` means no walls."""
+    if value is None:
+        array = np.zeros(shape, dtype=bool)
+    else:
+        array = np.asarray(value)
+        if array.shape != shape:
+            raise ValueError(f"{argument} must have shape {shape}, got {array.shape}")
+        if array.dtype != bool and not np.isin(array, (0, 1)).all():
+            raise ValueError(f"{argument} must hold booleans (or 0/1), got values {np.unique(array)}")
+        array = array.astype(bool)
+    array.setflags(write=False)
+    return array
+
+
+class Layout:
+    """An immutable map: size, edge walls, colours, items, texts, goals and start cells.
+
+    Layouts compare equal (and hash equal) when every field is equal, so derived tables can be
+    cached per layout.
+
+    Args:
+        colours: ``rows x cols`` array-like of colour ids (``0`` white, ``1`` red, ``2`` green);
+            its shape sets the grid size.
+        goals: cells that end the episode with the goal reward when the agent reaches them.
+        agent_start: the agent's cell after ``reset``.
+        ghost_start: the ghost's cell after ``reset``.
+        walls_horizontal: booleans of shape ``(rows - 1, cols)``; ``[r, c]`` blocks
+            ``(r, c) <-> (r + 1, c)``. ``None`` means no inner horizontal walls.
+        walls_vertical: booleans of shape ``(rows, cols - 1)``; ``[r, c]`` blocks
+            ``(r, c) <-> (r, c + 1)``. ``None`` means no inner vertical walls.
+        items: mapping from cell to the item names it holds, each one of :data:`ITEMS`.
+        texts: mapping from cell to a label shown in the agent's observation (``""`` elsewhere).
+        name: a short name for messages and reprs.
+
+    Raises:
+        TypeError: a cell is not a pair of ints, or an item list is not a sequence of strings.
+        ValueError: wrong array shapes, colour ids outside ``0..2``, unknown item names, cells
+            outside the grid, the agent starting on the ghost or on a goal, no goal, or a goal or
+            the ghost unreachable from the agent's start.
+    """
+
+    __slots__ = (
+        "rows",
+        "cols",
+        "colours",
+        "walls_horizontal",
+        "walls_vertical",
+        "items",
+        "texts",
+        "goals",
+        "agent_start",
+        "ghost_start",
+        "name",
+        "_key",
+    )
+
+    def __init__(
+        self,
+        colours: Any,
+        goals: Iterable[Cell],
+        agent_start: Cell,
+        ghost_start: Cell,
+        walls_horizontal: Any = None,
+        walls_vertical: Any = None,
+        items: Mapping[Cell, Sequence[str]] | None = None,
+        texts: Mapping[Cell, str] | None = None,
+        name: str = "custom",
+    ) -> None:
+        colour_array = np.asarray(colours)
+        if colour_array.ndim != 2 or colour_array.size == 0:
+            raise ValueError(
+                f"colours must be a non-empty rows x cols array, got shape {colour_array.shape}"
+            )
+        if not np.issubdtype(colour_array.dtype, np.integer):
+            raise TypeError(f"colours must hold integer colour ids, got dtype {colour_array.dtype}")
+        if not np.isin(colour_array, range(len(COLOURS))).all():
+            raise ValueError(
+                f"colours must hold ids 0..{len(COLOURS) - 1} ({', '.join(COLOURS)}), "
+                f"got values {sorted(set(colour_array.ravel().tolist()))}"
+            )
+        rows, cols = (int(n) for n in colour_array.shape)
+        if rows * cols < 2:
+            raise ValueError("a layout needs at least two cells (one for the agent, one for the ghost)")
+        colour_array = colour_array.astype(np.int8)
+        colour_array.setflags(write=False)
+
+        set_ = object.__setattr__
+        set_(self, "rows", rows)
+        set_(self, "cols", cols)
+        set_(self, "colours", colour_array)
+        set_(self, "walls_horizontal", _bool_grid(walls_horizontal, "walls_horizontal", (rows - 1, cols)))
+        set_(self, "walls_vertical", _bool_grid(walls_vertical, "walls_vertical", (rows, cols - 1)))
+        set_(self, "name", str(name))
+
+        item_table: dict[Cell, tuple[str, ...]] = {}
+        for cell, names in (items or {}).items():
+            cell = _cell(cell, "items key", rows, cols)
+            if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+                raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
+            unknown = [n for n in names if n not in ITEMS]
+            if unknown:
+                raise ValueError(f"items[{cell}] holds unknown items {unknown}; known items: {list(ITEMS)}")
+            if names:
+                item_table[cell] = tuple(names)
+        set_(self, "items", item_table)
+
+        text_table: dict[Cell, str] = {}
+        for cell, text in (texts or {}).items():
+            cell = _cell(cell, "texts key", rows, cols)
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{cell}] must be a str, got {text!r}")
+            if text:
+                text_table[cell] = text
+        set_(self, "texts", text_table)
+
+        goal_cells = tuple(sorted({_cell(g, "goals entry", rows, cols) for g in goals}))
+        if not goal_cells:
+            raise ValueError("goals must name at least one cell")
+        agent = _cell(agent_start, "agent_start", rows, cols)
+        ghost = _cell(ghost_start, "ghost_start", rows, cols)
+        if agent == ghost:
+            raise ValueError(f"agent_start and ghost_start must differ, both are {agent}")
+        if agent in goal_cells:
+            raise ValueError(f"agent_start {agent} must not be a goal cell")
+        set_(self, "goals", goal_cells)
+        set_(self, "agent_start", agent)
+        set_(self, "ghost_start", ghost)
+        set_(
+            self,
+            "_key",
+            (
+                rows,
+                cols,
+                colour_array.tobytes(),
+                self.walls_horizontal.tobytes(),
+                self.walls_vertical.tobytes(),
+                tuple(sorted(item_table.items())),
+                tuple(sorted(text_table.items())),
+                goal_cells,
+                agent,
+                ghost,
+            ),
+        )
+
+        reachable = self.reachable_from(agent)
+        unreachable = [g for g in goal_cells if g not in reachable]
+        if unreachable:
+            raise ValueError(f"goal cells {unreachable} cannot be reached from agent_start {agent}")
+        if ghost not in reachable:
+            raise ValueError(f"ghost_start {ghost} cannot be reached from agent_start {agent}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Layout is immutable; build a new one instead")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return f"Layout(name={self.name!r}, rows={self.rows}, cols={self.cols})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            Layout,
+            (
+                self.colours,
+                self.goals,
+                self.agent_start,
+                self.ghost_start,
+                self.walls_horizontal,
+                self.walls_vertical,
+                self.items,
+                self.texts,
+                self.name,
+            ),
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)``."""
+        return self.rows, self.cols
+
+    def cells(self) -> list[Cell]:
+        """Every cell of the grid in row-major order (the order of cell indices)."""
+        return [(r, c) for r in range(self.rows) for c in range(self.cols)]
+
+    def blocked(self, cell: Cell, neighbour: Cell) -> bool:
+        """Whether a wall or the border lies between ``cell`` and the adjacent ``neighbour``.
+
+        Raises:
+            ValueError: the two cells are not orthogonally adjacent.
+        """
+        (r, c), (nr, nc) = cell, neighbour
+        if abs(r - nr) + abs(c - nc) != 1:
+            raise ValueError(f"cells {cell} and {neighbour} are not adjacent")
+        if not (0 <= nr < self.rows and 0 <= nc < self.cols):
+            return True
+        if nr != r:
+            return bool(self.walls_horizontal[min(r, nr), c])
+        return bool(self.walls_vertical[r, min(c, nc)])
+
+    def reachable_from(self, start: Cell) -> set[Cell]:
+        """The cells a mover starting at ``start`` can reach through open edges."""
+        seen = {start}
+        queue = deque([start])
+        while queue:
+            r, c = queue.popleft()
+            for nxt in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if nxt not in seen and not self.blocked((r, c), nxt):
+                    seen.add(nxt)
+                    queue.append(nxt)
+        return seen
+
+    def colour_name(self, row: int, col: int) -> str:
+        """The colour of a cell as a word (``"white"``, ``"red"`` or ``"green"``)."""
+        return COLOURS[self.colours[row, col]]
+
+    def items_at(self, row: int, col: int) -> tuple[str, ...]:
+        """The item names a cell holds (empty when it holds none)."""
+        return self.items.get((row, col), ())
+
+    def has_item(self, row: int, col: int) -> tuple[int, int, int]:
+        """The ``has_item`` flags of a cell, in the order of :data:`ITEM_FLAGS`."""
+        kinds = {ITEMS[name] for name in self.items_at(row, col)}
+        return tuple(int(flag in kinds) for flag in ITEM_FLAGS)  # type: ignore[return-value]
+
+    def text_at(self, row: int, col: int) -> str:
+        """The label of a cell (``""`` when it has none)."""
+        return self.texts.get((row, col), "")
+
+
+def _walls(shape: tuple[int, int], cells: Iterable[Cell]) -> np.ndarray:
+    walls = np.zeros(shape, dtype=bool)
+    for cell in cells:
+        walls[cell] = True
+    return walls
+
+
+#: The reference map: 4 rows x 5 columns, agent at (0, 2), ghost at (3, 4).
+CLASSIC = Layout(
+    name="classic",
+    colours=[
+        [2, 1, 0, 0, 0],
+        [0, 2, 0, 0, 2],
+        [1, 2, 0, 1, 0],
+        [1, 0, 2, 0, 0],
+    ],
+    walls_horizontal=_walls((3, 5), [(0, 3), (1, 2), (1, 3), (2, 3)]),
+    walls_vertical=_walls((4, 4), [(0, 0), (1, 2), (2, 1), (2, 2), (3, 1)]),
+    items={
+        (0, 0): ("dog",),
+        (0, 4): ("dog", "two_notes"),
+        (1, 3): ("flower",),
+        (2, 2): ("one_note",),
+        (3, 2): ("two_notes",),
+        (3, 3): ("two_flowers",),
+    },
+    texts={(0, 2): "Start", (3, 1): "Ziel", (3, 4): "Stopp"},
+    goals=[(3, 1), (3, 4)],
+    agent_start=(0, 2),
+    ghost_start=(3, 4),
+)

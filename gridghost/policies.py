@@ -1,0 +1,152 @@
+"""Scripted policies for either side.
+
+A policy is any callable ``policy(observation) -> action``. :func:`make_policy` also accepts a
+policy name, or a reference-style class (``__init__(action_space, **kwargs)`` and
+``get_action(observation)``) or instance, and returns a callable.
+
+>>> chase = ChasePolicy()
+>>> chase({"agent_relative_pos": [-2, 1],
+...        "neighbors": {"up": {"accessible": 1}, "right": {"accessible": 1},
+...                      "down": {"accessible": 0}, "left": {"accessible": 1}}})
+3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from gymnasium import spaces
+
+from gridghost.rules import NUM_ACTIONS, Action
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Anything that maps an observation to an action."""
+
+    def __call__(self, observation: Any) -> int:
+        """Choose an action for ``observation``."""
+        ...
+
+
+class ChasePolicy:
+    """The reference's chasing ghost: greedy, from the ghost's own dict observation.
+
+    With ``(dr, dc) = agent_relative_pos``: if ``|dr| >= |dc|`` try the vertical move toward the
+    agent, then the horizontal one; otherwise horizontal first. A move is tried only when it is
+    toward the agent and its neighbour is accessible. If neither applies, take the first
+    accessible direction in the order up, right, down, left, and if none is accessible, left.
+    It is greedy, not shortest-path.
+    """
+
+    def __call__(self, observation: Mapping[str, Any]) -> int:
+        """The chasing move for a ghost observation.
+
+        Raises:
+            ValueError: ``observation`` is not a ghost dict observation.
+        """
+        try:
+            dr, dc = (int(v) for v in observation["agent_relative_pos"])
+            neighbours = observation["neighbors"]
+            open_ = {name: bool(neighbours[name]["accessible"]) for name in ("up", "right", "down", "left")}
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(
+                "ChasePolicy reads the ghost's dict observation (agent_relative_pos, neighbors); "
+                f"got {observation!r}"
+            ) from None
+        vertical = ("down", Action.DOWN) if dr > 0 else ("up", Action.UP) if dr < 0 else None
+        horizontal = ("right", Action.RIGHT) if dc > 0 else ("left", Action.LEFT) if dc < 0 else None
+        preferred = (vertical, horizontal) if abs(dr) >= abs(dc) else (horizontal, vertical)
+        for move in preferred:
+            if move is not None and open_[move[0]]:
+                return int(move[1])
+        for name, action in (("up", Action.UP), ("right", Action.RIGHT), ("down", Action.DOWN), ("left", Action.LEFT)):
+            if open_[name]:
+                return int(action)
+        return int(Action.LEFT)
+
+    def __repr__(self) -> str:
+        return "ChasePolicy()"
+
+
+class RandomPolicy:
+    """Uniformly random actions from its own seeded generator.
+
+    Args:
+        seed: seeds the generator; ``None`` draws fresh entropy.
+        num_actions: the number of actions to choose from.
+    """
+
+    def __init__(self, seed: int | None = None, num_actions: int = NUM_ACTIONS) -> None:
+        self.num_actions = num_actions
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the generator from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observation: Any) -> int:
+        """A uniformly random action; ``observation`` is not read."""
+        return int(self.rng.integers(self.num_actions))
+
+    def __repr__(self) -> str:
+        return f"RandomPolicy(num_actions={self.num_actions})"
+
+
+class ReferencePolicy:
+    """Adapts a reference-style agent (an object with ``get_action(observation)``) to a policy.
+
+    Args:
+        agent: the object to ask.
+    """
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def __call__(self, observation: Any) -> int:
+        """The wrapped agent's action for ``observation``."""
+        return self.agent.get_action(observation)
+
+    def __repr__(self) -> str:
+        return f"ReferencePolicy({self.agent!r})"
+
+
+POLICY_NAMES: dict[str, Callable[..., Policy]] = {"chase": ChasePolicy, "random": RandomPolicy}
+
+
+def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int | None = None) -> Policy:
+    """Turn a policy specification into a callable policy.
+
+    Args:
+        spec: a name in :data:`POLICY_NAMES`, a callable ``policy(observation)``, an object with
+            ``get_action(observation)``, or a reference-style class (instantiated as
+            ``spec(action_space)``).
+        action_space: passed to a reference-style class; defaults to ``Discrete(4)``.
+        seed: seeds the ``"random"`` policy.
+
+    Returns:
+        A callable policy.
+
+    Raises:
+        ValueError: an unknown policy name.
+        TypeError: ``spec`` is none of the accepted kinds.
+    """
+    if isinstance(spec, str):
+        if spec not in POLICY_NAMES:
+            raise ValueError(f"unknown policy name {spec!r}; accepted: {sorted(POLICY_NAMES)}")
+        return RandomPolicy(seed) if spec == "random" else POLICY_NAMES[spec]()
+    if isinstance(spec, type):
+        if not callable(getattr(spec, "get_action", None)):
+            raise TypeError(f"policy class {spec.__name__} must define get_action(observation)")
+        return ReferencePolicy(spec(action_space if action_space is not None else spaces.Discrete(NUM_ACTIONS)))
+    if callable(getattr(spec, "get_action", None)):
+        return ReferencePolicy(spec)
+    if callable(spec):
+        return spec
+    raise TypeError(
+        "a policy must be a name "
+        f"({', '.join(sorted(POLICY_NAMES))}), a callable, an object with get_action, or a class; "
+        f"got {spec!r}"
+    )

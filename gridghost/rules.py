@@ -1,0 +1,245 @@
+"""The game's rules, free of rendering, PettingZoo and Gymnasium.
+
+The rules hold an immutable :class:`GameState` and pure transition functions. Randomness enters
+only through the slip model and the generator passed in, so the AEC env, the single-agent views,
+planners and batched engines can all share this one implementation.
+
+Cells are numbered row-major (``index = row * cols + col``); :class:`Board` precomputes, once per
+layout, where each move leads, which moves change the cell, and all shortest-path distances.
+
+Turn order is agent, then ghost. After the agent's move: caught if both share a cell, else goal
+reached if the agent's cell is a goal, else the step penalty. After the ghost's move: caught if
+both share a cell, else nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple
+
+import numpy as np
+
+from gridghost.layout import Cell, Layout
+
+
+class Action(IntEnum):
+    """The four moves, shared by both sides."""
+
+    LEFT = 0
+    DOWN = 1
+    RIGHT = 2
+    UP = 3
+
+
+ACTION_NAMES: tuple[str, ...] = ("left", "down", "right", "up")
+#: ``(d_row, d_col)`` of each action.
+ACTION_DELTAS: tuple[Cell, ...] = ((0, -1), (1, 0), (0, 1), (-1, 0))
+NUM_ACTIONS = len(Action)
+#: Neighbour directions in the order observations list them, with the action that goes there.
+NEIGHBOUR_ORDER: tuple[tuple[str, int], ...] = (
+    ("up", Action.UP),
+    ("right", Action.RIGHT),
+    ("down", Action.DOWN),
+    ("left", Action.LEFT),
+)
+
+
+class Side(IntEnum):
+    """Who moves."""
+
+    AGENT = 0
+    GHOST = 1
+
+
+class Outcome(IntEnum):
+    """How a half-turn ended."""
+
+    ONGOING = 0
+    CAUGHT = 1
+    GOAL = 2
+
+
+class GameState(NamedTuple):
+    """Everything that changes during an episode.
+
+    Attributes:
+        agent: the agent's cell index.
+        ghost: the ghost's cell index.
+        turn: the side to move next.
+        outcome: :attr:`Outcome.ONGOING` until the game ends.
+    """
+
+    agent: int
+    ghost: int
+    turn: Side = Side.AGENT
+    outcome: Outcome = Outcome.ONGOING
+
+
+@dataclass(frozen=True)
+class Rewards:
+    """One side's reward for each kind of half-turn.
+
+    The defaults are the agent's rewards in the reference game.
+
+    Attributes:
+        step: after an agent move that ends nothing.
+        goal: after an agent move that reaches a goal.
+        caught: after any move that puts both on one cell.
+        wait: after a ghost move that catches nobody.
+    """
+
+    step: float = -1.0
+    goal: float = 100.0
+    caught: float = -50.0
+    wait: float = 0.0
+
+    def __post_init__(self) -> None:
+        for field in ("step", "goal", "caught", "wait"):
+            value = getattr(self, field)
+            if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+                raise TypeError(f"Rewards.{field} must be a number, got {value!r}")
+            if not np.isfinite(value):
+                raise ValueError(f"Rewards.{field} must be finite, got {value!r}")
+            object.__setattr__(self, field, float(value))
+
+    def negated(self) -> Rewards:
+        """The zero-sum opponent's rewards."""
+        return Rewards(step=-self.step, goal=-self.goal, caught=-self.caught, wait=-self.wait)
+
+    def of(self, mover: Side, outcome: Outcome) -> float:
+        """The reward of a half-turn in which ``mover`` moved and ``outcome`` resulted."""
+        if outcome == Outcome.CAUGHT:
+            return self.caught
+        if outcome == Outcome.GOAL:
+            return self.goal
+        return self.step if mover == Side.AGENT else self.wait
+
+
+class Board:
+    """Movement and distance tables for one layout, computed once and shared.
+
+    Use :func:`board_for` to get the cached board of a layout.
+
+    Attributes:
+        layout: the layout the tables describe.
+        num_cells: ``rows * cols``.
+        next_cell: ``next_cell[cell][action]``, the cell a single move leads to (the same cell
+            when a wall or the border blocks it); a tuple of tuples for fast scalar lookups.
+        next_cell_array: the same table as an ``int64`` array of shape ``(num_cells, 4)``.
+        action_mask: ``action_mask[cell]``, an ``int8[4]`` array, 1 where the move changes the cell.
+        distance: ``distance[a][b]``, the shortest-path length through the walls, ``-1`` when no
+            path exists; a tuple of tuples.
+        distance_array: the same table as an ``int64`` array.
+        is_goal: ``is_goal[cell]``, a tuple of bools.
+    """
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        rows, cols = layout.rows, layout.cols
+        self.num_cells = rows * cols
+
+        table = np.empty((self.num_cells, NUM_ACTIONS), dtype=np.int64)
+        for r, c in layout.cells():
+            for action, (dr, dc) in enumerate(ACTION_DELTAS):
+                target = (r + dr, c + dc)
+                stays = layout.blocked((r, c), target)
+                table[r * cols + c, action] = (r * cols + c) if stays else target[0] * cols + target[1]
+        table.setflags(write=False)
+        self.next_cell_array = table
+        self.next_cell: tuple[tuple[int, ...], ...] = tuple(map(tuple, table.tolist()))
+
+        mask = (table != np.arange(self.num_cells)[:, None]).astype(np.int8)
+        mask.setflags(write=False)
+        self.action_mask_array = mask
+        self.action_mask: tuple[np.ndarray, ...] = tuple(mask)
+
+        distance = np.full((self.num_cells, self.num_cells), -1, dtype=np.int64)
+        for source in range(self.num_cells):
+            distance[source, source] = 0
+            queue = deque([source])
+            while queue:
+                cell = queue.popleft()
+                for nxt in self.next_cell[cell]:
+                    if distance[source, nxt] < 0:
+                        distance[source, nxt] = distance[source, cell] + 1
+                        queue.append(nxt)
+        distance.setflags(write=False)
+        self.distance_array = distance
+        self.distance: tuple[tuple[int, ...], ...] = tuple(map(tuple, distance.tolist()))
+
+        goals = {self.index(g) for g in layout.goals}
+        self.is_goal: tuple[bool, ...] = tuple(cell in goals for cell in range(self.num_cells))
+
+    def index(self, cell: Cell) -> int:
+        """The index of a ``(row, col)`` cell."""
+        return cell[0] * self.layout.cols + cell[1]
+
+    def position(self, index: int) -> Cell:
+        """The ``(row, col)`` of a cell index."""
+        return divmod(index, self.layout.cols)
+
+    def walk(self, cell: int, moves: tuple[int, ...]) -> int:
+        """The cell reached from ``cell`` by applying each move in turn."""
+        for action in moves:
+            cell = self.next_cell[cell][action]
+        return cell
+
+    def initial_state(self) -> GameState:
+        """The state after ``reset``: both at their start cells, the agent to move."""
+        return GameState(self.index(self.layout.agent_start), self.index(self.layout.ghost_start))
+
+
+@functools.lru_cache(maxsize=32)
+def board_for(layout: Layout) -> Board:
+    """The (cached) :class:`Board` of ``layout``."""
+    return Board(layout)
+
+
+def agent_outcome(board: Board, agent: int, ghost: int) -> Outcome:
+    """The outcome after the agent has moved to ``agent``: caught, goal or ongoing."""
+    if agent == ghost:
+        return Outcome.CAUGHT
+    if board.is_goal[agent]:
+        return Outcome.GOAL
+    return Outcome.ONGOING
+
+
+def move_agent(board: Board, state: GameState, moves: tuple[int, ...]) -> GameState:
+    """The state after the agent carries out ``moves`` (its move after slip).
+
+    Raises:
+        ValueError: it is not the agent's turn or the game is over.
+    """
+    if state.turn != Side.AGENT or state.outcome != Outcome.ONGOING:
+        raise ValueError(f"the agent cannot move in state {state}")
+    agent = board.walk(state.agent, moves)
+    return GameState(agent, state.ghost, Side.GHOST, agent_outcome(board, agent, state.ghost))
+
+
+def move_ghost(board: Board, state: GameState, action: int) -> GameState:
+    """The state after the ghost moves once in direction ``action`` (the ghost never slips).
+
+    Raises:
+        ValueError: it is not the ghost's turn or the game is over.
+    """
+    if state.turn != Side.GHOST or state.outcome != Outcome.ONGOING:
+        raise ValueError(f"the ghost cannot move in state {state}")
+    ghost = board.next_cell[state.ghost][action]
+    outcome = Outcome.CAUGHT if ghost == state.agent else Outcome.ONGOING
+    return GameState(state.agent, ghost, Side.AGENT, outcome)
+
+
+@functools.lru_cache(maxsize=None)
+def describe_moves(intended: int, moves: tuple[int, ...]) -> tuple[bool, str]:
+    """The reference's ``slipped`` flag and ``actual_action`` text for one agent move.
+
+    >>> describe_moves(2, (2, 2))
+    (True, 'right, right')
+    >>> describe_moves(1, ())
+    (True, 'stay')
+    """
+    slipped = moves != (intended,)
+    return slipped, ", ".join(ACTION_NAMES[m] for m in moves) or "stay"

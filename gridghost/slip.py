@@ -1,0 +1,209 @@
+"""Slip models: the agent's motion noise.
+
+A slip model turns an intended action into the sequence of single moves actually carried out. It
+states its outcome distribution (:meth:`SlipModel.outcomes`, ``[(probability, moves), ...]``) and
+samples from it; the env, belief filters and planners all ask the same model, so the motion model
+is written once.
+
+Shipped models, with slip probability ``p``:
+
+- :class:`NoSlip`: the intended move, always.
+- :class:`LongitudinalSlip` (the reference default): stay in place with ``p/2``, move twice in the
+  intended direction with ``p/2``, else move once.
+- :class:`PerpendicularSlip`: with ``p`` one of the two perpendicular moves (each ``p/2``), else
+  the intended move.
+
+Sampling follows the reference's draw order exactly (see DESIGN.md, "RNG contract"): no draw at
+all when only one outcome is possible, otherwise one ``rng.random()``, and for
+:class:`PerpendicularSlip` a second draw to pick the side.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from gridghost.rules import NUM_ACTIONS, Action
+
+Moves = tuple[int, ...]
+Outcomes = tuple[tuple[float, Moves], ...]
+
+#: The two directions perpendicular to each action, in the reference's order.
+PERPENDICULAR: dict[int, tuple[int, int]] = {
+    Action.LEFT: (Action.DOWN, Action.UP),
+    Action.DOWN: (Action.LEFT, Action.RIGHT),
+    Action.RIGHT: (Action.DOWN, Action.UP),
+    Action.UP: (Action.LEFT, Action.RIGHT),
+}
+
+
+def check_probability(value: object, argument: str) -> float:
+    """Return ``value`` as a float if it is a real number in [0, 1].
+
+    Raises:
+        TypeError: ``value`` is not a real number (``bool`` and strings are rejected).
+        ValueError: ``value`` is NaN or outside [0, 1].
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{argument} must be a real number in [0, 1], got {value!r}")
+    if not 0.0 <= float(value) <= 1.0:  # NaN fails this comparison too
+        raise ValueError(f"{argument} must lie in [0, 1], got {value!r}")
+    return float(value)
+
+
+class SlipModel:
+    """The interface of a slip model; subclasses define :meth:`_outcomes`.
+
+    Args:
+        probability: the slip probability ``p`` in [0, 1].
+
+    Raises:
+        TypeError, ValueError: ``probability`` is not a number in [0, 1].
+    """
+
+    name = "custom"
+
+    def __init__(self, probability: float) -> None:
+        self.probability = check_probability(probability, "slip_probability")
+        self._table: tuple[Outcomes, ...] = tuple(
+            tuple((p, moves) for p, moves in self._outcomes(a) if p > 0) for a in range(NUM_ACTIONS)
+        )
+
+    def _outcomes(self, action: int) -> Outcomes:
+        raise NotImplementedError(f"{type(self).__name__} must define _outcomes(action)")
+
+    def outcomes(self, action: int) -> Outcomes:
+        """The possible move sequences for ``action`` and their probabilities.
+
+        Returns:
+            ``((probability, moves), ...)`` with positive probabilities summing to 1, in the order
+            sampling walks them; ``moves`` is a tuple of actions (``()`` means stay).
+        """
+        return self._table[action]
+
+    def sample(self, action: int, rng: np.random.Generator) -> Moves:
+        """Draw the moves actually carried out for ``action``.
+
+        Draws nothing when one outcome is certain; otherwise one ``rng.random()`` that walks the
+        cumulative probabilities of :meth:`outcomes`.
+        """
+        table = self._table[action]
+        if len(table) == 1:
+            return table[0][1]
+        u = rng.random()
+        total = 0.0
+        for p, moves in table[:-1]:
+            total += p
+            if u < total:
+                return moves
+        return table[-1][1]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.probability == self.probability  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.probability))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(probability={self.probability})"
+
+
+class NoSlip(SlipModel):
+    """Every move goes where it is meant to; draws nothing."""
+
+    name = "none"
+
+    def __init__(self) -> None:
+        super().__init__(0.0)
+
+    def _outcomes(self, action: int) -> Outcomes:
+        return ((1.0, (action,)),)
+
+
+class LongitudinalSlip(SlipModel):
+    """With ``p/2`` stay in place, with ``p/2`` move twice in the intended direction."""
+
+    name = "longitudinal"
+
+    def _outcomes(self, action: int) -> Outcomes:
+        p = self.probability
+        return ((p / 2, ()), (p / 2, (action, action)), (1.0 - p, (action,)))
+
+
+class PerpendicularSlip(SlipModel):
+    """With ``p`` move to one of the two perpendicular directions (uniformly), else as intended."""
+
+    name = "perpendicular"
+
+    def _outcomes(self, action: int) -> Outcomes:
+        p = self.probability
+        first, second = PERPENDICULAR[action]
+        return ((p / 2, (first,)), (p / 2, (second,)), (1.0 - p, (action,)))
+
+    def sample(self, action: int, rng: np.random.Generator) -> Moves:
+        """One ``rng.random()``; below ``p``, a second draw picks the side (reference order)."""
+        if self.probability <= 0.0:
+            return (action,)
+        if rng.random() < self.probability:
+            # The reference draws rng.choice(PERPENDICULAR[action]); integers(2) is the same draw.
+            return (PERPENDICULAR[action][int(rng.integers(2))],)
+        return (action,)
+
+
+SLIP_TYPES: dict[str, type[SlipModel]] = {
+    "none": NoSlip,
+    "longitudinal": LongitudinalSlip,
+    "perpendicular": PerpendicularSlip,
+}
+
+
+DEFAULT_SLIP_PROBABILITY = 0.2
+
+
+def make_slip(
+    slip: str | SlipModel | None = None,
+    slip_probability: float | None = None,
+    slip_type: str | None = None,
+) -> SlipModel:
+    """Resolve the envs' slip keywords into a model.
+
+    Args:
+        slip: a :class:`SlipModel` instance, a slip type name (one of :data:`SLIP_TYPES`), or
+            ``None`` to build the model from the reference keywords.
+        slip_probability: the slip probability of a model built by name; ``None`` means 0.2
+            (0 for ``"none"``).
+        slip_type: the reference's name for the slip type, used when ``slip`` is ``None``;
+            ``None`` means ``"longitudinal"``.
+
+    Returns:
+        The slip model.
+
+    Raises:
+        TypeError: ``slip`` is neither a name nor a :class:`SlipModel`, or a probability is not a
+            number.
+        ValueError: an unknown slip type, a probability outside [0, 1], a non-zero probability
+            for ``"none"``, or keywords that contradict each other (a model instance together
+            with ``slip_probability``/``slip_type``, or both ``slip`` and ``slip_type`` by name).
+    """
+    if isinstance(slip, SlipModel):
+        if slip_probability is not None or slip_type is not None:
+            raise ValueError(
+                "slip_probability and slip_type only apply when slip is a name; "
+                f"slip is already the model {slip!r}"
+            )
+        return slip
+    if slip is not None and slip_type is not None:
+        raise ValueError(f"pass the slip type once, as slip or as slip_type (got {slip!r} and {slip_type!r})")
+    argument = "slip" if slip is not None else "slip_type"
+    name = slip if slip is not None else (slip_type if slip_type is not None else "longitudinal")
+    if not isinstance(name, str):
+        raise TypeError(f"{argument} must be a slip type name or a SlipModel, got {name!r}")
+    if name not in SLIP_TYPES:
+        raise ValueError(f"unknown {argument} {name!r}; accepted: {sorted(SLIP_TYPES)}")
+    if name == "none":
+        if slip_probability is not None and check_probability(slip_probability, "slip_probability") != 0.0:
+            raise ValueError(f"slip_probability must be 0 with slip type 'none', got {slip_probability!r}")
+        return NoSlip()
+    probability = DEFAULT_SLIP_PROBABILITY if slip_probability is None else slip_probability
+    return SLIP_TYPES[name](probability)

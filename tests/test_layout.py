@@ -1,0 +1,138 @@
+"""Layout: the classic map matches DESIGN.md, custom maps are validated, layouts are values."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from gridghost.layout import CLASSIC, COLOURS, Layout
+
+# The classic map as DESIGN.md tabulates it: cell -> (colour, items, text).
+DESIGN_TABLE = {
+    (0, 0): ("green", ("dog",), ""),
+    (0, 1): ("red", (), ""),
+    (0, 2): ("white", (), "Start"),
+    (0, 3): ("white", (), ""),
+    (0, 4): ("white", ("dog", "two_notes"), ""),
+    (1, 0): ("white", (), ""),
+    (1, 1): ("green", (), ""),
+    (1, 2): ("white", (), ""),
+    (1, 3): ("white", ("flower",), ""),
+    (1, 4): ("green", (), ""),
+    (2, 0): ("red", (), ""),
+    (2, 1): ("green", (), ""),
+    (2, 2): ("white", ("one_note",), ""),
+    (2, 3): ("red", (), ""),
+    (2, 4): ("white", (), ""),
+    (3, 0): ("red", (), ""),
+    (3, 1): ("white", (), "Ziel"),
+    (3, 2): ("green", ("two_notes",), ""),
+    (3, 3): ("white", ("two_flowers",), ""),
+    (3, 4): ("white", (), "Stopp"),
+}
+HORIZONTAL_WALLS = {(0, 3), (1, 2), (1, 3), (2, 3)}
+VERTICAL_WALLS = {(0, 0), (1, 2), (2, 1), (2, 2), (3, 1)}
+
+
+def small(**overrides) -> Layout:
+    """A 2x3 open map; keyword arguments replace its fields."""
+    fields = dict(colours=[[0, 1, 2], [2, 1, 0]], goals=[(1, 2)], agent_start=(0, 0), ghost_start=(1, 0))
+    fields.update(overrides)
+    return Layout(**fields)
+
+
+def test_classic_matches_the_design_table() -> None:
+    assert (CLASSIC.rows, CLASSIC.cols) == (4, 5)
+    for (r, c), (colour, items, text) in DESIGN_TABLE.items():
+        assert CLASSIC.colour_name(r, c) == colour
+        assert COLOURS[CLASSIC.colours[r, c]] == colour
+        assert CLASSIC.items_at(r, c) == items
+        assert CLASSIC.text_at(r, c) == text
+    assert CLASSIC.goals == ((3, 1), (3, 4))
+    assert (CLASSIC.agent_start, CLASSIC.ghost_start) == ((0, 2), (3, 4))
+    assert {tuple(map(int, rc)) for rc in np.argwhere(CLASSIC.walls_horizontal)} == HORIZONTAL_WALLS
+    assert {tuple(map(int, rc)) for rc in np.argwhere(CLASSIC.walls_vertical)} == VERTICAL_WALLS
+
+
+@pytest.mark.parametrize(
+    ("cell", "flags"),
+    [((0, 0), (1, 0, 0)), ((0, 4), (1, 0, 1)), ((1, 3), (0, 1, 0)), ((3, 3), (0, 1, 0)), ((2, 2), (0, 0, 1)),
+     ((1, 1), (0, 0, 0))],
+)
+def test_has_item_flags_follow_the_item_names(cell, flags) -> None:
+    assert CLASSIC.has_item(*cell) == flags
+
+
+def test_blocked_reads_walls_and_border_both_ways() -> None:
+    for r, c in HORIZONTAL_WALLS:
+        assert CLASSIC.blocked((r, c), (r + 1, c)) and CLASSIC.blocked((r + 1, c), (r, c))
+    for r, c in VERTICAL_WALLS:
+        assert CLASSIC.blocked((r, c), (r, c + 1)) and CLASSIC.blocked((r, c + 1), (r, c))
+    assert not CLASSIC.blocked((0, 2), (1, 2))
+    assert CLASSIC.blocked((0, 2), (-1, 2)) and CLASSIC.blocked((3, 4), (3, 5))
+    with pytest.raises(ValueError, match="not adjacent"):
+        CLASSIC.blocked((0, 0), (1, 1))
+
+
+def test_layouts_are_immutable_values() -> None:
+    assert small() == small() and hash(small()) == hash(small())
+    assert small() != small(ghost_start=(0, 1))
+    assert pickle.loads(pickle.dumps(CLASSIC)) == CLASSIC
+    assert copy.deepcopy(CLASSIC) == CLASSIC
+    with pytest.raises(AttributeError, match="immutable"):
+        CLASSIC.rows = 5  # type: ignore[misc]
+    with pytest.raises(ValueError, match="read-only"):
+        CLASSIC.colours[0, 0] = 1
+
+
+def test_layout_of_any_size_and_walls() -> None:
+    walls = np.zeros((6, 7), dtype=bool)
+    walls[2, :6] = True  # a horizontal wall with a gap at the right
+    layout = Layout(
+        colours=np.zeros((7, 7), dtype=int), goals=[(6, 0)], agent_start=(0, 0), ghost_start=(6, 6),
+        walls_horizontal=walls,
+    )
+    assert layout.shape == (7, 7)
+    assert layout.blocked((2, 0), (3, 0)) and not layout.blocked((2, 6), (3, 6))
+    assert len(layout.reachable_from((0, 0))) == 49
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error", "message"),
+    [
+        (dict(colours=[[0, 1, 3], [0, 0, 0]]), ValueError, "colours must hold ids 0..2"),
+        (dict(colours=[0, 1, 2]), ValueError, "rows x cols"),
+        (dict(colours=[[0.0, 1.0, 2.0], [0.0, 0.0, 0.0]]), TypeError, "integer colour ids"),
+        (dict(colours=[[0]], goals=[(0, 0)], agent_start=(0, 0), ghost_start=(0, 0)), ValueError, "two cells"),
+        (dict(walls_horizontal=np.zeros((2, 3), bool)), ValueError, r"walls_horizontal must have shape \(1, 3\)"),
+        (dict(walls_vertical=np.zeros((2, 3), bool)), ValueError, r"walls_vertical must have shape \(2, 2\)"),
+        (dict(walls_vertical=[[0, 2], [0, 0]]), ValueError, "walls_vertical must hold booleans"),
+        (dict(items={(0, 1): ("cat",)}), ValueError, "unknown items"),
+        (dict(items={(0, 1): "dog"}), TypeError, "sequence of item names"),
+        (dict(items={(5, 1): ("dog",)}), ValueError, "items key"),
+        (dict(texts={(0, 1): 3}), TypeError, "must be a str"),
+        (dict(goals=[]), ValueError, "at least one cell"),
+        (dict(goals=[(2, 0)]), ValueError, r"goals entry \(2, 0\) lies outside the 2x3 grid"),
+        (dict(agent_start=(0, 3)), ValueError, "agent_start"),
+        (dict(agent_start=(0, 1.0)), TypeError, "agent_start must be a \\(row, col\\) pair of ints"),
+        (dict(ghost_start="a"), TypeError, "ghost_start"),
+        (dict(ghost_start=(0, 0)), ValueError, "must differ"),
+        (dict(agent_start=(1, 2)), ValueError, "must not be a goal"),
+        # a wall column cuts the goal off from the start
+        (dict(walls_vertical=[[True, False], [True, False]]), ValueError, "cannot be reached from agent_start"),
+        # the start enclosed by walls and border
+        (dict(walls_vertical=[[True, False], [False, False]], walls_horizontal=[[True, False, False]]),
+         ValueError, "cannot be reached"),
+    ],
+)
+def test_malformed_layouts_raise_clear_errors(overrides, error, message) -> None:
+    with pytest.raises(error, match=message):
+        small(**overrides)
+
+
+def test_unreachable_ghost_is_rejected() -> None:
+    with pytest.raises(ValueError, match="ghost_start .* cannot be reached"):
+        small(ghost_start=(0, 2), walls_vertical=[[False, True], [False, False]], walls_horizontal=[[False, False, True]])

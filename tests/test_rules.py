@@ -1,0 +1,178 @@
+"""Rules: moves through walls, distances, outcomes and rewards, on the classic and tiny maps."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+from gridghost.layout import CLASSIC, Layout
+from gridghost.rules import (
+    Action,
+    GameState,
+    Outcome,
+    Rewards,
+    Side,
+    board_for,
+    describe_moves,
+    move_agent,
+    move_ghost,
+)
+from test_layout import HORIZONTAL_WALLS, VERTICAL_WALLS
+
+BOARD = board_for(CLASSIC)
+LEFT, DOWN, RIGHT, UP = Action.LEFT, Action.DOWN, Action.RIGHT, Action.UP
+
+
+def corridor(length: int = 4, goal: int | None = None) -> Layout:
+    """A 1 x length corridor: agent at the left end, ghost at the right end."""
+    goal = length - 1 if goal is None else goal
+    return Layout(colours=[[0] * length], goals=[(0, goal)], agent_start=(0, 0), ghost_start=(0, length - 1))
+
+
+def test_every_classic_wall_blocks_both_ways() -> None:
+    for r, c in HORIZONTAL_WALLS:
+        upper, lower = BOARD.index((r, c)), BOARD.index((r + 1, c))
+        assert BOARD.next_cell[upper][DOWN] == upper
+        assert BOARD.next_cell[lower][UP] == lower
+    for r, c in VERTICAL_WALLS:
+        left, right = BOARD.index((r, c)), BOARD.index((r, c + 1))
+        assert BOARD.next_cell[left][RIGHT] == left
+        assert BOARD.next_cell[right][LEFT] == right
+
+
+def test_open_edges_move_and_the_border_blocks() -> None:
+    deltas = {LEFT: (0, -1), DOWN: (1, 0), RIGHT: (0, 1), UP: (-1, 0)}
+    for r, c in CLASSIC.cells():
+        for action, (dr, dc) in deltas.items():
+            target = (r + dr, c + dc)
+            outside = not (0 <= target[0] < 4 and 0 <= target[1] < 5)
+            walled = (
+                (dr == 1 and (r, c) in HORIZONTAL_WALLS)
+                or (dr == -1 and (r - 1, c) in HORIZONTAL_WALLS)
+                or (dc == 1 and (r, c) in VERTICAL_WALLS)
+                or (dc == -1 and (r, c - 1) in VERTICAL_WALLS)
+            )
+            expected = (r, c) if outside or walled else target
+            assert BOARD.position(BOARD.next_cell[BOARD.index((r, c))][action]) == expected
+            assert BOARD.action_mask[BOARD.index((r, c))][action] == int(expected != (r, c))
+
+
+def bfs_distances(rows: int, cols: int, horizontal: set, vertical: set) -> dict:
+    """All-pairs shortest paths written from the wall lists alone, independent of gridghost."""
+
+    def neighbours(r, c):
+        if r > 0 and (r - 1, c) not in horizontal:
+            yield r - 1, c
+        if r < rows - 1 and (r, c) not in horizontal:
+            yield r + 1, c
+        if c > 0 and (r, c - 1) not in vertical:
+            yield r, c - 1
+        if c < cols - 1 and (r, c) not in vertical:
+            yield r, c + 1
+
+    result = {}
+    for start in [(r, c) for r in range(rows) for c in range(cols)]:
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            cell = queue.popleft()
+            for nxt in neighbours(*cell):
+                if nxt not in dist:
+                    dist[nxt] = dist[cell] + 1
+                    queue.append(nxt)
+        result[start] = dist
+    return result
+
+
+def test_distances_are_symmetric_and_match_breadth_first_search() -> None:
+    expected = bfs_distances(4, 5, HORIZONTAL_WALLS, VERTICAL_WALLS)
+    table = BOARD.distance_array
+    assert np.array_equal(table, table.T)
+    for a in CLASSIC.cells():
+        for b in CLASSIC.cells():
+            assert BOARD.distance[BOARD.index(a)][BOARD.index(b)] == expected[a][b]
+    assert BOARD.distance[BOARD.index((0, 2))][BOARD.index((3, 4))] == 5
+
+
+def test_distances_in_a_layout_with_an_unreachable_pocket() -> None:
+    # (0, 3) is walled off from the rest; distances to it are -1.
+    layout = Layout(colours=np.zeros((2, 4), int), goals=[(1, 3)], agent_start=(0, 0), ghost_start=(1, 0),
+                    walls_horizontal=[[False, False, False, True]], walls_vertical=[[False, False, True], [False] * 3])
+    board = board_for(layout)
+    pocket = board.index((0, 3))
+    assert board.distance[board.index((0, 0))][pocket] == -1
+    assert board.distance[pocket][pocket] == 0
+    assert board.distance[board.index((0, 0))][board.index((1, 3))] == 4
+
+
+def test_boards_are_cached_per_layout() -> None:
+    assert board_for(CLASSIC) is board_for(CLASSIC)
+    assert board_for(corridor()) is board_for(corridor())
+
+
+def test_agent_reaching_a_goal_and_walking_into_the_ghost() -> None:
+    board = board_for(corridor(4, goal=2))
+    start = board.initial_state()
+    assert start == GameState(0, 3, Side.AGENT, Outcome.ONGOING)
+    after = move_agent(board, start, (RIGHT,))
+    assert after == GameState(1, 3, Side.GHOST, Outcome.ONGOING)
+    assert move_agent(board, start, (RIGHT, RIGHT)).outcome == Outcome.GOAL
+    near_ghost = GameState(2, 3, Side.AGENT)
+    assert move_agent(board, near_ghost, (RIGHT,)).outcome == Outcome.CAUGHT  # caught beats goal
+
+
+def test_only_the_final_cell_of_a_double_move_counts() -> None:
+    board = board_for(Layout(colours=[[0] * 4], goals=[(0, 3)], agent_start=(0, 0), ghost_start=(0, 1)))
+    state = move_agent(board, board.initial_state(), (RIGHT, RIGHT))
+    assert board.position(state.agent) == (0, 2) and state.outcome == Outcome.ONGOING
+
+
+def test_ghost_moves_once_and_catches() -> None:
+    board = board_for(corridor(4, goal=1))
+    state = GameState(1, 3, Side.GHOST)
+    assert move_ghost(board, state, LEFT) == GameState(1, 2, Side.AGENT, Outcome.ONGOING)
+    assert move_ghost(board, GameState(1, 2, Side.GHOST), LEFT).outcome == Outcome.CAUGHT
+    assert move_ghost(board, state, RIGHT).ghost == 3  # the border
+
+
+@pytest.mark.parametrize(
+    ("mover", "state"),
+    [
+        (move_agent, GameState(0, 3, Side.GHOST)),
+        (move_ghost, GameState(0, 3, Side.AGENT)),
+        (move_ghost, GameState(0, 3, Side.GHOST, Outcome.CAUGHT)),
+    ],
+)
+def test_moving_out_of_turn_or_after_the_end_raises(mover, state) -> None:
+    with pytest.raises(ValueError, match="cannot move"):
+        mover(board_for(corridor()), state, (LEFT,) if mover is move_agent else LEFT)
+
+
+def test_rewards_per_half_turn_and_zero_sum() -> None:
+    rewards = Rewards()
+    assert rewards.of(Side.AGENT, Outcome.ONGOING) == -1.0
+    assert rewards.of(Side.AGENT, Outcome.GOAL) == 100.0
+    assert rewards.of(Side.AGENT, Outcome.CAUGHT) == -50.0
+    assert rewards.of(Side.GHOST, Outcome.CAUGHT) == -50.0
+    assert rewards.of(Side.GHOST, Outcome.ONGOING) == 0.0
+    ghost = rewards.negated()
+    for mover in Side:
+        for outcome in Outcome:
+            assert rewards.of(mover, outcome) + ghost.of(mover, outcome) == 0.0
+
+
+@pytest.mark.parametrize(("field", "value", "error"), [("step", "1", TypeError), ("goal", float("nan"), ValueError),
+                                                       ("caught", True, TypeError), ("wait", float("inf"), ValueError)])
+def test_bad_rewards_raise(field, value, error) -> None:
+    with pytest.raises(error, match=f"Rewards.{field}"):
+        Rewards(**{field: value})
+
+
+@pytest.mark.parametrize(
+    ("intended", "moves", "expected"),
+    [(1, (1,), (False, "down")), (1, (), (True, "stay")), (0, (0, 0), (True, "left, left")), (3, (2,), (True, "right"))],
+)
+def test_describe_moves_gives_the_reference_texts(intended, moves, expected) -> None:
+    assert describe_moves(intended, moves) == expected
