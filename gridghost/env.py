@@ -100,19 +100,17 @@ OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.C
 def check_action(action: object, agent: str) -> int:
     """Return ``action`` as an ``int`` if it is a valid move (an integer 0..3).
 
-    Python ints, NumPy integers and 0-d integer arrays are accepted; nothing is rounded or
-    clamped.
+    Python ints, :class:`~gridghost.rules.Action` members, NumPy integers and 0-d integer arrays
+    are accepted; nothing is rounded or clamped.
 
     Raises:
         TypeError: ``action`` is ``None``, a bool, a float (NaN included), a string or any other
             non-integer.
         ValueError: ``action`` is an integer outside 0..3.
     """
-    if type(action) is int:
-        value = action
-    elif isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0 and np.issubdtype(
-        np.asarray(action).dtype, np.integer
-    ):
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        value = int(action)  # int, IntEnum (Action) and NumPy integers
+    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
         value = int(action)
     else:
         if action is None:

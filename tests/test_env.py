@@ -1,0 +1,493 @@
+"""The AEC env: PettingZoo's own tests, turn order, truncation, seeding, rewards, infos, state,
+pickling and bad input."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from helpers import load_traces, plain, play_random_episode
+from pettingzoo.test import api_test, render_test, seed_test
+
+import gridghost
+from gridghost.env import AGENT_INFO_KEYS, AGENT_INFO_KEYS_RESET, GHOST_INFO_KEYS
+from gridghost.layout import Layout
+from gridghost.rules import Action, Rewards
+
+CONSTRUCTORS = {"env": gridghost.env, "raw_env": gridghost.raw_env}
+
+# What PettingZoo's api_test says about any env with dict observations and named (not numbered)
+# agents; anything else it warns about is a real problem.
+ACKNOWLEDGED_API_WARNINGS = (
+    "Observation is not a NumPy array",
+    "We recommend agents to be named in the format",
+    "Observation space for each agent probably should be",
+    "Agents have different observation space sizes",
+)
+
+
+@pytest.mark.parametrize("make", CONSTRUCTORS.values(), ids=CONSTRUCTORS.keys())
+def test_pettingzoo_api_test_passes_without_surprises(make) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(make(), num_cycles=1000)
+    surprises = {str(w.message) for w in caught if not str(w.message).startswith(ACKNOWLEDGED_API_WARNINGS)}
+    assert not surprises
+
+
+@pytest.mark.parametrize("make", CONSTRUCTORS.values(), ids=CONSTRUCTORS.keys())
+def test_pettingzoo_seed_test_passes(make) -> None:
+    seed_test(make, num_cycles=500)
+
+
+def test_pettingzoo_render_test_passes(capsys) -> None:
+    render_test(gridghost.env)
+    assert "A agent" in capsys.readouterr().out  # human mode printed the picture
+
+
+def test_metadata() -> None:
+    env = gridghost.env()
+    assert env.metadata["name"] == "gridghost_v0"
+    assert env.metadata["is_parallelizable"] is False
+    assert env.possible_agents == ["agent", "ghost"]
+    assert env.unwrapped is env
+
+
+# -- turn order and truncation ------------------------------------------------------------------
+
+def stand_still(env) -> list[tuple[str, bool, bool]]:
+    """Agent bumps into the border above its start, ghost into the border right of its start:
+    nobody ever moves, so only truncation can end the episode."""
+    seen = []
+    for name in env.agent_iter():
+        _, _, termination, truncation, _ = env.last()
+        seen.append((name, termination, truncation))
+        if termination or truncation:
+            env.step(None)
+        else:
+            env.step(Action.UP if name == "agent" else Action.RIGHT)
+    return seen
+
+
+@pytest.mark.parametrize("max_cycles", [1, 3, 10])
+def test_each_side_gets_exactly_max_cycles_moves_then_one_dead_step(max_cycles: int) -> None:
+    env = gridghost.env(max_cycles=max_cycles)
+    env.reset(seed=0)
+    seen = stand_still(env)
+    live = [(name, term, trunc) for name, term, trunc in seen if not (term or trunc)]
+    assert live == [("agent", False, False), ("ghost", False, False)] * max_cycles
+    assert seen[len(live):] == [("agent", False, True), ("ghost", False, True)]
+    assert env.agents == [] and env.cycles == max_cycles
+
+
+def test_termination_gives_both_sides_their_dead_step_agent_first_after_a_ghost_catch() -> None:
+    layout = Layout(colours=[[0, 0, 0]], goals=[(0, 0)], agent_start=(0, 1), ghost_start=(0, 2))
+    env = gridghost.env(layout=layout, slip="none")
+    env.reset(seed=0)
+    env.step(Action.RIGHT)  # agent walks into the ghost
+    assert env.terminations == {"agent": True, "ghost": True}
+    assert env.agent_selection == "ghost"
+    assert env.infos["agent"]["caught_by_ghost"] is True and env.infos["ghost"]["caught_by_ghost"] is True
+    env.step(None)
+    assert env.agent_selection == "agent"
+    env.step(None)
+    assert env.agents == []
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(None)
+
+
+# -- seeding -------------------------------------------------------------------------------------
+
+def episodes(env, seeds: list[int | None]) -> list:
+    out = []
+    for i, seed in enumerate(seeds):
+        rng = np.random.default_rng(i)
+        env.reset(seed=seed)
+        steps = []
+        for _ in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            action = None if term or trunc else int(rng.integers(4))
+            steps.append((plain(obs), reward, term, trunc, plain(info), env.agent_pos, env.ghost_pos))
+            env.step(action)
+        out.append(steps)
+    return out
+
+
+def test_same_seed_same_episode_on_the_same_and_on_another_env() -> None:
+    env = gridghost.env(slip_probability=0.5)
+    first = episodes(env, [3])
+    assert episodes(env, [3]) == first
+    assert episodes(gridghost.env(slip_probability=0.5), [3]) == first
+
+
+def test_different_seeds_give_different_episodes() -> None:
+    env = gridghost.env(slip_probability=0.5)
+    runs = [episodes(env, [seed]) for seed in range(5)]
+    assert all(runs[0] != other for other in runs[1:])
+
+
+def test_unseeded_resets_continue_the_stream() -> None:
+    a, b = gridghost.env(slip_probability=0.5), gridghost.env(slip_probability=0.5)
+    continued = episodes(a, [11, None, None])
+    assert continued == episodes(b, [11, None, None])
+    # The unseeded episodes are new draws, not replays of the seeded one.
+    reseeded = episodes(a, [11, 11, 11])
+    assert continued[0] == reseeded[0]
+    assert continued[1] != reseeded[1] or continued[2] != reseeded[2]
+
+
+def test_reset_without_any_seed_works() -> None:
+    env = gridghost.env()
+    env.reset()
+    assert env.agent_selection == "agent" and isinstance(env.np_random, np.random.Generator)
+
+
+# -- rewards -------------------------------------------------------------------------------------
+
+def replay_with_last(record: dict, **kwargs) -> tuple[dict[str, float], list[tuple[str, float]]]:
+    """Replay a golden trace through agent_iter/last; return each side's summed last() rewards."""
+    env = gridghost.env(**record["config"], **kwargs)
+    env.reset(seed=record["seed"])
+    actions = iter(step["action"] for step in record["steps"])
+    totals = {"agent": 0.0, "ghost": 0.0}
+    for name in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        totals[name] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        action = next(actions, None)
+        if action is None:  # the recording stopped before the episode ended
+            break
+        env.step(action)
+    return totals
+
+
+TRACES = load_traces("env_traces.jsonl")
+
+
+def test_per_episode_reward_sums_are_exact() -> None:
+    """What each side accumulates through last() equals the recorded half-turn rewards, once each:
+    rewards are neither lost nor counted twice (api_test cannot see a reward that is never
+    cleared). Only finished episodes are compared: their last rewards reach both sides."""
+    finished = [r for r in TRACES if r["steps"][-1]["terminated"]]
+    assert len(finished) >= 50
+    for record in finished:
+        expected = sum(step["reward"] for step in record["steps"])
+        totals = replay_with_last(record)
+        assert totals["agent"] == expected
+        assert totals["ghost"] == -expected
+
+
+def test_zero_sum_for_every_half_turn_and_every_episode_of_random_play() -> None:
+    env = gridghost.raw_env(slip_probability=0.3)
+    for seed in range(30):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        totals = {"agent": 0.0, "ghost": 0.0}
+        for name in env.agent_iter():
+            _, reward, term, trunc, _ = env.last()
+            totals[name] += reward
+            env.step(None if term or trunc else int(rng.integers(4)))
+            assert env.rewards.get("agent", 0.0) + env.rewards.get("ghost", 0.0) == 0.0
+        assert totals["agent"] + totals["ghost"] == 0.0
+        assert totals["agent"] != 0.0
+
+
+def test_configured_rewards_reach_both_sides() -> None:
+    layout = Layout(colours=[[0, 0, 0, 0]], goals=[(0, 3)], agent_start=(0, 0), ghost_start=(0, 2))
+    env = gridghost.raw_env(layout=layout, slip="none", rewards=Rewards(step=-0.1, goal=1.0, caught=-1.0),
+                            ghost_rewards=Rewards(step=0.0, goal=-2.0, caught=5.0, wait=-0.01))
+    env.reset(seed=0)
+    env.step(Action.LEFT)  # the agent bumps into the border
+    assert env.rewards == {"agent": -0.1, "ghost": 0.0}
+    env.step(Action.LEFT)  # the ghost comes closer, catches nobody
+    assert env.rewards == {"agent": 0.0, "ghost": -0.01}
+    env.step(Action.UP)
+    env.step(Action.LEFT)  # the ghost walks into the agent
+    assert env.rewards == {"agent": -1.0, "ghost": 5.0}
+    assert env.terminations == {"agent": True, "ghost": True}
+
+
+# -- infos ---------------------------------------------------------------------------------------
+
+def test_info_keys_match_the_module_documentation() -> None:
+    doc = " ".join(sys.modules["gridghost.env"].__doc__.split())
+    for key in set(AGENT_INFO_KEYS + AGENT_INFO_KEYS_RESET + GHOST_INFO_KEYS) | {"reached_goal", "caught_by_ghost"}:
+        assert re.search(rf"\b{key}\b", doc), key
+
+    env = gridghost.env()
+    env.reset(seed=1)
+    assert tuple(env.infos["agent"]) == AGENT_INFO_KEYS_RESET
+    assert set(env.infos["ghost"]) == set(GHOST_INFO_KEYS) - {"mover"}
+    env.step(Action.RIGHT)
+    assert set(env.infos["agent"]) == set(AGENT_INFO_KEYS)
+    env.step(Action.UP)
+    assert set(env.infos["agent"]) == set(AGENT_INFO_KEYS)
+    assert set(env.infos["ghost"]) == set(GHOST_INFO_KEYS)
+
+
+def test_infos_are_fresh_objects_every_half_turn() -> None:
+    env = gridghost.env()
+    env.reset(seed=2)
+    seen = []
+    for name in env.agent_iter(20):
+        _, _, term, trunc, info = env.last()
+        seen.append(info)
+        info["action_mask"][:] = 9  # a careless user cannot corrupt the env
+        info["color_measurement"] = "scribbled"
+        env.step(None if term or trunc else 2)
+    assert len({id(i) for i in seen}) == len(seen)
+    assert len({id(i["action_mask"]) for i in seen}) == len(seen)
+    assert set(env.infos["agent"]["action_mask"].tolist()) <= {0, 1}
+    assert env.infos["agent"].get("color_measurement") in (0, 1, 2)
+
+
+def test_action_mask_is_the_movers_accessibility() -> None:
+    env = gridghost.raw_env(slip_probability=0.4)
+    order = {"left": Action.LEFT, "down": Action.DOWN, "right": Action.RIGHT, "up": Action.UP}
+    for seed in range(10):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            mask = info["action_mask"]
+            assert mask.dtype == np.int8 and mask.shape == (4,)
+            for direction, action in order.items():
+                assert mask[action] == obs["neighbors"][direction]["accessible"]
+            env.step(None if term or trunc else int(rng.integers(4)))
+
+
+# -- state, positions, render --------------------------------------------------------------------
+
+def test_state_marks_agent_ghost_goals_and_turn() -> None:
+    env = gridghost.env()
+    env.reset(seed=0)
+    state = env.state()
+    assert env.state_space.contains(state)
+    assert state.shape == (4, 5, 4) and state.dtype == np.int8
+    assert np.argwhere(state[:, :, 0]).tolist() == [[0, 2]]
+    assert np.argwhere(state[:, :, 1]).tolist() == [[3, 4]]
+    assert np.argwhere(state[:, :, 2]).tolist() == [[3, 1], [3, 4]]
+    assert not state[:, :, 3].any()
+    env.step(Action.DOWN)
+    after = env.state()
+    assert after[:, :, 3].all()
+    assert np.argwhere(after[:, :, 0]).tolist() == [list(env.agent_pos)]
+
+
+def test_ansi_picture_shows_the_positions() -> None:
+    env = gridghost.env(render_mode="ansi")
+    env.reset(seed=0)
+    picture = env.render()
+    lines = picture.splitlines()
+    assert lines[0] == "cycle 0/100: agent to move"
+    agent_row = lines[2 + 2 * env.agent_pos[0]]
+    assert agent_row[2 + 4 * env.agent_pos[1]] == "A"
+    ghost_row = lines[2 + 2 * env.ghost_pos[0]]
+    assert ghost_row[2 + 4 * env.ghost_pos[1]] == "G"
+
+
+def test_human_mode_prints_every_half_turn(capsys) -> None:
+    env = gridghost.env(render_mode="human")
+    env.reset(seed=0)
+    env.step(0)
+    assert capsys.readouterr().out.count("A agent") == 2
+
+
+def test_render_without_a_mode_warns() -> None:
+    env = gridghost.env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert env.render() is None
+
+
+def test_close_can_be_called_twice() -> None:
+    env = gridghost.env(render_mode="ansi")
+    env.reset(seed=0)
+    env.close()
+    env.close()
+    assert env.game_state is not None
+
+
+# -- pickling ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
+def test_a_mid_episode_copy_continues_identically(clone) -> None:
+    env = gridghost.env(slip_probability=0.5, max_cycles=40)
+    env.reset(seed=4)
+    for action in (1, 3, 0, 2, 1, 1, 3):
+        env.step(action)
+    assert env.agents == ["agent", "ghost"] and not any(env.terminations.values())
+    twin = clone(env)
+    assert twin.agent_pos == env.agent_pos and twin.agent_selection == env.agent_selection
+    assert play_rest(twin) == play_rest(env)
+
+
+def play_rest(env) -> list:
+    rng = np.random.default_rng(0)
+    out = []
+    for name in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        out.append((name, plain(obs), reward, term, trunc, plain(info)))
+        env.step(None if term or trunc else int(rng.integers(4)))
+    return out
+
+
+# -- bad input -----------------------------------------------------------------------------------
+
+def snapshot(env) -> tuple:
+    return (env.game_state, env.agent_selection, dict(env.rewards), dict(env._cumulative_rewards),
+            plain(env.infos), env.np_random.bit_generator.state)
+
+
+@pytest.mark.parametrize(
+    ("action", "error", "message"),
+    [
+        (4, ValueError, "must lie in 0..3, got 4"),
+        (-1, ValueError, "must lie in 0..3, got -1"),
+        (np.int64(7), ValueError, "got 7"),
+        (1.0, TypeError, "must be an int in 0..3"),
+        (float("nan"), TypeError, "got nan"),
+        (np.float32(2), TypeError, "float32"),
+        ("up", TypeError, "got 'up'"),
+        (True, TypeError, "bool"),
+        (None, TypeError, "None is only accepted from terminated or truncated agents"),
+        (np.array([1]), TypeError, "ndarray"),
+        ([1], TypeError, "list"),
+    ],
+)
+@pytest.mark.parametrize("make", CONSTRUCTORS.values(), ids=CONSTRUCTORS.keys())
+def test_rejected_actions_raise_and_change_nothing(make, action, error, message) -> None:
+    env = make()
+    env.reset(seed=0)
+    env.step(1)  # now the ghost is to move; check both sides' guards
+    for _ in range(2):
+        before = snapshot(env)
+        with pytest.raises(error, match=message):
+            env.step(action)
+        assert snapshot(env) == before
+        env.step(0)
+
+
+@pytest.mark.parametrize("action", [np.int32(2), np.int64(2), np.uint8(2), np.array(2)])
+def test_numpy_integer_actions_are_accepted(action) -> None:
+    a, b = gridghost.env(), gridghost.env()
+    a.reset(seed=0)
+    b.reset(seed=0)
+    a.step(action)
+    b.step(2)
+    assert a.agent_pos == b.agent_pos and plain(a.infos) == plain(b.infos)
+
+
+def test_a_dead_agent_only_accepts_none() -> None:
+    env = gridghost.env(max_cycles=1)
+    env.reset(seed=0)
+    env.step(Action.UP)
+    env.step(Action.RIGHT)
+    with pytest.raises(ValueError, match="only valid action is None"):
+        env.step(0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (dict(slip_probability=1.1), ValueError, r"slip_probability must lie in \[0, 1\]"),
+        (dict(slip_probability=-0.2), ValueError, "slip_probability"),
+        (dict(slip_probability=float("nan")), ValueError, "slip_probability"),
+        (dict(slip_probability="high"), TypeError, "slip_probability"),
+        (dict(color_sensor_quality=1.5), ValueError, r"color_sensor_quality must lie in \[0, 1\]"),
+        (dict(color_sensor_quality=-1), ValueError, "color_sensor_quality"),
+        (dict(slip_type="diagonal"), ValueError, r"unknown slip_type 'diagonal'; accepted: \['longitudinal', 'none', 'perpendicular'\]"),
+        (dict(obs_type="vectorised"), ValueError, "unknown obs_type 'vectorised'"),
+        (dict(max_cycles=0), ValueError, "max_cycles must be >= 1"),
+        (dict(max_cycles=-5), ValueError, "max_cycles"),
+        (dict(max_cycles=2.5), TypeError, "max_cycles must be an int"),
+        (dict(max_cycles=True), TypeError, "max_cycles"),
+        (dict(render_mode="video"), ValueError, "unknown render_mode 'video'"),
+        (dict(render_mode="rgb_array"), NotImplementedError, "pygame renderer"),
+        (dict(layout="classic"), TypeError, "layout must be a gridghost.Layout"),
+        (dict(rewards={"goal": 1}), TypeError, "rewards must be a gridghost.Rewards"),
+        (dict(ghost_rewards=0), TypeError, "ghost_rewards must be a gridghost.Rewards"),
+    ],
+)
+@pytest.mark.parametrize("make", CONSTRUCTORS.values(), ids=CONSTRUCTORS.keys())
+def test_bad_constructor_arguments_raise(make, kwargs, error, message) -> None:
+    with pytest.raises(error, match=message):
+        make(**kwargs)
+
+
+def test_unknown_agent_names_raise() -> None:
+    env = gridghost.env()
+    env.reset(seed=0)
+    for call in (env.observation_space, env.action_space, env.observe):
+        with pytest.raises(ValueError, match="unknown agent 'player_0'; agents: \\['agent', 'ghost'\\]"):
+            call("player_0")
+
+
+@pytest.mark.parametrize("make", CONSTRUCTORS.values(), ids=CONSTRUCTORS.keys())
+def test_using_the_env_before_reset_raises_clearly(make) -> None:
+    env = make()
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.observe("agent")
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.state()
+    with pytest.raises(AttributeError, match="rewards does not exist before reset"):
+        env.rewards  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        env.nonsense  # noqa: B018
+
+
+def test_checked_env_requires_a_step_for_every_yielded_agent() -> None:
+    env = gridghost.env()
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.agent_iter()
+    env.reset(seed=0)
+    iterator = iter(env.agent_iter())
+    assert next(iterator) == "agent"
+    with pytest.raises(RuntimeError, match="call step"):
+        next(iterator)
+    env.step(0)
+    assert next(iterator) == "ghost"
+
+
+def test_options_must_be_a_dict() -> None:
+    env = gridghost.env()
+    env.reset(seed=0, options={"anything": 1})
+    with pytest.raises(TypeError, match="options must be a dict or None"):
+        env.reset(options=["fast"])
+
+
+# -- components and registry ---------------------------------------------------------------------
+
+def test_components_can_be_passed_as_objects() -> None:
+    by_name = gridghost.env(slip="perpendicular", slip_probability=0.3, color_sensor_quality=0.9)
+    by_object = gridghost.env(slip=gridghost.PerpendicularSlip(0.3),
+                              sensors=[gridghost.ColorSensor(gridghost.CLASSIC, 0.9)])
+    assert episodes(by_name, [5, 6]) == episodes(by_object, [5, 6])
+
+
+def test_without_sensors_the_info_has_no_measurement() -> None:
+    env = gridghost.env(sensors=[])
+    env.reset(seed=0)
+    env.step(1)
+    assert "color_measurement" not in env.infos["agent"]
+
+
+def test_pettingzoo_registry_makes_the_env() -> None:
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "make"):
+        pytest.fail("the installed PettingZoo has no registry; gridghost's tests need PettingZoo >= 1.27")
+    made = pettingzoo.make("aec", gridghost.ENV_ID, max_cycles=7, slip_type="perpendicular")
+    assert isinstance(made.unwrapped, gridghost.GridGhostEnv)
+    assert made.max_cycles == 7 and made.slip == gridghost.PerpendicularSlip(0.2)
+    made.reset(seed=0)
+    assert made.agent_selection == "agent"

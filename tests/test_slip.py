@@ -1,0 +1,128 @@
+"""Slip models: stated distributions, sampling that matches them, and the reference draw order."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from gridghost.slip import (
+    PERPENDICULAR,
+    LongitudinalSlip,
+    NoSlip,
+    PerpendicularSlip,
+    SlipModel,
+    make_slip,
+)
+
+MODELS = [NoSlip(), LongitudinalSlip(0.3), PerpendicularSlip(0.3), LongitudinalSlip(1.0), PerpendicularSlip(0.0)]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_outcomes_are_a_distribution(model: SlipModel) -> None:
+    for action in range(4):
+        outcomes = model.outcomes(action)
+        assert math.isclose(sum(p for p, _ in outcomes), 1.0)
+        assert all(p > 0 for p, _ in outcomes)
+        assert len({moves for _, moves in outcomes}) == len(outcomes)
+
+
+def test_outcomes_state_the_documented_numbers() -> None:
+    assert LongitudinalSlip(0.2).outcomes(2) == ((0.1, ()), (0.1, (2, 2)), (0.8, (2,)))
+    assert PerpendicularSlip(0.2).outcomes(0) == ((0.1, (1,)), (0.1, (3,)), (0.8, (0,)))
+    assert PerpendicularSlip(0.2).outcomes(3) == ((0.1, (0,)), (0.1, (2,)), (0.8, (3,)))
+    assert NoSlip().outcomes(1) == ((1.0, (1,)),)
+    assert LongitudinalSlip(1.0).outcomes(1) == ((0.5, ()), (0.5, (1, 1)))
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_sampling_frequencies_match_the_stated_outcomes(model: SlipModel) -> None:
+    rng = np.random.default_rng(123)
+    n = 20_000
+    for action in range(4):
+        counts = Counter(model.sample(action, rng) for _ in range(n))
+        stated = dict((moves, p) for p, moves in model.outcomes(action))
+        assert set(counts) <= set(stated)
+        for moves, p in stated.items():
+            assert abs(counts[moves] / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-9, (action, moves)
+
+
+def reference_slip(slip_type: str, p: float, action: int, rng: np.random.Generator) -> tuple[int, ...]:
+    """DESIGN.md's RNG contract, written out literally."""
+    if p <= 0:
+        return (action,)
+    u = rng.random()
+    if slip_type == "longitudinal":
+        return () if u < p / 2 else (action, action) if u < p else (action,)
+    if u < p:
+        return (int(rng.choice([1, 3] if action in (0, 2) else [0, 2])),)
+    return (action,)
+
+
+@pytest.mark.parametrize("slip_type", ["longitudinal", "perpendicular"])
+@pytest.mark.parametrize("p", [0.0, 0.2, 0.5, 1.0])
+def test_sampling_follows_the_rng_contract_draw_for_draw(slip_type: str, p: float) -> None:
+    model = make_slip(slip_type, p)
+    ours, theirs = np.random.default_rng(7), np.random.default_rng(7)
+    for i in range(2000):
+        action = i % 4
+        assert model.sample(action, ours) == reference_slip(slip_type, p, action, theirs)
+    assert ours.random() == theirs.random()  # the streams are still aligned
+
+
+def test_no_draw_when_the_outcome_is_certain() -> None:
+    for model in (NoSlip(), LongitudinalSlip(0.0), PerpendicularSlip(0.0)):
+        rng = np.random.default_rng(1)
+        before = copy.deepcopy(rng.bit_generator.state)
+        model.sample(2, rng)
+        assert rng.bit_generator.state == before
+
+
+def test_perpendicular_table_is_the_references() -> None:
+    assert PERPENDICULAR == {0: (1, 3), 1: (0, 2), 2: (1, 3), 3: (0, 2)}
+
+
+def test_a_custom_model_needs_only_its_outcomes() -> None:
+    class Backwards(SlipModel):
+        name = "backwards"
+
+        def _outcomes(self, action):
+            return ((self.probability, ((action + 2) % 4,)), (1 - self.probability, (action,)))
+
+    model = Backwards(0.25)
+    rng = np.random.default_rng(0)
+    counts = Counter(model.sample(3, rng) for _ in range(8000))
+    assert abs(counts[(1,)] / 8000 - 0.25) < 0.02
+
+
+def test_make_slip_resolves_names_and_instances() -> None:
+    assert make_slip() == LongitudinalSlip(0.2)
+    assert make_slip(slip_type="perpendicular", slip_probability=0.5) == PerpendicularSlip(0.5)
+    assert make_slip("none") == NoSlip()
+    assert make_slip("none", 0.0) == NoSlip()
+    model = PerpendicularSlip(0.1)
+    assert make_slip(model) is model
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (dict(slip_type="sideways"), ValueError, "unknown slip_type 'sideways'"),
+        (dict(slip="sideways"), ValueError, "unknown slip 'sideways'"),
+        (dict(slip=3), TypeError, "slip must be a slip type name or a SlipModel"),
+        (dict(slip_probability=1.5), ValueError, r"slip_probability must lie in \[0, 1\]"),
+        (dict(slip_probability=-0.1), ValueError, "slip_probability"),
+        (dict(slip_probability=float("nan")), ValueError, "slip_probability"),
+        (dict(slip_probability="0.2"), TypeError, "slip_probability must be a real number"),
+        (dict(slip_probability=True), TypeError, "slip_probability"),
+        (dict(slip="none", slip_probability=0.3), ValueError, "must be 0 with slip type 'none'"),
+        (dict(slip=NoSlip(), slip_probability=0.3), ValueError, "only apply when slip is a name"),
+        (dict(slip="perpendicular", slip_type="longitudinal"), ValueError, "pass the slip type once"),
+    ],
+)
+def test_bad_slip_arguments_raise(kwargs, error, message) -> None:
+    with pytest.raises(error, match=message):
+        make_slip(**kwargs)
