@@ -16,8 +16,9 @@ Observation space
     See :mod:`gridghost.observations`. Neither side is told its own absolute position.
 
 Action mask
-    ``info["action_mask"]``, ``int8[4]`` indexed by action: 1 where a move changes the mover's
-    cell. Bumping into a wall is legal (the mover stays), so every action is always allowed.
+    ``info["action_mask"]``, a read-only ``int8[4]`` indexed by action: 1 where a move changes
+    the mover's cell. Bumping into a wall is legal (the mover stays), so every action is always
+    allowed.
 
 Rewards (the agent's, per half-turn; :class:`~gridghost.rules.Rewards` changes them)
     After the agent's move: -50 if it shares the ghost's cell (caught), +100 on a goal, else -1.
@@ -212,12 +213,13 @@ class GridGhostEnv(AECEnv):
         self._encoder = make_observations(obs_type, self.board)
         self.agent_rewards = _check_rewards(rewards, "rewards") or Rewards()
         self.ghost_rewards = _check_rewards(ghost_rewards, "ghost_rewards") or self.agent_rewards.negated()
-        # _half_turn_rewards[mover][outcome] = (agent's reward, ghost's reward)
-        self._half_turn_rewards = tuple(
-            tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
-            for mover in Side
-        )
+        # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
+        self._half_turn_rewards = {
+            name: tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
+            for name, mover in _SIDES.items()
+        }
 
+        self._observers = {name: self._encoder.observer(side) for name, side in _SIDES.items()}
         self.possible_agents = list(AGENTS)
         self.observation_spaces = {name: self._encoder.space(side) for name, side in _SIDES.items()}
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in AGENTS}
@@ -329,7 +331,7 @@ class GridGhostEnv(AECEnv):
             self.render()
 
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
-        """Write fresh infos for both agents after a reset (``mover=None``) or a half-turn."""
+        """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn."""
         distance = self.board.distance[game.agent][game.ghost]
         masks = self.board.action_mask
         agent_info = {**self._agent_move_info, "ghost_distance": distance, "current_turn": next_turn}
@@ -338,8 +340,9 @@ class GridGhostEnv(AECEnv):
             agent_info["mover"] = ghost_info["mover"] = mover
         if game.outcome != _ONGOING:
             agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
-        agent_info["action_mask"] = masks[game.agent].copy()
-        ghost_info["action_mask"] = masks[game.ghost].copy()
+        # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
+        agent_info["action_mask"] = masks[game.agent]
+        ghost_info["action_mask"] = masks[game.ghost]
         self.infos = {AGENT: agent_info, GHOST: ghost_info}
 
     def observe(self, agent: str) -> dict[str, Any]:
@@ -349,10 +352,32 @@ class GridGhostEnv(AECEnv):
             ValueError: ``agent`` is unknown.
             RuntimeError: before the first ``reset``.
         """
-        side = _SIDES.get(agent)
-        if side is None:
-            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}")
-        return self._encoder.observe(side, self.game_state)
+        game = self._game
+        try:
+            observer = self._observers[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+        if game is None:
+            raise RuntimeError("the env has no state before reset(); call reset() first")
+        return observer(game)
+
+    def last(self, observe: bool = True) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
+        """Observation, accumulated reward, termination, truncation and info of the agent to move.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        game = self._game
+        if game is None:
+            raise RuntimeError("the env has no state before reset(); call reset() first")
+        agent = self.agent_selection
+        return (
+            self._observers[agent](game) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def state(self) -> np.ndarray:
         """The global state: ``int8`` array ``rows x cols x 4``.
@@ -379,12 +404,16 @@ class GridGhostEnv(AECEnv):
             TypeError, ValueError: the action is not an int in 0..3 (nothing changes).
             RuntimeError: before ``reset``, or after every agent has taken its dead step.
         """
-        if self._game is None:
-            raise RuntimeError("step() needs a running episode; call reset() first")
-        if not self.agents:
-            raise RuntimeError("the episode is over (every agent has taken its dead step); call reset()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise RuntimeError(
+                "step() needs a running episode; call reset() first"
+                if self._game is None
+                else "the episode is over (every agent has taken its dead step); call reset()"
+            ) from None
+        if dead:
             self._was_dead_step(action)
             return
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
@@ -412,7 +441,7 @@ class GridGhostEnv(AECEnv):
             self.terminations = {AGENT: True, GHOST: True}
         elif self._cycles >= self.max_cycles:
             self.truncations = {AGENT: True, GHOST: True}
-        agent_reward, ghost_reward = self._half_turn_rewards[_SIDES[agent]][outcome]
+        agent_reward, ghost_reward = self._half_turn_rewards[agent][outcome]
         self.rewards = {AGENT: agent_reward, GHOST: ghost_reward}
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0  # the mover has seen its reward in last()

@@ -11,6 +11,9 @@ Gymnasium space, the same object on every call) and :meth:`observe` (a fresh obs
      "ghost_relative_pos": int32[2],   # ghost minus agent, (d_row, d_col)
      "ghost_distance": int}            # shortest path through the walls
 
+``has_item`` is a read-only array shared by every observation of that cell (it never changes);
+the relative position is a fresh array.
+
 The ghost sees the same without ``text``, with ``agent_relative_pos`` (agent minus ghost) and
 ``agent_distance``. A neighbour outside the grid reads ``accessible`` 0 and ``colour`` 0; a
 neighbour behind a wall reads ``accessible`` 0 and its own colour.
@@ -29,6 +32,11 @@ from gridghost.layout import COLOURS, ITEM_FLAGS
 from gridghost.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, Board, GameState, Side
 
 OBS_TYPES: tuple[str, ...] = ("dict",)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
 
 
 def check_obs_type(obs_type: object) -> str:
@@ -54,7 +62,7 @@ class DictObservations:
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         colours = layout.colours
 
-        self._has_item = tuple(np.array(layout.has_item(*board.position(i)), dtype=np.int8) for i in range(n))
+        self._has_item = tuple(_read_only(np.array(layout.has_item(*board.position(i)), dtype=np.int8)) for i in range(n))
         self._colour = tuple(int(c) for c in colours.ravel())
         self._is_goal = tuple(int(g) for g in board.is_goal)
         self._text = tuple(layout.text_at(*board.position(i)) for i in range(n))
@@ -122,38 +130,45 @@ class DictObservations:
         """A fresh observation of ``state`` from ``side``'s point of view."""
         return self._observers[side](state)
 
-    def _neighbour_dict(self, cell: int) -> dict[str, dict[str, int]]:
-        (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[cell]
-        return {
-            "up": {"accessible": ua, "colour": uc},
-            "right": {"accessible": ra, "colour": rc},
-            "down": {"accessible": da, "colour": dc},
-            "left": {"accessible": la, "colour": lc},
-        }
+    def observer(self, side: Side) -> Callable[[GameState], dict[str, Any]]:
+        """The function behind :meth:`observe` for one side, for callers on a hot path."""
+        return self._observers[side]
 
     def _agent_view(self, state: GameState) -> dict[str, Any]:
         me, other = state.agent, state.ghost
+        (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
         return {
             "current_cell": {
                 "colour": self._colour[me],
-                "has_item": self._has_item[me].copy(),
+                "has_item": self._has_item[me],
                 "is_goal": self._is_goal[me],
                 "text": self._text[me],
             },
-            "neighbors": self._neighbour_dict(me),
+            "neighbors": {
+                "up": {"accessible": ua, "colour": uc},
+                "right": {"accessible": ra, "colour": rc},
+                "down": {"accessible": da, "colour": dc},
+                "left": {"accessible": la, "colour": lc},
+            },
             "ghost_relative_pos": self._relative[me, other].copy(),
             "ghost_distance": self._distance[me][other],
         }
 
     def _ghost_view(self, state: GameState) -> dict[str, Any]:
         me, other = state.ghost, state.agent
+        (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
         return {
             "current_cell": {
                 "colour": self._colour[me],
-                "has_item": self._has_item[me].copy(),
+                "has_item": self._has_item[me],
                 "is_goal": self._is_goal[me],
             },
-            "neighbors": self._neighbour_dict(me),
+            "neighbors": {
+                "up": {"accessible": ua, "colour": uc},
+                "right": {"accessible": ra, "colour": rc},
+                "down": {"accessible": da, "colour": dc},
+                "left": {"accessible": la, "colour": lc},
+            },
             "agent_relative_pos": self._relative[me, other].copy(),
             "agent_distance": self._distance[me][other],
         }

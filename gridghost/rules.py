@@ -181,12 +181,6 @@ class Board:
         """The ``(row, col)`` of a cell index."""
         return divmod(index, self.layout.cols)
 
-    def walk(self, cell: int, moves: tuple[int, ...]) -> int:
-        """The cell reached from ``cell`` by applying each move in turn."""
-        for action in moves:
-            cell = self.next_cell[cell][action]
-        return cell
-
     def initial_state(self) -> GameState:
         """The state after ``reset``: both at their start cells, the agent to move."""
         return GameState(self.index(self.layout.agent_start), self.index(self.layout.ghost_start))
@@ -198,38 +192,43 @@ def board_for(layout: Layout) -> Board:
     return Board(layout)
 
 
-def agent_outcome(board: Board, agent: int, ghost: int) -> Outcome:
-    """The outcome after the agent has moved to ``agent``: caught, goal or ongoing."""
-    if agent == ghost:
-        return Outcome.CAUGHT
-    if board.is_goal[agent]:
-        return Outcome.GOAL
-    return Outcome.ONGOING
+# Module-level aliases: the transition functions are the env's hot path.
+_AGENT, _GHOST = Side.AGENT, Side.GHOST
+_ONGOING, _CAUGHT, _GOAL = Outcome.ONGOING, Outcome.CAUGHT, Outcome.GOAL
+_new_state = GameState._make
 
 
 def move_agent(board: Board, state: GameState, moves: tuple[int, ...]) -> GameState:
-    """The state after the agent carries out ``moves`` (its move after slip).
+    """The state after the agent carries out ``moves`` (its move after slip, one action per
+    single move; ``()`` stays). Only the final cell counts: caught if it is the ghost's, else
+    goal reached if it is a goal.
 
     Raises:
         ValueError: it is not the agent's turn or the game is over.
     """
-    if state.turn != Side.AGENT or state.outcome != Outcome.ONGOING:
+    cell, ghost, turn, outcome = state
+    if turn != _AGENT or outcome != _ONGOING:
         raise ValueError(f"the agent cannot move in state {state}")
-    agent = board.walk(state.agent, moves)
-    return GameState(agent, state.ghost, Side.GHOST, agent_outcome(board, agent, state.ghost))
+    next_cell = board.next_cell
+    for action in moves:
+        cell = next_cell[cell][action]
+    if cell == ghost:
+        return _new_state((cell, ghost, _GHOST, _CAUGHT))
+    return _new_state((cell, ghost, _GHOST, _GOAL if board.is_goal[cell] else _ONGOING))
 
 
 def move_ghost(board: Board, state: GameState, action: int) -> GameState:
-    """The state after the ghost moves once in direction ``action`` (the ghost never slips).
+    """The state after the ghost moves once in direction ``action`` (the ghost never slips);
+    caught if it lands on the agent.
 
     Raises:
         ValueError: it is not the ghost's turn or the game is over.
     """
-    if state.turn != Side.GHOST or state.outcome != Outcome.ONGOING:
+    agent, cell, turn, outcome = state
+    if turn != _GHOST or outcome != _ONGOING:
         raise ValueError(f"the ghost cannot move in state {state}")
-    ghost = board.next_cell[state.ghost][action]
-    outcome = Outcome.CAUGHT if ghost == state.agent else Outcome.ONGOING
-    return GameState(state.agent, ghost, Side.AGENT, outcome)
+    cell = board.next_cell[cell][action]
+    return _new_state((agent, cell, _AGENT, _CAUGHT if cell == agent else _ONGOING))
 
 
 @functools.lru_cache(maxsize=None)

@@ -69,6 +69,11 @@ class SlipModel:
         self._table: tuple[Outcomes, ...] = tuple(
             tuple((p, moves) for p, moves in self._outcomes(a) if p > 0) for a in range(NUM_ACTIONS)
         )
+        # Per action: (running sum, moves) for every outcome but the last, then the last moves.
+        self._thresholds = tuple(
+            (tuple(zip(np.cumsum([p for p, _ in table[:-1]]).tolist(), [m for _, m in table[:-1]])), table[-1][1])
+            for table in self._table
+        )
 
     def _outcomes(self, action: int) -> Outcomes:
         raise NotImplementedError(f"{type(self).__name__} must define _outcomes(action)")
@@ -88,16 +93,14 @@ class SlipModel:
         Draws nothing when one outcome is certain; otherwise one ``rng.random()`` that walks the
         cumulative probabilities of :meth:`outcomes`.
         """
-        table = self._table[action]
-        if len(table) == 1:
-            return table[0][1]
+        thresholds, last = self._thresholds[action]
+        if not thresholds:
+            return last
         u = rng.random()
-        total = 0.0
-        for p, moves in table[:-1]:
-            total += p
+        for total, moves in thresholds:
             if u < total:
                 return moves
-        return table[-1][1]
+        return last
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.probability == self.probability  # type: ignore[attr-defined]

@@ -239,13 +239,13 @@ def test_infos_are_fresh_objects_every_half_turn() -> None:
     for name in env.agent_iter(20):
         _, _, term, trunc, info = env.last()
         seen.append(info)
-        info["action_mask"][:] = 9  # a careless user cannot corrupt the env
-        info["color_measurement"] = "scribbled"
+        info["color_measurement"] = "scribbled"  # a careless user cannot corrupt the env
+        with pytest.raises(ValueError, match="read-only"):
+            info["action_mask"][:] = 9
         env.step(None if term or trunc else 2)
     assert len({id(i) for i in seen}) == len(seen)
-    assert len({id(i["action_mask"]) for i in seen}) == len(seen)
     assert set(env.infos["agent"]["action_mask"].tolist()) <= {0, 1}
-    assert env.infos["agent"].get("color_measurement") in (0, 1, 2)
+    assert env.infos["agent"]["color_measurement"] in (0, 1, 2)
 
 
 def test_action_mask_is_the_movers_accessibility() -> None:

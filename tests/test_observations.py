@@ -57,16 +57,19 @@ def test_relative_positions_are_opponent_minus_observer_and_distances_go_around_
     assert "text" in agent["current_cell"] and "text" not in ghost["current_cell"]
 
 
-def test_observations_are_fresh_objects() -> None:
+def test_observations_are_fresh_objects_and_shared_arrays_are_read_only() -> None:
     state = BOARD.initial_state()
     first = OBS.observe(Side.AGENT, state)
-    first["current_cell"]["has_item"][:] = 1
     first["ghost_relative_pos"][:] = 0
     first["neighbors"]["up"]["accessible"] = 1
+    first["current_cell"]["colour"] = 2
+    with pytest.raises(ValueError, match="read-only"):
+        first["current_cell"]["has_item"][:] = 1
     second = OBS.observe(Side.AGENT, state)
-    assert second["current_cell"]["has_item"].tolist() == [0, 0, 0]
     assert second["ghost_relative_pos"].tolist() == [3, 2]
     assert second["neighbors"]["up"]["accessible"] == 0
+    assert second["current_cell"]["colour"] == 0
+    assert second["current_cell"]["has_item"].tolist() == [0, 0, 0]
 
 
 def test_spaces_are_the_same_objects_and_unknown_types_raise() -> None:

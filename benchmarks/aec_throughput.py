@@ -1,0 +1,98 @@
+"""Half-steps per second of gridghost's AEC env against PettingZoo's tictactoe_v3, same run.
+
+Every contender plays random legal actions through the standard loop (``agent_iter``, ``last``,
+``step``), seeded once per round and reset without a seed whenever an episode ends, as a training
+loop does. The contenders run interleaved,
+round after round, timed in process CPU time (time spent descheduled on a shared machine does not
+count); each round's rates are divided by the same round's tictactoe rate and the median ratio is
+printed, so a machine that slows down moves both sides of the ratio together.
+
+    python benchmarks/aec_throughput.py            # 11 rounds of 10,000 half-steps each
+    python benchmarks/aec_throughput.py --rounds 3 --half-steps 2000
+
+Targets: ``raw_env()`` >= 5x ``tictactoe_v3.env()``, ``env()`` >= 3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+from pettingzoo.utils import wrappers
+
+import gridghost
+
+with warnings.catch_warnings():
+    # PettingZoo's bundled envs warn about their deprecated module-level API on import.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from pettingzoo.classic import tictactoe_v3
+
+
+def with_generic_wrappers() -> object:
+    """gridghost's bare env under PettingZoo's generic checking wrappers, for comparison."""
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(gridghost.raw_env()))
+
+
+CONTENDERS: dict[str, tuple[Callable[[], object], float | None]] = {
+    "tictactoe_v3.env()": (tictactoe_v3.env, None),
+    "gridghost.env()": (gridghost.env, 3.0),
+    "gridghost.raw_env()": (gridghost.raw_env, 5.0),
+    "raw_env() in PettingZoo's generic wrappers": (with_generic_wrappers, None),
+}
+BASELINE = "tictactoe_v3.env()"
+
+
+def half_steps_per_second(env: object, half_steps: int, seed: int) -> float:
+    """Play ``half_steps`` half-steps of random legal actions; return the rate."""
+    rng = np.random.default_rng(seed)
+    uniforms = rng.random(half_steps + 1).tolist()
+    done = 0
+    start = time.process_time()
+    env.reset(seed=seed)
+    while done < half_steps:
+        if done:
+            env.reset()
+        for _ in env.agent_iter():
+            observation, _, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                mask = observation["action_mask"] if "action_mask" in observation else info["action_mask"]
+                legal = np.flatnonzero(mask)
+                action = int(legal[int(uniforms[done] * len(legal))])
+            env.step(action)
+            done += 1
+            if done >= half_steps:
+                break
+    return done / (time.process_time() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the interleaved rounds and print rates and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--half-steps", type=int, default=10_000, help="half-steps per contender per round")
+    args = parser.parse_args(argv)
+
+    envs = {name: make() for name, (make, _) in CONTENDERS.items()}
+    rates: dict[str, list[float]] = {name: [] for name in CONTENDERS}
+    for round_ in range(args.rounds):
+        order = list(CONTENDERS)[round_ % len(CONTENDERS):] + list(CONTENDERS)[: round_ % len(CONTENDERS)]
+        for name in order:
+            rates[name].append(half_steps_per_second(envs[name], args.half_steps, seed=round_))
+
+    print(f"AEC throughput: random legal actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
+    print(f"{'contender':<44} {'half-steps/s':>13} {'ratio':>7}  target")
+    for name, (_, target) in CONTENDERS.items():
+        ratio = statistics.median(r / b for r, b in zip(rates[name], rates[BASELINE]))
+        target_text = "baseline" if name == BASELINE else (f">= {target:g}x" if target else "")
+        verdict = "" if target is None else ("  met" if ratio >= target else "  MISSED")
+        print(f"{name:<44} {statistics.median(rates[name]):>13,.0f} {ratio:>6.2f}x  {target_text}{verdict}")
+
+
+if __name__ == "__main__":
+    main()
