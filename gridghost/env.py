@@ -143,6 +143,14 @@ def _check_rewards(rewards: object, argument: str) -> Rewards | None:
     return rewards
 
 
+def _per_agent(table: dict[str, Any], agent: object) -> Any:
+    """``table[agent]``, or a ValueError that lists the agents."""
+    try:
+        return table[agent]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+
+
 _ONGOING = Outcome.ONGOING
 #: Attributes that exist only once an episode has started.
 _EPISODE_ATTRIBUTES = frozenset(
@@ -254,10 +262,7 @@ class GridGhostEnv(AECEnv):
         Raises:
             ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
         """
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):
-            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+        return _per_agent(self.observation_spaces, agent)
 
     def action_space(self, agent: str) -> spaces.Space:
         """The action space of ``agent``, Discrete(4) for both (the same object on every call).
@@ -265,10 +270,7 @@ class GridGhostEnv(AECEnv):
         Raises:
             ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
         """
-        try:
-            return self.action_spaces[agent]
-        except (KeyError, TypeError):
-            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+        return _per_agent(self.action_spaces, agent)
 
     # -- the game as the world sees it ---------------------------------------------------------
     @property
@@ -353,10 +355,7 @@ class GridGhostEnv(AECEnv):
             RuntimeError: before the first ``reset``.
         """
         game = self._game
-        try:
-            observer = self._observers[agent]
-        except (KeyError, TypeError):
-            raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+        observer = _per_agent(self._observers, agent)
         if game is None:
             raise RuntimeError("the env has no state before reset(); call reset() first")
         return observer(game)

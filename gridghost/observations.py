@@ -135,42 +135,26 @@ class DictObservations:
         return self._observers[side]
 
     def _agent_view(self, state: GameState) -> dict[str, Any]:
-        me, other = state.agent, state.ghost
-        (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
-        return {
-            "current_cell": {
-                "colour": self._colour[me],
-                "has_item": self._has_item[me],
-                "is_goal": self._is_goal[me],
-                "text": self._text[me],
-            },
-            "neighbors": {
-                "up": {"accessible": ua, "colour": uc},
-                "right": {"accessible": ra, "colour": rc},
-                "down": {"accessible": da, "colour": dc},
-                "left": {"accessible": la, "colour": lc},
-            },
-            "ghost_relative_pos": self._relative[me, other].copy(),
-            "ghost_distance": self._distance[me][other],
-        }
+        return self._view(state.agent, state.ghost, True, "ghost_relative_pos", "ghost_distance")
 
     def _ghost_view(self, state: GameState) -> dict[str, Any]:
-        me, other = state.ghost, state.agent
+        return self._view(state.ghost, state.agent, False, "agent_relative_pos", "agent_distance")
+
+    def _view(self, me: int, other: int, with_text: bool, relative_key: str, distance_key: str) -> dict[str, Any]:
+        cell = {"colour": self._colour[me], "has_item": self._has_item[me], "is_goal": self._is_goal[me]}
+        if with_text:
+            cell["text"] = self._text[me]
         (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
         return {
-            "current_cell": {
-                "colour": self._colour[me],
-                "has_item": self._has_item[me],
-                "is_goal": self._is_goal[me],
-            },
+            "current_cell": cell,
             "neighbors": {
                 "up": {"accessible": ua, "colour": uc},
                 "right": {"accessible": ra, "colour": rc},
                 "down": {"accessible": da, "colour": dc},
                 "left": {"accessible": la, "colour": lc},
             },
-            "agent_relative_pos": self._relative[me, other].copy(),
-            "agent_distance": self._distance[me][other],
+            relative_key: self._relative[me, other].copy(),
+            distance_key: self._distance[me][other],
         }
 
 

@@ -31,16 +31,13 @@ def plain(value: Any) -> Any:
     return value
 
 
-def play_random_episode(env: Any, seed: int, policy_seed: int = 0) -> list[tuple[Any, ...]]:
-    """Play one episode with uniformly random actions for both sides; return what each
-    ``last()`` showed (agent, observation, reward, termination, truncation, info) and the
-    actions taken."""
+def record_rest(env: Any, policy_seed: int = 0) -> list[tuple[Any, ...]]:
+    """Play the env from where it stands to the end with uniformly random actions for both sides;
+    return what every ``last()`` showed, with the positions."""
     rng = np.random.default_rng(policy_seed)
-    env.reset(seed=seed)
     record = []
     for name in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
-        action = None if termination or truncation else int(rng.integers(4))
-        record.append((name, plain(obs), reward, termination, truncation, plain(info), action))
-        env.step(action)
+        record.append((name, plain(obs), reward, termination, truncation, plain(info), env.agent_pos, env.ghost_pos))
+        env.step(None if termination or truncation else int(rng.integers(4)))
     return record

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import load_traces, plain, play_random_episode
+from helpers import load_traces, plain, record_rest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import gridghost
@@ -106,15 +106,8 @@ def test_termination_gives_both_sides_their_dead_step_agent_first_after_a_ghost_
 def episodes(env, seeds: list[int | None]) -> list:
     out = []
     for i, seed in enumerate(seeds):
-        rng = np.random.default_rng(i)
         env.reset(seed=seed)
-        steps = []
-        for _ in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            action = None if term or trunc else int(rng.integers(4))
-            steps.append((plain(obs), reward, term, trunc, plain(info), env.agent_pos, env.ghost_pos))
-            env.step(action)
-        out.append(steps)
+        out.append(record_rest(env, policy_seed=i))
     return out
 
 
@@ -326,17 +319,7 @@ def test_a_mid_episode_copy_continues_identically(clone) -> None:
     assert env.agents == ["agent", "ghost"] and not any(env.terminations.values())
     twin = clone(env)
     assert twin.agent_pos == env.agent_pos and twin.agent_selection == env.agent_selection
-    assert play_rest(twin) == play_rest(env)
-
-
-def play_rest(env) -> list:
-    rng = np.random.default_rng(0)
-    out = []
-    for name in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        out.append((name, plain(obs), reward, term, trunc, plain(info)))
-        env.step(None if term or trunc else int(rng.integers(4)))
-    return out
+    assert record_rest(twin) == record_rest(env)
 
 
 # -- bad input -----------------------------------------------------------------------------------
