@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"AEC throughput: random legal actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
     print(f"{'contender':<44} {'half-steps/s':>13} {'ratio':>7}  target")
     for name, (_, target) in CONTENDERS.items():
-        ratio = statistics.median(r / b for r, b in zip(rates[name], rates[BASELINE]))
+        ratio = statistics.median(r / b for r, b in zip(rates[name], rates[BASELINE], strict=True))
         target_text = "baseline" if name == BASELINE else (f">= {target:g}x" if target else "")
         verdict = "" if target is None else ("  met" if ratio >= target else "  MISSED")
         print(f"{name:<44} {statistics.median(rates[name]):>13,.0f} {ratio:>6.2f}x  {target_text}{verdict}")

@@ -28,7 +28,7 @@ Rewards (the agent's, per half-turn; :class:`~gridghost.rules.Rewards` changes t
 Episode end
     Caught or goal terminates both agents. After ``max_cycles`` cycles (one agent move plus one
     ghost move each) both are truncated. Either way each agent then takes one dead step
-    (``step(None)``), the agent first.
+    (``step(None)``) in turn order: the side that would have moved next goes first.
 
 Information
     ``infos["agent"]`` carries the reference info: after ``reset`` the keys
@@ -51,9 +51,8 @@ Version history
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar, cast
 
 import gymnasium
 import numpy as np
@@ -143,7 +142,7 @@ def _check_rewards(rewards: object, argument: str) -> Rewards | None:
     return rewards
 
 
-def _per_agent(table: dict[str, Any], agent: object) -> Any:
+def _per_agent(table: dict[Any, Any], agent: object) -> Any:
     """``table[agent]``, or a ValueError that lists the agents."""
     try:
         return table[agent]
@@ -187,7 +186,7 @@ class GridGhostEnv(AECEnv):
         NotImplementedError: ``render_mode="rgb_array"`` (the pygame renderer is not built yet).
     """
 
-    metadata = {
+    metadata: ClassVar[dict[str, Any]] = {
         "name": "gridghost_v0",
         "render_modes": list(RENDER_MODES),
         "render_fps": 4,
@@ -417,9 +416,9 @@ class GridGhostEnv(AECEnv):
             return
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             action = check_action(action, agent)
-        game = self._game
+        game = cast(GameState, self._game)  # set, since agent_selection exists
         if agent == AGENT:
-            rng = self._np_random
+            rng = cast(np.random.Generator, self._np_random)
             moves = self.slip.sample(action, rng)
             game = move_agent(self.board, game, moves)
             slipped, actual = describe_moves(action, moves)

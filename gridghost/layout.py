@@ -98,19 +98,32 @@ class Layout:
             the ghost unreachable from the agent's start.
     """
 
+    rows: int
+    cols: int
+    colours: np.ndarray
+    walls_horizontal: np.ndarray
+    walls_vertical: np.ndarray
+    items: dict[Cell, tuple[str, ...]]
+    texts: dict[Cell, str]
+    goals: tuple[Cell, ...]
+    agent_start: Cell
+    ghost_start: Cell
+    name: str
+    _key: tuple[Any, ...]
+
     __slots__ = (
-        "rows",
-        "cols",
+        "_key",
+        "agent_start",
         "colours",
+        "cols",
+        "ghost_start",
+        "goals",
+        "items",
+        "name",
+        "rows",
+        "texts",
         "walls_horizontal",
         "walls_vertical",
-        "items",
-        "texts",
-        "goals",
-        "agent_start",
-        "ghost_start",
-        "name",
-        "_key",
     )
 
     def __init__(

@@ -62,7 +62,9 @@ class DictObservations:
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         colours = layout.colours
 
-        self._has_item = tuple(_read_only(np.array(layout.has_item(*board.position(i)), dtype=np.int8)) for i in range(n))
+        self._has_item = tuple(
+            _read_only(np.array(layout.has_item(*board.position(i)), dtype=np.int8)) for i in range(n)
+        )
         self._colour = tuple(int(c) for c in colours.ravel())
         self._is_goal = tuple(int(g) for g in board.is_goal)
         self._text = tuple(layout.text_at(*board.position(i)) for i in range(n))
@@ -96,7 +98,7 @@ class DictObservations:
         bound = np.array([rows - 1, cols - 1], dtype=np.int32)
 
         def side_space(with_text: bool, opponent: str) -> spaces.Dict:
-            cell = {
+            cell: dict[str, spaces.Space[Any]] = {
                 "colour": spaces.Discrete(len(COLOURS)),
                 "has_item": spaces.MultiBinary(len(ITEM_FLAGS)),
                 "is_goal": spaces.Discrete(2),

@@ -231,7 +231,7 @@ def move_ghost(board: Board, state: GameState, action: int) -> GameState:
     return _new_state((agent, cell, _AGENT, _CAUGHT if cell == agent else _ONGOING))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def describe_moves(intended: int, moves: tuple[int, ...]) -> tuple[bool, str]:
     """The reference's ``slipped`` flag and ``actual_action`` text for one agent move.
 

@@ -71,7 +71,10 @@ class SlipModel:
         )
         # Per action: (running sum, moves) for every outcome but the last, then the last moves.
         self._thresholds = tuple(
-            (tuple(zip(np.cumsum([p for p, _ in table[:-1]]).tolist(), [m for _, m in table[:-1]])), table[-1][1])
+            (
+                tuple(zip(np.cumsum([p for p, _ in table[:-1]]).tolist(), [m for _, m in table[:-1]], strict=True)),
+                table[-1][1],
+            )
             for table in self._table
         )
 

@@ -11,13 +11,14 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import load_traces, plain, record_rest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import gridghost
 from gridghost.env import AGENT_INFO_KEYS, AGENT_INFO_KEYS_RESET, GHOST_INFO_KEYS
 from gridghost.layout import Layout
 from gridghost.rules import Action, Rewards
+
+from helpers import load_traces, plain, record_rest
 
 CONSTRUCTORS = {"env": gridghost.env, "raw_env": gridghost.raw_env}
 
@@ -85,7 +86,7 @@ def test_each_side_gets_exactly_max_cycles_moves_then_one_dead_step(max_cycles: 
     assert env.agents == [] and env.cycles == max_cycles
 
 
-def test_termination_gives_both_sides_their_dead_step_agent_first_after_a_ghost_catch() -> None:
+def test_termination_gives_both_sides_a_dead_step_in_turn_order() -> None:
     layout = Layout(colours=[[0, 0, 0]], goals=[(0, 0)], agent_start=(0, 1), ghost_start=(0, 2))
     env = gridghost.env(layout=layout, slip="none")
     env.reset(seed=0)
@@ -229,7 +230,7 @@ def test_infos_are_fresh_objects_every_half_turn() -> None:
     env = gridghost.env()
     env.reset(seed=2)
     seen = []
-    for name in env.agent_iter(20):
+    for _ in env.agent_iter(20):
         _, _, term, trunc, info = env.last()
         seen.append(info)
         info["color_measurement"] = "scribbled"  # a careless user cannot corrupt the env
@@ -247,7 +248,7 @@ def test_action_mask_is_the_movers_accessibility() -> None:
     for seed in range(10):
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
-        for name in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             mask = info["action_mask"]
             assert mask.dtype == np.int8 and mask.shape == (4,)
@@ -386,7 +387,8 @@ def test_a_dead_agent_only_accepts_none() -> None:
         (dict(slip_probability="high"), TypeError, "slip_probability"),
         (dict(color_sensor_quality=1.5), ValueError, r"color_sensor_quality must lie in \[0, 1\]"),
         (dict(color_sensor_quality=-1), ValueError, "color_sensor_quality"),
-        (dict(slip_type="diagonal"), ValueError, r"unknown slip_type 'diagonal'; accepted: \['longitudinal', 'none', 'perpendicular'\]"),
+        (dict(slip_type="diagonal"), ValueError,
+         r"unknown slip_type 'diagonal'; accepted: \['longitudinal', 'none', 'perpendicular'\]"),
         (dict(obs_type="vectorised"), ValueError, "unknown obs_type 'vectorised'"),
         (dict(max_cycles=0), ValueError, "max_cycles must be >= 1"),
         (dict(max_cycles=-5), ValueError, "max_cycles"),

@@ -6,6 +6,7 @@ import pytest
 
 import gridghost
 from gridghost.policies import ChasePolicy
+
 from helpers import load_traces, plain
 
 TRACES = load_traces("env_traces.jsonl")

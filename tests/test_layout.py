@@ -134,5 +134,6 @@ def test_malformed_layouts_raise_clear_errors(overrides, error, message) -> None
 
 
 def test_unreachable_ghost_is_rejected() -> None:
-    with pytest.raises(ValueError, match="ghost_start .* cannot be reached"):
-        small(ghost_start=(0, 2), walls_vertical=[[False, True], [False, False]], walls_horizontal=[[False, False, True]])
+    enclosed = dict(walls_vertical=[[False, True], [False, False]], walls_horizontal=[[False, False, True]])
+    with pytest.raises(ValueError, match=r"ghost_start \(0, 2\) cannot be reached"):
+        small(ghost_start=(0, 2), **enclosed)

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_rules import bfs_distances
 
 import gridghost
 from gridghost.layout import Layout
 from gridghost.observations import DictObservations
 from gridghost.rules import ACTION_DELTAS, GameState, Side, board_for
+
+from test_rules import bfs_distances
 
 
 @st.composite
@@ -25,8 +26,10 @@ def layouts(draw) -> Layout:
     vertical = np.array(draw(st.lists(flags, min_size=rows * (cols - 1), max_size=rows * (cols - 1))), bool)
     colours = np.array(draw(st.lists(st.integers(0, 2), min_size=rows * cols, max_size=rows * cols)))
     try:
-        return Layout(colours=colours.reshape(rows, cols), goals=[goal], agent_start=agent, ghost_start=ghost,
-                      walls_horizontal=horizontal.reshape(rows - 1, cols), walls_vertical=vertical.reshape(rows, cols - 1))
+        return Layout(
+            colours=colours.reshape(rows, cols), goals=[goal], agent_start=agent, ghost_start=ghost,
+            walls_horizontal=horizontal.reshape(rows - 1, cols), walls_vertical=vertical.reshape(rows, cols - 1),
+        )
     except ValueError as error:
         assert "cannot be reached" in str(error)
         assume(False)
@@ -82,7 +85,7 @@ def test_random_play_keeps_the_invariants_on_random_layouts(layout: Layout, seed
     board = board_for(layout)
     reachable = layout.reachable_from(layout.agent_start)
     for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
+        obs, _, term, trunc, _ = env.last()
         assert env.observation_space(name).contains(obs)
         assert env.agent_pos in reachable and env.ghost_pos in reachable
         distance = board.distance[board.index(env.agent_pos)][board.index(env.ghost_pos)]

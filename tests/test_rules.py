@@ -19,6 +19,7 @@ from gridghost.rules import (
     move_agent,
     move_ghost,
 )
+
 from test_layout import HORIZONTAL_WALLS, VERTICAL_WALLS
 
 BOARD = board_for(CLASSIC)
@@ -172,7 +173,12 @@ def test_bad_rewards_raise(field, value, error) -> None:
 
 @pytest.mark.parametrize(
     ("intended", "moves", "expected"),
-    [(1, (1,), (False, "down")), (1, (), (True, "stay")), (0, (0, 0), (True, "left, left")), (3, (2,), (True, "right"))],
+    [
+        (1, (1,), (False, "down")),
+        (1, (), (True, "stay")),
+        (0, (0, 0), (True, "left, left")),
+        (3, (2,), (True, "right")),
+    ],
 )
 def test_describe_moves_gives_the_reference_texts(intended, moves, expected) -> None:
     assert describe_moves(intended, moves) == expected

@@ -44,7 +44,7 @@ def test_sampling_frequencies_match_the_stated_outcomes(model: SlipModel) -> Non
     n = 20_000
     for action in range(4):
         counts = Counter(model.sample(action, rng) for _ in range(n))
-        stated = dict((moves, p) for p, moves in model.outcomes(action))
+        stated = {moves: p for p, moves in model.outcomes(action)}
         assert set(counts) <= set(stated)
         for moves, p in stated.items():
             assert abs(counts[moves] / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-9, (action, moves)
