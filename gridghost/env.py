@@ -31,13 +31,17 @@ Episode end
     (``step(None)``) in turn order: the side that would have moved next goes first.
 
 Information
-    ``infos["agent"]`` carries the reference info: after ``reset`` the keys
-    ``color_measurement, ghost_distance, current_turn``; after every half-turn also
-    ``slipped, intended_action, actual_action, mover`` (the slip keys describe the agent's last
-    move, so they persist through the ghost's half-turn), and ``reached_goal`` or
-    ``caught_by_ghost`` when that happens. ``infos["ghost"]`` carries
-    ``agent_distance, current_turn, mover`` (``mover`` after the first half-turn) and the same
-    outcome key. Both carry ``action_mask``. Every sensor writes its reading under its name.
+    ``infos["agent"]`` is the reference info, plus ``action_mask``; its slip keys describe the
+    agent's last move, so they persist through the ghost's half-turn. Every sensor writes its
+    reading under its name (the colour sensor's is ``color_measurement``). The keys, with the
+    default sensor:
+
+    - agent, after reset: color_measurement, ghost_distance, current_turn, action_mask
+    - agent, after a half-turn: slipped, intended_action, actual_action, color_measurement,
+      ghost_distance, current_turn, mover, action_mask
+    - ghost, after reset: agent_distance, current_turn, action_mask
+    - ghost, after a half-turn: agent_distance, current_turn, mover, action_mask
+    - both, when the game ends: reached_goal or caught_by_ghost (``True``)
 
 Arguments
     ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
@@ -81,20 +85,12 @@ from gridghost.slip import SlipModel, make_slip
 AGENT, GHOST = "agent", "ghost"
 AGENTS: tuple[str, str] = (AGENT, GHOST)
 _SIDES = {AGENT: Side.AGENT, GHOST: Side.GHOST}
-#: Keys of ``infos["agent"]`` after ``reset`` and after a half-turn (outcome keys come on top).
-AGENT_INFO_KEYS_RESET: tuple[str, ...] = ("color_measurement", "ghost_distance", "current_turn", "action_mask")
-AGENT_INFO_KEYS: tuple[str, ...] = (
-    "slipped",
-    "intended_action",
-    "actual_action",
-    "color_measurement",
-    "ghost_distance",
-    "current_turn",
-    "mover",
-    "action_mask",
-)
-GHOST_INFO_KEYS: tuple[str, ...] = ("agent_distance", "current_turn", "mover", "action_mask")
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
+#: Info keys the env writes itself; no sensor may report under them.
+RESERVED_INFO_KEYS = frozenset(
+    {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
+     "action_mask", *OUTCOME_INFO_KEYS.values()}
+)
 
 
 def check_action(action: object, agent: str) -> int:
@@ -162,7 +158,8 @@ class GridGhostEnv(AECEnv):
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
     clear error when used before ``reset`` or after the episode's last dead step.
-    :func:`gridghost.env` adds the agent-iteration check of PettingZoo's order enforcement.
+    :func:`gridghost.env` adds the remaining check of PettingZoo's ``OrderEnforcingWrapper``: a
+    ``step`` between two agents yielded by ``agent_iter``.
 
     Args:
         render_mode: ``None``, ``"human"`` (prints the text picture at every half-turn) or
@@ -172,8 +169,10 @@ class GridGhostEnv(AECEnv):
             ``"perpendicular"``); ``None`` builds it from ``slip_type`` and ``slip_probability``.
         slip_probability: the reference keyword; ``None`` means 0.2.
         slip_type: the reference keyword; ``None`` means ``"longitudinal"``.
-        sensors: sensor objects that read the agent's cell after each agent move; ``None`` means
-            the colour sensor alone.
+        sensors: sensor objects that read the agent's cell after each agent move, in this order;
+            ``None`` means the colour sensor alone. The colour sensor draws from the game's
+            generator as the reference does; any other sensor from its own generator spawned from
+            the reset seed.
         color_sensor_quality: the reference keyword for the default colour sensor; ``None``
             means 0.8.
         max_cycles: cycles (agent move + ghost move) before both sides are truncated.
@@ -214,7 +213,7 @@ class GridGhostEnv(AECEnv):
         self.layout = layout
         self.board = board_for(layout)
         self.slip = make_slip(slip, slip_probability, slip_type)
-        self.sensors = make_sensors(layout, sensors, color_sensor_quality)
+        self.sensors = make_sensors(layout, sensors, color_sensor_quality, RESERVED_INFO_KEYS)
         self.max_cycles = _check_max_cycles(max_cycles)
         self.obs_type = obs_type
         self._encoder = make_observations(obs_type, self.board)
@@ -234,6 +233,7 @@ class GridGhostEnv(AECEnv):
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._game: GameState | None = None
+        self._sensor_draws: tuple[tuple[Sensor, np.random.Generator | None], ...] | None = None
         self._cycles = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -314,6 +314,14 @@ class GridGhostEnv(AECEnv):
             raise TypeError(f"options must be a dict or None, got {options!r}")
         if seed is not None:
             self._np_random, self.np_random_seed = seeding.np_random(seed)
+        if seed is not None or self._sensor_draws is None:
+            # Sensors other than the reference's colour sensor draw from generators of their own,
+            # spawned from the reset seed, so they never shift the game's draws.
+            children = np.random.SeedSequence(seed).spawn(len(self.sensors))
+            self._sensor_draws = tuple(
+                (sensor, None if sensor.uses_game_rng else np.random.default_rng(child))
+                for sensor, child in zip(self.sensors, children, strict=True)
+            )
         rng = self.np_random
         game = self.board.initial_state()
         self._game = game
@@ -326,7 +334,7 @@ class GridGhostEnv(AECEnv):
         self.agent_selection = AGENT
         self._skip_agent_selection = None
         # The agent's info keeps its last move's keys through the ghost's half-turn.
-        self._agent_move_info = {s.name: s.measure(game, rng) for s in self.sensors}
+        self._agent_move_info = {s.name: s.measure(game, own or rng) for s, own in self._sensor_draws}
         self._publish(game, AGENT, None)
         if self.render_mode == "human":
             self.render()
@@ -363,25 +371,28 @@ class GridGhostEnv(AECEnv):
         """Observation, accumulated reward, termination, truncation and info of the agent to move.
 
         Raises:
-            RuntimeError: before the first ``reset``.
+            RuntimeError: before the first ``reset``, or after every agent has taken its dead step.
         """
         game = self._game
         if game is None:
             raise RuntimeError("the env has no state before reset(); call reset() first")
         agent = self.agent_selection
-        return (
-            self._observers[agent](game) if observe else None,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        try:
+            return (
+                self._observers[agent](game) if observe else None,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
+        except KeyError:
+            raise RuntimeError("the episode is over (every agent has taken its dead step); call reset()") from None
 
     def state(self) -> np.ndarray:
         """The global state: ``int8`` array ``rows x cols x 4``.
 
         Channels: 0 the agent's cell, 1 the ghost's cell, 2 goal cells, 3 all ones when the ghost
-        moves next.
+        moves next (all zeros once the game has ended).
 
         Raises:
             RuntimeError: before the first ``reset``.
@@ -392,7 +403,7 @@ class GridGhostEnv(AECEnv):
         grid[(*self.board.position(game.ghost), 1)] = 1
         for goal in self.layout.goals:
             grid[(*goal, 2)] = 1
-        grid[:, :, 3] = game.turn == Side.GHOST
+        grid[:, :, 3] = game.turn == Side.GHOST and game.outcome == _ONGOING
         return grid
 
     def step(self, action: int | None) -> None:
@@ -423,8 +434,8 @@ class GridGhostEnv(AECEnv):
             game = move_agent(self.board, game, moves)
             slipped, actual = describe_moves(action, moves)
             move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
-            for sensor in self.sensors:
-                move_info[sensor.name] = sensor.measure(game, rng)
+            for sensor, own in self._sensor_draws:
+                move_info[sensor.name] = sensor.measure(game, own or rng)
             self._agent_move_info = move_info
             next_turn = GHOST
         else:
@@ -455,7 +466,7 @@ class GridGhostEnv(AECEnv):
         Returns ``None`` with a warning when the env was made without a render mode.
 
         Raises:
-            RuntimeError: before the first ``reset``.
+            RuntimeError: before the first ``reset`` (when there is a render mode).
         """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,15 @@ def _cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
     return int(row), int(col)
 
 
+def _mapping(value: Any, argument: str) -> Mapping[Any, Any]:
+    """Validate an optional mapping argument; ``None`` means empty."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{argument} must be a mapping from (row, col) cells, got {value!r}")
+    return value
+
+
 def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     """Validate a wall array of the given shape; ``None`` means no walls."""
     if value is None:
@@ -74,8 +84,9 @@ def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
 class Layout:
     """An immutable map: size, edge walls, colours, items, texts, goals and start cells.
 
-    Layouts compare equal (and hash equal) when every field is equal, so derived tables can be
-    cached per layout.
+    Layouts compare equal (and hash equal) when every field is equal, ``name`` included, so derived
+    tables can be cached per layout. Arrays are read-only and ``items``/``texts`` are read-only
+    mappings.
 
     Args:
         colours: ``rows x cols`` array-like of colour ids (``0`` white, ``1`` red, ``2`` green);
@@ -92,7 +103,8 @@ class Layout:
         name: a short name for messages and reprs.
 
     Raises:
-        TypeError: a cell is not a pair of ints, or an item list is not a sequence of strings.
+        TypeError: a cell is not a pair of ints, ``goals`` is not an iterable of cells,
+            ``items``/``texts`` are not mappings, or an item list is not a sequence of strings.
         ValueError: wrong array shapes, colour ids outside ``0..2``, unknown item names, cells
             outside the grid, the agent starting on the ghost or on a goal, no goal, or a goal or
             the ghost unreachable from the agent's start.
@@ -103,8 +115,8 @@ class Layout:
     colours: np.ndarray
     walls_horizontal: np.ndarray
     walls_vertical: np.ndarray
-    items: dict[Cell, tuple[str, ...]]
-    texts: dict[Cell, str]
+    items: Mapping[Cell, tuple[str, ...]]
+    texts: Mapping[Cell, str]
     goals: tuple[Cell, ...]
     agent_start: Cell
     ghost_start: Cell
@@ -165,7 +177,7 @@ class Layout:
         set_(self, "name", str(name))
 
         item_table: dict[Cell, tuple[str, ...]] = {}
-        for cell, names in (items or {}).items():
+        for cell, names in _mapping(items, "items").items():
             cell = _cell(cell, "items key", rows, cols)
             if isinstance(names, str) or not all(isinstance(n, str) for n in names):
                 raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
@@ -174,17 +186,19 @@ class Layout:
                 raise ValueError(f"items[{cell}] holds unknown items {unknown}; known items: {list(ITEMS)}")
             if names:
                 item_table[cell] = tuple(names)
-        set_(self, "items", item_table)
+        set_(self, "items", MappingProxyType(item_table))
 
         text_table: dict[Cell, str] = {}
-        for cell, text in (texts or {}).items():
+        for cell, text in _mapping(texts, "texts").items():
             cell = _cell(cell, "texts key", rows, cols)
             if not isinstance(text, str):
                 raise TypeError(f"texts[{cell}] must be a str, got {text!r}")
             if text:
                 text_table[cell] = text
-        set_(self, "texts", text_table)
+        set_(self, "texts", MappingProxyType(text_table))
 
+        if isinstance(goals, (str, bytes)) or not isinstance(goals, Iterable):
+            raise TypeError(f"goals must be an iterable of (row, col) cells, got {goals!r}")
         goal_cells = tuple(sorted({_cell(g, "goals entry", rows, cols) for g in goals}))
         if not goal_cells:
             raise ValueError("goals must name at least one cell")
@@ -211,6 +225,7 @@ class Layout:
                 goal_cells,
                 agent,
                 ghost,
+                self.name,
             ),
         )
 
@@ -243,8 +258,8 @@ class Layout:
                 self.ghost_start,
                 self.walls_horizontal,
                 self.walls_vertical,
-                self.items,
-                self.texts,
+                dict(self.items),
+                dict(self.texts),
                 self.name,
             ),
         )
@@ -261,10 +276,14 @@ class Layout:
     def blocked(self, cell: Cell, neighbour: Cell) -> bool:
         """Whether a wall or the border lies between ``cell`` and the adjacent ``neighbour``.
 
+        ``neighbour`` may lie outside the grid (the border blocks it); ``cell`` may not.
+
         Raises:
-            ValueError: the two cells are not orthogonally adjacent.
+            ValueError: ``cell`` is outside the grid, or the two cells are not orthogonally adjacent.
         """
         (r, c), (nr, nc) = cell, neighbour
+        if not (0 <= r < self.rows and 0 <= c < self.cols):
+            raise ValueError(f"cell {cell} lies outside the {self.rows}x{self.cols} grid")
         if abs(r - nr) + abs(c - nc) != 1:
             raise ValueError(f"cells {cell} and {neighbour} are not adjacent")
         if not (0 <= nr < self.rows and 0 <= nc < self.cols):

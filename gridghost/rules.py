@@ -128,11 +128,10 @@ class Board:
         num_cells: ``rows * cols``.
         next_cell: ``next_cell[cell][action]``, the cell a single move leads to (the same cell
             when a wall or the border blocks it); a tuple of tuples for fast scalar lookups.
-        next_cell_array: the same table as an ``int64`` array of shape ``(num_cells, 4)``.
-        action_mask: ``action_mask[cell]``, an ``int8[4]`` array, 1 where the move changes the cell.
+        action_mask: ``action_mask[cell]``, a read-only ``int8[4]`` array, 1 where the move
+            changes the cell.
         distance: ``distance[a][b]``, the shortest-path length through the walls, ``-1`` when no
             path exists; a tuple of tuples.
-        distance_array: the same table as an ``int64`` array.
         is_goal: ``is_goal[cell]``, a tuple of bools.
     """
 
@@ -147,13 +146,10 @@ class Board:
                 target = (r + dr, c + dc)
                 stays = layout.blocked((r, c), target)
                 table[r * cols + c, action] = (r * cols + c) if stays else target[0] * cols + target[1]
-        table.setflags(write=False)
-        self.next_cell_array = table
         self.next_cell: tuple[tuple[int, ...], ...] = tuple(map(tuple, table.tolist()))
 
         mask = (table != np.arange(self.num_cells)[:, None]).astype(np.int8)
         mask.setflags(write=False)
-        self.action_mask_array = mask
         self.action_mask: tuple[np.ndarray, ...] = tuple(mask)
 
         distance = np.full((self.num_cells, self.num_cells), -1, dtype=np.int64)
@@ -166,8 +162,6 @@ class Board:
                     if distance[source, nxt] < 0:
                         distance[source, nxt] = distance[source, cell] + 1
                         queue.append(nxt)
-        distance.setflags(write=False)
-        self.distance_array = distance
         self.distance: tuple[tuple[int, ...], ...] = tuple(map(tuple, distance.tolist()))
 
         goals = {self.index(g) for g in layout.goals}

@@ -4,11 +4,16 @@ A sensor has a :attr:`~Sensor.name`, which is also the ``info`` key its measurem
 under, :meth:`~Sensor.measure` (draw a reading with a generator) and
 :meth:`~Sensor.likelihood` (``p(reading | agent in cell)`` for every cell, a ``rows x cols``
 array), so belief filters never need to know which sensor they are reading.
+
+Which generator a sensor draws from: the reference's colour sensor draws from the game's own
+generator, in the reference's order (that is what makes the reference traces replay); every other
+sensor gets a generator of its own, derived from the reset seed, so adding or removing one never
+changes the game's trajectory. :attr:`Sensor.uses_game_rng` says which kind a sensor is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,10 +29,13 @@ class Sensor:
     Attributes:
         name: the ``info`` key the measurement is reported under.
         layout: the layout the sensor measures.
+        uses_game_rng: whether the env hands :meth:`measure` its game generator (only the
+            reference colour sensor does) or a generator of the sensor's own.
     """
 
     name: str = "sensor"
     layout: Layout
+    uses_game_rng: bool = False
 
     def measure(self, state: GameState, rng: np.random.Generator) -> Any:
         """Draw a reading of the agent's cell in ``state`` using ``rng``."""
@@ -53,6 +61,7 @@ class ColorSensor(Sensor):
     """
 
     name = "color_measurement"
+    uses_game_rng = True
 
     def __init__(self, layout: Layout, quality: float = 0.8) -> None:
         if not isinstance(layout, Layout):
@@ -91,6 +100,7 @@ def make_sensors(
     layout: Layout,
     sensors: Sequence[Sensor] | None = None,
     color_sensor_quality: float | None = None,
+    reserved_names: Collection[str] = (),
 ) -> tuple[Sensor, ...]:
     """Resolve the envs' sensor keywords.
 
@@ -99,14 +109,15 @@ def make_sensors(
         sensors: sensor instances, or ``None`` for the colour sensor alone.
         color_sensor_quality: the quality of the default colour sensor (``None`` means 0.8);
             only valid when ``sensors`` is ``None``.
+        reserved_names: ``info`` keys the env writes itself, which no sensor may use as its name.
 
     Returns:
         The sensors, in the order they measure after each agent move.
 
     Raises:
-        TypeError: an entry is not a :class:`Sensor`.
-        ValueError: both keywords are given, two sensors share a name, or a sensor measures a
-            different layout.
+        TypeError: an entry is not a :class:`Sensor`, or has no name or no layout.
+        ValueError: both keywords are given, two sensors share a name, a name is reserved, or a
+            sensor measures a different layout.
     """
     if sensors is None:
         return (ColorSensor(layout, 0.8 if color_sensor_quality is None else color_sensor_quality),)
@@ -118,8 +129,16 @@ def make_sensors(
     for sensor in sensors:
         if not isinstance(sensor, Sensor):
             raise TypeError(f"sensors must hold Sensor objects, got {sensor!r}")
+        if not isinstance(sensor.name, str) or not sensor.name:
+            raise TypeError(f"sensor {sensor!r} needs a non-empty str name, got {sensor.name!r}")
+        if sensor.name in reserved_names:
+            raise ValueError(
+                f"sensor name {sensor.name!r} is an info key the env writes itself; reserved: {sorted(reserved_names)}"
+            )
         if sensor.name in names:
             raise ValueError(f"two sensors report under the same name {sensor.name!r}")
+        if not isinstance(getattr(sensor, "layout", None), Layout):
+            raise TypeError(f"sensor {sensor!r} must have a layout attribute holding a gridghost.Layout")
         if sensor.layout != layout:
             raise ValueError(f"sensor {sensor!r} measures {sensor.layout!r}, not the env's {layout!r}")
         names.add(sensor.name)

@@ -2,8 +2,8 @@
 
 A slip model turns an intended action into the sequence of single moves actually carried out. It
 states its outcome distribution (:meth:`SlipModel.outcomes`, ``[(probability, moves), ...]``) and
-samples from it; the env, belief filters and planners all ask the same model, so the motion model
-is written once.
+samples from that same table; the env, belief filters and planners all ask the one model, so the
+motion model is written once.
 
 Shipped models, with slip probability ``p``:
 
@@ -14,12 +14,14 @@ Shipped models, with slip probability ``p``:
   the intended move.
 
 Sampling follows the reference's draw order exactly (see DESIGN.md, "RNG contract"): no draw at
-all when only one outcome is possible, otherwise one ``rng.random()``, and for
-:class:`PerpendicularSlip` a second draw to pick the side.
+all when only one outcome is possible, otherwise one ``rng.random()`` that picks an outcome group,
+and a second draw only when that group holds several equally likely outcomes (the perpendicular
+slip's two sides).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -28,6 +30,8 @@ from gridghost.rules import NUM_ACTIONS, Action
 
 Moves = tuple[int, ...]
 Outcomes = tuple[tuple[float, Moves], ...]
+#: ``((probability, (moves, ...)), ...)``: a group's members are equally likely.
+Groups = tuple[tuple[float, tuple[Moves, ...]], ...]
 
 #: The two directions perpendicular to each action, in the reference's order.
 PERPENDICULAR: dict[int, tuple[int, int]] = {
@@ -53,33 +57,61 @@ def check_probability(value: object, argument: str) -> float:
 
 
 class SlipModel:
-    """The interface of a slip model; subclasses define :meth:`_outcomes`.
+    """The interface of a slip model.
+
+    A subclass defines ``_groups(action)``: ``((probability, (moves, ...)), ...)``, the outcome
+    groups in the order a uniform draw walks them, the last one being what happens otherwise.
+    The members of a group are equally likely; a second draw, ``rng.integers(len(members))``,
+    picks one when there are several. ``moves`` is a tuple of actions carried out one after the
+    other (``()`` means stay). The uniform is drawn only when a group before the last one is
+    possible, which is the reference's "no draw when p is 0". The groups are checked once, here.
 
     Args:
         probability: the slip probability ``p`` in [0, 1].
 
     Raises:
-        TypeError, ValueError: ``probability`` is not a number in [0, 1].
+        TypeError, ValueError: ``probability`` is not a number in [0, 1], or ``_groups`` returns
+            something that is not a distribution over valid move sequences.
     """
 
     name = "custom"
 
     def __init__(self, probability: float) -> None:
         self.probability = check_probability(probability, "slip_probability")
+        groups = tuple(self._checked_groups(action) for action in range(NUM_ACTIONS))
         self._table: tuple[Outcomes, ...] = tuple(
-            tuple((p, moves) for p, moves in self._outcomes(a) if p > 0) for a in range(NUM_ACTIONS)
+            tuple((p / len(members), moves) for p, members in action_groups if p > 0 for moves in members)
+            for action_groups in groups
         )
-        # Per action: (running sum, moves) for every outcome but the last, then the last moves.
-        self._thresholds = tuple(
-            (
-                tuple(zip(np.cumsum([p for p, _ in table[:-1]]).tolist(), [m for _, m in table[:-1]], strict=True)),
-                table[-1][1],
-            )
-            for table in self._table
-        )
+        self._walks = tuple(_walk(action_groups) for action_groups in groups)
 
-    def _outcomes(self, action: int) -> Outcomes:
-        raise NotImplementedError(f"{type(self).__name__} must define _outcomes(action)")
+    def _groups(self, action: int) -> Groups:
+        raise NotImplementedError(f"{type(self).__name__} must define _groups(action)")
+
+    def _checked_groups(self, action: int) -> Groups:
+        where = f"{type(self).__name__}._groups({action})"
+        groups = self._groups(action)
+        checked = []
+        try:
+            pairs = [(p, tuple(members)) for p, members in groups]
+        except (TypeError, ValueError):
+            raise TypeError(f"{where} must return (probability, (moves, ...)) pairs, got {groups!r}") from None
+        for p, members in pairs:
+            if isinstance(p, bool) or not isinstance(p, numbers.Real) or not math.isfinite(p) or p < 0:
+                raise ValueError(f"{where}: probabilities must be finite numbers >= 0, got {p!r}")
+            if not members:
+                raise ValueError(f"{where}: a group needs at least one move sequence")
+            for moves in members:
+                if not isinstance(moves, tuple) or not all(
+                    isinstance(m, numbers.Integral) and not isinstance(m, bool) and 0 <= m < NUM_ACTIONS
+                    for m in moves
+                ):
+                    raise ValueError(f"{where}: moves must be tuples of actions 0..{NUM_ACTIONS - 1}, got {moves!r}")
+            checked.append((float(p), tuple(tuple(int(m) for m in moves) for moves in members)))
+        total = sum(p for p, _ in pairs)
+        if not math.isclose(total, 1.0, rel_tol=0, abs_tol=1e-9):
+            raise ValueError(f"{where}: probabilities must sum to 1, got {total!r}")
+        return tuple(checked)
 
     def outcomes(self, action: int) -> Outcomes:
         """The possible move sequences for ``action`` and their probabilities.
@@ -94,16 +126,20 @@ class SlipModel:
         """Draw the moves actually carried out for ``action``.
 
         Draws nothing when one outcome is certain; otherwise one ``rng.random()`` that walks the
-        cumulative probabilities of :meth:`outcomes`.
+        cumulative group probabilities, then ``rng.integers(k)`` if the group has ``k > 1``
+        members.
         """
-        thresholds, last = self._thresholds[action]
-        if not thresholds:
-            return last
-        u = rng.random()
-        for total, moves in thresholds:
-            if u < total:
-                return moves
-        return last
+        thresholds, members = self._walks[action]
+        if thresholds:
+            u = rng.random()
+            for total, group in thresholds:
+                if u < total:
+                    members = group
+                    break
+        if len(members) == 1:
+            return members[0]
+        # The reference draws rng.choice(members); integers(len(members)) is that same draw.
+        return members[int(rng.integers(len(members)))]
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.probability == self.probability  # type: ignore[attr-defined]
@@ -115,6 +151,18 @@ class SlipModel:
         return f"{type(self).__name__}(probability={self.probability})"
 
 
+def _walk(groups: Groups) -> tuple[tuple[tuple[float, tuple[Moves, ...]], ...], tuple[Moves, ...]]:
+    """What :meth:`SlipModel.sample` walks: ``(running sum, members)`` of every possible group
+    before the last, and the last group's members (taken when the uniform passes them all)."""
+    steps = []
+    total = 0.0
+    for p, members in groups[:-1]:
+        total += p
+        if p > 0:
+            steps.append((total, members))
+    return tuple(steps), groups[-1][1]
+
+
 class NoSlip(SlipModel):
     """Every move goes where it is meant to; draws nothing."""
 
@@ -123,8 +171,8 @@ class NoSlip(SlipModel):
     def __init__(self) -> None:
         super().__init__(0.0)
 
-    def _outcomes(self, action: int) -> Outcomes:
-        return ((1.0, (action,)),)
+    def _groups(self, action: int) -> Groups:
+        return ((1.0, ((action,),)),)
 
 
 class LongitudinalSlip(SlipModel):
@@ -132,9 +180,9 @@ class LongitudinalSlip(SlipModel):
 
     name = "longitudinal"
 
-    def _outcomes(self, action: int) -> Outcomes:
+    def _groups(self, action: int) -> Groups:
         p = self.probability
-        return ((p / 2, ()), (p / 2, (action, action)), (1.0 - p, (action,)))
+        return ((p / 2, ((),)), (p / 2, ((action, action),)), (1.0 - p, ((action,),)))
 
 
 class PerpendicularSlip(SlipModel):
@@ -142,19 +190,10 @@ class PerpendicularSlip(SlipModel):
 
     name = "perpendicular"
 
-    def _outcomes(self, action: int) -> Outcomes:
+    def _groups(self, action: int) -> Groups:
         p = self.probability
         first, second = PERPENDICULAR[action]
-        return ((p / 2, (first,)), (p / 2, (second,)), (1.0 - p, (action,)))
-
-    def sample(self, action: int, rng: np.random.Generator) -> Moves:
-        """One ``rng.random()``; below ``p``, a second draw picks the side (reference order)."""
-        if self.probability <= 0.0:
-            return (action,)
-        if rng.random() < self.probability:
-            # The reference draws rng.choice(PERPENDICULAR[action]); integers(2) is the same draw.
-            return (PERPENDICULAR[action][int(rng.integers(2))],)
-        return (action,)
+        return ((p, ((first,), (second,))), (1.0 - p, ((action,),)))
 
 
 SLIP_TYPES: dict[str, type[SlipModel]] = {

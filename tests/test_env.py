@@ -14,7 +14,6 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import gridghost
-from gridghost.env import AGENT_INFO_KEYS, AGENT_INFO_KEYS_RESET, GHOST_INFO_KEYS
 from gridghost.layout import Layout
 from gridghost.rules import Action, Rewards
 
@@ -96,10 +95,13 @@ def test_termination_gives_both_sides_a_dead_step_in_turn_order() -> None:
     assert env.infos["agent"]["caught_by_ghost"] is True and env.infos["ghost"]["caught_by_ghost"] is True
     env.step(None)
     assert env.agent_selection == "agent"
+    assert not env.state()[:, :, 3].any()  # nobody is to move any more
     env.step(None)
     assert env.agents == []
     with pytest.raises(RuntimeError, match="episode is over"):
         env.step(None)
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.last()
 
 
 # -- seeding -------------------------------------------------------------------------------------
@@ -178,6 +180,20 @@ def test_per_episode_reward_sums_are_exact() -> None:
         assert totals["ghost"] == -expected
 
 
+@pytest.mark.parametrize("max_cycles", [1, 4])
+def test_reward_sums_of_truncated_episodes_are_exact_for_any_reward_scheme(max_cycles: int) -> None:
+    """Nobody moves (see stand_still), so each side's total is known in closed form."""
+    ghost_rewards = Rewards(step=2.0, goal=0.0, caught=0.0, wait=-0.5)
+    env = gridghost.env(max_cycles=max_cycles, ghost_rewards=ghost_rewards)
+    env.reset(seed=0)
+    totals = {"agent": 0.0, "ghost": 0.0}
+    for name in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        totals[name] += reward
+        env.step(None if term or trunc else (Action.UP if name == "agent" else Action.RIGHT))
+    assert totals == {"agent": -1.0 * max_cycles, "ghost": (2.0 - 0.5) * max_cycles}
+
+
 def test_zero_sum_for_every_half_turn_and_every_episode_of_random_play() -> None:
     env = gridghost.raw_env(slip_probability=0.3)
     for seed in range(30):
@@ -210,20 +226,36 @@ def test_configured_rewards_reach_both_sides() -> None:
 
 # -- infos ---------------------------------------------------------------------------------------
 
-def test_info_keys_match_the_module_documentation() -> None:
-    doc = " ".join(sys.modules["gridghost.env"].__doc__.split())
-    for key in set(AGENT_INFO_KEYS + AGENT_INFO_KEYS_RESET + GHOST_INFO_KEYS) | {"reached_goal", "caught_by_ghost"}:
-        assert re.search(rf"\b{key}\b", doc), key
+def documented_info_keys() -> dict[tuple[str, str], set[str]]:
+    """The key lists of the env module's "Information" section, by (side, moment)."""
+    doc = sys.modules["gridghost.env"].__doc__
+    section = doc[doc.index("\nInformation\n"):doc.index("\nArguments\n")]
+    entries = re.findall(r"- (agent|ghost|both), ([a-z -]+): (.*?)(?=\n    - |\Z)", section, flags=re.S)
+    assert len(entries) == 5
+    return {(side, moment): set(re.findall(r"[a-z_]+", keys.split("(")[0])) - {"or"}
+            for side, moment, keys in entries}
 
+
+def test_info_keys_are_exactly_the_documented_ones() -> None:
+    documented = documented_info_keys()
     env = gridghost.env()
-    env.reset(seed=1)
-    assert tuple(env.infos["agent"]) == AGENT_INFO_KEYS_RESET
-    assert set(env.infos["ghost"]) == set(GHOST_INFO_KEYS) - {"mover"}
-    env.step(Action.RIGHT)
-    assert set(env.infos["agent"]) == set(AGENT_INFO_KEYS)
-    env.step(Action.UP)
-    assert set(env.infos["agent"]) == set(AGENT_INFO_KEYS)
-    assert set(env.infos["ghost"]) == set(GHOST_INFO_KEYS)
+    seen: dict[tuple[str, str], set[str]] = {}
+    rng = np.random.default_rng(0)
+    for seed in range(40):
+        env.reset(seed=seed)
+        for side in ("agent", "ghost"):
+            assert set(env.infos[side]) == documented[(side, "after reset")]
+        for _ in env.agent_iter():
+            _, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.integers(4)))
+            if term or trunc:
+                continue
+            for side in ("agent", "ghost"):
+                keys = set(env.infos[side])
+                ending = keys & documented[("both", "when the game ends")]
+                seen.setdefault(("both", "when the game ends"), set()).update(ending)
+                assert keys - ending == documented[(side, "after a half-turn")]
+    assert seen[("both", "when the game ends")] == {"reached_goal", "caught_by_ghost"}
 
 
 def test_infos_are_fresh_objects_every_half_turn() -> None:
@@ -301,12 +333,13 @@ def test_render_without_a_mode_warns() -> None:
         assert env.render() is None
 
 
-def test_close_can_be_called_twice() -> None:
+def test_close_can_be_called_twice_and_the_text_renderer_still_draws() -> None:
     env = gridghost.env(render_mode="ansi")
     env.reset(seed=0)
+    before = env.render()
     env.close()
     env.close()
-    assert env.game_state is not None
+    assert env.render() == before
 
 
 # -- pickling ------------------------------------------------------------------------------------
@@ -476,3 +509,49 @@ def test_pettingzoo_registry_makes_the_env() -> None:
     assert made.max_cycles == 7 and made.slip == gridghost.PerpendicularSlip(0.2)
     made.reset(seed=0)
     assert made.agent_selection == "agent"
+
+
+class NoisyDistance(gridghost.Sensor):
+    """A custom sensor: the agent's row plus noise, from whatever generator the env hands it."""
+
+    name = "noisy_row"
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+
+    def measure(self, state, rng):
+        return divmod(state.agent, self.layout.cols)[0] + float(rng.normal())
+
+    def likelihood(self, measurement):
+        raise NotImplementedError("not needed here")
+
+
+def test_a_custom_sensor_reports_reproducibly_without_moving_the_game() -> None:
+    plain_env = gridghost.env(slip_probability=0.5)
+    sensing = gridghost.env(slip_probability=0.5,
+                            sensors=[gridghost.ColorSensor(gridghost.CLASSIC), NoisyDistance(gridghost.CLASSIC)])
+    for seed in (1, 2):
+        base = episodes(plain_env, [seed])[0]
+        with_sensor = episodes(sensing, [seed])[0]
+        strip = [(name, obs, r, te, tr, {k: v for k, v in info.items() if k != "noisy_row"}, a, g)
+                 for name, obs, r, te, tr, info, a, g in with_sensor]
+        assert strip == base  # same trajectory, same colour readings
+        readings = [info["noisy_row"] for *_, info, _, _ in with_sensor if "noisy_row" in info]
+        assert readings and all(isinstance(x, float) for x in readings)
+        assert readings == [info["noisy_row"] for *_, info, _, _ in episodes(sensing, [seed])[0] if "noisy_row" in info]
+
+
+@pytest.mark.parametrize("name", ["slipped", "ghost_distance", "action_mask", "mover", "caught_by_ghost"])
+def test_a_sensor_cannot_overwrite_the_envs_own_info_keys(name: str) -> None:
+    sensor = NoisyDistance(gridghost.CLASSIC)
+    sensor.name = name
+    with pytest.raises(ValueError, match=f"sensor name '{name}' is an info key the env writes itself"):
+        gridghost.env(sensors=[sensor])
+
+
+def test_a_sensor_without_a_layout_is_rejected() -> None:
+    class Bare(gridghost.Sensor):
+        name = "bare"
+
+    with pytest.raises(TypeError, match="must have a layout attribute"):
+        gridghost.env(sensors=[Bare()])

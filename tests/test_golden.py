@@ -36,10 +36,17 @@ def test_env_trace_replays_exactly(record: dict) -> None:
         assert env.terminations["agent"] is step["terminated"], where
         assert env.terminations["ghost"] is step["terminated"], where
         assert env.truncations["agent"] is step["truncated"], where
+        assert env.truncations["ghost"] is step["truncated"], where
         assert list(env.agent_pos) == step["agent_pos"], where
         assert list(env.ghost_pos) == step["ghost_pos"], where
         info = env.infos["agent"]
         assert {key: plain(info.get(key)) for key in step["info"]} == step["info"], where
+        # The ghost's info is the public part of the same half-turn.
+        ghost_info = env.infos["ghost"]
+        assert ghost_info["agent_distance"] == info["ghost_distance"], where
+        assert (ghost_info["current_turn"], ghost_info["mover"]) == (info["current_turn"], info["mover"]), where
+        assert ghost_info.get("caught_by_ghost") == info.get("caught_by_ghost"), where
+        assert ghost_info.get("reached_goal") == info.get("reached_goal"), where
     # The recorder stops at the end of an episode or after 80 half-turns.
     assert step["terminated"] or len(record["steps"]) == 80
 

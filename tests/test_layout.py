@@ -137,3 +137,31 @@ def test_unreachable_ghost_is_rejected() -> None:
     enclosed = dict(walls_vertical=[[False, True], [False, False]], walls_horizontal=[[False, False, True]])
     with pytest.raises(ValueError, match=r"ghost_start \(0, 2\) cannot be reached"):
         small(ghost_start=(0, 2), **enclosed)
+
+
+def test_layout_tables_cannot_be_changed_behind_its_back() -> None:
+    with pytest.raises(TypeError):
+        CLASSIC.texts[(0, 0)] = "HACK"  # type: ignore[index]
+    with pytest.raises(TypeError):
+        CLASSIC.items[(0, 1)] = ("dog",)  # type: ignore[index]
+    assert small(name="a") != small(name="b")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (dict(goals=None), "goals must be an iterable"),
+        (dict(goals="(1, 2)"), "goals must be an iterable"),
+        (dict(items=[((0, 1), ("dog",))]), "items must be a mapping"),
+        (dict(texts="Start"), "texts must be a mapping"),
+    ],
+)
+def test_wrongly_typed_layout_arguments_raise(overrides, message) -> None:
+    with pytest.raises(TypeError, match=message):
+        small(**overrides)
+
+
+@pytest.mark.parametrize("cell", [(-1, 3), (4, 0), (0, 5)])
+def test_blocked_refuses_a_cell_outside_the_grid(cell) -> None:
+    with pytest.raises(ValueError, match="outside the 4x5 grid"):
+        CLASSIC.blocked(cell, (0, 3))

@@ -85,17 +85,62 @@ def test_perpendicular_table_is_the_references() -> None:
     assert PERPENDICULAR == {0: (1, 3), 1: (0, 2), 2: (1, 3), 3: (0, 2)}
 
 
-def test_a_custom_model_needs_only_its_outcomes() -> None:
-    class Backwards(SlipModel):
-        name = "backwards"
+class Backwards(SlipModel):
+    """A custom model: with p go the opposite way, else as intended."""
 
-        def _outcomes(self, action):
-            return ((self.probability, ((action + 2) % 4,)), (1 - self.probability, (action,)))
+    name = "backwards"
 
+    def _groups(self, action):
+        return ((self.probability, (((action + 2) % 4,),)), (1 - self.probability, ((action,),)))
+
+
+def test_a_custom_model_only_states_its_groups() -> None:
     model = Backwards(0.25)
+    assert model.outcomes(3) == ((0.25, (1,)), (0.75, (3,)))
     rng = np.random.default_rng(0)
     counts = Counter(model.sample(3, rng) for _ in range(8000))
     assert abs(counts[(1,)] / 8000 - 0.25) < 0.02
+
+
+def test_a_group_of_several_members_is_picked_by_a_second_draw() -> None:
+    class Scatter(SlipModel):
+        def _groups(self, action):
+            return ((self.probability, ((0,), (1,), (2,))), (1 - self.probability, ((action,),)))
+
+    model = Scatter(0.6)
+    assert [moves for _, moves in model.outcomes(3)] == [(0,), (1,), (2,), (3,)]
+    assert [p for p, _ in model.outcomes(3)] == pytest.approx([0.2, 0.2, 0.2, 0.4])
+    ours, theirs = np.random.default_rng(9), np.random.default_rng(9)
+    for _ in range(500):
+        expected = ((0,), (1,), (2,))[theirs.integers(3)] if theirs.random() < 0.6 else (3,)
+        assert model.sample(3, ours) == expected
+
+
+@pytest.mark.parametrize(
+    ("groups", "message"),
+    [
+        (((-0.5, ((0,),)), (1.5, ((1,),))), "probabilities must be finite numbers >= 0"),
+        (((0.3, ((0,),)), (0.2, ((1,),))), "must sum to 1, got 0.5"),
+        (((float("nan"), ((0,),)), (1.0, ((1,),))), "finite"),
+        (((1.0, ((7,),)),), r"moves must be tuples of actions 0..3, got \(7,\)"),
+        (((1.0, ([0],)),), "moves must be tuples"),
+        (((1.0, ()),), "at least one move sequence"),
+        ((), "must sum to 1, got 0"),
+        ((0.5, 0.5), "must return \\(probability, \\(moves, ...\\)\\) pairs"),
+    ],
+)
+def test_a_custom_model_with_a_broken_table_is_rejected_at_construction(groups, message) -> None:
+    class Broken(SlipModel):
+        def _groups(self, action):
+            return groups
+
+    with pytest.raises((ValueError, TypeError), match=message):
+        Broken(0.5)
+
+
+def test_a_model_without_groups_says_so() -> None:
+    with pytest.raises(NotImplementedError, match="must define _groups"):
+        SlipModel(0.1)
 
 
 def test_make_slip_resolves_names_and_instances() -> None:
