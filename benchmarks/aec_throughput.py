@@ -1,8 +1,10 @@
 """Half-steps per second of gridghost's AEC env against PettingZoo's tictactoe_v3, same run.
 
-Every contender plays random legal actions through the standard loop (``agent_iter``, ``last``,
+Every contender plays random actions through the standard loop (``agent_iter``, ``last``,
 ``step``), seeded once per round and reset without a seed whenever an episode ends, as a training
-loop does. The contenders run interleaved,
+loop does. gridghost's actions are uniform over its four moves (bumping into a wall is a legal
+move); tictactoe's are uniform over the legal squares its observation's action mask lists (an
+illegal move would end its game). The contenders run interleaved,
 round after round, timed in process CPU time (time spent descheduled on a shared machine does not
 count); each round's rates are divided by the same round's tictactoe rate and the median ratio is
 printed, so a machine that slows down moves both sides of the ratio together.
@@ -47,9 +49,10 @@ BASELINE = "tictactoe_v3.env()"
 
 
 def half_steps_per_second(env: object, half_steps: int, seed: int) -> float:
-    """Play ``half_steps`` half-steps of random legal actions; return the rate."""
+    """Play ``half_steps`` half-steps of random actions; return the rate in process CPU time."""
     rng = np.random.default_rng(seed)
     uniforms = rng.random(half_steps + 1).tolist()
+    num_actions = env.action_space(env.possible_agents[0]).n
     done = 0
     start = time.process_time()
     env.reset(seed=seed)
@@ -57,13 +60,14 @@ def half_steps_per_second(env: object, half_steps: int, seed: int) -> float:
         if done:
             env.reset()
         for _ in env.agent_iter():
-            observation, _, termination, truncation, info = env.last()
+            observation, _, termination, truncation, _ = env.last()
             if termination or truncation:
                 action = None
-            else:
-                mask = observation["action_mask"] if "action_mask" in observation else info["action_mask"]
-                legal = np.flatnonzero(mask)
+            elif "action_mask" in observation:
+                legal = np.flatnonzero(observation["action_mask"])
                 action = int(legal[int(uniforms[done] * len(legal))])
+            else:
+                action = int(uniforms[done] * num_actions)
             env.step(action)
             done += 1
             if done >= half_steps:
@@ -85,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in order:
             rates[name].append(half_steps_per_second(envs[name], args.half_steps, seed=round_))
 
-    print(f"AEC throughput: random legal actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
+    print(f"AEC throughput: random actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
     print(f"{'contender':<44} {'half-steps/s':>13} {'ratio':>7}  target")
     for name, (_, target) in CONTENDERS.items():
         ratio = statistics.median(r / b for r, b in zip(rates[name], rates[BASELINE], strict=True))
