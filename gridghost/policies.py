@@ -124,7 +124,8 @@ def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int |
             ``get_action(observation)``, or a reference-style class (instantiated as
             ``spec(action_space)``).
         action_space: passed to a reference-style class; defaults to ``Discrete(4)``.
-        seed: seeds the ``"random"`` policy.
+        seed: seeds the ``"random"`` policy; the other policies are deterministic and draw
+            nothing, so they have nothing to seed.
 
     Returns:
         A callable policy.
