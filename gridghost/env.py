@@ -147,6 +147,8 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
+_BEFORE_RESET = "the env has no state before reset(); call reset() first"
+_EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 #: Attributes that exist only once an episode has started.
 _EPISODE_ATTRIBUTES = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
@@ -280,7 +282,7 @@ class GridGhostEnv(AECEnv):
             RuntimeError: before the first ``reset``.
         """
         if self._game is None:
-            raise RuntimeError("the env has no state before reset(); call reset() first")
+            raise RuntimeError(_BEFORE_RESET)
         return self._game
 
     @property
@@ -364,7 +366,7 @@ class GridGhostEnv(AECEnv):
         game = self._game
         observer = _per_agent(self._observers, agent)
         if game is None:
-            raise RuntimeError("the env has no state before reset(); call reset() first")
+            raise RuntimeError(_BEFORE_RESET)
         return observer(game)
 
     def last(self, observe: bool = True) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
@@ -375,7 +377,7 @@ class GridGhostEnv(AECEnv):
         """
         game = self._game
         if game is None:
-            raise RuntimeError("the env has no state before reset(); call reset() first")
+            raise RuntimeError(_BEFORE_RESET)
         agent = self.agent_selection
         try:
             return (
@@ -386,7 +388,7 @@ class GridGhostEnv(AECEnv):
                 self.infos[agent],
             )
         except KeyError:
-            raise RuntimeError("the episode is over (every agent has taken its dead step); call reset()") from None
+            raise RuntimeError(_EPISODE_OVER) from None
 
     def state(self) -> np.ndarray:
         """The global state: ``int8`` array ``rows x cols x 4``.
@@ -417,11 +419,7 @@ class GridGhostEnv(AECEnv):
             agent = self.agent_selection
             dead = self.terminations[agent] or self.truncations[agent]
         except (AttributeError, KeyError):
-            raise RuntimeError(
-                "step() needs a running episode; call reset() first"
-                if self._game is None
-                else "the episode is over (every agent has taken its dead step); call reset()"
-            ) from None
+            raise RuntimeError(_BEFORE_RESET if self._game is None else _EPISODE_OVER) from None
         if dead:
             self._was_dead_step(action)
             return
@@ -434,7 +432,7 @@ class GridGhostEnv(AECEnv):
             game = move_agent(self.board, game, moves)
             slipped, actual = describe_moves(action, moves)
             move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
-            for sensor, own in self._sensor_draws:
+            for sensor, own in cast(tuple, self._sensor_draws):  # set by reset
                 move_info[sensor.name] = sensor.measure(game, own or rng)
             self._agent_move_info = move_info
             next_turn = GHOST

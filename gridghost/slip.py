@@ -91,7 +91,7 @@ class SlipModel:
     def _checked_groups(self, action: int) -> Groups:
         where = f"{type(self).__name__}._groups({action})"
         groups = self._groups(action)
-        checked = []
+        checked: list[tuple[float, tuple[Moves, ...]]] = []
         try:
             pairs = [(p, tuple(members)) for p, members in groups]
         except (TypeError, ValueError):
