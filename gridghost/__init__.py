@@ -11,12 +11,21 @@ moves slip and its sensors are noisy. Both sides are agents of a PettingZoo AEC 
         obs, reward, termination, truncation, info = env.last()
         env.step(None if termination or truncation else env.action_space(name).sample())
 
-``import gridghost`` registers the env in PettingZoo's registry as ``gridghost/GridGhost-v0``
-(PettingZoo 1.27 or newer has the registry).
+For one side at a time there is a Gymnasium env and the reference ``AgentInterface``::
+
+    import gymnasium
+
+    env = gymnasium.make("gridghost/GridGhost-v0", controlled="agent", obs_type="vector")
+    obs, info = env.reset(seed=42)
+
+``import gridghost`` registers ``gridghost/GridGhost-v0`` in Gymnasium's registry (the
+single-agent env, with a ``TimeLimit`` of 100 steps) and in PettingZoo's (the AEC env; PettingZoo
+1.27 or newer has the registry).
 """
 
 from __future__ import annotations
 
+import gymnasium
 import pettingzoo
 
 from gridghost.env import GridGhostEnv, env, raw_env
@@ -24,6 +33,7 @@ from gridghost.layout import CLASSIC, COLOURS, ITEMS, Layout
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import Action, Board, GameState, Outcome, Rewards, board_for
 from gridghost.sensors import ColorSensor, Sensor
+from gridghost.single_agent import AgentInterface, Duel, GridGhostGymEnv
 from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
 
 __version__ = "0.1.0"
@@ -36,11 +46,14 @@ __all__ = [
     "ENV_ID",
     "ITEMS",
     "Action",
+    "AgentInterface",
     "Board",
     "ChasePolicy",
     "ColorSensor",
+    "Duel",
     "GameState",
     "GridGhostEnv",
+    "GridGhostGymEnv",
     "Layout",
     "LongitudinalSlip",
     "NoSlip",
@@ -60,3 +73,6 @@ __all__ = [
 # PettingZoo's registry appeared in 1.27; older versions simply have no pettingzoo.make.
 if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.aec_registry:
     pettingzoo.register("aec", ENV_ID, entry_point="gridghost.env:env")
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(ENV_ID, entry_point="gridghost.single_agent:GridGhostGymEnv", max_episode_steps=100)

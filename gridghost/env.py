@@ -124,9 +124,11 @@ def check_action(action: object, agent: str) -> int:
     return value
 
 
-def _check_max_cycles(max_cycles: object) -> int:
+def _check_max_cycles(max_cycles: object) -> int | None:
+    if max_cycles is None:
+        return None
     if isinstance(max_cycles, bool) or not isinstance(max_cycles, numbers.Integral):
-        raise TypeError(f"max_cycles must be an int >= 1, got {max_cycles!r}")
+        raise TypeError(f"max_cycles must be an int >= 1 or None (no limit), got {max_cycles!r}")
     if max_cycles < 1:
         raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
     return int(max_cycles)
@@ -143,7 +145,7 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
     try:
         return table[agent]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown agent {agent!r}; agents: {list(AGENTS)}") from None
+        raise ValueError(f"unknown agent {agent!r}; agents: {list(table)}") from None
 
 
 _ONGOING = Outcome.ONGOING
@@ -177,10 +179,14 @@ class GridGhostEnv(AECEnv):
             the reset seed.
         color_sensor_quality: the reference keyword for the default colour sensor; ``None``
             means 0.8.
-        max_cycles: cycles (agent move + ghost move) before both sides are truncated.
+        max_cycles: cycles (agent move + ghost move) before both sides are truncated; ``None``
+            for no limit (the single-agent views leave truncation to Gymnasium's ``TimeLimit``).
         obs_type: the observation encoding; ``"dict"`` is the reference observation.
         rewards: the agent's :class:`~gridghost.rules.Rewards`; ``None`` means the reference's.
         ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
+        use_ghost: ``False`` takes the ghost out of the game: it stays on its start cell, never
+            moves and cannot catch the agent, ``possible_agents`` is ``["agent"]`` and a cycle is
+            one agent move. Its position still appears in the agent's observation.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -203,10 +209,11 @@ class GridGhostEnv(AECEnv):
         slip_type: str | None = None,
         sensors: Sequence[Sensor] | None = None,
         color_sensor_quality: float | None = None,
-        max_cycles: int = 100,
+        max_cycles: int | None = 100,
         obs_type: str = "dict",
         rewards: Rewards | None = None,
         ghost_rewards: Rewards | None = None,
+        use_ghost: bool = True,
     ) -> None:
         super().__init__()
         if not isinstance(layout, Layout):
@@ -217,6 +224,10 @@ class GridGhostEnv(AECEnv):
         self.slip = make_slip(slip, slip_probability, slip_type)
         self.sensors = make_sensors(layout, sensors, color_sensor_quality, RESERVED_INFO_KEYS)
         self.max_cycles = _check_max_cycles(max_cycles)
+        self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
+        if not isinstance(use_ghost, (bool, np.bool_)):
+            raise TypeError(f"use_ghost must be a bool, got {use_ghost!r}")
+        self.use_ghost = bool(use_ghost)
         self.obs_type = obs_type
         self._encoder = make_observations(obs_type, self.board)
         self.agent_rewards = _check_rewards(rewards, "rewards") or Rewards()
@@ -227,10 +238,10 @@ class GridGhostEnv(AECEnv):
             for name, mover in _SIDES.items()
         }
 
-        self._observers = {name: self._encoder.observer(side) for name, side in _SIDES.items()}
-        self.possible_agents = list(AGENTS)
-        self.observation_spaces = {name: self._encoder.space(side) for name, side in _SIDES.items()}
-        self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in AGENTS}
+        self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
+        self.observation_spaces = {name: self._encoder.space(_SIDES[name]) for name in self.possible_agents}
+        self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
+        self._observers = {name: self._encoder.observer(_SIDES[name]) for name in self.possible_agents}
         self.state_space = spaces.Box(0, 1, shape=(layout.rows, layout.cols, 4), dtype=np.int8)
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
@@ -328,11 +339,12 @@ class GridGhostEnv(AECEnv):
         game = self.board.initial_state()
         self._game = game
         self._cycles = 0
-        self.agents = list(AGENTS)
-        self.rewards = {AGENT: 0.0, GHOST: 0.0}
-        self._cumulative_rewards = {AGENT: 0.0, GHOST: 0.0}
-        self.terminations = {AGENT: False, GHOST: False}
-        self.truncations = {AGENT: False, GHOST: False}
+        names = self.possible_agents
+        self.agents = list(names)
+        self.rewards = dict.fromkeys(names, 0.0)
+        self._cumulative_rewards = dict.fromkeys(names, 0.0)
+        self.terminations = dict.fromkeys(names, False)
+        self.truncations = dict.fromkeys(names, False)
         self.agent_selection = AGENT
         self._skip_agent_selection = None
         # The agent's info keeps its last move's keys through the ghost's half-turn.
@@ -354,9 +366,9 @@ class GridGhostEnv(AECEnv):
         # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
         agent_info["action_mask"] = masks[game.agent]
         ghost_info["action_mask"] = masks[game.ghost]
-        self.infos = {AGENT: agent_info, GHOST: ghost_info}
+        self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def observe(self, agent: str) -> Any:
         """A fresh observation of the current state from ``agent``'s point of view.
 
         Raises:
@@ -369,7 +381,7 @@ class GridGhostEnv(AECEnv):
             raise RuntimeError(_BEFORE_RESET)
         return observer(game)
 
-    def last(self, observe: bool = True) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Observation, accumulated reward, termination, truncation and info of the agent to move.
 
         Raises:
@@ -429,13 +441,17 @@ class GridGhostEnv(AECEnv):
         if agent == AGENT:
             rng = cast(np.random.Generator, self._np_random)
             moves = self.slip.sample(action, rng)
-            game = move_agent(self.board, game, moves)
+            game = move_agent(self.board, game, moves, self.use_ghost)
             slipped, actual = describe_moves(action, moves)
             move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
             for sensor, own in cast(tuple, self._sensor_draws):  # set by reset
                 move_info[sensor.name] = sensor.measure(game, own or rng)
             self._agent_move_info = move_info
-            next_turn = GHOST
+            if self.use_ghost:
+                next_turn = GHOST
+            else:
+                self._cycles += 1
+                next_turn = AGENT
         else:
             game = move_ghost(self.board, game, action)
             self._cycles += 1
@@ -445,15 +461,18 @@ class GridGhostEnv(AECEnv):
 
         outcome = game.outcome
         if outcome != _ONGOING:
-            self.terminations = {AGENT: True, GHOST: True}
-        elif self._cycles >= self.max_cycles:
-            self.truncations = {AGENT: True, GHOST: True}
+            self.terminations = dict.fromkeys(self.possible_agents, True)
+        elif self._cycles >= self._cycle_limit:
+            self.truncations = dict.fromkeys(self.possible_agents, True)
         agent_reward, ghost_reward = self._half_turn_rewards[agent][outcome]
-        self.rewards = {AGENT: agent_reward, GHOST: ghost_reward}
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0  # the mover has seen its reward in last()
         cumulative[AGENT] += agent_reward
-        cumulative[GHOST] += ghost_reward
+        if self.use_ghost:
+            self.rewards = {AGENT: agent_reward, GHOST: ghost_reward}
+            cumulative[GHOST] += ghost_reward
+        else:
+            self.rewards = {AGENT: agent_reward}
         self._publish(game, next_turn, agent)
         if self.render_mode == "human":
             self.render()
@@ -479,11 +498,12 @@ class GridGhostEnv(AECEnv):
         game = self.game_state
         if game.outcome != _ONGOING:
             status = OUTCOME_INFO_KEYS[game.outcome].replace("_", " ")
-        elif self._cycles >= self.max_cycles:
+        elif self._cycles >= self._cycle_limit:
             status = "out of time"
         else:
             status = f"{AGENTS[game.turn]} to move"
-        return f"cycle {self._cycles}/{self.max_cycles}: {status}"
+        limit = "" if self.max_cycles is None else f"/{self.max_cycles}"
+        return f"cycle {self._cycles}{limit}: {status}"
 
     def close(self) -> None:
         """Release rendering resources; the text renderer holds none, so this is a no-op for now.

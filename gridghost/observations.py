@@ -11,12 +11,40 @@ Gymnasium space, the same object on every call) and :meth:`observe` (a fresh obs
      "ghost_relative_pos": int32[2],   # ghost minus agent, (d_row, d_col)
      "ghost_distance": int}            # shortest path through the walls
 
-``has_item`` is a read-only array shared by every observation of that cell (it never changes);
-the relative position is a fresh array.
+Every observation is made of fresh objects (Gymnasium's checker insists, and users keep them).
 
 The ghost sees the same without ``text``, with ``agent_relative_pos`` (agent minus ghost) and
 ``agent_distance``. A neighbour outside the grid reads ``accessible`` 0 and ``colour`` 0; a
 neighbour behind a wall reads ``accessible`` 0 and its own colour.
+
+``"vector"`` flattens the same information (without the cell's ``text`` label, which only names
+cells that ``is_goal`` and the start already tell apart) into a ``float32`` vector for learning
+libraries. It is egocentric, "self" and "opponent", so the agent's and the ghost's spaces are
+the same object. Its 26 slots, named in :data:`VECTOR_SLOTS`:
+
+====== ===================================================================================
+slots  meaning
+====== ===================================================================================
+0-2    own cell colour, one-hot (white, red, green)
+3-5    own cell ``has_item`` (dog, flower, notes), 0 or 1
+6      own cell is a goal, 0 or 1
+7-10   neighbour ``accessible`` (up, right, down, left), 0 or 1
+11-22  neighbour colour one-hot, three slots per neighbour in the order up, right, down, left
+       (a neighbour outside the grid reads white, as in the dict observation)
+23-24  opponent minus self ``(d_row, d_col)``, divided by ``(rows - 1, cols - 1)``: in [-1, 1]
+25     shortest-path distance to the opponent divided by the layout's largest distance between
+       two connected cells: in [0, 1]
+====== ===================================================================================
+
+>>> from gridghost.layout import CLASSIC
+>>> from gridghost.rules import board_for
+>>> vectors = VectorObservations(board_for(CLASSIC))
+>>> state = GameState(agent=2, ghost=19)   # agent at (0, 2), ghost at (3, 4)
+>>> vector = vectors.observe(Side.AGENT, state)
+>>> vector[23:25].tolist(), bool(vector[25] == np.float32(5 / 13))   # largest distance: 13
+([1.0, 0.5], True)
+>>> vectors.space(Side.AGENT) is vectors.space(Side.GHOST)
+True
 """
 
 from __future__ import annotations
@@ -31,7 +59,18 @@ from gymnasium import spaces
 from gridghost.layout import COLOURS, ITEM_FLAGS
 from gridghost.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, Board, GameState, Side
 
-OBS_TYPES: tuple[str, ...] = ("dict",)
+OBS_TYPES: tuple[str, ...] = ("dict", "vector")
+#: What each slot of a ``"vector"`` observation holds.
+VECTOR_SLOTS: tuple[str, ...] = (
+    *(f"colour_{name}" for name in COLOURS),
+    *(f"has_{flag}" for flag in ITEM_FLAGS),
+    "is_goal",
+    *(f"{name}_accessible" for name, _ in NEIGHBOUR_ORDER),
+    *(f"{name}_colour_{colour}" for name, _ in NEIGHBOUR_ORDER for colour in COLOURS),
+    "opponent_d_row",
+    "opponent_d_col",
+    "opponent_distance",
+)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -143,7 +182,7 @@ class DictObservations:
         return self._view(state.ghost, state.agent, False, "agent_relative_pos", "agent_distance")
 
     def _view(self, me: int, other: int, with_text: bool, relative_key: str, distance_key: str) -> dict[str, Any]:
-        cell = {"colour": self._colour[me], "has_item": self._has_item[me], "is_goal": self._is_goal[me]}
+        cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
         if with_text:
             cell["text"] = self._text[me]
         (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
@@ -160,11 +199,75 @@ class DictObservations:
         }
 
 
-def make_observations(obs_type: str, board: Board) -> DictObservations:
+class VectorObservations:
+    """The ``"vector"`` encoding: one flat ``float32`` vector per side, laid out as in
+    :data:`VECTOR_SLOTS`, built from the dict observation's tables.
+
+    Args:
+        board: the precomputed board of the layout.
+    """
+
+    def __init__(self, board: Board) -> None:
+        layout = board.layout
+        dicts = DictObservations(board)
+        colours = len(COLOURS)
+        one_hot = np.eye(colours, dtype=np.float32)
+        cells = []
+        for cell in range(board.num_cells):
+            neighbours = dicts._neighbours[cell]
+            cells.append(
+                np.concatenate(
+                    (
+                        one_hot[dicts._colour[cell]],
+                        dicts._has_item[cell],
+                        [dicts._is_goal[cell]],
+                        [accessible for accessible, _ in neighbours],
+                        *(one_hot[colour] for _, colour in neighbours),
+                    )
+                ).astype(np.float32)
+            )
+        self._cells = tuple(cells)
+        scale = np.array([max(layout.rows - 1, 1), max(layout.cols - 1, 1)], dtype=np.float32)
+        distance = np.array(board.distance, dtype=np.float32)
+        diameter = max(float(distance.max()), 1.0)
+        pairs = np.concatenate((dicts._relative / scale, (distance / diameter)[..., None]), axis=-1)
+        self._pairs = pairs.astype(np.float32)
+        self._cell_slots = len(cells[0]) if cells else 0
+
+        low = np.zeros(len(VECTOR_SLOTS), dtype=np.float32)
+        low[self._cell_slots : self._cell_slots + 2] = -1.0
+        self._space = spaces.Box(low, np.ones_like(low), dtype=np.float32)
+        self._observers: dict[Side, Callable[[GameState], np.ndarray]] = {
+            Side.AGENT: self._agent_vector,
+            Side.GHOST: self._ghost_vector,
+        }
+
+    def space(self, side: Side) -> spaces.Box:
+        """The observation space, the same ``Box`` object for both sides."""
+        return self._space
+
+    def observe(self, side: Side, state: GameState) -> np.ndarray:
+        """A fresh vector observation of ``state`` from ``side``'s point of view."""
+        return self._observers[side](state)
+
+    def observer(self, side: Side) -> Callable[[GameState], np.ndarray]:
+        """The function behind :meth:`observe` for one side, for callers on a hot path."""
+        return self._observers[side]
+
+    def _agent_vector(self, state: GameState) -> np.ndarray:
+        return np.concatenate((self._cells[state.agent], self._pairs[state.agent, state.ghost]))
+
+    def _ghost_vector(self, state: GameState) -> np.ndarray:
+        return np.concatenate((self._cells[state.ghost], self._pairs[state.ghost, state.agent]))
+
+
+def make_observations(obs_type: str, board: Board) -> DictObservations | VectorObservations:
     """Build the encoder named ``obs_type`` for ``board``.
 
     Raises:
         ValueError: ``obs_type`` is unknown.
     """
     check_obs_type(obs_type)
+    if obs_type == "vector":
+        return VectorObservations(board)
     return DictObservations(board)

@@ -192,10 +192,13 @@ _ONGOING, _CAUGHT, _GOAL = Outcome.ONGOING, Outcome.CAUGHT, Outcome.GOAL
 _new_state = GameState._make
 
 
-def move_agent(board: Board, state: GameState, moves: tuple[int, ...]) -> GameState:
+def move_agent(board: Board, state: GameState, moves: tuple[int, ...], ghost_in_play: bool = True) -> GameState:
     """The state after the agent carries out ``moves`` (its move after slip, one action per
     single move; ``()`` stays). Only the final cell counts: caught if it is the ghost's, else
     goal reached if it is a goal.
+
+    With ``ghost_in_play=False`` the ghost is out of the game: it cannot catch the agent and the
+    turn stays with the agent.
 
     Raises:
         ValueError: it is not the agent's turn or the game is over.
@@ -206,6 +209,8 @@ def move_agent(board: Board, state: GameState, moves: tuple[int, ...]) -> GameSt
     next_cell = board.next_cell
     for action in moves:
         cell = next_cell[cell][action]
+    if not ghost_in_play:
+        return _new_state((cell, ghost, _AGENT, _GOAL if board.is_goal[cell] else _ONGOING))
     if cell == ghost:
         return _new_state((cell, ghost, _GHOST, _CAUGHT))
     return _new_state((cell, ghost, _GHOST, _GOAL if board.is_goal[cell] else _ONGOING))

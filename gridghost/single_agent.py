@@ -1,0 +1,558 @@
+"""Single-agent views of the two-player game: a Gymnasium env for either side, and the reference
+``AgentInterface``.
+
+Both are thin views over the AEC env (:class:`~gridghost.env.GridGhostEnv`): one call moves the
+learner, then the opponent's policy answers within the same call. :class:`Duel` is that one
+piece of code; neither view touches the rules.
+
+| Import        | ``gymnasium.make("gridghost/GridGhost-v0")`` (after ``import gridghost``)        |
+|---------------|----------------------------------------------------------------------------------|
+| Actions       | Discrete(4): 0 left, 1 down, 2 right, 3 up                                       |
+| Observations  | ``obs_type="dict"`` (the reference dict of the controlled side) or ``"vector"``  |
+|               | (flat ``float32`` ``Box(26)``, the same space for both sides)                    |
+| Step limit    | ``max_episode_steps=100`` learner steps through Gymnasium's ``TimeLimit``        |
+
+Rewards
+    The controlled side's rewards of both half-turns of its step (see :mod:`gridghost.env`):
+    for the agent -1 per step, +100 at a goal, -50 when it walks into the ghost and -51 when the
+    ghost catches it after a step; the ghost's are the negatives unless ``ghost_rewards`` says
+    otherwise.
+
+Episode end
+    ``terminated`` when the ghost catches the agent or the agent reaches a goal; ``truncated``
+    only by ``TimeLimit``.
+
+Information
+    The controlled side's AEC info (see :mod:`gridghost.env`) with ``action_mask`` (``int8[4]``,
+    1 where the move changes the learner's cell) and, after every step, ``is_success``: the agent
+    reached a goal (``controlled="agent"``) or the ghost caught the agent (``"ghost"``).
+
+Arguments
+    ``gymnasium.make("gridghost/GridGhost-v0", controlled="agent", opponent=None,
+    obs_type="dict", render_mode=None, **game)``; see :class:`GridGhostGymEnv`.
+
+>>> import gymnasium, gridghost
+>>> env = gymnasium.make("gridghost/GridGhost-v0", controlled="ghost", opponent="random",
+...                      obs_type="vector")
+>>> obs, info = env.reset(seed=3)
+>>> obs.shape, env.action_space
+((26,), Discrete(4))
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from gridghost.env import AGENT, AGENTS, GHOST, GridGhostEnv
+from gridghost.layout import CLASSIC, Layout
+from gridghost.observations import make_observations
+from gridghost.policies import Policy, make_policy
+from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, board_for, move_agent
+from gridghost.sensors import Sensor
+from gridghost.slip import SlipModel
+
+#: The sides a learner can control.
+CONTROLLED_SIDES: tuple[str, ...] = AGENTS
+#: The opponent each side faces when none is given.
+DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
+#: ``SeedSequence`` spawn key of the opponent's generator, apart from the sensors' keys 0, 1, ...
+_OPPONENT_STREAM = 2**32
+_EPISODE_ENDED = "the episode has ended; call reset() to start a new one"
+_SUCCESS = {AGENT: Outcome.GOAL, GHOST: Outcome.CAUGHT}
+
+
+def check_controlled(controlled: object) -> str:
+    """Return ``controlled`` if it names a side (``"agent"`` or ``"ghost"``).
+
+    Raises:
+        ValueError: anything else.
+    """
+    if not isinstance(controlled, str) or controlled not in CONTROLLED_SIDES:
+        raise ValueError(f"unknown controlled side {controlled!r}; accepted: {list(CONTROLLED_SIDES)}")
+    return controlled
+
+
+def _check_opening_cannot_end(layout: Layout, slip: SlipModel) -> None:
+    """A learning ghost's first observation comes after the agent's opening move, and Gymnasium's
+    ``reset`` cannot report a finished episode: refuse layouts where that move could end it."""
+    board = board_for(layout)
+    start = board.initial_state()
+    for action in range(NUM_ACTIONS):
+        for probability, moves in slip.outcomes(action):
+            if probability > 0 and move_agent(board, start, moves).outcome != Outcome.ONGOING:
+                raise ValueError(
+                    f"controlled='ghost' needs a layout where the agent's opening move cannot end the game; "
+                    f"on {layout.name or 'this layout'} action {action} can reach a goal or the ghost"
+                )
+
+
+class Duel:
+    """One side of the AEC game played by a caller, the other by a policy.
+
+    :meth:`play` carries out the caller's move and then, unless the game ended, the opponent's;
+    it is the one turn loop behind :class:`GridGhostGymEnv` and :class:`AgentInterface`.
+
+    Args:
+        game: the bare AEC env to drive.
+        controlled: the caller's side, ``"agent"`` or ``"ghost"``.
+        opponent: the other side's policy: a name (``"chase"``, ``"random"``), a callable
+            ``policy(observation) -> action``, an object with ``get_action(observation)``, or a
+            reference-style class built as ``cls(action_space)``; it sees its own side's
+            observation. ``None`` means :data:`DEFAULT_OPPONENTS`.
+        opponent_obs_type: the encoding the opponent's policy reads, whatever the caller's;
+            ``"dict"`` (default) is what ``"chase"`` and reference-style policies expect.
+        after_half_turn: called after every half-turn this object plays (the interface's
+            ``step_delay`` pause).
+
+    Raises:
+        ValueError: an unknown side, policy name or ``opponent_obs_type``; ``controlled="ghost"`` without a ghost in
+            the game, or on a layout where the agent's opening move can end the game.
+        TypeError: ``opponent`` is none of the accepted kinds.
+    """
+
+    def __init__(
+        self,
+        game: GridGhostEnv,
+        controlled: str = AGENT,
+        opponent: Any = None,
+        opponent_obs_type: str = "dict",
+        after_half_turn: Callable[[], None] | None = None,
+    ) -> None:
+        self.game = game
+        self.after_half_turn = after_half_turn
+        self.controlled = check_controlled(controlled)
+        self.opponent = GHOST if controlled == AGENT else AGENT
+        self._opponent_view = make_observations(opponent_obs_type, game.board).observer(
+            Side.GHOST if self.opponent == GHOST else Side.AGENT
+        )
+        if controlled == GHOST:
+            if not game.use_ghost:
+                raise ValueError("controlled='ghost' needs the ghost in the game (use_ghost=True)")
+            _check_opening_cannot_end(game.layout, game.slip)
+        # The opponent's own action space, seeded from the reset seed, so that reference-style
+        # policies drawing from action_space.sample() are reproducible too.
+        self.opponent_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.policy: Policy | None = None
+        if game.use_ghost:
+            self.set_opponent(DEFAULT_OPPONENTS[controlled] if opponent is None else opponent)
+        elif opponent is not None:
+            raise ValueError("opponent must be None when the ghost is out of the game (use_ghost=False)")
+        self._opponent_seeded = False
+
+    def set_opponent(self, opponent: Any) -> None:
+        """Replace the opponent's policy (from its next move on); accepts what the constructor does.
+
+        Raises:
+            ValueError, TypeError: as the constructor.
+        """
+        self.policy = make_policy(opponent, self.opponent_action_space)
+        self._opponent_seeded = False
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode (``seed`` and ``options`` as :meth:`GridGhostEnv.reset`).
+
+        The opponent's randomness is seeded from ``seed`` on a stream of its own, so it never
+        shifts the game's draws; with ``seed=None`` it continues where it was.
+        """
+        self.game.reset(seed=seed, options=options)
+        if seed is not None or not self._opponent_seeded:
+            entropy = np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM,)).generate_state(1)[0]
+            self.opponent_action_space.seed(int(entropy))
+            reseed = getattr(self.policy, "seed", None)
+            if callable(reseed):
+                reseed(int(entropy))
+            self._opponent_seeded = True
+        if self.controlled == GHOST:
+            self._opponent_move()
+
+    def play(self, action: Any) -> tuple[float, bool, bool, dict[str, Any]]:
+        """Carry out the caller's ``action`` and the opponent's answer.
+
+        Returns:
+            The caller's reward summed over both half-turns; whether the game ended (caught or
+            goal); whether the AEC env's ``max_cycles`` cut it short; and a fresh copy of the
+            caller's info.
+
+        Raises:
+            RuntimeError: the episode has ended, or ``reset`` was never called.
+            TypeError, ValueError: ``action`` (or the opponent's) is not an int in 0..3.
+        """
+        game, me = self.game, self.controlled
+        if self.over():
+            raise RuntimeError(_EPISODE_ENDED)
+        game.step(action)
+        if self.after_half_turn is not None:
+            self.after_half_turn()
+        reward = game.rewards[me]
+        if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
+            self._opponent_move()
+            reward += game.rewards[me]
+        terminated = game.terminations[me]
+        return reward, terminated, game.truncations[me] and not terminated, self.info()
+
+    def info(self) -> dict[str, Any]:
+        """A fresh copy of the caller's info, its ``action_mask`` a writable copy too (the AEC
+        env shares read-only masks; Gymnasium wants nothing shared between calls)."""
+        info = dict(self.game.infos[self.controlled])
+        info["action_mask"] = info["action_mask"].copy()
+        return info
+
+    def over(self) -> bool:
+        """Whether the current episode has ended (caught, goal or ``max_cycles``).
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        game = self.game
+        game.game_state  # noqa: B018 - raises before reset
+        return game.terminations[self.controlled] or game.truncations[self.controlled]
+
+    def _opponent_move(self) -> None:
+        game = self.game
+        game.step(self.policy(self._opponent_view(game.game_state)))  # type: ignore[misc]
+        if self.after_half_turn is not None:
+            self.after_half_turn()
+
+    def success(self) -> bool:
+        """Whether the game ended the way the caller wants (a goal for the agent, a catch for the
+        ghost)."""
+        return self.game.game_state.outcome == _SUCCESS[self.controlled]
+
+
+class GridGhostGymEnv(gymnasium.Env):
+    """The game as a standard Gymnasium env for one side; the other side is played by a policy.
+
+    Registered as ``gridghost/GridGhost-v0`` (``TimeLimit`` of 100 steps); see the module
+    docstring for spaces, rewards and infos.
+
+    Args:
+        controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
+        opponent: the other side's policy, as :class:`Duel` accepts; ``None`` means the chasing
+            ghost against a learning agent and a random agent against a learning ghost.
+        obs_type: ``"dict"`` (default, the reference observation) or ``"vector"``.
+        render_mode: ``None`` or one of ``metadata["render_modes"]``; passed to the AEC env.
+        max_cycles: a step limit inside the game; ``None`` (default) leaves it to ``TimeLimit``.
+        opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
+        layout, slip, slip_probability, slip_type, sensors, color_sensor_quality, rewards,
+            ghost_rewards, use_ghost: the game's settings, as :class:`~gridghost.env.GridGhostEnv`.
+
+    Raises:
+        ValueError, TypeError: any argument outside what is accepted (see :class:`Duel` and
+            :class:`~gridghost.env.GridGhostEnv`).
+    """
+
+    metadata = {  # noqa: RUF012 - Gymnasium declares it an instance attribute
+        "render_modes": GridGhostEnv.metadata["render_modes"],
+        "render_fps": GridGhostEnv.metadata["render_fps"],
+    }
+
+    def __init__(
+        self,
+        controlled: str = AGENT,
+        opponent: Any = None,
+        obs_type: str = "dict",
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+        opponent_obs_type: str = "dict",
+        *,
+        layout: Layout = CLASSIC,
+        slip: str | SlipModel | None = None,
+        slip_probability: float | None = None,
+        slip_type: str | None = None,
+        sensors: Sequence[Sensor] | None = None,
+        color_sensor_quality: float | None = None,
+        rewards: Rewards | None = None,
+        ghost_rewards: Rewards | None = None,
+        use_ghost: bool = True,
+    ) -> None:
+        check_controlled(controlled)
+        self.game = GridGhostEnv(
+            render_mode=render_mode,
+            layout=layout,
+            slip=slip,
+            slip_probability=slip_probability,
+            slip_type=slip_type,
+            sensors=sensors,
+            color_sensor_quality=color_sensor_quality,
+            max_cycles=max_cycles,
+            obs_type=obs_type,
+            rewards=rewards,
+            ghost_rewards=ghost_rewards,
+            use_ghost=use_ghost,
+        )
+        self.duel = Duel(self.game, controlled, opponent, opponent_obs_type)
+        self.controlled = controlled
+        self.render_mode = self.game.render_mode
+        self.observation_space = self.game.observation_space(controlled)
+        self.action_space = self.game.action_space(controlled)
+
+    # The game's generator is the env's generator: Gymnasium's tools read it here.
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The game's generator (slip and sensor draws)."""
+        return self.game.np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.game.np_random = value
+
+    @property
+    def _np_random(self) -> np.random.Generator | None:  # type: ignore[override]
+        return self.game._np_random
+
+    @_np_random.setter
+    def _np_random(self, value: np.random.Generator | None) -> None:
+        self.game._np_random = value
+
+    @property
+    def np_random_seed(self) -> int | None:  # type: ignore[override]
+        """The seed of the game's generator (``-1`` style semantics as Gymnasium: ``None`` until
+        seeded)."""
+        return self.game.np_random_seed
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Start an episode; a learning ghost first sees the opponent agent's opening move.
+
+        Args:
+            seed: seeds the game (and, on a stream of its own, the opponent); ``None``
+                continues the streams.
+            options: accepted for API compatibility; nothing is read from it.
+
+        Returns:
+            The learner's first observation and a fresh info dict.
+
+        Raises:
+            TypeError: ``options`` is neither ``None`` nor a dict.
+        """
+        self.duel.reset(seed=seed, options=options)
+        return self.game.observe(self.controlled), self.duel.info()
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The learner moves, then the opponent answers.
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)`` as Gymnasium defines them.
+
+        Raises:
+            TypeError, ValueError: ``action`` is not an int in 0..3 (nothing changes).
+            RuntimeError: before ``reset`` or after the episode ended.
+        """
+        reward, terminated, truncated, info = self.duel.play(action)
+        info["is_success"] = self.duel.success()
+        return self.game.observe(self.controlled), float(reward), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions move the learner (``bool[4]``), as sb3-contrib's ``MaskablePPO`` reads.
+
+        Raises:
+            RuntimeError: before ``reset``.
+        """
+        state = self.game.game_state
+        cell = state.agent if self.controlled == AGENT else state.ghost
+        return self.game.board.action_mask[cell].astype(bool)
+
+    def render(self) -> Any:
+        """What the AEC env's ``render()`` gives in this ``render_mode``."""
+        return self.game.render()
+
+    def close(self) -> None:
+        """Release rendering resources; safe to call more than once."""
+        self.game.close()
+
+
+PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
+
+
+def _check_step_delay(step_delay: object) -> float:
+    if isinstance(step_delay, bool) or not isinstance(step_delay, numbers.Real) or not float(step_delay) >= 0:
+        raise ValueError(f"step_delay must be a number of milliseconds >= 0, got {step_delay!r}")
+    return float(step_delay)
+
+
+def _check_particles(num_particles: object) -> int:
+    if isinstance(num_particles, bool) or not isinstance(num_particles, numbers.Integral):
+        raise TypeError(f"pf_num_particles must be an int >= 1, got {num_particles!r}")
+    if num_particles < 1:
+        raise ValueError(f"pf_num_particles must be >= 1, got {num_particles}")
+    return int(num_particles)
+
+
+def _check_flag(value: object, argument: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{argument} must be a bool, got {value!r}")
+    return bool(value)
+
+
+class AgentInterface:
+    """The reference ``custom_grid_env`` interface: one call moves the agent and then the ghost.
+
+    ``reset(seed)`` returns the agent's observation; ``step(action)`` returns
+    ``(observation, reward, done, info)`` where ``reward`` is the agent's reward for the whole
+    turn (-51 when the ghost catches it after a step, -50 when it walks into the ghost, +100 at a
+    goal, else -1), ``done`` covers termination and truncation, and ``info`` is the agent's info
+    after both half-turns. Same seed, same episode as the reference.
+
+    Args:
+        render: draw after every half-turn (``render_mode="human"``).
+        render_mode: ``None`` or ``"human"`` when ``render`` is ``True``; with ``render=False``
+            any mode the AEC env accepts, for calling ``interface.env.render()`` yourself.
+        step_delay: milliseconds to pause after each drawn half-turn.
+        slip_probability, slip_type, color_sensor_quality: the game's reference settings.
+        ghost_agent_class: the ghost's policy: a reference-style class (``cls(action_space)``
+            with ``get_action(observation)``), or anything :class:`Duel` accepts; ``None`` is the
+            chasing ghost.
+        use_particle_filter, pf_num_particles, pf_sensor_mode, show_particles: the belief
+            filter, which gridghost does not have yet: ``use_particle_filter=True`` (the
+            reference default) raises :class:`NotImplementedError`.
+        use_ghost: ``False`` takes the ghost out of the game (see
+            :class:`~gridghost.env.GridGhostEnv`).
+        layout: the map.
+        max_steps: truncate after this many steps; ``None`` (the reference) never truncates.
+
+    Raises:
+        NotImplementedError: ``use_particle_filter=True``.
+        TypeError, ValueError: any argument outside what is accepted.
+    """
+
+    def __init__(
+        self,
+        render: bool = True,
+        render_mode: str | None = None,
+        step_delay: float = 100,
+        slip_probability: float = 0.2,
+        slip_type: str = "longitudinal",
+        ghost_agent_class: Any = None,
+        use_particle_filter: bool = True,
+        pf_num_particles: int = 200,
+        pf_sensor_mode: str = "both",
+        show_particles: bool = True,
+        color_sensor_quality: float = 0.8,
+        use_ghost: bool = True,
+        *,
+        layout: Layout = CLASSIC,
+        max_steps: int | None = None,
+    ) -> None:
+        self.render_enabled = _check_flag(render, "render")
+        if render and render_mode not in (None, "human"):
+            raise ValueError(
+                f"render=True shows the game after every half-turn in render_mode='human', got "
+                f"render_mode={render_mode!r}; for {render_mode!r} frames pass render=False and call env.render()"
+            )
+        self.step_delay = _check_step_delay(step_delay)
+        _check_particles(pf_num_particles)
+        if pf_sensor_mode not in PF_SENSOR_MODES:
+            raise ValueError(f"unknown pf_sensor_mode {pf_sensor_mode!r}; accepted: {list(PF_SENSOR_MODES)}")
+        _check_flag(show_particles, "show_particles")
+        if _check_flag(use_particle_filter, "use_particle_filter"):
+            raise NotImplementedError(
+                "gridghost has no particle filter yet (it arrives with the localisation issue); "
+                "pass use_particle_filter=False"
+            )
+        self.env = GridGhostEnv(
+            render_mode="human" if render else render_mode,
+            layout=layout,
+            slip_probability=slip_probability,
+            slip_type=slip_type,
+            color_sensor_quality=color_sensor_quality,
+            max_cycles=max_steps,
+            use_ghost=use_ghost,
+        )
+        pause = self._pause if render and step_delay > 0 else None
+        self._duel = Duel(self.env, AGENT, ghost_agent_class if use_ghost else None, after_half_turn=pause)
+        self.total_reward = 0.0
+        self.terminated = False
+        self.truncated = False
+        self.episode_steps = 0
+        self.last_info: dict[str, Any] = {}
+
+    def _pause(self) -> None:
+        time.sleep(self.step_delay / 1000)
+
+    def reset(self, seed: int | None = None) -> dict[str, Any]:
+        """Start an episode and return the agent's first observation.
+
+        Args:
+            seed: seeds the game as the reference does; ``None`` continues the stream.
+        """
+        self._duel.reset(seed)
+        self.total_reward = 0.0
+        self.terminated = self.truncated = False
+        self.episode_steps = 0
+        self.last_info = self._duel.info()
+        return self.env.observe(AGENT)
+
+    def step(self, action: int) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
+        """Move the agent with ``action``; the ghost answers unless the game ended.
+
+        Returns:
+            ``(observation, reward, done, info)`` as the reference.
+
+        Raises:
+            RuntimeError: before ``reset`` or once the episode has ended (call ``reset()``).
+            TypeError, ValueError: ``action`` is not an int in 0..3 (nothing changes).
+        """
+        reward, self.terminated, self.truncated, info = self._duel.play(action)
+        self.total_reward += reward
+        self.episode_steps += 1
+        self.last_info = info
+        return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, info
+
+    def is_terminated(self) -> bool:
+        """Whether the episode has ended (terminated or truncated)."""
+        return self.terminated or self.truncated
+
+    def get_episode_stats(self) -> dict[str, Any]:
+        """The current or last episode's ``total_reward``, ``steps``, ``terminated``,
+        ``truncated``, ``reached_goal`` and ``caught_by_ghost``."""
+        return {
+            "total_reward": self.total_reward,
+            "steps": self.episode_steps,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "reached_goal": self.last_info.get("reached_goal", False),
+            "caught_by_ghost": self.last_info.get("caught_by_ghost", False),
+        }
+
+    def get_action_space(self) -> spaces.Space:
+        """The agent's action space, ``Discrete(4)``."""
+        return self.env.action_space(AGENT)
+
+    def get_observation_space(self) -> spaces.Space:
+        """The agent's dict observation space."""
+        return self.env.observation_space(AGENT)
+
+    def get_reward_structure(self) -> dict[str, Any]:
+        """The agent's rewards and the slip probability, in the reference's keys."""
+        rewards = self.env.agent_rewards
+        return {
+            "step_penalty": rewards.step,
+            "caught_by_ghost": rewards.caught,
+            "reached_goal": rewards.goal,
+            "slip_probability": self.env.slip.probability,
+            "terminal_states": ["caught_by_ghost", "reached_goal"],
+        }
+
+    def set_ghost_agent(self, ghost_agent_class: Any) -> None:
+        """Use another ghost policy from the ghost's next move on (what the constructor's
+        ``ghost_agent_class`` accepts).
+
+        Raises:
+            ValueError: the ghost is out of the game, or an unknown policy name.
+            TypeError: not a policy.
+        """
+        if not self.env.use_ghost:
+            raise ValueError("set_ghost_agent needs the ghost in the game (use_ghost=True)")
+        self._duel.set_opponent(ghost_agent_class)
+
+    def close(self) -> None:
+        """Release rendering resources; safe to call more than once."""
+        self.env.close()
