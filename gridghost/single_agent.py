@@ -467,7 +467,7 @@ class AgentInterface:
             use_ghost=use_ghost,
         )
         pause = self._pause if render and step_delay > 0 else None
-        self._duel = Duel(self.env, AGENT, ghost_agent_class if use_ghost else None, after_half_turn=pause)
+        self._duel = Duel(self.env, AGENT, ghost_agent_class, after_half_turn=pause)
         self.total_reward = 0.0
         self.terminated = False
         self.truncated = False

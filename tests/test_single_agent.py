@@ -1,0 +1,449 @@
+"""The single-agent views: the reference AgentInterface step for step, and the Gymnasium env."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.wrappers import TimeLimit
+
+import gridghost
+from gridghost import AgentInterface, GridGhostGymEnv, Layout
+from gridghost.layout import CLASSIC
+from gridghost.observations import VECTOR_SLOTS, DictObservations, VectorObservations
+from gridghost.rules import GameState, Side, board_for
+from gridghost.single_agent import Duel
+
+from helpers import load_traces, plain
+
+TRACES = load_traces("interface_traces.jsonl")
+
+
+def trace_id(record: dict) -> str:
+    config = record["config"]
+    return f"p{config['slip_probability']}-{config['slip_type']}-q{config['color_sensor_quality']}-seed{record['seed']}"
+
+
+def make(**kwargs) -> gymnasium.Env:
+    return gymnasium.make(gridghost.ENV_ID, **kwargs)
+
+
+def interface(**kwargs) -> AgentInterface:
+    return AgentInterface(render=False, use_particle_filter=False, **kwargs)
+
+
+# -- AgentInterface reproduces the reference ---------------------------------------------------
+@pytest.mark.parametrize("record", TRACES, ids=[trace_id(r) for r in TRACES])
+def test_interface_trace_replays_exactly(record: dict) -> None:
+    facade = interface(**record["config"])
+    assert plain(facade.reset(seed=record["seed"])) == record["reset"]["obs"]
+    assert facade.last_info["color_measurement"] == record["reset"]["color_measurement"]
+    for index, step in enumerate(record["steps"]):
+        obs, reward, done, info = facade.step(step["action"])
+        where = f"step {index}"
+        assert plain(obs) == step["obs"], where
+        assert reward == step["reward"] and type(reward) is float, where
+        assert done is step["done"], where
+        assert {key: plain(info.get(key)) for key in step["info"]} == step["info"], where
+    assert facade.get_episode_stats() == record["stats"]
+    assert facade.is_terminated() is record["steps"][-1]["done"]
+
+
+def test_interface_traces_cover_both_catches_and_the_goal() -> None:
+    rewards = {step["reward"] for record in TRACES for step in record["steps"]}
+    assert {-51.0, -50.0, 100.0, -1.0} <= rewards
+
+
+def test_interface_refuses_to_step_a_finished_episode_and_before_reset() -> None:
+    facade = interface()
+    with pytest.raises(RuntimeError, match="reset"):
+        facade.step(0)
+    facade.reset(seed=0)
+    for action in (3, 2, 2, 3):  # the first trace: caught after four steps
+        facade.step(action)
+    assert facade.is_terminated()
+    with pytest.raises(RuntimeError, match="call reset\\(\\)"):
+        facade.step(0)
+    facade.reset()
+    assert facade.episode_steps == 0 and facade.total_reward == 0.0 and not facade.is_terminated()
+
+
+def test_interface_with_a_reference_style_ghost_class() -> None:
+    seen = []
+
+    class Sampler:
+        def __init__(self, action_space) -> None:
+            self.action_space = action_space
+
+        def get_action(self, observation):
+            seen.append(sorted(observation))
+            return int(self.action_space.sample())
+
+    def episode(seed: int) -> list:
+        facade = interface(ghost_agent_class=Sampler)
+        facade.reset(seed=seed)
+        trail = []
+        for _ in range(30):
+            if facade.is_terminated():
+                break
+            facade.step(2)
+            trail.append(facade.env.ghost_pos)
+        return trail
+
+    assert episode(5) == episode(5)
+    assert episode(5) != episode(6)
+    assert seen[0] == ["agent_distance", "agent_relative_pos", "current_cell", "neighbors"]
+
+
+def test_interface_set_ghost_agent_and_accessors() -> None:
+    facade = interface(slip_probability=0.0)
+    facade.reset(seed=1)
+    facade.set_ghost_agent("random")
+    assert facade.get_action_space() == gymnasium.spaces.Discrete(4)
+    obs, *_ = facade.step(1)
+    assert facade.get_observation_space().contains(obs)
+    assert facade.get_reward_structure() == {
+        "step_penalty": -1.0,
+        "caught_by_ghost": -50.0,
+        "reached_goal": 100.0,
+        "slip_probability": 0.0,
+        "terminal_states": ["caught_by_ghost", "reached_goal"],
+    }
+    assert facade.env.agent_pos == (1, 2)
+    facade.close()
+    facade.close()
+
+
+def test_interface_without_the_ghost_reaches_the_stopp_goal() -> None:
+    facade = interface(use_ghost=False, slip_probability=0.0)
+    facade.reset(seed=0)
+    # (0,2) -> (0,3) -> (0,4) -> (1,4) -> (2,4) -> (3,4), the ghost's start and a goal.
+    for action in (2, 2, 1, 1, 1):
+        facade.step(action)
+    assert facade.env.ghost_pos == (3, 4) and facade.env.agent_pos == (3, 4)
+    assert facade.get_episode_stats() == {
+        "total_reward": 96.0, "steps": 5, "terminated": True, "truncated": False,
+        "reached_goal": True, "caught_by_ghost": False,
+    }
+
+
+def test_interface_max_steps_truncates() -> None:
+    facade = interface(use_ghost=False, max_steps=3)
+    facade.reset(seed=0)
+    dones = [facade.step(3)[2] for _ in range(3)]  # up from (0,2) is the border
+    assert dones == [False, False, True]
+    assert facade.truncated and not facade.terminated
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (dict(use_particle_filter=True), NotImplementedError, "use_particle_filter=False"),
+        (dict(use_particle_filter=False, pf_num_particles=0), ValueError, "pf_num_particles must be >= 1"),
+        (dict(use_particle_filter=False, pf_num_particles=2.5), TypeError, "pf_num_particles"),
+        (dict(use_particle_filter=False, pf_sensor_mode="sonar"), ValueError, "pf_sensor_mode 'sonar'"),
+        (dict(use_particle_filter=False, step_delay=-1), ValueError, "step_delay"),
+        (dict(use_particle_filter=False, render_mode="rgb_array"), ValueError, "render=False"),
+        (dict(use_particle_filter=False, render="yes"), TypeError, "render must be a bool"),
+        (dict(use_particle_filter=False, slip_type="sideways"), ValueError, "sideways"),
+        (dict(use_particle_filter=False, ghost_agent_class="sleepy"), ValueError, "unknown policy name 'sleepy'"),
+        (dict(use_particle_filter=False, use_ghost=False, ghost_agent_class="chase"), ValueError, "use_ghost=False"),
+    ],
+)
+def test_interface_bad_arguments(kwargs: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        AgentInterface(**kwargs)
+
+
+@pytest.mark.parametrize(("action", "error"), [(4, ValueError), (-1, ValueError), (1.0, TypeError), (None, TypeError)])
+def test_interface_rejects_bad_actions_without_changing_anything(action, error: type) -> None:
+    facade = interface()
+    facade.reset(seed=3)
+    state = facade.env.np_random.bit_generator.state
+    with pytest.raises(error, match="action"):
+        facade.step(action)
+    assert facade.episode_steps == 0 and facade.env.np_random.bit_generator.state == state
+
+
+# -- the Gymnasium env ---------------------------------------------------------------------
+@pytest.mark.parametrize("obs_type", ["dict", "vector"])
+@pytest.mark.parametrize("controlled", ["agent", "ghost"])
+def test_gymnasium_env_checker_passes_without_warnings(controlled: str, obs_type: str) -> None:
+    env = make(controlled=controlled, obs_type=obs_type, render_mode="ansi")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped, skip_render_check=False)
+    assert [str(w.message) for w in caught] == []
+
+
+def test_make_wraps_a_time_limit_of_100_steps() -> None:
+    env = make(use_ghost=False)
+    assert isinstance(env, TimeLimit) and env.spec.max_episode_steps == 100
+    env.reset(seed=0)
+    flags = [env.step(3)[2:4] for _ in range(100)]  # up from the start cell bumps the border
+    assert flags[:-1] == [(False, False)] * 99 and flags[-1] == (False, True)
+
+
+def test_async_vector_env_runs_four_copies_like_the_sync_one() -> None:
+    fns = [lambda: make(obs_type="vector") for _ in range(4)]
+    actions = np.random.default_rng(0).integers(0, 4, size=(40, 4))
+    results = []
+    for vector_cls in (gymnasium.vector.AsyncVectorEnv, gymnasium.vector.SyncVectorEnv):
+        envs = vector_cls(fns)
+        try:
+            obs, _ = envs.reset(seed=[10, 11, 12, 13])
+            record = [obs]
+            for row in actions:
+                obs, reward, terminated, truncated, _ = envs.step(row)
+                record.append((obs, reward, terminated, truncated))
+        finally:
+            envs.close()
+        results.append(record)
+    async_run, sync_run = results
+    assert obs.shape == (4, len(VECTOR_SLOTS)) and obs.dtype == np.float32
+    assert all(plain(a) == plain(s) for a, s in zip(async_run, sync_run, strict=True))
+    # Four seeds, four different games: somewhere the copies' observations part.
+    assert any(len({row.tobytes() for row in step[0]}) > 1 for step in async_run[1:])
+
+
+def episode(env: gymnasium.Env, seed: int, action_seed: int = 0) -> list:
+    rng = np.random.default_rng(action_seed)
+    obs, info = env.reset(seed=seed)
+    trail = [plain((obs, info))]
+    while True:
+        obs, reward, terminated, truncated, info = env.step(int(rng.integers(4)))
+        trail.append(plain((obs, reward, terminated, truncated, info)))
+        if terminated or truncated:
+            return trail
+
+
+@pytest.mark.parametrize(("controlled", "opponent"), [("agent", "chase"), ("agent", "random"), ("ghost", "random")])
+def test_same_seed_same_episode(controlled: str, opponent: str) -> None:
+    first = [episode(make(controlled=controlled, opponent=opponent), seed) for seed in range(5)]
+    second = [episode(make(controlled=controlled, opponent=opponent), seed) for seed in range(5)]
+    assert first == second
+    assert len({str(e) for e in first}) > 1
+
+
+def test_unseeded_resets_continue_the_streams() -> None:
+    def run() -> list:
+        env = make(opponent="random")
+        first = episode(env, 4)
+        rng = np.random.default_rng(1)
+        env.reset()
+        return first + [plain(env.step(int(rng.integers(4)))) for _ in range(5)]
+
+    assert run() == run()
+
+
+def test_the_opponents_randomness_never_shifts_the_game_draws() -> None:
+    # Against any ghost the agent's slips and colour readings come from the same draws, as long
+    # as both episodes last.
+    def slips(opponent: str) -> list:
+        env = make(opponent=opponent, use_ghost=True, slip_probability=0.5)
+        env.reset(seed=8)
+        trail = []
+        for _ in range(3):
+            _, _, terminated, _, info = env.step(1)
+            trail.append((info["actual_action"], info["color_measurement"]))
+            if terminated:
+                break
+        return trail
+
+    assert len(slips("chase")) == 3
+    assert slips("chase") == slips("random")
+
+
+def test_ghost_learner_rewards_are_the_negated_turn_rewards() -> None:
+    env = make(controlled="ghost", opponent="random")
+    outcomes = set()
+    for seed in range(40):
+        env.reset(seed=seed)
+        while True:
+            _, reward, terminated, truncated, info = env.step(env.action_space.sample())
+            if info.get("caught_by_ghost"):
+                outcome, expected = "caught", 50.0
+            elif info.get("reached_goal"):
+                outcome, expected = "goal", -100.0
+            else:
+                outcome, expected = "step", 1.0  # the ghost waits (0), the agent steps (-1)
+            assert reward == expected
+            assert info["is_success"] is (outcome == "caught")
+            outcomes.add(outcome)
+            if terminated or truncated:
+                break
+    assert outcomes == {"caught", "goal", "step"}
+
+
+def test_agent_learner_success_and_action_masks() -> None:
+    env = make(slip_probability=0.0)
+    env.reset(seed=0)
+    # Through (0,3), (0,4), (1,4) ... the chasing ghost meets the agent on the way down.
+    successes = []
+    for action in (2, 2, 1, 1, 1):
+        _, _, terminated, _, info = env.step(action)
+        mask = env.unwrapped.action_masks()
+        assert mask.dtype == bool and mask.tolist() == info["action_mask"].astype(bool).tolist()
+        successes.append(info["is_success"])
+        if terminated:
+            break
+    assert info.get("caught_by_ghost") and successes[-1] is False
+
+
+def test_action_masks_match_the_observed_neighbours() -> None:
+    env = make(opponent="random")
+    env.reset(seed=2)
+    order = ("left", "down", "right", "up")
+    for _ in range(30):
+        obs, _, terminated, truncated, info = env.step(env.action_space.sample())
+        expected = [bool(obs["neighbors"][name]["accessible"]) for name in order]
+        assert env.unwrapped.action_masks().tolist() == expected
+        assert info["action_mask"].dtype == np.int8
+        if terminated or truncated:
+            env.reset()
+
+
+@pytest.mark.parametrize("controlled", ["agent", "ghost"])
+def test_vector_observations_stay_inside_their_space_for_10000_random_steps(controlled: str) -> None:
+    env = make(controlled=controlled, obs_type="vector", opponent="random")
+    space = env.observation_space
+    obs, _ = env.reset(seed=0)
+    for _ in range(10_000):
+        assert space.contains(obs) and np.all(np.isfinite(obs)), obs
+        obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated or truncated:
+            obs, _ = env.reset()
+
+
+def test_both_sides_share_one_vector_space_and_fresh_objects() -> None:
+    agent_env, ghost_env = make(obs_type="vector").unwrapped, make(controlled="ghost", obs_type="vector").unwrapped
+    assert agent_env.observation_space == ghost_env.observation_space
+    assert agent_env.game.observation_space("agent") is agent_env.game.observation_space("ghost")
+    first, info = agent_env.reset(seed=0)
+    second, *_ = agent_env.step(0)
+    assert first is not second and not np.shares_memory(first, second)
+
+
+def flatten_dict_observation(obs: dict, rows: int, cols: int, diameter: int) -> list[float]:
+    """An independent re-statement of the documented slot table."""
+    one_hot = lambda colour: [float(colour == c) for c in range(3)]  # noqa: E731
+    cell = obs["current_cell"]
+    names = ("up", "right", "down", "left")
+    relative = next(v for k, v in obs.items() if k.endswith("relative_pos"))
+    distance = next(v for k, v in obs.items() if k.endswith("distance"))
+    return [
+        *one_hot(cell["colour"]),
+        *map(float, cell["has_item"]),
+        float(cell["is_goal"]),
+        *(float(obs["neighbors"][n]["accessible"]) for n in names),
+        *(x for n in names for x in one_hot(obs["neighbors"][n]["colour"])),
+        relative[0] / (rows - 1),
+        relative[1] / (cols - 1),
+        distance / diameter,
+    ]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [CLASSIC, Layout(colours=np.arange(30).reshape(5, 6) % 3, goals=[(4, 5)], agent_start=(0, 0), ghost_start=(4, 0))],
+    ids=["classic", "open-5x6"],
+)
+def test_vector_slots_restate_the_dict_observation(layout: Layout) -> None:
+    board = board_for(layout)
+    dicts, vectors = DictObservations(board), VectorObservations(board)
+    diameter = 13 if layout is CLASSIC else (layout.rows - 1) + (layout.cols - 1)
+    for a in range(board.num_cells):
+        for g in range(board.num_cells):
+            state = GameState(a, g)
+            for side in Side:
+                expected = flatten_dict_observation(dicts.observe(side, state), layout.rows, layout.cols, diameter)
+                np.testing.assert_allclose(vectors.observe(side, state), expected, rtol=1e-6)
+            # Egocentric: the ghost at g seeing the agent at a is the agent at g seeing a ghost at a.
+            np.testing.assert_array_equal(
+                vectors.observe(Side.GHOST, state), vectors.observe(Side.AGENT, GameState(g, a))
+            )
+    assert len(VECTOR_SLOTS) == vectors.space(Side.AGENT).shape[0] == 26
+
+
+def test_render_modes_pass_through() -> None:
+    env = make(render_mode="ansi")
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    assert env.render() == game.render() and "A agent" in env.render()
+    assert env.metadata["render_modes"] == game.metadata["render_modes"]
+
+
+def test_the_gymnasium_env_pickles_mid_episode() -> None:
+    env = make(opponent="random", obs_type="vector")
+    env.reset(seed=9)
+    env.step(1)
+    copy = pickle.loads(pickle.dumps(env))
+    for action in (0, 1, 2, 3, 1):
+        a, b = env.step(action), copy.step(action)
+        assert plain(a) == plain(b)
+        if a[2] or a[3]:
+            break
+
+
+def test_the_np_random_of_the_env_is_the_games_generator() -> None:
+    env = make().unwrapped
+    env.reset(seed=5)
+    assert env.np_random is env.game.np_random and env.np_random_seed == 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (dict(controlled="referee"), ValueError, "unknown controlled side 'referee'; accepted: \\['agent', 'ghost'\\]"),
+        (dict(opponent="sleepy"), ValueError, "unknown policy name 'sleepy'"),
+        (dict(opponent=42), TypeError, "a policy must be"),
+        (dict(obs_type="pixels"), ValueError, "unknown obs_type 'pixels'"),
+        (dict(opponent_obs_type="pixels"), ValueError, "unknown obs_type 'pixels'"),
+        (dict(render_mode="movie"), ValueError, "render_mode"),
+        (dict(controlled="ghost", use_ghost=False), ValueError, "use_ghost=True"),
+        (dict(max_cycles=0), ValueError, "max_cycles"),
+    ],
+)
+def test_gymnasium_env_bad_arguments(kwargs: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        GridGhostGymEnv(**kwargs)
+
+
+def test_a_learning_ghost_needs_an_opening_move_that_cannot_end_the_game() -> None:
+    # The agent starts next to a goal: its first move could end the game before the ghost's turn.
+    layout = Layout(colours=np.zeros((3, 3), dtype=int), goals=[(0, 1)], agent_start=(0, 0), ghost_start=(2, 2))
+    with pytest.raises(ValueError, match="opening move"):
+        GridGhostGymEnv(controlled="ghost", layout=layout)
+    GridGhostGymEnv(controlled="agent", layout=layout).reset(seed=0)  # fine for a learning agent
+
+
+@pytest.mark.parametrize(("action", "error"), [(4, ValueError), (-1, ValueError), (2.0, TypeError), ("up", TypeError)])
+def test_gymnasium_env_rejects_bad_actions(action, error: type) -> None:
+    env = GridGhostGymEnv()
+    env.reset(seed=0)
+    with pytest.raises(error, match="action for 'agent'"):
+        env.step(action)
+    assert env.game.cycles == 0 and env.game.agent_selection == "agent"
+
+
+def test_stepping_before_reset_or_after_the_end_raises() -> None:
+    env = GridGhostGymEnv(use_ghost=False, slip_probability=0.0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    for action in (2, 2, 1, 1, 1):
+        *_, terminated, _, info = env.step(action)
+    assert terminated and info["is_success"] is True
+    with pytest.raises(RuntimeError, match="call reset\\(\\)"):
+        env.step(0)
+
+
+def test_duel_rejects_an_opponent_returning_bad_actions() -> None:
+    duel = Duel(gridghost.raw_env(), "agent", lambda observation: 7)
+    duel.reset(seed=0)
+    with pytest.raises(ValueError, match="action for 'ghost' must lie in 0..3, got 7"):
+        duel.play(0)
