@@ -331,6 +331,9 @@ class Geometry:
 
 def _pygame() -> ModuleType:
     """Import pygame on first use, without its greeting on stdout."""
+    module = sys.modules.get("pygame")
+    if module is not None:
+        return module
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
@@ -397,12 +400,7 @@ class Renderer:
         if self._canvas is None:
             self._canvas = pg.Surface(self.geometry.size)
         self.draw(self._canvas, agent, ghost, status, belief, estimate)
-        view = pg.surfarray.pixels3d(self._canvas).transpose(1, 0, 2)
-        out = np.empty(self.geometry.shape, dtype=np.uint8)
-        for channel in range(3):  # channel by channel: much faster than one strided 3-d copy
-            out[:, :, channel] = view[:, :, channel]
-        del view  # unlocks the surface
-        return out
+        return surface_to_array(self._canvas)
 
     def show(
         self,
@@ -614,6 +612,16 @@ class Renderer:
             pg.draw.rect(surface, _INK, swatch, 1)
 
 
+def surface_to_array(surface: pygame.Surface) -> np.ndarray:
+    """The pixels of a pygame surface as a fresh ``height x width x 3`` ``uint8`` array."""
+    view = _pygame().surfarray.pixels3d(surface).transpose(1, 0, 2)
+    out = np.empty(view.shape, dtype=np.uint8)
+    for channel in range(3):  # channel by channel: several times faster than one strided 3-d copy
+        out[:, :, channel] = view[:, :, channel]
+    del view  # unlocks the surface
+    return out
+
+
 # -- shapes --------------------------------------------------------------------------------------
 
 def _hatch(pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int]) -> None:
@@ -638,11 +646,15 @@ def _draw_agent(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int]
             pg.draw.circle(surface, _PUPIL, eye, max(1, round(0.1 * radius)))
 
 
+#: ``(cos, sin)`` along the upper half circle, right to left: the ghost's dome.
+_DOME = tuple((math.cos(math.pi * k / 12), math.sin(math.pi * k / 12)) for k in range(13))
+
+
 def _draw_ghost(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int], radius: int, eyes: bool) -> None:
     """A dome with a zig-zag hem; two eyes above its centre when there is room."""
     x, y = centre
     top, hem = y - 0.15 * radius, y + 0.95 * radius
-    points = [(x + radius * math.cos(a), top - radius * math.sin(a)) for a in np.linspace(0, math.pi, 13)]
+    points = [(x + radius * cos, top - radius * sin) for cos, sin in _DOME]
     teeth = 6
     for i in range(teeth + 1):  # along the hem from the left side back to the right
         points.append((x - radius + 2 * radius * i / teeth, hem - (0.25 * radius if i % 2 else 0)))
