@@ -153,7 +153,7 @@ class Status:
 
     Attributes:
         cycle: cycles completed (one agent move plus one ghost move each).
-        max_cycles: the cycle limit.
+        max_cycles: the cycle limit; ``None`` when there is none.
         to_move: ``"agent"`` or ``"ghost"`` while the game goes on; ``None`` once it has ended.
         ending: how the game ended (e.g. ``"caught by ghost"``); ``None`` while it goes on.
         intended_action: the agent's last intended move (``"down"``), ``None`` before its first.
@@ -169,7 +169,7 @@ class Status:
     """
 
     cycle: int
-    max_cycles: int
+    max_cycles: int | None
     to_move: str | None = "agent"
     ending: str | None = None
     intended_action: str | None = None
@@ -179,7 +179,7 @@ class Status:
     color_measurement: int | None = None
 
     def __post_init__(self) -> None:
-        if self.cycle < 0 or self.max_cycles < 0:
+        if self.cycle < 0 or (self.max_cycles is not None and self.max_cycles < 0):
             raise ValueError(f"cycle and max_cycles must be >= 0, got {self.cycle} and {self.max_cycles}")
         if (self.to_move is None) == (self.ending is None):
             raise ValueError(
@@ -191,8 +191,9 @@ class Status:
             )
 
     def headline(self) -> str:
-        """``"cycle 3/100: ghost to move"``, or how the game ended."""
-        return f"cycle {self.cycle}/{self.max_cycles}: {self.ending or f'{self.to_move} to move'}"
+        """``"cycle 3/100: ghost to move"`` (``"cycle 3: ..."`` without a limit), or how the game ended."""
+        limit = "" if self.max_cycles is None else f"/{self.max_cycles}"
+        return f"cycle {self.cycle}{limit}: {self.ending or f'{self.to_move} to move'}"
 
     def lines(self) -> tuple[str, str, str, str]:
         """The four lines of the status panel.

@@ -215,6 +215,7 @@ def test_status_lines_say_what_happened() -> None:
     assert status.lines() == ("cycle 4/50: ghost to move", "agent: tried left, slipped: stay", "ghost: up",
                               "colour reading: green")
     assert Status(9, 50, None, ending="reached goal").headline() == "cycle 9/50: reached goal"
+    assert Status(9, None, "agent").headline() == "cycle 9: agent to move"
 
 
 def test_the_env_draws_its_state_and_status() -> None:
