@@ -540,7 +540,8 @@ class Renderer:
         """Close the window if this renderer opened it, and drop every pygame object.
 
         Safe to call more than once; drawing afterwards creates what it needs again (``show``
-        opens a new window).
+        opens a new window). It quits pygame's display, not pygame as a whole: other renderers
+        in the same process may still be drawing with its fonts.
         """
         pg = sys.modules.get("pygame")
         # Another renderer may have taken the one pygame window over; leave it open then.
