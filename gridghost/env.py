@@ -48,6 +48,13 @@ Arguments
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
     rewards=None, ghost_rewards=None)``; see :class:`GridGhostEnv`.
 
+Rendering
+    ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
+    at most ``metadata["render_fps"]`` frames per second; ``"rgb_array"`` returns it from
+    ``render()`` as a ``height x width x 3`` ``uint8`` array without opening a window;
+    ``"ansi"`` returns the text picture. See :mod:`gridghost.render`. ``close()`` closes the
+    window; rendering afterwards opens a new one.
+
 Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x.
 """
@@ -66,7 +73,7 @@ from pettingzoo import AECEnv
 
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
-from gridghost.render import RENDER_MODES, check_render_mode, text_picture
+from gridghost.render import RENDER_MODES, Renderer, Status, check_render_mode, text_picture
 from gridghost.rules import (
     ACTION_NAMES,
     NUM_ACTIONS,
@@ -166,8 +173,10 @@ class GridGhostEnv(AECEnv):
     ``step`` between two agents yielded by ``agent_iter``.
 
     Args:
-        render_mode: ``None``, ``"human"`` (prints the text picture at every half-turn) or
-            ``"ansi"`` (``render()`` returns it).
+        render_mode: ``None``; ``"human"`` (a pygame window, redrawn at every reset and
+            half-turn); ``"rgb_array"`` (``render()`` returns the picture as a
+            ``height x width x 3`` ``uint8`` array); or ``"ansi"`` (``render()`` returns the text
+            picture).
         layout: the map; :data:`~gridghost.layout.CLASSIC` by default.
         slip: a slip model or a slip type name (``"none"``, ``"longitudinal"``,
             ``"perpendicular"``); ``None`` builds it from ``slip_type`` and ``slip_probability``.
@@ -190,7 +199,6 @@ class GridGhostEnv(AECEnv):
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
-        NotImplementedError: ``render_mode="rgb_array"`` (the pygame renderer is not built yet).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -248,6 +256,8 @@ class GridGhostEnv(AECEnv):
         self._game: GameState | None = None
         self._sensor_draws: tuple[tuple[Sensor, np.random.Generator | None], ...] | None = None
         self._cycles = 0
+        self._ghost_action: int | None = None  # the ghost's last move, for the status panel
+        self._renderer: Renderer | None = None  # created by the first pygame render
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails, so it costs nothing on the hot path.
@@ -339,6 +349,7 @@ class GridGhostEnv(AECEnv):
         game = self.board.initial_state()
         self._game = game
         self._cycles = 0
+        self._ghost_action = None
         names = self.possible_agents
         self.agents = list(names)
         self.rewards = dict.fromkeys(names, 0.0)
@@ -454,6 +465,7 @@ class GridGhostEnv(AECEnv):
                 next_turn = AGENT
         else:
             game = move_ghost(self.board, game, action)
+            self._ghost_action = action
             self._cycles += 1
             next_turn = AGENT
         self._game = game
@@ -477,39 +489,68 @@ class GridGhostEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """The text picture (``"ansi"``), or print it (``"human"``).
+    def render(self) -> np.ndarray | str | None:
+        """Draw the current state in the env's ``render_mode``.
 
-        Returns ``None`` with a warning when the env was made without a render mode.
+        Rendering reads the state and draws nothing from the env's generator, so it never
+        changes the game.
+
+        Returns:
+            ``"rgb_array"``: a fresh ``height x width x 3`` ``uint8`` array (its size is
+            :attr:`gridghost.render.Geometry.shape` of the layout); ``"ansi"``: the text
+            picture; ``"human"``: ``None`` (the picture goes to the window); no render mode:
+            ``None``, with a warning.
 
         Raises:
             RuntimeError: before the first ``reset`` (when there is a render mode).
         """
-        if self.render_mode is None:
+        mode = self.render_mode
+        if mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
-        picture = text_picture(self.layout, self.agent_pos, self.ghost_pos, self._status_line())
-        if self.render_mode == "ansi":
-            return picture
-        print(picture)
+        agent, ghost, status = self.agent_pos, self.ghost_pos, self._status()
+        if mode == "ansi":
+            return text_picture(self.layout, agent, ghost, status.headline())
+        if self._renderer is None:
+            self._renderer = Renderer(self.layout, fps=self.metadata["render_fps"])
+        if mode == "rgb_array":
+            return self._renderer.frame(agent, ghost, status)
+        self._renderer.show(agent, ghost, status)
         return None
 
-    def _status_line(self) -> str:
+    def _status(self) -> Status:
+        """What the status panel shows about the current state."""
         game = self.game_state
+        to_move: str | None = None
+        ending: str | None = None
         if game.outcome != _ONGOING:
-            status = OUTCOME_INFO_KEYS[game.outcome].replace("_", " ")
+            ending = OUTCOME_INFO_KEYS[game.outcome].replace("_", " ")
         elif self._cycles >= self._cycle_limit:
-            status = "out of time"
+            ending = "out of time"
         else:
-            status = f"{AGENTS[game.turn]} to move"
-        limit = "" if self.max_cycles is None else f"/{self.max_cycles}"
-        return f"cycle {self._cycles}{limit}: {status}"
+            to_move = AGENTS[game.turn]
+        move = self._agent_move_info
+        return Status(
+            cycle=self._cycles,
+            max_cycles=self.max_cycles,
+            to_move=to_move,
+            ending=ending,
+            intended_action=move.get("intended_action"),
+            actual_action=move.get("actual_action"),
+            slipped=bool(move.get("slipped", False)),
+            ghost_action=None if self._ghost_action is None else ACTION_NAMES[self._ghost_action],
+            color_measurement=move.get("color_measurement"),
+        )
 
     def close(self) -> None:
-        """Release rendering resources; the text renderer holds none, so this is a no-op for now.
+        """Close the render window, if one is open, and release the renderer's pygame objects.
 
-        Safe to call more than once.
+        Safe to call more than once. Rendering after ``close()`` works: it opens a new window
+        (``"human"``) or draws off screen again (``"rgb_array"``).
         """
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
 
 
 class _CheckedIterator:

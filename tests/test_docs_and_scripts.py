@@ -1,13 +1,17 @@
-"""The README, the demo and the benchmark stay true: their code runs and says what it should."""
+"""The README, the examples and the benchmarks stay true: their code runs and says what it should."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 import gridghost
+import gridghost.render
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -57,3 +61,81 @@ def test_throughput_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/aec_throughput.py", "--rounds", "1", "--half-steps", "300")
     for name in ("tictactoe_v3.env()", "gridghost.env()", "gridghost.raw_env()"):
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+
+
+# -- the renderer's scripts and picture ---------------------------------------------------------
+
+def run_failing_script(*args: str) -> str:
+    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, (result.returncode, result.stdout)
+    return result.stderr
+
+
+def test_play_headless_plays_random_moves_and_exits_cleanly() -> None:
+    out = run_script("examples/play.py", "--headless", "50", "--seed", "1")
+    assert re.fullmatch(r"50 key presses, \d+ half-turns; games ended: .*; last frame \d+x\d+\n", out)
+    two = run_script("examples/play.py", "--headless", "50", "--seed", "1", "--two-players")
+    assert two.startswith("50 key presses, 50 half-turns")  # every press moved the side whose turn it was
+
+
+def test_play_explains_itself_and_rejects_bad_arguments() -> None:
+    help_text = run_script("examples/play.py", "--help")
+    for option in ("--ghost", "--two-players", "--slip", "--slip-type", "--seed", "--headless"):
+        assert option in help_text
+    assert "arrows" in help_text and "WASD" in help_text and "Esc" in help_text
+    bad_slip = run_failing_script("examples/play.py", "--slip", "2", "--headless", "1")
+    assert "slip_probability must lie in [0, 1]" in bad_slip
+    assert "--headless: must be >= 0" in run_failing_script("examples/play.py", "--headless", "-1")
+    assert "invalid choice: 'sleepy'" in run_failing_script("examples/play.py", "--ghost", "sleepy")
+    assert "not allowed with" in run_failing_script("examples/play.py", "--two-players", "--ghost", "random")
+
+
+def test_play_in_a_window_takes_keys_and_quits_on_escape() -> None:
+    spec = importlib.util.spec_from_file_location("play", ROOT / "examples" / "play.py")
+    play = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(play)
+    import pygame
+
+    env = gridghost.env(render_mode="human", slip_probability=0.0)
+    match = play.Match(env, play.key_bindings(two_players=False), gridghost.ChasePolicy(), seed=0)
+    pygame.display.init()
+    for key in (pygame.K_DOWN, pygame.K_x, pygame.K_ESCAPE, pygame.K_UP):
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key))
+    play.play(match, play.window_events())
+    assert match.moves == 2  # down and the ghost's reply; x is no move; Esc quit before up
+    assert env.agent_pos == (1, 2)
+    assert not pygame.display.get_init()  # the window is closed
+
+
+def test_record_writes_a_gif_of_the_ghost_catching_the_agent(tmp_path) -> None:
+    import imageio.v3 as iio
+
+    out = run_script("examples/record.py", "--out", str(tmp_path / "chase.gif"), "--png-dir", str(tmp_path / "png"))
+    assert re.fullmatch(r"The agent was caught by the ghost after (\d+) half-turns; wrote .*chase\.gif\.\n", out)
+    half_turns = int(re.search(r"after (\d+)", out).group(1))
+    pngs = sorted((tmp_path / "png").glob("frame_*.png"))
+    assert len(pngs) == half_turns + 1
+    gif = iio.imread(tmp_path / "chase.gif", index=None, plugin="pillow", mode="RGB")
+    assert gif.shape[0] >= half_turns + 1 and gif.shape[1:] == gridghost.render.Geometry(gridghost.CLASSIC).shape
+
+
+def test_readme_shows_the_committed_picture_of_the_classic_map(tmp_path) -> None:
+    import pygame
+
+    assert "![" in README and "(docs/classic.png)" in README
+    out = run_script("examples/draw_classic.py", "--out", str(tmp_path / "classic.png"))
+    assert out.strip().endswith("classic.png")
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    drawn = pygame.surfarray.array3d(pygame.image.load(str(tmp_path / "classic.png"))).transpose(1, 0, 2)
+    assert np.array_equal(drawn, env.render())
+    committed = pygame.image.load(str(ROOT / "docs" / "classic.png"))
+    assert committed.get_size() == gridghost.render.Geometry(gridghost.CLASSIC).size
+
+
+def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:
+    out = run_script("benchmarks/render_speed.py", "--rounds", "1", "--frames", "10")
+    for layout in ("classic", "16x16"):
+        for name in ("full redraw", "Renderer.frame", "env.render()"):
+            assert re.search(rf"^{layout}\s+\d+x\d+\s+{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+    assert re.search(r"^classic .* env\.render\(\) .* target >= 200 fps: (met|MISSED)$", out, flags=re.M)

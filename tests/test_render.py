@@ -1,0 +1,512 @@
+"""The pygame renderer: frame shape, where things are drawn, determinism, windows, recordings and
+bad input. Pixel checks find positions through the renderer's public Geometry, never through
+hard-coded coordinates, and compare against the public palette."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pygame
+import pytest
+
+import gridghost
+from gridghost.layout import CLASSIC, ITEMS, Layout
+from gridghost.policies import ChasePolicy, RandomPolicy
+from gridghost.render import (
+    AGENT_COLOUR,
+    CELL_COLOURS,
+    GHOST_COLOUR,
+    GOAL_COLOUR,
+    MIN_CELL_SIZE,
+    SCREEN_BUDGET,
+    WALL_COLOUR,
+    Geometry,
+    Renderer,
+    Status,
+    save_animation,
+    save_frames,
+    save_image,
+)
+
+from helpers import plain
+
+START = Status(cycle=0, max_cycles=100)
+
+
+def open_layout(rows: int, cols: int, **kwargs) -> Layout:
+    """A wall-free layout with a striped colour pattern, the agent top left, the ghost bottom left
+    (top right in a single row) and a goal bottom right."""
+    fields = dict(
+        colours=[[(r + c) % 3 for c in range(cols)] for r in range(rows)],
+        goals=[(rows - 1, cols - 1)],
+        agent_start=(0, 0),
+        ghost_start=(rows - 1, 0) if rows > 1 else (0, cols - 1),
+    )
+    return Layout(**{**fields, **kwargs})
+
+
+def pixel(frame: np.ndarray, xy: tuple[int, int]) -> tuple[int, ...]:
+    x, y = xy
+    return tuple(int(v) for v in frame[y, x])
+
+
+def cell_pixels(frame: np.ndarray, geometry: Geometry, cell: tuple[int, int], inset: int = 0) -> np.ndarray:
+    x, y, w, h = geometry.cell_rect(cell)
+    return frame[y + inset:y + h - inset, x + inset:x + w - inset]
+
+
+def colours_in(pixels: np.ndarray) -> set[tuple[int, ...]]:
+    return {tuple(int(v) for v in colour) for colour in np.unique(pixels.reshape(-1, 3), axis=0)}
+
+
+def differing_cells(a: np.ndarray, b: np.ndarray, geometry: Geometry) -> set[tuple[int, int]]:
+    return {
+        (r, c) for r in range(geometry.rows) for c in range(geometry.cols)
+        if not np.array_equal(cell_pixels(a, geometry, (r, c)), cell_pixels(b, geometry, (r, c)))
+    }
+
+
+def played_frames(env, seed: int, policy_seed: int = 0, ghost=None):
+    """Yield (frame, agent cell, ghost cell) after reset and after every half-turn of a game of a
+    random agent against ``ghost`` (by default the chasing ghost)."""
+    policies = {"agent": RandomPolicy(seed=policy_seed), "ghost": ghost or ChasePolicy()}
+    env.reset(seed=seed)
+    yield env.render(), env.agent_pos, env.ghost_pos
+    for name in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        env.step(policies[name](observation))
+        yield env.render(), env.agent_pos, env.ghost_pos
+
+
+# -- frames ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", [CLASSIC, open_layout(1, 2), open_layout(3, 7), open_layout(16, 16)],
+                         ids=["classic", "1x2", "3x7", "16x16"])
+def test_rgb_array_frames_have_the_documented_shape_and_dtype(layout) -> None:
+    env = gridghost.env(render_mode="rgb_array", layout=layout)
+    env.reset(seed=0)
+    frame = env.render()
+    assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8
+    assert frame.shape == Geometry(layout).shape
+    assert frame.flags.writeable and frame.flags.c_contiguous
+
+
+def test_every_render_returns_a_fresh_array() -> None:
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    first = env.render()
+    first[:] = 0
+    assert env.render().any()
+
+
+@pytest.mark.parametrize("layout", [CLASSIC, open_layout(3, 7), open_layout(16, 16)], ids=["classic", "3x7", "16x16"])
+def test_agent_and_ghost_are_drawn_where_the_env_says_they_are(layout) -> None:
+    env = gridghost.env(render_mode="rgb_array", layout=layout, max_cycles=15)
+    geometry = Geometry(layout)
+    seen_agent, seen_ghost = set(), set()
+    for seed in range(4):
+        for frame, agent, ghost in played_frames(env, seed, policy_seed=seed, ghost=RandomPolicy(seed=seed + 10)):
+            agent_xy, ghost_xy = geometry.token_centres(agent, ghost)
+            assert pixel(frame, agent_xy) == AGENT_COLOUR
+            assert pixel(frame, ghost_xy) == GHOST_COLOUR
+            # and nowhere else: no other cell's centre shows either colour
+            for cell in layout.cells():
+                if cell not in (agent, ghost):
+                    assert pixel(frame, geometry.cell_centre(cell)) not in (AGENT_COLOUR, GHOST_COLOUR)
+            seen_agent.add(agent)
+            seen_ghost.add(ghost)
+    assert len(seen_agent) >= 4 and len(seen_ghost) >= 3  # several positions were checked
+
+
+def test_a_caught_agent_is_drawn_beside_the_ghost() -> None:
+    env = gridghost.env(render_mode="rgb_array")
+    geometry = Geometry(CLASSIC)
+    frame, agent, ghost = next(shot for shot in played_frames(env, seed=9, policy_seed=9) if shot[1] == shot[2])
+    assert env.game_state.outcome == gridghost.Outcome.CAUGHT
+    agent_xy, ghost_xy = geometry.token_centres(agent, ghost)
+    assert agent_xy[0] < ghost_xy[0]
+    assert pixel(frame, agent_xy) == AGENT_COLOUR and pixel(frame, ghost_xy) == GHOST_COLOUR
+
+
+def test_walls_are_drawn_on_exactly_the_walled_edges() -> None:
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    frame, geometry = env.render(), Geometry(CLASSIC)
+    for r in range(CLASSIC.rows - 1):
+        for c in range(CLASSIC.cols):
+            x, y, size, _ = geometry.cell_rect((r, c))
+            on_edge = pixel(frame, (x + size // 4, y + size))  # the edge below (r, c), off its centre
+            assert (on_edge == WALL_COLOUR) == bool(CLASSIC.walls_horizontal[r, c]), (r, c)
+    for r in range(CLASSIC.rows):
+        for c in range(CLASSIC.cols - 1):
+            x, y, size, _ = geometry.cell_rect((r, c))
+            on_edge = pixel(frame, (x + size, y + size // 4))  # the edge right of (r, c)
+            assert (on_edge == WALL_COLOUR) == bool(CLASSIC.walls_vertical[r, c]), (r, c)
+    # the border
+    x, y, width, height = geometry.grid_rect
+    assert pixel(frame, (x + width // 3, y)) == WALL_COLOUR
+    assert pixel(frame, (x, y + height // 3)) == WALL_COLOUR
+
+
+def test_cells_show_their_colour_and_red_and_green_are_hatched() -> None:
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    frame, geometry = env.render(), Geometry(CLASSIC)
+    other_colours = {colour for pair in CELL_COLOURS for colour in pair}
+    for cell in CLASSIC.cells():
+        found = colours_in(cell_pixels(frame, geometry, cell, inset=geometry.wall_width))
+        base, hatch = CELL_COLOURS[CLASSIC.colours[cell]]
+        assert {base, hatch} <= found, cell
+        assert not (other_colours - {base, hatch}) & found, cell
+
+
+def test_goal_cells_and_only_they_are_framed() -> None:
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    frame, geometry = env.render(), Geometry(CLASSIC)
+    framed = {cell for cell in CLASSIC.cells() if GOAL_COLOUR in colours_in(cell_pixels(frame, geometry, cell))}
+    assert framed == set(CLASSIC.goals)
+
+
+def test_every_item_and_label_is_drawn_inside_its_own_cell() -> None:
+    names = list(ITEMS)
+    cells = {name: (0, i) for i, name in enumerate(names)}
+    bare = open_layout(3, len(names))
+    decorated = open_layout(3, len(names), items={cell: [name] for name, cell in cells.items()},
+                            texts={(1, 1): "Here", (2, 3): "There"})
+    frames = []
+    for layout in (bare, decorated):
+        env = gridghost.env(render_mode="rgb_array", layout=layout)
+        env.reset(seed=0)
+        frames.append(env.render())
+    assert differing_cells(*frames, Geometry(bare)) == {*cells.values(), (1, 1), (2, 3)}
+
+
+def test_the_status_panel_reports_the_status() -> None:
+    renderer = Renderer(CLASSIC)
+    geometry = renderer.geometry
+    plain_status = Status(2, 100, "ghost", intended_action="down", actual_action="down", color_measurement=0)
+    variants = [
+        Status(2, 100, "ghost", intended_action="down", actual_action="down, down", slipped=True, color_measurement=0),
+        Status(2, 100, "ghost", intended_action="down", actual_action="down", color_measurement=2),
+        Status(2, 100, None, ending="caught by ghost", intended_action="down", actual_action="down",
+               color_measurement=0),
+        Status(3, 100, "ghost", intended_action="down", actual_action="down", color_measurement=0),
+    ]
+    before = renderer.frame((0, 2), (3, 4), plain_status)
+    _, y, _, height = geometry.panel_rect
+    for status in variants:
+        after = renderer.frame((0, 2), (3, 4), status)
+        changed = np.argwhere((before != after).any(axis=2))
+        assert len(changed), status
+        assert changed[:, 0].min() >= y and changed[:, 0].max() < y + height  # only the panel changed
+
+
+def test_status_lines_say_what_happened() -> None:
+    status = Status(4, 50, "ghost", intended_action="left", actual_action="stay", slipped=True,
+                    ghost_action="up", color_measurement=2)
+    assert status.lines() == ("cycle 4/50: ghost to move", "agent: tried left, slipped: stay", "ghost: up",
+                              "colour reading: green")
+    assert Status(9, 50, None, ending="reached goal").headline() == "cycle 9/50: reached goal"
+    assert Status(9, None, "agent").headline() == "cycle 9: agent to move"
+
+
+def test_the_env_draws_its_state_and_status() -> None:
+    env = gridghost.env(render_mode="rgb_array", slip_probability=0.0, max_cycles=1)
+    renderer = Renderer(CLASSIC)
+    env.reset(seed=0)
+    reading = env.infos["agent"]["color_measurement"]
+    expected = Status(0, 1, "agent", color_measurement=reading)
+    assert np.array_equal(env.render(), renderer.frame((0, 2), (3, 4), expected))
+    env.step(gridghost.Action.DOWN)
+    reading = env.infos["agent"]["color_measurement"]
+    expected = Status(0, 1, "ghost", intended_action="down", actual_action="down", color_measurement=reading)
+    assert np.array_equal(env.render(), renderer.frame((1, 2), (3, 4), expected))
+    env.step(gridghost.Action.UP)
+    expected = Status(1, 1, None, ending="out of time", intended_action="down", actual_action="down",
+                      ghost_action="up", color_measurement=reading)
+    assert np.array_equal(env.render(), renderer.frame((1, 2), (2, 4), expected))
+
+
+# -- determinism and the game's trajectory -----------------------------------------------------------
+
+def test_the_same_state_gives_the_same_pixels() -> None:
+    a = gridghost.env(render_mode="rgb_array", max_cycles=20)
+    b = gridghost.env(render_mode="rgb_array", max_cycles=20)
+    frames_a = [frame for frame, *_ in played_frames(a, seed=5)]
+    frames_b = [frame for frame, *_ in played_frames(b, seed=5)]
+    assert len(frames_a) > 3
+    assert all(np.array_equal(x, y) for x, y in zip(frames_a, frames_b, strict=True))
+    assert np.array_equal(a.render(), a.render())
+    assert not np.array_equal(frames_a[0], frames_a[1])
+
+
+def test_rendering_does_not_change_the_trajectory() -> None:
+    def record(render_mode):
+        env = gridghost.env(render_mode=render_mode, slip_probability=0.5, max_cycles=30)
+        rng = np.random.default_rng(1)
+        env.reset(seed=11)
+        out = []
+        for name in env.agent_iter():
+            if render_mode:
+                env.render()
+            observation, reward, termination, truncation, info = env.last()
+            out.append((name, plain(observation), reward, plain(info), env.agent_pos, env.ghost_pos))
+            env.step(None if termination or truncation else int(rng.integers(4)))
+        return out, env.np_random.bit_generator.state
+
+    assert record("rgb_array") == record(None)
+
+
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
+def test_an_env_that_has_rendered_copies_and_its_copy_draws_the_same(clone) -> None:
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=2)
+    env.step(1)
+    frame = env.render()
+    twin = clone(env)
+    assert np.array_equal(twin.render(), frame)
+    twin.step(0)
+    env.step(0)
+    assert np.array_equal(twin.render(), env.render())
+
+
+def test_importing_gridghost_does_not_import_pygame() -> None:
+    code = (
+        "import sys, gridghost; env = gridghost.env(render_mode='ansi'); env.reset(seed=0); env.render(); "
+        "assert 'pygame' not in sys.modules, 'pygame was imported'"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+# -- human mode ------------------------------------------------------------------------------------
+
+def test_human_mode_draws_in_a_window_that_close_closes_and_render_reopens() -> None:
+    env = gridghost.env(render_mode="human")
+    env.reset(seed=0)  # draws
+    window = pygame.display.get_surface()
+    assert window is not None and window.get_size() == Geometry(CLASSIC).size
+    geometry = Geometry(CLASSIC)
+    env.step(gridghost.Action.DOWN)  # draws again
+    window_frame = pygame.surfarray.array3d(window).transpose(1, 0, 2)
+    assert pixel(window_frame, geometry.cell_centre(env.agent_pos)) == AGENT_COLOUR
+    assert env.render() is None
+
+    env.close()
+    assert not pygame.display.get_init()
+    env.close()  # idempotent
+    assert env.render() is None  # reopens
+    assert pygame.display.get_surface() is not None
+    env.close()
+    assert not pygame.display.get_init()
+
+
+def test_closing_a_never_rendered_env_is_harmless() -> None:
+    for mode in (None, "ansi", "rgb_array", "human"):
+        env = gridghost.env(render_mode=mode)
+        env.close()
+        env.close()
+        assert env.render_mode == mode
+
+
+def test_rgb_array_after_close_draws_the_same_again() -> None:
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    before = env.render()
+    env.close()
+    assert np.array_equal(env.render(), before)
+
+
+def test_rgb_array_never_opens_a_window() -> None:
+    pygame.display.quit()
+    env = gridghost.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    env.render()
+    assert not pygame.display.get_init()
+
+
+def test_rendering_before_reset_raises() -> None:
+    for mode in ("rgb_array", "human", "ansi"):
+        with pytest.raises(RuntimeError, match="call reset"):
+            gridghost.env(render_mode=mode).render()
+
+
+# -- geometry ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(1, 2), (4, 5), (16, 16), (9, 40), (40, 9), (40, 60), (60, 40), (100, 100)])
+def test_pictures_fit_a_laptop_screen(shape) -> None:
+    geometry = Geometry(open_layout(*shape))
+    assert geometry.width <= SCREEN_BUDGET[0] and geometry.height <= SCREEN_BUDGET[1]
+    x, y, width, height = geometry.grid_rect
+    assert x >= geometry.wall_width and y >= geometry.wall_width
+    assert x + width + geometry.wall_width <= geometry.width
+    assert y + height + geometry.wall_width <= geometry.panel_rect[1]
+    assert geometry.cell_rect((shape[0] - 1, shape[1] - 1)) == (x + width - geometry.cell_size,
+                                                                   y + height - geometry.cell_size,
+                                                                   geometry.cell_size, geometry.cell_size)
+
+
+def test_a_layout_too_large_for_the_screen_gets_the_smallest_cells() -> None:
+    assert Geometry(open_layout(300, 300)).cell_size == MIN_CELL_SIZE
+
+
+def test_an_explicit_cell_size_is_used() -> None:
+    renderer = Renderer(CLASSIC, cell_size=40)
+    frame = renderer.frame((0, 2), (3, 4), START)
+    assert renderer.geometry.cell_size == 40 and frame.shape == renderer.geometry.shape
+    assert pixel(frame, renderer.geometry.cell_centre((0, 2))) == AGENT_COLOUR
+
+
+# -- belief overlay --------------------------------------------------------------------------------
+
+def test_a_belief_overlay_tints_exactly_the_cells_with_weight() -> None:
+    renderer = Renderer(CLASSIC)
+    belief = np.zeros((4, 5))
+    belief[1, 1], belief[2, 3] = 0.75, 0.25
+    without = renderer.frame((0, 2), (3, 4), START)
+    with_belief = renderer.frame((0, 2), (3, 4), START, belief=belief)
+    assert differing_cells(without, with_belief, renderer.geometry) == {(1, 1), (2, 3)}
+    # the likelier cell is tinted more strongly
+    shift = np.abs(with_belief.astype(int) - without)
+    geometry = renderer.geometry
+    assert cell_pixels(shift, geometry, (1, 1)).mean() > cell_pixels(shift, geometry, (2, 3)).mean()
+
+
+def test_an_estimate_marks_its_cell() -> None:
+    renderer = Renderer(CLASSIC)
+    without = renderer.frame((0, 2), (3, 4), START)
+    marked = renderer.frame((0, 2), (3, 4), START, estimate=(2, 0))
+    assert differing_cells(without, marked, renderer.geometry) == {(2, 0)}
+
+
+# -- recordings --------------------------------------------------------------------------------------
+
+def some_frames(count: int = 3) -> list[np.ndarray]:
+    env = gridghost.env(render_mode="rgb_array", slip_probability=0.0)
+    env.reset(seed=0)
+    frames = [env.render()]
+    for action in (1, 0, 1, 0)[: count - 1]:
+        env.step(action)
+        frames.append(env.render())
+    return frames
+
+
+def load_png(path) -> np.ndarray:
+    return pygame.surfarray.array3d(pygame.image.load(str(path))).transpose(1, 0, 2)
+
+
+def test_save_frames_writes_numbered_pngs_that_load_back_exactly(tmp_path) -> None:
+    frames = some_frames(3)
+    paths = save_frames(frames, tmp_path / "run", prefix="step")
+    assert [p.name for p in paths] == ["step_00000.png", "step_00001.png", "step_00002.png"]
+    for path, frame in zip(paths, frames, strict=True):
+        assert np.array_equal(load_png(path), frame)
+
+
+def test_save_image_writes_one_png(tmp_path) -> None:
+    frame = some_frames(1)[0]
+    path = save_image(frame, tmp_path / "picture.png")
+    assert np.array_equal(load_png(path), frame)
+
+
+def test_save_animation_writes_a_looping_gif(tmp_path) -> None:
+    import imageio.v3 as iio
+
+    # Few colours, so the GIF palette holds them exactly.
+    frames = [np.zeros((6, 8, 3), np.uint8) for _ in range(3)]
+    frames[0][:, :4] = (255, 0, 0)
+    frames[1][2:, :] = (0, 0, 255)
+    frames[2][:] = (0, 255, 0)
+    path = save_animation(frames, tmp_path / "clip.gif", fps=5)
+    back = iio.imread(path, index=None, plugin="pillow", mode="RGB")
+    assert back.shape == (3, 6, 8, 3)
+    assert np.array_equal(back, np.stack(frames))
+    meta = iio.immeta(path, plugin="pillow")
+    assert meta["duration"] == 200 and meta["loop"] == 0
+
+
+def test_save_animation_without_imageio_says_how_to_install_it(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "imageio", None)
+    monkeypatch.setitem(sys.modules, "imageio.v3", None)
+    with pytest.raises(ImportError, match=r'pip install "gridghost\[record\]"'):
+        save_animation(some_frames(1), tmp_path / "clip.gif")
+    assert not (tmp_path / "clip.gif").exists()
+
+
+def test_save_animation_mp4_without_ffmpeg_says_what_is_missing(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
+    with pytest.raises(ImportError, match="writing MP4 needs imageio-ffmpeg"):
+        save_animation(some_frames(1), tmp_path / "clip.mp4")
+
+
+GOOD = np.zeros((4, 4, 3), np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda d: save_frames([], d), ValueError, "frames must hold at least one frame"),
+        (lambda d: save_frames(GOOD, d), TypeError, "frames must be a sequence"),
+        (lambda d: save_frames([GOOD, GOOD.astype(float)], d), ValueError, r"frames\[1\] must be .* uint8 .*float64"),
+        (lambda d: save_frames([np.zeros((4, 4), np.uint8)], d), ValueError,
+         r"frames\[0\] must be a height x width x 3"),
+        (lambda d: save_frames([np.zeros((0, 4, 3), np.uint8)], d), ValueError, r"frames\[0\] must not be empty"),
+        (lambda d: save_frames(["frame"], d), ValueError, r"frames\[0\] must be .* got 'frame'"),
+        (lambda d: save_frames([GOOD], d, prefix="a/b"), ValueError, "prefix"),
+        (lambda d: save_frames([GOOD], d, prefix=""), ValueError, "prefix"),
+        (lambda d: save_frames([GOOD], 7), TypeError, "directory must be a str or os.PathLike"),
+        (lambda d: save_image(GOOD, d / "x.jpg"), ValueError, r"path must end in one of \['.png'\]"),
+        (lambda d: save_image(GOOD[:, :, :2].copy(), d / "x.png"), ValueError, "frame must be"),
+        (lambda d: save_animation([GOOD], d / "x.avi"), ValueError, r"path must end in one of \['.gif', '.mp4'\]"),
+        (lambda d: save_animation([GOOD], d / "x.gif", fps=0), ValueError, "fps must be a finite number > 0, got 0"),
+        (lambda d: save_animation([GOOD], d / "x.gif", fps=float("nan")), ValueError, "fps"),
+        (lambda d: save_animation([GOOD], d / "x.gif", fps="fast"), ValueError, "fps"),
+        (lambda d: save_animation([GOOD, np.zeros((5, 4, 3), np.uint8)], d / "x.gif"), ValueError,
+         r"frames\[1\] has shape \(5, 4, 3\), but frames\[0\] has \(4, 4, 3\)"),
+    ],
+)
+def test_recording_helpers_reject_bad_arguments(tmp_path, call, error, message) -> None:
+    with pytest.raises(error, match=message):
+        call(tmp_path)
+    assert not any(tmp_path.iterdir())  # nothing half-written
+
+
+# -- bad input to the renderer ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: Renderer("classic"), TypeError, "layout must be a gridghost.Layout"),
+        (lambda: Renderer(CLASSIC, cell_size=2), ValueError, f"cell_size must be >= {MIN_CELL_SIZE}"),
+        (lambda: Renderer(CLASSIC, cell_size=30.0), TypeError, "cell_size must be an int"),
+        (lambda: Renderer(CLASSIC, fps=0), ValueError, "fps must be a finite number > 0"),
+        (lambda: Renderer(CLASSIC).frame((4, 0), (3, 4), START), ValueError,
+         r"agent \(4, 0\) lies outside the 4x5 grid"),
+        (lambda: Renderer(CLASSIC).frame((0, 0), (0, -1), START), ValueError, "ghost"),
+        (lambda: Renderer(CLASSIC).frame((0, 0), "b2", START), TypeError, "ghost must be a"),
+        (lambda: Renderer(CLASSIC).frame((0, 0), (3, 4), "agent to move"), TypeError, "status must be a"),
+        (lambda: Renderer(CLASSIC).frame((0, 0), (3, 4), START, belief=np.ones((5, 4))), ValueError,
+         r"belief must have shape \(4, 5\)"),
+        (lambda: Renderer(CLASSIC).frame((0, 0), (3, 4), START, belief=-np.ones((4, 5))), ValueError,
+         "belief must hold finite, non-negative"),
+        (lambda: Renderer(CLASSIC).frame((0, 0), (3, 4), START, estimate=(9, 9)), ValueError, "estimate"),
+        (lambda: Renderer(CLASSIC).draw(pygame.Surface((10, 10)), (0, 0), (3, 4), START), ValueError,
+         "surface must have size"),
+        (lambda: Status(0, 10, None), ValueError, "exactly one of to_move and ending"),
+        (lambda: Status(0, 10, "agent", ending="caught by ghost"), ValueError, "exactly one of to_move and ending"),
+        (lambda: Status(-1, 10), ValueError, "cycle and max_cycles must be >= 0"),
+        (lambda: Status(0, 10, color_measurement=3), ValueError, "color_measurement must be None or a colour id"),
+    ],
+)
+def test_renderer_rejects_bad_input(call, error, message) -> None:
+    with pytest.raises(error, match=message):
+        call()
+
