@@ -170,14 +170,34 @@ def test_interface_rejects_bad_actions_without_changing_anything(action, error: 
 
 
 # -- the Gymnasium env ---------------------------------------------------------------------
-@pytest.mark.parametrize("obs_type", ["dict", "vector"])
-@pytest.mark.parametrize("controlled", ["agent", "ghost"])
-def test_gymnasium_env_checker_passes_without_warnings(controlled: str, obs_type: str) -> None:
-    env = make(controlled=controlled, obs_type=obs_type, render_mode="ansi")
+# Every side, encoding and render mode; "human" keeps to render_fps (seconds per check), so it
+# runs with one encoding per side.
+CHECKER_CASES = [
+    (side, obs_type, mode)
+    for side in ("agent", "ghost")
+    for obs_type in ("dict", "vector")
+    for mode in GridGhostGymEnv.metadata["render_modes"]
+    if mode != "human" or obs_type == ("dict" if side == "agent" else "vector")
+]
+
+
+@pytest.mark.parametrize(("controlled", "obs_type", "render_mode"), CHECKER_CASES)
+def test_gymnasium_env_checker_passes_without_warnings(controlled: str, obs_type: str, render_mode: str) -> None:
+    env = make(controlled=controlled, obs_type=obs_type, render_mode=render_mode)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped, skip_render_check=False)
+    env.close()
     assert [str(w.message) for w in caught] == []
+
+
+def test_the_interface_draws_in_a_window_and_closes_cleanly() -> None:
+    facade = AgentInterface(render=True, step_delay=0, use_particle_filter=False)
+    facade.reset(seed=0)
+    facade.step(1)
+    assert facade.env.render_mode == "human"
+    facade.close()
+    facade.close()
 
 
 def test_make_wraps_a_time_limit_of_100_steps() -> None:
