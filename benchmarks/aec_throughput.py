@@ -28,6 +28,8 @@ from pettingzoo.utils import wrappers
 
 import gridghost
 
+from harness import interleaved_rates, median_ratio, verdict
+
 with warnings.catch_warnings():
     # PettingZoo's bundled envs warn about their deprecated module-level API on import.
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -83,19 +85,17 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     envs = {name: make() for name, (make, _) in CONTENDERS.items()}
-    rates: dict[str, list[float]] = {name: [] for name in CONTENDERS}
-    for round_ in range(args.rounds):
-        order = list(CONTENDERS)[round_ % len(CONTENDERS):] + list(CONTENDERS)[: round_ % len(CONTENDERS)]
-        for name in order:
-            rates[name].append(half_steps_per_second(envs[name], args.half_steps, seed=round_))
+    rates = interleaved_rates(
+        {name: lambda seed, env=env: half_steps_per_second(env, args.half_steps, seed) for name, env in envs.items()},
+        args.rounds,
+    )
 
     print(f"AEC throughput: random actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
     print(f"{'contender':<44} {'half-steps/s':>13} {'ratio':>7}  target")
     for name, (_, target) in CONTENDERS.items():
-        ratio = statistics.median(r / b for r, b in zip(rates[name], rates[BASELINE], strict=True))
-        target_text = "baseline" if name == BASELINE else (f">= {target:g}x" if target else "")
-        verdict = "" if target is None else ("  met" if ratio >= target else "  MISSED")
-        print(f"{name:<44} {statistics.median(rates[name]):>13,.0f} {ratio:>6.2f}x  {target_text}{verdict}")
+        ratio = median_ratio(rates, name, BASELINE)
+        note = "baseline" if name == BASELINE else verdict(ratio, target)
+        print(f"{name:<44} {statistics.median(rates[name]):>13,.0f} {ratio:>6.2f}x  {note}")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ from gridghost.layout import CLASSIC, Layout
 from gridghost.policies import ChasePolicy, RandomPolicy
 from gridghost.render import Renderer, Status
 
+from harness import interleaved_rates, median_ratio
+
 TARGET_FPS = 200.0
 BASELINE = "full redraw"
 
@@ -127,13 +129,10 @@ def measure(label: str, layout: Layout, frames: int, rounds: int) -> None:
     }
     for contender in contenders.values():
         contender()  # warm up: fonts, background, first surfaces
-    rates: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(rounds):
-        for name, contender in contenders.items():
-            rates[name].append(contender())
+    rates = interleaved_rates({name: lambda _, run=run: run() for name, run in contenders.items()}, rounds)
     width, height = cached.geometry.size
     for name in contenders:
-        ratio = statistics.median(r / b for r, b in zip(rates[name], rates[BASELINE], strict=True))
+        ratio = median_ratio(rates, name, BASELINE)
         fps = statistics.median(rates[name])
         note = ""
         if label == "classic" and name == "env.render()":

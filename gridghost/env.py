@@ -4,7 +4,7 @@
 |--------------------|-------------------------------------------------------------------|
 | Agents             | ``agents = ["agent", "ghost"]`` (the agent moves first)           |
 | Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
-| Observations       | ``obs_type="dict"``: the reference dict of each side              |
+| Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box |
 | State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
 | Parallel API       | no: the ghost sees the agent's move, so the game is turn-based    |
 
@@ -46,7 +46,7 @@ Information
 Arguments
     ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
-    rewards=None, ghost_rewards=None)``; see :class:`GridGhostEnv`.
+    rewards=None, ghost_rewards=None, use_ghost=True)``; see :class:`GridGhostEnv`.
 
 Rendering
     ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
@@ -56,7 +56,8 @@ Rendering
     window; rendering afterwards opens a new one.
 
 Version history
-    v0: initial release, reproducing ``custom_grid_env`` 0.7.x.
+    v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
+    ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Scripted policies for either side.
 
-A policy is any callable ``policy(observation) -> action``. :func:`make_policy` also accepts a
+A policy is any callable ``policy(observation) -> action``. A policy whose action depends on the
+observation alone (no memory, no randomness) may say so with a class attribute ``pure = True``;
+callers may then remember its answers (:class:`~gridghost.single_agent.Duel` does). :func:`make_policy` also accepts a
 policy name, or a reference-style class (``__init__(action_space, **kwargs)`` and
 ``get_action(observation)``) or instance, and returns a callable.
 
@@ -40,6 +42,9 @@ class ChasePolicy:
     accessible direction in the order up, right, down, left, and if none is accessible, left.
     It is greedy, not shortest-path.
     """
+
+    #: The action is a function of the observation alone, so callers may cache it.
+    pure = True
 
     def __call__(self, observation: Mapping[str, Any]) -> int:
         """The chasing move for a ghost observation.

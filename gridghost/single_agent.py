@@ -16,7 +16,8 @@ Rewards
     The controlled side's rewards of both half-turns of its step (see :mod:`gridghost.env`):
     for the agent -1 per step, +100 at a goal, -50 when it walks into the ghost and -51 when the
     ghost catches it after a step; the ghost's are the negatives unless ``ghost_rewards`` says
-    otherwise.
+    otherwise. A learning ghost's episode starts after the opponent agent's opening move, whose
+    half-turn reward belongs to no step.
 
 Episode end
     ``terminated`` when the ghost catches the agent or the agent reaches a goal; ``truncated``
@@ -140,6 +141,7 @@ class Duel:
         # policies drawing from action_space.sample() are reproducible too.
         self.opponent_action_space = spaces.Discrete(NUM_ACTIONS)
         self.policy: Policy | None = None
+        self._memo: dict[tuple[int, int], Any] | None = None
         if game.use_ghost:
             self.set_opponent(DEFAULT_OPPONENTS[controlled] if opponent is None else opponent)
         elif opponent is not None:
@@ -154,6 +156,8 @@ class Duel:
         """
         self.policy = make_policy(opponent, self.opponent_action_space)
         self._opponent_seeded = False
+        # A pure policy's observation, and so its action, is a function of the two cells.
+        self._memo = {} if getattr(self.policy, "pure", False) is True else None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode (``seed`` and ``options`` as :meth:`GridGhostEnv.reset`).
@@ -216,7 +220,16 @@ class Duel:
 
     def _opponent_move(self) -> None:
         game = self.game
-        game.step(self.policy(self._opponent_view(game.game_state)))  # type: ignore[misc]
+        state = game.game_state
+        memo = self._memo
+        if memo is None:
+            action = self.policy(self._opponent_view(state))  # type: ignore[misc]
+        else:
+            key = (state.agent, state.ghost)
+            action = memo.get(key)
+            if action is None:
+                action = memo[key] = self.policy(self._opponent_view(state))  # type: ignore[misc]
+        game.step(action)
         if self.after_half_turn is not None:
             self.after_half_turn()
 

@@ -57,6 +57,12 @@ def test_demo_is_reproducible_and_takes_its_options() -> None:
     assert "cycle 0/3" in run_script("examples/demo.py", "--max-cycles", "3")
 
 
+def test_single_agent_benchmark_prints_a_ratio_per_contender() -> None:
+    out = run_script("benchmarks/single_agent_throughput.py", "--rounds", "1", "--steps", "200")
+    for name in ("MiniGrid-Empty-5x5-v0", "AgentInterface", "GridGhost-v0 (dict obs)"):
+        assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+
+
 def test_throughput_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/aec_throughput.py", "--rounds", "1", "--half-steps", "300")
     for name in ("tictactoe_v3.env()", "gridghost.env()", "gridghost.raw_env()"):

@@ -467,3 +467,29 @@ def test_duel_rejects_an_opponent_returning_bad_actions() -> None:
     duel.reset(seed=0)
     with pytest.raises(ValueError, match=r"action for .ghost. must lie in 0\.\.3, got 7"):
         duel.play(0)
+
+
+@pytest.mark.parametrize("pure", [True, False])
+def test_only_pure_opponents_have_their_answers_remembered(pure: bool) -> None:
+    class Counting:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def __call__(self, observation) -> int:
+            self.calls += 1
+            return gridghost.ChasePolicy()(observation)
+
+    Counting.pure = pure
+    policy = Counting()
+    duel = Duel(gridghost.raw_env(max_cycles=None, slip_probability=0.0), "agent", policy)
+    ghost_moves = 0
+    for seed in range(3):
+        duel.reset(seed=seed)
+        for _ in range(4):  # left, right, left, right: the same few positions again and again
+            for action in (0, 2):
+                if duel.over():
+                    break
+                duel.play(action)
+                ghost_moves += duel.game.game_state.outcome == gridghost.Outcome.ONGOING
+    assert ghost_moves > 10
+    assert (policy.calls < ghost_moves) if pure else (policy.calls >= ghost_moves)
