@@ -45,7 +45,7 @@ from __future__ import annotations
 import numbers
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -142,11 +142,12 @@ class Duel:
         self.opponent_action_space = spaces.Discrete(NUM_ACTIONS)
         self.policy: Policy | None = None
         self._memo: dict[tuple[int, int], Any] | None = None
+        # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
+        self._opponent_seeds: np.random.SeedSequence | None = None
         if game.use_ghost:
             self.set_opponent(DEFAULT_OPPONENTS[controlled] if opponent is None else opponent)
         elif opponent is not None:
             raise ValueError("opponent must be None when the ghost is out of the game (use_ghost=False)")
-        self._opponent_seeded = False
 
     def set_opponent(self, opponent: Any) -> None:
         """Replace the opponent's policy (from its next move on); accepts what the constructor does.
@@ -155,24 +156,30 @@ class Duel:
             ValueError, TypeError: as the constructor.
         """
         self.policy = make_policy(opponent, self.opponent_action_space)
-        self._opponent_seeded = False
         # A pure policy's observation, and so its action, is a function of the two cells.
         self._memo = {} if getattr(self.policy, "pure", False) is True else None
+        if self._opponent_seeds is not None:
+            self._seed_opponent()
+
+    def _seed_opponent(self) -> None:
+        child = cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0]
+        entropy = int(child.generate_state(1)[0])
+        self.opponent_action_space.seed(entropy)
+        reseed = getattr(self.policy, "seed", None)
+        if callable(reseed):
+            reseed(entropy)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode (``seed`` and ``options`` as :meth:`GridGhostEnv.reset`).
 
         The opponent's randomness is seeded from ``seed`` on a stream of its own, so it never
-        shifts the game's draws; with ``seed=None`` it continues where it was.
+        shifts the game's draws; with ``seed=None`` it continues where it was. A policy set
+        later with :meth:`set_opponent` is seeded from the same stream.
         """
         self.game.reset(seed=seed, options=options)
-        if seed is not None or not self._opponent_seeded:
-            entropy = np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM,)).generate_state(1)[0]
-            self.opponent_action_space.seed(int(entropy))
-            reseed = getattr(self.policy, "seed", None)
-            if callable(reseed):
-                reseed(int(entropy))
-            self._opponent_seeded = True
+        if seed is not None or self._opponent_seeds is None:
+            self._opponent_seeds = np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM,))
+            self._seed_opponent()
         if self.controlled == GHOST:
             self._opponent_move()
 
@@ -326,8 +333,7 @@ class GridGhostGymEnv(gymnasium.Env):
 
     @property
     def np_random_seed(self) -> int | None:  # type: ignore[override]
-        """The seed of the game's generator (``-1`` style semantics as Gymnasium: ``None`` until
-        seeded)."""
+        """The seed the game's generator was last seeded with (``None`` before that)."""
         return self.game.np_random_seed
 
     def reset(
@@ -460,6 +466,8 @@ class AgentInterface:
                 f"render=True shows the game after every half-turn in render_mode='human', got "
                 f"render_mode={render_mode!r}; for {render_mode!r} frames pass render=False and call env.render()"
             )
+        if not render and render_mode == "human":
+            raise ValueError("render_mode='human' draws every half-turn; pass render=True for it")
         self.step_delay = _check_step_delay(step_delay)
         _check_particles(pf_num_particles)
         if pf_sensor_mode not in PF_SENSOR_MODES:

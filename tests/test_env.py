@@ -549,3 +549,39 @@ def test_a_sensor_without_a_layout_is_rejected() -> None:
 
     with pytest.raises(TypeError, match="must have a layout attribute"):
         gridghost.env(sensors=[Bare()])
+
+
+# -- variants the single-agent views use -------------------------------------------------------
+@pytest.mark.parametrize("obs_type", ["dict", "vector"])
+def test_api_test_passes_without_the_ghost_and_with_vector_observations(obs_type: str) -> None:
+    # Vector observations are NumPy arrays with one space for both sides, so of the acknowledged
+    # warnings only the naming one may remain.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(gridghost.env(use_ghost=False, obs_type=obs_type), num_cycles=300)
+        api_test(gridghost.env(obs_type="vector"), num_cycles=300)
+    surprises = {str(w.message) for w in caught if not str(w.message).startswith(ACKNOWLEDGED_API_WARNINGS)}
+    assert not surprises
+
+
+def test_without_the_ghost_only_the_agent_moves_and_nothing_catches_it() -> None:
+    env = gridghost.env(use_ghost=False, slip_probability=0.0)
+    assert env.possible_agents == ["agent"]
+    with pytest.raises(ValueError, match="unknown agent 'ghost'; agents: \\['agent'\\]"):
+        env.observation_space("ghost")
+    env.reset(seed=0)
+    # Down the right-hand column onto the ghost's start cell (3, 4), which is also a goal.
+    for action in (2, 2, 1, 1, 1):
+        assert env.agent_selection == "agent"
+        env.step(action)
+    assert env.ghost_pos == (3, 4) and env.agent_pos == (3, 4)
+    assert env.infos["agent"]["reached_goal"] is True and "caught_by_ghost" not in env.infos["agent"]
+    assert env.rewards == {"agent": 100.0} and env.cycles == 5
+
+
+def test_max_cycles_none_never_truncates() -> None:
+    env = gridghost.env(max_cycles=None, use_ghost=False)
+    env.reset(seed=0)
+    for _ in range(500):
+        env.step(3)  # up from the start cell bumps into the border
+    assert env.agents == ["agent"] and not env.truncations["agent"] and env.cycles == 500

@@ -148,6 +148,7 @@ def test_interface_max_steps_truncates() -> None:
         (dict(use_particle_filter=False, pf_sensor_mode="sonar"), ValueError, "pf_sensor_mode 'sonar'"),
         (dict(use_particle_filter=False, step_delay=-1), ValueError, "step_delay"),
         (dict(use_particle_filter=False, render_mode="rgb_array"), ValueError, "render=False"),
+        (dict(use_particle_filter=False, render=False, render_mode="human"), ValueError, "render=True"),
         (dict(use_particle_filter=False, render="yes"), TypeError, "render must be a bool"),
         (dict(use_particle_filter=False, slip_type="sideways"), ValueError, "sideways"),
         (dict(use_particle_filter=False, ghost_agent_class="sleepy"), ValueError, "unknown policy name 'sleepy'"),
@@ -493,3 +494,20 @@ def test_only_pure_opponents_have_their_answers_remembered(pure: bool) -> None:
                 ghost_moves += duel.game.game_state.outcome == gridghost.Outcome.ONGOING
     assert ghost_moves > 10
     assert (policy.calls < ghost_moves) if pure else (policy.calls >= ghost_moves)
+
+
+def test_an_opponent_set_mid_run_is_seeded_from_the_reset_seed() -> None:
+    def run() -> list:
+        facade = interface()
+        facade.reset(seed=4)
+        facade.set_ghost_agent("random")
+        trail = []
+        for _ in range(3):
+            for action in (0, 2, 1, 3):
+                if facade.is_terminated():
+                    facade.reset()
+                facade.step(action)
+                trail.append(facade.env.ghost_pos)
+        return trail
+
+    assert run() == run()
