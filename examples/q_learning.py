@@ -159,6 +159,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _unit(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {value}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     """Train and evaluate as the command line says; print and return the results.
 
@@ -172,8 +179,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
                         help="evaluation episodes before and after training (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the envs and the agent (default 0)")
     parser.add_argument("--slip", type=float, default=0.2, help="the agent's slip probability (default 0.2)")
-    parser.add_argument("--alpha", type=float, default=0.2, help="learning rate (default 0.2)")
-    parser.add_argument("--gamma", type=float, default=0.95, help="discount (default 0.95)")
+    parser.add_argument("--alpha", type=_unit, default=0.2, help="learning rate in [0, 1] (default 0.2)")
+    parser.add_argument("--gamma", type=_unit, default=0.95, help="discount in [0, 1] (default 0.95)")
     args = parser.parse_args(argv)
 
     train_seeds, eval_seeds = np.random.SeedSequence(args.seed).spawn(2)

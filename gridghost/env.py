@@ -2,7 +2,7 @@
 
 | Import             | ``import gridghost; env = gridghost.env()``                       |
 |--------------------|-------------------------------------------------------------------|
-| Agents             | ``agents = ["agent", "ghost"]`` (the agent moves first)           |
+| Agents             | ``["agent", "ghost"]``, agent first; ``["agent"]`` if no ghost    |
 | Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
 | Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box |
 | State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
@@ -27,8 +27,9 @@ Rewards (the agent's, per half-turn; :class:`~gridghost.rules.Rewards` changes t
 
 Episode end
     Caught or goal terminates both agents. After ``max_cycles`` cycles (one agent move plus one
-    ghost move each) both are truncated. Either way each agent then takes one dead step
-    (``step(None)``) in turn order: the side that would have moved next goes first.
+    ghost move each; one agent move when ``use_ghost=False``) both are truncated. Either way
+    each agent then takes one dead step (``step(None)``) in turn order: the side that would have
+    moved next goes first.
 
 Information
     ``infos["agent"]`` is the reference info, plus ``action_mask``; its slip keys describe the
@@ -338,15 +339,17 @@ class GridGhostEnv(AECEnv):
             raise TypeError(f"options must be a dict or None, got {options!r}")
         if seed is not None:
             self._np_random, self.np_random_seed = seeding.np_random(seed)
+        rng = self.np_random  # drawn from fresh entropy on a first unseeded reset
         if seed is not None or self._sensor_draws is None:
             # Sensors other than the reference's colour sensor draw from generators of their own,
-            # spawned from the reset seed, so they never shift the game's draws.
-            children = np.random.SeedSequence(seed).spawn(len(self.sensors))
+            # spawned from the reset seed (or the drawn one, so that reset(seed=np_random_seed)
+            # replays them too), so they never shift the game's draws.
+            root = seed if seed is not None else self.np_random_seed
+            children = np.random.SeedSequence(root).spawn(len(self.sensors))
             self._sensor_draws = tuple(
                 (sensor, None if sensor.uses_game_rng else np.random.default_rng(child))
                 for sensor, child in zip(self.sensors, children, strict=True)
             )
-        rng = self.np_random
         game = self.board.initial_state()
         self._game = game
         self._cycles = 0

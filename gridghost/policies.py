@@ -1,8 +1,10 @@
 """Scripted policies for either side.
 
 A policy is any callable ``policy(observation) -> action``. A policy whose action depends on the
-observation alone (no memory, no randomness) may say so with a class attribute ``pure = True``;
-callers may then remember its answers (:class:`~gridghost.single_agent.Duel` does). :func:`make_policy` also accepts a
+observation alone (no memory, no randomness) may say so with ``pure = True`` in its own class
+body; callers may then remember its answers (:class:`~gridghost.single_agent.Duel` does). The
+flag is not inherited: a subclass that adds memory or randomness is asked every time unless it
+declares ``pure = True`` itself. :func:`make_policy` also accepts a
 policy name, or a reference-style class (``__init__(action_space, **kwargs)`` and
 ``get_action(observation)``) or instance, and returns a callable.
 
@@ -56,7 +58,7 @@ class ChasePolicy:
             dr, dc = (int(v) for v in observation["agent_relative_pos"])
             neighbours = observation["neighbors"]
             open_ = {name: bool(neighbours[name]["accessible"]) for name in ("up", "right", "down", "left")}
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, IndexError, TypeError, ValueError):
             raise ValueError(
                 "ChasePolicy reads the ghost's dict observation (agent_relative_pos, neighbors); "
                 f"got {observation!r}"

@@ -107,7 +107,8 @@ class Rewards:
 
     def negated(self) -> Rewards:
         """The zero-sum opponent's rewards."""
-        return Rewards(step=-self.step, goal=-self.goal, caught=-self.caught, wait=-self.wait)
+        # 0.0 - x, not -x: a zero reward stays 0.0 rather than becoming -0.0.
+        return Rewards(step=0.0 - self.step, goal=0.0 - self.goal, caught=0.0 - self.caught, wait=0.0 - self.wait)
 
     def of(self, mover: Side, outcome: Outcome) -> float:
         """The reward of a half-turn in which ``mover`` moved and ``outcome`` resulted."""

@@ -21,7 +21,7 @@ Rewards
 
 Episode end
     ``terminated`` when the ghost catches the agent or the agent reaches a goal; ``truncated``
-    only by ``TimeLimit``.
+    by ``TimeLimit`` (or by ``max_cycles``, when given).
 
 Information
     The controlled side's AEC info (see :mod:`gridghost.env`) with ``action_mask`` (``int8[4]``,
@@ -54,7 +54,7 @@ from gymnasium import spaces
 from gridghost.env import AGENT, AGENTS, GHOST, GridGhostEnv
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
-from gridghost.policies import Policy, make_policy
+from gridghost.policies import ChasePolicy, Policy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, board_for, move_agent
 from gridghost.sensors import Sensor
 from gridghost.slip import SlipModel
@@ -106,15 +106,22 @@ class Duel:
         opponent: the other side's policy: a name (``"chase"``, ``"random"``), a callable
             ``policy(observation) -> action``, an object with ``get_action(observation)``, or a
             reference-style class built as ``cls(action_space)``; it sees its own side's
-            observation. ``None`` means :data:`DEFAULT_OPPONENTS`.
+            observation. ``None`` means :data:`DEFAULT_OPPONENTS`. Its randomness is seeded from
+            the reset seed: through its ``seed(int)`` method if it has one (so a
+            ``RandomPolicy(seed=7)`` passed in is reseeded), and through the action space handed
+            to a reference-style class. An object that samples from an action space of its own
+            is not seeded by gridghost.
         opponent_obs_type: the encoding the opponent's policy reads, whatever the caller's;
             ``"dict"`` (default) is what ``"chase"`` and reference-style policies expect.
         after_half_turn: called after every half-turn this object plays (the interface's
             ``step_delay`` pause).
 
     Raises:
-        ValueError: an unknown side, policy name or ``opponent_obs_type``; ``controlled="ghost"`` without a ghost in
-            the game, or on a layout where the agent's opening move can end the game.
+        ValueError: an unknown side, policy name or ``opponent_obs_type``; the chasing ghost
+            policy for the agent's side or with an ``opponent_obs_type`` other than ``"dict"``;
+            an opponent or an ``opponent_obs_type`` other than ``"dict"`` without a ghost in the
+            game; ``controlled="ghost"`` without a ghost in the game, or on a layout where the
+            agent's opening move can end the game.
         TypeError: ``opponent`` is none of the accepted kinds.
     """
 
@@ -130,6 +137,7 @@ class Duel:
         self.after_half_turn = after_half_turn
         self.controlled = check_controlled(controlled)
         self.opponent = GHOST if controlled == AGENT else AGENT
+        self.opponent_obs_type = opponent_obs_type
         self._opponent_view = make_observations(opponent_obs_type, game.board).observer(
             Side.GHOST if self.opponent == GHOST else Side.AGENT
         )
@@ -146,8 +154,11 @@ class Duel:
         self._opponent_seeds: np.random.SeedSequence | None = None
         if game.use_ghost:
             self.set_opponent(DEFAULT_OPPONENTS[controlled] if opponent is None else opponent)
-        elif opponent is not None:
-            raise ValueError("opponent must be None when the ghost is out of the game (use_ghost=False)")
+        elif opponent is not None or opponent_obs_type != "dict":
+            raise ValueError(
+                "opponent and opponent_obs_type have no one to play when the ghost is out of the game "
+                "(use_ghost=False); leave them at their defaults"
+            )
 
     def set_opponent(self, opponent: Any) -> None:
         """Replace the opponent's policy (from its next move on); accepts what the constructor does.
@@ -155,9 +166,16 @@ class Duel:
         Raises:
             ValueError, TypeError: as the constructor.
         """
-        self.policy = make_policy(opponent, self.opponent_action_space)
-        # A pure policy's observation, and so its action, is a function of the two cells.
-        self._memo = {} if getattr(self.policy, "pure", False) is True else None
+        policy = make_policy(opponent, self.opponent_action_space)
+        if isinstance(policy, ChasePolicy) and (self.opponent != GHOST or self.opponent_obs_type != "dict"):
+            raise ValueError(
+                f"opponent {opponent!r} is the chasing ghost, which reads the ghost's dict observation; "
+                f"it cannot play the {self.opponent} with opponent_obs_type={self.opponent_obs_type!r}"
+            )
+        self.policy = policy
+        # A pure policy's observation, and so its action, is a function of the two cells. Only
+        # the policy's own class can declare it: a subclass may add memory or randomness.
+        self._memo = {} if vars(type(policy)).get("pure") is True else None
         if self._opponent_seeds is not None:
             self._seed_opponent()
 
@@ -178,7 +196,10 @@ class Duel:
         """
         self.game.reset(seed=seed, options=options)
         if seed is not None or self._opponent_seeds is None:
-            self._opponent_seeds = np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM,))
+            # After a first unseeded reset the game's own (drawn) seed is used, so that
+            # reset(seed=game.np_random_seed) replays the opponent too.
+            root = seed if seed is not None else self.game.np_random_seed
+            self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(_OPPONENT_STREAM,))
             self._seed_opponent()
         if self.controlled == GHOST:
             self._opponent_move()
@@ -198,6 +219,8 @@ class Duel:
         game, me = self.game, self.controlled
         if self.over():
             raise RuntimeError(_EPISODE_ENDED)
+        if game.agent_selection != me:
+            raise RuntimeError("the opponent's last move failed (its error was raised then); call reset()")
         game.step(action)
         if self.after_half_turn is not None:
             self.after_half_turn()
@@ -405,6 +428,16 @@ def _check_particles(num_particles: object) -> int:
     return int(num_particles)
 
 
+def _check_max_steps(max_steps: object) -> int | None:
+    if max_steps is None:
+        return None
+    if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral):
+        raise TypeError(f"max_steps must be an int >= 1 or None (no limit), got {max_steps!r}")
+    if max_steps < 1:
+        raise ValueError(f"max_steps must be >= 1 or None (no limit), got {max_steps}")
+    return int(max_steps)
+
+
 def _check_flag(value: object, argument: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{argument} must be a bool, got {value!r}")
@@ -421,10 +454,12 @@ class AgentInterface:
     after both half-turns. Same seed, same episode as the reference.
 
     Args:
-        render: draw after every half-turn (``render_mode="human"``).
-        render_mode: ``None`` or ``"human"`` when ``render`` is ``True``; with ``render=False``
-            any mode the AEC env accepts, for calling ``interface.env.render()`` yourself.
-        step_delay: milliseconds to pause after each drawn half-turn.
+        render: draw after every reset and half-turn, in ``render_mode``.
+        render_mode: with ``render=True``: ``None`` or ``"human"`` shows a window (which keeps
+            to the env's ``render_fps``, then pauses ``step_delay``); ``"rgb_array"`` or
+            ``"ansi"`` keeps the latest picture in :attr:`last_frame`. With ``render=False``:
+            ``None``, or ``"rgb_array"``/``"ansi"`` to call ``interface.env.render()`` yourself.
+        step_delay: milliseconds to pause after each half-turn drawn in a window.
         slip_probability, slip_type, color_sensor_quality: the game's reference settings.
         ghost_agent_class: the ghost's policy: a reference-style class (``cls(action_space)``
             with ``get_action(observation)``), or anything :class:`Duel` accepts; ``None`` is the
@@ -461,14 +496,10 @@ class AgentInterface:
         max_steps: int | None = None,
     ) -> None:
         self.render_enabled = _check_flag(render, "render")
-        if render and render_mode not in (None, "human"):
-            raise ValueError(
-                f"render=True shows the game after every half-turn in render_mode='human', got "
-                f"render_mode={render_mode!r}; for {render_mode!r} frames pass render=False and call env.render()"
-            )
         if not render and render_mode == "human":
             raise ValueError("render_mode='human' draws every half-turn; pass render=True for it")
         self.step_delay = _check_step_delay(step_delay)
+        max_steps = _check_max_steps(max_steps)
         _check_particles(pf_num_particles)
         if pf_sensor_mode not in PF_SENSOR_MODES:
             raise ValueError(f"unknown pf_sensor_mode {pf_sensor_mode!r}; accepted: {list(PF_SENSOR_MODES)}")
@@ -479,7 +510,7 @@ class AgentInterface:
                 "pass use_particle_filter=False"
             )
         self.env = GridGhostEnv(
-            render_mode="human" if render else render_mode,
+            render_mode="human" if render and render_mode is None else render_mode,
             layout=layout,
             slip_probability=slip_probability,
             slip_type=slip_type,
@@ -487,16 +518,23 @@ class AgentInterface:
             max_cycles=max_steps,
             use_ghost=use_ghost,
         )
-        pause = self._pause if render and step_delay > 0 else None
-        self._duel = Duel(self.env, AGENT, ghost_agent_class, after_half_turn=pause)
+        #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.
+        self.last_frame: Any = None
+        self._duel = Duel(self.env, AGENT, ghost_agent_class, after_half_turn=self._drawn if render else None)
         self.total_reward = 0.0
         self.terminated = False
         self.truncated = False
         self.episode_steps = 0
         self.last_info: dict[str, Any] = {}
 
-    def _pause(self) -> None:
-        time.sleep(self.step_delay / 1000)
+    def _drawn(self) -> None:
+        """After a reset or half-turn with ``render=True``: the window was drawn by the env
+        (pause), or keep the off-screen picture."""
+        if self.env.render_mode == "human":
+            if self.step_delay > 0:
+                time.sleep(self.step_delay / 1000)
+        else:
+            self.last_frame = self.env.render()
 
     def reset(self, seed: int | None = None) -> dict[str, Any]:
         """Start an episode and return the agent's first observation.
@@ -505,6 +543,8 @@ class AgentInterface:
             seed: seeds the game as the reference does; ``None`` continues the stream.
         """
         self._duel.reset(seed)
+        if self.render_enabled and self.env.render_mode != "human":
+            self.last_frame = self.env.render()
         self.total_reward = 0.0
         self.terminated = self.truncated = False
         self.episode_steps = 0
@@ -564,7 +604,7 @@ class AgentInterface:
 
     def set_ghost_agent(self, ghost_agent_class: Any) -> None:
         """Use another ghost policy from the ghost's next move on (what the constructor's
-        ``ghost_agent_class`` accepts).
+        ``ghost_agent_class`` accepts; ``None`` is the chasing ghost).
 
         Raises:
             ValueError: the ghost is out of the game, or an unknown policy name.
@@ -572,7 +612,7 @@ class AgentInterface:
         """
         if not self.env.use_ghost:
             raise ValueError("set_ghost_agent needs the ghost in the game (use_ghost=True)")
-        self._duel.set_opponent(ghost_agent_class)
+        self._duel.set_opponent(DEFAULT_OPPONENTS[AGENT] if ghost_agent_class is None else ghost_agent_class)
 
     def close(self) -> None:
         """Release rendering resources; safe to call more than once."""

@@ -552,14 +552,13 @@ def test_a_sensor_without_a_layout_is_rejected() -> None:
 
 
 # -- variants the single-agent views use -------------------------------------------------------
-@pytest.mark.parametrize("obs_type", ["dict", "vector"])
-def test_api_test_passes_without_the_ghost_and_with_vector_observations(obs_type: str) -> None:
-    # Vector observations are NumPy arrays with one space for both sides, so of the acknowledged
-    # warnings only the naming one may remain.
+@pytest.mark.parametrize(
+    "kwargs", [dict(obs_type="vector"), dict(use_ghost=False), dict(use_ghost=False, obs_type="vector")]
+)
+def test_api_test_passes_without_the_ghost_and_with_vector_observations(kwargs: dict) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        api_test(gridghost.env(use_ghost=False, obs_type=obs_type), num_cycles=300)
-        api_test(gridghost.env(obs_type="vector"), num_cycles=300)
+        api_test(gridghost.env(**kwargs), num_cycles=300)
     surprises = {str(w.message) for w in caught if not str(w.message).startswith(ACKNOWLEDGED_API_WARNINGS)}
     assert not surprises
 
@@ -585,3 +584,19 @@ def test_max_cycles_none_never_truncates() -> None:
     for _ in range(500):
         env.step(3)  # up from the start cell bumps into the border
     assert env.agents == ["agent"] and not env.truncations["agent"] and env.cycles == 500
+
+
+def test_an_unseeded_first_reset_is_replayed_by_its_drawn_seed() -> None:
+    sensors = [gridghost.ColorSensor(gridghost.CLASSIC), NoisyDistance(gridghost.CLASSIC)]
+    first = gridghost.env(slip_probability=0.5, sensors=sensors)
+    first.reset()
+    drawn = first.np_random_seed
+    assert isinstance(drawn, int)
+    again = gridghost.env(slip_probability=0.5, sensors=sensors)
+    again.reset(seed=drawn)
+    assert record_rest(first) == record_rest(again)  # the custom sensor's readings included
+
+
+def test_use_ghost_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="use_ghost must be a bool, got 'no'"):
+        gridghost.env(use_ghost="no")

@@ -70,3 +70,6 @@ def test_help_exits_cleanly_and_bad_arguments_are_refused() -> None:
     assert refused.returncode == 2 and "must be >= 1" in refused.stderr
     refused = run_script("--slip", "2")
     assert refused.returncode == 2 and "slip_probability must lie in [0, 1]" in refused.stderr
+    for option in ("--alpha", "--gamma"):
+        refused = run_script(option, "1.5")
+        assert refused.returncode == 2 and "must lie in [0, 1], got 1.5" in refused.stderr

@@ -147,8 +147,14 @@ def test_interface_max_steps_truncates() -> None:
         (dict(use_particle_filter=False, pf_num_particles=2.5), TypeError, "pf_num_particles"),
         (dict(use_particle_filter=False, pf_sensor_mode="sonar"), ValueError, "pf_sensor_mode 'sonar'"),
         (dict(use_particle_filter=False, step_delay=-1), ValueError, "step_delay"),
-        (dict(use_particle_filter=False, render_mode="rgb_array"), ValueError, "render=False"),
         (dict(use_particle_filter=False, render=False, render_mode="human"), ValueError, "render=True"),
+        (dict(use_particle_filter=False, render_mode="movie"), ValueError, "render_mode"),
+        (dict(use_particle_filter=False, max_steps=0), ValueError, "max_steps must be >= 1"),
+        (dict(use_particle_filter=False, max_steps=2.0), TypeError, "max_steps must be an int"),
+        (dict(use_particle_filter=False, show_particles="yes"), TypeError, "show_particles must be a bool"),
+        (dict(use_particle_filter="no"), TypeError, "use_particle_filter must be a bool"),
+        (dict(use_particle_filter=False, step_delay=float("nan")), ValueError, "step_delay"),
+        (dict(use_particle_filter=False, step_delay=True), ValueError, "step_delay"),
         (dict(use_particle_filter=False, render="yes"), TypeError, "render must be a bool"),
         (dict(use_particle_filter=False, slip_type="sideways"), ValueError, "sideways"),
         (dict(use_particle_filter=False, ghost_agent_class="sleepy"), ValueError, "unknown policy name 'sleepy'"),
@@ -251,14 +257,30 @@ def test_same_seed_same_episode(controlled: str, opponent: str) -> None:
 
 
 def test_unseeded_resets_continue_the_streams() -> None:
-    def run() -> list:
-        env = make(opponent="random")
+    def run(second_seed: int | None) -> list:
+        env = make(opponent="random", slip_probability=0.5)
         first = episode(env, 4)
         rng = np.random.default_rng(1)
-        env.reset()
+        env.reset(seed=second_seed)
         return first + [plain(env.step(int(rng.integers(4)))) for _ in range(5)]
 
-    assert run() == run()
+    assert run(None) == run(None)
+    assert run(None) != run(4)  # continuing is not starting over
+
+
+def test_an_unseeded_first_reset_is_replayed_by_its_drawn_seed() -> None:
+    first = make(opponent="random", slip_probability=0.5)
+    first.reset()
+    drawn = first.unwrapped.np_random_seed
+    rng = np.random.default_rng(0)
+    actions = rng.integers(0, 4, size=8).tolist()
+    replay = make(opponent="random", slip_probability=0.5)
+    replay.reset(seed=drawn)
+    for action in actions:
+        a, b = first.step(action), replay.step(action)
+        assert plain(a) == plain(b)
+        if a[2] or a[3]:
+            break
 
 
 def test_the_opponents_randomness_never_shifts_the_game_draws() -> None:
@@ -463,11 +485,48 @@ def test_stepping_before_reset_or_after_the_end_raises() -> None:
         env.step(0)
 
 
-def test_duel_rejects_an_opponent_returning_bad_actions() -> None:
+def test_duel_rejects_an_opponent_returning_bad_actions_and_then_refuses_to_go_on() -> None:
     duel = Duel(gridghost.raw_env(), "agent", lambda observation: 7)
     duel.reset(seed=0)
     with pytest.raises(ValueError, match=r"action for .ghost. must lie in 0\.\.3, got 7"):
         duel.play(0)
+    # The ghost never moved: the next action must not be taken as the ghost's.
+    with pytest.raises(RuntimeError, match=r"opponent.s last move failed.*call reset\(\)"):
+        duel.play(1)
+    duel.reset(seed=0)
+    assert duel.game.agent_selection == "agent"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(controlled="ghost", opponent="chase"), dict(opponent="chase", opponent_obs_type="vector"),
+     dict(opponent_obs_type="vector")],
+)
+def test_the_chasing_ghost_is_refused_where_it_cannot_read_its_observation(kwargs: dict) -> None:
+    with pytest.raises(ValueError, match=r"chasing ghost.*opponent_obs_type"):
+        GridGhostGymEnv(**kwargs)
+
+
+def test_a_random_opponent_can_read_vector_observations() -> None:
+    seen = []
+    env = GridGhostGymEnv(opponent=lambda obs: seen.append(obs) or 0, opponent_obs_type="vector")
+    env.reset(seed=0)
+    env.step(1)
+    assert seen[0].shape == (26,) and seen[0].dtype == np.float32
+
+
+def test_without_the_ghost_opponent_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="use_ghost=False"):
+        GridGhostGymEnv(use_ghost=False, opponent_obs_type="vector")
+    facade = interface(use_ghost=False)
+    with pytest.raises(ValueError, match="use_ghost=True"):
+        facade.set_ghost_agent("random")
+
+
+def test_options_must_be_a_dict() -> None:
+    env = GridGhostGymEnv()
+    with pytest.raises(TypeError, match="options must be a dict or None"):
+        env.reset(seed=0, options=[1])
 
 
 @pytest.mark.parametrize("pure", [True, False])
@@ -510,4 +569,53 @@ def test_an_opponent_set_mid_run_is_seeded_from_the_reset_seed() -> None:
                 trail.append(facade.env.ghost_pos)
         return trail
 
-    assert run() == run()
+    first = run()
+    assert first == run()
+    chase_only = interface()
+    chase_only.reset(seed=4)
+    chase_trail = []
+    for _ in range(3):
+        for action in (0, 2, 1, 3):
+            if chase_only.is_terminated():
+                chase_only.reset()
+            chase_only.step(action)
+            chase_trail.append(chase_only.env.ghost_pos)
+    assert first != chase_trail  # the random ghost really took over
+
+
+def test_a_subclass_of_a_pure_policy_is_not_assumed_pure() -> None:
+    class Wobbly(gridghost.ChasePolicy):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def __call__(self, observation) -> int:
+            self.calls += 1
+            return super().__call__(observation) if self.calls % 2 else 0
+
+    duel = Duel(gridghost.raw_env(max_cycles=None, slip_probability=0.0), "agent", Wobbly())
+    assert duel._memo is None
+    assert Duel(gridghost.raw_env(), "agent", gridghost.ChasePolicy())._memo == {}
+
+
+def test_set_ghost_agent_none_restores_the_chasing_ghost() -> None:
+    facade = interface()
+    facade.reset(seed=0)
+    facade.set_ghost_agent("random")
+    facade.set_ghost_agent(None)
+    assert isinstance(facade._duel.policy, gridghost.ChasePolicy)
+
+
+@pytest.mark.parametrize("mode", ["rgb_array", "ansi"])
+def test_render_true_off_screen_keeps_the_latest_picture(mode: str) -> None:
+    facade = AgentInterface(render=True, render_mode=mode, use_particle_filter=False)
+    facade.reset(seed=0)
+    first = facade.last_frame
+    facade.step(2)
+    assert type(facade.last_frame) is type(first)
+    if mode == "rgb_array":
+        assert first.dtype == np.uint8 and first.ndim == 3 and not np.array_equal(first, facade.last_frame)
+    else:
+        assert "A agent" in first and first != facade.last_frame
+    quiet = interface(render_mode=mode)
+    quiet.reset(seed=0)
+    assert quiet.last_frame is None  # render=False draws nothing by itself
