@@ -133,14 +133,33 @@ def check_action(action: object, agent: str) -> int:
     return value
 
 
-def _check_max_cycles(max_cycles: object) -> int | None:
-    if max_cycles is None:
+def check_limit(value: object, argument: str, allow_none: bool = True) -> int | None:
+    """Return ``value`` if it is a count such as a step limit: an int >= 1, or ``None`` (no
+    limit) when ``allow_none``.
+
+    Raises:
+        TypeError: not an int (bools and floats included), nor an allowed ``None``.
+        ValueError: an int below 1.
+    """
+    accepted = "an int >= 1 or None (no limit)" if allow_none else "an int >= 1"
+    if value is None and allow_none:
         return None
-    if isinstance(max_cycles, bool) or not isinstance(max_cycles, numbers.Integral):
-        raise TypeError(f"max_cycles must be an int >= 1 or None (no limit), got {max_cycles!r}")
-    if max_cycles < 1:
-        raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
-    return int(max_cycles)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{argument} must be {accepted}, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{argument} must be {accepted}, got {value}")
+    return int(value)
+
+
+def check_flag(value: object, argument: str) -> bool:
+    """Return ``value`` as a ``bool`` if it is one (Python or NumPy).
+
+    Raises:
+        TypeError: anything else; ``0``, ``1`` and strings included.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{argument} must be a bool, got {value!r}")
+    return bool(value)
 
 
 def _check_rewards(rewards: object, argument: str) -> Rewards | None:
@@ -233,11 +252,9 @@ class GridGhostEnv(AECEnv):
         self.board = board_for(layout)
         self.slip = make_slip(slip, slip_probability, slip_type)
         self.sensors = make_sensors(layout, sensors, color_sensor_quality, RESERVED_INFO_KEYS)
-        self.max_cycles = _check_max_cycles(max_cycles)
+        self.max_cycles = check_limit(max_cycles, "max_cycles")
         self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
-        if not isinstance(use_ghost, (bool, np.bool_)):
-            raise TypeError(f"use_ghost must be a bool, got {use_ghost!r}")
-        self.use_ghost = bool(use_ghost)
+        self.use_ghost = check_flag(use_ghost, "use_ghost")
         self.obs_type = obs_type
         self._encoder = make_observations(obs_type, self.board)
         self.agent_rewards = _check_rewards(rewards, "rewards") or Rewards()

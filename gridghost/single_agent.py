@@ -51,7 +51,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.env import AGENT, AGENTS, GHOST, GridGhostEnv
+from gridghost.env import AGENT, AGENTS, GHOST, GridGhostEnv, check_flag, check_limit
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
 from gridghost.policies import ChasePolicy, Policy, make_policy
@@ -420,30 +420,6 @@ def _check_step_delay(step_delay: object) -> float:
     return float(step_delay)
 
 
-def _check_particles(num_particles: object) -> int:
-    if isinstance(num_particles, bool) or not isinstance(num_particles, numbers.Integral):
-        raise TypeError(f"pf_num_particles must be an int >= 1, got {num_particles!r}")
-    if num_particles < 1:
-        raise ValueError(f"pf_num_particles must be >= 1, got {num_particles}")
-    return int(num_particles)
-
-
-def _check_max_steps(max_steps: object) -> int | None:
-    if max_steps is None:
-        return None
-    if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral):
-        raise TypeError(f"max_steps must be an int >= 1 or None (no limit), got {max_steps!r}")
-    if max_steps < 1:
-        raise ValueError(f"max_steps must be >= 1 or None (no limit), got {max_steps}")
-    return int(max_steps)
-
-
-def _check_flag(value: object, argument: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{argument} must be a bool, got {value!r}")
-    return bool(value)
-
-
 class AgentInterface:
     """The reference ``custom_grid_env`` interface: one call moves the agent and then the ghost.
 
@@ -495,16 +471,16 @@ class AgentInterface:
         layout: Layout = CLASSIC,
         max_steps: int | None = None,
     ) -> None:
-        self.render_enabled = _check_flag(render, "render")
+        self.render_enabled = check_flag(render, "render")
         if not render and render_mode == "human":
             raise ValueError("render_mode='human' draws every half-turn; pass render=True for it")
         self.step_delay = _check_step_delay(step_delay)
-        max_steps = _check_max_steps(max_steps)
-        _check_particles(pf_num_particles)
+        max_steps = check_limit(max_steps, "max_steps")
+        check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
         if pf_sensor_mode not in PF_SENSOR_MODES:
             raise ValueError(f"unknown pf_sensor_mode {pf_sensor_mode!r}; accepted: {list(PF_SENSOR_MODES)}")
-        _check_flag(show_particles, "show_particles")
-        if _check_flag(use_particle_filter, "use_particle_filter"):
+        check_flag(show_particles, "show_particles")
+        if check_flag(use_particle_filter, "use_particle_filter"):
             raise NotImplementedError(
                 "gridghost has no particle filter yet (it arrives with the localisation issue); "
                 "pass use_particle_filter=False"

@@ -416,7 +416,7 @@ def test_a_dead_agent_only_accepts_none() -> None:
         (dict(slip_type="diagonal"), ValueError,
          r"unknown slip_type 'diagonal'; accepted: \['longitudinal', 'none', 'perpendicular'\]"),
         (dict(obs_type="vectorised"), ValueError, "unknown obs_type 'vectorised'"),
-        (dict(max_cycles=0), ValueError, "max_cycles must be >= 1"),
+        (dict(max_cycles=0), ValueError, r"max_cycles must be an int >= 1 or None \(no limit\), got 0"),
         (dict(max_cycles=-5), ValueError, "max_cycles"),
         (dict(max_cycles=2.5), TypeError, "max_cycles must be an int"),
         (dict(max_cycles=True), TypeError, "max_cycles"),
