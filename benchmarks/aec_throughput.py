@@ -18,7 +18,6 @@ Targets: ``raw_env()`` >= 5x ``tictactoe_v3.env()``, ``env()`` >= 3x.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 import warnings
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from pettingzoo.utils import wrappers
 
 import gridghost
 
-from harness import interleaved_rates, median_ratio, verdict
+from harness import interleaved_rates, print_ratio_table
 
 with warnings.catch_warnings():
     # PettingZoo's bundled envs warn about their deprecated module-level API on import.
@@ -91,11 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     print(f"AEC throughput: random actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
-    print(f"{'contender':<44} {'half-steps/s':>13} {'ratio':>7}  target")
-    for name, (_, target) in CONTENDERS.items():
-        ratio = median_ratio(rates, name, BASELINE)
-        note = "baseline" if name == BASELINE else verdict(ratio, target)
-        print(f"{name:<44} {statistics.median(rates[name]):>13,.0f} {ratio:>6.2f}x  {note}")
+    print_ratio_table(rates, {name: target for name, (_, target) in CONTENDERS.items()}, BASELINE, "half-steps/s")
 
 
 if __name__ == "__main__":

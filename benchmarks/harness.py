@@ -29,6 +29,19 @@ def median_ratio(rates: Mapping[str, list[float]], name: str, baseline: str) -> 
     return statistics.median(r / b for r, b in zip(rates[name], rates[baseline], strict=True))
 
 
+def print_ratio_table(
+    rates: Mapping[str, list[float]], targets: Mapping[str, float | None], baseline: str, unit: str
+) -> None:
+    """Print one line per contender (in the order of ``targets``): its median rate in ``unit``,
+    its median ratio to ``baseline`` and its verdict against its target ratio."""
+    width = max(len(name) for name in targets) + 1
+    print(f"{'contender':<{width}} {unit:>13} {'ratio':>7}  target")
+    for name, target in targets.items():
+        ratio = median_ratio(rates, name, baseline)
+        note = "baseline" if name == baseline else verdict(ratio, target)
+        print(f"{name:<{width}} {statistics.median(rates[name]):>13,.0f} {ratio:>6.2f}x  {note}")
+
+
 def verdict(ratio: float, target: float | None) -> str:
     """``"met"``/``"MISSED"`` against a target ratio, or ``""`` without one."""
     if target is None:

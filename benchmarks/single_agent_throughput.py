@@ -25,7 +25,7 @@ import numpy as np
 
 import gridghost
 
-from harness import interleaved_rates, median_ratio, verdict
+from harness import interleaved_rates, print_ratio_table
 
 BASELINE = "MiniGrid-Empty-5x5-v0"
 
@@ -88,11 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     table = contenders(args.steps)
     rates = interleaved_rates({name: rate for name, (rate, _) in table.items()}, args.rounds)
     print(f"Single-agent throughput: random actions, {args.rounds} interleaved rounds x {args.steps:,} steps")
-    print(f"{'contender':<38} {'steps/s':>9} {'ratio':>7}  target")
-    for name, (_, target) in table.items():
-        ratio = median_ratio(rates, name, BASELINE)
-        note = "baseline" if name == BASELINE else verdict(ratio, target)
-        print(f"{name:<38} {np.median(rates[name]):>9,.0f} {ratio:>6.2f}x  {note}")
+    print_ratio_table(rates, {name: target for name, (_, target) in table.items()}, BASELINE, "steps/s")
     return 0
 
 
