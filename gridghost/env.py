@@ -84,6 +84,7 @@ from gridghost.rules import (
     Rewards,
     Side,
     board_for,
+    check_action,
     describe_moves,
     move_agent,
     move_ghost,
@@ -100,37 +101,6 @@ RESERVED_INFO_KEYS = frozenset(
     {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
      "action_mask", *OUTCOME_INFO_KEYS.values()}
 )
-
-
-def check_action(action: object, agent: str) -> int:
-    """Return ``action`` as an ``int`` if it is a valid move (an integer 0..3).
-
-    Python ints, :class:`~gridghost.rules.Action` members, NumPy integers and 0-d integer arrays
-    are accepted; nothing is rounded or clamped.
-
-    Raises:
-        TypeError: ``action`` is ``None``, a bool, a float (NaN included), a string or any other
-            non-integer.
-        ValueError: ``action`` is an integer outside 0..3.
-    """
-    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
-        value = int(action)  # int, IntEnum (Action) and NumPy integers
-    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        value = int(action)
-    else:
-        if action is None:
-            raise TypeError(
-                f"action for live agent {agent!r} must be an int in 0..{NUM_ACTIONS - 1}; "
-                "None is only accepted from terminated or truncated agents"
-            )
-        raise TypeError(
-            f"action for {agent!r} must be an int in 0..{NUM_ACTIONS - 1} "
-            f"({', '.join(f'{i}={n}' for i, n in enumerate(ACTION_NAMES))}), "
-            f"got {action!r} of type {type(action).__name__}"
-        )
-    if not 0 <= value < NUM_ACTIONS:
-        raise ValueError(f"action for {agent!r} must lie in 0..{NUM_ACTIONS - 1}, got {value}")
-    return value
 
 
 def check_limit(value: object, argument: str, allow_none: bool = True) -> int | None:

@@ -624,6 +624,34 @@ def surface_to_array(surface: pygame.Surface) -> np.ndarray:
     return out
 
 
+def cell_images(layout: Layout, size: int = 64) -> np.ndarray:
+    """The picture of every cell as a camera over it would see it: its colour, items, label, goal
+    frame and the walls along its edges, without the agent or the ghost.
+
+    Drawn off screen by :meth:`Renderer.draw_background`; no window opens.
+
+    Args:
+        layout: the map.
+        size: the side of each picture in pixels (at least :data:`MIN_CELL_SIZE`).
+
+    Returns:
+        A fresh ``uint8`` array of shape ``(rows, cols, size, size, 3)``.
+
+    Raises:
+        TypeError, ValueError: a bad ``layout`` or ``size``.
+    """
+    renderer = Renderer(layout, cell_size=size)
+    surface = _pygame().Surface(renderer.geometry.size)
+    renderer.draw_background(surface)
+    picture = surface_to_array(surface)
+    renderer.close()
+    out = np.empty((layout.rows, layout.cols, size, size, 3), dtype=np.uint8)
+    for row, col in layout.cells():
+        x, y, width, height = renderer.geometry.cell_rect((row, col))
+        out[row, col] = picture[y : y + height, x : x + width]
+    return out
+
+
 # -- shapes --------------------------------------------------------------------------------------
 
 def _hatch(pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int]) -> None:

@@ -15,6 +15,7 @@ both share a cell, else nothing.
 from __future__ import annotations
 
 import functools
+import numbers
 from collections import deque
 from dataclasses import dataclass
 from enum import IntEnum
@@ -242,3 +243,34 @@ def describe_moves(intended: int, moves: tuple[int, ...]) -> tuple[bool, str]:
     """
     slipped = moves != (intended,)
     return slipped, ", ".join(ACTION_NAMES[m] for m in moves) or "stay"
+
+
+def check_action(action: object, agent: str) -> int:
+    """Return ``action`` as an ``int`` if it is a valid move (an integer 0..3).
+
+    Python ints, :class:`~gridghost.rules.Action` members, NumPy integers and 0-d integer arrays
+    are accepted; nothing is rounded or clamped.
+
+    Raises:
+        TypeError: ``action`` is ``None``, a bool, a float (NaN included), a string or any other
+            non-integer.
+        ValueError: ``action`` is an integer outside 0..3.
+    """
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        value = int(action)  # int, IntEnum (Action) and NumPy integers
+    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        value = int(action)
+    else:
+        if action is None:
+            raise TypeError(
+                f"action for live agent {agent!r} must be an int in 0..{NUM_ACTIONS - 1}; "
+                "None is only accepted from terminated or truncated agents"
+            )
+        raise TypeError(
+            f"action for {agent!r} must be an int in 0..{NUM_ACTIONS - 1} "
+            f"({', '.join(f'{i}={n}' for i, n in enumerate(ACTION_NAMES))}), "
+            f"got {action!r} of type {type(action).__name__}"
+        )
+    if not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"action for {agent!r} must lie in 0..{NUM_ACTIONS - 1}, got {value}")
+    return value

@@ -4,6 +4,18 @@ A sensor has a :attr:`~Sensor.name`, which is also the ``info`` key its measurem
 under, :meth:`~Sensor.measure` (draw a reading with a generator) and
 :meth:`~Sensor.likelihood` (``p(reading | agent in cell)`` for every cell, a ``rows x cols``
 array), so belief filters never need to know which sensor they are reading.
+:meth:`~Sensor.possible_measurements` lists every reading a sensor can give, and
+:meth:`~Sensor.read` the ``info`` entries of one reading (the measurement, plus whatever else the
+sensor reports, such as a classifier's probability vector).
+
+Shipped sensors:
+
+- :class:`ColorSensor`: the reference's noisy colour reading of the agent's cell.
+- :class:`ItemSensor`: an image classifier over :data:`ITEM_CLASSES` simulated by a confusion
+  matrix (``info["cnn_prediction"]`` and ``info["cnn_probs"]``, the reference's keys).
+- :class:`ClassifierSensor`: wraps a user's classifier (say a trained CNN), a callable that takes
+  the 64x64 RGB picture of a cell, drawn by gridghost's renderer, and returns class
+  probabilities; gridghost needs no deep-learning framework for it.
 
 Which generator a sensor draws from: the reference's colour sensor draws from the game's own
 generator, in the reference's order (that is what makes the reference traces replay); every other
@@ -13,14 +25,22 @@ changes the game's trajectory. :attr:`Sensor.uses_game_rng` says which kind a se
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import math
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
 
-from gridghost.layout import COLOURS, Layout
+from gridghost.layout import COLOURS, ITEMS, Layout
 from gridghost.rules import GameState
 from gridghost.slip import check_probability
+
+#: The classes of :class:`ItemSensor` (and the default classes of :class:`ClassifierSensor`).
+ITEM_CLASSES: tuple[str, ...] = ("dog", "flower", "background")
+#: The default accuracy of :class:`ItemSensor`: the confusion matrix's diagonal.
+DEFAULT_ITEM_ACCURACY = 0.9
+#: The side in pixels of the cell pictures :class:`ClassifierSensor` hands its classifier.
+CLASSIFIER_IMAGE_SIZE = 64
 
 
 class Sensor:
@@ -44,6 +64,21 @@ class Sensor:
     def likelihood(self, measurement: Any) -> np.ndarray:
         """``p(measurement | agent in cell)`` for every cell, as a ``rows x cols`` array."""
         raise NotImplementedError(f"{type(self).__name__} must define likelihood(measurement)")
+
+    def possible_measurements(self) -> tuple[Any, ...]:
+        """Every reading the sensor can give: for every cell, :meth:`likelihood` summed over them
+        is 1."""
+        raise NotImplementedError(f"{type(self).__name__} must define possible_measurements()")
+
+    @property
+    def info_keys(self) -> tuple[str, ...]:
+        """The ``info`` keys :meth:`read` writes; the first is :attr:`name`."""
+        return (self.name,)
+
+    def read(self, state: GameState, rng: np.random.Generator) -> dict[str, Any]:
+        """One reading as ``info`` entries: ``{name: measure(state, rng)}``, plus whatever else
+        a sensor reports alongside its measurement."""
+        return {self.name: self.measure(state, rng)}
 
 
 class ColorSensor(Sensor):
@@ -71,6 +106,10 @@ class ColorSensor(Sensor):
         self._colours: tuple[int, ...] = tuple(layout.colours.ravel().tolist())
         # Thresholds on one uniform draw, computed as the reference computes them.
         self._next_colour_below = self.quality + (1.0 - self.quality) / 2
+        self._likelihoods = tuple(
+            _read_only(np.where(layout.colours == colour, self.quality, (1.0 - self.quality) / 2))
+            for colour in range(len(COLOURS))
+        )
 
     def measure(self, state: GameState, rng: np.random.Generator) -> int:
         """The colour id read at the agent's cell."""
@@ -83,17 +122,279 @@ class ColorSensor(Sensor):
         return (colour + 2) % len(COLOURS)
 
     def likelihood(self, measurement: int) -> np.ndarray:
-        """``quality`` on cells of the measured colour, ``(1 - quality) / 2`` elsewhere.
+        """``quality`` on cells of the measured colour, ``(1 - quality) / 2`` elsewhere (a shared,
+        read-only array).
 
         Raises:
             ValueError: ``measurement`` is not a colour id.
         """
         if isinstance(measurement, bool) or measurement not in range(len(COLOURS)):
             raise ValueError(f"measurement must be a colour id 0..{len(COLOURS) - 1}, got {measurement!r}")
-        return np.where(self.layout.colours == measurement, self.quality, (1.0 - self.quality) / 2)
+        return self._likelihoods[measurement]
+
+    def possible_measurements(self) -> tuple[int, ...]:
+        """The colour ids ``0, 1, 2``."""
+        return tuple(range(len(COLOURS)))
 
     def __repr__(self) -> str:
         return f"ColorSensor(layout={self.layout.name!r}, quality={self.quality})"
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def item_class(layout: Layout, cell: tuple[int, int]) -> int:
+    """The index in :data:`ITEM_CLASSES` of what a cell shows: ``dog`` if it holds a dog,
+    else ``flower`` if it holds a flower or two, else ``background`` (notes included)."""
+    flags = {ITEMS[name] for name in layout.items_at(*cell)}
+    for k, label in enumerate(ITEM_CLASSES[:-1]):
+        if label in flags:
+            return k
+    return len(ITEM_CLASSES) - 1
+
+
+def check_distribution(values: Any, argument: str, size: int, tolerance: float = 1e-9) -> np.ndarray:
+    """Return ``values`` as a float array of ``size`` probabilities summing to 1.
+
+    Raises:
+        ValueError: the wrong shape, a negative or non-finite entry, or a sum further than
+            ``tolerance`` from 1.
+    """
+    try:
+        array = np.array(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{argument} must be {size} probabilities, got {values!r}") from None
+    if array.shape != (size,):
+        raise ValueError(f"{argument} must be {size} probabilities (shape ({size},)), got shape {array.shape}")
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise ValueError(f"{argument} must hold finite probabilities >= 0, got {array.tolist()}")
+    if not math.isclose(array.sum(), 1.0, rel_tol=0, abs_tol=tolerance):
+        raise ValueError(f"{argument} must sum to 1, got {array.tolist()} (sum {array.sum()!r})")
+    return array / array.sum()
+
+
+class ClassSensor(Sensor):
+    """A classifier of the agent's cell: each cell has a distribution over class labels, and a
+    reading is one label drawn from it (one ``rng.random()``).
+
+    The measurement, reported under :attr:`name`, is ``(label, probability)``; the class
+    probability vector is reported under :attr:`probs_key`. :class:`ItemSensor` and
+    :class:`ClassifierSensor` differ only in where the distributions and the reported vector
+    come from. :meth:`likelihood` accepts the measurement or a bare label.
+
+    Args:
+        layout: the map.
+        classes: the class labels, in the order of the probability vectors.
+        table: ``rows * cols x len(classes)``, row ``i`` the distribution of readings at cell ``i``
+            (row-major).
+        name: the ``info`` key of the measurement.
+        probs_key: the ``info`` key of the probability vector.
+
+    Raises:
+        TypeError, ValueError: ``name``/``probs_key`` are not distinct non-empty strings, or
+            ``classes`` are not distinct strings.
+    """
+
+    def __init__(self, layout: Layout, classes: Sequence[str], table: np.ndarray, name: str, probs_key: str) -> None:
+        if not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a Layout, got {layout!r}")
+        for value, argument in ((name, "name"), (probs_key, "probs_key")):
+            if not isinstance(value, str) or not value:
+                raise TypeError(f"{argument} must be a non-empty str, got {value!r}")
+        if name == probs_key:
+            raise ValueError(f"name and probs_key must differ, both are {name!r}")
+        if isinstance(classes, str) or not all(isinstance(c, str) for c in classes) or len(set(classes)) < 2 \
+                or len(set(classes)) != len(classes):
+            raise ValueError(f"classes must be two or more distinct strings, got {classes!r}")
+        self.layout = layout
+        self.classes: tuple[str, ...] = tuple(classes)
+        self.name = name
+        self.probs_key = probs_key
+        self._index = {label: k for k, label in enumerate(self.classes)}
+        self._table = _read_only(np.array(table, dtype=float))
+        cumulative = np.cumsum(self._table, axis=1)
+        self._thresholds = tuple(tuple(row[:-1]) for row in cumulative.tolist())
+        shape = layout.shape
+        self._likelihoods = tuple(_read_only(self._table[:, k].reshape(shape).copy()) for k in range(len(self.classes)))
+
+    @property
+    def info_keys(self) -> tuple[str, ...]:
+        """``(name, probs_key)``."""
+        return (self.name, self.probs_key)
+
+    def _label(self, state: GameState, rng: np.random.Generator) -> int:
+        u = rng.random()
+        for k, below in enumerate(self._thresholds[state.agent]):
+            if u < below:
+                return k
+        return len(self.classes) - 1
+
+    def _probs(self, cell: int, label: int) -> np.ndarray:
+        """The probability vector reported with ``label`` read at ``cell`` (read-only)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _probs(cell, label)")
+
+    def measure(self, state: GameState, rng: np.random.Generator) -> tuple[str, float]:
+        """Draw a label at the agent's cell: ``(label, its probability in the reported vector)``."""
+        k = self._label(state, rng)
+        return self.classes[k], float(self._probs(state.agent, k)[k])
+
+    def read(self, state: GameState, rng: np.random.Generator) -> dict[str, Any]:
+        """``{name: (label, probability), probs_key: float[len(classes)]}`` from one draw."""
+        k = self._label(state, rng)
+        probs = self._probs(state.agent, k)
+        return {self.name: (self.classes[k], float(probs[k])), self.probs_key: probs.copy()}
+
+    def likelihood(self, measurement: Any) -> np.ndarray:
+        """``p(label | agent in cell)`` for every cell (a shared, read-only array).
+
+        Args:
+            measurement: ``(label, probability)`` as reported, or the label alone.
+
+        Raises:
+            ValueError: not one of :attr:`classes` (alone or as the first of a pair).
+        """
+        label = measurement[0] if isinstance(measurement, (tuple, list)) and len(measurement) == 2 else measurement
+        try:
+            return self._likelihoods[self._index[label]]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"measurement must be one of {list(self.classes)} or a (label, probability) pair, got {measurement!r}"
+            ) from None
+
+    def possible_measurements(self) -> tuple[str, ...]:
+        """The class labels."""
+        return self.classes
+
+
+class ItemSensor(ClassSensor):
+    """What an image classifier over ``dog``, ``flower`` and ``background`` reports about the
+    agent's cell, simulated by a confusion matrix.
+
+    The true class of a cell is ``dog`` if it holds a dog, else ``flower`` if it holds a flower
+    or two, else ``background`` (see :func:`item_class`). A reading draws the predicted label from
+    the confusion matrix's row of the true class (one ``rng.random()`` from the sensor's own
+    generator). Alongside it the sensor reports the probability vector a calibrated classifier
+    would output for that prediction: ``p(true class | predicted)`` under a uniform prior, the
+    confusion matrix's column normalised. With the default accuracy 0.9 a ``dog`` prediction
+    comes with ``[0.9, 0.05, 0.05]``.
+
+    ``info["cnn_prediction"] = (label, probability)`` and ``info["cnn_probs"]`` are the
+    reference's keys.
+
+    Args:
+        layout: the map.
+        accuracy: the probability of predicting the true class, the rest split evenly between the
+            other two; ``None`` means 0.9. Not together with ``confusion``.
+        confusion: a 3x3 matrix, ``confusion[true, predicted]``, rows summing to 1, in the order
+            of :data:`ITEM_CLASSES`.
+        name, probs_key: the ``info`` keys.
+
+    Raises:
+        TypeError, ValueError: ``accuracy`` outside [0, 1], a ``confusion`` matrix that is not
+            3x3 with finite non-negative rows summing to 1, or both given.
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        accuracy: float | None = None,
+        confusion: Any = None,
+        name: str = "cnn_prediction",
+        probs_key: str = "cnn_probs",
+    ) -> None:
+        k = len(ITEM_CLASSES)
+        if confusion is None:
+            acc = check_probability(DEFAULT_ITEM_ACCURACY if accuracy is None else accuracy, "accuracy")
+            matrix = np.full((k, k), (1.0 - acc) / (k - 1))
+            np.fill_diagonal(matrix, acc)
+        elif accuracy is not None:
+            raise ValueError("pass accuracy or confusion, not both")
+        else:
+            try:
+                matrix = np.array(confusion, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"confusion must be a {k}x{k} matrix of probabilities, got {confusion!r}") from None
+            if matrix.shape != (k, k):
+                raise ValueError(
+                    f"confusion must be {k}x{k} (rows: true class, columns: predicted), got shape {matrix.shape}"
+                )
+            matrix = np.stack([check_distribution(row, f"confusion row {i} ({ITEM_CLASSES[i]})", k)
+                               for i, row in enumerate(matrix)])
+        self.confusion = _read_only(matrix)
+        if not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a Layout, got {layout!r}")
+        self.true_classes = _read_only(np.array([[item_class(layout, (r, c)) for c in range(layout.cols)]
+                                                 for r in range(layout.rows)]))
+        super().__init__(layout, ITEM_CLASSES, matrix[self.true_classes.ravel()], name, probs_key)
+        columns = matrix.sum(axis=0)
+        self._posteriors = tuple(
+            _read_only(matrix[:, j] / columns[j] if columns[j] > 0 else np.full(k, 1.0 / k)) for j in range(k)
+        )
+
+    def _probs(self, cell: int, label: int) -> np.ndarray:
+        return self._posteriors[label]
+
+    def __repr__(self) -> str:
+        return f"ItemSensor(layout={self.layout.name!r}, confusion={self.confusion.tolist()})"
+
+
+class ClassifierSensor(ClassSensor):
+    """Plugs a user's image classifier (a trained CNN, say) in as a sensor.
+
+    ``classifier(image)`` takes the ``64 x 64 x 3`` ``uint8`` RGB picture of a cell, drawn by
+    gridghost's renderer (no window), and returns the class probabilities in the order of
+    ``classes``. It is called once per cell, when the sensor is built: a cell's picture never
+    changes, so neither does the classifier's answer (give a deterministic classifier). A reading
+    at the agent's cell draws a label from that cell's probabilities (one ``rng.random()`` from
+    the sensor's own generator), so a confident classifier gives steady readings and an unsure one
+    noisy readings, and the likelihood of a label at a cell is exactly the probability the
+    classifier gave it there. The classifier's vector for the cell is reported under
+    ``probs_key``.
+
+    Args:
+        layout: the map.
+        classifier: ``classifier(image: np.ndarray) -> probabilities``.
+        classes: the labels of the classifier's outputs; :data:`ITEM_CLASSES` by default.
+        name, probs_key: the ``info`` keys.
+
+    Raises:
+        TypeError: ``classifier`` is not callable.
+        ValueError: the classifier returns something other than ``len(classes)`` finite,
+            non-negative probabilities summing to 1 (within 1e-5, float32 softmax rounding;
+            the vector is then renormalised) for some cell.
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        classifier: Callable[[np.ndarray], Any],
+        classes: Sequence[str] = ITEM_CLASSES,
+        name: str = "cnn_prediction",
+        probs_key: str = "cnn_probs",
+    ) -> None:
+        if not callable(classifier):
+            raise TypeError(f"classifier must be a callable image -> class probabilities, got {classifier!r}")
+        if not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a Layout, got {layout!r}")
+        from gridghost.render import cell_images  # pygame is imported only when a picture is drawn
+
+        self.classifier = classifier
+        images = cell_images(layout, CLASSIFIER_IMAGE_SIZE)
+        size = len(classes) if not isinstance(classes, str) else 0
+        table = [
+            check_distribution(classifier(images[r, c].copy()), f"classifier output for cell {(r, c)}", size, 1e-5)
+            for r in range(layout.rows)
+            for c in range(layout.cols)
+        ]
+        super().__init__(layout, classes, np.array(table), name, probs_key)
+
+    def _probs(self, cell: int, label: int) -> np.ndarray:
+        return self._table[cell]
+
+    def __repr__(self) -> str:
+        return f"ClassifierSensor(layout={self.layout.name!r}, classifier={self.classifier!r}, classes={self.classes})"
 
 
 def make_sensors(
@@ -131,15 +432,17 @@ def make_sensors(
             raise TypeError(f"sensors must hold Sensor objects, got {sensor!r}")
         if not isinstance(sensor.name, str) or not sensor.name:
             raise TypeError(f"sensor {sensor!r} needs a non-empty str name, got {sensor.name!r}")
-        if sensor.name in reserved_names:
-            raise ValueError(
-                f"sensor name {sensor.name!r} is an info key the env writes itself; reserved: {sorted(reserved_names)}"
-            )
-        if sensor.name in names:
-            raise ValueError(f"two sensors report under the same name {sensor.name!r}")
+        for key in sensor.info_keys:
+            if key in reserved_names:
+                raise ValueError(
+                    f"sensor {sensor!r} reports under {key!r}, an info key the env writes itself; "
+                    f"reserved: {sorted(reserved_names)}"
+                )
+            if key in names:
+                raise ValueError(f"two sensors report under the same info key {key!r}")
         if not isinstance(getattr(sensor, "layout", None), Layout):
             raise TypeError(f"sensor {sensor!r} must have a layout attribute holding a gridghost.Layout")
         if sensor.layout != layout:
             raise ValueError(f"sensor {sensor!r} measures {sensor.layout!r}, not the env's {layout!r}")
-        names.add(sensor.name)
+        names.update(sensor.info_keys)
     return tuple(sensors)
