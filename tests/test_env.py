@@ -539,7 +539,7 @@ def test_a_custom_sensor_reports_reproducibly_without_moving_the_game() -> None:
 def test_a_sensor_cannot_overwrite_the_envs_own_info_keys(name: str) -> None:
     sensor = NoisyDistance(gridghost.CLASSIC)
     sensor.name = name
-    with pytest.raises(ValueError, match=f"sensor name '{name}' is an info key the env writes itself"):
+    with pytest.raises(ValueError, match=f"reports under '{name}', an info key the env writes itself"):
         gridghost.env(sensors=[sensor])
 
 

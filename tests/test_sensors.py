@@ -87,7 +87,7 @@ def test_make_sensors_rejects_bad_combinations() -> None:
     other = Layout(colours=[[0, 1]], goals=[(0, 1)], agent_start=(0, 0), ghost_start=(0, 1))
     with pytest.raises(ValueError, match="color_sensor_quality only applies"):
         make_sensors(CLASSIC, [ColorSensor(CLASSIC)], color_sensor_quality=0.5)
-    with pytest.raises(ValueError, match="same name"):
+    with pytest.raises(ValueError, match="same info key"):
         make_sensors(CLASSIC, [ColorSensor(CLASSIC), ColorSensor(CLASSIC)])
     with pytest.raises(ValueError, match="not the env's"):
         make_sensors(CLASSIC, [ColorSensor(other)])
