@@ -73,6 +73,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from gridghost.filters import BeliefFilter, make_filter
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
 from gridghost.render import RENDER_MODES, Renderer, Status, check_render_mode, text_picture
@@ -99,8 +100,12 @@ OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.C
 #: Info keys the env writes itself; no sensor may report under them.
 RESERVED_INFO_KEYS = frozenset(
     {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
-     "action_mask", *OUTCOME_INFO_KEYS.values()}
+     "action_mask", "estimated_pos", *OUTCOME_INFO_KEYS.values()}
 )
+#: ``SeedSequence`` spawn keys of the streams derived from the reset seed besides the sensors'
+#: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
+OPPONENT_STREAM = 2**32
+FILTER_STREAM = 2**32 + 1
 
 
 def check_limit(value: object, argument: str, allow_none: bool = True) -> int | None:
@@ -187,6 +192,13 @@ class GridGhostEnv(AECEnv):
         use_ghost: ``False`` takes the ghost out of the game: it stays on its start cell, never
             moves and cannot catch the agent, ``possible_agents`` is ``["agent"]`` and a cycle is
             one agent move. Its position still appears in the agent's observation.
+        belief_filter: the agent's belief filter, kept in step with the game: ``"particle"``
+            (200 particles), ``"histogram"`` (exact), a :class:`~gridghost.filters.BeliefFilter`
+            built on this layout and slip model, or ``None``. It is reset and updated with the
+            reset readings on ``reset``, and predicts with the intended action and updates with
+            the readings after every agent move; the agent's info then holds
+            ``estimated_pos``. It draws from a generator of its own spawned from the reset seed, so
+            it never changes the game. ``None`` with ``obs_type="belief"`` means ``"histogram"``.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -213,6 +225,7 @@ class GridGhostEnv(AECEnv):
         rewards: Rewards | None = None,
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
+        belief_filter: str | BeliefFilter | None = None,
     ) -> None:
         super().__init__()
         if not isinstance(layout, Layout):
@@ -225,8 +238,17 @@ class GridGhostEnv(AECEnv):
         self.max_cycles = check_limit(max_cycles, "max_cycles")
         self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
         self.use_ghost = check_flag(use_ghost, "use_ghost")
+        if belief_filter is None and obs_type == "belief":
+            belief_filter = "histogram"
+        self.belief_filter: BeliefFilter | None = (
+            None if belief_filter is None else make_filter(belief_filter, layout, self.slip, self.sensors)
+        )
+        #: Whether pygame pictures show the belief filter's map and estimate (when there is a filter).
+        self.show_belief = True
         self.obs_type = obs_type
-        self._encoder = make_observations(obs_type, self.board)
+        self._encoder = make_observations(
+            obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief
+        )
         self.agent_rewards = _check_rewards(rewards, "rewards") or Rewards()
         self.ghost_rewards = _check_rewards(ghost_rewards, "ghost_rewards") or self.agent_rewards.negated()
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
@@ -243,7 +265,9 @@ class GridGhostEnv(AECEnv):
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._game: GameState | None = None
-        self._sensor_draws: tuple[tuple[Sensor, np.random.Generator | None], ...] | None = None
+        # (sensor, its own generator or None for the game's, whether it reports more than its
+        # measurement), set on the first reset
+        self._sensor_draws: tuple[tuple[Sensor, np.random.Generator | None, bool], ...] | None = None
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
         self._renderer: Renderer | None = None  # created by the first pygame render
@@ -327,16 +351,25 @@ class GridGhostEnv(AECEnv):
         if seed is not None:
             self._np_random, self.np_random_seed = seeding.np_random(seed)
         rng = self.np_random  # drawn from fresh entropy on a first unseeded reset
+        belief_filter = self.belief_filter
         if seed is not None or self._sensor_draws is None:
-            # Sensors other than the reference's colour sensor draw from generators of their own,
-            # spawned from the reset seed (or the drawn one, so that reset(seed=np_random_seed)
-            # replays them too), so they never shift the game's draws.
+            # Sensors other than the reference's colour sensor, and the belief filter, draw from
+            # generators of their own, spawned from the reset seed (or the drawn one, so that
+            # reset(seed=np_random_seed) replays them too), so they never shift the game's draws.
             root = seed if seed is not None else self.np_random_seed
             children = np.random.SeedSequence(root).spawn(len(self.sensors))
             self._sensor_draws = tuple(
-                (sensor, None if sensor.uses_game_rng else np.random.default_rng(child))
+                (
+                    sensor,
+                    None if sensor.uses_game_rng else np.random.default_rng(child),
+                    type(sensor).read is not Sensor.read,
+                )
                 for sensor, child in zip(self.sensors, children, strict=True)
             )
+            if belief_filter is not None:
+                belief_filter.reset(np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,)))
+        elif belief_filter is not None:
+            belief_filter.reset()
         game = self.board.initial_state()
         self._game = game
         self._cycles = 0
@@ -350,10 +383,22 @@ class GridGhostEnv(AECEnv):
         self.agent_selection = AGENT
         self._skip_agent_selection = None
         # The agent's info keeps its last move's keys through the ghost's half-turn.
-        self._agent_move_info = {s.name: s.measure(game, own or rng) for s, own in self._sensor_draws}
+        self._agent_move_info = self._read_sensors(game, rng, {})
+        if belief_filter is not None:
+            belief_filter.update(self._agent_move_info)
+            self._agent_move_info["estimated_pos"] = belief_filter.estimate()
         self._publish(game, AGENT, None)
         if self.render_mode == "human":
             self.render()
+
+    def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
+        """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
+        for sensor, own, reports_more in cast(tuple, self._sensor_draws):  # set by reset
+            if reports_more:
+                info.update(sensor.read(game, own or rng))
+            else:
+                info[sensor.name] = sensor.measure(game, own or rng)
+        return info
 
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn."""
@@ -446,8 +491,12 @@ class GridGhostEnv(AECEnv):
             game = move_agent(self.board, game, moves, self.use_ghost)
             slipped, actual = describe_moves(action, moves)
             move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
-            for sensor, own in cast(tuple, self._sensor_draws):  # set by reset
-                move_info[sensor.name] = sensor.measure(game, own or rng)
+            self._read_sensors(game, rng, move_info)
+            belief_filter = self.belief_filter
+            if belief_filter is not None:
+                belief_filter.predict(action)
+                belief_filter.update(move_info)
+                move_info["estimated_pos"] = belief_filter.estimate()
             self._agent_move_info = move_info
             if self.use_ghost:
                 next_turn = GHOST
@@ -504,9 +553,13 @@ class GridGhostEnv(AECEnv):
             return text_picture(self.layout, agent, ghost, status.headline())
         if self._renderer is None:
             self._renderer = Renderer(self.layout, fps=self.metadata["render_fps"])
+        belief = estimate = None
+        if self.belief_filter is not None and self.show_belief:
+            belief = self.belief_filter.belief()
+            estimate = tuple(self.belief_filter.estimate()["cell_pos"])
         if mode == "rgb_array":
-            return self._renderer.frame(agent, ghost, status)
-        self._renderer.show(agent, ghost, status)
+            return self._renderer.frame(agent, ghost, status, belief, estimate)
+        self._renderer.show(agent, ghost, status, belief, estimate)
         return None
 
     def _status(self) -> Status:

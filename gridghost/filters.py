@@ -257,6 +257,17 @@ class ParticleFilter(BeliefFilter):
             bad ``seed`` or ``resample_threshold``.
     """
 
+    num_particles: int
+    resample_threshold: float
+    _min_ess: float
+    _destinations: tuple[np.ndarray, ...]
+    _threshold_lists: list[tuple[float, ...]]
+    _threshold_of: tuple[int, ...]
+    _block_steps: int
+    _offsets: np.ndarray
+    _ones: np.ndarray
+    _rng: np.random.Generator
+
     def __init__(
         self,
         layout: Layout,
@@ -271,7 +282,7 @@ class ParticleFilter(BeliefFilter):
             raise TypeError(f"num_particles must be an int >= 1, got {num_particles!r}")
         if num_particles < 1:
             raise ValueError(f"num_particles must be an int >= 1, got {num_particles}")
-        self.num_particles = n = int(num_particles)
+        n = self.num_particles = int(num_particles)
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
         # Per action: the destination of (outcome, cell) at flat index outcome * num_cells + cell,

@@ -36,6 +36,11 @@ slots  meaning
        two connected cells: in [0, 1]
 ====== ===================================================================================
 
+``"belief"`` is the ``"dict"`` observation with the agent's belief added: ``"belief"``, a fresh
+``float32`` ``rows x cols`` map of the probability of each cell from the env's belief filter
+(see :mod:`gridghost.filters`), declared as a ``Box(0, 1)``. The ghost's observation stays its
+dict.
+
 >>> from gridghost.layout import CLASSIC
 >>> from gridghost.rules import board_for
 >>> vectors = VectorObservations(board_for(CLASSIC))
@@ -59,7 +64,7 @@ from gymnasium import spaces
 from gridghost.layout import COLOURS, ITEM_FLAGS
 from gridghost.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, Board, GameState, Side
 
-OBS_TYPES: tuple[str, ...] = ("dict", "vector")
+OBS_TYPES: tuple[str, ...] = ("dict", "vector", "belief")
 #: What each slot of a ``"vector"`` observation holds.
 VECTOR_SLOTS: tuple[str, ...] = (
     *(f"colour_{name}" for name in COLOURS),
@@ -261,13 +266,48 @@ class VectorObservations:
         return np.concatenate((self._cells[state.ghost], self._pairs[state.ghost, state.agent]))
 
 
-def make_observations(obs_type: str, board: Board) -> DictObservations | VectorObservations:
+class BeliefObservations(DictObservations):
+    """The dict observations, with the agent's belief map added under ``"belief"``.
+
+    Args:
+        board: the precomputed board of the layout.
+        belief: returns the current belief, a ``rows x cols`` array of probabilities.
+    """
+
+    def __init__(self, board: Board, belief: Callable[[], np.ndarray]) -> None:
+        super().__init__(board)
+        self._belief = belief
+        shape = board.layout.shape
+        agent_space = self._spaces[Side.AGENT]
+        self._spaces[Side.AGENT] = spaces.Dict(
+            {**agent_space.spaces, "belief": spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)}
+        )
+        self._observers[Side.AGENT] = self._agent_belief_view
+
+    def _agent_belief_view(self, state: GameState) -> dict[str, Any]:
+        observation = self._agent_view(state)
+        observation["belief"] = np.asarray(self._belief(), dtype=np.float32)
+        return observation
+
+
+def make_observations(
+    obs_type: str, board: Board, belief: Callable[[], np.ndarray] | None = None
+) -> DictObservations | VectorObservations:
     """Build the encoder named ``obs_type`` for ``board``.
 
+    Args:
+        obs_type: one of :data:`OBS_TYPES`.
+        board: the precomputed board of the layout.
+        belief: for ``"belief"``, what returns the agent's current belief map.
+
     Raises:
-        ValueError: ``obs_type`` is unknown.
+        ValueError: ``obs_type`` is unknown, or ``"belief"`` without a belief to show.
     """
     check_obs_type(obs_type)
     if obs_type == "vector":
         return VectorObservations(board)
+    if obs_type == "belief":
+        if belief is None:
+            raise ValueError("obs_type='belief' shows a belief filter's map; this view has no belief filter")
+        return BeliefObservations(board, belief)
     return DictObservations(board)

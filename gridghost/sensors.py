@@ -426,7 +426,7 @@ def make_sensors(
         raise ValueError("color_sensor_quality only applies to the default sensor; sensors were given")
     if isinstance(sensors, Sensor) or not isinstance(sensors, Sequence):
         raise TypeError(f"sensors must be a sequence of Sensor objects, got {sensors!r}")
-    names = set()
+    names: set[str] = set()
     for sensor in sensors:
         if not isinstance(sensor, Sensor):
             raise TypeError(f"sensors must hold Sensor objects, got {sensor!r}")

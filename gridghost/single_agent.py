@@ -8,8 +8,9 @@ piece of code; neither view touches the rules.
 | Import        | ``gymnasium.make("gridghost/GridGhost-v0")`` (after ``import gridghost``)        |
 |---------------|----------------------------------------------------------------------------------|
 | Actions       | Discrete(4): 0 left, 1 down, 2 right, 3 up                                       |
-| Observations  | ``obs_type="dict"`` (the reference dict of the controlled side) or ``"vector"``  |
-|               | (flat ``float32`` ``Box(26)``, the same space for both sides)                    |
+| Observations  | ``obs_type="dict"`` (the reference dict of the controlled side), ``"vector"``    |
+|               | (flat ``float32`` ``Box(26)``, the same space for both sides) or ``"belief"``    |
+|               | (the agent's dict plus its belief filter's ``rows x cols`` map)                  |
 | Step limit    | ``max_episode_steps=100`` learner steps through Gymnasium's ``TimeLimit``        |
 
 Rewards
@@ -51,20 +52,19 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.env import AGENT, AGENTS, GHOST, GridGhostEnv, check_flag, check_limit
+from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, check_flag, check_limit
+from gridghost.filters import BeliefFilter, HistogramFilter, ParticleFilter
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
 from gridghost.policies import ChasePolicy, Policy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, board_for, move_agent
-from gridghost.sensors import Sensor
-from gridghost.slip import SlipModel
+from gridghost.sensors import ColorSensor, ItemSensor, Sensor
+from gridghost.slip import SlipModel, make_slip
 
 #: The sides a learner can control.
 CONTROLLED_SIDES: tuple[str, ...] = AGENTS
 #: The opponent each side faces when none is given.
 DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
-#: ``SeedSequence`` spawn key of the opponent's generator, apart from the sensors' keys 0, 1, ...
-_OPPONENT_STREAM = 2**32
 _EPISODE_ENDED = "the episode has ended; call reset() to start a new one"
 _SUCCESS = {AGENT: Outcome.GOAL, GHOST: Outcome.CAUGHT}
 
@@ -199,7 +199,7 @@ class Duel:
             # After a first unseeded reset the game's own (drawn) seed is used, so that
             # reset(seed=game.np_random_seed) replays the opponent too.
             root = seed if seed is not None else self.game.np_random_seed
-            self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(_OPPONENT_STREAM,))
+            self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
             self._seed_opponent()
         if self.controlled == GHOST:
             self._opponent_move()
@@ -279,12 +279,15 @@ class GridGhostGymEnv(gymnasium.Env):
         controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
         opponent: the other side's policy, as :class:`Duel` accepts; ``None`` means the chasing
             ghost against a learning agent and a random agent against a learning ghost.
-        obs_type: ``"dict"`` (default, the reference observation) or ``"vector"``.
+        obs_type: ``"dict"`` (default, the reference observation), ``"vector"``, or ``"belief"``
+            (``controlled="agent"`` only: the dict plus the belief filter's map).
         render_mode: ``None`` or one of ``metadata["render_modes"]``; passed to the AEC env.
         max_cycles: a step limit inside the game; ``None`` (default) leaves it to ``TimeLimit``.
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
         layout, slip, slip_probability, slip_type, sensors, color_sensor_quality, rewards,
-            ghost_rewards, use_ghost: the game's settings, as :class:`~gridghost.env.GridGhostEnv`.
+            ghost_rewards, use_ghost, belief_filter: the game's settings, as
+            :class:`~gridghost.env.GridGhostEnv`; with a ``belief_filter`` the agent's info holds
+            ``estimated_pos``.
 
     Raises:
         ValueError, TypeError: any argument outside what is accepted (see :class:`Duel` and
@@ -314,8 +317,13 @@ class GridGhostGymEnv(gymnasium.Env):
         rewards: Rewards | None = None,
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
+        belief_filter: str | BeliefFilter | None = None,
     ) -> None:
         check_controlled(controlled)
+        if controlled == GHOST and obs_type == "belief":
+            raise ValueError(
+                "obs_type='belief' adds the agent's belief map; the ghost has none (use 'dict' or 'vector')"
+            )
         self.game = GridGhostEnv(
             render_mode=render_mode,
             layout=layout,
@@ -329,6 +337,7 @@ class GridGhostGymEnv(gymnasium.Env):
             rewards=rewards,
             ghost_rewards=ghost_rewards,
             use_ghost=use_ghost,
+            belief_filter=belief_filter,
         )
         self.duel = Duel(self.game, controlled, opponent, opponent_obs_type)
         self.controlled = controlled
@@ -411,7 +420,11 @@ class GridGhostGymEnv(gymnasium.Env):
         self.game.close()
 
 
+#: What the interface's filter reads: the colour sensor, the item classifier, or both.
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
+#: The interface's filters: ``"particle"`` (the reference's) or ``"histogram"`` (exact Bayes).
+INTERFACE_FILTERS: tuple[str, ...] = ("particle", "histogram")
+_DEFAULT_PARTICLES = 200
 
 
 def _check_step_delay(step_delay: object) -> float:
@@ -440,17 +453,32 @@ class AgentInterface:
         ghost_agent_class: the ghost's policy: a reference-style class (``cls(action_space)``
             with ``get_action(observation)``), or anything :class:`Duel` accepts; ``None`` is the
             chasing ghost.
-        use_particle_filter, pf_num_particles, pf_sensor_mode, show_particles: the belief
-            filter, which gridghost does not have yet: ``use_particle_filter=True`` (the
-            reference default) raises :class:`NotImplementedError`.
+        use_particle_filter: keep a belief filter in step with the game: updated with the reset
+            readings on ``reset`` and with predict + update on every agent move; every info then
+            holds ``estimated_pos`` (``{"float_pos": [r, c], "cell_pos": [r, c]}``). The filter
+            draws from its own generator, seeded from the reset seed, so the game is the same
+            with it on or off.
+        pf_num_particles: the particle filter's particles (an int >= 1).
+        pf_sensor_mode: what the filter reads: ``"color"`` (the colour sensor), ``"cnn"`` (the
+            item classifier, :class:`~gridghost.sensors.ItemSensor`) or ``"both"``. With
+            ``"cnn"`` or ``"both"`` the item classifier measures after every move and the info
+            holds ``cnn_prediction`` and ``cnn_probs``; it has its own generator too.
+        show_particles: draw the filter's belief and estimate in the picture.
         use_ghost: ``False`` takes the ghost out of the game (see
             :class:`~gridghost.env.GridGhostEnv`).
         layout: the map.
         max_steps: truncate after this many steps; ``None`` (the reference) never truncates.
+        filter_type: ``"particle"`` (the reference's filter) or ``"histogram"``, the exact Bayes
+            filter (:class:`~gridghost.filters.HistogramFilter`).
+
+    Attributes:
+        belief_filter: the filter (``None`` with ``use_particle_filter=False``); its
+            ``belief()`` is the current ``rows x cols`` probability map.
 
     Raises:
-        NotImplementedError: ``use_particle_filter=True``.
-        TypeError, ValueError: any argument outside what is accepted.
+        TypeError, ValueError: any argument outside what is accepted, including filter
+            settings other than the defaults with ``use_particle_filter=False`` and
+            ``pf_num_particles`` other than 200 with the histogram filter.
     """
 
     def __init__(
@@ -470,6 +498,7 @@ class AgentInterface:
         *,
         layout: Layout = CLASSIC,
         max_steps: int | None = None,
+        filter_type: str = "particle",
     ) -> None:
         self.render_enabled = check_flag(render, "render")
         if not render and render_mode == "human":
@@ -477,23 +506,43 @@ class AgentInterface:
         self.step_delay = _check_step_delay(step_delay)
         max_steps = check_limit(max_steps, "max_steps")
         check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
-        if pf_sensor_mode not in PF_SENSOR_MODES:
+        if not isinstance(pf_sensor_mode, str) or pf_sensor_mode not in PF_SENSOR_MODES:
             raise ValueError(f"unknown pf_sensor_mode {pf_sensor_mode!r}; accepted: {list(PF_SENSOR_MODES)}")
-        check_flag(show_particles, "show_particles")
-        if check_flag(use_particle_filter, "use_particle_filter"):
-            raise NotImplementedError(
-                "gridghost has no particle filter yet (it arrives with the localisation issue); "
-                "pass use_particle_filter=False"
+        if not isinstance(filter_type, str) or filter_type not in INTERFACE_FILTERS:
+            raise ValueError(f"unknown filter_type {filter_type!r}; accepted: {list(INTERFACE_FILTERS)}")
+        show_particles = check_flag(show_particles, "show_particles")
+        use_filter = check_flag(use_particle_filter, "use_particle_filter")
+        if not use_filter and (filter_type != "particle" or pf_sensor_mode != "both"
+                               or pf_num_particles != _DEFAULT_PARTICLES):
+            raise ValueError(
+                "filter_type, pf_sensor_mode and pf_num_particles set the belief filter; "
+                "with use_particle_filter=False there is none"
+            )
+        if filter_type == "histogram" and pf_num_particles != _DEFAULT_PARTICLES:
+            raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
+        slip = make_slip(None, slip_probability, slip_type)
+        sensors: list[Sensor] = [ColorSensor(layout, color_sensor_quality)]
+        if use_filter and pf_sensor_mode != "color":
+            sensors.append(ItemSensor(layout))
+        belief_filter: BeliefFilter | None = None
+        if use_filter:
+            read = {"color": sensors[:1], "cnn": sensors[1:], "both": sensors}[pf_sensor_mode]
+            belief_filter = (
+                ParticleFilter(layout, slip, read, pf_num_particles)
+                if filter_type == "particle"
+                else HistogramFilter(layout, slip, read)
             )
         self.env = GridGhostEnv(
             render_mode="human" if render and render_mode is None else render_mode,
             layout=layout,
-            slip_probability=slip_probability,
-            slip_type=slip_type,
-            color_sensor_quality=color_sensor_quality,
+            slip=slip,
+            sensors=sensors,
             max_cycles=max_steps,
             use_ghost=use_ghost,
+            belief_filter=belief_filter,
         )
+        self.env.show_belief = show_particles
+        self.belief_filter = belief_filter
         #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.
         self.last_frame: Any = None
         self._duel = Duel(self.env, AGENT, ghost_agent_class, after_half_turn=self._drawn if render else None)

@@ -37,11 +37,22 @@ def interface(**kwargs) -> AgentInterface:
 
 
 # -- AgentInterface reproduces the reference ---------------------------------------------------
+#: No filter (as the traces were recorded), and filters that must not change the game.
+FILTER_SETTINGS = {
+    "no-filter": dict(use_particle_filter=False),
+    "particle-both": dict(use_particle_filter=True, pf_sensor_mode="both"),
+    "histogram-cnn": dict(use_particle_filter=True, pf_sensor_mode="cnn", filter_type="histogram"),
+}
+
+
+@pytest.mark.parametrize("setting", list(FILTER_SETTINGS))
 @pytest.mark.parametrize("record", TRACES, ids=[trace_id(r) for r in TRACES])
-def test_interface_trace_replays_exactly(record: dict) -> None:
-    facade = interface(**record["config"])
+def test_interface_trace_replays_exactly(record: dict, setting: str) -> None:
+    facade = AgentInterface(render=False, **FILTER_SETTINGS[setting], **record["config"])
+    filtered = facade.belief_filter is not None
     assert plain(facade.reset(seed=record["seed"])) == record["reset"]["obs"]
     assert facade.last_info["color_measurement"] == record["reset"]["color_measurement"]
+    assert ("estimated_pos" in facade.last_info) is filtered
     for index, step in enumerate(record["steps"]):
         obs, reward, done, info = facade.step(step["action"])
         where = f"step {index}"
@@ -49,6 +60,7 @@ def test_interface_trace_replays_exactly(record: dict) -> None:
         assert reward == step["reward"] and type(reward) is float, where
         assert done is step["done"], where
         assert {key: plain(info.get(key)) for key in step["info"]} == step["info"], where
+        assert ("estimated_pos" in info) is filtered, where
     assert facade.get_episode_stats() == record["stats"]
     assert facade.is_terminated() is record["steps"][-1]["done"]
 
@@ -142,8 +154,12 @@ def test_interface_max_steps_truncates() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        (dict(use_particle_filter=True), NotImplementedError, "use_particle_filter=False"),
-        (dict(use_particle_filter=False, pf_num_particles=0), ValueError, "pf_num_particles must be an int >= 1, got"),
+        (dict(use_particle_filter=True, filter_type="kalman"), ValueError, "unknown filter_type 'kalman'"),
+        (dict(use_particle_filter=False, filter_type="histogram"), ValueError, "use_particle_filter=False there is none"),
+        (dict(use_particle_filter=False, pf_sensor_mode="color"), ValueError, "use_particle_filter=False there is none"),
+        (dict(use_particle_filter=False, pf_num_particles=50), ValueError, "use_particle_filter=False there is none"),
+        (dict(filter_type="histogram", pf_num_particles=50), ValueError, "not to filter_type='histogram'"),
+        (dict(pf_num_particles=0), ValueError, "pf_num_particles must be an int >= 1, got"),
         (dict(use_particle_filter=False, pf_num_particles=None), TypeError, "pf_num_particles must be an int >= 1"),
         (dict(use_particle_filter=False, pf_num_particles=2.5), TypeError, "pf_num_particles"),
         (dict(use_particle_filter=False, pf_sensor_mode="sonar"), ValueError, "pf_sensor_mode 'sonar'"),
