@@ -14,8 +14,11 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import gridghost
+from gridghost.filters import HistogramFilter, ParticleFilter
 from gridghost.layout import Layout
 from gridghost.rules import Action, Rewards
+from gridghost.sensors import ColorSensor, ItemSensor
+from gridghost.slip import LongitudinalSlip, PerpendicularSlip
 
 from helpers import load_traces, plain, record_rest
 
@@ -600,3 +603,140 @@ def test_an_unseeded_first_reset_is_replayed_by_its_drawn_seed() -> None:
 def test_use_ghost_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match="use_ghost must be a bool, got 'no'"):
         gridghost.env(use_ghost="no")
+
+
+# -- the agent's belief filter -------------------------------------------------------------------
+def item_env(**kwargs) -> gridghost.GridGhostEnv:
+    """The env with the colour sensor and the item classifier."""
+    sensors = [ColorSensor(gridghost.CLASSIC), ItemSensor(gridghost.CLASSIC)]
+    return gridghost.raw_env(sensors=sensors, **kwargs)
+
+
+def test_api_test_passes_with_belief_observations() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(gridghost.env(obs_type="belief", belief_filter="particle"), num_cycles=300)
+    surprises = {str(w.message) for w in caught if not str(w.message).startswith(ACKNOWLEDGED_API_WARNINGS)}
+    assert not surprises
+
+
+@pytest.mark.parametrize("belief_filter", ["particle", "histogram"])
+def test_a_filter_never_changes_the_game(belief_filter: str) -> None:
+    """Same seed, same actions: the same observations, rewards, readings and positions with the
+    filter on as with it off (the filter and the item sensor draw from streams of their own)."""
+    plain_run, filtered = item_env(), item_env(belief_filter=belief_filter)
+    plain_run.reset(seed=21)
+    filtered.reset(seed=21)
+    without = record_rest(plain_run, policy_seed=4)
+    with_filter = record_rest(filtered, policy_seed=4)
+    assert len(without) == len(with_filter) > 10
+    for off, on in zip(without, with_filter, strict=True):
+        on_info = dict(on[5])
+        assert "estimated_pos" in on_info or on[0] == "ghost"
+        on_info.pop("estimated_pos", None)
+        assert (*off[:5], off[5], *off[6:]) == (*on[:5], on_info, *on[6:])
+
+
+def test_the_env_keeps_its_exact_filter_in_step_and_reports_its_estimate() -> None:
+    """An exact filter fed by hand with the env's readings and the agent's intended moves gives
+    the belief and the estimate the env shows."""
+    env = item_env(obs_type="belief")
+    mirror = HistogramFilter(env.layout, env.slip, env.sensors)
+    env.reset(seed=5)
+    mirror.update(env.infos["agent"])
+    rng = np.random.default_rng(2)
+    checked = 0
+    for name in env.agent_iter():
+        obs, _, termination, truncation, info = env.last()
+        if name == "agent":
+            assert obs["belief"].dtype == np.float32 and obs["belief"].shape == (4, 5)
+            assert np.allclose(obs["belief"], mirror.belief(), atol=1e-7)
+            assert info["estimated_pos"] == mirror.estimate()
+            assert env.observation_space("agent").contains(obs)
+            checked += 1
+        else:
+            assert "belief" not in obs and env.observation_space("ghost").contains(obs)
+        action = None if termination or truncation else int(rng.integers(4))
+        env.step(action)
+        if name == "agent" and action is not None:
+            mirror.predict(action)
+            mirror.update(env.infos["agent"])
+    assert checked > 5
+
+
+def test_belief_observations_default_to_the_exact_filter_and_are_fresh() -> None:
+    env = gridghost.env(obs_type="belief")
+    assert isinstance(env.belief_filter, HistogramFilter)
+    env.reset(seed=0)
+    first = env.observe("agent")
+    first["belief"][:] = 7
+    assert env.observe("agent")["belief"].max() <= 1.0
+
+
+def test_same_seed_same_estimates_and_reset_with_the_drawn_seed_replays_them() -> None:
+    def estimates(env: gridghost.GridGhostEnv, seed: int | None) -> list:
+        env.reset(seed=seed)
+        return [info["estimated_pos"] for *_, info, _, _ in record_rest(env, policy_seed=1) if "estimated_pos" in info]
+
+    first, second = item_env(belief_filter="particle"), item_env(belief_filter="particle")
+    assert estimates(first, 3) == estimates(second, 3)
+    assert estimates(first, None) == estimates(second, None)  # unseeded resets continue alike
+    unseeded = item_env(belief_filter="particle")
+    drawn = estimates(unseeded, None)
+    assert estimates(unseeded, unseeded.np_random_seed) == drawn
+    # A different seed changes the filter's particles, not only the game.
+    assert [p.tolist() for p in particles_after_reset(7)] != [p.tolist() for p in particles_after_reset(8)]
+
+
+def particles_after_reset(seed: int) -> list[np.ndarray]:
+    env = gridghost.raw_env(belief_filter="particle")
+    env.reset(seed=seed)
+    return [env.belief_filter.particles]
+
+
+def test_a_filter_copy_carries_on_identically() -> None:
+    env = item_env(belief_filter="particle")
+    env.reset(seed=9)
+    env.step(1)
+    env.step(0)
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert record_rest(twin, policy_seed=6) == record_rest(copy.deepcopy(env), policy_seed=6)
+
+
+def test_pictures_show_the_belief_unless_switched_off() -> None:
+    env = gridghost.raw_env(render_mode="rgb_array", belief_filter="histogram")
+    env.reset(seed=0)
+    with_belief = env.render()
+    env.show_belief = False
+    without = env.render()
+    no_filter = gridghost.raw_env(render_mode="rgb_array")
+    no_filter.reset(seed=0)
+    assert (without == no_filter.render()).all()
+    assert (with_belief != without).any()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (dict(belief_filter="kalman"), ValueError, r"belief_filter 'kalman'; accepted: \['particle', 'histogram'\]"),
+        (dict(belief_filter=3), TypeError, "belief_filter must be one of"),
+        (dict(obs_type="belief", belief_filter="nope"), ValueError, "unknown belief_filter 'nope'"),
+    ],
+)
+def test_bad_belief_filters_raise(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        gridghost.env(**kwargs)
+
+
+def test_a_filter_built_for_something_else_is_refused() -> None:
+    layout = gridghost.CLASSIC
+    colour = ColorSensor(layout)
+    other = Layout(colours=[[0, 1]], goals=[(0, 1)], agent_start=(0, 0), ghost_start=(0, 1))
+    with pytest.raises(ValueError, match="follows"):
+        gridghost.env(belief_filter=HistogramFilter(other, LongitudinalSlip(0.2), []))
+    with pytest.raises(ValueError, match="predicts with PerpendicularSlip"):
+        gridghost.env(belief_filter=HistogramFilter(layout, PerpendicularSlip(0.2), [colour]))
+    with pytest.raises(ValueError, match=r"reads \['cnn_prediction'\], which no sensor of the env measures"):
+        gridghost.env(belief_filter=HistogramFilter(layout, LongitudinalSlip(0.2), [ItemSensor(layout)]))
+    matching = ParticleFilter(layout, LongitudinalSlip(0.2), [colour], num_particles=50)
+    assert gridghost.env(belief_filter=matching).belief_filter is matching

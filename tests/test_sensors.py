@@ -1,4 +1,5 @@
-"""The colour sensor: reference draw order, reading frequencies and likelihoods."""
+"""Sensors: the colour sensor's reference draw order, the item classifier and user classifiers;
+reading frequencies, what each reports, and likelihoods."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import numpy as np
 import pytest
 
 from gridghost.layout import CLASSIC, Layout
+from gridghost.render import cell_images
 from gridghost.rules import GameState, board_for
-from gridghost.sensors import ColorSensor, Sensor, make_sensors
+from gridghost.sensors import ITEM_CLASSES, ClassifierSensor, ColorSensor, ItemSensor, Sensor, make_sensors
 
 BOARD = board_for(CLASSIC)
 
@@ -105,3 +107,174 @@ def test_the_sensor_interface_names_what_is_missing() -> None:
         Half().measure(GameState(0, 1), np.random.default_rng())
     with pytest.raises(NotImplementedError, match="likelihood"):
         Half().likelihood(0)
+    with pytest.raises(NotImplementedError, match="possible_measurements"):
+        Half().possible_measurements()
+
+
+# -- the item classifier -----------------------------------------------------------------------
+DOG, FLOWER, BACKGROUND = BOARD.index((0, 0)), BOARD.index((1, 3)), BOARD.index((1, 1))
+CONFUSION = [[0.7, 0.2, 0.1], [0.05, 0.9, 0.05], [0.3, 0.3, 0.4]]
+
+
+def frequencies(sensor: Sensor, cell: int, n: int = 20_000) -> dict[str, float]:
+    rng = np.random.default_rng(11)
+    counts = Counter(sensor.measure(GameState(cell, 0), rng)[0] for _ in range(n))
+    return {label: counts[label] / n for label in ITEM_CLASSES}
+
+
+@pytest.mark.parametrize(("cell", "true_class"), [(DOG, 0), (FLOWER, 1), (BACKGROUND, 2)])
+def test_item_predictions_follow_the_confusion_row_of_the_true_class(cell: int, true_class: int) -> None:
+    sensor = ItemSensor(CLASSIC, confusion=CONFUSION)
+    n = 20_000
+    for label, observed in frequencies(sensor, cell, n).items():
+        p = CONFUSION[true_class][ITEM_CLASSES.index(label)]
+        assert abs(observed - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-12, label
+
+
+def test_item_classes_of_the_classic_cells() -> None:
+    # dog at (0, 0) and (0, 4) (with notes); flowers at (1, 3) and (3, 3); notes alone are background
+    expected = np.full((4, 5), 2)
+    expected[0, 0] = expected[0, 4] = 0
+    expected[1, 3] = expected[3, 3] = 1
+    assert (ItemSensor(CLASSIC).true_classes == expected).all()
+
+
+def test_item_reading_reports_the_calibrated_probabilities_under_the_reference_keys() -> None:
+    sensor = ItemSensor(CLASSIC, confusion=CONFUSION)
+    rng = np.random.default_rng(3)
+    column_sums = np.array(CONFUSION).sum(axis=0)
+    for _ in range(200):
+        info = sensor.read(GameState(DOG, 0), rng)
+        assert set(info) == {"cnn_prediction", "cnn_probs"}
+        label, probability = info["cnn_prediction"]
+        k = ITEM_CLASSES.index(label)
+        # p(true class | predicted) under a uniform prior: the confusion column, normalised
+        assert np.allclose(info["cnn_probs"], np.array(CONFUSION)[:, k] / column_sums[k])
+        assert probability == info["cnn_probs"][k]
+    default = ItemSensor(CLASSIC).read(GameState(DOG, 0), np.random.default_rng(0))
+    if default["cnn_prediction"][0] == "dog":
+        assert default["cnn_prediction"] == ("dog", 0.9)
+        assert np.allclose(default["cnn_probs"], [0.9, 0.05, 0.05])
+
+
+def test_item_reading_draws_one_uniform_from_the_generator_it_is_given() -> None:
+    sensor = ItemSensor(CLASSIC)
+    ours, twin = np.random.default_rng(8), np.random.default_rng(8)
+    sensor.read(GameState(DOG, 0), ours)
+    sensor.measure(GameState(FLOWER, 0), ours)
+    twin.random(2)
+    assert ours.random() == twin.random()
+
+
+def test_item_readings_are_fresh_objects() -> None:
+    sensor = ItemSensor(CLASSIC)
+    rng = np.random.default_rng(0)
+    first, second = sensor.read(GameState(DOG, 0), rng), sensor.read(GameState(DOG, 0), rng)
+    first["cnn_probs"][:] = -1
+    assert (second["cnn_probs"] >= 0).all()
+
+
+@pytest.mark.parametrize("quality", [0.0, 0.5, 1.0])
+def test_item_likelihoods_sum_to_one_and_accept_the_pair_or_the_label(quality: float) -> None:
+    sensor = ItemSensor(CLASSIC, accuracy=quality)
+    total = sum(sensor.likelihood(label) for label in sensor.possible_measurements())
+    assert np.allclose(total, 1.0)
+    assert (sensor.likelihood(("dog", 0.9)) == sensor.likelihood("dog")).all()
+    assert sensor.likelihood("dog")[0, 0] == quality
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (dict(confusion=[[0.9, 0.1, 0.1], [0, 1, 0], [0, 0, 1]]), ValueError, r"confusion row 0 \(dog\) must sum to 1"),
+        (dict(confusion=[[1, 0], [0, 1]]), ValueError, "confusion must be 3x3"),
+        (dict(confusion=[[1.5, -0.5, 0], [0, 1, 0], [0, 0, 1]]), ValueError, "probabilities >= 0"),
+        (dict(confusion=[[np.nan, 0, 1], [0, 1, 0], [0, 0, 1]]), ValueError, "finite"),
+        (dict(confusion="identity"), ValueError, "confusion must be"),
+        (dict(accuracy=1.1), ValueError, "accuracy must lie in"),
+        (dict(accuracy="high"), TypeError, "accuracy must be a real number"),
+        (dict(accuracy=0.9, confusion=np.eye(3)), ValueError, "accuracy or confusion, not both"),
+        (dict(name="cnn", probs_key="cnn"), ValueError, "must differ"),
+        (dict(name=""), TypeError, "name must be a non-empty str"),
+    ],
+)
+def test_bad_item_sensor_arguments_raise(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        ItemSensor(CLASSIC, **kwargs)
+
+
+@pytest.mark.parametrize("label", ["cat", 2, None, ("cat", 0.5)])
+def test_an_unknown_item_reading_raises(label) -> None:
+    with pytest.raises(ValueError, match="measurement must be one of"):
+        ItemSensor(CLASSIC).likelihood(label)
+
+
+# -- a user's classifier -----------------------------------------------------------------------
+WEIGHTS = np.array([[0.04, -0.02, 0.01], [-0.03, 0.05, 0.0], [0.0, 0.0, 0.02]])
+
+
+def softmax_on_mean_colour(image: np.ndarray) -> np.ndarray:
+    """A tiny NumPy "CNN": a linear layer on the picture's mean RGB, then a softmax."""
+    assert image.shape == (64, 64, 3) and image.dtype == np.uint8
+    logits = image.reshape(-1, 3).mean(axis=0) @ WEIGHTS
+    exp = np.exp(logits - logits.max())
+    return exp / exp.sum()
+
+
+def test_the_classifier_sees_each_cells_picture_and_its_outputs_are_the_likelihoods() -> None:
+    sensor = ClassifierSensor(CLASSIC, softmax_on_mean_colour)
+    pictures = cell_images(CLASSIC, 64)
+    for r, c in CLASSIC.cells():
+        expected = softmax_on_mean_colour(pictures[r, c])
+        got = np.array([sensor.likelihood(label)[r, c] for label in ITEM_CLASSES])
+        assert np.allclose(got, expected, atol=1e-12), (r, c)
+    # red, green and white cells look different to the camera
+    assert len({softmax_on_mean_colour(pictures[cell]).round(6).tobytes() for cell in [(0, 0), (0, 1), (0, 2)]}) == 3
+    assert np.allclose(sum(sensor.likelihood(label) for label in sensor.possible_measurements()), 1.0)
+
+
+def test_classifier_readings_are_drawn_from_its_output_and_report_it() -> None:
+    sensor = ClassifierSensor(CLASSIC, softmax_on_mean_colour)
+    cell = BOARD.index((2, 0))
+    expected = softmax_on_mean_colour(cell_images(CLASSIC, 64)[2, 0])
+    n = 20_000
+    for label, observed in frequencies(sensor, cell, n).items():
+        p = expected[ITEM_CLASSES.index(label)]
+        assert abs(observed - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-12, label
+    info = sensor.read(GameState(cell, 0), np.random.default_rng(1))
+    assert np.allclose(info["cnn_probs"], expected)
+    label, probability = info["cnn_prediction"]
+    assert probability == info["cnn_probs"][ITEM_CLASSES.index(label)]
+
+
+@pytest.mark.parametrize(
+    ("classifier", "error", "match"),
+    [
+        (lambda image: np.ones(4) / 4, ValueError, r"must be 3 probabilities \(shape \(3,\)\), got shape \(4,\)"),
+        (lambda image: np.ones((1, 3)) / 3, ValueError, r"got shape \(1, 3\)"),
+        (lambda image: np.array([0.5, 0.5, 0.5]), ValueError, "must sum to 1"),
+        (lambda image: np.array([1.5, -0.5, 0.0]), ValueError, ">= 0"),
+        (lambda image: "dog", ValueError, "3 probabilities"),
+        ("not callable", TypeError, "classifier must be a callable"),
+    ],
+)
+def test_a_classifier_giving_the_wrong_answer_is_refused(classifier, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        ClassifierSensor(CLASSIC, classifier)
+
+
+def test_classifier_classes_are_its_own() -> None:
+    sensor = ClassifierSensor(CLASSIC, lambda image: np.array([0.25, 0.75]), classes=("light", "dark"))
+    assert sensor.possible_measurements() == ("light", "dark")
+    assert (sensor.likelihood("dark") == 0.75).all()
+    with pytest.raises(ValueError, match="distinct strings"):
+        ClassifierSensor(CLASSIC, lambda image: np.array([0.5, 0.5]), classes=("a", "a"))
+
+
+def test_two_classifiers_must_report_under_different_keys() -> None:
+    with pytest.raises(ValueError, match="same info key 'cnn_prediction'"):
+        make_sensors(CLASSIC, [ItemSensor(CLASSIC), ItemSensor(CLASSIC, probs_key="other")])
+    both = make_sensors(CLASSIC, [ItemSensor(CLASSIC), ItemSensor(CLASSIC, name="item2", probs_key="probs2")])
+    assert len(both) == 2
+    with pytest.raises(ValueError, match="reports under 'mover', an info key the env writes itself"):
+        make_sensors(CLASSIC, [ItemSensor(CLASSIC, probs_key="mover")], reserved_names={"mover"})

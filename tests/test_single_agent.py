@@ -13,6 +13,7 @@ from gymnasium.wrappers import TimeLimit
 
 import gridghost
 from gridghost import AgentInterface, GridGhostGymEnv, Layout
+from gridghost.filters import HistogramFilter
 from gridghost.layout import CLASSIC
 from gridghost.observations import VECTOR_SLOTS, DictObservations, VectorObservations
 from gridghost.rules import GameState, Side, board_for
@@ -21,6 +22,7 @@ from gridghost.single_agent import Duel
 from helpers import load_traces, plain
 
 TRACES = load_traces("interface_traces.jsonl")
+NO_FILTER = "use_particle_filter=False there is none"
 
 
 def trace_id(record: dict) -> str:
@@ -155,9 +157,9 @@ def test_interface_max_steps_truncates() -> None:
     ("kwargs", "error", "message"),
     [
         (dict(use_particle_filter=True, filter_type="kalman"), ValueError, "unknown filter_type 'kalman'"),
-        (dict(use_particle_filter=False, filter_type="histogram"), ValueError, "use_particle_filter=False there is none"),
-        (dict(use_particle_filter=False, pf_sensor_mode="color"), ValueError, "use_particle_filter=False there is none"),
-        (dict(use_particle_filter=False, pf_num_particles=50), ValueError, "use_particle_filter=False there is none"),
+        (dict(use_particle_filter=False, filter_type="histogram"), ValueError, NO_FILTER),
+        (dict(use_particle_filter=False, pf_sensor_mode="color"), ValueError, NO_FILTER),
+        (dict(use_particle_filter=False, pf_num_particles=50), ValueError, NO_FILTER),
         (dict(filter_type="histogram", pf_num_particles=50), ValueError, "not to filter_type='histogram'"),
         (dict(pf_num_particles=0), ValueError, "pf_num_particles must be an int >= 1, got"),
         (dict(use_particle_filter=False, pf_num_particles=None), TypeError, "pf_num_particles must be an int >= 1"),
@@ -202,12 +204,13 @@ CHECKER_CASES = [
     for obs_type in ("dict", "vector")
     for mode in GridGhostGymEnv.metadata["render_modes"]
     if mode != "human" or obs_type == ("dict" if side == "agent" else "vector")
-]
+] + [("agent", "belief", "rgb_array"), ("agent", "belief", None)]
 
 
 @pytest.mark.parametrize(("controlled", "obs_type", "render_mode"), CHECKER_CASES)
 def test_gymnasium_env_checker_passes_without_warnings(controlled: str, obs_type: str, render_mode: str) -> None:
-    env = make(controlled=controlled, obs_type=obs_type, render_mode=render_mode)
+    extra = dict(belief_filter="particle") if obs_type == "belief" and render_mode else {}
+    env = make(controlled=controlled, obs_type=obs_type, render_mode=render_mode, **extra)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped, skip_render_check=False)
@@ -628,3 +631,84 @@ def test_render_true_off_screen_keeps_the_latest_picture(mode: str) -> None:
     quiet = interface(render_mode=mode)
     quiet.reset(seed=0)
     assert quiet.last_frame is None  # render=False draws nothing by itself
+
+
+# -- belief filters in the single-agent views ------------------------------------------------------
+def test_a_learning_ghost_has_no_belief_to_observe() -> None:
+    with pytest.raises(ValueError, match="obs_type='belief' adds the agent's belief map; the ghost has none"):
+        make(controlled="ghost", obs_type="belief")
+
+
+def test_gym_belief_observations_match_the_filter_and_stay_in_their_space() -> None:
+    env = make(obs_type="belief", belief_filter="particle", slip_type="perpendicular")
+    filter_ = env.unwrapped.game.belief_filter
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        assert env.observation_space.contains(obs)
+        assert np.allclose(obs["belief"], filter_.belief(), atol=1e-7)
+        assert info["estimated_pos"] == filter_.estimate()
+        obs, _, terminated, truncated, info = env.step(int(rng.integers(4)))
+        if terminated or truncated:
+            obs, info = env.reset()
+
+
+def test_interface_estimates_are_the_exact_posterior_of_its_own_readings() -> None:
+    """With the histogram filter, the interface's estimate after each step equals a second exact
+    filter fed the step's intended action and its readings, here, in the test."""
+    facade = AgentInterface(render=False, filter_type="histogram", slip_probability=0.3)
+    mirror = HistogramFilter(CLASSIC, facade.env.slip, facade.env.sensors)
+    facade.reset(seed=12)
+    mirror.update(facade.last_info)
+    assert facade.last_info["estimated_pos"] == mirror.estimate()
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        if facade.is_terminated():
+            facade.reset()
+            mirror.reset()
+            mirror.update(facade.last_info)
+        action = int(rng.integers(4))
+        _, _, _, info = facade.step(action)
+        mirror.predict(action)
+        mirror.update(info)
+        assert info["estimated_pos"] == mirror.estimate()
+        assert np.allclose(facade.belief_filter.belief(), mirror.belief())
+
+
+@pytest.mark.parametrize(
+    ("mode", "keys"),
+    [("color", {"color_measurement"}), ("cnn", {"cnn_prediction"}), ("both", {"color_measurement", "cnn_prediction"})],
+)
+def test_the_sensor_mode_chooses_what_the_filter_reads(mode: str, keys: set) -> None:
+    facade = AgentInterface(render=False, pf_sensor_mode=mode, pf_num_particles=64)
+    assert {sensor.name for sensor in facade.belief_filter.sensors} == keys
+    facade.reset(seed=0)
+    _, _, _, info = facade.step(1)
+    assert ("cnn_prediction" in info and "cnn_probs" in info) is (mode != "color")
+    assert info["color_measurement"] in (0, 1, 2)  # the reference always reports the colour
+    assert facade.belief_filter.num_particles == 64
+
+
+def test_interface_particle_estimates_repeat_with_the_seed() -> None:
+    def estimates(seed: int) -> list:
+        facade = AgentInterface(render=False, ghost_agent_class="random")
+        facade.reset(seed=seed)
+        out = [facade.last_info["estimated_pos"]]
+        for action in [1, 1, 2, 3, 0, 1, 2, 2, 1, 0] * 3:
+            if facade.is_terminated():
+                break
+            out.append(facade.step(action)[3]["estimated_pos"])
+        return out
+
+    assert estimates(3) == estimates(3)
+    assert estimates(3) != estimates(4)
+
+
+def test_show_particles_draws_the_belief_in_the_interfaces_pictures() -> None:
+    frames = []
+    for show in (True, False):
+        facade = AgentInterface(render=True, render_mode="rgb_array", show_particles=show)
+        facade.reset(seed=0)
+        facade.step(1)
+        frames.append(facade.last_frame)
+    assert (frames[0] != frames[1]).any()
