@@ -57,6 +57,19 @@ def test_demo_is_reproducible_and_takes_its_options() -> None:
     assert "cycle 0/3" in run_script("examples/demo.py", "--max-cycles", "3")
 
 
+def test_localise_example_tracks_the_agent_and_counts_hits() -> None:
+    out = run_script("examples/localise.py", "--steps", "40", "--seed", "2")
+    rows = [line for line in out.splitlines() if re.match(r"^\s+\d+\s+\(", line)]
+    assert len(rows) == 40
+    hits = re.search(r"^right (\d+)/40 times with 200 particles, (\d+)/40 with the exact filter$", out, flags=re.M)
+    assert hits, out
+    # the agent is localised far more often than by guessing one of 20 cells
+    assert int(hits[2]) >= 12 and int(hits[1]) >= 8
+    assert sum(line.count("*") for line in rows) == int(hits[1]) + int(hits[2])
+    assert out == run_script("examples/localise.py", "--steps", "40", "--seed", "2")
+    assert "--particles: must be >= 1" in run_failing_script("examples/localise.py", "--particles", "0")
+
+
 def test_single_agent_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/single_agent_throughput.py", "--rounds", "1", "--steps", "200")
     for name in ("MiniGrid-Empty-5x5-v0", "AgentInterface", "GridGhost-v0 (dict obs)"):
