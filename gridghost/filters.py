@@ -46,6 +46,7 @@ DEFAULT_RESAMPLE_THRESHOLD = 0.5
 
 Seed = int | np.random.SeedSequence | None
 _BLOCK_UNIFORMS = 1 << 16
+_FIRST_BLOCK_STEPS = 4
 #: Particle weights are renormalised when their sum falls below this.
 _UNDERFLOW_GUARD = 1e-150
 
@@ -263,7 +264,7 @@ class ParticleFilter(BeliefFilter):
     _destinations: tuple[np.ndarray, ...]
     _threshold_lists: list[tuple[float, ...]]
     _threshold_of: tuple[int, ...]
-    _block_steps: int
+    _max_block_steps: int
     _offsets: np.ndarray
     _ones: np.ndarray
     _rng: np.random.Generator
@@ -294,9 +295,10 @@ class ParticleFilter(BeliefFilter):
         self._threshold_of = tuple(self._threshold_lists.index(t) for t in thresholds)
         # Uniforms are drawn in blocks of whole predict steps and turned into flat outcome
         # offsets (outcome * num_cells) per threshold list at once: one generator call and a few
-        # array operations per block instead of per step. The draws are the same whatever the
-        # block size: each predict step takes the next num_particles uniforms of the stream.
-        self._block_steps = max(1, _BLOCK_UNIFORMS // n)
+        # array operations per block instead of per step. Blocks start small after a reset (an
+        # episode may be short) and double up to about _BLOCK_UNIFORMS uniforms; the schedule
+        # depends only on the calls made, so the same seed gives the same particles.
+        self._max_block_steps = max(1, _BLOCK_UNIFORMS // n)
         self._offsets = np.arange(n, dtype=float)
         self._ones = np.ones(n)
         self._ones.setflags(write=False)  # shared as the weights after each resampling
@@ -329,10 +331,13 @@ class ParticleFilter(BeliefFilter):
         # Unnormalised: update() keeps the sums it needs and normalises only against underflow.
         self._weights = self._ones
         self._block: tuple[np.ndarray, ...] = ()
-        self._step_in_block = self._block_steps
+        self._block_steps = self._step_in_block = 0
+        self._next_block_steps = min(_FIRST_BLOCK_STEPS, self._max_block_steps)
 
     def _draw_block(self) -> None:
-        uniforms = self._rng.random(self._block_steps * self.num_particles)
+        self._block_steps = steps = self._next_block_steps
+        self._next_block_steps = min(2 * steps, self._max_block_steps)
+        uniforms = self._rng.random(steps * self.num_particles)
         blocks = []
         for thresholds in self._threshold_lists:
             outcome = np.zeros(uniforms.shape, dtype=np.intp)
