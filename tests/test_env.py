@@ -684,14 +684,21 @@ def test_same_seed_same_estimates_and_reset_with_the_drawn_seed_replays_them() -
     unseeded = item_env(belief_filter="particle")
     drawn = estimates(unseeded, None)
     assert estimates(unseeded, unseeded.np_random_seed) == drawn
-    # A different seed changes the filter's particles, not only the game.
-    assert [p.tolist() for p in particles_after_reset(7)] != [p.tolist() for p in particles_after_reset(8)]
+    # The env seeds the filter from the reset seed: the same moves scatter its particles the
+    # same way for the same seed and differently for another.
+    assert particles_after_moves(7) == particles_after_moves(7)
+    assert particles_after_moves(7) != particles_after_moves(8)
 
 
-def particles_after_reset(seed: int) -> list[np.ndarray]:
-    env = gridghost.raw_env(belief_filter="particle")
+def particles_after_moves(seed: int) -> list[list[int]]:
+    env = gridghost.raw_env(belief_filter=ParticleFilter(gridghost.CLASSIC, LongitudinalSlip(0.2), []), use_ghost=False,
+                            slip_probability=0.2)
     env.reset(seed=seed)
-    return [env.belief_filter.particles]
+    particles = []
+    for action in (0, 1, 2, 3):
+        env.belief_filter.predict(action)
+        particles.append(env.belief_filter.particles.tolist())
+    return particles
 
 
 def test_a_filter_copy_carries_on_identically() -> None:
