@@ -34,18 +34,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from filter_accuracy import Trajectory, simulate
-from single_agent_throughput import BASELINE as MINIGRID
-from single_agent_throughput import gym_rate, minigrid
 
-import gridghost
 from gridghost.filters import HistogramFilter, ParticleFilter
 from gridghost.layout import CLASSIC, Layout
 from gridghost.rules import board_for
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import SlipModel, make_slip
 
+from filter_accuracy import Trajectory, simulate
 from harness import interleaved_rates, print_ratio_table
+from single_agent_throughput import BASELINE as MINIGRID
+from single_agent_throughput import gym_rate, interface_rate, minigrid
 
 PARTICLE_COUNTS = (200, 1_000, 10_000)
 #: ``--steps`` counts the steps of the 200-particle contenders; larger filters run fewer.
@@ -169,19 +168,6 @@ def filter_contenders(steps: int, seed: int) -> dict[str, Callable[[int], float]
     return contenders
 
 
-def interface_rate(steps: int, seed: int, **kwargs: Any) -> float:
-    """Steps per second (process CPU time) of ``AgentInterface(render=False, **kwargs)`` under
-    random actions, reset when an episode ends."""
-    facade = gridghost.AgentInterface(render=False, **kwargs)
-    actions = np.random.default_rng(seed).integers(0, 4, size=steps).tolist()
-    start = time.process_time()
-    facade.reset(seed=seed)
-    for action in actions:
-        if facade.step(action)[2]:
-            facade.reset()
-    return steps / (time.process_time() - start)
-
-
 def interface_contenders(steps: int) -> dict[str, tuple[Callable[[int], float], float | None]]:
     """Name -> (rate for a round's seed, target ratio to MiniGrid)."""
     with_filter = {"use_particle_filter": True, "pf_num_particles": 200, "pf_sensor_mode": "both"}
@@ -191,7 +177,7 @@ def interface_contenders(steps: int) -> dict[str, tuple[Callable[[int], float], 
             lambda seed: interface_rate(steps, seed, **with_filter),
             INTERFACE_TARGET,
         ),
-        "AgentInterface, no filter": (lambda seed: interface_rate(steps, seed, use_particle_filter=False), None),
+        "AgentInterface, no filter": (lambda seed: interface_rate(steps, seed), None),
     }
 
 

@@ -43,9 +43,10 @@ def gym_rate(make: Callable[[], gymnasium.Env], steps: int, seed: int) -> float:
     return steps / (time.process_time() - start)
 
 
-def interface_rate(steps: int, seed: int) -> float:
-    """Steps per second (process CPU time) of ``AgentInterface`` under random actions."""
-    facade = gridghost.AgentInterface(render=False, use_particle_filter=False)
+def interface_rate(steps: int, seed: int, **kwargs: Any) -> float:
+    """Steps per second (process CPU time) of ``AgentInterface(render=False, **kwargs)`` under
+    random actions, reset when an episode ends; without the filter unless ``kwargs`` ask."""
+    facade = gridghost.AgentInterface(render=False, **{"use_particle_filter": False, **kwargs})
     actions = np.random.default_rng(seed).integers(0, 4, size=steps).tolist()
     start = time.process_time()
     facade.reset(seed=seed)

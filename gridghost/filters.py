@@ -105,13 +105,34 @@ class BeliefFilter:
         self.slip = slip
         self.sensors: tuple[Sensor, ...] = make_sensors(layout, sensors)
         self.num_cells = layout.rows * layout.cols
-        rows, cols = np.divmod(np.arange(self.num_cells), layout.cols)
-        self._rows, self._cols = rows.astype(float), cols.astype(float)
+        # (row, col) of every cell, for the belief's mean position
+        self._positions = np.stack(np.divmod(np.arange(self.num_cells), layout.cols), axis=1).astype(float)
         self._motion = transitions(layout, slip)
+        # Small maps carry a belief through a move with one dense matrix product; larger ones
+        # with a bincount per slip outcome.
+        self._matrices: tuple[np.ndarray, ...] | None = None
+        n = self.num_cells
+        if n <= _DENSE_CELLS:
+            matrices = np.zeros((NUM_ACTIONS, n, n))
+            for action, (probabilities, destinations) in enumerate(self._motion):
+                for p, to in zip(probabilities, destinations, strict=True):
+                    np.add.at(matrices[action], (np.arange(n), to), p)
+            self._matrices = tuple(matrices)
         self._names = tuple(sensor.name for sensor in self.sensors)
         # ((reading, ...), (its type, ...)) -> the product of the sensors' likelihoods, flat and
         # read-only
         self._likelihoods: dict[tuple[tuple[Any, ...], tuple[type, ...]], np.ndarray] = {}
+
+    def _carry(self, weights: np.ndarray, action: int) -> np.ndarray:
+        """Cell weights carried exactly through the motion model of ``action``:
+        ``out(j) = sum_i weights(i) p(j | i, action)``."""
+        if self._matrices is not None:
+            return weights @ self._matrices[action]
+        probabilities, destinations = self._motion[action]
+        moved = np.zeros(self.num_cells)
+        for p, to in zip(probabilities, destinations, strict=True):
+            moved += p * np.bincount(to, weights=weights, minlength=self.num_cells)
+        return moved
 
     def reset(self, seed: Seed = None) -> None:
         """Start an episode: the belief becomes uniform over every cell of the layout."""
@@ -140,10 +161,9 @@ class BeliefFilter:
         (ints; the first in row-major order on a tie).
         """
         weights = self._cell_weights()
-        best = int(np.argmax(weights))
         return {
-            "float_pos": [float(weights @ self._rows), float(weights @ self._cols)],
-            "cell_pos": list(divmod(best, self.layout.cols)),
+            "float_pos": (weights @ self._positions).tolist(),
+            "cell_pos": list(divmod(int(weights.argmax()), self.layout.cols)),
         }
 
     def _likelihood(self, measurements: Mapping[str, Any]) -> np.ndarray | None:
@@ -196,15 +216,6 @@ class HistogramFilter(BeliefFilter):
 
     def __init__(self, layout: Layout, slip: SlipModel, sensors: Sequence[Sensor]) -> None:
         super().__init__(layout, slip, sensors)
-        n = self.num_cells
-        # Small maps: one dense matrix product per predict; larger ones: a bincount per outcome.
-        self._matrices: tuple[np.ndarray, ...] | None = None
-        if n <= _DENSE_CELLS:
-            matrices = np.zeros((NUM_ACTIONS, n, n))
-            for action, (probabilities, destinations) in enumerate(self._motion):
-                for p, to in zip(probabilities, destinations, strict=True):
-                    np.add.at(matrices[action], (np.arange(n), to), p)
-            self._matrices = tuple(matrices)
         self.reset()
 
     def reset(self, seed: Seed = None) -> None:
@@ -224,15 +235,7 @@ class HistogramFilter(BeliefFilter):
         """
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             action = check_action(action, "agent")
-        if self._matrices is not None:
-            self._belief = self._belief @ self._matrices[action]
-            return
-        probabilities, destinations = self._motion[action]
-        belief = self._belief
-        moved = np.zeros(self.num_cells)
-        for p, to in zip(probabilities, destinations, strict=True):
-            moved += p * np.bincount(to, weights=belief, minlength=self.num_cells)
-        self._belief = moved
+        self._belief = self._carry(self._belief, action)
 
     def update(self, measurements: Mapping[str, Any]) -> None:
         """``belief'(i) ∝ belief(i) * prod_s p(reading_s | i)``.
@@ -294,7 +297,7 @@ class ParticleFilter(BeliefFilter):
     resample_threshold: float
     _min_ess: float
     _destinations: tuple[np.ndarray, ...]
-    _thresholds: tuple[tuple[float, ...], ...]
+    _thresholds: list[np.ndarray]
     _lattice: np.ndarray
     _offsets: np.ndarray
     _ones: np.ndarray
@@ -317,10 +320,18 @@ class ParticleFilter(BeliefFilter):
         n = self.num_particles = int(num_particles)
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
-        # Per action: the destination of (outcome, cell) at flat index outcome * num_cells + cell,
-        # and the outcome thresholds (the cumulative probabilities but the last).
-        self._destinations = tuple(destinations.ravel() for _, destinations in self._motion)
-        self._thresholds = tuple(tuple(np.cumsum(probabilities)[:-1].tolist()) for probabilities, _ in self._motion)
+        # Per action: the destination of (outcome, cell) at flat index outcome * num_cells + cell.
+        # Outcomes are drawn with v = lattice point + one uniform, in [0, 2): the number of
+        # thresholds t_1 < ... < t_k (the cumulative probabilities but the last), 1, 1 + t_1, ...
+        # at or below v is the outcome of v mod 1, plus k + 1 when v >= 1. The table repeats the
+        # destinations for those second counts, so one searchsorted gives the flat offset.
+        self._thresholds = []
+        destinations_list = []
+        for probabilities, destinations in self._motion:
+            cut = np.cumsum(probabilities)[:-1]
+            self._thresholds.append(np.concatenate((cut, [1.0], 1.0 + cut)))
+            destinations_list.append(np.concatenate((destinations, destinations)).ravel())
+        self._destinations = tuple(destinations_list)
         self._lattice = np.arange(n) * _GOLDEN_FRACTION % 1.0
         self._offsets = np.arange(n, dtype=float)
         self._ones = np.ones(n)
@@ -371,15 +382,11 @@ class ParticleFilter(BeliefFilter):
         particles = self._particles
         self._prior, self._evidence = (particles, self._weights, action), None
         thresholds = self._thresholds[action]
-        if thresholds:
-            uniforms = self._lattice + self._rng.random()
-            uniforms[uniforms >= 1.0] -= 1.0
-            outcome = np.zeros(self.num_particles, dtype=np.intp)
-            for threshold in thresholds:
-                outcome += uniforms >= threshold
-            offsets = np.empty_like(outcome)
-            # the i-th particle in cell order takes the i-th point of the lattice
-            offsets[particles.argsort()] = outcome * self.num_cells
+        if len(thresholds) > 1:
+            counts = thresholds.searchsorted(self._lattice + self._rng.random(), "right")
+            counts *= self.num_cells
+            offsets = np.empty_like(counts)
+            offsets[particles.argsort()] = counts  # the i-th particle in cell order, the i-th point
             particles = offsets + particles
         self._particles = self._destinations[action].take(particles)
 
@@ -437,12 +444,7 @@ class ParticleFilter(BeliefFilter):
             mixture = np.ones(cells)
         else:
             particles, weights, action = self._prior
-            probabilities, destinations = self._motion[action]
-            mixture = np.bincount(
-                destinations[:, particles].ravel(),
-                weights=np.multiply.outer(probabilities, weights).ravel(),
-                minlength=cells,
-            )
+            mixture = self._carry(np.bincount(particles, weights=weights, minlength=cells), action)
         if self._evidence is not None:
             mixture *= self._evidence
         total = mixture.sum()

@@ -70,6 +70,24 @@ def test_localise_example_tracks_the_agent_and_counts_hits() -> None:
     assert "--particles: must be >= 1" in run_failing_script("examples/localise.py", "--particles", "0")
 
 
+def test_filter_accuracy_benchmark_prints_a_seeded_ratio_per_slip_and_sensor_mode() -> None:
+    args = ("benchmarks/filter_accuracy.py", "--episodes", "5", "--steps", "5", "--seed", "1")
+    out = run_script(*args)
+    assert out == run_script(*args)
+    assert "25 steps compared per row" in out
+    for slip in ("longitudinal", "perpendicular"):
+        for mode in ("color", "cnn", "both"):
+            row = rf"^{slip}\s+{mode}\s+\d\.\d{{3}}\s+\d\.\d{{3}}\s+(\d+\.\d{{3}}|nan)x"
+            assert re.search(row, out, flags=re.M), (slip, mode)
+
+
+def test_filter_speed_benchmark_prints_a_ratio_per_contender() -> None:
+    out = run_script("benchmarks/filter_speed.py", "--rounds", "1", "--steps", "20", "--env-steps", "200")
+    for name in ("Python loop, 200 particles", "ParticleFilter, 200 particles", "ParticleFilter, 10,000 particles",
+                 "HistogramFilter (exact)", "MiniGrid-Empty-5x5-v0", "AgentInterface, ParticleFilter(200)"):
+        assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+
+
 def test_single_agent_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/single_agent_throughput.py", "--rounds", "1", "--steps", "200")
     for name in ("MiniGrid-Empty-5x5-v0", "AgentInterface", "GridGhost-v0 (dict obs)"):
