@@ -4,7 +4,8 @@
 |--------------------|-------------------------------------------------------------------|
 | Agents             | ``["agent", "ghost"]``, agent first; ``["agent"]`` if no ghost    |
 | Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
-| Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box |
+| Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box;|
+|                    | ``"belief"``: the agent's dict plus its belief filter's map       |
 | State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
 | Parallel API       | no: the ghost sees the agent's move, so the game is turn-based    |
 
@@ -43,11 +44,15 @@ Information
     - ghost, after reset: agent_distance, current_turn, action_mask
     - ghost, after a half-turn: agent_distance, current_turn, mover, action_mask
     - both, when the game ends: reached_goal or caught_by_ghost (``True``)
+    - agent, with a ``belief_filter``: estimated_pos (``{"float_pos": [r, c], "cell_pos":
+      [r, c]}``), from the reset on; with an :class:`~gridghost.sensors.ItemSensor`:
+      cnn_prediction and cnn_probs
 
 Arguments
     ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
-    rewards=None, ghost_rewards=None, use_ghost=True)``; see :class:`GridGhostEnv`.
+    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True)``; see
+    :class:`GridGhostEnv`.
 
 Rendering
     ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
@@ -58,7 +63,8 @@ Rendering
 
 Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
-    ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views.
+    ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views;
+    ``belief_filter``, ``show_belief`` and ``obs_type="belief"`` with the belief filters.
 """
 
 from __future__ import annotations
@@ -199,6 +205,9 @@ class GridGhostEnv(AECEnv):
             the readings after every agent move; the agent's info then holds
             ``estimated_pos``. It draws from a generator of its own spawned from the reset seed, so
             it never changes the game. ``None`` with ``obs_type="belief"`` means ``"histogram"``.
+            A filter passed in must read the env's own sensor objects (pass ``sensors=`` and
+            build the filter with them).
+        show_belief: whether pygame pictures draw the belief filter's map and estimate.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -226,6 +235,7 @@ class GridGhostEnv(AECEnv):
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
         belief_filter: str | BeliefFilter | None = None,
+        show_belief: bool = True,
     ) -> None:
         super().__init__()
         if not isinstance(layout, Layout):
@@ -243,8 +253,7 @@ class GridGhostEnv(AECEnv):
         self.belief_filter: BeliefFilter | None = (
             None if belief_filter is None else make_filter(belief_filter, layout, self.slip, self.sensors)
         )
-        #: Whether pygame pictures show the belief filter's map and estimate (when there is a filter).
-        self.show_belief = True
+        self.show_belief = check_flag(show_belief, "show_belief")
         self.obs_type = obs_type
         self._encoder = make_observations(
             obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief
@@ -408,6 +417,9 @@ class GridGhostEnv(AECEnv):
         ghost_info = {"agent_distance": distance, "current_turn": next_turn}
         if mover is not None:
             agent_info["mover"] = ghost_info["mover"] = mover
+        estimate = agent_info.get("estimated_pos")
+        if estimate is not None:  # a fresh copy per info: the same move's estimate is published twice
+            agent_info["estimated_pos"] = {"float_pos": estimate["float_pos"][:], "cell_pos": estimate["cell_pos"][:]}
         if game.outcome != _ONGOING:
             agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
         # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.

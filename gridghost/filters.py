@@ -48,6 +48,8 @@ Seed = int | np.random.SeedSequence | None
 _GOLDEN_FRACTION = (5**0.5 - 1) / 2
 #: The exact filter keeps dense transition matrices up to this many cells.
 _DENSE_CELLS = 256
+#: At most this many distinct readings' likelihoods are cached per filter.
+_MAX_CACHED = 4096
 #: Particle weights are renormalised when their sum falls below this.
 _UNDERFLOW_GUARD = 1e-150
 
@@ -76,8 +78,10 @@ def transitions(layout: Layout, slip: SlipModel) -> tuple[tuple[np.ndarray, np.n
 def _check_seed(seed: object) -> Seed:
     if seed is None or isinstance(seed, np.random.SeedSequence):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be None, an int >= 0 or a numpy SeedSequence, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be None, an int >= 0 or a numpy SeedSequence, got {seed!r}")
     return int(seed)
 
 
@@ -192,8 +196,19 @@ class BeliefFilter:
             pass
         except TypeError:  # an unhashable reading: compute it every time
             return self._product(key)
-        product = self._likelihoods[cache_key] = self._product(key)
+        product = self._product(key)
+        if len(self._likelihoods) < _MAX_CACHED:  # a sensor with continuous readings fills no memory
+            self._likelihoods[cache_key] = product
         return product
+
+    def _readings(self, measurements: Mapping[str, Any]) -> dict[str, Any]:
+        """The readings this filter reads, for error messages."""
+        return {name: measurements.get(name) for name in self._names}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_likelihoods"] = {}  # a cache: rebuilt on use
+        return state
 
     def _product(self, readings: tuple[Any, ...]) -> np.ndarray:
         product = np.ones(self.num_cells)
@@ -250,7 +265,9 @@ class HistogramFilter(BeliefFilter):
         weighted = self._belief * likelihood
         total = weighted.sum()
         if not total > 0:
-            raise ValueError(f"the readings {dict(measurements)!r} have probability 0 under the current belief")
+            raise ValueError(
+                f"the readings {self._readings(measurements)!r} have probability 0 under the current belief"
+            )
         self._belief = weighted / total
 
     def _cell_weights(self) -> np.ndarray:
@@ -425,7 +442,7 @@ class ParticleFilter(BeliefFilter):
     def _redraw_from(self, likelihood: np.ndarray, measurements: Mapping[str, Any]) -> None:
         total = likelihood.sum()
         if not total > 0:
-            raise ValueError(f"the readings {dict(measurements)!r} have probability 0 in every cell")
+            raise ValueError(f"the readings {self._readings(measurements)!r} have probability 0 in every cell")
         cumulative = np.cumsum(likelihood)
         draws = np.searchsorted(cumulative, self._rng.random(self.num_particles) * cumulative[-1], side="right")
         self._particles = np.minimum(draws, self.num_cells - 1)
@@ -470,7 +487,8 @@ def make_filter(
     Args:
         kind: ``"particle"``, ``"histogram"`` (exact), or a filter built by the caller, which must
             follow the env's layout and slip model and read only sensors the env measures.
-        layout, slip, sensors: the env's.
+        layout, slip, sensors: the env's; a filter passed in must read sensor objects from
+            ``sensors`` itself, not look-alikes.
         num_particles: for ``"particle"``.
 
     Returns:
@@ -486,10 +504,14 @@ def make_filter(
             raise ValueError(f"belief_filter follows {kind.layout!r}, not the env's {layout!r}")
         if kind.slip != slip:
             raise ValueError(f"belief_filter predicts with {kind.slip!r}, but the env's slip model is {slip!r}")
-        measured = {sensor.name for sensor in sensors}
-        unread = [sensor.name for sensor in kind.sensors if sensor.name not in measured]
-        if unread:
-            raise ValueError(f"belief_filter reads {unread}, which no sensor of the env measures: {sorted(measured)}")
+        # The very objects: a sensor of the same name but another noise model would make the
+        # filter's likelihoods wrong, or fail mid-step on a reading it thinks impossible.
+        foreign = [sensor for sensor in kind.sensors if not any(sensor is own for own in sensors)]
+        if foreign:
+            raise ValueError(
+                f"belief_filter reads {foreign}, which are not the env's sensors {list(sensors)}; "
+                "build the filter with the env's own sensor objects (env.sensors)"
+            )
         return kind
     if not isinstance(kind, str):
         raise TypeError(f"belief_filter must be one of {list(FILTER_TYPES)} or a BeliefFilter, got {kind!r}")

@@ -39,7 +39,8 @@ slots  meaning
 ``"belief"`` is the ``"dict"`` observation with the agent's belief added: ``"belief"``, a fresh
 ``float32`` ``rows x cols`` map of the probability of each cell from the env's belief filter
 (see :mod:`gridghost.filters`), declared as a ``Box(0, 1)``. The ghost's observation stays its
-dict.
+dict. Being the dict encoding with one more entry, it keeps the reference's ``Text`` label and
+the two sides' spaces differ, as with ``"dict"``.
 
 >>> from gridghost.layout import CLASSIC
 >>> from gridghost.rules import board_for

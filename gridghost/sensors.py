@@ -128,8 +128,12 @@ class ColorSensor(Sensor):
         Raises:
             ValueError: ``measurement`` is not a colour id.
         """
-        if isinstance(measurement, bool) or measurement not in range(len(COLOURS)):
-            raise ValueError(f"measurement must be a colour id 0..{len(COLOURS) - 1}, got {measurement!r}")
+        if (
+            isinstance(measurement, bool)
+            or not isinstance(measurement, (int, np.integer))
+            or measurement not in range(len(COLOURS))
+        ):
+            raise ValueError(f"measurement must be a colour id, an int 0..{len(COLOURS) - 1}, got {measurement!r}")
         return self._likelihoods[measurement]
 
     def possible_measurements(self) -> tuple[int, ...]:
@@ -175,6 +179,15 @@ def check_distribution(values: Any, argument: str, size: int, tolerance: float =
     return array / array.sum()
 
 
+def _check_classes(classes: Any) -> tuple[str, ...]:
+    if isinstance(classes, str) or not isinstance(classes, Sequence):
+        raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
+    labels = tuple(classes)
+    if not all(isinstance(c, str) for c in labels) or len(set(labels)) < 2 or len(set(labels)) != len(labels):
+        raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
+    return labels
+
+
 class ClassSensor(Sensor):
     """A classifier of the agent's cell: each cell has a distribution over class labels, and a
     reading is one label drawn from it (one ``rng.random()``).
@@ -205,15 +218,13 @@ class ClassSensor(Sensor):
                 raise TypeError(f"{argument} must be a non-empty str, got {value!r}")
         if name == probs_key:
             raise ValueError(f"name and probs_key must differ, both are {name!r}")
-        if isinstance(classes, str) or not all(isinstance(c, str) for c in classes) or len(set(classes)) < 2 \
-                or len(set(classes)) != len(classes):
-            raise ValueError(f"classes must be two or more distinct strings, got {classes!r}")
         self.layout = layout
-        self.classes: tuple[str, ...] = tuple(classes)
+        self.classes: tuple[str, ...] = _check_classes(classes)
         self.name = name
         self.probs_key = probs_key
         self._index = {label: k for k, label in enumerate(self.classes)}
         self._table = _read_only(np.array(table, dtype=float))
+        self._rows = tuple(_read_only(row.copy()) for row in self._table)
         cumulative = np.cumsum(self._table, axis=1)
         self._thresholds = tuple(tuple(row[:-1]) for row in cumulative.tolist())
         shape = layout.shape
@@ -241,10 +252,11 @@ class ClassSensor(Sensor):
         return self.classes[k], float(self._probs(state.agent, k)[k])
 
     def read(self, state: GameState, rng: np.random.Generator) -> dict[str, Any]:
-        """``{name: (label, probability), probs_key: float[len(classes)]}`` from one draw."""
+        """``{name: (label, probability), probs_key: float[len(classes)]}`` from one draw; the
+        vector is a shared read-only array."""
         k = self._label(state, rng)
         probs = self._probs(state.agent, k)
-        return {self.name: (self.classes[k], float(probs[k])), self.probs_key: probs.copy()}
+        return {self.name: (self.classes[k], float(probs[k])), self.probs_key: probs}
 
     def likelihood(self, measurement: Any) -> np.ndarray:
         """``p(label | agent in cell)`` for every cell (a shared, read-only array).
@@ -381,8 +393,9 @@ class ClassifierSensor(ClassSensor):
         from gridghost.render import cell_images  # pygame is imported only when a picture is drawn
 
         self.classifier = classifier
+        classes = _check_classes(classes)
         images = cell_images(layout, CLASSIFIER_IMAGE_SIZE)
-        size = len(classes) if not isinstance(classes, str) else 0
+        size = len(classes)
         table = [
             check_distribution(classifier(images[r, c].copy()), f"classifier output for cell {(r, c)}", size, 1e-5)
             for r in range(layout.rows)
@@ -391,7 +404,7 @@ class ClassifierSensor(ClassSensor):
         super().__init__(layout, classes, np.array(table), name, probs_key)
 
     def _probs(self, cell: int, label: int) -> np.ndarray:
-        return self._table[cell]
+        return self._rows[cell]
 
     def __repr__(self) -> str:
         return f"ClassifierSensor(layout={self.layout.name!r}, classifier={self.classifier!r}, classes={self.classes})"

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -53,7 +54,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, check_flag, check_limit
-from gridghost.filters import BeliefFilter, HistogramFilter, ParticleFilter
+from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
 from gridghost.policies import ChasePolicy, Policy, make_policy
@@ -138,6 +139,9 @@ class Duel:
         self.controlled = check_controlled(controlled)
         self.opponent = GHOST if controlled == AGENT else AGENT
         self.opponent_obs_type = opponent_obs_type
+        if opponent_obs_type == "belief":
+            raise ValueError("opponent_obs_type='belief' is not available: the belief filter is the learner's; "
+                             "use 'dict' or 'vector'")
         self._opponent_view = make_observations(opponent_obs_type, game.board).observer(
             Side.GHOST if self.opponent == GHOST else Side.AGENT
         )
@@ -422,9 +426,6 @@ class GridGhostGymEnv(gymnasium.Env):
 
 #: What the interface's filter reads: the colour sensor, the item classifier, or both.
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
-#: The interface's filters: ``"particle"`` (the reference's) or ``"histogram"`` (exact Bayes).
-INTERFACE_FILTERS: tuple[str, ...] = ("particle", "histogram")
-_DEFAULT_PARTICLES = 200
 
 
 def _check_step_delay(step_delay: object) -> float:
@@ -476,9 +477,14 @@ class AgentInterface:
             ``belief()`` is the current ``rows x cols`` probability map.
 
     Raises:
-        TypeError, ValueError: any argument outside what is accepted, including filter
-            settings other than the defaults with ``use_particle_filter=False`` and
+        TypeError, ValueError: any argument outside what is accepted, including
+            ``filter_type="histogram"`` with ``use_particle_filter=False`` and
             ``pf_num_particles`` other than 200 with the histogram filter.
+
+    Warns:
+        UserWarning: ``pf_num_particles``, ``pf_sensor_mode`` or ``show_particles`` other than
+            their defaults with ``use_particle_filter=False`` (the reference accepts them; they
+            have no effect).
     """
 
     def __init__(
@@ -508,17 +514,24 @@ class AgentInterface:
         check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
         if not isinstance(pf_sensor_mode, str) or pf_sensor_mode not in PF_SENSOR_MODES:
             raise ValueError(f"unknown pf_sensor_mode {pf_sensor_mode!r}; accepted: {list(PF_SENSOR_MODES)}")
-        if not isinstance(filter_type, str) or filter_type not in INTERFACE_FILTERS:
-            raise ValueError(f"unknown filter_type {filter_type!r}; accepted: {list(INTERFACE_FILTERS)}")
+        if not isinstance(filter_type, str) or filter_type not in FILTER_TYPES:
+            raise ValueError(f"unknown filter_type {filter_type!r}; accepted: {list(FILTER_TYPES)}")
         show_particles = check_flag(show_particles, "show_particles")
         use_filter = check_flag(use_particle_filter, "use_particle_filter")
-        if not use_filter and (filter_type != "particle" or pf_sensor_mode != "both"
-                               or pf_num_particles != _DEFAULT_PARTICLES):
-            raise ValueError(
-                "filter_type, pf_sensor_mode and pf_num_particles set the belief filter; "
-                "with use_particle_filter=False there is none"
-            )
-        if filter_type == "histogram" and pf_num_particles != _DEFAULT_PARTICLES:
+        if not use_filter:
+            if filter_type != "particle":
+                raise ValueError(f"filter_type={filter_type!r} chooses the belief filter; "
+                                 "with use_particle_filter=False there is none")
+            # The reference accepts these without a filter; say that they do nothing.
+            unused = [name for name, value, default in (
+                ("pf_num_particles", pf_num_particles, DEFAULT_NUM_PARTICLES),
+                ("pf_sensor_mode", pf_sensor_mode, "both"),
+                ("show_particles", show_particles, True),
+            ) if value != default]
+            if unused:
+                warnings.warn(f"{', '.join(unused)} set the belief filter, and use_particle_filter=False has none; "
+                              "they have no effect", stacklevel=2)
+        if filter_type == "histogram" and pf_num_particles != DEFAULT_NUM_PARTICLES:
             raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
         slip = make_slip(None, slip_probability, slip_type)
         sensors: list[Sensor] = [ColorSensor(layout, color_sensor_quality)]
@@ -527,11 +540,7 @@ class AgentInterface:
         belief_filter: BeliefFilter | None = None
         if use_filter:
             read = {"color": sensors[:1], "cnn": sensors[1:], "both": sensors}[pf_sensor_mode]
-            belief_filter = (
-                ParticleFilter(layout, slip, read, pf_num_particles)
-                if filter_type == "particle"
-                else HistogramFilter(layout, slip, read)
-            )
+            belief_filter = make_filter(filter_type, layout, slip, read, pf_num_particles)
         self.env = GridGhostEnv(
             render_mode="human" if render and render_mode is None else render_mode,
             layout=layout,
@@ -540,8 +549,8 @@ class AgentInterface:
             max_cycles=max_steps,
             use_ghost=use_ghost,
             belief_filter=belief_filter,
+            show_belief=show_particles,
         )
-        self.env.show_belief = show_particles
         self.belief_filter = belief_filter
         #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.
         self.last_frame: Any = None

@@ -714,8 +714,9 @@ def test_pictures_show_the_belief_unless_switched_off() -> None:
     env = gridghost.raw_env(render_mode="rgb_array", belief_filter="histogram")
     env.reset(seed=0)
     with_belief = env.render()
-    env.show_belief = False
-    without = env.render()
+    hidden = gridghost.raw_env(render_mode="rgb_array", belief_filter="histogram", show_belief=False)
+    hidden.reset(seed=0)
+    without = hidden.render()
     no_filter = gridghost.raw_env(render_mode="rgb_array")
     no_filter.reset(seed=0)
     assert (without == no_filter.render()).all()
@@ -743,7 +744,29 @@ def test_a_filter_built_for_something_else_is_refused() -> None:
         gridghost.env(belief_filter=HistogramFilter(other, LongitudinalSlip(0.2), []))
     with pytest.raises(ValueError, match="predicts with PerpendicularSlip"):
         gridghost.env(belief_filter=HistogramFilter(layout, PerpendicularSlip(0.2), [colour]))
-    with pytest.raises(ValueError, match=r"reads \['cnn_prediction'\], which no sensor of the env measures"):
+    with pytest.raises(ValueError, match=r"reads \[ItemSensor.*\], which are not the env's sensors"):
         gridghost.env(belief_filter=HistogramFilter(layout, LongitudinalSlip(0.2), [ItemSensor(layout)]))
+    # A look-alike of the env's colour sensor (same info key, another noise model) would make the
+    # filter wrong, or fail mid-step on a reading it believes impossible.
+    with pytest.raises(ValueError, match=r"reads \[ColorSensor\(layout='classic', quality=1.0\)\], which are not"):
+        gridghost.env(sensors=[colour], belief_filter=HistogramFilter(layout, LongitudinalSlip(0.2),
+                                                                      [ColorSensor(layout, 1.0)]))
     matching = ParticleFilter(layout, LongitudinalSlip(0.2), [colour], num_particles=50)
-    assert gridghost.env(belief_filter=matching).belief_filter is matching
+    assert gridghost.env(sensors=[colour], belief_filter=matching).belief_filter is matching
+
+
+def test_show_belief_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="show_belief must be a bool"):
+        gridghost.env(show_belief="yes")
+
+
+def test_each_info_has_its_own_estimate() -> None:
+    env = gridghost.raw_env(belief_filter="histogram")
+    env.reset(seed=0)
+    env.step(1)
+    after_agent = env.infos["agent"]
+    env.step(0)
+    after_ghost = env.infos["agent"]
+    assert after_agent["estimated_pos"] == after_ghost["estimated_pos"]  # the ghost's move changes no belief
+    after_agent["estimated_pos"]["cell_pos"][0] = 99
+    assert after_ghost["estimated_pos"]["cell_pos"][0] != 99

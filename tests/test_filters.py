@@ -592,7 +592,7 @@ def both_sensor_filter(kind: str) -> BeliefFilter:
     ({ITEM_KEY: "dog"}, ValueError, r"lack the reading of \['color_measurement'\]"),
     ([1, "dog"], TypeError, "measurements must be a mapping"),
     (1, TypeError, "measurements must be a mapping"),
-    ({COLOUR_KEY: 7, ITEM_KEY: "dog"}, ValueError, r"measurement must be a colour id 0\.\.2, got 7"),
+    ({COLOUR_KEY: 7, ITEM_KEY: "dog"}, ValueError, r"measurement must be a colour id, an int 0\.\.2, got 7"),
     ({COLOUR_KEY: 1, ITEM_KEY: "cat"}, ValueError, r"measurement must be one of \['dog', 'flower', 'background'\]"),
     ({COLOUR_KEY: 1, ITEM_KEY: ("cat", 0.9)}, ValueError, "measurement must be one of"),
 ], ids=["missing-item", "missing-colour", "list", "int", "colour-7", "label-cat", "pair-cat"])
@@ -634,7 +634,7 @@ def test_a_reading_impossible_everywhere_raises_and_changes_nothing(kind: str) -
     (ParticleFilter(WALLED, LongitudinalSlip(0.2), [ColorSensor(WALLED)], seed=0), "belief_filter follows"),
     (HistogramFilter(CLASSIC, LongitudinalSlip(0.3), [ColorSensor(CLASSIC)]), "belief_filter predicts with"),
     (HistogramFilter(CLASSIC, PerpendicularSlip(0.2), [ColorSensor(CLASSIC)]), "belief_filter predicts with"),
-    (HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [ItemSensor(CLASSIC)]), "no sensor of the env measures"),
+    (HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [ItemSensor(CLASSIC)]), "which are not the env's sensors"),
 ], ids=["other-layout-histogram", "other-layout-particle", "other-probability", "other-slip-type",
         "unmeasured-sensor"])
 def test_env_rejects_a_filter_built_for_another_game(belief_filter: BeliefFilter, message: str) -> None:
@@ -692,3 +692,34 @@ def test_particle_filter_redraws_from_the_likelihood_when_all_particles_are_rule
     pf.predict(2)
     pf.update({COLOUR_KEY: 0})
     check_belief_and_estimate(pf, CLASSIC)
+
+
+class Gauge(Sensor):
+    """A sensor with continuous readings (only its likelihood matters here)."""
+
+    name = "gauge"
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+
+    def likelihood(self, measurement: float) -> np.ndarray:
+        return np.full(self.layout.shape, 1.0 + measurement)
+
+
+def test_the_likelihood_cache_is_bounded_and_left_out_of_pickles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sensor with continuous readings must not make a filter grow without end."""
+    import gridghost.filters as filters_module
+
+    monkeypatch.setattr(filters_module, "_MAX_CACHED", 10)
+    belief_filter = HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [Gauge(CLASSIC)])
+    for reading in np.linspace(0.0, 1.0, 50):
+        belief_filter.update({"gauge": float(reading)})
+    assert len(belief_filter._likelihoods) == 10
+    assert pickle.loads(pickle.dumps(belief_filter))._likelihoods == {}
+
+
+def test_a_negative_seed_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="seed must be None, an int >= 0"):
+        ParticleFilter(CLASSIC, LongitudinalSlip(0.2), [], seed=-1)
+    with pytest.raises(TypeError, match="seed must be None, an int >= 0"):
+        ParticleFilter(CLASSIC, LongitudinalSlip(0.2), [], seed=1.5)

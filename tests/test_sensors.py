@@ -62,9 +62,9 @@ def test_likelihood_values() -> None:
     assert math.isclose(like[0, 1], 0.1) and math.isclose(like[0, 2], 0.1)
 
 
-@pytest.mark.parametrize("measurement", [3, -1, "red", None, True])
+@pytest.mark.parametrize("measurement", [3, -1, "red", None, True, 1.0, np.float64(2.0)])
 def test_likelihood_of_an_impossible_reading_raises(measurement) -> None:
-    with pytest.raises(ValueError, match="colour id"):
+    with pytest.raises(ValueError, match=r"colour id, an int 0\.\.2"):
         ColorSensor(CLASSIC).likelihood(measurement)
 
 
@@ -166,11 +166,15 @@ def test_item_reading_draws_one_uniform_from_the_generator_it_is_given() -> None
     assert ours.random() == twin.random()
 
 
-def test_item_readings_are_fresh_objects() -> None:
-    sensor = ItemSensor(CLASSIC)
+@pytest.mark.parametrize(
+    "make", [lambda: ItemSensor(CLASSIC), lambda: ClassifierSensor(CLASSIC, softmax_on_mean_colour)]
+)
+def test_reported_probability_vectors_cannot_be_corrupted(make) -> None:
+    sensor = make()
     rng = np.random.default_rng(0)
     first, second = sensor.read(GameState(DOG, 0), rng), sensor.read(GameState(DOG, 0), rng)
-    first["cnn_probs"][:] = -1
+    with pytest.raises(ValueError, match="read-only"):
+        first["cnn_probs"][:] = -1
     assert (second["cnn_probs"] >= 0).all()
 
 
@@ -267,8 +271,11 @@ def test_classifier_classes_are_its_own() -> None:
     sensor = ClassifierSensor(CLASSIC, lambda image: np.array([0.25, 0.75]), classes=("light", "dark"))
     assert sensor.possible_measurements() == ("light", "dark")
     assert (sensor.likelihood("dark") == 0.75).all()
-    with pytest.raises(ValueError, match="distinct strings"):
-        ClassifierSensor(CLASSIC, lambda image: np.array([0.5, 0.5]), classes=("a", "a"))
+    called = []
+    for classes in (("a", "a"), "ab", iter(("a", "b"))):
+        with pytest.raises(ValueError, match="sequence of two or more distinct strings"):
+            ClassifierSensor(CLASSIC, lambda image: called.append(1) or np.array([0.5, 0.5]), classes=classes)
+    assert not called  # the classes are checked before the classifier is asked
 
 
 def test_two_classifiers_must_report_under_different_keys() -> None:

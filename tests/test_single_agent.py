@@ -22,7 +22,6 @@ from gridghost.single_agent import Duel
 from helpers import load_traces, plain
 
 TRACES = load_traces("interface_traces.jsonl")
-NO_FILTER = "use_particle_filter=False there is none"
 
 
 def trace_id(record: dict) -> str:
@@ -157,9 +156,7 @@ def test_interface_max_steps_truncates() -> None:
     ("kwargs", "error", "message"),
     [
         (dict(use_particle_filter=True, filter_type="kalman"), ValueError, "unknown filter_type 'kalman'"),
-        (dict(use_particle_filter=False, filter_type="histogram"), ValueError, NO_FILTER),
-        (dict(use_particle_filter=False, pf_sensor_mode="color"), ValueError, NO_FILTER),
-        (dict(use_particle_filter=False, pf_num_particles=50), ValueError, NO_FILTER),
+        (dict(use_particle_filter=False, filter_type="histogram"), ValueError, "False there is none"),
         (dict(filter_type="histogram", pf_num_particles=50), ValueError, "not to filter_type='histogram'"),
         (dict(pf_num_particles=0), ValueError, "pf_num_particles must be an int >= 1, got"),
         (dict(use_particle_filter=False, pf_num_particles=None), TypeError, "pf_num_particles must be an int >= 1"),
@@ -712,3 +709,19 @@ def test_show_particles_draws_the_belief_in_the_interfaces_pictures() -> None:
         facade.step(1)
         frames.append(facade.last_frame)
     assert (frames[0] != frames[1]).any()
+
+
+def test_filter_settings_without_a_filter_warn_that_they_do_nothing() -> None:
+    """The reference accepts them with use_particle_filter=False; gridghost says they do nothing."""
+    with pytest.warns(UserWarning, match="pf_num_particles, pf_sensor_mode, show_particles set the belief filter"):
+        facade = AgentInterface(render=False, use_particle_filter=False, pf_num_particles=50,
+                                pf_sensor_mode="color", show_particles=False)
+    assert facade.belief_filter is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        AgentInterface(render=False, use_particle_filter=False, pf_sensor_mode="both", pf_num_particles=200)
+
+
+def test_the_opponent_cannot_read_a_belief() -> None:
+    with pytest.raises(ValueError, match="opponent_obs_type='belief' is not available"):
+        make(controlled="ghost", opponent_obs_type="belief")
