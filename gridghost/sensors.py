@@ -224,7 +224,6 @@ class ClassSensor(Sensor):
         self.probs_key = probs_key
         self._index = {label: k for k, label in enumerate(self.classes)}
         self._table = _read_only(np.array(table, dtype=float))
-        self._rows = tuple(_read_only(row.copy()) for row in self._table)
         cumulative = np.cumsum(self._table, axis=1)
         self._thresholds = tuple(tuple(row[:-1]) for row in cumulative.tolist())
         shape = layout.shape
@@ -404,7 +403,7 @@ class ClassifierSensor(ClassSensor):
         super().__init__(layout, classes, np.array(table), name, probs_key)
 
     def _probs(self, cell: int, label: int) -> np.ndarray:
-        return self._rows[cell]
+        return self._table[cell]  # a view of a read-only array: read-only too
 
     def __repr__(self) -> str:
         return f"ClassifierSensor(layout={self.layout.name!r}, classifier={self.classifier!r}, classes={self.classes})"
