@@ -69,7 +69,6 @@ Version history
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import Any, ClassVar, cast
 
@@ -92,6 +91,8 @@ from gridghost.rules import (
     Side,
     board_for,
     check_action,
+    check_flag,
+    check_limit,
     describe_moves,
     move_agent,
     move_ghost,
@@ -112,35 +113,6 @@ RESERVED_INFO_KEYS = frozenset(
 #: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
 OPPONENT_STREAM = 2**32
 FILTER_STREAM = 2**32 + 1
-
-
-def check_limit(value: object, argument: str, allow_none: bool = True) -> int | None:
-    """Return ``value`` if it is a count such as a step limit: an int >= 1, or ``None`` (no
-    limit) when ``allow_none``.
-
-    Raises:
-        TypeError: not an int (bools and floats included), nor an allowed ``None``.
-        ValueError: an int below 1.
-    """
-    accepted = "an int >= 1 or None (no limit)" if allow_none else "an int >= 1"
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{argument} must be {accepted}, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{argument} must be {accepted}, got {value}")
-    return int(value)
-
-
-def check_flag(value: object, argument: str) -> bool:
-    """Return ``value`` as a ``bool`` if it is one (Python or NumPy).
-
-    Raises:
-        TypeError: anything else; ``0``, ``1`` and strings included.
-    """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{argument} must be a bool, got {value!r}")
-    return bool(value)
 
 
 def _check_rewards(rewards: object, argument: str) -> Rewards | None:

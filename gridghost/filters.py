@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS, board_for, check_action
+from gridghost.rules import NUM_ACTIONS, board_for, check_action, check_limit
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel, check_probability
 
@@ -330,11 +330,7 @@ class ParticleFilter(BeliefFilter):
         resample_threshold: float = DEFAULT_RESAMPLE_THRESHOLD,
     ) -> None:
         super().__init__(layout, slip, sensors)
-        if isinstance(num_particles, bool) or not isinstance(num_particles, numbers.Integral):
-            raise TypeError(f"num_particles must be an int >= 1, got {num_particles!r}")
-        if num_particles < 1:
-            raise ValueError(f"num_particles must be an int >= 1, got {num_particles}")
-        n = self.num_particles = int(num_particles)
+        n = self.num_particles = cast(int, check_limit(num_particles, "num_particles", allow_none=False))
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
         # Per action: the destination of (outcome, cell) at flat index outcome * num_cells + cell.

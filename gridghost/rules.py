@@ -10,6 +10,9 @@ layout, where each move leads, which moves change the cell, and all shortest-pat
 Turn order is agent, then ghost. After the agent's move: caught if both share a cell, else goal
 reached if the agent's cell is a goal, else the step penalty. After the ghost's move: caught if
 both share a cell, else nothing.
+
+The argument checks every view and component shares (an action, a count such as a step limit,
+a flag) live at the end of this module, so that filters and policies need not import an env.
 """
 
 from __future__ import annotations
@@ -274,3 +277,32 @@ def check_action(action: object, agent: str) -> int:
     if not 0 <= value < NUM_ACTIONS:
         raise ValueError(f"action for {agent!r} must lie in 0..{NUM_ACTIONS - 1}, got {value}")
     return value
+
+
+def check_limit(value: object, argument: str, allow_none: bool = True) -> int | None:
+    """Return ``value`` if it is a count such as a step limit: an int >= 1, or ``None`` (no
+    limit) when ``allow_none``.
+
+    Raises:
+        TypeError: not an int (bools and floats included), nor an allowed ``None``.
+        ValueError: an int below 1.
+    """
+    accepted = "an int >= 1 or None (no limit)" if allow_none else "an int >= 1"
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{argument} must be {accepted}, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{argument} must be {accepted}, got {value}")
+    return int(value)
+
+
+def check_flag(value: object, argument: str) -> bool:
+    """Return ``value`` as a ``bool`` if it is one (Python or NumPy).
+
+    Raises:
+        TypeError: anything else; ``0``, ``1`` and strings included.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{argument} must be a bool, got {value!r}")
+    return bool(value)

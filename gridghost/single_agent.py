@@ -53,12 +53,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, check_flag, check_limit
+from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv
 from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
 from gridghost.policies import ChasePolicy, Policy, make_policy
-from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, board_for, move_agent
+from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, board_for, check_flag, check_limit, move_agent
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import SlipModel, make_slip
 
