@@ -16,6 +16,7 @@ blocks every move out of the grid.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -66,12 +67,59 @@ def _mapping(value: Any, argument: str) -> Mapping[Any, Any]:
     return value
 
 
+def _array(value: Any, argument: str) -> np.ndarray:
+    """``np.asarray(value)``, with an error naming ``argument`` when it is ragged or not numeric."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{argument} must be a rectangular array (every row the same length), got {value!r}") from None
+    if array.dtype == object:
+        raise TypeError(f"{argument} must be a rectangular array of numbers, got {value!r}")
+    return array
+
+
+#: Unicode categories a cell text may not contain: control, format (zero-width marks among them),
+#: surrogate, private-use and unassigned characters, which fonts cannot draw or draw as nothing.
+_UNDRAWABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+#: Categories of which a text needs at least one character to be seen: letters, numbers,
+#: punctuation and symbols.
+_VISIBLE_CATEGORIES = frozenset("LNPS")
+
+
+def check_text(text: Any, argument: str) -> str:
+    """Return ``text`` if it is a cell label every view can show: a ``str`` of printable
+    characters with at least one visible one (``""`` means no label).
+
+    >>> check_text("Ziel", "texts[(3, 1)]")
+    'Ziel'
+
+    Raises:
+        TypeError: ``text`` is not a ``str``.
+        ValueError: it holds a control, format (zero-width), surrogate, private-use or unassigned
+            character, or only spaces and marks.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{argument} must be a str, got {text!r}")
+    if not text:
+        return text
+    for position, char in enumerate(text):
+        category = unicodedata.category(char)
+        if category in _UNDRAWABLE_CATEGORIES:
+            raise ValueError(
+                f"{argument} holds the undrawable character U+{ord(char):04X} (Unicode category {category}) at "
+                f"position {position}: {text!r}; texts may hold letters, numbers, punctuation, symbols and spaces"
+            )
+    if not any(unicodedata.category(char)[0] in _VISIBLE_CATEGORIES for char in text):
+        raise ValueError(f"{argument} must hold at least one visible character (or be empty), got {text!r}")
+    return text
+
+
 def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     """Validate a wall array of the given shape; ``None`` means no walls."""
     if value is None:
         array = np.zeros(shape, dtype=bool)
     else:
-        array = np.asarray(value)
+        array = _array(value, argument)
         if array.shape != shape:
             raise ValueError(f"{argument} must have shape {shape}, got {array.shape}")
         if array.dtype != bool and not np.isin(array, (0, 1)).all():
@@ -99,15 +147,17 @@ class Layout:
         walls_vertical: booleans of shape ``(rows, cols - 1)``; ``[r, c]`` blocks
             ``(r, c) <-> (r, c + 1)``. ``None`` means no inner vertical walls.
         items: mapping from cell to the item names it holds, each one of :data:`ITEMS`.
-        texts: mapping from cell to a label shown in the agent's observation (``""`` elsewhere).
+        texts: mapping from cell to a label shown in the agent's observation (``""`` elsewhere);
+            each a text :func:`check_text` accepts, so that every view can draw it.
         name: a short name for messages and reprs.
 
     Raises:
         TypeError: a cell is not a pair of ints, ``goals`` is not an iterable of cells,
-            ``items``/``texts`` are not mappings, or an item list is not a sequence of strings.
-        ValueError: wrong array shapes, colour ids outside ``0..2``, unknown item names, cells
-            outside the grid, the agent starting on the ghost or on a goal, no goal, or a goal or
-            the ghost unreachable from the agent's start.
+            ``items``/``texts`` are not mappings, an item list is not a sequence of strings, a
+            text or ``name`` is not a ``str``, or an array holds something other than numbers.
+        ValueError: ragged or wrongly shaped arrays, colour ids outside ``0..2``, unknown item
+            names, texts that cannot be drawn, cells outside the grid, the agent starting on the
+            ghost or on a goal, no goal, or a goal or the ghost unreachable from the agent's start.
     """
 
     rows: int
@@ -150,7 +200,9 @@ class Layout:
         texts: Mapping[Cell, str] | None = None,
         name: str = "custom",
     ) -> None:
-        colour_array = np.asarray(colours)
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {name!r}")
+        colour_array = _array(colours, "colours")
         if colour_array.ndim != 2 or colour_array.size == 0:
             raise ValueError(
                 f"colours must be a non-empty rows x cols array, got shape {colour_array.shape}"
@@ -174,12 +226,15 @@ class Layout:
         set_(self, "colours", colour_array)
         set_(self, "walls_horizontal", _bool_grid(walls_horizontal, "walls_horizontal", (rows - 1, cols)))
         set_(self, "walls_vertical", _bool_grid(walls_vertical, "walls_vertical", (rows, cols - 1)))
-        set_(self, "name", str(name))
+        set_(self, "name", name)
 
         item_table: dict[Cell, tuple[str, ...]] = {}
         for cell, names in _mapping(items, "items").items():
             cell = _cell(cell, "items key", rows, cols)
-            if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+            if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+                raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
+            names = tuple(names)
+            if not all(isinstance(n, str) for n in names):
                 raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
             unknown = [n for n in names if n not in ITEMS]
             if unknown:
@@ -191,9 +246,7 @@ class Layout:
         text_table: dict[Cell, str] = {}
         for cell, text in _mapping(texts, "texts").items():
             cell = _cell(cell, "texts key", rows, cols)
-            if not isinstance(text, str):
-                raise TypeError(f"texts[{cell}] must be a str, got {text!r}")
-            if text:
+            if check_text(text, f"texts[{cell}]"):
                 text_table[cell] = text
         set_(self, "texts", MappingProxyType(text_table))
 

@@ -114,6 +114,22 @@ def test_layout_of_any_size_and_walls() -> None:
         (dict(items={(0, 1): "dog"}), TypeError, "sequence of item names"),
         (dict(items={(5, 1): ("dog",)}), ValueError, "items key"),
         (dict(texts={(0, 1): 3}), TypeError, "must be a str"),
+        # issue 10, item 13: malformed arguments name themselves
+        (dict(items={(0, 1): None}), TypeError, r"items\[\(0, 1\)\] must be a sequence of item names"),
+        (dict(items={(0, 1): 5}), TypeError, r"items\[\(0, 1\)\] must be a sequence of item names"),
+        (dict(items={(0, 1): ("dog", 5)}), TypeError, r"items\[\(0, 1\)\] must be a sequence of item names"),
+        (dict(colours=[[0, 1, 2], [0, 1]]), ValueError, "colours must be a rectangular array"),
+        (dict(colours=[[0, 1, 2], [0, 1, None]]), TypeError, "colours must be a rectangular array of numbers"),
+        (dict(walls_horizontal=[[0, 1], [1]]), ValueError, "walls_horizontal must be a rectangular array"),
+        (dict(name=None), TypeError, "name must be a str, got None"),
+        (dict(name=3), TypeError, "name must be a str"),
+        # issue 10, item 4: texts the renderer cannot draw
+        (dict(texts={(0, 1): "a\x00b"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+0000"),
+        (dict(texts={(0, 1): "\u200b"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+200B"),
+        (dict(texts={(0, 1): "ok\ud800"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+D800"),
+        (dict(texts={(0, 1): "two\nlines"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+000A"),
+        (dict(texts={(0, 1): "\ue000"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+E000"),
+        (dict(texts={(0, 1): " \u0301 "}), ValueError, r"texts\[\(0, 1\)\] must hold at least one visible character"),
         (dict(goals=[]), ValueError, "at least one cell"),
         (dict(goals=[(2, 0)]), ValueError, r"goals entry \(2, 0\) lies outside the 2x3 grid"),
         (dict(agent_start=(0, 3)), ValueError, "agent_start"),
@@ -131,6 +147,16 @@ def test_layout_of_any_size_and_walls() -> None:
 def test_malformed_layouts_raise_clear_errors(overrides, error, message) -> None:
     with pytest.raises(error, match=message):
         small(**overrides)
+
+
+def test_item_lists_may_be_any_iterable_of_names() -> None:
+    assert small(items={(0, 1): iter(["dog", "flower"])}).items_at(0, 1) == ("dog", "flower")
+    assert small(items={(0, 1): []}).items_at(0, 1) == ()
+
+
+@pytest.mark.parametrize("text", ["Ziel", "Stopp!", "a b", "Ünïcödé", "☃ 42", "é"])
+def test_printable_texts_are_kept(text) -> None:
+    assert small(texts={(0, 1): text}).text_at(0, 1) == text
 
 
 def test_unreachable_ghost_is_rejected() -> None:
