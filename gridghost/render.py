@@ -42,6 +42,7 @@ import math
 import numbers
 import os
 import sys
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -341,6 +342,10 @@ def _pygame() -> ModuleType:
     return pygame
 
 
+#: The renderer that last drew into pygame's one window; only it closes the window.
+_window_owner: weakref.ref[Renderer] | None = None
+
+
 class Renderer:
     """Draws one layout's picture with pygame: into a window (``show``) or into an array (``frame``).
 
@@ -377,7 +382,6 @@ class Renderer:
         self._fonts: dict[int, pygame.font.Font] = {}
         self._background: pygame.Surface | None = None
         self._canvas: pygame.Surface | None = None
-        self._window: pygame.Surface | None = None
         self._clock: pygame.time.Clock | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -415,16 +419,23 @@ class Renderer:
 
         Args and Raises: as :meth:`draw`.
         """
+        global _window_owner
         pg = _pygame()
-        if self._window is None or pg.display.get_surface() is not self._window:
+        # pygame has one window per process, shared by every renderer: size it for this layout
+        # (set_mode returns the same Surface object, so compare sizes, not identities).
+        window = pg.display.get_surface()
+        reopened = window is None or window.get_size() != self.geometry.size
+        if reopened:
             pg.display.init()
+            window = pg.display.set_mode(self.geometry.size)
+        if reopened or _window_owner is None or _window_owner() is not self:
             pg.display.set_caption(self.caption)
-            self._window = pg.display.set_mode(self.geometry.size)
+            _window_owner = weakref.ref(self)
+        if self._clock is None:
             self._clock = pg.time.Clock()
-        self.draw(self._window, agent, ghost, status, belief, estimate)
+        self.draw(window, agent, ghost, status, belief, estimate)
         pg.event.pump()  # keeps the window responsive; leaves events in the queue for the caller
         pg.display.flip()
-        assert self._clock is not None
         self._clock.tick(self.fps)
 
     def draw(
@@ -537,18 +548,21 @@ class Renderer:
         self._draw_panel(pg, surface, status)
 
     def close(self) -> None:
-        """Close the window if this renderer opened it, and drop every pygame object.
+        """Close the window if this renderer was the last to draw in it, and drop every pygame
+        object.
 
         Safe to call more than once; drawing afterwards creates what it needs again (``show``
-        opens a new window). It quits pygame's display, not pygame as a whole: other renderers
-        in the same process may still be drawing with its fonts.
+        opens a new window). When another renderer has drawn in the window since, the window
+        stays open for it. It quits pygame's display, not pygame as a whole: other renderers in
+        the same process may still be drawing with its fonts.
         """
-        pg = sys.modules.get("pygame")
-        # Another renderer may have taken the one pygame window over; leave it open then.
-        if self._window is not None and pg is not None and pg.display.get_init() \
-                and pg.display.get_surface() is self._window:
-            pg.display.quit()
-        self._window = self._clock = self._canvas = self._background = None
+        global _window_owner
+        if _window_owner is not None and _window_owner() is self:
+            _window_owner = None
+            pg = sys.modules.get("pygame")
+            if pg is not None and pg.display.get_init():
+                pg.display.quit()
+        self._clock = self._canvas = self._background = None
         self._fonts = {}
 
     # -- helpers -----------------------------------------------------------------------------------

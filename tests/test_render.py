@@ -510,3 +510,68 @@ def test_renderer_rejects_bad_input(call, error, message) -> None:
     with pytest.raises(error, match=message):
         call()
 
+
+
+# -- robustness (issue 10) ---------------------------------------------------------------------------
+
+def window_size() -> tuple[int, int]:
+    return pygame.display.get_surface().get_size()
+
+
+def test_human_envs_of_different_sizes_each_size_the_one_window_for_their_layout() -> None:
+    small = open_layout(2, 3)
+    envs = {"classic": (gridghost.env(render_mode="human", max_cycles=50), Geometry(CLASSIC).size),
+            "small": (gridghost.env(render_mode="human", layout=small, max_cycles=50), Geometry(small).size)}
+    assert envs["classic"][1] != envs["small"][1]
+    rng = np.random.default_rng(0)
+    for env, size in envs.values():
+        env.reset(seed=0)  # draws
+        assert window_size() == size
+    for turn in range(5):
+        for env, size in envs.values():
+            if not env.agents:
+                env.reset(seed=turn)
+            else:
+                _, _, termination, truncation, _ = env.last()
+                env.step(None if termination or truncation else int(rng.integers(4)))  # draws
+            assert window_size() == size
+            assert env.render() is None
+            assert window_size() == size
+    for env, _ in envs.values():
+        env.close()
+    assert not pygame.display.get_init()
+
+
+def test_agent_interfaces_of_different_sizes_step_through_a_shared_window() -> None:
+    small = open_layout(2, 3)
+    interfaces = [(gridghost.AgentInterface(step_delay=0, use_particle_filter=False), Geometry(CLASSIC).size),
+                  (gridghost.AgentInterface(step_delay=0, use_particle_filter=False, layout=small),
+                   Geometry(small).size)]
+    for seed in range(2):
+        for interface, _ in interfaces:
+            interface.reset(seed)
+        for _ in range(2):
+            for interface, size in interfaces:
+                if not interface.is_terminated():
+                    interface.step(1)
+                    assert window_size() == size
+    for interface, _ in interfaces:
+        interface.close()
+
+
+def test_closing_a_renderer_leaves_the_window_to_the_one_drawing_in_it() -> None:
+    small = open_layout(2, 3)
+    first, second = Renderer(CLASSIC), Renderer(small)
+    first.show((0, 2), (3, 4), START)
+    second.show((0, 0), (1, 0), START)
+    first.close()  # the window shows the second renderer's picture: it stays open
+    assert pygame.display.get_init() and window_size() == Geometry(small).size
+    second.show((0, 1), (1, 0), START)
+    first.show((0, 2), (3, 4), START)  # reopens its own size
+    assert window_size() == Geometry(CLASSIC).size
+    first.close()  # it drew last: the window closes ...
+    assert not pygame.display.get_init()
+    second.show((0, 0), (1, 0), START)  # ... and the other renderer opens a new one
+    assert window_size() == Geometry(small).size
+    second.close()
+    assert not pygame.display.get_init()
