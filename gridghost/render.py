@@ -42,6 +42,7 @@ import math
 import numbers
 import os
 import sys
+import unicodedata
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -96,6 +97,8 @@ _PANEL_MIN_WIDTH = 400
 _PANEL_HEIGHT = _PANEL_LINES * _PANEL_LINE_HEIGHT + _MARGIN
 #: Highest opacity (0..255) of the belief overlay, reached by the most likely cell.
 _BELIEF_MAX_ALPHA = 170
+#: The smallest font size texts shrink to before they are cut; the default font is unreadable below.
+_MIN_FONT_SIZE = 8
 
 
 def check_render_mode(render_mode: object) -> str | None:
@@ -161,12 +164,15 @@ class Status:
         actual_action: what the agent's last move did after slip (``"down, down"``, ``"stay"``).
         slipped: whether the agent's last move slipped.
         ghost_action: the ghost's last move, ``None`` before its first.
-        color_measurement: the last colour reading (an index of
-            :data:`~gridghost.layout.COLOURS`), ``None`` when there is none.
+        color_measurement: the last reading reported under the ``color_measurement`` info key,
+            ``None`` when there is none. The colour sensor reports a colour id (an index of
+            :data:`~gridghost.layout.COLOURS`), shown by name; a custom sensor may report
+            anything, shown as a short text (see :func:`describe_reading`).
 
     Raises:
-        ValueError: ``to_move`` and ``ending`` are both set or both ``None``, counts are negative,
-            or ``color_measurement`` is not a colour id.
+        TypeError: counts are not ints, or a move or ``to_move``/``ending`` is not a str or ``None``.
+        ValueError: ``to_move`` and ``ending`` are both set or both ``None``, or counts are
+            negative.
     """
 
     cycle: int
@@ -177,18 +183,21 @@ class Status:
     actual_action: str | None = None
     slipped: bool = False
     ghost_action: str | None = None
-    color_measurement: int | None = None
+    color_measurement: Any = None
 
     def __post_init__(self) -> None:
+        if not _is_int(self.cycle) or not (self.max_cycles is None or _is_int(self.max_cycles)):
+            raise TypeError(
+                f"cycle must be an int and max_cycles an int or None, got {self.cycle!r} and {self.max_cycles!r}"
+            )
+        for name in ("to_move", "ending", "intended_action", "actual_action", "ghost_action"):
+            if not isinstance(getattr(self, name), (str, type(None))):
+                raise TypeError(f"{name} must be a str or None, got {getattr(self, name)!r}")
         if self.cycle < 0 or (self.max_cycles is not None and self.max_cycles < 0):
             raise ValueError(f"cycle and max_cycles must be >= 0, got {self.cycle} and {self.max_cycles}")
         if (self.to_move is None) == (self.ending is None):
             raise ValueError(
                 f"exactly one of to_move and ending must be set, got to_move={self.to_move!r}, ending={self.ending!r}"
-            )
-        if self.color_measurement is not None and self.color_measurement not in range(len(COLOURS)):
-            raise ValueError(
-                f"color_measurement must be None or a colour id 0..{len(COLOURS) - 1}, got {self.color_measurement!r}"
             )
 
     def headline(self) -> str:
@@ -209,8 +218,61 @@ class Status:
             agent = f"agent: tried {self.intended_action}, slipped: {self.actual_action}"
         else:
             agent = f"agent: {self.actual_action}"
-        reading = "-" if self.color_measurement is None else COLOURS[self.color_measurement]
+        reading = describe_reading(self.color_measurement)
         return self.headline(), agent, f"ghost: {self.ghost_action or '-'}", f"colour reading: {reading}"
+
+
+#: The longest text :func:`describe_reading` gives, ellipsis included.
+READING_TEXT_LIMIT = 24
+
+
+def colour_id(reading: Any) -> int | None:
+    """``reading`` as an index of :data:`~gridghost.layout.COLOURS` when it is one (a Python or
+    NumPy integer, not a bool), else ``None``.
+
+    >>> colour_id(2), colour_id(np.int64(1)), colour_id(True), colour_id(0.0), colour_id(7)
+    (2, 1, None, None, None)
+    """
+    return int(reading) if _is_int(reading) and 0 <= reading < len(COLOURS) else None
+
+
+def _is_int(value: Any) -> bool:
+    """A Python or NumPy integer, not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def describe_reading(reading: Any) -> str:
+    r"""How the status panel shows a ``color_measurement`` reading: ``"-"`` for ``None``, the
+    colour's name for a colour id, else ``str(reading)`` with undrawable characters escaped, cut
+    to :data:`READING_TEXT_LIMIT` characters with an ellipsis.
+
+    >>> describe_reading(None), describe_reading(1), describe_reading(0.5), describe_reading("a\x00b")
+    ('-', 'red', '0.5', 'a\\x00b')
+    >>> describe_reading(list(range(20)))
+    '[0, 1, 2, 3, 4, 5, 6, 7…'
+    """
+    if reading is None:
+        return "-"
+    colour = colour_id(reading)
+    if colour is not None:
+        return COLOURS[colour]
+    text = str(reading)
+    cut = len(text) > READING_TEXT_LIMIT
+    text = _escape_undrawable(text[:READING_TEXT_LIMIT])  # escapes only lengthen it
+    return text[: READING_TEXT_LIMIT - 1] + "…" if cut or len(text) > READING_TEXT_LIMIT else text
+
+
+def _escape_undrawable(text: str) -> str:
+    r"""``text`` with every control, format (zero-width), surrogate, private-use or unassigned
+    character written as its Python escape: pygame refuses some of them, draws others as nothing.
+    Layouts refuse such characters in cell texts; sensor readings may hold anything.
+
+    >>> _escape_undrawable("a\tb\u200b\ud800 c\u00a0d")
+    'a\\tb\\u200b\\ud800 c\xa0d'
+    """
+    if text.isprintable():
+        return text
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch)[0] == "C" else ch for ch in text)
 
 
 # -- geometry ------------------------------------------------------------------------------------
@@ -491,11 +553,10 @@ class Renderer:
         for goal in layout.goals:
             pg.draw.rect(surface, GOAL_COLOUR, pg.Rect(g.cell_rect(goal)).inflate(-goal_width, -goal_width), goal_width)
         for cell, names in layout.items.items():
-            x, y, size, _ = g.cell_rect(cell)
-            slot = max(4, round(0.3 * size))
-            pad = max(1, size // 25)
-            for i, name in enumerate(names):
-                _ITEM_PAINTERS[name](pg, surface, pg.Rect(x + pad + i * (slot + pad), y + pad, slot, slot))
+            rect = pg.Rect(g.cell_rect(cell))
+            surface.set_clip(rect)  # painters round up tiny boxes; nothing may spill into a neighbour
+            self._draw_items(pg, surface, rect, names)
+            surface.set_clip(None)
         for cell, text in layout.texts.items():
             self._draw_label(surface, cell, text)
         x0, y0, width, height = g.grid_rect
@@ -588,15 +649,72 @@ class Renderer:
             self._fonts[size] = pg.font.Font(None, size)
         return self._fonts[size]
 
+    def _text_image(
+        self, text: str, width: int, height: int, largest: int, smallest: int = _MIN_FONT_SIZE
+    ) -> pygame.Surface | None:
+        """``text`` drawn in the largest font size from ``largest`` down to ``smallest`` at which it
+        fits ``width x height`` pixels; if none does, cut with an ellipsis at the smallest size
+        whose lines fit ``height``. ``None`` when not even the ellipsis fits, or nothing is visible.
+        Undrawable characters are drawn as escapes (see :func:`_escape_undrawable`)."""
+        text = _escape_undrawable(text)
+        if len(text) > width:  # glyphs are at least a pixel wide: the rest cannot fit, so skip measuring it
+            text = text[:width] + "…"
+        cut_font = None
+        for size in range(max(largest, smallest), smallest - 1, -1):
+            font = self._font(size)
+            text_width, text_height = font.size(text)
+            if text_height > height:
+                continue
+            if text_width <= width:  # pygame refuses to draw text of zero width
+                return font.render(text, True, _INK) if text_width else None
+            cut_font = font
+        if cut_font is None:
+            return None
+        # The longest prefix that fits with the ellipsis: widths grow with the prefix's length.
+        fits = 0
+        low, high = 0, len(text)
+        while low <= high:
+            middle = (low + high) // 2
+            if cut_font.size(text[:middle].rstrip() + "…")[0] <= width:
+                fits, low = middle, middle + 1
+            else:
+                high = middle - 1
+        cut = text[:fits].rstrip() + "…"
+        return cut_font.render(cut, True, _INK) if cut_font.size(cut)[0] <= width else None
+
+    def _draw_items(self, pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, names: Sequence[str]) -> None:
+        """A row of item drawings along the top of the cell ``rect``: shrunk when more than three
+        share it, and when even small ones do not all fit, the first few and ``+n`` for the rest
+        (in cells too small for that text, as many items as fit)."""
+        size, count = rect.width, len(names)
+        pad = max(1, size // 25)
+        slot = max(4, round(0.3 * size))
+
+        def per_row(side: int) -> int:
+            return (size - pad) // (side + pad)
+
+        if count > per_row(slot):
+            slot = max(4, round(0.15 * size), (size - pad) // count - pad)
+        capacity = max(1, per_row(slot))
+        shown = names if count <= capacity else names[: capacity - 1]
+        image = None
+        if len(shown) < count:
+            left = rect.x + pad + len(shown) * (slot + pad)
+            image = self._text_image(f"+{count - len(shown)}", rect.right - pad - left, max(slot, size // 3), slot)
+            if image is None:  # no room for the text: one more item instead
+                shown = names[:capacity]
+        for i, name in enumerate(shown):
+            _ITEM_PAINTERS[name](pg, surface, pg.Rect(rect.x + pad + i * (slot + pad), rect.y + pad, slot, slot))
+        if image is not None:
+            surface.blit(image, (rect.x + pad + len(shown) * (slot + pad), rect.y + pad))
+
     def _draw_label(self, surface: pygame.Surface, cell: Cell, text: str) -> None:
+        """The cell's text, centred at its bottom, shrunk or cut to fit the cell."""
         x, y, size, _ = self.geometry.cell_rect(cell)
-        font_size = max(8, size // 4)
-        image = self._font(font_size).render(text, True, _INK)
-        while image.get_width() > size - 4 and font_size > 8:  # shrink long labels to fit the cell
-            font_size -= 1
-            image = self._font(font_size).render(text, True, _INK)
         bottom = y + size - max(2, size // 14)
-        surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
+        image = self._text_image(text, size - 4, bottom - y, size // 4)
+        if image is not None:
+            surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
 
     def _draw_belief(self, pg: ModuleType, surface: pygame.Surface, belief: np.ndarray) -> None:
         peak = belief.max()
@@ -611,17 +729,20 @@ class Renderer:
                 surface.blit(tile, g.cell_rect((row, col))[:2])
 
     def _draw_panel(self, pg: ModuleType, surface: pygame.Surface, status: Status) -> None:
-        x, y, _, _ = self.geometry.panel_rect
-        font = self._font(_PANEL_FONT_SIZE)
+        x, y, width, _ = self.geometry.panel_rect
         left, top = x + _MARGIN, y + _MARGIN // 2
-        lines = status.lines()
-        for i, line in enumerate(lines):
-            image = font.render(line, True, _INK)
-            surface.blit(image, (left, top + i * _PANEL_LINE_HEIGHT))
-        if status.color_measurement is not None:  # a swatch of the reading after its name
-            base, hatch = CELL_COLOURS[status.color_measurement]
-            side = _PANEL_LINE_HEIGHT - 6
-            swatch = pg.Rect(left + font.size(lines[3])[0] + 8, top + 3 * _PANEL_LINE_HEIGHT, side, side)
+        colour = colour_id(status.color_measurement)
+        side = _PANEL_LINE_HEIGHT - 6
+        line_width = 0
+        for i, line in enumerate(status.lines()):
+            room = width - 2 * _MARGIN - (side + 8 if colour is not None and i == 3 else 0)
+            image = self._text_image(line, room, _PANEL_LINE_HEIGHT, _PANEL_FONT_SIZE, _PANEL_FONT_SIZE)
+            line_width = 0 if image is None else image.get_width()
+            if image is not None:
+                surface.blit(image, (left, top + i * _PANEL_LINE_HEIGHT))
+        if colour is not None:  # a swatch of the reading after its name
+            base, hatch = CELL_COLOURS[colour]
+            swatch = pg.Rect(left + line_width + 8, top + 3 * _PANEL_LINE_HEIGHT, side, side)
             surface.fill(base, swatch)
             if hatch != base:
                 _hatch(pg, surface, swatch, hatch)

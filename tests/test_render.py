@@ -503,7 +503,11 @@ def test_recording_helpers_reject_bad_arguments(tmp_path, call, error, message) 
         (lambda: Status(0, 10, None), ValueError, "exactly one of to_move and ending"),
         (lambda: Status(0, 10, "agent", ending="caught by ghost"), ValueError, "exactly one of to_move and ending"),
         (lambda: Status(-1, 10), ValueError, "cycle and max_cycles must be >= 0"),
-        (lambda: Status(0, 10, color_measurement=3), ValueError, "color_measurement must be None or a colour id"),
+        (lambda: Status(1.5, 10), TypeError, "cycle must be an int and max_cycles an int or None"),
+        (lambda: Status(True, 10), TypeError, "cycle must be an int"),
+        (lambda: Status(0, "10"), TypeError, "max_cycles an int or None, got 0 and '10'"),
+        (lambda: Status(0, 10, 1), TypeError, "to_move must be a str or None, got 1"),
+        (lambda: Status(0, 10, intended_action=3), TypeError, "intended_action must be a str or None"),
     ],
 )
 def test_renderer_rejects_bad_input(call, error, message) -> None:
@@ -513,6 +517,15 @@ def test_renderer_rejects_bad_input(call, error, message) -> None:
 
 
 # -- robustness (issue 10) ---------------------------------------------------------------------------
+
+def changes_outside(a: np.ndarray, b: np.ndarray, geometry: Geometry, cells) -> int:
+    """How many pixels differ between two frames outside the rectangles of ``cells``."""
+    changed = (a != b).any(axis=2)
+    for cell in cells:
+        x, y, w, h = geometry.cell_rect(cell)
+        changed[y:y + h, x:x + w] = False
+    return int(changed.sum())
+
 
 def window_size() -> tuple[int, int]:
     return pygame.display.get_surface().get_size()
@@ -575,3 +588,109 @@ def test_closing_a_renderer_leaves_the_window_to_the_one_drawing_in_it() -> None
     assert window_size() == Geometry(small).size
     second.close()
     assert not pygame.display.get_init()
+
+
+class FixedReadingSensor(gridghost.sensors.Sensor):
+    """A custom sensor that reports the same reading, whatever it is, under the colour key."""
+
+    name = "color_measurement"
+
+    def __init__(self, layout: Layout, reading) -> None:
+        self.layout, self.reading = layout, reading
+
+    def measure(self, state, rng):
+        return self.reading
+
+    def likelihood(self, measurement) -> np.ndarray:
+        return np.ones((self.layout.rows, self.layout.cols))
+
+    def possible_measurements(self) -> tuple:
+        return (self.reading,)
+
+
+LONG_READING = list(range(100))
+
+
+@pytest.mark.parametrize(
+    ("reading", "shown"),
+    [(0.5, "0.5"), ("x", "x"), (np.int64(2), "green"), (np.uint8(1), "red"), (None, "-"), (True, "True"),
+     (7, "7"), ("a\x00b", "a\\x00b"), ("\u200b", "\\u200b"), ("\ud800", "\\ud800"),
+     (LONG_READING, "[0, 1, 2, 3, 4, 5, 6, 7…"), ("W" * 500, "W" * 23 + "…")],
+    ids=["float", "str", "np.int64", "np.uint8", "None", "bool", "int-not-a-colour", "null", "zero-width",
+         "surrogate", "long-list", "long-str"],
+)
+def test_the_status_panel_shows_any_colour_reading(reading, shown) -> None:
+    status = Status(0, 10, "ghost", intended_action="down", actual_action="down", color_measurement=reading)
+    assert status.lines()[3] == f"colour reading: {shown}"
+
+    env = gridghost.env(render_mode="ansi", sensors=[FixedReadingSensor(CLASSIC, reading)], max_cycles=10)
+    env.reset(seed=0)
+    env.step(gridghost.Action.DOWN)
+    assert env.render().startswith("cycle 0/10: ghost to move\n")
+
+    renderer = Renderer(CLASSIC)
+    geometry = renderer.geometry
+    frame = renderer.frame((1, 2), (3, 4), status)
+    env = gridghost.env(render_mode="rgb_array", sensors=[FixedReadingSensor(CLASSIC, reading)], max_cycles=10,
+                        slip_probability=0.0)
+    env.reset(seed=0)
+    env.step(gridghost.Action.DOWN)
+    assert np.array_equal(env.render(), frame)
+
+    # The reading changes the panel's last line and nothing else, and stays inside the panel.
+    unread = renderer.frame((1, 2), (3, 4), Status(0, 10, "ghost", intended_action="down", actual_action="down"))
+    changed = np.argwhere((frame != unread).any(axis=2))
+    _, panel_y, panel_width, panel_height = geometry.panel_rect
+    if reading is None:
+        assert not len(changed)
+    else:
+        assert len(changed)
+        assert changed[:, 0].min() >= panel_y + panel_height // 2  # the last line, not the headline
+        assert changed[:, 0].max() < panel_y + panel_height and changed[:, 1].max() < panel_width
+
+
+def test_numpy_colour_ids_draw_like_python_ones() -> None:
+    renderer = Renderer(CLASSIC)
+    for colour in range(3):
+        expected = renderer.frame((0, 2), (3, 4), Status(0, 10, color_measurement=colour))
+        for kind in (np.int8, np.int64, np.uint16):
+            assert np.array_equal(renderer.frame((0, 2), (3, 4), Status(0, 10, color_measurement=kind(colour))),
+                                  expected)
+
+
+CROWDED_ITEMS = {
+    (0, 0): ("dog", "flower", "two_flowers", "one_note", "two_notes", "dog"),
+    (1, 2): tuple(ITEMS) * 4,
+    (2, 1): ("dog", "flower", "one_note", "two_notes"),
+    (0, 3): ("two_flowers",) * 3,
+}
+LONG_TEXTS = {(1, 1): "Ziel " * 40, (2, 2): "W" * 300, (0, 2): "Übermäßig-lange-Beschriftung-ohne-Leerzeichen"}
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (40, 60), (100, 100)], ids=["big-cells", "14px-cells", "5px-cells"])
+def test_crowded_items_and_long_texts_stay_inside_their_cells(shape) -> None:
+    bare = open_layout(*shape)
+    decorated = open_layout(*shape, items=CROWDED_ITEMS, texts=LONG_TEXTS)
+    renderer, bare_renderer = Renderer(decorated), Renderer(bare)
+    geometry = renderer.geometry
+    agent, ghost = bare.agent_start, bare.ghost_start
+    frame = renderer.frame(agent, ghost, START)
+    bare_frame = bare_renderer.frame(agent, ghost, START)
+    cells = {*CROWDED_ITEMS, *LONG_TEXTS}
+    assert changes_outside(frame, bare_frame, geometry, cells) == 0
+    drawn = differing_cells(frame, bare_frame, geometry)
+    assert set(CROWDED_ITEMS) <= drawn  # every crowded cell still shows items
+    if geometry.cell_size >= 14:
+        assert drawn == cells
+
+
+def test_items_that_do_not_fit_are_counted_instead() -> None:
+    """Beyond what fits, a cell shows its first items and the count of the rest, so cells holding
+    six, seven or eight items (which share their first four) all look different."""
+    names = list(ITEMS) * 2
+    pictures = []
+    for count in range(4, 9):
+        renderer = Renderer(open_layout(3, 4, items={(0, 1): names[:count]}))
+        pictures.append(cell_pixels(renderer.frame((0, 0), (2, 0), START), renderer.geometry, (0, 1)))
+    for i, picture in enumerate(pictures):
+        assert not any(np.array_equal(picture, other) for other in pictures[i + 1:]), i + 4
