@@ -93,6 +93,7 @@ from gridghost.rules import (
     check_action,
     check_flag,
     check_limit,
+    check_seed,
     describe_moves,
     move_agent,
     move_ghost,
@@ -104,10 +105,12 @@ AGENT, GHOST = "agent", "ghost"
 AGENTS: tuple[str, str] = (AGENT, GHOST)
 _SIDES = {AGENT: Side.AGENT, GHOST: Side.GHOST}
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
-#: Info keys the env writes itself; no sensor may report under them.
+#: Every info key any view writes itself (the AEC env, the single-agent views, the belief filter's
+#: estimate, the solver's expert); no component may report under them. The one list: views
+#: that add a key add it here.
 RESERVED_INFO_KEYS = frozenset(
     {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
-     "action_mask", "estimated_pos", *OUTCOME_INFO_KEYS.values()}
+     "action_mask", "estimated_pos", "is_success", "expert_action", *OUTCOME_INFO_KEYS.values()}
 )
 #: ``SeedSequence`` spawn keys of the streams derived from the reset seed besides the sensors'
 #: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
@@ -166,7 +169,8 @@ class GridGhostEnv(AECEnv):
             for no limit (the single-agent views leave truncation to Gymnasium's ``TimeLimit``).
         obs_type: the observation encoding; ``"dict"`` is the reference observation.
         rewards: the agent's :class:`~gridghost.rules.Rewards`; ``None`` means the reference's.
-        ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
+        ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated). Only with
+            ``use_ghost=True``.
         use_ghost: ``False`` takes the ghost out of the game: it stays on its start cell, never
             moves and cannot catch the agent, ``possible_agents`` is ``["agent"]`` and a cycle is
             one agent move. Its position still appears in the agent's observation.
@@ -231,6 +235,9 @@ class GridGhostEnv(AECEnv):
             obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief
         )
         self.agent_rewards = _check_rewards(rewards, "rewards") or Rewards()
+        if ghost_rewards is not None and not self.use_ghost:
+            raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
+                             "leave it None")
         self.ghost_rewards = _check_rewards(ghost_rewards, "ghost_rewards") or self.agent_rewards.negated()
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
         self._half_turn_rewards = {
@@ -246,9 +253,9 @@ class GridGhostEnv(AECEnv):
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._game: GameState | None = None
-        # (sensor, its own generator or None for the game's, whether it reports more than its
-        # measurement), set on the first reset
-        self._sensor_draws: tuple[tuple[Sensor, np.random.Generator | None, bool], ...] | None = None
+        # (sensor, its own generator or None for the game's, the info keys its read() declares or
+        # None when it reports just its measurement), set on the first reset
+        self._sensor_draws: tuple[tuple[Sensor, np.random.Generator | None, frozenset[str] | None], ...] | None = None
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
         self._renderer: Renderer | None = None  # created by the first pygame render
@@ -325,8 +332,11 @@ class GridGhostEnv(AECEnv):
             options: accepted for API compatibility; gridghost reads no options.
 
         Raises:
-            TypeError: ``options`` is neither ``None`` nor a dict.
+            TypeError: ``seed`` is not None or an int (Python or NumPy; bools are refused), or
+                ``options`` is neither ``None`` nor a dict.
+            ValueError: ``seed`` is negative.
         """
+        seed = check_seed(seed)
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {options!r}")
         if seed is not None:
@@ -343,7 +353,7 @@ class GridGhostEnv(AECEnv):
                 (
                     sensor,
                     None if sensor.uses_game_rng else np.random.default_rng(child),
-                    type(sensor).read is not Sensor.read,
+                    frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None,
                 )
                 for sensor, child in zip(self.sensors, children, strict=True)
             )
@@ -374,11 +384,18 @@ class GridGhostEnv(AECEnv):
 
     def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
         """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
-        for sensor, own, reports_more in cast(tuple, self._sensor_draws):  # set by reset
-            if reports_more:
-                info.update(sensor.read(game, own or rng))
-            else:
+        for sensor, own, declared in cast(tuple, self._sensor_draws):  # set by reset
+            if declared is None:
                 info[sensor.name] = sensor.measure(game, own or rng)
+                continue
+            reading = sensor.read(game, own or rng)
+            if reading.keys() != declared:
+                # Checked at construction against the reserved keys, so a sensor reporting other
+                # keys could overwrite what a view writes.
+                raise RuntimeError(
+                    f"sensor {sensor!r} read() reported {sorted(reading)}, but declares info_keys {sorted(declared)}"
+                )
+            info.update(reading)
         return info
 
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:

@@ -33,7 +33,7 @@ from typing import Any, cast
 import numpy as np
 
 from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS, board_for, check_action, check_limit
+from gridghost.rules import NUM_ACTIONS, board_for, check_action, check_limit, check_seed
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel, check_probability
 
@@ -73,16 +73,6 @@ def transitions(layout: Layout, slip: SlipModel) -> tuple[tuple[np.ndarray, np.n
         destinations.setflags(write=False)
         table.append((np.array([p for p, _ in outcomes]), destinations))
     return tuple(table)
-
-
-def _check_seed(seed: object) -> Seed:
-    if seed is None or isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be None, an int >= 0 or a numpy SeedSequence, got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be None, an int >= 0 or a numpy SeedSequence, got {seed!r}")
-    return int(seed)
 
 
 class BeliefFilter:
@@ -239,7 +229,7 @@ class HistogramFilter(BeliefFilter):
         Raises:
             TypeError: ``seed`` is not None, an int >= 0 or a SeedSequence.
         """
-        _check_seed(seed)
+        check_seed(seed, allow_sequence=True)
         self._belief = np.full(self.num_cells, 1.0 / self.num_cells)
 
     def predict(self, action: int) -> None:
@@ -349,7 +339,7 @@ class ParticleFilter(BeliefFilter):
         self._offsets = np.arange(n, dtype=float)
         self._ones = np.ones(n)
         self._ones.setflags(write=False)  # shared as the weights after each resampling
-        self._rng = np.random.default_rng(_check_seed(seed))
+        self._rng = np.random.default_rng(check_seed(seed, allow_sequence=True))
         self.reset()
 
     @property
@@ -372,7 +362,7 @@ class ParticleFilter(BeliefFilter):
         Raises:
             TypeError: ``seed`` is not None, an int >= 0 or a SeedSequence.
         """
-        seed = _check_seed(seed)
+        seed = check_seed(seed, allow_sequence=True)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         n, cells = self.num_particles, self.num_cells
@@ -499,7 +489,10 @@ def make_filter(
         if kind.layout != layout:
             raise ValueError(f"belief_filter follows {kind.layout!r}, not the env's {layout!r}")
         if kind.slip != slip:
-            raise ValueError(f"belief_filter predicts with {kind.slip!r}, but the env's slip model is {slip!r}")
+            raise ValueError(
+                f"belief_filter predicts with {kind.slip!r}, another motion model than the env's {slip!r} "
+                "(their outcomes() differ); build the filter with the env's slip model"
+            )
         # The very objects: a sensor of the same name but another noise model would make the
         # filter's likelihoods wrong, or fail mid-step on a reading it thinks impossible.
         foreign = [sensor for sensor in kind.sensors if not any(sensor is own for own in sensors)]

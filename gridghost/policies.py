@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.rules import NUM_ACTIONS, Action
+from gridghost.rules import NUM_ACTIONS, Action, check_limit, check_seed
 
 
 @runtime_checkable
@@ -84,15 +84,23 @@ class RandomPolicy:
     Args:
         seed: seeds the generator; ``None`` draws fresh entropy.
         num_actions: the number of actions to choose from.
+
+    Raises:
+        TypeError, ValueError: ``seed`` is not None or an int >= 0, or ``num_actions`` is not an
+            int >= 1.
     """
 
     def __init__(self, seed: int | None = None, num_actions: int = NUM_ACTIONS) -> None:
-        self.num_actions = num_actions
-        self.rng = np.random.default_rng(seed)
+        self.num_actions = check_limit(num_actions, "num_actions", allow_none=False)
+        self.rng = np.random.default_rng(check_seed(seed))
 
     def seed(self, seed: int | None) -> None:
-        """Restart the generator from ``seed``."""
-        self.rng = np.random.default_rng(seed)
+        """Restart the generator from ``seed``.
+
+        Raises:
+            TypeError, ValueError: ``seed`` is not None or an int >= 0.
+        """
+        self.rng = np.random.default_rng(check_seed(seed))
 
     def __call__(self, observation: Any) -> int:
         """A uniformly random action; ``observation`` is not read."""
@@ -115,6 +123,16 @@ class ReferencePolicy:
     def __call__(self, observation: Any) -> int:
         """The wrapped agent's action for ``observation``."""
         return self.agent.get_action(observation)
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the wrapped agent through its own ``seed(seed)``, as callers that reseed
+        policies expect of any wrapper. An agent without a ``seed`` method has nothing this
+        wrapper can reach (one drawing from the action space it was built with is seeded through
+        that space).
+        """
+        reseed = getattr(self.agent, "seed", None)
+        if callable(reseed):
+            reseed(seed)
 
     def __repr__(self) -> str:
         return f"ReferencePolicy({self.agent!r})"

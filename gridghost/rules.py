@@ -306,3 +306,25 @@ def check_flag(value: object, argument: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{argument} must be a bool, got {value!r}")
     return bool(value)
+
+
+def check_seed(seed: object, argument: str = "seed", allow_sequence: bool = False) -> int | np.random.SeedSequence | None:
+    """Return ``seed`` if it can seed a generator: ``None`` (fresh entropy, or continue), an int
+    >= 0 (Python or NumPy, as ``rng.integers`` returns), or with ``allow_sequence`` a NumPy
+    ``SeedSequence``. Integers come back as Python ``int``.
+
+    >>> check_seed(np.int64(3))
+    3
+
+    Raises:
+        TypeError: anything else; bools, floats and strings included.
+        ValueError: a negative integer.
+    """
+    accepted = "None, an int >= 0 or a numpy SeedSequence" if allow_sequence else "None or an int >= 0"
+    if seed is None or (allow_sequence and isinstance(seed, np.random.SeedSequence)):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{argument} must be {accepted}, got {seed!r} of type {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"{argument} must be {accepted}, got {seed!r}")
+    return int(seed)

@@ -95,6 +95,28 @@ def _check_opening_cannot_end(layout: Layout, slip: SlipModel) -> None:
                 )
 
 
+def detached(value: Any) -> Any:
+    """A copy of ``value`` that shares nothing mutable with it: dicts, lists and writable or
+    read-only arrays are copied, all the way down; anything else (numbers, strings, tuples of
+    them) is immutable and kept. What every view hands a caller, so that a caller changing an
+    info can corrupt neither the env nor an info returned earlier or later.
+
+    >>> info = {"estimated_pos": {"cell_pos": [0, 2]}}
+    >>> copy = detached(info)
+    >>> copy["estimated_pos"]["cell_pos"].append(9)
+    >>> info
+    {'estimated_pos': {'cell_pos': [0, 2]}}
+    """
+    kind = type(value)
+    if kind is dict:
+        return {key: detached(item) for key, item in value.items()}
+    if kind is list:
+        return [detached(item) for item in value]
+    if kind is np.ndarray:
+        return value.copy()
+    return value
+
+
 class Duel:
     """One side of the AEC game played by a caller, the other by a policy.
 
@@ -236,11 +258,9 @@ class Duel:
         return reward, terminated, game.truncations[me] and not terminated, self.info()
 
     def info(self) -> dict[str, Any]:
-        """A fresh copy of the caller's info, its ``action_mask`` a writable copy too (the AEC
-        env shares read-only masks; Gymnasium wants nothing shared between calls)."""
-        info = dict(self.game.infos[self.controlled])
-        info["action_mask"] = info["action_mask"].copy()
-        return info
+        """A fresh copy of the caller's info that shares nothing mutable with the AEC env or an
+        earlier call (see :func:`detached`); its ``action_mask`` is a writable copy."""
+        return detached(self.game.infos[self.controlled])
 
     def over(self) -> bool:
         """Whether the current episode has ended (caught, goal or ``max_cycles``).
@@ -429,8 +449,10 @@ PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
 
 
 def _check_step_delay(step_delay: object) -> float:
-    if isinstance(step_delay, bool) or not isinstance(step_delay, numbers.Real) or not float(step_delay) >= 0:
-        raise ValueError(f"step_delay must be a number of milliseconds >= 0, got {step_delay!r}")
+    if isinstance(step_delay, bool) or not isinstance(step_delay, numbers.Real):
+        raise TypeError(f"step_delay must be a finite number of milliseconds >= 0, got {step_delay!r}")
+    if not 0 <= float(step_delay) < float("inf"):  # NaN fails too
+        raise ValueError(f"step_delay must be a finite number of milliseconds >= 0, got {step_delay!r}")
     return float(step_delay)
 
 
@@ -449,8 +471,10 @@ class AgentInterface:
             to the env's ``render_fps``, then pauses ``step_delay``); ``"rgb_array"`` or
             ``"ansi"`` keeps the latest picture in :attr:`last_frame`. With ``render=False``:
             ``None``, or ``"rgb_array"``/``"ansi"`` to call ``interface.env.render()`` yourself.
-        step_delay: milliseconds to pause after each half-turn drawn in a window.
-        slip_probability, slip_type, color_sensor_quality: the game's reference settings.
+        step_delay: milliseconds to pause after each half-turn drawn in a window (finite, >= 0).
+        slip_probability: the slip probability; ``None`` means the reference's 0.2, or 0 with
+            ``slip_type="none"``.
+        slip_type, color_sensor_quality: the game's reference settings.
         ghost_agent_class: the ghost's policy: a reference-style class (``cls(action_space)``
             with ``get_action(observation)``), or anything :class:`Duel` accepts; ``None`` is the
             chasing ghost.
@@ -492,7 +516,7 @@ class AgentInterface:
         render: bool = True,
         render_mode: str | None = None,
         step_delay: float = 100,
-        slip_probability: float = 0.2,
+        slip_probability: float | None = None,
         slip_type: str = "longitudinal",
         ghost_agent_class: Any = None,
         use_particle_filter: bool = True,
@@ -599,7 +623,8 @@ class AgentInterface:
         self.total_reward += reward
         self.episode_steps += 1
         self.last_info = info
-        return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, info
+        # The caller's own copy: changing it must not change last_info or get_episode_stats().
+        return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, detached(info)
 
     def is_terminated(self) -> bool:
         """Whether the episode has ended (terminated or truncated)."""

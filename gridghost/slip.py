@@ -142,10 +142,17 @@ class SlipModel:
         return members[int(rng.integers(len(members)))]
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.probability == self.probability  # type: ignore[attr-defined]
+        # The same motion model: the same outcomes, drawn the same way. Two custom models with
+        # one probability but different tables differ.
+        return (
+            type(other) is type(self)
+            and other.probability == self.probability  # type: ignore[attr-defined]
+            and other._table == self._table  # type: ignore[attr-defined]
+            and other._walks == self._walks  # type: ignore[attr-defined]
+        )
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self.probability))
+        return hash((type(self).__name__, self.probability, self._table))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(probability={self.probability})"

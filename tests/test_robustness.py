@@ -1,0 +1,417 @@
+"""Issue 10's defects and the classes of defect behind them: reserved info keys, validate before
+mutating, seeds, wrappers that forward ``seed``, slip models compared by their tables, infos that
+share nothing with the env, and arguments that are never silently ignored.
+
+The renderer's defects (windows of two sizes, readings of any kind in the status panel, items and
+texts kept inside their cell) are tested in ``test_render.py``; the layout's (texts no view can
+draw, malformed items, colours and names) in ``test_layout.py``; the bounded tables in
+``test_rules.py``.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gridghost
+from gridghost import AgentInterface, GridGhostGymEnv
+from gridghost.env import RESERVED_INFO_KEYS, GridGhostEnv
+from gridghost.filters import HistogramFilter, ParticleFilter
+from gridghost.layout import CLASSIC
+from gridghost.policies import RandomPolicy, ReferencePolicy, make_policy
+from gridghost.sensors import ColorSensor, ItemSensor, Sensor
+from gridghost.single_agent import Duel
+from gridghost.slip import LongitudinalSlip, SlipModel
+
+
+class Echo(Sensor):
+    """A custom sensor that reports the agent's cell index under a name of the caller's choice,
+    and, if told to, an extra key it never declared."""
+
+    def __init__(self, name: str, extra: str | None = None) -> None:
+        self.name = name
+        self.layout = CLASSIC
+        self.extra = extra
+
+    def measure(self, state, rng):
+        return state.agent
+
+    def read(self, state, rng):
+        reading = {self.name: self.measure(state, rng)}
+        if self.extra is not None:
+            reading[self.extra] = True
+        return reading
+
+
+# -- reserved info keys -----------------------------------------------------------------------------
+@pytest.mark.parametrize("key", sorted(RESERVED_INFO_KEYS))
+def test_no_sensor_may_report_under_a_reserved_key(key: str) -> None:
+    with pytest.raises(ValueError, match=f"reports under '{key}', an info key the env writes itself"):
+        GridGhostEnv(sensors=[ColorSensor(CLASSIC), Echo(key)])
+    with pytest.raises(ValueError, match=f"reports under '{key}'"):
+        GridGhostGymEnv(sensors=[ColorSensor(CLASSIC), Echo(key)])
+    with pytest.raises(ValueError, match=f"reports under '{key}'"):
+        GridGhostEnv(sensors=[ItemSensor(CLASSIC, probs_key=key)])
+
+
+def test_the_gymnasium_env_no_longer_clobbers_a_sensor_named_is_success() -> None:
+    """The defect as found: a sensor named ``is_success`` was accepted and overwritten."""
+    with pytest.raises(ValueError, match="'is_success'"):
+        GridGhostGymEnv(sensors=[ColorSensor(CLASSIC), Echo("is_success")])
+
+
+def _sensor_keys(sensors: Any) -> set[str]:
+    return {key for sensor in sensors for key in sensor.info_keys}
+
+
+def _play(step: Callable[[int], bool], rng: np.random.Generator, limit: int = 60) -> None:
+    for _ in range(limit):
+        if step(int(rng.integers(4))):
+            return
+
+
+def test_every_key_any_view_writes_is_reserved() -> None:
+    """The class test: run every view, with a belief filter and the item sensor on, and collect
+    every info key it hands out; whatever no sensor declared must be in the one reserved list."""
+    rng = np.random.default_rng(0)
+    written: dict[str, set[str]] = {}
+
+    aec = gridghost.env(sensors=[ColorSensor(CLASSIC), ItemSensor(CLASSIC)], belief_filter="histogram")
+    for seed in range(8):
+        aec.reset(seed=seed)
+        for _ in aec.agent_iter():
+            *_, termination, truncation, info = aec.last()
+            written.setdefault("aec", set()).update(info)
+            aec.step(None if termination or truncation else int(rng.integers(4)))
+    written["aec"] -= _sensor_keys(aec.sensors)
+
+    for controlled in ("agent", "ghost"):
+        gym = GridGhostGymEnv(controlled=controlled, belief_filter="histogram" if controlled == "agent" else None)
+        keys = written.setdefault(f"gym {controlled}", set())
+        for seed in range(8):
+            keys.update(gym.reset(seed=seed)[1])
+
+            def step(action: int, gym=gym, keys=keys) -> bool:
+                _, _, terminated, truncated, info = gym.step(action)
+                keys.update(info)
+                return terminated or truncated
+
+            _play(step, rng)
+        keys -= _sensor_keys(gym.game.sensors)
+
+    facade = AgentInterface(render=False)
+    keys = written.setdefault("interface", set())
+    for seed in range(8):
+        facade.reset(seed=seed)
+        keys.update(facade.last_info)
+
+        def step(action: int) -> bool:
+            _, _, done, info = facade.step(action)
+            keys.update(info)
+            return done
+
+        _play(step, rng)
+    keys -= _sensor_keys(facade.env.sensors)
+
+    for view, keys in written.items():
+        assert keys <= RESERVED_INFO_KEYS, f"{view} writes keys no list reserves: {sorted(keys - RESERVED_INFO_KEYS)}"
+    # The views really wrote their own keys (so the test above had something to check).
+    assert {"is_success", "action_mask", "estimated_pos", "caught_by_ghost", "reached_goal"} <= written["gym agent"]
+    assert "estimated_pos" in written["interface"] and "mover" in written["aec"]
+
+
+def test_a_sensor_reporting_keys_it_did_not_declare_is_stopped() -> None:
+    env = gridghost.env(sensors=[ColorSensor(CLASSIC), Echo("echo", extra="is_success")])
+    with pytest.raises(RuntimeError, match=r"reported \['echo', 'is_success'\], but declares info_keys \['echo'\]"):
+        env.reset(seed=0)
+
+
+# -- seeds ------------------------------------------------------------------------------------------
+def _aec_trajectory(env: GridGhostEnv, seed: Any) -> list[Any]:
+    env.reset(seed=seed)
+    record = [env.agent_pos]
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter():
+        *_, termination, truncation, info = env.last()
+        record.append((env.agent_pos, env.ghost_pos, info.get("color_measurement")))
+        env.step(None if termination or truncation else int(rng.integers(4)))
+    return record
+
+
+@pytest.mark.parametrize("seed", [np.int64(3), np.uint8(3), np.int32(3)])
+def test_numpy_integer_seeds_work_everywhere(seed: Any) -> None:
+    env = gridghost.env(slip_probability=0.5)
+    assert _aec_trajectory(env, seed) == _aec_trajectory(env, 3)
+    assert type(env.np_random_seed) is int and env.np_random_seed == 3
+
+    gym = GridGhostGymEnv(opponent="random", slip_probability=0.5)
+    first = [gym.reset(seed=seed)[1]["color_measurement"], *(gym.step(a)[0]["ghost_relative_pos"].tolist()
+                                                          for a in (1, 2, 1))]
+    again = [gym.reset(seed=3)[1]["color_measurement"], *(gym.step(a)[0]["ghost_relative_pos"].tolist()
+                                                         for a in (1, 2, 1))]
+    assert first == again
+
+    facade = AgentInterface(render=False, slip_probability=0.5)
+    facade.reset(seed=seed)
+    steps = [facade.step(1)[3]["estimated_pos"] for _ in range(3)]
+    facade.reset(seed=3)
+    assert steps == [facade.step(1)[3]["estimated_pos"] for _ in range(3)]
+
+    assert RandomPolicy(seed=seed)(None) == RandomPolicy(seed=3)(None)
+
+
+BAD_SEEDS = [(-1, ValueError), (1.5, TypeError), ("x", TypeError), (True, TypeError), (np.bool_(False), TypeError),
+             (np.int64(-2), ValueError), ([1, 2], TypeError)]
+
+
+@pytest.mark.parametrize(("seed", "error"), BAD_SEEDS)
+def test_bad_seeds_name_seed_and_change_nothing(seed: Any, error: type) -> None:
+    views: list[Any] = [gridghost.env(), gridghost.raw_env(), GridGhostGymEnv(), AgentInterface(render=False)]
+    for view in views:
+        view.reset(seed=0)
+        before = pickle.dumps(view)
+        with pytest.raises(error, match=r"seed must be None or an int >= 0, got"):
+            view.reset(seed=seed)
+        assert pickle.dumps(view) == before, type(view).__name__
+    with pytest.raises(error, match="seed must be None or an int >= 0"):
+        RandomPolicy(seed=seed)
+    for belief in (HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [ColorSensor(CLASSIC)]),
+                   ParticleFilter(CLASSIC, LongitudinalSlip(0.2), [ColorSensor(CLASSIC)], seed=0)):
+        with pytest.raises(error, match="seed must be None, an int >= 0 or a numpy SeedSequence"):
+            belief.reset(seed)
+
+
+# -- wrappers forward seed --------------------------------------------------------------------------
+class SeededGhost:
+    """A reference-style ghost with a generator of its own and ``seed(int)``."""
+
+    def __init__(self, action_space: Any = None) -> None:
+        self.rng = np.random.default_rng()
+
+    def seed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def get_action(self, observation: Any) -> int:
+        return int(self.rng.integers(4))
+
+
+class SpaceGhost:
+    """A reference-style ghost that samples the action space it is built with."""
+
+    def __init__(self, action_space: Any) -> None:
+        self.action_space = action_space
+
+    def get_action(self, observation: Any) -> int:
+        return int(self.action_space.sample())
+
+
+class SeededCallable:
+    """A plain callable policy with a generator and ``seed``."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng()
+
+    def seed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observation: Any) -> int:
+        return int(self.rng.integers(4))
+
+
+#: Every form make_policy accepts that draws random numbers, as a factory of fresh specs.
+RANDOM_FORMS: dict[str, Callable[[], Any]] = {
+    "name 'random'": lambda: "random",
+    "RandomPolicy instance": lambda: RandomPolicy(seed=123),
+    "reference class with seed": lambda: SeededGhost,
+    "reference instance with seed": lambda: SeededGhost(),
+    "reference class sampling its action space": lambda: SpaceGhost,
+    "callable with seed": SeededCallable,
+}
+
+
+def _ghost_moves(env: GridGhostGymEnv, seed: int) -> list[Any]:
+    env.reset(seed=seed)
+    moves = []
+    for _ in range(15):
+        obs, _, terminated, truncated, _ = env.step(3)  # up, into the border: the agent stays put
+        moves.append(obs["ghost_relative_pos"].tolist())
+        if terminated or truncated:
+            break
+    return moves
+
+
+@pytest.mark.parametrize("form", sorted(RANDOM_FORMS))
+def test_every_random_opponent_form_is_reseeded_by_reset(form: str) -> None:
+    env = GridGhostGymEnv(opponent=RANDOM_FORMS[form](), slip="none", max_cycles=15)
+    first = _ghost_moves(env, 5)
+    assert _ghost_moves(env, 6) != first  # the seed matters ...
+    assert _ghost_moves(env, 5) == first  # ... and the same seed replays, on the same env
+    other = GridGhostGymEnv(opponent=RANDOM_FORMS[form](), slip="none", max_cycles=15)
+    assert _ghost_moves(other, 5) == first  # ... and on another one
+
+
+class LeftGhost:
+    """A deterministic reference-style ghost without ``seed``."""
+
+    def __init__(self, action_space: Any = None) -> None:
+        self.action_space = action_space
+
+    def get_action(self, observation: Any) -> int:
+        return 0
+
+
+@pytest.mark.parametrize("spec", ["chase", lambda observation: 0, LeftGhost(), LeftGhost])
+def test_deterministic_opponent_forms_replay_too(spec: Any) -> None:
+    env = GridGhostGymEnv(opponent=spec, slip="none", max_cycles=15)
+    assert _ghost_moves(env, 5) == _ghost_moves(env, 5)
+
+
+def test_the_reference_wrapper_forwards_seed() -> None:
+    ghost = SeededGhost()
+    wrapper = make_policy(ghost)
+    assert isinstance(wrapper, ReferencePolicy)
+    wrapper.seed(11)
+    draws = [wrapper(None) for _ in range(20)]
+    ghost.seed(11)
+    assert draws == [ghost.get_action(None) for _ in range(20)]
+    make_policy(LeftGhost()).seed(3)  # nothing to forward to, and nothing raised
+
+
+# -- slip models compare by their tables -----------------------------------------------------------
+class Sideways(SlipModel):
+    """A custom model: with ``p`` the move goes to ``self.side`` instead."""
+
+    side = 0
+
+    def _groups(self, action):
+        return ((self.probability, ((self.side,),)), (1.0 - self.probability, ((action,),)))
+
+
+class LeftSlip(Sideways):
+    side = 0
+
+
+def _right_slip(probability: float) -> SlipModel:
+    model = Sideways.__new__(Sideways)
+    model.side = 2
+    SlipModel.__init__(model, probability)
+    return model
+
+
+def test_slip_models_with_different_tables_differ() -> None:
+    left, right = Sideways(0.3), _right_slip(0.3)
+    assert left != right and hash(left) != hash(right)
+    assert left == Sideways(0.3) and hash(left) == hash(Sideways(0.3))
+    assert left != LeftSlip(0.3)  # same table, another class
+    assert LongitudinalSlip(0.2) == LongitudinalSlip(0.2) != LongitudinalSlip(0.3)
+
+
+def test_a_filter_for_another_motion_model_is_refused_before_any_draw() -> None:
+    sensors = [ColorSensor(CLASSIC, quality=1.0)]
+    belief = HistogramFilter(CLASSIC, _right_slip(0.3), sensors)
+    with pytest.raises(ValueError, match="another motion model than the env's"):
+        gridghost.env(slip=Sideways(0.3), sensors=sensors, belief_filter=belief)
+    # With the right model the exact sensor and the exact filter agree for a whole episode.
+    env = gridghost.env(slip=Sideways(0.3), sensors=sensors,
+                        belief_filter=HistogramFilter(CLASSIC, Sideways(0.3), sensors))
+    record = _aec_trajectory(env, 1)
+    assert len(record) > 2
+
+
+# -- infos share nothing ----------------------------------------------------------------------------
+def test_the_interfaces_info_is_the_callers_own() -> None:
+    facade = AgentInterface(render=False, use_particle_filter=True, slip_type="none", use_ghost=False)
+    facade.reset(seed=4)
+    for action in (2, 2, 1, 1, 1):  # right, right, down to the Stopp goal
+        *_, done, info = facade.step(action)
+    assert done and info["reached_goal"]
+    stats = facade.get_episode_stats()
+    env_estimate = pickle.dumps(facade.env.infos["agent"])
+    info.pop("reached_goal")
+    info["estimated_pos"]["cell_pos"][0] = 99
+    info["action_mask"][:] = 7
+    assert facade.get_episode_stats() == stats
+    assert facade.last_info["estimated_pos"]["cell_pos"][0] != 99
+    assert pickle.dumps(facade.env.infos["agent"]) == env_estimate
+
+
+def test_the_gymnasium_env_hands_out_detached_estimates() -> None:
+    env = GridGhostGymEnv(belief_filter="histogram")
+    _, reset_info = env.reset(seed=0)
+    reset_info["estimated_pos"]["float_pos"].append(5.0)
+    _, _, _, _, info = env.step(1)
+    kept = pickle.dumps(env.game.infos["agent"])
+    info["estimated_pos"]["cell_pos"].clear()
+    assert pickle.dumps(env.game.infos["agent"]) == kept
+    assert len(env.game.infos["agent"]["estimated_pos"]["float_pos"]) == 2
+
+
+# -- arguments are never silently ignored ------------------------------------------------------------
+def test_the_interface_takes_slip_type_none_with_the_default_probability() -> None:
+    facade = AgentInterface(render=False, use_particle_filter=False, slip_type="none", use_ghost=False)
+    assert facade.env.slip == gridghost.NoSlip() and facade.get_reward_structure()["slip_probability"] == 0.0
+    facade.reset(seed=0)
+    assert not any(facade.step(a)[3]["slipped"] for a in (2, 2, 0, 0, 2, 0, 0, 0))
+    with pytest.raises(ValueError, match=r"slip_probability must be 0 with slip type 'none', got 0\.2"):
+        AgentInterface(render=False, use_particle_filter=False, slip_type="none", slip_probability=0.2)
+    assert AgentInterface(render=False, use_particle_filter=False).env.slip == LongitudinalSlip(0.2)
+
+
+@pytest.mark.parametrize("make", [GridGhostEnv, GridGhostGymEnv])
+def test_ghost_rewards_without_a_ghost_are_refused(make: Callable[..., Any]) -> None:
+    with pytest.raises(ValueError, match=r"ghost_rewards has no one to reward .*use_ghost=False"):
+        make(use_ghost=False, ghost_rewards=gridghost.Rewards())
+
+
+# -- validate before mutating ------------------------------------------------------------------------
+def _started(make: Callable[[], Any]) -> Any:
+    view = make()
+    view.reset(seed=0)
+    return view
+
+
+def _stepped_aec() -> Any:
+    env = _started(lambda: gridghost.env(belief_filter="particle"))
+    env.step(1)
+    return env
+
+
+REJECTED_CALLS: dict[str, tuple[Callable[[], Any], Callable[[Any], Any], type]] = {
+    "aec step 4": (_stepped_aec, lambda env: env.step(4), ValueError),
+    "aec step nan": (_stepped_aec, lambda env: env.step(float("nan")), TypeError),
+    "aec reset options": (_stepped_aec, lambda env: env.reset(seed=1, options=[1]), TypeError),
+    "aec reset seed": (_stepped_aec, lambda env: env.reset(seed=-5), ValueError),
+    "gym step": (lambda: _started(lambda: GridGhostGymEnv(belief_filter="particle")), lambda env: env.step(None),
+                 TypeError),
+    "gym reset": (lambda: _started(GridGhostGymEnv), lambda env: env.reset(seed=True), TypeError),
+    "interface step": (lambda: _started(lambda: AgentInterface(render=False)), lambda facade: facade.step(-1),
+                       ValueError),
+    "interface reset": (lambda: _started(lambda: AgentInterface(render=False)), lambda facade: facade.reset("7"),
+                        TypeError),
+    "interface set_ghost_agent": (lambda: _started(lambda: AgentInterface(render=False)),
+                                  lambda facade: facade.set_ghost_agent("sleepy"), ValueError),
+    "duel play": (lambda: _started(lambda: Duel(gridghost.raw_env(), "ghost")), lambda duel: duel.play(2.0),
+                  TypeError),
+    "particle predict": (lambda: _started(lambda: ParticleFilter(CLASSIC, LongitudinalSlip(0.2),
+                                                                 [ColorSensor(CLASSIC)], seed=0)),
+                         lambda belief: belief.predict(9), ValueError),
+    "histogram update": (lambda: _started(lambda: HistogramFilter(CLASSIC, LongitudinalSlip(0.2),
+                                                                  [ColorSensor(CLASSIC)])),
+                         lambda belief: belief.update({"color_measurement": 7}), ValueError),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REJECTED_CALLS))
+def test_a_rejected_call_leaves_everything_as_it_was(case: str) -> None:
+    """The class test: every public call that can change state, given bad input, raises before
+    its first draw or change; the object pickles to the same bytes afterwards."""
+    make, call, error = REJECTED_CALLS[case]
+    view = make()
+    before = pickle.dumps(view)
+    with pytest.raises(error):
+        call(view)
+    assert pickle.dumps(view) == before
