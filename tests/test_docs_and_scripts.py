@@ -15,13 +15,23 @@ import gridghost.render
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+#: The line of .ci/run that reads the test command from the README (its $1 here).
+CI_TEST_COMMAND = next(line for line in (ROOT / ".ci/run").read_text().splitlines() if line.startswith("test_command="))
+CI_TEST_COMMAND = CI_TEST_COMMAND.replace('"$root/README.md"', '"$1"') + '; echo "$test_command"'
 
 
-def test_readme_starts_with_the_demo_and_test_commands() -> None:
-    first, second = README.splitlines()[:2]
-    assert first.startswith("    python3 -m venv .venv") and first.endswith("examples/demo.py")
-    assert second.startswith("    python3 -m venv .venv") and second.endswith("-m pytest")
+def test_readme_opens_with_title_pitch_picture_and_the_two_commands() -> None:
+    above, block = re.match(r"(.*?)```bash\n(.*?)```", README, flags=re.S).groups()
+    first, second = block.splitlines()
+    assert first.startswith("python3 -m venv .venv") and first.endswith("examples/demo.py")
+    assert second.startswith("python3 -m venv .venv") and second.endswith("-m pytest")
     assert '".[dev]"' in second
+    paragraphs = [p for p in above.split("\n\n") if p.strip()]
+    assert paragraphs[0] == "# gridghost" and paragraphs[2].startswith("![") and len(paragraphs) == 3
+    assert len(re.findall(r"[.!?](\s|$)", paragraphs[1])) == 2, "the pitch is two sentences"
+    # .ci/run takes its test command from this block.
+    ci = subprocess.run(["bash", "-c", CI_TEST_COMMAND, "bash", "README.md"], cwd=ROOT, capture_output=True, text=True)
+    assert ci.stdout.strip() == second
 
 
 def test_readme_python_examples_run() -> None:
