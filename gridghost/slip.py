@@ -79,6 +79,7 @@ class SlipModel:
     def __init__(self, probability: float) -> None:
         self.probability = check_probability(probability, "slip_probability")
         groups = tuple(self._checked_groups(action) for action in range(NUM_ACTIONS))
+        self._groups_table = groups
         self._table: tuple[Outcomes, ...] = tuple(
             tuple((p / len(members), moves) for p, members in action_groups if p > 0 for moves in members)
             for action_groups in groups
@@ -121,6 +122,12 @@ class SlipModel:
             sampling walks them; ``moves`` is a tuple of actions (``()`` means stay).
         """
         return self._table[action]
+
+    def groups(self, action: int) -> Groups:
+        """The outcome groups of ``action`` in the order a uniform draw walks them (see the class
+        docstring): ``((probability, (moves, ...)), ...)``, members equally likely. What a
+        vectorised sampler needs to read one uniform as :meth:`sample` does."""
+        return self._groups_table[action]
 
     def sample(self, action: int, rng: np.random.Generator) -> Moves:
         """Draw the moves actually carried out for ``action``.

@@ -1,0 +1,288 @@
+"""The game kernel: one object that owns a turn.
+
+A :class:`Game` is built from a layout, a slip model and the rewards. It holds the board's tables
+(NumPy arrays for planners, filters and batches; tuples for the scalar hot path), the initial
+state, the two half-turn transitions the env calls, the exact distribution of each half-turn
+(:meth:`Game.successors`, in the spirit of Gymnasium FrozenLake's ``P[s][a]``), a vectorised
+slip sampler, and the chasing ghost as a ``cells x cells`` action table. Everything that needs
+the motion model asks this one object; none enumerates slip outcomes or walks moves itself.
+
+>>> from gridghost.layout import CLASSIC
+>>> from gridghost.slip import LongitudinalSlip
+>>> game = Game(CLASSIC, LongitudinalSlip(0.2))
+>>> start = game.initial_state()
+>>> [(round(p, 2), game.board.position(s.agent), r) for p, s, r, _ in game.successors(start, 1)]
+[(0.1, (0, 2), -1.0), (0.9, (1, 2), -1.0)]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gridghost.layout import Layout
+from gridghost.rules import (
+    NUM_ACTIONS,
+    Action,
+    GameState,
+    Outcome,
+    Rewards,
+    Side,
+    board_for,
+    move_agent,
+    move_ghost,
+)
+from gridghost.slip import Moves, SlipModel
+
+#: One half-turn's outcome: ``(probability, next_state, agent_reward, ghost_reward)``.
+Successor = tuple[float, GameState, float, float]
+
+#: The chasing ghost's fallback order when no move toward the agent is open.
+_FALLBACK_ORDER = (Action.UP, Action.RIGHT, Action.DOWN, Action.LEFT)
+
+
+class Game:
+    """The rules of one game, with every table derived from them, built once.
+
+    Args:
+        layout: the map.
+        slip: the agent's slip model.
+        rewards: the agent's :class:`~gridghost.rules.Rewards`; ``None`` means the reference's.
+        ghost_rewards: the ghost's; ``None`` means zero-sum (the agent's negated).
+        use_ghost: ``False`` takes the ghost out of the game: it cannot catch the agent and the
+            turn stays with the agent.
+
+    Attributes:
+        layout, slip, use_ghost: as given.
+        agent_rewards, ghost_rewards: the resolved rewards.
+        board: the layout's :class:`~gridghost.rules.Board` (tuples, and the distance table).
+        num_cells: ``rows * cols``.
+        moves: read-only ``int64[cells, 4]``, the cell a single move leads to.
+        action_masks: read-only ``int8[cells, 4]``, 1 where the move changes the cell.
+        goals: read-only ``bool[cells]``.
+        outcomes: ``outcomes[action] = (probabilities, destinations)``: the slip model's
+            outcome probabilities (``float64[k]``) and, per outcome, the cell every start cell
+            ends in (read-only ``int64[k, cells]``).
+
+    Raises:
+        TypeError: ``layout``, ``slip`` or a reward is of the wrong type.
+        ValueError: the layout is larger than a board serves.
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        slip: SlipModel,
+        rewards: Rewards | None = None,
+        ghost_rewards: Rewards | None = None,
+        use_ghost: bool = True,
+    ) -> None:
+        if not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        if not isinstance(slip, SlipModel):
+            raise TypeError(f"slip must be a gridghost.SlipModel, got {slip!r}")
+        for value, argument in ((rewards, "rewards"), (ghost_rewards, "ghost_rewards")):
+            if value is not None and not isinstance(value, Rewards):
+                raise TypeError(f"{argument} must be a gridghost.Rewards or None, got {value!r}")
+        self.layout = layout
+        self.slip = slip
+        self.use_ghost = bool(use_ghost)
+        self.agent_rewards = rewards or Rewards()
+        self.ghost_rewards = ghost_rewards or self.agent_rewards.negated()
+        self.board = board = board_for(layout)
+        self.num_cells = board.num_cells
+
+        self.moves = _read_only(np.array(board.next_cell, dtype=np.int64))
+        self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
+        self.goals = _read_only(np.array(board.is_goal, dtype=bool))
+        self.outcomes = tuple(self._outcome_table(action) for action in range(NUM_ACTIONS))
+        # Per action, the bounds of every outcome's share of [0, 1) in the order sampling walks
+        # them, for agent_moves: (bounds[1:-1], destinations).
+        self._sampler = tuple(self._sampler_table(action) for action in range(NUM_ACTIONS))
+        # (agent's reward, ghost's reward) per (mover, outcome)
+        self._rewards = {
+            mover: tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
+            for mover in Side
+        }
+        self._chase: np.ndarray | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Game, (self.layout, self.slip, self.agent_rewards, self.ghost_rewards, self.use_ghost)
+
+    def _destinations(self, moves: Moves) -> np.ndarray:
+        """The cell every start cell ends in after ``moves`` (one array lookup per move)."""
+        cells = np.arange(self.num_cells)
+        for move in moves:
+            cells = self.moves[cells, move]
+        return cells
+
+    def _outcome_table(self, action: int) -> tuple[np.ndarray, np.ndarray]:
+        outcomes = self.slip.outcomes(action)
+        probabilities = _read_only(np.array([p for p, _ in outcomes]))
+        destinations = _read_only(np.stack([self._destinations(moves) for _, moves in outcomes]))
+        return probabilities, destinations
+
+    def _sampler_table(self, action: int) -> tuple[np.ndarray, np.ndarray]:
+        # The slip model's groups in sampling order, each split evenly among its members.
+        shares: list[float] = []
+        destinations: list[np.ndarray] = []
+        for probability, members in self.slip.groups(action):
+            for moves in members:
+                shares.append(probability / len(members))
+                destinations.append(self._destinations(moves))
+        bounds = np.cumsum(shares)[:-1]
+        return _read_only(bounds), _read_only(np.stack(destinations))
+
+    # -- states and half-turns -------------------------------------------------------------------
+    def initial_state(self) -> GameState:
+        """The state after ``reset``: both at their start cells, the agent to move."""
+        return self.board.initial_state()
+
+    def agent_step(self, state: GameState, action: int, rng: np.random.Generator) -> tuple[GameState, Moves]:
+        """The agent's half-turn: draw its slip from ``rng`` (as :meth:`SlipModel.sample`) and
+        carry out the moves.
+
+        Returns:
+            The next state and the moves carried out (``()`` when it stayed).
+
+        Raises:
+            ValueError: it is not the agent's turn or the game is over.
+        """
+        moves = self.slip.sample(action, rng)
+        return move_agent(self.board, state, moves, self.use_ghost), moves
+
+    def ghost_step(self, state: GameState, action: int) -> GameState:
+        """The ghost's half-turn: one move, no slip.
+
+        Raises:
+            ValueError: it is not the ghost's turn or the game is over.
+        """
+        return move_ghost(self.board, state, action)
+
+    def rewards(self, mover: Side, outcome: Outcome) -> tuple[float, float]:
+        """``(agent's reward, ghost's reward)`` for a half-turn of ``mover`` ending in ``outcome``."""
+        return self._rewards[mover][outcome]
+
+    def successors(self, state: GameState, action: int) -> list[Successor]:
+        """The exact distribution of the half-turn ``action`` of the side to move.
+
+        Returns:
+            ``[(probability, next_state, agent_reward, ghost_reward), ...]``: outcomes that lead
+            to the same next state merged, probabilities positive and summing to 1, in the
+            order the slip model lists them.
+
+        Raises:
+            ValueError: the game is over.
+        """
+        if state.turn == Side.GHOST:
+            after = self.ghost_step(state, action)
+            return [(1.0, after, *self._rewards[Side.GHOST][after.outcome])]
+        merged: dict[GameState, float] = {}
+        for probability, moves in self.slip.outcomes(action):
+            after = move_agent(self.board, state, moves, self.use_ghost)
+            merged[after] = merged.get(after, 0.0) + probability
+        return [(p, after, *self._rewards[Side.AGENT][after.outcome]) for after, p in merged.items()]
+
+    def agent_moves(self, cells: Any, actions: Any, uniforms: Any) -> np.ndarray:
+        """Where agents at ``cells`` end up after ``actions``, slip drawn from ``uniforms``: the
+        vectorised :meth:`SlipModel.sample`.
+
+        A uniform picks the outcome group exactly as ``sample`` does (``u`` below a group's
+        running sum takes it), so the same uniform means the same group in the scalar and the
+        batched paths; within a group of several equally likely members (the perpendicular
+        slip's two sides) the uniform's place inside the group's share picks the member, where
+        ``sample`` makes a second draw. Where only one outcome is possible the uniform is read
+        but changes nothing.
+
+        Args:
+            cells: cell indices, any shape.
+            actions: actions 0..3, the same shape (or broadcastable).
+            uniforms: numbers in [0, 1), the same shape (or broadcastable).
+
+        Returns:
+            The cells after the moves (an ``int64`` array of the broadcast shape). Catching and
+            goals are not decided here.
+
+        Raises:
+            ValueError: a cell, action or uniform is out of range.
+        """
+        cells, actions, uniforms = np.broadcast_arrays(
+            np.asarray(cells, dtype=np.int64), np.asarray(actions, dtype=np.int64), np.asarray(uniforms, dtype=float)
+        )
+        if cells.size and not (cells.min() >= 0 and cells.max() < self.num_cells):
+            raise ValueError(f"cells must be cell indices 0..{self.num_cells - 1}")
+        if actions.size and not (actions.min() >= 0 and actions.max() < NUM_ACTIONS):
+            raise ValueError(f"actions must lie in 0..{NUM_ACTIONS - 1}")
+        if uniforms.size and not (uniforms.min() >= 0.0 and uniforms.max() < 1.0):
+            raise ValueError("uniforms must lie in [0, 1)")
+        result = np.empty(cells.shape, dtype=np.int64)
+        for action in range(NUM_ACTIONS):
+            chosen = actions == action
+            if not chosen.any():
+                continue
+            bounds, destinations = self._sampler[action]
+            outcome = np.searchsorted(bounds, uniforms[chosen], side="right")
+            result[chosen] = destinations[outcome, cells[chosen]]
+        return result
+
+    # -- the chasing ghost -----------------------------------------------------------------------
+    @property
+    def chase_table(self) -> np.ndarray:
+        """The chasing ghost's action for every ``(agent cell, ghost cell)`` pair: a read-only
+        ``int8[cells, cells]`` array, built on first use (see :func:`chase_table`)."""
+        if self._chase is None:
+            self._chase = chase_table(self.moves, self.layout.cols)
+        return self._chase
+
+    def chase_action(self, state: GameState) -> int:
+        """The chasing ghost's move in ``state``."""
+        return int(self.chase_table[state.agent, state.ghost])
+
+
+def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
+    """The chasing ghost's rule for every pair of cells, as :class:`~gridghost.policies.ChasePolicy`
+    applies it to the ghost's observation.
+
+    With ``(dr, dc)`` the agent's position minus the ghost's: if ``|dr| >= |dc|`` the vertical
+    move toward the agent when it is open, else the horizontal one when open (the other way round
+    if ``|dr| < |dc|``); failing both the first open move of up, right, down, left; failing all,
+    left.
+
+    Args:
+        moves: ``int[cells, 4]``, the cell a single move leads to.
+        cols: the layout's number of columns.
+
+    Returns:
+        A read-only ``int8[cells, cells]`` array indexed ``[agent cell, ghost cell]``.
+    """
+    cells = moves.shape[0]
+    open_ = moves != np.arange(cells)[:, None]  # [ghost cell, action]
+    rows, columns = np.divmod(np.arange(cells), cols)
+    dr = rows[:, None] - rows[None, :]  # [agent, ghost]
+    dc = columns[:, None] - columns[None, :]
+    vertical = np.where(dr > 0, Action.DOWN, Action.UP)
+    horizontal = np.where(dc > 0, Action.RIGHT, Action.LEFT)
+    vertical_ok = (dr != 0) & open_[np.arange(cells)[None, :], vertical]
+    horizontal_ok = (dc != 0) & open_[np.arange(cells)[None, :], horizontal]
+    fallback = np.full(cells, int(Action.LEFT), dtype=np.int8)
+    for action in reversed(_FALLBACK_ORDER):
+        fallback[open_[:, action]] = action
+    table = np.broadcast_to(fallback[None, :], (cells, cells)).copy()
+    vertical_first = np.abs(dr) >= np.abs(dc)
+    # Lowest priority first, so that higher priorities overwrite.
+    second_v = ~vertical_first & vertical_ok
+    second_h = vertical_first & horizontal_ok
+    table[second_v] = vertical[second_v]
+    table[second_h] = horizontal[second_h]
+    first_v = vertical_first & vertical_ok
+    first_h = ~vertical_first & horizontal_ok
+    table[first_v] = vertical[first_v]
+    table[first_h] = horizontal[first_h]
+    return _read_only(table)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+

@@ -1,0 +1,204 @@
+"""The game kernel: exact successors against an oracle written from DESIGN.md, the vectorised slip
+sampler against the scalar one, and the chase table against the observation-reading policy."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from gridghost.game import Game
+from gridghost.layout import CLASSIC, Layout
+from gridghost.observations import DictObservations
+from gridghost.policies import ChasePolicy
+from gridghost.rules import GameState, Outcome, Rewards, Side
+from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+
+DELTAS = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}
+PERPENDICULAR = {0: (1, 3), 1: (0, 2), 2: (1, 3), 3: (0, 2)}
+
+
+def random_layout(rows: int, cols: int, seed: int) -> Layout:
+    """A walled layout whose goals and ghost are reachable from the agent's start."""
+    rng = np.random.default_rng(seed)
+    while True:
+        try:
+            return Layout(
+                colours=rng.integers(0, 3, size=(rows, cols)),
+                walls_horizontal=rng.random((rows - 1, cols)) < 0.25,
+                walls_vertical=rng.random((rows, cols - 1)) < 0.25,
+                goals=[(rows - 1, cols - 1)], agent_start=(0, 0), ghost_start=(rows - 1, 0),
+            )
+        except ValueError:
+            continue
+
+
+LAYOUTS = [CLASSIC, random_layout(5, 6, 1), random_layout(3, 7, 2)]
+SLIPS = [NoSlip(), LongitudinalSlip(0.2), LongitudinalSlip(1.0), PerpendicularSlip(0.3), PerpendicularSlip(1.0)]
+
+
+def oracle_step(layout: Layout, cell: tuple[int, int], action: int) -> tuple[int, int]:
+    """One move read straight from the layout's walls and border."""
+    dr, dc = DELTAS[action]
+    target = (cell[0] + dr, cell[1] + dc)
+    return cell if layout.blocked(cell, target) else target
+
+
+def oracle_slip(slip: SlipModel, action: int) -> list[tuple[float, tuple[int, ...]]]:
+    """The slip tables of DESIGN.md, written out again."""
+    p = slip.probability
+    if isinstance(slip, NoSlip):
+        return [(1.0, (action,))]
+    if isinstance(slip, LongitudinalSlip):
+        return [(p / 2, ()), (p / 2, (action, action)), (1 - p, (action,))]
+    first, second = PERPENDICULAR[action]
+    return [(p / 2, (first,)), (p / 2, (second,)), (1 - p, (action,))]
+
+
+def oracle_successors(layout, slip, agent, ghost, action) -> dict[tuple, float]:
+    """``{(agent cell, ghost cell, outcome, agent reward): probability}`` of the agent's move."""
+    result: dict[tuple, float] = {}
+    for p, moves in oracle_slip(slip, action):
+        if p == 0:
+            continue
+        cell = agent
+        for move in moves:
+            cell = oracle_step(layout, cell, move)
+        if cell == ghost:
+            key = (cell, ghost, Outcome.CAUGHT, -50.0)
+        elif cell in layout.goals:
+            key = (cell, ghost, Outcome.GOAL, 100.0)
+        else:
+            key = (cell, ghost, Outcome.ONGOING, -1.0)
+        result[key] = result.get(key, 0.0) + p
+    return result
+
+
+@pytest.mark.parametrize("slip", SLIPS, ids=repr)
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda layout: f"{layout.rows}x{layout.cols}")
+def test_agent_successors_match_the_oracle_for_every_state(layout: Layout, slip: SlipModel) -> None:
+    game = Game(layout, slip)
+    cells = layout.cells()
+    for agent in cells:
+        if agent in layout.goals:
+            continue
+        for ghost in cells:
+            if ghost == agent:
+                continue
+            state = GameState(game.board.index(agent), game.board.index(ghost))
+            for action in range(4):
+                successors = game.successors(state, action)
+                got = {}
+                for p, after, agent_reward, ghost_reward in successors:
+                    assert after.turn == Side.GHOST and ghost_reward == 0.0 - agent_reward
+                    key = (game.board.position(after.agent), game.board.position(after.ghost), after.outcome,
+                           agent_reward)
+                    assert key not in got, "equal next states must be merged"
+                    got[key] = p
+                want = oracle_successors(layout, slip, agent, ghost, action)
+                assert got.keys() == want.keys()
+                assert all(abs(got[k] - want[k]) < 1e-12 for k in want)
+                assert abs(sum(got.values()) - 1.0) < 1e-12 and all(p > 0 for p in got.values())
+
+
+def test_ghost_successors_are_certain_and_rewarded_by_the_ghosts_rewards() -> None:
+    game = Game(CLASSIC, LongitudinalSlip(0.2), ghost_rewards=Rewards(step=0, goal=-7, caught=9, wait=-2))
+    board = game.board
+    # The ghost at (3, 3) next to the agent at (3, 4)? (3,4) is a goal; use (2, 4) above (3, 4).
+    state = GameState(board.index((2, 4)), board.index((3, 4)), Side.GHOST)
+    [(p, after, agent_reward, ghost_reward)] = game.successors(state, 3)  # up: onto the agent
+    assert (p, after.outcome, agent_reward, ghost_reward) == (1.0, Outcome.CAUGHT, -50.0, 9.0)
+    [(p, after, agent_reward, ghost_reward)] = game.successors(state, 0)  # left
+    assert (p, board.position(after.ghost), after.turn, agent_reward, ghost_reward) == (1.0, (3, 3), Side.AGENT,
+                                                                                         0.0, -2.0)
+
+
+def test_without_the_ghost_the_turn_stays_with_the_agent_and_nobody_is_caught() -> None:
+    game = Game(CLASSIC, NoSlip(), use_ghost=False)
+    board = game.board
+    state = GameState(board.index((2, 4)), board.index((3, 4)))
+    [(p, after, reward, _)] = game.successors(state, 1)  # down onto the ghost's cell, a goal
+    assert (p, after.turn, after.outcome, reward) == (1.0, Side.AGENT, Outcome.GOAL, 100.0)
+
+
+@pytest.mark.parametrize("slip", [NoSlip(), LongitudinalSlip(0.2), LongitudinalSlip(0.7)], ids=repr)
+def test_one_uniform_means_the_same_move_in_the_scalar_and_batched_samplers(slip: SlipModel) -> None:
+    game = Game(CLASSIC, slip)
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        cell, action = int(rng.integers(20)), int(rng.integers(4))
+        twin = copy.deepcopy(rng)
+        moves = slip.sample(action, twin)
+        scalar = cell
+        for move in moves:
+            scalar = game.board.next_cell[scalar][move]
+        u = rng.random() if slip.probability > 0 else 0.5
+        assert int(game.agent_moves(cell, action, u)) == scalar
+
+
+def test_the_batched_perpendicular_sampler_agrees_on_the_group_and_the_distribution() -> None:
+    slip = PerpendicularSlip(0.4)
+    game = Game(random_layout(6, 6, 3), slip)
+    rng = np.random.default_rng(1)
+    n = 200_000
+    cells = rng.integers(game.num_cells, size=n)
+    actions = rng.integers(4, size=n)
+    uniforms = rng.random(n)
+    after = game.agent_moves(cells, actions, uniforms)
+    intended = game.moves[cells, actions]
+    # Below p the move is one of the perpendicular ones, above it the intended one.
+    assert (after[uniforms >= 0.4] == intended[uniforms >= 0.4]).all()
+    # Inside the slip's share the uniform's place picks the member: the first perpendicular move
+    # below p/2, the second above; each member keeps its probability p/2.
+    for action in range(4):
+        _, destinations = game.outcomes[action]
+        chosen = actions == action
+        first = chosen & (uniforms < 0.2)
+        second = chosen & (uniforms >= 0.2) & (uniforms < 0.4)
+        assert (after[first] == destinations[0, cells[first]]).all()
+        assert (after[second] == destinations[1, cells[second]]).all()
+
+
+@pytest.mark.parametrize(
+    ("cells", "actions", "uniforms", "message"),
+    [(20, 0, 0.5, "cells"), (-1, 0, 0.5, "cells"), (0, 4, 0.5, "actions"), (0, 0, 1.0, "uniforms"),
+     (0, 0, float("nan"), "uniforms"), (0, 0, -0.1, "uniforms")],
+)
+def test_the_batched_sampler_refuses_out_of_range_input(cells, actions, uniforms, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        Game(CLASSIC, LongitudinalSlip(0.2)).agent_moves(cells, actions, uniforms)
+
+
+@pytest.mark.parametrize("layout", [*LAYOUTS, random_layout(7, 4, 5), random_layout(8, 8, 6)],
+                         ids=lambda layout: f"{layout.rows}x{layout.cols}")
+def test_the_chase_table_is_the_chasing_policy_on_every_pair(layout: Layout) -> None:
+    game = Game(layout, NoSlip())
+    view = DictObservations(game.board)
+    chase = ChasePolicy()
+    table = game.chase_table
+    assert table.shape == (game.num_cells, game.num_cells) and not table.flags.writeable
+    for agent in range(game.num_cells):
+        for ghost in range(game.num_cells):
+            state = GameState(agent, ghost, Side.GHOST)
+            assert table[agent, ghost] == chase(view.observe(Side.GHOST, state)), (agent, ghost)
+            assert game.chase_action(state) == table[agent, ghost]
+
+
+def test_outcome_tables_are_read_only_and_sum_to_one() -> None:
+    game = Game(CLASSIC, PerpendicularSlip(0.2))
+    for probabilities, destinations in game.outcomes:
+        assert abs(probabilities.sum() - 1) < 1e-12 and destinations.shape == (len(probabilities), 20)
+        assert not probabilities.flags.writeable and not destinations.flags.writeable
+    assert not game.moves.flags.writeable and not game.action_masks.flags.writeable
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [(dict(layout="classic"), "layout must be a gridghost.Layout"), (dict(slip="none"), "slip must be"),
+     (dict(rewards=5), "rewards must be"), (dict(ghost_rewards={}), "ghost_rewards must be")],
+)
+def test_bad_game_arguments_are_named(kwargs, message) -> None:
+    arguments = {"layout": CLASSIC, "slip": NoSlip(), **kwargs}
+    with pytest.raises(TypeError, match=message):
+        Game(**arguments)
