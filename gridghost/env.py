@@ -79,6 +79,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from gridghost.filters import BeliefFilter, make_filter
+from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
 from gridghost.render import RENDER_MODES, Renderer, Status, check_render_mode, text_picture
@@ -89,14 +90,11 @@ from gridghost.rules import (
     Outcome,
     Rewards,
     Side,
-    board_for,
     check_action,
     check_flag,
     check_limit,
     check_seed,
     describe_moves,
-    move_agent,
-    move_ghost,
 )
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel, make_slip
@@ -116,12 +114,6 @@ RESERVED_INFO_KEYS = frozenset(
 #: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
 OPPONENT_STREAM = 2**32
 FILTER_STREAM = 2**32 + 1
-
-
-def _check_rewards(rewards: object, argument: str) -> Rewards | None:
-    if rewards is not None and not isinstance(rewards, Rewards):
-        raise TypeError(f"{argument} must be a gridghost.Rewards or None, got {rewards!r}")
-    return rewards
 
 
 def _per_agent(table: dict[Any, Any], agent: object) -> Any:
@@ -218,12 +210,22 @@ class GridGhostEnv(AECEnv):
             raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
         self.render_mode = check_render_mode(render_mode)
         self.layout = layout
-        self.board = board_for(layout)
         self.slip = make_slip(slip, slip_probability, slip_type)
         self.sensors = make_sensors(layout, sensors, color_sensor_quality, RESERVED_INFO_KEYS)
         self.max_cycles = check_limit(max_cycles, "max_cycles")
         self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
         self.use_ghost = check_flag(use_ghost, "use_ghost")
+        if ghost_rewards is not None and not self.use_ghost:
+            raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
+                             "leave it None")
+        #: The game kernel: the rules and their tables; every half-turn goes through it.
+        self.kernel = Game(layout, self.slip, rewards, ghost_rewards, self.use_ghost)
+        self.board = self.kernel.board
+        self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
+        # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
+        self._half_turn_rewards = {
+            name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in _SIDES.items()
+        }
         if belief_filter is None and obs_type == "belief":
             belief_filter = "histogram"
         self.belief_filter: BeliefFilter | None = (
@@ -234,16 +236,6 @@ class GridGhostEnv(AECEnv):
         self._encoder = make_observations(
             obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief
         )
-        self.agent_rewards = _check_rewards(rewards, "rewards") or Rewards()
-        if ghost_rewards is not None and not self.use_ghost:
-            raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
-                             "leave it None")
-        self.ghost_rewards = _check_rewards(ghost_rewards, "ghost_rewards") or self.agent_rewards.negated()
-        # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
-        self._half_turn_rewards = {
-            name: tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
-            for name, mover in _SIDES.items()
-        }
 
         self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
         self.observation_spaces = {name: self._encoder.space(_SIDES[name]) for name in self.possible_agents}
@@ -361,7 +353,7 @@ class GridGhostEnv(AECEnv):
                 belief_filter.reset(np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,)))
         elif belief_filter is not None:
             belief_filter.reset()
-        game = self.board.initial_state()
+        game = self.kernel.initial_state()
         self._game = game
         self._cycles = 0
         self._ghost_action = None
@@ -488,8 +480,7 @@ class GridGhostEnv(AECEnv):
         game = cast(GameState, self._game)  # set, since agent_selection exists
         if agent == AGENT:
             rng = cast(np.random.Generator, self._np_random)
-            moves = self.slip.sample(action, rng)
-            game = move_agent(self.board, game, moves, self.use_ghost)
+            game, moves = self.kernel.agent_step(game, action, rng)
             slipped, actual = describe_moves(action, moves)
             move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
             self._read_sensors(game, rng, move_info)
@@ -505,7 +496,7 @@ class GridGhostEnv(AECEnv):
                 self._cycles += 1
                 next_turn = AGENT
         else:
-            game = move_ghost(self.board, game, action)
+            game = self.kernel.ghost_step(game, action)
             self._ghost_action = action
             self._cycles += 1
             next_turn = AGENT

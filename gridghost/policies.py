@@ -1,12 +1,15 @@
 """Scripted policies for either side.
 
-A policy is any callable ``policy(observation) -> action``. A policy whose action depends on the
-observation alone (no memory, no randomness) may say so with ``pure = True`` in its own class
-body; callers may then remember its answers (:class:`~gridghost.single_agent.Duel` does). The
-flag is not inherited: a subclass that adds memory or randomness is asked every time unless it
-declares ``pure = True`` itself. :func:`make_policy` also accepts a
-policy name, or a reference-style class (``__init__(action_space, **kwargs)`` and
-``get_action(observation)``) or instance, and returns a callable.
+Two kinds of policy:
+
+- A policy of observations is any callable ``policy(observation) -> action``: what a learner
+  becomes, and what the reference's agents are. :func:`make_policy` also accepts a policy name,
+  or a reference-style class (``__init__(action_space, **kwargs)`` and
+  ``get_action(observation)``) or instance, and returns a callable.
+- A policy of states reads the game state itself: the chasing ghost's rule is a
+  ``cells x cells`` table (:attr:`gridghost.game.Game.chase_table`), and planners will be too.
+  :class:`ChasePolicy` is the same rule read from the ghost's observation; the single-agent views
+  play it from the table.
 
 >>> chase = ChasePolicy()
 >>> chase({"agent_relative_pos": [-2, 1],
@@ -44,9 +47,6 @@ class ChasePolicy:
     accessible direction in the order up, right, down, left, and if none is accessible, left.
     It is greedy, not shortest-path.
     """
-
-    #: The action is a function of the observation alone, so callers may cache it.
-    pure = True
 
     def __call__(self, observation: Mapping[str, Any]) -> int:
         """The chasing move for a ghost observation.

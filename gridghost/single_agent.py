@@ -55,10 +55,11 @@ from gymnasium import spaces
 
 from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv
 from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
+from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
 from gridghost.policies import ChasePolicy, Policy, make_policy
-from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, board_for, check_flag, check_limit, move_agent
+from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, check_flag, check_limit
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import SlipModel, make_slip
 
@@ -81,18 +82,16 @@ def check_controlled(controlled: object) -> str:
     return controlled
 
 
-def _check_opening_cannot_end(layout: Layout, slip: SlipModel) -> None:
+def _check_opening_cannot_end(kernel: Game) -> None:
     """A learning ghost's first observation comes after the agent's opening move, and Gymnasium's
     ``reset`` cannot report a finished episode: refuse layouts where that move could end it."""
-    board = board_for(layout)
-    start = board.initial_state()
+    start = kernel.initial_state()
     for action in range(NUM_ACTIONS):
-        for probability, moves in slip.outcomes(action):
-            if probability > 0 and move_agent(board, start, moves).outcome != Outcome.ONGOING:
-                raise ValueError(
-                    f"controlled='ghost' needs a layout where the agent's opening move cannot end the game; "
-                    f"on {layout.name or 'this layout'} action {action} can reach a goal or the ghost"
-                )
+        if any(after.outcome != Outcome.ONGOING for _, after, _, _ in kernel.successors(start, action)):
+            raise ValueError(
+                f"controlled='ghost' needs a layout where the agent's opening move cannot end the game; "
+                f"on {kernel.layout.name or 'this layout'} action {action} can reach a goal or the ghost"
+            )
 
 
 def detached(value: Any) -> Any:
@@ -129,19 +128,22 @@ class Duel:
         opponent: the other side's policy: a name (``"chase"``, ``"random"``), a callable
             ``policy(observation) -> action``, an object with ``get_action(observation)``, or a
             reference-style class built as ``cls(action_space)``; it sees its own side's
-            observation. ``None`` means :data:`DEFAULT_OPPONENTS`. Its randomness is seeded from
+            observation. ``None`` means :data:`DEFAULT_OPPONENTS`. The chasing ghost
+            (``"chase"`` or a :class:`~gridghost.policies.ChasePolicy`) is played from the
+            kernel's state table (:attr:`gridghost.game.Game.chase_table`), the same rule without
+            building its observation. Its randomness is seeded from
             the reset seed: through its ``seed(int)`` method if it has one (so a
             ``RandomPolicy(seed=7)`` passed in is reseeded), and through the action space handed
             to a reference-style class. An object that samples from an action space of its own
             is not seeded by gridghost.
         opponent_obs_type: the encoding the opponent's policy reads, whatever the caller's;
-            ``"dict"`` (default) is what ``"chase"`` and reference-style policies expect.
+            ``"dict"`` (default) is what reference-style policies expect.
         after_half_turn: called after every half-turn this object plays (the interface's
             ``step_delay`` pause).
 
     Raises:
         ValueError: an unknown side, policy name or ``opponent_obs_type``; the chasing ghost
-            policy for the agent's side or with an ``opponent_obs_type`` other than ``"dict"``;
+            policy for the agent's side;
             an opponent or an ``opponent_obs_type`` other than ``"dict"`` without a ghost in the
             game; ``controlled="ghost"`` without a ghost in the game, or on a layout where the
             agent's opening move can end the game.
@@ -170,12 +172,14 @@ class Duel:
         if controlled == GHOST:
             if not game.use_ghost:
                 raise ValueError("controlled='ghost' needs the ghost in the game (use_ghost=True)")
-            _check_opening_cannot_end(game.layout, game.slip)
+            _check_opening_cannot_end(game.kernel)
         # The opponent's own action space, seeded from the reset seed, so that reference-style
         # policies drawing from action_space.sample() are reproducible too.
         self.opponent_action_space = spaces.Discrete(NUM_ACTIONS)
         self.policy: Policy | None = None
-        self._memo: dict[tuple[int, int], Any] | None = None
+        # The chasing ghost's cells x cells action table when the opponent is the chasing ghost:
+        # its rule is a function of the state, so no observation is built for it.
+        self._chase: np.ndarray | None = None
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
         if game.use_ghost:
@@ -193,15 +197,11 @@ class Duel:
             ValueError, TypeError: as the constructor.
         """
         policy = make_policy(opponent, self.opponent_action_space)
-        if isinstance(policy, ChasePolicy) and (self.opponent != GHOST or self.opponent_obs_type != "dict"):
-            raise ValueError(
-                f"opponent {opponent!r} is the chasing ghost, which reads the ghost's dict observation; "
-                f"it cannot play the {self.opponent} with opponent_obs_type={self.opponent_obs_type!r}"
-            )
+        if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
+            raise ValueError(f"opponent {opponent!r} is the chasing ghost; it cannot play the {self.opponent}")
         self.policy = policy
-        # A pure policy's observation, and so its action, is a function of the two cells. Only
-        # the policy's own class can declare it: a subclass may add memory or randomness.
-        self._memo = {} if vars(type(policy)).get("pure") is True else None
+        # Only the chasing ghost itself: a subclass may add memory or randomness.
+        self._chase = self.game.kernel.chase_table if type(policy) is ChasePolicy else None
         if self._opponent_seeds is not None:
             self._seed_opponent()
 
@@ -275,14 +275,10 @@ class Duel:
     def _opponent_move(self) -> None:
         game = self.game
         state = game.game_state
-        memo = self._memo
-        if memo is None:
-            action = self.policy(self._opponent_view(state))  # type: ignore[misc]
+        if self._chase is not None:
+            action = int(self._chase[state.agent, state.ghost])
         else:
-            key = (state.agent, state.ghost)
-            action = memo.get(key)
-            if action is None:
-                action = memo[key] = self.policy(self._opponent_view(state))  # type: ignore[misc]
+            action = self.policy(self._opponent_view(state))  # type: ignore[misc]
         game.step(action)
         if self.after_half_turn is not None:
             self.after_half_turn()
