@@ -48,8 +48,10 @@ Seed = int | np.random.SeedSequence | None
 _GOLDEN_FRACTION = (5**0.5 - 1) / 2
 #: The exact filter keeps dense transition matrices up to this many cells.
 _DENSE_CELLS = 256
-#: At most this many distinct readings' likelihoods are cached per filter.
+#: At most this many distinct readings' likelihoods are cached per filter, and at most
+#: :data:`_CACHE_BYTES` of them (a likelihood holds one float per cell).
 _MAX_CACHED = 4096
+_CACHE_BYTES = 16 * 2**20
 #: Particle weights are renormalised when their sum falls below this.
 _UNDERFLOW_GUARD = 1e-150
 
@@ -116,6 +118,7 @@ class BeliefFilter:
         # ((reading, ...), (its type, ...)) -> the product of the sensors' likelihoods, flat and
         # read-only
         self._likelihoods: dict[tuple[tuple[Any, ...], tuple[type, ...]], np.ndarray] = {}
+        self._max_cached = max(1, min(_MAX_CACHED, _CACHE_BYTES // (8 * self.num_cells)))
 
     def _carry(self, weights: np.ndarray, action: int) -> np.ndarray:
         """Cell weights carried exactly through the motion model of ``action``:
@@ -187,7 +190,7 @@ class BeliefFilter:
         except TypeError:  # an unhashable reading: compute it every time
             return self._product(key)
         product = self._product(key)
-        if len(self._likelihoods) < _MAX_CACHED:  # a sensor with continuous readings fills no memory
+        if len(self._likelihoods) < self._max_cached:  # a sensor with continuous readings fills no memory
             self._likelihoods[cache_key] = product
         return product
 

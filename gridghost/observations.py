@@ -83,7 +83,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
 
-
 def check_obs_type(obs_type: object) -> str:
     """Return ``obs_type`` if it names a known encoding.
 
@@ -126,11 +125,14 @@ class DictObservations:
             neighbours.append(tuple(entries))
         self._neighbours = tuple(neighbours)
 
-        positions = np.array([board.position(i) for i in range(n)], dtype=np.int32)
-        # relative[a, b] = position(b) - position(a), the observer a's view of opponent b.
-        relative = positions[None, :, :] - positions[:, None, :]
-        relative.setflags(write=False)
-        self._relative = relative
+        # One array per (d_row, d_col) offset rather than per pair of cells, so that large layouts
+        # need no cells x cells table: _offset[_key[other] - _key[me] + _centre] is other - me.
+        width = 2 * cols - 1
+        self._key = tuple(r * width + c for r, c in map(board.position, range(n)))
+        self._centre = (rows - 1) * width + cols - 1
+        offsets = np.array([(dr, dc) for dr in range(1 - rows, rows) for dc in range(1 - cols, cols)], dtype=np.int32)
+        self._offsets = offsets
+        self._offset = tuple(_read_only(offset) for offset in offsets)
         self._distance = board.distance
 
         text_chars = set("".join(layout.texts.values()))
@@ -200,7 +202,7 @@ class DictObservations:
                 "down": {"accessible": da, "colour": dc},
                 "left": {"accessible": la, "colour": lc},
             },
-            relative_key: self._relative[me, other].copy(),
+            relative_key: self._offset[self._key[other] - self._key[me] + self._centre].copy(),
             distance_key: self._distance[me][other],
         }
 
@@ -233,12 +235,15 @@ class VectorObservations:
                 ).astype(np.float32)
             )
         self._cells = tuple(cells)
-        scale = np.array([max(layout.rows - 1, 1), max(layout.cols - 1, 1)], dtype=np.float32)
-        distance = np.array(board.distance, dtype=np.float32)
-        diameter = max(float(distance.max()), 1.0)
-        pairs = np.concatenate((dicts._relative / scale, (distance / diameter)[..., None]), axis=-1)
-        self._pairs = pairs.astype(np.float32)
         self._cell_slots = len(cells[0]) if cells else 0
+        self._key, self._centre, self._distance = dicts._key, dicts._centre, board.distance
+        # The pair slots looked up per observation, by offset (as the dict encoder finds it) and
+        # by distance + 1 (-1 is no path), instead of a cells x cells table. The arithmetic
+        # (offsets divided in float64, distances in float32) fixes the values.
+        scale = np.array([max(layout.rows - 1, 1), max(layout.cols - 1, 1)], dtype=np.float32)
+        self._offset_slots = tuple(_read_only(slots) for slots in (dicts._offsets / scale).astype(np.float32))
+        distances = np.arange(-1, board.diameter + 1, dtype=np.float32) / float(max(board.diameter, 1))
+        self._distance_slots = tuple(_read_only(slot) for slot in distances[:, None])
 
         low = np.zeros(len(VECTOR_SLOTS), dtype=np.float32)
         low[self._cell_slots : self._cell_slots + 2] = -1.0
@@ -261,10 +266,19 @@ class VectorObservations:
         return self._observers[side]
 
     def _agent_vector(self, state: GameState) -> np.ndarray:
-        return np.concatenate((self._cells[state.agent], self._pairs[state.agent, state.ghost]))
+        return self._vector(state.agent, state.ghost)
 
     def _ghost_vector(self, state: GameState) -> np.ndarray:
-        return np.concatenate((self._cells[state.ghost], self._pairs[state.ghost, state.agent]))
+        return self._vector(state.ghost, state.agent)
+
+    def _vector(self, me: int, other: int) -> np.ndarray:
+        return np.concatenate(
+            (
+                self._cells[me],
+                self._offset_slots[self._key[other] - self._key[me] + self._centre],
+                self._distance_slots[self._distance[me][other] + 1],
+            )
+        )
 
 
 class BeliefObservations(DictObservations):

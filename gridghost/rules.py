@@ -5,7 +5,8 @@ only through the slip model and the generator passed in, so the AEC env, the sin
 planners and batched engines can all share this one implementation.
 
 Cells are numbered row-major (``index = row * cols + col``); :class:`Board` precomputes, once per
-layout, where each move leads, which moves change the cell, and all shortest-path distances.
+layout, where each move leads, which moves change the cell, and all shortest-path distances
+(built in NumPy; layouts of more than :data:`MAX_CELLS` cells are refused).
 
 Turn order is agent, then ghost. After the agent's move: caught if both share a cell, else goal
 reached if the agent's cell is a goal, else the step penalty. After the ghost's move: caught if
@@ -19,10 +20,11 @@ from __future__ import annotations
 
 import functools
 import numbers
-from collections import deque
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -123,10 +125,101 @@ class Rewards:
         return self.step if mover == Side.AGENT else self.wait
 
 
+#: The most cells a :class:`Board` serves. Its distance table holds ``cells x cells`` int16
+#: entries: 32 MiB at this size (64 x 64), built in a fraction of a second; layouts with more
+#: cells are refused with a ValueError naming this limit.
+MAX_CELLS = 4096
+#: :func:`board_for` keeps the boards it built until their estimated sizes add up to this
+#: many bytes, dropping the least recently used first.
+BOARD_CACHE_BYTES = 128 * 2**20
+#: The all-pairs search runs over blocks of sources whose working table stays this small, so
+#: that its scattered reads and writes hit the processor's cache.
+_SEARCH_BLOCK_BYTES = 8 * 2**20
+_UNREACHED = np.iinfo(np.int16).max
+#: Boards of up to this many cells also keep their distances as tuples of ints, the fastest
+#: scalar lookup (the env reads one per half-turn); larger ones index the table's rows.
+_TUPLE_CELLS = 256
+
+
+def _search_block(next_cell: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """Breadth-first distances from each of ``sources`` (a ``len(sources) x cells`` int16
+    table, :data:`_UNREACHED` where no path exists), all sources searched at once.
+
+    The frontier is a list of (source, cell) pairs as flat indices into the table; each level
+    expands it one action at a time, so a pair found by one action is already marked when the
+    next action looks, and no pair enters the next frontier twice.
+    """
+    cells = len(next_cell)
+    table = np.full(len(sources) * cells, _UNREACHED, dtype=np.int16)
+    base = np.arange(len(sources), dtype=np.int32) * cells  # the pair's row in the flat table
+    cell = sources.astype(np.int32)
+    table[base + cell] = 0
+    moves = [np.ascontiguousarray(next_cell[:, action], dtype=np.int32) for action in range(NUM_ACTIONS)]
+    level = 0
+    while cell.size:
+        level += 1
+        bases, found = [], []
+        for move in moves:
+            target = move.take(cell)
+            flat = base + target
+            new = np.flatnonzero(table.take(flat) == _UNREACHED)
+            table[flat.take(new)] = level
+            bases.append(base.take(new))
+            found.append(target.take(new))
+        base, cell = np.concatenate(bases), np.concatenate(found)
+    return table.reshape(len(sources), cells)
+
+
+def _all_pairs_distances(next_cell: np.ndarray, cols: int) -> np.ndarray:
+    """The ``cells x cells`` shortest-path lengths (int16, -1 where no path exists) of the
+    movement table ``next_cell`` (``cells x 4``, row-major cells of a grid ``cols`` wide).
+
+    Every move changes ``row + col`` by one, so the grid is bipartite: only the sources with an
+    even ``row + col`` are searched, and the distances from an odd cell ``s`` to any ``t != s``
+    are ``1 + min`` over the (even) neighbours of ``s`` of their distances to ``t``.
+    """
+    cells = len(next_cell)
+    index = np.arange(cells)
+    odd = (index // cols + index % cols) % 2 == 1
+    even_cells, odd_cells = np.flatnonzero(~odd), np.flatnonzero(odd)
+    table = np.empty((cells, cells), dtype=np.int16)
+    block = max(1, _SEARCH_BLOCK_BYTES // (2 * cells))
+    for start in range(0, len(even_cells), block):
+        sources = even_cells[start : start + block]
+        table[sources] = _search_block(next_cell, sources)
+    if len(odd_cells):
+        table[odd_cells] = _UNREACHED  # a blocked move stays on the odd cell: no candidate
+        nearest = np.full((len(odd_cells), cells), _UNREACHED, dtype=np.int16)
+        for action in range(NUM_ACTIONS):
+            np.minimum(nearest, table.take(next_cell[odd_cells, action], axis=0), out=nearest)
+        nearest += nearest != _UNREACHED
+        nearest[np.arange(len(odd_cells)), odd_cells] = 0
+        table[odd_cells] = nearest
+    table[table == _UNREACHED] = -1
+    return table
+
+
+class _DistanceRows(tuple):  # type: ignore[type-arg]
+    """A distance table's rows as read-only memoryviews (indexing one gives a Python int);
+    pickles and copies as the table, which memoryviews alone cannot."""
+
+    def __new__(cls, table: np.ndarray) -> _DistanceRows:
+        rows = super().__new__(cls, (memoryview(row) for row in table))
+        rows.table = table
+        return rows
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _DistanceRows, (self.table,)
+
+
 class Board:
     """Movement and distance tables for one layout, computed once and shared.
 
-    Use :func:`board_for` to get the cached board of a layout.
+    Use :func:`board_for` to get the cached board of a layout. A board serves layouts of up to
+    :data:`MAX_CELLS` cells.
+
+    Args:
+        layout: the map.
 
     Attributes:
         layout: the layout the tables describe.
@@ -135,14 +228,26 @@ class Board:
             when a wall or the border blocks it); a tuple of tuples for fast scalar lookups.
         action_mask: ``action_mask[cell]``, a read-only ``int8[4]`` array, 1 where the move
             changes the cell.
-        distance: ``distance[a][b]``, the shortest-path length through the walls, ``-1`` when no
-            path exists; a tuple of tuples.
+        distance_table: the read-only ``cells x cells`` int16 array of shortest-path lengths
+            through the walls, ``-1`` when no path exists; symmetric.
+        distance: ``distance[a][b]``, the same lengths as Python ints, for fast scalar lookups
+            (tuples of ints on small boards, read-only memoryviews over the table's rows on
+            large ones).
+        diameter: the largest distance between two connected cells.
         is_goal: ``is_goal[cell]``, a tuple of bools.
+
+    Raises:
+        ValueError: the layout has more than :data:`MAX_CELLS` cells.
     """
 
     def __init__(self, layout: Layout) -> None:
-        self.layout = layout
         rows, cols = layout.rows, layout.cols
+        if rows * cols > MAX_CELLS:
+            raise ValueError(
+                f"layout {layout.name!r} is {rows} x {cols} = {rows * cols} cells; a board holds a cells x cells "
+                f"distance table and serves at most gridghost.rules.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
+            )
+        self.layout = layout
         self.num_cells = rows * cols
 
         table = np.empty((self.num_cells, NUM_ACTIONS), dtype=np.int64)
@@ -157,20 +262,24 @@ class Board:
         mask.setflags(write=False)
         self.action_mask: tuple[np.ndarray, ...] = tuple(mask)
 
-        distance = np.full((self.num_cells, self.num_cells), -1, dtype=np.int64)
-        for source in range(self.num_cells):
-            distance[source, source] = 0
-            queue = deque([source])
-            while queue:
-                cell = queue.popleft()
-                for nxt in self.next_cell[cell]:
-                    if distance[source, nxt] < 0:
-                        distance[source, nxt] = distance[source, cell] + 1
-                        queue.append(nxt)
-        self.distance: tuple[tuple[int, ...], ...] = tuple(map(tuple, distance.tolist()))
+        distance = _all_pairs_distances(table, cols)
+        distance.setflags(write=False)
+        self.distance_table = distance
+        self.distance: tuple[tuple[int, ...] | memoryview, ...] = (
+            tuple(map(tuple, distance.tolist())) if self.num_cells <= _TUPLE_CELLS else _DistanceRows(distance)
+        )
+        self.diameter = int(distance.max())
 
         goals = {self.index(g) for g in layout.goals}
         self.is_goal: tuple[bool, ...] = tuple(cell in goals for cell in range(self.num_cells))
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the memory the board holds, in bytes: the distance table (twice on
+        small boards, as array and tuples) plus about half a kilobyte per cell for the per-cell
+        tuples, arrays and views."""
+        pointers = 8 * self.num_cells**2 if self.num_cells <= _TUPLE_CELLS else 0
+        return self.distance_table.nbytes + pointers + 512 * self.num_cells
 
     def index(self, cell: Cell) -> int:
         """The index of a ``(row, col)`` cell."""
@@ -184,11 +293,40 @@ class Board:
         """The state after ``reset``: both at their start cells, the agent to move."""
         return GameState(self.index(self.layout.agent_start), self.index(self.layout.ghost_start))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Memoryviews do not pickle; a board is a function of its layout.
+        return board_for, (self.layout,)
 
-@functools.lru_cache(maxsize=32)
+
+_boards: OrderedDict[Layout, Board] = OrderedDict()  # least recently used first
+_boards_lock = threading.Lock()
+
+
 def board_for(layout: Layout) -> Board:
-    """The (cached) :class:`Board` of ``layout``."""
-    return Board(layout)
+    """The :class:`Board` of ``layout``, from a cache bounded by :data:`BOARD_CACHE_BYTES`.
+
+    A board dropped from the cache keeps working for whoever still holds it.
+
+    Raises:
+        ValueError: the layout has more than :data:`MAX_CELLS` cells.
+    """
+    with _boards_lock:
+        board = _boards.get(layout)
+        if board is not None:
+            _boards.move_to_end(layout)
+            return board
+    board = Board(layout)  # outside the lock: other threads' look-ups need not wait
+    with _boards_lock:
+        board = _boards.setdefault(layout, board)
+        _boards.move_to_end(layout)
+        while cached_board_bytes() > BOARD_CACHE_BYTES and len(_boards) > 1:
+            _boards.popitem(last=False)
+    return board
+
+
+def cached_board_bytes() -> int:
+    """The estimated bytes (:attr:`Board.nbytes`) of the boards :func:`board_for` keeps."""
+    return sum(board.nbytes for board in _boards.values())
 
 
 # Module-level aliases: the transition functions are the env's hot path.

@@ -75,3 +75,36 @@ def test_spaces_are_the_same_objects_and_unknown_types_raise() -> None:
     assert OBS.space(Side.AGENT) is OBS.space(Side.AGENT)
     with pytest.raises(ValueError, match="unknown obs_type 'pixels'; accepted: \\['dict', 'vector', 'belief'\\]"):
         make_observations("pixels", BOARD)
+
+
+def dense_pair_slots(board) -> np.ndarray:
+    """The vector encoding's last three slots for every (observer, opponent) pair, computed the
+    way the encoder once did with whole cells x cells tables: the reference values."""
+    layout = board.layout
+    positions = np.array([board.position(i) for i in range(board.num_cells)], dtype=np.int32)
+    relative = positions[None, :, :] - positions[:, None, :]
+    scale = np.array([max(layout.rows - 1, 1), max(layout.cols - 1, 1)], dtype=np.float32)
+    distance = np.array([list(row) for row in board.distance], dtype=np.float32)
+    diameter = max(float(distance.max()), 1.0)
+    return np.concatenate((relative / scale, (distance / diameter)[..., None]), axis=-1).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [CLASSIC,
+     Layout(colours=np.zeros((7, 9), int), goals=[(6, 8)], agent_start=(0, 0), ghost_start=(6, 0),
+            walls_horizontal=np.arange(54).reshape(6, 9) % 4 == 1, walls_vertical=np.arange(56).reshape(7, 8) % 5 == 2),
+     Layout(colours=np.zeros((1, 6), int), goals=[(0, 5)], agent_start=(0, 0), ghost_start=(0, 3))],
+)
+def test_vector_and_dict_pair_values_are_those_of_the_dense_tables(layout) -> None:
+    board = board_for(layout)
+    expected = dense_pair_slots(board)
+    vectors, dicts = make_observations("vector", board), DictObservations(board)
+    for me in range(board.num_cells):
+        for other in range(board.num_cells):
+            vector = vectors.observe(Side.AGENT, GameState(me, other))
+            assert vector.dtype == np.float32 and vector[-3:].tobytes() == expected[me, other].tobytes()
+            assert (vectors.observe(Side.GHOST, GameState(other, me)) == vector).all()
+            relative = dicts.observe(Side.AGENT, GameState(me, other))["ghost_relative_pos"]
+            assert relative.dtype == np.int32
+            assert relative.tolist() == [a - b for a, b in zip(board.position(other), board.position(me))]

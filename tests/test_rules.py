@@ -60,8 +60,8 @@ def test_open_edges_move_and_the_border_blocks() -> None:
             assert BOARD.action_mask[BOARD.index((r, c))][action] == int(expected != (r, c))
 
 
-def bfs_distances(rows: int, cols: int, horizontal: set, vertical: set) -> dict:
-    """All-pairs shortest paths written from the wall lists alone, independent of gridghost."""
+def bfs_from(rows: int, cols: int, horizontal: set, vertical: set, start: tuple[int, int]) -> dict:
+    """Shortest paths from ``start``, written from the wall lists alone, independent of gridghost."""
 
     def neighbours(r, c):
         if r > 0 and (r - 1, c) not in horizontal:
@@ -73,18 +73,20 @@ def bfs_distances(rows: int, cols: int, horizontal: set, vertical: set) -> dict:
         if c < cols - 1 and (r, c) not in vertical:
             yield r, c + 1
 
-    result = {}
-    for start in [(r, c) for r in range(rows) for c in range(cols)]:
-        dist = {start: 0}
-        queue = deque([start])
-        while queue:
-            cell = queue.popleft()
-            for nxt in neighbours(*cell):
-                if nxt not in dist:
-                    dist[nxt] = dist[cell] + 1
-                    queue.append(nxt)
-        result[start] = dist
-    return result
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        cell = queue.popleft()
+        for nxt in neighbours(*cell):
+            if nxt not in dist:
+                dist[nxt] = dist[cell] + 1
+                queue.append(nxt)
+    return dist
+
+
+def bfs_distances(rows: int, cols: int, horizontal: set, vertical: set) -> dict:
+    """All-pairs shortest paths, one :func:`bfs_from` per cell."""
+    return {(r, c): bfs_from(rows, cols, horizontal, vertical, (r, c)) for r in range(rows) for c in range(cols)}
 
 
 def test_distances_are_symmetric_and_match_breadth_first_search() -> None:
