@@ -110,6 +110,13 @@ def test_throughput_benchmark_prints_a_ratio_per_contender() -> None:
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
 
 
+def test_board_build_benchmark_prints_a_ratio_and_a_time_per_size() -> None:
+    out = run_script("benchmarks/board_build.py", "--rounds", "1", "--min-seconds", "0.01")
+    for name in ("old pure-Python build, 16x16", "Board, 16x16", "Board, 32x32", "Board, 64x64"):
+        assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+        assert re.search(rf"^{re.escape(name)}\s+[\d,]+\.\d ms$", out, flags=re.M), name
+
+
 # -- the renderer's scripts and picture ---------------------------------------------------------
 
 def run_failing_script(*args: str) -> str:
