@@ -317,6 +317,56 @@ class Layout:
             ),
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The layout as plain JSON-able data (lists, ints, bools, strings); lossless:
+        ``Layout.from_dict(layout.to_dict()) == layout``.
+
+        >>> Layout.from_dict(CLASSIC.to_dict()) == CLASSIC
+        True
+        """
+        return {
+            "name": self.name,
+            "colours": self.colours.tolist(),
+            "walls_horizontal": self.walls_horizontal.tolist(),
+            "walls_vertical": self.walls_vertical.tolist(),
+            "items": [[r, c, list(names)] for (r, c), names in sorted(self.items.items())],
+            "texts": [[r, c, text] for (r, c), text in sorted(self.texts.items())],
+            "goals": [list(goal) for goal in self.goals],
+            "agent_start": list(self.agent_start),
+            "ghost_start": list(self.ghost_start),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Layout:
+        """Build a layout from :meth:`to_dict`'s form.
+
+        Raises:
+            TypeError: ``data`` is not a mapping, or an ``items``/``texts`` entry is not a
+                ``[row, col, value]`` triple.
+            ValueError: a key is missing or unknown, or the fields make no valid layout (as the
+                constructor says).
+        """
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a layout dict must be a mapping, got {data!r}")
+        required = {"colours", "goals", "agent_start", "ghost_start"}
+        known = required | {"name", "walls_horizontal", "walls_vertical", "items", "texts"}
+        missing, unknown = required - set(data), set(data) - known
+        if missing or unknown:
+            raise ValueError(
+                f"a layout dict needs the keys {sorted(required)} and may have {sorted(known - required)}; "
+                f"missing {sorted(missing)}, unknown {sorted(unknown, key=str)}"
+            )
+        fields = dict(data)
+        for key in ("items", "texts"):
+            entries = fields.get(key) or []
+            try:
+                fields[key] = {(row, col): value for row, col, value in entries}
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"layout dict {key!r} must be a list of [row, col, value] triples, got {entries!r}"
+                ) from None
+        return cls(**fields)
+
     @property
     def shape(self) -> tuple[int, int]:
         """``(rows, cols)``."""

@@ -46,16 +46,61 @@ CLASSIFIER_IMAGE_SIZE = 64
 class Sensor:
     """The interface every sensor implements.
 
+    A shipped sensor may be built without a layout (``ColorSensor(0.9)``): an env binds it to its
+    own map with :meth:`for_layout`. A custom sensor sets :attr:`layout` itself, or defines
+    ``_bind(layout)`` to build its tables for a layout.
+
     Attributes:
         name: the ``info`` key the measurement is reported under.
-        layout: the layout the sensor measures.
+        layout: the layout the sensor measures (``None`` until bound).
         uses_game_rng: whether the env hands :meth:`measure` its game generator (only the
             reference colour sensor does) or a generator of the sensor's own.
     """
 
     name: str = "sensor"
-    layout: Layout
+    layout: Layout | None = None
     uses_game_rng: bool = False
+    #: Bound copies kept per layout, so that binding one sensor twice to a map gives one object.
+    _MAX_BOUND = 8
+
+    def for_layout(self, layout: Layout) -> Sensor:
+        """This sensor measuring ``layout``: itself when it already does, else a copy bound to it
+        (the same copy for the same layout, for the last few layouts).
+
+        Raises:
+            TypeError: ``layout`` is not a Layout, or the sensor cannot bind one (a custom
+                sensor without ``_bind``).
+        """
+        if not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        if self.layout == layout:
+            return self
+        bound: dict[Layout, Sensor] = self.__dict__.setdefault("_bound", {})
+        if layout not in bound:
+            if type(self)._bind is Sensor._bind:
+                raise TypeError(f"sensor {self!r} cannot be bound to a layout; give it one itself")
+            copy = object.__new__(type(self))
+            copy.__dict__.update({key: value for key, value in self.__dict__.items() if key != "_bound"})
+            copy._bind(layout)
+            if len(bound) >= self._MAX_BOUND:
+                bound.pop(next(iter(bound)))
+            bound[layout] = copy
+        return bound[layout]
+
+    def _bind(self, layout: Layout) -> None:
+        """Set :attr:`layout` and build the tables that depend on it (shipped sensors)."""
+        raise NotImplementedError
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for missing attributes: a shipped sensor's tables before it is bound.
+        if name.startswith("_") and not name.startswith("__") and self.__dict__.get("layout") is None:
+            raise AttributeError(f"{self!r} has no layout yet: pass it to an env, or call for_layout(layout)")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _check_bound(self) -> Layout:
+        if self.layout is None:
+            raise RuntimeError(f"{self!r} has no layout yet: pass it to an env, or call for_layout(layout)")
+        return self.layout
 
     def measure(self, state: GameState, rng: np.random.Generator) -> Any:
         """Draw a reading of the agent's cell in ``state`` using ``rng``."""
@@ -88,24 +133,32 @@ class ColorSensor(Sensor):
     Draws exactly one ``rng.random()`` per reading, as the reference does.
 
     Args:
-        layout: the map whose cell colours are read.
-        quality: the probability of reading the true colour, in [0, 1].
+        layout: the map whose cell colours are read; ``None`` (or leaving it out:
+            ``ColorSensor(0.9)``) for the env's map.
+        quality: the probability of reading the true colour, in [0, 1]; ``None`` means 0.8.
 
     Raises:
-        TypeError, ValueError: ``quality`` is not a number in [0, 1].
+        TypeError, ValueError: ``layout`` is not a Layout, or ``quality`` is not a number in
+            [0, 1].
     """
 
     name = "color_measurement"
     uses_game_rng = True
 
-    def __init__(self, layout: Layout, quality: float = 0.8) -> None:
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a Layout, got {layout!r}")
-        self.layout = layout
-        self.quality = check_probability(quality, "color_sensor_quality")
-        self._colours: tuple[int, ...] = tuple(layout.colours.ravel().tolist())
+    def __init__(self, layout: Layout | float | None = None, quality: float | None = None) -> None:
+        if quality is None and isinstance(layout, (int, float, np.number)) and not isinstance(layout, bool):
+            layout, quality = None, layout  # ColorSensor(0.9)
+        if layout is not None and not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a Layout or None, got {layout!r}")
+        self.quality = check_probability(0.8 if quality is None else quality, "color_sensor_quality")
         # Thresholds on one uniform draw, computed as the reference computes them.
         self._next_colour_below = self.quality + (1.0 - self.quality) / 2
+        if layout is not None:
+            self._bind(layout)
+
+    def _bind(self, layout: Layout) -> None:
+        self.layout = layout
+        self._colours: tuple[int, ...] = tuple(layout.colours.ravel().tolist())
         self._likelihoods = tuple(
             _read_only(np.where(layout.colours == colour, self.quality, (1.0 - self.quality) / 2))
             for colour in range(len(COLOURS))
@@ -134,6 +187,7 @@ class ColorSensor(Sensor):
             or measurement not in range(len(COLOURS))
         ):
             raise ValueError(f"measurement must be a colour id, an int 0..{len(COLOURS) - 1}, got {measurement!r}")
+        self._check_bound()
         return self._likelihoods[measurement]
 
     def possible_measurements(self) -> tuple[int, ...]:
@@ -141,12 +195,16 @@ class ColorSensor(Sensor):
         return tuple(range(len(COLOURS)))
 
     def __repr__(self) -> str:
-        return f"ColorSensor(layout={self.layout.name!r}, quality={self.quality})"
+        return f"ColorSensor(layout={_layout_name(self.layout)}, quality={self.quality})"
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
+
+
+def _layout_name(layout: Layout | None) -> str:
+    return "None" if layout is None else repr(layout.name)
 
 
 def item_class(layout: Layout, cell: tuple[int, int]) -> int:
@@ -197,32 +255,41 @@ class ClassSensor(Sensor):
     :class:`ClassifierSensor` differ only in where the distributions and the reported vector
     come from. :meth:`likelihood` accepts the measurement or a bare label.
 
+    A subclass defines ``_cell_table(layout)``: ``rows * cols x len(classes)``, row ``i`` the
+    distribution of readings at cell ``i`` (row-major).
+
     Args:
-        layout: the map.
+        layout: the map, or ``None`` for the env's.
         classes: the class labels, in the order of the probability vectors.
-        table: ``rows * cols x len(classes)``, row ``i`` the distribution of readings at cell ``i``
-            (row-major).
         name: the ``info`` key of the measurement.
         probs_key: the ``info`` key of the probability vector.
 
     Raises:
-        TypeError, ValueError: ``name``/``probs_key`` are not distinct non-empty strings, or
-            ``classes`` are not distinct strings.
+        TypeError, ValueError: ``layout`` is not a Layout, ``name``/``probs_key`` are not
+            distinct non-empty strings, or ``classes`` are not distinct strings.
     """
 
-    def __init__(self, layout: Layout, classes: Sequence[str], table: np.ndarray, name: str, probs_key: str) -> None:
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a Layout, got {layout!r}")
+    def __init__(self, layout: Layout | None, classes: Sequence[str], name: str, probs_key: str) -> None:
+        if layout is not None and not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a Layout or None, got {layout!r}")
         for value, argument in ((name, "name"), (probs_key, "probs_key")):
             if not isinstance(value, str) or not value:
                 raise TypeError(f"{argument} must be a non-empty str, got {value!r}")
         if name == probs_key:
             raise ValueError(f"name and probs_key must differ, both are {name!r}")
-        self.layout = layout
         self.classes: tuple[str, ...] = _check_classes(classes)
         self.name = name
         self.probs_key = probs_key
         self._index = {label: k for k, label in enumerate(self.classes)}
+        if layout is not None:
+            self._bind(layout)
+
+    def _cell_table(self, layout: Layout) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} must define _cell_table(layout)")
+
+    def _bind(self, layout: Layout) -> None:
+        table = self._cell_table(layout)
+        self.layout = layout
         self._table = _read_only(np.array(table, dtype=float))
         cumulative = np.cumsum(self._table, axis=1)
         self._thresholds = tuple(tuple(row[:-1]) for row in cumulative.tolist())
@@ -295,7 +362,7 @@ class ItemSensor(ClassSensor):
     reference's keys.
 
     Args:
-        layout: the map.
+        layout: the map, or ``None`` for the env's.
         accuracy: the probability of predicting the true class, the rest split evenly between the
             other two; ``None`` means 0.9. Not together with ``confusion``.
         confusion: a 3x3 matrix, ``confusion[true, predicted]``, rows summing to 1, in the order
@@ -309,7 +376,7 @@ class ItemSensor(ClassSensor):
 
     def __init__(
         self,
-        layout: Layout,
+        layout: Layout | None = None,
         accuracy: float | None = None,
         confusion: Any = None,
         name: str = "cnn_prediction",
@@ -334,21 +401,22 @@ class ItemSensor(ClassSensor):
             matrix = np.stack([check_distribution(row, f"confusion row {i} ({ITEM_CLASSES[i]})", k)
                                for i, row in enumerate(matrix)])
         self.confusion = _read_only(matrix)
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a Layout, got {layout!r}")
-        self.true_classes = _read_only(np.array([[item_class(layout, (r, c)) for c in range(layout.cols)]
-                                                 for r in range(layout.rows)]))
-        super().__init__(layout, ITEM_CLASSES, matrix[self.true_classes.ravel()], name, probs_key)
         columns = matrix.sum(axis=0)
         self._posteriors = tuple(
             _read_only(matrix[:, j] / columns[j] if columns[j] > 0 else np.full(k, 1.0 / k)) for j in range(k)
         )
+        super().__init__(layout, ITEM_CLASSES, name, probs_key)
+
+    def _cell_table(self, layout: Layout) -> np.ndarray:
+        self.true_classes = _read_only(np.array([[item_class(layout, (r, c)) for c in range(layout.cols)]
+                                                 for r in range(layout.rows)]))
+        return self.confusion[self.true_classes.ravel()]
 
     def _probs(self, cell: int, label: int) -> np.ndarray:
         return self._posteriors[label]
 
     def __repr__(self) -> str:
-        return f"ItemSensor(layout={self.layout.name!r}, confusion={self.confusion.tolist()})"
+        return f"ItemSensor(layout={_layout_name(self.layout)}, confusion={self.confusion.tolist()})"
 
 
 class ClassifierSensor(ClassSensor):
@@ -365,7 +433,8 @@ class ClassifierSensor(ClassSensor):
     ``probs_key``.
 
     Args:
-        layout: the map.
+        layout: the map, or ``None`` for the env's (the classifier is then called when the
+            sensor is bound to it).
         classifier: ``classifier(image: np.ndarray) -> probabilities``.
         classes: the labels of the classifier's outputs; :data:`ITEM_CLASSES` by default.
         name, probs_key: the ``info`` keys.
@@ -379,34 +448,36 @@ class ClassifierSensor(ClassSensor):
 
     def __init__(
         self,
-        layout: Layout,
-        classifier: Callable[[np.ndarray], Any],
+        layout: Layout | None = None,
+        classifier: Callable[[np.ndarray], Any] | None = None,
         classes: Sequence[str] = ITEM_CLASSES,
         name: str = "cnn_prediction",
         probs_key: str = "cnn_probs",
     ) -> None:
         if not callable(classifier):
             raise TypeError(f"classifier must be a callable image -> class probabilities, got {classifier!r}")
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a Layout, got {layout!r}")
+        self.classifier = classifier
+        super().__init__(layout, classes, name, probs_key)
+
+    def _cell_table(self, layout: Layout) -> np.ndarray:
         from gridghost.render import cell_images  # pygame is imported only when a picture is drawn
 
-        self.classifier = classifier
-        classes = _check_classes(classes)
         images = cell_images(layout, CLASSIFIER_IMAGE_SIZE)
-        size = len(classes)
-        table = [
-            check_distribution(classifier(images[r, c].copy()), f"classifier output for cell {(r, c)}", size, 1e-5)
+        size = len(self.classes)
+        return np.array([
+            check_distribution(self.classifier(images[r, c].copy()), f"classifier output for cell {(r, c)}", size, 1e-5)
             for r in range(layout.rows)
             for c in range(layout.cols)
-        ]
-        super().__init__(layout, classes, np.array(table), name, probs_key)
+        ])
 
     def _probs(self, cell: int, label: int) -> np.ndarray:
         return self._table[cell]  # a view of a read-only array: read-only too
 
     def __repr__(self) -> str:
-        return f"ClassifierSensor(layout={self.layout.name!r}, classifier={self.classifier!r}, classes={self.classes})"
+        return (
+            f"ClassifierSensor(layout={_layout_name(self.layout)}, classifier={self.classifier!r}, "
+            f"classes={self.classes})"
+        )
 
 
 def make_sensors(
@@ -418,14 +489,15 @@ def make_sensors(
     """Resolve the envs' sensor keywords.
 
     Args:
-        layout: the env's layout; every sensor must measure this layout.
+        layout: the env's layout; every sensor must measure this layout, or be built without
+            one (it is then bound to this one, see :meth:`Sensor.for_layout`).
         sensors: sensor instances, or ``None`` for the colour sensor alone.
         color_sensor_quality: the quality of the default colour sensor (``None`` means 0.8);
             only valid when ``sensors`` is ``None``.
         reserved_names: ``info`` keys the env writes itself, which no sensor may use as its name.
 
     Returns:
-        The sensors, in the order they measure after each agent move.
+        The sensors, bound to ``layout``, in the order they measure after each agent move.
 
     Raises:
         TypeError: an entry is not a :class:`Sensor`, or has no name or no layout.
@@ -439,9 +511,12 @@ def make_sensors(
     if isinstance(sensors, Sensor) or not isinstance(sensors, Sequence):
         raise TypeError(f"sensors must be a sequence of Sensor objects, got {sensors!r}")
     names: set[str] = set()
+    bound: list[Sensor] = []
     for sensor in sensors:
         if not isinstance(sensor, Sensor):
             raise TypeError(f"sensors must hold Sensor objects, got {sensor!r}")
+        if getattr(sensor, "layout", None) is None and type(sensor)._bind is not Sensor._bind:
+            sensor = sensor.for_layout(layout)
         if not isinstance(sensor.name, str) or not sensor.name:
             raise TypeError(f"sensor {sensor!r} needs a non-empty str name, got {sensor.name!r}")
         for key in sensor.info_keys:
@@ -457,4 +532,5 @@ def make_sensors(
         if sensor.layout != layout:
             raise ValueError(f"sensor {sensor!r} measures {sensor.layout!r}, not the env's {layout!r}")
         names.update(sensor.info_keys)
-    return tuple(sensors)
+        bound.append(sensor)
+    return tuple(bound)

@@ -191,3 +191,25 @@ def test_wrongly_typed_layout_arguments_raise(overrides, message) -> None:
 def test_blocked_refuses_a_cell_outside_the_grid(cell) -> None:
     with pytest.raises(ValueError, match="outside the 4x5 grid"):
         CLASSIC.blocked(cell, (0, 3))
+
+
+def test_layouts_round_trip_through_json_dicts() -> None:
+    import json
+
+    walled = small(walls_vertical=[[True, False], [False, False]], items={(0, 2): ("dog", "two_notes")},
+                   texts={(1, 1): "Mitte"}, name="walled")
+    for layout in (CLASSIC, walled, small()):
+        data = json.loads(json.dumps(layout.to_dict()))
+        assert Layout.from_dict(data) == layout
+
+
+@pytest.mark.parametrize(
+    ("data", "error", "message"),
+    [({"goals": [[1, 2]]}, ValueError, r"missing \['agent_start', 'colours', 'ghost_start'\]"),
+     ({**CLASSIC.to_dict(), "doors": []}, ValueError, r"unknown \['doors'\]"),
+     ({**CLASSIC.to_dict(), "items": [[0, 0]]}, TypeError, "'items' must be a list of \\[row, col, value\\] triples"),
+     ([1, 2], TypeError, "a layout dict must be a mapping")],
+)
+def test_bad_layout_dicts_are_refused(data, error, message) -> None:
+    with pytest.raises(error, match=message):
+        Layout.from_dict(data)

@@ -14,6 +14,8 @@ from gridghost.render import cell_images
 from gridghost.rules import GameState, board_for
 from gridghost.sensors import ITEM_CLASSES, ClassifierSensor, ColorSensor, ItemSensor, Sensor, make_sensors
 
+from helpers import plain
+
 BOARD = board_for(CLASSIC)
 
 
@@ -285,3 +287,93 @@ def test_two_classifiers_must_report_under_different_keys() -> None:
     assert len(both) == 2
     with pytest.raises(ValueError, match="reports under 'mover', an info key the env writes itself"):
         make_sensors(CLASSIC, [ItemSensor(CLASSIC, probs_key="mover")], reserved_names={"mover"})
+
+
+# -- sensors built without a layout are bound by the env ---------------------------------------------
+SMALL = Layout(colours=[[1, 0], [2, 0]], goals=[(1, 1)], agent_start=(0, 0), ghost_start=(1, 0),
+               items={(0, 1): ("dog",)}, name="small")
+
+
+def test_a_colour_sensor_without_a_layout_is_bound_by_the_env() -> None:
+    import gridghost
+
+    unbound = ColorSensor(0.9)
+    assert unbound.layout is None and unbound.quality == 0.9
+    env = gridghost.env(sensors=[unbound], slip_probability=0.5)
+    twin = gridghost.env(sensors=[ColorSensor(CLASSIC, 0.9)], slip_probability=0.5)
+    assert env.sensors[0].layout == CLASSIC and env.sensors[0] is not unbound
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        twin.reset(seed=seed)
+        for action in (1, 2, 1, 0, 3):
+            if env.terminations["agent"] or env.truncations["agent"]:
+                break
+            env.step(action if env.agent_selection == "agent" else 0)
+            twin.step(action if twin.agent_selection == "agent" else 0)
+            assert plain(env.infos) == plain(twin.infos)
+            assert env.agent_pos == twin.agent_pos
+
+
+def test_binding_gives_one_copy_per_layout_so_a_filter_can_share_the_envs_sensors() -> None:
+    import gridghost
+    from gridghost.filters import HistogramFilter
+    from gridghost.slip import LongitudinalSlip
+
+    colour, items = ColorSensor(), ItemSensor(accuracy=0.8)
+    belief = HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [colour, items])
+    env = gridghost.env(sensors=[colour, items], belief_filter=belief)
+    assert env.sensors == belief.sensors and all(a is b for a, b in zip(env.sensors, belief.sensors, strict=True))
+    env.reset(seed=3)
+    assert "estimated_pos" in env.infos["agent"] and "cnn_probs" in env.infos["agent"]
+
+
+def test_for_layout_rebinds_with_the_new_maps_tables() -> None:
+    colour = ColorSensor(CLASSIC, 0.7)
+    assert colour.for_layout(CLASSIC) is colour
+    small = colour.for_layout(SMALL)
+    assert small.layout == SMALL and small.quality == 0.7 and colour.layout == CLASSIC
+    assert np.allclose(small.likelihood(1), [[0.7, 0.15], [0.15, 0.15]])
+    items = ItemSensor(accuracy=1.0).for_layout(SMALL)
+    assert items.likelihood("dog").tolist() == [[0.0, 1.0], [0.0, 0.0]]
+    assert ItemSensor(accuracy=1.0).for_layout(SMALL).true_classes.tolist() == [[2, 0], [2, 2]]
+
+
+def test_a_classifier_sensor_without_a_layout_classifies_the_envs_cells_when_bound() -> None:
+    calls = []
+
+    def classify(image: np.ndarray) -> list[float]:
+        calls.append(image.shape)
+        return [0.2, 0.3, 0.5]
+
+    sensor = ClassifierSensor(classifier=classify)
+    assert calls == []
+    bound = make_sensors(SMALL, [sensor])[0]
+    assert len(calls) == 4 and bound.likelihood("background").tolist() == [[0.5, 0.5], [0.5, 0.5]]
+
+
+def test_an_unbound_sensor_says_so() -> None:
+    with pytest.raises(AttributeError, match=r"has no layout yet: pass it to an env, or call for_layout"):
+        ColorSensor(0.9).measure(GameState(0, 1), np.random.default_rng(0))
+    with pytest.raises(AttributeError, match="has no layout yet"):
+        ItemSensor().likelihood("dog")
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [(lambda: ColorSensor("classic"), TypeError, "layout must be a Layout or None"),
+     (lambda: ColorSensor(True), TypeError, "layout must be a Layout or None"),
+     (lambda: ColorSensor(1.5), ValueError, "color_sensor_quality must lie in"),
+     (lambda: ItemSensor(0.9), TypeError, "layout must be a Layout or None"),
+     (lambda: ColorSensor().for_layout("classic"), TypeError, "layout must be a gridghost.Layout")],
+)
+def test_bad_sensor_layouts_are_named(make, error, message) -> None:
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_a_custom_sensor_without_a_layout_cannot_be_bound() -> None:
+    class Bare(Sensor):
+        name = "bare"
+
+    with pytest.raises(TypeError, match="cannot be bound to a layout"):
+        Bare().for_layout(CLASSIC)
