@@ -12,6 +12,8 @@ import sys
 import numpy as np
 import pygame
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import gridghost
 from gridghost.layout import CLASSIC, ITEMS, Layout
@@ -694,3 +696,36 @@ def test_items_that_do_not_fit_are_counted_instead() -> None:
         pictures.append(cell_pixels(renderer.frame((0, 0), (2, 0), START), renderer.geometry, (0, 1)))
     for i, picture in enumerate(pictures):
         assert not any(np.array_equal(picture, other) for other in pictures[i + 1:]), i + 4
+
+
+TEXT_CELL = (0, 1)
+TEXT_RENDERERS = {size: Renderer(open_layout(2, 3), cell_size=size) for size in (100, 14)}
+
+
+#: Any text, and texts of the characters labels are made of (letters, marks, numbers, punctuation,
+#: symbols, separators), which the layout mostly accepts.
+ANY_TEXT = st.one_of(
+    st.text(min_size=1, max_size=60),
+    st.text(st.characters(categories=("L", "M", "N", "P", "S", "Z")), min_size=1, max_size=60),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(ANY_TEXT)
+def test_every_text_a_layout_accepts_is_drawn_inside_its_cell(text) -> None:
+    try:
+        layout = open_layout(2, 3, texts={TEXT_CELL: text})
+    except ValueError:
+        assume(False)
+    for size, bare in TEXT_RENDERERS.items():
+        labelled = Renderer(layout, cell_size=size).frame((0, 0), (1, 0), START)
+        unlabelled = bare.frame((0, 0), (1, 0), START)
+        assert changes_outside(labelled, unlabelled, bare.geometry, [TEXT_CELL]) == 0
+        if size == 100:  # big cells have room for at least an ellipsis: the label is seen
+            assert differing_cells(labelled, unlabelled, bare.geometry) == {TEXT_CELL}
+
+
+@pytest.mark.parametrize("text", ["a\x00b", "\u200b", "\ud800"])
+def test_layout_refuses_the_texts_that_crashed_the_renderer(text) -> None:
+    with pytest.raises(ValueError, match=r"texts\[\(0, 1\)\]"):
+        open_layout(2, 3, texts={TEXT_CELL: text})
