@@ -108,7 +108,10 @@ OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.C
 #: that add a key add it here.
 RESERVED_INFO_KEYS = frozenset(
     {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
-     "action_mask", "estimated_pos", "is_success", "expert_action", *OUTCOME_INFO_KEYS.values()}
+     "action_mask", "estimated_pos", "is_success", "expert_action", *OUTCOME_INFO_KEYS.values(),
+     # written by Gymnasium's wrappers and vector envs around any view (which also write a
+     # "_"-prefixed mask for every key, so no component's key may start with "_")
+     "episode", "final_obs", "final_info", "final_observation"}
 )
 #: ``SeedSequence`` spawn keys of the streams derived from the reset seed besides the sensors'
 #: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
@@ -231,6 +234,8 @@ class GridGhostEnv(AECEnv):
         self.belief_filter: BeliefFilter | None = (
             None if belief_filter is None else make_filter(belief_filter, layout, self.slip, self.sensors)
         )
+        if self.belief_filter is not None:
+            self.belief_filter.claim(self)
         self.show_belief = check_flag(show_belief, "show_belief")
         self.obs_type = obs_type
         self._encoder = make_observations(
@@ -245,9 +250,16 @@ class GridGhostEnv(AECEnv):
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._game: GameState | None = None
-        # (sensor, its own generator or None for the game's, the info keys its read() declares or
-        # None when it reports just its measurement), set on the first reset
-        self._sensor_draws: tuple[tuple[Sensor, np.random.Generator | None, frozenset[str] | None], ...] | None = None
+        # (sensor, its name, the info keys its read() declares or None when it reports just its
+        # measurement), fixed here: the keys checked are the keys used.
+        self._sensor_keys = tuple(
+            (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
+            for sensor in self.sensors
+        )
+        # The same with the generator each draws from (None for the game's), set on the first reset.
+        self._sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...] | None = (
+            None
+        )
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
         self._renderer: Renderer | None = None  # created by the first pygame render
@@ -342,12 +354,8 @@ class GridGhostEnv(AECEnv):
             root = seed if seed is not None else self.np_random_seed
             children = np.random.SeedSequence(root).spawn(len(self.sensors))
             self._sensor_draws = tuple(
-                (
-                    sensor,
-                    None if sensor.uses_game_rng else np.random.default_rng(child),
-                    frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None,
-                )
-                for sensor, child in zip(self.sensors, children, strict=True)
+                (sensor, name, None if sensor.uses_game_rng else np.random.default_rng(child), declared)
+                for (sensor, name, declared), child in zip(self._sensor_keys, children, strict=True)
             )
             if belief_filter is not None:
                 belief_filter.reset(np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,)))
@@ -376,14 +384,14 @@ class GridGhostEnv(AECEnv):
 
     def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
         """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
-        for sensor, own, declared in cast(tuple, self._sensor_draws):  # set by reset
+        for sensor, name, own, declared in cast(tuple, self._sensor_draws):  # set by reset
             if declared is None:
-                info[sensor.name] = sensor.measure(game, own or rng)
+                info[name] = sensor.measure(game, own or rng)
                 continue
             reading = sensor.read(game, own or rng)
             if reading.keys() != declared:
-                # Checked at construction against the reserved keys, so a sensor reporting other
-                # keys could overwrite what a view writes.
+                # Checked at construction (a dry-run reading included), so this is a sensor whose
+                # keys changed since: it could overwrite what a view writes.
                 raise RuntimeError(
                     f"sensor {sensor!r} read() reported {sorted(reading)}, but declares info_keys {sorted(declared)}"
                 )

@@ -26,7 +26,7 @@ carried through the layout's walls by the rules' movement table
 
 from __future__ import annotations
 
-import numbers
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -97,6 +97,12 @@ class BeliefFilter:
             raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
         if not isinstance(slip, SlipModel):
             raise TypeError(f"slip must be a gridghost SlipModel (the env's .slip), got {slip!r}")
+        if sensors is None:
+            # make_sensors would read None as "the default colour sensor": a new object that no
+            # env measures with.
+            raise TypeError(
+                "sensors must be a sequence of the sensors the filter reads (an env's env.sensors), got None"
+            )
         self.layout = layout
         self.slip = slip
         self.sensors: tuple[Sensor, ...] = make_sensors(layout, sensors)
@@ -198,9 +204,25 @@ class BeliefFilter:
         """The readings this filter reads, for error messages."""
         return {name: measurements.get(name) for name in self._names}
 
+    def claim(self, owner: object) -> None:
+        """Mark the filter as kept in step by ``owner`` (an env): one filter follows one game.
+
+        Raises:
+            ValueError: another owner that is still alive keeps it in step already.
+        """
+        current = self.__dict__.get("_owner")
+        holder = None if current is None else current()
+        if holder is not None and holder is not owner:
+            raise ValueError(
+                f"belief_filter {self!r} is already kept in step by another env, which would move it too; "
+                "build one filter per env (or pass 'histogram' or 'particle')"
+            )
+        self._owner = weakref.ref(owner)
+
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_likelihoods"] = {}  # a cache: rebuilt on use
+        state.pop("_owner", None)  # a copy belongs to whoever copies it (a copied env)
         return state
 
     def _product(self, readings: tuple[Any, ...]) -> np.ndarray:

@@ -83,14 +83,14 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
 
-def check_obs_type(obs_type: object) -> str:
-    """Return ``obs_type`` if it names a known encoding.
+def check_obs_type(obs_type: object, argument: str = "obs_type") -> str:
+    """Return ``obs_type`` if it names a known encoding; ``argument`` names it in the error.
 
     Raises:
         ValueError: ``obs_type`` is not one of :data:`OBS_TYPES`.
     """
     if not isinstance(obs_type, str) or obs_type not in OBS_TYPES:
-        raise ValueError(f"unknown obs_type {obs_type!r}; accepted: {list(OBS_TYPES)}")
+        raise ValueError(f"unknown {argument} {obs_type!r}; accepted: {list(OBS_TYPES)}")
     return obs_type
 
 

@@ -446,7 +446,9 @@ def check_flag(value: object, argument: str) -> bool:
     return bool(value)
 
 
-def check_seed(seed: object, argument: str = "seed", allow_sequence: bool = False) -> int | np.random.SeedSequence | None:
+def check_seed(
+    seed: object, argument: str = "seed", allow_sequence: bool = False
+) -> int | np.random.SeedSequence | None:
     """Return ``seed`` if it can seed a generator: ``None`` (fresh entropy, or continue), an int
     >= 0 (Python or NumPy, as ``rng.integers`` returns), or with ``allow_sequence`` a NumPy
     ``SeedSequence``. Integers come back as Python ``int``.

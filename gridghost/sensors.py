@@ -501,8 +501,9 @@ def make_sensors(
 
     Raises:
         TypeError: an entry is not a :class:`Sensor`, or has no name or no layout.
-        ValueError: both keywords are given, two sensors share a name, a name is reserved, or a
-            sensor measures a different layout.
+        ValueError: both keywords are given, two sensors share a name, a name is reserved or
+            starts with ``_``, a sensor measures a different layout, or its ``read()`` reports
+            other keys than its ``info_keys`` (checked once here, with a dry-run reading).
     """
     if sensors is None:
         return (ColorSensor(layout, 0.8 if color_sensor_quality is None else color_sensor_quality),)
@@ -519,11 +520,14 @@ def make_sensors(
             sensor = sensor.for_layout(layout)
         if not isinstance(sensor.name, str) or not sensor.name:
             raise TypeError(f"sensor {sensor!r} needs a non-empty str name, got {sensor.name!r}")
-        for key in sensor.info_keys:
-            if key in reserved_names:
+        keys = tuple(sensor.info_keys)
+        if not keys or keys[0] != sensor.name or not all(isinstance(key, str) and key for key in keys):
+            raise TypeError(f"sensor {sensor!r} info_keys must be non-empty strs, its name first; got {keys!r}")
+        for key in keys:
+            if key in reserved_names or key.startswith("_"):
                 raise ValueError(
                     f"sensor {sensor!r} reports under {key!r}, an info key the env writes itself; "
-                    f"reserved: {sorted(reserved_names)}"
+                    f"reserved: {sorted(reserved_names)} and every key starting with '_'"
                 )
             if key in names:
                 raise ValueError(f"two sensors report under the same info key {key!r}")
@@ -531,6 +535,17 @@ def make_sensors(
             raise TypeError(f"sensor {sensor!r} must have a layout attribute holding a gridghost.Layout")
         if sensor.layout != layout:
             raise ValueError(f"sensor {sensor!r} measures {sensor.layout!r}, not the env's {layout!r}")
-        names.update(sensor.info_keys)
+        if type(sensor).read is not Sensor.read:
+            # A dry run at the start cells, from a throwaway generator: a sensor whose read()
+            # reports other keys than it declares is refused here, not in the middle of a step.
+            start = GameState(layout.agent_start[0] * layout.cols + layout.agent_start[1],
+                              layout.ghost_start[0] * layout.cols + layout.ghost_start[1])
+            reported = sensor.read(start, np.random.default_rng(0))
+            if not isinstance(reported, dict) or set(reported) != set(keys):
+                raise ValueError(
+                    f"sensor {sensor!r} read() must report exactly its info_keys {list(keys)}, "
+                    f"got {sorted(reported) if isinstance(reported, dict) else reported!r}"
+                )
+        names.update(keys)
         bound.append(sensor)
     return tuple(bound)

@@ -57,8 +57,8 @@ from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv
 from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
-from gridghost.observations import make_observations
-from gridghost.policies import ChasePolicy, Policy, make_policy
+from gridghost.observations import check_obs_type, make_observations
+from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Rewards, Side, check_flag, check_limit
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import SlipModel, make_slip
@@ -158,11 +158,15 @@ class Duel:
         opponent_obs_type: str = "dict",
         after_half_turn: Callable[[], None] | None = None,
     ) -> None:
+        if not isinstance(game, GridGhostEnv):
+            raise TypeError(f"game must be a gridghost.GridGhostEnv (the bare AEC env), got {game!r}")
+        if after_half_turn is not None and not callable(after_half_turn):
+            raise TypeError(f"after_half_turn must be a callable or None, got {after_half_turn!r}")
         self.game = game
         self.after_half_turn = after_half_turn
         self.controlled = check_controlled(controlled)
         self.opponent = GHOST if controlled == AGENT else AGENT
-        self.opponent_obs_type = opponent_obs_type
+        self.opponent_obs_type = check_obs_type(opponent_obs_type, "opponent_obs_type")
         if opponent_obs_type == "belief":
             raise ValueError("opponent_obs_type='belief' is not available: the belief filter is the learner's; "
                              "use 'dict' or 'vector'")
@@ -199,6 +203,11 @@ class Duel:
         policy = make_policy(opponent, self.opponent_action_space)
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
             raise ValueError(f"opponent {opponent!r} is the chasing ghost; it cannot play the {self.opponent}")
+        if isinstance(policy, RandomPolicy) and policy.num_actions != NUM_ACTIONS:
+            # It would fail only after the caller's half-turn, leaving the episode stuck.
+            raise ValueError(
+                f"opponent {opponent!r} draws from {policy.num_actions} actions; the game has {NUM_ACTIONS}"
+            )
         self.policy = policy
         # Only the chasing ghost itself: a subclass may add memory or randomness.
         self._chase = self.game.kernel.chase_table if type(policy) is ChasePolicy else None

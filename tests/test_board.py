@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from test_filters import Gauge
 
 import gridghost
 from gridghost import rules
@@ -20,7 +21,6 @@ from gridghost.observations import make_observations
 from gridghost.rules import MAX_CELLS, Board, GameState, Side, board_for, cached_board_bytes
 from gridghost.slip import LongitudinalSlip
 
-from test_filters import Gauge
 from test_rules import bfs_from
 
 

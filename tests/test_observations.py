@@ -107,4 +107,4 @@ def test_vector_and_dict_pair_values_are_those_of_the_dense_tables(layout) -> No
             assert (vectors.observe(Side.GHOST, GameState(other, me)) == vector).all()
             relative = dicts.observe(Side.AGENT, GameState(me, other))["ghost_relative_pos"]
             assert relative.dtype == np.int32
-            assert relative.tolist() == [a - b for a, b in zip(board.position(other), board.position(me))]
+            assert relative.tolist() == [a - b for a, b in zip(board.position(other), board.position(me), strict=True)]

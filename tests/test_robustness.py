@@ -124,10 +124,62 @@ def test_every_key_any_view_writes_is_reserved() -> None:
     assert "estimated_pos" in written["interface"] and "mover" in written["aec"]
 
 
-def test_a_sensor_reporting_keys_it_did_not_declare_is_stopped() -> None:
-    env = gridghost.env(sensors=[ColorSensor(CLASSIC), Echo("echo", extra="is_success")])
-    with pytest.raises(RuntimeError, match=r"reported \['echo', 'is_success'\], but declares info_keys \['echo'\]"):
+def test_a_sensor_reporting_keys_it_did_not_declare_is_refused_at_construction() -> None:
+    message = r"read\(\) must report exactly its info_keys \['echo'\], got \['echo', 'is_success'\]"
+    with pytest.raises(ValueError, match=message):
+        gridghost.env(sensors=[ColorSensor(CLASSIC), Echo("echo", extra="is_success")])
+
+
+def test_a_sensor_renamed_after_construction_cannot_slip_past_the_check() -> None:
+    items = ItemSensor(CLASSIC)
+    env = GridGhostGymEnv(sensors=[ColorSensor(CLASSIC), items])
+    items.name = "is_success"
+    with pytest.raises(RuntimeError, match="declares info_keys"):
         env.reset(seed=0)
+    echo = Echo("echo")
+    aec = gridghost.env(sensors=[ColorSensor(CLASSIC), echo])
+    echo.name = "is_success"
+    with pytest.raises(RuntimeError, match="declares info_keys"):
+        aec.reset(seed=0)
+
+    class Plain(Sensor):
+        name = "plain"
+        layout = CLASSIC
+
+        def measure(self, state, rng):
+            return 1
+
+    plain = Plain()
+    aec = gridghost.env(sensors=[ColorSensor(CLASSIC), plain])
+    plain.name = "is_success"
+    aec.reset(seed=0)
+    assert aec.infos["agent"]["plain"] == 1 and "is_success" not in aec.infos["agent"]  # the name checked
+
+
+@pytest.mark.parametrize("key", ["_is_success", "_hidden", "episode", "final_info", "final_obs"])
+def test_keys_gymnasiums_wrappers_write_are_reserved_too(key: str) -> None:
+    with pytest.raises(ValueError, match="an info key the env writes itself"):
+        GridGhostGymEnv(sensors=[ColorSensor(CLASSIC), Echo(key)])
+
+
+def test_one_filter_cannot_follow_two_envs() -> None:
+    sensors = [ColorSensor(CLASSIC)]
+    belief = HistogramFilter(CLASSIC, LongitudinalSlip(0.2), sensors)
+    first = GridGhostGymEnv(sensors=sensors, belief_filter=belief)
+    with pytest.raises(ValueError, match="already kept in step by another env"):
+        GridGhostGymEnv(sensors=sensors, belief_filter=belief)
+    copied = pickle.loads(pickle.dumps(first))  # a copy brings its own copy of the filter
+    copied.reset(seed=0)
+    del first, copied
+    import gc
+
+    gc.collect()
+    assert GridGhostGymEnv(sensors=sensors, belief_filter=belief).game.belief_filter is belief  # owner gone
+
+
+def test_a_filter_needs_its_sensors_named() -> None:
+    with pytest.raises(TypeError, match="sensors must be a sequence of the sensors the filter reads"):
+        HistogramFilter(CLASSIC, LongitudinalSlip(0.2), None)
 
 
 # -- seeds ------------------------------------------------------------------------------------------
@@ -365,6 +417,17 @@ def test_the_interface_takes_slip_type_none_with_the_default_probability() -> No
 def test_ghost_rewards_without_a_ghost_are_refused(make: Callable[..., Any]) -> None:
     with pytest.raises(ValueError, match=r"ghost_rewards has no one to reward .*use_ghost=False"):
         make(use_ghost=False, ghost_rewards=gridghost.Rewards())
+
+
+def test_duel_refuses_what_would_fail_only_after_the_callers_half_turn() -> None:
+    with pytest.raises(TypeError, match="after_half_turn must be a callable or None"):
+        Duel(gridghost.raw_env(), after_half_turn=5)
+    with pytest.raises(ValueError, match=r"draws from 8 actions; the game has 4"):
+        GridGhostGymEnv(opponent=RandomPolicy(seed=0, num_actions=8))
+    with pytest.raises(TypeError, match=r"game must be a gridghost\.GridGhostEnv"):
+        Duel(None)
+    with pytest.raises(ValueError, match="unknown opponent_obs_type 'bogus'"):
+        GridGhostGymEnv(opponent_obs_type="bogus")
 
 
 # -- validate before mutating ------------------------------------------------------------------------

@@ -464,7 +464,7 @@ def test_the_np_random_of_the_env_is_the_games_generator() -> None:
         (dict(opponent="sleepy"), ValueError, "unknown policy name 'sleepy'"),
         (dict(opponent=42), TypeError, "a policy must be"),
         (dict(obs_type="pixels"), ValueError, "unknown obs_type 'pixels'"),
-        (dict(opponent_obs_type="pixels"), ValueError, "unknown obs_type 'pixels'"),
+        (dict(opponent_obs_type="pixels"), ValueError, "unknown opponent_obs_type 'pixels'"),
         (dict(render_mode="movie"), ValueError, "render_mode"),
         (dict(controlled="ghost", use_ghost=False), ValueError, "use_ghost=True"),
         (dict(max_cycles=0), ValueError, "max_cycles"),
