@@ -178,7 +178,8 @@ class GridGhostEnv(AECEnv):
             it never changes the game. ``None`` with ``obs_type="belief"`` means ``"histogram"``.
             A filter passed in must read the env's own sensor objects (pass ``sensors=`` and
             build the filter with them).
-        show_belief: whether pygame pictures draw the belief filter's map and estimate.
+        show_belief: whether pygame pictures draw the belief filter's map and estimate; ``False``
+            only with a ``belief_filter``.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -237,6 +238,8 @@ class GridGhostEnv(AECEnv):
         if self.belief_filter is not None:
             self.belief_filter.claim(self)
         self.show_belief = check_flag(show_belief, "show_belief")
+        if not self.show_belief and self.belief_filter is None:
+            raise ValueError("show_belief=False hides the belief filter's map, and there is no belief_filter")
         self.obs_type = obs_type
         self._encoder = make_observations(
             obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief

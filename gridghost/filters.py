@@ -52,6 +52,8 @@ _DENSE_CELLS = 256
 #: :data:`_CACHE_BYTES` of them (a likelihood holds one float per cell).
 _MAX_CACHED = 4096
 _CACHE_BYTES = 16 * 2**20
+#: The most particles a filter keeps (a few arrays of this length: about 0.3 GB).
+MAX_PARTICLES = 10_000_000
 #: Particle weights are renormalised when their sum falls below this.
 _UNDERFLOW_GUARD = 1e-150
 
@@ -315,7 +317,7 @@ class ParticleFilter(BeliefFilter):
 
     Args:
         layout, slip, sensors: as :class:`BeliefFilter`.
-        num_particles: how many particles, an int >= 1.
+        num_particles: how many particles, an int in 1..:data:`MAX_PARTICLES`.
         seed: seeds the filter's generator (``None``: fresh entropy); :meth:`reset` can reseed it.
         resample_threshold: the share of ``num_particles`` below which the effective sample size
             triggers resampling, in [0, 1] (0 never resamples, 1 resamples at every reading).
@@ -345,7 +347,9 @@ class ParticleFilter(BeliefFilter):
         resample_threshold: float = DEFAULT_RESAMPLE_THRESHOLD,
     ) -> None:
         super().__init__(layout, slip, sensors)
-        n = self.num_particles = cast(int, check_limit(num_particles, "num_particles", allow_none=False))
+        n = self.num_particles = cast(
+            int, check_limit(num_particles, "num_particles", allow_none=False, maximum=MAX_PARTICLES)
+        )
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
         # Per action: the destination of (outcome, cell) at flat index outcome * num_cells + cell.

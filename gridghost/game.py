@@ -17,6 +17,7 @@ the motion model asks this one object; none enumerates slip outcomes or walks mo
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,10 @@ Successor = tuple[float, GameState, float, float]
 
 #: The chasing ghost's fallback order when no move toward the agent is open.
 _FALLBACK_ORDER = (Action.UP, Action.RIGHT, Action.DOWN, Action.LEFT)
+#: Agent cells per block when the chase table is built.
+_CHASE_BLOCK = 256
+#: Chase tables by board, shared by every game on one layout while the board lives.
+_CHASE_TABLES: weakref.WeakKeyDictionary[Any, np.ndarray] = weakref.WeakKeyDictionary()
 
 
 class Game:
@@ -232,7 +237,10 @@ class Game:
         """The chasing ghost's action for every ``(agent cell, ghost cell)`` pair: a read-only
         ``int8[cells, cells]`` array, built on first use (see :func:`chase_table`)."""
         if self._chase is None:
-            self._chase = chase_table(self.moves, self.layout.cols)
+            table = _CHASE_TABLES.get(self.board)
+            if table is None:
+                table = _CHASE_TABLES[self.board] = chase_table(self.moves, self.layout.cols)
+            self._chase = table
         return self._chase
 
     def chase_action(self, state: GameState) -> int:
@@ -247,7 +255,7 @@ def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
     With ``(dr, dc)`` the agent's position minus the ghost's: if ``|dr| >= |dc|`` the vertical
     move toward the agent when it is open, else the horizontal one when open (the other way round
     if ``|dr| < |dc|``); failing both the first open move of up, right, down, left; failing all,
-    left.
+    left. Built in blocks of agent cells, so that the work arrays stay small next to the table.
 
     Args:
         moves: ``int[cells, 4]``, the cell a single move leads to.
@@ -257,28 +265,32 @@ def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
         A read-only ``int8[cells, cells]`` array indexed ``[agent cell, ghost cell]``.
     """
     cells = moves.shape[0]
-    open_ = moves != np.arange(cells)[:, None]  # [ghost cell, action]
-    rows, columns = np.divmod(np.arange(cells), cols)
-    dr = rows[:, None] - rows[None, :]  # [agent, ghost]
-    dc = columns[:, None] - columns[None, :]
-    vertical = np.where(dr > 0, Action.DOWN, Action.UP)
-    horizontal = np.where(dc > 0, Action.RIGHT, Action.LEFT)
-    vertical_ok = (dr != 0) & open_[np.arange(cells)[None, :], vertical]
-    horizontal_ok = (dc != 0) & open_[np.arange(cells)[None, :], horizontal]
+    ghosts = np.arange(cells)
+    open_ = moves != ghosts[:, None]  # [ghost cell, action]
+    rows, columns = (a.astype(np.int16) for a in np.divmod(ghosts, cols))
     fallback = np.full(cells, int(Action.LEFT), dtype=np.int8)
     for action in reversed(_FALLBACK_ORDER):
         fallback[open_[:, action]] = action
-    table = np.broadcast_to(fallback[None, :], (cells, cells)).copy()
-    vertical_first = np.abs(dr) >= np.abs(dc)
-    # Lowest priority first, so that higher priorities overwrite.
-    second_v = ~vertical_first & vertical_ok
-    second_h = vertical_first & horizontal_ok
-    table[second_v] = vertical[second_v]
-    table[second_h] = horizontal[second_h]
-    first_v = vertical_first & vertical_ok
-    first_h = ~vertical_first & horizontal_ok
-    table[first_v] = vertical[first_v]
-    table[first_h] = horizontal[first_h]
+    table = np.empty((cells, cells), dtype=np.int8)
+    for start in range(0, cells, _CHASE_BLOCK):
+        agents = slice(start, min(start + _CHASE_BLOCK, cells))
+        dr = rows[agents, None] - rows[None, :]  # [agent, ghost]
+        dc = columns[agents, None] - columns[None, :]
+        vertical = np.where(dr > 0, np.int8(Action.DOWN), np.int8(Action.UP))
+        horizontal = np.where(dc > 0, np.int8(Action.RIGHT), np.int8(Action.LEFT))
+        vertical_ok = (dr != 0) & open_[ghosts[None, :], vertical]
+        horizontal_ok = (dc != 0) & open_[ghosts[None, :], horizontal]
+        vertical_first = np.abs(dr) >= np.abs(dc)
+        block = np.broadcast_to(fallback, dr.shape).copy()
+        # Lowest priority first, so that higher priorities overwrite.
+        for mask, action in (
+            (~vertical_first & vertical_ok, vertical),
+            (vertical_first & horizontal_ok, horizontal),
+            (vertical_first & vertical_ok, vertical),
+            (~vertical_first & horizontal_ok, horizontal),
+        ):
+            block[mask] = action[mask]
+        table[agents] = block
     return _read_only(table)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
 from typing import Any
 
@@ -40,6 +40,9 @@ ITEMS: Mapping[str, str] = {
 }
 #: The order of the flags in the ``has_item`` observation.
 ITEM_FLAGS: tuple[str, ...] = ("dog", "flower", "notes")
+#: The most cells a layout may have (64 x 64). The game's tables hold ``cells x cells`` entries
+#: (the distances, the chasing ghost): 32 MiB at this size, built in a fraction of a second.
+MAX_CELLS = 4096
 
 
 def _cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
@@ -122,6 +125,8 @@ def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
         array = _array(value, argument)
         if array.shape != shape:
             raise ValueError(f"{argument} must have shape {shape}, got {array.shape}")
+        if array.dtype != bool and not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"{argument} must hold booleans (or 0/1 ints), got dtype {array.dtype}")
         if array.dtype != bool and not np.isin(array, (0, 1)).all():
             raise ValueError(f"{argument} must hold booleans (or 0/1), got values {np.unique(array)}")
         array = array.astype(bool)
@@ -155,7 +160,8 @@ class Layout:
         TypeError: a cell is not a pair of ints, ``goals`` is not an iterable of cells,
             ``items``/``texts`` are not mappings, an item list is not a sequence of strings, a
             text or ``name`` is not a ``str``, or an array holds something other than numbers.
-        ValueError: ragged or wrongly shaped arrays, colour ids outside ``0..2``, unknown item
+        ValueError: more than :data:`MAX_CELLS` cells, ragged or wrongly shaped arrays, colour ids
+            outside ``0..2``, unknown item
             names, texts that cannot be drawn, cells outside the grid, the agent starting on the
             ghost or on a goal, no goal, or a goal or the ghost unreachable from the agent's start.
     """
@@ -215,6 +221,11 @@ class Layout:
                 f"got values {sorted(set(colour_array.ravel().tolist()))}"
             )
         rows, cols = (int(n) for n in colour_array.shape)
+        if rows * cols > MAX_CELLS:
+            raise ValueError(
+                f"layout {name!r} is {rows} x {cols} = {rows * cols} cells; the game's tables hold cells x cells "
+                f"entries, so gridghost serves at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
+            )
         if rows * cols < 2:
             raise ValueError("a layout needs at least two cells (one for the agent, one for the ghost)")
         colour_array = colour_array.astype(np.int8)
@@ -231,8 +242,9 @@ class Layout:
         item_table: dict[Cell, tuple[str, ...]] = {}
         for cell, names in _mapping(items, "items").items():
             cell = _cell(cell, "items key", rows, cols)
-            if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
-                raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
+            if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
+                # Sets and dicts too: their order, the order items are drawn in, would vary.
+                raise TypeError(f"items[{cell}] must be a sequence of item names (a list or tuple), got {names!r}")
             names = tuple(names)
             if not all(isinstance(n, str) for n in names):
                 raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")

@@ -89,6 +89,9 @@ SCREEN_BUDGET: tuple[int, int] = (1200, 700)
 MAX_CELL_SIZE = 100
 #: The smallest cell size; layouts too large to fit :data:`SCREEN_BUDGET` at it get bigger pictures.
 MIN_CELL_SIZE = 4
+#: The most pixels a picture may hold (a ``uint8`` RGB frame of about 100 MB); an explicit
+#: ``cell_size`` that would draw more is refused.
+MAX_PICTURE_PIXELS = 2**25
 _MARGIN = 12
 _PANEL_FONT_SIZE = 22
 _PANEL_LINE_HEIGHT = 22
@@ -329,6 +332,11 @@ class Geometry:
         grid_width, grid_height = self.cols * size, self.rows * size
         self.width = max(grid_width + 2 * _MARGIN, _PANEL_MIN_WIDTH)
         self.height = grid_height + 2 * _MARGIN + _PANEL_HEIGHT
+        if self.width * self.height > MAX_PICTURE_PIXELS:
+            raise ValueError(
+                f"cell_size {size} draws {layout.rows} x {layout.cols} cells as a {self.width} x {self.height} "
+                f"picture, more than MAX_PICTURE_PIXELS = {MAX_PICTURE_PIXELS:,}; pass a smaller cell_size (or None)"
+            )
         self.grid_rect = ((self.width - grid_width) // 2, _MARGIN, grid_width, grid_height)
         self.panel_rect = (0, grid_height + 2 * _MARGIN, self.width, _PANEL_HEIGHT)
 
@@ -438,8 +446,10 @@ class Renderer:
         if isinstance(fps, bool) or not isinstance(fps, numbers.Real) or not (math.isfinite(fps) and fps > 0):
             raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
         self.layout = layout
+        if not isinstance(caption, str):
+            raise TypeError(f"caption must be a str, got {caption!r}")
         self.fps = fps
-        self.caption = str(caption)
+        self.caption = caption
         self._cell_size_argument: int | None = cell_size
         self._fonts: dict[int, pygame.font.Font] = {}
         self._background: pygame.Surface | None = None

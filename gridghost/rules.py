@@ -6,7 +6,7 @@ planners and batched engines can all share this one implementation.
 
 Cells are numbered row-major (``index = row * cols + col``); :class:`Board` precomputes, once per
 layout, where each move leads, which moves change the cell, and all shortest-path distances
-(built in NumPy; layouts of more than :data:`MAX_CELLS` cells are refused).
+(built in NumPy; a layout has at most :data:`~gridghost.layout.MAX_CELLS` cells).
 
 Turn order is agent, then ghost. After the agent's move: caught if both share a cell, else goal
 reached if the agent's cell is a goal, else the step penalty. After the ghost's move: caught if
@@ -19,6 +19,7 @@ a flag) live at the end of this module, so that filters and policies need not im
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import threading
 from collections import OrderedDict
@@ -28,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.layout import Cell, Layout
+from gridghost.layout import MAX_CELLS, Cell, Layout  # noqa: F401 - MAX_CELLS re-exported: the tables are sized by it
 
 
 class Action(IntEnum):
@@ -107,9 +108,13 @@ class Rewards:
             value = getattr(self, field)
             if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
                 raise TypeError(f"Rewards.{field} must be a number, got {value!r}")
-            if not np.isfinite(value):
-                raise ValueError(f"Rewards.{field} must be finite, got {value!r}")
-            object.__setattr__(self, field, float(value))
+            try:
+                number = float(value)
+            except OverflowError:
+                number = float("inf")
+            if not math.isfinite(number):
+                raise ValueError(f"Rewards.{field} must be a finite float, got {value!r}")
+            object.__setattr__(self, field, number)
 
     def negated(self) -> Rewards:
         """The zero-sum opponent's rewards."""
@@ -125,10 +130,6 @@ class Rewards:
         return self.step if mover == Side.AGENT else self.wait
 
 
-#: The most cells a :class:`Board` serves. Its distance table holds ``cells x cells`` int16
-#: entries: 32 MiB at this size (64 x 64), built in a fraction of a second; layouts with more
-#: cells are refused with a ValueError naming this limit.
-MAX_CELLS = 4096
 #: :func:`board_for` keeps the boards it built until their estimated sizes add up to this
 #: many bytes, dropping the least recently used first.
 BOARD_CACHE_BYTES = 128 * 2**20
@@ -215,8 +216,8 @@ class _DistanceRows(tuple):  # type: ignore[type-arg]
 class Board:
     """Movement and distance tables for one layout, computed once and shared.
 
-    Use :func:`board_for` to get the cached board of a layout. A board serves layouts of up to
-    :data:`MAX_CELLS` cells.
+    Use :func:`board_for` to get the cached board of a layout. Its tables stay small because a
+    layout has at most :data:`~gridghost.layout.MAX_CELLS` cells.
 
     Args:
         layout: the map.
@@ -236,17 +237,10 @@ class Board:
         diameter: the largest distance between two connected cells.
         is_goal: ``is_goal[cell]``, a tuple of bools.
 
-    Raises:
-        ValueError: the layout has more than :data:`MAX_CELLS` cells.
     """
 
     def __init__(self, layout: Layout) -> None:
-        rows, cols = layout.rows, layout.cols
-        if rows * cols > MAX_CELLS:
-            raise ValueError(
-                f"layout {layout.name!r} is {rows} x {cols} = {rows * cols} cells; a board holds a cells x cells "
-                f"distance table and serves at most gridghost.rules.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
-            )
+        rows, cols = layout.rows, layout.cols  # at most MAX_CELLS cells: Layout refuses more
         self.layout = layout
         self.num_cells = rows * cols
 
@@ -306,9 +300,6 @@ def board_for(layout: Layout) -> Board:
     """The :class:`Board` of ``layout``, from a cache bounded by :data:`BOARD_CACHE_BYTES`.
 
     A board dropped from the cache keeps working for whoever still holds it.
-
-    Raises:
-        ValueError: the layout has more than :data:`MAX_CELLS` cells.
     """
     with _boards_lock:
         board = _boards.get(layout)
@@ -373,7 +364,7 @@ def move_ghost(board: Board, state: GameState, action: int) -> GameState:
     return _new_state((agent, cell, _AGENT, _CAUGHT if cell == agent else _ONGOING))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)  # custom slip models may have many long move sequences
 def describe_moves(intended: int, moves: tuple[int, ...]) -> tuple[bool, str]:
     """The reference's ``slipped`` flag and ``actual_action`` text for one agent move.
 
@@ -417,20 +408,22 @@ def check_action(action: object, agent: str) -> int:
     return value
 
 
-def check_limit(value: object, argument: str, allow_none: bool = True) -> int | None:
-    """Return ``value`` if it is a count such as a step limit: an int >= 1, or ``None`` (no
-    limit) when ``allow_none``.
+def check_limit(value: object, argument: str, allow_none: bool = True, maximum: int | None = None) -> int | None:
+    """Return ``value`` if it is a count such as a step limit: an int >= 1 (and at most
+    ``maximum``, when given), or ``None`` (no limit) when ``allow_none``.
 
     Raises:
         TypeError: not an int (bools and floats included), nor an allowed ``None``.
-        ValueError: an int below 1.
+        ValueError: an int below 1 or above ``maximum``.
     """
-    accepted = "an int >= 1 or None (no limit)" if allow_none else "an int >= 1"
+    accepted = "an int >= 1" if maximum is None else f"an int in 1..{maximum:,}"
+    if allow_none:
+        accepted += " or None (no limit)"
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{argument} must be {accepted}, got {value!r}")
-    if value < 1:
+    if value < 1 or (maximum is not None and value > maximum):
         raise ValueError(f"{argument} must be {accepted}, got {value}")
     return int(value)
 

@@ -150,7 +150,7 @@ class ColorSensor(Sensor):
             layout, quality = None, layout  # ColorSensor(0.9)
         if layout is not None and not isinstance(layout, Layout):
             raise TypeError(f"layout must be a Layout or None, got {layout!r}")
-        self.quality = check_probability(0.8 if quality is None else quality, "color_sensor_quality")
+        self.quality = check_probability(0.8 if quality is None else quality, "quality")
         # Thresholds on one uniform draw, computed as the reference computes them.
         self._next_colour_below = self.quality + (1.0 - self.quality) / 2
         if layout is not None:
@@ -506,7 +506,8 @@ def make_sensors(
             other keys than its ``info_keys`` (checked once here, with a dry-run reading).
     """
     if sensors is None:
-        return (ColorSensor(layout, 0.8 if color_sensor_quality is None else color_sensor_quality),)
+        quality = 0.8 if color_sensor_quality is None else color_sensor_quality
+        return (ColorSensor(layout, check_probability(quality, "color_sensor_quality")),)
     if color_sensor_quality is not None:
         raise ValueError("color_sensor_quality only applies to the default sensor; sensors were given")
     if isinstance(sensors, Sensor) or not isinstance(sensors, Sequence):

@@ -449,6 +449,8 @@ class GridGhostGymEnv(gymnasium.Env):
         self.game.close()
 
 
+#: The reference's pause after each half-turn drawn in a window, in milliseconds.
+_DEFAULT_STEP_DELAY = 100
 #: What the interface's filter reads: the colour sensor, the item classifier, or both.
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
 
@@ -512,15 +514,15 @@ class AgentInterface:
 
     Warns:
         UserWarning: ``pf_num_particles``, ``pf_sensor_mode`` or ``show_particles`` other than
-            their defaults with ``use_particle_filter=False`` (the reference accepts them; they
-            have no effect).
+            their defaults with ``use_particle_filter=False``, or ``step_delay`` other than its
+            default without a window (the reference accepts them; they have no effect).
     """
 
     def __init__(
         self,
         render: bool = True,
         render_mode: str | None = None,
-        step_delay: float = 100,
+        step_delay: float = _DEFAULT_STEP_DELAY,
         slip_probability: float | None = None,
         slip_type: str = "longitudinal",
         ghost_agent_class: Any = None,
@@ -560,6 +562,10 @@ class AgentInterface:
             if unused:
                 warnings.warn(f"{', '.join(unused)} set the belief filter, and use_particle_filter=False has none; "
                               "they have no effect", stacklevel=2)
+        shown = render_mode == "human" or (render and render_mode is None)
+        if step_delay != _DEFAULT_STEP_DELAY and not shown:
+            warnings.warn(f"step_delay pauses after half-turns drawn in a window, and render={render}, "
+                          f"render_mode={render_mode!r} opens none; it has no effect", stacklevel=2)
         if filter_type == "histogram" and pf_num_particles != DEFAULT_NUM_PARTICLES:
             raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
         slip = make_slip(None, slip_probability, slip_type)
@@ -578,7 +584,7 @@ class AgentInterface:
             max_cycles=max_steps,
             use_ghost=use_ghost,
             belief_filter=belief_filter,
-            show_belief=show_particles,
+            show_belief=show_particles if use_filter else True,  # without a filter, warned about above
         )
         self.belief_filter = belief_filter
         #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.

@@ -77,7 +77,7 @@ class SlipModel:
     name = "custom"
 
     def __init__(self, probability: float) -> None:
-        self.probability = check_probability(probability, "slip_probability")
+        self.probability = check_probability(probability, "probability")
         groups = tuple(self._checked_groups(action) for action in range(NUM_ACTIONS))
         self._groups_table = groups
         self._table: tuple[Outcomes, ...] = tuple(
@@ -149,17 +149,13 @@ class SlipModel:
         return members[int(rng.integers(len(members)))]
 
     def __eq__(self, other: object) -> bool:
-        # The same motion model: the same outcomes, drawn the same way. Two custom models with
-        # one probability but different tables differ.
-        return (
-            type(other) is type(self)
-            and other.probability == self.probability  # type: ignore[attr-defined]
-            and other._table == self._table  # type: ignore[attr-defined]
-            and other._walks == self._walks  # type: ignore[attr-defined]
-        )
+        # The same motion model: the same outcomes, drawn the same way, whatever the class
+        # (NoSlip() and LongitudinalSlip(0) are one model; two custom models with one
+        # probability but different tables are two).
+        return isinstance(other, SlipModel) and other._table == self._table and other._walks == self._walks
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self.probability, self._table))
+        return hash(self._table)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(probability={self.probability})"
@@ -265,4 +261,4 @@ def make_slip(
             raise ValueError(f"slip_probability must be 0 with slip type 'none', got {slip_probability!r}")
         return NoSlip()
     probability = DEFAULT_SLIP_PROBABILITY if slip_probability is None else slip_probability
-    return SLIP_TYPES[name](probability)
+    return SLIP_TYPES[name](check_probability(probability, "slip_probability"))

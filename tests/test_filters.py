@@ -514,9 +514,10 @@ def classic_colour_filter(kind: str) -> BeliefFilter:
 
 
 @pytest.mark.parametrize(("num_particles", "error"), [(0, ValueError), (-3, ValueError), (2.0, TypeError),
-                                                      (1.5, TypeError), (True, TypeError), ("10", TypeError)])
+                                                      (1.5, TypeError), (True, TypeError), ("10", TypeError),
+                                                      (10**11, ValueError)])
 def test_bad_particle_counts_are_rejected(num_particles: Any, error: type[Exception]) -> None:
-    with pytest.raises(error, match="num_particles must be an int >= 1"):
+    with pytest.raises(error, match=r"num_particles must be an int in 1\.\.10,000,000"):
         ParticleFilter(CLASSIC, NoSlip(), [ColorSensor(CLASSIC)], num_particles=num_particles)
 
 

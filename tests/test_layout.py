@@ -123,6 +123,9 @@ def test_layout_of_any_size_and_walls() -> None:
         (dict(walls_horizontal=[[0, 1], [1]]), ValueError, "walls_horizontal must be a rectangular array"),
         (dict(name=None), TypeError, "name must be a str, got None"),
         (dict(name=3), TypeError, "name must be a str"),
+        (dict(items={(0, 1): {"dog", "flower"}}), TypeError, r"items\[\(0, 1\)\] must be a sequence .*list or tuple"),
+        (dict(items={(0, 1): {"dog": 1}}), TypeError, r"items\[\(0, 1\)\] must be a sequence"),
+        (dict(walls_vertical=[[0.0, 1.0], [0.0, 0.0]]), TypeError, "walls_vertical must hold booleans"),
         # issue 10, item 4: texts the renderer cannot draw
         (dict(texts={(0, 1): "a\x00b"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+0000"),
         (dict(texts={(0, 1): "\u200b"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+200B"),

@@ -29,6 +29,7 @@ from gridghost.render import (
     Geometry,
     Renderer,
     Status,
+    cell_images,
     save_animation,
     save_frames,
     save_image,
@@ -343,7 +344,7 @@ def test_rendering_before_reset_raises() -> None:
 
 # -- geometry ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shape", [(1, 2), (4, 5), (16, 16), (9, 40), (40, 9), (40, 60), (60, 40), (100, 100)])
+@pytest.mark.parametrize("shape", [(1, 2), (4, 5), (16, 16), (9, 40), (40, 9), (40, 60), (60, 40), (64, 64)])
 def test_pictures_fit_a_laptop_screen(shape) -> None:
     geometry = Geometry(open_layout(*shape))
     assert geometry.width <= SCREEN_BUDGET[0] and geometry.height <= SCREEN_BUDGET[1]
@@ -357,7 +358,7 @@ def test_pictures_fit_a_laptop_screen(shape) -> None:
 
 
 def test_a_layout_too_large_for_the_screen_gets_the_smallest_cells() -> None:
-    assert Geometry(open_layout(300, 300)).cell_size == MIN_CELL_SIZE
+    assert Geometry(open_layout(2, 2048)).cell_size == MIN_CELL_SIZE
 
 
 def test_an_explicit_cell_size_is_used() -> None:
@@ -669,7 +670,7 @@ CROWDED_ITEMS = {
 LONG_TEXTS = {(1, 1): "Ziel " * 40, (2, 2): "W" * 300, (0, 2): "Übermäßig-lange-Beschriftung-ohne-Leerzeichen"}
 
 
-@pytest.mark.parametrize("shape", [(3, 4), (40, 60), (100, 100)], ids=["big-cells", "14px-cells", "5px-cells"])
+@pytest.mark.parametrize("shape", [(3, 4), (40, 60), (3, 230)], ids=["big-cells", "14px-cells", "5px-cells"])
 def test_crowded_items_and_long_texts_stay_inside_their_cells(shape) -> None:
     bare = open_layout(*shape)
     decorated = open_layout(*shape, items=CROWDED_ITEMS, texts=LONG_TEXTS)
@@ -729,3 +730,13 @@ def test_every_text_a_layout_accepts_is_drawn_inside_its_cell(text) -> None:
 def test_layout_refuses_the_texts_that_crashed_the_renderer(text) -> None:
     with pytest.raises(ValueError, match=r"texts\[\(0, 1\)\]"):
         open_layout(2, 3, texts={TEXT_CELL: text})
+
+
+def test_pictures_are_bounded_and_the_caption_is_a_string() -> None:
+    message = r"cell_size 4000 draws 4 x 5 cells as a .* picture, more than MAX_PICTURE_PIXELS"
+    with pytest.raises(ValueError, match=message):
+        Renderer(CLASSIC, cell_size=4000)
+    with pytest.raises(ValueError, match="MAX_PICTURE_PIXELS"):
+        cell_images(CLASSIC, 2000)
+    with pytest.raises(TypeError, match="caption must be a str, got None"):
+        Renderer(CLASSIC, caption=None)

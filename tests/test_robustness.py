@@ -358,8 +358,17 @@ def test_slip_models_with_different_tables_differ() -> None:
     left, right = Sideways(0.3), _right_slip(0.3)
     assert left != right and hash(left) != hash(right)
     assert left == Sideways(0.3) and hash(left) == hash(Sideways(0.3))
-    assert left != LeftSlip(0.3)  # same table, another class
+    assert left == LeftSlip(0.3)  # the same table under another class: the same motion model
     assert LongitudinalSlip(0.2) == LongitudinalSlip(0.2) != LongitudinalSlip(0.3)
+    assert gridghost.NoSlip() == LongitudinalSlip(0.0) == gridghost.PerpendicularSlip(0.0)
+    assert LongitudinalSlip(0.2) != gridghost.PerpendicularSlip(0.2)
+
+
+def test_a_filter_for_an_equal_motion_model_is_accepted() -> None:
+    sensors = [ColorSensor(CLASSIC)]
+    env = gridghost.env(slip="none", sensors=sensors,
+                        belief_filter=HistogramFilter(CLASSIC, LongitudinalSlip(0.0), sensors))
+    assert env.belief_filter.slip == env.slip
 
 
 def test_a_filter_for_another_motion_model_is_refused_before_any_draw() -> None:
@@ -478,3 +487,27 @@ def test_a_rejected_call_leaves_everything_as_it_was(case: str) -> None:
     with pytest.raises(error):
         call(view)
     assert pickle.dumps(view) == before
+
+
+# -- resources are bounded ---------------------------------------------------------------------------
+def test_the_move_description_cache_is_bounded() -> None:
+    from gridghost.rules import describe_moves
+
+    assert describe_moves.cache_info().maxsize is not None
+
+
+def test_rewards_too_large_for_a_float_are_named() -> None:
+    with pytest.raises(ValueError, match=r"Rewards\.step must be a finite float"):
+        gridghost.Rewards(step=10**400)
+
+
+def test_settings_that_would_do_nothing_are_not_silently_taken() -> None:
+    with pytest.warns(UserWarning, match="step_delay pauses after half-turns drawn in a window"):
+        AgentInterface(render=False, use_particle_filter=False, step_delay=5000)
+    with pytest.raises(ValueError, match="show_belief=False hides the belief filter's map, and there is no"):
+        gridghost.env(show_belief=False)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        AgentInterface(render=False, use_particle_filter=False)  # the defaults warn about nothing

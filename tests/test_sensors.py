@@ -73,7 +73,7 @@ def test_likelihood_of_an_impossible_reading_raises(measurement) -> None:
 @pytest.mark.parametrize(("quality", "error"), [(1.2, ValueError), (-0.5, ValueError), (float("nan"), ValueError),
                                                 ("high", TypeError)])
 def test_bad_quality_raises(quality, error) -> None:
-    with pytest.raises(error, match="color_sensor_quality"):
+    with pytest.raises(error, match="quality must"):
         ColorSensor(CLASSIC, quality)
 
 
@@ -362,7 +362,7 @@ def test_an_unbound_sensor_says_so() -> None:
     ("make", "error", "message"),
     [(lambda: ColorSensor("classic"), TypeError, "layout must be a Layout or None"),
      (lambda: ColorSensor(True), TypeError, "layout must be a Layout or None"),
-     (lambda: ColorSensor(1.5), ValueError, "color_sensor_quality must lie in"),
+     (lambda: ColorSensor(1.5), ValueError, "quality must lie in"),
      (lambda: ItemSensor(0.9), TypeError, "layout must be a Layout or None"),
      (lambda: ColorSensor().for_layout("classic"), TypeError, "layout must be a gridghost.Layout")],
 )
