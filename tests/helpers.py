@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gridghost.layout import Layout
+from gridghost.sensors import Sensor
+
 GOLDEN = Path(__file__).parent / "golden"
+
+#: The classic map's walls, written out by hand: ``(r, c)`` in HORIZONTAL_WALLS is a wall below
+#: cell ``(r, c)``, in VERTICAL_WALLS a wall right of it.
+HORIZONTAL_WALLS = {(0, 3), (1, 2), (1, 3), (2, 3)}
+VERTICAL_WALLS = {(0, 0), (1, 2), (2, 1), (2, 2), (3, 1)}
 
 
 def load_traces(name: str) -> list[dict[str, Any]]:
@@ -41,3 +50,62 @@ def record_rest(env: Any, policy_seed: int = 0) -> list[tuple[Any, ...]]:
         record.append((name, plain(obs), reward, termination, truncation, plain(info), env.agent_pos, env.ghost_pos))
         env.step(None if termination or truncation else int(rng.integers(4)))
     return record
+
+
+def bfs_from(rows: int, cols: int, horizontal: set, vertical: set, start: tuple[int, int]) -> dict:
+    """Shortest paths from ``start``, written from the wall lists alone, independent of gridghost."""
+
+    def neighbours(r, c):
+        if r > 0 and (r - 1, c) not in horizontal:
+            yield r - 1, c
+        if r < rows - 1 and (r, c) not in horizontal:
+            yield r + 1, c
+        if c > 0 and (r, c - 1) not in vertical:
+            yield r, c - 1
+        if c < cols - 1 and (r, c) not in vertical:
+            yield r, c + 1
+
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        cell = queue.popleft()
+        for nxt in neighbours(*cell):
+            if nxt not in dist:
+                dist[nxt] = dist[cell] + 1
+                queue.append(nxt)
+    return dist
+
+
+def bfs_distances(rows: int, cols: int, horizontal: set, vertical: set) -> dict:
+    """All-pairs shortest paths, one :func:`bfs_from` per cell."""
+    return {(r, c): bfs_from(rows, cols, horizontal, vertical, (r, c)) for r in range(rows) for c in range(cols)}
+
+
+class Gauge(Sensor):
+    """A sensor with continuous readings (only its likelihood matters where it is used)."""
+
+    name = "gauge"
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+
+    def likelihood(self, measurement: float) -> np.ndarray:
+        return np.full(self.layout.shape, 1.0 + measurement)
+
+
+class FixedReadingSensor(Sensor):
+    """A custom sensor that reports the same reading, whatever it is, under the colour key."""
+
+    name = "color_measurement"
+
+    def __init__(self, layout: Layout, reading: Any) -> None:
+        self.layout, self.reading = layout, reading
+
+    def measure(self, state: Any, rng: Any) -> Any:
+        return self.reading
+
+    def likelihood(self, measurement: Any) -> np.ndarray:
+        return np.ones((self.layout.rows, self.layout.cols))
+
+    def possible_measurements(self) -> tuple:
+        return (self.reading,)

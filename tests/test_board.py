@@ -11,7 +11,6 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
-from test_filters import Gauge
 
 import gridghost
 from gridghost import rules
@@ -21,7 +20,7 @@ from gridghost.observations import make_observations
 from gridghost.rules import Board, GameState, Side, board_for, cached_board_bytes
 from gridghost.slip import LongitudinalSlip
 
-from test_rules import bfs_from
+from helpers import Gauge, bfs_from
 
 
 def walled_layout(horizontal: np.ndarray, vertical: np.ndarray, name: str = "custom") -> Layout:

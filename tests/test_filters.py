@@ -27,6 +27,8 @@ from gridghost.render import cell_images
 from gridghost.sensors import ClassifierSensor, ColorSensor, ItemSensor, Sensor
 from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
 
+from helpers import Gauge
+
 Cell = tuple[int, int]
 COLOUR_KEY = "color_measurement"
 ITEM_KEY = "cnn_prediction"
@@ -693,18 +695,6 @@ def test_particle_filter_redraws_from_the_likelihood_when_all_particles_are_rule
     pf.predict(2)
     pf.update({COLOUR_KEY: 0})
     check_belief_and_estimate(pf, CLASSIC)
-
-
-class Gauge(Sensor):
-    """A sensor with continuous readings (only its likelihood matters here)."""
-
-    name = "gauge"
-
-    def __init__(self, layout: Layout) -> None:
-        self.layout = layout
-
-    def likelihood(self, measurement: float) -> np.ndarray:
-        return np.full(self.layout.shape, 1.0 + measurement)
 
 
 def test_the_likelihood_cache_is_bounded_and_left_out_of_pickles(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,8 @@ import pytest
 
 from gridghost.layout import CLASSIC, COLOURS, Layout
 
+from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS
+
 # The classic map as DESIGN.md tabulates it: cell -> (colour, items, text).
 DESIGN_TABLE = {
     (0, 0): ("green", ("dog",), ""),
@@ -33,8 +35,6 @@ DESIGN_TABLE = {
     (3, 3): ("white", ("two_flowers",), ""),
     (3, 4): ("white", (), "Stopp"),
 }
-HORIZONTAL_WALLS = {(0, 3), (1, 2), (1, 3), (2, 3)}
-VERTICAL_WALLS = {(0, 0), (1, 2), (2, 1), (2, 2), (3, 1)}
 
 
 def small(**overrides) -> Layout:

@@ -12,7 +12,7 @@ from gridghost.layout import Layout
 from gridghost.observations import DictObservations
 from gridghost.rules import ACTION_DELTAS, GameState, Side, board_for
 
-from test_rules import bfs_distances
+from helpers import bfs_distances
 
 
 @st.composite

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 import pytest
 
@@ -20,7 +18,7 @@ from gridghost.rules import (
     move_ghost,
 )
 
-from test_layout import HORIZONTAL_WALLS, VERTICAL_WALLS
+from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS, bfs_distances
 
 BOARD = board_for(CLASSIC)
 LEFT, DOWN, RIGHT, UP = Action.LEFT, Action.DOWN, Action.RIGHT, Action.UP
@@ -58,35 +56,6 @@ def test_open_edges_move_and_the_border_blocks() -> None:
             expected = (r, c) if outside or walled else target
             assert BOARD.position(BOARD.next_cell[BOARD.index((r, c))][action]) == expected
             assert BOARD.action_mask[BOARD.index((r, c))][action] == int(expected != (r, c))
-
-
-def bfs_from(rows: int, cols: int, horizontal: set, vertical: set, start: tuple[int, int]) -> dict:
-    """Shortest paths from ``start``, written from the wall lists alone, independent of gridghost."""
-
-    def neighbours(r, c):
-        if r > 0 and (r - 1, c) not in horizontal:
-            yield r - 1, c
-        if r < rows - 1 and (r, c) not in horizontal:
-            yield r + 1, c
-        if c > 0 and (r, c - 1) not in vertical:
-            yield r, c - 1
-        if c < cols - 1 and (r, c) not in vertical:
-            yield r, c + 1
-
-    dist = {start: 0}
-    queue = deque([start])
-    while queue:
-        cell = queue.popleft()
-        for nxt in neighbours(*cell):
-            if nxt not in dist:
-                dist[nxt] = dist[cell] + 1
-                queue.append(nxt)
-    return dist
-
-
-def bfs_distances(rows: int, cols: int, horizontal: set, vertical: set) -> dict:
-    """All-pairs shortest paths, one :func:`bfs_from` per cell."""
-    return {(r, c): bfs_from(rows, cols, horizontal, vertical, (r, c)) for r in range(rows) for c in range(cols)}
 
 
 def test_distances_are_symmetric_and_match_breadth_first_search() -> None:
