@@ -28,12 +28,13 @@ from __future__ import annotations
 import gymnasium
 import pettingzoo
 
+from gridghost.compat import AgentInterface
 from gridghost.env import GridGhostEnv, env, raw_env
 from gridghost.layout import CLASSIC, COLOURS, ITEMS, Layout
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import Action, Board, GameState, Outcome, Rewards, board_for
 from gridghost.sensors import ColorSensor, Sensor
-from gridghost.single_agent import AgentInterface, Duel, GridGhostGymEnv
+from gridghost.single_agent import Duel, GridGhostGymEnv
 from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
 
 __version__ = "0.1.0"

@@ -1,0 +1,253 @@
+"""One value for every game setting, and its JSON-able form.
+
+:class:`GameConfig` holds the resolved components of a game: the layout, the slip model, the
+sensors, the rewards, the step limit, whether the ghost plays, the observation encoding and the
+belief filter. Every env exposes the one it was built from as ``.config``;
+``config.to_dict()`` is plain JSON-able data and ``GameConfig.from_dict`` reads it back, so that
+an experiment's settings can be saved next to its results and replayed:
+
+>>> import json
+>>> import gridghost
+>>> env = gridghost.env(slip="perpendicular", slip_probability=0.1, belief_filter="histogram")
+>>> saved = json.dumps(env.config.to_dict())
+>>> again = gridghost.env(config=GameConfig.from_dict(json.loads(saved)))
+>>> again.slip == env.slip and again.config.to_dict() == env.config.to_dict()
+True
+
+Shipped components have a dict form; a custom slip model, sensor or a classifier sensor does not,
+and ``to_dict`` says so rather than writing something that would build another game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from gridghost.filters import (
+    DEFAULT_NUM_PARTICLES,
+    DEFAULT_RESAMPLE_THRESHOLD,
+    BeliefFilter,
+    HistogramFilter,
+    ParticleFilter,
+)
+from gridghost.layout import CLASSIC, Layout
+from gridghost.rules import Rewards
+from gridghost.sensors import ColorSensor, ItemSensor, Sensor
+from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, SlipModel
+
+#: The keys of :meth:`GameConfig.to_dict`, in order.
+CONFIG_KEYS: tuple[str, ...] = (
+    "layout", "slip", "sensors", "rewards", "ghost_rewards", "max_cycles", "use_ghost", "obs_type", "belief_filter",
+    "show_belief",
+)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class GameConfig:
+    """Every setting of a game, resolved: what an env is built from.
+
+    Build one from keywords through an env (``env.config``), or directly; pass it back as
+    ``gridghost.env(config=...)`` (also ``GridGhostGymEnv(config=...)``). Compare two configs by
+    their :meth:`to_dict`.
+
+    Attributes:
+        layout: the map.
+        slip: the agent's slip model.
+        sensors: the sensors read after each agent move, in order; ``None`` means the colour
+            sensor of quality 0.8.
+        rewards: the agent's rewards.
+        ghost_rewards: the ghost's rewards; ``None`` means zero-sum.
+        max_cycles: the step limit in cycles; ``None`` for none.
+        use_ghost: whether the ghost plays.
+        obs_type: the observation encoding.
+        belief_filter: the belief filter, as a spec: ``None``, ``"particle"``, ``"histogram"`` or
+            a dict (``{"type": "particle", "num_particles": 200, "resample_threshold": 0.5,
+            "sensors": [0, 1]}``, the sensors as indices into :attr:`sensors`).
+        show_belief: whether pictures draw the belief.
+    """
+
+    layout: Layout = CLASSIC
+    slip: SlipModel = dataclasses.field(default_factory=lambda: LongitudinalSlip(DEFAULT_SLIP_PROBABILITY))
+    sensors: tuple[Sensor, ...] | None = None
+    rewards: Rewards = dataclasses.field(default_factory=Rewards)
+    ghost_rewards: Rewards | None = None
+    max_cycles: int | None = 100
+    use_ghost: bool = True
+    obs_type: str = "dict"
+    belief_filter: str | dict[str, Any] | None = None
+    show_belief: bool = True
+
+    def keywords(self) -> dict[str, Any]:
+        """The settings as keyword arguments of :class:`~gridghost.env.GridGhostEnv`."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON-able data; :meth:`from_dict` reads it back.
+
+        Raises:
+            ValueError: a component has no dict form (a custom slip model or sensor, a
+                classifier sensor).
+        """
+        return {
+            "layout": self.layout.to_dict(),
+            "slip": slip_to_dict(self.slip),
+            "sensors": None if self.sensors is None else [sensor_to_dict(sensor) for sensor in self.sensors],
+            "rewards": dataclasses.asdict(self.rewards),
+            "ghost_rewards": None if self.ghost_rewards is None else dataclasses.asdict(self.ghost_rewards),
+            "max_cycles": self.max_cycles,
+            "use_ghost": self.use_ghost,
+            "obs_type": self.obs_type,
+            "belief_filter": (
+                dict(self.belief_filter, sensors=list(self.belief_filter["sensors"]))
+                if isinstance(self.belief_filter, dict) else self.belief_filter
+            ),
+            "show_belief": self.show_belief,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameConfig:
+        """Read :meth:`to_dict`'s form back (missing keys take the defaults).
+
+        Raises:
+            TypeError, ValueError: ``data`` is not a mapping, has unknown keys, or holds a
+                setting that is not valid (named in the message).
+        """
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a config dict must be a mapping, got {data!r}")
+        unknown = set(data) - set(CONFIG_KEYS)
+        if unknown:
+            raise ValueError(f"unknown config keys {sorted(unknown, key=str)}; known: {list(CONFIG_KEYS)}")
+        fields: dict[str, Any] = {key: data[key] for key in CONFIG_KEYS if key in data}
+        layout = fields["layout"] = Layout.from_dict(fields["layout"]) if "layout" in fields else CLASSIC
+        if "slip" in fields:
+            fields["slip"] = slip_from_dict(fields["slip"])
+        if fields.get("sensors") is not None:
+            if isinstance(fields["sensors"], (str, Mapping)) or not isinstance(fields["sensors"], Sequence):
+                raise TypeError(f"config 'sensors' must be a list of sensor dicts or None, got {fields['sensors']!r}")
+            fields["sensors"] = tuple(sensor_from_dict(entry, layout) for entry in fields["sensors"])
+        for key in ("rewards", "ghost_rewards"):
+            if fields.get(key) is not None:
+                fields[key] = _rewards_from_dict(fields[key], key)
+        if isinstance(fields.get("belief_filter"), Mapping):
+            fields["belief_filter"] = dict(fields["belief_filter"])
+        return cls(**fields)
+
+
+def slip_to_dict(slip: SlipModel) -> dict[str, Any]:
+    """``{"type": name, "probability": p}`` of a shipped slip model.
+
+    Raises:
+        ValueError: a custom model (it has no dict form).
+    """
+    if SLIP_TYPES.get(slip.name) is not type(slip):
+        raise ValueError(f"slip {slip!r} is a custom model with no dict form; only {sorted(SLIP_TYPES)} have one")
+    return {"type": slip.name, "probability": slip.probability}
+
+
+def slip_from_dict(data: Any) -> SlipModel:
+    """The slip model of :func:`slip_to_dict`'s form.
+
+    Raises:
+        TypeError, ValueError: not such a dict, an unknown type or a bad probability.
+    """
+    if not isinstance(data, Mapping) or set(data) != {"type", "probability"}:
+        raise TypeError(f"config 'slip' must be a dict with keys 'type' and 'probability', got {data!r}")
+    kind = SLIP_TYPES.get(data["type"]) if isinstance(data["type"], str) else None
+    if kind is None:
+        raise ValueError(f"config 'slip' has unknown type {data['type']!r}; accepted: {sorted(SLIP_TYPES)}")
+    if data["type"] == "none":
+        if data["probability"] != 0:
+            raise ValueError(f"config 'slip' of type 'none' must have probability 0, got {data['probability']!r}")
+        return kind()
+    return kind(data["probability"])
+
+
+def sensor_to_dict(sensor: Sensor) -> dict[str, Any]:
+    """The dict form of a shipped sensor (its settings; the layout is the config's).
+
+    Raises:
+        ValueError: a sensor with no dict form (custom, or a classifier sensor).
+    """
+    if type(sensor) is ColorSensor:
+        return {"type": "color", "quality": sensor.quality}
+    if type(sensor) is ItemSensor:
+        return {"type": "item", "confusion": sensor.confusion.tolist(), "name": sensor.name,
+                "probs_key": sensor.probs_key}
+    raise ValueError(
+        f"sensor {sensor!r} has no dict form (the colour and item sensors have one); build the env from the "
+        "objects instead"
+    )
+
+
+def sensor_from_dict(data: Any, layout: Layout) -> Sensor:
+    """The sensor of :func:`sensor_to_dict`'s form, bound to ``layout``.
+
+    Raises:
+        TypeError, ValueError: not such a dict, or bad settings.
+    """
+    kinds = {"color": ("quality",), "item": ("confusion", "name", "probs_key")}
+    if not isinstance(data, Mapping) or data.get("type") not in kinds or set(data) != {"type", *kinds[data["type"]]}:
+        raise TypeError(
+            f"a config sensor must be {{'type': 'color', 'quality': q}} or {{'type': 'item', 'confusion': ..., "
+            f"'name': ..., 'probs_key': ...}}, got {data!r}"
+        )
+    if data["type"] == "color":
+        return ColorSensor(layout, data["quality"])
+    return ItemSensor(layout, confusion=np.array(data["confusion"]), name=data["name"], probs_key=data["probs_key"])
+
+
+def _rewards_from_dict(data: Any, key: str) -> Rewards:
+    names = {field.name for field in dataclasses.fields(Rewards)}
+    if not isinstance(data, Mapping) or set(data) != names:
+        raise TypeError(f"config {key!r} must be a dict with keys {sorted(names)}, got {data!r}")
+    return Rewards(**data)
+
+
+def filter_spec(belief_filter: BeliefFilter | str | None, sensors: Sequence[Sensor]) -> str | dict[str, Any] | None:
+    """The spec :attr:`GameConfig.belief_filter` holds for an env's filter.
+
+    Args:
+        belief_filter: ``None``, a filter name, or a filter the env was given.
+        sensors: the env's sensors (a filter reads some of them).
+
+    Raises:
+        ValueError: a filter of a kind with no spec (neither particle nor histogram).
+    """
+    if belief_filter is None or isinstance(belief_filter, str):
+        return belief_filter
+    read = [next(i for i, own in enumerate(sensors) if own is sensor) for sensor in belief_filter.sensors]
+    if type(belief_filter) is HistogramFilter:
+        return {"type": "histogram", "sensors": read}
+    if type(belief_filter) is ParticleFilter:
+        return {"type": "particle", "num_particles": belief_filter.num_particles,
+                "resample_threshold": belief_filter.resample_threshold, "sensors": read}
+    raise ValueError(f"belief_filter {belief_filter!r} has no spec (particle and histogram filters have one)")
+
+
+def filter_from_spec(
+    spec: Mapping[str, Any], layout: Layout, slip: SlipModel, sensors: Sequence[Sensor]
+) -> BeliefFilter:
+    """Build the filter a dict spec describes, reading the given sensors by index.
+
+    Raises:
+        TypeError, ValueError: a spec of the wrong form, an unknown type, or sensor indices out of
+            range.
+    """
+    forms = {"histogram": {"type", "sensors"}, "particle": {"type", "sensors", "num_particles", "resample_threshold"}}
+    kind = spec.get("type")
+    if kind not in forms or not {"type", "sensors"} <= set(spec) <= forms[kind]:
+        raise TypeError(f"a belief_filter spec must be one of {forms} (num_particles and resample_threshold "
+                        f"optional), got {dict(spec)!r}")
+    indices = spec["sensors"]
+    if not isinstance(indices, Sequence) or not all(
+        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(sensors) for i in indices
+    ):
+        raise ValueError(f"belief_filter spec 'sensors' must be indices 0..{len(sensors) - 1}, got {indices!r}")
+    read = [sensors[i] for i in indices]
+    if kind == "histogram":
+        return HistogramFilter(layout, slip, read)
+    return ParticleFilter(layout, slip, read, spec.get("num_particles", DEFAULT_NUM_PARTICLES),
+                          resample_threshold=spec.get("resample_threshold", DEFAULT_RESAMPLE_THRESHOLD))

@@ -1,0 +1,121 @@
+"""GameConfig: every env exposes its settings as one value whose JSON form rebuilds the same game."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gridghost
+from gridghost import CLASSIC, GridGhostGymEnv, Layout, Rewards
+from gridghost.config import GameConfig
+from gridghost.filters import ParticleFilter
+from gridghost.sensors import ClassifierSensor, ColorSensor, ItemSensor
+from gridghost.slip import LongitudinalSlip, SlipModel
+
+from helpers import plain, record_rest
+
+WALLED = Layout(colours=[[0, 1, 2], [2, 1, 0], [1, 1, 0]], goals=[(2, 2)], agent_start=(0, 0), ghost_start=(2, 0),
+                walls_vertical=[[False, True], [False, False], [True, False]], items={(1, 1): ["dog"]},
+                texts={(0, 2): "Nord"}, name="walled")
+
+
+def particle_reading_items(sensors: list) -> ParticleFilter:
+    return ParticleFilter(CLASSIC, LongitudinalSlip(0.3), sensors[1:], num_particles=64, resample_threshold=0.3)
+
+
+SENSORS = [ColorSensor(CLASSIC, 0.7), ItemSensor(CLASSIC, accuracy=0.8)]
+SETTINGS: dict[str, dict[str, Any]] = {
+    "none": dict(slip="none", max_cycles=20),
+    "longitudinal": dict(slip_probability=0.4, color_sensor_quality=0.6),
+    "perpendicular": dict(slip="perpendicular", slip_probability=0.3, obs_type="vector", rewards=Rewards(step=-2)),
+    "particle filter": dict(belief_filter="particle", obs_type="belief"),
+    "histogram filter": dict(slip_type="perpendicular", belief_filter="histogram", ghost_rewards=Rewards(goal=3)),
+    "filter object on a subset": dict(slip_probability=0.3, sensors=SENSORS,
+                                      belief_filter=particle_reading_items(SENSORS), show_belief=False),
+    "no ghost, other map": dict(layout=WALLED, use_ghost=False, max_cycles=None, slip_probability=0.5),
+}
+
+
+def episodes(env: Any, seeds: range) -> list[Any]:
+    record = []
+    for seed in seeds:
+        env.reset(seed=seed)
+        record.append(plain(record_rest(env, policy_seed=seed)))
+    return record
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_the_json_form_of_a_config_rebuilds_the_same_game(name: str) -> None:
+    original = gridghost.env(**SETTINGS[name])
+    saved = json.dumps(original.config.to_dict())
+    from_json = gridghost.env(config=json.loads(saved))
+    from_object = gridghost.env(config=original.config)
+    assert from_json.config.to_dict() == original.config.to_dict() == json.loads(saved)
+    want = episodes(original, range(3))
+    assert episodes(from_json, range(3)) == want
+    assert episodes(from_object, range(3)) == want
+    assert GameConfig.from_dict(json.loads(saved)).to_dict() == json.loads(saved)
+
+
+def test_the_config_holds_the_resolved_settings() -> None:
+    env = gridghost.env(slip_type="perpendicular", slip_probability=0.1, color_sensor_quality=0.9, max_cycles=7)
+    config = env.config
+    assert config.slip == gridghost.PerpendicularSlip(0.1) and config.max_cycles == 7
+    assert config.sensors[0].quality == 0.9 and config.layout == CLASSIC and config.belief_filter is None
+    assert config.to_dict()["slip"] == {"type": "perpendicular", "probability": 0.1}
+
+
+def test_the_gymnasium_env_takes_and_exposes_a_config() -> None:
+    made = GridGhostGymEnv(obs_type="vector", slip_probability=0.5, max_cycles=9)
+    again = GridGhostGymEnv(config=made.config.to_dict())
+    assert again.config.to_dict() == made.config.to_dict() and again.observation_space == made.observation_space
+    runs = []
+    for env in (made, again):
+        env.reset(seed=4)
+        runs.append([env.step(a)[0].tolist() for a in (1, 2, 2)])
+    assert runs[0] == runs[1]
+    with pytest.raises(ValueError, match="with config= they come from the config"):
+        GridGhostGymEnv(config=made.config, obs_type="vector")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (dict(config=GameConfig(), max_cycles=5), ValueError, r"not both; got config and \['max_cycles'\]"),
+        (dict(config=GameConfig(), slip_probability=0.1), ValueError, r"\['slip_probability'\]"),
+        (dict(config="classic"), TypeError, "config must be a gridghost.GameConfig, its to_dict"),
+        (dict(config={"layouts": {}}), ValueError, r"unknown config keys \['layouts'\]"),
+        (dict(config={"slip": {"type": "sideways", "probability": 0.1}}), ValueError, "config 'slip' has unknown type"),
+        (dict(config={"slip": "none"}), TypeError, "config 'slip' must be a dict"),
+        (dict(config={"sensors": [{"type": "sonar"}]}), TypeError, "a config sensor must be"),
+        (dict(config={"sensors": "color"}), TypeError, "config 'sensors' must be a list"),
+        (dict(config={"rewards": {"step": 1}}), TypeError, "config 'rewards' must be a dict with keys"),
+        (dict(config={"belief_filter": {"type": "kalman", "sensors": [0]}}), TypeError, "a belief_filter spec"),
+        (dict(config={"belief_filter": {"type": "histogram", "sensors": [3]}}), ValueError, r"indices 0\.\.0"),
+        (dict(config={"max_cycles": 0}), ValueError, "max_cycles must be"),
+    ],
+)
+def test_bad_configs_are_named(kwargs: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        gridghost.env(**kwargs)
+
+
+class Sideways(SlipModel):
+    name = "sideways"
+
+    def _groups(self, action):
+        return ((self.probability, ((0,),)), (1.0 - self.probability, ((action,),)))
+
+
+def test_components_without_a_dict_form_say_so() -> None:
+    with pytest.raises(ValueError, match="is a custom model with no dict form"):
+        gridghost.env(slip=Sideways(0.2)).config.to_dict()
+    classifier = ClassifierSensor(CLASSIC, lambda image: np.array([0.1, 0.1, 0.8]))
+    with pytest.raises(ValueError, match="has no dict form"):
+        gridghost.env(sensors=[ColorSensor(), classifier]).config.to_dict()
+    # Still usable as an object: the config rebuilds the same game in the same process.
+    env = gridghost.env(slip=Sideways(0.2))
+    assert gridghost.env(config=env.config).slip == env.slip
