@@ -35,7 +35,8 @@ import numpy as np
 import gridghost
 from gridghost.layout import CLASSIC, Layout
 from gridghost.policies import ChasePolicy, RandomPolicy
-from gridghost.render import Renderer, Status
+from gridghost.render import Renderer
+from gridghost.text import Status
 
 from harness import interleaved_rates, median_ratio
 

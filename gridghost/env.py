@@ -82,7 +82,7 @@ from gridghost.filters import BeliefFilter, make_filter
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
-from gridghost.render import RENDER_MODES, Renderer, Status, check_render_mode, text_picture
+from gridghost.render import RENDER_MODES, Renderer, check_render_mode
 from gridghost.rules import (
     ACTION_NAMES,
     NUM_ACTIONS,
@@ -98,6 +98,7 @@ from gridghost.rules import (
 )
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel, make_slip
+from gridghost.text import Status, text_picture
 
 AGENT, GHOST = "agent", "ghost"
 AGENTS: tuple[str, str] = (AGENT, GHOST)

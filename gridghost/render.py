@@ -1,33 +1,23 @@
-"""Pictures of the game: the text picture (``"ansi"``) and the pygame picture (``"human"``,
-``"rgb_array"``), plus helpers that save frames as PNG files or an animation.
+"""The pygame picture of the game (the ``"human"`` and ``"rgb_array"`` render modes): geometry,
+sprites and the :class:`Renderer`, plus :func:`cell_images` for sensors that look at cells.
 
 The renderer draws from plain values (a :class:`~gridghost.layout.Layout`, the agent's and the
-ghost's cells, a :class:`Status`), never from an env, so every view (the AEC env, the Gymnasium
-env, ``AgentInterface``) shares it and rendering cannot touch the game's random generator.
-pygame is imported only when something is drawn or saved.
+ghost's cells, a :class:`~gridghost.text.Status`), never from an env, so every view (the AEC env,
+the Gymnasium env, ``AgentInterface``) shares it and rendering cannot touch the game's random
+generator. pygame is imported only when something is drawn (:func:`import_pygame`).
 
-The text picture: each cell is three characters, its colour (``r`` red, ``g`` green, blank for
-white), who stands on it (``A`` agent, ``G`` ghost, ``X`` both: caught) and ``*`` on goal cells.
-Walls are drawn as ``|`` and ``---`` on the cell edges.
+The text picture and the status lines live in :mod:`gridghost.text`; saving frames as PNG files
+or animations in :mod:`gridghost.recording`. Their old names here (``gridghost.render.save_frames``,
+``save_animation``, ``save_image``, ``text_picture``, ``describe_reading``, ``LEGEND``,
+``READING_TEXT_LIMIT``) still work for one release, with a ``DeprecationWarning``; ``Status`` and
+``colour_id`` stay importable from here because the renderer uses them.
+
+The picture is the grid (hatched red and green cells, items as small vector drawings, cell
+labels, goal frames, walls as thick lines, the agent and the ghost) above a status panel (whose
+turn it is, the cycle count, both sides' last moves, slips, the last colour reading). Its size
+follows from the layout (:class:`Geometry`), so it fits a laptop screen:
 
 >>> from gridghost.layout import CLASSIC
->>> print(text_picture(CLASSIC, (0, 2), (3, 4)))
-+---+---+---+---+---+
-|g  |r    A         |
-+   +   +   +---+   +
-|    g      |    g  |
-+   +   +---+---+   +
-|r   g  |   |r      |
-+   +   +   +---+   +
-|r     *|g        G*|
-+---+---+---+---+---+
-A agent  G ghost  X caught  * goal  r/g red/green cell
-
-The pygame picture is the grid (hatched red and green cells, items as small vector drawings,
-cell labels, goal frames, walls as thick lines, the agent and the ghost) above a status panel
-(whose turn it is, the cycle count, both sides' last moves, slips, the last colour reading).
-Its size follows from the layout (:class:`Geometry`), so it fits a laptop screen:
-
 >>> geometry = Geometry(CLASSIC)
 >>> geometry.cell_size, geometry.shape
 (100, (524, 524, 3))
@@ -37,30 +27,27 @@ Its size follows from the layout (:class:`Geometry`), so it fits a laptop screen
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import math
 import numbers
 import os
 import sys
-import unicodedata
+import warnings
 import weakref
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gridghost.layout import COLOURS, Cell, Layout
+from gridghost.layout import Cell, Layout
+from gridghost.text import Status, colour_id, escape_undrawable
 
 if TYPE_CHECKING:
     import pygame
 
 #: Every render mode an env accepts.
 RENDER_MODES: tuple[str, ...] = ("human", "rgb_array", "ansi")
-_COLOUR_CODES = (" ", "r", "g")
-LEGEND = "A agent  G ghost  X caught  * goal  r/g red/green cell"
 
 # -- the palette (RGB) ---------------------------------------------------------------------------
 #: ``CELL_COLOURS[colour id]`` is ``(base, hatch)``: white cells are plain, red and green hatched.
@@ -113,169 +100,6 @@ def check_render_mode(render_mode: object) -> str | None:
     if render_mode is None or render_mode in RENDER_MODES:
         return render_mode  # type: ignore[return-value]
     raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, {', '.join(map(repr, RENDER_MODES))}")
-
-
-def text_picture(layout: Layout, agent: Cell, ghost: Cell, status: str = "") -> str:
-    """Draw the grid as text with walls, colours, goals, the agent and the ghost.
-
-    Args:
-        layout: the map.
-        agent: the agent's ``(row, col)``.
-        ghost: the ghost's ``(row, col)``.
-        status: a line printed above the grid (omitted when empty).
-
-    Returns:
-        The picture, lines joined by newlines, ending with the legend.
-    """
-    goals = set(layout.goals)
-    lines = [status] if status else []
-    for r in range(layout.rows):
-        lines.append(_edge_line(layout, r))
-        row = ["|"]
-        for c in range(layout.cols):
-            occupant = {(True, True): "X", (True, False): "A", (False, True): "G"}.get(
-                ((r, c) == agent, (r, c) == ghost), " "
-            )
-            row.append(_COLOUR_CODES[layout.colours[r, c]] + occupant + ("*" if (r, c) in goals else " "))
-            row.append("|" if c == layout.cols - 1 or layout.walls_vertical[r, c] else " ")
-        lines.append("".join(row))
-    lines.append(_edge_line(layout, layout.rows))
-    lines.append(LEGEND)
-    return "\n".join(lines)
-
-
-def _edge_line(layout: Layout, r: int) -> str:
-    """The line above row ``r`` (``r == rows`` gives the bottom border)."""
-    border = r == 0 or r == layout.rows
-    return "+" + "+".join(
-        "---" if border or layout.walls_horizontal[r - 1, c] else "   " for c in range(layout.cols)
-    ) + "+"
-
-
-# -- what the status panel says ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Status:
-    """What the status panel (and the text picture's first line) reports, as plain values.
-
-    Attributes:
-        cycle: cycles completed (one agent move plus one ghost move each).
-        max_cycles: the cycle limit; ``None`` when there is none.
-        to_move: ``"agent"`` or ``"ghost"`` while the game goes on; ``None`` once it has ended.
-        ending: how the game ended (e.g. ``"caught by ghost"``); ``None`` while it goes on.
-        intended_action: the agent's last intended move (``"down"``), ``None`` before its first.
-        actual_action: what the agent's last move did after slip (``"down, down"``, ``"stay"``).
-        slipped: whether the agent's last move slipped.
-        ghost_action: the ghost's last move, ``None`` before its first.
-        color_measurement: the last reading reported under the ``color_measurement`` info key,
-            ``None`` when there is none. The colour sensor reports a colour id (an index of
-            :data:`~gridghost.layout.COLOURS`), shown by name; a custom sensor may report
-            anything, shown as a short text (see :func:`describe_reading`).
-
-    Raises:
-        TypeError: counts are not ints, or a move or ``to_move``/``ending`` is not a str or ``None``.
-        ValueError: ``to_move`` and ``ending`` are both set or both ``None``, or counts are
-            negative.
-    """
-
-    cycle: int
-    max_cycles: int | None
-    to_move: str | None = "agent"
-    ending: str | None = None
-    intended_action: str | None = None
-    actual_action: str | None = None
-    slipped: bool = False
-    ghost_action: str | None = None
-    color_measurement: Any = None
-
-    def __post_init__(self) -> None:
-        if not _is_int(self.cycle) or not (self.max_cycles is None or _is_int(self.max_cycles)):
-            raise TypeError(
-                f"cycle must be an int and max_cycles an int or None, got {self.cycle!r} and {self.max_cycles!r}"
-            )
-        for name in ("to_move", "ending", "intended_action", "actual_action", "ghost_action"):
-            if not isinstance(getattr(self, name), (str, type(None))):
-                raise TypeError(f"{name} must be a str or None, got {getattr(self, name)!r}")
-        if self.cycle < 0 or (self.max_cycles is not None and self.max_cycles < 0):
-            raise ValueError(f"cycle and max_cycles must be >= 0, got {self.cycle} and {self.max_cycles}")
-        if (self.to_move is None) == (self.ending is None):
-            raise ValueError(
-                f"exactly one of to_move and ending must be set, got to_move={self.to_move!r}, ending={self.ending!r}"
-            )
-
-    def headline(self) -> str:
-        """``"cycle 3/100: ghost to move"`` (``"cycle 3: ..."`` without a limit), or how the game ended."""
-        limit = "" if self.max_cycles is None else f"/{self.max_cycles}"
-        return f"cycle {self.cycle}{limit}: {self.ending or f'{self.to_move} to move'}"
-
-    def lines(self) -> tuple[str, str, str, str]:
-        """The four lines of the status panel.
-
-        >>> Status(1, 100, "ghost", intended_action="down", actual_action="down, down", slipped=True,
-        ...        color_measurement=1).lines()
-        ('cycle 1/100: ghost to move', 'agent: tried down, slipped: down, down', 'ghost: -', 'colour reading: red')
-        """
-        if self.intended_action is None:
-            agent = "agent: -"
-        elif self.slipped:
-            agent = f"agent: tried {self.intended_action}, slipped: {self.actual_action}"
-        else:
-            agent = f"agent: {self.actual_action}"
-        reading = describe_reading(self.color_measurement)
-        return self.headline(), agent, f"ghost: {self.ghost_action or '-'}", f"colour reading: {reading}"
-
-
-#: The longest text :func:`describe_reading` gives, ellipsis included.
-READING_TEXT_LIMIT = 24
-
-
-def colour_id(reading: Any) -> int | None:
-    """``reading`` as an index of :data:`~gridghost.layout.COLOURS` when it is one (a Python or
-    NumPy integer, not a bool), else ``None``.
-
-    >>> colour_id(2), colour_id(np.int64(1)), colour_id(True), colour_id(0.0), colour_id(7)
-    (2, 1, None, None, None)
-    """
-    return int(reading) if _is_int(reading) and 0 <= reading < len(COLOURS) else None
-
-
-def _is_int(value: Any) -> bool:
-    """A Python or NumPy integer, not a bool."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def describe_reading(reading: Any) -> str:
-    r"""How the status panel shows a ``color_measurement`` reading: ``"-"`` for ``None``, the
-    colour's name for a colour id, else ``str(reading)`` with undrawable characters escaped, cut
-    to :data:`READING_TEXT_LIMIT` characters with an ellipsis.
-
-    >>> describe_reading(None), describe_reading(1), describe_reading(0.5), describe_reading("a\x00b")
-    ('-', 'red', '0.5', 'a\\x00b')
-    >>> describe_reading(list(range(20)))
-    '[0, 1, 2, 3, 4, 5, 6, 7…'
-    """
-    if reading is None:
-        return "-"
-    colour = colour_id(reading)
-    if colour is not None:
-        return COLOURS[colour]
-    text = str(reading)
-    cut = len(text) > READING_TEXT_LIMIT
-    text = _escape_undrawable(text[:READING_TEXT_LIMIT])  # escapes only lengthen it
-    return text[: READING_TEXT_LIMIT - 1] + "…" if cut or len(text) > READING_TEXT_LIMIT else text
-
-
-def _escape_undrawable(text: str) -> str:
-    r"""``text`` with every control, format (zero-width), surrogate, private-use or unassigned
-    character written as its Python escape: pygame refuses some of them, draws others as nothing.
-    Layouts refuse such characters in cell texts; sensor readings may hold anything.
-
-    >>> _escape_undrawable("a\tb\u200b\ud800 c\u00a0d")
-    'a\\tb\\u200b\\ud800 c\xa0d'
-    """
-    if text.isprintable():
-        return text
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch)[0] == "C" else ch for ch in text)
 
 
 # -- geometry ------------------------------------------------------------------------------------
@@ -401,8 +225,8 @@ class Geometry:
 
 # -- the pygame renderer -------------------------------------------------------------------------
 
-def _pygame() -> ModuleType:
-    """Import pygame on first use, without its greeting on stdout."""
+def import_pygame() -> ModuleType:
+    """Import pygame on first use, without its greeting on stdout, and return it."""
     module = sys.modules.get("pygame")
     if module is not None:
         return module
@@ -473,7 +297,7 @@ class Renderer:
 
         Args and Raises: as :meth:`draw`.
         """
-        pg = _pygame()
+        pg = import_pygame()
         if self._canvas is None:
             self._canvas = pg.Surface(self.geometry.size)
         self.draw(self._canvas, agent, ghost, status, belief, estimate)
@@ -492,7 +316,7 @@ class Renderer:
         Args and Raises: as :meth:`draw`.
         """
         global _window_owner
-        pg = _pygame()
+        pg = import_pygame()
         # pygame has one window per process, shared by every renderer: size it for this layout
         # (set_mode returns the same Surface object, so compare sizes, not identities).
         window = pg.display.get_surface()
@@ -537,7 +361,7 @@ class Renderer:
                 ``surface`` of the wrong size.
         """
         if self._background is None:
-            self._background = _pygame().Surface(self.geometry.size)
+            self._background = import_pygame().Surface(self.geometry.size)
             self.draw_background(self._background)
         surface.blit(self._background, (0, 0))
         self.draw_moving(surface, agent, ghost, status, belief, estimate)
@@ -550,7 +374,7 @@ class Renderer:
             ValueError: ``surface`` does not have :attr:`Geometry.size`.
         """
         self._check_surface(surface)
-        pg = _pygame()
+        pg = import_pygame()
         g, layout = self.geometry, self.layout
         surface.fill(_BACKGROUND)
         for cell in layout.cells():
@@ -601,8 +425,8 @@ class Renderer:
         g = self.geometry
         agent, ghost = g._check_cell(agent, "agent"), g._check_cell(ghost, "ghost")
         if not isinstance(status, Status):
-            raise TypeError(f"status must be a gridghost.render.Status, got {status!r}")
-        pg = _pygame()
+            raise TypeError(f"status must be a gridghost.text.Status, got {status!r}")
+        pg = import_pygame()
         if belief is not None:
             self._draw_belief(pg, surface, self._check_belief(belief))
         if estimate is not None:
@@ -651,7 +475,7 @@ class Renderer:
         return array
 
     def _font(self, size: int) -> pygame.font.Font:
-        pg = _pygame()
+        pg = import_pygame()
         if not pg.font.get_init():
             pg.font.init()
             self._fonts = {}  # fonts made before a pygame.quit() are dead
@@ -665,8 +489,8 @@ class Renderer:
         """``text`` drawn in the largest font size from ``largest`` down to ``smallest`` at which it
         fits ``width x height`` pixels; if none does, cut with an ellipsis at the smallest size
         whose lines fit ``height``. ``None`` when not even the ellipsis fits, or nothing is visible.
-        Undrawable characters are drawn as escapes (see :func:`_escape_undrawable`)."""
-        text = _escape_undrawable(text)
+        Undrawable characters are drawn as escapes (see :func:`~gridghost.text.escape_undrawable`)."""
+        text = escape_undrawable(text)
         if len(text) > width:  # glyphs are at least a pixel wide: the rest cannot fit, so skip measuring it
             text = text[:width] + "…"
         cut_font = None
@@ -761,7 +585,7 @@ class Renderer:
 
 def surface_to_array(surface: pygame.Surface) -> np.ndarray:
     """The pixels of a pygame surface as a fresh ``height x width x 3`` ``uint8`` array."""
-    view = _pygame().surfarray.pixels3d(surface).transpose(1, 0, 2)
+    view = import_pygame().surfarray.pixels3d(surface).transpose(1, 0, 2)
     out = np.empty(view.shape, dtype=np.uint8)
     for channel in range(3):  # channel by channel: several times faster than one strided 3-d copy
         out[:, :, channel] = view[:, :, channel]
@@ -786,7 +610,7 @@ def cell_images(layout: Layout, size: int = 64) -> np.ndarray:
         TypeError, ValueError: a bad ``layout`` or ``size``.
     """
     renderer = Renderer(layout, cell_size=size)
-    surface = _pygame().Surface(renderer.geometry.size)
+    surface = import_pygame().Surface(renderer.geometry.size)
     renderer.draw_background(surface)
     picture = surface_to_array(surface)
     renderer.close()
@@ -911,124 +735,28 @@ _ITEM_PAINTERS = {
 }
 
 
-# -- recordings ----------------------------------------------------------------------------------
+# -- old names of what moved to gridghost.text and gridghost.recording (for one release) ----------
 
-def _check_frame(frame: Any, argument: str) -> np.ndarray:
-    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
-        described = (
-            f"array of shape {frame.shape} and dtype {frame.dtype}" if isinstance(frame, np.ndarray) else repr(frame)
-        )
-        raise ValueError(f"{argument} must be a height x width x 3 uint8 array (an rgb_array frame), got {described}")
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise ValueError(f"{argument} must not be empty, got shape {frame.shape}")
-    return frame
-
-
-def _check_frames(frames: Iterable[np.ndarray]) -> list[np.ndarray]:
-    if isinstance(frames, np.ndarray) and frames.ndim == 4:
-        frames = list(frames)
-    if isinstance(frames, (np.ndarray, str, bytes)) or not isinstance(frames, Iterable):
-        raise TypeError(f"frames must be a sequence of rgb_array frames, got {type(frames).__name__}")
-    checked = [_check_frame(frame, f"frames[{i}]") for i, frame in enumerate(frames)]
-    if not checked:
-        raise ValueError("frames must hold at least one frame, got none")
-    return checked
+#: Names this module held before the split, and the modules that hold them now.
+_MOVED = {
+    "text_picture": "gridghost.text",
+    "describe_reading": "gridghost.text",
+    "LEGEND": "gridghost.text",
+    "READING_TEXT_LIMIT": "gridghost.text",
+    "save_image": "gridghost.recording",
+    "save_frames": "gridghost.recording",
+    "save_animation": "gridghost.recording",
+}
 
 
-def _check_suffix(path: Any, argument: str, accepted: Sequence[str]) -> Path:
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{argument} must be a str or os.PathLike, got {path!r}")
-    path = Path(path)
-    if path.suffix.lower() not in accepted:
-        raise ValueError(f"{argument} must end in one of {list(accepted)}, got {str(path)!r}")
-    return path
-
-
-def save_image(frame: np.ndarray, path: str | os.PathLike[str]) -> Path:
-    """Save one ``rgb_array`` frame as a PNG file (creating its folder).
-
-    Args:
-        frame: a ``height x width x 3`` ``uint8`` array.
-        path: where to write; must end in ``.png``.
-
-    Returns:
-        The path written.
-
-    Raises:
-        TypeError, ValueError: ``frame`` is not such an array, or ``path`` does not end in ``.png``.
-    """
-    frame = _check_frame(frame, "frame")
-    path = _check_suffix(path, "path", (".png",))
-    pg = _pygame()
-    height, width, _ = frame.shape
-    surface = pg.image.frombuffer(np.ascontiguousarray(frame).tobytes(), (width, height), "RGB")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pg.image.save(surface, str(path))
-    return path
-
-
-def save_frames(frames: Iterable[np.ndarray], directory: str | os.PathLike[str], prefix: str = "frame") -> list[Path]:
-    """Save frames as numbered PNG files, ``{prefix}_00000.png``, ``{prefix}_00001.png``, ...
-
-    Args:
-        frames: ``rgb_array`` frames (``height x width x 3`` ``uint8`` arrays).
-        directory: the folder to write into (created if missing).
-        prefix: the start of every file name.
-
-    Returns:
-        The paths written, in order.
-
-    Raises:
-        TypeError, ValueError: ``frames`` is empty or holds something else than such arrays,
-            ``directory`` is not a path, or ``prefix`` is empty or holds a path separator.
-    """
-    checked = _check_frames(frames)
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"directory must be a str or os.PathLike, got {directory!r}")
-    if not isinstance(prefix, str) or not prefix or "/" in prefix or os.sep in prefix:
-        raise ValueError(f"prefix must be a non-empty file name start without path separators, got {prefix!r}")
-    digits = max(5, len(str(len(checked) - 1)))
-    return [save_image(frame, Path(directory) / f"{prefix}_{i:0{digits}d}.png") for i, frame in enumerate(checked)]
-
-
-def save_animation(frames: Iterable[np.ndarray], path: str | os.PathLike[str], fps: float = 4) -> Path:
-    """Save frames as an animated GIF (looping) or an MP4 video, with ``imageio``.
-
-    GIFs need ``imageio`` (``pip install "gridghost[record]"``); MP4 videos need
-    ``imageio-ffmpeg`` as well.
-
-    Args:
-        frames: ``rgb_array`` frames, all of the same shape.
-        path: where to write; must end in ``.gif`` or ``.mp4``. Its folder is created if missing.
-        fps: frames per second.
-
-    Returns:
-        The path written.
-
-    Raises:
-        TypeError, ValueError: bad ``frames`` (empty, not frames, shapes differ), ``path`` or ``fps``.
-        ImportError: ``imageio`` (or, for MP4, ``imageio-ffmpeg``) is not installed.
-    """
-    checked = _check_frames(frames)
-    for i, frame in enumerate(checked):
-        if frame.shape != checked[0].shape:
-            raise ValueError(f"frames[{i}] has shape {frame.shape}, but frames[0] has {checked[0].shape}")
-    path = _check_suffix(path, "path", (".gif", ".mp4"))
-    if isinstance(fps, bool) or not isinstance(fps, numbers.Real) or not (math.isfinite(fps) and fps > 0):
-        raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
-    try:
-        import imageio.v3 as iio
-    except ImportError:
-        raise ImportError(
-            'save_animation needs imageio: pip install "gridghost[record]" (or save_frames for PNG files)'
-        ) from None
-    stack = np.stack(checked)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".gif":
-        # Pillow takes each frame's duration in milliseconds; loop=0 repeats forever.
-        iio.imwrite(path, stack, extension=".gif", plugin="pillow", duration=round(1000 / fps), loop=0)
-    else:
-        if importlib.util.find_spec("imageio_ffmpeg") is None:  # imageio's FFMPEG plugin needs it
-            raise ImportError("writing MP4 needs imageio-ffmpeg: pip install imageio-ffmpeg (or save a .gif)")
-        iio.imwrite(path, stack, extension=".mp4", plugin="FFMPEG", fps=fps)
-    return path
+def __getattr__(name: str) -> Any:
+    """Resolve a name that moved out of this module, with a ``DeprecationWarning``."""
+    home = _MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"gridghost.render.{name} moved to {home}.{name}; the old name goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(home), name)

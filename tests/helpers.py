@@ -93,6 +93,24 @@ class Gauge(Sensor):
         return np.full(self.layout.shape, 1.0 + measurement)
 
 
+#: Readings a custom sensor may report under the colour key, by test id: ``(reading, how the
+#: status panel shows it)``.
+COLOUR_READINGS: dict[str, tuple[Any, str]] = {
+    "float": (0.5, "0.5"),
+    "str": ("x", "x"),
+    "np.int64": (np.int64(2), "green"),
+    "np.uint8": (np.uint8(1), "red"),
+    "None": (None, "-"),
+    "bool": (True, "True"),
+    "int-not-a-colour": (7, "7"),
+    "null": ("a\x00b", "a\\x00b"),
+    "zero-width": ("\u200b", "\\u200b"),
+    "surrogate": ("\ud800", "\\ud800"),
+    "long-list": (list(range(100)), "[0, 1, 2, 3, 4, 5, 6, 7…"),
+    "long-str": ("W" * 500, "W" * 23 + "…"),
+}
+
+
 class FixedReadingSensor(Sensor):
     """A custom sensor that reports the same reading, whatever it is, under the colour key."""
 

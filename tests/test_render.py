@@ -1,6 +1,6 @@
-"""The pygame renderer: frame shape, where things are drawn, determinism, windows, recordings and
-bad input. Pixel checks find positions through the renderer's public Geometry, never through
-hard-coded coordinates, and compare against the public palette."""
+"""The pygame renderer (gridghost.render): frame shape, where things are drawn, determinism,
+windows and bad input. Pixel checks find positions through the renderer's public Geometry, never
+through hard-coded coordinates, and compare against the public palette."""
 
 from __future__ import annotations
 
@@ -28,14 +28,11 @@ from gridghost.render import (
     WALL_COLOUR,
     Geometry,
     Renderer,
-    Status,
     cell_images,
-    save_animation,
-    save_frames,
-    save_image,
 )
+from gridghost.text import Status
 
-from helpers import plain
+from helpers import COLOUR_READINGS, FixedReadingSensor, plain
 
 START = Status(cycle=0, max_cycles=100)
 
@@ -212,15 +209,6 @@ def test_the_status_panel_reports_the_status() -> None:
         assert changed[:, 0].min() >= y and changed[:, 0].max() < y + height  # only the panel changed
 
 
-def test_status_lines_say_what_happened() -> None:
-    status = Status(4, 50, "ghost", intended_action="left", actual_action="stay", slipped=True,
-                    ghost_action="up", color_measurement=2)
-    assert status.lines() == ("cycle 4/50: ghost to move", "agent: tried left, slipped: stay", "ghost: up",
-                              "colour reading: green")
-    assert Status(9, 50, None, ending="reached goal").headline() == "cycle 9/50: reached goal"
-    assert Status(9, None, "agent").headline() == "cycle 9: agent to move"
-
-
 def test_the_env_draws_its_state_and_status() -> None:
     env = gridghost.env(render_mode="rgb_array", slip_probability=0.0, max_cycles=1)
     renderer = Renderer(CLASSIC)
@@ -390,98 +378,6 @@ def test_an_estimate_marks_its_cell() -> None:
     assert differing_cells(without, marked, renderer.geometry) == {(2, 0)}
 
 
-# -- recordings --------------------------------------------------------------------------------------
-
-def some_frames(count: int = 3) -> list[np.ndarray]:
-    env = gridghost.env(render_mode="rgb_array", slip_probability=0.0)
-    env.reset(seed=0)
-    frames = [env.render()]
-    for action in (1, 0, 1, 0)[: count - 1]:
-        env.step(action)
-        frames.append(env.render())
-    return frames
-
-
-def load_png(path) -> np.ndarray:
-    return pygame.surfarray.array3d(pygame.image.load(str(path))).transpose(1, 0, 2)
-
-
-def test_save_frames_writes_numbered_pngs_that_load_back_exactly(tmp_path) -> None:
-    frames = some_frames(3)
-    paths = save_frames(frames, tmp_path / "run", prefix="step")
-    assert [p.name for p in paths] == ["step_00000.png", "step_00001.png", "step_00002.png"]
-    for path, frame in zip(paths, frames, strict=True):
-        assert np.array_equal(load_png(path), frame)
-
-
-def test_save_image_writes_one_png(tmp_path) -> None:
-    frame = some_frames(1)[0]
-    path = save_image(frame, tmp_path / "picture.png")
-    assert np.array_equal(load_png(path), frame)
-
-
-def test_save_animation_writes_a_looping_gif(tmp_path) -> None:
-    import imageio.v3 as iio
-
-    # Few colours, so the GIF palette holds them exactly.
-    frames = [np.zeros((6, 8, 3), np.uint8) for _ in range(3)]
-    frames[0][:, :4] = (255, 0, 0)
-    frames[1][2:, :] = (0, 0, 255)
-    frames[2][:] = (0, 255, 0)
-    path = save_animation(frames, tmp_path / "clip.gif", fps=5)
-    back = iio.imread(path, index=None, plugin="pillow", mode="RGB")
-    assert back.shape == (3, 6, 8, 3)
-    assert np.array_equal(back, np.stack(frames))
-    meta = iio.immeta(path, plugin="pillow")
-    assert meta["duration"] == 200 and meta["loop"] == 0
-
-
-def test_save_animation_without_imageio_says_how_to_install_it(tmp_path, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "imageio", None)
-    monkeypatch.setitem(sys.modules, "imageio.v3", None)
-    with pytest.raises(ImportError, match=r'pip install "gridghost\[record\]"'):
-        save_animation(some_frames(1), tmp_path / "clip.gif")
-    assert not (tmp_path / "clip.gif").exists()
-
-
-def test_save_animation_mp4_without_ffmpeg_says_what_is_missing(tmp_path, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
-    with pytest.raises(ImportError, match="writing MP4 needs imageio-ffmpeg"):
-        save_animation(some_frames(1), tmp_path / "clip.mp4")
-
-
-GOOD = np.zeros((4, 4, 3), np.uint8)
-
-
-@pytest.mark.parametrize(
-    ("call", "error", "message"),
-    [
-        (lambda d: save_frames([], d), ValueError, "frames must hold at least one frame"),
-        (lambda d: save_frames(GOOD, d), TypeError, "frames must be a sequence"),
-        (lambda d: save_frames([GOOD, GOOD.astype(float)], d), ValueError, r"frames\[1\] must be .* uint8 .*float64"),
-        (lambda d: save_frames([np.zeros((4, 4), np.uint8)], d), ValueError,
-         r"frames\[0\] must be a height x width x 3"),
-        (lambda d: save_frames([np.zeros((0, 4, 3), np.uint8)], d), ValueError, r"frames\[0\] must not be empty"),
-        (lambda d: save_frames(["frame"], d), ValueError, r"frames\[0\] must be .* got 'frame'"),
-        (lambda d: save_frames([GOOD], d, prefix="a/b"), ValueError, "prefix"),
-        (lambda d: save_frames([GOOD], d, prefix=""), ValueError, "prefix"),
-        (lambda d: save_frames([GOOD], 7), TypeError, "directory must be a str or os.PathLike"),
-        (lambda d: save_image(GOOD, d / "x.jpg"), ValueError, r"path must end in one of \['.png'\]"),
-        (lambda d: save_image(GOOD[:, :, :2].copy(), d / "x.png"), ValueError, "frame must be"),
-        (lambda d: save_animation([GOOD], d / "x.avi"), ValueError, r"path must end in one of \['.gif', '.mp4'\]"),
-        (lambda d: save_animation([GOOD], d / "x.gif", fps=0), ValueError, "fps must be a finite number > 0, got 0"),
-        (lambda d: save_animation([GOOD], d / "x.gif", fps=float("nan")), ValueError, "fps"),
-        (lambda d: save_animation([GOOD], d / "x.gif", fps="fast"), ValueError, "fps"),
-        (lambda d: save_animation([GOOD, np.zeros((5, 4, 3), np.uint8)], d / "x.gif"), ValueError,
-         r"frames\[1\] has shape \(5, 4, 3\), but frames\[0\] has \(4, 4, 3\)"),
-    ],
-)
-def test_recording_helpers_reject_bad_arguments(tmp_path, call, error, message) -> None:
-    with pytest.raises(error, match=message):
-        call(tmp_path)
-    assert not any(tmp_path.iterdir())  # nothing half-written
-
-
 # -- bad input to the renderer ---------------------------------------------------------------------
 
 @pytest.mark.parametrize(
@@ -503,14 +399,6 @@ def test_recording_helpers_reject_bad_arguments(tmp_path, call, error, message) 
         (lambda: Renderer(CLASSIC).frame((0, 0), (3, 4), START, estimate=(9, 9)), ValueError, "estimate"),
         (lambda: Renderer(CLASSIC).draw(pygame.Surface((10, 10)), (0, 0), (3, 4), START), ValueError,
          "surface must have size"),
-        (lambda: Status(0, 10, None), ValueError, "exactly one of to_move and ending"),
-        (lambda: Status(0, 10, "agent", ending="caught by ghost"), ValueError, "exactly one of to_move and ending"),
-        (lambda: Status(-1, 10), ValueError, "cycle and max_cycles must be >= 0"),
-        (lambda: Status(1.5, 10), TypeError, "cycle must be an int and max_cycles an int or None"),
-        (lambda: Status(True, 10), TypeError, "cycle must be an int"),
-        (lambda: Status(0, "10"), TypeError, "max_cycles an int or None, got 0 and '10'"),
-        (lambda: Status(0, 10, 1), TypeError, "to_move must be a str or None, got 1"),
-        (lambda: Status(0, 10, intended_action=3), TypeError, "intended_action must be a str or None"),
     ],
 )
 def test_renderer_rejects_bad_input(call, error, message) -> None:
@@ -593,44 +481,9 @@ def test_closing_a_renderer_leaves_the_window_to_the_one_drawing_in_it() -> None
     assert not pygame.display.get_init()
 
 
-class FixedReadingSensor(gridghost.sensors.Sensor):
-    """A custom sensor that reports the same reading, whatever it is, under the colour key."""
-
-    name = "color_measurement"
-
-    def __init__(self, layout: Layout, reading) -> None:
-        self.layout, self.reading = layout, reading
-
-    def measure(self, state, rng):
-        return self.reading
-
-    def likelihood(self, measurement) -> np.ndarray:
-        return np.ones((self.layout.rows, self.layout.cols))
-
-    def possible_measurements(self) -> tuple:
-        return (self.reading,)
-
-
-LONG_READING = list(range(100))
-
-
-@pytest.mark.parametrize(
-    ("reading", "shown"),
-    [(0.5, "0.5"), ("x", "x"), (np.int64(2), "green"), (np.uint8(1), "red"), (None, "-"), (True, "True"),
-     (7, "7"), ("a\x00b", "a\\x00b"), ("\u200b", "\\u200b"), ("\ud800", "\\ud800"),
-     (LONG_READING, "[0, 1, 2, 3, 4, 5, 6, 7…"), ("W" * 500, "W" * 23 + "…")],
-    ids=["float", "str", "np.int64", "np.uint8", "None", "bool", "int-not-a-colour", "null", "zero-width",
-         "surrogate", "long-list", "long-str"],
-)
-def test_the_status_panel_shows_any_colour_reading(reading, shown) -> None:
+@pytest.mark.parametrize("reading", [reading for reading, _ in COLOUR_READINGS.values()], ids=COLOUR_READINGS.keys())
+def test_the_status_panel_draws_any_colour_reading_on_its_last_line(reading) -> None:
     status = Status(0, 10, "ghost", intended_action="down", actual_action="down", color_measurement=reading)
-    assert status.lines()[3] == f"colour reading: {shown}"
-
-    env = gridghost.env(render_mode="ansi", sensors=[FixedReadingSensor(CLASSIC, reading)], max_cycles=10)
-    env.reset(seed=0)
-    env.step(gridghost.Action.DOWN)
-    assert env.render().startswith("cycle 0/10: ghost to move\n")
-
     renderer = Renderer(CLASSIC)
     geometry = renderer.geometry
     frame = renderer.frame((1, 2), (3, 4), status)
