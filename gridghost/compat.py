@@ -22,7 +22,7 @@ from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter,
 from gridghost.layout import CLASSIC, Layout
 from gridghost.rules import check_flag, check_limit
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.single_agent import DEFAULT_OPPONENTS, Duel, detached
+from gridghost.single_agent import DEFAULT_OPPONENTS, Duel
 from gridghost.slip import make_slip
 
 #: The reference's pause after each half-turn drawn in a window, in milliseconds.
@@ -211,7 +211,7 @@ class AgentInterface:
         self.episode_steps += 1
         self.last_info = info
         # The caller's own copy: changing it must not change last_info or get_episode_stats().
-        return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, detached(info)
+        return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, self._duel.info()
 
     def is_terminated(self) -> bool:
         """Whether the episode has ended (terminated or truncated)."""

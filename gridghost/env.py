@@ -51,25 +51,27 @@ Information
 Arguments
     ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
-    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True)``; see
-    :class:`GridGhostEnv`.
+    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True,
+    config=None)``; see :class:`GridGhostEnv`. ``env.config`` holds the resolved settings.
 
 Rendering
     ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
     at most ``metadata["render_fps"]`` frames per second; ``"rgb_array"`` returns it from
     ``render()`` as a ``height x width x 3`` ``uint8`` array without opening a window;
-    ``"ansi"`` returns the text picture. See :mod:`gridghost.render`. ``close()`` closes the
+    ``"ansi"`` returns the text picture. See :mod:`gridghost.render` and :mod:`gridghost.text`. ``close()`` closes the
     window; rendering afterwards opens a new one.
 
 Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
     ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views;
-    ``belief_filter``, ``show_belief`` and ``obs_type="belief"`` with the belief filters.
+    ``belief_filter``, ``show_belief`` and ``obs_type="belief"`` with the belief filters;
+    ``config`` and ``env.config`` with the game kernel.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, cast
 
 import gymnasium
@@ -78,6 +80,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from gridghost.config import GameConfig, filter_from_spec, filter_spec
 from gridghost.filters import BeliefFilter, make_filter
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
@@ -181,6 +184,9 @@ class GridGhostEnv(AECEnv):
             build the filter with them).
         show_belief: whether pygame pictures draw the belief filter's map and estimate; ``False``
             only with a ``belief_filter``.
+        config: every game setting above at once: a :class:`~gridghost.config.GameConfig` (an
+            env's ``.config``) or its ``to_dict()`` form; then the other settings must be left
+            at their defaults. The belief filter is ``config.belief_filter``'s spec.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -207,9 +213,24 @@ class GridGhostEnv(AECEnv):
         rewards: Rewards | None = None,
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
-        belief_filter: str | BeliefFilter | None = None,
+        belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
         show_belief: bool = True,
+        config: GameConfig | Mapping[str, Any] | None = None,
     ) -> None:
+        if config is not None:
+            given = locals()
+            passed = [name for name, default in _GAME_DEFAULTS.items() if given[name] is not default]
+            if passed:
+                raise ValueError(
+                    f"pass the game's settings as config= or as keywords, not both; got config and {passed}"
+                )
+            if isinstance(config, Mapping):
+                config = GameConfig.from_dict(config)
+            elif not isinstance(config, GameConfig):
+                raise TypeError(f"config must be a gridghost.GameConfig, its to_dict() form, or None; got {config!r}")
+            # The one path from settings to a game: the config's fields are this method's keywords.
+            self.__init__(render_mode=render_mode, **config.keywords())  # type: ignore[misc]
+            return
         super().__init__()
         if not isinstance(layout, Layout):
             raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
@@ -234,7 +255,9 @@ class GridGhostEnv(AECEnv):
         if belief_filter is None and obs_type == "belief":
             belief_filter = "histogram"
         self.belief_filter: BeliefFilter | None = (
-            None if belief_filter is None else make_filter(belief_filter, layout, self.slip, self.sensors)
+            None if belief_filter is None
+            else filter_from_spec(belief_filter, layout, self.slip, self.sensors) if isinstance(belief_filter, Mapping)
+            else make_filter(belief_filter, layout, self.slip, self.sensors)
         )
         if self.belief_filter is not None:
             self.belief_filter.claim(self)
@@ -244,6 +267,14 @@ class GridGhostEnv(AECEnv):
         self.obs_type = obs_type
         self._encoder = make_observations(
             obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief
+        )
+        #: Every setting of this game, resolved; ``gridghost.env(config=env.config)`` (or its
+        #: ``to_dict()``) builds the same game.
+        spec = belief_filter if isinstance(belief_filter, str) else filter_spec(self.belief_filter, self.sensors)
+        self.config = GameConfig(
+            layout=layout, slip=self.slip, sensors=self.sensors, rewards=self.agent_rewards,
+            ghost_rewards=ghost_rewards, max_cycles=self.max_cycles, use_ghost=self.use_ghost, obs_type=obs_type,
+            belief_filter=spec, show_belief=self.show_belief,
         )
 
         self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
@@ -599,6 +630,14 @@ class GridGhostEnv(AECEnv):
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
+
+
+#: The game settings of :class:`GridGhostEnv` and their defaults: what ``config=`` replaces.
+_GAME_DEFAULTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(GridGhostEnv.__init__).parameters.items()
+    if name not in ("self", "render_mode", "config")
+}
 
 
 class _CheckedIterator:

@@ -43,8 +43,9 @@ Successor = tuple[float, GameState, float, float]
 _FALLBACK_ORDER = (Action.UP, Action.RIGHT, Action.DOWN, Action.LEFT)
 #: Agent cells per block when the chase table is built.
 _CHASE_BLOCK = 256
-#: Chase tables by board, shared by every game on one layout while the board lives.
-_CHASE_TABLES: weakref.WeakKeyDictionary[Any, np.ndarray] = weakref.WeakKeyDictionary()
+#: Chase tables (as an array and as bytes) by board, shared by every game on one layout while the
+#: board lives.
+_CHASE_TABLES: weakref.WeakKeyDictionary[Any, tuple[np.ndarray, bytes]] = weakref.WeakKeyDictionary()
 
 
 class Game:
@@ -110,7 +111,7 @@ class Game:
             mover: tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
             for mover in Side
         }
-        self._chase: np.ndarray | None = None
+        self._chase: tuple[np.ndarray, bytes] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         return Game, (self.layout, self.slip, self.agent_rewards, self.ghost_rewards, self.use_ghost)
@@ -236,11 +237,21 @@ class Game:
     def chase_table(self) -> np.ndarray:
         """The chasing ghost's action for every ``(agent cell, ghost cell)`` pair: a read-only
         ``int8[cells, cells]`` array, built on first use (see :func:`chase_table`)."""
+        return self._chase_tables()[0]
+
+    @property
+    def chase_bytes(self) -> bytes:
+        """:attr:`chase_table` as bytes, ``chase_bytes[agent * num_cells + ghost]`` a Python int:
+        the fastest scalar lookup (no NumPy scalar), for turn loops."""
+        return self._chase_tables()[1]
+
+    def _chase_tables(self) -> tuple[np.ndarray, bytes]:
         if self._chase is None:
-            table = _CHASE_TABLES.get(self.board)
-            if table is None:
-                table = _CHASE_TABLES[self.board] = chase_table(self.moves, self.layout.cols)
-            self._chase = table
+            tables = _CHASE_TABLES.get(self.board)
+            if tables is None:
+                table = chase_table(self.moves, self.layout.cols)
+                tables = _CHASE_TABLES[self.board] = (table, table.tobytes())
+            self._chase = tables
         return self._chase
 
     def chase_action(self, state: GameState) -> int:

@@ -90,6 +90,9 @@ def _check_opening_cannot_end(kernel: Game) -> None:
             )
 
 
+_MUTABLE = frozenset((dict, list, np.ndarray))
+
+
 def detached(value: Any) -> Any:
     """A copy of ``value`` that shares nothing mutable with it: dicts, lists and writable or
     read-only arrays are copied, all the way down; anything else (numbers, strings, tuples of
@@ -104,12 +107,20 @@ def detached(value: Any) -> Any:
     """
     kind = type(value)
     if kind is dict:
-        return {key: detached(item) for key, item in value.items()}
+        copy = dict(value)
+        for key, item in copy.items():  # most values are numbers and strings: no call for them
+            kind = type(item)
+            if kind is np.ndarray:
+                copy[key] = item.copy()
+            elif kind is dict or kind is list:
+                copy[key] = detached(item)
+        return copy
     if kind is list:
         return [detached(item) for item in value]
     if kind is np.ndarray:
         return value.copy()
     return value
+
 
 
 class Duel:
@@ -160,6 +171,8 @@ class Duel:
             raise TypeError(f"after_half_turn must be a callable or None, got {after_half_turn!r}")
         self.game = game
         self.after_half_turn = after_half_turn
+        sensor_keys = (key for sensor in game.sensors for key in sensor.info_keys)
+        self._copied_keys = ("action_mask", "estimated_pos", *sensor_keys)
         self.controlled = check_controlled(controlled)
         self.opponent = GHOST if controlled == AGENT else AGENT
         self.opponent_obs_type = check_obs_type(opponent_obs_type, "opponent_obs_type")
@@ -179,7 +192,7 @@ class Duel:
         self.policy: Policy | None = None
         # The chasing ghost's cells x cells action table when the opponent is the chasing ghost:
         # its rule is a function of the state, so no observation is built for it.
-        self._chase: np.ndarray | None = None
+        self._chase: bytes | None = None
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
         if game.use_ghost:
@@ -206,7 +219,8 @@ class Duel:
             )
         self.policy = policy
         # Only the chasing ghost itself: a subclass may add memory or randomness.
-        self._chase = self.game.kernel.chase_table if type(policy) is ChasePolicy else None
+        self._chase = self.game.kernel.chase_bytes if type(policy) is ChasePolicy else None
+        self._cells = self.game.kernel.num_cells
         if self._opponent_seeds is not None:
             self._seed_opponent()
 
@@ -264,8 +278,18 @@ class Duel:
 
     def info(self) -> dict[str, Any]:
         """A fresh copy of the caller's info that shares nothing mutable with the AEC env or an
-        earlier call (see :func:`detached`); its ``action_mask`` is a writable copy."""
-        return detached(self.game.infos[self.controlled])
+        earlier call; its ``action_mask`` is a writable copy.
+
+        The env writes numbers, strings and bools itself, but for the mask and the belief
+        estimate; those two and the sensors' readings (which may be anything) are copied with
+        :func:`detached`, so the turn loop does not look at every value.
+        """
+        info = dict(self.game.infos[self.controlled])
+        for key in self._copied_keys:
+            value = info.get(key)
+            if type(value) in _MUTABLE:
+                info[key] = detached(value)
+        return info
 
     def over(self) -> bool:
         """Whether the current episode has ended (caught, goal or ``max_cycles``).
@@ -281,7 +305,7 @@ class Duel:
         game = self.game
         state = game.game_state
         if self._chase is not None:
-            action = int(self._chase[state.agent, state.ghost])
+            action = self._chase[state.agent * self._cells + state.ghost]
         else:
             action = self.policy(self._opponent_view(state))  # type: ignore[misc]
         game.step(action)

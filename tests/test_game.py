@@ -182,7 +182,7 @@ def test_the_chase_table_is_the_chasing_policy_on_every_pair(layout: Layout) -> 
         for ghost in range(game.num_cells):
             state = GameState(agent, ghost, Side.GHOST)
             assert table[agent, ghost] == chase(view.observe(Side.GHOST, state)), (agent, ghost)
-            assert game.chase_action(state) == table[agent, ghost]
+            assert game.chase_action(state) == table[agent, ghost] == game.chase_bytes[agent * game.num_cells + ghost]
 
 
 def test_outcome_tables_are_read_only_and_sum_to_one() -> None:
