@@ -7,13 +7,13 @@ then :meth:`~BeliefFilter.update` with the readings taken at the start, then
 :meth:`~BeliefFilter.belief` is a ``rows x cols`` probability map and
 :meth:`~BeliefFilter.estimate` the reference's ``estimated_pos``.
 
-The motion model is the slip model's own outcome table (:meth:`~gridghost.slip.SlipModel.outcomes`)
-carried through the layout's walls by the rules' movement table
-(:attr:`~gridghost.rules.Board.next_cell`); the measurement model is each sensor's
+The motion model is the game kernel's (:attr:`gridghost.game.Game.outcomes`: each slip outcome's
+probability and the cell it leads to from every cell); the measurement model is each sensor's
 :meth:`~gridghost.sensors.Sensor.likelihood`. Nothing of either is written again here.
 
 - :class:`HistogramFilter`: the exact Bayes filter over all cells.
-- :class:`ParticleFilter`: a vectorised particle filter with systematic resampling, seeded.
+- :class:`ParticleFilter`: a particle filter kept as counts per cell, with systematic splitting
+  and resampling, seeded.
 
 >>> from gridghost.layout import CLASSIC
 >>> from gridghost.sensors import ColorSensor
@@ -32,8 +32,9 @@ from typing import Any, cast
 
 import numpy as np
 
+from gridghost.game import Game
 from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS, board_for, check_action, check_limit, check_seed
+from gridghost.rules import NUM_ACTIONS, check_action, check_limit, check_seed
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel, check_probability
 
@@ -45,38 +46,28 @@ DEFAULT_NUM_PARTICLES = 200
 DEFAULT_RESAMPLE_THRESHOLD = 0.5
 
 Seed = int | np.random.SeedSequence | None
-_GOLDEN_FRACTION = (5**0.5 - 1) / 2
 #: The exact filter keeps dense transition matrices up to this many cells.
 _DENSE_CELLS = 256
 #: At most this many distinct readings' likelihoods are cached per filter, and at most
 #: :data:`_CACHE_BYTES` of them (a likelihood holds one float per cell).
 _MAX_CACHED = 4096
 _CACHE_BYTES = 16 * 2**20
-#: The most particles a filter keeps (a few arrays of this length: about 0.3 GB).
+#: The most particles a filter keeps (the filter holds counts per cell, but :attr:`ParticleFilter.particles`
+#: lists every particle).
 MAX_PARTICLES = 10_000_000
 #: Particle weights are renormalised when their sum falls below this.
 _UNDERFLOW_GUARD = 1e-150
 
 
 def transitions(layout: Layout, slip: SlipModel) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """The agent's motion model, per action: the slip model's outcomes carried through the walls.
+    """The agent's motion model, per action, as the game kernel states it (:attr:`Game.outcomes`).
 
     Returns:
         For each action ``a``, ``(probabilities, destinations)``: ``probabilities[k]`` is the
         probability of the slip model's outcome ``k`` and ``destinations[k, cell]`` the cell that
-        outcome leads to from ``cell`` (row-major cell indices).
+        outcome leads to from ``cell`` (row-major cell indices); both read-only.
     """
-    next_cell = board_for(layout).next_cell
-    table = []
-    for action in range(NUM_ACTIONS):
-        outcomes = slip.outcomes(action)
-        destinations = np.arange(len(next_cell))[None, :].repeat(len(outcomes), axis=0)
-        for k, (_, moves) in enumerate(outcomes):
-            for move in moves:
-                destinations[k] = [next_cell[cell][move] for cell in destinations[k]]
-        destinations.setflags(write=False)
-        table.append((np.array([p for p, _ in outcomes]), destinations))
-    return tuple(table)
+    return Game(layout, slip).outcomes
 
 
 class BeliefFilter:
@@ -109,8 +100,8 @@ class BeliefFilter:
         self.slip = slip
         self.sensors: tuple[Sensor, ...] = make_sensors(layout, sensors)
         self.num_cells = layout.rows * layout.cols
-        # (row, col) of every cell, for the belief's mean position
-        self._positions = np.stack(np.divmod(np.arange(self.num_cells), layout.cols), axis=1).astype(float)
+        # (row, col, 1) of every cell: one product gives the belief's mean position and its total
+        self._moments = np.column_stack((*np.divmod(np.arange(self.num_cells), layout.cols), np.ones(self.num_cells)))
         self._motion = transitions(layout, slip)
         # Small maps carry a belief through a move with one dense matrix product; larger ones
         # with a bincount per slip outcome.
@@ -132,7 +123,7 @@ class BeliefFilter:
         """Cell weights carried exactly through the motion model of ``action``:
         ``out(j) = sum_i weights(i) p(j | i, action)``."""
         if self._matrices is not None:
-            return weights @ self._matrices[action]
+            return weights.dot(self._matrices[action])  # .dot: a fraction of the cost of @ on small arrays
         probabilities, destinations = self._motion[action]
         moved = np.zeros(self.num_cells)
         for p, to in zip(probabilities, destinations, strict=True):
@@ -151,13 +142,20 @@ class BeliefFilter:
         """Weigh the belief by the readings in ``measurements`` (a step's ``info`` works)."""
         raise NotImplementedError(f"{type(self).__name__} must define update(measurements)")
 
-    def _cell_weights(self) -> np.ndarray:
-        """The belief as a flat array over cells."""
-        raise NotImplementedError(f"{type(self).__name__} must define _cell_weights()")
+    def _summary(self) -> tuple[np.ndarray, float, float, float]:
+        """The belief as a flat array over cells, up to a positive factor (the filter's own array:
+        callers must not change it), with its sums (see :meth:`_summarise`)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _summary()")
+
+    def _summarise(self, weights: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+        """``(weights, sum of weight x row, sum of weight x col, total weight)``."""
+        row, col, total = weights.dot(self._moments).tolist()
+        return weights, row, col, total
 
     def belief(self) -> np.ndarray:
         """The probability of each cell, a fresh ``rows x cols`` float array summing to 1."""
-        return self._cell_weights().reshape(self.layout.shape)
+        weights, _, _, total = self._summary()
+        return (weights / total).reshape(self.layout.shape)
 
     def estimate(self) -> dict[str, list[Any]]:
         """The reference's ``estimated_pos``: ``{"float_pos": [row, col], "cell_pos": [row, col]}``.
@@ -165,9 +163,9 @@ class BeliefFilter:
         ``float_pos`` is the belief's mean position (floats); ``cell_pos`` the most probable cell
         (ints; the first in row-major order on a tie).
         """
-        weights = self._cell_weights()
+        weights, row, col, total = self._summary()
         return {
-            "float_pos": (weights @ self._positions).tolist(),
+            "float_pos": [row / total, col / total],
             "cell_pos": list(divmod(int(weights.argmax()), self.layout.cols)),
         }
 
@@ -287,33 +285,32 @@ class HistogramFilter(BeliefFilter):
             )
         self._belief = weighted / total
 
-    def _cell_weights(self) -> np.ndarray:
-        return self._belief.copy()
+    def _summary(self) -> tuple[np.ndarray, float, float, float]:
+        return self._summarise(self._belief)
 
 
 class ParticleFilter(BeliefFilter):
-    """A particle filter, vectorised over particles with NumPy (no Python loop over them).
+    """A particle filter that keeps its particles as counts per cell, so that a step costs
+    O(cells x slip outcomes) whatever the number of particles.
 
-    Each particle is a cell. :meth:`reset` spreads the particles evenly over the cells (the
-    remainder at random cells). :meth:`predict` draws one slip outcome per particle from the slip
-    model's table; :meth:`update` weighs the particles by the readings' likelihood and resamples
-    them systematically (one uniform) when the effective sample size ``1 / sum(w**2)`` drops below
-    ``resample_threshold * num_particles``. If every particle is ruled out by a reading, the
-    particles are drawn afresh from that reading's likelihood over all cells. All draws come from
-    the filter's own generator, seeded by ``seed``.
-
-    The outcome draws are randomised quasi-Monte Carlo: with the particles ordered by cell, the
-    ``i``-th one draws with ``(u + i * g) mod 1`` for one uniform ``u`` per step and the golden
-    ratio's fraction ``g``. Each particle's outcome still has exactly the slip model's
-    distribution, but the particles sharing a cell split between the outcomes in proportions
-    close to the probabilities instead of at random. This removes most of the sampling noise a
-    plain particle filter adds at every move: with 200 particles on the classic map its most
-    probable cell is right nearly as often as the exact filter's
-    (``benchmarks/filter_accuracy.py``).
+    Particles in one cell are exchangeable, so the filter holds how many particles each cell has
+    and the total weight they carry; a particle's weight is its cell's share of that total.
+    :meth:`reset` spreads the particles evenly over the cells (the remainder at distinct random
+    cells). :meth:`predict` splits each cell's particles between the slip model's outcomes by
+    systematic sampling: with ``n`` particles in a cell and one uniform ``u`` for it, the points
+    ``(u + i) / n`` fall into the outcomes' shares of [0, 1), so each particle's outcome has
+    exactly the slip model's distribution while the cell's particles split between the outcomes
+    in proportions within one particle of the probabilities. :meth:`update` weighs the particles
+    by the readings' likelihood and resamples them systematically (one uniform) when the
+    effective sample size ``1 / sum(w**2)`` drops below ``resample_threshold * num_particles``.
+    If every particle is ruled out by a reading, the particles are drawn afresh (systematically)
+    from that reading's likelihood over all cells. All draws come from the filter's own
+    generator, seeded by ``seed``.
 
     :meth:`belief` (and so :meth:`estimate`) is the particles' belief carried exactly through
-    the last move, rather than the histogram of the moved particles (see :meth:`_cell_weights`);
-    :attr:`particles` and :attr:`weights` give the particles themselves.
+    the last move, rather than the histogram of the moved particles (see :meth:`_summary`);
+    it is computed once per step. With 200 particles on the classic map its most probable cell
+    is right nearly as often as the exact filter's (``benchmarks/filter_accuracy.py``).
 
     Args:
         layout, slip, sensors: as :class:`BeliefFilter`.
@@ -330,10 +327,8 @@ class ParticleFilter(BeliefFilter):
     num_particles: int
     resample_threshold: float
     _min_ess: float
+    _bounds: tuple[np.ndarray, ...]
     _destinations: tuple[np.ndarray, ...]
-    _thresholds: list[np.ndarray]
-    _lattice: np.ndarray
-    _offsets: np.ndarray
     _ones: np.ndarray
     _rng: np.random.Generator
 
@@ -352,34 +347,29 @@ class ParticleFilter(BeliefFilter):
         )
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
-        # Per action: the destination of (outcome, cell) at flat index outcome * num_cells + cell.
-        # Outcomes are drawn with v = lattice point + one uniform, in [0, 2): the number of
-        # thresholds t_1 < ... < t_k (the cumulative probabilities but the last), 1, 1 + t_1, ...
-        # at or below v is the outcome of v mod 1, plus k + 1 when v >= 1. The table repeats the
-        # destinations for those second counts, so one searchsorted gives the flat offset.
-        self._thresholds = []
-        destinations_list = []
-        for probabilities, destinations in self._motion:
-            cut = np.cumsum(probabilities)[:-1]
-            self._thresholds.append(np.concatenate((cut, [1.0], 1.0 + cut)))
-            destinations_list.append(np.concatenate((destinations, destinations)).ravel())
-        self._destinations = tuple(destinations_list)
-        self._lattice = np.arange(n) * _GOLDEN_FRACTION % 1.0
-        self._offsets = np.arange(n, dtype=float)
-        self._ones = np.ones(n)
-        self._ones.setflags(write=False)  # shared as the weights after each resampling
+        # Per action: the bounds of the outcomes' shares of [0, 1) as a column (0, the running
+        # sums, 1), and the destinations flattened as outcome * num_cells + cell.
+        self._bounds = tuple(
+            np.concatenate(([0.0], np.cumsum(probabilities)[:-1], [1.0]))[:, None] for probabilities, _ in self._motion
+        )
+        self._destinations = tuple(destinations.ravel() for _, destinations in self._motion)
+        self._ones = np.ones(self.num_cells)
+        self._ones.setflags(write=False)  # every particle's weight after a resampling
         self._rng = np.random.default_rng(check_seed(seed, allow_sequence=True))
         self.reset()
 
     @property
     def particles(self) -> np.ndarray:
-        """The particles' cells as ``(row, col)`` pairs, a fresh ``num_particles x 2`` int array."""
-        return np.stack(np.divmod(self._particles, self.layout.cols), axis=1)
+        """The particles' cells as ``(row, col)`` pairs, a fresh ``num_particles x 2`` int array:
+        each cell repeated as many times as it holds particles, in row-major cell order."""
+        cells = np.repeat(np.arange(self.num_cells), self._counts.astype(np.int64))
+        return np.stack(np.divmod(cells, self.layout.cols), axis=1)
 
     @property
     def weights(self) -> np.ndarray:
-        """The particles' normalised weights, a fresh array."""
-        return self._weights / self._weights.sum()
+        """The normalised weights of :attr:`particles`, in the same order, a fresh array."""
+        weights = np.repeat(self._weight, self._counts.astype(np.int64))
+        return weights / weights.sum()
 
     def reset(self, seed: Seed = None) -> None:
         """Spread the particles evenly over the cells (the remainder at distinct random cells),
@@ -395,32 +385,44 @@ class ParticleFilter(BeliefFilter):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         n, cells = self.num_particles, self.num_cells
-        extra = self._rng.choice(cells, size=n % cells, replace=False)
-        self._particles = np.concatenate((np.repeat(np.arange(cells), n // cells), np.sort(extra)))
-        # Unnormalised: update() keeps the sums it needs and normalises only against underflow.
-        self._weights = self._ones
-        self._prior: tuple[np.ndarray, np.ndarray, int] | None = None  # None: uniform
+        counts = np.full(cells, float(n // cells))
+        counts[self._rng.choice(cells, size=n % cells, replace=False)] += 1.0
+        self._resampled(counts)
+        self._prior: tuple[np.ndarray, int] | None = None  # None: uniform
         self._evidence: np.ndarray | None = None
 
+    def _resampled(self, counts: np.ndarray) -> None:
+        """Take ``counts`` particles per cell, each of weight 1."""
+        # _counts, _weight (each particle's weight, by cell) and _mass (their product) are
+        # unnormalised: update() keeps the sums it needs and normalises only against underflow.
+        self._counts = self._mass = counts
+        self._weight = self._ones
+        self._carried: tuple[np.ndarray, float, float, float] | None = None
+
     def predict(self, action: int) -> None:
-        """Move every particle by an outcome drawn from the slip model for ``action`` (one uniform
-        per step, none when only one outcome is possible; see the class docstring).
+        """Split every cell's particles between the slip model's outcomes for ``action`` and move
+        them there (one uniform per cell, none when only one outcome is possible; see the class
+        docstring).
 
         Raises:
             TypeError, ValueError: ``action`` is not an int in 0..3 (nothing changes).
         """
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             action = check_action(action, "agent")
-        particles = self._particles
-        self._prior, self._evidence = (particles, self._weights, action), None
-        thresholds = self._thresholds[action]
-        if len(thresholds) > 1:
-            counts = thresholds.searchsorted(self._lattice + self._rng.random(), "right")
-            counts *= self.num_cells
-            offsets = np.empty_like(counts)
-            offsets[particles.argsort()] = counts  # the i-th particle in cell order, the i-th point
-            particles = offsets + particles
-        self._particles = self._destinations[action].take(particles)
+        counts = self._counts
+        self._prior, self._evidence, self._carried = (self._mass, action), None, None
+        bounds = self._bounds[action]
+        split = counts[None]  # split[k, cell]: the cell's particles that take outcome k
+        if len(bounds) > 2:
+            # below[k, cell]: how many of the cell's points (u + i) / n fall below the k-th bound
+            below = bounds.dot(counts[None])
+            below -= self._rng.random(self.num_cells)
+            np.ceil(below, out=below)
+            split = below[1:] - below[:-1]
+        destinations, cells = self._destinations[action], self.num_cells
+        self._counts = counts = np.bincount(destinations, split.ravel(), cells)
+        self._mass = mass = np.bincount(destinations, (split * self._weight).ravel(), cells)
+        self._weight = mass / np.maximum(counts, 1.0)
 
     def update(self, measurements: Mapping[str, Any]) -> None:
         """Weigh the particles by the readings and resample them when too few carry the weight.
@@ -432,59 +434,68 @@ class ParticleFilter(BeliefFilter):
         likelihood = self._likelihood(measurements)
         if likelihood is None:
             return
-        weights = self._weights * likelihood[self._particles]
-        total = weights.sum()
+        weight = self._weight * likelihood
+        mass = self._mass * likelihood
+        total = mass.dot(self._ones)
         if not total > 0:
             self._redraw_from(likelihood, measurements)
             return
         self._evidence = likelihood if self._evidence is None else self._evidence * likelihood
-        self._weights = weights
-        if total * total < self._min_ess * (weights @ weights):  # effective sample size below the bar
-            self._resample()
+        self._weight, self._mass, self._carried = weight, mass, None
+        if total * total < self._min_ess * mass.dot(weight):  # effective sample size below the bar
+            self._resampled(self._systematic(mass))
         elif total < _UNDERFLOW_GUARD:
-            weights /= total
+            weight /= total
+            mass /= total
 
-    def _resample(self) -> None:
-        """Systematic resampling: one uniform, ``num_particles`` evenly spaced pointers."""
+    def _systematic(self, weights: np.ndarray) -> np.ndarray:
+        """Particles per cell drawn by systematic resampling from ``weights`` (a positive total):
+        one uniform, ``num_particles`` evenly spaced pointers."""
         n = self.num_particles
-        cumulative = np.cumsum(self._weights)
-        cumulative *= n / cumulative[-1]
-        cumulative[-1] = np.inf  # no pointer (all < n) can fall past the last particle by rounding
-        chosen = np.searchsorted(cumulative, self._offsets + self._rng.random(), side="right")
-        self._particles = self._particles.take(chosen)
-        self._weights = self._ones
+        below = np.zeros(len(weights) + 1)  # below[i]: pointers below the cells before i
+        weights.cumsum(out=below[1:])
+        below *= n / below[-1]
+        np.minimum(below, n, out=below)  # rounding must not carry a running sum past n
+        below[-1] = n
+        below -= self._rng.random()
+        np.ceil(below, out=below)
+        return below[1:] - below[:-1]
 
     def _redraw_from(self, likelihood: np.ndarray, measurements: Mapping[str, Any]) -> None:
-        total = likelihood.sum()
-        if not total > 0:
+        if not likelihood.any():
             raise ValueError(f"the readings {self._readings(measurements)!r} have probability 0 in every cell")
-        cumulative = np.cumsum(likelihood)
-        draws = np.searchsorted(cumulative, self._rng.random(self.num_particles) * cumulative[-1], side="right")
-        self._particles = np.minimum(draws, self.num_cells - 1)
-        self._weights = self._ones
+        self._resampled(self._systematic(likelihood))
         # as if the belief had been uniform before this reading
         self._prior, self._evidence = None, likelihood
 
-    def _cell_weights(self) -> np.ndarray:
-        """The belief, Rao-Blackwellised over the last move: the particles (and weights) from
-        before the last predict, carried through the exact motion model, times the likelihood of
-        every reading since. It spares the estimate the noise of the last move's draws; without a
-        predict since the reset it is exact (a uniform prior times the readings)."""
-        cells = self.num_cells
+    def _summary(self) -> tuple[np.ndarray, float, float, float]:
+        """The belief, Rao-Blackwellised over the last move: the particles' weight from before
+        the last predict, carried through the exact motion model, times the likelihood of every
+        reading since. It spares the estimate the noise of the last move's split; without a
+        predict since the reset it is exact (a uniform prior times the readings). Computed once
+        per change of the particles and shared by :meth:`belief` and :meth:`estimate`."""
+        if self._carried is not None:
+            return self._carried
         mixture: np.ndarray
         if self._prior is None:
-            mixture = np.ones(cells)
+            mixture = np.ones(self.num_cells)
         else:
-            particles, weights, action = self._prior
-            mixture = self._carry(np.bincount(particles, weights=weights, minlength=cells), action)
+            mass, action = self._prior
+            mixture = self._carry(mass, action)
         if self._evidence is not None:
             mixture *= self._evidence
-        total = mixture.sum()
-        if total > 0:
-            return mixture / total
-        # cannot happen with readings the particles survived; the particles' own histogram then
-        weights = np.bincount(self._particles, weights=self._weights, minlength=cells)
-        return weights / weights.sum()
+        summary = self._summarise(mixture)
+        if not summary[3] > 0:
+            # cannot happen with readings the particles survived; the particles' own histogram then
+            summary = self._summarise(self._mass.copy())
+        summary[0].setflags(write=False)
+        self._carried = summary
+        return summary
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_carried"] = None  # a cache: rebuilt on use
+        return state
 
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, num_particles={self.num_particles})"
@@ -520,7 +531,7 @@ def make_filter(
         if kind.slip != slip:
             raise ValueError(
                 f"belief_filter predicts with {kind.slip!r}, another motion model than the env's {slip!r} "
-                "(their outcomes() differ); build the filter with the env's slip model"
+                "(their outcome tables differ); build the filter with the env's slip model"
             )
         # The very objects: a sensor of the same name but another noise model would make the
         # filter's likelihoods wrong, or fail mid-step on a reading it thinks impossible.
