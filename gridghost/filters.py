@@ -48,6 +48,8 @@ DEFAULT_RESAMPLE_THRESHOLD = 0.5
 Seed = int | np.random.SeedSequence | None
 #: The exact filter keeps dense transition matrices up to this many cells.
 _DENSE_CELLS = 256
+#: The particle filter moves its particles with one dense matrix per action up to this many cells.
+_DENSE_SPLIT_CELLS = 64
 #: At most this many distinct readings' likelihoods are cached per filter, and at most
 #: :data:`_CACHE_BYTES` of them (a likelihood holds one float per cell).
 _MAX_CACHED = 4096
@@ -179,7 +181,7 @@ class BeliefFilter:
         """
         if not self._names:
             return None
-        if not isinstance(measurements, Mapping):
+        if type(measurements) is not dict and not isinstance(measurements, Mapping):  # dict: spare the ABC check
             raise TypeError(f"measurements must be a mapping of sensor readings, got {measurements!r}")
         try:
             key = tuple([measurements[name] for name in self._names])
@@ -328,7 +330,7 @@ class ParticleFilter(BeliefFilter):
     resample_threshold: float
     _min_ess: float
     _bounds: tuple[np.ndarray, ...]
-    _destinations: tuple[np.ndarray, ...]
+    _spread: tuple[np.ndarray, ...]
     _ones: np.ndarray
     _rng: np.random.Generator
 
@@ -347,12 +349,12 @@ class ParticleFilter(BeliefFilter):
         )
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
-        # Per action: the bounds of the outcomes' shares of [0, 1) as a column (0, the running
-        # sums, 1), and the destinations flattened as outcome * num_cells + cell.
-        self._bounds = tuple(
-            np.concatenate(([0.0], np.cumsum(probabilities)[:-1], [1.0]))[:, None] for probabilities, _ in self._motion
-        )
-        self._destinations = tuple(destinations.ravel() for _, destinations in self._motion)
+        # Per action: the outcomes' running probabilities (the upper bounds of their shares of
+        # [0, 1), the last one 1) beside a column of -1, so that one product with the rows
+        # (counts, uniforms) gives bound x count - uniform; and how the running counts reach
+        # the cells (see _move).
+        self._bounds = tuple(np.column_stack((np.cumsum(p), -np.ones(len(p)))) for p, _ in self._motion)
+        self._spread = tuple(self._spread_table(destinations) for _, destinations in self._motion)
         self._ones = np.ones(self.num_cells)
         self._ones.setflags(write=False)  # every particle's weight after a resampling
         self._rng = np.random.default_rng(check_seed(seed, allow_sequence=True))
@@ -409,20 +411,48 @@ class ParticleFilter(BeliefFilter):
         """
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             action = check_action(action, "agent")
-        counts = self._counts
+        counts, cells = self._counts, self.num_cells
         self._prior, self._evidence, self._carried = (self._mass, action), None, None
         bounds = self._bounds[action]
-        split = counts[None]  # split[k, cell]: the cell's particles that take outcome k
-        if len(bounds) > 2:
-            # below[k, cell]: how many of the cell's points (u + i) / n fall below the k-th bound
-            below = bounds.dot(counts[None])
-            below -= self._rng.random(self.num_cells)
+        below = counts[None]
+        if len(bounds) > 1:
+            # below[k, cell]: how many of the cell's points (u + i) / n fall below the k-th
+            # running probability, ceil(running probability x n - u)
+            points = np.empty((2, cells))
+            points[0] = counts
+            self._rng.random(out=points[1])
+            below = bounds.dot(points)
             np.ceil(below, out=below)
-            split = below[1:] - below[:-1]
-        destinations, cells = self._destinations[action], self.num_cells
-        self._counts = counts = np.bincount(destinations, split.ravel(), cells)
-        self._mass = mass = np.bincount(destinations, (split * self._weight).ravel(), cells)
-        self._weight = mass / np.maximum(counts, 1.0)
+        self._counts = counts = self._move(below, action)
+        if self._weight is self._ones:  # all of weight 1, as after a resampling
+            self._mass = counts
+        else:
+            self._mass = mass = self._move(below * self._weight, action)  # each particle carries its weight
+            self._weight = mass / np.maximum(counts, 1.0)
+
+    def _spread_table(self, destinations: np.ndarray) -> np.ndarray:
+        """What :meth:`_move` reads for one action whose outcomes lead to ``destinations``
+        (``[outcome, cell]``): on small maps a matrix that sends the running count of outcomes
+        ``0..k`` at a cell to ``+1`` at outcome ``k``'s destination and ``-1`` at outcome
+        ``k + 1``'s, so that one product adds up each outcome's share; on larger ones the
+        destinations, flat."""
+        outcomes, cells = destinations.shape
+        if cells > _DENSE_SPLIT_CELLS:
+            return destinations.ravel()
+        spread = np.zeros((outcomes * cells, cells))
+        rows = np.arange(outcomes * cells)
+        spread[rows, destinations.ravel()] = 1.0
+        spread[rows[:-cells], destinations[1:].ravel()] -= 1.0
+        spread.setflags(write=False)
+        return spread
+
+    def _move(self, below: np.ndarray, action: int) -> np.ndarray:
+        """Per cell, the sum of ``below[k + 1, cell] - below[k, cell]`` (``below[0]`` read as 0)
+        over every ``(k, cell)`` whose outcome ``k`` of ``action`` leads there."""
+        spread = self._spread[action]
+        if spread.ndim == 2:
+            return below.ravel().dot(spread)
+        return np.bincount(spread, np.diff(below, axis=0, prepend=0.0).ravel(), self.num_cells)
 
     def update(self, measurements: Mapping[str, Any]) -> None:
         """Weigh the particles by the readings and resample them when too few carry the weight.
@@ -487,8 +517,7 @@ class ParticleFilter(BeliefFilter):
         summary = self._summarise(mixture)
         if not summary[3] > 0:
             # cannot happen with readings the particles survived; the particles' own histogram then
-            summary = self._summarise(self._mass.copy())
-        summary[0].setflags(write=False)
+            summary = self._summarise(self._mass)
         self._carried = summary
         return summary
 

@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.filters import BeliefFilter, HistogramFilter, ParticleFilter, make_filter
+from gridghost.filters import MAX_PARTICLES, BeliefFilter, HistogramFilter, ParticleFilter, make_filter
+from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
 from gridghost.render import cell_images
 from gridghost.sensors import ClassifierSensor, ColorSensor, ItemSensor, Sensor
@@ -714,3 +715,60 @@ def test_a_negative_seed_is_a_value_error() -> None:
         ParticleFilter(CLASSIC, LongitudinalSlip(0.2), [], seed=-1)
     with pytest.raises(TypeError, match="seed must be None, an int >= 0"):
         ParticleFilter(CLASSIC, LongitudinalSlip(0.2), [], seed=1.5)
+
+
+# -- 7. particles kept as counts per cell ---------------------------------------------------------
+
+def test_predict_splits_each_cells_particles_within_one_of_the_slip_probabilities() -> None:
+    # From 1,000 particles per cell, every (cell, outcome) share is within one particle of
+    # 1,000 x its probability, so a cell's particle count is within one per (cell, outcome)
+    # leading there of the exact carry. The pairs are counted from the kernel's table.
+    slip = LongitudinalSlip(0.2)
+    pf = ParticleFilter(CLASSIC, slip, [], num_particles=20_000, seed=3)
+    exact = HistogramFilter(CLASSIC, slip, [])
+    for action in (1, 2, 0):
+        pf.reset()
+        exact.reset()
+        pf.predict(action)
+        exact.predict(action)
+        cells = CLASSIC.rows * CLASSIC.cols
+        counts = np.bincount(pf.particles @ [CLASSIC.cols, 1], minlength=cells)
+        pairs = np.bincount(Game(CLASSIC, slip).outcomes[action][1].ravel(), minlength=cells)
+        assert (np.abs(counts - 20_000 * exact.belief().ravel()) < pairs).all(), action
+
+
+def test_the_dense_and_the_large_map_paths_move_particles_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small maps move particles with one matrix product, larger ones with bincounts."""
+    import gridghost.filters as filters_module
+
+    traces = []
+    for dense_up_to in (1_000, 0):
+        monkeypatch.setattr(filters_module, "_DENSE_SPLIT_CELLS", dense_up_to)
+        pf = make_pf(seed=5, n=300)
+        traces.append((episode(pf, reset=False), pf.particles.tolist(), pf.weights))
+    (dense, dense_particles, dense_weights), (sparse, sparse_particles, sparse_weights) = traces
+    assert dense_particles == sparse_particles
+    np.testing.assert_allclose(dense_weights, sparse_weights, rtol=1e-12)
+    for (dense_estimate, dense_belief), (sparse_estimate, sparse_belief) in zip(dense, sparse, strict=True):
+        assert dense_estimate["cell_pos"] == sparse_estimate["cell_pos"]
+        np.testing.assert_allclose(dense_belief, sparse_belief, rtol=1e-12)
+
+
+@pytest.mark.parametrize("num_particles", [1, 7, 200, MAX_PARTICLES])
+def test_particles_stay_whole_and_weights_stay_a_distribution(num_particles: int) -> None:
+    # Counts are held as floats; they must stay whole numbers summing to num_particles through
+    # splits, reweighting and resampling, up to the largest filter.
+    pf = make_pf(seed=2, n=num_particles)
+    readings = seed_readings()
+    pf.update(readings[0])
+    for action, measured in zip(SEED_ACTIONS, readings[1:], strict=True):
+        pf.predict(action)
+        pf.update(measured)
+        if num_particles <= 200:
+            particles, weights = pf.particles, pf.weights
+            assert particles.shape == (num_particles, 2) and weights.shape == (num_particles,)
+            assert (np.diff(particles @ [CLASSIC.cols, 1]) >= 0).all()  # row-major cell order
+            assert weights.sum() == pytest.approx(1.0) and (weights >= 0).all()
+        check_belief_and_estimate(pf, CLASSIC)
+    counts = pf._counts  # the particles themselves would take 160 MB at MAX_PARTICLES
+    assert (counts == np.round(counts)).all() and counts.sum() == num_particles and (counts >= 0).all()
