@@ -93,9 +93,12 @@ def test_filter_accuracy_benchmark_prints_a_seeded_ratio_per_slip_and_sensor_mod
 
 def test_filter_speed_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/filter_speed.py", "--rounds", "1", "--steps", "20", "--env-steps", "200")
-    for name in ("Python loop, 200 particles", "ParticleFilter, 200 particles", "ParticleFilter, 10,000 particles",
-                 "HistogramFilter (exact)", "MiniGrid-Empty-5x5-v0", "AgentInterface, ParticleFilter(200)"):
+    filters = ("HistogramFilter (exact)", "ParticleFilter, 200 particles", "ParticleFilter, 10,000 particles",
+               "ParticleFilter, 1,000,000 particles")
+    for name in (*filters, "MiniGrid-Empty-5x5-v0", "AgentInterface, ParticleFilter(200)", "AgentInterface, no filter"):
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+    for name in filters:  # and the microseconds per filter step
+        assert re.search(rf"^{re.escape(name)}\s+[\d,]+\.\d$", out, flags=re.M), name
 
 
 def test_single_agent_benchmark_prints_a_ratio_per_contender() -> None:
