@@ -17,10 +17,10 @@ from typing import Any
 
 from gymnasium import spaces
 
+from gridghost.checks import check_choice, check_flag, check_limit
 from gridghost.env import AGENT, GridGhostEnv
 from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
 from gridghost.layout import CLASSIC, Layout
-from gridghost.rules import check_flag, check_limit
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.single_agent import DEFAULT_OPPONENTS, Duel
 from gridghost.slip import make_slip
@@ -119,10 +119,8 @@ class AgentInterface:
         self.step_delay = _check_step_delay(step_delay)
         max_steps = check_limit(max_steps, "max_steps")
         check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
-        if not isinstance(pf_sensor_mode, str) or pf_sensor_mode not in PF_SENSOR_MODES:
-            raise ValueError(f"unknown pf_sensor_mode {pf_sensor_mode!r}; accepted: {list(PF_SENSOR_MODES)}")
-        if not isinstance(filter_type, str) or filter_type not in FILTER_TYPES:
-            raise ValueError(f"unknown filter_type {filter_type!r}; accepted: {list(FILTER_TYPES)}")
+        check_choice(pf_sensor_mode, "pf_sensor_mode", PF_SENSOR_MODES)
+        check_choice(filter_type, "filter_type", FILTER_TYPES)
         show_particles = check_flag(show_particles, "show_particles")
         use_filter = check_flag(use_particle_filter, "use_particle_filter")
         if not use_filter:

@@ -80,12 +80,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from gridghost.checks import check_action, check_choice, check_flag, check_limit, check_seed
 from gridghost.config import GameConfig, filter_from_spec, filter_spec
 from gridghost.filters import BeliefFilter, make_filter
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
-from gridghost.render import RENDER_MODES, Renderer, check_render_mode
+from gridghost.render import RENDER_MODES, Renderer
 from gridghost.rules import (
     ACTION_NAMES,
     NUM_ACTIONS,
@@ -93,10 +94,6 @@ from gridghost.rules import (
     Outcome,
     Rewards,
     Side,
-    check_action,
-    check_flag,
-    check_limit,
-    check_seed,
     describe_moves,
 )
 from gridghost.sensors import Sensor, make_sensors
@@ -234,7 +231,7 @@ class GridGhostEnv(AECEnv):
         super().__init__()
         if not isinstance(layout, Layout):
             raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
-        self.render_mode = check_render_mode(render_mode)
+        self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
         self.layout = layout
         self.slip = make_slip(slip, slip_probability, slip_type)
         self.sensors = make_sensors(layout, sensors, color_sensor_quality, RESERVED_INFO_KEYS)
@@ -518,8 +515,7 @@ class GridGhostEnv(AECEnv):
         if dead:
             self._was_dead_step(action)
             return
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-            action = check_action(action, agent)
+        action = check_action(action, agent)
         game = cast(GameState, self._game)  # set, since agent_selection exists
         if agent == AGENT:
             rng = cast(np.random.Generator, self._np_random)

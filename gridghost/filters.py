@@ -32,11 +32,12 @@ from typing import Any, cast
 
 import numpy as np
 
+from gridghost.checks import check_action, check_limit, check_probability, check_seed
 from gridghost.game import Game
 from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS, check_action, check_limit, check_seed
+from gridghost.rules import NUM_ACTIONS
 from gridghost.sensors import Sensor, make_sensors
-from gridghost.slip import SlipModel, check_probability
+from gridghost.slip import SlipModel
 
 #: Filter names accepted by :func:`make_filter` (and the envs' ``belief_filter``).
 FILTER_TYPES: tuple[str, ...] = ("particle", "histogram")
@@ -265,8 +266,7 @@ class HistogramFilter(BeliefFilter):
         Raises:
             TypeError, ValueError: ``action`` is not an int in 0..3.
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-            action = check_action(action, "agent")
+        action = check_action(action, "agent")
         self._belief = self._carry(self._belief, action)
 
     def update(self, measurements: Mapping[str, Any]) -> None:
@@ -409,8 +409,7 @@ class ParticleFilter(BeliefFilter):
         Raises:
             TypeError, ValueError: ``action`` is not an int in 0..3 (nothing changes).
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-            action = check_action(action, "agent")
+        action = check_action(action, "agent")
         counts, cells = self._counts, self.num_cells
         self._prior, self._evidence, self._carried = (self._mass, action), None, None
         bounds = self._bounds[action]

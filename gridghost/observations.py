@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from gridghost.checks import check_choice
 from gridghost.layout import COLOURS, ITEM_FLAGS
 from gridghost.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, Board, GameState, Side
 
@@ -82,17 +83,6 @@ VECTOR_SLOTS: tuple[str, ...] = (
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
-
-def check_obs_type(obs_type: object, argument: str = "obs_type") -> str:
-    """Return ``obs_type`` if it names a known encoding; ``argument`` names it in the error.
-
-    Raises:
-        ValueError: ``obs_type`` is not one of :data:`OBS_TYPES`.
-    """
-    if not isinstance(obs_type, str) or obs_type not in OBS_TYPES:
-        raise ValueError(f"unknown {argument} {obs_type!r}; accepted: {list(OBS_TYPES)}")
-    return obs_type
-
 
 class DictObservations:
     """The reference dict observations of the agent and the ghost on one board.
@@ -318,7 +308,7 @@ def make_observations(
     Raises:
         ValueError: ``obs_type`` is unknown, or ``"belief"`` without a belief to show.
     """
-    check_obs_type(obs_type)
+    check_choice(obs_type, "obs_type", OBS_TYPES)
     if obs_type == "vector":
         return VectorObservations(board)
     if obs_type == "belief":

@@ -26,7 +26,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.rules import NUM_ACTIONS, Action, check_limit, check_seed
+from gridghost.checks import check_choice, check_limit, check_seed
+from gridghost.rules import NUM_ACTIONS, Action
 
 
 @runtime_checkable
@@ -160,8 +161,7 @@ def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int |
         TypeError: ``spec`` is none of the accepted kinds.
     """
     if isinstance(spec, str):
-        if spec not in POLICY_NAMES:
-            raise ValueError(f"unknown policy name {spec!r}; accepted: {sorted(POLICY_NAMES)}")
+        check_choice(spec, "policy name", sorted(POLICY_NAMES))
         return RandomPolicy(seed) if spec == "random" else POLICY_NAMES[spec]()
     if isinstance(spec, type):
         if not callable(getattr(spec, "get_action", None)):

@@ -7,8 +7,6 @@ Every argument is checked before anything is written, so a bad call leaves no ha
 from __future__ import annotations
 
 import importlib.util
-import math
-import numbers
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -16,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.checks import check_rate
 from gridghost.render import import_pygame
 
 
@@ -120,8 +119,7 @@ def save_animation(frames: Iterable[np.ndarray], path: str | os.PathLike[str], f
         if frame.shape != checked[0].shape:
             raise ValueError(f"frames[{i}] has shape {frame.shape}, but frames[0] has {checked[0].shape}")
     path = _check_suffix(path, "path", (".gif", ".mp4"))
-    if isinstance(fps, bool) or not isinstance(fps, numbers.Real) or not (math.isfinite(fps) and fps > 0):
-        raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
+    check_rate(fps, "fps")
     try:
         import imageio.v3 as iio
     except ImportError:

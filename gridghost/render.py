@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gridghost.checks import check_rate
 from gridghost.layout import Cell, Layout
 from gridghost.text import Status, colour_id, escape_undrawable
 
@@ -89,17 +90,6 @@ _PANEL_HEIGHT = _PANEL_LINES * _PANEL_LINE_HEIGHT + _MARGIN
 _BELIEF_MAX_ALPHA = 170
 #: The smallest font size texts shrink to before they are cut; the default font is unreadable below.
 _MIN_FONT_SIZE = 8
-
-
-def check_render_mode(render_mode: object) -> str | None:
-    """Return ``render_mode`` if it is ``None`` or one of :data:`RENDER_MODES`.
-
-    Raises:
-        ValueError: any other mode.
-    """
-    if render_mode is None or render_mode in RENDER_MODES:
-        return render_mode  # type: ignore[return-value]
-    raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, {', '.join(map(repr, RENDER_MODES))}")
 
 
 # -- geometry ------------------------------------------------------------------------------------
@@ -267,8 +257,7 @@ class Renderer:
         self, layout: Layout, cell_size: int | None = None, fps: float = 4, caption: str = "gridghost"
     ) -> None:
         self.geometry = Geometry(layout, cell_size)
-        if isinstance(fps, bool) or not isinstance(fps, numbers.Real) or not (math.isfinite(fps) and fps > 0):
-            raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
+        check_rate(fps, "fps")
         self.layout = layout
         if not isinstance(caption, str):
             raise TypeError(f"caption must be a str, got {caption!r}")

@@ -12,15 +12,13 @@ Turn order is agent, then ghost. After the agent's move: caught if both share a 
 reached if the agent's cell is a goal, else the step penalty. After the ghost's move: caught if
 both share a cell, else nothing.
 
-The argument checks every view and component shares (an action, a count such as a step limit,
-a flag) live at the end of this module, so that filters and policies need not import an env.
+The argument checks every module shares live in :mod:`gridghost.checks`.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import numbers
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -375,89 +373,3 @@ def describe_moves(intended: int, moves: tuple[int, ...]) -> tuple[bool, str]:
     """
     slipped = moves != (intended,)
     return slipped, ", ".join(ACTION_NAMES[m] for m in moves) or "stay"
-
-
-def check_action(action: object, agent: str) -> int:
-    """Return ``action`` as an ``int`` if it is a valid move (an integer 0..3).
-
-    Python ints, :class:`~gridghost.rules.Action` members, NumPy integers and 0-d integer arrays
-    are accepted; nothing is rounded or clamped.
-
-    Raises:
-        TypeError: ``action`` is ``None``, a bool, a float (NaN included), a string or any other
-            non-integer.
-        ValueError: ``action`` is an integer outside 0..3.
-    """
-    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
-        value = int(action)  # int, IntEnum (Action) and NumPy integers
-    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        value = int(action)
-    else:
-        if action is None:
-            raise TypeError(
-                f"action for live agent {agent!r} must be an int in 0..{NUM_ACTIONS - 1}; "
-                "None is only accepted from terminated or truncated agents"
-            )
-        raise TypeError(
-            f"action for {agent!r} must be an int in 0..{NUM_ACTIONS - 1} "
-            f"({', '.join(f'{i}={n}' for i, n in enumerate(ACTION_NAMES))}), "
-            f"got {action!r} of type {type(action).__name__}"
-        )
-    if not 0 <= value < NUM_ACTIONS:
-        raise ValueError(f"action for {agent!r} must lie in 0..{NUM_ACTIONS - 1}, got {value}")
-    return value
-
-
-def check_limit(value: object, argument: str, allow_none: bool = True, maximum: int | None = None) -> int | None:
-    """Return ``value`` if it is a count such as a step limit: an int >= 1 (and at most
-    ``maximum``, when given), or ``None`` (no limit) when ``allow_none``.
-
-    Raises:
-        TypeError: not an int (bools and floats included), nor an allowed ``None``.
-        ValueError: an int below 1 or above ``maximum``.
-    """
-    accepted = "an int >= 1" if maximum is None else f"an int in 1..{maximum:,}"
-    if allow_none:
-        accepted += " or None (no limit)"
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{argument} must be {accepted}, got {value!r}")
-    if value < 1 or (maximum is not None and value > maximum):
-        raise ValueError(f"{argument} must be {accepted}, got {value}")
-    return int(value)
-
-
-def check_flag(value: object, argument: str) -> bool:
-    """Return ``value`` as a ``bool`` if it is one (Python or NumPy).
-
-    Raises:
-        TypeError: anything else; ``0``, ``1`` and strings included.
-    """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{argument} must be a bool, got {value!r}")
-    return bool(value)
-
-
-def check_seed(
-    seed: object, argument: str = "seed", allow_sequence: bool = False
-) -> int | np.random.SeedSequence | None:
-    """Return ``seed`` if it can seed a generator: ``None`` (fresh entropy, or continue), an int
-    >= 0 (Python or NumPy, as ``rng.integers`` returns), or with ``allow_sequence`` a NumPy
-    ``SeedSequence``. Integers come back as Python ``int``.
-
-    >>> check_seed(np.int64(3))
-    3
-
-    Raises:
-        TypeError: anything else; bools, floats and strings included.
-        ValueError: a negative integer.
-    """
-    accepted = "None, an int >= 0 or a numpy SeedSequence" if allow_sequence else "None or an int >= 0"
-    if seed is None or (allow_sequence and isinstance(seed, np.random.SeedSequence)):
-        return seed
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"{argument} must be {accepted}, got {seed!r} of type {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"{argument} must be {accepted}, got {seed!r}")
-    return int(seed)

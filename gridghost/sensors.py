@@ -25,15 +25,14 @@ changes the game's trajectory. :attr:`Sensor.uses_game_rng` says which kind a se
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
 
+from gridghost.checks import check_distribution, check_probability
 from gridghost.layout import COLOURS, ITEMS, Layout
 from gridghost.rules import GameState
-from gridghost.slip import check_probability
 
 #: The classes of :class:`ItemSensor` (and the default classes of :class:`ClassifierSensor`).
 ITEM_CLASSES: tuple[str, ...] = ("dog", "flower", "background")
@@ -215,26 +214,6 @@ def item_class(layout: Layout, cell: tuple[int, int]) -> int:
         if label in flags:
             return k
     return len(ITEM_CLASSES) - 1
-
-
-def check_distribution(values: Any, argument: str, size: int, tolerance: float = 1e-9) -> np.ndarray:
-    """Return ``values`` as a float array of ``size`` probabilities summing to 1.
-
-    Raises:
-        ValueError: the wrong shape, a negative or non-finite entry, or a sum further than
-            ``tolerance`` from 1.
-    """
-    try:
-        array = np.array(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{argument} must be {size} probabilities, got {values!r}") from None
-    if array.shape != (size,):
-        raise ValueError(f"{argument} must be {size} probabilities (shape ({size},)), got shape {array.shape}")
-    if not np.isfinite(array).all() or (array < 0).any():
-        raise ValueError(f"{argument} must hold finite probabilities >= 0, got {array.tolist()}")
-    if not math.isclose(array.sum(), 1.0, rel_tol=0, abs_tol=tolerance):
-        raise ValueError(f"{argument} must sum to 1, got {array.tolist()} (sum {array.sum()!r})")
-    return array / array.sum()
 
 
 def _check_classes(classes: Any) -> tuple[str, ...]:

@@ -52,10 +52,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from gridghost.checks import check_choice
 from gridghost.config import GameConfig
 from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv
 from gridghost.game import Game
-from gridghost.observations import check_obs_type, make_observations
+from gridghost.observations import OBS_TYPES, make_observations
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Side
 
@@ -65,17 +66,6 @@ CONTROLLED_SIDES: tuple[str, ...] = AGENTS
 DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
 _EPISODE_ENDED = "the episode has ended; call reset() to start a new one"
 _SUCCESS = {AGENT: Outcome.GOAL, GHOST: Outcome.CAUGHT}
-
-
-def check_controlled(controlled: object) -> str:
-    """Return ``controlled`` if it names a side (``"agent"`` or ``"ghost"``).
-
-    Raises:
-        ValueError: anything else.
-    """
-    if not isinstance(controlled, str) or controlled not in CONTROLLED_SIDES:
-        raise ValueError(f"unknown controlled side {controlled!r}; accepted: {list(CONTROLLED_SIDES)}")
-    return controlled
 
 
 def _check_opening_cannot_end(kernel: Game) -> None:
@@ -173,9 +163,9 @@ class Duel:
         self.after_half_turn = after_half_turn
         sensor_keys = (key for sensor in game.sensors for key in sensor.info_keys)
         self._copied_keys = ("action_mask", "estimated_pos", *sensor_keys)
-        self.controlled = check_controlled(controlled)
+        self.controlled = check_choice(controlled, "controlled", CONTROLLED_SIDES)
         self.opponent = GHOST if controlled == AGENT else AGENT
-        self.opponent_obs_type = check_obs_type(opponent_obs_type, "opponent_obs_type")
+        self.opponent_obs_type = check_choice(opponent_obs_type, "opponent_obs_type", OBS_TYPES)
         if opponent_obs_type == "belief":
             raise ValueError("opponent_obs_type='belief' is not available: the belief filter is the learner's; "
                              "use 'dict' or 'vector'")
@@ -360,7 +350,7 @@ class GridGhostGymEnv(gymnasium.Env):
         opponent_obs_type: str = "dict",
         **game: Any,
     ) -> None:
-        check_controlled(controlled)
+        check_choice(controlled, "controlled", CONTROLLED_SIDES)
         if game.get("config") is not None:
             if obs_type != "dict" or max_cycles is not None:
                 raise ValueError("obs_type and max_cycles are game settings: with config= they come from the config")

@@ -26,6 +26,7 @@ import numbers
 
 import numpy as np
 
+from gridghost.checks import check_choice, check_probability
 from gridghost.rules import NUM_ACTIONS, Action
 
 Moves = tuple[int, ...]
@@ -40,20 +41,6 @@ PERPENDICULAR: dict[int, tuple[int, int]] = {
     Action.RIGHT: (Action.DOWN, Action.UP),
     Action.UP: (Action.LEFT, Action.RIGHT),
 }
-
-
-def check_probability(value: object, argument: str) -> float:
-    """Return ``value`` as a float if it is a real number in [0, 1].
-
-    Raises:
-        TypeError: ``value`` is not a real number (``bool`` and strings are rejected).
-        ValueError: ``value`` is NaN or outside [0, 1].
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{argument} must be a real number in [0, 1], got {value!r}")
-    if not 0.0 <= float(value) <= 1.0:  # NaN fails this comparison too
-        raise ValueError(f"{argument} must lie in [0, 1], got {value!r}")
-    return float(value)
 
 
 class SlipModel:
@@ -254,8 +241,7 @@ def make_slip(
     name = slip if slip is not None else (slip_type if slip_type is not None else "longitudinal")
     if not isinstance(name, str):
         raise TypeError(f"{argument} must be a slip type name or a SlipModel, got {name!r}")
-    if name not in SLIP_TYPES:
-        raise ValueError(f"unknown {argument} {name!r}; accepted: {sorted(SLIP_TYPES)}")
+    check_choice(name, argument, sorted(SLIP_TYPES))
     if name == "none":
         if slip_probability is not None and check_probability(slip_probability, "slip_probability") != 0.0:
             raise ValueError(f"slip_probability must be 0 with slip type 'none', got {slip_probability!r}")

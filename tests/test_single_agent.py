@@ -460,7 +460,7 @@ def test_the_np_random_of_the_env_is_the_games_generator() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        (dict(controlled="referee"), ValueError, "unknown controlled side 'referee'; accepted: \\['agent', 'ghost'\\]"),
+        (dict(controlled="referee"), ValueError, "unknown controlled 'referee'; accepted: \\['agent', 'ghost'\\]"),
         (dict(opponent="sleepy"), ValueError, "unknown policy name 'sleepy'"),
         (dict(opponent=42), TypeError, "a policy must be"),
         (dict(obs_type="pixels"), ValueError, "unknown obs_type 'pixels'"),

@@ -1,0 +1,170 @@
+"""The argument checks every module shares: one place for what a valid action, count, flag,
+seed, probability, choice among names, rate or distribution is, and for the sentence that says
+what was wrong.
+
+Every check returns the value in its canonical type (a Python ``int``, ``float`` or ``bool``) or
+raises a ``TypeError`` (the wrong kind of value) or ``ValueError`` (the right kind, out of range)
+whose message names the argument and what it accepts. Nothing is rounded, clamped or ignored.
+:func:`check_action` has a fast path for the common case, a Python int in range, since envs call
+it on every step.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gridghost.rules import ACTION_NAMES, NUM_ACTIONS
+
+
+def check_action(action: object, agent: str) -> int:
+    """Return ``action`` as an ``int`` if it is a valid move (an integer 0..3).
+
+    Python ints, :class:`~gridghost.rules.Action` members, NumPy integers and 0-d integer arrays
+    are accepted; nothing is rounded or clamped.
+
+    Raises:
+        TypeError: ``action`` is ``None``, a bool, a float (NaN included), a string or any other
+            non-integer.
+        ValueError: ``action`` is an integer outside 0..3.
+    """
+    if type(action) is int and 0 <= action < NUM_ACTIONS:  # the fast path: envs check every step
+        return action
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        value = int(action)  # int, IntEnum (Action) and NumPy integers
+    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        value = int(action)
+    else:
+        if action is None:
+            raise TypeError(
+                f"action for live agent {agent!r} must be an int in 0..{NUM_ACTIONS - 1}; "
+                "None is only accepted from terminated or truncated agents"
+            )
+        raise TypeError(
+            f"action for {agent!r} must be an int in 0..{NUM_ACTIONS - 1} "
+            f"({', '.join(f'{i}={n}' for i, n in enumerate(ACTION_NAMES))}), "
+            f"got {action!r} of type {type(action).__name__}"
+        )
+    if not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"action for {agent!r} must lie in 0..{NUM_ACTIONS - 1}, got {value}")
+    return value
+
+
+def check_limit(value: object, argument: str, allow_none: bool = True, maximum: int | None = None) -> int | None:
+    """Return ``value`` if it is a count such as a step limit: an int >= 1 (and at most
+    ``maximum``, when given), or ``None`` (no limit) when ``allow_none``.
+
+    Raises:
+        TypeError: not an int (bools and floats included), nor an allowed ``None``.
+        ValueError: an int below 1 or above ``maximum``.
+    """
+    accepted = "an int >= 1" if maximum is None else f"an int in 1..{maximum:,}"
+    if allow_none:
+        accepted += " or None (no limit)"
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{argument} must be {accepted}, got {value!r}")
+    if value < 1 or (maximum is not None and value > maximum):
+        raise ValueError(f"{argument} must be {accepted}, got {value}")
+    return int(value)
+
+
+def check_flag(value: object, argument: str) -> bool:
+    """Return ``value`` as a ``bool`` if it is one (Python or NumPy).
+
+    Raises:
+        TypeError: anything else; ``0``, ``1`` and strings included.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{argument} must be a bool, got {value!r}")
+    return bool(value)
+
+
+def check_seed(
+    seed: object, argument: str = "seed", allow_sequence: bool = False
+) -> int | np.random.SeedSequence | None:
+    """Return ``seed`` if it can seed a generator: ``None`` (fresh entropy, or continue), an int
+    >= 0 (Python or NumPy, as ``rng.integers`` returns), or with ``allow_sequence`` a NumPy
+    ``SeedSequence``. Integers come back as Python ``int``.
+
+    >>> check_seed(np.int64(3))
+    3
+
+    Raises:
+        TypeError: anything else; bools, floats and strings included.
+        ValueError: a negative integer.
+    """
+    accepted = "None, an int >= 0 or a numpy SeedSequence" if allow_sequence else "None or an int >= 0"
+    if seed is None or (allow_sequence and isinstance(seed, np.random.SeedSequence)):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{argument} must be {accepted}, got {seed!r} of type {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"{argument} must be {accepted}, got {seed!r}")
+    return int(seed)
+
+
+def check_probability(value: object, argument: str) -> float:
+    """Return ``value`` as a float if it is a real number in [0, 1].
+
+    Raises:
+        TypeError: ``value`` is not a real number (``bool`` and strings are rejected).
+        ValueError: ``value`` is NaN or outside [0, 1].
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{argument} must be a real number in [0, 1], got {value!r}")
+    if not 0.0 <= float(value) <= 1.0:  # NaN fails this comparison too
+        raise ValueError(f"{argument} must lie in [0, 1], got {value!r}")
+    return float(value)
+
+
+def check_distribution(values: Any, argument: str, size: int, tolerance: float = 1e-9) -> np.ndarray:
+    """Return ``values`` as a float array of ``size`` probabilities summing to 1.
+
+    Raises:
+        ValueError: the wrong shape, a negative or non-finite entry, or a sum further than
+            ``tolerance`` from 1.
+    """
+    try:
+        array = np.array(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{argument} must be {size} probabilities, got {values!r}") from None
+    if array.shape != (size,):
+        raise ValueError(f"{argument} must be {size} probabilities (shape ({size},)), got shape {array.shape}")
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise ValueError(f"{argument} must hold finite probabilities >= 0, got {array.tolist()}")
+    if not math.isclose(array.sum(), 1.0, rel_tol=0, abs_tol=tolerance):
+        raise ValueError(f"{argument} must sum to 1, got {array.tolist()} (sum {array.sum()!r})")
+    return array / array.sum()
+
+def check_choice(value: object, argument: str, accepted: Sequence[str], allow_none: bool = False) -> Any:
+    """Return ``value`` if it is one of the ``accepted`` names (or ``None``, with ``allow_none``).
+
+    >>> check_choice("vector", "obs_type", ("dict", "vector"))
+    'vector'
+
+    Raises:
+        ValueError: anything else, naming ``argument`` and listing what is accepted.
+    """
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str) or value not in accepted:
+        names = f"None or one of {list(accepted)}" if allow_none else str(list(accepted))
+        raise ValueError(f"unknown {argument} {value!r}; accepted: {names}")
+    return value
+
+
+def check_rate(value: object, argument: str) -> float:
+    """Return ``value`` as a float if it is a finite number > 0 (a frame rate, say).
+
+    Raises:
+        ValueError: anything else (bools, NaN and infinities included).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{argument} must be a finite number > 0, got {value!r}")
+    return float(value)

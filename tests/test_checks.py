@@ -1,0 +1,59 @@
+"""The shared argument checks: canonical values back, or an error naming the argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gridghost.checks import (
+    check_action,
+    check_choice,
+    check_distribution,
+    check_flag,
+    check_limit,
+    check_probability,
+    check_rate,
+    check_seed,
+)
+from gridghost.rules import Action
+
+
+@pytest.mark.parametrize("action", [0, 3, np.int64(2), np.array(1), Action.UP, np.uint8(0)])
+def test_every_integer_form_of_an_action_comes_back_as_an_int(action) -> None:
+    value = check_action(action, "agent")
+    assert type(value) is int and value == int(action)
+
+
+@pytest.mark.parametrize(("action", "error"), [(4, ValueError), (-1, ValueError), (True, TypeError),
+                                               (1.0, TypeError), (None, TypeError), ("1", TypeError)])
+def test_bad_actions_name_the_side(action, error) -> None:
+    with pytest.raises(error, match="'ghost'"):
+        check_action(action, "ghost")
+
+
+def test_choices_list_what_is_accepted() -> None:
+    assert check_choice("b", "letter", ("a", "b")) == "b"
+    assert check_choice(None, "letter", ("a",), allow_none=True) is None
+    with pytest.raises(ValueError, match=r"unknown letter 'c'; accepted: \['a', 'b'\]"):
+        check_choice("c", "letter", ("a", "b"))
+    with pytest.raises(ValueError, match=r"unknown letter None; accepted: \['a'\]"):
+        check_choice(None, "letter", ("a",))
+    with pytest.raises(ValueError, match=r"accepted: None or one of \['a'\]"):
+        check_choice(3, "letter", ("a",), allow_none=True)
+
+
+@pytest.mark.parametrize("value", [0, -1.0, float("nan"), float("inf"), True, "4"])
+def test_rates_are_finite_and_positive(value) -> None:
+    with pytest.raises(ValueError, match="fps must be a finite number > 0"):
+        check_rate(value, "fps")
+
+
+def test_the_other_checks_keep_their_contracts() -> None:
+    assert check_rate(np.float32(2.5), "fps") == 2.5
+    assert check_limit(np.int32(5), "n", maximum=5) == 5 and check_limit(None, "n") is None
+    assert check_flag(np.bool_(True), "f") is True
+    assert check_seed(np.uint16(9)) == 9
+    assert check_probability(1, "p") == 1.0
+    assert check_distribution([0.25, 0.75], "d", 2).tolist() == [0.25, 0.75]
+    with pytest.raises(ValueError, match="d must sum to 1"):
+        check_distribution([1, 3], "d", 2)
