@@ -22,7 +22,7 @@ from gridghost.env import AGENT, GridGhostEnv
 from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
 from gridghost.layout import CLASSIC, Layout
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.single_agent import DEFAULT_OPPONENTS, Duel
+from gridghost.single_agent import DEFAULT_OPPONENTS, Duel, detached
 from gridghost.slip import make_slip
 
 #: The reference's pause after each half-turn drawn in a window, in milliseconds.
@@ -168,7 +168,8 @@ class AgentInterface:
         self.terminated = False
         self.truncated = False
         self.episode_steps = 0
-        self.last_info: dict[str, Any] = {}
+        # The env's info of the latest reset or step; the env never changes a published info.
+        self._last_info: dict[str, Any] = {}
 
     def _drawn(self) -> None:
         """After a reset or half-turn with ``render=True``: the window was drawn by the env
@@ -191,7 +192,7 @@ class AgentInterface:
         self.total_reward = 0.0
         self.terminated = self.truncated = False
         self.episode_steps = 0
-        self.last_info = self._duel.info()
+        self._last_info = self.env.infos[AGENT]
         return self.env.observe(AGENT)
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
@@ -207,9 +208,15 @@ class AgentInterface:
         reward, self.terminated, self.truncated, info = self._duel.play(action)
         self.total_reward += reward
         self.episode_steps += 1
-        self.last_info = info
-        # The caller's own copy: changing it must not change last_info or get_episode_stats().
-        return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, self._duel.info()
+        self._last_info = self.env.infos[AGENT]
+        # info is the caller's own copy: changing it changes neither last_info nor the stats.
+        return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, info
+
+    @property
+    def last_info(self) -> dict[str, Any]:
+        """The agent's info after the latest reset or step (the reference's attribute): a fresh
+        copy on every read, as :meth:`step` returns it; ``{}`` before the first reset."""
+        return detached(self._last_info) if self._last_info else {}
 
     def is_terminated(self) -> bool:
         """Whether the episode has ended (terminated or truncated)."""
@@ -223,8 +230,8 @@ class AgentInterface:
             "steps": self.episode_steps,
             "terminated": self.terminated,
             "truncated": self.truncated,
-            "reached_goal": self.last_info.get("reached_goal", False),
-            "caught_by_ghost": self.last_info.get("caught_by_ghost", False),
+            "reached_goal": self._last_info.get("reached_goal", False),
+            "caught_by_ghost": self._last_info.get("caught_by_ghost", False),
         }
 
     def get_action_space(self) -> spaces.Space:

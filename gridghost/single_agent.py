@@ -84,10 +84,11 @@ _MUTABLE = frozenset((dict, list, np.ndarray))
 
 
 def detached(value: Any) -> Any:
-    """A copy of ``value`` that shares nothing mutable with it: dicts, lists and writable or
-    read-only arrays are copied, all the way down; anything else (numbers, strings, tuples of
-    them) is immutable and kept. What every view hands a caller, so that a caller changing an
-    info can corrupt neither the env nor an info returned earlier or later.
+    """A copy of ``value`` that shares nothing mutable with it: dicts, lists and writable arrays
+    are copied, all the way down; anything else (numbers, strings, tuples of them, read-only
+    arrays such as a sensor's shared probability vectors) cannot be changed and is kept. What
+    every view hands a caller, so that a caller changing an info can corrupt neither the env nor
+    an info returned earlier or later.
 
     >>> info = {"estimated_pos": {"cell_pos": [0, 2]}}
     >>> copy = detached(info)
@@ -99,15 +100,12 @@ def detached(value: Any) -> Any:
     if kind is dict:
         copy = dict(value)
         for key, item in copy.items():  # most values are numbers and strings: no call for them
-            kind = type(item)
-            if kind is np.ndarray:
-                copy[key] = item.copy()
-            elif kind is dict or kind is list:
+            if type(item) in _MUTABLE:
                 copy[key] = detached(item)
         return copy
     if kind is list:
-        return [detached(item) for item in value]
-    if kind is np.ndarray:
+        return [detached(item) if type(item) in _MUTABLE else item for item in value]
+    if kind is np.ndarray and value.flags.writeable:
         return value.copy()
     return value
 
@@ -162,7 +160,7 @@ class Duel:
         self.game = game
         self.after_half_turn = after_half_turn
         sensor_keys = (key for sensor in game.sensors for key in sensor.info_keys)
-        self._copied_keys = ("action_mask", "estimated_pos", *sensor_keys)
+        self._copied_keys = ("estimated_pos", *sensor_keys)
         self.controlled = check_choice(controlled, "controlled", CONTROLLED_SIDES)
         self.opponent = GHOST if controlled == AGENT else AGENT
         self.opponent_obs_type = check_choice(opponent_obs_type, "opponent_obs_type", OBS_TYPES)
@@ -275,6 +273,7 @@ class Duel:
         :func:`detached`, so the turn loop does not look at every value.
         """
         info = dict(self.game.infos[self.controlled])
+        info["action_mask"] = info["action_mask"].copy()  # read-only in the env; the caller's to change
         for key in self._copied_keys:
             value = info.get(key)
             if type(value) in _MUTABLE:
