@@ -29,7 +29,9 @@ import gymnasium
 import pettingzoo
 
 from gridghost.compat import AgentInterface
+from gridghost.config import GameConfig
 from gridghost.env import GridGhostEnv, env, raw_env
+from gridghost.game import Game
 from gridghost.layout import CLASSIC, COLOURS, ITEMS, Layout
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import Action, Board, GameState, Outcome, Rewards, board_for
@@ -52,6 +54,8 @@ __all__ = [
     "ChasePolicy",
     "ColorSensor",
     "Duel",
+    "Game",
+    "GameConfig",
     "GameState",
     "GridGhostEnv",
     "GridGhostGymEnv",
