@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.layout import Layout
 from gridghost.rules import ACTION_NAMES, NUM_ACTIONS
 
 
@@ -133,7 +134,7 @@ def check_distribution(values: Any, argument: str, size: int, tolerance: float =
     try:
         array = np.array(values, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{argument} must be {size} probabilities, got {values!r}") from None
+        raise TypeError(f"{argument} must be {size} probabilities, got {values!r}") from None
     if array.shape != (size,):
         raise ValueError(f"{argument} must be {size} probabilities (shape ({size},)), got shape {array.shape}")
     if not np.isfinite(array).all() or (array < 0).any():
@@ -159,12 +160,39 @@ def check_choice(value: object, argument: str, accepted: Sequence[str], allow_no
     return value
 
 
+def check_number(value: object, argument: str, minimum: float = 0.0, strict: bool = False) -> float:
+    """Return ``value`` as a float if it is a finite real number >= ``minimum`` (> with
+    ``strict``): a delay, a frame rate.
+
+    Raises:
+        TypeError: not a real number (bools and strings included).
+        ValueError: NaN, an infinity, or below the minimum.
+    """
+    accepted = f"a finite number {'>' if strict else '>='} {minimum:g}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{argument} must be {accepted}, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < minimum or (strict and number == minimum):
+        raise ValueError(f"{argument} must be {accepted}, got {value!r}")
+    return number
+
+
 def check_rate(value: object, argument: str) -> float:
     """Return ``value`` as a float if it is a finite number > 0 (a frame rate, say).
 
     Raises:
-        ValueError: anything else (bools, NaN and infinities included).
+        TypeError, ValueError: as :func:`check_number`.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{argument} must be a finite number > 0, got {value!r}")
-    return float(value)
+    return check_number(value, argument, 0.0, strict=True)
+
+
+def check_layout(layout: object, argument: str = "layout", allow_none: bool = False) -> Any:
+    """Return ``layout`` if it is a :class:`~gridghost.layout.Layout` (or ``None``, with
+    ``allow_none``).
+
+    Raises:
+        TypeError: anything else.
+    """
+    if (layout is None and allow_none) or isinstance(layout, Layout):
+        return layout
+    raise TypeError(f"{argument} must be a gridghost.Layout{' or None' if allow_none else ''}, got {layout!r}")

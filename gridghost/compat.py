@@ -10,14 +10,13 @@ and return values (``step`` returns ``(observation, reward, done, info)``).
 
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
 from typing import Any
 
 from gymnasium import spaces
 
-from gridghost.checks import check_choice, check_flag, check_limit
+from gridghost.checks import check_choice, check_flag, check_limit, check_number
 from gridghost.env import AGENT, GridGhostEnv
 from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
 from gridghost.layout import CLASSIC, Layout
@@ -29,14 +28,6 @@ from gridghost.slip import make_slip
 _DEFAULT_STEP_DELAY = 100
 #: What the interface's filter reads: the colour sensor, the item classifier, or both.
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
-
-
-def _check_step_delay(step_delay: object) -> float:
-    if isinstance(step_delay, bool) or not isinstance(step_delay, numbers.Real):
-        raise TypeError(f"step_delay must be a finite number of milliseconds >= 0, got {step_delay!r}")
-    if not 0 <= float(step_delay) < float("inf"):  # NaN fails too
-        raise ValueError(f"step_delay must be a finite number of milliseconds >= 0, got {step_delay!r}")
-    return float(step_delay)
 
 
 class AgentInterface:
@@ -116,7 +107,7 @@ class AgentInterface:
         self.render_enabled = check_flag(render, "render")
         if not render and render_mode == "human":
             raise ValueError("render_mode='human' draws every half-turn; pass render=True for it")
-        self.step_delay = _check_step_delay(step_delay)
+        self.step_delay = check_number(step_delay, "step_delay")
         max_steps = check_limit(max_steps, "max_steps")
         check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
         check_choice(pf_sensor_mode, "pf_sensor_mode", PF_SENSOR_MODES)

@@ -65,7 +65,8 @@ class GameConfig:
         obs_type: the observation encoding.
         belief_filter: the belief filter, as a spec: ``None``, ``"particle"``, ``"histogram"`` or
             a dict (``{"type": "particle", "num_particles": 200, "resample_threshold": 0.5,
-            "sensors": [0, 1]}``, the sensors as indices into :attr:`sensors`).
+            "sensors": [0, 1]}``, the sensors as indices into :attr:`sensors`); a custom filter
+            object stays an object (no dict form, and it drives one env only).
         show_belief: whether pictures draw the belief.
     """
 
@@ -77,7 +78,7 @@ class GameConfig:
     max_cycles: int | None = 100
     use_ghost: bool = True
     obs_type: str = "dict"
-    belief_filter: str | dict[str, Any] | None = None
+    belief_filter: str | dict[str, Any] | BeliefFilter | None = None
     show_belief: bool = True
 
     def keywords(self) -> dict[str, Any]:
@@ -100,10 +101,7 @@ class GameConfig:
             "max_cycles": self.max_cycles,
             "use_ghost": self.use_ghost,
             "obs_type": self.obs_type,
-            "belief_filter": (
-                dict(self.belief_filter, sensors=list(self.belief_filter["sensors"]))
-                if isinstance(self.belief_filter, dict) else self.belief_filter
-            ),
+            "belief_filter": _filter_to_dict(self.belief_filter),
             "show_belief": self.show_belief,
         }
 
@@ -134,6 +132,15 @@ class GameConfig:
         if isinstance(fields.get("belief_filter"), Mapping):
             fields["belief_filter"] = dict(fields["belief_filter"])
         return cls(**fields)
+
+
+def _filter_to_dict(spec: str | dict[str, Any] | BeliefFilter | None) -> str | dict[str, Any] | None:
+    if isinstance(spec, BeliefFilter):
+        raise ValueError(
+            f"belief_filter {spec!r} is a custom filter with no dict form (the particle and histogram filters "
+            "have one); build the env from the object instead"
+        )
+    return dict(spec, sensors=list(spec["sensors"])) if isinstance(spec, dict) else spec
 
 
 def slip_to_dict(slip: SlipModel) -> dict[str, Any]:
@@ -206,15 +213,16 @@ def _rewards_from_dict(data: Any, key: str) -> Rewards:
     return Rewards(**data)
 
 
-def filter_spec(belief_filter: BeliefFilter | str | None, sensors: Sequence[Sensor]) -> str | dict[str, Any] | None:
-    """The spec :attr:`GameConfig.belief_filter` holds for an env's filter.
+def filter_spec(
+    belief_filter: BeliefFilter | str | None, sensors: Sequence[Sensor]
+) -> str | dict[str, Any] | BeliefFilter | None:
+    """The spec :attr:`GameConfig.belief_filter` holds for an env's filter: the name or ``None``
+    as given, a dict for a shipped filter object, and the object itself for any other filter
+    (a custom one, which :meth:`GameConfig.to_dict` then refuses to write).
 
     Args:
         belief_filter: ``None``, a filter name, or a filter the env was given.
         sensors: the env's sensors (a filter reads some of them).
-
-    Raises:
-        ValueError: a filter of a kind with no spec (neither particle nor histogram).
     """
     if belief_filter is None or isinstance(belief_filter, str):
         return belief_filter
@@ -224,7 +232,7 @@ def filter_spec(belief_filter: BeliefFilter | str | None, sensors: Sequence[Sens
     if type(belief_filter) is ParticleFilter:
         return {"type": "particle", "num_particles": belief_filter.num_particles,
                 "resample_threshold": belief_filter.resample_threshold, "sensors": read}
-    raise ValueError(f"belief_filter {belief_filter!r} has no spec (particle and histogram filters have one)")
+    return belief_filter
 
 
 def filter_from_spec(

@@ -51,8 +51,9 @@ Information
 Arguments
     ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
-    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True,
-    config=None)``; see :class:`GridGhostEnv`. ``env.config`` holds the resolved settings.
+    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True)`` or
+    ``gridghost.env(config=..., render_mode=None)``; see :class:`GridGhostEnv`. ``env.config``
+    holds the resolved settings.
 
 Rendering
     ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
@@ -70,9 +71,8 @@ Version history
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 import gymnasium
 import numpy as np
@@ -80,7 +80,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from gridghost.checks import check_action, check_choice, check_flag, check_limit, check_seed
+from gridghost.checks import check_action, check_choice, check_flag, check_layout, check_limit, check_seed
 from gridghost.config import GameConfig, filter_from_spec, filter_spec
 from gridghost.filters import BeliefFilter, make_filter
 from gridghost.game import Game
@@ -181,9 +181,6 @@ class GridGhostEnv(AECEnv):
             build the filter with them).
         show_belief: whether pygame pictures draw the belief filter's map and estimate; ``False``
             only with a ``belief_filter``.
-        config: every game setting above at once: a :class:`~gridghost.config.GameConfig` (an
-            env's ``.config``) or its ``to_dict()`` form; then the other settings must be left
-            at their defaults. The belief filter is ``config.belief_filter``'s spec.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -212,25 +209,9 @@ class GridGhostEnv(AECEnv):
         use_ghost: bool = True,
         belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
         show_belief: bool = True,
-        config: GameConfig | Mapping[str, Any] | None = None,
     ) -> None:
-        if config is not None:
-            given = locals()
-            passed = [name for name, default in _GAME_DEFAULTS.items() if given[name] is not default]
-            if passed:
-                raise ValueError(
-                    f"pass the game's settings as config= or as keywords, not both; got config and {passed}"
-                )
-            if isinstance(config, Mapping):
-                config = GameConfig.from_dict(config)
-            elif not isinstance(config, GameConfig):
-                raise TypeError(f"config must be a gridghost.GameConfig, its to_dict() form, or None; got {config!r}")
-            # The one path from settings to a game: the config's fields are this method's keywords.
-            self.__init__(render_mode=render_mode, **config.keywords())  # type: ignore[misc]
-            return
         super().__init__()
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        check_layout(layout)
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
         self.layout = layout
         self.slip = make_slip(slip, slip_probability, slip_type)
@@ -295,6 +276,21 @@ class GridGhostEnv(AECEnv):
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
         self._renderer: Renderer | None = None  # created by the first pygame render
+
+    @classmethod
+    def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
+        """The env of every game setting at once: a :class:`~gridghost.config.GameConfig` (an
+        env's ``.config``) or its ``to_dict()`` form. ``gridghost.env(config=...)`` calls this.
+
+        Raises:
+            TypeError, ValueError: ``config`` is neither, or holds settings the env refuses.
+        """
+        if isinstance(config, Mapping):
+            config = GameConfig.from_dict(config)
+        elif not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a gridghost.GameConfig or its to_dict() form, got {config!r}")
+        # The one path from settings to a game: the config's fields are the constructor's keywords.
+        return cls(render_mode=render_mode, **config.keywords())
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails, so it costs nothing on the hot path.
@@ -628,12 +624,7 @@ class GridGhostEnv(AECEnv):
             self._renderer = None
 
 
-#: The game settings of :class:`GridGhostEnv` and their defaults: what ``config=`` replaces.
-_GAME_DEFAULTS = {
-    name: parameter.default
-    for name, parameter in inspect.signature(GridGhostEnv.__init__).parameters.items()
-    if name not in ("self", "render_mode", "config")
-}
+GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)
 
 
 class _CheckedIterator:
@@ -687,11 +678,31 @@ class CheckedGridGhostEnv(GridGhostEnv):
         return _CheckedIterator(self, max_iter)
 
 
+def make_game(cls: type[GridGhostEnvT], **kwargs: Any) -> GridGhostEnvT:
+    """Build ``cls`` from the keywords of :class:`GridGhostEnv`, or from ``config=`` (a
+    :class:`~gridghost.config.GameConfig` or its dict form) with at most ``render_mode`` beside.
+
+    Raises:
+        ValueError: ``config`` together with any other game setting (whatever its value: a
+            setting passed next to a config would otherwise be silently ignored).
+        TypeError, ValueError: as :class:`GridGhostEnv`.
+    """
+    config = kwargs.pop("config", None)
+    if config is None:
+        return cls(**kwargs)
+    others = sorted(set(kwargs) - {"render_mode"})
+    if others:
+        raise ValueError(f"pass the game's settings as config= or as keywords, not both; got config and {others}")
+    return cast(GridGhostEnvT, cls.from_config(config, render_mode=kwargs.get("render_mode")))
+
+
 def raw_env(**kwargs: Any) -> GridGhostEnv:
-    """The bare AEC env; keyword arguments as :class:`GridGhostEnv`."""
-    return GridGhostEnv(**kwargs)
+    """The bare AEC env; keyword arguments as :class:`GridGhostEnv`, or ``config=`` (see
+    :func:`make_game`)."""
+    return make_game(GridGhostEnv, **kwargs)
 
 
 def env(**kwargs: Any) -> CheckedGridGhostEnv:
-    """The AEC env with call-order checks; keyword arguments as :class:`GridGhostEnv`."""
-    return CheckedGridGhostEnv(**kwargs)
+    """The AEC env with call-order checks; keyword arguments as :class:`GridGhostEnv`, or
+    ``config=`` (see :func:`make_game`)."""
+    return make_game(CheckedGridGhostEnv, **kwargs)

@@ -32,7 +32,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from gridghost.checks import check_action, check_limit, check_probability, check_seed
+from gridghost.checks import check_action, check_layout, check_limit, check_probability, check_seed
 from gridghost.game import Game
 from gridghost.layout import Layout
 from gridghost.rules import NUM_ACTIONS
@@ -89,8 +89,7 @@ class BeliefFilter:
     """
 
     def __init__(self, layout: Layout, slip: SlipModel, sensors: Sequence[Sensor]) -> None:
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        check_layout(layout)
         if not isinstance(slip, SlipModel):
             raise TypeError(f"slip must be a gridghost SlipModel (the env's .slip), got {slip!r}")
         if sensors is None:

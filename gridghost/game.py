@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.checks import check_action, check_layout
 from gridghost.layout import Layout
+from gridghost.policies import chase_rule
 from gridghost.rules import (
     NUM_ACTIONS,
-    Action,
+    Board,
     GameState,
     Outcome,
     Rewards,
@@ -39,8 +41,6 @@ from gridghost.slip import Moves, SlipModel
 #: One half-turn's outcome: ``(probability, next_state, agent_reward, ghost_reward)``.
 Successor = tuple[float, GameState, float, float]
 
-#: The chasing ghost's fallback order when no move toward the agent is open.
-_FALLBACK_ORDER = (Action.UP, Action.RIGHT, Action.DOWN, Action.LEFT)
 #: Agent cells per block when the chase table is built.
 _CHASE_BLOCK = 256
 #: Chase tables (as an array and as bytes) by board, shared by every game on one layout while the
@@ -84,8 +84,7 @@ class Game:
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
     ) -> None:
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        check_layout(layout)
         if not isinstance(slip, SlipModel):
             raise TypeError(f"slip must be a gridghost.SlipModel, got {slip!r}")
         for value, argument in ((rewards, "rewards"), (ghost_rewards, "ghost_rewards")):
@@ -153,8 +152,12 @@ class Game:
             The next state and the moves carried out (``()`` when it stayed).
 
         Raises:
-            ValueError: it is not the agent's turn or the game is over.
+            TypeError, ValueError: ``action`` is not an int in 0..3.
+            ValueError: it is not the agent's turn or the game is over (nothing is drawn).
         """
+        action = check_action(action, "agent")
+        if state.turn != Side.AGENT or state.outcome != Outcome.ONGOING:
+            raise ValueError(f"the agent cannot move in state {state}")
         moves = self.slip.sample(action, rng)
         return move_agent(self.board, state, moves, self.use_ghost), moves
 
@@ -162,9 +165,10 @@ class Game:
         """The ghost's half-turn: one move, no slip.
 
         Raises:
+            TypeError, ValueError: ``action`` is not an int in 0..3.
             ValueError: it is not the ghost's turn or the game is over.
         """
-        return move_ghost(self.board, state, action)
+        return move_ghost(self.board, state, check_action(action, "ghost"))
 
     def rewards(self, mover: Side, outcome: Outcome) -> tuple[float, float]:
         """``(agent's reward, ghost's reward)`` for a half-turn of ``mover`` ending in ``outcome``."""
@@ -179,8 +183,10 @@ class Game:
             order the slip model lists them.
 
         Raises:
+            TypeError, ValueError: ``action`` is not an int in 0..3.
             ValueError: the game is over.
         """
+        action = check_action(action, "ghost" if state.turn == Side.GHOST else "agent")
         if state.turn == Side.GHOST:
             after = self.ghost_step(state, action)
             return [(1.0, after, *self._rewards[Side.GHOST][after.outcome])]
@@ -211,11 +217,18 @@ class Game:
             goals are not decided here.
 
         Raises:
+            TypeError: ``cells`` or ``actions`` are not integers, or ``uniforms`` not real numbers.
             ValueError: a cell, action or uniform is out of range.
         """
-        cells, actions, uniforms = np.broadcast_arrays(
-            np.asarray(cells, dtype=np.int64), np.asarray(actions, dtype=np.int64), np.asarray(uniforms, dtype=float)
-        )
+        arrays = []
+        for value, argument, kind in ((cells, "cells", np.integer), (actions, "actions", np.integer),
+                                      (uniforms, "uniforms", np.floating)):
+            array = np.asarray(value)
+            if not np.issubdtype(array.dtype, kind) and not (kind is np.floating and array.dtype.kind in "iu"):
+                raise TypeError(f"{argument} must be an array of {kind.__name__}s, got dtype {array.dtype}")
+            arrays.append(array)
+        cells, actions, uniforms = np.broadcast_arrays(arrays[0].astype(np.int64), arrays[1].astype(np.int64),
+                                                       arrays[2].astype(float))
         if cells.size and not (cells.min() >= 0 and cells.max() < self.num_cells):
             raise ValueError(f"cells must be cell indices 0..{self.num_cells - 1}")
         if actions.size and not (actions.min() >= 0 and actions.max() < NUM_ACTIONS):
@@ -260,13 +273,12 @@ class Game:
 
 
 def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
-    """The chasing ghost's rule for every pair of cells, as :class:`~gridghost.policies.ChasePolicy`
-    applies it to the ghost's observation.
+    """The chasing ghost's rule (:func:`~gridghost.policies.chase_rule`) for every pair of cells.
 
-    With ``(dr, dc)`` the agent's position minus the ghost's: if ``|dr| >= |dc|`` the vertical
-    move toward the agent when it is open, else the horizontal one when open (the other way round
-    if ``|dr| < |dc|``); failing both the first open move of up, right, down, left; failing all,
-    left. Built in blocks of agent cells, so that the work arrays stay small next to the table.
+    The rule depends on the signs of the agent's offset, on whether the vertical gap is at least
+    the horizontal one, and on which of the ghost's four moves are open: it is tabulated once over
+    those 3 x 3 x 2 x 16 cases, and the table reads that. Built in blocks of agent cells, so that
+    the work arrays stay small next to the table.
 
     Args:
         moves: ``int[cells, 4]``, the cell a single move leads to.
@@ -278,34 +290,48 @@ def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
     cells = moves.shape[0]
     ghosts = np.arange(cells)
     open_ = moves != ghosts[:, None]  # [ghost cell, action]
+    masks = (open_ << np.arange(NUM_ACTIONS)).sum(axis=1)  # the open moves of each ghost cell, as bits
     rows, columns = (a.astype(np.int16) for a in np.divmod(ghosts, cols))
-    fallback = np.full(cells, int(Action.LEFT), dtype=np.int8)
-    for action in reversed(_FALLBACK_ORDER):
-        fallback[open_[:, action]] = action
     table = np.empty((cells, cells), dtype=np.int8)
     for start in range(0, cells, _CHASE_BLOCK):
         agents = slice(start, min(start + _CHASE_BLOCK, cells))
         dr = rows[agents, None] - rows[None, :]  # [agent, ghost]
         dc = columns[agents, None] - columns[None, :]
-        vertical = np.where(dr > 0, np.int8(Action.DOWN), np.int8(Action.UP))
-        horizontal = np.where(dc > 0, np.int8(Action.RIGHT), np.int8(Action.LEFT))
-        vertical_ok = (dr != 0) & open_[ghosts[None, :], vertical]
-        horizontal_ok = (dc != 0) & open_[ghosts[None, :], horizontal]
-        vertical_first = np.abs(dr) >= np.abs(dc)
-        block = np.broadcast_to(fallback, dr.shape).copy()
-        # Lowest priority first, so that higher priorities overwrite.
-        for mask, action in (
-            (~vertical_first & vertical_ok, vertical),
-            (vertical_first & horizontal_ok, horizontal),
-            (vertical_first & vertical_ok, vertical),
-            (~vertical_first & horizontal_ok, horizontal),
-        ):
-            block[mask] = action[mask]
-        table[agents] = block
+        table[agents] = _CHASE_CASES[np.sign(dr) + 1, np.sign(dc) + 1, (np.abs(dr) >= np.abs(dc)).astype(np.int8),
+                                     masks[None, :]]
     return _read_only(table)
+
+
+def _chase_cases() -> np.ndarray:
+    """:func:`~gridghost.policies.chase_rule` for every case ``[sign(dr) + 1, sign(dc) + 1,
+    |dr| >= |dc|, open-move bits]`` (cases that cannot occur are filled all the same)."""
+    cases = np.empty((3, 3, 2, 2**NUM_ACTIONS), dtype=np.int8)
+    for sign_r, sign_c, vertical_first, bits in np.ndindex(cases.shape):
+        dr = (sign_r - 1) * (2 if vertical_first else 1)
+        dc = (sign_c - 1) * (1 if vertical_first else 2)
+        open_ = tuple(bool(bits >> action & 1) for action in range(NUM_ACTIONS))
+        cases[sign_r, sign_c, vertical_first, bits] = chase_rule(dr, dc, open_)  # type: ignore[arg-type]
+    return _read_only(cases)
+
+
+def chase_action(board: Board, agent_cell: int, ghost_cell: int) -> int:
+    """The chasing ghost's move with the agent at ``agent_cell`` and itself at ``ghost_cell``
+    (cell indices), straight from the rule; :attr:`Game.chase_table` holds it for every pair.
+
+    >>> from gridghost.layout import CLASSIC
+    >>> from gridghost.rules import board_for
+    >>> chase_action(board_for(CLASSIC), 2, 19)   # agent at (0, 2), ghost at (3, 4): up
+    3
+    """
+    (ar, ac), (gr, gc) = board.position(agent_cell), board.position(ghost_cell)
+    mask = board.action_mask[ghost_cell]
+    return chase_rule(ar - gr, ac - gc, (bool(mask[0]), bool(mask[1]), bool(mask[2]), bool(mask[3])))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
+
+
+_CHASE_CASES = _chase_cases()
 

@@ -39,6 +39,38 @@ class Policy(Protocol):
         ...
 
 
+#: The chasing ghost's fallback order when no move toward the agent is open.
+CHASE_FALLBACK: tuple[Action, ...] = (Action.UP, Action.RIGHT, Action.DOWN, Action.LEFT)
+
+
+def chase_rule(dr: int, dc: int, open_: tuple[bool, bool, bool, bool]) -> int:
+    """The chasing ghost's rule, the one both :class:`ChasePolicy` (from the ghost's observation)
+    and :func:`gridghost.game.chase_table` (for every pair of cells at once) apply.
+
+    Args:
+        dr, dc: the agent's position minus the ghost's.
+        open_: per action (left, down, right, up), whether that move changes the ghost's cell.
+
+    Returns:
+        If ``|dr| >= |dc|`` the vertical move toward the agent when it is open, else the
+        horizontal one when open (the other way round if ``|dr| < |dc|``); failing both the
+        first open move of up, right, down, left; failing all, left.
+
+    >>> chase_rule(-2, 1, (True, False, True, True))
+    3
+    """
+    vertical = Action.DOWN if dr > 0 else Action.UP if dr < 0 else None
+    horizontal = Action.RIGHT if dc > 0 else Action.LEFT if dc < 0 else None
+    preferred = (vertical, horizontal) if abs(dr) >= abs(dc) else (horizontal, vertical)
+    for move in preferred:
+        if move is not None and open_[move]:
+            return int(move)
+    for move in CHASE_FALLBACK:
+        if open_[move]:
+            return int(move)
+    return int(Action.LEFT)
+
+
 class ChasePolicy:
     """The reference's chasing ghost: greedy, from the ghost's own dict observation.
 
@@ -64,16 +96,7 @@ class ChasePolicy:
                 "ChasePolicy reads the ghost's dict observation (agent_relative_pos, neighbors); "
                 f"got {observation!r}"
             ) from None
-        vertical = ("down", Action.DOWN) if dr > 0 else ("up", Action.UP) if dr < 0 else None
-        horizontal = ("right", Action.RIGHT) if dc > 0 else ("left", Action.LEFT) if dc < 0 else None
-        preferred = (vertical, horizontal) if abs(dr) >= abs(dc) else (horizontal, vertical)
-        for move in preferred:
-            if move is not None and open_[move[0]]:
-                return int(move[1])
-        for name, action in (("up", Action.UP), ("right", Action.RIGHT), ("down", Action.DOWN), ("left", Action.LEFT)):
-            if open_[name]:
-                return int(action)
-        return int(Action.LEFT)
+        return chase_rule(dr, dc, (open_["left"], open_["down"], open_["right"], open_["up"]))
 
     def __repr__(self) -> str:
         return "ChasePolicy()"

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gridghost.checks import check_rate
+from gridghost.checks import check_layout, check_rate
 from gridghost.layout import Cell, Layout
 from gridghost.text import Status, colour_id, escape_undrawable
 
@@ -132,8 +132,7 @@ class Geometry:
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None) -> None:
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        check_layout(layout)
         if cell_size is None:
             cell_size = fit_cell_size(layout.rows, layout.cols)
         elif isinstance(cell_size, bool) or not isinstance(cell_size, numbers.Integral):

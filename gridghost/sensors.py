@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_distribution, check_probability
+from gridghost.checks import check_distribution, check_layout, check_probability
 from gridghost.layout import COLOURS, ITEMS, Layout
 from gridghost.rules import GameState
 
@@ -70,8 +70,7 @@ class Sensor:
             TypeError: ``layout`` is not a Layout, or the sensor cannot bind one (a custom
                 sensor without ``_bind``).
         """
-        if not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a gridghost.Layout, got {layout!r}")
+        check_layout(layout)
         if self.layout == layout:
             return self
         bound: dict[Layout, Sensor] = self.__dict__.setdefault("_bound", {})
@@ -147,8 +146,7 @@ class ColorSensor(Sensor):
     def __init__(self, layout: Layout | float | None = None, quality: float | None = None) -> None:
         if quality is None and isinstance(layout, (int, float, np.number)) and not isinstance(layout, bool):
             layout, quality = None, layout  # ColorSensor(0.9)
-        if layout is not None and not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a Layout or None, got {layout!r}")
+        check_layout(layout, allow_none=True)
         self.quality = check_probability(0.8 if quality is None else quality, "quality")
         # Thresholds on one uniform draw, computed as the reference computes them.
         self._next_colour_below = self.quality + (1.0 - self.quality) / 2
@@ -249,8 +247,7 @@ class ClassSensor(Sensor):
     """
 
     def __init__(self, layout: Layout | None, classes: Sequence[str], name: str, probs_key: str) -> None:
-        if layout is not None and not isinstance(layout, Layout):
-            raise TypeError(f"layout must be a Layout or None, got {layout!r}")
+        check_layout(layout, allow_none=True)
         for value, argument in ((name, "name"), (probs_key, "probs_key")):
             if not isinstance(value, str) or not value:
                 raise TypeError(f"{argument} must be a non-empty str, got {value!r}")

@@ -54,7 +54,7 @@ from gymnasium import spaces
 
 from gridghost.checks import check_choice
 from gridghost.config import GameConfig
-from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv
+from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game
 from gridghost.game import Game
 from gridghost.observations import OBS_TYPES, make_observations
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
@@ -317,17 +317,16 @@ class GridGhostGymEnv(gymnasium.Env):
         controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
         opponent: the other side's policy, as :class:`Duel` accepts; ``None`` means the chasing
             ghost against a learning agent and a random agent against a learning ghost.
-        obs_type: ``"dict"`` (default, the reference observation), ``"vector"``, or ``"belief"``
-            (``controlled="agent"`` only: the dict plus the belief filter's map).
         render_mode: ``None`` or one of ``metadata["render_modes"]``; passed to the AEC env.
-        max_cycles: a step limit inside the game; ``None`` (default) leaves it to ``TimeLimit``.
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
-        **game: the game's other settings, forwarded to :class:`~gridghost.env.GridGhostEnv`:
-            ``layout``, ``slip``, ``slip_probability``, ``slip_type``, ``sensors``,
-            ``color_sensor_quality``, ``rewards``, ``ghost_rewards``, ``use_ghost``,
-            ``belief_filter`` (the agent's info then holds ``estimated_pos``), ``show_belief``, or
-            all of them as ``config=`` (a :class:`~gridghost.config.GameConfig` or its dict form,
-            which also sets ``obs_type`` and ``max_cycles``).
+        **game: the game's settings, forwarded to :class:`~gridghost.env.GridGhostEnv` as they
+            are (see :func:`~gridghost.env.make_game`): ``obs_type`` (``"dict"`` by default, the
+            reference observation; ``"vector"``; ``"belief"``, ``controlled="agent"`` only),
+            ``max_cycles`` (here ``None`` by default: ``TimeLimit`` truncates), ``layout``,
+            ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
+            ``rewards``, ``ghost_rewards``, ``use_ghost``, ``belief_filter`` (the agent's info
+            then holds ``estimated_pos``), ``show_belief``; or all of them at once as
+            ``config=`` (a :class:`~gridghost.config.GameConfig` or its dict form).
 
     Raises:
         ValueError, TypeError: any argument outside what is accepted (see :class:`Duel` and
@@ -343,19 +342,14 @@ class GridGhostGymEnv(gymnasium.Env):
         self,
         controlled: str = AGENT,
         opponent: Any = None,
-        obs_type: str = "dict",
         render_mode: str | None = None,
-        max_cycles: int | None = None,
         opponent_obs_type: str = "dict",
         **game: Any,
     ) -> None:
         check_choice(controlled, "controlled", CONTROLLED_SIDES)
-        if game.get("config") is not None:
-            if obs_type != "dict" or max_cycles is not None:
-                raise ValueError("obs_type and max_cycles are game settings: with config= they come from the config")
-            self.game = GridGhostEnv(render_mode=render_mode, **game)
-        else:
-            self.game = GridGhostEnv(render_mode=render_mode, max_cycles=max_cycles, obs_type=obs_type, **game)
+        if "config" not in game:
+            game.setdefault("max_cycles", None)  # TimeLimit truncates this view
+        self.game = make_game(GridGhostEnv, render_mode=render_mode, **game)
         if controlled == GHOST and self.game.obs_type == "belief":
             raise ValueError(
                 "obs_type='belief' adds the agent's belief map; the ghost has none (use 'dict' or 'vector')"

@@ -42,10 +42,25 @@ def test_choices_list_what_is_accepted() -> None:
         check_choice(3, "letter", ("a",), allow_none=True)
 
 
-@pytest.mark.parametrize("value", [0, -1.0, float("nan"), float("inf"), True, "4"])
-def test_rates_are_finite_and_positive(value) -> None:
-    with pytest.raises(ValueError, match="fps must be a finite number > 0"):
+@pytest.mark.parametrize(("value", "error"), [(0, ValueError), (-1.0, ValueError), (float("nan"), ValueError),
+                                              (float("inf"), ValueError), (True, TypeError), ("4", TypeError)])
+def test_rates_are_finite_and_positive(value, error) -> None:
+    with pytest.raises(error, match="fps must be a finite number > 0"):
         check_rate(value, "fps")
+
+
+def test_layouts_and_numbers_are_checked_in_one_place() -> None:
+    from gridghost.checks import check_layout, check_number
+    from gridghost.layout import CLASSIC
+
+    assert check_layout(CLASSIC) is CLASSIC and check_layout(None, allow_none=True) is None
+    with pytest.raises(TypeError, match=r"layout must be a gridghost\.Layout, got 'classic'"):
+        check_layout("classic")
+    assert check_number(0, "delay") == 0.0
+    with pytest.raises(ValueError, match="delay must be a finite number >= 0, got -1"):
+        check_number(-1, "delay")
+    with pytest.raises(TypeError, match="distribution must be 2 probabilities"):
+        check_distribution(["a", "b"], "distribution", 2)
 
 
 def test_the_other_checks_keep_their_contracts() -> None:

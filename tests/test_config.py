@@ -77,8 +77,40 @@ def test_the_gymnasium_env_takes_and_exposes_a_config() -> None:
         env.reset(seed=4)
         runs.append([env.step(a)[0].tolist() for a in (1, 2, 2)])
     assert runs[0] == runs[1]
-    with pytest.raises(ValueError, match="with config= they come from the config"):
+    with pytest.raises(ValueError, match=r"not both; got config and \['obs_type'\]"):
         GridGhostGymEnv(config=made.config, obs_type="vector")
+
+
+@pytest.mark.parametrize("belief_filter", [None, "particle", "histogram"])
+@pytest.mark.parametrize("slip", ["none", "longitudinal", "perpendicular"])
+def test_every_slip_type_with_and_without_a_filter_round_trips(slip: str, belief_filter: str | None) -> None:
+    original = gridghost.env(slip=slip, belief_filter=belief_filter, max_cycles=15)
+    rebuilt = gridghost.env(config=json.loads(json.dumps(original.config.to_dict())))
+    assert episodes(rebuilt, range(4)) == episodes(original, range(4))
+
+
+@pytest.mark.parametrize("setting", [dict(max_cycles=100), dict(obs_type="dict"), dict(show_belief=True),
+                                     dict(layout=CLASSIC), dict(sensors=None)])
+def test_a_setting_beside_a_config_is_refused_even_at_its_default(setting: dict) -> None:
+    config = gridghost.env(max_cycles=20, obs_type="vector", belief_filter="histogram", show_belief=False).config
+    name = next(iter(setting))
+    with pytest.raises(ValueError, match=rf"not both; got config and \['{name}'\]"):
+        gridghost.env(config=config, **setting)
+    with pytest.raises(ValueError, match=rf"not both; got config and \['{name}'\]"):
+        GridGhostGymEnv(config=config, **setting)
+    assert gridghost.raw_env(config=config, render_mode="ansi").render_mode == "ansi"
+
+
+def test_a_custom_filter_works_and_only_its_dict_form_is_refused() -> None:
+    class Tuned(ParticleFilter):
+        pass
+
+    sensors = [ColorSensor()]
+    env = gridghost.env(sensors=sensors, belief_filter=Tuned(CLASSIC, LongitudinalSlip(0.2), sensors))
+    env.reset(seed=1)
+    assert isinstance(env.config.belief_filter, Tuned) and "estimated_pos" in env.infos["agent"]
+    with pytest.raises(ValueError, match="is a custom filter with no dict form"):
+        env.config.to_dict()
 
 
 @pytest.mark.parametrize(
@@ -86,7 +118,7 @@ def test_the_gymnasium_env_takes_and_exposes_a_config() -> None:
     [
         (dict(config=GameConfig(), max_cycles=5), ValueError, r"not both; got config and \['max_cycles'\]"),
         (dict(config=GameConfig(), slip_probability=0.1), ValueError, r"\['slip_probability'\]"),
-        (dict(config="classic"), TypeError, "config must be a gridghost.GameConfig, its to_dict"),
+        (dict(config="classic"), TypeError, "config must be a gridghost.GameConfig or its to_dict"),
         (dict(config={"layouts": {}}), ValueError, r"unknown config keys \['layouts'\]"),
         (dict(config={"slip": {"type": "sideways", "probability": 0.1}}), ValueError, "config 'slip' has unknown type"),
         (dict(config={"slip": "none"}), TypeError, "config 'slip' must be a dict"),

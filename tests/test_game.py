@@ -202,3 +202,47 @@ def test_bad_game_arguments_are_named(kwargs, message) -> None:
     arguments = {"layout": CLASSIC, "slip": NoSlip(), **kwargs}
     with pytest.raises(TypeError, match=message):
         Game(**arguments)
+
+
+@pytest.mark.parametrize(("action", "error"), [(-1, ValueError), (4, ValueError), (True, TypeError), (1.0, TypeError)])
+def test_the_kernels_half_turns_refuse_bad_actions(action, error) -> None:
+    game = Game(CLASSIC, LongitudinalSlip(0.2))
+    start = game.initial_state()
+    ghost_turn = start._replace(turn=Side.GHOST)
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    with pytest.raises(error, match="action for 'agent'"):
+        game.successors(start, action)
+    with pytest.raises(error, match="action for 'agent'"):
+        game.agent_step(start, action, rng)
+    with pytest.raises(error, match="action for 'ghost'"):
+        game.ghost_step(ghost_turn, action)
+    with pytest.raises(error, match="action for 'ghost'"):
+        game.successors(ghost_turn, action)
+    assert rng.bit_generator.state == before
+
+
+def test_an_agent_step_out_of_turn_draws_nothing() -> None:
+    game = Game(CLASSIC, LongitudinalSlip(0.2))
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    with pytest.raises(ValueError, match="the agent cannot move"):
+        game.agent_step(game.initial_state()._replace(turn=Side.GHOST), 1, rng)
+    assert rng.bit_generator.state == before
+
+
+@pytest.mark.parametrize(("cells", "actions", "uniforms", "argument"),
+                         [([1.7], [1], [0.5], "cells"), ([1], [1.9], [0.5], "actions"), ([1], [True], [0.5], "actions"),
+                          ([1], [1], ["x"], "uniforms")])
+def test_the_batched_sampler_refuses_values_of_the_wrong_kind(cells, actions, uniforms, argument) -> None:
+    with pytest.raises(TypeError, match=f"{argument} must be an array of"):
+        Game(CLASSIC, LongitudinalSlip(0.2)).agent_moves(cells, actions, uniforms)
+
+
+def test_the_rule_the_table_and_the_function_agree() -> None:
+    from gridghost.game import chase_action
+
+    game = Game(random_layout(5, 5, 9), NoSlip())
+    for agent in range(game.num_cells):
+        for ghost in range(game.num_cells):
+            assert chase_action(game.board, agent, ghost) == game.chase_table[agent, ghost]

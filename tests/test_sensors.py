@@ -260,7 +260,7 @@ def test_classifier_readings_are_drawn_from_its_output_and_report_it() -> None:
         (lambda image: np.ones((1, 3)) / 3, ValueError, r"got shape \(1, 3\)"),
         (lambda image: np.array([0.5, 0.5, 0.5]), ValueError, "must sum to 1"),
         (lambda image: np.array([1.5, -0.5, 0.0]), ValueError, ">= 0"),
-        (lambda image: "dog", ValueError, "3 probabilities"),
+        (lambda image: "dog", TypeError, "3 probabilities"),
         ("not callable", TypeError, "classifier must be a callable"),
     ],
 )
@@ -360,10 +360,10 @@ def test_an_unbound_sensor_says_so() -> None:
 
 @pytest.mark.parametrize(
     ("make", "error", "message"),
-    [(lambda: ColorSensor("classic"), TypeError, "layout must be a Layout or None"),
-     (lambda: ColorSensor(True), TypeError, "layout must be a Layout or None"),
+    [(lambda: ColorSensor("classic"), TypeError, "layout must be a gridghost.Layout or None"),
+     (lambda: ColorSensor(True), TypeError, "layout must be a gridghost.Layout or None"),
      (lambda: ColorSensor(1.5), ValueError, "quality must lie in"),
-     (lambda: ItemSensor(0.9), TypeError, "layout must be a Layout or None"),
+     (lambda: ItemSensor(0.9), TypeError, "layout must be a gridghost.Layout or None"),
      (lambda: ColorSensor().for_layout("classic"), TypeError, "layout must be a gridghost.Layout")],
 )
 def test_bad_sensor_layouts_are_named(make, error, message) -> None:
