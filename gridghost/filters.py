@@ -103,6 +103,8 @@ class BeliefFilter:
         self.sensors: tuple[Sensor, ...] = make_sensors(layout, sensors)
         self.num_cells = layout.rows * layout.cols
         # (row, col, 1) of every cell: one product gives the belief's mean position and its total
+        # (row, col) of every cell, by row-major index
+        self._positions = tuple(divmod(cell, layout.cols) for cell in range(self.num_cells))
         self._moments = np.column_stack((*np.divmod(np.arange(self.num_cells), layout.cols), np.ones(self.num_cells)))
         self._motion = transitions(layout, slip)
         # Small maps carry a belief through a move with one dense matrix product; larger ones
@@ -168,7 +170,7 @@ class BeliefFilter:
         weights, row, col, total = self._summary()
         return {
             "float_pos": [row / total, col / total],
-            "cell_pos": list(divmod(int(weights.argmax()), self.layout.cols)),
+            "cell_pos": list(self._positions[weights.argmax()]),
         }
 
     def _likelihood(self, measurements: Mapping[str, Any]) -> np.ndarray | None:
@@ -356,6 +358,7 @@ class ParticleFilter(BeliefFilter):
         self._spread = tuple(self._spread_table(destinations) for _, destinations in self._motion)
         self._ones = np.ones(self.num_cells)
         self._ones.setflags(write=False)  # every particle's weight after a resampling
+        self._points = np.empty((2, self.num_cells))
         self._rng = np.random.default_rng(check_seed(seed, allow_sequence=True))
         self.reset()
 
@@ -409,14 +412,14 @@ class ParticleFilter(BeliefFilter):
             TypeError, ValueError: ``action`` is not an int in 0..3 (nothing changes).
         """
         action = check_action(action, "agent")
-        counts, cells = self._counts, self.num_cells
+        counts = self._counts
         self._prior, self._evidence, self._carried = (self._mass, action), None, None
         bounds = self._bounds[action]
         below = counts[None]
         if len(bounds) > 1:
             # below[k, cell]: how many of the cell's points (u + i) / n fall below the k-th
             # running probability, ceil(running probability x n - u)
-            points = np.empty((2, cells))
+            points = self._points  # a scratch buffer: bounds.dot makes a fresh array
             points[0] = counts
             self._rng.random(out=points[1])
             below = bounds.dot(points)

@@ -25,6 +25,7 @@ changes the game's trajectory. :attr:`Sensor.uses_game_rng` says which kind a se
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -271,6 +272,20 @@ class ClassSensor(Sensor):
         self._thresholds = tuple(tuple(row[:-1]) for row in cumulative.tolist())
         shape = layout.shape
         self._likelihoods = tuple(_read_only(self._table[:, k].reshape(shape).copy()) for k in range(len(self.classes)))
+        self._reports: tuple[tuple[tuple[tuple[str, float], np.ndarray], ...], ...] | None = None  # see _report_table
+
+    def _report_table(self) -> tuple[tuple[tuple[tuple[str, float], np.ndarray], ...], ...]:
+        """Per cell and label read there: ``((label, probability), probability vector)``, as
+        :meth:`read` reports it; built on the first reading (the vectors are read-only and the
+        pairs immutable, so every reading shares them)."""
+        reports = self._reports
+        if reports is None:
+            cells = self.layout.rows * self.layout.cols
+            table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(cells)]
+            reports = self._reports = tuple(
+                tuple(((label, float(row[k][k])), row[k]) for k, label in enumerate(self.classes)) for row in table
+            )
+        return reports
 
     @property
     def info_keys(self) -> tuple[str, ...]:
@@ -278,11 +293,9 @@ class ClassSensor(Sensor):
         return (self.name, self.probs_key)
 
     def _label(self, state: GameState, rng: np.random.Generator) -> int:
-        u = rng.random()
-        for k, below in enumerate(self._thresholds[state.agent]):
-            if u < below:
-                return k
-        return len(self.classes) - 1
+        # the first label whose running probability exceeds the draw (the thresholds never
+        # decrease), the last one if none does
+        return bisect_right(self._thresholds[state.agent], rng.random())
 
     def _probs(self, cell: int, label: int) -> np.ndarray:
         """The probability vector reported with ``label`` read at ``cell`` (read-only)."""
@@ -290,15 +303,16 @@ class ClassSensor(Sensor):
 
     def measure(self, state: GameState, rng: np.random.Generator) -> tuple[str, float]:
         """Draw a label at the agent's cell: ``(label, its probability in the reported vector)``."""
-        k = self._label(state, rng)
-        return self.classes[k], float(self._probs(state.agent, k)[k])
+        return (self._reports or self._report_table())[state.agent][self._label(state, rng)][0]
 
     def read(self, state: GameState, rng: np.random.Generator) -> dict[str, Any]:
         """``{name: (label, probability), probs_key: float[len(classes)]}`` from one draw; the
         vector is a shared read-only array."""
-        k = self._label(state, rng)
-        probs = self._probs(state.agent, k)
-        return {self.name: (self.classes[k], float(probs[k])), self.probs_key: probs}
+        cell = state.agent
+        measurement, probs = (self._reports or self._report_table())[cell][
+            bisect_right(self._thresholds[cell], rng.random())  # as _label
+        ]
+        return {self.name: measurement, self.probs_key: probs}
 
     def likelihood(self, measurement: Any) -> np.ndarray:
         """``p(label | agent in cell)`` for every cell (a shared, read-only array).
