@@ -511,7 +511,8 @@ class GridGhostEnv(AECEnv):
         if dead:
             self._was_dead_step(action)
             return
-        action = check_action(action, agent)
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # check_action's fast path, inline
+            action = check_action(action, agent)
         game = cast(GameState, self._game)  # set, since agent_selection exists
         if agent == AGENT:
             rng = cast(np.random.Generator, self._np_random)

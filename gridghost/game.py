@@ -33,10 +33,12 @@ from gridghost.rules import (
     Rewards,
     Side,
     board_for,
-    move_agent,
-    move_ghost,
 )
 from gridghost.slip import Moves, SlipModel
+
+_AGENT, _GHOST = Side.AGENT, Side.GHOST
+_ONGOING, _CAUGHT, _GOAL = Outcome.ONGOING, Outcome.CAUGHT, Outcome.GOAL
+_new_state = GameState._make
 
 #: One half-turn's outcome: ``(probability, next_state, agent_reward, ghost_reward)``.
 Successor = tuple[float, GameState, float, float]
@@ -97,6 +99,8 @@ class Game:
         self.ghost_rewards = ghost_rewards or self.agent_rewards.negated()
         self.board = board = board_for(layout)
         self.num_cells = board.num_cells
+        # the scalar hot path's tuples and bound method
+        self._next_cell, self._is_goal, self._sample = board.next_cell, board.is_goal, slip.sample
 
         self.moves = _read_only(np.array(board.next_cell, dtype=np.int64))
         self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
@@ -146,7 +150,9 @@ class Game:
 
     def agent_step(self, state: GameState, action: int, rng: np.random.Generator) -> tuple[GameState, Moves]:
         """The agent's half-turn: draw its slip from ``rng`` (as :meth:`SlipModel.sample`) and
-        carry out the moves.
+        carry out the moves. Only the final cell counts: caught if it is the ghost's, else goal
+        reached if it is a goal. Without the ghost in play nobody is caught and the turn stays
+        with the agent.
 
         Returns:
             The next state and the moves carried out (``()`` when it stayed).
@@ -155,20 +161,38 @@ class Game:
             TypeError, ValueError: ``action`` is not an int in 0..3.
             ValueError: it is not the agent's turn or the game is over (nothing is drawn).
         """
-        action = check_action(action, "agent")
-        if state.turn != Side.AGENT or state.outcome != Outcome.ONGOING:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # check_action's fast path, inline
+            action = check_action(action, "agent")
+        if state.turn != _AGENT or state.outcome != _ONGOING:
             raise ValueError(f"the agent cannot move in state {state}")
-        moves = self.slip.sample(action, rng)
-        return move_agent(self.board, state, moves, self.use_ghost), moves
+        moves = self._sample(action, rng)
+        return self._after_agent(state, moves), moves
+
+    def _after_agent(self, state: GameState, moves: Moves) -> GameState:
+        cell, ghost = state.agent, state.ghost
+        next_cell = self._next_cell
+        for move in moves:
+            cell = next_cell[cell][move]
+        if not self.use_ghost:
+            return _new_state((cell, ghost, _AGENT, _GOAL if self._is_goal[cell] else _ONGOING))
+        if cell == ghost:
+            return _new_state((cell, ghost, _GHOST, _CAUGHT))
+        return _new_state((cell, ghost, _GHOST, _GOAL if self._is_goal[cell] else _ONGOING))
 
     def ghost_step(self, state: GameState, action: int) -> GameState:
-        """The ghost's half-turn: one move, no slip.
+        """The ghost's half-turn: one move, no slip; caught if it lands on the agent.
 
         Raises:
             TypeError, ValueError: ``action`` is not an int in 0..3.
             ValueError: it is not the ghost's turn or the game is over.
         """
-        return move_ghost(self.board, state, check_action(action, "ghost"))
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = check_action(action, "ghost")
+        agent, cell, turn, outcome = state
+        if turn != _GHOST or outcome != _ONGOING:
+            raise ValueError(f"the ghost cannot move in state {state}")
+        cell = self._next_cell[cell][action]
+        return _new_state((agent, cell, _AGENT, _CAUGHT if cell == agent else _ONGOING))
 
     def rewards(self, mover: Side, outcome: Outcome) -> tuple[float, float]:
         """``(agent's reward, ghost's reward)`` for a half-turn of ``mover`` ending in ``outcome``."""
@@ -186,13 +210,15 @@ class Game:
             TypeError, ValueError: ``action`` is not an int in 0..3.
             ValueError: the game is over.
         """
-        action = check_action(action, "ghost" if state.turn == Side.GHOST else "agent")
         if state.turn == Side.GHOST:
             after = self.ghost_step(state, action)
             return [(1.0, after, *self._rewards[Side.GHOST][after.outcome])]
+        action = check_action(action, "agent")
+        if state.outcome != _ONGOING:
+            raise ValueError(f"the agent cannot move in state {state}")
         merged: dict[GameState, float] = {}
         for probability, moves in self.slip.outcomes(action):
-            after = move_agent(self.board, state, moves, self.use_ghost)
+            after = self._after_agent(state, moves)
             merged[after] = merged.get(after, 0.0) + probability
         return [(p, after, *self._rewards[Side.AGENT][after.outcome]) for after, p in merged.items()]
 

@@ -1,8 +1,9 @@
 """The game's rules, free of rendering, PettingZoo and Gymnasium.
 
-The rules hold an immutable :class:`GameState` and pure transition functions. Randomness enters
-only through the slip model and the generator passed in, so the AEC env, the single-agent views,
-planners and batched engines can all share this one implementation.
+The rules hold the vocabulary of the game: actions, sides, outcomes, the immutable
+:class:`GameState`, the rewards and the board's tables. The half-turn transitions that use them
+live in the game kernel, :mod:`gridghost.game`, which the AEC env, the single-agent views, the
+filters, planners and batched engines all share.
 
 Cells are numbered row-major (``index = row * cols + col``); :class:`Board` precomputes, once per
 layout, where each move leads, which moves change the cell, and all shortest-path distances
@@ -316,50 +317,6 @@ def board_for(layout: Layout) -> Board:
 def cached_board_bytes() -> int:
     """The estimated bytes (:attr:`Board.nbytes`) of the boards :func:`board_for` keeps."""
     return sum(board.nbytes for board in _boards.values())
-
-
-# Module-level aliases: the transition functions are the env's hot path.
-_AGENT, _GHOST = Side.AGENT, Side.GHOST
-_ONGOING, _CAUGHT, _GOAL = Outcome.ONGOING, Outcome.CAUGHT, Outcome.GOAL
-_new_state = GameState._make
-
-
-def move_agent(board: Board, state: GameState, moves: tuple[int, ...], ghost_in_play: bool = True) -> GameState:
-    """The state after the agent carries out ``moves`` (its move after slip, one action per
-    single move; ``()`` stays). Only the final cell counts: caught if it is the ghost's, else
-    goal reached if it is a goal.
-
-    With ``ghost_in_play=False`` the ghost is out of the game: it cannot catch the agent and the
-    turn stays with the agent.
-
-    Raises:
-        ValueError: it is not the agent's turn or the game is over.
-    """
-    cell, ghost, turn, outcome = state
-    if turn != _AGENT or outcome != _ONGOING:
-        raise ValueError(f"the agent cannot move in state {state}")
-    next_cell = board.next_cell
-    for action in moves:
-        cell = next_cell[cell][action]
-    if not ghost_in_play:
-        return _new_state((cell, ghost, _AGENT, _GOAL if board.is_goal[cell] else _ONGOING))
-    if cell == ghost:
-        return _new_state((cell, ghost, _GHOST, _CAUGHT))
-    return _new_state((cell, ghost, _GHOST, _GOAL if board.is_goal[cell] else _ONGOING))
-
-
-def move_ghost(board: Board, state: GameState, action: int) -> GameState:
-    """The state after the ghost moves once in direction ``action`` (the ghost never slips);
-    caught if it lands on the agent.
-
-    Raises:
-        ValueError: it is not the ghost's turn or the game is over.
-    """
-    agent, cell, turn, outcome = state
-    if turn != _GHOST or outcome != _ONGOING:
-        raise ValueError(f"the ghost cannot move in state {state}")
-    cell = board.next_cell[cell][action]
-    return _new_state((agent, cell, _AGENT, _CAUGHT if cell == agent else _ONGOING))
 
 
 @functools.lru_cache(maxsize=1024)  # custom slip models may have many long move sequences

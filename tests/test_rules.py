@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
 from gridghost.rules import (
     Action,
@@ -14,9 +15,8 @@ from gridghost.rules import (
     Side,
     board_for,
     describe_moves,
-    move_agent,
-    move_ghost,
 )
+from gridghost.slip import SlipModel
 
 from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS, bfs_distances
 
@@ -84,29 +84,56 @@ def test_boards_are_cached_per_layout() -> None:
     assert board_for(corridor()) is board_for(corridor())
 
 
+class Fixed(SlipModel):
+    """Every action becomes the same move sequence, ``moves`` (a test slip model)."""
+
+    def __init__(self, moves: tuple[int, ...]) -> None:
+        self.moves = moves
+        super().__init__(0.0)
+
+    def _groups(self, action):
+        return ((1.0, (self.moves,)),)
+
+
+def move_agent(layout: Layout, state: GameState, moves: tuple[int, ...]) -> GameState:
+    """The state after the agent carries out exactly ``moves``, through the game kernel."""
+    return Game(layout, Fixed(moves)).agent_step(state, 0, np.random.default_rng(0))[0]
+
+
+def move_ghost(layout: Layout, state: GameState, action: int) -> GameState:
+    return Game(layout, Fixed(())).ghost_step(state, action)
+
+
 def test_agent_reaching_a_goal_and_walking_into_the_ghost() -> None:
-    board = board_for(corridor(4, goal=2))
-    start = board.initial_state()
+    layout = corridor(4, goal=2)
+    start = board_for(layout).initial_state()
     assert start == GameState(0, 3, Side.AGENT, Outcome.ONGOING)
-    after = move_agent(board, start, (RIGHT,))
+    after = move_agent(layout, start, (RIGHT,))
     assert after == GameState(1, 3, Side.GHOST, Outcome.ONGOING)
-    assert move_agent(board, start, (RIGHT, RIGHT)).outcome == Outcome.GOAL
+    assert move_agent(layout, start, (RIGHT, RIGHT)).outcome == Outcome.GOAL
     near_ghost = GameState(2, 3, Side.AGENT)
-    assert move_agent(board, near_ghost, (RIGHT,)).outcome == Outcome.CAUGHT  # caught beats goal
+    assert move_agent(layout, near_ghost, (RIGHT,)).outcome == Outcome.CAUGHT  # caught beats goal
 
 
 def test_only_the_final_cell_of_a_double_move_counts() -> None:
-    board = board_for(Layout(colours=[[0] * 4], goals=[(0, 3)], agent_start=(0, 0), ghost_start=(0, 1)))
-    state = move_agent(board, board.initial_state(), (RIGHT, RIGHT))
-    assert board.position(state.agent) == (0, 2) and state.outcome == Outcome.ONGOING
+    layout = Layout(colours=[[0] * 4], goals=[(0, 3)], agent_start=(0, 0), ghost_start=(0, 1))
+    state = move_agent(layout, board_for(layout).initial_state(), (RIGHT, RIGHT))
+    assert board_for(layout).position(state.agent) == (0, 2) and state.outcome == Outcome.ONGOING
 
 
 def test_ghost_moves_once_and_catches() -> None:
-    board = board_for(corridor(4, goal=1))
+    layout = corridor(4, goal=1)
     state = GameState(1, 3, Side.GHOST)
-    assert move_ghost(board, state, LEFT) == GameState(1, 2, Side.AGENT, Outcome.ONGOING)
-    assert move_ghost(board, GameState(1, 2, Side.GHOST), LEFT).outcome == Outcome.CAUGHT
-    assert move_ghost(board, state, RIGHT).ghost == 3  # the border
+    assert move_ghost(layout, state, LEFT) == GameState(1, 2, Side.AGENT, Outcome.ONGOING)
+    assert move_ghost(layout, GameState(1, 2, Side.GHOST), LEFT).outcome == Outcome.CAUGHT
+    assert move_ghost(layout, state, RIGHT).ghost == 3  # the border
+
+
+def test_without_the_ghost_nobody_is_caught_and_the_agent_moves_again() -> None:
+    layout = corridor(4, goal=3)
+    game = Game(layout, Fixed((RIGHT, RIGHT, RIGHT)), use_ghost=False)
+    after, moves = game.agent_step(game.initial_state(), 2, np.random.default_rng(0))
+    assert moves == (RIGHT, RIGHT, RIGHT) and after == GameState(3, 3, Side.AGENT, Outcome.GOAL)
 
 
 @pytest.mark.parametrize(
@@ -115,11 +142,12 @@ def test_ghost_moves_once_and_catches() -> None:
         (move_agent, GameState(0, 3, Side.GHOST)),
         (move_ghost, GameState(0, 3, Side.AGENT)),
         (move_ghost, GameState(0, 3, Side.GHOST, Outcome.CAUGHT)),
+        (move_agent, GameState(0, 3, Side.AGENT, Outcome.GOAL)),
     ],
 )
 def test_moving_out_of_turn_or_after_the_end_raises(mover, state) -> None:
     with pytest.raises(ValueError, match="cannot move"):
-        mover(board_for(corridor()), state, (LEFT,) if mover is move_agent else LEFT)
+        mover(corridor(), state, (LEFT,) if mover is move_agent else LEFT)
 
 
 def test_rewards_per_half_turn_and_zero_sum() -> None:
