@@ -412,7 +412,8 @@ class GridGhostEnv(AECEnv):
 
     def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
         """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
-        for sensor, name, own, declared in cast(tuple, self._sensor_draws):  # set by reset
+        # No typing.cast on the hot path: it is a call. _sensor_draws is set by reset.
+        for sensor, name, own, declared in self._sensor_draws:  # type: ignore[union-attr]
             if declared is None:
                 info[name] = sensor.measure(game, own or rng)
                 continue
@@ -513,9 +514,9 @@ class GridGhostEnv(AECEnv):
             return
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # check_action's fast path, inline
             action = check_action(action, agent)
-        game = cast(GameState, self._game)  # set, since agent_selection exists
+        game: GameState = self._game  # type: ignore[assignment]  # set, since agent_selection exists
         if agent == AGENT:
-            rng = cast(np.random.Generator, self._np_random)
+            rng: np.random.Generator = self._np_random  # type: ignore[assignment]  # set by reset
             game, moves = self.kernel.agent_step(game, action, rng)
             slipped, actual = describe_moves(action, moves)
             move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
