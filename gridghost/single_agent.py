@@ -159,8 +159,8 @@ class Duel:
             raise TypeError(f"after_half_turn must be a callable or None, got {after_half_turn!r}")
         self.game = game
         self.after_half_turn = after_half_turn
-        sensor_keys = (key for sensor in game.sensors for key in sensor.info_keys)
-        self._copied_keys = ("estimated_pos", *sensor_keys)
+        sensor_keys = (key for sensor in game.sensors if sensor.mutable_readings for key in sensor.info_keys)
+        self._copied_keys = (*(("estimated_pos",) if game.belief_filter is not None else ()), *sensor_keys)
         self.controlled = check_choice(controlled, "controlled", CONTROLLED_SIDES)
         self.opponent = GHOST if controlled == AGENT else AGENT
         self.opponent_obs_type = check_choice(opponent_obs_type, "opponent_obs_type", OBS_TYPES)
@@ -269,8 +269,9 @@ class Duel:
         earlier call; its ``action_mask`` is a writable copy.
 
         The env writes numbers, strings and bools itself, but for the mask and the belief
-        estimate; those two and the sensors' readings (which may be anything) are copied with
-        :func:`detached`, so the turn loop does not look at every value.
+        estimate; those two and the readings of sensors whose readings may be mutable
+        (:attr:`~gridghost.sensors.Sensor.mutable_readings`) are copied with :func:`detached`,
+        so the turn loop does not look at every value.
         """
         info = dict(self.game.infos[self.controlled])
         info["action_mask"] = info["action_mask"].copy()  # read-only in the env; the caller's to change

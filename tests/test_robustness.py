@@ -511,3 +511,22 @@ def test_settings_that_would_do_nothing_are_not_silently_taken() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         AgentInterface(render=False, use_particle_filter=False)  # the defaults warn about nothing
+
+
+def test_a_custom_sensors_mutable_reading_is_copied_for_the_caller() -> None:
+    class Listing(Sensor):
+        name = "listing"
+        layout = CLASSIC
+
+        def measure(self, state, rng):
+            return [state.agent, {"ghost": state.ghost}]
+
+    env = GridGhostGymEnv(sensors=[ColorSensor(), Listing()])
+    _, info = env.reset(seed=0)
+    info["listing"][1]["ghost"] = -1
+    info["listing"].append("x")
+    assert env.game.infos["agent"]["listing"] == [2, {"ghost": 19}]
+    _, _, _, _, info = env.step(1)
+    kept = pickle.dumps(env.game.infos["agent"])
+    info["listing"].clear()
+    assert pickle.dumps(env.game.infos["agent"]) == kept
