@@ -100,7 +100,11 @@ class Game:
         self.board = board = board_for(layout)
         self.num_cells = board.num_cells
         # the scalar hot path's tuples and bound method
-        self._next_cell, self._is_goal, self._sample = board.next_cell, board.is_goal, slip.sample
+        self._next_cell, self._sample = board.next_cell, slip.sample
+        # the outcome of an agent landing on each cell when the ghost is not there, and whose turn
+        # follows (the agent's again when the ghost is out of the game)
+        self._landing = tuple(_GOAL if goal else _ONGOING for goal in board.is_goal)
+        self._after_agent_turn = _GHOST if self.use_ghost else _AGENT
 
         self.moves = _read_only(np.array(board.next_cell, dtype=np.int64))
         self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
@@ -166,18 +170,23 @@ class Game:
         if state.turn != _AGENT or state.outcome != _ONGOING:
             raise ValueError(f"the agent cannot move in state {state}")
         moves = self._sample(action, rng)
-        return self._after_agent(state, moves), moves
-
-    def _after_agent(self, state: GameState, moves: Moves) -> GameState:
         cell, ghost = state.agent, state.ghost
         next_cell = self._next_cell
         for move in moves:
             cell = next_cell[cell][move]
-        if not self.use_ghost:
-            return _new_state((cell, ghost, _AGENT, _GOAL if self._is_goal[cell] else _ONGOING))
-        if cell == ghost:
+        # _after_agent's last step, inlined: this is the env's hot path
+        if cell == ghost and self.use_ghost:
+            return _new_state((cell, ghost, _GHOST, _CAUGHT)), moves
+        return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell])), moves
+
+    def _after_agent(self, state: GameState, moves: Moves) -> GameState:
+        """The state after the agent carries out ``moves``: only the final cell counts."""
+        cell, ghost = state.agent, state.ghost
+        for move in moves:
+            cell = self._next_cell[cell][move]
+        if cell == ghost and self.use_ghost:
             return _new_state((cell, ghost, _GHOST, _CAUGHT))
-        return _new_state((cell, ghost, _GHOST, _GOAL if self._is_goal[cell] else _ONGOING))
+        return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell]))
 
     def ghost_step(self, state: GameState, action: int) -> GameState:
         """The ghost's half-turn: one move, no slip; caught if it lands on the agent.
