@@ -70,9 +70,10 @@ def check_limit(value: object, argument: str, allow_none: bool = True, maximum: 
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{argument} must be {accepted}, got {value!r}")
-    if value < 1 or (maximum is not None and value > maximum):
+    count = int(value)
+    if count < 1 or (maximum is not None and count > maximum):
         raise ValueError(f"{argument} must be {accepted}, got {value}")
-    return int(value)
+    return count
 
 
 def check_flag(value: object, argument: str) -> bool:

@@ -36,7 +36,7 @@ from gridghost.filters import (
 from gridghost.layout import CLASSIC, Layout
 from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, SlipModel
+from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
 
 #: The keys of :meth:`GameConfig.to_dict`, in order.
 CONFIG_KEYS: tuple[str, ...] = (
@@ -168,7 +168,7 @@ def slip_from_dict(data: Any) -> SlipModel:
     if data["type"] == "none":
         if data["probability"] != 0:
             raise ValueError(f"config 'slip' of type 'none' must have probability 0, got {data['probability']!r}")
-        return kind()
+        return NoSlip()
     return kind(data["probability"])
 
 

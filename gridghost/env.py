@@ -368,7 +368,7 @@ class GridGhostEnv(AECEnv):
                 ``options`` is neither ``None`` nor a dict.
             ValueError: ``seed`` is negative.
         """
-        seed = check_seed(seed)
+        seed = check_seed(seed)  # type: ignore[assignment]  # an int or None: no SeedSequence allowed here
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {options!r}")
         if seed is not None:

@@ -203,6 +203,8 @@ class _DistanceRows(tuple):  # type: ignore[type-arg]
     """A distance table's rows as read-only memoryviews (indexing one gives a Python int);
     pickles and copies as the table, which memoryviews alone cannot."""
 
+    table: np.ndarray
+
     def __new__(cls, table: np.ndarray) -> _DistanceRows:
         rows = super().__new__(cls, (memoryview(row) for row in table))
         rows.table = table

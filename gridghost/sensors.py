@@ -154,12 +154,12 @@ class ColorSensor(Sensor):
     def __init__(self, layout: Layout | float | None = None, quality: float | None = None) -> None:
         if quality is None and isinstance(layout, (int, float, np.number)) and not isinstance(layout, bool):
             layout, quality = None, layout  # ColorSensor(0.9)
-        check_layout(layout, allow_none=True)
+        map_ = check_layout(layout, allow_none=True)
         self.quality = check_probability(0.8 if quality is None else quality, "quality")
         # Thresholds on one uniform draw, computed as the reference computes them.
         self._next_colour_below = self.quality + (1.0 - self.quality) / 2
-        if layout is not None:
-            self._bind(layout)
+        if map_ is not None:
+            self._bind(map_)
 
     def _bind(self, layout: Layout) -> None:
         self.layout = layout
@@ -289,7 +289,7 @@ class ClassSensor(Sensor):
         pairs immutable, so every reading shares them)."""
         reports = self._reports
         if reports is None:
-            cells = self.layout.rows * self.layout.cols
+            cells = self._check_bound().rows * self._check_bound().cols
             table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(cells)]
             reports = self._reports = tuple(
                 tuple(((label, float(row[k][k])), row[k]) for k, label in enumerate(self.classes)) for row in table
