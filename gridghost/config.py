@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.checks import check_choice, check_flag, check_layout, check_limit
 from gridghost.filters import (
     DEFAULT_NUM_PARTICLES,
     DEFAULT_RESAMPLE_THRESHOLD,
@@ -34,6 +35,7 @@ from gridghost.filters import (
     ParticleFilter,
 )
 from gridghost.layout import CLASSIC, Layout
+from gridghost.observations import OBS_TYPES
 from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
@@ -80,6 +82,30 @@ class GameConfig:
     obs_type: str = "dict"
     belief_filter: str | dict[str, Any] | BeliefFilter | None = None
     show_belief: bool = True
+
+    def __post_init__(self) -> None:
+        # The types only: what the values mean (a sensor measuring another map, a filter for
+        # another slip model) is checked by the env built from the config, in one place.
+        check_layout(self.layout)
+        if not isinstance(self.slip, SlipModel):
+            raise TypeError(f"GameConfig.slip must be a gridghost.SlipModel, got {self.slip!r}")
+        if self.sensors is not None and (
+            not isinstance(self.sensors, tuple) or not all(isinstance(sensor, Sensor) for sensor in self.sensors)
+        ):
+            raise TypeError(f"GameConfig.sensors must be a tuple of Sensor objects or None, got {self.sensors!r}")
+        for name in ("rewards", "ghost_rewards"):
+            value = getattr(self, name)
+            if not isinstance(value, Rewards) and not (name == "ghost_rewards" and value is None):
+                raise TypeError(f"GameConfig.{name} must be a gridghost.Rewards, got {value!r}")
+        check_limit(self.max_cycles, "GameConfig.max_cycles")
+        check_flag(self.use_ghost, "GameConfig.use_ghost")
+        check_flag(self.show_belief, "GameConfig.show_belief")
+        check_choice(self.obs_type, "GameConfig.obs_type", OBS_TYPES)
+        if not isinstance(self.belief_filter, (str, dict, BeliefFilter, type(None))):
+            raise TypeError(
+                "GameConfig.belief_filter must be None, a filter name, a spec dict or a filter, "
+                f"got {self.belief_filter!r}"
+            )
 
     def keywords(self) -> dict[str, Any]:
         """The settings as keyword arguments of :class:`~gridghost.env.GridGhostEnv`."""
