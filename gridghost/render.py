@@ -88,6 +88,8 @@ _PANEL_MIN_WIDTH = 400
 _PANEL_HEIGHT = _PANEL_LINES * _PANEL_LINE_HEIGHT + _MARGIN
 #: Highest opacity (0..255) of the belief overlay, reached by the most likely cell.
 _BELIEF_MAX_ALPHA = 170
+#: How many fitted text pictures a renderer keeps (the status panel's lines repeat).
+_TEXT_CACHE_SIZE = 256
 #: The smallest font size texts shrink to before they are cut; the default font is unreadable below.
 _MIN_FONT_SIZE = 8
 
@@ -264,6 +266,8 @@ class Renderer:
         self.caption = caption
         self._cell_size_argument: int | None = cell_size
         self._fonts: dict[int, pygame.font.Font] = {}
+        # fitted text pictures by (text, width, height, largest, smallest), the oldest dropped first
+        self._texts: dict[tuple[str, int, int, int, int], pygame.Surface | None] = {}
         self._background: pygame.Surface | None = None
         self._canvas: pygame.Surface | None = None
         self._clock: pygame.time.Clock | None = None
@@ -446,7 +450,7 @@ class Renderer:
             if pg is not None and pg.display.get_init():
                 pg.display.quit()
         self._clock = self._canvas = self._background = None
-        self._fonts = {}
+        self._fonts, self._texts = {}, {}
 
     # -- helpers -----------------------------------------------------------------------------------
     def _check_surface(self, surface: pygame.Surface) -> None:
@@ -466,7 +470,7 @@ class Renderer:
         pg = import_pygame()
         if not pg.font.get_init():
             pg.font.init()
-            self._fonts = {}  # fonts made before a pygame.quit() are dead
+            self._fonts, self._texts = {}, {}  # fonts and pictures made before a pygame.quit() are dead
         if size not in self._fonts:
             self._fonts[size] = pg.font.Font(None, size)
         return self._fonts[size]
@@ -477,7 +481,19 @@ class Renderer:
         """``text`` drawn in the largest font size from ``largest`` down to ``smallest`` at which it
         fits ``width x height`` pixels; if none does, cut with an ellipsis at the smallest size
         whose lines fit ``height``. ``None`` when not even the ellipsis fits, or nothing is visible.
-        Undrawable characters are drawn as escapes (see :func:`~gridghost.text.escape_undrawable`)."""
+        Undrawable characters are drawn as escapes (see :func:`~gridghost.text.escape_undrawable`).
+        The status panel's lines repeat from frame to frame: the last pictures are kept."""
+        self._font(smallest)  # restarts the fonts, and forgets the pictures, after a pygame.quit()
+        key = (text, width, height, largest, smallest)
+        if key in self._texts:
+            return self._texts[key]
+        image = self._fit_text(text, width, height, largest, smallest)
+        if len(self._texts) >= _TEXT_CACHE_SIZE:
+            del self._texts[next(iter(self._texts))]
+        self._texts[key] = image
+        return image
+
+    def _fit_text(self, text: str, width: int, height: int, largest: int, smallest: int) -> pygame.Surface | None:
         text = escape_undrawable(text)
         if len(text) > width:  # glyphs are at least a pixel wide: the rest cannot fit, so skip measuring it
             text = text[:width] + "…"

@@ -593,3 +593,15 @@ def test_pictures_are_bounded_and_the_caption_is_a_string() -> None:
         cell_images(CLASSIC, 2000)
     with pytest.raises(TypeError, match="caption must be a str, got None"):
         Renderer(CLASSIC, caption=None)
+
+
+def test_a_renderer_that_has_drawn_many_panels_draws_like_a_fresh_one() -> None:
+    """The fitted panel lines are kept between frames (a bounded number of them): a renderer
+    that has drawn 300 different panels, and then one it drew before, matches a fresh one."""
+    busy = Renderer(CLASSIC)
+    statuses = [Status(cycle, 400, "ghost", intended_action="down", actual_action="down", color_measurement=cycle % 3)
+                for cycle in range(300)]
+    for status in statuses:
+        busy.frame((0, 2), (3, 4), status)
+    for status in (statuses[-1], statuses[0], START):
+        assert np.array_equal(busy.frame((0, 2), (3, 4), status), Renderer(CLASSIC).frame((0, 2), (3, 4), status))
