@@ -224,6 +224,7 @@ class GridGhostEnv(AECEnv):
                              "leave it None")
         #: The game kernel: the rules and their tables; every half-turn goes through it.
         self.kernel = Game(layout, self.slip, rewards, ghost_rewards, self.use_ghost)
+        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
         self.board = self.kernel.board
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
@@ -517,7 +518,7 @@ class GridGhostEnv(AECEnv):
         game: GameState = self._game  # type: ignore[assignment]  # set, since agent_selection exists
         if agent == AGENT:
             rng: np.random.Generator = self._np_random  # type: ignore[assignment]  # set by reset
-            game, moves = self.kernel.agent_step(game, action, rng)
+            game, moves = self._agent_step(game, action, rng)
             slipped, actual = describe_moves(action, moves)
             move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
             self._read_sensors(game, rng, move_info)
@@ -533,7 +534,7 @@ class GridGhostEnv(AECEnv):
                 self._cycles += 1
                 next_turn = AGENT
         else:
-            game = self.kernel.ghost_step(game, action)
+            game = self._ghost_step(game, action)
             self._ghost_action = action
             self._cycles += 1
             next_turn = AGENT
