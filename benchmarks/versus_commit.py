@@ -24,77 +24,41 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: name -> Python code that defines ``run(n)`` returning the units done (steps, half-steps, frames).
-WORKLOADS: dict[str, str] = {
-    "raw_env() half-steps": """
+#: The loop every workload runs: ``run(n)`` does ``n`` units with ``env`` and returns ``n``.
+_LOOP = """
 import gridghost
-env = gridghost.raw_env(max_cycles=None)
-def run(n):
-    env.reset(seed=0)
-    actions = [i % 4 for i in range(n)]
-    done = 0
-    for action in actions:
-        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
-            env.reset()
-        env.step(action)
-        done += 1
-    return done
-""",
-    "gym env, vector, agent steps": """
-import gridghost
-env = gridghost.GridGhostGymEnv(obs_type="vector")
+env = {make}
 def run(n):
     env.reset(seed=0)
     for i in range(n):
-        _, _, terminated, truncated, _ = env.step(i % 4)
+        {unit}
+    return n
+"""
+_GYM_STEP = """_, _, terminated, truncated, _ = env.step({action})
         if terminated or truncated:
+            env.reset()"""
+_INTERFACE_STEP = """if env.step(i % 4)[2]:
+            env.reset()"""
+_AEC_STEP = """if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
             env.reset()
-    return n
-""",
-    "gym env, dict, ghost steps": """
-import gridghost
-env = gridghost.GridGhostGymEnv(controlled="ghost")
-def run(n):
-    env.reset(seed=0)
-    for i in range(n):
-        _, _, terminated, truncated, _ = env.step((i * 7) % 4)
-        if terminated or truncated:
-            env.reset()
-    return n
-""",
-    "AgentInterface, no filter": """
-import gridghost
-env = gridghost.AgentInterface(render=False, use_particle_filter=False, max_steps=100)
-def run(n):
-    env.reset(seed=0)
-    for i in range(n):
-        if env.step(i % 4)[2]:
-            env.reset()
-    return n
-""",
-    "AgentInterface, particle filter": """
-import gridghost
-env = gridghost.AgentInterface(render=False, max_steps=100)
-def run(n):
-    env.reset(seed=0)
-    for i in range(n):
-        if env.step(i % 4)[2]:
-            env.reset()
-    return n
-""",
-    "rgb_array frames": """
-import gridghost
-env = gridghost.env(render_mode="rgb_array")
-def run(n):
-    env.reset(seed=0)
-    for _ in range(n):
-        env.render()
-    return n
-""",
+        env.step(i % 4)"""
+
+#: name -> (Python code that defines ``run(n)``, units per round before --scale).
+WORKLOADS: dict[str, tuple[str, int]] = {
+    name: (_LOOP.format(make=make, unit=unit), units)
+    for name, make, unit, units in (
+        ("raw_env() half-steps", "gridghost.raw_env(max_cycles=None)", _AEC_STEP, 20_000),
+        ("gym env, vector, agent steps", 'gridghost.GridGhostGymEnv(obs_type="vector")',
+         _GYM_STEP.format(action="i % 4"), 5_000),
+        ("gym env, dict, ghost steps", 'gridghost.GridGhostGymEnv(controlled="ghost")',
+         _GYM_STEP.format(action="(i * 7) % 4"), 5_000),
+        ("AgentInterface, no filter",
+         "gridghost.AgentInterface(render=False, use_particle_filter=False, max_steps=100)", _INTERFACE_STEP, 5_000),
+        ("AgentInterface, particle filter", "gridghost.AgentInterface(render=False, max_steps=100)",
+         _INTERFACE_STEP, 2_000),
+        ("rgb_array frames", 'gridghost.env(render_mode="rgb_array")', "env.render()", 300),
+    )
 }
-#: Units per workload per round, scaled by --scale.
-UNITS = {"raw_env() half-steps": 20_000, "gym env, vector, agent steps": 5_000, "gym env, dict, ghost steps": 5_000,
-         "AgentInterface, no filter": 5_000, "AgentInterface, particle filter": 2_000, "rgb_array frames": 300}
 
 _TIMER = """
 import os, sys, time
@@ -120,7 +84,7 @@ def export(rev: str, into: Path) -> Path:
 
 def rate(tree: Path, workload: str, units: int) -> float:
     """Units per CPU second of one workload, run in a fresh process with ``tree`` first on the path."""
-    code = _TIMER.format(code=WORKLOADS[workload], units=units, tree=str(tree))
+    code = _TIMER.format(code=WORKLOADS[workload][0], units=units, tree=str(tree))
     out = subprocess.run([sys.executable, "-c", code], cwd=tree, env={"PYTHONPATH": str(tree), "PATH": ""},
                          check=True, capture_output=True, text=True)
     return float(out.stdout.split()[0])
@@ -139,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         rates: dict[str, list[float]] = {name: [] for name in WORKLOADS}
         for round_ in range(args.rounds):
             for name in WORKLOADS:
-                units = max(1, int(UNITS[name] * args.scale))
+                units = max(1, int(WORKLOADS[name][1] * args.scale))
                 order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
                 got = {side: rate(trees[side], name, units) for side in order}
                 ratios[name].append(got["head"] / got["base"])
