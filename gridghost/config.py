@@ -28,11 +28,7 @@ import numpy as np
 
 from gridghost.checks import check_choice, check_flag, check_layout, check_limit
 from gridghost.filters import (
-    DEFAULT_NUM_PARTICLES,
-    DEFAULT_RESAMPLE_THRESHOLD,
     BeliefFilter,
-    HistogramFilter,
-    ParticleFilter,
 )
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import OBS_TYPES
@@ -237,51 +233,3 @@ def _rewards_from_dict(data: Any, key: str) -> Rewards:
     if not isinstance(data, Mapping) or set(data) != names:
         raise TypeError(f"config {key!r} must be a dict with keys {sorted(names)}, got {data!r}")
     return Rewards(**data)
-
-
-def filter_spec(
-    belief_filter: BeliefFilter | str | None, sensors: Sequence[Sensor]
-) -> str | dict[str, Any] | BeliefFilter | None:
-    """The spec :attr:`GameConfig.belief_filter` holds for an env's filter: the name or ``None``
-    as given, a dict for a shipped filter object, and the object itself for any other filter
-    (a custom one, which :meth:`GameConfig.to_dict` then refuses to write).
-
-    Args:
-        belief_filter: ``None``, a filter name, or a filter the env was given.
-        sensors: the env's sensors (a filter reads some of them).
-    """
-    if belief_filter is None or isinstance(belief_filter, str):
-        return belief_filter
-    read = [next(i for i, own in enumerate(sensors) if own is sensor) for sensor in belief_filter.sensors]
-    if type(belief_filter) is HistogramFilter:
-        return {"type": "histogram", "sensors": read}
-    if type(belief_filter) is ParticleFilter:
-        return {"type": "particle", "num_particles": belief_filter.num_particles,
-                "resample_threshold": belief_filter.resample_threshold, "sensors": read}
-    return belief_filter
-
-
-def filter_from_spec(
-    spec: Mapping[str, Any], layout: Layout, slip: SlipModel, sensors: Sequence[Sensor]
-) -> BeliefFilter:
-    """Build the filter a dict spec describes, reading the given sensors by index.
-
-    Raises:
-        TypeError, ValueError: a spec of the wrong form, an unknown type, or sensor indices out of
-            range.
-    """
-    forms = {"histogram": {"type", "sensors"}, "particle": {"type", "sensors", "num_particles", "resample_threshold"}}
-    kind = spec.get("type")
-    if kind not in forms or not {"type", "sensors"} <= set(spec) <= forms[kind]:
-        raise TypeError(f"a belief_filter spec must be one of {forms} (num_particles and resample_threshold "
-                        f"optional), got {dict(spec)!r}")
-    indices = spec["sensors"]
-    if not isinstance(indices, Sequence) or not all(
-        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(sensors) for i in indices
-    ):
-        raise ValueError(f"belief_filter spec 'sensors' must be indices 0..{len(sensors) - 1}, got {indices!r}")
-    read = [sensors[i] for i in indices]
-    if kind == "histogram":
-        return HistogramFilter(layout, slip, read)
-    return ParticleFilter(layout, slip, read, spec.get("num_particles", DEFAULT_NUM_PARTICLES),
-                          resample_threshold=spec.get("resample_threshold", DEFAULT_RESAMPLE_THRESHOLD))

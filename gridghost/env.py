@@ -81,8 +81,8 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from gridghost.checks import check_action, check_choice, check_flag, check_layout, check_limit, check_seed
-from gridghost.config import GameConfig, filter_from_spec, filter_spec
-from gridghost.filters import BeliefFilter, make_filter
+from gridghost.config import GameConfig
+from gridghost.filters import BeliefFilter, filter_spec, make_filter
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
 from gridghost.observations import make_observations
@@ -234,9 +234,7 @@ class GridGhostEnv(AECEnv):
         if belief_filter is None and obs_type == "belief":
             belief_filter = "histogram"
         self.belief_filter: BeliefFilter | None = (
-            None if belief_filter is None
-            else filter_from_spec(belief_filter, layout, self.slip, self.sensors) if isinstance(belief_filter, Mapping)
-            else make_filter(belief_filter, layout, self.slip, self.sensors)
+            None if belief_filter is None else make_filter(belief_filter, layout, self.slip, self.sensors)
         )
         if self.belief_filter is not None:
             self.belief_filter.claim(self)

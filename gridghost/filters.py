@@ -532,7 +532,7 @@ class ParticleFilter(BeliefFilter):
 
 
 def make_filter(
-    kind: str | BeliefFilter,
+    kind: str | Mapping[str, Any] | BeliefFilter,
     layout: Layout,
     slip: SlipModel,
     sensors: Sequence[Sensor],
@@ -541,8 +541,9 @@ def make_filter(
     """Resolve the envs' ``belief_filter`` keyword.
 
     Args:
-        kind: ``"particle"``, ``"histogram"`` (exact), or a filter built by the caller, which must
-            follow the env's layout and slip model and read only sensors the env measures.
+        kind: ``"particle"``, ``"histogram"`` (exact), a spec dict as :func:`filter_spec` writes
+            it, or a filter built by the caller, which must follow the env's layout and slip model
+            and read only sensors the env measures.
         layout, slip, sensors: the env's; a filter passed in must read sensor objects from
             ``sensors`` itself, not look-alikes.
         num_particles: for ``"particle"``.
@@ -551,10 +552,13 @@ def make_filter(
         The filter.
 
     Raises:
-        TypeError: ``kind`` is neither a name nor a :class:`BeliefFilter`.
-        ValueError: an unknown name, or a filter built for another layout or slip model or reading
-            a sensor the env does not have.
+        TypeError: ``kind`` is neither a name, a spec nor a :class:`BeliefFilter`, or a spec of
+            the wrong form.
+        ValueError: an unknown name, spec sensor indices out of range, or a filter built for
+            another layout or slip model or reading a sensor the env does not have.
     """
+    if isinstance(kind, Mapping):
+        return _filter_from_spec(kind, layout, slip, sensors)
     if isinstance(kind, BeliefFilter):
         if kind.layout != layout:
             raise ValueError(f"belief_filter follows {kind.layout!r}, not the env's {layout!r}")
@@ -579,3 +583,51 @@ def make_filter(
     if kind == "histogram":
         return HistogramFilter(layout, slip, sensors)
     raise ValueError(f"unknown belief_filter {kind!r}; accepted: {list(FILTER_TYPES)} or a BeliefFilter")
+
+
+def filter_spec(
+    belief_filter: BeliefFilter | str | None, sensors: Sequence[Sensor]
+) -> str | dict[str, Any] | BeliefFilter | None:
+    """The spec :attr:`GameConfig.belief_filter` holds for an env's filter: the name or ``None``
+    as given, a dict for a shipped filter object, and the object itself for any other filter
+    (a custom one, which :meth:`GameConfig.to_dict` then refuses to write).
+
+    Args:
+        belief_filter: ``None``, a filter name, or a filter the env was given.
+        sensors: the env's sensors (a filter reads some of them).
+    """
+    if belief_filter is None or isinstance(belief_filter, str):
+        return belief_filter
+    read = [next(i for i, own in enumerate(sensors) if own is sensor) for sensor in belief_filter.sensors]
+    if type(belief_filter) is HistogramFilter:
+        return {"type": "histogram", "sensors": read}
+    if type(belief_filter) is ParticleFilter:
+        return {"type": "particle", "num_particles": belief_filter.num_particles,
+                "resample_threshold": belief_filter.resample_threshold, "sensors": read}
+    return belief_filter
+
+
+def _filter_from_spec(
+    spec: Mapping[str, Any], layout: Layout, slip: SlipModel, sensors: Sequence[Sensor]
+) -> BeliefFilter:
+    """Build the filter a dict spec describes, reading the given sensors by index.
+
+    Raises:
+        TypeError, ValueError: a spec of the wrong form, an unknown type, or sensor indices out of
+            range.
+    """
+    forms = {"histogram": {"type", "sensors"}, "particle": {"type", "sensors", "num_particles", "resample_threshold"}}
+    kind = spec.get("type")
+    if kind not in forms or not {"type", "sensors"} <= set(spec) <= forms[kind]:
+        raise TypeError(f"a belief_filter spec must be one of {forms} (num_particles and resample_threshold "
+                        f"optional), got {dict(spec)!r}")
+    indices = spec["sensors"]
+    if not isinstance(indices, Sequence) or not all(
+        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(sensors) for i in indices
+    ):
+        raise ValueError(f"belief_filter spec 'sensors' must be indices 0..{len(sensors) - 1}, got {indices!r}")
+    read = [sensors[i] for i in indices]
+    if kind == "histogram":
+        return HistogramFilter(layout, slip, read)
+    return ParticleFilter(layout, slip, read, spec.get("num_particles", DEFAULT_NUM_PARTICLES),
+                          resample_threshold=spec.get("resample_threshold", DEFAULT_RESAMPLE_THRESHOLD))
