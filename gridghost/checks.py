@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.layout import Layout
 from gridghost.rules import ACTION_NAMES, NUM_ACTIONS
 
 
@@ -187,13 +186,17 @@ def check_rate(value: object, argument: str) -> float:
     return check_number(value, argument, 0.0, strict=True)
 
 
-def check_layout(layout: object, argument: str = "layout", allow_none: bool = False) -> Any:
-    """Return ``layout`` if it is a :class:`~gridghost.layout.Layout` (or ``None``, with
-    ``allow_none``).
+def check_instance(value: object, argument: str, kind: type, allow_none: bool = False) -> Any:
+    """Return ``value`` if it is a ``kind`` (one of gridghost's classes: a layout, a slip model,
+    rewards), or ``None`` with ``allow_none``.
+
+    >>> from gridghost.layout import CLASSIC, Layout
+    >>> check_instance(CLASSIC, "layout", Layout) is CLASSIC
+    True
 
     Raises:
         TypeError: anything else.
     """
-    if (layout is None and allow_none) or isinstance(layout, Layout):
-        return layout
-    raise TypeError(f"{argument} must be a gridghost.Layout{' or None' if allow_none else ''}, got {layout!r}")
+    if (value is None and allow_none) or isinstance(value, kind):
+        return value
+    raise TypeError(f"{argument} must be a gridghost.{kind.__name__}{' or None' if allow_none else ''}, got {value!r}")

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_flag, check_layout, check_limit
+from gridghost.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.filters import (
     BeliefFilter,
 )
@@ -82,17 +82,14 @@ class GameConfig:
     def __post_init__(self) -> None:
         # The types only: what the values mean (a sensor measuring another map, a filter for
         # another slip model) is checked by the env built from the config, in one place.
-        check_layout(self.layout)
-        if not isinstance(self.slip, SlipModel):
-            raise TypeError(f"GameConfig.slip must be a gridghost.SlipModel, got {self.slip!r}")
+        check_instance(self.layout, "GameConfig.layout", Layout)
+        check_instance(self.slip, "GameConfig.slip", SlipModel)
         if self.sensors is not None and (
             not isinstance(self.sensors, tuple) or not all(isinstance(sensor, Sensor) for sensor in self.sensors)
         ):
             raise TypeError(f"GameConfig.sensors must be a tuple of Sensor objects or None, got {self.sensors!r}")
-        for name in ("rewards", "ghost_rewards"):
-            value = getattr(self, name)
-            if not isinstance(value, Rewards) and not (name == "ghost_rewards" and value is None):
-                raise TypeError(f"GameConfig.{name} must be a gridghost.Rewards, got {value!r}")
+        check_instance(self.rewards, "GameConfig.rewards", Rewards)
+        check_instance(self.ghost_rewards, "GameConfig.ghost_rewards", Rewards, allow_none=True)
         check_limit(self.max_cycles, "GameConfig.max_cycles")
         check_flag(self.use_ghost, "GameConfig.use_ghost")
         check_flag(self.show_belief, "GameConfig.show_belief")

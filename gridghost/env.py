@@ -80,7 +80,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from gridghost.checks import check_action, check_choice, check_flag, check_layout, check_limit, check_seed
+from gridghost.checks import check_action, check_choice, check_flag, check_instance, check_limit, check_seed
 from gridghost.config import GameConfig
 from gridghost.filters import BeliefFilter, filter_spec, make_filter
 from gridghost.game import Game
@@ -211,7 +211,7 @@ class GridGhostEnv(AECEnv):
         show_belief: bool = True,
     ) -> None:
         super().__init__()
-        check_layout(layout)
+        check_instance(layout, "layout", Layout)
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
         self.layout = layout
         self.slip = make_slip(slip, slip_probability, slip_type)

@@ -32,7 +32,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from gridghost.checks import check_action, check_layout, check_limit, check_probability, check_seed
+from gridghost.checks import check_action, check_instance, check_limit, check_probability, check_seed
 from gridghost.game import Game
 from gridghost.layout import Layout
 from gridghost.rules import NUM_ACTIONS
@@ -89,9 +89,8 @@ class BeliefFilter:
     """
 
     def __init__(self, layout: Layout, slip: SlipModel, sensors: Sequence[Sensor]) -> None:
-        check_layout(layout)
-        if not isinstance(slip, SlipModel):
-            raise TypeError(f"slip must be a gridghost SlipModel (the env's .slip), got {slip!r}")
+        check_instance(layout, "layout", Layout)
+        check_instance(slip, "slip", SlipModel)
         if sensors is None:
             # make_sensors would read None as "the default colour sensor": a new object that no
             # env measures with.

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_action, check_layout
+from gridghost.checks import check_action, check_instance
 from gridghost.layout import Layout
 from gridghost.policies import chase_rule
 from gridghost.rules import (
@@ -86,12 +86,10 @@ class Game:
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
     ) -> None:
-        check_layout(layout)
-        if not isinstance(slip, SlipModel):
-            raise TypeError(f"slip must be a gridghost.SlipModel, got {slip!r}")
-        for value, argument in ((rewards, "rewards"), (ghost_rewards, "ghost_rewards")):
-            if value is not None and not isinstance(value, Rewards):
-                raise TypeError(f"{argument} must be a gridghost.Rewards or None, got {value!r}")
+        check_instance(layout, "layout", Layout)
+        check_instance(slip, "slip", SlipModel)
+        check_instance(rewards, "rewards", Rewards, allow_none=True)
+        check_instance(ghost_rewards, "ghost_rewards", Rewards, allow_none=True)
         self.layout = layout
         self.slip = slip
         self.use_ghost = bool(use_ghost)

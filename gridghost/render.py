@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gridghost.checks import check_layout, check_rate
+from gridghost.checks import check_instance, check_rate
 from gridghost.layout import Cell, Layout
 from gridghost.text import Status, colour_id, escape_undrawable
 
@@ -134,7 +134,7 @@ class Geometry:
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None) -> None:
-        check_layout(layout)
+        check_instance(layout, "layout", Layout)
         if cell_size is None:
             cell_size = fit_cell_size(layout.rows, layout.cols)
         elif isinstance(cell_size, bool) or not isinstance(cell_size, numbers.Integral):

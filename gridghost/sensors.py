@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_distribution, check_layout, check_probability
+from gridghost.checks import check_distribution, check_instance, check_probability
 from gridghost.layout import COLOURS, ITEMS, Layout
 from gridghost.rules import GameState
 
@@ -77,7 +77,7 @@ class Sensor:
             TypeError: ``layout`` is not a Layout, or the sensor cannot bind one (a custom
                 sensor without ``_bind``).
         """
-        check_layout(layout)
+        check_instance(layout, "layout", Layout)
         if self.layout == layout:
             return self
         bound: dict[Layout, Sensor] = self.__dict__.setdefault("_bound", {})
@@ -154,7 +154,7 @@ class ColorSensor(Sensor):
     def __init__(self, layout: Layout | float | None = None, quality: float | None = None) -> None:
         if quality is None and isinstance(layout, (int, float, np.number)) and not isinstance(layout, bool):
             layout, quality = None, layout  # ColorSensor(0.9)
-        map_ = check_layout(layout, allow_none=True)
+        map_ = check_instance(layout, "layout", Layout, allow_none=True)
         self.quality = check_probability(0.8 if quality is None else quality, "quality")
         # Thresholds on one uniform draw, computed as the reference computes them.
         self._next_colour_below = self.quality + (1.0 - self.quality) / 2
@@ -257,7 +257,7 @@ class ClassSensor(Sensor):
     mutable_readings = False
 
     def __init__(self, layout: Layout | None, classes: Sequence[str], name: str, probs_key: str) -> None:
-        check_layout(layout, allow_none=True)
+        check_instance(layout, "layout", Layout, allow_none=True)
         for value, argument in ((name, "name"), (probs_key, "probs_key")):
             if not isinstance(value, str) or not value:
                 raise TypeError(f"{argument} must be a non-empty str, got {value!r}")

@@ -50,12 +50,16 @@ def test_rates_are_finite_and_positive(value, error) -> None:
 
 
 def test_layouts_and_numbers_are_checked_in_one_place() -> None:
-    from gridghost.checks import check_layout, check_number
-    from gridghost.layout import CLASSIC
+    from gridghost.checks import check_instance, check_number
+    from gridghost.layout import CLASSIC, Layout
+    from gridghost.rules import Rewards
 
-    assert check_layout(CLASSIC) is CLASSIC and check_layout(None, allow_none=True) is None
+    assert check_instance(CLASSIC, "layout", Layout) is CLASSIC
+    assert check_instance(None, "layout", Layout, allow_none=True) is None
     with pytest.raises(TypeError, match=r"layout must be a gridghost\.Layout, got 'classic'"):
-        check_layout("classic")
+        check_instance("classic", "layout", Layout)
+    with pytest.raises(TypeError, match=r"rewards must be a gridghost\.Rewards or None, got 3"):
+        check_instance(3, "rewards", Rewards, allow_none=True)
     assert check_number(0, "delay") == 0.0
     with pytest.raises(ValueError, match="delay must be a finite number >= 0, got -1"):
         check_number(-1, "delay")
