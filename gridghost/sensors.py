@@ -33,7 +33,7 @@ import numpy as np
 
 from gridghost.checks import check_distribution, check_instance, check_probability
 from gridghost.layout import COLOURS, ITEMS, Layout
-from gridghost.rules import GameState
+from gridghost.rules import GameState, board_for
 
 #: The classes of :class:`ItemSensor` (and the default classes of :class:`ClassifierSensor`).
 ITEM_CLASSES: tuple[str, ...] = ("dog", "flower", "background")
@@ -538,9 +538,7 @@ def make_sensors(
         if type(sensor).read is not Sensor.read:
             # A dry run at the start cells, from a throwaway generator: a sensor whose read()
             # reports other keys than it declares is refused here, not in the middle of a step.
-            start = GameState(layout.agent_start[0] * layout.cols + layout.agent_start[1],
-                              layout.ghost_start[0] * layout.cols + layout.ghost_start[1])
-            reported = sensor.read(start, np.random.default_rng(0))
+            reported = sensor.read(board_for(layout).initial_state(), np.random.default_rng(0))
             if not isinstance(reported, dict) or set(reported) != set(keys):
                 raise ValueError(
                     f"sensor {sensor!r} read() must report exactly its info_keys {list(keys)}, "
