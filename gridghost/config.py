@@ -36,12 +36,6 @@ from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
 
-#: The keys of :meth:`GameConfig.to_dict`, in order.
-CONFIG_KEYS: tuple[str, ...] = (
-    "layout", "slip", "sensors", "rewards", "ghost_rewards", "max_cycles", "use_ghost", "obs_type", "belief_filter",
-    "show_belief",
-)
-
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class GameConfig:
@@ -134,10 +128,11 @@ class GameConfig:
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a config dict must be a mapping, got {data!r}")
-        unknown = set(data) - set(CONFIG_KEYS)
+        known = [field.name for field in dataclasses.fields(cls)]  # to_dict's keys: the fields
+        unknown = set(data) - set(known)
         if unknown:
-            raise ValueError(f"unknown config keys {sorted(unknown, key=str)}; known: {list(CONFIG_KEYS)}")
-        fields: dict[str, Any] = {key: data[key] for key in CONFIG_KEYS if key in data}
+            raise ValueError(f"unknown config keys {sorted(unknown, key=str)}; known: {known}")
+        fields: dict[str, Any] = {key: data[key] for key in known if key in data}
         layout = fields["layout"] = Layout.from_dict(fields["layout"]) if "layout" in fields else CLASSIC
         if "slip" in fields:
             fields["slip"] = slip_from_dict(fields["slip"])
