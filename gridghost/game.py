@@ -18,7 +18,7 @@ the motion model asks this one object; none enumerates slip outcomes or walks mo
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,6 +42,26 @@ _new_state = GameState._make
 
 #: One half-turn's outcome: ``(probability, next_state, agent_reward, ghost_reward)``.
 Successor = tuple[float, GameState, float, float]
+
+
+
+class Transitions(NamedTuple):
+    """One half-turn from ``n`` states at once (:meth:`Game.transitions`), ``k`` outcomes each.
+
+    Attributes:
+        probabilities: ``float64[k]``, each outcome's probability (the same in every state).
+        agents, ghosts: ``int64[n, k]``, the cells after the move.
+        outcomes: ``int8[n, k]``, how the half-turn ended (:class:`~gridghost.rules.Outcome`).
+        agent_rewards, ghost_rewards: ``float64[n, k]``, each side's reward.
+    """
+
+    probabilities: np.ndarray
+    agents: np.ndarray
+    ghosts: np.ndarray
+    outcomes: np.ndarray
+    agent_rewards: np.ndarray
+    ghost_rewards: np.ndarray
+
 
 #: Agent cells per block when the chase table is built.
 _CHASE_BLOCK = 256
@@ -116,6 +136,10 @@ class Game:
             mover: tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
             for mover in Side
         }
+        # the same as arrays indexed by outcome, per mover: (agent's rewards, ghost's rewards)
+        self._reward_arrays = {
+            mover: tuple(_read_only(np.array(side)) for side in zip(*self._rewards[mover], strict=True)) for mover in Side
+        }
         self._chase: tuple[np.ndarray, bytes] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -177,15 +201,6 @@ class Game:
             return _new_state((cell, ghost, _GHOST, _CAUGHT)), moves
         return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell])), moves
 
-    def _after_agent(self, state: GameState, moves: Moves) -> GameState:
-        """The state after the agent carries out ``moves``: only the final cell counts."""
-        cell, ghost = state.agent, state.ghost
-        for move in moves:
-            cell = self._next_cell[cell][move]
-        if cell == ghost and self.use_ghost:
-            return _new_state((cell, ghost, _GHOST, _CAUGHT))
-        return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell]))
-
     def ghost_step(self, state: GameState, action: int) -> GameState:
         """The ghost's half-turn: one move, no slip; caught if it lands on the agent.
 
@@ -206,28 +221,61 @@ class Game:
         return self._rewards[mover][outcome]
 
     def successors(self, state: GameState, action: int) -> list[Successor]:
-        """The exact distribution of the half-turn ``action`` of the side to move.
+        """The exact distribution of the half-turn ``action`` of the side to move: one state of
+        :meth:`transitions`, with outcomes that lead to the same next state merged.
 
         Returns:
-            ``[(probability, next_state, agent_reward, ghost_reward), ...]``: outcomes that lead
-            to the same next state merged, probabilities positive and summing to 1, in the
-            order the slip model lists them.
+            ``[(probability, next_state, agent_reward, ghost_reward), ...]``: probabilities
+            positive and summing to 1, in the order the slip model lists the outcomes.
 
         Raises:
             TypeError, ValueError: ``action`` is not an int in 0..3.
             ValueError: the game is over.
         """
-        if state.turn == Side.GHOST:
-            after = self.ghost_step(state, action)
-            return [(1.0, after, *self._rewards[Side.GHOST][after.outcome])]
-        action = check_action(action, "agent")
+        side = state.turn
+        action = check_action(action, side.name.lower())
         if state.outcome != _ONGOING:
-            raise ValueError(f"the agent cannot move in state {state}")
+            raise ValueError(f"the {side.name.lower()} cannot move in state {state}")
+        half = self.transitions(side, action, np.array([state.agent]), np.array([state.ghost]))
+        turn = self._after_agent_turn if side == _AGENT else _AGENT
         merged: dict[GameState, float] = {}
-        for probability, moves in self.slip.outcomes(action):
-            after = self._after_agent(state, moves)
+        for probability, agent, ghost, outcome in zip(half.probabilities.tolist(), half.agents[0].tolist(),
+                                                      half.ghosts[0].tolist(), half.outcomes[0].tolist(), strict=True):
+            after = _new_state((agent, ghost, turn, Outcome(outcome)))
             merged[after] = merged.get(after, 0.0) + probability
-        return [(p, after, *self._rewards[Side.AGENT][after.outcome]) for after, p in merged.items()]
+        return [(p, after, *self._rewards[side][after.outcome]) for after, p in merged.items() if p > 0.0]
+
+    def transitions(self, side: Side, action: int, agents: np.ndarray, ghosts: np.ndarray) -> Transitions:
+        """The half-turn ``action`` of ``side`` from many states at once: the rules of a move,
+        vectorised, for planners and batches (:meth:`successors` reads one state of it).
+
+        Only the final cell of a move counts. After the agent's move: caught if it is the ghost's
+        cell (when the ghost plays), else goal reached if it is a goal. After the ghost's move
+        (one move, no slip): caught if it is the agent's cell.
+
+        Args:
+            side: the side to move.
+            action: its action, an int in 0..3.
+            agents, ghosts: ``int[n]`` cell indices of states where the game goes on.
+
+        Returns:
+            A :class:`Transitions` of ``k`` outcomes per state (the slip model's outcomes for the
+            agent, in its order and not merged; one for the ghost).
+        """
+        if side == _AGENT:
+            probabilities, destinations = self.outcomes[action]
+            agents = destinations[:, agents].T
+            ghosts = np.broadcast_to(ghosts[:, None], agents.shape)
+            outcomes = np.where(self.goals[agents], np.int8(_GOAL), np.int8(_ONGOING))
+            if self.use_ghost:
+                outcomes[agents == ghosts] = _CAUGHT
+        else:
+            probabilities = _CERTAIN
+            ghosts = self.moves[ghosts, action][:, None]
+            agents = agents[:, None]
+            outcomes = np.where(agents == ghosts, np.int8(_CAUGHT), np.int8(_ONGOING))
+        rewards = self._reward_arrays[side]
+        return Transitions(probabilities, agents, ghosts, outcomes, rewards[0][outcomes], rewards[1][outcomes])
 
     def agent_moves(self, cells: Any, actions: Any, uniforms: Any) -> np.ndarray:
         """Where agents at ``cells`` end up after ``actions``, slip drawn from ``uniforms``: the
@@ -364,6 +412,9 @@ def chase_action(board: Board, agent_cell: int, ghost_cell: int) -> int:
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
+
+
+_CERTAIN = _read_only(np.ones(1))
 
 
 _CHASE_CASES = _chase_cases()
