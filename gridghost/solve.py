@@ -1,0 +1,1096 @@
+"""Exact solutions of the game: the agent's MDP, the ghost's MDP, the zero-sum game, and
+exploitability.
+
+gridghost's maps are small enough to solve exactly, which gives every experiment a ground truth:
+how often a perfect agent reaches a goal against the chasing ghost, what the game is worth when
+both sides play perfectly, and how far a learned policy is from either.
+
+States are ``(agent cell, ghost cell)`` with the agent to move, plus the terminal states (value
+0). One decision of the agent is one full turn: its move (with slip), then the ghost's answer. A
+turn's reward is the agent's reward summed over both half-turns (as in the Gymnasium view: -1,
++100, -50 for walking into the ghost, -51 when caught after a step), and ``gamma`` discounts per
+full turn. The ghost decides in the state between the two half-turns (the agent has moved, the
+ghost is to move), so its policies and Q-values are indexed by the positions at that moment.
+Positions are ``(row, col)`` tuples.
+
+Everything is built on the kernel's exact distribution of a half-turn,
+:meth:`gridghost.game.Game.transitions` (what :meth:`~gridghost.game.Game.successors` reads for
+one state), asked once per action for every state at once and stored as sparse arrays
+(:class:`TurnModel`: next-state indices and probabilities per state-action). Value iteration
+then runs in NumPy with no Python loop over states.
+
+A *state policy* for a side is a callable ``(agent_pos, ghost_pos) -> action`` or an array of
+probabilities of shape ``(rows, cols, rows, cols, 4)``; the ghost's is read with the ghost to
+move. ``"chase"`` (the chasing ghost) and ``"random"`` name the shipped ones. A policy of
+observations (a network trained on ``obs_type="vector"``, say) becomes a state policy through
+:func:`tabulate_policy`, which asks it once per state through the env's own encoder.
+
+>>> from gridghost.layout import CLASSIC
+>>> sol = solve_agent(CLASSIC, "longitudinal", ghost="chase", gamma=0.99)
+>>> round(sol.success_probability(CLASSIC.agent_start, CLASSIC.ghost_start), 3) > 0.9
+True
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gridghost.checks import check_action, check_choice, check_instance, check_limit, check_number
+from gridghost.game import Game
+from gridghost.layout import CLASSIC, Cell, Layout
+from gridghost.policies import ChasePolicy, RandomPolicy
+from gridghost.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
+from gridghost.slip import SlipModel, make_slip
+
+#: Value iteration gives up after this many sweeps without reaching the tolerance.
+MAX_ITERATIONS = 100_000
+#: How many turn models (one per layout, slip model and rewards) are kept for the next solve.
+MODEL_CACHE_SIZE = 4
+
+_MAXIMISE, _MINIMISE = "max", "min"
+_POLICY_SHAPE_TEXT = "(rows, cols, rows, cols, 4)"
+
+
+# -- the model -----------------------------------------------------------------------------------
+class TurnModel:
+    """The game as sparse arrays over its live states, built from the kernel's transitions.
+
+    A state is *live* when the game is not over: the agent is neither on the ghost's cell nor on
+    a goal. The same pairs of cells are live with the agent to move and with the ghost to move,
+    so both half-turns index one list of live states, ``states`` (cell pairs ``agent * cells +
+    ghost``); index ``num_live`` is the terminal sink, whose value is 0.
+
+    Args:
+        game: the game kernel (with the ghost in play).
+
+    Attributes:
+        game: the kernel.
+        states: ``int64[num_live]``, the live pairs ``agent * cells + ghost``.
+        index: ``int64[cells * cells]``, each pair's live index, or ``num_live`` when it is over.
+        agent_prob: ``float64[4, k]``: per agent action, the probability of each of the slip
+            model's ``k`` outcomes (the same in every state; padding has probability 0).
+        agent_next, agent_outcome: ``[4, k, num_live]``: per action, outcome and live state, the
+            ghost-to-move state reached (live index, or the sink when the game ends) and how the
+            half-turn ended (:class:`~gridghost.rules.Outcome`).
+        agent_reward: ``{Side: float64[4, k, num_live]}``, each side's reward for those outcomes.
+        agent_expected: ``{Side: float64[4, num_live]}``, each side's expected reward per action.
+        ghost_next, ghost_outcome: ``[4, num_live]``: per ghost action and live state (ghost to
+            move), the agent-to-move state reached and how the half-turn ended.
+        ghost_reward: ``{Side: float64[4, num_live]}``, each side's reward for the ghost's moves.
+
+    Raises:
+        ValueError: the game is played without the ghost.
+    """
+
+    def __init__(self, game: Game) -> None:
+        check_instance(game, "game", Game)
+        if not game.use_ghost:
+            raise ValueError("the solver needs the ghost in the game (use_ghost=True)")
+        self.game = game
+        cells = game.num_cells
+        live = np.ones((cells, cells), dtype=bool)
+        np.fill_diagonal(live, False)
+        live[game.goals] = False
+        self.states = np.flatnonzero(live)
+        self.num_live = num_live = len(self.states)
+        self.index = np.full(cells * cells, num_live, dtype=np.int64)
+        self.index[self.states] = np.arange(num_live)
+
+        agents, ghosts = np.divmod(self.states, cells)
+        # The agent's half-turns: the slip model's outcomes, padded to the widest action's.
+        halves = [game.transitions(Side.AGENT, action, agents, ghosts) for action in range(NUM_ACTIONS)]
+        width = max(len(half.probabilities) for half in halves)
+        self.agent_prob = np.zeros((NUM_ACTIONS, width))
+        shape = (NUM_ACTIONS, width, num_live)
+        self.agent_next = np.full(shape, num_live, dtype=np.int64)
+        self.agent_outcome = np.zeros(shape, dtype=np.int8)
+        self.agent_reward = {Side.AGENT: np.zeros(shape), Side.GHOST: np.zeros(shape)}
+        for action, half in enumerate(halves):
+            k = len(half.probabilities)
+            self.agent_prob[action, :k] = half.probabilities
+            self.agent_next[action, :k] = self._next(half).T
+            self.agent_outcome[action, :k] = half.outcomes.T
+            self.agent_reward[Side.AGENT][action, :k] = half.agent_rewards.T
+            self.agent_reward[Side.GHOST][action, :k] = half.ghost_rewards.T
+        # The ghost's half-turns: one outcome each.
+        halves = [game.transitions(Side.GHOST, action, agents, ghosts) for action in range(NUM_ACTIONS)]
+        self.ghost_next = np.stack([self._next(half)[:, 0] for half in halves])
+        self.ghost_outcome = np.stack([half.outcomes[:, 0] for half in halves])
+        self.ghost_reward = {
+            Side.AGENT: np.stack([half.agent_rewards[:, 0] for half in halves]),
+            Side.GHOST: np.stack([half.ghost_rewards[:, 0] for half in halves]),
+        }
+        # The expected reward of each agent action, per side (constant through the iterations).
+        self.agent_expected = {side: np.einsum("ak,akl->al", self.agent_prob, r) for side, r in self.agent_reward.items()}
+
+    def agent_backup(self, between: np.ndarray) -> np.ndarray:
+        """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]``, the
+        expected value after the agent's half-turn of values ``between`` (``[num_live + 1]``,
+        ghost to move, the sink last and 0)."""
+        out = np.zeros((NUM_ACTIONS, self.num_live))
+        for action in range(NUM_ACTIONS):
+            for k, probability in enumerate(self.agent_prob[action].tolist()):
+                if probability > 0.0:
+                    out[action] += probability * between.take(self.agent_next[action, k])
+        return out
+
+    def continuing_reward(self, side: Side) -> float:
+        """``side``'s reward for a full turn that does not end the game (the agent's step and the
+        ghost's wait); the same for every such turn."""
+        game = self.game
+        return game.rewards(Side.AGENT, Outcome.ONGOING)[side] + game.rewards(Side.GHOST, Outcome.ONGOING)[side]
+
+    def _next(self, half: Any) -> np.ndarray:
+        """The live index each outcome of ``half`` leads to, the sink where the game ends."""
+        pairs = half.agents * self.game.num_cells + half.ghosts
+        return np.where(half.outcomes == Outcome.ONGOING, self.index[pairs], self.num_live)
+
+    # -- positions and tables ----------------------------------------------------------------------
+    def live_index(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """The live index of the state with the agent at ``agent_pos`` and the ghost at
+        ``ghost_pos``, or :attr:`num_live` when the game is over there.
+
+        Raises:
+            TypeError, ValueError: a position is not a ``(row, col)`` cell of the layout.
+        """
+        board = self.game.board
+        agent, ghost = _cell_index(board.layout, agent_pos, "agent_pos"), _cell_index(board.layout, ghost_pos,
+                                                                                       "ghost_pos")
+        return int(self.index[agent * self.game.num_cells + ghost])
+
+    def expand(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        """Per-live-state ``values`` (``[num_live, ...]``) spread over every pair of cells:
+        ``[rows, cols, rows, cols, ...]``, with ``fill`` where the game is over."""
+        rows, cols = self.game.layout.shape
+        full = np.full((self.game.num_cells ** 2, *values.shape[1:]), fill, dtype=values.dtype)
+        full[self.states] = values
+        return full.reshape(rows, cols, rows, cols, *values.shape[1:])
+
+
+_MODELS: OrderedDict[tuple[Any, ...], TurnModel] = OrderedDict()
+_MODELS_LOCK = threading.Lock()
+
+
+def turn_model(game: Game) -> TurnModel:
+    """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
+    slip model and rewards (:data:`MODEL_CACHE_SIZE`)."""
+    key = (game.layout, game.slip, game.agent_rewards, game.ghost_rewards, game.use_ghost)
+    with _MODELS_LOCK:
+        model = _MODELS.get(key)
+        if model is not None:
+            _MODELS.move_to_end(key)
+            return model
+    model = TurnModel(game)
+    with _MODELS_LOCK:
+        _MODELS[key] = model
+        while len(_MODELS) > MODEL_CACHE_SIZE:
+            _MODELS.popitem(last=False)
+    return model
+
+
+def _cell_index(layout: Layout, position: Any, argument: str) -> int:
+    try:
+        row, col = position
+    except (TypeError, ValueError):
+        raise TypeError(f"{argument} must be a (row, col) pair, got {position!r}") from None
+    for value in (row, col):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{argument} must be a (row, col) pair of ints, got {position!r}")
+    if not (0 <= row < layout.rows and 0 <= col < layout.cols):
+        raise ValueError(f"{argument} {tuple(position)} lies outside the {layout.rows} x {layout.cols} layout")
+    return int(row) * layout.cols + int(col)
+
+
+# -- checks --------------------------------------------------------------------------------------
+def _check_gamma(gamma: Any) -> float:
+    value = check_number(gamma, "gamma", 0.0, strict=True)
+    if value > 1.0:
+        raise ValueError(f"gamma must lie in (0, 1], got {gamma!r}")
+    return value
+
+
+def _check_settings(gamma: Any, tol: Any, horizon: Any) -> tuple[float, float, int | None]:
+    return (_check_gamma(gamma), check_number(tol, "tol", 0.0, strict=True),
+            check_limit(horizon, "horizon", maximum=MAX_ITERATIONS))
+
+
+def _game(layout: Any, slip: Any, rewards: Any, ghost_rewards: Any = None) -> Game:
+    check_instance(layout, "layout", Layout)
+    return Game(layout, make_slip(slip), rewards, ghost_rewards)
+
+
+# -- state policies as arrays ----------------------------------------------------------------------
+def _takes_two_arguments(policy: Callable[..., Any]) -> bool:
+    try:
+        signature = inspect.signature(policy)
+    except (TypeError, ValueError):  # some builtins have none: let the call decide
+        return True
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        return False
+    return True
+
+
+def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np.ndarray:
+    """A state policy of ``side`` as ``float64[4, num_live]`` action probabilities over
+    ``model``'s live states (the ghost's read with the ghost to move).
+
+    Args:
+        policy: ``"random"``, ``"chase"`` (the ghost only), a :class:`~gridghost.policies.RandomPolicy`
+            or :class:`~gridghost.policies.ChasePolicy`, a :class:`StatePolicy` of this layout, a
+            callable ``(agent_pos, ghost_pos) -> action`` (asked once per live state) or an array of
+            probabilities of shape ``(rows, cols, rows, cols, 4)``.
+        model: the game's turn model.
+        side: whose policy it is.
+        argument: the argument's name, for messages.
+
+    Raises:
+        TypeError: ``policy`` is none of these (a policy of observations included: tabulate it
+            first with :func:`tabulate_policy`).
+        ValueError: an unknown name, the chasing ghost for the agent, a :class:`StatePolicy` of
+            another layout or side, an array of the wrong shape or not holding probabilities, or a
+            callable returning something other than an action.
+    """
+    num_live, layout = model.num_live, model.game.layout
+    if isinstance(policy, str):
+        check_choice(policy, argument, ("chase", "random") if side == Side.GHOST else ("random",))
+        if policy == "random":
+            return np.full((NUM_ACTIONS, num_live), 1.0 / NUM_ACTIONS)
+        return _one_hot(model.game.chase_table.ravel()[model.states])
+    if type(policy) is ChasePolicy:
+        return policy_array("chase", model, side, argument)
+    if isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS:
+        return policy_array("random", model, side, argument)
+    if isinstance(policy, StatePolicy):
+        if policy.side != side:
+            raise ValueError(f"{argument} is a policy of the {policy.side.name.lower()}, not of the {side.name.lower()}")
+        if policy.layout != layout:
+            raise ValueError(f"{argument} was solved for layout {policy.layout.name!r}, not for {layout.name!r}")
+        return _one_hot(policy.table.ravel()[model.states])
+    if isinstance(policy, (np.ndarray, list, tuple)):
+        return _probability_array(policy, model, argument)
+    if callable(policy):
+        if not _takes_two_arguments(policy):
+            raise TypeError(
+                f"{argument} must be a state policy (agent_pos, ghost_pos) -> action; {policy!r} takes one "
+                "argument: a policy of observations is tabulated first with gridghost.solve.tabulate_policy"
+            )
+        cells = model.game.num_cells
+        actions = np.empty(num_live, dtype=np.int64)
+        for i, pair in enumerate(model.states.tolist()):
+            agent, ghost = divmod(pair, cells)
+            action = policy(divmod(agent, layout.cols), divmod(ghost, layout.cols))
+            actions[i] = check_action(action, f"{argument} at agent {divmod(agent, layout.cols)}, "
+                                              f"ghost {divmod(ghost, layout.cols)}")
+        return _one_hot(actions)
+    raise TypeError(
+        f"{argument} must be {'chase, ' if side == Side.GHOST else ''}'random', a callable (agent_pos, ghost_pos) "
+        f"-> action or an array of probabilities of shape {_POLICY_SHAPE_TEXT}; got {policy!r}"
+    )
+
+
+def _one_hot(actions: np.ndarray) -> np.ndarray:
+    table = np.zeros((NUM_ACTIONS, len(actions)))
+    table[actions, np.arange(len(actions))] = 1.0
+    return table
+
+
+def _probability_array(values: Any, model: TurnModel, argument: str) -> np.ndarray:
+    rows, cols = model.game.layout.shape
+    array = np.asarray(values)
+    shape = (rows, cols, rows, cols, NUM_ACTIONS)
+    if array.shape != shape:
+        raise ValueError(f"{argument} must be an array of shape {_POLICY_SHAPE_TEXT} = {shape}, got shape {array.shape}")
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
+        raise TypeError(f"{argument} must hold probabilities (real numbers), got dtype {array.dtype}")
+    table = array.astype(float).reshape(rows * cols * rows * cols, NUM_ACTIONS)[model.states].T
+    if not np.isfinite(table).all() or (table < 0).any():
+        raise ValueError(f"{argument} must hold probabilities >= 0 (finite)")
+    sums = table.sum(axis=0)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
+    if len(bad):
+        agent, ghost = divmod(int(model.states[bad[0]]), rows * cols)
+        raise ValueError(
+            f"{argument}'s probabilities must sum to 1 in every state where the game goes on; at agent "
+            f"{divmod(agent, cols)}, ghost {divmod(ghost, cols)} they sum to {sums[bad[0]]:.6g}"
+        )
+    return np.ascontiguousarray(table)
+
+
+# -- value iteration -------------------------------------------------------------------------------
+#: Either side's rule in value iteration: choose the best action for the agent (``"max"``) or
+#: for the ghost in the zero-sum game (``"min"``), or follow fixed probabilities ``[4, num_live]``.
+Rule = Any
+
+
+def _reduce(q: np.ndarray, rule: Rule) -> np.ndarray:
+    """``q`` (``[4, num_live]``) reduced over actions by ``rule``."""
+    if isinstance(rule, str):
+        return np.maximum.reduce(q) if rule == _MAXIMISE else np.minimum.reduce(q)
+    return np.einsum("al,al->l", q, rule)
+
+
+def _greedy(q: np.ndarray, rule: str) -> np.ndarray:
+    """The best action per state of ``q`` (``[4, num_live]``); ties (within 1e-9 of the best,
+    relative) go to the lowest action, so that rounding never decides."""
+    best = _reduce(q, rule)
+    slack = 1e-9 * np.maximum(1.0, np.abs(best))
+    near = q >= best - slack if rule == _MAXIMISE else q <= best + slack
+    return np.argmax(near, axis=0)
+
+
+def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
+    """Refuse undiscounted values without a horizon when the deciding sides (or the fixed
+    policies' chances) can keep the game going for ever: its values would not be defined."""
+    sink = model.num_live
+    going = np.ones(sink + 1, dtype=bool)
+    going[sink] = False
+    while True:
+        stays = going[model.ghost_next]  # [4, num_live]; the sink is never "going"
+        ghost_stays = stays.any(axis=0) if isinstance(ghost, str) else (stays | (ghost <= 0)).all(axis=0)
+        after = np.append(ghost_stays & going[:sink], False)
+        moves_stay = (after[model.agent_next] | (model.agent_prob <= 0)[:, :, None]).all(axis=1)
+        agent_stays = moves_stay.any(axis=0) if isinstance(agent, str) else (moves_stay | (agent <= 0)).all(axis=0)
+        new = np.append(agent_stays & going[:sink], False)
+        if (new == going).all():
+            break
+        going = new
+    endless = np.flatnonzero(going[:sink])
+    if len(endless):
+        cols, cells = model.game.layout.cols, model.game.num_cells
+        agent_cell, ghost_cell = divmod(int(model.states[endless[0]]), cells)
+        raise ValueError(
+            f"gamma=1 without a horizon: the game may never end ({len(endless)} states, e.g. agent at "
+            f"{divmod(agent_cell, cols)} and ghost at {divmod(ghost_cell, cols)}, can go on for ever), so its "
+            "undiscounted values are not defined; pass gamma < 1 or a horizon"
+        )
+
+
+def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
+             horizon: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+    """Value iteration over full turns, from zero.
+
+    Args:
+        model: the game.
+        agent, ghost: each side's :data:`Rule`.
+        side: whose rewards are summed.
+        gamma, tol: discount per turn; stop when no value changes by more than ``tol``.
+        horizon: if given, exactly this many sweeps: the values of a game of ``horizon`` turns.
+
+    Returns:
+        ``(values, agent_q, ghost_q, sweeps, residual)``: the agent-to-move values (``[num_live
+        + 1]``, the sink last), the agent's action values ``[4, num_live]`` and the ghost's, with the
+        ghost to move, from the last sweep (their best is the values).
+
+    Raises:
+        ValueError: ``gamma=1`` without a horizon where the game may never end.
+        RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
+    """
+    if horizon is None and gamma >= 1.0:
+        _check_ends(model, agent, ghost)
+    sink = model.num_live
+    values = np.zeros(sink + 1)
+    if horizon is None and gamma < 1.0:
+        # Every turn that does not end the game pays the same reward c, so a game that never
+        # ends is worth c / (1 - gamma): starting there, states that never end are exact from the
+        # first sweep, and the sweeps needed depend on how fast games end, not on gamma alone.
+        values[:sink] = model.continuing_reward(side) / (1.0 - gamma)
+    between = np.zeros(sink + 1)  # values with the ghost to move
+    agent_expected = model.agent_expected[side]
+    ghost_reward, ghost_next = model.ghost_reward[side], model.ghost_next
+    agent_q = ghost_q = np.zeros((NUM_ACTIONS, sink))
+    residual = float("inf")
+    sweeps = horizon if horizon is not None else MAX_ITERATIONS
+    for sweep in range(1, sweeps + 1):
+        ghost_q = ghost_reward + gamma * values.take(ghost_next)
+        between[:sink] = _reduce(ghost_q, ghost)
+        agent_q = agent_expected + model.agent_backup(between)
+        new = _reduce(agent_q, agent)
+        residual = float(np.abs(new - values[:sink]).max()) if sink else 0.0
+        values[:sink] = new
+        if horizon is None and residual <= tol:
+            return values, agent_q, ghost_q, sweep, residual
+    if horizon is None:
+        raise RuntimeError(
+            f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "
+            "raise tol or lower gamma"
+        )
+    return values, agent_q, ghost_q, sweeps, residual
+
+
+def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, event: Outcome,
+                    horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """For fixed policies of both sides, per live agent-to-move state: the probability that the
+    game ends in ``event`` within ``horizon`` full turns, and the expected turn it ends in that
+    way, counting only games that do (``E[T; T <= horizon]``), each ``[num_live + 1]``."""
+    sink = model.num_live
+    hit_agent = (model.agent_outcome == event).astype(float)  # [4, k, num_live]
+    hit_ghost = (model.ghost_outcome == event).astype(float)  # [4, num_live]
+    agent_hit = np.einsum("al,ak,akl->l", agent, model.agent_prob, hit_agent)
+    probability, timing = np.zeros(sink + 1), np.zeros(sink + 1)
+    between_p, between_t = np.zeros(sink + 1), np.zeros(sink + 1)
+    for _ in range(horizon):
+        # the ghost's half, then the agent's: one turn before the last horizon's values
+        between_p[:sink] = np.einsum("al,al->l", ghost, hit_ghost + probability.take(model.ghost_next))
+        between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next))
+        new_p = agent_hit + np.einsum("al,al->l", agent, model.agent_backup(between_p))
+        # every game that ends this way later ends one turn later than from the next state
+        timing[:sink] = new_p + np.einsum("al,al->l", agent, model.agent_backup(between_t))
+        probability[:sink] = new_p
+    return probability, timing
+
+
+class _Solution:
+    """What every solution shares: the model, the settings and how value iteration went.
+
+    Attributes:
+        layout: the map.
+        model: the :class:`TurnModel` solved.
+        gamma, tol, horizon: the settings.
+        sweeps: the value-iteration sweeps made.
+        residual: the largest change of a value in the last sweep.
+    """
+
+    def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None, sweeps: int,
+                 residual: float) -> None:
+        self.model, self.layout = model, model.game.layout
+        self.gamma, self.tol, self.horizon = gamma, tol, horizon
+        self.sweeps, self.residual = sweeps, residual
+        self._outcomes: dict[tuple[Outcome, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
+        index = self.model.live_index(agent_pos, ghost_pos)
+        if index == self.model.num_live:
+            raise ValueError(
+                f"the game is over with the agent at {tuple(agent_pos)} and the ghost at {tuple(ghost_pos)} "
+                "(caught, or the agent on a goal): nobody moves there"
+            )
+        return index
+
+    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError  # pragma: no cover - every solution defines it
+
+    def _outcome(self, agent_pos: Any, ghost_pos: Any, event: Outcome, horizon: int) -> tuple[float, float]:
+        horizon = check_limit(horizon, "horizon", allow_none=False, maximum=MAX_ITERATIONS)  # type: ignore[assignment]
+        index = self.model.live_index(agent_pos, ghost_pos)
+        key = (event, horizon)
+        if key not in self._outcomes:
+            self._outcomes[key] = _outcome_within(self.model, *self._policies(), event, horizon)
+        probability, timing = self._outcomes[key]
+        return float(probability[index]), float(timing[index])
+
+    def success_probability(self, agent_pos: Any, ghost_pos: Any, horizon: int = 100) -> float:
+        """The probability that the agent reaches a goal within ``horizon`` full turns from this
+        state (agent to move), both sides following this solution's policies; 0 where the game
+        is over.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout, or ``horizon`` is not
+                an int >= 1.
+        """
+        return self._outcome(agent_pos, ghost_pos, Outcome.GOAL, horizon)[0]
+
+    def capture_probability(self, agent_pos: Any, ghost_pos: Any, horizon: int = 100) -> float:
+        """The probability that the ghost catches the agent within ``horizon`` full turns from
+        this state (agent to move), both sides following this solution's policies.
+
+        Raises:
+            TypeError, ValueError: as :meth:`success_probability`.
+        """
+        return self._outcome(agent_pos, ghost_pos, Outcome.CAUGHT, horizon)[0]
+
+    def capture_time(self, agent_pos: Any, ghost_pos: Any, horizon: int = 100) -> float:
+        """The expected number of full turns until the ghost catches the agent, among the games
+        from this state that end with a catch within ``horizon`` turns (``nan`` if none does).
+
+        Raises:
+            TypeError, ValueError: as :meth:`success_probability`.
+        """
+        probability, timing = self._outcome(agent_pos, ghost_pos, Outcome.CAUGHT, horizon)
+        return timing / probability if probability > 0.0 else float("nan")
+
+    def _start(self) -> tuple[Cell, Cell]:
+        return self.layout.agent_start, self.layout.ghost_start
+
+
+class AgentSolution(_Solution):
+    """The agent's MDP against a fixed ghost, solved (:func:`solve_agent`).
+
+    Attributes:
+        values: ``float64[rows, cols, rows, cols]``, the optimal value of every state (agent to
+            move; 0 where the game is over).
+        q_values: ``float64[rows, cols, rows, cols, 4]``, the agent's action values.
+        policy: ``int64[rows, cols, rows, cols]``, the greedy action (-1 where the game is over).
+        ghost: the ghost's policy, ``float64[rows, cols, rows, cols, 4]`` probabilities (ghost to
+            move).
+    """
+
+    def __init__(self, model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None) -> None:
+        values, agent_q, _, sweeps, residual = _iterate(model, _MAXIMISE, ghost, Side.AGENT, gamma, tol, horizon)
+        super().__init__(model, gamma, tol, horizon, sweeps, residual)
+        self._values, self._q, self._ghost = values, agent_q, ghost
+        self._actions = _greedy(agent_q, _MAXIMISE)
+        self.values = model.expand(values[:-1])
+        self.q_values = model.expand(agent_q.T)
+        self.policy = model.expand(self._actions, fill=-1)
+        self.ghost = model.expand(ghost.T)
+
+    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
+        return _one_hot(self._actions), self._ghost
+
+    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
+        """The optimal expected discounted return from this state, agent to move (0 where the
+        game is over).
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout.
+        """
+        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
+
+    def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """The agent's action values (``float64[4]``) in this state.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
+        """
+        return self._q[:, self._live(agent_pos, ghost_pos)].copy()
+
+    def action(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """The greedy action in this state (ties to the lowest action).
+
+        Raises:
+            TypeError, ValueError: as :meth:`q`.
+        """
+        return int(self._actions[self._live(agent_pos, ghost_pos)])
+
+
+class GhostSolution(_Solution):
+    """The ghost's MDP against a fixed agent, solved (:func:`solve_ghost`): values are the
+    ghost's own returns.
+
+    Attributes:
+        values: ``float64[rows, cols, rows, cols]``, the ghost's optimal value of every state with
+            the agent to move (0 where the game is over).
+        q_values: ``float64[rows, cols, rows, cols, 4]``, the ghost's action values with the ghost
+            to move.
+        policy: ``int64[rows, cols, rows, cols]``, the ghost's greedy action with the ghost to
+            move (-1 where the game is over).
+        agent: the agent's policy, ``float64[rows, cols, rows, cols, 4]`` probabilities.
+    """
+
+    def __init__(self, model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None) -> None:
+        values, _, ghost_q, sweeps, residual = _iterate(model, agent, _MAXIMISE, Side.GHOST, gamma, tol, horizon)
+        super().__init__(model, gamma, tol, horizon, sweeps, residual)
+        self._values, self._q, self._agent = values, ghost_q, agent
+        self._actions = _greedy(ghost_q, _MAXIMISE)
+        self.values = model.expand(values[:-1])
+        self.q_values = model.expand(ghost_q.T)
+        self.policy = model.expand(self._actions, fill=-1)
+        self.agent = model.expand(agent.T)
+
+    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._agent, _one_hot(self._actions)
+
+    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
+        """The ghost's optimal expected discounted return from this state, agent to move.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout.
+        """
+        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
+
+    def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """The ghost's action values (``float64[4]``) with the ghost to move at these positions.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
+        """
+        return self._q[:, self._live(agent_pos, ghost_pos)].copy()
+
+    def action(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """The ghost's greedy action with the ghost to move at these positions.
+
+        Raises:
+            TypeError, ValueError: as :meth:`q`.
+        """
+        return int(self._actions[self._live(agent_pos, ghost_pos)])
+
+
+class GameSolution(_Solution):
+    """The zero-sum game, solved (:func:`solve_game`): the agent maximises its return, the ghost
+    minimises it, slip is chance. Values are the agent's.
+
+    Attributes:
+        values: ``float64[rows, cols, rows, cols]``, the game's value of every state, agent to
+            move (0 where the game is over).
+        agent_q_values: ``float64[rows, cols, rows, cols, 4]``, the agent's action values.
+        ghost_q_values: ``float64[rows, cols, rows, cols, 4]``, the ghost's action values (the
+            agent's return after each ghost move), ghost to move.
+        agent_policy, ghost_policy: ``int64[rows, cols, rows, cols]``, each side's optimal action
+            (the ghost's with the ghost to move; -1 where the game is over).
+    """
+
+    def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None) -> None:
+        values, agent_q, ghost_q, sweeps, residual = _iterate(model, _MAXIMISE, _MINIMISE, Side.AGENT, gamma, tol,
+                                                              horizon)
+        super().__init__(model, gamma, tol, horizon, sweeps, residual)
+        self._values, self._agent_q, self._ghost_q = values, agent_q, ghost_q
+        self._agent_actions = _greedy(agent_q, _MAXIMISE)
+        self._ghost_actions = _greedy(ghost_q, _MINIMISE)
+        self.values = model.expand(values[:-1])
+        self.agent_q_values = model.expand(agent_q.T)
+        self.ghost_q_values = model.expand(ghost_q.T)
+        self.agent_policy = model.expand(self._agent_actions, fill=-1)
+        self.ghost_policy = model.expand(self._ghost_actions, fill=-1)
+
+    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
+        return _one_hot(self._agent_actions), _one_hot(self._ghost_actions)
+
+    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
+        """The game's value (the agent's return under optimal play by both) from this state,
+        agent to move; 0 where the game is over.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout.
+        """
+        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
+
+    def agent_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """The agent's action values (``float64[4]``) in this state, agent to move.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
+        """
+        return self._agent_q[:, self._live(agent_pos, ghost_pos)].copy()
+
+    def ghost_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """The ghost's action values (``float64[4]``, the agent's return) with the ghost to move.
+
+        Raises:
+            TypeError, ValueError: as :meth:`agent_q`.
+        """
+        return self._ghost_q[:, self._live(agent_pos, ghost_pos)].copy()
+
+    def agent_action(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """The agent's optimal action in this state (ties to the lowest action).
+
+        Raises:
+            TypeError, ValueError: as :meth:`agent_q`.
+        """
+        return int(self._agent_actions[self._live(agent_pos, ghost_pos)])
+
+    def ghost_action(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """The ghost's optimal action with the ghost to move at these positions.
+
+        Raises:
+            TypeError, ValueError: as :meth:`agent_q`.
+        """
+        return int(self._ghost_actions[self._live(agent_pos, ghost_pos)])
+
+
+# -- the solvers -----------------------------------------------------------------------------------
+def solve_agent(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
+                rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                horizon: int | None = None) -> AgentSolution:
+    """Solve the agent's MDP against a fixed ghost.
+
+    Args:
+        layout: the map.
+        slip: the agent's slip model, or a slip type name (probability 0.2); ``None`` means
+            longitudinal slip of 0.2, the envs' default.
+        ghost: the ghost's state policy: ``"chase"``, ``"random"``, a callable ``(agent_pos,
+            ghost_pos) -> action`` or probabilities ``(rows, cols, rows, cols, 4)`` (ghost to move).
+        rewards: the agent's rewards; ``None`` means the reference's.
+        gamma: the discount per full turn, in (0, 1].
+        tol: value iteration stops when no value changes by more than this in a sweep.
+        horizon: if given, the values of a game cut after this many turns (and its first turn's
+            greedy policy) instead of the unending game's.
+
+    Returns:
+        The :class:`AgentSolution`.
+
+    Raises:
+        TypeError, ValueError: a bad argument (see :func:`policy_array` for ``ghost``), or
+            ``gamma=1`` without a horizon where the agent could make the game go on for ever.
+        RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
+    """
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    model = turn_model(_game(layout, slip, rewards))
+    return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon)
+
+
+def solve_ghost(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, agent: Any = "random",
+                rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, gamma: float = 0.99,
+                tol: float = 1e-10, horizon: int | None = None) -> GhostSolution:
+    """Solve the ghost's MDP against a fixed agent: the ghost maximises its own return.
+
+    Args:
+        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+        agent: the agent's state policy: ``"random"``, a callable ``(agent_pos, ghost_pos) ->
+            action`` or probabilities ``(rows, cols, rows, cols, 4)``.
+        ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
+
+    Returns:
+        The :class:`GhostSolution`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as :func:`solve_agent`.
+    """
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    model = turn_model(_game(layout, slip, rewards, ghost_rewards))
+    return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent"), gamma, tol, horizon)
+
+
+def solve_game(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, rewards: Rewards | None = None,
+               gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None) -> GameSolution:
+    """Solve the zero-sum turn-based stochastic game: the agent maximises its return, the ghost
+    minimises it, and slip is chance. Both sides move in turn and see the state, so pure
+    optimal policies exist and value iteration finds them.
+
+    Args:
+        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+
+    Returns:
+        The :class:`GameSolution`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as :func:`solve_agent` (with ``gamma=1``, the two
+            sides together could make the game go on for ever).
+    """
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    return GameSolution(turn_model(_game(layout, slip, rewards)), gamma, tol, horizon)
+
+
+def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout = CLASSIC,
+                   slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
+                   tol: float = 1e-10, horizon: int | None = None) -> float:
+    """How much the two policies give away together against exact best responses, from the start
+    state, in the zero-sum game of the agent's rewards (OpenSpiel's NashConv).
+
+    It is ``max_a v(a, ghost_policy) - min_g v(agent_policy, g)``: what the agent would gain by
+    switching to a best response, plus what the ghost would gain (in the agent's return it
+    takes away); each term is >= 0, and the sum is 0 (up to the tolerance) exactly when the pair
+    is a minimax equilibrium.
+
+    Args:
+        agent_policy: the agent's state policy (see :func:`solve_ghost`).
+        ghost_policy: the ghost's state policy (see :func:`solve_agent`).
+        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+
+    Returns:
+        The exploitability, in units of the agent's return.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as the solvers.
+    """
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    model = turn_model(_game(layout, slip, rewards))
+    ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy")
+    agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy")
+    start = model.live_index(*_start_of(model))
+    best_agent, _, _, _, _ = _iterate(model, _MAXIMISE, ghost, Side.AGENT, gamma, tol, horizon)
+    best_ghost, _, _, _, _ = _iterate(model, agent, _MINIMISE, Side.AGENT, gamma, tol, horizon)
+    return float(best_agent[start] - best_ghost[start])
+
+
+def _start_of(model: TurnModel) -> tuple[Cell, Cell]:
+    return model.game.layout.agent_start, model.game.layout.ghost_start
+
+
+# -- tabulating policies of observations -----------------------------------------------------------
+def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: Layout = CLASSIC,
+                    obs_type: str = "vector", batch: bool = False) -> np.ndarray:
+    """A policy of observations as a state policy: asked once per state where the game goes on,
+    with the observation the env's own encoder gives that side there, so that a network trained
+    on ``obs_type="vector"`` gets an exact :func:`exploitability`. The ghost is asked with the ghost
+    to move. The policy must be deterministic and memoryless (a stochastic policy is tabulated as
+    the action it happens to draw).
+
+    >>> import gymnasium
+    >>> from gridghost.policies import ChasePolicy
+    >>> table = tabulate_policy(ChasePolicy(), "ghost", obs_type="dict")
+    >>> exploitability("random", table) == exploitability("random", "chase")
+    True
+
+    Args:
+        policy: ``policy(observation) -> action`` (with ``batch``, ``policy(observations) ->
+            actions`` over a stacked ``[n, ...]`` array; for Stable-Baselines3,
+            ``lambda obs: model.predict(obs, deterministic=True)[0]``).
+        side: ``"agent"`` or ``"ghost"``.
+        layout: the map.
+        obs_type: the encoding the policy reads, ``"vector"`` or ``"dict"`` (a belief is not a
+            function of the state).
+        batch: ask once with every observation stacked (``"vector"`` only).
+
+    Returns:
+        Probabilities ``float64[rows, cols, rows, cols, 4]``, one-hot, 0 where the game is over.
+
+    Raises:
+        TypeError: ``policy`` is not callable, or returns something other than actions.
+        ValueError: an unknown side or encoding, ``batch`` with ``"dict"``, or actions out of
+            range or of the wrong number.
+    """
+    from gridghost.observations import make_observations  # the encoders are a view's concern
+
+    if not callable(policy):
+        raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
+    check_choice(side, "side", ("agent", "ghost"))
+    check_choice(obs_type, "obs_type", ("vector", "dict"))
+    if batch and obs_type != "vector":
+        raise ValueError("batch=True stacks vector observations; use obs_type='vector'")
+    check_instance(layout, "layout", Layout)
+    mover = Side.AGENT if side == "agent" else Side.GHOST
+    model = turn_model(Game(layout, make_slip(None)))
+    observe = make_observations(obs_type, model.game.board).observer(mover)
+    cells = model.game.num_cells
+    states = [GameState(agent, ghost, mover, Outcome.ONGOING) for agent, ghost in
+              zip(*(a.tolist() for a in np.divmod(model.states, cells)), strict=True)]
+    if batch:
+        answers = np.asarray(policy(np.stack([observe(state) for state in states])))
+        if answers.shape != (len(states),) or not np.issubdtype(answers.dtype, np.integer):
+            raise TypeError(f"policy must return {len(states)} integer actions for {len(states)} observations, "
+                            f"got an array of shape {answers.shape} and dtype {answers.dtype}")
+        if len(answers) and not (answers.min() >= 0 and answers.max() < NUM_ACTIONS):
+            raise ValueError(f"policy must return actions in 0..{NUM_ACTIONS - 1}")
+        actions = answers.astype(np.int64)
+    else:
+        actions = np.array([check_action(_scalar(policy(observe(state))), f"policy ({side})") for state in states],
+                           dtype=np.int64)
+    return model.expand(_one_hot(actions).T)
+
+
+def _scalar(action: Any) -> Any:
+    # Stable-Baselines3's predict returns a 0-d or 1-element array for one observation.
+    if isinstance(action, np.ndarray) and action.size == 1:
+        return action.reshape(()) if action.ndim else action
+    return action
+
+
+# -- policies that know the answer -----------------------------------------------------------------
+class StatePolicy:
+    """A policy that reads the true state (both positions), not an observation: a planner's
+    policy, for one layout. Call it as ``policy(agent_pos, ghost_pos)``; the Gymnasium env,
+    :class:`~gridghost.single_agent.Duel` and :class:`~gridghost.compat.AgentInterface` recognise
+    it and hand it the true state when it plays the opponent, and in the AEC loop it is asked
+    with ``policy(env.unwrapped.agent_pos, env.unwrapped.ghost_pos)``.
+
+    Args:
+        layout: the map the policy was computed for.
+        side: the side it plays.
+        actions: ``int[cells, cells]``, the action for every ``(agent cell, ghost cell)`` pair
+            (the ghost's with the ghost to move).
+
+    Attributes:
+        layout, side: as given.
+        table: the actions, a read-only ``int8[cells, cells]`` array (0 where the game is over).
+    """
+
+    #: What the views look for: this policy is asked with the state, not an observation.
+    reads_state = True
+
+    def __init__(self, layout: Layout, side: Side, actions: np.ndarray) -> None:
+        self.layout, self.side = layout, Side(side)
+        table = np.asarray(actions, dtype=np.int8).copy()
+        table.setflags(write=False)
+        self.table = table
+        self._cols, self._cells = layout.cols, layout.rows * layout.cols
+
+    @classmethod
+    def for_game(cls, game: Game, gamma: float = 0.99) -> StatePolicy:
+        """This policy for the layout, slip model and rewards of the kernel ``game`` (what a view
+        builds when it is named as an opponent or passed as a class).
+
+        Raises:
+            NotImplementedError: a subclass that does not say how.
+        """
+        raise NotImplementedError(f"{cls.__name__} does not say how to build itself for a game")
+
+    def __call__(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """The action with the agent at ``agent_pos`` and the ghost at ``ghost_pos``.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout.
+        """
+        agent = _cell_index(self.layout, agent_pos, "agent_pos")
+        return int(self.table[agent, _cell_index(self.layout, ghost_pos, "ghost_pos")])
+
+    def probabilities(self) -> np.ndarray:
+        """The policy as probabilities ``float64[rows, cols, rows, cols, 4]`` (one-hot)."""
+        rows, cols = self.layout.shape
+        return np.eye(NUM_ACTIONS)[self.table.astype(np.int64)].reshape(rows, cols, rows, cols, NUM_ACTIONS)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(layout={self.layout.name!r})"
+
+
+def _table(model: TurnModel, actions: np.ndarray) -> np.ndarray:
+    cells = model.game.num_cells
+    table = np.zeros(cells * cells, dtype=np.int8)
+    table[model.states] = actions
+    return table.reshape(cells, cells)
+
+
+class OptimalAgent(StatePolicy):
+    """The optimal agent against a fixed ghost (:func:`solve_agent`'s greedy policy). It reads
+    the true state: both positions, which the agent's own observation does not give.
+
+    Args:
+        layout, slip, ghost, rewards, gamma, tol: as :func:`solve_agent`.
+
+    Attributes:
+        solution: the :class:`AgentSolution`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as :func:`solve_agent`.
+    """
+
+    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
+        self.solution = solution = solve_agent(layout, slip, ghost, rewards, gamma, tol)
+        super().__init__(layout, Side.AGENT, _table(solution.model, solution._actions))
+
+    @classmethod
+    def for_game(cls, game: Game, gamma: float = 0.99) -> OptimalAgent:
+        """The optimal agent against the chasing ghost on ``game``'s layout, slip and rewards."""
+        return cls(game.layout, game.slip, "chase", game.agent_rewards, gamma)
+
+
+class MinimaxAgent(StatePolicy):
+    """The agent's optimal policy in the zero-sum game (:func:`solve_game`): the best it can do
+    against a ghost that plays perfectly. It reads the true state.
+
+    Args:
+        layout, slip, rewards, gamma, tol: as :func:`solve_game`.
+
+    Attributes:
+        solution: the :class:`GameSolution`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as :func:`solve_game`.
+    """
+
+    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
+        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol)
+        super().__init__(layout, Side.AGENT, _table(solution.model, solution._agent_actions))
+
+    @classmethod
+    def for_game(cls, game: Game, gamma: float = 0.99) -> MinimaxAgent:
+        """The minimax agent of ``game``'s layout, slip and rewards."""
+        return cls(game.layout, game.slip, game.agent_rewards, gamma)
+
+
+class MinimaxGhost(StatePolicy):
+    """The ghost's optimal policy in the zero-sum game (:func:`solve_game`): it minimises the
+    agent's return against an agent that plays perfectly. It reads the true state, which the
+    chasing ghost's observation holds too (the agent's offset), but the ghost's observation does
+    not (its own position).
+
+    Args:
+        layout, slip, rewards, gamma, tol: as :func:`solve_game`.
+
+    Attributes:
+        solution: the :class:`GameSolution`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as :func:`solve_game`.
+    """
+
+    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
+        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol)
+        super().__init__(layout, Side.GHOST, _table(solution.model, solution._ghost_actions))
+
+    @classmethod
+    def for_game(cls, game: Game, gamma: float = 0.99) -> MinimaxGhost:
+        """The minimax ghost of ``game``'s layout, slip and rewards."""
+        return cls(game.layout, game.slip, game.agent_rewards, gamma)
+
+
+class QMDPAgent:
+    """The classic POMDP baseline: the action maximising the belief-weighted Q-values of the
+    fully observed problem (QMDP). It reads only what the agent really knows: its belief over
+    its own cell and the observation's ``ghost_relative_pos``. The belief is conditioned on that
+    offset (cells from which the ghost would lie outside the grid get no weight).
+
+    Args:
+        layout, slip, rewards, gamma, tol: as :func:`solve_agent`.
+        ghost: whose Q-values: ``"minimax"`` (the zero-sum game's) or a ghost state policy for
+            :func:`solve_agent` (``"chase"``, the default).
+        belief_filter: the filter to read when the observation holds no ``"belief"`` (the
+            ``obs_type="belief"`` observation does); for example an ``AgentInterface``'s
+            ``belief_filter``.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as the solvers.
+    """
+
+    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                 belief_filter: Any = None) -> None:
+        if belief_filter is not None and not callable(getattr(belief_filter, "belief", None)):
+            raise TypeError(f"belief_filter must have a belief() method (a gridghost filter), got {belief_filter!r}")
+        self.layout, self.belief_filter = layout, belief_filter
+        if isinstance(ghost, str) and ghost == "minimax":
+            q = solve_game(layout, slip, rewards, gamma, tol).agent_q_values
+        else:
+            q = solve_agent(layout, slip, ghost, rewards, gamma, tol).q_values
+        rows, cols = layout.shape
+        self._q = q.reshape(rows * cols, rows * cols, NUM_ACTIONS)
+        self._rows, self._cols = np.divmod(np.arange(rows * cols), cols)
+
+    def q(self, belief: Any, ghost_relative_pos: Any) -> np.ndarray:
+        """The belief-weighted action values ``float64[4]``.
+
+        Args:
+            belief: ``rows x cols`` probabilities of the agent's cell.
+            ghost_relative_pos: the ghost's cell minus the agent's, ``(d_row, d_col)``.
+
+        Raises:
+            ValueError: a belief of the wrong shape, or no cell consistent with the offset.
+        """
+        rows, cols = self.layout.shape
+        weights = np.asarray(belief, dtype=float)
+        if weights.shape != (rows, cols):
+            raise ValueError(f"belief must be a {rows} x {cols} array, got shape {weights.shape}")
+        d_row, d_col = (int(v) for v in ghost_relative_pos)
+        ghost_rows, ghost_cols = self._rows + d_row, self._cols + d_col
+        inside = (ghost_rows >= 0) & (ghost_rows < rows) & (ghost_cols >= 0) & (ghost_cols < cols)
+        if not inside.any():
+            raise ValueError(f"no cell of the {rows} x {cols} layout has a ghost at offset {(d_row, d_col)}")
+        weights = np.where(inside, weights.ravel(), 0.0)
+        if weights.sum() <= 0.0:  # the belief rules out every consistent cell: trust the offset
+            weights = inside.astype(float)
+        agents = np.flatnonzero(weights)
+        ghosts = ghost_rows[agents] * cols + ghost_cols[agents]
+        return weights[agents] @ self._q[agents, ghosts] / weights[agents].sum()
+
+    def __call__(self, observation: Any) -> int:
+        """The QMDP action for an agent observation (a dict with ``ghost_relative_pos``, and
+        ``belief`` unless the agent has a ``belief_filter``).
+
+        Raises:
+            ValueError: the observation holds neither a belief nor an offset this agent can use.
+        """
+        try:
+            offset = observation["ghost_relative_pos"]
+        except (KeyError, TypeError, IndexError):
+            raise ValueError("QMDPAgent reads the agent's dict observation (ghost_relative_pos); "
+                             f"got {observation!r}") from None
+        belief = observation.get("belief") if isinstance(observation, dict) else None
+        if belief is None:
+            if self.belief_filter is None:
+                raise ValueError("QMDPAgent needs a belief: use obs_type='belief' or pass belief_filter=")
+            belief = self.belief_filter.belief()
+        q = self.q(belief, offset)
+        return int(_greedy(q[:, None], _MAXIMISE)[0])
+
+    def __repr__(self) -> str:
+        return f"QMDPAgent(layout={self.layout.name!r})"
