@@ -35,6 +35,7 @@ from gridghost.observations import OBS_TYPES
 from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
+from gridghost.solve import EXPERTS
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -60,6 +61,8 @@ class GameConfig:
             "sensors": [0, 1]}``, the sensors as indices into :attr:`sensors`); a custom filter
             object stays an object (no dict form, and it drives one env only).
         show_belief: whether pictures draw the belief.
+        expert: the solver whose move for the side to move the infos carry
+            (``info["expert_action"]``): ``None``, ``"minimax"`` or ``"optimal"``.
     """
 
     layout: Layout = CLASSIC
@@ -72,6 +75,7 @@ class GameConfig:
     obs_type: str = "dict"
     belief_filter: str | dict[str, Any] | BeliefFilter | None = None
     show_belief: bool = True
+    expert: str | None = None
 
     def __post_init__(self) -> None:
         # The types only: what the values mean (a sensor measuring another map, a filter for
@@ -88,6 +92,7 @@ class GameConfig:
         check_flag(self.use_ghost, "GameConfig.use_ghost")
         check_flag(self.show_belief, "GameConfig.show_belief")
         check_choice(self.obs_type, "GameConfig.obs_type", OBS_TYPES)
+        check_choice(self.expert, "GameConfig.expert", EXPERTS, allow_none=True)
         if not isinstance(self.belief_filter, (str, dict, BeliefFilter, type(None))):
             raise TypeError(
                 "GameConfig.belief_filter must be None, a filter name, a spec dict or a filter, "
@@ -116,6 +121,7 @@ class GameConfig:
             "obs_type": self.obs_type,
             "belief_filter": _filter_to_dict(self.belief_filter),
             "show_belief": self.show_belief,
+            "expert": self.expert,
         }
 
     @classmethod

@@ -44,6 +44,10 @@ Information
     - ghost, after reset: agent_distance, current_turn, action_mask
     - ghost, after a half-turn: agent_distance, current_turn, mover, action_mask
     - both, when the game ends: reached_goal or caught_by_ghost (``True``)
+    - the side to move, with an ``expert``: expert_action, the expert's move in the current
+      state (``"minimax"``: both sides' optimal moves in the zero-sum game, from
+      :func:`gridghost.solve.solve_game`; ``"optimal"``: the agent's optimal move against the
+      chasing ghost, the agent only); absent once the game has ended
     - agent, with a ``belief_filter``: estimated_pos (``{"float_pos": [r, c], "cell_pos":
       [r, c]}``), from the reset on; with an :class:`~gridghost.sensors.ItemSensor`:
       cnn_prediction and cnn_probs
@@ -51,7 +55,8 @@ Information
 Arguments
     ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
-    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True)`` or
+    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True,
+    expert=None)`` or
     ``gridghost.env(config=..., render_mode=None)``; see :class:`GridGhostEnv`. ``env.config``
     holds the resolved settings.
 
@@ -66,7 +71,7 @@ Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
     ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views;
     ``belief_filter``, ``show_belief`` and ``obs_type="belief"`` with the belief filters;
-    ``config`` and ``env.config`` with the game kernel.
+    ``config`` and ``env.config`` with the game kernel; ``expert`` with the solver.
 """
 
 from __future__ import annotations
@@ -98,6 +103,7 @@ from gridghost.rules import (
 )
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel, make_slip
+from gridghost.solve import EXPERTS, expert_tables
 from gridghost.text import Status, text_picture
 
 AGENT, GHOST = "agent", "ghost"
@@ -181,6 +187,10 @@ class GridGhostEnv(AECEnv):
             build the filter with them).
         show_belief: whether pygame pictures draw the belief filter's map and estimate; ``False``
             only with a ``belief_filter``.
+        expert: ``None``, ``"minimax"`` or ``"optimal"``: the side to move finds the expert's
+            move in ``info["expert_action"]``, for imitation learning (see Information above).
+            The game is solved when the env is built (:mod:`gridghost.solve`; milliseconds on the
+            classic map, seconds on 16 x 16).
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -209,6 +219,7 @@ class GridGhostEnv(AECEnv):
         use_ghost: bool = True,
         belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
         show_belief: bool = True,
+        expert: str | None = None,
     ) -> None:
         super().__init__()
         check_instance(layout, "layout", Layout)
@@ -241,6 +252,15 @@ class GridGhostEnv(AECEnv):
         self.show_belief = check_flag(show_belief, "show_belief")
         if not self.show_belief and self.belief_filter is None:
             raise ValueError("show_belief=False hides the belief filter's map, and there is no belief_filter")
+        check_choice(expert, "expert", EXPERTS, allow_none=True)
+        if expert is not None and not self.use_ghost:
+            raise ValueError("expert solves the game against the ghost; there is none (use_ghost=False)")
+        self.expert = expert
+        # The expert's action per state for each side it advises, by cell pair (bytes: Python ints)
+        self._expert = {} if expert is None else {
+            name: table for name in AGENTS for side, table in expert_tables(self.kernel, expert).items()
+            if _SIDES[name] == side
+        }
         self.obs_type = obs_type
         self._encoder = make_observations(
             obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief
@@ -251,7 +271,7 @@ class GridGhostEnv(AECEnv):
         self.config = GameConfig(
             layout=layout, slip=self.slip, sensors=self.sensors, rewards=self.agent_rewards,
             ghost_rewards=ghost_rewards, max_cycles=self.max_cycles, use_ghost=self.use_ghost, obs_type=obs_type,
-            belief_filter=spec, show_belief=self.show_belief,
+            belief_filter=spec, show_belief=self.show_belief, expert=expert,
         )
 
         self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
@@ -442,6 +462,11 @@ class GridGhostEnv(AECEnv):
         # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
         agent_info["action_mask"] = masks[game.agent]
         ghost_info["action_mask"] = masks[game.ghost]
+        if self._expert and game.outcome == _ONGOING:
+            table = self._expert.get(next_turn)
+            if table is not None:
+                (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = table[
+                    game.agent * self.board.num_cells + game.ghost]
         self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
 
     def observe(self, agent: str) -> Any:

@@ -138,7 +138,8 @@ class Game:
         }
         # the same as arrays indexed by outcome, per mover: (agent's rewards, ghost's rewards)
         self._reward_arrays = {
-            mover: tuple(_read_only(np.array(side)) for side in zip(*self._rewards[mover], strict=True)) for mover in Side
+            mover: tuple(_read_only(np.array(side)) for side in zip(*self._rewards[mover], strict=True))
+            for mover in Side
         }
         self._chase: tuple[np.ndarray, bytes] | None = None
 

@@ -59,6 +59,7 @@ from gridghost.game import Game
 from gridghost.observations import OBS_TYPES, make_observations
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.solve import NAMED_POLICIES, StatePolicy
 
 #: The sides a learner can control.
 CONTROLLED_SIDES: tuple[str, ...] = AGENTS
@@ -120,25 +121,32 @@ class Duel:
     Args:
         game: the bare AEC env to drive.
         controlled: the caller's side, ``"agent"`` or ``"ghost"``.
-        opponent: the other side's policy: a name (``"chase"``, ``"random"``), a callable
-            ``policy(observation) -> action``, an object with ``get_action(observation)``, or a
-            reference-style class built as ``cls(action_space)``; it sees its own side's
-            observation. ``None`` means :data:`DEFAULT_OPPONENTS`. The chasing ghost
-            (``"chase"`` or a :class:`~gridghost.policies.ChasePolicy`) is played from the
-            kernel's state table (:attr:`gridghost.game.Game.chase_table`), the same rule without
-            building its observation. Its randomness is seeded from
+        opponent: the other side's policy: a name (``"chase"``, ``"random"``; ``"minimax"``,
+            the zero-sum game's optimal player of that side; ``"optimal"``, the optimal agent
+            against the chasing ghost), a callable ``policy(observation) -> action``, an object
+            with ``get_action(observation)``, or a reference-style class built as
+            ``cls(action_space)``; it sees its own side's observation. A planner's policy that
+            reads the true state (a :class:`~gridghost.solve.StatePolicy` such as
+            :class:`~gridghost.solve.MinimaxGhost`, or its class, built for this game) is handed
+            the state instead. ``None`` means :data:`DEFAULT_OPPONENTS`. The chasing ghost
+            (``"chase"`` or a :class:`~gridghost.policies.ChasePolicy`) and state policies are
+            played from their ``cells x cells`` action tables (for the chasing ghost
+            :attr:`gridghost.game.Game.chase_table`), without building an observation. Its randomness is seeded from
             the reset seed: through its ``seed(int)`` method if it has one (so a
             ``RandomPolicy(seed=7)`` passed in is reseeded), and through the action space handed
             to a reference-style class. An object that samples from an action space of its own
             is not seeded by gridghost.
         opponent_obs_type: the encoding the opponent's policy reads, whatever the caller's;
-            ``"dict"`` (default) is what reference-style policies expect.
+            ``"dict"`` (default) is what reference-style policies expect. ``"belief"`` serves an
+            opponent agent (a :class:`~gridghost.solve.QMDPAgent`, say) when the game has a
+            ``belief_filter``: the filter follows the agent.
         after_half_turn: called after every half-turn this object plays (the interface's
             ``step_delay`` pause).
 
     Raises:
-        ValueError: an unknown side, policy name or ``opponent_obs_type``; the chasing ghost
-            policy for the agent's side;
+        ValueError: an unknown side, policy name or ``opponent_obs_type``; a policy of one side
+            (the chasing ghost, a state policy) for the other, or a state policy of another layout;
+            ``opponent_obs_type="belief"`` for an opponent ghost or without a belief filter;
             an opponent or an ``opponent_obs_type`` other than ``"dict"`` without a ghost in the
             game; ``controlled="ghost"`` without a ghost in the game, or on a layout where the
             agent's opening move can end the game.
@@ -164,12 +172,14 @@ class Duel:
         self.controlled = check_choice(controlled, "controlled", CONTROLLED_SIDES)
         self.opponent = GHOST if controlled == AGENT else AGENT
         self.opponent_obs_type = check_choice(opponent_obs_type, "opponent_obs_type", OBS_TYPES)
-        if opponent_obs_type == "belief":
-            raise ValueError("opponent_obs_type='belief' is not available: the belief filter is the learner's; "
-                             "use 'dict' or 'vector'")
-        self._opponent_view = make_observations(opponent_obs_type, game.board).observer(
-            Side.GHOST if self.opponent == GHOST else Side.AGENT
-        )
+        if opponent_obs_type == "belief" and (self.opponent != AGENT or game.belief_filter is None):
+            raise ValueError(
+                "opponent_obs_type='belief' shows the agent's belief filter to an opponent agent: it needs "
+                "controlled='ghost' and a game with a belief_filter; use 'dict' or 'vector'"
+            )
+        self._opponent_view = make_observations(
+            opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
+        ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
         if controlled == GHOST:
             if not game.use_ghost:
                 raise ValueError("controlled='ghost' needs the ghost in the game (use_ghost=True)")
@@ -177,10 +187,10 @@ class Duel:
         # The opponent's own action space, seeded from the reset seed, so that reference-style
         # policies drawing from action_space.sample() are reproducible too.
         self.opponent_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.policy: Policy | None = None
-        # The chasing ghost's cells x cells action table when the opponent is the chasing ghost:
-        # its rule is a function of the state, so no observation is built for it.
-        self._chase: bytes | None = None
+        self.policy: Policy | StatePolicy | None = None
+        # The opponent's cells x cells action table when it is the chasing ghost or a state
+        # policy: a function of the state, so no observation is built for it.
+        self._table: bytes | None = None
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
         if game.use_ghost:
@@ -197,7 +207,8 @@ class Duel:
         Raises:
             ValueError, TypeError: as the constructor.
         """
-        policy = make_policy(opponent, self.opponent_action_space)
+        state_policy = self._state_policy(opponent)
+        policy: Any = make_policy(opponent, self.opponent_action_space) if state_policy is None else state_policy
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
             raise ValueError(f"opponent {opponent!r} is the chasing ghost; it cannot play the {self.opponent}")
         if isinstance(policy, RandomPolicy) and policy.num_actions != NUM_ACTIONS:
@@ -207,10 +218,36 @@ class Duel:
             )
         self.policy = policy
         # Only the chasing ghost itself: a subclass may add memory or randomness.
-        self._chase = self.game.kernel.chase_bytes if type(policy) is ChasePolicy else None
+        if type(policy) is ChasePolicy:
+            self._table = self.game.kernel.chase_bytes
+        else:
+            self._table = policy.table.tobytes() if isinstance(policy, StatePolicy) else None
         self._cells = self.game.kernel.num_cells
         if self._opponent_seeds is not None:
             self._seed_opponent()
+
+    def _state_policy(self, opponent: Any) -> StatePolicy | None:
+        """The state policy ``opponent`` names or is, built for this game and checked to fit it;
+        ``None`` when it is another kind of policy."""
+        side = Side.GHOST if self.opponent == GHOST else Side.AGENT
+        kernel = self.game.kernel
+        if isinstance(opponent, str) and opponent in NAMED_POLICIES:
+            kinds = NAMED_POLICIES[opponent]
+            if side not in kinds:
+                raise ValueError(f"opponent {opponent!r} plays the {'agent' if Side.AGENT in kinds else 'ghost'}; "
+                                 f"the opponent here is the {self.opponent}")
+            return kinds[side].for_game(kernel)
+        if isinstance(opponent, type) and issubclass(opponent, StatePolicy):
+            opponent = opponent.for_game(kernel)
+        if not isinstance(opponent, StatePolicy):
+            return None
+        if opponent.side != side:
+            raise ValueError(f"opponent {opponent!r} plays the {opponent.side.name.lower()}; "
+                             f"the opponent here is the {self.opponent}")
+        if opponent.layout != kernel.layout:
+            raise ValueError(f"opponent {opponent!r} was computed for layout {opponent.layout.name!r}, "
+                             f"not for this game's {kernel.layout.name!r}")
+        return opponent
 
     def _seed_opponent(self) -> None:
         child = cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0]
@@ -294,10 +331,10 @@ class Duel:
     def _opponent_move(self) -> None:
         game = self.game
         state = game.game_state
-        if self._chase is not None:
-            action = self._chase[state.agent * self._cells + state.ghost]
+        if self._table is not None:
+            action = self._table[state.agent * self._cells + state.ghost]
         else:
-            action = self.policy(self._opponent_view(state))  # type: ignore[misc]
+            action = self.policy(self._opponent_view(state))  # type: ignore[misc,call-arg]
         game.step(action)
         if self.after_half_turn is not None:
             self.after_half_turn()
@@ -326,7 +363,8 @@ class GridGhostGymEnv(gymnasium.Env):
             ``max_cycles`` (here ``None`` by default: ``TimeLimit`` truncates), ``layout``,
             ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
             ``rewards``, ``ghost_rewards``, ``use_ghost``, ``belief_filter`` (the agent's info
-            then holds ``estimated_pos``), ``show_belief``; or all of them at once as
+            then holds ``estimated_pos``), ``show_belief``, ``expert`` (the learner's info then
+            holds ``expert_action`` while the game goes on); or all of them at once as
             ``config=`` (a :class:`~gridghost.config.GameConfig` or its dict form).
 
     Raises:
@@ -355,6 +393,9 @@ class GridGhostGymEnv(gymnasium.Env):
             raise ValueError(
                 "obs_type='belief' adds the agent's belief map; the ghost has none (use 'dict' or 'vector')"
             )
+        if controlled == GHOST and self.game.expert == "optimal":
+            raise ValueError("expert='optimal' advises the agent (against the chasing ghost); "
+                             "a learning ghost's expert is expert='minimax'")
         self.duel = Duel(self.game, controlled, opponent, opponent_obs_type)
         self.controlled = controlled
         self.render_mode = self.game.render_mode

@@ -127,7 +127,9 @@ class TurnModel:
             Side.GHOST: np.stack([half.ghost_rewards[:, 0] for half in halves]),
         }
         # The expected reward of each agent action, per side (constant through the iterations).
-        self.agent_expected = {side: np.einsum("ak,akl->al", self.agent_prob, r) for side, r in self.agent_reward.items()}
+        self.agent_expected = {
+            side: np.einsum("ak,akl->al", self.agent_prob, reward) for side, reward in self.agent_reward.items()
+        }
 
     def agent_backup(self, between: np.ndarray) -> np.ndarray:
         """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]``, the
@@ -173,25 +175,41 @@ class TurnModel:
         return full.reshape(rows, cols, rows, cols, *values.shape[1:])
 
 
-_MODELS: OrderedDict[tuple[Any, ...], TurnModel] = OrderedDict()
-_MODELS_LOCK = threading.Lock()
+class _Cache:
+    """A small thread-safe least-recently-used cache of built things by key."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        item = build()
+        with self._lock:
+            self._items[key] = item
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return item
+
+
+_MODELS = _Cache(MODEL_CACHE_SIZE)
+#: Solutions of the named problems (the game, the agent against a named ghost), which the views'
+#: experts and opponents ask for again and again.
+_SOLUTIONS = _Cache(2 * MODEL_CACHE_SIZE)
+
+
+def _game_key(game: Game) -> tuple[Any, ...]:
+    return (game.layout, game.slip, game.agent_rewards, game.ghost_rewards, game.use_ghost)
 
 
 def turn_model(game: Game) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
     slip model and rewards (:data:`MODEL_CACHE_SIZE`)."""
-    key = (game.layout, game.slip, game.agent_rewards, game.ghost_rewards, game.use_ghost)
-    with _MODELS_LOCK:
-        model = _MODELS.get(key)
-        if model is not None:
-            _MODELS.move_to_end(key)
-            return model
-    model = TurnModel(game)
-    with _MODELS_LOCK:
-        _MODELS[key] = model
-        while len(_MODELS) > MODEL_CACHE_SIZE:
-            _MODELS.popitem(last=False)
-    return model
+    return _MODELS.get(_game_key(game), lambda: TurnModel(game))
 
 
 def _cell_index(layout: Layout, position: Any, argument: str) -> int:
@@ -270,7 +288,8 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
         return policy_array("random", model, side, argument)
     if isinstance(policy, StatePolicy):
         if policy.side != side:
-            raise ValueError(f"{argument} is a policy of the {policy.side.name.lower()}, not of the {side.name.lower()}")
+            raise ValueError(f"{argument} is a policy of the {policy.side.name.lower()}, "
+                             f"not of the {side.name.lower()}")
         if policy.layout != layout:
             raise ValueError(f"{argument} was solved for layout {policy.layout.name!r}, not for {layout.name!r}")
         return _one_hot(policy.table.ravel()[model.states])
@@ -307,7 +326,8 @@ def _probability_array(values: Any, model: TurnModel, argument: str) -> np.ndarr
     array = np.asarray(values)
     shape = (rows, cols, rows, cols, NUM_ACTIONS)
     if array.shape != shape:
-        raise ValueError(f"{argument} must be an array of shape {_POLICY_SHAPE_TEXT} = {shape}, got shape {array.shape}")
+        raise ValueError(f"{argument} must be an array of shape {_POLICY_SHAPE_TEXT} = {shape}, "
+                         f"got shape {array.shape}")
     if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
         raise TypeError(f"{argument} must hold probabilities (real numbers), got dtype {array.dtype}")
     table = array.astype(float).reshape(rows * cols * rows * cols, NUM_ACTIONS)[model.states].T
@@ -457,6 +477,12 @@ class _Solution:
         sweeps: the value-iteration sweeps made.
         residual: the largest change of a value in the last sweep.
     """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Solutions are shared through a cache: their arrays are read-only.
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+        object.__setattr__(self, name, value)
 
     def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None, sweeps: int,
                  residual: float) -> None:
@@ -722,7 +748,11 @@ def solve_agent(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, g
         RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    model = turn_model(_game(layout, slip, rewards))
+    game = _game(layout, slip, rewards)
+    model = turn_model(game)
+    if isinstance(ghost, str):
+        return _SOLUTIONS.get(("agent", ghost, _game_key(game), gamma, tol, horizon), lambda: AgentSolution(
+            model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon))
     return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon)
 
 
@@ -765,7 +795,9 @@ def solve_game(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, re
             sides together could make the game go on for ever).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    return GameSolution(turn_model(_game(layout, slip, rewards)), gamma, tol, horizon)
+    game = _game(layout, slip, rewards)
+    return _SOLUTIONS.get(("game", _game_key(game), gamma, tol, horizon),
+                          lambda: GameSolution(turn_model(game), gamma, tol, horizon))
 
 
 def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout = CLASSIC,
@@ -853,7 +885,7 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     states = [GameState(agent, ghost, mover, Outcome.ONGOING) for agent, ghost in
               zip(*(a.tolist() for a in np.divmod(model.states, cells)), strict=True)]
     if batch:
-        answers = np.asarray(policy(np.stack([observe(state) for state in states])))
+        answers = np.asarray(policy(np.stack([np.asarray(observe(state)) for state in states])))
         if answers.shape != (len(states),) or not np.issubdtype(answers.dtype, np.integer):
             raise TypeError(f"policy must return {len(states)} integer actions for {len(states)} observations, "
                             f"got an array of shape {answers.shape} and dtype {answers.dtype}")
@@ -1094,3 +1126,25 @@ class QMDPAgent:
 
     def __repr__(self) -> str:
         return f"QMDPAgent(layout={self.layout.name!r})"
+
+
+# -- experts for the views -------------------------------------------------------------------------
+#: The experts an env can consult (``expert=``): ``"minimax"``, both sides' optimal moves in the
+#: zero-sum game; ``"optimal"``, the agent's optimal move against the chasing ghost.
+EXPERTS: tuple[str, ...] = ("minimax", "optimal")
+#: The state policies the views build by name for a side.
+NAMED_POLICIES: dict[str, dict[Side, type[StatePolicy]]] = {
+    "minimax": {Side.AGENT: MinimaxAgent, Side.GHOST: MinimaxGhost},
+    "optimal": {Side.AGENT: OptimalAgent},
+}
+
+
+def expert_tables(game: Game, expert: str) -> dict[Side, bytes]:
+    """The expert's action for every state, per side it advises, as bytes indexed ``agent cell *
+    cells + ghost cell`` (a Python int per lookup, for the envs' hot path).
+
+    Raises:
+        ValueError: an unknown expert, or a game without the ghost.
+    """
+    check_choice(expert, "expert", EXPERTS)
+    return {side: kind.for_game(game).table.tobytes() for side, kind in NAMED_POLICIES[expert].items()}

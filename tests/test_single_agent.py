@@ -573,7 +573,7 @@ def test_the_chasing_ghost_plays_from_the_state_table_and_a_subclass_from_its_ob
             trace.append(duel.game.ghost_pos)
         traces.append(trace)
     assert traces[0] == traces[1] == traces[2] and len(traces[0]) > 3
-    assert duel._chase is None and opponent.calls >= 3  # the subclass was asked, not the table
+    assert duel._table is None and opponent.calls >= 3  # the subclass was asked, not the table
 
 
 def test_an_opponent_set_mid_run_is_seeded_from_the_reset_seed() -> None:
@@ -712,6 +712,22 @@ def test_filter_settings_without_a_filter_warn_that_they_do_nothing() -> None:
         AgentInterface(render=False, use_particle_filter=False, pf_sensor_mode="both", pf_num_particles=200)
 
 
-def test_the_opponent_cannot_read_a_belief() -> None:
-    with pytest.raises(ValueError, match="opponent_obs_type='belief' is not available"):
+def test_only_an_opponent_agent_of_a_game_with_a_belief_filter_reads_a_belief() -> None:
+    with pytest.raises(ValueError, match="opponent_obs_type='belief' .* needs controlled='ghost' and a game with a "
+                                         "belief_filter"):
         make(controlled="ghost", opponent_obs_type="belief")
+    with pytest.raises(ValueError, match="opponent_obs_type='belief'"):
+        make(controlled="agent", opponent_obs_type="belief", belief_filter="histogram")
+    seen = []
+
+    def opponent(obs: dict) -> int:
+        seen.append((obs["belief"], env.unwrapped.game.belief_filter.belief().copy()))
+        return 0
+
+    env = make(controlled="ghost", opponent=opponent, opponent_obs_type="belief", belief_filter="histogram")
+    env.reset(seed=1)
+    env.step(0)
+    assert len(seen) == 2
+    for shown, belief in seen:  # the filter's belief when the agent is asked
+        assert shown.shape == (4, 5) and np.allclose(shown, belief, atol=1e-7)
+    assert not np.allclose(seen[0][1], seen[1][1])  # and it followed the agent's move
