@@ -195,11 +195,22 @@ class _Cache:
                 self._items.popitem(last=False)
         return item
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
 
 _MODELS = _Cache(MODEL_CACHE_SIZE)
 #: Solutions of the named problems (the game, the agent against a named ghost), which the views'
 #: experts and opponents ask for again and again.
 _SOLUTIONS = _Cache(2 * MODEL_CACHE_SIZE)
+
+
+def clear_caches() -> None:
+    """Forget every cached turn model and solution (to free their memory, or to time a solve
+    from scratch)."""
+    _MODELS.clear()
+    _SOLUTIONS.clear()
 
 
 def _game_key(game: Game) -> tuple[Any, ...]:
