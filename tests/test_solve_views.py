@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import gymnasium
 import numpy as np
 import pytest
@@ -262,3 +264,29 @@ def test_qmdp_plays_the_opponent_agent_from_the_envs_belief() -> None:
             done = terminated or truncated
         caught += info["is_success"]
     assert caught < 30  # the QMDP agent escapes a random ghost mostly
+
+
+def test_the_readmes_figures_for_the_classic_map_are_the_solvers() -> None:
+    from pathlib import Path
+
+    from gridghost.solve import exploitability
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    rows = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", readme, flags=re.M))
+    slip, start = LongitudinalSlip(0.2), (CLASSIC.agent_start, CLASSIC.ghost_start)
+    chase, random = solve_agent(CLASSIC, slip, "chase"), solve_agent(CLASSIC, slip, "random")
+    game = solve_game(CLASSIC, slip)
+    want = {
+        "optimal agent against the chasing ghost: success probability":
+            f"{chase.success_probability(*start):.6f} (discounted return {chase.value(*start):.3f})",
+        "optimal agent against the random ghost: success probability":
+            f"{random.success_probability(*start):.8f} (discounted return {random.value(*start):.3f})",
+        "minimax value of the game (both sides perfect)": f"{game.value(*start):.3f}",
+        "capture probability under minimax play": f"{game.capture_probability(*start):.5f}",
+        "expected capture time under minimax play (turns, among captures)": f"{game.capture_time(*start):.2f}",
+        "exploitability of `ChasePolicy` (what a best-responding agent gains)":
+            f"{exploitability(MinimaxAgent(CLASSIC, slip), 'chase'):.3f}",
+    }
+    for label, figure in want.items():
+        assert rows[label] == figure, label
+    assert 1 / game.capture_probability(*start) > 2500  # "fewer than one game in 2,500"
