@@ -289,6 +289,9 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
     """
     num_live, layout = model.num_live, model.game.layout
     if isinstance(policy, str):
+        if policy == "chase" and side == Side.AGENT:
+            raise ValueError(f"{argument} 'chase' is the chasing ghost's rule; it cannot play the agent "
+                             "(the agent's named policy: 'random')")
         check_choice(policy, argument, ("chase", "random") if side == Side.GHOST else ("random",))
         if policy == "random":
             return np.full((NUM_ACTIONS, num_live), 1.0 / NUM_ACTIONS)
@@ -320,8 +323,9 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
             actions[i] = check_action(action, f"{argument} at agent {divmod(agent, layout.cols)}, "
                                               f"ghost {divmod(ghost, layout.cols)}")
         return _one_hot(actions)
+    names = "'chase', 'random'" if side == Side.GHOST else "'random'"
     raise TypeError(
-        f"{argument} must be {'chase, ' if side == Side.GHOST else ''}'random', a callable (agent_pos, ghost_pos) "
+        f"{argument} must be {names}, a callable (agent_pos, ghost_pos) "
         f"-> action or an array of probabilities of shape {_POLICY_SHAPE_TEXT}; got {policy!r}"
     )
 
@@ -732,6 +736,36 @@ class GameSolution(_Solution):
         return int(self._ghost_actions[self._live(agent_pos, ghost_pos)])
 
 
+class PolicyEvaluation(_Solution):
+    """Two fixed state policies played against each other, evaluated exactly
+    (:func:`evaluate_policies`). Values are the agent's.
+
+    Attributes:
+        values: ``float64[rows, cols, rows, cols]``, the agent's expected discounted return from
+            every state, agent to move (0 where the game is over).
+        agent, ghost: the two policies, ``float64[rows, cols, rows, cols, 4]`` probabilities.
+    """
+
+    def __init__(self, model: TurnModel, agent: np.ndarray, ghost: np.ndarray, gamma: float, tol: float,
+                 horizon: int | None) -> None:
+        values, _, _, sweeps, residual = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon)
+        super().__init__(model, gamma, tol, horizon, sweeps, residual)
+        self._values, self._agent, self._ghost = values, agent, ghost
+        self.values = model.expand(values[:-1])
+        self.agent, self.ghost = model.expand(agent.T), model.expand(ghost.T)
+
+    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._agent, self._ghost
+
+    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
+        """The agent's expected discounted return from this state, agent to move.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout.
+        """
+        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
+
+
 # -- the solvers -----------------------------------------------------------------------------------
 def solve_agent(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
@@ -809,6 +843,31 @@ def solve_game(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, re
     game = _game(layout, slip, rewards)
     return _SOLUTIONS.get(("game", _game_key(game), gamma, tol, horizon),
                           lambda: GameSolution(turn_model(game), gamma, tol, horizon))
+
+
+def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout = CLASSIC,
+                      slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
+                      tol: float = 1e-10, horizon: int | None = None) -> PolicyEvaluation:
+    """Evaluate two fixed state policies against each other exactly: the agent's value, and the
+    probabilities of a goal or a catch within a horizon, from any state (a learned pair's ground
+    truth, next to the win rates an experiment measures).
+
+    Args:
+        agent_policy: the agent's state policy (see :func:`solve_ghost`).
+        ghost_policy: the ghost's state policy (see :func:`solve_agent`).
+        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+
+    Returns:
+        The :class:`PolicyEvaluation`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as the solvers (with ``gamma=1``, the two policies
+            may never end the game).
+    """
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    model = turn_model(_game(layout, slip, rewards))
+    return PolicyEvaluation(model, policy_array(agent_policy, model, Side.AGENT, "agent_policy"),
+                            policy_array(ghost_policy, model, Side.GHOST, "ghost_policy"), gamma, tol, horizon)
 
 
 def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout = CLASSIC,
