@@ -196,3 +196,38 @@ def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:
         for name in ("full redraw", "Renderer.frame", "env.render()"):
             assert re.search(rf"^{layout}\s+\d+x\d+\s+{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
     assert re.search(r"^classic .* env\.render\(\) .* target >= 200 fps: (met|MISSED)$", out, flags=re.M)
+
+
+def test_solve_classic_prints_the_key_figures_and_draws_both_solutions(tmp_path) -> None:
+    import pygame
+
+    from gridghost.render import GHOST_COLOUR, PictureGeometry
+    from gridghost.solve import solve_agent, solve_game
+
+    out = run_script("examples/solve_classic.py", "--out", str(tmp_path))
+    number = r"(-?\d+\.\d+)"
+    figures = re.fullmatch(
+        rf"optimal agent's success probability \(100 turns\): {number} vs the chasing ghost, {number} vs the "
+        rf"random ghost\nminimax value {number}, capture probability {number}, expected capture time \(when caught\) "
+        rf"{number} turns\nexploitability of the chasing ghost \(with the minimax agent\): {number}\nwrote (.*)\n",
+        out,
+    )
+    assert figures, out
+    chase_success, random_success, value, capture, capture_time, exploitability = map(float, figures.groups()[:6])
+    start = (gridghost.CLASSIC.agent_start, gridghost.CLASSIC.ghost_start)
+    slip = gridghost.LongitudinalSlip(0.2)
+    game, chase = solve_game(gridghost.CLASSIC, slip), solve_agent(gridghost.CLASSIC, slip, ghost="chase")
+    assert value == round(game.value(*start), 2) and capture == round(game.capture_probability(*start), 6)
+    assert 0.99 <= random_success <= 1 and chase_success == round(chase.success_probability(*start), 6)
+    assert capture_time >= 1
+    # the chasing ghost gives away what the best response to it gains over the game's value
+    assert abs(exploitability - (chase.value(*start) - game.value(*start))) < 1e-3
+    assert Path(figures[7]) == tmp_path / "solve_classic.png"
+    # two pictures side by side, the ghost drawn on its start cell in each
+    geometry = PictureGeometry(gridghost.CLASSIC, title=True)
+    drawn = pygame.surfarray.array3d(pygame.image.load(str(tmp_path / "solve_classic.png"))).transpose(1, 0, 2)
+    assert drawn.shape == (geometry.height, 2 * geometry.width, 3)
+    x, y = geometry.cell_centre(gridghost.CLASSIC.ghost_start)
+    assert tuple(drawn[y, x]) == tuple(drawn[y, x + geometry.width]) == GHOST_COLOUR
+    committed = pygame.image.load(str(ROOT / "docs" / "solve_classic.png"))
+    assert committed.get_size() == (2 * geometry.width, geometry.height)
