@@ -36,7 +36,7 @@ from __future__ import annotations
 import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -238,9 +238,12 @@ def _cell_index(layout: Layout, position: Any, argument: str) -> int:
 
 # -- checks --------------------------------------------------------------------------------------
 def _check_gamma(gamma: Any) -> float:
-    value = check_number(gamma, "gamma", 0.0, strict=True)
-    if value > 1.0:
-        raise ValueError(f"gamma must lie in (0, 1], got {gamma!r}")
+    try:
+        value = check_number(gamma, "gamma", 0.0, strict=True)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
     return value
 
 
@@ -249,8 +252,23 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any) -> tuple[float, float, i
             check_limit(horizon, "horizon", maximum=MAX_ITERATIONS))
 
 
-def _game(layout: Any, slip: Any, rewards: Any, ghost_rewards: Any = None) -> Game:
-    check_instance(layout, "layout", Layout)
+def _game(layout: Any, slip: Any, rewards: Any, ghost_rewards: Any = None, config: Any = None) -> Game:
+    """The game of the solvers' arguments: the settings one by one, or all of an env's at once as
+    ``config`` (a :class:`~gridghost.config.GameConfig` or its dict form)."""
+    if config is not None:
+        from gridghost.config import GameConfig  # the config knows the solver's experts: import here
+
+        if isinstance(config, Mapping):
+            config = GameConfig.from_dict(config)
+        check_instance(config, "config", GameConfig)
+        given = [name for name, value in (("layout", layout), ("slip", slip), ("rewards", rewards),
+                                          ("ghost_rewards", ghost_rewards)) if value is not None]
+        if given:
+            raise ValueError(f"pass the game as config= or as settings, not both; got config and {given}")
+        if not config.use_ghost:
+            raise ValueError("config has no ghost in the game (use_ghost=False); the solver needs one")
+        layout, slip, rewards, ghost_rewards = config.layout, config.slip, config.rewards, config.ghost_rewards
+    layout = CLASSIC if layout is None else check_instance(layout, "layout", Layout)
     return Game(layout, make_slip(slip), rewards, ghost_rewards)
 
 
@@ -273,9 +291,9 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
 
     Args:
         policy: ``"random"``, ``"chase"`` (the ghost only), a :class:`~gridghost.policies.RandomPolicy`
-            or :class:`~gridghost.policies.ChasePolicy`, a :class:`StatePolicy` of this layout, a
-            callable ``(agent_pos, ghost_pos) -> action`` (asked once per live state) or an array of
-            probabilities of shape ``(rows, cols, rows, cols, 4)``.
+            or :class:`~gridghost.policies.ChasePolicy`, a :class:`StatePolicy` of this layout (or
+            its class, built for this game), a callable ``(agent_pos, ghost_pos) -> action`` (asked
+            once per live state) or an array of probabilities of shape ``(rows, cols, rows, cols, 4)``.
         model: the game's turn model.
         side: whose policy it is.
         argument: the argument's name, for messages.
@@ -300,6 +318,8 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
         return policy_array("chase", model, side, argument)
     if isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS:
         return policy_array("random", model, side, argument)
+    if isinstance(policy, type) and issubclass(policy, StatePolicy):
+        policy = policy.for_game(model.game)
     if isinstance(policy, StatePolicy):
         if policy.side != side:
             raise ValueError(f"{argument} is a policy of the {policy.side.name.lower()}, "
@@ -325,7 +345,7 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
         return _one_hot(actions)
     names = "'chase', 'random'" if side == Side.GHOST else "'random'"
     raise TypeError(
-        f"{argument} must be {names}, a callable (agent_pos, ghost_pos) "
+        f"{argument} must be {names}, a StatePolicy (such as MinimaxGhost), a callable (agent_pos, ghost_pos) "
         f"-> action or an array of probabilities of shape {_POLICY_SHAPE_TEXT}; got {policy!r}"
     )
 
@@ -390,7 +410,7 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
     while True:
         stays = going[model.ghost_next]  # [4, num_live]; the sink is never "going"
         ghost_stays = stays.any(axis=0) if isinstance(ghost, str) else (stays | (ghost <= 0)).all(axis=0)
-        after = np.append(ghost_stays & going[:sink], False)
+        after = np.append(ghost_stays, False)  # ghost-to-move states that can go on
         moves_stay = (after[model.agent_next] | (model.agent_prob <= 0)[:, :, None]).all(axis=1)
         agent_stays = moves_stay.any(axis=0) if isinstance(agent, str) else (moves_stay | (agent <= 0)).all(axis=0)
         new = np.append(agent_stays & going[:sink], False)
@@ -505,6 +525,11 @@ class _Solution:
         self.gamma, self.tol, self.horizon = gamma, tol, horizon
         self.sweeps, self.residual = sweeps, residual
         self._outcomes: dict[tuple[Outcome, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def __repr__(self) -> str:
+        horizon = "" if self.horizon is None else f", horizon={self.horizon}"
+        return (f"{type(self).__name__}(layout={self.layout.name!r}, slip={self.model.game.slip!r}, "
+                f"gamma={self.gamma:g}{horizon}, sweeps={self.sweeps}, residual={self.residual:.2g})")
 
     def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
         index = self.model.live_index(agent_pos, ghost_pos)
@@ -767,13 +792,13 @@ class PolicyEvaluation(_Solution):
 
 
 # -- the solvers -----------------------------------------------------------------------------------
-def solve_agent(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
+def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                horizon: int | None = None) -> AgentSolution:
+                horizon: int | None = None, *, config: Any = None) -> AgentSolution:
     """Solve the agent's MDP against a fixed ghost.
 
     Args:
-        layout: the map.
+        layout: the map; ``None`` means the classic map.
         slip: the agent's slip model, or a slip type name (probability 0.2); ``None`` means
             longitudinal slip of 0.2, the envs' default.
         ghost: the ghost's state policy: ``"chase"``, ``"random"``, a callable ``(agent_pos,
@@ -783,17 +808,20 @@ def solve_agent(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, g
         tol: value iteration stops when no value changes by more than this in a sweep.
         horizon: if given, the values of a game cut after this many turns (and its first turn's
             greedy policy) instead of the unending game's.
+        config: all of an env's settings at once instead of ``layout``, ``slip`` and ``rewards``
+            (``env.unwrapped.config``, or its dict form); the game's are the agent's rewards.
 
     Returns:
         The :class:`AgentSolution`.
 
     Raises:
-        TypeError, ValueError: a bad argument (see :func:`policy_array` for ``ghost``), or
-            ``gamma=1`` without a horizon where the agent could make the game go on for ever.
+        TypeError, ValueError: a bad argument (see :func:`policy_array` for ``ghost``), ``config``
+            together with a setting, or ``gamma=1`` without a horizon where the agent could make
+            the game go on for ever.
         RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = _game(layout, slip, rewards)
+    game = _game(layout, slip, rewards, config=config)
     model = turn_model(game)
     if isinstance(ghost, str):
         return _SOLUTIONS.get(("agent", ghost, _game_key(game), gamma, tol, horizon), lambda: AgentSolution(
@@ -801,9 +829,9 @@ def solve_agent(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, g
     return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon)
 
 
-def solve_ghost(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, agent: Any = "random",
+def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = None, agent: Any = "random",
                 rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, gamma: float = 0.99,
-                tol: float = 1e-10, horizon: int | None = None) -> GhostSolution:
+                tol: float = 1e-10, horizon: int | None = None, *, config: Any = None) -> GhostSolution:
     """Solve the ghost's MDP against a fixed agent: the ghost maximises its own return.
 
     Args:
@@ -811,6 +839,7 @@ def solve_ghost(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, a
         agent: the agent's state policy: ``"random"``, a callable ``(agent_pos, ghost_pos) ->
             action`` or probabilities ``(rows, cols, rows, cols, 4)``.
         ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
+        config: as :func:`solve_agent` (its ``ghost_rewards`` included).
 
     Returns:
         The :class:`GhostSolution`.
@@ -819,18 +848,19 @@ def solve_ghost(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, a
         TypeError, ValueError, RuntimeError: as :func:`solve_agent`.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    model = turn_model(_game(layout, slip, rewards, ghost_rewards))
+    model = turn_model(_game(layout, slip, rewards, ghost_rewards, config))
     return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent"), gamma, tol, horizon)
 
 
-def solve_game(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, rewards: Rewards | None = None,
-               gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None) -> GameSolution:
+def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None, rewards: Rewards | None = None,
+               gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None, *,
+               config: Any = None) -> GameSolution:
     """Solve the zero-sum turn-based stochastic game: the agent maximises its return, the ghost
     minimises it, and slip is chance. Both sides move in turn and see the state, so pure
     optimal policies exist and value iteration finds them.
 
     Args:
-        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, config: as :func:`solve_agent`.
 
     Returns:
         The :class:`GameSolution`.
@@ -840,14 +870,14 @@ def solve_game(layout: Layout = CLASSIC, slip: str | SlipModel | None = None, re
             sides together could make the game go on for ever).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = _game(layout, slip, rewards)
+    game = _game(layout, slip, rewards, config=config)
     return _SOLUTIONS.get(("game", _game_key(game), gamma, tol, horizon),
                           lambda: GameSolution(turn_model(game), gamma, tol, horizon))
 
 
-def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout = CLASSIC,
+def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
                       slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
-                      tol: float = 1e-10, horizon: int | None = None) -> PolicyEvaluation:
+                      tol: float = 1e-10, horizon: int | None = None, *, config: Any = None) -> PolicyEvaluation:
     """Evaluate two fixed state policies against each other exactly: the agent's value, and the
     probabilities of a goal or a catch within a horizon, from any state (a learned pair's ground
     truth, next to the win rates an experiment measures).
@@ -855,7 +885,7 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout = CLA
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
         ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, config: as :func:`solve_agent`.
 
     Returns:
         The :class:`PolicyEvaluation`.
@@ -865,26 +895,28 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout = CLA
             may never end the game).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    model = turn_model(_game(layout, slip, rewards))
+    model = turn_model(_game(layout, slip, rewards, config=config))
     return PolicyEvaluation(model, policy_array(agent_policy, model, Side.AGENT, "agent_policy"),
                             policy_array(ghost_policy, model, Side.GHOST, "ghost_policy"), gamma, tol, horizon)
 
 
-def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout = CLASSIC,
+def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
                    slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
-                   tol: float = 1e-10, horizon: int | None = None) -> float:
+                   tol: float = 1e-10, horizon: int | None = None, *, config: Any = None) -> float:
     """How much the two policies give away together against exact best responses, from the start
     state, in the zero-sum game of the agent's rewards (OpenSpiel's NashConv).
 
     It is ``max_a v(a, ghost_policy) - min_g v(agent_policy, g)``: what the agent would gain by
     switching to a best response, plus what the ghost would gain (in the agent's return it
-    takes away); each term is >= 0, and the sum is 0 (up to the tolerance) exactly when the pair
-    is a minimax equilibrium.
+    takes away). It is also :func:`agent_exploitability` plus :func:`ghost_exploitability`, each
+    side's distance from the game's value; the sum is 0 (up to the tolerance) exactly when the
+    pair is a minimax equilibrium. To judge one learned side, use that side's term: a perfect
+    agent paired with the chasing ghost still shows the chasing ghost's gap.
 
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
         ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, config: as :func:`solve_agent`.
 
     Returns:
         The exploitability, in units of the agent's return.
@@ -893,13 +925,69 @@ def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout = CLASSI
         TypeError, ValueError, RuntimeError: as the solvers.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    model = turn_model(_game(layout, slip, rewards))
+    model = turn_model(_game(layout, slip, rewards, config=config))
     ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy")
     agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy")
-    start = model.live_index(*_start_of(model))
-    best_agent, _, _, _, _ = _iterate(model, _MAXIMISE, ghost, Side.AGENT, gamma, tol, horizon)
-    best_ghost, _, _, _, _ = _iterate(model, agent, _MINIMISE, Side.AGENT, gamma, tol, horizon)
-    return float(best_agent[start] - best_ghost[start])
+    return _best_agent(model, ghost, gamma, tol, horizon) - _best_ghost(model, agent, gamma, tol, horizon)
+
+
+def agent_exploitability(agent_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
+                         rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                         horizon: int | None = None, *, config: Any = None) -> float:
+    """How far below the game's value an agent policy falls against a ghost that best responds
+    to it, from the start: ``v* - min_g v(agent_policy, g)``, >= 0, 0 for a minimax agent.
+
+    Args:
+        agent_policy: the agent's state policy (see :func:`solve_ghost`).
+        layout, slip, rewards, gamma, tol, horizon, config: as :func:`solve_agent`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as the solvers.
+    """
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    game = _game(layout, slip, rewards, config=config)
+    model = turn_model(game)
+    agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy")
+    return _game_value(game, gamma, tol, horizon) - _best_ghost(model, agent, gamma, tol, horizon)
+
+
+def ghost_exploitability(ghost_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
+                         rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                         horizon: int | None = None, *, config: Any = None) -> float:
+    """How far above the game's value an agent that best responds to a ghost policy gets, from
+    the start: ``max_a v(a, ghost_policy) - v*``, >= 0, 0 for a minimax ghost.
+
+    Args:
+        ghost_policy: the ghost's state policy (see :func:`solve_agent`).
+        layout, slip, rewards, gamma, tol, horizon, config: as :func:`solve_agent`.
+
+    Raises:
+        TypeError, ValueError, RuntimeError: as the solvers.
+    """
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    game = _game(layout, slip, rewards, config=config)
+    model = turn_model(game)
+    ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy")
+    return _best_agent(model, ghost, gamma, tol, horizon) - _game_value(game, gamma, tol, horizon)
+
+
+def _best_agent(model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None) -> float:
+    """The agent's best value against a fixed ghost, from the start."""
+    values = _iterate(model, _MAXIMISE, ghost, Side.AGENT, gamma, tol, horizon)[0]
+    return float(values[model.live_index(*_start_of(model))])
+
+
+def _best_ghost(model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None) -> float:
+    """The agent's value against a ghost that best responds to it (minimising the agent's
+    return), from the start."""
+    values = _iterate(model, agent, _MINIMISE, Side.AGENT, gamma, tol, horizon)[0]
+    return float(values[model.live_index(*_start_of(model))])
+
+
+def _game_value(game: Game, gamma: float, tol: float, horizon: int | None) -> float:
+    solution = _SOLUTIONS.get(("game", _game_key(game), gamma, tol, horizon),
+                              lambda: GameSolution(turn_model(game), gamma, tol, horizon))
+    return solution.value(*_start_of(solution.model))
 
 
 def _start_of(model: TurnModel) -> tuple[Cell, Cell]:
@@ -907,65 +995,116 @@ def _start_of(model: TurnModel) -> tuple[Cell, Cell]:
 
 
 # -- tabulating policies of observations -----------------------------------------------------------
-def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: Layout = CLASSIC,
-                    obs_type: str = "vector", batch: bool = False) -> np.ndarray:
+def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: Layout | None = None,
+                    obs_type: str | None = None, batch: bool = False, stochastic: bool = False, *,
+                    config: Any = None) -> np.ndarray:
     """A policy of observations as a state policy: asked once per state where the game goes on,
     with the observation the env's own encoder gives that side there, so that a network trained
     on ``obs_type="vector"`` gets an exact :func:`exploitability`. The ghost is asked with the ghost
-    to move. The policy must be deterministic and memoryless (a stochastic policy is tabulated as
-    the action it happens to draw).
+    to move. The policy must be memoryless.
 
-    >>> import gymnasium
     >>> from gridghost.policies import ChasePolicy
     >>> table = tabulate_policy(ChasePolicy(), "ghost", obs_type="dict")
     >>> exploitability("random", table) == exploitability("random", "chase")
     True
 
     Args:
-        policy: ``policy(observation) -> action`` (with ``batch``, ``policy(observations) ->
-            actions`` over a stacked ``[n, ...]`` array; for Stable-Baselines3,
-            ``lambda obs: model.predict(obs, deterministic=True)[0]``).
+        policy: ``policy(observation) -> action``; with ``batch``, ``policy(observations) ->
+            actions`` over a stacked ``[n, ...]`` array (for Stable-Baselines3, ``lambda obs:
+            model.predict(obs, deterministic=True)[0]``). With ``stochastic`` it returns the
+            action probabilities instead (``float[4]``, or ``[n, 4]`` with ``batch``).
         side: ``"agent"`` or ``"ghost"``.
-        layout: the map.
+        layout: the map; ``None`` means the classic map (or ``config``'s).
         obs_type: the encoding the policy reads, ``"vector"`` or ``"dict"`` (a belief is not a
-            function of the state).
+            function of the state); ``None`` means ``config``'s, or ``"vector"``.
         batch: ask once with every observation stacked (``"vector"`` only).
+        stochastic: the policy returns probabilities, not actions (a deterministic policy's
+            draw would be tabulated as if it were its only choice).
+        config: an env's settings (``env.unwrapped.config``) instead of ``layout``.
 
     Returns:
-        Probabilities ``float64[rows, cols, rows, cols, 4]``, one-hot, 0 where the game is over.
+        Probabilities ``float64[rows, cols, rows, cols, 4]`` (0 where the game is over), the form
+        every solver function takes for a policy of ``side``.
 
     Raises:
-        TypeError: ``policy`` is not callable, or returns something other than actions.
-        ValueError: an unknown side or encoding, ``batch`` with ``"dict"``, or actions out of
-            range or of the wrong number.
+        TypeError: ``policy`` is not callable, or returns something other than actions
+            (probabilities).
+        ValueError: an unknown side or encoding, ``batch`` with ``"dict"``, actions out of range,
+            probabilities that are not a distribution, or the wrong number of answers; the
+            message names the state.
     """
     from gridghost.observations import make_observations  # the encoders are a view's concern
 
     if not callable(policy):
         raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
     check_choice(side, "side", ("agent", "ghost"))
+    game = _game(layout, None, None, config=config)
+    if obs_type is None:
+        obs_type = "vector" if config is None else _config_obs_type(config)
     check_choice(obs_type, "obs_type", ("vector", "dict"))
     if batch and obs_type != "vector":
         raise ValueError("batch=True stacks vector observations; use obs_type='vector'")
-    check_instance(layout, "layout", Layout)
     mover = Side.AGENT if side == "agent" else Side.GHOST
-    model = turn_model(Game(layout, make_slip(None)))
-    observe = make_observations(obs_type, model.game.board).observer(mover)
-    cells = model.game.num_cells
-    states = [GameState(agent, ghost, mover, Outcome.ONGOING) for agent, ghost in
-              zip(*(a.tolist() for a in np.divmod(model.states, cells)), strict=True)]
+    model = turn_model(game)
+    observe = make_observations(obs_type, game.board).observer(mover)
+    cols, cells = game.layout.cols, game.num_cells
+    pairs = list(zip(*(a.tolist() for a in np.divmod(model.states, cells)), strict=True))
+    observations = [observe(GameState(agent, ghost, mover, Outcome.ONGOING)) for agent, ghost in pairs]
+
+    def where(i: int) -> str:
+        agent, ghost = pairs[i]
+        return f"the {side} at agent {divmod(agent, cols)}, ghost {divmod(ghost, cols)}"
+
     if batch:
-        answers = np.asarray(policy(np.stack([np.asarray(observe(state)) for state in states])))
-        if answers.shape != (len(states),) or not np.issubdtype(answers.dtype, np.integer):
-            raise TypeError(f"policy must return {len(states)} integer actions for {len(states)} observations, "
-                            f"got an array of shape {answers.shape} and dtype {answers.dtype}")
-        if len(answers) and not (answers.min() >= 0 and answers.max() < NUM_ACTIONS):
-            raise ValueError(f"policy must return actions in 0..{NUM_ACTIONS - 1}")
-        actions = answers.astype(np.int64)
+        answers = [policy(np.stack([np.asarray(observation) for observation in observations]))]
     else:
-        actions = np.array([check_action(_scalar(policy(observe(state))), f"policy ({side})") for state in states],
-                           dtype=np.int64)
+        answers = [policy(observation) for observation in observations]
+    if stochastic:
+        table = np.array([np.asarray(answer, dtype=float) for answer in answers]).reshape(-1, NUM_ACTIONS) \
+            if all(np.size(answer) == (len(pairs) if batch else 1) * NUM_ACTIONS for answer in answers) else None
+        if table is None or len(table) != len(pairs):
+            raise ValueError(f"policy must return {NUM_ACTIONS} probabilities per observation "
+                             f"({len(pairs)} observations)")
+        bad = np.flatnonzero(~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
+                             | (np.abs(table.sum(axis=1) - 1.0) > 1e-6))
+        if len(bad):
+            raise ValueError(f"policy's probabilities for {where(int(bad[0]))} are not a distribution: {table[bad[0]]}")
+        return model.expand(table)
+    if batch:
+        actions = np.asarray(answers[0])
+        if actions.size != len(pairs) or not np.issubdtype(actions.dtype, np.integer):
+            raise TypeError(f"policy must return {len(pairs)} integer actions for {len(pairs)} observations, "
+                            f"got an array of shape {actions.shape} and dtype {actions.dtype}")
+        actions = actions.reshape(-1).astype(np.int64)
+        bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
+        if len(bad):
+            raise ValueError(f"policy returned action {actions[bad[0]]} for {where(int(bad[0]))}; "
+                             f"actions are 0..{NUM_ACTIONS - 1}")
+    else:
+        actions = np.empty(len(pairs), dtype=np.int64)
+        for i, answer in enumerate(answers):
+            try:
+                actions[i] = check_action(_scalar(answer), side)
+            except (TypeError, ValueError):
+                raise type(_action_error(answer))(
+                    f"policy returned {answer!r} for {where(i)}; it must return an action 0..{NUM_ACTIONS - 1}"
+                ) from None
     return model.expand(_one_hot(actions).T)
+
+
+def _action_error(answer: Any) -> Exception:
+    """The kind of error a bad answer is: out of range (ValueError) or not an action (TypeError)."""
+    try:
+        check_action(_scalar(answer), "policy")
+    except (TypeError, ValueError) as error:
+        return error
+    return ValueError()
+
+
+def _config_obs_type(config: Any) -> str:
+    from gridghost.config import GameConfig
+
+    return (GameConfig.from_dict(config) if isinstance(config, Mapping) else config).obs_type
 
 
 def _scalar(action: Any) -> Any:
@@ -1044,7 +1183,7 @@ class OptimalAgent(StatePolicy):
     the true state: both positions, which the agent's own observation does not give.
 
     Args:
-        layout, slip, ghost, rewards, gamma, tol: as :func:`solve_agent`.
+        layout, slip, ghost, rewards, gamma, tol, horizon: as :func:`solve_agent`.
 
     Attributes:
         solution: the :class:`AgentSolution`.
@@ -1054,8 +1193,9 @@ class OptimalAgent(StatePolicy):
     """
 
     def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
-        self.solution = solution = solve_agent(layout, slip, ghost, rewards, gamma, tol)
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                 horizon: int | None = None) -> None:
+        self.solution = solution = solve_agent(layout, slip, ghost, rewards, gamma, tol, horizon)
         super().__init__(layout, Side.AGENT, _table(solution.model, solution._actions))
 
     @classmethod
@@ -1069,7 +1209,7 @@ class MinimaxAgent(StatePolicy):
     against a ghost that plays perfectly. It reads the true state.
 
     Args:
-        layout, slip, rewards, gamma, tol: as :func:`solve_game`.
+        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_game`.
 
     Attributes:
         solution: the :class:`GameSolution`.
@@ -1079,8 +1219,9 @@ class MinimaxAgent(StatePolicy):
     """
 
     def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
-        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol)
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                 horizon: int | None = None) -> None:
+        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol, horizon)
         super().__init__(layout, Side.AGENT, _table(solution.model, solution._agent_actions))
 
     @classmethod
@@ -1096,7 +1237,7 @@ class MinimaxGhost(StatePolicy):
     not (its own position).
 
     Args:
-        layout, slip, rewards, gamma, tol: as :func:`solve_game`.
+        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_game`.
 
     Attributes:
         solution: the :class:`GameSolution`.
@@ -1106,8 +1247,9 @@ class MinimaxGhost(StatePolicy):
     """
 
     def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
-        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol)
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                 horizon: int | None = None) -> None:
+        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol, horizon)
         super().__init__(layout, Side.GHOST, _table(solution.model, solution._ghost_actions))
 
     @classmethod

@@ -713,8 +713,8 @@ def test_filter_settings_without_a_filter_warn_that_they_do_nothing() -> None:
 
 
 def test_only_an_opponent_agent_of_a_game_with_a_belief_filter_reads_a_belief() -> None:
-    with pytest.raises(ValueError, match="opponent_obs_type='belief' .* needs controlled='ghost' and a game with a "
-                                         "belief_filter"):
+    with pytest.raises(ValueError, match=r"opponent_obs_type='belief' .* needs controlled='ghost' and a game with a "
+                                         r"belief_filter"):
         make(controlled="ghost", opponent_obs_type="belief")
     with pytest.raises(ValueError, match="opponent_obs_type='belief'"):
         make(controlled="agent", opponent_obs_type="belief", belief_filter="histogram")

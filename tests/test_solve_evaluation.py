@@ -63,9 +63,99 @@ def test_random_against_chase_matches_simulated_games() -> None:
 def test_evaluation_checks_its_policies() -> None:
     with pytest.raises(ValueError, match="agent_policy 'chase' is the chasing ghost's rule"):
         evaluate_policies("chase", "chase")
-    with pytest.raises(TypeError, match="ghost_policy must be 'chase', 'random', a callable"):
+    with pytest.raises(TypeError, match="ghost_policy must be 'chase', 'random', a StatePolicy"):
         evaluate_policies("random", 3)
     with pytest.raises(ValueError, match="gamma=1 without a horizon: the game may never end"):
         evaluate_policies(lambda agent, ghost: 3, lambda agent, ghost: 3, gamma=1)
     finite = evaluate_policies(lambda agent, ghost: 3, lambda agent, ghost: 3, gamma=1, horizon=10)
     assert finite.value(*START) < 0
+
+
+def test_one_sided_exploitabilities_sum_to_the_pairs_and_vanish_at_the_minimax_players() -> None:
+    from gridghost.solve import (
+        MinimaxAgent,
+        MinimaxGhost,
+        agent_exploitability,
+        exploitability,
+        ghost_exploitability,
+        solve_game,
+    )
+
+    game_value = solve_game().value(*START)
+    best_against_chase = solve_agent(ghost="chase").value(*START)
+    assert ghost_exploitability("chase") == pytest.approx(best_against_chase - game_value, abs=1e-9)
+    assert ghost_exploitability(MinimaxGhost) == pytest.approx(0.0, abs=1e-9)
+    assert agent_exploitability(MinimaxAgent()) == pytest.approx(0.0, abs=1e-9)
+    worst_for_random = -solve_ghost(agent="random").value(*START)  # zero-sum: the ghost's value negated
+    assert agent_exploitability("random") == pytest.approx(game_value - worst_for_random, abs=1e-9)
+    for agent, ghost in (("random", "chase"), (OptimalAgent(), "random"), (MinimaxAgent(), "chase")):
+        assert exploitability(agent, ghost) == pytest.approx(
+            agent_exploitability(agent) + ghost_exploitability(ghost), abs=1e-9)
+    assert agent_exploitability("random") > 100 and 0 < ghost_exploitability("chase") < 1
+
+
+def test_the_solvers_take_an_envs_config() -> None:
+    from gridghost.solve import exploitability, solve_game
+
+    env = gridghost.env(slip="perpendicular", slip_probability=0.3, rewards=gridghost.Rewards(step=-2.0))
+    by_config = solve_game(config=env.config)
+    by_settings = solve_game(CLASSIC, PerpendicularSlip(0.3), gridghost.Rewards(step=-2.0))
+    np.testing.assert_array_equal(by_config.values, by_settings.values)
+    assert by_config.values.tolist() != solve_game().values.tolist()
+    settings = (CLASSIC, PerpendicularSlip(0.3))
+    rewards = gridghost.Rewards(step=-2.0)
+    np.testing.assert_array_equal(solve_agent(config=env.config.to_dict()).values,
+                                  solve_agent(*settings, "chase", rewards).values)
+    assert exploitability("random", "chase", config=env.config) == pytest.approx(
+        exploitability("random", "chase", *settings, rewards))
+    with pytest.raises(ValueError, match=r"pass the game as config= or as settings, not both; got config and \['slip"):
+        solve_game(slip="none", config=env.config)
+    with pytest.raises(ValueError, match="config has no ghost"):
+        solve_game(config=gridghost.env(use_ghost=False).config)
+    with pytest.raises(TypeError, match=r"config must be a gridghost\.GameConfig"):
+        solve_game(config=42)
+
+
+def test_planner_classes_are_built_for_the_game_the_solver_is_asked_about() -> None:
+    from gridghost.solve import MinimaxAgent, MinimaxGhost, exploitability
+
+    layout = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
+    assert exploitability(MinimaxAgent, MinimaxGhost, layout) == pytest.approx(0.0, abs=1e-9)
+    assert exploitability(MinimaxAgent(layout), MinimaxGhost(layout), layout) == pytest.approx(0.0, abs=1e-9)
+    with pytest.raises(ValueError, match="ghost_policy is a policy of the agent"):
+        exploitability(MinimaxAgent, MinimaxAgent, layout)
+
+
+def test_tabulate_takes_probabilities_and_names_the_state_it_failed_in() -> None:
+    from gridghost.solve import tabulate_policy
+
+    uniform = tabulate_policy(lambda obs: np.full(4, 0.25), "ghost", stochastic=True)
+    batched = tabulate_policy(lambda obs: np.full((len(obs), 4), 0.25), "ghost", batch=True, stochastic=True)
+    np.testing.assert_array_equal(uniform, batched)
+    pair = evaluate_policies("random", uniform)
+    np.testing.assert_allclose(pair.values, evaluate_policies("random", "random").values, atol=1e-12)
+    assert set(np.unique(uniform)) == {0.0, 0.25}  # 0 where the game is over
+    with pytest.raises(ValueError, match=r"probabilities for the ghost at agent \(0, 0\), ghost \(0, 1\) are not a"):
+        tabulate_policy(lambda obs: np.array([1.0, 1.0, 0.0, 0.0]), "ghost", stochastic=True)
+    with pytest.raises(TypeError, match=r"policy returned None for the agent at agent \(0, 0\), ghost \(0, 1\);"):
+        tabulate_policy(lambda obs: None)
+    with pytest.raises(ValueError, match=r"policy returned 7 for the agent at agent \(0, 0\), ghost \(0, 1\)"):
+        tabulate_policy(lambda obs: 7)
+    with pytest.raises(ValueError, match=r"policy returned action 4 for the agent at agent \(0, 0\), ghost \(0, 1\)"):
+        tabulate_policy(lambda obs: np.full(len(obs), 4), batch=True)
+    column = tabulate_policy(lambda obs: np.zeros((len(obs), 1), int), batch=True)  # what predict() gives
+    np.testing.assert_array_equal(column, tabulate_policy(lambda obs: 0))
+    env = gridghost.env(obs_type="vector", slip="none")
+    seen = []
+    tabulate_policy(lambda obs: seen.append(obs) or 0, config=env.config)
+    assert isinstance(seen[0], np.ndarray) and seen[0].shape == (26,)  # the config's encoding
+
+
+def test_solutions_say_what_they_are_and_planners_take_a_horizon() -> None:
+    from gridghost.solve import MinimaxGhost, solve_game
+
+    assert repr(solve_game(horizon=5)).startswith(
+        "GameSolution(layout='classic', slip=LongitudinalSlip(probability=0.2), gamma=0.99, horizon=5, sweeps=5")
+    with pytest.raises(ValueError, match="gamma=1 without a horizon"):
+        MinimaxGhost(CLASSIC, "longitudinal", gamma=1.0)
+    assert MinimaxGhost(CLASSIC, "longitudinal", gamma=1.0, horizon=20).solution.horizon == 20
