@@ -295,6 +295,7 @@ class GridGhostEnv(AECEnv):
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
         self._renderer: Renderer | None = None  # created by the first pygame render
+        self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
 
     @classmethod
     def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
@@ -604,16 +605,52 @@ class GridGhostEnv(AECEnv):
         agent, ghost, status = self.agent_pos, self.ghost_pos, self._status()
         if mode == "ansi":
             return text_picture(self.layout, agent, ghost, status.headline())
-        if self._renderer is None:
-            self._renderer = Renderer(self.layout, fps=self.metadata["render_fps"])
+        renderer = self._pygame_renderer()
         belief = estimate = None
         if self.belief_filter is not None and self.show_belief:
             belief = self.belief_filter.belief()
             estimate = tuple(self.belief_filter.estimate()["cell_pos"])
         if mode == "rgb_array":
-            return self._renderer.frame(agent, ghost, status, belief, estimate)
-        self._renderer.show(agent, ghost, status, belief, estimate)
+            return renderer.frame(agent, ghost, status, belief, estimate)
+        renderer.show(agent, ghost, status, belief, estimate)
         return None
+
+    def _pygame_renderer(self) -> Renderer:
+        """The renderer, created on first use (and again after ``close()``) with the overlay."""
+        if self._renderer is None:
+            self._renderer = Renderer(self.layout, fps=self.metadata["render_fps"])
+            if self._overlay is not None:
+                values, policy, style = self._overlay
+                self._renderer.set_overlay(values, policy, **style)
+        return self._renderer
+
+    def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
+        """Draw one number per cell (a value with the ghost fixed, a belief, visit counts) and/or a
+        policy's arrows over the pygame picture of every following frame; ``set_overlay()``
+        removes it. See :meth:`gridghost.render.Renderer.set_overlay` for the arguments and
+        :func:`gridghost.render.value_picture` for a picture of its own.
+
+        >>> from gridghost.solve import solve_agent
+        >>> env = raw_env(render_mode="rgb_array")
+        >>> best = solve_agent(env.layout, env.slip, ghost="chase")
+        >>> ghost = env.layout.ghost_start
+        >>> env.set_overlay(best.values[:, :, ghost[0], ghost[1]], best.policy[:, :, ghost[0], ghost[1]])
+
+        Args:
+            values: ``rows x cols`` numbers (NaN: no tint), or ``None``.
+            policy: ``rows x cols`` actions (-1: no arrow), or ``None``.
+            **style: ``cmap``, ``vmin``, ``vmax``, ``opacity``.
+
+        Raises:
+            ValueError: the env draws no pygame picture (``render_mode`` ``None`` or ``"ansi"``).
+            TypeError, ValueError: as :meth:`~gridghost.render.Renderer.set_overlay` (the overlay
+                is then unchanged).
+        """
+        if self.render_mode not in ("human", "rgb_array"):
+            raise ValueError(f"set_overlay draws over the pygame picture; render_mode={self.render_mode!r} draws none "
+                             "(use 'rgb_array' or 'human')")
+        self._pygame_renderer().set_overlay(values, policy, **style)
+        self._overlay = None if values is None and policy is None else (values, policy, style)
 
     def _status(self) -> Status:
         """What the status panel shows about the current state."""

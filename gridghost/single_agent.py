@@ -466,6 +466,11 @@ class GridGhostGymEnv(gymnasium.Env):
         """What the AEC env's ``render()`` gives in this ``render_mode``."""
         return self.game.render()
 
+    def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
+        """Draw numbers per cell and/or a policy's arrows over every following frame, as
+        :meth:`gridghost.env.GridGhostEnv.set_overlay` (which it calls)."""
+        self.game.set_overlay(values, policy, **style)
+
     def close(self) -> None:
         """Release rendering resources; safe to call more than once."""
         self.game.close()

@@ -290,3 +290,30 @@ def test_the_readmes_figures_for_the_classic_map_are_the_solvers() -> None:
     for label, figure in want.items():
         assert rows[label] == figure, label
     assert 1 / game.capture_probability(*start) > 2500  # "fewer than one game in 2,500"
+
+
+def test_the_envs_draw_a_solution_as_an_overlay_that_survives_close() -> None:
+    best = solve_agent(CLASSIC, LongitudinalSlip(0.2), ghost="chase")
+    values, policy = best.values[:, :, 3, 4], best.policy[:, :, 3, 4]
+    env = gridghost.raw_env(render_mode="rgb_array")
+    env.reset(seed=0)
+    plain = env.render()
+    env.set_overlay(values, policy)
+    drawn = env.render()
+    assert drawn.shape == plain.shape and (drawn != plain).any(axis=2).mean() > 0.2
+    env.close()  # the renderer goes; the overlay stays with the env
+    np.testing.assert_array_equal(env.render(), drawn)
+    with pytest.raises(ValueError):
+        env.set_overlay(np.ones((2, 2)))
+    np.testing.assert_array_equal(env.render(), drawn)  # a refused overlay changes nothing
+    env.set_overlay()
+    np.testing.assert_array_equal(env.render(), plain)
+    gym_env = gymnasium.make(gridghost.ENV_ID, render_mode="rgb_array")
+    gym_env.reset(seed=0)
+    gym_plain = gym_env.render()
+    gym_env.unwrapped.set_overlay(values, policy)
+    # the same pixels change (the status panels differ: this view has no cycle limit)
+    np.testing.assert_array_equal((gym_env.render() != gym_plain).any(axis=2), (drawn != plain).any(axis=2))
+    for mode in (None, "ansi"):
+        with pytest.raises(ValueError, match=f"render_mode={mode!r} draws none"):
+            gridghost.raw_env(render_mode=mode).set_overlay(values)
