@@ -269,7 +269,7 @@ def test_qmdp_plays_the_opponent_agent_from_the_envs_belief() -> None:
 def test_the_readmes_figures_for_the_classic_map_are_the_solvers() -> None:
     from pathlib import Path
 
-    from gridghost.solve import exploitability
+    from gridghost.solve import ghost_exploitability
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     rows = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", readme, flags=re.M))
@@ -285,7 +285,7 @@ def test_the_readmes_figures_for_the_classic_map_are_the_solvers() -> None:
         "capture probability under minimax play": f"{game.capture_probability(*start):.5f}",
         "expected capture time under minimax play (turns, among captures)": f"{game.capture_time(*start):.2f}",
         "exploitability of `ChasePolicy` (what a best-responding agent gains)":
-            f"{exploitability(MinimaxAgent(CLASSIC, slip), 'chase'):.3f}",
+            f"{ghost_exploitability('chase', CLASSIC, slip):.3f}",
     }
     for label, figure in want.items():
         assert rows[label] == figure, label
