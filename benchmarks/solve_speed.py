@@ -10,8 +10,8 @@ states, actions and outcomes (what a dict-based solver does); the ratio is how m
 faster gridghost's NumPy sweep is on the same map, timed interleaved in process CPU time. The
 maps after the classic one have a fifth of their inner edges walled (fixed seeds).
 
-    python benchmarks/solve_speed.py               # 3 rounds
-    python benchmarks/solve_speed.py --rounds 1
+    python benchmarks/solve_speed.py               # 3 rounds, every map
+    python benchmarks/solve_speed.py --rounds 1 --maps "4x5 classic" 8x8
 
 Target: every solve of a 16x16 map in seconds, not minutes.
 """
@@ -100,12 +100,14 @@ def main(argv: list[str] | None = None) -> None:
     """Time every solver on every map; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--maps", nargs="+", choices=list(MAPS), default=list(MAPS), help="the maps to solve")
     args = parser.parse_args(argv)
 
     print(f"Exact solvers, gamma=0.99, tol=1e-10, longitudinal slip 0.2; median of {args.rounds} rounds, CPU time")
     print(f"{'map':<12} {'states':>7} " + " ".join(f"{name:>16}" for name in SOLVERS)
           + f" {'sweep':>9} {'Python sweep':>13} {'ratio':>7}")
-    for map_name, layout in MAPS.items():
+    for map_name in args.maps:
+        layout = MAPS[map_name]
         times: dict[str, list[float]] = {name: [] for name in SOLVERS}
         sweeps: dict[str, int] = {}
         for _ in range(args.rounds):

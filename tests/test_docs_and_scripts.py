@@ -120,6 +120,13 @@ def test_board_build_benchmark_prints_a_ratio_and_a_time_per_size() -> None:
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\.\d ms$", out, flags=re.M), name
 
 
+def test_solve_speed_benchmark_prints_times_and_a_sweep_ratio_per_map() -> None:
+    out = run_script("benchmarks/solve_speed.py", "--rounds", "1", "--maps", "4x5 classic", "8x8")
+    for name, states in (("4x5 classic", "342"), ("8x8", r"[\d,]+")):
+        times = r"\s+".join([r"\d+\.\d{3} s\s+\d+"] * 3)
+        assert re.search(rf"^{name}\s+{states}\s+{times}\s+\d+\.\d\d ms\s+[\d.]+ ms\s+\d+x$", out, flags=re.M), out
+
+
 # -- the renderer's scripts and picture ---------------------------------------------------------
 
 def run_failing_script(*args: str) -> str:
