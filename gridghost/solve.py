@@ -513,6 +513,8 @@ class _Solution:
         residual: the largest change of a value in the last sweep.
     """
 
+    _values: np.ndarray  # the values of the live states, agent to move, and the sink's 0
+
     def __setattr__(self, name: str, value: Any) -> None:
         # Solutions are shared through a cache: their arrays are read-only.
         if isinstance(value, np.ndarray):
@@ -542,6 +544,16 @@ class _Solution:
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError  # pragma: no cover - every solution defines it
+
+    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
+        """The expected discounted return from this state, agent to move, when both sides play
+        this solution's policies (the agent's return, or the ghost's for a
+        :class:`GhostSolution`); 0 where the game is over.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout.
+        """
+        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
 
     def _outcome(self, agent_pos: Any, ghost_pos: Any, event: Outcome, horizon: int) -> tuple[float, float]:
         horizon = check_limit(horizon, "horizon", allow_none=False, maximum=MAX_ITERATIONS)  # type: ignore[assignment]
@@ -586,7 +598,45 @@ class _Solution:
         return self.layout.agent_start, self.layout.ghost_start
 
 
-class AgentSolution(_Solution):
+class _OneSide(_Solution):
+    """One side's MDP against a fixed policy of the other, solved: what :class:`AgentSolution` and
+    :class:`GhostSolution` share. Values are that side's own returns."""
+
+    def __init__(self, model: TurnModel, side: Side, opponent: np.ndarray, gamma: float, tol: float,
+                 horizon: int | None) -> None:
+        agent, ghost = (_MAXIMISE, opponent) if side == Side.AGENT else (opponent, _MAXIMISE)
+        values, agent_q, ghost_q, sweeps, residual = _iterate(model, agent, ghost, side, gamma, tol, horizon)
+        super().__init__(model, gamma, tol, horizon, sweeps, residual)
+        self._side, self._opponent = side, opponent
+        self._values, self._q = values, agent_q if side == Side.AGENT else ghost_q
+        self._actions = _greedy(self._q, _MAXIMISE)
+        self.values = model.expand(values[:-1])
+        self.q_values = model.expand(self._q.T)
+        self.policy = model.expand(self._actions, fill=-1)
+
+    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
+        mine = _one_hot(self._actions)
+        return (mine, self._opponent) if self._side == Side.AGENT else (self._opponent, mine)
+
+    def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """This side's action values (``float64[4]``) with this side to move at these positions.
+
+        Raises:
+            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
+        """
+        return self._q[:, self._live(agent_pos, ghost_pos)].copy()
+
+    def action(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """This side's greedy action with this side to move at these positions (ties to the
+        lowest action).
+
+        Raises:
+            TypeError, ValueError: as :meth:`q`.
+        """
+        return int(self._actions[self._live(agent_pos, ghost_pos)])
+
+
+class AgentSolution(_OneSide):
     """The agent's MDP against a fixed ghost, solved (:func:`solve_agent`).
 
     Attributes:
@@ -599,45 +649,11 @@ class AgentSolution(_Solution):
     """
 
     def __init__(self, model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None) -> None:
-        values, agent_q, _, sweeps, residual = _iterate(model, _MAXIMISE, ghost, Side.AGENT, gamma, tol, horizon)
-        super().__init__(model, gamma, tol, horizon, sweeps, residual)
-        self._values, self._q, self._ghost = values, agent_q, ghost
-        self._actions = _greedy(agent_q, _MAXIMISE)
-        self.values = model.expand(values[:-1])
-        self.q_values = model.expand(agent_q.T)
-        self.policy = model.expand(self._actions, fill=-1)
+        super().__init__(model, Side.AGENT, ghost, gamma, tol, horizon)
         self.ghost = model.expand(ghost.T)
 
-    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        return _one_hot(self._actions), self._ghost
 
-    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
-        """The optimal expected discounted return from this state, agent to move (0 where the
-        game is over).
-
-        Raises:
-            TypeError, ValueError: a position is not a cell of the layout.
-        """
-        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
-
-    def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """The agent's action values (``float64[4]``) in this state.
-
-        Raises:
-            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
-        """
-        return self._q[:, self._live(agent_pos, ghost_pos)].copy()
-
-    def action(self, agent_pos: Any, ghost_pos: Any) -> int:
-        """The greedy action in this state (ties to the lowest action).
-
-        Raises:
-            TypeError, ValueError: as :meth:`q`.
-        """
-        return int(self._actions[self._live(agent_pos, ghost_pos)])
-
-
-class GhostSolution(_Solution):
+class GhostSolution(_OneSide):
     """The ghost's MDP against a fixed agent, solved (:func:`solve_ghost`): values are the
     ghost's own returns.
 
@@ -652,41 +668,8 @@ class GhostSolution(_Solution):
     """
 
     def __init__(self, model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None) -> None:
-        values, _, ghost_q, sweeps, residual = _iterate(model, agent, _MAXIMISE, Side.GHOST, gamma, tol, horizon)
-        super().__init__(model, gamma, tol, horizon, sweeps, residual)
-        self._values, self._q, self._agent = values, ghost_q, agent
-        self._actions = _greedy(ghost_q, _MAXIMISE)
-        self.values = model.expand(values[:-1])
-        self.q_values = model.expand(ghost_q.T)
-        self.policy = model.expand(self._actions, fill=-1)
+        super().__init__(model, Side.GHOST, agent, gamma, tol, horizon)
         self.agent = model.expand(agent.T)
-
-    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._agent, _one_hot(self._actions)
-
-    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
-        """The ghost's optimal expected discounted return from this state, agent to move.
-
-        Raises:
-            TypeError, ValueError: a position is not a cell of the layout.
-        """
-        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
-
-    def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """The ghost's action values (``float64[4]``) with the ghost to move at these positions.
-
-        Raises:
-            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
-        """
-        return self._q[:, self._live(agent_pos, ghost_pos)].copy()
-
-    def action(self, agent_pos: Any, ghost_pos: Any) -> int:
-        """The ghost's greedy action with the ghost to move at these positions.
-
-        Raises:
-            TypeError, ValueError: as :meth:`q`.
-        """
-        return int(self._actions[self._live(agent_pos, ghost_pos)])
 
 
 class GameSolution(_Solution):
@@ -718,15 +701,6 @@ class GameSolution(_Solution):
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         return _one_hot(self._agent_actions), _one_hot(self._ghost_actions)
-
-    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
-        """The game's value (the agent's return under optimal play by both) from this state,
-        agent to move; 0 where the game is over.
-
-        Raises:
-            TypeError, ValueError: a position is not a cell of the layout.
-        """
-        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
 
     def agent_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """The agent's action values (``float64[4]``) in this state, agent to move.
@@ -781,14 +755,6 @@ class PolicyEvaluation(_Solution):
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         return self._agent, self._ghost
-
-    def value(self, agent_pos: Any, ghost_pos: Any) -> float:
-        """The agent's expected discounted return from this state, agent to move.
-
-        Raises:
-            TypeError, ValueError: a position is not a cell of the layout.
-        """
-        return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
 
 
 # -- the solvers -----------------------------------------------------------------------------------
@@ -944,11 +910,7 @@ def agent_exploitability(agent_policy: Any, layout: Layout | None = None, slip: 
     Raises:
         TypeError, ValueError, RuntimeError: as the solvers.
     """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = _game(layout, slip, rewards, config=config)
-    model = turn_model(game)
-    agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy")
-    return _game_value(game, gamma, tol, horizon) - _best_ghost(model, agent, gamma, tol, horizon)
+    return _one_sided(Side.AGENT, agent_policy, layout, slip, rewards, gamma, tol, horizon, config)
 
 
 def ghost_exploitability(ghost_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
@@ -964,11 +926,19 @@ def ghost_exploitability(ghost_policy: Any, layout: Layout | None = None, slip: 
     Raises:
         TypeError, ValueError, RuntimeError: as the solvers.
     """
+    return _one_sided(Side.GHOST, ghost_policy, layout, slip, rewards, gamma, tol, horizon, config)
+
+
+def _one_sided(side: Side, policy: Any, layout: Any, slip: Any, rewards: Any, gamma: Any, tol: Any, horizon: Any,
+               config: Any) -> float:
+    """What ``side``'s policy gives away against a best response, next to the game's value."""
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
     game = _game(layout, slip, rewards, config=config)
     model = turn_model(game)
-    ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy")
-    return _best_agent(model, ghost, gamma, tol, horizon) - _game_value(game, gamma, tol, horizon)
+    value = _game_value(game, gamma, tol, horizon)
+    if side == Side.AGENT:
+        return value - _best_ghost(model, policy_array(policy, model, side, "agent_policy"), gamma, tol, horizon)
+    return _best_agent(model, policy_array(policy, model, side, "ghost_policy"), gamma, tol, horizon) - value
 
 
 def _best_agent(model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None) -> float:
@@ -1204,7 +1174,26 @@ class OptimalAgent(StatePolicy):
         return cls(game.layout, game.slip, "chase", game.agent_rewards, gamma)
 
 
-class MinimaxAgent(StatePolicy):
+class _MinimaxPlayer(StatePolicy):
+    """One side's optimal policy in the zero-sum game (:func:`solve_game`): what
+    :class:`MinimaxAgent` and :class:`MinimaxGhost` share."""
+
+    _side: Side
+
+    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                 horizon: int | None = None) -> None:
+        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol, horizon)
+        actions = solution._agent_actions if self._side == Side.AGENT else solution._ghost_actions
+        super().__init__(layout, self._side, _table(solution.model, actions))
+
+    @classmethod
+    def for_game(cls, game: Game, gamma: float = 0.99) -> _MinimaxPlayer:
+        """This side's minimax player for ``game``'s layout, slip and rewards."""
+        return cls(game.layout, game.slip, game.agent_rewards, gamma)
+
+
+class MinimaxAgent(_MinimaxPlayer):
     """The agent's optimal policy in the zero-sum game (:func:`solve_game`): the best it can do
     against a ghost that plays perfectly. It reads the true state.
 
@@ -1218,19 +1207,10 @@ class MinimaxAgent(StatePolicy):
         TypeError, ValueError, RuntimeError: as :func:`solve_game`.
     """
 
-    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                 horizon: int | None = None) -> None:
-        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol, horizon)
-        super().__init__(layout, Side.AGENT, _table(solution.model, solution._agent_actions))
-
-    @classmethod
-    def for_game(cls, game: Game, gamma: float = 0.99) -> MinimaxAgent:
-        """The minimax agent of ``game``'s layout, slip and rewards."""
-        return cls(game.layout, game.slip, game.agent_rewards, gamma)
+    _side = Side.AGENT
 
 
-class MinimaxGhost(StatePolicy):
+class MinimaxGhost(_MinimaxPlayer):
     """The ghost's optimal policy in the zero-sum game (:func:`solve_game`): it minimises the
     agent's return against an agent that plays perfectly. It reads the true state, which the
     chasing ghost's observation holds too (the agent's offset), but the ghost's observation does
@@ -1246,16 +1226,7 @@ class MinimaxGhost(StatePolicy):
         TypeError, ValueError, RuntimeError: as :func:`solve_game`.
     """
 
-    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                 horizon: int | None = None) -> None:
-        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol, horizon)
-        super().__init__(layout, Side.GHOST, _table(solution.model, solution._ghost_actions))
-
-    @classmethod
-    def for_game(cls, game: Game, gamma: float = 0.99) -> MinimaxGhost:
-        """The minimax ghost of ``game``'s layout, slip and rewards."""
-        return cls(game.layout, game.slip, game.agent_rewards, gamma)
+    _side = Side.GHOST
 
 
 class QMDPAgent:

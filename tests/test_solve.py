@@ -39,6 +39,19 @@ PERPENDICULAR = {LEFT: (DOWN, UP), DOWN: (LEFT, RIGHT), RIGHT: (DOWN, UP), UP: (
 
 
 # -- the game, written again from DESIGN.md on plain Python data ---------------------------------
+def chase_move(dr: int, dc: int, open_: dict) -> int:
+    """DESIGN.md's chasing ghost: the agent's offset ``(dr, dc)`` and which moves are open."""
+    vertical = DOWN if dr > 0 else UP if dr < 0 else None
+    horizontal = RIGHT if dc > 0 else LEFT if dc < 0 else None
+    for move in (vertical, horizontal) if abs(dr) >= abs(dc) else (horizontal, vertical):
+        if move is not None and open_[move]:
+            return move
+    for move in (UP, RIGHT, DOWN, LEFT):
+        if open_[move]:
+            return move
+    return LEFT
+
+
 class Rules:
     """The rules of DESIGN.md ("The game"), independent of gridghost's kernel: cells are
     ``(row, col)`` tuples, walls are sets, slip is a ``(kind, p)`` pair.
@@ -87,17 +100,8 @@ class Rules:
 
     def chase(self, agent, ghost) -> int:
         """The chasing ghost of DESIGN.md, from the two positions."""
-        dr, dc = agent[0] - ghost[0], agent[1] - ghost[1]
         open_ = {move: self.step(ghost, move) != ghost for move in range(4)}
-        vertical = DOWN if dr > 0 else UP if dr < 0 else None
-        horizontal = RIGHT if dc > 0 else LEFT if dc < 0 else None
-        for move in (vertical, horizontal) if abs(dr) >= abs(dc) else (horizontal, vertical):
-            if move is not None and open_[move]:
-                return move
-        for move in (UP, RIGHT, DOWN, LEFT):
-            if open_[move]:
-                return move
-        return LEFT
+        return chase_move(agent[0] - ghost[0], agent[1] - ghost[1], open_)
 
     def live(self):
         """Pairs ``(agent, ghost)`` where the game goes on."""
@@ -912,16 +916,7 @@ def vector_chase(rows: int, cols: int):
         dr = round(float(vector[23]) * max(rows - 1, 1))
         dc = round(float(vector[24]) * max(cols - 1, 1))
         up, right, down, left = (bool(vector[slot]) for slot in (7, 8, 9, 10))
-        open_ = {LEFT: left, DOWN: down, RIGHT: right, UP: up}
-        vertical = DOWN if dr > 0 else UP if dr < 0 else None
-        horizontal = RIGHT if dc > 0 else LEFT if dc < 0 else None
-        for move in (vertical, horizontal) if abs(dr) >= abs(dc) else (horizontal, vertical):
-            if move is not None and open_[move]:
-                return move
-        for move in (UP, RIGHT, DOWN, LEFT):
-            if open_[move]:
-                return move
-        return LEFT
+        return chase_move(dr, dc, {LEFT: left, DOWN: down, RIGHT: right, UP: up})
 
     return policy
 

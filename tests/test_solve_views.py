@@ -145,29 +145,24 @@ def test_a_minimax_ghost_opponent_plays_its_solved_moves(opponent) -> None:
     assert answered >= 30
 
 
-def test_agent_interface_takes_the_minimax_ghost_as_class_instance_or_name() -> None:
-    traces = []
-    for ghost in (MinimaxGhost, MinimaxGhost(), "minimax"):
-        interface = AgentInterface(render=False, ghost_agent_class=ghost, use_particle_filter=False)
-        interface.reset(7)
-        trace = []
-        for action in (1, 1, 2, 1, 0, 0, 1, 2) * 4:
-            if interface.is_terminated():
-                break
-            interface.step(action)
-            trace.append((interface.env.agent_pos, interface.env.ghost_pos))
-        traces.append(trace)
-    assert traces[0] == traces[1] == traces[2] and len(traces[0]) >= 3
-    # against the chasing ghost the same actions and seed go elsewhere: the planner is playing
-    interface = AgentInterface(render=False, use_particle_filter=False)
+def interface_trace(ghost) -> list[tuple]:
+    """The positions after each step of a fixed run of actions in AgentInterface against ``ghost``."""
+    interface = AgentInterface(render=False, ghost_agent_class=ghost, use_particle_filter=False)
     interface.reset(7)
-    chase = []
+    trace = []
     for action in (1, 1, 2, 1, 0, 0, 1, 2) * 4:
         if interface.is_terminated():
             break
         interface.step(action)
-        chase.append((interface.env.agent_pos, interface.env.ghost_pos))
-    assert chase != traces[0]
+        trace.append((interface.env.agent_pos, interface.env.ghost_pos))
+    return trace
+
+
+def test_agent_interface_takes_the_minimax_ghost_as_class_instance_or_name() -> None:
+    traces = [interface_trace(ghost) for ghost in (MinimaxGhost, MinimaxGhost(), "minimax")]
+    assert traces[0] == traces[1] == traces[2] and len(traces[0]) >= 3
+    # against the chasing ghost the same actions and seed go elsewhere: the planner is playing
+    assert interface_trace(None) != traces[0]
 
 
 def test_planner_agents_play_as_opponents_of_a_learning_ghost() -> None:
