@@ -57,7 +57,7 @@ from gridghost.config import GameConfig
 from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game
 from gridghost.game import Game
 from gridghost.observations import OBS_TYPES, make_observations
-from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
+from gridghost.policies import POLICY_NAMES, ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.solve import NAMED_POLICIES, StatePolicy
 
@@ -231,6 +231,8 @@ class Duel:
         ``None`` when it is another kind of policy."""
         side = Side.GHOST if self.opponent == GHOST else Side.AGENT
         kernel = self.game.kernel
+        if isinstance(opponent, str) and opponent not in NAMED_POLICIES and opponent not in POLICY_NAMES:
+            check_choice(opponent, "opponent", sorted([*POLICY_NAMES, *NAMED_POLICIES]))
         if isinstance(opponent, str) and opponent in NAMED_POLICIES:
             kinds = NAMED_POLICIES[opponent]
             if side not in kinds:

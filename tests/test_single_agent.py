@@ -175,7 +175,8 @@ def test_interface_max_steps_truncates() -> None:
         (dict(use_particle_filter=False, step_delay=float("inf")), ValueError, "step_delay must be a finite number"),
         (dict(use_particle_filter=False, render="yes"), TypeError, "render must be a bool"),
         (dict(use_particle_filter=False, slip_type="sideways"), ValueError, "sideways"),
-        (dict(use_particle_filter=False, ghost_agent_class="sleepy"), ValueError, "unknown policy name 'sleepy'"),
+        (dict(use_particle_filter=False, ghost_agent_class="sleepy"), ValueError,
+         r"unknown opponent 'sleepy'; accepted: \['chase', 'minimax', 'optimal', 'random'\]"),
         (dict(use_particle_filter=False, use_ghost=False, ghost_agent_class="chase"), ValueError, "use_ghost=False"),
     ],
 )
@@ -461,7 +462,8 @@ def test_the_np_random_of_the_env_is_the_games_generator() -> None:
     ("kwargs", "error", "message"),
     [
         (dict(controlled="referee"), ValueError, "unknown controlled 'referee'; accepted: \\['agent', 'ghost'\\]"),
-        (dict(opponent="sleepy"), ValueError, "unknown policy name 'sleepy'"),
+        (dict(opponent="sleepy"), ValueError,
+         r"unknown opponent 'sleepy'; accepted: \['chase', 'minimax', 'optimal', 'random'\]"),
         (dict(opponent=42), TypeError, "a policy must be"),
         (dict(obs_type="pixels"), ValueError, "unknown obs_type 'pixels'"),
         (dict(opponent_obs_type="pixels"), ValueError, "unknown opponent_obs_type 'pixels'"),
