@@ -35,7 +35,11 @@ from gridghost.observations import OBS_TYPES
 from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
-from gridghost.solve import EXPERTS
+
+#: The experts an env can consult (``expert=``): ``"minimax"``, both sides' optimal moves in the
+#: zero-sum game; ``"optimal"``, the agent's optimal move against the chasing ghost (see
+#: :mod:`gridghost.solve`).
+EXPERTS: tuple[str, ...] = ("minimax", "optimal")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -86,7 +86,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from gridghost.checks import check_action, check_choice, check_flag, check_instance, check_limit, check_seed
-from gridghost.config import GameConfig
+from gridghost.config import EXPERTS, GameConfig
 from gridghost.filters import BeliefFilter, filter_spec, make_filter
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, Layout
@@ -103,7 +103,7 @@ from gridghost.rules import (
 )
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel, make_slip
-from gridghost.solve import EXPERTS, expert_tables
+from gridghost.solve import expert_tables
 from gridghost.text import Status, text_picture
 
 AGENT, GHOST = "agent", "ghost"

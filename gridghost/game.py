@@ -237,7 +237,7 @@ class Game:
         action = check_action(action, side.name.lower())
         if state.outcome != _ONGOING:
             raise ValueError(f"the {side.name.lower()} cannot move in state {state}")
-        half = self.transitions(side, action, np.array([state.agent]), np.array([state.ghost]))
+        half = self._transitions(side, action, np.array([state.agent]), np.array([state.ghost]))
         turn = self._after_agent_turn if side == _AGENT else _AGENT
         merged: dict[GameState, float] = {}
         for probability, agent, ghost, outcome in zip(half.probabilities.tolist(), half.agents[0].tolist(),
@@ -262,7 +262,35 @@ class Game:
         Returns:
             A :class:`Transitions` of ``k`` outcomes per state (the slip model's outcomes for the
             agent, in its order and not merged; one for the ghost).
+
+        Raises:
+            TypeError, ValueError: ``side`` is not a :class:`~gridghost.rules.Side`, ``action``
+                not an int in 0..3, or ``agents``/``ghosts`` not equal-length integer arrays of
+                cells; ValueError too for the ghost's move when it is out of the game, or a state
+                where the game is over (the agent on the ghost's cell or on a goal).
         """
+        if not isinstance(side, Side):
+            raise TypeError(f"side must be a gridghost.rules.Side, got {side!r}")
+        action = check_action(action, side.name.lower())
+        agents, ghosts = np.asarray(agents), np.asarray(ghosts)
+        for cells, argument in ((agents, "agents"), (ghosts, "ghosts")):
+            if cells.ndim != 1 or not np.issubdtype(cells.dtype, np.integer):
+                raise TypeError(f"{argument} must be a 1-d array of int cell indices, got shape {cells.shape} "
+                                f"and dtype {cells.dtype}")
+            if cells.size and not (cells.min() >= 0 and cells.max() < self.num_cells):
+                raise ValueError(f"{argument} must be cell indices 0..{self.num_cells - 1}")
+        if agents.shape != ghosts.shape:
+            raise ValueError(f"agents and ghosts must have the same length, got {len(agents)} and {len(ghosts)}")
+        if side == _GHOST and not self.use_ghost:
+            raise ValueError("the ghost does not move: it is out of the game (use_ghost=False)")
+        over = self.goals[agents] | ((agents == ghosts) if self.use_ghost else False)
+        if over.any():
+            raise ValueError(f"the game is over in state {int(np.argmax(over))} (agent {int(agents[over][0])}, "
+                             f"ghost {int(ghosts[over][0])}): nobody moves there")
+        return self._transitions(side, action, agents.astype(np.int64), ghosts.astype(np.int64))
+
+    def _transitions(self, side: Side, action: int, agents: np.ndarray, ghosts: np.ndarray) -> Transitions:
+        """:meth:`transitions` of checked arguments."""
         if side == _AGENT:
             probabilities, destinations = self.outcomes[action]
             agents = destinations[:, agents].T

@@ -45,8 +45,14 @@ ITEM_FLAGS: tuple[str, ...] = ("dog", "flower", "notes")
 MAX_CELLS = 4096
 
 
-def _cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
-    """Validate one ``(row, col)`` pair that must lie inside a ``rows x cols`` grid."""
+def check_cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
+    """Return ``value`` as a ``(row, col)`` tuple of ints if it is a cell of a ``rows x cols``
+    grid (Python or NumPy ints; bools and floats are refused, nothing is rounded).
+
+    Raises:
+        TypeError: not a pair of ints.
+        ValueError: outside the grid.
+    """
     try:
         row, col = value
     except (TypeError, ValueError):
@@ -241,7 +247,7 @@ class Layout:
 
         item_table: dict[Cell, tuple[str, ...]] = {}
         for cell, names in _mapping(items, "items").items():
-            cell = _cell(cell, "items key", rows, cols)
+            cell = check_cell(cell, "items key", rows, cols)
             if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
                 # Sets and dicts too: their order, the order items are drawn in, would vary.
                 raise TypeError(f"items[{cell}] must be a sequence of item names (a list or tuple), got {names!r}")
@@ -257,18 +263,18 @@ class Layout:
 
         text_table: dict[Cell, str] = {}
         for cell, text in _mapping(texts, "texts").items():
-            cell = _cell(cell, "texts key", rows, cols)
+            cell = check_cell(cell, "texts key", rows, cols)
             if check_text(text, f"texts[{cell}]"):
                 text_table[cell] = text
         set_(self, "texts", MappingProxyType(text_table))
 
         if isinstance(goals, (str, bytes)) or not isinstance(goals, Iterable):
             raise TypeError(f"goals must be an iterable of (row, col) cells, got {goals!r}")
-        goal_cells = tuple(sorted({_cell(g, "goals entry", rows, cols) for g in goals}))
+        goal_cells = tuple(sorted({check_cell(g, "goals entry", rows, cols) for g in goals}))
         if not goal_cells:
             raise ValueError("goals must name at least one cell")
-        agent = _cell(agent_start, "agent_start", rows, cols)
-        ghost = _cell(ghost_start, "ghost_start", rows, cols)
+        agent = check_cell(agent_start, "agent_start", rows, cols)
+        ghost = check_cell(ghost_start, "ghost_start", rows, cols)
         if agent == ghost:
             raise ValueError(f"agent_start and ghost_start must differ, both are {agent}")
         if agent in goal_cells:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from gridghost.checks import check_choice, check_instance, check_probability, check_rate
-from gridghost.layout import Cell, Layout
+from gridghost.layout import Cell, Layout, check_cell
 from gridghost.rules import ACTION_DELTAS, NUM_ACTIONS
 from gridghost.text import Status, colour_id, escape_undrawable
 
@@ -184,13 +184,7 @@ class _Grid:
         return self.height, self.width, 3
 
     def _check_cell(self, cell: Any, argument: str) -> Cell:
-        try:
-            row, col = (int(v) for v in cell)
-        except (TypeError, ValueError):
-            raise TypeError(f"{argument} must be a (row, col) pair, got {cell!r}") from None
-        if not (0 <= row < self.rows and 0 <= col < self.cols):
-            raise ValueError(f"{argument} {cell!r} lies outside the {self.rows}x{self.cols} grid")
-        return row, col
+        return check_cell(cell, argument, self.rows, self.cols)
 
     def cell_rect(self, cell: Cell) -> tuple[int, int, int, int]:
         """``(x, y, width, height)`` of a cell.

@@ -59,7 +59,7 @@ from gridghost.game import Game
 from gridghost.observations import OBS_TYPES, make_observations
 from gridghost.policies import POLICY_NAMES, ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.solve import NAMED_POLICIES, StatePolicy
+from gridghost.solve import NAMED_POLICIES, StatePolicy, check_state_policy
 
 #: The sides a learner can control.
 CONTROLLED_SIDES: tuple[str, ...] = AGENTS
@@ -239,17 +239,9 @@ class Duel:
                 raise ValueError(f"opponent {opponent!r} plays the {'agent' if Side.AGENT in kinds else 'ghost'}; "
                                  f"the opponent here is the {self.opponent}")
             return kinds[side].for_game(kernel)
-        if isinstance(opponent, type) and issubclass(opponent, StatePolicy):
-            opponent = opponent.for_game(kernel)
-        if not isinstance(opponent, StatePolicy):
-            return None
-        if opponent.side != side:
-            raise ValueError(f"opponent {opponent!r} plays the {opponent.side.name.lower()}; "
-                             f"the opponent here is the {self.opponent}")
-        if opponent.layout != kernel.layout:
-            raise ValueError(f"opponent {opponent!r} was computed for layout {opponent.layout.name!r}, "
-                             f"not for this game's {kernel.layout.name!r}")
-        return opponent
+        planner = isinstance(opponent, StatePolicy) or (
+            isinstance(opponent, type) and issubclass(opponent, StatePolicy))
+        return check_state_policy(opponent, kernel, side, "opponent") if planner else None
 
     def _seed_opponent(self) -> None:
         child = cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0]

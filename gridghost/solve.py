@@ -42,8 +42,9 @@ from typing import Any
 import numpy as np
 
 from gridghost.checks import check_action, check_choice, check_instance, check_limit, check_number
+from gridghost.config import EXPERTS, GameConfig
 from gridghost.game import Game
-from gridghost.layout import CLASSIC, Cell, Layout
+from gridghost.layout import CLASSIC, Cell, Layout, check_cell
 from gridghost.policies import ChasePolicy, RandomPolicy
 from gridghost.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
 from gridghost.slip import SlipModel, make_slip
@@ -224,16 +225,8 @@ def turn_model(game: Game) -> TurnModel:
 
 
 def _cell_index(layout: Layout, position: Any, argument: str) -> int:
-    try:
-        row, col = position
-    except (TypeError, ValueError):
-        raise TypeError(f"{argument} must be a (row, col) pair, got {position!r}") from None
-    for value in (row, col):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{argument} must be a (row, col) pair of ints, got {position!r}")
-    if not (0 <= row < layout.rows and 0 <= col < layout.cols):
-        raise ValueError(f"{argument} {tuple(position)} lies outside the {layout.rows} x {layout.cols} layout")
-    return int(row) * layout.cols + int(col)
+    row, col = check_cell(position, argument, layout.rows, layout.cols)
+    return row * layout.cols + col
 
 
 # -- checks --------------------------------------------------------------------------------------
@@ -256,8 +249,6 @@ def _game(layout: Any, slip: Any, rewards: Any, ghost_rewards: Any = None, confi
     """The game of the solvers' arguments: the settings one by one, or all of an env's at once as
     ``config`` (a :class:`~gridghost.config.GameConfig` or its dict form)."""
     if config is not None:
-        from gridghost.config import GameConfig  # the config knows the solver's experts: import here
-
         if isinstance(config, Mapping):
             config = GameConfig.from_dict(config)
         check_instance(config, "config", GameConfig)
@@ -285,7 +276,25 @@ def _takes_two_arguments(policy: Callable[..., Any]) -> bool:
     return True
 
 
-def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np.ndarray:
+def check_state_policy(policy: Any, game: Game, side: Side, argument: str, gamma: float = 0.99) -> StatePolicy:
+    """Return ``policy`` as a :class:`StatePolicy` of ``side`` for ``game``'s layout: a
+    :class:`StatePolicy` subclass is built with :meth:`StatePolicy.for_game` (with ``gamma``).
+
+    Raises:
+        ValueError: a policy of the other side, or one computed for another layout.
+    """
+    if isinstance(policy, type) and issubclass(policy, StatePolicy):
+        policy = policy.for_game(game, gamma)
+    if policy.side != side:
+        raise ValueError(f"{argument} {policy!r} plays the {policy.side.name.lower()}; "
+                         f"it is asked to play the {side.name.lower()}")
+    if policy.layout != game.layout:
+        raise ValueError(f"{argument} {policy!r} was computed for layout {policy.layout.name!r}, "
+                         f"not for {game.layout.name!r}")
+    return policy
+
+
+def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma: float = 0.99) -> np.ndarray:
     """A state policy of ``side`` as ``float64[4, num_live]`` action probabilities over
     ``model``'s live states (the ghost's read with the ghost to move).
 
@@ -297,6 +306,7 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
         model: the game's turn model.
         side: whose policy it is.
         argument: the argument's name, for messages.
+        gamma: the discount a :class:`StatePolicy` class is built with.
 
     Raises:
         TypeError: ``policy`` is none of these (a policy of observations included: tabulate it
@@ -318,14 +328,8 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
         return policy_array("chase", model, side, argument)
     if isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS:
         return policy_array("random", model, side, argument)
-    if isinstance(policy, type) and issubclass(policy, StatePolicy):
-        policy = policy.for_game(model.game)
-    if isinstance(policy, StatePolicy):
-        if policy.side != side:
-            raise ValueError(f"{argument} is a policy of the {policy.side.name.lower()}, "
-                             f"not of the {side.name.lower()}")
-        if policy.layout != layout:
-            raise ValueError(f"{argument} was solved for layout {policy.layout.name!r}, not for {layout.name!r}")
+    if isinstance(policy, StatePolicy) or (isinstance(policy, type) and issubclass(policy, StatePolicy)):
+        policy = check_state_policy(policy, model.game, side, argument, gamma)
         return _one_hot(policy.table.ravel()[model.states])
     if isinstance(policy, (np.ndarray, list, tuple)):
         return _probability_array(policy, model, argument)
@@ -339,9 +343,15 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str) -> np
         actions = np.empty(num_live, dtype=np.int64)
         for i, pair in enumerate(model.states.tolist()):
             agent, ghost = divmod(pair, cells)
-            action = policy(divmod(agent, layout.cols), divmod(ghost, layout.cols))
-            actions[i] = check_action(action, f"{argument} at agent {divmod(agent, layout.cols)}, "
-                                              f"ghost {divmod(ghost, layout.cols)}")
+            where = f"{argument} at agent {divmod(agent, layout.cols)}, ghost {divmod(ghost, layout.cols)}"
+            try:
+                action = policy(divmod(agent, layout.cols), divmod(ghost, layout.cols))
+                actions[i] = check_action(action, where)
+            except (TypeError, ValueError) as error:
+                raise type(error)(
+                    f"{error} (a state policy is called as policy(agent_pos, ghost_pos) -> action; a policy of "
+                    "observations, such as a model's predict, is tabulated first with tabulate_policy)"
+                ) from error
         return _one_hot(actions)
     names = "'chase', 'random'" if side == Side.GHOST else "'random'"
     raise TypeError(
@@ -430,7 +440,8 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
 
 def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
              horizon: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
-    """Value iteration over full turns, from zero.
+    """Value iteration over full turns: from zero with a horizon (the values of a game of that
+    many turns), else from the value of a game that never ends.
 
     Args:
         model: the game.
@@ -504,6 +515,10 @@ def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, even
 
 class _Solution:
     """What every solution shares: the model, the settings and how value iteration went.
+
+    With a ``horizon``, values are those of a game cut after that many turns, and the policies
+    (``action``, ``policy`` and what the probabilities below follow) are the first turn's, the
+    best with the whole horizon to go, played at every turn.
 
     Attributes:
         layout: the map.
@@ -657,6 +672,11 @@ class GhostSolution(_OneSide):
     """The ghost's MDP against a fixed agent, solved (:func:`solve_ghost`): values are the
     ghost's own returns.
 
+    Turns start with the agent's move, as everywhere in the solver, so the reward of the agent's
+    reply to a ghost move is discounted once more than the ghost's move. A learning ghost's
+    Gymnasium step is its move plus that reply, undiscounted between them: with ``gamma < 1``
+    its action values differ from :attr:`q_values` by that discount.
+
     Attributes:
         values: ``float64[rows, cols, rows, cols]``, the ghost's optimal value of every state with
             the agent to move (0 where the game is over).
@@ -792,7 +812,7 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
     if isinstance(ghost, str):
         return _SOLUTIONS.get(("agent", ghost, _game_key(game), gamma, tol, horizon), lambda: AgentSolution(
             model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon))
-    return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon)
+    return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost", gamma), gamma, tol, horizon)
 
 
 def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = None, agent: Any = "random",
@@ -815,7 +835,7 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
     model = turn_model(_game(layout, slip, rewards, ghost_rewards, config))
-    return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent"), gamma, tol, horizon)
+    return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon)
 
 
 def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None, rewards: Rewards | None = None,
@@ -862,8 +882,8 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
     model = turn_model(_game(layout, slip, rewards, config=config))
-    return PolicyEvaluation(model, policy_array(agent_policy, model, Side.AGENT, "agent_policy"),
-                            policy_array(ghost_policy, model, Side.GHOST, "ghost_policy"), gamma, tol, horizon)
+    return PolicyEvaluation(model, policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma),
+                            policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma), gamma, tol, horizon)
 
 
 def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
@@ -892,8 +912,8 @@ def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None =
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
     model = turn_model(_game(layout, slip, rewards, config=config))
-    ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy")
-    agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy")
+    ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma)
+    agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma)
     return _best_agent(model, ghost, gamma, tol, horizon) - _best_ghost(model, agent, gamma, tol, horizon)
 
 
@@ -937,8 +957,9 @@ def _one_sided(side: Side, policy: Any, layout: Any, slip: Any, rewards: Any, ga
     model = turn_model(game)
     value = _game_value(game, gamma, tol, horizon)
     if side == Side.AGENT:
-        return value - _best_ghost(model, policy_array(policy, model, side, "agent_policy"), gamma, tol, horizon)
-    return _best_agent(model, policy_array(policy, model, side, "ghost_policy"), gamma, tol, horizon) - value
+        agent = policy_array(policy, model, side, "agent_policy", gamma)
+        return value - _best_ghost(model, agent, gamma, tol, horizon)
+    return _best_agent(model, policy_array(policy, model, side, "ghost_policy", gamma), gamma, tol, horizon) - value
 
 
 def _best_agent(model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None) -> float:
@@ -1072,8 +1093,6 @@ def _action_error(answer: Any) -> Exception:
 
 
 def _config_obs_type(config: Any) -> str:
-    from gridghost.config import GameConfig
-
     return (GameConfig.from_dict(config) if isinstance(config, Mapping) else config).obs_type
 
 
@@ -1101,14 +1120,30 @@ class StatePolicy:
     Attributes:
         layout, side: as given.
         table: the actions, a read-only ``int8[cells, cells]`` array (0 where the game is over).
+
+    Raises:
+        TypeError, ValueError: ``layout`` or ``side`` is not one, or ``actions`` is not an int
+            array of shape ``(cells, cells)`` holding actions 0..3.
     """
 
     #: What the views look for: this policy is asked with the state, not an observation.
     reads_state = True
 
     def __init__(self, layout: Layout, side: Side, actions: np.ndarray) -> None:
+        check_instance(layout, "layout", Layout)
+        if not isinstance(side, (Side, int)) or isinstance(side, bool) or side not in tuple(Side):
+            raise ValueError(f"side must be a gridghost.rules.Side, got {side!r}")
         self.layout, self.side = layout, Side(side)
-        table = np.asarray(actions, dtype=np.int8).copy()
+        cells = layout.rows * layout.cols
+        array = np.asarray(actions)
+        if array.shape != (cells, cells):
+            raise ValueError(f"actions must be an int array of shape (cells, cells) = {(cells, cells)}, "
+                             f"got shape {array.shape}")
+        if not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"actions must hold int actions, got dtype {array.dtype}")
+        if array.size and not (array.min() >= 0 and array.max() < NUM_ACTIONS):
+            raise ValueError(f"actions must hold actions 0..{NUM_ACTIONS - 1}")
+        table = array.astype(np.int8)
         table.setflags(write=False)
         self.table = table
         self._cols, self._cells = layout.cols, layout.rows * layout.cols
@@ -1116,7 +1151,7 @@ class StatePolicy:
     @classmethod
     def for_game(cls, game: Game, gamma: float = 0.99) -> StatePolicy:
         """This policy for the layout, slip model and rewards of the kernel ``game`` (what a view
-        builds when it is named as an opponent or passed as a class).
+        or a solver builds when it is named as an opponent or passed as a class).
 
         Raises:
             NotImplementedError: a subclass that does not say how.
@@ -1153,7 +1188,8 @@ class OptimalAgent(StatePolicy):
     the true state: both positions, which the agent's own observation does not give.
 
     Args:
-        layout, slip, ghost, rewards, gamma, tol, horizon: as :func:`solve_agent`.
+        layout, slip, ghost, rewards, gamma, tol: as :func:`solve_agent` (a planner plays the
+            unending game's stationary policy, so there is no horizon).
 
     Attributes:
         solution: the :class:`AgentSolution`.
@@ -1162,11 +1198,10 @@ class OptimalAgent(StatePolicy):
         TypeError, ValueError, RuntimeError: as :func:`solve_agent`.
     """
 
-    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                 horizon: int | None = None) -> None:
-        self.solution = solution = solve_agent(layout, slip, ghost, rewards, gamma, tol, horizon)
-        super().__init__(layout, Side.AGENT, _table(solution.model, solution._actions))
+    def __init__(self, layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
+        self.solution = solution = solve_agent(layout, slip, ghost, rewards, gamma, tol)
+        super().__init__(solution.layout, Side.AGENT, _table(solution.model, solution._actions))
 
     @classmethod
     def for_game(cls, game: Game, gamma: float = 0.99) -> OptimalAgent:
@@ -1180,12 +1215,11 @@ class _MinimaxPlayer(StatePolicy):
 
     _side: Side
 
-    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None,
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                 horizon: int | None = None) -> None:
-        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol, horizon)
+    def __init__(self, layout: Layout | None = None, slip: str | SlipModel | None = None,
+                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
+        self.solution = solution = solve_game(layout, slip, rewards, gamma, tol)
         actions = solution._agent_actions if self._side == Side.AGENT else solution._ghost_actions
-        super().__init__(layout, self._side, _table(solution.model, actions))
+        super().__init__(solution.layout, self._side, _table(solution.model, actions))
 
     @classmethod
     def for_game(cls, game: Game, gamma: float = 0.99) -> _MinimaxPlayer:
@@ -1198,7 +1232,8 @@ class MinimaxAgent(_MinimaxPlayer):
     against a ghost that plays perfectly. It reads the true state.
 
     Args:
-        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_game`.
+        layout, slip, rewards, gamma, tol: as :func:`solve_game` (a planner plays the unending
+            game's stationary policy, so there is no horizon).
 
     Attributes:
         solution: the :class:`GameSolution`.
@@ -1217,7 +1252,8 @@ class MinimaxGhost(_MinimaxPlayer):
     not (its own position).
 
     Args:
-        layout, slip, rewards, gamma, tol, horizon: as :func:`solve_game`.
+        layout, slip, rewards, gamma, tol: as :func:`solve_game` (a planner plays the unending
+            game's stationary policy, so there is no horizon).
 
     Attributes:
         solution: the :class:`GameSolution`.
@@ -1247,16 +1283,20 @@ class QMDPAgent:
         TypeError, ValueError, RuntimeError: as the solvers.
     """
 
-    def __init__(self, layout: Layout = CLASSIC, slip: str | SlipModel | None = None, ghost: Any = "chase",
+    def __init__(self, layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
                  rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
                  belief_filter: Any = None) -> None:
         if belief_filter is not None and not callable(getattr(belief_filter, "belief", None)):
             raise TypeError(f"belief_filter must have a belief() method (a gridghost filter), got {belief_filter!r}")
-        self.layout, self.belief_filter = layout, belief_filter
+        self.belief_filter = belief_filter
+        solution: GameSolution | AgentSolution
         if isinstance(ghost, str) and ghost == "minimax":
-            q = solve_game(layout, slip, rewards, gamma, tol).agent_q_values
+            solution = solve_game(layout, slip, rewards, gamma, tol)
+            q = solution.agent_q_values
         else:
-            q = solve_agent(layout, slip, ghost, rewards, gamma, tol).q_values
+            solution = solve_agent(layout, slip, ghost, rewards, gamma, tol)
+            q = solution.q_values
+        self.layout = layout = solution.layout
         rows, cols = layout.shape
         self._q = q.reshape(rows * cols, rows * cols, NUM_ACTIONS)
         self._rows, self._cols = np.divmod(np.arange(rows * cols), cols)
@@ -1269,13 +1309,20 @@ class QMDPAgent:
             ghost_relative_pos: the ghost's cell minus the agent's, ``(d_row, d_col)``.
 
         Raises:
-            ValueError: a belief of the wrong shape, or no cell consistent with the offset.
+            TypeError: ``ghost_relative_pos`` is not a pair of ints.
+            ValueError: a belief of the wrong shape or not of finite numbers >= 0, or no cell
+                consistent with the offset.
         """
         rows, cols = self.layout.shape
         weights = np.asarray(belief, dtype=float)
         if weights.shape != (rows, cols):
             raise ValueError(f"belief must be a {rows} x {cols} array, got shape {weights.shape}")
-        d_row, d_col = (int(v) for v in ghost_relative_pos)
+        if not np.isfinite(weights).all() or (weights < 0).any():
+            raise ValueError("belief must hold finite probabilities >= 0")
+        offset = np.asarray(ghost_relative_pos)
+        if offset.shape != (2,) or not np.issubdtype(offset.dtype, np.integer):
+            raise TypeError(f"ghost_relative_pos must be a (d_row, d_col) pair of ints, got {ghost_relative_pos!r}")
+        d_row, d_col = (int(v) for v in offset)
         ghost_rows, ghost_cols = self._rows + d_row, self._cols + d_col
         inside = (ghost_rows >= 0) & (ghost_rows < rows) & (ghost_cols >= 0) & (ghost_cols < cols)
         if not inside.any():
@@ -1312,9 +1359,6 @@ class QMDPAgent:
 
 
 # -- experts for the views -------------------------------------------------------------------------
-#: The experts an env can consult (``expert=``): ``"minimax"``, both sides' optimal moves in the
-#: zero-sum game; ``"optimal"``, the agent's optimal move against the chasing ghost.
-EXPERTS: tuple[str, ...] = ("minimax", "optimal")
 #: The state policies the views build by name for a side.
 NAMED_POLICIES: dict[str, dict[Side, type[StatePolicy]]] = {
     "minimax": {Side.AGENT: MinimaxAgent, Side.GHOST: MinimaxGhost},

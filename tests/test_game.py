@@ -246,3 +246,53 @@ def test_the_rule_the_table_and_the_function_agree() -> None:
     for agent in range(game.num_cells):
         for ghost in range(game.num_cells):
             assert chase_action(game.board, agent, ghost) == game.chase_table[agent, ghost]
+
+
+@pytest.mark.parametrize("slip", SLIPS, ids=repr)
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda layout: f"{layout.rows}x{layout.cols}")
+def test_transitions_of_every_state_at_once_are_the_oracles(layout: Layout, slip: SlipModel) -> None:
+    """The vectorised half-turn, merged per state, equals the oracle written from DESIGN.md for the
+    agent, and the ghost's single move for the ghost."""
+    game = Game(layout, slip)
+    cells = layout.rows * layout.cols
+    live = [(a, g) for a in range(cells) for g in range(cells) if a != g and not game.goals[a]]
+    agents, ghosts = (np.array(column) for column in zip(*live, strict=True))
+    for action in range(4):
+        half = game.transitions(Side.AGENT, action, agents, ghosts)
+        assert np.isclose(half.probabilities.sum(), 1.0)
+        for i, (agent, ghost) in enumerate(live):
+            merged: dict[tuple, float] = {}
+            for k, p in enumerate(half.probabilities):
+                outcome = Outcome(half.outcomes[i, k])
+                key = (divmod(int(half.agents[i, k]), layout.cols), divmod(int(half.ghosts[i, k]), layout.cols),
+                       outcome, half.agent_rewards[i, k])
+                merged[key] = merged.get(key, 0.0) + p
+                assert half.ghost_rewards[i, k] == -half.agent_rewards[i, k]  # zero-sum by default
+            want = oracle_successors(layout, slip, divmod(agent, layout.cols), divmod(ghost, layout.cols), action)
+            assert set(merged) == set(want)
+            assert all(np.isclose(merged[key], want[key]) for key in want)
+        moved = game.transitions(Side.GHOST, action, agents, ghosts)
+        np.testing.assert_array_equal(moved.ghosts[:, 0], game.moves[ghosts, action])
+        np.testing.assert_array_equal(moved.outcomes[:, 0] == Outcome.CAUGHT, moved.ghosts[:, 0] == agents)
+
+
+def test_transitions_refuse_what_is_not_a_move_of_a_live_state() -> None:
+    game = Game(CLASSIC, LongitudinalSlip(0.2))
+    agents, ghosts = np.array([2, 3]), np.array([19, 18])
+    for action, error in ((-1, ValueError), (4, ValueError), (True, TypeError), (1.5, TypeError)):
+        with pytest.raises(error, match="action"):
+            game.transitions(Side.AGENT, action, agents, ghosts)
+    with pytest.raises(TypeError, match=r"side must be a gridghost\.rules\.Side"):
+        game.transitions(0, 1, agents, ghosts)
+    with pytest.raises(TypeError, match="agents must be a 1-d array of int cell indices"):
+        game.transitions(Side.AGENT, 1, [2.0, 3.0], ghosts)
+    with pytest.raises(ValueError, match=r"ghosts must be cell indices 0\.\.19"):
+        game.transitions(Side.AGENT, 1, agents, np.array([19, 20]))
+    with pytest.raises(ValueError, match="agents and ghosts must have the same length"):
+        game.transitions(Side.AGENT, 1, agents, ghosts[:1])
+    with pytest.raises(ValueError, match="the game is over in state 1"):
+        game.transitions(Side.GHOST, 1, agents, np.array([19, 3]))
+    with pytest.raises(ValueError, match="the game is over"):  # (3, 1) is a goal
+        game.transitions(Side.AGENT, 1, np.array([16]), np.array([0]))
+    with pytest.raises(ValueError, match="out of the game"):
+        Game(CLASSIC, NoSlip(), use_ghost=False).transitions(Side.GHOST, 1, agents, ghosts)

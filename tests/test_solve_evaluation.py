@@ -122,7 +122,7 @@ def test_planner_classes_are_built_for_the_game_the_solver_is_asked_about() -> N
     layout = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
     assert exploitability(MinimaxAgent, MinimaxGhost, layout) == pytest.approx(0.0, abs=1e-9)
     assert exploitability(MinimaxAgent(layout), MinimaxGhost(layout), layout) == pytest.approx(0.0, abs=1e-9)
-    with pytest.raises(ValueError, match="ghost_policy is a policy of the agent"):
+    with pytest.raises(ValueError, match=r"ghost_policy MinimaxAgent\(layout='custom'\) plays the agent; it is asked"):
         exploitability(MinimaxAgent, MinimaxAgent, layout)
 
 
@@ -151,11 +151,24 @@ def test_tabulate_takes_probabilities_and_names_the_state_it_failed_in() -> None
     assert isinstance(seen[0], np.ndarray) and seen[0].shape == (26,)  # the config's encoding
 
 
-def test_solutions_say_what_they_are_and_planners_take_a_horizon() -> None:
+def test_solutions_say_what_they_are_and_planners_play_the_unending_game() -> None:
     from gridghost.solve import MinimaxGhost, solve_game
 
     assert repr(solve_game(horizon=5)).startswith(
         "GameSolution(layout='classic', slip=LongitudinalSlip(probability=0.2), gamma=0.99, horizon=5, sweeps=5")
     with pytest.raises(ValueError, match="gamma=1 without a horizon"):
         MinimaxGhost(CLASSIC, "longitudinal", gamma=1.0)
-    assert MinimaxGhost(CLASSIC, "longitudinal", gamma=1.0, horizon=20).solution.horizon == 20
+    with pytest.raises(TypeError, match="horizon"):  # a stationary policy is no minimax player of a cut game
+        MinimaxGhost(CLASSIC, "longitudinal", horizon=20)
+    assert MinimaxGhost().layout == CLASSIC and OptimalAgent().layout == CLASSIC  # None means the classic map
+
+
+def test_a_planner_class_is_built_with_the_solvers_gamma() -> None:
+    from gridghost.solve import MinimaxGhost, ghost_exploitability
+
+    # a 3 x 4 map where the minimax ghost of gamma 0.99 is not the minimax ghost of gamma 0.5
+    layout = gridghost.Layout(colours=np.zeros((3, 4), int), goals=[(2, 3)], agent_start=(0, 0), ghost_start=(2, 2),
+                              walls_horizontal=np.array([[0, 1, 1, 0], [0, 0, 0, 0]], bool),
+                              walls_vertical=np.array([[0, 0, 1], [0, 1, 0], [1, 0, 0]], bool))
+    assert ghost_exploitability(MinimaxGhost(layout, gamma=0.99), layout, gamma=0.5) > 1.0
+    assert ghost_exploitability(MinimaxGhost, layout, gamma=0.5) == pytest.approx(0.0, abs=1e-9)

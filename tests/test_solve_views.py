@@ -186,11 +186,12 @@ def test_planner_agents_play_as_opponents_of_a_learning_ghost() -> None:
 def test_a_planner_for_another_layout_or_side_is_refused() -> None:
     with pytest.raises(ValueError, match="computed for layout 'classic'"):
         gymnasium.make(gridghost.ENV_ID, layout=CONTESTED, opponent=MinimaxGhost())
-    with pytest.raises(ValueError, match="plays the agent; the opponent here is the ghost"):
+    with pytest.raises(ValueError, match=r"opponent MinimaxAgent\(layout='classic'\) plays the agent; it is asked to "
+                                         "play the ghost"):
         gymnasium.make(gridghost.ENV_ID, opponent=MinimaxAgent())
     with pytest.raises(ValueError, match="'optimal' plays the agent; the opponent here is the ghost"):
         gymnasium.make(gridghost.ENV_ID, opponent="optimal")
-    with pytest.raises(ValueError, match="plays the ghost; the opponent here is the agent"):
+    with pytest.raises(ValueError, match="plays the ghost; it is asked to play the agent"):
         gymnasium.make(gridghost.ENV_ID, controlled="ghost", opponent=MinimaxGhost)
 
 
