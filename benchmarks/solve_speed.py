@@ -55,35 +55,32 @@ def walled(size: int, seed: int = 0) -> Layout:
 MAPS = {"4x5 classic": CLASSIC, "8x8": walled(8), "12x12": walled(12), "16x16": walled(16)}
 
 
-def python_sweep(model: TurnModel, values: list[float], gamma: float) -> list[float]:
-    """One sweep of the zero-sum game in plain Python over ``model``'s lists."""
-    sink = model.num_live
-    between = [min(model_lists["ghost_reward"][a][i] + gamma * values[model_lists["ghost_next"][a][i]]
+def python_sweep(lists: dict[str, list], values: list[float], gamma: float) -> list[float]:
+    """One sweep of the zero-sum game in plain Python over a model's arrays as ``lists``."""
+    sink = len(values) - 1
+    between = [min(lists["ghost_reward"][a][i] + gamma * values[lists["ghost_next"][a][i]]
                    for a in range(4)) for i in range(sink)] + [0.0]
     new = []
     for i in range(sink):
         best = -float("inf")
         for a in range(4):
-            q = model_lists["expected"][a][i]
-            for k, p in enumerate(model_lists["prob"][a]):
-                q += p * between[model_lists["next"][a][k][i]]
+            q = lists["expected"][a][i]
+            for k, p in enumerate(lists["prob"][a]):
+                q += p * between[lists["next"][a][k][i]]
             best = max(best, q)
         new.append(best)
     return [*new, 0.0]
 
 
-model_lists: dict[str, list] = {}
-
-
 def sweep_rates(layout: Layout, rounds: int) -> tuple[float, float]:
     """Median CPU seconds of one NumPy sweep and one plain-Python sweep, interleaved."""
     from gridghost.rules import Side
-    from gridghost.solve import _iterate
+    from gridghost.solve import _iterate  # the sweep itself, without building a solution around it
 
     model = TurnModel(Game(layout, SLIP))
-    model_lists.update(ghost_reward=model.ghost_reward[Side.AGENT].tolist(), ghost_next=model.ghost_next.tolist(),
-                       expected=model.agent_expected[Side.AGENT].tolist(), prob=model.agent_prob.tolist(),
-                       next=model.agent_next.tolist())
+    lists = {"ghost_reward": model.ghost_reward[Side.AGENT].tolist(), "ghost_next": model.ghost_next.tolist(),
+             "expected": model.agent_expected[Side.AGENT].tolist(), "prob": model.agent_prob.tolist(),
+             "next": model.agent_next.tolist()}
     values = [0.0] * (model.num_live + 1)
     numpy_times, python_times = [], []
     for _ in range(rounds):
@@ -91,7 +88,7 @@ def sweep_rates(layout: Layout, rounds: int) -> tuple[float, float]:
         _iterate(model, "max", "min", Side.AGENT, 0.99, 1e-10, 10)
         numpy_times.append((time.process_time() - start) / 10)
         start = time.process_time()
-        python_sweep(model, values, 0.99)
+        python_sweep(lists, values, 0.99)
         python_times.append(time.process_time() - start)
     return statistics.median(numpy_times), statistics.median(python_times)
 

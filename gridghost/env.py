@@ -76,6 +76,7 @@ Version history
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -650,7 +651,8 @@ class GridGhostEnv(AECEnv):
             raise ValueError(f"set_overlay draws over the pygame picture; render_mode={self.render_mode!r} draws none "
                              "(use 'rgb_array' or 'human')")
         self._pygame_renderer().set_overlay(values, policy, **style)
-        self._overlay = None if values is None and policy is None else (values, policy, style)
+        # copies: the overlay is drawn again after close(), whatever the caller does to its arrays
+        self._overlay = None if values is None and policy is None else copy.deepcopy((values, policy, style))
 
     def _status(self) -> Status:
         """What the status panel shows about the current state."""

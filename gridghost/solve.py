@@ -51,10 +51,18 @@ from gridghost.slip import SlipModel, make_slip
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
-#: How many turn models (one per layout, slip model and rewards) are kept for the next solve.
-MODEL_CACHE_SIZE = 4
+#: The most live states the solver takes on (a 32 x 32 map has about a million): its arrays take
+#: some 500 bytes per state, and a sweep some 60 ns per state.
+MAX_STATES = 2**20
+#: About how many bytes of turn models, and of solutions, are kept for the next solve (the most
+#: recent one always is).
+CACHE_BYTES = 256 * 2**20
 
 _MAXIMISE, _MINIMISE = "max", "min"
+#: A horizon's outcome probabilities are final once a turn changes none by more than this.
+_SETTLED = 1e-15
+#: How many horizons' outcome probabilities a solution keeps.
+_OUTCOMES_KEPT = 8
 _POLICY_SHAPE_TEXT = "(rows, cols, rows, cols, 4)"
 
 
@@ -86,7 +94,8 @@ class TurnModel:
         ghost_reward: ``{Side: float64[4, num_live]}``, each side's reward for the ghost's moves.
 
     Raises:
-        ValueError: the game is played without the ghost.
+        ValueError: the game is played without the ghost, or has more than :data:`MAX_STATES`
+            live states.
     """
 
     def __init__(self, game: Game) -> None:
@@ -98,6 +107,11 @@ class TurnModel:
         live = np.ones((cells, cells), dtype=bool)
         np.fill_diagonal(live, False)
         live[game.goals] = False
+        if live.sum() > MAX_STATES:
+            raise ValueError(
+                f"layout {game.layout.name!r} has {int(live.sum()):,} states (pairs of cells where the game goes on); "
+                f"the solver takes at most gridghost.solve.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
+            )
         self.states = np.flatnonzero(live)
         self.num_live = num_live = len(self.states)
         self.index = np.full(cells * cells, num_live, dtype=np.int64)
@@ -109,7 +123,7 @@ class TurnModel:
         width = max(len(half.probabilities) for half in halves)
         self.agent_prob = np.zeros((NUM_ACTIONS, width))
         shape = (NUM_ACTIONS, width, num_live)
-        self.agent_next = np.full(shape, num_live, dtype=np.int64)
+        self.agent_next = np.full(shape, num_live, dtype=np.int32)  # MAX_STATES fits
         self.agent_outcome = np.zeros(shape, dtype=np.int8)
         self.agent_reward = {Side.AGENT: np.zeros(shape), Side.GHOST: np.zeros(shape)}
         for action, half in enumerate(halves):
@@ -121,7 +135,7 @@ class TurnModel:
             self.agent_reward[Side.GHOST][action, :k] = half.ghost_rewards.T
         # The ghost's half-turns: one outcome each.
         halves = [game.transitions(Side.GHOST, action, agents, ghosts) for action in range(NUM_ACTIONS)]
-        self.ghost_next = np.stack([self._next(half)[:, 0] for half in halves])
+        self.ghost_next = np.stack([self._next(half)[:, 0] for half in halves]).astype(np.int32)
         self.ghost_outcome = np.stack([half.outcomes[:, 0] for half in halves])
         self.ghost_reward = {
             Side.AGENT: np.stack([half.agent_rewards[:, 0] for half in halves]),
@@ -176,23 +190,32 @@ class TurnModel:
         return full.reshape(rows, cols, rows, cols, *values.shape[1:])
 
 
-class _Cache:
-    """A small thread-safe least-recently-used cache of built things by key."""
+def _nbytes(item: Any) -> int:
+    """The bytes of the arrays an object holds directly or in a dict (a cache's estimate of its
+    size)."""
+    values = list(vars(item).values())
+    values += [inner for value in values if isinstance(value, dict) for inner in value.values()]
+    return sum(value.nbytes for value in values if isinstance(value, np.ndarray))
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[Any, Any] = OrderedDict()
+
+class _Cache:
+    """A small thread-safe least-recently-used cache of built things by key, bounded by the bytes
+    of their arrays (:data:`CACHE_BYTES`); the most recent item is kept whatever its size."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: Any, build: Callable[[], Any]) -> Any:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                return self._items[key]
+                return self._items[key][0]
         item = build()
         with self._lock:
-            self._items[key] = item
-            while len(self._items) > self.size:
+            self._items[key] = (item, _nbytes(item))
+            while len(self._items) > 1 and sum(size for _, size in self._items.values()) > self.budget:
                 self._items.popitem(last=False)
         return item
 
@@ -201,10 +224,10 @@ class _Cache:
             self._items.clear()
 
 
-_MODELS = _Cache(MODEL_CACHE_SIZE)
+_MODELS = _Cache(CACHE_BYTES)
 #: Solutions of the named problems (the game, the agent against a named ghost), which the views'
 #: experts and opponents ask for again and again.
-_SOLUTIONS = _Cache(2 * MODEL_CACHE_SIZE)
+_SOLUTIONS = _Cache(CACHE_BYTES)
 
 
 def clear_caches() -> None:
@@ -220,7 +243,7 @@ def _game_key(game: Game) -> tuple[Any, ...]:
 
 def turn_model(game: Game) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
-    slip model and rewards (:data:`MODEL_CACHE_SIZE`)."""
+    slip model and rewards (up to :data:`CACHE_BYTES`)."""
     return _MODELS.get(_game_key(game), lambda: TurnModel(game))
 
 
@@ -508,8 +531,12 @@ def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, even
         between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next))
         new_p = agent_hit + np.einsum("al,al->l", agent, model.agent_backup(between_p))
         # every game that ends this way later ends one turn later than from the next state
-        timing[:sink] = new_p + np.einsum("al,al->l", agent, model.agent_backup(between_t))
-        probability[:sink] = new_p
+        new_t = new_p + np.einsum("al,al->l", agent, model.agent_backup(between_t))
+        settled = (np.abs(new_p - probability[:sink]).max(initial=0.0) <= _SETTLED
+                   and (np.abs(new_t - timing[:sink]) <= _SETTLED * np.maximum(1.0, new_t)).all())
+        probability[:sink], timing[:sink] = new_p, new_t
+        if settled:  # no game still going can end this way any more: longer horizons change nothing
+            break
     return probability, timing
 
 
@@ -575,6 +602,8 @@ class _Solution:
         index = self.model.live_index(agent_pos, ghost_pos)
         key = (event, horizon)
         if key not in self._outcomes:
+            if len(self._outcomes) >= _OUTCOMES_KEPT:
+                del self._outcomes[next(iter(self._outcomes))]
             self._outcomes[key] = _outcome_within(self.model, *self._policies(), event, horizon)
         probability, timing = self._outcomes[key]
         return float(probability[index]), float(timing[index])

@@ -172,3 +172,65 @@ def test_a_planner_class_is_built_with_the_solvers_gamma() -> None:
                               walls_vertical=np.array([[0, 0, 1], [0, 1, 0], [1, 0, 0]], bool))
     assert ghost_exploitability(MinimaxGhost(layout, gamma=0.99), layout, gamma=0.5) > 1.0
     assert ghost_exploitability(MinimaxGhost, layout, gamma=0.5) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_solver_refuses_more_states_than_it_takes_and_its_caches_are_bounded(monkeypatch) -> None:
+    import gridghost.solve as solve
+
+    monkeypatch.setattr(solve, "MAX_STATES", 300)  # the classic map has 342
+    solve.clear_caches()
+    with pytest.raises(ValueError, match=r"layout 'classic' has 342 states .* at most gridghost\.solve\.MAX_STATES"):
+        solve.solve_game()
+    monkeypatch.undo()
+    small = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
+    first = solve.solve_game(small)
+    assert solve.solve_game(small) is first  # kept for the next solve
+    monkeypatch.setattr(solve._SOLUTIONS, "budget", 1)  # room for the most recent solution only
+    solve.solve_game(CLASSIC)
+    assert solve.solve_game(small) is not first and solve.solve_game(small) is solve.solve_game(small)
+    solve.clear_caches()
+
+
+def test_long_horizons_settle_instead_of_iterating_to_the_end() -> None:
+    from gridghost.solve import _outcome_within
+
+    pair = evaluate_policies("random", "chase")
+    long, longer = pair.success_probability(*START, horizon=2_000), pair.success_probability(*START, horizon=100_000)
+    assert longer == long and 0.3 < long < 0.4
+    # the recursion stops once no game still going can end: its probabilities then equal the full run's
+    agent, ghost = pair._policies()
+    probability, _ = _outcome_within(pair.model, agent, ghost, gridghost.Outcome.GOAL, 5_000)
+    assert probability[pair.model.live_index(*START)] == long
+
+
+def test_state_policy_tables_and_qmdp_inputs_are_checked() -> None:
+    from gridghost.rules import Side
+    from gridghost.solve import QMDPAgent, StatePolicy
+
+    cells = CLASSIC.rows * CLASSIC.cols
+    with pytest.raises(ValueError, match=r"actions must be an int array of shape \(cells, cells\) = \(20, 20\)"):
+        StatePolicy(CLASSIC, Side.GHOST, np.zeros((20, 19), int))
+    with pytest.raises(TypeError, match="actions must hold int actions"):
+        StatePolicy(CLASSIC, Side.GHOST, np.zeros((cells, cells)))
+    with pytest.raises(ValueError, match=r"actions must hold actions 0\.\.3"):
+        StatePolicy(CLASSIC, Side.GHOST, np.full((cells, cells), 260))
+    with pytest.raises(ValueError, match=r"side must be a gridghost\.rules\.Side"):
+        StatePolicy(CLASSIC, 5, np.zeros((cells, cells), int))
+    qmdp = QMDPAgent()
+    belief = np.full(CLASSIC.shape, 1 / cells)
+    assert qmdp.q(belief, (3, 2)).shape == (4,)
+    for bad in (np.full(CLASSIC.shape, np.nan), -belief):
+        with pytest.raises(ValueError, match="belief must hold finite probabilities >= 0"):
+            qmdp.q(bad, (3, 2))
+    with pytest.raises(TypeError, match="ghost_relative_pos must be a"):
+        qmdp.q(belief, (2.9, 1.9))
+
+
+def test_picture_marks_must_be_cells_of_ints() -> None:
+    from gridghost.render import value_picture
+
+    values = np.zeros(CLASSIC.shape)
+    with pytest.raises(TypeError, match="pair of ints"):
+        value_picture(CLASSIC, values, marks={(3.9, 4.2): "ghost"})
+    with pytest.raises(TypeError, match="pair of ints"):
+        value_picture(CLASSIC, values, marks={(True, 1): "ghost"})

@@ -294,9 +294,11 @@ def test_the_envs_draw_a_solution_as_an_overlay_that_survives_close() -> None:
     env = gridghost.raw_env(render_mode="rgb_array")
     env.reset(seed=0)
     plain = env.render()
-    env.set_overlay(values, policy)
+    mine = values.copy()
+    env.set_overlay(mine, policy)
     drawn = env.render()
     assert drawn.shape == plain.shape and (drawn != plain).any(axis=2).mean() > 0.2
+    mine[:] = np.inf  # the env keeps its own copy
     env.close()  # the renderer goes; the overlay stays with the env
     np.testing.assert_array_equal(env.render(), drawn)
     with pytest.raises(ValueError):
