@@ -128,6 +128,11 @@ class Game:
         self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
         self.goals = _read_only(np.array(board.is_goal, dtype=bool))
         self.outcomes = tuple(self._outcome_table(action) for action in range(NUM_ACTIONS))
+        # the same as tuples for successors(): per action, (probabilities, per cell its destinations)
+        self._outcome_tuples = tuple(
+            (tuple(probabilities.tolist()), tuple(map(tuple, destinations.T.tolist())))
+            for probabilities, destinations in self.outcomes
+        )
         # Per action, the bounds of every outcome's share of [0, 1) in the order sampling walks
         # them, for agent_moves: (bounds[1:-1], destinations).
         self._sampler = tuple(self._sampler_table(action) for action in range(NUM_ACTIONS))
@@ -197,7 +202,7 @@ class Game:
         next_cell = self._next_cell
         for move in moves:
             cell = next_cell[cell][move]
-        # _after_agent's last step, inlined: this is the env's hot path
+        # _landed, inlined: this is the env's hot path
         if cell == ghost and self.use_ghost:
             return _new_state((cell, ghost, _GHOST, _CAUGHT)), moves
         return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell])), moves
@@ -222,8 +227,9 @@ class Game:
         return self._rewards[mover][outcome]
 
     def successors(self, state: GameState, action: int) -> list[Successor]:
-        """The exact distribution of the half-turn ``action`` of the side to move: one state of
-        :meth:`transitions`, with outcomes that lead to the same next state merged.
+        """The exact distribution of the half-turn ``action`` of the side to move, for one state:
+        what :meth:`transitions` gives for many, with outcomes that lead to the same next state
+        merged. It reads the same outcome tables, as tuples.
 
         Returns:
             ``[(probability, next_state, agent_reward, ghost_reward), ...]``: probabilities
@@ -233,18 +239,25 @@ class Game:
             TypeError, ValueError: ``action`` is not an int in 0..3.
             ValueError: the game is over.
         """
-        side = state.turn
-        action = check_action(action, side.name.lower())
+        if state.turn == _GHOST:
+            after = self.ghost_step(state, action)
+            return [(1.0, after, *self._rewards[_GHOST][after.outcome])]
+        action = check_action(action, "agent")
         if state.outcome != _ONGOING:
-            raise ValueError(f"the {side.name.lower()} cannot move in state {state}")
-        half = self._transitions(side, action, np.array([state.agent]), np.array([state.ghost]))
-        turn = self._after_agent_turn if side == _AGENT else _AGENT
+            raise ValueError(f"the agent cannot move in state {state}")
+        probabilities, cells = self._outcome_tuples[action]
         merged: dict[GameState, float] = {}
-        for probability, agent, ghost, outcome in zip(half.probabilities.tolist(), half.agents[0].tolist(),
-                                                      half.ghosts[0].tolist(), half.outcomes[0].tolist(), strict=True):
-            after = _new_state((agent, ghost, turn, Outcome(outcome)))
+        for probability, cell in zip(probabilities, cells[state.agent], strict=True):
+            after = self._landed(cell, state.ghost)
             merged[after] = merged.get(after, 0.0) + probability
-        return [(p, after, *self._rewards[side][after.outcome]) for after, p in merged.items() if p > 0.0]
+        return [(p, after, *self._rewards[_AGENT][after.outcome]) for after, p in merged.items() if p > 0.0]
+
+    def _landed(self, cell: int, ghost: int) -> GameState:
+        """The state after the agent's move ends on ``cell``: only the final cell counts
+        (:meth:`agent_step` has this inline, :meth:`transitions` as arrays)."""
+        if cell == ghost and self.use_ghost:
+            return _new_state((cell, ghost, _GHOST, _CAUGHT))
+        return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell]))
 
     def transitions(self, side: Side, action: int, agents: np.ndarray, ghosts: np.ndarray) -> Transitions:
         """The half-turn ``action`` of ``side`` from many states at once: the rules of a move,
