@@ -259,8 +259,7 @@ class GridGhostEnv(AECEnv):
         self.expert = expert
         # The expert's action per state for each side it advises, by cell pair (bytes: Python ints)
         self._expert = {} if expert is None else {
-            name: table for name in AGENTS for side, table in expert_tables(self.kernel, expert).items()
-            if _SIDES[name] == side
+            AGENTS[side]: table for side, table in expert_tables(self.kernel, expert).items()
         }
         self.obs_type = obs_type
         self._encoder = make_observations(

@@ -44,7 +44,6 @@ _new_state = GameState._make
 Successor = tuple[float, GameState, float, float]
 
 
-
 class Transitions(NamedTuple):
     """One half-turn from ``n`` states at once (:meth:`Game.transitions`), ``k`` outcomes each.
 
@@ -290,8 +289,7 @@ class Game:
             if cells.ndim != 1 or not np.issubdtype(cells.dtype, np.integer):
                 raise TypeError(f"{argument} must be a 1-d array of int cell indices, got shape {cells.shape} "
                                 f"and dtype {cells.dtype}")
-            if cells.size and not (cells.min() >= 0 and cells.max() < self.num_cells):
-                raise ValueError(f"{argument} must be cell indices 0..{self.num_cells - 1}")
+            self._check_cells(cells, argument)
         if agents.shape != ghosts.shape:
             raise ValueError(f"agents and ghosts must have the same length, got {len(agents)} and {len(ghosts)}")
         if side == _GHOST and not self.use_ghost:
@@ -300,10 +298,7 @@ class Game:
         if over.any():
             raise ValueError(f"the game is over in state {int(np.argmax(over))} (agent {int(agents[over][0])}, "
                              f"ghost {int(ghosts[over][0])}): nobody moves there")
-        return self._transitions(side, action, agents.astype(np.int64), ghosts.astype(np.int64))
-
-    def _transitions(self, side: Side, action: int, agents: np.ndarray, ghosts: np.ndarray) -> Transitions:
-        """:meth:`transitions` of checked arguments."""
+        agents, ghosts = agents.astype(np.int64), ghosts.astype(np.int64)
         if side == _AGENT:
             probabilities, destinations = self.outcomes[action]
             agents = destinations[:, agents].T
@@ -352,8 +347,7 @@ class Game:
             arrays.append(array)
         cells, actions, uniforms = np.broadcast_arrays(arrays[0].astype(np.int64), arrays[1].astype(np.int64),
                                                        arrays[2].astype(float))
-        if cells.size and not (cells.min() >= 0 and cells.max() < self.num_cells):
-            raise ValueError(f"cells must be cell indices 0..{self.num_cells - 1}")
+        self._check_cells(cells, "cells")
         if actions.size and not (actions.min() >= 0 and actions.max() < NUM_ACTIONS):
             raise ValueError(f"actions must lie in 0..{NUM_ACTIONS - 1}")
         if uniforms.size and not (uniforms.min() >= 0.0 and uniforms.max() < 1.0):
@@ -367,6 +361,11 @@ class Game:
             outcome = np.searchsorted(bounds, uniforms[chosen], side="right")
             result[chosen] = destinations[outcome, cells[chosen]]
         return result
+
+    def _check_cells(self, cells: np.ndarray, argument: str) -> None:
+        """Refuse an integer array ``cells`` holding something other than cell indices."""
+        if cells.size and not (cells.min() >= 0 and cells.max() < self.num_cells):
+            raise ValueError(f"{argument} must be cell indices 0..{self.num_cells - 1}")
 
     # -- the chasing ghost -----------------------------------------------------------------------
     @property

@@ -638,9 +638,6 @@ class _Solution:
         probability, timing = self._outcome(agent_pos, ghost_pos, Outcome.CAUGHT, horizon)
         return timing / probability if probability > 0.0 else float("nan")
 
-    def _start(self) -> tuple[Cell, Cell]:
-        return self.layout.agent_start, self.layout.ghost_start
-
 
 class _OneSide(_Solution):
     """One side's MDP against a fixed policy of the other, solved: what :class:`AgentSolution` and
@@ -885,7 +882,11 @@ def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None
             sides together could make the game go on for ever).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = _game(layout, slip, rewards, config=config)
+    return _solved_game(_game(layout, slip, rewards, config=config), gamma, tol, horizon)
+
+
+def _solved_game(game: Game, gamma: float, tol: float, horizon: int | None) -> GameSolution:
+    """The game's solution, shared through the solution cache."""
     return _SOLUTIONS.get(("game", _game_key(game), gamma, tol, horizon),
                           lambda: GameSolution(turn_model(game), gamma, tol, horizon))
 
@@ -943,7 +944,8 @@ def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None =
     model = turn_model(_game(layout, slip, rewards, config=config))
     ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma)
     agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma)
-    return _best_agent(model, ghost, gamma, tol, horizon) - _best_ghost(model, agent, gamma, tol, horizon)
+    return (_start_value(model, _MAXIMISE, ghost, gamma, tol, horizon)
+            - _start_value(model, agent, _MINIMISE, gamma, tol, horizon))
 
 
 def agent_exploitability(agent_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
@@ -984,30 +986,19 @@ def _one_sided(side: Side, policy: Any, layout: Any, slip: Any, rewards: Any, ga
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
     game = _game(layout, slip, rewards, config=config)
     model = turn_model(game)
-    value = _game_value(game, gamma, tol, horizon)
+    value = _solved_game(game, gamma, tol, horizon).value(*_start_of(model))
     if side == Side.AGENT:
         agent = policy_array(policy, model, side, "agent_policy", gamma)
-        return value - _best_ghost(model, agent, gamma, tol, horizon)
-    return _best_agent(model, policy_array(policy, model, side, "ghost_policy", gamma), gamma, tol, horizon) - value
+        return value - _start_value(model, agent, _MINIMISE, gamma, tol, horizon)
+    ghost = policy_array(policy, model, side, "ghost_policy", gamma)
+    return _start_value(model, _MAXIMISE, ghost, gamma, tol, horizon) - value
 
 
-def _best_agent(model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None) -> float:
-    """The agent's best value against a fixed ghost, from the start."""
-    values = _iterate(model, _MAXIMISE, ghost, Side.AGENT, gamma, tol, horizon)[0]
+def _start_value(model: TurnModel, agent: Rule, ghost: Rule, gamma: float, tol: float, horizon: int | None) -> float:
+    """The agent's value from the start with each side playing its :data:`Rule` (a best
+    response where the rule is ``"max"`` or ``"min"``)."""
+    values = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon)[0]
     return float(values[model.live_index(*_start_of(model))])
-
-
-def _best_ghost(model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None) -> float:
-    """The agent's value against a ghost that best responds to it (minimising the agent's
-    return), from the start."""
-    values = _iterate(model, agent, _MINIMISE, Side.AGENT, gamma, tol, horizon)[0]
-    return float(values[model.live_index(*_start_of(model))])
-
-
-def _game_value(game: Game, gamma: float, tol: float, horizon: int | None) -> float:
-    solution = _SOLUTIONS.get(("game", _game_key(game), gamma, tol, horizon),
-                              lambda: GameSolution(turn_model(game), gamma, tol, horizon))
-    return solution.value(*_start_of(solution.model))
 
 
 def _start_of(model: TurnModel) -> tuple[Cell, Cell]:
@@ -1058,9 +1049,11 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     if not callable(policy):
         raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
     check_choice(side, "side", ("agent", "ghost"))
+    if isinstance(config, Mapping):
+        config = GameConfig.from_dict(config)
     game = _game(layout, None, None, config=config)
     if obs_type is None:
-        obs_type = "vector" if config is None else _config_obs_type(config)
+        obs_type = "vector" if config is None else config.obs_type
     check_choice(obs_type, "obs_type", ("vector", "dict"))
     if batch and obs_type != "vector":
         raise ValueError("batch=True stacks vector observations; use obs_type='vector'")
@@ -1080,11 +1073,11 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     else:
         answers = [policy(observation) for observation in observations]
     if stochastic:
-        table = np.array([np.asarray(answer, dtype=float) for answer in answers]).reshape(-1, NUM_ACTIONS) \
-            if all(np.size(answer) == (len(pairs) if batch else 1) * NUM_ACTIONS for answer in answers) else None
-        if table is None or len(table) != len(pairs):
+        try:
+            table = np.asarray(answers, dtype=float).reshape(len(pairs), NUM_ACTIONS)
+        except ValueError:  # ragged, or the wrong number of probabilities
             raise ValueError(f"policy must return {NUM_ACTIONS} probabilities per observation "
-                             f"({len(pairs)} observations)")
+                             f"({len(pairs)} observations)") from None
         bad = np.flatnonzero(~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
                              | (np.abs(table.sum(axis=1) - 1.0) > 1e-6))
         if len(bad):
@@ -1105,24 +1098,11 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
         for i, answer in enumerate(answers):
             try:
                 actions[i] = check_action(_scalar(answer), side)
-            except (TypeError, ValueError):
-                raise type(_action_error(answer))(
+            except (TypeError, ValueError) as error:  # out of range, or not an action at all
+                raise type(error)(
                     f"policy returned {answer!r} for {where(i)}; it must return an action 0..{NUM_ACTIONS - 1}"
                 ) from None
     return model.expand(_one_hot(actions).T)
-
-
-def _action_error(answer: Any) -> Exception:
-    """The kind of error a bad answer is: out of range (ValueError) or not an action (TypeError)."""
-    try:
-        check_action(_scalar(answer), "policy")
-    except (TypeError, ValueError) as error:
-        return error
-    return ValueError()
-
-
-def _config_obs_type(config: Any) -> str:
-    return (GameConfig.from_dict(config) if isinstance(config, Mapping) else config).obs_type
 
 
 def _scalar(action: Any) -> Any:
@@ -1175,7 +1155,6 @@ class StatePolicy:
         table = array.astype(np.int8)
         table.setflags(write=False)
         self.table = table
-        self._cols, self._cells = layout.cols, layout.rows * layout.cols
 
     @classmethod
     def for_game(cls, game: Game, gamma: float = 0.99) -> StatePolicy:
@@ -1206,10 +1185,9 @@ class StatePolicy:
 
 
 def _table(model: TurnModel, actions: np.ndarray) -> np.ndarray:
+    """Per-live-state ``actions`` as a ``cells x cells`` table (0 where the game is over)."""
     cells = model.game.num_cells
-    table = np.zeros(cells * cells, dtype=np.int8)
-    table[model.states] = actions
-    return table.reshape(cells, cells)
+    return model.expand(actions).reshape(cells, cells)
 
 
 class OptimalAgent(StatePolicy):
