@@ -18,8 +18,7 @@ from gymnasium import spaces
 
 from gridghost.checks import check_choice, check_flag, check_limit, check_number
 from gridghost.env import AGENT, GridGhostEnv
-from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter, make_filter
-from gridghost.layout import CLASSIC, Layout
+from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.single_agent import DEFAULT_OPPONENTS, Duel, detached
 from gridghost.slip import make_slip
@@ -65,14 +64,18 @@ class AgentInterface:
         show_particles: draw the filter's belief and estimate in the picture.
         use_ghost: ``False`` takes the ghost out of the game (see
             :class:`~gridghost.env.GridGhostEnv`).
-        layout: the map.
+        layout: the map, as every env's ``layout=`` takes it (a shipped map's name, a
+            :class:`~gridghost.layout.Layout`, a text, a dict, a path, or a
+            :class:`~gridghost.levels.MapGenerator` for a fresh map at every reset); ``None``
+            means the classic map.
         max_steps: truncate after this many steps; ``None`` (the reference) never truncates.
         filter_type: ``"particle"`` (the reference's filter) or ``"histogram"``, the exact Bayes
             filter (:class:`~gridghost.filters.HistogramFilter`).
 
     Attributes:
-        belief_filter: the filter (``None`` with ``use_particle_filter=False``); its
-            ``belief()`` is the current ``rows x cols`` probability map.
+        belief_filter: the filter of the current map (``None`` with
+            ``use_particle_filter=False``); its ``belief()`` is the current ``rows x cols``
+            probability map.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted, including
@@ -100,7 +103,7 @@ class AgentInterface:
         color_sensor_quality: float = 0.8,
         use_ghost: bool = True,
         *,
-        layout: Layout = CLASSIC,
+        layout: Any = None,
         max_steps: int | None = None,
         filter_type: str = "particle",
     ) -> None:
@@ -134,13 +137,17 @@ class AgentInterface:
         if filter_type == "histogram" and pf_num_particles != DEFAULT_NUM_PARTICLES:
             raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
         slip = make_slip(None, slip_probability, slip_type)
-        sensors: list[Sensor] = [ColorSensor(layout, color_sensor_quality)]
+        # Sensors without a map and the filter as a spec: the env binds them to its map (to every
+        # map it draws, when layout is a map generator).
+        sensors: list[Sensor] = [ColorSensor(quality=color_sensor_quality)]
         if use_filter and pf_sensor_mode != "color":
-            sensors.append(ItemSensor(layout))
-        belief_filter: BeliefFilter | None = None
+            sensors.append(ItemSensor())
+        belief_filter: dict[str, Any] | None = None
         if use_filter:
-            read = {"color": sensors[:1], "cnn": sensors[1:], "both": sensors}[pf_sensor_mode]
-            belief_filter = make_filter(filter_type, layout, slip, read, pf_num_particles)
+            read = {"color": [0], "cnn": [1], "both": [0, 1]}[pf_sensor_mode]
+            belief_filter = {"type": filter_type, "sensors": read}
+            if filter_type == "particle":
+                belief_filter["num_particles"] = check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
         self.env = GridGhostEnv(
             render_mode="human" if render and render_mode is None else render_mode,
             layout=layout,
@@ -151,7 +158,6 @@ class AgentInterface:
             belief_filter=belief_filter,
             show_belief=show_particles if use_filter else True,  # without a filter, warned about above
         )
-        self.belief_filter = belief_filter
         #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.
         self.last_frame: Any = None
         self._duel = Duel(self.env, AGENT, ghost_agent_class, after_half_turn=self._drawn if render else None)
@@ -202,6 +208,11 @@ class AgentInterface:
         self._last_info = self.env.infos[AGENT]
         # info is the caller's own copy: changing it changes neither last_info nor the stats.
         return self.env.observe(AGENT), float(reward), self.terminated or self.truncated, info
+
+    @property
+    def belief_filter(self) -> BeliefFilter | None:
+        """The belief filter of the current map (``None`` without one)."""
+        return self.env.belief_filter
 
     @property
     def last_info(self) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from gridghost.filters import (
     BeliefFilter,
 )
 from gridghost.layout import CLASSIC, Layout
+from gridghost.levels import MapGenerator
 from gridghost.observations import OBS_TYPES
 from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
@@ -51,7 +52,8 @@ class GameConfig:
     their :meth:`to_dict`.
 
     Attributes:
-        layout: the map.
+        layout: the map, or the :class:`~gridghost.levels.MapGenerator` that draws one at every
+            reset.
         slip: the agent's slip model.
         sensors: the sensors read after each agent move, in order; ``None`` means the colour
             sensor of quality 0.8.
@@ -69,7 +71,7 @@ class GameConfig:
             (``info["expert_action"]``): ``None``, ``"minimax"`` or ``"optimal"``.
     """
 
-    layout: Layout = CLASSIC
+    layout: Layout | MapGenerator = CLASSIC
     slip: SlipModel = dataclasses.field(default_factory=lambda: LongitudinalSlip(DEFAULT_SLIP_PROBABILITY))
     sensors: tuple[Sensor, ...] | None = None
     rewards: Rewards = dataclasses.field(default_factory=Rewards)
@@ -84,7 +86,8 @@ class GameConfig:
     def __post_init__(self) -> None:
         # The types only: what the values mean (a sensor measuring another map, a filter for
         # another slip model) is checked by the env built from the config, in one place.
-        check_instance(self.layout, "GameConfig.layout", Layout)
+        if not isinstance(self.layout, (Layout, MapGenerator)):
+            raise TypeError(f"GameConfig.layout must be a gridghost.Layout or a MapGenerator, got {self.layout!r}")
         check_instance(self.slip, "GameConfig.slip", SlipModel)
         if self.sensors is not None and (
             not isinstance(self.sensors, tuple) or not all(isinstance(sensor, Sensor) for sensor in self.sensors)
@@ -143,13 +146,19 @@ class GameConfig:
         if unknown:
             raise ValueError(f"unknown config keys {sorted(unknown, key=str)}; known: {known}")
         fields: dict[str, Any] = {key: data[key] for key in known if key in data}
-        layout = fields["layout"] = Layout.from_dict(fields["layout"]) if "layout" in fields else CLASSIC
+        layout: Layout | MapGenerator = CLASSIC
+        if "layout" in fields:
+            data_ = fields["layout"]
+            is_generator = isinstance(data_, Mapping) and "generator" in data_
+            layout = fields["layout"] = MapGenerator.from_dict(data_) if is_generator else Layout.from_dict(data_)
+        # Sensors are bound to a map; a generator's envs bind them again to every map they draw.
+        first_map = layout.level(layout.start_level) if isinstance(layout, MapGenerator) else layout
         if "slip" in fields:
             fields["slip"] = slip_from_dict(fields["slip"])
         if fields.get("sensors") is not None:
             if isinstance(fields["sensors"], (str, Mapping)) or not isinstance(fields["sensors"], Sequence):
                 raise TypeError(f"config 'sensors' must be a list of sensor dicts or None, got {fields['sensors']!r}")
-            fields["sensors"] = tuple(sensor_from_dict(entry, layout) for entry in fields["sensors"])
+            fields["sensors"] = tuple(sensor_from_dict(entry, first_map) for entry in fields["sensors"])
         for key in ("rewards", "ghost_rewards"):
             if fields.get(key) is not None:
                 fields[key] = _rewards_from_dict(fields[key], key)

@@ -86,11 +86,12 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from gridghost.checks import check_action, check_choice, check_flag, check_instance, check_limit, check_seed
+from gridghost.checks import check_action, check_choice, check_flag, check_limit, check_seed
 from gridghost.config import EXPERTS, GameConfig
 from gridghost.filters import BeliefFilter, filter_spec, make_filter
 from gridghost.game import Game
-from gridghost.layout import CLASSIC, Layout
+from gridghost.layout import Layout
+from gridghost.levels import MapGenerator, map_source
 from gridghost.observations import make_observations
 from gridghost.render import RENDER_MODES, Renderer
 from gridghost.rules import (
@@ -125,6 +126,13 @@ RESERVED_INFO_KEYS = frozenset(
 #: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
 OPPONENT_STREAM = 2**32
 FILTER_STREAM = 2**32 + 1
+#: The spawn key of the stream a map generator's levels are drawn from.
+MAP_STREAM = 2**32 + 2
+#: How many maps' components (kernel, sensors, filter, encoder, expert) an env keeps built.
+MAP_COMPONENTS_KEPT = 64
+# A map's components, as GridGhostEnv._build_map makes them.
+_MapComponents = tuple[tuple[Sensor, ...], Game, BeliefFilter | None, Any, dict[str, bytes],
+                       tuple[tuple[Sensor, str, frozenset[str] | None], ...]]
 
 
 def _per_agent(table: dict[Any, Any], agent: object) -> Any:
@@ -207,7 +215,7 @@ class GridGhostEnv(AECEnv):
     def __init__(
         self,
         render_mode: str | None = None,
-        layout: Layout = CLASSIC,
+        layout: Any = None,
         slip: str | SlipModel | None = None,
         slip_probability: float | None = None,
         slip_type: str | None = None,
@@ -221,55 +229,51 @@ class GridGhostEnv(AECEnv):
         belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
         show_belief: bool = True,
         expert: str | None = None,
+        difficulty: int | None = None,
     ) -> None:
         super().__init__()
-        check_instance(layout, "layout", Layout)
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
-        self.layout = layout
         self.slip = make_slip(slip, slip_probability, slip_type)
-        self.sensors = make_sensors(layout, sensors, color_sensor_quality, RESERVED_INFO_KEYS)
+        source = map_source(layout, difficulty)
+        #: The map generator drawing this env's map at every reset, or ``None`` for a fixed map.
+        self.maps: MapGenerator | None = source.for_slip(self.slip) if isinstance(source, MapGenerator) else None
+        #: The level of the current episode's map (``None`` for a fixed map).
+        self.level: int | None = None
+        if self.maps is not None and isinstance(belief_filter, BeliefFilter):
+            raise ValueError("belief_filter: a filter object follows one map, and a map generator draws a new map at "
+                             "every reset; pass 'histogram', 'particle' or a spec dict instead")
         self.max_cycles = check_limit(max_cycles, "max_cycles")
         self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
         self.use_ghost = check_flag(use_ghost, "use_ghost")
         if ghost_rewards is not None and not self.use_ghost:
             raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
                              "leave it None")
-        #: The game kernel: the rules and their tables; every half-turn goes through it.
-        self.kernel = Game(layout, self.slip, rewards, ghost_rewards, self.use_ghost)
-        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
-        self.board = self.kernel.board
-        self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
-        # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
-        self._half_turn_rewards = {
-            name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in _SIDES.items()
-        }
         if belief_filter is None and obs_type == "belief":
             belief_filter = "histogram"
-        self.belief_filter: BeliefFilter | None = (
-            None if belief_filter is None else make_filter(belief_filter, layout, self.slip, self.sensors)
-        )
-        if self.belief_filter is not None:
-            self.belief_filter.claim(self)
         self.show_belief = check_flag(show_belief, "show_belief")
-        if not self.show_belief and self.belief_filter is None:
+        if not self.show_belief and belief_filter is None:
             raise ValueError("show_belief=False hides the belief filter's map, and there is no belief_filter")
         check_choice(expert, "expert", EXPERTS, allow_none=True)
         if expert is not None and not self.use_ghost:
             raise ValueError("expert solves the game against the ghost; there is none (use_ghost=False)")
         self.expert = expert
-        # The expert's action per state for each side it advises, by cell pair (bytes: Python ints)
-        self._expert = {} if expert is None else {
-            AGENTS[side]: table for side, table in expert_tables(self.kernel, expert).items()
-        }
         self.obs_type = obs_type
-        self._encoder = make_observations(
-            obs_type, self.board, None if self.belief_filter is None else self.belief_filter.belief
-        )
+        # What a map is built with; _use_map builds the map's components from them.
+        self._settings = (sensors, color_sensor_quality, rewards, ghost_rewards, belief_filter)
+        self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
+        self._renderer: Renderer | None = None  # created by the first pygame render
+        self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else source)  # type: ignore[arg-type]
+        self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
+        # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
+        self._half_turn_rewards = {
+            name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in _SIDES.items()
+        }
         #: Every setting of this game, resolved; ``gridghost.env(config=env.config)`` (or its
         #: ``to_dict()``) builds the same game.
         spec = belief_filter if isinstance(belief_filter, str) else filter_spec(self.belief_filter, self.sensors)
         self.config = GameConfig(
-            layout=layout, slip=self.slip, sensors=self.sensors, rewards=self.agent_rewards,
+            layout=self.maps if self.maps is not None else self.layout, slip=self.slip,
+            sensors=self.sensors, rewards=self.agent_rewards,
             ghost_rewards=ghost_rewards, max_cycles=self.max_cycles, use_ghost=self.use_ghost, obs_type=obs_type,
             belief_filter=spec, show_belief=self.show_belief, expert=expert,
         )
@@ -277,25 +281,66 @@ class GridGhostEnv(AECEnv):
         self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
         self.observation_spaces = {name: self._encoder.space(_SIDES[name]) for name in self.possible_agents}
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
-        self._observers = {name: self._encoder.observer(_SIDES[name]) for name in self.possible_agents}
-        self.state_space = spaces.Box(0, 1, shape=(layout.rows, layout.cols, 4), dtype=np.int8)
+        self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, 4), dtype=np.int8)
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._game: GameState | None = None
-        # (sensor, its name, the info keys its read() declares or None when it reports just its
-        # measurement), fixed here: the keys checked are the keys used.
-        self._sensor_keys = tuple(
-            (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
-            for sensor in self.sensors
-        )
-        # The same with the generator each draws from (None for the game's), set on the first reset.
-        self._sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...] | None = (
-            None
-        )
+        # The generators the sensors other than the reference's colour sensor draw from (None for
+        # the game's), set on the first reset; and, with a map generator, the map stream and the
+        # seeds of each episode's belief filter.
+        self._sensor_rngs: tuple[np.random.Generator | None, ...] | None = None
+        self._sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...] = ()
+        self._map_rng: np.random.Generator | None = None
+        self._filter_seeds: np.random.SeedSequence | None = None
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
-        self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
+
+    def _use_map(self, layout: Layout) -> None:
+        """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
+        observation encoder and the expert to it (built once per map, kept for the last few)."""
+        parts = self._bound.pop(layout, None)
+        if parts is None:
+            parts = self._build_map(layout)
+            if len(self._bound) >= MAP_COMPONENTS_KEPT:
+                del self._bound[next(iter(self._bound))]
+        self._bound[layout] = parts  # most recently used last
+        if getattr(self, "layout", None) is not None and self.layout != layout and self._renderer is not None:
+            self._renderer.close()  # another map: the next picture is drawn for it
+            self._renderer = None
+        self.layout = layout
+        self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
+        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
+        self.board = self.kernel.board
+        names = AGENTS if self.use_ghost else (AGENT,)
+        self._observers = {name: self._encoder.observer(_SIDES[name]) for name in names}
+        spaces_ = getattr(self, "observation_spaces", None)
+        if spaces_ is not None and any(self._encoder.space(_SIDES[name]) != spaces_[name] for name in names):
+            raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
+                               "every map of a generator must have the same size and labels")
+
+    def _build_map(self, layout: Layout) -> _MapComponents:
+        """The components of the game on ``layout`` (see :meth:`_use_map`)."""
+        sensors, quality, rewards, ghost_rewards, belief_filter = self._settings
+        if self.maps is not None and sensors is not None:
+            sensors = [sensor.for_layout(layout) for sensor in sensors]
+        bound = make_sensors(layout, sensors, quality, RESERVED_INFO_KEYS)
+        kernel = Game(layout, self.slip, rewards, ghost_rewards, self.use_ghost)
+        tracker = None if belief_filter is None else make_filter(belief_filter, layout, self.slip, bound)
+        if tracker is not None:
+            tracker.claim(self)
+        encoder = make_observations(self.obs_type, kernel.board, None if tracker is None else tracker.belief)
+        # The expert's action per state for each side it advises, by cell pair (bytes: Python ints)
+        expert = {} if self.expert is None else {
+            AGENTS[side]: table for side, table in expert_tables(kernel, self.expert).items()
+        }
+        # (sensor, its name, the info keys its read() declares or None when it reports just its
+        # measurement), fixed here: the keys checked are the keys used.
+        keys = tuple(
+            (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
+            for sensor in bound
+        )
+        return bound, kernel, tracker, encoder, expert, keys
 
     @classmethod
     def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
@@ -394,21 +439,37 @@ class GridGhostEnv(AECEnv):
         if seed is not None:
             self._np_random, self.np_random_seed = seeding.np_random(seed)
         rng = self.np_random  # drawn from fresh entropy on a first unseeded reset
-        belief_filter = self.belief_filter
-        if seed is not None or self._sensor_draws is None:
-            # Sensors other than the reference's colour sensor, and the belief filter, draw from
-            # generators of their own, spawned from the reset seed (or the drawn one, so that
-            # reset(seed=np_random_seed) replays them too), so they never shift the game's draws.
-            root = seed if seed is not None else self.np_random_seed
-            children = np.random.SeedSequence(root).spawn(len(self.sensors))
-            self._sensor_draws = tuple(
-                (sensor, name, None if sensor.uses_game_rng else np.random.default_rng(child), declared)
-                for (sensor, name, declared), child in zip(self._sensor_keys, children, strict=True)
+        # Sensors other than the reference's colour sensor, the belief filter and the map
+        # generator draw from generators of their own, spawned from the reset seed (or the drawn
+        # one, so that reset(seed=np_random_seed) replays them too), so they never shift the
+        # game's draws.
+        root = seed if seed is not None else self.np_random_seed
+        fresh = seed is not None or self._sensor_rngs is None
+        if fresh:
+            children = np.random.SeedSequence(root).spawn(len(self._sensor_keys))
+            self._sensor_rngs = tuple(
+                None if sensor.uses_game_rng else np.random.default_rng(child)
+                for (sensor, _, _), child in zip(self._sensor_keys, children, strict=True)
             )
-            if belief_filter is not None:
+            if self.maps is not None:
+                self._map_rng = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(MAP_STREAM,)))
+                self._filter_seeds = np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,))
+        if self.maps is not None:
+            self.level = self.maps.draw(self._map_rng)  # type: ignore[arg-type]  # set above
+            self._use_map(self.maps.level(self.level))
+        if fresh or self.maps is not None:
+            self._sensor_draws = tuple(
+                (sensor, name, own, declared)
+                for (sensor, name, declared), own in zip(self._sensor_keys, self._sensor_rngs, strict=True)  # type: ignore[arg-type]
+            )
+        belief_filter = self.belief_filter
+        if belief_filter is not None:
+            if self.maps is not None:  # each map has a filter of its own: one seed per episode
+                belief_filter.reset(self._filter_seeds.spawn(1)[0])  # type: ignore[union-attr]
+            elif fresh:
                 belief_filter.reset(np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,)))
-        elif belief_filter is not None:
-            belief_filter.reset()
+            else:
+                belief_filter.reset()
         game = self.kernel.initial_state()
         self._game = game
         self._cycles = 0

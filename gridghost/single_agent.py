@@ -177,13 +177,8 @@ class Duel:
                 "opponent_obs_type='belief' shows the agent's belief filter to an opponent agent: it needs "
                 "controlled='ghost' and a game with a belief_filter; use 'dict' or 'vector'"
             )
-        self._opponent_view = make_observations(
-            opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
-        ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
-        if controlled == GHOST:
-            if not game.use_ghost:
-                raise ValueError("controlled='ghost' needs the ghost in the game (use_ghost=True)")
-            _check_opening_cannot_end(game.kernel)
+        if controlled == GHOST and not game.use_ghost:
+            raise ValueError("controlled='ghost' needs the ghost in the game (use_ghost=True)")
         # The opponent's own action space, seeded from the reset seed, so that reference-style
         # policies drawing from action_space.sample() are reproducible too.
         self.opponent_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -193,6 +188,7 @@ class Duel:
         self._table: bytes | None = None
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
+        self._bind_map()
         if game.use_ghost:
             self.set_opponent(DEFAULT_OPPONENTS[controlled] if opponent is None else opponent)
         elif opponent is not None or opponent_obs_type != "dict":
@@ -217,14 +213,37 @@ class Duel:
                 f"opponent {opponent!r} draws from {policy.num_actions} actions; the game has {NUM_ACTIONS}"
             )
         self.policy = policy
+        self._opponent_source = opponent
+        self._set_table()
+        if self._opponent_seeds is not None:
+            self._seed_opponent()
+
+    def _set_table(self) -> None:
+        """The opponent's action table on the game's current map, when it plays from one."""
+        policy = self.policy
         # Only the chasing ghost itself: a subclass may add memory or randomness.
         if type(policy) is ChasePolicy:
             self._table = self.game.kernel.chase_bytes
         else:
             self._table = policy.table.tobytes() if isinstance(policy, StatePolicy) else None
         self._cells = self.game.kernel.num_cells
-        if self._opponent_seeds is not None:
-            self._seed_opponent()
+
+    def _bind_map(self) -> None:
+        """Follow the game onto its current map (a map generator draws one at every reset): the
+        opponent's observation encoder and, for a planner, its table for this map."""
+        game = self.game
+        self._kernel = game.kernel
+        self._opponent_view = make_observations(
+            self.opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
+        ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
+        if self.controlled == GHOST:
+            _check_opening_cannot_end(game.kernel)
+        if isinstance(self.policy, StatePolicy):
+            if self.policy.layout != game.layout:
+                self.policy = self._state_policy(self._opponent_source)
+            self._set_table()
+        elif self.policy is not None:
+            self._set_table()
 
     def _state_policy(self, opponent: Any) -> StatePolicy | None:
         """The state policy ``opponent`` names or is, built for this game and checked to fit it;
@@ -259,6 +278,8 @@ class Duel:
         later with :meth:`set_opponent` is seeded from the same stream.
         """
         self.game.reset(seed=seed, options=options)
+        if self.game.kernel is not self._kernel:
+            self._bind_map()
         if seed is not None or self._opponent_seeds is None:
             # After a first unseeded reset the game's own (drawn) seed is used, so that
             # reset(seed=game.np_random_seed) replays the opponent too.

@@ -156,7 +156,7 @@ def test_components_without_a_dict_form_say_so() -> None:
 @pytest.mark.parametrize(
     ("fields", "error", "message"),
     [
-        (dict(layout="classic"), TypeError, "layout must be a gridghost.Layout"),
+        (dict(layout="classic"), TypeError, "layout must be a gridghost.Layout or a MapGenerator"),
         (dict(slip="none"), TypeError, "GameConfig.slip must be a gridghost.SlipModel"),
         (dict(sensors=[ColorSensor()]), TypeError, "GameConfig.sensors must be a tuple of Sensor objects"),
         (dict(rewards=None), TypeError, "GameConfig.rewards must be a gridghost.Rewards"),

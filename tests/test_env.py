@@ -426,7 +426,7 @@ def test_a_dead_agent_only_accepts_none() -> None:
         (dict(render_mode="video"), ValueError, "unknown render_mode 'video'"),
         (dict(render_mode="rgb"), ValueError,
          r"unknown render_mode 'rgb'; accepted: None or one of \['human', 'rgb_array', 'ansi'\]"),
-        (dict(layout="classic"), TypeError, "layout must be a gridghost.Layout"),
+        (dict(layout=42), TypeError, "layout must be a Layout, a MapGenerator, a shipped map's name"),
         (dict(rewards={"goal": 1}), TypeError, "rewards must be a gridghost.Rewards"),
         (dict(ghost_rewards=0), TypeError, "ghost_rewards must be a gridghost.Rewards"),
     ],

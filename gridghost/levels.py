@@ -1,0 +1,382 @@
+"""Level sets: a fresh generated map at every reset, seeded, split into training and test levels,
+and difficulty presets measured by the exact solver.
+
+A :class:`MapGenerator` passed as an env's ``layout=`` draws one *level* per ``reset``. Level
+``i`` is always the same map (a function of ``i`` and the generator's settings), so that, as in
+Procgen, ``num_levels`` and ``start_level`` choose a set of levels: levels
+``start_level .. start_level + num_levels - 1``, or every level from ``start_level`` on when
+``num_levels`` is ``None``. Two generators whose level ranges do not overlap never share a map,
+which makes held-out test levels::
+
+    train = MapGenerator(difficulty=2, num_levels=500)                  # levels 0..499
+    test = MapGenerator(difficulty=2, start_level=10_000, num_levels=100)
+
+The level of an episode is drawn from the env's map stream, spawned from the reset seed (see
+:data:`gridghost.env.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
+gives the same map.
+
+A *difficulty* (:data:`DIFFICULTIES`) is a map size and a band of the agent's probability of
+reaching a goal when both sides play optimally (the zero-sum game's minimax policies, from
+:func:`gridghost.solve.solve_game`, within 100 turns, from the map's starts). Level ``i`` of a
+difficulty is the first of its candidate maps whose measured success probability falls in the
+band: the generator keeps drawing until one does. Solved levels are kept in a bounded cache, so a
+level costs its solves once per process; see ``benchmarks/levels.py`` for the cost per reset.
+
+>>> generator = MapGenerator(6, 6, num_levels=10)
+>>> generator.level(3) == generator.level(3), generator.level(3) == generator.level(4)
+(True, False)
+>>> generator.level(3).shape
+(6, 6)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gridghost.checks import check_choice, check_limit
+from gridghost.layout import Layout
+from gridghost.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
+
+
+@dataclasses.dataclass(frozen=True)
+class Difficulty:
+    """One difficulty preset: a map size, a band of success probabilities and the generator's
+    settings that make maps in it likely.
+
+    Attributes:
+        rows, cols: the size of every map of this difficulty.
+        low, high: the band ``low <= success probability <= high`` of the agent under optimal
+            play by both sides.
+        options: keyword arguments of :meth:`~gridghost.layout.Layout.generate`.
+    """
+
+    rows: int
+    cols: int
+    low: float
+    high: float
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+#: The difficulty presets, 0 (easy for the agent) to 3 (a real contest); ``env(difficulty=d)``
+#: plays ``MapGenerator(difficulty=d)``. The bands were calibrated with
+#: ``benchmarks/difficulty_study.py``; the README's table gives their measured spread.
+DIFFICULTIES: dict[int, Difficulty] = {
+    0: Difficulty(6, 6, 0.95, 1.0),
+    1: Difficulty(6, 6, 0.8, 0.95),
+    2: Difficulty(8, 8, 0.6, 0.8),
+    3: Difficulty(8, 8, 0.3, 0.6),
+}
+#: The most candidate maps a difficulty draws for one level before giving up with an error.
+MAX_ATTEMPTS = 1000
+#: The horizon (full turns), discount and tolerance of the success probabilities that place a
+#: map in a band.
+BAND_HORIZON, BAND_GAMMA, BAND_TOL = 100, 0.99, 1e-6
+#: The most levels kept solved per process (all generators together).
+LEVEL_CACHE_SIZE = 4096
+
+
+def success_probability(layout: Layout, slip: SlipModel | None = None) -> float:
+    """The agent's probability of reaching a goal within :data:`BAND_HORIZON` full turns from the
+    map's starts when both sides play the zero-sum game's minimax policies; what places a map in a
+    difficulty band.
+
+    Args:
+        layout: the map.
+        slip: the agent's slip model; ``None`` means longitudinal, probability 0.2.
+
+    Raises:
+        TypeError, ValueError: as :func:`gridghost.solve.solve_game`.
+    """
+    from gridghost.solve import solve_game  # the solver imports the env's modules; keep this module light
+
+    slip = LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if slip is None else slip
+    game = solve_game(layout, slip, gamma=BAND_GAMMA, tol=BAND_TOL)
+    return game.success_probability(layout.agent_start, layout.ghost_start, horizon=BAND_HORIZON)
+
+
+class MapGenerator:
+    """A set of generated maps of one size, one per level: what an env plays when it gets a fresh
+    map at every reset.
+
+    Args:
+        rows, cols: the size of every map (``None`` with a ``difficulty``: the preset's size).
+        difficulty: ``None``, or a preset of :data:`DIFFICULTIES` (0..3): every level's map then
+            has a success probability in the preset's band.
+        num_levels: how many levels there are (``None``: unbounded).
+        start_level: the first level.
+        slip: the slip model under which a difficulty's band is measured; ``None`` means the slip
+            of the env the generator serves (an env binds it with :meth:`for_slip`), and
+            longitudinal slip of probability 0.2 when used alone.
+        **options: keyword arguments of :meth:`~gridghost.layout.Layout.generate` (``walls``,
+            ``loops``, ``min_distance``, ...), over the preset's.
+
+    Raises:
+        TypeError, ValueError: sizes that are not ints >= 1 (or that differ from the preset's),
+            an unknown difficulty, ``num_levels`` < 1, ``start_level`` < 0, a ``slip`` that is
+            not a slip model, or options :meth:`Layout.generate` refuses (found by building
+            the first level).
+    """
+
+    def __init__(
+        self,
+        rows: int | None = None,
+        cols: int | None = None,
+        difficulty: int | None = None,
+        num_levels: int | None = None,
+        start_level: int = 0,
+        *,
+        slip: SlipModel | None = None,
+        **options: Any,
+    ) -> None:
+        if difficulty is not None:
+            check_choice(difficulty, "difficulty", tuple(DIFFICULTIES))
+            preset = DIFFICULTIES[difficulty]
+            for name, value, expected in (("rows", rows, preset.rows), ("cols", cols, preset.cols)):
+                if value is not None and value != expected:
+                    raise ValueError(f"{name}={value!r}, but difficulty {difficulty} plays {preset.rows}x{preset.cols} "
+                                     f"maps; leave {name} out")
+            rows, cols, options = preset.rows, preset.cols, {**preset.options, **options}
+        elif rows is None or cols is None:
+            raise TypeError("MapGenerator needs rows and cols (or a difficulty, which sets them)")
+        self.rows = check_limit(rows, "rows", allow_none=False)
+        self.cols = check_limit(cols, "cols", allow_none=False)
+        self.difficulty = difficulty
+        self.num_levels = check_limit(num_levels, "num_levels")
+        if not isinstance(start_level, (int, np.integer)) or isinstance(start_level, bool) or start_level < 0:
+            raise ValueError(f"start_level must be an int >= 0, got {start_level!r}")
+        self.start_level = int(start_level)
+        if slip is not None and not isinstance(slip, SlipModel):
+            raise TypeError(f"slip must be a gridghost SlipModel or None, got {slip!r}")
+        self.slip = slip
+        self.options: dict[str, Any] = dict(options)
+        self.level(self.start_level)  # refuses bad options now, not at the first reset
+
+    # -- identity --------------------------------------------------------------------------------
+    def _key(self) -> tuple[Any, ...]:
+        return (self.rows, self.cols, self.difficulty, self.num_levels, self.start_level, self.slip,
+                json.dumps(self.options, sort_keys=True, default=repr))
+
+    def _levels_key(self) -> tuple[Any, ...]:
+        """What a level's map depends on (not the range of levels)."""
+        return (self.rows, self.cols, self.difficulty, self._band_slip(), json.dumps(self.options, sort_keys=True,
+                                                                                    default=repr))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MapGenerator) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        size = f"{self.rows}x{self.cols}"
+        extra = "".join(f", {k}={v!r}" for k, v in sorted(self.options.items()))
+        return (f"MapGenerator({size}, difficulty={self.difficulty}, num_levels={self.num_levels}, "
+                f"start_level={self.start_level}{extra})")
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)`` of every map."""
+        return self.rows, self.cols
+
+    def _band_slip(self) -> SlipModel:
+        return LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if self.slip is None else self.slip
+
+    def for_slip(self, slip: SlipModel) -> MapGenerator:
+        """This generator measuring its difficulty under ``slip`` (itself when it has no
+        difficulty, or already measures under that slip model).
+
+        Raises:
+            ValueError: the generator was given another slip model explicitly.
+        """
+        if self.difficulty is None or self.slip == slip:
+            return self
+        if self.slip is not None:
+            raise ValueError(f"the map generator measures difficulty under {self.slip!r}, the env's slip is {slip!r}; "
+                             "give the generator the env's slip model (or none)")
+        bound = MapGenerator(self.rows, self.cols, self.difficulty, self.num_levels, self.start_level, slip=slip,
+                             **_without_preset(self.difficulty, self.options))
+        return bound
+
+    # -- levels ----------------------------------------------------------------------------------
+    def draw(self, rng: np.random.Generator) -> int:
+        """The level of the next episode, drawn from ``rng`` (the env's map stream)."""
+        if self.num_levels is None:
+            return self.start_level + int(rng.integers(2**62))
+        return self.start_level + int(rng.integers(self.num_levels))
+
+    def level(self, index: int) -> Layout:
+        """The map of level ``index`` (the same map on every call, in every process).
+
+        Raises:
+            ValueError: ``index`` is not an int >= 0, or a difficulty found no map in its band
+                within :data:`MAX_ATTEMPTS` candidates.
+        """
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
+            raise ValueError(f"level index must be an int >= 0, got {index!r}")
+        return _level(self._levels_key(), self, int(index))[0]
+
+    def level_success(self, index: int) -> float | None:
+        """The measured success probability of level ``index`` (``None`` without a difficulty:
+        nothing is solved)."""
+        self.level(index)
+        return _level(self._levels_key(), self, int(index))[1]
+
+    def _build(self, index: int) -> tuple[Layout, float | None]:
+        """Level ``index``: its first candidate map in the band, and the map's success probability."""
+        name = f"level-{index}-{self.rows}x{self.cols}" + ("" if self.difficulty is None else f"-d{self.difficulty}")
+        preset = None if self.difficulty is None else DIFFICULTIES[self.difficulty]
+        for attempt in range(MAX_ATTEMPTS if preset else 1):
+            seed = np.random.SeedSequence(index, spawn_key=(attempt,))
+            layout = Layout.generate(self.rows, self.cols, seed=seed, name=name, **self.options)
+            if preset is None:
+                return layout, None
+            success = success_probability(layout, self._band_slip())
+            if preset.low <= success <= preset.high:
+                return layout, success
+        raise ValueError(f"difficulty {self.difficulty} found no map of success probability in "
+                         f"[{preset.low}, {preset.high}] within {MAX_ATTEMPTS} candidates for level {index}; "  # type: ignore[union-attr]
+                         "the generator's options make the band unreachable")
+
+    # -- data --------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The generator as JSON-able data: ``{"generator": {...}}``; :meth:`from_dict` reads it back.
+
+        Raises:
+            ValueError: a custom slip model (it has no dict form).
+        """
+        from gridghost.config import slip_to_dict
+
+        return {"generator": {
+            "rows": self.rows, "cols": self.cols, "difficulty": self.difficulty, "num_levels": self.num_levels,
+            "start_level": self.start_level, "slip": None if self.slip is None else slip_to_dict(self.slip),
+            "options": _without_preset(self.difficulty, self.options),
+        }}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MapGenerator:
+        """Build a generator from :meth:`to_dict`'s form.
+
+        Raises:
+            TypeError, ValueError: not that form, or settings the constructor refuses.
+        """
+        from gridghost.config import slip_from_dict
+
+        fields = {"rows", "cols", "difficulty", "num_levels", "start_level", "slip", "options"}
+        body = data.get("generator") if isinstance(data, Mapping) and set(data) == {"generator"} else None
+        if not isinstance(body, Mapping) or not set(body) <= fields:
+            raise TypeError(f"a map generator dict is {{'generator': {{...}}}} with keys {sorted(fields)}, "
+                            f"got {data!r}")
+        settings = dict(body)
+        options = settings.pop("options", None) or {}
+        if not isinstance(options, Mapping):
+            raise TypeError(f"a map generator's 'options' must be a dict, got {options!r}")
+        if settings.get("slip") is not None:
+            settings["slip"] = slip_from_dict(settings["slip"])
+        if settings.get("difficulty") is None:
+            settings.setdefault("rows", None)
+        return cls(**settings, **options)
+
+
+def _without_preset(difficulty: int | None, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` without the entries the difficulty's preset sets to the same values."""
+    preset = {} if difficulty is None else DIFFICULTIES[difficulty].options
+    return {key: value for key, value in options.items() if key not in preset or preset[key] != value}
+
+
+def _level(key: tuple[Any, ...], generator: MapGenerator, index: int) -> tuple[Layout, float | None]:
+    # The cache is keyed by what a level depends on; the generator itself rides along to build it
+    # (equal keys build equal maps, whichever generator builds them).
+    return _CACHE.get(key, index, generator)
+
+
+class _LevelCache:
+    """Solved levels by (settings, index), at most :data:`LEVEL_CACHE_SIZE` of them."""
+
+    def __init__(self) -> None:
+        self._store: dict[tuple[Any, int], tuple[Layout, float | None]] = {}
+
+    def get(self, key: tuple[Any, ...], index: int, generator: MapGenerator) -> tuple[Layout, float | None]:
+        entry = self._store.pop((key, index), None)
+        if entry is None:
+            entry = generator._build(index)
+            if len(self._store) >= LEVEL_CACHE_SIZE:
+                del self._store[next(iter(self._store))]
+        self._store[(key, index)] = entry  # most recently used last
+        return entry
+
+    def clear(self) -> None:
+        self._store.clear()
+
+
+_CACHE = _LevelCache()
+
+
+def clear_level_cache() -> None:
+    """Forget every solved level (for measuring the cost of drawing levels)."""
+    _CACHE.clear()
+
+
+def resolve_layout(value: Any) -> Layout | MapGenerator:
+    """What every env's ``layout=`` accepts, as a :class:`Layout` or a :class:`MapGenerator`: a
+    Layout or a generator as it is; a shipped map's name (``"classic"``, see
+    :func:`gridghost.maps.names`); a map drawn as text (:meth:`Layout.from_text`, recognised by
+    its line breaks); a dict (:meth:`Layout.to_dict`'s or :meth:`MapGenerator.to_dict`'s form);
+    or the path of a text file (``.json`` files hold a dict).
+
+    Raises:
+        TypeError: none of these kinds.
+        ValueError: an unknown name or a missing file (the message lists the shipped names), or a
+            map the text, dict or file describes badly.
+    """
+    if isinstance(value, (Layout, MapGenerator)):
+        return value
+    if isinstance(value, Mapping):
+        return MapGenerator.from_dict(value) if "generator" in value else Layout.from_dict(value)
+    if isinstance(value, str) and "\n" in value:
+        return Layout.from_text(value)
+    if isinstance(value, (str, os.PathLike)):
+        from gridghost import maps
+
+        if isinstance(value, str) and value in maps.names():
+            return maps.load(value)
+        path = Path(value)
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if path.suffix.lower() == ".json":
+                return resolve_layout(json.loads(text))
+            return Layout.from_text(text)
+        raise ValueError(f"layout {str(value)!r} is neither a shipped map ({', '.join(maps.names())}) nor a file")
+    raise TypeError(
+        "layout must be a Layout, a MapGenerator, a shipped map's name, a map drawn as text, a dict or a path, "
+        f"got {value!r}"
+    )
+
+
+def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | MapGenerator:
+    """What an env plays, from its ``layout=`` and ``difficulty=`` keywords: ``layout`` as
+    :func:`resolve_layout` reads it, the classic map when it is ``None``, or the preset
+    ``MapGenerator(difficulty=difficulty)``.
+
+    Raises:
+        ValueError: both ``layout`` and ``difficulty`` (a generator takes ``difficulty=`` itself),
+            or an unknown difficulty.
+        TypeError, ValueError: as :func:`resolve_layout`.
+    """
+    if difficulty is not None:
+        if layout is not None:
+            raise ValueError("pass difficulty= or layout=, not both (a MapGenerator takes difficulty= itself: "
+                             "layout=MapGenerator(difficulty=2, num_levels=500))")
+        check_choice(difficulty, "difficulty", tuple(DIFFICULTIES))
+        return MapGenerator(difficulty=difficulty)
+    if layout is None:
+        from gridghost.layout import CLASSIC
+
+        return CLASSIC
+    return resolve_layout(layout)
