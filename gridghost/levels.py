@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_limit
+from gridghost.checks import check_limit
 from gridghost.layout import Layout
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
 
@@ -80,6 +80,20 @@ MAX_ATTEMPTS = 1000
 BAND_HORIZON, BAND_GAMMA, BAND_TOL = 100, 0.99, 1e-6
 #: The most levels kept solved per process (all generators together).
 LEVEL_CACHE_SIZE = 4096
+
+
+def check_difficulty(value: Any) -> int:
+    """Return ``value`` if it is a difficulty preset (an int in :data:`DIFFICULTIES`).
+
+    Raises:
+        TypeError: not an int (bools are refused).
+        ValueError: an int that is no preset.
+    """
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"difficulty must be an int in {sorted(DIFFICULTIES)}, got {value!r}")
+    if int(value) not in DIFFICULTIES:
+        raise ValueError(f"unknown difficulty {value!r}; accepted: {sorted(DIFFICULTIES)}")
+    return int(value)
 
 
 def success_probability(layout: Layout, slip: SlipModel | None = None) -> float:
@@ -136,7 +150,7 @@ class MapGenerator:
         **options: Any,
     ) -> None:
         if difficulty is not None:
-            check_choice(difficulty, "difficulty", tuple(DIFFICULTIES))
+            check_difficulty(difficulty)
             preset = DIFFICULTIES[difficulty]
             for name, value, expected in (("rows", rows, preset.rows), ("cols", cols, preset.cols)):
                 if value is not None and value != expected:
@@ -373,7 +387,7 @@ def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | Ma
         if layout is not None:
             raise ValueError("pass difficulty= or layout=, not both (a MapGenerator takes difficulty= itself: "
                              "layout=MapGenerator(difficulty=2, num_levels=500))")
-        check_choice(difficulty, "difficulty", tuple(DIFFICULTIES))
+        check_difficulty(difficulty)
         return MapGenerator(difficulty=difficulty)
     if layout is None:
         from gridghost.layout import CLASSIC

@@ -12,6 +12,7 @@ import gridghost
 from gridghost import CLASSIC, GridGhostGymEnv, Layout, Rewards
 from gridghost.config import GameConfig
 from gridghost.filters import ParticleFilter
+from gridghost.levels import MapGenerator
 from gridghost.sensors import ClassifierSensor, ColorSensor, ItemSensor
 from gridghost.slip import LongitudinalSlip, SlipModel
 
@@ -36,6 +37,9 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "filter object on a subset": dict(slip_probability=0.3, sensors=SENSORS,
                                       belief_filter=particle_reading_items(SENSORS), show_belief=False),
     "no ghost, other map": dict(layout=WALLED, use_ghost=False, max_cycles=None, slip_probability=0.5),
+    "map generator with a filter": dict(layout=MapGenerator(5, 7, num_levels=4, start_level=9, walls="scattered"),
+                                        belief_filter="particle", obs_type="vector", sensors=SENSORS),
+    "difficulty": dict(difficulty=1, slip="perpendicular", slip_probability=0.1),
 }
 
 
