@@ -442,6 +442,24 @@ class Layout:
         """The label of a cell (``""`` when it has none)."""
         return self.texts.get((row, col), "")
 
+    @classmethod
+    def generate(
+        cls, rows: int, cols: int, seed: int | np.random.SeedSequence | None = None, **options: Any
+    ) -> Layout:
+        """Draw a random playable map: :func:`gridghost.generate.generate_layout`, which documents
+        the ``options`` (``walls``, ``loops``, ``wall_density``, ``num_goals``, ``min_distance``,
+        ``colour_probabilities``, ``item_density``, ``name``) and the guarantees.
+
+        >>> Layout.generate(6, 6, seed=7) == Layout.generate(6, 6, seed=7)
+        True
+
+        Raises:
+            TypeError, ValueError: as :func:`~gridghost.generate.generate_layout`.
+        """
+        from gridghost.generate import generate_layout  # generate imports this module
+
+        return generate_layout(rows, cols, seed, **options)
+
 
 def _walls(shape: tuple[int, int], cells: Iterable[Cell]) -> np.ndarray:
     walls = np.zeros(shape, dtype=bool)

@@ -127,6 +127,21 @@ def test_solve_speed_benchmark_prints_times_and_a_sweep_ratio_per_map() -> None:
         assert re.search(rf"^{name}\s+{states}\s+{times}\s+\d+\.\d\d ms\s+[\d.]+ ms\s+\d+x$", out, flags=re.M), out
 
 
+
+def test_map_generation_benchmark_prints_a_time_and_ratio_per_size_and_wall_kind() -> None:
+    out = run_script("benchmarks/map_generation.py", "--rounds", "1", "--maps", "3", "--sizes", "6", "16")
+    for size in ("6x6 ", "16x16"):
+        for kind in ("maze", "scattered", "none"):
+            assert re.search(rf"^ ?{size} {kind}\s+\d+\.\d\d\s+\d+\.\d\d\s+\d+\.\dx$", out, flags=re.M), out
+
+
+def test_difficulty_study_prints_deciles_bands_and_times_per_setting() -> None:
+    out = run_script("benchmarks/difficulty_study.py", "--seeds", "4", "--sizes", "5", "--settings", "maze-0.3",
+                     "none", "--check-tol", "2")
+    for name in ("maze-0.3", "none"):
+        numbers = r"\s+".join([r"[01]\.\d\d"] * 15)
+        assert re.search(rf"^\s+5 {name}\s+{numbers}\s+\d+\.\d\s+\d\.\de[-+]\d\d$", out, flags=re.M), out
+
 # -- the renderer's scripts and picture ---------------------------------------------------------
 
 def run_failing_script(*args: str) -> str:

@@ -1,0 +1,271 @@
+"""Random maps: :func:`generate_layout`, also reachable as :meth:`Layout.generate
+<gridghost.layout.Layout.generate>`.
+
+A generated map is drawn in this order from one ``np.random.default_rng(seed)``: the walls, then
+the agent's start, the ghost's start and the goals, then the colours, then the items. The same
+seed and options give an equal :class:`~gridghost.layout.Layout` on every run and machine.
+
+Guarantees, for every map returned:
+
+- every cell can reach every other one (no enclosed cells), so the starts and goals are mutually
+  reachable;
+- the agent's start is at least ``min_distance`` steps (shortest paths through the walls) from the
+  ghost's start and from every goal; the ghost never starts on a goal but may start near one (how
+  near is part of what makes a map hard, so it is left to chance);
+- hence, with ``min_distance >= 3``, the agent's opening move cannot end the game under any slip
+  model that moves at most two cells per turn (every shipped one), which a ghost learner needs:
+  its first observation comes after that move, and Gymnasium's ``reset`` cannot report a finished
+  episode.
+
+>>> layout = generate_layout(6, 6, seed=7)
+>>> layout.name, layout.shape
+('generated-6x6-7', (6, 6))
+>>> generate_layout(6, 6, seed=7) == layout
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gridghost.checks import check_choice, check_distribution, check_limit, check_probability, check_seed
+from gridghost.layout import ITEMS, MAX_CELLS, Cell, Layout
+
+#: The kinds of walls :func:`generate_layout` draws.
+WALL_KINDS: tuple[str, ...] = ("maze", "scattered", "none")
+#: The default fraction of a perfect maze's walls removed to make loops.
+DEFAULT_LOOPS = 0.3
+#: The default probability of a wall on each inner edge of a ``"scattered"`` map.
+DEFAULT_WALL_DENSITY = 0.3
+#: The default probabilities of white, red and green cells.
+DEFAULT_COLOUR_PROBABILITIES = (0.5, 0.25, 0.25)
+#: How many maps are drawn before the constraints are declared unsatisfiable.
+MAX_ATTEMPTS = 100
+
+_ITEM_NAMES = tuple(ITEMS)
+
+
+def generate_layout(
+    rows: int,
+    cols: int,
+    seed: int | np.random.SeedSequence | None = None,
+    *,
+    walls: str = "maze",
+    loops: float | None = None,
+    wall_density: float | None = None,
+    num_goals: int = 1,
+    min_distance: int = 3,
+    colour_probabilities: Sequence[float] | None = DEFAULT_COLOUR_PROBABILITIES,
+    item_density: float = 0.15,
+    name: str | None = None,
+) -> Layout:
+    """Draw a random playable map.
+
+    Args:
+        rows, cols: the grid's size, ints >= 1 with ``2 <= rows * cols <=`` :data:`MAX_CELLS`.
+        seed: ``None`` (fresh entropy), an int >= 0 or a ``np.random.SeedSequence``; the only
+            source of randomness.
+        walls: ``"maze"``: a perfect maze (a random spanning tree of the cells, by randomized
+            Kruskal) with a fraction ``loops`` of its walls then removed, since in a perfect maze
+            the ghost corners the agent in any dead end; ``"scattered"``: each inner edge a wall
+            with probability ``wall_density``, then just enough of them removed, in random order,
+            to connect every cell; ``"none"``: an open room.
+        loops: for ``"maze"`` only: the probability that each wall of the perfect maze is removed
+            (0 keeps the perfect maze, 1 leaves an open room); ``None`` means
+            :data:`DEFAULT_LOOPS`.
+        wall_density: for ``"scattered"`` only: the probability of a wall on each inner edge;
+            ``None`` means :data:`DEFAULT_WALL_DENSITY`.
+        num_goals: how many goal cells, an int >= 1.
+        min_distance: the fewest steps, through the walls, from the agent's start to the ghost's
+            start and to every goal; an int >= 1. At least 3 keeps the opening move from ending
+            the game (see the module's docstring).
+        colour_probabilities: the probabilities of white, red and green cells (three numbers
+            summing to 1), or ``None`` for an all-white map.
+        item_density: the probability that a cell holds an item (one of
+            :data:`~gridghost.layout.ITEMS`, uniformly).
+        name: the layout's name; ``None`` means ``"generated-{rows}x{cols}-{seed}"`` for an int
+            seed and ``"generated-{rows}x{cols}"`` otherwise.
+
+    Returns:
+        The :class:`~gridghost.layout.Layout`.
+
+    Raises:
+        TypeError: an argument of the wrong type (naming it).
+        ValueError: an argument out of range, ``loops`` given without ``walls="maze"`` or
+            ``wall_density`` without ``walls="scattered"``, or no map of :data:`MAX_ATTEMPTS`
+            draws meets ``num_goals`` and ``min_distance`` on a ``rows x cols`` grid.
+    """
+    rows = _check_count(rows, "rows")
+    cols = _check_count(cols, "cols")
+    if not 2 <= rows * cols <= MAX_CELLS:
+        raise ValueError(
+            f"rows x cols must give 2..{MAX_CELLS} cells (gridghost.layout.MAX_CELLS), got {rows} x {cols}"
+        )
+    seed = check_seed(seed, "seed", allow_sequence=True)
+    walls = check_choice(walls, "walls", WALL_KINDS)
+    if loops is not None and walls != "maze":
+        raise ValueError(f"loops applies to walls='maze' only, got loops={loops!r} with walls={walls!r}")
+    if wall_density is not None and walls != "scattered":
+        raise ValueError(
+            f"wall_density applies to walls='scattered' only, got wall_density={wall_density!r} with walls={walls!r}"
+        )
+    loops = check_probability(DEFAULT_LOOPS if loops is None else loops, "loops")
+    wall_density = check_probability(DEFAULT_WALL_DENSITY if wall_density is None else wall_density, "wall_density")
+    num_goals = _check_count(num_goals, "num_goals")
+    min_distance = _check_count(min_distance, "min_distance")
+    colour_p = None if colour_probabilities is None else check_distribution(
+        colour_probabilities, "colour_probabilities", 3
+    )
+    item_density = check_probability(item_density, "item_density")
+    if name is None:
+        name = f"generated-{rows}x{cols}" + (f"-{seed}" if isinstance(seed, int) else "")
+    elif not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {name!r}")
+
+    infeasible = (
+        f"no {rows}x{cols} map with num_goals={num_goals} goals and min_distance={min_distance} "
+        f"(walls={walls!r})"
+    )
+    # A cell min_distance steps away lies at the end of a path of min_distance + 1 cells, only one
+    # of which may hold the ghost or a goal.
+    if rows * cols < min_distance + num_goals + 1:
+        raise ValueError(
+            f"{infeasible}: the agent, the ghost and the goals need at least min_distance + num_goals + 1 = "
+            f"{min_distance + num_goals + 1} cells, the grid has {rows * cols}"
+        )
+
+    rng = np.random.default_rng(seed)
+    edges = _Edges(rows, cols)
+    for _ in range(MAX_ATTEMPTS):
+        wall = edges.draw_walls(walls, loops, wall_density, rng)
+        starts = _draw_starts(edges, wall, num_goals, min_distance, rng)
+        if starts is not None:
+            break
+    else:
+        raise ValueError(f"{infeasible}: none of {MAX_ATTEMPTS} draws met the constraints; "
+                         "try a larger grid, fewer goals or a smaller min_distance")
+    agent, ghost, goals = starts
+
+    if colour_p is None:
+        colours = np.zeros((rows, cols), dtype=np.int8)
+    else:
+        colours = rng.choice(3, size=(rows, cols), p=colour_p).astype(np.int8)
+    holders = np.flatnonzero(rng.random(rows * cols) < item_density)
+    kinds = rng.integers(len(_ITEM_NAMES), size=len(holders))
+    items = {divmod(int(cell), cols): (_ITEM_NAMES[kind],) for cell, kind in zip(holders.tolist(), kinds.tolist(),
+                                                                                  strict=True)}
+    horizontal, vertical = edges.split(wall)
+    return Layout(
+        colours=colours,
+        goals=goals,
+        agent_start=agent,
+        ghost_start=ghost,
+        walls_horizontal=horizontal,
+        walls_vertical=vertical,
+        items=items,
+        name=name,
+    )
+
+
+def _check_count(value: object, argument: str) -> int:
+    count = check_limit(value, argument, allow_none=False)
+    assert count is not None  # allow_none=False
+    return count
+
+
+class _Edges:
+    """The inner edges of a ``rows x cols`` grid: the horizontal-wall edges in row-major order,
+    then the vertical-wall ones, each as the two flat cell indices it joins."""
+
+    def __init__(self, rows: int, cols: int) -> None:
+        self.rows, self.cols, self.cells = rows, cols, rows * cols
+        index = np.arange(self.cells).reshape(rows, cols)
+        self.num_horizontal = (rows - 1) * cols
+        self.a = np.concatenate([index[:-1, :].ravel(), index[:, :-1].ravel()])
+        self.b = np.concatenate([index[1:, :].ravel(), index[:, 1:].ravel()])
+        self._a, self._b = self.a.tolist(), self.b.tolist()
+
+    def draw_walls(self, kind: str, loops: float, density: float, rng: np.random.Generator) -> np.ndarray:
+        """A wall flag per edge, with every cell connected to every other."""
+        count = len(self.a)
+        if kind == "none":
+            return np.zeros(count, dtype=bool)
+        if kind == "maze":
+            wall = ~self._connect(np.zeros(count, dtype=bool), rng)
+            return wall & (rng.random(count) >= loops)
+        wall = rng.random(count) < density
+        return ~self._connect(~wall, rng)
+
+    def _connect(self, open_: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``open_`` with closed edges opened, in random order, wherever one joins two parts of
+        the grid not yet connected (randomized Kruskal; on a closed grid, a random spanning tree)."""
+        parent = list(range(self.cells))
+
+        def root(cell: int) -> int:
+            while parent[cell] != cell:
+                parent[cell] = cell = parent[parent[cell]]
+            return cell
+
+        a, b = self._a, self._b
+        parts = self.cells
+        for edge in np.flatnonzero(open_).tolist():
+            ra, rb = root(a[edge]), root(b[edge])
+            if ra != rb:
+                parent[ra] = rb
+                parts -= 1
+        opened = open_.copy()
+        closed = np.flatnonzero(~open_)
+        for edge in closed[rng.permutation(len(closed))].tolist():
+            if parts == 1:
+                break
+            ra, rb = root(a[edge]), root(b[edge])
+            if ra != rb:
+                parent[ra] = rb
+                opened[edge] = True
+                parts -= 1
+        return opened
+
+    def distances_from(self, source: int, wall: np.ndarray) -> np.ndarray:
+        """Shortest-path lengths from ``source`` to every cell through the open edges."""
+        open_edges = ~wall
+        a, b = self.a[open_edges], self.b[open_edges]
+        order = np.argsort(np.concatenate([a, b]), kind="stable")
+        ends = np.concatenate([b, a])[order]
+        starts = np.searchsorted(np.concatenate([a, b])[order], np.arange(self.cells + 1)).tolist()
+        ends_list = ends.tolist()
+        distance = [-1] * self.cells
+        distance[source] = 0
+        frontier = [source]
+        level = 0
+        while frontier:
+            level += 1
+            found = []
+            for cell in frontier:
+                for nxt in ends_list[starts[cell]:starts[cell + 1]]:
+                    if distance[nxt] < 0:
+                        distance[nxt] = level
+                        found.append(nxt)
+            frontier = found
+        return np.array(distance)
+
+    def split(self, wall: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The per-edge flags as ``(walls_horizontal, walls_vertical)`` arrays."""
+        horizontal = wall[: self.num_horizontal].reshape(self.rows - 1, self.cols)
+        vertical = wall[self.num_horizontal :].reshape(self.rows, self.cols - 1)
+        return horizontal, vertical
+
+
+def _draw_starts(
+    edges: _Edges, wall: np.ndarray, num_goals: int, min_distance: int, rng: np.random.Generator
+) -> tuple[Cell, Cell, list[Cell]] | None:
+    """The agent's start, the ghost's start and the goals, or ``None`` when the agent's randomly
+    drawn start has too few cells at least ``min_distance`` away."""
+    agent = int(rng.integers(edges.cells))
+    far = np.flatnonzero(edges.distances_from(agent, wall) >= min_distance)
+    if len(far) < num_goals + 1:
+        return None
+    chosen = rng.choice(far, size=num_goals + 1, replace=False).tolist()
+    cols = edges.cols
+    return divmod(agent, cols), divmod(chosen[0], cols), [divmod(cell, cols) for cell in chosen[1:]]
