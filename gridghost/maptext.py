@@ -173,7 +173,7 @@ def parse_layout(text: str) -> Layout:
         index += 1
     if not drawing:
         raise _error(
-            index + 1, 1,
+            min(index + 1, len(lines)), 1,
             "expected the drawing's top wall ('+---+---+...', one '---' per column); a map starts with its drawing "
             "and the legend (name and symbol lines) follows it",
         )
@@ -225,9 +225,9 @@ def _parse_name(line: str, at: int, number: int) -> str:
     if stripped.startswith('"'):
         start = at + len(rest) - len(stripped)
         name, end = _parse_quoted(line, start, number)
-        tail = line[end:].strip()
+        tail = line[end:].lstrip()
         if tail and not tail.startswith("#"):
-            raise _error(number, end + 1, f"unexpected {tail!r} after the quoted name")
+            raise _error(number, len(line) - len(tail) + 1, f"unexpected {tail!r} after the quoted name")
         return name
     name = rest.split("#", 1)[0].strip()
     if not name:
