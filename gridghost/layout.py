@@ -385,6 +385,30 @@ class Layout:
                 ) from None
         return cls(**fields)
 
+    @classmethod
+    def from_text(cls, text: str) -> Layout:
+        """Read a map drawn as text (the format :mod:`gridghost.maptext` describes): the maze
+        drawing with one symbol per cell, then a legend. Lossless with :meth:`to_text`.
+
+        >>> Layout.from_text(CLASSIC.to_text()) == CLASSIC
+        True
+
+        Raises:
+            TypeError: ``text`` is not a ``str``.
+            ValueError: the text is no valid map; the message names the line and column (1-based).
+        """
+        from gridghost.maptext import parse_layout  # maptext imports this module
+
+        return parse_layout(text)
+
+    def to_text(self) -> str:
+        """The map as text in the format :mod:`gridghost.maptext` describes, canonical (the same
+        layout always gives the same text) and lossless: ``Layout.from_text(layout.to_text()) == layout``.
+        """
+        from gridghost.maptext import format_layout  # maptext imports this module
+
+        return format_layout(self)
+
     @property
     def shape(self) -> tuple[int, int]:
         """``(rows, cols)``."""
