@@ -1,8 +1,8 @@
 """One value for every game setting, and its JSON-able form.
 
 :class:`GameConfig` holds the resolved components of a game: the layout, the slip model, the
-sensors, the rewards, the step limit, whether the ghost plays, the observation encoding and the
-belief filter. Every env exposes the one it was built from as ``.config``;
+sensors, the rewards, the step limit, whether the ghost plays, the observation encoding (with
+its options) and the belief filter. Every env exposes the one it was built from as ``.config``;
 ``config.to_dict()`` is plain JSON-able data and ``GameConfig.from_dict`` reads it back, so that
 an experiment's settings can be saved next to its results and replayed:
 
@@ -32,7 +32,7 @@ from gridghost.filters import (
 )
 from gridghost.layout import CLASSIC, Layout
 from gridghost.levels import MapGenerator
-from gridghost.observations import OBS_TYPES
+from gridghost.observations import MAX_VIEW_RADIUS, OBS_TYPES
 from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
@@ -69,6 +69,11 @@ class GameConfig:
         show_belief: whether pictures draw the belief.
         expert: the solver whose move for the side to move the infos carry
             (``info["expert_action"]``): ``None``, ``"minimax"`` or ``"optimal"``.
+        view_radius: ``obs_type="grid"`` only: ``None`` (the whole map) or the radius of an
+            egocentric window.
+        action_mask_in_obs: whether observations carry the action mask
+            (``{"observation": ..., "action_mask": ...}``).
+        append_step_count: whether observations carry the cycles played over ``max_cycles``.
     """
 
     layout: Layout | MapGenerator = CLASSIC
@@ -82,6 +87,9 @@ class GameConfig:
     belief_filter: str | dict[str, Any] | BeliefFilter | None = None
     show_belief: bool = True
     expert: str | None = None
+    view_radius: int | None = None
+    action_mask_in_obs: bool = False
+    append_step_count: bool = False
 
     def __post_init__(self) -> None:
         # The types only: what the values mean (a sensor measuring another map, a filter for
@@ -100,6 +108,9 @@ class GameConfig:
         check_flag(self.show_belief, "GameConfig.show_belief")
         check_choice(self.obs_type, "GameConfig.obs_type", OBS_TYPES)
         check_choice(self.expert, "GameConfig.expert", EXPERTS, allow_none=True)
+        check_limit(self.view_radius, "GameConfig.view_radius", maximum=MAX_VIEW_RADIUS)
+        check_flag(self.action_mask_in_obs, "GameConfig.action_mask_in_obs")
+        check_flag(self.append_step_count, "GameConfig.append_step_count")
         if not isinstance(self.belief_filter, (str, dict, BeliefFilter, type(None))):
             raise TypeError(
                 "GameConfig.belief_filter must be None, a filter name, a spec dict or a filter, "
@@ -129,6 +140,9 @@ class GameConfig:
             "belief_filter": _filter_to_dict(self.belief_filter),
             "show_belief": self.show_belief,
             "expert": self.expert,
+            "view_radius": self.view_radius,
+            "action_mask_in_obs": self.action_mask_in_obs,
+            "append_step_count": self.append_step_count,
         }
 
     @classmethod

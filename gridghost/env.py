@@ -5,7 +5,10 @@
 | Agents             | ``["agent", "ghost"]``, agent first; ``["agent"]`` if no ghost    |
 | Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
 | Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box;|
-|                    | ``"belief"``: the agent's dict plus its belief filter's map       |
+|                    | ``"belief"``: the agent's dict plus its belief filter's map;      |
+|                    | ``"belief_vector"``: the vector plus a belief map; ``"grid"``:    |
+|                    | float32 planes ``C x rows x cols`` (or an egocentric window);     |
+|                    | ``"text"``: an English description (``Text``)                     |
 | State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
 | Parallel API       | no: the ghost sees the agent's move, so the game is turn-based    |
 
@@ -14,7 +17,11 @@ slip (see :mod:`gridghost.slip`); after each of its moves the agent's sensors re
 :mod:`gridghost.sensors`). The ghost never slips.
 
 Observation space
-    See :mod:`gridghost.observations`. Neither side is told its own absolute position.
+    See :mod:`gridghost.observations` (channels, slots, the text). The vector and text
+    encodings do not tell a side its own absolute position; the whole-map grid does. Every
+    encoding but ``"dict"`` and ``"belief"`` gives both sides the same space object.
+    ``action_mask_in_obs=True`` wraps it as ``{"observation": ..., "action_mask": int8[4]}``;
+    ``append_step_count=True`` adds the cycles played over ``max_cycles``.
 
 Action mask
     ``info["action_mask"]``, a read-only ``int8[4]`` indexed by action: 1 where a move changes
@@ -56,7 +63,7 @@ Arguments
     ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
     rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True,
-    expert=None)`` or
+    expert=None, view_radius=None, action_mask_in_obs=False, append_step_count=False)`` or
     ``gridghost.env(config=..., render_mode=None)``; see :class:`GridGhostEnv`. ``env.config``
     holds the resolved settings.
 
@@ -71,12 +78,15 @@ Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
     ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views;
     ``belief_filter``, ``show_belief`` and ``obs_type="belief"`` with the belief filters;
-    ``config`` and ``env.config`` with the game kernel; ``expert`` with the solver.
+    ``config`` and ``env.config`` with the game kernel; ``expert`` with the solver;
+    ``obs_type`` ``"grid"``, ``"belief_vector"`` and ``"text"``, ``view_radius``,
+    ``action_mask_in_obs`` and ``append_step_count`` for learning libraries.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -178,7 +188,8 @@ class GridGhostEnv(AECEnv):
             means 0.8.
         max_cycles: cycles (agent move + ghost move) before both sides are truncated; ``None``
             for no limit (the single-agent views leave truncation to Gymnasium's ``TimeLimit``).
-        obs_type: the observation encoding; ``"dict"`` is the reference observation.
+        obs_type: the observation encoding, one of
+            :data:`~gridghost.observations.OBS_TYPES`; ``"dict"`` is the reference observation.
         rewards: the agent's :class:`~gridghost.rules.Rewards`; ``None`` means the reference's.
         ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated). Only with
             ``use_ghost=True``.
@@ -191,7 +202,8 @@ class GridGhostEnv(AECEnv):
             reset readings on ``reset``, and predicts with the intended action and updates with
             the readings after every agent move; the agent's info then holds
             ``estimated_pos``. It draws from a generator of its own spawned from the reset seed, so
-            it never changes the game. ``None`` with ``obs_type="belief"`` means ``"histogram"``.
+            it never changes the game. ``None`` with ``obs_type="belief"`` or ``"belief_vector"``
+            means ``"histogram"``.
             A filter passed in must read the env's own sensor objects (pass ``sensors=`` and
             build the filter with them).
         show_belief: whether pygame pictures draw the belief filter's map and estimate; ``False``
@@ -200,6 +212,12 @@ class GridGhostEnv(AECEnv):
             move in ``info["expert_action"]``, for imitation learning (see Information above).
             The game is solved when the env is built (:mod:`gridghost.solve`; milliseconds on the
             classic map, seconds on 16 x 16).
+        view_radius: ``obs_type="grid"`` only: ``None`` for the whole map, or ``k`` (an int
+            >= 1) for an egocentric ``(2k+1) x (2k+1)`` window.
+        action_mask_in_obs: wrap each observation as ``{"observation": ..., "action_mask":
+            int8[4]}`` (the observer's mask, as in its info); not with ``obs_type="text"``.
+        append_step_count: add the cycles played over ``max_cycles`` to each observation;
+            needs a ``max_cycles``.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -230,6 +248,9 @@ class GridGhostEnv(AECEnv):
         show_belief: bool = True,
         expert: str | None = None,
         difficulty: int | None = None,
+        view_radius: int | None = None,
+        action_mask_in_obs: bool = False,
+        append_step_count: bool = False,
     ) -> None:
         super().__init__()
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
@@ -248,7 +269,7 @@ class GridGhostEnv(AECEnv):
         if ghost_rewards is not None and not self.use_ghost:
             raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
                              "leave it None")
-        if belief_filter is None and obs_type == "belief":
+        if belief_filter is None and obs_type in ("belief", "belief_vector"):
             belief_filter = "histogram"
         self.show_belief = check_flag(show_belief, "show_belief")
         if not self.show_belief and belief_filter is None:
@@ -259,6 +280,8 @@ class GridGhostEnv(AECEnv):
         self.expert = expert
         self.obs_type = obs_type
         # What a map is built with; _use_map builds the map's components from them.
+        self._observation_settings = dict(view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
+                                          append_step_count=append_step_count, max_cycles=self.max_cycles)
         self._settings = (sensors, color_sensor_quality, rewards, ghost_rewards, belief_filter)
         self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
         self._renderer: Renderer | None = None  # created by the first pygame render
@@ -275,7 +298,8 @@ class GridGhostEnv(AECEnv):
             layout=self.maps if self.maps is not None else self.layout, slip=self.slip,
             sensors=self.sensors, rewards=self.agent_rewards,
             ghost_rewards=ghost_rewards, max_cycles=self.max_cycles, use_ghost=self.use_ghost, obs_type=obs_type,
-            belief_filter=spec, show_belief=self.show_belief, expert=expert,
+            belief_filter=spec, show_belief=self.show_belief, expert=expert, view_radius=view_radius,
+            action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
         )
 
         self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
@@ -329,7 +353,11 @@ class GridGhostEnv(AECEnv):
         tracker = None if belief_filter is None else make_filter(belief_filter, layout, self.slip, bound)
         if tracker is not None:
             tracker.claim(self)
-        encoder = make_observations(self.obs_type, kernel.board, None if tracker is None else tracker.belief)
+        encoder = make_observations(
+            self.obs_type, kernel.board, None if tracker is None else tracker.belief,
+            functools.partial(getattr, self, "cycles"),  # not a lambda: envs pickle
+            **self._observation_settings,
+        )
         # The expert's action per state for each side it advises, by cell pair (bytes: Python ints)
         expert = {} if self.expert is None else {
             AGENTS[side]: table for side, table in expert_tables(kernel, self.expert).items()

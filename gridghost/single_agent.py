@@ -11,8 +11,12 @@ rules.
 |---------------|----------------------------------------------------------------------------------|
 | Actions       | Discrete(4): 0 left, 1 down, 2 right, 3 up                                       |
 | Observations  | ``obs_type="dict"`` (the reference dict of the controlled side), ``"vector"``    |
-|               | (flat ``float32`` ``Box(26)``, the same space for both sides) or ``"belief"``    |
-|               | (the agent's dict plus its belief filter's ``rows x cols`` map)                  |
+|               | (flat ``float32`` ``Box(26)``, the same space for both sides), ``"belief"``      |
+|               | (the agent's dict plus its belief filter's ``rows x cols`` map),                 |
+|               | ``"belief_vector"`` (``Box(26 + rows * cols)``), ``"grid"`` (``float32``          |
+|               | ``Box(15, rows, cols)``; with ``view_radius=k``, ``Box(16, 2k+1, 2k+1)``) or     |
+|               | ``"text"`` (``Text``); see :mod:`gridghost.observations`                         |
+| Options       | ``action_mask_in_obs``, ``append_step_count`` (needs ``max_cycles``)             |
 | Step limit    | ``max_episode_steps=100`` learner steps through Gymnasium's ``TimeLimit``        |
 
 Rewards
@@ -137,7 +141,9 @@ class Duel:
             to a reference-style class. An object that samples from an action space of its own
             is not seeded by gridghost.
         opponent_obs_type: the encoding the opponent's policy reads, whatever the caller's;
-            ``"dict"`` (default) is what reference-style policies expect. ``"belief"`` serves an
+            one of :data:`~gridghost.observations.OBS_TYPES`, without the options (no mask,
+            no step count, the whole-map grid); ``"dict"`` (default) is what reference-style
+            policies expect. ``"belief"`` serves an
             opponent agent (a :class:`~gridghost.solve.QMDPAgent`, say) when the game has a
             ``belief_filter``: the filter follows the agent.
         after_half_turn: called after every half-turn this object plays (the interface's
@@ -179,6 +185,9 @@ class Duel:
             )
         if controlled == GHOST and not game.use_ghost:
             raise ValueError("controlled='ghost' needs the ghost in the game (use_ghost=True)")
+        if opponent_obs_type == "belief_vector" and game.belief_filter is None:
+            raise ValueError("opponent_obs_type='belief_vector' shows the agent's belief filter's map: it needs a game "
+                             "with a belief_filter; use 'vector'")
         # The opponent's own action space, seeded from the reset seed, so that reference-style
         # policies drawing from action_space.sample() are reproducible too.
         self.opponent_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -374,7 +383,10 @@ class GridGhostGymEnv(gymnasium.Env):
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
         **game: the game's settings, forwarded to :class:`~gridghost.env.GridGhostEnv` as they
             are (see :func:`~gridghost.env.make_game`): ``obs_type`` (``"dict"`` by default, the
-            reference observation; ``"vector"``; ``"belief"``, ``controlled="agent"`` only),
+            reference observation; ``"vector"``; ``"belief"``, ``controlled="agent"`` only;
+            ``"belief_vector"``; ``"grid"``; ``"text"``), ``view_radius``,
+            ``action_mask_in_obs``, ``append_step_count`` (with ``max_cycles``: it is the
+            denominator; the ``TimeLimit`` is not known to the env),
             ``max_cycles`` (here ``None`` by default: ``TimeLimit`` truncates), ``layout``,
             ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
             ``rewards``, ``ghost_rewards``, ``use_ghost``, ``belief_filter`` (the agent's info

@@ -73,7 +73,8 @@ def test_observations_are_fresh_objects() -> None:
 
 def test_spaces_are_the_same_objects_and_unknown_types_raise() -> None:
     assert OBS.space(Side.AGENT) is OBS.space(Side.AGENT)
-    with pytest.raises(ValueError, match="unknown obs_type 'pixels'; accepted: \\['dict', 'vector', 'belief'\\]"):
+    with pytest.raises(ValueError, match="unknown obs_type 'pixels'; accepted: \\['dict', 'vector', 'belief', 'grid', "
+                                         "'belief_vector', 'text'\\]"):
         make_observations("pixels", BOARD)
 
 
