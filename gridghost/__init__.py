@@ -33,6 +33,7 @@ from gridghost.config import GameConfig
 from gridghost.env import GridGhostEnv, env, raw_env
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, COLOURS, ITEMS, Layout
+from gridghost.levels import DIFFICULTIES, MapGenerator
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import Action, Board, GameState, Outcome, Rewards, board_for
 from gridghost.sensors import ColorSensor, Sensor
@@ -46,6 +47,7 @@ ENV_ID = "gridghost/GridGhost-v0"
 __all__ = [
     "CLASSIC",
     "COLOURS",
+    "DIFFICULTIES",
     "ENV_ID",
     "ITEMS",
     "Action",
@@ -61,6 +63,7 @@ __all__ = [
     "GridGhostGymEnv",
     "Layout",
     "LongitudinalSlip",
+    "MapGenerator",
     "NoSlip",
     "Outcome",
     "PerpendicularSlip",

@@ -71,6 +71,8 @@ class AgentInterface:
         max_steps: truncate after this many steps; ``None`` (the reference) never truncates.
         filter_type: ``"particle"`` (the reference's filter) or ``"histogram"``, the exact Bayes
             filter (:class:`~gridghost.filters.HistogramFilter`).
+        difficulty: ``None`` or a difficulty preset 0..3: a fresh generated map of that
+            difficulty at every reset (see :mod:`gridghost.levels`); not with ``layout``.
 
     Attributes:
         belief_filter: the filter of the current map (``None`` with
@@ -106,6 +108,7 @@ class AgentInterface:
         layout: Any = None,
         max_steps: int | None = None,
         filter_type: str = "particle",
+        difficulty: int | None = None,
     ) -> None:
         self.render_enabled = check_flag(render, "render")
         if not render and render_mode == "human":
@@ -151,6 +154,7 @@ class AgentInterface:
         self.env = GridGhostEnv(
             render_mode="human" if render and render_mode is None else render_mode,
             layout=layout,
+            difficulty=difficulty,
             slip=slip,
             sensors=sensors,
             max_cycles=max_steps,

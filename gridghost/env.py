@@ -60,10 +60,11 @@ Information
       cnn_prediction and cnn_probs
 
 Arguments
-    ``gridghost.env(render_mode=None, layout=CLASSIC, slip=None, slip_probability=None,
+    ``gridghost.env(render_mode=None, layout=None, slip=None, slip_probability=None,
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
     rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True,
-    expert=None, view_radius=None, action_mask_in_obs=False, append_step_count=False)`` or
+    expert=None, difficulty=None, view_radius=None, action_mask_in_obs=False,
+    append_step_count=False)`` or
     ``gridghost.env(config=..., render_mode=None)``; see :class:`GridGhostEnv`. ``env.config``
     holds the resolved settings.
 
@@ -80,7 +81,8 @@ Version history
     ``belief_filter``, ``show_belief`` and ``obs_type="belief"`` with the belief filters;
     ``config`` and ``env.config`` with the game kernel; ``expert`` with the solver;
     ``obs_type`` ``"grid"``, ``"belief_vector"`` and ``"text"``, ``view_radius``,
-    ``action_mask_in_obs`` and ``append_step_count`` for learning libraries.
+    ``action_mask_in_obs`` and ``append_step_count`` for learning libraries; ``layout`` as a
+    name, text, dict, path or map generator, and ``difficulty``, with the maps.
 """
 
 from __future__ import annotations
@@ -175,7 +177,15 @@ class GridGhostEnv(AECEnv):
             half-turn); ``"rgb_array"`` (``render()`` returns the picture as a
             ``height x width x 3`` ``uint8`` array); or ``"ansi"`` (``render()`` returns the text
             picture).
-        layout: the map; :data:`~gridghost.layout.CLASSIC` by default.
+        layout: the map: a :class:`~gridghost.layout.Layout`, a shipped map's name
+            (``"classic"``, ``"maze9"``, ...: :func:`gridghost.maps.names`), a map drawn as text
+            (:meth:`~gridghost.layout.Layout.from_text`), a dict (``Layout.to_dict()``'s form), a
+            path of a text or ``.json`` file, or a :class:`~gridghost.levels.MapGenerator`, which
+            draws a fresh map at every reset from a stream spawned from the reset seed
+            (:attr:`layout` is then the current episode's map and :attr:`level` its level).
+            ``None`` means the classic map. A generator measures its difficulty under this env's
+            slip model; sensors are bound to each map, and the belief filter must then be given
+            as a name or spec dict.
         slip: a slip model or a slip type name (``"none"``, ``"longitudinal"``,
             ``"perpendicular"``); ``None`` builds it from ``slip_type`` and ``slip_probability``.
         slip_probability: the reference keyword; ``None`` means 0.2.
@@ -211,7 +221,9 @@ class GridGhostEnv(AECEnv):
         expert: ``None``, ``"minimax"`` or ``"optimal"``: the side to move finds the expert's
             move in ``info["expert_action"]``, for imitation learning (see Information above).
             The game is solved when the env is built (:mod:`gridghost.solve`; milliseconds on the
-            classic map, seconds on 16 x 16).
+            classic map, seconds on 16 x 16), and for every new map a generator draws.
+        difficulty: ``None`` or a preset 0..3 of :data:`gridghost.levels.DIFFICULTIES`: the
+            same as ``layout=MapGenerator(difficulty=difficulty)``; not with ``layout``.
         view_radius: ``obs_type="grid"`` only: ``None`` for the whole map, or ``k`` (an int
             >= 1) for an egocentric ``(2k+1) x (2k+1)`` window.
         action_mask_in_obs: wrap each observation as ``{"observation": ..., "action_mask":
@@ -222,6 +234,15 @@ class GridGhostEnv(AECEnv):
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
     """
+
+    # The current map and its components (see _use_map).
+    layout: Layout
+    sensors: tuple[Sensor, ...]
+    kernel: Game
+    belief_filter: BeliefFilter | None
+    _encoder: Any
+    _expert: dict[str, bytes]
+    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "gridghost_v0",
@@ -280,7 +301,7 @@ class GridGhostEnv(AECEnv):
         self.expert = expert
         self.obs_type = obs_type
         # What a map is built with; _use_map builds the map's components from them.
-        self._observation_settings = dict(view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
+        self._observation_settings: dict[str, Any] = dict(view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
                                           append_step_count=append_step_count, max_cycles=self.max_cycles)
         self._settings = (sensors, color_sensor_quality, rewards, ghost_rewards, belief_filter)
         self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
@@ -329,7 +350,7 @@ class GridGhostEnv(AECEnv):
             if len(self._bound) >= MAP_COMPONENTS_KEPT:
                 del self._bound[next(iter(self._bound))]
         self._bound[layout] = parts  # most recently used last
-        if getattr(self, "layout", None) is not None and self.layout != layout and self._renderer is not None:
+        if self._renderer is not None and self.layout != layout:
             self._renderer.close()  # another map: the next picture is drawn for it
             self._renderer = None
         self.layout = layout

@@ -36,7 +36,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -55,6 +55,10 @@ class Difficulty:
         low, high: the band ``low <= success probability <= high`` of the agent under optimal
             play by both sides.
         options: keyword arguments of :meth:`~gridghost.layout.Layout.generate`.
+        margins: ``(lowest, highest)`` race margin (:func:`race_margin`) of the candidates worth
+            solving, or ``None`` to solve every candidate. A cheap filter, calibrated against the
+            solver: nearly every map in the band has a margin in this range, and most maps
+            outside it are not in the band. The band itself is always checked by the solver.
     """
 
     rows: int
@@ -62,16 +66,17 @@ class Difficulty:
     low: float
     high: float
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    margins: tuple[int, int] | None = None
 
 
 #: The difficulty presets, 0 (easy for the agent) to 3 (a real contest); ``env(difficulty=d)``
 #: plays ``MapGenerator(difficulty=d)``. The bands were calibrated with
 #: ``benchmarks/difficulty_study.py``; the README's table gives their measured spread.
 DIFFICULTIES: dict[int, Difficulty] = {
-    0: Difficulty(6, 6, 0.95, 1.0),
-    1: Difficulty(6, 6, 0.8, 0.95),
-    2: Difficulty(8, 8, 0.6, 0.8),
-    3: Difficulty(8, 8, 0.3, 0.6),
+    0: Difficulty(5, 5, 0.95, 1.0, {"walls": "maze", "loops": 0.0}),
+    1: Difficulty(6, 6, 0.8, 0.95, {"walls": "maze", "loops": 0.3, "num_goals": 2}, margins=(-2, 3)),
+    2: Difficulty(6, 6, 0.6, 0.8, {"walls": "none"}, margins=(0, 1)),
+    3: Difficulty(6, 6, 0.3, 0.6, {"walls": "maze", "loops": 0.15}, margins=(0, 1)),
 }
 #: The most candidate maps a difficulty draws for one level before giving up with an error.
 MAX_ATTEMPTS = 1000
@@ -94,6 +99,28 @@ def check_difficulty(value: Any) -> int:
     if int(value) not in DIFFICULTIES:
         raise ValueError(f"unknown difficulty {value!r}; accepted: {sorted(DIFFICULTIES)}")
     return int(value)
+
+
+def race_margin(layout: Layout) -> int:
+    """How many more steps the ghost needs than the agent to reach a goal (each to its nearest
+    goal, through the walls): the cheap proxy of a map's difficulty. Below 0 the ghost gets
+    there first and the agent rarely wins; from 2 on the agent nearly always does.
+
+    >>> from gridghost.layout import CLASSIC
+    >>> race_margin(CLASSIC)   # the ghost starts on a goal; the agent is 4 steps from the nearest
+    -4
+    """
+    distance = dict.fromkeys(layout.goals, 0)
+    frontier = list(layout.goals)
+    while frontier:
+        following = []
+        for r, c in frontier:
+            for nxt in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if nxt not in distance and not layout.blocked((r, c), nxt):
+                    distance[nxt] = distance[(r, c)] + 1
+                    following.append(nxt)
+        frontier = following
+    return distance[layout.ghost_start] - distance[layout.agent_start]
 
 
 def success_probability(layout: Layout, slip: SlipModel | None = None) -> float:
@@ -159,8 +186,8 @@ class MapGenerator:
             rows, cols, options = preset.rows, preset.cols, {**preset.options, **options}
         elif rows is None or cols is None:
             raise TypeError("MapGenerator needs rows and cols (or a difficulty, which sets them)")
-        self.rows = check_limit(rows, "rows", allow_none=False)
-        self.cols = check_limit(cols, "cols", allow_none=False)
+        self.rows: int = cast(int, check_limit(rows, "rows", allow_none=False))
+        self.cols: int = cast(int, check_limit(cols, "cols", allow_none=False))
         self.difficulty = difficulty
         self.num_levels = check_limit(num_levels, "num_levels")
         if not isinstance(start_level, (int, np.integer)) or isinstance(start_level, bool) or start_level < 0:
@@ -251,6 +278,8 @@ class MapGenerator:
             layout = Layout.generate(self.rows, self.cols, seed=seed, name=name, **self.options)
             if preset is None:
                 return layout, None
+            if preset.margins is not None and not preset.margins[0] <= race_margin(layout) <= preset.margins[1]:
+                continue
             success = success_probability(layout, self._band_slip())
             if preset.low <= success <= preset.high:
                 return layout, success

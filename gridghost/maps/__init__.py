@@ -1,4 +1,5 @@
-"""The maps that ship with gridghost, stored as text files (the format of :mod:`gridghost.maptext`).
+"""The maps that ship with gridghost, stored as text files (the format of :mod:`gridghost.maptext`),
+and the :class:`MapGenerator` that draws a fresh map at every reset (see :mod:`gridghost.levels`).
 
 >>> names()[:2]
 ['classic', 'corridor']
@@ -12,8 +13,9 @@ import functools
 from importlib import resources
 
 from gridghost.layout import CLASSIC, Layout
+from gridghost.levels import DIFFICULTIES, MapGenerator
 
-__all__ = ["CLASSIC", "load", "names"]
+__all__ = ["CLASSIC", "DIFFICULTIES", "MapGenerator", "load", "names"]
 
 _SUFFIX = ".txt"
 
