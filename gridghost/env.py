@@ -301,8 +301,9 @@ class GridGhostEnv(AECEnv):
         self.expert = expert
         self.obs_type = obs_type
         # What a map is built with; _use_map builds the map's components from them.
-        self._observation_settings: dict[str, Any] = dict(view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
-                                          append_step_count=append_step_count, max_cycles=self.max_cycles)
+        self._observation_settings: dict[str, Any] = dict(
+            view_radius=view_radius, action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
+            max_cycles=self.max_cycles)
         self._settings = (sensors, color_sensor_quality, rewards, ghost_rewards, belief_filter)
         self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
         self._renderer: Renderer | None = None  # created by the first pygame render
