@@ -28,6 +28,7 @@ import numpy as np
 from pettingzoo.utils import wrappers
 
 import gridghost
+from gridghost import Layout, MapGenerator
 
 from harness import interleaved_rates, print_ratio_table
 
@@ -42,6 +43,9 @@ def with_generic_wrappers() -> object:
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(gridghost.raw_env()))
 
 
+#: A generated 12x12 map (a maze with loops), played as a fixed map.
+GENERATED_12 = Layout.generate(12, 12, seed=0)
+
 CONTENDERS: dict[str, tuple[Callable[[], object], float | None]] = {
     "tictactoe_v3.env()": (tictactoe_v3.env, None),
     "gridghost.env()": (gridghost.env, 3.0),
@@ -53,6 +57,12 @@ CONTENDERS: dict[str, tuple[Callable[[], object], float | None]] = {
         functools.partial(gridghost.raw_env, obs_type="grid", view_radius=2), None),
     "raw_env(obs_type='text')": (functools.partial(gridghost.raw_env, obs_type="text"), None),
     "raw_env(obs_type='belief_vector')": (functools.partial(gridghost.raw_env, obs_type="belief_vector"), None),
+    "raw_env(layout=12x12 generated, obs_type='vector')": (
+        functools.partial(gridghost.raw_env, layout=GENERATED_12, obs_type="vector"), None),
+    "raw_env(layout=12x12 generated, obs_type='grid')": (
+        functools.partial(gridghost.raw_env, layout=GENERATED_12, obs_type="grid"), None),
+    "raw_env(layout=MapGenerator(12, 12, num_levels=100), 'vector')": (
+        functools.partial(gridghost.raw_env, layout=MapGenerator(12, 12, num_levels=100), obs_type="vector"), None),
 }
 BASELINE = "tictactoe_v3.env()"
 

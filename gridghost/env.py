@@ -140,8 +140,11 @@ OPPONENT_STREAM = 2**32
 FILTER_STREAM = 2**32 + 1
 #: The spawn key of the stream a map generator's levels are drawn from.
 MAP_STREAM = 2**32 + 2
-#: How many maps' components (kernel, sensors, filter, encoder, expert) an env keeps built.
-MAP_COMPONENTS_KEPT = 64
+#: The memory an env spends on keeping the components (kernel, sensors, filter, encoder, expert)
+#: of the maps a generator drew, so that a set of levels is built once: measured at about 4 KiB
+#: per cell of a map, so 64 MiB keeps 113 maps of 12 x 12 and 455 of 6 x 6 (at least 8).
+MAP_COMPONENTS_BYTES = 64 * 2**20
+_BYTES_PER_CELL = 4096
 # A map's components, as GridGhostEnv._build_map makes them.
 _MapComponents = tuple[tuple[Sensor, ...], Game, BeliefFilter | None, Any, dict[str, bytes],
                        tuple[tuple[Sensor, str, frozenset[str] | None], ...]]
@@ -348,7 +351,7 @@ class GridGhostEnv(AECEnv):
         parts = self._bound.pop(layout, None)
         if parts is None:
             parts = self._build_map(layout)
-            if len(self._bound) >= MAP_COMPONENTS_KEPT:
+            if len(self._bound) >= max(8, MAP_COMPONENTS_BYTES // (_BYTES_PER_CELL * layout.rows * layout.cols)):
                 del self._bound[next(iter(self._bound))]
         self._bound[layout] = parts  # most recently used last
         if self._renderer is not None and self.layout != layout:

@@ -293,7 +293,14 @@ class Board:
         return board_for, (self.layout,)
 
 
-_boards: OrderedDict[Layout, Board] = OrderedDict()  # least recently used first
+class _BoardStore(OrderedDict[Layout, Board]):
+    """The cached boards, least recently used first, with the sum of their bytes kept as they
+    come and go (a map generator visits thousands of layouts: no sum over the cache per look-up)."""
+
+    nbytes = 0
+
+
+_boards = _BoardStore()
 _boards_lock = threading.Lock()
 
 
@@ -309,16 +316,19 @@ def board_for(layout: Layout) -> Board:
             return board
     board = Board(layout)  # outside the lock: other threads' look-ups need not wait
     with _boards_lock:
-        board = _boards.setdefault(layout, board)
+        if layout not in _boards:
+            _boards[layout] = board
+            _boards.nbytes += board.nbytes
+        board = _boards[layout]
         _boards.move_to_end(layout)
-        while cached_board_bytes() > BOARD_CACHE_BYTES and len(_boards) > 1:
-            _boards.popitem(last=False)
+        while _boards.nbytes > BOARD_CACHE_BYTES and len(_boards) > 1:
+            _boards.nbytes -= _boards.popitem(last=False)[1].nbytes
     return board
 
 
 def cached_board_bytes() -> int:
     """The estimated bytes (:attr:`Board.nbytes`) of the boards :func:`board_for` keeps."""
-    return sum(board.nbytes for board in _boards.values())
+    return _boards.nbytes
 
 
 @functools.lru_cache(maxsize=1024)  # custom slip models may have many long move sequences

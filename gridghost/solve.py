@@ -205,6 +205,7 @@ class _Cache:
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._bytes = 0  # the sum of the items' sizes, kept as they come and go
         self._lock = threading.Lock()
 
     def get(self, key: Any, build: Callable[[], Any]) -> Any:
@@ -214,14 +215,20 @@ class _Cache:
                 return self._items[key][0]
         item = build()
         with self._lock:
-            self._items[key] = (item, _nbytes(item))
-            while len(self._items) > 1 and sum(size for _, size in self._items.values()) > self.budget:
-                self._items.popitem(last=False)
+            if key in self._items:  # built by another thread meanwhile
+                self._bytes -= self._items[key][1]
+            size = _nbytes(item)
+            self._items[key] = (item, size)
+            self._items.move_to_end(key)
+            self._bytes += size
+            while len(self._items) > 1 and self._bytes > self.budget:
+                self._bytes -= self._items.popitem(last=False)[1][1]
         return item
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._bytes = 0
 
 
 _MODELS = _Cache(CACHE_BYTES)

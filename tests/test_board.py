@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import functools
 import pickle
-from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -145,13 +144,13 @@ def test_the_board_cache_is_bounded_by_bytes_and_evicted_boards_keep_working(mon
     layouts = [walled_layout(*random_walls(20, 20, 0.2, seed), name=f"cached {seed}") for seed in range(8)]
     budget = 3 * Board(layouts[0]).nbytes
     monkeypatch.setattr(rules, "BOARD_CACHE_BYTES", budget)
-    monkeypatch.setattr(rules, "_boards", OrderedDict())  # the other tests' boards stay cached
+    monkeypatch.setattr(rules, "_boards", rules._BoardStore())  # the other tests' boards stay cached
     first = board_for(layouts[0])
     expected = first.distance_table.copy()
     for layout in layouts[1:]:
         board_for(layout)
         board_for(layouts[1])  # used again: the least recently used go first
-        assert cached_board_bytes() <= budget
+        assert cached_board_bytes() == sum(board.nbytes for board in rules._boards.values()) <= budget
     assert board_for(layouts[1]) is board_for(layouts[1])
     assert board_for(layouts[0]) is not first  # evicted, then rebuilt
     assert (first.distance_table == expected).all()
