@@ -351,6 +351,10 @@ class GridGhostEnv(AECEnv):
         parts = self._bound.pop(layout, None)
         if parts is None:
             parts = self._build_map(layout)
+            spaces_ = getattr(self, "observation_spaces", None)
+            if spaces_ is not None and any(parts[3].space(_SIDES[name]) != space for name, space in spaces_.items()):
+                raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
+                                   "every map of a generator must have the same size and labels")
             if len(self._bound) >= max(8, MAP_COMPONENTS_BYTES // (_BYTES_PER_CELL * layout.rows * layout.cols)):
                 del self._bound[next(iter(self._bound))]
         self._bound[layout] = parts  # most recently used last
@@ -363,10 +367,6 @@ class GridGhostEnv(AECEnv):
         self.board = self.kernel.board
         names = AGENTS if self.use_ghost else (AGENT,)
         self._observers = {name: self._encoder.observer(_SIDES[name]) for name in names}
-        spaces_ = getattr(self, "observation_spaces", None)
-        if spaces_ is not None and any(self._encoder.space(_SIDES[name]) != spaces_[name] for name in names):
-            raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
-                               "every map of a generator must have the same size and labels")
 
     def _build_map(self, layout: Layout) -> _MapComponents:
         """The components of the game on ``layout`` (see :meth:`_use_map`)."""

@@ -197,17 +197,15 @@ class MapGenerator:
             raise TypeError(f"slip must be a gridghost SlipModel or None, got {slip!r}")
         self.slip = slip
         self.options: dict[str, Any] = dict(options)
+        # What a level's map depends on (not the range of levels): the level cache's key
+        self._levels_key = (self.rows, self.cols, self.difficulty, self._band_slip(),
+                            json.dumps(self.options, sort_keys=True, default=repr))
         self.level(self.start_level)  # refuses bad options now, not at the first reset
 
     # -- identity --------------------------------------------------------------------------------
     def _key(self) -> tuple[Any, ...]:
         return (self.rows, self.cols, self.difficulty, self.num_levels, self.start_level, self.slip,
                 json.dumps(self.options, sort_keys=True, default=repr))
-
-    def _levels_key(self) -> tuple[Any, ...]:
-        """What a level's map depends on (not the range of levels)."""
-        return (self.rows, self.cols, self.difficulty, self._band_slip(), json.dumps(self.options, sort_keys=True,
-                                                                                    default=repr))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, MapGenerator) and self._key() == other._key()
@@ -261,13 +259,13 @@ class MapGenerator:
         """
         if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
             raise ValueError(f"level index must be an int >= 0, got {index!r}")
-        return _level(self._levels_key(), self, int(index))[0]
+        return _level(self._levels_key, self, int(index))[0]
 
     def level_success(self, index: int) -> float | None:
         """The measured success probability of level ``index`` (``None`` without a difficulty:
         nothing is solved)."""
         self.level(index)
-        return _level(self._levels_key(), self, int(index))[1]
+        return _level(self._levels_key, self, int(index))[1]
 
     def _build(self, index: int) -> tuple[Layout, float | None]:
         """Level ``index``: its first candidate map in the band, and the map's success probability."""
