@@ -179,6 +179,14 @@ class Game:
         """The state after ``reset``: both at their start cells, the agent to move."""
         return self.board.initial_state()
 
+    def opening_can_end(self) -> bool:
+        """Whether some outcome of some opening move of the agent ends the game (a goal or the
+        ghost within its reach). A learning ghost's first observation comes after that move, and
+        Gymnasium's ``reset`` cannot report a finished episode, so such maps cannot serve it."""
+        start = self.initial_state()
+        return any(after.outcome != Outcome.ONGOING
+                   for action in range(NUM_ACTIONS) for _, after, _, _ in self.successors(start, action))
+
     def agent_step(self, state: GameState, action: int, rng: np.random.Generator) -> tuple[GameState, Moves]:
         """The agent's half-turn: draw its slip from ``rng`` (as :meth:`SlipModel.sample`) and
         carry out the moves. Only the final cell counts: caught if it is the ghost's, else goal

@@ -41,6 +41,7 @@ from typing import Any, cast
 import numpy as np
 
 from gridghost.checks import check_limit
+from gridghost.game import Game
 from gridghost.layout import Layout
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
 
@@ -83,6 +84,9 @@ MAX_ATTEMPTS = 1000
 #: The horizon (full turns), discount and tolerance of the success probabilities that place a
 #: map in a band.
 BAND_HORIZON, BAND_GAMMA, BAND_TOL = 100, 0.99, 1e-6
+#: The slip model whose reach (two cells: a longitudinal double move) every shipped model stays
+#: within; an opening move checked under it cannot end the game under any of them.
+_REACH_SLIP = LongitudinalSlip(0.2)
 #: The most levels kept solved per process (all generators together).
 LEVEL_CACHE_SIZE = 4096
 
@@ -197,6 +201,9 @@ class MapGenerator:
             raise TypeError(f"slip must be a gridghost SlipModel or None, got {slip!r}")
         self.slip = slip
         self.options: dict[str, Any] = dict(options)
+        # Layout.generate keeps starts and goals min_distance apart: from 3 on (its default), no
+        # opening move reaches them; closer maps are checked and redrawn.
+        self._check_opening = self.options.get("min_distance", 3) < 3
         # What a level's map depends on (not the range of levels): the level cache's key
         self._levels_key = (self.rows, self.cols, self.difficulty, self._band_slip(),
                             json.dumps(self.options, sort_keys=True, default=repr))
@@ -271,9 +278,11 @@ class MapGenerator:
         """Level ``index``: its first candidate map in the band, and the map's success probability."""
         name = f"level-{index}-{self.rows}x{self.cols}" + ("" if self.difficulty is None else f"-d{self.difficulty}")
         preset = None if self.difficulty is None else DIFFICULTIES[self.difficulty]
-        for attempt in range(MAX_ATTEMPTS if preset else 1):
+        for attempt in range(MAX_ATTEMPTS):
             seed = np.random.SeedSequence(index, spawn_key=(attempt,))
             layout = Layout.generate(self.rows, self.cols, seed=seed, name=name, **self.options)
+            if self._check_opening and Game(layout, _REACH_SLIP).opening_can_end():
+                continue  # a learning ghost could not play it
             if preset is None:
                 return layout, None
             if preset.margins is not None and not preset.margins[0] <= race_margin(layout) <= preset.margins[1]:
@@ -281,9 +290,9 @@ class MapGenerator:
             success = success_probability(layout, self._band_slip())
             if preset.low <= success <= preset.high:
                 return layout, success
-        raise ValueError(f"difficulty {self.difficulty} found no map of success probability in "
-                         f"[{preset.low}, {preset.high}] within {MAX_ATTEMPTS} candidates for level {index}; "  # type: ignore[union-attr]
-                         "the generator's options make the band unreachable")
+        wanted = "" if preset is None else f" of success probability in [{preset.low}, {preset.high}]"
+        raise ValueError(f"the map generator found no map{wanted} whose opening move cannot end the game within "
+                         f"{MAX_ATTEMPTS} candidates for level {index}; its options make such maps unreachable")
 
     # -- data --------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import warnings
 
 import gymnasium
@@ -309,3 +310,44 @@ def test_a_filter_object_is_refused_with_a_generator() -> None:
 
     with pytest.raises(ValueError, match="belief_filter: a filter object follows one map"):
         gridghost.env(layout=MapGenerator(5, 5), belief_filter=HistogramFilter(CLASSIC, LongitudinalSlip(0.2), []))
+
+
+# -- the README's tables ---------------------------------------------------------------------------
+README = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def test_the_readmes_shipped_map_table_is_what_the_solver_says() -> None:
+    rows = re.findall(r"^\| `(\w+)` \| (\d+)x(\d+) \| [^|]+ \| ([\d.]+) \| ([\d.]+) \|$", README, flags=re.M)
+    assert sorted(name for name, *_ in rows) == names()
+    for name, rows_, cols, success, capture in rows:
+        layout = load(name)
+        assert layout.shape == (int(rows_), int(cols))
+        game = solve_game(layout, LongitudinalSlip(0.2), gamma=0.99)
+        starts = (layout.agent_start, layout.ghost_start)
+        assert abs(game.success_probability(*starts) - float(success)) <= 0.0005, name
+        assert abs(game.capture_probability(*starts) - float(capture)) <= 0.0005, name
+
+
+def test_the_readmes_difficulty_table_has_the_presets_bands_and_sizes() -> None:
+    rows = re.findall(r"^\| (\d) \| (\d+)x(\d+) \| \[([\d.]+), ([\d.]+)\] \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|",
+                      README, flags=re.M)
+    assert [int(row[0]) for row in rows] == sorted(DIFFICULTIES)
+    for level, rows_, cols, low, high, least, mean, most in rows:
+        preset = DIFFICULTIES[int(level)]
+        assert (preset.rows, preset.cols, preset.low, preset.high) == (int(rows_), int(cols), float(low), float(high))
+        assert preset.low <= float(least) <= float(mean) <= float(most) <= preset.high
+        # the measured levels agree with levels measured here (the first few of them)
+        generator = MapGenerator(difficulty=int(level))
+        first = [generator.level_success(index) for index in range(5)]
+        assert float(least) <= min(first) + 0.0005 and max(first) <= float(most) + 0.0005
+
+
+def test_a_generator_redraws_maps_whose_opening_move_could_end_the_game() -> None:
+    close = [Layout.generate(4, 4, seed=seed, min_distance=1) for seed in range(200)]
+    assert any(gridghost.Game(layout, LongitudinalSlip(0.2)).opening_can_end() for layout in close)
+    generator = MapGenerator(4, 4, min_distance=1)
+    env = gymnasium.make("gridghost/GridGhost-v0", controlled="ghost", layout=generator, obs_type="vector")
+    for seed in range(100):
+        env.reset(seed=seed)
+        assert not env.unwrapped.game.kernel.opening_can_end()
+        assert env.unwrapped.game.game_state.outcome == Outcome.ONGOING
