@@ -72,7 +72,8 @@ class AgentInterface:
         filter_type: ``"particle"`` (the reference's filter) or ``"histogram"``, the exact Bayes
             filter (:class:`~gridghost.filters.HistogramFilter`).
         difficulty: ``None`` or a difficulty preset 0..3: a fresh generated map of that
-            difficulty at every reset (see :mod:`gridghost.levels`); not with ``layout``.
+            difficulty at every reset, from the preset's 500 training levels (see
+            :mod:`gridghost.levels`); not with ``layout``.
 
     Attributes:
         belief_filter: the filter of the current map (``None`` with

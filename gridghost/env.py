@@ -145,6 +145,12 @@ MAP_STREAM = 2**32 + 2
 #: per cell of a map, so 64 MiB keeps 113 maps of 12 x 12 and 455 of 6 x 6 (at least 8).
 MAP_COMPONENTS_BYTES = 64 * 2**20
 _BYTES_PER_CELL = 4096
+def maps_kept(layout: Layout) -> int:
+    """How many maps of ``layout``'s size a view keeps the components of (at least 8), within
+    :data:`MAP_COMPONENTS_BYTES`."""
+    return max(8, MAP_COMPONENTS_BYTES // (_BYTES_PER_CELL * layout.rows * layout.cols))
+
+
 # A map's components, as GridGhostEnv._build_map makes them.
 _MapComponents = tuple[tuple[Sensor, ...], Game, BeliefFilter | None, Any, dict[str, bytes],
                        tuple[tuple[Sensor, str, frozenset[str] | None], ...]]
@@ -226,7 +232,8 @@ class GridGhostEnv(AECEnv):
             The game is solved when the env is built (:mod:`gridghost.solve`; milliseconds on the
             classic map, seconds on 16 x 16), and for every new map a generator draws.
         difficulty: ``None`` or a preset 0..3 of :data:`gridghost.levels.DIFFICULTIES`: the
-            same as ``layout=MapGenerator(difficulty=difficulty)``; not with ``layout``.
+            same as ``layout=MapGenerator(difficulty=difficulty, num_levels=500)`` (levels
+            0..499, each solved once per process); not with ``layout``.
         view_radius: ``obs_type="grid"`` only: ``None`` for the whole map, or ``k`` (an int
             >= 1) for an egocentric ``(2k+1) x (2k+1)`` window.
         action_mask_in_obs: wrap each observation as ``{"observation": ..., "action_mask":
@@ -355,7 +362,7 @@ class GridGhostEnv(AECEnv):
             if spaces_ is not None and any(parts[3].space(_SIDES[name]) != space for name, space in spaces_.items()):
                 raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
                                    "every map of a generator must have the same size and labels")
-            if len(self._bound) >= max(8, MAP_COMPONENTS_BYTES // (_BYTES_PER_CELL * layout.rows * layout.cols)):
+            if len(self._bound) >= maps_kept(layout):
                 del self._bound[next(iter(self._bound))]
         self._bound[layout] = parts  # most recently used last
         if self._renderer is not None and self.layout != layout:

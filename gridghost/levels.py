@@ -79,6 +79,9 @@ DIFFICULTIES: dict[int, Difficulty] = {
     2: Difficulty(6, 6, 0.6, 0.8, {"walls": "none"}, margins=(0, 1)),
     3: Difficulty(6, 6, 0.3, 0.6, {"walls": "maze", "loops": 0.15}, margins=(0, 1)),
 }
+#: The levels ``difficulty=d`` plays: levels 0..499 of the preset, each solved once per process
+#: (an unbounded set would solve a new map at almost every reset). Test on levels from 500 on.
+DIFFICULTY_LEVELS = 500
 #: The most candidate maps a difficulty draws for one level before giving up with an error.
 MAX_ATTEMPTS = 1000
 #: The horizon (full turns), discount and tolerance of the success probabilities that place a
@@ -411,8 +414,8 @@ def resolve_layout(value: Any) -> Layout | MapGenerator:
 
 def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | MapGenerator:
     """What an env plays, from its ``layout=`` and ``difficulty=`` keywords: ``layout`` as
-    :func:`resolve_layout` reads it, the classic map when it is ``None``, or the preset
-    ``MapGenerator(difficulty=difficulty)``.
+    :func:`resolve_layout` reads it, the classic map when it is ``None``, or the preset's training
+    levels ``MapGenerator(difficulty=difficulty, num_levels=DIFFICULTY_LEVELS)``.
 
     Raises:
         ValueError: both ``layout`` and ``difficulty`` (a generator takes ``difficulty=`` itself),
@@ -424,7 +427,7 @@ def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | Ma
             raise ValueError("pass difficulty= or layout=, not both (a MapGenerator takes difficulty= itself: "
                              "layout=MapGenerator(difficulty=2, num_levels=500))")
         check_difficulty(difficulty)
-        return MapGenerator(difficulty=difficulty)
+        return MapGenerator(difficulty=difficulty, num_levels=DIFFICULTY_LEVELS)
     if layout is None:
         from gridghost.layout import CLASSIC
 

@@ -399,7 +399,7 @@ def _read_cell_line(body: str, number: int, indent: int, cols: int, legend: _Leg
                 raise _error(number, indent + start + offset + 1,
                              f"broken lattice: {char!r} is a wall character and cannot stand inside a cell "
                              "(walls go on the cell edges: '---' between rows, '|' between columns)")
-        symbol = segment.strip()
+        symbol = segment.strip(" ")  # only blanks: a tab is no blank, and is refused as a symbol
         column = indent + start + (segment.index(symbol) if symbol else 1) + 1
         if " " in symbol:
             raise _error(number, column, f"a cell holds one symbol (without blanks), found {segment!r}")

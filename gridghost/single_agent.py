@@ -58,8 +58,9 @@ from gymnasium import spaces
 
 from gridghost.checks import check_choice
 from gridghost.config import GameConfig
-from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game
+from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game, maps_kept
 from gridghost.game import Game
+from gridghost.layout import Layout
 from gridghost.observations import OBS_TYPES, make_observations
 from gridghost.policies import POLICY_NAMES, ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import NUM_ACTIONS, Outcome, Side
@@ -195,6 +196,7 @@ class Duel:
         self._table: bytes | None = None
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
+        self._maps: dict[Layout, tuple[Callable[[Any], Any], Policy | StatePolicy | None]] = {}
         self._bind_map()
         if game.use_ghost:
             self.set_opponent(DEFAULT_OPPONENTS[controlled] if opponent is None else opponent)
@@ -221,6 +223,8 @@ class Duel:
             )
         self.policy = policy
         self._opponent_source = opponent
+        # The opponent's encoder and policy per map, for a map generator's maps (see _bind_map).
+        self._maps = {self.game.layout: (self._opponent_view, policy)}
         self._set_table()
         if self._opponent_seeds is not None:
             self._seed_opponent()
@@ -237,19 +241,28 @@ class Duel:
 
     def _bind_map(self) -> None:
         """Follow the game onto its current map (a map generator draws one at every reset): the
-        opponent's observation encoder and, for a planner, its table for this map."""
+        opponent's observation encoder and, for a planner, its policy for this map; built on a
+        map's first visit and kept, as the env keeps its own components."""
         game = self.game
         self._kernel = game.kernel
-        self._opponent_view = make_observations(
-            self.opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
-        ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
-        if self.controlled == GHOST:
-            _check_opening_cannot_end(game.kernel)
-        if isinstance(self.policy, StatePolicy):
-            if self.policy.layout != game.layout:
-                self.policy = self._state_policy(self._opponent_source)
-            self._set_table()
-        elif self.policy is not None:
+        parts = self._maps.pop(game.layout, None)
+        if parts is None:
+            if self.controlled == GHOST:
+                _check_opening_cannot_end(game.kernel)
+            view = make_observations(
+                self.opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
+            ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
+            policy = self.policy
+            if isinstance(policy, StatePolicy) and policy.layout != game.layout:
+                policy = self._state_policy(self._opponent_source)
+            parts = (view, policy)
+            if len(self._maps) >= maps_kept(game.layout):
+                del self._maps[next(iter(self._maps))]
+        self._maps[game.layout] = parts  # most recently used last
+        self._opponent_view, policy = parts
+        if policy is not None and policy is not self.policy:
+            self.policy = policy
+        if self.policy is not None:
             self._set_table()
 
     def _state_policy(self, opponent: Any) -> StatePolicy | None:
@@ -431,6 +444,16 @@ class GridGhostGymEnv(gymnasium.Env):
     def config(self) -> GameConfig:
         """The game's settings (the AEC env's :attr:`~gridghost.env.GridGhostEnv.config`)."""
         return self.game.config
+
+    @property
+    def layout(self) -> Layout:
+        """The current episode's map (a map generator draws one at every reset)."""
+        return self.game.layout
+
+    @property
+    def level(self) -> int | None:
+        """The level of the current episode's map (``None`` for a fixed map)."""
+        return self.game.level
 
     @property
     def np_random(self) -> np.random.Generator:

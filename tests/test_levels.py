@@ -351,3 +351,25 @@ def test_a_generator_redraws_maps_whose_opening_move_could_end_the_game() -> Non
         env.reset(seed=seed)
         assert not env.unwrapped.game.kernel.opening_can_end()
         assert env.unwrapped.game.game_state.outcome == Outcome.ONGOING
+
+
+def test_difficulty_plays_the_presets_training_levels_and_the_gym_env_says_which() -> None:
+    env = gymnasium.make("gridghost/GridGhost-v0", difficulty=1, obs_type="vector")
+    assert env.unwrapped.game.maps == MapGenerator(difficulty=1, num_levels=500, slip=LongitudinalSlip(0.2))
+    levels = set()
+    for seed in range(30):
+        env.reset(seed=seed)
+        assert 0 <= env.unwrapped.level < 500 and env.unwrapped.level == env.unwrapped.game.level
+        assert env.unwrapped.layout == MapGenerator(difficulty=1).level(env.unwrapped.level)
+        levels.add(env.unwrapped.level)
+    assert len(levels) > 20
+    assert gymnasium.make("gridghost/GridGhost-v0").unwrapped.level is None
+
+
+def test_the_opponent_follows_maps_it_has_seen_before() -> None:
+    # revisiting a level reuses the opponent's map components and still plays that map's planner
+    env = gridghost.GridGhostGymEnv(opponent="minimax", layout=MapGenerator(5, 5, num_levels=3), obs_type="vector")
+    for seed in list(range(8)) * 2:
+        env.reset(seed=seed)
+        assert env.duel.policy.layout == env.layout
+        assert len(env.duel._maps) <= 3

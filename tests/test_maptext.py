@@ -326,3 +326,10 @@ def test_error_empty_text() -> None:
 def test_text_must_be_a_str() -> None:
     with pytest.raises(TypeError, match="map text must be a str"):
         Layout.from_text(b"+---+")  # type: ignore[arg-type]
+
+
+def test_a_tab_inside_a_cell_is_an_unknown_symbol_not_a_blank() -> None:
+    row = "|" + " A " + " " + " \t " + " " + " G " + " " + " * " + "|"
+    border = "+---+---+---+---+"
+    with pytest.raises(ValueError, match=r"line 2, column 7 .*unknown symbol '\\t'"):
+        Layout.from_text(f"{border}\n{row}\n{border}\n")
