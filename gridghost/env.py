@@ -314,9 +314,13 @@ class GridGhostEnv(AECEnv):
         self._observation_settings: dict[str, Any] = dict(
             view_radius=view_radius, action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
             max_cycles=self.max_cycles)
-        self._settings = (sensors, color_sensor_quality, rewards, ghost_rewards, belief_filter)
+        # Copies: a caller changing its list or spec later must not change the maps still to come.
+        self._settings = (tuple(sensors) if isinstance(sensors, list) else sensors, color_sensor_quality, rewards,
+                          ghost_rewards,
+                          copy.deepcopy(belief_filter) if isinstance(belief_filter, dict) else belief_filter)
         self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
         self._renderer: Renderer | None = None  # created by the first pygame render
+        self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else source)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
@@ -350,7 +354,6 @@ class GridGhostEnv(AECEnv):
         self._filter_seeds: np.random.SeedSequence | None = None
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
-        self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
 
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
@@ -365,9 +368,11 @@ class GridGhostEnv(AECEnv):
             if len(self._bound) >= maps_kept(layout):
                 del self._bound[next(iter(self._bound))]
         self._bound[layout] = parts  # most recently used last
-        if self._renderer is not None and self.layout != layout:
-            self._renderer.close()  # another map: the next picture is drawn for it
-            self._renderer = None
+        if getattr(self, "layout", layout) != layout:  # another map: its picture, without the last one's overlay
+            self._overlay = None
+            if self._renderer is not None:
+                self._renderer.close()
+                self._renderer = None
         self.layout = layout
         self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
         self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
@@ -379,7 +384,7 @@ class GridGhostEnv(AECEnv):
         """The components of the game on ``layout`` (see :meth:`_use_map`)."""
         sensors, quality, rewards, ghost_rewards, belief_filter = self._settings
         if self.maps is not None and sensors is not None:
-            sensors = [sensor.for_layout(layout) for sensor in sensors]
+            sensors = tuple(sensor.for_layout(layout) for sensor in sensors)
         bound = make_sensors(layout, sensors, quality, RESERVED_INFO_KEYS)
         kernel = Game(layout, self.slip, rewards, ghost_rewards, self.use_ghost)
         tracker = None if belief_filter is None else make_filter(belief_filter, layout, self.slip, bound)
@@ -747,8 +752,9 @@ class GridGhostEnv(AECEnv):
 
     def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
         """Draw one number per cell (a value with the ghost fixed, a belief, visit counts) and/or a
-        policy's arrows over the pygame picture of every following frame; ``set_overlay()``
-        removes it. See :meth:`gridghost.render.Renderer.set_overlay` for the arguments and
+        policy's arrows over the pygame picture of every following frame, until the map changes
+        (a map generator's next map) or ``set_overlay()`` removes it. See
+        :meth:`gridghost.render.Renderer.set_overlay` for the arguments and
         :func:`gridghost.render.value_picture` for a picture of its own.
 
         >>> from gridghost.solve import solve_agent

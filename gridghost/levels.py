@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -203,10 +204,16 @@ class MapGenerator:
         if slip is not None and not isinstance(slip, SlipModel):
             raise TypeError(f"slip must be a gridghost SlipModel or None, got {slip!r}")
         self.slip = slip
+        taken = sorted({"seed", "name", "rows", "cols"} & set(options))
+        if taken:
+            raise TypeError(f"MapGenerator sets {taken} itself for every level; the options are Layout.generate's "
+                            "other keywords (walls, loops, wall_density, num_goals, min_distance, ...)")
         self.options: dict[str, Any] = dict(options)
         # Layout.generate keeps starts and goals min_distance apart: from 3 on (its default), no
-        # opening move reaches them; closer maps are checked and redrawn.
-        self._check_opening = self.options.get("min_distance", 3) < 3
+        # opening move reaches them; closer maps are checked and redrawn (bad values are
+        # Layout.generate's to refuse, with the first level below).
+        distance = self.options.get("min_distance", 3)
+        self._check_opening = not (isinstance(distance, int) and distance >= 3)
         # What a level's map depends on (not the range of levels): the level cache's key
         self._levels_key = (self.rows, self.cols, self.difficulty, self._band_slip(),
                             json.dumps(self.options, sort_keys=True, default=repr))
@@ -294,8 +301,10 @@ class MapGenerator:
             if preset.low <= success <= preset.high:
                 return layout, success
         wanted = "" if preset is None else f" of success probability in [{preset.low}, {preset.high}]"
-        raise ValueError(f"the map generator found no map{wanted} whose opening move cannot end the game within "
-                         f"{MAX_ATTEMPTS} candidates for level {index}; its options make such maps unreachable")
+        under = "" if preset is None else f" under {self._band_slip()!r}"
+        raise ValueError(f"the map generator found no map{wanted}{under} whose opening move cannot end the game "
+                         f"within {MAX_ATTEMPTS} candidates for level {index}; its options (or, for a difficulty, the "
+                         "slip model: without slip a map is won or lost for sure) make such maps unreachable")
 
     # -- data --------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -354,18 +363,25 @@ class _LevelCache:
 
     def __init__(self) -> None:
         self._store: dict[tuple[Any, int], tuple[Layout, float | None]] = {}
+        self._lock = threading.Lock()
 
     def get(self, key: tuple[Any, ...], index: int, generator: MapGenerator) -> tuple[Layout, float | None]:
-        entry = self._store.pop((key, index), None)
-        if entry is None:
-            entry = generator._build(index)
+        with self._lock:
+            entry = self._store.pop((key, index), None)
+            if entry is not None:
+                self._store[(key, index)] = entry  # most recently used last
+                return entry
+        entry = generator._build(index)  # outside the lock: other look-ups need not wait for a solve
+        with self._lock:
+            self._store.pop((key, index), None)
             if len(self._store) >= LEVEL_CACHE_SIZE:
                 del self._store[next(iter(self._store))]
-        self._store[(key, index)] = entry  # most recently used last
+            self._store[(key, index)] = entry
         return entry
 
     def clear(self) -> None:
-        self._store.clear()
+        with self._lock:
+            self._store.clear()
 
 
 _CACHE = _LevelCache()

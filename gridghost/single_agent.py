@@ -198,6 +198,10 @@ class Duel:
         self._opponent_seeds: np.random.SeedSequence | None = None
         self._maps: dict[Layout, tuple[Callable[[Any], Any], Policy | StatePolicy | None]] = {}
         self._bind_map()
+        if game.maps is not None and not isinstance(opponent, (str, type, type(None))) and isinstance(
+                getattr(opponent, "layout", None), Layout):
+            raise ValueError(f"opponent {opponent!r} was built for one map, and the game draws a new map at every "
+                             "reset; pass its name or class, which is built for every map")
         if game.use_ghost:
             self.set_opponent(DEFAULT_OPPONENTS[controlled] if opponent is None else opponent)
         elif opponent is not None or opponent_obs_type != "dict":

@@ -373,3 +373,46 @@ def test_the_opponent_follows_maps_it_has_seen_before() -> None:
         env.reset(seed=seed)
         assert env.duel.policy.layout == env.layout
         assert len(env.duel._maps) <= 3
+
+
+def test_a_generator_env_keeps_its_own_copies_of_the_settings_it_builds_maps_from() -> None:
+    spec = {"type": "particle", "num_particles": 100, "sensors": [0]}
+    sensors = [gridghost.ColorSensor(quality=0.8)]
+    env = gridghost.raw_env(layout=MapGenerator(6, 6, num_levels=50), belief_filter=spec, sensors=sensors)
+    spec["num_particles"] = 7
+    sensors.append(gridghost.sensors.ItemSensor())
+    for seed in range(20):
+        env.reset(seed=seed)
+        assert env.belief_filter.num_particles == 100 and len(env.sensors) == 1
+
+
+def test_map_bound_opponents_and_generator_options_are_refused_with_a_reason() -> None:
+    from gridghost.solve import MinimaxGhost
+
+    generator = MapGenerator(6, 6, num_levels=5)
+    bound = MinimaxGhost.for_game(gridghost.Game(generator.level(0), LongitudinalSlip(0.2)))
+    with pytest.raises(ValueError, match="was built for one map"):
+        gridghost.GridGhostGymEnv(layout=generator, opponent=bound)
+    for option in ("seed", "name"):
+        with pytest.raises(TypeError, match=r"sets .* itself for every level"):
+            MapGenerator(5, 5, **{option: 3})
+    with pytest.raises((TypeError, ValueError), match="min_distance"):
+        MapGenerator(5, 5, min_distance="2")
+
+
+def test_an_overlay_belongs_to_its_map() -> None:
+    generator = MapGenerator(5, 5, num_levels=50)
+    env = gridghost.raw_env(layout=generator, render_mode="rgb_array")
+    fresh = gridghost.raw_env(layout=generator, render_mode="rgb_array")
+    env.reset(seed=0)
+    first = env.layout
+    env.set_overlay(np.ones((5, 5)))
+    env.reset(seed=0)
+    overlaid = env.render()  # the same map: the overlay stays
+    fresh.reset(seed=0)
+    assert not (overlaid == fresh.render()).all()
+    seed = 1
+    while env.reset(seed=seed) or env.layout == first:  # the first seed that draws another map
+        seed += 1
+    fresh.reset(seed=seed)
+    assert env.layout != first and (env.render() == fresh.render()).all()
