@@ -439,15 +439,21 @@ class Layout:
 
     def reachable_from(self, start: Cell) -> set[Cell]:
         """The cells a mover starting at ``start`` can reach through open edges."""
-        seen = {start}
-        queue = deque([start])
+        return set(self.distances_from((start,)))
+
+    def distances_from(self, starts: Iterable[Cell]) -> dict[Cell, int]:
+        """The fewest steps through open edges from the nearest of ``starts`` to every cell
+        reachable from them (breadth-first)."""
+        distance = dict.fromkeys(starts, 0)
+        queue = deque(distance)
         while queue:
-            r, c = queue.popleft()
+            cell = queue.popleft()
+            r, c = cell
             for nxt in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if nxt not in seen and not self.blocked((r, c), nxt):
-                    seen.add(nxt)
+                if nxt not in distance and not self.blocked(cell, nxt):
+                    distance[nxt] = distance[cell] + 1
                     queue.append(nxt)
-        return seen
+        return distance
 
     def colour_name(self, row: int, col: int) -> str:
         """The colour of a cell as a word (``"white"``, ``"red"`` or ``"green"``)."""

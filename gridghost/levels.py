@@ -20,7 +20,8 @@ reaching a goal when both sides play optimally (the zero-sum game's minimax poli
 :func:`gridghost.solve.solve_game`, within 100 turns, from the map's starts). Level ``i`` of a
 difficulty is the first of its candidate maps whose measured success probability falls in the
 band: the generator keeps drawing until one does. Solved levels are kept in a bounded cache, so a
-level costs its solves once per process; see ``benchmarks/levels.py`` for the cost per reset.
+level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for the cost
+per reset.
 
 >>> generator = MapGenerator(6, 6, num_levels=10)
 >>> generator.level(3) == generator.level(3), generator.level(3) == generator.level(4)
@@ -72,8 +73,9 @@ class Difficulty:
 
 
 #: The difficulty presets, 0 (easy for the agent) to 3 (a real contest); ``env(difficulty=d)``
-#: plays ``MapGenerator(difficulty=d)``. The bands were calibrated with
-#: ``benchmarks/difficulty_study.py``; the README's table gives their measured spread.
+#: plays ``MapGenerator(difficulty=d, num_levels=DIFFICULTY_LEVELS)``. The options and margins
+#: were calibrated with ``benchmarks/difficulty_study.py``; the README's table gives the bands'
+#: measured spread (``benchmarks/difficulty_levels.py``).
 DIFFICULTIES: dict[int, Difficulty] = {
     0: Difficulty(5, 5, 0.95, 1.0, {"walls": "maze", "loops": 0.0}),
     1: Difficulty(6, 6, 0.8, 0.95, {"walls": "maze", "loops": 0.3, "num_goals": 2}, margins=(-2, 3)),
@@ -118,16 +120,7 @@ def race_margin(layout: Layout) -> int:
     >>> race_margin(CLASSIC)   # the ghost starts on a goal; the agent is 4 steps from the nearest
     -4
     """
-    distance = dict.fromkeys(layout.goals, 0)
-    frontier = list(layout.goals)
-    while frontier:
-        following = []
-        for r, c in frontier:
-            for nxt in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if nxt not in distance and not layout.blocked((r, c), nxt):
-                    distance[nxt] = distance[(r, c)] + 1
-                    following.append(nxt)
-        frontier = following
+    distance = layout.distances_from(layout.goals)
     return distance[layout.ghost_start] - distance[layout.agent_start]
 
 
@@ -221,8 +214,7 @@ class MapGenerator:
 
     # -- identity --------------------------------------------------------------------------------
     def _key(self) -> tuple[Any, ...]:
-        return (self.rows, self.cols, self.difficulty, self.num_levels, self.start_level, self.slip,
-                json.dumps(self.options, sort_keys=True, default=repr))
+        return (self._levels_key, self.num_levels, self.start_level, self.slip)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, MapGenerator) and self._key() == other._key()
@@ -256,9 +248,8 @@ class MapGenerator:
         if self.slip is not None:
             raise ValueError(f"the map generator measures difficulty under {self.slip!r}, the env's slip is {slip!r}; "
                              "give the generator the env's slip model (or none)")
-        bound = MapGenerator(self.rows, self.cols, self.difficulty, self.num_levels, self.start_level, slip=slip,
-                             **_without_preset(self.difficulty, self.options))
-        return bound
+        return MapGenerator(self.rows, self.cols, self.difficulty, self.num_levels, self.start_level, slip=slip,
+                            **_without_preset(self.difficulty, self.options))
 
     # -- levels ----------------------------------------------------------------------------------
     def draw(self, rng: np.random.Generator) -> int:
@@ -274,15 +265,23 @@ class MapGenerator:
             ValueError: ``index`` is not an int >= 0, or a difficulty found no map in its band
                 within :data:`MAX_ATTEMPTS` candidates.
         """
-        if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
-            raise ValueError(f"level index must be an int >= 0, got {index!r}")
-        return _level(self._levels_key, self, int(index))[0]
+        return self._entry(index)[0]
 
     def level_success(self, index: int) -> float | None:
         """The measured success probability of level ``index`` (``None`` without a difficulty:
-        nothing is solved)."""
-        self.level(index)
-        return _level(self._levels_key, self, int(index))[1]
+        nothing is solved).
+
+        Raises:
+            ValueError: as :meth:`level`.
+        """
+        return self._entry(index)[1]
+
+    def _entry(self, index: int) -> tuple[Layout, float | None]:
+        """Level ``index``'s map and success probability, from the level cache."""
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
+            raise ValueError(f"level index must be an int >= 0, got {index!r}")
+        # Keyed by what a level depends on: equal keys build equal maps, whichever generator asks.
+        return _CACHE.get(self._levels_key, int(index), self)
 
     def _build(self, index: int) -> tuple[Layout, float | None]:
         """Level ``index``: its first candidate map in the band, and the map's success probability."""
@@ -350,12 +349,6 @@ def _without_preset(difficulty: int | None, options: Mapping[str, Any]) -> dict[
     """``options`` without the entries the difficulty's preset sets to the same values."""
     preset = {} if difficulty is None else DIFFICULTIES[difficulty].options
     return {key: value for key, value in options.items() if key not in preset or preset[key] != value}
-
-
-def _level(key: tuple[Any, ...], generator: MapGenerator, index: int) -> tuple[Layout, float | None]:
-    # The cache is keyed by what a level depends on; the generator itself rides along to build it
-    # (equal keys build equal maps, whichever generator builds them).
-    return _CACHE.get(key, index, generator)
 
 
 class _LevelCache:
