@@ -151,7 +151,7 @@ class AgentInterface:
             read = {"color": [0], "cnn": [1], "both": [0, 1]}[pf_sensor_mode]
             belief_filter = {"type": filter_type, "sensors": read}
             if filter_type == "particle":
-                belief_filter["num_particles"] = check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
+                belief_filter["num_particles"] = pf_num_particles  # checked above
         self.env = GridGhostEnv(
             render_mode="human" if render and render_mode is None else render_mode,
             layout=layout,

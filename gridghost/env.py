@@ -89,8 +89,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 import gymnasium
 import numpy as np
@@ -151,9 +151,31 @@ def maps_kept(layout: Layout) -> int:
     return max(8, MAP_COMPONENTS_BYTES // (_BYTES_PER_CELL * layout.rows * layout.cols))
 
 
-# A map's components, as GridGhostEnv._build_map makes them.
-_MapComponents = tuple[tuple[Sensor, ...], Game, BeliefFilter | None, Any, dict[str, bytes],
-                       tuple[tuple[Sensor, str, frozenset[str] | None], ...]]
+_Built = TypeVar("_Built")
+
+
+def recent_map(store: dict[Layout, _Built], layout: Layout, build: Callable[[], _Built]) -> _Built:
+    """What a view keeps for ``layout``: ``store[layout]``, made by ``build()`` on the map's first
+    visit. The store keeps the most recently used maps last and at most :func:`maps_kept` of
+    them, the least recently used going first."""
+    item = store.pop(layout, None)
+    if item is None:
+        item = build()
+        if len(store) >= maps_kept(layout):
+            del store[next(iter(store))]
+    store[layout] = item
+    return item
+
+
+class _MapComponents(NamedTuple):
+    """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
+
+    sensors: tuple[Sensor, ...]
+    kernel: Game
+    belief_filter: BeliefFilter | None
+    encoder: Any
+    expert: dict[str, bytes]
+    sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
 
 def _per_agent(table: dict[Any, Any], agent: object) -> Any:
@@ -321,6 +343,7 @@ class GridGhostEnv(AECEnv):
         self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
         self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
+        self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else source)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
@@ -338,7 +361,6 @@ class GridGhostEnv(AECEnv):
             action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
         )
 
-        self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
         self.observation_spaces = {name: self._encoder.space(_SIDES[name]) for name in self.possible_agents}
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
         self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, 4), dtype=np.int8)
@@ -358,16 +380,7 @@ class GridGhostEnv(AECEnv):
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
         observation encoder and the expert to it (built once per map, kept for the last few)."""
-        parts = self._bound.pop(layout, None)
-        if parts is None:
-            parts = self._build_map(layout)
-            spaces_ = getattr(self, "observation_spaces", None)
-            if spaces_ is not None and any(parts[3].space(_SIDES[name]) != space for name, space in spaces_.items()):
-                raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
-                                   "every map of a generator must have the same size and labels")
-            if len(self._bound) >= maps_kept(layout):
-                del self._bound[next(iter(self._bound))]
-        self._bound[layout] = parts  # most recently used last
+        parts = recent_map(self._bound, layout, lambda: self._build_map(layout))
         if getattr(self, "layout", layout) != layout:  # another map: its picture, without the last one's overlay
             self._overlay = None
             if self._renderer is not None:
@@ -377,11 +390,14 @@ class GridGhostEnv(AECEnv):
         self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
         self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
         self.board = self.kernel.board
-        names = AGENTS if self.use_ghost else (AGENT,)
-        self._observers = {name: self._encoder.observer(_SIDES[name]) for name in names}
+        self._observers = {name: self._encoder.observer(_SIDES[name]) for name in self.possible_agents}
 
     def _build_map(self, layout: Layout) -> _MapComponents:
-        """The components of the game on ``layout`` (see :meth:`_use_map`)."""
+        """The components of the game on ``layout`` (see :meth:`_use_map`).
+
+        Raises:
+            RuntimeError: a later map gives other observation spaces than the first.
+        """
         sensors, quality, rewards, ghost_rewards, belief_filter = self._settings
         if self.maps is not None and sensors is not None:
             sensors = tuple(sensor.for_layout(layout) for sensor in sensors)
@@ -405,7 +421,11 @@ class GridGhostEnv(AECEnv):
             (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
             for sensor in bound
         )
-        return bound, kernel, tracker, encoder, expert, keys
+        spaces_ = getattr(self, "observation_spaces", None)  # None while the first map is built
+        if spaces_ is not None and any(encoder.space(_SIDES[name]) != space for name, space in spaces_.items()):
+            raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
+                               "every map of a generator must have the same size and labels")
+        return _MapComponents(bound, kernel, tracker, encoder, expert, keys)
 
     @classmethod
     def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:

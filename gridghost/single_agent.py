@@ -58,7 +58,7 @@ from gymnasium import spaces
 
 from gridghost.checks import check_choice
 from gridghost.config import GameConfig
-from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game, maps_kept
+from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game, recent_map
 from gridghost.game import Game
 from gridghost.layout import Layout
 from gridghost.observations import OBS_TYPES, make_observations
@@ -198,8 +198,7 @@ class Duel:
         self._opponent_seeds: np.random.SeedSequence | None = None
         self._maps: dict[Layout, tuple[Callable[[Any], Any], Policy | StatePolicy | None]] = {}
         self._bind_map()
-        if game.maps is not None and not isinstance(opponent, (str, type, type(None))) and isinstance(
-                getattr(opponent, "layout", None), Layout):
+        if game.maps is not None and isinstance(getattr(opponent, "layout", None), Layout):
             raise ValueError(f"opponent {opponent!r} was built for one map, and the game draws a new map at every "
                              "reset; pass its name or class, which is built for every map")
         if game.use_ghost:
@@ -249,25 +248,24 @@ class Duel:
         map's first visit and kept, as the env keeps its own components."""
         game = self.game
         self._kernel = game.kernel
-        parts = self._maps.pop(game.layout, None)
-        if parts is None:
-            if self.controlled == GHOST:
-                _check_opening_cannot_end(game.kernel)
-            view = make_observations(
-                self.opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
-            ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
-            policy = self.policy
-            if isinstance(policy, StatePolicy) and policy.layout != game.layout:
-                policy = self._state_policy(self._opponent_source)
-            parts = (view, policy)
-            if len(self._maps) >= maps_kept(game.layout):
-                del self._maps[next(iter(self._maps))]
-        self._maps[game.layout] = parts  # most recently used last
-        self._opponent_view, policy = parts
+        self._opponent_view, policy = recent_map(self._maps, game.layout, self._build_map)
         if policy is not None and policy is not self.policy:
             self.policy = policy
         if self.policy is not None:
             self._set_table()
+
+    def _build_map(self) -> tuple[Callable[[Any], Any], Policy | StatePolicy | None]:
+        """The opponent's observer and policy on the game's current map (see :meth:`_bind_map`)."""
+        game = self.game
+        if self.controlled == GHOST:
+            _check_opening_cannot_end(game.kernel)
+        view = make_observations(
+            self.opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
+        ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
+        policy = self.policy
+        if isinstance(policy, StatePolicy) and policy.layout != game.layout:
+            policy = self._state_policy(self._opponent_source)
+        return view, policy
 
     def _state_policy(self, opponent: Any) -> StatePolicy | None:
         """The state policy ``opponent`` names or is, built for this game and checked to fit it;
