@@ -196,6 +196,7 @@ class Duel:
         self._table: bytes | None = None
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
+        self._carried = 0.0  # the reward a learning ghost earned before its first observation
         self._maps: dict[Layout, tuple[Callable[[Any], Any], Policy | StatePolicy | None]] = {}
         self._bind_map()
         if game.maps is not None and isinstance(getattr(opponent, "layout", None), Layout):
@@ -308,14 +309,19 @@ class Duel:
             root = seed if seed is not None else self.game.np_random_seed
             self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
             self._seed_opponent()
+        self._carried = 0.0
         if self.controlled == GHOST:
             self._opponent_move()
+            # The agent's opening move rewards the ghost before its first observation (a reset
+            # returns no reward): the first play() pays it.
+            self._carried = self.game.rewards[GHOST]
 
     def play(self, action: Any) -> tuple[float, bool, bool, dict[str, Any]]:
         """Carry out the caller's ``action`` and the opponent's answer.
 
         Returns:
-            The caller's reward summed over both half-turns; whether the game ended (caught or
+            The caller's reward summed over both half-turns (on a learning ghost's first move,
+            also the opening move's that it earned before it first observed); whether the game ended (caught or
             goal); whether the AEC env's ``max_cycles`` cut it short; and a fresh copy of the
             caller's info.
 
@@ -331,7 +337,8 @@ class Duel:
         game.step(action)
         if self.after_half_turn is not None:
             self.after_half_turn()
-        reward = game.rewards[me]
+        reward = self._carried + game.rewards[me]
+        self._carried = 0.0
         if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
             self._opponent_move()
             reward += game.rewards[me]
