@@ -19,8 +19,9 @@ For one side at a time there is a Gymnasium env and the reference ``AgentInterfa
     obs, info = env.reset(seed=42)
 
 ``import gridghost`` registers ``gridghost/GridGhost-v0`` in Gymnasium's registry (the
-single-agent env, with a ``TimeLimit`` of 100 steps) and in PettingZoo's (the AEC env; PettingZoo
-1.27 or newer has the registry).
+single-agent env, with a ``TimeLimit`` of 100 steps) and in PettingZoo's (the AEC env, and the
+parallel env under ``pettingzoo.make("parallel", ...)``; PettingZoo 1.27 or newer has the
+registry).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from gridghost.env import GridGhostEnv, env, raw_env
 from gridghost.game import Game
 from gridghost.layout import CLASSIC, COLOURS, ITEMS, Layout
 from gridghost.levels import DIFFICULTIES, MapGenerator
+from gridghost.parallel import GridGhostParallelEnv, parallel_env
 from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.rules import Action, Board, GameState, Outcome, Rewards, board_for
 from gridghost.sensors import ColorSensor, Sensor
@@ -61,6 +63,7 @@ __all__ = [
     "GameState",
     "GridGhostEnv",
     "GridGhostGymEnv",
+    "GridGhostParallelEnv",
     "Layout",
     "LongitudinalSlip",
     "MapGenerator",
@@ -75,12 +78,15 @@ __all__ = [
     "board_for",
     "env",
     "make_policy",
+    "parallel_env",
     "raw_env",
 ]
 
 # PettingZoo's registry appeared in 1.27; older versions simply have no pettingzoo.make.
 if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.aec_registry:
     pettingzoo.register("aec", ENV_ID, entry_point="gridghost.env:env")
+if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.parallel_registry:
+    pettingzoo.register("parallel", ENV_ID, entry_point="gridghost.parallel:parallel_env")
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(ENV_ID, entry_point="gridghost.single_agent:GridGhostGymEnv", max_episode_steps=100)

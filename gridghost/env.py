@@ -10,7 +10,8 @@
 |                    | float32 planes ``C x rows x cols`` (or an egocentric window);     |
 |                    | ``"text"``: an English description (``Text``)                     |
 | State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
-| Parallel API       | no: the ghost sees the agent's move, so the game is turn-based    |
+| Parallel API       | :func:`gridghost.parallel_env`: the same turn-based game, both     |
+|                    | sides observing at every half-turn (:mod:`gridghost.parallel`)    |
 
 The agent tries to reach a goal cell of a walled grid; the ghost chases it. The agent's moves
 slip (see :mod:`gridghost.slip`); after each of its moves the agent's sensors read its cell (see
@@ -129,7 +130,7 @@ OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.C
 #: that add a key add it here.
 RESERVED_INFO_KEYS = frozenset(
     {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
-     "action_mask", "estimated_pos", "is_success", "expert_action", *OUTCOME_INFO_KEYS.values(),
+     "action_mask", "estimated_pos", "is_success", "expert_action", "active_agent", *OUTCOME_INFO_KEYS.values(),
      # written by Gymnasium's wrappers and vector envs around any view (which also write a
      # "_"-prefixed mask for every key, so no component's key may start with "_")
      "episode", "final_obs", "final_info", "final_observation"}
@@ -276,6 +277,10 @@ class GridGhostEnv(AECEnv):
     _expert: dict[str, bytes]
     _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
+    #: Whether both sides observe at every half-turn (the parallel view's game): encodings then
+    #: say whose turn it is (see :func:`~gridghost.observations.make_observations`).
+    _both_observe: ClassVar[bool] = False
+
     metadata: ClassVar[dict[str, Any]] = {
         "name": "gridghost_v0",
         "render_modes": list(RENDER_MODES),
@@ -335,7 +340,7 @@ class GridGhostEnv(AECEnv):
         # What a map is built with; _use_map builds the map's components from them.
         self._observation_settings: dict[str, Any] = dict(
             view_radius=view_radius, action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
-            max_cycles=self.max_cycles)
+            max_cycles=self.max_cycles, both_observe=self._both_observe)
         # Copies: a caller changing its list or spec later must not change the maps still to come.
         self._settings = (tuple(sensors) if isinstance(sensors, list) else sensors, color_sensor_quality, rewards,
                           ghost_rewards,

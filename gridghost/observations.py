@@ -659,10 +659,13 @@ class MaskedObservations(Observations):
     Args:
         inner: the encoder to wrap.
         board: the board of the layout.
+        waiting_masked: an all-zero mask for a side that is not to move (nothing it sends is
+            carried out), for views where both sides observe at every half-turn.
     """
 
-    def __init__(self, inner: Observations, board: Board) -> None:
+    def __init__(self, inner: Observations, board: Board, waiting_masked: bool = False) -> None:
         mask_space = spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8)
+        self._waiting_masked = waiting_masked
         wrapped: dict[int, spaces.Dict] = {}
         for side in Side:
             space = inner.space(side)
@@ -674,10 +677,57 @@ class MaskedObservations(Observations):
         self._observers = {side: functools.partial(self._masked, side) for side in Side}
 
     def _masked(self, side: Side, state: GameState) -> dict[str, Any]:
-        return {
-            "observation": self._inner[side](state),
-            "action_mask": self._masks[state.agent if side == Side.AGENT else state.ghost].copy(),
-        }
+        if self._waiting_masked and (state.turn != side or state.outcome != _ONGOING):
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)  # nothing this side sends now is carried out
+        else:
+            mask = self._masks[state.agent if side == Side.AGENT else state.ghost].copy()
+        return {"observation": self._inner[side](state), "action_mask": mask}
+
+
+class TurnObservations(Observations):
+    """An encoding that says whether the observer moves next, for views where both sides observe
+    at every half-turn (:mod:`gridghost.parallel`).
+
+    ``"grid"`` (channel ``to_move``) and ``"text"`` (its closing phrase) say it already and pass
+    through unchanged. ``"vector"`` and ``"belief_vector"`` get one more ``float32`` slot at the
+    end, ``"dict"`` and ``"belief"`` a ``"to_move"`` entry (``Discrete(2)``): 1 when the observer
+    moves next, 0 while it waits and once the game has ended.
+
+    Args:
+        inner: the encoder to extend.
+        obs_type: the name of ``inner``'s encoding, one of :data:`OBS_TYPES`.
+    """
+
+    def __init__(self, inner: Observations, obs_type: str) -> None:
+        self._kind = "same" if obs_type in ("grid", "text") else "box" if "vector" in obs_type else "dict"
+        self._inner = {side: inner.observer(side) for side in Side}
+        extended: dict[int, spaces.Space[Any]] = {}
+        for side in Side:
+            space = inner.space(side)
+            if id(space) not in extended:
+                extended[id(space)] = self._extend(space)
+        self._spaces = {side: extended[id(inner.space(side))] for side in Side}
+        flagged: dict[Side, Callable[[GameState], Any]] = {
+            side: functools.partial(self._flagged, side) for side in Side}
+        self._observers = dict(self._inner) if self._kind == "same" else flagged
+
+    def _extend(self, space: spaces.Space[Any]) -> spaces.Space[Any]:
+        if self._kind == "same":
+            return space
+        if self._kind == "box":
+            assert isinstance(space, spaces.Box)
+            return spaces.Box(np.append(space.low, np.float32(0)), np.append(space.high, np.float32(1)),
+                              dtype=np.float32)
+        assert isinstance(space, spaces.Dict)
+        return spaces.Dict({**space.spaces, "to_move": spaces.Discrete(2)})
+
+    def _flagged(self, side: Side, state: GameState) -> Any:
+        observation = self._inner[side](state)
+        to_move = state.turn == side and state.outcome == _ONGOING
+        if self._kind == "box":
+            return np.append(observation, np.float32(to_move))
+        observation["to_move"] = int(to_move)
+        return observation
 
 
 def make_observations(
@@ -690,6 +740,7 @@ def make_observations(
     action_mask_in_obs: bool = False,
     append_step_count: bool = False,
     max_cycles: int | None = None,
+    both_observe: bool = False,
 ) -> Observations:
     """Build the encoder named ``obs_type`` for ``board``, with the options.
 
@@ -708,6 +759,9 @@ def make_observations(
             ``"text"``).
         append_step_count: add the cycles played over ``max_cycles``.
         max_cycles: the episode's limit; required with ``append_step_count``.
+        both_observe: for a view where both sides observe at every half-turn (the parallel
+            env): say whether the observer moves next (:class:`TurnObservations`) and, with
+            ``action_mask_in_obs``, give a waiting side an all-zero mask.
 
     Raises:
         ValueError: ``obs_type`` is unknown; a belief encoding without a belief to show;
@@ -748,4 +802,6 @@ def make_observations(
         encoder = BeliefObservations(board, belief, step_count)  # type: ignore[arg-type]  # checked above
     else:
         encoder = DictObservations(board, step_count)
-    return MaskedObservations(encoder, board) if action_mask_in_obs else encoder
+    if both_observe:
+        encoder = TurnObservations(encoder, obs_type)
+    return MaskedObservations(encoder, board, both_observe) if action_mask_in_obs else encoder

@@ -1,0 +1,238 @@
+"""The turn-based game as a PettingZoo Parallel environment, for trainers that step all agents at once.
+
+| Import        | ``import gridghost; env = gridghost.parallel_env()``                          |
+|---------------|-------------------------------------------------------------------------------|
+| Agents        | ``["agent", "ghost"]``; ``["agent"]`` with ``use_ghost=False``                |
+| Actions       | Discrete(4) for both; only the side to move has its action carried out        |
+| Observations  | the AEC env's encodings, each saying whether the observer moves next          |
+| Registered    | ``pettingzoo.make("parallel", "gridghost/GridGhost-v0")``                     |
+
+The game stays turn-based: the ghost sees where the agent's move took it. A parallel ``step`` is
+one half-turn. Both sides send an action; the mover's is carried out, the waiting side's is
+checked and dropped. Both sides observe after every step, so each step's ``rewards`` are that
+half-turn's rewards for both sides, and nothing waits for a later observation. Under the
+default zero-sum rewards the two sides' returns of every episode sum to exactly 0.
+
+The semantics are those of ``pettingzoo.utils.turn_based_aec_to_parallel`` over
+:func:`gridghost.raw_env`, with the same rewards, terminations, truncations and infos (with
+``info["active_agent"]``, the side to move next). There are four differences, each one so that a
+trainer can tell whose turn it is:
+
+- Every observation says whether the observer moves next. ``"grid"`` and ``"text"`` say so
+  already. ``"vector"`` and ``"belief_vector"`` get one more slot at the end, and ``"dict"`` and
+  ``"belief"`` a ``"to_move"`` entry (see :class:`~gridghost.observations.TurnObservations`).
+- The waiting side's ``info["action_mask"]`` (and, with ``action_mask_in_obs=True``, the mask in
+  its observation) is all zeros: nothing it sends is carried out.
+- ``info["active_agent"]`` is also there after ``reset``.
+- ``max_cycles`` counts parallel steps, PettingZoo's meaning (each agent is asked for an action
+  ``max_cycles`` times). That is half-turns, so it must be even with the ghost in the game. The
+  default of 200 plays the AEC env's 100 cycles.
+
+Once the game ends, the step that ended it reports the terminations or truncations of both
+sides and ``agents`` becomes empty. There are no dead steps; the view takes them on the AEC
+env behind it.
+
+Arguments
+    ``gridghost.parallel_env(render_mode=None, max_cycles=200, **game)``: the game's settings as
+    :class:`~gridghost.env.GridGhostEnv` takes them, or ``config=``. A config's ``max_cycles``
+    counts game cycles, as everywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from gridghost.checks import check_action, check_limit
+from gridghost.config import GameConfig
+from gridghost.env import GridGhostEnv, make_game
+from gridghost.layout import Layout
+from gridghost.rules import NUM_ACTIONS
+
+#: The parallel view's default ``max_cycles``: 200 half-turns, the AEC env's 100 cycles.
+DEFAULT_MAX_CYCLES = 200
+_WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_WAITING_MASK.setflags(write=False)
+
+
+class _BothObserve(GridGhostEnv):
+    """The AEC game whose encodings say whose turn it is, behind :class:`GridGhostParallelEnv`."""
+
+    _both_observe = True
+
+
+class GridGhostParallelEnv(ParallelEnv):
+    """PettingZoo's Parallel API over the turn-based game (see the module docstring).
+
+    Args:
+        render_mode: as :class:`~gridghost.env.GridGhostEnv`.
+        max_cycles: parallel steps (half-turns) before both sides are truncated. It must be
+            even with the ghost in the game, so that an episode ends after the ghost's answer.
+            ``None`` means no limit.
+        **game: the game's settings, as :class:`~gridghost.env.GridGhostEnv` takes them, or
+            ``config=`` (a :class:`~gridghost.config.GameConfig` or its dict form; then
+            ``max_cycles`` is the config's cycles, two steps each).
+
+    Raises:
+        TypeError, ValueError: ``max_cycles`` is not ``None`` or an int >= 1, is odd with the ghost
+            in the game, or is given next to ``config``; any game setting as
+            :class:`~gridghost.env.GridGhostEnv`.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        **GridGhostEnv.metadata,
+        "name": "gridghost_parallel_v0",
+        "is_parallelizable": True,
+    }
+
+    def __init__(self, render_mode: str | None = None, max_cycles: int | None = DEFAULT_MAX_CYCLES,
+                 **game: Any) -> None:
+        if "config" in game:
+            if max_cycles != DEFAULT_MAX_CYCLES:
+                raise ValueError("pass max_cycles inside config (in game cycles) or as a keyword, not both")
+            aec = make_game(_BothObserve, render_mode=render_mode, **game)
+        else:
+            check_limit(max_cycles, "max_cycles")
+            steps_per_cycle = 2 if game.get("use_ghost", True) is True else 1
+            if max_cycles is not None and max_cycles % steps_per_cycle:
+                raise ValueError(
+                    f"max_cycles counts half-turns in the parallel view (the agent's move and the ghost's answer "
+                    f"are two steps), so it must be even to end after the ghost's answer; got {max_cycles}"
+                )
+            aec = make_game(_BothObserve, render_mode=render_mode,
+                            max_cycles=None if max_cycles is None else max_cycles // steps_per_cycle, **game)
+        #: The AEC game this view steps.
+        self.aec_env: GridGhostEnv = aec
+        cycles = aec.max_cycles
+        #: Parallel steps before truncation (``None``: no limit).
+        self.max_cycles = None if cycles is None else cycles * len(aec.possible_agents)
+        self.render_mode = aec.render_mode
+        self.possible_agents = list(aec.possible_agents)
+        self.agents: list[str] = []
+        self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
+        self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
+        self.state_space = aec.state_space
+
+    @property
+    def config(self) -> GameConfig:
+        """The game's settings (``max_cycles`` in game cycles); ``parallel_env(config=...)`` rebuilds it."""
+        return self.aec_env.config
+
+    @property
+    def layout(self) -> Layout:
+        """The current episode's map."""
+        return self.aec_env.layout
+
+    @property
+    def level(self) -> int | None:
+        """The current map's level when a generator draws the maps, else ``None``."""
+        return self.aec_env.level
+
+    @property
+    def unwrapped(self) -> GridGhostParallelEnv:
+        """This env (it wraps nothing a caller should reach past)."""
+        return self
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent`` (``"agent"`` or ``"ghost"``)."""
+        return self.aec_env.observation_space(agent)
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent``: ``Discrete(4)``."""
+        return self.aec_env.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Start an episode; as :meth:`gridghost.env.GridGhostEnv.reset`.
+
+        Returns:
+            Both sides' observations and infos.
+
+        Raises:
+            TypeError, ValueError: as :meth:`gridghost.env.GridGhostEnv.reset`.
+        """
+        aec = self.aec_env
+        aec.reset(seed=seed, options=options)
+        self.agents = list(aec.agents)
+        return {name: aec.observe(name) for name in self.agents}, self._infos()
+
+    def step(self, actions: Mapping[str, Any]) -> tuple[
+        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
+        """Carry out the half-turn of the side to move.
+
+        Args:
+            actions: an action per side. The mover's is required. The waiting side's may be
+                left out or ``None``; when given it must be valid too, and it is not carried out.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)``, one entry per side
+            that was alive at the step.
+
+        Raises:
+            TypeError: ``actions`` is not a mapping, or an action is not an int in 0..3.
+            ValueError: ``actions`` names an unknown side, lacks the mover's action, or holds an
+                action out of range.
+            RuntimeError: before ``reset`` or after the episode ended.
+        """
+        if not self.agents:
+            raise RuntimeError("the episode is over (or has not started); call reset()")
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict mapping each side to its action, got {actions!r}")
+        unknown = sorted(map(str, set(actions) - set(self.possible_agents)))
+        if unknown:
+            raise ValueError(f"actions names unknown sides {unknown}; the sides are {self.possible_agents}")
+        aec = self.aec_env
+        mover = aec.agent_selection
+        if actions.get(mover) is None:
+            raise ValueError(f"actions must hold an action for {mover!r}, the side to move (info['active_agent'])")
+        for name, action in actions.items():
+            if name != mover and action is not None:
+                check_action(action, name)
+        aec.step(actions[mover])
+        alive = self.agents
+        observations = {name: aec.observe(name) for name in alive}
+        rewards = {name: float(aec.rewards[name]) for name in alive}
+        terminations = {name: aec.terminations[name] for name in alive}
+        truncations = {name: aec.truncations[name] for name in alive}
+        infos = self._infos()
+        while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
+            aec.step(None)  # the AEC env's dead steps, taken here
+        self.agents = list(aec.agents)
+        return observations, rewards, terminations, truncations, infos
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        """Fresh infos of both sides, with ``active_agent`` and the waiting side's zero mask."""
+        aec = self.aec_env
+        mover = aec.agent_selection
+        infos = {}
+        for name in self.agents:
+            info = {**aec.infos[name], "active_agent": mover}
+            if name != mover or aec.terminations[name] or aec.truncations[name]:
+                info["action_mask"] = _WAITING_MASK
+            infos[name] = info
+        return infos
+
+    def state(self) -> np.ndarray:
+        """The global state, as :meth:`gridghost.env.GridGhostEnv.state`."""
+        return self.aec_env.state()
+
+    def render(self) -> Any:
+        """Render the game, as :meth:`gridghost.env.GridGhostEnv.render`."""
+        return self.aec_env.render()
+
+    def close(self) -> None:
+        """Close the game's window, if any."""
+        self.aec_env.close()
+
+
+def parallel_env(**kwargs: Any) -> GridGhostParallelEnv:
+    """The turn-based game under PettingZoo's Parallel API; keyword arguments as
+    :class:`GridGhostParallelEnv`."""
+    return GridGhostParallelEnv(**kwargs)
+
+
