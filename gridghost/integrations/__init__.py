@@ -1,0 +1,14 @@
+"""Adapters for training libraries; each is imported only when used.
+
+- :mod:`gridghost.integrations.turns`: the turn-based game as dictionaries of the side that
+  observes next, with full reward credit. This is the dict-in, dict-out form of RLlib's
+  ``MultiAgentEnv``, and it needs no library.
+- :mod:`gridghost.integrations.rllib`: that form as an RLlib ``MultiAgentEnv`` (needs Ray:
+  ``pip install "gridghost[rllib]"``).
+
+The reward-credit rule holds in every adapter. Each side receives all of its rewards, summed
+until it next observes. A reward earned before a side's first observation (the ghost's, for
+the agent's opening move) is paid with its second, because trainers such as RLlib drop a reward
+that comes with a first observation. Under the default zero-sum rewards the two sides' returns
+of every episode sum to exactly 0.
+"""

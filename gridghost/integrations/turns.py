@@ -1,0 +1,144 @@
+"""The turn-based game as dictionaries of the side that observes next (RLlib's multi-agent form).
+
+At reset only the agent observes. After each step, the side to move next observes. When the
+game ends, both sides receive their last observation, reward and termination (or truncation) in
+the same step, and ``"__all__"`` is set. Rewards follow the reward-credit rule of
+:mod:`gridghost.integrations`:
+
+- A side's reward is everything it earned since it last observed.
+- The reward that comes with a side's first observation is held back, and the first
+  observation reports 0. RLlib files such a reward outside the side's learning episode. The
+  held reward is paid with the side's next observation.
+
+No library is needed here. :mod:`gridghost.integrations.rllib` makes this an RLlib
+``MultiAgentEnv``.
+
+>>> env = TurnBasedDictEnv(obs_type="vector")
+>>> observations, infos = env.reset(seed=1)
+>>> list(observations)
+['agent']
+>>> observations, rewards, terminations, truncations, infos = env.step({"agent": 0})
+>>> list(observations), rewards       # the ghost's +1 for the agent's opening move is held back
+(['ghost'], {'ghost': 0.0})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gymnasium import spaces
+
+from gridghost.env import GridGhostEnv, make_game
+
+#: The key of RLlib's "every agent is done" flag in the termination and truncation dicts.
+ALL = "__all__"
+
+
+class TurnBasedDictEnv:
+    """The AEC game driven through dictionaries keyed by the side that observes next.
+
+    Args:
+        **game: the game's settings, as :class:`~gridghost.env.GridGhostEnv` takes them, or
+            ``config=``.
+
+    Raises:
+        ValueError: on a fixed map where the agent's opening move can end the game. The
+            ghost would then end an episode without having observed, and its reward would be
+            lost. A map generator never draws such maps.
+        TypeError, ValueError: any game setting, as :class:`~gridghost.env.GridGhostEnv`.
+    """
+
+    def __init__(self, **game: Any) -> None:
+        self.game: GridGhostEnv = make_game(GridGhostEnv, **game)
+        if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
+            raise ValueError(
+                f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game before the "
+                "ghost's first observation, so the ghost's reward would be lost; use a map where the agent starts at "
+                "least 3 steps from the ghost and every goal"
+            )
+        self.possible_agents: list[str] = list(self.game.possible_agents)
+        self.agents: list[str] = []
+        self.observation_spaces: dict[str, spaces.Space[Any]] = {
+            name: self.game.observation_space(name) for name in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {
+            name: self.game.action_space(name) for name in self.possible_agents}
+        self._observed: set[str] = set()
+        self._held: dict[str, float] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Start an episode (``seed``, ``options`` as :meth:`gridghost.env.GridGhostEnv.reset`).
+
+        Returns:
+            The agent's observation and info, each in a dict keyed ``"agent"``.
+        """
+        game = self.game
+        game.reset(seed=seed, options=options)
+        self.agents = list(game.agents)
+        mover = game.agent_selection
+        self._observed = {mover}
+        self._held = dict.fromkeys(self.possible_agents, 0.0)
+        return {mover: game.observe(mover)}, {mover: dict(game.infos[mover])}
+
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[
+        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
+        """Carry out the move of the side that observed last.
+
+        Args:
+            action_dict: ``{side to move: action}``, and nothing else.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)`` for the sides that
+            observe now. The terminations and truncations also hold ``"__all__"``.
+
+        Raises:
+            TypeError: ``action_dict`` is not a mapping; the action is not an int in 0..3.
+            ValueError: ``action_dict`` is not exactly the side to move's action; the action is
+                out of range.
+            RuntimeError: before ``reset`` or after the episode ended.
+        """
+        game = self.game
+        if not self.agents:
+            raise RuntimeError("the episode is over (or has not started); call reset()")
+        if not isinstance(action_dict, Mapping):
+            raise TypeError(f"action_dict must be a dict {{side: action}}, got {action_dict!r}")
+        mover = game.agent_selection
+        if set(action_dict) != {mover}:
+            raise ValueError(f"action_dict must hold exactly the action of {mover!r}, the side to move; "
+                             f"got the keys {sorted(map(str, action_dict))}")
+        game.step(action_dict[mover])
+        observations: dict[str, Any] = {}
+        rewards: dict[str, float] = {}
+        terminations: dict[str, bool] = {}
+        truncations: dict[str, bool] = {}
+        infos: dict[str, dict[str, Any]] = {}
+        while game.agents:
+            name = game.agent_selection
+            observation, reward, terminated, truncated, info = game.last()
+            if name in self._observed:
+                reward += self._held[name]
+                self._held[name] = 0.0
+            else:  # its first observation: RLlib would file this reward outside its episode
+                self._observed.add(name)
+                self._held[name] += reward
+                reward = 0.0
+            observations[name], rewards[name], infos[name] = observation, float(reward), dict(info)
+            terminations[name], truncations[name] = terminated, truncated
+            if not (terminated or truncated):
+                break
+            game.step(None)
+        self.agents = list(game.agents)
+        over = not self.agents
+        terminations[ALL] = over and all(terminations[name] for name in observations)
+        truncations[ALL] = over and not terminations[ALL]
+        return observations, rewards, terminations, truncations, infos
+
+    def render(self) -> Any:
+        """Render the game, as :meth:`gridghost.env.GridGhostEnv.render`."""
+        return self.game.render()
+
+    def close(self) -> None:
+        """Close the game's window, if any."""
+        self.game.close()
