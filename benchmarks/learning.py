@@ -199,7 +199,7 @@ def agent_benchmark(name: str, layout: Layout, episodes: int, seed: int) -> bool
         *start, horizon=MAX_CYCLES)
     passed = learned >= SUCCESS_RATIO * optimal
     print(f"{name:<13} {episodes:>8,} {run.steps:>10,} {run.seconds:>7.1f}s {run.seconds / baseline:>8.0f}x"
-          f" {learned:>9.3f} {optimal:>9.3f} {learned / optimal:>7.3f}  {'met' if passed else 'MISSED'}")
+          f" {learned:>9.3f} {optimal:>9.3f} {learned / optimal:>9.3f}  {'met' if passed else 'MISSED'}")
     return passed
 
 
@@ -214,7 +214,7 @@ def selfplay_benchmark(name: str, layout: Layout, episodes: int, seed: int) -> b
     final = float(curve.exploitability[-1])
     passed = final < bar
     print(f"{name:<13} {episodes:>8,} {run.steps:>10,} {run.seconds:>7.1f}s {run.seconds / baseline:>8.0f}x"
-          f" {curve.minimax_value:>8.2f} {final:>8.2f} {bar:>6.1f}  {'met' if passed else 'MISSED'}")
+          f" {curve.minimax_value:>9.2f} {final:>9.2f} {bar:>9.1f}  {'met' if passed else 'MISSED'}")
     print(f"{'':<13} by generation: " + " ".join(f"{value:.1f}" for value in curve.exploitability))
     return passed
 
@@ -231,19 +231,20 @@ def main(argv: Sequence[str] | None = None) -> bool:
         parser.error(f"--scale must be > 0, got {args.scale}")
     layouts = {name: MAPS[name]() for name in args.maps}
     budgets = {name: [max(1, round(args.scale * n)) for n in EPISODES[name]] for name in args.maps}
+    sections = (
+        (f"(a) Q-learning of the agent against the chasing ghost; success = P(goal within {MAX_CYCLES} turns), "
+         f"pass: learned >= {SUCCESS_RATIO:g} x optimal", ("learned", "optimal", "ratio"), agent_benchmark),
+        (f"\n(b) self-play (minimax-Q, both sides); exploitability in the agent's return, pass: < "
+         f"{EXPLOITABILITY_SHARE:.0%} of the reward range {reward_range():g}", ("minimax", "final", "bar"),
+         selfplay_benchmark),
+    )
     passed = True
-    print(f"(a) Q-learning of the agent against the chasing ghost; success = P(goal within {MAX_CYCLES} turns), "
-          f"pass: learned >= {SUCCESS_RATIO:g} x optimal")
-    print(f"{'map':<13} {'episodes':>8} {'steps':>10} {'cpu':>8} {'/solve':>9} {'learned':>9} {'optimal':>9} "
-          f"{'ratio':>7}")
-    for name, layout in layouts.items():
-        passed &= agent_benchmark(name, layout, budgets[name][0], args.seed)
-    print(f"\n(b) self-play (minimax-Q, both sides); exploitability in the agent's return, pass: < "
-          f"{EXPLOITABILITY_SHARE:.0%} of the reward range {reward_range():g}")
-    print(f"{'map':<13} {'episodes':>8} {'steps':>10} {'cpu':>8} {'/solve':>9} {'minimax':>8} {'final':>8} "
-          f"{'bar':>6}")
-    for name, layout in layouts.items():
-        passed &= selfplay_benchmark(name, layout, budgets[name][1], args.seed)
+    for which, (title, columns, benchmark) in enumerate(sections):
+        print(title)
+        print(f"{'map':<13} {'episodes':>8} {'steps':>10} {'cpu':>8} {'/solve':>9} "
+              + " ".join(f"{column:>9}" for column in columns))
+        for name, layout in layouts.items():
+            passed &= benchmark(name, layout, budgets[name][which], args.seed)
     return passed
 
 
