@@ -40,7 +40,7 @@ measured in the same run, is the exact solve of the same question (``solve_agent
 ``solve_game`` for (b), caches cleared): the ratio says how many times the solver's time learning
 took.
 
-    python benchmarks/learning.py                 # both maps, the full budgets (about a minute)
+    python benchmarks/learning.py                 # both maps, the full budgets (about 20 s here)
     python benchmarks/learning.py --maps classic --scale 0.2
 """
 
