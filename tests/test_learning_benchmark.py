@@ -1,0 +1,50 @@
+"""The learning benchmark's code, in a tiny configuration: tabular learners on the classic map
+reach what benchmarks/learning.py promises, judged by the exact solver."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from gridghost.layout import CLASSIC
+from gridghost.selfplay import OpponentPool, exploitability_curve
+from gridghost.solve import evaluate_policies, solve_agent
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def learning():  # the benchmark script, loaded as a module
+    spec = importlib.util.spec_from_file_location("learning_benchmark", BENCHMARKS / "learning.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+def test_the_reward_range_is_a_goal_down_to_a_catch_after_a_step(learning) -> None:
+    assert learning.reward_range() == 151.0
+
+
+def test_q_learning_reaches_the_optimal_agents_success_on_the_classic_map(learning) -> None:
+    run = learning.q_learning(CLASSIC, 1500, seed=1)
+    start = CLASSIC.agent_start, CLASSIC.ghost_start
+    learned = evaluate_policies(run.tables[0], "chase", CLASSIC).success_probability(*start)
+    assert learned >= 0.95 * solve_agent(CLASSIC, ghost="chase").success_probability(*start)
+    assert run.steps > 1500
+
+
+def test_minimax_q_self_play_ends_near_the_equilibrium_on_the_classic_map(learning) -> None:
+    pool = OpponentPool()
+    learning.minimax_q(CLASSIC, 3000, seed=1, pool=pool)
+    pairs = list(zip(pool.snapshots("agent"), pool.snapshots("ghost"), strict=True))
+    assert len(pairs) == learning.GENERATIONS
+    curve = exploitability_curve(pairs, CLASSIC)
+    assert curve.exploitability[-1] < 0.1 * learning.reward_range()
+    assert curve.exploitability.min() >= -1e-6
