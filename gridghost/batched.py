@@ -711,7 +711,7 @@ class BatchedGame:
         self._restart = self._restart[~np.isin(self._restart, rows)]
         if self.controlled is None:
             self._phase = AGENT
-        self._observe(None, self._waiting)
+        self._observe(None, self._waiting if self.controlled is None else None)
         return dict(self._obs)
 
     def step_agent(self, actions: Any) -> BatchedStep:
@@ -1090,6 +1090,8 @@ class GridGhostVectorEnv(VectorEnv):
 
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``: a :class:`GridGhostVectorEnv`.
+    ``obs_type`` defaults to the single env's ``"dict"``, so pass ``obs_type="vector"`` (or
+    ``"grid"``, ``"belief_vector"``) for the batched engine.
 
     For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
     and ``"text"`` encodings, a callable opponent, rendering, ...) it returns, with a warning
@@ -1099,6 +1101,7 @@ def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     Raises:
         TypeError, ValueError: as :class:`GridGhostVectorEnv`.
     """
+    kwargs.setdefault("obs_type", "dict")  # the single env's default, as SyncVectorEnv of it would have
     try:
         return GridGhostVectorEnv(num_envs, **kwargs)
     except UnsupportedSetting as reason:
