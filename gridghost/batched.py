@@ -277,7 +277,8 @@ class BatchedHistogramFilter:
         cells = self.num_cells
         if len(self.layouts) == 1:
             # [cells, action * cells]: one product carries every row through every action
-            self._matrix = np.ascontiguousarray(motion_matrices(games[0].outcomes).transpose(1, 0, 2).reshape(cells, -1))
+            matrices = motion_matrices(games[0].outcomes)
+            self._matrix = np.ascontiguousarray(matrices.transpose(1, 0, 2).reshape(cells, -1))
         else:
             k = max(len(p) for p, _ in games[0].outcomes)
             self._probabilities = np.zeros((NUM_ACTIONS, k))
@@ -553,10 +554,10 @@ class BatchedGame:
             elif self.controlled == GHOST:
                 tables.update(self._fold_ghost(half, opponents[m], b, offset, game))
             else:
-                tables.update(agent_next=half["agent_next"].ravel() + offset, agent_outcome=half["agent_outcome"].ravel(),
-                              agent_rewards=half["agent_rewards"].reshape(2, -1),
-                              ghost_next=half["ghost_next"].ravel() + offset, ghost_outcome=half["ghost_outcome"].ravel(),
-                              ghost_rewards=half["ghost_rewards"].reshape(2, -1))
+                for mover in ("agent", "ghost"):
+                    tables[f"{mover}_next"] = half[f"{mover}_next"].ravel() + offset
+                    tables[f"{mover}_outcome"] = half[f"{mover}_outcome"].ravel()
+                    tables[f"{mover}_rewards"] = half[f"{mover}_rewards"].reshape(2, -1)
             per_map.append(tables)
             encoders.append(make_observations("vector" if self.obs_type == "belief_vector" else self.obs_type,
                                               game.board, view_radius=view_radius))
@@ -723,13 +724,7 @@ class BatchedGame:
             RuntimeError: before :meth:`reset`, with a learning ghost alone, or when the ghost is
                 to move.
         """
-        if self.controlled == GHOST:
-            raise RuntimeError("the agent is the built-in opponent here (controlled='ghost'); call step_ghost")
-        self._check_phase(AGENT)
-        actions = _checked_actions(actions, self.num_games, "actions")
-        if self.controlled is None:
-            return self._agent_half(actions)
-        return self._turn(actions)
+        return self._step(AGENT, actions)
 
     def step_ghost(self, actions: Any) -> BatchedStep:
         """The ghost's move in every game: with ``controlled="ghost"`` a full turn (its move, then
@@ -741,19 +736,20 @@ class BatchedGame:
             RuntimeError: before :meth:`reset`, with a learning agent alone, or when the agent is
                 to move.
         """
-        if self.controlled == AGENT:
-            raise RuntimeError("the ghost is the built-in opponent here (controlled='agent'); call step_agent")
-        self._check_phase(GHOST)
-        actions = _checked_actions(actions, self.num_games, "actions")
-        if self.controlled is None:
-            return self._ghost_half(actions)
-        return self._turn(actions)
+        return self._step(GHOST, actions)
 
-    def _check_phase(self, side: str) -> None:
+    def _step(self, side: str, actions: Any) -> BatchedStep:
+        other = GHOST if side == AGENT else AGENT
+        if self.controlled == other:
+            raise RuntimeError(f"the {side} is the built-in opponent here (controlled={other!r}); call step_{other}")
         if self._rng is None:
             raise RuntimeError("call reset() before stepping")
         if self._phase is not None and self._phase != side:
             raise RuntimeError(f"it is the {self._phase}'s half-turn; call step_{self._phase}")
+        checked = _checked_actions(actions, self.num_games, "actions")
+        if self.controlled is None:
+            return self._agent_half(checked) if side == AGENT else self._ghost_half(checked)
+        return self._turn(checked)
 
     # -- one learner -------------------------------------------------------------------------------
     def _turn(self, actions: np.ndarray) -> BatchedStep:
@@ -910,7 +906,8 @@ class BatchedGame:
         return self._finish(terminated, truncated)
 
     # -- resets and observations ---------------------------------------------------------------------
-    def _starts(self, count: int, slip: np.ndarray, opponent: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    def _starts(self, count: int, slip: np.ndarray,
+                opponent: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
         """The first states of ``count`` new episodes and their maps (``None`` with one map): a
         level drawn per game; for a learning ghost, after the opponent agent's opening move, its
         action from the uniforms ``opponent`` (random opponent) and its slip from ``slip``."""

@@ -35,7 +35,6 @@ import numpy as np
 from gridghost.checks import check_action, check_instance, check_limit, check_probability, check_seed
 from gridghost.game import Game
 from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel
 

@@ -390,7 +390,7 @@ def test_batched_filter_on_its_own_checks_its_inputs() -> None:
     assert np.abs(batched.belief()[1] - single.belief()).max() < 1e-12
     with pytest.raises(ValueError, match="shape"):
         batched.update(np.array([0, 0, 0]))
-    with pytest.raises(ValueError, match="indices 0..2"):
+    with pytest.raises(ValueError, match=r"indices 0\.\.2"):
         batched.update(np.array([[0, 3, 0]]))
     with pytest.raises(ValueError, match="one size"):
         BatchedHistogramFilter([CLASSIC, GENERATED], NoSlip(), [sensor], 2)
