@@ -89,4 +89,5 @@ if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.parallel_registr
     pettingzoo.register("parallel", ENV_ID, entry_point="gridghost.parallel:parallel_env")
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(ENV_ID, entry_point="gridghost.single_agent:GridGhostGymEnv", max_episode_steps=100)
+    gymnasium.register(ENV_ID, entry_point="gridghost.single_agent:GridGhostGymEnv", max_episode_steps=100,
+                       vector_entry_point="gridghost.batched:make_vector_env")

@@ -35,7 +35,6 @@ import numpy as np
 from gridghost.checks import check_action, check_instance, check_limit, check_probability, check_seed
 from gridghost.game import Game
 from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS
 from gridghost.sensors import Sensor, make_sensors
 from gridghost.slip import SlipModel
 
@@ -71,6 +70,24 @@ def transitions(layout: Layout, slip: SlipModel) -> tuple[tuple[np.ndarray, np.n
         outcome leads to from ``cell`` (row-major cell indices); both read-only.
     """
     return Game(layout, slip).outcomes
+
+
+def motion_matrices(motion: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The motion model as one dense matrix per action: ``matrices[a, i, j] = p(j | i, a)``, so
+    that a belief (a row, or a batch of rows) times ``matrices[a]`` is carried through ``a``.
+
+    Args:
+        motion: :func:`transitions`' form, per action ``(probabilities, destinations)``.
+
+    Returns:
+        ``float64[actions, cells, cells]``.
+    """
+    cells = motion[0][1].shape[1]
+    matrices = np.zeros((len(motion), cells, cells))
+    for action, (probabilities, destinations) in enumerate(motion):
+        for p, to in zip(probabilities, destinations, strict=True):
+            np.add.at(matrices[action], (np.arange(cells), to), p)
+    return matrices
 
 
 class BeliefFilter:
@@ -109,13 +126,8 @@ class BeliefFilter:
         # Small maps carry a belief through a move with one dense matrix product; larger ones
         # with a bincount per slip outcome.
         self._matrices: tuple[np.ndarray, ...] | None = None
-        n = self.num_cells
-        if n <= _DENSE_CELLS:
-            matrices = np.zeros((NUM_ACTIONS, n, n))
-            for action, (probabilities, destinations) in enumerate(self._motion):
-                for p, to in zip(probabilities, destinations, strict=True):
-                    np.add.at(matrices[action], (np.arange(n), to), p)
-            self._matrices = tuple(matrices)
+        if self.num_cells <= _DENSE_CELLS:
+            self._matrices = tuple(motion_matrices(self._motion))
         self._names = tuple(sensor.name for sensor in self.sensors)
         # ((reading, ...), (its type, ...)) -> the product of the sensors' likelihoods, flat and
         # read-only

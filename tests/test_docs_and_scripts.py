@@ -261,3 +261,12 @@ def test_solve_classic_prints_the_key_figures_and_draws_both_solutions(tmp_path)
     assert tuple(drawn[y, x]) == tuple(drawn[y, x + geometry.width]) == GHOST_COLOUR
     committed = pygame.image.load(str(ROOT / "docs" / "solve_classic.png"))
     assert committed.get_size() == (2 * geometry.width, geometry.height)
+
+
+def test_batched_throughput_benchmark_prints_a_rate_and_ratio_per_batch_size() -> None:
+    out = run_script("benchmarks/batched_throughput.py", "--rounds", "1", "--turns", "5000", "--interface-steps", "200")
+    for label in ("vector obs", "exact filter"):
+        for games in ("1", "64", "1,024", "4,096", "65,536"):
+            name = re.escape(f"BatchedGame({games}), {label}")
+            assert re.search(rf"^{name}\s+[\d,]+\s+\d+\.\dx", out, flags=re.M), (games, label)
+    assert re.search(r"^BatchedGame\(4,096\), vector obs .* >= 20M/s and >= 250x  (met|MISSED)$", out, flags=re.M)

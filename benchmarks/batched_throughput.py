@@ -1,0 +1,93 @@
+"""Full turns per second of the batched engine against ``AgentInterface``, same run, one core.
+
+A full turn is the agent's move and the chasing ghost's answer, with the vector observation of
+every game gathered, the colour reading drawn and finished games auto-reset: one
+``BatchedGame.step_agent`` call advances every game by one turn. The baseline is
+``AgentInterface`` (no filter) on the classic map, one game, a Python call per turn. Every
+contender plays uniformly random actions; rates are process CPU time, interleaved rounds,
+medians (see ``harness.py``). BLAS is held to one thread (the filter's product), so every row
+is one core.
+
+    python benchmarks/batched_throughput.py                 # 5 rounds
+    python benchmarks/batched_throughput.py --rounds 3 --turns 40000
+
+Target: >= 20,000,000 full turns/s at 4,096 or more games, that is >= 250x ``AgentInterface``.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before NumPy loads its BLAS: one core
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from gridghost.batched import BatchedGame  # noqa: E402
+
+from harness import interleaved_rates, median_ratio  # noqa: E402
+from single_agent_throughput import interface_rate  # noqa: E402
+
+BASELINE = "AgentInterface"
+SIZES = (1, 64, 1_024, 4_096, 65_536)
+TARGET_RATE = 20_000_000
+TARGET_RATIO = 250.0
+
+
+def batched_rate(games: int, turns: int, seed: int, obs_type: str) -> float:
+    """Full turns per second (process CPU time) of ``BatchedGame(games)`` under random actions:
+    ``turns`` turns (at most 3,000 calls), in calls of ``games`` turns each."""
+    batch = BatchedGame(games, seed=seed, obs_type=obs_type, max_episode_steps=100)
+    calls = max(3, min(-(-turns // games), 3_000))  # small batches: a bounded number of calls
+    actions = np.random.default_rng(seed).integers(0, 4, size=(calls, games))
+    batch.reset()
+    batch.step_agent(actions[0])  # warm: the first call touches every table page
+    start = time.process_time()
+    for action in actions[1:]:
+        batch.step_agent(action)
+    return (calls - 1) * games / (time.process_time() - start)
+
+
+def contenders(turns: int, interface_steps: int) -> dict[str, Callable[[int], float]]:
+    """Name -> rate for a round's seed."""
+    table: dict[str, Callable[[int], float]] = {BASELINE: lambda seed: interface_rate(interface_steps, seed)}
+    for obs_type, label in (("vector", "vector obs"), ("belief_vector", "exact filter")):
+        for games in SIZES:
+            table[f"BatchedGame({games:,}), {label}"] = (
+                lambda seed, games=games, obs_type=obs_type: batched_rate(games, turns, seed, obs_type))
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the interleaved rounds and print rates, ratios and the verdict; returns the exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is printed)")
+    parser.add_argument("--turns", type=int, default=2_000_000, help="full turns per batched contender per round")
+    parser.add_argument("--interface-steps", type=int, default=20_000, help="AgentInterface steps per round")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.turns < 1 or args.interface_steps < 1:
+        parser.error("--rounds, --turns and --interface-steps must be >= 1")
+    rates = interleaved_rates(contenders(args.turns, args.interface_steps), args.rounds)
+    print(f"Batched throughput: full turns (agent move + chasing ghost), random actions, classic map, one core; "
+          f"{args.rounds} interleaved rounds")
+    print(f"{'contender':<38} {'turns/s':>14} {'ratio':>9}  target")
+    for name in rates:
+        ratio = median_ratio(rates, name, BASELINE)
+        rate = float(np.median(rates[name]))
+        note = "baseline"
+        if name != BASELINE:
+            games = int(name.split("(")[1].split(")")[0].replace(",", ""))
+            note = ""
+            if games >= 4_096 and "vector obs" in name:
+                met = rate >= TARGET_RATE and ratio >= TARGET_RATIO
+                note = f">= {TARGET_RATE / 1e6:.0f}M/s and >= {TARGET_RATIO:.0f}x  {'met' if met else 'MISSED'}"
+        print(f"{name:<38} {rate:>14,.0f} {ratio:>8.1f}x  {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

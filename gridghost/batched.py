@@ -1,0 +1,1114 @@
+"""The batched engine: N games stepped in lockstep as arrays, for training at scale.
+
+| Import        | ``from gridghost.batched import BatchedGame`` or                                 |
+|               | ``gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=N,``                     |
+|               | ``vectorization_mode="vector_entry_point", obs_type="vector")``                  |
+| Sides         | ``controlled="agent"`` or ``"ghost"`` against a built-in opponent (a table), or  |
+|               | ``controlled=None``: both sides learn, half-turn by half-turn                    |
+| Actions       | ``int[N]`` in 0..3 (0 left, 1 down, 2 right, 3 up)                               |
+| Observations  | ``(N, ...)`` ``float32``: ``"vector"``, ``"grid"`` (``view_radius`` too) or      |
+|               | ``"belief_vector"``; each row equals the single env's encoder output             |
+| Auto-reset    | ``"next_step"`` (Gymnasium 1.x's default) or ``"same_step"`` (final obs kept)    |
+
+Nothing of the game is written here. Every table comes from the game kernel
+(:class:`~gridghost.game.Game`): :meth:`~gridghost.game.Game.transitions` gives each half-turn's
+outcomes, next states and rewards, :attr:`~gridghost.game.Game.outcomes` the slip model's
+probabilities, :attr:`~gridghost.game.Game.chase_table` the chasing ghost, a
+:class:`~gridghost.solve.StatePolicy`'s ``table`` any planner. The sensors' likelihoods give the
+readings, and the observation encoders of :mod:`gridghost.observations` give each state's
+observation. These are folded, once per map, into flat tables:
+
+- *the learner's turn*: ``(joint state, action, opponent's action, slip outcome) -> (next joint
+  state, reward, outcome, agent's cell for the reading)``. The opponent's table move is folded in;
+  a random opponent is one more index, drawn like the slip;
+- *half-turns*, for two learning sides: the agent's ``(joint state, action, slip outcome)`` and the
+  ghost's ``(joint state, action)``;
+- *observations*: ``joint state -> observation`` (and whether the observer is to move, for the grid).
+
+A step is then a handful of ``np.take`` calls into preallocated buffers, a uniform per game for
+the slip, one per sensor for its reading, and the auto-reset of the games that ended.
+
+States are numbered ``map * cells**2 + agent cell * cells + ghost cell``, so games on different
+maps of one size (a :class:`~gridghost.levels.MapGenerator` with ``num_levels``) share the tables,
+stacked per map, and a finished game draws its next level at its reset, as the single env does.
+
+Randomness: one seeded ``numpy.random.Generator`` for the whole batch. Each call draws a fixed
+block of uniforms (``rng.random``), so a seed fixes everything; a game's draws are not those of a
+single env seeded alike, but their distribution is (``tests/test_batched.py`` checks it with a
+chi-square test over 200,000 transitions). With no slip and perfect sensors the games are
+exactly the single env's.
+
+Two learning sides (``controlled=None``) play as PettingZoo's AEC API does, in lockstep:
+:meth:`BatchedGame.step_agent` then :meth:`BatchedGame.step_ghost`, each returning both sides'
+observations and the rewards of that half-turn keyed by ``"agent"``/``"ghost"``. The ghost sees
+the agent's move before choosing its own, as the rules require; a simultaneous (Parallel-API or
+PufferLib flat-batch) view would hide it, or spend half of every batch on the side that waits. A
+game that ends in either half-turn resets at the end of the turn (``same_step``), with both
+sides' final observations kept.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from gridghost.checks import check_choice, check_flag, check_instance, check_limit
+from gridghost.env import AGENT, AGENTS, GHOST, RESERVED_INFO_KEYS
+from gridghost.filters import motion_matrices
+from gridghost.game import Game
+from gridghost.layout import Layout
+from gridghost.levels import MapGenerator, map_source
+from gridghost.observations import make_observations
+from gridghost.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
+from gridghost.sensors import Sensor, make_sensors
+from gridghost.slip import SlipModel, make_slip
+from gridghost.solve import NAMED_POLICIES, StatePolicy, check_state_policy
+
+#: The encodings the batched engine serves (each row is the single env's encoder output).
+BATCH_OBS_TYPES: tuple[str, ...] = ("vector", "grid", "belief_vector")
+#: The auto-reset modes (Gymnasium's ``AutoresetMode.NEXT_STEP`` and ``SAME_STEP``).
+AUTORESET_MODES: tuple[str, ...] = ("next_step", "same_step")
+_GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
+#: The most memory the tables of one engine may take; larger maps (or too many levels) are refused.
+TABLE_BYTES = 512 * 2**20
+#: The most games one engine steps.
+MAX_GAMES = 2**26
+#: The opponents each side faces when none is given (as the Gymnasium env's).
+DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
+_SIDE_NAMES = {Side.AGENT: AGENT, Side.GHOST: GHOST}
+_ONGOING = int(Outcome.ONGOING)
+
+
+class UnsupportedSetting(ValueError):
+    """A game setting the batched engine does not serve (the single envs do); the Gymnasium
+    vector entry point falls back to ``SyncVectorEnv`` on it."""
+
+
+class BatchedStep(NamedTuple):
+    """What one call of :class:`BatchedGame` returns. The arrays are the engine's buffers,
+    overwritten by its next call: copy what you keep.
+
+    Attributes:
+        observations: per side that observes (the learner; both with two learning sides), the
+            ``(N, ...)`` observations after the call. In ``"next_step"`` mode a game that ended
+            shows its final observation here and resets on the next call; in ``"same_step"``
+            mode it shows the next episode's first observation.
+        rewards: per side, ``float64[N]``, that side's rewards of the half-turns of this call.
+        terminations: ``bool[N]``, the game ended (caught or goal) in this call.
+        truncations: ``bool[N]``, the step limit cut the game short in this call.
+        final_games: ``"same_step"`` mode: the indices of the games that ended in this call and
+            were reset (empty otherwise).
+        final_observations: per side, the final observations of ``final_games``, in that order.
+    """
+
+    observations: dict[str, np.ndarray]
+    rewards: dict[str, np.ndarray]
+    terminations: np.ndarray
+    truncations: np.ndarray
+    final_games: np.ndarray
+    final_observations: dict[str, np.ndarray]
+
+
+# -- tables ----------------------------------------------------------------------------------------
+def _maps_of(layout: Any, difficulty: int | None, slip: SlipModel) -> tuple[tuple[Layout, ...], MapGenerator | None]:
+    """The maps the games play: one layout, or every level of a generator's bounded level set."""
+    source = map_source(layout, difficulty)
+    if isinstance(source, Layout):
+        return (source,), None
+    generator = source.for_slip(slip)
+    if generator.num_levels is None:
+        raise UnsupportedSetting("the batched engine keeps every level's tables, so a MapGenerator needs num_levels "
+                                 "(an unbounded level set would build a new map at almost every reset)")
+    return tuple(generator.level(generator.start_level + i) for i in range(generator.num_levels)), generator
+
+
+def _slip_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """Per action, the running probabilities a uniform is compared with to pick the slip outcome
+    (``float64[4, K - 1]``, ``inf`` past an action's last outcome), and the outcomes' count K."""
+    sizes = [len(probabilities) for probabilities, _ in game.outcomes]
+    k = max(sizes)
+    bounds = np.full((NUM_ACTIONS, max(k - 1, 0)), np.inf)
+    for action, (probabilities, _) in enumerate(game.outcomes):
+        bounds[action, : len(probabilities) - 1] = np.cumsum(probabilities)[:-1]
+    return bounds, np.array(sizes)
+
+
+def _half_turns(game: Game, k: int) -> dict[str, np.ndarray]:
+    """Both half-turns from every joint state, from :meth:`Game.transitions`: the agent's
+    ``[state, action, slip outcome]`` and the ghost's ``[state, action]`` next states (local
+    numbering), outcomes and rewards. States where the game is over stay where they are."""
+    cells = game.num_cells
+    states = np.arange(cells * cells)
+    agents, ghosts = np.divmod(states, cells)
+    live = np.flatnonzero(~(game.goals[agents] | (agents == ghosts)))
+    tables: dict[str, np.ndarray] = {
+        "agent_next": np.broadcast_to(states[:, None, None], (len(states), NUM_ACTIONS, k)).copy(),
+        "agent_outcome": np.zeros((len(states), NUM_ACTIONS, k), dtype=np.int8),
+        "agent_rewards": np.zeros((2, len(states), NUM_ACTIONS, k)),
+        "ghost_next": np.repeat(states[:, None], NUM_ACTIONS, axis=1),
+        "ghost_outcome": np.zeros((len(states), NUM_ACTIONS), dtype=np.int8),
+        "ghost_rewards": np.zeros((2, len(states), NUM_ACTIONS)),
+    }
+    for action in range(NUM_ACTIONS):
+        moved = game.transitions(Side.AGENT, action, agents[live], ghosts[live])
+        n = moved.agents.shape[1]
+        pad = np.r_[np.arange(n), np.full(k - n, n - 1)]  # never drawn: their bound is inf
+        tables["agent_next"][live, action] = (moved.agents * cells + moved.ghosts)[:, pad]
+        tables["agent_outcome"][live, action] = moved.outcomes[:, pad]
+        tables["agent_rewards"][:, live, action] = np.stack((moved.agent_rewards, moved.ghost_rewards))[:, :, pad]
+        if game.use_ghost:
+            chased = game.transitions(Side.GHOST, action, agents[live], ghosts[live])
+            tables["ghost_next"][live, action] = (chased.agents * cells + chased.ghosts)[:, 0]
+            tables["ghost_outcome"][live, action] = chased.outcomes[:, 0]
+            tables["ghost_rewards"][:, live, action] = np.stack((chased.agent_rewards, chased.ghost_rewards))[:, :, 0]
+    return tables
+
+
+def _opponent_table(opponent: Any, game: Game, side: Side) -> np.ndarray | None:
+    """The opponent's action for every joint state (``int64[cells**2]``; the ghost's read with the
+    ghost to move), or ``None`` for the random opponent."""
+    name = _SIDE_NAMES[side]
+    if isinstance(opponent, str):
+        check_choice(opponent, "opponent", sorted({"chase", "random", *NAMED_POLICIES}))
+        if opponent == "random":
+            return None
+        if opponent == "chase":
+            if side != Side.GHOST:
+                raise ValueError(f"opponent 'chase' is the chasing ghost; the opponent here is the {name}")
+            return game.chase_table.ravel().astype(np.int64)
+        kinds = NAMED_POLICIES[opponent]
+        if side not in kinds:
+            raise ValueError(f"opponent {opponent!r} plays the {'agent' if Side.AGENT in kinds else 'ghost'}; "
+                             f"the opponent here is the {name}")
+        return kinds[side].for_game(game).table.ravel().astype(np.int64)
+    if isinstance(opponent, StatePolicy) or (isinstance(opponent, type) and issubclass(opponent, StatePolicy)):
+        return check_state_policy(opponent, game, side, "opponent").table.ravel().astype(np.int64)
+    if isinstance(opponent, np.ndarray):
+        return StatePolicy(game.layout, side, opponent).table.ravel().astype(np.int64)
+    raise UnsupportedSetting(
+        f"the batched engine plays its opponent from a table: 'chase', 'random', {sorted(NAMED_POLICIES)}, a "
+        f"gridghost.solve.StatePolicy (or its class) or an int array (cells, cells) of actions; got {opponent!r}")
+
+
+def _observation_table(encoder: Any, side: Side, cells: int) -> np.ndarray:
+    """``[to-move flag, state, ...]``: the encoder's observation of every joint state, by whether
+    the observer is to move (one plane when the encoding does not tell)."""
+    other = Side.GHOST if side == Side.AGENT else Side.AGENT
+    observe = encoder.observer(side)
+    planes = []
+    for turn in (side, other):  # flag 0: the observer to move; 1: not (the opponent's turn, or over)
+        planes.append(np.stack([observe(GameState(agent, ghost, turn, Outcome.ONGOING))
+                                for agent in range(cells) for ghost in range(cells)]))
+    if np.array_equal(planes[0], planes[1]):
+        return planes[0][None]
+    return np.stack(planes)
+
+
+class _Sensors(NamedTuple):
+    """Per sensor: its readings' thresholds by global cell (``[M - 1, maps * cells]``) and their
+    likelihoods by ``map * M + reading`` (``[maps * M, cells]``)."""
+
+    thresholds: tuple[np.ndarray, ...]
+    likelihoods: tuple[np.ndarray, ...]
+    counts: tuple[int, ...]
+
+
+def _sensor_tables(bound: Sequence[tuple[Sensor, ...]]) -> _Sensors:
+    """Each sensor's reading distribution per cell, from its likelihoods, stacked over maps."""
+    thresholds, likelihoods, counts = [], [], []
+    for per_map in zip(*bound, strict=True):
+        tables = [np.stack([np.asarray(sensor.likelihood(m), dtype=float).ravel()
+                            for m in sensor.possible_measurements()]) for sensor in per_map]
+        readings = np.stack(tables)  # [map, reading, cell]
+        running = np.cumsum(readings, axis=1)[:, :-1]  # [map, reading, cell]
+        # past a cell's last possible reading no bound may be passed (rounding must not draw it)
+        last = readings.shape[1] - 1 - np.argmax(readings[:, ::-1] > 0, axis=1)  # [map, cell]
+        running[np.arange(readings.shape[1] - 1)[None, :, None] >= last[:, None, :]] = np.inf
+        thresholds.append(np.ascontiguousarray(running.transpose(1, 0, 2).reshape(readings.shape[1] - 1, -1)))
+        likelihoods.append(readings.reshape(-1, readings.shape[2]))
+        counts.append(readings.shape[1])
+    return _Sensors(tuple(thresholds), tuple(likelihoods), tuple(counts))
+
+
+# -- the batched exact filter ------------------------------------------------------------------------
+class BatchedHistogramFilter:
+    """The exact Bayes filter (:class:`~gridghost.filters.HistogramFilter`) of N games at once:
+    the beliefs are one ``(N, cells)`` array, carried through the motion model by one array
+    product per step and weighed by the readings' likelihoods. Games may play different maps of
+    one size.
+
+    Args:
+        layouts: the map, or the maps the games play (all of one size).
+        slip: the agent's slip model.
+        sensors: the sensors whose readings :meth:`update` takes (unbound ones are bound to each map).
+        num_games: N, an int >= 1.
+
+    Attributes:
+        maps: ``int64[N]``, the index into ``layouts`` of each game's map (0 at first); set per
+            game with :meth:`reset`.
+
+    Raises:
+        TypeError, ValueError: bad layouts (or of different sizes), slip, sensors or ``num_games``.
+    """
+
+    def __init__(self, layouts: Layout | Sequence[Layout], slip: SlipModel, sensors: Sequence[Sensor],
+                 num_games: int) -> None:
+        self.layouts = (layouts,) if isinstance(layouts, Layout) else tuple(layouts)
+        if not self.layouts:
+            raise ValueError("layouts must hold at least one Layout")
+        for layout in self.layouts:
+            check_instance(layout, "layouts", Layout)
+            if layout.shape != self.layouts[0].shape:
+                raise ValueError(f"every map must have one size, got {layout.shape} and {self.layouts[0].shape}")
+        check_instance(slip, "slip", SlipModel)
+        self.num_games = int(check_limit(num_games, "num_games", allow_none=False, maximum=MAX_GAMES))  # type: ignore[arg-type]
+        self.num_cells = self.layouts[0].rows * self.layouts[0].cols
+        bound = [make_sensors(layout, [sensor.for_layout(layout) for sensor in sensors]) if sensors else ()
+                 for layout in self.layouts]
+        games = [Game(layout, slip) for layout in self.layouts]
+        self._tables = _sensor_tables(bound) if sensors else _Sensors((), (), ())
+        cells = self.num_cells
+        if len(self.layouts) == 1:
+            # [cells, action * cells]: one product carries every row through every action
+            matrices = motion_matrices(games[0].outcomes)
+            self._matrix = np.ascontiguousarray(matrices.transpose(1, 0, 2).reshape(cells, -1))
+        else:
+            k = max(len(p) for p, _ in games[0].outcomes)
+            self._probabilities = np.zeros((NUM_ACTIONS, k))
+            self._destinations = np.zeros((len(games), NUM_ACTIONS, k, cells), dtype=np.int64)
+            for action, (probabilities, _) in enumerate(games[0].outcomes):
+                self._probabilities[action, : len(probabilities)] = probabilities
+            for m, game in enumerate(games):
+                for action, (probabilities, destinations) in enumerate(game.outcomes):
+                    self._destinations[m, action, : len(probabilities)] = destinations
+        self.maps = np.zeros(self.num_games, dtype=np.int64)
+        self._rows = np.arange(self.num_games)
+        self._belief = np.full((self.num_games, cells), 1.0 / cells)
+
+    @property
+    def num_readings(self) -> tuple[int, ...]:
+        """How many readings each sensor can give (its ``possible_measurements()``)."""
+        return self._tables.counts
+
+    def reset(self, games: Any = None, maps: Any = None) -> None:
+        """Make the beliefs of ``games`` (indices; ``None``: all) uniform, on the maps ``maps``
+        (indices into ``layouts``, one per game; ``None`` keeps each game's map).
+
+        Raises:
+            ValueError: map indices out of range or of another length than ``games``.
+        """
+        rows = self._rows if games is None else np.asarray(games, dtype=np.int64)
+        if maps is not None:
+            indices = np.asarray(maps, dtype=np.int64)
+            if indices.shape != rows.shape or (indices.size and not 0 <= indices.min() <= indices.max()
+                                                < len(self.layouts)):
+                raise ValueError(f"maps must hold one index 0..{len(self.layouts) - 1} per game reset")
+            self.maps[rows] = indices
+        self._belief[rows] = 1.0 / self.num_cells
+
+    def predict(self, actions: Any) -> None:
+        """Carry every belief through its game's intended action and the slip model.
+
+        Raises:
+            TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
+        """
+        self._predict(_checked_actions(actions, self.num_games, "actions"))
+
+    def _predict(self, actions: np.ndarray) -> None:
+        cells = self.num_cells
+        if len(self.layouts) == 1:
+            carried = (self._belief @ self._matrix).reshape(self.num_games, NUM_ACTIONS, cells)
+            self._belief = carried[self._rows, actions]
+            return
+        moved = np.zeros(self.num_games * cells)
+        destinations = self._destinations[self.maps, actions]  # [game, outcome, cell]
+        base = self._rows[:, None] * cells
+        for k in range(destinations.shape[1]):
+            weights = self._belief * self._probabilities[actions, k][:, None]
+            moved += np.bincount((base + destinations[:, k]).ravel(), weights.ravel(), len(moved))
+        self._belief = moved.reshape(self.num_games, cells)
+
+    def update(self, readings: Any) -> None:
+        """Weigh every belief by its game's readings: ``readings[s, n]`` is the index, in sensor
+        ``s``'s ``possible_measurements()``, of game ``n``'s reading.
+
+        Raises:
+            ValueError: readings of the wrong shape or out of range, or readings that are
+                impossible under some game's belief (then nothing changes).
+        """
+        array = np.asarray(readings)
+        expected = (len(self._tables.counts), self.num_games)
+        if array.shape != expected or (array.size and not np.issubdtype(array.dtype, np.integer)):
+            raise ValueError(f"readings must be an int array of shape (sensors, num_games) = {expected}")
+        for s, count in enumerate(self._tables.counts):
+            if array[s].size and not 0 <= array[s].min() <= array[s].max() < count:
+                raise ValueError(f"readings of sensor {s} must be indices 0..{count - 1}")
+        self._update(array, check=True)
+
+    def _update(self, readings: np.ndarray, check: bool = False, games: np.ndarray | None = None) -> None:
+        rows = slice(None) if games is None else games
+        weighted = self._belief[rows]
+        for s, count in enumerate(self._tables.counts):
+            weighted = weighted * self._tables.likelihoods[s].take(self.maps[rows] * count + readings[s], axis=0)
+        totals = weighted.sum(axis=1, keepdims=True)
+        if check and not (totals > 0).all():
+            raise ValueError(f"the readings of games {np.flatnonzero(totals[:, 0] <= 0)[:10].tolist()} have "
+                             "probability 0 under their beliefs")
+        self._belief[rows] = weighted / totals
+
+    def belief(self) -> np.ndarray:
+        """The beliefs, a fresh ``float64[N, rows, cols]`` array (each game's sums to 1)."""
+        return self._belief.reshape(self.num_games, *self.layouts[0].shape).copy()
+
+
+def _checked_actions(actions: Any, n: int, argument: str) -> np.ndarray:
+    """``actions`` as an ``int64[n]`` array of moves, or a clear error."""
+    array = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if array.shape != (n,):
+        raise ValueError(f"{argument} must have shape ({n},), one action per game, got shape {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{argument} must be an int array of actions 0..{NUM_ACTIONS - 1}, got dtype {array.dtype}")
+    if array.dtype != np.int64:
+        array = array.astype(np.int64)
+    if np.bitwise_and(array, -NUM_ACTIONS).any():  # a bit above 0..3 set, or a negative number
+        raise ValueError(f"{argument} must lie in 0..{NUM_ACTIONS - 1}, got values {array.min()}..{array.max()}")
+    return array
+
+
+# -- the engine --------------------------------------------------------------------------------------
+class BatchedGame:
+    """N games of gridghost stepped in lockstep as arrays (see the module docstring).
+
+    With one learning side, :meth:`step_agent` (``controlled="agent"``) or :meth:`step_ghost`
+    (``controlled="ghost"``) plays the learner's move and the opponent's answer; with
+    ``controlled=None`` both sides learn and the two calls alternate, one half-turn each.
+
+    Args:
+        num_games: N, an int in 1..:data:`MAX_GAMES`.
+        seed: seeds the batch's generator (an int >= 0, a list of them, or ``None`` for fresh
+            entropy); :meth:`reset` can reseed it.
+        controlled: the learning side, ``"agent"`` (default), ``"ghost"``, or ``None`` for both.
+        opponent: the other side's policy with one learner: ``"chase"`` (the ghost only),
+            ``"random"``, ``"minimax"``, ``"optimal"`` (the agent only), a
+            :class:`~gridghost.solve.StatePolicy` or its class, or an int array ``(cells, cells)``
+            of actions; ``None`` means the chasing ghost against a learning agent and a random
+            agent against a learning ghost.
+        obs_type: one of :data:`BATCH_OBS_TYPES`; ``"belief_vector"`` runs a
+            :class:`BatchedHistogramFilter` for the agent (not with a learning ghost alone).
+        view_radius: ``obs_type="grid"`` only, as in the single envs.
+        autoreset_mode: ``"next_step"`` (a game that ended shows its final observation, and the
+            next call resets it and ignores its action; Gymnasium 1.x's default) or
+            ``"same_step"`` (it resets in the call where it ended; its final observation is in
+            :attr:`BatchedStep.final_observations`). ``None``: ``"next_step"`` with one learner,
+            ``"same_step"`` (the only mode) with two.
+        max_cycles: the game's own limit in turns (``None``: none): truncates an episode that did
+            not end, as the AEC env does.
+        max_episode_steps: Gymnasium's ``TimeLimit`` in learner steps (``None``: none): truncates
+            at the limit even when the game ended in that step, as the wrapper does.
+        belief_filter: ``None`` or ``"histogram"``: the agent's exact filter for N games
+            (:attr:`filter`); ``"belief_vector"`` needs it and sets it.
+        **game: the game's settings as the single envs take them: ``layout`` (a map, or a
+            :class:`~gridghost.levels.MapGenerator` with ``num_levels``), ``difficulty``,
+            ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
+            ``rewards``, ``ghost_rewards``.
+
+    Attributes:
+        num_games, controlled, obs_type, autoreset_mode: as resolved.
+        layouts: the maps the games play; :attr:`maps` gives each game's.
+        filter: the :class:`BatchedHistogramFilter`, or ``None``.
+        readings: ``int64[sensors, N]``: each game's latest readings, as indices into each
+            sensor's ``possible_measurements()`` (with a learning agent).
+        observation_space: the single game's observation space (the single env's, for either side).
+
+    Raises:
+        TypeError, ValueError: any setting outside what is accepted.
+        UnsupportedSetting: a setting the single envs take but the batched engine does not serve
+            (another encoding, a callable opponent, a particle filter, no ghost, a render mode, ...).
+    """
+
+    def __init__(self, num_games: int, seed: int | Sequence[int] | None = None, *,
+                 controlled: str | None = AGENT, opponent: Any = None, obs_type: str = "vector",
+                 view_radius: int | None = None, autoreset_mode: str | None = None, max_cycles: int | None = None,
+                 max_episode_steps: int | None = None, belief_filter: str | None = None,
+                 layout: Any = None, difficulty: int | None = None, slip: str | SlipModel | None = None,
+                 slip_probability: float | None = None, slip_type: str | None = None,
+                 sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
+                 rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, **unsupported: Any) -> None:
+        if isinstance(num_games, (bool, np.bool_)) or not isinstance(num_games, (int, np.integer)):
+            raise TypeError(f"num_games must be an int in 1..{MAX_GAMES}, got {num_games!r}")
+        if not 1 <= num_games <= MAX_GAMES:
+            raise ValueError(f"num_games must be an int in 1..{MAX_GAMES}, got {num_games}")
+        self.num_games = n = int(num_games)
+        self._refuse(unsupported)
+        self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
+        if obs_type not in BATCH_OBS_TYPES:
+            raise UnsupportedSetting(f"the batched engine serves obs_type in {list(BATCH_OBS_TYPES)}, got {obs_type!r} "
+                                     "(use the single envs, or vectorization_mode='sync', for the others)")
+        self.obs_type = obs_type
+        if belief_filter not in (None, "histogram"):
+            raise UnsupportedSetting(f"the batched engine runs the exact filter, belief_filter='histogram'; got "
+                                     f"{belief_filter!r}")
+        if obs_type == "belief_vector":
+            belief_filter = "histogram"
+        if belief_filter is not None and self.controlled == GHOST:
+            raise ValueError("belief_filter follows the agent; a learning ghost alone has none "
+                             "(use obs_type='vector' or 'grid', or controlled=None)")
+        if autoreset_mode is None:
+            autoreset_mode = "same_step" if self.controlled is None else "next_step"
+        autoreset_mode = _GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)  # type: ignore[call-overload]
+        self.autoreset_mode = check_choice(autoreset_mode, "autoreset_mode", AUTORESET_MODES)
+        if self.controlled is None and self.autoreset_mode != "same_step":
+            raise ValueError("with two learning sides a game resets at the end of the turn it ended in: "
+                             "autoreset_mode must be 'same_step'")
+        if self.controlled is None and opponent is not None:
+            raise ValueError("opponent plays the other side of one learner; with controlled=None both sides learn")
+        self.max_cycles = check_limit(max_cycles, "max_cycles")
+        self.max_episode_steps = check_limit(max_episode_steps, "max_episode_steps")
+        self.slip = make_slip(slip, slip_probability, slip_type)
+        self.layouts, self.generator = _maps_of(layout, difficulty, self.slip)
+        self._build(opponent, sensors, color_sensor_quality, rewards, ghost_rewards, view_radius, belief_filter)
+        self._seed = seed
+        self._rng: np.random.Generator | None = None
+        # the games: global state, learner steps (or cycles), whether each ended in the last call
+        self._state = np.zeros(n, dtype=np.int64)
+        self._steps = np.zeros(n, dtype=np.int64)
+        self._restart = np.zeros(0, dtype=np.int64)  # next-step mode: the games to restart next call
+        self._ended = np.zeros(n, dtype=bool)  # two sides: ended in the agent's half of this turn
+        self._phase: str | None = None  # two sides: whose half-turn is next
+        self._buffers()
+
+    @staticmethod
+    def _refuse(unsupported: dict[str, Any]) -> None:
+        known = {"render_mode", "use_ghost", "expert", "action_mask_in_obs", "append_step_count", "show_belief",
+                 "config", "opponent_obs_type"}
+        defaults = {"render_mode": None, "use_ghost": True, "expert": None, "action_mask_in_obs": False,
+                    "append_step_count": False, "show_belief": True, "opponent_obs_type": "dict"}
+        for key, value in unsupported.items():
+            if key not in known:
+                raise TypeError(f"BatchedGame got an unexpected keyword argument {key!r}")
+            if key not in defaults or (value is not defaults[key] and value != defaults[key]):
+                raise UnsupportedSetting(f"the batched engine does not serve {key}={value!r} (the single envs do)")
+
+    # -- construction ----------------------------------------------------------------------------
+    def _build(self, opponent: Any, sensors: Any, quality: Any, rewards: Any, ghost_rewards: Any,
+               view_radius: Any, belief_filter: str | None) -> None:
+        """Every table, per map, stacked (see the module docstring)."""
+        layouts = self.layouts
+        cells = layouts[0].rows * layouts[0].cols
+        self.num_cells, self._states = cells, cells * cells
+        sides = [Side.AGENT, Side.GHOST] if self.controlled is None else [Side.AGENT if self.controlled == AGENT
+                                                                          else Side.GHOST]
+        self._sides = tuple(_SIDE_NAMES[side] for side in sides)
+        games = [Game(layout, self.slip, rewards, ghost_rewards) for layout in layouts]
+        if self.controlled == GHOST:
+            for game in games:
+                if game.opening_can_end():
+                    raise ValueError(f"controlled='ghost' needs maps where the agent's opening move cannot end the "
+                                     f"game; on {game.layout.name or 'this layout'} it can")
+        bounds, sizes = _slip_bounds(games[0])
+        self._k = k = int(sizes.max())
+        self._bounds = bounds
+        self._same_bounds = bool((bounds == bounds[0]).all())
+        if self.controlled == GHOST and not self._same_bounds:
+            raise UnsupportedSetting("a learning ghost's opponent agent slips by one uniform per move: the slip "
+                                     "model must have the same outcome probabilities for every action")
+        opponent_side = None if self.controlled is None else (Side.GHOST if self.controlled == AGENT else Side.AGENT)
+        if opponent_side is not None and opponent is None:
+            opponent = DEFAULT_OPPONENTS[self.controlled]  # type: ignore[index]  # one learner here
+        if isinstance(opponent, np.ndarray) and len(layouts) > 1:
+            raise ValueError("an opponent table belongs to one map, and the games play several; pass a name or a "
+                             "StatePolicy class, built for every map")
+        opponents = [None if opponent_side is None else _opponent_table(opponent, game, opponent_side)
+                     for game in games]
+        self._random_opponent = opponent_side is not None and opponents[0] is None
+        b = NUM_ACTIONS if self._random_opponent else 1
+        self._b = b
+        estimate = self._table_bytes(len(layouts), cells, k, b, sides, view_radius)
+        if estimate > TABLE_BYTES:
+            raise ValueError(f"the batched tables of {len(layouts)} map(s) of {layouts[0].rows}x{layouts[0].cols} "
+                             f"with obs_type={self.obs_type!r} would take about {estimate / 2**20:,.0f} MiB, more "
+                             f"than gridghost.batched.TABLE_BYTES = {TABLE_BYTES / 2**20:,.0f} MiB; use "
+                             "obs_type='vector', a smaller map or fewer levels")
+        bound_sensors = [make_sensors(layout, None if sensors is None else tuple(s.for_layout(layout) for s in sensors),
+                                      quality, RESERVED_INFO_KEYS) for layout in layouts]
+        self.sensors = bound_sensors[0]
+        self._sensor_tables = _sensor_tables(bound_sensors)
+        self._draw_readings = self.controlled != GHOST
+        self.filter = None if belief_filter is None else BatchedHistogramFilter(layouts, self.slip, self.sensors,
+                                                                                self.num_games)
+        per_map: list[dict[str, np.ndarray]] = []
+        encoders = []
+        for m, game in enumerate(games):
+            half = _half_turns(game, k)
+            offset = m * self._states
+            tables: dict[str, np.ndarray] = {}
+            if self.controlled == AGENT:
+                tables.update(self._fold_agent(half, opponents[m], b, offset))
+            elif self.controlled == GHOST:
+                tables.update(self._fold_ghost(half, opponents[m], b, offset, game))
+            else:
+                for mover in ("agent", "ghost"):
+                    tables[f"{mover}_next"] = half[f"{mover}_next"].ravel() + offset
+                    tables[f"{mover}_outcome"] = half[f"{mover}_outcome"].ravel()
+                    tables[f"{mover}_rewards"] = half[f"{mover}_rewards"].reshape(2, -1)
+            per_map.append(tables)
+            encoders.append(make_observations("vector" if self.obs_type == "belief_vector" else self.obs_type,
+                                              game.board, view_radius=view_radius))
+        self._tables = {key: np.concatenate([t[key] for t in per_map], axis=-1) for key in per_map[0]}
+        self._tables["start"] = np.array([m * self._states + game.board.index(game.layout.agent_start) * cells
+                                          + game.board.index(game.layout.ghost_start) for m, game in enumerate(games)])
+        # global state (map * cells**2 + agent * cells + ghost) -> global agent cell (map * cells + agent)
+        self._tables["agent_cell"] = np.arange(len(games) * self._states) // cells
+        self._observations: dict[str, np.ndarray] = {}
+        self._flagged: dict[str, bool] = {}
+        belief_size = cells if self.obs_type == "belief_vector" else 0
+        for side in sides:
+            planes = np.concatenate([_observation_table(encoder, side, cells) for encoder in encoders], axis=1)
+            self._flagged[_SIDE_NAMES[side]] = planes.shape[0] == 2
+            table = planes.reshape(-1, *planes.shape[2:])
+            if belief_size:
+                ones = np.zeros((len(table), belief_size), dtype=np.float32)
+                if side == Side.GHOST:  # the ghost's exact belief about itself is its own cell, one-hot
+                    ones[np.arange(len(table)), np.arange(len(table)) % cells] = 1.0
+                table = np.concatenate((table, ones), axis=1)
+            self._observations[_SIDE_NAMES[side]] = np.ascontiguousarray(table)
+        space_encoder = make_observations(self.obs_type, games[0].board,
+                                          (lambda: np.zeros(layouts[0].shape)) if belief_size else None,
+                                          view_radius=view_radius)
+        self.observation_space = space_encoder.space(sides[0])
+        self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
+
+    def _table_bytes(self, maps: int, cells: int, k: int, b: int, sides: list[Side], view_radius: Any) -> int:
+        states = maps * cells * cells
+        entries = states * NUM_ACTIONS * b * k if self.controlled is not None else states * NUM_ACTIONS * (k + 1)
+        size = {"vector": 26, "belief_vector": 26 + cells}.get(self.obs_type)
+        if size is None:
+            width = cells if view_radius is None else (2 * view_radius + 1) ** 2
+            size = 2 * 17 * width  # two to-move planes of up to 17 channels
+        return entries * 48 + states * size * 4 * len(sides)
+
+    def _fold_agent(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int,
+                    offset: int) -> dict[str, np.ndarray]:
+        """The learning agent's turn: its move, then the ghost's table (or random) answer, as
+        ``[state, action, ghost action, slip outcome]`` tables."""
+        first, ended = half["agent_next"][:, :, None, :], half["agent_outcome"][:, :, None, :]  # [s, a, 1, k]
+        answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
+        second, caught = half["ghost_next"][first, answer], half["ghost_outcome"][first, answer]
+        over = ended != _ONGOING
+        reward = half["agent_rewards"][0][:, :, None, :] + np.where(over, 0.0, half["ghost_rewards"][0][first, answer])
+        shape = (len(first), NUM_ACTIONS, b, self._k)
+        return {
+            "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
+            "terminated": np.broadcast_to((ended != _ONGOING) | (caught != _ONGOING), shape).ravel(),
+            "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
+            # the global cell where the agent's reading is taken, after its move
+            "reading": (np.broadcast_to(first // self.num_cells, shape) + offset // self.num_cells).ravel(),
+        }
+
+    def _fold_ghost(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int, offset: int,
+                    game: Game) -> dict[str, np.ndarray]:
+        """The learning ghost's turn: its move, then the agent's table (or random) answer with
+        slip, as ``[state, action, agent action, slip outcome]`` tables; and the opening move
+        that ``reset`` plays, ``[agent action, slip outcome]``."""
+        first, ended = half["ghost_next"][:, :, None, None], half["ghost_outcome"][:, :, None, None]  # [s, a, 1, 1]
+        answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
+        slip = np.arange(self._k)[None, None, None, :]
+        second, landed = half["agent_next"][first, answer, slip], half["agent_outcome"][first, answer, slip]
+        over = ended != _ONGOING
+        reward = half["ghost_rewards"][1][:, :, None, None] + np.where(over, 0.0,
+                                                                       half["agent_rewards"][1][first, answer, slip])
+        shape = (len(half["ghost_next"]), NUM_ACTIONS, b, self._k)
+        start = game.board.index(game.layout.agent_start) * game.num_cells + game.board.index(game.layout.ghost_start)
+        opening = np.arange(NUM_ACTIONS) if opponent is None else opponent[[start]]
+        return {
+            "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
+            "terminated": np.broadcast_to((ended != _ONGOING) | (landed != _ONGOING), shape).ravel(),
+            "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
+            "opening": (half["agent_next"][start, opening] + offset).ravel(),  # [agent action, slip]
+        }
+
+    def _buffers(self) -> None:
+        n = self.num_games
+        # a step's uniforms: the slip, the random opponent's action (if any), each sensor's reading
+        sensors = len(self._sensor_tables.counts) if self._draw_readings else 0
+        self._sensor_row = 1 + (self._b > 1)
+        self._uniforms = np.empty((self._sensor_row + sensors, n))
+        self._bools = np.empty(n, dtype=bool)
+        self._waiting = np.ones(n, dtype=bool)
+        self._index = np.empty(n, dtype=np.int64)
+        self._scratch = np.empty(n, dtype=np.int64)
+        self._hit = np.empty(n, dtype=bool)
+        self._next = np.empty(n, dtype=np.int64)
+        self._outcome = np.empty(n, dtype=np.int8)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self._rewards = {side: np.zeros(n) for side in AGENTS}
+        self._obs = {side: np.empty((n, *table.shape[1:]), dtype=np.float32)
+                     for side, table in self._observations.items()}
+        self.readings = np.zeros((len(self._sensor_tables.counts), n), dtype=np.int64)
+        self._no_games = np.zeros(0, dtype=np.int64)
+        self._no_finals = {side: np.zeros((0, *table.shape[1:]), dtype=np.float32)
+                           for side, table in self._observations.items()}
+
+    # -- the public calls --------------------------------------------------------------------------
+    @property
+    def maps(self) -> np.ndarray:
+        """``int64[N]``: the index into :attr:`layouts` of each game's current map."""
+        return self._state // self._states
+
+    @property
+    def levels(self) -> np.ndarray | None:
+        """``int64[N]``: each game's level with a map generator, else ``None``."""
+        return None if self.generator is None else self.maps + self.generator.start_level
+
+    @property
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(agent cells, ghost cells)``, ``int64[N]`` each: the games' true states (cell indices)."""
+        return np.divmod(self._state % self._states, self.num_cells)
+
+    def action_masks(self, side: str | None = None) -> np.ndarray:
+        """``int8[N, 4]``: 1 where a move changes the cell of ``side`` (default: the learner's;
+        required with two learners), as the single envs' ``info["action_mask"]``.
+
+        Raises:
+            ValueError: an unknown side, or none given with two learners.
+        """
+        side = self.controlled if side is None else side
+        if side is None:
+            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
+        check_choice(side, "side", AGENTS)
+        agents, ghosts = self.positions
+        cells = (agents if side == AGENT else ghosts) + self.maps * self.num_cells
+        return self._masks[cells]
+
+    def reset(self, seed: int | Sequence[int] | None = None, games: Any = None) -> dict[str, np.ndarray]:
+        """Start new episodes in every game (or in ``games``, a bool mask or indices), each on
+        a level drawn from the generator's set with a map generator.
+
+        Args:
+            seed: reseeds the batch's generator (an int >= 0 or a list of them); ``None``
+                continues it (fresh entropy on the first reset, unless the constructor had a seed).
+            games: ``None`` for all, or the games to reset.
+
+        Returns:
+            Per observing side, the observations ``(N, ...)`` (the engine's buffer).
+
+        Raises:
+            TypeError, ValueError: a bad seed or ``games``.
+        """
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(_seed_sequence(self._seed if seed is None else seed))
+        rows = np.arange(self.num_games) if games is None else _checked_games(games, self.num_games)
+        if games is not None and self._phase == GHOST:
+            raise RuntimeError("games can be reset one by one only between turns; call step_ghost first")
+        self._reset_rows(rows)
+        self._restart = self._restart[~np.isin(self._restart, rows)]
+        if self.controlled is None:
+            self._phase = AGENT
+        self._observe(None, self._waiting if self.controlled is None else None)
+        return dict(self._obs)
+
+    def step_agent(self, actions: Any) -> BatchedStep:
+        """The agent's move in every game: with ``controlled="agent"`` a full turn (its move, then
+        the opponent's answer); with two learners its half-turn (then :meth:`step_ghost`).
+
+        Raises:
+            TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
+            RuntimeError: before :meth:`reset`, with a learning ghost alone, or when the ghost is
+                to move.
+        """
+        return self._step(AGENT, actions)
+
+    def step_ghost(self, actions: Any) -> BatchedStep:
+        """The ghost's move in every game: with ``controlled="ghost"`` a full turn (its move, then
+        the opponent agent's answer); with two learners its half-turn, which ends the turn (games
+        that ended in the agent's half ignore their action, and every finished game resets).
+
+        Raises:
+            TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
+            RuntimeError: before :meth:`reset`, with a learning agent alone, or when the agent is
+                to move.
+        """
+        return self._step(GHOST, actions)
+
+    def _step(self, side: str, actions: Any) -> BatchedStep:
+        other = GHOST if side == AGENT else AGENT
+        if self.controlled == other:
+            raise RuntimeError(f"the {side} is the built-in opponent here (controlled={other!r}); call step_{other}")
+        if self._rng is None:
+            raise RuntimeError("call reset() before stepping")
+        if self._phase is not None and self._phase != side:
+            raise RuntimeError(f"it is the {self._phase}'s half-turn; call step_{self._phase}")
+        checked = _checked_actions(actions, self.num_games, "actions")
+        if self.controlled is None:
+            return self._agent_half(checked) if side == AGENT else self._ghost_half(checked)
+        return self._turn(checked)
+
+    # -- one learner -------------------------------------------------------------------------------
+    def _turn(self, actions: np.ndarray) -> BatchedStep:
+        """The learner's move and the opponent's answer, from the folded tables; in next-step
+        mode the games that ended in the last call restart instead (their action ignored)."""
+        uniforms, index, tables = self._uniforms, self._index, self._tables
+        self._rng.random(out=uniforms)  # type: ignore[union-attr]  # set by reset
+        # index = ((state * 4 + action) * b + opponent's action) * k + slip outcome
+        np.multiply(self._state, NUM_ACTIONS, out=index)
+        index += actions
+        if self._b > 1:
+            index *= self._b
+            index += (uniforms[1] * self._b).astype(np.int64)
+        index *= self._k
+        self._add_slip(index, uniforms[0], actions)
+        next_states, terminated, truncated = self._next, self._terminated, self._truncated
+        tables["next"].take(index, out=next_states, mode="clip")
+        reward = self._rewards[self.controlled]  # type: ignore[index]
+        tables["reward"].take(index, out=reward, mode="clip")
+        tables["terminated"].take(index, out=terminated, mode="clip")
+        self._steps += 1
+        restart = self._restart
+        maps = None
+        if len(restart):  # ended in the last call (next-step mode): a new episode instead
+            opponent = uniforms[1, restart] if self._b > 1 else None
+            starts, maps = self._starts(len(restart), uniforms[0, restart], opponent)
+            next_states[restart] = starts
+            reward[restart] = 0.0
+            terminated[restart] = False
+            self._steps[restart] = 0
+        self._truncate(terminated, truncated)
+        if self._draw_readings:
+            cells = self._scratch
+            tables["reading"].take(index, out=cells, mode="clip")
+            if len(restart):
+                cells[restart] = tables["agent_cell"][next_states[restart]]
+            self._read(cells, uniforms, self._sensor_row)
+            if self.filter is not None:
+                self.filter._predict(actions)
+                if len(restart):
+                    self.filter.reset(restart, maps)
+                self.filter._update(self.readings)
+        return self._finish(terminated, truncated)
+
+    def _add_slip(self, index: np.ndarray, uniform: np.ndarray, actions: np.ndarray) -> None:
+        """``index += the slip outcome`` of each game's move, drawn from ``uniform``."""
+        hit = self._hit
+        for j in range(self._k - 1):
+            bound = self._bounds[0, j] if self._same_bounds else self._bounds[:, j].take(actions)
+            np.greater_equal(uniform, bound, out=hit)
+            index += hit
+
+    def _truncate(self, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        """Set ``truncated`` from the step count: the TimeLimit one whatever the outcome, the
+        game's own only where it goes on."""
+        steps = self._steps
+        if self.max_episode_steps is not None and (self.max_cycles is None or
+                                                   self.max_episode_steps <= self.max_cycles):
+            np.greater_equal(steps, self.max_episode_steps, out=truncated)
+        elif self.max_cycles is not None:
+            np.greater_equal(steps, self.max_cycles, out=truncated)
+            np.greater(truncated, terminated, out=truncated)  # and not terminated
+            if self.max_episode_steps is not None:
+                truncated |= steps >= self.max_episode_steps
+        else:
+            truncated.fill(False)
+
+    def _read(self, cells: np.ndarray, uniforms: np.ndarray, first_row: int, rows: Any = None) -> None:
+        """Draw every sensor's reading with the agent on ``cells`` (global cells) into
+        :attr:`readings` (of the games ``rows``; all by default)."""
+        whole = rows is None
+        for s, thresholds in enumerate(self._sensor_tables.thresholds):
+            uniform = uniforms[first_row + s]
+            reading = self.readings[s] if whole else np.zeros(len(cells), dtype=np.int64)
+            hit = self._bools if whole else np.empty(len(cells), dtype=bool)
+            reading.fill(0)
+            for bound in thresholds:
+                np.greater_equal(uniform, bound.take(cells, mode="clip"), out=hit)
+                reading += hit
+            if not whole:
+                self.readings[s, rows] = reading
+
+    def _finish(self, terminated: np.ndarray, truncated: np.ndarray) -> BatchedStep:
+        """Take the next states, auto-reset the games that ended (same-step mode; next-step mode
+        marks them for the next call) and gather the observations."""
+        done = terminated | truncated
+        self._state, self._next = self._next, self._state
+        final_games, finals = self._no_games, self._no_finals
+        two_sides = self.controlled is None
+        if self.autoreset_mode == "same_step":
+            final_games = np.flatnonzero(done)
+            if len(final_games):
+                ended = terminated[final_games]
+                finals = {side: self._gather(side, self._state[final_games],
+                                             self._waiting[final_games] if two_sides and side == GHOST else ended,
+                                             final_games) for side in self._sides}
+                self._reset_rows(final_games)
+            self._observe(None, self._waiting if two_sides else None)
+        else:
+            self._restart = np.flatnonzero(done)
+            self._observe(terminated, terminated)
+        return BatchedStep(dict(self._obs), {side: self._rewards[side] for side in self._rewards_of()},
+                           terminated, truncated, final_games, finals)
+
+    def _rewards_of(self) -> tuple[str, ...]:
+        return AGENTS if self.controlled is None else (self.controlled,)
+
+    # -- two learners --------------------------------------------------------------------------------
+    def _agent_half(self, actions: np.ndarray) -> BatchedStep:
+        uniforms, index, tables = self._uniforms, self._index, self._tables
+        self._rng.random(out=uniforms)  # type: ignore[union-attr]
+        np.multiply(self._state, NUM_ACTIONS, out=index)
+        index += actions
+        index *= self._k
+        self._add_slip(index, uniforms[0], actions)
+        tables["agent_next"].take(index, out=self._next, mode="clip")
+        tables["agent_outcome"].take(index, out=self._outcome, mode="clip")
+        for s, side in enumerate(AGENTS):
+            tables["agent_rewards"][s].take(index, out=self._rewards[side], mode="clip")
+        np.not_equal(self._outcome, _ONGOING, out=self._terminated)
+        np.copyto(self._ended, self._terminated)
+        self._truncated.fill(False)
+        self._read(tables["agent_cell"].take(self._next), uniforms, 1)
+        if self.filter is not None:
+            self.filter._predict(actions)
+            self.filter._update(self.readings)
+        self._state, self._next = self._next, self._state
+        self._phase = GHOST
+        self._observe(self._waiting, self._terminated)
+        return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
+                           self._no_games, self._no_finals)
+
+    def _ghost_half(self, actions: np.ndarray) -> BatchedStep:
+        index, tables = self._index, self._tables
+        np.multiply(self._state, NUM_ACTIONS, out=index)
+        index += actions
+        tables["ghost_next"].take(index, out=self._next, mode="clip")
+        tables["ghost_outcome"].take(index, out=self._outcome, mode="clip")
+        for s, side in enumerate(AGENTS):
+            tables["ghost_rewards"][s].take(index, out=self._rewards[side], mode="clip")
+        ended = np.flatnonzero(self._ended)
+        if len(ended):  # they ended in the agent's half: the ghost does not move
+            self._next[ended] = self._state[ended]
+            self._outcome[ended] = _ONGOING
+            for side in AGENTS:
+                self._rewards[side][ended] = 0.0
+        terminated, truncated = self._terminated, self._truncated
+        np.not_equal(self._outcome, _ONGOING, out=terminated)
+        terminated |= self._ended
+        self._steps += 1
+        self._truncate(terminated, truncated)
+        self._phase = AGENT
+        self._ended.fill(False)
+        return self._finish(terminated, truncated)
+
+    # -- resets and observations ---------------------------------------------------------------------
+    def _starts(self, count: int, slip: np.ndarray,
+                opponent: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The first states of ``count`` new episodes and their maps (``None`` with one map): a
+        level drawn per game; for a learning ghost, after the opponent agent's opening move, its
+        action from the uniforms ``opponent`` (random opponent) and its slip from ``slip``."""
+        starts = self._tables["start"]
+        maps = None
+        if len(starts) > 1:
+            maps = self._rng.integers(len(starts), size=count)  # type: ignore[union-attr]  # set by reset
+            states = starts[maps]
+        else:
+            states = np.full(count, starts[0])
+        if self.controlled == GHOST:  # the opening move, from the [map, agent action, slip] table
+            opening = np.zeros(count, dtype=np.int64) if maps is None else maps * (self._b * self._k)
+            if opponent is not None:
+                opening += (opponent * self._b).astype(np.int64) * self._k
+            for j in range(self._k - 1):
+                opening += slip >= self._bounds[0, j]
+            states = self._tables["opening"][opening]
+        return states, maps
+
+    def _reset_rows(self, rows: np.ndarray) -> None:
+        """Start new episodes in games ``rows`` now, from draws of their own: the first states,
+        the readings there and the filter."""
+        uniforms = self._rng.random((2 + len(self._sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
+        states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
+        self._state[rows] = states
+        self._steps[rows] = 0
+        if self._draw_readings:
+            self._read(self._tables["agent_cell"].take(states), uniforms, 2, rows)
+            if self.filter is not None:
+                self.filter.reset(rows, maps)
+                self.filter._update(self.readings[:, rows], games=rows)
+
+    def _observe(self, agent_waits: np.ndarray | None, ghost_waits: np.ndarray | None) -> None:
+        """Gather every observing side's observations of the current states; ``*_waits``: where
+        that side is not to move (its opponent's turn, or the game is over), ``None`` for nowhere."""
+        for side in self._sides:
+            self._gather(side, self._state, agent_waits if side == AGENT else ghost_waits, None, out=self._obs[side])
+
+    def _gather(self, side: str, states: np.ndarray, not_to_move: np.ndarray | None, games: np.ndarray | None,
+                out: np.ndarray | None = None) -> np.ndarray:
+        """The observations of ``states`` from ``side``: the table rows, plus the belief."""
+        table = self._observations[side]
+        keys = states
+        if self._flagged[side] and not_to_move is not None:
+            keys = states + not_to_move * (len(table) // 2)
+        observations = table.take(keys, axis=0, out=out, mode="clip")  # clip: no checked copy (in range)
+        if self.filter is not None and side == AGENT:
+            beliefs = self.filter._belief if games is None else self.filter._belief[games]
+            observations[:, -self.num_cells:] = beliefs
+        return observations
+
+
+def _seed_sequence(seed: Any) -> np.random.SeedSequence | None:
+    """A seed for the batch's generator: ``None``, an int >= 0 or a list of them."""
+    if seed is None:
+        return None
+    values = [seed] if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) else seed
+    if not isinstance(values, (list, tuple)) or not values or any(
+            isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0 for v in values):
+        raise TypeError(f"seed must be None, an int >= 0 or a list of them, got {seed!r}")
+    return np.random.SeedSequence([int(v) for v in values])
+
+
+def _checked_games(games: Any, n: int) -> np.ndarray:
+    """``games`` (a bool mask of length ``n`` or indices) as sorted unique indices."""
+    array = np.asarray(games)
+    if array.dtype == bool:
+        if array.shape != (n,):
+            raise ValueError(f"games as a mask must have shape ({n},), got {array.shape}")
+        return np.flatnonzero(array)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise TypeError(f"games must be a bool mask of shape ({n},) or an array of game indices, got {games!r}")
+    if array.size and not 0 <= array.min() <= array.max() < n:
+        raise ValueError(f"game indices must lie in 0..{n - 1}")
+    return np.unique(array.astype(np.int64))
+
+
+# -- the Gymnasium vector env -------------------------------------------------------------------------
+class GridGhostVectorEnv(VectorEnv):
+    """``gridghost/GridGhost-v0`` for N games as one :class:`gymnasium.vector.VectorEnv` over a
+    :class:`BatchedGame`: what ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
+    returns. Its spaces, and its auto-reset, are those of ``SyncVectorEnv`` of the same envs
+    (each a ``GridGhostGymEnv`` in a ``TimeLimit``); its infos are empty (in same-step mode they
+    hold ``final_obs`` and ``final_info``, as ``SyncVectorEnv``'s do).
+
+    Args:
+        num_envs: N.
+        controlled: ``"agent"`` or ``"ghost"``, the learning side.
+        opponent: the other side, as :class:`BatchedGame` takes it.
+        obs_type: one of :data:`BATCH_OBS_TYPES` (``"vector"`` by default).
+        max_episode_steps: the ``TimeLimit`` in steps (``make_vec`` passes the registered 100).
+        autoreset_mode: ``gymnasium.vector.AutoresetMode.NEXT_STEP`` (default, as
+            ``SyncVectorEnv``) or ``SAME_STEP``; also accepted as ``"next_step"``/``"same_step"``.
+        copy: return copies of the observations (as ``SyncVectorEnv(copy=True)``); ``False``
+            returns the engine's buffers, overwritten by the next step.
+        **game: the game's settings, as :class:`BatchedGame` takes them.
+
+    Raises:
+        TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
+
+    def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, obs_type: str = "vector",
+                 max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
+                 copy: bool = True, **game: Any) -> None:
+        if controlled not in AGENTS:
+            check_choice(controlled, "controlled", AGENTS)
+        mode = _GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
+        check_choice(mode, "autoreset_mode", AUTORESET_MODES)
+        self.copy = check_flag(copy, "copy")
+        self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
+                                max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
+        self.num_envs = self.game.num_games
+        self.controlled = controlled
+        self.autoreset_mode = AutoresetMode.NEXT_STEP if mode == "next_step" else AutoresetMode.SAME_STEP
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.render_mode = None
+        self.single_observation_space = self.game.observation_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._step = self.game.step_agent if controlled == AGENT else self.game.step_ghost
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start new episodes in every game (or those of ``options["reset_mask"]``, a bool array).
+
+        Args:
+            seed: an int (or a list of ints) seeding the batch's one generator; ``None``
+                continues it.
+            options: ``None`` or a dict; only ``"reset_mask"`` is read.
+
+        Returns:
+            The observations and an empty info dict.
+
+        Raises:
+            TypeError, ValueError: a bad seed, options or mask.
+        """
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {options!r}")
+        mask = None if options is None else options.get("reset_mask")
+        if mask is not None and (not isinstance(mask, np.ndarray) or mask.dtype != bool
+                                 or mask.shape != (self.num_envs,) or not mask.any()):
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},) with a True")
+        observations = self.game.reset(seed=seed, games=mask)[self.controlled]
+        return (observations.copy() if self.copy else observations), {}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every game: the learner's action, then the opponent's answer; games that ended
+        reset as ``autoreset_mode`` says.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)``.
+
+        Raises:
+            TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
+        """
+        result = self._step(actions)
+        observations = result.observations[self.controlled]
+        infos: dict[str, Any] = {}
+        if len(result.final_games):
+            games = result.final_games
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for row, game in enumerate(games.tolist()):
+                final_obs[game] = result.final_observations[self.controlled][row]
+            mask = np.zeros(self.num_envs, dtype=bool)
+            mask[games] = True
+            infos = {"final_obs": final_obs, "_final_obs": mask, "final_info": {}, "_final_info": mask.copy()}
+        return ((observations.copy() if self.copy else observations), result.rewards[self.controlled].copy(),
+                result.terminations.copy(), result.truncations.copy(), infos)
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[N, 4]``: which actions move the learner, as sb3-contrib's ``MaskablePPO`` reads."""
+        return self.game.action_masks().astype(bool)
+
+
+def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
+    """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``: a :class:`GridGhostVectorEnv`.
+    ``obs_type`` defaults to the single env's ``"dict"``, so pass ``obs_type="vector"`` (or
+    ``"grid"``, ``"belief_vector"``) for the batched engine.
+
+    For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
+    and ``"text"`` encodings, a callable opponent, rendering, ...) it returns, with a warning
+    saying why, ``SyncVectorEnv`` of the same envs, which is what ``make_vec`` built before the
+    entry point existed.
+
+    Raises:
+        TypeError, ValueError: as :class:`GridGhostVectorEnv`.
+    """
+    kwargs.setdefault("obs_type", "dict")  # the single env's default, as SyncVectorEnv of it would have
+    try:
+        return GridGhostVectorEnv(num_envs, **kwargs)
+    except UnsupportedSetting as reason:
+        warnings.warn(f"gridghost: {reason}; falling back to gymnasium.vector.SyncVectorEnv", stacklevel=2)
+    single = dict(kwargs)
+    mode = single.pop("autoreset_mode", AutoresetMode.NEXT_STEP)
+    copy = single.pop("copy", True)
+    limit = single.pop("max_episode_steps", None)
+
+    def make() -> gymnasium.Env:
+        return gymnasium.make("gridghost/GridGhost-v0", max_episode_steps=limit, **single)
+
+    return gymnasium.vector.SyncVectorEnv([make] * num_envs, copy=copy, autoreset_mode=mode)

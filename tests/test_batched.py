@@ -1,0 +1,520 @@
+"""The batched engine against the single envs: the same distribution, the same games when nothing
+is random, Gymnasium's auto-reset, the batched exact filter, and every refused input."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from gymnasium.wrappers import TimeLimit
+
+import gridghost
+from gridghost.batched import (
+    BatchedGame,
+    BatchedHistogramFilter,
+    GridGhostVectorEnv,
+    UnsupportedSetting,
+)
+from gridghost.env import raw_env
+from gridghost.filters import HistogramFilter
+from gridghost.layout import CLASSIC, Layout
+from gridghost.levels import MapGenerator
+from gridghost.sensors import ColorSensor, ItemSensor
+from gridghost.single_agent import GridGhostGymEnv
+from gridghost.slip import NoSlip
+
+GENERATED = Layout.generate(8, 8, seed=3)
+#: No slip and a perfect sensor: nothing random is left in a game with a table opponent.
+EXACT = dict(slip="none", color_sensor_quality=1.0)
+#: The chi-square tests' significance level (the seeds are fixed, so each test's outcome is too).
+ALPHA = 1e-3
+
+
+# -- the same distribution -----------------------------------------------------------------------------
+# The joint distribution of (observation before, action, observation after, reward, done) is the
+# visits of (observation before, action) times the transition kernel given them. Consecutive
+# transitions of one game are not independent draws (the walk stays near where it was), so a
+# plain chi-square over the joint overstates the evidence: it rejected identical engines on the
+# 8x8 map. Given the observation before and the action, though, each transition is an independent
+# draw of the kernel (the actions are drawn at random, independently of the game). So the test
+# compares the kernels, stratum by stratum, and sums the statistics; the visits are compared per
+# game (1,000 independent games a sample), by the share of their steps that end an episode.
+def _rows(before: np.ndarray, actions: np.ndarray, after: np.ndarray, rewards: np.ndarray,
+          done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per transition, its stratum (observation before, action) and its outcome (observation
+    after, reward, done), each as one row of bytes."""
+    def void(parts: tuple[np.ndarray, ...]) -> np.ndarray:
+        rows = np.ascontiguousarray(np.concatenate(parts, axis=1).astype(np.float32))
+        return rows.view(np.dtype((np.void, rows.shape[1] * 4))).ravel()
+
+    return void((before, actions[:, None])), void((after, rewards[:, None], done[:, None]))
+
+
+class Sample:
+    """Transitions of a sample: strata, outcomes, and the game each came from."""
+
+    def __init__(self, parts: list[tuple[np.ndarray, ...]], games: list[np.ndarray]) -> None:
+        strata, outcomes = zip(*(_rows(*part) for part in parts), strict=True)
+        self.strata, self.outcomes = np.concatenate(strata), np.concatenate(outcomes)
+        self.games = np.concatenate(games)
+        self.done = np.concatenate([part[4] for part in parts]).astype(bool)
+
+    def __len__(self) -> int:
+        return len(self.strata)
+
+
+def _batched_sample(layout: Layout, slip: str, games: int, steps: int, seed: int) -> Sample:
+    """Every transition of ``games`` batched games over ``steps`` calls (random actions); a call
+    that restarts a game (next-step auto-reset) is no transition."""
+    batch = BatchedGame(games, seed=seed, layout=layout, slip=slip, max_episode_steps=100)
+    before = batch.reset()["agent"].copy()
+    actions = np.random.default_rng(seed + 1).integers(0, 4, size=(steps, games))
+    restart = np.zeros(games, dtype=bool)
+    parts, ids = [], []
+    for action in actions:
+        result = batch.step_agent(action)
+        after = result.observations["agent"]
+        live = ~restart
+        parts.append((before[live], action[live], after[live], result.rewards["agent"][live],
+                       (result.terminations | result.truncations)[live]))
+        ids.append(np.flatnonzero(live))
+        restart = result.terminations | result.truncations
+        before = after.copy()
+    return Sample(parts, ids)
+
+
+def _single_sample(layout: Layout, slip: str, games: int, steps: int, seed: int) -> Sample:
+    """The same process played by the single Gymnasium env, one game after the other: ``games``
+    runs of ``steps`` calls from a reset, restarting a finished episode in place of a step."""
+    env = TimeLimit(GridGhostGymEnv(obs_type="vector", layout=layout, slip=slip), 100)
+    actions = np.random.default_rng(seed + 1).integers(0, 4, size=(games, steps)).tolist()
+    rows, ids = [], []
+    for game in range(games):
+        before, _ = env.reset(seed=seed * 100_000 + game)
+        restart = False
+        for action in actions[game]:
+            if restart:
+                before, _ = env.reset()
+                restart = False
+                continue
+            after, reward, terminated, truncated, _ = env.step(action)
+            restart = terminated or truncated
+            rows.append((before, action, after, reward, restart))
+            ids.append(game)
+            before = after
+    before, action, after, reward, done = zip(*rows, strict=True)
+    part = (np.array(before), np.array(action, float), np.array(after), np.array(reward), np.array(done, float))
+    return Sample([part], [np.array(ids)])
+
+
+def _p_value(statistic: float, dof: int) -> float:
+    """The chi-square upper tail by the Wilson-Hilferty normal approximation (accurate at the
+    hundreds of degrees of freedom here)."""
+    z = ((statistic / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def _kernel_chi_square(first: Sample, second: Sample) -> tuple[float, int, float]:
+    """Pearson's chi-square test that both samples draw their outcomes from one distribution in
+    every stratum (a 2 x outcomes contingency table per stratum, summed). In each stratum the
+    outcomes expected fewer than 5 times in either sample are pooled into one column.
+
+    Returns:
+        ``(statistic, degrees of freedom, p-value)``.
+    """
+    strata, stratum = np.unique(np.concatenate((first.strata, second.strata)), return_inverse=True)
+    outcomes, outcome = np.unique(np.concatenate((first.outcomes, second.outcomes)), return_inverse=True)
+    pairs, pair = np.unique(stratum * len(outcomes) + outcome, return_inverse=True)
+    source = np.r_[np.zeros(len(first), int), np.ones(len(second), int)]
+    counts = np.stack([np.bincount(pair[source == s], minlength=len(pairs)) for s in (0, 1)]).astype(float)
+    of_pair = pairs // len(outcomes)  # each pair's stratum
+    totals = np.stack([np.bincount(of_pair, counts[s], len(strata)) for s in (0, 1)])  # per stratum and sample
+    expected = counts.sum(axis=0) * (totals / totals.sum(axis=0))[:, of_pair]
+    sparse = (expected < 5).any(axis=0)
+    cells_counts, cells_expected = (
+        np.concatenate((values[:, ~sparse],
+                        np.stack([np.bincount(of_pair[sparse], row[sparse], len(strata)) for row in values])), axis=1)
+        for values in (counts, expected))
+    used = (cells_expected > 0).all(axis=0)  # not the columns of a stratum one sample never saw
+    statistic = float(((cells_counts[:, used] - cells_expected[:, used]) ** 2 / cells_expected[:, used]).sum())
+    columns = np.bincount(np.concatenate((of_pair[~sparse], np.arange(len(strata))))[used], minlength=len(strata))
+    both = (totals > 0).all(axis=0)  # a stratum seen in one sample only says nothing about its kernel
+    dof = int((columns[both] - 1).clip(min=0).sum())
+    return statistic, dof, _p_value(statistic, dof)
+
+
+def _visits_test(first: Sample, second: Sample) -> float:
+    """Welch's two-sample z-test on the share of a game's transitions that end an episode, each
+    game (independent of the others) one observation; returns the two-sided p-value."""
+    shares = []
+    for sample in (first, second):
+        steps = np.bincount(sample.games)
+        ended = np.bincount(sample.games, sample.done.astype(float), len(steps))
+        shares.append(ended[steps > 0] / steps[steps > 0])
+    z = (shares[0].mean() - shares[1].mean()) / math.sqrt(sum(s.var(ddof=1) / len(s) for s in shares))
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+@pytest.mark.parametrize("slip", ["longitudinal", "perpendicular"])
+@pytest.mark.parametrize("layout", [CLASSIC, GENERATED], ids=["classic", "generated-8x8"])
+def test_transitions_have_the_single_envs_distribution(layout: Layout, slip: str) -> None:
+    # 200,000 calls (the restarting ones are no transitions) from each: 1,000 games x 200 calls
+    batched = _batched_sample(layout, slip, 1000, 200, seed=11)
+    single = _single_sample(layout, slip, 1000, 200, seed=12)
+    assert len(batched) > 150_000 and len(single) > 150_000
+    statistic, dof, p = _kernel_chi_square(batched, single)
+    visits = _visits_test(batched, single)
+    print(f"{layout.name} {slip}: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}; visits p {visits:.3f}")
+    assert dof > 100
+    assert p > ALPHA and visits > ALPHA, (statistic, dof, p, visits)
+
+
+def test_the_chi_square_test_tells_another_game_apart() -> None:
+    # the same test against a single env with another slip probability: rejected
+    batched = _batched_sample(CLASSIC, "longitudinal", 300, 100, seed=11)
+    env = TimeLimit(GridGhostGymEnv(obs_type="vector", slip="longitudinal", slip_probability=0.3), 100)
+    rng = np.random.default_rng(5)
+    rows = []
+    before, _ = env.reset(seed=5)
+    while len(rows) < len(batched):
+        action = int(rng.integers(4))
+        after, reward, terminated, truncated, _ = env.step(action)
+        rows.append((before, action, after, reward, terminated or truncated))
+        before = env.reset()[0] if terminated or truncated else after
+    part = tuple(np.array(column, float) for column in zip(*rows, strict=True))
+    other = Sample([part], [np.zeros(len(rows), int)])
+    assert _kernel_chi_square(batched, other)[2] < ALPHA
+
+
+# -- the same games ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("layout", "controlled", "obs_type"), [
+    (CLASSIC, "agent", "vector"), (CLASSIC, "agent", "grid"), (GENERATED, "agent", "belief_vector"),
+    (GENERATED, "ghost", "vector"), (CLASSIC, "ghost", "grid"),
+])
+def test_deterministic_games_are_the_single_envs(layout: Layout, controlled: str, obs_type: str) -> None:
+    opponent = "chase" if controlled == "agent" else "minimax"
+    games = 6
+    batch = BatchedGame(games, seed=4, controlled=controlled, opponent=opponent, obs_type=obs_type, layout=layout,
+                        max_episode_steps=30, **EXACT)
+    envs = [TimeLimit(GridGhostGymEnv(controlled=controlled, opponent=opponent, obs_type=obs_type, layout=layout,
+                                      **EXACT), 30) for _ in range(games)]
+    observations = batch.reset()[controlled]
+    for game, env in enumerate(envs):
+        assert np.array_equal(env.reset(seed=game)[0], observations[game])
+    step = batch.step_agent if controlled == "agent" else batch.step_ghost
+    rng = np.random.default_rng(0)
+    restart = [False] * games
+    ended = 0
+    for _ in range(120):
+        actions = rng.integers(0, 4, size=games)
+        result = step(actions)
+        for game, env in enumerate(envs):
+            if restart[game]:
+                expected = (env.reset()[0], 0.0, False, False)
+            else:
+                observation, reward, terminated, truncated, _ = env.step(int(actions[game]))
+                expected = (observation, reward, terminated, truncated)
+            got = (result.observations[controlled][game], result.rewards[controlled][game],
+                   result.terminations[game], result.truncations[game])
+            assert np.array_equal(expected[0], got[0]) and expected[1:] == got[1:], (game, expected, got)
+            restart[game] = bool(got[2] or got[3])
+            ended += restart[game]
+    assert ended > games  # episodes ended and restarted along the way
+
+
+def test_two_learning_sides_play_the_aec_game_half_turn_by_half_turn() -> None:
+    games = 5
+    batch = BatchedGame(games, seed=1, controlled=None, obs_type="grid", layout=GENERATED, max_cycles=12, **EXACT)
+    envs = [raw_env(obs_type="grid", layout=GENERATED, max_cycles=12, **EXACT) for _ in range(games)]
+    for game, env in enumerate(envs):
+        env.reset(seed=game)
+    first = batch.reset()
+    for game, env in enumerate(envs):
+        for side in ("agent", "ghost"):
+            assert np.array_equal(env.observe(side), first[side][game])
+    rng = np.random.default_rng(2)
+    finished = 0
+    for _ in range(60):
+        for mover, step in (("agent", batch.step_agent), ("ghost", batch.step_ghost)):
+            actions = rng.integers(0, 4, size=games)
+            result = step(actions)
+            for game, env in enumerate(envs):
+                ended_before = env.terminations["agent"] or env.truncations["agent"]
+                if not ended_before:
+                    env.step(int(actions[game]))
+                    for side in ("agent", "ghost"):
+                        assert result.rewards[side][game] == env.rewards[side]
+                else:
+                    assert result.rewards["agent"][game] == result.rewards["ghost"][game] == 0.0
+                done = env.terminations["agent"] or env.truncations["agent"]
+                assert result.terminations[game] == env.terminations["agent"]
+                if mover == "ghost" and done:  # the turn is over: the game restarts, its last sight kept
+                    row = list(result.final_games).index(game)
+                    for side in ("agent", "ghost"):
+                        assert np.array_equal(result.final_observations[side][row], env.observe(side))
+                    env.reset()
+                    finished += 1
+                for side in ("agent", "ghost"):
+                    if not (mover == "agent" and done):
+                        assert np.array_equal(result.observations[side][game], env.observe(side)), (game, side)
+    assert finished >= games
+
+
+# -- auto-reset -----------------------------------------------------------------------------------------
+def _walk_to_a_goal(autoreset_mode: str) -> tuple[BatchedGame, list]:
+    """One game on the classic map, no slip: left, then down three times reaches the Ziel goal
+    (3, 1) from the start (0, 2) before the chasing ghost catches the agent."""
+    batch = BatchedGame(1, seed=0, autoreset_mode=autoreset_mode, **EXACT)
+    batch.reset()
+    return batch, [batch.step_agent(np.array([action])) for action in (0, 1, 1, 1)]
+
+
+def test_next_step_keeps_the_final_observation_and_resets_on_the_next_call() -> None:
+    env = GridGhostGymEnv(obs_type="vector", **EXACT)
+    env.reset(seed=0)
+    finals = [env.step(action) for action in (0, 1, 1, 1)]
+    assert finals[-1][2]  # the route ends the game
+    batch, results = _walk_to_a_goal("next_step")
+    last = results[-1]
+    assert last.terminations[0] and len(last.final_games) == 0
+    assert np.array_equal(last.observations["agent"][0], finals[-1][0])  # the final observation itself
+    assert last.rewards["agent"][0] == finals[-1][1]
+    restarted = batch.step_agent(np.array([2]))  # the action is ignored: the game restarts
+    assert np.array_equal(restarted.observations["agent"][0], env.reset()[0])
+    assert restarted.rewards["agent"][0] == 0.0 and not restarted.terminations[0] and not restarted.truncations[0]
+    assert batch.positions[0][0] == 2  # back on the start cell (0, 2)
+
+
+def test_same_step_keeps_the_final_observation_and_resets_at_once() -> None:
+    env = GridGhostGymEnv(obs_type="vector", **EXACT)
+    start, _ = env.reset(seed=0)
+    finals = [env.step(action) for action in (0, 1, 1, 1)]
+    _, results = _walk_to_a_goal("same_step")
+    last = results[-1]
+    assert last.terminations[0] and last.final_games.tolist() == [0]
+    assert np.array_equal(last.final_observations["agent"][0], finals[-1][0])
+    assert np.array_equal(last.observations["agent"][0], start)
+
+
+def test_the_step_limit_truncates_as_time_limit_and_max_cycles_do() -> None:
+    limited = BatchedGame(3, seed=0, max_episode_steps=2, **EXACT)
+    limited.reset()
+    limited.step_agent(np.array([2, 2, 2]))
+    assert limited.step_agent(np.array([2, 2, 2])).truncations.all()
+    cycles = BatchedGame(3, seed=0, max_cycles=2, autoreset_mode="same_step", **EXACT)
+    cycles.reset()
+    assert not cycles.step_agent(np.array([2, 2, 2])).truncations.any()
+    result = cycles.step_agent(np.array([2, 2, 2]))
+    assert result.truncations.all() and result.final_games.tolist() == [0, 1, 2]
+
+
+# -- reproducibility ----------------------------------------------------------------------------------------
+def _run(seed: int, **settings) -> list[np.ndarray]:
+    batch = BatchedGame(64, seed=seed, obs_type="belief_vector", max_episode_steps=20, **settings)
+    out = [batch.reset()["agent"].copy()]
+    actions = np.random.default_rng(9).integers(0, 4, size=(60, 64))
+    for action in actions:
+        result = batch.step_agent(action)
+        out += [result.observations["agent"].copy(), result.rewards["agent"].copy(), result.terminations.copy(),
+                batch.readings.copy()]
+    return out
+
+
+def test_seeded_runs_are_reproducible_and_seeds_matter() -> None:
+    settings = dict(slip="perpendicular", sensors=[ColorSensor(0.7), ItemSensor()],
+                    layout=MapGenerator(6, 6, num_levels=3))
+    first, again, other = _run(5, **settings), _run(5, **settings), _run(6, **settings)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+    batch = BatchedGame(8, seed=3)
+    start = batch.reset(seed=21)["agent"].copy()
+    played = [batch.step_agent(np.full(8, 1)).rewards["agent"].copy() for _ in range(5)]
+    assert np.array_equal(batch.reset(seed=21)["agent"], start)
+    assert all(np.array_equal(batch.step_agent(np.full(8, 1)).rewards["agent"], r) for r in played)
+
+
+# -- the batched filter ----------------------------------------------------------------------------------------
+def test_batched_filter_equals_one_histogram_filter_per_game() -> None:
+    generator = MapGenerator(6, 6, num_levels=3)
+    sensors = [ColorSensor(0.7), ItemSensor(accuracy=0.8)]
+    batch = BatchedGame(12, seed=2, obs_type="belief_vector", layout=generator, sensors=sensors,
+                        slip="perpendicular", max_episode_steps=15)
+    batch.reset()
+    filters: dict[int, HistogramFilter] = {}
+
+    def exact(game: int, fresh: bool) -> HistogramFilter:
+        layout = batch.layouts[batch.maps[game]]
+        if fresh:
+            filters[game] = HistogramFilter(layout, batch.slip, [s.for_layout(layout) for s in sensors])
+            filters[game].update(readings(game))
+        return filters[game]
+
+    def readings(game: int) -> dict:
+        return {sensor.name: sensor.possible_measurements()[batch.readings[s, game]]
+                for s, sensor in enumerate(batch.sensors)}
+
+    for game in range(12):
+        exact(game, True)
+    rng = np.random.default_rng(3)
+    restart = np.zeros(12, dtype=bool)
+    for _ in range(80):
+        actions = rng.integers(0, 4, size=12)
+        result = batch.step_agent(actions)
+        beliefs = batch.filter.belief()
+        for game in range(12):
+            if restart[game]:
+                tracker = exact(game, True)
+            else:
+                tracker = filters[game]
+                tracker.predict(int(actions[game]))
+                tracker.update(readings(game))
+            assert np.abs(beliefs[game] - tracker.belief()).max() < 1e-12
+            # the observation's belief slots are that belief, as float32
+            assert np.array_equal(result.observations["agent"][game, 26:], beliefs[game].ravel().astype(np.float32))
+        restart = result.terminations | result.truncations
+    assert len(set(batch.maps.tolist())) > 1
+
+
+def test_batched_filter_on_its_own_checks_its_inputs() -> None:
+    sensor = ColorSensor(CLASSIC, 0.8)
+    batched = BatchedHistogramFilter(CLASSIC, NoSlip(), [sensor], 3)
+    single = HistogramFilter(CLASSIC, NoSlip(), [sensor])
+    batched.predict([1, 1, 1])
+    batched.update(np.array([[0, 0, 0]]))
+    single.predict(1)
+    single.update({"color_measurement": 0})
+    assert np.abs(batched.belief()[1] - single.belief()).max() < 1e-12
+    with pytest.raises(ValueError, match="shape"):
+        batched.update(np.array([0, 0, 0]))
+    with pytest.raises(ValueError, match=r"indices 0\.\.2"):
+        batched.update(np.array([[0, 3, 0]]))
+    with pytest.raises(ValueError, match="one size"):
+        BatchedHistogramFilter([CLASSIC, GENERATED], NoSlip(), [sensor], 2)
+
+
+# -- the Gymnasium vector env ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize(("controlled", "opponent"), [("agent", None), ("ghost", "minimax")])
+def test_make_vec_matches_sync_vector_env(mode: AutoresetMode, controlled: str, opponent: str | None) -> None:
+    settings = dict(controlled=controlled, opponent=opponent, obs_type="vector", **EXACT)
+    batched = gymnasium.make_vec(gridghost.ENV_ID, num_envs=4, vectorization_mode="vector_entry_point",
+                                 autoreset_mode=mode, **settings)
+    sync = gymnasium.make_vec(gridghost.ENV_ID, num_envs=4, vectorization_mode="sync",
+                              vector_kwargs={"autoreset_mode": mode}, **settings)
+    assert isinstance(batched.unwrapped, GridGhostVectorEnv)
+    assert batched.metadata["autoreset_mode"] == sync.metadata["autoreset_mode"] == mode
+    for name in ("single_observation_space", "observation_space", "single_action_space", "action_space"):
+        assert getattr(batched, name) == getattr(sync, name), name
+    first, _ = batched.reset(seed=0)
+    assert np.array_equal(first, sync.reset(seed=0)[0])
+    rng = np.random.default_rng(1)
+    finals = 0
+    for _ in range(150):
+        actions = rng.integers(0, 4, size=4)
+        ours, theirs = batched.step(actions), sync.step(actions)
+        for mine, expected in zip(ours[:4], theirs[:4], strict=True):
+            assert mine.dtype == expected.dtype and np.array_equal(mine, expected)
+        if "final_obs" in theirs[4]:
+            assert np.array_equal(ours[4]["_final_obs"], theirs[4]["_final_obs"])
+            for game in np.flatnonzero(theirs[4]["_final_obs"]):
+                assert np.array_equal(ours[4]["final_obs"][game], theirs[4]["final_obs"][game])
+                finals += 1
+        else:
+            assert "final_obs" not in ours[4]
+    assert finals > 0 or mode == AutoresetMode.NEXT_STEP
+
+
+def test_vector_env_reset_mask_and_masks() -> None:
+    env = GridGhostVectorEnv(3, obs_type="vector", **EXACT)
+    env.reset(seed=0)
+    env.step(np.array([2, 2, 1]))
+    moved = env.step(np.array([2, 2, 1]))[0]
+    observations, infos = env.reset(options={"reset_mask": np.array([False, True, False])})
+    start, _ = GridGhostGymEnv(obs_type="vector", **EXACT).reset(seed=0)
+    assert np.array_equal(observations[1], start) and np.array_equal(observations[0], moved[0]) and infos == {}
+    assert env.action_masks().shape == (3, 4) and env.action_masks().dtype == bool
+    with pytest.raises(ValueError, match="reset_mask"):
+        env.reset(options={"reset_mask": np.zeros(3, dtype=bool)})
+
+
+def test_make_vec_falls_back_to_sync_for_what_the_engine_does_not_serve() -> None:
+    with pytest.warns(UserWarning, match="falling back to gymnasium.vector.SyncVectorEnv"):
+        env = gymnasium.make_vec(gridghost.ENV_ID, num_envs=2)  # the dict observation
+    assert isinstance(env, gymnasium.vector.SyncVectorEnv)
+    assert env.single_observation_space == gymnasium.make(gridghost.ENV_ID).observation_space
+
+
+# -- refused inputs ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("actions", "error", "match"), [
+    (np.zeros(3, dtype=np.int64), ValueError, r"shape \(4,\)"),
+    (np.zeros((4, 1), dtype=np.int64), ValueError, r"shape \(4,\)"),
+    (np.zeros(4), TypeError, "int array"),
+    (np.array([True, False, True, False]), TypeError, "int array"),
+    (np.array([0, 1, 4, 0]), ValueError, r"0\.\.3"),
+    (np.array([0, -1, 2, 0]), ValueError, r"0\.\.3"),
+])
+def test_bad_actions_are_refused_and_change_nothing(actions, error, match) -> None:
+    batch, untouched = BatchedGame(4, seed=0), BatchedGame(4, seed=0)
+    batch.reset()
+    untouched.reset()
+    with pytest.raises(error, match=match):
+        batch.step_agent(actions)
+    valid = np.array([1, 2, 1, 2])
+    after, expected = batch.step_agent(valid), untouched.step_agent(valid)  # no draw, no move was made
+    assert np.array_equal(after.observations["agent"], expected.observations["agent"])
+    assert np.array_equal(after.rewards["agent"], expected.rewards["agent"])
+
+
+@pytest.mark.parametrize(("num_games", "error"), [(0, ValueError), (-2, ValueError), (1.5, TypeError),
+                                                  (True, TypeError), ("4", TypeError)])
+def test_bad_numbers_of_games_are_refused(num_games, error) -> None:
+    with pytest.raises(error, match="num_games must be an int"):
+        BatchedGame(num_games)
+
+
+@pytest.mark.parametrize(("settings", "error", "match"), [
+    (dict(obs_type="dict"), UnsupportedSetting, "obs_type"),
+    (dict(opponent=lambda observation: 0), UnsupportedSetting, "table"),
+    (dict(belief_filter="particle"), UnsupportedSetting, "histogram"),
+    (dict(render_mode="human"), UnsupportedSetting, "render_mode"),
+    (dict(use_ghost=False), UnsupportedSetting, "use_ghost"),
+    (dict(colour="red"), TypeError, "unexpected keyword"),
+    (dict(controlled="both"), ValueError, "controlled"),
+    (dict(autoreset_mode="later"), ValueError, "autoreset_mode"),
+    (dict(controlled=None, autoreset_mode="next_step"), ValueError, "same_step"),
+    (dict(controlled=None, opponent="chase"), ValueError, "both sides learn"),
+    (dict(opponent="optimal"), ValueError, "plays the agent"),
+    (dict(controlled="ghost", opponent="chase"), ValueError, "chasing ghost"),
+    (dict(controlled="ghost", obs_type="belief_vector"), ValueError, "follows the agent"),
+    (dict(slip_probability=1.5), ValueError, "slip_probability"),
+    (dict(layout=MapGenerator(6, 6)), UnsupportedSetting, "num_levels"),
+    (dict(layout=Layout.generate(40, 40, seed=0), obs_type="grid"), ValueError, "TABLE_BYTES"),
+])
+def test_bad_settings_are_refused(settings, error, match) -> None:
+    with pytest.raises(error, match=match):
+        BatchedGame(2, **settings)
+
+
+def test_calls_out_of_turn_are_refused() -> None:
+    agent = BatchedGame(2)
+    with pytest.raises(RuntimeError, match="reset"):
+        agent.step_agent(np.zeros(2, dtype=np.int64))
+    agent.reset(seed=0)
+    with pytest.raises(RuntimeError, match="step_agent"):
+        agent.step_ghost(np.zeros(2, dtype=np.int64))
+    both = BatchedGame(2, controlled=None)
+    both.reset(seed=0)
+    with pytest.raises(RuntimeError, match="step_agent"):
+        both.step_ghost(np.zeros(2, dtype=np.int64))
+    both.step_agent(np.zeros(2, dtype=np.int64))
+    with pytest.raises(RuntimeError, match="step_ghost"):
+        both.step_agent(np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="side="):
+        both.action_masks()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert both.action_masks("ghost").shape == (2, 4)
