@@ -507,6 +507,9 @@ class BatchedGame:
                                                                           else Side.GHOST]
         self._sides = tuple(_SIDE_NAMES[side] for side in sides)
         games = [Game(layout, self.slip, rewards, ghost_rewards) for layout in layouts]
+        # A learning ghost's first step also pays its reward for the agent's opening move, played
+        # by the reset (which returns no reward), as the single-agent view does.
+        self._opening_reward = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1] if self.controlled == GHOST else 0.0
         if self.controlled == GHOST:
             for game in games:
                 if game.opening_can_end():
@@ -650,6 +653,7 @@ class BatchedGame:
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
         self._rewards = {side: np.zeros(n) for side in AGENTS}
+        self._fresh = np.zeros(n, dtype=bool)  # games whose next call is their episode's first
         self._obs = {side: np.empty((n, *table.shape[1:]), dtype=np.float32)
                      for side, table in self._observations.items()}
         self.readings = np.zeros((len(self._sensor_tables.counts), n), dtype=np.int64)
@@ -770,10 +774,14 @@ class BatchedGame:
         reward = self._rewards[self.controlled]  # type: ignore[index]
         tables["reward"].take(index, out=reward, mode="clip")
         tables["terminated"].take(index, out=terminated, mode="clip")
+        if self._opening_reward:
+            np.add(reward, self._opening_reward, out=reward, where=self._fresh)
+            self._fresh.fill(False)
         self._steps += 1
         restart = self._restart
         maps = None
         if len(restart):  # ended in the last call (next-step mode): a new episode instead
+            self._fresh[restart] = True
             opponent = uniforms[1, restart] if self._b > 1 else None
             starts, maps = self._starts(len(restart), uniforms[0, restart], opponent)
             next_states[restart] = starts
@@ -933,6 +941,7 @@ class BatchedGame:
         uniforms = self._rng.random((2 + len(self._sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
         states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
         self._state[rows] = states
+        self._fresh[rows] = True
         self._steps[rows] = 0
         if self._draw_readings:
             self._read(self._tables["agent_cell"].take(states), uniforms, 2, rows)
