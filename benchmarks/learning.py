@@ -47,6 +47,7 @@ took.
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -203,8 +204,10 @@ def agent_benchmark(name: str, layout: Layout, episodes: int, seed: int) -> bool
     return passed
 
 
-def selfplay_benchmark(name: str, layout: Layout, episodes: int, seed: int) -> bool:
-    """Run (b) on one map and print its lines; return whether it passed."""
+def selfplay_benchmark(name: str, layout: Layout, episodes: int, seed: int,
+                       curves: dict[str, np.ndarray] | None = None) -> bool:
+    """Run (b) on one map and print its lines (and put its exploitability by generation into
+    ``curves[name]``); return whether it passed."""
     pool = OpponentPool()
     run = minimax_q(layout, episodes, seed, pool=pool)
     baseline = _solve_seconds(lambda: solve_game(layout, gamma=GAMMA))
@@ -216,7 +219,35 @@ def selfplay_benchmark(name: str, layout: Layout, episodes: int, seed: int) -> b
     print(f"{name:<13} {episodes:>8,} {run.steps:>10,} {run.seconds:>7.1f}s {run.seconds / baseline:>8.0f}x"
           f" {curve.minimax_value:>9.2f} {final:>9.2f} {bar:>9.1f}  {'met' if passed else 'MISSED'}")
     print(f"{'':<13} by generation: " + " ".join(f"{value:.1f}" for value in curve.exploitability))
+    if curves is not None:
+        curves[name] = curve.exploitability
     return passed
+
+
+def plot_curves(curves: dict[str, np.ndarray], path: str) -> None:
+    """Draw (b)'s exploitability by generation, with the 10% bar, into the picture ``path``
+    (needs matplotlib, which gridghost does not depend on)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit("--plot draws with matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(6.4, 3.6), dpi=100)
+    for name, values in curves.items():
+        axes.plot(np.arange(1, len(values) + 1), values, marker="o", label=f"{name} map")
+    axes.axhline(EXPLOITABILITY_SHARE * reward_range(), color="grey", linestyle="--",
+                 label=f"{EXPLOITABILITY_SHARE:.0%} of the reward range")
+    axes.set_yscale("symlog", linthresh=1.0)
+    axes.set_ylim(bottom=0)
+    axes.set_xlabel("generation (snapshot of both sides)")
+    axes.set_ylabel("exact exploitability")
+    axes.set_title("Tabular self-play (minimax-Q): exploitability by generation")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path)
+    print(f"wrote {path}")
 
 
 def main(argv: Sequence[str] | None = None) -> bool:
@@ -226,17 +257,19 @@ def main(argv: Sequence[str] | None = None) -> bool:
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiplies every episode budget (default 1; smaller is quicker and rougher)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the envs and the learners (default 0)")
+    parser.add_argument("--plot", metavar="PATH", help="also draw (b)'s curves into this picture (needs matplotlib)")
     args = parser.parse_args(argv)
     if not args.scale > 0:
         parser.error(f"--scale must be > 0, got {args.scale}")
     layouts = {name: MAPS[name]() for name in args.maps}
     budgets = {name: [max(1, round(args.scale * n)) for n in EPISODES[name]] for name in args.maps}
+    curves: dict[str, np.ndarray] = {}
     sections = (
         (f"(a) Q-learning of the agent against the chasing ghost; success = P(goal within {MAX_CYCLES} turns), "
          f"pass: learned >= {SUCCESS_RATIO:g} x optimal", ("learned", "optimal", "ratio"), agent_benchmark),
         (f"\n(b) self-play (minimax-Q, both sides); exploitability in the agent's return, pass: < "
          f"{EXPLOITABILITY_SHARE:.0%} of the reward range {reward_range():g}", ("minimax", "final", "bar"),
-         selfplay_benchmark),
+         functools.partial(selfplay_benchmark, curves=curves)),
     )
     passed = True
     for which, (title, columns, benchmark) in enumerate(sections):
@@ -245,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> bool:
               + " ".join(f"{column:>9}" for column in columns))
         for name, layout in layouts.items():
             passed &= benchmark(name, layout, budgets[name][which], args.seed)
+    if args.plot:
+        plot_curves(curves, args.plot)
     return passed
 
 

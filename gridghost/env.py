@@ -130,7 +130,8 @@ OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.C
 #: that add a key add it here.
 RESERVED_INFO_KEYS = frozenset(
     {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
-     "action_mask", "estimated_pos", "is_success", "expert_action", "active_agent", *OUTCOME_INFO_KEYS.values(),
+     "action_mask", "estimated_pos", "is_success", "expert_action", "active_agent", "opponent",
+     *OUTCOME_INFO_KEYS.values(),
      # written by Gymnasium's wrappers and vector envs around any view (which also write a
      # "_"-prefixed mask for every key, so no component's key may start with "_")
      "episode", "final_obs", "final_info", "final_observation"}

@@ -147,3 +147,21 @@ def test_a_learning_ghosts_first_reward_includes_the_opening_move():
             firsts.append(reward)
     # +1 for the opening move, 0 for the ghost's move, +1 for the agent's reply
     assert firsts and set(firsts) == {2.0}
+
+
+def test_dict_env_refuses_a_map_whose_opening_move_can_end_the_game():
+    # corridor: the agent starts beside the ghost, so the ghost could lose a reward it never observed
+    with pytest.raises(ValueError, match="opening move can end the game"):
+        TurnBasedDictEnv(layout="corridor")
+
+
+def test_dict_env_refuses_actions_other_than_the_movers():
+    env = TurnBasedDictEnv(obs_type="vector")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step({"agent": 0})
+    env.reset(seed=0)
+    for actions, error in [({"ghost": 0}, ValueError), ({"agent": 0, "ghost": 1}, ValueError), ([0], TypeError),
+                           ({"agent": 9}, ValueError)]:
+        with pytest.raises(error):
+            env.step(actions)
+    assert env.game.agent_selection == "agent" and env.game.cycles == 0

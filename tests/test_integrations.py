@@ -1,0 +1,100 @@
+"""The trainer integrations with the real trainers: RLlib's episode bookkeeping over the adapter,
+and the two self-play examples for a few iterations each.
+
+Marked ``integration``: they need ``gridghost[sb3,rllib]`` (and torch), which the README's test
+command does not install; ``.ci/run`` installs the extras and runs them with ``-m integration``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gridghost
+from gridghost.levels import MapGenerator
+
+pytestmark = pytest.mark.integration
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _example(name: str):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rllib_returns(env, episodes: int) -> list[float]:
+    """Each episode's sum of the two sides' returns as RLlib's MultiAgentEpisode counts them."""
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    rng = np.random.default_rng(0)
+    sums = []
+    for seed in range(episodes):
+        observations, infos = env.reset(seed=seed)
+        episode = MultiAgentEpisode(observations=[observations], infos=[infos],
+                                    observation_space=env.observation_spaces, action_space=env.action_spaces)
+        while not episode.is_done:
+            actions = {side: int(rng.integers(4)) for side in observations}
+            observations, rewards, terminations, truncations, infos = env.step(actions)
+            episode.add_env_step(observations=observations, actions=actions, rewards=rewards, infos=infos,
+                                 terminateds=terminations, truncateds=truncations)
+        sums.append(sum(single.get_return() for single in episode.agent_episodes.values()))
+    return sums
+
+
+@pytest.mark.parametrize("settings", [dict(obs_type="vector"),
+                                      dict(obs_type="grid", layout=MapGenerator(6, 6, difficulty=2, num_levels=6))],
+                         ids=["classic", "difficulty2"])
+def test_rllib_episodes_returns_sum_to_zero(settings):
+    from gridghost.integrations.rllib import GridGhostMultiAgentEnv
+
+    sums = _rllib_returns(GridGhostMultiAgentEnv(settings), 1000)
+    assert sums == [0.0] * 1000
+
+
+def test_rllib_env_takes_its_settings_as_env_config():
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+    from gridghost.integrations.rllib import GridGhostMultiAgentEnv
+
+    env = GridGhostMultiAgentEnv({"obs_type": "vector", "layout": "maze9"}, max_cycles=7)
+    assert isinstance(env, MultiAgentEnv)
+    assert env.game.layout == gridghost.maps.load("maze9") and env.game.max_cycles == 7
+    assert env.get_observation_space("ghost") == env.game.observation_space("ghost")
+    with pytest.raises(TypeError, match="config must be a dict"):
+        GridGhostMultiAgentEnv(["vector"])
+
+
+def test_rllib_example_trains_both_sides_and_measures_them():
+    example = _example("rllib_selfplay")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rows = example.main(["--iterations", "2", "--batch", "256"])
+    assert len(rows) == 2
+    for row in rows:
+        assert row["exploitability"] >= -1e-6 and math.isclose(row["agent_gap"] + row["ghost_gap"],
+                                                                row["exploitability"], abs_tol=1e-6)
+        assert 0.0 <= row["success"] <= 1.0
+        assert row["agent_return"] + row["ghost_return"] == pytest.approx(0.0, abs=1e-9)
+    assert "minimax value" in out.getvalue()
+
+
+def test_sb3_example_alternates_the_learners_through_the_pool():
+    example = _example("selfplay_sb3")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rows = example.main(["--generations", "2", "--steps", "256"])
+    assert len(rows) == 2
+    for row in rows:
+        assert row["exploitability"] >= -1e-6 and math.isclose(row["agent_gap"] + row["ghost_gap"],
+                                                                row["exploitability"], abs_tol=1e-6)
+        assert 0.0 <= row["success"] <= 1.0 and 0.0 <= row["win_rate"] <= 1.0
+    lines = out.getvalue().splitlines()
+    assert [line.split()[1] for line in lines[2:4]] == ["agent", "ghost"]  # the sides take turns
