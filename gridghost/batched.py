@@ -653,7 +653,6 @@ class BatchedGame:
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
         self._rewards = {side: np.zeros(n) for side in AGENTS}
-        self._fresh = np.zeros(n, dtype=bool)  # games whose next call is their episode's first
         self._obs = {side: np.empty((n, *table.shape[1:]), dtype=np.float32)
                      for side, table in self._observations.items()}
         self.readings = np.zeros((len(self._sensor_tables.counts), n), dtype=np.int64)
@@ -774,14 +773,12 @@ class BatchedGame:
         reward = self._rewards[self.controlled]  # type: ignore[index]
         tables["reward"].take(index, out=reward, mode="clip")
         tables["terminated"].take(index, out=terminated, mode="clip")
-        if self._opening_reward:
-            np.add(reward, self._opening_reward, out=reward, where=self._fresh)
-            self._fresh.fill(False)
+        if self._opening_reward:  # the games taking their episode's first step
+            np.add(reward, self._opening_reward, out=reward, where=np.equal(self._steps, 0, out=self._bools))
         self._steps += 1
         restart = self._restart
         maps = None
         if len(restart):  # ended in the last call (next-step mode): a new episode instead
-            self._fresh[restart] = True
             opponent = uniforms[1, restart] if self._b > 1 else None
             starts, maps = self._starts(len(restart), uniforms[0, restart], opponent)
             next_states[restart] = starts
@@ -941,7 +938,6 @@ class BatchedGame:
         uniforms = self._rng.random((2 + len(self._sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
         states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
         self._state[rows] = states
-        self._fresh[rows] = True
         self._steps[rows] = 0
         if self._draw_readings:
             self._read(self._tables["agent_cell"].take(states), uniforms, 2, rows)
