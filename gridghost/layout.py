@@ -123,6 +123,35 @@ def check_text(text: Any, argument: str) -> str:
     return text
 
 
+def _cell_entries(entries: Any, key: str) -> dict[Cell, Any]:
+    """A layout dict's ``items`` or ``texts``: a list of ``[row, col, value]`` triples (``None``:
+    none) as a mapping from cell to value, each cell at most once."""
+    if entries is None:
+        return {}
+    if not isinstance(entries, (list, tuple)):
+        raise TypeError(f"layout dict {key!r} must be a list of [row, col, value] triples (or None for none), "
+                        f"got {entries!r}")
+    table: dict[Any, Any] = {}
+    first: dict[Any, int] = {}  # cell -> the index of its entry
+    for index, entry in enumerate(entries):
+        if isinstance(entry, (str, bytes)) or not isinstance(entry, Sequence) or len(entry) != 3:
+            raise TypeError(f"layout dict {key!r} must be a list of [row, col, value] triples, entry {index} is "
+                            f"{entry!r}")
+        row, col, value = entry
+        cell = (row, col)
+        try:
+            seen = first.get(cell)
+        except TypeError:
+            raise TypeError(f"layout dict {key!r} entry {index} must start with a row and a column (ints), got "
+                            f"{entry!r}") from None
+        if seen is not None:
+            raise ValueError(f"layout dict {key!r} names the cell {cell} twice (entries {seen} and {index}); give each "
+                             f"cell one entry{', listing all its items' if key == 'items' else ''}")
+        first[cell] = index
+        table[cell] = value
+    return table
+
+
 def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     """Validate a wall array of the given shape; ``None`` means no walls."""
     if value is None:
@@ -359,10 +388,10 @@ class Layout:
         """Build a layout from :meth:`to_dict`'s form.
 
         Raises:
-            TypeError: ``data`` is not a mapping, or an ``items``/``texts`` entry is not a
-                ``[row, col, value]`` triple.
-            ValueError: a key is missing or unknown, or the fields make no valid layout (as the
-                constructor says).
+            TypeError: ``data`` is not a mapping, ``items``/``texts`` is neither a list nor
+                ``None``, or one of their entries is not a ``[row, col, value]`` triple.
+            ValueError: a key is missing or unknown, ``items``/``texts`` names a cell twice, or
+                the fields make no valid layout (as the constructor says).
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a layout dict must be a mapping, got {data!r}")
@@ -376,13 +405,7 @@ class Layout:
             )
         fields = dict(data)
         for key in ("items", "texts"):
-            entries = fields.get(key) or []
-            try:
-                fields[key] = {(row, col): value for row, col, value in entries}
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"layout dict {key!r} must be a list of [row, col, value] triples, got {entries!r}"
-                ) from None
+            fields[key] = _cell_entries(fields.get(key), key)
         return cls(**fields)
 
     @classmethod

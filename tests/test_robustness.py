@@ -22,6 +22,7 @@ from gridghost import AgentInterface, GridGhostGymEnv
 from gridghost.env import RESERVED_INFO_KEYS, GridGhostEnv
 from gridghost.filters import HistogramFilter, ParticleFilter
 from gridghost.layout import CLASSIC
+from gridghost.maps import load as load_map
 from gridghost.policies import RandomPolicy, ReferencePolicy, make_policy
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.single_agent import Duel
@@ -530,3 +531,94 @@ def test_a_custom_sensors_mutable_reading_is_copied_for_the_caller() -> None:
     kept = pickle.dumps(env.game.infos["agent"])
     info["listing"].clear()
     assert pickle.dumps(env.game.infos["agent"]) == kept
+
+
+# == issue 21 ========================================================================================
+# -- map files are data --------------------------------------------------------------------------------
+def _file(tmp_path: Any, name: str, content: str | bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return str(path)
+
+
+def test_a_json_map_file_holding_a_string_is_refused_not_followed(tmp_path: Any) -> None:
+    import json
+
+    from gridghost.levels import map_source
+
+    looping = tmp_path / "self.json"
+    looping.write_text(json.dumps(str(looping)), encoding="utf-8")  # recursed until RecursionError
+    text_map = _file(tmp_path, "maze.txt", load_map("maze9").to_text())
+    for content in (str(looping), "classic", text_map, load_map("maze9").to_text()):
+        path = _file(tmp_path, "pointer.json", json.dumps(content))
+        with pytest.raises(ValueError, match=r"layout file '.*pointer\.json' must hold a JSON object .* got a string"):
+            map_source(path)
+    with pytest.raises(ValueError, match=r"layout file '.*self\.json' must hold a JSON object"):
+        gridghost.env(layout=looping)
+    for content, kind in (("[1, 2]", "an array"), ("3", "a number"), ("null", "null")):
+        with pytest.raises(ValueError, match=f"got {kind}"):
+            map_source(_file(tmp_path, "other.json", content))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.json", "{nope", "is not valid JSON: Expecting property name"),
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "nests its JSON too deeply"),
+        ("latin.json", b'{"name": "\xe9"}', "is not UTF-8 text"),
+        ("latin.txt", b"\xff\xfe", "is not UTF-8 text"),
+        ("twice.json", '{"colours": [[0, 0]], "colours": [[0, 0, 0]]}', "is not valid JSON: the key 'colours' appears twice"),
+        ("huge.json", '{"a": ' + "9" * 5000 + "}", "is not valid JSON"),
+        ("broken.txt", "+---+\n| A |\n+---+\n", r"holds no valid map: map text line"),
+        ("broken.json", '{"colours": [[0, 0]]}', "holds no valid map: a layout dict needs the keys"),
+        ("triples.json", '{"colours": [[0, 0]], "goals": [], "agent_start": [0, 0], "ghost_start": [0, 1], '
+                         '"items": [[0, 0]]}', r"holds no valid map: layout dict 'items' must be a list of"),
+    ],
+)
+def test_every_map_file_error_is_a_value_error_naming_the_file_and_layout(tmp_path: Any, name: str,
+                                                                        content: str | bytes, message: str) -> None:
+    path = _file(tmp_path, name, content)
+    with pytest.raises(ValueError, match=rf"^layout file '.*{name}' {message}"):
+        gridghost.env(layout=path)
+
+
+def test_map_files_too_large_or_unreadable_are_named(tmp_path: Any) -> None:
+    from gridghost.levels import MAX_MAP_FILE_BYTES, resolve_layout
+
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as file:
+        file.truncate(MAX_MAP_FILE_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(ValueError, match=r"layout file '.*huge\.txt' is larger than .*MAX_MAP_FILE_BYTES"):
+        resolve_layout(huge)
+    with pytest.raises(ValueError, match="is neither a shipped map .* nor a file"):
+        resolve_layout("x" * 5000)  # too long a name for the system: no such file, not an OSError
+
+
+# -- layout dicts drop nothing -------------------------------------------------------------------------
+def test_a_layout_dict_naming_a_cell_twice_is_refused() -> None:
+    from gridghost.layout import Layout
+
+    data = CLASSIC.to_dict()
+    with pytest.raises(ValueError, match=r"'items' names the cell \(0, 0\) twice \(entries 0 and 1\)"):
+        Layout.from_dict({**data, "items": [[0, 0, ["dog"]], [0, 0, ["flower"]]]})
+    with pytest.raises(ValueError, match=r"'texts' names the cell \(3, 1\) twice"):
+        Layout.from_dict({**data, "texts": [[3, 1, "Ziel"], [3, 1, "Goal"]]})
+
+
+@pytest.mark.parametrize("key", ["items", "texts"])
+@pytest.mark.parametrize("value", [0, False, "", {}, "abc"])
+def test_a_layout_dict_entry_list_of_another_kind_is_refused(key: str, value: Any) -> None:
+    from gridghost.layout import Layout
+
+    with pytest.raises(TypeError, match=f"layout dict '{key}' must be a list of \\[row, col, value\\] triples"):
+        Layout.from_dict({**CLASSIC.to_dict(), key: value})
+    plain = {k: v for k, v in CLASSIC.to_dict().items() if k not in ("items", "texts")}
+    assert Layout.from_dict({**plain, key: None}) == Layout.from_dict(plain)  # None: none, as when absent
+
+
+def test_a_generator_dict_with_options_of_another_kind_is_refused() -> None:
+    from gridghost.levels import MapGenerator
+
+    for options in (0, False, "", []):
+        with pytest.raises(TypeError, match="'options' must be a dict"):
+            MapGenerator.from_dict({"generator": {"rows": 5, "cols": 5, "options": options}})
