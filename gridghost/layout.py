@@ -152,6 +152,28 @@ def _cell_entries(entries: Any, key: str) -> dict[Cell, Any]:
     return table
 
 
+def _outer_shape(colours: Any) -> tuple[int, int]:
+    """``(rows, cols)`` of a colours argument as its outer lengths say, without converting it
+    (an array's shape; a list's length and its first row's); ``(0, 0)`` when they do not say."""
+    if isinstance(colours, np.ndarray):
+        return (int(colours.shape[0]), int(colours.shape[1])) if colours.ndim == 2 else (0, 0)
+    text = (str, bytes)
+    if isinstance(colours, Sequence) and not isinstance(colours, text) and len(colours):
+        first = colours[0]
+        if isinstance(first, Sequence) and not isinstance(first, text):
+            return len(colours), len(first)
+    return 0, 0
+
+
+def _check_cells(rows: int, cols: int, name: str) -> None:
+    """Refuse a ``rows x cols`` layout of more than :data:`MAX_CELLS` cells."""
+    if rows * cols > MAX_CELLS:
+        raise ValueError(
+            f"layout {name!r} is {rows} x {cols} = {rows * cols} cells; the game's tables hold cells x cells "
+            f"entries, so gridghost serves at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
+        )
+
+
 def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     """Validate a wall array of the given shape; ``None`` means no walls."""
     if value is None:
@@ -243,6 +265,7 @@ class Layout:
     ) -> None:
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {name!r}")
+        _check_cells(*_outer_shape(colours), name)  # before converting: a huge array is refused unread
         colour_array = _array(colours, "colours")
         if colour_array.ndim != 2 or colour_array.size == 0:
             raise ValueError(
@@ -256,11 +279,7 @@ class Layout:
                 f"got values {sorted(set(colour_array.ravel().tolist()))}"
             )
         rows, cols = (int(n) for n in colour_array.shape)
-        if rows * cols > MAX_CELLS:
-            raise ValueError(
-                f"layout {name!r} is {rows} x {cols} = {rows * cols} cells; the game's tables hold cells x cells "
-                f"entries, so gridghost serves at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
-            )
+        _check_cells(rows, cols, name)
         if rows * cols < 2:
             raise ValueError("a layout needs at least two cells (one for the agent, one for the ghost)")
         colour_array = colour_array.astype(np.int8)

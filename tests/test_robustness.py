@@ -622,3 +622,97 @@ def test_a_generator_dict_with_options_of_another_kind_is_refused() -> None:
     for options in (0, False, "", []):
         with pytest.raises(TypeError, match="'options' must be a dict"):
             MapGenerator.from_dict({"generator": {"rows": 5, "cols": 5, "options": options}})
+
+
+# -- sizes are checked before the work -------------------------------------------------------------------
+def _open_drawing(rows: int, cols: int) -> str:
+    """A map text of an open ``rows x cols`` room (agent top left, ghost beside it, goal bottom
+    right); ``cols >= 2``."""
+    wall = "+" + "---+" * cols
+    cells = [["   "] * cols for _ in range(rows)]
+    cells[0][0], cells[0][1] = " A ", " G "
+    cells[-1][-1] = " * "
+    body = ["|" + " ".join(row) + "|" for row in cells]
+    return "\n".join([wall, *(line for row in body for line in (row, "+" + "   +" * (cols - 1) + "   +"))][:-1]
+                     + [wall]) + "\n"
+
+
+def test_a_map_text_too_large_is_refused_from_its_size_before_it_is_parsed() -> None:
+    import tracemalloc
+
+    from gridghost.layout import MAX_CELLS, Layout
+
+    assert Layout.from_text(_open_drawing(64, 64)).shape == (64, 64)  # the largest square still reads
+    column = Layout(np.zeros((MAX_CELLS, 1), dtype=int), [(MAX_CELLS - 1, 0)], (0, 0), (1, 0))
+    assert Layout.from_text(column.to_text()) == column  # and the longest drawing
+    huge = _open_drawing(1000, 1000)  # took 4 s and 470 MB to refuse
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"line 10, column 1 .*too long: a map of 1000 column\(s\) has at most 4 "
+                                             r"rows .*MAX_CELLS = 4096"):
+            Layout.from_text(huge)
+        assert tracemalloc.get_traced_memory()[1] < 4 * len(huge)  # the lines, not the cells
+    finally:
+        tracemalloc.stop()
+    with pytest.raises(ValueError, match=r"line 130, column 1 .*a map of 64 column\(s\) has at most 64 rows"):
+        Layout.from_text(_open_drawing(65, 64))
+    with pytest.raises(ValueError, match=r"line 1, column 1 .*too wide: .* 5,000 columns"):
+        Layout.from_text("+" + "---+" * 5000 + "\n")
+
+
+def test_a_colour_list_too_large_is_refused_before_it_is_converted() -> None:
+    import tracemalloc
+
+    from gridghost.layout import Layout
+
+    colours = [[0] * 3000 for _ in range(3000)]
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="3000 x 3000 = 9000000 cells.*MAX_CELLS"):
+            Layout(colours, goals=[(0, 2)], agent_start=(0, 0), ghost_start=(0, 1))
+        assert tracemalloc.get_traced_memory()[1] < 2**20  # 230 MB were converted first
+    finally:
+        tracemalloc.stop()
+
+
+def test_batched_buffers_have_a_budget_checked_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    from gridghost import batched
+    from gridghost.batched import MAX_GAMES, BatchedGame, BatchedHistogramFilter
+
+    # MAX_GAMES took about 12 GiB and was OOM-killed at reset; now refused before any buffer
+    with pytest.raises(ValueError, match=r"num_games=67,108,864 needs about [\d,]+ MiB of per-game buffers .*"
+                                         r"BUFFER_BYTES .* the maximum for these settings is num_games=[\d,]+"):
+        BatchedGame(MAX_GAMES)
+    monkeypatch.setattr(batched, "BUFFER_BYTES", 2**20)
+    for settings in ({}, {"obs_type": "grid"}, {"obs_type": "belief_vector"}, {"controlled": None}):
+        with pytest.raises(ValueError, match="the maximum for these settings is") as refused:
+            BatchedGame(100_000, **settings)
+        most = int(re.search(r"num_games=([\d,]+)$", str(refused.value)).group(1).replace(",", ""))
+        batch = BatchedGame(most, seed=0, **settings)  # the maximum it names is accepted
+        batch.reset()
+        with pytest.raises(ValueError, match=f"num_games={most + 1:,} needs"):
+            BatchedGame(most + 1, **settings)
+    with pytest.raises(ValueError, match=r"num_games=100,000 needs .* the exact filter's beliefs"):
+        BatchedHistogramFilter(CLASSIC, LongitudinalSlip(0.2), [], 100_000)
+
+
+def test_batched_level_sets_too_large_are_refused_before_their_levels_are_built() -> None:
+    from gridghost.batched import BatchedGame
+    from gridghost.levels import MapGenerator
+
+    built: list[int] = []
+
+    class Counting(MapGenerator):
+        def level(self, index: int) -> Any:
+            built.append(index)
+            return super().level(index)
+
+    generator = Counting(5, 5, num_levels=20_000)
+    built.clear()  # the constructor builds the first level
+    with pytest.raises(ValueError, match=r"20,000 map\(s\) of 5x5 would take at least .*TABLE_BYTES"):
+        BatchedGame(2, layout=generator)  # built every level first: 100 s
+    assert built == []
+    with pytest.raises(ValueError, match=r"view_radius must be an int in 1\.\.31"):
+        BatchedGame(2, obs_type="grid", view_radius=10**6)  # was: the tables would take 2e11 MiB
