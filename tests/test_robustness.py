@@ -716,3 +716,86 @@ def test_batched_level_sets_too_large_are_refused_before_their_levels_are_built(
     assert built == []
     with pytest.raises(ValueError, match=r"view_radius must be an int in 1\.\.31"):
         BatchedGame(2, obs_type="grid", view_radius=10**6)  # was: the tables would take 2e11 MiB
+
+
+# -- self-play envs play their own copies --------------------------------------------------------------
+def _selfplay_pool() -> Any:
+    from gridghost.selfplay import OpponentPool
+
+    pool = OpponentPool()
+    pool.add(RandomPolicy(seed=1), "ghost")
+    pool.add(RandomPolicy(seed=2), "ghost")
+    pool.add("chase", "ghost")
+    return pool
+
+
+def _interleaved(envs: list[Any], seeds: list[int | None], episodes: int = 3) -> list[list[Any]]:
+    """Play ``episodes`` episodes in each env, one step of each in turn; each env's record of
+    (opponent, reward, terminated, truncated, positions)."""
+    records: list[list[Any]] = [[] for _ in envs]
+    for episode in range(episodes):
+        live = []
+        for env, seed, record in zip(envs, seeds, records, strict=True):
+            _, info = env.reset(seed=seed if episode == 0 else None)
+            record.append(info["opponent"])
+            live.append(True)
+        for step in range(200):
+            for k, env in enumerate(envs):
+                if live[k]:
+                    _, reward, terminated, truncated, _ = env.step(step % 4)
+                    game = env.unwrapped.game
+                    records[k].append((reward, terminated, truncated, game.agent_pos, game.ghost_pos))
+                    live[k] = not (terminated or truncated)
+    return records
+
+
+def test_selfplay_envs_on_one_pool_play_as_each_would_alone() -> None:
+    from gridghost.selfplay import SelfPlayEnv
+
+    pool = _selfplay_pool()
+    kept = {s.name: pickle.dumps(s.policy) for s in pool.snapshots()}
+    together = _interleaved([SelfPlayEnv(pool, max_cycles=40), SelfPlayEnv(pool, max_cycles=40)], [3, 4])
+    alone = [_interleaved([SelfPlayEnv(_selfplay_pool(), max_cycles=40)], [seed])[0] for seed in (3, 4)]
+    assert together == alone  # a second env changed the first's seeded game from 30 steps to 11
+    assert {s.name: pickle.dumps(s.policy) for s in pool.snapshots()} == kept  # the snapshots never played
+
+
+def test_tabulating_a_snapshot_leaves_it_as_it_was() -> None:
+    from gridghost.selfplay import OpponentPool, exploitability_curve
+
+    class Counting:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def __call__(self, observation: Any) -> int:
+            self.calls += 1
+            return 0
+
+    pool = OpponentPool()
+    agent = pool.add(Counting(), "agent")
+    ghost = pool.add("chase", "ghost")
+    exploitability_curve([(agent, ghost)])
+    assert agent.policy.calls == 0
+
+
+def test_a_shared_snapshot_is_the_callers_object() -> None:
+    from gridghost.selfplay import OpponentPool
+
+    pool, live = OpponentPool(), RandomPolicy(seed=1)
+    shared, frozen = pool.add(live, "ghost", copy=False), pool.add(live, "ghost")
+    assert shared.shared and shared.playable_copy() is live
+    assert not frozen.shared and frozen.playable_copy() is not frozen.policy
+
+
+@pytest.mark.parametrize(("seed", "error"), [(True, TypeError), (-1, ValueError), (1.5, TypeError), ("3", TypeError),
+                                             (np.float64(2), TypeError)])
+def test_a_rejected_selfplay_reset_names_seed_and_draws_nothing(seed: Any, error: type) -> None:
+    from gridghost.selfplay import SelfPlayEnv
+
+    pool = _selfplay_pool()
+    env, twin = SelfPlayEnv(pool, max_cycles=40), SelfPlayEnv(pool, max_cycles=40)
+    env.reset(seed=5)
+    twin.reset(seed=5)
+    with pytest.raises(error, match=r"^seed must be None or an int >= 0"):
+        env.reset(seed=seed)
+    assert _interleaved([env], [None], episodes=4) == _interleaved([twin], [None], episodes=4)
