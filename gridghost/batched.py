@@ -458,11 +458,7 @@ class BatchedGame:
                  slip_probability: float | None = None, slip_type: str | None = None,
                  sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
                  rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, **unsupported: Any) -> None:
-        if isinstance(num_games, (bool, np.bool_)) or not isinstance(num_games, (int, np.integer)):
-            raise TypeError(f"num_games must be an int in 1..{MAX_GAMES}, got {num_games!r}")
-        if not 1 <= num_games <= MAX_GAMES:
-            raise ValueError(f"num_games must be an int in 1..{MAX_GAMES}, got {num_games}")
-        self.num_games = n = int(num_games)
+        self.num_games = n = _check_count(num_games, "num_games")
         self._refuse(unsupported)
         self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
         if obs_type not in BATCH_OBS_TYPES:
@@ -1006,13 +1002,35 @@ def _filter_game_bytes(cells: int) -> int:
     return 16 + 8 * cells * (2 + NUM_ACTIONS + 3)
 
 
+class TooManyGames(ValueError):
+    """More games than the per-game buffers' budget, :data:`BUFFER_BYTES`, holds with the
+    settings given; the message names the maximum."""
+
+    def __init__(self, num_games: int, per_game: int, settings: str, argument: str = "num_games") -> None:
+        self.num_games, self.per_game, self.settings = num_games, per_game, settings
+        most = BUFFER_BYTES // per_game
+        super().__init__(f"{argument}={num_games:,} needs about {num_games * per_game / 2**20:,.0f} MiB of per-game "
+                         f"buffers with {settings}, more than gridghost.batched.BUFFER_BYTES = "
+                         f"{BUFFER_BYTES / 2**20:,.0f} MiB; the maximum for these settings is {argument}={most:,}")
+
+    def renamed(self, argument: str) -> TooManyGames:
+        """The same error, said of the caller's ``argument`` (``num_envs`` for the vector env)."""
+        return TooManyGames(self.num_games, self.per_game, self.settings, argument)
+
+
 def _check_buffers(num_games: int, per_game: int, settings: str) -> None:
     """Refuse ``num_games`` games of ``per_game`` bytes each when they exceed :data:`BUFFER_BYTES`."""
     if num_games * per_game > BUFFER_BYTES:
-        most = BUFFER_BYTES // per_game
-        raise ValueError(f"num_games={num_games:,} needs about {num_games * per_game / 2**20:,.0f} MiB of per-game "
-                         f"buffers with {settings}, more than gridghost.batched.BUFFER_BYTES = "
-                         f"{BUFFER_BYTES / 2**20:,.0f} MiB; the maximum for these settings is num_games={most:,}")
+        raise TooManyGames(num_games, per_game, settings)
+
+
+def _check_count(value: Any, argument: str) -> int:
+    """``value`` as an int if it is a number of games, 1..:data:`MAX_GAMES`."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value!r}")
+    if not 1 <= value <= MAX_GAMES:
+        raise ValueError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value}")
+    return int(value)
 
 
 def _seed_sequence(seed: Any) -> np.random.SeedSequence | None:
@@ -1074,8 +1092,12 @@ class GridGhostVectorEnv(VectorEnv):
         mode = _GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
         check_choice(mode, "autoreset_mode", AUTORESET_MODES)
         self.copy = check_flag(copy, "copy")
-        self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
-                                max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
+        _check_count(num_envs, "num_envs")  # the engine's own checks would name its num_games
+        try:
+            self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
+                                    max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
+        except TooManyGames as error:
+            raise error.renamed("num_envs") from None
         self.num_envs = self.game.num_games
         self.controlled = controlled
         self.autoreset_mode = AutoresetMode.NEXT_STEP if mode == "next_step" else AutoresetMode.SAME_STEP

@@ -44,6 +44,7 @@ import numpy as np
 
 from gridghost.checks import check_limit
 from gridghost.game import Game
+from gridghost.generate import WALL_KIND_OPTIONS
 from gridghost.layout import Layout
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
 
@@ -157,7 +158,8 @@ class MapGenerator:
             of the env the generator serves (an env binds it with :meth:`for_slip`), and
             longitudinal slip of probability 0.2 when used alone.
         **options: keyword arguments of :meth:`~gridghost.layout.Layout.generate` (``walls``,
-            ``loops``, ``min_distance``, ...), over the preset's.
+            ``loops``, ``min_distance``, ...), over the preset's; a preset's option that the
+            caller's make invalid is dropped (its ``loops``, when ``walls`` is not ``"maze"``).
 
     Raises:
         TypeError, ValueError: sizes that are not ints >= 1 (or that differ from the preset's),
@@ -184,7 +186,7 @@ class MapGenerator:
                 if value is not None and value != expected:
                     raise ValueError(f"{name}={value!r}, but difficulty {difficulty} plays {preset.rows}x{preset.cols} "
                                      f"maps; leave {name} out")
-            rows, cols, options = preset.rows, preset.cols, {**preset.options, **options}
+            rows, cols, options = preset.rows, preset.cols, _over_preset(preset.options, options)
         elif rows is None or cols is None:
             raise TypeError("MapGenerator needs rows and cols (or a difficulty, which sets them)")
         self.rows: int = cast(int, check_limit(rows, "rows", allow_none=False))
@@ -345,6 +347,14 @@ class MapGenerator:
         if settings.get("difficulty") is None:
             settings.setdefault("rows", None)
         return cls(**settings, **options)
+
+
+def _over_preset(preset: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The caller's ``options`` over a preset's, without the preset's options that the caller's
+    make invalid: a preset's ``loops`` (mazes only) goes when the caller picks other walls."""
+    walls = options.get("walls", preset.get("walls", "maze"))
+    dropped = {option for option, kind in WALL_KIND_OPTIONS.items() if option not in options and walls != kind}
+    return {**{key: value for key, value in preset.items() if key not in dropped}, **options}
 
 
 def _without_preset(difficulty: int | None, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -307,7 +307,9 @@ class OpponentPool:
         Args:
             side: the opponent's side.
             rule: one of :data:`SAMPLING_RULES`.
-            exponent: the prioritised rule's ``p`` in ``(1 - win_rate) ** p``, a finite number >= 0.
+            exponent: the prioritised rule's ``p`` in ``(1 - win_rate) ** p``, a finite number >= 0
+                (any: the weights are computed without underflow; where every ``1 - win_rate`` is
+                0, the snapshots are drawn uniformly).
 
         Raises:
             ValueError: an unknown side or rule, a negative ``exponent``, or no snapshot of ``side``.
@@ -326,7 +328,12 @@ class OpponentPool:
         elif rule == "uniform":
             weights = np.ones(len(snapshots))
         else:
-            weights = (1.0 - np.array([self.win_rate(s.name) for s in snapshots])) ** exponent
+            # (1 - w) ** p, scaled by the largest base first: the same ratios, and no underflow to
+            # 0 / 0 for a large p (the largest weight is exactly 1).
+            base = 1.0 - np.array([self.win_rate(s.name) for s in snapshots])
+            top = base.max()
+            # Every base 0 (a win rate rounded to 1): all alike, drawn uniformly.
+            weights = np.ones(len(snapshots)) if top <= 0.0 else (base / top) ** exponent
         return weights / weights.sum()
 
     def sample(self, side: str, rng: np.random.Generator, rule: str = "uniform", exponent: float = 2.0) -> Snapshot:

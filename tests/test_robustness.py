@@ -799,3 +799,77 @@ def test_a_rejected_selfplay_reset_names_seed_and_draws_nothing(seed: Any, error
     with pytest.raises(error, match=r"^seed must be None or an int >= 0"):
         env.reset(seed=seed)
     assert _interleaved([env], [None], episodes=4) == _interleaved([twin], [None], episodes=4)
+
+
+# -- small ones ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("exponent", [0.0, 2.0, 1e4, 1e300])
+def test_prioritised_sampling_takes_any_finite_exponent(exponent: float) -> None:
+    from gridghost.selfplay import OpponentPool, SelfPlayEnv
+
+    pool = OpponentPool()
+    for _ in range(3):
+        pool.add("chase", "ghost")
+    for name, result in (("ghost-0", "loss"), ("ghost-1", "win"), ("ghost-2", "win"), ("ghost-2", "win")):
+        pool.record(name, result)
+    probabilities = pool.probabilities("ghost", "prioritised", exponent)  # 0.5 ** 1e4 was 0 / 0 = NaN
+    assert np.isfinite(probabilities).all() and probabilities.sum() == pytest.approx(1.0)
+    if exponent >= 1e4:
+        assert probabilities.tolist() == [1.0, 0.0, 0.0]  # the opponent the learner beats least
+    SelfPlayEnv(pool, rule="prioritised", exponent=exponent).reset(seed=0)
+
+
+def test_prioritised_sampling_with_every_weight_zero_is_uniform() -> None:
+    from gridghost.selfplay import OpponentPool
+
+    pool = OpponentPool(prior=1e-300)
+    for _ in range(2):
+        pool.add("chase", "ghost")
+    for name in ("ghost-0", "ghost-1"):
+        pool.record(name, "win")  # a win rate of 1.0 in floats: every weight (1 - 1) ** p is 0
+    assert pool.probabilities("ghost", "prioritised", 2.0).tolist() == [0.5, 0.5]
+
+
+def test_an_override_drops_the_preset_options_it_makes_invalid() -> None:
+    from gridghost.levels import MapGenerator
+
+    generator = MapGenerator(difficulty=0, walls="none")  # said "loops applies to walls='maze' only"
+    assert generator.options == {"walls": "none"}
+    assert MapGenerator.from_dict(generator.to_dict()) == generator
+    with pytest.raises(ValueError, match="loops applies to walls='maze' only"):
+        MapGenerator(difficulty=0, walls="none", loops=0.2)  # the caller's own options still must fit
+
+
+@pytest.mark.parametrize("name", [["classic"], {"classic": 1}, None, 3])
+def test_loading_a_map_by_something_other_than_a_name_says_name(name: Any) -> None:
+    with pytest.raises(TypeError, match="^name must be a str naming a shipped map"):
+        load_map(name)  # a list said "unhashable type: 'list'"
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "message"),
+    [
+        ({"color_sensor_quality": 2}, ValueError, r"^color_sensor_quality must lie in \[0, 1\]"),
+        ({"color_sensor_quality": "x"}, TypeError, "^color_sensor_quality must be a real number"),
+        ({"slip_probability": 2}, ValueError, r"^slip_probability must lie in \[0, 1\]"),
+        ({"pf_num_particles": 10**9}, ValueError, r"^pf_num_particles must be an int in 1\.\.10,000,000"),
+    ],
+)
+def test_every_front_end_names_the_argument_its_caller_used(settings: dict[str, Any], error: type,
+                                                           message: str) -> None:
+    with pytest.raises(error, match=message):
+        AgentInterface(render=False, **settings)  # said "quality" and "num_particles"
+    if "pf_num_particles" not in settings:
+        for make in (gridghost.env, gridghost.raw_env, gridghost.parallel_env, GridGhostGymEnv):
+            with pytest.raises(error, match=message):
+                make(**settings)
+    assert AgentInterface(render=False, color_sensor_quality=None).env.sensors[0].quality == 0.8
+
+
+def test_the_vector_env_names_num_envs() -> None:
+    from gridghost.batched import MAX_GAMES, GridGhostVectorEnv
+
+    for count, error in ((0, ValueError), ("4", TypeError), (MAX_GAMES + 1, ValueError)):
+        with pytest.raises(error, match="^num_envs must be an int"):
+            GridGhostVectorEnv(count)
+    with pytest.raises(ValueError, match=r"^num_envs=33,554,432 needs .* the maximum for these settings is num_envs="):
+        GridGhostVectorEnv(2**25)
