@@ -116,7 +116,10 @@ class AgentInterface:
             raise ValueError("render_mode='human' draws every half-turn; pass render=True for it")
         self.step_delay = check_number(step_delay, "step_delay")
         max_steps = check_limit(max_steps, "max_steps")
-        check_limit(pf_num_particles, "pf_num_particles", allow_none=False, maximum=MAX_PARTICLES)
+        check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
+        if pf_num_particles > MAX_PARTICLES:  # the filter would say it of its num_particles
+            raise ValueError(f"pf_num_particles must be at most gridghost.filters.MAX_PARTICLES = {MAX_PARTICLES:,}, "
+                             f"got {pf_num_particles}")
         if color_sensor_quality is not None:  # None: the sensor's default; checked under the name the caller used
             check_probability(color_sensor_quality, "color_sensor_quality")
         check_choice(pf_sensor_mode, "pf_sensor_mode", PF_SENSOR_MODES)
