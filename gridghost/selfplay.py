@@ -376,8 +376,9 @@ class SelfPlayEnv(GridGhostGymEnv):
 
     The draw comes from a generator spawned from the reset seed on :data:`SELFPLAY_STREAM`; a
     reset without a seed continues it (the first one seeds it from the game's drawn seed, so that
-    ``reset(seed=env.unwrapped.game.np_random_seed)`` replays it). ``info["opponent"]`` names
-    the drawn snapshot after ``reset`` and every ``step``. A game that ends is a win or a loss
+    ``reset(seed=env.unwrapped.game.np_random_seed)`` replays it). ``info["opponent"]`` is the
+    drawn snapshot's index in ``pool.snapshots(side)`` (a number, as every info value is;
+    :attr:`opponent` is the snapshot) after ``reset`` and every ``step``. A game that ends is a win or a loss
     (``info["is_success"]``); one cut by ``max_cycles`` is a draw. An episode cut short by an
     outer wrapper (Gymnasium's ``TimeLimit``) is not counted: let ``max_cycles`` set the limit.
 
@@ -460,7 +461,8 @@ class SelfPlayEnv(GridGhostGymEnv):
 
         Returns:
             The learner's first observation and a fresh info dict naming the opponent
-            (``info["opponent"]``).
+            (``info["opponent"]``: its index in ``pool.snapshots(side)``, a number like every
+            info value; :attr:`opponent` is the snapshot itself).
 
         Raises:
             ValueError: a snapshot added since construction that this game cannot play (see the
@@ -487,7 +489,8 @@ class SelfPlayEnv(GridGhostGymEnv):
         self._draws = draws
         observation, info = super().reset(seed=seed, options=options)
         self._counted = False
-        info["opponent"] = self.opponent.name
+        self._opponent_index = self.pool.snapshots(self.opponent_side).index(drawn)
+        info["opponent"] = self._opponent_index
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -501,7 +504,7 @@ class SelfPlayEnv(GridGhostGymEnv):
         """
         observation, reward, terminated, truncated, info = super().step(action)
         assert self.opponent is not None
-        info["opponent"] = self.opponent.name
+        info["opponent"] = self._opponent_index
         if (terminated or truncated) and not self._counted:
             self._counted = True
             result = "draw" if not terminated else "win" if info["is_success"] else "loss"
