@@ -150,3 +150,27 @@ def test_serial_and_multiprocessing_deliver_the_same_games(creator):
         runs.append(trace)
     for a, b in zip(*runs):
         np.testing.assert_array_equal(a, b)
+
+
+def test_action_masks_survive_the_emulation():
+    """`action_mask_in_obs=True` is a Dict; PufferLib packs it into bytes and its nativize gives it back."""
+    vecenv = pufferlib.vector.make(
+        parallel_creator(obs_type="vector", action_mask_in_obs=True), num_envs=2, backend=pufferlib.vector.Serial
+    )
+    dtype = pufferlib.pytorch.nativize_dtype(vecenv.driver_env.emulated)
+    obs, _ = vecenv.reset(seed=5)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(200):
+        native = pufferlib.pytorch.nativize_tensor(torch.as_tensor(obs), dtype)
+        mask = native["action_mask"].numpy()
+        mover = native["observation"][:, -1].numpy() == 1  # the parallel view's last slot: to move
+        if mover.reshape(-1, 2).sum(1).min() == 1:  # (not the last observation of a finished game)
+            assert (mask[~mover] == [1, 0, 0, 0]).all()  # the waiting side: only the no-op
+            assert (mask[mover].sum(1) >= 1).all()
+            checked += 1
+        # A masked sampler: the mover picks a legal move, the waiting side its no-op.
+        action = np.array([rng.choice(np.flatnonzero(m)) for m in mask], dtype=np.int32)
+        obs, *_ = vecenv.step(action)
+    vecenv.close()
+    assert checked >= 150
