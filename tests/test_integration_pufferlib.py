@@ -16,12 +16,7 @@ import functools
 
 import gymnasium
 import numpy as np
-import pufferlib.emulation
-import pufferlib.models
-import pufferlib.pytorch
-import pufferlib.vector
 import pytest
-import torch
 
 import gridghost
 from gridghost.observations import GRID_CHANNELS
@@ -35,13 +30,33 @@ ITERATIONS = 8  # 8 x 64 vector steps x 8 agent slots = 4,096 agent steps
 IS_GHOST, TO_MOVE = (GRID_CHANNELS.index(name) for name in ("is_ghost", "to_move"))
 
 
+# PufferLib and torch are imported in the tests (as in test_integrations.py), so that the light
+# test run collects this file without them.
+
+
 def parallel_creator(**kw):
+    import pufferlib.emulation
+
+    return functools.partial(pufferlib.emulation.PettingZooPufferEnv, env_creator=gridghost.parallel_env, env_kwargs=kw)
+
+
+def gymnasium_creator(**kw):
+    import pufferlib.emulation
+
     return functools.partial(
-        pufferlib.emulation.PettingZooPufferEnv, env_creator=gridghost.parallel_env, env_kwargs=kw
+        pufferlib.emulation.GymnasiumPufferEnv,
+        env_creator=gymnasium.make,
+        env_args=["gridghost/GridGhost-v0"],
+        env_kwargs=kw,
     )
 
 
 def ppo_selfplay(seed=0):
+    import pufferlib.models
+    import pufferlib.pytorch
+    import pufferlib.vector
+    import torch
+
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     vecenv = pufferlib.vector.make(
@@ -120,20 +135,18 @@ def test_pufferlib_emulation_trains_one_policy_for_both_sides():
 
 
 @pytest.mark.parametrize(
-    "creator",
+    "make_creator, kw",
     [
-        parallel_creator(obs_type="grid"),
-        parallel_creator(obs_type="vector", action_mask_in_obs=True),
-        functools.partial(
-            pufferlib.emulation.GymnasiumPufferEnv,
-            env_creator=gymnasium.make,
-            env_args=["gridghost/GridGhost-v0"],
-            env_kwargs=dict(controlled="ghost", obs_type="vector"),
-        ),
+        (parallel_creator, dict(obs_type="grid")),
+        (parallel_creator, dict(obs_type="vector", action_mask_in_obs=True)),
+        (gymnasium_creator, dict(controlled="ghost", obs_type="vector")),
     ],
     ids=["parallel-grid", "parallel-masked-dict", "gymnasium-ghost"],
 )
-def test_serial_and_multiprocessing_deliver_the_same_games(creator):
+def test_serial_and_multiprocessing_deliver_the_same_games(make_creator, kw):
+    import pufferlib.vector
+
+    creator = make_creator(**kw)
     runs = []
     for backend, extra in ((pufferlib.vector.Serial, {}), (pufferlib.vector.Multiprocessing, {"num_workers": 2})):
         vecenv = pufferlib.vector.make(creator, num_envs=2, backend=backend, seed=3, **extra)
@@ -148,12 +161,16 @@ def test_serial_and_multiprocessing_deliver_the_same_games(creator):
         vecenv.close()
         assert dones > 0
         runs.append(trace)
-    for a, b in zip(*runs):
+    for a, b in zip(*runs, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
 def test_action_masks_survive_the_emulation():
     """`action_mask_in_obs=True` is a Dict; PufferLib packs it into bytes and its nativize gives it back."""
+    import pufferlib.pytorch
+    import pufferlib.vector
+    import torch
+
     vecenv = pufferlib.vector.make(
         parallel_creator(obs_type="vector", action_mask_in_obs=True), num_envs=2, backend=pufferlib.vector.Serial
     )

@@ -12,14 +12,6 @@ PPO is built without ``seed=``, because SuperSuit's ``SB3VecEnvWrapper`` and ``C
 
 import numpy as np
 import pytest
-import torch
-from stable_baselines3 import PPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.utils import set_random_seed
-
-# Not `import supersuit as ss`: the project's --doctest-modules inspects module globals, and
-# supersuit's module __getattr__ raises ImportError (not AttributeError) for `__wrapped__`.
-from supersuit import concat_vec_envs_v1, pettingzoo_env_to_vec_env_v1
 
 import gridghost
 from gridghost.observations import GRID_CHANNELS
@@ -32,20 +24,33 @@ TOTAL = 4 * N_STEPS * 2 * COPIES  # four PPO iterations, 4,096 steps of the vect
 SELF, TO_MOVE, IS_GHOST = (GRID_CHANNELS.index(name) for name in ("self", "to_move", "is_ghost"))
 
 
-class Recorder(BaseCallback):
-    """Reads what SB3 collected, step by step: the observation it acted on, the rewards and dones."""
+class Recorder:
+    """Reads what SB3 collected, step by step: the observation it acted on, the rewards and dones.
+
+    Its callback is ``as_callback()``; the trainers are imported in the tests (as in
+    test_integrations.py), so that the light test run collects this file without them.
+    """
 
     def __init__(self):
-        super().__init__()
         self.calls = 0
         self.returns = np.zeros(2 * COPIES)
         self.episodes = []  # (agent return, ghost return) of every finished game
         self.waiting_moved = 0
         self.turn_errors = 0
 
-    def _on_step(self):
-        obs, new_obs = self.model._last_obs, self.locals["new_obs"]
-        rewards, dones = self.locals["rewards"], self.locals["dones"]
+    def as_callback(self):
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        recorder = self
+
+        class Callback(BaseCallback):
+            def _on_step(self):
+                return recorder.on_step(self.model._last_obs, self.locals)
+
+        return Callback()
+
+    def on_step(self, obs, sb3_locals):
+        new_obs, rewards, dones = sb3_locals["new_obs"], sb3_locals["rewards"], sb3_locals["dones"]
         self.calls += 1
         for k in range(COPIES):
             a, g = 2 * k, 2 * k + 1
@@ -68,6 +73,15 @@ class Recorder(BaseCallback):
 
 
 def train(seed=0):
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.utils import set_random_seed
+
+    # Not `import supersuit as ss` at module level: the project's --doctest-modules inspects module
+    # globals, and supersuit's module __getattr__ raises ImportError (not AttributeError) for
+    # `__wrapped__`, which breaks collection.
+    from supersuit import concat_vec_envs_v1, pettingzoo_env_to_vec_env_v1
+
     torch.set_num_threads(1)  # 2-core machine: more threads only contend
     set_random_seed(seed)
     env = gridghost.parallel_env(obs_type="grid")
@@ -76,7 +90,7 @@ def train(seed=0):
     env = concat_vec_envs_v1(env, COPIES, num_cpus=0, base_class="stable_baselines3")
     model = PPO("MlpPolicy", env, n_steps=N_STEPS, batch_size=128, n_epochs=4, verbose=0)
     recorder = Recorder()
-    model.learn(TOTAL, callback=recorder)
+    model.learn(TOTAL, callback=recorder.as_callback())
     return model, recorder
 
 
