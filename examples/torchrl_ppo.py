@@ -81,7 +81,9 @@ def train(
             log_prob_key=(group, "action_log_prob"),
         )
         critic = ValueOperator(_Net(obs_shape, 1), in_keys=[obs_key], out_keys=[(group, "state_value")])
-        loss = ClipPPOLoss(actor_network=policies[group], critic_network=critic, entropy_coeff=0.01, normalize_advantage=True)
+        loss = ClipPPOLoss(
+            actor_network=policies[group], critic_network=critic, entropy_coeff=0.01, normalize_advantage=True
+        )
         loss.set_keys(
             reward=(group, "reward"),
             action=(group, "action"),
@@ -105,7 +107,9 @@ def train(
         batches.append(batch.clone())
         for group, loss in losses.items():
             with torch.no_grad():
-                loss.value_estimator(batch, params=loss.critic_network_params, target_params=loss.target_critic_network_params)
+                loss.value_estimator(
+                    batch, params=loss.critic_network_params, target_params=loss.target_critic_network_params
+                )
             moved = batch[group, "mask"].squeeze(-1)  # the steps in which this side moved
             own = batch[moved]
             for _ in range(epochs):
