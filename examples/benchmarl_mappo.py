@@ -1,0 +1,109 @@
+"""Both sides learn with BenchMARL: MAPPO, one policy per side, over the parallel env.
+
+    pip install "benchmarl==1.5.*"      # after the torch build you want; it brings torchrl < 0.12
+    python examples/benchmarl_mappo.py  # 2,000 half-turns on the classic map
+
+BenchMARL runs tasks, not env objects: a new environment is a `TaskClass`, whose `get_env_fun`
+builds the TorchRL env, and a `Task` enum naming it (BenchMARL's "extending: task" recipe).
+PettingZoo's tictactoe_v3 needs the same, since BenchMARL ships no classic PettingZoo task.
+`GridGhostClass` below is BenchMARL's own PettingZoo task class with the env swapped: TorchRL's
+`PettingZooWrapper` over `gridghost.parallel_env()`, as BenchMARL's PettingZoo tasks build theirs
+(parallel envs). The waiting side's action mask is `[1, 0, 0, 0]`: its policy has one legal move,
+the no-op, and nothing it sends is carried out.
+"""
+
+from __future__ import annotations
+
+from benchmarl.algorithms import MappoConfig
+from benchmarl.environments import PettingZooClass, Task
+from benchmarl.experiment import Experiment, ExperimentConfig
+from benchmarl.experiment.callback import Callback
+from benchmarl.models.mlp import MlpConfig
+from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+import gridghost
+
+
+class GridGhostClass(PettingZooClass):
+    """BenchMARL's PettingZoo task class over gridghost's parallel env; the config is its keywords."""
+
+    def get_env_fun(self, num_envs, continuous_actions, seed, device):
+        config = dict(self.config)
+        return lambda: PettingZooWrapper(gridghost.parallel_env(**config), use_mask=True, seed=seed, device=device)
+
+    def supports_continuous_actions(self):
+        return False
+
+    def supports_discrete_actions(self):
+        return True
+
+    def has_state(self):
+        return False
+
+    def has_render(self, env):
+        return False
+
+    def max_steps(self, env):
+        return self.config.get("max_cycles", 200)
+
+    @staticmethod
+    def env_name():
+        return "gridghost"
+
+
+class GridGhostTask(Task):
+    GRIDGHOST = None
+
+    @staticmethod
+    def associated_class():
+        return GridGhostClass
+
+
+class Recorder(Callback):
+    """Keeps every collected batch and each group's losses of every training step (the tests read them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches, self.losses = [], []
+
+    def on_batch_collected(self, batch):
+        self.batches.append(batch.clone())
+
+    def on_train_end(self, training_td, group):
+        self.losses.append((group, training_td.clone()))
+
+
+def experiment(frames: int = 2000, batch: int = 500, seed: int = 0, save_folder: str | None = None,
+               callbacks=(), **env_kwargs) -> Experiment:
+    """A small MAPPO experiment on gridghost (obs_type="vector" unless given), without loggers."""
+    config = ExperimentConfig.get_from_yaml()
+    config.max_n_frames = frames
+    config.on_policy_collected_frames_per_batch = batch
+    config.on_policy_n_envs_per_worker = 1
+    config.on_policy_n_minibatch_iters = 2
+    config.on_policy_minibatch_size = batch // 2
+    config.lr = 3e-4
+    config.evaluation = False
+    config.render = False
+    config.loggers = []
+    config.create_json = False
+    config.checkpoint_interval = 0
+    config.save_folder = save_folder
+    return Experiment(
+        task=GridGhostTask.GRIDGHOST.get_task({"obs_type": "vector", **env_kwargs}),
+        algorithm_config=MappoConfig.get_from_yaml(),
+        model_config=MlpConfig.get_from_yaml(),
+        critic_model_config=MlpConfig.get_from_yaml(),
+        seed=seed,
+        config=config,
+        callbacks=list(callbacks),
+    )
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        run = experiment(save_folder=folder)
+        run.run()
+        print(f"{run.total_frames} half-turns in {run.n_iters_performed} iterations")

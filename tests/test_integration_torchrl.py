@@ -1,0 +1,128 @@
+"""TorchRL trains both sides through its own PettingZoo wrapper, as its docs wrap tictactoe, no glue.
+
+`examples/torchrl_ppo.py` is TorchRL's multi-agent recipe (collector, one masked PPO policy per
+group). These tests hand it `PettingZooWrapper(gridghost.env(...), use_mask=True)` (the AEC env,
+as TorchRL's docs wrap tictactoe_v3) and `PettingZooWrapper(gridghost.parallel_env(...),
+use_mask=True)`, train a few thousand half-turns and check what the trainer saw: the number of
+steps, whose turn it was, the masks, zero-sum rewards, finite losses.
+
+Marked ``integration``: needs torch and torchrl (0.11 or newer; written against 0.14), imported
+inside the tests so that the light test run, which has neither, still collects this file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+
+import gridghost
+
+pytestmark = pytest.mark.integration
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "torchrl_ppo.py"
+
+FRAMES = 2048
+BATCH = 512
+
+
+@pytest.fixture(scope="module")
+def train():
+    import torch
+
+    spec = importlib.util.spec_from_file_location("torchrl_ppo", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # Tiny networks on a 2-core machine: intra-op threads only add contention.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield module.train
+    torch.set_num_threads(threads)
+
+
+def _check_common(result, env):
+    import torch
+
+    assert env.group_map == {"agent": ["agent"], "ghost": ["ghost"]}
+    assert result["frames"] == FRAMES
+    assert [b.numel() for b in result["batches"]] == [BATCH] * (FRAMES // BATCH)
+    data = torch.cat(result["batches"])
+    for group, values in result["losses"].items():
+        assert values, group
+        assert all(math.isfinite(v) for v in values), group
+    # The env's numeric infos arrive as tensors, one fixed key set for both sides.
+    assert set(data["agent", "info"].keys()) == set(data["ghost", "info"].keys())
+    to_move = data["agent", "info", "to_move"].squeeze(-1)
+    assert torch.equal(to_move, data["ghost", "info", "to_move"].squeeze(-1))
+    for group in ("agent", "ghost"):
+        mask = data[group, "action_mask"].squeeze(1)
+        action = data[group, "action"].squeeze(1)
+        assert mask.any(-1).all(), f"{group}: an all-zero action mask"
+        assert torch.isfinite(data[group, "action_log_prob"]).all(), group
+        side_moves = to_move == (0 if group == "agent" else 1)
+        # The side to move chose a move its mask allowed.
+        assert mask[side_moves].gather(-1, action[side_moves, None]).all(), group
+    # Zero-sum, half-turn by half-turn (TorchRL reads both sides' rewards at every step) and so
+    # over every episode.
+    r_agent = data["next", "agent", "reward"].flatten()
+    r_ghost = data["next", "ghost", "reward"].flatten()
+    assert torch.equal(r_agent + r_ghost, torch.zeros_like(r_agent))
+    done = data["next", "done"].flatten()
+    assert done.sum() >= 5, "too few finished games to check"
+    episode, returns = 0.0, []
+    for reward, end in zip(r_agent.tolist(), done.tolist(), strict=True):
+        episode += reward
+        if end:
+            returns.append(episode)
+            episode = 0.0
+    # A game ends on a catch (-50 for that half-turn), a goal (+100) or the 100-cycle limit.
+    assert all(-51 * 100 <= g <= 100 for g in returns)
+    # Agent's half-turns pay it -1, +100 (goal) or -50 (stepped onto the ghost); the ghost's pay
+    # the agent 0 or -50 (caught).
+    agent_moved = to_move == 0
+    assert set(r_agent[agent_moved].tolist()) <= {-1.0, 100.0, -50.0}
+    assert set(r_agent[~agent_moved].tolist()) <= {0.0, -50.0}
+    assert {-1.0, 0.0} <= set(r_agent.tolist())
+    return data, to_move
+
+
+def test_ppo_on_the_aec_env(train):
+    """TorchRL's documented way for a turn-based PettingZoo game: the AEC env with use_mask=True."""
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    env = PettingZooWrapper(gridghost.env(obs_type="vector"), use_mask=True)
+    result = train(env, total_frames=FRAMES, frames_per_batch=BATCH, seed=0)
+    data, to_move = _check_common(result, env)
+    agent_mask = data["agent", "mask"].flatten()
+    ghost_mask = data["ghost", "mask"].flatten()
+    # TorchRL's "mask": exactly one side moves at each step, the one the env names.
+    assert torch.equal(agent_mask, ~ghost_mask)
+    assert torch.equal(agent_mask, to_move == 0)
+    # Turns alternate within a game, and every game opens with the agent's move.
+    starts = torch.cat([torch.tensor([True]), data["next", "done"].flatten()[:-1]])
+    assert agent_mask[starts].all()
+    inner = ~starts[1:]
+    assert torch.equal(agent_mask[1:][inner], ~agent_mask[:-1][inner])
+    # Each side trained on its own half-turns only: about half the batch each.
+    for group in ("agent", "ghost"):
+        moved = data[group, "mask"].sum().item()
+        assert 0.4 * FRAMES <= moved <= 0.6 * FRAMES, group
+
+
+def test_ppo_on_the_parallel_env(train):
+    """The parallel view: both sides act every step; the waiting side's only legal action is 0."""
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    env = PettingZooWrapper(gridghost.parallel_env(obs_type="vector"), use_mask=True)
+    result = train(env, total_frames=FRAMES, frames_per_batch=BATCH, seed=1)
+    data, to_move = _check_common(result, env)
+    # The parallel view says whose turn it is in the observation's last slot, too.
+    for index, group in enumerate(("agent", "ghost")):
+        waiting = to_move != index
+        mask = data[group, "action_mask"].squeeze(1)
+        assert torch.equal(mask[waiting], torch.tensor([True, False, False, False]).expand_as(mask[waiting]))
+        assert (data[group, "action"].squeeze(1)[waiting] == 0).all(), group
+        assert torch.equal(data[group, "observation"][:, 0, -1], (to_move == index).float())
