@@ -401,7 +401,7 @@ def test_the_interfaces_info_is_the_callers_own() -> None:
 
 
 def test_the_gymnasium_env_hands_out_detached_estimates() -> None:
-    env = GridGhostGymEnv(belief_filter="histogram")
+    env = GridGhostGymEnv(belief_filter="histogram", reference_infos=True)
     _, reset_info = env.reset(seed=0)
     reset_info["estimated_pos"]["float_pos"].append(5.0)
     _, _, _, _, info = env.step(1)
@@ -521,7 +521,7 @@ def test_a_custom_sensors_mutable_reading_is_copied_for_the_caller() -> None:
         def measure(self, state, rng):
             return [state.agent, {"ghost": state.ghost}]
 
-    env = GridGhostGymEnv(sensors=[ColorSensor(), Listing()])
+    env = GridGhostGymEnv(sensors=[ColorSensor(), Listing()], reference_infos=True)
     _, info = env.reset(seed=0)
     info["listing"][1]["ghost"] = -1
     info["listing"].append("x")
@@ -529,4 +529,15 @@ def test_a_custom_sensors_mutable_reading_is_copied_for_the_caller() -> None:
     _, _, _, _, info = env.step(1)
     kept = pickle.dumps(env.game.infos["agent"])
     info["listing"].clear()
+    assert pickle.dumps(env.game.infos["agent"]) == kept
+
+
+def test_the_gymnasium_env_hands_out_writable_copies_of_numeric_arrays() -> None:
+    env = GridGhostGymEnv(belief_filter="histogram", obs_type="vector")
+    _, reset_info = env.reset(seed=0)
+    _, _, _, _, info = env.step(1)
+    kept = pickle.dumps(env.game.infos["agent"])
+    for shown in (reset_info, info):
+        for key in ("estimated_pos", "estimated_cell", "actual_moves", "action_mask"):
+            shown[key][0] = 9  # the caller's own arrays
     assert pickle.dumps(env.game.infos["agent"]) == kept
