@@ -1,11 +1,12 @@
 """Tianshou 2.x trains both sides of gridghost through its own PettingZoo path, with no glue.
 
-The recipe is Tianshou's tic-tac-toe one (``test/pettingzoo/tic_tac_toe.py`` of Tianshou 2.0.1):
-``tianshou.env.PettingZooEnv`` over the AEC env with ``action_mask_in_obs=True``, one DQN per
-side in a ``MultiAgentOffPolicyAlgorithm``, ``Collector`` with a ``VectorReplayBuffer`` and the
-off-policy trainer (``algorithm.run_training(OffPolicyTrainerParams(...))``). ``_train`` takes the
-env factory as its only game-specific input, and the same function trains PettingZoo's
-``tictactoe_v3``, which shows it is the library's standard path and not one fitted to gridghost.
+The recipe is Tianshou's tic-tac-toe one (``test/pettingzoo/tic_tac_toe.py`` of Tianshou 2.0.1), as
+``examples/tianshou_selfplay.py`` writes it: ``tianshou.env.PettingZooEnv`` over the AEC env with
+``action_mask_in_obs=True``, one DQN per side in a ``MultiAgentOffPolicyAlgorithm``, ``Collector``
+with a ``VectorReplayBuffer`` and the off-policy trainer
+(``algorithm.run_training(OffPolicyTrainerParams(...))``). ``_train`` takes the env factory as its
+only game-specific input, and the same function trains PettingZoo's ``tictactoe_v3``, which
+shows it is the library's standard path and not one fitted to gridghost.
 
 What the buffer lets us check: every stored action was legal under the mask stored with it, the
 numeric infos say who moved and who moves next consistently with Tianshou's ``agent_id``, and
@@ -17,7 +18,9 @@ not install.
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +29,7 @@ import gridghost
 from gridghost.maps import MapGenerator
 
 pytestmark = pytest.mark.integration
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 NUM_TRAIN_ENVS = 4
 EPOCHS = 2
@@ -34,17 +38,18 @@ COLLECT_STEPS = 20
 UPDATES_PER_STEP = 0.1
 
 
+def _example():
+    spec = importlib.util.spec_from_file_location("tianshou_selfplay", EXAMPLES / "tianshou_selfplay.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _train(make_env, seed: int = 0):
-    """Tianshou's tic-tac-toe recipe, with a DQN learning each side. Returns what the test checks."""
+    """The example's recipe, with a recording logger. Returns what the test checks."""
     import torch
-    from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
-    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
-    from tianshou.algorithm.optim import AdamOptimizerFactory
-    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
-    from tianshou.env import DummyVectorEnv
     from tianshou.trainer import OffPolicyTrainerParams
     from tianshou.utils.logger.logger_base import LazyLogger
-    from tianshou.utils.net.common import Net
 
     class RecordingLogger(LazyLogger):
         """Keeps every update step's (moving-average) losses; LazyLogger writes nothing."""
@@ -58,39 +63,21 @@ def _train(make_env, seed: int = 0):
             if step_type.startswith("update"):
                 self.updates.append(dict(data))
 
+    example = _example()
     # The machine's other jobs make torch's thread pool slower than one thread on these tiny nets.
     torch.set_num_threads(1)
     np.random.seed(seed)
     torch.manual_seed(seed)
 
     env = make_env()
-    observation_space = env.observation_space["observation"]
-
-    def dqn():
-        net = Net(state_shape=observation_space.shape, action_shape=env.action_space.n, hidden_sizes=[64, 64])
-        policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space,
-                                         eps_training=0.2, eps_inference=0.05)
-        # Tianshou's n-step return walks the buffer's steps, which alternate between the sides:
-        # an even horizon bootstraps from the learner's own next observation and includes the
-        # reward of the opponent's half-turn (tic-tac-toe's recipe uses 3).
-        return DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.9,
-                   n_step_return_horizon=2, target_update_freq=100)
-
-    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[dqn(), dqn()], env=env)
+    algorithm = example.make_algorithm(env)
     initial = {name: [p.detach().clone() for p in algorithm.get_algorithm(name).policy.parameters()]
                for name in env.agents}
-
-    training_envs = DummyVectorEnv([make_env for _ in range(NUM_TRAIN_ENVS)])
-    test_envs = DummyVectorEnv([make_env for _ in range(2)])
-    training_envs.seed(seed)
-    test_envs.seed(seed + 100)
-    buffer = VectorReplayBuffer(20_000, NUM_TRAIN_ENVS)
-    training_collector = Collector[CollectStats](algorithm, training_envs, buffer, exploration_noise=True)
-    test_collector = Collector[CollectStats](algorithm, test_envs, exploration_noise=True)
     # No warm-up collect before the trainer (tic-tac-toe's recipe has one): the trainer resets the
     # training envs when it starts, which leaves the warm-up's open episodes unterminated in the
     # buffer, and the buffer checks below read episodes off the done flags.
-
+    training_collector, test_collector = example.make_collectors(algorithm, make_env, seed,
+                                                                 num_training_envs=NUM_TRAIN_ENVS)
     logger = RecordingLogger()
     result = algorithm.run_training(OffPolicyTrainerParams(
         training_collector=training_collector,
@@ -108,9 +95,10 @@ def _train(make_env, seed: int = 0):
     ))
     evaluation = test_collector.collect(n_episode=10, reset_before_collect=True)
     changed = {name: any(not torch.equal(before, after)
-                         for before, after in zip(initial[name], algorithm.get_algorithm(name).policy.parameters()))
+                         for before, after in zip(initial[name], algorithm.get_algorithm(name).policy.parameters(),
+                                                  strict=True))
                for name in env.agents}
-    return env, result, buffer, logger.updates, evaluation, changed
+    return env, result, training_collector.buffer, logger.updates, evaluation, changed
 
 
 def _episode_sums(buffer) -> list[float]:
@@ -142,7 +130,7 @@ def _check_training(env, result, buffer, updates, evaluation, changed):
                   if f"{side}/loss" in update["smoothed_loss"]]
         assert len(losses) > 0.9 * len(updates), side  # each side has transitions in nearly every batch
         assert all(math.isfinite(loss) for loss in losses), side
-    assert changed == {side: True for side in sides}
+    assert changed == dict.fromkeys(sides, True)
 
     # Both sides moved, each from its own observation, and only ever legally.
     data = buffer[buffer.sample_indices(0)]
@@ -204,3 +192,13 @@ def test_tianshou_recipe_is_the_tictactoe_one():
         return PettingZooEnv(tictactoe_v3.env())
 
     _check_training(*_train(make_env))
+
+
+def test_tianshou_example_runs():
+    import torch
+
+    torch.set_num_threads(1)
+    returns = _example().main(["--epochs", "1", "--epoch-steps", "200", "--eval-episodes", "5"])
+    assert set(returns) == {"agent", "ghost"}
+    assert math.isfinite(returns["agent"])
+    assert returns["agent"] + returns["ghost"] == 0
