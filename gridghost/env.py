@@ -25,9 +25,10 @@ Observation space
     ``append_step_count=True`` adds the cycles played over ``max_cycles``.
 
 Action mask
-    ``info["action_mask"]``, a read-only ``int8[4]`` indexed by action: 1 where a move changes
-    the mover's cell. Bumping into a wall is legal (the mover stays), so every action is always
-    allowed.
+    ``info["action_mask"]`` (``observation["action_mask"]`` instead, with
+    ``action_mask_in_obs=True``), a read-only ``int8[4]`` indexed by action: 1 where a move
+    changes the mover's cell. Bumping into a wall is legal (the mover stays), so every action is
+    always allowed; a mask is never all zeros.
 
 Rewards (the agent's, per half-turn; :class:`~gridghost.rules.Rewards` changes them)
     After the agent's move: -50 if it shares the ghost's cell (caught), +100 on a goal, else -1.
@@ -57,7 +58,10 @@ Information
     the directions the agent's last move went, padded with -1 to the slip model's longest
     outcome ``k``: ``[1, 1]`` for "down, down", ``[-1, -1]`` for "stay") describe the agent's
     last move and persist through the ghost's half-turn. ``reached_goal``, ``caught_by_ghost``:
-    how the game ended. ``action_mask``: the info's own side's ``int8[4]``. A sensor writes its
+    how the game ended. ``action_mask``: the info's own side's ``int8[4]``; not with
+    ``action_mask_in_obs=True``, whose observation holds it (TorchRL's ``PettingZooWrapper``
+    takes the mask from the observation or the info, and fails when both hold one). A sensor
+    writes its
     reading under its name as the reading's position in its ``possible_measurements()`` (the
     colour sensor's ``color_measurement`` is the colour id; an
     :class:`~gridghost.sensors.ItemSensor`'s ``cnn_prediction`` the label's index, beside its
@@ -488,6 +492,8 @@ class GridGhostEnv(AECEnv):
         self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
         self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
         self.board = self.kernel.board
+        # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
+        self._info_masks = None if self._observation_settings["action_mask_in_obs"] else self.board.action_mask
         self._observers = {name: self._encoder.observer(_SIDES[name]) for name in self.possible_agents}
 
     def _build_map(self, layout: Layout) -> _MapComponents:
@@ -717,9 +723,10 @@ class GridGhostEnv(AECEnv):
             "actual_moves": moves,
             "reached_goal": reached_goal,
             "caught_by_ghost": caught,
-            # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
-            "action_mask": board.action_mask[agent],
         }
+        masks = self._info_masks
+        if masks is not None:  # read-only arrays shared per cell: cheap, and no caller can corrupt them
+            info["action_mask"] = masks[agent]
         readings = self._readings
         for sensor, name, declared in self._sensor_keys:
             reading = readings[name]
@@ -739,7 +746,8 @@ class GridGhostEnv(AECEnv):
             self.infos = {AGENT: info}
             return
         ghost_info = dict(info)
-        ghost_info["action_mask"] = board.action_mask[ghost]
+        if masks is not None:
+            ghost_info["action_mask"] = masks[ghost]
         if expert:
             info["expert_action"] = self._expert_action(game, next_turn, AGENT)
             ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)

@@ -216,7 +216,7 @@ class GridGhostParallelEnv(ParallelEnv):
         infos = {}
         for name in self.agents:
             info = dict(aec.infos[name])
-            if name != mover or aec.terminations[name] or aec.truncations[name]:
+            if "action_mask" in info and (name != mover or aec.terminations[name] or aec.truncations[name]):
                 info["action_mask"] = WAITING_MASK
             infos[name] = info
         return infos
