@@ -162,6 +162,7 @@ class AgentInterface:
             use_ghost=use_ghost,
             belief_filter=belief_filter,
             show_belief=show_particles if use_filter else True,  # without a filter, warned about above
+            reference_infos=True,
         )
         #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.
         self.last_frame: Any = None

@@ -32,7 +32,7 @@ from gridghost.filters import (
 )
 from gridghost.layout import CLASSIC, Layout
 from gridghost.levels import MapGenerator
-from gridghost.observations import MAX_VIEW_RADIUS, OBS_TYPES
+from gridghost.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES
 from gridghost.rules import Rewards
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
@@ -74,6 +74,10 @@ class GameConfig:
         action_mask_in_obs: whether observations carry the action mask
             (``{"observation": ..., "action_mask": ...}``).
         append_step_count: whether observations carry the cycles played over ``max_cycles``.
+        grid_layout: ``obs_type="grid"`` only: ``"chw"`` (channels first) or ``"hwc"``
+            (channels last).
+        reference_infos: whether infos are the reference's (text values, keys that come and
+            go) instead of the numeric ones.
     """
 
     layout: Layout | MapGenerator = CLASSIC
@@ -90,6 +94,8 @@ class GameConfig:
     view_radius: int | None = None
     action_mask_in_obs: bool = False
     append_step_count: bool = False
+    grid_layout: str = "chw"
+    reference_infos: bool = False
 
     def __post_init__(self) -> None:
         # The types only: what the values mean (a sensor measuring another map, a filter for
@@ -111,6 +117,8 @@ class GameConfig:
         check_limit(self.view_radius, "GameConfig.view_radius", maximum=MAX_VIEW_RADIUS)
         check_flag(self.action_mask_in_obs, "GameConfig.action_mask_in_obs")
         check_flag(self.append_step_count, "GameConfig.append_step_count")
+        check_choice(self.grid_layout, "GameConfig.grid_layout", GRID_LAYOUTS)
+        check_flag(self.reference_infos, "GameConfig.reference_infos")
         if not isinstance(self.belief_filter, (str, dict, BeliefFilter, type(None))):
             raise TypeError(
                 "GameConfig.belief_filter must be None, a filter name, a spec dict or a filter, "
@@ -143,6 +151,8 @@ class GameConfig:
             "view_radius": self.view_radius,
             "action_mask_in_obs": self.action_mask_in_obs,
             "append_step_count": self.append_step_count,
+            "grid_layout": self.grid_layout,
+            "reference_infos": self.reference_infos,
         }
 
     @classmethod

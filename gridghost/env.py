@@ -41,10 +41,39 @@ Episode end
     moved next goes first.
 
 Information
-    ``infos["agent"]`` is the reference info, plus ``action_mask``; its slip keys describe the
-    agent's last move, so they persist through the ghost's half-turn. Every sensor writes its
-    reading under its name (the colour sensor's is ``color_measurement``). The keys, with the
-    default sensor:
+    Numeric (the default): every info, of both sides, after the reset and after every
+    half-turn, holds the same keys, each a number, a bool or a fixed-shape array, as trainers
+    that stack infos into arrays need (Tianshou's buffer, TorchRL's tensordicts, vector envs).
+    The keys, in order:
+
+    - numeric: to_move, mover, distance, slipped, intended_action, actual_moves, reached_goal,
+      caught_by_ghost, action_mask, then every sensor's keys, then with a ``belief_filter``
+      estimated_pos and estimated_cell, then with an ``expert`` expert_action
+
+    ``to_move``: the side that moves next (0 the agent, 1 the ghost; once the game has ended,
+    the side that would have). ``mover``: the side whose half-turn this was, -1 after the reset.
+    ``distance``: the shortest path between agent and ghost through the walls. ``slipped``,
+    ``intended_action`` (-1 before the agent's first move) and ``actual_moves`` (``int8[k]``,
+    the directions the agent's last move went, padded with -1 to the slip model's longest
+    outcome ``k``: ``[1, 1]`` for "down, down", ``[-1, -1]`` for "stay") describe the agent's
+    last move and persist through the ghost's half-turn. ``reached_goal``, ``caught_by_ghost``:
+    how the game ended. ``action_mask``: the info's own side's ``int8[4]``. A sensor writes its
+    reading under its name as the reading's position in its ``possible_measurements()`` (the
+    colour sensor's ``color_measurement`` is the colour id; an
+    :class:`~gridghost.sensors.ItemSensor`'s ``cnn_prediction`` the label's index, beside its
+    ``cnn_probs``). ``estimated_pos`` (``float64[2]``) and ``estimated_cell`` (``int64[2]``):
+    the belief filter's estimate. ``expert_action``: the expert's move for this side
+    (``"minimax"``: both sides' optimal moves in the zero-sum game, from
+    :func:`gridghost.solve.solve_game`; ``"optimal"``: the agent's optimal move against the
+    chasing ghost, the agent only), -1 when the side does not move next or the game has ended.
+    The text of a half-turn (``"down, down"``, colour names) is in ``render()`` with
+    ``render_mode="ansi"``.
+
+    Reference (``reference_infos=True``): the infos ``custom_grid_env`` wrote, with text values
+    and keys that come and go. ``infos["agent"]`` is the reference info, plus ``action_mask``;
+    its slip keys describe the agent's last move, so they persist through the ghost's
+    half-turn. Every sensor writes its reading under its name (the colour sensor's is
+    ``color_measurement``). The keys, with the default sensor:
 
     - agent, after reset: color_measurement, ghost_distance, current_turn, action_mask
     - agent, after a half-turn: slipped, intended_action, actual_action, color_measurement,
@@ -53,9 +82,7 @@ Information
     - ghost, after a half-turn: agent_distance, current_turn, mover, action_mask
     - both, when the game ends: reached_goal or caught_by_ghost (``True``)
     - the side to move, with an ``expert``: expert_action, the expert's move in the current
-      state (``"minimax"``: both sides' optimal moves in the zero-sum game, from
-      :func:`gridghost.solve.solve_game`; ``"optimal"``: the agent's optimal move against the
-      chasing ghost, the agent only); absent once the game has ended
+      state; absent once the game has ended
     - agent, with a ``belief_filter``: estimated_pos (``{"float_pos": [r, c], "cell_pos":
       [r, c]}``), from the reset on; with an :class:`~gridghost.sensors.ItemSensor`:
       cnn_prediction and cnn_probs
@@ -65,7 +92,7 @@ Arguments
     slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
     rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True,
     expert=None, difficulty=None, view_radius=None, action_mask_in_obs=False,
-    append_step_count=False)`` or
+    append_step_count=False, grid_layout="chw", reference_infos=False)`` or
     ``gridghost.env(config=..., render_mode=None)``; see :class:`GridGhostEnv`. ``env.config``
     holds the resolved settings.
 
@@ -83,7 +110,9 @@ Version history
     ``config`` and ``env.config`` with the game kernel; ``expert`` with the solver;
     ``obs_type`` ``"grid"``, ``"belief_vector"`` and ``"text"``, ``view_radius``,
     ``action_mask_in_obs`` and ``append_step_count`` for learning libraries; ``layout`` as a
-    name, text, dict, path or map generator, and ``difficulty``, with the maps.
+    name, text, dict, path or map generator, and ``difficulty``, with the maps; numeric infos
+    by default (the reference's behind ``reference_infos=True``) and ``grid_layout``, for
+    trainers that batch infos and read channels last.
 """
 
 from __future__ import annotations
@@ -131,6 +160,8 @@ OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.C
 RESERVED_INFO_KEYS = frozenset(
     {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
      "action_mask", "estimated_pos", "is_success", "expert_action", "active_agent", "opponent",
+     # the numeric infos' own keys (see NUMERIC_INFO_KEYS)
+     "to_move", "distance", "actual_moves", "estimated_cell",
      *OUTCOME_INFO_KEYS.values(),
      # written by Gymnasium's wrappers and vector envs around any view (which also write a
      # "_"-prefixed mask for every key, so no component's key may start with "_")
@@ -180,6 +211,32 @@ class _MapComponents(NamedTuple):
     sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
 
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """``array``, made read-only: infos share it between the two sides."""
+    array.setflags(write=False)
+    return array
+
+
+def _code(sensor: Sensor, reading: Any) -> int:
+    """A sensor's reading that is not a number, for a numeric info: its position in the sensor's
+    ``possible_measurements()``."""
+    try:
+        return sensor.code(reading)
+    except NotImplementedError:
+        raise TypeError(f"sensor {sensor!r} reads {reading!r}, which is not a number, bool or array, and it lists no "
+                        "possible_measurements() to number its readings by; numeric infos (the default) need one or "
+                        "the other: pass reference_infos=True for the sensor's own values") from None
+
+
+def _numeric(value: Any, key: str, sensor: Sensor) -> Any:
+    """A sensor's extra reading ``value`` for a numeric info: kept if it is a number, a bool or an
+    array, else a TypeError (the sensor reports text: use ``reference_infos=True``)."""
+    if isinstance(value, _NUMERIC_VALUES):
+        return value
+    raise TypeError(f"sensor {sensor!r} reports {key!r} = {value!r}, which is not a number, bool or array; numeric "
+                    "infos (the default) hold only those: pass reference_infos=True for the sensor's own values")
+
+
 def _per_agent(table: dict[Any, Any], agent: object) -> Any:
     """``table[agent]``, or a ValueError that lists the agents."""
     try:
@@ -189,6 +246,17 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
+#: The keys of every numeric info (the default), in order, whatever the side and whether after a
+#: reset or a half-turn; each sensor's keys, the belief filter's ``estimated_pos`` and
+#: ``estimated_cell``, and the expert's ``expert_action`` follow when the env has them.
+NUMERIC_INFO_KEYS: tuple[str, ...] = (
+    "to_move", "mover", "distance", "slipped", "intended_action", "actual_moves", "reached_goal", "caught_by_ghost",
+    "action_mask",
+)
+#: Numeric infos' ``mover`` after a reset, and ``intended_action`` / ``expert_action`` when there is none.
+NO_ACTION = -1
+#: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
+_NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
 _BEFORE_RESET = "the env has no state before reset(); call reset() first"
 _EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 #: Attributes that exist only once an episode has started.
@@ -264,6 +332,13 @@ class GridGhostEnv(AECEnv):
             int8[4]}`` (the observer's mask, as in its info); not with ``obs_type="text"``.
         append_step_count: add the cycles played over ``max_cycles`` to each observation;
             needs a ``max_cycles``.
+        grid_layout: ``obs_type="grid"`` only: ``"chw"`` (channels first, the default; PyTorch
+            convolutions, Stable-Baselines3's ``MlpPolicy``) or ``"hwc"`` (channels last: RLlib's
+            default CNN encoder, TensorFlow/JAX convolutions).
+        reference_infos: ``False`` (the default): numeric infos, one fixed key set for both
+            sides, at reset and at every half-turn (see Information in the module docstring), as
+            batching trainers need; ``True``: the reference's infos, with text values and keys
+            that come and go, as ``custom_grid_env`` wrote them.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -310,6 +385,8 @@ class GridGhostEnv(AECEnv):
         view_radius: int | None = None,
         action_mask_in_obs: bool = False,
         append_step_count: bool = False,
+        grid_layout: str = "chw",
+        reference_infos: bool = False,
     ) -> None:
         super().__init__()
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
@@ -341,7 +418,8 @@ class GridGhostEnv(AECEnv):
         # What a map is built with; _use_map builds the map's components from them.
         self._observation_settings: dict[str, Any] = dict(
             view_radius=view_radius, action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
-            max_cycles=self.max_cycles, both_observe=self._both_observe)
+            max_cycles=self.max_cycles, both_observe=self._both_observe, grid_layout=grid_layout)
+        self.reference_infos = check_flag(reference_infos, "reference_infos")
         # Copies: a caller changing its list or spec later must not change the maps still to come.
         self._settings = (tuple(sensors) if isinstance(sensors, list) else sensors, color_sensor_quality, rewards,
                           ghost_rewards,
@@ -364,7 +442,8 @@ class GridGhostEnv(AECEnv):
             sensors=self.sensors, rewards=self.agent_rewards,
             ghost_rewards=ghost_rewards, max_cycles=self.max_cycles, use_ghost=self.use_ghost, obs_type=obs_type,
             belief_filter=spec, show_belief=self.show_belief, expert=expert, view_radius=view_radius,
-            action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
+            action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count, grid_layout=grid_layout,
+            reference_infos=self.reference_infos,
         )
 
         self.observation_spaces = {name: self._encoder.space(_SIDES[name]) for name in self.possible_agents}
@@ -382,6 +461,15 @@ class GridGhostEnv(AECEnv):
         self._filter_seeds: np.random.SeedSequence | None = None
         self._cycles = 0
         self._ghost_action: int | None = None  # the ghost's last move, for the status panel
+        # The agent's last (intended action, moves) and the readings and estimate after it.
+        self._last_move: tuple[int, tuple[int, ...]] | None = None
+        self._readings: dict[str, Any] = {}
+        self._estimate: dict[str, list[Any]] | None = None
+        # Numeric infos' actual_moves: -1 padding to the slip model's longest outcome, per outcome.
+        longest = max(len(moves) for action in range(NUM_ACTIONS) for _, moves in self.slip.outcomes(action))
+        self._no_moves = np.full(longest, NO_ACTION, dtype=np.int8)
+        self._no_moves.setflags(write=False)
+        self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
 
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
@@ -573,11 +661,12 @@ class GridGhostEnv(AECEnv):
         self.truncations = dict.fromkeys(names, False)
         self.agent_selection = AGENT
         self._skip_agent_selection = None
-        # The agent's info keeps its last move's keys through the ghost's half-turn.
-        self._agent_move_info = self._read_sensors(game, rng, {})
+        # The agent's last move and readings, which the infos keep through the ghost's half-turn.
+        self._last_move = None
+        self._readings = self._read_sensors(game, rng, {})
         if belief_filter is not None:
-            belief_filter.update(self._agent_move_info)
-            self._agent_move_info["estimated_pos"] = belief_filter.estimate()
+            belief_filter.update(self._readings)
+            self._estimate = belief_filter.estimate()
         self._publish(game, AGENT, None)
         if self.render_mode == "human":
             self.render()
@@ -601,14 +690,88 @@ class GridGhostEnv(AECEnv):
 
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn."""
+        if self.reference_infos:
+            self._publish_reference(game, next_turn, mover)
+            return
+        board = self.board
+        last_move = self._last_move
+        if last_move is None:
+            slipped, intended, moves = False, NO_ACTION, self._no_moves
+        else:
+            intended, moved = last_move
+            slipped, moves = moved != (intended,), self._moves_arrays.get(moved)
+            if moves is None:
+                moves = self._moves_array(moved)
+        outcome = game.outcome
+        info = {
+            "to_move": _SIDES[next_turn].value,
+            "mover": NO_ACTION if mover is None else _SIDES[mover].value,
+            "distance": board.distance[game.agent][game.ghost],
+            "slipped": slipped,
+            "intended_action": intended,
+            "actual_moves": moves,
+            "reached_goal": outcome == Outcome.GOAL,
+            "caught_by_ghost": outcome == Outcome.CAUGHT,
+            # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
+            "action_mask": board.action_mask[game.agent],
+        }
+        readings = self._readings
+        for sensor, name, declared in self._sensor_keys:
+            reading = readings[name]
+            info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
+            if declared is not None:
+                for key in declared:
+                    if key != name:
+                        info[key] = _numeric(readings[key], key, sensor)
+        if self.belief_filter is not None:
+            estimate = self._estimate
+            info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
+            info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
+        expert = self._expert
+        if not self.use_ghost:
+            if expert:
+                info["expert_action"] = self._expert_action(game, next_turn, AGENT)
+            self.infos = {AGENT: info}
+            return
+        ghost_info = dict(info)
+        ghost_info["action_mask"] = board.action_mask[game.ghost]
+        if expert:
+            info["expert_action"] = self._expert_action(game, next_turn, AGENT)
+            ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)
+        self.infos = {AGENT: info, GHOST: ghost_info}
+
+    def _expert_action(self, game: GameState, next_turn: str, side: str) -> int:
+        """The expert's move for ``side`` in the current state, or :data:`NO_ACTION` when the side
+        does not move next, the game has ended or the expert does not advise it."""
+        table = self._expert.get(side)
+        if table is None or side != next_turn or game.outcome != _ONGOING:
+            return NO_ACTION
+        return table[game.agent * self.board.num_cells + game.ghost]
+
+    def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
+        """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
+        longest outcome (read-only, one per outcome)."""
+        array = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
+        array[: len(moves)] = moves
+        self._moves_arrays[moves] = _frozen(array)
+        return array
+
+    def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:
+        """:meth:`_publish` with ``reference_infos=True``: the infos ``custom_grid_env`` wrote."""
         distance = self.board.distance[game.agent][game.ghost]
         masks = self.board.action_mask
-        agent_info = {**self._agent_move_info, "ghost_distance": distance, "current_turn": next_turn}
+        agent_info: dict[str, Any] = {}
+        if self._last_move is not None:
+            intended, moves = self._last_move
+            slipped, actual = describe_moves(intended, moves)
+            agent_info.update(slipped=slipped, intended_action=ACTION_NAMES[intended], actual_action=actual)
+        agent_info.update(self._readings)
+        agent_info.update(ghost_distance=distance, current_turn=next_turn)
         ghost_info = {"agent_distance": distance, "current_turn": next_turn}
         if mover is not None:
             agent_info["mover"] = ghost_info["mover"] = mover
-        estimate = agent_info.get("estimated_pos")
-        if estimate is not None:  # a fresh copy per info: the same move's estimate is published twice
+        if self.belief_filter is not None:  # a fresh copy per info: the same move's estimate is published twice
+            estimate = self._estimate
             agent_info["estimated_pos"] = {"float_pos": estimate["float_pos"][:], "cell_pos": estimate["cell_pos"][:]}
         if game.outcome != _ONGOING:
             agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
@@ -695,15 +858,13 @@ class GridGhostEnv(AECEnv):
         if agent == AGENT:
             rng: np.random.Generator = self._np_random  # type: ignore[assignment]  # set by reset
             game, moves = self._agent_step(game, action, rng)
-            slipped, actual = describe_moves(action, moves)
-            move_info = {"slipped": slipped, "intended_action": ACTION_NAMES[action], "actual_action": actual}
-            self._read_sensors(game, rng, move_info)
+            self._last_move = (action, moves)
+            readings = self._readings = self._read_sensors(game, rng, {})
             belief_filter = self.belief_filter
             if belief_filter is not None:
                 belief_filter.predict(action)
-                belief_filter.update(move_info)
-                move_info["estimated_pos"] = belief_filter.estimate()
-            self._agent_move_info = move_info
+                belief_filter.update(readings)
+                self._estimate = belief_filter.estimate()
             if self.use_ghost:
                 next_turn = GHOST
             else:
@@ -817,17 +978,21 @@ class GridGhostEnv(AECEnv):
             ending = "out of time"
         else:
             to_move = AGENTS[game.turn]
-        move = self._agent_move_info
+        intended = actual = None
+        slipped = False
+        if self._last_move is not None:
+            slipped, actual = describe_moves(*self._last_move)
+            intended = ACTION_NAMES[self._last_move[0]]
         return Status(
             cycle=self._cycles,
             max_cycles=self.max_cycles,
             to_move=to_move,
             ending=ending,
-            intended_action=move.get("intended_action"),
-            actual_action=move.get("actual_action"),
-            slipped=bool(move.get("slipped", False)),
+            intended_action=intended,
+            actual_action=actual,
+            slipped=slipped,
             ghost_action=None if self._ghost_action is None else ACTION_NAMES[self._ghost_action],
-            color_measurement=move.get("color_measurement"),
+            color_measurement=self._readings.get("color_measurement"),
         )
 
     def close(self) -> None:

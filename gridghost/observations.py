@@ -91,6 +91,9 @@ Options (the env's keyword arguments of the same names):
   with ``"text"``: it would put a ``Text`` inside a ``Dict``, which learning libraries refuse
   (the text already says which ways are open).
 - ``view_radius=k`` (``"grid"`` only), above.
+- ``grid_layout="hwc"`` (``"grid"`` only) puts the channels last: ``rows x cols x C`` (or
+  ``(2k+1) x (2k+1) x C'``), the layout RLlib's default CNN encoder and TensorFlow/JAX
+  convolutions read; ``"chw"``, channels first, is the default (PyTorch convolutions).
 
 The spaces of ``"vector"``, ``"belief_vector"``, ``"grid"`` and ``"text"`` depend only on the
 layout's size and the options, so an env may keep its first space when the map changes.
@@ -137,6 +140,16 @@ GRID_CHANNELS: tuple[str, ...] = (
 OUT_OF_MAP_CHANNEL = "out_of_map"
 #: The channel ``append_step_count=True`` adds at the end of a grid.
 STEP_COUNT_CHANNEL = "step_count"
+#: The orders of a ``"grid"`` observation's axes: channels first (the default) or last.
+GRID_LAYOUTS: tuple[str, ...] = ("chw", "hwc")
+#: The action a side that waits may send in the parallel view: its action mask allows exactly
+#: this one, and whatever the side sends is not carried out.
+NO_OP_ACTION = 0
+#: The action mask of a side that waits in the parallel view: only :data:`NO_OP_ACTION` (a mask
+#: is never all zeros, which masked samplers would divide by).
+WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+WAITING_MASK[NO_OP_ACTION] = 1
+WAITING_MASK.setflags(write=False)
 #: The largest ``view_radius``: its window holds at most :data:`~gridghost.layout.MAX_CELLS` cells.
 MAX_VIEW_RADIUS = (int(MAX_CELLS**0.5) - 1) // 2
 #: The characters a ``"text"`` observation may hold.
@@ -465,12 +478,14 @@ class GridObservations(Observations):
         view_radius: ``None`` for the whole map, or ``k`` in 1..:data:`MAX_VIEW_RADIUS` for a
             ``(2k+1) x (2k+1)`` window centred on the observer.
         step_count: adds the constant plane ``step_count``, when given.
+        channels_last: ``rows x cols x C`` instead of ``C x rows x cols``.
 
     Raises:
         TypeError, ValueError: ``view_radius`` is not ``None`` nor an int in 1..:data:`MAX_VIEW_RADIUS`.
     """
 
-    def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None) -> None:
+    def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
+                 channels_last: bool = False) -> None:
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         radius = check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS)
@@ -525,6 +540,19 @@ class GridObservations(Observations):
                 for dr, dc in dicts._offsets.tolist()
             )
         self._opponent_at = tuple((self._opponent_channel, r, c) for r, c in positions)
+        self._step_at: Any = self._step_channel
+        self._out_at: Any = self._out_channel
+        if channels_last:  # the same arrays and indices with the channel axis moved last
+            self._planes = {side: tuple(_read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1))) for array in pair)
+                            for side, pair in self._planes.items()}
+            self._window = tuple(window[1:] for window in self._window) if radius is not None else self._window
+            self._self_at = tuple((r, c, channel) for channel, r, c in self._self_at)
+            self._opponent_at = tuple((r, c, channel) for channel, r, c in self._opponent_at)
+            if radius is not None:
+                self._opponent_by_offset = tuple(
+                    None if at is None else (at[1], at[2], at[0]) for at in self._opponent_by_offset)
+            self._step_at, self._out_at = (..., self._step_channel), (..., self._out_channel)
+            shape = (*shape[1:], shape[0])
         self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
         self._spaces = dict.fromkeys(Side, self._space)
         self._observers = {side: functools.partial(self._grid, side) for side in Side}
@@ -542,9 +570,9 @@ class GridObservations(Observations):
         if self._step_count is not None:
             fraction = self._step_count()
             if self._out_channel is None:
-                observation[self._step_channel] = fraction
+                observation[self._step_at] = fraction
             else:  # 0 outside the map, like every channel but out_of_map
-                np.multiply(1.0 - observation[self._out_channel], fraction, out=observation[self._step_channel])
+                np.multiply(1.0 - observation[self._out_at], fraction, out=observation[self._step_at])
         return observation
 
 
@@ -659,8 +687,9 @@ class MaskedObservations(Observations):
     Args:
         inner: the encoder to wrap.
         board: the board of the layout.
-        waiting_masked: an all-zero mask for a side that is not to move (nothing it sends is
-            carried out), for views where both sides observe at every half-turn.
+        waiting_masked: :data:`WAITING_MASK` for a side that is not to move (only the no-op is
+            legal, and nothing it sends is carried out), for views where both sides observe at
+            every half-turn.
     """
 
     def __init__(self, inner: Observations, board: Board, waiting_masked: bool = False) -> None:
@@ -678,7 +707,7 @@ class MaskedObservations(Observations):
 
     def _masked(self, side: Side, state: GameState) -> dict[str, Any]:
         if self._waiting_masked and (state.turn != side or state.outcome != _ONGOING):
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)  # nothing this side sends now is carried out
+            mask = WAITING_MASK.copy()  # nothing this side sends now is carried out
         else:
             mask = self._masks[state.agent if side == Side.AGENT else state.ghost].copy()
         return {"observation": self._inner[side](state), "action_mask": mask}
@@ -741,6 +770,7 @@ def make_observations(
     append_step_count: bool = False,
     max_cycles: int | None = None,
     both_observe: bool = False,
+    grid_layout: str = "chw",
 ) -> Observations:
     """Build the encoder named ``obs_type`` for ``board``, with the options.
 
@@ -761,11 +791,13 @@ def make_observations(
         max_cycles: the episode's limit; required with ``append_step_count``.
         both_observe: for a view where both sides observe at every half-turn (the parallel
             env): say whether the observer moves next (:class:`TurnObservations`) and, with
-            ``action_mask_in_obs``, give a waiting side an all-zero mask.
+            ``action_mask_in_obs``, give a waiting side :data:`WAITING_MASK`.
+        grid_layout: ``"grid"`` only: one of :data:`GRID_LAYOUTS`, channels first or last.
 
     Raises:
         ValueError: ``obs_type`` is unknown; a belief encoding without a belief to show;
-            ``view_radius`` with another encoding than ``"grid"``, or out of range;
+            ``view_radius`` or ``grid_layout="hwc"`` with another encoding than ``"grid"``, or
+            ``view_radius`` out of range, or an unknown ``grid_layout``;
             ``action_mask_in_obs`` with ``"text"``; ``append_step_count`` without
             ``max_cycles`` or ``cycles``.
         TypeError: ``view_radius`` is not an int; ``action_mask_in_obs`` or
@@ -777,6 +809,10 @@ def make_observations(
     if view_radius is not None and obs_type != "grid":
         raise ValueError(f"view_radius only applies to obs_type='grid' (an egocentric window); got obs_type="
                          f"{obs_type!r} with view_radius={view_radius!r}; leave view_radius None")
+    check_choice(grid_layout, "grid_layout", GRID_LAYOUTS)
+    if grid_layout != "chw" and obs_type != "grid":
+        raise ValueError(f"grid_layout only applies to obs_type='grid' (the order of its axes); got obs_type="
+                         f"{obs_type!r} with grid_layout={grid_layout!r}; leave it 'chw'")
     if action_mask_in_obs and obs_type == "text":
         raise ValueError("action_mask_in_obs=True would put the Text observation inside a Dict, which learning "
                          "libraries refuse; obs_type='text' says which ways are open, and info['action_mask'] holds "
@@ -795,7 +831,7 @@ def make_observations(
     if obs_type in ("vector", "belief_vector"):
         encoder = VectorObservations(board, belief if obs_type == "belief_vector" else None, step_count)
     elif obs_type == "grid":
-        encoder = GridObservations(board, view_radius, step_count)
+        encoder = GridObservations(board, view_radius, step_count, channels_last=grid_layout == "hwc")
     elif obs_type == "text":
         encoder = TextObservations(board, step_count)
     elif obs_type == "belief":

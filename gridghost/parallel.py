@@ -14,16 +14,19 @@ half-turn's rewards for both sides, and nothing waits for a later observation. U
 default zero-sum rewards the two sides' returns of every episode sum to exactly 0.
 
 The semantics are those of ``pettingzoo.utils.turn_based_aec_to_parallel`` over
-:func:`gridghost.raw_env`, with the same rewards, terminations, truncations and infos (with
-``info["active_agent"]``, the side to move next). There are four differences, each one so that a
-trainer can tell whose turn it is:
+:func:`gridghost.raw_env`, with the same rewards, terminations, truncations and infos (numeric,
+with ``info["to_move"]``, the side to move next: 0 the agent, 1 the ghost). There are three
+differences, each one so that a trainer can tell whose turn it is:
 
 - Every observation says whether the observer moves next. ``"grid"`` and ``"text"`` say so
   already. ``"vector"`` and ``"belief_vector"`` get one more slot at the end, and ``"dict"`` and
   ``"belief"`` a ``"to_move"`` entry (see :class:`~gridghost.observations.TurnObservations`).
 - The waiting side's ``info["action_mask"]`` (and, with ``action_mask_in_obs=True``, the mask in
-  its observation) is all zeros: nothing it sends is carried out.
-- ``info["active_agent"]`` is also there after ``reset``.
+  its observation) allows exactly one action,
+  :data:`~gridghost.observations.NO_OP_ACTION` (0): its no-op. Whatever the waiting side sends
+  (any valid action, or ``None``) is not carried out. A mask is never all zeros, which masked
+  samplers would divide by; a learner may drop the waiting side's steps from its batch, or
+  keep them: their one legal action has log-probability 0 and no gradient.
 - ``max_cycles`` counts parallel steps, PettingZoo's meaning (each agent is asked for an action
   ``max_cycles`` times). That is half-turns, so it must be even with the ghost in the game. The
   default of 200 plays the AEC env's 100 cycles.
@@ -47,16 +50,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from gridghost.checks import check_action, check_limit
+from gridghost.checks import check_action, check_flag, check_limit
 from gridghost.config import GameConfig
 from gridghost.env import GridGhostEnv, make_game
 from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS
+from gridghost.observations import WAITING_MASK
 
 #: The parallel view's default ``max_cycles``: 200 half-turns, the AEC env's 100 cycles.
 DEFAULT_MAX_CYCLES = 200
-_WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_WAITING_MASK.setflags(write=False)
+_UNSET: Any = object()  # max_cycles not passed
 
 
 class _BothObserve(GridGhostEnv):
@@ -89,15 +91,16 @@ class GridGhostParallelEnv(ParallelEnv):
         "is_parallelizable": True,
     }
 
-    def __init__(self, render_mode: str | None = None, max_cycles: int | None = DEFAULT_MAX_CYCLES,
-                 **game: Any) -> None:
+    def __init__(self, render_mode: str | None = None, max_cycles: int | None = _UNSET, **game: Any) -> None:
         if "config" in game:
-            if max_cycles != DEFAULT_MAX_CYCLES:
+            if max_cycles is not _UNSET:
                 raise ValueError("pass max_cycles inside config (in game cycles) or as a keyword, not both")
             aec = make_game(_BothObserve, render_mode=render_mode, **game)
         else:
+            if max_cycles is _UNSET:
+                max_cycles = DEFAULT_MAX_CYCLES
             check_limit(max_cycles, "max_cycles")
-            steps_per_cycle = 2 if game.get("use_ghost", True) is True else 1
+            steps_per_cycle = 2 if check_flag(game.get("use_ghost", True), "use_ghost") else 1
             if max_cycles is not None and max_cycles % steps_per_cycle:
                 raise ValueError(
                     f"max_cycles counts half-turns in the parallel view (the agent's move and the ghost's answer "
@@ -189,7 +192,7 @@ class GridGhostParallelEnv(ParallelEnv):
         aec = self.aec_env
         mover = aec.agent_selection
         if actions.get(mover) is None:
-            raise ValueError(f"actions must hold an action for {mover!r}, the side to move (info['active_agent'])")
+            raise ValueError(f"actions must hold an action for {mover!r}, the side to move (info['to_move'])")
         for name, action in actions.items():
             if name != mover and action is not None:
                 check_action(action, name)
@@ -206,14 +209,14 @@ class GridGhostParallelEnv(ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
     def _infos(self) -> dict[str, dict[str, Any]]:
-        """Fresh infos of both sides, with ``active_agent`` and the waiting side's zero mask."""
+        """Fresh infos of both sides, the waiting side's mask allowing only the no-op."""
         aec = self.aec_env
         mover = aec.agent_selection
         infos = {}
         for name in self.agents:
-            info = {**aec.infos[name], "active_agent": mover}
+            info = dict(aec.infos[name])
             if name != mover or aec.terminations[name] or aec.truncations[name]:
-                info["action_mask"] = _WAITING_MASK
+                info["action_mask"] = WAITING_MASK
             infos[name] = info
         return infos
 

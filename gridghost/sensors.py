@@ -125,6 +125,22 @@ class Sensor:
         """The ``info`` keys :meth:`read` writes; the first is :attr:`name`."""
         return (self.name,)
 
+    def code(self, measurement: Any) -> int:
+        """A reading as a number, for the views' numeric infos: its position in
+        :meth:`possible_measurements`.
+
+        Raises:
+            ValueError: ``measurement`` is not one of :meth:`possible_measurements`.
+        """
+        codes = self.__dict__.get("_codes")
+        if codes is None:
+            codes = self.__dict__["_codes"] = {value: i for i, value in enumerate(self.possible_measurements())}
+        try:
+            return codes[measurement]
+        except (KeyError, TypeError):
+            raise ValueError(f"sensor {self!r} read {measurement!r}, which is not one of its possible_measurements()"
+                             ) from None
+
     def read(self, state: GameState, rng: np.random.Generator) -> dict[str, Any]:
         """One reading as ``info`` entries: ``{name: measure(state, rng)}``, plus whatever else
         a sensor reports alongside its measurement."""
@@ -327,22 +343,36 @@ class ClassSensor(Sensor):
         """``p(label | agent in cell)`` for every cell (a shared, read-only array).
 
         Args:
-            measurement: ``(label, probability)`` as reported, or the label alone.
+            measurement: ``(label, probability)`` as reported, the label alone, or the label's
+                index in :attr:`classes` (what numeric infos hold, :meth:`code`).
 
         Raises:
-            ValueError: not one of :attr:`classes` (alone or as the first of a pair).
+            ValueError: not one of :attr:`classes` (alone or as the first of a pair), nor an
+                index of one.
         """
         label = measurement[0] if isinstance(measurement, (tuple, list)) and len(measurement) == 2 else measurement
+        if isinstance(label, (int, np.integer)) and not isinstance(label, bool) and 0 <= label < len(self.classes):
+            return self._likelihoods[int(label)]
         try:
             return self._likelihoods[self._index[label]]
         except (KeyError, TypeError):
             raise ValueError(
-                f"measurement must be one of {list(self.classes)} or a (label, probability) pair, got {measurement!r}"
+                f"measurement must be one of {list(self.classes)}, a (label, probability) pair or a label's index "
+                f"0..{len(self.classes) - 1}, got {measurement!r}"
             ) from None
 
     def possible_measurements(self) -> tuple[str, ...]:
         """The class labels."""
         return self.classes
+
+    def code(self, measurement: Any) -> int:
+        """The label's position in :attr:`classes` (a reading is ``(label, probability)`` or the
+        label alone).
+
+        Raises:
+            ValueError: not one of the labels.
+        """
+        return super().code(measurement[0] if isinstance(measurement, tuple) else measurement)
 
 
 class ItemSensor(ClassSensor):

@@ -49,7 +49,7 @@ Arguments
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import gymnasium
@@ -172,8 +172,6 @@ class Duel:
             raise TypeError(f"after_half_turn must be a callable or None, got {after_half_turn!r}")
         self.game = game
         self.after_half_turn = after_half_turn
-        sensor_keys = (key for sensor in game.sensors if sensor.mutable_readings for key in sensor.info_keys)
-        self._copied_keys = (*(("estimated_pos",) if game.belief_filter is not None else ()), *sensor_keys)
         self.controlled = check_choice(controlled, "controlled", CONTROLLED_SIDES)
         self.opponent = GHOST if controlled == AGENT else AGENT
         self.opponent_obs_type = check_choice(opponent_obs_type, "opponent_obs_type", OBS_TYPES)
@@ -347,18 +345,15 @@ class Duel:
 
     def info(self) -> dict[str, Any]:
         """A fresh copy of the caller's info that shares nothing mutable with the AEC env or an
-        earlier call; its ``action_mask`` is a writable copy.
-
-        The env writes numbers, strings and bools itself, but for the mask and the belief
-        estimate; those two and the readings of sensors whose readings may be mutable
-        (:attr:`~gridghost.sensors.Sensor.mutable_readings`) are copied with :func:`detached`,
-        so the turn loop does not look at every value.
-        """
+        earlier call (Gymnasium's checker insists, and users keep infos): its arrays are writable
+        copies, and nested dicts and lists (the reference infos' estimate, a custom sensor's
+        reading) are copied with :func:`detached`."""
         info = dict(self.game.infos[self.controlled])
-        info["action_mask"] = info["action_mask"].copy()  # read-only in the env; the caller's to change
-        for key in self._copied_keys:
-            value = info.get(key)
-            if type(value) in _MUTABLE:
+        for key, value in info.items():
+            kind = type(value)
+            if kind is np.ndarray:
+                info[key] = value.copy()
+            elif kind is dict or kind is list:
                 info[key] = detached(value)
         return info
 
@@ -396,7 +391,8 @@ class GridGhostGymEnv(gymnasium.Env):
     docstring for spaces, rewards and infos.
 
     Args:
-        controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
+        controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``; or a mapping of
+            every argument by name, alone (RLlib builds an env class as ``cls(env_config)``).
         opponent: the other side's policy, as :class:`Duel` accepts; ``None`` means the chasing
             ghost against a learning agent and a random agent against a learning ghost.
         render_mode: ``None`` or one of ``metadata["render_modes"]``; passed to the AEC env.
@@ -416,7 +412,8 @@ class GridGhostGymEnv(gymnasium.Env):
 
     Raises:
         ValueError, TypeError: any argument outside what is accepted (see :class:`Duel` and
-            :class:`~gridghost.env.GridGhostEnv`).
+            :class:`~gridghost.env.GridGhostEnv`); a mapping of arguments next to other
+            arguments.
     """
 
     metadata = {  # noqa: RUF012 - Gymnasium declares it an instance attribute
@@ -432,6 +429,12 @@ class GridGhostGymEnv(gymnasium.Env):
         opponent_obs_type: str = "dict",
         **game: Any,
     ) -> None:
+        if isinstance(controlled, Mapping):  # RLlib's env_config: every argument by name
+            if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
+                raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, "
+                                "not both")
+            self.__init__(**dict(controlled))  # type: ignore[misc]
+            return
         check_choice(controlled, "controlled", CONTROLLED_SIDES)
         if "config" not in game:
             game.setdefault("max_cycles", None)  # TimeLimit truncates this view
@@ -493,7 +496,9 @@ class GridGhostGymEnv(gymnasium.Env):
         self.duel.reset(seed=seed, options=options)
         # Gymnasium's tools (the env checker) read the env's generator here: it is the game's.
         self._np_random, self._np_random_seed = self.game.np_random, self.game.np_random_seed
-        return self.game.observe(self.controlled), self.duel.info()
+        info = self.duel.info()
+        info["is_success"] = False  # the same keys as every step's info
+        return self.game.observe(self.controlled), info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The learner moves, then the opponent answers.

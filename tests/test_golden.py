@@ -22,7 +22,7 @@ def trace_id(record: dict) -> str:
 def test_env_trace_replays_exactly(record: dict, belief_filter: str | None) -> None:
     """The traces replay as recorded, and again with a belief filter on: it has a generator of
     its own, so it never changes the game."""
-    env = gridghost.raw_env(**record["config"], belief_filter=belief_filter)
+    env = gridghost.raw_env(**record["config"], belief_filter=belief_filter, reference_infos=True)
     env.reset(seed=record["seed"])
     reset = record["reset"]
     assert plain(env.observe("agent")) == reset["agent_obs"]
