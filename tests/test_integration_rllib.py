@@ -29,12 +29,20 @@ RAY_SETTINGS = dict(num_cpus=2, include_dashboard=False, log_to_driver=False)
 @pytest.fixture(scope="module")
 def ray_cluster():
     import ray
+    import torch
+
+    # The driver samples (num_env_runners=0) and learns. Two intra-op threads on this 2-core machine,
+    # shared with a Ray worker, made a 6x6 convolution ~100x slower (each thread waits for the
+    # other's core); Ray's own workers run with one thread (OMP_NUM_THREADS=1).
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     import gridghost.integrations.rllib  # noqa: F401  (registers the env ids, as a user's import of the adapter does)
 
     if not ray.is_initialized():
         ray.init(**RAY_SETTINGS)
     yield ray
     ray.shutdown()
+    torch.set_num_threads(threads)
 
 
 def _example(name: str):
