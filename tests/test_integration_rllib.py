@@ -1,5 +1,6 @@
 """RLlib (new API stack) trains on gridghost with no glue: masked multi-agent PPO that never takes
-a masked move, the plain env id and the env class with ``env_config`` on a remote env runner, and
+a masked move, the plain env id and the env class with ``env_config`` on a remote env runner, the
+plain id on gridghost's batched engine (``gym_env_vectorize_mode="vector_entry_point"``), and
 RLlib's default CNN on channels-last grids.
 
 Marked ``integration``: they need ``gridghost[rllib]`` (and torch); ``.ci/run`` installs the
@@ -71,9 +72,9 @@ def _train_once(config) -> tuple[dict, list[int]]:
     return result, pids
 
 
-def _check_single_agent_result(result: dict, batch: int) -> None:
+def _check_single_agent_result(result: dict, batch: int, num_envs: int = 1) -> None:
     runners = result["env_runners"]
-    assert runners["num_env_steps_sampled"] == batch
+    assert batch <= runners["num_env_steps_sampled"] < batch + num_envs  # a vector env steps all its games at once
     assert runners["num_episodes"] >= 1 and math.isfinite(runners["episode_return_mean"])
     assert math.isfinite(result["learners"]["default_policy"]["total_loss"])
 
@@ -175,3 +176,21 @@ def test_default_catalog_builds_a_cnn_for_channels_last_grids(ray_cluster):
     finally:
         algo.stop()
     _check_single_agent_result(result, 500)
+
+
+def test_plain_env_id_runs_the_batched_engine_in_vector_entry_point_mode(ray_cluster):
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    from gridghost.batched import GridGhostVectorEnv
+
+    config = (_ppo(800)
+              .environment("gridghost/GridGhost-v0", env_config={"obs_type": "vector"})
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=8, gym_env_vectorize_mode="vector_entry_point")
+              .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
+    algo = config.build_algo()
+    try:
+        assert isinstance(algo.env_runner.env.unwrapped, GridGhostVectorEnv)
+        result = algo.train()
+    finally:
+        algo.stop()
+    _check_single_agent_result(result, 800, num_envs=8)
