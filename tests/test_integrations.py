@@ -82,10 +82,17 @@ def _check_generations(rows, count):
 
 
 def test_rllib_example_trains_both_sides_and_measures_them():
+    import torch
+
     example = _example("rllib_selfplay")
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        rows = example.main(["--iterations", "2", "--batch", "256"])
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the driver samples and learns; 2 threads on 2 shared cores wait on each other
+    try:
+        with contextlib.redirect_stdout(out):
+            rows = example.main(["--iterations", "2", "--batch", "256"])
+    finally:
+        torch.set_num_threads(threads)
     _check_generations(rows, 2)
     for row in rows:
         assert row["agent_return"] + row["ghost_return"] == pytest.approx(0.0, abs=1e-9)

@@ -1,12 +1,9 @@
-"""The game as an RLlib ``MultiAgentEnv``, with one policy per side and full reward credit.
+"""The game for Ray RLlib (new API stack): a multi-agent env with full reward credit, action
+masks under RLlib's keys, and the env ids registered where RLlib's remote workers look.
 
 Needs Ray's RLlib (``pip install "gridghost[rllib]"``); importing this module imports it.
 
-RLlib's own ``PettingZooEnv`` wrapper over :func:`gridghost.env` loses one reward per episode:
-the ghost's reward for the agent's opening move comes with the ghost's first observation, and
-RLlib files that reward outside the ghost's learning episode, so the two sides' returns sum to
--1 instead of 0. :class:`GridGhostMultiAgentEnv` follows the reward-credit rule of
-:mod:`gridghost.integrations`, so they sum to exactly 0::
+Both sides learning, one policy each (:class:`GridGhostMultiAgentEnv`)::
 
     from ray.rllib.algorithms.ppo import PPOConfig
     from gridghost.integrations.rllib import GridGhostMultiAgentEnv
@@ -17,7 +14,41 @@ RLlib files that reward outside the ghost's learning episode, so the two sides' 
         .multi_agent(policies={"agent", "ghost"}, policy_mapping_fn=lambda side, *args, **kw: side)
     )
 
-See ``examples/rllib_selfplay.py`` for a whole training run.
+RLlib's own ``PettingZooEnv`` wrapper over :func:`gridghost.env` loses one reward per episode:
+the ghost's reward for the agent's opening move comes with the ghost's first observation, and
+RLlib files that reward outside the ghost's learning episode, so the two sides' returns sum to
+-1 instead of 0. :class:`GridGhostMultiAgentEnv` follows the reward-credit rule of
+:mod:`gridghost.integrations`, so they sum to exactly 0.
+
+Action masks: with ``action_mask_in_obs=True`` the adapter's observations are
+``{"observations": ..., "action_mask": int8[4]}``, the keys of RLlib's action-masking module
+(``ray.rllib.examples.rl_modules.classes.action_masking_rlm.ActionMaskingTorchRLModule``, for
+PPO); :func:`masked_multi_module_spec` returns that module for both sides::
+
+    config = (
+        PPOConfig()
+        .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "action_mask_in_obs": True})
+        .multi_agent(policies={"agent", "ghost"}, policy_mapping_fn=lambda side, *args, **kw: side)
+        .rl_module(rl_module_spec=masked_multi_module_spec())
+    )
+
+(PettingZoo's views keep PettingZoo's ``"observation"`` key.)
+
+Env ids: importing this module registers two ids in Ray Tune's registry, which RLlib's env
+runners consult before Gymnasium's (a fresh worker process has not imported gridghost, so
+Gymnasium's registry there does not know ``"gridghost/GridGhost-v0"``):
+
+- :data:`ENV_ID` ``"gridghost/GridGhost-v0"``: the single-agent Gymnasium env, built by
+  ``gymnasium.make(ENV_ID, **env_config)`` (so with its ``TimeLimit``), for
+  ``config.environment("gridghost/GridGhost-v0", env_config={...})``;
+- :data:`MULTI_AGENT_ENV_ID` ``"gridghost/GridGhostMultiAgent-v0"``: :class:`GridGhostMultiAgentEnv`.
+
+They are registered again after every ``ray.init`` (Tune's registry lives in the Ray cluster,
+and a new cluster starts empty). Passing a class works without any registry:
+``config.environment(gridghost.GridGhostGymEnv, env_config={...})`` or
+``config.environment(GridGhostMultiAgentEnv, env_config={...})``.
+
+See ``examples/rllib_selfplay.py`` and ``examples/rllib_masked.py`` for whole training runs.
 """
 
 from __future__ import annotations
@@ -25,14 +56,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import gymnasium
+import ray
+from gymnasium import spaces
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.tune.registry import register_env
 
 from gridghost.integrations.turns import TurnBasedDictEnv
+
+#: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
+ENV_ID = "gridghost/GridGhost-v0"
+#: :class:`GridGhostMultiAgentEnv`'s id in Ray Tune's registry (RLlib only).
+MULTI_AGENT_ENV_ID = "gridghost/GridGhostMultiAgent-v0"
+#: The key of the observation beside ``"action_mask"`` in RLlib's action-masking module.
+OBSERVATIONS = "observations"
+#: The two sides, which are also the adapter's agent ids and the usual module ids.
+SIDES: tuple[str, ...] = ("agent", "ghost")
 
 
 class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
     """The turn-based game for RLlib: only the side to move observes, and rewards reach each side
     in full (see :mod:`gridghost.integrations.turns`).
+
+    With ``action_mask_in_obs=True`` each observation is ``{"observations": ...,
+    "action_mask": int8[4]}`` (RLlib's keys; the AEC env's ``"observation"`` is renamed). The side
+    that observes is the side to move, so its mask is never all zeros.
 
     Args:
         config: the game's settings as a dict, the way RLlib passes ``env_config`` (an
@@ -49,3 +100,88 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
             raise TypeError(f"config must be a dict of the game's settings (RLlib's env_config), got {config!r}")
         MultiAgentEnv.__init__(self)
         TurnBasedDictEnv.__init__(self, **{**dict(config or {}), **game})
+        self._masked = bool(self.game.config.action_mask_in_obs)
+        if self._masked:
+            renamed: dict[int, spaces.Dict] = {}  # sides that share a space keep sharing it
+            for name, space in self.observation_spaces.items():
+                if id(space) not in renamed:
+                    renamed[id(space)] = spaces.Dict({OBSERVATIONS: space["observation"],
+                                                      "action_mask": space["action_mask"]})
+                self.observation_spaces[name] = renamed[id(space)]
+
+    def _rename(self, observations: dict[str, Any]) -> dict[str, Any]:
+        if not self._masked:
+            return observations
+        return {name: {OBSERVATIONS: obs["observation"], "action_mask": obs["action_mask"]}
+                for name, obs in observations.items()}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """As :meth:`TurnBasedDictEnv.reset`, with RLlib's mask keys when masks are on."""
+        observations, infos = super().reset(seed=seed, options=options)
+        return self._rename(observations), infos
+
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[
+        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
+        """As :meth:`TurnBasedDictEnv.step`, with RLlib's mask keys when masks are on."""
+        observations, rewards, terminations, truncations, infos = super().step(action_dict)
+        return self._rename(observations), rewards, terminations, truncations, infos
+
+
+def masked_module_spec(model_config: DefaultModelConfig | Mapping[str, Any] | None = None) -> RLModuleSpec:
+    """PPO's torch module with RLlib's action masking, for observations
+    ``{"observations": ..., "action_mask": ...}`` (:class:`GridGhostMultiAgentEnv` with
+    ``action_mask_in_obs=True``).
+
+    Args:
+        model_config: the network's settings (RLlib's ``DefaultModelConfig`` or a dict of its
+            fields, e.g. ``{"fcnet_hiddens": [64, 64]}``); RLlib's defaults when None.
+
+    Returns:
+        An ``RLModuleSpec`` of ``ActionMaskingTorchRLModule``; its spaces are filled in by RLlib.
+    """
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                        model_config=dict(model_config) if isinstance(model_config, Mapping) else model_config)
+
+
+def masked_multi_module_spec(model_config: DefaultModelConfig | Mapping[str, Any] | None = None
+                             ) -> MultiRLModuleSpec:
+    """:func:`masked_module_spec` for each side, under the module ids ``"agent"`` and ``"ghost"``
+    (map each side to its own module: ``policy_mapping_fn=lambda side, *args, **kw: side``).
+
+    Args:
+        model_config: as :func:`masked_module_spec`, for both sides.
+    """
+    return MultiRLModuleSpec(rl_module_specs={side: masked_module_spec(model_config) for side in SIDES})
+
+
+def make_gym_env(config: Mapping[str, Any]) -> gymnasium.Env[Any, Any]:
+    """The single-agent env as ``gymnasium.make(ENV_ID, **config)`` builds it: Ray Tune's creator
+    of :data:`ENV_ID`. ``config`` is RLlib's ``env_config``; with ``num_envs`` in it (RLlib's
+    ``gym_env_vectorize_mode="vector_entry_point"``), the batched vector env of that many games.
+    """
+    settings = dict(config)
+    num_envs = settings.pop("num_envs", None)
+    if num_envs is not None:
+        return gymnasium.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", **settings)
+    return gymnasium.make(ENV_ID, **settings)
+
+
+def register_envs() -> None:
+    """Register :data:`ENV_ID` and :data:`MULTI_AGENT_ENV_ID` in Ray Tune's registry, where RLlib's
+    env runners (remote ones too) look an env id up first. Done on import and after every
+    ``ray.init``; calling it again is harmless."""
+    register_env(ENV_ID, make_gym_env)
+    register_env(MULTI_AGENT_ENV_ID, GridGhostMultiAgentEnv)
+
+
+register_envs()
+# Tune's registry is kept in the Ray cluster: registrations made before ``ray.init`` are sent when
+# it starts, and a later cluster (after ``ray.shutdown``) starts without them. Tune flushes its
+# own registrations through the same hook list.
+_hooks = getattr(getattr(ray._private, "worker", None), "_post_init_hooks", None)
+if isinstance(_hooks, list) and register_envs not in _hooks:
+    _hooks.append(register_envs)

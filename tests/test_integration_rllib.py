@@ -1,0 +1,196 @@
+"""RLlib (new API stack) trains on gridghost with no glue: masked multi-agent PPO that never takes
+a masked move, the plain env id and the env class with ``env_config`` on a remote env runner, the
+plain id on gridghost's batched engine (``gym_env_vectorize_mode="vector_entry_point"``), and
+RLlib's default CNN on channels-last grids.
+
+Marked ``integration``: they need ``gridghost[rllib]`` (and torch); ``.ci/run`` installs the
+extras and runs them with ``-m integration``. One local Ray (2 CPUs) serves the module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gridghost
+from gridghost.levels import MapGenerator
+
+pytestmark = pytest.mark.integration
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+RAY_SETTINGS = dict(num_cpus=2, include_dashboard=False, log_to_driver=False)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    import ray
+    import torch
+
+    # The driver samples (num_env_runners=0) and learns. Two intra-op threads on this 2-core machine,
+    # shared with a Ray worker, made a 6x6 convolution ~100x slower (each thread waits for the
+    # other's core); Ray's own workers run with one thread (OMP_NUM_THREADS=1).
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    import gridghost.integrations.rllib  # noqa: F401  (registers the env ids, as a user's import of the adapter does)
+
+    if not ray.is_initialized():
+        ray.init(**RAY_SETTINGS)
+    yield ray
+    ray.shutdown()
+    torch.set_num_threads(threads)
+
+
+def _example(name: str):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _ppo(batch: int):
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    return (PPOConfig()
+            .training(train_batch_size_per_learner=batch, minibatch_size=128, num_epochs=2, lr=3e-4)
+            .debugging(seed=0))
+
+
+def _train_once(config) -> tuple[dict, list[int]]:
+    """One training iteration; the result and the process ids of the remote env runners."""
+    algo = config.build_algo()
+    try:
+        pids = algo.env_runner_group.foreach_env_runner(lambda runner: os.getpid(), local_env_runner=False)
+        result = algo.train()
+    finally:
+        algo.stop()
+    return result, pids
+
+
+def _check_single_agent_result(result: dict, batch: int, num_envs: int = 1) -> None:
+    runners = result["env_runners"]
+    assert batch <= runners["num_env_steps_sampled"] < batch + num_envs  # a vector env steps all its games at once
+    assert runners["num_episodes"] >= 1 and math.isfinite(runners["episode_return_mean"])
+    assert math.isfinite(result["learners"]["default_policy"]["total_loss"])
+
+
+def test_masked_adapter_speaks_rllibs_keys():
+    from gridghost.integrations.rllib import GridGhostMultiAgentEnv, masked_multi_module_spec
+
+    env = GridGhostMultiAgentEnv({"obs_type": "vector", "action_mask_in_obs": True})
+    for side in ("agent", "ghost"):
+        space = env.get_observation_space(side)
+        assert set(space) == {"observations", "action_mask"}
+        assert space["observations"] == env.game.observation_space(side)["observation"]
+    observations, _ = env.reset(seed=0)
+    mover, steps = "agent", 0
+    while True:
+        observation = observations[mover]
+        assert env.get_observation_space(mover).contains(observation)
+        assert observation["action_mask"].any()  # the side that observes moves: never all zeros
+        legal = np.flatnonzero(observation["action_mask"])
+        observations, _, terminations, truncations, _ = env.step({mover: int(legal[steps % len(legal)])})
+        steps += 1
+        if terminations["__all__"] or truncations["__all__"]:
+            break
+        (mover,) = observations
+    unmasked = GridGhostMultiAgentEnv({"obs_type": "vector"})
+    assert unmasked.get_observation_space("agent") == env.game.observation_space("agent")["observation"]
+    specs = masked_multi_module_spec({"fcnet_hiddens": [32]}).rl_module_specs
+    assert set(specs) == {"agent", "ghost"}
+    assert all(spec.module_class.__name__ == "ActionMaskingTorchRLModule" for spec in specs.values())
+
+
+@pytest.mark.parametrize("obs_type", ["vector", "grid"])
+def test_masked_example_never_takes_a_masked_action(ray_cluster, obs_type):
+    example = _example("rllib_masked")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rows = example.main(["--obs-type", obs_type, "--iterations", "2", "--batch", "1000"], init_ray=False)
+    assert len(rows) == 2
+    # One action per env step (only the side to move acts), and every one is checked: an action
+    # still waiting for its side's next observation when sampling stops is checked next time.
+    assert all(abs(row["checked"] - row["env_steps"]) <= 1 for row in rows)
+    assert 0 <= sum(row["env_steps"] for row in rows) - sum(row["checked"] for row in rows) <= 1
+    assert sum(row["env_steps"] for row in rows) >= 2000
+    for row in rows:
+        assert row["broken"] == 0
+        # The masks did rule moves out: a policy blind to them would have taken some.
+        assert row["restricted"] >= 0.2 * row["checked"]
+        assert row["agent_return"] + row["ghost_return"] == pytest.approx(0.0, abs=1e-9)
+        assert math.isfinite(row["agent_loss"]) and math.isfinite(row["ghost_loss"])
+    assert "masked taken" in out.getvalue()
+
+
+def test_plain_env_id_on_a_remote_env_runner_after_a_new_cluster(ray_cluster):
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    # A new cluster starts without the import-time registrations (flushed into the first one):
+    # the adapter registers its ids again after every ray.init.
+    ray_cluster.shutdown()
+    ray_cluster.init(**RAY_SETTINGS)
+    config = (_ppo(500)
+              .environment("gridghost/GridGhost-v0", env_config={"obs_type": "vector", "controlled": "ghost"})
+              .env_runners(num_env_runners=1)
+              .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
+    result, pids = _train_once(config)
+    assert len(pids) == 1 and pids[0] != os.getpid()  # a real remote worker built the env
+    _check_single_agent_result(result, 500)
+
+
+def test_env_class_with_env_config_on_a_remote_env_runner(ray_cluster):
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    config = (_ppo(500)
+              .environment(gridghost.GridGhostGymEnv,
+                           env_config={"obs_type": "vector", "layout": MapGenerator(6, 6, difficulty=1),
+                                       "max_cycles": 50})
+              .env_runners(num_env_runners=1)
+              .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
+    result, pids = _train_once(config)
+    assert len(pids) == 1 and pids[0] != os.getpid()
+    _check_single_agent_result(result, 500)
+
+
+def test_default_catalog_builds_a_cnn_for_channels_last_grids(ray_cluster):
+    from ray.rllib.core.models.torch.encoder import TorchCNNEncoder
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    config = (_ppo(500)
+              .environment("gridghost/GridGhost-v0",
+                           env_config={"obs_type": "grid", "grid_layout": "hwc",
+                                       "layout": MapGenerator(6, 6, difficulty=1)})
+              .rl_module(model_config=DefaultModelConfig(conv_filters=[[16, [3, 3], 1], [32, [3, 3], 1]])))
+    algo = config.build_algo()
+    try:
+        module = algo.get_module()
+        assert module.observation_space.shape == (6, 6, 15)
+        encoders = [layer for layer in module.modules() if isinstance(layer, TorchCNNEncoder)]
+        assert encoders  # RLlib's catalog chose its CNN for the rank-3 (H, W, C) observations
+        result = algo.train()
+    finally:
+        algo.stop()
+    _check_single_agent_result(result, 500)
+
+
+def test_plain_env_id_runs_the_batched_engine_in_vector_entry_point_mode(ray_cluster):
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    from gridghost.batched import GridGhostVectorEnv
+
+    config = (_ppo(800)
+              .environment("gridghost/GridGhost-v0", env_config={"obs_type": "vector"})
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=8, gym_env_vectorize_mode="vector_entry_point")
+              .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
+    algo = config.build_algo()
+    try:
+        assert isinstance(algo.env_runner.env.unwrapped, GridGhostVectorEnv)
+        result = algo.train()
+    finally:
+        algo.stop()
+    _check_single_agent_result(result, 800, num_envs=8)
