@@ -106,6 +106,28 @@ def test_masked_adapter_speaks_rllibs_keys():
     assert all(spec.module_class.__name__ == "ActionMaskingTorchRLModule" for spec in specs.values())
 
 
+def test_the_single_agent_id_gives_rllibs_mask_keys():
+    """What RLlib builds for ``"gridghost/GridGhost-v0"`` with masks: RLlib's keys, the same game."""
+    import gymnasium
+
+    from gridghost.integrations.rllib import RLlibMaskKeys, make_gym_env
+
+    env = make_gym_env({"obs_type": "vector", "action_mask_in_obs": True})
+    plain = gymnasium.make(gridghost.ENV_ID, obs_type="vector", action_mask_in_obs=True)
+    (ours, _), (theirs, _) = env.reset(seed=4), plain.reset(seed=4)
+    for _ in range(20):
+        assert set(ours) == {"observations", "action_mask"} and env.observation_space.contains(ours)
+        np.testing.assert_array_equal(ours["observations"], theirs["observation"])
+        np.testing.assert_array_equal(ours["action_mask"], theirs["action_mask"])
+        action = int(np.flatnonzero(ours["action_mask"])[0])
+        (ours, _, done, cut, _), (theirs, *_) = env.step(action), plain.step(action)
+        if done or cut:
+            break
+    assert isinstance(make_gym_env({"obs_type": "vector"}).reset(seed=0)[0], np.ndarray)  # no mask: as it is
+    with pytest.raises(ValueError, match="renames the masked observation"):
+        RLlibMaskKeys(gymnasium.make(gridghost.ENV_ID, obs_type="vector"))
+
+
 @pytest.mark.parametrize("obs_type", ["vector", "grid"])
 def test_masked_example_never_takes_a_masked_action(ray_cluster, obs_type):
     example = _example("rllib_masked")

@@ -158,16 +158,43 @@ def masked_multi_module_spec(model_config: DefaultModelConfig | Mapping[str, Any
     return MultiRLModuleSpec(rl_module_specs={side: masked_module_spec(model_config) for side in SIDES})
 
 
+class RLlibMaskKeys(gymnasium.ObservationWrapper):  # type: ignore[type-arg]
+    """A single-agent env with ``action_mask_in_obs=True`` under RLlib's keys: its
+    ``{"observation": ..., "action_mask": ...}`` becomes ``{"observations": ..., "action_mask":
+    ...}``, what RLlib's action-masking module reads.
+
+    Args:
+        env: the env whose observations carry the mask.
+
+    Raises:
+        ValueError: ``env``'s observations carry no mask.
+    """
+
+    def __init__(self, env: gymnasium.Env[Any, Any]) -> None:
+        super().__init__(env)
+        space = env.observation_space
+        if not (isinstance(space, spaces.Dict) and set(space.spaces) == {"observation", "action_mask"}):
+            raise ValueError(f"RLlibMaskKeys renames the masked observation of action_mask_in_obs=True; got {space}")
+        self.observation_space = spaces.Dict({OBSERVATIONS: space["observation"], "action_mask": space["action_mask"]})
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The same observation under RLlib's keys."""
+        return {OBSERVATIONS: observation["observation"], "action_mask": observation["action_mask"]}
+
+
 def make_gym_env(config: Mapping[str, Any]) -> gymnasium.Env[Any, Any]:
     """The single-agent env as ``gymnasium.make(ENV_ID, **config)`` builds it: Ray Tune's creator
     of :data:`ENV_ID`. ``config`` is RLlib's ``env_config``; with ``num_envs`` in it (RLlib's
     ``gym_env_vectorize_mode="vector_entry_point"``), the batched vector env of that many games.
+    With ``action_mask_in_obs=True`` the single env's observations use RLlib's keys
+    (:class:`RLlibMaskKeys`).
     """
     settings = dict(config)
     num_envs = settings.pop("num_envs", None)
     if num_envs is not None:
         return gymnasium.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", **settings)
-    return gymnasium.make(ENV_ID, **settings)
+    env = gymnasium.make(ENV_ID, **settings)
+    return RLlibMaskKeys(env) if settings.get("action_mask_in_obs") else env
 
 
 def register_envs() -> None:
