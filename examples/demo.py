@@ -10,17 +10,20 @@ import argparse
 
 import gridghost
 from gridghost.policies import ChasePolicy, RandomPolicy
+from gridghost.rules import ACTION_NAMES, describe_moves
 
 
 def describe(name: str, before: tuple[int, int], after: tuple[int, int], info: dict) -> str:
-    """One line about the half-turn that just happened."""
+    """One line about the half-turn that just happened, from the env's numeric info."""
     where = f"moves to {after}" if after != before else f"stays at {after}"
     if name == "ghost":
-        steps = info["agent_distance"]
+        steps = info["distance"]
         return f"The ghost {where}, {steps} step{'s' * (steps != 1)} from the agent."
-    slip = f" but slips ({info['actual_action']})" if info["slipped"] else ""
+    intended = info["intended_action"]
+    moves = tuple(int(move) for move in info["actual_moves"] if move >= 0)  # -1 pads
+    slip = f" but slips ({describe_moves(intended, moves)[1]})" if info["slipped"] else ""
     colour = gridghost.COLOURS[info["color_measurement"]]
-    return f"The agent tries {info['intended_action']}{slip} and {where}; its sensor reads {colour}."
+    return f"The agent tries {ACTION_NAMES[intended]}{slip} and {where}; its sensor reads {colour}."
 
 
 def main(argv: list[str] | None = None) -> int:

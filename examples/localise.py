@@ -17,7 +17,7 @@ import numpy as np
 
 import gridghost
 from gridghost.filters import HistogramFilter, ParticleFilter
-from gridghost.sensors import ColorSensor, ItemSensor, Sensor
+from gridghost.sensors import ITEM_CLASSES, ColorSensor, ItemSensor, Sensor
 
 SENSOR_CHOICES = ("color", "cnn", "both")
 
@@ -47,9 +47,9 @@ def reading(info: dict) -> str:
     parts = []
     if "color_measurement" in info:
         parts.append(f"colour {gridghost.COLOURS[info['color_measurement']]:<5}")
-    if "cnn_prediction" in info:
-        label, probability = info["cnn_prediction"]
-        parts.append(f"item {label} ({probability:.2f})")
+    if "cnn_prediction" in info:  # the label's index, beside the classifier's probabilities
+        label = info["cnn_prediction"]
+        parts.append(f"item {ITEM_CLASSES[label]} ({info['cnn_probs'][label]:.2f})")
     return ", ".join(parts)
 
 
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         info = env.infos["agent"]
         exact.update(info)
         truth = list(env.agent_pos)
-        guesses = {"particle": info["estimated_pos"]["cell_pos"], "exact": exact.estimate()["cell_pos"]}
+        guesses = {"particle": info["estimated_cell"].tolist(), "exact": exact.estimate()["cell_pos"]}
         marks = {}
         for name, cell in guesses.items():
             right[name] += cell == truth

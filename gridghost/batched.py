@@ -78,8 +78,14 @@ AUTORESET_MODES: tuple[str, ...] = ("next_step", "same_step")
 _GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
 #: The most memory the tables of one engine may take; larger maps (or too many levels) are refused.
 TABLE_BYTES = 512 * 2**20
+#: The bytes of one entry of the folded turn tables, as estimated against TABLE_BYTES.
+_TABLE_ENTRY_BYTES = 48
 #: The most games one engine steps.
 MAX_GAMES = 2**26
+#: The most memory the per-game buffers of one engine may take: each game's state, draws and
+#: observations, the filter's beliefs, and the temporaries of a step. More games than fit are
+#: refused at construction, before anything of their size is allocated.
+BUFFER_BYTES = 2 * 2**30
 #: The opponents each side faces when none is given (as the Gymnasium env's).
 DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
 _SIDE_NAMES = {Side.AGENT: AGENT, Side.GHOST: GHOST}
@@ -126,6 +132,13 @@ def _maps_of(layout: Any, difficulty: int | None, slip: SlipModel) -> tuple[tupl
     if generator.num_levels is None:
         raise UnsupportedSetting("the batched engine keeps every level's tables, so a MapGenerator needs num_levels "
                                  "(an unbounded level set would build a new map at almost every reset)")
+    # The least the tables take (one opponent answer, one slip outcome), checked before any level
+    # is built: a difficulty's levels are solved one by one.
+    least = generator.num_levels * (generator.rows * generator.cols) ** 2 * NUM_ACTIONS * _TABLE_ENTRY_BYTES
+    if least > TABLE_BYTES:
+        raise ValueError(f"the batched tables of {generator.num_levels:,} map(s) of {generator.rows}x{generator.cols} "
+                         f"would take at least {least / 2**20:,.0f} MiB, more than gridghost.batched.TABLE_BYTES = "
+                         f"{TABLE_BYTES / 2**20:,.0f} MiB; use fewer levels or smaller maps")
     return tuple(generator.level(generator.start_level + i) for i in range(generator.num_levels)), generator
 
 
@@ -255,7 +268,8 @@ class BatchedHistogramFilter:
             game with :meth:`reset`.
 
     Raises:
-        TypeError, ValueError: bad layouts (or of different sizes), slip, sensors or ``num_games``.
+        TypeError, ValueError: bad layouts (or of different sizes), slip, sensors or ``num_games``
+            (more games than :data:`BUFFER_BYTES` holds the beliefs of included).
     """
 
     def __init__(self, layouts: Layout | Sequence[Layout], slip: SlipModel, sensors: Sequence[Sensor],
@@ -270,6 +284,8 @@ class BatchedHistogramFilter:
         check_instance(slip, "slip", SlipModel)
         self.num_games = int(check_limit(num_games, "num_games", allow_none=False, maximum=MAX_GAMES))  # type: ignore[arg-type]
         self.num_cells = self.layouts[0].rows * self.layouts[0].cols
+        _check_buffers(self.num_games, _filter_game_bytes(self.num_cells),
+                       f"the exact filter's beliefs on {self.layouts[0].rows}x{self.layouts[0].cols} maps")
         bound = [make_sensors(layout, [sensor.for_layout(layout) for sensor in sensors]) if sensors else ()
                  for layout in self.layouts]
         games = [Game(layout, slip) for layout in self.layouts]
@@ -391,7 +407,8 @@ class BatchedGame:
     ``controlled=None`` both sides learn and the two calls alternate, one half-turn each.
 
     Args:
-        num_games: N, an int in 1..:data:`MAX_GAMES`.
+        num_games: N, an int in 1..:data:`MAX_GAMES`, and no more than the settings' per-game
+            buffers fit in :data:`BUFFER_BYTES` (the error says how many do).
         seed: seeds the batch's generator (an int >= 0, a list of them, or ``None`` for fresh
             entropy); :meth:`reset` can reseed it.
         controlled: the learning side, ``"agent"`` (default), ``"ghost"``, or ``None`` for both.
@@ -441,11 +458,7 @@ class BatchedGame:
                  slip_probability: float | None = None, slip_type: str | None = None,
                  sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
                  rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, **unsupported: Any) -> None:
-        if isinstance(num_games, (bool, np.bool_)) or not isinstance(num_games, (int, np.integer)):
-            raise TypeError(f"num_games must be an int in 1..{MAX_GAMES}, got {num_games!r}")
-        if not 1 <= num_games <= MAX_GAMES:
-            raise ValueError(f"num_games must be an int in 1..{MAX_GAMES}, got {num_games}")
-        self.num_games = n = int(num_games)
+        self.num_games = n = _check_count(num_games, "num_games")
         self._refuse(unsupported)
         self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
         if obs_type not in BATCH_OBS_TYPES:
@@ -533,6 +546,12 @@ class BatchedGame:
         self._random_opponent = opponent_side is not None and opponents[0] is None
         b = NUM_ACTIONS if self._random_opponent else 1
         self._b = b
+        # The encoder checks view_radius before the estimate reads it.
+        belief_size = cells if self.obs_type == "belief_vector" else 0
+        space_encoder = make_observations(self.obs_type, games[0].board,
+                                          (lambda: np.zeros(layouts[0].shape)) if belief_size else None,
+                                          view_radius=view_radius)
+        self.observation_space = space_encoder.space(sides[0])
         estimate = self._table_bytes(len(layouts), cells, k, b, sides, view_radius)
         if estimate > TABLE_BYTES:
             raise ValueError(f"the batched tables of {len(layouts)} map(s) of {layouts[0].rows}x{layouts[0].cols} "
@@ -544,6 +563,11 @@ class BatchedGame:
         self.sensors = bound_sensors[0]
         self._sensor_tables = _sensor_tables(bound_sensors)
         self._draw_readings = self.controlled != GHOST
+        per_game = self._game_bytes(int(np.prod(self.observation_space.shape)), len(self.sensors),
+                                    belief_filter is not None)
+        _check_buffers(self.num_games, per_game, f"{len(sides)} learning side(s) with obs_type={self.obs_type!r} "
+                                                 f"on {layouts[0].rows}x{layouts[0].cols} maps"
+                                                 + (" and the exact filter" if belief_filter is not None else ""))
         self.filter = None if belief_filter is None else BatchedHistogramFilter(layouts, self.slip, self.sensors,
                                                                                 self.num_games)
         per_map: list[dict[str, np.ndarray]] = []
@@ -571,7 +595,6 @@ class BatchedGame:
         self._tables["agent_cell"] = np.arange(len(games) * self._states) // cells
         self._observations: dict[str, np.ndarray] = {}
         self._flagged: dict[str, bool] = {}
-        belief_size = cells if self.obs_type == "belief_vector" else 0
         for side in sides:
             planes = np.concatenate([_observation_table(encoder, side, cells) for encoder in encoders], axis=1)
             self._flagged[_SIDE_NAMES[side]] = planes.shape[0] == 2
@@ -582,10 +605,6 @@ class BatchedGame:
                     ones[np.arange(len(table)), np.arange(len(table)) % cells] = 1.0
                 table = np.concatenate((table, ones), axis=1)
             self._observations[_SIDE_NAMES[side]] = np.ascontiguousarray(table)
-        space_encoder = make_observations(self.obs_type, games[0].board,
-                                          (lambda: np.zeros(layouts[0].shape)) if belief_size else None,
-                                          view_radius=view_radius)
-        self.observation_space = space_encoder.space(sides[0])
         self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
 
     def _table_bytes(self, maps: int, cells: int, k: int, b: int, sides: list[Side], view_radius: Any) -> int:
@@ -595,7 +614,18 @@ class BatchedGame:
         if size is None:
             width = cells if view_radius is None else (2 * view_radius + 1) ** 2
             size = 2 * 17 * width  # two to-move planes of up to 17 channels
-        return entries * 48 + states * size * 4 * len(sides)
+        return entries * _TABLE_ENTRY_BYTES + states * size * 4 * len(sides)
+
+    def _game_bytes(self, observation_size: int, sensors: int, filtered: bool) -> int:
+        """An upper estimate of the bytes one game takes in the engine's per-game buffers: its
+        state and a step's index arrays, flags, rewards and temporaries; the uniforms of a step
+        and of a reset and the readings (per sensor); per observing side the observation buffer,
+        the final observations of a same-step reset, the vector env's copy and a gather's
+        temporary; the filter's. Checked against tracemalloc's peak over resets and steps."""
+        fixed = 160
+        draws = 8 * (2 * (2 + sensors) + 2 * sensors)
+        observations = 4 * 4 * observation_size * len(self._sides)
+        return fixed + draws + observations + (_filter_game_bytes(self.num_cells) if filtered else 0)
 
     def _fold_agent(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int,
                     offset: int) -> dict[str, np.ndarray]:
@@ -965,6 +995,44 @@ class BatchedGame:
         return observations
 
 
+def _filter_game_bytes(cells: int) -> int:
+    """An upper estimate of the bytes one game takes in a :class:`BatchedHistogramFilter`: its map
+    index and belief, and a step's temporaries (the belief carried through each of the four
+    actions, the reweighted belief and the likelihoods)."""
+    return 16 + 8 * cells * (2 + NUM_ACTIONS + 3)
+
+
+class TooManyGames(ValueError):
+    """More games than the per-game buffers' budget, :data:`BUFFER_BYTES`, holds with the
+    settings given; the message names the maximum."""
+
+    def __init__(self, num_games: int, per_game: int, settings: str, argument: str = "num_games") -> None:
+        self.num_games, self.per_game, self.settings = num_games, per_game, settings
+        most = BUFFER_BYTES // per_game
+        super().__init__(f"{argument}={num_games:,} needs about {num_games * per_game / 2**20:,.0f} MiB of per-game "
+                         f"buffers with {settings}, more than gridghost.batched.BUFFER_BYTES = "
+                         f"{BUFFER_BYTES / 2**20:,.0f} MiB; the maximum for these settings is {argument}={most:,}")
+
+    def renamed(self, argument: str) -> TooManyGames:
+        """The same error, said of the caller's ``argument`` (``num_envs`` for the vector env)."""
+        return TooManyGames(self.num_games, self.per_game, self.settings, argument)
+
+
+def _check_buffers(num_games: int, per_game: int, settings: str) -> None:
+    """Refuse ``num_games`` games of ``per_game`` bytes each when they exceed :data:`BUFFER_BYTES`."""
+    if num_games * per_game > BUFFER_BYTES:
+        raise TooManyGames(num_games, per_game, settings)
+
+
+def _check_count(value: Any, argument: str) -> int:
+    """``value`` as an int if it is a number of games, 1..:data:`MAX_GAMES`."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value!r}")
+    if not 1 <= value <= MAX_GAMES:
+        raise ValueError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value}")
+    return int(value)
+
+
 def _seed_sequence(seed: Any) -> np.random.SeedSequence | None:
     """A seed for the batch's generator: ``None``, an int >= 0 or a list of them."""
     if seed is None:
@@ -1024,8 +1092,12 @@ class GridGhostVectorEnv(VectorEnv):
         mode = _GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
         check_choice(mode, "autoreset_mode", AUTORESET_MODES)
         self.copy = check_flag(copy, "copy")
-        self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
-                                max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
+        _check_count(num_envs, "num_envs")  # the engine's own checks would name its num_games
+        try:
+            self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
+                                    max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
+        except TooManyGames as error:
+            raise error.renamed("num_envs") from None
         self.num_envs = self.game.num_games
         self.controlled = controlled
         self.autoreset_mode = AutoresetMode.NEXT_STEP if mode == "next_step" else AutoresetMode.SAME_STEP

@@ -54,9 +54,10 @@ def check_action(action: object, agent: str) -> int:
     return value
 
 
-def check_limit(value: object, argument: str, allow_none: bool = True, maximum: int | None = None) -> int | None:
+def check_limit(value: object, argument: str, allow_none: bool = True, maximum: int | None = None,
+                none_means: str = "no limit") -> int | None:
     """Return ``value`` if it is a count such as a step limit: an int >= 1 (and at most
-    ``maximum``, when given), or ``None`` (no limit) when ``allow_none``.
+    ``maximum``, when given), or ``None`` (what ``none_means`` says) when ``allow_none``.
 
     Raises:
         TypeError: not an int (bools and floats included), nor an allowed ``None``.
@@ -64,7 +65,7 @@ def check_limit(value: object, argument: str, allow_none: bool = True, maximum: 
     """
     accepted = "an int >= 1" if maximum is None else f"an int in 1..{maximum:,}"
     if allow_none:
-        accepted += " or None (no limit)"
+        accepted += f" or None ({none_means})"
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -16,9 +16,9 @@ from typing import Any
 
 from gymnasium import spaces
 
-from gridghost.checks import check_choice, check_flag, check_limit, check_number
+from gridghost.checks import check_choice, check_flag, check_limit, check_number, check_probability
 from gridghost.env import AGENT, GridGhostEnv
-from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, BeliefFilter
+from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, MAX_PARTICLES, BeliefFilter
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.single_agent import DEFAULT_OPPONENTS, Duel, detached
 from gridghost.slip import make_slip
@@ -117,6 +117,11 @@ class AgentInterface:
         self.step_delay = check_number(step_delay, "step_delay")
         max_steps = check_limit(max_steps, "max_steps")
         check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
+        if pf_num_particles > MAX_PARTICLES:  # the filter would say it of its num_particles
+            raise ValueError(f"pf_num_particles must be at most gridghost.filters.MAX_PARTICLES = {MAX_PARTICLES:,}, "
+                             f"got {pf_num_particles}")
+        if color_sensor_quality is not None:  # None: the sensor's default; checked under the name the caller used
+            check_probability(color_sensor_quality, "color_sensor_quality")
         check_choice(pf_sensor_mode, "pf_sensor_mode", PF_SENSOR_MODES)
         check_choice(filter_type, "filter_type", FILTER_TYPES)
         show_particles = check_flag(show_particles, "show_particles")

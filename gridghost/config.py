@@ -114,7 +114,7 @@ class GameConfig:
         check_flag(self.show_belief, "GameConfig.show_belief")
         check_choice(self.obs_type, "GameConfig.obs_type", OBS_TYPES)
         check_choice(self.expert, "GameConfig.expert", EXPERTS, allow_none=True)
-        check_limit(self.view_radius, "GameConfig.view_radius", maximum=MAX_VIEW_RADIUS)
+        check_limit(self.view_radius, "GameConfig.view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
         check_flag(self.action_mask_in_obs, "GameConfig.action_mask_in_obs")
         check_flag(self.append_step_count, "GameConfig.append_step_count")
         check_choice(self.grid_layout, "GameConfig.grid_layout", GRID_LAYOUTS)

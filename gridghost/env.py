@@ -246,6 +246,10 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
+#: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
+_SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: -1}
+#: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
+_ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
 #: The keys of every numeric info (the default), in order, whatever the side and whether after a
 #: reset or a half-turn; each sensor's keys, the belief filter's ``estimated_pos`` and
 #: ``estimated_cell``, and the expert's ``expert_action`` follow when the env has them.
@@ -702,18 +706,19 @@ class GridGhostEnv(AECEnv):
             slipped, moves = moved != (intended,), self._moves_arrays.get(moved)
             if moves is None:
                 moves = self._moves_array(moved)
-        outcome = game.outcome
+        reached_goal, caught = _ENDINGS[game.outcome]
+        agent, ghost = game.agent, game.ghost
         info = {
-            "to_move": _SIDES[next_turn].value,
-            "mover": NO_ACTION if mover is None else _SIDES[mover].value,
-            "distance": board.distance[game.agent][game.ghost],
+            "to_move": _SIDE_CODES[next_turn],
+            "mover": _SIDE_CODES[mover],
+            "distance": board.distance[agent][ghost],
             "slipped": slipped,
             "intended_action": intended,
             "actual_moves": moves,
-            "reached_goal": outcome == Outcome.GOAL,
-            "caught_by_ghost": outcome == Outcome.CAUGHT,
+            "reached_goal": reached_goal,
+            "caught_by_ghost": caught,
             # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
-            "action_mask": board.action_mask[game.agent],
+            "action_mask": board.action_mask[agent],
         }
         readings = self._readings
         for sensor, name, declared in self._sensor_keys:
@@ -734,7 +739,7 @@ class GridGhostEnv(AECEnv):
             self.infos = {AGENT: info}
             return
         ghost_info = dict(info)
-        ghost_info["action_mask"] = board.action_mask[game.ghost]
+        ghost_info["action_mask"] = board.action_mask[ghost]
         if expert:
             info["expert_action"] = self._expert_action(game, next_turn, AGENT)
             ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)
@@ -760,13 +765,13 @@ class GridGhostEnv(AECEnv):
         """:meth:`_publish` with ``reference_infos=True``: the infos ``custom_grid_env`` wrote."""
         distance = self.board.distance[game.agent][game.ghost]
         masks = self.board.action_mask
-        agent_info: dict[str, Any] = {}
-        if self._last_move is not None:
-            intended, moves = self._last_move
-            slipped, actual = describe_moves(intended, moves)
-            agent_info.update(slipped=slipped, intended_action=ACTION_NAMES[intended], actual_action=actual)
-        agent_info.update(self._readings)
-        agent_info.update(ghost_distance=distance, current_turn=next_turn)
+        last_move = self._last_move
+        if last_move is None:
+            agent_info = {**self._readings, "ghost_distance": distance, "current_turn": next_turn}
+        else:
+            slipped, actual = describe_moves(*last_move)
+            agent_info = {"slipped": slipped, "intended_action": ACTION_NAMES[last_move[0]], "actual_action": actual,
+                          **self._readings, "ghost_distance": distance, "current_turn": next_turn}
         ghost_info = {"agent_distance": distance, "current_turn": next_turn}
         if mover is not None:
             agent_info["mover"] = ghost_info["mover"] = mover

@@ -35,6 +35,8 @@ from gridghost.layout import ITEMS, MAX_CELLS, Cell, Layout
 
 #: The kinds of walls :func:`generate_layout` draws.
 WALL_KINDS: tuple[str, ...] = ("maze", "scattered", "none")
+#: The options that apply to one kind of walls only: option -> that kind.
+WALL_KIND_OPTIONS: dict[str, str] = {"loops": "maze", "wall_density": "scattered"}
 #: The default fraction of a perfect maze's walls removed to make loops.
 DEFAULT_LOOPS = 0.3
 #: The default probability of a wall on each inner edge of a ``"scattered"`` map.
@@ -105,12 +107,10 @@ def generate_layout(
         )
     seed = check_seed(seed, "seed", allow_sequence=True)
     walls = check_choice(walls, "walls", WALL_KINDS)
-    if loops is not None and walls != "maze":
-        raise ValueError(f"loops applies to walls='maze' only, got loops={loops!r} with walls={walls!r}")
-    if wall_density is not None and walls != "scattered":
-        raise ValueError(
-            f"wall_density applies to walls='scattered' only, got wall_density={wall_density!r} with walls={walls!r}"
-        )
+    for option, value in (("loops", loops), ("wall_density", wall_density)):
+        kind = WALL_KIND_OPTIONS[option]
+        if value is not None and walls != kind:
+            raise ValueError(f"{option} applies to walls={kind!r} only, got {option}={value!r} with walls={walls!r}")
     loops = check_probability(DEFAULT_LOOPS if loops is None else loops, "loops")
     wall_density = check_probability(DEFAULT_WALL_DENSITY if wall_density is None else wall_density, "wall_density")
     num_goals = _check_count(num_goals, "num_goals")

@@ -123,6 +123,57 @@ def check_text(text: Any, argument: str) -> str:
     return text
 
 
+def _cell_entries(entries: Any, key: str) -> dict[Cell, Any]:
+    """A layout dict's ``items`` or ``texts``: a list of ``[row, col, value]`` triples (``None``:
+    none) as a mapping from cell to value, each cell at most once."""
+    if entries is None:
+        return {}
+    if not isinstance(entries, (list, tuple)):
+        raise TypeError(f"layout dict {key!r} must be a list of [row, col, value] triples (or None for none), "
+                        f"got {entries!r}")
+    table: dict[Any, Any] = {}
+    first: dict[Any, int] = {}  # cell -> the index of its entry
+    for index, entry in enumerate(entries):
+        if isinstance(entry, (str, bytes)) or not isinstance(entry, Sequence) or len(entry) != 3:
+            raise TypeError(f"layout dict {key!r} must be a list of [row, col, value] triples, entry {index} is "
+                            f"{entry!r}")
+        row, col, value = entry
+        cell = (row, col)
+        try:
+            seen = first.get(cell)
+        except TypeError:
+            raise TypeError(f"layout dict {key!r} entry {index} must start with a row and a column (ints), got "
+                            f"{entry!r}") from None
+        if seen is not None:
+            raise ValueError(f"layout dict {key!r} names the cell {cell} twice (entries {seen} and {index}); give each "
+                             f"cell one entry{', listing all its items' if key == 'items' else ''}")
+        first[cell] = index
+        table[cell] = value
+    return table
+
+
+def _outer_shape(colours: Any) -> tuple[int, int]:
+    """``(rows, cols)`` of a colours argument as its outer lengths say, without converting it
+    (an array's shape; a list's length and its first row's); ``(0, 0)`` when they do not say."""
+    if isinstance(colours, np.ndarray):
+        return (int(colours.shape[0]), int(colours.shape[1])) if colours.ndim == 2 else (0, 0)
+    text = (str, bytes)
+    if isinstance(colours, Sequence) and not isinstance(colours, text) and len(colours):
+        first = colours[0]
+        if isinstance(first, Sequence) and not isinstance(first, text):
+            return len(colours), len(first)
+    return 0, 0
+
+
+def _check_cells(rows: int, cols: int, name: str) -> None:
+    """Refuse a ``rows x cols`` layout of more than :data:`MAX_CELLS` cells."""
+    if rows * cols > MAX_CELLS:
+        raise ValueError(
+            f"layout {name!r} is {rows} x {cols} = {rows * cols} cells; the game's tables hold cells x cells "
+            f"entries, so gridghost serves at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
+        )
+
+
 def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     """Validate a wall array of the given shape; ``None`` means no walls."""
     if value is None:
@@ -214,6 +265,7 @@ class Layout:
     ) -> None:
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {name!r}")
+        _check_cells(*_outer_shape(colours), name)  # before converting: a huge array is refused unread
         colour_array = _array(colours, "colours")
         if colour_array.ndim != 2 or colour_array.size == 0:
             raise ValueError(
@@ -227,11 +279,7 @@ class Layout:
                 f"got values {sorted(set(colour_array.ravel().tolist()))}"
             )
         rows, cols = (int(n) for n in colour_array.shape)
-        if rows * cols > MAX_CELLS:
-            raise ValueError(
-                f"layout {name!r} is {rows} x {cols} = {rows * cols} cells; the game's tables hold cells x cells "
-                f"entries, so gridghost serves at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
-            )
+        _check_cells(rows, cols, name)
         if rows * cols < 2:
             raise ValueError("a layout needs at least two cells (one for the agent, one for the ghost)")
         colour_array = colour_array.astype(np.int8)
@@ -359,10 +407,10 @@ class Layout:
         """Build a layout from :meth:`to_dict`'s form.
 
         Raises:
-            TypeError: ``data`` is not a mapping, or an ``items``/``texts`` entry is not a
-                ``[row, col, value]`` triple.
-            ValueError: a key is missing or unknown, or the fields make no valid layout (as the
-                constructor says).
+            TypeError: ``data`` is not a mapping, ``items``/``texts`` is neither a list nor
+                ``None``, or one of their entries is not a ``[row, col, value]`` triple.
+            ValueError: a key is missing or unknown, ``items``/``texts`` names a cell twice, or
+                the fields make no valid layout (as the constructor says).
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a layout dict must be a mapping, got {data!r}")
@@ -376,13 +424,7 @@ class Layout:
             )
         fields = dict(data)
         for key in ("items", "texts"):
-            entries = fields.get(key) or []
-            try:
-                fields[key] = {(row, col): value for row, col, value in entries}
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"layout dict {key!r} must be a list of [row, col, value] triples, got {entries!r}"
-                ) from None
+            fields[key] = _cell_entries(fields.get(key), key)
         return cls(**fields)
 
     @classmethod

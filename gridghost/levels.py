@@ -44,6 +44,7 @@ import numpy as np
 
 from gridghost.checks import check_limit
 from gridghost.game import Game
+from gridghost.generate import WALL_KIND_OPTIONS
 from gridghost.layout import Layout
 from gridghost.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
 
@@ -157,7 +158,8 @@ class MapGenerator:
             of the env the generator serves (an env binds it with :meth:`for_slip`), and
             longitudinal slip of probability 0.2 when used alone.
         **options: keyword arguments of :meth:`~gridghost.layout.Layout.generate` (``walls``,
-            ``loops``, ``min_distance``, ...), over the preset's.
+            ``loops``, ``min_distance``, ...), over the preset's; a preset's option that the
+            caller's make invalid is dropped (its ``loops``, when ``walls`` is not ``"maze"``).
 
     Raises:
         TypeError, ValueError: sizes that are not ints >= 1 (or that differ from the preset's),
@@ -184,7 +186,7 @@ class MapGenerator:
                 if value is not None and value != expected:
                     raise ValueError(f"{name}={value!r}, but difficulty {difficulty} plays {preset.rows}x{preset.cols} "
                                      f"maps; leave {name} out")
-            rows, cols, options = preset.rows, preset.cols, {**preset.options, **options}
+            rows, cols, options = preset.rows, preset.cols, _over_preset(preset.options, options)
         elif rows is None or cols is None:
             raise TypeError("MapGenerator needs rows and cols (or a difficulty, which sets them)")
         self.rows: int = cast(int, check_limit(rows, "rows", allow_none=False))
@@ -335,14 +337,24 @@ class MapGenerator:
             raise TypeError(f"a map generator dict is {{'generator': {{...}}}} with keys {sorted(fields)}, "
                             f"got {data!r}")
         settings = dict(body)
-        options = settings.pop("options", None) or {}
+        options = settings.pop("options", None)
+        if options is None:
+            options = {}
         if not isinstance(options, Mapping):
-            raise TypeError(f"a map generator's 'options' must be a dict, got {options!r}")
+            raise TypeError(f"a map generator's 'options' must be a dict (or None for none), got {options!r}")
         if settings.get("slip") is not None:
             settings["slip"] = slip_from_dict(settings["slip"])
         if settings.get("difficulty") is None:
             settings.setdefault("rows", None)
         return cls(**settings, **options)
+
+
+def _over_preset(preset: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The caller's ``options`` over a preset's, without the preset's options that the caller's
+    make invalid: a preset's ``loops`` (mazes only) goes when the caller picks other walls."""
+    walls = options.get("walls", preset.get("walls", "maze"))
+    dropped = {option for option, kind in WALL_KIND_OPTIONS.items() if option not in options and walls != kind}
+    return {**{key: value for key, value in preset.items() if key not in dropped}, **options}
 
 
 def _without_preset(difficulty: int | None, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -390,12 +402,12 @@ def resolve_layout(value: Any) -> Layout | MapGenerator:
     Layout or a generator as it is; a shipped map's name (``"classic"``, see
     :func:`gridghost.maps.names`); a map drawn as text (:meth:`Layout.from_text`, recognised by
     its line breaks); a dict (:meth:`Layout.to_dict`'s or :meth:`MapGenerator.to_dict`'s form);
-    or the path of a text file (``.json`` files hold a dict).
+    or the path of a map file (:func:`read_map_file`).
 
     Raises:
         TypeError: none of these kinds.
         ValueError: an unknown name or a missing file (the message lists the shipped names), or a
-            map the text, dict or file describes badly.
+            map the text, dict or file describes badly (for a file, the message names it).
     """
     if isinstance(value, (Layout, MapGenerator)):
         return value
@@ -409,16 +421,87 @@ def resolve_layout(value: Any) -> Layout | MapGenerator:
         if isinstance(value, str) and value in maps.names():
             return maps.load(value)
         path = Path(value)
-        if path.is_file():
-            text = path.read_text(encoding="utf-8")
-            if path.suffix.lower() == ".json":
-                return resolve_layout(json.loads(text))
-            return Layout.from_text(text)
+        try:
+            found = path.is_file()
+        except (OSError, ValueError):  # a name too long for the system, say: no such file
+            found = False
+        if found:
+            return read_map_file(path)
         raise ValueError(f"layout {str(value)!r} is neither a shipped map ({', '.join(maps.names())}) nor a file")
     raise TypeError(
         "layout must be a Layout, a MapGenerator, a shipped map's name, a map drawn as text, a dict or a path, "
         f"got {value!r}"
     )
+
+
+#: The largest map file :func:`read_map_file` reads: a 64 x 64 map's text or dict takes well under
+#: a MiB, so this leaves room for long cell texts while refusing to read a huge file into memory.
+MAX_MAP_FILE_BYTES = 16 * 2**20
+
+
+def read_map_file(path: str | os.PathLike[str]) -> Layout | MapGenerator:
+    """Read a map file: a ``.json`` file holds one JSON object, :meth:`Layout.to_dict`'s or
+    :meth:`MapGenerator.to_dict`'s form; any other file holds a map drawn as text
+    (:meth:`Layout.from_text`). Both are UTF-8. A file is data: what it holds is never read as a
+    map's name or as the path of another file.
+
+    Args:
+        path: the file.
+
+    Returns:
+        The :class:`Layout` or :class:`MapGenerator` the file describes.
+
+    Raises:
+        ValueError: the file cannot be read, is larger than :data:`MAX_MAP_FILE_BYTES`, is not
+            UTF-8, is not valid JSON (or nests too deeply, or repeats a key), holds JSON other
+            than an object, or describes no valid map; the message names the file and ``layout``.
+    """
+    path = Path(path)
+    where = f"layout file {str(path)!r}"
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_MAP_FILE_BYTES + 1)
+    except OSError as error:
+        raise ValueError(f"{where} cannot be read: {error.strerror or error}") from error
+    if len(data) > MAX_MAP_FILE_BYTES:
+        raise ValueError(f"{where} is larger than gridghost.levels.MAX_MAP_FILE_BYTES = {MAX_MAP_FILE_BYTES:,} "
+                         "bytes; a map file holds one map")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    content: Any = text
+    if path.suffix.lower() == ".json":
+        try:
+            content = json.loads(text, object_pairs_hook=_unique_keys)
+        except RecursionError:
+            raise ValueError(f"{where} nests its JSON too deeply; a map's dict nests at most a few levels") from None
+        except ValueError as error:  # json.JSONDecodeError, a repeated key, an integer of too many digits
+            raise ValueError(f"{where} is not valid JSON: {error}") from None
+        if not isinstance(content, dict):
+            raise ValueError(f"{where} must hold a JSON object (a layout's or a map generator's dict), got "
+                             f"{_JSON_KINDS.get(type(content), 'another value')}"
+                             "; a map file is data, never a map's name or another path")
+    try:
+        if isinstance(content, str):
+            return Layout.from_text(content)
+        return MapGenerator.from_dict(content) if "generator" in content else Layout.from_dict(content)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise ValueError(f"{where} holds no valid map: {error}") from error
+
+
+_JSON_KINDS = {str: "a string", list: "an array", int: "a number", float: "a number", bool: "true or false",
+               type(None): "null"}
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refusing a repeated key (``json`` would keep the last silently)."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        result[key] = value
+    return result
 
 
 def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | MapGenerator:

@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gridghost.layout import COLOURS, ITEMS, WHITE, Cell, Layout, check_text
+from gridghost.layout import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell, Layout, check_text
 
 
 @dataclass(frozen=True)
@@ -167,9 +167,17 @@ def parse_layout(text: str) -> Layout:
     while index < len(lines) and (not lines[index] or lines[index].lstrip().startswith("#")):
         index += 1
     drawing: list[tuple[int, str]] = []
+    most = 0  # the most drawing lines a map as wide as the drawing's first line may have
     while index < len(lines) and lines[index] and not _LEGEND_LINE.match(lines[index]):
         if not lines[index].lstrip().startswith("#"):
+            if not drawing:
+                most = _most_drawing_lines(lines[index], index + 1)
             drawing.append((index + 1, lines[index]))
+            if len(drawing) > most:  # refused before anything is parsed: the size alone rules it out
+                cols = _columns(lines[drawing[0][0] - 1])
+                raise _error(index + 1, 1, f"the drawing is too long: a map of {cols} column(s) has at most "
+                                           f"{MAX_CELLS // cols} rows ({most} drawing lines), since a layout holds "
+                                           f"at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells")
         index += 1
     if not drawing:
         raise _error(
@@ -179,6 +187,23 @@ def parse_layout(text: str) -> Layout:
         )
     legend = _parse_legend(lines, index)
     return _build(drawing, legend)
+
+
+def _columns(top: str) -> int:
+    """How many columns a drawing whose first line is ``top`` has (at least 1; the line's form is
+    checked when the drawing is read)."""
+    return max(1, (len(top.strip()) - 1) // 4)
+
+
+def _most_drawing_lines(top: str, number: int) -> int:
+    """The most lines a drawing whose first line (line ``number``) is ``top`` may have: two per
+    row plus one, for as many rows as :data:`~gridghost.layout.MAX_CELLS` allows at its width."""
+    cols = _columns(top)
+    if cols > MAX_CELLS:
+        raise _error(number, 1, f"the drawing is too wide: its first line is {len(top.strip()):,} characters long, "
+                                f"{cols:,} columns, and a layout holds at most gridghost.layout.MAX_CELLS = "
+                                f"{MAX_CELLS} cells")
+    return 2 * (MAX_CELLS // cols) + 1
 
 
 def _parse_legend(lines: list[str], start: int) -> _Legend:

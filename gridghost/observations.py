@@ -488,7 +488,7 @@ class GridObservations(Observations):
                  channels_last: bool = False) -> None:
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
-        radius = check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS)
+        radius = check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
         channels = grid_channels(radius, step_count is not None)
         index = {name: channel for channel, name in enumerate(channels)}
         self._self_channel, self._opponent_channel = index["self"], index["opponent"]

@@ -15,7 +15,8 @@ default zero-sum rewards the two sides' returns of every episode sum to exactly 
 
 The semantics are those of ``pettingzoo.utils.turn_based_aec_to_parallel`` over
 :func:`gridghost.raw_env`, with the same rewards, terminations, truncations and infos (numeric,
-with ``info["to_move"]``, the side to move next: 0 the agent, 1 the ghost). There are three
+with ``info["to_move"]``, the side to move next: 0 the agent, 1 the ghost, where PettingZoo's
+conversion adds the text ``active_agent``). There are three
 differences, each one so that a trainer can tell whose turn it is:
 
 - Every observation says whether the observer moves next. ``"grid"`` and ``"text"`` say so

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_flag, check_instance, check_number
+from gridghost.checks import check_choice, check_flag, check_instance, check_number, check_seed
 from gridghost.env import AGENT, AGENTS, GHOST, GridGhostEnv
 from gridghost.layout import Layout
 from gridghost.levels import MapGenerator
@@ -80,13 +80,35 @@ class Snapshot:
         generation: its generation index (0, 1, ... per side unless given).
         policy: the policy: a name, a class, a deep copy of a callable (or the object itself when
             added with ``copy=False``), a :class:`~gridghost.solve.StatePolicy`, or a read-only
-            ``float64[rows, cols, rows, cols, 4]`` array of probabilities.
+            ``float64[rows, cols, rows, cols, 4]`` array of probabilities. Nothing gridghost does
+            changes it: every :class:`SelfPlayEnv` plays a deep copy of its own, and
+            :func:`exploitability_curve` tabulates a copy.
+        shared: the policy is the caller's object itself (added with ``copy=False``): it cannot be
+            copied, so every env plays that one object, and it is not frozen.
     """
 
     name: str
     side: str
     generation: int
     policy: Any = dataclasses.field(repr=False)
+    shared: bool = dataclasses.field(default=False, repr=False)
+
+    def playable_copy(self) -> Any:
+        """A copy of :attr:`policy` to play, so that playing (and reseeding) it leaves the
+        snapshot as it was: a deep copy of a policy object; a name, a class or a table as it is
+        (each is built afresh where it plays); the object itself when :attr:`shared`.
+
+        Raises:
+            TypeError: the policy can no longer be deep-copied.
+        """
+        policy = self.policy
+        if self.shared or isinstance(policy, (str, type, np.ndarray)):
+            return policy
+        try:
+            return copying.deepcopy(policy)
+        except Exception as error:  # deepcopy raises whatever the object's __deepcopy__/__reduce__ does
+            raise TypeError(f"snapshot {self.name!r}'s policy cannot be deep-copied to be played "
+                            f"({type(error).__name__}: {error})") from error
 
     @property
     def tabulated(self) -> bool:
@@ -200,7 +222,8 @@ class OpponentPool:
         if name in self._snapshots:
             raise ValueError(f"name {name!r} is already in the pool; snapshot names are unique")
         frozen = self._freeze(policy, side, copy)
-        snapshot = Snapshot(name, side, int(generation), frozen)
+        shared = frozen is policy and not isinstance(policy, (str, type))
+        snapshot = Snapshot(name, side, int(generation), frozen, shared)
         self._snapshots[name] = snapshot
         self._records[name] = [0, 0, 0]
         return snapshot
@@ -284,7 +307,9 @@ class OpponentPool:
         Args:
             side: the opponent's side.
             rule: one of :data:`SAMPLING_RULES`.
-            exponent: the prioritised rule's ``p`` in ``(1 - win_rate) ** p``, a finite number >= 0.
+            exponent: the prioritised rule's ``p`` in ``(1 - win_rate) ** p``, a finite number >= 0
+                (any: the weights are computed without underflow; where every ``1 - win_rate`` is
+                0, the snapshots are drawn uniformly).
 
         Raises:
             ValueError: an unknown side or rule, a negative ``exponent``, or no snapshot of ``side``.
@@ -303,7 +328,12 @@ class OpponentPool:
         elif rule == "uniform":
             weights = np.ones(len(snapshots))
         else:
-            weights = (1.0 - np.array([self.win_rate(s.name) for s in snapshots])) ** exponent
+            # (1 - w) ** p, scaled by the largest base first: the same ratios, and no underflow to
+            # 0 / 0 for a large p (the largest weight is exactly 1).
+            base = 1.0 - np.array([self.win_rate(s.name) for s in snapshots])
+            top = base.max()
+            # Every base 0 (a win rate rounded to 1): all alike, drawn uniformly.
+            weights = np.ones(len(snapshots)) if top <= 0.0 else (base / top) ** exponent
         return weights / weights.sum()
 
     def sample(self, side: str, rng: np.random.Generator, rule: str = "uniform", exponent: float = 2.0) -> Snapshot:
@@ -346,8 +376,9 @@ class SelfPlayEnv(GridGhostGymEnv):
 
     The draw comes from a generator spawned from the reset seed on :data:`SELFPLAY_STREAM`; a
     reset without a seed continues it (the first one seeds it from the game's drawn seed, so that
-    ``reset(seed=env.unwrapped.game.np_random_seed)`` replays it). ``info["opponent"]`` names
-    the drawn snapshot after ``reset`` and every ``step``. A game that ends is a win or a loss
+    ``reset(seed=env.unwrapped.game.np_random_seed)`` replays it). ``info["opponent"]`` is the
+    drawn snapshot's index in ``pool.snapshots(side)`` (a number, as every info value is;
+    :attr:`opponent` is the snapshot) after ``reset`` and every ``step``. A game that ends is a win or a loss
     (``info["is_success"]``); one cut by ``max_cycles`` is a draw. An episode cut short by an
     outer wrapper (Gymnasium's ``TimeLimit``) is not counted: let ``max_cycles`` set the limit.
 
@@ -409,8 +440,9 @@ class SelfPlayEnv(GridGhostGymEnv):
                                  f"not for {layout.name!r}")
 
     def _playable(self, snapshot: Snapshot) -> Any:
-        """What the duel plays for ``snapshot`` (see the class docstring)."""
-        policy = snapshot.policy
+        """What the duel plays for ``snapshot`` (see the class docstring): this env's own copy of
+        it, never the pool's object, which other envs draw too."""
+        policy = snapshot.playable_copy()
         if not isinstance(policy, np.ndarray):
             return policy
         cells = self.game.kernel.num_cells
@@ -429,13 +461,16 @@ class SelfPlayEnv(GridGhostGymEnv):
 
         Returns:
             The learner's first observation and a fresh info dict naming the opponent
-            (``info["opponent"]``).
+            (``info["opponent"]``: its index in ``pool.snapshots(side)``, a number like every
+            info value; :attr:`opponent` is the snapshot itself).
 
         Raises:
             ValueError: a snapshot added since construction that this game cannot play (see the
                 class docstring); nothing is drawn then.
-            TypeError: as :meth:`GridGhostGymEnv.reset`.
+            TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0, or as
+                :meth:`GridGhostGymEnv.reset`; nothing is drawn or reseeded then.
         """
+        seed = check_seed(seed)
         self._check_snapshots()
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {options!r}")
@@ -444,15 +479,18 @@ class SelfPlayEnv(GridGhostGymEnv):
             # the game's np_random_seed replays the draw too.
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         if seed is not None:
-            self._draws = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SELFPLAY_STREAM,)))
-        assert self._draws is not None
-        drawn = self.pool.sample(self.opponent_side, self._draws, self.rule, self.exponent)
-        if drawn is not self.opponent:  # the same opponent again keeps its per-map parts
+            draws = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SELFPLAY_STREAM,)))
+        else:  # continue the stream, on a copy until the opponent is in place
+            draws = copying.deepcopy(self._draws)
+        drawn = self.pool.sample(self.opponent_side, draws, self.rule, self.exponent)
+        if drawn is not self.opponent:  # the same opponent again keeps its per-map parts (and its copy)
             self.duel.set_opponent(self._playable(drawn))
             self.opponent = drawn
+        self._draws = draws
         observation, info = super().reset(seed=seed, options=options)
         self._counted = False
-        info["opponent"] = self.opponent.name
+        self._opponent_index = self.pool.snapshots(self.opponent_side).index(drawn)
+        info["opponent"] = self._opponent_index
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -466,7 +504,7 @@ class SelfPlayEnv(GridGhostGymEnv):
         """
         observation, reward, terminated, truncated, info = super().step(action)
         assert self.opponent is not None
-        info["opponent"] = self.opponent.name
+        info["opponent"] = self._opponent_index
         if (terminated or truncated) and not self._counted:
             self._counted = True
             result = "draw" if not terminated else "win" if info["is_success"] else "loss"
@@ -642,7 +680,8 @@ def _state_policy_of(snapshot: Snapshot, where: str, layout: Layout | None, obs_
     if isinstance(policy, type):
         raise ValueError(f"{where} {snapshot.name!r} is the class {policy.__name__}, built afresh for every game: it "
                          "cannot be tabulated; add a built instance (a fixed policy) to the pool")
-    call = policy if callable(policy) else policy.get_action
+    played = snapshot.playable_copy()  # tabulating calls it: the snapshot stays as it was
+    call = played if callable(played) else played.get_action
     try:
         return tabulate_policy(call, snapshot.side, layout, obs_type, config=config)
     except (TypeError, ValueError) as error:

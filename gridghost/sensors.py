@@ -55,17 +55,11 @@ class Sensor:
         layout: the layout the sensor measures (``None`` until bound).
         uses_game_rng: whether the env hands :meth:`measure` its game generator (only the
             reference colour sensor does) or a generator of the sensor's own.
-        mutable_readings: whether a reading may be mutable (then views copy it); ``True``
-            unless a sensor says otherwise.
     """
 
     name: str = "sensor"
     layout: Layout | None = None
     uses_game_rng: bool = False
-    #: Whether a reading may be a mutable object (a list, a dict, a writable array), which the
-    #: views copy before handing it out; the shipped sensors report only ints, tuples and
-    #: read-only arrays.
-    mutable_readings: bool = True
     #: Bound copies kept per layout, so that binding one sensor twice to a map gives one object.
     _MAX_BOUND = 8
 
@@ -165,7 +159,6 @@ class ColorSensor(Sensor):
 
     name = "color_measurement"
     uses_game_rng = True
-    mutable_readings = False
 
     def __init__(self, layout: Layout | float | None = None, quality: float | None = None) -> None:
         if quality is None and isinstance(layout, (int, float, np.number)) and not isinstance(layout, bool):
@@ -269,8 +262,6 @@ class ClassSensor(Sensor):
         TypeError, ValueError: ``layout`` is not a Layout, ``name``/``probs_key`` are not
             distinct non-empty strings, or ``classes`` are not distinct strings.
     """
-
-    mutable_readings = False
 
     def __init__(self, layout: Layout | None, classes: Sequence[str], name: str, probs_key: str) -> None:
         check_instance(layout, "layout", Layout, allow_none=True)

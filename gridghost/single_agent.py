@@ -348,13 +348,11 @@ class Duel:
         earlier call (Gymnasium's checker insists, and users keep infos): its arrays are writable
         copies, and nested dicts and lists (the reference infos' estimate, a custom sensor's
         reading) are copied with :func:`detached`."""
-        info = dict(self.game.infos[self.controlled])
-        for key, value in info.items():
-            kind = type(value)
-            if kind is np.ndarray:
-                info[key] = value.copy()
-            elif kind is dict or kind is list:
-                info[key] = detached(value)
+        source = self.game.infos[self.controlled]
+        info = dict(source)
+        for key, value in source.items():
+            if type(value) in _MUTABLE:
+                info[key] = detached(value) if type(value) is not np.ndarray else value.copy()
         return info
 
     def over(self) -> bool:

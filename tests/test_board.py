@@ -182,9 +182,8 @@ def test_a_64_by_64_game_resets_steps_and_observes(obs_type) -> None:
     for name in env.agent_iter():
         observation, _, termination, truncation, info = env.last()
         assert env.observation_space(name).contains(observation)
-        opponent = "ghost" if name == "agent" else "agent"
         distance = board.distance[board.index(env.unwrapped.agent_pos)][board.index(env.unwrapped.ghost_pos)]
-        assert info[f"{opponent}_distance"] == distance
+        assert info["distance"] == distance
         if obs_type == "vector":
             assert observation[-1] == np.float32(distance) / np.float32(board.diameter)
         env.step(None if termination or truncation else int(np.flatnonzero(info["action_mask"])[0]))

@@ -297,7 +297,8 @@ def test_the_step_count_follows_its_own_env_after_pickling_and_copying() -> None
     ("kwargs", "error", "message"),
     [
         (dict(obs_type="vector", view_radius=2), ValueError, "view_radius only applies to obs_type='grid'"),
-        (dict(obs_type="grid", view_radius=0), ValueError, "view_radius must be an int in 1..31"),
+        (dict(obs_type="grid", view_radius=0), ValueError,
+         r"view_radius must be an int in 1\.\.31 or None \(the whole map\)"),
         (dict(obs_type="grid", view_radius=MAX_VIEW_RADIUS + 1), ValueError, "view_radius must be an int in 1..31"),
         (dict(obs_type="grid", view_radius=1.5), TypeError, "view_radius must be an int"),
         (dict(obs_type="grid", view_radius=True), TypeError, "view_radius must be an int"),
@@ -445,3 +446,44 @@ def test_async_vector_envs_see_what_sync_ones_see(obs_type: str, options: dict) 
     finally:
         sync.close()
         asynchronous.close()
+
+
+# -- grid_layout: channels last for the libraries whose CNNs read them so (issue 21) ---------------
+
+@pytest.mark.parametrize("options", [dict(), dict(view_radius=2), dict(view_radius=3, append_step_count=True,
+                                                                      max_cycles=20)],
+                         ids=["whole", "egocentric", "egocentric-step-count"])
+def test_channels_last_grids_are_the_channels_first_grids_with_the_axis_moved(options) -> None:
+    layout = gridghost.MapGenerator(6, 6, difficulty=2).level(3)
+    first = gridghost.parallel_env(layout=layout, obs_type="grid", slip_probability=0.5, **options)
+    last = gridghost.parallel_env(layout=layout, obs_type="grid", slip_probability=0.5, grid_layout="hwc", **options)
+    for side in ("agent", "ghost"):
+        chw, hwc = first.observation_space(side), last.observation_space(side)
+        assert hwc.shape == (*chw.shape[1:], chw.shape[0]) and hwc.dtype == np.float32
+    rng = np.random.default_rng(0)
+    compared = 0
+    for seed in range(5):
+        a, _ = first.reset(seed=seed)
+        b, _ = last.reset(seed=seed)
+        while True:
+            for side in a:
+                assert last.observation_space(side).contains(b[side])
+                np.testing.assert_array_equal(np.moveaxis(a[side], 0, -1), b[side])
+                compared += 1
+            if not first.agents:
+                break
+            actions = {side: int(rng.integers(4)) for side in first.agents}
+            a, *_ = first.step(actions)
+            b, *_ = last.step(actions)
+    assert compared > 40
+
+
+def test_grid_layout_is_checked_and_kept_in_the_config() -> None:
+    with pytest.raises(ValueError, match="unknown grid_layout 'cwh'; accepted: \\['chw', 'hwc'\\]"):
+        gridghost.env(obs_type="grid", grid_layout="cwh")
+    with pytest.raises(ValueError, match="grid_layout only applies to obs_type='grid'"):
+        gridghost.env(obs_type="vector", grid_layout="hwc")
+    env = gridghost.env(obs_type="grid", grid_layout="hwc", reference_infos=True)
+    again = gridghost.env(config=GameConfig.from_dict(json.loads(json.dumps(env.config.to_dict()))))
+    assert again.config.grid_layout == "hwc" and again.config.reference_infos is True
+    assert again.observation_space("agent").shape == (4, 5, 15)

@@ -14,6 +14,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import gridghost
+from gridghost.env import NUMERIC_INFO_KEYS
 from gridghost.filters import HistogramFilter, ParticleFilter
 from gridghost.layout import Layout
 from gridghost.rules import Action, Rewards
@@ -230,18 +231,105 @@ def test_configured_rewards_reach_both_sides() -> None:
 # -- infos ---------------------------------------------------------------------------------------
 
 def documented_info_keys() -> dict[tuple[str, str], set[str]]:
-    """The key lists of the env module's "Information" section, by (side, moment)."""
+    """The key lists of the env module's "Information" section for reference infos, by (side, moment)."""
     doc = sys.modules["gridghost.env"].__doc__
-    section = doc[doc.index("\nInformation\n"):doc.index("\nArguments\n")]
+    section = doc[doc.index("\n    Reference (``reference_infos=True``)"):doc.index("\nArguments\n")]
     entries = re.findall(r"- (agent|ghost|both), ([a-z -]+): (.*?)(?=\n    - |\Z)", section, flags=re.S)
     assert len(entries) == 5
     return {(side, moment): set(re.findall(r"[a-z_]+", keys.split("(")[0])) - {"or"}
             for side, moment, keys in entries}
 
 
+def documented_numeric_keys() -> list[str]:
+    """The numeric infos' keys as the "Information" section lists them, in order."""
+    doc = sys.modules["gridghost.env"].__doc__
+    listed = re.search(r"- numeric: (.*?), then every sensor's keys", doc, flags=re.S).group(1)
+    return [key.strip() for key in listed.replace("\n", " ").split(",")]
+
+
+@pytest.mark.parametrize("kwargs, extra", [
+    (dict(), ["color_measurement"]),
+    (dict(sensors=[ColorSensor(gridghost.CLASSIC), ItemSensor(gridghost.CLASSIC)], belief_filter="histogram",
+          expert="minimax"),
+     ["color_measurement", "cnn_prediction", "cnn_probs", "estimated_pos", "estimated_cell", "expert_action"]),
+], ids=["default", "sensors-filter-expert"])
+def test_numeric_infos_have_one_documented_key_set_for_both_sides_at_every_moment(kwargs: dict, extra: list) -> None:
+    """What Tianshou's buffer and TorchRL's tensordicts need: the same keys at the reset and at
+    every half-turn, for both sides, each value a number, a bool or an array of a fixed shape."""
+    assert documented_numeric_keys() == list(NUMERIC_INFO_KEYS)
+    expected = [*documented_numeric_keys(), *extra]
+    env = gridghost.env(slip_probability=0.5, **kwargs)
+    shapes: dict[str, tuple] = {}
+    rng = np.random.default_rng(0)
+    for seed in range(15):
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            for info in env.infos.values():
+                assert list(info) == expected
+                for key, value in info.items():
+                    assert isinstance(value, (int, float, bool, np.ndarray)), (key, value)
+                    shape = np.shape(value)
+                    assert shapes.setdefault(key, shape) == shape, key
+            _, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.integers(4)))
+    assert shapes["actual_moves"] == (2,) and shapes["action_mask"] == (4,)
+    assert shapes.get("cnn_probs", (3,)) == (3,)
+
+
+def test_numeric_infos_describe_the_half_turn() -> None:
+    env = gridghost.raw_env(slip_probability=0.0)
+    env.reset(seed=0)
+    info = env.infos["ghost"]
+    assert (info["to_move"], info["mover"], info["intended_action"], info["slipped"]) == (0, -1, -1, False)
+    assert info["actual_moves"].tolist() == [-1] and info["distance"] == 5
+    env.step(int(Action.DOWN))  # (0, 2) -> (1, 2)
+    for side in ("agent", "ghost"):
+        info = env.infos[side]
+        assert (info["to_move"], info["mover"], info["intended_action"], info["slipped"]) == (1, 0, 1, False)
+        assert info["actual_moves"].tolist() == [1] and not info["reached_goal"] and not info["caught_by_ghost"]
+    assert env.infos["agent"]["action_mask"].tolist() == env.board.action_mask[env.game_state.agent].tolist()
+    assert env.infos["ghost"]["action_mask"].tolist() == env.board.action_mask[env.game_state.ghost].tolist()
+    env.step(int(Action.UP))
+    assert (env.infos["agent"]["to_move"], env.infos["agent"]["mover"]) == (0, 1)
+    assert env.infos["agent"]["intended_action"] == 1  # the agent's last move persists
+
+
+def test_numeric_actual_moves_pad_the_slip_models_outcomes() -> None:
+    env = gridghost.raw_env(slip_probability=1.0)  # longitudinal: stay or a double move
+    seen = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        env.step(int(Action.RIGHT))
+        seen.add(tuple(env.infos["agent"]["actual_moves"].tolist()))
+    assert seen == {(-1, -1), (2, 2)}
+
+
+def test_a_sensor_reading_text_without_possible_measurements_needs_reference_infos() -> None:
+    class Label(gridghost.Sensor):
+        name = "label"
+
+        def __init__(self) -> None:
+            self.layout = gridghost.CLASSIC
+
+        def measure(self, state, rng):
+            return "here"
+
+    env = gridghost.raw_env(sensors=[ColorSensor(gridghost.CLASSIC), Label()])
+    with pytest.raises(TypeError, match=r"not a number, bool or array.*reference_infos=True"):
+        env.reset(seed=0)
+    reference = gridghost.raw_env(sensors=[ColorSensor(gridghost.CLASSIC), Label()], reference_infos=True)
+    reference.reset(seed=0)
+    assert reference.infos["agent"]["label"] == "here"
+
+
+def test_reference_infos_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="reference_infos must be a bool"):
+        gridghost.env(reference_infos=1)
+
+
 def test_info_keys_are_exactly_the_documented_ones() -> None:
     documented = documented_info_keys()
-    env = gridghost.env()
+    env = gridghost.env(reference_infos=True)
     seen: dict[tuple[str, str], set[str]] = {}
     rng = np.random.default_rng(0)
     for seed in range(40):
@@ -577,7 +665,7 @@ def test_without_the_ghost_only_the_agent_moves_and_nothing_catches_it() -> None
         assert env.agent_selection == "agent"
         env.step(action)
     assert env.ghost_pos == (3, 4) and env.agent_pos == (3, 4)
-    assert env.infos["agent"]["reached_goal"] is True and "caught_by_ghost" not in env.infos["agent"]
+    assert env.infos["agent"]["reached_goal"] is True and env.infos["agent"]["caught_by_ghost"] is False
     assert env.rewards == {"agent": 100.0} and env.cycles == 5
 
 
@@ -632,8 +720,7 @@ def test_a_filter_never_changes_the_game(belief_filter: str) -> None:
     assert len(without) == len(with_filter) > 10
     for off, on in zip(without, with_filter, strict=True):
         on_info = dict(on[5])
-        assert "estimated_pos" in on_info or on[0] == "ghost"
-        on_info.pop("estimated_pos", None)
+        assert on_info.pop("estimated_pos") and on_info.pop("estimated_cell")
         assert (*off[:5], off[5], *off[6:]) == (*on[:5], on_info, *on[6:])
 
 
@@ -651,7 +738,9 @@ def test_the_env_keeps_its_exact_filter_in_step_and_reports_its_estimate() -> No
         if name == "agent":
             assert obs["belief"].dtype == np.float32 and obs["belief"].shape == (4, 5)
             assert np.allclose(obs["belief"], mirror.belief(), atol=1e-7)
-            assert info["estimated_pos"] == mirror.estimate()
+            estimate = mirror.estimate()
+            assert info["estimated_pos"].tolist() == estimate["float_pos"]
+            assert info["estimated_cell"].tolist() == estimate["cell_pos"]
             assert env.observation_space("agent").contains(obs)
             checked += 1
         else:
@@ -760,8 +849,17 @@ def test_show_belief_must_be_a_bool() -> None:
         gridghost.env(show_belief="yes")
 
 
-def test_each_info_has_its_own_estimate() -> None:
+def test_numeric_estimates_are_read_only() -> None:
     env = gridghost.raw_env(belief_filter="histogram")
+    env.reset(seed=0)
+    env.step(1)
+    for key in ("estimated_pos", "estimated_cell"):
+        with pytest.raises(ValueError, match="read-only"):
+            env.infos["agent"][key][0] = 99
+
+
+def test_each_info_has_its_own_estimate() -> None:
+    env = gridghost.raw_env(belief_filter="histogram", reference_infos=True)
     env.reset(seed=0)
     env.step(1)
     after_agent = env.infos["agent"]

@@ -14,6 +14,8 @@ from pettingzoo.utils import turn_based_aec_to_parallel
 import gridghost
 from gridghost.parallel import DEFAULT_MAX_CYCLES, GridGhostParallelEnv
 
+from helpers import plain
+
 ENCODINGS = ["dict", "vector", "grid", "text", "belief_vector", "belief"]
 
 # A corridor on which neither a catch nor a goal can happen within four half-turns without slip:
@@ -65,7 +67,9 @@ def _random_actions(env, rng):
 
 
 def _without_turn_keys(info):
-    return {key: value for key, value in info.items() if key not in ("action_mask", "active_agent")}
+    """An info without the keys the two views give differently: the waiting side's mask, and
+    PettingZoo's text ``active_agent`` (ours is the number ``to_move``, in every info already)."""
+    return plain({key: value for key, value in info.items() if key not in ("action_mask", "active_agent")})
 
 
 @pytest.mark.parametrize("max_cycles", [3, 25])
@@ -92,8 +96,8 @@ def test_same_semantics_as_pettingzoos_turn_based_conversion(max_cycles):
                 assert a[1][name] == b[1][name] and a[2][name] == b[2][name] and a[3][name] == b[3][name]
                 assert _without_turn_keys(a[4][name]) == _without_turn_keys(b[4][name])
             if ours.agents:
-                assert {info["active_agent"] for info in a[4].values()} == {b[4][name]["active_agent"]
-                                                                           for name in ours.agents}
+                assert {("agent", "ghost")[info["to_move"]] for info in a[4].values()} == {
+                    b[4][name]["active_agent"] for name in ours.agents}
         assert theirs.agents == []
         endings.add("truncated" if any(a[3].values()) else "terminated")
     assert endings == {"truncated", "terminated"}  # both ways of ending were compared
@@ -107,7 +111,7 @@ def test_every_observation_says_whose_turn_it_is():
     observations, infos = env.reset(seed=5)
     aec.reset(seed=5)
     while env.agents:
-        mover = infos["agent"]["active_agent"]
+        mover = ("agent", "ghost")[infos["agent"]["to_move"]]
         for name, observation in observations.items():
             assert observation[-1] == (name == mover)
             np.testing.assert_array_equal(observation[:-1], aec.observe(name))
@@ -126,23 +130,68 @@ def test_dict_observations_gain_a_to_move_entry():
     assert observations["agent"]["to_move"] == 0 and observations["ghost"]["to_move"] == 1
 
 
-def test_the_waiting_sides_mask_is_all_zeros_in_info_and_observation():
+def test_the_waiting_sides_mask_allows_only_the_no_op_in_info_and_observation():
+    """Never an all-zero mask (masked samplers divide by the mask's sum): the waiting side may
+    send only action 0, which is not carried out; at the end both sides get that mask too."""
     env = gridghost.parallel_env(obs_type="vector", action_mask_in_obs=True)
     board = env.aec_env.board
-    observations, infos = env.reset(seed=1)
+    no_op = np.array([1, 0, 0, 0], np.int8)
     rng = np.random.default_rng(1)
-    checked = 0
-    while env.agents:
-        mover = infos["agent"]["active_agent"]
-        state = env.aec_env.game_state
-        for name in env.agents:
-            cell = state.agent if name == "agent" else state.ghost
-            expected = board.action_mask[cell] if name == mover else np.zeros(4, np.int8)
-            np.testing.assert_array_equal(infos[name]["action_mask"], expected)
-            np.testing.assert_array_equal(observations[name]["action_mask"], expected)
-            checked += 1
-        observations, _, _, _, infos = env.step(_random_actions(env, rng))
-    assert checked > 4
+    checked = ended = 0
+    for seed in range(20):
+        observations, infos = env.reset(seed=seed)
+        while env.agents:
+            mover = ("agent", "ghost")[infos["agent"]["to_move"]]
+            state = env.aec_env.game_state
+            for name in env.agents:
+                cell = state.agent if name == "agent" else state.ghost
+                expected = board.action_mask[cell] if name == mover else no_op
+                np.testing.assert_array_equal(infos[name]["action_mask"], expected)
+                np.testing.assert_array_equal(observations[name]["action_mask"], expected)
+                checked += 1
+            observations, _, _, _, infos = env.step(_random_actions(env, rng))
+        for name in observations:
+            np.testing.assert_array_equal(infos[name]["action_mask"], no_op)
+            np.testing.assert_array_equal(observations[name]["action_mask"], no_op)
+            ended += 1
+    assert checked > 40 and ended == 40
+
+
+def test_the_waiting_sides_action_is_ignored_whatever_it_is():
+    moves = []
+    for waiting_action in (0, 1, 2, 3, None):
+        env = gridghost.parallel_env(obs_type="vector")
+        env.reset(seed=4)
+        rng = np.random.default_rng(4)
+        trace = []
+        while env.agents:
+            mover = env.aec_env.agent_selection
+            actions = {name: (int(rng.integers(4)) if name == mover else waiting_action) for name in env.agents}
+            observations, rewards, *_ = env.step(actions)
+            trace.append((plain(observations), rewards))
+        moves.append(trace)
+    assert all(trace == moves[0] for trace in moves[1:])
+
+
+@pytest.mark.parametrize("flag", [np.True_, True])
+def test_use_ghost_as_a_numpy_bool_counts_half_turns(flag):
+    env = gridghost.parallel_env(use_ghost=flag, max_cycles=10)
+    assert env.max_cycles == 10 and env.aec_env.max_cycles == 5
+    with pytest.raises(ValueError, match="must be even"):
+        gridghost.parallel_env(use_ghost=flag, max_cycles=9)
+
+
+def test_use_ghost_that_is_not_a_bool_is_refused():
+    with pytest.raises(TypeError, match="use_ghost must be a bool"):
+        gridghost.parallel_env(use_ghost=1)
+
+
+@pytest.mark.parametrize("max_cycles", [200, 10, None])
+def test_an_explicit_max_cycles_next_to_a_config_is_refused(max_cycles):
+    config = gridghost.env(max_cycles=7).config
+    with pytest.raises(ValueError, match="max_cycles inside config"):
+        gridghost.parallel_env(config=config, max_cycles=max_cycles)
+    assert gridghost.parallel_env(config=config).max_cycles == 14
 
 
 def test_only_the_movers_action_is_carried_out():

@@ -487,8 +487,9 @@ def test_the_status_panel_draws_any_colour_reading_on_its_last_line(reading) -> 
     renderer = Renderer(CLASSIC)
     geometry = renderer.geometry
     frame = renderer.frame((1, 2), (3, 4), status)
+    # reference infos: the status panel draws readings that numeric infos could not hold
     env = gridghost.env(render_mode="rgb_array", sensors=[FixedReadingSensor(CLASSIC, reading)], max_cycles=10,
-                        slip_probability=0.0)
+                        slip_probability=0.0, reference_infos=True)
     env.reset(seed=0)
     env.step(gridghost.Action.DOWN)
     assert np.array_equal(env.render(), frame)

@@ -2,6 +2,11 @@
 mutating, seeds, wrappers that forward ``seed``, slip models compared by their tables, infos that
 share nothing with the env, and arguments that are never silently ignored.
 
+Issue 21's defects, in its section at the end: map files read as data, layout dicts that drop
+nothing, sizes checked before the work (map texts, colour lists, the batched engine's buffers and
+level sets), self-play envs that play their own copies of the pool's snapshots, and the small
+ones (prioritised sampling, preset options, map names, front-ends naming their own arguments).
+
 The renderer's defects (windows of two sizes, readings of any kind in the status panel, items and
 texts kept inside their cell) are tested in ``test_render.py``; the layout's (texts no view can
 draw, malformed items, colours and names) in ``test_layout.py``; the bounded tables in
@@ -22,6 +27,7 @@ from gridghost import AgentInterface, GridGhostGymEnv
 from gridghost.env import RESERVED_INFO_KEYS, GridGhostEnv
 from gridghost.filters import HistogramFilter, ParticleFilter
 from gridghost.layout import CLASSIC
+from gridghost.maps import load as load_map
 from gridghost.policies import RandomPolicy, ReferencePolicy, make_policy
 from gridghost.sensors import ColorSensor, ItemSensor, Sensor
 from gridghost.single_agent import Duel
@@ -401,7 +407,7 @@ def test_the_interfaces_info_is_the_callers_own() -> None:
 
 
 def test_the_gymnasium_env_hands_out_detached_estimates() -> None:
-    env = GridGhostGymEnv(belief_filter="histogram")
+    env = GridGhostGymEnv(belief_filter="histogram", reference_infos=True)
     _, reset_info = env.reset(seed=0)
     reset_info["estimated_pos"]["float_pos"].append(5.0)
     _, _, _, _, info = env.step(1)
@@ -521,7 +527,7 @@ def test_a_custom_sensors_mutable_reading_is_copied_for_the_caller() -> None:
         def measure(self, state, rng):
             return [state.agent, {"ghost": state.ghost}]
 
-    env = GridGhostGymEnv(sensors=[ColorSensor(), Listing()])
+    env = GridGhostGymEnv(sensors=[ColorSensor(), Listing()], reference_infos=True)
     _, info = env.reset(seed=0)
     info["listing"][1]["ghost"] = -1
     info["listing"].append("x")
@@ -530,3 +536,359 @@ def test_a_custom_sensors_mutable_reading_is_copied_for_the_caller() -> None:
     kept = pickle.dumps(env.game.infos["agent"])
     info["listing"].clear()
     assert pickle.dumps(env.game.infos["agent"]) == kept
+
+
+def test_the_gymnasium_env_hands_out_writable_copies_of_numeric_arrays() -> None:
+    env = GridGhostGymEnv(belief_filter="histogram", obs_type="vector")
+    _, reset_info = env.reset(seed=0)
+    _, _, _, _, info = env.step(1)
+    kept = pickle.dumps(env.game.infos["agent"])
+    for shown in (reset_info, info):
+        for key in ("estimated_pos", "estimated_cell", "actual_moves", "action_mask"):
+            shown[key][0] = 9  # the caller's own arrays
+    assert pickle.dumps(env.game.infos["agent"]) == kept
+
+
+# == issue 21 ========================================================================================
+# -- map files are data --------------------------------------------------------------------------------
+def _file(tmp_path: Any, name: str, content: str | bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return str(path)
+
+
+def test_a_json_map_file_holding_a_string_is_refused_not_followed(tmp_path: Any) -> None:
+    import json
+
+    from gridghost.levels import map_source
+
+    looping = tmp_path / "self.json"
+    looping.write_text(json.dumps(str(looping)), encoding="utf-8")  # recursed until RecursionError
+    text_map = _file(tmp_path, "maze.txt", load_map("maze9").to_text())
+    for content in (str(looping), "classic", text_map, load_map("maze9").to_text()):
+        path = _file(tmp_path, "pointer.json", json.dumps(content))
+        with pytest.raises(ValueError, match=r"layout file '.*pointer\.json' must hold a JSON object .* got a string"):
+            map_source(path)
+    with pytest.raises(ValueError, match=r"layout file '.*self\.json' must hold a JSON object"):
+        gridghost.env(layout=looping)
+    for content, kind in (("[1, 2]", "an array"), ("3", "a number"), ("null", "null")):
+        with pytest.raises(ValueError, match=f"got {kind}"):
+            map_source(_file(tmp_path, "other.json", content))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.json", "{nope", "is not valid JSON: Expecting property name"),
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "nests its JSON too deeply"),
+        ("latin.json", b'{"name": "\xe9"}', "is not UTF-8 text"),
+        ("latin.txt", b"\xff\xfe", "is not UTF-8 text"),
+        ("twice.json", '{"colours": [[0, 0]], "colours": [[0, 0, 0]]}',
+         "is not valid JSON: the key 'colours' appears twice"),
+        ("huge.json", '{"a": ' + "9" * 5000 + "}", "is not valid JSON"),
+        ("broken.txt", "+---+\n| A |\n+---+\n", r"holds no valid map: map text line"),
+        ("broken.json", '{"colours": [[0, 0]]}', "holds no valid map: a layout dict needs the keys"),
+        ("triples.json", '{"colours": [[0, 0]], "goals": [], "agent_start": [0, 0], "ghost_start": [0, 1], '
+                         '"items": [[0, 0]]}', r"holds no valid map: layout dict 'items' must be a list of"),
+    ],
+)
+def test_every_map_file_error_is_a_value_error_naming_the_file_and_layout(tmp_path: Any, name: str,
+                                                                        content: str | bytes, message: str) -> None:
+    path = _file(tmp_path, name, content)
+    with pytest.raises(ValueError, match=rf"^layout file '.*{name}' {message}"):
+        gridghost.env(layout=path)
+
+
+def test_map_files_too_large_or_unreadable_are_named(tmp_path: Any) -> None:
+    from gridghost.levels import MAX_MAP_FILE_BYTES, resolve_layout
+
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as file:
+        file.truncate(MAX_MAP_FILE_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(ValueError, match=r"layout file '.*huge\.txt' is larger than .*MAX_MAP_FILE_BYTES"):
+        resolve_layout(huge)
+    with pytest.raises(ValueError, match=r"is neither a shipped map .* nor a file"):
+        resolve_layout("x" * 5000)  # too long a name for the system: no such file, not an OSError
+
+
+# -- layout dicts drop nothing -------------------------------------------------------------------------
+def test_a_layout_dict_naming_a_cell_twice_is_refused() -> None:
+    from gridghost.layout import Layout
+
+    data = CLASSIC.to_dict()
+    with pytest.raises(ValueError, match=r"'items' names the cell \(0, 0\) twice \(entries 0 and 1\)"):
+        Layout.from_dict({**data, "items": [[0, 0, ["dog"]], [0, 0, ["flower"]]]})
+    with pytest.raises(ValueError, match=r"'texts' names the cell \(3, 1\) twice"):
+        Layout.from_dict({**data, "texts": [[3, 1, "Ziel"], [3, 1, "Goal"]]})
+
+
+@pytest.mark.parametrize("key", ["items", "texts"])
+@pytest.mark.parametrize("value", [0, False, "", {}, "abc"])
+def test_a_layout_dict_entry_list_of_another_kind_is_refused(key: str, value: Any) -> None:
+    from gridghost.layout import Layout
+
+    with pytest.raises(TypeError, match=f"layout dict '{key}' must be a list of \\[row, col, value\\] triples"):
+        Layout.from_dict({**CLASSIC.to_dict(), key: value})
+    plain = {k: v for k, v in CLASSIC.to_dict().items() if k not in ("items", "texts")}
+    assert Layout.from_dict({**plain, key: None}) == Layout.from_dict(plain)  # None: none, as when absent
+
+
+def test_a_generator_dict_with_options_of_another_kind_is_refused() -> None:
+    from gridghost.levels import MapGenerator
+
+    for options in (0, False, "", []):
+        with pytest.raises(TypeError, match="'options' must be a dict"):
+            MapGenerator.from_dict({"generator": {"rows": 5, "cols": 5, "options": options}})
+
+
+# -- sizes are checked before the work -------------------------------------------------------------------
+def _open_drawing(rows: int, cols: int) -> str:
+    """A map text of an open ``rows x cols`` room (agent top left, ghost beside it, goal bottom
+    right); ``cols >= 2``."""
+    wall = "+" + "---+" * cols
+    cells = [["   "] * cols for _ in range(rows)]
+    cells[0][0], cells[0][1] = " A ", " G "
+    cells[-1][-1] = " * "
+    body = ["|" + " ".join(row) + "|" for row in cells]
+    between = "+" + "   +" * (cols - 1) + "   +"
+    drawn = [wall, *(line for row in body for line in (row, between))]
+    return "\n".join([*drawn[:-1], wall]) + "\n"
+
+
+def test_a_map_text_too_large_is_refused_from_its_size_before_it_is_parsed() -> None:
+    import tracemalloc
+
+    from gridghost.layout import MAX_CELLS, Layout
+
+    assert Layout.from_text(_open_drawing(64, 64)).shape == (64, 64)  # the largest square still reads
+    column = Layout(np.zeros((MAX_CELLS, 1), dtype=int), [(MAX_CELLS - 1, 0)], (0, 0), (1, 0))
+    assert Layout.from_text(column.to_text()) == column  # and the longest drawing
+    huge = _open_drawing(1000, 1000)  # took 4 s and 470 MB to refuse
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"line 10, column 1 .*too long: a map of 1000 column\(s\) has at most 4 "
+                                             r"rows .*MAX_CELLS = 4096"):
+            Layout.from_text(huge)
+        assert tracemalloc.get_traced_memory()[1] < 4 * len(huge)  # the lines, not the cells
+    finally:
+        tracemalloc.stop()
+    with pytest.raises(ValueError, match=r"line 130, column 1 .*a map of 64 column\(s\) has at most 64 rows"):
+        Layout.from_text(_open_drawing(65, 64))
+    with pytest.raises(ValueError, match=r"line 1, column 1 .*too wide: .* 5,000 columns"):
+        Layout.from_text("+" + "---+" * 5000 + "\n")
+
+
+def test_a_colour_list_too_large_is_refused_before_it_is_converted() -> None:
+    import tracemalloc
+
+    from gridghost.layout import Layout
+
+    colours = [[0] * 3000 for _ in range(3000)]
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"3000 x 3000 = 9000000 cells.*MAX_CELLS"):
+            Layout(colours, goals=[(0, 2)], agent_start=(0, 0), ghost_start=(0, 1))
+        assert tracemalloc.get_traced_memory()[1] < 2**20  # 230 MB were converted first
+    finally:
+        tracemalloc.stop()
+
+
+def test_batched_buffers_have_a_budget_checked_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    from gridghost import batched
+    from gridghost.batched import MAX_GAMES, BatchedGame, BatchedHistogramFilter
+
+    # MAX_GAMES took about 12 GiB and was OOM-killed at reset; now refused before any buffer
+    with pytest.raises(ValueError, match=r"num_games=67,108,864 needs about [\d,]+ MiB of per-game buffers .*"
+                                         r"BUFFER_BYTES .* the maximum for these settings is num_games=[\d,]+"):
+        BatchedGame(MAX_GAMES)
+    monkeypatch.setattr(batched, "BUFFER_BYTES", 2**20)
+    for settings in ({}, {"obs_type": "grid"}, {"obs_type": "belief_vector"}, {"controlled": None}):
+        with pytest.raises(ValueError, match="the maximum for these settings is") as refused:
+            BatchedGame(100_000, **settings)
+        most = int(re.search(r"num_games=([\d,]+)$", str(refused.value)).group(1).replace(",", ""))
+        batch = BatchedGame(most, seed=0, **settings)  # the maximum it names is accepted
+        batch.reset()
+        with pytest.raises(ValueError, match=f"num_games={most + 1:,} needs"):
+            BatchedGame(most + 1, **settings)
+    with pytest.raises(ValueError, match=r"num_games=100,000 needs .* the exact filter's beliefs"):
+        BatchedHistogramFilter(CLASSIC, LongitudinalSlip(0.2), [], 100_000)
+
+
+def test_batched_level_sets_too_large_are_refused_before_their_levels_are_built() -> None:
+    from gridghost.batched import BatchedGame
+    from gridghost.levels import MapGenerator
+
+    built: list[int] = []
+
+    class Counting(MapGenerator):
+        def level(self, index: int) -> Any:
+            built.append(index)
+            return super().level(index)
+
+    generator = Counting(5, 5, num_levels=20_000)
+    built.clear()  # the constructor builds the first level
+    with pytest.raises(ValueError, match=r"20,000 map\(s\) of 5x5 would take at least .*TABLE_BYTES"):
+        BatchedGame(2, layout=generator)  # built every level first: 100 s
+    assert built == []
+    with pytest.raises(ValueError, match=r"view_radius must be an int in 1\.\.31"):
+        BatchedGame(2, obs_type="grid", view_radius=10**6)  # was: the tables would take 2e11 MiB
+
+
+# -- self-play envs play their own copies --------------------------------------------------------------
+def _selfplay_pool() -> Any:
+    from gridghost.selfplay import OpponentPool
+
+    pool = OpponentPool()
+    pool.add(RandomPolicy(seed=1), "ghost")
+    pool.add(RandomPolicy(seed=2), "ghost")
+    pool.add("chase", "ghost")
+    return pool
+
+
+def _interleaved(envs: list[Any], seeds: list[int | None], episodes: int = 3) -> list[list[Any]]:
+    """Play ``episodes`` episodes in each env, one step of each in turn; each env's record of
+    (opponent, reward, terminated, truncated, positions)."""
+    records: list[list[Any]] = [[] for _ in envs]
+    for episode in range(episodes):
+        live = []
+        for env, seed, record in zip(envs, seeds, records, strict=True):
+            _, info = env.reset(seed=seed if episode == 0 else None)
+            record.append(info["opponent"])
+            live.append(True)
+        for step in range(200):
+            for k, env in enumerate(envs):
+                if live[k]:
+                    _, reward, terminated, truncated, _ = env.step(step % 4)
+                    game = env.unwrapped.game
+                    records[k].append((reward, terminated, truncated, game.agent_pos, game.ghost_pos))
+                    live[k] = not (terminated or truncated)
+    return records
+
+
+def test_selfplay_envs_on_one_pool_play_as_each_would_alone() -> None:
+    from gridghost.selfplay import SelfPlayEnv
+
+    pool = _selfplay_pool()
+    kept = {s.name: pickle.dumps(s.policy) for s in pool.snapshots()}
+    together = _interleaved([SelfPlayEnv(pool, max_cycles=40), SelfPlayEnv(pool, max_cycles=40)], [3, 4])
+    alone = [_interleaved([SelfPlayEnv(_selfplay_pool(), max_cycles=40)], [seed])[0] for seed in (3, 4)]
+    assert together == alone  # a second env changed the first's seeded game from 30 steps to 11
+    assert {s.name: pickle.dumps(s.policy) for s in pool.snapshots()} == kept  # the snapshots never played
+
+
+def test_tabulating_a_snapshot_leaves_it_as_it_was() -> None:
+    from gridghost.selfplay import OpponentPool, exploitability_curve
+
+    class Counting:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def __call__(self, observation: Any) -> int:
+            self.calls += 1
+            return 0
+
+    pool = OpponentPool()
+    agent = pool.add(Counting(), "agent")
+    ghost = pool.add("chase", "ghost")
+    exploitability_curve([(agent, ghost)])
+    assert agent.policy.calls == 0
+
+
+def test_a_shared_snapshot_is_the_callers_object() -> None:
+    from gridghost.selfplay import OpponentPool
+
+    pool, live = OpponentPool(), RandomPolicy(seed=1)
+    shared, frozen = pool.add(live, "ghost", copy=False), pool.add(live, "ghost")
+    assert shared.shared and shared.playable_copy() is live
+    assert not frozen.shared and frozen.playable_copy() is not frozen.policy
+
+
+@pytest.mark.parametrize(("seed", "error"), [(True, TypeError), (-1, ValueError), (1.5, TypeError), ("3", TypeError),
+                                             (np.float64(2), TypeError)])
+def test_a_rejected_selfplay_reset_names_seed_and_draws_nothing(seed: Any, error: type) -> None:
+    from gridghost.selfplay import SelfPlayEnv
+
+    pool = _selfplay_pool()
+    env, twin = SelfPlayEnv(pool, max_cycles=40), SelfPlayEnv(pool, max_cycles=40)
+    env.reset(seed=5)
+    twin.reset(seed=5)
+    with pytest.raises(error, match=r"^seed must be None or an int >= 0"):
+        env.reset(seed=seed)
+    assert _interleaved([env], [None], episodes=4) == _interleaved([twin], [None], episodes=4)
+
+
+# -- small ones ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("exponent", [0.0, 2.0, 1e4, 1e300])
+def test_prioritised_sampling_takes_any_finite_exponent(exponent: float) -> None:
+    from gridghost.selfplay import OpponentPool, SelfPlayEnv
+
+    pool = OpponentPool()
+    for _ in range(3):
+        pool.add("chase", "ghost")
+    for name, result in (("ghost-0", "loss"), ("ghost-1", "win"), ("ghost-2", "win"), ("ghost-2", "win")):
+        pool.record(name, result)
+    probabilities = pool.probabilities("ghost", "prioritised", exponent)  # 0.5 ** 1e4 was 0 / 0 = NaN
+    assert np.isfinite(probabilities).all() and probabilities.sum() == pytest.approx(1.0)
+    if exponent >= 1e4:
+        assert probabilities.tolist() == [1.0, 0.0, 0.0]  # the opponent the learner beats least
+    SelfPlayEnv(pool, rule="prioritised", exponent=exponent).reset(seed=0)
+
+
+def test_prioritised_sampling_with_every_weight_zero_is_uniform() -> None:
+    from gridghost.selfplay import OpponentPool
+
+    pool = OpponentPool(prior=1e-300)
+    for _ in range(2):
+        pool.add("chase", "ghost")
+    for name in ("ghost-0", "ghost-1"):
+        pool.record(name, "win")  # a win rate of 1.0 in floats: every weight (1 - 1) ** p is 0
+    assert pool.probabilities("ghost", "prioritised", 2.0).tolist() == [0.5, 0.5]
+
+
+def test_an_override_drops_the_preset_options_it_makes_invalid() -> None:
+    from gridghost.levels import MapGenerator
+
+    generator = MapGenerator(difficulty=0, walls="none")  # said "loops applies to walls='maze' only"
+    assert generator.options == {"walls": "none"}
+    assert MapGenerator.from_dict(generator.to_dict()) == generator
+    with pytest.raises(ValueError, match="loops applies to walls='maze' only"):
+        MapGenerator(difficulty=0, walls="none", loops=0.2)  # the caller's own options still must fit
+
+
+@pytest.mark.parametrize("name", [["classic"], {"classic": 1}, None, 3])
+def test_loading_a_map_by_something_other_than_a_name_says_name(name: Any) -> None:
+    with pytest.raises(TypeError, match=r"^name must be a str naming a shipped map"):
+        load_map(name)  # a list said "unhashable type: 'list'"
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "message"),
+    [
+        ({"color_sensor_quality": 2}, ValueError, r"^color_sensor_quality must lie in \[0, 1\]"),
+        ({"color_sensor_quality": "x"}, TypeError, "^color_sensor_quality must be a real number"),
+        ({"slip_probability": 2}, ValueError, r"^slip_probability must lie in \[0, 1\]"),
+        ({"pf_num_particles": 10**9}, ValueError,
+         r"^pf_num_particles must be at most gridghost\.filters\.MAX_PARTICLES = 10,000,000"),
+    ],
+)
+def test_every_front_end_names_the_argument_its_caller_used(settings: dict[str, Any], error: type,
+                                                           message: str) -> None:
+    with pytest.raises(error, match=message):
+        AgentInterface(render=False, **settings)  # said "quality" and "num_particles"
+    if "pf_num_particles" not in settings:
+        for make in (gridghost.env, gridghost.raw_env, gridghost.parallel_env, GridGhostGymEnv):
+            with pytest.raises(error, match=message):
+                make(**settings)
+    assert AgentInterface(render=False, color_sensor_quality=None).env.sensors[0].quality == 0.8
+
+
+def test_the_vector_env_names_num_envs() -> None:
+    from gridghost.batched import MAX_GAMES, GridGhostVectorEnv
+
+    for count, error in ((0, ValueError), ("4", TypeError), (MAX_GAMES + 1, ValueError)):
+        with pytest.raises(error, match=r"^num_envs must be an int"):
+            GridGhostVectorEnv(count)
+    with pytest.raises(ValueError, match=r"^num_envs=33,554,432 needs .* the maximum for these settings is num_envs="):
+        GridGhostVectorEnv(2**25)

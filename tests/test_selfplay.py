@@ -223,8 +223,8 @@ def test_the_opponent_is_drawn_per_reset_from_the_seeded_stream_and_named_in_inf
         _, info = env.reset(seed=seed)
         stream = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SELFPLAY_STREAM,)))
         expected = pool.sample("ghost", stream)
-        assert info["opponent"] == expected.name == env.opponent.name
-        named.append(info["opponent"])
+        assert pool.snapshots("ghost")[info["opponent"]] is expected is env.opponent
+        named.append(env.opponent.name)
     assert len(set(named)) == 3
     one, two = SelfPlayEnv(pool, obs_type="vector"), SelfPlayEnv(pool, obs_type="vector")
     first = [play(one, 4 if i == 0 else None, np.random.default_rng(i)) for i in range(6)]
@@ -239,7 +239,7 @@ def test_the_draw_does_not_shift_the_games_or_the_opponents_draws() -> None:
     plain = GridGhostGymEnv(opponent="random", obs_type="vector", slip_probability=0.3, max_cycles=30)
     for seed in (0, 1, None, None):
         ours, theirs = play(selfplay, seed, np.random.default_rng(9)), play(plain, seed, np.random.default_rng(9))
-        assert ours[0][1] == "ghost-0"
+        assert ours[0][1] == 0 and selfplay.opponent.name == "ghost-0"
         assert [ours[0][0], *ours[1:]] == [theirs[0][0], *theirs[1:]]
 
 
@@ -252,11 +252,11 @@ def test_finished_episodes_are_counted_as_the_learner_saw_them() -> None:
     actions, optimal = np.random.default_rng(3), OptimalAgent()
     for episode in range(60):
         _, info = env.reset(seed=episode)
-        name, done = info["opponent"], False
+        name, index, done = env.opponent.name, info["opponent"], False
         while not done:  # the optimal agent's moves, but for a random one now and then
             action = optimal(env.game.agent_pos, env.game.ghost_pos) if actions.random() < 0.5 else actions.integers(4)
             _, _, terminated, truncated, info = env.step(int(action))
-            assert info["opponent"] == name
+            assert info["opponent"] == index and env.opponent.name == name
             done = terminated or truncated
         counted[name][0 if info["is_success"] else 1 if terminated else 2] += 1
     for name, (wins, losses, draws) in counted.items():
@@ -271,7 +271,7 @@ def test_a_learning_ghost_draws_agents_and_wins_by_catching() -> None:
     pool.add("random", "agent")
     env = SelfPlayEnv(pool, controlled="ghost", obs_type="vector")
     _, info = env.reset(seed=0)
-    assert info["opponent"] == "agent-0"
+    assert info["opponent"] == 0 and env.opponent.name == "agent-0"
     play(env, 1, np.random.default_rng(0))
     assert pool.results("agent-0").games == 1
 
@@ -330,7 +330,7 @@ def test_a_map_generator_plays_names_and_refuses_a_table_added_later() -> None:
     pool.add("minimax", "ghost")
     env = SelfPlayEnv(pool, difficulty=2, obs_type="vector", rule="latest")
     _, info = env.reset(seed=0)
-    assert info["opponent"] == "ghost-1" and env.layout.shape == (6, 6)
+    assert info["opponent"] == 1 and env.opponent.name == "ghost-1" and env.layout.shape == (6, 6)
     pool.add(np.full((6, 6, 6, 6, 4), 0.25), "ghost", name="table")
     with pytest.raises(ValueError, match="'table' is tabulated for one map"):
         env.reset(seed=1)

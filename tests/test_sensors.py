@@ -9,6 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import gridghost
+from gridghost.filters import HistogramFilter
 from gridghost.layout import CLASSIC, Layout
 from gridghost.render import cell_images
 from gridghost.rules import GameState, board_for
@@ -209,10 +211,24 @@ def test_bad_item_sensor_arguments_raise(kwargs: dict, error: type, match: str) 
         ItemSensor(CLASSIC, **kwargs)
 
 
-@pytest.mark.parametrize("label", ["cat", 2, None, ("cat", 0.5)])
+@pytest.mark.parametrize("label", ["cat", 3, -1, True, 1.0, None, ("cat", 0.5)])
 def test_an_unknown_item_reading_raises(label) -> None:
     with pytest.raises(ValueError, match="measurement must be one of"):
         ItemSensor(CLASSIC).likelihood(label)
+
+
+def test_a_numeric_infos_item_reading_is_the_labels_index() -> None:
+    """A step's numeric info feeds a filter as it is: the item sensor's reading there is the
+    label's index, and its likelihood is the label's."""
+    sensor = ItemSensor(CLASSIC)
+    for index, label in enumerate(sensor.classes):
+        assert sensor.code((label, 0.5)) == sensor.code(label) == index
+        assert sensor.likelihood(index) is sensor.likelihood(label)
+    env = gridghost.raw_env(sensors=[ColorSensor(CLASSIC), sensor], belief_filter="histogram")
+    env.reset(seed=0)
+    mirror = HistogramFilter(CLASSIC, env.slip, env.sensors)
+    mirror.update(env.infos["agent"])
+    assert np.array_equal(mirror.belief(), env.belief_filter.belief())
 
 
 # -- a user's classifier -----------------------------------------------------------------------

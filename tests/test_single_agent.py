@@ -312,7 +312,7 @@ def test_the_opponents_randomness_never_shifts_the_game_draws() -> None:
         trail = []
         for _ in range(3):
             _, _, terminated, _, info = env.step(1)
-            trail.append((info["actual_action"], info["color_measurement"]))
+            trail.append((info["actual_moves"].tolist(), info["color_measurement"]))
             if terminated:
                 break
         return trail
@@ -638,7 +638,9 @@ def test_gym_belief_observations_match_the_filter_and_stay_in_their_space() -> N
     for _ in range(60):
         assert env.observation_space.contains(obs)
         assert np.allclose(obs["belief"], filter_.belief(), atol=1e-7)
-        assert info["estimated_pos"] == filter_.estimate()
+        estimate = filter_.estimate()
+        assert info["estimated_pos"].tolist() == estimate["float_pos"]
+        assert info["estimated_cell"].tolist() == estimate["cell_pos"]
         obs, _, terminated, truncated, info = env.step(int(rng.integers(4)))
         if terminated or truncated:
             obs, info = env.reset()
@@ -735,3 +737,32 @@ def test_only_an_opponent_agent_of_a_game_with_a_belief_filter_reads_a_belief() 
     for shown, belief in seen:  # the filter's belief when the agent is asked
         assert shown.shape == (4, 5) and np.allclose(shown, belief, atol=1e-7)
     assert not np.allclose(seen[0][1], seen[1][1])  # and it followed the agent's move
+
+
+def test_the_gymnasium_env_takes_rllibs_env_config_as_its_first_argument() -> None:
+    """RLlib builds an env class as ``cls(env_config)``: a mapping of every argument by name."""
+    from_mapping = GridGhostGymEnv({"controlled": "ghost", "obs_type": "vector", "opponent": "random"})
+    by_name = GridGhostGymEnv(controlled="ghost", obs_type="vector", opponent="random")
+    assert from_mapping.controlled == "ghost" and from_mapping.observation_space == by_name.observation_space
+    a, b = from_mapping.reset(seed=3), by_name.reset(seed=3)
+    assert plain(a) == plain(b)
+    assert plain(from_mapping.step(1)) == plain(by_name.step(1))
+    assert GridGhostGymEnv({}).controlled == "agent"
+    with pytest.raises(TypeError, match=r"as one mapping .* or by name, not both"):
+        GridGhostGymEnv({"obs_type": "vector"}, obs_type="grid")
+    with pytest.raises(ValueError, match="unknown obs_type 'pixels'"):
+        GridGhostGymEnv({"obs_type": "pixels"})
+
+
+def test_the_gymnasium_env_has_the_same_info_keys_at_reset_and_every_step() -> None:
+    for controlled in ("agent", "ghost"):
+        env = GridGhostGymEnv(controlled=controlled, obs_type="vector", belief_filter="histogram")
+        _, info = env.reset(seed=0)
+        keys = list(info)
+        assert info["is_success"] is False
+        for _ in range(30):
+            _, _, terminated, truncated, info = env.step(int(env.action_space.sample()))
+            assert list(info) == keys
+            if terminated or truncated:
+                _, info = env.reset()
+                assert list(info) == keys

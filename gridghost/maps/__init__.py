@@ -36,7 +36,6 @@ def names() -> list[str]:
     return list(_names())
 
 
-@functools.cache
 def load(name: str) -> Layout:
     """The shipped map called ``name`` (read once, then cached; layouts are immutable).
 
@@ -54,5 +53,11 @@ def load(name: str) -> Layout:
         raise TypeError(f"name must be a str naming a shipped map, got {name!r}")
     if name not in _names():
         raise ValueError(f"no shipped map is called {name!r}; the shipped maps are {', '.join(_names())}")
+    return _load(name)
+
+
+@functools.cache  # keyed by the name, checked to be a str first: the cache hashes its arguments
+def _load(name: str) -> Layout:
+    """The shipped map ``name`` (one of :func:`names`), read from its file."""
     text = resources.files(__name__).joinpath(name + _SUFFIX).read_text(encoding="utf-8")
     return Layout.from_text(text)
