@@ -78,8 +78,8 @@ GENERATED = dict(obs_type="vector", layout=MapGenerator(6, 6, difficulty=2, num_
 
 @pytest.mark.parametrize(
     ("algorithm", "settings", "num_envs", "max_steps", "evo_steps"),
-    [(MADDPG, CLASSIC, None, 1000, 500),
-     (MATD3, GENERATED, 2, 600, 300)],
+    [(MADDPG, CLASSIC, None, 2000, 500),
+     (MATD3, GENERATED, 2, 2000, 500)],
     ids=["maddpg-parallel_env-classic", "matd3-AsyncPettingZooVecEnv-generated"],
 )
 def test_agilerl_trains_both_sides(algorithm, settings, num_envs, max_steps, evo_steps):
