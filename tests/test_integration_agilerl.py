@@ -14,7 +14,11 @@ trainer sent breaks the mask that side was shown. It changes nothing the trainer
 
 Marked ``integration``: needs ``agilerl`` (and torch), which pins ``pettingzoo<1.27`` and so cannot
 share a venv with ``gridghost[dev]`` (``pettingzoo>=1.27``); run it in its own venv with
-``pytest -m integration tests/test_integration_agilerl.py``.
+``pytest -m integration tests/test_integration_agilerl.py``. AgileRL 2.58 also imports ``peft``
+(``agilerl.algorithms`` -> ``agilerl.distributed.expert_parallel``) without declaring it outside its
+LLM extras: install ``peft==0.21.0`` next to it. IPPO is left out: its ``extract_action_masks``
+(``if None in group_masks``) raises "truth value of an array ... is ambiguous" for any NumPy action
+mask, gridghost's or anyone's.
 """
 
 from __future__ import annotations
@@ -34,8 +38,6 @@ import gridghost
 from gridghost.levels import MapGenerator
 
 pytestmark = pytest.mark.integration
-
-NUM_ENVS = 2
 
 
 class _Probe(BaseParallelWrapper):
