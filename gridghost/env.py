@@ -61,9 +61,9 @@ Information
     how the game ended. ``action_mask``: the info's own side's ``int8[4]``; not with
     ``action_mask_in_obs=True``, whose observation holds it (TorchRL's ``PettingZooWrapper``
     takes the mask from the observation or the info, and fails when both hold one). A sensor
-    writes its
-    reading under its name as the reading's position in its ``possible_measurements()`` (the
-    colour sensor's ``color_measurement`` is the colour id; an
+    writes a reading that is a number (or an array) as it is, and any other reading under its
+    name as the reading's position in its ``possible_measurements()`` (the colour sensor's
+    ``color_measurement`` is the colour id; an
     :class:`~gridghost.sensors.ItemSensor`'s ``cnn_prediction`` the label's index, beside its
     ``cnn_probs``). ``estimated_pos`` (``float64[2]``) and ``estimated_cell`` (``int64[2]``):
     the belief filter's estimate. ``expert_action``: the expert's move for this side
@@ -250,10 +250,6 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
-#: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
-_SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: -1}
-#: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
-_ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
 #: The keys of every numeric info (the default), in order, whatever the side and whether after a
 #: reset or a half-turn; each sensor's keys, the belief filter's ``estimated_pos`` and
 #: ``estimated_cell``, and the expert's ``expert_action`` follow when the env has them.
@@ -265,6 +261,10 @@ NUMERIC_INFO_KEYS: tuple[str, ...] = (
 NO_ACTION = -1
 #: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
 _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
+#: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
+_SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
+#: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
+_ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
 _BEFORE_RESET = "the env has no state before reset(); call reset() first"
 _EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 #: Attributes that exist only once an episode has started.

@@ -31,9 +31,11 @@ Episode end
     by ``TimeLimit`` (or by ``max_cycles``, when given).
 
 Information
-    The controlled side's AEC info (see :mod:`gridghost.env`) with ``action_mask`` (``int8[4]``,
-    1 where the move changes the learner's cell) and, after every step, ``is_success``: the agent
-    reached a goal (``controlled="agent"``) or the ghost caught the agent (``"ghost"``).
+    The controlled side's AEC info (see :mod:`gridghost.env`: numeric by default, the same keys
+    at the reset and at every step) with ``action_mask`` (``int8[4]``, 1 where the move changes
+    the learner's cell; in the observation instead with ``action_mask_in_obs=True``) and
+    ``is_success``: the agent reached a goal (``controlled="agent"``) or the ghost caught the
+    agent (``"ghost"``); ``False`` after the reset. Its arrays are the caller's own copies.
 
 Arguments
     ``gymnasium.make("gridghost/GridGhost-v0", controlled="agent", opponent=None,
