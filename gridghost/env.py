@@ -428,6 +428,8 @@ class GridGhostEnv(AECEnv):
             view_radius=view_radius, action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
             max_cycles=self.max_cycles, both_observe=self._both_observe, grid_layout=grid_layout)
         self.reference_infos = check_flag(reference_infos, "reference_infos")
+        if self.reference_infos:  # chosen once: the hot path makes no test for it
+            self._publish = self._publish_reference  # type: ignore[method-assign]
         # Copies: a caller changing its list or spec later must not change the maps still to come.
         self._settings = (tuple(sensors) if isinstance(sensors, list) else sensors, color_sensor_quality, rewards,
                           ghost_rewards,
@@ -699,10 +701,8 @@ class GridGhostEnv(AECEnv):
         return info
 
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
-        """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn."""
-        if self.reference_infos:
-            self._publish_reference(game, next_turn, mover)
-            return
+        """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
+        the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses)."""
         board = self.board
         last_move = self._last_move
         if last_move is None:

@@ -174,6 +174,13 @@ class Duel:
             raise TypeError(f"after_half_turn must be a callable or None, got {after_half_turn!r}")
         self.game = game
         self.after_half_turn = after_half_turn
+        # The info keys whose values may be mutable (arrays, the reference estimate, a custom
+        # sensor's reading), which info() copies: every other value is a number, bool or string.
+        self._copied_keys = (
+            "action_mask", *(() if game.reference_infos else ("actual_moves",)),
+            *(("estimated_pos", "estimated_cell") if game.belief_filter is not None else ()),
+            *dict.fromkeys(key for sensor in game.sensors for key in sensor.info_keys),
+        )
         self.controlled = check_choice(controlled, "controlled", CONTROLLED_SIDES)
         self.opponent = GHOST if controlled == AGENT else AGENT
         self.opponent_obs_type = check_choice(opponent_obs_type, "opponent_obs_type", OBS_TYPES)
@@ -350,11 +357,11 @@ class Duel:
         earlier call (Gymnasium's checker insists, and users keep infos): its arrays are writable
         copies, and nested dicts and lists (the reference infos' estimate, a custom sensor's
         reading) are copied with :func:`detached`."""
-        source = self.game.infos[self.controlled]
-        info = dict(source)
-        for key, value in source.items():
+        info = dict(self.game.infos[self.controlled])
+        for key in self._copied_keys:
+            value = info.get(key)
             if type(value) in _MUTABLE:
-                info[key] = detached(value) if type(value) is not np.ndarray else value.copy()
+                info[key] = value.copy() if type(value) is np.ndarray else detached(value)
         return info
 
     def over(self) -> bool:
