@@ -43,10 +43,12 @@ def parallel_creator(**kw):
 def gymnasium_creator(**kw):
     import pufferlib.emulation
 
+    # Gymnasium's "module:id" form: a worker that was spawned, not forked, has not imported
+    # gridghost (TorchRL, imported by another test, makes "spawn" the start method).
     return functools.partial(
         pufferlib.emulation.GymnasiumPufferEnv,
         env_creator=gymnasium.make,
-        env_args=["gridghost/GridGhost-v0"],
+        env_args=["gridghost:gridghost/GridGhost-v0"],
         env_kwargs=kw,
     )
 
