@@ -77,6 +77,13 @@ OBSERVATIONS = "observations"
 SIDES: tuple[str, ...] = ("agent", "ghost")
 
 
+def _rllib_keys(masked: Any) -> Any:
+    """A masked observation, or its ``Dict`` space, under RLlib's keys: ``"observation"`` renamed
+    :data:`OBSERVATIONS`, beside ``"action_mask"``."""
+    renamed = {OBSERVATIONS: masked["observation"], "action_mask": masked["action_mask"]}
+    return spaces.Dict(renamed) if isinstance(masked, spaces.Dict) else renamed
+
+
 class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
     """The turn-based game for RLlib: only the side to move observes, and rewards reach each side
     in full (see :mod:`gridghost.integrations.turns`).
@@ -105,15 +112,13 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
             renamed: dict[int, spaces.Dict] = {}  # sides that share a space keep sharing it
             for name, space in self.observation_spaces.items():
                 if id(space) not in renamed:
-                    renamed[id(space)] = spaces.Dict({OBSERVATIONS: space["observation"],
-                                                      "action_mask": space["action_mask"]})
+                    renamed[id(space)] = _rllib_keys(space)
                 self.observation_spaces[name] = renamed[id(space)]
 
     def _rename(self, observations: dict[str, Any]) -> dict[str, Any]:
         if not self._masked:
             return observations
-        return {name: {OBSERVATIONS: obs["observation"], "action_mask": obs["action_mask"]}
-                for name, obs in observations.items()}
+        return {name: _rllib_keys(obs) for name, obs in observations.items()}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -175,11 +180,11 @@ class RLlibMaskKeys(gymnasium.ObservationWrapper):  # type: ignore[type-arg]
         space = env.observation_space
         if not (isinstance(space, spaces.Dict) and set(space.spaces) == {"observation", "action_mask"}):
             raise ValueError(f"RLlibMaskKeys renames the masked observation of action_mask_in_obs=True; got {space}")
-        self.observation_space = spaces.Dict({OBSERVATIONS: space["observation"], "action_mask": space["action_mask"]})
+        self.observation_space = _rllib_keys(space)
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
         """The same observation under RLlib's keys."""
-        return {OBSERVATIONS: observation["observation"], "action_mask": observation["action_mask"]}
+        return _rllib_keys(observation)
 
 
 def make_gym_env(config: Mapping[str, Any]) -> gymnasium.Env[Any, Any]:
