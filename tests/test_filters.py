@@ -24,7 +24,7 @@ import gridghost
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
-from gridghost.drawing.render import cell_images
+from gridghost.drawing import cell_images
 from gridghost.sensing.filters import MAX_PARTICLES, BeliefFilter, HistogramFilter, ParticleFilter, make_filter
 from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor, Sensor
 

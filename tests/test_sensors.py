@@ -12,7 +12,7 @@ import pytest
 import gridghost
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.rules import GameState, board_for
-from gridghost.drawing.render import cell_images
+from gridghost.drawing import cell_images
 from gridghost.sensing.filters import HistogramFilter
 from gridghost.sensing.sensors import ITEM_CLASSES, ClassifierSensor, ColorSensor, ItemSensor, Sensor, make_sensors
 

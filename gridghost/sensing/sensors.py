@@ -480,7 +480,7 @@ class ClassifierSensor(ClassSensor):
         super().__init__(layout, classes, name, probs_key)
 
     def _cell_table(self, layout: Layout) -> np.ndarray:
-        from gridghost.drawing.render import cell_images  # pygame is imported only when a picture is drawn
+        from gridghost.drawing import cell_images  # pygame is imported only when a picture is drawn
 
         images = cell_images(layout, CLASSIFIER_IMAGE_SIZE)
         size = len(self.classes)
