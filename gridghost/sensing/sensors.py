@@ -446,9 +446,9 @@ class ClassifierSensor(ClassSensor):
     ``images`` draws it (pass :func:`gridghost.drawing.cell_images` for gridghost's own pictures,
     drawn without a window), and returns the class probabilities in the order of ``classes``. It
     is called once per cell, when the sensor is built: a cell's picture never changes, so neither
-    does the classifier's answer (give a deterministic classifier). A reading at the agent's cell draws a label from that cell's probabilities (one ``rng.random()`` from
-    the sensor's own generator), so a confident classifier gives steady readings and an unsure one
-    noisy readings, and the likelihood of a label at a cell is exactly the probability the
+    does the classifier's answer (give a deterministic classifier). A reading at the agent's cell
+    draws a label from that cell's probabilities (one ``rng.random()`` from the sensor's own
+    generator), so a confident classifier gives steady readings and an unsure one noisy readings, and the likelihood of a label at a cell is exactly the probability the
     classifier gave it there. The classifier's vector for the cell is reported under
     ``probs_key``.
 
