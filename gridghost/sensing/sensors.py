@@ -448,9 +448,9 @@ class ClassifierSensor(ClassSensor):
     is called once per cell, when the sensor is built: a cell's picture never changes, so neither
     does the classifier's answer (give a deterministic classifier). A reading at the agent's cell
     draws a label from that cell's probabilities (one ``rng.random()`` from the sensor's own
-    generator), so a confident classifier gives steady readings and an unsure one noisy readings, and the likelihood of a label at a cell is exactly the probability the
-    classifier gave it there. The classifier's vector for the cell is reported under
-    ``probs_key``.
+    generator), so a confident classifier gives steady readings and an unsure one noisy readings,
+    and the likelihood of a label at a cell is exactly the probability the classifier gave it
+    there. The classifier's vector for the cell is reported under ``probs_key``.
 
     Args:
         layout: the map, or ``None`` for the env's (the classifier is then called when the
