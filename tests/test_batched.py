@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers import TimeLimit
 
 import gridghost
-from gridghost.batched.engine import (
+from gridghost.batched import (
     BatchedGame,
     BatchedHistogramFilter,
     GridGhostVectorEnv,

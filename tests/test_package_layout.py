@@ -3,11 +3,15 @@ home), and the import contracts between the folders hold."""
 
 from __future__ import annotations
 
+import ast
 import importlib
+import os
 import pickle
+import shutil
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +73,50 @@ def test_a_fresh_interpreter_imports_gridghost_without_any_warning() -> None:
     code = "import warnings; warnings.simplefilter('error'); import gridghost, gridghost.planning, gridghost.training"
     done = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlinter.cli import lint_imports
+
+    kept = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
+    report = capsys.readouterr().out
+    assert kept == 0, report
+    assert "Contracts: 2 kept, 0 broken." in report
+
+
+def test_an_arrow_up_breaks_the_contracts(tmp_path: Path) -> None:
+    # the contracts can fail: the same package with the rules importing a view is refused
+    shutil.copytree(ROOT / "gridghost", tmp_path / "gridghost", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    rules = tmp_path / "gridghost" / "core" / "rules.py"
+    rules.write_text(rules.read_text() + "\nfrom gridghost.envs.aec import GridGhostEnv  # noqa\n")
+    code = ("import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert done.returncode != 0
+    assert "gridghost.core is not allowed to import gridghost.envs" in done.stdout, done.stdout + done.stderr
+    assert "gridghost.core.rules -> gridghost.envs.aec" in done.stdout
+
+
+#: What only the one builder of a map's parts makes, in the views and the batched engine.
+BUILT_BY_THE_BUILDER = {"Game", "make_sensors", "make_filter", "expert_tables"}
+
+
+@pytest.mark.parametrize("folder", ["envs", "batched", "training", "integrations"])
+def test_the_views_and_the_batched_engine_build_a_map_only_through_the_one_builder(folder: str) -> None:
+    calls = set()
+    # a filter, like gridghost.sensing's, reads its motion model from a kernel of its own
+    for path in set((ROOT / "gridghost" / folder).glob("*.py")) - {ROOT / "gridghost" / "batched" / "filter.py"}:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BUILT_BY_THE_BUILDER:
+                calls.add(f"{path.name}: {node.func.id}")
+    assert calls == set()
+    # and the builder does make them (the scan looks for the right names)
+    builder = ast.parse((ROOT / "gridghost" / "config" / "parts.py").read_text())
+    made = {node.func.id for node in ast.walk(builder)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert made >= BUILT_BY_THE_BUILDER

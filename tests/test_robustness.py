@@ -24,10 +24,11 @@ import pytest
 
 import gridghost
 from gridghost import AgentInterface, GridGhostGymEnv
+from gridghost.config import RESERVED_INFO_KEYS
 from gridghost.core.layout import CLASSIC
 from gridghost.core.policies import RandomPolicy, ReferencePolicy, make_policy
 from gridghost.core.slip import LongitudinalSlip, SlipModel
-from gridghost.envs.aec import RESERVED_INFO_KEYS, GridGhostEnv
+from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.single_agent import Duel
 from gridghost.maps import load as load_map
 from gridghost.sensing.filters import HistogramFilter, ParticleFilter
@@ -696,14 +697,13 @@ def test_a_colour_list_too_large_is_refused_before_it_is_converted() -> None:
 def test_batched_buffers_have_a_budget_checked_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
     import re
 
-    from gridghost.batched import engine as batched
-    from gridghost.batched.engine import MAX_GAMES, BatchedGame, BatchedHistogramFilter
+    from gridghost.batched import MAX_GAMES, BatchedGame, BatchedHistogramFilter, limits
 
     # MAX_GAMES took about 12 GiB and was OOM-killed at reset; now refused before any buffer
     with pytest.raises(ValueError, match=r"num_games=67,108,864 needs about [\d,]+ MiB of per-game buffers .*"
                                          r"BUFFER_BYTES .* the maximum for these settings is num_games=[\d,]+"):
         BatchedGame(MAX_GAMES)
-    monkeypatch.setattr(batched, "BUFFER_BYTES", 2**20)
+    monkeypatch.setattr(limits, "BUFFER_BYTES", 2**20)
     for settings in ({}, {"obs_type": "grid"}, {"obs_type": "belief_vector"}, {"controlled": None}):
         with pytest.raises(ValueError, match="the maximum for these settings is") as refused:
             BatchedGame(100_000, **settings)
@@ -717,7 +717,7 @@ def test_batched_buffers_have_a_budget_checked_at_construction(monkeypatch: pyte
 
 
 def test_batched_level_sets_too_large_are_refused_before_their_levels_are_built() -> None:
-    from gridghost.batched.engine import BatchedGame
+    from gridghost.batched import BatchedGame
     from gridghost.maps.levels import MapGenerator
 
     built: list[int] = []
@@ -885,7 +885,7 @@ def test_every_front_end_names_the_argument_its_caller_used(settings: dict[str, 
 
 
 def test_the_vector_env_names_num_envs() -> None:
-    from gridghost.batched.engine import MAX_GAMES, GridGhostVectorEnv
+    from gridghost.batched import MAX_GAMES, GridGhostVectorEnv
 
     for count, error in ((0, ValueError), ("4", TypeError), (MAX_GAMES + 1, ValueError)):
         with pytest.raises(error, match=r"^num_envs must be an int"):

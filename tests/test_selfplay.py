@@ -110,6 +110,9 @@ def test_a_state_policy_of_the_other_side_and_a_repeated_name_are_refused() -> N
     pool = OpponentPool()
     with pytest.raises(ValueError, match="plays the ghost, not the agent"):
         pool.add(MinimaxGhost(), "agent")
+    with pytest.raises(ValueError, match=r"policy 'chase' \(the chasing ghost\) plays the ghost; the policy here is "
+                                         r"the agent"):
+        pool.add("chase", "agent")
     pool.add("chase", "ghost", name="x")
     with pytest.raises(ValueError, match="'x' is already in the pool"):
         pool.add("random", "ghost", name="x")

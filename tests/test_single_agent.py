@@ -521,8 +521,11 @@ def test_duel_rejects_an_opponent_returning_bad_actions_and_then_refuses_to_go_o
 
 
 def test_the_chasing_ghost_cannot_play_the_agent() -> None:
-    with pytest.raises(ValueError, match=r"is the chasing ghost; it cannot play the agent"):
+    refusal = r"'chase' \(the chasing ghost\) plays the ghost; the opponent here is the agent"
+    with pytest.raises(ValueError, match=refusal):
         GridGhostGymEnv(controlled="ghost", opponent="chase")
+    with pytest.raises(ValueError, match=refusal):  # the policy object, as its name
+        GridGhostGymEnv(controlled="ghost", opponent=gridghost.ChasePolicy())
 
 
 def test_the_chasing_ghost_plays_the_same_whatever_observation_the_opponent_reads() -> None:

@@ -1,6 +1,6 @@
 """The batched engine: N games stepped in lockstep as arrays, for training at scale.
 
-| Import        | ``from gridghost.batched.engine import BatchedGame`` or                                 |
+| Import        | ``from gridghost.batched import BatchedGame`` or                                 |
 |               | ``gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=N,``                     |
 |               | ``vectorization_mode="vector_entry_point", obs_type="vector")``                  |
 | Sides         | ``controlled="agent"`` or ``"ghost"`` against a built-in opponent (a table), or  |
@@ -49,53 +49,49 @@ sides' final observations kept.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import AutoresetMode
 
-from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
+from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
+from gridghost.batched.limits import (
+    TABLE_BYTES,
+    TABLE_ENTRY_BYTES,
+    UnsupportedSetting,
+    check_buffers,
+    check_count,
+    checked_actions,
+)
+from gridghost.batched.tables import (
+    _ONGOING,
+    SIDE_NAMES,
+    half_turns,
+    maps_of,
+    observation_table,
+    opponent_table,
+    sensor_tables,
+    slip_bounds,
+)
+from gridghost.config.opponents import DEFAULT_OPPONENTS
+from gridghost.config.parts import build_map_parts
+from gridghost.config.settings import game_config
+from gridghost.core.checks import check_choice, check_limit
 from gridghost.core.game import Game
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel, make_slip
-from gridghost.envs.aec import RESERVED_INFO_KEYS
-from gridghost.maps.levels import MapGenerator, map_source
-from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
-from gridghost.sensing.filters import motion_matrices
 from gridghost.sensing.observations import make_observations
-from gridghost.sensing.sensors import Sensor, make_sensors
+from gridghost.sensing.sensors import Sensor
 
 #: The encodings the batched engine serves (each row is the single env's encoder output).
 BATCH_OBS_TYPES: tuple[str, ...] = ("vector", "grid", "belief_vector")
 #: The auto-reset modes (Gymnasium's ``AutoresetMode.NEXT_STEP`` and ``SAME_STEP``).
 AUTORESET_MODES: tuple[str, ...] = ("next_step", "same_step")
-_GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
-#: The most memory the tables of one engine may take; larger maps (or too many levels) are refused.
-TABLE_BYTES = 512 * 2**20
-#: The bytes of one entry of the folded turn tables, as estimated against TABLE_BYTES.
-_TABLE_ENTRY_BYTES = 48
-#: The most games one engine steps.
-MAX_GAMES = 2**26
-#: The most memory the per-game buffers of one engine may take: each game's state, draws and
-#: observations, the filter's beliefs, and the temporaries of a step. More games than fit are
-#: refused at construction, before anything of their size is allocated.
-BUFFER_BYTES = 2 * 2**30
+GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
+
 #: The opponents each side faces when none is given (as the Gymnasium env's).
-DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
-_SIDE_NAMES = {Side.AGENT: AGENT, Side.GHOST: GHOST}
-_ONGOING = int(Outcome.ONGOING)
-
-
-class UnsupportedSetting(ValueError):
-    """A game setting the batched engine does not serve (the single envs do); the Gymnasium
-    vector entry point falls back to ``SyncVectorEnv`` on it."""
 
 
 class BatchedStep(NamedTuple):
@@ -121,282 +117,6 @@ class BatchedStep(NamedTuple):
     truncations: np.ndarray
     final_games: np.ndarray
     final_observations: dict[str, np.ndarray]
-
-
-# -- tables ----------------------------------------------------------------------------------------
-def _maps_of(layout: Any, difficulty: int | None, slip: SlipModel) -> tuple[tuple[Layout, ...], MapGenerator | None]:
-    """The maps the games play: one layout, or every level of a generator's bounded level set."""
-    source = map_source(layout, difficulty)
-    if isinstance(source, Layout):
-        return (source,), None
-    generator = source.for_slip(slip)
-    if generator.num_levels is None:
-        raise UnsupportedSetting("the batched engine keeps every level's tables, so a MapGenerator needs num_levels "
-                                 "(an unbounded level set would build a new map at almost every reset)")
-    # The least the tables take (one opponent answer, one slip outcome), checked before any level
-    # is built: a difficulty's levels are solved one by one.
-    least = generator.num_levels * (generator.rows * generator.cols) ** 2 * NUM_ACTIONS * _TABLE_ENTRY_BYTES
-    if least > TABLE_BYTES:
-        raise ValueError(f"the batched tables of {generator.num_levels:,} map(s) of {generator.rows}x{generator.cols} "
-                         f"would take at least {least / 2**20:,.0f} MiB, more than gridghost.batched.TABLE_BYTES = "
-                         f"{TABLE_BYTES / 2**20:,.0f} MiB; use fewer levels or smaller maps")
-    return tuple(generator.level(generator.start_level + i) for i in range(generator.num_levels)), generator
-
-
-def _slip_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
-    """Per action, the running probabilities a uniform is compared with to pick the slip outcome
-    (``float64[4, K - 1]``, ``inf`` past an action's last outcome), and the outcomes' count K."""
-    sizes = [len(probabilities) for probabilities, _ in game.outcomes]
-    k = max(sizes)
-    bounds = np.full((NUM_ACTIONS, max(k - 1, 0)), np.inf)
-    for action, (probabilities, _) in enumerate(game.outcomes):
-        bounds[action, : len(probabilities) - 1] = np.cumsum(probabilities)[:-1]
-    return bounds, np.array(sizes)
-
-
-def _half_turns(game: Game, k: int) -> dict[str, np.ndarray]:
-    """Both half-turns from every joint state, from :meth:`Game.transitions`: the agent's
-    ``[state, action, slip outcome]`` and the ghost's ``[state, action]`` next states (local
-    numbering), outcomes and rewards. States where the game is over stay where they are."""
-    cells = game.num_cells
-    states = np.arange(cells * cells)
-    agents, ghosts = np.divmod(states, cells)
-    live = np.flatnonzero(~(game.goals[agents] | (agents == ghosts)))
-    tables: dict[str, np.ndarray] = {
-        "agent_next": np.broadcast_to(states[:, None, None], (len(states), NUM_ACTIONS, k)).copy(),
-        "agent_outcome": np.zeros((len(states), NUM_ACTIONS, k), dtype=np.int8),
-        "agent_rewards": np.zeros((2, len(states), NUM_ACTIONS, k)),
-        "ghost_next": np.repeat(states[:, None], NUM_ACTIONS, axis=1),
-        "ghost_outcome": np.zeros((len(states), NUM_ACTIONS), dtype=np.int8),
-        "ghost_rewards": np.zeros((2, len(states), NUM_ACTIONS)),
-    }
-    for action in range(NUM_ACTIONS):
-        moved = game.transitions(Side.AGENT, action, agents[live], ghosts[live])
-        n = moved.agents.shape[1]
-        pad = np.r_[np.arange(n), np.full(k - n, n - 1)]  # never drawn: their bound is inf
-        tables["agent_next"][live, action] = (moved.agents * cells + moved.ghosts)[:, pad]
-        tables["agent_outcome"][live, action] = moved.outcomes[:, pad]
-        tables["agent_rewards"][:, live, action] = np.stack((moved.agent_rewards, moved.ghost_rewards))[:, :, pad]
-        if game.use_ghost:
-            chased = game.transitions(Side.GHOST, action, agents[live], ghosts[live])
-            tables["ghost_next"][live, action] = (chased.agents * cells + chased.ghosts)[:, 0]
-            tables["ghost_outcome"][live, action] = chased.outcomes[:, 0]
-            tables["ghost_rewards"][:, live, action] = np.stack((chased.agent_rewards, chased.ghost_rewards))[:, :, 0]
-    return tables
-
-
-def _opponent_table(opponent: Any, game: Game, side: Side) -> np.ndarray | None:
-    """The opponent's action for every joint state (``int64[cells**2]``; the ghost's read with the
-    ghost to move), or ``None`` for the random opponent."""
-    name = _SIDE_NAMES[side]
-    if isinstance(opponent, str):
-        check_choice(opponent, "opponent", sorted({"chase", "random", *NAMED_POLICIES}))
-        if opponent == "random":
-            return None
-        if opponent == "chase":
-            if side != Side.GHOST:
-                raise ValueError(f"opponent 'chase' is the chasing ghost; the opponent here is the {name}")
-            return game.chase_table.ravel().astype(np.int64)
-        kinds = NAMED_POLICIES[opponent]
-        if side not in kinds:
-            raise ValueError(f"opponent {opponent!r} plays the {'agent' if Side.AGENT in kinds else 'ghost'}; "
-                             f"the opponent here is the {name}")
-        return kinds[side].for_game(game).table.ravel().astype(np.int64)
-    if isinstance(opponent, StatePolicy) or (isinstance(opponent, type) and issubclass(opponent, StatePolicy)):
-        return check_state_policy(opponent, game, side, "opponent").table.ravel().astype(np.int64)
-    if isinstance(opponent, np.ndarray):
-        return StatePolicy(game.layout, side, opponent).table.ravel().astype(np.int64)
-    raise UnsupportedSetting(
-        f"the batched engine plays its opponent from a table: 'chase', 'random', {sorted(NAMED_POLICIES)}, a "
-        f"gridghost.planning.StatePolicy (or its class) or an int array (cells, cells) of actions; got {opponent!r}")
-
-
-def _observation_table(encoder: Any, side: Side, cells: int) -> np.ndarray:
-    """``[to-move flag, state, ...]``: the encoder's observation of every joint state, by whether
-    the observer is to move (one plane when the encoding does not tell)."""
-    other = Side.GHOST if side == Side.AGENT else Side.AGENT
-    observe = encoder.observer(side)
-    planes = []
-    for turn in (side, other):  # flag 0: the observer to move; 1: not (the opponent's turn, or over)
-        planes.append(np.stack([observe(GameState(agent, ghost, turn, Outcome.ONGOING))
-                                for agent in range(cells) for ghost in range(cells)]))
-    if np.array_equal(planes[0], planes[1]):
-        return planes[0][None]
-    return np.stack(planes)
-
-
-class _Sensors(NamedTuple):
-    """Per sensor: its readings' thresholds by global cell (``[M - 1, maps * cells]``) and their
-    likelihoods by ``map * M + reading`` (``[maps * M, cells]``)."""
-
-    thresholds: tuple[np.ndarray, ...]
-    likelihoods: tuple[np.ndarray, ...]
-    counts: tuple[int, ...]
-
-
-def _sensor_tables(bound: Sequence[tuple[Sensor, ...]]) -> _Sensors:
-    """Each sensor's reading distribution per cell, from its likelihoods, stacked over maps."""
-    thresholds, likelihoods, counts = [], [], []
-    for per_map in zip(*bound, strict=True):
-        tables = [np.stack([np.asarray(sensor.likelihood(m), dtype=float).ravel()
-                            for m in sensor.possible_measurements()]) for sensor in per_map]
-        readings = np.stack(tables)  # [map, reading, cell]
-        running = np.cumsum(readings, axis=1)[:, :-1]  # [map, reading, cell]
-        # past a cell's last possible reading no bound may be passed (rounding must not draw it)
-        last = readings.shape[1] - 1 - np.argmax(readings[:, ::-1] > 0, axis=1)  # [map, cell]
-        running[np.arange(readings.shape[1] - 1)[None, :, None] >= last[:, None, :]] = np.inf
-        thresholds.append(np.ascontiguousarray(running.transpose(1, 0, 2).reshape(readings.shape[1] - 1, -1)))
-        likelihoods.append(readings.reshape(-1, readings.shape[2]))
-        counts.append(readings.shape[1])
-    return _Sensors(tuple(thresholds), tuple(likelihoods), tuple(counts))
-
-
-# -- the batched exact filter ------------------------------------------------------------------------
-class BatchedHistogramFilter:
-    """The exact Bayes filter (:class:`~gridghost.sensing.filters.HistogramFilter`) of N games at once:
-    the beliefs are one ``(N, cells)`` array, carried through the motion model by one array
-    product per step and weighed by the readings' likelihoods. Games may play different maps of
-    one size.
-
-    Args:
-        layouts: the map, or the maps the games play (all of one size).
-        slip: the agent's slip model.
-        sensors: the sensors whose readings :meth:`update` takes (unbound ones are bound to each map).
-        num_games: N, an int >= 1.
-
-    Attributes:
-        maps: ``int64[N]``, the index into ``layouts`` of each game's map (0 at first); set per
-            game with :meth:`reset`.
-
-    Raises:
-        TypeError, ValueError: bad layouts (or of different sizes), slip, sensors or ``num_games``
-            (more games than :data:`BUFFER_BYTES` holds the beliefs of included).
-    """
-
-    def __init__(self, layouts: Layout | Sequence[Layout], slip: SlipModel, sensors: Sequence[Sensor],
-                 num_games: int) -> None:
-        self.layouts = (layouts,) if isinstance(layouts, Layout) else tuple(layouts)
-        if not self.layouts:
-            raise ValueError("layouts must hold at least one Layout")
-        for layout in self.layouts:
-            check_instance(layout, "layouts", Layout)
-            if layout.shape != self.layouts[0].shape:
-                raise ValueError(f"every map must have one size, got {layout.shape} and {self.layouts[0].shape}")
-        check_instance(slip, "slip", SlipModel)
-        self.num_games = int(check_limit(num_games, "num_games", allow_none=False, maximum=MAX_GAMES))  # type: ignore[arg-type]
-        self.num_cells = self.layouts[0].rows * self.layouts[0].cols
-        _check_buffers(self.num_games, _filter_game_bytes(self.num_cells),
-                       f"the exact filter's beliefs on {self.layouts[0].rows}x{self.layouts[0].cols} maps")
-        bound = [make_sensors(layout, [sensor.for_layout(layout) for sensor in sensors]) if sensors else ()
-                 for layout in self.layouts]
-        games = [Game(layout, slip) for layout in self.layouts]
-        self._tables = _sensor_tables(bound) if sensors else _Sensors((), (), ())
-        cells = self.num_cells
-        if len(self.layouts) == 1:
-            # [cells, action * cells]: one product carries every row through every action
-            matrices = motion_matrices(games[0].outcomes)
-            self._matrix = np.ascontiguousarray(matrices.transpose(1, 0, 2).reshape(cells, -1))
-        else:
-            k = max(len(p) for p, _ in games[0].outcomes)
-            self._probabilities = np.zeros((NUM_ACTIONS, k))
-            self._destinations = np.zeros((len(games), NUM_ACTIONS, k, cells), dtype=np.int64)
-            for action, (probabilities, _) in enumerate(games[0].outcomes):
-                self._probabilities[action, : len(probabilities)] = probabilities
-            for m, game in enumerate(games):
-                for action, (probabilities, destinations) in enumerate(game.outcomes):
-                    self._destinations[m, action, : len(probabilities)] = destinations
-        self.maps = np.zeros(self.num_games, dtype=np.int64)
-        self._rows = np.arange(self.num_games)
-        self._belief = np.full((self.num_games, cells), 1.0 / cells)
-
-    @property
-    def num_readings(self) -> tuple[int, ...]:
-        """How many readings each sensor can give (its ``possible_measurements()``)."""
-        return self._tables.counts
-
-    def reset(self, games: Any = None, maps: Any = None) -> None:
-        """Make the beliefs of ``games`` (indices; ``None``: all) uniform, on the maps ``maps``
-        (indices into ``layouts``, one per game; ``None`` keeps each game's map).
-
-        Raises:
-            ValueError: map indices out of range or of another length than ``games``.
-        """
-        rows = self._rows if games is None else np.asarray(games, dtype=np.int64)
-        if maps is not None:
-            indices = np.asarray(maps, dtype=np.int64)
-            if indices.shape != rows.shape or (indices.size and not 0 <= indices.min() <= indices.max()
-                                                < len(self.layouts)):
-                raise ValueError(f"maps must hold one index 0..{len(self.layouts) - 1} per game reset")
-            self.maps[rows] = indices
-        self._belief[rows] = 1.0 / self.num_cells
-
-    def predict(self, actions: Any) -> None:
-        """Carry every belief through its game's intended action and the slip model.
-
-        Raises:
-            TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
-        """
-        self._predict(_checked_actions(actions, self.num_games, "actions"))
-
-    def _predict(self, actions: np.ndarray) -> None:
-        cells = self.num_cells
-        if len(self.layouts) == 1:
-            carried = (self._belief @ self._matrix).reshape(self.num_games, NUM_ACTIONS, cells)
-            self._belief = carried[self._rows, actions]
-            return
-        moved = np.zeros(self.num_games * cells)
-        destinations = self._destinations[self.maps, actions]  # [game, outcome, cell]
-        base = self._rows[:, None] * cells
-        for k in range(destinations.shape[1]):
-            weights = self._belief * self._probabilities[actions, k][:, None]
-            moved += np.bincount((base + destinations[:, k]).ravel(), weights.ravel(), len(moved))
-        self._belief = moved.reshape(self.num_games, cells)
-
-    def update(self, readings: Any) -> None:
-        """Weigh every belief by its game's readings: ``readings[s, n]`` is the index, in sensor
-        ``s``'s ``possible_measurements()``, of game ``n``'s reading.
-
-        Raises:
-            ValueError: readings of the wrong shape or out of range, or readings that are
-                impossible under some game's belief (then nothing changes).
-        """
-        array = np.asarray(readings)
-        expected = (len(self._tables.counts), self.num_games)
-        if array.shape != expected or (array.size and not np.issubdtype(array.dtype, np.integer)):
-            raise ValueError(f"readings must be an int array of shape (sensors, num_games) = {expected}")
-        for s, count in enumerate(self._tables.counts):
-            if array[s].size and not 0 <= array[s].min() <= array[s].max() < count:
-                raise ValueError(f"readings of sensor {s} must be indices 0..{count - 1}")
-        self._update(array, check=True)
-
-    def _update(self, readings: np.ndarray, check: bool = False, games: np.ndarray | None = None) -> None:
-        rows = slice(None) if games is None else games
-        weighted = self._belief[rows]
-        for s, count in enumerate(self._tables.counts):
-            weighted = weighted * self._tables.likelihoods[s].take(self.maps[rows] * count + readings[s], axis=0)
-        totals = weighted.sum(axis=1, keepdims=True)
-        if check and not (totals > 0).all():
-            raise ValueError(f"the readings of games {np.flatnonzero(totals[:, 0] <= 0)[:10].tolist()} have "
-                             "probability 0 under their beliefs")
-        self._belief[rows] = weighted / totals
-
-    def belief(self) -> np.ndarray:
-        """The beliefs, a fresh ``float64[N, rows, cols]`` array (each game's sums to 1)."""
-        return self._belief.reshape(self.num_games, *self.layouts[0].shape).copy()
-
-
-def _checked_actions(actions: Any, n: int, argument: str) -> np.ndarray:
-    """``actions`` as an ``int64[n]`` array of moves, or a clear error."""
-    array = actions if type(actions) is np.ndarray else np.asarray(actions)
-    if array.shape != (n,):
-        raise ValueError(f"{argument} must have shape ({n},), one action per game, got shape {array.shape}")
-    if array.dtype.kind not in "iu":
-        raise TypeError(f"{argument} must be an int array of actions 0..{NUM_ACTIONS - 1}, got dtype {array.dtype}")
-    if array.dtype != np.int64:
-        array = array.astype(np.int64)
-    if np.bitwise_and(array, -NUM_ACTIONS).any():  # a bit above 0..3 set, or a negative number
-        raise ValueError(f"{argument} must lie in 0..{NUM_ACTIONS - 1}, got values {array.min()}..{array.max()}")
-    return array
 
 
 # -- the engine --------------------------------------------------------------------------------------
@@ -459,7 +179,7 @@ class BatchedGame:
                  slip_probability: float | None = None, slip_type: str | None = None,
                  sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
                  rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, **unsupported: Any) -> None:
-        self.num_games = n = _check_count(num_games, "num_games")
+        self.num_games = n = check_count(num_games, "num_games")
         self._refuse(unsupported)
         self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
         if obs_type not in BATCH_OBS_TYPES:
@@ -476,7 +196,7 @@ class BatchedGame:
                              "(use obs_type='vector' or 'grid', or controlled=None)")
         if autoreset_mode is None:
             autoreset_mode = "same_step" if self.controlled is None else "next_step"
-        autoreset_mode = _GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)  # type: ignore[call-overload]
+        autoreset_mode = GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)  # type: ignore[call-overload]
         self.autoreset_mode = check_choice(autoreset_mode, "autoreset_mode", AUTORESET_MODES)
         if self.controlled is None and self.autoreset_mode != "same_step":
             raise ValueError("with two learning sides a game resets at the end of the turn it ended in: "
@@ -486,8 +206,15 @@ class BatchedGame:
         self.max_cycles = check_limit(max_cycles, "max_cycles")
         self.max_episode_steps = check_limit(max_episode_steps, "max_episode_steps")
         self.slip = make_slip(slip, slip_probability, slip_type)
-        self.layouts, self.generator = _maps_of(layout, difficulty, self.slip)
-        self._build(opponent, sensors, color_sensor_quality, rewards, ghost_rewards, view_radius, belief_filter)
+        self.layouts, self.generator = maps_of(layout, difficulty, self.slip)
+        #: The game's settings, resolved as every view resolves them (the encoding without the
+        #: belief planes, which the engine appends from its own filter).
+        self.config = game_config(
+            layout=self.layouts[0] if self.generator is None else self.generator, slip=self.slip, sensors=sensors,
+            color_sensor_quality=color_sensor_quality, rewards=rewards, ghost_rewards=ghost_rewards,
+            max_cycles=self.max_cycles, obs_type="vector" if obs_type == "belief_vector" else obs_type,
+            view_radius=view_radius)
+        self._build(opponent, belief_filter)
         self._seed = seed
         self._rng: np.random.Generator | None = None
         # the games: global state, learner steps (or cycles), whether each ended in the last call
@@ -511,16 +238,16 @@ class BatchedGame:
                 raise UnsupportedSetting(f"the batched engine does not serve {key}={value!r} (the single envs do)")
 
     # -- construction ----------------------------------------------------------------------------
-    def _build(self, opponent: Any, sensors: Any, quality: Any, rewards: Any, ghost_rewards: Any,
-               view_radius: Any, belief_filter: str | None) -> None:
+    def _build(self, opponent: Any, belief_filter: str | None) -> None:
         """Every table, per map, stacked (see the module docstring)."""
         layouts = self.layouts
         cells = layouts[0].rows * layouts[0].cols
         self.num_cells, self._states = cells, cells * cells
         sides = [Side.AGENT, Side.GHOST] if self.controlled is None else [Side.AGENT if self.controlled == AGENT
                                                                           else Side.GHOST]
-        self._sides = tuple(_SIDE_NAMES[side] for side in sides)
-        games = [Game(layout, self.slip, rewards, ghost_rewards) for layout in layouts]
+        self._sides = tuple(SIDE_NAMES[side] for side in sides)
+        parts = [build_map_parts(self.config, layout, with_filter=False) for layout in layouts]
+        games = [part.kernel for part in parts]
         # A learning ghost's first step also pays its reward for the agent's opening move, played
         # by the reset (which returns no reward), as the single-agent view does.
         self._opening_reward = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1] if self.controlled == GHOST else 0.0
@@ -529,7 +256,7 @@ class BatchedGame:
                 if game.opening_can_end():
                     raise ValueError(f"controlled='ghost' needs maps where the agent's opening move cannot end the "
                                      f"game; on {game.layout.name or 'this layout'} it can")
-        bounds, sizes = _slip_bounds(games[0])
+        bounds, sizes = slip_bounds(games[0])
         self._k = k = int(sizes.max())
         self._bounds = bounds
         self._same_bounds = bool((bounds == bounds[0]).all())
@@ -542,39 +269,36 @@ class BatchedGame:
         if isinstance(opponent, np.ndarray) and len(layouts) > 1:
             raise ValueError("an opponent table belongs to one map, and the games play several; pass a name or a "
                              "StatePolicy class, built for every map")
-        opponents = [None if opponent_side is None else _opponent_table(opponent, game, opponent_side)
+        opponents = [None if opponent_side is None else opponent_table(opponent, game, opponent_side)
                      for game in games]
         self._random_opponent = opponent_side is not None and opponents[0] is None
         b = NUM_ACTIONS if self._random_opponent else 1
         self._b = b
-        # The encoder checks view_radius before the estimate reads it.
         belief_size = cells if self.obs_type == "belief_vector" else 0
-        space_encoder = make_observations(self.obs_type, games[0].board,
-                                          (lambda: np.zeros(layouts[0].shape)) if belief_size else None,
-                                          view_radius=view_radius)
+        # The belief planes are the engine's own: its space is the encoding's with them.
+        space_encoder = parts[0].encoder if not belief_size else make_observations(
+            self.obs_type, games[0].board, lambda: np.zeros(layouts[0].shape))
         self.observation_space = space_encoder.space(sides[0])
-        estimate = self._table_bytes(len(layouts), cells, k, b, sides, view_radius)
+        estimate = self._table_bytes(len(layouts), cells, k, b, sides, self.config.view_radius)
         if estimate > TABLE_BYTES:
             raise ValueError(f"the batched tables of {len(layouts)} map(s) of {layouts[0].rows}x{layouts[0].cols} "
                              f"with obs_type={self.obs_type!r} would take about {estimate / 2**20:,.0f} MiB, more "
                              f"than gridghost.batched.TABLE_BYTES = {TABLE_BYTES / 2**20:,.0f} MiB; use "
                              "obs_type='vector', a smaller map or fewer levels")
-        bound_sensors = [make_sensors(layout, None if sensors is None else tuple(s.for_layout(layout) for s in sensors),
-                                      quality, RESERVED_INFO_KEYS) for layout in layouts]
+        bound_sensors = [part.sensors for part in parts]
         self.sensors = bound_sensors[0]
-        self._sensor_tables = _sensor_tables(bound_sensors)
+        self.sensor_tables = sensor_tables(bound_sensors)
         self._draw_readings = self.controlled != GHOST
         per_game = self._game_bytes(int(np.prod(self.observation_space.shape)), len(self.sensors),
                                     belief_filter is not None)
-        _check_buffers(self.num_games, per_game, f"{len(sides)} learning side(s) with obs_type={self.obs_type!r} "
+        check_buffers(self.num_games, per_game, f"{len(sides)} learning side(s) with obs_type={self.obs_type!r} "
                                                  f"on {layouts[0].rows}x{layouts[0].cols} maps"
                                                  + (" and the exact filter" if belief_filter is not None else ""))
         self.filter = None if belief_filter is None else BatchedHistogramFilter(layouts, self.slip, self.sensors,
                                                                                 self.num_games)
         per_map: list[dict[str, np.ndarray]] = []
-        encoders = []
         for m, game in enumerate(games):
-            half = _half_turns(game, k)
+            half = half_turns(game, k)
             offset = m * self._states
             tables: dict[str, np.ndarray] = {}
             if self.controlled == AGENT:
@@ -587,8 +311,6 @@ class BatchedGame:
                     tables[f"{mover}_outcome"] = half[f"{mover}_outcome"].ravel()
                     tables[f"{mover}_rewards"] = half[f"{mover}_rewards"].reshape(2, -1)
             per_map.append(tables)
-            encoders.append(make_observations("vector" if self.obs_type == "belief_vector" else self.obs_type,
-                                              game.board, view_radius=view_radius))
         self._tables = {key: np.concatenate([t[key] for t in per_map], axis=-1) for key in per_map[0]}
         self._tables["start"] = np.array([m * self._states + game.board.index(game.layout.agent_start) * cells
                                           + game.board.index(game.layout.ghost_start) for m, game in enumerate(games)])
@@ -597,15 +319,15 @@ class BatchedGame:
         self._observations: dict[str, np.ndarray] = {}
         self._flagged: dict[str, bool] = {}
         for side in sides:
-            planes = np.concatenate([_observation_table(encoder, side, cells) for encoder in encoders], axis=1)
-            self._flagged[_SIDE_NAMES[side]] = planes.shape[0] == 2
+            planes = np.concatenate([observation_table(part.encoder, side, cells) for part in parts], axis=1)
+            self._flagged[SIDE_NAMES[side]] = planes.shape[0] == 2
             table = planes.reshape(-1, *planes.shape[2:])
             if belief_size:
                 ones = np.zeros((len(table), belief_size), dtype=np.float32)
                 if side == Side.GHOST:  # the ghost's exact belief about itself is its own cell, one-hot
                     ones[np.arange(len(table)), np.arange(len(table)) % cells] = 1.0
                 table = np.concatenate((table, ones), axis=1)
-            self._observations[_SIDE_NAMES[side]] = np.ascontiguousarray(table)
+            self._observations[SIDE_NAMES[side]] = np.ascontiguousarray(table)
         self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
 
     def _table_bytes(self, maps: int, cells: int, k: int, b: int, sides: list[Side], view_radius: Any) -> int:
@@ -615,7 +337,7 @@ class BatchedGame:
         if size is None:
             width = cells if view_radius is None else (2 * view_radius + 1) ** 2
             size = 2 * 17 * width  # two to-move planes of up to 17 channels
-        return entries * _TABLE_ENTRY_BYTES + states * size * 4 * len(sides)
+        return entries * TABLE_ENTRY_BYTES + states * size * 4 * len(sides)
 
     def _game_bytes(self, observation_size: int, sensors: int, filtered: bool) -> int:
         """An upper estimate of the bytes one game takes in the engine's per-game buffers: its
@@ -626,7 +348,7 @@ class BatchedGame:
         fixed = 160
         draws = 8 * (2 * (2 + sensors) + 2 * sensors)
         observations = 4 * 4 * observation_size * len(self._sides)
-        return fixed + draws + observations + (_filter_game_bytes(self.num_cells) if filtered else 0)
+        return fixed + draws + observations + (filter_game_bytes(self.num_cells) if filtered else 0)
 
     def _fold_agent(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int,
                     offset: int) -> dict[str, np.ndarray]:
@@ -671,7 +393,7 @@ class BatchedGame:
     def _buffers(self) -> None:
         n = self.num_games
         # a step's uniforms: the slip, the random opponent's action (if any), each sensor's reading
-        sensors = len(self._sensor_tables.counts) if self._draw_readings else 0
+        sensors = len(self.sensor_tables.counts) if self._draw_readings else 0
         self._sensor_row = 1 + (self._b > 1)
         self._uniforms = np.empty((self._sensor_row + sensors, n))
         self._bools = np.empty(n, dtype=bool)
@@ -686,7 +408,7 @@ class BatchedGame:
         self._rewards = {side: np.zeros(n) for side in AGENTS}
         self._obs = {side: np.empty((n, *table.shape[1:]), dtype=np.float32)
                      for side, table in self._observations.items()}
-        self.readings = np.zeros((len(self._sensor_tables.counts), n), dtype=np.int64)
+        self.readings = np.zeros((len(self.sensor_tables.counts), n), dtype=np.int64)
         self._no_games = np.zeros(0, dtype=np.int64)
         self._no_finals = {side: np.zeros((0, *table.shape[1:]), dtype=np.float32)
                            for side, table in self._observations.items()}
@@ -780,7 +502,7 @@ class BatchedGame:
             raise RuntimeError("call reset() before stepping")
         if self._phase is not None and self._phase != side:
             raise RuntimeError(f"it is the {self._phase}'s half-turn; call step_{self._phase}")
-        checked = _checked_actions(actions, self.num_games, "actions")
+        checked = checked_actions(actions, self.num_games, "actions")
         if self.controlled is None:
             return self._agent_half(checked) if side == AGENT else self._ghost_half(checked)
         return self._turn(checked)
@@ -857,7 +579,7 @@ class BatchedGame:
         """Draw every sensor's reading with the agent on ``cells`` (global cells) into
         :attr:`readings` (of the games ``rows``; all by default)."""
         whole = rows is None
-        for s, thresholds in enumerate(self._sensor_tables.thresholds):
+        for s, thresholds in enumerate(self.sensor_tables.thresholds):
             uniform = uniforms[first_row + s]
             reading = self.readings[s] if whole else np.zeros(len(cells), dtype=np.int64)
             hit = self._bools if whole else np.empty(len(cells), dtype=bool)
@@ -966,7 +688,7 @@ class BatchedGame:
     def _reset_rows(self, rows: np.ndarray) -> None:
         """Start new episodes in games ``rows`` now, from draws of their own: the first states,
         the readings there and the filter."""
-        uniforms = self._rng.random((2 + len(self._sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
+        uniforms = self._rng.random((2 + len(self.sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
         states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
         self._state[rows] = states
         self._steps[rows] = 0
@@ -996,44 +718,6 @@ class BatchedGame:
         return observations
 
 
-def _filter_game_bytes(cells: int) -> int:
-    """An upper estimate of the bytes one game takes in a :class:`BatchedHistogramFilter`: its map
-    index and belief, and a step's temporaries (the belief carried through each of the four
-    actions, the reweighted belief and the likelihoods)."""
-    return 16 + 8 * cells * (2 + NUM_ACTIONS + 3)
-
-
-class TooManyGames(ValueError):
-    """More games than the per-game buffers' budget, :data:`BUFFER_BYTES`, holds with the
-    settings given; the message names the maximum."""
-
-    def __init__(self, num_games: int, per_game: int, settings: str, argument: str = "num_games") -> None:
-        self.num_games, self.per_game, self.settings = num_games, per_game, settings
-        most = BUFFER_BYTES // per_game
-        super().__init__(f"{argument}={num_games:,} needs about {num_games * per_game / 2**20:,.0f} MiB of per-game "
-                         f"buffers with {settings}, more than gridghost.batched.BUFFER_BYTES = "
-                         f"{BUFFER_BYTES / 2**20:,.0f} MiB; the maximum for these settings is {argument}={most:,}")
-
-    def renamed(self, argument: str) -> TooManyGames:
-        """The same error, said of the caller's ``argument`` (``num_envs`` for the vector env)."""
-        return TooManyGames(self.num_games, self.per_game, self.settings, argument)
-
-
-def _check_buffers(num_games: int, per_game: int, settings: str) -> None:
-    """Refuse ``num_games`` games of ``per_game`` bytes each when they exceed :data:`BUFFER_BYTES`."""
-    if num_games * per_game > BUFFER_BYTES:
-        raise TooManyGames(num_games, per_game, settings)
-
-
-def _check_count(value: Any, argument: str) -> int:
-    """``value`` as an int if it is a number of games, 1..:data:`MAX_GAMES`."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value!r}")
-    if not 1 <= value <= MAX_GAMES:
-        raise ValueError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value}")
-    return int(value)
-
-
 def _seed_sequence(seed: Any) -> np.random.SeedSequence | None:
     """A seed for the batch's generator: ``None``, an int >= 0 or a list of them."""
     if seed is None:
@@ -1057,136 +741,3 @@ def _checked_games(games: Any, n: int) -> np.ndarray:
     if array.size and not 0 <= array.min() <= array.max() < n:
         raise ValueError(f"game indices must lie in 0..{n - 1}")
     return np.unique(array.astype(np.int64))
-
-
-# -- the Gymnasium vector env -------------------------------------------------------------------------
-class GridGhostVectorEnv(VectorEnv):
-    """``gridghost/GridGhost-v0`` for N games as one :class:`gymnasium.vector.VectorEnv` over a
-    :class:`BatchedGame`: what ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
-    returns. Its spaces, and its auto-reset, are those of ``SyncVectorEnv`` of the same envs
-    (each a ``GridGhostGymEnv`` in a ``TimeLimit``); its infos are empty (in same-step mode they
-    hold ``final_obs`` and ``final_info``, as ``SyncVectorEnv``'s do).
-
-    Args:
-        num_envs: N.
-        controlled: ``"agent"`` or ``"ghost"``, the learning side.
-        opponent: the other side, as :class:`BatchedGame` takes it.
-        obs_type: one of :data:`BATCH_OBS_TYPES` (``"vector"`` by default).
-        max_episode_steps: the ``TimeLimit`` in steps (``make_vec`` passes the registered 100).
-        autoreset_mode: ``gymnasium.vector.AutoresetMode.NEXT_STEP`` (default, as
-            ``SyncVectorEnv``) or ``SAME_STEP``; also accepted as ``"next_step"``/``"same_step"``.
-        copy: return copies of the observations (as ``SyncVectorEnv(copy=True)``); ``False``
-            returns the engine's buffers, overwritten by the next step.
-        **game: the game's settings, as :class:`BatchedGame` takes them.
-
-    Raises:
-        TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`.
-    """
-
-    metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
-
-    def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, obs_type: str = "vector",
-                 max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
-                 copy: bool = True, **game: Any) -> None:
-        if controlled not in AGENTS:
-            check_choice(controlled, "controlled", AGENTS)
-        mode = _GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
-        check_choice(mode, "autoreset_mode", AUTORESET_MODES)
-        self.copy = check_flag(copy, "copy")
-        _check_count(num_envs, "num_envs")  # the engine's own checks would name its num_games
-        try:
-            self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
-                                    max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
-        except TooManyGames as error:
-            raise error.renamed("num_envs") from None
-        self.num_envs = self.game.num_games
-        self.controlled = controlled
-        self.autoreset_mode = AutoresetMode.NEXT_STEP if mode == "next_step" else AutoresetMode.SAME_STEP
-        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.render_mode = None
-        self.single_observation_space = self.game.observation_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._step = self.game.step_agent if controlled == AGENT else self.game.step_ghost
-
-    def reset(self, *, seed: int | list[int] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start new episodes in every game (or those of ``options["reset_mask"]``, a bool array).
-
-        Args:
-            seed: an int (or a list of ints) seeding the batch's one generator; ``None``
-                continues it.
-            options: ``None`` or a dict; only ``"reset_mask"`` is read.
-
-        Returns:
-            The observations and an empty info dict.
-
-        Raises:
-            TypeError, ValueError: a bad seed, options or mask.
-        """
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(f"options must be a dict or None, got {options!r}")
-        mask = None if options is None else options.get("reset_mask")
-        if mask is not None and (not isinstance(mask, np.ndarray) or mask.dtype != bool
-                                 or mask.shape != (self.num_envs,) or not mask.any()):
-            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},) with a True")
-        observations = self.game.reset(seed=seed, games=mask)[self.controlled]
-        return (observations.copy() if self.copy else observations), {}
-
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every game: the learner's action, then the opponent's answer; games that ended
-        reset as ``autoreset_mode`` says.
-
-        Returns:
-            ``(observations, rewards, terminations, truncations, infos)``.
-
-        Raises:
-            TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
-        """
-        result = self._step(actions)
-        observations = result.observations[self.controlled]
-        infos: dict[str, Any] = {}
-        if len(result.final_games):
-            games = result.final_games
-            final_obs = np.full(self.num_envs, None, dtype=object)
-            for row, game in enumerate(games.tolist()):
-                final_obs[game] = result.final_observations[self.controlled][row]
-            mask = np.zeros(self.num_envs, dtype=bool)
-            mask[games] = True
-            infos = {"final_obs": final_obs, "_final_obs": mask, "final_info": {}, "_final_info": mask.copy()}
-        return ((observations.copy() if self.copy else observations), result.rewards[self.controlled].copy(),
-                result.terminations.copy(), result.truncations.copy(), infos)
-
-    def action_masks(self) -> np.ndarray:
-        """``bool[N, 4]``: which actions move the learner, as sb3-contrib's ``MaskablePPO`` reads."""
-        return self.game.action_masks().astype(bool)
-
-
-def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
-    """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``: a :class:`GridGhostVectorEnv`.
-    ``obs_type`` defaults to the single env's ``"dict"``, so pass ``obs_type="vector"`` (or
-    ``"grid"``, ``"belief_vector"``) for the batched engine.
-
-    For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
-    and ``"text"`` encodings, a callable opponent, rendering, ...) it returns, with a warning
-    saying why, ``SyncVectorEnv`` of the same envs, which is what ``make_vec`` built before the
-    entry point existed.
-
-    Raises:
-        TypeError, ValueError: as :class:`GridGhostVectorEnv`.
-    """
-    kwargs.setdefault("obs_type", "dict")  # the single env's default, as SyncVectorEnv of it would have
-    try:
-        return GridGhostVectorEnv(num_envs, **kwargs)
-    except UnsupportedSetting as reason:
-        warnings.warn(f"gridghost: {reason}; falling back to gymnasium.vector.SyncVectorEnv", stacklevel=2)
-    single = dict(kwargs)
-    mode = single.pop("autoreset_mode", AutoresetMode.NEXT_STEP)
-    copy = single.pop("copy", True)
-    limit = single.pop("max_episode_steps", None)
-
-    def make() -> gymnasium.Env:
-        return gymnasium.make("gridghost/GridGhost-v0", max_episode_steps=limit, **single)
-
-    return gymnasium.vector.SyncVectorEnv([make] * num_envs, copy=copy, autoreset_mode=mode)

@@ -20,6 +20,7 @@ and ``to_dict`` says so rather than writing something that would build another g
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -29,25 +30,40 @@ import numpy as np
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.core.rules import Rewards
+from gridghost.core.rules import Outcome, Rewards
 from gridghost.core.slip import (
     DEFAULT_SLIP_PROBABILITY,
     LongitudinalSlip,
     SlipModel,
+    make_slip,
     slip_from_dict,
     slip_to_dict,
 )
-from gridghost.maps.levels import MapGenerator
-from gridghost.sensing.filters import (
-    BeliefFilter,
-)
-from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES
-from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
+from gridghost.maps.levels import MapGenerator, map_source
+from gridghost.sensing.filters import BeliefFilter, check_filter_kind
+from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES, check_observation_options
+from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor, make_sensors
 
 #: The experts an env can consult (``expert=``): ``"minimax"``, both sides' optimal moves in the
 #: zero-sum game; ``"optimal"``, the agent's optimal move against the chasing ghost (see
 #: :mod:`gridghost.planning.solve`).
 EXPERTS: tuple[str, ...] = ("minimax", "optimal")
+
+#: The info key of each way a game ends.
+OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
+#: Every info key any view writes itself (the AEC env, the single-agent views, the belief filter's
+#: estimate, the solver's expert); no component may report under them. The one list: views
+#: that add a key add it here.
+RESERVED_INFO_KEYS = frozenset(
+    {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
+     "action_mask", "estimated_pos", "is_success", "expert_action", "active_agent", "opponent",
+     # the numeric infos' own keys (see NUMERIC_INFO_KEYS)
+     "to_move", "distance", "actual_moves", "estimated_cell",
+     *OUTCOME_INFO_KEYS.values(),
+     # written by Gymnasium's wrappers and vector envs around any view (which also write a
+     # "_"-prefixed mask for every key, so no component's key may start with "_")
+     "episode", "final_obs", "final_info", "final_observation"}
+)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -268,3 +284,86 @@ def _rewards_from_dict(data: Any, key: str) -> Rewards:
     if not isinstance(data, Mapping) or set(data) != names:
         raise TypeError(f"config {key!r} must be a dict with keys {sorted(names)}, got {data!r}")
     return Rewards(**data)
+
+
+def game_config(
+    layout: Any = None,
+    slip: str | SlipModel | None = None,
+    slip_probability: float | None = None,
+    slip_type: str | None = None,
+    sensors: Sequence[Sensor] | None = None,
+    color_sensor_quality: float | None = None,
+    max_cycles: int | None = 100,
+    obs_type: str = "dict",
+    rewards: Rewards | None = None,
+    ghost_rewards: Rewards | None = None,
+    use_ghost: bool = True,
+    belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
+    show_belief: bool = True,
+    expert: str | None = None,
+    difficulty: int | None = None,
+    view_radius: int | None = None,
+    action_mask_in_obs: bool = False,
+    append_step_count: bool = False,
+    grid_layout: str = "chw",
+    reference_infos: bool = False,
+) -> GameConfig:
+    """The one place a game's settings are read: the keyword arguments of every view (see
+    :class:`~gridghost.envs.aec.GridGhostEnv`, which documents them), checked under the names the
+    caller used and resolved into a :class:`GameConfig`.
+
+    Resolving means: the slip model from ``slip`` / ``slip_probability`` / ``slip_type``; the map
+    from ``layout`` / ``difficulty`` (a generator follows the slip model); the sensors bound to
+    the first map (the colour sensor of ``color_sensor_quality`` by default); the reference
+    rewards when ``rewards`` is ``None``; the exact filter for the belief encodings when
+    ``belief_filter`` is ``None``. The belief filter stays as given (a name, a copy of a spec
+    dict, or a filter object): it is built per map by
+    :func:`~gridghost.config.parts.build_map_parts`.
+
+    Returns:
+        The resolved settings.
+
+    Raises:
+        TypeError, ValueError: a setting of the wrong type or out of range, or settings that
+            contradict each other; the message names the argument as the caller wrote it.
+    """
+    slip_model = make_slip(slip, slip_probability, slip_type)
+    source = map_source(layout, difficulty)
+    maps = source.for_slip(slip_model) if isinstance(source, MapGenerator) else None
+    if maps is not None and isinstance(belief_filter, BeliefFilter):
+        raise ValueError("belief_filter: a filter object follows one map, and a map generator draws a new map at "
+                         "every reset; pass 'histogram', 'particle' or a spec dict instead")
+    max_cycles = check_limit(max_cycles, "max_cycles")
+    use_ghost = check_flag(use_ghost, "use_ghost")
+    if ghost_rewards is not None and not use_ghost:
+        raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
+                         "leave it None")
+    if belief_filter is None and obs_type in ("belief", "belief_vector"):
+        belief_filter = "histogram"
+    show_belief = check_flag(show_belief, "show_belief")
+    if not show_belief and belief_filter is None:
+        raise ValueError("show_belief=False hides the belief filter's map, and there is no belief_filter")
+    check_choice(expert, "expert", EXPERTS, allow_none=True)
+    if expert is not None and not use_ghost:
+        raise ValueError("expert solves the game against the ghost; there is none (use_ghost=False)")
+    reference_infos = check_flag(reference_infos, "reference_infos")
+    first = maps.level(maps.start_level) if maps is not None else source
+    assert isinstance(first, Layout)  # map_source gives a layout or a generator
+    # A copy: a caller changing its list later must not change the maps still to come.
+    given = tuple(sensors) if isinstance(sensors, list) else sensors
+    if maps is not None and given is not None:  # sensors measure every map the generator draws
+        given = tuple(sensor.for_layout(first) for sensor in given)
+    bound = make_sensors(first, given, color_sensor_quality, RESERVED_INFO_KEYS)
+    check_instance(rewards, "rewards", Rewards, allow_none=True)
+    check_instance(ghost_rewards, "ghost_rewards", Rewards, allow_none=True)
+    if belief_filter is not None:
+        check_filter_kind(belief_filter)
+    check_observation_options(obs_type, view_radius, action_mask_in_obs, append_step_count, max_cycles, grid_layout)
+    return GameConfig(
+        layout=maps if maps is not None else first, slip=slip_model, sensors=bound,
+        rewards=Rewards() if rewards is None else rewards, ghost_rewards=ghost_rewards, max_cycles=max_cycles,
+        use_ghost=use_ghost, obs_type=obs_type,
+        belief_filter=copy.deepcopy(belief_filter) if isinstance(belief_filter, dict) else belief_filter,
+        show_belief=show_belief, expert=expert, view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
+        append_step_count=append_step_count, grid_layout=grid_layout, reference_infos=reference_infos,
+    )

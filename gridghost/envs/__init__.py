@@ -8,8 +8,6 @@ from gridghost.envs.aec import (
     MAP_COMPONENTS_BYTES,
     NO_ACTION,
     NUMERIC_INFO_KEYS,
-    OUTCOME_INFO_KEYS,
-    RESERVED_INFO_KEYS,
     CheckedGridGhostEnv,
     GridGhostEnv,
     env,
@@ -29,7 +27,6 @@ from gridghost.envs.parallel import (
 )
 from gridghost.envs.single_agent import (
     CONTROLLED_SIDES,
-    DEFAULT_OPPONENTS,
     Duel,
     GridGhostGymEnv,
     detached,
@@ -38,13 +35,10 @@ from gridghost.envs.single_agent import (
 __all__ = [
     "CONTROLLED_SIDES",
     "DEFAULT_MAX_CYCLES",
-    "DEFAULT_OPPONENTS",
     "MAP_COMPONENTS_BYTES",
     "NO_ACTION",
     "NUMERIC_INFO_KEYS",
-    "OUTCOME_INFO_KEYS",
     "PF_SENSOR_MODES",
-    "RESERVED_INFO_KEYS",
     "AgentInterface",
     "CheckedGridGhostEnv",
     "Duel",

@@ -122,6 +122,7 @@ Version history
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
@@ -132,8 +133,9 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from gridghost.config.settings import EXPERTS, GameConfig
-from gridghost.core.checks import check_action, check_choice, check_flag, check_limit, check_seed
+from gridghost.config.parts import build_map_parts
+from gridghost.config.settings import OUTCOME_INFO_KEYS, GameConfig, game_config
+from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
@@ -146,29 +148,13 @@ from gridghost.core.rules import (
     Side,
     describe_moves,
 )
-from gridghost.core.slip import SlipModel, make_slip
+from gridghost.core.slip import SlipModel
 from gridghost.drawing import RENDER_MODES, Renderer, Status, text_picture
-from gridghost.maps.levels import MapGenerator, map_source
-from gridghost.planning import expert_tables
-from gridghost.sensing.filters import BeliefFilter, filter_spec, make_filter
-from gridghost.sensing.observations import make_observations
-from gridghost.sensing.sensors import Sensor, make_sensors
+from gridghost.maps.levels import MapGenerator
+from gridghost.sensing.filters import BeliefFilter, filter_spec
+from gridghost.sensing.sensors import Sensor
 
 _SIDES = {AGENT: Side.AGENT, GHOST: Side.GHOST}
-OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
-#: Every info key any view writes itself (the AEC env, the single-agent views, the belief filter's
-#: estimate, the solver's expert); no component may report under them. The one list: views
-#: that add a key add it here.
-RESERVED_INFO_KEYS = frozenset(
-    {"slipped", "intended_action", "actual_action", "ghost_distance", "agent_distance", "current_turn", "mover",
-     "action_mask", "estimated_pos", "is_success", "expert_action", "active_agent", "opponent",
-     # the numeric infos' own keys (see NUMERIC_INFO_KEYS)
-     "to_move", "distance", "actual_moves", "estimated_cell",
-     *OUTCOME_INFO_KEYS.values(),
-     # written by Gymnasium's wrappers and vector envs around any view (which also write a
-     # "_"-prefixed mask for every key, so no component's key may start with "_")
-     "episode", "final_obs", "final_info", "final_observation"}
-)
 #: The memory an env spends on keeping the components (kernel, sensors, filter, encoder, expert)
 #: of the maps a generator drew, so that a set of levels is built once: measured at about 4 KiB
 #: per cell of a map, so 64 MiB keeps 113 maps of 12 x 12 and 455 of 6 x 6 (at least 8).
@@ -390,63 +376,41 @@ class GridGhostEnv(AECEnv):
     ) -> None:
         super().__init__()
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
-        self.slip = make_slip(slip, slip_probability, slip_type)
-        source = map_source(layout, difficulty)
+        #: Every setting of this game, resolved; ``gridghost.env(config=env.config)`` (or its
+        #: ``to_dict()``) builds the same game. Read and checked in one place, ``game_config``.
+        self.config = config = game_config(
+            layout=layout, slip=slip, slip_probability=slip_probability, slip_type=slip_type, sensors=sensors,
+            color_sensor_quality=color_sensor_quality, max_cycles=max_cycles, obs_type=obs_type, rewards=rewards,
+            ghost_rewards=ghost_rewards, use_ghost=use_ghost, belief_filter=belief_filter, show_belief=show_belief,
+            expert=expert, difficulty=difficulty, view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
+            append_step_count=append_step_count, grid_layout=grid_layout, reference_infos=reference_infos,
+        )
+        self.slip = config.slip
         #: The map generator drawing this env's map at every reset, or ``None`` for a fixed map.
-        self.maps: MapGenerator | None = source.for_slip(self.slip) if isinstance(source, MapGenerator) else None
+        self.maps: MapGenerator | None = config.layout if isinstance(config.layout, MapGenerator) else None
         #: The level of the current episode's map (``None`` for a fixed map).
         self.level: int | None = None
-        if self.maps is not None and isinstance(belief_filter, BeliefFilter):
-            raise ValueError("belief_filter: a filter object follows one map, and a map generator draws a new map at "
-                             "every reset; pass 'histogram', 'particle' or a spec dict instead")
-        self.max_cycles = check_limit(max_cycles, "max_cycles")
+        self.max_cycles = config.max_cycles
         self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
-        self.use_ghost = check_flag(use_ghost, "use_ghost")
-        if ghost_rewards is not None and not self.use_ghost:
-            raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
-                             "leave it None")
-        if belief_filter is None and obs_type in ("belief", "belief_vector"):
-            belief_filter = "histogram"
-        self.show_belief = check_flag(show_belief, "show_belief")
-        if not self.show_belief and belief_filter is None:
-            raise ValueError("show_belief=False hides the belief filter's map, and there is no belief_filter")
-        check_choice(expert, "expert", EXPERTS, allow_none=True)
-        if expert is not None and not self.use_ghost:
-            raise ValueError("expert solves the game against the ghost; there is none (use_ghost=False)")
-        self.expert = expert
-        self.obs_type = obs_type
-        # What a map is built with; _use_map builds the map's components from them.
-        self._observation_settings: dict[str, Any] = dict(
-            view_radius=view_radius, action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count,
-            max_cycles=self.max_cycles, both_observe=self._both_observe, grid_layout=grid_layout)
-        self.reference_infos = check_flag(reference_infos, "reference_infos")
+        self.use_ghost = config.use_ghost
+        self.show_belief = config.show_belief
+        self.expert = config.expert
+        self.obs_type = config.obs_type
+        self.reference_infos = config.reference_infos
         if self.reference_infos:  # chosen once: the hot path makes no test for it
             self._publish = self._publish_reference  # type: ignore[method-assign]
-        # Copies: a caller changing its list or spec later must not change the maps still to come.
-        self._settings = (tuple(sensors) if isinstance(sensors, list) else sensors, color_sensor_quality, rewards,
-                          ghost_rewards,
-                          copy.deepcopy(belief_filter) if isinstance(belief_filter, dict) else belief_filter)
         self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
         self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
         self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
-        self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else source)  # type: ignore[arg-type]
+        self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
         self._half_turn_rewards = {
             name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in _SIDES.items()
         }
-        #: Every setting of this game, resolved; ``gridghost.env(config=env.config)`` (or its
-        #: ``to_dict()``) builds the same game.
-        spec = belief_filter if isinstance(belief_filter, str) else filter_spec(self.belief_filter, self.sensors)
-        self.config = GameConfig(
-            layout=self.maps if self.maps is not None else self.layout, slip=self.slip,
-            sensors=self.sensors, rewards=self.agent_rewards,
-            ghost_rewards=ghost_rewards, max_cycles=self.max_cycles, use_ghost=self.use_ghost, obs_type=obs_type,
-            belief_filter=spec, show_belief=self.show_belief, expert=expert, view_radius=view_radius,
-            action_mask_in_obs=action_mask_in_obs, append_step_count=append_step_count, grid_layout=grid_layout,
-            reference_infos=self.reference_infos,
-        )
+        if not isinstance(config.belief_filter, str):  # a spec dict or filter, as the first map's filter reads it
+            self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
         self.observation_spaces = {name: self._encoder.space(_SIDES[name]) for name in self.possible_agents}
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
@@ -487,7 +451,7 @@ class GridGhostEnv(AECEnv):
         self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
         self.board = self.kernel.board
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
-        self._info_masks = None if self._observation_settings["action_mask_in_obs"] else self.board.action_mask
+        self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
         self._observers = {name: self._encoder.observer(_SIDES[name]) for name in self.possible_agents}
 
     def _build_map(self, layout: Layout) -> _MapComponents:
@@ -496,34 +460,21 @@ class GridGhostEnv(AECEnv):
         Raises:
             RuntimeError: a later map gives other observation spaces than the first.
         """
-        sensors, quality, rewards, ghost_rewards, belief_filter = self._settings
-        if self.maps is not None and sensors is not None:
-            sensors = tuple(sensor.for_layout(layout) for sensor in sensors)
-        bound = make_sensors(layout, sensors, quality, RESERVED_INFO_KEYS)
-        kernel = Game(layout, self.slip, rewards, ghost_rewards, self.use_ghost)
-        tracker = None if belief_filter is None else make_filter(belief_filter, layout, self.slip, bound)
-        if tracker is not None:
-            tracker.claim(self)
-        encoder = make_observations(
-            self.obs_type, kernel.board, None if tracker is None else tracker.belief,
-            functools.partial(getattr, self, "cycles"),  # not a lambda: envs pickle
-            **self._observation_settings,
-        )
-        # The expert's action per state for each side it advises, by cell pair (bytes: Python ints)
-        expert = {} if self.expert is None else {
-            AGENTS[side]: table for side, table in expert_tables(kernel, self.expert).items()
-        }
+        parts = build_map_parts(self.config, layout, clock=functools.partial(getattr, self, "cycles"),  # envs pickle
+                                both_observe=self._both_observe)
+        if parts.belief_filter is not None:
+            parts.belief_filter.claim(self)
         # (sensor, its name, the info keys its read() declares or None when it reports just its
         # measurement), fixed here: the keys checked are the keys used.
         keys = tuple(
             (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
-            for sensor in bound
+            for sensor in parts.sensors
         )
         spaces_ = getattr(self, "observation_spaces", None)  # None while the first map is built
-        if spaces_ is not None and any(encoder.space(_SIDES[name]) != space for name, space in spaces_.items()):
+        if spaces_ is not None and any(parts.encoder.space(_SIDES[name]) != space for name, space in spaces_.items()):
             raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
                                "every map of a generator must have the same size and labels")
-        return _MapComponents(bound, kernel, tracker, encoder, expert, keys)
+        return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)
 
     @classmethod
     def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:

@@ -58,21 +58,21 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent
 from gridghost.config.settings import GameConfig
 from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
-from gridghost.core.policies import POLICY_NAMES, ChasePolicy, Policy, RandomPolicy, make_policy
+from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv, make_game, recent_map
-from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES, make_observations
 
 #: The sides a learner can control.
 CONTROLLED_SIDES: tuple[str, ...] = AGENTS
 #: The opponent each side faces when none is given.
-DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
 _EPISODE_ENDED = "the episode has ended; call reset() to start a new one"
 _SUCCESS = {AGENT: Outcome.GOAL, GHOST: Outcome.CAUGHT}
 
@@ -134,7 +134,7 @@ class Duel:
             ``cls(action_space)``; it sees its own side's observation. A planner's policy that
             reads the true state (a :class:`~gridghost.planning.solve.StatePolicy` such as
             :class:`~gridghost.planning.solve.MinimaxGhost`, or its class, built for this game) is handed
-            the state instead. ``None`` means :data:`DEFAULT_OPPONENTS`. The chasing ghost
+            the state instead. ``None`` means :data:`~gridghost.config.opponents.DEFAULT_OPPONENTS`. The chasing ghost
             (``"chase"`` or a :class:`~gridghost.core.policies.ChasePolicy`) and state policies are
             played from their ``cells x cells`` action tables (for the chasing ghost
             :attr:`Game.chase_table <gridghost.core.game.Game.chase_table>`), without building an observation.
@@ -228,7 +228,7 @@ class Duel:
         state_policy = self._state_policy(opponent)
         policy: Any = make_policy(opponent, self.opponent_action_space) if state_policy is None else state_policy
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
-            raise ValueError(f"opponent {opponent!r} is the chasing ghost; it cannot play the {self.opponent}")
+            check_opponent_name("chase", Side.AGENT)  # a ChasePolicy object: the name's rule
         if isinstance(policy, RandomPolicy) and policy.num_actions != NUM_ACTIONS:
             # It would fail only after the caller's half-turn, leaving the episode stuck.
             raise ValueError(
@@ -279,20 +279,8 @@ class Duel:
 
     def _state_policy(self, opponent: Any) -> StatePolicy | None:
         """The state policy ``opponent`` names or is, built for this game and checked to fit it;
-        ``None`` when it is another kind of policy."""
-        side = Side.GHOST if self.opponent == GHOST else Side.AGENT
-        kernel = self.game.kernel
-        if isinstance(opponent, str) and opponent not in NAMED_POLICIES and opponent not in POLICY_NAMES:
-            check_choice(opponent, "opponent", sorted([*POLICY_NAMES, *NAMED_POLICIES]))
-        if isinstance(opponent, str) and opponent in NAMED_POLICIES:
-            kinds = NAMED_POLICIES[opponent]
-            if side not in kinds:
-                raise ValueError(f"opponent {opponent!r} plays the {'agent' if Side.AGENT in kinds else 'ghost'}; "
-                                 f"the opponent here is the {self.opponent}")
-            return kinds[side].for_game(kernel)
-        planner = isinstance(opponent, StatePolicy) or (
-            isinstance(opponent, type) and issubclass(opponent, StatePolicy))
-        return check_state_policy(opponent, kernel, side, "opponent") if planner else None
+        ``None`` when it is another kind of policy (see :func:`~gridghost.config.opponents.planned_opponent`)."""
+        return planned_opponent(opponent, self.game.kernel, Side.GHOST if self.opponent == GHOST else Side.AGENT)
 
     def _seed_opponent(self) -> None:
         child = cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0]

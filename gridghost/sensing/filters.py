@@ -587,13 +587,26 @@ def make_filter(
                 "build the filter with the env's own sensor objects (env.sensors)"
             )
         return kind
-    if not isinstance(kind, str):
-        raise TypeError(f"belief_filter must be one of {list(FILTER_TYPES)} or a BeliefFilter, got {kind!r}")
+    check_filter_kind(kind)
     if kind == "particle":
         return ParticleFilter(layout, slip, sensors, num_particles)
-    if kind == "histogram":
-        return HistogramFilter(layout, slip, sensors)
-    raise ValueError(f"unknown belief_filter {kind!r}; accepted: {list(FILTER_TYPES)} or a BeliefFilter")
+    return HistogramFilter(layout, slip, sensors)
+
+
+def check_filter_kind(kind: Any) -> None:
+    """Check the form of a ``belief_filter`` setting before any map is built: a filter name, a
+    spec dict (its contents are checked against the sensors when the filter is built) or a filter.
+
+    Raises:
+        TypeError: ``kind`` is none of these.
+        ValueError: an unknown name.
+    """
+    if isinstance(kind, (Mapping, BeliefFilter)):
+        return
+    if not isinstance(kind, str):
+        raise TypeError(f"belief_filter must be one of {list(FILTER_TYPES)} or a BeliefFilter, got {kind!r}")
+    if kind not in FILTER_TYPES:
+        raise ValueError(f"unknown belief_filter {kind!r}; accepted: {list(FILTER_TYPES)} or a BeliefFilter")
 
 
 def filter_spec(

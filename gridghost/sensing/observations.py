@@ -759,6 +759,45 @@ class TurnObservations(Observations):
         return observation
 
 
+def check_observation_options(
+    obs_type: Any,
+    view_radius: Any = None,
+    action_mask_in_obs: Any = False,
+    append_step_count: Any = False,
+    max_cycles: Any = None,
+    grid_layout: Any = "chw",
+) -> None:
+    """Check an encoding and its options together, under the argument names envs take them by
+    (:func:`make_observations` starts with this; the config resolver calls it before any map is
+    built).
+
+    Raises:
+        ValueError: an unknown ``obs_type`` or ``grid_layout``; ``view_radius`` or ``grid_layout``
+            with another encoding than ``"grid"``, or ``view_radius`` out of range;
+            ``action_mask_in_obs`` with ``"text"``; ``append_step_count`` without ``max_cycles``.
+        TypeError: ``view_radius`` is not an int; ``action_mask_in_obs`` or
+            ``append_step_count`` is not a bool.
+    """
+    check_choice(obs_type, "obs_type", OBS_TYPES)
+    check_flag(action_mask_in_obs, "action_mask_in_obs")
+    check_flag(append_step_count, "append_step_count")
+    if view_radius is not None and obs_type != "grid":
+        raise ValueError(f"view_radius only applies to obs_type='grid' (an egocentric window); got obs_type="
+                         f"{obs_type!r} with view_radius={view_radius!r}; leave view_radius None")
+    check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
+    check_choice(grid_layout, "grid_layout", GRID_LAYOUTS)
+    if grid_layout != "chw" and obs_type != "grid":
+        raise ValueError(f"grid_layout only applies to obs_type='grid' (the order of its axes); got obs_type="
+                         f"{obs_type!r} with grid_layout={grid_layout!r}; leave it 'chw'")
+    if action_mask_in_obs and obs_type == "text":
+        raise ValueError("action_mask_in_obs=True would put the Text observation inside a Dict, which learning "
+                         "libraries refuse; obs_type='text' says which ways are open, and info['action_mask'] holds "
+                         "the mask")
+    if append_step_count and max_cycles is None:
+        raise ValueError("append_step_count=True divides the cycles played by max_cycles, and max_cycles is None "
+                         "(the Gymnasium view leaves truncation to TimeLimit by default): pass max_cycles=N")
+
+
 def make_observations(
     obs_type: str,
     board: Board,
@@ -803,27 +842,11 @@ def make_observations(
         TypeError: ``view_radius`` is not an int; ``action_mask_in_obs`` or
             ``append_step_count`` is not a bool.
     """
-    check_choice(obs_type, "obs_type", OBS_TYPES)
-    check_flag(action_mask_in_obs, "action_mask_in_obs")
-    check_flag(append_step_count, "append_step_count")
-    if view_radius is not None and obs_type != "grid":
-        raise ValueError(f"view_radius only applies to obs_type='grid' (an egocentric window); got obs_type="
-                         f"{obs_type!r} with view_radius={view_radius!r}; leave view_radius None")
-    check_choice(grid_layout, "grid_layout", GRID_LAYOUTS)
-    if grid_layout != "chw" and obs_type != "grid":
-        raise ValueError(f"grid_layout only applies to obs_type='grid' (the order of its axes); got obs_type="
-                         f"{obs_type!r} with grid_layout={grid_layout!r}; leave it 'chw'")
-    if action_mask_in_obs and obs_type == "text":
-        raise ValueError("action_mask_in_obs=True would put the Text observation inside a Dict, which learning "
-                         "libraries refuse; obs_type='text' says which ways are open, and info['action_mask'] holds "
-                         "the mask")
+    check_observation_options(obs_type, view_radius, action_mask_in_obs, append_step_count, max_cycles, grid_layout)
     if belief is None and obs_type in ("belief", "belief_vector"):
         raise ValueError(f"obs_type={obs_type!r} shows a belief filter's map; this view has no belief filter")
     step_count = None
     if append_step_count:
-        if max_cycles is None:
-            raise ValueError("append_step_count=True divides the cycles played by max_cycles, and max_cycles is None "
-                             "(the Gymnasium view leaves truncation to TimeLimit by default): pass max_cycles=N")
         if cycles is None:
             raise ValueError("append_step_count=True needs cycles, what returns the cycles played")
         step_count = StepCount(cycles, max_cycles)

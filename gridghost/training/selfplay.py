@@ -41,10 +41,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gridghost.config.opponents import check_opponent_name
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_number, check_seed
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.policies import POLICY_NAMES, ChasePolicy
+from gridghost.core.policies import ChasePolicy
 from gridghost.core.rules import NUM_ACTIONS, Rewards, Side
 from gridghost.core.slip import SlipModel
 from gridghost.envs.aec import GridGhostEnv
@@ -67,8 +68,6 @@ SAMPLING_RULES: tuple[str, ...] = ("latest", "uniform", "prioritised")
 #: A game's result from the learner's point of view; a draw is a game cut by the step limit.
 RESULTS: tuple[str, ...] = ("win", "loss", "draw")
 _SIDE = {AGENT: Side.AGENT, GHOST: Side.GHOST}
-_STATE_NAMES = {**{name: (GHOST,) if name == "chase" else AGENTS for name in POLICY_NAMES},
-                **{name: tuple(side.name.lower() for side in kinds) for name, kinds in NAMED_POLICIES.items()}}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,10 +231,7 @@ class OpponentPool:
     @staticmethod
     def _freeze(policy: Any, side: str, copy: bool) -> Any:
         if isinstance(policy, str):
-            check_choice(policy, "policy", sorted(_STATE_NAMES))
-            if side not in _STATE_NAMES[policy]:
-                raise ValueError(f"policy {policy!r} plays the {' or '.join(_STATE_NAMES[policy])}, not the {side}")
-            return policy
+            return check_opponent_name(policy, _SIDE[side], "policy")
         if isinstance(policy, (np.ndarray, list, tuple)):
             return _probability_table(policy, "policy")
         if isinstance(policy, StatePolicy) and policy.side != _SIDE[side]:

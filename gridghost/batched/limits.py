@@ -1,0 +1,72 @@
+"""What the batched engine accepts: the memory budgets of its tables and per-game buffers, the
+errors that refuse a setting, and the checks of its counts and actions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gridghost.core.names import NUM_ACTIONS
+
+#: The most memory the tables of one engine may take; larger maps (or too many levels) are refused.
+TABLE_BYTES = 512 * 2**20
+#: The bytes of one entry of the folded turn tables, as estimated against TABLE_BYTES.
+TABLE_ENTRY_BYTES = 48
+#: The most games one engine steps.
+MAX_GAMES = 2**26
+#: The most memory the per-game buffers of one engine may take: each game's state, draws and
+#: observations, the filter's beliefs, and the temporaries of a step. More games than fit are
+#: refused at construction, before anything of their size is allocated.
+BUFFER_BYTES = 2 * 2**30
+
+
+class UnsupportedSetting(ValueError):
+    """A game setting the batched engine does not serve (the single envs do); the Gymnasium
+    vector entry point falls back to ``SyncVectorEnv`` on it."""
+
+
+class TooManyGames(ValueError):
+    """More games than the per-game buffers' budget, :data:`BUFFER_BYTES`, holds with the
+    settings given; the message names the maximum."""
+
+    def __init__(self, num_games: int, per_game: int, settings: str, argument: str = "num_games") -> None:
+        self.num_games, self.per_game, self.settings = num_games, per_game, settings
+        most = BUFFER_BYTES // per_game
+        super().__init__(f"{argument}={num_games:,} needs about {num_games * per_game / 2**20:,.0f} MiB of per-game "
+                         f"buffers with {settings}, more than gridghost.batched.BUFFER_BYTES = "
+                         f"{BUFFER_BYTES / 2**20:,.0f} MiB; the maximum for these settings is {argument}={most:,}")
+
+    def renamed(self, argument: str) -> TooManyGames:
+        """The same error, said of the caller's ``argument`` (``num_envs`` for the vector env)."""
+        return TooManyGames(self.num_games, self.per_game, self.settings, argument)
+
+
+def check_buffers(num_games: int, per_game: int, settings: str) -> None:
+    """Refuse ``num_games`` games of ``per_game`` bytes each when they exceed :data:`BUFFER_BYTES`."""
+    if num_games * per_game > BUFFER_BYTES:
+        raise TooManyGames(num_games, per_game, settings)
+
+
+def check_count(value: Any, argument: str) -> int:
+    """``value`` as an int if it is a number of games, 1..:data:`MAX_GAMES`."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value!r}")
+    if not 1 <= value <= MAX_GAMES:
+        raise ValueError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value}")
+    return int(value)
+
+
+def checked_actions(actions: Any, n: int, argument: str) -> np.ndarray:
+    """``actions`` as an ``int64[n]`` array of moves, or a clear error."""
+    array = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if array.shape != (n,):
+        raise ValueError(f"{argument} must have shape ({n},), one action per game, got shape {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{argument} must be an int array of actions 0..{NUM_ACTIONS - 1}, got dtype {array.dtype}")
+    if array.dtype != np.int64:
+        array = array.astype(np.int64)
+    if np.bitwise_and(array, -NUM_ACTIONS).any():  # a bit above 0..3 set, or a negative number
+        raise ValueError(f"{argument} must lie in 0..{NUM_ACTIONS - 1}, got values {array.min()}..{array.max()}")
+    return array

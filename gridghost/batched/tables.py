@@ -1,0 +1,140 @@
+"""The batched engine's tables: every map's half-turns, the opponent's answers and the
+observations of every joint state, built from the game kernel of each map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from gridghost.batched.limits import TABLE_BYTES, TABLE_ENTRY_BYTES, UnsupportedSetting
+from gridghost.config.opponents import OPPONENT_SIDES, is_planner, planned_opponent
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.names import AGENT, GHOST
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.slip import SlipModel
+from gridghost.maps.levels import MapGenerator, map_source
+from gridghost.planning import StatePolicy
+from gridghost.sensing.sensors import Sensor
+
+SIDE_NAMES = {Side.AGENT: AGENT, Side.GHOST: GHOST}
+_ONGOING = int(Outcome.ONGOING)
+
+
+def maps_of(layout: Any, difficulty: int | None, slip: SlipModel) -> tuple[tuple[Layout, ...], MapGenerator | None]:
+    """The maps the games play: one layout, or every level of a generator's bounded level set."""
+    source = map_source(layout, difficulty)
+    if isinstance(source, Layout):
+        return (source,), None
+    generator = source.for_slip(slip)
+    if generator.num_levels is None:
+        raise UnsupportedSetting("the batched engine keeps every level's tables, so a MapGenerator needs num_levels "
+                                 "(an unbounded level set would build a new map at almost every reset)")
+    # The least the tables take (one opponent answer, one slip outcome), checked before any level
+    # is built: a difficulty's levels are solved one by one.
+    least = generator.num_levels * (generator.rows * generator.cols) ** 2 * NUM_ACTIONS * TABLE_ENTRY_BYTES
+    if least > TABLE_BYTES:
+        raise ValueError(f"the batched tables of {generator.num_levels:,} map(s) of {generator.rows}x{generator.cols} "
+                         f"would take at least {least / 2**20:,.0f} MiB, more than gridghost.batched.TABLE_BYTES = "
+                         f"{TABLE_BYTES / 2**20:,.0f} MiB; use fewer levels or smaller maps")
+    return tuple(generator.level(generator.start_level + i) for i in range(generator.num_levels)), generator
+
+
+def slip_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """Per action, the running probabilities a uniform is compared with to pick the slip outcome
+    (``float64[4, K - 1]``, ``inf`` past an action's last outcome), and the outcomes' count K."""
+    sizes = [len(probabilities) for probabilities, _ in game.outcomes]
+    k = max(sizes)
+    bounds = np.full((NUM_ACTIONS, max(k - 1, 0)), np.inf)
+    for action, (probabilities, _) in enumerate(game.outcomes):
+        bounds[action, : len(probabilities) - 1] = np.cumsum(probabilities)[:-1]
+    return bounds, np.array(sizes)
+
+
+def half_turns(game: Game, k: int) -> dict[str, np.ndarray]:
+    """Both half-turns from every joint state, from :meth:`Game.transitions`: the agent's
+    ``[state, action, slip outcome]`` and the ghost's ``[state, action]`` next states (local
+    numbering), outcomes and rewards. States where the game is over stay where they are."""
+    cells = game.num_cells
+    states = np.arange(cells * cells)
+    agents, ghosts = np.divmod(states, cells)
+    live = np.flatnonzero(~(game.goals[agents] | (agents == ghosts)))
+    tables: dict[str, np.ndarray] = {
+        "agent_next": np.broadcast_to(states[:, None, None], (len(states), NUM_ACTIONS, k)).copy(),
+        "agent_outcome": np.zeros((len(states), NUM_ACTIONS, k), dtype=np.int8),
+        "agent_rewards": np.zeros((2, len(states), NUM_ACTIONS, k)),
+        "ghost_next": np.repeat(states[:, None], NUM_ACTIONS, axis=1),
+        "ghost_outcome": np.zeros((len(states), NUM_ACTIONS), dtype=np.int8),
+        "ghost_rewards": np.zeros((2, len(states), NUM_ACTIONS)),
+    }
+    for action in range(NUM_ACTIONS):
+        moved = game.transitions(Side.AGENT, action, agents[live], ghosts[live])
+        n = moved.agents.shape[1]
+        pad = np.r_[np.arange(n), np.full(k - n, n - 1)]  # never drawn: their bound is inf
+        tables["agent_next"][live, action] = (moved.agents * cells + moved.ghosts)[:, pad]
+        tables["agent_outcome"][live, action] = moved.outcomes[:, pad]
+        tables["agent_rewards"][:, live, action] = np.stack((moved.agent_rewards, moved.ghost_rewards))[:, :, pad]
+        if game.use_ghost:
+            chased = game.transitions(Side.GHOST, action, agents[live], ghosts[live])
+            tables["ghost_next"][live, action] = (chased.agents * cells + chased.ghosts)[:, 0]
+            tables["ghost_outcome"][live, action] = chased.outcomes[:, 0]
+            tables["ghost_rewards"][:, live, action] = np.stack((chased.agent_rewards, chased.ghost_rewards))[:, :, 0]
+    return tables
+
+
+def opponent_table(opponent: Any, game: Game, side: Side) -> np.ndarray | None:
+    """The opponent's action for every joint state (``int64[cells**2]``; the ghost's read with the
+    ghost to move), or ``None`` for the random opponent."""
+    if isinstance(opponent, np.ndarray):
+        return StatePolicy(game.layout, side, opponent).table.ravel().astype(np.int64)
+    if not (isinstance(opponent, str) or is_planner(opponent)):
+        raise UnsupportedSetting(
+            f"the batched engine plays its opponent from a table: {sorted(OPPONENT_SIDES)}, a gridghost.planning."
+            f"StatePolicy (or its class) or an int array (cells, cells) of actions; got {opponent!r}")
+    planned = planned_opponent(opponent, game, side)
+    if planned is not None:
+        return planned.table.ravel().astype(np.int64)
+    return None if opponent == "random" else game.chase_table.ravel().astype(np.int64)
+
+
+def observation_table(encoder: Any, side: Side, cells: int) -> np.ndarray:
+    """``[to-move flag, state, ...]``: the encoder's observation of every joint state, by whether
+    the observer is to move (one plane when the encoding does not tell)."""
+    other = Side.GHOST if side == Side.AGENT else Side.AGENT
+    observe = encoder.observer(side)
+    planes = []
+    for turn in (side, other):  # flag 0: the observer to move; 1: not (the opponent's turn, or over)
+        planes.append(np.stack([observe(GameState(agent, ghost, turn, Outcome.ONGOING))
+                                for agent in range(cells) for ghost in range(cells)]))
+    if np.array_equal(planes[0], planes[1]):
+        return planes[0][None]
+    return np.stack(planes)
+
+
+class SensorTables(NamedTuple):
+    """Per sensor: its readings' thresholds by global cell (``[M - 1, maps * cells]``) and their
+    likelihoods by ``map * M + reading`` (``[maps * M, cells]``)."""
+
+    thresholds: tuple[np.ndarray, ...]
+    likelihoods: tuple[np.ndarray, ...]
+    counts: tuple[int, ...]
+
+
+def sensor_tables(bound: Sequence[tuple[Sensor, ...]]) -> SensorTables:
+    """Each sensor's reading distribution per cell, from its likelihoods, stacked over maps."""
+    thresholds, likelihoods, counts = [], [], []
+    for per_map in zip(*bound, strict=True):
+        tables = [np.stack([np.asarray(sensor.likelihood(m), dtype=float).ravel()
+                            for m in sensor.possible_measurements()]) for sensor in per_map]
+        readings = np.stack(tables)  # [map, reading, cell]
+        running = np.cumsum(readings, axis=1)[:, :-1]  # [map, reading, cell]
+        # past a cell's last possible reading no bound may be passed (rounding must not draw it)
+        last = readings.shape[1] - 1 - np.argmax(readings[:, ::-1] > 0, axis=1)  # [map, cell]
+        running[np.arange(readings.shape[1] - 1)[None, :, None] >= last[:, None, :]] = np.inf
+        thresholds.append(np.ascontiguousarray(running.transpose(1, 0, 2).reshape(readings.shape[1] - 1, -1)))
+        likelihoods.append(readings.reshape(-1, readings.shape[2]))
+        counts.append(readings.shape[1])
+    return SensorTables(tuple(thresholds), tuple(likelihoods), tuple(counts))

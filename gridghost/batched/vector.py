@@ -1,0 +1,152 @@
+"""``gridghost/GridGhost-v0`` as a Gymnasium vector env over the batched engine.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from gridghost.batched.engine import AUTORESET_MODES, GYMNASIUM_MODES, BatchedGame
+from gridghost.batched.limits import TooManyGames, UnsupportedSetting, check_count
+from gridghost.core.checks import check_choice, check_flag
+from gridghost.core.names import AGENT, AGENTS
+from gridghost.core.rules import NUM_ACTIONS
+
+
+# -- the Gymnasium vector env -------------------------------------------------------------------------
+class GridGhostVectorEnv(VectorEnv):
+    """``gridghost/GridGhost-v0`` for N games as one :class:`gymnasium.vector.VectorEnv` over a
+    :class:`BatchedGame`: what ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
+    returns. Its spaces, and its auto-reset, are those of ``SyncVectorEnv`` of the same envs
+    (each a ``GridGhostGymEnv`` in a ``TimeLimit``); its infos are empty (in same-step mode they
+    hold ``final_obs`` and ``final_info``, as ``SyncVectorEnv``'s do).
+
+    Args:
+        num_envs: N.
+        controlled: ``"agent"`` or ``"ghost"``, the learning side.
+        opponent: the other side, as :class:`BatchedGame` takes it.
+        obs_type: one of :data:`BATCH_OBS_TYPES` (``"vector"`` by default).
+        max_episode_steps: the ``TimeLimit`` in steps (``make_vec`` passes the registered 100).
+        autoreset_mode: ``gymnasium.vector.AutoresetMode.NEXT_STEP`` (default, as
+            ``SyncVectorEnv``) or ``SAME_STEP``; also accepted as ``"next_step"``/``"same_step"``.
+        copy: return copies of the observations (as ``SyncVectorEnv(copy=True)``); ``False``
+            returns the engine's buffers, overwritten by the next step.
+        **game: the game's settings, as :class:`BatchedGame` takes them.
+
+    Raises:
+        TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
+
+    def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, obs_type: str = "vector",
+                 max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
+                 copy: bool = True, **game: Any) -> None:
+        if controlled not in AGENTS:
+            check_choice(controlled, "controlled", AGENTS)
+        mode = GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
+        check_choice(mode, "autoreset_mode", AUTORESET_MODES)
+        self.copy = check_flag(copy, "copy")
+        check_count(num_envs, "num_envs")  # the engine's own checks would name its num_games
+        try:
+            self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
+                                    max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
+        except TooManyGames as error:
+            raise error.renamed("num_envs") from None
+        self.num_envs = self.game.num_games
+        self.controlled = controlled
+        self.autoreset_mode = AutoresetMode.NEXT_STEP if mode == "next_step" else AutoresetMode.SAME_STEP
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.render_mode = None
+        self.single_observation_space = self.game.observation_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._step = self.game.step_agent if controlled == AGENT else self.game.step_ghost
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start new episodes in every game (or those of ``options["reset_mask"]``, a bool array).
+
+        Args:
+            seed: an int (or a list of ints) seeding the batch's one generator; ``None``
+                continues it.
+            options: ``None`` or a dict; only ``"reset_mask"`` is read.
+
+        Returns:
+            The observations and an empty info dict.
+
+        Raises:
+            TypeError, ValueError: a bad seed, options or mask.
+        """
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {options!r}")
+        mask = None if options is None else options.get("reset_mask")
+        if mask is not None and (not isinstance(mask, np.ndarray) or mask.dtype != bool
+                                 or mask.shape != (self.num_envs,) or not mask.any()):
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},) with a True")
+        observations = self.game.reset(seed=seed, games=mask)[self.controlled]
+        return (observations.copy() if self.copy else observations), {}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every game: the learner's action, then the opponent's answer; games that ended
+        reset as ``autoreset_mode`` says.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)``.
+
+        Raises:
+            TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
+        """
+        result = self._step(actions)
+        observations = result.observations[self.controlled]
+        infos: dict[str, Any] = {}
+        if len(result.final_games):
+            games = result.final_games
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for row, game in enumerate(games.tolist()):
+                final_obs[game] = result.final_observations[self.controlled][row]
+            mask = np.zeros(self.num_envs, dtype=bool)
+            mask[games] = True
+            infos = {"final_obs": final_obs, "_final_obs": mask, "final_info": {}, "_final_info": mask.copy()}
+        return ((observations.copy() if self.copy else observations), result.rewards[self.controlled].copy(),
+                result.terminations.copy(), result.truncations.copy(), infos)
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[N, 4]``: which actions move the learner, as sb3-contrib's ``MaskablePPO`` reads."""
+        return self.game.action_masks().astype(bool)
+
+
+def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
+    """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``: a :class:`GridGhostVectorEnv`.
+    ``obs_type`` defaults to the single env's ``"dict"``, so pass ``obs_type="vector"`` (or
+    ``"grid"``, ``"belief_vector"``) for the batched engine.
+
+    For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
+    and ``"text"`` encodings, a callable opponent, rendering, ...) it returns, with a warning
+    saying why, ``SyncVectorEnv`` of the same envs, which is what ``make_vec`` built before the
+    entry point existed.
+
+    Raises:
+        TypeError, ValueError: as :class:`GridGhostVectorEnv`.
+    """
+    kwargs.setdefault("obs_type", "dict")  # the single env's default, as SyncVectorEnv of it would have
+    try:
+        return GridGhostVectorEnv(num_envs, **kwargs)
+    except UnsupportedSetting as reason:
+        warnings.warn(f"gridghost: {reason}; falling back to gymnasium.vector.SyncVectorEnv", stacklevel=2)
+    single = dict(kwargs)
+    mode = single.pop("autoreset_mode", AutoresetMode.NEXT_STEP)
+    copy = single.pop("copy", True)
+    limit = single.pop("max_episode_steps", None)
+
+    def make() -> gymnasium.Env:
+        return gymnasium.make("gridghost/GridGhost-v0", max_episode_steps=limit, **single)
+
+    return gymnasium.vector.SyncVectorEnv([make] * num_envs, copy=copy, autoreset_mode=mode)

@@ -1,0 +1,73 @@
+"""The one registry of opponent names: what ``opponent="chase"`` (or ``"minimax"``...) means in
+every view that plays one side against a fixed opponent (the Gymnasium view, the reference
+``AgentInterface``, the batched engine, self-play pools).
+
+Two kinds of named opponents exist: scripted players, which decide from their own observation
+(:data:`~gridghost.core.policies.POLICY_NAMES`: the chasing ghost, the random player), and the
+exact solver's players, which decide from the state and are built per game
+(:data:`~gridghost.planning.NAMED_POLICIES`).
+
+>>> sorted(OPPONENT_SIDES)
+['chase', 'minimax', 'optimal', 'random']
+>>> OPPONENT_SIDES["chase"]
+('ghost',)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridghost.core.checks import check_choice
+from gridghost.core.game import Game
+from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.policies import POLICY_NAMES
+from gridghost.core.rules import Side
+from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
+
+#: The opponent a one-sided view plays against when none is given, by the side that learns.
+DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
+
+#: Every opponent name, and the sides it can play (the chasing ghost only chases; the optimal
+#: agent is optimal against the chasing ghost).
+OPPONENT_SIDES: dict[str, tuple[str, ...]] = {
+    **{name: (GHOST,) if name == "chase" else AGENTS for name in POLICY_NAMES},
+    **{name: tuple(AGENTS[side] for side in kinds) for name, kinds in NAMED_POLICIES.items()},
+}
+
+
+def check_opponent_name(name: str, side: Side, argument: str = "opponent") -> str:
+    """Return ``name`` if it names an opponent that can play ``side``.
+
+    Raises:
+        ValueError: an unknown name, or one that plays the other side only.
+    """
+    check_choice(name, argument, sorted(OPPONENT_SIDES))
+    if AGENTS[side] not in OPPONENT_SIDES[name]:
+        who = " (the chasing ghost)" if name == "chase" else ""
+        raise ValueError(f"{argument} {name!r}{who} plays the {' and the '.join(OPPONENT_SIDES[name])}; the "
+                         f"{argument} here is the {AGENTS[side]}")
+    return name
+
+
+def is_planner(opponent: Any) -> bool:
+    """Whether ``opponent`` decides from the state, built per game: a solver player's name, a
+    :class:`~gridghost.planning.StatePolicy` or a subclass of it."""
+    return (isinstance(opponent, str) and opponent in NAMED_POLICIES) or isinstance(opponent, StatePolicy) or (
+        isinstance(opponent, type) and issubclass(opponent, StatePolicy))
+
+
+def planned_opponent(opponent: Any, game: Game, side: Side, argument: str = "opponent") -> StatePolicy | None:
+    """The state policy ``opponent`` names or is, built for ``game`` and checked to fit it, or
+    ``None`` when it is a scripted player's name or another kind of policy (which the view plays
+    from observations).
+
+    Raises:
+        ValueError: an unknown name, a name for the other side, or a state policy of another map.
+        TypeError: a state policy that does not fit the game.
+    """
+    if isinstance(opponent, str):
+        check_opponent_name(opponent, side, argument)
+        return NAMED_POLICIES[opponent][side].for_game(game) if opponent in NAMED_POLICIES else None
+    if is_planner(opponent):
+        return check_state_policy(opponent, game, side, argument)
+    return None

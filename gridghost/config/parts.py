@@ -1,0 +1,92 @@
+"""The one builder of a map's parts: what a game on one map is played with.
+
+Every view (the AEC env, and through it the parallel, Gymnasium and reference views) and the
+batched engine build the parts of each map they play here, from a resolved
+:class:`~gridghost.config.settings.GameConfig`: the game kernel, the sensors bound to the map,
+the belief filter, the observation encoder and the expert's tables. A setting is read from the
+config in this one place, so the views cannot drift apart in how they build a map.
+
+>>> from gridghost.config.settings import game_config
+>>> config = game_config(obs_type="grid", view_radius=2)
+>>> parts = build_map_parts(config, config.layout)
+>>> from gridghost.core.rules import Side
+>>> parts.kernel.layout is config.layout, parts.encoder.space(Side.AGENT).shape
+(True, (16, 5, 5))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from gridghost.config.settings import RESERVED_INFO_KEYS, GameConfig
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.names import AGENTS
+from gridghost.planning import expert_tables
+from gridghost.sensing.filters import BeliefFilter, make_filter
+from gridghost.sensing.observations import Observations, make_observations
+from gridghost.sensing.sensors import Sensor, make_sensors
+
+
+class MapParts(NamedTuple):
+    """The parts of a game on one map, as :func:`build_map_parts` makes them.
+
+    Attributes:
+        kernel: the game kernel (the map, the slip model, both sides' rewards).
+        sensors: the sensors, bound to the map, in the order they measure.
+        belief_filter: the belief filter following the game, or ``None``.
+        encoder: the observation encoder of the config's ``obs_type`` and options.
+        expert: the expert's action tables per side it advises (by agent name), or ``{}``.
+    """
+
+    kernel: Game
+    sensors: tuple[Sensor, ...]
+    belief_filter: BeliefFilter | None
+    encoder: Observations
+    expert: dict[str, bytes]
+
+
+def build_map_parts(
+    config: GameConfig,
+    layout: Layout,
+    *,
+    clock: Callable[[], int] | None = None,
+    both_observe: bool = False,
+    with_filter: bool = True,
+) -> MapParts:
+    """Build the parts of ``config``'s game on ``layout`` (one of the config's maps).
+
+    Args:
+        config: the resolved settings (:func:`~gridghost.config.settings.game_config`).
+        layout: the map: the config's own, or one its generator drew. The config's sensors are
+            bound to it.
+        clock: what returns the cycles played, for ``append_step_count``.
+        both_observe: the encoder serves a view where both sides observe at every half-turn.
+        with_filter: build the config's belief filter (the batched engine keeps its own).
+
+    Returns:
+        The parts.
+
+    Raises:
+        TypeError, ValueError: a sensor or filter that does not fit ``layout``.
+    """
+    sensors = config.sensors
+    if sensors is not None:
+        sensors = tuple(sensor.for_layout(layout) for sensor in sensors)
+    bound = make_sensors(layout, sensors, None, RESERVED_INFO_KEYS)
+    kernel = Game(layout, config.slip, config.rewards, config.ghost_rewards, config.use_ghost)
+    belief_filter = None
+    if with_filter and config.belief_filter is not None:
+        belief_filter = make_filter(config.belief_filter, layout, config.slip, bound)
+    encoder = make_observations(
+        config.obs_type, kernel.board, None if belief_filter is None else belief_filter.belief, clock,
+        view_radius=config.view_radius, action_mask_in_obs=config.action_mask_in_obs,
+        append_step_count=config.append_step_count, max_cycles=config.max_cycles, both_observe=both_observe,
+        grid_layout=config.grid_layout,
+    )
+    # The expert's action per state for each side it advises, by cell pair (bytes: Python ints).
+    expert = {} if config.expert is None else {
+        AGENTS[side]: table for side, table in expert_tables(kernel, config.expert).items()
+    }
+    return MapParts(kernel, bound, belief_filter, encoder, expert)
