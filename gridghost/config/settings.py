@@ -38,16 +38,12 @@ from gridghost.core.slip import (
     slip_to_dict,
 )
 from gridghost.maps.levels import MapGenerator
+from gridghost.planning import EXPERTS
 from gridghost.sensing.filters import (
     BeliefFilter,
 )
 from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
-
-#: The experts an env can consult (``expert=``): ``"minimax"``, both sides' optimal moves in the
-#: zero-sum game; ``"optimal"``, the agent's optimal move against the chasing ghost (see
-#: :mod:`gridghost.planning.solve`).
-EXPERTS: tuple[str, ...] = ("minimax", "optimal")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
