@@ -4,7 +4,7 @@ Two PPO learners, one per side, take turns on a contested generated map (a diffi
 level, minimax success 0.3-0.8). In each generation one side trains against opponents drawn
 from the other side's snapshots (:class:`gridghost.training.selfplay.SelfPlayEnv`, prioritised
 fictitious self-play by default). Then it is frozen into the pool as its exact table of moves
-(:func:`gridghost.planning.solve.tabulate_policy`). After every generation the script prints:
+(:func:`gridghost.planning.tabulate_policy`). After every generation the script prints:
 
 - the latest pair's exact exploitability and each side's gap, next to the minimax value
   (:func:`gridghost.training.selfplay.exploitability_curve`; 0 means an equilibrium);

@@ -94,26 +94,76 @@ def test_one_sided_exploitabilities_sum_to_the_pairs_and_vanish_at_the_minimax_p
     assert agent_exploitability("random") > 100 and 0 < ghost_exploitability("chase") < 1
 
 
-def test_the_solvers_take_an_envs_config() -> None:
+def test_the_solvers_take_a_game() -> None:
     from gridghost.planning import exploitability, solve_game
 
     env = gridghost.env(slip="perpendicular", slip_probability=0.3, rewards=gridghost.Rewards(step=-2.0))
-    by_config = solve_game(config=env.config)
+    game = env.config.game()
+    by_game = solve_game(game=game)
     by_settings = solve_game(CLASSIC, PerpendicularSlip(0.3), gridghost.Rewards(step=-2.0))
-    np.testing.assert_array_equal(by_config.values, by_settings.values)
-    assert by_config.values.tolist() != solve_game().values.tolist()
+    np.testing.assert_array_equal(by_game.values, by_settings.values)
+    assert by_game.values.tolist() != solve_game().values.tolist()
     settings = (CLASSIC, PerpendicularSlip(0.3))
     rewards = gridghost.Rewards(step=-2.0)
-    np.testing.assert_array_equal(solve_agent(config=env.config.to_dict()).values,
-                                  solve_agent(*settings, "chase", rewards).values)
-    assert exploitability("random", "chase", config=env.config) == pytest.approx(
+    np.testing.assert_array_equal(solve_agent(game=game).values, solve_agent(*settings, "chase", rewards).values)
+    assert exploitability("random", "chase", game=game) == pytest.approx(
         exploitability("random", "chase", *settings, rewards))
-    with pytest.raises(ValueError, match=r"pass the game as config= or as settings, not both; got config and \['slip"):
-        solve_game(slip="none", config=env.config)
-    with pytest.raises(ValueError, match="config has no ghost"):
+    with pytest.raises(ValueError, match=r"pass the game as game= or as settings, not both; got game and \['slip"):
+        solve_game(slip="none", game=game)
+    with pytest.raises(ValueError, match=r"got game and \['layout'\]"):
+        exploitability("random", "chase", CLASSIC, game=game)
+    with pytest.raises(ValueError, match="game has no ghost"):
+        solve_game(game=gridghost.env(use_ghost=False).config.game())
+    with pytest.raises(TypeError, match=r"game must be a gridghost\.Game"):
+        solve_game(game=env.config)
+
+
+def test_the_solvers_game_says_whose_rewards_are_whose() -> None:
+    from gridghost.core.game import Game
+    from gridghost.planning import ghost_exploitability, solve_ghost
+
+    ghost_rewards = gridghost.Rewards(step=-1.0)  # a ghost paid per turn, not zero-sum
+    game = Game(CLASSIC, PerpendicularSlip(0.3), gridghost.Rewards(step=-2.0), ghost_rewards)
+    np.testing.assert_array_equal(solve_ghost(game=game).values,
+                                  solve_ghost(CLASSIC, PerpendicularSlip(0.3), "random", gridghost.Rewards(step=-2.0),
+                                              ghost_rewards).values)
+    assert ghost_exploitability("chase", game=game) == pytest.approx(
+        ghost_exploitability("chase", CLASSIC, PerpendicularSlip(0.3), gridghost.Rewards(step=-2.0)))
+
+
+@pytest.mark.parametrize("solver", ["solve_agent", "solve_ghost", "solve_game", "evaluate_policies", "exploitability",
+                                    "agent_exploitability", "ghost_exploitability"])
+def test_config_is_deprecated_for_a_game_and_still_solves_the_same_game(solver) -> None:
+    import gridghost.planning
+
+    function = getattr(gridghost.planning, solver)
+    policies = {"evaluate_policies": ("random", "chase"), "exploitability": ("random", "chase"),
+                "agent_exploitability": ("random",), "ghost_exploitability": ("chase",)}.get(solver, ())
+    config = gridghost.env(slip="perpendicular", slip_probability=0.3, rewards=gridghost.Rewards(step=-2.0)).config
+    with pytest.warns(DeprecationWarning, match=r"config= is deprecated: pass game=config\.game\(\)") as caught:
+        old = function(*policies, config=config)
+    assert caught[0].filename == __file__  # the warning names the caller's line, not the solver's
+    new = function(*policies, game=config.game())
+    if isinstance(new, float):
+        assert old == new
+    else:
+        np.testing.assert_array_equal(old.values, new.values)
+    with pytest.raises(TypeError, match=r"pass game=GameConfig\.from_dict\(d\)\.game\(\)"):
+        function(*policies, config=config.to_dict())
+
+
+def test_the_deprecated_config_keeps_its_checks() -> None:
+    from gridghost.planning import solve_game
+
+    config = gridghost.env().config
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match=r"got config and \['slip'\]"):
+        solve_game(slip="none", config=config)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="config has no ghost"):
         solve_game(config=gridghost.env(use_ghost=False).config)
-    with pytest.raises(TypeError, match=r"config must be a gridghost\.GameConfig"):
+    with pytest.raises(TypeError, match=r"config must be a gridghost\.GameConfig \(with a game\(\) method\)"):
         solve_game(config=42)
+    with pytest.raises(ValueError, match="not both game and config"):
+        solve_game(game=config.game(), config=config)
 
 
 def test_planner_classes_are_built_for_the_game_the_solver_is_asked_about() -> None:
@@ -145,10 +195,24 @@ def test_tabulate_takes_probabilities_and_names_the_state_it_failed_in() -> None
         tabulate_policy(lambda obs: np.full(len(obs), 4), batch=True)
     column = tabulate_policy(lambda obs: np.zeros((len(obs), 1), int), batch=True)  # what predict() gives
     np.testing.assert_array_equal(column, tabulate_policy(lambda obs: 0))
+    small = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
+    game = gridghost.env(layout=small, slip="none").config.game()
+    by_game = tabulate_policy(lambda obs: 1, game=game)
+    np.testing.assert_array_equal(by_game, tabulate_policy(lambda obs: 1, layout=small))
+    with pytest.raises(ValueError, match=r"pass the game as game= or as settings, not both; got game and \['layout'\]"):
+        tabulate_policy(lambda obs: 0, layout=small, game=game)
+
+
+def test_tabulate_reads_a_deprecated_configs_game_and_encoding() -> None:
+    from gridghost.planning import tabulate_policy
+
     env = gridghost.env(obs_type="vector", slip="none")
     seen = []
-    tabulate_policy(lambda obs: seen.append(obs) or 0, config=env.config)
+    with pytest.warns(DeprecationWarning, match=r"config= is deprecated: pass game=config\.game\(\)"):
+        tabulate_policy(lambda obs: seen.append(obs) or 0, config=env.config)
     assert isinstance(seen[0], np.ndarray) and seen[0].shape == (26,)  # the config's encoding
+    with pytest.raises(TypeError, match=r"pass game=GameConfig\.from_dict\(d\)\.game\(\)"):
+        tabulate_policy(lambda obs: 0, config=env.config.to_dict())
 
 
 def test_solutions_say_what_they_are_and_planners_play_the_unending_game() -> None:
@@ -175,20 +239,21 @@ def test_a_planner_class_is_built_with_the_solvers_gamma() -> None:
 
 
 def test_the_solver_refuses_more_states_than_it_takes_and_its_caches_are_bounded(monkeypatch) -> None:
-    import gridghost.planning.solve as solve
+    import gridghost.planning.model as model
+    from gridghost.planning import clear_caches, solve_game
 
-    monkeypatch.setattr(solve, "MAX_STATES", 300)  # the classic map has 342
-    solve.clear_caches()
+    monkeypatch.setattr(model, "MAX_STATES", 300)  # the classic map has 342
+    clear_caches()
     with pytest.raises(ValueError, match=r"layout 'classic' has 342 states .* at most gridghost\.planning\.MAX_STATES"):
-        solve.solve_game()
+        solve_game()
     monkeypatch.undo()
     small = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
-    first = solve.solve_game(small)
-    assert solve.solve_game(small) is first  # kept for the next solve
-    monkeypatch.setattr(solve._SOLUTIONS, "budget", 1)  # room for the most recent solution only
-    solve.solve_game(CLASSIC)
-    assert solve.solve_game(small) is not first and solve.solve_game(small) is solve.solve_game(small)
-    solve.clear_caches()
+    first = solve_game(small)
+    assert solve_game(small) is first  # kept for the next solve
+    monkeypatch.setattr(model._SOLUTIONS, "budget", 1)  # room for the most recent solution only
+    solve_game(CLASSIC)
+    assert solve_game(small) is not first and solve_game(small) is solve_game(small)
+    clear_caches()
 
 
 def test_long_horizons_settle_instead_of_iterating_to_the_end() -> None:

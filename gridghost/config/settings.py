@@ -40,14 +40,10 @@ from gridghost.core.slip import (
     slip_to_dict,
 )
 from gridghost.maps.levels import MapGenerator, map_source
+from gridghost.planning import EXPERTS
 from gridghost.sensing.filters import BeliefFilter, check_filter_kind
 from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES, check_observation_options
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor, make_sensors
-
-#: The experts an env can consult (``expert=``): ``"minimax"``, both sides' optimal moves in the
-#: zero-sum game; ``"optimal"``, the agent's optimal move against the chasing ghost (see
-#: :mod:`gridghost.planning.solve`).
-EXPERTS: tuple[str, ...] = ("minimax", "optimal")
 
 #: The info key of each way a game ends.
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}

@@ -1,42 +1,43 @@
-"""Exact solutions of a :class:`~gridghost.core.game.Game`: the turn model, value iteration,
-optimal and minimax players, policy evaluation, exploitability and tabulation of learned policies.
+"""Exact solutions of a :class:`~gridghost.core.game.Game`: the turn model
+(:mod:`~gridghost.planning.model`), state policies (:mod:`~gridghost.planning.policy`), value
+iteration, policy evaluation and exploitability (:mod:`~gridghost.planning.solve`), optimal and
+minimax players (:mod:`~gridghost.planning.players`) and tabulation of learned policies
+(:mod:`~gridghost.planning.tabulate`).
 """
 
 from __future__ import annotations
 
-from gridghost.planning.solve import (
-    CACHE_BYTES,
-    MAX_ITERATIONS,
-    MAX_STATES,
+from gridghost.planning.model import CACHE_BYTES, MAX_STATES, TurnModel, clear_caches, turn_model
+from gridghost.planning.players import (
+    EXPERTS,
     NAMED_POLICIES,
-    AgentSolution,
-    GameSolution,
-    GhostSolution,
     MinimaxAgent,
     MinimaxGhost,
     OptimalAgent,
-    PolicyEvaluation,
     QMDPAgent,
-    Rule,
-    StatePolicy,
-    TurnModel,
-    agent_exploitability,
-    check_state_policy,
-    clear_caches,
-    evaluate_policies,
     expert_tables,
+)
+from gridghost.planning.policy import StatePolicy, check_state_policy, policy_array
+from gridghost.planning.solve import (
+    MAX_ITERATIONS,
+    AgentSolution,
+    GameSolution,
+    GhostSolution,
+    PolicyEvaluation,
+    Rule,
+    agent_exploitability,
+    evaluate_policies,
     exploitability,
     ghost_exploitability,
-    policy_array,
     solve_agent,
     solve_game,
     solve_ghost,
-    tabulate_policy,
-    turn_model,
 )
+from gridghost.planning.tabulate import tabulate_policy
 
 __all__ = [
     "CACHE_BYTES",
+    "EXPERTS",
     "MAX_ITERATIONS",
     "MAX_STATES",
     "NAMED_POLICIES",

@@ -1,0 +1,70 @@
+"""Which game a solver function is asked about: a :class:`~gridghost.core.game.Game` (``game=``),
+the settings one by one (``layout``, ``slip``, ``rewards``, ``ghost_rewards``), or, for one more
+release, an env's settings object (``config=``, deprecated).
+
+The solver knows the kernel only: a config is the envs' business, so ``config=`` is read by duck
+typing, through its ``game()`` method (a :class:`gridghost.GameConfig` has one).
+
+>>> from gridghost.core.layout import CLASSIC
+>>> from gridghost.core.slip import NoSlip
+>>> game = solver_game(CLASSIC, "none", None)
+>>> game.slip == NoSlip() and solver_game(game=game) is game
+True
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from gridghost.core.checks import check_instance
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.slip import make_slip
+
+
+def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost_rewards: Any = None, *,
+                game: Any = None, config: Any = None, stacklevel: int = 3) -> Game:
+    """The game of a solver function's arguments.
+
+    Args:
+        layout, slip, rewards, ghost_rewards: the settings one by one, as the solver functions
+            take them (``None`` means the classic map, longitudinal slip of 0.2, the reference's
+            rewards and zero-sum rewards for the ghost).
+        game: the whole game instead; it must have the ghost in play.
+        config: deprecated: an object whose ``game()`` method gives the game (a
+            :class:`gridghost.GameConfig`); a :class:`DeprecationWarning` says to pass
+            ``game=config.game()`` instead.
+        stacklevel: the :class:`DeprecationWarning`'s stack level, counted from this function
+            (3: the caller of the solver function that calls this one).
+
+    Raises:
+        TypeError: ``game`` is not a :class:`~gridghost.core.game.Game`, ``config`` is a dict (pass
+            ``game=GameConfig.from_dict(d).game()``) or has no ``game()`` method, or a bad setting.
+        ValueError: both ``game`` and ``config``, either of them together with a setting, a game
+            without the ghost (``use_ghost=False``), or a bad setting.
+    """
+    argument = "game"
+    if config is not None:
+        if game is not None:
+            raise ValueError("pass the game as game= (config= is deprecated), not both game and config")
+        if isinstance(config, Mapping):
+            raise TypeError("config= does not take a dict any more: pass game=GameConfig.from_dict(d).game() "
+                            "(gridghost.GameConfig)")
+        if not callable(getattr(config, "game", None)):
+            raise TypeError(f"config must be a gridghost.GameConfig (with a game() method), got {config!r}; "
+                            "pass game= (a gridghost.Game) instead")
+        warnings.warn("config= is deprecated: pass game=config.game()", DeprecationWarning, stacklevel=stacklevel)
+        game, argument = check_instance(config.game(), "config.game()", Game), "config"
+    if game is None:
+        layout = CLASSIC if layout is None else check_instance(layout, "layout", Layout)
+        return Game(layout, make_slip(slip), rewards, ghost_rewards)
+    check_instance(game, "game", Game)
+    given = [name for name, value in (("layout", layout), ("slip", slip), ("rewards", rewards),
+                                      ("ghost_rewards", ghost_rewards)) if value is not None]
+    if given:
+        raise ValueError(f"pass the game as {argument}= or as settings, not both; got {argument} and {given}")
+    if not game.use_ghost:
+        raise ValueError(f"{argument} has no ghost in the game (use_ghost=False); the solver needs one")
+    return game
