@@ -37,17 +37,18 @@ WALL_COLOUR = (34, 34, 46)
 GOAL_COLOUR = (232, 172, 24)
 ESTIMATE_COLOUR = (16, 16, 16)
 BELIEF_COLOUR = (255, 140, 0)
+#: The fill of policy arrows (outlined in dark ink, so they read on every colour of a map).
+ARROW_COLOUR = (255, 255, 255)
 _BACKGROUND = (244, 244, 246)
 _GRID_LINE = (196, 196, 204)
 _INK = (36, 36, 44)
+_LIGHT_INK = (250, 250, 250)
 _EYE_WHITE = (250, 250, 250)
 _PUPIL = (20, 20, 40)
 _DOG, _DOG_DARK = (160, 110, 60), (90, 60, 30)
 _PETAL, _FLOWER_HEART, _STEM = (236, 104, 170), (250, 210, 40), (60, 140, 60)
-#: The fill of policy arrows (outlined in dark ink, so they read on every colour of a map).
-ARROW_COLOUR = (255, 255, 255)
-_LIGHT_INK = (250, 250, 250)
 
+# -- pygame and texts ----------------------------------------------------------------------------
 #: How many fitted text pictures a renderer keeps (the status panel's lines repeat).
 _TEXT_CACHE_SIZE = 256
 #: The smallest font size texts shrink to before they are cut; the default font is unreadable below.
@@ -63,7 +64,6 @@ def import_pygame() -> ModuleType:
     import pygame
 
     return pygame
-
 
 
 class _TextPainter:
@@ -132,7 +132,6 @@ class _TextPainter:
                 high = middle - 1
         cut = text[:fits].rstrip() + "…"
         return cut_font.render(cut, True, colour) if cut_font.size(cut)[0] <= width else None
-
 
 
 # -- shapes --------------------------------------------------------------------------------------
@@ -270,7 +269,6 @@ _ITEM_PAINTERS = {
     "one_note": _draw_one_note,
     "two_notes": _draw_two_notes,
 }
-
 
 
 def _draw_arrow(

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 RENDER_MODES: tuple[str, ...] = ("human", "rgb_array", "ansi")
 #: The opacity of the renderer's overlay when :meth:`Renderer.set_overlay` is not told.
 OVERLAY_OPACITY = 0.6
+#: The status panel's font size.
 _PANEL_FONT_SIZE = 22
 #: Highest opacity (0..255) of the belief overlay, reached by the most likely cell.
 _BELIEF_MAX_ALPHA = 170
