@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import gridghost
-import gridghost.drawing.render
+import gridghost.drawing
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -217,7 +217,7 @@ def test_readme_shows_the_committed_picture_of_the_classic_map(tmp_path) -> None
     drawn = pygame.surfarray.array3d(pygame.image.load(str(tmp_path / "classic.png"))).transpose(1, 0, 2)
     assert np.array_equal(drawn, env.render())
     committed = pygame.image.load(str(ROOT / "docs" / "classic.png"))
-    assert committed.get_size() == gridghost.drawing.render.Geometry(gridghost.CLASSIC).size
+    assert committed.get_size() == gridghost.drawing.Geometry(gridghost.CLASSIC).size
 
 
 def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:

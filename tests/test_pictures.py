@@ -1,4 +1,4 @@
-"""Pictures of one number per cell (gridghost.drawing.render.value_picture, colour_map) and the renderer's
+"""Pictures of one number per cell (gridghost.drawing.value_picture, colour_map) and the renderer's
 overlay of them (Renderer.set_overlay). Pixel checks find positions through the public
 PictureGeometry and Geometry and compare against the public palette and colour maps."""
 

@@ -1,6 +1,5 @@
 """Recordings (gridghost.drawing.recording): PNG files and animations load back as the frames they were
-made from, bad arguments are refused before anything is written, and the old names in
-gridghost.drawing.render still work, with a warning."""
+made from, and bad arguments are refused before anything is written."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import pytest
 
 import gridghost
 import gridghost.drawing.recording
-import gridghost.drawing.render
 from gridghost.drawing import save_animation, save_frames, save_image
 
 
@@ -105,7 +103,3 @@ def test_recording_helpers_reject_bad_arguments(tmp_path, call, error, message) 
         call(tmp_path)
     assert not any(tmp_path.iterdir())  # nothing half-written
 
-
-def test_render_has_no_other_attributes_by_accident() -> None:
-    with pytest.raises(AttributeError, match="has no attribute 'save_movie'"):
-        gridghost.drawing.render.save_movie  # noqa: B018

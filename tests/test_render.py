@@ -1,4 +1,4 @@
-"""The pygame renderer (gridghost.drawing.render): frame shape, where things are drawn, determinism,
+"""The pygame renderer (gridghost.drawing.renderer): frame shape, where things are drawn, determinism,
 windows and bad input. Pixel checks find positions through the renderer's public Geometry, never
 through hard-coded coordinates, and compare against the public palette."""
 

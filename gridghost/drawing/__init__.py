@@ -1,43 +1,48 @@
 """Pictures of the game: the text picture, the pygame renderer, value pictures and recordings.
 
+One module per concern, each importing only those above it in this list (and :mod:`gridghost.core`):
+
+- :mod:`~gridghost.drawing.text`: the text picture (the ``"ansi"`` mode) and the status lines;
+- :mod:`~gridghost.drawing.geometry`: where everything lies in a picture, in pixels;
+- :mod:`~gridghost.drawing.colourmap`: numbers to colours, and the checks of per-cell arrays;
+- :mod:`~gridghost.drawing.paint`: the palette, pygame's import, the shapes and fitted texts;
+- :mod:`~gridghost.drawing.renderer`: the :class:`Renderer` (a window, or ``rgb_array`` frames);
+- :mod:`~gridghost.drawing.pictures`: still pictures, :func:`cell_images` and :func:`value_picture`;
+- :mod:`~gridghost.drawing.recording`: frames saved as PNG files or animations.
+
 pygame is imported only when something is drawn.
 """
 
 from __future__ import annotations
 
+from gridghost.drawing.colourmap import COLOUR_MAPS, NAN_COLOUR, colour_map
+from gridghost.drawing.geometry import (
+    MAX_CELL_SIZE,
+    MAX_PICTURE_PIXELS,
+    MIN_CELL_SIZE,
+    SCREEN_BUDGET,
+    Geometry,
+    PictureGeometry,
+    fit_cell_size,
+)
+from gridghost.drawing.paint import (
+    AGENT_COLOUR,
+    ARROW_COLOUR,
+    BELIEF_COLOUR,
+    CELL_COLOURS,
+    ESTIMATE_COLOUR,
+    GHOST_COLOUR,
+    GOAL_COLOUR,
+    WALL_COLOUR,
+    import_pygame,
+)
+from gridghost.drawing.pictures import MARKS, cell_images, value_picture
 from gridghost.drawing.recording import (
     save_animation,
     save_frames,
     save_image,
 )
-from gridghost.drawing.render import (
-    AGENT_COLOUR,
-    ARROW_COLOUR,
-    BELIEF_COLOUR,
-    CELL_COLOURS,
-    COLOUR_MAPS,
-    ESTIMATE_COLOUR,
-    GHOST_COLOUR,
-    GOAL_COLOUR,
-    MARKS,
-    MAX_CELL_SIZE,
-    MAX_PICTURE_PIXELS,
-    MIN_CELL_SIZE,
-    NAN_COLOUR,
-    OVERLAY_OPACITY,
-    RENDER_MODES,
-    SCREEN_BUDGET,
-    WALL_COLOUR,
-    Geometry,
-    PictureGeometry,
-    Renderer,
-    cell_images,
-    colour_map,
-    fit_cell_size,
-    import_pygame,
-    surface_to_array,
-    value_picture,
-)
+from gridghost.drawing.renderer import OVERLAY_OPACITY, RENDER_MODES, Renderer, surface_to_array
 from gridghost.drawing.text import (
     LEGEND,
     READING_TEXT_LIMIT,

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from gridghost.core.checks import check_rate
-from gridghost.drawing.render import import_pygame
+from gridghost.drawing.paint import import_pygame
 
 
 def _check_frame(frame: Any, argument: str) -> np.ndarray:

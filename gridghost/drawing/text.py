@@ -1,7 +1,7 @@
 """The game as text: the text picture (the ``"ansi"`` render mode) and the status that every
 picture reports.
 
-Plain Python and NumPy, no pygame. The pygame renderer (:mod:`gridghost.drawing.render`) draws the same
+Plain Python and NumPy, no pygame. The pygame renderer (:mod:`gridghost.drawing.renderer`) draws the same
 :class:`Status` lines in its panel, so the two pictures always say the same thing.
 
 The text picture: each cell is three characters, its colour (``r`` red, ``g`` green, blank for

@@ -1,0 +1,218 @@
+"""Where everything lies in gridghost's pictures, in pixels: plain arithmetic, no pygame.
+
+The automatic cell size (:func:`fit_cell_size`, which fits a laptop screen), the game's picture
+(:class:`Geometry`: the grid above a status panel, as :class:`~gridghost.drawing.renderer.Renderer`
+draws it) and a picture of one number per cell (:class:`PictureGeometry`: a title, the grid and a
+colour bar, as :func:`~gridghost.drawing.pictures.value_picture` draws it). Tests and callers find
+positions here rather than hard-coding them:
+
+>>> from gridghost.core.layout import CLASSIC
+>>> geometry = Geometry(CLASSIC)
+>>> geometry.cell_size, geometry.shape
+(100, (524, 524, 3))
+>>> geometry.cell_centre((0, 2))
+(262, 62)
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from gridghost.core.checks import check_instance
+from gridghost.core.layout import Cell, Layout, check_cell
+
+# -- sizes ---------------------------------------------------------------------------------------
+#: The largest picture the automatic cell size aims for: a laptop screen less window decorations.
+SCREEN_BUDGET: tuple[int, int] = (1200, 700)
+MAX_CELL_SIZE = 100
+#: The smallest cell size; layouts too large to fit :data:`SCREEN_BUDGET` at it get bigger pictures.
+MIN_CELL_SIZE = 4
+#: The most pixels a picture may hold (a ``uint8`` RGB frame of about 100 MB); an explicit
+#: ``cell_size`` that would draw more is refused.
+MAX_PICTURE_PIXELS = 2**25
+_MARGIN = 12
+_PANEL_LINE_HEIGHT = 22
+_PANEL_LINES = 4
+_PANEL_MIN_WIDTH = 400
+_PANEL_HEIGHT = _PANEL_LINES * _PANEL_LINE_HEIGHT + _MARGIN
+# the value picture's title and colour bar
+_PICTURE_MIN_WIDTH = 240
+_TITLE_HEIGHT = 32
+_BAR_GAP = 10
+_BAR_HEIGHT = 14
+_BAR_LABEL_HEIGHT = 20
+
+
+def fit_cell_size(rows: int, cols: int) -> int:
+    """The automatic cell size in pixels: the largest (up to :data:`MAX_CELL_SIZE`) at which the
+    whole picture, status panel included, fits :data:`SCREEN_BUDGET`; at least
+    :data:`MIN_CELL_SIZE`.
+
+    >>> fit_cell_size(4, 5), fit_cell_size(16, 16), fit_cell_size(40, 60)
+    (100, 36, 14)
+    """
+    width, height = SCREEN_BUDGET
+    fit = min(MAX_CELL_SIZE, (width - 2 * _MARGIN) // cols, (height - 2 * _MARGIN - _PANEL_HEIGHT) // rows)
+    return max(MIN_CELL_SIZE, fit)
+
+
+class _Grid:
+    """What both pictures share: the grid's size in pixels and where each cell lies in it.
+    Subclasses set ``width``, ``height`` and ``grid_rect``, then call :meth:`_check_pixels`."""
+
+    rows: int
+    cols: int
+    cell_size: int
+    wall_width: int
+    width: int
+    height: int
+    grid_rect: tuple[int, int, int, int]
+
+    def __init__(self, layout: Layout, cell_size: int | None) -> None:
+        check_instance(layout, "layout", Layout)
+        if cell_size is None:
+            cell_size = fit_cell_size(layout.rows, layout.cols)
+        elif isinstance(cell_size, bool) or not isinstance(cell_size, numbers.Integral):
+            raise TypeError(f"cell_size must be an int >= {MIN_CELL_SIZE} or None, got {cell_size!r}")
+        elif cell_size < MIN_CELL_SIZE:
+            raise ValueError(f"cell_size must be >= {MIN_CELL_SIZE} pixels, got {cell_size}")
+        self.rows, self.cols = layout.rows, layout.cols
+        self.cell_size = int(cell_size)
+        self.wall_width = max(2, min(8, self.cell_size // 12))
+
+    def _check_pixels(self) -> None:
+        if self.width * self.height > MAX_PICTURE_PIXELS:
+            raise ValueError(
+                f"cell_size {self.cell_size} draws {self.rows} x {self.cols} cells as a {self.width} x "
+                f"{self.height} picture, more than MAX_PICTURE_PIXELS = {MAX_PICTURE_PIXELS:,}; pass a smaller "
+                "cell_size (or None)"
+            )
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(width, height)`` in pixels, as pygame takes it."""
+        return self.width, self.height
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """The shape of the picture as an array: ``(height, width, 3)``."""
+        return self.height, self.width, 3
+
+    def _check_cell(self, cell: Any, argument: str) -> Cell:
+        return check_cell(cell, argument, self.rows, self.cols)
+
+    def cell_rect(self, cell: Cell) -> tuple[int, int, int, int]:
+        """``(x, y, width, height)`` of a cell.
+
+        Raises:
+            TypeError, ValueError: ``cell`` is not a ``(row, col)`` pair inside the grid.
+        """
+        row, col = self._check_cell(cell, "cell")
+        x0, y0 = self.grid_rect[:2]
+        return x0 + col * self.cell_size, y0 + row * self.cell_size, self.cell_size, self.cell_size
+
+    def cell_centre(self, cell: Cell) -> tuple[int, int]:
+        """``(x, y)`` of a cell's centre pixel.
+
+        Raises:
+            TypeError, ValueError: ``cell`` is not a ``(row, col)`` pair inside the grid.
+        """
+        x, y, size, _ = self.cell_rect(cell)
+        return x + size // 2, y + size // 2
+
+
+class Geometry(_Grid):
+    """Where everything lies in the pygame picture of a layout: plain arithmetic, no pygame.
+
+    Pixel positions are ``(x, y)`` with ``(0, 0)`` at the top left, so the pixel at ``(x, y)``
+    is ``frame[y, x]`` in an ``rgb_array`` frame. The grid sits at the top, centred; the status
+    panel below it spans the whole width.
+
+    Args:
+        layout: the map.
+        cell_size: the side of a cell in pixels; ``None`` picks :func:`fit_cell_size`.
+
+    Attributes:
+        rows, cols: the layout's size.
+        cell_size: the side of a cell in pixels.
+        wall_width: the thickness of walls and of the border.
+        width, height: the picture's size in pixels.
+        grid_rect: ``(x, y, width, height)`` of the grid.
+        panel_rect: ``(x, y, width, height)`` of the status panel.
+
+    Raises:
+        TypeError: ``layout`` is not a Layout, or ``cell_size`` is not an int.
+        ValueError: ``cell_size`` is below :data:`MIN_CELL_SIZE`.
+    """
+
+    def __init__(self, layout: Layout, cell_size: int | None = None) -> None:
+        super().__init__(layout, cell_size)
+        size = self.cell_size
+        grid_width, grid_height = self.cols * size, self.rows * size
+        self.width = max(grid_width + 2 * _MARGIN, _PANEL_MIN_WIDTH)
+        self.height = grid_height + 2 * _MARGIN + _PANEL_HEIGHT
+        self._check_pixels()
+        self.grid_rect = ((self.width - grid_width) // 2, _MARGIN, grid_width, grid_height)
+        self.panel_rect = (0, grid_height + 2 * _MARGIN, self.width, _PANEL_HEIGHT)
+
+    def token_centres(self, agent: Cell, ghost: Cell) -> tuple[tuple[int, int], tuple[int, int]]:
+        """``(x, y)`` of the centres of the agent's and the ghost's drawings.
+
+        Each stands at its cell's centre; when they share a cell (the agent is caught) they stand
+        side by side, the agent on the left.
+
+        Raises:
+            TypeError, ValueError: a cell is not a ``(row, col)`` pair inside the grid.
+        """
+        agent_xy, ghost_xy = self.cell_centre(agent), self.cell_centre(ghost)
+        if agent_xy != ghost_xy:
+            return agent_xy, ghost_xy
+        shift = round(0.22 * self.cell_size)
+        (x, y) = agent_xy
+        return (x - shift, y), (x + shift, y)
+
+    def token_radius(self, shared: bool) -> int:
+        """The radius of the agent's disc and the half-width of the ghost, alone or sharing a cell."""
+        return max(1, round((0.2 if shared else 0.26) * self.cell_size))
+
+
+class PictureGeometry(_Grid):
+    """Where everything lies in a :func:`~gridghost.drawing.pictures.value_picture`: an optional title, the grid, and a
+    colour bar with its labels below. Plain arithmetic, no pygame; positions as in
+    :class:`Geometry`.
+
+    >>> from gridghost.core.layout import CLASSIC
+    >>> geometry = PictureGeometry(CLASSIC, title=True)
+    >>> geometry.shape, geometry.cell_centre((0, 0))
+    ((502, 524, 3), (62, 94))
+
+    Args:
+        layout: the map.
+        cell_size: the side of a cell in pixels; ``None`` picks :func:`fit_cell_size`.
+        title: whether the picture has a title above the grid.
+
+    Attributes:
+        rows, cols, cell_size, wall_width, width, height, grid_rect: as in :class:`Geometry`.
+        title_rect: ``(x, y, width, height)`` of the title (of height 0 without one).
+        bar_rect: ``(x, y, width, height)`` of the colour bar: the colour map from the lowest
+            value at its left end to the highest at its right.
+        labels_rect: ``(x, y, width, height)`` of the row of numbers under the colour bar.
+
+    Raises:
+        TypeError, ValueError: as :class:`Geometry`.
+    """
+
+    def __init__(self, layout: Layout, cell_size: int | None = None, title: bool = False) -> None:
+        super().__init__(layout, cell_size)
+        size = self.cell_size
+        grid_width, grid_height = self.cols * size, self.rows * size
+        self.width = max(grid_width + 2 * _MARGIN, _PICTURE_MIN_WIDTH)
+        title_height = _TITLE_HEIGHT if title else 0
+        self.title_rect = (_MARGIN, _MARGIN, self.width - 2 * _MARGIN, title_height)
+        self.grid_rect = ((self.width - grid_width) // 2, _MARGIN + title_height, grid_width, grid_height)
+        bar_top = _MARGIN + title_height + grid_height + _BAR_GAP
+        self.bar_rect = (_MARGIN, bar_top, self.width - 2 * _MARGIN, _BAR_HEIGHT)
+        self.labels_rect = (_MARGIN, bar_top + _BAR_HEIGHT + 2, self.width - 2 * _MARGIN, _BAR_LABEL_HEIGHT)
+        self.height = self.labels_rect[1] + _BAR_LABEL_HEIGHT + _MARGIN
+        self._check_pixels()

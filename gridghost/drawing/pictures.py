@@ -1,0 +1,230 @@
+"""Still pictures drawn off screen with pygame (no window opens): :func:`cell_images`, each cell
+as a camera over it sees it, for sensors that look at cells; and :func:`value_picture`, one number
+per cell (a value function, a belief, visit counts) with a policy's arrows and a colour bar. The
+same numbers over the game's own picture are
+:meth:`Renderer.set_overlay <gridghost.drawing.renderer.Renderer.set_overlay>`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gridghost.core.checks import check_choice, check_instance
+from gridghost.core.layout import Cell, Layout
+from gridghost.drawing.colourmap import (
+    NAN_COLOUR,
+    _check_cmap,
+    _check_policy,
+    _check_values,
+    _colour_range,
+    _map_colours,
+)
+from gridghost.drawing.geometry import PictureGeometry
+from gridghost.drawing.paint import (
+    _BACKGROUND,
+    _INK,
+    _LIGHT_INK,
+    _draw_agent,
+    _draw_arrow,
+    _draw_ghost,
+    _draw_goal_frames,
+    _draw_lines_and_walls,
+    _TextPainter,
+    import_pygame,
+)
+from gridghost.drawing.renderer import Renderer, surface_to_array
+
+if TYPE_CHECKING:
+    import pygame
+
+#: What :func:`value_picture` can draw on a cell as a marker.
+MARKS: tuple[str, ...] = ("agent", "ghost")
+_TITLE_FONT_SIZE = 26
+
+
+def cell_images(layout: Layout, size: int = 64) -> np.ndarray:
+    """The picture of every cell as a camera over it would see it: its colour, items, label, goal
+    frame and the walls along its edges, without the agent or the ghost.
+
+    Drawn off screen by :meth:`Renderer.draw_background`; no window opens.
+
+    Args:
+        layout: the map.
+        size: the side of each picture in pixels (at least :data:`~gridghost.drawing.geometry.MIN_CELL_SIZE`).
+
+    Returns:
+        A fresh ``uint8`` array of shape ``(rows, cols, size, size, 3)``.
+
+    Raises:
+        TypeError, ValueError: a bad ``layout`` or ``size``.
+    """
+    renderer = Renderer(layout, cell_size=size)
+    surface = import_pygame().Surface(renderer.geometry.size)
+    renderer.draw_background(surface)
+    picture = surface_to_array(surface)
+    renderer.close()
+    out = np.empty((layout.rows, layout.cols, size, size, 3), dtype=np.uint8)
+    for row, col in layout.cells():
+        x, y, width, height = renderer.geometry.cell_rect((row, col))
+        out[row, col] = picture[y : y + height, x : x + width]
+    return out
+
+
+def value_picture(
+    layout: Layout,
+    values: Any,
+    policy: Any = None,
+    *,
+    cell_size: int | None = None,
+    cmap: str | Any = "viridis",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    title: str | None = None,
+    marks: Mapping[Cell, str] | None = None,
+    number_format: str | None = "{:.1f}",
+) -> np.ndarray:
+    """A picture of one number per cell over the layout: each cell filled with its number's colour
+    (see :func:`~gridghost.drawing.colourmap.colour_map`) and, with ``number_format``, the number
+    written at its bottom; a policy's action as an arrow; the goal frames, the walls, and a colour
+    bar labelled with the lowest, middle and highest number below the grid. Cells whose number is
+    NaN are grey (:data:`~gridghost.drawing.colourmap.NAN_COLOUR`) and unlabelled. Drawn off screen;
+    no window opens.
+
+    For a solution of :mod:`gridghost.planning.solve`, fix the ghost's cell and hide the states where the
+    game is over (their value is 0)::
+
+        values = np.where(sol.policy[:, :, 3, 4] >= 0, sol.values[:, :, 3, 4], np.nan)
+        picture = value_picture(CLASSIC, values, sol.policy[:, :, 3, 4], marks={(3, 4): "ghost"})
+
+    Save it with :func:`gridghost.drawing.recording.save_image`.
+
+    Args:
+        layout: the map.
+        values: ``rows x cols`` real numbers (a value function, a belief, visit counts); NaN or a
+            masked entry means no value.
+        policy: optional ``rows x cols`` integer actions (0 left, 1 down, 2 right, 3 up); -1 or a
+            masked entry draws no arrow.
+        cell_size: the side of a cell in pixels; ``None`` picks :func:`~gridghost.drawing.geometry.fit_cell_size`.
+        cmap, vmin, vmax: the colour map and the numbers at its ends, as
+            :func:`~gridghost.drawing.colourmap.colour_map`.
+        title: a line of text above the grid (shrunk or cut to fit).
+        marks: cells to mark with a drawing: ``{(row, col): name}`` with names from :data:`MARKS`
+            (``{(3, 4): "ghost"}`` where the ghost stands still).
+        number_format: how each cell's number is written, for ``str.format`` (``"{:.2f}"`` for a
+            belief, ``"{:.0f}"`` for counts); ``None`` writes none. Numbers that do not fit their
+            cell are left out.
+
+    Returns:
+        The picture as a fresh ``uint8`` array of shape :attr:`PictureGeometry.shape` (``(height,
+        width, 3)``).
+
+    Raises:
+        TypeError: a bad type: ``layout``, ``cell_size``, ``title``, ``number_format``, ``marks``,
+            ``values`` or ``cmap`` (not real numbers), ``policy`` (not integers), ``vmin``, ``vmax``.
+        ValueError: ``values`` or ``policy`` not of shape ``rows x cols``, an infinite value, an
+            action outside ``-1..3``, a mark outside the grid or of an unknown name, a format that
+            does not format a number, or as :func:`~gridghost.drawing.colourmap.colour_map` and
+            :class:`PictureGeometry`.
+    """
+    check_instance(layout, "layout", Layout)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {title!r}")
+    geometry = PictureGeometry(layout, cell_size, title=title is not None)
+    shape = (layout.rows, layout.cols)
+    array = _check_values(values, "values", shape)
+    actions = None if policy is None else _check_policy(policy, "policy", shape)
+    anchors = _check_cmap(cmap)
+    low, high = _colour_range(array, vmin, vmax)
+    marked = _check_marks(marks, geometry)
+    _check_number_format(number_format)
+    colours = _map_colours(array, low, high, anchors)
+
+    pg = import_pygame()
+    text = _TextPainter()
+    surface = pg.Surface(geometry.size)
+    surface.fill(_BACKGROUND)
+    size = geometry.cell_size
+    band = round(0.26 * size)  # the numbers' strip at the bottom of a cell
+    for cell in layout.cells():
+        x, y, _, _ = rect = geometry.cell_rect(cell)
+        colour = tuple(int(v) for v in colours[cell])
+        surface.fill(colour, rect)
+        number = float(array[cell])
+        if number_format is not None and math.isfinite(number):
+            image = text.image(number_format.format(number), size - 4, band, band, colour=_ink_on(colour))
+            if image is not None:
+                bottom = y + size - max(2, size // 14)
+                surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
+        if actions is not None and actions[cell] >= 0:
+            if number_format is None:  # the arrow centred in the cell; above the number when there is one
+                _draw_arrow(pg, surface, (x + size / 2, y + size / 2), 0.6 * size, int(actions[cell]))
+            else:
+                _draw_arrow(pg, surface, (x + size / 2, y + 0.4 * size), 0.5 * size, int(actions[cell]))
+    radius = max(1, round(0.26 * size))
+    for cell, name in marked.items():
+        painter = _draw_agent if name == "agent" else _draw_ghost
+        painter(pg, surface, geometry.cell_centre(cell), radius, size >= 24)
+    _draw_goal_frames(pg, surface, layout, geometry)
+    _draw_lines_and_walls(pg, surface, layout, geometry)
+    _draw_colour_bar(pg, surface, geometry, text, low, high, anchors)
+    if title is not None:
+        x, y, width, height = geometry.title_rect
+        image = text.image(title, width, height, _TITLE_FONT_SIZE)
+        if image is not None:
+            surface.blit(image, (x + (width - image.get_width()) // 2, y + (height - image.get_height()) // 2))
+    return surface_to_array(surface)
+
+
+def _draw_colour_bar(
+    pg: ModuleType, surface: pygame.Surface, geometry: PictureGeometry, text: _TextPainter, low: float,
+    high: float, anchors: np.ndarray,
+) -> None:
+    """The colour map from ``low`` (left) to ``high`` (right), framed, with the lowest, middle and
+    highest number under it; grey and unlabelled when there is no number."""
+    x, y, width, height = geometry.bar_rect
+    if math.isnan(low) or math.isnan(high):
+        surface.fill(NAN_COLOUR, geometry.bar_rect)
+    else:
+        strip = _map_colours(np.linspace(low, high, width), low, high, anchors)
+        surface.blit(pg.surfarray.make_surface(np.repeat(strip[:, None, :], height, axis=1)), (x, y))
+    pg.draw.rect(surface, _INK, (x - 1, y - 1, width + 2, height + 2), 1)
+    if math.isnan(low) or math.isnan(high):
+        return
+    x, y, width, height = geometry.labels_rect
+    room = width // 3
+    for number, align in ((low, 0.0), ((low + high) / 2, 0.5), (high, 1.0)):
+        image = text.image(f"{number:.4g}", room, height, height)
+        if image is not None:
+            surface.blit(image, (x + round(align * (width - image.get_width())), y))
+
+
+def _ink_on(colour: tuple[int, ...]) -> tuple[int, int, int]:
+    """Dark ink on light colours, light ink on dark ones (by luma)."""
+    red, green, blue = colour[:3]
+    return _INK if 0.299 * red + 0.587 * green + 0.114 * blue > 150 else _LIGHT_INK
+
+
+def _check_marks(marks: Any, geometry: PictureGeometry) -> dict[Cell, str]:
+    if marks is None:
+        return {}
+    if not isinstance(marks, Mapping):
+        raise TypeError(f"marks must be a mapping {{(row, col): name}} or None, got {marks!r}")
+    return {geometry._check_cell(cell, "marks"): check_choice(name, "mark", MARKS) for cell, name in marks.items()}
+
+
+def _check_number_format(number_format: Any) -> None:
+    if number_format is None:
+        return
+    if not isinstance(number_format, str):
+        raise TypeError(f"number_format must be a str such as '{{:.1f}}', or None, got {number_format!r}")
+    try:
+        number_format.format(1.5)
+    except (ValueError, IndexError, KeyError) as error:
+        raise ValueError(
+            f"number_format must format one number, such as '{{:.1f}}', got {number_format!r} ({error})"
+        ) from None
