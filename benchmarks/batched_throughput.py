@@ -27,7 +27,7 @@ from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gridghost.batched import BatchedGame  # noqa: E402
+from gridghost.batched.engine import BatchedGame  # noqa: E402
 
 from harness import interleaved_rates, median_ratio  # noqa: E402
 from single_agent_throughput import interface_rate  # noqa: E402

@@ -1,6 +1,6 @@
 """Board build time at 16x16, 32x32 and 64x64 against the old pure-Python build, same run.
 
-A :class:`~gridghost.rules.Board` holds the movement table and the all-pairs shortest-path
+A :class:`~gridghost.core.rules.Board` holds the movement table and the all-pairs shortest-path
 table of a layout; building it is what an env pays for a new layout. The baseline is the build
 gridghost had before (a Python breadth-first search from every cell into a tuple of tuples),
 re-implemented here, on the 16x16 layout; at 64x64 it took about 11 s and 340 MB. Each layout has
@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gridghost.layout import Layout
-from gridghost.rules import ACTION_DELTAS, Board
+from gridghost.core.layout import Layout
+from gridghost.core.rules import ACTION_DELTAS, Board
 
 from harness import interleaved_rates, print_ratio_table
 

@@ -1,7 +1,7 @@
 """The difficulty presets measured: each level's band over many levels, the success of the
 optimal agent against the chasing ghost beside it, and what drawing a level costs per reset.
 
-For every preset of :data:`gridghost.levels.DIFFICULTIES`, levels ``0 .. N-1`` are drawn (each is
+For every preset of :data:`gridghost.maps.levels.DIFFICULTIES`, levels ``0 .. N-1`` are drawn (each is
 the first candidate map whose minimax success probability falls in the preset's band) and, for
 each, three exact figures from the solver (horizon 100 full turns, gamma 0.99, longitudinal slip
 0.2, from the map's starts):
@@ -28,9 +28,9 @@ import time
 import numpy as np
 
 import gridghost
-from gridghost.levels import DIFFICULTIES, MapGenerator, clear_level_cache
-from gridghost.slip import LongitudinalSlip
-from gridghost.solve import clear_caches, solve_agent, solve_game
+from gridghost.core.slip import LongitudinalSlip
+from gridghost.maps.levels import DIFFICULTIES, MapGenerator, clear_level_cache
+from gridghost.planning.solve import clear_caches, solve_agent, solve_game
 
 
 def reset_seconds(repeats: int = 2000) -> float:

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.layout import Layout
-from gridghost.slip import LongitudinalSlip
-from gridghost.solve import clear_caches, solve_game
+from gridghost.core.layout import Layout
+from gridghost.core.slip import LongitudinalSlip
+from gridghost.planning.solve import clear_caches, solve_game
 
 #: The wall settings studied, by name: the options given to Layout.generate.
 SETTINGS: dict[str, dict[str, Any]] = {

@@ -35,11 +35,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.filters import BeliefFilter, HistogramFilter, ParticleFilter
-from gridghost.layout import CLASSIC, Layout
-from gridghost.rules import NUM_ACTIONS, GameState, board_for
-from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.slip import SlipModel, make_slip
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import NUM_ACTIONS, GameState, board_for
+from gridghost.core.slip import SlipModel, make_slip
+from gridghost.sensing.filters import BeliefFilter, HistogramFilter, ParticleFilter
+from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 
 from harness import verdict
 

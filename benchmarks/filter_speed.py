@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.filters import HistogramFilter, ParticleFilter
-from gridghost.layout import CLASSIC
-from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.slip import SlipModel, make_slip
+from gridghost.core.layout import CLASSIC
+from gridghost.core.slip import SlipModel, make_slip
+from gridghost.sensing.filters import HistogramFilter, ParticleFilter
+from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 
 from filter_accuracy import Trajectory, simulate
 from harness import interleaved_rates, print_ratio_table

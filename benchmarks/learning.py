@@ -9,7 +9,7 @@ ghost, and tabular self-play of both sides, each judged by gridghost's exact sol
     goal within 100 turns, next to the optimal agent's (``solve_agent``). Pass: within 5% of the
     optimum (learned >= 0.95 x optimal).
 
-(b) Self-play of both sides on the same two maps, on the game kernel (``gridghost.game.Game``, the
+(b) Self-play of both sides on the same two maps, on the game kernel (``gridghost.core.game.Game``, the
     rules every env calls): simultaneous Q-learning with minimax backups (Littman's minimax-Q).
     The game is zero-sum, turn-based and of perfect information in the tabular state, so it has a
     deterministic minimax equilibrium, and max/min backups (the agent's Q backs up the ghost's
@@ -21,7 +21,7 @@ ghost, and tabular self-play of both sides, each judged by gridghost's exact sol
     that is why (b) runs on the kernel, which can start anywhere, and not on an env, which always
     starts at the map's starts (through the AEC env from the start only, 40,000 episodes left the
     difficulty-2 pair at an exploitability of about 20). Every ``episodes / 10`` episodes both
-    greedy tables are frozen into a ``gridghost.selfplay.OpponentPool``, and
+    greedy tables are frozen into a ``gridghost.training.selfplay.OpponentPool``, and
     ``selfplay.exploitability_curve`` gives the exact exploitability (``solve.exploitability``)
     of every generation's pair. Pass: the final pair's exploitability is below 10% of the reward
     range. The range is that of a turn's reward (the solver's and the Gymnasium env's unit): a
@@ -55,13 +55,13 @@ from typing import NamedTuple
 import numpy as np
 
 import gridghost
-from gridghost.game import Game
-from gridghost.layout import Layout
-from gridghost.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
-from gridghost.selfplay import OpponentPool, exploitability_curve
-from gridghost.single_agent import GridGhostGymEnv
-from gridghost.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip
-from gridghost.solve import clear_caches, evaluate_policies, solve_agent, solve_game
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
+from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip
+from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.planning.solve import clear_caches, evaluate_policies, solve_agent, solve_game
+from gridghost.training.selfplay import OpponentPool, exploitability_curve
 
 GAMMA = 0.99
 MAX_CYCLES = 100

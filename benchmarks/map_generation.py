@@ -19,8 +19,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from gridghost.generate import WALL_KINDS
-from gridghost.layout import Layout
+from gridghost.core.generate import WALL_KINDS
+from gridghost.core.layout import Layout
 
 from harness import interleaved_rates, median_ratio
 

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from gridghost import maps
-from gridghost.layout import Layout
-from gridghost.solve import solve_game
+from gridghost.core.layout import Layout
+from gridghost.planning.solve import solve_game
 
 HORIZON = 100
 GAMMA = 0.99

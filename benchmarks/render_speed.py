@@ -33,10 +33,10 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # no window is opened; this k
 import numpy as np
 
 import gridghost
-from gridghost.layout import CLASSIC, Layout
-from gridghost.policies import ChasePolicy, RandomPolicy
-from gridghost.render import Renderer
-from gridghost.text import Status
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.policies import ChasePolicy, RandomPolicy
+from gridghost.drawing.render import Renderer
+from gridghost.drawing.text import Status
 
 from harness import interleaved_rates, median_ratio
 

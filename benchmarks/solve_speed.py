@@ -25,10 +25,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gridghost.game import Game
-from gridghost.layout import CLASSIC, Layout
-from gridghost.slip import LongitudinalSlip
-from gridghost.solve import TurnModel, clear_caches, solve_agent, solve_game, solve_ghost
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.slip import LongitudinalSlip
+from gridghost.planning.solve import TurnModel, clear_caches, solve_agent, solve_game, solve_ghost
 
 SLIP = LongitudinalSlip(0.2)
 SOLVERS: dict[str, Callable[[Layout], object]] = {
@@ -74,8 +74,8 @@ def python_sweep(lists: dict[str, list], values: list[float], gamma: float) -> l
 
 def sweep_rates(layout: Layout, rounds: int) -> tuple[float, float]:
     """Median CPU seconds of one NumPy sweep and one plain-Python sweep, interleaved."""
-    from gridghost.rules import Side
-    from gridghost.solve import _iterate  # the sweep itself, without building a solution around it
+    from gridghost.core.rules import Side
+    from gridghost.planning.solve import _iterate  # the sweep itself, without building a solution around it
 
     model = TurnModel(Game(layout, SLIP))
     lists = {"ghost_reward": model.ghost_reward[Side.AGENT].tolist(), "ghost_next": model.ghost_next.tolist(),

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 
 import gridghost
-from gridghost.policies import ChasePolicy, RandomPolicy
-from gridghost.rules import ACTION_NAMES, describe_moves
+from gridghost.core.policies import ChasePolicy, RandomPolicy
+from gridghost.core.rules import ACTION_NAMES, describe_moves
 
 
 def describe(name: str, before: tuple[int, int], after: tuple[int, int], info: dict) -> str:

@@ -16,8 +16,8 @@ import argparse
 import numpy as np
 
 import gridghost
-from gridghost.filters import HistogramFilter, ParticleFilter
-from gridghost.sensors import ITEM_CLASSES, ColorSensor, ItemSensor, Sensor
+from gridghost.sensing.filters import HistogramFilter, ParticleFilter
+from gridghost.sensing.sensors import ITEM_CLASSES, ColorSensor, ItemSensor, Sensor
 
 SENSOR_CHOICES = ("color", "cnn", "both")
 

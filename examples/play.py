@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 import gridghost
-from gridghost.policies import make_policy
-from gridghost.rules import Action
+from gridghost.core.policies import make_policy
+from gridghost.core.rules import Action
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # after silencing its greeting

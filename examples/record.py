@@ -16,8 +16,8 @@ import argparse
 import numpy as np
 
 import gridghost
-from gridghost.policies import ChasePolicy, RandomPolicy
-from gridghost.recording import save_animation, save_frames
+from gridghost.core.policies import ChasePolicy, RandomPolicy
+from gridghost.drawing.recording import save_animation, save_frames
 
 #: A seed where the random agent is caught (after nine cycles, with the default settings).
 CATCHING_SEED = 9

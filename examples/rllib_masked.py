@@ -76,7 +76,7 @@ def build_config(args: argparse.Namespace) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from gridghost.integrations.rllib import GridGhostMultiAgentEnv, masked_multi_module_spec
-    from gridghost.levels import MapGenerator
+    from gridghost.maps.levels import MapGenerator
 
     settings: dict[str, Any] = {"obs_type": args.obs_type, "action_mask_in_obs": True,
                                 "layout": MapGenerator(6, 6, difficulty=args.difficulty)}

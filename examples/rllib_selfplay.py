@@ -28,8 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.levels import MapGenerator
-from gridghost.solve import agent_exploitability, evaluate_policies, exploitability, solve_game, tabulate_policy
+from gridghost.maps.levels import MapGenerator
+from gridghost.planning.solve import (
+    agent_exploitability,
+    evaluate_policies,
+    exploitability,
+    solve_game,
+    tabulate_policy,
+)
 
 SIDES = ("agent", "ghost")
 

@@ -2,12 +2,12 @@
 
 Two PPO learners, one per side, take turns on a contested generated map (a difficulty-2 or -3
 level, minimax success 0.3-0.8). In each generation one side trains against opponents drawn
-from the other side's snapshots (:class:`gridghost.selfplay.SelfPlayEnv`, prioritised
+from the other side's snapshots (:class:`gridghost.training.selfplay.SelfPlayEnv`, prioritised
 fictitious self-play by default). Then it is frozen into the pool as its exact table of moves
-(:func:`gridghost.solve.tabulate_policy`). After every generation the script prints:
+(:func:`gridghost.planning.solve.tabulate_policy`). After every generation the script prints:
 
 - the latest pair's exact exploitability and each side's gap, next to the minimax value
-  (:func:`gridghost.selfplay.exploitability_curve`; 0 means an equilibrium);
+  (:func:`gridghost.training.selfplay.exploitability_curve`; 0 means an equilibrium);
 - the agent's exact probability of reaching a goal within 100 turns against the latest ghost,
   next to the minimax success probability;
 - the learner's win rate in that generation's training games, from the pool's records.
@@ -26,9 +26,9 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from gridghost.levels import MapGenerator
-from gridghost.selfplay import OpponentPool, SelfPlayEnv, exploitability_curve
-from gridghost.solve import evaluate_policies, solve_game, tabulate_policy
+from gridghost.maps.levels import MapGenerator
+from gridghost.planning.solve import evaluate_policies, solve_game, tabulate_policy
+from gridghost.training.selfplay import OpponentPool, SelfPlayEnv, exploitability_curve
 
 SIDES = ("agent", "ghost")
 

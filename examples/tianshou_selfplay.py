@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 import gridghost
-from gridghost.levels import MapGenerator
+from gridghost.maps.levels import MapGenerator
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

@@ -26,21 +26,53 @@ registry).
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import gymnasium
 import pettingzoo
 
-from gridghost.compat import AgentInterface
-from gridghost.config import GameConfig
-from gridghost.env import GridGhostEnv, env, raw_env
-from gridghost.game import Game
-from gridghost.layout import CLASSIC, COLOURS, ITEMS, Layout
-from gridghost.levels import DIFFICULTIES, MapGenerator
-from gridghost.parallel import GridGhostParallelEnv, parallel_env
-from gridghost.policies import ChasePolicy, Policy, RandomPolicy, make_policy
-from gridghost.rules import Action, Board, GameState, Outcome, Rewards, board_for
-from gridghost.sensors import ColorSensor, Sensor
-from gridghost.single_agent import Duel, GridGhostGymEnv
-from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+from gridghost import _moved
+
+# The old flat module paths stay importable (with a warning). gridghost.env is both an old module
+# path and the env() function: the module is loaded first so that the function, bound below, wins.
+_moved.install()
+importlib.import_module("gridghost.env")
+
+from gridghost.config import GameConfig  # noqa: E402
+from gridghost.core import (  # noqa: E402
+    CLASSIC,
+    COLOURS,
+    ITEMS,
+    Action,
+    Board,
+    ChasePolicy,
+    Game,
+    GameState,
+    Layout,
+    LongitudinalSlip,
+    NoSlip,
+    Outcome,
+    PerpendicularSlip,
+    Policy,
+    RandomPolicy,
+    Rewards,
+    SlipModel,
+    board_for,
+    make_policy,
+)
+from gridghost.envs import (  # noqa: E402
+    AgentInterface,
+    Duel,
+    GridGhostEnv,
+    GridGhostGymEnv,
+    GridGhostParallelEnv,
+    env,
+    parallel_env,
+    raw_env,
+)
+from gridghost.maps import DIFFICULTIES, MapGenerator  # noqa: E402
+from gridghost.sensing import ColorSensor, Sensor  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -84,10 +116,17 @@ __all__ = [
 
 # PettingZoo's registry appeared in 1.27; older versions simply have no pettingzoo.make.
 if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.aec_registry:
-    pettingzoo.register("aec", ENV_ID, entry_point="gridghost.env:env")
+    pettingzoo.register("aec", ENV_ID, entry_point="gridghost.envs.aec:env")
 if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.parallel_registry:
-    pettingzoo.register("parallel", ENV_ID, entry_point="gridghost.parallel:parallel_env")
+    pettingzoo.register("parallel", ENV_ID, entry_point="gridghost.envs.parallel:parallel_env")
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(ENV_ID, entry_point="gridghost.single_agent:GridGhostGymEnv", max_episode_steps=100,
+    gymnasium.register(ENV_ID, entry_point="gridghost.envs.single_agent:GridGhostGymEnv", max_episode_steps=100,
                        vector_entry_point="gridghost.batched:make_vector_env")
+
+
+def __getattr__(name: str) -> ModuleType:
+    """An old flat module read as an attribute (``gridghost.solve`` after ``import gridghost``)."""
+    if f"gridghost.{name}" in _moved.MOVED:
+        return importlib.import_module(f"gridghost.{name}")
+    raise AttributeError(f"module 'gridghost' has no attribute {name!r}")

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.layout import Layout
-from gridghost.sensors import Sensor
+from gridghost.core.layout import Layout
+from gridghost.sensing.sensors import Sensor
 
 GOLDEN = Path(__file__).parent / "golden"
 

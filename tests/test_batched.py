@@ -13,19 +13,19 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers import TimeLimit
 
 import gridghost
-from gridghost.batched import (
+from gridghost.batched.engine import (
     BatchedGame,
     BatchedHistogramFilter,
     GridGhostVectorEnv,
     UnsupportedSetting,
 )
-from gridghost.env import raw_env
-from gridghost.filters import HistogramFilter
-from gridghost.layout import CLASSIC, Layout
-from gridghost.levels import MapGenerator
-from gridghost.sensors import ColorSensor, ItemSensor
-from gridghost.single_agent import GridGhostGymEnv
-from gridghost.slip import NoSlip
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.slip import NoSlip
+from gridghost.envs.aec import raw_env
+from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.maps.levels import MapGenerator
+from gridghost.sensing.filters import HistogramFilter
+from gridghost.sensing.sensors import ColorSensor, ItemSensor
 
 GENERATED = Layout.generate(8, 8, seed=3)
 #: No slip and a perfect sensor: nothing random is left in a game with a table opponent.

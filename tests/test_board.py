@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost import rules
-from gridghost.filters import HistogramFilter
-from gridghost.layout import MAX_CELLS, Layout
-from gridghost.observations import make_observations
-from gridghost.rules import Board, GameState, Side, board_for, cached_board_bytes
-from gridghost.slip import LongitudinalSlip
+from gridghost.core import rules
+from gridghost.core.layout import MAX_CELLS, Layout
+from gridghost.core.rules import Board, GameState, Side, board_for, cached_board_bytes
+from gridghost.core.slip import LongitudinalSlip
+from gridghost.sensing.filters import HistogramFilter
+from gridghost.sensing.observations import make_observations
 
 from helpers import Gauge, bfs_from
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridghost.checks import (
+from gridghost.core.checks import (
     check_action,
     check_choice,
     check_distribution,
@@ -15,7 +15,7 @@ from gridghost.checks import (
     check_rate,
     check_seed,
 )
-from gridghost.rules import Action
+from gridghost.core.rules import Action
 
 
 @pytest.mark.parametrize("action", [0, 3, np.int64(2), np.array(1), Action.UP, np.uint8(0)])
@@ -50,9 +50,9 @@ def test_rates_are_finite_and_positive(value, error) -> None:
 
 
 def test_layouts_and_numbers_are_checked_in_one_place() -> None:
-    from gridghost.checks import check_instance, check_number
-    from gridghost.layout import CLASSIC, Layout
-    from gridghost.rules import Rewards
+    from gridghost.core.checks import check_instance, check_number
+    from gridghost.core.layout import CLASSIC, Layout
+    from gridghost.core.rules import Rewards
 
     assert check_instance(CLASSIC, "layout", Layout) is CLASSIC
     assert check_instance(None, "layout", Layout, allow_none=True) is None

@@ -10,11 +10,11 @@ import pytest
 
 import gridghost
 from gridghost import CLASSIC, GridGhostGymEnv, Layout, Rewards
-from gridghost.config import GameConfig
-from gridghost.filters import ParticleFilter
-from gridghost.levels import MapGenerator
-from gridghost.sensors import ClassifierSensor, ColorSensor, ItemSensor
-from gridghost.slip import LongitudinalSlip, SlipModel
+from gridghost.config.settings import GameConfig
+from gridghost.core.slip import LongitudinalSlip, SlipModel
+from gridghost.maps.levels import MapGenerator
+from gridghost.sensing.filters import ParticleFilter
+from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor
 
 from helpers import plain, record_rest
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import gridghost
-import gridghost.render
+import gridghost.drawing.render
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -189,7 +189,7 @@ def test_record_writes_a_gif_of_the_ghost_catching_the_agent(tmp_path) -> None:
     pngs = sorted((tmp_path / "png").glob("frame_*.png"))
     assert len(pngs) == half_turns + 1
     gif = iio.imread(tmp_path / "chase.gif", index=None, plugin="pillow", mode="RGB")
-    assert gif.shape[0] >= half_turns + 1 and gif.shape[1:] == gridghost.render.Geometry(gridghost.CLASSIC).shape
+    assert gif.shape[0] >= half_turns + 1 and gif.shape[1:] == gridghost.drawing.Geometry(gridghost.CLASSIC).shape
 
 
 def test_readme_shows_the_committed_picture_of_the_classic_map(tmp_path) -> None:
@@ -203,7 +203,7 @@ def test_readme_shows_the_committed_picture_of_the_classic_map(tmp_path) -> None
     drawn = pygame.surfarray.array3d(pygame.image.load(str(tmp_path / "classic.png"))).transpose(1, 0, 2)
     assert np.array_equal(drawn, env.render())
     committed = pygame.image.load(str(ROOT / "docs" / "classic.png"))
-    assert committed.get_size() == gridghost.render.Geometry(gridghost.CLASSIC).size
+    assert committed.get_size() == gridghost.drawing.render.Geometry(gridghost.CLASSIC).size
 
 
 def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:
@@ -217,8 +217,8 @@ def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:
 def test_solve_classic_prints_the_key_figures_and_draws_both_solutions(tmp_path) -> None:
     import pygame
 
-    from gridghost.render import GHOST_COLOUR, PictureGeometry
-    from gridghost.solve import solve_agent, solve_game
+    from gridghost.drawing.render import GHOST_COLOUR, PictureGeometry
+    from gridghost.planning.solve import solve_agent, solve_game
 
     out = run_script("examples/solve_classic.py", "--out", str(tmp_path))
     number = r"(-?\d+\.\d+)"

@@ -19,9 +19,10 @@ from gymnasium.wrappers import FrameStackObservation
 from pettingzoo.test import api_test
 
 import gridghost
-from gridghost.config import GameConfig
-from gridghost.layout import CLASSIC, COLOURS, ITEM_FLAGS, Layout
-from gridghost.observations import (
+from gridghost.config.settings import GameConfig
+from gridghost.core.layout import CLASSIC, COLOURS, ITEM_FLAGS, Layout
+from gridghost.core.rules import GameState, Outcome, Side, board_for
+from gridghost.sensing.observations import (
     GRID_CHANNELS,
     MAX_VIEW_RADIUS,
     OBS_TYPES,
@@ -29,7 +30,6 @@ from gridghost.observations import (
     grid_channels,
     make_observations,
 )
-from gridghost.rules import GameState, Outcome, Side, board_for
 
 RECTANGLE = Layout(
     colours=np.arange(33).reshape(3, 11) % 3,

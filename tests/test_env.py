@@ -14,12 +14,12 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import gridghost
-from gridghost.env import NUMERIC_INFO_KEYS
-from gridghost.filters import HistogramFilter, ParticleFilter
-from gridghost.layout import Layout
-from gridghost.rules import Action, Rewards
-from gridghost.sensors import ColorSensor, ItemSensor
-from gridghost.slip import LongitudinalSlip, PerpendicularSlip
+from gridghost.core.layout import Layout
+from gridghost.core.rules import Action, Rewards
+from gridghost.core.slip import LongitudinalSlip, PerpendicularSlip
+from gridghost.envs.aec import NUMERIC_INFO_KEYS
+from gridghost.sensing.filters import HistogramFilter, ParticleFilter
+from gridghost.sensing.sensors import ColorSensor, ItemSensor
 
 from helpers import load_traces, plain, record_rest
 
@@ -232,7 +232,7 @@ def test_configured_rewards_reach_both_sides() -> None:
 
 def documented_info_keys() -> dict[tuple[str, str], set[str]]:
     """The key lists of the env module's "Information" section for reference infos, by (side, moment)."""
-    doc = sys.modules["gridghost.env"].__doc__
+    doc = sys.modules["gridghost.envs.aec"].__doc__
     section = doc[doc.index("\n    Reference (``reference_infos=True``)"):doc.index("\nArguments\n")]
     entries = re.findall(r"- (agent|ghost|both), ([a-z -]+): (.*?)(?=\n    - |\Z)", section, flags=re.S)
     assert len(entries) == 5
@@ -242,7 +242,7 @@ def documented_info_keys() -> dict[tuple[str, str], set[str]]:
 
 def documented_numeric_keys() -> list[str]:
     """The numeric infos' keys as the "Information" section lists them, in order."""
-    doc = sys.modules["gridghost.env"].__doc__
+    doc = sys.modules["gridghost.envs.aec"].__doc__
     listed = re.search(r"- numeric: (.*?), then every sensor's keys", doc, flags=re.S).group(1)
     return [key.strip() for key in listed.replace("\n", " ").split(",")]
 

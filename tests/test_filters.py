@@ -3,7 +3,7 @@ convergence and seeding, the sensors' likelihoods, bad input, pickling and parti
 
 The brute force here is written from DESIGN.md alone: its own move rule (walls read from the
 layout's edge arrays), its own slip outcomes and its own sensor likelihoods. It shares nothing with
-``gridghost.filters.transitions``, ``Board.next_cell`` or ``SlipModel.outcomes``, so a mistake in
+``gridghost.sensing.filters.transitions``, ``Board.next_cell`` or ``SlipModel.outcomes``, so a mistake in
 any of them shows up as a disagreement.
 """
 
@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.filters import MAX_PARTICLES, BeliefFilter, HistogramFilter, ParticleFilter, make_filter
-from gridghost.game import Game
-from gridghost.layout import CLASSIC, Layout
-from gridghost.render import cell_images
-from gridghost.sensors import ClassifierSensor, ColorSensor, ItemSensor, Sensor
-from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+from gridghost.drawing.render import cell_images
+from gridghost.sensing.filters import MAX_PARTICLES, BeliefFilter, HistogramFilter, ParticleFilter, make_filter
+from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor, Sensor
 
 from helpers import Gauge
 
@@ -700,7 +700,7 @@ def test_particle_filter_redraws_from_the_likelihood_when_all_particles_are_rule
 
 def test_the_likelihood_cache_is_bounded_and_left_out_of_pickles(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sensor with continuous readings must not make a filter grow without end."""
-    import gridghost.filters as filters_module
+    import gridghost.sensing.filters as filters_module
 
     monkeypatch.setattr(filters_module, "_MAX_CACHED", 10)
     belief_filter = HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [Gauge(CLASSIC)])
@@ -739,7 +739,7 @@ def test_predict_splits_each_cells_particles_within_one_of_the_slip_probabilitie
 
 def test_the_dense_and_the_large_map_paths_move_particles_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small maps move particles with one matrix product, larger ones with bincounts."""
-    import gridghost.filters as filters_module
+    import gridghost.sensing.filters as filters_module
 
     traces = []
     for dense_up_to in (1_000, 0):

@@ -8,12 +8,12 @@ import copy
 import numpy as np
 import pytest
 
-from gridghost.game import Game
-from gridghost.layout import CLASSIC, Layout
-from gridghost.observations import DictObservations
-from gridghost.policies import ChasePolicy
-from gridghost.rules import GameState, Outcome, Rewards, Side
-from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.policies import ChasePolicy
+from gridghost.core.rules import GameState, Outcome, Rewards, Side
+from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+from gridghost.sensing.observations import DictObservations
 
 DELTAS = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}
 PERPENDICULAR = {0: (1, 3), 1: (0, 2), 2: (1, 3), 3: (0, 2)}
@@ -240,7 +240,7 @@ def test_the_batched_sampler_refuses_values_of_the_wrong_kind(cells, actions, un
 
 
 def test_the_rule_the_table_and_the_function_agree() -> None:
-    from gridghost.game import chase_action
+    from gridghost.core.game import chase_action
 
     game = Game(random_layout(5, 5, 9), NoSlip())
     for agent in range(game.num_cells):
@@ -282,7 +282,7 @@ def test_transitions_refuse_what_is_not_a_move_of_a_live_state() -> None:
     for action, error in ((-1, ValueError), (4, ValueError), (True, TypeError), (1.5, TypeError)):
         with pytest.raises(error, match="action"):
             game.transitions(Side.AGENT, action, agents, ghosts)
-    with pytest.raises(TypeError, match=r"side must be a gridghost\.rules\.Side"):
+    with pytest.raises(TypeError, match=r"side must be a gridghost\.core\.rules\.Side"):
         game.transitions(0, 1, agents, ghosts)
     with pytest.raises(TypeError, match="agents must be a 1-d array of int cell indices"):
         game.transitions(Side.AGENT, 1, [2.0, 3.0], ghosts)

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridghost.game import Game
-from gridghost.generate import MAX_ATTEMPTS, WALL_KINDS, generate_layout
-from gridghost.layout import ITEMS, Layout
-from gridghost.rules import board_for
-from gridghost.single_agent import _check_opening_cannot_end
-from gridghost.slip import LongitudinalSlip, PerpendicularSlip
+from gridghost.core.game import Game
+from gridghost.core.generate import MAX_ATTEMPTS, WALL_KINDS, generate_layout
+from gridghost.core.layout import ITEMS, Layout
+from gridghost.core.rules import board_for
+from gridghost.core.slip import LongitudinalSlip, PerpendicularSlip
+from gridghost.envs.single_agent import _check_opening_cannot_end
 
 
 def assert_guarantees(layout: Layout, min_distance: int = 3, num_goals: int = 1) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import gridghost
-from gridghost.policies import ChasePolicy
+from gridghost.core.policies import ChasePolicy
 
 from helpers import load_traces, plain
 

@@ -30,7 +30,7 @@ import pytest
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 import gridghost
-from gridghost.levels import MapGenerator
+from gridghost.maps.levels import MapGenerator
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.observations import GRID_CHANNELS
+from gridghost.sensing.observations import GRID_CHANNELS
 
 pytestmark = pytest.mark.integration
 

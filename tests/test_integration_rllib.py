@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.levels import MapGenerator
+from gridghost.maps.levels import MapGenerator
 
 pytestmark = pytest.mark.integration
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -203,7 +203,7 @@ def test_default_catalog_builds_a_cnn_for_channels_last_grids(ray_cluster):
 def test_plain_env_id_runs_the_batched_engine_in_vector_entry_point_mode(ray_cluster):
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
-    from gridghost.batched import GridGhostVectorEnv
+    from gridghost.batched.engine import GridGhostVectorEnv
 
     config = (_ppo(800)
               .environment("gridghost/GridGhost-v0", env_config={"obs_type": "vector"})

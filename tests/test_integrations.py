@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.levels import MapGenerator
+from gridghost.maps.levels import MapGenerator
 
 pytestmark = pytest.mark.integration
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

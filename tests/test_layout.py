@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from gridghost.layout import CLASSIC, COLOURS, Layout
+from gridghost.core.layout import CLASSIC, COLOURS, Layout
 
 from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS
 

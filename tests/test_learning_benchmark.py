@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gridghost.layout import CLASSIC
-from gridghost.selfplay import OpponentPool, exploitability_curve
-from gridghost.solve import evaluate_policies, solve_agent
+from gridghost.core.layout import CLASSIC
+from gridghost.planning.solve import evaluate_policies, solve_agent
+from gridghost.training.selfplay import OpponentPool, exploitability_curve
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 

@@ -17,11 +17,11 @@ from pettingzoo.test import api_test, seed_test
 
 import gridghost
 from gridghost import CLASSIC, Layout
-from gridghost.levels import DIFFICULTIES, MapGenerator, map_source, race_margin, resolve_layout
+from gridghost.core.rules import ACTION_DELTAS, Outcome
+from gridghost.core.slip import LongitudinalSlip, PerpendicularSlip
 from gridghost.maps import load, names
-from gridghost.rules import ACTION_DELTAS, Outcome
-from gridghost.slip import LongitudinalSlip, PerpendicularSlip
-from gridghost.solve import clear_caches, solve_game
+from gridghost.maps.levels import DIFFICULTIES, MapGenerator, map_source, race_margin, resolve_layout
+from gridghost.planning.solve import clear_caches, solve_game
 
 from helpers import bfs_from, plain, record_rest
 
@@ -306,7 +306,7 @@ def test_difficulty_and_layout_together_are_refused() -> None:
 
 
 def test_a_filter_object_is_refused_with_a_generator() -> None:
-    from gridghost.filters import HistogramFilter
+    from gridghost.sensing.filters import HistogramFilter
 
     with pytest.raises(ValueError, match="belief_filter: a filter object follows one map"):
         gridghost.env(layout=MapGenerator(5, 5), belief_filter=HistogramFilter(CLASSIC, LongitudinalSlip(0.2), []))
@@ -380,14 +380,14 @@ def test_a_generator_env_keeps_its_own_copies_of_the_settings_it_builds_maps_fro
     sensors = [gridghost.ColorSensor(quality=0.8)]
     env = gridghost.raw_env(layout=MapGenerator(6, 6, num_levels=50), belief_filter=spec, sensors=sensors)
     spec["num_particles"] = 7
-    sensors.append(gridghost.sensors.ItemSensor())
+    sensors.append(gridghost.sensing.sensors.ItemSensor())
     for seed in range(20):
         env.reset(seed=seed)
         assert env.belief_filter.num_particles == 100 and len(env.sensors) == 1
 
 
 def test_map_bound_opponents_and_generator_options_are_refused_with_a_reason() -> None:
-    from gridghost.solve import MinimaxGhost
+    from gridghost.planning.solve import MinimaxGhost
 
     generator = MapGenerator(6, 6, num_levels=5)
     bound = MinimaxGhost.for_game(gridghost.Game(generator.level(0), LongitudinalSlip(0.2)))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gridghost.layout import CLASSIC, ITEMS, Layout
+from gridghost.core.layout import CLASSIC, ITEMS, Layout
 
 # A valid map; the error tests below change one line of it. Lines are numbered from 1.
 BASE = [

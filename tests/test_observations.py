@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridghost.layout import CLASSIC, Layout
-from gridghost.observations import DictObservations, make_observations
-from gridghost.rules import GameState, Side, board_for
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import GameState, Side, board_for
+from gridghost.sensing.observations import DictObservations, make_observations
 
 BOARD = board_for(CLASSIC)
 OBS = DictObservations(BOARD)

@@ -12,7 +12,7 @@ from pettingzoo.test import max_cycles_test, parallel_api_test, parallel_seed_te
 from pettingzoo.utils import turn_based_aec_to_parallel
 
 import gridghost
-from gridghost.parallel import DEFAULT_MAX_CYCLES, GridGhostParallelEnv
+from gridghost.envs.parallel import DEFAULT_MAX_CYCLES, GridGhostParallelEnv
 
 from helpers import plain
 

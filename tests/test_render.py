@@ -1,4 +1,4 @@
-"""The pygame renderer (gridghost.render): frame shape, where things are drawn, determinism,
+"""The pygame renderer (gridghost.drawing.render): frame shape, where things are drawn, determinism,
 windows and bad input. Pixel checks find positions through the renderer's public Geometry, never
 through hard-coded coordinates, and compare against the public palette."""
 
@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import gridghost
-from gridghost.layout import CLASSIC, ITEMS, Layout
-from gridghost.policies import ChasePolicy, RandomPolicy
-from gridghost.render import (
+from gridghost.core.layout import CLASSIC, ITEMS, Layout
+from gridghost.core.policies import ChasePolicy, RandomPolicy
+from gridghost.drawing.render import (
     AGENT_COLOUR,
     CELL_COLOURS,
     GHOST_COLOUR,
@@ -30,7 +30,7 @@ from gridghost.render import (
     Renderer,
     cell_images,
 )
-from gridghost.text import Status
+from gridghost.drawing.text import Status
 
 from helpers import COLOUR_READINGS, FixedReadingSensor, plain
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import gridghost
+from gridghost.envs.single_agent import Duel
 from gridghost.integrations.turns import ALL, TurnBasedDictEnv
-from gridghost.levels import MapGenerator
-from gridghost.single_agent import Duel
+from gridghost.maps.levels import MapGenerator
 
 EPISODES = 1000
 # The classic map, and contested generated maps (a few levels of difficulty 2, so that the test

@@ -24,14 +24,14 @@ import pytest
 
 import gridghost
 from gridghost import AgentInterface, GridGhostGymEnv
-from gridghost.env import RESERVED_INFO_KEYS, GridGhostEnv
-from gridghost.filters import HistogramFilter, ParticleFilter
-from gridghost.layout import CLASSIC
+from gridghost.core.layout import CLASSIC
+from gridghost.core.policies import RandomPolicy, ReferencePolicy, make_policy
+from gridghost.core.slip import LongitudinalSlip, SlipModel
+from gridghost.envs.aec import RESERVED_INFO_KEYS, GridGhostEnv
+from gridghost.envs.single_agent import Duel
 from gridghost.maps import load as load_map
-from gridghost.policies import RandomPolicy, ReferencePolicy, make_policy
-from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.single_agent import Duel
-from gridghost.slip import LongitudinalSlip, SlipModel
+from gridghost.sensing.filters import HistogramFilter, ParticleFilter
+from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 
 
 class Echo(Sensor):
@@ -497,7 +497,7 @@ def test_a_rejected_call_leaves_everything_as_it_was(case: str) -> None:
 
 # -- resources are bounded ---------------------------------------------------------------------------
 def test_the_move_description_cache_is_bounded() -> None:
-    from gridghost.rules import describe_moves
+    from gridghost.core.rules import describe_moves
 
     assert describe_moves.cache_info().maxsize is not None
 
@@ -560,7 +560,7 @@ def _file(tmp_path: Any, name: str, content: str | bytes) -> str:
 def test_a_json_map_file_holding_a_string_is_refused_not_followed(tmp_path: Any) -> None:
     import json
 
-    from gridghost.levels import map_source
+    from gridghost.maps.levels import map_source
 
     looping = tmp_path / "self.json"
     looping.write_text(json.dumps(str(looping)), encoding="utf-8")  # recursed until RecursionError
@@ -600,7 +600,7 @@ def test_every_map_file_error_is_a_value_error_naming_the_file_and_layout(tmp_pa
 
 
 def test_map_files_too_large_or_unreadable_are_named(tmp_path: Any) -> None:
-    from gridghost.levels import MAX_MAP_FILE_BYTES, resolve_layout
+    from gridghost.maps.levels import MAX_MAP_FILE_BYTES, resolve_layout
 
     huge = tmp_path / "huge.txt"
     with huge.open("wb") as file:
@@ -613,7 +613,7 @@ def test_map_files_too_large_or_unreadable_are_named(tmp_path: Any) -> None:
 
 # -- layout dicts drop nothing -------------------------------------------------------------------------
 def test_a_layout_dict_naming_a_cell_twice_is_refused() -> None:
-    from gridghost.layout import Layout
+    from gridghost.core.layout import Layout
 
     data = CLASSIC.to_dict()
     with pytest.raises(ValueError, match=r"'items' names the cell \(0, 0\) twice \(entries 0 and 1\)"):
@@ -625,7 +625,7 @@ def test_a_layout_dict_naming_a_cell_twice_is_refused() -> None:
 @pytest.mark.parametrize("key", ["items", "texts"])
 @pytest.mark.parametrize("value", [0, False, "", {}, "abc"])
 def test_a_layout_dict_entry_list_of_another_kind_is_refused(key: str, value: Any) -> None:
-    from gridghost.layout import Layout
+    from gridghost.core.layout import Layout
 
     with pytest.raises(TypeError, match=f"layout dict '{key}' must be a list of \\[row, col, value\\] triples"):
         Layout.from_dict({**CLASSIC.to_dict(), key: value})
@@ -634,7 +634,7 @@ def test_a_layout_dict_entry_list_of_another_kind_is_refused(key: str, value: An
 
 
 def test_a_generator_dict_with_options_of_another_kind_is_refused() -> None:
-    from gridghost.levels import MapGenerator
+    from gridghost.maps.levels import MapGenerator
 
     for options in (0, False, "", []):
         with pytest.raises(TypeError, match="'options' must be a dict"):
@@ -658,7 +658,7 @@ def _open_drawing(rows: int, cols: int) -> str:
 def test_a_map_text_too_large_is_refused_from_its_size_before_it_is_parsed() -> None:
     import tracemalloc
 
-    from gridghost.layout import MAX_CELLS, Layout
+    from gridghost.core.layout import MAX_CELLS, Layout
 
     assert Layout.from_text(_open_drawing(64, 64)).shape == (64, 64)  # the largest square still reads
     column = Layout(np.zeros((MAX_CELLS, 1), dtype=int), [(MAX_CELLS - 1, 0)], (0, 0), (1, 0))
@@ -681,7 +681,7 @@ def test_a_map_text_too_large_is_refused_from_its_size_before_it_is_parsed() -> 
 def test_a_colour_list_too_large_is_refused_before_it_is_converted() -> None:
     import tracemalloc
 
-    from gridghost.layout import Layout
+    from gridghost.core.layout import Layout
 
     colours = [[0] * 3000 for _ in range(3000)]
     tracemalloc.start()
@@ -696,8 +696,8 @@ def test_a_colour_list_too_large_is_refused_before_it_is_converted() -> None:
 def test_batched_buffers_have_a_budget_checked_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
     import re
 
-    from gridghost import batched
-    from gridghost.batched import MAX_GAMES, BatchedGame, BatchedHistogramFilter
+    from gridghost.batched import engine as batched
+    from gridghost.batched.engine import MAX_GAMES, BatchedGame, BatchedHistogramFilter
 
     # MAX_GAMES took about 12 GiB and was OOM-killed at reset; now refused before any buffer
     with pytest.raises(ValueError, match=r"num_games=67,108,864 needs about [\d,]+ MiB of per-game buffers .*"
@@ -717,8 +717,8 @@ def test_batched_buffers_have_a_budget_checked_at_construction(monkeypatch: pyte
 
 
 def test_batched_level_sets_too_large_are_refused_before_their_levels_are_built() -> None:
-    from gridghost.batched import BatchedGame
-    from gridghost.levels import MapGenerator
+    from gridghost.batched.engine import BatchedGame
+    from gridghost.maps.levels import MapGenerator
 
     built: list[int] = []
 
@@ -738,7 +738,7 @@ def test_batched_level_sets_too_large_are_refused_before_their_levels_are_built(
 
 # -- self-play envs play their own copies --------------------------------------------------------------
 def _selfplay_pool() -> Any:
-    from gridghost.selfplay import OpponentPool
+    from gridghost.training.selfplay import OpponentPool
 
     pool = OpponentPool()
     pool.add(RandomPolicy(seed=1), "ghost")
@@ -768,7 +768,7 @@ def _interleaved(envs: list[Any], seeds: list[int | None], episodes: int = 3) ->
 
 
 def test_selfplay_envs_on_one_pool_play_as_each_would_alone() -> None:
-    from gridghost.selfplay import SelfPlayEnv
+    from gridghost.training.selfplay import SelfPlayEnv
 
     pool = _selfplay_pool()
     kept = {s.name: pickle.dumps(s.policy) for s in pool.snapshots()}
@@ -779,7 +779,7 @@ def test_selfplay_envs_on_one_pool_play_as_each_would_alone() -> None:
 
 
 def test_tabulating_a_snapshot_leaves_it_as_it_was() -> None:
-    from gridghost.selfplay import OpponentPool, exploitability_curve
+    from gridghost.training.selfplay import OpponentPool, exploitability_curve
 
     class Counting:
         def __init__(self) -> None:
@@ -797,7 +797,7 @@ def test_tabulating_a_snapshot_leaves_it_as_it_was() -> None:
 
 
 def test_a_shared_snapshot_is_the_callers_object() -> None:
-    from gridghost.selfplay import OpponentPool
+    from gridghost.training.selfplay import OpponentPool
 
     pool, live = OpponentPool(), RandomPolicy(seed=1)
     shared, frozen = pool.add(live, "ghost", copy=False), pool.add(live, "ghost")
@@ -808,7 +808,7 @@ def test_a_shared_snapshot_is_the_callers_object() -> None:
 @pytest.mark.parametrize(("seed", "error"), [(True, TypeError), (-1, ValueError), (1.5, TypeError), ("3", TypeError),
                                              (np.float64(2), TypeError)])
 def test_a_rejected_selfplay_reset_names_seed_and_draws_nothing(seed: Any, error: type) -> None:
-    from gridghost.selfplay import SelfPlayEnv
+    from gridghost.training.selfplay import SelfPlayEnv
 
     pool = _selfplay_pool()
     env, twin = SelfPlayEnv(pool, max_cycles=40), SelfPlayEnv(pool, max_cycles=40)
@@ -822,7 +822,7 @@ def test_a_rejected_selfplay_reset_names_seed_and_draws_nothing(seed: Any, error
 # -- small ones ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("exponent", [0.0, 2.0, 1e4, 1e300])
 def test_prioritised_sampling_takes_any_finite_exponent(exponent: float) -> None:
-    from gridghost.selfplay import OpponentPool, SelfPlayEnv
+    from gridghost.training.selfplay import OpponentPool, SelfPlayEnv
 
     pool = OpponentPool()
     for _ in range(3):
@@ -837,7 +837,7 @@ def test_prioritised_sampling_takes_any_finite_exponent(exponent: float) -> None
 
 
 def test_prioritised_sampling_with_every_weight_zero_is_uniform() -> None:
-    from gridghost.selfplay import OpponentPool
+    from gridghost.training.selfplay import OpponentPool
 
     pool = OpponentPool(prior=1e-300)
     for _ in range(2):
@@ -848,7 +848,7 @@ def test_prioritised_sampling_with_every_weight_zero_is_uniform() -> None:
 
 
 def test_an_override_drops_the_preset_options_it_makes_invalid() -> None:
-    from gridghost.levels import MapGenerator
+    from gridghost.maps.levels import MapGenerator
 
     generator = MapGenerator(difficulty=0, walls="none")  # said "loops applies to walls='maze' only"
     assert generator.options == {"walls": "none"}
@@ -870,7 +870,7 @@ def test_loading_a_map_by_something_other_than_a_name_says_name(name: Any) -> No
         ({"color_sensor_quality": "x"}, TypeError, "^color_sensor_quality must be a real number"),
         ({"slip_probability": 2}, ValueError, r"^slip_probability must lie in \[0, 1\]"),
         ({"pf_num_particles": 10**9}, ValueError,
-         r"^pf_num_particles must be at most gridghost\.filters\.MAX_PARTICLES = 10,000,000"),
+         r"^pf_num_particles must be at most gridghost\.sensing\.MAX_PARTICLES = 10,000,000"),
     ],
 )
 def test_every_front_end_names_the_argument_its_caller_used(settings: dict[str, Any], error: type,
@@ -885,7 +885,7 @@ def test_every_front_end_names_the_argument_its_caller_used(settings: dict[str, 
 
 
 def test_the_vector_env_names_num_envs() -> None:
-    from gridghost.batched import MAX_GAMES, GridGhostVectorEnv
+    from gridghost.batched.engine import MAX_GAMES, GridGhostVectorEnv
 
     for count, error in ((0, ValueError), ("4", TypeError), (MAX_GAMES + 1, ValueError)):
         with pytest.raises(error, match=r"^num_envs must be an int"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridghost.game import Game
-from gridghost.layout import CLASSIC, Layout
-from gridghost.rules import (
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import (
     Action,
     GameState,
     Outcome,
@@ -16,7 +16,7 @@ from gridghost.rules import (
     board_for,
     describe_moves,
 )
-from gridghost.slip import SlipModel
+from gridghost.core.slip import SlipModel
 
 from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS, bfs_distances
 

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.env import FILTER_STREAM, MAP_STREAM, OPPONENT_STREAM
-from gridghost.policies import ChasePolicy
-from gridghost.selfplay import (
+from gridghost.core.policies import ChasePolicy
+from gridghost.envs.aec import FILTER_STREAM, MAP_STREAM, OPPONENT_STREAM
+from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.planning.solve import MinimaxGhost, OptimalAgent, exploitability, solve_game
+from gridghost.training.selfplay import (
     SAMPLING_RULES,
     SELFPLAY_STREAM,
     OpponentPool,
@@ -22,8 +24,6 @@ from gridghost.selfplay import (
     expected_score,
     exploitability_curve,
 )
-from gridghost.single_agent import GridGhostGymEnv
-from gridghost.solve import MinimaxGhost, OptimalAgent, exploitability, solve_game
 
 CLASSIC = gridghost.CLASSIC
 SHAPE = (4, 5, 4, 5, 4)

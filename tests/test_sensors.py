@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.filters import HistogramFilter
-from gridghost.layout import CLASSIC, Layout
-from gridghost.render import cell_images
-from gridghost.rules import GameState, board_for
-from gridghost.sensors import ITEM_CLASSES, ClassifierSensor, ColorSensor, ItemSensor, Sensor, make_sensors
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import GameState, board_for
+from gridghost.drawing.render import cell_images
+from gridghost.sensing.filters import HistogramFilter
+from gridghost.sensing.sensors import ITEM_CLASSES, ClassifierSensor, ColorSensor, ItemSensor, Sensor, make_sensors
 
 from helpers import plain
 
@@ -332,8 +332,8 @@ def test_a_colour_sensor_without_a_layout_is_bound_by_the_env() -> None:
 
 def test_binding_gives_one_copy_per_layout_so_a_filter_can_share_the_envs_sensors() -> None:
     import gridghost
-    from gridghost.filters import HistogramFilter
-    from gridghost.slip import LongitudinalSlip
+    from gridghost.core.slip import LongitudinalSlip
+    from gridghost.sensing.filters import HistogramFilter
 
     colour, items = ColorSensor(), ItemSensor(accuracy=0.8)
     belief = HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [colour, items])

@@ -13,11 +13,11 @@ from gymnasium.wrappers import TimeLimit
 
 import gridghost
 from gridghost import AgentInterface, GridGhostGymEnv, Layout
-from gridghost.filters import HistogramFilter
-from gridghost.layout import CLASSIC
-from gridghost.observations import VECTOR_SLOTS, DictObservations, VectorObservations
-from gridghost.rules import GameState, Side, board_for
-from gridghost.single_agent import Duel
+from gridghost.core.layout import CLASSIC
+from gridghost.core.rules import GameState, Side, board_for
+from gridghost.envs.single_agent import Duel
+from gridghost.sensing.filters import HistogramFilter
+from gridghost.sensing.observations import VECTOR_SLOTS, DictObservations, VectorObservations
 
 from helpers import load_traces, plain
 

@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from gridghost.slip import (
+from gridghost.core.slip import (
     PERPENDICULAR,
     LongitudinalSlip,
     NoSlip,

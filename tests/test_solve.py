@@ -1,4 +1,4 @@
-"""The exact solver, gridghost.solve, against oracles that do not use it: the turn model against
+"""The exact solver, gridghost.planning.solve, against oracles that do not use it: the turn model against
 the real AEC env (chi-square on simulated turns) and against the rules of DESIGN.md written out
 again here; values against Bellman equations solved by hand and against a brute-force value
 iteration over plain dicts; the optimal agent's predictions against seeded episodes; the minimax
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 import gridghost
-import gridghost.solve
-from gridghost.game import Game
-from gridghost.layout import CLASSIC, Layout
-from gridghost.policies import ChasePolicy, RandomPolicy
-from gridghost.rules import Outcome, Side
-from gridghost.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
-from gridghost.solve import (
+import gridghost.planning.solve
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.policies import ChasePolicy, RandomPolicy
+from gridghost.core.rules import Outcome, Side
+from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
+from gridghost.planning.solve import (
     MinimaxAgent,
     MinimaxGhost,
     OptimalAgent,
@@ -779,7 +779,7 @@ def test_undiscounted_endless_games_need_a_horizon_when_the_ghost_keeps_them_goi
         sol = solve_ghost(layout, NoSlip(), agent=shuttle, gamma=1.0, horizon=horizon)
         assert sol.value((1, 0), (0, 1)) == pytest.approx(horizon + 50, abs=1e-9)
     # Without one, a clear refusal (not value iteration running into its sweep limit).
-    monkeypatch.setattr(gridghost.solve, "MAX_ITERATIONS", 2_000)  # only so that the failure is quick
+    monkeypatch.setattr(gridghost.planning.solve, "MAX_ITERATIONS", 2_000)  # only so that the failure is quick
     with pytest.raises(ValueError, match="horizon"):
         solve_ghost(layout, NoSlip(), agent=shuttle, gamma=1.0)
     with pytest.raises(ValueError, match="horizon"):

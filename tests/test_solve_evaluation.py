@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import gridghost
-from gridghost.layout import CLASSIC
-from gridghost.slip import PerpendicularSlip
-from gridghost.solve import OptimalAgent, evaluate_policies, solve_agent, solve_ghost
+from gridghost.core.layout import CLASSIC
+from gridghost.core.slip import PerpendicularSlip
+from gridghost.planning.solve import OptimalAgent, evaluate_policies, solve_agent, solve_ghost
 
 START = CLASSIC.agent_start, CLASSIC.ghost_start
 
@@ -72,7 +72,7 @@ def test_evaluation_checks_its_policies() -> None:
 
 
 def test_one_sided_exploitabilities_sum_to_the_pairs_and_vanish_at_the_minimax_players() -> None:
-    from gridghost.solve import (
+    from gridghost.planning.solve import (
         MinimaxAgent,
         MinimaxGhost,
         agent_exploitability,
@@ -95,7 +95,7 @@ def test_one_sided_exploitabilities_sum_to_the_pairs_and_vanish_at_the_minimax_p
 
 
 def test_the_solvers_take_an_envs_config() -> None:
-    from gridghost.solve import exploitability, solve_game
+    from gridghost.planning.solve import exploitability, solve_game
 
     env = gridghost.env(slip="perpendicular", slip_probability=0.3, rewards=gridghost.Rewards(step=-2.0))
     by_config = solve_game(config=env.config)
@@ -117,7 +117,7 @@ def test_the_solvers_take_an_envs_config() -> None:
 
 
 def test_planner_classes_are_built_for_the_game_the_solver_is_asked_about() -> None:
-    from gridghost.solve import MinimaxAgent, MinimaxGhost, exploitability
+    from gridghost.planning.solve import MinimaxAgent, MinimaxGhost, exploitability
 
     layout = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
     assert exploitability(MinimaxAgent, MinimaxGhost, layout) == pytest.approx(0.0, abs=1e-9)
@@ -127,7 +127,7 @@ def test_planner_classes_are_built_for_the_game_the_solver_is_asked_about() -> N
 
 
 def test_tabulate_takes_probabilities_and_names_the_state_it_failed_in() -> None:
-    from gridghost.solve import tabulate_policy
+    from gridghost.planning.solve import tabulate_policy
 
     uniform = tabulate_policy(lambda obs: np.full(4, 0.25), "ghost", stochastic=True)
     batched = tabulate_policy(lambda obs: np.full((len(obs), 4), 0.25), "ghost", batch=True, stochastic=True)
@@ -152,7 +152,7 @@ def test_tabulate_takes_probabilities_and_names_the_state_it_failed_in() -> None
 
 
 def test_solutions_say_what_they_are_and_planners_play_the_unending_game() -> None:
-    from gridghost.solve import MinimaxGhost, solve_game
+    from gridghost.planning.solve import MinimaxGhost, solve_game
 
     assert repr(solve_game(horizon=5)).startswith(
         "GameSolution(layout='classic', slip=LongitudinalSlip(probability=0.2), gamma=0.99, horizon=5, sweeps=5")
@@ -164,7 +164,7 @@ def test_solutions_say_what_they_are_and_planners_play_the_unending_game() -> No
 
 
 def test_a_planner_class_is_built_with_the_solvers_gamma() -> None:
-    from gridghost.solve import MinimaxGhost, ghost_exploitability
+    from gridghost.planning.solve import MinimaxGhost, ghost_exploitability
 
     # a 3 x 4 map where the minimax ghost of gamma 0.99 is not the minimax ghost of gamma 0.5
     layout = gridghost.Layout(colours=np.zeros((3, 4), int), goals=[(2, 3)], agent_start=(0, 0), ghost_start=(2, 2),
@@ -175,11 +175,11 @@ def test_a_planner_class_is_built_with_the_solvers_gamma() -> None:
 
 
 def test_the_solver_refuses_more_states_than_it_takes_and_its_caches_are_bounded(monkeypatch) -> None:
-    import gridghost.solve as solve
+    import gridghost.planning.solve as solve
 
     monkeypatch.setattr(solve, "MAX_STATES", 300)  # the classic map has 342
     solve.clear_caches()
-    with pytest.raises(ValueError, match=r"layout 'classic' has 342 states .* at most gridghost\.solve\.MAX_STATES"):
+    with pytest.raises(ValueError, match=r"layout 'classic' has 342 states .* at most gridghost\.planning\.MAX_STATES"):
         solve.solve_game()
     monkeypatch.undo()
     small = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
@@ -192,7 +192,7 @@ def test_the_solver_refuses_more_states_than_it_takes_and_its_caches_are_bounded
 
 
 def test_long_horizons_settle_instead_of_iterating_to_the_end() -> None:
-    from gridghost.solve import _outcome_within
+    from gridghost.planning.solve import _outcome_within
 
     pair = evaluate_policies("random", "chase")
     long, longer = pair.success_probability(*START, horizon=2_000), pair.success_probability(*START, horizon=100_000)
@@ -204,8 +204,8 @@ def test_long_horizons_settle_instead_of_iterating_to_the_end() -> None:
 
 
 def test_state_policy_tables_and_qmdp_inputs_are_checked() -> None:
-    from gridghost.rules import Side
-    from gridghost.solve import QMDPAgent, StatePolicy
+    from gridghost.core.rules import Side
+    from gridghost.planning.solve import QMDPAgent, StatePolicy
 
     cells = CLASSIC.rows * CLASSIC.cols
     with pytest.raises(ValueError, match=r"actions must be an int array of shape \(cells, cells\) = \(20, 20\)"):
@@ -214,7 +214,7 @@ def test_state_policy_tables_and_qmdp_inputs_are_checked() -> None:
         StatePolicy(CLASSIC, Side.GHOST, np.zeros((cells, cells)))
     with pytest.raises(ValueError, match=r"actions must hold actions 0\.\.3"):
         StatePolicy(CLASSIC, Side.GHOST, np.full((cells, cells), 260))
-    with pytest.raises(ValueError, match=r"side must be a gridghost\.rules\.Side"):
+    with pytest.raises(ValueError, match=r"side must be a gridghost\.core\.rules\.Side"):
         StatePolicy(CLASSIC, 5, np.zeros((cells, cells), int))
     qmdp = QMDPAgent()
     belief = np.full(CLASSIC.shape, 1 / cells)
@@ -227,7 +227,7 @@ def test_state_policy_tables_and_qmdp_inputs_are_checked() -> None:
 
 
 def test_picture_marks_must_be_cells_of_ints() -> None:
-    from gridghost.render import value_picture
+    from gridghost.drawing.render import value_picture
 
     values = np.zeros(CLASSIC.shape)
     with pytest.raises(TypeError, match="pair of ints"):

@@ -11,10 +11,10 @@ import pytest
 
 import gridghost
 from gridghost import AgentInterface, GameConfig
-from gridghost.layout import CLASSIC, Layout
-from gridghost.single_agent import Duel
-from gridghost.slip import LongitudinalSlip
-from gridghost.solve import (
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.slip import LongitudinalSlip
+from gridghost.envs.single_agent import Duel
+from gridghost.planning.solve import (
     MinimaxAgent,
     MinimaxGhost,
     OptimalAgent,
@@ -276,7 +276,7 @@ def test_qmdp_plays_the_opponent_agent_from_the_envs_belief() -> None:
 def test_the_readmes_figures_for_the_classic_map_are_the_solvers() -> None:
     from pathlib import Path
 
-    from gridghost.solve import ghost_exploitability
+    from gridghost.planning.solve import ghost_exploitability
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     rows = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", readme, flags=re.M))

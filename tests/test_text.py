@@ -1,4 +1,4 @@
-"""The text picture and the status every picture reports (gridghost.text): what the lines say,
+"""The text picture and the status every picture reports (gridghost.drawing.text): what the lines say,
 for any reading a sensor may report, and what a Status refuses."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import gridghost
-from gridghost.layout import CLASSIC, Layout
-from gridghost.text import LEGEND, Status, text_picture
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.drawing.text import LEGEND, Status, text_picture
 
 from helpers import COLOUR_READINGS, FixedReadingSensor
 

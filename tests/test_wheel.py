@@ -14,8 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECK = """
-import json, gridghost, gridghost.maps as maps
-print(json.dumps({"file": gridghost.__file__, "maps": {n: maps.load(n).name for n in maps.names()}}))
+import importlib, json, gridghost, gridghost.maps as maps
+folders = ["core", "sensing", "planning", "maps", "config", "drawing", "envs", "batched", "training"]
+print(json.dumps({"file": gridghost.__file__, "maps": {n: maps.load(n).name for n in maps.names()},
+                  "folders": {f: importlib.import_module("gridghost." + f).__file__ for f in folders}}))
 """
 
 
@@ -51,3 +53,7 @@ def test_wheel_installs_with_its_maps(tmp_path: Path) -> None:
     expected = sorted(path.stem for path in (ROOT / "gridghost" / "maps").glob("*.txt"))
     assert sorted(found["maps"]) == expected
     assert found["maps"] == {name: name for name in expected}
+    # every folder of the package is in the wheel, installed beside gridghost itself
+    package = Path(found["file"]).parent
+    assert {folder: Path(path).parent for folder, path in found["folders"].items()} == {
+        folder: package / folder for folder in found["folders"]}

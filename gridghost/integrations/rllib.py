@@ -94,7 +94,7 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
 
     Args:
         config: the game's settings as a dict, the way RLlib passes ``env_config`` (an
-            ``EnvContext``); keywords as :class:`~gridghost.env.GridGhostEnv` takes them.
+            ``EnvContext``); keywords as :class:`~gridghost.envs.aec.GridGhostEnv` takes them.
         **game: more settings, merged over ``config``.
 
     Raises:

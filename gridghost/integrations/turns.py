@@ -29,7 +29,7 @@ from typing import Any
 
 from gymnasium import spaces
 
-from gridghost.env import GridGhostEnv, make_game
+from gridghost.envs.aec import GridGhostEnv, make_game
 
 #: The key of RLlib's "every agent is done" flag in the termination and truncation dicts.
 ALL = "__all__"
@@ -39,14 +39,14 @@ class TurnBasedDictEnv:
     """The AEC game driven through dictionaries keyed by the side that observes next.
 
     Args:
-        **game: the game's settings, as :class:`~gridghost.env.GridGhostEnv` takes them, or
+        **game: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes them, or
             ``config=``.
 
     Raises:
         ValueError: on a fixed map where the agent's opening move can end the game. The
             ghost would then end an episode without having observed, and its reward would be
             lost. A map generator never draws such maps.
-        TypeError, ValueError: any game setting, as :class:`~gridghost.env.GridGhostEnv`.
+        TypeError, ValueError: any game setting, as :class:`~gridghost.envs.aec.GridGhostEnv`.
     """
 
     def __init__(self, **game: Any) -> None:
@@ -68,7 +68,7 @@ class TurnBasedDictEnv:
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Start an episode (``seed``, ``options`` as :meth:`gridghost.env.GridGhostEnv.reset`).
+        """Start an episode (``seed``, ``options`` as :meth:`gridghost.envs.aec.GridGhostEnv.reset`).
 
         Returns:
             The agent's observation and info, each in a dict keyed ``"agent"``.
@@ -136,7 +136,7 @@ class TurnBasedDictEnv:
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> Any:
-        """Render the game, as :meth:`gridghost.env.GridGhostEnv.render`."""
+        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
         return self.game.render()
 
     def close(self) -> None:

@@ -1,5 +1,5 @@
-"""The maps that ship with gridghost, stored as text files (the format of :mod:`gridghost.maptext`),
-and the :class:`MapGenerator` that draws a fresh map at every reset (see :mod:`gridghost.levels`).
+"""The maps that ship with gridghost, stored as text files (the format of :mod:`gridghost.core.maptext`),
+and the :class:`MapGenerator` that draws a fresh map at every reset (see :mod:`gridghost.maps.levels`).
 
 >>> names()[:2]
 ['classic', 'corridor']
@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from gridghost.layout import CLASSIC, Layout
-from gridghost.levels import DIFFICULTIES, MapGenerator
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.maps.levels import DIFFICULTIES, MapGenerator
 
 __all__ = ["CLASSIC", "DIFFICULTIES", "MapGenerator", "load", "names"]
 
@@ -43,7 +43,7 @@ def load(name: str) -> Layout:
         name: one of :func:`names`.
 
     Returns:
-        The :class:`~gridghost.layout.Layout`.
+        The :class:`~gridghost.core.layout.Layout`.
 
     Raises:
         TypeError: ``name`` is not a ``str``.

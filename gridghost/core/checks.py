@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.rules import ACTION_NAMES, NUM_ACTIONS
+from gridghost.core.rules import ACTION_NAMES, NUM_ACTIONS
 
 
 def check_action(action: object, agent: str) -> int:
     """Return ``action`` as an ``int`` if it is a valid move (an integer 0..3).
 
-    Python ints, :class:`~gridghost.rules.Action` members, NumPy integers and 0-d integer arrays
+    Python ints, :class:`~gridghost.core.rules.Action` members, NumPy integers and 0-d integer arrays
     are accepted; nothing is rounded or clamped.
 
     Raises:
@@ -191,7 +191,7 @@ def check_instance(value: object, argument: str, kind: type, allow_none: bool = 
     """Return ``value`` if it is a ``kind`` (one of gridghost's classes: a layout, a slip model,
     rewards), or ``None`` with ``allow_none``.
 
-    >>> from gridghost.layout import CLASSIC, Layout
+    >>> from gridghost.core.layout import CLASSIC, Layout
     >>> check_instance(CLASSIC, "layout", Layout) is CLASSIC
     True
 

@@ -12,12 +12,12 @@ which makes held-out test levels::
     test = MapGenerator(difficulty=2, start_level=10_000, num_levels=100)
 
 The level of an episode is drawn from the env's map stream, spawned from the reset seed (see
-:data:`gridghost.env.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
+:data:`gridghost.envs.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
 gives the same map.
 
 A *difficulty* (:data:`DIFFICULTIES`) is a map size and a band of the agent's probability of
 reaching a goal when both sides play optimally (the zero-sum game's minimax policies, from
-:func:`gridghost.solve.solve_game`, within 100 turns, from the map's starts). Level ``i`` of a
+:func:`gridghost.planning.solve.solve_game`, within 100 turns, from the map's starts). Level ``i`` of a
 difficulty is the first of its candidate maps whose measured success probability falls in the
 band: the generator keeps drawing until one does. Solved levels are kept in a bounded cache, so a
 level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for the cost
@@ -42,11 +42,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from gridghost.checks import check_limit
-from gridghost.game import Game
-from gridghost.generate import WALL_KIND_OPTIONS
-from gridghost.layout import Layout
-from gridghost.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
+from gridghost.core.checks import check_limit
+from gridghost.core.game import Game
+from gridghost.core.generate import WALL_KIND_OPTIONS
+from gridghost.core.layout import Layout
+from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,7 +58,7 @@ class Difficulty:
         rows, cols: the size of every map of this difficulty.
         low, high: the band ``low <= success probability <= high`` of the agent under optimal
             play by both sides.
-        options: keyword arguments of :meth:`~gridghost.layout.Layout.generate`.
+        options: keyword arguments of :meth:`~gridghost.core.layout.Layout.generate`.
         margins: ``(lowest, highest)`` race margin (:func:`race_margin`) of the candidates worth
             solving, or ``None`` to solve every candidate. A cheap filter, calibrated against the
             solver: nearly every map in the band has a margin in this range, and most maps
@@ -117,7 +117,7 @@ def race_margin(layout: Layout) -> int:
     goal, through the walls): the cheap proxy of a map's difficulty. Below 0 the ghost gets
     there first and the agent rarely wins; from 2 on the agent nearly always does.
 
-    >>> from gridghost.layout import CLASSIC
+    >>> from gridghost.core.layout import CLASSIC
     >>> race_margin(CLASSIC)   # the ghost starts on a goal; the agent is 4 steps from the nearest
     -4
     """
@@ -135,9 +135,9 @@ def success_probability(layout: Layout, slip: SlipModel | None = None) -> float:
         slip: the agent's slip model; ``None`` means longitudinal, probability 0.2.
 
     Raises:
-        TypeError, ValueError: as :func:`gridghost.solve.solve_game`.
+        TypeError, ValueError: as :func:`gridghost.planning.solve.solve_game`.
     """
-    from gridghost.solve import solve_game  # the solver imports the env's modules; keep this module light
+    from gridghost.planning.solve import solve_game  # the solver imports the env's modules; keep this module light
 
     slip = LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if slip is None else slip
     game = solve_game(layout, slip, gamma=BAND_GAMMA, tol=BAND_TOL)
@@ -157,7 +157,7 @@ class MapGenerator:
         slip: the slip model under which a difficulty's band is measured; ``None`` means the slip
             of the env the generator serves (an env binds it with :meth:`for_slip`), and
             longitudinal slip of probability 0.2 when used alone.
-        **options: keyword arguments of :meth:`~gridghost.layout.Layout.generate` (``walls``,
+        **options: keyword arguments of :meth:`~gridghost.core.layout.Layout.generate` (``walls``,
             ``loops``, ``min_distance``, ...), over the preset's; a preset's option that the
             caller's make invalid is dropped (its ``loops``, when ``walls`` is not ``"maze"``).
 
@@ -314,7 +314,7 @@ class MapGenerator:
         Raises:
             ValueError: a custom slip model (it has no dict form).
         """
-        from gridghost.config import slip_to_dict
+        from gridghost.config.settings import slip_to_dict
 
         return {"generator": {
             "rows": self.rows, "cols": self.cols, "difficulty": self.difficulty, "num_levels": self.num_levels,
@@ -329,7 +329,7 @@ class MapGenerator:
         Raises:
             TypeError, ValueError: not that form, or settings the constructor refuses.
         """
-        from gridghost.config import slip_from_dict
+        from gridghost.config.settings import slip_from_dict
 
         fields = {"rows", "cols", "difficulty", "num_levels", "start_level", "slip", "options"}
         body = data.get("generator") if isinstance(data, Mapping) and set(data) == {"generator"} else None
@@ -464,7 +464,7 @@ def read_map_file(path: str | os.PathLike[str]) -> Layout | MapGenerator:
     except OSError as error:
         raise ValueError(f"{where} cannot be read: {error.strerror or error}") from error
     if len(data) > MAX_MAP_FILE_BYTES:
-        raise ValueError(f"{where} is larger than gridghost.levels.MAX_MAP_FILE_BYTES = {MAX_MAP_FILE_BYTES:,} "
+        raise ValueError(f"{where} is larger than gridghost.maps.levels.MAX_MAP_FILE_BYTES = {MAX_MAP_FILE_BYTES:,} "
                          "bytes; a map file holds one map")
     try:
         text = data.decode("utf-8")
@@ -521,7 +521,7 @@ def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | Ma
         check_difficulty(difficulty)
         return MapGenerator(difficulty=difficulty, num_levels=DIFFICULTY_LEVELS)
     if layout is None:
-        from gridghost.layout import CLASSIC
+        from gridghost.core.layout import CLASSIC
 
         return CLASSIC
     return resolve_layout(layout)

@@ -2,7 +2,7 @@
 original package, so that the same seed and actions give the same episode.
 
 One call moves the agent and then the ghost, as the reference did; the turn loop is
-:class:`~gridghost.single_agent.Duel`, the same one the Gymnasium env uses. New code should use
+:class:`~gridghost.envs.single_agent.Duel`, the same one the Gymnasium env uses. New code should use
 :func:`gridghost.env` (both sides) or the Gymnasium env (one side); this module keeps the
 reference's keywords (``slip_probability``, ``use_particle_filter``, ``pf_num_particles``, ...)
 and return values (``step`` returns ``(observation, reward, done, info)``).
@@ -16,12 +16,12 @@ from typing import Any
 
 from gymnasium import spaces
 
-from gridghost.checks import check_choice, check_flag, check_limit, check_number, check_probability
-from gridghost.env import AGENT, GridGhostEnv
-from gridghost.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, MAX_PARTICLES, BeliefFilter
-from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.single_agent import DEFAULT_OPPONENTS, Duel, detached
-from gridghost.slip import make_slip
+from gridghost.core.checks import check_choice, check_flag, check_limit, check_number, check_probability
+from gridghost.core.slip import make_slip
+from gridghost.envs.aec import AGENT, GridGhostEnv
+from gridghost.envs.single_agent import DEFAULT_OPPONENTS, Duel, detached
+from gridghost.sensing.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, MAX_PARTICLES, BeliefFilter
+from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 
 #: The reference's pause after each half-turn drawn in a window, in milliseconds.
 _DEFAULT_STEP_DELAY = 100
@@ -58,22 +58,22 @@ class AgentInterface:
             with it on or off.
         pf_num_particles: the particle filter's particles (an int >= 1).
         pf_sensor_mode: what the filter reads: ``"color"`` (the colour sensor), ``"cnn"`` (the
-            item classifier, :class:`~gridghost.sensors.ItemSensor`) or ``"both"``. With
+            item classifier, :class:`~gridghost.sensing.sensors.ItemSensor`) or ``"both"``. With
             ``"cnn"`` or ``"both"`` the item classifier measures after every move and the info
             holds ``cnn_prediction`` and ``cnn_probs``; it has its own generator too.
         show_particles: draw the filter's belief and estimate in the picture.
         use_ghost: ``False`` takes the ghost out of the game (see
-            :class:`~gridghost.env.GridGhostEnv`).
+            :class:`~gridghost.envs.aec.GridGhostEnv`).
         layout: the map, as every env's ``layout=`` takes it (a shipped map's name, a
-            :class:`~gridghost.layout.Layout`, a text, a dict, a path, or a
-            :class:`~gridghost.levels.MapGenerator` for a fresh map at every reset); ``None``
+            :class:`~gridghost.core.layout.Layout`, a text, a dict, a path, or a
+            :class:`~gridghost.maps.levels.MapGenerator` for a fresh map at every reset); ``None``
             means the classic map.
         max_steps: truncate after this many steps; ``None`` (the reference) never truncates.
         filter_type: ``"particle"`` (the reference's filter) or ``"histogram"``, the exact Bayes
-            filter (:class:`~gridghost.filters.HistogramFilter`).
+            filter (:class:`~gridghost.sensing.filters.HistogramFilter`).
         difficulty: ``None`` or a difficulty preset 0..3: a fresh generated map of that
             difficulty at every reset, from the preset's 500 training levels (see
-            :mod:`gridghost.levels`); not with ``layout``.
+            :mod:`gridghost.maps.levels`); not with ``layout``.
 
     Attributes:
         belief_filter: the filter of the current map (``None`` with
@@ -118,7 +118,7 @@ class AgentInterface:
         max_steps = check_limit(max_steps, "max_steps")
         check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
         if pf_num_particles > MAX_PARTICLES:  # the filter would say it of its num_particles
-            raise ValueError(f"pf_num_particles must be at most gridghost.filters.MAX_PARTICLES = {MAX_PARTICLES:,}, "
+            raise ValueError(f"pf_num_particles must be at most gridghost.sensing.MAX_PARTICLES = {MAX_PARTICLES:,}, "
                              f"got {pf_num_particles}")
         if color_sensor_quality is not None:  # None: the sensor's default; checked under the name the caller used
             check_probability(color_sensor_quality, "color_sensor_quality")

@@ -2,7 +2,7 @@
 
 An encoder is built once per layout and answers two questions per side: :meth:`space` (the
 Gymnasium space, the same object on every call) and :meth:`observe` (a fresh observation of a
-:class:`~gridghost.rules.GameState`). Everything that depends only on the cell is precomputed.
+:class:`~gridghost.core.rules.GameState`). Everything that depends only on the cell is precomputed.
 
 ``"dict"`` is the reference observation. The agent sees::
 
@@ -38,7 +38,7 @@ slots  meaning
 
 ``"belief"`` is the ``"dict"`` observation with the agent's belief added: ``"belief"``, a fresh
 ``float32`` ``rows x cols`` map of the probability of each cell from the env's belief filter
-(see :mod:`gridghost.filters`), declared as a ``Box(0, 1)``. The ghost's observation stays its
+(see :mod:`gridghost.sensing.filters`), declared as a ``Box(0, 1)``. The ghost's observation stays its
 dict. Being the dict encoding with one more entry, it keeps the reference's ``Text`` label and
 the two sides' spaces differ, as with ``"dict"``.
 
@@ -87,7 +87,7 @@ Options (the env's keyword arguments of the same names):
   ``"dict"`` and ``"belief"``; a closing sentence ``Cycle 3 of 100.`` in ``"text"``.
 - ``action_mask_in_obs=True`` wraps the encoding as ``{"observation": ..., "action_mask":
   int8[4]}`` (PettingZoo's classic form), the mask being the observer's
-  :attr:`~gridghost.rules.Board.action_mask` of its cell, as in ``info["action_mask"]``. Not
+  :attr:`~gridghost.core.rules.Board.action_mask` of its cell, as in ``info["action_mask"]``. Not
   with ``"text"``: it would put a ``Text`` inside a ``Dict``, which learning libraries refuse
   (the text already says which ways are open).
 - ``view_radius=k`` (``"grid"`` only), above.
@@ -98,8 +98,8 @@ Options (the env's keyword arguments of the same names):
 The spaces of ``"vector"``, ``"belief_vector"``, ``"grid"`` and ``"text"`` depend only on the
 layout's size and the options, so an env may keep its first space when the map changes.
 
->>> from gridghost.layout import CLASSIC
->>> from gridghost.rules import board_for
+>>> from gridghost.core.layout import CLASSIC
+>>> from gridghost.core.rules import board_for
 >>> vectors = VectorObservations(board_for(CLASSIC))
 >>> state = GameState(agent=2, ghost=19)   # agent at (0, 2), ghost at (3, 4)
 >>> vector = vectors.observe(Side.AGENT, state)
@@ -120,9 +120,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.checks import check_choice, check_flag, check_limit
-from gridghost.layout import COLOURS, ITEM_FLAGS, MAX_CELLS
-from gridghost.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, GameState, Outcome, Side
+from gridghost.core.checks import check_choice, check_flag, check_limit
+from gridghost.core.layout import COLOURS, ITEM_FLAGS, MAX_CELLS
+from gridghost.core.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, GameState, Outcome, Side
 
 OBS_TYPES: tuple[str, ...] = ("dict", "vector", "belief", "grid", "belief_vector", "text")
 #: The channels of a whole-map ``"grid"`` observation, in order (see the module docstring).
@@ -150,7 +150,7 @@ NO_OP_ACTION = 0
 WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 WAITING_MASK[NO_OP_ACTION] = 1
 WAITING_MASK.setflags(write=False)
-#: The largest ``view_radius``: its window holds at most :data:`~gridghost.layout.MAX_CELLS` cells.
+#: The largest ``view_radius``: its window holds at most :data:`~gridghost.core.MAX_CELLS` cells.
 MAX_VIEW_RADIUS = (int(MAX_CELLS**0.5) - 1) // 2
 #: The characters a ``"text"`` observation may hold.
 TEXT_CHARSET: frozenset[str] = frozenset(string.ascii_letters + string.digits + " .,:")
@@ -226,7 +226,7 @@ class StepCount:
 class Observations:
     """What every encoder offers: each side's space and observations.
 
-    Subclasses fill ``_spaces`` and ``_observers`` (one entry per :class:`~gridghost.rules.Side`).
+    Subclasses fill ``_spaces`` and ``_observers`` (one entry per :class:`~gridghost.core.rules.Side`).
     """
 
     _spaces: dict[Side, spaces.Space[Any]]
@@ -680,7 +680,7 @@ class TextObservations(Observations):
 
 class MaskedObservations(Observations):
     """Another encoder's observations wrapped as PettingZoo's classic ``{"observation": ...,
-    "action_mask": int8[4]}``, the mask being :attr:`~gridghost.rules.Board.action_mask` of the
+    "action_mask": int8[4]}``, the mask being :attr:`~gridghost.core.rules.Board.action_mask` of the
     observer's cell (what ``info["action_mask"]`` holds). Sides that share the inner space share
     the wrapped one.
 
@@ -715,7 +715,7 @@ class MaskedObservations(Observations):
 
 class TurnObservations(Observations):
     """An encoding that says whether the observer moves next, for views where both sides observe
-    at every half-turn (:mod:`gridghost.parallel`).
+    at every half-turn (:mod:`gridghost.envs.parallel`).
 
     ``"grid"`` (channel ``to_move``) and ``"text"`` (its closing phrase) say it already and pass
     through unchanged. ``"vector"`` and ``"belief_vector"`` get one more ``float32`` slot at the

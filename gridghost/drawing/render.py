@@ -4,13 +4,13 @@ pictures of one number per cell (a value function, a belief, visit counts) with 
 arrows: :func:`value_picture` on its own with a colour bar, or :meth:`Renderer.set_overlay`
 over the game's picture.
 
-The renderer draws from plain values (a :class:`~gridghost.layout.Layout`, the agent's and the
-ghost's cells, a :class:`~gridghost.text.Status`), never from an env, so every view (the AEC env,
+The renderer draws from plain values (a :class:`~gridghost.core.layout.Layout`, the agent's and the
+ghost's cells, a :class:`~gridghost.drawing.text.Status`), never from an env, so every view (the AEC env,
 the Gymnasium env, ``AgentInterface``) shares it and rendering cannot touch the game's random
 generator. pygame is imported only when something is drawn (:func:`import_pygame`).
 
-The text picture and the status lines live in :mod:`gridghost.text`; saving frames as PNG files
-or animations in :mod:`gridghost.recording`. Their old names here (``gridghost.render.save_frames``,
+The text picture and the status lines live in :mod:`gridghost.drawing.text`; saving frames as PNG files
+or animations in :mod:`gridghost.drawing.recording`. Their old names here (``gridghost.drawing.render.save_frames``,
 ``save_animation``, ``save_image``, ``text_picture``, ``describe_reading``, ``LEGEND``,
 ``READING_TEXT_LIMIT``) still work for one release, with a ``DeprecationWarning``; ``Status`` and
 ``colour_id`` stay importable from here because the renderer uses them.
@@ -20,7 +20,7 @@ labels, goal frames, walls as thick lines, the agent and the ghost) above a stat
 turn it is, the cycle count, both sides' last moves, slips, the last colour reading). Its size
 follows from the layout (:class:`Geometry`), so it fits a laptop screen:
 
->>> from gridghost.layout import CLASSIC
+>>> from gridghost.core.layout import CLASSIC
 >>> geometry = Geometry(CLASSIC)
 >>> geometry.cell_size, geometry.shape
 (100, (524, 524, 3))
@@ -30,12 +30,10 @@ follows from the layout (:class:`Geometry`), so it fits a laptop screen:
 
 from __future__ import annotations
 
-import importlib
 import math
 import numbers
 import os
 import sys
-import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from types import ModuleType
@@ -43,10 +41,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_instance, check_probability, check_rate
-from gridghost.layout import Cell, Layout, check_cell
-from gridghost.rules import ACTION_DELTAS, NUM_ACTIONS
-from gridghost.text import Status, colour_id, escape_undrawable
+from gridghost.core.checks import check_choice, check_instance, check_probability, check_rate
+from gridghost.core.layout import Cell, Layout, check_cell
+from gridghost.core.rules import ACTION_DELTAS, NUM_ACTIONS
+from gridghost.drawing.text import Status, colour_id, escape_undrawable
 
 if TYPE_CHECKING:
     import pygame
@@ -266,7 +264,7 @@ class PictureGeometry(_Grid):
     colour bar with its labels below. Plain arithmetic, no pygame; positions as in
     :class:`Geometry`.
 
-    >>> from gridghost.layout import CLASSIC
+    >>> from gridghost.core.layout import CLASSIC
     >>> geometry = PictureGeometry(CLASSIC, title=True)
     >>> geometry.shape, geometry.cell_centre((0, 0))
     ((502, 524, 3), (62, 94))
@@ -345,7 +343,7 @@ class _TextPainter:
         """``text`` drawn in the largest font size from ``largest`` down to ``smallest`` at which it
         fits ``width x height`` pixels; if none does, cut with an ellipsis at the smallest size
         whose lines fit ``height``. ``None`` when not even the ellipsis fits, or nothing is visible.
-        Undrawable characters are drawn as escapes (see :func:`~gridghost.text.escape_undrawable`).
+        Undrawable characters are drawn as escapes (see :func:`~gridghost.drawing.text.escape_undrawable`).
         The status panel's lines repeat from frame to frame: the last pictures are kept."""
         self.font(smallest)  # restarts the fonts, and forgets the pictures, after a pygame.quit()
         key = (text, width, height, largest, smallest, colour)
@@ -612,7 +610,7 @@ class Renderer:
         g = self.geometry
         agent, ghost = g._check_cell(agent, "agent"), g._check_cell(ghost, "ghost")
         if not isinstance(status, Status):
-            raise TypeError(f"status must be a gridghost.text.Status, got {status!r}")
+            raise TypeError(f"status must be a gridghost.drawing.text.Status, got {status!r}")
         pg = import_pygame()
         if belief is not None:
             self._draw_belief(pg, surface, self._check_belief(belief))
@@ -834,13 +832,13 @@ def value_picture(
     lowest, middle and highest number below the grid. Cells whose number is NaN are grey
     (:data:`NAN_COLOUR`) and unlabelled. Drawn off screen; no window opens.
 
-    For a solution of :mod:`gridghost.solve`, fix the ghost's cell and hide the states where the
+    For a solution of :mod:`gridghost.planning.solve`, fix the ghost's cell and hide the states where the
     game is over (their value is 0)::
 
         values = np.where(sol.policy[:, :, 3, 4] >= 0, sol.values[:, :, 3, 4], np.nan)
         picture = value_picture(CLASSIC, values, sol.policy[:, :, 3, 4], marks={(3, 4): "ghost"})
 
-    Save it with :func:`gridghost.recording.save_image`.
+    Save it with :func:`gridghost.drawing.recording.save_image`.
 
     Args:
         layout: the map.
@@ -1217,7 +1215,7 @@ def _draw_two_notes(pg: ModuleType, surface: pygame.Surface, box: pygame.Rect) -
     pg.draw.line(surface, _INK, left, right, max(1, s // 8))
 
 
-#: One drawing per item name of :data:`~gridghost.layout.ITEMS`; each fills the square it is given.
+#: One drawing per item name of :data:`~gridghost.core.ITEMS`; each fills the square it is given.
 _ITEM_PAINTERS = {
     "dog": _draw_dog,
     "flower": _draw_flower,
@@ -1227,28 +1225,6 @@ _ITEM_PAINTERS = {
 }
 
 
-# -- old names of what moved to gridghost.text and gridghost.recording (for one release) ----------
+# -- old names of what moved to gridghost.drawing.text and gridghost.drawing.recording (for one release) ----------
 
 #: Names this module held before the split, and the modules that hold them now.
-_MOVED = {
-    "text_picture": "gridghost.text",
-    "describe_reading": "gridghost.text",
-    "LEGEND": "gridghost.text",
-    "READING_TEXT_LIMIT": "gridghost.text",
-    "save_image": "gridghost.recording",
-    "save_frames": "gridghost.recording",
-    "save_animation": "gridghost.recording",
-}
-
-
-def __getattr__(name: str) -> Any:
-    """Resolve a name that moved out of this module, with a ``DeprecationWarning``."""
-    home = _MOVED.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"gridghost.render.{name} moved to {home}.{name}; the old name goes in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(home), name)

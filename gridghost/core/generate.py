@@ -1,9 +1,9 @@
 """Random maps: :func:`generate_layout`, also reachable as :meth:`Layout.generate
-<gridghost.layout.Layout.generate>`.
+<gridghost.core.layout.Layout.generate>`.
 
 A generated map is drawn in this order from one ``np.random.default_rng(seed)``: the walls, then
 the agent's start, the ghost's start and the goals, then the colours, then the items. The same
-seed and options give an equal :class:`~gridghost.layout.Layout` on every run and machine.
+seed and options give an equal :class:`~gridghost.core.layout.Layout` on every run and machine.
 
 Guarantees, for every map returned:
 
@@ -30,8 +30,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_distribution, check_limit, check_probability, check_seed
-from gridghost.layout import ITEMS, MAX_CELLS, Cell, Layout
+from gridghost.core.checks import check_choice, check_distribution, check_limit, check_probability, check_seed
+from gridghost.core.layout import ITEMS, MAX_CELLS, Cell, Layout
 
 #: The kinds of walls :func:`generate_layout` draws.
 WALL_KINDS: tuple[str, ...] = ("maze", "scattered", "none")
@@ -86,12 +86,12 @@ def generate_layout(
         colour_probabilities: the probabilities of white, red and green cells (three numbers
             summing to 1), or ``None`` for an all-white map.
         item_density: the probability that a cell holds an item (one of
-            :data:`~gridghost.layout.ITEMS`, uniformly).
+            :data:`~gridghost.core.ITEMS`, uniformly).
         name: the layout's name; ``None`` means ``"generated-{rows}x{cols}-{seed}"`` for an int
             seed and ``"generated-{rows}x{cols}"`` otherwise.
 
     Returns:
-        The :class:`~gridghost.layout.Layout`.
+        The :class:`~gridghost.core.layout.Layout`.
 
     Raises:
         TypeError: an argument of the wrong type (naming it).
@@ -103,7 +103,7 @@ def generate_layout(
     cols = _check_count(cols, "cols")
     if not 2 <= rows * cols <= MAX_CELLS:
         raise ValueError(
-            f"rows x cols must give 2..{MAX_CELLS} cells (gridghost.layout.MAX_CELLS), got {rows} x {cols}"
+            f"rows x cols must give 2..{MAX_CELLS} cells (gridghost.core.MAX_CELLS), got {rows} x {cols}"
         )
     seed = check_seed(seed, "seed", allow_sequence=True)
     walls = check_choice(walls, "walls", WALL_KINDS)

@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_distribution, check_instance, check_probability
-from gridghost.layout import COLOURS, ITEMS, Layout
-from gridghost.rules import GameState, board_for
+from gridghost.core.checks import check_distribution, check_instance, check_probability
+from gridghost.core.layout import COLOURS, ITEMS, Layout
+from gridghost.core.rules import GameState, board_for
 
 #: The classes of :class:`ItemSensor` (and the default classes of :class:`ClassifierSensor`).
 ITEM_CLASSES: tuple[str, ...] = ("dog", "flower", "background")
@@ -480,7 +480,7 @@ class ClassifierSensor(ClassSensor):
         super().__init__(layout, classes, name, probs_key)
 
     def _cell_table(self, layout: Layout) -> np.ndarray:
-        from gridghost.render import cell_images  # pygame is imported only when a picture is drawn
+        from gridghost.drawing.render import cell_images  # pygame is imported only when a picture is drawn
 
         images = cell_images(layout, CLASSIFIER_IMAGE_SIZE)
         size = len(self.classes)

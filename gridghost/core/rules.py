@@ -2,18 +2,18 @@
 
 The rules hold the vocabulary of the game: actions, sides, outcomes, the immutable
 :class:`GameState`, the rewards and the board's tables. The half-turn transitions that use them
-live in the game kernel, :mod:`gridghost.game`, which the AEC env, the single-agent views, the
+live in the game kernel, :mod:`gridghost.core.game`, which the AEC env, the single-agent views, the
 filters, planners and batched engines all share.
 
 Cells are numbered row-major (``index = row * cols + col``); :class:`Board` precomputes, once per
 layout, where each move leads, which moves change the cell, and all shortest-path distances
-(built in NumPy; a layout has at most :data:`~gridghost.layout.MAX_CELLS` cells).
+(built in NumPy; a layout has at most :data:`~gridghost.core.MAX_CELLS` cells).
 
 Turn order is agent, then ghost. After the agent's move: caught if both share a cell, else goal
 reached if the agent's cell is a goal, else the step penalty. After the ghost's move: caught if
 both share a cell, else nothing.
 
-The argument checks every module shares live in :mod:`gridghost.checks`.
+The argument checks every module shares live in :mod:`gridghost.core.checks`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.layout import MAX_CELLS, Cell, Layout  # noqa: F401 - MAX_CELLS re-exported: the tables are sized by it
+from gridghost.core.layout import MAX_CELLS, Cell, Layout  # noqa: F401 - MAX_CELLS re-exported: the tables are sized by it
 
 
 class Action(IntEnum):
@@ -218,7 +218,7 @@ class Board:
     """Movement and distance tables for one layout, computed once and shared.
 
     Use :func:`board_for` to get the cached board of a layout. Its tables stay small because a
-    layout has at most :data:`~gridghost.layout.MAX_CELLS` cells.
+    layout has at most :data:`~gridghost.core.MAX_CELLS` cells.
 
     Args:
         layout: the map.

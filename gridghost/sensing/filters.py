@@ -7,17 +7,17 @@ then :meth:`~BeliefFilter.update` with the readings taken at the start, then
 :meth:`~BeliefFilter.belief` is a ``rows x cols`` probability map and
 :meth:`~BeliefFilter.estimate` the reference's ``estimated_pos``.
 
-The motion model is the game kernel's (:attr:`gridghost.game.Game.outcomes`: each slip outcome's
+The motion model is the game kernel's (:attr:`gridghost.core.game.Game.outcomes`: each slip outcome's
 probability and the cell it leads to from every cell); the measurement model is each sensor's
-:meth:`~gridghost.sensors.Sensor.likelihood`. Nothing of either is written again here.
+:meth:`~gridghost.sensing.sensors.Sensor.likelihood`. Nothing of either is written again here.
 
 - :class:`HistogramFilter`: the exact Bayes filter over all cells.
 - :class:`ParticleFilter`: a particle filter kept as counts per cell, with systematic splitting
   and resampling, seeded.
 
->>> from gridghost.layout import CLASSIC
->>> from gridghost.sensors import ColorSensor
->>> from gridghost.slip import LongitudinalSlip
+>>> from gridghost.core.layout import CLASSIC
+>>> from gridghost.sensing.sensors import ColorSensor
+>>> from gridghost.core.slip import LongitudinalSlip
 >>> exact = HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [ColorSensor(CLASSIC, 0.8)])
 >>> exact.update({"color_measurement": 0})     # read white
 >>> exact.estimate()["cell_pos"]
@@ -32,11 +32,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from gridghost.checks import check_action, check_instance, check_limit, check_probability, check_seed
-from gridghost.game import Game
-from gridghost.layout import Layout
-from gridghost.sensors import Sensor, make_sensors
-from gridghost.slip import SlipModel
+from gridghost.core.checks import check_action, check_instance, check_limit, check_probability, check_seed
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.slip import SlipModel
+from gridghost.sensing.sensors import Sensor, make_sensors
 
 #: Filter names accepted by :func:`make_filter` (and the envs' ``belief_filter``).
 FILTER_TYPES: tuple[str, ...] = ("particle", "histogram")

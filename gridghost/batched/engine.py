@@ -1,6 +1,6 @@
 """The batched engine: N games stepped in lockstep as arrays, for training at scale.
 
-| Import        | ``from gridghost.batched import BatchedGame`` or                                 |
+| Import        | ``from gridghost.batched.engine import BatchedGame`` or                                 |
 |               | ``gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=N,``                     |
 |               | ``vectorization_mode="vector_entry_point", obs_type="vector")``                  |
 | Sides         | ``controlled="agent"`` or ``"ghost"`` against a built-in opponent (a table), or  |
@@ -11,11 +11,11 @@
 | Auto-reset    | ``"next_step"`` (Gymnasium 1.x's default) or ``"same_step"`` (final obs kept)    |
 
 Nothing of the game is written here. Every table comes from the game kernel
-(:class:`~gridghost.game.Game`): :meth:`~gridghost.game.Game.transitions` gives each half-turn's
-outcomes, next states and rewards, :attr:`~gridghost.game.Game.outcomes` the slip model's
-probabilities, :attr:`~gridghost.game.Game.chase_table` the chasing ghost, a
-:class:`~gridghost.solve.StatePolicy`'s ``table`` any planner. The sensors' likelihoods give the
-readings, and the observation encoders of :mod:`gridghost.observations` give each state's
+(:class:`~gridghost.core.game.Game`): :meth:`~gridghost.core.game.Game.transitions` gives each half-turn's
+outcomes, next states and rewards, :attr:`~gridghost.core.game.Game.outcomes` the slip model's
+probabilities, :attr:`~gridghost.core.game.Game.chase_table` the chasing ghost, a
+:class:`~gridghost.planning.solve.StatePolicy`'s ``table`` any planner. The sensors' likelihoods give the
+readings, and the observation encoders of :mod:`gridghost.sensing.observations` give each state's
 observation. These are folded, once per map, into flat tables:
 
 - *the learner's turn*: ``(joint state, action, opponent's action, slip outcome) -> (next joint
@@ -29,7 +29,7 @@ A step is then a handful of ``np.take`` calls into preallocated buffers, a unifo
 the slip, one per sensor for its reading, and the auto-reset of the games that ended.
 
 States are numbered ``map * cells**2 + agent cell * cells + ghost cell``, so games on different
-maps of one size (a :class:`~gridghost.levels.MapGenerator` with ``num_levels``) share the tables,
+maps of one size (a :class:`~gridghost.maps.levels.MapGenerator` with ``num_levels``) share the tables,
 stacked per map, and a finished game draws its next level at its reset, as the single env does.
 
 Randomness: one seeded ``numpy.random.Generator`` for the whole batch. Each call draws a fixed
@@ -59,17 +59,17 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gridghost.checks import check_choice, check_flag, check_instance, check_limit
-from gridghost.env import AGENT, AGENTS, GHOST, RESERVED_INFO_KEYS
-from gridghost.filters import motion_matrices
-from gridghost.game import Game
-from gridghost.layout import Layout
-from gridghost.levels import MapGenerator, map_source
-from gridghost.observations import make_observations
-from gridghost.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
-from gridghost.sensors import Sensor, make_sensors
-from gridghost.slip import SlipModel, make_slip
-from gridghost.solve import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
+from gridghost.core.slip import SlipModel, make_slip
+from gridghost.envs.aec import AGENT, AGENTS, GHOST, RESERVED_INFO_KEYS
+from gridghost.maps.levels import MapGenerator, map_source
+from gridghost.planning.solve import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.sensing.filters import motion_matrices
+from gridghost.sensing.observations import make_observations
+from gridghost.sensing.sensors import Sensor, make_sensors
 
 #: The encodings the batched engine serves (each row is the single env's encoder output).
 BATCH_OBS_TYPES: tuple[str, ...] = ("vector", "grid", "belief_vector")
@@ -207,7 +207,7 @@ def _opponent_table(opponent: Any, game: Game, side: Side) -> np.ndarray | None:
         return StatePolicy(game.layout, side, opponent).table.ravel().astype(np.int64)
     raise UnsupportedSetting(
         f"the batched engine plays its opponent from a table: 'chase', 'random', {sorted(NAMED_POLICIES)}, a "
-        f"gridghost.solve.StatePolicy (or its class) or an int array (cells, cells) of actions; got {opponent!r}")
+        f"gridghost.planning.StatePolicy (or its class) or an int array (cells, cells) of actions; got {opponent!r}")
 
 
 def _observation_table(encoder: Any, side: Side, cells: int) -> np.ndarray:
@@ -252,7 +252,7 @@ def _sensor_tables(bound: Sequence[tuple[Sensor, ...]]) -> _Sensors:
 
 # -- the batched exact filter ------------------------------------------------------------------------
 class BatchedHistogramFilter:
-    """The exact Bayes filter (:class:`~gridghost.filters.HistogramFilter`) of N games at once:
+    """The exact Bayes filter (:class:`~gridghost.sensing.filters.HistogramFilter`) of N games at once:
     the beliefs are one ``(N, cells)`` array, carried through the motion model by one array
     product per step and weighed by the readings' likelihoods. Games may play different maps of
     one size.
@@ -414,7 +414,7 @@ class BatchedGame:
         controlled: the learning side, ``"agent"`` (default), ``"ghost"``, or ``None`` for both.
         opponent: the other side's policy with one learner: ``"chase"`` (the ghost only),
             ``"random"``, ``"minimax"``, ``"optimal"`` (the agent only), a
-            :class:`~gridghost.solve.StatePolicy` or its class, or an int array ``(cells, cells)``
+            :class:`~gridghost.planning.solve.StatePolicy` or its class, or an int array ``(cells, cells)``
             of actions; ``None`` means the chasing ghost against a learning agent and a random
             agent against a learning ghost.
         obs_type: one of :data:`BATCH_OBS_TYPES`; ``"belief_vector"`` runs a
@@ -432,7 +432,7 @@ class BatchedGame:
         belief_filter: ``None`` or ``"histogram"``: the agent's exact filter for N games
             (:attr:`filter`); ``"belief_vector"`` needs it and sets it.
         **game: the game's settings as the single envs take them: ``layout`` (a map, or a
-            :class:`~gridghost.levels.MapGenerator` with ``num_levels``), ``difficulty``,
+            :class:`~gridghost.maps.levels.MapGenerator` with ``num_levels``), ``difficulty``,
             ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
             ``rewards``, ``ghost_rewards``.
 

@@ -2,8 +2,8 @@
 for either side.
 
 Both single-agent views (this Gymnasium env and the reference-compatible
-:class:`~gridghost.compat.AgentInterface`) are thin views over the AEC env
-(:class:`~gridghost.env.GridGhostEnv`): one call moves the learner, then the opponent's policy
+:class:`~gridghost.envs.compat.AgentInterface`) are thin views over the AEC env
+(:class:`~gridghost.envs.aec.GridGhostEnv`): one call moves the learner, then the opponent's policy
 answers within the same call. :class:`Duel` is that one piece of code; neither view touches the
 rules.
 
@@ -15,12 +15,12 @@ rules.
 |               | (the agent's dict plus its belief filter's ``rows x cols`` map),                 |
 |               | ``"belief_vector"`` (``Box(26 + rows * cols)``), ``"grid"`` (``float32``          |
 |               | ``Box(15, rows, cols)``; with ``view_radius=k``, ``Box(16, 2k+1, 2k+1)``) or     |
-|               | ``"text"`` (``Text``); see :mod:`gridghost.observations`                         |
+|               | ``"text"`` (``Text``); see :mod:`gridghost.sensing.observations`                         |
 | Options       | ``action_mask_in_obs``, ``append_step_count`` (needs ``max_cycles``)             |
 | Step limit    | ``max_episode_steps=100`` learner steps through Gymnasium's ``TimeLimit``        |
 
 Rewards
-    The controlled side's rewards of both half-turns of its step (see :mod:`gridghost.env`):
+    The controlled side's rewards of both half-turns of its step (see :mod:`gridghost.envs.aec`):
     for the agent -1 per step, +100 at a goal, -50 when it walks into the ghost and -51 when the
     ghost catches it after a step; the ghost's are the negatives unless ``ghost_rewards`` says
     otherwise. A learning ghost's episode starts after the opponent agent's opening move, whose
@@ -31,7 +31,7 @@ Episode end
     by ``TimeLimit`` (or by ``max_cycles``, when given).
 
 Information
-    The controlled side's AEC info (see :mod:`gridghost.env`: numeric by default, the same keys
+    The controlled side's AEC info (see :mod:`gridghost.envs.aec`: numeric by default, the same keys
     at the reset and at every step) with ``action_mask`` (``int8[4]``, 1 where the move changes
     the learner's cell; in the observation instead with ``action_mask_in_obs=True``) and
     ``is_success``: the agent reached a goal (``controlled="agent"``) or the ghost caught the
@@ -58,15 +58,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.checks import check_choice
-from gridghost.config import GameConfig
-from gridghost.env import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game, recent_map
-from gridghost.game import Game
-from gridghost.layout import Layout
-from gridghost.observations import OBS_TYPES, make_observations
-from gridghost.policies import POLICY_NAMES, ChasePolicy, Policy, RandomPolicy, make_policy
-from gridghost.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.solve import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.config.settings import GameConfig
+from gridghost.core.checks import check_choice
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.policies import POLICY_NAMES, ChasePolicy, Policy, RandomPolicy, make_policy
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.envs.aec import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game, recent_map
+from gridghost.planning.solve import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.sensing.observations import OBS_TYPES, make_observations
 
 #: The sides a learner can control.
 CONTROLLED_SIDES: tuple[str, ...] = AGENTS
@@ -121,7 +121,7 @@ class Duel:
     """One side of the AEC game played by a caller, the other by a policy.
 
     :meth:`play` carries out the caller's move and then, unless the game ended, the opponent's;
-    it is the one turn loop behind :class:`GridGhostGymEnv` and :class:`~gridghost.compat.AgentInterface`.
+    it is the one turn loop behind :class:`GridGhostGymEnv` and :class:`~gridghost.envs.compat.AgentInterface`.
 
     Args:
         game: the bare AEC env to drive.
@@ -131,21 +131,22 @@ class Duel:
             against the chasing ghost), a callable ``policy(observation) -> action``, an object
             with ``get_action(observation)``, or a reference-style class built as
             ``cls(action_space)``; it sees its own side's observation. A planner's policy that
-            reads the true state (a :class:`~gridghost.solve.StatePolicy` such as
-            :class:`~gridghost.solve.MinimaxGhost`, or its class, built for this game) is handed
+            reads the true state (a :class:`~gridghost.planning.solve.StatePolicy` such as
+            :class:`~gridghost.planning.solve.MinimaxGhost`, or its class, built for this game) is handed
             the state instead. ``None`` means :data:`DEFAULT_OPPONENTS`. The chasing ghost
-            (``"chase"`` or a :class:`~gridghost.policies.ChasePolicy`) and state policies are
+            (``"chase"`` or a :class:`~gridghost.core.policies.ChasePolicy`) and state policies are
             played from their ``cells x cells`` action tables (for the chasing ghost
-            :attr:`gridghost.game.Game.chase_table`), without building an observation. Its randomness is seeded from
+            :attr:`Game.chase_table <gridghost.core.game.Game.chase_table>`), without building an observation.
+            Its randomness is seeded from
             the reset seed: through its ``seed(int)`` method if it has one (so a
             ``RandomPolicy(seed=7)`` passed in is reseeded), and through the action space handed
             to a reference-style class. An object that samples from an action space of its own
             is not seeded by gridghost.
         opponent_obs_type: the encoding the opponent's policy reads, whatever the caller's;
-            one of :data:`~gridghost.observations.OBS_TYPES`, without the options (no mask,
+            one of :data:`~gridghost.sensing.OBS_TYPES`, without the options (no mask,
             no step count, the whole-map grid); ``"dict"`` (default) is what reference-style
             policies expect. ``"belief"`` serves an
-            opponent agent (a :class:`~gridghost.solve.QMDPAgent`, say) when the game has a
+            opponent agent (a :class:`~gridghost.planning.solve.QMDPAgent`, say) when the game has a
             ``belief_filter``: the filter follows the agent.
         after_half_turn: called after every half-turn this object plays (the interface's
             ``step_delay`` pause).
@@ -404,8 +405,8 @@ class GridGhostGymEnv(gymnasium.Env):
             ghost against a learning agent and a random agent against a learning ghost.
         render_mode: ``None`` or one of ``metadata["render_modes"]``; passed to the AEC env.
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
-        **game: the game's settings, forwarded to :class:`~gridghost.env.GridGhostEnv` as they
-            are (see :func:`~gridghost.env.make_game`): ``obs_type`` (``"dict"`` by default, the
+        **game: the game's settings, forwarded to :class:`~gridghost.envs.aec.GridGhostEnv` as they
+            are (see :func:`~gridghost.envs.aec.make_game`): ``obs_type`` (``"dict"`` by default, the
             reference observation; ``"vector"``; ``"belief"``, ``controlled="agent"`` only;
             ``"belief_vector"``; ``"grid"``; ``"text"``), ``view_radius``,
             ``action_mask_in_obs``, ``append_step_count`` (with ``max_cycles``: it is the
@@ -415,11 +416,11 @@ class GridGhostGymEnv(gymnasium.Env):
             ``rewards``, ``ghost_rewards``, ``use_ghost``, ``belief_filter`` (the agent's info
             then holds ``estimated_pos``), ``show_belief``, ``expert`` (the learner's info then
             holds ``expert_action`` while the game goes on); or all of them at once as
-            ``config=`` (a :class:`~gridghost.config.GameConfig` or its dict form).
+            ``config=`` (a :class:`~gridghost.config.settings.GameConfig` or its dict form).
 
     Raises:
         ValueError, TypeError: any argument outside what is accepted (see :class:`Duel` and
-            :class:`~gridghost.env.GridGhostEnv`); a mapping of arguments next to other
+            :class:`~gridghost.envs.aec.GridGhostEnv`); a mapping of arguments next to other
             arguments.
     """
 
@@ -461,7 +462,7 @@ class GridGhostGymEnv(gymnasium.Env):
 
     @property
     def config(self) -> GameConfig:
-        """The game's settings (the AEC env's :attr:`~gridghost.env.GridGhostEnv.config`)."""
+        """The game's settings (the AEC env's :attr:`~gridghost.envs.aec.GridGhostEnv.config`)."""
         return self.game.config
 
     @property
@@ -537,7 +538,7 @@ class GridGhostGymEnv(gymnasium.Env):
 
     def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
         """Draw numbers per cell and/or a policy's arrows over every following frame, as
-        :meth:`gridghost.env.GridGhostEnv.set_overlay` (which it calls)."""
+        :meth:`gridghost.envs.aec.GridGhostEnv.set_overlay` (which it calls)."""
         self.game.set_overlay(values, policy, **style)
 
     def close(self) -> None:

@@ -21,10 +21,10 @@ differences, each one so that a trainer can tell whose turn it is:
 
 - Every observation says whether the observer moves next. ``"grid"`` and ``"text"`` say so
   already. ``"vector"`` and ``"belief_vector"`` get one more slot at the end, and ``"dict"`` and
-  ``"belief"`` a ``"to_move"`` entry (see :class:`~gridghost.observations.TurnObservations`).
+  ``"belief"`` a ``"to_move"`` entry (see :class:`~gridghost.sensing.observations.TurnObservations`).
 - The waiting side's ``info["action_mask"]`` (and, with ``action_mask_in_obs=True``, the mask in
   its observation) allows exactly one action,
-  :data:`~gridghost.observations.NO_OP_ACTION` (0): its no-op. Whatever the waiting side sends
+  :data:`~gridghost.sensing.NO_OP_ACTION` (0): its no-op. Whatever the waiting side sends
   (any valid action, or ``None``) is not carried out. A mask is never all zeros, which masked
   samplers would divide by; a learner may drop the waiting side's steps from its batch, or
   keep them: their one legal action has log-probability 0 and no gradient.
@@ -38,7 +38,7 @@ env behind it.
 
 Arguments
     ``gridghost.parallel_env(render_mode=None, max_cycles=200, **game)``: the game's settings as
-    :class:`~gridghost.env.GridGhostEnv` takes them, or ``config=``. A config's ``max_cycles``
+    :class:`~gridghost.envs.aec.GridGhostEnv` takes them, or ``config=``. A config's ``max_cycles``
     counts game cycles, as everywhere else.
 """
 
@@ -51,11 +51,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from gridghost.checks import check_action, check_flag, check_limit
-from gridghost.config import GameConfig
-from gridghost.env import GridGhostEnv, make_game
-from gridghost.layout import Layout
-from gridghost.observations import WAITING_MASK
+from gridghost.config.settings import GameConfig
+from gridghost.core.checks import check_action, check_flag, check_limit
+from gridghost.core.layout import Layout
+from gridghost.envs.aec import GridGhostEnv, make_game
+from gridghost.sensing.observations import WAITING_MASK
 
 #: The parallel view's default ``max_cycles``: 200 half-turns, the AEC env's 100 cycles.
 DEFAULT_MAX_CYCLES = 200
@@ -72,18 +72,18 @@ class GridGhostParallelEnv(ParallelEnv):
     """PettingZoo's Parallel API over the turn-based game (see the module docstring).
 
     Args:
-        render_mode: as :class:`~gridghost.env.GridGhostEnv`.
+        render_mode: as :class:`~gridghost.envs.aec.GridGhostEnv`.
         max_cycles: parallel steps (half-turns) before both sides are truncated. It must be
             even with the ghost in the game, so that an episode ends after the ghost's answer.
             ``None`` means no limit.
-        **game: the game's settings, as :class:`~gridghost.env.GridGhostEnv` takes them, or
-            ``config=`` (a :class:`~gridghost.config.GameConfig` or its dict form; then
+        **game: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes them, or
+            ``config=`` (a :class:`~gridghost.config.settings.GameConfig` or its dict form; then
             ``max_cycles`` is the config's cycles, two steps each).
 
     Raises:
         TypeError, ValueError: ``max_cycles`` is not ``None`` or an int >= 1, is odd with the ghost
             in the game, or is given next to ``config``; any game setting as
-            :class:`~gridghost.env.GridGhostEnv`.
+            :class:`~gridghost.envs.aec.GridGhostEnv`.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -151,13 +151,13 @@ class GridGhostParallelEnv(ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Start an episode; as :meth:`gridghost.env.GridGhostEnv.reset`.
+        """Start an episode; as :meth:`gridghost.envs.aec.GridGhostEnv.reset`.
 
         Returns:
             Both sides' observations and infos.
 
         Raises:
-            TypeError, ValueError: as :meth:`gridghost.env.GridGhostEnv.reset`.
+            TypeError, ValueError: as :meth:`gridghost.envs.aec.GridGhostEnv.reset`.
         """
         aec = self.aec_env
         aec.reset(seed=seed, options=options)
@@ -222,11 +222,11 @@ class GridGhostParallelEnv(ParallelEnv):
         return infos
 
     def state(self) -> np.ndarray:
-        """The global state, as :meth:`gridghost.env.GridGhostEnv.state`."""
+        """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
         return self.aec_env.state()
 
     def render(self) -> Any:
-        """Render the game, as :meth:`gridghost.env.GridGhostEnv.render`."""
+        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
         return self.aec_env.render()
 
     def close(self) -> None:

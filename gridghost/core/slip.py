@@ -26,8 +26,8 @@ import numbers
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_probability
-from gridghost.rules import NUM_ACTIONS, Action
+from gridghost.core.checks import check_choice, check_probability
+from gridghost.core.rules import NUM_ACTIONS, Action
 
 Moves = tuple[int, ...]
 Outcomes = tuple[tuple[float, Moves], ...]

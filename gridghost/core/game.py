@@ -7,8 +7,8 @@ state, the two half-turn transitions the env calls, the exact distribution of ea
 slip sampler, and the chasing ghost as a ``cells x cells`` action table. Everything that needs
 the motion model asks this one object; none enumerates slip outcomes or walks moves itself.
 
->>> from gridghost.layout import CLASSIC
->>> from gridghost.slip import LongitudinalSlip
+>>> from gridghost.core.layout import CLASSIC
+>>> from gridghost.core.slip import LongitudinalSlip
 >>> game = Game(CLASSIC, LongitudinalSlip(0.2))
 >>> start = game.initial_state()
 >>> [(round(p, 2), game.board.position(s.agent), r) for p, s, r, _ in game.successors(start, 1)]
@@ -22,10 +22,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.checks import check_action, check_instance
-from gridghost.layout import Layout
-from gridghost.policies import chase_rule
-from gridghost.rules import (
+from gridghost.core.checks import check_action, check_instance
+from gridghost.core.layout import Layout
+from gridghost.core.policies import chase_rule
+from gridghost.core.rules import (
     NUM_ACTIONS,
     Board,
     GameState,
@@ -34,7 +34,7 @@ from gridghost.rules import (
     Side,
     board_for,
 )
-from gridghost.slip import Moves, SlipModel
+from gridghost.core.slip import Moves, SlipModel
 
 _AGENT, _GHOST = Side.AGENT, Side.GHOST
 _ONGOING, _CAUGHT, _GOAL = Outcome.ONGOING, Outcome.CAUGHT, Outcome.GOAL
@@ -50,7 +50,7 @@ class Transitions(NamedTuple):
     Attributes:
         probabilities: ``float64[k]``, each outcome's probability (the same in every state).
         agents, ghosts: ``int64[n, k]``, the cells after the move.
-        outcomes: ``int8[n, k]``, how the half-turn ended (:class:`~gridghost.rules.Outcome`).
+        outcomes: ``int8[n, k]``, how the half-turn ended (:class:`~gridghost.core.rules.Outcome`).
         agent_rewards, ghost_rewards: ``float64[n, k]``, each side's reward.
     """
 
@@ -75,7 +75,7 @@ class Game:
     Args:
         layout: the map.
         slip: the agent's slip model.
-        rewards: the agent's :class:`~gridghost.rules.Rewards`; ``None`` means the reference's.
+        rewards: the agent's :class:`~gridghost.core.rules.Rewards`; ``None`` means the reference's.
         ghost_rewards: the ghost's; ``None`` means zero-sum (the agent's negated).
         use_ghost: ``False`` takes the ghost out of the game: it cannot catch the agent and the
             turn stays with the agent.
@@ -83,7 +83,7 @@ class Game:
     Attributes:
         layout, slip, use_ghost: as given.
         agent_rewards, ghost_rewards: the resolved rewards.
-        board: the layout's :class:`~gridghost.rules.Board` (tuples, and the distance table).
+        board: the layout's :class:`~gridghost.core.rules.Board` (tuples, and the distance table).
         num_cells: ``rows * cols``.
         moves: read-only ``int64[cells, 4]``, the cell a single move leads to.
         action_masks: read-only ``int8[cells, 4]``, 1 where the move changes the cell.
@@ -284,13 +284,13 @@ class Game:
             agent, in its order and not merged; one for the ghost).
 
         Raises:
-            TypeError, ValueError: ``side`` is not a :class:`~gridghost.rules.Side`, ``action``
+            TypeError, ValueError: ``side`` is not a :class:`~gridghost.core.rules.Side`, ``action``
                 not an int in 0..3, or ``agents``/``ghosts`` not equal-length integer arrays of
                 cells; ValueError too for the ghost's move when it is out of the game, or a state
                 where the game is over (the agent on the ghost's cell or on a goal).
         """
         if not isinstance(side, Side):
-            raise TypeError(f"side must be a gridghost.rules.Side, got {side!r}")
+            raise TypeError(f"side must be a gridghost.core.rules.Side, got {side!r}")
         action = check_action(action, side.name.lower())
         agents, ghosts = np.asarray(agents), np.asarray(ghosts)
         for cells, argument in ((agents, "agents"), (ghosts, "ghosts")):
@@ -403,7 +403,7 @@ class Game:
 
 
 def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
-    """The chasing ghost's rule (:func:`~gridghost.policies.chase_rule`) for every pair of cells.
+    """The chasing ghost's rule (:func:`~gridghost.core.policies.chase_rule`) for every pair of cells.
 
     The rule depends on the signs of the agent's offset, on whether the vertical gap is at least
     the horizontal one, and on which of the ghost's four moves are open: it is tabulated once over
@@ -433,7 +433,7 @@ def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
 
 
 def _chase_cases() -> np.ndarray:
-    """:func:`~gridghost.policies.chase_rule` for every case ``[sign(dr) + 1, sign(dc) + 1,
+    """:func:`~gridghost.core.policies.chase_rule` for every case ``[sign(dr) + 1, sign(dc) + 1,
     |dr| >= |dc|, open-move bits]`` (cases that cannot occur are filled all the same)."""
     cases = np.empty((3, 3, 2, 2**NUM_ACTIONS), dtype=np.int8)
     for sign_r, sign_c, vertical_first, bits in np.ndindex(cases.shape):
@@ -448,8 +448,8 @@ def chase_action(board: Board, agent_cell: int, ghost_cell: int) -> int:
     """The chasing ghost's move with the agent at ``agent_cell`` and itself at ``ghost_cell``
     (cell indices), straight from the rule; :attr:`Game.chase_table` holds it for every pair.
 
-    >>> from gridghost.layout import CLASSIC
-    >>> from gridghost.rules import board_for
+    >>> from gridghost.core.layout import CLASSIC
+    >>> from gridghost.core.rules import board_for
     >>> chase_action(board_for(CLASSIC), 2, 19)   # agent at (0, 2), ghost at (3, 4): up
     3
     """

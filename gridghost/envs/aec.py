@@ -11,14 +11,14 @@
 |                    | ``"text"``: an English description (``Text``)                     |
 | State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
 | Parallel API       | :func:`gridghost.parallel_env`: the same turn-based game, both     |
-|                    | sides observing at every half-turn (:mod:`gridghost.parallel`)    |
+|                    | sides observing at every half-turn (:mod:`gridghost.envs.parallel`)    |
 
 The agent tries to reach a goal cell of a walled grid; the ghost chases it. The agent's moves
-slip (see :mod:`gridghost.slip`); after each of its moves the agent's sensors read its cell (see
-:mod:`gridghost.sensors`). The ghost never slips.
+slip (see :mod:`gridghost.core.slip`); after each of its moves the agent's sensors read its cell (see
+:mod:`gridghost.sensing.sensors`). The ghost never slips.
 
 Observation space
-    See :mod:`gridghost.observations` (channels, slots, the text). The vector and text
+    See :mod:`gridghost.sensing.observations` (channels, slots, the text). The vector and text
     encodings do not tell a side its own absolute position; the whole-map grid does. Every
     encoding but ``"dict"`` and ``"belief"`` gives both sides the same space object.
     ``action_mask_in_obs=True`` wraps it as ``{"observation": ..., "action_mask": int8[4]}``;
@@ -30,7 +30,7 @@ Action mask
     changes the mover's cell. Bumping into a wall is legal (the mover stays), so every action is
     always allowed; a mask is never all zeros.
 
-Rewards (the agent's, per half-turn; :class:`~gridghost.rules.Rewards` changes them)
+Rewards (the agent's, per half-turn; :class:`~gridghost.core.rules.Rewards` changes them)
     After the agent's move: -50 if it shares the ghost's cell (caught), +100 on a goal, else -1.
     After the ghost's move: -50 if it catches the agent, else 0. The ghost's rewards default to
     the negatives of the agent's (zero-sum); ``ghost_rewards`` sets others.
@@ -64,11 +64,11 @@ Information
     writes a reading that is a number (or an array) as it is, and any other reading under its
     name as the reading's position in its ``possible_measurements()`` (the colour sensor's
     ``color_measurement`` is the colour id; an
-    :class:`~gridghost.sensors.ItemSensor`'s ``cnn_prediction`` the label's index, beside its
+    :class:`~gridghost.sensing.sensors.ItemSensor`'s ``cnn_prediction`` the label's index, beside its
     ``cnn_probs``). ``estimated_pos`` (``float64[2]``) and ``estimated_cell`` (``int64[2]``):
     the belief filter's estimate. ``expert_action``: the expert's move for this side
     (``"minimax"``: both sides' optimal moves in the zero-sum game, from
-    :func:`gridghost.solve.solve_game`; ``"optimal"``: the agent's optimal move against the
+    :func:`gridghost.planning.solve.solve_game`; ``"optimal"``: the agent's optimal move against the
     chasing ghost, the agent only), -1 when the side does not move next or the game has ended.
     The text of a half-turn (``"down, down"``, colour names) is in ``render()`` with
     ``render_mode="ansi"``.
@@ -88,7 +88,7 @@ Information
     - the side to move, with an ``expert``: expert_action, the expert's move in the current
       state; absent once the game has ended
     - agent, with a ``belief_filter``: estimated_pos (``{"float_pos": [r, c], "cell_pos":
-      [r, c]}``), from the reset on; with an :class:`~gridghost.sensors.ItemSensor`:
+      [r, c]}``), from the reset on; with an :class:`~gridghost.sensing.sensors.ItemSensor`:
       cnn_prediction and cnn_probs
 
 Arguments
@@ -104,8 +104,8 @@ Rendering
     ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
     at most ``metadata["render_fps"]`` frames per second; ``"rgb_array"`` returns it from
     ``render()`` as a ``height x width x 3`` ``uint8`` array without opening a window;
-    ``"ansi"`` returns the text picture. See :mod:`gridghost.render` and :mod:`gridghost.text`. ``close()`` closes the
-    window; rendering afterwards opens a new one.
+    ``"ansi"`` returns the text picture. See :mod:`gridghost.drawing`. ``close()`` closes the window;
+    rendering afterwards opens a new one.
 
 Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
@@ -132,15 +132,11 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from gridghost.checks import check_action, check_choice, check_flag, check_limit, check_seed
-from gridghost.config import EXPERTS, GameConfig
-from gridghost.filters import BeliefFilter, filter_spec, make_filter
-from gridghost.game import Game
-from gridghost.layout import Layout
-from gridghost.levels import MapGenerator, map_source
-from gridghost.observations import make_observations
-from gridghost.render import RENDER_MODES, Renderer
-from gridghost.rules import (
+from gridghost.config.settings import EXPERTS, GameConfig
+from gridghost.core.checks import check_action, check_choice, check_flag, check_limit, check_seed
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.rules import (
     ACTION_NAMES,
     NUM_ACTIONS,
     GameState,
@@ -149,10 +145,14 @@ from gridghost.rules import (
     Side,
     describe_moves,
 )
-from gridghost.sensors import Sensor, make_sensors
-from gridghost.slip import SlipModel, make_slip
-from gridghost.solve import expert_tables
-from gridghost.text import Status, text_picture
+from gridghost.core.slip import SlipModel, make_slip
+from gridghost.drawing.render import RENDER_MODES, Renderer
+from gridghost.drawing.text import Status, text_picture
+from gridghost.maps.levels import MapGenerator, map_source
+from gridghost.planning.solve import expert_tables
+from gridghost.sensing.filters import BeliefFilter, filter_spec, make_filter
+from gridghost.sensing.observations import make_observations
+from gridghost.sensing.sensors import Sensor, make_sensors
 
 AGENT, GHOST = "agent", "ghost"
 AGENTS: tuple[str, str] = (AGENT, GHOST)
@@ -286,10 +286,10 @@ class GridGhostEnv(AECEnv):
             half-turn); ``"rgb_array"`` (``render()`` returns the picture as a
             ``height x width x 3`` ``uint8`` array); or ``"ansi"`` (``render()`` returns the text
             picture).
-        layout: the map: a :class:`~gridghost.layout.Layout`, a shipped map's name
+        layout: the map: a :class:`~gridghost.core.layout.Layout`, a shipped map's name
             (``"classic"``, ``"maze9"``, ...: :func:`gridghost.maps.names`), a map drawn as text
-            (:meth:`~gridghost.layout.Layout.from_text`), a dict (``Layout.to_dict()``'s form), a
-            path of a text or ``.json`` file, or a :class:`~gridghost.levels.MapGenerator`, which
+            (:meth:`~gridghost.core.layout.Layout.from_text`), a dict (``Layout.to_dict()``'s form), a
+            path of a text or ``.json`` file, or a :class:`~gridghost.maps.levels.MapGenerator`, which
             draws a fresh map at every reset from a stream spawned from the reset seed
             (:attr:`layout` is then the current episode's map and :attr:`level` its level).
             ``None`` means the classic map. A generator measures its difficulty under this env's
@@ -308,15 +308,15 @@ class GridGhostEnv(AECEnv):
         max_cycles: cycles (agent move + ghost move) before both sides are truncated; ``None``
             for no limit (the single-agent views leave truncation to Gymnasium's ``TimeLimit``).
         obs_type: the observation encoding, one of
-            :data:`~gridghost.observations.OBS_TYPES`; ``"dict"`` is the reference observation.
-        rewards: the agent's :class:`~gridghost.rules.Rewards`; ``None`` means the reference's.
+            :data:`~gridghost.sensing.OBS_TYPES`; ``"dict"`` is the reference observation.
+        rewards: the agent's :class:`~gridghost.core.rules.Rewards`; ``None`` means the reference's.
         ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated). Only with
             ``use_ghost=True``.
         use_ghost: ``False`` takes the ghost out of the game: it stays on its start cell, never
             moves and cannot catch the agent, ``possible_agents`` is ``["agent"]`` and a cycle is
             one agent move. Its position still appears in the agent's observation.
         belief_filter: the agent's belief filter, kept in step with the game: ``"particle"``
-            (200 particles), ``"histogram"`` (exact), a :class:`~gridghost.filters.BeliefFilter`
+            (200 particles), ``"histogram"`` (exact), a :class:`~gridghost.sensing.filters.BeliefFilter`
             built on this layout and slip model, or ``None``. It is reset and updated with the
             reset readings on ``reset``, and predicts with the intended action and updates with
             the readings after every agent move; the agent's info then holds
@@ -329,9 +329,9 @@ class GridGhostEnv(AECEnv):
             only with a ``belief_filter``.
         expert: ``None``, ``"minimax"`` or ``"optimal"``: the side to move finds the expert's
             move in ``info["expert_action"]``, for imitation learning (see Information above).
-            The game is solved when the env is built (:mod:`gridghost.solve`; milliseconds on the
+            The game is solved when the env is built (:mod:`gridghost.planning.solve`; milliseconds on the
             classic map, seconds on 16 x 16), and for every new map a generator draws.
-        difficulty: ``None`` or a preset 0..3 of :data:`gridghost.levels.DIFFICULTIES`: the
+        difficulty: ``None`` or a preset 0..3 of :data:`gridghost.maps.DIFFICULTIES`: the
             same as ``layout=MapGenerator(difficulty=difficulty, num_levels=500)`` (levels
             0..499, each solved once per process); not with ``layout``.
         view_radius: ``obs_type="grid"`` only: ``None`` for the whole map, or ``k`` (an int
@@ -362,7 +362,7 @@ class GridGhostEnv(AECEnv):
     _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
     #: Whether both sides observe at every half-turn (the parallel view's game): encodings then
-    #: say whose turn it is (see :func:`~gridghost.observations.make_observations`).
+    #: say whose turn it is (see :func:`~gridghost.sensing.observations.make_observations`).
     _both_observe: ClassVar[bool] = False
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -535,7 +535,7 @@ class GridGhostEnv(AECEnv):
 
     @classmethod
     def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
-        """The env of every game setting at once: a :class:`~gridghost.config.GameConfig` (an
+        """The env of every game setting at once: a :class:`~gridghost.config.settings.GameConfig` (an
         env's ``.config``) or its ``to_dict()`` form. ``gridghost.env(config=...)`` calls this.
 
         Raises:
@@ -586,7 +586,7 @@ class GridGhostEnv(AECEnv):
     # -- the game as the world sees it ---------------------------------------------------------
     @property
     def game_state(self) -> GameState:
-        """The current :class:`~gridghost.rules.GameState`.
+        """The current :class:`~gridghost.core.rules.GameState`.
 
         Raises:
             RuntimeError: before the first ``reset``.
@@ -917,7 +917,7 @@ class GridGhostEnv(AECEnv):
 
         Returns:
             ``"rgb_array"``: a fresh ``height x width x 3`` ``uint8`` array (its size is
-            :attr:`gridghost.render.Geometry.shape` of the layout); ``"ansi"``: the text
+            :attr:`gridghost.drawing.render.Geometry.shape` of the layout); ``"ansi"``: the text
             picture; ``"human"``: ``None`` (the picture goes to the window); no render mode:
             ``None``, with a warning.
 
@@ -954,10 +954,10 @@ class GridGhostEnv(AECEnv):
         """Draw one number per cell (a value with the ghost fixed, a belief, visit counts) and/or a
         policy's arrows over the pygame picture of every following frame, until the map changes
         (a map generator's next map) or ``set_overlay()`` removes it. See
-        :meth:`gridghost.render.Renderer.set_overlay` for the arguments and
-        :func:`gridghost.render.value_picture` for a picture of its own.
+        :meth:`gridghost.drawing.render.Renderer.set_overlay` for the arguments and
+        :func:`gridghost.drawing.render.value_picture` for a picture of its own.
 
-        >>> from gridghost.solve import solve_agent
+        >>> from gridghost.planning.solve import solve_agent
         >>> env = raw_env(render_mode="rgb_array")
         >>> best = solve_agent(env.layout, env.slip, ghost="chase")
         >>> ghost = env.layout.ghost_start
@@ -970,7 +970,7 @@ class GridGhostEnv(AECEnv):
 
         Raises:
             ValueError: the env draws no pygame picture (``render_mode`` ``None`` or ``"ansi"``).
-            TypeError, ValueError: as :meth:`~gridghost.render.Renderer.set_overlay` (the overlay
+            TypeError, ValueError: as :meth:`~gridghost.drawing.render.Renderer.set_overlay` (the overlay
                 is then unchanged).
         """
         if self.render_mode not in ("human", "rgb_array"):
@@ -1075,7 +1075,7 @@ class CheckedGridGhostEnv(GridGhostEnv):
 
 def make_game(cls: type[GridGhostEnvT], **kwargs: Any) -> GridGhostEnvT:
     """Build ``cls`` from the keywords of :class:`GridGhostEnv`, or from ``config=`` (a
-    :class:`~gridghost.config.GameConfig` or its dict form) with at most ``render_mode`` beside.
+    :class:`~gridghost.config.settings.GameConfig` or its dict form) with at most ``render_mode`` beside.
 
     Raises:
         ValueError: ``config`` together with any other game setting (whatever its value: a

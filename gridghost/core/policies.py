@@ -7,7 +7,7 @@ Two kinds of policy:
   or a reference-style class (``__init__(action_space, **kwargs)`` and
   ``get_action(observation)``) or instance, and returns a callable.
 - A policy of states reads the game state itself: the chasing ghost's rule is a
-  ``cells x cells`` table (:attr:`gridghost.game.Game.chase_table`), and planners will be too.
+  ``cells x cells`` table (:attr:`gridghost.core.game.Game.chase_table`), and planners will be too.
   :class:`ChasePolicy` is the same rule read from the ghost's observation; the single-agent views
   play it from the table.
 
@@ -26,8 +26,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.checks import check_choice, check_limit, check_seed
-from gridghost.rules import NUM_ACTIONS, Action
+from gridghost.core.checks import check_choice, check_limit, check_seed
+from gridghost.core.rules import NUM_ACTIONS, Action
 
 
 @runtime_checkable
@@ -45,7 +45,7 @@ CHASE_FALLBACK: tuple[Action, ...] = (Action.UP, Action.RIGHT, Action.DOWN, Acti
 
 def chase_rule(dr: int, dc: int, open_: tuple[bool, bool, bool, bool]) -> int:
     """The chasing ghost's rule, the one both :class:`ChasePolicy` (from the ghost's observation)
-    and :func:`gridghost.game.chase_table` (for every pair of cells at once) apply.
+    and :func:`gridghost.core.game.chase_table` (for every pair of cells at once) apply.
 
     Args:
         dr, dc: the agent's position minus the ghost's.

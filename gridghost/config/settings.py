@@ -26,20 +26,20 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_flag, check_instance, check_limit
-from gridghost.filters import (
+from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import Rewards
+from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
+from gridghost.maps.levels import MapGenerator
+from gridghost.sensing.filters import (
     BeliefFilter,
 )
-from gridghost.layout import CLASSIC, Layout
-from gridghost.levels import MapGenerator
-from gridghost.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES
-from gridghost.rules import Rewards
-from gridghost.sensors import ColorSensor, ItemSensor, Sensor
-from gridghost.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
+from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES
+from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 
 #: The experts an env can consult (``expert=``): ``"minimax"``, both sides' optimal moves in the
 #: zero-sum game; ``"optimal"``, the agent's optimal move against the chasing ghost (see
-#: :mod:`gridghost.solve`).
+#: :mod:`gridghost.planning.solve`).
 EXPERTS: tuple[str, ...] = ("minimax", "optimal")
 
 
@@ -52,7 +52,7 @@ class GameConfig:
     their :meth:`to_dict`.
 
     Attributes:
-        layout: the map, or the :class:`~gridghost.levels.MapGenerator` that draws one at every
+        layout: the map, or the :class:`~gridghost.maps.levels.MapGenerator` that draws one at every
             reset.
         slip: the agent's slip model.
         sensors: the sensors read after each agent move, in order; ``None`` means the colour
@@ -126,7 +126,7 @@ class GameConfig:
             )
 
     def keywords(self) -> dict[str, Any]:
-        """The settings as keyword arguments of :class:`~gridghost.env.GridGhostEnv`."""
+        """The settings as keyword arguments of :class:`~gridghost.envs.aec.GridGhostEnv`."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 r"""Maps as text: a maze drawing with one symbol per cell, then a legend.
 
-:meth:`Layout.from_text <gridghost.layout.Layout.from_text>` reads this format and
-:meth:`Layout.to_text <gridghost.layout.Layout.to_text>` writes it; the two are lossless
+:meth:`Layout.from_text <gridghost.core.layout.Layout.from_text>` reads this format and
+:meth:`Layout.to_text <gridghost.core.layout.Layout.to_text>` writes it; the two are lossless
 (``Layout.from_text(layout.to_text()) == layout`` for every layout, name included) and
 ``to_text`` is canonical (the same layout always gives the same text).
 
@@ -56,7 +56,7 @@ and the column where it is, both counted from 1.
 
 Example
 -------
->>> from gridghost.layout import Layout
+>>> from gridghost.core.layout import Layout
 >>> tiny = Layout.from_text('''
 ... +---+---+---+---+
 ... | A   .   r   . |
@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gridghost.layout import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell, Layout, check_text
+from gridghost.core.layout import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell, Layout, check_text
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def parse_layout(text: str) -> Layout:
         text: the map: the drawing, then the legend (see the module documentation).
 
     Returns:
-        The :class:`~gridghost.layout.Layout`.
+        The :class:`~gridghost.core.layout.Layout`.
 
     Raises:
         TypeError: ``text`` is not a ``str``.
@@ -177,7 +177,7 @@ def parse_layout(text: str) -> Layout:
                 cols = _columns(lines[drawing[0][0] - 1])
                 raise _error(index + 1, 1, f"the drawing is too long: a map of {cols} column(s) has at most "
                                            f"{MAX_CELLS // cols} rows ({most} drawing lines), since a layout holds "
-                                           f"at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells")
+                                           f"at most gridghost.core.MAX_CELLS = {MAX_CELLS} cells")
         index += 1
     if not drawing:
         raise _error(
@@ -197,11 +197,11 @@ def _columns(top: str) -> int:
 
 def _most_drawing_lines(top: str, number: int) -> int:
     """The most lines a drawing whose first line (line ``number``) is ``top`` may have: two per
-    row plus one, for as many rows as :data:`~gridghost.layout.MAX_CELLS` allows at its width."""
+    row plus one, for as many rows as :data:`~gridghost.core.MAX_CELLS` allows at its width."""
     cols = _columns(top)
     if cols > MAX_CELLS:
         raise _error(number, 1, f"the drawing is too wide: its first line is {len(top.strip()):,} characters long, "
-                                f"{cols:,} columns, and a layout holds at most gridghost.layout.MAX_CELLS = "
+                                f"{cols:,} columns, and a layout holds at most gridghost.core.MAX_CELLS = "
                                 f"{MAX_CELLS} cells")
     return 2 * (MAX_CELLS // cols) + 1
 

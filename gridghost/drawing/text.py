@@ -1,14 +1,14 @@
 """The game as text: the text picture (the ``"ansi"`` render mode) and the status that every
 picture reports.
 
-Plain Python and NumPy, no pygame. The pygame renderer (:mod:`gridghost.render`) draws the same
+Plain Python and NumPy, no pygame. The pygame renderer (:mod:`gridghost.drawing.render`) draws the same
 :class:`Status` lines in its panel, so the two pictures always say the same thing.
 
 The text picture: each cell is three characters, its colour (``r`` red, ``g`` green, blank for
 white), who stands on it (``A`` agent, ``G`` ghost, ``X`` both: caught) and ``*`` on goal cells.
 Walls are drawn as ``|`` and ``---`` on the cell edges.
 
->>> from gridghost.layout import CLASSIC
+>>> from gridghost.core.layout import CLASSIC
 >>> print(text_picture(CLASSIC, (0, 2), (3, 4)))
 +---+---+---+---+---+
 |g  |r    A         |
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.layout import COLOURS, Cell, Layout
+from gridghost.core.layout import COLOURS, Cell, Layout
 
 _COLOUR_CODES = (" ", "r", "g")
 LEGEND = "A agent  G ghost  X caught  * goal  r/g red/green cell"
@@ -91,7 +91,7 @@ class Status:
         ghost_action: the ghost's last move, ``None`` before its first.
         color_measurement: the last reading reported under the ``color_measurement`` info key,
             ``None`` when there is none. The colour sensor reports a colour id (an index of
-            :data:`~gridghost.layout.COLOURS`), shown by name; a custom sensor may report
+            :data:`~gridghost.core.COLOURS`), shown by name; a custom sensor may report
             anything, shown as a short text (see :func:`describe_reading`).
 
     Raises:
@@ -152,7 +152,7 @@ READING_TEXT_LIMIT = 24
 
 
 def colour_id(reading: Any) -> int | None:
-    """``reading`` as an index of :data:`~gridghost.layout.COLOURS` when it is one (a Python or
+    """``reading`` as an index of :data:`~gridghost.core.COLOURS` when it is one (a Python or
     NumPy integer, not a bool), else ``None``.
 
     >>> colour_id(2), colour_id(np.int64(1)), colour_id(True), colour_id(0.0), colour_id(7)

@@ -13,10 +13,10 @@ every generation, and reads progress from the solver::
     curve = exploitability_curve([(pool["agent-0"], pool["ghost-0"])])
 
 Snapshots
-    Any policy a :class:`~gridghost.single_agent.Duel` plays (a name, a callable ``policy(observation)
-    -> action``, an object with ``get_action``, a :class:`~gridghost.solve.StatePolicy`) or a
+    Any policy a :class:`~gridghost.envs.single_agent.Duel` plays (a name, a callable ``policy(observation)
+    -> action``, an object with ``get_action``, a :class:`~gridghost.planning.solve.StatePolicy`) or a
     tabulated one: probabilities of shape ``(rows, cols, rows, cols, 4)`` as
-    :func:`gridghost.solve.tabulate_policy` returns them (the ghost's read with the ghost to move).
+    :func:`gridghost.planning.solve.tabulate_policy` returns them (the ghost's read with the ghost to move).
 
 Sampling rules (:data:`SAMPLING_RULES`)
     ``"latest"``: the snapshot of the highest generation. ``"uniform"``: every snapshot of the side
@@ -41,15 +41,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.checks import check_choice, check_flag, check_instance, check_number, check_seed
-from gridghost.env import AGENT, AGENTS, GHOST, GridGhostEnv
-from gridghost.layout import Layout
-from gridghost.levels import MapGenerator
-from gridghost.policies import POLICY_NAMES, ChasePolicy
-from gridghost.rules import NUM_ACTIONS, Rewards, Side
-from gridghost.single_agent import GridGhostGymEnv
-from gridghost.slip import SlipModel
-from gridghost.solve import (
+from gridghost.core.checks import check_choice, check_flag, check_instance, check_number, check_seed
+from gridghost.core.layout import Layout
+from gridghost.core.policies import POLICY_NAMES, ChasePolicy
+from gridghost.core.rules import NUM_ACTIONS, Rewards, Side
+from gridghost.core.slip import SlipModel
+from gridghost.envs.aec import AGENT, AGENTS, GHOST, GridGhostEnv
+from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.maps.levels import MapGenerator
+from gridghost.planning.solve import (
     NAMED_POLICIES,
     StatePolicy,
     agent_exploitability,
@@ -79,7 +79,7 @@ class Snapshot:
         side: ``"agent"`` or ``"ghost"``, the side it plays.
         generation: its generation index (0, 1, ... per side unless given).
         policy: the policy: a name, a class, a deep copy of a callable (or the object itself when
-            added with ``copy=False``), a :class:`~gridghost.solve.StatePolicy`, or a read-only
+            added with ``copy=False``), a :class:`~gridghost.planning.solve.StatePolicy`, or a read-only
             ``float64[rows, cols, rows, cols, 4]`` array of probabilities. Nothing gridghost does
             changes it: every :class:`SelfPlayEnv` plays a deep copy of its own, and
             :func:`exploitability_curve` tabulates a copy.
@@ -112,7 +112,7 @@ class Snapshot:
 
     @property
     def tabulated(self) -> bool:
-        """Whether the policy is a table of the state (a :class:`~gridghost.solve.StatePolicy` or
+        """Whether the policy is a table of the state (a :class:`~gridghost.planning.solve.StatePolicy` or
         probabilities), so that the solver can judge it without tabulating it first."""
         return isinstance(self.policy, (StatePolicy, np.ndarray))
 
@@ -183,9 +183,9 @@ class OpponentPool:
 
         Args:
             policy: a policy name (``"chase"``, ``"random"``, ``"minimax"``, ``"optimal"``), a
-                class (a :class:`~gridghost.solve.StatePolicy` subclass, or a reference-style class
+                class (a :class:`~gridghost.planning.solve.StatePolicy` subclass, or a reference-style class
                 built with an action space), a callable ``policy(observation) -> action`` or an
-                object with ``get_action(observation)``, a :class:`~gridghost.solve.StatePolicy`,
+                object with ``get_action(observation)``, a :class:`~gridghost.planning.solve.StatePolicy`,
                 or probabilities ``(rows, cols, rows, cols, 4)`` (a tabulated policy; always
                 copied).
             side: the side it plays, ``"agent"`` or ``"ghost"``.
@@ -353,7 +353,7 @@ class OpponentPool:
 class _TableSampler:
     """An opponent that plays a stochastic tabulated policy: it draws its action from the
     probabilities of the game's true state (which its observation does not hold). The
-    :class:`~gridghost.single_agent.Duel` seeds it through :meth:`seed` at every seeded reset."""
+    :class:`~gridghost.envs.single_agent.Duel` seeds it through :meth:`seed` at every seeded reset."""
 
     def __init__(self, table: np.ndarray, game: GridGhostEnv) -> None:
         cells = game.kernel.num_cells
@@ -383,7 +383,7 @@ class SelfPlayEnv(GridGhostGymEnv):
     outer wrapper (Gymnasium's ``TimeLimit``) is not counted: let ``max_cycles`` set the limit.
 
     Tabulated snapshots are played from their tables: a deterministic one as a
-    :class:`~gridghost.solve.StatePolicy`, a stochastic one by drawing from its probabilities in
+    :class:`~gridghost.planning.solve.StatePolicy`, a stochastic one by drawing from its probabilities in
     the true state, seeded from the reset seed like any opponent. With a map generator
     (``layout=MapGenerator(...)`` or ``difficulty=``) only snapshots that are built for every map
     can play: names, classes and policies of observations.
@@ -394,15 +394,15 @@ class SelfPlayEnv(GridGhostGymEnv):
         controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
         rule: one of :data:`SAMPLING_RULES` (``"uniform"`` by default).
         exponent: the prioritised rule's exponent (see :meth:`OpponentPool.probabilities`).
-        render_mode, opponent_obs_type: as :class:`~gridghost.single_agent.GridGhostGymEnv`.
-        **game: the game's settings, as :class:`~gridghost.single_agent.GridGhostGymEnv` takes
+        render_mode, opponent_obs_type: as :class:`~gridghost.envs.single_agent.GridGhostGymEnv`.
+        **game: the game's settings, as :class:`~gridghost.envs.single_agent.GridGhostGymEnv` takes
             them (not ``opponent``: the pool supplies it); ``max_cycles`` defaults to 100.
 
     Raises:
         TypeError: ``pool`` is not an :class:`OpponentPool`; ``opponent`` among the settings.
         ValueError: an unknown rule, a negative exponent, no snapshot of the other side, a
             tabulated snapshot that does not fit the layout (or any tabulated snapshot with a map
-            generator); what :class:`~gridghost.single_agent.GridGhostGymEnv` refuses.
+            generator); what :class:`~gridghost.envs.single_agent.GridGhostGymEnv` refuses.
     """
 
     def __init__(self, pool: OpponentPool, controlled: str = AGENT, rule: str = "uniform", exponent: float = 2.0,
@@ -599,9 +599,9 @@ class ExploitabilityCurve(NamedTuple):
     """Exact exploitability of a sequence of (agent, ghost) snapshot pairs (:func:`exploitability_curve`).
 
     Attributes:
-        exploitability: ``float64[n]``, :func:`gridghost.solve.exploitability` of each pair.
+        exploitability: ``float64[n]``, :func:`gridghost.planning.solve.exploitability` of each pair.
         agent_gap: ``float64[n]``, what each agent gives away against a best-responding ghost,
-            ``v* - min_g v(agent, g)`` (:func:`~gridghost.solve.agent_exploitability`).
+            ``v* - min_g v(agent, g)`` (:func:`~gridghost.planning.solve.agent_exploitability`).
         ghost_gap: ``float64[n]``, what each ghost gives away, ``max_a v(a, ghost) - v*``.
         minimax_value: ``v*``, the zero-sum game's value from the start (the agent's return).
     """
@@ -620,11 +620,11 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
 
     Tabulated snapshots and state-policy names (``"chase"``, ``"random"``, ``"minimax"``,
     ``"optimal"``) are read as they are; a policy of observations is first tabulated on the layout
-    with :func:`gridghost.solve.tabulate_policy` (once per snapshot), reading ``obs_type``.
+    with :func:`gridghost.planning.solve.tabulate_policy` (once per snapshot), reading ``obs_type``.
 
     Args:
         pairs: ``(agent snapshot, ghost snapshot)`` pairs, e.g. one per generation.
-        layout, slip, rewards, gamma, tol, config: the game, as :func:`gridghost.solve.exploitability`
+        layout, slip, rewards, gamma, tol, config: the game, as :func:`gridghost.planning.solve.exploitability`
             takes it; one fixed layout (``None``: the classic map, or ``config``'s).
         obs_type: the encoding the policies of observations read, ``"vector"`` or ``"dict"``.
 

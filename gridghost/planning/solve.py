@@ -14,7 +14,7 @@ ghost is to move), so its policies and Q-values are indexed by the positions at 
 Positions are ``(row, col)`` tuples.
 
 Everything is built on the kernel's exact distribution of a half-turn,
-:meth:`gridghost.game.Game.transitions` (what :meth:`~gridghost.game.Game.successors` reads for
+:meth:`gridghost.core.game.Game.transitions` (what :meth:`~gridghost.core.game.Game.successors` reads for
 one state), asked once per action for every state at once and stored as sparse arrays
 (:class:`TurnModel`: next-state indices and probabilities per state-action). Value iteration
 then runs in NumPy with no Python loop over states.
@@ -25,7 +25,7 @@ move. ``"chase"`` (the chasing ghost) and ``"random"`` name the shipped ones. A 
 observations (a network trained on ``obs_type="vector"``, say) becomes a state policy through
 :func:`tabulate_policy`, which asks it once per state through the env's own encoder.
 
->>> from gridghost.layout import CLASSIC
+>>> from gridghost.core.layout import CLASSIC
 >>> sol = solve_agent(CLASSIC, "longitudinal", ghost="chase", gamma=0.99)
 >>> round(sol.success_probability(CLASSIC.agent_start, CLASSIC.ghost_start), 3) > 0.9
 True
@@ -41,13 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_action, check_choice, check_instance, check_limit, check_number
-from gridghost.config import EXPERTS, GameConfig
-from gridghost.game import Game
-from gridghost.layout import CLASSIC, Cell, Layout, check_cell
-from gridghost.policies import ChasePolicy, RandomPolicy
-from gridghost.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
-from gridghost.slip import SlipModel, make_slip
+from gridghost.config.settings import EXPERTS, GameConfig
+from gridghost.core.checks import check_action, check_choice, check_instance, check_limit, check_number
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Cell, Layout, check_cell
+from gridghost.core.policies import ChasePolicy, RandomPolicy
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
+from gridghost.core.slip import SlipModel, make_slip
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
@@ -86,7 +86,7 @@ class TurnModel:
             model's ``k`` outcomes (the same in every state; padding has probability 0).
         agent_next, agent_outcome: ``[4, k, num_live]``: per action, outcome and live state, the
             ghost-to-move state reached (live index, or the sink when the game ends) and how the
-            half-turn ended (:class:`~gridghost.rules.Outcome`).
+            half-turn ended (:class:`~gridghost.core.rules.Outcome`).
         agent_reward: ``{Side: float64[4, k, num_live]}``, each side's reward for those outcomes.
         agent_expected: ``{Side: float64[4, num_live]}``, each side's expected reward per action.
         ghost_next, ghost_outcome: ``[4, num_live]``: per ghost action and live state (ghost to
@@ -110,7 +110,7 @@ class TurnModel:
         if live.sum() > MAX_STATES:
             raise ValueError(
                 f"layout {game.layout.name!r} has {int(live.sum()):,} states (pairs of cells where the game goes on); "
-                f"the solver takes at most gridghost.solve.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
+                f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
             )
         self.states = np.flatnonzero(live)
         self.num_live = num_live = len(self.states)
@@ -277,7 +277,7 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any) -> tuple[float, float, i
 
 def _game(layout: Any, slip: Any, rewards: Any, ghost_rewards: Any = None, config: Any = None) -> Game:
     """The game of the solvers' arguments: the settings one by one, or all of an env's at once as
-    ``config`` (a :class:`~gridghost.config.GameConfig` or its dict form)."""
+    ``config`` (a :class:`~gridghost.config.settings.GameConfig` or its dict form)."""
     if config is not None:
         if isinstance(config, Mapping):
             config = GameConfig.from_dict(config)
@@ -329,8 +329,8 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
     ``model``'s live states (the ghost's read with the ghost to move).
 
     Args:
-        policy: ``"random"``, ``"chase"`` (the ghost only), a :class:`~gridghost.policies.RandomPolicy`
-            or :class:`~gridghost.policies.ChasePolicy`, a :class:`StatePolicy` of this layout (or
+        policy: ``"random"``, ``"chase"`` (the ghost only), a :class:`~gridghost.core.policies.RandomPolicy`
+            or :class:`~gridghost.core.policies.ChasePolicy`, a :class:`StatePolicy` of this layout (or
             its class, built for this game), a callable ``(agent_pos, ghost_pos) -> action`` (asked
             once per live state) or an array of probabilities of shape ``(rows, cols, rows, cols, 4)``.
         model: the game's turn model.
@@ -367,7 +367,7 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
         if not _takes_two_arguments(policy):
             raise TypeError(
                 f"{argument} must be a state policy (agent_pos, ghost_pos) -> action; {policy!r} takes one "
-                "argument: a policy of observations is tabulated first with gridghost.solve.tabulate_policy"
+                "argument: a policy of observations is tabulated first with gridghost.planning.solve.tabulate_policy"
             )
         cells = model.game.num_cells
         actions = np.empty(num_live, dtype=np.int64)
@@ -1021,7 +1021,7 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     on ``obs_type="vector"`` gets an exact :func:`exploitability`. The ghost is asked with the ghost
     to move. The policy must be memoryless.
 
-    >>> from gridghost.policies import ChasePolicy
+    >>> from gridghost.core.policies import ChasePolicy
     >>> table = tabulate_policy(ChasePolicy(), "ghost", obs_type="dict")
     >>> exploitability("random", table) == exploitability("random", "chase")
     True
@@ -1051,7 +1051,7 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             probabilities that are not a distribution, or the wrong number of answers; the
             message names the state.
     """
-    from gridghost.observations import make_observations  # the encoders are a view's concern
+    from gridghost.sensing.observations import make_observations  # the encoders are a view's concern
 
     if not callable(policy):
         raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
@@ -1123,7 +1123,7 @@ def _scalar(action: Any) -> Any:
 class StatePolicy:
     """A policy that reads the true state (both positions), not an observation: a planner's
     policy, for one layout. Call it as ``policy(agent_pos, ghost_pos)``; the Gymnasium env,
-    :class:`~gridghost.single_agent.Duel` and :class:`~gridghost.compat.AgentInterface` recognise
+    :class:`~gridghost.envs.single_agent.Duel` and :class:`~gridghost.envs.compat.AgentInterface` recognise
     it and hand it the true state when it plays the opponent, and in the AEC loop it is asked
     with ``policy(env.unwrapped.agent_pos, env.unwrapped.ghost_pos)``.
 
@@ -1148,7 +1148,7 @@ class StatePolicy:
     def __init__(self, layout: Layout, side: Side, actions: np.ndarray) -> None:
         check_instance(layout, "layout", Layout)
         if not isinstance(side, (Side, int)) or isinstance(side, bool) or side not in tuple(Side):
-            raise ValueError(f"side must be a gridghost.rules.Side, got {side!r}")
+            raise ValueError(f"side must be a gridghost.core.rules.Side, got {side!r}")
         self.layout, self.side = layout, Side(side)
         cells = layout.rows * layout.cols
         array = np.asarray(actions)

@@ -1,7 +1,7 @@
 """Maps: the grid's size, edge walls, cell colours, items, texts, goals and start cells.
 
 A :class:`Layout` is an immutable description of one map. It knows nothing about turns, rewards
-or randomness; :mod:`gridghost.rules` derives the movement and distance tables from it.
+or randomness; :mod:`gridghost.core.rules` derives the movement and distance tables from it.
 
 Coordinates are ``(row, col)`` with row 0 at the top. Walls lie on the edges between cells:
 ``walls_horizontal[r, c]`` blocks ``(r, c) <-> (r + 1, c)`` (shape ``(rows - 1, cols)``) and
@@ -170,7 +170,7 @@ def _check_cells(rows: int, cols: int, name: str) -> None:
     if rows * cols > MAX_CELLS:
         raise ValueError(
             f"layout {name!r} is {rows} x {cols} = {rows * cols} cells; the game's tables hold cells x cells "
-            f"entries, so gridghost serves at most gridghost.layout.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
+            f"entries, so gridghost serves at most gridghost.core.MAX_CELLS = {MAX_CELLS} cells (64 x 64)"
         )
 
 
@@ -429,7 +429,7 @@ class Layout:
 
     @classmethod
     def from_text(cls, text: str) -> Layout:
-        """Read a map drawn as text (the format :mod:`gridghost.maptext` describes): the maze
+        """Read a map drawn as text (the format :mod:`gridghost.core.maptext` describes): the maze
         drawing with one symbol per cell, then a legend. Lossless with :meth:`to_text`.
 
         >>> Layout.from_text(CLASSIC.to_text()) == CLASSIC
@@ -439,15 +439,15 @@ class Layout:
             TypeError: ``text`` is not a ``str``.
             ValueError: the text is no valid map; the message names the line and column (1-based).
         """
-        from gridghost.maptext import parse_layout  # maptext imports this module
+        from gridghost.core.maptext import parse_layout  # maptext imports this module
 
         return parse_layout(text)
 
     def to_text(self) -> str:
-        """The map as text in the format :mod:`gridghost.maptext` describes, canonical (the same
+        """The map as text in the format :mod:`gridghost.core.maptext` describes, canonical (the same
         layout always gives the same text) and lossless: ``Layout.from_text(layout.to_text()) == layout``.
         """
-        from gridghost.maptext import format_layout  # maptext imports this module
+        from gridghost.core.maptext import format_layout  # maptext imports this module
 
         return format_layout(self)
 
@@ -518,7 +518,7 @@ class Layout:
     def generate(
         cls, rows: int, cols: int, seed: int | np.random.SeedSequence | None = None, **options: Any
     ) -> Layout:
-        """Draw a random playable map: :func:`gridghost.generate.generate_layout`, which documents
+        """Draw a random playable map: :func:`gridghost.core.generate.generate_layout`, which documents
         the ``options`` (``walls``, ``loops``, ``wall_density``, ``num_goals``, ``min_distance``,
         ``colour_probabilities``, ``item_density``, ``name``) and the guarantees.
 
@@ -526,9 +526,9 @@ class Layout:
         True
 
         Raises:
-            TypeError, ValueError: as :func:`~gridghost.generate.generate_layout`.
+            TypeError, ValueError: as :func:`~gridghost.core.generate.generate_layout`.
         """
-        from gridghost.generate import generate_layout  # generate imports this module
+        from gridghost.core.generate import generate_layout  # generate imports this module
 
         return generate_layout(rows, cols, seed, **options)
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.checks import check_rate
-from gridghost.render import import_pygame
+from gridghost.core.checks import check_rate
+from gridghost.drawing.render import import_pygame
 
 
 def _check_frame(frame: Any, argument: str) -> np.ndarray:

@@ -1,0 +1,88 @@
+"""Pictures of the game: the text picture, the pygame renderer, value pictures and recordings.
+
+pygame is imported only when something is drawn.
+"""
+
+from __future__ import annotations
+
+from gridghost.drawing.recording import (
+    save_animation,
+    save_frames,
+    save_image,
+)
+from gridghost.drawing.render import (
+    AGENT_COLOUR,
+    ARROW_COLOUR,
+    BELIEF_COLOUR,
+    CELL_COLOURS,
+    COLOUR_MAPS,
+    ESTIMATE_COLOUR,
+    GHOST_COLOUR,
+    GOAL_COLOUR,
+    MARKS,
+    MAX_CELL_SIZE,
+    MAX_PICTURE_PIXELS,
+    MIN_CELL_SIZE,
+    NAN_COLOUR,
+    OVERLAY_OPACITY,
+    RENDER_MODES,
+    SCREEN_BUDGET,
+    WALL_COLOUR,
+    Geometry,
+    PictureGeometry,
+    Renderer,
+    cell_images,
+    colour_map,
+    fit_cell_size,
+    import_pygame,
+    surface_to_array,
+    value_picture,
+)
+from gridghost.drawing.text import (
+    LEGEND,
+    READING_TEXT_LIMIT,
+    Status,
+    colour_id,
+    describe_reading,
+    escape_undrawable,
+    text_picture,
+)
+
+__all__ = [
+    "AGENT_COLOUR",
+    "ARROW_COLOUR",
+    "BELIEF_COLOUR",
+    "CELL_COLOURS",
+    "COLOUR_MAPS",
+    "ESTIMATE_COLOUR",
+    "GHOST_COLOUR",
+    "GOAL_COLOUR",
+    "LEGEND",
+    "MARKS",
+    "MAX_CELL_SIZE",
+    "MAX_PICTURE_PIXELS",
+    "MIN_CELL_SIZE",
+    "NAN_COLOUR",
+    "OVERLAY_OPACITY",
+    "READING_TEXT_LIMIT",
+    "RENDER_MODES",
+    "SCREEN_BUDGET",
+    "WALL_COLOUR",
+    "Geometry",
+    "PictureGeometry",
+    "Renderer",
+    "Status",
+    "cell_images",
+    "colour_id",
+    "colour_map",
+    "describe_reading",
+    "escape_undrawable",
+    "fit_cell_size",
+    "import_pygame",
+    "save_animation",
+    "save_frames",
+    "save_image",
+    "surface_to_array",
+    "text_picture",
+    "value_picture",
+]

@@ -1,0 +1,71 @@
+"""The views of the game for learners: the PettingZoo AEC and parallel envs, the Gymnasium
+single-agent env and the reference-compatible ``AgentInterface``.
+"""
+
+from __future__ import annotations
+
+from gridghost.envs.aec import (
+    AGENTS,
+    FILTER_STREAM,
+    MAP_COMPONENTS_BYTES,
+    MAP_STREAM,
+    NO_ACTION,
+    NUMERIC_INFO_KEYS,
+    OPPONENT_STREAM,
+    OUTCOME_INFO_KEYS,
+    RESERVED_INFO_KEYS,
+    CheckedGridGhostEnv,
+    GridGhostEnv,
+    GridGhostEnvT,
+    env,
+    make_game,
+    maps_kept,
+    raw_env,
+    recent_map,
+)
+from gridghost.envs.compat import (
+    PF_SENSOR_MODES,
+    AgentInterface,
+)
+from gridghost.envs.parallel import (
+    DEFAULT_MAX_CYCLES,
+    GridGhostParallelEnv,
+    parallel_env,
+)
+from gridghost.envs.single_agent import (
+    CONTROLLED_SIDES,
+    DEFAULT_OPPONENTS,
+    Duel,
+    GridGhostGymEnv,
+    detached,
+)
+
+__all__ = [
+    "AGENTS",
+    "CONTROLLED_SIDES",
+    "DEFAULT_MAX_CYCLES",
+    "DEFAULT_OPPONENTS",
+    "FILTER_STREAM",
+    "MAP_COMPONENTS_BYTES",
+    "MAP_STREAM",
+    "NO_ACTION",
+    "NUMERIC_INFO_KEYS",
+    "OPPONENT_STREAM",
+    "OUTCOME_INFO_KEYS",
+    "PF_SENSOR_MODES",
+    "RESERVED_INFO_KEYS",
+    "AgentInterface",
+    "CheckedGridGhostEnv",
+    "Duel",
+    "GridGhostEnv",
+    "GridGhostEnvT",
+    "GridGhostGymEnv",
+    "GridGhostParallelEnv",
+    "detached",
+    "env",
+    "make_game",
+    "maps_kept",
+    "parallel_env",
+    "raw_env",
+    "recent_map",
+]
