@@ -30,7 +30,7 @@ import numpy as np
 import gridghost
 from gridghost.core.slip import LongitudinalSlip
 from gridghost.maps.levels import DIFFICULTIES, MapGenerator, clear_level_cache
-from gridghost.planning.solve import clear_caches, solve_agent, solve_game
+from gridghost.planning import clear_caches, solve_agent, solve_game
 
 
 def reset_seconds(repeats: int = 2000) -> float:

@@ -24,7 +24,7 @@ import numpy as np
 
 from gridghost.core.layout import Layout
 from gridghost.core.slip import LongitudinalSlip
-from gridghost.planning.solve import clear_caches, solve_game
+from gridghost.planning import clear_caches, solve_game
 
 #: The wall settings studied, by name: the options given to Layout.generate.
 SETTINGS: dict[str, dict[str, Any]] = {

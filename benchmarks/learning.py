@@ -60,7 +60,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip
 from gridghost.envs.single_agent import GridGhostGymEnv
-from gridghost.planning.solve import clear_caches, evaluate_policies, solve_agent, solve_game
+from gridghost.planning import clear_caches, evaluate_policies, solve_agent, solve_game
 from gridghost.training.selfplay import OpponentPool, exploitability_curve
 
 GAMMA = 0.99

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gridghost import maps
 from gridghost.core.layout import Layout
-from gridghost.planning.solve import solve_game
+from gridghost.planning import solve_game
 
 HORIZON = 100
 GAMMA = 0.99

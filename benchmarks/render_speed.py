@@ -35,8 +35,7 @@ import numpy as np
 import gridghost
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.policies import ChasePolicy, RandomPolicy
-from gridghost.drawing.render import Renderer
-from gridghost.drawing.text import Status
+from gridghost.drawing import Renderer, Status
 
 from harness import interleaved_rates, median_ratio
 

@@ -28,7 +28,7 @@ import numpy as np
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import LongitudinalSlip
-from gridghost.planning.solve import TurnModel, clear_caches, solve_agent, solve_game, solve_ghost
+from gridghost.planning import TurnModel, clear_caches, solve_agent, solve_game, solve_ghost
 
 SLIP = LongitudinalSlip(0.2)
 SOLVERS: dict[str, Callable[[Layout], object]] = {

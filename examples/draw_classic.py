@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 import gridghost
-from gridghost.drawing.recording import save_image
+from gridghost.drawing import save_image
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "docs" / "classic.png"
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import gridghost
 from gridghost.core.policies import ChasePolicy, RandomPolicy
-from gridghost.drawing.recording import save_animation, save_frames
+from gridghost.drawing import save_animation, save_frames
 
 #: A seed where the random agent is caught (after nine cycles, with the default settings).
 CATCHING_SEED = 9

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from gridghost.maps.levels import MapGenerator
-from gridghost.planning.solve import (
+from gridghost.planning import (
     agent_exploitability,
     evaluate_policies,
     exploitability,

@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 
 from gridghost.maps.levels import MapGenerator
-from gridghost.planning.solve import evaluate_policies, solve_game, tabulate_policy
+from gridghost.planning import evaluate_policies, solve_game, tabulate_policy
 from gridghost.training.selfplay import OpponentPool, SelfPlayEnv, exploitability_curve
 
 SIDES = ("agent", "ghost")

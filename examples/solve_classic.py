@@ -14,9 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from gridghost import CLASSIC, LongitudinalSlip
-from gridghost.drawing.recording import save_image
-from gridghost.drawing.render import value_picture
-from gridghost.planning.solve import ghost_exploitability, solve_agent, solve_game
+from gridghost.drawing import save_image, value_picture
+from gridghost.planning import ghost_exploitability, solve_agent, solve_game
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "docs"
 SLIP = LongitudinalSlip(0.2)

@@ -12,6 +12,7 @@ import gridghost
 from gridghost import CLASSIC, GridGhostGymEnv, Layout, Rewards
 from gridghost.config.settings import GameConfig
 from gridghost.core.slip import LongitudinalSlip, SlipModel
+from gridghost.drawing import cell_images
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import ParticleFilter
 from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor
@@ -149,7 +150,7 @@ class Sideways(SlipModel):
 def test_components_without_a_dict_form_say_so() -> None:
     with pytest.raises(ValueError, match="is a custom model with no dict form"):
         gridghost.env(slip=Sideways(0.2)).config.to_dict()
-    classifier = ClassifierSensor(CLASSIC, lambda image: np.array([0.1, 0.1, 0.8]))
+    classifier = ClassifierSensor(CLASSIC, lambda image: np.array([0.1, 0.1, 0.8]), images=cell_images)
     with pytest.raises(ValueError, match="has no dict form"):
         gridghost.env(sensors=[ColorSensor(), classifier]).config.to_dict()
     # Still usable as an object: the config rebuilds the same game in the same process.

@@ -217,8 +217,8 @@ def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:
 def test_solve_classic_prints_the_key_figures_and_draws_both_solutions(tmp_path) -> None:
     import pygame
 
-    from gridghost.drawing.render import GHOST_COLOUR, PictureGeometry
-    from gridghost.planning.solve import solve_agent, solve_game
+    from gridghost.drawing import GHOST_COLOUR, PictureGeometry
+    from gridghost.planning import solve_agent, solve_game
 
     out = run_script("examples/solve_classic.py", "--out", str(tmp_path))
     number = r"(-?\d+\.\d+)"

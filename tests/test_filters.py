@@ -24,7 +24,7 @@ import gridghost
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
-from gridghost.drawing.render import cell_images
+from gridghost.drawing import cell_images
 from gridghost.sensing.filters import MAX_PARTICLES, BeliefFilter, HistogramFilter, ParticleFilter, make_filter
 from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor, Sensor
 
@@ -464,7 +464,7 @@ SENSOR_FACTORIES: dict[str, Callable[[Layout], Sensor]] = {
     "item-default": lambda layout: ItemSensor(layout),
     "item-accuracy-0.4": lambda layout: ItemSensor(layout, accuracy=0.4),
     "item-confusion": lambda layout: ItemSensor(layout, confusion=CUSTOM_CONFUSION),
-    "classifier": lambda layout: ClassifierSensor(layout, mean_rgb_softmax),
+    "classifier": lambda layout: ClassifierSensor(layout, mean_rgb_softmax, images=cell_images),
 }
 
 
@@ -490,7 +490,7 @@ def test_item_sensor_likelihood_is_the_confusion_row_of_the_true_class(layout_na
 def test_classifier_sensor_sees_cell_pictures_and_uses_its_answers(layout_name: str) -> None:
     layout = LAYOUTS[layout_name]
     classifier = RecordingClassifier()
-    sensor = ClassifierSensor(layout, classifier)
+    sensor = ClassifierSensor(layout, classifier, images=cell_images)
     assert len(classifier.images) == layout.rows * layout.cols
     for image in classifier.images:
         assert isinstance(image, np.ndarray) and image.shape == (64, 64, 3) and image.dtype == np.uint8
@@ -560,12 +560,12 @@ def test_item_sensor_rejects_bad_confusion(kwargs: dict[str, Any], message: str)
 ], ids=["wrong-shape", "not-summing", "negative"])
 def test_classifier_sensor_rejects_bad_outputs(classifier: Callable[[np.ndarray], Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        ClassifierSensor(CLASSIC, classifier)
+        ClassifierSensor(CLASSIC, classifier, images=cell_images)
 
 
 def test_classifier_sensor_rejects_a_non_callable() -> None:
     with pytest.raises(TypeError, match="classifier must be a callable"):
-        ClassifierSensor(CLASSIC, np.array([0.2, 0.3, 0.5]))
+        ClassifierSensor(CLASSIC, np.array([0.2, 0.3, 0.5]), images=cell_images)
 
 
 @pytest.mark.parametrize("kind", FILTER_FACTORIES)

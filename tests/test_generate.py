@@ -33,7 +33,7 @@ def assert_guarantees(layout: Layout, min_distance: int = 3, num_goals: int = 1)
 def drawn(seed: int) -> Layout:
     """A map whose size and wall kind vary with the seed: 3..10 rows and columns."""
     rows, cols = 3 + seed % 8, 3 + (seed // 8) % 8
-    return generate_layout(rows, cols, seed, walls=WALL_KINDS[seed % 3])
+    return Layout.generate(rows, cols, seed, walls=WALL_KINDS[seed % 3])
 
 
 def test_a_thousand_seeds_give_valid_maps_with_the_guarantees() -> None:
@@ -59,7 +59,7 @@ def test_closer_starts_would_let_the_opening_move_end_the_game() -> None:
     # What min_distance=3 buys: at 2 a double move can reach a goal or the ghost on some maps.
     failures = 0
     for seed in range(200):
-        kernel = Game(generate_layout(5, 5, seed, walls="none", min_distance=2), LongitudinalSlip(0.2))
+        kernel = Game(Layout.generate(5, 5, seed, walls="none", min_distance=2), LongitudinalSlip(0.2))
         try:
             _check_opening_cannot_end(kernel)
         except ValueError:
@@ -89,7 +89,7 @@ def test_a_map_meets_its_constraints_or_a_clear_error_says_which(rows, cols, see
     if rows * cols < 2:
         return
     try:
-        layout = generate_layout(rows, cols, seed, walls=walls, num_goals=num_goals, min_distance=min_distance)
+        layout = Layout.generate(rows, cols, seed, walls=walls, num_goals=num_goals, min_distance=min_distance)
     except ValueError as error:
         assert f"no {rows}x{cols} map with num_goals={num_goals} goals and min_distance={min_distance}" in str(error)
         # Room enough always suffices: a 6x6 room holds cells 5 or more apart in every direction.
@@ -110,26 +110,26 @@ def test_rectangular_and_thin_grids(shape, walls) -> None:
 
 def test_same_seed_same_map_and_different_seeds_different_maps() -> None:
     for walls in WALL_KINDS:
-        assert Layout.generate(7, 9, 5, walls=walls) == generate_layout(7, 9, 5, walls=walls)
-        maps = {generate_layout(7, 9, seed, walls=walls) for seed in range(20)}
+        assert Layout.generate(7, 9, 5, walls=walls) == generate_layout(7, 9, 5, make=Layout, walls=walls)
+        maps = {Layout.generate(7, 9, seed, walls=walls) for seed in range(20)}
         assert len(maps) == 20
         # the same seed with other names is still the same map
-        assert len({generate_layout(7, 9, seed, walls=walls, name="x") for seed in range(20)}) == 20
+        assert len({Layout.generate(7, 9, seed, walls=walls, name="x") for seed in range(20)}) == 20
     sequence = np.random.SeedSequence(1234)
-    assert generate_layout(6, 6, sequence) == generate_layout(6, 6, np.random.SeedSequence(1234))
-    assert generate_layout(6, 6, sequence).name == "generated-6x6"
-    assert generate_layout(6, 6, np.int64(3)) == generate_layout(6, 6, 3)
+    assert Layout.generate(6, 6, sequence) == Layout.generate(6, 6, np.random.SeedSequence(1234))
+    assert Layout.generate(6, 6, sequence).name == "generated-6x6"
+    assert Layout.generate(6, 6, np.int64(3)) == Layout.generate(6, 6, 3)
 
 
 def test_without_a_seed_maps_are_fresh() -> None:
-    maps = {generate_layout(8, 8) for _ in range(5)}
+    maps = {Layout.generate(8, 8) for _ in range(5)}
     assert len(maps) > 1
     assert all(layout.name == "generated-8x8" for layout in maps)
 
 
 def test_a_seed_gives_the_same_map_on_every_run() -> None:
     # Pinned: a change to the draw order or the algorithm changes every stored seed's map.
-    layout = generate_layout(4, 4, 0)
+    layout = Layout.generate(4, 4, 0)
     assert (layout.agent_start, layout.ghost_start, layout.goals) == PINNED_STARTS
     assert layout.walls_horizontal.astype(int).tolist() == PINNED_HORIZONTAL
     assert layout.walls_vertical.astype(int).tolist() == PINNED_VERTICAL
@@ -140,35 +140,35 @@ def test_wall_kinds_and_their_extremes() -> None:
     rows, cols = 6, 7
     edges = (rows - 1) * cols + rows * (cols - 1)
     for seed in range(10):
-        perfect = generate_layout(rows, cols, seed, walls="maze", loops=0.0)
+        perfect = Layout.generate(rows, cols, seed, walls="maze", loops=0.0)
         walls = perfect.walls_horizontal.sum() + perfect.walls_vertical.sum()
         assert walls == edges - (rows * cols - 1)  # a spanning tree keeps cells - 1 edges open
         assert_guarantees(perfect)
-        for layout in (generate_layout(rows, cols, seed, walls="maze", loops=1.0),
-                       generate_layout(rows, cols, seed, walls="scattered", wall_density=0.0),
-                       generate_layout(rows, cols, seed, walls="none")):
+        for layout in (Layout.generate(rows, cols, seed, walls="maze", loops=1.0),
+                       Layout.generate(rows, cols, seed, walls="scattered", wall_density=0.0),
+                       Layout.generate(rows, cols, seed, walls="none")):
             assert not layout.walls_horizontal.any() and not layout.walls_vertical.any()
-        dense = generate_layout(rows, cols, seed, walls="scattered", wall_density=1.0)
+        dense = Layout.generate(rows, cols, seed, walls="scattered", wall_density=1.0)
         assert dense.walls_horizontal.sum() + dense.walls_vertical.sum() == walls
-    loopy = [generate_layout(8, 8, seed, loops=0.5) for seed in range(10)]
-    tight = [generate_layout(8, 8, seed, loops=0.1) for seed in range(10)]
+    loopy = [Layout.generate(8, 8, seed, loops=0.5) for seed in range(10)]
+    tight = [Layout.generate(8, 8, seed, loops=0.1) for seed in range(10)]
     assert sum(m.walls_vertical.sum() + m.walls_horizontal.sum() for m in loopy) < sum(
         m.walls_vertical.sum() + m.walls_horizontal.sum() for m in tight
     )
 
 
 def test_colours_items_and_goals_follow_their_options() -> None:
-    assert not generate_layout(6, 6, 1, colour_probabilities=None).colours.any()
-    assert (generate_layout(6, 6, 1, colour_probabilities=(0, 0, 1)).colours == 2).all()
-    mixed = generate_layout(12, 12, 1).colours
+    assert not Layout.generate(6, 6, 1, colour_probabilities=None).colours.any()
+    assert (Layout.generate(6, 6, 1, colour_probabilities=(0, 0, 1)).colours == 2).all()
+    mixed = Layout.generate(12, 12, 1).colours
     assert set(np.unique(mixed).tolist()) == {0, 1, 2}
-    assert not generate_layout(6, 6, 1, item_density=0.0).items
-    full = generate_layout(6, 6, 1, item_density=1.0)
+    assert not Layout.generate(6, 6, 1, item_density=0.0).items
+    full = Layout.generate(6, 6, 1, item_density=1.0)
     assert len(full.items) == 36 and all(len(names) == 1 and names[0] in ITEMS for names in full.items.values())
-    assert {names[0] for names in generate_layout(12, 12, 2, item_density=1.0).items.values()} == set(ITEMS)
-    three = generate_layout(8, 8, 1, num_goals=3)
+    assert {names[0] for names in Layout.generate(12, 12, 2, item_density=1.0).items.values()} == set(ITEMS)
+    three = Layout.generate(8, 8, 1, num_goals=3)
     assert_guarantees(three, num_goals=3)
-    assert generate_layout(8, 8, 1, name="arena").name == "arena"
+    assert Layout.generate(8, 8, 1, name="arena").name == "arena"
 
 
 @pytest.mark.parametrize(
@@ -206,7 +206,7 @@ def test_colours_items_and_goals_follow_their_options() -> None:
 def test_bad_arguments_are_refused_by_name(arguments, error, words) -> None:
     call = {"rows": 6, "cols": 6, "seed": 0} | arguments
     with pytest.raises(error) as raised:
-        generate_layout(**call)
+        Layout.generate(**call)
     assert words in str(raised.value)
 
 
@@ -223,7 +223,7 @@ def test_bad_arguments_are_refused_by_name(arguments, error, words) -> None:
 )
 def test_unsatisfiable_constraints_raise_instead_of_looping(shape, options, words) -> None:
     with pytest.raises(ValueError) as raised:
-        generate_layout(*shape, seed=0, **options)
+        Layout.generate(*shape, seed=0, **options)
     message = str(raised.value)
     assert words in message
     assert f"no {shape[0]}x{shape[1]} map with num_goals=" in message and "min_distance=" in message

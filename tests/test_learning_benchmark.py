@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gridghost.core.layout import CLASSIC
-from gridghost.planning.solve import evaluate_policies, solve_agent
+from gridghost.planning import evaluate_policies, solve_agent
 from gridghost.training.selfplay import OpponentPool, exploitability_curve
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"

@@ -21,7 +21,7 @@ from gridghost.core.rules import ACTION_DELTAS, Outcome
 from gridghost.core.slip import LongitudinalSlip, PerpendicularSlip
 from gridghost.maps import load, names
 from gridghost.maps.levels import DIFFICULTIES, MapGenerator, map_source, race_margin, resolve_layout
-from gridghost.planning.solve import clear_caches, solve_game
+from gridghost.planning import clear_caches, solve_game
 
 from helpers import bfs_from, plain, record_rest
 
@@ -387,7 +387,7 @@ def test_a_generator_env_keeps_its_own_copies_of_the_settings_it_builds_maps_fro
 
 
 def test_map_bound_opponents_and_generator_options_are_refused_with_a_reason() -> None:
-    from gridghost.planning.solve import MinimaxGhost
+    from gridghost.planning import MinimaxGhost
 
     generator = MapGenerator(6, 6, num_levels=5)
     bound = MinimaxGhost.for_game(gridghost.Game(generator.level(0), LongitudinalSlip(0.2)))

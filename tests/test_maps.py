@@ -11,7 +11,7 @@ import pytest
 
 from gridghost import maps
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.planning.solve import solve_game
+from gridghost.planning import solve_game
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Maps designed so that optimal play by both sides leaves the agent's success between 0.3 and 0.7.

@@ -13,8 +13,7 @@ import pytest
 
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.rules import ACTION_DELTAS, Action
-from gridghost.drawing.recording import save_image
-from gridghost.drawing.render import (
+from gridghost.drawing import (
     AGENT_COLOUR,
     ARROW_COLOUR,
     COLOUR_MAPS,
@@ -26,10 +25,11 @@ from gridghost.drawing.render import (
     Geometry,
     PictureGeometry,
     Renderer,
+    Status,
     colour_map,
+    save_image,
     value_picture,
 )
-from gridghost.drawing.text import Status
 
 from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS
 

@@ -13,7 +13,7 @@ import pytest
 import gridghost
 import gridghost.drawing.recording
 import gridghost.drawing.render
-from gridghost.drawing.recording import save_animation, save_frames, save_image
+from gridghost.drawing import save_animation, save_frames, save_image
 
 
 def some_frames(count: int = 3) -> list[np.ndarray]:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import gridghost
 from gridghost.core.layout import CLASSIC, ITEMS, Layout
 from gridghost.core.policies import ChasePolicy, RandomPolicy
-from gridghost.drawing.render import (
+from gridghost.drawing import (
     AGENT_COLOUR,
     CELL_COLOURS,
     GHOST_COLOUR,
@@ -28,9 +28,9 @@ from gridghost.drawing.render import (
     WALL_COLOUR,
     Geometry,
     Renderer,
+    Status,
     cell_images,
 )
-from gridghost.drawing.text import Status
 
 from helpers import COLOUR_READINGS, FixedReadingSensor, plain
 

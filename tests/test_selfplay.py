@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import gridghost
+from gridghost.core.names import FILTER_STREAM, MAP_STREAM, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy
-from gridghost.envs.aec import FILTER_STREAM, MAP_STREAM, OPPONENT_STREAM
 from gridghost.envs.single_agent import GridGhostGymEnv
-from gridghost.planning.solve import MinimaxGhost, OptimalAgent, exploitability, solve_game
+from gridghost.planning import MinimaxGhost, OptimalAgent, exploitability, solve_game
 from gridghost.training.selfplay import (
     SAMPLING_RULES,
     SELFPLAY_STREAM,

@@ -12,7 +12,7 @@ import pytest
 import gridghost
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.rules import GameState, board_for
-from gridghost.drawing.render import cell_images
+from gridghost.drawing import cell_images
 from gridghost.sensing.filters import HistogramFilter
 from gridghost.sensing.sensors import ITEM_CLASSES, ClassifierSensor, ColorSensor, ItemSensor, Sensor, make_sensors
 
@@ -171,7 +171,8 @@ def test_item_reading_draws_one_uniform_from_the_generator_it_is_given() -> None
 
 
 @pytest.mark.parametrize(
-    "make", [lambda: ItemSensor(CLASSIC), lambda: ClassifierSensor(CLASSIC, softmax_on_mean_colour)]
+    "make",
+    [lambda: ItemSensor(CLASSIC), lambda: ClassifierSensor(CLASSIC, softmax_on_mean_colour, images=cell_images)],
 )
 def test_reported_probability_vectors_cannot_be_corrupted(make) -> None:
     sensor = make()
@@ -244,7 +245,7 @@ def softmax_on_mean_colour(image: np.ndarray) -> np.ndarray:
 
 
 def test_the_classifier_sees_each_cells_picture_and_its_outputs_are_the_likelihoods() -> None:
-    sensor = ClassifierSensor(CLASSIC, softmax_on_mean_colour)
+    sensor = ClassifierSensor(CLASSIC, softmax_on_mean_colour, images=cell_images)
     pictures = cell_images(CLASSIC, 64)
     for r, c in CLASSIC.cells():
         expected = softmax_on_mean_colour(pictures[r, c])
@@ -256,7 +257,7 @@ def test_the_classifier_sees_each_cells_picture_and_its_outputs_are_the_likeliho
 
 
 def test_classifier_readings_are_drawn_from_its_output_and_report_it() -> None:
-    sensor = ClassifierSensor(CLASSIC, softmax_on_mean_colour)
+    sensor = ClassifierSensor(CLASSIC, softmax_on_mean_colour, images=cell_images)
     cell = BOARD.index((2, 0))
     expected = softmax_on_mean_colour(cell_images(CLASSIC, 64)[2, 0])
     n = 20_000
@@ -282,17 +283,19 @@ def test_classifier_readings_are_drawn_from_its_output_and_report_it() -> None:
 )
 def test_a_classifier_giving_the_wrong_answer_is_refused(classifier, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
-        ClassifierSensor(CLASSIC, classifier)
+        ClassifierSensor(CLASSIC, classifier, images=cell_images)
 
 
 def test_classifier_classes_are_its_own() -> None:
-    sensor = ClassifierSensor(CLASSIC, lambda image: np.array([0.25, 0.75]), classes=("light", "dark"))
+    sensor = ClassifierSensor(CLASSIC, lambda image: np.array([0.25, 0.75]), classes=("light", "dark"),
+                              images=cell_images)
     assert sensor.possible_measurements() == ("light", "dark")
     assert (sensor.likelihood("dark") == 0.75).all()
     called = []
     for classes in (("a", "a"), "ab", iter(("a", "b"))):
         with pytest.raises(ValueError, match="sequence of two or more distinct strings"):
-            ClassifierSensor(CLASSIC, lambda image: called.append(1) or np.array([0.5, 0.5]), classes=classes)
+            ClassifierSensor(CLASSIC, lambda image: called.append(1) or np.array([0.5, 0.5]), classes=classes,
+                             images=cell_images)
     assert not called  # the classes are checked before the classifier is asked
 
 
@@ -361,7 +364,7 @@ def test_a_classifier_sensor_without_a_layout_classifies_the_envs_cells_when_bou
         calls.append(image.shape)
         return [0.2, 0.3, 0.5]
 
-    sensor = ClassifierSensor(classifier=classify)
+    sensor = ClassifierSensor(classifier=classify, images=cell_images)
     assert calls == []
     bound = make_sensors(SMALL, [sensor])[0]
     assert len(calls) == 4 and bound.likelihood("background").tolist() == [[0.5, 0.5], [0.5, 0.5]]
@@ -393,3 +396,21 @@ def test_a_custom_sensor_without_a_layout_cannot_be_bound() -> None:
 
     with pytest.raises(TypeError, match="cannot be bound to a layout"):
         Bare().for_layout(CLASSIC)
+
+
+def test_a_classifier_sensor_needs_the_pictures_its_classifier_sees() -> None:
+    # the sensors do not draw: the pictures come from the caller (gridghost.drawing.cell_images)
+    with pytest.raises(TypeError, match=r"images must be a callable images\(layout, size\)"):
+        ClassifierSensor(CLASSIC, softmax_on_mean_colour)
+    with pytest.raises(TypeError, match=r"images must be a callable"):
+        ClassifierSensor(CLASSIC, softmax_on_mean_colour, images=np.zeros((4, 5, 64, 64, 3), np.uint8))
+    with pytest.raises(TypeError, match=r"images\(layout, 64\) must return a uint8 array of shape \(4, 5, 64, 64, 3\), "
+                                        r"got float64 \(4, 5, 64, 64, 3\)"):
+        ClassifierSensor(CLASSIC, softmax_on_mean_colour, images=lambda layout, size: np.zeros((4, 5, size, size, 3)))
+    seen = []
+    plain = np.full((4, 5, 64, 64, 3), 200, np.uint8)
+    sensor = ClassifierSensor(CLASSIC, softmax_on_mean_colour,
+                              images=lambda layout, size: seen.append((layout, size)) or plain)
+    assert seen == [(CLASSIC, 64)]
+    # every cell looks the same, so every cell gets the same probabilities
+    np.testing.assert_array_equal(sensor.likelihood(sensor.classes[0]), sensor.likelihood(sensor.classes[0])[0, 0])

@@ -19,7 +19,7 @@ from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.policies import ChasePolicy, RandomPolicy
 from gridghost.core.rules import Outcome, Side
 from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip, SlipModel
-from gridghost.planning.solve import (
+from gridghost.planning import (
     MinimaxAgent,
     MinimaxGhost,
     OptimalAgent,

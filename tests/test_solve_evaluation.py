@@ -9,7 +9,7 @@ import pytest
 import gridghost
 from gridghost.core.layout import CLASSIC
 from gridghost.core.slip import PerpendicularSlip
-from gridghost.planning.solve import OptimalAgent, evaluate_policies, solve_agent, solve_ghost
+from gridghost.planning import OptimalAgent, evaluate_policies, solve_agent, solve_ghost
 
 START = CLASSIC.agent_start, CLASSIC.ghost_start
 
@@ -72,7 +72,7 @@ def test_evaluation_checks_its_policies() -> None:
 
 
 def test_one_sided_exploitabilities_sum_to_the_pairs_and_vanish_at_the_minimax_players() -> None:
-    from gridghost.planning.solve import (
+    from gridghost.planning import (
         MinimaxAgent,
         MinimaxGhost,
         agent_exploitability,
@@ -95,7 +95,7 @@ def test_one_sided_exploitabilities_sum_to_the_pairs_and_vanish_at_the_minimax_p
 
 
 def test_the_solvers_take_an_envs_config() -> None:
-    from gridghost.planning.solve import exploitability, solve_game
+    from gridghost.planning import exploitability, solve_game
 
     env = gridghost.env(slip="perpendicular", slip_probability=0.3, rewards=gridghost.Rewards(step=-2.0))
     by_config = solve_game(config=env.config)
@@ -117,7 +117,7 @@ def test_the_solvers_take_an_envs_config() -> None:
 
 
 def test_planner_classes_are_built_for_the_game_the_solver_is_asked_about() -> None:
-    from gridghost.planning.solve import MinimaxAgent, MinimaxGhost, exploitability
+    from gridghost.planning import MinimaxAgent, MinimaxGhost, exploitability
 
     layout = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
     assert exploitability(MinimaxAgent, MinimaxGhost, layout) == pytest.approx(0.0, abs=1e-9)
@@ -127,7 +127,7 @@ def test_planner_classes_are_built_for_the_game_the_solver_is_asked_about() -> N
 
 
 def test_tabulate_takes_probabilities_and_names_the_state_it_failed_in() -> None:
-    from gridghost.planning.solve import tabulate_policy
+    from gridghost.planning import tabulate_policy
 
     uniform = tabulate_policy(lambda obs: np.full(4, 0.25), "ghost", stochastic=True)
     batched = tabulate_policy(lambda obs: np.full((len(obs), 4), 0.25), "ghost", batch=True, stochastic=True)
@@ -152,7 +152,7 @@ def test_tabulate_takes_probabilities_and_names_the_state_it_failed_in() -> None
 
 
 def test_solutions_say_what_they_are_and_planners_play_the_unending_game() -> None:
-    from gridghost.planning.solve import MinimaxGhost, solve_game
+    from gridghost.planning import MinimaxGhost, solve_game
 
     assert repr(solve_game(horizon=5)).startswith(
         "GameSolution(layout='classic', slip=LongitudinalSlip(probability=0.2), gamma=0.99, horizon=5, sweeps=5")
@@ -164,7 +164,7 @@ def test_solutions_say_what_they_are_and_planners_play_the_unending_game() -> No
 
 
 def test_a_planner_class_is_built_with_the_solvers_gamma() -> None:
-    from gridghost.planning.solve import MinimaxGhost, ghost_exploitability
+    from gridghost.planning import MinimaxGhost, ghost_exploitability
 
     # a 3 x 4 map where the minimax ghost of gamma 0.99 is not the minimax ghost of gamma 0.5
     layout = gridghost.Layout(colours=np.zeros((3, 4), int), goals=[(2, 3)], agent_start=(0, 0), ghost_start=(2, 2),
@@ -205,7 +205,7 @@ def test_long_horizons_settle_instead_of_iterating_to_the_end() -> None:
 
 def test_state_policy_tables_and_qmdp_inputs_are_checked() -> None:
     from gridghost.core.rules import Side
-    from gridghost.planning.solve import QMDPAgent, StatePolicy
+    from gridghost.planning import QMDPAgent, StatePolicy
 
     cells = CLASSIC.rows * CLASSIC.cols
     with pytest.raises(ValueError, match=r"actions must be an int array of shape \(cells, cells\) = \(20, 20\)"):
@@ -227,7 +227,7 @@ def test_state_policy_tables_and_qmdp_inputs_are_checked() -> None:
 
 
 def test_picture_marks_must_be_cells_of_ints() -> None:
-    from gridghost.drawing.render import value_picture
+    from gridghost.drawing import value_picture
 
     values = np.zeros(CLASSIC.shape)
     with pytest.raises(TypeError, match="pair of ints"):

@@ -14,7 +14,7 @@ from gridghost import AgentInterface, GameConfig
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import LongitudinalSlip
 from gridghost.envs.single_agent import Duel
-from gridghost.planning.solve import (
+from gridghost.planning import (
     MinimaxAgent,
     MinimaxGhost,
     OptimalAgent,
@@ -276,7 +276,7 @@ def test_qmdp_plays_the_opponent_agent_from_the_envs_belief() -> None:
 def test_the_readmes_figures_for_the_classic_map_are_the_solvers() -> None:
     from pathlib import Path
 
-    from gridghost.planning.solve import ghost_exploitability
+    from gridghost.planning import ghost_exploitability
 
     readme = (Path(__file__).resolve().parents[1] / "docs" / "solver.md").read_text()
     rows = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", readme, flags=re.M))

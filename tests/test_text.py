@@ -7,7 +7,7 @@ import pytest
 
 import gridghost
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.drawing.text import LEGEND, Status, text_picture
+from gridghost.drawing import LEGEND, Status, text_picture
 
 from helpers import COLOUR_READINGS, FixedReadingSensor
 

@@ -62,11 +62,12 @@ from gymnasium.vector.utils import batch_space
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel, make_slip
-from gridghost.envs.aec import AGENT, AGENTS, GHOST, RESERVED_INFO_KEYS
+from gridghost.envs.aec import RESERVED_INFO_KEYS
 from gridghost.maps.levels import MapGenerator, map_source
-from gridghost.planning.solve import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
 from gridghost.sensing.filters import motion_matrices
 from gridghost.sensing.observations import make_observations
 from gridghost.sensing.sensors import Sensor, make_sensors

@@ -8,8 +8,6 @@ from gridghost.config.settings import (
     GameConfig,
     sensor_from_dict,
     sensor_to_dict,
-    slip_from_dict,
-    slip_to_dict,
 )
 
 __all__ = [
@@ -17,6 +15,4 @@ __all__ = [
     "GameConfig",
     "sensor_from_dict",
     "sensor_to_dict",
-    "slip_from_dict",
-    "slip_to_dict",
 ]

@@ -27,9 +27,16 @@ from typing import Any
 import numpy as np
 
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
+from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.rules import Rewards
-from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, SLIP_TYPES, LongitudinalSlip, NoSlip, SlipModel
+from gridghost.core.slip import (
+    DEFAULT_SLIP_PROBABILITY,
+    LongitudinalSlip,
+    SlipModel,
+    slip_from_dict,
+    slip_to_dict,
+)
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import (
     BeliefFilter,
@@ -129,6 +136,28 @@ class GameConfig:
         """The settings as keyword arguments of :class:`~gridghost.envs.aec.GridGhostEnv`."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
+    def game(self, layout: Layout | None = None) -> Game:
+        """The game kernel these settings play on ``layout`` (the solver's input:
+        ``solve_game(game=config.game())``).
+
+        Args:
+            layout: the map; ``None`` means the config's own map, or, when a
+                :class:`~gridghost.maps.levels.MapGenerator` draws the maps, its first level (the
+                map an env built from this config plays first).
+
+        Returns:
+            The :class:`~gridghost.core.game.Game` of the map, the slip, both sides' rewards and
+            whether the ghost plays.
+
+        Raises:
+            TypeError: ``layout`` is not a :class:`~gridghost.core.layout.Layout`.
+        """
+        if layout is None:
+            source = self.layout
+            layout = source.level(source.start_level) if isinstance(source, MapGenerator) else source
+        check_instance(layout, "layout", Layout)
+        return Game(layout, self.slip, self.rewards, self.ghost_rewards, self.use_ghost)
+
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain JSON-able data; :meth:`from_dict` reads it back.
 
@@ -198,35 +227,6 @@ def _filter_to_dict(spec: str | dict[str, Any] | BeliefFilter | None) -> str | d
             "have one); build the env from the object instead"
         )
     return dict(spec, sensors=list(spec["sensors"])) if isinstance(spec, dict) else spec
-
-
-def slip_to_dict(slip: SlipModel) -> dict[str, Any]:
-    """``{"type": name, "probability": p}`` of a shipped slip model.
-
-    Raises:
-        ValueError: a custom model (it has no dict form).
-    """
-    if SLIP_TYPES.get(slip.name) is not type(slip):
-        raise ValueError(f"slip {slip!r} is a custom model with no dict form; only {sorted(SLIP_TYPES)} have one")
-    return {"type": slip.name, "probability": slip.probability}
-
-
-def slip_from_dict(data: Any) -> SlipModel:
-    """The slip model of :func:`slip_to_dict`'s form.
-
-    Raises:
-        TypeError, ValueError: not such a dict, an unknown type or a bad probability.
-    """
-    if not isinstance(data, Mapping) or set(data) != {"type", "probability"}:
-        raise TypeError(f"config 'slip' must be a dict with keys 'type' and 'probability', got {data!r}")
-    kind = SLIP_TYPES.get(data["type"]) if isinstance(data["type"], str) else None
-    if kind is None:
-        raise ValueError(f"config 'slip' has unknown type {data['type']!r}; accepted: {sorted(SLIP_TYPES)}")
-    if data["type"] == "none":
-        if data["probability"] != 0:
-            raise ValueError(f"config 'slip' of type 'none' must have probability 0, got {data['probability']!r}")
-        return NoSlip()
-    return kind(data["probability"])
 
 
 def sensor_to_dict(sensor: Sensor) -> dict[str, Any]:

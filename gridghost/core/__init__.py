@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from gridghost.core.checks import (
     check_action,
+    check_cell,
     check_choice,
     check_distribution,
     check_flag,
@@ -16,6 +17,7 @@ from gridghost.core.checks import (
     check_probability,
     check_rate,
     check_seed,
+    check_text,
 )
 from gridghost.core.game import (
     Game,
@@ -35,19 +37,27 @@ from gridghost.core.generate import (
 )
 from gridghost.core.layout import (
     CLASSIC,
-    COLOURS,
-    ITEM_FLAGS,
-    ITEMS,
-    MAX_CELLS,
-    Cell,
     Layout,
-    check_cell,
-    check_text,
 )
 from gridghost.core.maptext import (
     BUILTIN_SYMBOLS,
     format_layout,
     parse_layout,
+)
+from gridghost.core.names import (
+    ACTION_NAMES,
+    AGENT,
+    AGENTS,
+    COLOURS,
+    FILTER_STREAM,
+    GHOST,
+    ITEM_FLAGS,
+    ITEMS,
+    MAP_STREAM,
+    MAX_CELLS,
+    NUM_ACTIONS,
+    OPPONENT_STREAM,
+    Cell,
 )
 from gridghost.core.policies import (
     CHASE_FALLBACK,
@@ -61,10 +71,8 @@ from gridghost.core.policies import (
 )
 from gridghost.core.rules import (
     ACTION_DELTAS,
-    ACTION_NAMES,
     BOARD_CACHE_BYTES,
     NEIGHBOUR_ORDER,
-    NUM_ACTIONS,
     Action,
     Board,
     GameState,
@@ -87,11 +95,15 @@ from gridghost.core.slip import (
     PerpendicularSlip,
     SlipModel,
     make_slip,
+    slip_from_dict,
+    slip_to_dict,
 )
 
 __all__ = [
     "ACTION_DELTAS",
     "ACTION_NAMES",
+    "AGENT",
+    "AGENTS",
     "BOARD_CACHE_BYTES",
     "BUILTIN_SYMBOLS",
     "CHASE_FALLBACK",
@@ -101,12 +113,16 @@ __all__ = [
     "DEFAULT_LOOPS",
     "DEFAULT_SLIP_PROBABILITY",
     "DEFAULT_WALL_DENSITY",
+    "FILTER_STREAM",
+    "GHOST",
     "ITEMS",
     "ITEM_FLAGS",
+    "MAP_STREAM",
     "MAX_ATTEMPTS",
     "MAX_CELLS",
     "NEIGHBOUR_ORDER",
     "NUM_ACTIONS",
+    "OPPONENT_STREAM",
     "PERPENDICULAR",
     "POLICY_NAMES",
     "SLIP_TYPES",
@@ -157,4 +173,6 @@ __all__ = [
     "make_policy",
     "make_slip",
     "parse_layout",
+    "slip_from_dict",
+    "slip_to_dict",
 ]

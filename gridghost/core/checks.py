@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from gridghost.core.rules import ACTION_NAMES, NUM_ACTIONS
+from gridghost.core.names import ACTION_NAMES, NUM_ACTIONS, Cell
 
 
 def check_action(action: object, agent: str) -> int:
@@ -201,3 +202,61 @@ def check_instance(value: object, argument: str, kind: type, allow_none: bool = 
     if (value is None and allow_none) or isinstance(value, kind):
         return value
     raise TypeError(f"{argument} must be a gridghost.{kind.__name__}{' or None' if allow_none else ''}, got {value!r}")
+
+
+def check_cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
+    """Return ``value`` as a ``(row, col)`` tuple of ints if it is a cell of a ``rows x cols``
+    grid (Python or NumPy ints; bools and floats are refused, nothing is rounded).
+
+    Raises:
+        TypeError: not a pair of ints.
+        ValueError: outside the grid.
+    """
+    try:
+        row, col = value
+    except (TypeError, ValueError):
+        raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}") from None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (row, col)):
+        raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}")
+    if not (0 <= row < rows and 0 <= col < cols):
+        raise ValueError(
+            f"{argument} {(int(row), int(col))} lies outside the {rows}x{cols} grid "
+            f"(rows 0..{rows - 1}, cols 0..{cols - 1})"
+        )
+    return int(row), int(col)
+
+
+#: Unicode categories a cell text may not contain: control, format (zero-width marks among them),
+#: surrogate, private-use and unassigned characters, which fonts cannot draw or draw as nothing.
+_UNDRAWABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+#: Categories of which a text needs at least one character to be seen: letters, numbers,
+#: punctuation and symbols.
+_VISIBLE_CATEGORIES = frozenset("LNPS")
+
+
+def check_text(text: Any, argument: str) -> str:
+    """Return ``text`` if it is a cell label every view can show: a ``str`` of printable
+    characters with at least one visible one (``""`` means no label).
+
+    >>> check_text("Ziel", "texts[(3, 1)]")
+    'Ziel'
+
+    Raises:
+        TypeError: ``text`` is not a ``str``.
+        ValueError: it holds a control, format (zero-width), surrogate, private-use or unassigned
+            character, or only spaces and marks.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{argument} must be a str, got {text!r}")
+    if not text:
+        return text
+    for position, char in enumerate(text):
+        category = unicodedata.category(char)
+        if category in _UNDRAWABLE_CATEGORIES:
+            raise ValueError(
+                f"{argument} holds the undrawable character U+{ord(char):04X} (Unicode category {category}) at "
+                f"position {position}: {text!r}; texts may hold letters, numbers, punctuation, symbols and spaces"
+            )
+    if not any(unicodedata.category(char)[0] in _VISIBLE_CATEGORIES for char in text):
+        raise ValueError(f"{argument} must hold at least one visible character (or be empty), got {text!r}")
+    return text

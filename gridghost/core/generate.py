@@ -17,21 +17,26 @@ Guarantees, for every map returned:
   its first observation comes after that move, and Gymnasium's ``reset`` cannot report a finished
   episode.
 
->>> layout = generate_layout(6, 6, seed=7)
+>>> from gridghost.core.layout import Layout
+>>> layout = Layout.generate(6, 6, seed=7)
 >>> layout.name, layout.shape
 ('generated-6x6-7', (6, 6))
->>> generate_layout(6, 6, seed=7) == layout
+>>> generate_layout(6, 6, seed=7, make=Layout) == layout
 True
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from gridghost.core.checks import check_choice, check_distribution, check_limit, check_probability, check_seed
-from gridghost.core.layout import ITEMS, MAX_CELLS, Cell, Layout
+from gridghost.core.names import ITEMS, MAX_CELLS, Cell
+
+#: What :func:`generate_layout` builds (see its ``make``).
+LayoutT = TypeVar("LayoutT")
 
 #: The kinds of walls :func:`generate_layout` draws.
 WALL_KINDS: tuple[str, ...] = ("maze", "scattered", "none")
@@ -54,6 +59,7 @@ def generate_layout(
     cols: int,
     seed: int | np.random.SeedSequence | None = None,
     *,
+    make: Callable[..., LayoutT],
     walls: str = "maze",
     loops: float | None = None,
     wall_density: float | None = None,
@@ -62,8 +68,9 @@ def generate_layout(
     colour_probabilities: Sequence[float] | None = DEFAULT_COLOUR_PROBABILITIES,
     item_density: float = 0.15,
     name: str | None = None,
-) -> Layout:
-    """Draw a random playable map.
+) -> LayoutT:
+    """Draw a random playable map (:meth:`Layout.generate <gridghost.core.layout.Layout.generate>`
+    is this with ``make=Layout``).
 
     Args:
         rows, cols: the grid's size, ints >= 1 with ``2 <= rows * cols <=`` :data:`MAX_CELLS`.
@@ -89,6 +96,8 @@ def generate_layout(
             :data:`~gridghost.core.ITEMS`, uniformly).
         name: the layout's name; ``None`` means ``"generated-{rows}x{cols}-{seed}"`` for an int
             seed and ``"generated-{rows}x{cols}"`` otherwise.
+        make: what builds the layout from its keyword arguments (the
+            :class:`~gridghost.core.layout.Layout` class, which imports this module).
 
     Returns:
         The :class:`~gridghost.core.layout.Layout`.
@@ -157,7 +166,7 @@ def generate_layout(
     items = {divmod(int(cell), cols): (_ITEM_NAMES[kind],) for cell, kind in zip(holders.tolist(), kinds.tolist(),
                                                                                   strict=True)}
     horizontal, vertical = edges.split(wall)
-    return Layout(
+    return make(
         colours=colours,
         goals=goals,
         agent_start=agent,

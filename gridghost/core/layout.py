@@ -16,7 +16,6 @@ blocks every move out of the grid.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
@@ -24,47 +23,15 @@ from typing import Any
 
 import numpy as np
 
-Cell = tuple[int, int]
-
-#: Colour ids used in observations and by the colour sensor; the index is the id.
-COLOURS: tuple[str, ...] = ("white", "red", "green")
-WHITE, RED, GREEN = 0, 1, 2
-
-#: Item names a cell may hold, and the ``has_item`` flag each one raises.
-ITEMS: Mapping[str, str] = {
-    "dog": "dog",
-    "flower": "flower",
-    "two_flowers": "flower",
-    "one_note": "notes",
-    "two_notes": "notes",
-}
-#: The order of the flags in the ``has_item`` observation.
-ITEM_FLAGS: tuple[str, ...] = ("dog", "flower", "notes")
-#: The most cells a layout may have (64 x 64). The game's tables hold ``cells x cells`` entries
-#: (the distances, the chasing ghost): 32 MiB at this size, built in a fraction of a second.
-MAX_CELLS = 4096
-
-
-def check_cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
-    """Return ``value`` as a ``(row, col)`` tuple of ints if it is a cell of a ``rows x cols``
-    grid (Python or NumPy ints; bools and floats are refused, nothing is rounded).
-
-    Raises:
-        TypeError: not a pair of ints.
-        ValueError: outside the grid.
-    """
-    try:
-        row, col = value
-    except (TypeError, ValueError):
-        raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}") from None
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (row, col)):
-        raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}")
-    if not (0 <= row < rows and 0 <= col < cols):
-        raise ValueError(
-            f"{argument} {(int(row), int(col))} lies outside the {rows}x{cols} grid "
-            f"(rows 0..{rows - 1}, cols 0..{cols - 1})"
-        )
-    return int(row), int(col)
+from gridghost.core import generate, maptext
+from gridghost.core.checks import check_cell, check_text
+from gridghost.core.names import (
+    COLOURS,
+    ITEM_FLAGS,
+    ITEMS,
+    MAX_CELLS,
+    Cell,
+)
 
 
 def _mapping(value: Any, argument: str) -> Mapping[Any, Any]:
@@ -85,42 +52,6 @@ def _array(value: Any, argument: str) -> np.ndarray:
     if array.dtype == object:
         raise TypeError(f"{argument} must be a rectangular array of numbers, got {value!r}")
     return array
-
-
-#: Unicode categories a cell text may not contain: control, format (zero-width marks among them),
-#: surrogate, private-use and unassigned characters, which fonts cannot draw or draw as nothing.
-_UNDRAWABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
-#: Categories of which a text needs at least one character to be seen: letters, numbers,
-#: punctuation and symbols.
-_VISIBLE_CATEGORIES = frozenset("LNPS")
-
-
-def check_text(text: Any, argument: str) -> str:
-    """Return ``text`` if it is a cell label every view can show: a ``str`` of printable
-    characters with at least one visible one (``""`` means no label).
-
-    >>> check_text("Ziel", "texts[(3, 1)]")
-    'Ziel'
-
-    Raises:
-        TypeError: ``text`` is not a ``str``.
-        ValueError: it holds a control, format (zero-width), surrogate, private-use or unassigned
-            character, or only spaces and marks.
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"{argument} must be a str, got {text!r}")
-    if not text:
-        return text
-    for position, char in enumerate(text):
-        category = unicodedata.category(char)
-        if category in _UNDRAWABLE_CATEGORIES:
-            raise ValueError(
-                f"{argument} holds the undrawable character U+{ord(char):04X} (Unicode category {category}) at "
-                f"position {position}: {text!r}; texts may hold letters, numbers, punctuation, symbols and spaces"
-            )
-    if not any(unicodedata.category(char)[0] in _VISIBLE_CATEGORIES for char in text):
-        raise ValueError(f"{argument} must hold at least one visible character (or be empty), got {text!r}")
-    return text
 
 
 def _cell_entries(entries: Any, key: str) -> dict[Cell, Any]:
@@ -439,17 +370,13 @@ class Layout:
             TypeError: ``text`` is not a ``str``.
             ValueError: the text is no valid map; the message names the line and column (1-based).
         """
-        from gridghost.core.maptext import parse_layout  # maptext imports this module
-
-        return parse_layout(text)
+        return maptext.parse_layout(text, cls)
 
     def to_text(self) -> str:
         """The map as text in the format :mod:`gridghost.core.maptext` describes, canonical (the same
         layout always gives the same text) and lossless: ``Layout.from_text(layout.to_text()) == layout``.
         """
-        from gridghost.core.maptext import format_layout  # maptext imports this module
-
-        return format_layout(self)
+        return maptext.format_layout(self)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -528,9 +455,7 @@ class Layout:
         Raises:
             TypeError, ValueError: as :func:`~gridghost.core.generate.generate_layout`.
         """
-        from gridghost.core.generate import generate_layout  # generate imports this module
-
-        return generate_layout(rows, cols, seed, **options)
+        return generate.generate_layout(rows, cols, seed, make=cls, **options)
 
 
 def _walls(shape: tuple[int, int], cells: Iterable[Cell]) -> np.ndarray:

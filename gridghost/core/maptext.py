@@ -89,12 +89,21 @@ import json
 import re
 import string
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from gridghost.core.layout import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell, Layout, check_text
+from gridghost.core.checks import check_text
+from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
+
+if TYPE_CHECKING:
+    from gridghost.core.layout import Layout
+
+#: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
+#: imports this module, not the other way round) or any callable taking its keyword arguments.
+LayoutT = TypeVar("LayoutT")
 
 
 @dataclass(frozen=True)
@@ -146,11 +155,15 @@ class _Legend:
     name_line: int = 0
 
 
-def parse_layout(text: str) -> Layout:
-    """Read a map written in this module's format.
+def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
+    """Read a map written in this module's format (:meth:`Layout.from_text
+    <gridghost.core.layout.Layout.from_text>` is this with ``make=Layout``).
 
     Args:
         text: the map: the drawing, then the legend (see the module documentation).
+        make: what builds the layout from its keyword arguments (``colours``, ``goals``,
+            ``agent_start``, ``ghost_start``, ``walls_horizontal``, ``walls_vertical``, ``items``,
+            ``texts``, ``name``); its ``ValueError`` is reported at the drawing's first line.
 
     Returns:
         The :class:`~gridghost.core.layout.Layout`.
@@ -186,7 +199,7 @@ def parse_layout(text: str) -> Layout:
             "and the legend (name and symbol lines) follows it",
         )
     legend = _parse_legend(lines, index)
-    return _build(drawing, legend)
+    return _build(drawing, legend, make)
 
 
 def _columns(top: str) -> int:
@@ -332,7 +345,7 @@ def _parse_spec(line: str, at: int, number: int) -> _Spec:
     )
 
 
-def _build(drawing: list[tuple[int, str]], legend: _Legend) -> Layout:
+def _build(drawing: list[tuple[int, str]], legend: _Legend, make: Callable[..., LayoutT]) -> LayoutT:
     """Check the drawing's lattice, read its walls and symbols, and build the layout."""
     top_number, top = drawing[0]
     indent = len(top) - len(top.lstrip())
@@ -376,7 +389,7 @@ def _build(drawing: list[tuple[int, str]], legend: _Legend) -> Layout:
             r = k // 2
             for c, (spec, column) in enumerate(_read_cell_line(body, number, indent, cols, legend, walls_vertical[r])):
                 specs[(r, c)], where[(r, c)] = spec, (number, column)
-    return _layout(specs, where, walls_horizontal, walls_vertical, legend.name, (top_number, indent + 1))
+    return _layout(specs, where, walls_horizontal, walls_vertical, legend.name, (top_number, indent + 1), make)
 
 
 def _read_wall_line(body: str, number: int, indent: int, cols: int, border: bool, walls: np.ndarray | None) -> None:
@@ -438,7 +451,8 @@ def _read_cell_line(body: str, number: int, indent: int, cols: int, legend: _Leg
 
 
 def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_horizontal: np.ndarray,
-            walls_vertical: np.ndarray, name: str | None, top: tuple[int, int]) -> Layout:
+            walls_vertical: np.ndarray, name: str | None, top: tuple[int, int],
+            make: Callable[..., LayoutT]) -> LayoutT:
     """Check the starts and goals (naming the cells' lines and columns) and build the layout."""
     rows, cols = walls_vertical.shape[0], walls_horizontal.shape[1]
 
@@ -463,7 +477,7 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
             raise _error(*where[cell], f"the {role} {cell} cannot be reached from the agent start {starts['agent']} "
                                        f"at {at(starts['agent'])}: walls close it off")
     try:
-        return Layout(
+        return make(
             colours=[[specs[(r, c)].colour for c in range(cols)] for r in range(rows)],
             goals=goals,
             agent_start=starts["agent"],

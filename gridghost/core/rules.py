@@ -28,7 +28,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.core.layout import MAX_CELLS, Cell, Layout  # noqa: F401 - MAX_CELLS re-exported: the tables are sized by it
+from gridghost.core.layout import Layout
+from gridghost.core.names import ACTION_NAMES, MAX_CELLS, NUM_ACTIONS, Cell  # noqa: F401 - re-exported
 
 
 class Action(IntEnum):
@@ -40,10 +41,8 @@ class Action(IntEnum):
     UP = 3
 
 
-ACTION_NAMES: tuple[str, ...] = ("left", "down", "right", "up")
 #: ``(d_row, d_col)`` of each action.
 ACTION_DELTAS: tuple[Cell, ...] = ((0, -1), (1, 0), (0, 1), (-1, 0))
-NUM_ACTIONS = len(Action)
 #: Neighbour directions in the order observations list them, with the action that goes there.
 NEIGHBOUR_ORDER: tuple[tuple[str, int], ...] = (
     ("up", Action.UP),

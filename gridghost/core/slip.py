@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -248,3 +250,32 @@ def make_slip(
         return NoSlip()
     probability = DEFAULT_SLIP_PROBABILITY if slip_probability is None else slip_probability
     return SLIP_TYPES[name](check_probability(probability, "slip_probability"))
+
+
+def slip_to_dict(slip: SlipModel) -> dict[str, Any]:
+    """``{"type": name, "probability": p}`` of a shipped slip model.
+
+    Raises:
+        ValueError: a custom model (it has no dict form).
+    """
+    if SLIP_TYPES.get(slip.name) is not type(slip):
+        raise ValueError(f"slip {slip!r} is a custom model with no dict form; only {sorted(SLIP_TYPES)} have one")
+    return {"type": slip.name, "probability": slip.probability}
+
+
+def slip_from_dict(data: Any) -> SlipModel:
+    """The slip model of :func:`slip_to_dict`'s form.
+
+    Raises:
+        TypeError, ValueError: not such a dict, an unknown type or a bad probability.
+    """
+    if not isinstance(data, Mapping) or set(data) != {"type", "probability"}:
+        raise TypeError(f"config 'slip' must be a dict with keys 'type' and 'probability', got {data!r}")
+    kind = SLIP_TYPES.get(data["type"]) if isinstance(data["type"], str) else None
+    if kind is None:
+        raise ValueError(f"config 'slip' has unknown type {data['type']!r}; accepted: {sorted(SLIP_TYPES)}")
+    if data["type"] == "none":
+        if data["probability"] != 0:
+            raise ValueError(f"config 'slip' of type 'none' must have probability 0, got {data['probability']!r}")
+        return NoSlip()
+    return kind(data["probability"])

@@ -5,18 +5,13 @@ single-agent env and the reference-compatible ``AgentInterface``.
 from __future__ import annotations
 
 from gridghost.envs.aec import (
-    AGENTS,
-    FILTER_STREAM,
     MAP_COMPONENTS_BYTES,
-    MAP_STREAM,
     NO_ACTION,
     NUMERIC_INFO_KEYS,
-    OPPONENT_STREAM,
     OUTCOME_INFO_KEYS,
     RESERVED_INFO_KEYS,
     CheckedGridGhostEnv,
     GridGhostEnv,
-    GridGhostEnvT,
     env,
     make_game,
     maps_kept,
@@ -41,16 +36,12 @@ from gridghost.envs.single_agent import (
 )
 
 __all__ = [
-    "AGENTS",
     "CONTROLLED_SIDES",
     "DEFAULT_MAX_CYCLES",
     "DEFAULT_OPPONENTS",
-    "FILTER_STREAM",
     "MAP_COMPONENTS_BYTES",
-    "MAP_STREAM",
     "NO_ACTION",
     "NUMERIC_INFO_KEYS",
-    "OPPONENT_STREAM",
     "OUTCOME_INFO_KEYS",
     "PF_SENSOR_MODES",
     "RESERVED_INFO_KEYS",
@@ -58,7 +49,6 @@ __all__ = [
     "CheckedGridGhostEnv",
     "Duel",
     "GridGhostEnv",
-    "GridGhostEnvT",
     "GridGhostGymEnv",
     "GridGhostParallelEnv",
     "detached",

@@ -136,6 +136,7 @@ from gridghost.config.settings import EXPERTS, GameConfig
 from gridghost.core.checks import check_action, check_choice, check_flag, check_limit, check_seed
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
 from gridghost.core.rules import (
     ACTION_NAMES,
     NUM_ACTIONS,
@@ -146,16 +147,13 @@ from gridghost.core.rules import (
     describe_moves,
 )
 from gridghost.core.slip import SlipModel, make_slip
-from gridghost.drawing.render import RENDER_MODES, Renderer
-from gridghost.drawing.text import Status, text_picture
+from gridghost.drawing import RENDER_MODES, Renderer, Status, text_picture
 from gridghost.maps.levels import MapGenerator, map_source
-from gridghost.planning.solve import expert_tables
+from gridghost.planning import expert_tables
 from gridghost.sensing.filters import BeliefFilter, filter_spec, make_filter
 from gridghost.sensing.observations import make_observations
 from gridghost.sensing.sensors import Sensor, make_sensors
 
-AGENT, GHOST = "agent", "ghost"
-AGENTS: tuple[str, str] = (AGENT, GHOST)
 _SIDES = {AGENT: Side.AGENT, GHOST: Side.GHOST}
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
 #: Every info key any view writes itself (the AEC env, the single-agent views, the belief filter's
@@ -171,12 +169,6 @@ RESERVED_INFO_KEYS = frozenset(
      # "_"-prefixed mask for every key, so no component's key may start with "_")
      "episode", "final_obs", "final_info", "final_observation"}
 )
-#: ``SeedSequence`` spawn keys of the streams derived from the reset seed besides the sensors'
-#: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
-OPPONENT_STREAM = 2**32
-FILTER_STREAM = 2**32 + 1
-#: The spawn key of the stream a map generator's levels are drawn from.
-MAP_STREAM = 2**32 + 2
 #: The memory an env spends on keeping the components (kernel, sensors, filter, encoder, expert)
 #: of the maps a generator drew, so that a set of levels is built once: measured at about 4 KiB
 #: per cell of a map, so 64 MiB keeps 113 maps of 12 x 12 and 455 of 6 x 6 (at least 8).

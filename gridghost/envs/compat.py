@@ -17,8 +17,9 @@ from typing import Any
 from gymnasium import spaces
 
 from gridghost.core.checks import check_choice, check_flag, check_limit, check_number, check_probability
+from gridghost.core.names import AGENT
 from gridghost.core.slip import make_slip
-from gridghost.envs.aec import AGENT, GridGhostEnv
+from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.single_agent import DEFAULT_OPPONENTS, Duel, detached
 from gridghost.sensing.filters import DEFAULT_NUM_PARTICLES, FILTER_TYPES, MAX_PARTICLES, BeliefFilter
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor

@@ -62,10 +62,11 @@ from gridghost.config.settings import GameConfig
 from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import POLICY_NAMES, ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.envs.aec import AGENT, AGENTS, GHOST, OPPONENT_STREAM, GridGhostEnv, make_game, recent_map
-from gridghost.planning.solve import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.envs.aec import GridGhostEnv, make_game, recent_map
+from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
 from gridghost.sensing.observations import OBS_TYPES, make_observations
 
 #: The sides a learner can control.

@@ -46,7 +46,7 @@ from gridghost.core.checks import check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
-from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
+from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,7 +137,7 @@ def success_probability(layout: Layout, slip: SlipModel | None = None) -> float:
     Raises:
         TypeError, ValueError: as :func:`gridghost.planning.solve.solve_game`.
     """
-    from gridghost.planning.solve import solve_game  # the solver imports the env's modules; keep this module light
+    from gridghost.planning import solve_game  # the solver imports the env's modules; keep this module light
 
     slip = LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if slip is None else slip
     game = solve_game(layout, slip, gamma=BAND_GAMMA, tol=BAND_TOL)
@@ -314,8 +314,6 @@ class MapGenerator:
         Raises:
             ValueError: a custom slip model (it has no dict form).
         """
-        from gridghost.config.settings import slip_to_dict
-
         return {"generator": {
             "rows": self.rows, "cols": self.cols, "difficulty": self.difficulty, "num_levels": self.num_levels,
             "start_level": self.start_level, "slip": None if self.slip is None else slip_to_dict(self.slip),
@@ -329,8 +327,6 @@ class MapGenerator:
         Raises:
             TypeError, ValueError: not that form, or settings the constructor refuses.
         """
-        from gridghost.config.settings import slip_from_dict
-
         fields = {"rows", "cols", "difficulty", "num_levels", "start_level", "slip", "options"}
         body = data.get("generator") if isinstance(data, Mapping) and set(data) == {"generator"} else None
         if not isinstance(body, Mapping) or not set(body) <= fields:

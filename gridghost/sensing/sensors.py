@@ -442,15 +442,15 @@ class ItemSensor(ClassSensor):
 class ClassifierSensor(ClassSensor):
     """Plugs a user's image classifier (a trained CNN, say) in as a sensor.
 
-    ``classifier(image)`` takes the ``64 x 64 x 3`` ``uint8`` RGB picture of a cell, drawn by
-    gridghost's renderer (no window), and returns the class probabilities in the order of
-    ``classes``. It is called once per cell, when the sensor is built: a cell's picture never
-    changes, so neither does the classifier's answer (give a deterministic classifier). A reading
-    at the agent's cell draws a label from that cell's probabilities (one ``rng.random()`` from
-    the sensor's own generator), so a confident classifier gives steady readings and an unsure one
-    noisy readings, and the likelihood of a label at a cell is exactly the probability the
-    classifier gave it there. The classifier's vector for the cell is reported under
-    ``probs_key``.
+    ``classifier(image)`` takes the ``64 x 64 x 3`` ``uint8`` RGB picture of a cell, as
+    ``images`` draws it (pass :func:`gridghost.drawing.cell_images` for gridghost's own pictures,
+    drawn without a window), and returns the class probabilities in the order of ``classes``. It
+    is called once per cell, when the sensor is built: a cell's picture never changes, so neither
+    does the classifier's answer (give a deterministic classifier). A reading at the agent's cell
+    draws a label from that cell's probabilities (one ``rng.random()`` from the sensor's own
+    generator), so a confident classifier gives steady readings and an unsure one noisy readings,
+    and the likelihood of a label at a cell is exactly the probability the classifier gave it
+    there. The classifier's vector for the cell is reported under ``probs_key``.
 
     Args:
         layout: the map, or ``None`` for the env's (the classifier is then called when the
@@ -458,9 +458,14 @@ class ClassifierSensor(ClassSensor):
         classifier: ``classifier(image: np.ndarray) -> probabilities``.
         classes: the labels of the classifier's outputs; :data:`ITEM_CLASSES` by default.
         name, probs_key: the ``info`` keys.
+        images: ``images(layout, size) -> uint8[rows, cols, size, size, 3]``, the pictures of a
+            map's cells the classifier sees, called with ``size =`` :data:`CLASSIFIER_IMAGE_SIZE`
+            when the sensor is bound to a map. The sensors do not draw (drawing sits beside them,
+            not below): :func:`gridghost.drawing.cell_images` is gridghost's own pictures.
 
     Raises:
-        TypeError: ``classifier`` is not callable.
+        TypeError: ``classifier`` or ``images`` is not callable, or ``images`` returns something
+            other than ``uint8[rows, cols, size, size, 3]``.
         ValueError: the classifier returns something other than ``len(classes)`` finite,
             non-negative probabilities summing to 1 (within 1e-5, float32 softmax rounding;
             the vector is then renormalised) for some cell.
@@ -473,16 +478,25 @@ class ClassifierSensor(ClassSensor):
         classes: Sequence[str] = ITEM_CLASSES,
         name: str = "cnn_prediction",
         probs_key: str = "cnn_probs",
+        *,
+        images: Callable[[Layout, int], np.ndarray] | None = None,
     ) -> None:
         if not callable(classifier):
             raise TypeError(f"classifier must be a callable image -> class probabilities, got {classifier!r}")
+        if not callable(images):
+            raise TypeError(f"images must be a callable images(layout, size) -> uint8[rows, cols, size, size, 3], the "
+                            f"pictures of the cells the classifier sees (gridghost.drawing.cell_images draws "
+                            f"gridghost's own), got {images!r}")
         self.classifier = classifier
+        self.images = images
         super().__init__(layout, classes, name, probs_key)
 
     def _cell_table(self, layout: Layout) -> np.ndarray:
-        from gridghost.drawing.render import cell_images  # pygame is imported only when a picture is drawn
-
-        images = cell_images(layout, CLASSIFIER_IMAGE_SIZE)
+        images = self.images(layout, CLASSIFIER_IMAGE_SIZE)
+        shape = (layout.rows, layout.cols, CLASSIFIER_IMAGE_SIZE, CLASSIFIER_IMAGE_SIZE, 3)
+        if not isinstance(images, np.ndarray) or images.dtype != np.uint8 or images.shape != shape:
+            raise TypeError(f"images(layout, {CLASSIFIER_IMAGE_SIZE}) must return a uint8 array of shape {shape}, got "
+                            f"{getattr(images, 'dtype', type(images).__name__)} {getattr(images, 'shape', '')}")
         size = len(self.classes)
         return np.array([
             check_distribution(self.classifier(images[r, c].copy()), f"classifier output for cell {(r, c)}", size, 1e-5)

@@ -43,13 +43,14 @@ import numpy as np
 
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_number, check_seed
 from gridghost.core.layout import Layout
+from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import POLICY_NAMES, ChasePolicy
 from gridghost.core.rules import NUM_ACTIONS, Rewards, Side
 from gridghost.core.slip import SlipModel
-from gridghost.envs.aec import AGENT, AGENTS, GHOST, GridGhostEnv
+from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.single_agent import GridGhostGymEnv
 from gridghost.maps.levels import MapGenerator
-from gridghost.planning.solve import (
+from gridghost.planning import (
     NAMED_POLICIES,
     StatePolicy,
     agent_exploitability,
