@@ -312,8 +312,8 @@ def test_a_filter_object_is_refused_with_a_generator() -> None:
         gridghost.env(layout=MapGenerator(5, 5), belief_filter=HistogramFilter(CLASSIC, LongitudinalSlip(0.2), []))
 
 
-# -- the README's tables ---------------------------------------------------------------------------
-README = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text()
+# -- the maps gallery's tables (docs/maps.md) ------------------------------------------------------
+README = (__import__("pathlib").Path(__file__).resolve().parents[1] / "docs" / "maps.md").read_text()
 
 
 def test_the_readmes_shipped_map_table_is_what_the_solver_says() -> None:

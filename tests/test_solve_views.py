@@ -278,7 +278,7 @@ def test_the_readmes_figures_for_the_classic_map_are_the_solvers() -> None:
 
     from gridghost.planning import ghost_exploitability
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "solver.md").read_text()
     rows = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", readme, flags=re.M))
     slip, start = LongitudinalSlip(0.2), (CLASSIC.agent_start, CLASSIC.ghost_start)
     chase, random = solve_agent(CLASSIC, slip, "chase"), solve_agent(CLASSIC, slip, "random")

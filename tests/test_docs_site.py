@@ -1,0 +1,160 @@
+"""The documentation site stays true: every Python example in the pages and the README runs, the
+pictures are the package's own, every page is in the site and every subpackage has its reference."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gridghost
+from gridghost.maps import DIFFICULTIES, names
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+MKDOCS = (ROOT / "mkdocs.yml").read_text()
+README = (ROOT / "README.md").read_text()
+#: A fenced block: its opening fence's info string and its body.
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", flags=re.S | re.M)
+#: What may stand just above a Python block that the tests cannot run, and must say why.
+NOT_RUN = re.compile(r"<!-- not-run: (.+?) -->\n$")
+#: The blocks allowed not to run: each needs a trainer's extra. Keep this set small.
+MAX_NOT_RUN = 2
+
+
+def python_blocks(path: Path) -> list[tuple[int, str, str | None]]:
+    """``(line, code, reason it is not run or None)`` for every ```python block of a Markdown file."""
+    text = path.read_text()
+    blocks = []
+    for match in FENCE.finditer(text):
+        if match[1].strip() == "python":
+            above = NOT_RUN.search(text[: match.start()])
+            blocks.append((text.count("\n", 0, match.start()) + 2, match[2], above[1] if above else None))
+    return blocks
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *PAGES], ids=relative)
+def test_every_python_example_runs(path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
+    for line, code, reason in python_blocks(path):
+        if reason is None:
+            # a file name of path:line puts a failing example's own line in the traceback
+            exec(compile("\n" * (line - 1) + code, f"{path}", "exec"), {"__name__": "__docs__"})
+
+
+def test_examples_that_do_not_run_are_few_and_say_why() -> None:
+    blocks = [(path, *block) for path in [ROOT / "README.md", *PAGES] for block in python_blocks(path)]
+    skipped = [(relative(path), line, reason) for path, line, _, reason in blocks if reason is not None]
+    assert len(blocks) >= 25, "the pages' examples were not found"
+    assert len(skipped) <= MAX_NOT_RUN, skipped
+    for _, _, reason in skipped:
+        assert re.fullmatch(r"needs .{8,}", reason), reason
+    assert any(reason is None for path, _, _, reason in blocks if path == ROOT / "README.md")
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *PAGES], ids=relative)
+def test_no_code_hides_under_an_unchecked_fence(path: Path) -> None:
+    # A ```py or ```python3 block would escape the test above; a not-run comment must sit on a python block.
+    text = path.read_text()
+    assert {match[1].strip() for match in FENCE.finditer(text)} <= {"python", "bash", ""}
+    assert len(re.findall(r"^<!-- not-run:", text, flags=re.M)) == sum(reason is not None for _, _, reason in python_blocks(path))
+
+
+def test_the_text_picture_in_the_docs_is_what_the_env_draws() -> None:
+    pictures = [(path, match[2].rstrip("\n")) for path in PAGES for match in FENCE.finditer(path.read_text())
+                if match[2].startswith("cycle 0/100")]
+    assert len(pictures) == 1, [relative(path) for path, _ in pictures]
+    env = gridghost.env(render_mode="ansi")
+    env.reset(seed=0)
+    assert env.render() == pictures[0][1]
+
+
+# -- the pages and the site -----------------------------------------------------------------------
+
+def test_every_page_is_in_the_site_navigation_and_every_entry_exists() -> None:
+    listed = set(re.findall(r"^\s*- (?:[^:\n]+: )?(\S+\.md)\s*$", MKDOCS, flags=re.M))
+    assert listed == {str(path.relative_to(DOCS)) for path in PAGES}
+
+
+def test_every_subpackage_has_its_reference_page() -> None:
+    packages = sorted(init.parent.name for init in (ROOT / "gridghost").glob("*/__init__.py"))
+    assert {"core", "planning", "envs", "drawing"} <= set(packages)
+    for package in packages:
+        page = (DOCS / "reference" / f"{package}.md").read_text()
+        assert re.search(rf"^::: gridghost\.{package}(\.\w+)?$", page, flags=re.M), package
+    assert re.search(r"^::: gridghost$", (DOCS / "reference" / "gridghost.md").read_text(), flags=re.M)
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *PAGES], ids=relative)
+def test_relative_links_and_pictures_point_at_files(path: Path) -> None:
+    for target in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", path.read_text()):
+        assert (path.parent / target).exists(), f"{relative(path)} links to {target}"
+
+
+def test_readme_is_short_and_links_to_the_pages() -> None:
+    assert len(README.splitlines()) <= 160
+    for page in ("getting-started/both-sides", "getting-started/one-side", "getting-started/agent-interface",
+                 "getting-started/playing", "maps", "solver", "reference/index"):
+        assert f"(docs/{page}.md)" in README, page
+
+
+def test_ci_docs_builds_strictly_in_the_venv_it_is_given() -> None:
+    script = (ROOT / ".ci" / "docs").read_text()
+    assert 'venv="$1"' in script and '-e ".[docs]"' in script
+    assert re.search(r"mkdocs\" build --strict --site-dir", script)
+    assert re.search(r"^docs = \[.*\"mkdocs>=", (ROOT / "pyproject.toml").read_text(), flags=re.M)
+
+
+# -- the maps gallery -------------------------------------------------------------------------------
+
+GALLERY = (DOCS / "maps.md").read_text()
+
+
+def test_the_gallery_shows_every_shipped_map_and_levels_of_every_difficulty() -> None:
+    stems = [*names(), *(f"difficulty{d}_level{level}" for d in sorted(DIFFICULTIES) for level in (0, 1))]
+    for stem in stems:
+        assert f"](maps/{stem}.png)" in GALLERY, stem
+        assert (DOCS / "maps" / f"{stem}.png").is_file(), stem
+    for name in names():
+        assert f"### {name}\n" in GALLERY, name
+    assert sorted(path.stem for path in (DOCS / "maps").glob("*.png")) == sorted(stems)
+
+
+def test_make_pictures_draws_what_the_env_draws_and_what_is_committed(tmp_path: Path) -> None:
+    import pygame
+
+    result = subprocess.run([sys.executable, str(DOCS / "make_pictures.py"), "--only", "corridor", "--out",
+                             str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            env={**__import__("os").environ, "SDL_VIDEODRIVER": "dummy"})
+    assert result.returncode == 0, result.stderr
+    assert [path.name for path in tmp_path.iterdir()] == ["corridor.png"]
+
+    def pixels(path: Path) -> np.ndarray:
+        return pygame.surfarray.array3d(pygame.image.load(str(path))).transpose(1, 0, 2)
+
+    env = gridghost.env(render_mode="rgb_array", layout="corridor")
+    env.reset(seed=0)
+    drawn = pixels(tmp_path / "corridor.png")
+    assert np.array_equal(drawn, env.render())
+    committed = pixels(DOCS / "maps" / "corridor.png")
+    assert committed.shape == drawn.shape
+    # identical with the pygame-ce the pictures were drawn with; another font rasteriser may move a
+    # few pixels of the status panel's text, nothing else
+    assert np.mean(np.all(committed == drawn, axis=2)) >= 0.98
+
+
+def test_make_pictures_refuses_an_unknown_picture(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, str(DOCS / "make_pictures.py"), "--only", "atlantis", "--out",
+                             str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "no picture named atlantis" in result.stderr
+    assert not list(tmp_path.iterdir())
