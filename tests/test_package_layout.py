@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,3 +123,44 @@ def test_the_views_and_the_batched_engine_build_a_map_only_through_the_one_build
     made = {node.func.id for node in ast.walk(builder)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     assert made >= BUILT_BY_THE_BUILDER
+
+
+def _resolves(name: str) -> bool:
+    """Whether a dotted name (``gridghost.core.Layout``, say) is a module, or an attribute of one (an instance
+    attribute counts when its class sets it as ``self.<name>``)."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(found, attr):
+                return isinstance(found, type) and bool(re.search(rf"self\.{attr}\s*[:=]", inspect.getsource(found)))
+            found = getattr(found, attr)
+        return True
+    return False
+
+
+#: Files that name what does not exist on purpose, and the optional extra RLlib (not installed here).
+_NOT_NAMES = re.compile(r"gridghost\.(nonexistent|md)$|gridghost\.integrations\.rllib"
+                        r"|gridghost\.planning\.solve\.StatePolicy$")
+
+
+def test_every_dotted_gridghost_name_in_the_code_and_docs_exists() -> None:
+    # docstrings, comments, error messages and pages name modules and objects by their paths:
+    # a move that leaves one behind fails here
+    files = [*(ROOT / "gridghost").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "examples").glob("*.py"),
+             *(ROOT / "benchmarks").glob("*.py"), *(ROOT / "docs").rglob("*.md"), ROOT / "README.md",
+             ROOT / "pyproject.toml"]
+    stale = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the old paths, in the files that test them
+        for path in files:
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                for found in re.finditer(r"(?<![\w.])gridghost(?:\.[A-Za-z_]\w*)+", line):
+                    name = found.group(0)
+                    if not _NOT_NAMES.search(name) and path.name != "_moved.py" and not _resolves(name):
+                        stale.add(f"{path.relative_to(ROOT)}:{number}: {name}")
+    assert sorted(stale) == [], "\n".join(sorted(stale))
+    assert not _resolves("gridghost.planning.solve.StatePolicy") and _resolves("gridghost.planning.StatePolicy")

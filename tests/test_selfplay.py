@@ -398,6 +398,16 @@ def test_the_curve_is_the_solvers_exploitability_and_zero_at_the_minimax_pair() 
     assert curve.minimax_value == pytest.approx(game.value(CLASSIC.agent_start, CLASSIC.ghost_start))
 
 
+def test_the_curve_takes_the_game_as_the_solver_does() -> None:
+    pool = OpponentPool()
+    pairs = [(pool.add(uniform_table(), "agent"), pool.add(ChasePolicy(), "ghost"))]
+    kernel = gridghost.env(slip="perpendicular", slip_probability=0.3).config.game()
+    by_game = exploitability_curve(pairs, obs_type="dict", game=kernel)
+    assert by_game.exploitability[0] == pytest.approx(exploitability(uniform_table(), "chase", game=kernel), abs=1e-9)
+    # another slip model is another game: the curve follows the game it was given
+    assert by_game.exploitability[0] != pytest.approx(exploitability_curve(pairs, obs_type="dict").exploitability[0])
+
+
 def test_the_curve_refuses_what_it_cannot_judge_naming_the_pair() -> None:
     pool = OpponentPool()
     agent, ghost = pool.add("random", "agent"), pool.add("chase", "ghost")

@@ -14,7 +14,7 @@ Nothing of the game is written here. Every table comes from the game kernel
 (:class:`~gridghost.core.game.Game`): :meth:`~gridghost.core.game.Game.transitions` gives each half-turn's
 outcomes, next states and rewards, :attr:`~gridghost.core.game.Game.outcomes` the slip model's
 probabilities, :attr:`~gridghost.core.game.Game.chase_table` the chasing ghost, a
-:class:`~gridghost.planning.solve.StatePolicy`'s ``table`` any planner. The sensors' likelihoods give the
+:class:`~gridghost.planning.StatePolicy`'s ``table`` any planner. The sensors' likelihoods give the
 readings, and the observation encoders of :mod:`gridghost.sensing.observations` give each state's
 observation. These are folded, once per map, into flat tables:
 
@@ -135,7 +135,7 @@ class BatchedGame:
         controlled: the learning side, ``"agent"`` (default), ``"ghost"``, or ``None`` for both.
         opponent: the other side's policy with one learner: ``"chase"`` (the ghost only),
             ``"random"``, ``"minimax"``, ``"optimal"`` (the agent only), a
-            :class:`~gridghost.planning.solve.StatePolicy` or its class, or an int array ``(cells, cells)``
+            :class:`~gridghost.planning.StatePolicy` or its class, or an int array ``(cells, cells)``
             of actions; ``None`` means the chasing ghost against a learning agent and a random
             agent against a learning ghost.
         obs_type: one of :data:`BATCH_OBS_TYPES`; ``"belief_vector"`` runs a

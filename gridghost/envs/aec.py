@@ -860,7 +860,7 @@ class GridGhostEnv(AECEnv):
 
         Returns:
             ``"rgb_array"``: a fresh ``height x width x 3`` ``uint8`` array (its size is
-            :attr:`gridghost.drawing.render.Geometry.shape` of the layout); ``"ansi"``: the text
+            :attr:`gridghost.drawing.Geometry.shape` of the layout); ``"ansi"``: the text
             picture; ``"human"``: ``None`` (the picture goes to the window); no render mode:
             ``None``, with a warning.
 
@@ -897,8 +897,8 @@ class GridGhostEnv(AECEnv):
         """Draw one number per cell (a value with the ghost fixed, a belief, visit counts) and/or a
         policy's arrows over the pygame picture of every following frame, until the map changes
         (a map generator's next map) or ``set_overlay()`` removes it. See
-        :meth:`gridghost.drawing.render.Renderer.set_overlay` for the arguments and
-        :func:`gridghost.drawing.render.value_picture` for a picture of its own.
+        :meth:`gridghost.drawing.Renderer.set_overlay` for the arguments and
+        :func:`gridghost.drawing.value_picture` for a picture of its own.
 
         >>> from gridghost.planning.solve import solve_agent
         >>> env = raw_env(render_mode="rgb_array")
@@ -913,7 +913,7 @@ class GridGhostEnv(AECEnv):
 
         Raises:
             ValueError: the env draws no pygame picture (``render_mode`` ``None`` or ``"ansi"``).
-            TypeError, ValueError: as :meth:`~gridghost.drawing.render.Renderer.set_overlay` (the overlay
+            TypeError, ValueError: as :meth:`~gridghost.drawing.Renderer.set_overlay` (the overlay
                 is then unchanged).
         """
         if self.render_mode not in ("human", "rgb_array"):

@@ -132,8 +132,8 @@ class Duel:
             against the chasing ghost), a callable ``policy(observation) -> action``, an object
             with ``get_action(observation)``, or a reference-style class built as
             ``cls(action_space)``; it sees its own side's observation. A planner's policy that
-            reads the true state (a :class:`~gridghost.planning.solve.StatePolicy` such as
-            :class:`~gridghost.planning.solve.MinimaxGhost`, or its class, built for this game) is handed
+            reads the true state (a :class:`~gridghost.planning.StatePolicy` such as
+            :class:`~gridghost.planning.MinimaxGhost`, or its class, built for this game) is handed
             the state instead. ``None`` means :data:`~gridghost.config.opponents.DEFAULT_OPPONENTS`. The chasing ghost
             (``"chase"`` or a :class:`~gridghost.core.policies.ChasePolicy`) and state policies are
             played from their ``cells x cells`` action tables (for the chasing ghost
@@ -147,7 +147,7 @@ class Duel:
             one of :data:`~gridghost.sensing.OBS_TYPES`, without the options (no mask,
             no step count, the whole-map grid); ``"dict"`` (default) is what reference-style
             policies expect. ``"belief"`` serves an
-            opponent agent (a :class:`~gridghost.planning.solve.QMDPAgent`, say) when the game has a
+            opponent agent (a :class:`~gridghost.planning.QMDPAgent`, say) when the game has a
             ``belief_filter``: the filter follows the agent.
         after_half_turn: called after every half-turn this object plays (the interface's
             ``step_delay`` pause).

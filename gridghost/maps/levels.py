@@ -12,7 +12,7 @@ which makes held-out test levels::
     test = MapGenerator(difficulty=2, start_level=10_000, num_levels=100)
 
 The level of an episode is drawn from the env's map stream, spawned from the reset seed (see
-:data:`gridghost.envs.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
+:data:`gridghost.core.names.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
 gives the same map.
 
 A *difficulty* (:data:`DIFFICULTIES`) is a map size and a band of the agent's probability of

@@ -14,9 +14,9 @@ every generation, and reads progress from the solver::
 
 Snapshots
     Any policy a :class:`~gridghost.envs.single_agent.Duel` plays (a name, a callable ``policy(observation)
-    -> action``, an object with ``get_action``, a :class:`~gridghost.planning.solve.StatePolicy`) or a
+    -> action``, an object with ``get_action``, a :class:`~gridghost.planning.StatePolicy`) or a
     tabulated one: probabilities of shape ``(rows, cols, rows, cols, 4)`` as
-    :func:`gridghost.planning.solve.tabulate_policy` returns them (the ghost's read with the ghost to move).
+    :func:`gridghost.planning.tabulate_policy` returns them (the ghost's read with the ghost to move).
 
 Sampling rules (:data:`SAMPLING_RULES`)
     ``"latest"``: the snapshot of the highest generation. ``"uniform"``: every snapshot of the side
@@ -43,6 +43,7 @@ import numpy as np
 
 from gridghost.config.opponents import check_opponent_name
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_number, check_seed
+from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import ChasePolicy
@@ -79,7 +80,7 @@ class Snapshot:
         side: ``"agent"`` or ``"ghost"``, the side it plays.
         generation: its generation index (0, 1, ... per side unless given).
         policy: the policy: a name, a class, a deep copy of a callable (or the object itself when
-            added with ``copy=False``), a :class:`~gridghost.planning.solve.StatePolicy`, or a read-only
+            added with ``copy=False``), a :class:`~gridghost.planning.StatePolicy`, or a read-only
             ``float64[rows, cols, rows, cols, 4]`` array of probabilities. Nothing gridghost does
             changes it: every :class:`SelfPlayEnv` plays a deep copy of its own, and
             :func:`exploitability_curve` tabulates a copy.
@@ -112,7 +113,7 @@ class Snapshot:
 
     @property
     def tabulated(self) -> bool:
-        """Whether the policy is a table of the state (a :class:`~gridghost.planning.solve.StatePolicy` or
+        """Whether the policy is a table of the state (a :class:`~gridghost.planning.StatePolicy` or
         probabilities), so that the solver can judge it without tabulating it first."""
         return isinstance(self.policy, (StatePolicy, np.ndarray))
 
@@ -183,9 +184,9 @@ class OpponentPool:
 
         Args:
             policy: a policy name (``"chase"``, ``"random"``, ``"minimax"``, ``"optimal"``), a
-                class (a :class:`~gridghost.planning.solve.StatePolicy` subclass, or a reference-style class
+                class (a :class:`~gridghost.planning.StatePolicy` subclass, or a reference-style class
                 built with an action space), a callable ``policy(observation) -> action`` or an
-                object with ``get_action(observation)``, a :class:`~gridghost.planning.solve.StatePolicy`,
+                object with ``get_action(observation)``, a :class:`~gridghost.planning.StatePolicy`,
                 or probabilities ``(rows, cols, rows, cols, 4)`` (a tabulated policy; always
                 copied).
             side: the side it plays, ``"agent"`` or ``"ghost"``.
@@ -380,7 +381,7 @@ class SelfPlayEnv(GridGhostGymEnv):
     outer wrapper (Gymnasium's ``TimeLimit``) is not counted: let ``max_cycles`` set the limit.
 
     Tabulated snapshots are played from their tables: a deterministic one as a
-    :class:`~gridghost.planning.solve.StatePolicy`, a stochastic one by drawing from its probabilities in
+    :class:`~gridghost.planning.StatePolicy`, a stochastic one by drawing from its probabilities in
     the true state, seeded from the reset seed like any opponent. With a map generator
     (``layout=MapGenerator(...)`` or ``difficulty=``) only snapshots that are built for every map
     can play: names, classes and policies of observations.
@@ -611,18 +612,20 @@ class ExploitabilityCurve(NamedTuple):
 
 def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Layout | None = None,
                          slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
-                         tol: float = 1e-10, obs_type: str = "vector", *, config: Any = None) -> ExploitabilityCurve:
+                         tol: float = 1e-10, obs_type: str = "vector", *, game: Game | None = None,
+                         config: Any = None) -> ExploitabilityCurve:
     """The solver's exact exploitability of each (agent, ghost) pair of snapshots, next to the
     game's minimax value: a self-play run's progress, in units of the agent's return.
 
     Tabulated snapshots and state-policy names (``"chase"``, ``"random"``, ``"minimax"``,
     ``"optimal"``) are read as they are; a policy of observations is first tabulated on the layout
-    with :func:`gridghost.planning.solve.tabulate_policy` (once per snapshot), reading ``obs_type``.
+    with :func:`gridghost.planning.tabulate_policy` (once per snapshot), reading ``obs_type``.
 
     Args:
         pairs: ``(agent snapshot, ghost snapshot)`` pairs, e.g. one per generation.
-        layout, slip, rewards, gamma, tol, config: the game, as :func:`gridghost.planning.solve.exploitability`
-            takes it; one fixed layout (``None``: the classic map, or ``config``'s).
+        layout, slip, rewards, gamma, tol, game: the game, as :func:`gridghost.planning.exploitability`
+            takes it; one fixed layout (``None``: the classic map, or ``game``'s).
+        config: deprecated, as the solver's ``config=``: pass ``game=config.game()``.
         obs_type: the encoding the policies of observations read, ``"vector"`` or ``"dict"``.
 
     Returns:
@@ -639,12 +642,13 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
         raise ValueError("layout must be one fixed map: the exact exploitability is a property of one layout; "
                          "pass the generator's level(i) to measure on level i")
     pairs = list(pairs)
-    settings = {"layout": layout, "slip": slip, "rewards": rewards, "gamma": gamma, "tol": tol, "config": config}
+    settings = {"layout": layout, "slip": slip, "rewards": rewards, "gamma": gamma, "tol": tol, "game": game,
+                "config": config}
     tables: dict[str, Any] = {}
 
     def table_of(snapshot: Snapshot, where: str) -> Any:
         if snapshot.name not in tables:
-            tables[snapshot.name] = _state_policy_of(snapshot, where, layout, obs_type, config)
+            tables[snapshot.name] = _state_policy_of(snapshot, where, layout, obs_type, game, config)
         return tables[snapshot.name]
 
     totals, agent_gaps, ghost_gaps = (np.empty(len(pairs)) for _ in range(3))
@@ -662,12 +666,13 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
             ghost_gaps[i] = ghost_exploitability(ghost_table, **settings)
         except (TypeError, ValueError) as error:
             raise type(error)(f"pairs[{i}] ({agent.name!r}, {ghost.name!r}): {error}") from error
-    game = solve_game(layout, slip, rewards, gamma, tol, config=config)
-    start = game.layout.agent_start, game.layout.ghost_start
-    return ExploitabilityCurve(totals, agent_gaps, ghost_gaps, game.value(*start))
+    solved = solve_game(layout, slip, rewards, gamma, tol, game=game, config=config)
+    start = solved.layout.agent_start, solved.layout.ghost_start
+    return ExploitabilityCurve(totals, agent_gaps, ghost_gaps, solved.value(*start))
 
 
-def _state_policy_of(snapshot: Snapshot, where: str, layout: Layout | None, obs_type: str, config: Any) -> Any:
+def _state_policy_of(snapshot: Snapshot, where: str, layout: Layout | None, obs_type: str, game: Game | None,
+                     config: Any) -> Any:
     """``snapshot``'s policy in a form the solver reads (see :func:`exploitability_curve`)."""
     policy = snapshot.policy
     if isinstance(policy, str):
@@ -680,7 +685,7 @@ def _state_policy_of(snapshot: Snapshot, where: str, layout: Layout | None, obs_
     played = snapshot.playable_copy()  # tabulating calls it: the snapshot stays as it was
     call = played if callable(played) else played.get_action
     try:
-        return tabulate_policy(call, snapshot.side, layout, obs_type, config=config)
+        return tabulate_policy(call, snapshot.side, layout, obs_type, game=game, config=config)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{where} {snapshot.name!r} cannot be tabulated as a policy of {obs_type!r} "
                          f"observations: {error}") from error
