@@ -17,7 +17,7 @@ import gridghost
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Action, Rewards
 from gridghost.core.slip import LongitudinalSlip, PerpendicularSlip
-from gridghost.envs.aec import NUMERIC_INFO_KEYS
+from gridghost.envs import NUMERIC_INFO_KEYS
 from gridghost.sensing.filters import HistogramFilter, ParticleFilter
 from gridghost.sensing.sensors import ColorSensor, ItemSensor
 

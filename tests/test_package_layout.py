@@ -87,7 +87,7 @@ def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
     kept = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
     report = capsys.readouterr().out
     assert kept == 0, report
-    assert "Contracts: 2 kept, 0 broken." in report
+    assert re.search(r"Contracts: (\d+) kept, 0 broken", report).group(1) == "8"
 
 
 def test_an_arrow_up_breaks_the_contracts(tmp_path: Path) -> None:

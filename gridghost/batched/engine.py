@@ -289,7 +289,7 @@ class BatchedGame:
         self.sensors = bound_sensors[0]
         self.sensor_tables = sensor_tables(bound_sensors)
         self._draw_readings = self.controlled != GHOST
-        per_game = self._game_bytes(int(np.prod(self.observation_space.shape)), len(self.sensors),
+        per_game = self._game_bytes(int(np.prod(self.observation_space.shape or ())), len(self.sensors),
                                     belief_filter is not None)
         check_buffers(self.num_games, per_game, f"{len(sides)} learning side(s) with obs_type={self.obs_type!r} "
                                                  f"on {layouts[0].rows}x{layouts[0].cols} maps"

@@ -11,11 +11,13 @@ from gridghost.config.opponents import (
     planned_opponent,
 )
 from gridghost.config.parts import (
+    MAP_COMPONENTS_BYTES,
     MapParts,
     build_map_parts,
+    maps_kept,
+    recent_map,
 )
 from gridghost.config.settings import (
-    EXPERTS,
     OUTCOME_INFO_KEYS,
     RESERVED_INFO_KEYS,
     GameConfig,
@@ -26,7 +28,7 @@ from gridghost.config.settings import (
 
 __all__ = [
     "DEFAULT_OPPONENTS",
-    "EXPERTS",
+    "MAP_COMPONENTS_BYTES",
     "OPPONENT_SIDES",
     "OUTCOME_INFO_KEYS",
     "RESERVED_INFO_KEYS",
@@ -36,7 +38,9 @@ __all__ = [
     "check_opponent_name",
     "game_config",
     "is_planner",
+    "maps_kept",
     "planned_opponent",
+    "recent_map",
     "sensor_from_dict",
     "sensor_to_dict",
 ]

@@ -17,7 +17,7 @@ config in this one place, so the views cannot drift apart in how they build a ma
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from gridghost.config.settings import RESERVED_INFO_KEYS, GameConfig
 from gridghost.core.game import Game
@@ -90,3 +90,32 @@ def build_map_parts(
         AGENTS[side]: table for side, table in expert_tables(kernel, config.expert).items()
     }
     return MapParts(kernel, bound, belief_filter, encoder, expert)
+
+
+#: The memory an env spends on keeping the components (kernel, sensors, filter, encoder, expert)
+#: of the maps a generator drew, so that a set of levels is built once: measured at about 4 KiB
+#: per cell of a map, so 64 MiB keeps 113 maps of 12 x 12 and 455 of 6 x 6 (at least 8).
+MAP_COMPONENTS_BYTES = 64 * 2**20
+_BYTES_PER_CELL = 4096
+
+
+def maps_kept(layout: Layout) -> int:
+    """How many maps of ``layout``'s size a view keeps the components of (at least 8), within
+    :data:`MAP_COMPONENTS_BYTES`."""
+    return max(8, MAP_COMPONENTS_BYTES // (_BYTES_PER_CELL * layout.rows * layout.cols))
+
+
+_Built = TypeVar("_Built")
+
+
+def recent_map(store: dict[Layout, _Built], layout: Layout, build: Callable[[], _Built]) -> _Built:
+    """What a view keeps for ``layout``: ``store[layout]``, made by ``build()`` on the map's first
+    visit. The store keeps the most recently used maps last and at most :func:`maps_kept` of
+    them, the least recently used going first."""
+    item = store.pop(layout, None)
+    if item is None:
+        item = build()
+        if len(store) >= maps_kept(layout):
+            del store[next(iter(store))]
+    store[layout] = item
+    return item

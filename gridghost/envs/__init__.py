@@ -5,20 +5,20 @@ single-agent env and the reference-compatible ``AgentInterface``.
 from __future__ import annotations
 
 from gridghost.envs.aec import (
-    MAP_COMPONENTS_BYTES,
-    NO_ACTION,
-    NUMERIC_INFO_KEYS,
     CheckedGridGhostEnv,
     GridGhostEnv,
     env,
     make_game,
-    maps_kept,
     raw_env,
-    recent_map,
 )
 from gridghost.envs.compat import (
     PF_SENSOR_MODES,
     AgentInterface,
+)
+from gridghost.envs.infos import (
+    NO_ACTION,
+    NUMERIC_INFO_KEYS,
+    InfoPublisher,
 )
 from gridghost.envs.parallel import (
     DEFAULT_MAX_CYCLES,
@@ -35,7 +35,6 @@ from gridghost.envs.single_agent import (
 __all__ = [
     "CONTROLLED_SIDES",
     "DEFAULT_MAX_CYCLES",
-    "MAP_COMPONENTS_BYTES",
     "NO_ACTION",
     "NUMERIC_INFO_KEYS",
     "PF_SENSOR_MODES",
@@ -45,11 +44,10 @@ __all__ = [
     "GridGhostEnv",
     "GridGhostGymEnv",
     "GridGhostParallelEnv",
+    "InfoPublisher",
     "detached",
     "env",
     "make_game",
-    "maps_kept",
     "parallel_env",
     "raw_env",
-    "recent_map",
 ]

@@ -124,7 +124,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 import gymnasium
@@ -133,7 +133,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from gridghost.config.parts import build_map_parts
+from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.config.settings import OUTCOME_INFO_KEYS, GameConfig, game_config
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.game import Game
@@ -150,38 +150,12 @@ from gridghost.core.rules import (
 )
 from gridghost.core.slip import SlipModel
 from gridghost.drawing import RENDER_MODES, Renderer, Status, text_picture
+from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
 
 _SIDES = {AGENT: Side.AGENT, GHOST: Side.GHOST}
-#: The memory an env spends on keeping the components (kernel, sensors, filter, encoder, expert)
-#: of the maps a generator drew, so that a set of levels is built once: measured at about 4 KiB
-#: per cell of a map, so 64 MiB keeps 113 maps of 12 x 12 and 455 of 6 x 6 (at least 8).
-MAP_COMPONENTS_BYTES = 64 * 2**20
-_BYTES_PER_CELL = 4096
-def maps_kept(layout: Layout) -> int:
-    """How many maps of ``layout``'s size a view keeps the components of (at least 8), within
-    :data:`MAP_COMPONENTS_BYTES`."""
-    return max(8, MAP_COMPONENTS_BYTES // (_BYTES_PER_CELL * layout.rows * layout.cols))
-
-
-_Built = TypeVar("_Built")
-
-
-def recent_map(store: dict[Layout, _Built], layout: Layout, build: Callable[[], _Built]) -> _Built:
-    """What a view keeps for ``layout``: ``store[layout]``, made by ``build()`` on the map's first
-    visit. The store keeps the most recently used maps last and at most :func:`maps_kept` of
-    them, the least recently used going first."""
-    item = store.pop(layout, None)
-    if item is None:
-        item = build()
-        if len(store) >= maps_kept(layout):
-            del store[next(iter(store))]
-    store[layout] = item
-    return item
-
-
 class _MapComponents(NamedTuple):
     """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
 
@@ -193,32 +167,6 @@ class _MapComponents(NamedTuple):
     sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    """``array``, made read-only: infos share it between the two sides."""
-    array.setflags(write=False)
-    return array
-
-
-def _code(sensor: Sensor, reading: Any) -> int:
-    """A sensor's reading that is not a number, for a numeric info: its position in the sensor's
-    ``possible_measurements()``."""
-    try:
-        return sensor.code(reading)
-    except NotImplementedError:
-        raise TypeError(f"sensor {sensor!r} reads {reading!r}, which is not a number, bool or array, and it lists no "
-                        "possible_measurements() to number its readings by; numeric infos (the default) need one or "
-                        "the other: pass reference_infos=True for the sensor's own values") from None
-
-
-def _numeric(value: Any, key: str, sensor: Sensor) -> Any:
-    """A sensor's extra reading ``value`` for a numeric info: kept if it is a number, a bool or an
-    array, else a TypeError (the sensor reports text: use ``reference_infos=True``)."""
-    if isinstance(value, _NUMERIC_VALUES):
-        return value
-    raise TypeError(f"sensor {sensor!r} reports {key!r} = {value!r}, which is not a number, bool or array; numeric "
-                    "infos (the default) hold only those: pass reference_infos=True for the sensor's own values")
-
-
 def _per_agent(table: dict[Any, Any], agent: object) -> Any:
     """``table[agent]``, or a ValueError that lists the agents."""
     try:
@@ -228,21 +176,6 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
-#: The keys of every numeric info (the default), in order, whatever the side and whether after a
-#: reset or a half-turn; each sensor's keys, the belief filter's ``estimated_pos`` and
-#: ``estimated_cell``, and the expert's ``expert_action`` follow when the env has them.
-NUMERIC_INFO_KEYS: tuple[str, ...] = (
-    "to_move", "mover", "distance", "slipped", "intended_action", "actual_moves", "reached_goal", "caught_by_ghost",
-    "action_mask",
-)
-#: Numeric infos' ``mover`` after a reset, and ``intended_action`` / ``expert_action`` when there is none.
-NO_ACTION = -1
-#: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
-_NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
-#: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
-_SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
-#: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
-_ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
 _BEFORE_RESET = "the env has no state before reset(); call reset() first"
 _EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 #: Attributes that exist only once an episode has started.
@@ -251,7 +184,7 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-class GridGhostEnv(AECEnv):
+class GridGhostEnv(InfoPublisher, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
@@ -642,104 +575,6 @@ class GridGhostEnv(AECEnv):
                 )
             info.update(reading)
         return info
-
-    def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
-        """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
-        the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses)."""
-        board = self.board
-        last_move = self._last_move
-        if last_move is None:
-            slipped, intended, moves = False, NO_ACTION, self._no_moves
-        else:
-            intended, moved = last_move
-            slipped, moves = moved != (intended,), self._moves_arrays.get(moved)
-            if moves is None:
-                moves = self._moves_array(moved)
-        reached_goal, caught = _ENDINGS[game.outcome]
-        agent, ghost = game.agent, game.ghost
-        info = {
-            "to_move": _SIDE_CODES[next_turn],
-            "mover": _SIDE_CODES[mover],
-            "distance": board.distance[agent][ghost],
-            "slipped": slipped,
-            "intended_action": intended,
-            "actual_moves": moves,
-            "reached_goal": reached_goal,
-            "caught_by_ghost": caught,
-        }
-        masks = self._info_masks
-        if masks is not None:  # read-only arrays shared per cell: cheap, and no caller can corrupt them
-            info["action_mask"] = masks[agent]
-        readings = self._readings
-        for sensor, name, declared in self._sensor_keys:
-            reading = readings[name]
-            info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
-            if declared is not None:
-                for key in declared:
-                    if key != name:
-                        info[key] = _numeric(readings[key], key, sensor)
-        if self.belief_filter is not None:
-            estimate = self._estimate
-            info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
-            info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
-        expert = self._expert
-        if not self.use_ghost:
-            if expert:
-                info["expert_action"] = self._expert_action(game, next_turn, AGENT)
-            self.infos = {AGENT: info}
-            return
-        ghost_info = dict(info)
-        if masks is not None:
-            ghost_info["action_mask"] = masks[ghost]
-        if expert:
-            info["expert_action"] = self._expert_action(game, next_turn, AGENT)
-            ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)
-        self.infos = {AGENT: info, GHOST: ghost_info}
-
-    def _expert_action(self, game: GameState, next_turn: str, side: str) -> int:
-        """The expert's move for ``side`` in the current state, or :data:`NO_ACTION` when the side
-        does not move next, the game has ended or the expert does not advise it."""
-        table = self._expert.get(side)
-        if table is None or side != next_turn or game.outcome != _ONGOING:
-            return NO_ACTION
-        return table[game.agent * self.board.num_cells + game.ghost]
-
-    def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
-        """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
-        longest outcome (read-only, one per outcome)."""
-        array = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
-        array[: len(moves)] = moves
-        self._moves_arrays[moves] = _frozen(array)
-        return array
-
-    def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:
-        """:meth:`_publish` with ``reference_infos=True``: the infos ``custom_grid_env`` wrote."""
-        distance = self.board.distance[game.agent][game.ghost]
-        masks = self.board.action_mask
-        last_move = self._last_move
-        if last_move is None:
-            agent_info = {**self._readings, "ghost_distance": distance, "current_turn": next_turn}
-        else:
-            slipped, actual = describe_moves(*last_move)
-            agent_info = {"slipped": slipped, "intended_action": ACTION_NAMES[last_move[0]], "actual_action": actual,
-                          **self._readings, "ghost_distance": distance, "current_turn": next_turn}
-        ghost_info = {"agent_distance": distance, "current_turn": next_turn}
-        if mover is not None:
-            agent_info["mover"] = ghost_info["mover"] = mover
-        if self.belief_filter is not None:  # a fresh copy per info: the same move's estimate is published twice
-            estimate = self._estimate
-            agent_info["estimated_pos"] = {"float_pos": estimate["float_pos"][:], "cell_pos": estimate["cell_pos"][:]}
-        if game.outcome != _ONGOING:
-            agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
-        # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
-        agent_info["action_mask"] = masks[game.agent]
-        ghost_info["action_mask"] = masks[game.ghost]
-        if self._expert and game.outcome == _ONGOING:
-            table = self._expert.get(next_turn)
-            if table is not None:
-                (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = table[
-                    game.agent * self.board.num_cells + game.ghost]
-        self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
 
     def observe(self, agent: str) -> Any:
         """A fresh observation of the current state from ``agent``'s point of view.

@@ -59,6 +59,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent
+from gridghost.config.parts import recent_map
 from gridghost.config.settings import GameConfig
 from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
@@ -66,7 +67,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.envs.aec import GridGhostEnv, make_game, recent_map
+from gridghost.envs.aec import GridGhostEnv, make_game
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES, make_observations
 

@@ -187,7 +187,7 @@ class RLlibMaskKeys(gymnasium.ObservationWrapper):  # type: ignore[type-arg]
         return _rllib_keys(observation)
 
 
-def make_gym_env(config: Mapping[str, Any]) -> gymnasium.Env[Any, Any]:
+def make_gym_env(config: Mapping[str, Any]) -> gymnasium.Env[Any, Any] | gymnasium.vector.VectorEnv[Any, Any, Any]:
     """The single-agent env as ``gymnasium.make(ENV_ID, **config)`` builds it: Ray Tune's creator
     of :data:`ENV_ID`. ``config`` is RLlib's ``env_config``; with ``num_envs`` in it (RLlib's
     ``gym_env_vectorize_mode="vector_entry_point"``), the batched vector env of that many games.

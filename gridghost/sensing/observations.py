@@ -115,7 +115,7 @@ import functools
 import itertools
 import string
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -186,6 +186,11 @@ def grid_channels(view_radius: int | None = None, append_step_count: bool = Fals
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
+
+
+def _moved_last(array: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``array`` with its first (channel) axis moved last."""
+    return _read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
 
 
 def _me_other(side: Side, state: GameState) -> tuple[int, int]:
@@ -543,9 +548,9 @@ class GridObservations(Observations):
         self._step_at: Any = self._step_channel
         self._out_at: Any = self._out_channel
         if channels_last:  # the same arrays and indices with the channel axis moved last
-            self._planes = {side: tuple(_read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1))) for array in pair)
-                            for side, pair in self._planes.items()}
-            self._window = tuple(window[1:] for window in self._window) if radius is not None else self._window
+            self._planes = {side: (_moved_last(pair[0]), _moved_last(pair[1])) for side, pair in self._planes.items()}
+            if radius is not None:
+                self._window = tuple(window[1:] for window in cast(tuple[tuple[slice, ...], ...], self._window))
             self._self_at = tuple((r, c, channel) for channel, r, c in self._self_at)
             self._opponent_at = tuple((r, c, channel) for channel, r, c in self._opponent_at)
             if radius is not None:
@@ -849,6 +854,7 @@ def make_observations(
     if append_step_count:
         if cycles is None:
             raise ValueError("append_step_count=True needs cycles, what returns the cycles played")
+        assert max_cycles is not None  # check_observation_options refused it
         step_count = StepCount(cycles, max_cycles)
     encoder: Observations
     if obs_type in ("vector", "belief_vector"):

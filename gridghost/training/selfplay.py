@@ -468,7 +468,9 @@ class SelfPlayEnv(GridGhostGymEnv):
             TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0, or as
                 :meth:`GridGhostGymEnv.reset`; nothing is drawn or reseeded then.
         """
-        seed = check_seed(seed)
+        checked = check_seed(seed)
+        assert not isinstance(checked, np.random.SeedSequence)  # allow_sequence=False
+        seed = checked
         self._check_snapshots()
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {options!r}")
@@ -479,6 +481,7 @@ class SelfPlayEnv(GridGhostGymEnv):
         if seed is not None:
             draws = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SELFPLAY_STREAM,)))
         else:  # continue the stream, on a copy until the opponent is in place
+            assert self._draws is not None  # a reset without a seed comes after a first one
             draws = copying.deepcopy(self._draws)
         drawn = self.pool.sample(self.opponent_side, draws, self.rule, self.exponent)
         if drawn is not self.opponent:  # the same opponent again keeps its per-map parts (and its copy)
