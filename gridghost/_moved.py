@@ -2,9 +2,12 @@
 
 ``gridghost.solve``, ``gridghost.render`` and the other old modules are not files any more: a
 finder on ``sys.meta_path`` answers for them with a module whose every attribute comes from the
-module's new home, with a :class:`DeprecationWarning` naming that home. Old imports, old pickles
-(which name their classes by module) and ``mock.patch`` strings keep working; new code imports
-from the subpackages.
+module's new home, with a :class:`DeprecationWarning` naming that home. Old imports (``from
+gridghost.solve import solve_game``, ``import *`` too) and old pickles (which name their classes
+by module) keep working; new code imports from the subpackages. A name that moved to another
+folder than its module (``gridghost.env.RESERVED_INFO_KEYS`` now lives in
+:mod:`gridghost.config`) is found there. ``mock.patch("gridghost.solve.x")`` patches the old
+path's module only, not the code that uses ``x``: patch the new home.
 """
 
 from __future__ import annotations
@@ -43,16 +46,41 @@ MOVED: dict[str, str] = {
 }
 
 
+#: Where a name of an old module that did not move with its module is looked for, in order.
+FOLDERS: tuple[str, ...] = ("gridghost.core", "gridghost.sensing", "gridghost.planning", "gridghost.maps",
+                            "gridghost.config", "gridghost.drawing", "gridghost.envs", "gridghost.batched",
+                            "gridghost.training")
+
+
+def _public(module: types.ModuleType) -> list[str]:
+    """A module's public names: its ``__all__``, or what it defines without an underscore."""
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return list(names)
+    return [name for name, value in vars(module).items()
+            if not name.startswith("_") and getattr(value, "__module__", module.__name__) == module.__name__]
+
+
 class MovedModule(types.ModuleType):
     """An old module path: every attribute read comes from the new home, with a warning."""
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
         home = MOVED[self.__name__]
-        value = getattr(importlib.import_module(home), name)
+        module = importlib.import_module(home)
+        if name == "__all__":  # ``from old import *``: the new home's public names
+            value: Any = _public(module)
+            home_of = home
+        elif hasattr(module, name):
+            value, home_of = getattr(module, name), home
+        else:
+            home_of = next((folder for folder in FOLDERS if hasattr(importlib.import_module(folder), name)), "")
+            if not home_of:
+                raise AttributeError(f"module {self.__name__!r} (now {home}) has no attribute {name!r}")
+            value = getattr(importlib.import_module(home_of), name)
         warnings.warn(
-            f"{self.__name__} moved to {home}: import {name} from {home}",
+            f"{self.__name__} moved to {home}: import {name} from {home_of}",
             DeprecationWarning,
             stacklevel=2,
         )

@@ -7,10 +7,14 @@ the memory budgets and what refuses a setting.
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from gridghost.batched.engine import AUTORESET_MODES, BATCH_OBS_TYPES, BatchedGame, BatchedStep
 from gridghost.batched.filter import BatchedHistogramFilter
 from gridghost.batched.limits import BUFFER_BYTES, MAX_GAMES, TABLE_BYTES, TooManyGames, UnsupportedSetting
 from gridghost.batched.vector import GridGhostVectorEnv, make_vector_env
+from gridghost.config import opponents
 
 __all__ = [
     "AUTORESET_MODES",
@@ -26,3 +30,12 @@ __all__ = [
     "UnsupportedSetting",
     "make_vector_env",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Names the batched module had before the package's folders, with a ``DeprecationWarning``."""
+    if name == "DEFAULT_OPPONENTS":
+        warnings.warn("gridghost.batched.DEFAULT_OPPONENTS moved to gridghost.config: import DEFAULT_OPPONENTS "
+                      "from gridghost.config", DeprecationWarning, stacklevel=2)
+        return opponents.DEFAULT_OPPONENTS
+    raise AttributeError(f"module 'gridghost.batched' has no attribute {name!r}")

@@ -1,4 +1,9 @@
-"""The settings of a game (:class:`GameConfig`) and the one place that turns them into a map's parts.
+"""The settings of a game and the one place they are read and turned into a map's parts.
+
+``settings`` holds :class:`GameConfig` (every setting, resolved, with a JSON form) and
+:func:`game_config` (the views' keyword arguments, checked and resolved); ``parts`` holds
+:func:`build_map_parts` (each map's kernel, sensors, filter, encoder and expert, for every view
+and the batched engine); ``opponents`` holds the registry of opponent names.
 """
 
 from __future__ import annotations
@@ -18,16 +23,20 @@ from gridghost.config.parts import (
     recent_map,
 )
 from gridghost.config.settings import (
+    EXPERTS,
     OUTCOME_INFO_KEYS,
     RESERVED_INFO_KEYS,
     GameConfig,
     game_config,
     sensor_from_dict,
     sensor_to_dict,
+    slip_from_dict,
+    slip_to_dict,
 )
 
 __all__ = [
     "DEFAULT_OPPONENTS",
+    "EXPERTS",
     "MAP_COMPONENTS_BYTES",
     "OPPONENT_SIDES",
     "OUTCOME_INFO_KEYS",
@@ -43,4 +52,6 @@ __all__ = [
     "recent_map",
     "sensor_from_dict",
     "sensor_to_dict",
+    "slip_from_dict",
+    "slip_to_dict",
 ]
