@@ -524,7 +524,8 @@ def test_the_chasing_ghost_cannot_play_the_agent() -> None:
     refusal = r"'chase' \(the chasing ghost\) plays the ghost; the opponent here is the agent"
     with pytest.raises(ValueError, match=refusal):
         GridGhostGymEnv(controlled="ghost", opponent="chase")
-    with pytest.raises(ValueError, match=refusal):  # the policy object, as its name
+    with pytest.raises(ValueError, match=r"opponent ChasePolicy\(\) \(the chasing ghost\) plays the ghost; the "
+                                         r"opponent here is the agent"):  # the policy object, by what it is
         GridGhostGymEnv(controlled="ghost", opponent=gridghost.ChasePolicy())
 
 

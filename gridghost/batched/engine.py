@@ -49,6 +49,7 @@ sides' final observations kept.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -65,8 +66,7 @@ from gridghost.batched.limits import (
     checked_actions,
 )
 from gridghost.batched.tables import (
-    _ONGOING,
-    SIDE_NAMES,
+    ONGOING,
     half_turns,
     maps_of,
     observation_table,
@@ -75,14 +75,13 @@ from gridghost.batched.tables import (
     slip_bounds,
 )
 from gridghost.config.opponents import DEFAULT_OPPONENTS
-from gridghost.config.parts import build_map_parts
+from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.config.settings import game_config
 from gridghost.core.checks import check_choice, check_limit
 from gridghost.core.game import Game
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
-from gridghost.core.slip import SlipModel, make_slip
-from gridghost.sensing.observations import make_observations
+from gridghost.core.slip import SlipModel
 from gridghost.sensing.sensors import Sensor
 
 #: The encodings the batched engine serves (each row is the single env's encoder output).
@@ -203,17 +202,16 @@ class BatchedGame:
                              "autoreset_mode must be 'same_step'")
         if self.controlled is None and opponent is not None:
             raise ValueError("opponent plays the other side of one learner; with controlled=None both sides learn")
-        self.max_cycles = check_limit(max_cycles, "max_cycles")
         self.max_episode_steps = check_limit(max_episode_steps, "max_episode_steps")
-        self.slip = make_slip(slip, slip_probability, slip_type)
-        self.layouts, self.generator = maps_of(layout, difficulty, self.slip)
-        #: The game's settings, resolved as every view resolves them (the encoding without the
+        #: The game's settings, read and resolved as every view's are (the encoding without the
         #: belief planes, which the engine appends from its own filter).
         self.config = game_config(
-            layout=self.layouts[0] if self.generator is None else self.generator, slip=self.slip, sensors=sensors,
-            color_sensor_quality=color_sensor_quality, rewards=rewards, ghost_rewards=ghost_rewards,
-            max_cycles=self.max_cycles, obs_type="vector" if obs_type == "belief_vector" else obs_type,
+            layout=layout, difficulty=difficulty, slip=slip, slip_probability=slip_probability, slip_type=slip_type,
+            sensors=sensors, color_sensor_quality=color_sensor_quality, rewards=rewards, ghost_rewards=ghost_rewards,
+            max_cycles=max_cycles, obs_type="vector" if obs_type == "belief_vector" else obs_type,
             view_radius=view_radius)
+        self.max_cycles, self.slip = self.config.max_cycles, self.config.slip
+        self.layouts, self.generator = maps_of(self.config.layout)
         self._build(opponent, belief_filter)
         self._seed = seed
         self._rng: np.random.Generator | None = None
@@ -245,7 +243,7 @@ class BatchedGame:
         self.num_cells, self._states = cells, cells * cells
         sides = [Side.AGENT, Side.GHOST] if self.controlled is None else [Side.AGENT if self.controlled == AGENT
                                                                           else Side.GHOST]
-        self._sides = tuple(SIDE_NAMES[side] for side in sides)
+        self._sides = tuple(AGENTS[side] for side in sides)
         parts = [build_map_parts(self.config, layout, with_filter=False) for layout in layouts]
         games = [part.kernel for part in parts]
         # A learning ghost's first step also pays its reward for the agent's opening move, played
@@ -276,8 +274,9 @@ class BatchedGame:
         self._b = b
         belief_size = cells if self.obs_type == "belief_vector" else 0
         # The belief planes are the engine's own: its space is the encoding's with them.
-        space_encoder = parts[0].encoder if not belief_size else make_observations(
-            self.obs_type, games[0].board, lambda: np.zeros(layouts[0].shape))
+        space_encoder = parts[0].encoder if not belief_size else build_encoder(
+            dataclasses.replace(self.config, obs_type="belief_vector"), games[0].board,
+            lambda: np.zeros(layouts[0].shape))
         self.observation_space = space_encoder.space(sides[0])
         estimate = self._table_bytes(len(layouts), cells, k, b, sides, self.config.view_radius)
         if estimate > TABLE_BYTES:
@@ -320,14 +319,14 @@ class BatchedGame:
         self._flagged: dict[str, bool] = {}
         for side in sides:
             planes = np.concatenate([observation_table(part.encoder, side, cells) for part in parts], axis=1)
-            self._flagged[SIDE_NAMES[side]] = planes.shape[0] == 2
+            self._flagged[AGENTS[side]] = planes.shape[0] == 2
             table = planes.reshape(-1, *planes.shape[2:])
             if belief_size:
                 ones = np.zeros((len(table), belief_size), dtype=np.float32)
                 if side == Side.GHOST:  # the ghost's exact belief about itself is its own cell, one-hot
                     ones[np.arange(len(table)), np.arange(len(table)) % cells] = 1.0
                 table = np.concatenate((table, ones), axis=1)
-            self._observations[SIDE_NAMES[side]] = np.ascontiguousarray(table)
+            self._observations[AGENTS[side]] = np.ascontiguousarray(table)
         self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
 
     def _table_bytes(self, maps: int, cells: int, k: int, b: int, sides: list[Side], view_radius: Any) -> int:
@@ -357,12 +356,12 @@ class BatchedGame:
         first, ended = half["agent_next"][:, :, None, :], half["agent_outcome"][:, :, None, :]  # [s, a, 1, k]
         answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
         second, caught = half["ghost_next"][first, answer], half["ghost_outcome"][first, answer]
-        over = ended != _ONGOING
+        over = ended != ONGOING
         reward = half["agent_rewards"][0][:, :, None, :] + np.where(over, 0.0, half["ghost_rewards"][0][first, answer])
         shape = (len(first), NUM_ACTIONS, b, self._k)
         return {
             "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
-            "terminated": np.broadcast_to((ended != _ONGOING) | (caught != _ONGOING), shape).ravel(),
+            "terminated": np.broadcast_to((ended != ONGOING) | (caught != ONGOING), shape).ravel(),
             "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
             # the global cell where the agent's reading is taken, after its move
             "reading": (np.broadcast_to(first // self.num_cells, shape) + offset // self.num_cells).ravel(),
@@ -377,7 +376,7 @@ class BatchedGame:
         answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
         slip = np.arange(self._k)[None, None, None, :]
         second, landed = half["agent_next"][first, answer, slip], half["agent_outcome"][first, answer, slip]
-        over = ended != _ONGOING
+        over = ended != ONGOING
         reward = half["ghost_rewards"][1][:, :, None, None] + np.where(over, 0.0,
                                                                        half["agent_rewards"][1][first, answer, slip])
         shape = (len(half["ghost_next"]), NUM_ACTIONS, b, self._k)
@@ -385,7 +384,7 @@ class BatchedGame:
         opening = np.arange(NUM_ACTIONS) if opponent is None else opponent[[start]]
         return {
             "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
-            "terminated": np.broadcast_to((ended != _ONGOING) | (landed != _ONGOING), shape).ravel(),
+            "terminated": np.broadcast_to((ended != ONGOING) | (landed != ONGOING), shape).ravel(),
             "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
             "opening": (half["agent_next"][start, opening] + offset).ravel(),  # [agent action, slip]
         }
@@ -546,10 +545,10 @@ class BatchedGame:
                 cells[restart] = tables["agent_cell"][next_states[restart]]
             self._read(cells, uniforms, self._sensor_row)
             if self.filter is not None:
-                self.filter._predict(actions)
+                self.filter.advance(actions)
                 if len(restart):
                     self.filter.reset(restart, maps)
-                self.filter._update(self.readings)
+                self.filter.weigh(self.readings)
         return self._finish(terminated, truncated)
 
     def _add_slip(self, index: np.ndarray, uniform: np.ndarray, actions: np.ndarray) -> None:
@@ -627,13 +626,13 @@ class BatchedGame:
         tables["agent_outcome"].take(index, out=self._outcome, mode="clip")
         for s, side in enumerate(AGENTS):
             tables["agent_rewards"][s].take(index, out=self._rewards[side], mode="clip")
-        np.not_equal(self._outcome, _ONGOING, out=self._terminated)
+        np.not_equal(self._outcome, ONGOING, out=self._terminated)
         np.copyto(self._ended, self._terminated)
         self._truncated.fill(False)
         self._read(tables["agent_cell"].take(self._next), uniforms, 1)
         if self.filter is not None:
-            self.filter._predict(actions)
-            self.filter._update(self.readings)
+            self.filter.advance(actions)
+            self.filter.weigh(self.readings)
         self._state, self._next = self._next, self._state
         self._phase = GHOST
         self._observe(self._waiting, self._terminated)
@@ -651,11 +650,11 @@ class BatchedGame:
         ended = np.flatnonzero(self._ended)
         if len(ended):  # they ended in the agent's half: the ghost does not move
             self._next[ended] = self._state[ended]
-            self._outcome[ended] = _ONGOING
+            self._outcome[ended] = ONGOING
             for side in AGENTS:
                 self._rewards[side][ended] = 0.0
         terminated, truncated = self._terminated, self._truncated
-        np.not_equal(self._outcome, _ONGOING, out=terminated)
+        np.not_equal(self._outcome, ONGOING, out=terminated)
         terminated |= self._ended
         self._steps += 1
         self._truncate(terminated, truncated)
@@ -696,7 +695,7 @@ class BatchedGame:
             self._read(self._tables["agent_cell"].take(states), uniforms, 2, rows)
             if self.filter is not None:
                 self.filter.reset(rows, maps)
-                self.filter._update(self.readings[:, rows], games=rows)
+                self.filter.weigh(self.readings[:, rows], games=rows)
 
     def _observe(self, agent_waits: np.ndarray | None, ghost_waits: np.ndarray | None) -> None:
         """Gather every observing side's observations of the current states; ``*_waits``: where
@@ -713,7 +712,7 @@ class BatchedGame:
             keys = states + not_to_move * (len(table) // 2)
         observations = table.take(keys, axis=0, out=out, mode="clip")  # clip: no checked copy (in range)
         if self.filter is not None and side == AGENT:
-            beliefs = self.filter._belief if games is None else self.filter._belief[games]
+            beliefs = self.filter.beliefs if games is None else self.filter.beliefs[games]
             observations[:, -self.num_cells:] = beliefs
         return observations
 

@@ -111,9 +111,11 @@ class BatchedHistogramFilter:
         Raises:
             TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
         """
-        self._predict(checked_actions(actions, self.num_games, "actions"))
+        self.advance(checked_actions(actions, self.num_games, "actions"))
 
-    def _predict(self, actions: np.ndarray) -> None:
+    def advance(self, actions: np.ndarray) -> None:
+        """:meth:`predict` without its checks: ``actions`` is already an ``int64[N]`` array of moves
+        (the engine's hot path)."""
         cells = self.num_cells
         if len(self.layouts) == 1:
             carried = (self._belief @ self._matrix).reshape(self.num_games, NUM_ACTIONS, cells)
@@ -142,9 +144,11 @@ class BatchedHistogramFilter:
         for s, count in enumerate(self._tables.counts):
             if array[s].size and not 0 <= array[s].min() <= array[s].max() < count:
                 raise ValueError(f"readings of sensor {s} must be indices 0..{count - 1}")
-        self._update(array, check=True)
+        self.weigh(array, check=True)
 
-    def _update(self, readings: np.ndarray, check: bool = False, games: np.ndarray | None = None) -> None:
+    def weigh(self, readings: np.ndarray, check: bool = False, games: np.ndarray | None = None) -> None:
+        """:meth:`update` of the games ``games`` (all by default), with its checks only when ``check``
+        (the engine's readings are in range by construction)."""
         rows = slice(None) if games is None else games
         weighted = self._belief[rows]
         for s, count in enumerate(self._tables.counts):
@@ -154,6 +158,12 @@ class BatchedHistogramFilter:
             raise ValueError(f"the readings of games {np.flatnonzero(totals[:, 0] <= 0)[:10].tolist()} have "
                              "probability 0 under their beliefs")
         self._belief[rows] = weighted / totals
+
+    @property
+    def beliefs(self) -> np.ndarray:
+        """Every game's belief, ``float64[N, cells]``: the filter's own array (read it, do not keep
+        it; the next call overwrites it)."""
+        return self._belief
 
     def belief(self) -> np.ndarray:
         """The beliefs, a fresh ``float64[N, rows, cols]`` array (each game's sums to 1)."""

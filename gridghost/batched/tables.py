@@ -13,23 +13,20 @@ from gridghost.batched.limits import TABLE_BYTES, TABLE_ENTRY_BYTES, Unsupported
 from gridghost.config.opponents import OPPONENT_SIDES, is_planner, planned_opponent
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, GHOST
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
-from gridghost.core.slip import SlipModel
-from gridghost.maps.levels import MapGenerator, map_source
+from gridghost.maps.levels import MapGenerator
 from gridghost.planning import StatePolicy
 from gridghost.sensing.sensors import Sensor
 
-SIDE_NAMES = {Side.AGENT: AGENT, Side.GHOST: GHOST}
-_ONGOING = int(Outcome.ONGOING)
+ONGOING = int(Outcome.ONGOING)
 
 
-def maps_of(layout: Any, difficulty: int | None, slip: SlipModel) -> tuple[tuple[Layout, ...], MapGenerator | None]:
-    """The maps the games play: one layout, or every level of a generator's bounded level set."""
-    source = map_source(layout, difficulty)
+def maps_of(source: Layout | MapGenerator) -> tuple[tuple[Layout, ...], MapGenerator | None]:
+    """The maps the games play (a config's ``layout``): one layout, or every level of a
+    generator's bounded level set."""
     if isinstance(source, Layout):
         return (source,), None
-    generator = source.for_slip(slip)
+    generator = source
     if generator.num_levels is None:
         raise UnsupportedSetting("the batched engine keeps every level's tables, so a MapGenerator needs num_levels "
                                  "(an unbounded level set would build a new map at almost every reset)")

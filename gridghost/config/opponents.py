@@ -15,14 +15,18 @@ exact solver's players, which decide from the state and are built per game
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import POLICY_NAMES
-from gridghost.core.rules import Side
+from gridghost.core.rules import Board, GameState, Side
 from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.sensing.observations import make_observations
 
 #: The opponent a one-sided view plays against when none is given, by the side that learns.
 DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", GHOST: "random"}
@@ -35,8 +39,26 @@ OPPONENT_SIDES: dict[str, tuple[str, ...]] = {
 }
 
 
-def check_opponent_name(name: str, side: Side, argument: str = "opponent") -> str:
+def opponent_view(obs_type: str, board: Board, side: Side,
+                  belief: Callable[[], np.ndarray] | None = None) -> Callable[[GameState], Any]:
+    """What an opponent playing ``side`` sees: its own encoding's observer on ``board`` (the
+    encoding's default options; ``belief`` for the belief encodings).
+
+    Raises:
+        ValueError: an unknown encoding, or a belief encoding without ``belief``.
+    """
+    return make_observations(obs_type, board, belief).observer(side)
+
+
+def check_opponent_name(name: str, side: Side, argument: str = "opponent", given: Any = None) -> str:
     """Return ``name`` if it names an opponent that can play ``side``.
+
+    Args:
+        name: the opponent's name.
+        side: the side it would play.
+        argument: the caller's name for the opponent, for the message.
+        given: what the caller passed when it was not the name itself (a policy object of that
+            kind), for the message.
 
     Raises:
         ValueError: an unknown name, or one that plays the other side only.
@@ -44,8 +66,8 @@ def check_opponent_name(name: str, side: Side, argument: str = "opponent") -> st
     check_choice(name, argument, sorted(OPPONENT_SIDES))
     if AGENTS[side] not in OPPONENT_SIDES[name]:
         who = " (the chasing ghost)" if name == "chase" else ""
-        raise ValueError(f"{argument} {name!r}{who} plays the {' and the '.join(OPPONENT_SIDES[name])}; the "
-                         f"{argument} here is the {AGENTS[side]}")
+        raise ValueError(f"{argument} {name if given is None else given!r}{who} plays the "
+                         f"{' and the '.join(OPPONENT_SIDES[name])}; the {argument} here is the {AGENTS[side]}")
     return name
 
 

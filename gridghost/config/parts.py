@@ -19,10 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
+import numpy as np
+
 from gridghost.config.settings import RESERVED_INFO_KEYS, GameConfig
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
+from gridghost.core.rules import Board
 from gridghost.planning import expert_tables
 from gridghost.sensing.filters import BeliefFilter, make_filter
 from gridghost.sensing.observations import Observations, make_observations
@@ -45,6 +48,35 @@ class MapParts(NamedTuple):
     belief_filter: BeliefFilter | None
     encoder: Observations
     expert: dict[str, bytes]
+
+
+def build_encoder(
+    config: GameConfig,
+    board: Board,
+    belief: Callable[[], np.ndarray] | None = None,
+    clock: Callable[[], int] | None = None,
+    both_observe: bool = False,
+) -> Observations:
+    """The observation encoder of ``config``'s ``obs_type`` and options on ``board``.
+
+    Args:
+        config: the resolved settings.
+        board: the map's board (``kernel.board``).
+        belief: what returns the belief map, for the belief encodings.
+        clock: what returns the cycles played, for ``append_step_count``.
+        both_observe: the encoder serves a view where both sides observe at every half-turn.
+
+    Returns:
+        The encoder (:func:`~gridghost.sensing.observations.make_observations`).
+
+    Raises:
+        ValueError: a belief encoding without ``belief``.
+    """
+    return make_observations(
+        config.obs_type, board, belief, clock, view_radius=config.view_radius,
+        action_mask_in_obs=config.action_mask_in_obs, append_step_count=config.append_step_count,
+        max_cycles=config.max_cycles, both_observe=both_observe, grid_layout=config.grid_layout,
+    )
 
 
 def build_map_parts(
@@ -79,12 +111,8 @@ def build_map_parts(
     belief_filter = None
     if with_filter and config.belief_filter is not None:
         belief_filter = make_filter(config.belief_filter, layout, config.slip, bound)
-    encoder = make_observations(
-        config.obs_type, kernel.board, None if belief_filter is None else belief_filter.belief, clock,
-        view_radius=config.view_radius, action_mask_in_obs=config.action_mask_in_obs,
-        append_step_count=config.append_step_count, max_cycles=config.max_cycles, both_observe=both_observe,
-        grid_layout=config.grid_layout,
-    )
+    encoder = build_encoder(config, kernel.board, None if belief_filter is None else belief_filter.belief, clock,
+                            both_observe)
     # The expert's action per state for each side it advises, by cell pair (bytes: Python ints).
     expert = {} if config.expert is None else {
         AGENTS[side]: table for side, table in expert_tables(kernel, config.expert).items()

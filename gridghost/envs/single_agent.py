@@ -58,7 +58,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent
+from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, opponent_view, planned_opponent
 from gridghost.config.parts import recent_map
 from gridghost.config.settings import GameConfig
 from gridghost.core.checks import check_choice
@@ -69,7 +69,7 @@ from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_poli
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv, make_game
 from gridghost.planning import StatePolicy
-from gridghost.sensing.observations import OBS_TYPES, make_observations
+from gridghost.sensing.observations import OBS_TYPES
 
 #: The sides a learner can control.
 CONTROLLED_SIDES: tuple[str, ...] = AGENTS
@@ -229,7 +229,7 @@ class Duel:
         state_policy = self._state_policy(opponent)
         policy: Any = make_policy(opponent, self.opponent_action_space) if state_policy is None else state_policy
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
-            check_opponent_name("chase", Side.AGENT)  # a ChasePolicy object: the name's rule
+            check_opponent_name("chase", Side.AGENT, given=opponent)  # a ChasePolicy object: the name's rule
         if isinstance(policy, RandomPolicy) and policy.num_actions != NUM_ACTIONS:
             # It would fail only after the caller's half-turn, leaving the episode stuck.
             raise ValueError(
@@ -270,9 +270,8 @@ class Duel:
         game = self.game
         if self.controlled == GHOST:
             _check_opening_cannot_end(game.kernel)
-        view = make_observations(
-            self.opponent_obs_type, game.board, None if game.belief_filter is None else game.belief_filter.belief
-        ).observer(Side.GHOST if self.opponent == GHOST else Side.AGENT)
+        view = opponent_view(self.opponent_obs_type, game.board, Side.GHOST if self.opponent == GHOST else Side.AGENT,
+                             None if game.belief_filter is None else game.belief_filter.belief)
         policy = self.policy
         if isinstance(policy, StatePolicy) and policy.layout != game.layout:
             policy = self._state_policy(self._opponent_source)
