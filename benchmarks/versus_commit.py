@@ -1,7 +1,7 @@
 """This checkout's speed against an earlier commit's, side by side in the same run.
 
 Every workload (the AEC env, the Gymnasium env for either side, ``AgentInterface`` with and
-without its particle filter, a rendered frame) runs in a fresh process against each version,
+without its particle filter, a rendered frame, the batched engine) runs in a fresh process against each version,
 alternating round after round, timed in process CPU time inside the process. The table shows the
 median over rounds of this checkout's rate divided by the earlier commit's in the same round:
 above 1.00x is faster. Only public APIs that both versions have are used.
@@ -57,6 +57,10 @@ WORKLOADS: dict[str, tuple[str, int]] = {
         ("AgentInterface, particle filter", "gridghost.AgentInterface(render=False, max_steps=100)",
          _INTERFACE_STEP, 2_000),
         ("rgb_array frames", 'gridghost.env(render_mode="rgb_array")', "env.render()", 300),
+        # gridghost.batched was a module and is a package: both import it this way
+        ("batched engine, 4,096 games, steps",
+         '__import__("gridghost.batched", fromlist=["_"]).BatchedGame(4096, seed=0)',
+         'env.step_agent(__import__("numpy").full(4096, i % 4))', 400),
     )
 }
 

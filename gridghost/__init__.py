@@ -74,7 +74,7 @@ from gridghost.envs import (  # noqa: E402
 from gridghost.maps import DIFFICULTIES, MapGenerator  # noqa: E402
 from gridghost.sensing import ColorSensor, Sensor  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 ENV_ID = "gridghost/GridGhost-v0"
 

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gridghost.core.layout import Layout
-from gridghost.core.names import ACTION_NAMES, MAX_CELLS, NUM_ACTIONS, Cell  # noqa: F401 - re-exported
+from gridghost.core.names import ACTION_NAMES, AGENT, GHOST, MAX_CELLS, NUM_ACTIONS, Cell  # noqa: F401 - re-exported
 
 
 class Action(IntEnum):
@@ -57,6 +57,10 @@ class Side(IntEnum):
 
     AGENT = 0
     GHOST = 1
+
+
+#: Each side's :class:`Side`, by its agent name (``AGENTS[side]`` is the reverse).
+SIDE_OF: dict[str, Side] = {AGENT: Side.AGENT, GHOST: Side.GHOST}
 
 
 class Outcome(IntEnum):

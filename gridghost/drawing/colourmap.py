@@ -55,15 +55,15 @@ def colour_map(
         ValueError: an infinite value, a non-finite ``vmin`` or ``vmax``, ``vmin`` above ``vmax``,
             an unknown colour map name or colours that are not ``k x 3`` numbers in ``0..255``.
     """
-    array = _check_values(values, "values")
-    anchors = _check_cmap(cmap)
-    low, high = _colour_range(array, vmin, vmax)
-    return _map_colours(array, low, high, anchors)
+    array = check_values(values, "values")
+    anchors = check_cmap(cmap)
+    low, high = colour_range(array, vmin, vmax)
+    return map_colours(array, low, high, anchors)
 
 
 # -- checks of the pictures' arguments -----------------------------------------------------------
 
-def _check_values(values: Any, argument: str, shape: tuple[int, int] | None = None) -> np.ndarray:
+def check_values(values: Any, argument: str, shape: tuple[int, int] | None = None) -> np.ndarray:
     """``values`` as a float array with NaN for masked entries."""
     masked = np.ma.isMaskedArray(values)
     array = np.ma.getdata(values) if masked else np.asarray(values)
@@ -79,7 +79,7 @@ def _check_values(values: Any, argument: str, shape: tuple[int, int] | None = No
     return array
 
 
-def _check_policy(policy: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
+def check_policy(policy: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     """``policy`` as an ``int64`` array with -1 for masked entries."""
     masked = np.ma.isMaskedArray(policy)
     array = np.ma.getdata(policy) if masked else np.asarray(policy)
@@ -111,7 +111,7 @@ def _check_bound(value: Any, argument: str) -> float | None:
     return float(value)
 
 
-def _colour_range(values: np.ndarray, vmin: Any, vmax: Any) -> tuple[float, float]:
+def colour_range(values: np.ndarray, vmin: Any, vmax: Any) -> tuple[float, float]:
     """The numbers at the colour map's ends: ``vmin`` and ``vmax``, or the finite values' extremes
     (NaN when there is none)."""
     low, high = _check_bound(vmin, "vmin"), _check_bound(vmax, "vmax")
@@ -127,7 +127,7 @@ def _colour_range(values: np.ndarray, vmin: Any, vmax: Any) -> tuple[float, floa
     return low, high
 
 
-def _check_cmap(cmap: Any) -> np.ndarray:
+def check_cmap(cmap: Any) -> np.ndarray:
     """The colour map's colours as a ``float64[k, 3]`` array."""
     if isinstance(cmap, str):
         return np.array(COLOUR_MAPS[check_choice(cmap, "cmap", tuple(COLOUR_MAPS))], dtype=float)
@@ -142,7 +142,9 @@ def _check_cmap(cmap: Any) -> np.ndarray:
     return colours
 
 
-def _map_colours(values: np.ndarray, low: float, high: float, anchors: np.ndarray) -> np.ndarray:
+def map_colours(values: np.ndarray, low: float, high: float, anchors: np.ndarray) -> np.ndarray:
+    """``uint8[..., 3]`` colours of ``values`` on the colour map ``anchors`` between ``low`` and
+    ``high`` (:data:`NAN_COLOUR` where a value is not finite)."""
     out = np.empty((*values.shape, 3), dtype=np.uint8)
     out[...] = NAN_COLOUR
     finite = np.isfinite(values)

@@ -31,11 +31,11 @@ MIN_CELL_SIZE = 4
 #: The most pixels a picture may hold (a ``uint8`` RGB frame of about 100 MB); an explicit
 #: ``cell_size`` that would draw more is refused.
 MAX_PICTURE_PIXELS = 2**25
-_MARGIN = 12
-_PANEL_LINE_HEIGHT = 22
+MARGIN = 12
+PANEL_LINE_HEIGHT = 22
 _PANEL_LINES = 4
 _PANEL_MIN_WIDTH = 400
-_PANEL_HEIGHT = _PANEL_LINES * _PANEL_LINE_HEIGHT + _MARGIN
+_PANEL_HEIGHT = _PANEL_LINES * PANEL_LINE_HEIGHT + MARGIN
 # the value picture's title and colour bar
 _PICTURE_MIN_WIDTH = 240
 _TITLE_HEIGHT = 32
@@ -53,11 +53,11 @@ def fit_cell_size(rows: int, cols: int) -> int:
     (100, 36, 14)
     """
     width, height = SCREEN_BUDGET
-    fit = min(MAX_CELL_SIZE, (width - 2 * _MARGIN) // cols, (height - 2 * _MARGIN - _PANEL_HEIGHT) // rows)
+    fit = min(MAX_CELL_SIZE, (width - 2 * MARGIN) // cols, (height - 2 * MARGIN - _PANEL_HEIGHT) // rows)
     return max(MIN_CELL_SIZE, fit)
 
 
-class _Grid:
+class Grid:
     """What both pictures share: the grid's size in pixels and where each cell lies in it.
     Subclasses set ``width``, ``height`` and ``grid_rect``, then call :meth:`_check_pixels`."""
 
@@ -122,7 +122,7 @@ class _Grid:
         return x + size // 2, y + size // 2
 
 
-class Geometry(_Grid):
+class Geometry(Grid):
     """Where everything lies in the pygame picture of a layout: plain arithmetic, no pygame.
 
     Pixel positions are ``(x, y)`` with ``(0, 0)`` at the top left, so the pixel at ``(x, y)``
@@ -150,11 +150,11 @@ class Geometry(_Grid):
         super().__init__(layout, cell_size)
         size = self.cell_size
         grid_width, grid_height = self.cols * size, self.rows * size
-        self.width = max(grid_width + 2 * _MARGIN, _PANEL_MIN_WIDTH)
-        self.height = grid_height + 2 * _MARGIN + _PANEL_HEIGHT
+        self.width = max(grid_width + 2 * MARGIN, _PANEL_MIN_WIDTH)
+        self.height = grid_height + 2 * MARGIN + _PANEL_HEIGHT
         self._check_pixels()
-        self.grid_rect = ((self.width - grid_width) // 2, _MARGIN, grid_width, grid_height)
-        self.panel_rect = (0, grid_height + 2 * _MARGIN, self.width, _PANEL_HEIGHT)
+        self.grid_rect = ((self.width - grid_width) // 2, MARGIN, grid_width, grid_height)
+        self.panel_rect = (0, grid_height + 2 * MARGIN, self.width, _PANEL_HEIGHT)
 
     def token_centres(self, agent: Cell, ghost: Cell) -> tuple[tuple[int, int], tuple[int, int]]:
         """``(x, y)`` of the centres of the agent's and the ghost's drawings.
@@ -177,7 +177,7 @@ class Geometry(_Grid):
         return max(1, round((0.2 if shared else 0.26) * self.cell_size))
 
 
-class PictureGeometry(_Grid):
+class PictureGeometry(Grid):
     """Where everything lies in a :func:`~gridghost.drawing.pictures.value_picture`: an optional title, the grid, and a
     colour bar with its labels below. Plain arithmetic, no pygame; positions as in
     :class:`Geometry`.
@@ -207,12 +207,12 @@ class PictureGeometry(_Grid):
         super().__init__(layout, cell_size)
         size = self.cell_size
         grid_width, grid_height = self.cols * size, self.rows * size
-        self.width = max(grid_width + 2 * _MARGIN, _PICTURE_MIN_WIDTH)
+        self.width = max(grid_width + 2 * MARGIN, _PICTURE_MIN_WIDTH)
         title_height = _TITLE_HEIGHT if title else 0
-        self.title_rect = (_MARGIN, _MARGIN, self.width - 2 * _MARGIN, title_height)
-        self.grid_rect = ((self.width - grid_width) // 2, _MARGIN + title_height, grid_width, grid_height)
-        bar_top = _MARGIN + title_height + grid_height + _BAR_GAP
-        self.bar_rect = (_MARGIN, bar_top, self.width - 2 * _MARGIN, _BAR_HEIGHT)
-        self.labels_rect = (_MARGIN, bar_top + _BAR_HEIGHT + 2, self.width - 2 * _MARGIN, _BAR_LABEL_HEIGHT)
-        self.height = self.labels_rect[1] + _BAR_LABEL_HEIGHT + _MARGIN
+        self.title_rect = (MARGIN, MARGIN, self.width - 2 * MARGIN, title_height)
+        self.grid_rect = ((self.width - grid_width) // 2, MARGIN + title_height, grid_width, grid_height)
+        bar_top = MARGIN + title_height + grid_height + _BAR_GAP
+        self.bar_rect = (MARGIN, bar_top, self.width - 2 * MARGIN, _BAR_HEIGHT)
+        self.labels_rect = (MARGIN, bar_top + _BAR_HEIGHT + 2, self.width - 2 * MARGIN, _BAR_LABEL_HEIGHT)
+        self.height = self.labels_rect[1] + _BAR_LABEL_HEIGHT + MARGIN
         self._check_pixels()

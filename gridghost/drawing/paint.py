@@ -18,7 +18,7 @@ import numpy as np
 
 from gridghost.core.layout import Layout
 from gridghost.core.rules import ACTION_DELTAS
-from gridghost.drawing.geometry import _Grid
+from gridghost.drawing.geometry import Grid
 from gridghost.drawing.text import escape_undrawable
 
 if TYPE_CHECKING:
@@ -39,10 +39,10 @@ ESTIMATE_COLOUR = (16, 16, 16)
 BELIEF_COLOUR = (255, 140, 0)
 #: The fill of policy arrows (outlined in dark ink, so they read on every colour of a map).
 ARROW_COLOUR = (255, 255, 255)
-_BACKGROUND = (244, 244, 246)
+BACKGROUND = (244, 244, 246)
 _GRID_LINE = (196, 196, 204)
-_INK = (36, 36, 44)
-_LIGHT_INK = (250, 250, 250)
+INK = (36, 36, 44)
+LIGHT_INK = (250, 250, 250)
 _EYE_WHITE = (250, 250, 250)
 _PUPIL = (20, 20, 40)
 _DOG, _DOG_DARK = (160, 110, 60), (90, 60, 30)
@@ -66,7 +66,7 @@ def import_pygame() -> ModuleType:
     return pygame
 
 
-class _TextPainter:
+class TextPainter:
     """Draws texts fitted to boxes, keeping its fonts and its last pictures: the status panel's
     lines repeat from frame to frame. Holds pygame objects; a renderer drops it on ``close``."""
 
@@ -87,7 +87,7 @@ class _TextPainter:
 
     def image(
         self, text: str, width: int, height: int, largest: int, smallest: int = _MIN_FONT_SIZE,
-        colour: tuple[int, int, int] = _INK,
+        colour: tuple[int, int, int] = INK,
     ) -> pygame.Surface | None:
         """``text`` drawn in the largest font size from ``largest`` down to ``smallest`` at which it
         fits ``width x height`` pixels; if none does, cut with an ellipsis at the smallest size
@@ -136,14 +136,14 @@ class _TextPainter:
 
 # -- shapes --------------------------------------------------------------------------------------
 
-def _draw_goal_frames(pg: ModuleType, surface: pygame.Surface, layout: Layout, grid: _Grid) -> None:
+def draw_goal_frames(pg: ModuleType, surface: pygame.Surface, layout: Layout, grid: Grid) -> None:
     """A frame inside every goal cell."""
     width = max(2, grid.cell_size // 20)
     for goal in layout.goals:
         pg.draw.rect(surface, GOAL_COLOUR, pg.Rect(grid.cell_rect(goal)).inflate(-width, -width), width)
 
 
-def _draw_lines_and_walls(pg: ModuleType, surface: pygame.Surface, layout: Layout, grid: _Grid) -> None:
+def draw_lines_and_walls(pg: ModuleType, surface: pygame.Surface, layout: Layout, grid: Grid) -> None:
     """Thin lines between the cells, then the walls and the border over them."""
     x0, y0, width, height = grid.grid_rect
     size = grid.cell_size
@@ -159,7 +159,7 @@ def _draw_lines_and_walls(pg: ModuleType, surface: pygame.Surface, layout: Layou
     pg.draw.rect(surface, WALL_COLOUR, (x0 - w // 2, y0 - w // 2, width + w, height + w), w)
 
 
-def _hatch(pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int]) -> None:
+def draw_hatching(pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int]) -> None:
     """Diagonal stripes across ``rect``."""
     spacing = max(4, rect.width // 7)
     width = max(1, rect.width // 40)
@@ -170,7 +170,7 @@ def _hatch(pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, colour: t
     surface.set_clip(None)
 
 
-def _draw_agent(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int], radius: int, eyes: bool) -> None:
+def draw_agent(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int], radius: int, eyes: bool) -> None:
     """A disc; two eyes above its centre when there is room."""
     x, y = centre
     pg.draw.circle(surface, AGENT_COLOUR, centre, radius)
@@ -185,7 +185,7 @@ def _draw_agent(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int]
 _DOME = tuple((math.cos(math.pi * k / 12), math.sin(math.pi * k / 12)) for k in range(13))
 
 
-def _draw_ghost(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int], radius: int, eyes: bool) -> None:
+def draw_ghost(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int], radius: int, eyes: bool) -> None:
     """A dome with a zig-zag hem; two eyes above its centre when there is room."""
     x, y = centre
     top, hem = y - 0.15 * radius, y + 0.95 * radius
@@ -240,9 +240,9 @@ def _note_head(pg: ModuleType, surface: pygame.Surface, x: int, y: int, s: int) 
     """A tilted-looking note head at ``(x, y)`` with its stem; returns the stem's top."""
     head = pg.Rect(0, 0, max(3, s // 3), max(2, s // 4))
     head.center = (x, y)
-    pg.draw.ellipse(surface, _INK, head)
+    pg.draw.ellipse(surface, INK, head)
     stem_top = (head.right - 1, y - s * 3 // 5)
-    pg.draw.line(surface, _INK, (head.right - 1, y), stem_top, max(1, s // 14))
+    pg.draw.line(surface, INK, (head.right - 1, y), stem_top, max(1, s // 14))
     return stem_top
 
 
@@ -250,7 +250,7 @@ def _draw_one_note(pg: ModuleType, surface: pygame.Surface, box: pygame.Rect) ->
     """An eighth note: head, stem and flag."""
     s = box.width
     x, y = _note_head(pg, surface, box.centerx - s // 8, box.bottom - s // 4, s)
-    pg.draw.line(surface, _INK, (x, y), (x + s // 4, y + s // 4), max(1, s // 10))
+    pg.draw.line(surface, INK, (x, y), (x + s // 4, y + s // 4), max(1, s // 10))
 
 
 def _draw_two_notes(pg: ModuleType, surface: pygame.Surface, box: pygame.Rect) -> None:
@@ -258,11 +258,11 @@ def _draw_two_notes(pg: ModuleType, surface: pygame.Surface, box: pygame.Rect) -
     s = box.width
     left = _note_head(pg, surface, box.left + s // 4, box.bottom - s // 4, s)
     right = _note_head(pg, surface, box.right - s // 3, box.bottom - s // 3, s)
-    pg.draw.line(surface, _INK, left, right, max(1, s // 8))
+    pg.draw.line(surface, INK, left, right, max(1, s // 8))
 
 
 #: One drawing per item name of :data:`~gridghost.core.ITEMS`; each fills the square it is given.
-_ITEM_PAINTERS = {
+ITEM_PAINTERS = {
     "dog": _draw_dog,
     "flower": _draw_flower,
     "two_flowers": _draw_two_flowers,
@@ -271,7 +271,7 @@ _ITEM_PAINTERS = {
 }
 
 
-def _draw_arrow(
+def draw_arrow(
     pg: ModuleType, surface: pygame.Surface, centre: tuple[float, float], length: float, action: int
 ) -> None:
     """An arrow ``length`` pixels long centred at ``centre``, pointing the way ``action`` moves:
@@ -288,4 +288,4 @@ def _draw_arrow(
     points = [at(-half, -shaft), at(neck, -shaft), at(neck, -head_width), at(half, 0.0), at(neck, head_width),
               at(neck, shaft), at(-half, shaft)]
     pg.draw.polygon(surface, ARROW_COLOUR, points)
-    pg.draw.polygon(surface, _INK, points, max(1, round(length / 40)))
+    pg.draw.polygon(surface, INK, points, max(1, round(length / 40)))

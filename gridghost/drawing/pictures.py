@@ -18,23 +18,23 @@ from gridghost.core.checks import check_choice, check_instance
 from gridghost.core.layout import Cell, Layout
 from gridghost.drawing.colourmap import (
     NAN_COLOUR,
-    _check_cmap,
-    _check_policy,
-    _check_values,
-    _colour_range,
-    _map_colours,
+    check_cmap,
+    check_policy,
+    check_values,
+    colour_range,
+    map_colours,
 )
 from gridghost.drawing.geometry import PictureGeometry
 from gridghost.drawing.paint import (
-    _BACKGROUND,
-    _INK,
-    _LIGHT_INK,
-    _draw_agent,
-    _draw_arrow,
-    _draw_ghost,
-    _draw_goal_frames,
-    _draw_lines_and_walls,
-    _TextPainter,
+    BACKGROUND,
+    INK,
+    LIGHT_INK,
+    TextPainter,
+    draw_agent,
+    draw_arrow,
+    draw_ghost,
+    draw_goal_frames,
+    draw_lines_and_walls,
     import_pygame,
 )
 from gridghost.drawing.renderer import Renderer, surface_to_array
@@ -136,18 +136,18 @@ def value_picture(
         raise TypeError(f"title must be a str or None, got {title!r}")
     geometry = PictureGeometry(layout, cell_size, title=title is not None)
     shape = (layout.rows, layout.cols)
-    array = _check_values(values, "values", shape)
-    actions = None if policy is None else _check_policy(policy, "policy", shape)
-    anchors = _check_cmap(cmap)
-    low, high = _colour_range(array, vmin, vmax)
+    array = check_values(values, "values", shape)
+    actions = None if policy is None else check_policy(policy, "policy", shape)
+    anchors = check_cmap(cmap)
+    low, high = colour_range(array, vmin, vmax)
     marked = _check_marks(marks, geometry)
     _check_number_format(number_format)
-    colours = _map_colours(array, low, high, anchors)
+    colours = map_colours(array, low, high, anchors)
 
     pg = import_pygame()
-    text = _TextPainter()
+    text = TextPainter()
     surface = pg.Surface(geometry.size)
-    surface.fill(_BACKGROUND)
+    surface.fill(BACKGROUND)
     size = geometry.cell_size
     band = round(0.26 * size)  # the numbers' strip at the bottom of a cell
     for cell in layout.cells():
@@ -162,15 +162,15 @@ def value_picture(
                 surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
         if actions is not None and actions[cell] >= 0:
             if number_format is None:  # the arrow centred in the cell; above the number when there is one
-                _draw_arrow(pg, surface, (x + size / 2, y + size / 2), 0.6 * size, int(actions[cell]))
+                draw_arrow(pg, surface, (x + size / 2, y + size / 2), 0.6 * size, int(actions[cell]))
             else:
-                _draw_arrow(pg, surface, (x + size / 2, y + 0.4 * size), 0.5 * size, int(actions[cell]))
+                draw_arrow(pg, surface, (x + size / 2, y + 0.4 * size), 0.5 * size, int(actions[cell]))
     radius = max(1, round(0.26 * size))
     for cell, name in marked.items():
-        painter = _draw_agent if name == "agent" else _draw_ghost
+        painter = draw_agent if name == "agent" else draw_ghost
         painter(pg, surface, geometry.cell_centre(cell), radius, size >= 24)
-    _draw_goal_frames(pg, surface, layout, geometry)
-    _draw_lines_and_walls(pg, surface, layout, geometry)
+    draw_goal_frames(pg, surface, layout, geometry)
+    draw_lines_and_walls(pg, surface, layout, geometry)
     _draw_colour_bar(pg, surface, geometry, text, low, high, anchors)
     if title is not None:
         x, y, width, height = geometry.title_rect
@@ -181,7 +181,7 @@ def value_picture(
 
 
 def _draw_colour_bar(
-    pg: ModuleType, surface: pygame.Surface, geometry: PictureGeometry, text: _TextPainter, low: float,
+    pg: ModuleType, surface: pygame.Surface, geometry: PictureGeometry, text: TextPainter, low: float,
     high: float, anchors: np.ndarray,
 ) -> None:
     """The colour map from ``low`` (left) to ``high`` (right), framed, with the lowest, middle and
@@ -190,9 +190,9 @@ def _draw_colour_bar(
     if math.isnan(low) or math.isnan(high):
         surface.fill(NAN_COLOUR, geometry.bar_rect)
     else:
-        strip = _map_colours(np.linspace(low, high, width), low, high, anchors)
+        strip = map_colours(np.linspace(low, high, width), low, high, anchors)
         surface.blit(pg.surfarray.make_surface(np.repeat(strip[:, None, :], height, axis=1)), (x, y))
-    pg.draw.rect(surface, _INK, (x - 1, y - 1, width + 2, height + 2), 1)
+    pg.draw.rect(surface, INK, (x - 1, y - 1, width + 2, height + 2), 1)
     if math.isnan(low) or math.isnan(high):
         return
     x, y, width, height = geometry.labels_rect
@@ -206,7 +206,7 @@ def _draw_colour_bar(
 def _ink_on(colour: tuple[int, ...]) -> tuple[int, int, int]:
     """Dark ink on light colours, light ink on dark ones (by luma)."""
     red, green, blue = colour[:3]
-    return _INK if 0.299 * red + 0.587 * green + 0.114 * blue > 150 else _LIGHT_INK
+    return INK if 0.299 * red + 0.587 * green + 0.114 * blue > 150 else LIGHT_INK
 
 
 def _check_marks(marks: Any, geometry: PictureGeometry) -> dict[Cell, str]:

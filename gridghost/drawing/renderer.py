@@ -27,22 +27,22 @@ import numpy as np
 
 from gridghost.core.checks import check_probability, check_rate
 from gridghost.core.layout import Cell, Layout
-from gridghost.drawing.colourmap import _check_cmap, _check_policy, _check_values, _colour_range, _map_colours
-from gridghost.drawing.geometry import _MARGIN, _PANEL_LINE_HEIGHT, Geometry
+from gridghost.drawing.colourmap import check_cmap, check_policy, check_values, colour_range, map_colours
+from gridghost.drawing.geometry import MARGIN, PANEL_LINE_HEIGHT, Geometry
 from gridghost.drawing.paint import (
-    _BACKGROUND,
-    _INK,
-    _ITEM_PAINTERS,
+    BACKGROUND,
     BELIEF_COLOUR,
     CELL_COLOURS,
     ESTIMATE_COLOUR,
-    _draw_agent,
-    _draw_arrow,
-    _draw_ghost,
-    _draw_goal_frames,
-    _draw_lines_and_walls,
-    _hatch,
-    _TextPainter,
+    INK,
+    ITEM_PAINTERS,
+    TextPainter,
+    draw_agent,
+    draw_arrow,
+    draw_ghost,
+    draw_goal_frames,
+    draw_hatching,
+    draw_lines_and_walls,
     import_pygame,
 )
 from gridghost.drawing.text import Status, colour_id
@@ -108,7 +108,7 @@ class Renderer:
         self.fps = fps
         self.caption = caption
         self._cell_size_argument: int | None = cell_size
-        self._text = _TextPainter()
+        self._text = TextPainter()
         self._overlay: _Overlay | None = None
         self._background: pygame.Surface | None = None
         self._canvas: pygame.Surface | None = None
@@ -154,16 +154,16 @@ class Renderer:
                 overlay is then unchanged.
         """
         shape = (self.geometry.rows, self.geometry.cols)
-        array = None if values is None else _check_values(values, "values", shape)
-        actions = None if policy is None else _check_policy(policy, "policy", shape)
-        anchors = _check_cmap(cmap)
+        array = None if values is None else check_values(values, "values", shape)
+        actions = None if policy is None else check_policy(policy, "policy", shape)
+        anchors = check_cmap(cmap)
         alpha = round(255 * check_probability(opacity, "opacity"))
         if array is None:
-            _colour_range(np.empty(0), vmin, vmax)  # checks them all the same
+            colour_range(np.empty(0), vmin, vmax)  # checks them all the same
             colours, shown = None, np.zeros(shape, dtype=bool)
         else:
-            low, high = _colour_range(array, vmin, vmax)
-            colours, shown = _map_colours(array, low, high, anchors), np.isfinite(array)
+            low, high = colour_range(array, vmin, vmax)
+            colours, shown = map_colours(array, low, high, anchors), np.isfinite(array)
         self._overlay = None if array is None and actions is None else _Overlay(colours, shown, actions, alpha)
         self._background = None  # the overlay is part of the cached background
 
@@ -262,14 +262,14 @@ class Renderer:
         self._check_surface(surface)
         pg = import_pygame()
         g, layout = self.geometry, self.layout
-        surface.fill(_BACKGROUND)
+        surface.fill(BACKGROUND)
         for cell in layout.cells():
             rect = pg.Rect(g.cell_rect(cell))
             base, hatch = CELL_COLOURS[layout.colours[cell]]
             surface.fill(base, rect)
             if hatch != base:
-                _hatch(pg, surface, rect, hatch)
-        _draw_goal_frames(pg, surface, layout, g)
+                draw_hatching(pg, surface, rect, hatch)
+        draw_goal_frames(pg, surface, layout, g)
         for cell, names in layout.items.items():
             rect = pg.Rect(g.cell_rect(cell))
             surface.set_clip(rect)  # painters round up tiny boxes; nothing may spill into a neighbour
@@ -277,8 +277,8 @@ class Renderer:
             surface.set_clip(None)
         for cell, text in layout.texts.items():
             self._draw_label(surface, cell, text)
-        _draw_lines_and_walls(pg, surface, layout, g)
-        surface.fill(_BACKGROUND, g.panel_rect)
+        draw_lines_and_walls(pg, surface, layout, g)
+        surface.fill(BACKGROUND, g.panel_rect)
 
     def draw_moving(
         self,
@@ -311,8 +311,8 @@ class Renderer:
         radius = g.token_radius(shared)
         agent_xy, ghost_xy = g.token_centres(agent, ghost)
         eyes = g.cell_size >= 24
-        _draw_agent(pg, surface, agent_xy, radius, eyes)
-        _draw_ghost(pg, surface, ghost_xy, radius, eyes)
+        draw_agent(pg, surface, agent_xy, radius, eyes)
+        draw_ghost(pg, surface, ghost_xy, radius, eyes)
         self._draw_panel(pg, surface, status)
 
     def close(self) -> None:
@@ -331,7 +331,7 @@ class Renderer:
             if pg is not None and pg.display.get_init():
                 pg.display.quit()
         self._clock = self._canvas = self._background = None
-        self._text = _TextPainter()
+        self._text = TextPainter()
 
     # -- helpers -----------------------------------------------------------------------------------
     def _check_surface(self, surface: pygame.Surface) -> None:
@@ -369,7 +369,7 @@ class Renderer:
             if image is None:  # no room for the text: one more item instead
                 shown = names[:capacity]
         for i, name in enumerate(shown):
-            _ITEM_PAINTERS[name](pg, surface, pg.Rect(rect.x + pad + i * (slot + pad), rect.y + pad, slot, slot))
+            ITEM_PAINTERS[name](pg, surface, pg.Rect(rect.x + pad + i * (slot + pad), rect.y + pad, slot, slot))
         if image is not None:
             surface.blit(image, (rect.x + pad + len(shown) * (slot + pad), rect.y + pad))
 
@@ -393,9 +393,9 @@ class Renderer:
                 surface.blit(tile, g.cell_rect((row, col))[:2])
         if overlay.policy is not None:
             for row, col in zip(*np.nonzero(overlay.policy >= 0), strict=True):
-                _draw_arrow(pg, surface, g.cell_centre((row, col)), 0.6 * size, int(overlay.policy[row, col]))
-        _draw_goal_frames(pg, surface, self.layout, g)
-        _draw_lines_and_walls(pg, surface, self.layout, g)
+                draw_arrow(pg, surface, g.cell_centre((row, col)), 0.6 * size, int(overlay.policy[row, col]))
+        draw_goal_frames(pg, surface, self.layout, g)
+        draw_lines_and_walls(pg, surface, self.layout, g)
 
     def _draw_belief(self, pg: ModuleType, surface: pygame.Surface, belief: np.ndarray) -> None:
         peak = belief.max()
@@ -411,23 +411,23 @@ class Renderer:
 
     def _draw_panel(self, pg: ModuleType, surface: pygame.Surface, status: Status) -> None:
         x, y, width, _ = self.geometry.panel_rect
-        left, top = x + _MARGIN, y + _MARGIN // 2
+        left, top = x + MARGIN, y + MARGIN // 2
         colour = colour_id(status.color_measurement)
-        side = _PANEL_LINE_HEIGHT - 6
+        side = PANEL_LINE_HEIGHT - 6
         line_width = 0
         for i, line in enumerate(status.lines()):
-            room = width - 2 * _MARGIN - (side + 8 if colour is not None and i == 3 else 0)
-            image = self._text.image(line, room, _PANEL_LINE_HEIGHT, _PANEL_FONT_SIZE, _PANEL_FONT_SIZE)
+            room = width - 2 * MARGIN - (side + 8 if colour is not None and i == 3 else 0)
+            image = self._text.image(line, room, PANEL_LINE_HEIGHT, _PANEL_FONT_SIZE, _PANEL_FONT_SIZE)
             line_width = 0 if image is None else image.get_width()
             if image is not None:
-                surface.blit(image, (left, top + i * _PANEL_LINE_HEIGHT))
+                surface.blit(image, (left, top + i * PANEL_LINE_HEIGHT))
         if colour is not None:  # a swatch of the reading after its name
             base, hatch = CELL_COLOURS[colour]
-            swatch = pg.Rect(left + line_width + 8, top + 3 * _PANEL_LINE_HEIGHT, side, side)
+            swatch = pg.Rect(left + line_width + 8, top + 3 * PANEL_LINE_HEIGHT, side, side)
             surface.fill(base, swatch)
             if hatch != base:
-                _hatch(pg, surface, swatch, hatch)
-            pg.draw.rect(surface, _INK, swatch, 1)
+                draw_hatching(pg, surface, swatch, hatch)
+            pg.draw.rect(surface, INK, swatch, 1)
 
 
 def surface_to_array(surface: pygame.Surface) -> np.ndarray:

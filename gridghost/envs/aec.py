@@ -142,6 +142,7 @@ from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
 from gridghost.core.rules import (
     ACTION_NAMES,
     NUM_ACTIONS,
+    SIDE_OF,
     GameState,
     Outcome,
     Rewards,
@@ -155,7 +156,7 @@ from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
 
-_SIDES = {AGENT: Side.AGENT, GHOST: Side.GHOST}
+
 class _MapComponents(NamedTuple):
     """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
 
@@ -340,12 +341,12 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
         self._half_turn_rewards = {
-            name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in _SIDES.items()
+            name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in SIDE_OF.items()
         }
         if not isinstance(config.belief_filter, str):  # a spec dict or filter, as the first map's filter reads it
             self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
-        self.observation_spaces = {name: self._encoder.space(_SIDES[name]) for name in self.possible_agents}
+        self.observation_spaces = {name: self._encoder.space(SIDE_OF[name]) for name in self.possible_agents}
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
         self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, 4), dtype=np.int8)
         self._np_random: np.random.Generator | None = None
@@ -385,7 +386,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         self.board = self.kernel.board
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
-        self._observers = {name: self._encoder.observer(_SIDES[name]) for name in self.possible_agents}
+        self._observers = {name: self._encoder.observer(SIDE_OF[name]) for name in self.possible_agents}
 
     def _build_map(self, layout: Layout) -> _MapComponents:
         """The components of the game on ``layout`` (see :meth:`_use_map`).
@@ -404,7 +405,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
             for sensor in parts.sensors
         )
         spaces_ = getattr(self, "observation_spaces", None)  # None while the first map is built
-        if spaces_ is not None and any(parts.encoder.space(_SIDES[name]) != space for name, space in spaces_.items()):
+        if spaces_ is not None and any(parts.encoder.space(SIDE_OF[name]) != space for name, space in spaces_.items()):
             raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
                                "every map of a generator must have the same size and labels")
         return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)

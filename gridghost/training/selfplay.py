@@ -47,7 +47,7 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import ChasePolicy
-from gridghost.core.rules import NUM_ACTIONS, Rewards, Side
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Rewards
 from gridghost.core.slip import SlipModel
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.single_agent import GridGhostGymEnv
@@ -68,7 +68,6 @@ SELFPLAY_STREAM = 2**32 + 16
 SAMPLING_RULES: tuple[str, ...] = ("latest", "uniform", "prioritised")
 #: A game's result from the learner's point of view; a draw is a game cut by the step limit.
 RESULTS: tuple[str, ...] = ("win", "loss", "draw")
-_SIDE = {AGENT: Side.AGENT, GHOST: Side.GHOST}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,10 +231,10 @@ class OpponentPool:
     @staticmethod
     def _freeze(policy: Any, side: str, copy: bool) -> Any:
         if isinstance(policy, str):
-            return check_opponent_name(policy, _SIDE[side], "policy")
+            return check_opponent_name(policy, SIDE_OF[side], "policy")
         if isinstance(policy, (np.ndarray, list, tuple)):
             return _probability_table(policy, "policy")
-        if isinstance(policy, StatePolicy) and policy.side != _SIDE[side]:
+        if isinstance(policy, StatePolicy) and policy.side != SIDE_OF[side]:
             raise ValueError(f"policy {policy!r} plays the {policy.side.name.lower()}, not the {side}")
         if isinstance(policy, ChasePolicy) and side != GHOST:
             raise ValueError(f"policy {policy!r} is the chasing ghost; it cannot play the {side}")
@@ -446,7 +445,7 @@ class SelfPlayEnv(GridGhostGymEnv):
         cells = self.game.kernel.num_cells
         table = policy.reshape(cells * cells, NUM_ACTIONS)
         if ((table == 0.0) | (table == 1.0)).all():  # deterministic
-            return StatePolicy(self.game.layout, _SIDE[snapshot.side], table.argmax(axis=1).reshape(cells, cells))
+            return StatePolicy(self.game.layout, SIDE_OF[snapshot.side], table.argmax(axis=1).reshape(cells, cells))
         return _TableSampler(policy, self.game)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -679,7 +678,7 @@ def _state_policy_of(snapshot: Snapshot, where: str, layout: Layout | None, obs_
     """``snapshot``'s policy in a form the solver reads (see :func:`exploitability_curve`)."""
     policy = snapshot.policy
     if isinstance(policy, str):
-        return NAMED_POLICIES[policy][_SIDE[snapshot.side]] if policy in NAMED_POLICIES else policy
+        return NAMED_POLICIES[policy][SIDE_OF[snapshot.side]] if policy in NAMED_POLICIES else policy
     if snapshot.tabulated or (isinstance(policy, type) and issubclass(policy, StatePolicy)):
         return policy
     if isinstance(policy, type):
