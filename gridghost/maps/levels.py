@@ -75,7 +75,7 @@ class Difficulty:
 
 #: The difficulty presets, 0 (easy for the agent) to 3 (a real contest); ``env(difficulty=d)``
 #: plays ``MapGenerator(difficulty=d, num_levels=DIFFICULTY_LEVELS)``. The options and margins
-#: were calibrated with ``benchmarks/difficulty_study.py``; the README's table gives the bands'
+#: were calibrated with ``benchmarks/difficulty_study.py``; the Maps page's table gives the bands'
 #: measured spread (``benchmarks/difficulty_levels.py``).
 DIFFICULTIES: dict[int, Difficulty] = {
     0: Difficulty(5, 5, 0.95, 1.0, {"walls": "maze", "loops": 0.0}),

@@ -500,7 +500,7 @@ class SelfPlayEnv(GridGhostGymEnv):
             As :meth:`GridGhostGymEnv.step`, with ``info["opponent"]``.
 
         Raises:
-            As :meth:`GridGhostGymEnv.step`.
+            TypeError, ValueError: as :meth:`GridGhostGymEnv.step`.
         """
         observation, reward, terminated, truncated, info = super().step(action)
         assert self.opponent is not None
