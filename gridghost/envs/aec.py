@@ -343,7 +343,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         self._half_turn_rewards = {
             name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in SIDE_OF.items()
         }
-        if not isinstance(config.belief_filter, str):  # a spec dict or filter, as the first map's filter reads it
+        if isinstance(config.belief_filter, (dict, BeliefFilter)):  # as the first map's filter reads it
             self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
         self.observation_spaces = {name: self._encoder.space(SIDE_OF[name]) for name in self.possible_agents}
