@@ -30,7 +30,7 @@ import numpy as np
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.core.rules import Outcome, Rewards
+from gridghost.core.rules import Outcome, Rewards, make_rewards
 from gridghost.core.slip import (
     DEFAULT_SLIP_PROBABILITY,
     LongitudinalSlip,
@@ -291,7 +291,7 @@ def game_config(
     color_sensor_quality: float | None = None,
     max_cycles: int | None = 100,
     obs_type: str = "dict",
-    rewards: Rewards | None = None,
+    rewards: Rewards | str | None = None,
     ghost_rewards: Rewards | None = None,
     use_ghost: bool = True,
     belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
@@ -310,8 +310,8 @@ def game_config(
 
     Resolving means: the slip model from ``slip`` / ``slip_probability`` / ``slip_type``; the map
     from ``layout`` / ``difficulty`` (a generator follows the slip model); the sensors bound to
-    the first map (the colour sensor of ``color_sensor_quality`` by default); the reference
-    rewards when ``rewards`` is ``None``; the exact filter for the belief encodings when
+    the first map (the colour sensor of ``color_sensor_quality`` by default); the rewards
+    from ``rewards`` (a preset's name, or the reference's when it is ``None``); the exact filter for the belief encodings when
     ``belief_filter`` is ``None``. The belief filter stays as given (a name, a copy of a spec
     dict, or a filter object): it is built per map by
     :func:`~gridghost.config.parts.build_map_parts`.
@@ -350,14 +350,14 @@ def game_config(
     if maps is not None and given is not None:  # sensors measure every map the generator draws
         given = tuple(sensor.for_layout(first) for sensor in given)
     bound = make_sensors(first, given, color_sensor_quality, RESERVED_INFO_KEYS)
-    check_instance(rewards, "rewards", Rewards, allow_none=True)
+    agent_rewards = make_rewards(rewards)
     check_instance(ghost_rewards, "ghost_rewards", Rewards, allow_none=True)
     if belief_filter is not None:
         check_filter_kind(belief_filter)
     check_observation_options(obs_type, view_radius, action_mask_in_obs, append_step_count, max_cycles, grid_layout)
     return GameConfig(
         layout=maps if maps is not None else first, slip=slip_model, sensors=bound,
-        rewards=Rewards() if rewards is None else rewards, ghost_rewards=ghost_rewards, max_cycles=max_cycles,
+        rewards=agent_rewards, ghost_rewards=ghost_rewards, max_cycles=max_cycles,
         use_ghost=use_ghost, obs_type=obs_type,
         belief_filter=copy.deepcopy(belief_filter) if isinstance(belief_filter, dict) else belief_filter,
         show_belief=show_belief, expert=expert, view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,

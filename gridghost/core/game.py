@@ -33,6 +33,7 @@ from gridghost.core.rules import (
     Rewards,
     Side,
     board_for,
+    make_rewards,
 )
 from gridghost.core.slip import Moves, SlipModel
 
@@ -75,7 +76,9 @@ class Game:
     Args:
         layout: the map.
         slip: the agent's slip model.
-        rewards: the agent's :class:`~gridghost.core.rules.Rewards`; ``None`` means the reference's.
+        rewards: the agent's :class:`~gridghost.core.rules.Rewards`, or a preset's name
+            (:data:`~gridghost.core.rules.REWARD_PRESETS`: ``"reference"``, ``"normalised"``);
+            ``None`` means the reference's.
         ghost_rewards: the ghost's; ``None`` means zero-sum (the agent's negated).
         use_ghost: ``False`` takes the ghost out of the game: it cannot catch the agent and the
             turn stays with the agent.
@@ -94,25 +97,25 @@ class Game:
 
     Raises:
         TypeError: ``layout``, ``slip`` or a reward is of the wrong type.
-        ValueError: the layout is larger than a board serves.
+        ValueError: the layout is larger than a board serves, or an unknown rewards preset.
     """
 
     def __init__(
         self,
         layout: Layout,
         slip: SlipModel,
-        rewards: Rewards | None = None,
+        rewards: Rewards | str | None = None,
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
     ) -> None:
         check_instance(layout, "layout", Layout)
         check_instance(slip, "slip", SlipModel)
-        check_instance(rewards, "rewards", Rewards, allow_none=True)
+        agent_rewards = make_rewards(rewards)
         check_instance(ghost_rewards, "ghost_rewards", Rewards, allow_none=True)
         self.layout = layout
         self.slip = slip
         self.use_ghost = bool(use_ghost)
-        self.agent_rewards = rewards or Rewards()
+        self.agent_rewards = agent_rewards
         self.ghost_rewards = ghost_rewards or self.agent_rewards.negated()
         self.board = board = board_for(layout)
         self.num_cells = board.num_cells

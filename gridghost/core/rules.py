@@ -118,6 +118,25 @@ class Rewards:
                 raise ValueError(f"Rewards.{field} must be a finite float, got {value!r}")
             object.__setattr__(self, field, number)
 
+    def scaled(self, factor: float) -> Rewards:
+        """These rewards multiplied by ``factor``: the same game, the same optimal policies (for a
+        positive factor) and every value multiplied by ``factor``.
+
+        >>> Rewards().scaled(0.01) == REWARD_PRESETS["normalised"]
+        True
+
+        Raises:
+            TypeError: ``factor`` is not a number.
+            ValueError: ``factor`` is not finite and positive (a negative one would swap the
+                sides' goals, zero would erase the game).
+        """
+        if not isinstance(factor, (int, float, np.integer, np.floating)) or isinstance(factor, bool):
+            raise TypeError(f"factor must be a positive number, got {factor!r}")
+        if not (math.isfinite(float(factor)) and factor > 0):
+            raise ValueError(f"factor must be a finite number > 0, got {factor!r}")
+        return Rewards(step=self.step * factor, goal=self.goal * factor, caught=self.caught * factor,
+                       wait=self.wait * factor)
+
     def negated(self) -> Rewards:
         """The zero-sum opponent's rewards."""
         # 0.0 - x, not -x: a zero reward stays 0.0 rather than becoming -0.0.
@@ -130,6 +149,45 @@ class Rewards:
         if outcome == Outcome.GOAL:
             return self.goal
         return self.step if mover == Side.AGENT else self.wait
+
+
+#: The named rewards of the agent (``rewards="normalised"`` in every view and solver function):
+#: ``"reference"`` is the original game's (goal +100, caught -50, step -1); ``"normalised"`` is
+#: the same divided by 100 (goal +1, caught -0.5, step -0.01), so that returns lie in about
+#: [-1.5, 1] and a policy-gradient learner's value loss does not swamp its policy loss. Dividing
+#: every reward by one positive number keeps the game and its optimal policies; the solver's values
+#: come out divided by the same number.
+REWARD_PRESETS: dict[str, Rewards] = {
+    "reference": Rewards(),
+    "normalised": Rewards(step=-0.01, goal=1.0, caught=-0.5, wait=0.0),
+}
+
+
+def make_rewards(value: Rewards | str | None, argument: str = "rewards") -> Rewards:
+    """The agent's rewards from what a view or solver function was given.
+
+    Args:
+        value: a :class:`Rewards`, the name of one of :data:`REWARD_PRESETS`, or ``None`` for
+            the reference's.
+        argument: the argument's name, for the error messages.
+
+    Returns:
+        The :class:`Rewards`.
+
+    Raises:
+        TypeError: neither a :class:`Rewards`, a name nor ``None``.
+        ValueError: a name that is no preset.
+    """
+    if value is None:
+        return REWARD_PRESETS["reference"]
+    if isinstance(value, Rewards):
+        return value
+    if isinstance(value, str):
+        if value not in REWARD_PRESETS:
+            raise ValueError(f"unknown {argument} preset {value!r}; accepted: {sorted(REWARD_PRESETS)} "
+                             "or a gridghost.Rewards")
+        return REWARD_PRESETS[value]
+    raise TypeError(f"{argument} must be a gridghost.Rewards, one of {sorted(REWARD_PRESETS)} or None, got {value!r}")
 
 
 #: :func:`board_for` keeps the boards it built until their estimated sizes add up to this

@@ -221,7 +221,10 @@ class GridGhostEnv(InfoPublisher, AECEnv):
             for no limit (the single-agent views leave truncation to Gymnasium's ``TimeLimit``).
         obs_type: the observation encoding, one of
             :data:`~gridghost.sensing.OBS_TYPES`; ``"dict"`` is the reference observation.
-        rewards: the agent's :class:`~gridghost.core.rules.Rewards`; ``None`` means the reference's.
+        rewards: the agent's :class:`~gridghost.core.rules.Rewards`, or a preset's name:
+            ``"reference"`` (goal +100, caught -50, step -1; the default, ``None``) or
+            ``"normalised"`` (the same divided by 100, for learners: see
+            :data:`~gridghost.core.rules.REWARD_PRESETS`).
         ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated). Only with
             ``use_ghost=True``.
         use_ghost: ``False`` takes the ghost out of the game: it stays on its start cell, never
@@ -295,7 +298,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         color_sensor_quality: float | None = None,
         max_cycles: int | None = 100,
         obs_type: str = "dict",
-        rewards: Rewards | None = None,
+        rewards: Rewards | str | None = None,
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
         belief_filter: str | dict[str, Any] | BeliefFilter | None = None,

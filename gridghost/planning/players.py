@@ -47,7 +47,7 @@ class OptimalAgent(StatePolicy):
     """
 
     def __init__(self, layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
+                 rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
         self.solution = solution = solve_agent(layout, slip, ghost, rewards, gamma, tol)
         super().__init__(solution.layout, Side.AGENT, _table(solution.policy))
 
@@ -65,7 +65,7 @@ class _MinimaxPlayer(StatePolicy):
     _side: Side
 
     def __init__(self, layout: Layout | None = None, slip: str | SlipModel | None = None,
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
+                 rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10) -> None:
         self.solution = solution = solve_game(layout, slip, rewards, gamma, tol)
         policy = solution.agent_policy if self._side == Side.AGENT else solution.ghost_policy
         super().__init__(solution.layout, self._side, _table(policy))
@@ -134,7 +134,7 @@ class QMDPAgent:
     """
 
     def __init__(self, layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
-                 rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                 rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
                  belief_filter: Any = None) -> None:
         if belief_filter is not None and not callable(getattr(belief_filter, "belief", None)):
             raise TypeError(f"belief_filter must have a belief() method (a gridghost filter), got {belief_filter!r}")

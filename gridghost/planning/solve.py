@@ -452,7 +452,7 @@ class PolicyEvaluation(_Solution):
 
 # -- the solvers -----------------------------------------------------------------------------------
 def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
-                rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
                 horizon: int | None = None, *, game: Game | None = None, config: Any = None) -> AgentSolution:
     """Solve the agent's MDP against a fixed ghost.
 
@@ -462,7 +462,9 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
             longitudinal slip of 0.2, the envs' default.
         ghost: the ghost's state policy: ``"chase"``, ``"random"``, a callable ``(agent_pos,
             ghost_pos) -> action`` or probabilities ``(rows, cols, rows, cols, 4)`` (ghost to move).
-        rewards: the agent's rewards; ``None`` means the reference's.
+        rewards: the agent's rewards (a :class:`~gridghost.core.rules.Rewards` or a preset's name,
+            ``"reference"`` or ``"normalised"``); ``None`` means the reference's. Values come
+            out in the units of these rewards.
         gamma: the discount per full turn, in (0, 1].
         tol: value iteration stops when no value changes by more than this in a sweep.
         horizon: if given, the values of a game cut after this many turns (and its first turn's
@@ -492,7 +494,7 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
 
 
 def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = None, agent: Any = "random",
-                rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, gamma: float = 0.99,
+                rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None, gamma: float = 0.99,
                 tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
                 config: Any = None) -> GhostSolution:
     """Solve the ghost's MDP against a fixed agent: the ghost maximises its own return.
@@ -515,7 +517,7 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
     return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon)
 
 
-def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None, rewards: Rewards | None = None,
+def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None, rewards: Rewards | str | None = None,
                gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
                config: Any = None) -> GameSolution:
     """Solve the zero-sum turn-based stochastic game: the agent maximises its return, the ghost
@@ -543,7 +545,7 @@ def _solved_game(game: Game, gamma: float, tol: float, horizon: int | None) -> G
 
 
 def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
-                      slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
+                      slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                       tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
                       config: Any = None) -> PolicyEvaluation:
     """Evaluate two fixed state policies against each other exactly: the agent's value, and the
@@ -569,7 +571,7 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
 
 
 def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
-                   slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
+                   slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                    tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
                    config: Any = None) -> float:
     """How much the two policies give away together against exact best responses, from the start
@@ -602,7 +604,7 @@ def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None =
 
 
 def agent_exploitability(agent_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
-                         rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                         rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
                          horizon: int | None = None, *, game: Game | None = None, config: Any = None) -> float:
     """How far below the game's value an agent policy falls against a ghost that best responds
     to it, from the start: ``v* - min_g v(agent_policy, g)``, >= 0, 0 for a minimax agent.
@@ -620,7 +622,7 @@ def agent_exploitability(agent_policy: Any, layout: Layout | None = None, slip: 
 
 
 def ghost_exploitability(ghost_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
-                         rewards: Rewards | None = None, gamma: float = 0.99, tol: float = 1e-10,
+                         rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
                          horizon: int | None = None, *, game: Game | None = None, config: Any = None) -> float:
     """How far above the game's value an agent that best responds to a ghost policy gets, from
     the start: ``max_a v(a, ghost_policy) - v*``, >= 0, 0 for a minimax ghost.

@@ -613,7 +613,7 @@ class ExploitabilityCurve(NamedTuple):
 
 
 def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Layout | None = None,
-                         slip: str | SlipModel | None = None, rewards: Rewards | None = None, gamma: float = 0.99,
+                         slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                          tol: float = 1e-10, obs_type: str = "vector", *, game: Game | None = None,
                          config: Any = None) -> ExploitabilityCurve:
     """The solver's exact exploitability of each (agent, ghost) pair of snapshots, next to the
