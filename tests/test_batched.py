@@ -530,6 +530,45 @@ def test_make_vec_matches_sync_vector_env(mode: AutoresetMode, controlled: str, 
     assert finals > 0 or mode == AutoresetMode.NEXT_STEP
 
 
+@pytest.mark.parametrize(("controlled", "mode"), [("agent", "next_step"), ("agent", "same_step"),
+                                                ("ghost", "next_step"), ("ghost", "same_step")])
+def test_vector_env_infos_hold_the_episodes_statistics(controlled: str, mode: str) -> None:
+    envs = 8
+    env = GridGhostVectorEnv(envs, controlled=controlled, obs_type="vector", max_episode_steps=15,
+                             autoreset_mode=mode, layout=MapGenerator(6, 6, num_levels=10))
+    env.reset(seed=3)
+    rng = np.random.default_rng(4)
+    returns, lengths = np.zeros(envs), np.zeros(envs, dtype=int)
+    restart = np.zeros(envs, dtype=bool)
+    checked = successes = 0
+    for _ in range(150):
+        _, rewards, terminated, truncated, infos = env.step(rng.integers(0, 4, size=envs))
+        returns[restart], lengths[restart] = 0.0, 0  # next-step: this call restarted them
+        returns[~restart] += rewards[~restart]
+        lengths[~restart] += 1
+        done = terminated | truncated
+        if not done.any():
+            assert infos == {}
+        else:
+            for key in ("episode_return", "episode_length", "is_success"):
+                assert np.array_equal(infos[f"_{key}"], done) and infos[key].shape == (envs,)
+                assert infos[key].dtype.kind in "fiub"
+            assert np.array_equal(infos["episode_return"], np.where(done, returns, 0.0))
+            assert np.array_equal(infos["episode_length"], np.where(done, lengths, 0))
+            # the last step's reward says who won: the agent's +100 for a goal, the ghost's +50 or
+            # +51 for a capture (its step rewards are +1, the negative of the agent's)
+            won = (rewards >= 99) if controlled == "agent" else (rewards >= 50)
+            assert np.array_equal(infos["is_success"], done & terminated & won)
+            assert ("final_obs" in infos) == (mode == "same_step")
+            checked += int(done.sum())
+            successes += int(infos["is_success"].sum())
+        if mode == "same_step":
+            returns[done], lengths[done] = 0.0, 0
+        else:
+            restart = done
+    assert checked > 50 and 0 < successes < checked
+
+
 def test_vector_env_reset_mask_and_masks() -> None:
     env = GridGhostVectorEnv(3, obs_type="vector", **EXACT)
     env.reset(seed=0)
@@ -617,6 +656,11 @@ def test_calls_out_of_turn_are_refused() -> None:
         both.step_agent(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="side="):
         both.action_masks()
+    with pytest.raises(ValueError, match="side="):
+        both.episodes()
+    with pytest.raises(ValueError, match="side"):
+        agent.episodes("referee")
+    assert both.episodes("ghost").returns.shape == (2,)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert both.action_masks("ghost").shape == (2, 4)

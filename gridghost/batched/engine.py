@@ -122,6 +122,20 @@ class BatchedStep(NamedTuple):
     final_observations: dict[str, np.ndarray]
 
 
+class EpisodeStats(NamedTuple):
+    """Per game, the return, length and success of an episode (:meth:`BatchedGame.episodes`).
+
+    Attributes:
+        returns: ``float64[N]``, the side's undiscounted return.
+        lengths: ``int64[N]``, its steps.
+        successes: ``bool[N]``, the side won: the agent reached a goal, or the ghost caught it.
+    """
+
+    returns: np.ndarray
+    lengths: np.ndarray
+    successes: np.ndarray
+
+
 # -- the engine --------------------------------------------------------------------------------------
 class BatchedGame:
     """N games of gridghost stepped in lockstep as arrays (see the module docstring).
@@ -225,6 +239,13 @@ class BatchedGame:
         # the games: global state, learner steps (or cycles), whether each ended in the last call
         self._state = np.zeros(n, dtype=np.int64)
         self._steps = np.zeros(n, dtype=np.int64)
+        # each game's running return per side, and (same-step mode) the games that ended in the
+        # last call with their episode's last state, return and length, taken before their reset
+        self._returns = {side: np.zeros(n) for side in AGENTS}
+        self._ended_games = np.zeros(0, dtype=np.int64)
+        self._ended_states = np.zeros(0, dtype=np.int64)
+        self._ended_returns = {side: np.zeros(0) for side in AGENTS}
+        self._ended_lengths = np.zeros(0, dtype=np.int64)
         self._restart = np.zeros(0, dtype=np.int64)  # next-step mode: the games to restart next call
         self._ended = np.zeros(n, dtype=bool)  # two sides: ended in the agent's half of this turn
         self._phase: str | None = None  # two sides: whose half-turn is next
@@ -351,6 +372,7 @@ class BatchedGame:
                 table = np.concatenate((table, ones), axis=1)
             self._observations[AGENTS[side]] = np.ascontiguousarray(table)
         self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
+        self._goals = np.concatenate([np.asarray(game.goals, dtype=bool) for game in games])
 
     def _table_bytes(self, maps: int, rows: int, cols: int, k: int, b: int, sides: list[Side]) -> int:
         """An upper estimate of the bytes the tables take: the folded turn tables'
@@ -472,6 +494,40 @@ class BatchedGame:
         cells = (agents if side == AGENT else ghosts) + self.maps * self.num_cells
         return self._masks[cells]
 
+    def episodes(self, side: str | None = None) -> EpisodeStats:
+        """Per game, its episode as of the last call (:class:`EpisodeStats`): a game that ended
+        in that call gives the episode that ended, also in same-step mode, where it has already
+        restarted; any other game its episode so far. Computed when asked (the engine keeps
+        only the running returns and steps), so ask once per call that ends games.
+
+        Args:
+            side: whose return and success (default: the learner's; required with two learners).
+
+        Returns:
+            ``EpisodeStats(returns, lengths, successes)``: ``float64[N]``, the undiscounted sum of
+            ``side``'s rewards; ``int64[N]``, its steps (learner steps with one learner, full
+            turns with two); ``bool[N]``, the episode's state is ``side``'s win: the agent on a
+            goal (not caught) for the agent, the agent caught for the ghost.
+
+        Raises:
+            ValueError: an unknown side, or none given with two learners.
+        """
+        side = self.controlled if side is None else side
+        if side is None:
+            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
+        check_choice(side, "side", AGENTS)
+        returns, lengths, states = self._returns[side].copy(), self._steps.copy(), self._state.copy()
+        ended = self._ended_games
+        if len(ended):
+            returns[ended] = self._ended_returns[side]
+            lengths[ended] = self._ended_lengths
+            states[ended] = self._ended_states
+        maps, local = np.divmod(states, self._states)
+        agents, ghosts = np.divmod(local, self.num_cells)
+        caught = agents == ghosts
+        successes = caught if side == GHOST else self._goals[maps * self.num_cells + agents] & ~caught
+        return EpisodeStats(returns, lengths, successes)
+
     def reset(self, seed: int | Sequence[int] | None = None, games: Any = None) -> dict[str, np.ndarray]:
         """Start new episodes in every game (or in ``games``, a bool mask or indices), each on
         a level drawn from the generator's set with a map generator.
@@ -494,6 +550,7 @@ class BatchedGame:
             raise RuntimeError("games can be reset one by one only between turns; call step_ghost first")
         self._reset_rows(rows)
         self._restart = self._restart[~np.isin(self._restart, rows)]
+        self._ended_games = self._ended_games[~np.isin(self._ended_games, rows)]
         if self.controlled is None:
             self._phase = AGENT
         self._observe(None, self._waiting if self.controlled is None else None)
@@ -557,6 +614,7 @@ class BatchedGame:
         if self._opening_reward:  # the games taking their episode's first step
             np.add(reward, self._opening_reward, out=reward, where=np.equal(self._steps, 0, out=self._bools))
         self._steps += 1
+        self._returns[self.controlled] += reward  # type: ignore[index]  # one learner here
         restart = self._restart
         maps = None
         if len(restart):  # ended in the last call (next-step mode): a new episode instead
@@ -566,6 +624,7 @@ class BatchedGame:
             reward[restart] = 0.0
             terminated[restart] = False
             self._steps[restart] = 0
+            self._returns[self.controlled][restart] = 0.0  # type: ignore[index]  # one learner here
         self._truncate(terminated, truncated)
         if self._draw_readings:
             cells = self._scratch
@@ -627,7 +686,11 @@ class BatchedGame:
         two_sides = self.controlled is None
         if self.autoreset_mode == "same_step":
             final_games = np.flatnonzero(done)
+            self._ended_games = final_games
             if len(final_games):
+                self._ended_states = self._state[final_games]
+                self._ended_lengths = self._steps[final_games]
+                self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
                 ended = terminated[final_games]
                 finals = {side: self._gather(side, self._state[final_games],
                                              self._waiting[final_games] if two_sides and side == GHOST else ended,
@@ -655,8 +718,10 @@ class BatchedGame:
         tables["agent_outcome"].take(index, out=self._outcome, mode="clip")
         for s, side in enumerate(AGENTS):
             tables["agent_rewards"][s].take(index, out=self._rewards[side], mode="clip")
+            self._returns[side] += self._rewards[side]
         np.not_equal(self._outcome, ONGOING, out=self._terminated)
         np.copyto(self._ended, self._terminated)
+        self._ended_games = self._no_games  # a game ends its turn (and resets) in the ghost's half
         self._truncated.fill(False)
         self._read(tables["agent_cell"].take(self._next), uniforms, 1)
         if self.filter is not None:
@@ -682,6 +747,8 @@ class BatchedGame:
             self._outcome[ended] = ONGOING
             for side in AGENTS:
                 self._rewards[side][ended] = 0.0
+        for side in AGENTS:
+            self._returns[side] += self._rewards[side]
         terminated, truncated = self._terminated, self._truncated
         np.not_equal(self._outcome, ONGOING, out=terminated)
         terminated |= self._ended
@@ -720,6 +787,8 @@ class BatchedGame:
         states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
         self._state[rows] = states
         self._steps[rows] = 0
+        for side in AGENTS:
+            self._returns[side][rows] = 0.0
         if self._draw_readings:
             self._read(self._tables["agent_cell"].take(states), uniforms, 2, rows)
             if self.filter is not None:
