@@ -60,8 +60,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
-from gridghost.batched.grids import GridPlanes, gather_bytes, grid_bytes
+from gridghost.batched.grids import GridPlanes, encoder_bytes, gather_bytes, grid_bytes
 from gridghost.batched.limits import (
+    MAP_PART_BYTES,
     TABLE_BYTES,
     TABLE_ENTRY_BYTES,
     UnsupportedSetting,
@@ -382,11 +383,13 @@ class BatchedGame:
         cells = rows * cols
         states = maps * cells * cells
         entries = states * NUM_ACTIONS * b * k if self.controlled is not None else states * NUM_ACTIONS * (k + 1)
+        parts = maps * MAP_PART_BYTES
         if self.obs_type == "grid":
             observations = grid_bytes(maps, rows, cols, self.config.view_radius)
+            parts += maps * encoder_bytes(rows, cols, self.config.view_radius)
         else:
             observations = 2 * states * int(np.prod(self.observation_space.shape or ())) * 4
-        return entries * TABLE_ENTRY_BYTES + observations * len(sides)
+        return entries * TABLE_ENTRY_BYTES + observations * len(sides) + parts
 
     def _game_bytes(self, observation_size: int, sensors: int, filtered: bool) -> int:
         """An upper estimate of the bytes one game takes in the engine's per-game buffers: its

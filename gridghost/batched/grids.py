@@ -37,6 +37,13 @@ def grid_bytes(maps: int, rows: int, cols: int, view_radius: int | None) -> int:
     return maps * channels * (rows + 2 * view_radius) * cols * (2 * view_radius + 1) * 4
 
 
+def encoder_bytes(rows: int, cols: int, view_radius: int | None) -> int:
+    """The bytes of the planes one map's single-env grid encoder keeps (padded when egocentric,
+    per side and to-move flag), alive while the engine's tables are built."""
+    pad = 0 if view_radius is None else 2 * view_radius
+    return 4 * len(grid_channels(view_radius)) * (rows + pad) * (cols + pad) * 4
+
+
 def gather_bytes(view_radius: int | None, channels_last: bool) -> int:
     """The bytes the index temporaries of :meth:`GridPlanes.gather` take per game: the map and
     joint state, the positions' flat indices, and a window's strip indices."""
