@@ -14,17 +14,20 @@ from gymnasium.wrappers import TimeLimit
 
 import gridghost
 from gridghost.batched import (
+    TABLE_BYTES,
     BatchedGame,
     BatchedHistogramFilter,
     GridGhostVectorEnv,
     UnsupportedSetting,
 )
 from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import GameState, Outcome, Side, board_for
 from gridghost.core.slip import NoSlip
 from gridghost.envs.aec import raw_env
 from gridghost.envs.single_agent import GridGhostGymEnv
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import HistogramFilter
+from gridghost.sensing.observations import GridObservations
 from gridghost.sensing.sensors import ColorSensor, ItemSensor
 
 GENERATED = Layout.generate(8, 8, seed=3)
@@ -264,6 +267,105 @@ def test_two_learning_sides_play_the_aec_game_half_turn_by_half_turn() -> None:
     assert finished >= games
 
 
+GRID_LEVELS = MapGenerator(7, 5, num_levels=24)
+
+
+def _expected_grids(batch: BatchedGame, encoders: dict, side: str, turn: str, ended: np.ndarray) -> np.ndarray:
+    """What the single env's encoder of each game's map gives for its state: ``turn`` to move,
+    over where ``ended``."""
+    agents, ghosts = batch.positions
+    rows = []
+    for game, level in enumerate(batch.maps.tolist()):
+        outcome = Outcome.GOAL if ended[game] else Outcome.ONGOING
+        state = GameState(int(agents[game]), int(ghosts[game]), Side[turn.upper()], outcome)
+        rows.append(encoders[level].observe(Side[side.upper()], state))
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize(("controlled", "view_radius", "grid_layout"), [
+    (None, None, "chw"), (None, 2, "hwc"), (None, 5, "chw"), ("agent", 5, "hwc"), ("agent", None, "hwc"),
+    ("ghost", 1, "chw"), ("ghost", 3, "hwc"),
+])
+def test_grid_rows_are_the_encoders_over_many_levels(controlled: str | None, view_radius: int | None,
+                                                     grid_layout: str) -> None:
+    games = 16
+    batch = BatchedGame(games, seed=5, controlled=controlled, obs_type="grid", view_radius=view_radius,
+                        grid_layout=grid_layout, layout=GRID_LEVELS, max_episode_steps=None if controlled is None
+                        else 12, max_cycles=12 if controlled is None else None)
+    encoders = {level: GridObservations(board_for(layout), view_radius, channels_last=grid_layout == "hwc")
+                for level, layout in enumerate(batch.layouts)}
+    assert batch.observation_space == encoders[0].space(Side.AGENT)
+    sides = ("agent", "ghost") if controlled is None else (controlled,)
+    first = batch.reset()
+    for side in sides:
+        turn = "agent" if controlled is None else side
+        assert np.array_equal(first[side], _expected_grids(batch, encoders, side, turn, np.zeros(games, bool)))
+    rng = np.random.default_rng(6)
+    seen, compared = set(), 0
+    for _ in range(40):
+        seen.update(batch.maps.tolist())
+        if controlled is None:
+            result = batch.step_agent(rng.integers(0, 4, size=games))
+            for side in sides:
+                expected = _expected_grids(batch, encoders, side, "ghost", result.terminations)
+                assert np.array_equal(result.observations[side], expected), side
+            result = batch.step_ghost(rng.integers(0, 4, size=games))
+            ended = np.zeros(games, bool)  # every finished game has restarted (same-step)
+        else:
+            step = batch.step_agent if controlled == "agent" else batch.step_ghost
+            result = step(rng.integers(0, 4, size=games))
+            ended = result.terminations
+        for side in sides:
+            turn = "agent" if controlled is None else side
+            assert np.array_equal(result.observations[side], _expected_grids(batch, encoders, side, turn, ended))
+            compared += games
+    assert len(seen) >= 12 and compared >= 40 * games  # many levels, every call checked
+
+
+def test_egocentric_grids_over_500_levels_fit_the_table_budget() -> None:
+    """The joint-state table of these grids would take 1.6 GiB; the planes take megabytes."""
+    levels = MapGenerator(6, 6, num_levels=500)
+    batch = BatchedGame(64, seed=0, obs_type="grid", view_radius=5, layout=levels, opponent="chase")
+    assert len(batch.layouts) == 500
+    assert batch._table_bytes(500, 6, 6, batch._k, batch._b, [Side.AGENT]) <= TABLE_BYTES
+    observations = batch.reset()["agent"]
+    encoders = {level: GridObservations(board_for(batch.layouts[level]), 5) for level in set(batch.maps.tolist())}
+    assert np.array_equal(observations, _expected_grids(batch, encoders, "agent", "agent", np.zeros(64, bool)))
+
+
+@pytest.mark.parametrize("settings", [
+    dict(obs_type="grid"), dict(obs_type="grid", view_radius=5), dict(obs_type="vector"),
+    dict(obs_type="grid", controlled=None, view_radius=2, grid_layout="hwc"),
+    dict(obs_type="vector", controlled="ghost"), dict(obs_type="grid", slip="none", controlled="ghost"),
+])
+def test_the_memory_estimates_bound_what_construction_and_steps_take(settings: dict) -> None:
+    import tracemalloc
+
+    games, levels = 500, MapGenerator(6, 6, num_levels=12)
+    BatchedGame(1, layout=levels, **settings)  # the levels are built and cached: not counted
+    tracemalloc.start()
+    try:
+        batch = BatchedGame(games, seed=0, layout=levels, autoreset_mode="same_step", max_episode_steps=8, **settings)
+        built = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        batch.reset()
+        for turn in range(30):
+            actions = np.full(games, turn % 4)
+            if batch.controlled is None:
+                batch.step_agent(actions)
+                batch.step_ghost(actions)
+            else:
+                (batch.step_agent if batch.controlled == "agent" else batch.step_ghost)(actions)
+        stepped = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    tables = batch._table_bytes(12, 6, 6, batch._k, batch._b, [Side.AGENT] * len(batch._sides))
+    per_game = batch._game_bytes(int(np.prod(batch.observation_space.shape)), len(batch.sensors), False)
+    assert built <= tables + games * per_game and stepped <= games * per_game
+    assert tables <= 3 * built  # an estimate, not a refusal of what fits
+
+
 # -- auto-reset -----------------------------------------------------------------------------------------
 def _walk_to_a_goal(autoreset_mode: str) -> tuple[BatchedGame, list]:
     """One game on the classic map, no slip: left, then down three times reaches the Ziel goal
@@ -428,6 +530,45 @@ def test_make_vec_matches_sync_vector_env(mode: AutoresetMode, controlled: str, 
     assert finals > 0 or mode == AutoresetMode.NEXT_STEP
 
 
+@pytest.mark.parametrize(("controlled", "mode"), [("agent", "next_step"), ("agent", "same_step"),
+                                                ("ghost", "next_step"), ("ghost", "same_step")])
+def test_vector_env_infos_hold_the_episodes_statistics(controlled: str, mode: str) -> None:
+    envs = 8
+    env = GridGhostVectorEnv(envs, controlled=controlled, obs_type="vector", max_episode_steps=15,
+                             autoreset_mode=mode, layout=MapGenerator(6, 6, num_levels=10))
+    env.reset(seed=3)
+    rng = np.random.default_rng(4)
+    returns, lengths = np.zeros(envs), np.zeros(envs, dtype=int)
+    restart = np.zeros(envs, dtype=bool)
+    checked = successes = 0
+    for _ in range(150):
+        _, rewards, terminated, truncated, infos = env.step(rng.integers(0, 4, size=envs))
+        returns[restart], lengths[restart] = 0.0, 0  # next-step: this call restarted them
+        returns[~restart] += rewards[~restart]
+        lengths[~restart] += 1
+        done = terminated | truncated
+        if not done.any():
+            assert infos == {}
+        else:
+            for key in ("episode_return", "episode_length", "is_success"):
+                assert np.array_equal(infos[f"_{key}"], done) and infos[key].shape == (envs,)
+                assert infos[key].dtype.kind in "fiub"
+            assert np.array_equal(infos["episode_return"], np.where(done, returns, 0.0))
+            assert np.array_equal(infos["episode_length"], np.where(done, lengths, 0))
+            # the last step's reward says who won: the agent's +100 for a goal, the ghost's +50 or
+            # +51 for a capture (its step rewards are +1, the negative of the agent's)
+            won = (rewards >= 99) if controlled == "agent" else (rewards >= 50)
+            assert np.array_equal(infos["is_success"], done & terminated & won)
+            assert ("final_obs" in infos) == (mode == "same_step")
+            checked += int(done.sum())
+            successes += int(infos["is_success"].sum())
+        if mode == "same_step":
+            returns[done], lengths[done] = 0.0, 0
+        else:
+            restart = done
+    assert checked > 50 and 0 < successes < checked
+
+
 def test_vector_env_reset_mask_and_masks() -> None:
     env = GridGhostVectorEnv(3, obs_type="vector", **EXACT)
     env.reset(seed=0)
@@ -515,6 +656,11 @@ def test_calls_out_of_turn_are_refused() -> None:
         both.step_agent(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="side="):
         both.action_masks()
+    with pytest.raises(ValueError, match="side="):
+        both.episodes()
+    with pytest.raises(ValueError, match="side"):
+        agent.episodes("referee")
+    assert both.episodes("ghost").returns.shape == (2,)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert both.action_masks("ghost").shape == (2, 4)

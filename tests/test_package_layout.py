@@ -166,8 +166,8 @@ def _resolves(name: str) -> bool:
     return False
 
 
-#: Files that name what does not exist on purpose, and the optional extra RLlib (not installed here).
-_NOT_NAMES = re.compile(r"gridghost\.(nonexistent|md)$|gridghost\.integrations\.rllib")
+#: Files that name what does not exist on purpose, and the optional extras RLlib and SB3 (not installed here).
+_NOT_NAMES = re.compile(r"gridghost\.(nonexistent|md)$|gridghost\.integrations\.(rllib|sb3)")
 
 
 def test_every_dotted_gridghost_name_in_the_code_and_docs_exists() -> None:

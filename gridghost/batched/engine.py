@@ -23,7 +23,10 @@ observation. These are folded, once per map, into flat tables:
   a random opponent is one more index, drawn like the slip;
 - *half-turns*, for two learning sides: the agent's ``(joint state, action, slip outcome)`` and the
   ghost's ``(joint state, action)``;
-- *observations*: ``joint state -> observation`` (and whether the observer is to move, for the grid).
+- *observations*: ``joint state -> observation`` for ``"vector"`` and ``"belief_vector"`` (one
+  ``take`` of a row); for ``"grid"``, whose joint-state table would take gigabytes over a few
+  hundred levels, each map's static planes once, the positions and the ``to_move`` plane written
+  at each step (:class:`~gridghost.batched.grids.GridPlanes`).
 
 A step is then a handful of ``np.take`` calls into preallocated buffers, a uniform per game for
 the slip, one per sensor for its reading, and the auto-reset of the games that ended.
@@ -57,7 +60,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
+from gridghost.batched.grids import GridPlanes, encoder_bytes, gather_bytes, grid_bytes
 from gridghost.batched.limits import (
+    MAP_PART_BYTES,
     TABLE_BYTES,
     TABLE_ENTRY_BYTES,
     UnsupportedSetting,
@@ -118,6 +123,20 @@ class BatchedStep(NamedTuple):
     final_observations: dict[str, np.ndarray]
 
 
+class EpisodeStats(NamedTuple):
+    """Per game, the return, length and success of an episode (:meth:`BatchedGame.episodes`).
+
+    Attributes:
+        returns: ``float64[N]``, the side's undiscounted return.
+        lengths: ``int64[N]``, its steps.
+        successes: ``bool[N]``, the side won: the agent reached a goal, or the ghost caught it.
+    """
+
+    returns: np.ndarray
+    lengths: np.ndarray
+    successes: np.ndarray
+
+
 # -- the engine --------------------------------------------------------------------------------------
 class BatchedGame:
     """N games of gridghost stepped in lockstep as arrays (see the module docstring).
@@ -140,6 +159,8 @@ class BatchedGame:
         obs_type: one of :data:`BATCH_OBS_TYPES`; ``"belief_vector"`` runs a
             :class:`BatchedHistogramFilter` for the agent (not with a learning ghost alone).
         view_radius: ``obs_type="grid"`` only, as in the single envs.
+        grid_layout: ``obs_type="grid"`` only: ``"chw"`` (channels first, default) or ``"hwc"``,
+            as in the single envs.
         autoreset_mode: ``"next_step"`` (a game that ended shows its final observation, and the
             next call resets it and ignores its action; Gymnasium 1.x's default) or
             ``"same_step"`` (it resets in the call where it ended; its final observation is in
@@ -172,7 +193,8 @@ class BatchedGame:
 
     def __init__(self, num_games: int, seed: int | Sequence[int] | None = None, *,
                  controlled: str | None = AGENT, opponent: Any = None, obs_type: str = "vector",
-                 view_radius: int | None = None, autoreset_mode: str | None = None, max_cycles: int | None = None,
+                 view_radius: int | None = None, grid_layout: str = "chw", autoreset_mode: str | None = None,
+                 max_cycles: int | None = None,
                  max_episode_steps: int | None = None, belief_filter: str | None = None,
                  layout: Any = None, difficulty: int | None = None, slip: str | SlipModel | None = None,
                  slip_probability: float | None = None, slip_type: str | None = None,
@@ -209,7 +231,7 @@ class BatchedGame:
             layout=layout, difficulty=difficulty, slip=slip, slip_probability=slip_probability, slip_type=slip_type,
             sensors=sensors, color_sensor_quality=color_sensor_quality, rewards=rewards, ghost_rewards=ghost_rewards,
             max_cycles=max_cycles, obs_type="vector" if obs_type == "belief_vector" else obs_type,
-            view_radius=view_radius)
+            view_radius=view_radius, grid_layout=grid_layout)
         self.max_cycles, self.slip = self.config.max_cycles, self.config.slip
         self.layouts, self.generator = maps_of(self.config.layout)
         self._build(opponent, belief_filter)
@@ -218,6 +240,13 @@ class BatchedGame:
         # the games: global state, learner steps (or cycles), whether each ended in the last call
         self._state = np.zeros(n, dtype=np.int64)
         self._steps = np.zeros(n, dtype=np.int64)
+        # each game's running return per side, and (same-step mode) the games that ended in the
+        # last call with their episode's last state, return and length, taken before their reset
+        self._returns = {side: np.zeros(n) for side in AGENTS}
+        self._ended_games = np.zeros(0, dtype=np.int64)
+        self._ended_states = np.zeros(0, dtype=np.int64)
+        self._ended_returns = {side: np.zeros(0) for side in AGENTS}
+        self._ended_lengths = np.zeros(0, dtype=np.int64)
         self._restart = np.zeros(0, dtype=np.int64)  # next-step mode: the games to restart next call
         self._ended = np.zeros(n, dtype=bool)  # two sides: ended in the agent's half of this turn
         self._phase: str | None = None  # two sides: whose half-turn is next
@@ -278,12 +307,12 @@ class BatchedGame:
             dataclasses.replace(self.config, obs_type="belief_vector"), games[0].board,
             lambda: np.zeros(layouts[0].shape))
         self.observation_space = space_encoder.space(sides[0])
-        estimate = self._table_bytes(len(layouts), cells, k, b, sides, self.config.view_radius)
+        estimate = self._table_bytes(len(layouts), layouts[0].rows, layouts[0].cols, k, b, sides)
         if estimate > TABLE_BYTES:
             raise ValueError(f"the batched tables of {len(layouts)} map(s) of {layouts[0].rows}x{layouts[0].cols} "
                              f"with obs_type={self.obs_type!r} would take about {estimate / 2**20:,.0f} MiB, more "
                              f"than gridghost.batched.TABLE_BYTES = {TABLE_BYTES / 2**20:,.0f} MiB; use "
-                             "obs_type='vector', a smaller map or fewer levels")
+                             "a smaller map or fewer levels")
         bound_sensors = [part.sensors for part in parts]
         self.sensors = bound_sensors[0]
         self.sensor_tables = sensor_tables(bound_sensors)
@@ -295,7 +324,9 @@ class BatchedGame:
                                                  + (" and the exact filter" if belief_filter is not None else ""))
         self.filter = None if belief_filter is None else BatchedHistogramFilter(layouts, self.slip, self.sensors,
                                                                                 self.num_games)
-        per_map: list[dict[str, np.ndarray]] = []
+        # each map's tables are written into the stacked ones as they are made: the peak is the
+        # tables plus one map's temporaries, not twice the tables (as a concatenation would take)
+        self._tables = {}
         for m, game in enumerate(games):
             half = half_turns(game, k)
             offset = m * self._states
@@ -309,16 +340,30 @@ class BatchedGame:
                     tables[f"{mover}_next"] = half[f"{mover}_next"].ravel() + offset
                     tables[f"{mover}_outcome"] = half[f"{mover}_outcome"].ravel()
                     tables[f"{mover}_rewards"] = half[f"{mover}_rewards"].reshape(2, -1)
-            per_map.append(tables)
-        self._tables = {key: np.concatenate([t[key] for t in per_map], axis=-1) for key in per_map[0]}
+            for key, table in tables.items():
+                if m == 0:
+                    self._tables[key] = np.empty((*table.shape[:-1], table.shape[-1] * len(games)), table.dtype)
+                width = table.shape[-1]
+                self._tables[key][..., m * width : (m + 1) * width] = table
         self._tables["start"] = np.array([m * self._states + game.board.index(game.layout.agent_start) * cells
                                           + game.board.index(game.layout.ghost_start) for m, game in enumerate(games)])
         # global state (map * cells**2 + agent * cells + ghost) -> global agent cell (map * cells + agent)
         self._tables["agent_cell"] = np.arange(len(games) * self._states) // cells
         self._observations: dict[str, np.ndarray] = {}
         self._flagged: dict[str, bool] = {}
+        self._grids: dict[str, GridPlanes] = {}
         for side in sides:
-            planes = np.concatenate([observation_table(part.encoder, side, cells) for part in parts], axis=1)
+            if self.obs_type == "grid":  # from positions and per-map planes: no joint-state table
+                self._grids[AGENTS[side]] = GridPlanes([part.encoder for part in parts], [game.board for game in games],
+                                                       side, self.config.view_radius,
+                                                       self.config.grid_layout == "hwc")
+                continue
+            planes = np.empty(0, dtype=np.float32)
+            for m, part in enumerate(parts):  # written in place, as the turn tables are
+                table = observation_table(part.encoder, side, cells)
+                if m == 0:
+                    planes = np.empty((len(table), len(parts) * self._states, *table.shape[2:]), table.dtype)
+                planes[:, m * self._states : (m + 1) * self._states] = table
             self._flagged[AGENTS[side]] = planes.shape[0] == 2
             table = planes.reshape(-1, *planes.shape[2:])
             if belief_size:
@@ -328,15 +373,23 @@ class BatchedGame:
                 table = np.concatenate((table, ones), axis=1)
             self._observations[AGENTS[side]] = np.ascontiguousarray(table)
         self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
+        self._goals = np.concatenate([np.asarray(game.goals, dtype=bool) for game in games])
 
-    def _table_bytes(self, maps: int, cells: int, k: int, b: int, sides: list[Side], view_radius: Any) -> int:
+    def _table_bytes(self, maps: int, rows: int, cols: int, k: int, b: int, sides: list[Side]) -> int:
+        """An upper estimate of the bytes the tables take: the folded turn tables'
+        :data:`TABLE_ENTRY_BYTES` an entry, and per observing side the observations: the static
+        planes of :class:`GridPlanes` for the grid, else the joint-state table (both to-move
+        planes, as :func:`observation_table` may keep them)."""
+        cells = rows * cols
         states = maps * cells * cells
         entries = states * NUM_ACTIONS * b * k if self.controlled is not None else states * NUM_ACTIONS * (k + 1)
-        size = {"vector": 26, "belief_vector": 26 + cells}.get(self.obs_type)
-        if size is None:
-            width = cells if view_radius is None else (2 * view_radius + 1) ** 2
-            size = 2 * 17 * width  # two to-move planes of up to 17 channels
-        return entries * TABLE_ENTRY_BYTES + states * size * 4 * len(sides)
+        parts = maps * MAP_PART_BYTES
+        if self.obs_type == "grid":
+            observations = grid_bytes(maps, rows, cols, self.config.view_radius)
+            parts += maps * encoder_bytes(rows, cols, self.config.view_radius)
+        else:
+            observations = 2 * states * int(np.prod(self.observation_space.shape or ())) * 4
+        return entries * TABLE_ENTRY_BYTES + observations * len(sides) + parts
 
     def _game_bytes(self, observation_size: int, sensors: int, filtered: bool) -> int:
         """An upper estimate of the bytes one game takes in the engine's per-game buffers: its
@@ -345,6 +398,8 @@ class BatchedGame:
         the final observations of a same-step reset, the vector env's copy and a gather's
         temporary; the filter's. Checked against tracemalloc's peak over resets and steps."""
         fixed = 160
+        if self.obs_type == "grid":
+            fixed += len(self._sides) * gather_bytes(self.config.view_radius, self.config.grid_layout == "hwc")
         draws = 8 * (2 * (2 + sensors) + 2 * sensors)
         observations = 4 * 4 * observation_size * len(self._sides)
         return fixed + draws + observations + (filter_game_bytes(self.num_cells) if filtered else 0)
@@ -405,12 +460,11 @@ class BatchedGame:
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
         self._rewards = {side: np.zeros(n) for side in AGENTS}
-        self._obs = {side: np.empty((n, *table.shape[1:]), dtype=np.float32)
-                     for side, table in self._observations.items()}
+        shape = self.observation_space.shape or ()
+        self._obs = {side: np.empty((n, *shape), dtype=np.float32) for side in self._sides}
         self.readings = np.zeros((len(self.sensor_tables.counts), n), dtype=np.int64)
         self._no_games = np.zeros(0, dtype=np.int64)
-        self._no_finals = {side: np.zeros((0, *table.shape[1:]), dtype=np.float32)
-                           for side, table in self._observations.items()}
+        self._no_finals = {side: np.zeros((0, *shape), dtype=np.float32) for side in self._sides}
 
     # -- the public calls --------------------------------------------------------------------------
     @property
@@ -443,6 +497,40 @@ class BatchedGame:
         cells = (agents if side == AGENT else ghosts) + self.maps * self.num_cells
         return self._masks[cells]
 
+    def episodes(self, side: str | None = None) -> EpisodeStats:
+        """Per game, its episode as of the last call (:class:`EpisodeStats`): a game that ended
+        in that call gives the episode that ended, also in same-step mode, where it has already
+        restarted; any other game its episode so far. Computed when asked (the engine keeps
+        only the running returns and steps), so ask once per call that ends games.
+
+        Args:
+            side: whose return and success (default: the learner's; required with two learners).
+
+        Returns:
+            ``EpisodeStats(returns, lengths, successes)``: ``float64[N]``, the undiscounted sum of
+            ``side``'s rewards; ``int64[N]``, its steps (learner steps with one learner, full
+            turns with two); ``bool[N]``, the episode's state is ``side``'s win: the agent on a
+            goal (not caught) for the agent, the agent caught for the ghost.
+
+        Raises:
+            ValueError: an unknown side, or none given with two learners.
+        """
+        side = self.controlled if side is None else side
+        if side is None:
+            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
+        check_choice(side, "side", AGENTS)
+        returns, lengths, states = self._returns[side].copy(), self._steps.copy(), self._state.copy()
+        ended = self._ended_games
+        if len(ended):
+            returns[ended] = self._ended_returns[side]
+            lengths[ended] = self._ended_lengths
+            states[ended] = self._ended_states
+        maps, local = np.divmod(states, self._states)
+        agents, ghosts = np.divmod(local, self.num_cells)
+        caught = agents == ghosts
+        successes = caught if side == GHOST else self._goals[maps * self.num_cells + agents] & ~caught
+        return EpisodeStats(returns, lengths, successes)
+
     def reset(self, seed: int | Sequence[int] | None = None, games: Any = None) -> dict[str, np.ndarray]:
         """Start new episodes in every game (or in ``games``, a bool mask or indices), each on
         a level drawn from the generator's set with a map generator.
@@ -465,6 +553,7 @@ class BatchedGame:
             raise RuntimeError("games can be reset one by one only between turns; call step_ghost first")
         self._reset_rows(rows)
         self._restart = self._restart[~np.isin(self._restart, rows)]
+        self._ended_games = self._ended_games[~np.isin(self._ended_games, rows)]
         if self.controlled is None:
             self._phase = AGENT
         self._observe(None, self._waiting if self.controlled is None else None)
@@ -528,6 +617,7 @@ class BatchedGame:
         if self._opening_reward:  # the games taking their episode's first step
             np.add(reward, self._opening_reward, out=reward, where=np.equal(self._steps, 0, out=self._bools))
         self._steps += 1
+        self._returns[self.controlled] += reward  # type: ignore[index]  # one learner here
         restart = self._restart
         maps = None
         if len(restart):  # ended in the last call (next-step mode): a new episode instead
@@ -537,6 +627,7 @@ class BatchedGame:
             reward[restart] = 0.0
             terminated[restart] = False
             self._steps[restart] = 0
+            self._returns[self.controlled][restart] = 0.0  # type: ignore[index]  # one learner here
         self._truncate(terminated, truncated)
         if self._draw_readings:
             cells = self._scratch
@@ -598,7 +689,11 @@ class BatchedGame:
         two_sides = self.controlled is None
         if self.autoreset_mode == "same_step":
             final_games = np.flatnonzero(done)
+            self._ended_games = final_games
             if len(final_games):
+                self._ended_states = self._state[final_games]
+                self._ended_lengths = self._steps[final_games]
+                self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
                 ended = terminated[final_games]
                 finals = {side: self._gather(side, self._state[final_games],
                                              self._waiting[final_games] if two_sides and side == GHOST else ended,
@@ -626,8 +721,10 @@ class BatchedGame:
         tables["agent_outcome"].take(index, out=self._outcome, mode="clip")
         for s, side in enumerate(AGENTS):
             tables["agent_rewards"][s].take(index, out=self._rewards[side], mode="clip")
+            self._returns[side] += self._rewards[side]
         np.not_equal(self._outcome, ONGOING, out=self._terminated)
         np.copyto(self._ended, self._terminated)
+        self._ended_games = self._no_games  # a game ends its turn (and resets) in the ghost's half
         self._truncated.fill(False)
         self._read(tables["agent_cell"].take(self._next), uniforms, 1)
         if self.filter is not None:
@@ -653,6 +750,8 @@ class BatchedGame:
             self._outcome[ended] = ONGOING
             for side in AGENTS:
                 self._rewards[side][ended] = 0.0
+        for side in AGENTS:
+            self._returns[side] += self._rewards[side]
         terminated, truncated = self._terminated, self._truncated
         np.not_equal(self._outcome, ONGOING, out=terminated)
         terminated |= self._ended
@@ -691,6 +790,8 @@ class BatchedGame:
         states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
         self._state[rows] = states
         self._steps[rows] = 0
+        for side in AGENTS:
+            self._returns[side][rows] = 0.0
         if self._draw_readings:
             self._read(self._tables["agent_cell"].take(states), uniforms, 2, rows)
             if self.filter is not None:
@@ -705,7 +806,14 @@ class BatchedGame:
 
     def _gather(self, side: str, states: np.ndarray, not_to_move: np.ndarray | None, games: np.ndarray | None,
                 out: np.ndarray | None = None) -> np.ndarray:
-        """The observations of ``states`` from ``side``: the table rows, plus the belief."""
+        """The observations of ``states`` from ``side``: the grid from the positions, or the
+        table rows plus the belief."""
+        grid = self._grids.get(side)
+        if grid is not None:
+            maps, local = np.divmod(states, self._states)
+            if out is None:
+                out = np.empty((len(states), *grid.shape), dtype=np.float32)
+            return grid.gather(maps, local, not_to_move, out)
         table = self._observations[side]
         keys = states
         if self._flagged[side] and not_to_move is not None:

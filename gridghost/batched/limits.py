@@ -12,8 +12,13 @@ from gridghost.core.names import NUM_ACTIONS
 
 #: The most memory the tables of one engine may take; larger maps (or too many levels) are refused.
 TABLE_BYTES = 512 * 2**20
-#: The bytes of one entry of the folded turn tables, as estimated against TABLE_BYTES.
-TABLE_ENTRY_BYTES = 48
+#: The bytes of one entry of the folded turn tables, as estimated against TABLE_BYTES: the
+#: tables hold 17 to 25 bytes an entry (next state, reward, ended, reading cell) and the cell
+#: lookup up to 2 more; one map's temporaries come on top while they are built.
+TABLE_ENTRY_BYTES = 32
+#: The bytes one map's parts (game kernel, board, sensors, encoder) take while the tables are
+#: built, beside the grid planes the encoder keeps (counted apart), as estimated against TABLE_BYTES.
+MAP_PART_BYTES = 64 * 2**10
 #: The most games one engine steps.
 MAX_GAMES = 2**26
 #: The most memory the per-game buffers of one engine may take: each game's state, draws and

@@ -24,8 +24,29 @@ class GridGhostVectorEnv(VectorEnv):
     """``gridghost/GridGhost-v0`` for N games as one :class:`gymnasium.vector.VectorEnv` over a
     :class:`BatchedGame`: what ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
     returns. Its spaces, and its auto-reset, are those of ``SyncVectorEnv`` of the same envs
-    (each a ``GridGhostGymEnv`` in a ``TimeLimit``); its infos are empty (in same-step mode they
-    hold ``final_obs`` and ``final_info``, as ``SyncVectorEnv``'s do).
+    (each a ``GridGhostGymEnv`` in a ``TimeLimit``).
+
+    Infos follow Gymnasium's vector convention (a key holds an array over the envs, ``_key`` a
+    ``bool[N]`` mask of where it is set) and hold only NumPy arrays of numbers. A step where no
+    episode ends returns ``{}``. A step where episodes end (terminated or truncated) holds, set
+    for those envs (0 elsewhere):
+
+    - ``episode_return``: ``float64[N]``, the learner's undiscounted return of the episode that
+      ended (the sum of the rewards this env returned for it; a learning ghost's includes its
+      reward for the opponent agent's opening move, paid with its first step);
+    - ``episode_length``: ``int64[N]``, the learner's steps in it (the call that restarts a game
+      in next-step mode is no step of either episode, as ``RecordEpisodeStatistics`` counts);
+    - ``is_success``: ``bool[N]``, the learner won: with ``controlled="agent"`` the agent reached
+      a goal, with ``controlled="ghost"`` the ghost caught the agent (a truncated episode is no
+      success);
+    - with each, ``_episode_return``, ``_episode_length``, ``_is_success``: the mask of the envs
+      whose episode ended;
+    - in same-step mode also ``final_obs`` (an object array holding the final observations of
+      those envs, ``None`` elsewhere) and ``final_info`` (``{}``), with their masks, as
+      ``SyncVectorEnv``'s.
+
+    The keys are not ``RecordEpisodeStatistics``'s ``"episode"``/``"_episode"``, so that wrapper
+    can still be put around this env (it refuses an info that already holds its key).
 
     Args:
         num_envs: N.
@@ -99,7 +120,8 @@ class GridGhostVectorEnv(VectorEnv):
         reset as ``autoreset_mode`` says.
 
         Returns:
-            ``(observations, rewards, terminations, truncations, infos)``.
+            ``(observations, rewards, terminations, truncations, infos)``, the infos as the class
+            docstring says.
 
         Raises:
             TypeError, ValueError: ``actions`` is not an int array of shape ``(N,)`` in 0..3.
@@ -107,6 +129,12 @@ class GridGhostVectorEnv(VectorEnv):
         result = self._step(actions)
         observations = result.observations[self.controlled]
         infos: dict[str, Any] = {}
+        done = result.terminations | result.truncations
+        if done.any():
+            returns, lengths, successes = self.game.episodes()
+            infos = {"episode_return": np.where(done, returns, 0.0), "_episode_return": done,
+                     "episode_length": np.where(done, lengths, 0), "_episode_length": done.copy(),
+                     "is_success": successes & done, "_is_success": done.copy()}
         if len(result.final_games):
             games = result.final_games
             final_obs = np.full(self.num_envs, None, dtype=object)
@@ -114,7 +142,7 @@ class GridGhostVectorEnv(VectorEnv):
                 final_obs[game] = result.final_observations[self.controlled][row]
             mask = np.zeros(self.num_envs, dtype=bool)
             mask[games] = True
-            infos = {"final_obs": final_obs, "_final_obs": mask, "final_info": {}, "_final_info": mask.copy()}
+            infos.update({"final_obs": final_obs, "_final_obs": mask, "final_info": {}, "_final_info": mask.copy()})
         return ((observations.copy() if self.copy else observations), result.rewards[self.controlled].copy(),
                 result.terminations.copy(), result.truncations.copy(), infos)
 

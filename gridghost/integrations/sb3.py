@@ -1,0 +1,248 @@
+"""The batched engine for stable-baselines3: a ``VecEnv`` over N games stepped as arrays.
+
+Needs stable-baselines3 (``pip install stable-baselines3``, and ``sb3-contrib`` for
+``MaskablePPO``); importing this module imports it.
+
+SB3's own ``DummyVecEnv`` steps one Python env after the other; :class:`SB3VecEnv` hands SB3
+the whole batch of :class:`~gridghost.batched.GridGhostVectorEnv` in one call::
+
+    from stable_baselines3 import PPO
+    from gridghost.integrations.sb3 import SB3VecEnv
+
+    env = SB3VecEnv(num_envs=64, obs_type="vector", difficulty=2, max_episode_steps=100)
+    model = PPO("MlpPolicy", env, n_steps=128, seed=0).learn(20_000)
+    print(model.ep_info_buffer[-1])   # {"r": ..., "l": ..., "t": ...}, no Monitor needed
+
+What SB3 reads from the infos is there without ``Monitor`` or ``VecMonitor``: at the step where
+an env's episode ends, its info holds ``terminal_observation`` (the episode's last observation;
+the observation returned is already the next episode's, as SB3 auto-resets),
+``TimeLimit.truncated`` (the step limit ended it and the game did not), ``episode`` (``{"r":
+return, "l": length, "t": seconds since this adapter was made}``, as ``Monitor`` writes it, so
+``model.ep_info_buffer`` and the ``rollout/ep_rew_mean`` log fill) and ``is_success`` (the
+learner won: the agent reached a goal, or the ghost caught the agent; SB3 logs
+``rollout/success_rate``). Other infos are empty dicts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+# without the extra installed (the light venv) mypy finds no stubs; pyproject's mypy overrides
+# would be the place to list stable_baselines3 beside ray
+from stable_baselines3.common.vec_env import VecEnv  # type: ignore[import-not-found, unused-ignore]
+from stable_baselines3.common.vec_env.base_vec_env import (  # type: ignore[import-not-found, unused-ignore]
+    VecEnvIndices,
+    VecEnvObs,
+    VecEnvStepReturn,
+)
+
+from gridghost.batched import GridGhostVectorEnv
+
+#: The methods :meth:`SB3VecEnv.env_method` answers per env (every other method acts on the
+#: whole batch and needs every index).
+PER_ENV_METHODS: tuple[str, ...] = ("action_masks",)
+
+
+class SB3VecEnv(VecEnv):
+    """A stable-baselines3 ``VecEnv`` over a :class:`~gridghost.batched.GridGhostVectorEnv`
+    in same-step auto-reset (see the module docstring for the infos).
+
+    The N games share one engine and one random generator, so what SB3 asks of "env i" is
+    asked of the batch: :meth:`get_attr` returns the batch's attribute for every index,
+    :meth:`set_attr` and :meth:`env_method` (but for ``action_masks``, answered per env) need
+    every index, and :meth:`env_is_wrapped` is ``False`` (no game is a wrapped Gymnasium env).
+    Seeds: :meth:`seed` gives env i the seed ``seed + i``, as SB3 does; the next :meth:`reset`
+    seeds the batch's generator with that list, so a seed fixes everything.
+
+    Args:
+        env: a :class:`~gridghost.batched.GridGhostVectorEnv` with
+            ``autoreset_mode=AutoresetMode.SAME_STEP``; or ``None`` to build one from ``kwargs``.
+        **kwargs: without ``env``, :func:`~gridghost.batched.make_vector_env`'s arguments
+            (``num_envs``, ``controlled``, ``opponent``, ``obs_type``, ``max_episode_steps``, the
+            game's settings); ``obs_type`` defaults to ``"vector"`` here and the auto-reset mode
+            is same-step.
+
+    Raises:
+        TypeError: ``env`` is not a ``GridGhostVectorEnv``, or both ``env`` and ``kwargs`` are given.
+        ValueError: ``env`` or ``autoreset_mode`` is not same-step; and whatever
+            :class:`~gridghost.batched.GridGhostVectorEnv` refuses.
+    """
+
+    def __init__(self, env: GridGhostVectorEnv | None = None, **kwargs: Any) -> None:
+        if env is None:
+            mode = kwargs.pop("autoreset_mode", AutoresetMode.SAME_STEP)
+            if mode not in (AutoresetMode.SAME_STEP, "same_step"):
+                raise ValueError(f"SB3 resets an env in the step where it ends: autoreset_mode must be "
+                                 f"AutoresetMode.SAME_STEP (or 'same_step'), got {mode!r}")
+            kwargs.setdefault("obs_type", "vector")
+            env = GridGhostVectorEnv(autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+        elif kwargs:
+            raise TypeError(f"pass either env or the vector env's keyword arguments, not both (got {sorted(kwargs)})")
+        if not isinstance(env, GridGhostVectorEnv):
+            raise TypeError(f"env must be a gridghost.batched.GridGhostVectorEnv (the batched engine), got "
+                            f"{type(env).__name__}; for other envs use SB3's DummyVecEnv")
+        if env.autoreset_mode != AutoresetMode.SAME_STEP:
+            raise ValueError(f"env must reset in the step where a game ends, as SB3 expects: build it with "
+                             f"autoreset_mode=AutoresetMode.SAME_STEP, got {env.autoreset_mode!r}")
+        self.env = env
+        self._actions: np.ndarray | None = None
+        self._start = time.time()
+        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+
+    # -- the VecEnv calls ------------------------------------------------------------------------
+    def reset(self) -> VecEnvObs:
+        """Start new episodes in every env, seeded as the last :meth:`seed` said (else the
+        generator continues).
+
+        Returns:
+            The observations, ``(N, ...)``.
+        """
+        seeds = self._seeds
+        seed = None if any(s is None for s in seeds) else [int(s) for s in seeds]  # type: ignore[arg-type]
+        observations, _ = self.env.reset(seed=seed)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        return self._own(observations)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Keep the actions (``int[N]`` in 0..3) for :meth:`step_wait`, which checks them."""
+        self._actions = actions
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step every env with the actions of :meth:`step_async`.
+
+        Returns:
+            ``(observations, rewards float32[N], dones bool[N], infos)``, ``infos`` a list of N
+            dicts, filled where an episode ended (see the module docstring).
+
+        Raises:
+            RuntimeError: no :meth:`step_async` before.
+            TypeError, ValueError: bad actions (nothing is stepped).
+        """
+        if self._actions is None:
+            raise RuntimeError("call step_async(actions) before step_wait()")
+        actions, self._actions = self._actions, None
+        observations, rewards, terminated, truncated, found = self.env.step(np.asarray(actions).reshape(-1))
+        dones = terminated | truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        if dones.any():
+            elapsed = round(time.time() - self._start, 6)
+            final_obs = found["final_obs"]
+            returns, lengths, successes = found["episode_return"], found["episode_length"], found["is_success"]
+            for game in np.flatnonzero(dones).tolist():
+                infos[game] = {
+                    "terminal_observation": final_obs[game],
+                    "TimeLimit.truncated": bool(truncated[game] and not terminated[game]),
+                    "episode": {"r": round(float(returns[game]), 6), "l": int(lengths[game]), "t": elapsed},
+                    "is_success": bool(successes[game]),
+                }
+        return self._own(observations), rewards.astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        """Close the vector env."""
+        self.env.close()
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seeds for the next :meth:`reset`: env i gets ``seed + i`` (a random ``seed`` when
+        ``None``), and the batch's generator is seeded with that list.
+
+        Returns:
+            The N seeds.
+
+        Raises:
+            TypeError: ``seed`` is not ``None`` nor an int >= 0.
+        """
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise TypeError(f"seed must be None or an int >= 0, got {seed!r}")
+        return super().seed(None if seed is None else int(seed))
+
+    def set_options(self, options: list[dict] | dict | None = None) -> None:
+        """Reset options: the batch takes none, so only ``None`` or empty dicts are accepted.
+
+        Raises:
+            ValueError: a non-empty option.
+        """
+        listed = [options] if isinstance(options, dict) else list(options or [])
+        if any(listed):
+            raise ValueError(f"SB3VecEnv takes no reset options (the batch resets every game alike), got {options!r}")
+        super().set_options(options)
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[N, 4]``: the moves that change the learner's cell (sb3-contrib's ``MaskablePPO``
+        reads them through ``env_method("action_masks")``)."""
+        return self.env.action_masks()
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The batch's attribute ``attr_name`` (the vector env's, or this adapter's
+        ``action_masks``), once per index.
+
+        Raises:
+            AttributeError: neither has it.
+        """
+        value = self.action_masks if attr_name == "action_masks" else getattr(self.env, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set the vector env's attribute ``attr_name``, which is every env's.
+
+        Raises:
+            ValueError: ``indices`` leave some env out.
+        """
+        self._all_indices(indices, f"set_attr({attr_name!r})")
+        setattr(self.env, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
+        """Call a method: ``action_masks`` gives each env's row; any other method of the
+        vector env is called once (it acts on the batch) and its result given per index.
+
+        Raises:
+            ValueError: ``indices`` leave some env out, for a method of the batch.
+            AttributeError: the vector env has no such method.
+        """
+        if method_name in PER_ENV_METHODS:
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        self._all_indices(indices, f"env_method({method_name!r})")
+        result = getattr(self.env, method_name)(*method_args, **method_kwargs)
+        return [result for _ in range(self.num_envs)]
+
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        """``False`` per index: the games are no Gymnasium envs, so none is wrapped (nor in a
+        ``Monitor``: the episode infos are this adapter's own)."""
+        return [False for _ in self._get_indices(indices)]
+
+    def render(self, mode: str | None = None) -> np.ndarray | None:
+        """Not served: the batched engine draws nothing.
+
+        Raises:
+            ValueError: always.
+        """
+        raise ValueError(f"SB3VecEnv does not render (mode={mode!r}): the batched engine draws nothing; render a "
+                         "single env, e.g. gridghost.env(render_mode='rgb_array')")
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        """Not served, as :meth:`render`.
+
+        Raises:
+            ValueError: always.
+        """
+        return [self.render("rgb_array")]
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def _own(self, observations: np.ndarray) -> np.ndarray:
+        """The observations as an array SB3 may keep (the engine's buffer is overwritten by the
+        next step, and SB3 keeps the last observation across it)."""
+        return observations if self.env.copy else observations.copy()
+
+    def _all_indices(self, indices: VecEnvIndices, call: str) -> None:
+        if sorted(set(self._get_indices(indices))) != list(range(self.num_envs)):
+            raise ValueError(f"{call} acts on the whole batch, whose games share one engine: indices must be None "
+                             f"or cover all {self.num_envs} envs, got {indices!r}")

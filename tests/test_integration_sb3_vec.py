@@ -1,0 +1,169 @@
+"""stable-baselines3 on the batched engine through :class:`gridghost.integrations.sb3.SB3VecEnv`.
+
+What is checked: the adapter is the ``VecEnv`` SB3 expects (its spaces pass SB3's own checks,
+its observations lie in them and hold no NaN under ``VecCheckNan``, a seed fixes its runs, bad
+calls are refused); the episode infos equal the sums of the rewards it returned and agree with
+``VecMonitor``'s and with the final rewards; PPO and sb3-contrib's MaskablePPO learn on it for
+a few thousand steps, filling ``ep_info_buffer`` with episodes of the right lengths.
+
+Marked ``integration``: needs stable-baselines3 (and sb3-contrib) with torch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from gymnasium.vector import AutoresetMode
+from stable_baselines3 import PPO
+from stable_baselines3.common.env_checker import _check_obs, _check_unsupported_spaces
+from stable_baselines3.common.utils import check_for_correct_spaces
+from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor
+
+from gridghost.batched import GridGhostVectorEnv
+from gridghost.integrations.sb3 import SB3VecEnv
+from gridghost.maps import MapGenerator
+
+pytestmark = pytest.mark.integration
+
+LEVELS = MapGenerator(6, 6, num_levels=16)
+
+
+def _env(**kwargs) -> SB3VecEnv:
+    return SB3VecEnv(num_envs=8, layout=LEVELS, max_episode_steps=20, **kwargs)
+
+
+@pytest.mark.parametrize("settings", [dict(obs_type="vector"), dict(obs_type="grid", view_radius=2),
+                                      dict(obs_type="grid", controlled="ghost")])
+def test_the_adapter_is_the_vec_env_sb3_expects(settings: dict) -> None:
+    env = _env(**settings)
+    assert isinstance(env, VecEnv) and env.num_envs == 8 and env.render_mode is None
+    assert not _check_unsupported_spaces(env, env.observation_space, env.action_space)  # no warning raised
+    check_for_correct_spaces(env, env.observation_space, env.action_space)
+    checked = VecCheckNan(env, raise_exception=True)
+    env.seed(7)
+    first = checked.reset()
+    assert first.shape == (8, *env.observation_space.shape)
+    rng = np.random.default_rng(0)
+    dones_seen = 0
+    for _ in range(60):
+        checked.step_async(rng.integers(0, 4, size=8))
+        observations, rewards, dones, infos = checked.step_wait()
+        assert rewards.dtype == np.float32 and dones.dtype == bool and len(infos) == 8
+        for row in observations:
+            _check_obs(row, env.observation_space, "step")
+        for done, info in zip(dones, infos, strict=True):
+            assert set(info) == ({"terminal_observation", "TimeLimit.truncated", "episode", "is_success"}
+                                 if done else set())
+            if done:
+                assert env.observation_space.contains(info["terminal_observation"])
+        dones_seen += int(dones.sum())
+    assert dones_seen > 8
+    masks = np.stack(env.env_method("action_masks"))
+    assert masks.shape == (8, 4) and masks.dtype == bool and masks.any(axis=1).all()
+    assert env.has_attr("action_masks") and env.env_is_wrapped(VecMonitor) == [False] * 8
+    assert env.get_attr("num_envs", indices=[1, 2]) == [8, 8]
+    env.close()
+
+
+def test_a_seed_fixes_the_runs_and_seeds_matter() -> None:
+    def run(seed: int) -> list:
+        env = _env()
+        env.seed(seed)
+        trace = [env.reset()]
+        for action in np.random.default_rng(1).integers(0, 4, size=(30, 8)):
+            trace.extend(env.step(action)[:3])
+        return trace
+
+    same, other = run(3), run(3)
+    assert all(np.array_equal(a, b) for a, b in zip(same, other, strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(same, run(4), strict=True))
+
+
+@pytest.mark.parametrize("controlled", ["agent", "ghost"])
+def test_episode_infos_are_the_sums_of_the_rewards_returned(controlled: str) -> None:
+    env = _env(controlled=controlled)
+    monitored = VecMonitor(_env(controlled=controlled))
+    env.seed(5)
+    monitored.seed(5)
+    env.reset()
+    monitored.reset()
+    returns, lengths = np.zeros(8), np.zeros(8, dtype=int)
+    rng = np.random.default_rng(2)
+    ended = wins = 0
+    for _ in range(200):
+        actions = rng.integers(0, 4, size=8)
+        _, rewards, dones, infos = env.step(actions)
+        _, _, _, watched = monitored.step(actions)
+        returns += rewards
+        lengths += 1
+        for game in np.flatnonzero(dones):
+            episode = infos[game]["episode"]
+            assert math.isclose(episode["r"], returns[game]) and episode["l"] == lengths[game]
+            # VecMonitor, which sums the same rewards itself, writes over the adapter's own episode
+            assert watched[game]["episode"]["r"] == episode["r"] and watched[game]["episode"]["l"] == episode["l"]
+            won = rewards[game] >= (99 if controlled == "agent" else 50)  # +100 at a goal; +50/+51 a capture
+            assert infos[game]["is_success"] == bool(won and not infos[game]["TimeLimit.truncated"])
+            ended += 1
+            wins += infos[game]["is_success"]
+        returns[dones], lengths[dones] = 0.0, 0
+    assert ended > 40 and 0 < wins < ended
+
+
+@pytest.mark.parametrize(("arguments", "error", "match"), [
+    (dict(autoreset_mode="next_step"), ValueError, "autoreset_mode"),
+    (dict(env=GridGhostVectorEnv(2, obs_type="vector")), ValueError, "SAME_STEP"),
+    (dict(env=GridGhostVectorEnv(2, obs_type="vector", autoreset_mode=AutoresetMode.SAME_STEP), num_envs=2),
+     TypeError, "not both"),
+    (dict(env="gridghost"), TypeError, "GridGhostVectorEnv"),
+])
+def test_bad_arguments_are_refused(arguments: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        SB3VecEnv(**arguments)
+
+
+def test_bad_calls_are_refused() -> None:
+    env = _env()
+    env.reset()
+    with pytest.raises(ValueError, match="does not render"):
+        env.render()
+    with pytest.raises(ValueError, match="indices"):
+        env.set_attr("copy", True, indices=[0])
+    with pytest.raises(ValueError, match="reset options"):
+        env.set_options({"reset_mask": np.ones(8, dtype=bool)})
+    with pytest.raises(TypeError, match="seed"):
+        env.seed(-1)
+    with pytest.raises(RuntimeError, match="step_async"):
+        env.step_wait()
+    with pytest.raises(ValueError, match=r"0\.\.3"):
+        env.step(np.full(8, 7))
+    with pytest.raises(AttributeError):
+        env.get_attr("no_such_thing")
+
+
+def test_ppo_learns_on_the_batch_and_logs_its_episodes() -> None:
+    env = SB3VecEnv(num_envs=16, obs_type="vector", layout=LEVELS, max_episode_steps=30)
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=256, n_epochs=2, seed=0, device="cpu")
+    model.learn(4096)
+    assert model.num_timesteps >= 4096
+    lengths = [episode["l"] for episode in model.ep_info_buffer]
+    assert len(lengths) >= 50 and all(1 <= length <= 30 for length in lengths)
+    assert len(model.ep_success_buffer) == len(model.ep_info_buffer)  # is_success with every episode
+    values = model.logger.name_to_value
+    assert math.isfinite(values["train/loss"]) and math.isfinite(values["train/value_loss"])
+
+
+def test_maskable_ppo_reads_the_masks() -> None:
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    env = SB3VecEnv(num_envs=8, obs_type="grid", view_radius=2, layout=LEVELS, max_episode_steps=30)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=1, seed=0, device="cpu")
+    model.learn(1024)
+    observations = env.reset()
+    masks = env.action_masks()
+    actions, _ = model.predict(observations, action_masks=masks)
+    assert masks[np.arange(8), actions].all()  # only moves that change the cell
+    assert len(model.ep_info_buffer) > 0
