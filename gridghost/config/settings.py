@@ -310,9 +310,9 @@ def game_config(
 
     Resolving means: the slip model from ``slip`` / ``slip_probability`` / ``slip_type``; the map
     from ``layout`` / ``difficulty`` (a generator follows the slip model); the sensors bound to
-    the first map (the colour sensor of ``color_sensor_quality`` by default); the rewards
-    from ``rewards`` (a preset's name, or the reference's when it is ``None``); the exact filter for the belief encodings when
-    ``belief_filter`` is ``None``. The belief filter stays as given (a name, a copy of a spec
+    the first map (the colour sensor of ``color_sensor_quality`` by default); the rewards from
+    ``rewards`` (a preset's name, or the reference's when it is ``None``); the exact filter for
+    the belief encodings when ``belief_filter`` is ``None``. The belief filter stays as given (a name, a copy of a spec
     dict, or a filter object): it is built per map by
     :func:`~gridghost.config.parts.build_map_parts`.
 
