@@ -13,9 +13,9 @@ import functools
 from importlib import resources
 
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.maps.levels import DIFFICULTIES, MapGenerator
+from gridghost.maps.levels import DIFFICULTIES, SPLITS, MapGenerator, level_split
 
-__all__ = ["CLASSIC", "DIFFICULTIES", "MapGenerator", "load", "names"]
+__all__ = ["CLASSIC", "DIFFICULTIES", "SPLITS", "MapGenerator", "level_split", "load", "names"]
 
 _SUFFIX = ".txt"
 

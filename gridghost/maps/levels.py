@@ -9,7 +9,10 @@ Procgen, ``num_levels`` and ``start_level`` choose a set of levels: levels
 which makes held-out test levels::
 
     train = MapGenerator(difficulty=2, num_levels=500)                  # levels 0..499
-    test = MapGenerator(difficulty=2, start_level=10_000, num_levels=100)
+    test = MapGenerator(difficulty=2, start_level=500, num_levels=100)  # levels 500..599
+
+For the difficulty presets the split is defined once, in :data:`SPLITS`, and
+:func:`level_split` builds it: ``level_split(2, "test")`` is the second line.
 
 The level of an episode is drawn from the env's map stream, spawned from the reset seed (see
 :data:`gridghost.core.names.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
@@ -84,8 +87,14 @@ DIFFICULTIES: dict[int, Difficulty] = {
     3: Difficulty(6, 6, 0.3, 0.6, {"walls": "maze", "loops": 0.15}, margins=(0, 1)),
 }
 #: The levels ``difficulty=d`` plays: levels 0..499 of the preset, each solved once per process
-#: (an unbounded set would solve a new map at almost every reset). Test on levels from 500 on.
+#: (an unbounded set would solve a new map at almost every reset); the ``"train"`` split of
+#: :data:`SPLITS`.
 DIFFICULTY_LEVELS = 500
+#: The one train/test split of every difficulty, ``split -> (start_level, num_levels)``: the
+#: envs train on levels 0..499 (``env(difficulty=d)``), and held-out scores are measured on levels
+#: 500..599, which no training level equals (level ``i`` is a function of ``i``). Every held-out
+#: number gridghost publishes (the README's baselines, ``benchmarks/baselines.py``) is on these.
+SPLITS: dict[str, tuple[int, int]] = {"train": (0, DIFFICULTY_LEVELS), "test": (DIFFICULTY_LEVELS, 100)}
 #: The most candidate maps a difficulty draws for one level before giving up with an error.
 MAX_ATTEMPTS = 1000
 #: The horizon (full turns), discount and tolerance of the success probabilities that place a
@@ -110,6 +119,36 @@ def check_difficulty(value: Any) -> int:
     if int(value) not in DIFFICULTIES:
         raise ValueError(f"unknown difficulty {value!r}; accepted: {sorted(DIFFICULTIES)}")
     return int(value)
+
+
+def level_split(difficulty: int, split: str, num_levels: int | None = None) -> MapGenerator:
+    """The levels of one split of a difficulty preset (:data:`SPLITS`), as a generator an env
+    plays (``layout=level_split(2, "train")`` is what ``difficulty=2`` plays) or an evaluation
+    reads (:func:`gridghost.evaluate`).
+
+    >>> level_split(2, "test").start_level, level_split(2, "test").num_levels
+    (500, 100)
+
+    Args:
+        difficulty: a preset of :data:`DIFFICULTIES`.
+        split: ``"train"`` or ``"test"``.
+        num_levels: the split's first ``num_levels`` levels only (``None``: all of them).
+
+    Returns:
+        The :class:`MapGenerator` of those levels.
+
+    Raises:
+        TypeError, ValueError: an unknown difficulty or split, or ``num_levels`` not in
+            1..the split's size.
+    """
+    check_difficulty(difficulty)
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; accepted: {sorted(SPLITS)}")
+    start, size = SPLITS[split]
+    count = check_limit(num_levels, "num_levels")
+    if count is not None and count > size:
+        raise ValueError(f"num_levels={count} is more than the {size} levels of the {split!r} split")
+    return MapGenerator(difficulty=difficulty, start_level=start, num_levels=size if count is None else count)
 
 
 def race_margin(layout: Layout) -> int:
