@@ -18,6 +18,10 @@ For one side at a time there is a Gymnasium env and the reference ``AgentInterfa
     env = gymnasium.make("gridghost/GridGhost-v0", controlled="agent", obs_type="vector")
     obs, info = env.reset(seed=42)
 
+A learned policy's exact scores, next to the optimum, on held-out levels::
+
+    result = gridghost.evaluate(policy, level_split(2, "test"), obs_type="grid", view_radius=5)
+
 ``import gridghost`` registers ``gridghost/GridGhost-v0`` in Gymnasium's registry (the
 single-agent env, with a ``TimeLimit`` of 100 steps) and in PettingZoo's (the AEC env, and the
 parallel env under ``pettingzoo.make("parallel", ...)``; PettingZoo 1.27 or newer has the
@@ -74,6 +78,7 @@ from gridghost.envs import (  # noqa: E402
 )
 from gridghost.maps import DIFFICULTIES, MapGenerator  # noqa: E402
 from gridghost.sensing import ColorSensor, Sensor  # noqa: E402
+from gridghost.training import Evaluation, evaluate  # noqa: E402
 
 __version__ = "0.2.0"
 
@@ -92,6 +97,7 @@ __all__ = [
     "ChasePolicy",
     "ColorSensor",
     "Duel",
+    "Evaluation",
     "Game",
     "GameConfig",
     "GameState",
@@ -111,6 +117,7 @@ __all__ = [
     "SlipModel",
     "board_for",
     "env",
+    "evaluate",
     "make_policy",
     "parallel_env",
     "raw_env",

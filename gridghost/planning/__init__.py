@@ -33,7 +33,7 @@ from gridghost.planning.solve import (
     solve_game,
     solve_ghost,
 )
-from gridghost.planning.tabulate import tabulate_policy
+from gridghost.planning.tabulate import TABULATED_OBS_TYPES, tabulate_policy
 
 __all__ = [
     "CACHE_BYTES",
@@ -41,6 +41,7 @@ __all__ = [
     "MAX_ITERATIONS",
     "MAX_STATES",
     "NAMED_POLICIES",
+    "TABULATED_OBS_TYPES",
     "AgentSolution",
     "GameSolution",
     "GhostSolution",

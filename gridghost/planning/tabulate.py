@@ -1,6 +1,6 @@
 """Policies of observations as state policies: :func:`tabulate_policy` asks a policy once per
-state, with the observation the env's own encoder gives there, so that a network trained on
-``obs_type="vector"`` gets an exact ground truth from the solver
+state, with the observation the env's own encoder gives there, so that a network trained on any
+encoding gets an exact ground truth from the solver
 (:func:`~gridghost.planning.solve.exploitability`, :func:`~gridghost.planning.solve.evaluate_policies`).
 """
 
@@ -20,14 +20,23 @@ from gridghost.planning.model import turn_model
 from gridghost.planning.policy import one_hot
 from gridghost.sensing.observations import make_observations
 
+#: The encodings :func:`tabulate_policy` reads: every one whose observation is a function of the
+#: state (the belief encodings with ``belief="located"``).
+TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "dict", "grid", "text", "belief_vector", "belief")
+#: The encodings ``batch=True`` stacks into one array.
+_ARRAY_OBS_TYPES = ("vector", "grid", "belief_vector")
+
 
 def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: Layout | None = None,
                     obs_type: str | None = None, batch: bool = False, stochastic: bool = False, *,
-                    game: Game | None = None, config: Any = None) -> np.ndarray:
+                    game: Game | None = None, config: Any = None, view_radius: int | None = None,
+                    grid_layout: str = "chw", action_mask_in_obs: bool = False,
+                    belief: str | None = None) -> np.ndarray:
     """A policy of observations as a state policy: asked once per state where the game goes on,
     with the observation the env's own encoder gives that side there, so that a network trained
-    on ``obs_type="vector"`` gets an exact :func:`~gridghost.planning.solve.exploitability`. The
-    ghost is asked with the ghost to move. The policy must be memoryless.
+    on any encoding (``"vector"``, whole-map or egocentric ``"grid"``, ...) gets an exact
+    :func:`~gridghost.planning.solve.exploitability` and evaluation. The ghost is asked with the
+    ghost to move. The policy must be memoryless.
 
     >>> from gridghost.core.policies import ChasePolicy
     >>> from gridghost.planning import exploitability
@@ -42,15 +51,23 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             action probabilities instead (``float[4]``, or ``[n, 4]`` with ``batch``).
         side: ``"agent"`` or ``"ghost"``.
         layout: the map; ``None`` means the classic map (or ``game``'s).
-        obs_type: the encoding the policy reads, ``"vector"`` or ``"dict"`` (a belief is not a
-            function of the state); ``None`` means ``"vector"`` (or the deprecated ``config``'s).
-        batch: ask once with every observation stacked (``"vector"`` only).
+        obs_type: the encoding the policy reads, one of :data:`TABULATED_OBS_TYPES`; ``None``
+            means ``"vector"`` (or the deprecated ``config``'s).
+        batch: ask once with every observation stacked (``"vector"``, ``"grid"`` and
+            ``"belief_vector"``).
         stochastic: the policy returns probabilities, not actions (a deterministic policy's
             draw would be tabulated as if it were its only choice).
         game: the game (a :class:`~gridghost.core.game.Game`, such as
             ``env.unwrapped.config.game()``) instead of ``layout``.
         config: deprecated (a :class:`DeprecationWarning`): an env's settings, read as
             ``game=config.game()`` and, when ``obs_type`` is ``None``, ``obs_type=config.obs_type``.
+        view_radius, grid_layout, action_mask_in_obs: the encoding's options, as the envs take
+            them (an egocentric window, channels first or last, the mask wrapped in).
+        belief: the belief encodings only, and required with them: ``"located"`` asks the
+            policy with the belief of an agent that knows its cell (all mass on it). A belief
+            is a function of the sensor readings, not of the state, so no table is exact for the
+            env's filter under noisy sensors; this one is exact for a localised agent, which is
+            what the filter converges to when the readings identify the cell.
 
     Returns:
         Probabilities ``float64[rows, cols, rows, cols, 4]`` (0 where the game is over), the form
@@ -59,10 +76,11 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     Raises:
         TypeError: ``policy`` is not callable, or returns something other than actions
             (probabilities).
-        ValueError: an unknown side or encoding, ``batch`` with ``"dict"``, actions out of range,
-            probabilities that are not a distribution, or the wrong number of answers; the
-            message names the state. Also ``game`` together with ``layout``, or a game without
-            the ghost.
+        ValueError: an unknown side or encoding, ``batch`` with an encoding that is not an
+            array, a belief encoding without ``belief="located"`` (or ``belief`` with another
+            encoding), bad encoding options, actions out of range, probabilities that are not a
+            distribution, or the wrong number of answers; the message names the state. Also
+            ``game`` together with ``layout``, or a game without the ghost.
     """
     if not callable(policy):
         raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
@@ -70,24 +88,40 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     game = solver_game(layout, game=game, config=config)
     if obs_type is None:
         obs_type = "vector" if config is None else config.obs_type
-    check_choice(obs_type, "obs_type", ("vector", "dict"))
-    if batch and obs_type != "vector":
-        raise ValueError("batch=True stacks vector observations; use obs_type='vector'")
+    check_choice(obs_type, "obs_type", TABULATED_OBS_TYPES)
+    if obs_type in ("belief", "belief_vector"):
+        if belief != "located":
+            raise ValueError(f"obs_type={obs_type!r} shows a belief, which is not a function of the state: pass "
+                             "belief='located' to ask the policy as an agent that knows its cell")
+    elif belief is not None:
+        raise ValueError(f"belief only applies to the belief encodings; got obs_type={obs_type!r} with "
+                         f"belief={belief!r}; leave it None")
+    if batch and (obs_type not in _ARRAY_OBS_TYPES or action_mask_in_obs):
+        raise ValueError(f"batch=True stacks array observations; use obs_type in {list(_ARRAY_OBS_TYPES)} "
+                         "without action_mask_in_obs")
     mover = Side.AGENT if side == "agent" else Side.GHOST
     model = turn_model(game)
-    observe = make_observations(obs_type, game.board).observer(mover)
     cols, cells = game.layout.cols, game.num_cells
     pairs = list(zip(*(a.tolist() for a in np.divmod(model.states, cells)), strict=True))
-    observations = [observe(GameState(agent, ghost, mover, Outcome.ONGOING)) for agent, ghost in pairs]
+    located = np.zeros(game.layout.shape, dtype=np.float32)
+    encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None,
+                                view_radius=view_radius, grid_layout=grid_layout,
+                                action_mask_in_obs=action_mask_in_obs)
+    observe = encoder.observer(mover)
+    observations = []
+    for agent, ghost in pairs:
+        if belief:
+            located.fill(0.0)
+            located.flat[agent] = 1.0
+        observation = observe(GameState(agent, ghost, mover, Outcome.ONGOING))
+        # an encoder may return its own buffer: keep a copy of every array
+        observations.append(observation.copy() if isinstance(observation, np.ndarray) else observation)
 
     def where(i: int) -> str:
         agent, ghost = pairs[i]
         return f"the {side} at agent {divmod(agent, cols)}, ghost {divmod(ghost, cols)}"
 
-    if batch:
-        answers = [policy(np.stack([np.asarray(observation) for observation in observations]))]
-    else:
-        answers = [policy(observation) for observation in observations]
+    answers = [policy(np.stack(observations))] if batch else [policy(observation) for observation in observations]
     if stochastic:
         try:
             table = np.asarray(answers, dtype=float).reshape(len(pairs), NUM_ACTIONS)

@@ -1,8 +1,11 @@
-"""Self-play: opponent pools, ratings, and a Gymnasium env that plays against the pool.
+"""Training tooling: the evaluation protocol (:func:`evaluate`, exact scores of any policy on
+any levels) and self-play (opponent pools, ratings, and a Gymnasium env that plays against the
+pool).
 """
 
 from __future__ import annotations
 
+from gridghost.training.evaluation import Evaluation, evaluate
 from gridghost.training.selfplay import (
     RESULTS,
     SAMPLING_RULES,
@@ -21,12 +24,14 @@ __all__ = [
     "RESULTS",
     "SAMPLING_RULES",
     "SELFPLAY_STREAM",
+    "Evaluation",
     "ExploitabilityCurve",
     "OpponentPool",
     "Results",
     "SelfPlayEnv",
     "Snapshot",
     "elo_ratings",
+    "evaluate",
     "expected_score",
     "exploitability_curve",
 ]

@@ -1,0 +1,231 @@
+"""The evaluation protocol: a learned policy's exact scores on a set of levels, next to the optimum.
+
+:func:`evaluate` asks a policy of observations once per state of each level
+(:func:`~gridghost.planning.tabulate_policy`, any encoding) and lets the solver play the table
+against the opponent: no episodes are sampled, so two runs of the same policy give the same
+numbers, and a score's spread is the spread over levels and training seeds only.
+
+Per level it gives, from the level's starts and within ``horizon`` turns (the envs' 100 by
+default), undiscounted as the envs pay:
+
+- the policy's expected return, its probability of reaching a goal and of being caught;
+- the best return any policy gets against the same opponent (the *optimum*, a finite-horizon
+  best response), and the zero-sum game's minimax value;
+- the return of the uniformly random policy;
+- the *normalised score* ``(return - random) / (optimum - random)``: 0 is random play, 1 is
+  optimal against this opponent. It does not depend on the reward scale.
+
+The levels of a difficulty preset are split once, in :data:`gridghost.maps.SPLITS`; evaluate
+on ``level_split(d, "train")`` and ``level_split(d, "test")`` (held out).
+
+>>> from gridghost.maps import level_split
+>>> result = evaluate("random", level_split(0, "test", num_levels=2), obs_type="vector")
+>>> result.score.round(6).tolist()      # random play scores 0 by definition
+[0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gridghost.config.opponents import DEFAULT_OPPONENTS, planned_opponent
+from gridghost.config.settings import game_config
+from gridghost.core.checks import check_choice, check_instance, check_limit
+from gridghost.core.game import Game
+from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.names import AGENT, AGENTS
+from gridghost.core.rules import Rewards, Side
+from gridghost.core.slip import SlipModel
+from gridghost.maps.levels import MapGenerator
+from gridghost.planning import (
+    AgentSolution,
+    GhostSolution,
+    StatePolicy,
+    evaluate_policies,
+    solve_agent,
+    solve_game,
+    solve_ghost,
+    tabulate_policy,
+)
+
+#: Below this gap between the optimum and random play a level cannot tell policies apart; its
+#: normalised score is 1 for a policy at the optimum (within the gap) and NaN otherwise.
+_FLAT = 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluation:
+    """A policy's exact scores on a set of levels (:func:`evaluate`). Returns are the evaluated
+    side's, in the units of the rewards evaluated with; every array has one entry per level.
+
+    Attributes:
+        side: the evaluated side.
+        levels: the level numbers (``-1`` for maps given as layouts).
+        returns: the policy's expected return.
+        success: the probability that the agent reaches a goal.
+        caught: the probability that the ghost catches the agent.
+        optimum: the best return against the same opponent (a best response).
+        optimum_success: the agent's goal probability under that best response (for a ghost, the
+            goal probability the best ghost leaves the agent).
+        minimax: the zero-sum game's value, as the evaluated side's return.
+        random: the return of the uniformly random policy against the same opponent.
+        score: the normalised score ``(returns - random) / (optimum - random)``.
+    """
+
+    side: str
+    levels: np.ndarray
+    returns: np.ndarray
+    success: np.ndarray
+    caught: np.ndarray
+    optimum: np.ndarray
+    optimum_success: np.ndarray
+    minimax: np.ndarray
+    random: np.ndarray
+    score: np.ndarray
+
+    def summary(self) -> dict[str, float]:
+        """The means over the levels (and the score's standard deviation, ``score_std``).
+
+        Returns:
+            ``{"score", "score_std", "returns", "success", "caught", "optimum",
+            "optimum_success", "minimax", "random", "levels"}``.
+        """
+        means = {name: float(np.mean(getattr(self, name))) for name in
+                 ("score", "returns", "success", "caught", "optimum", "optimum_success", "minimax", "random")}
+        return {**means, "score_std": float(np.std(self.score)), "levels": float(len(self.levels))}
+
+    def __str__(self) -> str:
+        mean = self.summary()
+        return (f"{self.side} on {len(self.levels)} levels: normalised score {mean['score']:.3f} "
+                f"(sd {mean['score_std']:.3f}), success {mean['success']:.3f} (optimum "
+                f"{mean['optimum_success']:.3f}), caught {mean['caught']:.3f}, return {mean['returns']:.3f} "
+                f"(optimum {mean['optimum']:.3f}, minimax {mean['minimax']:.3f}, random {mean['random']:.3f})")
+
+
+def evaluate(
+    policy: Any,
+    levels: Layout | Sequence[Layout] | MapGenerator | None = None,
+    *,
+    side: str = AGENT,
+    opponent: Any = None,
+    obs_type: str = "vector",
+    view_radius: int | None = None,
+    grid_layout: str = "chw",
+    action_mask_in_obs: bool = False,
+    belief: str | None = None,
+    batch: bool = False,
+    stochastic: bool = False,
+    rewards: Rewards | str | None = None,
+    slip: str | SlipModel | None = None,
+    horizon: int = 100,
+) -> Evaluation:
+    """A policy's exact scores on every level of ``levels`` (see the module docstring).
+
+    For a Stable-Baselines3 model trained on ``obs_type="grid", view_radius=5``::
+
+        result = evaluate(lambda obs: model.predict(obs, deterministic=True)[0], level_split(2, "test"),
+                          obs_type="grid", view_radius=5, batch=True, rewards="normalised")
+        print(result)                      # the means; result.score per level
+
+    Args:
+        policy: ``policy(observation) -> action`` (or probabilities, or batched: see
+            :func:`~gridghost.planning.tabulate_policy`); or a state policy the solver takes
+            directly (``"random"``, a :class:`~gridghost.planning.StatePolicy`, a solver player's
+            name such as ``"minimax"``), which skips the tabulation.
+        levels: a map, a sequence of maps, or a :class:`~gridghost.maps.MapGenerator` with
+            ``num_levels`` (every level of it, such as ``level_split(2, "test")``); ``None``
+            means the classic map.
+        side: the policy's side, ``"agent"`` or ``"ghost"``.
+        opponent: the other side, as the envs take it: a name (``"chase"``, ``"random"``,
+            ``"minimax"``, ``"optimal"``), a :class:`~gridghost.planning.StatePolicy` or its
+            class; ``None`` means the envs' default (the chasing ghost against an agent, the
+            random agent against a ghost). A planner is built per level, with these rewards.
+        obs_type, view_radius, grid_layout, action_mask_in_obs, belief, batch, stochastic: how
+            to ask the policy, as :func:`~gridghost.planning.tabulate_policy` takes them.
+        rewards: the rewards the policy was trained with (a preset's name or a
+            :class:`~gridghost.core.rules.Rewards`; ``None``: the reference's); they set the units of
+            the returns and the planners' policies.
+        slip: the agent's slip model, as the envs take it (``None``: longitudinal, 0.2).
+        horizon: the turns an episode lasts at most (the envs' ``max_cycles``), an int >= 1.
+
+    Returns:
+        The :class:`Evaluation`.
+
+    Raises:
+        TypeError, ValueError: a bad argument; ``levels`` an unbounded generator (give it
+            ``num_levels``) or an empty sequence; an opponent that cannot play the other side;
+            anything :func:`~gridghost.planning.tabulate_policy` refuses.
+    """
+    check_choice(side, "side", AGENTS)
+    horizon = int(check_limit(horizon, "horizon", allow_none=False))  # type: ignore[arg-type]
+    maps, numbers = _levels(levels)
+    settings_of = game_config(slip=slip, rewards=rewards)  # the one place settings are read
+    learner = Side.AGENT if side == AGENT else Side.GHOST
+    other = Side.GHOST if learner == Side.AGENT else Side.AGENT
+    if opponent is None:
+        opponent = DEFAULT_OPPONENTS[side]
+
+    def ask(game: Game) -> Any:
+        if isinstance(policy, (str, type, StatePolicy)):
+            planned = planned_opponent(policy, game, learner, "policy")  # a planner, built for this game
+            return policy if planned is None else planned
+        if not callable(policy):
+            return policy  # probabilities: the solver reads them (and refuses what it cannot)
+        return tabulate_policy(policy, side, game=game, obs_type=obs_type, view_radius=view_radius,
+                               grid_layout=grid_layout, action_mask_in_obs=action_mask_in_obs, belief=belief,
+                               batch=batch, stochastic=stochastic)
+
+    rows = []
+    for layout in maps:
+        game = settings_of.game(layout)
+        planned = planned_opponent(opponent, game, other)
+        them = planned if planned is not None else opponent
+        table = ask(game)
+        start = layout.agent_start, layout.ghost_start
+        settings: dict[str, Any] = {"game": game, "gamma": 1.0, "horizon": horizon}
+        best: AgentSolution | GhostSolution
+        if learner == Side.AGENT:
+            mine = evaluate_policies(table, them, **settings)
+            best = solve_agent(ghost=them, **settings)
+            chance = evaluate_policies("random", them, **settings)
+            sign = 1.0
+        else:
+            mine = evaluate_policies(them, table, **settings)
+            best = solve_ghost(agent=them, **settings)
+            chance = evaluate_policies(them, "random", **settings)
+            sign = -1.0  # zero-sum: the ghost's return is the agent's negated
+        rows.append((sign * mine.value(*start), mine.success_probability(*start, horizon=horizon),
+                     mine.capture_probability(*start, horizon=horizon),
+                     best.value(*start),  # the best response's own return
+                     best.success_probability(*start, horizon=horizon),
+                     sign * solve_game(**settings).value(*start), sign * chance.value(*start)))
+    columns = [np.array(column, dtype=float) for column in zip(*rows, strict=True)]
+    returns, success, caught, best_returns, best_success, minimax, random = columns
+    gap = best_returns - random
+    score = np.where(gap > _FLAT, (returns - random) / np.where(gap > _FLAT, gap, 1.0),
+                     np.where(returns >= best_returns - _FLAT, 1.0, np.nan))
+    return Evaluation(side, numbers, returns, success, caught, best_returns, best_success, minimax, random, score)
+
+
+def _levels(levels: Any) -> tuple[list[Layout], np.ndarray]:
+    """The maps of ``levels`` and their level numbers (-1 for a map given as a layout)."""
+    if levels is None:
+        return [CLASSIC], np.array([-1])
+    if isinstance(levels, Layout):
+        return [levels], np.array([-1])
+    if isinstance(levels, MapGenerator):
+        if levels.num_levels is None:
+            raise ValueError("levels is an unbounded MapGenerator; give it num_levels (or use "
+                             "gridghost.maps.level_split(d, 'train' or 'test'))")
+        numbers = np.arange(levels.start_level, levels.start_level + levels.num_levels)
+        return [levels.level(int(i)) for i in numbers], numbers
+    if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):
+        raise TypeError(f"levels must be a Layout, a sequence of them or a MapGenerator, got {levels!r}")
+    maps = [check_instance(layout, f"levels[{i}]", Layout) for i, layout in enumerate(levels)]
+    if not maps:
+        raise ValueError("levels is empty; give at least one map")
+    return maps, np.full(len(maps), -1)
