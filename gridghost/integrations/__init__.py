@@ -5,6 +5,9 @@
   ``MultiAgentEnv``, and it needs no library.
 - :mod:`gridghost.integrations.rllib`: that form as an RLlib ``MultiAgentEnv`` (needs Ray:
   ``pip install "gridghost[rllib]"``).
+- :mod:`gridghost.integrations.sb3`: the batched engine as a Stable-Baselines3 ``VecEnv``
+  (``SB3VecEnv``), with episode statistics, ``is_success`` and action masks (needs
+  ``pip install "gridghost[sb3]"``).
 
 The reward-credit rule holds in every adapter. Each side receives all of its rewards, summed
 until it next observes. A reward earned before a side's first observation (the ghost's, for

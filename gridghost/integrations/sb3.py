@@ -32,11 +32,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
-
-# without the extra installed (the light venv) mypy finds no stubs; pyproject's mypy overrides
-# would be the place to list stable_baselines3 beside ray
-from stable_baselines3.common.vec_env import VecEnv  # type: ignore[import-not-found, unused-ignore]
-from stable_baselines3.common.vec_env.base_vec_env import (  # type: ignore[import-not-found, unused-ignore]
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvIndices,
     VecEnvObs,
     VecEnvStepReturn,
