@@ -24,10 +24,12 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from gridghost.batched import BatchedGame  # noqa: E402
+from gridghost.maps import MapGenerator  # noqa: E402
 
 from harness import interleaved_rates, median_ratio  # noqa: E402
 from single_agent_throughput import interface_rate  # noqa: E402
@@ -38,10 +40,16 @@ TARGET_RATE = 20_000_000
 TARGET_RATIO = 250.0
 
 
-def batched_rate(games: int, turns: int, seed: int, obs_type: str) -> float:
-    """Full turns per second (process CPU time) of ``BatchedGame(games)`` under random actions:
-    ``turns`` turns (at most 3,000 calls), in calls of ``games`` turns each."""
-    batch = BatchedGame(games, seed=seed, obs_type=obs_type, max_episode_steps=100)
+#: The grid rows play 64 generated 6x6 levels (a grid over many levels is what generalises; the
+#: engine computes it from per-level planes and the positions).
+GRID_LEVELS = MapGenerator(6, 6, num_levels=64)
+GRID_SIZES = (1_024, 4_096)
+
+
+def batched_rate(games: int, turns: int, seed: int, obs_type: str, **settings: Any) -> float:
+    """Full turns per second (process CPU time) of ``BatchedGame(games, **settings)`` under random
+    actions: ``turns`` turns (at most 3,000 calls), in calls of ``games`` turns each."""
+    batch = BatchedGame(games, seed=seed, obs_type=obs_type, max_episode_steps=100, **settings)
     calls = max(3, min(-(-turns // games), 3_000))  # small batches: a bounded number of calls
     actions = np.random.default_rng(seed).integers(0, 4, size=(calls, games))
     batch.reset()
@@ -59,6 +67,11 @@ def contenders(turns: int, interface_steps: int) -> dict[str, Callable[[int], fl
         for games in SIZES:
             table[f"BatchedGame({games:,}), {label}"] = (
                 lambda seed, games=games, obs_type=obs_type: batched_rate(games, turns, seed, obs_type))
+    for radius, label in ((None, "grid, 64 levels"), (5, "grid r=5, 64 levels")):
+        for games in GRID_SIZES:
+            table[f"BatchedGame({games:,}), {label}"] = (
+                lambda seed, games=games, radius=radius: batched_rate(games, turns, seed, "grid", view_radius=radius,
+                                                                     layout=GRID_LEVELS))
     return table
 
 
@@ -72,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1 or args.turns < 1 or args.interface_steps < 1:
         parser.error("--rounds, --turns and --interface-steps must be >= 1")
     rates = interleaved_rates(contenders(args.turns, args.interface_steps), args.rounds)
-    print(f"Batched throughput: full turns (agent move + chasing ghost), random actions, classic map, one core; "
+    print(f"Batched throughput: full turns (agent move + chasing ghost), random actions, classic map (grids: 64 "
+          f"generated levels), one core; "
           f"{args.rounds} interleaved rounds")
     print(f"{'contender':<38} {'turns/s':>14} {'ratio':>9}  target")
     for name in rates:

@@ -255,4 +255,8 @@ def test_batched_throughput_benchmark_prints_a_rate_and_ratio_per_batch_size() -
         for games in ("1", "64", "1,024", "4,096", "65,536"):
             name = re.escape(f"BatchedGame({games}), {label}")
             assert re.search(rf"^{name}\s+[\d,]+\s+\d+\.\dx", out, flags=re.M), (games, label)
+    for label in ("grid, 64 levels", "grid r=5, 64 levels"):
+        for games in ("1,024", "4,096"):
+            name = re.escape(f"BatchedGame({games}), {label}")
+            assert re.search(rf"^{name}\s+[\d,]+\s+\d+\.\dx", out, flags=re.M), (games, label)
     assert re.search(r"^BatchedGame\(4,096\), vector obs .* >= 20M/s and >= 250x  (met|MISSED)$", out, flags=re.M)
