@@ -1004,7 +1004,7 @@ def test_tabulate_policy_bad_input() -> None:
     with pytest.raises(ValueError, match="side"):
         tabulate_policy(ChasePolicy(), side="ghoul", obs_type="dict")
     with pytest.raises(ValueError, match="obs_type"):
-        tabulate_policy(ChasePolicy(), side="ghost", obs_type="grid")
+        tabulate_policy(ChasePolicy(), side="ghost", obs_type="pixels")
     with pytest.raises(ValueError, match="batch"):
         tabulate_policy(ChasePolicy(), side="ghost", obs_type="dict", batch=True)
     with pytest.raises(ValueError, match="policy"):
