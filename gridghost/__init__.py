@@ -78,7 +78,7 @@ from gridghost.envs import (  # noqa: E402
 )
 from gridghost.maps import DIFFICULTIES, MapGenerator  # noqa: E402
 from gridghost.sensing import ColorSensor, Sensor  # noqa: E402
-from gridghost.training import Evaluation, evaluate  # noqa: E402
+from gridghost.training import Evaluation, Evaluator, evaluate  # noqa: E402
 
 __version__ = "0.2.0"
 
@@ -98,6 +98,7 @@ __all__ = [
     "ColorSensor",
     "Duel",
     "Evaluation",
+    "Evaluator",
     "Game",
     "GameConfig",
     "GameState",

@@ -15,7 +15,7 @@ from gridghost.core import Game, LongitudinalSlip
 from gridghost.maps import SPLITS, MapGenerator, level_split
 from gridghost.planning import solve_agent, tabulate_policy
 from gridghost.sensing.observations import GRID_CHANNELS
-from gridghost.training.evaluation import evaluate
+from gridghost.training.evaluation import Evaluator, evaluate
 
 SELF = GRID_CHANNELS.index("self")
 
@@ -180,3 +180,17 @@ def test_the_split_is_defined_once_and_the_envs_train_on_it() -> None:
         level_split(2, "test", num_levels=101)
     with pytest.raises(ValueError, match="unknown difficulty"):
         level_split(7, "test")
+
+
+def test_an_evaluator_scores_many_policies_as_evaluate_scores_each() -> None:
+    levels = level_split(2, "test", num_levels=2)
+    evaluator = Evaluator(levels, opponent="minimax", obs_type="grid", view_radius=2, rewards="normalised")
+    for policy in (crc_policy, lambda observation: 3, "optimal"):
+        once = evaluate(policy, levels, opponent="minimax", obs_type="grid", view_radius=2, rewards="normalised")
+        again = evaluator(policy)
+        for name in ("returns", "success", "caught", "optimum", "minimax", "random", "score"):
+            np.testing.assert_array_equal(getattr(again, name), getattr(once, name), err_msg=name)
+    batched = evaluator(lambda observations: np.array([crc_policy(o) for o in observations]), batch=True)
+    np.testing.assert_array_equal(batched.returns, evaluator(crc_policy).returns)
+    with pytest.raises(ValueError, match="view_radius only applies"):
+        Evaluator(levels, obs_type="vector", view_radius=2)

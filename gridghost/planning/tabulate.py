@@ -84,75 +84,133 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     """
     if not callable(policy):
         raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
-    check_choice(side, "side", ("agent", "ghost"))
     game = solver_game(layout, game=game, config=config)
     if obs_type is None:
         obs_type = "vector" if config is None else config.obs_type
-    check_choice(obs_type, "obs_type", TABULATED_OBS_TYPES)
-    if obs_type in ("belief", "belief_vector"):
-        if belief != "located":
-            raise ValueError(f"obs_type={obs_type!r} shows a belief, which is not a function of the state: pass "
-                             "belief='located' to ask the policy as an agent that knows its cell")
-    elif belief is not None:
-        raise ValueError(f"belief only applies to the belief encodings; got obs_type={obs_type!r} with "
-                         f"belief={belief!r}; leave it None")
-    if batch and (obs_type not in _ARRAY_OBS_TYPES or action_mask_in_obs):
-        raise ValueError(f"batch=True stacks array observations; use obs_type in {list(_ARRAY_OBS_TYPES)} "
-                         "without action_mask_in_obs")
-    mover = Side.AGENT if side == "agent" else Side.GHOST
-    model = turn_model(game)
-    cols, cells = game.layout.cols, game.num_cells
-    pairs = list(zip(*(a.tolist() for a in np.divmod(model.states, cells)), strict=True))
-    located = np.zeros(game.layout.shape, dtype=np.float32)
-    encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None,
-                                view_radius=view_radius, grid_layout=grid_layout,
-                                action_mask_in_obs=action_mask_in_obs)
-    observe = encoder.observer(mover)
-    observations = []
-    for agent, ghost in pairs:
-        if belief:
-            located.fill(0.0)
-            located.flat[agent] = 1.0
-        observation = observe(GameState(agent, ghost, mover, Outcome.ONGOING))
-        # an encoder may return its own buffer: keep a copy of every array
-        observations.append(observation.copy() if isinstance(observation, np.ndarray) else observation)
+    states = StateObservations(game, side, obs_type, view_radius=view_radius, grid_layout=grid_layout,
+                               action_mask_in_obs=action_mask_in_obs, belief=belief)
+    return states.tabulate(policy, batch=batch, stochastic=stochastic)
 
-    def where(i: int) -> str:
-        agent, ghost = pairs[i]
-        return f"the {side} at agent {divmod(agent, cols)}, ghost {divmod(ghost, cols)}"
 
-    answers = [policy(np.stack(observations))] if batch else [policy(observation) for observation in observations]
-    if stochastic:
-        try:
-            table = np.asarray(answers, dtype=float).reshape(len(pairs), NUM_ACTIONS)
-        except ValueError:  # ragged, or the wrong number of probabilities
-            raise ValueError(f"policy must return {NUM_ACTIONS} probabilities per observation "
-                             f"({len(pairs)} observations)") from None
-        bad = np.flatnonzero(~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
-                             | (np.abs(table.sum(axis=1) - 1.0) > 1e-6))
-        if len(bad):
-            raise ValueError(f"policy's probabilities for {where(int(bad[0]))} are not a distribution: {table[bad[0]]}")
-        return model.expand(table)
-    if batch:
-        actions = np.asarray(answers[0])
-        if actions.size != len(pairs) or not np.issubdtype(actions.dtype, np.integer):
-            raise TypeError(f"policy must return {len(pairs)} integer actions for {len(pairs)} observations, "
-                            f"got an array of shape {actions.shape} and dtype {actions.dtype}")
-        actions = actions.reshape(-1).astype(np.int64)
-        bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
-        if len(bad):
-            raise ValueError(f"policy returned action {actions[bad[0]]} for {where(int(bad[0]))}; "
-                             f"actions are 0..{NUM_ACTIONS - 1}")
-    else:
-        actions = np.empty(len(pairs), dtype=np.int64)
-        for i, answer in enumerate(answers):
+class StateObservations:
+    """Every live state of a game with the observation one side's encoder gives there (that
+    side to move): what :func:`tabulate_policy` asks a policy with, kept so that the same states
+    can be asked of many policies (a learning curve's checkpoints; see
+    :class:`gridghost.training.Evaluator`). Arrays of 0s and 1s (grids) are kept as bits.
+
+    Args:
+        game: the game (with the ghost).
+        side, obs_type, view_radius, grid_layout, action_mask_in_obs, belief: as
+            :func:`tabulate_policy` takes them.
+
+    Attributes:
+        model: the game's :class:`~gridghost.planning.model.TurnModel`; its ``states`` are the rows.
+        pairs: ``(agent cell, ghost cell)`` of every row.
+
+    Raises:
+        ValueError: as :func:`tabulate_policy`, for the side and the encoding.
+    """
+
+    def __init__(self, game: Game, side: str, obs_type: str, *, view_radius: int | None = None,
+                 grid_layout: str = "chw", action_mask_in_obs: bool = False, belief: str | None = None) -> None:
+        check_choice(side, "side", ("agent", "ghost"))
+        check_choice(obs_type, "obs_type", TABULATED_OBS_TYPES)
+        if obs_type in ("belief", "belief_vector"):
+            if belief != "located":
+                raise ValueError(f"obs_type={obs_type!r} shows a belief, which is not a function of the state: pass "
+                                 "belief='located' to ask the policy as an agent that knows its cell")
+        elif belief is not None:
+            raise ValueError(f"belief only applies to the belief encodings; got obs_type={obs_type!r} with "
+                             f"belief={belief!r}; leave it None")
+        self.side, self.obs_type = side, obs_type
+        self.stackable = obs_type in _ARRAY_OBS_TYPES and not action_mask_in_obs
+        mover = Side.AGENT if side == "agent" else Side.GHOST
+        self.model = turn_model(game)
+        self._cols, cells = game.layout.cols, game.num_cells
+        self.pairs = list(zip(*(a.tolist() for a in np.divmod(self.model.states, cells)), strict=True))
+        located = np.zeros(game.layout.shape, dtype=np.float32)
+        encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None,
+                                    view_radius=view_radius, grid_layout=grid_layout,
+                                    action_mask_in_obs=action_mask_in_obs)
+        observe = encoder.observer(mover)
+        observations = []
+        for agent, ghost in self.pairs:
+            if belief:
+                located.fill(0.0)
+                located.flat[agent] = 1.0
+            observation = observe(GameState(agent, ghost, mover, Outcome.ONGOING))
+            # an encoder may return its own buffer: keep a copy of every array
+            observations.append(observation.copy() if isinstance(observation, np.ndarray) else observation)
+        self._bits: np.ndarray | None = None
+        self._list: list[Any] | None = observations
+        if self.stackable:
+            stacked = np.stack(observations)
+            if ((stacked == 0) | (stacked == 1)).all():  # a grid: one bit per value
+                self._shape, self._dtype = stacked.shape[1:], stacked.dtype
+                self._bits, self._list = np.packbits(stacked.reshape(len(stacked), -1).astype(bool), axis=1), None
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def observations(self) -> list[Any] | np.ndarray:
+        """The observations, one per row: a stacked array for the array encodings, else a list."""
+        if self._bits is not None:
+            size = int(np.prod(self._shape))
+            return np.unpackbits(self._bits, axis=1, count=size).astype(self._dtype).reshape(-1, *self._shape)
+        assert self._list is not None
+        return np.stack(self._list) if self.stackable else self._list
+
+    def where(self, row: int) -> str:
+        """The state of ``row``, in words (for messages)."""
+        agent, ghost = self.pairs[row]
+        return f"the {self.side} at agent {divmod(agent, self._cols)}, ghost {divmod(ghost, self._cols)}"
+
+    def tabulate(self, policy: Callable[[Any], Any], batch: bool = False, stochastic: bool = False) -> np.ndarray:
+        """Ask ``policy`` in every state and return its table, as :func:`tabulate_policy` does.
+
+        Raises:
+            TypeError, ValueError: as :func:`tabulate_policy`, for the policy and its answers.
+        """
+        if not callable(policy):
+            raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
+        if batch and not self.stackable:
+            raise ValueError(f"batch=True stacks array observations; use obs_type in {list(_ARRAY_OBS_TYPES)} "
+                             "without action_mask_in_obs")
+        observations = self.observations()
+        answers = [policy(observations)] if batch else [policy(observation) for observation in observations]
+        rows, where = len(self.pairs), self.where
+        if stochastic:
             try:
-                actions[i] = check_action(_scalar(answer), side)
-            except (TypeError, ValueError) as error:  # out of range, or not an action at all
-                raise type(error)(
-                    f"policy returned {answer!r} for {where(i)}; it must return an action 0..{NUM_ACTIONS - 1}"
-                ) from None
-    return model.expand(one_hot(actions).T)
+                table = np.asarray(answers, dtype=float).reshape(rows, NUM_ACTIONS)
+            except ValueError:  # ragged, or the wrong number of probabilities
+                raise ValueError(f"policy must return {NUM_ACTIONS} probabilities per observation "
+                                 f"({rows} observations)") from None
+            bad = np.flatnonzero(~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
+                                 | (np.abs(table.sum(axis=1) - 1.0) > 1e-6))
+            if len(bad):
+                raise ValueError(f"policy's probabilities for {where(int(bad[0]))} are not a distribution: "
+                                 f"{table[bad[0]]}")
+            return self.model.expand(table)
+        if batch:
+            actions = np.asarray(answers[0])
+            if actions.size != rows or not np.issubdtype(actions.dtype, np.integer):
+                raise TypeError(f"policy must return {rows} integer actions for {rows} observations, "
+                                f"got an array of shape {actions.shape} and dtype {actions.dtype}")
+            actions = actions.reshape(-1).astype(np.int64)
+            bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
+            if len(bad):
+                raise ValueError(f"policy returned action {actions[bad[0]]} for {where(int(bad[0]))}; "
+                                 f"actions are 0..{NUM_ACTIONS - 1}")
+        else:
+            actions = np.empty(rows, dtype=np.int64)
+            for i, answer in enumerate(answers):
+                try:
+                    actions[i] = check_action(_scalar(answer), self.side)
+                except (TypeError, ValueError) as error:  # out of range, or not an action at all
+                    raise type(error)(
+                        f"policy returned {answer!r} for {where(i)}; it must return an action 0..{NUM_ACTIONS - 1}"
+                    ) from None
+        return self.model.expand(one_hot(actions).T)
 
 
 def _scalar(action: Any) -> Any:

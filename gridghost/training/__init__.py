@@ -5,7 +5,7 @@ pool).
 
 from __future__ import annotations
 
-from gridghost.training.evaluation import Evaluation, evaluate
+from gridghost.training.evaluation import Evaluation, Evaluator, evaluate
 from gridghost.training.selfplay import (
     RESULTS,
     SAMPLING_RULES,
@@ -25,6 +25,7 @@ __all__ = [
     "SAMPLING_RULES",
     "SELFPLAY_STREAM",
     "Evaluation",
+    "Evaluator",
     "ExploitabilityCurve",
     "OpponentPool",
     "Results",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -49,8 +49,8 @@ from gridghost.planning import (
     solve_agent,
     solve_game,
     solve_ghost,
-    tabulate_policy,
 )
+from gridghost.planning.tabulate import StateObservations
 
 #: Below this gap between the optimum and random play a level cannot tell policies apart; its
 #: normalised score is 1 for a policy at the optimum (within the gap) and NaN otherwise.
@@ -106,6 +106,123 @@ class Evaluation:
                 f"(optimum {mean['optimum']:.3f}, minimax {mean['minimax']:.3f}, random {mean['random']:.3f})")
 
 
+class Evaluator:
+    """The evaluation protocol on fixed levels, for many policies: everything that does not
+    depend on the policy (each level's game, the opponent, the best response, random play, the
+    minimax value and the observation of every state) is computed once, so that scoring a
+    learning curve's checkpoints costs only each policy's own evaluation. :func:`evaluate` is
+    one call of it.
+
+    Args:
+        levels, side, opponent, obs_type, view_radius, grid_layout, action_mask_in_obs, belief,
+            rewards, slip, horizon: as :func:`evaluate` takes them.
+
+    Raises:
+        TypeError, ValueError: as :func:`evaluate`.
+    """
+
+    def __init__(
+        self,
+        levels: Layout | Sequence[Layout] | MapGenerator | None = None,
+        *,
+        side: str = AGENT,
+        opponent: Any = None,
+        obs_type: str = "vector",
+        view_radius: int | None = None,
+        grid_layout: str = "chw",
+        action_mask_in_obs: bool = False,
+        belief: str | None = None,
+        rewards: Rewards | str | None = None,
+        slip: str | SlipModel | None = None,
+        horizon: int = 100,
+    ) -> None:
+        check_choice(side, "side", AGENTS)
+        self.side, self.horizon = side, int(check_limit(horizon, "horizon", allow_none=False))  # type: ignore[arg-type]
+        maps, self.levels = _levels(levels)
+        settings_of = game_config(slip=slip, rewards=rewards)  # the one place settings are read
+        self._learner = Side.AGENT if side == AGENT else Side.GHOST
+        other = Side.GHOST if self._learner == Side.AGENT else Side.AGENT
+        if opponent is None:
+            opponent = DEFAULT_OPPONENTS[side]
+        self._encoding: dict[str, Any] = {"obs_type": obs_type, "view_radius": view_radius,
+                                          "grid_layout": grid_layout, "action_mask_in_obs": action_mask_in_obs,
+                                          "belief": belief}
+        self._sign = 1.0 if self._learner == Side.AGENT else -1.0  # zero-sum: the ghost's return is -the agent's
+        self._games: list[_Level] = []
+        fixed = []
+        for layout in maps:
+            game = settings_of.game(layout)
+            planned = planned_opponent(opponent, game, other)
+            them = planned if planned is not None else opponent
+            start = layout.agent_start, layout.ghost_start
+            settings = self._settings(game)
+            best: AgentSolution | GhostSolution
+            if self._learner == Side.AGENT:
+                best = solve_agent(ghost=them, **settings)
+                chance = evaluate_policies("random", them, **settings)
+            else:
+                best = solve_ghost(agent=them, **settings)
+                chance = evaluate_policies(them, "random", **settings)
+            fixed.append((best.value(*start),  # the best response's own return
+                          best.success_probability(*start, horizon=self.horizon),
+                          self._sign * solve_game(**settings).value(*start), self._sign * chance.value(*start)))
+            self._games.append(_Level(game, them, start, None))
+        self.optimum, self.optimum_success, self.minimax, self.random = (
+            np.array(column, dtype=float) for column in zip(*fixed, strict=True))
+        self._states(0)  # checks the encoding's options now, not at the first policy
+
+    def _settings(self, game: Game) -> dict[str, Any]:
+        return {"game": game, "gamma": 1.0, "horizon": self.horizon}
+
+    def _states(self, index: int) -> StateObservations:
+        level = self._games[index]
+        if level.states is None:  # built at the first policy of observations, then kept
+            level = self._games[index] = level._replace(states=StateObservations(level.game, self.side,
+                                                                                 **self._encoding))
+        assert level.states is not None
+        return level.states
+
+    def __call__(self, policy: Any, *, batch: bool = False, stochastic: bool = False) -> Evaluation:
+        """Score ``policy`` on every level (see :func:`evaluate` for ``policy``, ``batch`` and
+        ``stochastic``).
+
+        Returns:
+            The :class:`Evaluation`.
+
+        Raises:
+            TypeError, ValueError: a policy the solver or :func:`~gridghost.planning.tabulate_policy`
+                refuses.
+        """
+        rows = []
+        for index, level in enumerate(self._games):
+            table: Any
+            if isinstance(policy, (str, type, StatePolicy)):
+                planned = planned_opponent(policy, level.game, self._learner, "policy")  # built for this game
+                table = policy if planned is None else planned
+            elif callable(policy):
+                table = self._states(index).tabulate(policy, batch=batch, stochastic=stochastic)
+            else:
+                table = policy  # probabilities: the solver reads them (and refuses what it cannot)
+            pair = (table, level.them) if self._learner == Side.AGENT else (level.them, table)
+            mine = evaluate_policies(*pair, **self._settings(level.game))
+            rows.append((self._sign * mine.value(*level.start),
+                         mine.success_probability(*level.start, horizon=self.horizon),
+                         mine.capture_probability(*level.start, horizon=self.horizon)))
+        returns, success, caught = (np.array(column, dtype=float) for column in zip(*rows, strict=True))
+        gap = self.optimum - self.random
+        score = np.where(gap > _FLAT, (returns - self.random) / np.where(gap > _FLAT, gap, 1.0),
+                         np.where(returns >= self.optimum - _FLAT, 1.0, np.nan))
+        return Evaluation(self.side, self.levels, returns, success, caught, self.optimum, self.optimum_success,
+                          self.minimax, self.random, score)
+
+
+class _Level(NamedTuple):
+    game: Game
+    them: Any  # the opponent as the solver takes it
+    start: tuple[Any, Any]
+    states: StateObservations | None  # the observations of every state, once a policy needs them
+
+
 def evaluate(
     policy: Any,
     levels: Layout | Sequence[Layout] | MapGenerator | None = None,
@@ -123,7 +240,8 @@ def evaluate(
     slip: str | SlipModel | None = None,
     horizon: int = 100,
 ) -> Evaluation:
-    """A policy's exact scores on every level of ``levels`` (see the module docstring).
+    """A policy's exact scores on every level of ``levels`` (see the module docstring). To score
+    many policies on the same levels (a learning curve), build an :class:`Evaluator` once.
 
     For a Stable-Baselines3 model trained on ``obs_type="grid", view_radius=5``::
 
@@ -160,55 +278,10 @@ def evaluate(
             ``num_levels``) or an empty sequence; an opponent that cannot play the other side;
             anything :func:`~gridghost.planning.tabulate_policy` refuses.
     """
-    check_choice(side, "side", AGENTS)
-    horizon = int(check_limit(horizon, "horizon", allow_none=False))  # type: ignore[arg-type]
-    maps, numbers = _levels(levels)
-    settings_of = game_config(slip=slip, rewards=rewards)  # the one place settings are read
-    learner = Side.AGENT if side == AGENT else Side.GHOST
-    other = Side.GHOST if learner == Side.AGENT else Side.AGENT
-    if opponent is None:
-        opponent = DEFAULT_OPPONENTS[side]
-
-    def ask(game: Game) -> Any:
-        if isinstance(policy, (str, type, StatePolicy)):
-            planned = planned_opponent(policy, game, learner, "policy")  # a planner, built for this game
-            return policy if planned is None else planned
-        if not callable(policy):
-            return policy  # probabilities: the solver reads them (and refuses what it cannot)
-        return tabulate_policy(policy, side, game=game, obs_type=obs_type, view_radius=view_radius,
-                               grid_layout=grid_layout, action_mask_in_obs=action_mask_in_obs, belief=belief,
-                               batch=batch, stochastic=stochastic)
-
-    rows = []
-    for layout in maps:
-        game = settings_of.game(layout)
-        planned = planned_opponent(opponent, game, other)
-        them = planned if planned is not None else opponent
-        table = ask(game)
-        start = layout.agent_start, layout.ghost_start
-        settings: dict[str, Any] = {"game": game, "gamma": 1.0, "horizon": horizon}
-        best: AgentSolution | GhostSolution
-        if learner == Side.AGENT:
-            mine = evaluate_policies(table, them, **settings)
-            best = solve_agent(ghost=them, **settings)
-            chance = evaluate_policies("random", them, **settings)
-            sign = 1.0
-        else:
-            mine = evaluate_policies(them, table, **settings)
-            best = solve_ghost(agent=them, **settings)
-            chance = evaluate_policies(them, "random", **settings)
-            sign = -1.0  # zero-sum: the ghost's return is the agent's negated
-        rows.append((sign * mine.value(*start), mine.success_probability(*start, horizon=horizon),
-                     mine.capture_probability(*start, horizon=horizon),
-                     best.value(*start),  # the best response's own return
-                     best.success_probability(*start, horizon=horizon),
-                     sign * solve_game(**settings).value(*start), sign * chance.value(*start)))
-    columns = [np.array(column, dtype=float) for column in zip(*rows, strict=True)]
-    returns, success, caught, best_returns, best_success, minimax, random = columns
-    gap = best_returns - random
-    score = np.where(gap > _FLAT, (returns - random) / np.where(gap > _FLAT, gap, 1.0),
-                     np.where(returns >= best_returns - _FLAT, 1.0, np.nan))
-    return Evaluation(side, numbers, returns, success, caught, best_returns, best_success, minimax, random, score)
+    evaluator = Evaluator(levels, side=side, opponent=opponent, obs_type=obs_type, view_radius=view_radius,
+                          grid_layout=grid_layout, action_mask_in_obs=action_mask_in_obs, belief=belief,
+                          rewards=rewards, slip=slip, horizon=horizon)
+    return evaluator(policy, batch=batch, stochastic=stochastic)
 
 
 def _levels(levels: Any) -> tuple[list[Layout], np.ndarray]:
