@@ -26,12 +26,13 @@ pytestmark = pytest.mark.integration
 # where the tests run, a missing extra fails them (the fixture below) rather than skipping.
 try:
     import sb3_contrib
+    import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_checker import _check_obs, _check_unsupported_spaces
     from stable_baselines3.common.utils import check_for_correct_spaces
     from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor
 
-    from gridghost.integrations.sb3 import SB3VecEnv
+    from gridghost.integrations.sb3 import MovePlanes, SB3VecEnv
 except ImportError as error:
     MISSING: ImportError | None = error
 else:
@@ -179,3 +180,28 @@ def test_maskable_ppo_reads_the_masks() -> None:
     actions, _ = model.predict(observations, action_masks=masks)
     assert masks[np.arange(8), actions].all()  # only moves that change the cell
     assert len(model.ep_info_buffer) > 0
+
+
+def test_move_planes_keeps_the_planes_that_decide_a_move() -> None:
+    from gymnasium import spaces
+
+    from gridghost.sensing.observations import MOVE_PLANES, grid_channels
+
+    for radius in (None, 2):
+        channels = grid_channels(radius)
+        env = _env(obs_type="grid", view_radius=radius)
+        extractor = MovePlanes(env.observation_space)
+        kept = [name for name in MOVE_PLANES if name in channels]
+        assert extractor.planes == tuple(kept) and ("out_of_map" in kept) == (radius is not None)
+        observations = env.reset()
+        features = extractor(torch.as_tensor(observations)).numpy()
+        expected = observations[:, [channels.index(name) for name in kept]].reshape(len(observations), -1)
+        np.testing.assert_array_equal(features, expected)
+    box = spaces.Box(0, 1, shape=(5, 6, 6))
+    with pytest.raises(ValueError, match="pass channels=grid_channels"):
+        MovePlanes(box)
+    with pytest.raises(ValueError, match="planes must be names of the grid's channels"):
+        MovePlanes(_env(obs_type="grid").observation_space, planes=["lava"])
+    model = PPO("MlpPolicy", _env(obs_type="grid", view_radius=5), n_steps=32, batch_size=64, n_epochs=1, seed=0,
+                device="cpu", policy_kwargs={"features_extractor_class": MovePlanes})
+    assert model.policy.features_extractor.features_dim == len(MOVE_PLANES) * 11 * 11

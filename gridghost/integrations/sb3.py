@@ -21,6 +21,10 @@ return, "l": length, "t": seconds since this adapter was made}``, as ``Monitor``
 ``model.ep_info_buffer`` and the ``rollout/ep_rew_mean`` log fill) and ``is_success`` (the
 learner won: the agent reached a goal, or the ghost caught the agent; SB3 logs
 ``rollout/success_rate``). Other infos are empty dicts.
+
+:class:`MovePlanes` is the features extractor of the published baselines (the README's recipe):
+a grid policy that reads only :data:`~gridghost.sensing.observations.MOVE_PLANES` generalises to
+held-out levels where one that reads every plane memorises the training levels.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+import torch
 from gymnasium.vector import AutoresetMode
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvIndices,
@@ -40,6 +46,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from gridghost.batched import GridGhostVectorEnv
+from gridghost.sensing.observations import MOVE_PLANES, grid_channels
 
 #: The methods :meth:`SB3VecEnv.env_method` answers per env (every other method acts on the
 #: whole batch and needs every index).
@@ -243,3 +250,47 @@ class SB3VecEnv(VecEnv):
         if sorted(set(self._get_indices(indices))) != list(range(self.num_envs)):
             raise ValueError(f"{call} acts on the whole batch, whose games share one engine: indices must be None "
                              f"or cover all {self.num_envs} envs, got {indices!r}")
+
+
+class MovePlanes(BaseFeaturesExtractor):
+    """An SB3 features extractor for a channels-first ``"grid"`` observation: the planes in
+    ``planes``, flattened (``policy_kwargs={"features_extractor_class": MovePlanes}``).
+
+    Args:
+        observation_space: the env's grid space, channels first (``grid_layout="chw"``).
+        planes: the channel names to keep; by default
+            :data:`~gridghost.sensing.observations.MOVE_PLANES` (those the grid has: a whole-map
+            grid has no ``out_of_map``).
+        channels: the grid's channel names in order
+            (:func:`~gridghost.sensing.observations.grid_channels`); ``None`` reads them off the
+            space's first axis, a whole-map or an egocentric grid without the step count.
+
+    Raises:
+        ValueError: a space of another shape than those grids (pass ``channels``), or planes the
+            grid does not have.
+    """
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, planes: Sequence[str] | None = None,
+                 channels: Sequence[str] | None = None) -> None:
+        shape = observation_space.shape
+        if channels is None:
+            known = {len(names): names for names in (grid_channels(None), grid_channels(1))}
+            if shape is None or len(shape) != 3 or shape[0] not in known:
+                raise ValueError(f"MovePlanes reads a channels-first grid of {sorted(known)} planes (whole map or "
+                                 f"egocentric), got shape {shape}; pass channels=grid_channels(view_radius, "
+                                 "append_step_count) for another")
+            channels = known[shape[0]]
+        if planes is None:
+            planes = [name for name in MOVE_PLANES if name in channels]
+        unknown = sorted(set(planes) - set(channels))
+        if unknown or not planes:
+            raise ValueError(f"planes must be names of the grid's channels {list(channels)}, got {list(planes)}")
+        cells = int(np.prod(shape[1:]))
+        super().__init__(observation_space, features_dim=len(planes) * cells)
+        self.planes = tuple(planes)
+        self.register_buffer("keep", torch.as_tensor([list(channels).index(name) for name in planes]))
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        """The kept planes of a batch ``[n, C, H, W]``, flattened to ``[n, len(planes) * H * W]``."""
+        return observations.index_select(1, self.keep).flatten(1)
+

@@ -138,6 +138,12 @@ GRID_CHANNELS: tuple[str, ...] = (
 )
 #: The channel an egocentric grid (``view_radius=k``) adds after :data:`GRID_CHANNELS`.
 OUT_OF_MAP_CHANNEL = "out_of_map"
+#: The planes of a grid that decide where a move leads and what it meets: the walls, the goals,
+#: the opponent and the window's border. The colour and item planes are the sensors' cues (a grid
+#: shows the true positions, so they tell a policy nothing about the game, and a network that
+#: reads them can tell training levels apart and memorise them); ``self`` is the centre of an
+#: egocentric window, and ``to_move`` and ``is_ghost`` are constant for one learning side.
+MOVE_PLANES: tuple[str, ...] = ("wall_up", "wall_right", "wall_down", "wall_left", "goal", "opponent", "out_of_map")
 #: The channel ``append_step_count=True`` adds at the end of a grid.
 STEP_COUNT_CHANNEL = "step_count"
 #: The orders of a ``"grid"`` observation's axes: channels first (the default) or last.

@@ -1,0 +1,69 @@
+"""The README's baseline table says what benchmarks/results/baselines.json holds: every row's
+numbers are recomputed here from the stored runs (not from the file's own summary), every group
+of runs has its row, and the recipe the README shows is the one the runs used."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from gridghost.sensing.observations import MOVE_PLANES
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+RESULTS = json.loads((ROOT / "benchmarks" / "results" / "baselines.json").read_text())
+ROW = re.compile(r"^\| (\d) \| (\w+) \| ([\d.]+ ± [\d.]+) \| ([\d.]+ ± [\d.]+) \| ([\d.]+ \([\d.]+\)) \| (\d+) \|$")
+
+
+def table_rows() -> list[tuple[str, ...]]:
+    block = README.split("<!-- baselines:", 1)[1].split("<!-- /baselines -->", 1)[0]
+    lines = [line for line in block.splitlines()[1:] if line.startswith("| ") and not line.startswith("| difficulty")]
+    rows = []
+    for line in lines:
+        match = ROW.match(line)
+        assert match, f"a README baseline row is not in the table's form: {line!r}"
+        rows.append(match.groups())
+    return rows
+
+
+def mean_and_spread(values: list[float]) -> str:
+    spread = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.fmean(values):.3f} ± {spread:.3f}"
+
+
+def test_every_row_is_recomputed_from_the_stored_runs() -> None:
+    runs: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for run in RESULTS["runs"]:
+        runs[(str(run["difficulty"]), run["opponent"])].append(run)
+    rows = table_rows()
+    assert {(difficulty, ghost) for difficulty, ghost, *_ in rows} == set(runs), "a group of runs has no row"
+    for difficulty, ghost, train, test, success, seeds in rows:
+        group = runs[(difficulty, ghost)]
+        assert train == mean_and_spread([run["train"]["score"] for run in group])
+        assert test == mean_and_spread([run["test"]["score"] for run in group])
+        got = statistics.fmean(run["test"]["success"] for run in group)
+        best = statistics.fmean(run["test"]["optimum_success"] for run in group)
+        assert success == f"{got:.3f} ({best:.3f})"
+        assert int(seeds) == len({run["seed"] for run in group}) == len(group)
+        assert all(run["train"]["levels"] == RESULTS["settings"]["train_levels"] for run in group)
+        assert all(run["test"]["levels"] == RESULTS["settings"]["test_levels"] for run in group)
+
+
+def test_the_readme_recipe_is_the_one_the_runs_used() -> None:
+    settings = RESULTS["settings"]
+    recipe = README.split("## Learning on generated levels", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    for name, value in settings["env"].items():
+        written = f'"{value}"' if isinstance(value, str) else str(value)
+        assert f"{name}={written}" in recipe, (name, value)
+    for name in ("n_steps", "batch_size", "ent_coef"):
+        assert f"{name}={settings['ppo'][name]}" in recipe, name
+    defaults = {"n_epochs": 10, "learning_rate": 3e-4, "gamma": 0.99, "gae_lambda": 0.95, "clip_range": 0.2}
+    for name, value in defaults.items():  # what the README leaves to stable-baselines3's defaults
+        assert settings["ppo"][name] == value, name
+    assert f"model.learn({settings['steps']:_})" in recipe
+    assert settings["net_arch"] == [64, 64]  # MlpPolicy's default
+    assert "MovePlanes" in recipe and settings["planes"] == list(MOVE_PLANES)  # the extractor's default planes
+    assert (ROOT / "docs" / "baselines.png").stat().st_size > 0
