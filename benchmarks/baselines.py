@@ -61,7 +61,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,9 +74,14 @@ except ImportError:  # pragma: no cover - the light venv
 from gymnasium import spaces
 
 import gridghost
+from gridghost.config.opponents import planned_opponent
+from gridghost.config.settings import game_config
+from gridghost.core.game import Game
+from gridghost.core.rules import GameState, Outcome, Side
 from gridghost.integrations.sb3 import SB3VecEnv
 from gridghost.maps import DIFFICULTIES, SPLITS, level_split
-from gridghost.sensing.observations import grid_channels
+from gridghost.planning import TurnModel, evaluate_policies, solve_agent, turn_model
+from gridghost.sensing.observations import grid_channels, make_observations
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines.json"
@@ -115,6 +120,9 @@ CURVE_POINTS = 5
 CURVE_TRAIN_LEVELS = 100
 #: The turns an episode lasts at most, and the horizon of the exact scores.
 HORIZON = 100
+#: Below this gap between the optimum and random play a level's score is 1 at the optimum, else
+#: NaN (:func:`gridghost.evaluate`'s rule).
+FLAT = 1e-9
 
 
 class MovePlanes(BaseFeaturesExtractor):  # type: ignore[misc]
@@ -158,40 +166,120 @@ def make_model(env: SB3VecEnv, seed: int) -> PPO:
     return PPO("MlpPolicy", env, seed=seed, policy_kwargs=policy_kwargs, device="cpu", verbose=0, **RECIPE)
 
 
-def greedy_policy(model: PPO) -> Callable[[np.ndarray], np.ndarray]:
-    """The model's deterministic policy over a batch of observations."""
+def probabilities(model: PPO, observations: np.ndarray) -> np.ndarray:
+    """The model's action probabilities ``float64[n, 4]`` over a batch of observations."""
+    with torch.no_grad():
+        tensor = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        return model.policy.get_distribution(tensor).distribution.probs.numpy().astype(np.float64)
+
+
+def greedy(model: PPO) -> Callable[[np.ndarray], np.ndarray]:
+    """The model's deterministic policy over a batch of observations, as
+    :func:`gridghost.evaluate` asks it."""
     return lambda observations: model.predict(observations, deterministic=True)[0]
 
 
-def stochastic_policy(model: PPO) -> Callable[[np.ndarray], np.ndarray]:
-    """The model's action probabilities over a batch of observations."""
+class Level(NamedTuple):
+    """What scoring a policy on one level needs, computed once (see :class:`Scorer`)."""
 
-    def probabilities(observations: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            tensor = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-            return model.policy.get_distribution(tensor).distribution.probs.numpy().astype(np.float64)
+    game: Game
+    model: TurnModel
+    ghost: Any  # "chase", or the minimax ghost's probabilities
+    start: tuple[Any, Any]
+    optimum: float
+    random: float
+    optimum_success: float
 
-    return probabilities
 
+class Scorer:
+    """Exact scores of a policy on the first ``num_levels`` levels of a split, against a ghost:
+    :func:`gridghost.evaluate`'s numbers (the greedy or stochastic policy's expected return
+    within :data:`HORIZON` turns from the level's starts, normalised by the best response's and
+    random play's), with everything that does not depend on the policy computed once, so that a
+    learning curve pays only for the policy's own evaluation. The observations of every live
+    state are kept as bits (the grid's planes are 0 or 1).
 
-def score(model: PPO, difficulty: int, split: str, opponent: str, num_levels: int,
-          stochastic: bool = False) -> dict[str, float]:
-    """The exact scores of ``model`` on the first ``num_levels`` levels of the split.
-
-    Returns:
-        ``{"score", "success", "optimum_success", "levels"}`` (means over the levels) for the
-        greedy policy, and ``"score_stochastic"``, ``"success_stochastic"`` with ``stochastic``.
+    Args:
+        difficulty: the preset.
+        split: ``"train"`` or ``"test"``.
+        opponent: ``"chase"`` or ``"minimax"`` (built per level as the env builds it).
+        num_levels: the split's first levels to score on.
     """
-    levels = level_split(difficulty, split, num_levels)
-    common = {"opponent": opponent, "obs_type": "grid", "view_radius": ENV_SETTINGS["view_radius"],
-              "rewards": ENV_SETTINGS["rewards"], "horizon": HORIZON, "batch": True}
-    result = gridghost.evaluate(greedy_policy(model), levels, **common).summary()
-    out = {"score": result["score"], "success": result["success"],
-           "optimum_success": result["optimum_success"], "levels": int(result["levels"])}
-    if stochastic:
-        sampled = gridghost.evaluate(stochastic_policy(model), levels, stochastic=True, **common).summary()
-        out.update(score_stochastic=sampled["score"], success_stochastic=sampled["success"])
-    return {name: round(value, 4) if isinstance(value, float) else value for name, value in out.items()}
+
+    def __init__(self, difficulty: int, split: str, opponent: str, num_levels: int) -> None:
+        self.difficulty, self.split, self.opponent = difficulty, split, opponent
+        self.generator = level_split(difficulty, split, num_levels)
+        config = game_config(rewards=ENV_SETTINGS["rewards"])  # the envs' slip, and the recipe's rewards
+        settings: dict[str, Any] = {"gamma": 1.0, "horizon": HORIZON}
+        self.levels: list[Level] = []
+        packed, self.counts = [], []
+        first = self.generator.start_level
+        for number in range(first, first + num_levels):
+            layout = self.generator.level(number)
+            game = config.game(layout)
+            planned = planned_opponent(opponent, game, Side.GHOST)
+            ghost = opponent if planned is None else planned.probabilities()
+            model = turn_model(game)
+            start = (layout.agent_start, layout.ghost_start)
+            best = solve_agent(ghost=ghost, game=game, **settings)
+            chance = evaluate_policies("random", ghost, game=game, **settings)
+            self.levels.append(Level(game, model, ghost, start, best.value(*start), chance.value(*start),
+                                     best.success_probability(*start, horizon=HORIZON)))
+            encoder = make_observations("grid", game.board, view_radius=ENV_SETTINGS["view_radius"])
+            observe = encoder.observer(Side.AGENT)
+            agents, ghosts = np.divmod(model.states, game.num_cells)
+            observations = np.stack([observe(GameState(int(a), int(g), Side.AGENT, Outcome.ONGOING))
+                                     for a, g in zip(agents, ghosts, strict=True)])
+            self.shape = observations.shape[1:]
+            packed.append(np.packbits(observations.reshape(len(observations), -1) > 0.5, axis=1))
+            self.counts.append(len(observations))
+        self.bits = np.concatenate(packed)
+
+    def __call__(self, model: PPO, stochastic: bool = False, num_levels: int | None = None) -> dict[str, float]:
+        """The means over the (first ``num_levels``) levels of the normalised score and the goal
+        probability of the greedy (or, with ``stochastic``, the sampling) policy of ``model``."""
+        levels = self.levels[:num_levels]
+        ends = np.cumsum(self.counts[:len(levels)])
+        size, chunk = int(np.prod(self.shape)), 8192
+        table = np.concatenate([
+            probabilities(model, np.unpackbits(self.bits[i:min(i + chunk, ends[-1])], axis=1, count=size)
+                          .astype(np.float32).reshape(-1, *self.shape))
+            for i in range(0, int(ends[-1]), chunk)])
+        if not stochastic:
+            table = np.eye(table.shape[1])[table.argmax(axis=1)]
+        scores, success = [], []
+        for level, rows in zip(levels, np.split(table, ends[:-1]), strict=True):
+            mine = evaluate_policies(level.model.expand(rows), level.ghost, game=level.game, gamma=1.0, horizon=HORIZON)
+            value, gap = mine.value(*level.start), level.optimum - level.random
+            # gridghost.evaluate's rule for a level where no policy beats random play
+            scores.append((value - level.random) / gap if gap > FLAT else
+                          (1.0 if value >= level.optimum - FLAT else math.nan))
+            success.append(mine.success_probability(*level.start, horizon=HORIZON))
+        return {"score": float(np.mean(scores)), "success": float(np.mean(success))}
+
+    def scores(self, model: PPO, stochastic: bool = False, check: bool = False,
+               num_levels: int | None = None) -> dict[str, Any]:
+        """The greedy policy's score and success, the best response's success and the number of
+        levels (the first ``num_levels``, or all); with ``stochastic`` the sampling policy's too
+        (``score_stochastic``, ``success_stochastic``); with ``check`` (all levels only) the
+        greedy score that :func:`gridghost.evaluate` gives (``score_check``), which must be the
+        same (a warning says when it is not)."""
+        levels = self.levels[:num_levels]
+        out: dict[str, Any] = {**self(model, num_levels=num_levels),
+                               "optimum_success": float(np.mean([level.optimum_success for level in levels])),
+                               "levels": len(levels)}
+        if stochastic:
+            sampled = self(model, stochastic=True, num_levels=num_levels)
+            out.update(score_stochastic=sampled["score"], success_stochastic=sampled["success"])
+        if check:
+            result = gridghost.evaluate(greedy(model), self.generator, opponent=self.opponent, obs_type="grid",
+                                        view_radius=ENV_SETTINGS["view_radius"], rewards=ENV_SETTINGS["rewards"],
+                                        horizon=HORIZON, batch=True)
+            out["score_check"] = float(np.mean(result.score))
+            if abs(out["score_check"] - out["score"]) > 1e-6:
+                print(f"WARNING: gridghost.evaluate gives {out['score_check']:.6f} on {self.split}, this "
+                      f"scorer {out['score']:.6f}", flush=True)
+        return {name: round(value, 4) if isinstance(value, float) else value for name, value in out.items()}
 
 
 def checkpoints(steps: int, points: int, rollout: int) -> list[int]:
@@ -201,14 +289,17 @@ def checkpoints(steps: int, points: int, rollout: int) -> list[int]:
     return [*marks[:-1], steps] if marks[-1] != steps else marks
 
 
-def run(env: SB3VecEnv, difficulty: int, opponent: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
-    """Train one learner with the recipe and score it along the way and at the end.
+def run(env: SB3VecEnv, scorers: dict[str, Scorer], seed: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Train one learner with the recipe on ``env`` and score it along the way and at the end
+    with ``scorers`` (``"train"`` and ``"test"``); the final held-out greedy score is checked
+    against :func:`gridghost.evaluate`.
 
     Returns:
         The run's record: its settings, wall times, steps per second, the curve and the final
         scores on both splits.
     """
     torch.set_num_threads(1)
+    difficulty, opponent = scorers["test"].difficulty, scorers["test"].opponent
     model = make_model(env, seed)
     rollout = RECIPE["n_steps"] * env.num_envs
     curve, trained, seconds, scoring = [], 0, 0.0, 0.0
@@ -221,16 +312,14 @@ def run(env: SB3VecEnv, difficulty: int, opponent: str, seed: int, args: argpars
         start = time.perf_counter()
         point: dict[str, Any] = {"steps": trained, "seconds": round(seconds, 1)}
         if mark != marks[-1]:
-            curve_levels = min(args.curve_train_levels, args.train_levels)
-            point["train"] = score(model, difficulty, "train", opponent, curve_levels)
-            point["test"] = score(model, difficulty, "test", opponent, args.test_levels)
+            point["train"] = scorers["train"].scores(model, num_levels=args.curve_train_levels)
+            point["test"] = scorers["test"].scores(model)
         curve.append(point)
         scoring += time.perf_counter() - start
         scores = f", train {point['train']['score']:.3f}, test {point['test']['score']:.3f}" if "train" in point else ""
         print(f"  d{difficulty} {opponent} seed {seed}: {trained:,} steps, {seconds:.0f} s{scores}", flush=True)
     start = time.perf_counter()
-    final = {split: score(model, difficulty, split, opponent, count, stochastic=True)
-             for split, count in (("train", args.train_levels), ("test", args.test_levels))}
+    final = {split: scorers[split].scores(model, stochastic=True, check=split == "test") for split in ("train", "test")}
     scoring += time.perf_counter() - start
     curve[-1].update(final)
     record = {"difficulty": difficulty, "opponent": opponent, "seed": seed, "steps": trained,
@@ -402,10 +491,14 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                 continue
             start = time.perf_counter()
             env = make_env(difficulty, opponent)
+            built = time.perf_counter()
+            scorers = {split: Scorer(difficulty, split, opponent, getattr(args, f"{split}_levels"))
+                       for split in ("train", "test")}
             print(f"difficulty {difficulty}, {opponent} ghost: env of {env.num_envs} games on "
-                  f"{SPLITS['train'][1]} levels built in {time.perf_counter() - start:.0f} s", flush=True)
+                  f"{SPLITS['train'][1]} levels built in {built - start:.0f} s, the scorers in "
+                  f"{time.perf_counter() - built:.0f} s", flush=True)
             for seed in todo:
-                runs.append(run(env, difficulty, opponent, seed, args))
+                runs.append(run(env, scorers, seed, args))
                 write(args.out, settings, runs)
             env.close()
     summary = summarise(runs)
