@@ -38,11 +38,14 @@ it already holds, so an interrupted run picks up where it stopped.
 
 Needs the sb3 extra (``pip install "gridghost[sb3]"``, CPU torch first). Every draw is seeded:
 PPO's seed (torch, NumPy, Python's ``random``) and the env's (``seed + i`` for game ``i``) are
-the run's seed; torch runs on one thread. Wall time on a shared 2-core machine, one run (200,000
-steps, 6 curve points): about 2.5 minutes of training and 3 of exact scoring; building a
-difficulty's 600 levels the first time in the process adds about a minute, and the minimax
-ghost another minute (solving the game per level). The whole table (4 difficulties x 2
-opponents x 3 seeds) takes about 3 hours.
+the run's seed; torch runs on one thread. Wall time on a shared 2-core machine (measured for
+difficulty 2 against the chasing ghost): a run trains 200,704 steps in about 85 s (2,300-2,400
+steps/s) and is scored in about 2.3 minutes (five curve points on 200 levels, the final greedy
+and stochastic scores on 600, and the gridghost.evaluate check on 100); per difficulty and
+opponent the env's 500 levels take about 40 s to build and the scorers' 600 about a minute
+(more against the minimax ghost, which is solved per level). Difficulty 2 against the chasing
+ghost, three seeds: 13 minutes; the whole table (4 difficulties x 2 opponents x 3 seeds):
+about 2 hours.
 
     python benchmarks/baselines.py                                   # the full table
     python benchmarks/baselines.py --difficulties 2 --opponents chase --seeds 0 1 2
@@ -379,6 +382,7 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
         return False
     matplotlib.use("Agg")
     from matplotlib import pyplot
+    from matplotlib.ticker import FuncFormatter
 
     figure, axes = pyplot.subplots(1, len(OPPONENTS), figsize=(10, 3.8), dpi=100, sharey=True, squeeze=False)
     lowest = min(p[split]["score"] for r in runs for p in r["curve"] for split in ("train", "test"))
@@ -398,6 +402,7 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
                                       color=line[0].get_color())
         axis.set_title(f"against the {'chasing' if opponent == 'chase' else 'minimax'} ghost")
         axis.set_xlabel("environment steps")
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:.0f}k"))
         axis.set_ylim(min(-0.05, lowest - 0.05), 1.05)
         axis.grid(alpha=0.3)
     axes[0][0].set_ylabel("normalised score (exact, greedy)")
