@@ -21,7 +21,9 @@ The recipe (:data:`RECIPE`, :data:`ENV_SETTINGS`, :class:`MovePlanes`):
   meets (the four wall planes, the goals, the ghost and the out-of-map border). The colour and
   item planes are the sensors' cues; the grid shows the true positions, so they carry nothing
   about the game, and a network that reads them tells the 500 training levels apart by them and
-  memorises (see the closing log in the pull request: 0.65 held-out with every plane);
+  memorises: with every plane the same PPO scored 0.88 on training levels and 0.67 held out
+  after 200,000 steps on difficulty 2 (seed 0, 100 levels of each), with these seven 0.93 and
+  0.90, and it runs twice as fast (847 inputs instead of 1,936);
 - PPO's defaults otherwise, but ``n_steps=128`` (a rollout of 4,096 steps), ``batch_size=512``
   and ``ent_coef=0.01``; ``gamma=0.99`` (the solver's).
 
