@@ -66,27 +66,20 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 try:
     import torch
     from stable_baselines3 import PPO
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 except ImportError:  # pragma: no cover - the light venv
     raise SystemExit('benchmarks/baselines.py needs the sb3 extra: pip install "gridghost[sb3]"') from None
-from gymnasium import spaces
 
 import gridghost
-from gridghost.config.opponents import planned_opponent
-from gridghost.config.settings import game_config
-from gridghost.core.game import Game
-from gridghost.core.rules import GameState, Outcome, Side
-from gridghost.integrations.sb3 import SB3VecEnv
+from gridghost.integrations.sb3 import MovePlanes, SB3VecEnv
 from gridghost.maps import DIFFICULTIES, SPLITS, level_split
-from gridghost.planning import TurnModel, evaluate_policies, solve_agent, turn_model
-from gridghost.sensing.observations import grid_channels, make_observations
+from gridghost.sensing.observations import MOVE_PLANES
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines.json"
@@ -102,8 +95,6 @@ ENV_SETTINGS: dict[str, Any] = {
     "rewards": "normalised",
     "max_episode_steps": 100,
 }
-#: The grid planes the policy reads (see :class:`MovePlanes`).
-MOVE_PLANES: tuple[str, ...] = ("wall_up", "wall_right", "wall_down", "wall_left", "goal", "opponent", "out_of_map")
 #: PPO's settings (stable-baselines3's defaults for the rest).
 RECIPE: dict[str, Any] = {
     "n_steps": 128,
@@ -128,34 +119,6 @@ HORIZON = 100
 #: Below this gap between the optimum and random play a level's score is 1 at the optimum, else
 #: NaN (:func:`gridghost.evaluate`'s rule).
 FLAT = 1e-9
-
-
-class MovePlanes(BaseFeaturesExtractor):  # type: ignore[misc]
-    """The planes of a ``"grid"`` observation that decide the game, flattened: the policy's
-    features (``policy_kwargs={"features_extractor_class": MovePlanes}``).
-
-    Args:
-        observation_space: the env's grid space (channels first).
-        planes: the channel names to keep (:func:`~gridghost.sensing.observations.grid_channels`).
-        view_radius: the egocentric window's radius the env was built with (``None``: whole map).
-    """
-
-    def __init__(self, observation_space: spaces.Box, planes: Sequence[str] = MOVE_PLANES,
-                 view_radius: int | None = ENV_SETTINGS["view_radius"]) -> None:
-        channels = grid_channels(view_radius)
-        if observation_space.shape[0] != len(channels):
-            raise ValueError(f"expected a channels-first grid of {len(channels)} planes "
-                             f"(view_radius={view_radius}), got shape {observation_space.shape}")
-        unknown = sorted(set(planes) - set(channels))
-        if unknown:
-            raise ValueError(f"unknown planes {unknown}; the grid's are {list(channels)}")
-        cells = int(np.prod(observation_space.shape[1:]))
-        super().__init__(observation_space, features_dim=len(planes) * cells)
-        self.register_buffer("keep", torch.as_tensor([channels.index(name) for name in planes], dtype=torch.long))
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        """The kept planes of a batch ``[n, C, H, W]``, flattened to ``[n, len(planes) * H * W]``."""
-        return observations.index_select(1, self.keep).flatten(1)
 
 
 def make_env(difficulty: int, opponent: str) -> SB3VecEnv:
@@ -184,25 +147,10 @@ def greedy(model: PPO) -> Callable[[np.ndarray], np.ndarray]:
     return lambda observations: model.predict(observations, deterministic=True)[0]
 
 
-class Level(NamedTuple):
-    """What scoring a policy on one level needs, computed once (see :class:`Scorer`)."""
-
-    game: Game
-    model: TurnModel
-    ghost: Any  # "chase", or the minimax ghost's probabilities
-    start: tuple[Any, Any]
-    optimum: float
-    random: float
-    optimum_success: float
-
-
-class Scorer:
-    """Exact scores of a policy on the first ``num_levels`` levels of a split, against a ghost:
-    :func:`gridghost.evaluate`'s numbers (the greedy or stochastic policy's expected return
-    within :data:`HORIZON` turns from the level's starts, normalised by the best response's and
-    random play's), with everything that does not depend on the policy computed once, so that a
-    learning curve pays only for the policy's own evaluation. The observations of every live
-    state are kept as bits (the grid's planes are 0 or 1).
+class Scores:
+    """The exact scores of PPO models on one split against one ghost, through a
+    :class:`gridghost.Evaluator` built once (the levels' solves and observed states are kept, so
+    a learning curve pays only for each checkpoint's own evaluation).
 
     Args:
         difficulty: the preset.
@@ -213,77 +161,23 @@ class Scorer:
 
     def __init__(self, difficulty: int, split: str, opponent: str, num_levels: int) -> None:
         self.difficulty, self.split, self.opponent = difficulty, split, opponent
-        self.generator = level_split(difficulty, split, num_levels)
-        config = game_config(rewards=ENV_SETTINGS["rewards"])  # the envs' slip, and the recipe's rewards
-        settings: dict[str, Any] = {"gamma": 1.0, "horizon": HORIZON}
-        self.levels: list[Level] = []
-        packed, self.counts = [], []
-        first = self.generator.start_level
-        for number in range(first, first + num_levels):
-            layout = self.generator.level(number)
-            game = config.game(layout)
-            planned = planned_opponent(opponent, game, Side.GHOST)
-            ghost = opponent if planned is None else planned.probabilities()
-            model = turn_model(game)
-            start = (layout.agent_start, layout.ghost_start)
-            best = solve_agent(ghost=ghost, game=game, **settings)
-            chance = evaluate_policies("random", ghost, game=game, **settings)
-            self.levels.append(Level(game, model, ghost, start, best.value(*start), chance.value(*start),
-                                     best.success_probability(*start, horizon=HORIZON)))
-            encoder = make_observations("grid", game.board, view_radius=ENV_SETTINGS["view_radius"])
-            observe = encoder.observer(Side.AGENT)
-            agents, ghosts = np.divmod(model.states, game.num_cells)
-            observations = np.stack([observe(GameState(int(a), int(g), Side.AGENT, Outcome.ONGOING))
-                                     for a, g in zip(agents, ghosts, strict=True)])
-            self.shape = observations.shape[1:]
-            packed.append(np.packbits(observations.reshape(len(observations), -1) > 0.5, axis=1))
-            self.counts.append(len(observations))
-        self.bits = np.concatenate(packed)
+        self.evaluator = gridghost.Evaluator(level_split(difficulty, split, num_levels), opponent=opponent,
+                                             obs_type="grid", view_radius=ENV_SETTINGS["view_radius"],
+                                             rewards=ENV_SETTINGS["rewards"], horizon=HORIZON)
 
-    def __call__(self, model: PPO, stochastic: bool = False, num_levels: int | None = None) -> dict[str, float]:
-        """The means over the (first ``num_levels``) levels of the normalised score and the goal
-        probability of the greedy (or, with ``stochastic``, the sampling) policy of ``model``."""
-        levels = self.levels[:num_levels]
-        ends = np.cumsum(self.counts[:len(levels)])
-        size, chunk = int(np.prod(self.shape)), 8192
-        table = np.concatenate([
-            probabilities(model, np.unpackbits(self.bits[i:min(i + chunk, ends[-1])], axis=1, count=size)
-                          .astype(np.float32).reshape(-1, *self.shape))
-            for i in range(0, int(ends[-1]), chunk)])
-        if not stochastic:
-            table = np.eye(table.shape[1])[table.argmax(axis=1)]
-        scores, success = [], []
-        for level, rows in zip(levels, np.split(table, ends[:-1]), strict=True):
-            mine = evaluate_policies(level.model.expand(rows), level.ghost, game=level.game, gamma=1.0, horizon=HORIZON)
-            value, gap = mine.value(*level.start), level.optimum - level.random
-            # gridghost.evaluate's rule for a level where no policy beats random play
-            scores.append((value - level.random) / gap if gap > FLAT else
-                          (1.0 if value >= level.optimum - FLAT else math.nan))
-            success.append(mine.success_probability(*level.start, horizon=HORIZON))
-        return {"score": float(np.mean(scores)), "success": float(np.mean(success))}
-
-    def scores(self, model: PPO, stochastic: bool = False, check: bool = False,
-               num_levels: int | None = None) -> dict[str, Any]:
-        """The greedy policy's score and success, the best response's success and the number of
-        levels (the first ``num_levels``, or all); with ``stochastic`` the sampling policy's too
-        (``score_stochastic``, ``success_stochastic``); with ``check`` (all levels only) the
-        greedy score that :func:`gridghost.evaluate` gives (``score_check``), which must be the
-        same (a warning says when it is not)."""
-        levels = self.levels[:num_levels]
-        out: dict[str, Any] = {**self(model, num_levels=num_levels),
-                               "optimum_success": float(np.mean([level.optimum_success for level in levels])),
-                               "levels": len(levels)}
+    def __call__(self, model: PPO, stochastic: bool = False) -> dict[str, Any]:
+        """The greedy policy's mean normalised score and goal probability, the best response's goal
+        probability and the number of levels; with ``stochastic`` also the sampling policy's
+        (``score_stochastic``, ``success_stochastic``)."""
+        result = self.evaluator(greedy(model), batch=True)
+        out: dict[str, Any] = {"score": float(np.mean(result.score)), "success": float(np.mean(result.success)),
+                               "optimum_success": float(np.mean(result.optimum_success)),
+                               "levels": len(result.levels)}
         if stochastic:
-            sampled = self(model, stochastic=True, num_levels=num_levels)
-            out.update(score_stochastic=sampled["score"], success_stochastic=sampled["success"])
-        if check:
-            result = gridghost.evaluate(greedy(model), self.generator, opponent=self.opponent, obs_type="grid",
-                                        view_radius=ENV_SETTINGS["view_radius"], rewards=ENV_SETTINGS["rewards"],
-                                        horizon=HORIZON, batch=True)
-            out["score_check"] = float(np.mean(result.score))
-            if abs(out["score_check"] - out["score"]) > 1e-6:
-                print(f"WARNING: gridghost.evaluate gives {out['score_check']:.6f} on {self.split}, this "
-                      f"scorer {out['score']:.6f}", flush=True)
+            sampled = self.evaluator(lambda observations: probabilities(model, observations), batch=True,
+                                     stochastic=True)
+            out.update(score_stochastic=float(np.mean(sampled.score)),
+                       success_stochastic=float(np.mean(sampled.success)))
         return {name: round(value, 4) if isinstance(value, float) else value for name, value in out.items()}
 
 
@@ -294,10 +188,10 @@ def checkpoints(steps: int, points: int, rollout: int) -> list[int]:
     return [*marks[:-1], steps] if marks[-1] != steps else marks
 
 
-def run(env: SB3VecEnv, scorers: dict[str, Scorer], seed: int, args: argparse.Namespace) -> dict[str, Any]:
-    """Train one learner with the recipe on ``env`` and score it along the way and at the end
-    with ``scorers`` (``"train"`` and ``"test"``); the final held-out greedy score is checked
-    against :func:`gridghost.evaluate`.
+def run(env: SB3VecEnv, scorers: dict[str, Scores], seed: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Train one learner with the recipe on ``env`` and score it along the way (``"curve"``: the
+    first training levels, and the held-out ones) and at the end (``"train"``: every training
+    level scored, ``"test"``).
 
     Returns:
         The run's record: its settings, wall times, steps per second, the curve and the final
@@ -317,14 +211,14 @@ def run(env: SB3VecEnv, scorers: dict[str, Scorer], seed: int, args: argparse.Na
         start = time.perf_counter()
         point: dict[str, Any] = {"steps": trained, "seconds": round(seconds, 1)}
         if mark != marks[-1]:
-            point["train"] = scorers["train"].scores(model, num_levels=args.curve_train_levels)
-            point["test"] = scorers["test"].scores(model)
+            point["train"] = scorers["curve"](model)
+            point["test"] = scorers["test"](model)
         curve.append(point)
         scoring += time.perf_counter() - start
         scores = f", train {point['train']['score']:.3f}, test {point['test']['score']:.3f}" if "train" in point else ""
         print(f"  d{difficulty} {opponent} seed {seed}: {trained:,} steps, {seconds:.0f} s{scores}", flush=True)
     start = time.perf_counter()
-    final = {split: scorers[split].scores(model, stochastic=True, check=split == "test") for split in ("train", "test")}
+    final = {split: scorers[split](model, stochastic=True) for split in ("train", "test")}
     scoring += time.perf_counter() - start
     curve[-1].update(final)
     record = {"difficulty": difficulty, "opponent": opponent, "seed": seed, "steps": trained,
@@ -372,6 +266,42 @@ def markdown(summary: Sequence[dict[str, Any]]) -> str:
                      f"| {cell(row['test_success'])} ({row['test_optimum_success']['mean']:.2f}) "
                      f"| {row['train_seconds']['mean'] / 60:.1f} |")
     return "\n".join(lines)
+
+
+README_START, README_END = "<!-- baselines:", "<!-- /baselines -->"
+
+
+def readme_rows(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """The README's table rows: per difficulty and ghost, the train and held-out scores (mean ±
+    sample standard deviation over the seeds, three decimals), the held-out goal probability next
+    to the best response's, and the number of seeds (``tests/test_baselines_table.py`` checks
+    them against the runs)."""
+    rows = []
+    for row in summarise(runs):
+        group = [r for r in runs if (r["difficulty"], r["opponent"]) == (row["difficulty"], row["opponent"])]
+
+        def cell(split: str, group: list[dict[str, Any]] = group) -> str:
+            values = [r[split]["score"] for r in group]
+            spread = statistics.stdev(values) if len(values) > 1 else 0.0
+            return f"{statistics.fmean(values):.3f} ± {spread:.3f}"
+
+        success = statistics.fmean(r["test"]["success"] for r in group)
+        best = statistics.fmean(r["test"]["optimum_success"] for r in group)
+        rows.append(f"| {row['difficulty']} | {row['opponent']} | {cell('train')} | {cell('test')} "
+                    f"| {success:.3f} ({best:.3f}) | {len(group)} |")
+    return rows
+
+
+def write_readme(path: Path, runs: Sequence[dict[str, Any]]) -> None:
+    """Rewrite the rows of the README's baseline table (between its markers) from ``runs``,
+    keeping the marker's comment, the header and the separator."""
+    text = path.read_text(encoding="utf-8")
+    head, rest = text.split(README_START, 1)
+    block, tail = rest.split(README_END, 1)
+    comment, header, separator = block.split("\n")[:3]
+    lines = [comment, header, separator, *readme_rows(runs)]
+    path.write_text(head + README_START + "\n".join(lines) + "\n" + README_END + tail, encoding="utf-8")
+    print(f"wrote the baseline table of {path}")
 
 
 def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
@@ -457,6 +387,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (JSON)")
     parser.add_argument("--figure", default=str(DEFAULT_FIGURE), help="learning-curve picture, or 'none'")
     parser.add_argument("--resume", action="store_true", help="keep the runs --out already holds and skip them")
+    parser.add_argument("--readme", action="store_true", help="rewrite the README's baseline table from the runs")
     args = parser.parse_args(argv)
     bad = sorted(set(args.difficulties) - set(DIFFICULTIES))
     if bad:
@@ -499,8 +430,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             start = time.perf_counter()
             env = make_env(difficulty, opponent)
             built = time.perf_counter()
-            scorers = {split: Scorer(difficulty, split, opponent, getattr(args, f"{split}_levels"))
+            scorers = {split: Scores(difficulty, split, opponent, getattr(args, f"{split}_levels"))
                        for split in ("train", "test")}
+            scorers["curve"] = Scores(difficulty, "train", opponent, min(args.curve_train_levels, args.train_levels))
             print(f"difficulty {difficulty}, {opponent} ghost: env of {env.num_envs} games on "
                   f"{SPLITS['train'][1]} levels built in {built - start:.0f} s, the scorers in "
                   f"{time.perf_counter() - built:.0f} s", flush=True)
@@ -514,6 +446,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     print(markdown(summary))
     if args.figure != "none" and runs:
         draw(runs, Path(args.figure))
+    if args.readme:
+        write_readme(ROOT / "README.md", runs)
     return summary
 
 
