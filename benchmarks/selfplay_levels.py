@@ -14,7 +14,7 @@ under 1%.
 
 Needs Stable-Baselines3 and torch (``pip install "gridghost[sb3]"``). One process, one torch
 thread. Wall time: about 18 s per generation of 16,384 steps on a shared 2-core machine, so the
-full run (20 levels x 6 generations) takes about 40 minutes.
+full run (20 levels x 8 generations) takes about 50 minutes.
 
     python benchmarks/selfplay_levels.py                                   # the full run
     python benchmarks/selfplay_levels.py --difficulties 2 --levels 0 1 --generations 2 --steps 2048
@@ -55,9 +55,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--difficulties", type=int, nargs="+", choices=(2, 3), default=[2, 3])
     parser.add_argument("--levels", type=int, nargs="+", default=list(range(10)), help="level indices, >= 0")
-    parser.add_argument("--generations", type=int, default=6, help="generations per level, >= 1")
+    parser.add_argument("--generations", type=int, default=8, help="generations per level, >= 1")
     parser.add_argument("--steps", type=int, default=16_384, help="PPO steps per generation, >= 64")
-    parser.add_argument("--explore-starts", type=float, default=0.0, help="as examples/selfplay_sb3.py")
+    parser.add_argument("--explore-starts", type=float, default=0.3, help="as examples/selfplay_sb3.py")
     parser.add_argument("--seed", type=int, default=0, help="seeds everything (>= 0)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "selfplay.json")
     args = parser.parse_args(argv)
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     example = recipe()
     results: dict[str, Any] = {
         "settings": {"generations": args.generations, "steps": args.steps, "seed": args.seed,
-                     "explore_starts": args.explore_starts, "rewards": "normalised", "gamma": 0.99,
+                     "explore_starts": args.explore_starts, "rule": "latest", "rewards": "normalised", "gamma": 0.99,
                      "reward_range": REWARD_RANGE, "bar": BAR, "python": platform.python_version()},
         "levels": [],
     }
@@ -93,7 +93,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             start = (layout.agent_start, layout.ghost_start)
             value = solve_game(layout=layout, rewards="normalised").value(*start)
             began = time.perf_counter()
-            rows = example.selfplay(layout, args.generations, args.steps, args.seed, explore_starts=args.explore_starts)
+            rows = example.selfplay(layout, args.generations, args.steps, args.seed, rule="latest",
+                                    explore_starts=args.explore_starts)
             seconds = time.perf_counter() - began
             final = rows[-1]["exploitability"]
             best = min(row["exploitability"] for row in rows)

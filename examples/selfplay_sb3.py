@@ -2,8 +2,8 @@
 
 Two PPO learners, one per side, take turns on a contested generated map (a difficulty-2 or -3
 level, minimax success 0.3-0.8). In each generation one side trains against opponents drawn
-from the other side's snapshots (:class:`gridghost.training.selfplay.SelfPlayEnv`, prioritised
-fictitious self-play by default). Then it is frozen into the pool as its exact table of moves
+from the other side's snapshots (:class:`gridghost.training.selfplay.SelfPlayEnv`; by default the
+other side's latest snapshot). Then it is frozen into the pool as its exact table of moves
 (:func:`gridghost.planning.tabulate_policy`, greedy: the game has pure minimax policies). After
 every generation the script prints:
 
@@ -19,12 +19,17 @@ reference's +100/-50 PPO's value loss swamps its policy loss and the learned gho
 off the chasing ghost's gap on difficulty 3 level 4 (68.96 of a range of 150 for four
 generations); normalised, the same run reached 0.0008 (0.05% of the range) at generation 4. Each
 learner collects its games from 8 copies of the env (one batched forward pass per step, about
-twice the steps per second of one env). ``--explore-starts p`` begins that fraction of the
-learners' episodes with a random opening (``SelfPlayEnv(explore_starts=p)``); it is off by
-default because it did not help on difficulty 2 level 7 (see benchmarks/selfplay_levels.py).
+twice the steps per second of one env). Each learner trains against the other side's latest
+snapshot (``--rule latest``): on difficulty 2 level 7 the prioritised rule let the agent keep
+beating the chasing ghost and the first learned ghost with its old route, so it never punished
+the ghost's open route (exploitability 0.59 to 0.56 over generations 2-5, 0.067 at 6), where
+"latest" forced it to (0.036 at 6). A fraction ``--explore-starts`` (0.3) of the learners'
+episodes begin with a random opening (``SelfPlayEnv(explore_starts=p)``), so that each side also
+trains in the states a best response steers into (the learned ghost's gap on that level: 0.0021
+at generation 4, against 0.020 without).
 
     pip install "gridghost[sb3]"              # Stable-Baselines3 and torch (choose your torch build)
-    python examples/selfplay_sb3.py                            # 6 generations of 16,384 steps
+    python examples/selfplay_sb3.py                            # 8 generations of 16,384 steps
     python examples/selfplay_sb3.py --difficulty 3 --level 4 --generations 4 --steps 4096
 
 Every random draw comes from ``--seed``: the envs' seeds, the pool's draws and PPO's own seed, so a
@@ -51,15 +56,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--difficulty", type=int, choices=(2, 3), default=2, help="the contested preset (2 or 3)")
     parser.add_argument("--level", type=int, default=0, help="which level of the preset to play (>= 0)")
-    parser.add_argument("--generations", type=int, default=6, help="generations (the sides alternate), >= 1")
+    parser.add_argument("--generations", type=int, default=8, help="generations (the sides alternate), >= 1")
     parser.add_argument("--steps", type=int, default=16_384, help="PPO steps per generation, >= 64")
-    parser.add_argument("--rule", choices=SAMPLING_RULES, default="prioritised",
+    parser.add_argument("--rule", choices=SAMPLING_RULES, default="latest",
                         help="how opponents are drawn from the pool")
     parser.add_argument("--rewards", choices=("normalised", "reference"), default="normalised",
                         help="the reward scale the learners see and the exploitability is printed in")
     parser.add_argument("--envs", type=int, default=8, help="env copies each learner collects from, >= 1")
     parser.add_argument("--ent-coef", type=float, default=0.01, help="PPO's entropy coefficient, >= 0")
-    parser.add_argument("--explore-starts", type=float, default=0.0,
+    parser.add_argument("--explore-starts", type=float, default=0.3,
                         help="fraction of episodes that begin with a random opening, in [0, 1]")
     parser.add_argument("--seed", type=int, default=0, help="seeds everything (>= 0)")
     args = parser.parse_args(argv)
@@ -73,8 +78,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def selfplay(layout: Layout, generations: int = 6, steps: int = 16_384, seed: int = 0, rule: str = "prioritised",
-             rewards: str = "normalised", envs: int = 8, ent_coef: float = 0.01, explore_starts: float = 0.0,
+def selfplay(layout: Layout, generations: int = 8, steps: int = 16_384, seed: int = 0, rule: str = "latest",
+             rewards: str = "normalised", envs: int = 8, ent_coef: float = 0.01, explore_starts: float = 0.3,
              report: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Run the recipe on one map and measure every generation's latest pair exactly.
 
