@@ -163,6 +163,14 @@ def test_each_rule_gives_the_documented_probabilities() -> None:
     assert pool.probabilities("ghost", "prioritised") == pytest.approx(weights / weights.sum())
     assert pool.probabilities("ghost", "prioritised", exponent=0) == pytest.approx([1 / 3] * 3)
     assert pool.probabilities("agent", "latest").tolist() == [1.0]
+    # recent: the window's highest generations alike (new 9, old 5; then late 2), all when fewer
+    assert pool.probabilities("ghost", "recent", window=2).tolist() == [0.5, 0.5, 0.0]
+    assert pool.probabilities("ghost", "recent", window=1).tolist() == pool.probabilities("ghost", "latest").tolist()
+    assert pool.probabilities("ghost", "recent", window=5) == pytest.approx([1 / 3] * 3)
+    assert pool.probabilities("ghost", "recent") == pytest.approx([1 / 3] * 3)  # window 3 by default
+    pool.add("chase", "ghost", name="tied", generation=9)  # among equal generations, the last added ranks higher
+    assert pool.probabilities("ghost", "recent", window=1).tolist() == [0.0, 0.0, 0.0, 1.0]
+    assert pool.probabilities("ghost", "recent", window=3).tolist() == [1 / 3, 1 / 3, 0.0, 1 / 3]
 
 
 @pytest.mark.parametrize("rule", SAMPLING_RULES)
@@ -192,6 +200,12 @@ def test_sampling_refuses_bad_arguments() -> None:
         pool.probabilities("ghost", "best")
     with pytest.raises(ValueError, match="exponent"):
         pool.probabilities("ghost", "prioritised", exponent=-1)
+    with pytest.raises(ValueError, match="window must be an int >= 1, got 0"):
+        pool.probabilities("ghost", "recent", window=0)
+    with pytest.raises(TypeError, match="window"):
+        pool.sample("ghost", np.random.default_rng(0), "recent", window=1.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="window"):
+        SelfPlayEnv(pool, obs_type="vector", rule="recent", window=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no snapshot of the agent"):
         pool.sample("agent", np.random.default_rng(0))
     with pytest.raises(TypeError, match=r"rng must be a numpy.random.Generator"):
@@ -342,6 +356,18 @@ def test_exploring_starts_begin_after_a_seeded_random_opening_that_is_not_counte
     assert len(starts) > 5 and len(lengths) > 3
     again = SelfPlayEnv(pool, controlled=controlled, obs_type="vector", explore_starts=1.0, explore_turns=6)
     assert play(env, 3, np.random.default_rng(1)) == play(again, 3, np.random.default_rng(1))
+
+
+def test_the_env_draws_from_its_window_of_recent_snapshots() -> None:
+    pool = OpponentPool()
+    for policy in ("chase", "random", "minimax", "chase"):
+        pool.add(policy, "ghost")
+    env = SelfPlayEnv(pool, obs_type="vector", rule="recent", window=2)
+    drawn = set()
+    for seed in range(40):
+        env.reset(seed=seed)
+        drawn.add(env.opponent.name)
+    assert drawn == {"ghost-2", "ghost-3"} and env.window == 2
 
 
 def test_a_fraction_of_the_episodes_explore_and_the_opponent_draw_is_unshifted() -> None:

@@ -19,7 +19,11 @@ Snapshots
     :func:`gridghost.planning.tabulate_policy` returns them (the ghost's read with the ghost to move).
 
 Sampling rules (:data:`SAMPLING_RULES`)
-    ``"latest"``: the snapshot of the highest generation. ``"uniform"``: every snapshot of the side
+    ``"latest"``: the snapshot of the highest generation. ``"recent"``: the ``window`` snapshots of
+    the highest generations alike (default 3): alternating best responses can cycle (a ghost that
+    guards the agent's latest route leaves the previous one open, and the next agent takes it), and
+    a window that holds both ends of the cycle makes the learner answer both at once, while
+    snapshots long beaten no longer dilute its games. ``"uniform"``: every snapshot of the side
     alike (fictitious self-play). ``"prioritised"``: prioritised fictitious self-play as in
     AlphaStar (Vinyals et al., 2019): snapshot ``i`` has weight ``(1 - w_i) ** exponent``, where
     ``w_i`` is the learner's :meth:`OpponentPool.win_rate` against it, so the opponents the learner
@@ -89,9 +93,21 @@ OPENING_STREAM = 2**32 + 17
 #: it starts the episode from the map's starts instead (it never loops for ever).
 OPENING_ATTEMPTS = 100
 #: How a pool picks an opponent (see the module docstring).
-SAMPLING_RULES: tuple[str, ...] = ("latest", "uniform", "prioritised")
+SAMPLING_RULES: tuple[str, ...] = ("latest", "recent", "uniform", "prioritised")
 #: A game's result from the learner's point of view; a draw is a game cut by the step limit.
 RESULTS: tuple[str, ...] = ("win", "loss", "draw")
+
+
+def check_window(window: object) -> int:
+    """``window`` if it is a recent rule's window, an int >= 1.
+
+    Raises:
+        TypeError: not an int (bools and floats included).
+        ValueError: an int < 1.
+    """
+    checked = check_limit(window, "window", allow_none=False)
+    assert checked is not None  # allow_none=False
+    return checked
 
 
 @dataclasses.dataclass(frozen=True)
@@ -322,7 +338,7 @@ class OpponentPool:
         return (wins + 0.5 * draws + 0.5 * self.prior) / (games + self.prior)
 
     # -- sampling ----------------------------------------------------------------------------------
-    def probabilities(self, side: str, rule: str = "uniform", exponent: float = 2.0) -> np.ndarray:
+    def probabilities(self, side: str, rule: str = "uniform", exponent: float = 2.0, window: int = 3) -> np.ndarray:
         """The probability of drawing each snapshot of ``side`` (in :meth:`snapshots` order).
 
         Args:
@@ -331,13 +347,17 @@ class OpponentPool:
             exponent: the prioritised rule's ``p`` in ``(1 - win_rate) ** p``, a finite number >= 0
                 (any: the weights are computed without underflow; where every ``1 - win_rate`` is
                 0, the snapshots are drawn uniformly).
+            window: the recent rule's number of snapshots, an int >= 1 (all of them when the side
+                has fewer); the highest generations, among equals the last added.
 
         Raises:
-            ValueError: an unknown side or rule, a negative ``exponent``, or no snapshot of ``side``.
-            TypeError: ``exponent`` is not a number.
+            ValueError: an unknown side or rule, a negative ``exponent``, a ``window`` < 1, or no
+                snapshot of ``side``.
+            TypeError: ``exponent`` is not a number, ``window`` not an int.
         """
         check_choice(rule, "rule", SAMPLING_RULES)
         exponent = check_number(exponent, "exponent")
+        window = check_window(window)
         snapshots = self.snapshots(side)
         if not snapshots:
             raise ValueError(f"the pool holds no snapshot of the {side} to draw")
@@ -346,6 +366,11 @@ class OpponentPool:
             generations = [s.generation for s in snapshots]
             # the highest generation; among equals, the last added
             weights[len(generations) - 1 - generations[::-1].index(max(generations))] = 1.0
+        elif rule == "recent":
+            weights = np.zeros(len(snapshots))
+            # a stable sort by generation: among equals, the last added ranks highest
+            order = sorted(range(len(snapshots)), key=lambda i: (snapshots[i].generation, i))
+            weights[order[-window:]] = 1.0
         elif rule == "uniform":
             weights = np.ones(len(snapshots))
         else:
@@ -357,7 +382,8 @@ class OpponentPool:
             weights = np.ones(len(snapshots)) if top <= 0.0 else (base / top) ** exponent
         return weights / weights.sum()
 
-    def sample(self, side: str, rng: np.random.Generator, rule: str = "uniform", exponent: float = 2.0) -> Snapshot:
+    def sample(self, side: str, rng: np.random.Generator, rule: str = "uniform", exponent: float = 2.0,
+               window: int = 3) -> Snapshot:
         """Draw an opponent of ``side`` with ``rng`` (one draw, whatever the rule).
 
         Raises:
@@ -366,7 +392,7 @@ class OpponentPool:
         """
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
-        probabilities = self.probabilities(side, rule, exponent)
+        probabilities = self.probabilities(side, rule, exponent, window)
         return self.snapshots(side)[int(rng.choice(len(probabilities), p=probabilities))]
 
 
@@ -415,6 +441,7 @@ class SelfPlayEnv(GridGhostGymEnv):
         controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
         rule: one of :data:`SAMPLING_RULES` (``"uniform"`` by default).
         exponent: the prioritised rule's exponent (see :meth:`OpponentPool.probabilities`).
+        window: the recent rule's number of snapshots (see :meth:`OpponentPool.probabilities`).
         explore_starts: the probability, in [0, 1], that an episode begins with a random opening
             (see the module docstring); 0 (the default) starts every episode at the map's starts.
             An opening the game does not survive (a goal, a catch or ``max_cycles``) is played
@@ -429,7 +456,7 @@ class SelfPlayEnv(GridGhostGymEnv):
 
     Raises:
         TypeError: ``pool`` is not an :class:`OpponentPool`; ``opponent`` among the settings.
-        ValueError: an unknown rule, a negative exponent, no snapshot of the other side, a
+        ValueError: an unknown rule, a negative exponent, a window < 1, no snapshot of the other side, a
             tabulated snapshot that does not fit the layout (or any tabulated snapshot with a map
             generator); ``explore_starts`` outside [0, 1] or ``explore_turns`` < 1; what
             :class:`~gridghost.envs.single_agent.GridGhostGymEnv` refuses.
@@ -437,8 +464,8 @@ class SelfPlayEnv(GridGhostGymEnv):
     """
 
     def __init__(self, pool: OpponentPool, controlled: str = AGENT, rule: str = "uniform", exponent: float = 2.0,
-                 render_mode: str | None = None, opponent_obs_type: str = "dict", *, explore_starts: float = 0.0,
-                 explore_turns: int = 20, **game: Any) -> None:
+                 render_mode: str | None = None, opponent_obs_type: str = "dict", *, window: int = 3,
+                 explore_starts: float = 0.0, explore_turns: int = 20, **game: Any) -> None:
         check_instance(pool, "pool", OpponentPool)
         self.explore_starts = check_probability(explore_starts, "explore_starts")
         self.explore_turns = check_limit(explore_turns, "explore_turns", allow_none=False)
@@ -448,8 +475,9 @@ class SelfPlayEnv(GridGhostGymEnv):
         check_choice(controlled, "controlled", AGENTS)
         self.pool, self.rule = pool, check_choice(rule, "rule", SAMPLING_RULES)
         self.exponent = check_number(exponent, "exponent")
+        self.window = check_window(window)
         self.opponent_side = GHOST if controlled == AGENT else AGENT
-        pool.probabilities(self.opponent_side, rule, self.exponent)  # refuses an empty side now
+        pool.probabilities(self.opponent_side, rule, self.exponent, self.window)  # refuses an empty side now
         if "config" not in game:
             game.setdefault("max_cycles", 100)  # the game truncates, so that a draw is seen and counted
         super().__init__(controlled, "random" if controlled == GHOST else "chase", render_mode, opponent_obs_type,
@@ -523,7 +551,7 @@ class SelfPlayEnv(GridGhostGymEnv):
         else:  # continue the stream, on a copy until the opponent is in place
             assert self._draws is not None  # a reset without a seed comes after a first one
             draws = copying.deepcopy(self._draws)
-        drawn = self.pool.sample(self.opponent_side, draws, self.rule, self.exponent)
+        drawn = self.pool.sample(self.opponent_side, draws, self.rule, self.exponent, self.window)
         if drawn is not self.opponent:  # the same opponent again keeps its per-map parts (and its copy)
             self.duel.set_opponent(self._playable(drawn))
             self.opponent = drawn
