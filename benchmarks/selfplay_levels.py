@@ -81,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     example = recipe()
     results: dict[str, Any] = {
         "settings": {"generations": args.generations, "steps": args.steps, "seed": args.seed,
-                     "explore_starts": args.explore_starts, "rule": "latest", "rewards": "normalised", "gamma": 0.99,
+                     "explore_starts": args.explore_starts, "rule": "recent", "window": 3, "rewards": "normalised",
+                     "gamma": 0.99,
                      "reward_range": REWARD_RANGE, "bar": BAR, "python": platform.python_version()},
         "levels": [],
     }
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             start = (layout.agent_start, layout.ghost_start)
             value = solve_game(layout=layout, rewards="normalised").value(*start)
             began = time.perf_counter()
-            rows = example.selfplay(layout, args.generations, args.steps, args.seed, rule="latest",
+            rows = example.selfplay(layout, args.generations, args.steps, args.seed, rule="recent",
                                     explore_starts=args.explore_starts)
             seconds = time.perf_counter() - began
             final = rows[-1]["exploitability"]

@@ -3,9 +3,9 @@
 Two PPO learners, one per side, take turns on a contested generated map (a difficulty-2 or -3
 level, minimax success 0.3-0.8). In each generation one side trains against opponents drawn
 from the other side's snapshots (:class:`gridghost.training.selfplay.SelfPlayEnv`; by default the
-other side's latest snapshot). Then it is frozen into the pool as its exact table of moves
-(:func:`gridghost.planning.tabulate_policy`, greedy: the game has pure minimax policies). After
-every generation the script prints:
+other side's three latest snapshots alike, ``rule="recent"``). Then it is frozen into the pool as
+its exact table of moves (:func:`gridghost.planning.tabulate_policy`, greedy: the game has pure
+minimax policies). After every generation the script prints:
 
 - the latest pair's exact exploitability and each side's gap, next to the minimax value
   (:func:`gridghost.training.selfplay.exploitability_curve`; 0 means an equilibrium), in the units
@@ -19,13 +19,16 @@ reference's +100/-50 PPO's value loss swamps its policy loss and the learned gho
 off the chasing ghost's gap on difficulty 3 level 4 (68.96 of a range of 150 for four
 generations); normalised, the same run reached 0.0008 (0.05% of the range) at generation 4. Each
 learner collects its games from 8 copies of the env (one batched forward pass per step, about
-twice the steps per second of one env). Each learner trains against the other side's latest
-snapshot (``--rule latest``): on difficulty 2 level 7 the prioritised rule let the agent keep
-beating the chasing ghost and the first learned ghost with its old route, so it never punished
-the ghost's open route (exploitability 0.59 to 0.56 over generations 2-5, 0.067 at 6), where
-"latest" forced it to (0.036 at 6). A fraction ``--explore-starts`` (0.3) of the learners'
-episodes begin with a random opening (``SelfPlayEnv(explore_starts=p)``), so that each side also
-trains in the states a best response steers into (the learned ghost's gap on that level: 0.0021
+twice the steps per second of one env). Each learner trains against the other side's three
+latest snapshots alike (``--rule recent``). On difficulty 2 level 7 the prioritised rule let the
+agent keep beating the chasing ghost and the first learned ghost with its old route, so it never
+punished the ghost's open route (exploitability 0.59 to 0.56 over generations 2-5, 0.067 at 6);
+"latest" forced it to (0.036 at 6), but on level 2 it cycled: each ghost guarded the latest
+agent's route and left the previous one open, and the next agent took it (the ghost's gap 0.284,
+0.289, 0.284, 0.289 over generations 2-8). Against a window of three the ghost had to guard both:
+0.0042 at generation 6. A fraction ``--explore-starts`` (0.3) of the learners' episodes begin
+with a random opening (``SelfPlayEnv(explore_starts=p)``), so that each side also trains in the
+states a best response steers into (with "latest", the learned ghost's gap on level 7 was 0.0021
 at generation 4, against 0.020 without).
 
     pip install "gridghost[sb3]"              # Stable-Baselines3 and torch (choose your torch build)
@@ -58,8 +61,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--level", type=int, default=0, help="which level of the preset to play (>= 0)")
     parser.add_argument("--generations", type=int, default=8, help="generations (the sides alternate), >= 1")
     parser.add_argument("--steps", type=int, default=16_384, help="PPO steps per generation, >= 64")
-    parser.add_argument("--rule", choices=SAMPLING_RULES, default="latest",
+    parser.add_argument("--rule", choices=SAMPLING_RULES, default="recent",
                         help="how opponents are drawn from the pool")
+    parser.add_argument("--window", type=int, default=3, help="the recent rule's number of snapshots, >= 1")
     parser.add_argument("--rewards", choices=("normalised", "reference"), default="normalised",
                         help="the reward scale the learners see and the exploitability is printed in")
     parser.add_argument("--envs", type=int, default=8, help="env copies each learner collects from, >= 1")
@@ -68,7 +72,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="fraction of episodes that begin with a random opening, in [0, 1]")
     parser.add_argument("--seed", type=int, default=0, help="seeds everything (>= 0)")
     args = parser.parse_args(argv)
-    for name, low in (("level", 0), ("generations", 1), ("steps", 64), ("envs", 1), ("seed", 0)):
+    for name, low in (("level", 0), ("generations", 1), ("steps", 64), ("envs", 1), ("window", 1), ("seed", 0)):
         if getattr(args, name) < low:
             parser.error(f"--{name} must be >= {low}, got {getattr(args, name)}")
     if not args.ent_coef >= 0:
@@ -78,14 +82,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def selfplay(layout: Layout, generations: int = 8, steps: int = 16_384, seed: int = 0, rule: str = "latest",
+def selfplay(layout: Layout, generations: int = 8, steps: int = 16_384, seed: int = 0, rule: str = "recent",
              rewards: str = "normalised", envs: int = 8, ent_coef: float = 0.01, explore_starts: float = 0.3,
-             report: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+             report: Callable[[dict[str, Any]], None] | None = None, window: int = 3) -> list[dict[str, Any]]:
     """Run the recipe on one map and measure every generation's latest pair exactly.
 
     Args:
         layout: the map (one fixed level).
-        generations, steps, seed, rule, rewards, envs, ent_coef, explore_starts: as the command line.
+        generations, steps, seed, rule, rewards, envs, ent_coef, explore_starts, window: as the command line.
         report: called with each generation's row as soon as it is measured.
 
     Returns:
@@ -97,46 +101,50 @@ def selfplay(layout: Layout, generations: int = 8, steps: int = 16_384, seed: in
     from stable_baselines3 import PPO  # the optional extra: imported once the arguments are fine
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    torch.set_num_threads(1)
-    start = (layout.agent_start, layout.ghost_start)
-    pool = OpponentPool()
-    latest = {"agent": pool.add("random", "agent"), "ghost": pool.add("chase", "ghost")}
-    learners = {}
-    for index, side in enumerate(SIDES):
-        def make(copy: int, side: str = side, index: int = index) -> Callable[[], SelfPlayEnv]:
-            def build() -> SelfPlayEnv:
-                env = SelfPlayEnv(pool, controlled=side, rule=rule, layout=layout, obs_type="vector", rewards=rewards,
-                                  explore_starts=explore_starts)
-                env.reset(seed=seed * 1000 + index * 100 + copy)
-                return env
-            return build
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one process, one thread: the cores are shared
+    try:
+        start = (layout.agent_start, layout.ghost_start)
+        pool = OpponentPool()
+        latest = {"agent": pool.add("random", "agent"), "ghost": pool.add("chase", "ghost")}
+        learners = {}
+        for index, side in enumerate(SIDES):
+            def make(copy: int, side: str = side, index: int = index) -> Callable[[], SelfPlayEnv]:
+                def build() -> SelfPlayEnv:
+                    env = SelfPlayEnv(pool, controlled=side, rule=rule, window=window, layout=layout, obs_type="vector",
+                                      rewards=rewards, explore_starts=explore_starts)
+                    env.reset(seed=seed * 1000 + index * 100 + copy)
+                    return env
+                return build
 
-        learners[side] = PPO("MlpPolicy", DummyVecEnv([make(copy) for copy in range(envs)]),
-                             n_steps=max(1, min(1024, steps) // envs), batch_size=64, gamma=0.99, ent_coef=ent_coef,
-                             seed=seed * 2 + index, verbose=0, device="cpu")
-    rows = []
-    for generation in range(1, generations + 1):
-        side = SIDES[(generation - 1) % 2]
-        model = learners[side]
-        began = time.perf_counter()
-        opponents = [snapshot.name for snapshot in pool.snapshots("ghost" if side == "agent" else "agent")]
-        before = {name: pool.results(name) for name in opponents}
-        model.learn(steps, reset_num_timesteps=False)
-        games = sum(pool.results(name).games - before[name].games for name in opponents)
-        wins = sum(pool.results(name).wins - before[name].wins for name in opponents)
-        table = tabulate_policy(lambda obs, model=model: model.predict(obs, deterministic=True)[0], side, layout,
-                                obs_type="vector", batch=True)
-        latest[side] = pool.add(table, side, generation=generation)
-        curve = exploitability_curve([(latest["agent"], latest["ghost"])], layout=layout, rewards=rewards)
-        success = evaluate_policies(latest["agent"].policy, latest["ghost"].policy, layout=layout, rewards=rewards)
-        row = dict(generation=generation, learner=side, exploitability=float(curve.exploitability[0]),
-                   agent_gap=float(curve.agent_gap[0]), ghost_gap=float(curve.ghost_gap[0]),
-                   success=float(success.success_probability(*start)),
-                   win_rate=wins / games if games else float("nan"), seconds=time.perf_counter() - began)
-        rows.append(row)
-        if report is not None:
-            report(row)
-    return rows
+            learners[side] = PPO("MlpPolicy", DummyVecEnv([make(copy) for copy in range(envs)]),
+                                 n_steps=max(1, min(1024, steps) // envs), batch_size=64, gamma=0.99, ent_coef=ent_coef,
+                                 seed=seed * 2 + index, verbose=0, device="cpu")
+        rows = []
+        for generation in range(1, generations + 1):
+            side = SIDES[(generation - 1) % 2]
+            model = learners[side]
+            began = time.perf_counter()
+            opponents = [snapshot.name for snapshot in pool.snapshots("ghost" if side == "agent" else "agent")]
+            before = {name: pool.results(name) for name in opponents}
+            model.learn(steps, reset_num_timesteps=False)
+            games = sum(pool.results(name).games - before[name].games for name in opponents)
+            wins = sum(pool.results(name).wins - before[name].wins for name in opponents)
+            table = tabulate_policy(lambda obs, model=model: model.predict(obs, deterministic=True)[0], side, layout,
+                                    obs_type="vector", batch=True)
+            latest[side] = pool.add(table, side, generation=generation)
+            curve = exploitability_curve([(latest["agent"], latest["ghost"])], layout=layout, rewards=rewards)
+            success = evaluate_policies(latest["agent"].policy, latest["ghost"].policy, layout=layout, rewards=rewards)
+            row = dict(generation=generation, learner=side, exploitability=float(curve.exploitability[0]),
+                       agent_gap=float(curve.agent_gap[0]), ghost_gap=float(curve.ghost_gap[0]),
+                       success=float(success.success_probability(*start)),
+                       win_rate=wins / games if games else float("nan"), seconds=time.perf_counter() - began)
+            rows.append(row)
+            if report is not None:
+                report(row)
+        return rows
+    finally:
+        torch.set_num_threads(threads)
 
 
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
@@ -160,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
               f"{row['seconds']:5.1f}s", flush=True)
 
     return selfplay(layout, args.generations, args.steps, args.seed, args.rule, args.rewards, args.envs,
-                    args.ent_coef, args.explore_starts, report)
+                    args.ent_coef, args.explore_starts, report, args.window)
 
 
 if __name__ == "__main__":
