@@ -15,6 +15,8 @@ from gridghost.core.policies import ChasePolicy
 from gridghost.envs.single_agent import GridGhostGymEnv
 from gridghost.planning import MinimaxGhost, OptimalAgent, exploitability, solve_game
 from gridghost.training.selfplay import (
+    OPENING_ATTEMPTS,
+    OPENING_STREAM,
     SAMPLING_RULES,
     SELFPLAY_STREAM,
     OpponentPool,
@@ -161,6 +163,14 @@ def test_each_rule_gives_the_documented_probabilities() -> None:
     assert pool.probabilities("ghost", "prioritised") == pytest.approx(weights / weights.sum())
     assert pool.probabilities("ghost", "prioritised", exponent=0) == pytest.approx([1 / 3] * 3)
     assert pool.probabilities("agent", "latest").tolist() == [1.0]
+    # recent: the window's highest generations alike (new 9, old 5; then late 2), all when fewer
+    assert pool.probabilities("ghost", "recent", window=2).tolist() == [0.5, 0.5, 0.0]
+    assert pool.probabilities("ghost", "recent", window=1).tolist() == pool.probabilities("ghost", "latest").tolist()
+    assert pool.probabilities("ghost", "recent", window=5) == pytest.approx([1 / 3] * 3)
+    assert pool.probabilities("ghost", "recent") == pytest.approx([1 / 3] * 3)  # window 3 by default
+    pool.add("chase", "ghost", name="tied", generation=9)  # among equal generations, the last added ranks higher
+    assert pool.probabilities("ghost", "recent", window=1).tolist() == [0.0, 0.0, 0.0, 1.0]
+    assert pool.probabilities("ghost", "recent", window=3).tolist() == [1 / 3, 1 / 3, 0.0, 1 / 3]
 
 
 @pytest.mark.parametrize("rule", SAMPLING_RULES)
@@ -190,6 +200,12 @@ def test_sampling_refuses_bad_arguments() -> None:
         pool.probabilities("ghost", "best")
     with pytest.raises(ValueError, match="exponent"):
         pool.probabilities("ghost", "prioritised", exponent=-1)
+    with pytest.raises(ValueError, match="window must be an int >= 1, got 0"):
+        pool.probabilities("ghost", "recent", window=0)
+    with pytest.raises(TypeError, match="window"):
+        pool.sample("ghost", np.random.default_rng(0), "recent", window=1.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="window"):
+        SelfPlayEnv(pool, obs_type="vector", rule="recent", window=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no snapshot of the agent"):
         pool.sample("agent", np.random.default_rng(0))
     with pytest.raises(TypeError, match=r"rng must be a numpy.random.Generator"):
@@ -200,7 +216,7 @@ def test_sampling_refuses_bad_arguments() -> None:
 
 # -- the env ---------------------------------------------------------------------------------------
 def test_the_stream_is_distinct_from_the_others() -> None:
-    assert len({SELFPLAY_STREAM, OPPONENT_STREAM, FILTER_STREAM, MAP_STREAM}) == 4
+    assert len({SELFPLAY_STREAM, OPENING_STREAM, OPPONENT_STREAM, FILTER_STREAM, MAP_STREAM}) == 5
 
 
 def play(env: GridGhostGymEnv, seed: int | None, actions: np.random.Generator) -> list:
@@ -305,6 +321,95 @@ def test_tabulated_opponents_play_from_their_tables() -> None:
             done = terminated or truncated
     assert {move[0] for move in moves} == {0} and {-1, 1} <= {move[1] for move in moves}
     assert play(env, 8, np.random.default_rng(1)) == play(env, 8, np.random.default_rng(1))
+
+
+# -- exploring starts ------------------------------------------------------------------------------
+def test_without_exploring_starts_every_episode_begins_at_the_maps_starts() -> None:
+    pool = OpponentPool()
+    pool.add("random", "ghost")
+    plain, explicit = SelfPlayEnv(pool, obs_type="vector"), SelfPlayEnv(pool, obs_type="vector", explore_starts=0.0)
+    for seed in (0, 1, None):
+        assert play(plain, seed, np.random.default_rng(5)) == play(explicit, seed, np.random.default_rng(5))
+    for seed in range(5):
+        explicit.reset(seed=seed)
+        assert (explicit.game.agent_pos, explicit.game.ghost_pos) == (CLASSIC.agent_start, CLASSIC.ghost_start)
+        assert explicit.opening == 0
+
+
+@pytest.mark.parametrize("controlled", ["agent", "ghost"])
+def test_exploring_starts_begin_after_a_seeded_random_opening_that_is_not_counted(controlled: str) -> None:
+    pool = OpponentPool()
+    pool.add("chase" if controlled == "agent" else "random", "ghost" if controlled == "agent" else "agent")
+    opponent = pool.snapshots()[0].name
+    env = SelfPlayEnv(pool, controlled=controlled, obs_type="vector", explore_starts=1.0, explore_turns=6)
+    starts, lengths = set(), set()
+    for seed in range(20):
+        observation, info = env.reset(seed=seed)
+        assert 1 <= env.opening <= 6 and info["opponent"] == 0 and info["is_success"] is False
+        assert observation.tolist() == env.game.observe(controlled).tolist()  # where the opening left the game
+        assert env.game.cycles >= env.opening - (controlled == "ghost")  # its moves count towards max_cycles
+        starts.add((env.game.agent_pos, env.game.ghost_pos))
+        lengths.add(env.opening)
+        assert pool.results(opponent).games == seed  # the opening's games are never counted
+        play(env, None, np.random.default_rng(seed))  # ...the learner's are, once each
+        assert pool.results(opponent).games == seed + 1
+    assert len(starts) > 5 and len(lengths) > 3
+    again = SelfPlayEnv(pool, controlled=controlled, obs_type="vector", explore_starts=1.0, explore_turns=6)
+    assert play(env, 3, np.random.default_rng(1)) == play(again, 3, np.random.default_rng(1))
+
+
+def test_the_env_draws_from_its_window_of_recent_snapshots() -> None:
+    pool = OpponentPool()
+    for policy in ("chase", "random", "minimax", "chase"):
+        pool.add(policy, "ghost")
+    env = SelfPlayEnv(pool, obs_type="vector", rule="recent", window=2)
+    drawn = set()
+    for seed in range(40):
+        env.reset(seed=seed)
+        drawn.add(env.opponent.name)
+    assert drawn == {"ghost-2", "ghost-3"} and env.window == 2
+
+
+def test_a_fraction_of_the_episodes_explore_and_the_opponent_draw_is_unshifted() -> None:
+    pool = OpponentPool()
+    for policy in ("chase", "random", "minimax"):
+        pool.add(policy, "ghost")
+    exploring = SelfPlayEnv(pool, obs_type="vector", explore_starts=0.5)
+    plain = SelfPlayEnv(pool, obs_type="vector")
+    openings = []
+    for seed in range(40):
+        assert exploring.reset(seed=seed)[1]["opponent"] == plain.reset(seed=seed)[1]["opponent"]
+        openings.append(exploring.opening)
+    assert 10 <= sum(opening > 0 for opening in openings) <= 30
+
+
+def test_an_opening_the_game_never_survives_falls_back_to_the_maps_starts() -> None:
+    pool = OpponentPool()
+    pool.add("chase", "ghost")
+    # a cycle limit of 1 ends every opening (each is one move, answered by the ghost)
+    env = SelfPlayEnv(pool, obs_type="vector", explore_starts=1.0, explore_turns=1, max_cycles=1)
+    env.reset(seed=0)
+    assert env.opening == 0 and env.game.cycles == 0  # every attempt ended: the map's starts
+    assert OPENING_ATTEMPTS >= 1 and pool.results("ghost-0").games == 0
+    _, _, terminated, truncated, _ = env.step(0)  # ... and the learner plays a game of its own from there
+    assert terminated or truncated
+    assert pool.results("ghost-0").games == 1
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"explore_starts": 1.5}, ValueError, "explore_starts"),
+    ({"explore_starts": -0.1}, ValueError, "explore_starts"),
+    ({"explore_starts": "0.5"}, TypeError, "explore_starts"),
+    ({"explore_starts": float("nan")}, ValueError, "explore_starts"),
+    ({"explore_turns": 0}, ValueError, "explore_turns"),
+    ({"explore_turns": 2.0}, TypeError, "explore_turns"),
+    ({"explore_turns": True}, TypeError, "explore_turns"),
+])
+def test_bad_exploring_starts_are_refused_naming_the_argument(kwargs: dict, error: type, message: str) -> None:
+    pool = OpponentPool()
+    pool.add("chase", "ghost")
+    with pytest.raises(error, match=message):
+        SelfPlayEnv(pool, obs_type="vector", **kwargs)
 
 
 def test_the_env_refuses_what_it_cannot_play() -> None:

@@ -19,17 +19,32 @@ Snapshots
     :func:`gridghost.planning.tabulate_policy` returns them (the ghost's read with the ghost to move).
 
 Sampling rules (:data:`SAMPLING_RULES`)
-    ``"latest"``: the snapshot of the highest generation. ``"uniform"``: every snapshot of the side
+    ``"latest"``: the snapshot of the highest generation. ``"recent"``: the ``window`` snapshots of
+    the highest generations alike (default 3): alternating best responses can cycle (a ghost that
+    guards the agent's latest route leaves the previous one open, and the next agent takes it), and
+    a window that holds both ends of the cycle makes the learner answer both at once, while
+    snapshots long beaten no longer dilute its games. ``"uniform"``: every snapshot of the side
     alike (fictitious self-play). ``"prioritised"``: prioritised fictitious self-play as in
     AlphaStar (Vinyals et al., 2019): snapshot ``i`` has weight ``(1 - w_i) ** exponent``, where
     ``w_i`` is the learner's :meth:`OpponentPool.win_rate` against it, so the opponents the learner
     beats least are drawn most; ``exponent`` (``p``, default 2, AlphaStar's "hard" weighting)
     sharpens that preference, and ``exponent=0`` is the uniform rule.
 
+Exploring starts
+    Exploitability asks what a best response does in states that self-play's own games rarely
+    reach: a learned ghost that has only ever chased the pool's agents along their favourite path
+    leaves the other paths open. ``SelfPlayEnv(..., explore_starts=p)`` begins a fraction ``p`` of
+    the episodes with a random opening: 1 to ``explore_turns`` uniformly random moves of the
+    learner, answered by its opponent, that the learner neither sees nor is rewarded for; its
+    episode starts where the opening left the game. The game is the same (same rules, same start
+    state), only the learner's training states are spread out, so the exploitability from the start
+    state stays a fair measure.
+
 Randomness
     :class:`SelfPlayEnv` draws its opponents from a generator spawned from the reset seed on a
-    stream of its own, :data:`SELFPLAY_STREAM`, so the draw never shifts the game's, the
-    opponent's, the filter's or the map generator's draws.
+    stream of its own, :data:`SELFPLAY_STREAM`, and its random openings on another,
+    :data:`OPENING_STREAM`, so neither shifts the game's, the opponent's, the filter's or the map
+    generator's draws, nor each other's.
 """
 
 from __future__ import annotations
@@ -42,7 +57,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gridghost.config.opponents import check_opponent_name
-from gridghost.core.checks import check_choice, check_flag, check_instance, check_number, check_seed
+from gridghost.core.checks import (
+    check_choice,
+    check_flag,
+    check_instance,
+    check_limit,
+    check_number,
+    check_probability,
+    check_seed,
+)
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
@@ -64,10 +87,27 @@ from gridghost.planning import (
 
 #: The ``SeedSequence`` spawn key of the stream :class:`SelfPlayEnv` draws its opponents from.
 SELFPLAY_STREAM = 2**32 + 16
+#: The spawn key of the stream :class:`SelfPlayEnv` draws its random openings from (``explore_starts``).
+OPENING_STREAM = 2**32 + 17
+#: How many times :meth:`SelfPlayEnv.reset` tries a random opening that the game survives before
+#: it starts the episode from the map's starts instead (it never loops for ever).
+OPENING_ATTEMPTS = 100
 #: How a pool picks an opponent (see the module docstring).
-SAMPLING_RULES: tuple[str, ...] = ("latest", "uniform", "prioritised")
+SAMPLING_RULES: tuple[str, ...] = ("latest", "recent", "uniform", "prioritised")
 #: A game's result from the learner's point of view; a draw is a game cut by the step limit.
 RESULTS: tuple[str, ...] = ("win", "loss", "draw")
+
+
+def check_window(window: object) -> int:
+    """``window`` if it is a recent rule's window, an int >= 1.
+
+    Raises:
+        TypeError: not an int (bools and floats included).
+        ValueError: an int < 1.
+    """
+    checked = check_limit(window, "window", allow_none=False)
+    assert checked is not None  # allow_none=False
+    return checked
 
 
 @dataclasses.dataclass(frozen=True)
@@ -298,7 +338,7 @@ class OpponentPool:
         return (wins + 0.5 * draws + 0.5 * self.prior) / (games + self.prior)
 
     # -- sampling ----------------------------------------------------------------------------------
-    def probabilities(self, side: str, rule: str = "uniform", exponent: float = 2.0) -> np.ndarray:
+    def probabilities(self, side: str, rule: str = "uniform", exponent: float = 2.0, window: int = 3) -> np.ndarray:
         """The probability of drawing each snapshot of ``side`` (in :meth:`snapshots` order).
 
         Args:
@@ -307,13 +347,17 @@ class OpponentPool:
             exponent: the prioritised rule's ``p`` in ``(1 - win_rate) ** p``, a finite number >= 0
                 (any: the weights are computed without underflow; where every ``1 - win_rate`` is
                 0, the snapshots are drawn uniformly).
+            window: the recent rule's number of snapshots, an int >= 1 (all of them when the side
+                has fewer); the highest generations, among equals the last added.
 
         Raises:
-            ValueError: an unknown side or rule, a negative ``exponent``, or no snapshot of ``side``.
-            TypeError: ``exponent`` is not a number.
+            ValueError: an unknown side or rule, a negative ``exponent``, a ``window`` < 1, or no
+                snapshot of ``side``.
+            TypeError: ``exponent`` is not a number, ``window`` not an int.
         """
         check_choice(rule, "rule", SAMPLING_RULES)
         exponent = check_number(exponent, "exponent")
+        window = check_window(window)
         snapshots = self.snapshots(side)
         if not snapshots:
             raise ValueError(f"the pool holds no snapshot of the {side} to draw")
@@ -322,6 +366,11 @@ class OpponentPool:
             generations = [s.generation for s in snapshots]
             # the highest generation; among equals, the last added
             weights[len(generations) - 1 - generations[::-1].index(max(generations))] = 1.0
+        elif rule == "recent":
+            weights = np.zeros(len(snapshots))
+            # a stable sort by generation: among equals, the last added ranks highest
+            order = sorted(range(len(snapshots)), key=lambda i: (snapshots[i].generation, i))
+            weights[order[-window:]] = 1.0
         elif rule == "uniform":
             weights = np.ones(len(snapshots))
         else:
@@ -333,7 +382,8 @@ class OpponentPool:
             weights = np.ones(len(snapshots)) if top <= 0.0 else (base / top) ** exponent
         return weights / weights.sum()
 
-    def sample(self, side: str, rng: np.random.Generator, rule: str = "uniform", exponent: float = 2.0) -> Snapshot:
+    def sample(self, side: str, rng: np.random.Generator, rule: str = "uniform", exponent: float = 2.0,
+               window: int = 3) -> Snapshot:
         """Draw an opponent of ``side`` with ``rng`` (one draw, whatever the rule).
 
         Raises:
@@ -342,7 +392,7 @@ class OpponentPool:
         """
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
-        probabilities = self.probabilities(side, rule, exponent)
+        probabilities = self.probabilities(side, rule, exponent, window)
         return self.snapshots(side)[int(rng.choice(len(probabilities), p=probabilities))]
 
 
@@ -391,34 +441,53 @@ class SelfPlayEnv(GridGhostGymEnv):
         controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
         rule: one of :data:`SAMPLING_RULES` (``"uniform"`` by default).
         exponent: the prioritised rule's exponent (see :meth:`OpponentPool.probabilities`).
+        window: the recent rule's number of snapshots (see :meth:`OpponentPool.probabilities`).
+        explore_starts: the probability, in [0, 1], that an episode begins with a random opening
+            (see the module docstring); 0 (the default) starts every episode at the map's starts.
+            An opening the game does not survive (a goal, a catch or ``max_cycles``) is played
+            again from a fresh start, up to :data:`OPENING_ATTEMPTS` times, then the episode starts
+            at the map's starts. The opening's moves count towards ``max_cycles``; its games are
+            not counted in the pool; :attr:`opening` holds its length (0 without one).
+        explore_turns: the longest opening, an int >= 1 (default 20): each opening's length is
+            drawn uniformly from 1..``explore_turns``.
         render_mode, opponent_obs_type: as :class:`~gridghost.envs.single_agent.GridGhostGymEnv`.
         **game: the game's settings, as :class:`~gridghost.envs.single_agent.GridGhostGymEnv` takes
             them (not ``opponent``: the pool supplies it); ``max_cycles`` defaults to 100.
 
     Raises:
         TypeError: ``pool`` is not an :class:`OpponentPool`; ``opponent`` among the settings.
-        ValueError: an unknown rule, a negative exponent, no snapshot of the other side, a
+        ValueError: an unknown rule, a negative exponent, a window < 1, no snapshot of the other side, a
             tabulated snapshot that does not fit the layout (or any tabulated snapshot with a map
-            generator); what :class:`~gridghost.envs.single_agent.GridGhostGymEnv` refuses.
+            generator); ``explore_starts`` outside [0, 1] or ``explore_turns`` < 1; what
+            :class:`~gridghost.envs.single_agent.GridGhostGymEnv` refuses.
+        TypeError: ``explore_starts`` is not a real number or ``explore_turns`` not an int.
     """
 
     def __init__(self, pool: OpponentPool, controlled: str = AGENT, rule: str = "uniform", exponent: float = 2.0,
-                 render_mode: str | None = None, opponent_obs_type: str = "dict", **game: Any) -> None:
+                 render_mode: str | None = None, opponent_obs_type: str = "dict", *, window: int = 3,
+                 explore_starts: float = 0.0, explore_turns: int = 20, **game: Any) -> None:
         check_instance(pool, "pool", OpponentPool)
+        self.explore_starts = check_probability(explore_starts, "explore_starts")
+        self.explore_turns = check_limit(explore_turns, "explore_turns", allow_none=False)
+        assert self.explore_turns is not None  # allow_none=False
         if "opponent" in game:
             raise TypeError("SelfPlayEnv draws its opponent from the pool; pass no opponent=")
         check_choice(controlled, "controlled", AGENTS)
         self.pool, self.rule = pool, check_choice(rule, "rule", SAMPLING_RULES)
         self.exponent = check_number(exponent, "exponent")
+        self.window = check_window(window)
         self.opponent_side = GHOST if controlled == AGENT else AGENT
-        pool.probabilities(self.opponent_side, rule, self.exponent)  # refuses an empty side now
+        pool.probabilities(self.opponent_side, rule, self.exponent, self.window)  # refuses an empty side now
         if "config" not in game:
             game.setdefault("max_cycles", 100)  # the game truncates, so that a draw is seen and counted
         super().__init__(controlled, "random" if controlled == GHOST else "chase", render_mode, opponent_obs_type,
                          **game)
         self._check_snapshots()
         self._draws: np.random.Generator | None = None
+        self._openings: np.random.Generator | None = None
         self.opponent: Snapshot | None = None
+        #: The length of this episode's random opening (0: it began at the map's starts).
+        self.opening = 0
         self._counted = True
 
     def _check_snapshots(self) -> None:
@@ -482,15 +551,43 @@ class SelfPlayEnv(GridGhostGymEnv):
         else:  # continue the stream, on a copy until the opponent is in place
             assert self._draws is not None  # a reset without a seed comes after a first one
             draws = copying.deepcopy(self._draws)
-        drawn = self.pool.sample(self.opponent_side, draws, self.rule, self.exponent)
+        drawn = self.pool.sample(self.opponent_side, draws, self.rule, self.exponent, self.window)
         if drawn is not self.opponent:  # the same opponent again keeps its per-map parts (and its copy)
             self.duel.set_opponent(self._playable(drawn))
             self.opponent = drawn
         self._draws = draws
         observation, info = super().reset(seed=seed, options=options)
+        if self.explore_starts > 0.0:
+            if seed is not None or self._openings is None:
+                root = seed if seed is not None else self.game.np_random_seed
+                self._openings = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(OPENING_STREAM,)))
+            observation, info = self._open(observation, info)
         self._counted = False
         self._opponent_index = self.pool.snapshots(self.opponent_side).index(drawn)
         info["opponent"] = self._opponent_index
+        return observation, info
+
+    def _open(self, observation: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Play this episode's random opening, if it gets one (see ``explore_starts``): the
+        learner's first observation and info where the opening leaves the game."""
+        openings = self._openings
+        assert openings is not None  # set by reset
+        self.opening = 0
+        for _ in range(OPENING_ATTEMPTS):
+            if openings.random() >= self.explore_starts:
+                return observation, info  # this episode starts where the game is
+            turns = int(openings.integers(1, self.explore_turns + 1))
+            for _ in range(turns):
+                # The plain env's step: the opening's games are not counted in the pool.
+                _, _, terminated, truncated, _ = GridGhostGymEnv.step(self, int(openings.integers(NUM_ACTIONS)))
+                if terminated or truncated:
+                    break
+            else:
+                self.opening = turns
+                info = self.duel.info()
+                info["is_success"] = False  # the keys of a reset's info
+                return self.game.observe(self.controlled), info
+            observation, info = GridGhostGymEnv.reset(self)  # the game ended: a fresh start, same opponent
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
