@@ -114,8 +114,8 @@ class Evaluator:
     one call of it.
 
     Args:
-        levels, side, opponent, obs_type, view_radius, grid_layout, action_mask_in_obs, belief,
-            rewards, slip, horizon: as :func:`evaluate` takes them.
+        levels, side, opponent, rewards, slip, horizon: as :func:`evaluate` takes them.
+        obs_type, view_radius, grid_layout, action_mask_in_obs, belief: the encoding, likewise.
 
     Raises:
         TypeError, ValueError: as :func:`evaluate`.
