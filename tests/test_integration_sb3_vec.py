@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
+import gridghost
 from gridghost.batched import GridGhostVectorEnv
-from gridghost.maps import MapGenerator
+from gridghost.maps import MapGenerator, level_split
 
 pytestmark = pytest.mark.integration
 
@@ -205,3 +206,24 @@ def test_move_planes_keeps_the_planes_that_decide_a_move() -> None:
     model = PPO("MlpPolicy", _env(obs_type="grid", view_radius=5), n_steps=32, batch_size=64, n_epochs=1, seed=0,
                 device="cpu", policy_kwargs={"features_extractor_class": MovePlanes})
     assert model.policy.features_extractor.features_dim == len(MOVE_PLANES) * 11 * 11
+
+
+def test_the_baselines_script_trains_scores_and_writes_its_results(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "baselines.json"
+    command = [sys.executable, str(root / "benchmarks" / "baselines.py"), "--difficulties", "0", "--opponents",
+               "chase", "--seeds", "0", "--steps", "8192", "--train-levels", "3", "--test-levels", "3",
+               "--curve-points", "2", "--out", str(out), "--figure", "none"]
+    printed = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    results = json.loads(out.read_text())
+    (run,) = results["runs"]
+    assert (run["difficulty"], run["opponent"], run["seed"], run["steps"]) == (0, "chase", 0, 8192)
+    assert run["train"]["levels"] == 3 and run["test"]["levels"] == 3 and len(run["curve"]) == 2
+    evaluation = gridghost.evaluate("random", level_split(0, "test", num_levels=3), rewards="normalised")
+    assert run["test"]["optimum_success"] == round(float(np.mean(evaluation.optimum_success)), 4)
+    assert -1.5 < run["test"]["score"] <= 1.0 and "| 0 | chase | 1 | 8,192 |" in printed
