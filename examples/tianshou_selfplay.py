@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 import gridghost
-from gridghost.maps.levels import MapGenerator
+from gridghost.maps import level_split
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
 
     settings: dict[str, Any] = dict(obs_type=args.obs_type, action_mask_in_obs=True)
     if args.difficulty is not None:
-        settings["layout"] = MapGenerator(difficulty=args.difficulty, num_levels=500)
+        settings["layout"] = level_split(args.difficulty, "train")
 
     def make_env() -> PettingZooEnv:
         return PettingZooEnv(gridghost.env(**settings))

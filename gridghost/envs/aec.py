@@ -247,8 +247,8 @@ class GridGhostEnv(InfoPublisher, AECEnv):
             The game is solved when the env is built (:mod:`gridghost.planning.solve`; milliseconds on the
             classic map, seconds on 16 x 16), and for every new map a generator draws.
         difficulty: ``None`` or a preset 0..3 of :data:`gridghost.maps.DIFFICULTIES`: the
-            same as ``layout=MapGenerator(difficulty=difficulty, num_levels=500)`` (levels
-            0..499, each solved once per process); not with ``layout``.
+            same as ``layout=level_split(difficulty, "train")`` (levels 0..499 of
+            :data:`gridghost.maps.SPLITS`, each solved once per process); not with ``layout``.
         view_radius: ``obs_type="grid"`` only: ``None`` for the whole map, or ``k`` (an int
             >= 1) for an egocentric ``(2k+1) x (2k+1)`` window.
         action_mask_in_obs: wrap each observation as ``{"observation": ..., "action_mask":

@@ -542,7 +542,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | MapGenerator:
     """What an env plays, from its ``layout=`` and ``difficulty=`` keywords: ``layout`` as
     :func:`resolve_layout` reads it, the classic map when it is ``None``, or the preset's training
-    levels ``MapGenerator(difficulty=difficulty, num_levels=DIFFICULTY_LEVELS)``.
+    levels, ``level_split(difficulty, "train")``.
 
     Raises:
         ValueError: both ``layout`` and ``difficulty`` (a generator takes ``difficulty=`` itself),
@@ -552,9 +552,8 @@ def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | Ma
     if difficulty is not None:
         if layout is not None:
             raise ValueError("pass difficulty= or layout=, not both (a MapGenerator takes difficulty= itself: "
-                             "layout=MapGenerator(difficulty=2, num_levels=500))")
-        check_difficulty(difficulty)
-        return MapGenerator(difficulty=difficulty, num_levels=DIFFICULTY_LEVELS)
+                             "layout=level_split(2, 'train') from gridghost.maps)")
+        return level_split(difficulty, "train")
     if layout is None:
         from gridghost.core.layout import CLASSIC
 
