@@ -13,8 +13,13 @@ generations, the generations and the wall time; then how many levels of each dif
 under 1%.
 
 Needs Stable-Baselines3 and torch (``pip install "gridghost[sb3]"``). One process, one torch
-thread. Wall time: about 18 s per generation of 16,384 steps on a shared 2-core machine, so the
-full run (20 levels x 8 generations) takes about 50 minutes.
+thread. Wall time, measured on a 2-core machine shared with two other jobs: 109-189 s per level
+(8 generations of 16,384 steps, about 14-24 s a generation), so the full run (20 levels) takes
+about 50 minutes.
+
+Results of the full run (seed 0; rule "recent", window 3, explore_starts 0.3): see
+``benchmarks/results/selfplay.json``; difficulty 2 ended under 1% on levels 0, 1 and 4 (3 of 10);
+the bar of 8 of 10 is not met (issue 23 stays open).
 
     python benchmarks/selfplay_levels.py                                   # the full run
     python benchmarks/selfplay_levels.py --difficulties 2 --levels 0 1 --generations 2 --steps 2048
