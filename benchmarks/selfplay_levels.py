@@ -13,12 +13,13 @@ generations, the generations and the wall time; then how many levels of each dif
 under 1%.
 
 Needs Stable-Baselines3 and torch (``pip install "gridghost[sb3]"``). One process, one torch
-thread. Wall time, measured on a 2-core machine shared with two other jobs: 109-189 s per level
+thread. Wall time, measured on a 2-core machine shared with two other jobs: 109-205 s per level
 (8 generations of 16,384 steps, about 14-24 s a generation), so the full run (20 levels) takes
 about 50 minutes.
 
 Results of the full run (seed 0; rule "recent", window 3, explore_starts 0.3): see
-``benchmarks/results/selfplay.json``; difficulty 2 ended under 1% on levels 0, 1 and 4 (3 of 10);
+``benchmarks/results/selfplay.json``: under 1% on levels 0, 1 and 4 of difficulty 2 (3 of 10) and
+level 4 of difficulty 3 (1 of 10), in 51.5 minutes;
 the bar of 8 of 10 is not met (issue 23 stays open).
 
     python benchmarks/selfplay_levels.py                                   # the full run
