@@ -227,3 +227,30 @@ def test_the_baselines_script_trains_scores_and_writes_its_results(tmp_path) -> 
     evaluation = gridghost.evaluate("random", level_split(0, "test", num_levels=3), rewards="normalised")
     assert run["test"]["optimum_success"] == round(float(np.mean(evaluation.optimum_success)), 4)
     assert -1.5 < run["test"]["score"] <= 1.0 and "| 0 | chase | 1 | 8,192 |" in printed
+
+
+def test_the_selfplay_levels_script_runs_and_measures_exactly(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from gridghost.planning import solve_game
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "selfplay.json"
+    command = [sys.executable, str(root / "benchmarks" / "selfplay_levels.py"), "--difficulties", "2", "--levels",
+               "0", "--generations", "2", "--steps", "256", "--out", str(out)]
+    printed = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    (level,) = json.loads(out.read_text())["levels"]
+    layout = MapGenerator(difficulty=2).level(0)
+    value = solve_game(layout=layout, rewards="normalised").value(layout.agent_start, layout.ghost_start)
+    assert level["minimax_value"] == pytest.approx(value, abs=1e-9)
+    generations = level["generations"]
+    assert [g["learner"] for g in generations] == ["agent", "ghost"]
+    for generation in generations:  # the exploitability is the sum of the two sides' gaps, each >= 0
+        assert generation["agent_gap"] >= -1e-9 and generation["ghost_gap"] >= -1e-9
+        assert generation["exploitability"] == pytest.approx(generation["agent_gap"] + generation["ghost_gap"])
+    assert level["final"] == generations[-1]["exploitability"]
+    assert level["best"] == min(g["exploitability"] for g in generations)
+    assert "difficulty 2:" in printed and "of 1 levels end under 1% of the reward range" in printed
