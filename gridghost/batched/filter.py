@@ -58,7 +58,7 @@ class BatchedHistogramFilter:
             if layout.shape != self.layouts[0].shape:
                 raise ValueError(f"every map must have one size, got {layout.shape} and {self.layouts[0].shape}")
         check_instance(slip, "slip", SlipModel)
-        self.num_games = int(check_limit(num_games, "num_games", allow_none=False, maximum=MAX_GAMES))  # type: ignore[arg-type]
+        self.num_games = check_limit(num_games, "num_games", allow_none=False, maximum=MAX_GAMES)
         self.num_cells = self.layouts[0].rows * self.layouts[0].cols
         check_buffers(self.num_games, filter_game_bytes(self.num_cells),
                        f"the exact filter's beliefs on {self.layouts[0].rows}x{self.layouts[0].cols} maps")

@@ -15,7 +15,7 @@ import math
 import numbers
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -55,6 +55,12 @@ def check_action(action: object, agent: str) -> int:
     return value
 
 
+@overload
+def check_limit(value: object, argument: str, allow_none: Literal[False], maximum: int | None = None,
+                none_means: str = "no limit") -> int: ...
+@overload
+def check_limit(value: object, argument: str, allow_none: bool = True, maximum: int | None = None,
+                none_means: str = "no limit") -> int | None: ...
 def check_limit(value: object, argument: str, allow_none: bool = True, maximum: int | None = None,
                 none_means: str = "no limit") -> int | None:
     """Return ``value`` if it is a count such as a step limit: an int >= 1 (and at most

@@ -108,8 +108,8 @@ def generate_layout(
             ``wall_density`` without ``walls="scattered"``, or no map of :data:`MAX_ATTEMPTS`
             draws meets ``num_goals`` and ``min_distance`` on a ``rows x cols`` grid.
     """
-    rows = _check_count(rows, "rows")
-    cols = _check_count(cols, "cols")
+    rows = check_limit(rows, "rows", allow_none=False)
+    cols = check_limit(cols, "cols", allow_none=False)
     if not 2 <= rows * cols <= MAX_CELLS:
         raise ValueError(
             f"rows x cols must give 2..{MAX_CELLS} cells (gridghost.core.MAX_CELLS), got {rows} x {cols}"
@@ -122,8 +122,8 @@ def generate_layout(
             raise ValueError(f"{option} applies to walls={kind!r} only, got {option}={value!r} with walls={walls!r}")
     loops = check_probability(DEFAULT_LOOPS if loops is None else loops, "loops")
     wall_density = check_probability(DEFAULT_WALL_DENSITY if wall_density is None else wall_density, "wall_density")
-    num_goals = _check_count(num_goals, "num_goals")
-    min_distance = _check_count(min_distance, "min_distance")
+    num_goals = check_limit(num_goals, "num_goals", allow_none=False)
+    min_distance = check_limit(min_distance, "min_distance", allow_none=False)
     colour_p = None if colour_probabilities is None else check_distribution(
         colour_probabilities, "colour_probabilities", 3
     )
@@ -176,12 +176,6 @@ def generate_layout(
         items=items,
         name=name,
     )
-
-
-def _check_count(value: object, argument: str) -> int:
-    count = check_limit(value, argument, allow_none=False)
-    assert count is not None  # allow_none=False
-    return count
 
 
 class _Edges:

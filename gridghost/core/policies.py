@@ -115,7 +115,7 @@ class RandomPolicy:
     """
 
     def __init__(self, seed: int | None = None, num_actions: int = NUM_ACTIONS) -> None:
-        self.num_actions: int = check_limit(num_actions, "num_actions", allow_none=False)  # type: ignore[assignment]
+        self.num_actions = check_limit(num_actions, "num_actions", allow_none=False)
         self.rng = np.random.default_rng(check_seed(seed))
 
     def seed(self, seed: int | None) -> None:

@@ -41,7 +41,7 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -228,8 +228,8 @@ class MapGenerator:
             rows, cols, options = preset.rows, preset.cols, _over_preset(preset.options, options)
         elif rows is None or cols is None:
             raise TypeError("MapGenerator needs rows and cols (or a difficulty, which sets them)")
-        self.rows: int = cast(int, check_limit(rows, "rows", allow_none=False))
-        self.cols: int = cast(int, check_limit(cols, "cols", allow_none=False))
+        self.rows = check_limit(rows, "rows", allow_none=False)
+        self.cols = check_limit(cols, "cols", allow_none=False)
         self.difficulty = difficulty
         self.num_levels = check_limit(num_levels, "num_levels")
         if not isinstance(start_level, (int, np.integer)) or isinstance(start_level, bool) or start_level < 0:

@@ -245,7 +245,7 @@ class _Solution:
         return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
 
     def _outcome(self, agent_pos: Any, ghost_pos: Any, event: Outcome, horizon: int) -> tuple[float, float]:
-        horizon = check_limit(horizon, "horizon", allow_none=False, maximum=MAX_ITERATIONS)  # type: ignore[assignment]
+        horizon = check_limit(horizon, "horizon", allow_none=False, maximum=MAX_ITERATIONS)
         index = self.model.live_index(agent_pos, ghost_pos)
         key = (event, horizon)
         if key not in self._outcomes:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -356,9 +356,7 @@ class ParticleFilter(BeliefFilter):
         resample_threshold: float = DEFAULT_RESAMPLE_THRESHOLD,
     ) -> None:
         super().__init__(layout, slip, sensors)
-        n = self.num_particles = cast(
-            int, check_limit(num_particles, "num_particles", allow_none=False, maximum=MAX_PARTICLES)
-        )
+        n = self.num_particles = check_limit(num_particles, "num_particles", allow_none=False, maximum=MAX_PARTICLES)
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
         # Per action: the outcomes' running probabilities (the upper bounds of their shares of

@@ -219,7 +219,7 @@ class StepCount:
         if not callable(cycles):
             raise TypeError(f"cycles must be a callable returning the cycles played, got {cycles!r}")
         self._cycles = cycles
-        self.max_cycles: int = check_limit(max_cycles, "max_cycles", allow_none=False)  # type: ignore[assignment]
+        self.max_cycles = check_limit(max_cycles, "max_cycles", allow_none=False)
 
     def __call__(self) -> float:
         """The cycles played over ``max_cycles``, in [0, 1]."""

@@ -137,7 +137,7 @@ class Evaluator:
         horizon: int = 100,
     ) -> None:
         check_choice(side, "side", AGENTS)
-        self.side, self.horizon = side, int(check_limit(horizon, "horizon", allow_none=False))  # type: ignore[arg-type]
+        self.side, self.horizon = side, check_limit(horizon, "horizon", allow_none=False)
         maps, self.levels = _levels(levels)
         settings_of = game_config(slip=slip, rewards=rewards)  # the one place settings are read
         self._learner = Side.AGENT if side == AGENT else Side.GHOST

@@ -52,7 +52,7 @@ from __future__ import annotations
 import copy as copying
 import dataclasses
 from collections.abc import Iterable
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -105,9 +105,7 @@ def check_window(window: object) -> int:
         TypeError: not an int (bools and floats included).
         ValueError: an int < 1.
     """
-    checked = check_limit(window, "window", allow_none=False)
-    assert checked is not None  # allow_none=False
-    return checked
+    return check_limit(window, "window", allow_none=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -468,7 +466,7 @@ class SelfPlayEnv(GridGhostGymEnv):
                  explore_starts: float = 0.0, explore_turns: int = 20, **game: Any) -> None:
         check_instance(pool, "pool", OpponentPool)
         self.explore_starts = check_probability(explore_starts, "explore_starts")
-        self.explore_turns: int = cast(int, check_limit(explore_turns, "explore_turns", allow_none=False))
+        self.explore_turns = check_limit(explore_turns, "explore_turns", allow_none=False)
         if "opponent" in game:
             raise TypeError("SelfPlayEnv draws its opponent from the pool; pass no opponent=")
         check_choice(controlled, "controlled", AGENTS)
