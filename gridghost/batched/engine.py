@@ -489,10 +489,7 @@ class BatchedGame:
         Raises:
             ValueError: an unknown side, or none given with two learners.
         """
-        side = self.controlled if side is None else side
-        if side is None:
-            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
-        check_choice(side, "side", AGENTS)
+        side = self._side(side)
         agents, ghosts = self.positions
         cells = (agents if side == AGENT else ghosts) + self.maps * self.num_cells
         return self._masks[cells]
@@ -515,10 +512,7 @@ class BatchedGame:
         Raises:
             ValueError: an unknown side, or none given with two learners.
         """
-        side = self.controlled if side is None else side
-        if side is None:
-            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
-        check_choice(side, "side", AGENTS)
+        side = self._side(side)
         returns, lengths, states = self._returns[side].copy(), self._steps.copy(), self._state.copy()
         ended = self._ended_games
         if len(ended):
@@ -530,6 +524,14 @@ class BatchedGame:
         caught = agents == ghosts
         successes = caught if side == GHOST else self._goals[maps * self.num_cells + agents] & ~caught
         return EpisodeStats(returns, lengths, successes)
+
+    def _side(self, side: str | None) -> str:
+        """``side``, or the learner's when it is ``None``; refused when unknown, or when
+        ``None`` with two learners."""
+        side = self.controlled if side is None else side
+        if side is None:
+            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
+        return check_choice(side, "side", AGENTS)
 
     def reset(self, seed: int | Sequence[int] | None = None, games: Any = None) -> dict[str, np.ndarray]:
         """Start new episodes in every game (or in ``games``, a bool mask or indices), each on

@@ -124,8 +124,8 @@ class GridPlanes:
             # an opponent outside the window "writes" the observer's own 1 again: no mask at each step
             opponent = np.where(inside, flat(index["opponent"], pad + d_row, pad + d_col), self_at[:, None])
         # by the local joint state (agent * cells + ghost): where the observer and the opponent are
-        mine = np.arange(cells * cells) // cells if side == Side.AGENT else np.arange(cells * cells) % cells
-        theirs = np.arange(cells * cells) % cells if side == Side.AGENT else np.arange(cells * cells) // cells
+        agent_of, ghost_of = np.divmod(np.arange(cells * cells), cells)
+        mine, theirs = (agent_of, ghost_of) if side == Side.AGENT else (ghost_of, agent_of)
         self._self_at = self_at[mine].astype(np.int64)
         self._opponent_at = np.ascontiguousarray(opponent)[mine, theirs].astype(np.int64)
         if view_radius is None:

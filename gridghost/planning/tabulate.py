@@ -82,8 +82,6 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             distribution, or the wrong number of answers; the message names the state. Also
             ``game`` together with ``layout``, or a game without the ghost.
     """
-    if not callable(policy):
-        raise TypeError(f"policy must be a callable policy(observation) -> action, got {policy!r}")
     game = solver_game(layout, game=game, config=config)
     if obs_type is None:
         obs_type = "vector" if config is None else config.obs_type
