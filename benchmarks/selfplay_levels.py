@@ -1,9 +1,17 @@
-"""Self-play on many levels, judged exactly: the recipe of ``examples/selfplay_sb3.py`` (PPO per
-side, alternating generations, every learner frozen into an ``OpponentPool`` as its greedy table)
-on levels 0..9 of ``MapGenerator(6, 6, difficulty=d)`` for d = 2 and 3 (issue 23, part 4).
+"""Self-play on many levels, judged exactly: levels 0..9 of ``MapGenerator(6, 6, difficulty=d)``
+for d = 2 and 3 (issue 23, part 4), with either learner:
+
+- ``--learner tabular`` (the default): :class:`gridghost.training.TabularSelfPlay`, both sides
+  learning one table of action values from their own games (512 games in lockstep on the batched
+  engine, epsilon-greedy 0.5, every episode from a uniformly drawn state, step sizes
+  ``1 / visits ** 0.6``). A "generation" is ``--turns`` full turns (summed over the games)
+  after which both sides' greedy policies are judged;
+- ``--learner ppo``: the recipe of ``examples/selfplay_sb3.py`` (PPO per side, alternating
+  generations of ``--steps`` steps, every learner frozen into an ``OpponentPool`` as its greedy
+  table; needs ``pip install "gridghost[sb3]"``).
 
 After every generation the latest (agent, ghost) pair's exploitability is computed by the solver
-(``selfplay.exploitability_curve``, gamma 0.99, the solver's default and PPO's) in
+(``selfplay.exploitability_curve``, gamma 0.99, the solver's default and both learners') in
 ``rewards="normalised"`` units (goal +1, caught -0.5, step -0.01: the reference divided by 100).
 The reward range is goal - caught = 1.5, and the bar is 1% of it: an exploitability below 0.015
 (1.5 in the reference's units). The script writes every generation of every level to ``--out``
@@ -12,18 +20,18 @@ row per level: the final exploitability, as a percentage of the range, the best 
 generations, the generations and the wall time; then how many levels of each difficulty end
 under 1%.
 
-Needs Stable-Baselines3 and torch (``pip install "gridghost[sb3]"``). One process, one torch
-thread. Wall time, measured on a 2-core machine shared with two other jobs: 109-205 s per level
-(8 generations of 16,384 steps, about 14-24 s a generation), so the full run (20 levels) takes
-about 50 minutes.
+Wall time (one process on a shared 2-core machine): the tabular learner plays about 300,000
+turns a second, so a level of 8 generations of 2,000,000 turns takes about a minute and the
+full run about 20 minutes; the PPO recipe took 109-205 s a level (8 generations of 16,384
+steps), 51.5 minutes for the 20 levels.
 
-Results of the full run (seed 0; rule "recent", window 3, explore_starts 0.3): see
-``benchmarks/results/selfplay.json``: under 1% on levels 0, 1 and 4 of difficulty 2 (3 of 10) and
-level 4 of difficulty 3 (1 of 10), in 51.5 minutes;
-the bar of 8 of 10 is not met (issue 23 stays open).
+Results (seed 0), stored in ``benchmarks/results/``: ``selfplay.json`` (tabular) and
+``selfplay_ppo.json`` (the PPO recipe: under 1% on 3 of 10 levels of difficulty 2 and 1 of 10 of
+difficulty 3); the numbers are quoted on the Self-play page of the docs.
 
-    python benchmarks/selfplay_levels.py                                   # the full run
-    python benchmarks/selfplay_levels.py --difficulties 2 --levels 0 1 --generations 2 --steps 2048
+    python benchmarks/selfplay_levels.py                                   # the full run, tabular
+    python benchmarks/selfplay_levels.py --learner ppo --out benchmarks/results/selfplay_ppo.json
+    python benchmarks/selfplay_levels.py --difficulties 2 --levels 0 1 --generations 2 --turns 100000
 """
 
 from __future__ import annotations
@@ -38,17 +46,23 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from gridghost.core.layout import Layout
 from gridghost.maps.levels import MapGenerator
-from gridghost.planning import solve_game
+from gridghost.planning import evaluate_policies, solve_game
+from gridghost.training import OpponentPool, TabularSelfPlay, exploitability_curve
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Goal minus caught in normalised units; the bar is 1% of it.
 REWARD_RANGE = 1.5
 BAR = 0.01 * REWARD_RANGE
+LEARNERS = ("tabular", "ppo")
+#: The tabular learner's settings (TabularSelfPlay's defaults, with the normalised rewards).
+TABULAR = {"num_games": 512, "epsilon": 0.5, "explore_starts": 1.0, "step_exponent": 0.6, "gamma": 0.99,
+           "rewards": "normalised"}
 
 
 def recipe() -> ModuleType:
-    """The example ``examples/selfplay_sb3.py`` as a module (it holds the recipe)."""
+    """The example ``examples/selfplay_sb3.py`` as a module (it holds the PPO recipe)."""
     spec = importlib.util.spec_from_file_location("selfplay_sb3", ROOT / "examples" / "selfplay_sb3.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -59,39 +73,73 @@ def recipe() -> ModuleType:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learner", choices=LEARNERS, default="tabular")
     parser.add_argument("--difficulties", type=int, nargs="+", choices=(2, 3), default=[2, 3])
     parser.add_argument("--levels", type=int, nargs="+", default=list(range(10)), help="level indices, >= 0")
     parser.add_argument("--generations", type=int, default=8, help="generations per level, >= 1")
-    parser.add_argument("--steps", type=int, default=16_384, help="PPO steps per generation, >= 64")
-    parser.add_argument("--explore-starts", type=float, default=0.3, help="as examples/selfplay_sb3.py")
+    parser.add_argument("--turns", type=int, default=2_000_000,
+                        help="tabular: full turns per generation, summed over the games, >= 1")
+    parser.add_argument("--steps", type=int, default=16_384, help="ppo: PPO steps per generation, >= 64")
+    parser.add_argument("--explore-starts", type=float, default=0.3, help="ppo: as examples/selfplay_sb3.py")
     parser.add_argument("--seed", type=int, default=0, help="seeds everything (>= 0)")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "selfplay.json")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="results file (default benchmarks/results/selfplay.json, or selfplay_ppo.json)")
     args = parser.parse_args(argv)
-    for name, low in (("generations", 1), ("steps", 64), ("seed", 0)):
+    for name, low in (("generations", 1), ("turns", 1), ("steps", 64), ("seed", 0)):
         if getattr(args, name) < low:
             parser.error(f"--{name} must be >= {low}, got {getattr(args, name)}")
     if min(args.levels) < 0:
         parser.error(f"--levels must be >= 0, got {min(args.levels)}")
     if not 0 <= args.explore_starts <= 1:
         parser.error(f"--explore-starts must lie in [0, 1], got {args.explore_starts}")
+    if args.out is None:
+        name = "selfplay.json" if args.learner == "tabular" else "selfplay_ppo.json"
+        args.out = ROOT / "benchmarks" / "results" / name
     return args
 
 
+def tabular(layout: Layout, generations: int, turns: int, seed: int) -> list[dict[str, Any]]:
+    """Both sides' greedy policies judged after each of ``generations`` rounds of ``turns`` turns.
+
+    Returns:
+        One dict per generation: ``generation``, ``learner`` (``"both"``), ``turns`` (so far),
+        ``exploitability``, ``agent_gap``, ``ghost_gap``, ``success`` (the pair's) and ``seconds``.
+    """
+    learner = TabularSelfPlay(layout, seed=seed, **TABULAR)  # type: ignore[arg-type]
+    pool = OpponentPool()
+    start = (layout.agent_start, layout.ghost_start)
+    rows = []
+    for generation in range(1, generations + 1):
+        began = time.perf_counter()
+        learner.learn(turns)
+        agent, ghost = learner.policy("agent"), learner.policy("ghost")
+        pair = pool.add(agent, "agent", generation=generation), pool.add(ghost, "ghost", generation=generation)
+        curve = exploitability_curve([pair], layout=layout, rewards="normalised")
+        success = evaluate_policies(agent, ghost, layout=layout, rewards="normalised").success_probability(*start)
+        rows.append(dict(generation=generation, learner="both", turns=learner.turns,
+                         exploitability=float(curve.exploitability[0]), agent_gap=float(curve.agent_gap[0]),
+                         ghost_gap=float(curve.ghost_gap[0]), success=float(success),
+                         seconds=time.perf_counter() - began))
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the recipe on every level, write ``--out`` and print the table.
+    """Run the learner on every level, write ``--out`` and print the table.
 
     Returns:
         What was written: the settings and, per level, its minimax value and every generation's row.
     """
     args = parse_args(argv)
-    example = recipe()
-    results: dict[str, Any] = {
-        "settings": {"generations": args.generations, "steps": args.steps, "seed": args.seed,
-                     "explore_starts": args.explore_starts, "rule": "recent", "window": 3, "rewards": "normalised",
-                     "gamma": 0.99,
-                     "reward_range": REWARD_RANGE, "bar": BAR, "python": platform.python_version()},
-        "levels": [],
-    }
+    settings: dict[str, Any] = {"learner": args.learner, "generations": args.generations, "seed": args.seed,
+                                "rewards": "normalised", "gamma": 0.99, "reward_range": REWARD_RANGE, "bar": BAR,
+                                "python": platform.python_version()}
+    if args.learner == "tabular":
+        settings.update(turns=args.turns, tabular=TABULAR)
+        example = None
+    else:
+        settings.update(steps=args.steps, explore_starts=args.explore_starts, rule="recent", window=3)
+        example = recipe()
+    results: dict[str, Any] = {"settings": settings, "levels": []}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     print(f"{'d':>2} {'level':>5} {'v*':>7} {'final':>8} {'% range':>8} {'best':>8} {'gens':>4} {'time':>7}")
     for difficulty in args.difficulties:
@@ -100,8 +148,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             start = (layout.agent_start, layout.ghost_start)
             value = solve_game(layout=layout, rewards="normalised").value(*start)
             began = time.perf_counter()
-            rows = example.selfplay(layout, args.generations, args.steps, args.seed, rule="recent",
-                                    explore_starts=args.explore_starts)
+            if example is None:
+                rows = tabular(layout, args.generations, args.turns, args.seed)
+            else:
+                rows = example.selfplay(layout, args.generations, args.steps, args.seed, rule="recent",
+                                        explore_starts=args.explore_starts)
             seconds = time.perf_counter() - began
             final = rows[-1]["exploitability"]
             best = min(row["exploitability"] for row in rows)

@@ -664,3 +664,84 @@ def test_calls_out_of_turn_are_refused() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert both.action_masks("ghost").shape == (2, 4)
+
+
+# -- exploring starts: reset(starts=...) ------------------------------------------------------------------
+def _cell(layout: Layout, row: int, col: int) -> int:
+    return row * layout.cols + col
+
+
+def test_reset_starts_places_the_chosen_games_and_leaves_the_others_and_the_draws_alone() -> None:
+    plain = BatchedGame(6, seed=4, layout=CLASSIC)
+    placed = BatchedGame(6, seed=4, layout=CLASSIC)
+    for game in (plain, placed):
+        game.reset()
+    agents, ghosts = np.array([_cell(CLASSIC, 2, 2), 0]), np.array([_cell(CLASSIC, 0, 1), _cell(CLASSIC, 3, 3)])
+    plain.reset(games=[1, 4])
+    placed.reset(games=[4, 1], starts=(agents, ghosts))  # the cells follow the sorted games: 1, then 4
+    start = board_for(CLASSIC).initial_state()
+    assert placed.positions[0].tolist() == [start.agent, agents[0], start.agent, start.agent, agents[1], start.agent]
+    assert placed.positions[1].tolist() == [start.ghost, ghosts[0], start.ghost, start.ghost, ghosts[1], start.ghost]
+    # The same numbers were drawn: the games that were not placed go on exactly alike.
+    actions = np.array([0, 1, 2, 3, 0, 1])
+    a, b = plain.step_agent(actions), placed.step_agent(actions)
+    others = [0, 2, 3, 5]
+    np.testing.assert_array_equal(plain.positions[0][others], placed.positions[0][others])
+    np.testing.assert_array_equal(a.rewards["agent"][others], b.rewards["agent"][others])
+    assert placed.episodes().lengths.tolist() == [1] * 6
+
+
+def test_reset_starts_are_the_states_the_single_env_steps_from() -> None:
+    """Without slip, a placed game moves as the kernel says from that state."""
+    game = BatchedGame(1, seed=0, layout=CLASSIC, controlled=None, **EXACT)
+    game.reset()
+    agent, ghost = _cell(CLASSIC, 2, 1), _cell(CLASSIC, 0, 4)
+    game.reset(games=[0], starts=(np.array([agent]), np.array([ghost])))
+    board = board_for(CLASSIC)
+    for action in range(4):
+        expected = board.next_cell[agent][action]
+        trial = BatchedGame(1, seed=0, layout=CLASSIC, controlled=None, **EXACT)
+        trial.reset(starts=(np.array([agent]), np.array([ghost])))
+        trial.step_agent(np.array([action]))
+        assert trial.positions[0][0] == expected and trial.positions[1][0] == ghost
+
+
+def test_reset_starts_let_a_learning_ghost_move_first_from_them() -> None:
+    game = BatchedGame(2, seed=1, layout=CLASSIC, controlled="ghost", **EXACT)
+    agents, ghosts = np.array([_cell(CLASSIC, 2, 4), _cell(CLASSIC, 2, 2)]), np.array([0, 1])
+    game.reset(starts=(agents, ghosts))
+    np.testing.assert_array_equal(game.positions[0], agents)  # no opening move of the agent
+    np.testing.assert_array_equal(game.positions[1], ghosts)
+    step = game.step_ghost(np.array([2, 2]))  # the ghost moves first (right), from the given cells
+    board = board_for(CLASSIC)
+    assert not step.terminations.any()
+    assert game.positions[1].tolist() == [board.next_cell[int(c)][2] for c in ghosts]
+    assert game.positions[1].tolist() != ghosts.tolist()
+
+
+@pytest.mark.parametrize(("starts", "error", "message"), [
+    ([np.array([1]), np.array([2])], TypeError, "tuple"),
+    ((np.array([1, 2]), np.array([3, 4]), np.array([5, 6])), TypeError, "tuple"),
+    ((np.array([1]), np.array([2, 3])), TypeError, "the agent cells must be an int array of shape"),
+    ((np.array([1, 2]), np.array([2.0, 3.0])), TypeError, "the ghost cells must be an int array"),
+    ((np.array([1, 99]), np.array([2, 3])), ValueError, "the agent cells must lie in 0..19"),
+    ((np.array([1, 2]), np.array([-1, 3])), ValueError, "the ghost cells must lie in 0..19"),
+    ((np.array([1, 3]), np.array([2, 3])), ValueError, "different cells; game 1"),
+])
+def test_reset_refuses_bad_starts(starts, error, message) -> None:
+    game = BatchedGame(2, seed=0, layout=CLASSIC)
+    game.reset()
+    before = game.positions
+    with pytest.raises(error, match=message):
+        game.reset(starts=starts)
+    np.testing.assert_array_equal(game.positions[0], before[0])
+
+
+def test_reset_refuses_an_agent_start_on_a_goal() -> None:
+    game = BatchedGame(3, seed=0, layout=CLASSIC)
+    game.reset()
+    goal = next(iter(CLASSIC.goals))
+    agents = np.array([0, _cell(CLASSIC, *goal), 2])
+    with pytest.raises(ValueError, match=f"cannot start on a goal; game 1 starts it on cell {agents[1]}"):
+        game.reset(starts=(agents, np.array([5, 6, 7])))
+    assert game.positions[0].tolist() == [board_for(CLASSIC).initial_state().agent] * 3

@@ -240,7 +240,7 @@ def test_the_selfplay_levels_script_runs_and_measures_exactly(tmp_path) -> None:
     root = Path(__file__).resolve().parent.parent
     out = tmp_path / "selfplay.json"
     command = [sys.executable, str(root / "benchmarks" / "selfplay_levels.py"), "--difficulties", "2", "--levels",
-               "0", "--generations", "2", "--steps", "256", "--out", str(out)]
+               "0", "--learner", "ppo", "--generations", "2", "--steps", "256", "--out", str(out)]
     printed = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path).stdout
     (level,) = json.loads(out.read_text())["levels"]
     layout = MapGenerator(difficulty=2).level(0)

@@ -199,7 +199,7 @@ class BatchedGame:
                  layout: Any = None, difficulty: int | None = None, slip: str | SlipModel | None = None,
                  slip_probability: float | None = None, slip_type: str | None = None,
                  sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
-                 rewards: Rewards | None = None, ghost_rewards: Rewards | None = None, **unsupported: Any) -> None:
+                 rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None, **unsupported: Any) -> None:
         self.num_games = n = check_count(num_games, "num_games")
         self._refuse(unsupported)
         self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
@@ -533,7 +533,8 @@ class BatchedGame:
             raise ValueError("with two learning sides pass side='agent' or 'ghost'")
         return check_choice(side, "side", AGENTS)
 
-    def reset(self, seed: int | Sequence[int] | None = None, games: Any = None) -> dict[str, np.ndarray]:
+    def reset(self, seed: int | Sequence[int] | None = None, games: Any = None,
+              starts: tuple[Any, Any] | None = None) -> dict[str, np.ndarray]:
         """Start new episodes in every game (or in ``games``, a bool mask or indices), each on
         a level drawn from the generator's set with a map generator.
 
@@ -541,19 +542,25 @@ class BatchedGame:
             seed: reseeds the batch's generator (an int >= 0 or a list of them); ``None``
                 continues it (fresh entropy on the first reset, unless the constructor had a seed).
             games: ``None`` for all, or the games to reset.
+            starts: ``None`` (the maps' start cells), or ``(agent cells, ghost cells)``: one cell
+                index (``row * cols + col``) per reset game, in the order of ``games`` as sorted
+                indices, the two differing and the agent's not a goal of the game's map. The
+                learner moves first from there (a learning ghost skips the agent's opening move).
+                For exploring starts and curricula; the draws are the same as without it.
 
         Returns:
             Per observing side, the observations ``(N, ...)`` (the engine's buffer).
 
         Raises:
-            TypeError, ValueError: a bad seed or ``games``.
+            TypeError, ValueError: a bad seed, ``games`` or ``starts`` (the message says which cells).
         """
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(_seed_sequence(self._seed if seed is None else seed))
         rows = np.arange(self.num_games) if games is None else _checked_games(games, self.num_games)
         if games is not None and self._phase == GHOST:
             raise RuntimeError("games can be reset one by one only between turns; call step_ghost first")
-        self._reset_rows(rows)
+        cells = None if starts is None else self._checked_starts(starts, len(rows))
+        self._reset_rows(rows, cells)
         self._restart = self._restart[~np.isin(self._restart, rows)]
         self._ended_games = self._ended_games[~np.isin(self._ended_games, rows)]
         if self.controlled is None:
@@ -785,11 +792,39 @@ class BatchedGame:
             states = self._tables["opening"][opening]
         return states, maps
 
-    def _reset_rows(self, rows: np.ndarray) -> None:
-        """Start new episodes in games ``rows`` now, from draws of their own: the first states,
-        the readings there and the filter."""
+    def _checked_starts(self, starts: Any, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``starts`` of :meth:`reset` as two int64 arrays of ``count`` cells in range, each
+        pair distinct (whether the agent's is a goal depends on the map: :meth:`_reset_rows`)."""
+        if not (isinstance(starts, tuple) and len(starts) == 2):
+            raise TypeError(f"starts must be None or a tuple (agent cells, ghost cells), got {type(starts).__name__}")
+        pair = []
+        for name, values in zip(("agent", "ghost"), starts, strict=True):
+            array = np.asarray(values)
+            if array.shape != (count,) or (count and array.dtype.kind not in "iu"):
+                raise TypeError(f"starts: the {name} cells must be an int array of shape ({count},) (one per reset "
+                                f"game), got {array.dtype} {array.shape}")
+            if count and not 0 <= array.min() <= array.max() < self.num_cells:
+                raise ValueError(f"starts: the {name} cells must lie in 0..{self.num_cells - 1}")
+            pair.append(array.astype(np.int64))
+        same = np.flatnonzero(pair[0] == pair[1])
+        if len(same):
+            raise ValueError(f"starts: the agent and the ghost must start on different cells; game {same[0]} of the "
+                             f"reset games puts both on cell {pair[0][same[0]]}")
+        return pair[0], pair[1]
+
+    def _reset_rows(self, rows: np.ndarray, cells: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """Start new episodes in games ``rows`` now, from draws of their own: the first states
+        (on ``cells``, when given), the readings there and the filter."""
         uniforms = self._rng.random((2 + len(self.sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
         states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
+        if cells is not None:
+            agents, ghosts = cells
+            base = states - states % self._states  # the drawn map's first state
+            on_goal = np.flatnonzero(self._goals[base // self._states * self.num_cells + agents])
+            if len(on_goal):
+                raise ValueError(f"starts: the agent cannot start on a goal; game {rows[on_goal[0]]} starts it on "
+                                 f"cell {agents[on_goal[0]]}, a goal of its map")
+            states = base + agents * self.num_cells + ghosts
         self._state[rows] = states
         self._steps[rows] = 0
         for side in AGENTS:

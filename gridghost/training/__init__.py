@@ -1,6 +1,6 @@
 """Training tooling: the evaluation protocol (:func:`evaluate`, exact scores of any policy on
-any levels) and self-play (opponent pools, ratings, and a Gymnasium env that plays against the
-pool).
+any levels) and self-play (opponent pools, ratings, a Gymnasium env that plays against the pool, and
+:class:`TabularSelfPlay`, both sides learning one table of action values to the equilibrium).
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from gridghost.training.selfplay import (
     expected_score,
     exploitability_curve,
 )
+from gridghost.training.tabular import TABULAR_STREAM, TabularSelfPlay
 
 __all__ = [
     "RESULTS",
     "SAMPLING_RULES",
     "SELFPLAY_STREAM",
+    "TABULAR_STREAM",
     "Evaluation",
     "Evaluator",
     "ExploitabilityCurve",
@@ -31,6 +33,7 @@ __all__ = [
     "Results",
     "SelfPlayEnv",
     "Snapshot",
+    "TabularSelfPlay",
     "elo_ratings",
     "evaluate",
     "expected_score",

@@ -1,0 +1,155 @@
+"""Tabular self-play: one table of action values learnt by both sides from their own games reaches
+the minimax equilibrium (judged by the solver, which the learner never consults), reproducibly,
+and every refused input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gridghost.core.layout import CLASSIC
+from gridghost.core.rules import Side
+from gridghost.maps.levels import MapGenerator
+from gridghost.planning import (
+    StatePolicy,
+    agent_exploitability,
+    exploitability,
+    ghost_exploitability,
+    solve_game,
+)
+from gridghost.training.selfplay import OpponentPool, exploitability_curve
+from gridghost.training.tabular import TabularSelfPlay
+
+#: 1% of the normalised rewards' range (goal +1, caught -0.5).
+BAR = 0.015
+
+
+@pytest.fixture(scope="module")
+def learnt() -> TabularSelfPlay:
+    return TabularSelfPlay(CLASSIC, rewards="normalised", seed=0).learn(250_000)
+
+
+def test_untrained_greedy_policies_are_far_from_the_equilibrium() -> None:
+    fresh = TabularSelfPlay(CLASSIC, rewards="normalised", seed=0)
+    assert exploitability(fresh.policy("agent"), fresh.policy("ghost"), layout=CLASSIC, rewards="normalised") > 0.1
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_self_play_reaches_the_minimax_equilibrium(seed: int) -> None:
+    learner = TabularSelfPlay(CLASSIC, rewards="normalised", seed=seed).learn(250_000)
+    pool = OpponentPool()
+    pair = pool.add(learner.policy("agent"), "agent"), pool.add(learner.policy("ghost"), "ghost")
+    curve = exploitability_curve([pair], layout=CLASSIC, rewards="normalised")
+    assert curve.exploitability[0] < BAR
+    assert curve.agent_gap[0] >= -1e-9 and curve.ghost_gap[0] >= -1e-9
+
+
+def test_the_learnt_values_are_the_games_minimax_values_where_play_goes(learnt: TabularSelfPlay) -> None:
+    solved = solve_game(layout=CLASSIC, rewards="normalised")
+    (ar, ac), (gr, gc) = CLASSIC.agent_start, CLASSIC.ghost_start
+    np.testing.assert_allclose(learnt.q_values("agent")[ar, ac, gr, gc], solved.agent_q((ar, ac), (gr, gc)), atol=0.03)
+    assert learnt.q_values("agent")[ar, ac, gr, gc].max() == pytest.approx(solved.value((ar, ac), (gr, gc)), abs=0.02)
+
+
+def test_the_table_counts_every_sample(learnt: TabularSelfPlay) -> None:
+    agent, ghost = learnt.visits("agent"), learnt.visits("ghost")
+    assert learnt.turns == 250_368 and agent.sum() == learnt.turns  # one agent move per game and turn
+    assert 0.8 * learnt.turns < ghost.sum() < learnt.turns  # none in the turns that end in the agent's half
+    assert agent.shape == learnt.q_values("ghost").shape == (4, 5, 4, 5, 4)
+
+
+def test_exploring_starts_reach_states_self_play_alone_does_not() -> None:
+    def tried(explore_starts: float) -> int:
+        learner = TabularSelfPlay(CLASSIC, rewards="normalised", epsilon=0.1, explore_starts=explore_starts, seed=0)
+        return int((learner.learn(50_000).visits("agent") > 0).sum())
+
+    assert tried(1.0) > 1.2 * tried(0.0)
+
+
+def test_policies_are_greedy_state_policies(learnt: TabularSelfPlay) -> None:
+    agent, ghost = learnt.policy("agent"), learnt.policy("ghost")
+    assert isinstance(agent, StatePolicy) and agent.side == Side.AGENT and ghost.side == Side.GHOST
+    q = learnt.q_values("ghost").reshape(20, 20, 4)
+    np.testing.assert_array_equal(ghost.table, q.argmin(axis=2))
+    np.testing.assert_array_equal(agent.table, learnt.q_values("agent").reshape(20, 20, 4).argmax(axis=2))
+
+
+def test_a_seed_fixes_everything_and_seeds_differ() -> None:
+    layout = MapGenerator(6, 6, difficulty=2).level(0)
+    runs = [TabularSelfPlay(layout, num_games=64, seed=seed).learn(20_000).q_values("agent") for seed in (5, 5, 6)]
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert not np.array_equal(runs[0], runs[2])
+
+
+def test_the_learner_reads_the_reward_scale() -> None:
+    reference = TabularSelfPlay(CLASSIC, seed=3).learn(20_000).q_values("agent")
+    normalised = TabularSelfPlay(CLASSIC, rewards="normalised", seed=3).learn(20_000).q_values("agent")
+    assert np.abs(reference).max() > 50 * np.abs(normalised).max() > 0
+
+
+@pytest.mark.parametrize(("settings", "error", "message"), [
+    ({"layout": MapGenerator(6, 6, difficulty=2)}, TypeError, "layout"),
+    ({"num_games": 0}, ValueError, "num_games"),
+    ({"num_games": 2.5}, TypeError, "num_games"),
+    ({"epsilon": 1.5}, ValueError, "epsilon"),
+    ({"explore_starts": -0.1}, ValueError, "explore_starts"),
+    ({"explore_starts": "all"}, TypeError, "explore_starts"),
+    ({"step_exponent": 0.5}, ValueError, r"step_exponent must lie in \(0.5, 1\]"),
+    ({"step_exponent": 1.5}, ValueError, "step_exponent"),
+    ({"gamma": 1.0}, ValueError, r"gamma must lie in \(0, 1\)"),
+    ({"seed": -1}, ValueError, "seed"),
+    ({"rewards": "generous"}, ValueError, "rewards"),
+])
+def test_bad_settings_are_refused_by_name(settings, error, message) -> None:
+    arguments = {"layout": CLASSIC, **settings}
+    layout = arguments.pop("layout")
+    with pytest.raises(error, match=message):
+        TabularSelfPlay(layout, **arguments)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda learner: learner.learn(0), ValueError, "turns"),
+    (lambda learner: learner.learn(1.5), TypeError, "turns"),
+    (lambda learner: learner.policy("pacman"), ValueError, "side"),
+    (lambda learner: learner.q_values("both"), ValueError, "side"),
+    (lambda learner: learner.visits(None), ValueError, "side"),
+])
+def test_bad_calls_are_refused_by_name(call, error, message) -> None:
+    learner = TabularSelfPlay(CLASSIC, num_games=4, seed=0)
+    with pytest.raises(error, match=message):
+        call(learner)
+    assert learner.turns == 0
+
+
+def test_the_selfplay_levels_benchmark_judges_the_tabular_learner_exactly(tmp_path) -> None:
+    import contextlib
+    import importlib.util
+    import io
+    import json
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "selfplay_levels.py"
+    spec = importlib.util.spec_from_file_location("selfplay_levels", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "selfplay.json"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        module.main(["--difficulties", "2", "--levels", "0", "--generations", "2", "--turns", "300000",
+                     "--out", str(out)])
+    (level,) = json.loads(out.read_text())["levels"]
+    layout = MapGenerator(6, 6, difficulty=2).level(0)
+    assert level["minimax_value"] == pytest.approx(solve_game(layout=layout, rewards="normalised").value(
+        layout.agent_start, layout.ghost_start), abs=1e-9)
+    first, second = level["generations"]
+    assert (first["learner"], first["turns"], second["turns"]) == ("both", 300_032, 600_064)
+    # The stored figures are the solver's judgement of the same seed's learner, recomputed here.
+    learner = TabularSelfPlay(layout, seed=0, **module.TABULAR).learn(300_000).learn(300_000)
+    agent_gap = agent_exploitability(learner.policy("agent"), layout=layout, rewards="normalised")
+    ghost_gap = ghost_exploitability(learner.policy("ghost"), layout=layout, rewards="normalised")
+    assert (second["agent_gap"], second["ghost_gap"]) == pytest.approx((agent_gap, ghost_gap), abs=1e-9)
+    assert second["exploitability"] == pytest.approx(second["agent_gap"] + second["ghost_gap"])
+    assert level["final"] == second["exploitability"] and level["best"] == min(first["exploitability"],
+                                                                               second["exploitability"])
+    assert "difficulty 2:" in printed.getvalue()
+    assert "of 1 levels end under 1% of the reward range" in printed.getvalue()
