@@ -32,6 +32,10 @@ difficulty 3); the numbers are quoted on the Self-play page of the docs.
     python benchmarks/selfplay_levels.py                                   # the full run, tabular
     python benchmarks/selfplay_levels.py --learner ppo --out benchmarks/results/selfplay_ppo.json
     python benchmarks/selfplay_levels.py --difficulties 2 --levels 0 1 --generations 2 --turns 100000
+    python benchmarks/selfplay_levels.py --redraw --figure docs/selfplay_levels.png   # the picture only
+
+``--figure`` draws every level's exploitability by generation (matplotlib, which gridghost does
+not depend on: ``pip install matplotlib``).
 """
 
 from __future__ import annotations
@@ -84,6 +88,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seeds everything (>= 0)")
     parser.add_argument("--out", type=Path, default=None,
                         help="results file (default benchmarks/results/selfplay.json, or selfplay_ppo.json)")
+    parser.add_argument("--figure", type=Path, default=None, help="also draw the curves into this picture")
+    parser.add_argument("--redraw", action="store_true", help="run nothing: draw --figure from --out")
     args = parser.parse_args(argv)
     for name, low in (("generations", 1), ("turns", 1), ("steps", 64), ("seed", 0)):
         if getattr(args, name) < low:
@@ -95,7 +101,40 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.out is None:
         name = "selfplay.json" if args.learner == "tabular" else "selfplay_ppo.json"
         args.out = ROOT / "benchmarks" / "results" / name
+    if args.redraw and args.figure is None:
+        parser.error("--redraw draws --figure: name the picture")
     return args
+
+
+def draw(results: dict[str, Any], path: Path) -> None:
+    """Draw each level's exploitability by generation, one panel per difficulty, with the 1% bar."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit("--figure draws with matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    difficulties = sorted({entry["difficulty"] for entry in results["levels"]})
+    figure, axes = pyplot.subplots(1, len(difficulties), figsize=(4.8 * len(difficulties) + 1.6, 3.6), dpi=100,
+                                   sharey=True, squeeze=False)
+    for axis, difficulty in zip(axes[0], difficulties, strict=True):
+        for entry in results["levels"]:
+            if entry["difficulty"] == difficulty:
+                values = [row["exploitability"] for row in entry["generations"]]
+                axis.plot(range(1, len(values) + 1), values, marker=".", linewidth=1, label=f"level {entry['level']}")
+        axis.axhline(BAR, color="grey", linestyle="--", label="1% of the reward range")
+        axis.set_yscale("symlog", linthresh=1e-3)
+        axis.set_ylim(bottom=0)
+        axis.set_xlabel("generation")
+        axis.set_title(f"difficulty {difficulty}")
+    axes[0][0].set_ylabel("exact exploitability (normalised)")
+    axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    figure.suptitle(f"Self-play ({results['settings']['learner']}): exploitability by generation")
+    figure.tight_layout()
+    figure.savefig(path)
+    pyplot.close(figure)
+    print(f"wrote {path}")
 
 
 def tabular(layout: Layout, generations: int, turns: int, seed: int) -> list[dict[str, Any]]:
@@ -130,6 +169,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         What was written: the settings and, per level, its minimax value and every generation's row.
     """
     args = parse_args(argv)
+    if args.redraw:
+        results = json.loads(args.out.read_text())
+        draw(results, args.figure)
+        return results
     settings: dict[str, Any] = {"learner": args.learner, "generations": args.generations, "seed": args.seed,
                                 "rewards": "normalised", "gamma": 0.99, "reward_range": REWARD_RANGE, "bar": BAR,
                                 "python": platform.python_version()}
@@ -166,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         under = sum(entry["final"] < BAR for entry in finished)
         print(f"difficulty {difficulty}: {under} of {len(finished)} levels end under 1% of the reward range "
               f"(exploitability < {BAR:g})")
+    if args.figure is not None:
+        draw(results, args.figure)
     return results
 
 
