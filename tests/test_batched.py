@@ -691,32 +691,30 @@ def test_reset_starts_places_the_chosen_games_and_leaves_the_others_and_the_draw
     assert placed.episodes().lengths.tolist() == [1] * 6
 
 
-def test_reset_starts_are_the_states_the_single_env_steps_from() -> None:
-    """Without slip, a placed game moves as the kernel says from that state."""
-    game = BatchedGame(1, seed=0, layout=CLASSIC, controlled=None, **EXACT)
+def test_a_placed_game_moves_rewards_and_ends_as_the_kernel_says() -> None:
+    """Without slip, a placed game's half-turns are the kernel's from that state."""
+    from gridghost.core.game import Game
+
+    kernel = Game(CLASSIC, NoSlip(), rewards="normalised")
+    board = board_for(CLASSIC)
+    goal = board.index(CLASSIC.goals[0])
+    for agent, ghost in ((_cell(CLASSIC, 2, 1), _cell(CLASSIC, 0, 4)), (goal - CLASSIC.cols, 0), (6, 7)):
+        for action in range(4):
+            game = BatchedGame(1, seed=0, layout=CLASSIC, controlled=None, rewards="normalised", **EXACT)
+            game.reset()
+            game.reset(games=[0], starts=(np.array([agent]), np.array([ghost])))
+            step = game.step_agent(np.array([action]))
+            after, _ = kernel.agent_step(GameState(agent, ghost), action, np.random.default_rng(0))
+            assert (game.positions[0][0], game.positions[1][0]) == (after.agent, after.ghost)
+            assert bool(step.terminations[0]) == (after.outcome != Outcome.ONGOING)
+            assert step.rewards["agent"][0] == pytest.approx(kernel.rewards(Side.AGENT, after.outcome)[0])
+
+
+def test_reset_starts_are_refused_for_a_learning_ghost_alone() -> None:
+    game = BatchedGame(2, seed=1, layout=CLASSIC, controlled="ghost")
     game.reset()
-    agent, ghost = _cell(CLASSIC, 2, 1), _cell(CLASSIC, 0, 4)
-    game.reset(games=[0], starts=(np.array([agent]), np.array([ghost])))
-    board = board_for(CLASSIC)
-    for action in range(4):
-        expected = board.next_cell[agent][action]
-        trial = BatchedGame(1, seed=0, layout=CLASSIC, controlled=None, **EXACT)
-        trial.reset(starts=(np.array([agent]), np.array([ghost])))
-        trial.step_agent(np.array([action]))
-        assert trial.positions[0][0] == expected and trial.positions[1][0] == ghost
-
-
-def test_reset_starts_let_a_learning_ghost_move_first_from_them() -> None:
-    game = BatchedGame(2, seed=1, layout=CLASSIC, controlled="ghost", **EXACT)
-    agents, ghosts = np.array([_cell(CLASSIC, 2, 4), _cell(CLASSIC, 2, 2)]), np.array([0, 1])
-    game.reset(starts=(agents, ghosts))
-    np.testing.assert_array_equal(game.positions[0], agents)  # no opening move of the agent
-    np.testing.assert_array_equal(game.positions[1], ghosts)
-    step = game.step_ghost(np.array([2, 2]))  # the ghost moves first (right), from the given cells
-    board = board_for(CLASSIC)
-    assert not step.terminations.any()
-    assert game.positions[1].tolist() == [board.next_cell[int(c)][2] for c in ghosts]
-    assert game.positions[1].tolist() != ghosts.tolist()
+    with pytest.raises(ValueError, match="starts places games with the agent to move; a learning ghost alone"):
+        game.reset(starts=(np.array([5, 7]), np.array([0, 1])))
 
 
 @pytest.mark.parametrize(("starts", "error", "message"), [
@@ -726,15 +724,18 @@ def test_reset_starts_let_a_learning_ghost_move_first_from_them() -> None:
     ((np.array([1, 2]), np.array([2.0, 3.0])), TypeError, "the ghost cells must be an int array"),
     ((np.array([1, 99]), np.array([2, 3])), ValueError, "the agent cells must lie in 0..19"),
     ((np.array([1, 2]), np.array([-1, 3])), ValueError, "the ghost cells must lie in 0..19"),
-    ((np.array([1, 3]), np.array([2, 3])), ValueError, "different cells; game 1"),
+    ((np.array([1, 3]), np.array([2, 3])), ValueError, "different cells; game 5 puts both on cell 3"),
 ])
-def test_reset_refuses_bad_starts(starts, error, message) -> None:
-    game = BatchedGame(2, seed=0, layout=CLASSIC)
-    game.reset()
-    before = game.positions
+def test_reset_refuses_bad_starts_and_draws_nothing(starts, error, message) -> None:
+    game, clean = (BatchedGame(8, seed=0, layout=CLASSIC) for _ in range(2))
+    for each in (game, clean):
+        each.reset()
     with pytest.raises(error, match=message):
-        game.reset(starts=starts)
-    np.testing.assert_array_equal(game.positions[0], before[0])
+        game.reset(games=[2, 5], starts=starts)
+    actions = np.arange(8) % 4
+    a, b = game.step_agent(actions), clean.step_agent(actions)  # the same stream: nothing was drawn
+    np.testing.assert_array_equal(np.stack(game.positions), np.stack(clean.positions))
+    np.testing.assert_array_equal(a.rewards["agent"], b.rewards["agent"])
 
 
 def test_reset_refuses_an_agent_start_on_a_goal() -> None:
@@ -742,6 +743,7 @@ def test_reset_refuses_an_agent_start_on_a_goal() -> None:
     game.reset()
     goal = next(iter(CLASSIC.goals))
     agents = np.array([0, _cell(CLASSIC, *goal), 2])
-    with pytest.raises(ValueError, match=f"cannot start on a goal; game 1 starts it on cell {agents[1]}"):
+    message = f"cannot start on a goal; game 1 starts it on cell {agents[1]}, a goal of its map"
+    with pytest.raises(ValueError, match=message):
         game.reset(starts=(agents, np.array([5, 6, 7])))
     assert game.positions[0].tolist() == [board_for(CLASSIC).initial_state().agent] * 3

@@ -51,6 +51,40 @@ def test_the_learnt_values_are_the_games_minimax_values_where_play_goes(learnt: 
     assert learnt.q_values("agent")[ar, ac, gr, gc].max() == pytest.approx(solved.value((ar, ac), (gr, gc)), abs=0.02)
 
 
+def test_both_tables_learn_the_solvers_action_values_with_its_discount_per_full_turn() -> None:
+    """Random play for both sides (the updates are off-policy) with gamma 0.5, so that a discount
+    in the wrong half-turn would show: every often-tried entry is the solver's."""
+    learner = TabularSelfPlay(CLASSIC, rewards="normalised", epsilon=1.0, gamma=0.5, seed=2).learn(1_000_000)
+    solved = solve_game(layout=CLASSIC, rewards="normalised", gamma=0.5)
+    rows, cols = CLASSIC.shape
+    for side, exact in (("agent", solved.agent_q), ("ghost", solved.ghost_q)):
+        q, visits, errors = learner.q_values(side), learner.visits(side), []
+        for agent in range(rows * cols):
+            for ghost in range(rows * cols):
+                cells = divmod(agent, cols), divmod(ghost, cols)
+                tried = visits[cells[0] + cells[1]] >= 500
+                if agent == ghost or CLASSIC.goals.count(cells[0]) or not tried.any():
+                    continue
+                errors.append(np.abs(q[cells[0] + cells[1]] - exact(*cells))[tried].max())
+        assert len(errors) > 200
+        assert np.median(errors) < 0.02 and max(errors) < 0.08, (side, np.median(errors), max(errors))
+
+
+def test_a_batch_updates_an_entry_as_its_samples_would_one_after_another() -> None:
+    """The batched step (several games sampling one entry at once) against the plain sequential rule."""
+    learner = TabularSelfPlay(CLASSIC, num_games=4, seed=0)
+    rng = np.random.default_rng(1)
+    values, visits = rng.normal(size=(400, 4)), rng.integers(0, 3, size=(400, 4))
+    learner._q["agent"][:], learner._visits["agent"][:] = values, visits
+    states, moves, targets = rng.integers(0, 6, size=500), rng.integers(0, 2, size=500), rng.normal(size=500)
+    for state, move, target in zip(states, moves, targets, strict=True):
+        visits[state, move] += 1
+        values[state, move] += visits[state, move] ** -0.6 * (target - values[state, move])
+    learner._update("agent", states, moves, targets)
+    np.testing.assert_allclose(learner._q["agent"], values, atol=1e-12)
+    np.testing.assert_array_equal(learner._visits["agent"], visits)
+
+
 def test_the_table_counts_every_sample(learnt: TabularSelfPlay) -> None:
     agent, ghost = learnt.visits("agent"), learnt.visits("ghost")
     assert learnt.turns == 250_368 and agent.sum() == learnt.turns  # one agent move per game and turn

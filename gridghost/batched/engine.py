@@ -199,7 +199,8 @@ class BatchedGame:
                  layout: Any = None, difficulty: int | None = None, slip: str | SlipModel | None = None,
                  slip_probability: float | None = None, slip_type: str | None = None,
                  sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
-                 rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None, **unsupported: Any) -> None:
+                 rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None,
+                 **unsupported: Any) -> None:
         self.num_games = n = check_count(num_games, "num_games")
         self._refuse(unsupported)
         self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
@@ -544,22 +545,25 @@ class BatchedGame:
             games: ``None`` for all, or the games to reset.
             starts: ``None`` (the maps' start cells), or ``(agent cells, ghost cells)``: one cell
                 index (``row * cols + col``) per reset game, in the order of ``games`` as sorted
-                indices, the two differing and the agent's not a goal of the game's map. The
-                learner moves first from there (a learning ghost skips the agent's opening move).
-                For exploring starts and curricula; the draws are the same as without it.
+                indices, the two differing and the agent's a goal of none of the engine's maps.
+                The episodes start there with the agent to move; not with a learning ghost alone,
+                whose episodes begin after the agent's opening move from the map's starts. For
+                exploring starts and curricula; the draws are the same as without it.
 
         Returns:
             Per observing side, the observations ``(N, ...)`` (the engine's buffer).
 
         Raises:
-            TypeError, ValueError: a bad seed, ``games`` or ``starts`` (the message says which cells).
+            TypeError, ValueError: a bad seed, ``games`` or ``starts`` (the message says which
+                game and cell); nothing is drawn, reseeded or reset then.
         """
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(_seed_sequence(self._seed if seed is None else seed))
+        seeds = None if seed is None else _seed_sequence(seed)
         rows = np.arange(self.num_games) if games is None else _checked_games(games, self.num_games)
         if games is not None and self._phase == GHOST:
             raise RuntimeError("games can be reset one by one only between turns; call step_ghost first")
-        cells = None if starts is None else self._checked_starts(starts, len(rows))
+        cells = None if starts is None else self._checked_starts(starts, rows)
+        if seeds is not None or self._rng is None:
+            self._rng = np.random.default_rng(seeds if seeds is not None else _seed_sequence(self._seed))
         self._reset_rows(rows, cells)
         self._restart = self._restart[~np.isin(self._restart, rows)]
         self._ended_games = self._ended_games[~np.isin(self._ended_games, rows)]
@@ -792,11 +796,15 @@ class BatchedGame:
             states = self._tables["opening"][opening]
         return states, maps
 
-    def _checked_starts(self, starts: Any, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """``starts`` of :meth:`reset` as two int64 arrays of ``count`` cells in range, each
-        pair distinct (whether the agent's is a goal depends on the map: :meth:`_reset_rows`)."""
+    def _checked_starts(self, starts: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``starts`` of :meth:`reset` for games ``rows`` as two int64 arrays of cells in range,
+        each pair distinct and no agent on a goal of any map."""
+        if self.controlled == GHOST:
+            raise ValueError("starts places games with the agent to move; a learning ghost alone begins after the "
+                             "agent's opening move from the map's starts (use controlled=None or 'agent')")
         if not (isinstance(starts, tuple) and len(starts) == 2):
             raise TypeError(f"starts must be None or a tuple (agent cells, ghost cells), got {type(starts).__name__}")
+        count = len(rows)
         pair = []
         for name, values in zip(("agent", "ghost"), starts, strict=True):
             array = np.asarray(values)
@@ -808,8 +816,14 @@ class BatchedGame:
             pair.append(array.astype(np.int64))
         same = np.flatnonzero(pair[0] == pair[1])
         if len(same):
-            raise ValueError(f"starts: the agent and the ghost must start on different cells; game {same[0]} of the "
-                             f"reset games puts both on cell {pair[0][same[0]]}")
+            raise ValueError(f"starts: the agent and the ghost must start on different cells; game {rows[same[0]]} "
+                             f"puts both on cell {pair[0][same[0]]}")
+        # The map a game plays is drawn at its reset: no start may be a goal of any of them.
+        goals = np.any(self._goals.reshape(-1, self.num_cells), axis=0, keepdims=False).astype(bool, copy=False)
+        on_goal = np.flatnonzero(goals[pair[0]])
+        if len(on_goal):
+            raise ValueError(f"starts: the agent cannot start on a goal; game {rows[on_goal[0]]} starts it on cell "
+                             f"{pair[0][on_goal[0]]}, a goal of {'its map' if len(self.layouts) == 1 else 'a map'}")
         return pair[0], pair[1]
 
     def _reset_rows(self, rows: np.ndarray, cells: tuple[np.ndarray, np.ndarray] | None = None) -> None:
@@ -819,12 +833,7 @@ class BatchedGame:
         states, maps = self._starts(len(rows), uniforms[0], uniforms[1] if self._b > 1 else None)
         if cells is not None:
             agents, ghosts = cells
-            base = states - states % self._states  # the drawn map's first state
-            on_goal = np.flatnonzero(self._goals[base // self._states * self.num_cells + agents])
-            if len(on_goal):
-                raise ValueError(f"starts: the agent cannot start on a goal; game {rows[on_goal[0]]} starts it on "
-                                 f"cell {agents[on_goal[0]]}, a goal of its map")
-            states = base + agents * self.num_cells + ghosts
+            states = states - states % self._states + agents * self.num_cells + ghosts  # on the drawn map
         self._state[rows] = states
         self._steps[rows] = 0
         for side in AGENTS:

@@ -44,7 +44,7 @@ import numpy as np
 from gridghost.batched import BatchedGame
 from gridghost.core.checks import check_choice, check_instance, check_limit, check_number, check_probability, check_seed
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, AGENTS
+from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Rewards
 from gridghost.core.slip import SlipModel
 from gridghost.planning import StatePolicy
@@ -143,15 +143,27 @@ class TabularSelfPlay:
         return np.where(explore, self._rng.integers(NUM_ACTIONS, size=len(states)), greedy)
 
     def _update(self, side: str, states: np.ndarray, moves: np.ndarray, targets: np.ndarray) -> None:
-        """Move each sampled entry towards its targets: ``k`` samples of one entry in a batch
-        move it as ``k`` successive steps towards their mean would."""
+        """Step each sampled entry towards its targets, one sample after another in game order,
+        each with the step size of its own visit: ``k`` samples of one entry in a batch give what
+        ``k`` successive updates would."""
         q, visits = self._q[side].reshape(-1), self._visits[side].reshape(-1)
         index = states * NUM_ACTIONS + moves
-        entries, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
-        means = np.bincount(inverse, weights=targets) / counts
+        order = np.argsort(index, kind="stable")
+        index, targets = index[order], targets[order]
+        entries, first, counts = np.unique(index, return_index=True, return_counts=True)
+        group = np.repeat(np.arange(len(entries)), counts)
+        before = visits[entries]
+        # The i-th sample of an entry is its (before + i)-th visit: step 1 / visit ** exponent.
+        step = (before[group] + np.arange(len(index)) - first[group] + 1).astype(np.float64) ** -self.step_exponent
+        # What each sample leaves of what came before it: log(1 - step), a first visit's (step 1)
+        # taken as 0 here and its entry's old value dropped below.
+        log_keep = np.log1p(-np.where(step < 1.0, step, 0.0))
+        running = np.cumsum(log_keep)
+        total = running[first + counts - 1]  # the running sums of the entries before it included
+        weights = step * np.exp(total[group] - running)  # times the steps after it, within the entry
+        kept = np.where(before > 0, np.exp(total - (running[first] - log_keep[first])), 0.0)
+        q[entries] = kept * q[entries] + np.bincount(group, weights=weights * targets, minlength=len(entries))
         visits[entries] += counts
-        keep = (1.0 - visits[entries].astype(np.float64) ** -self.step_exponent) ** counts
-        q[entries] += (1.0 - keep) * (means - q[entries])
 
     def learn(self, turns: int) -> TabularSelfPlay:
         """Play and learn ``turns`` full turns (summed over the games; rounded up to whole batches).
@@ -172,15 +184,15 @@ class TabularSelfPlay:
             reward, ended = step.rewards[AGENT].copy(), step.terminations.copy()
             agents, ghosts = engine.positions
             between = agents * cells + ghosts  # the ghost to move (the final state where it ended)
-            self._update(AGENT, states, moves, reward + np.where(ended, 0.0, self._q["ghost"][between].min(axis=1)))
-            replies = self._moves("ghost", between)
+            self._update(AGENT, states, moves, reward + np.where(ended, 0.0, self._q[GHOST][between].min(axis=1)))
+            replies = self._moves(GHOST, between)
             step = engine.step_ghost(replies)
             live = ~ended  # games that ended in the agent's half-turn: the ghost does not move
             reward, over = step.rewards[AGENT], step.terminations
             agents, ghosts = engine.positions  # a game that ended has restarted: not read then
             after = agents * cells + ghosts
             targets = reward + np.where(over, 0.0, gamma * self._q[AGENT][after].max(axis=1))
-            self._update("ghost", between[live], replies[live], targets[live])
+            self._update(GHOST, between[live], replies[live], targets[live])
             self._explore(np.flatnonzero(over))
             self.turns += self.num_games
         return self
