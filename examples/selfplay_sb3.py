@@ -31,6 +31,11 @@ with a random opening (``SelfPlayEnv(explore_starts=p)``), so that each side als
 states a best response steers into (with "latest", the learned ghost's gap on level 7 was 0.0021
 at generation 4, against 0.020 without).
 
+This recipe reaches the equilibrium on some levels only (3 of 10 of difficulty 2 and 1 of 10 of
+difficulty 3 under 1% of the reward range, ``benchmarks/results/selfplay_ppo.json``); the Self-play
+page of the docs says why. ``gridghost.training.TabularSelfPlay``, both sides learning one table
+of action values, reaches it on every level measured.
+
     pip install "gridghost[sb3]"              # Stable-Baselines3 and torch (choose your torch build)
     python examples/selfplay_sb3.py                            # 8 generations of 16,384 steps
     python examples/selfplay_sb3.py --difficulty 3 --level 4 --generations 4 --steps 4096
