@@ -67,3 +67,25 @@ def test_the_readme_recipe_is_the_one_the_runs_used() -> None:
     assert settings["net_arch"] == [64, 64]  # MlpPolicy's default
     assert "MovePlanes" in recipe and settings["planes"] == list(MOVE_PLANES)  # the extractor's default planes
     assert (ROOT / "docs" / "baselines.png").stat().st_size > 0
+
+
+SELFPLAY = re.compile(r"ends\s+under\s+1%\s+of\s+the\s+reward\s+range\s+on\s+(\d+)\s+of\s+(\d+)\s+levels\s+of\s+"
+                      r"difficulty\s+2\s+and\s+(\d+)\s+of\s+(\d+)\s+of\s+difficulty\s+3.*?reaches\s+it\s+on\s+"
+                      r"(\d+)\s+and\s+(\d+)", flags=re.S)
+
+
+def test_the_readmes_self_play_figures_are_the_stored_runs() -> None:
+    match = SELFPLAY.search(README)
+    assert match, "the README's self-play sentence is missing or changed its form"
+    figures = [int(group) for group in match.groups()]
+    counted = []
+    for name in ("selfplay.json", "selfplay_ppo.json"):
+        stored = json.loads((ROOT / "benchmarks" / "results" / name).read_text())
+        bar = 0.01 * stored["settings"]["reward_range"]
+        for difficulty in (2, 3):
+            levels = [level for level in stored["levels"] if level["difficulty"] == difficulty]
+            assert all(level["final"] == level["generations"][-1]["exploitability"] for level in levels)
+            counted.append((sum(level["final"] < bar for level in levels), len(levels)))
+    (tabular2, tabular3, ppo2, ppo3) = counted
+    assert figures[:4] == [*tabular2, *tabular3] and figures[4:] == [ppo2[0], ppo3[0]]
+    assert tabular2[1] == tabular3[1] == ppo2[1] == ppo3[1] == 10
