@@ -375,6 +375,8 @@ class BatchedGame:
             self._observations[AGENTS[side]] = np.ascontiguousarray(table)
         self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
         self._goals = np.concatenate([np.asarray(game.goals, dtype=bool) for game in games])
+        # The cells that are a goal of some map: where reset(starts=...) may not put the agent.
+        self._goal_anywhere: np.ndarray = np.logical_or.reduce(self._goals.reshape(len(games), -1), axis=0)
 
     def _table_bytes(self, maps: int, rows: int, cols: int, k: int, b: int, sides: list[Side]) -> int:
         """An upper estimate of the bytes the tables take: the folded turn tables'
@@ -819,8 +821,7 @@ class BatchedGame:
             raise ValueError(f"starts: the agent and the ghost must start on different cells; game {rows[same[0]]} "
                              f"puts both on cell {pair[0][same[0]]}")
         # The map a game plays is drawn at its reset: no start may be a goal of any of them.
-        goals = np.any(self._goals.reshape(-1, self.num_cells), axis=0, keepdims=False).astype(bool, copy=False)
-        on_goal = np.flatnonzero(goals[pair[0]])
+        on_goal = np.flatnonzero(self._goal_anywhere[pair[0]])
         if len(on_goal):
             raise ValueError(f"starts: the agent cannot start on a goal; game {rows[on_goal[0]]} starts it on cell "
                              f"{pair[0][on_goal[0]]}, a goal of {'its map' if len(self.layouts) == 1 else 'a map'}")

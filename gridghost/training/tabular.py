@@ -45,7 +45,7 @@ from gridghost.batched import BatchedGame
 from gridghost.core.checks import check_choice, check_instance, check_limit, check_number, check_probability, check_seed
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Rewards
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Rewards, board_for
 from gridghost.core.slip import SlipModel
 from gridghost.planning import StatePolicy
 
@@ -107,20 +107,13 @@ class TabularSelfPlay:
         self._rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(TABULAR_STREAM,)))
         cells = self._engine.num_cells
         self._cells = cells
-        self._goals = self._goal_cells()
+        self._goals = np.array(board_for(layout).is_goal, dtype=bool)
         # Agent to move and ghost to move: [state, move], state = agent cell * cells + ghost cell.
         self._q = {side: np.zeros((cells * cells, NUM_ACTIONS)) for side in AGENTS}
         self._visits = {side: np.zeros((cells * cells, NUM_ACTIONS), dtype=np.int64) for side in AGENTS}
         self.turns = 0
         self._engine.reset()
         self._explore(np.arange(num_games))
-
-    def _goal_cells(self) -> np.ndarray:
-        """``bool[cells]``: the map's goal cells."""
-        goals = np.zeros(self._cells, dtype=bool)
-        for row, col in self.layout.goals:
-            goals[row * self.layout.cols + col] = True
-        return goals
 
     def _explore(self, games: np.ndarray) -> None:
         """Restart a fraction ``explore_starts`` of ``games`` (which have just started at the
@@ -135,10 +128,14 @@ class TabularSelfPlay:
         ghosts += ghosts >= agents
         self._engine.reset(games=chosen, starts=(agents, ghosts))
 
+    @staticmethod
+    def _greedy(side: str, q: np.ndarray) -> np.ndarray:
+        """``side``'s best moves of the rows of ``q``: the agent's largest, the ghost's smallest."""
+        return q.argmax(axis=1) if side == AGENT else q.argmin(axis=1)
+
     def _moves(self, side: str, states: np.ndarray) -> np.ndarray:
         """Epsilon-greedy moves of ``side`` in ``states``."""
-        q = self._q[side][states]
-        greedy = q.argmax(axis=1) if side == AGENT else q.argmin(axis=1)
+        greedy = self._greedy(side, self._q[side][states])
         explore = self._rng.random(len(states)) < self.epsilon
         return np.where(explore, self._rng.integers(NUM_ACTIONS, size=len(states)), greedy)
 
@@ -228,8 +225,7 @@ class TabularSelfPlay:
             ValueError: ``side`` is not ``"agent"`` or ``"ghost"``.
         """
         side = check_choice(side, "side", AGENTS)
-        q = self._q[side]
-        moves = q.argmax(axis=1) if side == AGENT else q.argmin(axis=1)
+        moves = self._greedy(side, self._q[side])
         return StatePolicy(self.layout, SIDE_OF[side], moves.reshape(self._cells, self._cells))
 
     def __repr__(self) -> str:
