@@ -747,3 +747,31 @@ def test_reset_refuses_an_agent_start_on_a_goal() -> None:
     with pytest.raises(ValueError, match=message):
         game.reset(starts=(agents, np.array([5, 6, 7])))
     assert game.positions[0].tolist() == [board_for(CLASSIC).initial_state().agent] * 3
+
+
+@pytest.mark.parametrize("controlled", ["agent", "ghost", None])
+def test_exported_tables_are_read_only_views_of_what_the_steps_read(controlled: str | None) -> None:
+    # gridghost.jax plays these tables: they must be the ones the engine steps with, and
+    # exporting them must not let anyone write into the engine
+    games = BatchedGame(3, seed=0, controlled=controlled, obs_type="grid", view_radius=2)
+    tables = games.export_tables()
+    arrays = [*tables.turns.values(), tables.start, tables.bounds, tables.masks, tables.goals,
+              *(value for grid in tables.grids.values() for value in grid.values() if isinstance(value, np.ndarray))]
+    assert arrays and not any(array.flags.writeable for array in arrays)
+    expected = {"next", "reward", "terminated"} if controlled else {
+        f"{side}_{part}" for side in ("agent", "ghost") for part in ("next", "outcome", "rewards")}
+    assert set(tables.turns) == expected
+    assert (tables.opening is not None) == (controlled == "ghost")
+    assert set(tables.grids) == ({"agent", "ghost"} if controlled is None else {controlled})
+    cells = games.num_cells
+    assert tables.num_cells == cells and tables.num_maps == 1 and tables.k == 3
+    if controlled != "ghost":  # a learning ghost's games start after the agent's opening move
+        games.reset()
+        agents, ghosts = games.positions
+        assert (agents * cells + ghosts == tables.start[0]).all()
+    assert games._tables["start"].flags.writeable  # the engine's own arrays stay its own
+
+
+def test_exported_tables_refuse_the_belief_of_the_filter() -> None:
+    with pytest.raises(UnsupportedSetting, match="belief of obs_type='belief_vector' is the engine's filter"):
+        BatchedGame(2, obs_type="belief_vector").export_tables()

@@ -10,7 +10,14 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from gridghost.batched.engine import AUTORESET_MODES, BATCH_OBS_TYPES, BatchedGame, BatchedStep, EpisodeStats
+from gridghost.batched.engine import (
+    AUTORESET_MODES,
+    BATCH_OBS_TYPES,
+    BatchedGame,
+    BatchedStep,
+    EngineTables,
+    EpisodeStats,
+)
 from gridghost.batched.filter import BatchedHistogramFilter
 from gridghost.batched.limits import BUFFER_BYTES, MAX_GAMES, TABLE_BYTES, TooManyGames, UnsupportedSetting
 from gridghost.batched.vector import GridGhostVectorEnv, make_vector_env
@@ -25,6 +32,7 @@ __all__ = [
     "BatchedGame",
     "BatchedHistogramFilter",
     "BatchedStep",
+    "EngineTables",
     "EpisodeStats",
     "GridGhostVectorEnv",
     "TooManyGames",

@@ -137,6 +137,56 @@ class EpisodeStats(NamedTuple):
     successes: np.ndarray
 
 
+class EngineTables(NamedTuple):
+    """Everything a step of :class:`BatchedGame` reads, as read-only NumPy arrays
+    (:meth:`BatchedGame.export_tables`): for engines on other array libraries (``gridghost.jax``)
+    that play the same tables instead of writing the rules again. States are numbered
+    ``map * cells**2 + agent cell * cells + ghost cell``, cells ``map * cells + cell``.
+
+    Attributes:
+        controlled: the learning side, ``"agent"``, ``"ghost"`` or ``None`` (both).
+        num_maps, num_cells: the maps stacked, and the cells of one.
+        k: the slip outcomes per move; a move's outcome is the number of ``bounds[action]`` a
+            uniform reaches.
+        b: 4 with a random opponent (its action drawn as one more index), else 1.
+        bounds: ``float64[4, k - 1]``, the running slip probabilities per action (``inf`` padded).
+        turns: the folded turn tables. One learner: ``"next"``, ``"reward"``, ``"terminated"``,
+            flat by ``((state * 4 + action) * b + opponent's action) * k + slip outcome``. Two
+            learners: ``"agent_next"``, ``"agent_outcome"``, ``"agent_rewards"`` (``[2, ...]``, the
+            agent's and the ghost's) by ``(state * 4 + action) * k + slip outcome``, and
+            ``"ghost_next"``, ``"ghost_outcome"``, ``"ghost_rewards"`` by ``state * 4 + action``.
+        start: ``int64[maps]``, each map's first state.
+        opening: a learning ghost alone: the state after the agent's opening move, flat by
+            ``(map * b + agent action) * k + slip outcome``; else ``None``.
+        opening_reward: what a learning ghost's first step adds for that move (else 0).
+        observations: per observing side, ``float32[flags * states, ...]``: the observation of
+            each state, ``flags`` = 2 when it differs with the observer not to move (rows
+            ``states..`` then); absent for ``"grid"``.
+        grids: per observing side with ``obs_type="grid"``, :meth:`GridPlanes.export`.
+        masks: ``int8[maps * cells, 4]``, the moves that change each cell.
+        goals: ``bool[maps * cells]``; goal_anywhere: ``bool[cells]``, a goal of some map.
+        max_cycles, max_episode_steps: the limits, as the engine applies them.
+    """
+
+    controlled: str | None
+    num_maps: int
+    num_cells: int
+    k: int
+    b: int
+    bounds: np.ndarray
+    turns: dict[str, np.ndarray]
+    start: np.ndarray
+    opening: np.ndarray | None
+    opening_reward: float
+    observations: dict[str, np.ndarray]
+    grids: dict[str, dict[str, Any]]
+    masks: np.ndarray
+    goals: np.ndarray
+    goal_anywhere: np.ndarray
+    max_cycles: int | None
+    max_episode_steps: int | None
+
+
 # -- the engine --------------------------------------------------------------------------------------
 class BatchedGame:
     """N games of gridghost stepped in lockstep as arrays (see the module docstring).
@@ -470,6 +520,36 @@ class BatchedGame:
         self._no_finals = {side: np.zeros((0, *shape), dtype=np.float32) for side in self._sides}
 
     # -- the public calls --------------------------------------------------------------------------
+    def export_tables(self) -> EngineTables:
+        """The tables every step reads (:class:`EngineTables`), read-only views of the engine's
+        own: another engine plays them to follow these rules exactly.
+
+        Raises:
+            UnsupportedSetting: ``obs_type="belief_vector"``, whose belief comes from the
+                engine's filter, not from a table.
+        """
+        if self.filter is not None:
+            raise UnsupportedSetting("the belief of obs_type='belief_vector' is the engine's filter, not a table: "
+                                     "export the tables of obs_type='vector' or 'grid'")
+
+        def frozen(array: np.ndarray) -> np.ndarray:
+            view = array.view()
+            view.setflags(write=False)
+            return view
+
+        names = ("next", "reward", "terminated", "agent_next", "agent_outcome", "agent_rewards", "ghost_next",
+                 "ghost_outcome", "ghost_rewards")
+        turns = {key: frozen(self._tables[key]) for key in names if key in self._tables}
+        opening = self._tables.get("opening")
+        return EngineTables(
+            controlled=self.controlled, num_maps=len(self.layouts), num_cells=self.num_cells, k=self._k, b=self._b,
+            bounds=frozen(self._bounds), turns=turns, start=frozen(self._tables["start"]),
+            opening=None if opening is None else frozen(opening), opening_reward=float(self._opening_reward),
+            observations={side: frozen(table) for side, table in self._observations.items()},
+            grids={side: grid.export() for side, grid in self._grids.items()}, masks=frozen(self._masks),
+            goals=frozen(self._goals), goal_anywhere=frozen(self._goal_anywhere), max_cycles=self.max_cycles,
+            max_episode_steps=self.max_episode_steps)
+
     @property
     def maps(self) -> np.ndarray:
         """``int64[N]``: the index into :attr:`layouts` of each game's current map."""

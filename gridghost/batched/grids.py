@@ -157,6 +157,26 @@ class GridPlanes:
         """The bytes the static planes (or the window strips) take."""
         return int(self.static.nbytes)
 
+    def export(self) -> dict[str, np.ndarray | int | bool | tuple[int, ...]]:
+        """What :meth:`gather` reads, for engines on other array libraries: ``static`` (the
+        planes, or a window's strips), ``self_at`` and ``opponent_at`` (by local joint state, the
+        flat index written 1 in an observation), ``window_at`` (the first strip of a window, by
+        local state), ``offsets`` (a window's strips after its first), ``map_strips`` (strips per
+        map), ``to_move`` (the plane cleared where the observer is not to move), ``radius``,
+        ``channels_last`` and ``shape``. Read-only views; ``window_at``, ``offsets`` and
+        ``map_strips`` are absent for the whole map."""
+        exported: dict[str, np.ndarray | int | bool | tuple[int, ...]] = {
+            "static": self.static, "self_at": self._self_at, "opponent_at": self._opponent_at,
+            "to_move": self._to_move, "channels_last": self.channels_last, "shape": self.shape}
+        if self.radius is not None:
+            exported.update(window_at=self._window_at, offsets=self._offsets, map_strips=self._map_strips,
+                            radius=self.radius)
+        for key, value in exported.items():
+            if isinstance(value, np.ndarray):
+                exported[key] = view = value.view()
+                view.setflags(write=False)
+        return exported
+
     def gather(self, maps: np.ndarray, local: np.ndarray, not_to_move: np.ndarray | None,
                out: np.ndarray) -> np.ndarray:
         """Write the observations of games on ``maps`` (indices into the maps) in the local joint
