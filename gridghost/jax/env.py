@@ -1,0 +1,524 @@
+"""gridghost as pure JAX functions: ``reset(key, params)`` and ``step(key, state, actions, params)``.
+
+| Import        | ``from gridghost.jax import GridGhostJax, GridGhostJaxSingle``                      |
+| Both sides    | :class:`GridGhostJax`: JaxMARL's ``MultiAgentEnv`` API, a dict per side, one        |
+|               | half-turn a step, ``get_avail_actions``                                             |
+| One side      | :class:`GridGhostJaxSingle`: gymnax's API, against a built-in (table) opponent      |
+| Observations  | ``"vector"`` or ``"grid"`` (``view_radius``, ``grid_layout``), ``float32``, as the  |
+|               | single envs encode them                                                             |
+| Auto-reset    | same step (gymnax, JaxMARL): ``step`` returns the next episode's first observation  |
+|               | where a game ended; ``step_env`` does not reset                                     |
+| Batches       | ``batch_reset``/``batch_step``: N games from one key (the fast path), or            |
+|               | ``jax.vmap`` of the per-game functions over keys and states; ``jax.jit`` anything   |
+
+The functions play the tables of the NumPy batched engine (:class:`gridghost.batched.BatchedGame`,
+built once with the same settings and exported by its ``export_tables``): nothing of the game
+is written here, so both engines follow one set of rules. A step is a few gathers, one uniform
+for the slip, one for a random opponent. With no slip, one map and a table opponent the games
+are exactly the NumPy engine's, step for step; otherwise their draws differ (JAX's counter-based
+keys, not NumPy's stream) and their distributions agree (``tests/test_jax.py``).
+
+The per-game functions (``reset``, ``step``, ...) take one game's :class:`EnvState` and a key,
+as JaxMARL's and gymnax's envs do: batch them with ``jax.vmap`` over keys and states (``params``
+stays shared). Their ``batch_*`` twins take a batch of states and one key for the whole batch,
+whose uniforms come from :func:`gridghost.jax.draws.batch_uniforms` (on a CPU, deriving a key per
+game costs more than the step itself). Compile either with ``jax.jit``; a rollout is a
+``jax.lax.scan``. The same code runs on CPU, GPU and TPU (``pip install "jax[cuda12]"`` for
+NVIDIA GPUs).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gridghost.batched import BatchedGame, UnsupportedSetting
+from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.rules import NUM_ACTIONS
+from gridghost.jax.draws import batch_uniforms
+from gridghost.jax.tables import EnvParams, device_tables
+
+#: The encodings the JAX engine serves.
+JAX_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
+
+
+class EnvState(NamedTuple):
+    """One game (a pytree of scalars; batched by ``vmap``).
+
+    Attributes:
+        state: ``int32``, the joint state ``map * cells**2 + agent cell * cells + ghost cell``.
+        steps: ``int32``, the episode's learner steps (one side) or full turns (both sides).
+        to_move: ``int32``, both sides: 0 when the agent moves next, 1 the ghost (0 with one side).
+        ended: ``bool``, both sides: the game ended in the agent's half of this turn (the ghost's
+            half then ignores its action and resets the game).
+    """
+
+    state: Any
+    steps: Any
+    to_move: Any
+    ended: Any
+
+
+#: What both sides' steps return: ``(observations, state, rewards, dones, infos)``, per side.
+MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict[str, Any]]
+#: What one side's steps return: ``(observation, state, reward, done, info)``.
+SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
+
+
+class _Engine:
+    """What both views share: the tables, the draws and the observations of one game."""
+
+    def __init__(self, controlled: str | None, obs_type: str, explore_starts: float, game: dict[str, Any]) -> None:
+        if obs_type not in JAX_OBS_TYPES:
+            raise UnsupportedSetting(f"the JAX engine serves obs_type in {list(JAX_OBS_TYPES)}, got {obs_type!r}")
+        for key in ("belief_filter", "autoreset_mode"):
+            if key in game:
+                raise UnsupportedSetting(f"the JAX engine does not take {key}: it has no filter and resets in the "
+                                         "step a game ends (use step_env to keep the final state)")
+        if not isinstance(explore_starts, (int, float)) or isinstance(explore_starts, bool) or \
+                not 0.0 <= explore_starts <= 1.0:
+            raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
+        if explore_starts and controlled == GHOST:
+            raise ValueError("explore_starts places games with the agent to move; a learning ghost alone begins "
+                             "after the agent's opening move (use GridGhostJax or controlled='agent')")
+        #: The NumPy engine whose tables these functions play (one game; it also checks every setting).
+        self.engine = BatchedGame(1, controlled=controlled, obs_type=obs_type, **game)
+        self.layouts = self.engine.layouts
+        self.layout, params = device_tables(self.engine.export_tables())
+        #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
+        self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))
+        self._flagged = dict(self.layout.flagged)
+        self._grid = dict(self.layout.grid)
+
+    @property
+    def num_maps(self) -> int:
+        """The maps (levels) the tables stack."""
+        return self.layout.num_maps
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """One game's observation space for side ``agent`` (the single envs')."""
+        return self.engine.observation_space
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
+        """``Discrete(4)``: 0 left, 1 down, 2 right, 3 up."""
+        return gymnasium.spaces.Discrete(NUM_ACTIONS)
+
+    # -- the draws -----------------------------------------------------------------------------
+    # Every call draws its uniforms at once (one counter-based draw, not a split per use: on CPU
+    # the key derivations would cost more than the step); an integer in 0..n-1 is floor(u * n).
+    #: Uniforms a reset takes: the level, exploring or not, the exploring start, the opening
+    #: move's action and its slip.
+    RESET_DRAWS = 5
+
+    def _slip(self, uniform: Any, action: Any, params: EnvParams) -> Any:
+        """The slip outcome of a move: how many of its running probabilities ``uniform`` reaches."""
+        if self.layout.k == 1:
+            return jnp.int32(0)
+        return jnp.sum(uniform >= params.bounds[action]).astype(jnp.int32)
+
+    @staticmethod
+    def _below(uniform: Any, n: Any) -> Any:
+        """An int in 0..n-1 from a uniform in [0, 1)."""
+        return jnp.minimum((uniform * n).astype(jnp.int32), n - 1)
+
+    def _first_state(self, uniforms: Any, params: EnvParams) -> Any:
+        """A new episode's state from :attr:`RESET_DRAWS` uniforms: a level from
+        ``params.levels``, its start (or, with probability ``explore_starts``, a uniform start);
+        for a learning ghost after the agent's opening move."""
+        layout = self.layout
+        m = params.levels[self._below(uniforms[0], params.levels.shape[0])]
+        state = params.start[m]
+        if layout.controlled != GHOST:
+            uniform = params.starts[m, self._below(uniforms[2], params.start_counts[m])] + m * layout.states
+            state = jnp.where(uniforms[1] < params.explore_starts, uniform, state)
+        else:  # the opening move: [map, agent action, slip] (the slip is the same for every action)
+            opponent = self._below(uniforms[3], layout.b)
+            state = params.opening[(m * layout.b + opponent) * layout.k + self._slip(uniforms[4], 0, params)]
+        return state.astype(jnp.int32)
+
+    def first_states(self, key: Any, params: EnvParams | None = None) -> Any:
+        """A new episode's joint state (``int32``), as :meth:`reset` draws it, without its
+        observation (for rollouts that reset games themselves)."""
+        params = self.default_params if params is None else params
+        return self._first_state(jax.random.uniform(key, (self.RESET_DRAWS,)), params)
+
+    def _observe(self, side: str, state: Any, not_to_move: Any, params: EnvParams) -> Any:
+        """``side``'s observation of the global ``state``, its ``to_move`` plane cleared (or the
+        not-to-move row taken) where ``not_to_move``."""
+        layout = self.layout
+        if side in self._grid:
+            shape, _, _, radius = self._grid[side]
+            grid = params.grids[side]
+            m, local = jnp.divmod(state, layout.states)
+            if radius is None:
+                flat = grid["static"][m]
+            else:
+                flat = grid["static"][grid["window_at"][local] + m * grid["map_strips"] + grid["offsets"]].reshape(-1)
+            flat = flat.at[grid["self_at"][local]].set(1.0).at[grid["opponent_at"][local]].set(1.0)
+            flat = flat * jnp.where(not_to_move, grid["keep"], 1.0)
+            return flat.reshape(shape)
+        table = params.observations[side]
+        if self._flagged[side]:
+            state = state + jnp.where(not_to_move, layout.num_maps * layout.states, 0)
+        return table[state]
+
+    def _truncated(self, steps: Any, terminated: Any) -> Any:
+        """The step limits as the NumPy engine applies them: ``TimeLimit``'s whatever the
+        outcome, the game's own only where it goes on."""
+        cycles, episode = self.layout.max_cycles, self.layout.max_episode_steps
+        if episode is not None and (cycles is None or episode <= cycles):
+            return steps >= episode
+        if cycles is not None:
+            cut = (steps >= cycles) & ~terminated
+            return cut | (steps >= episode) if episode is not None else cut
+        return jnp.zeros((), dtype=bool)
+
+    def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
+        cells = self.layout.num_cells
+        m, local = jnp.divmod(state, self.layout.states)
+        agent, ghost = jnp.divmod(local, cells)
+        masks = params.masks.astype(bool)
+        return {AGENT: masks[m * cells + agent], GHOST: masks[m * cells + ghost]}
+
+    @staticmethod
+    def _where(done: Any, new: Any, old: Any) -> Any:
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), new, old)
+
+    def _one(self, core: Any, draws: int, key: Any, state: EnvState, action: Any, params: EnvParams | None) -> Any:
+        """``core(uniforms, state, action, params)`` for one game, its uniforms from ``key``."""
+        params = self.default_params if params is None else params
+        return core(jax.random.uniform(key, (draws,)), state, action, params)
+
+    def _many(self, core: Any, draws: int, key: Any, states: EnvState, actions: Any, params: EnvParams | None) -> Any:
+        """``core`` over a batch of games, every game's uniforms from the one ``key``."""
+        params = self.default_params if params is None else params
+        uniforms = batch_uniforms(key, (states.state.shape[0], draws))
+        return jax.vmap(core, in_axes=(0, 0, 0, None))(uniforms, states, actions, params)
+
+    def batch_reset(self, key: Any, num_games: int, params: EnvParams | None = None) -> tuple[Any, EnvState]:
+        """``num_games`` new games from one key (the batched twin of ``reset``).
+
+        Returns:
+            As ``reset``, each leaf with a leading axis of ``num_games``.
+
+        Raises:
+            ValueError: ``num_games`` is not an int >= 1.
+        """
+        if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, (bool, np.bool_)) or num_games < 1:
+            raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
+        num_games = int(num_games)
+        params = self.default_params if params is None else params
+        uniforms = batch_uniforms(key, (num_games, self.RESET_DRAWS))
+        return jax.vmap(self._reset_core, in_axes=(0, None))(uniforms, params)
+
+    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
+        raise NotImplementedError("each view (GridGhostJax, GridGhostJaxSingle) draws its own first states")
+
+
+class GridGhostJax(_Engine):
+    """Both sides learn: JaxMARL's ``MultiAgentEnv`` API over pure functions, one half-turn a
+    step, as PettingZoo's AEC env and the NumPy engine's ``controlled=None`` play it.
+
+    ``step`` takes a dict of both sides' actions and plays the one of the side to move
+    (``state.to_move``; the other's is ignored): the ghost sees the agent's move before choosing
+    its own. Rewards come per side for that half-turn. A game that ends in the agent's half waits
+    for the ghost's (which ignores its action, pays nothing and reports the game terminated
+    again) and resets at the end of the turn, as the NumPy engine's ``"same_step"`` mode does.
+
+    Args:
+        obs_type: ``"vector"`` (default) or ``"grid"``.
+        explore_starts: the probability that a reset starts from a uniformly drawn state of the
+            level drawn (the two apart, the agent not on one of its goals) instead of its start:
+            exploring starts.
+        **game: the settings of :class:`gridghost.batched.BatchedGame` (``layout``, a
+            ``MapGenerator`` with ``num_levels`` for many levels, ``difficulty``, ``slip``,
+            ``rewards``, ``ghost_rewards``, ``max_cycles``, ``view_radius``, ``grid_layout``, ...).
+
+    Attributes:
+        agents: ``("agent", "ghost")``; num_agents: 2.
+        default_params: the :class:`~gridghost.jax.EnvParams` used when none is passed.
+        engine: the one-game NumPy engine the tables come from.
+
+    Raises:
+        TypeError, ValueError, UnsupportedSetting: a setting the NumPy engine refuses, another
+            encoding, a filter, or an ``explore_starts`` outside [0, 1].
+    """
+
+    agents: tuple[str, ...] = AGENTS
+    num_agents = 2
+
+    def __init__(self, *, obs_type: str = "vector", explore_starts: float = 0.0, **game: Any) -> None:
+        if "controlled" in game or "opponent" in game:
+            raise TypeError("GridGhostJax has both sides learn; for one learner use GridGhostJaxSingle(controlled=..., "
+                            "opponent=...)")
+        super().__init__(None, obs_type, explore_starts, game)
+
+    def reset(self, key: Any, params: EnvParams | None = None) -> tuple[dict[str, Any], EnvState]:
+        """A new game with the agent to move.
+
+        Returns:
+            ``(observations, state)``: per side its observation; the :class:`EnvState`.
+        """
+        params = self.default_params if params is None else params
+        return self._reset_core(jax.random.uniform(key, (self.RESET_DRAWS,)), params)
+
+    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[dict[str, Any], EnvState]:
+        env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
+        return self.observations(env, params), env
+
+    def observations(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
+        """Both sides' observations of ``state``: each flagged not to move unless it is to move
+        (``state.to_move``) in a game that goes on (a game that ended shows it to neither)."""
+        params = self.default_params if params is None else params
+        agent_moves = state.to_move == 0
+        cells = self.layout.num_cells
+        m, local = jnp.divmod(state.state, self.layout.states)
+        agent, ghost = jnp.divmod(local, cells)
+        over = params.goals[m * cells + agent] | (agent == ghost)  # a state the game ended in
+        return {AGENT: self._observe(AGENT, state.state, ~agent_moves | over, params),
+                GHOST: self._observe(GHOST, state.state, agent_moves | state.ended, params)}
+
+    # -- the half-turns, from their uniforms ---------------------------------------------------
+    def _agent_half(self, uniform: Any, state: EnvState, action: Any,
+                    params: EnvParams) -> tuple[EnvState, dict[str, Any], Any, Any]:
+        index = (state.state * NUM_ACTIONS + action) * self.layout.k + self._slip(uniform, action, params)
+        turns = params.turns
+        terminated = turns["agent_outcome"][index] != 0
+        rewards = {AGENT: turns["agent_rewards"][0, index], GHOST: turns["agent_rewards"][1, index]}
+        env = EnvState(turns["agent_next"][index], state.steps, jnp.int32(1), terminated)
+        return env, rewards, terminated, jnp.zeros((), dtype=bool)
+
+    def _ghost_half(self, state: EnvState, action: Any, params: EnvParams) -> tuple[EnvState, dict[str, Any], Any, Any]:
+        index = state.state * NUM_ACTIONS + action
+        turns = params.turns
+        moves = ~state.ended  # a game that ended in the agent's half stays, and pays nothing
+        next_state = jnp.where(moves, turns["ghost_next"][index], state.state)
+        terminated = (moves & (turns["ghost_outcome"][index] != 0)) | state.ended
+        rewards = {AGENT: jnp.where(moves, turns["ghost_rewards"][0, index], 0.0),
+                   GHOST: jnp.where(moves, turns["ghost_rewards"][1, index], 0.0)}
+        steps = state.steps + 1
+        truncated = self._truncated(steps, terminated)
+        return EnvState(next_state, steps, jnp.int32(0), jnp.zeros((), dtype=bool)), rewards, terminated, truncated
+
+    def _half(self, uniforms: Any, state: EnvState, actions: dict[str, Any],
+              params: EnvParams) -> tuple[EnvState, dict[str, Any], Any, Any]:
+        return jax.lax.cond(state.to_move == 0,
+                            lambda: self._agent_half(uniforms[0], state, actions[AGENT], params),
+                            lambda: self._ghost_half(state, actions[GHOST], params))
+
+    def _result(self, env: EnvState, rewards: dict[str, Any], terminated: Any, truncated: Any, params: EnvParams,
+                fresh: Any = None) -> MultiStep:
+        """The step's returns; with ``fresh`` uniforms, a game whose turn ended over restarts."""
+        if fresh is not None:
+            over = (terminated | truncated) & (env.to_move == 0)  # a game ends its turn in the ghost's half
+            env = self._where(over, self._reset_core(fresh, params)[1], env)
+        done = terminated | truncated
+        dones = {AGENT: done, GHOST: done, "__all__": done}
+        infos = {"terminated": terminated, "truncated": truncated, "to_move": env.to_move}
+        return self.observations(env, params), env, rewards, dones, infos
+
+    def _agent_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> MultiStep:
+        return self._result(*self._agent_half(uniforms[0], state, action, params), params)
+
+    def _ghost_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> MultiStep:
+        return self._result(*self._ghost_half(state, action, params), params, uniforms)
+
+    def _env_core(self, uniforms: Any, state: EnvState, actions: dict[str, Any], params: EnvParams) -> MultiStep:
+        return self._result(*self._half(uniforms, state, actions, params), params)
+
+    def _step_core(self, uniforms: Any, state: EnvState, actions: dict[str, Any], params: EnvParams) -> MultiStep:
+        return self._result(*self._half(uniforms, state, actions, params), params, uniforms[1:])
+
+    # -- per game ------------------------------------------------------------------------------
+    def step_env(self, key: Any, state: EnvState, actions: dict[str, Any],
+                 params: EnvParams | None = None) -> MultiStep:
+        """The half-turn of the side to move, without resetting a game that ended.
+
+        Args:
+            key: a PRNG key (the slip's draw).
+            state: the game's :class:`EnvState`.
+            actions: ``{"agent": int, "ghost": int}`` in 0..3; the side not to move is ignored.
+            params: the tables (default :attr:`default_params`).
+
+        Returns:
+            ``(observations, state, rewards, dones, infos)``: per side its observation and the
+            reward of this half-turn; ``dones`` per side and ``"__all__"`` (terminated or
+            truncated); ``infos`` with ``"terminated"``, ``"truncated"`` and ``"to_move"`` (who
+            moves next).
+        """
+        return self._one(self._env_core, 1, key, state, actions, params)
+
+    def step(self, key: Any, state: EnvState, actions: dict[str, Any],
+             params: EnvParams | None = None) -> MultiStep:
+        """:meth:`step_env`, then a new game where this one is over at the end of the turn
+        (same-step auto-reset: the observations are the new game's; the rewards and dones those
+        of the half-turn played).
+
+        Returns:
+            As :meth:`step_env`.
+        """
+        return self._one(self._step_core, 1 + self.RESET_DRAWS, key, state, actions, params)
+
+    def step_agent(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> MultiStep:
+        """The agent's half-turn (``state.to_move`` must be 0; ``action`` the agent's int).
+        Lockstep rollouts call this and :meth:`step_ghost` in turn, which saves :meth:`step`
+        computing both halves under ``vmap``.
+
+        Returns:
+            As :meth:`step_env`.
+        """
+        return self._one(self._agent_core, 1, key, state, action, params)
+
+    def step_ghost(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> MultiStep:
+        """The ghost's half-turn (``state.to_move`` must be 1), which ends the turn: a game that
+        is over restarts, as the NumPy engine's ``step_ghost`` (and :meth:`step`) do.
+
+        Returns:
+            As :meth:`step_env`.
+        """
+        return self._one(self._ghost_core, self.RESET_DRAWS, key, state, action, params)
+
+    # -- batches -------------------------------------------------------------------------------
+    def batch_step(self, key: Any, states: EnvState, actions: dict[str, Any],
+                   params: EnvParams | None = None) -> MultiStep:
+        """:meth:`step` for a batch of games (``actions`` per side ``int[N]``), from one key."""
+        return self._many(self._step_core, 1 + self.RESET_DRAWS, key, states, actions, params)
+
+    def batch_step_agent(self, key: Any, states: EnvState, actions: Any,
+                         params: EnvParams | None = None) -> MultiStep:
+        """:meth:`step_agent` for a batch of games (``actions``: ``int[N]``), from one key."""
+        return self._many(self._agent_core, 1, key, states, actions, params)
+
+    def batch_step_ghost(self, key: Any, states: EnvState, actions: Any,
+                         params: EnvParams | None = None) -> MultiStep:
+        """:meth:`step_ghost` for a batch of games (``actions``: ``int[N]``), from one key."""
+        return self._many(self._ghost_core, self.RESET_DRAWS, key, states, actions, params)
+
+    def get_avail_actions(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
+        """Per side, ``bool[4]``: the moves that change its cell (the single envs'
+        ``info["action_mask"]``). Every move is legal; a move into a wall stays put. The side not
+        to move gets its mask too, and its action is ignored."""
+        return self._masks(state.state, self.default_params if params is None else params)
+
+
+class GridGhostJaxSingle(_Engine):
+    """One side learns against a built-in table (or random) opponent: gymnax's API,
+    ``reset(key, params) -> (obs, state)`` and ``step(key, state, action, params) -> (obs, state,
+    reward, done, info)``, one full turn a step (the learner's move and the opponent's answer),
+    as the Gymnasium env and the NumPy engine with one learner play it.
+
+    Args:
+        controlled: ``"agent"`` (default) or ``"ghost"``.
+        opponent: as :class:`gridghost.batched.BatchedGame`'s: ``"chase"``, ``"random"``,
+            ``"minimax"``, ``"optimal"``, a ``StatePolicy`` (or its class) or an action table;
+            ``None`` is the chasing ghost or the random agent.
+        obs_type, explore_starts, **game: as :class:`GridGhostJax` (``max_episode_steps`` too;
+            ``explore_starts`` only with a learning agent).
+
+    Attributes:
+        default_params, engine: as :class:`GridGhostJax`.
+
+    Raises:
+        TypeError, ValueError, UnsupportedSetting: as :class:`GridGhostJax`, and what the NumPy
+            engine refuses for one learner.
+    """
+
+    def __init__(self, controlled: str = AGENT, *, opponent: Any = None, obs_type: str = "vector",
+                 explore_starts: float = 0.0, **game: Any) -> None:
+        if controlled not in AGENTS:
+            raise ValueError(f"controlled must be 'agent' or 'ghost', got {controlled!r} (both sides: GridGhostJax)")
+        super().__init__(controlled, obs_type, explore_starts, {"opponent": opponent, **game})
+        self.controlled = controlled
+
+    def observation_space(self, agent: str | None = None) -> gymnasium.spaces.Space:
+        """One game's observation space (the learner's)."""
+        return self.engine.observation_space
+
+    def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
+        """``Discrete(4)``: 0 left, 1 down, 2 right, 3 up."""
+        return gymnasium.spaces.Discrete(NUM_ACTIONS)
+
+    def reset(self, key: Any, params: EnvParams | None = None) -> tuple[Any, EnvState]:
+        """A new game with the learner to move.
+
+        Returns:
+            ``(observation, state)``.
+        """
+        params = self.default_params if params is None else params
+        return self._reset_core(jax.random.uniform(key, (self.RESET_DRAWS,)), params)
+
+    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
+        env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
+        return self.observe(env, jnp.zeros((), dtype=bool), params), env
+
+    def observe(self, state: EnvState, terminated: Any, params: EnvParams | None = None) -> Any:
+        """The learner's observation of ``state`` (flagged not to move where ``terminated``)."""
+        params = self.default_params if params is None else params
+        return self._observe(self.controlled, state.state, terminated, params)
+
+    def _turn(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> tuple[EnvState, Any, Any, Any]:
+        layout = self.layout
+        opponent = self._below(uniforms[1], layout.b) if layout.b > 1 else 0
+        index = ((state.state * NUM_ACTIONS + action) * layout.b + opponent) * layout.k
+        index = index + self._slip(uniforms[0], action, params)
+        turns = params.turns
+        reward = turns["reward"][index] + jnp.where(state.steps == 0, params.opening_reward, 0.0)
+        terminated = turns["terminated"][index]
+        steps = state.steps + 1
+        truncated = self._truncated(steps, terminated)
+        return EnvState(turns["next"][index], steps, jnp.int32(0), jnp.zeros((), dtype=bool)), reward, terminated, \
+            truncated
+
+    def _env_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
+        env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
+        info = {"terminated": terminated, "truncated": truncated, "action_mask": self.action_masks(env, params)}
+        return self.observe(env, terminated, params), env, reward, terminated | truncated, info
+
+    def _step_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
+        env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
+        done = terminated | truncated
+        env = self._where(done, self._reset_core(uniforms[2:], params)[1], env)
+        info = {"terminated": terminated, "truncated": truncated, "action_mask": self.action_masks(env, params)}
+        return self.observe(env, jnp.zeros((), dtype=bool), params), env, reward, done, info
+
+    def step_env(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> SingleStep:
+        """The learner's move and the opponent's answer, without resetting a game that ended.
+
+        Args:
+            key: a PRNG key (the slip's and a random opponent's draws).
+            state: the game's :class:`EnvState`.
+            action: an int in 0..3.
+            params: the tables (default :attr:`default_params`).
+
+        Returns:
+            ``(observation, state, reward, done, info)``: ``done`` is terminated or truncated;
+            ``info`` has ``"terminated"``, ``"truncated"`` and ``"action_mask"`` (``bool[4]``,
+            the moves that change the learner's cell in the returned state).
+        """
+        return self._one(self._env_core, 2, key, state, action, params)
+
+    def step(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> SingleStep:
+        """:meth:`step_env`, then a new game where this one is over (same-step auto-reset, as
+        gymnax: the observation is the new game's, the reward and done the step's).
+
+        Returns:
+            As :meth:`step_env` (``info["action_mask"]`` of the returned state).
+        """
+        return self._one(self._step_core, 2 + self.RESET_DRAWS, key, state, action, params)
+
+    def batch_step_env(self, key: Any, states: EnvState, actions: Any,
+                       params: EnvParams | None = None) -> SingleStep:
+        """:meth:`step_env` for a batch of games (``actions``: ``int[N]``), from one key."""
+        return self._many(self._env_core, 2, key, states, actions, params)
+
+    def batch_step(self, key: Any, states: EnvState, actions: Any, params: EnvParams | None = None) -> SingleStep:
+        """:meth:`step` for a batch of games (``actions``: ``int[N]``), from one key."""
+        return self._many(self._step_core, 2 + self.RESET_DRAWS, key, states, actions, params)
+
+    def action_masks(self, state: EnvState, params: EnvParams | None = None) -> Any:
+        """``bool[4]``: the moves that change the learner's cell."""
+        return self._masks(state.state, self.default_params if params is None else params)[self.controlled]

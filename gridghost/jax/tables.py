@@ -1,0 +1,136 @@
+"""The batched engine's tables as JAX arrays: what :mod:`gridghost.jax.env` steps with.
+
+Nothing of the game is written here: :meth:`gridghost.batched.BatchedGame.export_tables` gives
+every table one step reads, built from the game kernel, and they are copied to the device once.
+The tables of every map of one size are stacked (states ``map * cells**2 + agent * cells +
+ghost``), so a level is an index into them; :class:`EnvParams` holds them with the settings a
+learner may change under ``jit`` (which levels a reset draws, the share of exploring starts).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+
+from gridghost.batched import EngineTables
+
+
+class Layout(NamedTuple):
+    """The static facts of a set of tables (Python values, fixed at tracing).
+
+    Attributes:
+        controlled: ``"agent"``, ``"ghost"`` or ``None`` (both sides learn).
+        num_maps, num_cells: the maps stacked and the cells of one; ``states = cells**2``.
+        k, b: slip outcomes per move; 4 with a random opponent, else 1.
+        same_bounds: every action slips with the same probabilities.
+        flagged: per observing side, whether its vector observation differs when it is not to
+            move (the table then holds both, ``states`` rows apart).
+        grid: per observing side with ``obs_type="grid"``, the static facts of its planes:
+            ``(shape, channels_last, to_move, radius)``.
+        max_cycles, max_episode_steps: the limits (``None``: none).
+    """
+
+    controlled: str | None
+    num_maps: int
+    num_cells: int
+    k: int
+    b: int
+    same_bounds: bool
+    flagged: tuple[tuple[str, bool], ...]
+    grid: tuple[tuple[str, tuple[tuple[int, ...], bool, int, int | None]], ...]
+    max_cycles: int | None
+    max_episode_steps: int | None
+
+    @property
+    def states(self) -> int:
+        """Joint states of one map, ``cells**2``."""
+        return self.num_cells * self.num_cells
+
+
+class EnvParams(NamedTuple):
+    """The device tables and the settings of :class:`~gridghost.jax.GridGhostJax` (a pytree: pass
+    it through ``jit`` and ``vmap``; arrays of the same shapes do not retrace).
+
+    Attributes:
+        turns: the folded turn tables by name (see :class:`gridghost.batched.EngineTables`),
+            ``int32`` states, ``float32`` rewards, ``int8`` outcomes, ``bool`` ends.
+        bounds: ``float32[4, k - 1]``, the slip's running probabilities per action.
+        start: ``int32[maps]``, each map's first state.
+        opening: ``int32[...]``, a learning ghost's states after the opening move (else empty).
+        opening_reward: ``float32``, what a learning ghost's first step adds for it.
+        observations: per observing side, the ``float32`` observation of every state (vector).
+        grids: per observing side, the grid planes' arrays (``static``, ``self_at``, ...).
+        masks: ``int8[maps * cells, 4]``, the moves that change each cell.
+        goals: ``bool[maps * cells]``.
+        starts: ``int32[maps, S]``: per map, the local states an exploring start may draw (the
+            two apart, the agent not on a goal of that map), padded; start_counts:
+            ``int32[maps]``, how many each map has.
+        levels: ``int32[L]``: the maps a reset draws from, uniformly (default: all).
+        explore_starts: ``float32``: the probability that a reset draws a uniform start from
+            ``starts`` instead of the map's (0 by default; both sides learning or the agent alone).
+    """
+
+    turns: dict[str, Any]
+    bounds: Any
+    start: Any
+    opening: Any
+    opening_reward: Any
+    observations: dict[str, Any]
+    grids: dict[str, dict[str, Any]]
+    masks: Any
+    goals: Any
+    starts: Any
+    start_counts: Any
+    levels: Any
+    explore_starts: Any
+
+
+def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
+    """The engine's exported tables as a :class:`Layout` and device :class:`EnvParams`."""
+    cells = tables.num_cells
+    states = cells * cells
+    cast = {"next": jnp.int32, "agent_next": jnp.int32, "ghost_next": jnp.int32, "reward": jnp.float32,
+            "agent_rewards": jnp.float32, "ghost_rewards": jnp.float32}
+    turns = {key: jnp.asarray(value, dtype=cast.get(key)) for key, value in tables.turns.items()}
+    if np.any(np.abs(tables.start) > np.iinfo(np.int32).max // 16) or tables.num_maps * states * 16 * tables.k * \
+            tables.b > np.iinfo(np.int32).max:
+        raise ValueError("the tables are too large for 32-bit indices: use fewer levels")
+    grids: dict[str, dict[str, Any]] = {}
+    grid_facts = []
+    for side, grid in tables.grids.items():
+        grids[side] = {key: jnp.asarray(grid[key]) if key == "static" else jnp.asarray(grid[key], dtype=jnp.int32)
+                       for key in ("static", "self_at", "opponent_at", "window_at", "offsets") if key in grid}
+        shape = tuple(grid["shape"])  # type: ignore[arg-type]
+        size = int(np.prod(shape))
+        keep = np.ones(shape, dtype=np.float32)
+        if grid["channels_last"]:
+            keep[..., grid["to_move"]] = 0.0
+        else:
+            keep[grid["to_move"]] = 0.0
+        grids[side]["keep"] = jnp.asarray(keep.reshape(size))
+        grids[side]["map_strips"] = jnp.int32(grid.get("map_strips", 1))
+        grid_facts.append((side, (shape, bool(grid["channels_last"]), int(grid["to_move"]),  # type: ignore[arg-type]
+                                  grid.get("radius"))))
+    flagged = tuple((side, len(table) == 2 * tables.num_maps * states) for side, table in tables.observations.items())
+    # exploring starts: per map, the local states (agent, ghost) apart with the agent off its goals
+    agents, ghosts = np.divmod(np.arange(states), cells)
+    goals = tables.goals.reshape(tables.num_maps, cells)
+    allowed = (agents != ghosts)[None, :] & ~goals[:, agents]  # [map, state]
+    counts = allowed.sum(axis=1)
+    # each map's allowed states first (stable order), then padding that is never drawn
+    starts = np.argsort(~allowed, axis=1, kind="stable")
+    layout = Layout(tables.controlled, tables.num_maps, cells, tables.k, tables.b,
+                    bool((tables.bounds == tables.bounds[0]).all()), flagged, tuple(grid_facts),
+                    tables.max_cycles, tables.max_episode_steps)
+    params = EnvParams(
+        turns=turns, bounds=jnp.asarray(tables.bounds, dtype=jnp.float32),
+        start=jnp.asarray(tables.start, dtype=jnp.int32),
+        opening=jnp.asarray(tables.opening if tables.opening is not None else np.zeros(0), dtype=jnp.int32),
+        opening_reward=jnp.float32(tables.opening_reward),
+        observations={side: jnp.asarray(table) for side, table in tables.observations.items()}, grids=grids,
+        masks=jnp.asarray(tables.masks), goals=jnp.asarray(tables.goals),
+        starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray(counts, dtype=jnp.int32),
+        levels=jnp.arange(tables.num_maps, dtype=jnp.int32), explore_starts=jnp.float32(0.0))
+    return layout, params
