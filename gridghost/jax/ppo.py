@@ -1,0 +1,450 @@
+"""PPO on the JAX engine, env and learner compiled into one program (PureJaxRL's design).
+
+:func:`make_train` trains one side against a table opponent (:class:`~gridghost.jax.GridGhostJaxSingle`);
+:func:`make_selfplay` trains both sides at once (:class:`~gridghost.jax.GridGhostJax`), each with its
+own networks, from the same games. Either returns a pure function of a PRNG key and a state that
+runs ``updates`` PPO updates (rollouts with ``jax.lax.scan``, then epochs of shuffled minibatches)
+and can be ``jax.jit``-ed whole.
+
+The algorithm is Stable-Baselines3's PPO with its defaults, so that runs compare with
+``stable_baselines3.PPO``: separate policy and value MLPs (64, 64, tanh, orthogonal
+initialisation with gains sqrt 2, 0.01 and 1), Adam (eps 1e-5) with the gradient's norm clipped
+at 0.5, advantages normalised per minibatch, a truncated episode bootstrapped from the value of
+its final observation. A self-play turn gives each side one transition: the agent's reward is its
+rewards of both half-turns; the ghost's, its rewards from its move to its next (the agent's next
+half-turn included); a ghost "move" in a game that ended in the agent's half is not trained on.
+The discount applies per full turn, as the exact solver's does.
+
+Networks are dicts of arrays (no framework): :func:`greedy_actions` plays them, and
+:func:`policy_table` tabulates a side's greedy moves for the exact solver.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax.flatten_util import ravel_pytree
+
+from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.rules import NUM_ACTIONS, Side
+from gridghost.jax.env import EnvState, GridGhostJax, GridGhostJaxSingle
+from gridghost.jax.tables import EnvParams
+from gridghost.planning import StatePolicy
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO's settings, named and defaulted as ``stable_baselines3.PPO``'s.
+
+    Attributes:
+        num_envs: games in lockstep (SB3's vector env size).
+        num_steps: steps per game per rollout (``n_steps``).
+        epochs: passes over a rollout (``n_epochs``).
+        minibatch_size: samples per gradient step (``batch_size``); must divide
+            ``num_envs * num_steps``.
+        learning_rate, gamma, gae_lambda, clip, ent_coef, vf_coef, max_grad_norm: as SB3's
+            ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``,
+            ``vf_coef``, ``max_grad_norm``.
+        hidden: the hidden layers of each of the policy and value MLPs (``net_arch``).
+        planes: channels-first grids only: the channel indices fed to the networks (as
+            :class:`gridghost.integrations.sb3.MovePlanes` keeps them); ``None``: the whole
+            observation, flattened.
+
+    Raises:
+        ValueError: a count below 1, a minibatch that does not divide the rollout, a rate or
+            coefficient out of range.
+    """
+
+    num_envs: int = 32
+    num_steps: int = 128
+    epochs: int = 10
+    minibatch_size: int = 512
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: tuple[int, ...] = (64, 64)
+    planes: tuple[int, ...] | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        for name in ("num_envs", "num_steps", "epochs", "minibatch_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        if (self.num_envs * self.num_steps) % self.minibatch_size:
+            raise ValueError(f"minibatch_size ({self.minibatch_size}) must divide num_envs * num_steps "
+                             f"({self.num_envs * self.num_steps})")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        for name in ("learning_rate", "clip", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        for name in ("ent_coef", "vf_coef"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if not self.hidden or any(not isinstance(size, int) or size < 1 for size in self.hidden):
+            raise ValueError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
+
+    @property
+    def batch_size(self) -> int:
+        """Samples per rollout, ``num_envs * num_steps``."""
+        return self.num_envs * self.num_steps
+
+
+# -- networks ----------------------------------------------------------------------------------------
+def _dense(key: Any, inputs: int, outputs: int, gain: float) -> dict[str, Any]:
+    return {"w": jax.nn.initializers.orthogonal(gain)(key, (inputs, outputs)), "b": jnp.zeros(outputs)}
+
+
+def init_networks(key: Any, inputs: int, config: PPOConfig) -> dict[str, Any]:
+    """A policy MLP and a value MLP, initialised as SB3's ``ActorCriticPolicy``.
+
+    Args:
+        key: a PRNG key.
+        inputs: the features' size (:func:`features` of one observation).
+        config: the hidden layers.
+
+    Returns:
+        ``{"pi": [layers], "vf": [layers]}``, each layer ``{"w", "b"}``.
+    """
+    sizes = (inputs, *config.hidden)
+    keys = iter(jax.random.split(key, 2 * len(sizes)))
+    networks: dict[str, Any] = {}
+    for name, head, gain in (("pi", NUM_ACTIONS, 0.01), ("vf", 1, 1.0)):
+        layers = [_dense(next(keys), a, b, float(np.sqrt(2))) for a, b in itertools.pairwise(sizes)]
+        networks[name] = [*layers, _dense(next(keys), sizes[-1], head, gain)]
+    return networks
+
+
+def _mlp(layers: Sequence[dict[str, Any]], x: Any) -> Any:
+    for layer in layers[:-1]:
+        x = jnp.tanh(x @ layer["w"] + layer["b"])
+    return x @ layers[-1]["w"] + layers[-1]["b"]
+
+
+def features(observations: Any, config: PPOConfig) -> Any:
+    """A batch of observations ``[n, ...]`` as the networks' inputs ``[n, features]``: the
+    ``planes`` channels (channels first), flattened."""
+    if config.planes is not None:
+        observations = observations[:, jnp.asarray(config.planes)]
+    return observations.reshape(observations.shape[0], -1).astype(jnp.float32)
+
+
+def evaluate(networks: dict[str, Any], inputs: Any) -> tuple[Any, Any]:
+    """The policy's logits ``[n, 4]`` and the values ``[n]`` of features ``inputs``."""
+    return _mlp(networks["pi"], inputs), _mlp(networks["vf"], inputs)[:, 0]
+
+
+def greedy_actions(networks: dict[str, Any], observations: Any, config: PPOConfig) -> Any:
+    """The most probable action of each observation of a batch (``int32[n]``)."""
+    return jnp.argmax(_mlp(networks["pi"], features(observations, config)), axis=-1).astype(jnp.int32)
+
+
+# -- PPO ---------------------------------------------------------------------------------------------
+class Batch(NamedTuple):
+    """One side's rollout, ``[steps, envs]`` each (``valid``: trained on)."""
+
+    inputs: Any
+    actions: Any
+    log_probs: Any
+    values: Any
+    advantages: Any
+    returns: Any
+    valid: Any
+
+
+class Learner(NamedTuple):
+    """One side's networks and its optimiser's state (over the parameters raveled into one
+    vector, ``jax.flatten_util.ravel_pytree``)."""
+
+    networks: dict[str, Any]
+    optimiser: Any
+
+
+def _optimiser(config: PPOConfig) -> optax.GradientTransformation:
+    return optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.learning_rate, eps=1e-5))
+
+
+def _sample(key: Any, networks: dict[str, Any], inputs: Any) -> tuple[Any, Any, Any]:
+    logits, values = evaluate(networks, inputs)
+    actions = jax.random.categorical(key, logits).astype(jnp.int32)
+    log_probs = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[:, None], axis=-1)[:, 0]
+    return actions, log_probs, values
+
+
+def _advantages(rewards: Any, values: Any, dones: Any, last_values: Any, config: PPOConfig) -> tuple[Any, Any]:
+    """GAE(lambda) over ``[steps, envs]``; ``dones[t]``: the episode ended at step t."""
+    def back(carry: tuple[Any, Any], step: tuple[Any, Any, Any]) -> tuple[tuple[Any, Any], Any]:
+        advantage, next_value = carry
+        reward, value, done = step
+        live = 1.0 - done
+        delta = reward + config.gamma * next_value * live - value
+        advantage = delta + config.gamma * config.gae_lambda * live * advantage
+        return (advantage, value), advantage
+
+    _, advantages = jax.lax.scan(back, (jnp.zeros_like(last_values), last_values), (rewards, values, dones),
+                                 reverse=True)
+    return advantages, advantages + values
+
+
+def _update(key: Any, learner: Learner, batch: Batch, config: PPOConfig) -> tuple[Learner, Any]:
+    """``epochs`` passes of shuffled minibatches over one side's rollout; the mean loss."""
+    optimiser = _optimiser(config)
+    flat = jax.tree_util.tree_map(lambda x: x.reshape(config.batch_size, *x.shape[2:]), batch)
+    count = config.batch_size // config.minibatch_size
+
+    def loss(networks: dict[str, Any], mini: Batch) -> Any:
+        logits, values = evaluate(networks, mini.inputs)
+        log_softmax = jax.nn.log_softmax(logits)
+        log_probs = jnp.take_along_axis(log_softmax, mini.actions[:, None], axis=-1)[:, 0]
+        weight = mini.valid.astype(jnp.float32)
+        total = jnp.maximum(weight.sum(), 1.0)
+        mean = (mini.advantages * weight).sum() / total
+        std = jnp.sqrt((((mini.advantages - mean) ** 2) * weight).sum() / jnp.maximum(total - 1.0, 1.0))
+        advantages = (mini.advantages - mean) / (std + 1e-8)
+        ratio = jnp.exp(log_probs - mini.log_probs)
+        surrogate = jnp.minimum(ratio * advantages, jnp.clip(ratio, 1 - config.clip, 1 + config.clip) * advantages)
+        policy_loss = -(surrogate * weight).sum() / total
+        value_loss = (((mini.returns - values) ** 2) * weight).sum() / total
+        entropy = (-(jnp.exp(log_softmax) * log_softmax).sum(-1) * weight).sum() / total
+        return policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
+
+    # The optimiser runs on the parameters raveled into one vector: a few fused kernels a step
+    # instead of a few per array, which is most of a small network's step on a CPU.
+    vector, unravel = ravel_pytree(learner.networks)
+
+    def flat_loss(parameters: Any, mini: Batch) -> Any:
+        return loss(unravel(parameters), mini)
+
+    def epoch(carry: tuple[Any, Any], key: Any) -> tuple[tuple[Any, Any], Any]:
+        order = jax.random.permutation(key, config.batch_size)
+        minis = jax.tree_util.tree_map(lambda x: x[order].reshape(count, config.minibatch_size, *x.shape[1:]), flat)
+
+        def step(state: tuple[Any, Any], mini: Batch) -> tuple[tuple[Any, Any], Any]:
+            parameters, opt_state = state
+            value, grads = jax.value_and_grad(flat_loss)(parameters, mini)
+            updates, opt_state = optimiser.update(grads, opt_state, parameters)
+            return (optax.apply_updates(parameters, updates), opt_state), value
+
+        return jax.lax.scan(step, carry, minis)
+
+    (vector, opt_state), losses = jax.lax.scan(epoch, (vector, learner.optimiser), jax.random.split(key, config.epochs))
+    return Learner(unravel(vector), opt_state), losses.mean()
+
+
+def new_learner(key: Any, inputs: int, config: PPOConfig) -> Learner:
+    """Fresh networks (:func:`init_networks`) and their Adam state."""
+    networks = init_networks(key, inputs, config)
+    return Learner(networks, _optimiser(config).init(ravel_pytree(networks)[0]))
+
+
+#: ``train(state, updates) -> (state, metrics)``: what :func:`make_train` and :func:`make_selfplay` return.
+Trainer = Callable[[T, int], tuple[T, dict[str, Any]]]
+
+
+# -- one side ----------------------------------------------------------------------------------------
+class SingleState(NamedTuple):
+    """The state :func:`make_train`'s function carries: the learner, the games and a key."""
+
+    learner: Learner
+    games: EnvState
+    observations: Any
+    key: Any
+
+
+def make_train(env: GridGhostJaxSingle, config: PPOConfig,
+               params: EnvParams | None = None) -> tuple[Callable[[Any], SingleState], Trainer[SingleState]]:
+    """PPO for the learner of ``env`` against its table opponent.
+
+    Args:
+        env: the one-side env.
+        config: PPO's settings.
+        params: the env's tables (default ``env.default_params``).
+
+    Returns:
+        ``(init, train)``: ``init(key)`` gives a :class:`SingleState` (fresh networks, ``num_envs``
+        reset games); ``train(state, updates)`` runs ``updates`` rollouts and updates in one
+        ``lax.scan`` (jit it with ``static_argnums=1``) and returns the new state and per update
+        ``{"loss", "reward", "episodes", "return"}`` (mean step reward, episodes ended, mean
+        return of the episodes that ended).
+    """
+    params = env.default_params if params is None else params
+    n = config.num_envs
+    shape = tuple(env.observation_space().shape or ())
+    inputs = int(np.prod(features(jnp.zeros((1, *shape)), config).shape[1:]))
+
+    def init(key: Any) -> SingleState:
+        net_key, env_key, key = jax.random.split(key, 3)
+        observations, games = env.batch_reset(env_key, n, params)
+        return SingleState(new_learner(net_key, inputs, config), games, observations, key)
+
+    def rollout_step(carry: tuple[SingleState, Any], _: Any) -> tuple[tuple[SingleState, Any], tuple[Any, ...]]:
+        state, returns = carry
+        key, act_key, step_key, reset_key = jax.random.split(state.key, 4)
+        inputs_now = features(state.observations, config)
+        actions, log_probs, values = _sample(act_key, state.learner.networks, inputs_now)
+        final, games, rewards, dones, info = env.batch_step_env(step_key, state.games, actions, params)
+        # a truncated episode is bootstrapped from its final observation's value (SB3's rule)
+        _, final_values = evaluate(state.learner.networks, features(final, config))
+        cut = info["truncated"] & ~info["terminated"]
+        trained = rewards + config.gamma * jnp.where(cut, final_values, 0.0)
+        fresh_observations, fresh = env.batch_reset(reset_key, n, params)
+        games = jax.tree_util.tree_map(lambda a, b: jnp.where(_expand(dones, a), a, b), fresh, games)
+        observations = jnp.where(_expand(dones, final), fresh_observations, final)
+        returns = returns + rewards
+        record = (inputs_now, actions, log_probs, values, trained, dones.astype(jnp.float32), rewards,
+                  jnp.where(dones, returns, 0.0))
+        returns = jnp.where(dones, 0.0, returns)
+        return (SingleState(state.learner, games, observations, key), returns), record
+
+    def one_update(carry: tuple[SingleState, Any], _: Any) -> tuple[tuple[SingleState, Any], dict[str, Any]]:
+        (state, returns), record = jax.lax.scan(rollout_step, carry, None, config.num_steps)
+        inputs_all, actions, log_probs, values, trained, dones, rewards, ended_returns = record
+        _, last_values = evaluate(state.learner.networks, features(state.observations, config))
+        advantages, targets = _advantages(trained, values, dones, last_values, config)
+        batch = Batch(inputs_all, actions, log_probs, values, advantages, targets, jnp.ones_like(dones, dtype=bool))
+        key, update_key = jax.random.split(state.key)
+        learner, loss = _update(update_key, state.learner, batch, config)
+        episodes = dones.sum()
+        metrics = {"loss": loss, "reward": rewards.mean(), "episodes": episodes,
+                   "return": ended_returns.sum() / jnp.maximum(episodes, 1.0)}
+        return (state._replace(learner=learner, key=key), returns), metrics
+
+    def train(state: SingleState, updates: int) -> tuple[SingleState, dict[str, Any]]:
+        (state, _), metrics = jax.lax.scan(one_update, (state, jnp.zeros(config.num_envs)), None, updates)
+        return state, metrics
+
+    return init, train
+
+
+def _expand(mask: Any, like: Any) -> Any:
+    """``mask [n]`` broadcast against ``like [n, ...]``."""
+    return mask.reshape(mask.shape + (1,) * (like.ndim - 1))
+
+
+# -- both sides --------------------------------------------------------------------------------------
+class SelfPlayState(NamedTuple):
+    """The state :func:`make_selfplay`'s function carries: both learners, the games (the agent
+    to move) and a key."""
+
+    learners: dict[str, Learner]
+    games: EnvState
+    observations: Any
+    key: Any
+
+
+def make_selfplay(env: GridGhostJax, config: PPOConfig,
+                  params: EnvParams | None = None) -> tuple[Callable[[Any], SelfPlayState], Trainer[SelfPlayState]]:
+    """PPO for both sides of ``env`` at once, from the same games (see the module docstring).
+
+    Args:
+        env: the two-side env (``explore_starts`` in its params gives exploring starts).
+        config: PPO's settings, both sides alike; ``num_steps`` counts full turns.
+        params: the env's tables (default ``env.default_params``).
+
+    Returns:
+        ``(init, train)`` as :func:`make_train`'s; the metrics per update are
+        ``{"agent_loss", "ghost_loss", "agent_reward", "episodes"}``.
+    """
+    params = env.default_params if params is None else params
+    n = config.num_envs
+    sample = env.batch_reset(jax.random.key(0), 1, params)[0]
+    inputs = {side: int(features(sample[side], config).shape[1]) for side in AGENTS}
+
+    def init(key: Any) -> SelfPlayState:
+        agent_key, ghost_key, env_key, key = jax.random.split(key, 4)
+        observations, games = env.batch_reset(env_key, n, params)
+        learners = {AGENT: new_learner(agent_key, inputs[AGENT], config),
+                    GHOST: new_learner(ghost_key, inputs[GHOST], config)}
+        return SelfPlayState(learners, games, observations[AGENT], key)
+
+    def turn(state: SelfPlayState, _: Any) -> tuple[SelfPlayState, tuple[Any, ...]]:
+        key, agent_key, ghost_key, slip_key, reset_key = jax.random.split(state.key, 5)
+        agent_inputs = features(state.observations, config)
+        agent_actions, agent_log_probs, agent_values = _sample(agent_key, state.learners[AGENT].networks, agent_inputs)
+        seen, games, first, ended, _ = env.batch_step_agent(slip_key, state.games, agent_actions, params)
+        ghost_inputs = features(seen[GHOST], config)
+        ghost_actions, ghost_log_probs, ghost_values = _sample(ghost_key, state.learners[GHOST].networks, ghost_inputs)
+        # the ghost's half ends the turn: finished games restart, and the agent sees the new one
+        seen, games, second, dones, _ = env.batch_step_ghost(reset_key, games, ghost_actions, params)
+        over = dones["__all__"]
+        observations = seen[AGENT]
+        record = (agent_inputs, agent_actions, agent_log_probs, agent_values, first[AGENT] + second[AGENT],
+                  ghost_inputs, ghost_actions, ghost_log_probs, ghost_values, second[GHOST], first[GHOST],
+                  ended[AGENT], over)
+        return SelfPlayState(state.learners, games, observations, key), record
+
+    def one_update(state: SelfPlayState, _: Any) -> tuple[SelfPlayState, dict[str, Any]]:
+        # num_steps + 1 turns: the ghost's last transition needs the agent's next half-turn
+        state, record = jax.lax.scan(turn, state, None, config.num_steps + 1)
+        (a_in, a_act, a_logp, a_val, a_rew, g_in, g_act, g_logp, g_val, g_rew, g_first, ended_first, over) = record
+        t = config.num_steps
+        over_f = over.astype(jnp.float32)
+        agent_adv, agent_ret = _advantages(a_rew[:t], a_val[:t], over_f[:t], a_val[t], config)
+        ghost_rewards, ghost_dones = ghost_credit(g_rew, g_first, over, ended_first)
+        ghost_adv, ghost_ret = _advantages(ghost_rewards, g_val[:t], ghost_dones, g_val[t], config)
+        batches = {
+            AGENT: Batch(a_in[:t], a_act[:t], a_logp[:t], a_val[:t], agent_adv, agent_ret, jnp.ones_like(over[:t])),
+            GHOST: Batch(g_in[:t], g_act[:t], g_logp[:t], g_val[:t], ghost_adv, ghost_ret, ~ended_first[:t]),
+        }
+        key, agent_key, ghost_key = jax.random.split(state.key, 3)
+        learners, losses = {}, {}
+        for side, side_key in ((AGENT, agent_key), (GHOST, ghost_key)):
+            learners[side], losses[side] = _update(side_key, state.learners[side], batches[side], config)
+        metrics = {"agent_loss": losses[AGENT], "ghost_loss": losses[GHOST], "agent_reward": a_rew[:t].mean(),
+                   "episodes": over[:t].sum()}
+        return state._replace(learners=learners, key=key), metrics
+
+    def train(state: SelfPlayState, updates: int) -> tuple[SelfPlayState, dict[str, Any]]:
+        return jax.lax.scan(one_update, state, None, updates)
+
+    return init, train
+
+
+def ghost_credit(second: Any, first: Any, over: Any, ended_first: Any) -> tuple[Any, Any]:
+    """The ghost's rewards and episode ends per move, from ``T + 1`` turns ``[T + 1, envs]``:
+    a move's reward runs from it to the ghost's next move, so it is the ghost's reward of its own
+    half-turn (``second``) plus that of the agent's next half-turn (``first`` one turn on) unless
+    the game ended this turn (``over``) and the next half-turn is a new game's; its episode ends
+    with the turn, or with the agent's next half-turn (``ended_first`` one turn on).
+
+    Returns:
+        ``(rewards, dones)``, ``float32[T, envs]`` each.
+    """
+    rewards = second[:-1] + jnp.where(over[:-1], 0.0, first[1:])
+    return rewards, (over[:-1] | ended_first[1:]).astype(jnp.float32)
+
+
+def policy_table(env: GridGhostJax | GridGhostJaxSingle, networks: dict[str, Any], side: str, config: PPOConfig,
+                 level: int = 0, params: EnvParams | None = None) -> StatePolicy:
+    """``side``'s greedy move in every state of map ``level``, as a
+    :class:`~gridghost.planning.StatePolicy` the exact solver reads
+    (:func:`gridghost.planning.exploitability`, ``OpponentPool``).
+
+    Raises:
+        ValueError: ``side`` is not ``"agent"`` or ``"ghost"``, or ``level`` is not a map index.
+    """
+    if side not in AGENTS:
+        raise ValueError(f"side must be 'agent' or 'ghost', got {side!r}")
+    if not isinstance(level, int) or not 0 <= level < env.num_maps:
+        raise ValueError(f"level must be a map index in 0..{env.num_maps - 1}, got {level!r}")
+    params = env.default_params if params is None else params
+    cells = env.layout.num_cells
+    states = jnp.arange(cells * cells, dtype=jnp.int32) + level * cells * cells
+    observe = jax.vmap(lambda s: env._observe(side, s, jnp.zeros((), dtype=bool), params))
+    actions = greedy_actions(networks, observe(states), config)
+    table = np.asarray(actions, dtype=np.int64).reshape(cells, cells)
+    return StatePolicy(env.layouts[level], Side.AGENT if side == AGENT else Side.GHOST, table)
