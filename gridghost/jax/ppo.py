@@ -155,7 +155,7 @@ def greedy_actions(networks: dict[str, Any], observations: Any, config: PPOConfi
 
 # -- PPO ---------------------------------------------------------------------------------------------
 class Batch(NamedTuple):
-    """One side's rollout, ``[steps, envs]`` each (``valid``: trained on)."""
+    """One side's rollout, ``[steps, envs]`` each (``valid``: trained on; ``None``: all)."""
 
     inputs: Any
     actions: Any
@@ -210,16 +210,24 @@ def _update(key: Any, learner: Learner, batch: Batch, config: PPOConfig) -> tupl
         logits, values = evaluate(networks, mini.inputs)
         log_softmax = jax.nn.log_softmax(logits)
         log_probs = jnp.take_along_axis(log_softmax, mini.actions[:, None], axis=-1)[:, 0]
-        weight = mini.valid.astype(jnp.float32)
-        total = jnp.maximum(weight.sum(), 1.0)
-        mean = (mini.advantages * weight).sum() / total
-        std = jnp.sqrt((((mini.advantages - mean) ** 2) * weight).sum() / jnp.maximum(total - 1.0, 1.0))
+        if mini.valid is None:  # every sample counts: plain means (fewer kernels)
+            def average(x: Any) -> Any:
+                return x.mean()
+            count = jnp.float32(config.minibatch_size)
+        else:
+            weight = mini.valid.astype(jnp.float32)
+            count = jnp.maximum(weight.sum(), 1.0)
+
+            def average(x: Any) -> Any:
+                return (x * weight).sum() / count
+        mean = average(mini.advantages)
+        std = jnp.sqrt(average((mini.advantages - mean) ** 2) * count / jnp.maximum(count - 1.0, 1.0))
         advantages = (mini.advantages - mean) / (std + 1e-8)
         ratio = jnp.exp(log_probs - mini.log_probs)
         surrogate = jnp.minimum(ratio * advantages, jnp.clip(ratio, 1 - config.clip, 1 + config.clip) * advantages)
-        policy_loss = -(surrogate * weight).sum() / total
-        value_loss = (((mini.returns - values) ** 2) * weight).sum() / total
-        entropy = (-(jnp.exp(log_softmax) * log_softmax).sum(-1) * weight).sum() / total
+        policy_loss = -average(surrogate)
+        value_loss = average((mini.returns - values) ** 2)
+        entropy = average(-(jnp.exp(log_softmax) * log_softmax).sum(-1))
         return policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
 
     # The optimiser runs on the parameters raveled into one vector: a few fused kernels a step
@@ -298,8 +306,11 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
         actions, log_probs, values = _sample(act_key, state.learner.networks, inputs_now)
         final, games, rewards, dones, info = env.batch_step_env(step_key, state.games, actions, params)
         # a truncated episode is bootstrapped from its final observation's value (SB3's rule)
-        _, final_values = evaluate(state.learner.networks, features(final, config))
         cut = info["truncated"] & ~info["terminated"]
+        # the final observations' values, computed only in the steps where some episode was cut
+        final_values = jax.lax.cond(cut.any(),
+                                    lambda: _mlp(state.learner.networks["vf"], features(final, config))[:, 0],
+                                    lambda: jnp.zeros(n))
         trained = rewards + config.gamma * jnp.where(cut, final_values, 0.0)
         fresh_observations, fresh = env.batch_reset(reset_key, n, params)
         games = jax.tree_util.tree_map(lambda a, b: jnp.where(_expand(dones, a), a, b), fresh, games)
@@ -315,7 +326,7 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
         inputs_all, actions, log_probs, values, trained, dones, rewards, ended_returns = record
         _, last_values = evaluate(state.learner.networks, features(state.observations, config))
         advantages, targets = _advantages(trained, values, dones, last_values, config)
-        batch = Batch(inputs_all, actions, log_probs, values, advantages, targets, jnp.ones_like(dones, dtype=bool))
+        batch = Batch(inputs_all, actions, log_probs, values, advantages, targets, None)
         key, update_key = jax.random.split(state.key)
         learner, loss = _update(update_key, state.learner, batch, config)
         episodes = dones.sum()
