@@ -93,6 +93,7 @@ class _Engine:
         self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))
         self._flagged = dict(self.layout.flagged)
         self._grid = dict(self.layout.grid)
+        self._slots(controlled)
 
     @property
     def num_maps(self) -> int:
@@ -109,10 +110,26 @@ class _Engine:
 
     # -- the draws -----------------------------------------------------------------------------
     # Every call draws its uniforms at once (one counter-based draw, not a split per use: on CPU
-    # the key derivations would cost more than the step); an integer in 0..n-1 is floor(u * n).
-    #: Uniforms a reset takes: the level, exploring or not, the exploring start, the opening
-    #: move's action and its slip.
-    RESET_DRAWS = 5
+    # the key derivations would cost more than the step), only those the settings use; an
+    # integer in 0..n-1 is floor(u * n).
+    def _slots(self, controlled: str | None) -> None:
+        """Which uniform of a draw serves what: a reset's (:attr:`reset_draws` of them: the level
+        with several maps; the start, or for a learning ghost the opening move's action with a
+        random agent and its slip) and a one-side turn's (:attr:`turn_draws`: the slip, the
+        random opponent's action)."""
+        layout = self.layout
+        names = ["level"] if layout.num_maps > 1 else []
+        if controlled != GHOST:
+            names.append("start")
+        else:
+            names += (["opening"] if layout.b > 1 else []) + (["opening_slip"] if layout.k > 1 else [])
+        self._reset_slots = {name: i for i, name in enumerate(names)}
+        #: Uniforms a reset takes.
+        self.reset_draws = len(names)
+        turn = (["slip"] if layout.k > 1 else []) + (["opponent"] if layout.b > 1 else [])
+        self._turn_slots = {name: i for i, name in enumerate(turn)}
+        #: Uniforms a one-side turn takes before its reset's.
+        self.turn_draws = len(turn)
 
     def _slip(self, uniform: Any, action: Any, params: EnvParams) -> Any:
         """The slip outcome of a move: how many of its running probabilities ``uniform`` reaches."""
@@ -126,25 +143,22 @@ class _Engine:
         return jnp.minimum((uniform * n).astype(jnp.int32), n - 1)
 
     def _first_state(self, uniforms: Any, params: EnvParams) -> Any:
-        """A new episode's state from :attr:`RESET_DRAWS` uniforms: a level from
+        """A new episode's state from :attr:`reset_draws` uniforms: a level from
         ``params.levels``, its start (or, with probability ``explore_starts``, a uniform start);
         for a learning ghost after the agent's opening move."""
-        layout = self.layout
-        m = params.levels[self._below(uniforms[0], params.levels.shape[0])]
+        layout, slot = self.layout, self._reset_slots
+        m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
         state = params.start[m]
         if layout.controlled != GHOST:
-            uniform = params.starts[m, self._below(uniforms[2], params.start_counts[m])] + m * layout.states
-            state = jnp.where(uniforms[1] < params.explore_starts, uniform, state)
+            # one uniform u: explore when u < p; then u / p is uniform in [0, 1) and picks the start
+            u, p = uniforms[slot["start"]], params.explore_starts
+            where = self._below(u / jnp.maximum(p, 1e-30), params.start_counts[m])
+            state = jnp.where(u < p, params.starts[m, where] + m * layout.states, state)
         else:  # the opening move: [map, agent action, slip] (the slip is the same for every action)
-            opponent = self._below(uniforms[3], layout.b)
-            state = params.opening[(m * layout.b + opponent) * layout.k + self._slip(uniforms[4], 0, params)]
+            opponent = self._below(uniforms[slot["opening"]], layout.b) if "opening" in slot else 0
+            slip = self._slip(uniforms[slot["opening_slip"]], 0, params) if "opening_slip" in slot else 0
+            state = params.opening[(m * layout.b + opponent) * layout.k + slip]
         return state.astype(jnp.int32)
-
-    def first_states(self, key: Any, params: EnvParams | None = None) -> Any:
-        """A new episode's joint state (``int32``), as :meth:`reset` draws it, without its
-        observation (for rollouts that reset games themselves)."""
-        params = self.default_params if params is None else params
-        return self._first_state(jax.random.uniform(key, (self.RESET_DRAWS,)), params)
 
     def _observe(self, side: str, state: Any, not_to_move: Any, params: EnvParams) -> Any:
         """``side``'s observation of the global ``state``, its ``to_move`` plane cleared (or the
@@ -212,7 +226,7 @@ class _Engine:
             raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
         num_games = int(num_games)
         params = self.default_params if params is None else params
-        uniforms = batch_uniforms(key, (num_games, self.RESET_DRAWS))
+        uniforms = batch_uniforms(key, (num_games, self.reset_draws))
         return jax.vmap(self._reset_core, in_axes=(0, None))(uniforms, params)
 
     def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
@@ -264,7 +278,7 @@ class GridGhostJax(_Engine):
             ``(observations, state)``: per side its observation; the :class:`EnvState`.
         """
         params = self.default_params if params is None else params
-        return self._reset_core(jax.random.uniform(key, (self.RESET_DRAWS,)), params)
+        return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
 
     def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[dict[str, Any], EnvState]:
         env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
@@ -361,7 +375,7 @@ class GridGhostJax(_Engine):
         Returns:
             As :meth:`step_env`.
         """
-        return self._one(self._step_core, 1 + self.RESET_DRAWS, key, state, actions, params)
+        return self._one(self._step_core, 1 + self.reset_draws, key, state, actions, params)
 
     def step_agent(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> MultiStep:
         """The agent's half-turn (``state.to_move`` must be 0; ``action`` the agent's int).
@@ -380,13 +394,13 @@ class GridGhostJax(_Engine):
         Returns:
             As :meth:`step_env`.
         """
-        return self._one(self._ghost_core, self.RESET_DRAWS, key, state, action, params)
+        return self._one(self._ghost_core, self.reset_draws, key, state, action, params)
 
     # -- batches -------------------------------------------------------------------------------
     def batch_step(self, key: Any, states: EnvState, actions: dict[str, Any],
                    params: EnvParams | None = None) -> MultiStep:
         """:meth:`step` for a batch of games (``actions`` per side ``int[N]``), from one key."""
-        return self._many(self._step_core, 1 + self.RESET_DRAWS, key, states, actions, params)
+        return self._many(self._step_core, 1 + self.reset_draws, key, states, actions, params)
 
     def batch_step_agent(self, key: Any, states: EnvState, actions: Any,
                          params: EnvParams | None = None) -> MultiStep:
@@ -396,7 +410,7 @@ class GridGhostJax(_Engine):
     def batch_step_ghost(self, key: Any, states: EnvState, actions: Any,
                          params: EnvParams | None = None) -> MultiStep:
         """:meth:`step_ghost` for a batch of games (``actions``: ``int[N]``), from one key."""
-        return self._many(self._ghost_core, self.RESET_DRAWS, key, states, actions, params)
+        return self._many(self._ghost_core, self.reset_draws, key, states, actions, params)
 
     def get_avail_actions(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
         """Per side, ``bool[4]``: the moves that change its cell (the single envs'
@@ -449,7 +463,7 @@ class GridGhostJaxSingle(_Engine):
             ``(observation, state)``.
         """
         params = self.default_params if params is None else params
-        return self._reset_core(jax.random.uniform(key, (self.RESET_DRAWS,)), params)
+        return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
 
     def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
         env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
@@ -462,9 +476,10 @@ class GridGhostJaxSingle(_Engine):
 
     def _turn(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> tuple[EnvState, Any, Any, Any]:
         layout = self.layout
-        opponent = self._below(uniforms[1], layout.b) if layout.b > 1 else 0
+        slot = self._turn_slots
+        opponent = self._below(uniforms[slot["opponent"]], layout.b) if "opponent" in slot else 0
         index = ((state.state * NUM_ACTIONS + action) * layout.b + opponent) * layout.k
-        index = index + self._slip(uniforms[0], action, params)
+        index = index + (self._slip(uniforms[slot["slip"]], action, params) if "slip" in slot else 0)
         turns = params.turns
         reward = turns["reward"][index] + jnp.where(state.steps == 0, params.opening_reward, 0.0)
         terminated = turns["terminated"][index]
@@ -481,7 +496,7 @@ class GridGhostJaxSingle(_Engine):
     def _step_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
         env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
         done = terminated | truncated
-        env = self._where(done, self._reset_core(uniforms[2:], params)[1], env)
+        env = self._where(done, self._reset_core(uniforms[self.turn_draws:], params)[1], env)
         info = {"terminated": terminated, "truncated": truncated, "action_mask": self.action_masks(env, params)}
         return self.observe(env, jnp.zeros((), dtype=bool), params), env, reward, done, info
 
@@ -499,7 +514,7 @@ class GridGhostJaxSingle(_Engine):
             ``info`` has ``"terminated"``, ``"truncated"`` and ``"action_mask"`` (``bool[4]``,
             the moves that change the learner's cell in the returned state).
         """
-        return self._one(self._env_core, 2, key, state, action, params)
+        return self._one(self._env_core, self.turn_draws, key, state, action, params)
 
     def step(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> SingleStep:
         """:meth:`step_env`, then a new game where this one is over (same-step auto-reset, as
@@ -508,16 +523,16 @@ class GridGhostJaxSingle(_Engine):
         Returns:
             As :meth:`step_env` (``info["action_mask"]`` of the returned state).
         """
-        return self._one(self._step_core, 2 + self.RESET_DRAWS, key, state, action, params)
+        return self._one(self._step_core, self.turn_draws + self.reset_draws, key, state, action, params)
 
     def batch_step_env(self, key: Any, states: EnvState, actions: Any,
                        params: EnvParams | None = None) -> SingleStep:
         """:meth:`step_env` for a batch of games (``actions``: ``int[N]``), from one key."""
-        return self._many(self._env_core, 2, key, states, actions, params)
+        return self._many(self._env_core, self.turn_draws, key, states, actions, params)
 
     def batch_step(self, key: Any, states: EnvState, actions: Any, params: EnvParams | None = None) -> SingleStep:
         """:meth:`step` for a batch of games (``actions``: ``int[N]``), from one key."""
-        return self._many(self._step_core, 2 + self.RESET_DRAWS, key, states, actions, params)
+        return self._many(self._step_core, self.turn_draws + self.reset_draws, key, states, actions, params)
 
     def action_masks(self, state: EnvState, params: EnvParams | None = None) -> Any:
         """``bool[4]``: the moves that change the learner's cell."""

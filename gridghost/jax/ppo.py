@@ -369,6 +369,10 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
     Returns:
         ``(init, train)`` as :func:`make_train`'s; the metrics per update are
         ``{"agent_loss", "ghost_loss", "agent_reward", "episodes"}``.
+
+    Each update plays ``num_steps + 1`` turns and trains each side on the first ``num_steps``
+    (the ghost's last move needs the agent's next half-turn); an episode cut by ``max_cycles`` is
+    treated as ended, without the bootstrap from its value that one side gets.
     """
     params = env.default_params if params is None else params
     n = config.num_envs
