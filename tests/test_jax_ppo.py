@@ -187,3 +187,27 @@ def test_the_ppo_benchmark_times_jax_against_sb3_with_the_same_network() -> None
     assert row, out
     sb3, sb3_one, jax_rate, ratio = (float(value.replace(",", "")) for value in row.groups()[:4])
     assert abs(ratio - jax_rate / max(sb3, sb3_one)) < 0.06 * ratio
+
+
+def test_bad_arguments_of_the_trainers_are_refused() -> None:
+    grid = GridGhostJaxSingle(obs_type="grid", view_radius=1)
+    vector = GridGhostJaxSingle(obs_type="vector")
+    with pytest.raises(ValueError, match="planes selects channels of a channels-first grid"):
+        ppo.make_train(vector, ppo.PPOConfig(planes=(0, 1)))
+    with pytest.raises(ValueError, match=r"planes must be distinct channel indices in 0\.\.15"):
+        ppo.make_train(grid, ppo.PPOConfig(planes=(0, 16)))
+    with pytest.raises(ValueError, match="planes must be distinct channel indices"):
+        ppo.make_train(grid, ppo.PPOConfig(planes=(2, 2)))
+    with pytest.raises(TypeError, match=r"make_train trains on a gridghost\.jax\.GridGhostJaxSingle"):
+        ppo.make_train(GridGhostJax(), ppo.PPOConfig())
+    with pytest.raises(TypeError, match=r"make_selfplay trains on a gridghost\.jax\.GridGhostJax"):
+        ppo.make_selfplay(vector, ppo.PPOConfig())
+    init, train = ppo.make_train(vector, ppo.PPOConfig(num_envs=4, num_steps=8, minibatch_size=32))
+    for updates in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="updates must be an int >= 1"):
+            train(init(jax.random.key(0)), updates)
+    networks = ppo.init_networks(jax.random.key(0), 26, ppo.PPOConfig())
+    with pytest.raises(ValueError, match=r"side must be one of \['agent'\]"):
+        ppo.policy_table(vector, networks, "ghost", ppo.PPOConfig())
+    with pytest.raises(ValueError, match="level must be a map index"):
+        ppo.policy_table(vector, networks, "agent", ppo.PPOConfig(), level=True)

@@ -1,7 +1,7 @@
 """Uniforms for a whole batch of games from one PRNG key, cheaply.
 
 JAX's default generator (threefry) costs about 50 ns a 32-bit word on a CPU: for 4,096 games and
-the seven uniforms of a step with its auto-reset, more than the whole step of the NumPy engine.
+the few uniforms of a step with its auto-reset, about the whole step of the NumPy engine.
 The batched calls (:meth:`~gridghost.jax.GridGhostJaxSingle.batch_step`, ...) therefore take one
 key per call, draw two words from it with ``jax.random.bits`` (whatever the key's
 implementation), and make each game's uniforms by hashing ``(those words, the draw's counter)``

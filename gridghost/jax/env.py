@@ -1,13 +1,13 @@
 """gridghost as pure JAX functions: ``reset(key, params)`` and ``step(key, state, actions, params)``.
 
 | Import        | ``from gridghost.jax import GridGhostJax, GridGhostJaxSingle``                      |
-| Both sides    | :class:`GridGhostJax`: JaxMARL's ``MultiAgentEnv`` API, a dict per side, one        |
-|               | half-turn a step, ``get_avail_actions``                                             |
+| Both sides    | :class:`GridGhostJax`: JaxMARL's ``MultiAgentEnv`` style (a dict per side,          |
+|               | ``get_avail_actions``), one half-turn a step, ``params`` as gymnax passes them      |
 | One side      | :class:`GridGhostJaxSingle`: gymnax's API, against a built-in (table) opponent      |
 | Observations  | ``"vector"`` or ``"grid"`` (``view_radius``, ``grid_layout``), ``float32``, as the  |
 |               | single envs encode them                                                             |
 | Auto-reset    | same step (gymnax, JaxMARL): ``step`` returns the next episode's first observation  |
-|               | where a game ended; ``step_env`` does not reset                                     |
+|               | where a game ended (both sides: at the end of its turn); ``step_env`` never resets  |
 | Batches       | ``batch_reset``/``batch_step``: N games from one key (the fast path), or            |
 |               | ``jax.vmap`` of the per-game functions over keys and states; ``jax.jit`` anything   |
 
@@ -25,6 +25,12 @@ whose uniforms come from :func:`gridghost.jax.draws.batch_uniforms` (on a CPU, d
 game costs more than the step itself). Compile either with ``jax.jit``; a rollout is a
 ``jax.lax.scan``. The same code runs on CPU, GPU and TPU (``pip install "jax[cuda12]"`` for
 NVIDIA GPUs).
+
+Under ``jit`` nothing traced can be checked: actions outside 0..3 are the caller's to prevent
+(JAX clamps an index out of range, so such an action plays a neighbouring table row), as is
+calling ``step_agent`` or ``step_ghost`` out of turn (``step`` and ``step_env`` follow
+``state.to_move``). The settings are checked when a view is built. Each view keeps its NumPy
+engine (:attr:`engine`), so its tables take host memory besides the device copy.
 """
 
 from __future__ import annotations
@@ -75,10 +81,13 @@ class _Engine:
     def __init__(self, controlled: str | None, obs_type: str, explore_starts: float, game: dict[str, Any]) -> None:
         if obs_type not in JAX_OBS_TYPES:
             raise UnsupportedSetting(f"the JAX engine serves obs_type in {list(JAX_OBS_TYPES)}, got {obs_type!r}")
-        for key in ("belief_filter", "autoreset_mode"):
+        reasons = {"belief_filter": "it has no filter", "autoreset_mode": "it resets in the step a game ends "
+                   "(step_env keeps the final state)", "seed": "its randomness comes from the keys reset and step take",
+                   "sensors": "it has no sensors (its encodings show the positions)",
+                   "color_sensor_quality": "it has no sensors (its encodings show the positions)"}
+        for key, reason in reasons.items():
             if key in game:
-                raise UnsupportedSetting(f"the JAX engine does not take {key}: it has no filter and resets in the "
-                                         "step a game ends (use step_env to keep the final state)")
+                raise UnsupportedSetting(f"the JAX engine does not take {key}: {reason}")
         if not isinstance(explore_starts, (int, float)) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
             raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
@@ -114,13 +123,13 @@ class _Engine:
     # integer in 0..n-1 is floor(u * n).
     def _slots(self, controlled: str | None) -> None:
         """Which uniform of a draw serves what: a reset's (:attr:`reset_draws` of them: the level
-        with several maps; the start, or for a learning ghost the opening move's action with a
-        random agent and its slip) and a one-side turn's (:attr:`turn_draws`: the slip, the
-        random opponent's action)."""
+        with several maps; whether to explore and where, or for a learning ghost the opening
+        move's action with a random agent and its slip) and a one-side turn's
+        (:attr:`turn_draws`: the slip, the random opponent's action)."""
         layout = self.layout
         names = ["level"] if layout.num_maps > 1 else []
         if controlled != GHOST:
-            names.append("start")
+            names += ["explore", "start"]
         else:
             names += (["opening"] if layout.b > 1 else []) + (["opening_slip"] if layout.k > 1 else [])
         self._reset_slots = {name: i for i, name in enumerate(names)}
@@ -150,10 +159,9 @@ class _Engine:
         m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
         state = params.start[m]
         if layout.controlled != GHOST:
-            # one uniform u: explore when u < p; then u / p is uniform in [0, 1) and picks the start
-            u, p = uniforms[slot["start"]], params.explore_starts
-            where = self._below(u / jnp.maximum(p, 1e-30), params.start_counts[m])
-            state = jnp.where(u < p, params.starts[m, where] + m * layout.states, state)
+            where = self._below(uniforms[slot["start"]], params.start_counts[m])
+            state = jnp.where(uniforms[slot["explore"]] < params.explore_starts,
+                              params.starts[m, where] + m * layout.states, state)
         else:  # the opening move: [map, agent action, slip] (the slip is the same for every action)
             opponent = self._below(uniforms[slot["opening"]], layout.b) if "opening" in slot else 0
             slip = self._slip(uniforms[slot["opening_slip"]], 0, params) if "opening_slip" in slot else 0
@@ -240,8 +248,12 @@ class GridGhostJax(_Engine):
     ``step`` takes a dict of both sides' actions and plays the one of the side to move
     (``state.to_move``; the other's is ignored): the ghost sees the agent's move before choosing
     its own. Rewards come per side for that half-turn. A game that ends in the agent's half waits
-    for the ghost's (which ignores its action, pays nothing and reports the game terminated
-    again) and resets at the end of the turn, as the NumPy engine's ``"same_step"`` mode does.
+    for the ghost's (which ignores its action, pays nothing and reports the game done again) and
+    resets at the end of the turn, as the NumPy engine's ``"same_step"`` mode does: a learner
+    reads ``infos["to_move"]`` to tell whose transition a step was, and trains the ghost on no
+    move of a game that ended before it (:func:`gridghost.jax.ppo.make_selfplay` does so).
+    Unlike JaxMARL's ``step(key, state, actions, reset_state)``, the fourth argument is
+    ``params`` (the tables), as gymnax passes it.
 
     Args:
         obs_type: ``"vector"`` (default) or ``"grid"``.

@@ -6,14 +6,16 @@ own networks, from the same games. Either returns a pure function of a PRNG key 
 runs ``updates`` PPO updates (rollouts with ``jax.lax.scan``, then epochs of shuffled minibatches)
 and can be ``jax.jit``-ed whole.
 
-The algorithm is Stable-Baselines3's PPO with its defaults, so that runs compare with
-``stable_baselines3.PPO``: separate policy and value MLPs (64, 64, tanh, orthogonal
-initialisation with gains sqrt 2, 0.01 and 1), Adam (eps 1e-5) with the gradient's norm clipped
-at 0.5, advantages normalised per minibatch, a truncated episode bootstrapped from the value of
-its final observation. A self-play turn gives each side one transition: the agent's reward is its
-rewards of both half-turns; the ghost's, its rewards from its move to its next (the agent's next
-half-turn included); a ghost "move" in a game that ended in the agent's half is not trained on.
-The discount applies per full turn, as the exact solver's does.
+The algorithm is Stable-Baselines3's PPO, so that runs compare with ``stable_baselines3.PPO``:
+separate policy and value MLPs (64, 64, tanh, orthogonal initialisation with gains sqrt 2, 0.01
+and 1), Adam (eps 1e-5) with the gradient's norm clipped at 0.5, advantages normalised per
+minibatch and, for one side, a truncated episode bootstrapped from the value of its final
+observation. :class:`PPOConfig`'s defaults are SB3's but for the README recipe's rollouts of 128
+steps, minibatches of 512 and entropy bonus 0.01. A self-play turn gives each side one
+transition: the agent's reward is its rewards of both half-turns; the ghost's, its rewards from
+its move to its next (the agent's next half-turn included); a ghost "move" in a game that ended
+in the agent's half is not trained on. The discount applies per full turn, as the exact
+solver's does.
 
 Networks are dicts of arrays (no framework): :func:`greedy_actions` plays them, and
 :func:`policy_table` tabulates a side's greedy moves for the exact solver.
@@ -43,7 +45,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """PPO's settings, named and defaulted as ``stable_baselines3.PPO``'s.
+    """PPO's settings, named as ``stable_baselines3.PPO``'s, with its defaults but for the README
+    recipe's ``num_steps=128``, ``minibatch_size=512`` and ``ent_coef=0.01``.
 
     Attributes:
         num_envs: games in lockstep (SB3's vector env size).
@@ -133,6 +136,25 @@ def _mlp(layers: Sequence[dict[str, Any]], x: Any) -> Any:
     for layer in layers[:-1]:
         x = jnp.tanh(x @ layer["w"] + layer["b"])
     return x @ layers[-1]["w"] + layers[-1]["b"]
+
+
+def check_inputs(space: Any, config: PPOConfig) -> int:
+    """The number of network inputs a side's observation ``space`` gives under ``config``.
+
+    Raises:
+        ValueError: ``config.planes`` set for an observation that is not a channels-first grid
+            (``obs_type="grid"``, ``grid_layout="chw"``), or naming channels it does not have.
+    """
+    shape = tuple(space.shape or ())
+    if config.planes is None:
+        return int(np.prod(shape))
+    if len(shape) != 3 or shape[1] != shape[2]:
+        raise ValueError(f"planes selects channels of a channels-first grid (obs_type='grid', grid_layout='chw'); "
+                         f"the observation has shape {shape}")
+    if any(not isinstance(plane, int) or isinstance(plane, bool) or not 0 <= plane < shape[0]
+           for plane in config.planes) or len(set(config.planes)) != len(config.planes):
+        raise ValueError(f"planes must be distinct channel indices in 0..{shape[0] - 1}, got {config.planes!r}")
+    return len(config.planes) * shape[1] * shape[2]
 
 
 def features(observations: Any, config: PPOConfig) -> Any:
@@ -287,12 +309,17 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
         reset games); ``train(state, updates)`` runs ``updates`` rollouts and updates in one
         ``lax.scan`` (jit it with ``static_argnums=1``) and returns the new state and per update
         ``{"loss", "reward", "episodes", "return"}`` (mean step reward, episodes ended, mean
-        return of the episodes that ended).
+        return of the episodes that ended in that update).
+
+    Raises:
+        TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJaxSingle`.
+        ValueError: ``config.planes`` that the observation does not have (:func:`check_inputs`);
+            ``train`` raises it for ``updates`` that is not an int >= 1.
     """
+    _check_env(env, GridGhostJaxSingle, "make_train")
     params = env.default_params if params is None else params
     n = config.num_envs
-    shape = tuple(env.observation_space().shape or ())
-    inputs = int(np.prod(features(jnp.zeros((1, *shape)), config).shape[1:]))
+    inputs = check_inputs(env.observation_space(), config)
 
     def init(key: Any) -> SingleState:
         net_key, env_key, key = jax.random.split(key, 3)
@@ -335,10 +362,22 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
         return (state._replace(learner=learner, key=key), returns), metrics
 
     def train(state: SingleState, updates: int) -> tuple[SingleState, dict[str, Any]]:
-        (state, _), metrics = jax.lax.scan(one_update, (state, jnp.zeros(config.num_envs)), None, updates)
+        (state, _), metrics = jax.lax.scan(one_update, (state, jnp.zeros(config.num_envs)), None,
+                                           _check_updates(updates))
         return state, metrics
 
     return init, train
+
+
+def _check_env(env: Any, kind: type, function: str) -> None:
+    if not isinstance(env, kind):
+        raise TypeError(f"{function} trains on a gridghost.jax.{kind.__name__}, got {type(env).__name__}")
+
+
+def _check_updates(updates: Any) -> int:
+    if not isinstance(updates, (int, np.integer)) or isinstance(updates, (bool, np.bool_)) or updates < 1:
+        raise ValueError(f"updates must be an int >= 1, got {updates!r}")
+    return int(updates)
 
 
 def _expand(mask: Any, like: Any) -> Any:
@@ -370,14 +409,18 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
         ``(init, train)`` as :func:`make_train`'s; the metrics per update are
         ``{"agent_loss", "ghost_loss", "agent_reward", "episodes"}``.
 
+    Raises:
+        TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJax`.
+        ValueError: as :func:`make_train`.
+
     Each update plays ``num_steps + 1`` turns and trains each side on the first ``num_steps``
     (the ghost's last move needs the agent's next half-turn); an episode cut by ``max_cycles`` is
     treated as ended, without the bootstrap from its value that one side gets.
     """
+    _check_env(env, GridGhostJax, "make_selfplay")
     params = env.default_params if params is None else params
     n = config.num_envs
-    sample = env.batch_reset(jax.random.key(0), 1, params)[0]
-    inputs = {side: int(features(sample[side], config).shape[1]) for side in AGENTS}
+    inputs = {side: check_inputs(env.observation_space(side), config) for side in AGENTS}
 
     def init(key: Any) -> SelfPlayState:
         agent_key, ghost_key, env_key, key = jax.random.split(key, 4)
@@ -424,7 +467,7 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
         return state._replace(learners=learners, key=key), metrics
 
     def train(state: SelfPlayState, updates: int) -> tuple[SelfPlayState, dict[str, Any]]:
-        return jax.lax.scan(one_update, state, None, updates)
+        return jax.lax.scan(one_update, state, None, _check_updates(updates))
 
     return init, train
 
@@ -449,12 +492,25 @@ def policy_table(env: GridGhostJax | GridGhostJaxSingle, networks: dict[str, Any
     :class:`~gridghost.planning.StatePolicy` the exact solver reads
     (:func:`gridghost.planning.exploitability`, ``OpponentPool``).
 
+    Args:
+        env: the env the networks learnt on.
+        networks: the side's networks (``state.learner.networks``, ``state.learners[side].networks``).
+        side: ``"agent"`` or ``"ghost"``, a side that learns in ``env``.
+        config: the PPO settings the networks were built with (their inputs).
+        level: the map, an index into ``env``'s stacked levels.
+        params: the env's tables (default ``env.default_params``).
+
+    Returns:
+        The :class:`~gridghost.planning.StatePolicy` of the greedy moves (the ghost's read with
+        the ghost to move).
+
     Raises:
         ValueError: ``side`` is not ``"agent"`` or ``"ghost"``, or ``level`` is not a map index.
     """
-    if side not in AGENTS:
-        raise ValueError(f"side must be 'agent' or 'ghost', got {side!r}")
-    if not isinstance(level, int) or not 0 <= level < env.num_maps:
+    sides = AGENTS if isinstance(env, GridGhostJax) else (env.controlled,)
+    if side not in sides:
+        raise ValueError(f"side must be one of {list(sides)} (the env's learning sides), got {side!r}")
+    if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level < env.num_maps:
         raise ValueError(f"level must be a map index in 0..{env.num_maps - 1}, got {level!r}")
     params = env.default_params if params is None else params
     cells = env.layout.num_cells

@@ -23,7 +23,8 @@ class Layout(NamedTuple):
     Attributes:
         controlled: ``"agent"``, ``"ghost"`` or ``None`` (both sides learn).
         num_maps, num_cells: the maps stacked and the cells of one; ``states = cells**2``.
-        k, b: slip outcomes per move; 4 with a random opponent, else 1.
+        k: the slip outcomes per move. b: 4 with a random opponent (its action is one more
+            index), else 1.
         same_bounds: every action slips with the same probabilities.
         flagged: per observing side, whether its vector observation differs when it is not to
             move (the table then holds both, ``states`` rows apart).
@@ -88,15 +89,26 @@ class EnvParams(NamedTuple):
 
 
 def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
-    """The engine's exported tables as a :class:`Layout` and device :class:`EnvParams`."""
+    """The engine's exported tables as a :class:`Layout` and device :class:`EnvParams`.
+
+    Args:
+        tables: :meth:`gridghost.batched.BatchedGame.export_tables`.
+
+    Returns:
+        ``(layout, params)``; ``params.explore_starts`` is 0 and ``params.levels`` every map.
+
+    Raises:
+        ValueError: indices into the tables would not fit 32 bits (too many levels).
+    """
     cells = tables.num_cells
     states = cells * cells
     cast = {"next": jnp.int32, "agent_next": jnp.int32, "ghost_next": jnp.int32, "reward": jnp.float32,
             "agent_rewards": jnp.float32, "ghost_rewards": jnp.float32}
+    # the largest index a step computes, ((state * 4 + action) * b + opponent) * k + slip, fits int32
+    if tables.num_maps * states * 4 * tables.b * tables.k > np.iinfo(np.int32).max:
+        raise ValueError(f"the tables of {tables.num_maps} maps of {cells} cells are too large for 32-bit indices: "
+                         "use fewer levels")
     turns = {key: jnp.asarray(value, dtype=cast.get(key)) for key, value in tables.turns.items()}
-    if np.any(np.abs(tables.start) > np.iinfo(np.int32).max // 16) or tables.num_maps * states * 16 * tables.k * \
-            tables.b > np.iinfo(np.int32).max:
-        raise ValueError("the tables are too large for 32-bit indices: use fewer levels")
     grids: dict[str, dict[str, Any]] = {}
     grid_facts = []
     for side, grid in tables.grids.items():
