@@ -89,3 +89,25 @@ def test_the_readmes_self_play_figures_are_the_stored_runs() -> None:
     (tabular2, tabular3, ppo2, ppo3) = counted
     assert figures[:4] == [*tabular2, *tabular3] and figures[4:] == [ppo2[0], ppo3[0]]
     assert tabular2[1] == tabular3[1] == ppo2[1] == ppo3[1] == 10
+
+
+def test_the_jax_pages_learning_figures_are_the_stored_runs() -> None:
+    page = (ROOT / "docs" / "jax.md").read_text()
+    stored = json.loads((ROOT / "benchmarks" / "results" / "jax_learning.json").read_text())
+    selfplay = [stored["selfplay"][seed] for seed in sorted(stored["selfplay"])]
+    reached = [run["generations"][-1] for run in selfplay]
+    assert all(generation["exploitability"] < 0.015 for generation in reached)  # 1% of the range
+    for run, generation in zip(selfplay, reached, strict=True):
+        assert run["seconds_to_bar"] == generation["seconds"]
+    assert all(run["seconds_to_bar"] < 120 for run in selfplay)  # the bar: two minutes
+    generations = sorted({generation["generation"] for generation in reached})
+    seconds = [f"{run['seconds_to_bar']:.1f}" for run in selfplay]
+    quoted = (f"at generation {' or '.join(str(g) for g in generations)} for seeds 0, 1 and 2, after "
+              f"{', '.join(seconds[:-1])} and {seconds[-1]} seconds")
+    assert quoted in " ".join(page.split()), quoted
+    single = [stored["single"][seed] for seed in sorted(stored["single"])]
+    assert len(single) == 3 and {run["train_levels"] for run in single} == {100}
+    train = mean_and_spread([run["train_score"] for run in single])
+    test = mean_and_spread([run["test_score"] for run in single])
+    quoted = f"scores {train} on the first 100 training levels and {test} held out"
+    assert quoted in " ".join(page.split()), quoted
