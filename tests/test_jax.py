@@ -560,18 +560,26 @@ def _ghost_turn_against_random_agent(game: Game, offset: int, agent: int, ghost:
     return distribution
 
 
-def test_a_ghosts_turn_against_a_random_agent_with_slip_has_the_kernels_distribution(ghost_vs_random) -> None:
-    fx = ghost_vs_random
+def _ghost_turns_expected(fx, count: int, seed: int, ending: int) -> tuple[list, list]:
+    """``count`` strata of a learning ghost's turn against the random agent (perpendicular slip,
+    0.2), at least ``ending`` of them with moves that end the game, and the kernel's exact
+    distribution of each: first at the episode's first step (which adds the ghost's reward for
+    the agent's opening move), then later."""
     games = [Game(layout, PerpendicularSlip(0.2)) for layout in fx.env.layouts]
     cells = fx.cells
-    # the ghost's reward for the agent's opening move, which a learning ghost's first step adds
     opening = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1]
-    strata = _strata(games, 24, seed=6)
+    strata = _strata(games, count, seed=seed)
     exact = [_ghost_turn_against_random_agent(games[m], m * cells * cells, a, g, action) for m, a, g, action in strata]
-    assert sum(any(key[-1] for key in d) for d in exact) >= 3  # moves that end games
-    # every stratum twice: at the episode's first step (which adds the opening reward) and later
+    assert sum(any(key[-1] for key in d) for d in exact) >= ending  # moves that end games
     expected = [{_outcome(s, r + opening, e): p for (s, r, e), p in d.items()} for d in exact] + \
                [{_outcome(s, r, e): p for (s, r, e), p in d.items()} for d in exact]
+    return strata, expected
+
+
+def test_a_ghosts_turn_against_a_random_agent_with_slip_has_the_kernels_distribution(ghost_vs_random) -> None:
+    fx = ghost_vs_random
+    cells = fx.cells
+    strata, expected = _ghost_turns_expected(fx, 24, seed=6, ending=3)
     which, (_, after, reward, _, info) = _sample(fx.step_env, fx.params, cells, strata + strata, 2500, seed=1,
                                                  steps=np.repeat([0, 5], len(strata)))
     draws = [Counter() for _ in expected]
@@ -1008,14 +1016,7 @@ def test_batch_step_env_draws_a_ghosts_turn_against_a_random_agent_with_the_kern
         ghost_vs_random) -> None:
     # the random agent's answer and its slip (perpendicular, 0.2); at the episode's first step too
     fx = ghost_vs_random
-    games = [Game(layout, PerpendicularSlip(0.2)) for layout in fx.env.layouts]
-    cells = fx.cells
-    opening = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1]
-    strata = _strata(games, 12, seed=23)
-    exact = [_ghost_turn_against_random_agent(games[m], m * cells * cells, a, g, action) for m, a, g, action in strata]
-    assert sum(any(key[-1] for key in d) for d in exact) >= 2  # moves that end games
-    expected = [{_outcome(s, r + opening, e): p for (s, r, e), p in d.items()} for d in exact] + \
-               [{_outcome(s, r, e): p for (s, r, e), p in d.items()} for d in exact]
+    strata, expected = _ghost_turns_expected(fx, 12, seed=23, ending=2)
     which, (_, after, reward, _, info) = _batch_sample(fx, strata + strata, np.repeat([0, 5], len(strata)), seed=24)
     draws = [Counter() for _ in expected]
     for s, state, r, ended in zip(which, np.asarray(after.state), np.asarray(reward), np.asarray(info["terminated"]),

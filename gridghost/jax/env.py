@@ -199,12 +199,16 @@ class _Engine:
             return cut | (steps >= episode) if episode is not None else cut
         return jnp.zeros((), dtype=bool)
 
-    def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
+    def _cells(self, state: Any) -> tuple[Any, Any]:
+        """The agent's and the ghost's global cells (``map * cells + cell``) in the global ``state``."""
         cells = self.layout.num_cells
         m, local = jnp.divmod(state, self.layout.states)
         agent, ghost = jnp.divmod(local, cells)
-        masks = params.masks.astype(bool)
-        return {AGENT: masks[m * cells + agent], GHOST: masks[m * cells + ghost]}
+        return m * cells + agent, m * cells + ghost
+
+    def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
+        agent, ghost = self._cells(state)
+        return {AGENT: params.masks[agent], GHOST: params.masks[ghost]}
 
     @staticmethod
     def _where(done: Any, new: Any, old: Any) -> Any:
@@ -301,10 +305,8 @@ class GridGhostJax(_Engine):
         (``state.to_move``) in a game that goes on (a game that ended shows it to neither)."""
         params = self.default_params if params is None else params
         agent_moves = state.to_move == 0
-        cells = self.layout.num_cells
-        m, local = jnp.divmod(state.state, self.layout.states)
-        agent, ghost = jnp.divmod(local, cells)
-        over = params.goals[m * cells + agent] | (agent == ghost)  # a state the game ended in
+        agent, ghost = self._cells(state.state)
+        over = params.goals[agent] | (agent == ghost)  # a state the game ended in
         return {AGENT: self._observe(AGENT, state.state, ~agent_moves | over, params),
                 GHOST: self._observe(GHOST, state.state, agent_moves | state.ended, params)}
 

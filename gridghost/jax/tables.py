@@ -63,7 +63,7 @@ class EnvParams(NamedTuple):
         opening_reward: ``float32``, what a learning ghost's first step adds for it.
         observations: per observing side, the ``float32`` observation of every state (vector).
         grids: per observing side, the grid planes' arrays (``static``, ``self_at``, ...).
-        masks: ``int8[maps * cells, 4]``, the moves that change each cell.
+        masks: ``bool[maps * cells, 4]``, the moves that change each cell.
         goals: ``bool[maps * cells]``.
         starts: ``int32[maps, S]``: per map, the local states an exploring start may draw (the
             two apart, the agent not on a goal of that map), padded; start_counts:
@@ -142,7 +142,7 @@ def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
         opening=jnp.asarray(tables.opening if tables.opening is not None else np.zeros(0), dtype=jnp.int32),
         opening_reward=jnp.float32(tables.opening_reward),
         observations={side: jnp.asarray(table) for side, table in tables.observations.items()}, grids=grids,
-        masks=jnp.asarray(tables.masks), goals=jnp.asarray(tables.goals),
+        masks=jnp.asarray(tables.masks, dtype=bool), goals=jnp.asarray(tables.goals),
         starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray(counts, dtype=jnp.int32),
         levels=jnp.arange(tables.num_maps, dtype=jnp.int32), explore_starts=jnp.float32(0.0))
     return layout, params
