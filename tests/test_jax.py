@@ -1116,6 +1116,52 @@ def test_batch_uniforms_are_uniform_in_0_1_without_serial_correlation_and_keyed(
     assert p > ALPHA, p
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 12, 100, 1000, 4096, 4097])
+def test_batch_permutation_is_a_permutation_of_every_size_and_keyed(size) -> None:
+    from gridghost.jax.draws import batch_permutation
+
+    key = jax.random.key(size)
+    order = np.asarray(batch_permutation(key, size))
+    assert order.dtype == np.int32 and np.array_equal(np.sort(order), np.arange(size))
+    assert np.array_equal(np.asarray(batch_permutation(key, size)), order)
+    if size >= 12:  # another key, another order (two orders of 12 agree by chance with p ~ 2e-9)
+        assert not np.array_equal(np.asarray(batch_permutation(jax.random.split(key)[0], size)), order)
+
+
+@pytest.mark.parametrize("size", [12, 100])
+def test_batch_permutation_places_each_index_and_each_pair_uniformly(size) -> None:
+    """Minibatches need each index's position uniform and two indices' positions independent:
+    chi-square over many keys, for a size of an even (12: 4 bits) and an odd (100: 7) cipher width."""
+    from gridghost.jax.draws import batch_permutation
+
+    draws = 20_000
+    orders = np.asarray(jax.vmap(lambda k: batch_permutation(k, size))(jax.random.split(jax.random.key(7), draws)))
+    positions = np.argsort(orders, axis=1)  # positions[d, i]: where index i went in draw d
+    for index in (0, 1, size // 2, size - 1):
+        _, dof, p = _chi_square_uniform(np.bincount(positions[:, index], minlength=size))
+        assert dof == size - 1 and p > ALPHA, (index, p)
+    # the pair (0, 1): which of `bins` equal stretches each lands in, over the bins x bins cells
+    # less the diagonal's excess (two indices cannot share a position, so the diagonal cells are
+    # (size / bins - 1) / (size / bins) as likely as the others)
+    bins = 4
+    first, second = positions[:, 0] * bins // size, positions[:, 1] * bins // size
+    counts = np.bincount(first * bins + second, minlength=bins * bins).astype(float)
+    width = size / bins
+    weights = np.where(np.eye(bins, dtype=bool).ravel(), (width - 1) / width, 1.0)
+    expected = draws * weights / weights.sum()
+    statistic = float(((counts - expected) ** 2 / expected).sum())
+    p = _p_value(statistic, bins * bins - 1)
+    assert p > ALPHA, p
+
+
+@pytest.mark.parametrize("size", [0, -1, 2.5, True])
+def test_batch_permutation_refuses_a_size_that_is_not_a_positive_int(size) -> None:
+    from gridghost.jax.draws import batch_permutation
+
+    with pytest.raises(ValueError, match="size must be a positive int"):
+        batch_permutation(jax.random.key(0), size)
+
+
 @pytest.mark.parametrize("num_games", [0, -1, 2.5, True])
 def test_batch_reset_refuses_a_number_of_games_that_is_not_a_positive_int(num_games, agent_vs_random,
                                                                           two_sides_random) -> None:

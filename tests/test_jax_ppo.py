@@ -76,6 +76,26 @@ def test_advantages_are_gae_over_episode_ends() -> None:
     np.testing.assert_allclose(np.asarray(returns), expected + values, rtol=1e-5, atol=1e-5)
 
 
+def test_sampled_actions_follow_the_softmax_and_never_take_an_impossible_action() -> None:
+    probabilities = np.array([0.1, 0.0, 0.6, 0.3])
+    rows = 40_000
+    with np.errstate(divide="ignore"):
+        logits = jnp.tile(jnp.asarray(np.log(probabilities) + 2.0, dtype=jnp.float32), (rows, 1))
+    actions, log_probs = ppo._categorical(jax.random.key(5), logits)
+    actions, log_probs = np.asarray(actions), np.asarray(log_probs)
+    counts = np.bincount(actions, minlength=4)
+    assert counts[1] == 0  # probability 0 (a logit of -inf)
+    possible = probabilities > 0
+    expected = rows * probabilities[possible]
+    statistic = float(((counts[possible] - expected) ** 2 / expected).sum())
+    assert statistic < 13.8, (counts, statistic)  # chi-square, 2 dof: p > 0.001
+    np.testing.assert_allclose(log_probs, np.log(probabilities[actions]), rtol=1e-5)
+    # another key, other draws; the same key, the same
+    again, _ = ppo._categorical(jax.random.key(5), logits)
+    other, _ = ppo._categorical(jax.random.key(6), logits)
+    assert np.array_equal(np.asarray(again), actions) and (np.asarray(other) != actions).mean() > 0.3
+
+
 def test_the_ghosts_credit_runs_to_its_next_move() -> None:
     # three turns of one game: it goes on at turn 0; at turn 1 the ghost catches the agent (over);
     # turn 2 is a new game, in which the agent ends the game in its half

@@ -36,6 +36,7 @@ from jax.flatten_util import ravel_pytree
 
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Side
+from gridghost.jax.draws import batch_permutation, batch_uniforms
 from gridghost.jax.env import EnvState, GridGhostJax, GridGhostJaxSingle
 from gridghost.jax.tables import EnvParams
 from gridghost.planning import StatePolicy
@@ -200,10 +201,20 @@ def _optimiser(config: PPOConfig) -> optax.GradientTransformation:
     return optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.learning_rate, eps=1e-5))
 
 
+def _categorical(key: Any, logits: Any) -> tuple[Any, Any]:
+    """One action a row of ``logits [n, actions]``, drawn from their softmax by the inverse CDF with
+    one hashed uniform a row, and its log-probability. (``jax.random.categorical`` draws a
+    threefry word an action: 11 us for 32 rows on this CPU, against 3 us.)"""
+    log_softmax = jax.nn.log_softmax(logits)
+    cdf = jnp.cumsum(jnp.exp(log_softmax), axis=-1)
+    thresholds = batch_uniforms(key, (logits.shape[0], 1)) * cdf[:, -1:]
+    actions = (thresholds >= cdf[:, :-1]).sum(axis=-1).astype(jnp.int32)
+    return actions, jnp.take_along_axis(log_softmax, actions[:, None], axis=-1)[:, 0]
+
+
 def _sample(key: Any, networks: dict[str, Any], inputs: Any) -> tuple[Any, Any, Any]:
     logits, values = evaluate(networks, inputs)
-    actions = jax.random.categorical(key, logits).astype(jnp.int32)
-    log_probs = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[:, None], axis=-1)[:, 0]
+    actions, log_probs = _categorical(key, logits)
     return actions, log_probs, values
 
 
@@ -260,7 +271,7 @@ def _update(key: Any, learner: Learner, batch: Batch, config: PPOConfig) -> tupl
         return loss(unravel(parameters), mini)
 
     def epoch(carry: tuple[Any, Any], key: Any) -> tuple[tuple[Any, Any], Any]:
-        order = jax.random.permutation(key, config.batch_size)
+        order = batch_permutation(key, config.batch_size)
         minis = jax.tree_util.tree_map(lambda x: x[order].reshape(count, config.minibatch_size, *x.shape[1:]), flat)
 
         def step(state: tuple[Any, Any], mini: Batch) -> tuple[tuple[Any, Any], Any]:
