@@ -1170,6 +1170,16 @@ def test_batch_reset_refuses_a_number_of_games_that_is_not_a_positive_int(num_ga
             fx.env.batch_reset(jax.random.key(0), num_games)
 
 
+def test_the_spaces_are_either_sides_and_refuse_another_name(agent_vs_random, two_sides_random) -> None:
+    for fx in (agent_vs_random, two_sides_random):
+        for side in (None, "agent", "ghost"):
+            assert fx.env.observation_space(side) == fx.env.engine.observation_space
+            assert fx.env.action_space(side).n == 4
+        for method in (fx.env.observation_space, fx.env.action_space):
+            with pytest.raises(ValueError, match="agent must be None, 'agent' or 'ghost', got 'player_0'"):
+                method("player_0")
+
+
 # -- the batch functions under jit and lax.scan ----------------------------------------------------------------
 @pytest.mark.parametrize("view", ["one side", "two sides: batch_step", "two sides: halves"])
 def test_a_scan_of_batch_steps_is_the_python_loop_of_jitted_calls(view, agent_vs_random, two_sides_random) -> None:

@@ -75,6 +75,11 @@ MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict
 SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 
 
+def _check_side(agent: str | None) -> None:
+    if agent is not None and agent not in AGENTS:
+        raise ValueError(f"agent must be None, 'agent' or 'ghost', got {agent!r}")
+
+
 class _Engine:
     """What both views share: the tables, the draws and the observations of one game."""
 
@@ -109,12 +114,23 @@ class _Engine:
         """The maps (levels) the tables stack."""
         return self.layout.num_maps
 
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        """One game's observation space for side ``agent`` (the single envs')."""
+    def observation_space(self, agent: str | None = None) -> gymnasium.spaces.Space:
+        """One game's observation space: side ``agent``'s, or the learner's (``None``); the two
+        sides' are the same.
+
+        Raises:
+            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
+        """
+        _check_side(agent)
         return self.engine.observation_space
 
-    def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
-        """``Discrete(4)``: 0 left, 1 down, 2 right, 3 up."""
+    def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
+        """``Discrete(4)`` for either side: 0 left, 1 down, 2 right, 3 up.
+
+        Raises:
+            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
+        """
+        _check_side(agent)
         return gymnasium.spaces.Discrete(NUM_ACTIONS)
 
     # -- the draws -----------------------------------------------------------------------------
@@ -241,8 +257,27 @@ class _Engine:
         uniforms = batch_uniforms(key, (num_games, self.reset_draws))
         return jax.vmap(self._reset_core, in_axes=(0, None))(uniforms, params)
 
+    def reset(self, key: Any, params: EnvParams | None = None) -> tuple[Any, EnvState]:
+        """A new game, with the agent to move (a learning ghost alone: after the agent's opening
+        move).
+
+        Args:
+            key: a PRNG key.
+            params: the tables and settings (default: ``default_params``).
+
+        Returns:
+            ``(observation, state)``: the view's observation (:class:`GridGhostJax`: per side;
+            :class:`GridGhostJaxSingle`: the learner's) and the :class:`EnvState`.
+        """
+        params = self.default_params if params is None else params
+        return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
+
     def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
-        raise NotImplementedError("each view (GridGhostJax, GridGhostJaxSingle) draws its own first states")
+        env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
+        return self._first_observation(env, params), env
+
+    def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
+        raise NotImplementedError("each view (GridGhostJax, GridGhostJaxSingle) observes in its own form")
 
 
 class GridGhostJax(_Engine):
@@ -287,18 +322,8 @@ class GridGhostJax(_Engine):
                             "opponent=...)")
         super().__init__(None, obs_type, explore_starts, game)
 
-    def reset(self, key: Any, params: EnvParams | None = None) -> tuple[dict[str, Any], EnvState]:
-        """A new game with the agent to move.
-
-        Returns:
-            ``(observations, state)``: per side its observation; the :class:`EnvState`.
-        """
-        params = self.default_params if params is None else params
-        return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
-
-    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[dict[str, Any], EnvState]:
-        env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
-        return self.observations(env, params), env
+    def _first_observation(self, env: EnvState, params: EnvParams) -> dict[str, Any]:
+        return self.observations(env, params)
 
     def observations(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
         """Both sides' observations of ``state``: each flagged not to move unless it is to move
@@ -462,26 +487,8 @@ class GridGhostJaxSingle(_Engine):
         super().__init__(controlled, obs_type, explore_starts, {"opponent": opponent, **game})
         self.controlled = controlled
 
-    def observation_space(self, agent: str | None = None) -> gymnasium.spaces.Space:
-        """One game's observation space (the learner's)."""
-        return self.engine.observation_space
-
-    def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
-        """``Discrete(4)``: 0 left, 1 down, 2 right, 3 up."""
-        return gymnasium.spaces.Discrete(NUM_ACTIONS)
-
-    def reset(self, key: Any, params: EnvParams | None = None) -> tuple[Any, EnvState]:
-        """A new game with the learner to move.
-
-        Returns:
-            ``(observation, state)``.
-        """
-        params = self.default_params if params is None else params
-        return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
-
-    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
-        env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
-        return self.observe(env, jnp.zeros((), dtype=bool), params), env
+    def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
+        return self.observe(env, jnp.zeros((), dtype=bool), params)
 
     def observe(self, state: EnvState, terminated: Any, params: EnvParams | None = None) -> Any:
         """The learner's observation of ``state`` (flagged not to move where ``terminated``)."""
