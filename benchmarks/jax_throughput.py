@@ -66,16 +66,20 @@ class JaxContender:
             def advance(key: Any, states: Any, action: Any) -> Any:
                 return env.batch_step(key, states, action, params)
 
+        observations, self._states = env.batch_reset(jax.random.key(0), games)
+        outputs = (observations, jnp.zeros(games, dtype=jnp.float32), jnp.zeros(games, dtype=bool))
+
         def rollout(states: Any, key: Any) -> Any:
+            # each step's outputs go to the carry, so that XLA computes them every step (the loop
+            # returns the last); a sum of them would be work the NumPy contender does not do
             def body(carry: Any, action: Any) -> Any:
-                states, key = carry
+                states, key, _ = carry
                 key, step_key = jax.random.split(key)
                 observations, states, rewards, dones, _ = advance(step_key, states, action)
-                return (states, key), rewards.sum() + observations.sum() + dones.sum()
-            return jax.lax.scan(body, (states, key), actions)
+                return (states, key, (observations, rewards, dones)), None
+            return jax.lax.scan(body, (states, key, outputs), actions)[0]
 
         self._run = jax.jit(rollout)
-        self._states = env.batch_reset(jax.random.key(0), games)[1]
         start = time.perf_counter()
         jax.block_until_ready(self._run(self._states, jax.random.key(1)))
         self.compile_seconds = time.perf_counter() - start
