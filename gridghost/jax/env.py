@@ -115,8 +115,13 @@ class _Engine:
         return self.layout.num_maps
 
     def observation_space(self, agent: str | None = None) -> gymnasium.spaces.Space:
-        """One game's observation space: side ``agent``'s, or the learner's (``None``); the two
-        sides' are the same.
+        """One game's observation space; the two sides' are the same.
+
+        Args:
+            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
+
+        Returns:
+            The space of one game's observation (as the NumPy engine's).
 
         Raises:
             ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
@@ -125,7 +130,13 @@ class _Engine:
         return self.engine.observation_space
 
     def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
-        """``Discrete(4)`` for either side: 0 left, 1 down, 2 right, 3 up.
+        """The action space, the same for either side.
+
+        Args:
+            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
+
+        Returns:
+            ``Discrete(4)``: 0 left, 1 down, 2 right, 3 up.
 
         Raises:
             ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
