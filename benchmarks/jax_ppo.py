@@ -21,10 +21,10 @@ round's JAX rate over its SB3 rate. Needs ``pip install "gridghost[jax,sb3]"``.
     python benchmarks/jax_ppo.py                      # 3 rounds, 32,768 steps a contender
     python benchmarks/jax_ppo.py --rounds 1 --steps 16384 --configs vector-64
 
-Target (issue 24): JAX at least 20x SB3's steps/s with the same network, judged on ``vector-64``,
-SB3's own PPO settings (its default minibatch of 64, 10 epochs) with the network it builds by
-default. The other two rows are printed for what they show, without a verdict: larger minibatches
-or inputs make the update's arithmetic, the same in both libraries, the larger share of the time.
+Target (issue 24): JAX at least 20x SB3's steps/s with the same network. Every row gets a
+verdict. On the 2-core CPU measured only ``vector-64`` (SB3's default minibatch of 64 and 10
+epochs) meets it: larger minibatches or inputs make the update's arithmetic, the same in both
+libraries, the larger share of the time.
 """
 
 from __future__ import annotations
@@ -46,8 +46,6 @@ from gridghost.maps import level_split
 from gridghost.sensing.observations import MOVE_PLANES, grid_channels
 
 TARGET = 20.0
-#: The configuration the target is judged on.
-TARGET_CONFIG = "vector-64"
 RADIUS = 5
 GAME = {"opponent": "chase", "rewards": "normalised", "max_episode_steps": 100}
 #: name -> (encoding settings, minibatch size, SB3 policy_kwargs)
@@ -141,10 +139,9 @@ def main(argv: list[str] | None = None) -> int:
                 rates[key].append(contenders[key](round_))
         ratios = [j / max(s, s1) for j, s, s1 in zip(rates["jax"], rates["sb3"], rates["sb3-1"], strict=True)]
         ratio = statistics.median(ratios)
-        verdict = f">= {TARGET:g}x {'met' if ratio >= TARGET else 'MISSED'}" if name == TARGET_CONFIG else ""
         print(f"{name:<12} {statistics.median(rates['sb3']):>12,.0f} {statistics.median(rates['sb3-1']):>13,.0f} "
               f"{statistics.median(rates['jax']):>12,.0f} {ratio:>9.1f}x {jax_contender.compile_seconds:>9.1f}  "
-              f"{verdict}".rstrip(), flush=True)
+              f">= {TARGET:g}x {'met' if ratio >= TARGET else 'MISSED'}", flush=True)
     return 0
 
 
