@@ -43,6 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gridghost.batched import BatchedGame, UnsupportedSetting
+from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.draws import batch_uniforms
@@ -73,11 +74,6 @@ class EnvState(NamedTuple):
 MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict[str, Any]]
 #: What one side's steps return: ``(observation, state, reward, done, info)``.
 SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
-
-
-def _check_side(agent: str | None) -> None:
-    if agent is not None and agent not in AGENTS:
-        raise ValueError(f"agent must be None, 'agent' or 'ghost', got {agent!r}")
 
 
 class _Engine:
@@ -126,7 +122,7 @@ class _Engine:
         Raises:
             ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
         """
-        _check_side(agent)
+        check_choice(agent, "agent", AGENTS, allow_none=True)
         return self.engine.observation_space
 
     def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
@@ -141,7 +137,7 @@ class _Engine:
         Raises:
             ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
         """
-        _check_side(agent)
+        check_choice(agent, "agent", AGENTS, allow_none=True)
         return gymnasium.spaces.Discrete(NUM_ACTIONS)
 
     # -- the draws -----------------------------------------------------------------------------
