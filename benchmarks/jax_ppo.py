@@ -45,6 +45,8 @@ from gridghost.jax.ppo import PPOConfig, make_train
 from gridghost.maps import level_split
 from gridghost.sensing.observations import MOVE_PLANES, grid_channels
 
+from harness import verdict
+
 TARGET = 20.0
 RADIUS = 5
 GAME = {"opponent": "chase", "rewards": "normalised", "max_episode_steps": 100}
@@ -141,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         ratio = statistics.median(ratios)
         print(f"{name:<12} {statistics.median(rates['sb3']):>12,.0f} {statistics.median(rates['sb3-1']):>13,.0f} "
               f"{statistics.median(rates['jax']):>12,.0f} {ratio:>9.1f}x {jax_contender.compile_seconds:>9.1f}  "
-              f">= {TARGET:g}x {'met' if ratio >= TARGET else 'MISSED'}", flush=True)
+              f"{verdict(ratio, TARGET)}", flush=True)
     return 0
 
 

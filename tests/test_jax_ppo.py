@@ -202,7 +202,7 @@ def test_the_learning_benchmark_stores_the_self_play_run(tmp_path: Path) -> None
 
 def test_the_ppo_benchmark_times_jax_against_sb3_with_the_same_network() -> None:
     out = run_script("benchmarks/jax_ppo.py", "--rounds", "1", "--steps", "4096", "--configs", "vector-64")
-    row = re.search(r"^vector-64 +([\d,]+) +([\d,]+) +([\d,]+) +([\d.]+)x +[\d.]+  >= 20x (met|MISSED)$", out,
+    row = re.search(r"^vector-64 +([\d,]+) +([\d,]+) +([\d,]+) +([\d.]+)x +[\d.]+  >= 20x  (met|MISSED)$", out,
                     flags=re.M)
     assert row, out
     sb3, sb3_one, jax_rate, ratio = (float(value.replace(",", "")) for value in row.groups()[:4])
