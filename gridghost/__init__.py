@@ -31,12 +31,17 @@ registry).
 from __future__ import annotations
 
 import importlib
+import logging
 from types import ModuleType
 
 import gymnasium
 import pettingzoo
 
 from gridghost import _moved
+
+# The library logs through logging and never prints; without a handler of the caller's, its
+# records go nowhere (the logging HOWTO's advice for libraries).
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 # The old flat module paths stay importable (with a warning). gridghost.env is both an old module
 # path and the env() function: the module is loaded first so that the function, bound below, wins.

@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_limit, check_number
+from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.game import Game
 from gridghost.core.layout import Cell, Layout
+from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel
 from gridghost.planning.arguments import solver_game
@@ -53,7 +54,8 @@ def _check_gamma(gamma: Any) -> float:
     return value
 
 
-def _check_settings(gamma: Any, tol: Any, horizon: Any) -> tuple[float, float, int | None]:
+def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = False) -> tuple[float, float, int | None]:
+    check_flag(progress_bar, "progress_bar")
     return (_check_gamma(gamma), check_number(tol, "tol", 0.0, strict=True),
             check_limit(horizon, "horizon", maximum=MAX_ITERATIONS))
 
@@ -109,7 +111,7 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
 
 
 def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
-             horizon: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+             horizon: int | None, progress_bar: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
     """Value iteration over full turns: from zero with a horizon (the values of a game of that
     many turns), else from the value of a game that never ends.
 
@@ -119,6 +121,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         side: whose rewards are summed.
         gamma, tol: discount per turn; stop when no value changes by more than ``tol``.
         horizon: if given, exactly this many sweeps: the values of a game of ``horizon`` turns.
+        progress_bar: count the sweeps on a progress bar on stderr.
 
     Returns:
         ``(values, agent_q, ghost_q, sweeps, residual)``: the agent-to-move values (``[num_live
@@ -144,15 +147,18 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     agent_q = ghost_q = np.zeros((NUM_ACTIONS, sink))
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
-    for sweep in range(1, sweeps + 1):
-        ghost_q = ghost_reward + gamma * values.take(ghost_next)
-        between[:sink] = _reduce(ghost_q, ghost)
-        agent_q = agent_expected + model.agent_backup(between)
-        new = _reduce(agent_q, agent)
-        residual = float(np.abs(new - values[:sink]).max()) if sink else 0.0
-        values[:sink] = new
-        if horizon is None and residual <= tol:
-            return values, agent_q, ghost_q, sweep, residual
+    with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
+        for sweep in range(1, sweeps + 1):
+            ghost_q = ghost_reward + gamma * values.take(ghost_next)
+            between[:sink] = _reduce(ghost_q, ghost)
+            agent_q = agent_expected + model.agent_backup(between)
+            new = _reduce(agent_q, agent)
+            residual = float(np.abs(new - values[:sink]).max()) if sink else 0.0
+            values[:sink] = new
+            if progress_bar:
+                bar.count(residual)
+            if horizon is None and residual <= tol:
+                return values, agent_q, ghost_q, sweep, residual
     if horizon is None:
         raise RuntimeError(
             f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "
@@ -291,9 +297,10 @@ class _OneSide(_Solution):
     :class:`GhostSolution` share. Values are that side's own returns."""
 
     def __init__(self, model: TurnModel, side: Side, opponent: np.ndarray, gamma: float, tol: float,
-                 horizon: int | None) -> None:
+                 horizon: int | None, progress_bar: bool = False) -> None:
         agent, ghost = (_MAXIMISE, opponent) if side == Side.AGENT else (opponent, _MAXIMISE)
-        values, agent_q, ghost_q, sweeps, residual = _iterate(model, agent, ghost, side, gamma, tol, horizon)
+        values, agent_q, ghost_q, sweeps, residual = _iterate(model, agent, ghost, side, gamma, tol, horizon,
+                                                              progress_bar)
         super().__init__(model, gamma, tol, horizon, sweeps, residual)
         self._side, self._opponent = side, opponent
         self._values, self._q = values, agent_q if side == Side.AGENT else ghost_q
@@ -336,8 +343,9 @@ class AgentSolution(_OneSide):
             move).
     """
 
-    def __init__(self, model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None) -> None:
-        super().__init__(model, Side.AGENT, ghost, gamma, tol, horizon)
+    def __init__(self, model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None,
+                 progress_bar: bool = False) -> None:
+        super().__init__(model, Side.AGENT, ghost, gamma, tol, horizon, progress_bar)
         self.ghost = model.expand(ghost.T)
 
 
@@ -360,8 +368,9 @@ class GhostSolution(_OneSide):
         agent: the agent's policy, ``float64[rows, cols, rows, cols, 4]`` probabilities.
     """
 
-    def __init__(self, model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None) -> None:
-        super().__init__(model, Side.GHOST, agent, gamma, tol, horizon)
+    def __init__(self, model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None,
+                 progress_bar: bool = False) -> None:
+        super().__init__(model, Side.GHOST, agent, gamma, tol, horizon, progress_bar)
         self.agent = model.expand(agent.T)
 
 
@@ -379,9 +388,10 @@ class GameSolution(_Solution):
             (the ghost's with the ghost to move; -1 where the game is over).
     """
 
-    def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None) -> None:
+    def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None,
+                 progress_bar: bool = False) -> None:
         values, agent_q, ghost_q, sweeps, residual = _iterate(model, _MAXIMISE, _MINIMISE, Side.AGENT, gamma, tol,
-                                                              horizon)
+                                                              horizon, progress_bar)
         super().__init__(model, gamma, tol, horizon, sweeps, residual)
         self._values, self._agent_q, self._ghost_q = values, agent_q, ghost_q
         self._agent_actions = greedy(agent_q, _MAXIMISE)
@@ -439,8 +449,8 @@ class PolicyEvaluation(_Solution):
     """
 
     def __init__(self, model: TurnModel, agent: np.ndarray, ghost: np.ndarray, gamma: float, tol: float,
-                 horizon: int | None) -> None:
-        values, _, _, sweeps, residual = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon)
+                 horizon: int | None, progress_bar: bool = False) -> None:
+        values, _, _, sweeps, residual = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon, progress_bar)
         super().__init__(model, gamma, tol, horizon, sweeps, residual)
         self._values, self._agent, self._ghost = values, agent, ghost
         self.values = model.expand(values[:-1])
@@ -453,7 +463,8 @@ class PolicyEvaluation(_Solution):
 # -- the solvers -----------------------------------------------------------------------------------
 def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
                 rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                horizon: int | None = None, *, game: Game | None = None, config: Any = None) -> AgentSolution:
+                horizon: int | None = None, *, game: Game | None = None, config: Any = None,
+                progress_bar: bool = False) -> AgentSolution:
     """Solve the agent's MDP against a fixed ghost.
 
     Args:
@@ -474,6 +485,9 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
             ``env.unwrapped.config.game()``); its agent rewards are the agent's.
         config: deprecated (a :class:`DeprecationWarning`): an env's settings, read as
             ``game=config.game()``.
+        progress_bar: count value iteration's sweeps on a progress bar on stderr, with an ETA
+            estimated from how fast the values settle (worth it on large maps; a solution
+            found in the cache draws none).
 
     Returns:
         The :class:`AgentSolution`.
@@ -484,19 +498,20 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
             ``gamma=1`` without a horizon where the agent could make the game go on for ever.
         RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
     """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     game = solver_game(layout, slip, rewards, game=game, config=config)
     model = turn_model(game)
     if isinstance(ghost, str):
         return cached_solution(game, ("agent", ghost, gamma, tol, horizon), lambda: AgentSolution(
-            model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon))
-    return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost", gamma), gamma, tol, horizon)
+            model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon, progress_bar))
+    return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost", gamma), gamma, tol, horizon,
+                         progress_bar)
 
 
 def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = None, agent: Any = "random",
                 rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None, gamma: float = 0.99,
                 tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                config: Any = None) -> GhostSolution:
+                config: Any = None, progress_bar: bool = False) -> GhostSolution:
     """Solve the ghost's MDP against a fixed agent: the ghost maximises its own return.
 
     Args:
@@ -505,6 +520,7 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
             action`` or probabilities ``(rows, cols, rows, cols, 4)``.
         ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
         game, config: as :func:`solve_agent` (the game's ghost rewards are the ghost's).
+        progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`GhostSolution`.
@@ -512,20 +528,21 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
     Raises:
         TypeError, ValueError, RuntimeError: as :func:`solve_agent`.
     """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     model = turn_model(solver_game(layout, slip, rewards, ghost_rewards, game=game, config=config))
-    return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon)
+    return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon,
+                         progress_bar)
 
 
 def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None, rewards: Rewards | str | None = None,
                gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-               config: Any = None) -> GameSolution:
+               config: Any = None, progress_bar: bool = False) -> GameSolution:
     """Solve the zero-sum turn-based stochastic game: the agent maximises its return, the ghost
     minimises it, and slip is chance. Both sides move in turn and see the state, so pure
     optimal policies exist and value iteration finds them.
 
     Args:
-        layout, slip, rewards, gamma, tol, horizon, game, config: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, config, progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`GameSolution`.
@@ -534,20 +551,21 @@ def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None
         TypeError, ValueError, RuntimeError: as :func:`solve_agent` (with ``gamma=1``, the two
             sides together could make the game go on for ever).
     """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    return _solved_game(solver_game(layout, slip, rewards, game=game, config=config), gamma, tol, horizon)
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
+    return _solved_game(solver_game(layout, slip, rewards, game=game, config=config), gamma, tol, horizon,
+                        progress_bar)
 
 
-def _solved_game(game: Game, gamma: float, tol: float, horizon: int | None) -> GameSolution:
+def _solved_game(game: Game, gamma: float, tol: float, horizon: int | None, progress_bar: bool = False) -> GameSolution:
     """The game's solution, shared through the solution cache."""
     return cached_solution(game, ("game", gamma, tol, horizon),
-                           lambda: GameSolution(turn_model(game), gamma, tol, horizon))
+                           lambda: GameSolution(turn_model(game), gamma, tol, horizon, progress_bar))
 
 
 def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
                       slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                       tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                      config: Any = None) -> PolicyEvaluation:
+                      config: Any = None, progress_bar: bool = False) -> PolicyEvaluation:
     """Evaluate two fixed state policies against each other exactly: the agent's value, and the
     probabilities of a goal or a catch within a horizon, from any state (a learned pair's ground
     truth, next to the win rates an experiment measures).
@@ -555,7 +573,7 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
         ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, config: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, config, progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`PolicyEvaluation`.
@@ -564,10 +582,11 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
         TypeError, ValueError, RuntimeError: as the solvers (with ``gamma=1``, the two policies
             may never end the game).
     """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
+    gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     model = turn_model(solver_game(layout, slip, rewards, game=game, config=config))
     return PolicyEvaluation(model, policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma),
-                            policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma), gamma, tol, horizon)
+                            policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma), gamma, tol, horizon,
+                            progress_bar)
 
 
 def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,

@@ -27,6 +27,7 @@ on ``level_split(d, "train")`` and ``level_split(d, "test")`` (held out).
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -34,10 +35,11 @@ import numpy as np
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS, planned_opponent
 from gridghost.config.settings import game_config
-from gridghost.core.checks import check_choice, check_instance, check_limit
+from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.names import AGENT, AGENTS
+from gridghost.core.progress import make_bar
 from gridghost.core.rules import Rewards, Side
 from gridghost.core.slip import SlipModel
 from gridghost.maps.levels import MapGenerator
@@ -55,6 +57,8 @@ from gridghost.planning.tabulate import StateObservations
 #: Below this gap between the optimum and random play a level cannot tell policies apart; its
 #: normalised score is 1 for a policy at the optimum (within the gap) and NaN otherwise.
 _FLAT = 1e-9
+
+logger = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +120,8 @@ class Evaluator:
     Args:
         levels, side, opponent, rewards, slip, horizon: as :func:`evaluate` takes them.
         obs_type, view_radius, grid_layout, action_mask_in_obs, belief: the encoding, likewise.
+        progress_bar: draw a progress bar over the levels on stderr while the levels are solved
+            here and while each policy is scored (see :func:`evaluate`).
 
     Raises:
         TypeError, ValueError: as :func:`evaluate`.
@@ -135,8 +141,10 @@ class Evaluator:
         rewards: Rewards | str | None = None,
         slip: str | SlipModel | None = None,
         horizon: int = 100,
+        progress_bar: bool = False,
     ) -> None:
         check_choice(side, "side", AGENTS)
+        self.progress_bar = check_flag(progress_bar, "progress_bar")
         self.side, self.horizon = side, check_limit(horizon, "horizon", allow_none=False)
         maps, self.levels = _levels(levels)
         settings_of = game_config(slip=slip, rewards=rewards)  # the one place settings are read
@@ -150,26 +158,35 @@ class Evaluator:
         self._sign = 1.0 if self._learner == Side.AGENT else -1.0  # zero-sum: the ghost's return is -the agent's
         self._games: list[_Level] = []
         fixed = []
-        for layout in maps:
-            game = settings_of.game(layout)
-            planned = planned_opponent(opponent, game, other)
-            them = planned if planned is not None else opponent
-            start = layout.agent_start, layout.ghost_start
-            settings = self._settings(game)
-            best: AgentSolution | GhostSolution
-            if self._learner == Side.AGENT:
-                best = solve_agent(ghost=them, **settings)
-                chance = evaluate_policies("random", them, **settings)
-            else:
-                best = solve_ghost(agent=them, **settings)
-                chance = evaluate_policies(them, "random", **settings)
-            fixed.append((best.value(*start),  # the best response's own return
-                          best.success_probability(*start, horizon=self.horizon),
-                          self._sign * solve_game(**settings).value(*start), self._sign * chance.value(*start)))
-            self._games.append(_Level(game, them, start, None))
+        with make_bar(self.progress_bar, len(maps), "solving levels", "level") as bar:
+            for layout in maps:
+                fixed.append(self._prepare(layout, settings_of, opponent, other))
+                bar.update()
+        logger.debug("evaluation set up on %d levels for the %s", len(maps), side)
         self.optimum, self.optimum_success, self.minimax, self.random = (
             np.array(column, dtype=float) for column in zip(*fixed, strict=True))
         self._states(0)  # checks the encoding's options now, not at the first policy
+
+    def _prepare(self, layout: Layout, settings_of: Any, opponent: Any, other: Side) -> tuple[float, ...]:
+        """Build ``layout``'s level (its game and the opponent planned on it) and return what does
+        not depend on the policy: the best response's return and success, the minimax value and
+        random play's return."""
+        game = settings_of.game(layout)
+        planned = planned_opponent(opponent, game, other)
+        them = planned if planned is not None else opponent
+        start = layout.agent_start, layout.ghost_start
+        settings = self._settings(game)
+        best: AgentSolution | GhostSolution
+        if self._learner == Side.AGENT:
+            best = solve_agent(ghost=them, **settings)
+            chance = evaluate_policies("random", them, **settings)
+        else:
+            best = solve_ghost(agent=them, **settings)
+            chance = evaluate_policies(them, "random", **settings)
+        self._games.append(_Level(game, them, start, None))
+        return (best.value(*start),  # the best response's own return
+                best.success_probability(*start, horizon=self.horizon),
+                self._sign * solve_game(**settings).value(*start), self._sign * chance.value(*start))
 
     def _settings(self, game: Game) -> dict[str, Any]:
         return {"game": game, "gamma": 1.0, "horizon": self.horizon}
@@ -194,26 +211,31 @@ class Evaluator:
                 refuses.
         """
         rows = []
-        for index, level in enumerate(self._games):
-            table: Any
-            if isinstance(policy, (str, type, StatePolicy)):
-                planned = planned_opponent(policy, level.game, self._learner, "policy")  # built for this game
-                table = policy if planned is None else planned
-            elif callable(policy):
-                table = self._states(index).tabulate(policy, batch=batch, stochastic=stochastic)
-            else:
-                table = policy  # probabilities: the solver reads them (and refuses what it cannot)
-            pair = (table, level.them) if self._learner == Side.AGENT else (level.them, table)
-            mine = evaluate_policies(*pair, **self._settings(level.game))
-            rows.append((self._sign * mine.value(*level.start),
-                         mine.success_probability(*level.start, horizon=self.horizon),
-                         mine.capture_probability(*level.start, horizon=self.horizon)))
+        with make_bar(self.progress_bar, len(self._games), "evaluating", "level") as bar:
+            for index, level in enumerate(self._games):
+                rows.append(self._score(index, level, policy, batch, stochastic))
+                bar.update()
         returns, success, caught = (np.array(column, dtype=float) for column in zip(*rows, strict=True))
         gap = self.optimum - self.random
         score = np.where(gap > _FLAT, (returns - self.random) / np.where(gap > _FLAT, gap, 1.0),
                          np.where(returns >= self.optimum - _FLAT, 1.0, np.nan))
         return Evaluation(self.side, self.levels, returns, success, caught, self.optimum, self.optimum_success,
                           self.minimax, self.random, score)
+
+    def _score(self, index: int, level: _Level, policy: Any, batch: bool, stochastic: bool) -> tuple[float, ...]:
+        """``policy``'s return, success and capture probabilities on level ``index``."""
+        table: Any
+        if isinstance(policy, (str, type, StatePolicy)):
+            planned = planned_opponent(policy, level.game, self._learner, "policy")  # built for this game
+            table = policy if planned is None else planned
+        elif callable(policy):
+            table = self._states(index).tabulate(policy, batch=batch, stochastic=stochastic)
+        else:
+            table = policy  # probabilities: the solver reads them (and refuses what it cannot)
+        pair = (table, level.them) if self._learner == Side.AGENT else (level.them, table)
+        mine = evaluate_policies(*pair, **self._settings(level.game))
+        return (self._sign * mine.value(*level.start), mine.success_probability(*level.start, horizon=self.horizon),
+                mine.capture_probability(*level.start, horizon=self.horizon))
 
 
 class _Level(NamedTuple):
@@ -239,6 +261,7 @@ def evaluate(
     rewards: Rewards | str | None = None,
     slip: str | SlipModel | None = None,
     horizon: int = 100,
+    progress_bar: bool = False,
 ) -> Evaluation:
     """A policy's exact scores on every level of ``levels`` (see the module docstring). To score
     many policies on the same levels (a learning curve), build an :class:`Evaluator` once.
@@ -269,18 +292,20 @@ def evaluate(
             the returns and the planners' policies.
         slip: the agent's slip model, as the envs take it (``None``: longitudinal, 0.2).
         horizon: the turns an episode lasts at most (the envs' ``max_cycles``), an int >= 1.
+        progress_bar: draw progress bars with an ETA on stderr, one while the levels are solved
+            and one while the policy is scored on them (worth it from some tens of levels).
 
     Returns:
         The :class:`Evaluation`.
 
     Raises:
-        TypeError, ValueError: a bad argument; ``levels`` an unbounded generator (give it
-            ``num_levels``) or an empty sequence; an opponent that cannot play the other side;
-            anything :func:`~gridghost.planning.tabulate_policy` refuses.
+        TypeError, ValueError: a bad argument (``progress_bar`` not a bool included); ``levels``
+            an unbounded generator (give it ``num_levels``) or an empty sequence; an opponent that
+            cannot play the other side; anything :func:`~gridghost.planning.tabulate_policy` refuses.
     """
     evaluator = Evaluator(levels, side=side, opponent=opponent, obs_type=obs_type, view_radius=view_radius,
                           grid_layout=grid_layout, action_mask_in_obs=action_mask_in_obs, belief=belief,
-                          rewards=rewards, slip=slip, horizon=horizon)
+                          rewards=rewards, slip=slip, horizon=horizon, progress_bar=progress_bar)
     return evaluator(policy, batch=batch, stochastic=stochastic)
 
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import copy as copying
 import dataclasses
+import logging
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -70,6 +71,7 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import ChasePolicy
+from gridghost.core.progress import make_bar
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Rewards
 from gridghost.core.slip import SlipModel
 from gridghost.envs.aec import GridGhostEnv
@@ -96,6 +98,8 @@ OPENING_ATTEMPTS = 100
 SAMPLING_RULES: tuple[str, ...] = ("latest", "recent", "uniform", "prioritised")
 #: A game's result from the learner's point of view; a draw is a game cut by the step limit.
 RESULTS: tuple[str, ...] = ("win", "loss", "draw")
+
+logger = logging.getLogger(__name__)
 
 
 def check_window(window: object) -> int:
@@ -709,7 +713,7 @@ class ExploitabilityCurve(NamedTuple):
 def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Layout | None = None,
                          slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                          tol: float = 1e-10, obs_type: str = "vector", *, game: Game | None = None,
-                         config: Any = None) -> ExploitabilityCurve:
+                         config: Any = None, progress_bar: bool = False) -> ExploitabilityCurve:
     """The solver's exact exploitability of each (agent, ghost) pair of snapshots, next to the
     game's minimax value: a self-play run's progress, in units of the agent's return.
 
@@ -723,12 +727,15 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
             takes it; one fixed layout (``None``: the classic map, or ``game``'s).
         config: deprecated, as the solver's ``config=``: pass ``game=config.game()``.
         obs_type: the encoding the policies of observations read, ``"vector"`` or ``"dict"``.
+        progress_bar: draw a progress bar with an ETA over the pairs on stderr (a self-play
+            run's generations, each solved three times).
 
     Returns:
         An :class:`ExploitabilityCurve`.
 
     Raises:
-        TypeError: an item of ``pairs`` is not a pair of :class:`Snapshot`.
+        TypeError: an item of ``pairs`` is not a pair of :class:`Snapshot`; ``progress_bar`` is
+            not a bool.
         ValueError: a pair's sides are not (agent, ghost); a map generator as ``layout``; a snapshot
             that cannot be tabulated (a reference-style class, an object without a policy call, a
             policy that is not memoryless in the sense of returning actions) or does not fit the
@@ -737,6 +744,7 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
     if isinstance(layout, MapGenerator):
         raise ValueError("layout must be one fixed map: the exact exploitability is a property of one layout; "
                          "pass the generator's level(i) to measure on level i")
+    check_flag(progress_bar, "progress_bar")
     pairs = list(pairs)
     settings = {"layout": layout, "slip": slip, "rewards": rewards, "gamma": gamma, "tol": tol, "game": game,
                 "config": config}
@@ -748,20 +756,23 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
         return tables[snapshot.name]
 
     totals, agent_gaps, ghost_gaps = (np.empty(len(pairs)) for _ in range(3))
-    for i, pair in enumerate(pairs):
-        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(s, Snapshot) for s in pair)):
-            raise TypeError(f"pairs[{i}] must be a tuple (agent Snapshot, ghost Snapshot), got {pair!r}")
-        agent, ghost = pair
-        if (agent.side, ghost.side) != (AGENT, GHOST):
-            raise ValueError(f"pairs[{i}] must be (agent snapshot, ghost snapshot), got the sides "
-                             f"({agent.side}, {ghost.side}) of {agent.name!r} and {ghost.name!r}")
-        agent_table, ghost_table = table_of(agent, f"pairs[{i}][0]"), table_of(ghost, f"pairs[{i}][1]")
-        try:
-            totals[i] = exploitability(agent_table, ghost_table, **settings)
-            agent_gaps[i] = agent_exploitability(agent_table, **settings)
-            ghost_gaps[i] = ghost_exploitability(ghost_table, **settings)
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"pairs[{i}] ({agent.name!r}, {ghost.name!r}): {error}") from error
+    with make_bar(progress_bar, len(pairs), "exploitability", "pair") as bar:
+        for i, pair in enumerate(pairs):
+            if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(s, Snapshot) for s in pair)):
+                raise TypeError(f"pairs[{i}] must be a tuple (agent Snapshot, ghost Snapshot), got {pair!r}")
+            agent, ghost = pair
+            if (agent.side, ghost.side) != (AGENT, GHOST):
+                raise ValueError(f"pairs[{i}] must be (agent snapshot, ghost snapshot), got the sides "
+                                 f"({agent.side}, {ghost.side}) of {agent.name!r} and {ghost.name!r}")
+            agent_table, ghost_table = table_of(agent, f"pairs[{i}][0]"), table_of(ghost, f"pairs[{i}][1]")
+            try:
+                totals[i] = exploitability(agent_table, ghost_table, **settings)
+                agent_gaps[i] = agent_exploitability(agent_table, **settings)
+                ghost_gaps[i] = ghost_exploitability(ghost_table, **settings)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"pairs[{i}] ({agent.name!r}, {ghost.name!r}): {error}") from error
+            bar.update()
+    logger.debug("exploitability of %d pairs: %s", len(pairs), totals)
     solved = solve_game(layout, slip, rewards, gamma, tol, game=game, config=config)
     start = solved.layout.agent_start, solved.layout.ghost_start
     return ExploitabilityCurve(totals, agent_gaps, ghost_gaps, solved.value(*start))

@@ -39,12 +39,23 @@ Moves are epsilon-greedy for both sides (``epsilon``); the learnt policies are g
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from gridghost.batched import BatchedGame
-from gridghost.core.checks import check_choice, check_instance, check_limit, check_number, check_probability, check_seed
+from gridghost.core.checks import (
+    check_choice,
+    check_flag,
+    check_instance,
+    check_limit,
+    check_number,
+    check_probability,
+    check_seed,
+)
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.progress import Bar, make_bar
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Rewards, board_for
 from gridghost.core.slip import SlipModel
 from gridghost.planning import StatePolicy
@@ -52,6 +63,8 @@ from gridghost.planning import StatePolicy
 #: The ``SeedSequence`` spawn key of the stream :class:`TabularSelfPlay` draws its moves and
 #: exploring starts from (the engine draws the slips from the seed itself).
 TABULAR_STREAM = 2**32 + 18
+
+logger = logging.getLogger(__name__)
 
 
 class TabularSelfPlay:
@@ -162,16 +175,29 @@ class TabularSelfPlay:
         q[entries] = kept * q[entries] + np.bincount(group, weights=weights * targets, minlength=len(entries))
         visits[entries] += counts
 
-    def learn(self, turns: int) -> TabularSelfPlay:
+    def learn(self, turns: int, *, progress_bar: bool = False) -> TabularSelfPlay:
         """Play and learn ``turns`` full turns (summed over the games; rounded up to whole batches).
+
+        Args:
+            turns: the full turns to play, an int >= 1.
+            progress_bar: draw a progress bar with an ETA on stderr, counted in turns (as
+                Stable-Baselines3's ``learn(progress_bar=True)``).
 
         Returns:
             The learner itself.
 
         Raises:
-            TypeError, ValueError: ``turns`` is not an int >= 1.
+            TypeError, ValueError: ``turns`` is not an int >= 1; ``progress_bar`` is not a bool.
         """
         batches = -(-check_limit(turns, "turns", allow_none=False) // self.num_games)
+        check_flag(progress_bar, "progress_bar")
+        with make_bar(progress_bar, batches * self.num_games, "self-play", "turn") as bar:
+            self._learn(batches, bar)
+        logger.debug("%r: learnt %d turns in %d batches", self, batches * self.num_games, batches)
+        return self
+
+    def _learn(self, batches: int, bar: Bar) -> None:
+        """Play and learn ``batches`` batches of one full turn per game, counting them on ``bar``."""
         engine, cells, gamma = self._engine, self._cells, self.gamma
         for _ in range(batches):
             agents, ghosts = engine.positions
@@ -192,7 +218,7 @@ class TabularSelfPlay:
             self._update(GHOST, between[live], replies[live], targets[live])
             self._explore(np.flatnonzero(over))
             self.turns += self.num_games
-        return self
+            bar.update(self.num_games)
 
     def q_values(self, side: str) -> np.ndarray:
         """The learnt action values of ``side``'s moves, in the agent's units (the agent takes the
