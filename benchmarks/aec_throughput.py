@@ -30,7 +30,7 @@ from pettingzoo.utils import wrappers
 import gridghost
 from gridghost import Layout, MapGenerator
 
-from harness import interleaved_rates, print_ratio_table
+from harness import add_progress_option, interleaved_rates, print_ratio_table
 
 with warnings.catch_warnings():
     # PettingZoo's bundled envs warn about their deprecated module-level API on import.
@@ -106,6 +106,7 @@ def half_steps_per_second(env: object, half_steps: int, seed: int) -> float:
 def main(argv: list[str] | None = None) -> None:
     """Run the interleaved rounds and print rates and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--half-steps", type=int, default=10_000, help="half-steps per contender per round")
     args = parser.parse_args(argv)
@@ -114,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     rates = interleaved_rates(
         {name: lambda seed, env=env: half_steps_per_second(env, args.half_steps, seed) for name, env in envs.items()},
         args.rounds,
+        args.progress,
     )
 
     print(f"AEC throughput: random actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")

@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 try:
     import torch
@@ -80,6 +81,8 @@ import gridghost
 from gridghost.integrations.sb3 import MovePlanes, SB3VecEnv
 from gridghost.maps import DIFFICULTIES, SPLITS, level_split
 from gridghost.sensing.observations import MOVE_PLANES
+
+from harness import add_progress_option
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines.json"
@@ -388,6 +391,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--figure", default=str(DEFAULT_FIGURE), help="learning-curve picture, or 'none'")
     parser.add_argument("--resume", action="store_true", help="keep the runs --out already holds and skip them")
     parser.add_argument("--readme", action="store_true", help="rewrite the README's baseline table from the runs")
+    add_progress_option(parser)
     args = parser.parse_args(argv)
     bad = sorted(set(args.difficulties) - set(DIFFICULTIES))
     if bad:
@@ -422,6 +426,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         runs = held["runs"]
     done = {(r["difficulty"], r["opponent"], r["seed"]) for r in runs}
     started = time.perf_counter()
+    bar = tqdm(total=sum((d, o, s) not in done for d in args.difficulties for o in args.opponents for s in args.seeds),
+               desc="PPO runs", unit="run", disable=not args.progress)
     for difficulty in args.difficulties:
         for opponent in args.opponents:
             todo = [seed for seed in args.seeds if (difficulty, opponent, seed) not in done]
@@ -439,7 +445,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             for seed in todo:
                 runs.append(run(env, scorers, seed, args))
                 write(args.out, settings, runs)
+                bar.update()
             env.close()
+    bar.close()
     summary = summarise(runs)
     write(args.out, settings, runs)
     print(f"\nwrote {args.out} ({len(runs)} runs; {(time.perf_counter() - started) / 60:.1f} minutes)\n")

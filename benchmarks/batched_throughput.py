@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from gridghost.batched import BatchedGame  # noqa: E402
 from gridghost.maps import MapGenerator  # noqa: E402
 
-from harness import interleaved_rates, median_ratio  # noqa: E402
+from harness import add_progress_option, interleaved_rates, median_ratio  # noqa: E402
 from single_agent_throughput import interface_rate  # noqa: E402
 
 BASELINE = "AgentInterface"
@@ -78,13 +78,14 @@ def contenders(turns: int, interface_steps: int) -> dict[str, Callable[[int], fl
 def main(argv: list[str] | None = None) -> int:
     """Run the interleaved rounds and print rates, ratios and the verdict; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is printed)")
     parser.add_argument("--turns", type=int, default=2_000_000, help="full turns per batched contender per round")
     parser.add_argument("--interface-steps", type=int, default=20_000, help="AgentInterface steps per round")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.turns < 1 or args.interface_steps < 1:
         parser.error("--rounds, --turns and --interface-steps must be >= 1")
-    rates = interleaved_rates(contenders(args.turns, args.interface_steps), args.rounds)
+    rates = interleaved_rates(contenders(args.turns, args.interface_steps), args.rounds, args.progress)
     print(f"Batched throughput: full turns (agent move + chasing ghost), random actions, classic map (grids: 64 "
           f"generated levels), one core; "
           f"{args.rounds} interleaved rounds")

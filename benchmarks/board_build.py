@@ -28,7 +28,7 @@ import numpy as np
 from gridghost.core.layout import Layout
 from gridghost.core.rules import ACTION_DELTAS, Board
 
-from harness import interleaved_rates, print_ratio_table
+from harness import add_progress_option, interleaved_rates, print_ratio_table
 
 BASELINE = "old pure-Python build, 16x16"
 
@@ -95,6 +95,7 @@ CONTENDERS: dict[str, tuple[Callable[[Layout], object], Layout]] = {
 def main(argv: list[str] | None = None) -> None:
     """Run the interleaved rounds; print rates, ratios and median build times."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--min-seconds", type=float, default=0.5, help="building time per contender per round")
     args = parser.parse_args(argv)
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         {name: lambda _, build=build, layout=layout: builds_per_second(build, layout, args.min_seconds)
          for name, (build, layout) in CONTENDERS.items()},
         args.rounds,
+        args.progress,
     )
     print(f"Board build: {args.rounds} interleaved rounds, >= {args.min_seconds:g} s of builds per contender")
     print_ratio_table(rates, dict.fromkeys(CONTENDERS), BASELINE, "builds/s")

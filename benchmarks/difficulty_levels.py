@@ -26,11 +26,14 @@ import statistics
 import time
 
 import numpy as np
+from tqdm import tqdm
 
 import gridghost
 from gridghost.core.slip import LongitudinalSlip
 from gridghost.maps.levels import DIFFICULTIES, MapGenerator, clear_level_cache
 from gridghost.planning import clear_caches, solve_agent, solve_game
+
+from harness import add_progress_option
 
 
 def reset_seconds(repeats: int = 2000) -> float:
@@ -46,6 +49,7 @@ def reset_seconds(repeats: int = 2000) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--levels", type=int, default=1000, help="levels per preset (default 1000)")
+    add_progress_option(parser)
     args = parser.parse_args()
     slip = LongitudinalSlip(0.2)
     baseline = reset_seconds()
@@ -64,7 +68,7 @@ def main() -> None:
             generator.level(index)
         warm = (time.process_time() - start) / args.levels
         success, capture, versus_chase = [], [], []
-        for layout in maps:
+        for layout in tqdm(maps, desc=f"difficulty {difficulty}", unit="level", disable=not args.progress):
             starts = (layout.agent_start, layout.ghost_start)
             game = solve_game(layout, slip, gamma=0.99, tol=1e-8)
             success.append(game.success_probability(*starts, horizon=100))

@@ -21,10 +21,13 @@ import time
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from gridghost.core.layout import Layout
 from gridghost.core.slip import LongitudinalSlip
 from gridghost.planning import clear_caches, solve_game
+
+from harness import add_progress_option
 
 #: The wall settings studied, by name: the options given to Layout.generate.
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -60,12 +63,14 @@ def band_fractions(values: np.ndarray) -> list[float]:
     return fractions
 
 
-def study(size: int, options: dict[str, Any], seeds: int, check_tol: int) -> tuple[np.ndarray, float, float]:
+def study(size: int, options: dict[str, Any], seeds: int, check_tol: int,
+          progress: bool = False) -> tuple[np.ndarray, float, float]:
     """Success probabilities of ``seeds`` maps, the mean CPU seconds per map (draw, solve and
-    evaluate), and the largest tol=1e-6 vs 1e-10 difference over the first ``check_tol`` maps."""
+    evaluate), and the largest tol=1e-6 vs 1e-10 difference over the first ``check_tol`` maps;
+    with ``progress``, a bar on stderr counts the maps."""
     values = np.empty(seeds)
     start = time.process_time()
-    for seed in range(seeds):
+    for seed in tqdm(range(seeds), desc=f"{size}x{size}", unit="map", disable=not progress):
         values[seed] = success(Layout.generate(size, size, seed, **options), tol=1e-6)
     per_map = (time.process_time() - start) / seeds
     worst = 0.0
@@ -83,6 +88,7 @@ def main() -> None:
                         help=f"wall settings (default all): {', '.join(SETTINGS)}")
     parser.add_argument("--check-tol", type=int, default=20, metavar="N",
                         help="maps per row solved again with tol=1e-10 (default 20)")
+    add_progress_option(parser)
     args = parser.parse_args()
 
     print(f"success probability under minimax play, LongitudinalSlip(0.2), gamma 0.99, horizon 100; "
@@ -91,7 +97,7 @@ def main() -> None:
     print(f"{'size':>4} {'setting':<21} {'deciles 10% .. 90%':<44}  {'mean':>4}  {bands}  ms/map  tol diff")
     for size in args.sizes:
         for name in args.settings:
-            values, per_map, worst = study(size, SETTINGS[name], args.seeds, args.check_tol)
+            values, per_map, worst = study(size, SETTINGS[name], args.seeds, args.check_tol, args.progress)
             deciles = " ".join(f"{q:.2f}" for q in np.quantile(values, np.linspace(0.1, 0.9, 9)))
             fractions = " ".join(f"{f:>9.2f}" for f in band_fractions(values))
             timing = f"{per_map * 1e3:6.1f}  {worst:.1e}"

@@ -34,6 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+from tqdm import tqdm
 
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.rules import NUM_ACTIONS, GameState, board_for
@@ -41,7 +42,7 @@ from gridghost.core.slip import SlipModel, make_slip
 from gridghost.sensing.filters import BeliefFilter, HistogramFilter, ParticleFilter
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 
-from harness import verdict
+from harness import add_progress_option, verdict
 
 SLIP_TYPES = ("longitudinal", "perpendicular")
 SLIP_PROBABILITY = 0.2
@@ -148,9 +149,11 @@ def ratio_and_error(numerators: np.ndarray, denominators: np.ndarray) -> tuple[f
 
 
 def evaluate(
-    slip_type: str, episodes: int, steps: int, particles: int, seeds: Mapping[str, np.random.SeedSequence]
+    slip_type: str, episodes: int, steps: int, particles: int, seeds: Mapping[str, np.random.SeedSequence],
+    progress: bool = False,
 ) -> Iterator[tuple[str, Row]]:
-    """Run both filters of every sensor mode over the same episodes; yields ``(mode, row)``."""
+    """Run both filters of every sensor mode over the same episodes; yields ``(mode, row)``. With
+    ``progress``, a bar on stderr counts the episodes."""
     layout = CLASSIC
     slip = make_slip(None, SLIP_PROBABILITY, slip_type)
     color, item = ColorSensor(layout, COLOR_QUALITY), ItemSensor(layout, ITEM_ACCURACY)
@@ -163,7 +166,7 @@ def evaluate(
     motion_rng = np.random.default_rng(seeds["motion"])
     sensor_rng = np.random.default_rng(seeds["sensors"])
     filter_seeds = seeds["filter"].generate_state(episodes).tolist()
-    for episode, filter_seed in enumerate(filter_seeds):
+    for episode, filter_seed in enumerate(tqdm(filter_seeds, desc=slip_type, unit="episode", disable=not progress)):
         trajectory = simulate(layout, slip, [color, item], steps, motion_rng, sensor_rng)
         for mode, (particle, exact) in filters.items():
             particle_cells, particle_credits = track(particle, trajectory, filter_seed)
@@ -184,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=30, help="moves per trajectory")
     parser.add_argument("--particles", type=int, default=200, help="the particle filter's particles")
     parser.add_argument("--seed", type=int, default=0, help="seeds trajectories, readings and particle filters")
+    add_progress_option(parser)
     args = parser.parse_args(argv)
     if min(args.episodes, args.steps, args.particles) < 1:
         parser.error("--episodes, --steps and --particles must be >= 1")
@@ -204,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'slip':<14}{'sensors':<8}{pf:>9}{'exact':>7}{'ratio':>8}{'± se':>7}{'agree':>7}  target")
     for slip_type in SLIP_TYPES:
-        for mode, row in evaluate(slip_type, args.episodes, args.steps, args.particles, seeds):
+        for mode, row in evaluate(slip_type, args.episodes, args.steps, args.particles, seeds, args.progress):
             ratio, error = ratio_and_error(row.particle_hits, row.exact_hits)
             print(
                 f"{slip_type:<14}{mode:<8}{row.particle_hits.sum() / compared:>9.3f}"

@@ -40,7 +40,7 @@ from gridghost.sensing.filters import HistogramFilter, ParticleFilter
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 
 from filter_accuracy import Trajectory, simulate
-from harness import interleaved_rates, print_ratio_table
+from harness import add_progress_option, interleaved_rates, print_ratio_table
 from single_agent_throughput import BASELINE as MINIGRID
 from single_agent_throughput import gym_rate, interface_rate, minigrid
 
@@ -116,6 +116,7 @@ def print_microseconds(rates: Mapping[str, list[float]], names: Sequence[str]) -
 def main(argv: list[str] | None = None) -> int:
     """Run both interleaved benchmarks and print their tables; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (the median is printed)")
     parser.add_argument("--steps", type=int, default=2_000, help="filter steps per contender per round")
     parser.add_argument("--env-steps", type=int, default=5_000, help="env steps per contender per round")
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if min(args.rounds, args.steps, args.env_steps) < 1 or args.seed < 0:
         parser.error("--rounds, --steps and --env-steps must be >= 1 and --seed >= 0")
 
-    rates = interleaved_rates(filter_contenders(args.steps, args.seed), args.rounds)
+    rates = interleaved_rates(filter_contenders(args.steps, args.seed), args.rounds, args.progress)
     print(
         f"Filter steps (predict, update, estimate) on {CLASSIC.name}: longitudinal slip 0.2, colour and item "
         f"sensors; {args.rounds} interleaved rounds x {args.steps:,} steps"
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     print_microseconds(rates, list(rates))
 
     table = interface_contenders(args.env_steps)
-    rates = interleaved_rates({name: rate for name, (rate, _) in table.items()}, args.rounds)
+    rates = interleaved_rates({name: rate for name, (rate, _) in table.items()}, args.rounds, args.progress)
     print()
     print(f"AgentInterface with its particle filter: random actions, {args.rounds} interleaved rounds x "
           f"{args.env_steps:,} steps")

@@ -4,23 +4,39 @@ on ``sys.path`` when it runs).
 Machines here are shared and noisy, so every benchmark runs its contenders interleaved, round
 after round, times them in process CPU time (time spent descheduled does not count), and reports
 the median over rounds of each contender's rate divided by the same round's baseline rate.
+
+Every script draws progress bars on stderr (its stdout, the results, stays as it was) unless
+given ``--no-progress`` (:func:`add_progress_option`).
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 from collections.abc import Callable, Mapping
 
+from tqdm import tqdm
 
-def interleaved_rates(contenders: Mapping[str, Callable[[int], float]], rounds: int) -> dict[str, list[float]]:
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """Give a script ``--no-progress``, which sets ``args.progress`` to False (True by default)."""
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="draw no progress bars (they go to stderr, the results to stdout)")
+
+
+def interleaved_rates(contenders: Mapping[str, Callable[[int], float]], rounds: int, progress: bool = False,
+                      description: str = "timing") -> dict[str, list[float]]:
     """Call every contender once per round with the round number (its seed) and collect the rates
-    it returns; the order rotates from round to round so no contender always runs first."""
+    it returns; the order rotates from round to round so no contender always runs first. With
+    ``progress``, a bar on stderr counts the calls (the bar's own time is outside every timing)."""
     names = list(contenders)
     rates: dict[str, list[float]] = {name: [] for name in names}
-    for round_ in range(rounds):
-        shift = round_ % len(names)
-        for name in names[shift:] + names[:shift]:
-            rates[name].append(contenders[name](round_))
+    with tqdm(total=rounds * len(names), desc=description, unit="run", disable=not progress) as bar:
+        for round_ in range(rounds):
+            shift = round_ % len(names)
+            for name in names[shift:] + names[:shift]:
+                rates[name].append(contenders[name](round_))
+                bar.update()
     return rates
 
 

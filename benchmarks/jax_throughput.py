@@ -45,7 +45,7 @@ from batched_throughput import batched_rate  # noqa: E402
 
 from gridghost.jax import GridGhostJaxSingle  # noqa: E402
 
-from harness import interleaved_rates, median_ratio, verdict  # noqa: E402
+from harness import add_progress_option, interleaved_rates, median_ratio, verdict  # noqa: E402
 
 SIZES = (1, 64, 1_024, 4_096, 65_536)
 TARGET_GAMES = 4_096
@@ -116,13 +116,14 @@ def contenders(turns: int) -> tuple[dict[str, Callable[[int], float]], dict[str,
 def main(argv: list[str] | None = None) -> int:
     """Run the interleaved rounds and print rates, ratios and the verdict; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is printed)")
     parser.add_argument("--turns", type=int, default=2_000_000, help="steps (games x calls) per contender per round")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.turns < 1:
         parser.error("--rounds and --turns must be >= 1")
     table, compiles = contenders(args.turns)
-    rates = interleaved_rates(table, args.rounds)
+    rates = interleaved_rates(table, args.rounds, args.progress)
     print(f"JAX engine against the NumPy batched engine: full turns (agent move + chasing ghost), random actions, "
           f"classic map, vector obs; process CPU time, {args.rounds} interleaved rounds; jax {jax.__version__} on "
           f"{jax.devices()[0].platform}")

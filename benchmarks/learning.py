@@ -50,6 +50,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from tqdm import tqdm
 
 import gridghost
 from gridghost.core.layout import Layout
@@ -57,6 +58,8 @@ from gridghost.core.rules import NUM_ACTIONS, Rewards
 from gridghost.envs.single_agent import GridGhostGymEnv
 from gridghost.planning import clear_caches, evaluate_policies, solve_agent, solve_game
 from gridghost.training import OpponentPool, TabularSelfPlay, exploitability_curve
+
+from harness import add_progress_option
 
 GAMMA = 0.99
 MAX_CYCLES = 100
@@ -96,10 +99,11 @@ def _epsilon(episode: int, episodes: int, floor: float, share: float) -> float:
     return max(floor, 1.0 - episode / max(1.0, share * episodes))
 
 
-def q_learning(layout: Layout, episodes: int, seed: int, alpha: float = 0.2) -> Run:
+def q_learning(layout: Layout, episodes: int, seed: int, alpha: float = 0.2, progress: bool = False) -> Run:
     """Epsilon-greedy Q-learning of the agent against the chasing ghost on ``layout``, with the
     Gymnasium env; the table is indexed by the true ``(agent cell, ghost cell)``. A terminal step
-    does not bootstrap; one cut by ``max_cycles`` does."""
+    does not bootstrap; one cut by ``max_cycles`` does. With ``progress``, a bar on stderr counts
+    the episodes."""
     env = GridGhostGymEnv(controlled="agent", opponent="chase", obs_type="vector", layout=layout,
                           max_cycles=MAX_CYCLES)
     game, cells = env.game, env.game.kernel.num_cells
@@ -107,7 +111,7 @@ def q_learning(layout: Layout, episodes: int, seed: int, alpha: float = 0.2) -> 
     rng = np.random.default_rng(seed)
     steps, start = 0, time.process_time()
     env.reset(seed=seed)
-    for episode in range(episodes):
+    for episode in tqdm(range(episodes), desc="Q-learning", unit="episode", disable=not progress):
         if episode:
             env.reset()
         epsilon = _epsilon(episode, episodes, 0.05, 0.6)
@@ -128,15 +132,16 @@ def q_learning(layout: Layout, episodes: int, seed: int, alpha: float = 0.2) -> 
 
 
 def minimax_q(layout: Layout, turns: int, seed: int, pool: OpponentPool | None = None,
-              generations: int = GENERATIONS) -> Run:
+              generations: int = GENERATIONS, progress: bool = False) -> Run:
     """Self-play of both sides with :class:`gridghost.training.TabularSelfPlay` for ``turns`` full
     turns (summed over its games). ``generations`` times, after equal shares of the turns, both
-    greedy tables are frozen into ``pool`` (as ``agent-k`` and ``ghost-k``) when one is given."""
+    greedy tables are frozen into ``pool`` (as ``agent-k`` and ``ghost-k``) when one is given.
+    With ``progress``, each generation's learning draws a bar on stderr."""
     learner = TabularSelfPlay(layout, seed=seed)
     seconds = 0.0
     for generation in range(generations):
         begin = time.process_time()
-        learner.learn(max(1, turns // generations))
+        learner.learn(max(1, turns // generations), progress_bar=progress)
         seconds += time.process_time() - begin
         if pool is not None:
             pool.add(learner.policy("agent"), "agent", generation=generation)
@@ -151,9 +156,9 @@ def _solve_seconds(solve: object) -> float:
     return time.process_time() - start
 
 
-def agent_benchmark(name: str, layout: Layout, episodes: int, seed: int) -> bool:
+def agent_benchmark(name: str, layout: Layout, episodes: int, seed: int, progress: bool = False) -> bool:
     """Run (a) on one map and print its line; return whether it passed."""
-    run = q_learning(layout, episodes, seed)
+    run = q_learning(layout, episodes, seed, progress=progress)
     baseline = _solve_seconds(lambda: solve_agent(layout, ghost="chase", gamma=GAMMA))
     start = layout.agent_start, layout.ghost_start
     optimal = solve_agent(layout, ghost="chase", gamma=GAMMA).success_probability(*start, horizon=MAX_CYCLES)
@@ -166,14 +171,14 @@ def agent_benchmark(name: str, layout: Layout, episodes: int, seed: int) -> bool
 
 
 def selfplay_benchmark(name: str, layout: Layout, turns: int, seed: int,
-                       curves: dict[str, np.ndarray] | None = None) -> bool:
+                       curves: dict[str, np.ndarray] | None = None, progress: bool = False) -> bool:
     """Run (b) on one map and print its lines (and put its exploitability by generation into
     ``curves[name]``); return whether it passed."""
     pool = OpponentPool()
-    run = minimax_q(layout, turns, seed, pool=pool)
+    run = minimax_q(layout, turns, seed, pool=pool, progress=progress)
     baseline = _solve_seconds(lambda: solve_game(layout, gamma=GAMMA))
     pairs = list(zip(pool.snapshots("agent"), pool.snapshots("ghost"), strict=True))
-    curve = exploitability_curve(pairs, layout, gamma=GAMMA)
+    curve = exploitability_curve(pairs, layout, gamma=GAMMA, progress_bar=progress)
     bar = EXPLOITABILITY_SHARE * reward_range()
     final = float(curve.exploitability[-1])
     passed = final < bar
@@ -220,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> bool:
                              "(default 1; smaller is quicker and rougher)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the envs and the learners (default 0)")
     parser.add_argument("--plot", metavar="PATH", help="also draw (b)'s curves into this picture (needs matplotlib)")
+    add_progress_option(parser)
     args = parser.parse_args(argv)
     if not args.scale > 0:
         parser.error(f"--scale must be > 0, got {args.scale}")
@@ -228,11 +234,12 @@ def main(argv: Sequence[str] | None = None) -> bool:
     curves: dict[str, np.ndarray] = {}
     sections = (
         (f"(a) Q-learning of the agent against the chasing ghost; success = P(goal within {MAX_CYCLES} turns), "
-         f"pass: learned >= {SUCCESS_RATIO:g} x optimal", ("learned", "optimal", "ratio"), agent_benchmark),
+         f"pass: learned >= {SUCCESS_RATIO:g} x optimal", ("learned", "optimal", "ratio"),
+         functools.partial(agent_benchmark, progress=args.progress)),
         (f"\n(b) self-play (minimax-Q, both sides); exploitability in the agent's return, pass: < "
          f"{EXPLOITABILITY_SHARE:.0%} of the reward range {reward_range():g}; "
          "budget: episodes (a), turns (b)", ("minimax", "final", "bar"),
-         functools.partial(selfplay_benchmark, curves=curves)),
+         functools.partial(selfplay_benchmark, curves=curves, progress=args.progress)),
     )
     passed = True
     for which, (title, columns, benchmark) in enumerate(sections):

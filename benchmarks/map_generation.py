@@ -22,7 +22,7 @@ from collections.abc import Callable
 from gridghost.core.generate import WALL_KINDS
 from gridghost.core.layout import Layout
 
-from harness import interleaved_rates, median_ratio
+from harness import add_progress_option, interleaved_rates, median_ratio
 
 
 def maps_per_second(make: Callable[[int], object], count: int, first_seed: int) -> float:
@@ -55,6 +55,7 @@ def contenders(size: int, kind: str, count: int, rounds: int) -> dict[str, Calla
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--maps", type=int, default=50, help="maps per contender and round (default 50)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[6, 8, 12, 16, 32], help="square sizes")
@@ -63,7 +64,8 @@ def main() -> None:
     print(f"{'size':>5} {'walls':<10} {'ms/map':>8} {'Layout() ms':>12} {'ratio':>7}")
     for size in args.sizes:
         for kind in WALL_KINDS:
-            rates = interleaved_rates(contenders(size, kind, args.maps, args.rounds), args.rounds)
+            rates = interleaved_rates(contenders(size, kind, args.maps, args.rounds), args.rounds, args.progress,
+                                      f"{size}x{size} {kind}")
             ratio = 1 / median_ratio(rates, "generate", "Layout()")
             generate_ms = 1e3 / statistics.median(rates["generate"])
             layout_ms = 1e3 / statistics.median(rates["Layout()"])

@@ -37,7 +37,7 @@ from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.policies import ChasePolicy, RandomPolicy
 from gridghost.drawing import Renderer, Status
 
-from harness import interleaved_rates, median_ratio
+from harness import add_progress_option, interleaved_rates, median_ratio
 
 TARGET_FPS = 200.0
 BASELINE = "full redraw"
@@ -118,7 +118,7 @@ def time_env(layout: Layout, frames: int, seed: int) -> float:
     return frames / spent
 
 
-def measure(label: str, layout: Layout, frames: int, rounds: int) -> None:
+def measure(label: str, layout: Layout, frames: int, rounds: int, progress: bool = False) -> None:
     """Time every contender on one layout and print a line for each."""
     states = scenes(layout, frames, seed=0)
     cached, full = Renderer(layout), FullRedraw(layout)
@@ -129,7 +129,8 @@ def measure(label: str, layout: Layout, frames: int, rounds: int) -> None:
     }
     for contender in contenders.values():
         contender()  # warm up: fonts, background, first surfaces
-    rates = interleaved_rates({name: lambda _, run=run: run() for name, run in contenders.items()}, rounds)
+    rates = interleaved_rates({name: lambda _, run=run: run() for name, run in contenders.items()}, rounds, progress,
+                              label)
     width, height = cached.geometry.size
     for name in contenders:
         ratio = median_ratio(rates, name, BASELINE)
@@ -143,14 +144,15 @@ def measure(label: str, layout: Layout, frames: int, rounds: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its table; returns the process exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is printed)")
     parser.add_argument("--frames", type=int, default=300, help="frames per contender per round")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.frames < 1:
         parser.error("--rounds and --frames must be >= 1")
     print(f"{'layout':<10} {'picture':>9}  {'contender':<16} {'frames/s':>9} {'vs ' + BASELINE:>16}")
-    measure("classic", CLASSIC, args.frames, args.rounds)
-    measure("16x16", layout_16x16(), args.frames, args.rounds)
+    measure("classic", CLASSIC, args.frames, args.rounds, args.progress)
+    measure("16x16", layout_16x16(), args.frames, args.rounds, args.progress)
     return 0
 
 

@@ -50,6 +50,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from tqdm import tqdm
+
 from gridghost.core.layout import Layout
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import evaluate_policies, solve_game
@@ -90,6 +92,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="results file (default benchmarks/results/selfplay.json, or selfplay_ppo.json)")
     parser.add_argument("--figure", type=Path, default=None, help="also draw the curves into this picture")
     parser.add_argument("--redraw", action="store_true", help="run nothing: draw --figure from --out")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="draw no progress bar (it goes to stderr, the table to stdout)")
     args = parser.parse_args(argv)
     for name, low in (("generations", 1), ("turns", 1), ("steps", 64), ("seed", 0)):
         if getattr(args, name) < low:
@@ -185,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {"settings": settings, "levels": []}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     print(f"{'d':>2} {'level':>5} {'v*':>7} {'final':>8} {'% range':>8} {'best':>8} {'gens':>4} {'time':>7}")
+    bar = tqdm(total=len(args.difficulties) * len(args.levels), desc="levels", unit="level", disable=not args.progress)
     for difficulty in args.difficulties:
         for level in args.levels:
             layout = MapGenerator(6, 6, difficulty=difficulty).level(level)
@@ -204,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             args.out.write_text(json.dumps(results, indent=1))
             print(f"{difficulty:2d} {level:5d} {value:7.4f} {final:8.4f} {100 * final / REWARD_RANGE:7.2f}% "
                   f"{best:8.4f} {len(rows):4d} {seconds:6.0f}s", flush=True)
+            bar.update()
+    bar.close()
     for difficulty in args.difficulties:
         finished = [entry for entry in results["levels"] if entry["difficulty"] == difficulty]
         under = sum(entry["final"] < BAR for entry in finished)

@@ -25,7 +25,7 @@ import numpy as np
 
 import gridghost
 
-from harness import interleaved_rates, print_ratio_table
+from harness import add_progress_option, interleaved_rates, print_ratio_table
 
 BASELINE = "MiniGrid-Empty-5x5-v0"
 
@@ -81,13 +81,14 @@ def contenders(steps: int) -> dict[str, tuple[Callable[[int], float], float | No
 def main(argv: list[str] | None = None) -> int:
     """Run the interleaved rounds and print rates and ratios; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (the median is printed)")
     parser.add_argument("--steps", type=int, default=5_000, help="steps per contender per round")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.steps < 1:
         parser.error("--rounds and --steps must be >= 1")
     table = contenders(args.steps)
-    rates = interleaved_rates({name: rate for name, (rate, _) in table.items()}, args.rounds)
+    rates = interleaved_rates({name: rate for name, (rate, _) in table.items()}, args.rounds, args.progress)
     print(f"Single-agent throughput: random actions, {args.rounds} interleaved rounds x {args.steps:,} steps")
     print_ratio_table(rates, {name: target for name, (_, target) in table.items()}, BASELINE, "steps/s")
     return 0

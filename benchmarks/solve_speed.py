@@ -24,11 +24,14 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from tqdm import tqdm
 
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import LongitudinalSlip
 from gridghost.planning import TurnModel, clear_caches, solve_agent, solve_game, solve_ghost
+
+from harness import add_progress_option
 
 SLIP = LongitudinalSlip(0.2)
 SOLVERS: dict[str, Callable[[Layout], object]] = {
@@ -96,6 +99,7 @@ def sweep_rates(layout: Layout, rounds: int) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> None:
     """Time every solver on every map; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--maps", nargs="+", choices=list(MAPS), default=list(MAPS), help="the maps to solve")
     args = parser.parse_args(argv)
@@ -103,6 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Exact solvers, gamma=0.99, tol=1e-10, longitudinal slip 0.2; median of {args.rounds} rounds, CPU time")
     print(f"{'map':<12} {'states':>7} " + " ".join(f"{name:>16}" for name in SOLVERS)
           + f" {'sweep':>9} {'Python sweep':>13} {'ratio':>7}")
+    bar = tqdm(total=len(args.maps) * args.rounds * len(SOLVERS), desc="solves", unit="solve",
+               disable=not args.progress)
     for map_name in args.maps:
         layout = MAPS[map_name]
         times: dict[str, list[float]] = {name: [] for name in SOLVERS}
@@ -114,11 +120,13 @@ def main(argv: list[str] | None = None) -> None:
                 solution = solve(layout)
                 times[name].append(time.process_time() - start)
                 sweeps[name] = solution.sweeps  # type: ignore[attr-defined]
+                bar.update()
         numpy_sweep, python_sweep_time = sweep_rates(layout, args.rounds)
         states = TurnModel(Game(layout, SLIP)).num_live
         cells = " ".join(f"{statistics.median(times[name]):>8.3f} s {sweeps[name]:>4}" for name in SOLVERS)
         print(f"{map_name:<12} {states:>7,} {cells} {numpy_sweep * 1e3:>6.2f} ms {python_sweep_time * 1e3:>10.1f} ms "
               f"{python_sweep_time / numpy_sweep:>6.0f}x")
+    bar.close()
     print("(each solver: median solve time, then the sweeps it took; ratio: Python sweep / NumPy sweep)")
 
 

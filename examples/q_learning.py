@@ -23,6 +23,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from tqdm import tqdm
 
 import gridghost
 
@@ -115,6 +116,7 @@ def train(
     gamma: float = 0.95,
     epsilon_start: float = 1.0,
     epsilon_end: float = 0.05,
+    progress: bool = False,
 ) -> None:
     """Update ``table`` in place by epsilon-greedy Q-learning over ``episodes`` episodes.
 
@@ -130,11 +132,12 @@ def train(
         alpha: the learning rate.
         gamma: the discount.
         epsilon_start, epsilon_end: the exploration rate at the start and after the decay.
+        progress: count the episodes on a progress bar on stderr.
     """
     decay_episodes = max(1, int(0.8 * episodes))
     # Seed once; later resets continue the env's own stream.
     observation, _ = env.reset(seed=int(rng.integers(2**31)))
-    for episode in range(episodes):
+    for episode in tqdm(range(episodes), desc="Q-learning", unit="episode", disable=not progress):
         if episode:
             observation, _ = env.reset()
         epsilon = epsilon_start + (epsilon_end - epsilon_start) * min(1.0, episode / decay_episodes)
@@ -181,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     parser.add_argument("--slip", type=float, default=0.2, help="the agent's slip probability (default 0.2)")
     parser.add_argument("--alpha", type=_unit, default=0.2, help="learning rate in [0, 1] (default 0.2)")
     parser.add_argument("--gamma", type=_unit, default=0.95, help="discount in [0, 1] (default 0.95)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="draw no progress bar (it goes to stderr, the results to stdout)")
     args = parser.parse_args(argv)
 
     train_seeds, eval_seeds = np.random.SeedSequence(args.seed).spawn(2)
@@ -195,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     table = QTable()
     try:
         before = evaluate(env, table, episode_seeds, np.random.default_rng(eval_seeds))
-        train(env, table, args.episodes, train_rng, alpha=args.alpha, gamma=args.gamma)
+        train(env, table, args.episodes, train_rng, alpha=args.alpha, gamma=args.gamma, progress=args.progress)
         after = evaluate(env, table, episode_seeds, np.random.default_rng(eval_seeds))
     finally:
         env.close()

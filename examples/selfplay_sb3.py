@@ -51,6 +51,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tqdm import tqdm
+
 from gridghost.core.layout import Layout
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import evaluate_policies, solve_game, tabulate_policy
@@ -76,6 +78,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--explore-starts", type=float, default=0.3,
                         help="fraction of episodes that begin with a random opening, in [0, 1]")
     parser.add_argument("--seed", type=int, default=0, help="seeds everything (>= 0)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="draw no progress bar (it goes to stderr, the table to stdout)")
     args = parser.parse_args(argv)
     for name, low in (("level", 0), ("generations", 1), ("steps", 64), ("envs", 1), ("window", 1), ("seed", 0)):
         if getattr(args, name) < low:
@@ -89,13 +93,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def selfplay(layout: Layout, generations: int = 8, steps: int = 16_384, seed: int = 0, rule: str = "recent",
              rewards: str = "normalised", envs: int = 8, ent_coef: float = 0.01, explore_starts: float = 0.3,
-             report: Callable[[dict[str, Any]], None] | None = None, window: int = 3) -> list[dict[str, Any]]:
+             report: Callable[[dict[str, Any]], None] | None = None, window: int = 3,
+             progress: bool = False) -> list[dict[str, Any]]:
     """Run the recipe on one map and measure every generation's latest pair exactly.
 
     Args:
         layout: the map (one fixed level).
         generations, steps, seed, rule, rewards, envs, ent_coef, explore_starts, window: as the command line.
         report: called with each generation's row as soon as it is measured.
+        progress: count the PPO steps of every generation on a progress bar on stderr.
 
     Returns:
         One dict per generation: ``generation``, ``learner``, ``exploitability``, ``agent_gap``,
@@ -126,6 +132,7 @@ def selfplay(layout: Layout, generations: int = 8, steps: int = 16_384, seed: in
                                  n_steps=max(1, min(1024, steps) // envs), batch_size=64, gamma=0.99, ent_coef=ent_coef,
                                  seed=seed * 2 + index, verbose=0, device="cpu")
         rows = []
+        bar = tqdm(total=generations * steps, desc="self-play", unit="step", disable=not progress)
         for generation in range(1, generations + 1):
             side = SIDES[(generation - 1) % 2]
             model = learners[side]
@@ -145,8 +152,10 @@ def selfplay(layout: Layout, generations: int = 8, steps: int = 16_384, seed: in
                        success=float(success.success_probability(*start)),
                        win_rate=wins / games if games else float("nan"), seconds=time.perf_counter() - began)
             rows.append(row)
+            bar.update(steps)
             if report is not None:
                 report(row)
+        bar.close()
         return rows
     finally:
         torch.set_num_threads(threads)
@@ -173,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
               f"{row['seconds']:5.1f}s", flush=True)
 
     return selfplay(layout, args.generations, args.steps, args.seed, args.rule, args.rewards, args.envs,
-                    args.ent_coef, args.explore_starts, report, args.window)
+                    args.ent_coef, args.explore_starts, report, args.window, args.progress)
 
 
 if __name__ == "__main__":
