@@ -4,10 +4,12 @@ the library prints nothing and logs through ``logging``; ``import gridghost`` do
 
 from __future__ import annotations
 
+import argparse
 import logging
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,7 @@ from gridghost.training import Evaluator, evaluate
 from gridghost.training.selfplay import OpponentPool, exploitability_curve
 from gridghost.training.tabular import TabularSelfPlay
 
+ROOT = Path(__file__).resolve().parent.parent
 # Solutions are cached by game: every call below gets a map of its own, so that it really solves.
 _SEEDS = iter(range(9_000, 10_000))
 
@@ -180,3 +183,32 @@ def test_importing_gridghost_does_not_load_tqdm() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def run_script(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_an_example_draws_its_bar_by_default_and_not_with_no_progress() -> None:
+    quick = ("examples/q_learning.py", "--episodes", "40", "--eval-episodes", "5")
+    drawn, plain = run_script(*quick), run_script(*quick, "--no-progress")
+    assert drawn.returncode == 0 and plain.returncode == 0, drawn.stderr + plain.stderr
+    assert "Q-learning: 100%|" in drawn.stderr and "40/40" in drawn.stderr
+    assert plain.stderr == ""
+    assert drawn.stdout == plain.stdout  # the results do not depend on the bar
+
+
+def test_the_benchmarks_harness_counts_the_timing_runs_and_gives_scripts_no_progress(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import harness
+
+    contenders = {"a": lambda seed: 1.0, "b": lambda seed: 2.0}
+    assert harness.interleaved_rates(contenders, 3, progress=True) == {"a": [1.0] * 3, "b": [2.0] * 3}
+    err = capsys.readouterr().err
+    assert "timing: 100%|" in err and "6/6" in err  # every contender once per round
+    harness.interleaved_rates(contenders, 3)
+    assert capsys.readouterr() == ("", "")
+    parser = argparse.ArgumentParser()
+    harness.add_progress_option(parser)
+    assert parser.parse_args([]).progress is True and parser.parse_args(["--no-progress"]).progress is False
