@@ -26,15 +26,25 @@ game costs more than the step itself). Compile either with ``jax.jit``; a rollou
 ``jax.lax.scan``. The same code runs on CPU, GPU and TPU (``pip install "jax[cuda12]"`` for
 NVIDIA GPUs).
 
-Under ``jit`` nothing traced can be checked: actions outside 0..3 are the caller's to prevent
-(JAX clamps an index out of range, so such an action plays a neighbouring table row), as is
-calling ``step_agent`` or ``step_ghost`` out of turn (``step`` and ``step_env`` follow
-``state.to_move``). The settings are checked when a view is built. Each view keeps its NumPy
-engine (:attr:`engine`), so its tables take host memory besides the device copy.
+Every call checks what it is given before play, and refuses what this view cannot play with a
+``TypeError`` or ``ValueError``: shapes and dtypes always (they are static, under ``jit`` and
+``vmap`` too), values where they are concrete (outside ``jit``, or constants a jitted function
+closes over). Under ``jit`` these traced values cannot be checked, and are the caller's to keep
+right (JAX clamps an index out of range, so a wrong one plays a neighbouring table row):
+
+- actions in 0..3;
+- a state's values: a joint state of this view's maps, and ``to_move`` for ``step_agent`` and
+  ``step_ghost`` (``step`` and ``step_env`` follow it);
+- ``params.levels`` naming this view's maps, ``params.explore_starts`` in [0, 1], and the
+  tables being this view's where another view's have the same shapes.
+
+The settings are checked when a view is built. Each view keeps its NumPy engine
+(:attr:`engine`), so its tables take host memory besides the device copy.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import gymnasium
@@ -44,7 +54,7 @@ import numpy as np
 
 from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.core.checks import check_choice
-from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.names import ACTION_NAMES, AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.tables import EnvParams, device_tables
@@ -75,6 +85,47 @@ MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict
 #: What one side's steps return: ``(observation, state, reward, done, info)``.
 SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 
+_MOVES = ", ".join(f"{i}={name}" for i, name in enumerate(ACTION_NAMES))
+#: The settings of :class:`~gridghost.jax.EnvParams` a caller may change; the rest are the view's tables.
+_SETTINGS = ("levels", "explore_starts")
+
+
+def _span(values: np.ndarray) -> str:
+    """Concrete values for a message: a scalar, or the range of an array."""
+    return f"{values}" if values.ndim == 0 else f"values {values.min()}..{values.max()}"
+
+
+# -- the checks: what is static (shapes, dtypes) always, what is concrete (not a tracer) too ----------------
+def _facts(value: Any, argument: str) -> tuple[tuple[int, ...], np.dtype, np.ndarray | None]:
+    """``value``'s shape, dtype and, unless it is traced (under ``jit`` or ``vmap``), its value on the host."""
+    if isinstance(value, jax.core.Tracer):
+        return tuple(value.shape), np.dtype(value.dtype), None
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{argument} must be an array or a number, got {value!r}") from None
+    return array.shape, array.dtype, array
+
+
+def _check_moves(actions: Any, argument: str, shape: tuple[int, ...]) -> None:
+    """Refuse ``actions`` unless they are ints of ``shape`` (one game: ``()``; N games: ``(N,)``)
+    in 0..3. The shape and dtype are checked under ``jit`` too; the values where they are concrete.
+
+    Raises:
+        ValueError: another shape, or a concrete value outside 0..3.
+        TypeError: not integers (bools and floats included).
+    """
+    got, dtype, array = _facts(actions, argument)
+    if got != shape:
+        what = "one action for the game" if shape == () else "one action per game"
+        raise ValueError(f"{argument} must have shape {shape}, {what}, got shape {got}")
+    if dtype.kind not in "iu":
+        kind = "an int" if shape == () else "an int array of actions"
+        raise TypeError(f"{argument} must be {kind} in 0..{NUM_ACTIONS - 1} ({_MOVES}), got dtype {dtype}"
+                        + (f" ({actions!r})" if shape == () else ""))
+    if array is not None and ((array < 0) | (array >= NUM_ACTIONS)).any():
+        raise ValueError(f"{argument} must lie in 0..{NUM_ACTIONS - 1}, got {_span(array)}")
+
 
 class _Engine:
     """What both views share: the tables, the draws and the observations of one game."""
@@ -101,9 +152,143 @@ class _Engine:
         self.layout, params = device_tables(self.engine.export_tables())
         #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
         self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))
+        # the tables known to be this view's: its own, and those of the last params found equal to them
+        self._trusted = self._tables(self.default_params)
+        self._trusted_ids = {id(leaf) for leaf in self._trusted}
         self._flagged = dict(self.layout.flagged)
         self._grid = dict(self.layout.grid)
         self._slots(controlled)
+
+    # -- the checks of what a call is given -----------------------------------------------------
+    @staticmethod
+    def _tables(params: EnvParams) -> list[Any]:
+        """The leaves of ``params`` that are tables (all but the settings a caller may change)."""
+        return jax.tree_util.tree_leaves(params._replace(levels=None, explore_starts=None))
+
+    def _params(self, params: EnvParams | None) -> EnvParams:
+        """``params``, or :attr:`default_params` for ``None``; refused unless they are this
+        view's tables with valid settings. Shapes and dtypes are checked under ``jit`` too;
+        values where they are concrete (a table not this view's own array is compared once with
+        it, and the last such set is remembered)."""
+        if params is None:
+            return self.default_params
+        if not isinstance(params, EnvParams):
+            raise TypeError(f"params must be a gridghost.jax.EnvParams (the view's default_params, with levels or "
+                            f"explore_starts replaced), got {type(params).__name__}")
+        only = "only params.levels and params.explore_starts may be replaced"
+        own = self.default_params._replace(levels=None, explore_starts=None)
+        mine, structure = jax.tree_util.tree_flatten_with_path(own)
+        theirs, their_structure = jax.tree_util.tree_flatten_with_path(params._replace(levels=None,
+                                                                                       explore_starts=None))
+        if their_structure != structure:
+            raise ValueError(f"params hold other tables than this view's (another view's, with another encoding, "
+                             f"opponent or sides); {only}")
+        unknown = []
+        for (path, leaf), (_, table) in zip(theirs, mine, strict=True):
+            if id(leaf) in self._trusted_ids:
+                continue
+            name = "params" + jax.tree_util.keystr(path)
+            shape, dtype, array = _facts(leaf, name)
+            if shape != table.shape or dtype != table.dtype:
+                raise ValueError(f"{name} has shape {shape} and dtype {dtype}, this view's table {table.shape} and "
+                                 f"{table.dtype}: params of another view (other maps, levels, slip, opponent or "
+                                 f"encoding); {only}")
+            if array is not None:
+                unknown.append((name, array, table))
+        for name, array, table in unknown:
+            if not np.array_equal(array, np.asarray(table)):
+                raise ValueError(f"{name} holds other values than this view's table: params of another view (other "
+                                 f"maps, rewards or slip); {only}")
+        if unknown:
+            self._trusted = self._tables(params)
+            self._trusted_ids = {id(leaf) for leaf in self._trusted + self._tables(self.default_params)}
+        self._check_settings(params)
+        return params
+
+    def _check_settings(self, params: EnvParams) -> None:
+        """Refuse ``params.levels`` and ``params.explore_starts`` that this view cannot play."""
+        maps = self.num_maps
+        stacked = f"{maps} map{'s' if maps > 1 else ''}"
+        accepted = f"a non-empty int array of map indices in 0..{maps - 1} (this view stacks {stacked})"
+        shape, dtype, levels = _facts(params.levels, "params.levels")
+        if len(shape) != 1 or not shape[0]:
+            raise ValueError(f"params.levels must be {accepted}, got shape {shape}")
+        if dtype.kind not in "iu":
+            raise TypeError(f"params.levels must be {accepted}, got dtype {dtype}")
+        if levels is not None and ((levels < 0) | (levels >= maps)).any():
+            raise ValueError(f"params.levels must be {accepted}, got {levels.tolist()}")
+        accepted = "a probability in [0, 1] (a float scalar)"
+        shape, dtype, share = _facts(params.explore_starts, "params.explore_starts")
+        if shape != ():
+            raise ValueError(f"params.explore_starts must be {accepted}, got shape {shape}")
+        if dtype.kind not in "fiu":
+            raise TypeError(f"params.explore_starts must be {accepted}, got dtype {dtype}")
+        if share is not None and not 0.0 <= float(share) <= 1.0:  # NaN fails this comparison too
+            raise ValueError(f"params.explore_starts must be {accepted}, got {float(share)!r}")
+        if share is not None and share and self.layout.controlled == GHOST:
+            raise ValueError("params.explore_starts places games with the agent to move; a learning ghost alone "
+                             "begins after the agent's opening move (use GridGhostJax or controlled='agent')")
+
+    def _check_state(self, state: Any, argument: str, batch: bool, half: int | None = None) -> tuple[int, ...]:
+        """Refuse a ``state`` this view cannot step (one game's, or with ``batch`` N games'; with
+        ``half``, the side to move: 0 the agent, 1 the ghost); returns its batch shape."""
+        if not isinstance(state, EnvState):
+            raise TypeError(f"{argument} must be a gridghost.jax.EnvState (from reset or step), got "
+                            f"{type(state).__name__}")
+        facts = {name: _facts(getattr(state, name), f"{argument}.{name}") for name in EnvState._fields}
+        shape = facts["state"][0]
+        if batch and (len(shape) != 1 or not shape[0]):
+            raise ValueError(f"{argument} must be a batch of games, each field of shape (N,), got {argument}.state "
+                             f"of shape {shape} (one game's state goes to the per-game functions)")
+        if not batch and shape != ():
+            raise ValueError(f"{argument} must be one game's, each field a scalar, got {argument}.state of shape "
+                             f"{shape}: step a batch with the batch_ functions or jax.vmap")
+        for name, (got, dtype, _) in facts.items():
+            if got != shape:
+                raise ValueError(f"{argument}.{name} has shape {got} and {argument}.state {shape}: each field holds "
+                                 "one entry per game")
+            kind = "bool" if name == "ended" else "int"
+            if dtype.kind not in ("b" if kind == "bool" else "iu"):
+                raise TypeError(f"{argument}.{name} must be {kind}, got dtype {dtype}")
+        values = {name: array for name, (_, _, array) in facts.items()}
+        joint, maps = self.num_maps * self.layout.states, f"{self.num_maps} map{'s' if self.num_maps > 1 else ''}"
+        if values["state"] is not None and ((values["state"] < 0) | (values["state"] >= joint)).any():
+            raise ValueError(f"{argument}.state must be a joint state of this view in 0..{joint - 1} ({maps} of "
+                             f"{self.layout.num_cells} cells), got {_span(values['state'])}")
+        if values["steps"] is not None and (values["steps"] < 0).any():
+            raise ValueError(f"{argument}.steps must be >= 0, got {_span(values['steps'])}")
+        self._check_turn(argument, values["to_move"], values["ended"], half)
+        return shape
+
+    def _check_turn(self, argument: str, to_move: np.ndarray | None, ended: np.ndarray | None,
+                    half: int | None) -> None:
+        """Refuse a ``to_move`` or ``ended`` (concrete) that this view never gives."""
+        allowed = (0,) if self.layout.controlled is not None else (0, 1)
+        if to_move is not None and not np.isin(to_move, allowed).all():
+            accepted = "0 (one side: a step is a whole turn)" if self.layout.controlled else "0 or 1"
+            raise ValueError(f"{argument}.to_move must be {accepted}, got {_span(to_move)}")
+        if ended is not None and ended.any() and (self.layout.controlled is not None or to_move is None
+                                                  or (to_move[ended] != 1).any()):
+            raise ValueError(f"{argument}.ended marks a game that ended in the agent's half-turn, so it is set only "
+                             "with both sides and the ghost to move")
+        if half is not None and to_move is not None and (to_move != half).any():
+            mover, call = (GHOST, "step_ghost") if half == 0 else (AGENT, "step_agent")
+            games = np.flatnonzero(to_move != half).tolist() if to_move.ndim else None
+            where = f" in games {games[:8]}" if games is not None else ""
+            raise ValueError(f"it is the {mover}'s half-turn{where}; call {call} (or step, which follows "
+                             f"{argument}.to_move)")
+
+    def _checked(self, state: Any, actions: Any, params: EnvParams | None, batch: bool,
+                 half: int | None = None) -> EnvParams:
+        """The params to play (:meth:`_params`), after refusing a state or actions that this
+        view cannot play."""
+        params = self._params(params)
+        shape = self._check_state(state, "states" if batch else "state", batch, half)
+        self._check_actions(actions, shape, half)
+        return params
+
+    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
+        _check_moves(actions, "actions" if shape else "action", shape)
 
     @property
     def num_maps(self) -> int:
@@ -237,14 +422,16 @@ class _Engine:
     def _where(done: Any, new: Any, old: Any) -> Any:
         return jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), new, old)
 
-    def _one(self, core: Any, draws: int, key: Any, state: EnvState, action: Any, params: EnvParams | None) -> Any:
+    def _one(self, core: Any, draws: int, key: Any, state: EnvState, action: Any, params: EnvParams | None,
+             half: int | None = None) -> Any:
         """``core(uniforms, state, action, params)`` for one game, its uniforms from ``key``."""
-        params = self.default_params if params is None else params
+        params = self._checked(state, action, params, False, half)
         return core(jax.random.uniform(key, (draws,)), state, action, params)
 
-    def _many(self, core: Any, draws: int, key: Any, states: EnvState, actions: Any, params: EnvParams | None) -> Any:
+    def _many(self, core: Any, draws: int, key: Any, states: EnvState, actions: Any, params: EnvParams | None,
+              half: int | None = None) -> Any:
         """``core`` over a batch of games, every game's uniforms from the one ``key``."""
-        params = self.default_params if params is None else params
+        params = self._checked(states, actions, params, True, half)
         uniforms = batch_uniforms(key, (states.state.shape[0], draws))
         return jax.vmap(core, in_axes=(0, 0, 0, None))(uniforms, states, actions, params)
 
@@ -256,11 +443,12 @@ class _Engine:
 
         Raises:
             ValueError: ``num_games`` is not an int >= 1.
+            TypeError, ValueError: ``params`` as :meth:`reset`.
         """
         if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, (bool, np.bool_)) or num_games < 1:
             raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
         num_games = int(num_games)
-        params = self.default_params if params is None else params
+        params = self._params(params)
         uniforms = batch_uniforms(key, (num_games, self.reset_draws))
         return jax.vmap(self._reset_core, in_axes=(0, None))(uniforms, params)
 
@@ -275,8 +463,13 @@ class _Engine:
         Returns:
             ``(observation, state)``: the view's observation (:class:`GridGhostJax`: per side;
             :class:`GridGhostJaxSingle`: the learner's) and the :class:`EnvState`.
+
+        Raises:
+            TypeError, ValueError: ``params`` not this view's tables (another view's, other map
+                sizes), ``levels`` not a non-empty int array of its maps, ``explore_starts`` not a
+                scalar in [0, 1] (0 for a learning ghost alone); values only where concrete.
         """
-        params = self.default_params if params is None else params
+        params = self._params(params)
         return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
 
     def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
@@ -330,12 +523,40 @@ class GridGhostJax(_Engine):
         super().__init__(None, obs_type, explore_starts, game)
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> dict[str, Any]:
-        return self.observations(env, params)
+        return self._observations(env, params)
+
+    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
+        if half is not None:  # a half-turn's actions: the side's alone
+            super()._check_actions(actions, shape, half)
+            return
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict with both sides' actions, {{'agent': ..., 'ghost': ...}} (the "
+                            f"side not to move is ignored), got {type(actions).__name__}")
+        if set(actions) != set(AGENTS):
+            raise ValueError(f"actions must have the keys {list(AGENTS)}, one action per side (the side not to move "
+                             f"is ignored), got {list(actions)}")
+        for side in AGENTS:
+            _check_moves(actions[side], f"actions[{side!r}]", shape)
 
     def observations(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
         """Both sides' observations of ``state``: each flagged not to move unless it is to move
-        (``state.to_move``) in a game that goes on (a game that ended shows it to neither)."""
-        params = self.default_params if params is None else params
+        (``state.to_move``) in a game that goes on (a game that ended shows it to neither).
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            params: the tables (default :attr:`default_params`).
+
+        Returns:
+            ``{"agent": observation, "ghost": observation}``.
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        return self._observations(state, params)
+
+    def _observations(self, state: EnvState, params: EnvParams) -> dict[str, Any]:
         agent_moves = state.to_move == 0
         agent, ghost = self._cells(state.state)
         over = params.goals[agent] | (agent == ghost)  # a state the game ended in
@@ -379,7 +600,7 @@ class GridGhostJax(_Engine):
         done = terminated | truncated
         dones = {AGENT: done, GHOST: done, "__all__": done}
         infos = {"terminated": terminated, "truncated": truncated, "to_move": env.to_move}
-        return self.observations(env, params), env, rewards, dones, infos
+        return self._observations(env, params), env, rewards, dones, infos
 
     def _agent_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> MultiStep:
         return self._result(*self._agent_half(uniforms[0], state, action, params), params)
@@ -409,6 +630,13 @@ class GridGhostJax(_Engine):
             reward of this half-turn; ``dones`` per side and ``"__all__"`` (terminated or
             truncated); ``infos`` with ``"terminated"``, ``"truncated"`` and ``"to_move"`` (who
             moves next).
+
+        Raises:
+            TypeError, ValueError: what this view cannot play (checked before play; under ``jit``
+                only shapes and dtypes, the module docstring lists the rest): a state that is not
+                one game's :class:`EnvState` of this view's maps; ``actions`` not a dict of both
+                sides' ints in 0..3 of shape ``()``, bools and floats included; ``params`` not this
+                view's tables, ``levels`` naming a map it lacks, ``explore_starts`` outside [0, 1].
         """
         return self._one(self._env_core, 1, key, state, actions, params)
 
@@ -420,6 +648,9 @@ class GridGhostJax(_Engine):
 
         Returns:
             As :meth:`step_env`.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step_env`.
         """
         return self._one(self._step_core, 1 + self.reset_draws, key, state, actions, params)
 
@@ -430,8 +661,12 @@ class GridGhostJax(_Engine):
 
         Returns:
             As :meth:`step_env`.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step_env` (``action`` one int), and ``state.to_move``
+                not 0 where it is concrete.
         """
-        return self._one(self._agent_core, 1, key, state, action, params)
+        return self._one(self._agent_core, 1, key, state, action, params, half=0)
 
     def step_ghost(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> MultiStep:
         """The ghost's half-turn (``state.to_move`` must be 1), which ends the turn: a game that
@@ -439,30 +674,56 @@ class GridGhostJax(_Engine):
 
         Returns:
             As :meth:`step_env`.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step_env` (``action`` one int), and ``state.to_move``
+                not 1 where it is concrete.
         """
-        return self._one(self._ghost_core, self.reset_draws, key, state, action, params)
+        return self._one(self._ghost_core, self.reset_draws, key, state, action, params, half=1)
 
     # -- batches -------------------------------------------------------------------------------
     def batch_step(self, key: Any, states: EnvState, actions: dict[str, Any],
                    params: EnvParams | None = None) -> MultiStep:
-        """:meth:`step` for a batch of games (``actions`` per side ``int[N]``), from one key."""
+        """:meth:`step` for a batch of games (``actions`` per side ``int[N]``), from one key.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step`, for states whose fields have shape ``(N,)``.
+        """
         return self._many(self._step_core, 1 + self.reset_draws, key, states, actions, params)
 
     def batch_step_agent(self, key: Any, states: EnvState, actions: Any,
                          params: EnvParams | None = None) -> MultiStep:
-        """:meth:`step_agent` for a batch of games (``actions``: ``int[N]``), from one key."""
-        return self._many(self._agent_core, 1, key, states, actions, params)
+        """:meth:`step_agent` for a batch of games (``actions``: ``int[N]``), from one key.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step_agent`, for states whose fields have shape ``(N,)``.
+        """
+        return self._many(self._agent_core, 1, key, states, actions, params, half=0)
 
     def batch_step_ghost(self, key: Any, states: EnvState, actions: Any,
                          params: EnvParams | None = None) -> MultiStep:
-        """:meth:`step_ghost` for a batch of games (``actions``: ``int[N]``), from one key."""
-        return self._many(self._ghost_core, self.reset_draws, key, states, actions, params)
+        """:meth:`step_ghost` for a batch of games (``actions``: ``int[N]``), from one key.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step_ghost`, for states whose fields have shape ``(N,)``.
+        """
+        return self._many(self._ghost_core, self.reset_draws, key, states, actions, params, half=1)
 
     def get_avail_actions(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
         """Per side, ``bool[4]``: the moves that change its cell (the single envs'
         ``info["action_mask"]``). Every move is legal; a move into a wall stays put. The side not
-        to move gets its mask too, and its action is ignored."""
-        return self._masks(state.state, self.default_params if params is None else params)
+        to move gets its mask too, and its action is ignored.
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            params: the tables (default :attr:`default_params`).
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        return self._masks(state.state, params)
 
 
 class GridGhostJaxSingle(_Engine):
@@ -495,11 +756,25 @@ class GridGhostJaxSingle(_Engine):
         self.controlled = controlled
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
-        return self.observe(env, jnp.zeros((), dtype=bool), params)
+        return self._observe(self.controlled, env.state, jnp.zeros((), dtype=bool), params)
 
     def observe(self, state: EnvState, terminated: Any, params: EnvParams | None = None) -> Any:
-        """The learner's observation of ``state`` (flagged not to move where ``terminated``)."""
-        params = self.default_params if params is None else params
+        """The learner's observation of ``state`` (flagged not to move where ``terminated``).
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            terminated: a ``bool`` scalar, the game ended (the observation then shows no side to move).
+            params: the tables (default :attr:`default_params`).
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`),
+                or ``terminated`` not a ``bool`` scalar.
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        shape, dtype, _ = _facts(terminated, "terminated")
+        if shape != () or dtype.kind != "b":
+            raise TypeError(f"terminated must be a bool scalar, got shape {shape} and dtype {dtype}")
         return self._observe(self.controlled, state.state, terminated, params)
 
     def _turn(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> tuple[EnvState, Any, Any, Any]:
@@ -518,15 +793,15 @@ class GridGhostJaxSingle(_Engine):
 
     def _env_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
         env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
-        info = {"terminated": terminated, "truncated": truncated, "action_mask": self.action_masks(env, params)}
-        return self.observe(env, terminated, params), env, reward, terminated | truncated, info
+        info = {"terminated": terminated, "truncated": truncated, "action_mask": self._learner_masks(env, params)}
+        return self._observe(self.controlled, env.state, terminated, params), env, reward, terminated | truncated, info
 
     def _step_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
         env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
         done = terminated | truncated
         env = self._where(done, self._reset_core(uniforms[self.turn_draws:], params)[1], env)
-        info = {"terminated": terminated, "truncated": truncated, "action_mask": self.action_masks(env, params)}
-        return self.observe(env, jnp.zeros((), dtype=bool), params), env, reward, done, info
+        info = {"terminated": terminated, "truncated": truncated, "action_mask": self._learner_masks(env, params)}
+        return self._observe(self.controlled, env.state, jnp.zeros((), dtype=bool), params), env, reward, done, info
 
     def step_env(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> SingleStep:
         """The learner's move and the opponent's answer, without resetting a game that ended.
@@ -541,6 +816,14 @@ class GridGhostJaxSingle(_Engine):
             ``(observation, state, reward, done, info)``: ``done`` is terminated or truncated;
             ``info`` has ``"terminated"``, ``"truncated"`` and ``"action_mask"`` (``bool[4]``,
             the moves that change the learner's cell in the returned state).
+
+        Raises:
+            TypeError, ValueError: what this view cannot play (checked before play; under ``jit``
+                only shapes and dtypes, the module docstring lists the rest): a state that is not
+                one game's :class:`EnvState` of this view's maps (``to_move`` 0, not ``ended``);
+                ``action`` not an int in 0..3 of shape ``()``, bools and floats included;
+                ``params`` not this view's tables, ``levels`` naming a map it lacks,
+                ``explore_starts`` outside [0, 1] (or not 0 for a learning ghost).
         """
         return self._one(self._env_core, self.turn_draws, key, state, action, params)
 
@@ -550,18 +833,42 @@ class GridGhostJaxSingle(_Engine):
 
         Returns:
             As :meth:`step_env` (``info["action_mask"]`` of the returned state).
+
+        Raises:
+            TypeError, ValueError: as :meth:`step_env`.
         """
         return self._one(self._step_core, self.turn_draws + self.reset_draws, key, state, action, params)
 
     def batch_step_env(self, key: Any, states: EnvState, actions: Any,
                        params: EnvParams | None = None) -> SingleStep:
-        """:meth:`step_env` for a batch of games (``actions``: ``int[N]``), from one key."""
+        """:meth:`step_env` for a batch of games (``actions``: ``int[N]``), from one key.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step_env`, for states whose fields have shape ``(N,)``.
+        """
         return self._many(self._env_core, self.turn_draws, key, states, actions, params)
 
     def batch_step(self, key: Any, states: EnvState, actions: Any, params: EnvParams | None = None) -> SingleStep:
-        """:meth:`step` for a batch of games (``actions``: ``int[N]``), from one key."""
+        """:meth:`step` for a batch of games (``actions``: ``int[N]``), from one key.
+
+        Raises:
+            TypeError, ValueError: as :meth:`step`, for states whose fields have shape ``(N,)``.
+        """
         return self._many(self._step_core, self.turn_draws + self.reset_draws, key, states, actions, params)
 
     def action_masks(self, state: EnvState, params: EnvParams | None = None) -> Any:
-        """``bool[4]``: the moves that change the learner's cell."""
-        return self._masks(state.state, self.default_params if params is None else params)[self.controlled]
+        """``bool[4]``: the moves that change the learner's cell.
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            params: the tables (default :attr:`default_params`).
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        return self._learner_masks(state, params)
+
+    def _learner_masks(self, state: EnvState, params: EnvParams) -> Any:
+        return self._masks(state.state, params)[self.controlled]

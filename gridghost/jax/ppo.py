@@ -24,6 +24,7 @@ Networks are dicts of arrays (no framework): :func:`greedy_actions` plays them, 
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
@@ -90,6 +91,10 @@ class PPOConfig:
         if (self.num_envs * self.num_steps) % self.minibatch_size:
             raise ValueError(f"minibatch_size ({self.minibatch_size}) must divide num_envs * num_steps "
                              f"({self.num_envs * self.num_steps})")
+        for name in ("gamma", "gae_lambda", "learning_rate", "clip", "max_grad_norm", "ent_coef", "vf_coef"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ValueError(f"{name} must be a real number, got {value!r}")
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
@@ -99,7 +104,8 @@ class PPOConfig:
         for name in ("ent_coef", "vf_coef"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if not self.hidden or any(not isinstance(size, int) or size < 1 for size in self.hidden):
+        if not self.hidden or any(not isinstance(size, int) or isinstance(size, bool) or size < 1
+                                  for size in self.hidden):
             raise ValueError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
 
     @property
@@ -139,19 +145,34 @@ def _mlp(layers: Sequence[dict[str, Any]], x: Any) -> Any:
     return x @ layers[-1]["w"] + layers[-1]["b"]
 
 
-def check_inputs(space: Any, config: PPOConfig) -> int:
+def check_inputs(space: Any, config: PPOConfig, channels_last: bool | None = None) -> int:
     """The number of network inputs a side's observation ``space`` gives under ``config``.
+
+    Args:
+        space: the side's observation space.
+        config: PPO's settings (``planes``).
+        channels_last: whether the observation is a channels-last grid (``grid_layout="hwc"``),
+            as the env knows it; ``None``: not known, told from the shape (channels first when
+            its last two axes are equal: a square window; a full non-square map's channels-first
+            grid fails this guess and a channels-last grid as wide as its channel count passes
+            it, so the trainers pass what the env knows).
+
+    Returns:
+        The features of one observation.
 
     Raises:
         ValueError: ``config.planes`` set for an observation that is not a channels-first grid
-            (``obs_type="grid"``, ``grid_layout="chw"``), or naming channels it does not have.
+            (``obs_type="grid"``, ``grid_layout="chw"``), empty, or naming channels it does not have.
     """
     shape = tuple(space.shape or ())
     if config.planes is None:
         return int(np.prod(shape))
-    if len(shape) != 3 or shape[1] != shape[2]:
+    guessed_wrong = channels_last is None and len(shape) == 3 and shape[1] != shape[2]
+    if len(shape) != 3 or channels_last or guessed_wrong:
         raise ValueError(f"planes selects channels of a channels-first grid (obs_type='grid', grid_layout='chw'); "
-                         f"the observation has shape {shape}")
+                         f"the observation has shape {shape}{' (channels last)' if channels_last else ''}")
+    if not config.planes:
+        raise ValueError("planes must name at least one channel (None: the whole observation)")
     if any(not isinstance(plane, int) or isinstance(plane, bool) or not 0 <= plane < shape[0]
            for plane in config.planes) or len(set(config.planes)) != len(config.planes):
         raise ValueError(f"planes must be distinct channel indices in 0..{shape[0] - 1}, got {config.planes!r}")
@@ -323,14 +344,17 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
         return of the episodes that ended in that update).
 
     Raises:
-        TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJaxSingle`.
+        TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJaxSingle`, or ``config`` not a
+            :class:`PPOConfig`.
         ValueError: ``config.planes`` that the observation does not have (:func:`check_inputs`);
             ``train`` raises it for ``updates`` that is not an int >= 1.
+        TypeError, ValueError: ``params`` that ``env`` cannot play (as ``env.reset`` refuses them).
     """
     _check_env(env, GridGhostJaxSingle, "make_train")
-    params = env.default_params if params is None else params
+    _check_config(config, "make_train")
+    params = env._params(params)
     n = config.num_envs
-    inputs = check_inputs(env.observation_space(), config)
+    inputs = check_inputs(env.observation_space(), config, _channels_last(env, env.controlled))
 
     def init(key: Any) -> SingleState:
         net_key, env_key, key = jax.random.split(key, 3)
@@ -380,9 +404,22 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
     return init, train
 
 
-def _check_env(env: Any, kind: type, function: str) -> None:
+def _check_env(env: Any, kind: type | tuple[type, ...], function: str) -> None:
     if not isinstance(env, kind):
-        raise TypeError(f"{function} trains on a gridghost.jax.{kind.__name__}, got {type(env).__name__}")
+        names = " or ".join(f"gridghost.jax.{k.__name__}" for k in (kind if isinstance(kind, tuple) else (kind,)))
+        verb = "trains on" if function.startswith("make_") else "takes"
+        raise TypeError(f"{function} {verb} a {names}, got {type(env).__name__}")
+
+
+def _check_config(config: Any, function: str) -> None:
+    if not isinstance(config, PPOConfig):
+        raise TypeError(f"{function} takes a gridghost.jax.ppo.PPOConfig, got {type(config).__name__}")
+
+
+def _channels_last(env: GridGhostJax | GridGhostJaxSingle, side: str) -> bool | None:
+    """Whether ``side``'s observation in ``env`` is a channels-last grid (``None``: not a grid)."""
+    facts = dict(env.layout.grid).get(side)
+    return None if facts is None else bool(facts[1])
 
 
 def _check_updates(updates: Any) -> int:
@@ -421,7 +458,7 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
         ``{"agent_loss", "ghost_loss", "agent_reward", "episodes"}``.
 
     Raises:
-        TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJax`.
+        TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJax`, or as :func:`make_train`.
         ValueError: as :func:`make_train`.
 
     Each update plays ``num_steps + 1`` turns and trains each side on the first ``num_steps``
@@ -429,9 +466,10 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
     treated as ended, without the bootstrap from its value that one side gets.
     """
     _check_env(env, GridGhostJax, "make_selfplay")
-    params = env.default_params if params is None else params
+    _check_config(config, "make_selfplay")
+    params = env._params(params)
     n = config.num_envs
-    inputs = {side: check_inputs(env.observation_space(side), config) for side in AGENTS}
+    inputs = {side: check_inputs(env.observation_space(side), config, _channels_last(env, side)) for side in AGENTS}
 
     def init(key: Any) -> SelfPlayState:
         agent_key, ghost_key, env_key, key = jax.random.split(key, 4)
@@ -516,14 +554,20 @@ def policy_table(env: GridGhostJax | GridGhostJaxSingle, networks: dict[str, Any
         the ghost to move).
 
     Raises:
-        ValueError: ``side`` is not ``"agent"`` or ``"ghost"``, or ``level`` is not a map index.
+        TypeError: ``env`` is not a JAX view, or ``config`` not a :class:`PPOConfig`.
+        ValueError: ``side`` is not ``"agent"`` or ``"ghost"``, ``level`` is not a map index, or
+            ``config.planes`` does not fit the observation.
+        TypeError, ValueError: ``params`` that ``env`` cannot play.
     """
+    _check_env(env, (GridGhostJax, GridGhostJaxSingle), "policy_table")
+    _check_config(config, "policy_table")
     sides = AGENTS if isinstance(env, GridGhostJax) else (env.controlled,)
     if side not in sides:
         raise ValueError(f"side must be one of {list(sides)} (the env's learning sides), got {side!r}")
     if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level < env.num_maps:
         raise ValueError(f"level must be a map index in 0..{env.num_maps - 1}, got {level!r}")
-    params = env.default_params if params is None else params
+    check_inputs(env.observation_space(side), config, _channels_last(env, side))
+    params = env._params(params)
     cells = env.layout.num_cells
     states = jnp.arange(cells * cells, dtype=jnp.int32) + level * cells * cells
     observe = jax.vmap(lambda s: env._observe(side, s, jnp.zeros((), dtype=bool), params))
