@@ -2,6 +2,11 @@
 infos (the default, a fixed key set of numbers, bools and arrays) or the reference's
 (``reference_infos=True``, the text values and keys ``custom_grid_env`` wrote).
 
+Every array in an info is a fresh, writable array of that info's own: a caller may change it
+without changing the env or another info, and trainers that turn arrays into tensors (TorchRL's
+``torch.as_tensor``) take it as it is, without warning that it is not writable. The tables they
+are copied from (the board's masks, ``actual_moves`` per slip outcome) stay read-only.
+
 :class:`InfoPublisher` writes them; :class:`~gridghost.envs.aec.GridGhostEnv` mixes it in and
 chooses one of its two publishers once, at construction.
 """
@@ -34,12 +39,8 @@ _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
 _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    """``array``, made read-only: infos share it between the two sides."""
-    array.setflags(write=False)
-    return array
+#: A fresh, writable copy of an array (the method itself: no attribute look-up on the hot path).
+_copy = np.ndarray.copy
 
 
 def _code(sensor: Sensor, reading: Any) -> int:
@@ -90,6 +91,7 @@ class InfoPublisher:
         """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
         the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses)."""
         board = self.board
+        copy = _copy
         last_move = self._last_move
         if last_move is None:
             slipped, intended, moves = False, NO_ACTION, self._no_moves
@@ -106,34 +108,47 @@ class InfoPublisher:
             "distance": board.distance[agent][ghost],
             "slipped": slipped,
             "intended_action": intended,
-            "actual_moves": moves,
+            "actual_moves": copy(moves),
             "reached_goal": reached_goal,
             "caught_by_ghost": caught,
         }
         masks = self._info_masks
-        if masks is not None:  # read-only arrays shared per cell: cheap, and no caller can corrupt them
-            info["action_mask"] = masks[agent]
+        if masks is not None:
+            info["action_mask"] = copy(masks[agent])
         readings = self._readings
+        arrays: list[str] | None = None  # keys of the other arrays, of which the ghost's info gets copies
         for sensor, name, declared in self._sensor_keys:
             reading = readings[name]
-            info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
+            if type(reading) is np.ndarray:
+                info[name] = copy(reading)
+                arrays = [*(arrays or ()), name]
+            else:
+                info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
             if declared is not None:
                 for key in declared:
                     if key != name:
-                        info[key] = _numeric(readings[key], key, sensor)
+                        value = _numeric(readings[key], key, sensor)
+                        if type(value) is np.ndarray:
+                            value = copy(value)
+                            arrays = [*(arrays or ()), key]
+                        info[key] = value
         estimate = self._estimate
         if estimate is not None:  # set with a belief filter, by every reset and agent move
-            info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
-            info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
+            info["estimated_pos"] = np.array(estimate["float_pos"], dtype=np.float64)
+            info["estimated_cell"] = np.array(estimate["cell_pos"], dtype=np.int64)
+            arrays = [*(arrays or ()), "estimated_pos", "estimated_cell"]
         expert = self._expert
         if not self.use_ghost:
             if expert:
                 info["expert_action"] = self._expert_action(game, next_turn, AGENT)
             self.infos = {AGENT: info}
             return
-        ghost_info = dict(info)
+        ghost_info = {**info, "actual_moves": copy(moves)}
         if masks is not None:
-            ghost_info["action_mask"] = masks[ghost]
+            ghost_info["action_mask"] = copy(masks[ghost])
+        if arrays is not None:
+            for key in arrays:
+                ghost_info[key] = copy(info[key])
         if expert:
             info["expert_action"] = self._expert_action(game, next_turn, AGENT)
             ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)
@@ -148,11 +163,12 @@ class InfoPublisher:
         return table[game.agent * self.board.num_cells + game.ghost]
 
     def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
-        """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
-        longest outcome (read-only, one per outcome)."""
+        """``actual_moves``' table entry for ``moves``: the directions the agent moved in, padded
+        with -1 to the slip model's longest outcome (read-only, one per outcome; infos get copies)."""
         array = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
         array[: len(moves)] = moves
-        self._moves_arrays[moves] = _frozen(array)
+        array.setflags(write=False)
+        self._moves_arrays[moves] = array
         return array
 
     def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:
@@ -174,9 +190,8 @@ class InfoPublisher:
             agent_info["estimated_pos"] = {"float_pos": estimate["float_pos"][:], "cell_pos": estimate["cell_pos"][:]}
         if game.outcome != _ONGOING:
             agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
-        # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
-        agent_info["action_mask"] = masks[game.agent]
-        ghost_info["action_mask"] = masks[game.ghost]
+        agent_info["action_mask"] = _copy(masks[game.agent])
+        ghost_info["action_mask"] = _copy(masks[game.ghost])
         if self._expert and game.outcome == _ONGOING:
             table = self._expert.get(next_turn)
             if table is not None:

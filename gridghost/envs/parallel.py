@@ -217,7 +217,7 @@ class GridGhostParallelEnv(ParallelEnv):
         for name in self.agents:
             info = dict(aec.infos[name])
             if "action_mask" in info and (name != mover or aec.terminations[name] or aec.truncations[name]):
-                info["action_mask"] = WAITING_MASK
+                info["action_mask"] = WAITING_MASK.copy()  # the caller's own and writable, as every info array
             infos[name] = info
         return infos
 
