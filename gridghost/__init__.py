@@ -85,7 +85,8 @@ from gridghost.maps import DIFFICULTIES, MapGenerator  # noqa: E402
 from gridghost.sensing import ColorSensor, Sensor  # noqa: E402
 from gridghost.training import Evaluation, Evaluator, evaluate  # noqa: E402
 
-__version__ = "0.2.0"
+#: The package's version, written only here: pyproject.toml reads it ([tool.setuptools.dynamic]).
+__version__ = "0.3.0"
 
 ENV_ID = "gridghost/GridGhost-v0"
 

@@ -195,7 +195,7 @@ def test_record_writes_a_gif_of_the_ghost_catching_the_agent(tmp_path) -> None:
 def test_readme_shows_the_committed_picture_of_the_classic_map(tmp_path) -> None:
     import pygame
 
-    assert "![" in README and "(docs/classic.png)" in README
+    assert "![" in README and "/main/docs/classic.png)" in README
     out = run_script("examples/draw_classic.py", "--out", str(tmp_path / "classic.png"))
     assert out.strip().endswith("classic.png")
     env = gridghost.env(render_mode="rgb_array")

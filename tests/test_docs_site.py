@@ -106,7 +106,8 @@ def test_readme_is_short_and_links_to_the_pages() -> None:
     assert len(README.splitlines()) <= 160
     for page in ("getting-started/both-sides", "getting-started/one-side", "getting-started/agent-interface",
                  "getting-started/playing", "maps", "solver", "reference/index"):
-        assert f"(docs/{page}.md)" in README, page
+        # absolute, for the package index (tests/test_release.py checks every link of the README)
+        assert f"(https://gridghost.github.io/gridghost/{page.removesuffix('index')}" in README, page
 
 
 def test_ci_docs_builds_strictly_in_the_venv_it_is_given() -> None:
