@@ -167,9 +167,10 @@ def _resolves(name: str) -> bool:
     return False
 
 
-#: Files that name what does not exist on purpose, and the optional extras RLlib and SB3 (not installed here);
+#: Files that name what does not exist on purpose, and the optional extras RLlib, SB3 and BenchMARL (not installed
+#: here);
 #: gridghost.jax's names are checked where its extra, JAX, is installed.
-_NOT_NAMES = re.compile(r"gridghost\.(nonexistent|md)$|gridghost\.integrations\.(rllib|sb3)"
+_NOT_NAMES = re.compile(r"gridghost\.(nonexistent|md)$|gridghost\.integrations\.(rllib|sb3|benchmarl)"
                         + ("" if importlib.util.find_spec("jax") else r"|gridghost\.jax\b"))
 
 

@@ -12,7 +12,15 @@ Both sides learning, one policy each (:class:`GridGhostMultiAgentEnv`)::
         PPOConfig()
         .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "difficulty": 2})
         .multi_agent(policies={"agent", "ghost"}, policy_mapping_fn=lambda side, *args, **kw: side)
+        .callbacks(GridGhostMetrics)
     )
+
+Per-side metrics (:class:`GridGhostMetrics`): under zero-sum rewards RLlib's
+``episode_return_mean`` (the sum of both sides' returns) is 0 at every iteration, whatever the
+policies do. The callback adds the agent's return, its success rate, the ghost's capture rate
+and the game's length in the agent's moves to each result's ``"env_runners"`` entry, under the
+names of :data:`gridghost.integrations.metrics.METRICS`;
+:func:`gridghost.integrations.metrics.format_metrics` prints them on one line.
 
 RLlib's own ``PettingZooEnv`` wrapper over :func:`gridghost.env` loses one reward per episode:
 the ghost's reward for the agent's opening move comes with the ghost's first observation, and
@@ -59,12 +67,16 @@ from typing import Any
 import gymnasium
 import ray
 from gymnasium import spaces
+from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 from ray.tune.registry import register_env
 
+from gridghost.core.names import AGENT
+from gridghost.integrations.metrics import outcome
 from gridghost.integrations.turns import TurnBasedDictEnv
 
 #: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
@@ -132,6 +144,40 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
         """As :meth:`TurnBasedDictEnv.step`, with RLlib's mask keys when masks are on."""
         observations, rewards, terminations, truncations, infos = super().step(action_dict)
         return self._rename(observations), rewards, terminations, truncations, infos
+
+
+class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]
+    """An RLlib callback that logs per-side metrics of every finished game of
+    :class:`GridGhostMultiAgentEnv`: ``agent_return``, ``success_rate``, ``capture_rate`` and
+    ``episode_length`` (the agent's moves), means over RLlib's smoothing window
+    (``metrics_num_episodes_for_smoothing``, as its ``episode_return_mean``), in each result's
+    ``"env_runners"`` entry. Pass the class: ``config.callbacks(GridGhostMetrics)``.
+
+    A game that spans several sampling rounds is counted whole (RLlib hands over its earlier
+    chunks); how it ended is read from the agent's last info
+    (:func:`gridghost.integrations.metrics.outcome`).
+
+    Raises:
+        TypeError: an episode is not a multi-agent one with an ``"agent"`` (the single-agent
+            env has one side: RLlib's own ``episode_return_mean`` is that side's return).
+        ValueError: as :func:`gridghost.integrations.metrics.outcome` (``reference_infos=True``).
+    """
+
+    def on_episode_end(self, *, episode: Any, prev_episode_chunks: list[Any] | None = None,
+                       env_runner: Any = None, metrics_logger: Any = None, **kwargs: Any) -> None:
+        """Log the finished game's metrics."""
+        if not isinstance(episode, MultiAgentEpisode) or AGENT not in episode.agent_episodes:
+            raise TypeError(f"GridGhostMetrics reads the multi-agent episodes of GridGhostMultiAgentEnv, with an "
+                            f"{AGENT!r}; got {type(episode).__name__}")
+        chunks = [chunk.agent_episodes[AGENT] for chunk in [*(prev_episode_chunks or ()), episode]
+                  if AGENT in chunk.agent_episodes]
+        reached, caught = outcome(episode.agent_episodes[AGENT].get_infos(-1))
+        window = env_runner.config.metrics_num_episodes_for_smoothing if env_runner is not None else None
+        values = {"agent_return": float(sum(chunk.get_return() for chunk in chunks)),
+                  "success_rate": float(reached), "capture_rate": float(caught),
+                  "episode_length": float(sum(len(chunk) for chunk in chunks))}
+        for name, value in values.items():
+            metrics_logger.log_value(name, value, reduce="mean", window=window)
 
 
 def masked_module_spec(model_config: DefaultModelConfig | Mapping[str, Any] | None = None) -> RLModuleSpec:

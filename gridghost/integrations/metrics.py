@@ -1,0 +1,215 @@
+"""What a training run should report about a zero-sum game: each side's numbers, not their sum.
+
+Under the default zero-sum rewards the two sides' returns of every episode cancel, so a trainer's
+mean return over both sides (RLlib's ``episode_return_mean``, BenchMARL's ``mean return``) is 0
+whatever the policies do. The metrics here are per side and read from how each game ended:
+
+- ``agent_return``: the agent's mean return (the ghost's is its negative under zero-sum rewards);
+- ``success_rate``: the share of games in which the agent reached a goal;
+- ``capture_rate``: the share in which the ghost caught the agent (the rest hit ``max_cycles``);
+- ``episode_length``: the mean number of the agent's moves per game (``max_cycles`` bounds it).
+
+:class:`EpisodeMetrics` collects finished games and summarises them; :class:`EpisodeTracker`
+follows games step by step, for trainers that hand over batches of steps. No library is needed
+here: :mod:`gridghost.integrations.rllib` (``GridGhostMetrics``),
+:mod:`gridghost.integrations.torchrl` and :mod:`gridghost.integrations.benchmarl` feed them.
+
+>>> metrics = EpisodeMetrics()
+>>> metrics.add(agent_return=95.0, reached_goal=True, caught_by_ghost=False, length=6)
+>>> metrics.add(agent_return=-53.0, reached_goal=False, caught_by_ghost=True, length=4)
+>>> metrics.summary()
+{'agent_return': 21.0, 'success_rate': 0.5, 'capture_rate': 0.5, 'episode_length': 5.0, 'episodes': 2}
+>>> format_metrics(metrics.summary())
+'agent return 21.00  success 0.500  capture 0.500  length 5.0  (2 games)'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+#: The per-side metrics, in the order :meth:`EpisodeMetrics.summary` and :func:`format_metrics` give them.
+METRICS: tuple[str, ...] = ("agent_return", "success_rate", "capture_rate", "episode_length")
+#: The info keys that say how a game ended (numeric infos, the default, hold both at every step).
+OUTCOME_KEYS: tuple[str, str] = ("reached_goal", "caught_by_ghost")
+
+
+def outcome(info: Mapping[str, Any]) -> tuple[bool, bool]:
+    """How a game ended, from its last numeric info (either side's).
+
+    Args:
+        info: the info of a game's last step.
+
+    Returns:
+        ``(reached_goal, caught_by_ghost)``; both False for a game cut short by ``max_cycles``.
+
+    Raises:
+        TypeError: ``info`` is not a mapping.
+        ValueError: ``info`` lacks one of :data:`OUTCOME_KEYS` (the reference's infos,
+            ``reference_infos=True``, write them only when they happen), or says both.
+
+    >>> outcome({"reached_goal": False, "caught_by_ghost": True})
+    (False, True)
+    """
+    if not isinstance(info, Mapping):
+        raise TypeError(f"info must be a game's last info (a dict), got {type(info).__name__}")
+    missing = [key for key in OUTCOME_KEYS if key not in info]
+    if missing:
+        raise ValueError(f"info lacks {missing}: per-side metrics read the numeric infos (the default), "
+                         f"which hold {list(OUTCOME_KEYS)} at every step; got the keys {sorted(map(str, info))}")
+    reached, caught = bool(info["reached_goal"]), bool(info["caught_by_ghost"])
+    if reached and caught:
+        raise ValueError("info says the game ended both ways (reached_goal and caught_by_ghost)")
+    return reached, caught
+
+
+def format_metrics(summary: Mapping[str, float]) -> str:
+    """One line of per-side metrics, for a progress line or a log.
+
+    Args:
+        summary: a mapping holding :data:`METRICS` (and, if it has it, ``"episodes"``), such as
+            :meth:`EpisodeMetrics.summary` or RLlib's ``result["env_runners"]`` with
+            :class:`~gridghost.integrations.rllib.GridGhostMetrics`.
+
+    Raises:
+        KeyError: a metric is missing from ``summary`` (naming the missing ones).
+    """
+    missing = [name for name in METRICS if name not in summary]
+    if missing:
+        raise KeyError(f"summary lacks the metrics {missing} (did the run finish a game, with the metrics callback?)")
+    games = f"  ({int(summary['episodes'])} games)" if "episodes" in summary else ""
+    return (f"agent return {summary['agent_return']:.2f}  success {summary['success_rate']:.3f}  "
+            f"capture {summary['capture_rate']:.3f}  length {summary['episode_length']:.1f}{games}")
+
+
+class EpisodeMetrics:
+    """Finished games, summarised per side (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._returns: list[float] = []
+        self._successes = 0
+        self._captures = 0
+        self._lengths: list[int] = []
+
+    @property
+    def episodes(self) -> int:
+        """How many games were added since the last :meth:`clear`."""
+        return len(self._returns)
+
+    def add(self, agent_return: float, reached_goal: bool, caught_by_ghost: bool, length: int) -> None:
+        """Add one finished game.
+
+        Args:
+            agent_return: the agent's return over the game.
+            reached_goal, caught_by_ghost: how it ended (both False: cut short by ``max_cycles``).
+            length: the agent's moves in the game (>= 1).
+
+        Raises:
+            TypeError: ``reached_goal`` or ``caught_by_ghost`` is not a bool, ``length`` not an int.
+            ValueError: ``agent_return`` is not finite, the game ended both ways, or ``length`` < 1.
+        """
+        for name, flag in (("reached_goal", reached_goal), ("caught_by_ghost", caught_by_ghost)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {flag!r}")
+        if isinstance(length, (bool, np.bool_)) or not isinstance(length, (int, np.integer)):
+            raise TypeError(f"length must be an int (the agent's moves), got {length!r}")
+        if not math.isfinite(agent_return):
+            raise ValueError(f"agent_return must be finite, got {agent_return!r}")
+        if reached_goal and caught_by_ghost:
+            raise ValueError("a game ends either by a goal or by a capture, not both")
+        if length < 1:
+            raise ValueError(f"length must be >= 1 (the agent moves first), got {length}")
+        self._returns.append(float(agent_return))
+        self._successes += bool(reached_goal)
+        self._captures += bool(caught_by_ghost)
+        self._lengths.append(int(length))
+
+    def add_info(self, agent_return: float, info: Mapping[str, Any], length: int) -> None:
+        """:meth:`add` a game whose ending is read from its last numeric info (see :func:`outcome`)."""
+        reached, caught = outcome(info)
+        self.add(agent_return, reached, caught, length)
+
+    def summary(self) -> dict[str, float]:
+        """The means over the games added: :data:`METRICS` and ``"episodes"`` (their number).
+
+        Raises:
+            ValueError: no game was added (a mean of nothing is no number).
+        """
+        if not self._returns:
+            raise ValueError("no finished game to summarise: play longer, or check episodes first")
+        n = len(self._returns)
+        return {"agent_return": sum(self._returns) / n, "success_rate": self._successes / n,
+                "capture_rate": self._captures / n, "episode_length": sum(self._lengths) / n, "episodes": n}
+
+    def clear(self) -> None:
+        """Forget the games added so far (e.g. at the start of a training iteration)."""
+        self._returns, self._successes, self._captures, self._lengths = [], 0, 0, []
+
+
+class EpisodeTracker:
+    """Follows games through batches of steps and adds each game to :attr:`metrics` when it ends.
+
+    A batch holds, for each step, the agent's reward, whether the agent moved, whether the game
+    ended and how (the step's numeric info). Arrays have the steps on the last axis and any
+    number of games on the axes before it (``(steps,)`` for one env, ``(envs, steps)`` for
+    several); a game that runs on past a batch's end is carried over to the next batch, whose
+    arrays must then have the same leading shape.
+
+    Args:
+        metrics: where finished games go; a new :class:`EpisodeMetrics` when None.
+    """
+
+    def __init__(self, metrics: EpisodeMetrics | None = None) -> None:
+        self.metrics = metrics if metrics is not None else EpisodeMetrics()
+        self._return: np.ndarray | None = None
+        self._length: np.ndarray | None = None
+
+    def update(self, agent_reward: Any, agent_moved: Any, done: Any, reached_goal: Any, caught_by_ghost: Any) -> int:
+        """Take one batch of steps.
+
+        Args:
+            agent_reward: the agent's reward in each step (the half-turn's, whoever moved).
+            agent_moved: whether the agent moved in each step (the step's info ``mover == 0``).
+            done: whether the game ended (or was cut short) in each step.
+            reached_goal, caught_by_ghost: the step's info keys of those names.
+
+        Returns:
+            How many games ended in this batch.
+
+        Raises:
+            ValueError: the arrays' shapes differ, have no step axis, or differ in their leading
+                axes from the batch before while a game was carried over; a reward is not finite.
+        """
+        arrays = [np.asarray(a) for a in (agent_reward, agent_moved, done, reached_goal, caught_by_ghost)]
+        shape = arrays[0].shape
+        names = ("agent_reward", "agent_moved", "done", "reached_goal", "caught_by_ghost")
+        for name, array in zip(names, arrays, strict=True):
+            if array.shape != shape or not shape:
+                raise ValueError(f"{name} has shape {array.shape}; every array must have the shape of agent_reward "
+                                 f"{shape}, with the steps on the last axis")
+        reward = arrays[0].astype(np.float64).reshape(-1, shape[-1])
+        if not np.isfinite(reward).all():
+            raise ValueError("agent_reward holds a value that is not finite")
+        moved, ended, reached, caught = (a.astype(bool).reshape(-1, shape[-1]) for a in arrays[1:])
+        games = reward.shape[0]
+        if self._return is None or self._length is None:
+            self._return, self._length = np.zeros(games), np.zeros(games, dtype=np.int64)
+        elif len(self._return) != games:
+            raise ValueError(f"this batch has {games} games, the last one {len(self._return)}; a tracker follows "
+                             "the same envs from batch to batch")
+        finished = 0
+        for game in range(games):
+            start = 0
+            for end in np.flatnonzero(ended[game]).tolist():
+                self.metrics.add(float(self._return[game] + reward[game, start:end + 1].sum()),
+                                 bool(reached[game, end]), bool(caught[game, end]),
+                                 int(self._length[game] + moved[game, start:end + 1].sum()))
+                self._return[game], self._length[game] = 0.0, 0
+                start = end + 1
+                finished += 1
+            self._return[game] += reward[game, start:].sum()
+            self._length[game] += moved[game, start:].sum()
+        return finished

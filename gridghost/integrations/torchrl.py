@@ -1,0 +1,92 @@
+"""Per-side metrics from TorchRL's batches of gridghost steps.
+
+``PettingZooWrapper(gridghost.env(...))`` and ``PettingZooWrapper(gridghost.parallel_env(...))``
+put each side's reward and numeric info in every step of a collected batch, so the agent's
+return, how each game ended and the agent's moves can be read from it
+(:mod:`gridghost.integrations.metrics`)::
+
+    from gridghost.integrations.torchrl import TensorDictMetrics
+
+    metrics = TensorDictMetrics()
+    for batch in collector:
+        metrics.update(batch)
+        print(format_metrics(metrics.summary()))     # from gridghost.integrations.metrics
+        metrics.metrics.clear()
+
+The keys read: ``("next", "agent", "reward")``, ``("next", "done")`` and the agent's info
+entries ``mover``, ``reached_goal`` and ``caught_by_ghost`` under ``("next", "agent", "info")``.
+Nothing here imports torch: a batch is read through its ``get`` and each tensor's ``numpy()``.
+:mod:`gridghost.integrations.benchmarl` wraps this as a BenchMARL callback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gridghost.core.names import AGENT
+from gridghost.core.rules import Side
+from gridghost.integrations.metrics import EpisodeMetrics, EpisodeTracker
+
+#: The keys :class:`TensorDictMetrics` reads from a batch, by what they mean.
+KEYS: dict[str, tuple[str, ...]] = {
+    "agent_reward": ("next", AGENT, "reward"),
+    "mover": ("next", AGENT, "info", "mover"),
+    "done": ("next", "done"),
+    "reached_goal": ("next", AGENT, "info", "reached_goal"),
+    "caught_by_ghost": ("next", AGENT, "info", "caught_by_ghost"),
+}
+
+
+def _steps(batch: Any, key: tuple[str, ...]) -> np.ndarray:
+    """``batch[key]`` as an array of the batch's shape (its trailing group and feature axes of
+    size 1 dropped)."""
+    try:
+        value = batch.get(key)
+    except KeyError:
+        value = None
+    if value is None:
+        raise KeyError(f"the batch has no entry {key}: TensorDictMetrics reads gridghost's numeric infos through "
+                       "TorchRL's PettingZooWrapper (the groups 'agent' and 'ghost', infos with their default keys)")
+    array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+    shape = tuple(batch.batch_size)
+    if array.size != int(np.prod(shape)):
+        raise ValueError(f"batch entry {key} has shape {array.shape}, not one value per step of {shape}")
+    return array.reshape(shape)
+
+
+class TensorDictMetrics:
+    """Reads TorchRL batches of gridghost steps into per-side metrics.
+
+    Follows the same envs from batch to batch (a game that runs past a batch's end counts in the
+    batch in which it ends). A batch's steps are on its last batch axis: ``(steps,)`` from a
+    collector over one env, ``(envs, steps)`` over several.
+
+    Args:
+        metrics: where finished games go; a new :class:`~gridghost.integrations.metrics.EpisodeMetrics`
+            when None.
+    """
+
+    def __init__(self, metrics: EpisodeMetrics | None = None) -> None:
+        self.tracker = EpisodeTracker(metrics)
+        self.metrics = self.tracker.metrics
+
+    def update(self, batch: Any) -> int:
+        """Read one collected batch (a ``TensorDict``).
+
+        Returns:
+            How many games ended in it.
+
+        Raises:
+            KeyError: the batch lacks one of :data:`KEYS`.
+            ValueError: an entry does not hold one value per step, or as
+                :meth:`~gridghost.integrations.metrics.EpisodeTracker.update`.
+        """
+        steps = {name: _steps(batch, key) for name, key in KEYS.items()}
+        return self.tracker.update(steps["agent_reward"], steps["mover"] == int(Side.AGENT), steps["done"],
+                                   steps["reached_goal"], steps["caught_by_ghost"])
+
+    def summary(self) -> dict[str, float]:
+        """The metrics' summary (see :meth:`~gridghost.integrations.metrics.EpisodeMetrics.summary`)."""
+        return self.metrics.summary()
