@@ -584,9 +584,9 @@ def test_vector_env_reset_mask_and_masks() -> None:
 
 def test_make_vec_falls_back_to_sync_for_what_the_engine_does_not_serve() -> None:
     with pytest.warns(UserWarning, match="falling back to gymnasium.vector.SyncVectorEnv"):
-        env = gymnasium.make_vec(gridghost.ENV_ID, num_envs=2)  # the dict observation
+        env = gymnasium.make_vec(gridghost.ENV_ID, num_envs=2, obs_type="dict")
     assert isinstance(env, gymnasium.vector.SyncVectorEnv)
-    assert env.single_observation_space == gymnasium.make(gridghost.ENV_ID).observation_space
+    assert env.single_observation_space == gymnasium.make(gridghost.ENV_ID, obs_type="dict").observation_space
 
 
 # -- refused inputs ---------------------------------------------------------------------------------------------
@@ -640,6 +640,72 @@ def test_bad_settings_are_refused(settings, error, match) -> None:
         BatchedGame(2, **settings)
 
 
+# -- the memory budgets: table_bytes= and the settings of gridghost.batched -----------------------------
+BUDGET_LEVELS = dict(layout=MapGenerator(6, 6, num_levels=3), obs_type="grid", view_radius=5)
+
+
+def _grid_levels_bytes() -> int:
+    """What the tables of :data:`BUDGET_LEVELS` take by the engine's estimate."""
+    batch = BatchedGame(1, **BUDGET_LEVELS)
+    return batch._table_bytes(3, 6, 6, batch._k, batch._b, [Side.AGENT])
+
+
+def test_table_bytes_sets_the_tables_budget_of_one_engine() -> None:
+    needed = _grid_levels_bytes()
+    with pytest.raises(ValueError, match=r"3 map\(s\) of 6x6 with obs_type='grid' would take about .* more than the "
+                                         r"tables' budget of .*; raise it with table_bytes="):
+        BatchedGame(1, table_bytes=needed - 1, **BUDGET_LEVELS)
+    assert BatchedGame(1, table_bytes=needed, **BUDGET_LEVELS).table_bytes == needed
+    assert BatchedGame(1).table_bytes == TABLE_BYTES
+    vector = GridGhostVectorEnv(2, table_bytes=needed, **BUDGET_LEVELS)  # the vector env passes it on
+    assert vector.game.table_bytes == needed
+    with pytest.raises(ValueError, match="table_bytes="):
+        GridGhostVectorEnv(2, table_bytes=needed - 1, **BUDGET_LEVELS)
+
+
+@pytest.mark.parametrize(("value", "error"), [(0, ValueError), (-5, ValueError), (1.5, TypeError), (True, TypeError),
+                                              ("512", TypeError)])
+def test_a_bad_table_bytes_is_refused_by_every_view(value, error) -> None:
+    with pytest.raises(error, match=r"table_bytes must be an int >= 1 or None \(gridghost.batched.TABLE_BYTES\)"):
+        BatchedGame(1, table_bytes=value)
+    with pytest.raises(error, match="table_bytes must be"):
+        GridGhostVectorEnv(1, table_bytes=value)
+    with pytest.raises(error, match="table_bytes must be"):  # checked before the fallback to SyncVectorEnv
+        gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=1, vectorization_mode="vector_entry_point",
+                           obs_type="dict", table_bytes=value)
+
+
+def test_the_fallback_to_single_envs_takes_a_table_bytes() -> None:
+    with pytest.warns(UserWarning, match="falling back"):
+        envs = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                                  obs_type="dict", table_bytes=2**30)
+    assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
+    envs.close()
+
+
+def test_the_budgets_set_on_gridghost_batched_are_the_ones_the_engine_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32: the refusal said to set gridghost.batched.TABLE_BYTES, and setting it did nothing
+    (the engine had imported the number)."""
+    import gridghost.batched as batched
+
+    needed = _grid_levels_bytes()
+    monkeypatch.setattr(batched, "TABLE_BYTES", needed - 1)
+    assert batched.TABLE_BYTES == needed - 1
+    with pytest.raises(ValueError, match="more than the tables' budget"):
+        BatchedGame(1, **BUDGET_LEVELS)
+    assert BatchedGame(1, table_bytes=needed, **BUDGET_LEVELS).table_bytes == needed  # the keyword wins
+    monkeypatch.setattr(batched, "TABLE_BYTES", needed)
+    assert BatchedGame(1, **BUDGET_LEVELS).table_bytes == needed
+    monkeypatch.setattr(batched, "BUFFER_BYTES", 2**20)
+    with pytest.raises(ValueError, match=r"more than gridghost.batched.BUFFER_BYTES = 1 MiB"):
+        BatchedGame(100_000)
+    monkeypatch.setattr(batched, "MAX_GAMES", 10)
+    with pytest.raises(ValueError, match=r"num_games must be an int in 1..10"):
+        BatchedGame(11)
+    with pytest.raises(ValueError, match=r"num_games must be an int in 1..10"):
+        BatchedHistogramFilter(CLASSIC, NoSlip(), [], 11)
+
+
 def test_calls_out_of_turn_are_refused() -> None:
     agent = BatchedGame(2)
     with pytest.raises(RuntimeError, match="reset"):
@@ -678,10 +744,10 @@ def test_reset_starts_places_the_chosen_games_and_leaves_the_others_and_the_draw
         game.reset()
     agents, ghosts = np.array([_cell(CLASSIC, 2, 2), 0]), np.array([_cell(CLASSIC, 0, 1), _cell(CLASSIC, 3, 3)])
     plain.reset(games=[1, 4])
-    placed.reset(games=[4, 1], starts=(agents, ghosts))  # the cells follow the sorted games: 1, then 4
+    placed.reset(games=[4, 1], starts=(agents, ghosts))  # the cells follow the games as given: 4, then 1
     start = board_for(CLASSIC).initial_state()
-    assert placed.positions[0].tolist() == [start.agent, agents[0], start.agent, start.agent, agents[1], start.agent]
-    assert placed.positions[1].tolist() == [start.ghost, ghosts[0], start.ghost, start.ghost, ghosts[1], start.ghost]
+    assert placed.positions[0].tolist() == [start.agent, agents[1], start.agent, start.agent, agents[0], start.agent]
+    assert placed.positions[1].tolist() == [start.ghost, ghosts[1], start.ghost, start.ghost, ghosts[0], start.ghost]
     # The same numbers were drawn: the games that were not placed go on exactly alike.
     actions = np.array([0, 1, 2, 3, 0, 1])
     a, b = plain.step_agent(actions), placed.step_agent(actions)
@@ -689,6 +755,53 @@ def test_reset_starts_places_the_chosen_games_and_leaves_the_others_and_the_draw
     np.testing.assert_array_equal(plain.positions[0][others], placed.positions[0][others])
     np.testing.assert_array_equal(a.rewards["agent"][others], b.rewards["agent"][others])
     assert placed.episodes().lengths.tolist() == [1] * 6
+
+
+@pytest.mark.parametrize("order", [[3, 1], [5, 0, 2], [2, 5, 0]])
+def test_reset_starts_go_to_the_games_in_the_order_given(order: list[int]) -> None:
+    """Issue 32: ``games=[3, 1]`` gave game 3 the start meant for game 1 (starts followed sorted indices)."""
+    game = BatchedGame(6, seed=0, layout=CLASSIC, controlled=None, obs_type="belief_vector", color_sensor_quality=1.0)
+    game.reset()
+    agents = np.array([_cell(CLASSIC, 2, 2), 0, _cell(CLASSIC, 1, 0)])[: len(order)]
+    ghosts = np.array([_cell(CLASSIC, 0, 1), _cell(CLASSIC, 3, 3), _cell(CLASSIC, 2, 4)])[: len(order)]
+    game.reset(games=order, starts=(agents, ghosts))
+    assert game.positions[0][order].tolist() == agents.tolist()
+    assert game.positions[1][order].tolist() == ghosts.tolist()
+    # each placed game's belief weighed the reading taken on its own agent's cell (a perfect sensor:
+    # the cells of that colour only; the three cells have two colours, so a mix-up would show)
+    assert (game.filter.beliefs[order, agents] > 0).all()
+
+
+@pytest.mark.parametrize("games", [[1, 3, 1], np.array([4, 4])])
+def test_reset_refuses_a_game_named_twice_and_draws_nothing(games) -> None:
+    """Issue 32: a repeated game index was merged silently (and its two starts became one)."""
+    game, clean = (BatchedGame(6, seed=0, layout=CLASSIC) for _ in range(2))
+    for each in (game, clean):
+        each.reset()
+    repeated = int(np.asarray(games)[-1])
+    count = len(games)
+    with pytest.raises(ValueError, match=f"games must name each game once: game {repeated} is given 2 times"):
+        game.reset(games=games, starts=(np.arange(count) + 5, np.arange(count) + 10))
+    with pytest.raises(ValueError, match=f"game {repeated} is given 2 times"):
+        game.reset(games=games)
+    actions = np.arange(6) % 4
+    a, b = game.step_agent(actions), clean.step_agent(actions)  # the same stream: nothing was drawn
+    np.testing.assert_array_equal(np.stack(game.positions), np.stack(clean.positions))
+    np.testing.assert_array_equal(a.rewards["agent"], b.rewards["agent"])
+
+
+def test_the_batched_filter_resets_its_games_in_the_order_given_and_refuses_repeats_and_bad_indices() -> None:
+    levels = MapGenerator(6, 6, num_levels=3)
+    belief = BatchedHistogramFilter(tuple(levels.level(i) for i in range(3)), NoSlip(), [], 4)
+    belief.reset(games=[3, 0], maps=[2, 1])
+    assert belief.maps.tolist() == [1, 0, 0, 2]
+    with pytest.raises(ValueError, match="game 3 is given 2 times"):
+        belief.reset(games=[3, 3], maps=[1, 2])
+    with pytest.raises(ValueError, match="mask must have shape"):
+        belief.reset(games=[True, False], maps=[1])  # was read as the indices [1, 0]
+    with pytest.raises(ValueError, match=r"game indices must lie in 0\.\.3"):
+        belief.reset(games=[4])  # was an IndexError from inside NumPy
+    assert belief.maps.tolist() == [1, 0, 0, 2]
 
 
 def test_a_placed_game_moves_rewards_and_ends_as_the_kernel_says() -> None:

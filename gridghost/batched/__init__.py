@@ -3,10 +3,16 @@
 ``engine`` steps the games, from the per-map ``tables`` built out of the game kernel; ``filter``
 is the exact belief filter for N games; ``vector`` is the Gymnasium vector env; ``limits`` holds
 the memory budgets and what refuses a setting.
+
+``TABLE_BYTES``, ``BUFFER_BYTES`` and ``MAX_GAMES`` are settings, read when an engine is built:
+``gridghost.batched.TABLE_BYTES = 2 * 2**30`` changes what the next engine may take (this module
+forwards the three names to :mod:`gridghost.batched.limits`, where the engine reads them).
 """
 
 from __future__ import annotations
 
+import sys
+import types
 import warnings
 from typing import Any
 
@@ -19,7 +25,8 @@ from gridghost.batched.engine import (
     EpisodeStats,
 )
 from gridghost.batched.filter import BatchedHistogramFilter
-from gridghost.batched.limits import BUFFER_BYTES, MAX_GAMES, TABLE_BYTES, TooManyGames, UnsupportedSetting
+from gridghost.batched import limits
+from gridghost.batched.limits import TooManyGames, UnsupportedSetting
 from gridghost.batched.vector import GridGhostVectorEnv, make_vector_env
 from gridghost.config import opponents
 
@@ -48,3 +55,26 @@ def __getattr__(name: str) -> Any:
                       "from gridghost.config", DeprecationWarning, stacklevel=2)
         return opponents.DEFAULT_OPPONENTS
     raise AttributeError(f"module 'gridghost.batched' has no attribute {name!r}")
+
+
+def _setting(name: str) -> property:
+    """``name`` of :mod:`gridghost.batched.limits`, read and set there (where the engine reads it)."""
+
+    def read(_module: types.ModuleType) -> Any:
+        return getattr(limits, name)
+
+    def write(_module: types.ModuleType, value: Any) -> None:
+        setattr(limits, name, value)
+
+    return property(read, write, doc=f"gridghost.batched.limits.{name}, read when an engine is built")
+
+
+class _Settings(types.ModuleType):
+    """This module, whose settings live where the engine reads them: a copy here would be ignored."""
+
+    TABLE_BYTES = _setting("TABLE_BYTES")
+    BUFFER_BYTES = _setting("BUFFER_BYTES")
+    MAX_GAMES = _setting("MAX_GAMES")
+
+
+sys.modules[__name__].__class__ = _Settings

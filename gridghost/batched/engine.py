@@ -63,12 +63,14 @@ from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
 from gridghost.batched.grids import GridPlanes, encoder_bytes, gather_bytes, grid_bytes
 from gridghost.batched.limits import (
     MAP_PART_BYTES,
-    TABLE_BYTES,
     TABLE_ENTRY_BYTES,
     UnsupportedSetting,
     check_buffers,
     check_count,
     checked_actions,
+    checked_games,
+    table_budget,
+    tables_refused,
 )
 from gridghost.batched.tables import (
     ONGOING,
@@ -222,13 +224,17 @@ class BatchedGame:
             at the limit even when the game ended in that step, as the wrapper does.
         belief_filter: ``None`` or ``"histogram"``: the agent's exact filter for N games
             (:attr:`filter`); ``"belief_vector"`` needs it and sets it.
+        table_bytes: the most memory the tables may take, an int >= 1 (bytes); ``None``:
+            :data:`TABLE_BYTES` as it is set when the engine is built (512 MiB unless changed).
+            Many levels (a ``MapGenerator`` with a large ``num_levels``) need more: the refusal
+            says how much (docs/batched.md has a table of what fits).
         **game: the game's settings as the single envs take them: ``layout`` (a map, or a
             :class:`~gridghost.maps.levels.MapGenerator` with ``num_levels``), ``difficulty``,
             ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
             ``rewards``, ``ghost_rewards``.
 
     Attributes:
-        num_games, controlled, obs_type, autoreset_mode: as resolved.
+        num_games, controlled, obs_type, autoreset_mode, table_bytes: as resolved.
         layouts: the maps the games play; :attr:`maps` gives each game's.
         filter: the :class:`BatchedHistogramFilter`, or ``None``.
         readings: ``int64[sensors, N]``: each game's latest readings, as indices into each
@@ -246,12 +252,16 @@ class BatchedGame:
                  view_radius: int | None = None, grid_layout: str = "chw", autoreset_mode: str | None = None,
                  max_cycles: int | None = None,
                  max_episode_steps: int | None = None, belief_filter: str | None = None,
-                 layout: Any = None, difficulty: int | None = None, slip: str | SlipModel | None = None,
+                 table_bytes: int | None = None, layout: Any = None, difficulty: int | None = None,
+                 slip: str | SlipModel | None = None,
                  slip_probability: float | None = None, slip_type: str | None = None,
                  sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
                  rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None,
                  **unsupported: Any) -> None:
         self.num_games = n = check_count(num_games, "num_games")
+        #: The bytes the tables may take (``table_bytes``, or :data:`TABLE_BYTES` when built); checked
+        #: first, so that the vector env's fallback to single envs never drops a bad one.
+        self.table_bytes = table_budget(table_bytes)
         self._refuse(unsupported)
         self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
         if obs_type not in BATCH_OBS_TYPES:
@@ -284,7 +294,7 @@ class BatchedGame:
             max_cycles=max_cycles, obs_type="vector" if obs_type == "belief_vector" else obs_type,
             view_radius=view_radius, grid_layout=grid_layout)
         self.max_cycles, self.slip = self.config.max_cycles, self.config.slip
-        self.layouts, self.generator = maps_of(self.config.layout)
+        self.layouts, self.generator = maps_of(self.config.layout, self.table_bytes)
         self._build(opponent, belief_filter)
         self._seed = seed
         self._rng: np.random.Generator | None = None
@@ -359,11 +369,9 @@ class BatchedGame:
             lambda: np.zeros(layouts[0].shape))
         self.observation_space = space_encoder.space(sides[0])
         estimate = self._table_bytes(len(layouts), layouts[0].rows, layouts[0].cols, k, b, sides)
-        if estimate > TABLE_BYTES:
-            raise ValueError(f"the batched tables of {len(layouts)} map(s) of {layouts[0].rows}x{layouts[0].cols} "
-                             f"with obs_type={self.obs_type!r} would take about {estimate / 2**20:,.0f} MiB, more "
-                             f"than gridghost.batched.TABLE_BYTES = {TABLE_BYTES / 2**20:,.0f} MiB; use "
-                             "a smaller map or fewer levels")
+        if estimate > self.table_bytes:
+            raise tables_refused(f"the batched tables of {len(layouts):,} map(s) of {layouts[0].rows}x"
+                                 f"{layouts[0].cols} with obs_type={self.obs_type!r}", estimate, self.table_bytes)
         bound_sensors = [part.sensors for part in parts]
         self.sensors = bound_sensors[0]
         self.sensor_tables = sensor_tables(bound_sensors)
@@ -624,10 +632,12 @@ class BatchedGame:
         Args:
             seed: reseeds the batch's generator (an int >= 0 or a list of them); ``None``
                 continues it (fresh entropy on the first reset, unless the constructor had a seed).
-            games: ``None`` for all, or the games to reset.
+            games: ``None`` for all, a bool mask of shape ``(N,)``, or the indices of the games
+                to reset, each once.
             starts: ``None`` (the maps' start cells), or ``(agent cells, ghost cells)``: one cell
-                index (``row * cols + col``) per reset game, in the order of ``games`` as sorted
-                indices, the two differing and the agent's a goal of none of the engine's maps.
+                index (``row * cols + col``) per reset game, in the order of ``games`` as given
+                (a mask's games in increasing order), the two differing and the agent's a goal of
+                none of the engine's maps.
                 The episodes start there with the agent to move; not with a learning ghost alone,
                 whose episodes begin after the agent's opening move from the map's starts. For
                 exploring starts and curricula; the draws are the same as without it.
@@ -636,11 +646,12 @@ class BatchedGame:
             Per observing side, the observations ``(N, ...)`` (the engine's buffer).
 
         Raises:
-            TypeError, ValueError: a bad seed, ``games`` or ``starts`` (the message says which
-                game and cell); nothing is drawn, reseeded or reset then.
+            TypeError, ValueError: a bad seed, ``games`` (a game named twice included) or
+                ``starts`` (the message says which game and cell); nothing is drawn, reseeded or
+                reset then.
         """
         seeds = None if seed is None else _seed_sequence(seed)
-        rows = np.arange(self.num_games) if games is None else _checked_games(games, self.num_games)
+        rows = np.arange(self.num_games) if games is None else checked_games(games, self.num_games)
         if games is not None and self._phase == GHOST:
             raise RuntimeError("games can be reset one by one only between turns; call step_ghost first")
         cells = None if starts is None else self._checked_starts(starts, rows)
@@ -961,17 +972,3 @@ def _seed_sequence(seed: Any) -> np.random.SeedSequence | None:
             isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0 for v in values):
         raise TypeError(f"seed must be None, an int >= 0 or a list of them, got {seed!r}")
     return np.random.SeedSequence([int(v) for v in values])
-
-
-def _checked_games(games: Any, n: int) -> np.ndarray:
-    """``games`` (a bool mask of length ``n`` or indices) as sorted unique indices."""
-    array = np.asarray(games)
-    if array.dtype == bool:
-        if array.shape != (n,):
-            raise ValueError(f"games as a mask must have shape ({n},), got {array.shape}")
-        return np.flatnonzero(array)
-    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
-        raise TypeError(f"games must be a bool mask of shape ({n},) or an array of game indices, got {games!r}")
-    if array.size and not 0 <= array.min() <= array.max() < n:
-        raise ValueError(f"game indices must lie in 0..{n - 1}")
-    return np.unique(array.astype(np.int64))

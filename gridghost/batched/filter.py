@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.batched.limits import MAX_GAMES, check_buffers, checked_actions
+from gridghost.batched import limits
+from gridghost.batched.limits import check_buffers, checked_actions, checked_games
 from gridghost.batched.tables import SensorTables, sensor_tables
 from gridghost.core.checks import check_instance, check_limit
 from gridghost.core.game import Game
@@ -58,7 +59,7 @@ class BatchedHistogramFilter:
             if layout.shape != self.layouts[0].shape:
                 raise ValueError(f"every map must have one size, got {layout.shape} and {self.layouts[0].shape}")
         check_instance(slip, "slip", SlipModel)
-        self.num_games = check_limit(num_games, "num_games", allow_none=False, maximum=MAX_GAMES)
+        self.num_games = check_limit(num_games, "num_games", allow_none=False, maximum=limits.MAX_GAMES)
         self.num_cells = self.layouts[0].rows * self.layouts[0].cols
         check_buffers(self.num_games, filter_game_bytes(self.num_cells),
                        f"the exact filter's beliefs on {self.layouts[0].rows}x{self.layouts[0].cols} maps")
@@ -90,13 +91,18 @@ class BatchedHistogramFilter:
         return self._tables.counts
 
     def reset(self, games: Any = None, maps: Any = None) -> None:
-        """Make the beliefs of ``games`` (indices; ``None``: all) uniform, on the maps ``maps``
-        (indices into ``layouts``, one per game; ``None`` keeps each game's map).
+        """Make the beliefs of ``games`` uniform, on the maps ``maps`` (indices into ``layouts``,
+        one per game in the order of ``games``; ``None`` keeps each game's map).
+
+        Args:
+            games: ``None`` for all, a bool mask of shape ``(N,)``, or distinct game indices.
+            maps: ``None``, or one map index per game reset.
 
         Raises:
-            ValueError: map indices out of range or of another length than ``games``.
+            TypeError, ValueError: ``games`` is no mask nor distinct indices in 0..N-1, or map
+                indices out of range or of another length than ``games``.
         """
-        rows = self._rows if games is None else np.asarray(games, dtype=np.int64)
+        rows = self._rows if games is None else checked_games(games, self.num_games)
         if maps is not None:
             indices = np.asarray(maps, dtype=np.int64)
             if indices.shape != rows.shape or (indices.size and not 0 <= indices.min() <= indices.max()

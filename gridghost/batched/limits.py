@@ -1,5 +1,9 @@
 """What the batched engine accepts: the memory budgets of its tables and per-game buffers, the
 errors that refuse a setting, and the checks of its counts and actions.
+
+The budgets are settings read when an engine is built, never copied at import: set
+``gridghost.batched.TABLE_BYTES`` (or pass ``table_bytes=`` to the engine) and
+``gridghost.batched.BUFFER_BYTES`` to change them (``gridghost.batched`` forwards both names here).
 """
 
 from __future__ import annotations
@@ -8,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.core.checks import check_limit
 from gridghost.core.names import NUM_ACTIONS
 
-#: The most memory the tables of one engine may take; larger maps (or too many levels) are refused.
+#: The most memory the tables of one engine may take by default; larger maps (or too many levels)
+#: are refused. Read when an engine is built; ``table_bytes=`` overrides it for one engine.
 TABLE_BYTES = 512 * 2**20
 #: The bytes of one entry of the folded turn tables, as estimated against TABLE_BYTES: the
 #: tables hold 17 to 25 bytes an entry (next state, reward, ended, reading cell) and the cell
@@ -23,7 +29,7 @@ MAP_PART_BYTES = 64 * 2**10
 MAX_GAMES = 2**26
 #: The most memory the per-game buffers of one engine may take: each game's state, draws and
 #: observations, the filter's beliefs, and the temporaries of a step. More games than fit are
-#: refused at construction, before anything of their size is allocated.
+#: refused at construction, before anything of their size is allocated. Read at that moment.
 BUFFER_BYTES = 2 * 2**30
 
 
@@ -46,6 +52,25 @@ class TooManyGames(ValueError):
     def renamed(self, argument: str) -> TooManyGames:
         """The same error, said of the caller's ``argument`` (``num_envs`` for the vector env)."""
         return TooManyGames(self.num_games, self.per_game, self.settings, argument)
+
+
+def table_budget(table_bytes: Any) -> int:
+    """The bytes the tables of one engine may take: ``table_bytes`` (an int >= 1), or ``None``
+    for :data:`TABLE_BYTES` as it is set now.
+
+    Raises:
+        TypeError, ValueError: ``table_bytes`` is neither ``None`` nor an int >= 1.
+    """
+    budget = check_limit(table_bytes, "table_bytes", none_means="gridghost.batched.TABLE_BYTES")
+    return TABLE_BYTES if budget is None else budget
+
+
+def tables_refused(what: str, needed: int, budget: int, bound: str = "about") -> ValueError:
+    """The error refusing ``what`` (tables of ``bound`` ``needed`` bytes) over ``budget``; it says
+    how to raise the budget."""
+    return ValueError(f"{what} would take {bound} {needed / 2**20:,.0f} MiB, more than the tables' budget of "
+                      f"{budget / 2**20:,.0f} MiB; raise it with table_bytes= (BatchedGame, make_vec, SB3VecEnv) or "
+                      f"gridghost.batched.TABLE_BYTES (default 512 MiB), or use fewer levels or smaller maps")
 
 
 def check_buffers(num_games: int, per_game: int, settings: str) -> None:
@@ -75,3 +100,28 @@ def checked_actions(actions: Any, n: int, argument: str) -> np.ndarray:
     if np.bitwise_and(array, -NUM_ACTIONS).any():  # a bit above 0..3 set, or a negative number
         raise ValueError(f"{argument} must lie in 0..{NUM_ACTIONS - 1}, got values {array.min()}..{array.max()}")
     return array
+
+
+def checked_games(games: Any, n: int) -> np.ndarray:
+    """``games``, a bool mask of shape ``(n,)`` or distinct game indices, as ``int64`` indices in
+    the order given (a mask's in increasing order).
+
+    Raises:
+        TypeError: neither a bool mask nor a 1-D array of ints.
+        ValueError: a mask of another shape, an index outside 0..n-1, or an index given twice.
+    """
+    array = np.asarray(games)
+    if array.dtype == bool:
+        if array.shape != (n,):
+            raise ValueError(f"games as a mask must have shape ({n},), got {array.shape}")
+        return np.flatnonzero(array)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise TypeError(f"games must be a bool mask of shape ({n},) or an array of game indices, got {games!r}")
+    if array.size and not 0 <= array.min() <= array.max() < n:
+        raise ValueError(f"game indices must lie in 0..{n - 1}")
+    rows = array.astype(np.int64)
+    counts = np.bincount(rows, minlength=n)
+    if rows.size and counts.max() > 1:
+        row = int(rows[counts[rows] > 1][0])
+        raise ValueError(f"games must name each game once: game {row} is given {counts[row]} times")
+    return rows

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.batched.limits import TABLE_BYTES, TABLE_ENTRY_BYTES, UnsupportedSetting
+from gridghost.batched.limits import TABLE_ENTRY_BYTES, UnsupportedSetting, tables_refused
 from gridghost.config.opponents import OPPONENT_SIDES, is_planner, planned_opponent
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -21,9 +21,10 @@ from gridghost.sensing.sensors import Sensor
 ONGOING = int(Outcome.ONGOING)
 
 
-def maps_of(source: Layout | MapGenerator) -> tuple[tuple[Layout, ...], MapGenerator | None]:
+def maps_of(source: Layout | MapGenerator, budget: int) -> tuple[tuple[Layout, ...], MapGenerator | None]:
     """The maps the games play (a config's ``layout``): one layout, or every level of a
-    generator's bounded level set."""
+    generator's bounded level set, refused before any level is built when even the least of
+    their tables exceed ``budget`` bytes."""
     if isinstance(source, Layout):
         return (source,), None
     generator = source
@@ -33,10 +34,9 @@ def maps_of(source: Layout | MapGenerator) -> tuple[tuple[Layout, ...], MapGener
     # The least the tables take (one opponent answer, one slip outcome), checked before any level
     # is built: a difficulty's levels are solved one by one.
     least = generator.num_levels * (generator.rows * generator.cols) ** 2 * NUM_ACTIONS * TABLE_ENTRY_BYTES
-    if least > TABLE_BYTES:
-        raise ValueError(f"the batched tables of {generator.num_levels:,} map(s) of {generator.rows}x{generator.cols} "
-                         f"would take at least {least / 2**20:,.0f} MiB, more than gridghost.batched.TABLE_BYTES = "
-                         f"{TABLE_BYTES / 2**20:,.0f} MiB; use fewer levels or smaller maps")
+    if least > budget:
+        raise tables_refused(f"the batched tables of {generator.num_levels:,} map(s) of {generator.rows}x"
+                             f"{generator.cols}", least, budget, "at least")
     return tuple(generator.level(generator.start_level + i) for i in range(generator.num_levels)), generator
 
 

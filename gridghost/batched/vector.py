@@ -14,6 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from gridghost.batched.engine import AUTORESET_MODES, GYMNASIUM_MODES, BatchedGame
 from gridghost.batched.limits import TooManyGames, UnsupportedSetting, check_count
+from gridghost.config import TRAINER_DEFAULTS
 from gridghost.core.checks import check_choice, check_flag
 from gridghost.core.names import AGENT, AGENTS
 from gridghost.core.rules import NUM_ACTIONS
@@ -58,7 +59,8 @@ class GridGhostVectorEnv(VectorEnv):
             ``SyncVectorEnv``) or ``SAME_STEP``; also accepted as ``"next_step"``/``"same_step"``.
         copy: return copies of the observations (as ``SyncVectorEnv(copy=True)``); ``False``
             returns the engine's buffers, overwritten by the next step.
-        **game: the game's settings, as :class:`BatchedGame` takes them.
+        **game: the game's settings, as :class:`BatchedGame` takes them, and its ``table_bytes``
+            (the tables' memory budget; raise it for many levels).
 
     Raises:
         TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`.
@@ -153,23 +155,25 @@ class GridGhostVectorEnv(VectorEnv):
 
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``: a :class:`GridGhostVectorEnv`.
-    ``obs_type`` defaults to the single env's ``"dict"``, so pass ``obs_type="vector"`` (or
-    ``"grid"``, ``"belief_vector"``) for the batched engine.
+    Its defaults are the id's, :data:`~gridghost.config.TRAINER_DEFAULTS` (``obs_type="vector"``,
+    ``rewards="normalised"``), which ``gymnasium.make("gridghost/GridGhost-v0")`` gives the single env.
 
     For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
     and ``"text"`` encodings, a callable opponent, rendering, ...) it returns, with a warning
     saying why, ``SyncVectorEnv`` of the same envs, which is what ``make_vec`` built before the
-    entry point existed.
+    entry point existed (``table_bytes``, checked, has no tables to bound there).
 
     Raises:
         TypeError, ValueError: as :class:`GridGhostVectorEnv`.
     """
-    kwargs.setdefault("obs_type", "dict")  # the single env's default, as SyncVectorEnv of it would have
+    for name, value in TRAINER_DEFAULTS.items():  # the id's defaults, as gymnasium.make gives the single env
+        kwargs.setdefault(name, value)
     try:
         return GridGhostVectorEnv(num_envs, **kwargs)
     except UnsupportedSetting as reason:
         warnings.warn(f"gridghost: {reason}; falling back to gymnasium.vector.SyncVectorEnv", stacklevel=2)
     single = dict(kwargs)
+    single.pop("table_bytes", None)  # the single envs build no batched tables
     mode = single.pop("autoreset_mode", AutoresetMode.NEXT_STEP)
     copy = single.pop("copy", True)
     limit = single.pop("max_episode_steps", None)
