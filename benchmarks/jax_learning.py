@@ -28,6 +28,9 @@ from types import ModuleType
 from typing import Any
 
 import jax
+from tqdm import tqdm
+
+from harness import add_progress_option
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "jax_selfplay.py"
@@ -50,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--score-levels", type=int, default=100, help="training levels scored (None: all 500)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "jax_learning.json")
+    add_progress_option(parser)
     args = parser.parse_args(argv)
     runs = example()
     stored: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
@@ -57,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                          "python": platform.python_version(), "processor": platform.processor() or platform.machine()}
     if "selfplay" in args.parts:
         results = stored.setdefault("selfplay", {})
-        for seed in args.seeds:
+        for seed in tqdm(args.seeds, desc="self-play", unit="seed", disable=not args.progress):
             history = runs.selfplay(level=0, seed=seed, verbose=False)
             under = [entry for entry in history if entry.exploitability < runs.BAR]
             results[str(seed)] = {"generations": [entry._asdict() for entry in history],
@@ -67,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"self-play seed {seed}: {reached}", flush=True)
     if "single" in args.parts:
         results = stored.setdefault("single", {})
-        for seed in args.seeds:
+        for seed in tqdm(args.seeds, desc="one side", unit="seed", disable=not args.progress):
             result = runs.single_side(seed=seed, score_levels=args.score_levels, verbose=False)
             results[str(seed)] = {"train_score": float(result["train"].score.mean()),
                                   "test_score": float(result["test"].score.mean()),

@@ -45,7 +45,7 @@ from gridghost.jax.ppo import PPOConfig, make_train
 from gridghost.maps import level_split
 from gridghost.sensing.observations import MOVE_PLANES, grid_channels
 
-from harness import verdict
+from harness import add_progress_option, interleaved_rates, verdict
 
 TARGET = 20.0
 RADIUS = 5
@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians are printed)")
     parser.add_argument("--steps", type=int, default=32_768, help="training steps per contender per round")
     parser.add_argument("--configs", nargs="+", choices=sorted(CONFIGS), default=list(CONFIGS))
+    add_progress_option(parser)
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.steps < 4096:
         parser.error("--rounds must be >= 1 and --steps >= 4096 (one rollout)")
@@ -134,11 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             "sb3-1": SB3Contender(name, args.steps, 1).rate,
             "jax": jax_contender.rate,
         }
-        rates: dict[str, list[float]] = {key: [] for key in contenders}
-        for round_ in range(args.rounds):
-            keys = list(contenders)
-            for key in keys[round_ % 3:] + keys[: round_ % 3]:
-                rates[key].append(contenders[key](round_))
+        rates = interleaved_rates(contenders, args.rounds, args.progress, name)
         ratios = [j / max(s, s1) for j, s, s1 in zip(rates["jax"], rates["sb3"], rates["sb3-1"], strict=True)]
         ratio = statistics.median(ratios)
         print(f"{name:<12} {statistics.median(rates['sb3']):>12,.0f} {statistics.median(rates['sb3-1']):>13,.0f} "

@@ -22,6 +22,10 @@ import tempfile
 from io import BytesIO
 from pathlib import Path
 
+from tqdm import tqdm
+
+from harness import add_progress_option
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The loop every workload runs: ``run(n)`` does ``n`` units with ``env`` and returns ``n``.
@@ -100,11 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("base", help="the earlier commit (any git revision)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is printed)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every workload's units")
+    add_progress_option(parser)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"base": export(args.base, Path(tmp) / "base"), "head": ROOT}
         ratios: dict[str, list[float]] = {name: [] for name in WORKLOADS}
         rates: dict[str, list[float]] = {name: [] for name in WORKLOADS}
+        bar = tqdm(total=args.rounds * len(WORKLOADS), desc="rounds", unit="workload", disable=not args.progress)
         for round_ in range(args.rounds):
             for name in WORKLOADS:
                 units = max(1, int(WORKLOADS[name][1] * args.scale))
@@ -112,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                 got = {side: rate(trees[side], name, units) for side in order}
                 ratios[name].append(got["head"] / got["base"])
                 rates[name].append(got["head"])
+                bar.update()
+        bar.close()
     width = max(map(len, WORKLOADS)) + 1
     print(f"this checkout against {args.base}: {args.rounds} interleaved rounds, median of per-round ratios")
     print(f"{'workload':<{width}} {'units/s here':>13} {'vs base':>8}")

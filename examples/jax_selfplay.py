@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import jax
 import numpy as np
+from tqdm import tqdm
 
 import gridghost
 from gridghost.jax import GridGhostJax, GridGhostJaxSingle
@@ -61,7 +62,7 @@ class Generation(NamedTuple):
 
 def selfplay(level: int = 0, difficulty: int = 2, generations: int = 12, updates: int = 10, seed: int = 0,
              explore_starts: float = 0.5, config: PPOConfig = SELFPLAY, stop_under_bar: bool = True,
-             verbose: bool = True) -> list[Generation]:
+             verbose: bool = True, progress: bool = False) -> list[Generation]:
     """Both sides learn by PPO on one level; each generation is judged by the solver.
 
     Args:
@@ -72,6 +73,7 @@ def selfplay(level: int = 0, difficulty: int = 2, generations: int = 12, updates
         config: both sides' PPO settings.
         stop_under_bar: stop at the first generation under 1% of the reward range.
         verbose: print one line per generation.
+        progress: count the generations on a progress bar on stderr.
 
     Returns:
         The :class:`Generation` of every generation played.
@@ -84,7 +86,7 @@ def selfplay(level: int = 0, difficulty: int = 2, generations: int = 12, updates
     train = jax.jit(train, static_argnums=1)
     state = init(jax.random.key(seed))
     history = []
-    for generation in range(1, generations + 1):
+    for generation in tqdm(range(1, generations + 1), desc="self-play", unit="generation", disable=not progress):
         state, metrics = train(state, updates)
         agent = policy_table(env, state.learners["agent"].networks, "agent", config)
         ghost = policy_table(env, state.learners["ghost"].networks, "ghost", config)
@@ -100,10 +102,10 @@ def selfplay(level: int = 0, difficulty: int = 2, generations: int = 12, updates
 
 
 def single_side(steps: int = 200_704, seed: int = 0, score_levels: int | None = None,
-                config: PPOConfig = RECIPE, verbose: bool = True) -> dict[str, Any]:
+                config: PPOConfig = RECIPE, verbose: bool = True, progress: bool = False) -> dict[str, Any]:
     """The agent learns against the chasing ghost on difficulty 2's training levels, and is
     scored exactly on the first ``score_levels`` training levels (``None``: all 500) and on the
-    held-out levels.
+    held-out levels (with ``progress``, the scoring draws its bars on stderr).
 
     Returns:
         ``{"train": Evaluation, "test": Evaluation, "train_seconds": float, "steps": int}``.
@@ -122,7 +124,8 @@ def single_side(steps: int = 200_704, seed: int = 0, score_levels: int | None = 
     def policy(observations: np.ndarray) -> np.ndarray:
         return np.asarray(play(observations))
 
-    settings = {"obs_type": "grid", "view_radius": RADIUS, "batch": True, "rewards": "normalised"}
+    settings = {"obs_type": "grid", "view_radius": RADIUS, "batch": True, "rewards": "normalised",
+                "progress_bar": progress}
     result = {"train": gridghost.evaluate(policy, level_split(2, "train", score_levels), **settings),
               "test": gridghost.evaluate(policy, level_split(2, "test"), **settings),
               "train_seconds": seconds, "steps": updates * config.batch_size}
@@ -143,11 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=200_704, help="one side: training steps")
     parser.add_argument("--score-levels", type=int, default=None, help="one side: training levels scored")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="draw no progress bars (they go to stderr, the results to stdout)")
     args = parser.parse_args(argv)
     if args.single:
-        single_side(args.steps, args.seed, args.score_levels)
+        single_side(args.steps, args.seed, args.score_levels, progress=args.progress)
         return 0
-    history = selfplay(args.level, generations=args.generations, updates=args.updates, seed=args.seed)
+    history = selfplay(args.level, generations=args.generations, updates=args.updates, seed=args.seed,
+                       progress=args.progress)
     under = [entry for entry in history if entry.exploitability < BAR]
     if under:
         print(f"under 1% of the reward range at generation {under[0].generation}, {under[0].seconds:.1f} s")
