@@ -322,7 +322,7 @@ def test_the_opponents_randomness_never_shifts_the_game_draws() -> None:
 
 
 def test_ghost_learner_rewards_are_the_negated_turn_rewards() -> None:
-    env = make(controlled="ghost", opponent="random")
+    env = make(controlled="ghost", opponent="random", rewards="reference")
     outcomes = set()
     for seed in range(40):
         env.reset(seed=seed)
@@ -360,7 +360,7 @@ def test_agent_learner_success_and_action_masks() -> None:
 
 
 def test_action_masks_match_the_observed_neighbours() -> None:
-    env = make(opponent="random")
+    env = make(opponent="random", obs_type="dict")
     env.reset(seed=2)
     order = ("left", "down", "right", "up")
     for _ in range(30):

@@ -97,7 +97,7 @@ def test_following_the_expert_against_the_minimax_ghost_earns_the_game_value() -
     """The Gymnasium learner that copies ``expert_action`` plays the minimax pair: its mean
     discounted return over seeded episodes matches the solved value within 4 standard errors."""
     env = gymnasium.make(gridghost.ENV_ID, layout=CONTESTED, opponent="minimax", expert="minimax",
-                         obs_type="vector", max_episode_steps=400)
+                         obs_type="vector", rewards="reference", max_episode_steps=400)
     game = solve_game(CONTESTED, env.unwrapped.config.slip)
     returns = []
     for seed in range(600):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,14 @@ from gridghost.planning import EXPERTS
 from gridghost.sensing.filters import BeliefFilter, check_filter_kind
 from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES, check_observation_options
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor, make_sensors
+
+#: The settings in which the views built for trainers (the Gymnasium env and its vector env,
+#: ``gymnasium.make("gridghost/GridGhost-v0")`` and ``make_vec``) differ from the game's own
+#: defaults, which the PettingZoo envs, the engines and the solver keep (the reference's, which
+#: the golden traces replay): a flat float32 vector, which every trainer's default network reads
+#: (SB3 refuses the nested ``"dict"`` observation), and the reference's rewards / 100, at which
+#: PPO learns (at +100/-50 its value loss swamps the policy). Given explicitly, a setting wins.
+TRAINER_DEFAULTS: Mapping[str, str] = MappingProxyType({"obs_type": "vector", "rewards": "normalised"})
 
 #: The info key of each way a game ends.
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}

@@ -10,8 +10,9 @@ rules.
 | Import        | ``gymnasium.make("gridghost/GridGhost-v0")`` (after ``import gridghost``)        |
 |---------------|----------------------------------------------------------------------------------|
 | Actions       | Discrete(4): 0 left, 1 down, 2 right, 3 up                                       |
-| Observations  | ``obs_type="dict"`` (the reference dict of the controlled side), ``"vector"``    |
-|               | (flat ``float32`` ``Box(26)``, the same space for both sides), ``"belief"``      |
+| Observations  | ``obs_type="vector"`` (``gymnasium.make``'s default: flat ``float32`` ``Box(26)``, |
+|               | the same space for both sides), ``"dict"`` (the reference dict of the controlled |
+|               | side; the class's default), ``"belief"``                                         |
 |               | (the agent's dict plus its belief filter's ``rows x cols`` map),                 |
 |               | ``"belief_vector"`` (``Box(26 + rows * cols)``), ``"grid"`` (``float32``          |
 |               | ``Box(15, rows, cols)``; with ``view_radius=k``, ``Box(16, 2k+1, 2k+1)``) or     |
@@ -21,9 +22,10 @@ rules.
 
 Rewards
     The controlled side's rewards of both half-turns of its step (see :mod:`gridghost.envs.aec`):
-    for the agent -1 per step, +100 at a goal, -50 when it walks into the ghost and -51 when the
-    ghost catches it after a step; the ghost's are the negatives unless ``ghost_rewards`` says
-    otherwise. A learning ghost's episode starts after the opponent agent's opening move, whose
+    with the reference's rewards (the class's default), for the agent -1 per step, +100 at a goal,
+    -50 when it walks into the ghost and -51 when the ghost catches it after a step, all / 100
+    with ``rewards="normalised"`` (``gymnasium.make``'s default); the ghost's are the negatives
+    unless ``ghost_rewards`` says otherwise. A learning ghost's episode starts after the opponent agent's opening move, whose
     half-turn reward belongs to no step.
 
 Episode end
@@ -39,7 +41,8 @@ Information
 
 Arguments
     ``gymnasium.make("gridghost/GridGhost-v0", controlled="agent", opponent=None,
-    obs_type="dict", render_mode=None, **game)``; see :class:`GridGhostGymEnv`.
+    obs_type="vector", rewards="normalised", render_mode=None, **game)``; see
+    :class:`GridGhostGymEnv`.
 
 >>> import gymnasium, gridghost
 >>> env = gymnasium.make("gridghost/GridGhost-v0", controlled="ghost", opponent="random",
@@ -384,8 +387,10 @@ class Duel:
 class GridGhostGymEnv(gymnasium.Env):
     """The game as a standard Gymnasium env for one side; the other side is played by a policy.
 
-    Registered as ``gridghost/GridGhost-v0`` (``TimeLimit`` of 100 steps); see the module
-    docstring for spaces, rewards and infos.
+    Registered as ``gridghost/GridGhost-v0`` (``TimeLimit`` of 100 steps), with the trainers'
+    defaults as the id's kwargs (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``gymnasium.make``
+    gives ``obs_type="vector"`` and ``rewards="normalised"`` unless told otherwise; the class keeps
+    the game's defaults below); see the module docstring for spaces, rewards and infos.
 
     Args:
         controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``; or a mapping of

@@ -1,0 +1,86 @@
+"""The trainers' entry points give a run that learns when a newcomer names nothing: the registered
+id (``gymnasium.make``, ``make_vec``) defaults to the flat vector and the normalised rewards
+(:data:`gridghost.config.TRAINER_DEFAULTS`), a caller's keyword wins, and the classes, the
+PettingZoo envs and the exact evaluation keep the game's own (reference) defaults."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import gridghost
+from gridghost.config import TRAINER_DEFAULTS
+from gridghost.core import REWARD_PRESETS, Layout
+from gridghost.envs import GridGhostGymEnv
+
+NORMALISED = REWARD_PRESETS["normalised"]
+REFERENCE = REWARD_PRESETS["reference"]
+VECTOR = gymnasium.spaces.Box(-1.0, 1.0, (26,), np.float32)
+
+
+def test_the_trainer_defaults_are_the_vector_and_the_normalised_rewards_and_read_only() -> None:
+    assert dict(TRAINER_DEFAULTS) == {"obs_type": "vector", "rewards": "normalised"}
+    with pytest.raises(TypeError):
+        TRAINER_DEFAULTS["rewards"] = "reference"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("controlled", ["agent", "ghost"])
+def test_gymnasium_make_gives_the_vector_and_the_normalised_rewards(controlled: str) -> None:
+    env = gymnasium.make(gridghost.ENV_ID, controlled=controlled)
+    assert env.observation_space.shape == (26,) and env.observation_space.dtype == np.float32
+    assert env.unwrapped.config.obs_type == "vector"
+    assert env.unwrapped.config.rewards == NORMALISED
+    assert {key: env.spec.kwargs[key] for key in TRAINER_DEFAULTS} == dict(TRAINER_DEFAULTS)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    # every reward of an episode is on the normalised scale: -0.01 a step, at most 1 in size
+    rewards = []
+    for _ in range(100):
+        obs, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+        rewards.append(reward)
+        if terminated or truncated:
+            break
+    assert all(abs(reward) <= 1.02 for reward in rewards) and any(reward != 0 for reward in rewards)
+
+
+def test_a_keyword_wins_over_the_ids_default() -> None:
+    env = gymnasium.make(gridghost.ENV_ID, obs_type="dict", rewards="reference")
+    assert isinstance(env.observation_space, gymnasium.spaces.Dict)
+    assert env.unwrapped.config.rewards == REFERENCE
+    grid = gymnasium.make(gridghost.ENV_ID, obs_type="grid", view_radius=2)
+    assert grid.observation_space.shape == (16, 5, 5) and grid.unwrapped.config.rewards == NORMALISED
+
+
+def test_make_vec_has_the_single_envs_defaults() -> None:
+    envs = gymnasium.make_vec(gridghost.ENV_ID, num_envs=3)
+    single = gymnasium.make(gridghost.ENV_ID)
+    assert envs.single_observation_space == single.observation_space
+    assert envs.unwrapped.game.config.rewards == NORMALISED
+    envs.reset(seed=0)
+    _, rewards, *_ = envs.step(np.zeros(3, dtype=np.int64))
+    assert np.all(np.abs(rewards) <= 1.02) and np.any(rewards != 0)
+
+
+def test_the_classes_and_the_pettingzoo_envs_keep_the_games_defaults() -> None:
+    view = GridGhostGymEnv()
+    assert isinstance(view.observation_space, gymnasium.spaces.Dict) and view.config.rewards == REFERENCE
+    aec = gridghost.env()
+    assert aec.config.obs_type == "dict" and aec.config.rewards == REFERENCE
+    assert gridghost.parallel_env().aec_env.config.rewards == REFERENCE
+
+
+def test_the_exact_score_does_not_depend_on_the_reward_scale() -> None:
+    # Leaving rewards="normalised" out of evaluate changes only the returns' unit (x 100): the
+    # normalised rewards are the reference's / 100, with the same best responses.
+    levels = [Layout.generate(6, 6, seed=seed) for seed in range(3)]
+
+    def policy(obs: np.ndarray) -> int:
+        return int(np.argmax(obs[:4]))
+
+    reference = gridghost.evaluate(policy, levels, obs_type="vector")
+    normalised = gridghost.evaluate(policy, levels, obs_type="vector", rewards="normalised")
+    np.testing.assert_allclose(normalised.score, reference.score, atol=1e-9)
+    np.testing.assert_allclose(normalised.success, reference.success, atol=1e-12)
+    np.testing.assert_allclose(100 * normalised.returns, reference.returns, rtol=1e-9, atol=1e-9)
+    assert not np.allclose(reference.returns, normalised.returns)
