@@ -7,7 +7,8 @@ gridghost.solve import solve_game``, ``import *`` too) and old pickles (which na
 by module) keep working; new code imports from the subpackages. A name that moved to another
 folder than its module (``gridghost.env.RESERVED_INFO_KEYS`` now lives in
 :mod:`gridghost.config`) is found there. ``mock.patch("gridghost.solve.x")`` patches the old
-path's module only, not the code that uses ``x``: patch the new home.
+path's module only, not the code that uses ``x``: patch the new home. The old paths are
+removed in gridghost 0.4.0 (:data:`REMOVED_IN`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import sys
 import types
 import warnings
 from typing import Any
+
+#: The release that removes the old paths (deprecated since 0.2.0); the warning and the changelog name it.
+REMOVED_IN = "0.4.0"
 
 #: Each old module and its new home.
 MOVED: dict[str, str] = {
@@ -80,7 +84,8 @@ class MovedModule(types.ModuleType):
                 raise AttributeError(f"module {self.__name__!r} (now {home}) has no attribute {name!r}")
             value = getattr(importlib.import_module(home_of), name)
         warnings.warn(
-            f"{self.__name__} moved to {home}: import {name} from {home_of}",
+            f"{self.__name__} moved to {home}: import {name} from {home_of} "
+            f"(the old path is removed in gridghost {REMOVED_IN})",
             DeprecationWarning,
             stacklevel=2,
         )

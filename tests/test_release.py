@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import gridghost
+from gridghost import _moved
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -101,7 +102,7 @@ def test_the_changelog_is_keep_a_changelog_and_its_newest_release_is_this_versio
                          flags=re.M), version
     # every breaking change is named, and the old module paths' end is announced
     assert CHANGELOG.count("**Breaking:**") >= 2
-    assert re.search(r"old flat module paths .* removed in\s+0\.4\.0", CHANGELOG, flags=re.S)
+    assert re.search(rf"old flat module paths .* removed in\s+{re.escape(_moved.REMOVED_IN)}", CHANGELOG, flags=re.S)
 
 
 def test_the_citation_names_this_version_and_the_changelogs_date() -> None:
