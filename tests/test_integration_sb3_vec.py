@@ -201,11 +201,58 @@ def test_move_planes_keeps_the_planes_that_decide_a_move() -> None:
     box = spaces.Box(0, 1, shape=(5, 6, 6))
     with pytest.raises(ValueError, match="pass channels=grid_channels"):
         MovePlanes(box)
-    with pytest.raises(ValueError, match="planes must be names of the grid's channels"):
+    with pytest.raises(ValueError, match="planes must be distinct names of the grid's channels"):
         MovePlanes(_env(obs_type="grid").observation_space, planes=["lava"])
     model = PPO("MlpPolicy", _env(obs_type="grid", view_radius=5), n_steps=32, batch_size=64, n_epochs=1, seed=0,
                 device="cpu", policy_kwargs={"features_extractor_class": MovePlanes})
     assert model.policy.features_extractor.features_dim == len(MOVE_PLANES) * 11 * 11
+
+
+@pytest.mark.parametrize(("radius", "grid_layout"), [(None, "hwc"), (2, "hwc"), (7, "hwc"), (7, "chw")])
+def test_move_planes_reads_the_channel_axis_of_either_grid_layout(radius: int | None, grid_layout: str) -> None:
+    """Issue 32: with view_radius=7 and grid_layout='hwc' the shape (15, 15, 16) was read channels
+    first, the window's rows taken for the wall, goal and opponent planes, and nothing was refused."""
+    from gridghost.sensing.observations import MOVE_PLANES, grid_channels
+
+    env = _env(obs_type="grid", view_radius=radius, grid_layout=grid_layout)
+    shape = env.observation_space.shape
+    if radius == 7:  # (15, 15, 16) or (16, 15, 15): either reading fits, so the layout must be said
+        with pytest.raises(ValueError, match=r"reads as a channels-first grid and as a channels-last one: pass the "
+                                             r"env's grid_layout"):
+            MovePlanes(env.observation_space)
+        extractor = MovePlanes(env.observation_space, grid_layout=grid_layout)
+    else:  # only one reading fits: it is found, and the other refused
+        extractor = MovePlanes(env.observation_space)
+        assert extractor.grid_layout == grid_layout
+        other = "chw" if grid_layout == "hwc" else "hwc"
+        with pytest.raises(ValueError, match=f"with grid_layout='{other}' the channels are axis"):
+            MovePlanes(env.observation_space, grid_layout=other)
+    channels = grid_channels(radius)
+    kept = [name for name in MOVE_PLANES if name in channels]
+    observations = env.reset()
+    features = extractor(torch.as_tensor(observations)).numpy()
+    first = observations if grid_layout == "chw" else np.moveaxis(observations, -1, 1)
+    planes = first[:, [channels.index(name) for name in kept]]  # [n, planes, H, W]
+    expected = planes if grid_layout == "chw" else np.moveaxis(planes, 1, -1)
+    np.testing.assert_array_equal(features, expected.reshape(len(observations), -1))
+    assert extractor.features_dim == len(kept) * int(np.prod(shape)) // len(channels)
+
+
+def test_move_planes_refuses_a_bad_grid_layout_and_channels_of_another_length() -> None:
+    from gymnasium import spaces
+
+    from gridghost.sensing.observations import grid_channels
+
+    space = _env(obs_type="grid", view_radius=2).observation_space
+    with pytest.raises(ValueError, match=r"unknown grid_layout 'nhwc'; accepted: None or one of \['chw', 'hwc'\]"):
+        MovePlanes(space, grid_layout="nhwc")
+    # channels given: their count must be the channel axis's length (it was never compared)
+    with pytest.raises(ValueError, match=r"MovePlanes reads a grid of \[17\] channels"):
+        MovePlanes(space, channels=grid_channels(2, append_step_count=True))
+    with pytest.raises(ValueError, match="of 3 axes"):
+        MovePlanes(spaces.Box(0, 1, shape=(16, 25)))
+    with pytest.raises(ValueError, match="planes must be distinct names"):  # was kept twice, silently
+        MovePlanes(space, planes=["goal", "goal"])
 
 
 def test_the_baselines_script_trains_scores_and_writes_its_results(tmp_path) -> None:

@@ -24,7 +24,8 @@ learner won: the agent reached a goal, or the ghost caught the agent; SB3 logs
 
 :class:`MovePlanes` is the features extractor of the published baselines (the README's recipe):
 a grid policy that reads only :data:`~gridghost.sensing.observations.MOVE_PLANES` generalises to
-held-out levels where one that reads every plane memorises the training levels.
+held-out levels where one that reads every plane memorises the training levels. It reads either
+``grid_layout``, and refuses a shape it cannot place (pass the env's ``grid_layout`` then).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from gridghost.batched import GridGhostVectorEnv
-from gridghost.sensing.observations import MOVE_PLANES, grid_channels
+from gridghost.config import TRAINER_DEFAULTS
+from gridghost.core.checks import check_choice
+from gridghost.sensing.observations import GRID_LAYOUTS, MOVE_PLANES, grid_channels
 
 #: The methods :meth:`SB3VecEnv.env_method` answers per env (every other method acts on the
 #: whole batch and needs every index).
@@ -68,9 +71,9 @@ class SB3VecEnv(VecEnv):
         env: a :class:`~gridghost.batched.GridGhostVectorEnv` with
             ``autoreset_mode=AutoresetMode.SAME_STEP``; or ``None`` to build one from ``kwargs``.
         **kwargs: without ``env``, :func:`~gridghost.batched.make_vector_env`'s arguments
-            (``num_envs``, ``controlled``, ``opponent``, ``obs_type``, ``max_episode_steps``, the
-            game's settings); ``obs_type`` defaults to ``"vector"`` here and the auto-reset mode
-            is same-step.
+            (``num_envs``, ``controlled``, ``opponent``, ``obs_type``, ``max_episode_steps``,
+            ``table_bytes``, the game's settings); ``obs_type`` defaults to ``"vector"`` here and
+            the auto-reset mode is same-step.
 
     Raises:
         TypeError: ``env`` is not a ``GridGhostVectorEnv``, or both ``env`` and ``kwargs`` are given.
@@ -84,7 +87,8 @@ class SB3VecEnv(VecEnv):
             if mode not in (AutoresetMode.SAME_STEP, "same_step"):
                 raise ValueError(f"SB3 resets an env in the step where it ends: autoreset_mode must be "
                                  f"AutoresetMode.SAME_STEP (or 'same_step'), got {mode!r}")
-            kwargs.setdefault("obs_type", "vector")
+            for name, value in TRAINER_DEFAULTS.items():
+                kwargs.setdefault(name, value)
             env = GridGhostVectorEnv(autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
         elif kwargs:
             raise TypeError(f"pass either env or the vector env's keyword arguments, not both (got {sorted(kwargs)})")
@@ -253,44 +257,68 @@ class SB3VecEnv(VecEnv):
 
 
 class MovePlanes(BaseFeaturesExtractor):
-    """An SB3 features extractor for a channels-first ``"grid"`` observation: the planes in
-    ``planes``, flattened (``policy_kwargs={"features_extractor_class": MovePlanes}``).
+    """An SB3 features extractor for a ``"grid"`` observation: the planes in ``planes``,
+    flattened (``policy_kwargs={"features_extractor_class": MovePlanes}``). It reads the channel
+    axis that ``grid_layout`` names: first for ``"chw"`` (the envs' default), last for ``"hwc"``.
 
     Args:
-        observation_space: the env's grid space, channels first (``grid_layout="chw"``).
+        observation_space: the env's grid space.
         planes: the channel names to keep; by default
             :data:`~gridghost.sensing.observations.MOVE_PLANES` (those the grid has: a whole-map
             grid has no ``out_of_map``).
         channels: the grid's channel names in order
             (:func:`~gridghost.sensing.observations.grid_channels`); ``None`` reads them off the
-            space's first axis, a whole-map or an egocentric grid without the step count.
+            space's channel axis, a whole-map or an egocentric grid without the step count.
+        grid_layout: the env's ``grid_layout``, ``"chw"`` or ``"hwc"``; ``None`` tells it from
+            the shape, which must then read one way only: ``(15, 15, 16)`` is a channels-last
+            window of radius 7 and a channels-first whole map of 15 x 16 cells alike, so it
+            needs ``policy_kwargs={"features_extractor_kwargs": {"grid_layout": ...}}``.
 
     Raises:
-        ValueError: a space of another shape than those grids (pass ``channels``), or planes the
-            grid does not have.
+        ValueError: a space of another shape than those grids (pass ``channels``), a channel
+            axis (as ``grid_layout`` says, or either when ``None``) of another length than the
+            channels, a shape that reads both ways without ``grid_layout``, or planes the grid
+            does not have (or one named twice).
     """
 
     def __init__(self, observation_space: gymnasium.spaces.Box, planes: Sequence[str] | None = None,
-                 channels: Sequence[str] | None = None) -> None:
+                 channels: Sequence[str] | None = None, grid_layout: str | None = None) -> None:
+        check_choice(grid_layout, "grid_layout", GRID_LAYOUTS, allow_none=True)
         shape = observation_space.shape
-        if channels is None:
-            known = {len(names): names for names in (grid_channels(None), grid_channels(1))}
-            if shape is None or len(shape) != 3 or shape[0] not in known:
-                raise ValueError(f"MovePlanes reads a channels-first grid of {sorted(known)} planes (whole map or "
-                                 f"egocentric), got shape {shape}; pass channels=grid_channels(view_radius, "
-                                 "append_step_count) for another")
-            channels = known[shape[0]]
+        if shape is None or len(shape) != 3:
+            raise ValueError(f"MovePlanes reads a grid observation (obs_type='grid'), of 3 axes; got shape {shape}")
+        known = {len(names): names for names in (grid_channels(None), grid_channels(1))}
+        if channels is not None:
+            known = {len(channels): tuple(channels)}
+        axes = {"chw": 0, "hwc": 2}
+        fitting = [layout for layout in GRID_LAYOUTS if shape[axes[layout]] in known]
+        if grid_layout is not None and grid_layout not in fitting:
+            raise ValueError(f"with grid_layout={grid_layout!r} the channels are axis {axes[grid_layout]} of shape "
+                             f"{shape}, which holds {shape[axes[grid_layout]]}, not {' or '.join(map(str, known))} "
+                             "channels; pass the env's grid_layout" + ("" if channels is not None else
+                                                                        ", or channels=grid_channels(...)"))
+        if not fitting:
+            raise ValueError(f"MovePlanes reads a grid of {sorted(known)} channels (whole map or egocentric), first "
+                             f"(grid_layout='chw') or last ('hwc'), got shape {shape}; pass "
+                             "channels=grid_channels(view_radius, append_step_count) for another")
+        if grid_layout is None and len(fitting) > 1:
+            raise ValueError(f"shape {shape} reads as a channels-first grid and as a channels-last one: pass the "
+                             "env's grid_layout ('chw' or 'hwc') in features_extractor_kwargs")
+        layout = grid_layout if grid_layout is not None else fitting[0]
+        self.channel_axis = 1 + axes[layout]  # in a batch [n, ...]
+        names = known[shape[axes[layout]]]
         if planes is None:
-            planes = [name for name in MOVE_PLANES if name in channels]
-        unknown = sorted(set(planes) - set(channels))
-        if unknown or not planes:
-            raise ValueError(f"planes must be names of the grid's channels {list(channels)}, got {list(planes)}")
-        cells = int(np.prod(shape[1:]))
+            planes = [name for name in MOVE_PLANES if name in names]
+        unknown = sorted(set(planes) - set(names))
+        if unknown or not planes or len(set(planes)) != len(planes):
+            raise ValueError(f"planes must be distinct names of the grid's channels {list(names)}, got {list(planes)}")
+        cells = int(np.prod(shape)) // shape[axes[layout]]
         super().__init__(observation_space, features_dim=len(planes) * cells)
         self.planes = tuple(planes)
-        self.register_buffer("keep", torch.as_tensor([list(channels).index(name) for name in planes]))
+        self.grid_layout = layout
+        self.register_buffer("keep", torch.as_tensor([list(names).index(name) for name in planes]))
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        """The kept planes of a batch ``[n, C, H, W]``, flattened to ``[n, len(planes) * H * W]``."""
-        return observations.index_select(1, self.keep).flatten(1)
-
+        """The kept planes of a batch (``[n, C, H, W]``, or ``[n, H, W, C]`` channels last),
+        flattened to ``[n, len(planes) * H * W]``."""
+        return observations.index_select(self.channel_axis, self.keep).flatten(1)
