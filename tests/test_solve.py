@@ -1083,3 +1083,73 @@ def test_solvers_match_brute_force_value_iteration(rules: Rules) -> None:
     for s in live:
         assert ghost_sol.value(*s) == pytest.approx(-values[s], abs=1e-8)
         assert np.allclose(ghost_sol.q(*s), [-q for q in ghost_q[s]], rtol=0, atol=1e-8)
+
+
+# -- the caches' budget ----------------------------------------------------------------------------------
+def _arrays_kept(items: list) -> int:
+    """The bytes of every NumPy array the objects ``items`` keep alive, found by the garbage
+    collector's own references (not by the caches' accounting), each memory block once."""
+    import gc
+    import types
+
+    skipped = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+    seen: set[int] = set()
+    blocks: dict[int, int] = {}
+    stack = list(items)
+    while stack:
+        item = stack.pop()
+        if id(item) in seen or isinstance(item, skipped):
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            base = item
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            blocks[id(base)] = base.nbytes
+        else:
+            stack.extend(gc.get_referents(item))
+    return sum(blocks.values())
+
+
+def test_the_solver_caches_hold_no_more_arrays_than_they_count_and_their_budget(monkeypatch) -> None:
+    """Issue 32: a cached solution kept its turn model (and the model its game) alive, counted by
+    neither cache once the model cache dropped it: about 1.75x the stated budget was held."""
+    from gridghost.planning import clear_caches, model
+
+    layouts = [Layout.generate(4, 4, seed=seed) for seed in range(8)]
+    clear_caches()
+    one = _arrays_kept([solve_game(layouts[0])])  # a solution with everything it keeps
+    budget = 3 * one
+    monkeypatch.setattr(model._MODELS, "budget", budget)
+    monkeypatch.setattr(model._SOLUTIONS, "budget", budget)
+    clear_caches()
+    for layout in layouts:
+        solution = solve_game(layout, horizon=None)
+        for horizon in (1, 2, 3, 4, 5, 6, 7, 8, 9):  # outcome tables, added after the solution is cached
+            solution.success_probability(layout.agent_start, layout.ghost_start, horizon=horizon)
+    for cache in (model._MODELS, model._SOLUTIONS):
+        items = [item for item, _ in cache._items.values()]
+        assert len(items) >= 2  # the budget holds several: the bound below is no single item's
+        assert _arrays_kept(items) <= cache._bytes <= budget
+    both = [item for cache in (model._MODELS, model._SOLUTIONS) for item, _ in cache._items.values()]
+    assert _arrays_kept(both) <= 2 * budget
+    clear_caches()
+
+
+def test_the_cache_budget_set_on_gridghost_planning_is_the_one_the_caches_read(monkeypatch) -> None:
+    """The caches took CACHE_BYTES once, at import: setting it (here or in its module) changed nothing."""
+    import gridghost.planning
+    from gridghost.planning import clear_caches, model
+
+    small = [Layout.generate(3, 4, seed=seed) for seed in range(3)]
+    monkeypatch.setattr(gridghost.planning, "CACHE_BYTES", 1)  # room for the most recent item only
+    assert model.CACHE_BYTES == 1 and gridghost.planning.CACHE_BYTES == 1
+    clear_caches()
+    first = solve_game(small[0])
+    assert solve_game(small[0]) is first
+    solve_game(small[1])
+    assert len(model._SOLUTIONS._items) == 1 and solve_game(small[0]) is not first
+    monkeypatch.setattr(gridghost.planning, "MAX_STATES", 10)
+    with pytest.raises(ValueError, match=r"at most gridghost\.planning\.MAX_STATES = 10"):
+        solve_game(small[2])
+    clear_caches()

@@ -3,11 +3,20 @@
 iteration, policy evaluation and exploitability (:mod:`~gridghost.planning.solve`), optimal and
 minimax players (:mod:`~gridghost.planning.players`) and tabulation of learned policies
 (:mod:`~gridghost.planning.tabulate`).
+
+``CACHE_BYTES`` and ``MAX_STATES`` are settings, read when they apply: setting
+``gridghost.planning.CACHE_BYTES`` sets :data:`gridghost.planning.model.CACHE_BYTES`, where the
+caches read it (a copy here would be ignored).
 """
 
 from __future__ import annotations
 
-from gridghost.planning.model import CACHE_BYTES, MAX_STATES, TurnModel, clear_caches, turn_model
+import sys
+import types
+from typing import Any
+
+from gridghost.planning import model
+from gridghost.planning.model import TurnModel, clear_caches, turn_model
 from gridghost.planning.players import (
     EXPERTS,
     NAMED_POLICIES,
@@ -67,3 +76,25 @@ __all__ = [
     "tabulate_policy",
     "turn_model",
 ]
+
+
+def _setting(name: str) -> property:
+    """``name`` of :mod:`gridghost.planning.model`, read and set there (where the solver reads it)."""
+
+    def read(_module: types.ModuleType) -> Any:
+        return getattr(model, name)
+
+    def write(_module: types.ModuleType, value: Any) -> None:
+        setattr(model, name, value)
+
+    return property(read, write, doc=f"gridghost.planning.model.{name}, read when it applies")
+
+
+class _Settings(types.ModuleType):
+    """This module, whose settings live where the solver reads them: a copy here would be ignored."""
+
+    CACHE_BYTES = _setting("CACHE_BYTES")
+    MAX_STATES = _setting("MAX_STATES")
+
+
+sys.modules[__name__].__class__ = _Settings

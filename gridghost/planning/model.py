@@ -39,7 +39,9 @@ from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 #: some 500 bytes per state, and a sweep some 60 ns per state.
 MAX_STATES = 2**20
 #: About how many bytes of turn models, and of solutions, are kept for the next solve (the most
-#: recent one always is).
+#: recent one always is): each cache holds at most this much of the NumPy arrays its items keep
+#: alive (a solution's model and game included, and the outcome tables it may add later). Read at
+#: every insertion; set ``gridghost.planning.CACHE_BYTES`` to change it.
 CACHE_BYTES = 256 * 2**20
 
 
@@ -166,20 +168,59 @@ class TurnModel:
         return full.reshape(rows, cols, rows, cols, *values.shape[1:])
 
 
+#: What holds no array: the walk of :func:`retained_bytes` stops there.
+_LEAVES = (int, float, complex, str, bytes, bool, type(None), range, slice)
+
+
+def retained_bytes(*roots: Any) -> int:
+    """The bytes of the NumPy arrays that ``roots`` keep alive: those reachable through the
+    attributes of gridghost's objects and through dicts, lists, tuples and sets, each memory
+    block once (a view counts the array it views). A cached solution keeps its turn model, and
+    the model its game: all of it is what the cache holds.
+
+    >>> retained_bytes({"a": np.zeros(4), "b": [np.zeros(4)[:2]]})
+    64
+    """
+    seen: set[int] = set()
+    blocks: dict[int, int] = {}
+    stack = list(roots)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _LEAVES) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            base = item
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            blocks[id(base)] = base.nbytes
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(element for element in item if not isinstance(element, _LEAVES))
+        elif type(item).__module__.startswith("gridghost."):
+            stack.extend(getattr(item, "__dict__", {}).values())
+            stack.extend(getattr(item, name, None) for kind in type(item).__mro__
+                         for name in getattr(kind, "__slots__", ()))
+    return sum(blocks.values())
+
+
 def _nbytes(item: Any) -> int:
-    """The bytes of the arrays an object holds directly or in a dict (a cache's estimate of its
-    size)."""
-    values = list(vars(item).values())
-    values += [inner for value in values if isinstance(value, dict) for inner in value.values()]
-    return sum(value.nbytes for value in values if isinstance(value, np.ndarray))
+    """What a cache counts for ``item``: the arrays it keeps alive, and what it says it may still
+    add (its ``cache_reserve()``, such as a solution's outcome tables computed on demand)."""
+    reserve = getattr(item, "cache_reserve", None)
+    return retained_bytes(item) + (reserve() if reserve is not None else 0)
 
 
 class _Cache:
     """A small thread-safe least-recently-used cache of built things by key, bounded by the bytes
-    of their arrays (:data:`CACHE_BYTES`); the most recent item is kept whatever its size."""
+    of the arrays they keep alive (:func:`_nbytes`, against :data:`CACHE_BYTES` as it is set at
+    each insertion, or this cache's own ``budget`` when one is set); the most recent item is kept
+    whatever its size."""
 
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
+    def __init__(self) -> None:
+        self.budget: int | None = None
         self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
         self._bytes = 0  # the sum of the items' sizes, kept as they come and go
         self._lock = threading.Lock()
@@ -191,14 +232,15 @@ class _Cache:
                 self._items.move_to_end(key)
                 return self._items[key][0]
         item = build()
+        size = _nbytes(item)  # outside the lock: a walk over the item's objects
         with self._lock:
             if key in self._items:  # built by another thread meanwhile
                 self._bytes -= self._items[key][1]
-            size = _nbytes(item)
             self._items[key] = (item, size)
             self._items.move_to_end(key)
             self._bytes += size
-            while len(self._items) > 1 and self._bytes > self.budget:
+            budget = CACHE_BYTES if self.budget is None else self.budget
+            while len(self._items) > 1 and self._bytes > budget:
                 self._bytes -= self._items.popitem(last=False)[1][1]
         return item
 
@@ -209,9 +251,9 @@ class _Cache:
             self._bytes = 0
 
 
-_MODELS = _Cache(CACHE_BYTES)
+_MODELS = _Cache()
 #: Solutions of the named problems (:func:`cached_solution`).
-_SOLUTIONS = _Cache(CACHE_BYTES)
+_SOLUTIONS = _Cache()
 
 
 def clear_caches() -> None:

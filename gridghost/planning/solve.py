@@ -228,6 +228,11 @@ class _Solution:
         return (f"{type(self).__name__}(layout={self.layout.name!r}, slip={self.model.game.slip!r}, "
                 f"gamma={self.gamma:g}{horizon}, sweeps={self.sweeps}, residual={self.residual:.2g})")
 
+    def cache_reserve(self) -> int:
+        """The bytes the outcome tables computed on demand may add (the solution cache counts them
+        when it takes the solution in): :data:`_OUTCOMES_KEPT` pairs of ``float64[num_live + 1]``."""
+        return _OUTCOMES_KEPT * 2 * 8 * (self.model.num_live + 1)
+
     def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
         index = self.model.live_index(agent_pos, ghost_pos)
         if index == self.model.num_live:
