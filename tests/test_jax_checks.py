@@ -135,8 +135,9 @@ def test_every_kind_of_valid_action_plays_and_plays_alike(single) -> None:
 def test_under_jit_the_one_game_step_refuses_a_batch_of_games(levels) -> None:
     env, states = levels
     for step in (env.step, env.step_env):
-        with pytest.raises(ValueError, match=r"state must be one game's, each field a scalar, got state\.state of "
-                                             r"shape \(8,\): step a batch with the batch_ functions or jax\.vmap"):
+        with pytest.raises(ValueError, match=r"state must be one game's EnvState \(each field a scalar\), got "
+                                             r"state\.state of shape \(8,\): step a batch with the batch_ functions or "
+                                             r"jax\.vmap"):
             jax.jit(step)(KEY, states, 1)
     # vmapped, each game's state is a scalar again: it plays
     out = jax.jit(jax.vmap(env.step))(jax.random.split(KEY, 8), states, jnp.zeros(8, dtype=jnp.int32))
@@ -220,8 +221,8 @@ def test_the_observation_and_mask_functions_take_one_games_state(both, levels) -
     env, state = both
     many = jax.tree_util.tree_map(lambda leaf: jnp.broadcast_to(leaf, (4,)), state)
     for call in (env.observations, env.get_avail_actions):
-        with pytest.raises(ValueError, match=r"state must be one game's, each field a scalar, got state\.state of "
-                                             r"shape \(4,\)"):
+        with pytest.raises(ValueError, match=r"state must be one game's EnvState \(each field a scalar\), got "
+                                             r"state\.state of shape \(4,\)"):
             call(many)
         assert set(jax.vmap(call)(many)) == {"agent", "ghost"}
     single, states = levels
@@ -270,7 +271,7 @@ def test_params_levels_must_name_this_views_maps(single, levels) -> None:
     (jnp.float32(1.5), ValueError, r"got 1\.5"),
     (True, TypeError, "got dtype bool"),
     (jnp.full(3, 0.5), ValueError, r"got shape \(3,\)"),
-])
+], ids=["2.0", "-1", "nan", "float32-1.5", "True", "shape-3"])
 def test_params_explore_starts_must_be_a_probability(single, share, error, match) -> None:
     env, state = single
     params = env.default_params._replace(explore_starts=share)
@@ -371,7 +372,7 @@ def test_the_trainers_take_planes_of_a_channels_first_grid_of_a_map_that_is_not_
     ({"gamma": True}, "gamma must be a real number, got True"),
     ({"learning_rate": "3e-4"}, "learning_rate must be a real number"),
     ({"ent_coef": None}, "ent_coef must be a real number"),
-])
+], ids=["hidden-bool", "gamma-bool", "learning_rate-str", "ent_coef-None"])
 def test_ppo_settings_of_the_wrong_kind_are_refused(settings, match) -> None:
     with pytest.raises(ValueError, match=match):
         ppo.PPOConfig(**settings)

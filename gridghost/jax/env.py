@@ -86,8 +86,6 @@ MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict
 SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 
 _MOVES = ", ".join(f"{i}={name}" for i, name in enumerate(ACTION_NAMES))
-#: The settings of :class:`~gridghost.jax.EnvParams` a caller may change; the rest are the view's tables.
-_SETTINGS = ("levels", "explore_starts")
 
 
 def _span(values: np.ndarray) -> str:
@@ -199,7 +197,7 @@ class _Engine:
             if not np.array_equal(array, np.asarray(table)):
                 raise ValueError(f"{name} holds other values than this view's table: params of another view (other "
                                  f"maps, rewards or slip); {only}")
-        if unknown:
+        if unknown and all(isinstance(leaf, jax.Array) for leaf in self._tables(params)):  # immutable: trusted
             self._trusted = self._tables(params)
             self._trusted_ids = {id(leaf) for leaf in self._trusted + self._tables(self.default_params)}
         self._check_settings(params)
@@ -241,8 +239,8 @@ class _Engine:
             raise ValueError(f"{argument} must be a batch of games, each field of shape (N,), got {argument}.state "
                              f"of shape {shape} (one game's state goes to the per-game functions)")
         if not batch and shape != ():
-            raise ValueError(f"{argument} must be one game's, each field a scalar, got {argument}.state of shape "
-                             f"{shape}: step a batch with the batch_ functions or jax.vmap")
+            raise ValueError(f"{argument} must be one game's EnvState (each field a scalar), got {argument}.state of "
+                             f"shape {shape}: step a batch with the batch_ functions or jax.vmap")
         for name, (got, dtype, _) in facts.items():
             if got != shape:
                 raise ValueError(f"{argument}.{name} has shape {got} and {argument}.state {shape}: each field holds "
@@ -267,8 +265,8 @@ class _Engine:
         if to_move is not None and not np.isin(to_move, allowed).all():
             accepted = "0 (one side: a step is a whole turn)" if self.layout.controlled else "0 or 1"
             raise ValueError(f"{argument}.to_move must be {accepted}, got {_span(to_move)}")
-        if ended is not None and ended.any() and (self.layout.controlled is not None or to_move is None
-                                                  or (to_move[ended] != 1).any()):
+        if ended is not None and ended.any() and (self.layout.controlled is not None
+                                                  or (to_move is not None and (to_move[ended] != 1).any())):
             raise ValueError(f"{argument}.ended marks a game that ended in the agent's half-turn, so it is set only "
                              "with both sides and the ghost to move")
         if half is not None and to_move is not None and (to_move != half).any():
@@ -622,7 +620,8 @@ class GridGhostJax(_Engine):
         Args:
             key: a PRNG key (the slip's draw).
             state: the game's :class:`EnvState`.
-            actions: ``{"agent": int, "ghost": int}`` in 0..3; the side not to move is ignored.
+            actions: ``{"agent": int, "ghost": int}`` in 0..3 (both checked; the action of the
+                side not to move is ignored in play).
             params: the tables (default :attr:`default_params`).
 
         Returns:

@@ -52,7 +52,9 @@ class Layout(NamedTuple):
 
 class EnvParams(NamedTuple):
     """The device tables and the settings of :class:`~gridghost.jax.GridGhostJax` (a pytree: pass
-    it through ``jit`` and ``vmap``; arrays of the same shapes do not retrace).
+    it through ``jit`` and ``vmap``; arrays of the same shapes do not retrace). Only ``levels``
+    and ``explore_starts`` may be replaced (``params._replace(...)``); the views refuse tables that
+    are not their own, and settings they cannot play.
 
     Attributes:
         turns: the folded turn tables by name (see :class:`gridghost.batched.EngineTables`),
