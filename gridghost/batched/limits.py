@@ -2,8 +2,9 @@
 errors that refuse a setting, and the checks of its counts and actions.
 
 The budgets are settings read when an engine is built, never copied at import: set
-``gridghost.batched.TABLE_BYTES`` (or pass ``table_bytes=`` to the engine) and
-``gridghost.batched.BUFFER_BYTES`` to change them (``gridghost.batched`` forwards both names here).
+``gridghost.batched.TABLE_BYTES`` (or pass ``table_bytes=`` to the engine),
+``gridghost.batched.BUFFER_BYTES`` or ``gridghost.batched.MAX_GAMES`` to change them
+(``gridghost.batched`` forwards the three names here).
 """
 
 from __future__ import annotations
@@ -68,9 +69,14 @@ def table_budget(table_bytes: Any) -> int:
 def tables_refused(what: str, needed: int, budget: int, bound: str = "about") -> ValueError:
     """The error refusing ``what`` (tables of ``bound`` ``needed`` bytes) over ``budget``; it says
     how to raise the budget."""
-    return ValueError(f"{what} would take {bound} {needed / 2**20:,.0f} MiB, more than the tables' budget of "
-                      f"{budget / 2**20:,.0f} MiB; raise it with table_bytes= (BatchedGame, make_vec, SB3VecEnv) or "
-                      f"gridghost.batched.TABLE_BYTES (default 512 MiB), or use fewer levels or smaller maps")
+    return ValueError(f"{what} would take {bound} {_size(needed)}, more than the tables' budget of {_size(budget)}; "
+                      "raise it with table_bytes= (BatchedGame, make_vec, SB3VecEnv) or gridghost.batched.TABLE_BYTES "
+                      "(default 512 MiB), or use fewer levels or smaller maps")
+
+
+def _size(count: int) -> str:
+    """``count`` bytes in MiB, or in bytes below one MiB."""
+    return f"{count / 2**20:,.0f} MiB" if count >= 2**20 else f"{count:,} bytes"
 
 
 def check_buffers(num_games: int, per_game: int, settings: str) -> None:
