@@ -683,6 +683,23 @@ def test_the_fallback_to_single_envs_takes_a_table_bytes() -> None:
     envs.close()
 
 
+def test_a_level_set_over_the_budget_is_refused_before_its_levels_are_built() -> None:
+    """3,000 levels of the recipe's grid were generated (and solved) for minutes, then refused."""
+    built: list[int] = []
+
+    class Counting(MapGenerator):
+        def level(self, index: int) -> Layout:
+            built.append(index)
+            return super().level(index)
+
+    levels = Counting(6, 6, num_levels=50)
+    built.clear()
+    # the least tables (8 MiB) fit, the grid's whole estimate (about 33 MiB) does not
+    with pytest.raises(ValueError, match=r"50 map\(s\) of 6x6 with obs_type='grid' would take about 3\d MiB"):
+        BatchedGame(2, layout=levels, obs_type="grid", view_radius=5, table_bytes=10 * 2**20)
+    assert set(built) == {levels.start_level}  # the first level only (the settings and the measure read it)
+
+
 def test_the_budgets_set_on_gridghost_batched_are_the_ones_the_engine_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 32: the refusal said to set gridghost.batched.TABLE_BYTES, and setting it did nothing
     (the engine had imported the number)."""

@@ -74,8 +74,9 @@ from gridghost.batched.limits import (
 )
 from gridghost.batched.tables import (
     ONGOING,
+    all_maps,
+    first_map,
     half_turns,
-    maps_of,
     observation_table,
     opponent_table,
     sensor_tables,
@@ -86,6 +87,7 @@ from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.config.settings import game_config
 from gridghost.core.checks import check_choice, check_limit
 from gridghost.core.game import Game
+from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel
@@ -294,8 +296,8 @@ class BatchedGame:
             max_cycles=max_cycles, obs_type="vector" if obs_type == "belief_vector" else obs_type,
             view_radius=view_radius, grid_layout=grid_layout)
         self.max_cycles, self.slip = self.config.max_cycles, self.config.slip
-        self.layouts, self.generator = maps_of(self.config.layout, self.table_bytes)
-        self._build(opponent, belief_filter)
+        first, self.generator, count = first_map(self.config.layout, self.table_bytes)
+        self._build(opponent, belief_filter, first, count)
         self._seed = seed
         self._rng: np.random.Generator | None = None
         # the games: global state, learner steps (or cycles), whether each ended in the last call
@@ -326,25 +328,16 @@ class BatchedGame:
                 raise UnsupportedSetting(f"the batched engine does not serve {key}={value!r} (the single envs do)")
 
     # -- construction ----------------------------------------------------------------------------
-    def _build(self, opponent: Any, belief_filter: str | None) -> None:
-        """Every table, per map, stacked (see the module docstring)."""
-        layouts = self.layouts
-        cells = layouts[0].rows * layouts[0].cols
+    def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
+        """Every table, per map, stacked (see the module docstring): the ``count`` maps from
+        ``first`` on, measured against the budget from the first before the others are built."""
+        cells = first.rows * first.cols
         self.num_cells, self._states = cells, cells * cells
         sides = [Side.AGENT, Side.GHOST] if self.controlled is None else [Side.AGENT if self.controlled == AGENT
                                                                           else Side.GHOST]
         self._sides = tuple(AGENTS[side] for side in sides)
-        parts = [build_map_parts(self.config, layout, with_filter=False) for layout in layouts]
-        games = [part.kernel for part in parts]
-        # A learning ghost's first step also pays its reward for the agent's opening move, played
-        # by the reset (which returns no reward), as the single-agent view does.
-        self._opening_reward = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1] if self.controlled == GHOST else 0.0
-        if self.controlled == GHOST:
-            for game in games:
-                if game.opening_can_end():
-                    raise ValueError(f"controlled='ghost' needs maps where the agent's opening move cannot end the "
-                                     f"game; on {game.layout.name or 'this layout'} it can")
-        bounds, sizes = slip_bounds(games[0])
+        head = build_map_parts(self.config, first, with_filter=False)
+        bounds, sizes = slip_bounds(head.kernel)
         self._k = k = int(sizes.max())
         self._bounds = bounds
         self._same_bounds = bool((bounds == bounds[0]).all())
@@ -354,24 +347,39 @@ class BatchedGame:
         opponent_side = None if self.controlled is None else (Side.GHOST if self.controlled == AGENT else Side.AGENT)
         if opponent_side is not None and opponent is None:
             opponent = DEFAULT_OPPONENTS[self.controlled]  # type: ignore[index]  # one learner here
-        if isinstance(opponent, np.ndarray) and len(layouts) > 1:
+        if isinstance(opponent, np.ndarray) and count > 1:
             raise ValueError("an opponent table belongs to one map, and the games play several; pass a name or a "
                              "StatePolicy class, built for every map")
-        opponents = [None if opponent_side is None else opponent_table(opponent, game, opponent_side)
-                     for game in games]
-        self._random_opponent = opponent_side is not None and opponents[0] is None
+
+        def answers(game: Game) -> np.ndarray | None:
+            return None if opponent_side is None else opponent_table(opponent, game, opponent_side)
+
+        first_answers = answers(head.kernel)
+        self._random_opponent = opponent_side is not None and first_answers is None
         b = NUM_ACTIONS if self._random_opponent else 1
         self._b = b
         belief_size = cells if self.obs_type == "belief_vector" else 0
         # The belief planes are the engine's own: its space is the encoding's with them.
-        space_encoder = parts[0].encoder if not belief_size else build_encoder(
-            dataclasses.replace(self.config, obs_type="belief_vector"), games[0].board,
-            lambda: np.zeros(layouts[0].shape))
+        space_encoder = head.encoder if not belief_size else build_encoder(
+            dataclasses.replace(self.config, obs_type="belief_vector"), head.kernel.board,
+            lambda: np.zeros(first.shape))
         self.observation_space = space_encoder.space(sides[0])
-        estimate = self._table_bytes(len(layouts), layouts[0].rows, layouts[0].cols, k, b, sides)
+        estimate = self._table_bytes(count, first.rows, first.cols, k, b, sides)
         if estimate > self.table_bytes:
-            raise tables_refused(f"the batched tables of {len(layouts):,} map(s) of {layouts[0].rows}x"
-                                 f"{layouts[0].cols} with obs_type={self.obs_type!r}", estimate, self.table_bytes)
+            raise tables_refused(f"the batched tables of {count:,} map(s) of {first.rows}x{first.cols} with "
+                                 f"obs_type={self.obs_type!r}", estimate, self.table_bytes)
+        self.layouts = layouts = all_maps(first, self.generator, count)
+        parts = [head, *(build_map_parts(self.config, layout, with_filter=False) for layout in layouts[1:])]
+        games = [part.kernel for part in parts]
+        # A learning ghost's first step also pays its reward for the agent's opening move, played
+        # by the reset (which returns no reward), as the single-agent view does.
+        self._opening_reward = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1] if self.controlled == GHOST else 0.0
+        if self.controlled == GHOST:
+            for game in games:
+                if game.opening_can_end():
+                    raise ValueError(f"controlled='ghost' needs maps where the agent's opening move cannot end the "
+                                     f"game; on {game.layout.name or 'this layout'} it can")
+        opponents = [first_answers, *(answers(game) for game in games[1:])]
         bound_sensors = [part.sensors for part in parts]
         self.sensors = bound_sensors[0]
         self.sensor_tables = sensor_tables(bound_sensors)

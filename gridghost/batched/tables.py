@@ -21,23 +21,35 @@ from gridghost.sensing.sensors import Sensor
 ONGOING = int(Outcome.ONGOING)
 
 
-def maps_of(source: Layout | MapGenerator, budget: int) -> tuple[tuple[Layout, ...], MapGenerator | None]:
-    """The maps the games play (a config's ``layout``): one layout, or every level of a
-    generator's bounded level set, refused before any level is built when even the least of
-    their tables exceed ``budget`` bytes."""
+def first_map(source: Layout | MapGenerator, budget: int) -> tuple[Layout, MapGenerator | None, int]:
+    """The first map the games play (a config's ``layout``: one layout, or the first level of a
+    generator's bounded level set), the generator (``None`` for one layout) and the number of maps.
+    Nothing more is built: a level set whose tables cannot fit ``budget`` bytes (counted from
+    the first map) is refused before its levels are generated, each of which is solved.
+
+    Raises:
+        UnsupportedSetting: a generator without ``num_levels``.
+        ValueError: a level set whose least tables (one opponent answer, one slip outcome)
+            exceed ``budget``.
+    """
     if isinstance(source, Layout):
-        return (source,), None
+        return source, None, 1
     generator = source
     if generator.num_levels is None:
         raise UnsupportedSetting("the batched engine keeps every level's tables, so a MapGenerator needs num_levels "
                                  "(an unbounded level set would build a new map at almost every reset)")
-    # The least the tables take (one opponent answer, one slip outcome), checked before any level
-    # is built: a difficulty's levels are solved one by one.
     least = generator.num_levels * (generator.rows * generator.cols) ** 2 * NUM_ACTIONS * TABLE_ENTRY_BYTES
     if least > budget:
         raise tables_refused(f"the batched tables of {generator.num_levels:,} map(s) of {generator.rows}x"
                              f"{generator.cols}", least, budget, "at least")
-    return tuple(generator.level(generator.start_level + i) for i in range(generator.num_levels)), generator
+    return generator.level(generator.start_level), generator, generator.num_levels
+
+
+def all_maps(first: Layout, generator: MapGenerator | None, count: int) -> tuple[Layout, ...]:
+    """Every map the games play: ``first``, and the generator's next ``count - 1`` levels."""
+    if generator is None:
+        return (first,)
+    return (first, *(generator.level(generator.start_level + i) for i in range(1, count)))
 
 
 def slip_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
