@@ -3,60 +3,22 @@
     pip install "benchmarl==1.5.*"      # after the torch build you want; it brings torchrl < 0.12
     python examples/benchmarl_mappo.py  # 2,000 half-turns on the classic map
 
-BenchMARL runs tasks, not env objects: a new environment is a `TaskClass`, whose `get_env_fun`
-builds the TorchRL env, and a `Task` enum naming it (BenchMARL's "extending: task" recipe).
-PettingZoo's tictactoe_v3 needs the same, since BenchMARL ships no classic PettingZoo task.
-`GridGhostClass` below is BenchMARL's own PettingZoo task class with the env swapped: TorchRL's
-`PettingZooWrapper` over `gridghost.parallel_env()`, as BenchMARL's PettingZoo tasks build theirs
-(parallel envs). The waiting side's action mask is `[1, 0, 0, 0]`: its policy has one legal move,
-the no-op, and nothing it sends is carried out.
+BenchMARL runs tasks, not env objects; :mod:`gridghost.integrations.benchmarl` has gridghost's
+(`GridGhostTask`, BenchMARL's own PettingZoo task class over `gridghost.parallel_env()`, as its
+"extending: task" recipe builds any new env; tictactoe needs the same). Its `SideMetrics`
+callback prints the agent's return, success and capture rates and game length after every
+iteration: BenchMARL's own progress bar shows the mean return of both sides, which is 0 in a
+zero-sum game whatever the policies do.
 """
 
 from __future__ import annotations
 
 from benchmarl.algorithms import MappoConfig
-from benchmarl.environments import PettingZooClass, Task
 from benchmarl.experiment import Experiment, ExperimentConfig
 from benchmarl.experiment.callback import Callback
 from benchmarl.models.mlp import MlpConfig
-from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
-import gridghost
-
-
-class GridGhostClass(PettingZooClass):
-    """BenchMARL's PettingZoo task class over gridghost's parallel env; the config is its keywords."""
-
-    def get_env_fun(self, num_envs, continuous_actions, seed, device):
-        config = dict(self.config)
-        return lambda: PettingZooWrapper(gridghost.parallel_env(**config), use_mask=True, seed=seed, device=device)
-
-    def supports_continuous_actions(self):
-        return False
-
-    def supports_discrete_actions(self):
-        return True
-
-    def has_state(self):
-        return False
-
-    def has_render(self, env):
-        return False
-
-    def max_steps(self, env):
-        return self.config.get("max_cycles", 200)
-
-    @staticmethod
-    def env_name():
-        return "gridghost"
-
-
-class GridGhostTask(Task):
-    GRIDGHOST = None
-
-    @staticmethod
-    def associated_class():
-        return GridGhostClass
+from gridghost.integrations.benchmarl import GridGhostTask, SideMetrics
 
 
 class Recorder(Callback):
@@ -104,6 +66,6 @@ if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
-        run = experiment(save_folder=folder)
+        run = experiment(save_folder=folder, callbacks=[SideMetrics()])
         run.run()
         print(f"{run.total_frames} half-turns in {run.n_iters_performed} iterations")

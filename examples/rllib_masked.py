@@ -7,7 +7,9 @@ int8[4]}``, the keys of RLlib's ``ActionMaskingTorchRLModule``, which
 :func:`gridghost.integrations.rllib.masked_multi_module_spec` gives both sides. The mask is 1 for
 the moves that change the mover's cell (walking into a wall is legal but wasted). A callback
 checks every action RLlib sampled against the mask it was chosen under; the script prints how many
-broke it (0 with the masking module) next to the mean returns RLlib measured, which sum to 0.
+broke it (0 with the masking module) next to the mean returns RLlib measured, which sum to 0, and
+gridghost's per-side metrics (:class:`gridghost.integrations.rllib.GridGhostMetrics`: success and
+capture rates, game length in the agent's moves).
 
     pip install "gridghost[rllib]"                 # Ray RLlib and torch (choose your torch build)
     python examples/rllib_masked.py                                # a local Ray, 10 iterations
@@ -75,7 +77,7 @@ def build_config(args: argparse.Namespace) -> Any:
     """The PPO config: the masked adapter, one masked module per side."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from gridghost.integrations.rllib import GridGhostMultiAgentEnv, masked_multi_module_spec
+    from gridghost.integrations.rllib import GridGhostMetrics, GridGhostMultiAgentEnv, masked_multi_module_spec
     from gridghost.maps.levels import MapGenerator
 
     settings: dict[str, Any] = {"obs_type": args.obs_type, "action_mask_in_obs": True,
@@ -90,7 +92,7 @@ def build_config(args: argparse.Namespace) -> Any:
         .multi_agent(policies=set(SIDES), policy_mapping_fn=lambda side, *_, **__: side)
         .rl_module(rl_module_spec=masked_multi_module_spec(model))
         .env_runners(num_env_runners=args.num_env_runners)
-        .callbacks(_mask_checker())
+        .callbacks([_mask_checker(), GridGhostMetrics])
         .training(train_batch_size_per_learner=args.batch, minibatch_size=min(256, args.batch), num_epochs=4,
                   lr=3e-4, gamma=0.99, entropy_coeff=0.01)
         .debugging(seed=args.seed)
@@ -108,7 +110,9 @@ def main(argv: Sequence[str] | None = None, *, init_ray: bool = True) -> list[di
         One dict per iteration: ``checked``, ``restricted`` and ``broken`` (the iteration's
         sampled actions, those chosen under a mask with a 0, and those the mask ruled out),
         ``env_steps`` (the env steps RLlib sampled in the iteration: one action each), the mean
-        returns ``agent_return`` and ``ghost_return``, and ``agent_loss``, ``ghost_loss`` (PPO's).
+        returns ``agent_return`` and ``ghost_return`` RLlib measured, gridghost's per-side metrics
+        (``metrics_agent_return``, ``success_rate``, ``capture_rate``, ``episode_length``), and
+        ``agent_loss``, ``ghost_loss`` (PPO's).
     """
     args = parse_args(argv)
     import ray  # the optional extra: imported once the arguments are fine
@@ -116,7 +120,8 @@ def main(argv: Sequence[str] | None = None, *, init_ray: bool = True) -> list[di
     if init_ray:
         ray.init(num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False, log_to_driver=False)
     algo = build_config(args).build_algo()
-    print("iter  actions checked  masked taken  RLlib returns: agent   ghost   loss: agent   ghost   time")
+    print("iter  actions checked  masked taken  RLlib returns: agent   ghost  success  capture  length"
+          "  loss: agent   ghost   time")
     rows = []
     try:
         for iteration in range(1, args.iterations + 1):
@@ -129,11 +134,16 @@ def main(argv: Sequence[str] | None = None, *, init_ray: bool = True) -> list[di
                        env_steps=float(runners["num_env_steps_sampled"]),
                        agent_return=float(returns.get("agent", float("nan"))),
                        ghost_return=float(returns.get("ghost", float("nan"))),
+                       metrics_agent_return=float(runners.get("agent_return", float("nan"))),
+                       success_rate=float(runners.get("success_rate", float("nan"))),
+                       capture_rate=float(runners.get("capture_rate", float("nan"))),
+                       episode_length=float(runners.get("episode_length", float("nan"))),
                        agent_loss=float(learners["agent"]["total_loss"]),
                        ghost_loss=float(learners["ghost"]["total_loss"]))
             rows.append(row)
             print(f"{iteration:4d}  {row['checked']:15.0f}  {row['broken']:12.0f}  {row['agent_return']:20.2f}  "
-                  f"{row['ghost_return']:6.2f}  {row['agent_loss']:11.3f}  {row['ghost_loss']:6.3f}  "
+                  f"{row['ghost_return']:6.2f}  {row['success_rate']:7.3f}  {row['capture_rate']:7.3f}  "
+                  f"{row['episode_length']:6.1f}  {row['agent_loss']:11.3f}  {row['ghost_loss']:6.3f}  "
                   f"{time.perf_counter() - began:5.1f}s")
     finally:
         algo.stop()

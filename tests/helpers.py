@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -13,6 +17,47 @@ from gridghost.core.layout import Layout
 from gridghost.sensing.sensors import Sensor
 
 GOLDEN = Path(__file__).parent / "golden"
+ROOT = Path(__file__).resolve().parent.parent
+#: A fenced block of a Markdown page: its opening fence's info string and its body.
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", flags=re.S | re.M)
+#: What may stand just above a Python block that the light test run cannot run, and must say why.
+NOT_RUN = re.compile(r"<!-- not-run: (.+?) -->\n$")
+#: A not-run reason naming the test that runs the block where its extra is installed.
+RUN_BY = re.compile(r"\b(tests/test_\w+\.py) runs it\b")
+
+
+def python_blocks(path: Path) -> list[tuple[int, str, str | None]]:
+    """``(line, code, reason it is not run or None)`` for every ```python block of a Markdown file."""
+    text = path.read_text()
+    blocks = []
+    for match in FENCE.finditer(text):
+        if match[1].strip() == "python":
+            above = NOT_RUN.search(text[: match.start()])
+            blocks.append((text.count("\n", 0, match.start()) + 2, match[2], above[1] if above else None))
+    return blocks
+
+
+def blocks_run_by(test: str) -> list[tuple[Path, int, str]]:
+    """``(page, line, code)`` of every Python block of the README and the docs whose not-run
+    reason says that ``test`` (``"tests/test_x.py"``) runs it."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [(page, line, code) for page in pages for line, code, reason in python_blocks(page)
+            if reason is not None and any(found[1] == test for found in RUN_BY.finditer(reason))]
+
+
+def run_block(page: Path, line: int, code: str, folder: Path, timeout: float = 600) -> str:
+    """Run a page's block as it is written, as a script of its own in ``folder`` with this
+    Python, and return what it printed; a failure raises with its output (the traceback names
+    the page and the block's own lines). One intra-op thread for torch: the tiny networks run
+    many times faster on a small shared CPU, as the training page says."""
+    script = folder / f"{page.stem}_{line}.py"
+    script.write_text("\n" * (line - 1) + code)  # the page's line numbers in a traceback
+    result = subprocess.run([sys.executable, str(script)], cwd=folder, capture_output=True, text=True,
+                            timeout=timeout, env={**os.environ, "OMP_NUM_THREADS": "1", "SDL_VIDEODRIVER": "dummy"})
+    if result.returncode != 0:
+        raise AssertionError(f"{page.relative_to(ROOT)}:{line} failed ({result.returncode}):\n"
+                             f"{result.stdout[-3000:]}\n{result.stderr[-6000:]}")
+    return result.stdout
 
 #: The classic map's walls, written out by hand: ``(r, c)`` in HORIZONTAL_WALLS is a wall below
 #: cell ``(r, c)``, in VERTICAL_WALLS a wall right of it.

@@ -14,28 +14,16 @@ import pytest
 import gridghost
 from gridghost.maps import DIFFICULTIES, names
 
+from helpers import FENCE, RUN_BY, python_blocks
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 MKDOCS = (ROOT / "mkdocs.yml").read_text()
 README = (ROOT / "README.md").read_text()
-#: A fenced block: its opening fence's info string and its body.
-FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", flags=re.S | re.M)
-#: What may stand just above a Python block that the tests cannot run, and must say why.
-NOT_RUN = re.compile(r"<!-- not-run: (.+?) -->\n$")
-#: The blocks allowed not to run: each needs a trainer's extra. Keep this set small.
+#: The blocks allowed to run nowhere (each needs an extra; a block that a test runs where its extra is
+#: installed, "tests/test_x.py runs it", does not count). Keep this set small.
 MAX_NOT_RUN = 6
-
-
-def python_blocks(path: Path) -> list[tuple[int, str, str | None]]:
-    """``(line, code, reason it is not run or None)`` for every ```python block of a Markdown file."""
-    text = path.read_text()
-    blocks = []
-    for match in FENCE.finditer(text):
-        if match[1].strip() == "python":
-            above = NOT_RUN.search(text[: match.start()])
-            blocks.append((text.count("\n", 0, match.start()) + 2, match[2], above[1] if above else None))
-    return blocks
 
 
 def relative(path: Path) -> str:
@@ -56,9 +44,12 @@ def test_examples_that_do_not_run_are_few_and_say_why() -> None:
     blocks = [(path, *block) for path in [ROOT / "README.md", *PAGES] for block in python_blocks(path)]
     skipped = [(relative(path), line, reason) for path, line, _, reason in blocks if reason is not None]
     assert len(blocks) >= 25, "the pages' examples were not found"
-    assert len(skipped) <= MAX_NOT_RUN, skipped
-    for _, _, reason in skipped:
+    for page, _, reason in skipped:
         assert re.fullmatch(r"needs .{8,}", reason), reason
+        for test in RUN_BY.findall(reason):  # the test that runs it exists and reads this page
+            assert Path(page).name in (ROOT / test).read_text(), (page, test)
+    nowhere = [block for block in skipped if not RUN_BY.search(block[2])]
+    assert len(nowhere) <= MAX_NOT_RUN, nowhere
     assert any(reason is None for path, _, _, reason in blocks if path == ROOT / "README.md")
 
 

@@ -1,10 +1,11 @@
-"""BenchMARL's MAPPO trains both sides of the parallel env, registered as any new BenchMARL task is.
+"""BenchMARL's MAPPO trains both sides of the parallel env, registered as any new BenchMARL task is,
+and reports per-side metrics; the training page's BenchMARL example runs as written.
 
 BenchMARL runs tasks, not env objects: a new environment is a ``TaskClass`` (whose ``get_env_fun``
 builds the TorchRL env) and a ``Task`` enum naming it, BenchMARL's "extending: task" recipe.
 PettingZoo's tictactoe_v3 needs the same (BenchMARL ships no classic PettingZoo task), and more: a
 transform to flatten and cast its int8 board planes for BenchMARL's MLP. gridghost's task, in
-``examples/benchmarl_mappo.py``, is BenchMARL's PettingZoo task class with TorchRL's own
+``gridghost.integrations.benchmarl``, is BenchMARL's PettingZoo task class with TorchRL's own
 ``PettingZooWrapper(gridghost.parallel_env(obs_type="vector"), use_mask=True)`` as its env.
 
 Marked ``integration``: needs benchmarl 1.5 (which pins torchrl < 0.12), imported inside the test
@@ -15,10 +16,13 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import sys
 from pathlib import Path
 
 import pytest
+
+from helpers import blocks_run_by, run_block
 
 pytestmark = pytest.mark.integration
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "benchmarl_mappo.py"
@@ -36,18 +40,47 @@ def _example():
     return module
 
 
+def test_the_training_pages_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
+    (page, line, code), = blocks_run_by("tests/test_integration_benchmarl.py")
+    assert page.name == "training.md"
+    out = run_block(page, line, code, tmp_path)
+    found = re.findall(r"^iteration (\d): agent return (\S+)  success (\S+)  capture (\S+)  length (\S+)  "
+                       r"\((\d+) games\)$", out, flags=re.M)
+    rows = [tuple(map(float, row)) for row in found]
+    assert [row[0] for row in rows] == [1, 2, 3, 4], out  # 2,000 frames in batches of 500; games end in each
+    for _, agent_return, success, capture, length, games in rows:
+        assert agent_return != 0.0 and 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1
+        assert length >= 1 and games >= 1
+
+
 def test_mappo_on_the_parallel_env(tmp_path):
     import torch
+
+    from gridghost.integrations.benchmarl import SideMetrics
+    from gridghost.integrations.metrics import EpisodeMetrics
+    from gridghost.integrations.torchrl import TensorDictMetrics
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny networks on a 2-core machine
     try:
         example = _example()
-        record = example.Recorder()
-        experiment = example.experiment(FRAMES, BATCH, seed=0, save_folder=str(tmp_path), callbacks=[record])
+        record, side_metrics = example.Recorder(), SideMetrics(verbose=False)
+        experiment = example.experiment(FRAMES, BATCH, seed=0, save_folder=str(tmp_path),
+                                        callbacks=[record, side_metrics])
         experiment.run()
     finally:
         torch.set_num_threads(threads)
+
+    # The callback's numbers are each batch's finished games, read from what BenchMARL collected.
+    reader, expected = TensorDictMetrics(EpisodeMetrics()), []
+    for number, batch in enumerate(record.batches, 1):
+        reader.metrics.clear()
+        if reader.update(batch):
+            expected.append({"iteration": number, "frames": number * BATCH, **reader.summary()})
+    assert len(expected) >= 3 and len(side_metrics.history) == len(expected)
+    for got, want in zip(side_metrics.history, expected, strict=True):
+        assert got == pytest.approx(want)
+    assert sum(row["episodes"] for row in expected) >= 5
 
     assert experiment.group_map == {"agent": ["agent"], "ghost": ["ghost"]}
     assert experiment.total_frames == FRAMES
@@ -84,5 +117,9 @@ def test_mappo_on_the_parallel_env(tmp_path):
     ret_agent = data["next", "agent", "episode_reward"].flatten()[done]
     ret_ghost = data["next", "ghost", "episode_reward"].flatten()[done]
     assert torch.equal(ret_agent + ret_ghost, torch.zeros_like(ret_agent))
+    # Every finished game is in the metrics once, with the return BenchMARL's own RewardSum counted.
+    history = side_metrics.history
+    assert sum(row["episodes"] for row in history) == int(done.sum())
+    assert sum(row["agent_return"] * row["episodes"] for row in history) == pytest.approx(ret_agent.sum().item())
     assert (ret_agent <= 100).all()
     assert {-1.0, 0.0} <= set(r_agent.tolist())

@@ -1,4 +1,5 @@
-"""PufferLib's emulation layer and vectorization over gridghost, with no line of glue.
+"""PufferLib's emulation layer and vectorization over gridghost, with no line of glue; the training
+page's PufferLib example runs as written and prints per-side metrics.
 
 ``pufferlib.emulation.PettingZooPufferEnv(env_creator=gridghost.parallel_env, ...)`` and
 ``GymnasiumPufferEnv(env_creator=gymnasium.make, ...)`` are handed to ``pufferlib.vector.make``
@@ -13,6 +14,7 @@ clean_pufferl loop), and checks what the emulation and vectorization deliver.
 """
 
 import functools
+import re
 
 import gymnasium
 import numpy as np
@@ -20,6 +22,8 @@ import pytest
 
 import gridghost
 from gridghost.sensing.observations import GRID_CHANNELS
+
+from helpers import blocks_run_by, run_block
 
 pytestmark = pytest.mark.integration
 
@@ -193,3 +197,55 @@ def test_action_masks_survive_the_emulation():
         obs, *_ = vecenv.step(action)
     vecenv.close()
     assert checked >= 150
+
+
+def test_the_training_pages_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
+    (page, line, code), = blocks_run_by("tests/test_integration_pufferlib.py")
+    assert page.name == "training.md"
+    assert "backend=pufferlib.vector.Serial" in code and "vecenv.close()" in code
+    out = run_block(page, line, code, tmp_path, timeout=300)  # a script that hangs at exit fails here
+    found = re.fullmatch(r"agent return (\S+)  success (\S+)  capture (\S+)  length (\S+)  \((\d+) games\)\n", out)
+    assert found, out
+    agent_return, success, capture, length, games = map(float, found.groups())
+    # 2,000 steps of 4 games, random moves: many games, most of them decided before the step limit.
+    assert games >= 50 and agent_return != 0.0 and 0 <= success <= 1 and 0 <= capture <= 1
+    assert 0.5 <= success + capture <= 1 and 1 <= length <= 100
+
+
+def test_the_default_backend_wants_a_native_env_as_the_page_says():
+    """Why the page names a backend: PufferLib's default refuses a Python env (any, not only gridghost)."""
+    import pufferlib
+    import pufferlib.vector
+
+    with pytest.raises(pufferlib.APIUsageError, match="Native vectorization requires a native PufferEnv"):
+        pufferlib.vector.make(parallel_creator(obs_type="grid"), num_envs=2)
+
+
+def test_episode_tracker_reads_pufferlibs_infos_exactly():
+    """The page's EpisodeTracker.step over PufferLib's per-game infos counts each game as it was played."""
+    import pufferlib.vector
+
+    from gridghost.integrations.metrics import EpisodeTracker
+
+    vecenv = pufferlib.vector.make(parallel_creator(obs_type="grid"), num_envs=GAMES, backend=pufferlib.vector.Serial)
+    tracker = EpisodeTracker()
+    rng = np.random.default_rng(2)
+    vecenv.reset(seed=2)
+    returns, moves, games = np.zeros(GAMES), np.zeros(GAMES, dtype=int), []
+    for _ in range(600):
+        _, rewards, terminals, truncations, infos = vecenv.step(rng.integers(0, 4, vecenv.num_agents, dtype=np.int32))
+        agent_infos = [info["agent"] for info in infos]
+        tracker.step(rewards[0::2], (terminals | truncations)[0::2], agent_infos)
+        returns += rewards[0::2]
+        moves += [info["mover"] == 0 for info in agent_infos]
+        for game in np.flatnonzero((terminals | truncations)[0::2]):
+            info = agent_infos[game]
+            games.append((returns[game], info["reached_goal"], info["caught_by_ghost"], moves[game]))
+            returns[game], moves[game] = 0.0, 0
+    vecenv.close()
+    assert len(games) >= 20 and tracker.metrics.episodes == len(games)
+    summary = tracker.metrics.summary()
+    assert summary["agent_return"] == pytest.approx(np.mean([g[0] for g in games]))
+    assert summary["success_rate"] == pytest.approx(np.mean([g[1] for g in games]))
+    assert summary["capture_rate"] == pytest.approx(np.mean([g[2] for g in games]))
+    assert summary["episode_length"] == pytest.approx(np.mean([g[3] for g in games]))

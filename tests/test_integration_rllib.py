@@ -1,6 +1,7 @@
-"""RLlib (new API stack) trains on gridghost with no glue: masked multi-agent PPO that never takes
-a masked move, the plain env id and the env class with ``env_config`` on a remote env runner, the
-plain id on gridghost's batched engine (``gym_env_vectorize_mode="vector_entry_point"``), and
+"""RLlib (new API stack) trains on gridghost with no glue: the training page's example as written,
+printing per-side metrics; masked multi-agent PPO that never takes a masked move, the plain env
+id and the env class with ``env_config`` on a remote env runner, the plain id on gridghost's
+batched engine (``gym_env_vectorize_mode="vector_entry_point"``), and
 RLlib's default CNN on channels-last grids.
 
 Marked ``integration``: they need ``gridghost[rllib]`` (and torch); ``.ci/run`` installs the
@@ -14,6 +15,7 @@ import importlib.util
 import io
 import math
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +24,28 @@ import pytest
 import gridghost
 from gridghost.maps.levels import MapGenerator
 
+from helpers import blocks_run_by, run_block
+
 pytestmark = pytest.mark.integration
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 RAY_SETTINGS = dict(num_cpus=2, include_dashboard=False, log_to_driver=False)
+#: One line of the training page's example: RLlib's mean return of both sides, then gridghost's per-side metrics.
+METRICS_LINE = re.compile(r"iteration (\d): episode_return_mean (\S+), agent return (\S+)  success (\S+)  "
+                          r"capture (\S+)  length (\S+)$", flags=re.M)
+
+
+def test_the_training_pages_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
+    # First in the module: its own Ray, in its own process, before the module's cluster starts.
+    (page, line, code), = blocks_run_by("tests/test_integration_rllib.py")
+    assert page.name == "training.md"
+    out = run_block(page, line, code, tmp_path)
+    rows = [tuple(map(float, found.groups())) for found in METRICS_LINE.finditer(out)]
+    assert [row[0] for row in rows] == [1, 2], out
+    for _, both_sides, agent_return, success, capture, length in rows:
+        assert both_sides == 0.0  # zero-sum: the two sides' returns cancel in every game
+        assert agent_return != 0.0 and 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1
+        assert 1 <= length <= 50  # max_cycles
+        assert success + capture > 0  # some games end before the step limit
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +167,10 @@ def test_masked_example_never_takes_a_masked_action(ray_cluster, obs_type):
         assert row["restricted"] >= 0.2 * row["checked"]
         assert row["agent_return"] + row["ghost_return"] == pytest.approx(0.0, abs=1e-9)
         assert math.isfinite(row["agent_loss"]) and math.isfinite(row["ghost_loss"])
+        # The metrics callback counts the games RLlib counts: its agent return is RLlib's own.
+        assert row["metrics_agent_return"] == pytest.approx(row["agent_return"])
+        assert 0 <= row["success_rate"] <= 1 and 0 <= row["capture_rate"] <= 1
+        assert row["success_rate"] + row["capture_rate"] <= 1 and row["episode_length"] >= 1
     assert "masked taken" in out.getvalue()
 
 

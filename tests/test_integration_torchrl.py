@@ -4,7 +4,8 @@
 group). These tests hand it `PettingZooWrapper(gridghost.env(...), use_mask=True)` (the AEC env,
 as TorchRL's docs wrap tictactoe_v3) and `PettingZooWrapper(gridghost.parallel_env(...),
 use_mask=True)`, train a few thousand half-turns and check what the trainer saw: the number of
-steps, whose turn it was, the masks, zero-sum rewards, finite losses.
+steps, whose turn it was, the masks, zero-sum rewards, finite losses, and the per-side metrics
+read from the batches. TorchRL converts the infos without warning (no read-only arrays).
 
 Marked ``integration``: needs torch and torchrl (0.11 or newer; written against 0.14), imported
 inside the tests so that the light test run, which has neither, still collects this file.
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,6 +81,7 @@ def _check_common(result, env):
             episode = 0.0
     # A game ends on a catch (-50 for that half-turn), a goal (+100) or the 100-cycle limit.
     assert all(-51 * 100 <= g <= 100 for g in returns)
+    _check_metrics(result["batches"], r_agent, done, to_move, returns)
     # Agent's half-turns pay it -1, +100 (goal) or -50 (stepped onto the ghost); the ghost's pay
     # the agent 0 or -50 (caught).
     agent_moved = to_move == 0
@@ -85,6 +89,45 @@ def _check_common(result, env):
     assert set(r_agent[~agent_moved].tolist()) <= {0.0, -50.0}
     assert {-1.0, 0.0} <= set(r_agent.tolist())
     return data, to_move
+
+
+def _check_metrics(batches, r_agent, done, to_move, returns):
+    """The per-side metrics read batch by batch match each game as the rewards tell it."""
+    from gridghost.integrations.torchrl import TensorDictMetrics
+
+    reader = TensorDictMetrics()
+    assert sum(reader.update(batch) for batch in batches) == len(returns)
+    ends = done.nonzero().flatten().tolist()
+    last_reward = r_agent[ends].tolist()  # a goal pays the agent +100 in the game's last half-turn, a catch -50
+    starts = [0, *(end + 1 for end in ends[:-1])]
+    moves = [int((to_move[a:b + 1] == 0).sum()) for a, b in zip(starts, ends, strict=True)]
+    summary = reader.summary()
+    assert summary["episodes"] == len(returns)
+    assert summary["agent_return"] == pytest.approx(sum(returns) / len(returns))
+    assert summary["success_rate"] == pytest.approx(last_reward.count(100.0) / len(returns))
+    assert summary["capture_rate"] == pytest.approx(last_reward.count(-50.0) / len(returns))
+    assert summary["episode_length"] == pytest.approx(sum(moves) / len(moves))
+    assert 0 < summary["success_rate"] + summary["capture_rate"] <= 1
+
+
+#: Wraps the AEC and the parallel env and steps each, in a fresh process: torch warns once per process.
+_NO_WARNING = """
+import warnings
+import gridghost
+from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for make in (gridghost.env, gridghost.parallel_env):
+        env = PettingZooWrapper(make(obs_type="vector"), use_mask=True)
+        env.set_seed(0)
+        env.rollout(60, break_when_any_done=False)
+print([str(w.message)[:60] for w in caught if "not writable" in str(w.message)])
+"""
+
+
+def test_torchrl_takes_the_infos_without_a_read_only_warning():
+    out = subprocess.run([sys.executable, "-c", _NO_WARNING], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
 def test_ppo_on_the_aec_env(train):

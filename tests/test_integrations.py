@@ -1,5 +1,6 @@
-"""The trainer integrations with the real trainers: RLlib's episode bookkeeping over the adapter,
-and the two self-play examples for a few iterations each.
+"""The trainer integrations with the real trainers: RLlib's episode bookkeeping over the adapter
+(returns, and the per-side metrics callback over games cut into chunks), and the two self-play
+examples for a few iterations each.
 
 Marked ``integration``: they need ``gridghost[sb3,rllib]`` (and torch), which the README's test
 command does not install; ``.ci/run`` installs the extras and runs them with ``-m integration``.
@@ -70,6 +71,59 @@ def test_rllib_env_takes_its_settings_as_env_config():
     assert env.get_observation_space("ghost") == env.game.observation_space("ghost")
     with pytest.raises(TypeError, match="config must be a dict"):
         GridGhostMultiAgentEnv(["vector"])
+
+
+class _Logger:
+    """The part of RLlib's MetricsLogger the metrics callback uses: every value it logs, by name."""
+
+    def __init__(self):
+        self.values, self.windows = {}, set()
+
+    def log_value(self, key, value, *, reduce, window):
+        assert reduce == "mean"
+        self.values.setdefault(key, []).append(value)
+        self.windows.add(window)
+
+
+def test_rllib_metrics_callback_counts_whole_games_across_chunks():
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+
+    from gridghost.integrations.metrics import METRICS, EpisodeMetrics
+    from gridghost.integrations.rllib import GridGhostMetrics, GridGhostMultiAgentEnv
+
+    env = GridGhostMultiAgentEnv({"obs_type": "vector", "max_cycles": 30})
+    callback, logger, truth = GridGhostMetrics(), _Logger(), EpisodeMetrics()
+    rng = np.random.default_rng(1)
+    chunked = 0
+    for seed in range(80):
+        observations, infos = env.reset(seed=seed)
+        episode = MultiAgentEpisode(observations=[observations], infos=[infos],
+                                    observation_space=env.observation_spaces, action_space=env.action_spaces)
+        chunks, agent_return, moves = [], 0.0, 0
+        while not episode.is_done:
+            actions = {side: int(rng.integers(4)) for side in observations}
+            moves += "agent" in actions
+            observations, rewards, terminations, truncations, infos = env.step(actions)
+            agent_return += rewards.get("agent", 0.0)
+            episode.add_env_step(observations=observations, actions=actions, rewards=rewards, infos=infos,
+                                 terminateds=terminations, truncateds=truncations)
+            if not episode.is_done and rng.random() < 0.05:  # a sampling round ends here: RLlib cuts the episode
+                chunks.append(episode)
+                episode = episode.cut(len_lookback_buffer=1)  # as RLlib's runner does (episode_lookback_horizon)
+        chunked += bool(chunks)
+        callback.on_episode_end(episode=episode, prev_episode_chunks=chunks, metrics_logger=logger, env_index=0)
+        truth.add_info(agent_return, infos["agent"], moves)
+    assert chunked >= 20
+    summary = truth.summary()
+    assert 0 < summary["success_rate"] < 1 and 0 < summary["capture_rate"] < 1
+    assert all(len(logger.values[name]) == 80 for name in METRICS) and logger.windows == {None}
+    assert {name: float(np.mean(logger.values[name])) for name in METRICS} == pytest.approx(
+        {name: summary[name] for name in METRICS})
+    with pytest.raises(TypeError, match="multi-agent episodes of GridGhostMultiAgentEnv"):
+        callback.on_episode_end(episode=SingleAgentEpisode(), metrics_logger=logger, env_index=0)
+    with pytest.raises(ValueError, match="holds no 'agent' steps"):
+        callback.on_episode_end(episode=MultiAgentEpisode(), metrics_logger=logger, env_index=0)
 
 
 def _check_generations(rows, count):

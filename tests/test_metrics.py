@@ -170,3 +170,30 @@ def test_tensordict_reader_takes_torchrls_keys_and_trailing_axes() -> None:
         reader.update(_Batch({k: v for k, v in entries.items() if k != KEYS["mover"]}, (n,)))
     with pytest.raises(ValueError, match="not one value per step"):
         reader.update(_Batch({**entries, KEYS["done"]: np.zeros((n, 2))}, (n,)))
+
+
+def test_tracker_step_reads_each_games_agent_info_from_the_parallel_env() -> None:
+    envs = [gridghost.parallel_env(obs_type="vector", max_cycles=20) for _ in range(3)]
+    infos = [env.reset(seed=seed)[1]["agent"] for seed, env in enumerate(envs)]
+    tracker, rng = EpisodeTracker(), np.random.default_rng(4)
+    truth, returns, moves = EpisodeMetrics(), [0.0] * 3, [0] * 3
+    for _ in range(300):
+        rewards, dones, infos = [], [], []
+        for game, env in enumerate(envs):
+            moves[game] += env.aec_env.agent_selection == "agent"
+            _, reward, terminated, truncated, info = env.step({name: int(rng.integers(4)) for name in env.agents})
+            done = terminated["agent"] or truncated["agent"]
+            returns[game] += reward["agent"]
+            rewards.append(reward["agent"])
+            dones.append(done)
+            infos.append(info["agent"])
+            if done:
+                truth.add_info(returns[game], info["agent"], moves[game])
+                returns[game], moves[game] = 0.0, 0
+                env.reset()
+        tracker.step(rewards, dones, infos)
+    assert truth.episodes >= 15 and tracker.metrics.summary() == pytest.approx(truth.summary())
+    with pytest.raises(ValueError, match="one entry per game"):
+        tracker.step([0.0, 0.0], [False, False], infos)
+    with pytest.raises(KeyError, match="an agent info has no 'mover'"):
+        tracker.step([0.0], [False], [{"reached_goal": False, "caught_by_ghost": False}])

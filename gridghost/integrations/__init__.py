@@ -8,6 +8,11 @@
 - :mod:`gridghost.integrations.sb3`: the batched engine as a Stable-Baselines3 ``VecEnv``
   (``SB3VecEnv``), with episode statistics, ``is_success`` and action masks (needs
   ``pip install "gridghost[sb3]"``).
+- :mod:`gridghost.integrations.metrics`: per-side metrics of zero-sum training runs (the agent's
+  return, success and capture rates, game length), where a mean over both sides is always 0;
+  no library needed. :mod:`gridghost.integrations.torchrl` reads them from TorchRL's batches
+  (nothing imported), :mod:`gridghost.integrations.benchmarl` has gridghost's BenchMARL task and
+  a callback that prints them (needs BenchMARL); the RLlib module has ``GridGhostMetrics``.
 
 The reward-credit rule holds in every adapter. Each side receives all of its rewards, summed
 until it next observes. A reward earned before a side's first observation (the ghost's, for

@@ -26,15 +26,19 @@ here: :mod:`gridghost.integrations.rllib` (``GridGhostMetrics``),
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from gridghost.core.rules import Side
 
 #: The per-side metrics, in the order :meth:`EpisodeMetrics.summary` and :func:`format_metrics` give them.
 METRICS: tuple[str, ...] = ("agent_return", "success_rate", "capture_rate", "episode_length")
 #: The info keys that say how a game ended (numeric infos, the default, hold both at every step).
 OUTCOME_KEYS: tuple[str, str] = ("reached_goal", "caught_by_ghost")
+#: Numeric infos' ``mover`` when the agent made the step's move.
+_AGENT_MOVED = int(Side.AGENT)
 
 
 def outcome(info: Mapping[str, Any]) -> tuple[bool, bool]:
@@ -166,6 +170,36 @@ class EpisodeTracker:
         self.metrics = metrics if metrics is not None else EpisodeMetrics()
         self._return: np.ndarray | None = None
         self._length: np.ndarray | None = None
+
+    def step(self, agent_reward: Any, done: Any, agent_infos: Sequence[Mapping[str, Any]]) -> int:
+        """Take one step of several games, with each game's agent info as the env gave it.
+
+        Args:
+            agent_reward: the agent's reward in this step, one per game.
+            done: whether each game ended (or was cut short) in this step.
+            agent_infos: each game's numeric info for the agent (its ``mover``, ``reached_goal`` and
+                ``caught_by_ghost`` are read).
+
+        Returns:
+            How many games ended in this step.
+
+        Raises:
+            ValueError: the three do not have one entry per game, or as :func:`outcome` and
+                :meth:`update`.
+            KeyError: an info has no ``mover``.
+        """
+        rewards, ended = np.asarray(agent_reward), np.asarray(done)
+        if rewards.ndim != 1 or ended.shape != rewards.shape or len(agent_infos) != len(rewards):
+            raise ValueError(f"agent_reward, done and agent_infos must hold one entry per game; got the shapes "
+                             f"{rewards.shape}, {ended.shape} and {len(agent_infos)} infos")
+        endings = [outcome(info) for info in agent_infos]
+        if any("mover" not in info for info in agent_infos):
+            raise KeyError("an agent info has no 'mover' (who made the step's move): per-side metrics read the "
+                           "numeric infos (the default)")
+        moved = [info["mover"] == _AGENT_MOVED for info in agent_infos]
+        reached, caught = ([ending[i] for ending in endings] for i in (0, 1))
+        return self.update(rewards[:, None], np.array(moved)[:, None], ended[:, None], np.array(reached)[:, None],
+                           np.array(caught)[:, None])
 
     def update(self, agent_reward: Any, agent_moved: Any, done: Any, reached_goal: Any, caught_by_ghost: Any) -> int:
         """Take one batch of steps.

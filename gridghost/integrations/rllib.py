@@ -158,17 +158,22 @@ class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]
     (:func:`gridghost.integrations.metrics.outcome`).
 
     Raises:
-        TypeError: an episode is not a multi-agent one with an ``"agent"`` (the single-agent
-            env has one side: RLlib's own ``episode_return_mean`` is that side's return).
-        ValueError: as :func:`gridghost.integrations.metrics.outcome` (``reference_infos=True``).
+        TypeError: an episode is not a multi-agent one (the single-agent env has one side:
+            RLlib's own ``episode_return_mean`` is that side's return).
+        ValueError: the last chunk has no steps of the agent (``episode_lookback_horizon=0``);
+            as :func:`gridghost.integrations.metrics.outcome` (``reference_infos=True``).
     """
 
     def on_episode_end(self, *, episode: Any, prev_episode_chunks: list[Any] | None = None,
                        env_runner: Any = None, metrics_logger: Any = None, **kwargs: Any) -> None:
         """Log the finished game's metrics."""
-        if not isinstance(episode, MultiAgentEpisode) or AGENT not in episode.agent_episodes:
-            raise TypeError(f"GridGhostMetrics reads the multi-agent episodes of GridGhostMultiAgentEnv, with an "
-                            f"{AGENT!r}; got {type(episode).__name__}")
+        if not isinstance(episode, MultiAgentEpisode):
+            raise TypeError(f"GridGhostMetrics reads the multi-agent episodes of GridGhostMultiAgentEnv; got "
+                            f"{type(episode).__name__}")
+        if AGENT not in episode.agent_episodes:
+            raise ValueError(f"the episode's last chunk holds no {AGENT!r} steps, so how its game ended is unknown: "
+                             "a chunk cut with no lookback (episode_lookback_horizon=0) drops an action still waiting "
+                             "for its next observation; keep RLlib's default of 1")
         chunks = [chunk.agent_episodes[AGENT] for chunk in [*(prev_episode_chunks or ()), episode]
                   if AGENT in chunk.agent_episodes]
         reached, caught = outcome(episode.agent_episodes[AGENT].get_infos(-1))
