@@ -101,8 +101,9 @@ def test_a_seed_fixes_the_runs_and_seeds_matter() -> None:
 
 @pytest.mark.parametrize("controlled", ["agent", "ghost"])
 def test_episode_infos_are_the_sums_of_the_rewards_returned(controlled: str) -> None:
-    env = _env(controlled=controlled)
-    monitored = VecMonitor(_env(controlled=controlled))
+    # the reference's rewards, whose goal and capture rewards the success check below reads
+    env = _env(controlled=controlled, rewards="reference")
+    monitored = VecMonitor(_env(controlled=controlled, rewards="reference"))
     env.seed(5)
     monitored.seed(5)
     env.reset()
