@@ -25,7 +25,7 @@ import pytest
 import gridghost
 from gridghost import AgentInterface, GridGhostGymEnv
 from gridghost.config import RESERVED_INFO_KEYS
-from gridghost.core.layout import CLASSIC
+from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.policies import RandomPolicy, ReferencePolicy, make_policy
 from gridghost.core.slip import LongitudinalSlip, SlipModel
 from gridghost.envs.aec import GridGhostEnv
@@ -894,3 +894,41 @@ def test_the_vector_env_names_num_envs() -> None:
             GridGhostVectorEnv(count)
     with pytest.raises(ValueError, match=r"^num_envs=33,554,432 needs .* the maximum for these settings is num_envs="):
         GridGhostVectorEnv(2**25)
+
+
+# -- the package-level settings are the ones the code reads ----------------------------------------
+@pytest.mark.parametrize(("package", "home", "name"), [
+    ("gridghost.batched", "gridghost.batched.limits", "TABLE_BYTES"),
+    ("gridghost.batched", "gridghost.batched.limits", "BUFFER_BYTES"),
+    ("gridghost.batched", "gridghost.batched.limits", "MAX_GAMES"),
+    ("gridghost.planning", "gridghost.planning.model", "CACHE_BYTES"),
+    ("gridghost.planning", "gridghost.planning.model", "MAX_STATES"),
+    ("gridghost.core", "gridghost.core.rules", "BOARD_CACHE_BYTES"),
+    ("gridghost.config", "gridghost.config.parts", "MAP_COMPONENTS_BYTES"),
+])
+def test_setting_a_packages_budget_sets_the_one_its_code_reads(package: str, home: str, name: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    package_module, home_module = importlib.import_module(package), importlib.import_module(home)
+    assert getattr(package_module, name) == getattr(home_module, name)
+    monkeypatch.setattr(package_module, name, 12_345)
+    assert getattr(home_module, name) == 12_345 and getattr(package_module, name) == 12_345
+
+
+def test_the_board_cache_keeps_to_a_budget_set_on_gridghost_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gridghost.core
+    from gridghost.core import rules
+
+    monkeypatch.setattr(gridghost.core, "BOARD_CACHE_BYTES", 1)  # room for the newest board only
+    boards = [rules.board_for(Layout.generate(5, 5, seed=1_000 + seed)) for seed in range(3)]
+    assert rules.cached_board_bytes() == boards[-1].nbytes
+
+
+def test_the_maps_kept_follow_a_budget_set_on_gridghost_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gridghost.config
+    from gridghost.config import maps_kept
+
+    layout = Layout.generate(6, 6, seed=0)
+    monkeypatch.setattr(gridghost.config, "MAP_COMPONENTS_BYTES", 1_000 * 4096 * 36)
+    assert maps_kept(layout) == 1_000

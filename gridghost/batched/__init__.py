@@ -11,8 +11,6 @@ forwards the three names to :mod:`gridghost.batched.limits`, where the engine re
 
 from __future__ import annotations
 
-import sys
-import types
 import warnings
 from typing import Any
 
@@ -29,6 +27,7 @@ from gridghost.batched import limits
 from gridghost.batched.limits import TooManyGames, UnsupportedSetting
 from gridghost.batched.vector import GridGhostVectorEnv, make_vector_env
 from gridghost.config import opponents
+from gridghost.core import tunables
 
 __all__ = [
     "AUTORESET_MODES",
@@ -57,24 +56,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'gridghost.batched' has no attribute {name!r}")
 
 
-def _setting(name: str) -> property:
-    """``name`` of :mod:`gridghost.batched.limits`, read and set there (where the engine reads it)."""
-
-    def read(_module: types.ModuleType) -> Any:
-        return getattr(limits, name)
-
-    def write(_module: types.ModuleType, value: Any) -> None:
-        setattr(limits, name, value)
-
-    return property(read, write, doc=f"gridghost.batched.limits.{name}, read when an engine is built")
-
-
-class _Settings(types.ModuleType):
-    """This module, whose settings live where the engine reads them: a copy here would be ignored."""
-
-    TABLE_BYTES = _setting("TABLE_BYTES")
-    BUFFER_BYTES = _setting("BUFFER_BYTES")
-    MAX_GAMES = _setting("MAX_GAMES")
-
-
-sys.modules[__name__].__class__ = _Settings
+tunables.forward(__name__, limits, ("TABLE_BYTES", "BUFFER_BYTES", "MAX_GAMES"))

@@ -4,10 +4,15 @@
 :func:`game_config` (the views' keyword arguments, checked and resolved); ``parts`` holds
 :func:`build_map_parts` (each map's kernel, sensors, filter, encoder and expert, for every view
 and the batched engine); ``opponents`` holds the registry of opponent names.
+
+``MAP_COMPONENTS_BYTES`` is a setting: ``gridghost.config.MAP_COMPONENTS_BYTES = ...`` sets
+:data:`gridghost.config.parts.MAP_COMPONENTS_BYTES`, which bounds the maps' parts an env keeps.
 """
 
 from __future__ import annotations
 
+from gridghost.config import parts
+from gridghost.core import tunables
 from gridghost.config.opponents import (
     DEFAULT_OPPONENTS,
     OPPONENT_SIDES,
@@ -57,3 +62,5 @@ __all__ = [
     "slip_from_dict",
     "slip_to_dict",
 ]
+
+tunables.forward(__name__, parts, ("MAP_COMPONENTS_BYTES",))

@@ -1,10 +1,14 @@
 """The game itself: maps, rules, slip, the game kernel and the scripted players.
 
 Nothing here imports anything above it: no sensing, planning, views, drawing or training.
+
+``BOARD_CACHE_BYTES`` is a setting: ``gridghost.core.BOARD_CACHE_BYTES = ...`` sets
+:data:`gridghost.core.rules.BOARD_CACHE_BYTES`, which the boards' cache reads at each insertion.
 """
 
 from __future__ import annotations
 
+from gridghost.core import rules, tunables
 from gridghost.core.checks import (
     check_action,
     check_cell,
@@ -180,3 +184,5 @@ __all__ = [
     "slip_from_dict",
     "slip_to_dict",
 ]
+
+tunables.forward(__name__, rules, ("BOARD_CACHE_BYTES",))

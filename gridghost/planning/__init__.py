@@ -11,10 +11,7 @@ caches read it (a copy here would be ignored).
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
+from gridghost.core import tunables
 from gridghost.planning import model
 from gridghost.planning.model import TurnModel, clear_caches, turn_model
 from gridghost.planning.players import (
@@ -78,23 +75,4 @@ __all__ = [
 ]
 
 
-def _setting(name: str) -> property:
-    """``name`` of :mod:`gridghost.planning.model`, read and set there (where the solver reads it)."""
-
-    def read(_module: types.ModuleType) -> Any:
-        return getattr(model, name)
-
-    def write(_module: types.ModuleType, value: Any) -> None:
-        setattr(model, name, value)
-
-    return property(read, write, doc=f"gridghost.planning.model.{name}, read when it applies")
-
-
-class _Settings(types.ModuleType):
-    """This module, whose settings live where the solver reads them: a copy here would be ignored."""
-
-    CACHE_BYTES = _setting("CACHE_BYTES")
-    MAX_STATES = _setting("MAX_STATES")
-
-
-sys.modules[__name__].__class__ = _Settings
+tunables.forward(__name__, model, ("CACHE_BYTES", "MAX_STATES"))
