@@ -24,7 +24,8 @@ from gridghost.batched.engine import (
 )
 from gridghost.batched.filter import BatchedHistogramFilter
 from gridghost.batched import limits
-from gridghost.batched.limits import TooManyGames, UnsupportedSetting
+# Imported for readers of the package (the API reference); tunables.forward below makes the names read and set limits'.
+from gridghost.batched.limits import BUFFER_BYTES, MAX_GAMES, TABLE_BYTES, TooManyGames, UnsupportedSetting
 from gridghost.batched.vector import GridGhostVectorEnv, make_vector_env
 from gridghost.config import opponents
 from gridghost.core import tunables
