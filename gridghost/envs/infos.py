@@ -2,10 +2,11 @@
 infos (the default, a fixed key set of numbers, bools and arrays) or the reference's
 (``reference_infos=True``, the text values and keys ``custom_grid_env`` wrote).
 
-Every array in an info is a fresh, writable array of that info's own: a caller may change it
-without changing the env or another info, and trainers that turn arrays into tensors (TorchRL's
-``torch.as_tensor``) take it as it is, without warning that it is not writable. The tables they
-are copied from (the board's masks, ``actual_moves`` per slip outcome) stay read-only.
+No caller can change the env through an info. After a half-turn, an info's arrays are read-only
+(the masks are the board's rows, ``actual_moves`` one array per slip outcome): no copy on the hot
+path, and writing into one raises. After a reset, once per episode, every array is a fresh,
+writable copy of that info's own (:func:`writable_copy`): trainers build their specs from the
+reset's infos, and TorchRL's ``torch.as_tensor`` warns about read-only arrays there.
 
 :class:`InfoPublisher` writes them; :class:`~gridghost.envs.aec.GridGhostEnv` mixes it in and
 chooses one of its two publishers once, at construction.
@@ -39,8 +40,23 @@ _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
 _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
-#: A fresh, writable copy of an array (the method itself: no attribute look-up on the hot path).
-_copy = np.ndarray.copy
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """``array``, made read-only: infos after a half-turn share it between the two sides."""
+    array.setflags(write=False)
+    return array
+
+
+def writable_copy(info: dict[str, Any]) -> dict[str, Any]:
+    """``info`` with every NumPy array in it replaced by a fresh, writable copy (what the infos
+    after a reset hold).
+
+    >>> info = writable_copy({"mover": -1, "action_mask": _frozen(np.array([0, 1, 1, 0], dtype=np.int8))})
+    >>> info["action_mask"].flags.writeable, info["mover"]
+    (True, -1)
+    """
+    return {key: value.copy() if type(value) is np.ndarray else value for key, value in info.items()}
 
 
 def _code(sensor: Sensor, reading: Any) -> int:
@@ -91,7 +107,6 @@ class InfoPublisher:
         """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
         the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses)."""
         board = self.board
-        copy = _copy
         last_move = self._last_move
         if last_move is None:
             slipped, intended, moves = False, NO_ACTION, self._no_moves
@@ -108,50 +123,39 @@ class InfoPublisher:
             "distance": board.distance[agent][ghost],
             "slipped": slipped,
             "intended_action": intended,
-            "actual_moves": copy(moves),
+            "actual_moves": moves,
             "reached_goal": reached_goal,
             "caught_by_ghost": caught,
         }
         masks = self._info_masks
-        if masks is not None:
-            info["action_mask"] = copy(masks[agent])
+        if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
+            info["action_mask"] = masks[agent]
         readings = self._readings
-        arrays: list[str] | None = None  # keys of the other arrays, of which the ghost's info gets copies
         for sensor, name, declared in self._sensor_keys:
             reading = readings[name]
-            if type(reading) is np.ndarray:
-                info[name] = copy(reading)
-                arrays = [*(arrays or ()), name]
-            else:
-                info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
+            info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
             if declared is not None:
                 for key in declared:
                     if key != name:
-                        value = _numeric(readings[key], key, sensor)
-                        if type(value) is np.ndarray:
-                            value = copy(value)
-                            arrays = [*(arrays or ()), key]
-                        info[key] = value
+                        info[key] = _numeric(readings[key], key, sensor)
         estimate = self._estimate
         if estimate is not None:  # set with a belief filter, by every reset and agent move
-            info["estimated_pos"] = np.array(estimate["float_pos"], dtype=np.float64)
-            info["estimated_cell"] = np.array(estimate["cell_pos"], dtype=np.int64)
-            arrays = [*(arrays or ()), "estimated_pos", "estimated_cell"]
+            info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
+            info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
         expert = self._expert
         if not self.use_ghost:
             if expert:
                 info["expert_action"] = self._expert_action(game, next_turn, AGENT)
-            self.infos = {AGENT: info}
+            self.infos = {AGENT: writable_copy(info) if mover is None else info}
             return
-        ghost_info = {**info, "actual_moves": copy(moves)}
+        ghost_info = dict(info)
         if masks is not None:
-            ghost_info["action_mask"] = copy(masks[ghost])
-        if arrays is not None:
-            for key in arrays:
-                ghost_info[key] = copy(info[key])
+            ghost_info["action_mask"] = masks[ghost]
         if expert:
             info["expert_action"] = self._expert_action(game, next_turn, AGENT)
             ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)
+        if mover is None:  # after a reset: writable copies (see the module docstring)
+            info, ghost_info = writable_copy(info), writable_copy(ghost_info)
         self.infos = {AGENT: info, GHOST: ghost_info}
 
     def _expert_action(self, game: GameState, next_turn: str, side: str) -> int:
@@ -163,12 +167,11 @@ class InfoPublisher:
         return table[game.agent * self.board.num_cells + game.ghost]
 
     def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
-        """``actual_moves``' table entry for ``moves``: the directions the agent moved in, padded
-        with -1 to the slip model's longest outcome (read-only, one per outcome; infos get copies)."""
+        """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
+        longest outcome (read-only, one per outcome)."""
         array = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
         array[: len(moves)] = moves
-        array.setflags(write=False)
-        self._moves_arrays[moves] = array
+        self._moves_arrays[moves] = _frozen(array)
         return array
 
     def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:
@@ -190,11 +193,14 @@ class InfoPublisher:
             agent_info["estimated_pos"] = {"float_pos": estimate["float_pos"][:], "cell_pos": estimate["cell_pos"][:]}
         if game.outcome != _ONGOING:
             agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
-        agent_info["action_mask"] = _copy(masks[game.agent])
-        ghost_info["action_mask"] = _copy(masks[game.ghost])
+        # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
+        agent_info["action_mask"] = masks[game.agent]
+        ghost_info["action_mask"] = masks[game.ghost]
         if self._expert and game.outcome == _ONGOING:
             table = self._expert.get(next_turn)
             if table is not None:
                 (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = table[
                     game.agent * self.board.num_cells + game.ghost]
+        if mover is None:  # after a reset: writable copies, as the numeric infos
+            agent_info, ghost_info = writable_copy(agent_info), writable_copy(ghost_info)
         self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}

@@ -55,6 +55,7 @@ from gridghost.config.settings import GameConfig
 from gridghost.core.checks import check_action, check_flag, check_limit
 from gridghost.core.layout import Layout
 from gridghost.envs.aec import GridGhostEnv, make_game
+from gridghost.envs.infos import writable_copy
 from gridghost.sensing.observations import WAITING_MASK
 
 #: The parallel view's default ``max_cycles``: 200 half-turns, the AEC env's 100 cycles.
@@ -162,7 +163,9 @@ class GridGhostParallelEnv(ParallelEnv):
         aec = self.aec_env
         aec.reset(seed=seed, options=options)
         self.agents = list(aec.agents)
-        return {name: aec.observe(name) for name in self.agents}, self._infos()
+        # After a reset every info array is writable and its own, as the AEC env's (trainers build specs from them).
+        infos = {name: writable_copy(info) for name, info in self._infos().items()}
+        return {name: aec.observe(name) for name in self.agents}, infos
 
     def step(self, actions: Mapping[str, Any]) -> tuple[
         dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
@@ -217,7 +220,7 @@ class GridGhostParallelEnv(ParallelEnv):
         for name in self.agents:
             info = dict(aec.infos[name])
             if "action_mask" in info and (name != mover or aec.terminations[name] or aec.truncations[name]):
-                info["action_mask"] = WAITING_MASK.copy()  # the caller's own and writable, as every info array
+                info["action_mask"] = WAITING_MASK
             infos[name] = info
         return infos
 
