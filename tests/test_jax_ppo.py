@@ -27,6 +27,8 @@ try:
 except ImportError:  # the light run deselects these tests; collecting must not fail
     jax = None
 
+from helpers import blocks_run_by
+
 pytestmark = pytest.mark.jax
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -161,11 +163,10 @@ def test_policy_table_holds_the_networks_greedy_moves() -> None:
 
 def test_the_jax_pages_example_runs_and_does_what_it_says() -> None:
     # the page's example is marked not-run for the light test run, which has no JAX: it runs here
-    text = (ROOT / "docs" / "jax.md").read_text()
-    blocks = re.findall(r"<!-- not-run: needs the jax extra[^>]*-->\n```python\n(.*?)^```", text, flags=re.S | re.M)
-    assert len(blocks) == 1
+    (page, line, code), = blocks_run_by("tests/test_jax_ppo.py")  # the one block marked for this test
+    assert page.name == "jax.md"
     namespace: dict = {"__name__": "__docs__"}
-    exec(compile(blocks[0], "docs/jax.md", "exec"), namespace)
+    exec(compile("\n" * (line - 1) + code, "docs/jax.md", "exec"), namespace)
     assert namespace["totals"].shape == (100,)                   # the scan's 100 steps
     assert int(namespace["state"].to_move) == 1                  # after the agent's half-turn
     assert namespace["states"].state.shape == (4096,)
