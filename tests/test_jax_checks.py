@@ -264,6 +264,15 @@ def test_params_levels_must_name_this_views_maps(single, levels) -> None:
     assert int(first.state) // many.layout.states == 2
 
 
+def test_a_trusted_table_moved_to_another_field_is_checked_there(single) -> None:
+    # start and start_counts are both int32[1]: the view's own arrays, swapped, are other values
+    env, state = single
+    params = env.default_params
+    swapped = params._replace(start=params.start_counts, start_counts=params.start)
+    with pytest.raises(ValueError, match=r"params\.start holds other values than this view's table"):
+        env.step(KEY, state, 0, swapped)
+
+
 @pytest.mark.parametrize(("share", "error", "match"), [
     (2.0, ValueError, r"params\.explore_starts must be a probability in \[0, 1\] \(a float scalar\), got 2\.0"),
     (-1, ValueError, r"got -1\.0"),
@@ -367,14 +376,16 @@ def test_the_trainers_take_planes_of_a_channels_first_grid_of_a_map_that_is_not_
     assert init(KEY).learner.networks["pi"][0]["w"].shape[0] == 3 * 4 * 5
 
 
-@pytest.mark.parametrize(("settings", "match"), [
-    ({"hidden": (True, 64)}, "hidden must be a non-empty tuple of ints >= 1"),
-    ({"gamma": True}, "gamma must be a real number, got True"),
-    ({"learning_rate": "3e-4"}, "learning_rate must be a real number"),
-    ({"ent_coef": None}, "ent_coef must be a real number"),
-], ids=["hidden-bool", "gamma-bool", "learning_rate-str", "ent_coef-None"])
-def test_ppo_settings_of_the_wrong_kind_are_refused(settings, match) -> None:
-    with pytest.raises(ValueError, match=match):
+@pytest.mark.parametrize(("settings", "error", "match"), [
+    ({"hidden": (True, 64)}, ValueError, "hidden must be a non-empty tuple of ints >= 1"),
+    ({"gamma": True}, TypeError, r"gamma must be a real number in \[0, 1\], got True"),
+    ({"learning_rate": "3e-4"}, TypeError, "learning_rate must be a finite number > 0, got '3e-4'"),
+    ({"ent_coef": None}, TypeError, "ent_coef must be a finite number >= 0, got None"),
+    ({"learning_rate": float("inf")}, ValueError, "learning_rate must be a finite number > 0, got inf"),
+    ({"vf_coef": float("nan")}, ValueError, "vf_coef must be a finite number >= 0, got nan"),
+], ids=["hidden-bool", "gamma-bool", "learning_rate-str", "ent_coef-None", "learning_rate-inf", "vf_coef-nan"])
+def test_ppo_settings_of_the_wrong_kind_are_refused(settings, error, match) -> None:
+    with pytest.raises(error, match=match):
         ppo.PPOConfig(**settings)
 
 

@@ -152,7 +152,8 @@ class _Engine:
         self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))
         # the tables known to be this view's: its own, and those of the last params found equal to them
         self._trusted = self._tables(self.default_params)
-        self._trusted_ids = {id(leaf) for leaf in self._trusted}
+        # (position among the tables, id): a trusted array is trusted only where it was checked
+        self._trusted_ids = set(enumerate(map(id, self._trusted)))
         self._flagged = dict(self.layout.flagged)
         self._grid = dict(self.layout.grid)
         self._slots(controlled)
@@ -182,8 +183,8 @@ class _Engine:
             raise ValueError(f"params hold other tables than this view's (another view's, with another encoding, "
                              f"opponent or sides); {only}")
         unknown = []
-        for (path, leaf), (_, table) in zip(theirs, mine, strict=True):
-            if id(leaf) in self._trusted_ids:
+        for position, ((path, leaf), (_, table)) in enumerate(zip(theirs, mine, strict=True)):
+            if (position, id(leaf)) in self._trusted_ids:
                 continue
             name = "params" + jax.tree_util.keystr(path)
             shape, dtype, array = _facts(leaf, name)
@@ -199,7 +200,8 @@ class _Engine:
                                  f"maps, rewards or slip); {only}")
         if unknown and all(isinstance(leaf, jax.Array) for leaf in self._tables(params)):  # immutable: trusted
             self._trusted = self._tables(params)
-            self._trusted_ids = {id(leaf) for leaf in self._trusted + self._tables(self.default_params)}
+            own_ids = enumerate(map(id, self._tables(self.default_params)))
+            self._trusted_ids = {*enumerate(map(id, self._trusted)), *own_ids}
         self._check_settings(params)
         return params
 
