@@ -45,9 +45,9 @@ def _needs_jax() -> None:
     ({"minibatch_size": 3}, "minibatch_size .* must divide"),
     ({"gamma": 1.5}, "gamma must lie in"),
     ({"gae_lambda": -0.1}, "gae_lambda must lie in"),
-    ({"learning_rate": 0.0}, "learning_rate must be > 0"),
-    ({"clip": -1.0}, "clip must be > 0"),
-    ({"ent_coef": -0.01}, "ent_coef must be >= 0"),
+    ({"learning_rate": 0.0}, "learning_rate must be a finite number > 0"),
+    ({"clip": -1.0}, "clip must be a finite number > 0"),
+    ({"ent_coef": -0.01}, "ent_coef must be a finite number >= 0"),
     ({"hidden": ()}, "hidden must be a non-empty tuple"),
     ({"hidden": (64, 0)}, "hidden must be a non-empty tuple"),
 ])

@@ -24,7 +24,6 @@ Networks are dicts of arrays (no framework): :func:`greedy_actions` plays them, 
 from __future__ import annotations
 
 import itertools
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
@@ -35,6 +34,7 @@ import numpy as np
 import optax
 from jax.flatten_util import ravel_pytree
 
+from gridghost.core.checks import check_number, check_probability
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.jax.draws import batch_permutation, batch_uniforms
@@ -91,19 +91,12 @@ class PPOConfig:
         if (self.num_envs * self.num_steps) % self.minibatch_size:
             raise ValueError(f"minibatch_size ({self.minibatch_size}) must divide num_envs * num_steps "
                              f"({self.num_envs * self.num_steps})")
-        for name in ("gamma", "gae_lambda", "learning_rate", "clip", "max_grad_norm", "ent_coef", "vf_coef"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise ValueError(f"{name} must be a real number, got {value!r}")
         for name in ("gamma", "gae_lambda"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+            check_probability(getattr(self, name), name)
         for name in ("learning_rate", "clip", "max_grad_norm"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+            check_number(getattr(self, name), name, 0.0, strict=True)
         for name in ("ent_coef", "vf_coef"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+            check_number(getattr(self, name), name)
         if not self.hidden or any(not isinstance(size, int) or isinstance(size, bool) or size < 1
                                   for size in self.hidden):
             raise ValueError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
