@@ -64,7 +64,7 @@ def test_mappo_on_the_parallel_env(tmp_path):
     torch.set_num_threads(1)  # tiny networks on a 2-core machine
     try:
         example = _example()
-        record, side_metrics = example.Recorder(), SideMetrics(verbose=False)
+        record, side_metrics = example.Recorder(), SideMetrics()
         experiment = example.experiment(FRAMES, BATCH, seed=0, save_folder=str(tmp_path),
                                         callbacks=[record, side_metrics])
         experiment.run()

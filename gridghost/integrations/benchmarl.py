@@ -26,17 +26,19 @@ Needs BenchMARL (``pip install "benchmarl==1.5.*"``); importing this module impo
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from benchmarl.environments import PettingZooClass, Task
 from benchmarl.experiment.callback import Callback
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
-from tqdm import tqdm
 
 from gridghost.envs.parallel import parallel_env
 from gridghost.integrations.metrics import METRICS, format_metrics
 from gridghost.integrations.torchrl import TensorDictMetrics
+
+_logger = logging.getLogger(__name__)
 
 
 class GridGhostClass(PettingZooClass):  # type: ignore[misc]
@@ -87,25 +89,18 @@ class GridGhostTask(Task):  # type: ignore[misc]
 
 
 class SideMetrics(Callback):  # type: ignore[misc]
-    """A BenchMARL callback: per-side metrics of the games that ended in each collected batch.
-
-    Args:
-        verbose: print each iteration's line (above BenchMARL's progress bar).
+    """A BenchMARL callback: per-side metrics of the games that ended in each collected batch,
+    kept in :attr:`history`, sent to the experiment's loggers and logged (``logging``, INFO, this
+    module's logger) one line an iteration.
 
     Attributes:
         history: one dict per iteration in which a game ended: ``"iteration"`` (from 1),
             ``"frames"`` (the experiment's total so far) and the summary's entries
             (:data:`~gridghost.integrations.metrics.METRICS` and ``"episodes"``).
-
-    Raises:
-        TypeError: ``verbose`` is not a bool.
     """
 
-    def __init__(self, verbose: bool = True) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        if not isinstance(verbose, bool):
-            raise TypeError(f"verbose must be a bool, got {verbose!r}")
-        self.verbose = verbose
         self.history: list[dict[str, float]] = []
         self._reader = TensorDictMetrics()
 
@@ -120,5 +115,4 @@ class SideMetrics(Callback):  # type: ignore[misc]
         self.history.append({"iteration": iteration, "frames": int(experiment.total_frames), **summary})
         experiment.logger.log({f"collection/{name}": summary[name] for name in (*METRICS, "episodes")},
                               step=iteration - 1)
-        if self.verbose:
-            tqdm.write(f"iteration {iteration}: {format_metrics(summary)}")
+        _logger.info("iteration %d: %s", iteration, format_metrics(summary))
