@@ -48,7 +48,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 _moved.install()
 importlib.import_module("gridghost.env")
 
-from gridghost.config import TRAINER_DEFAULTS, GameConfig  # noqa: E402
+from gridghost.config import GameConfig  # noqa: E402
 from gridghost.core import (  # noqa: E402
     CLASSIC,
     COLOURS,
@@ -137,10 +137,8 @@ if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.parallel_registr
     pettingzoo.register("parallel", ENV_ID, entry_point="gridghost.envs.parallel:parallel_env")
 
 if ENV_ID not in gymnasium.registry:
-    # The id is the trainers' entry point: its kwargs are the trainer defaults (gym.make and
-    # make_vec read them; a caller's keyword wins), while the classes keep the game's own defaults.
     gymnasium.register(ENV_ID, entry_point="gridghost.envs.single_agent:GridGhostGymEnv", max_episode_steps=100,
-                       vector_entry_point="gridghost.batched:make_vector_env", kwargs=dict(TRAINER_DEFAULTS))
+                       vector_entry_point="gridghost.batched:make_vector_env")
 
 
 def __getattr__(name: str) -> ModuleType:

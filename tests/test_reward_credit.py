@@ -138,7 +138,7 @@ def test_single_agent_turn_loop_pays_the_learner_everything(controlled):
 
 
 def test_a_learning_ghosts_first_reward_includes_the_opening_move():
-    env = gridghost.GridGhostGymEnv(controlled="ghost", opponent="random", obs_type="vector")
+    env = gridghost.GridGhostGymEnv(controlled="ghost", opponent="random", obs_type="vector", rewards="reference")
     firsts = []
     for seed in range(50):
         env.reset(seed=seed)

@@ -207,7 +207,7 @@ def test_numpy_integer_seeds_work_everywhere(seed: Any) -> None:
     assert _aec_trajectory(env, seed) == _aec_trajectory(env, 3)
     assert type(env.np_random_seed) is int and env.np_random_seed == 3
 
-    gym = GridGhostGymEnv(opponent="random", slip_probability=0.5)
+    gym = GridGhostGymEnv(opponent="random", slip_probability=0.5, obs_type="dict")
     first = [gym.reset(seed=seed)[1]["color_measurement"], *(gym.step(a)[0]["ghost_relative_pos"].tolist()
                                                           for a in (1, 2, 1))]
     again = [gym.reset(seed=3)[1]["color_measurement"], *(gym.step(a)[0]["ghost_relative_pos"].tolist()
@@ -305,11 +305,11 @@ def _ghost_moves(env: GridGhostGymEnv, seed: int) -> list[Any]:
 
 @pytest.mark.parametrize("form", sorted(RANDOM_FORMS))
 def test_every_random_opponent_form_is_reseeded_by_reset(form: str) -> None:
-    env = GridGhostGymEnv(opponent=RANDOM_FORMS[form](), slip="none", max_cycles=15)
+    env = GridGhostGymEnv(opponent=RANDOM_FORMS[form](), slip="none", max_cycles=15, obs_type="dict")
     first = _ghost_moves(env, 5)
     assert _ghost_moves(env, 6) != first  # the seed matters ...
     assert _ghost_moves(env, 5) == first  # ... and the same seed replays, on the same env
-    other = GridGhostGymEnv(opponent=RANDOM_FORMS[form](), slip="none", max_cycles=15)
+    other = GridGhostGymEnv(opponent=RANDOM_FORMS[form](), slip="none", max_cycles=15, obs_type="dict")
     assert _ghost_moves(other, 5) == first  # ... and on another one
 
 
@@ -325,7 +325,7 @@ class LeftGhost:
 
 @pytest.mark.parametrize("spec", ["chase", lambda observation: 0, LeftGhost(), LeftGhost])
 def test_deterministic_opponent_forms_replay_too(spec: Any) -> None:
-    env = GridGhostGymEnv(opponent=spec, slip="none", max_cycles=15)
+    env = GridGhostGymEnv(opponent=spec, slip="none", max_cycles=15, obs_type="dict")
     assert _ghost_moves(env, 5) == _ghost_moves(env, 5)
 
 

@@ -1,7 +1,8 @@
-"""The trainers' entry points give a run that learns when a newcomer names nothing: the registered
-id (``gymnasium.make``, ``make_vec``) defaults to the flat vector and the normalised rewards
-(:data:`gridghost.config.TRAINER_DEFAULTS`), a caller's keyword wins, and the classes, the
-PettingZoo envs and the exact evaluation keep the game's own (reference) defaults."""
+"""The Gymnasium views give a run that learns when a newcomer names nothing: they default to the
+flat vector and the normalised rewards (:data:`gridghost.config.TRAINER_DEFAULTS`), a caller's
+keyword wins and a whole ``config=`` is taken as it is, while the PettingZoo envs,
+``AgentInterface``, the batched engine and the exact evaluation keep the game's own (reference)
+defaults."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import numpy as np
 import pytest
 
 import gridghost
+from gridghost.batched import BatchedGame, GridGhostVectorEnv
 from gridghost.config import TRAINER_DEFAULTS
 from gridghost.core import REWARD_PRESETS, Layout
 from gridghost.envs import GridGhostGymEnv
+from gridghost.training import OpponentPool, SelfPlayEnv
 
 NORMALISED = REWARD_PRESETS["normalised"]
 REFERENCE = REWARD_PRESETS["reference"]
-VECTOR = gymnasium.spaces.Box(-1.0, 1.0, (26,), np.float32)
+VECTOR = gridghost.env(obs_type="vector").observation_space("agent")  # the flat vector of 26 numbers
 
 
 def test_the_trainer_defaults_are_the_vector_and_the_normalised_rewards_and_read_only() -> None:
@@ -31,7 +34,6 @@ def test_gymnasium_make_gives_the_vector_and_the_normalised_rewards(controlled: 
     assert env.observation_space.shape == (26,) and env.observation_space.dtype == np.float32
     assert env.unwrapped.config.obs_type == "vector"
     assert env.unwrapped.config.rewards == NORMALISED
-    assert {key: env.spec.kwargs[key] for key in TRAINER_DEFAULTS} == dict(TRAINER_DEFAULTS)
     obs, _ = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     # every reward of an episode is on the normalised scale: -0.01 a step, at most 1 in size
@@ -62,12 +64,33 @@ def test_make_vec_has_the_single_envs_defaults() -> None:
     assert np.all(np.abs(rewards) <= 1.02) and np.any(rewards != 0)
 
 
-def test_the_classes_and_the_pettingzoo_envs_keep_the_games_defaults() -> None:
+def test_every_gymnasium_view_has_the_trainer_defaults() -> None:
     view = GridGhostGymEnv()
-    assert isinstance(view.observation_space, gymnasium.spaces.Dict) and view.config.rewards == REFERENCE
+    assert view.observation_space == VECTOR and view.config.rewards == NORMALISED
+    pool = OpponentPool()
+    pool.add("chase", "ghost", name="chaser")
+    selfplay = SelfPlayEnv(pool)
+    assert selfplay.observation_space == VECTOR and selfplay.config.rewards == NORMALISED
+    # RLlib builds the class from one mapping, its env_config
+    assert GridGhostGymEnv({"controlled": "ghost"}).config.rewards == NORMALISED
+    vector = GridGhostVectorEnv(2)
+    assert vector.single_observation_space == VECTOR and vector.game.config.rewards == NORMALISED
+
+
+def test_a_whole_config_is_taken_as_it_is() -> None:
+    config = gridghost.env(obs_type="text", rewards="reference").config
+    for env in (gymnasium.make(gridghost.ENV_ID, config=config), GridGhostGymEnv(config=config.to_dict()),
+                GridGhostGymEnv({"config": config})):
+        assert env.unwrapped.config.obs_type == "text" and env.unwrapped.config.rewards == REFERENCE
+
+
+def test_the_pettingzoo_envs_the_engine_and_the_reference_interface_keep_the_games_defaults() -> None:
     aec = gridghost.env()
     assert aec.config.obs_type == "dict" and aec.config.rewards == REFERENCE
     assert gridghost.parallel_env().aec_env.config.rewards == REFERENCE
+    assert BatchedGame(2).config.rewards == REFERENCE
+    interface = gridghost.AgentInterface(render=False, use_particle_filter=False)
+    assert interface.env.config.rewards == REFERENCE
 
 
 def test_the_exact_score_does_not_depend_on_the_reward_scale() -> None:

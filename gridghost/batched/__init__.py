@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from gridghost.batched import limits
 from gridghost.batched.engine import (
     AUTORESET_MODES,
     BATCH_OBS_TYPES,
@@ -23,7 +24,7 @@ from gridghost.batched.engine import (
     EpisodeStats,
 )
 from gridghost.batched.filter import BatchedHistogramFilter
-from gridghost.batched import limits
+
 # Imported for readers of the package (the API reference); tunables.forward below makes the names read and set limits'.
 from gridghost.batched.limits import BUFFER_BYTES, MAX_GAMES, TABLE_BYTES, TooManyGames, UnsupportedSetting
 from gridghost.batched.vector import GridGhostVectorEnv, make_vector_env

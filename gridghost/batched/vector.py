@@ -14,7 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from gridghost.batched.engine import AUTORESET_MODES, GYMNASIUM_MODES, BatchedGame
 from gridghost.batched.limits import TooManyGames, UnsupportedSetting, check_count
-from gridghost.config import TRAINER_DEFAULTS
+from gridghost.config import trainer_settings
 from gridghost.core.checks import check_choice, check_flag
 from gridghost.core.names import AGENT, AGENTS
 from gridghost.core.rules import NUM_ACTIONS
@@ -53,13 +53,15 @@ class GridGhostVectorEnv(VectorEnv):
         num_envs: N.
         controlled: ``"agent"`` or ``"ghost"``, the learning side.
         opponent: the other side, as :class:`BatchedGame` takes it.
-        obs_type: one of :data:`BATCH_OBS_TYPES` (``"vector"`` by default).
+        obs_type: one of :data:`BATCH_OBS_TYPES`; ``None`` (default) means the Gymnasium views'
+            :data:`~gridghost.config.TRAINER_DEFAULTS`, ``"vector"``.
         max_episode_steps: the ``TimeLimit`` in steps (``make_vec`` passes the registered 100).
         autoreset_mode: ``gymnasium.vector.AutoresetMode.NEXT_STEP`` (default, as
             ``SyncVectorEnv``) or ``SAME_STEP``; also accepted as ``"next_step"``/``"same_step"``.
         copy: return copies of the observations (as ``SyncVectorEnv(copy=True)``); ``False``
             returns the engine's buffers, overwritten by the next step.
-        **game: the game's settings, as :class:`BatchedGame` takes them, and its ``table_bytes``
+        **game: the game's settings, as :class:`BatchedGame` takes them (``rewards`` defaults to
+            ``"normalised"``, :data:`~gridghost.config.TRAINER_DEFAULTS`), and its ``table_bytes``
             (the tables' memory budget; raise it for many levels).
 
     Raises:
@@ -68,7 +70,7 @@ class GridGhostVectorEnv(VectorEnv):
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
-    def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, obs_type: str = "vector",
+    def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, obs_type: str | None = None,
                  max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
                  copy: bool = True, **game: Any) -> None:
         if controlled not in AGENTS:
@@ -78,8 +80,9 @@ class GridGhostVectorEnv(VectorEnv):
         self.copy = check_flag(copy, "copy")
         check_count(num_envs, "num_envs")  # the engine's own checks would name its num_games
         try:
-            self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent, obs_type=obs_type,
-                                    max_episode_steps=max_episode_steps, autoreset_mode=mode, **game)
+            settings = trainer_settings(game if obs_type is None else {**game, "obs_type": obs_type})
+            self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent,
+                                    max_episode_steps=max_episode_steps, autoreset_mode=mode, **settings)
         except TooManyGames as error:
             raise error.renamed("num_envs") from None
         self.num_envs = self.game.num_games
@@ -155,8 +158,8 @@ class GridGhostVectorEnv(VectorEnv):
 
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``: a :class:`GridGhostVectorEnv`.
-    Its defaults are the id's, :data:`~gridghost.config.TRAINER_DEFAULTS` (``obs_type="vector"``,
-    ``rewards="normalised"``), which ``gymnasium.make("gridghost/GridGhost-v0")`` gives the single env.
+    Its defaults are the Gymnasium views', :data:`~gridghost.config.TRAINER_DEFAULTS`
+    (``obs_type="vector"``, ``rewards="normalised"``), the single env's too.
 
     For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
     and ``"text"`` encodings, a callable opponent, rendering, ...) it returns, with a warning
@@ -166,8 +169,6 @@ def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     Raises:
         TypeError, ValueError: as :class:`GridGhostVectorEnv`.
     """
-    for name, value in TRAINER_DEFAULTS.items():  # the id's defaults, as gymnasium.make gives the single env
-        kwargs.setdefault(name, value)
     try:
         return GridGhostVectorEnv(num_envs, **kwargs)
     except UnsupportedSetting as reason:

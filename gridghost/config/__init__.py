@@ -12,7 +12,6 @@ and the batched engine); ``opponents`` holds the registry of opponent names.
 from __future__ import annotations
 
 from gridghost.config import parts
-from gridghost.core import tunables
 from gridghost.config.opponents import (
     DEFAULT_OPPONENTS,
     OPPONENT_SIDES,
@@ -38,7 +37,9 @@ from gridghost.config.settings import (
     sensor_to_dict,
     slip_from_dict,
     slip_to_dict,
+    trainer_settings,
 )
+from gridghost.core import tunables
 
 __all__ = [
     "DEFAULT_OPPONENTS",
@@ -61,6 +62,7 @@ __all__ = [
     "sensor_to_dict",
     "slip_from_dict",
     "slip_to_dict",
+    "trainer_settings",
 ]
 
 tunables.forward(__name__, parts, ("MAP_COMPONENTS_BYTES",))

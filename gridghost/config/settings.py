@@ -46,13 +46,27 @@ from gridghost.sensing.filters import BeliefFilter, check_filter_kind
 from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES, check_observation_options
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor, make_sensors
 
-#: The settings in which the views built for trainers (the Gymnasium env and its vector env,
-#: ``gymnasium.make("gridghost/GridGhost-v0")`` and ``make_vec``) differ from the game's own
-#: defaults, which the PettingZoo envs, the engines and the solver keep (the reference's, which
-#: the golden traces replay): a flat float32 vector, which every trainer's default network reads
-#: (SB3 refuses the nested ``"dict"`` observation), and the reference's rewards / 100, at which
-#: PPO learns (at +100/-50 its value loss swamps the policy). Given explicitly, a setting wins.
+#: The settings in which the Gymnasium views, built for trainers (the Gymnasium env, the
+#: self-play env, the vector env and SB3's adapter; ``gymnasium.make`` and ``make_vec``), differ
+#: from the game's own defaults, which the PettingZoo envs, ``AgentInterface``, the batched engine
+#: and the solver keep (the reference's, which the golden traces replay): a flat float32 vector,
+#: which every trainer's default network reads (SB3 refuses the nested ``"dict"`` observation), and
+#: the reference's rewards / 100, at which PPO learns (at +100/-50 its value loss swamps the
+#: policy). Given explicitly, a setting wins; a whole ``config=`` is taken as it is.
 TRAINER_DEFAULTS: Mapping[str, str] = MappingProxyType({"obs_type": "vector", "rewards": "normalised"})
+
+
+def trainer_settings(game: Mapping[str, Any]) -> dict[str, Any]:
+    """A Gymnasium view's game settings: ``game`` with :data:`TRAINER_DEFAULTS` for those it
+    leaves out, or ``game`` as it is when it holds a whole ``config=``.
+
+    Args:
+        game: the view's keyword settings.
+
+    Returns:
+        A new dict of the settings.
+    """
+    return dict(game) if "config" in game else {**TRAINER_DEFAULTS, **game}
 
 #: The info key of each way a game ends.
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}

@@ -10,9 +10,9 @@ rules.
 | Import        | ``gymnasium.make("gridghost/GridGhost-v0")`` (after ``import gridghost``)        |
 |---------------|----------------------------------------------------------------------------------|
 | Actions       | Discrete(4): 0 left, 1 down, 2 right, 3 up                                       |
-| Observations  | ``obs_type="vector"`` (``gymnasium.make``'s default: flat ``float32`` ``Box(26)``, |
-|               | the same space for both sides), ``"dict"`` (the reference dict of the controlled |
-|               | side; the class's default), ``"belief"``                                         |
+| Observations  | ``obs_type="vector"`` (the default: flat ``float32`` ``Box(26)``, the same space |
+|               | for both sides), ``"dict"`` (the reference dict of the controlled side),         |
+|               | ``"belief"``                                                                     |
 |               | (the agent's dict plus its belief filter's ``rows x cols`` map),                 |
 |               | ``"belief_vector"`` (``Box(26 + rows * cols)``), ``"grid"`` (``float32``          |
 |               | ``Box(15, rows, cols)``; with ``view_radius=k``, ``Box(16, 2k+1, 2k+1)``) or     |
@@ -22,10 +22,10 @@ rules.
 
 Rewards
     The controlled side's rewards of both half-turns of its step (see :mod:`gridghost.envs.aec`):
-    with the reference's rewards (the class's default), for the agent -1 per step, +100 at a goal,
-    -50 when it walks into the ghost and -51 when the ghost catches it after a step, all / 100
-    with ``rewards="normalised"`` (``gymnasium.make``'s default); the ghost's are the negatives
-    unless ``ghost_rewards`` says otherwise. A learning ghost's episode starts after the opponent agent's opening move, whose
+    with the reference's rewards, for the agent -1 per step, +100 at a goal, -50 when it walks
+    into the ghost and -51 when the ghost catches it after a step, all / 100 with
+    ``rewards="normalised"`` (this view's default); the ghost's are the negatives unless
+    ``ghost_rewards`` says otherwise. A learning ghost's episode starts after the opponent agent's opening move, whose
     half-turn reward belongs to no step.
 
 Episode end
@@ -63,7 +63,7 @@ from gymnasium import spaces
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, opponent_view, planned_opponent
 from gridghost.config.parts import recent_map
-from gridghost.config.settings import GameConfig
+from gridghost.config.settings import GameConfig, trainer_settings
 from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -387,10 +387,10 @@ class Duel:
 class GridGhostGymEnv(gymnasium.Env):
     """The game as a standard Gymnasium env for one side; the other side is played by a policy.
 
-    Registered as ``gridghost/GridGhost-v0`` (``TimeLimit`` of 100 steps), with the trainers'
-    defaults as the id's kwargs (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``gymnasium.make``
-    gives ``obs_type="vector"`` and ``rewards="normalised"`` unless told otherwise; the class keeps
-    the game's defaults below); see the module docstring for spaces, rewards and infos.
+    Registered as ``gridghost/GridGhost-v0`` (``TimeLimit`` of 100 steps); see the module
+    docstring for spaces, rewards and infos. Its defaults are made for trainers
+    (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``obs_type="vector"``, ``rewards="normalised"``),
+    where the AEC env keeps the reference's.
 
     Args:
         controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``; or a mapping of
@@ -400,16 +400,17 @@ class GridGhostGymEnv(gymnasium.Env):
         render_mode: ``None`` or one of ``metadata["render_modes"]``; passed to the AEC env.
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
         **game: the game's settings, forwarded to :class:`~gridghost.envs.aec.GridGhostEnv` as they
-            are (see :func:`~gridghost.envs.aec.make_game`): ``obs_type`` (``"dict"`` by default, the
-            reference observation; ``"vector"``; ``"belief"``, ``controlled="agent"`` only;
+            are (see :func:`~gridghost.envs.aec.make_game`): ``obs_type`` (``"vector"`` by default;
+            ``"dict"``, the reference observation; ``"belief"``, ``controlled="agent"`` only;
             ``"belief_vector"``; ``"grid"``; ``"text"``), ``view_radius``,
             ``action_mask_in_obs``, ``append_step_count`` (with ``max_cycles``: it is the
             denominator; the ``TimeLimit`` is not known to the env),
             ``max_cycles`` (here ``None`` by default: ``TimeLimit`` truncates), ``layout``,
             ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
-            ``rewards``, ``ghost_rewards``, ``use_ghost``, ``belief_filter`` (the agent's info
-            then holds ``estimated_pos``), ``show_belief``, ``expert`` (the learner's info then
-            holds ``expert_action`` while the game goes on); or all of them at once as
+            ``rewards`` (``"normalised"`` by default here), ``ghost_rewards``, ``use_ghost``,
+            ``belief_filter`` (the agent's info then holds ``estimated_pos``), ``show_belief``,
+            ``expert`` (the learner's info then holds ``expert_action`` while the game goes on);
+            or all of them at once as
             ``config=`` (a :class:`~gridghost.config.settings.GameConfig` or its dict form).
 
     Raises:
@@ -438,6 +439,7 @@ class GridGhostGymEnv(gymnasium.Env):
             self.__init__(**dict(controlled))  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", CONTROLLED_SIDES)
+        game = trainer_settings(game)
         if "config" not in game:
             game.setdefault("max_cycles", None)  # TimeLimit truncates this view
         self.game = make_game(GridGhostEnv, render_mode=render_mode, **game)

@@ -47,7 +47,6 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from gridghost.batched import GridGhostVectorEnv
-from gridghost.config import TRAINER_DEFAULTS
 from gridghost.core.checks import check_choice
 from gridghost.sensing.observations import GRID_LAYOUTS, MOVE_PLANES, grid_channels
 
@@ -72,8 +71,9 @@ class SB3VecEnv(VecEnv):
             ``autoreset_mode=AutoresetMode.SAME_STEP``; or ``None`` to build one from ``kwargs``.
         **kwargs: without ``env``, :func:`~gridghost.batched.make_vector_env`'s arguments
             (``num_envs``, ``controlled``, ``opponent``, ``obs_type``, ``max_episode_steps``,
-            ``table_bytes``, the game's settings); ``obs_type`` defaults to ``"vector"`` here and
-            the auto-reset mode is same-step.
+            ``table_bytes``, the game's settings), with the Gymnasium views' defaults
+            (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``obs_type="vector"``,
+            ``rewards="normalised"``); the auto-reset mode is same-step.
 
     Raises:
         TypeError: ``env`` is not a ``GridGhostVectorEnv``, or both ``env`` and ``kwargs`` are given.
@@ -87,8 +87,6 @@ class SB3VecEnv(VecEnv):
             if mode not in (AutoresetMode.SAME_STEP, "same_step"):
                 raise ValueError(f"SB3 resets an env in the step where it ends: autoreset_mode must be "
                                  f"AutoresetMode.SAME_STEP (or 'same_step'), got {mode!r}")
-            for name, value in TRAINER_DEFAULTS.items():
-                kwargs.setdefault(name, value)
             env = GridGhostVectorEnv(autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
         elif kwargs:
             raise TypeError(f"pass either env or the vector env's keyword arguments, not both (got {sorted(kwargs)})")

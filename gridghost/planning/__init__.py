@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from gridghost.core import tunables
 from gridghost.planning import model
+
 # CACHE_BYTES and MAX_STATES are imported for readers of the package (the API reference); tunables.forward
 # below makes the names read and set model's.
 from gridghost.planning.model import CACHE_BYTES, MAX_STATES, TurnModel, clear_caches, turn_model
