@@ -1120,8 +1120,7 @@ def test_the_solver_caches_hold_no_more_arrays_than_they_count_and_their_budget(
     clear_caches()
     one = _arrays_kept([solve_game(layouts[0])])  # a solution with everything it keeps
     budget = 3 * one
-    monkeypatch.setattr(model._MODELS, "budget", budget)
-    monkeypatch.setattr(model._SOLUTIONS, "budget", budget)
+    monkeypatch.setattr(model, "CACHE_BYTES", budget)
     clear_caches()
     for layout in layouts:
         solution = solve_game(layout, horizon=None)

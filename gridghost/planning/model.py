@@ -216,11 +216,9 @@ def _nbytes(item: Any) -> int:
 class _Cache:
     """A small thread-safe least-recently-used cache of built things by key, bounded by the bytes
     of the arrays they keep alive (:func:`_nbytes`, against :data:`CACHE_BYTES` as it is set at
-    each insertion, or this cache's own ``budget`` when one is set); the most recent item is kept
-    whatever its size."""
+    each insertion); the most recent item is kept whatever its size."""
 
     def __init__(self) -> None:
-        self.budget: int | None = None
         self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
         self._bytes = 0  # the sum of the items' sizes, kept as they come and go
         self._lock = threading.Lock()
@@ -239,8 +237,7 @@ class _Cache:
             self._items[key] = (item, size)
             self._items.move_to_end(key)
             self._bytes += size
-            budget = CACHE_BYTES if self.budget is None else self.budget
-            while len(self._items) > 1 and self._bytes > budget:
+            while len(self._items) > 1 and self._bytes > CACHE_BYTES:
                 self._bytes -= self._items.popitem(last=False)[1][1]
         return item
 
