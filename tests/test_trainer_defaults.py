@@ -107,3 +107,12 @@ def test_the_exact_score_does_not_depend_on_the_reward_scale() -> None:
     np.testing.assert_allclose(normalised.success, reference.success, atol=1e-12)
     np.testing.assert_allclose(100 * normalised.returns, reference.returns, rtol=1e-9, atol=1e-9)
     assert not np.allclose(reference.returns, normalised.returns)
+
+
+def test_the_turn_based_trainer_adapter_has_the_trainer_defaults() -> None:
+    # the base of RLlib's multi-agent env (and of any turn-based trainer's): a trainer view too
+    from gridghost.integrations.turns import TurnBasedDictEnv
+
+    env = TurnBasedDictEnv()
+    assert env.game.config.obs_type == "vector" and env.game.config.rewards == NORMALISED
+    assert TurnBasedDictEnv(obs_type="grid", rewards="reference").game.config.rewards == REFERENCE

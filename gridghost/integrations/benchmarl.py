@@ -34,6 +34,7 @@ from benchmarl.environments import PettingZooClass, Task
 from benchmarl.experiment.callback import Callback
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
+from gridghost.config import trainer_settings
 from gridghost.envs.parallel import parallel_env
 from gridghost.integrations.metrics import METRICS, format_metrics
 from gridghost.integrations.torchrl import TensorDictMetrics
@@ -43,12 +44,13 @@ _logger = logging.getLogger(__name__)
 
 class GridGhostClass(PettingZooClass):  # type: ignore[misc]
     """BenchMARL's PettingZoo task class over gridghost's parallel env; the task's config is the
-    game's keywords (``obs_type="vector"``: BenchMARL's MLP takes one dimension)."""
+    game's keywords, with the trainers' defaults (:data:`~gridghost.config.TRAINER_DEFAULTS`:
+    ``obs_type="vector"``, which BenchMARL's MLP takes, and ``rewards="normalised"``)."""
 
     def get_env_fun(self, num_envs: int, continuous_actions: bool, seed: int | None, device: Any
                     ) -> Callable[[], PettingZooWrapper]:
         """A builder of TorchRL's ``PettingZooWrapper`` over ``gridghost.parallel_env(**config)``."""
-        config = dict(self.config)
+        config = trainer_settings(self.config)
         return lambda: PettingZooWrapper(parallel_env(**config), use_mask=True, seed=seed, device=device)
 
     def supports_continuous_actions(self) -> bool:

@@ -29,6 +29,7 @@ from typing import Any
 
 from gymnasium import spaces
 
+from gridghost.config import trainer_settings
 from gridghost.envs.aec import GridGhostEnv, make_game
 
 #: The key of RLlib's "every agent is done" flag in the termination and truncation dicts.
@@ -40,7 +41,8 @@ class TurnBasedDictEnv:
 
     Args:
         **game: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes them, or
-            ``config=``.
+            ``config=``; for trainers, ``obs_type`` and ``rewards`` default to
+            :data:`~gridghost.config.TRAINER_DEFAULTS` (``"vector"``, ``"normalised"``).
 
     Raises:
         ValueError: on a fixed map where the agent's opening move can end the game. The
@@ -50,7 +52,7 @@ class TurnBasedDictEnv:
     """
 
     def __init__(self, **game: Any) -> None:
-        self.game: GridGhostEnv = make_game(GridGhostEnv, **game)
+        self.game: GridGhostEnv = make_game(GridGhostEnv, **trainer_settings(game))
         if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
             raise ValueError(
                 f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game before the "
