@@ -65,8 +65,9 @@ def test_mappo_on_the_parallel_env(tmp_path):
     try:
         example = _example()
         record, side_metrics = example.Recorder(), SideMetrics()
+        # the reference's whole-number rewards, which the exact checks below read
         experiment = example.experiment(FRAMES, BATCH, seed=0, save_folder=str(tmp_path),
-                                        callbacks=[record, side_metrics])
+                                        callbacks=[record, side_metrics], rewards="reference")
         experiment.run()
     finally:
         torch.set_num_threads(threads)
