@@ -250,7 +250,7 @@ def test_the_solver_refuses_more_states_than_it_takes_and_its_caches_are_bounded
     small = gridghost.Layout(colours=np.zeros((2, 3), int), goals=[(1, 2)], agent_start=(0, 0), ghost_start=(0, 2))
     first = solve_game(small)
     assert solve_game(small) is first  # kept for the next solve
-    monkeypatch.setattr(model._SOLUTIONS, "budget", 1)  # room for the most recent solution only
+    monkeypatch.setattr(model, "CACHE_BYTES", 1)  # room for the most recent model and solution only
     solve_game(CLASSIC)
     assert solve_game(small) is not first and solve_game(small) is solve_game(small)
     clear_caches()
