@@ -66,7 +66,7 @@ def test_outcome_reads_numeric_infos_and_refuses_the_references() -> None:
 
 def test_format_metrics_prints_every_metric_and_names_what_is_missing() -> None:
     line = format_metrics({"agent_return": -3.5, "success_rate": 0.25, "capture_rate": 0.5, "episode_length": 7.25})
-    assert line == "agent return -3.50  success 0.250  capture 0.500  length 7.2"
+    assert line == "agent return -3.500  success 0.250  capture 0.500  length 7.2"
     with pytest.raises(KeyError, match=r"\['capture_rate', 'episode_length'\]"):
         format_metrics({"agent_return": 0.0, "success_rate": 0.0})
 

@@ -20,7 +20,7 @@ here: :mod:`gridghost.integrations.rllib` (``GridGhostMetrics``),
 >>> metrics.summary()
 {'agent_return': 21.0, 'success_rate': 0.5, 'capture_rate': 0.5, 'episode_length': 5.0, 'episodes': 2}
 >>> format_metrics(metrics.summary())
-'agent return 21.00  success 0.500  capture 0.500  length 5.0  (2 games)'
+'agent return 21.000  success 0.500  capture 0.500  length 5.0  (2 games)'
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def format_metrics(summary: Mapping[str, float]) -> str:
     if missing:
         raise KeyError(f"summary lacks the metrics {missing} (did the run finish a game, with the metrics callback?)")
     games = f"  ({int(summary['episodes'])} games)" if "episodes" in summary else ""
-    return (f"agent return {summary['agent_return']:.2f}  success {summary['success_rate']:.3f}  "
+    return (f"agent return {summary['agent_return']:.3f}  success {summary['success_rate']:.3f}  "
             f"capture {summary['capture_rate']:.3f}  length {summary['episode_length']:.1f}{games}")
 
 
