@@ -14,14 +14,13 @@ from gridghost.core import REWARD_PRESETS
 
 pytestmark = pytest.mark.integration
 
-sb3 = pytest.importorskip("stable_baselines3")
-
 
 def test_ppo_trains_on_the_ids_defaults() -> None:
+    from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
 
     envs = make_vec_env(gridghost.ENV_ID, n_envs=2, seed=0)
-    model = sb3.PPO("MlpPolicy", envs, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model = PPO("MlpPolicy", envs, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(256)
     assert model.num_timesteps >= 256
     assert model.observation_space.shape == (26,)
