@@ -130,10 +130,10 @@ def test_evaluate_scores_random_zero_and_a_best_response_near_one_on_the_splits(
     np.testing.assert_array_equal(random.levels, [500, 501, 502])
     # the optimal agent (a stationary best response to the chasing ghost at gamma 0.99) is within
     # a hair of the finite-horizon optimum
-    optimal = evaluate("optimal", test, rewards="normalised")
+    optimal = evaluate("optimal", test)  # the trainers' normalised rewards, evaluate's default
     assert (optimal.score > 0.97).all() and (optimal.score <= 1 + 1e-9).all()
     assert (optimal.returns <= optimal.optimum + 1e-9).all()
-    reference = evaluate("optimal", test)
+    reference = evaluate("optimal", test, rewards="reference")
     np.testing.assert_allclose(reference.score, optimal.score, atol=1e-6)  # the score has no units
     np.testing.assert_allclose(reference.returns / 100, optimal.returns, atol=1e-6)
     summary = optimal.summary()

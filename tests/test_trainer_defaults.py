@@ -94,15 +94,16 @@ def test_the_pettingzoo_envs_the_engine_and_the_reference_interface_keep_the_gam
 
 
 def test_the_exact_score_does_not_depend_on_the_reward_scale() -> None:
-    # Leaving rewards="normalised" out of evaluate changes only the returns' unit (x 100): the
-    # normalised rewards are the reference's / 100, with the same best responses.
+    # evaluate defaults to the trainers' normalised rewards; the reference's change only the
+    # returns' unit (x 100): the normalised rewards are the reference's / 100, with the same best
+    # responses.
     levels = [Layout.generate(6, 6, seed=seed) for seed in range(3)]
 
     def policy(obs: np.ndarray) -> int:
         return int(np.argmax(obs[:4]))
 
-    reference = gridghost.evaluate(policy, levels, obs_type="vector")
-    normalised = gridghost.evaluate(policy, levels, obs_type="vector", rewards="normalised")
+    reference = gridghost.evaluate(policy, levels, obs_type="vector", rewards="reference")
+    normalised = gridghost.evaluate(policy, levels, obs_type="vector")
     np.testing.assert_allclose(normalised.score, reference.score, atol=1e-9)
     np.testing.assert_allclose(normalised.success, reference.success, atol=1e-12)
     np.testing.assert_allclose(100 * normalised.returns, reference.returns, rtol=1e-9, atol=1e-9)

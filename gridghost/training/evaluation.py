@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS, planned_opponent
-from gridghost.config.settings import game_config
+from gridghost.config.settings import TRAINER_DEFAULTS, game_config
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
@@ -138,7 +138,7 @@ class Evaluator:
         grid_layout: str = "chw",
         action_mask_in_obs: bool = False,
         belief: str | None = None,
-        rewards: Rewards | str | None = None,
+        rewards: Rewards | str | None = TRAINER_DEFAULTS["rewards"],
         slip: str | SlipModel | None = None,
         horizon: int = 100,
         progress_bar: bool = False,
@@ -258,7 +258,7 @@ def evaluate(
     belief: str | None = None,
     batch: bool = False,
     stochastic: bool = False,
-    rewards: Rewards | str | None = None,
+    rewards: Rewards | str | None = TRAINER_DEFAULTS["rewards"],
     slip: str | SlipModel | None = None,
     horizon: int = 100,
     progress_bar: bool = False,
@@ -288,8 +288,10 @@ def evaluate(
         obs_type, view_radius, grid_layout, action_mask_in_obs, belief, batch, stochastic: how
             to ask the policy, as :func:`~gridghost.planning.tabulate_policy` takes them.
         rewards: the rewards the policy was trained with (a preset's name or a
-            :class:`~gridghost.core.rules.Rewards`; ``None``: the reference's); they set the units of
-            the returns and the planners' policies.
+            :class:`~gridghost.core.rules.Rewards`): by default ``"normalised"``, as the Gymnasium
+            views train (:data:`~gridghost.config.TRAINER_DEFAULTS`); ``None`` or ``"reference"``:
+            the reference's. They set the units of the returns only: the normalised score, the
+            success and the caught rates are the same for both presets (the same best responses).
         slip: the agent's slip model, as the envs take it (``None``: longitudinal, 0.2).
         horizon: the turns an episode lasts at most (the envs' ``max_cycles``), an int >= 1.
         progress_bar: draw progress bars with an ETA on stderr, one while the levels are solved
