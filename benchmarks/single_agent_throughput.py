@@ -72,9 +72,9 @@ def contenders(steps: int) -> dict[str, tuple[Callable[[int], float], float | No
     return {
         BASELINE: (lambda seed: gym_rate(minigrid, steps, seed), None),
         "AgentInterface": (lambda seed: interface_rate(steps, seed), 5.0),
-        "GridGhost-v0 (dict obs)": (gym(), None),
-        "GridGhost-v0 (vector obs)": (gym(obs_type="vector"), None),
-        "GridGhost-v0 (ghost learner, vector)": (gym(controlled="ghost", obs_type="vector"), None),
+        "GridGhost-v1 (dict obs)": (gym(), None),
+        "GridGhost-v1 (vector obs)": (gym(obs_type="vector"), None),
+        "GridGhost-v1 (ghost learner, vector)": (gym(controlled="ghost", obs_type="vector"), None),
     }
 
 

@@ -1,7 +1,7 @@
 """Tabular Q-learning against the chasing ghost, with numpy alone.
 
 An agent learns to reach a goal of the classic map through the Gymnasium env
-``gymnasium.make("gridghost/GridGhost-v0", obs_type="vector")`` while the chasing ghost hunts it
+``gymnasium.make("gridghost/GridGhost-v1", obs_type="vector")`` while the chasing ghost hunts it
 and its moves slip. The script prints the success rate (the share of evaluation episodes that end
 with ``info["is_success"]``) before training, when the table is all zeros and the greedy policy,
 which breaks ties at random, is the uniformly random policy, and again after training. Both

@@ -15,17 +15,19 @@ For one side at a time there is a Gymnasium env and the reference ``AgentInterfa
 
     import gymnasium
 
-    env = gymnasium.make("gridghost/GridGhost-v0", controlled="agent", obs_type="vector")
+    env = gymnasium.make("gridghost/GridGhost-v1", controlled="agent", obs_type="vector")
     obs, info = env.reset(seed=42)
 
 A learned policy's exact scores, next to the optimum, on held-out levels::
 
     result = gridghost.evaluate(policy, level_split(2, "test"), obs_type="grid", view_radius=5)
 
-``import gridghost`` registers ``gridghost/GridGhost-v0`` in Gymnasium's registry (the
+``import gridghost`` registers ``gridghost/GridGhost-v1`` in Gymnasium's registry (the
 single-agent env, with a ``TimeLimit`` of 100 steps) and in PettingZoo's (the AEC env, and the
 parallel env under ``pettingzoo.make("parallel", ...)``; PettingZoo 1.27 or newer has the
-registry).
+registry). ``gridghost/GridGhost-v0``, the id before 0.3.0, stays registered as it was: in
+Gymnasium its defaults are the reference's dict observation and rewards (``v1``'s are the
+trainers', :data:`~gridghost.config.TRAINER_DEFAULTS`), and Gymnasium says it is out of date.
 """
 
 from __future__ import annotations
@@ -88,7 +90,11 @@ from gridghost.training import Evaluation, Evaluator, evaluate  # noqa: E402
 #: The package's version, written only here: pyproject.toml reads it ([tool.setuptools.dynamic]).
 __version__ = "0.3.0"
 
-ENV_ID = "gridghost/GridGhost-v0"
+#: The id of the game in Gymnasium's and PettingZoo's registries.
+ENV_ID = "gridghost/GridGhost-v1"
+#: The id before 0.3.0, whose Gymnasium env kept the game's own defaults: a run that names it gets
+#: the numbers it got then (an id keeps its behaviour; the defaults' change made ``v1``).
+_V0 = "gridghost/GridGhost-v0"
 
 __all__ = [
     "CLASSIC",
@@ -130,15 +136,20 @@ __all__ = [
     "raw_env",
 ]
 
-# PettingZoo's registry appeared in 1.27; older versions simply have no pettingzoo.make.
-if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.aec_registry:
-    pettingzoo.register("aec", ENV_ID, entry_point="gridghost.envs.aec:env")
-if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.parallel_registry:
-    pettingzoo.register("parallel", ENV_ID, entry_point="gridghost.envs.parallel:parallel_env")
+# PettingZoo's registry appeared in 1.27; older versions simply have no pettingzoo.make. Its envs
+# are the same game under both ids.
+for _id in (ENV_ID, _V0):
+    if hasattr(pettingzoo, "register") and _id not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", _id, entry_point="gridghost.envs.aec:env")
+    if hasattr(pettingzoo, "register") and _id not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", _id, entry_point="gridghost.envs.parallel:parallel_env")
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(ENV_ID, entry_point="gridghost.envs.single_agent:GridGhostGymEnv", max_episode_steps=100,
                        vector_entry_point="gridghost.batched:make_vector_env")
+if _V0 not in gymnasium.registry:
+    gymnasium.register(_V0, entry_point="gridghost.envs.single_agent:make_reference_env", max_episode_steps=100,
+                       vector_entry_point="gridghost.batched.vector:make_reference_vector_env")
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -673,13 +673,13 @@ def test_a_bad_table_bytes_is_refused_by_every_view(value, error) -> None:
     with pytest.raises(error, match="table_bytes must be"):
         GridGhostVectorEnv(1, table_bytes=value)
     with pytest.raises(error, match="table_bytes must be"):  # checked before the fallback to SyncVectorEnv
-        gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=1, vectorization_mode="vector_entry_point",
+        gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=1, vectorization_mode="vector_entry_point",
                            obs_type="dict", table_bytes=value)
 
 
 def test_the_fallback_to_single_envs_takes_a_table_bytes() -> None:
     with pytest.warns(UserWarning, match="falling back"):
-        envs = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2, vectorization_mode="vector_entry_point",
+        envs = gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=2, vectorization_mode="vector_entry_point",
                                   obs_type="dict", table_bytes=2**30)
     assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
     envs.close()

@@ -89,7 +89,7 @@ def test_filter_speed_benchmark_prints_a_ratio_per_contender() -> None:
 
 def test_single_agent_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/single_agent_throughput.py", "--rounds", "1", "--steps", "200")
-    for name in ("MiniGrid-Empty-5x5-v0", "AgentInterface", "GridGhost-v0 (dict obs)"):
+    for name in ("MiniGrid-Empty-5x5-v0", "AgentInterface", "GridGhost-v1 (dict obs)"):
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
 
 

@@ -332,8 +332,8 @@ def test_bad_config_fields_are_refused(fields: dict, error: type, message: str) 
 
 def test_the_gymnasium_view_needs_a_max_cycles_for_the_step_count() -> None:
     with pytest.raises(ValueError, match="pass max_cycles=N"):
-        gymnasium.make("gridghost/GridGhost-v0", obs_type="vector", append_step_count=True)
-    env = gymnasium.make("gridghost/GridGhost-v0", obs_type="vector", append_step_count=True, max_cycles=100)
+        gymnasium.make("gridghost/GridGhost-v1", obs_type="vector", append_step_count=True)
+    env = gymnasium.make("gridghost/GridGhost-v1", obs_type="vector", append_step_count=True, max_cycles=100)
     observation, _ = env.reset(seed=0)
     assert observation.shape == (27,) and observation[-1] == 0.0
     assert env.step(0)[0][-1] == np.float32(0.01)
@@ -401,7 +401,7 @@ GYM_VARIANTS = [(side, obs_type, options) for obs_type, options in VARIANTS
 
 @pytest.mark.parametrize(("controlled", "obs_type", "options"), GYM_VARIANTS)
 def test_gymnasium_env_checker_passes(controlled: str, obs_type: str, options: dict) -> None:
-    env = gymnasium.make("gridghost/GridGhost-v0", controlled=controlled, obs_type=obs_type, max_cycles=100,
+    env = gymnasium.make("gridghost/GridGhost-v1", controlled=controlled, obs_type=obs_type, max_cycles=100,
                          **options)
     assert env.observation_space is env.unwrapped.game.observation_space(controlled)
     with warnings.catch_warnings(record=True) as caught:
@@ -413,7 +413,7 @@ def test_gymnasium_env_checker_passes(controlled: str, obs_type: str, options: d
 @pytest.mark.parametrize(("obs_type", "options"), SHARED_SPACE)
 def test_frame_stacking_keeps_the_last_frames(obs_type: str, options: dict) -> None:
     env = FrameStackObservation(
-        gymnasium.make("gridghost/GridGhost-v0", obs_type=obs_type, max_cycles=50, **options), stack_size=3
+        gymnasium.make("gridghost/GridGhost-v1", obs_type=obs_type, max_cycles=50, **options), stack_size=3
     )
     inner = env.unwrapped
     frames, _ = env.reset(seed=1)
@@ -433,7 +433,7 @@ VECTOR_CASES = [(obs_type, options) for obs_type, options in SHARED_SPACE if not
 @pytest.mark.parametrize(("obs_type", "options"), VECTOR_CASES)
 def test_async_vector_envs_see_what_sync_ones_see(obs_type: str, options: dict) -> None:
     def make():
-        return gymnasium.make("gridghost/GridGhost-v0", obs_type=obs_type, max_cycles=50, **options)
+        return gymnasium.make("gridghost/GridGhost-v1", obs_type=obs_type, max_cycles=50, **options)
 
     sync = gymnasium.vector.SyncVectorEnv([make, make])
     # Gymnasium 1.x reads a Text out of shared memory once, when the vector env is built, and

@@ -69,7 +69,7 @@ def test_closer_starts_would_let_the_opening_move_end_the_game() -> None:
 
 def test_a_learning_ghost_can_play_every_generated_map() -> None:
     for seed in range(20):
-        env = gymnasium.make("gridghost/GridGhost-v0", controlled="ghost", layout=drawn(seed))
+        env = gymnasium.make("gridghost/GridGhost-v1", controlled="ghost", layout=drawn(seed))
         observation, _ = env.reset(seed=seed)
         assert env.observation_space.contains(observation)
         env.close()

@@ -1,4 +1,4 @@
-"""A newcomer's first SB3 run with nothing but the id: ``make_vec_env("gridghost/GridGhost-v0")``
+"""A newcomer's first SB3 run with nothing but the id: ``make_vec_env("gridghost/GridGhost-v1")``
 builds, and PPO's default ``MlpPolicy`` trains on it (with the old ``"dict"`` default SB3 refused
 the nested observation); ``SB3VecEnv`` gives the normalised rewards unless told otherwise.
 

@@ -52,7 +52,7 @@ def gymnasium_creator(**kw):
     return functools.partial(
         pufferlib.emulation.GymnasiumPufferEnv,
         env_creator=gymnasium.make,
-        env_args=["gridghost:gridghost/GridGhost-v0"],
+        env_args=["gridghost:gridghost/GridGhost-v1"],
         env_kwargs=kw,
     )
 

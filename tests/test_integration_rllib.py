@@ -128,7 +128,7 @@ def test_masked_adapter_speaks_rllibs_keys():
 
 
 def test_the_single_agent_id_gives_rllibs_mask_keys():
-    """What RLlib builds for ``"gridghost/GridGhost-v0"`` with masks: RLlib's keys, the same game."""
+    """What RLlib builds for ``"gridghost/GridGhost-v1"`` with masks: RLlib's keys, the same game."""
     import gymnasium
 
     from gridghost.integrations.rllib import RLlibMaskKeys, make_gym_env
@@ -182,7 +182,7 @@ def test_plain_env_id_on_a_remote_env_runner_after_a_new_cluster(ray_cluster):
     ray_cluster.shutdown()
     ray_cluster.init(**RAY_SETTINGS)
     config = (_ppo(500)
-              .environment("gridghost/GridGhost-v0", env_config={"obs_type": "vector", "controlled": "ghost"})
+              .environment("gridghost/GridGhost-v1", env_config={"obs_type": "vector", "controlled": "ghost"})
               .env_runners(num_env_runners=1)
               .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
     result, pids = _train_once(config)
@@ -209,7 +209,7 @@ def test_default_catalog_builds_a_cnn_for_channels_last_grids(ray_cluster):
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
     config = (_ppo(500)
-              .environment("gridghost/GridGhost-v0",
+              .environment("gridghost/GridGhost-v1",
                            env_config={"obs_type": "grid", "grid_layout": "hwc",
                                        "layout": MapGenerator(6, 6, difficulty=1)})
               .rl_module(model_config=DefaultModelConfig(conv_filters=[[16, [3, 3], 1], [32, [3, 3], 1]])))
@@ -231,7 +231,7 @@ def test_plain_env_id_runs_the_batched_engine_in_vector_entry_point_mode(ray_clu
     from gridghost.batched import GridGhostVectorEnv
 
     config = (_ppo(800)
-              .environment("gridghost/GridGhost-v0", env_config={"obs_type": "vector"})
+              .environment("gridghost/GridGhost-v1", env_config={"obs_type": "vector"})
               .env_runners(num_env_runners=0, num_envs_per_env_runner=8, gym_env_vectorize_mode="vector_entry_point")
               .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
     algo = config.build_algo()

@@ -116,7 +116,7 @@ def test_every_observation_of_generated_maps_lies_in_the_fixed_space() -> None:
 
 
 def test_controlled_ghost_plays_every_generated_map() -> None:
-    env = gymnasium.make("gridghost/GridGhost-v0", controlled="ghost", layout=MapGenerator(5, 5), obs_type="vector")
+    env = gymnasium.make("gridghost/GridGhost-v1", controlled="ghost", layout=MapGenerator(5, 5), obs_type="vector")
     levels = set()
     for seed in range(150):
         obs, _info = env.reset(seed=seed)
@@ -204,7 +204,7 @@ def test_the_difficulty_bands_order_the_levels() -> None:
 def test_difficulty_on_every_env_and_measured_under_the_envs_slip() -> None:
     env = gridghost.env(difficulty=3, slip="perpendicular", slip_probability=0.3)
     assert env.maps.slip == PerpendicularSlip(0.3) and env.layout.shape == (6, 6)
-    gym_env = gymnasium.make("gridghost/GridGhost-v0", difficulty=2, obs_type="grid")
+    gym_env = gymnasium.make("gridghost/GridGhost-v1", difficulty=2, obs_type="grid")
     obs, _ = gym_env.reset(seed=0)
     assert obs.shape[1:] == (6, 6)
     with pytest.raises(ValueError, match="measures difficulty under"):
@@ -267,7 +267,7 @@ def test_layout_accepts_a_name_a_layout_a_text_a_dict_and_a_path(tmp_path) -> No
     for value in ("maze9", maze, maze.to_text(), maze.to_dict(), str(text_file), text_file, json_file):
         assert resolve_layout(value) == maze
         assert gridghost.env(layout=value).layout == maze
-        assert gymnasium.make("gridghost/GridGhost-v0", layout=value).unwrapped.game.layout == maze
+        assert gymnasium.make("gridghost/GridGhost-v1", layout=value).unwrapped.game.layout == maze
         assert gridghost.AgentInterface(render=False, layout=value).env.layout == maze
     generator = MapGenerator(5, 5, num_levels=3)
     assert resolve_layout(generator.to_dict()) == generator
@@ -281,7 +281,7 @@ def test_every_shipped_map_plays_in_the_aec_and_gymnasium_envs() -> None:
         assert env.layout == load(name)
         assert env.observation_space("agent").shape == (15, *env.layout.shape)
         assert len(record_rest(env)) >= 2 and env.agents == []  # played to its end and dead steps
-        gym_env = gymnasium.make("gridghost/GridGhost-v0", layout=name, obs_type="vector")
+        gym_env = gymnasium.make("gridghost/GridGhost-v1", layout=name, obs_type="vector")
         obs, _ = gym_env.reset(seed=0)
         assert gym_env.observation_space.contains(obs)
 
@@ -346,7 +346,7 @@ def test_a_generator_redraws_maps_whose_opening_move_could_end_the_game() -> Non
     close = [Layout.generate(4, 4, seed=seed, min_distance=1) for seed in range(200)]
     assert any(gridghost.Game(layout, LongitudinalSlip(0.2)).opening_can_end() for layout in close)
     generator = MapGenerator(4, 4, min_distance=1)
-    env = gymnasium.make("gridghost/GridGhost-v0", controlled="ghost", layout=generator, obs_type="vector")
+    env = gymnasium.make("gridghost/GridGhost-v1", controlled="ghost", layout=generator, obs_type="vector")
     for seed in range(100):
         env.reset(seed=seed)
         assert not env.unwrapped.game.kernel.opening_can_end()
@@ -354,7 +354,7 @@ def test_a_generator_redraws_maps_whose_opening_move_could_end_the_game() -> Non
 
 
 def test_difficulty_plays_the_presets_training_levels_and_the_gym_env_says_which() -> None:
-    env = gymnasium.make("gridghost/GridGhost-v0", difficulty=1, obs_type="vector")
+    env = gymnasium.make("gridghost/GridGhost-v1", difficulty=1, obs_type="vector")
     assert env.unwrapped.game.maps == MapGenerator(difficulty=1, num_levels=500, slip=LongitudinalSlip(0.2))
     levels = set()
     for seed in range(30):
@@ -363,7 +363,7 @@ def test_difficulty_plays_the_presets_training_levels_and_the_gym_env_says_which
         assert env.unwrapped.layout == MapGenerator(difficulty=1).level(env.unwrapped.level)
         levels.add(env.unwrapped.level)
     assert len(levels) > 20
-    assert gymnasium.make("gridghost/GridGhost-v0").unwrapped.level is None
+    assert gymnasium.make("gridghost/GridGhost-v1").unwrapped.level is None
 
 
 def test_the_opponent_follows_maps_it_has_seen_before() -> None:

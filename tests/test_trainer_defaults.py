@@ -117,3 +117,31 @@ def test_the_turn_based_trainer_adapter_has_the_trainer_defaults() -> None:
     env = TurnBasedDictEnv()
     assert env.game.config.obs_type == "vector" and env.game.config.rewards == NORMALISED
     assert TurnBasedDictEnv(obs_type="grid", rewards="reference").game.config.rewards == REFERENCE
+
+
+def test_the_id_before_the_change_keeps_its_behaviour_and_says_it_is_out_of_date() -> None:
+    # An id keeps its behaviour within a version: v0 still gives the reference's dict and rewards
+    assert gridghost.ENV_ID == "gridghost/GridGhost-v1"
+    with pytest.warns(DeprecationWarning, match="GridGhost-v0 is out of date"):
+        old = gymnasium.make("gridghost/GridGhost-v0")
+    assert isinstance(old.observation_space, gymnasium.spaces.Dict) and old.unwrapped.config.rewards == REFERENCE
+    with pytest.warns(DeprecationWarning):
+        given = gymnasium.make("gridghost/GridGhost-v0", obs_type="vector", rewards="normalised")
+        whole = gymnasium.make("gridghost/GridGhost-v0", config=gridghost.env(obs_type="text").config)
+        mapping = gymnasium.make("gridghost/GridGhost-v0", controlled={"controlled": "ghost"})
+    assert given.observation_space == VECTOR and given.unwrapped.config.rewards == NORMALISED
+    assert whole.unwrapped.config.obs_type == "text"
+    assert mapping.unwrapped.config.obs_type == "dict" and mapping.unwrapped.controlled == "ghost"
+    # its vector env: the dict observation falls back to Gymnasium's SyncVectorEnv, as before 0.3.0
+    with pytest.warns(DeprecationWarning), pytest.warns(UserWarning, match="falling back to .*SyncVectorEnv"):
+        envs = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2)
+    assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
+    assert isinstance(envs.single_observation_space, gymnasium.spaces.Dict)
+    with pytest.warns(DeprecationWarning):
+        vector = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2, obs_type="vector")
+    assert vector.unwrapped.game.config.rewards == REFERENCE
+    # the PettingZoo envs are the same game under both ids
+    import pettingzoo
+
+    old_game, game = pettingzoo.make("aec", "gridghost/GridGhost-v0"), pettingzoo.make("aec", gridghost.ENV_ID)
+    assert old_game.config.to_dict() == game.config.to_dict() == gridghost.env().config.to_dict()

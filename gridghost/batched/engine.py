@@ -1,7 +1,7 @@
 """The batched engine: N games stepped in lockstep as arrays, for training at scale.
 
 | Import        | ``from gridghost.batched import BatchedGame`` or                                 |
-|               | ``gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=N,``                     |
+|               | ``gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=N,``                     |
 |               | ``vectorization_mode="vector_entry_point", obs_type="vector")``                  |
 | Sides         | ``controlled="agent"`` or ``"ghost"`` against a built-in opponent (a table), or  |
 |               | ``controlled=None``: both sides learn, half-turn by half-turn                    |

@@ -1,4 +1,4 @@
-"""``gridghost/GridGhost-v0`` as a Gymnasium vector env over the batched engine.
+"""``gridghost/GridGhost-v1`` as a Gymnasium vector env over the batched engine.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from gridghost.batched.engine import AUTORESET_MODES, GYMNASIUM_MODES, BatchedGame
 from gridghost.batched.limits import TooManyGames, UnsupportedSetting, check_count
-from gridghost.config import trainer_settings
+from gridghost.config import REFERENCE_DEFAULTS, trainer_settings
 from gridghost.core.checks import check_choice, check_flag
 from gridghost.core.names import AGENT, AGENTS
 from gridghost.core.rules import NUM_ACTIONS
@@ -22,7 +22,7 @@ from gridghost.core.rules import NUM_ACTIONS
 
 # -- the Gymnasium vector env -------------------------------------------------------------------------
 class GridGhostVectorEnv(VectorEnv):
-    """``gridghost/GridGhost-v0`` for N games as one :class:`gymnasium.vector.VectorEnv` over a
+    """``gridghost/GridGhost-v1`` for N games as one :class:`gymnasium.vector.VectorEnv` over a
     :class:`BatchedGame`: what ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
     returns. Its spaces, and its auto-reset, are those of ``SyncVectorEnv`` of the same envs
     (each a ``GridGhostGymEnv`` in a ``TimeLimit``).
@@ -157,7 +157,7 @@ class GridGhostVectorEnv(VectorEnv):
 
 
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
-    """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``: a :class:`GridGhostVectorEnv`.
+    """The ``vector_entry_point`` of ``gridghost/GridGhost-v1``: a :class:`GridGhostVectorEnv`.
     Its defaults are the Gymnasium views', :data:`~gridghost.config.TRAINER_DEFAULTS`
     (``obs_type="vector"``, ``rewards="normalised"``), the single env's too.
 
@@ -180,6 +180,18 @@ def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     limit = single.pop("max_episode_steps", None)
 
     def make() -> gymnasium.Env:
-        return gymnasium.make("gridghost/GridGhost-v0", max_episode_steps=limit, **single)
+        return gymnasium.make("gridghost/GridGhost-v1", max_episode_steps=limit, **single)
 
     return gymnasium.vector.SyncVectorEnv([make] * num_envs, copy=copy, autoreset_mode=mode)
+
+
+def make_reference_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
+    """The ``vector_entry_point`` of ``gridghost/GridGhost-v0``, the id before 0.3.0:
+    :func:`make_vector_env` with the game's own defaults
+    (:data:`~gridghost.config.REFERENCE_DEFAULTS`) for those settings the caller leaves out, so
+    the dict observation falls back to ``SyncVectorEnv`` of ``v0``'s single envs, as then.
+
+    Raises:
+        TypeError, ValueError: as :func:`make_vector_env`.
+    """
+    return make_vector_env(num_envs, **trainer_settings(kwargs, REFERENCE_DEFAULTS))

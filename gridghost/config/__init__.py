@@ -29,6 +29,7 @@ from gridghost.config.parts import (
 from gridghost.config.settings import (
     EXPERTS,
     OUTCOME_INFO_KEYS,
+    REFERENCE_DEFAULTS,
     RESERVED_INFO_KEYS,
     TRAINER_DEFAULTS,
     GameConfig,
@@ -47,6 +48,7 @@ __all__ = [
     "MAP_COMPONENTS_BYTES",
     "OPPONENT_SIDES",
     "OUTCOME_INFO_KEYS",
+    "REFERENCE_DEFAULTS",
     "RESERVED_INFO_KEYS",
     "TRAINER_DEFAULTS",
     "GameConfig",

@@ -56,17 +56,23 @@ from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor, make_sens
 TRAINER_DEFAULTS: Mapping[str, str] = MappingProxyType({"obs_type": "vector", "rewards": "normalised"})
 
 
-def trainer_settings(game: Mapping[str, Any]) -> dict[str, Any]:
-    """A Gymnasium view's game settings: ``game`` with :data:`TRAINER_DEFAULTS` for those it
-    leaves out, or ``game`` as it is when it holds a whole ``config=``.
+#: The game's own defaults for the settings of :data:`TRAINER_DEFAULTS`: what the Gymnasium id
+#: ``gridghost/GridGhost-v0`` (before 0.3.0) still gives.
+REFERENCE_DEFAULTS: Mapping[str, str] = MappingProxyType({"obs_type": "dict", "rewards": "reference"})
+
+
+def trainer_settings(game: Mapping[str, Any], defaults: Mapping[str, Any] = TRAINER_DEFAULTS) -> dict[str, Any]:
+    """A Gymnasium view's game settings: ``game`` with ``defaults`` for those it leaves out, or
+    ``game`` as it is when it holds a whole ``config=``.
 
     Args:
         game: the view's keyword settings.
+        defaults: :data:`TRAINER_DEFAULTS`, or :data:`REFERENCE_DEFAULTS` for the ``v0`` id.
 
     Returns:
         A new dict of the settings.
     """
-    return dict(game) if "config" in game else {**TRAINER_DEFAULTS, **game}
+    return dict(game) if "config" in game else {**defaults, **game}
 
 #: The info key of each way a game ends.
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}

@@ -5,7 +5,7 @@
 | Agents        | ``["agent", "ghost"]``; ``["agent"]`` with ``use_ghost=False``                |
 | Actions       | Discrete(4) for both; only the side to move has its action carried out        |
 | Observations  | the AEC env's encodings, each saying whether the observer moves next          |
-| Registered    | ``pettingzoo.make("parallel", "gridghost/GridGhost-v0")``                     |
+| Registered    | ``pettingzoo.make("parallel", "gridghost/GridGhost-v1")``                     |
 
 The game stays turn-based: the ghost sees where the agent's move took it. A parallel ``step`` is
 one half-turn. Both sides send an action; the mover's is carried out, the waiting side's is

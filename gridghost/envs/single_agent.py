@@ -7,7 +7,7 @@ Both single-agent views (this Gymnasium env and the reference-compatible
 answers within the same call. :class:`Duel` is that one piece of code; neither view touches the
 rules.
 
-| Import        | ``gymnasium.make("gridghost/GridGhost-v0")`` (after ``import gridghost``)        |
+| Import        | ``gymnasium.make("gridghost/GridGhost-v1")`` (after ``import gridghost``)        |
 |---------------|----------------------------------------------------------------------------------|
 | Actions       | Discrete(4): 0 left, 1 down, 2 right, 3 up                                       |
 | Observations  | ``obs_type="vector"`` (the default: flat ``float32`` ``Box(26)``, the same space |
@@ -40,12 +40,12 @@ Information
     agent (``"ghost"``); ``False`` after the reset. Its arrays are the caller's own copies.
 
 Arguments
-    ``gymnasium.make("gridghost/GridGhost-v0", controlled="agent", opponent=None,
+    ``gymnasium.make("gridghost/GridGhost-v1", controlled="agent", opponent=None,
     obs_type="vector", rewards="normalised", render_mode=None, **game)``; see
     :class:`GridGhostGymEnv`.
 
 >>> import gymnasium, gridghost
->>> env = gymnasium.make("gridghost/GridGhost-v0", controlled="ghost", opponent="random",
+>>> env = gymnasium.make("gridghost/GridGhost-v1", controlled="ghost", opponent="random",
 ...                      obs_type="vector")
 >>> obs, info = env.reset(seed=3)
 >>> obs.shape, env.action_space
@@ -63,7 +63,7 @@ from gymnasium import spaces
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, opponent_view, planned_opponent
 from gridghost.config.parts import recent_map
-from gridghost.config.settings import GameConfig, trainer_settings
+from gridghost.config.settings import REFERENCE_DEFAULTS, GameConfig, trainer_settings
 from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -387,7 +387,7 @@ class Duel:
 class GridGhostGymEnv(gymnasium.Env):
     """The game as a standard Gymnasium env for one side; the other side is played by a policy.
 
-    Registered as ``gridghost/GridGhost-v0`` (``TimeLimit`` of 100 steps); see the module
+    Registered as ``gridghost/GridGhost-v1`` (``TimeLimit`` of 100 steps); see the module
     docstring for spaces, rewards and infos. Its defaults are made for trainers
     (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``obs_type="vector"``, ``rewards="normalised"``),
     where the AEC env keeps the reference's.
@@ -540,3 +540,23 @@ class GridGhostGymEnv(gymnasium.Env):
     def close(self) -> None:
         """Release rendering resources; safe to call more than once."""
         self.game.close()
+
+
+def make_reference_env(controlled: Any = AGENT, **game: Any) -> GridGhostGymEnv:
+    """The entry point of ``gridghost/GridGhost-v0``, the id before 0.3.0: :class:`GridGhostGymEnv`
+    with the game's own defaults (:data:`~gridghost.config.REFERENCE_DEFAULTS`: the reference's
+    dict observation and rewards) for those settings the caller leaves out, as that id gave then.
+
+    Args:
+        controlled, **game: as :class:`GridGhostGymEnv` takes them (a mapping of every argument
+            too).
+
+    Returns:
+        The env.
+
+    Raises:
+        ValueError, TypeError: as :class:`GridGhostGymEnv`.
+    """
+    if isinstance(controlled, Mapping) and not game:
+        return GridGhostGymEnv(trainer_settings(controlled, REFERENCE_DEFAULTS))
+    return GridGhostGymEnv(controlled, **trainer_settings(game, REFERENCE_DEFAULTS))

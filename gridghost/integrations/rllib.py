@@ -44,11 +44,11 @@ PPO); :func:`masked_multi_module_spec` returns that module for both sides::
 
 Env ids: importing this module registers two ids in Ray Tune's registry, which RLlib's env
 runners consult before Gymnasium's (a fresh worker process has not imported gridghost, so
-Gymnasium's registry there does not know ``"gridghost/GridGhost-v0"``):
+Gymnasium's registry there does not know ``"gridghost/GridGhost-v1"``):
 
-- :data:`ENV_ID` ``"gridghost/GridGhost-v0"``: the single-agent Gymnasium env, built by
+- :data:`ENV_ID` ``"gridghost/GridGhost-v1"``: the single-agent Gymnasium env, built by
   ``gymnasium.make(ENV_ID, **env_config)`` (so with its ``TimeLimit``), for
-  ``config.environment("gridghost/GridGhost-v0", env_config={...})``;
+  ``config.environment("gridghost/GridGhost-v1", env_config={...})``;
 - :data:`MULTI_AGENT_ENV_ID` ``"gridghost/GridGhostMultiAgent-v0"``: :class:`GridGhostMultiAgentEnv`.
 
 They are registered again after every ``ray.init`` (Tune's registry lives in the Ray cluster,
@@ -80,7 +80,7 @@ from gridghost.integrations.metrics import outcome
 from gridghost.integrations.turns import TurnBasedDictEnv
 
 #: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
-ENV_ID = "gridghost/GridGhost-v0"
+ENV_ID = "gridghost/GridGhost-v1"
 #: :class:`GridGhostMultiAgentEnv`'s id in Ray Tune's registry (RLlib only).
 MULTI_AGENT_ENV_ID = "gridghost/GridGhostMultiAgent-v0"
 #: The key of the observation beside ``"action_mask"`` in RLlib's action-masking module.
