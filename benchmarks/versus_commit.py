@@ -54,7 +54,8 @@ WORKLOADS: dict[str, tuple[str, int]] = {
         ("raw_env() half-steps", "gridghost.raw_env(max_cycles=None)", _AEC_STEP, 20_000),
         ("gym env, vector, agent steps", 'gridghost.GridGhostGymEnv(obs_type="vector")',
          _GYM_STEP.format(action="i % 4"), 5_000),
-        ("gym env, dict, ghost steps", 'gridghost.GridGhostGymEnv(controlled="ghost")',
+        # the encoding named: the Gymnasium env's default became "vector" in 0.3.0
+        ("gym env, dict, ghost steps", 'gridghost.GridGhostGymEnv(controlled="ghost", obs_type="dict")',
          _GYM_STEP.format(action="(i * 7) % 4"), 5_000),
         ("AgentInterface, no filter",
          "gridghost.AgentInterface(render=False, use_particle_filter=False, max_steps=100)", _INTERFACE_STEP, 5_000),

@@ -6,6 +6,8 @@ defaults."""
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
@@ -133,12 +135,14 @@ def test_the_id_before_the_change_keeps_its_behaviour_and_says_it_is_out_of_date
     assert whole.unwrapped.config.obs_type == "text"
     assert mapping.unwrapped.config.obs_type == "dict" and mapping.unwrapped.controlled == "ghost"
     # its vector env: the dict observation falls back to Gymnasium's SyncVectorEnv, as before 0.3.0
-    with pytest.warns(DeprecationWarning), pytest.warns(UserWarning, match="falling back to .*SyncVectorEnv"):
-        envs = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2)
+    # (Gymnasium 1.4's make_vec also says the id is out of date, 1.1's does not: that is not checked)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.warns(UserWarning, match="falling back to .*SyncVectorEnv"):
+            envs = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2)
+        vector = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2, obs_type="vector")
     assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
     assert isinstance(envs.single_observation_space, gymnasium.spaces.Dict)
-    with pytest.warns(DeprecationWarning):
-        vector = gymnasium.make_vec("gridghost/GridGhost-v0", num_envs=2, obs_type="vector")
     assert vector.unwrapped.game.config.rewards == REFERENCE
     # the PettingZoo envs are the same game under both ids
     import pettingzoo
