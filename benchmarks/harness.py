@@ -12,8 +12,14 @@ given ``--no-progress`` (:func:`add_progress_option`).
 from __future__ import annotations
 
 import argparse
+import platform
+import shlex
 import statistics
-from collections.abc import Callable, Mapping
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -22,6 +28,31 @@ def add_progress_option(parser: argparse.ArgumentParser) -> None:
     """Give a script ``--no-progress``, which sets ``args.progress`` to False (True by default)."""
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="draw no progress bars (they go to stderr, the results to stdout)")
+
+
+def provenance(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """What a stored result needs to be re-made: the commit of the checkout that ran it (with
+    ``dirty`` true when tracked files differed from it, so the commit alone does not give the
+    code), the exact command line (``python`` and the script's path as run, then ``argv``, default
+    ``sys.argv[1:]``) and the Python version. Outside a git checkout the commit is ``None``.
+
+    Returns:
+        ``{"commit", "dirty", "command", "python"}``.
+    """
+    root = Path(__file__).resolve().parent.parent
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    script = Path(sys.argv[0]).resolve()
+    shown = script.relative_to(root).as_posix() if script.is_relative_to(root) else sys.argv[0]
+    record: dict[str, Any] = {"commit": None, "dirty": None, "command": shlex.join(["python", shown, *arguments]),
+                              "python": platform.python_version()}
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return record
+    record.update(commit=commit.stdout.strip(), dirty=bool(status.stdout.strip()))
+    return record
 
 
 def interleaved_rates(contenders: Mapping[str, Callable[[int], float]], rounds: int, progress: bool = False,
