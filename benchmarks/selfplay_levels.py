@@ -1,11 +1,13 @@
-"""Self-play on many levels, judged exactly: levels 0..9 of ``MapGenerator(6, 6, difficulty=d)``
-for d = 2 and 3 (issue 23, part 4), with either learner:
+"""Self-play on many levels, judged exactly: levels 10..29 of ``MapGenerator(6, 6, difficulty=d)``
+for d = 2 and 3 by default (issue 33: levels no earlier run reported; issue 23's run used 0..9),
+with either learner:
 
 - ``--learner tabular`` (the default): :class:`gridghost.training.TabularSelfPlay`, both sides
   learning one table of action values from their own games (512 games in lockstep on the batched
   engine, epsilon-greedy 0.5, every episode from a uniformly drawn state, step sizes
-  ``1 / visits ** 0.6``). A "generation" is ``--turns`` full turns (summed over the games)
-  after which both sides' greedy policies are judged;
+  ``1 / visits ** 0.6``, the policies greedy in the table averaged over the batches with
+  ``averaging=2``). A "generation" is ``--turns`` full turns (summed over the games) after which
+  both sides' policies are judged;
 - ``--learner ppo``: the recipe of ``examples/selfplay_sb3.py`` (PPO per side, alternating
   generations of ``--steps`` steps, every learner frozen into an ``OpponentPool`` as its greedy
   table; needs ``pip install "gridghost[sb3]"``).
@@ -14,23 +16,28 @@ After every generation the latest (agent, ghost) pair's exploitability is comput
 (``selfplay.exploitability_curve``, gamma 0.99, the solver's default and both learners') in
 ``rewards="normalised"`` units (goal +1, caught -0.5, step -0.01: the reference divided by 100).
 The reward range is goal - caught = 1.5, and the bar is 1% of it: an exploitability below 0.015
-(1.5 in the reference's units). The script writes every generation of every level to ``--out``
-(JSON, rewritten after each level, so an interrupted run keeps what it finished) and prints one
-row per level: the final exploitability, as a percentage of the range, the best over the
-generations, the generations and the wall time; then how many levels of each difficulty end
-under 1%.
+(1.5 in the reference's units). The result of a level is its exploitability at the final
+generation: the whole curve is stored, and its minimum (``best``) is kept in the file but is no
+result, since a run cannot know in advance which generation will be its best.
 
-Wall time (one process on a shared 2-core machine): the tabular learner plays about 300,000
-turns a second, so a level of 8 generations of 2,000,000 turns takes about a minute and the
-full run about 20 minutes; the PPO recipe took 109-205 s a level (8 generations of 16,384
-steps), 51.5 minutes for the 20 levels.
+The script writes ``--out`` (JSON, rewritten after each level, so an interrupted run keeps what
+it finished): the settings with the run's provenance (``commit``: ``git rev-parse HEAD``;
+``dirty``: whether the files the run reads, ``SOURCES``, had uncommitted changes, listed in
+``uncommitted``; ``command``: the exact command line, to run from the repository root), the
+run's wall time (``wall_seconds``) and per level its minimax value, final exploitability, wall
+time (``seconds``: learning and judging every generation, one process) and every generation's
+row. It prints one row per level (the final exploitability, as a percentage of the range, the
+generations and the wall time), then how many levels of each difficulty end under 1%.
 
-Results (seed 0), stored in ``benchmarks/results/``: ``selfplay.json`` (tabular) and
-``selfplay_ppo.json`` (the PPO recipe: under 1% on 3 of 10 levels of difficulty 2 and 1 of 10 of
-difficulty 3); the numbers are quoted on the Self-play page of the docs.
+Results (seed 0), stored in ``benchmarks/results/``: ``selfplay.json`` (tabular, levels 10..29)
+and ``selfplay_ppo.json`` (the PPO recipe on levels 0..9, at an earlier commit: under 1% on 3 of
+10 levels of difficulty 2 and 1 of 10 of difficulty 3; 51.5 minutes). The numbers and the wall
+times measured are quoted on the Self-play page of the docs; ``pytest -m results`` re-runs the
+cheapest stored tabular level from its recorded command and matches it.
 
     python benchmarks/selfplay_levels.py                                   # the full run, tabular
-    python benchmarks/selfplay_levels.py --learner ppo --out benchmarks/results/selfplay_ppo.json
+    python benchmarks/selfplay_levels.py --learner ppo --levels 0 1 2 3 4 5 6 7 8 9 \\
+        --out benchmarks/results/selfplay_ppo.json
     python benchmarks/selfplay_levels.py --difficulties 2 --levels 0 1 --generations 2 --turns 100000
     python benchmarks/selfplay_levels.py --redraw --figure docs/selfplay_levels.png   # the picture only
 
@@ -44,6 +51,9 @@ import argparse
 import importlib.util
 import json
 import platform
+import shlex
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,8 +73,12 @@ REWARD_RANGE = 1.5
 BAR = 0.01 * REWARD_RANGE
 LEARNERS = ("tabular", "ppo")
 #: The tabular learner's settings (TabularSelfPlay's defaults, with the normalised rewards).
-TABULAR = {"num_games": 512, "epsilon": 0.5, "explore_starts": 1.0, "step_exponent": 0.6, "gamma": 0.99,
-           "rewards": "normalised"}
+TABULAR = {"num_games": 512, "epsilon": 0.5, "explore_starts": 1.0, "step_exponent": 0.6, "averaging": 2.0,
+           "gamma": 0.99, "rewards": "normalised"}
+#: The levels of each difficulty run by default: 10..29, which no earlier run reported (issue 33).
+LEVELS = tuple(range(10, 30))
+#: What a run depends on: uncommitted changes to these paths make its results file say so.
+SOURCES = ("gridghost", "benchmarks/selfplay_levels.py", "examples/selfplay_sb3.py", "pyproject.toml")
 
 
 def recipe() -> ModuleType:
@@ -76,12 +90,32 @@ def recipe() -> ModuleType:
     return module
 
 
+def provenance(argv: Sequence[str]) -> dict[str, Any]:
+    """Where a run's results come from: the command line that reproduces it (``command``), the git
+    commit of the checkout (``commit``, ``None`` outside a git checkout) and whether the files the
+    run reads had uncommitted changes (``dirty``, with their paths in ``uncommitted``)."""
+    command = shlex.join(["python", "benchmarks/selfplay_levels.py", *argv])
+
+    def git(*arguments: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *arguments], cwd=ROOT, capture_output=True, text=True, check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        return done.stdout
+
+    commit = git("rev-parse", "HEAD")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", *SOURCES)
+    uncommitted = sorted(line[3:] for line in (changed or "").splitlines())
+    return {"command": command, "commit": None if commit is None else commit.strip(),
+            "dirty": None if changed is None else bool(uncommitted), "uncommitted": uncommitted}
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learner", choices=LEARNERS, default="tabular")
     parser.add_argument("--difficulties", type=int, nargs="+", choices=(2, 3), default=[2, 3])
-    parser.add_argument("--levels", type=int, nargs="+", default=list(range(10)), help="level indices, >= 0")
+    parser.add_argument("--levels", type=int, nargs="+", default=list(LEVELS), help="level indices, >= 0")
     parser.add_argument("--generations", type=int, default=8, help="generations per level, >= 1")
     parser.add_argument("--turns", type=int, default=2_000_000,
                         help="tabular: full turns per generation, summed over the games, >= 1")
@@ -172,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     Returns:
         What was written: the settings and, per level, its minimax value and every generation's row.
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     if args.redraw:
         results = json.loads(args.out.read_text())
@@ -179,16 +214,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         return results
     settings: dict[str, Any] = {"learner": args.learner, "generations": args.generations, "seed": args.seed,
                                 "rewards": "normalised", "gamma": 0.99, "reward_range": REWARD_RANGE, "bar": BAR,
-                                "python": platform.python_version()}
+                                "python": platform.python_version(), **provenance(argv)}
     if args.learner == "tabular":
         settings.update(turns=args.turns, tabular=TABULAR)
         example = None
     else:
         settings.update(steps=args.steps, explore_starts=args.explore_starts, rule="recent", window=3)
         example = recipe()
-    results: dict[str, Any] = {"settings": settings, "levels": []}
+    results: dict[str, Any] = {"settings": settings, "wall_seconds": 0.0, "levels": []}
+    run_began = time.perf_counter()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    print(f"{'d':>2} {'level':>5} {'v*':>7} {'final':>8} {'% range':>8} {'best':>8} {'gens':>4} {'time':>7}")
+    print(f"{'d':>2} {'level':>5} {'v*':>7} {'final':>8} {'% range':>8} {'gens':>4} {'wall':>7}")
     bar = tqdm(total=len(args.difficulties) * len(args.levels), desc="levels", unit="level", disable=not args.progress)
     for difficulty in args.difficulties:
         for level in args.levels:
@@ -206,16 +242,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             best = min(row["exploitability"] for row in rows)
             results["levels"].append({"difficulty": difficulty, "level": level, "minimax_value": value,
                                       "final": final, "best": best, "seconds": seconds, "generations": rows})
+            results["wall_seconds"] = time.perf_counter() - run_began
             args.out.write_text(json.dumps(results, indent=1))
             print(f"{difficulty:2d} {level:5d} {value:7.4f} {final:8.4f} {100 * final / REWARD_RANGE:7.2f}% "
-                  f"{best:8.4f} {len(rows):4d} {seconds:6.0f}s", flush=True)
+                  f"{len(rows):4d} {seconds:6.1f}s", flush=True)
             bar.update()
     bar.close()
     for difficulty in args.difficulties:
         finished = [entry for entry in results["levels"] if entry["difficulty"] == difficulty]
         under = sum(entry["final"] < BAR for entry in finished)
-        print(f"difficulty {difficulty}: {under} of {len(finished)} levels end under 1% of the reward range "
-              f"(exploitability < {BAR:g})")
+        print(f"difficulty {difficulty}: {under} of {len(finished)} levels end under 1% of the reward range at the "
+              f"final generation (exploitability < {BAR:g})")
     if args.figure is not None:
         draw(results, args.figure)
     return results

@@ -100,12 +100,42 @@ def test_exploring_starts_reach_states_self_play_alone_does_not() -> None:
     assert tried(1.0) > 1.2 * tried(0.0)
 
 
-def test_policies_are_greedy_state_policies(learnt: TabularSelfPlay) -> None:
+def test_policies_are_greedy_state_policies_of_the_averaged_table(learnt: TabularSelfPlay) -> None:
     agent, ghost = learnt.policy("agent"), learnt.policy("ghost")
     assert isinstance(agent, StatePolicy) and agent.side == Side.AGENT and ghost.side == Side.GHOST
-    q = learnt.q_values("ghost").reshape(20, 20, 4)
+    q = learnt.q_values("ghost", averaged=True).reshape(20, 20, 4)
     np.testing.assert_array_equal(ghost.table, q.argmin(axis=2))
-    np.testing.assert_array_equal(agent.table, learnt.q_values("agent").reshape(20, 20, 4).argmax(axis=2))
+    averaged = learnt.q_values("agent", averaged=True).reshape(20, 20, 4)
+    np.testing.assert_array_equal(agent.table, averaged.argmax(axis=2))
+    live = learnt.q_values("agent").reshape(20, 20, 4).argmax(axis=2)
+    assert not np.array_equal(agent.table, live)  # the average is not the live table's greedy pair
+
+
+def test_without_averaging_the_policies_are_greedy_in_the_live_table() -> None:
+    learner = TabularSelfPlay(CLASSIC, num_games=16, averaging=None, seed=0).learn(2_000)
+    np.testing.assert_array_equal(learner.policy("ghost").table, learner.q_values("ghost").reshape(20, 20, 4).argmin(2))
+    np.testing.assert_array_equal(learner.policy("agent").table, learner.q_values("agent").reshape(20, 20, 4).argmax(2))
+
+
+@pytest.mark.parametrize("averaging", [0.0, 2.0, 5.5])
+def test_the_average_is_polynomial_decay_averaging_of_the_live_tables_batch_by_batch(averaging: float) -> None:
+    """After batch t the average moves (eta + 1) / (t + eta) of the way to the live table; eta = 0
+    is the plain mean of every batch's table."""
+    learner = TabularSelfPlay(CLASSIC, num_games=8, averaging=averaging, seed=0)
+    expected = {side: learner.q_values(side) for side in ("agent", "ghost")}
+    lives = []
+    for t in range(1, 7):
+        learner.learn(8)  # one batch
+        for side in expected:
+            live = learner.q_values(side)
+            expected[side] += (averaging + 1) / (t + averaging) * (live - expected[side])
+            if side == "agent":
+                lives.append(live)
+        for side in expected:
+            np.testing.assert_allclose(learner.q_values(side, averaged=True), expected[side], atol=1e-12)
+    if averaging == 0.0:
+        np.testing.assert_allclose(learner.q_values("agent", averaged=True), np.mean(lives, axis=0), atol=1e-12)
+    assert not np.array_equal(learner.q_values("agent", averaged=True), learner.q_values("agent"))
 
 
 def test_a_seed_fixes_everything_and_seeds_differ() -> None:
@@ -131,6 +161,10 @@ def test_the_learner_reads_the_reward_scale() -> None:
     ({"step_exponent": 0.5}, ValueError, r"step_exponent must lie in \(0.5, 1\]"),
     ({"step_exponent": 1.5}, ValueError, "step_exponent"),
     ({"gamma": 1.0}, ValueError, r"gamma must lie in \(0, 1\)"),
+    ({"averaging": -0.5}, ValueError, "averaging must be a finite number >= 0 or None, got -0.5"),
+    ({"averaging": float("nan")}, ValueError, "averaging must be a finite number >= 0 or None"),
+    ({"averaging": "polyak"}, TypeError, "averaging must be a finite number >= 0 or None, got 'polyak'"),
+    ({"averaging": True}, TypeError, "averaging must be a finite number >= 0 or None"),
     ({"seed": -1}, ValueError, "seed"),
     ({"rewards": "generous"}, ValueError, "rewards"),
 ])
@@ -147,12 +181,19 @@ def test_bad_settings_are_refused_by_name(settings, error, message) -> None:
     (lambda learner: learner.policy("pacman"), ValueError, "side"),
     (lambda learner: learner.q_values("both"), ValueError, "side"),
     (lambda learner: learner.visits(None), ValueError, "side"),
+    (lambda learner: learner.q_values("agent", averaged=1), TypeError, "averaged must be a bool"),
 ])
 def test_bad_calls_are_refused_by_name(call, error, message) -> None:
     learner = TabularSelfPlay(CLASSIC, num_games=4, seed=0)
     with pytest.raises(error, match=message):
         call(learner)
     assert learner.turns == 0
+
+
+def test_a_learner_without_an_average_refuses_to_give_one() -> None:
+    learner = TabularSelfPlay(CLASSIC, num_games=4, averaging=None, seed=0)
+    with pytest.raises(ValueError, match="needs an averaged table; this learner was built with averaging=None"):
+        learner.q_values("agent", averaged=True)
 
 
 def test_the_selfplay_levels_benchmark_judges_the_tabular_learner_exactly(tmp_path) -> None:
