@@ -12,6 +12,8 @@ given ``--no-progress`` (:func:`add_progress_option`).
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import platform
 import shlex
 import statistics
@@ -19,6 +21,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from tqdm import tqdm
@@ -30,11 +33,30 @@ def add_progress_option(parser: argparse.ArgumentParser) -> None:
                         help="draw no progress bars (they go to stderr, the results to stdout)")
 
 
+def load_example(name: str) -> ModuleType:
+    """``examples/<name>.py`` as a module, so that a benchmark runs the example's own code.
+
+    Raises:
+        FileNotFoundError: no such example.
+    """
+    path = Path(__file__).resolve().parent.parent / "examples" / f"{name}.py"
+    if not path.exists():
+        raise FileNotFoundError(f"no example {path}")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # a worker process unpickles what it defines by this name
+    spec.loader.exec_module(module)
+    return module
+
+
 def provenance(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """What a stored result needs to be re-made: the commit of the checkout that ran it (with
     ``dirty`` true when tracked files differed from it, so the commit alone does not give the
     code), the exact command line (``python`` and the script's path as run, then ``argv``, default
-    ``sys.argv[1:]``) and the Python version. Outside a git checkout the commit is ``None``.
+    ``sys.argv[1:]``) and the Python version. Outside a git checkout (a copied tree, a GPU
+    machine's copy) the commit is the environment variable ``GIT_COMMIT`` where it is set (its
+    ``dirty`` then unknown, ``None``), else ``None``.
 
     Returns:
         ``{"commit", "dirty", "command", "python"}``.
@@ -43,13 +65,17 @@ def provenance(argv: Sequence[str] | None = None) -> dict[str, Any]:
     arguments = list(sys.argv[1:] if argv is None else argv)
     script = Path(sys.argv[0]).resolve()
     shown = script.relative_to(root).as_posix() if script.is_relative_to(root) else sys.argv[0]
-    record: dict[str, Any] = {"commit": None, "dirty": None, "command": shlex.join(["python", shown, *arguments]),
-                              "python": platform.python_version()}
+    record: dict[str, Any] = {"commit": os.environ.get("GIT_COMMIT"), "dirty": None,
+                              "command": shlex.join(["python", shown, *arguments]), "python": platform.python_version()}
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True,
+                             check=True)
+        if Path(top.stdout.strip()).resolve() != root:  # a copy inside another checkout is not that checkout
+            return record
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
         status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
                                 capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
+    except (OSError, subprocess.CalledProcessError):  # not a checkout, or no git
         return record
     record.update(commit=commit.stdout.strip(), dirty=bool(status.stdout.strip()))
     return record

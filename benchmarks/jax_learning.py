@@ -19,31 +19,19 @@ Needs ``pip install "gridghost[jax]"``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import statistics
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import jax
 from tqdm import tqdm
 
-from harness import add_progress_option
+from harness import add_progress_option, load_example
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "jax_selfplay.py"
 SELFPLAY_LIMIT = 120.0
-
-
-def example() -> ModuleType:
-    """``examples/jax_selfplay.py`` as a module (the one implementation of both runs)."""
-    spec = importlib.util.spec_from_file_location("jax_selfplay", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "jax_learning.json")
     add_progress_option(parser)
     args = parser.parse_args(argv)
-    runs = example()
+    runs = load_example("jax_selfplay")  # the one implementation of both runs
     stored: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
     stored["machine"] = {"jax": jax.__version__, "device": jax.devices()[0].platform,
                          "python": platform.python_version(), "processor": platform.processor() or platform.machine()}

@@ -1,0 +1,515 @@
+"""Baselines trained to their plateau: PPO on the JAX engine for every difficulty preset and both
+ghosts, three seeds a row, at least 2M steps a run, scored exactly along the way.
+
+The recipe is the README's (:data:`RECIPE` of ``examples/jax_selfplay.py``: 32 games, rollouts
+of 128 steps, minibatches of 512, 10 epochs, entropy 0.01, the ``MovePlanes`` inputs of an
+egocentric grid of radius 5, episodes cut at 100 turns, ``rewards="normalised"``), compiled with
+the env into one program (:func:`gridghost.jax.ppo.make_train`); a row's seeds train side by side
+(``jax.vmap``). The 200k-step stable-baselines3 table (``benchmarks/baselines.py``) is the same
+recipe on a short budget.
+
+A *group* is one difficulty, one ghost (``chase`` or ``minimax``) and one number of training
+levels: levels 0..499 (``level_split(d, "train")``) for 500 or fewer, and levels 600 on for more
+(2,000 and 5,000 for difficulty 3 against the chasing ghost, the count a generalisation study
+varies first), so that every group is held out on the same levels 500..599
+(``level_split(d, "test")``).
+
+Every :data:`CURVE_EVERY` updates (200,704 steps) each seed's greedy policy is scored exactly
+(:class:`gridghost.Evaluator`: the solver plays the policy's table; no episode is sampled) on the
+first :data:`CURVE_TRAIN_LEVELS` training levels and on the 100 held-out levels; at the end on the
+first :data:`FINAL_TRAIN_LEVELS` training levels, with each held-out level's score kept. The
+figures of a row:
+
+- train and held-out score at the final step, mean ± sample standard deviation over the seeds;
+- the step at which the training curve flattened (:func:`flattened_at`: the first checkpoint
+  that no later one beats by more than :data:`FLAT_TOLERANCE`, with at least
+  :data:`FLAT_SPAN` steps after it), or "still rising";
+- the failures: the fraction of held-out levels scoring under :data:`FAILURE` (mean over seeds);
+- held-out success beside the best response's.
+
+Outputs: ``--out`` (``benchmarks/results/baselines_jax.json``: settings, provenance (commit,
+command, machine), every run's curve, per-update training returns and final scores), the figure
+``--figure`` (``docs/baselines.png``, matplotlib) and the markdown table on stdout; ``--readme``
+rewrites the README's table from the stored runs, and ``--redraw`` draws the figure and the table
+from ``--out`` without training. Groups run in ``--workers`` processes. A group's training state
+and finished checkpoints are saved to ``--state-dir`` after every checkpoint, so an interrupted
+run resumes where it stopped (``--resume`` also keeps the groups ``--out`` holds).
+
+Wall time: on one NVIDIA H100 with ten workers, the ten groups took about N minutes (measured,
+see the results file's ``machine``); on one CPU core a run trains about 8,000 steps a second, so
+a group of three seeds takes about 13 minutes to train and 5 more to score.
+
+    python benchmarks/baselines_jax.py --workers 10                   # the table (a GPU: minutes)
+    python benchmarks/baselines_jax.py --redraw --readme              # figure and README from the file
+    python benchmarks/baselines_jax.py --groups 2-chase-500 --seeds 0 --updates 50 --out /tmp/b.json \\
+        --figure none                                                 # a smoke run on a CPU
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, NamedTuple
+
+# Each worker process shares the GPU: take memory as needed, not 75% of it up front.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import numpy as np
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:  # pragma: no cover - the light venv
+    raise SystemExit('benchmarks/baselines_jax.py needs the jax extra: pip install "gridghost[jax]"') from None
+
+import gridghost
+import gridghost.batched
+from gridghost.jax import GridGhostJaxSingle
+from gridghost.jax.ppo import greedy_actions, make_train
+from gridghost.maps import DIFFICULTIES, SPLITS, MapGenerator, level_split
+from gridghost.sensing.observations import MOVE_PLANES
+
+from harness import add_progress_option, load_example, provenance
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines_jax.json"
+DEFAULT_FIGURE = ROOT / "docs" / "baselines.png"
+DEFAULT_STATE = ROOT / "benchmarks" / "results" / ".baselines_jax_state"
+EXAMPLE = load_example("jax_selfplay")
+RECIPE = EXAMPLE.RECIPE
+#: The env's settings besides the levels and the ghost.
+ENV_SETTINGS: dict[str, Any] = {"obs_type": "grid", "view_radius": EXAMPLE.RADIUS, "rewards": "normalised",
+                                "max_episode_steps": 100}
+OPPONENTS: tuple[str, ...] = ("chase", "minimax")
+SEEDS: tuple[int, ...] = (0, 1, 2)
+#: PPO updates a run (4,096 steps each): the first whole number of updates past 2M steps.
+UPDATES = math.ceil(2_000_000 / RECIPE.batch_size)
+#: Updates between two checkpoints of the learning curve: 200,704 steps, the short budget's
+#: (the stable-baselines3 table's and ``examples/jax_selfplay.py --single``'s).
+CURVE_EVERY = 49
+#: Training levels scored at every checkpoint, and at the end.
+CURVE_TRAIN_LEVELS = 100
+FINAL_TRAIN_LEVELS = 500
+#: A curve has flattened at a checkpoint no later one beats by more than this, with this many
+#: steps of checkpoints after it.
+FLAT_TOLERANCE = 0.02
+FLAT_SPAN = 600_000
+#: A held-out level scoring under this is a failure.
+FAILURE = 0.5
+#: The turns an episode lasts at most, and the horizon of the exact scores.
+HORIZON = 100
+#: The training tables of 5,000 6x6 maps take about 800 MiB: above the default budget.
+TABLE_BYTES = 4 << 30
+
+
+class Group(NamedTuple):
+    """One row of the table: a difficulty, a ghost and a number of training levels."""
+
+    difficulty: int
+    opponent: str
+    levels: int
+
+    @property
+    def key(self) -> str:
+        """The group's name in the results file and on the command line, ``"2-chase-500"``."""
+        return f"{self.difficulty}-{self.opponent}-{self.levels}"
+
+    @classmethod
+    def parse(cls, text: str) -> Group:
+        """The group named ``"difficulty-opponent-levels"``.
+
+        Raises:
+            ValueError: another form, an unknown difficulty or ghost, or levels < 1.
+        """
+        parts = text.split("-")
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[2].isdigit():
+            raise ValueError(f"a group is named difficulty-ghost-levels, e.g. 2-chase-500; got {text!r}")
+        group = cls(int(parts[0]), parts[1], int(parts[2]))
+        if group.difficulty not in DIFFICULTIES or group.opponent not in OPPONENTS or group.levels < 1:
+            raise ValueError(f"group {text!r}: the difficulty must be one of {sorted(DIFFICULTIES)}, the ghost one "
+                             f"of {list(OPPONENTS)} and the levels >= 1")
+        return group
+
+
+#: The table's rows: every preset against both ghosts, and difficulty 3 with more levels.
+GROUPS: tuple[Group, ...] = (*(Group(d, o, SPLITS["train"][1]) for d in sorted(DIFFICULTIES) for o in OPPONENTS),
+                             Group(3, "chase", 2000), Group(3, "chase", 5000))
+
+
+def training_levels(group: Group) -> MapGenerator:
+    """The group's training levels: the preset's first ``levels`` training levels, or for more than
+    the split holds, ``levels`` levels from the first one after the held-out split."""
+    if group.levels <= SPLITS["train"][1]:
+        return level_split(group.difficulty, "train", group.levels)
+    start = SPLITS["test"][0] + SPLITS["test"][1]
+    return MapGenerator(difficulty=group.difficulty, start_level=start, num_levels=group.levels)
+
+
+def checkpoints(updates: int, every: int = CURVE_EVERY) -> list[int]:
+    """The update counts at which the curve is scored: every ``every`` updates, and the last."""
+    marks = list(range(every, updates, every))
+    return [*marks, updates]
+
+
+def flattened_at(steps: Sequence[int], scores: Sequence[float], tolerance: float = FLAT_TOLERANCE,
+                 span: int = FLAT_SPAN) -> int | None:
+    """The step of the first checkpoint that no later checkpoint's score exceeds by more than
+    ``tolerance``, among those with at least ``span`` steps of checkpoints after them; ``None``
+    (still rising) when there is none.
+
+    >>> flattened_at([1, 2, 3, 4], [0.1, 0.5, 0.51, 0.5], span=2)
+    2
+    >>> flattened_at([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4], span=2) is None
+    True
+    """
+    for index, (step, score) in enumerate(zip(steps, scores, strict=True)):
+        if steps[-1] - step < span:
+            return None
+        if max(scores[index:]) - score <= tolerance:
+            return step
+    return None
+
+
+class Scorer:
+    """The exact greedy scores of a group's policies on one set of levels, through one
+    :class:`gridghost.Evaluator` (its solves and observations are kept between checkpoints).
+
+    The networks' forward pass runs on the CPU, in buckets of a power of two of observations
+    (few compilations), so that scores do not depend on where the networks were trained.
+    """
+
+    def __init__(self, group: Group, levels: MapGenerator) -> None:
+        self.evaluator = gridghost.Evaluator(levels, opponent=group.opponent, obs_type="grid",
+                                             view_radius=ENV_SETTINGS["view_radius"], rewards=ENV_SETTINGS["rewards"],
+                                             horizon=HORIZON)
+        self._cpu = jax.devices("cpu")[0]
+        self._play = jax.jit(lambda networks, observations: greedy_actions(networks, observations, RECIPE))
+
+    def policy(self, networks: dict[str, Any]) -> Callable[[np.ndarray], np.ndarray]:
+        """``networks``' greedy policy over a batch of observations, as the evaluator asks it."""
+        def play(observations: np.ndarray) -> np.ndarray:
+            size = max(256, 1 << (len(observations) - 1).bit_length())
+            padded = np.zeros((size, *observations.shape[1:]), dtype=np.float32)
+            padded[:len(observations)] = observations
+            with jax.default_device(self._cpu):
+                actions = self._play(networks, padded)
+            return np.asarray(actions)[:len(observations)].astype(np.int64)
+
+        return play
+
+    def __call__(self, networks: dict[str, Any], per_level: bool = False) -> dict[str, Any]:
+        """The mean score, success and best response's success (and with ``per_level`` each
+        level's score), rounded to 4 decimals."""
+        result = self.evaluator(self.policy(networks), batch=True)
+        out: dict[str, Any] = {"score": round(float(np.mean(result.score)), 4),
+                               "success": round(float(np.mean(result.success)), 4),
+                               "optimum_success": round(float(np.mean(result.optimum_success)), 4),
+                               "levels": len(result.levels)}
+        if per_level:
+            out["level_scores"] = [round(float(score), 4) for score in result.score]
+        return out
+
+
+def _save_state(path: Path, state: Any, done: int, curve: list[list[dict[str, Any]]],
+                returns: list[list[float]], seconds: float) -> None:
+    """Write a group's training state (every leaf, keys as their raw data) and its finished
+    checkpoints, atomically (a partial file is never left under the final name)."""
+    leaves = jax.tree_util.tree_leaves(state)
+    arrays = {f"leaf{i}": np.asarray(jax.random.key_data(leaf) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+                                     else leaf) for i, leaf in enumerate(leaves)}
+    temporary = path.with_suffix(".tmp.npz")
+    np.savez(temporary, **arrays)
+    temporary.replace(path.with_suffix(".npz"))
+    record = {"updates": done, "curve": curve, "returns": returns, "train_seconds": seconds}
+    path.with_suffix(".tmp.json").write_text(json.dumps(record))
+    path.with_suffix(".tmp.json").replace(path.with_suffix(".json"))
+
+
+def _load_state(path: Path, template: Any) -> tuple[Any, dict[str, Any]] | None:
+    """A saved state shaped as ``template`` and its checkpoints, or ``None`` when none is saved."""
+    if not (path.with_suffix(".npz").exists() and path.with_suffix(".json").exists()):
+        return None
+    stored = np.load(path.with_suffix(".npz"))
+    leaves, tree = jax.tree_util.tree_flatten(template)
+    restored = []
+    for i, leaf in enumerate(leaves):
+        array = stored[f"leaf{i}"]
+        restored.append(jax.random.wrap_key_data(array) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+                        else jnp.asarray(array, dtype=leaf.dtype))
+    return jax.tree_util.tree_unflatten(tree, restored), json.loads(path.with_suffix(".json").read_text())
+
+
+def run_group(group: Group, seeds: Sequence[int], updates: int, every: int, state_dir: Path | None,
+              progress: bool = False) -> list[dict[str, Any]]:
+    """Train the group's seeds side by side and score them along the way.
+
+    Returns:
+        One record per seed: the curve (steps, seconds, train and held-out scores at every
+        checkpoint), the mean return of the training episodes that ended in each update, and the
+        final scores (``"train"``, ``"test"`` with each level's score).
+    """
+    gridghost.batched.TABLE_BYTES = max(gridghost.batched.TABLE_BYTES, TABLE_BYTES)
+    start = time.perf_counter()
+    levels = training_levels(group)
+    env = GridGhostJaxSingle(layout=levels, opponent=group.opponent, **ENV_SETTINGS)
+    init, train = make_train(env, RECIPE)
+    step = jax.jit(jax.vmap(train, in_axes=(0, None)), static_argnums=1)
+    state = jax.vmap(init)(jax.vmap(jax.random.key)(jnp.asarray(seeds)))
+    scorers = {"curve": Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
+                                                   num_levels=min(CURVE_TRAIN_LEVELS, group.levels))),
+               "test": Scorer(group, level_split(group.difficulty, "test"))}
+    built = time.perf_counter() - start
+    curves: list[list[dict[str, Any]]] = [[] for _ in seeds]
+    returns: list[list[float]] = [[] for _ in seeds]
+    done, seconds = 0, 0.0
+    name = f"{group.key}-seeds-{'-'.join(map(str, seeds))}-updates-{updates}-every-{every}"
+    path = None if state_dir is None else state_dir / name
+    if path is not None:
+        saved = _load_state(path, state)
+        if saved is not None:
+            state, record = saved
+            done, curves, returns, seconds = record["updates"], record["curve"], record["returns"], \
+                record["train_seconds"]
+    for mark in checkpoints(updates, every):
+        if mark <= done:
+            continue
+        tick = time.perf_counter()
+        state, metrics = step(state, mark - done)
+        jax.block_until_ready(state)
+        seconds += time.perf_counter() - tick
+        done = mark
+        for i in range(len(seeds)):
+            networks = jax.tree_util.tree_map(lambda x, i=i: np.asarray(x[i]), state.learner.networks)
+            returns[i].extend(round(float(r), 4) for r in np.asarray(metrics["return"][i]))
+            curves[i].append({"steps": done * RECIPE.batch_size, "seconds": round(seconds, 1),
+                              "train": scorers["curve"](networks), "test": scorers["test"](networks)})
+        if path is not None:
+            _save_state(path, state, done, curves, returns, seconds)
+        if progress:
+            scores = ", ".join(f"{c[-1]['train']['score']:.3f}/{c[-1]['test']['score']:.3f}" for c in curves)
+            print(f"  {group.key}: {done * RECIPE.batch_size:,} steps, {seconds:.0f} s, train/held-out {scores}",
+                  flush=True)
+    machine = machine_record()
+    final_train = Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
+                                             num_levels=min(FINAL_TRAIN_LEVELS, group.levels)))
+    records = []
+    for i, seed in enumerate(seeds):
+        networks = jax.tree_util.tree_map(lambda x, i=i: np.asarray(x[i]), state.learner.networks)
+        test = scorers["test"](networks, per_level=True)
+        test["failures"] = round(sum(score < FAILURE for score in test["level_scores"]) / len(test["level_scores"]), 4)
+        records.append({"group": group.key, "difficulty": group.difficulty, "opponent": group.opponent,
+                        "train_levels": group.levels, "seed": seed, "steps": done * RECIPE.batch_size,
+                        "train_seconds": round(seconds, 1), "setup_seconds": round(built, 1), "machine": machine,
+                        "curve": curves[i], "returns": returns[i], "train": final_train(networks), "test": test})
+    return records
+
+
+def spread(values: Sequence[float]) -> str:
+    """``"mean ± sample standard deviation"`` to three decimals (0 for one value)."""
+    deviation = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.fmean(values):.3f} ± {deviation:.3f}"
+
+
+def groups_of(runs: Sequence[dict[str, Any]]) -> list[tuple[Group, list[dict[str, Any]]]]:
+    """The runs by group, in the table's order (difficulty, ghost, levels)."""
+    keys = sorted({Group(r["difficulty"], r["opponent"], r["train_levels"]) for r in runs},
+                  key=lambda g: (g.difficulty, OPPONENTS.index(g.opponent), g.levels))
+    return [(key, sorted((r for r in runs if r["group"] == key.key), key=lambda r: r["seed"])) for key in keys]
+
+
+def flat_step(runs: Sequence[dict[str, Any]]) -> int | None:
+    """Where the seeds' mean training curve flattened (:func:`flattened_at`)."""
+    steps = [point["steps"] for point in runs[0]["curve"]]
+    scores = [statistics.fmean(r["curve"][k]["train"]["score"] for r in runs) for k in range(len(steps))]
+    return flattened_at(steps, scores)
+
+
+def table_rows(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """The README's rows (``tests/test_baselines_table.py`` recomputes them from the stored runs)."""
+    rows = []
+    for group, members in groups_of(runs):
+        flat = flat_step(members)
+        flattened = "still rising" if flat is None else f"{flat / 1e6:.1f}M"
+        failures = statistics.fmean(r["test"]["failures"] for r in members)
+        success = statistics.fmean(r["test"]["success"] for r in members)
+        best = statistics.fmean(r["test"]["optimum_success"] for r in members)
+        train, test = (spread([r[split]["score"] for r in members]) for split in ("train", "test"))
+        rows.append(f"| {group.difficulty} | {group.opponent} | {group.levels:,} | {members[0]['steps'] / 1e6:.2f}M "
+                    f"| {train} | {test} "
+                    f"| {flattened} | {failures:.2f} | {success:.3f} ({best:.3f}) | {len(members)} |")
+    return rows
+
+
+TABLE_HEADER = ("| difficulty | ghost | training levels | steps | train score | held-out score | flattened at "
+                "| held-out levels under 0.5 | held-out success (optimum) | seeds |\n"
+                "|---|---|---|---|---|---|---|---|---|---|")
+README_START, README_END = "<!-- baselines:", "<!-- /baselines -->"
+
+
+def write_readme(path: Path, runs: Sequence[dict[str, Any]]) -> None:
+    """Rewrite the README's table (between its markers, keeping the marker's comment) from ``runs``."""
+    text = path.read_text(encoding="utf-8")
+    head, rest = text.split(README_START, 1)
+    block, tail = rest.split(README_END, 1)
+    comment = block.split("\n")[0]
+    lines = [comment, TABLE_HEADER, *table_rows(runs)]
+    path.write_text(head + README_START + "\n".join(lines) + "\n" + README_END + tail, encoding="utf-8")
+    print(f"wrote the baseline table of {path}")
+
+
+def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
+    """Draw every group's full curves (mean over seeds, held-out solid with the seeds' range,
+    train dotted) into ``path`` with matplotlib; ``False`` (and a message) without it."""
+    try:
+        import matplotlib
+    except ImportError:
+        print("no figure: it is drawn with matplotlib (pip install matplotlib)")
+        return False
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+    from matplotlib.ticker import FuncFormatter
+
+    difficulties = sorted({r["difficulty"] for r in runs})
+    figure, axes = pyplot.subplots(len(OPPONENTS), len(difficulties), figsize=(3.2 * len(difficulties), 6.4),
+                                   dpi=100, sharex=True, sharey=True, squeeze=False)
+    for group, members in groups_of(runs):
+        axis = axes[OPPONENTS.index(group.opponent)][difficulties.index(group.difficulty)]
+        colour = f"C{[500, 2000, 5000].index(group.levels) if group.levels in (500, 2000, 5000) else 3}"
+        steps = np.array([p["steps"] for p in members[0]["curve"]])
+        for split, style in (("test", "-"), ("train", ":")):
+            scores = np.array([[p[split]["score"] for p in r["curve"]] for r in members])
+            axis.plot(steps, scores.mean(axis=0), style, color=colour,
+                      label=f"{group.levels:,} levels" if split == "test" else None)
+            if split == "test":
+                axis.fill_between(steps, scores.min(axis=0), scores.max(axis=0), alpha=0.2, color=colour)
+        flat = flat_step(members)
+        if flat is not None:
+            axis.axvline(flat, color=colour, alpha=0.4, linewidth=0.8)
+        axis.set_title(f"difficulty {group.difficulty}, {group.opponent} ghost", fontsize=9)
+    for axis in axes.flat:
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1e6:.1f}M"))
+        axis.set_ylim(-0.05, 1.05)
+        axis.grid(alpha=0.3)
+        if axis.get_legend_handles_labels()[0]:
+            axis.legend(loc="lower right", fontsize=7)
+    for axis in axes[-1]:
+        axis.set_xlabel("environment steps")
+    for row in axes:
+        row[0].set_ylabel("normalised score (exact, greedy)")
+    figure.suptitle("PPO (JAX engine) for the agent: held-out (solid, range over seeds) and train (dotted) "
+                    "exact score; a vertical line where the training curve flattened", fontsize=9)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    pyplot.close(figure)
+    print(f"wrote {path}")
+    return True
+
+
+def settings_record(args: argparse.Namespace) -> dict[str, Any]:
+    """What a run's numbers depend on, for the results file."""
+    return {"env": ENV_SETTINGS, "planes": list(MOVE_PLANES), "ppo": {name: getattr(RECIPE, name) for name in
+                                                                    RECIPE.__dataclass_fields__},
+            "updates": args.updates, "curve_every": args.curve_every, "horizon": HORIZON,
+            "curve_train_levels": CURVE_TRAIN_LEVELS, "final_train_levels": FINAL_TRAIN_LEVELS,
+            "test_levels": list(SPLITS["test"]), "flat_tolerance": FLAT_TOLERANCE, "flat_span": FLAT_SPAN,
+            "failure": FAILURE}
+
+
+def machine_record() -> dict[str, Any]:
+    """Where the runs trained: jax's version and device, numpy's version."""
+    device = jax.devices()[0]
+    return {"jax": jax.__version__, "numpy": np.__version__, "platform": device.platform,
+            "device": getattr(device, "device_kind", device.platform)}
+
+
+def write(path: Path, stored: dict[str, Any]) -> None:
+    """Write the results file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, checked."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--groups", nargs="+", default=[g.key for g in GROUPS],
+                        help="groups difficulty-ghost-levels (default: the table's ten)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="seeds (default: 0 1 2)")
+    parser.add_argument("--updates", type=int, default=UPDATES, help=f"PPO updates a run (default {UPDATES})")
+    parser.add_argument("--curve-every", type=int, default=CURVE_EVERY, help="updates between checkpoints")
+    parser.add_argument("--workers", type=int, default=1, help="groups run at once, one process each")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (JSON)")
+    parser.add_argument("--figure", default=str(DEFAULT_FIGURE), help="learning-curve picture, or 'none'")
+    parser.add_argument("--state-dir", default=str(DEFAULT_STATE),
+                        help="where a group's training state is saved after every checkpoint, or 'none'")
+    parser.add_argument("--resume", action="store_true", help="keep the groups --out already holds")
+    parser.add_argument("--redraw", action="store_true", help="train nothing: the figure and table from --out")
+    parser.add_argument("--readme", action="store_true", help="rewrite the README's table from --out")
+    add_progress_option(parser)
+    args = parser.parse_args(argv)
+    try:
+        args.groups = [Group.parse(text) for text in args.groups]
+    except ValueError as error:
+        parser.error(str(error))
+    for name in ("groups", "seeds"):
+        if len(set(getattr(args, name))) != len(getattr(args, name)):
+            parser.error(f"--{name} repeats a value")
+    if any(seed < 0 for seed in args.seeds):
+        parser.error("--seeds must be >= 0")
+    for name in ("updates", "curve_every", "workers"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run (or redraw) what the command line asks for; returns the exit code."""
+    args = parse(argv)
+    stored: dict[str, Any] = {}
+    if (args.resume or args.redraw) and args.out.exists():
+        stored = json.loads(args.out.read_text(encoding="utf-8"))
+    if not args.redraw:
+        settings = settings_record(args)
+        if stored and stored["settings"] != settings:
+            raise SystemExit(f"--resume: {args.out} was written with other settings; move it away or drop --resume")
+        runs = stored.get("runs", [])
+        held = {r["group"] for r in runs}
+        # the longest groups first: the most levels to build, then the minimax ghost's solves
+        todo = sorted((group for group in args.groups if group.key not in held),
+                      key=lambda g: (-g.levels, g.opponent != "minimax", -g.difficulty))
+        state_dir = None if args.state_dir == "none" else Path(args.state_dir)
+        if state_dir is not None:
+            state_dir.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        stored = {"settings": settings, "provenance": provenance(argv), "machine": machine_record(), "runs": runs}
+        context = get_context("spawn")  # a forked child would inherit jax's threads
+        with ProcessPoolExecutor(max_workers=min(args.workers, max(len(todo), 1)), mp_context=context) as pool:
+            futures = {pool.submit(run_group, group, args.seeds, args.updates, args.curve_every, state_dir,
+                                   args.progress): group for group in todo}
+            for future in as_completed(futures):
+                records = future.result()
+                stored["runs"] = [r for r in stored["runs"] if r["group"] != futures[future].key] + records
+                stored["wall_seconds"] = round(time.perf_counter() - started, 1)
+                write(args.out, stored)
+                print(f"{futures[future].key}: done ({time.perf_counter() - started:.0f} s)", flush=True)
+    if not stored.get("runs"):
+        raise SystemExit(f"{args.out} holds no runs")
+    print("\n" + TABLE_HEADER + "\n" + "\n".join(table_rows(stored["runs"])))
+    if args.figure != "none":
+        draw(stored["runs"], Path(args.figure))
+    if args.readme:
+        write_readme(ROOT / "README.md", stored["runs"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
