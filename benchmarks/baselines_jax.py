@@ -222,21 +222,19 @@ class Scorer:
 def _save_state(path: Path, state: Any, done: int, curve: list[list[dict[str, Any]]],
                 returns: list[list[float]], seconds: float) -> None:
     """Write a group's training state (every leaf, keys as their raw data) and its finished
-    checkpoints, atomically (a partial file is never left under the final name)."""
+    checkpoints into one file, atomically (a partial file is never left under the final name)."""
     leaves = jax.tree_util.tree_leaves(state)
     arrays = {f"leaf{i}": np.asarray(jax.random.key_data(leaf) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
                                      else leaf) for i, leaf in enumerate(leaves)}
-    temporary = path.with_suffix(".tmp.npz")
-    np.savez(temporary, **arrays)
-    temporary.replace(path.with_suffix(".npz"))
     record = {"updates": done, "curve": curve, "returns": returns, "train_seconds": seconds}
-    path.with_suffix(".tmp.json").write_text(json.dumps(record))
-    path.with_suffix(".tmp.json").replace(path.with_suffix(".json"))
+    temporary = path.with_suffix(".tmp.npz")
+    np.savez(temporary, record=np.array(json.dumps(record)), **arrays)
+    temporary.replace(path.with_suffix(".npz"))
 
 
 def _load_state(path: Path, template: Any) -> tuple[Any, dict[str, Any]] | None:
     """A saved state shaped as ``template`` and its checkpoints, or ``None`` when none is saved."""
-    if not (path.with_suffix(".npz").exists() and path.with_suffix(".json").exists()):
+    if not path.with_suffix(".npz").exists():
         return None
     stored = np.load(path.with_suffix(".npz"))
     leaves, tree = jax.tree_util.tree_flatten(template)
@@ -245,7 +243,7 @@ def _load_state(path: Path, template: Any) -> tuple[Any, dict[str, Any]] | None:
         array = stored[f"leaf{i}"]
         restored.append(jax.random.wrap_key_data(array) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
                         else jnp.asarray(array, dtype=leaf.dtype))
-    return jax.tree_util.tree_unflatten(tree, restored), json.loads(path.with_suffix(".json").read_text())
+    return jax.tree_util.tree_unflatten(tree, restored), json.loads(str(stored["record"]))
 
 
 def run_group(group: Group, seeds: Sequence[int], updates: int, every: int, state_dir: Path | None,
