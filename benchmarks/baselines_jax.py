@@ -219,96 +219,151 @@ class Scorer:
         return out
 
 
-def _save_state(path: Path, state: Any, done: int, curve: list[list[dict[str, Any]]],
-                returns: list[list[float]], seconds: float) -> None:
-    """Write a group's training state (every leaf, keys as their raw data) and its finished
-    checkpoints into one file, atomically (a partial file is never left under the final name)."""
-    leaves = jax.tree_util.tree_leaves(state)
-    arrays = {f"leaf{i}": np.asarray(jax.random.key_data(leaf) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
-                                     else leaf) for i, leaf in enumerate(leaves)}
-    record = {"updates": done, "curve": curve, "returns": returns, "train_seconds": seconds}
-    temporary = path.with_suffix(".tmp.npz")
-    np.savez(temporary, record=np.array(json.dumps(record)), **arrays)
-    temporary.replace(path.with_suffix(".npz"))
+def _arrays(state: Any) -> dict[str, np.ndarray]:
+    """Every leaf of a state as a NumPy array (PRNG keys as their raw data), by position."""
+    return {f"leaf{i}": np.asarray(jax.random.key_data(leaf) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+                                   else leaf) for i, leaf in enumerate(jax.tree_util.tree_leaves(state))}
 
 
-def _load_state(path: Path, template: Any) -> tuple[Any, dict[str, Any]] | None:
-    """A saved state shaped as ``template`` and its checkpoints, or ``None`` when none is saved."""
-    if not path.with_suffix(".npz").exists():
-        return None
-    stored = np.load(path.with_suffix(".npz"))
+def _restore(arrays: Any, template: Any) -> Any:
+    """The state shaped as ``template`` whose leaves :func:`_arrays` wrote."""
     leaves, tree = jax.tree_util.tree_flatten(template)
-    restored = []
-    for i, leaf in enumerate(leaves):
-        array = stored[f"leaf{i}"]
-        restored.append(jax.random.wrap_key_data(array) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
-                        else jnp.asarray(array, dtype=leaf.dtype))
-    return jax.tree_util.tree_unflatten(tree, restored), json.loads(str(stored["record"]))
+    restored = [jax.random.wrap_key_data(arrays[f"leaf{i}"]) if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+                else jnp.asarray(arrays[f"leaf{i}"], dtype=leaf.dtype) for i, leaf in enumerate(leaves)]
+    return jax.tree_util.tree_unflatten(tree, restored)
 
 
-def run_group(group: Group, seeds: Sequence[int], updates: int, every: int, state_dir: Path | None,
-              progress: bool = False) -> list[dict[str, Any]]:
-    """Train the group's seeds side by side and score them along the way.
+def _policy_arrays(policies: Sequence[list[dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:
+    """The checkpoints' policy networks (each layer's arrays stacked over the seeds), by name."""
+    return {f"policy{k}_{layer}_{name}": array for k, policy in enumerate(policies)
+            for layer, arrays in enumerate(policy) for name, array in arrays.items()}
+
+
+def _policies(arrays: Any, count: int) -> list[list[dict[str, np.ndarray]]]:
+    """The ``count`` checkpoints' policy networks that :func:`_policy_arrays` named."""
+    layers = 1 + max(int(name.split("_")[1]) for name in arrays.files if name.startswith("policy0_"))
+    return [[{name: np.asarray(arrays[f"policy{k}_{layer}_{name}"]) for name in ("w", "b")} for layer in range(layers)]
+            for k in range(count)]
+
+
+def _write_npz(path: Path, record: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """``record`` (as JSON) and ``arrays`` in one file, replaced atomically: a run killed while
+    writing leaves the previous file whole."""
+    temporary = path.with_name(path.name + ".tmp.npz")
+    np.savez(temporary, record=np.array(json.dumps(record)), **arrays)
+    temporary.replace(path)
+
+
+def train_group(group: Group, seeds: Sequence[int], updates: int, every: int, state_dir: Path | None,
+                progress: bool = False) -> dict[str, Any]:
+    """Train the group's seeds side by side (``jax.vmap``), keeping each checkpoint's policy
+    networks; with ``state_dir``, the training state and the checkpoints so far are saved after
+    every checkpoint and a saved run resumes where it stopped (the same numbers as a run never
+    stopped: the state holds the keys too).
 
     Returns:
-        One record per seed: the curve (steps, seconds, train and held-out scores at every
-        checkpoint), the mean return of the training episodes that ended in each update, and the
-        final scores (``"train"``, ``"test"`` with each level's score).
+        ``{"record": {...}, "policies": [...]}``: the record holds the group, seeds, the steps and
+        training seconds at each checkpoint, each seed's mean return of the training episodes that
+        ended in each update, the setup seconds and the machine; ``policies`` holds, per
+        checkpoint, the policy network's layers stacked over the seeds.
     """
     gridghost.batched.TABLE_BYTES = max(gridghost.batched.TABLE_BYTES, TABLE_BYTES)
     start = time.perf_counter()
-    levels = training_levels(group)
-    env = GridGhostJaxSingle(layout=levels, opponent=group.opponent, **ENV_SETTINGS)
+    env = GridGhostJaxSingle(layout=training_levels(group), opponent=group.opponent, **ENV_SETTINGS)
     init, train = make_train(env, RECIPE)
     step = jax.jit(jax.vmap(train, in_axes=(0, None)), static_argnums=1)
     state = jax.vmap(init)(jax.vmap(jax.random.key)(jnp.asarray(seeds)))
-    scorers = {"curve": Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
-                                                   num_levels=min(CURVE_TRAIN_LEVELS, group.levels))),
-               "test": Scorer(group, level_split(group.difficulty, "test"))}
-    built = time.perf_counter() - start
-    curves: list[list[dict[str, Any]]] = [[] for _ in seeds]
-    returns: list[list[float]] = [[] for _ in seeds]
-    done, seconds = 0, 0.0
-    name = f"{group.key}-seeds-{'-'.join(map(str, seeds))}-updates-{updates}-every-{every}"
+    record: dict[str, Any] = {"group": group.key, "seeds": list(seeds), "updates": 0, "steps": [], "seconds": [],
+                              "returns": [[] for _ in seeds], "setup_seconds": round(time.perf_counter() - start, 1),
+                              "machine": machine_record()}
+    policies: list[list[dict[str, np.ndarray]]] = []
+    name = f"{group.key}-seeds-{'-'.join(map(str, seeds))}-updates-{updates}-every-{every}.npz"
     path = None if state_dir is None else state_dir / name
-    if path is not None:
-        saved = _load_state(path, state)
-        if saved is not None:
-            state, record = saved
-            done, curves, returns, seconds = record["updates"], record["curve"], record["returns"], \
-                record["train_seconds"]
+    if path is not None and path.exists():
+        with np.load(path) as saved:
+            state, record = _restore(saved, state), json.loads(str(saved["record"]))
+            policies = _policies(saved, len(record["steps"]))
+    seconds = record["seconds"][-1] if record["seconds"] else 0.0
     for mark in checkpoints(updates, every):
-        if mark <= done:
+        if mark <= record["updates"]:
             continue
         tick = time.perf_counter()
-        state, metrics = step(state, mark - done)
+        state, metrics = step(state, mark - record["updates"])
         jax.block_until_ready(state)
         seconds += time.perf_counter() - tick
-        done = mark
-        for i in range(len(seeds)):
-            networks = jax.tree_util.tree_map(lambda x, i=i: np.asarray(x[i]), state.learner.networks)
-            returns[i].extend(round(float(r), 4) for r in np.asarray(metrics["return"][i]))
-            curves[i].append({"steps": done * RECIPE.batch_size, "seconds": round(seconds, 1),
-                              "train": scorers["curve"](networks), "test": scorers["test"](networks)})
+        record["updates"] = mark
+        record["steps"].append(mark * RECIPE.batch_size)
+        record["seconds"].append(round(seconds, 1))
+        for i, returns in enumerate(np.asarray(metrics["return"])):
+            record["returns"][i].extend(round(float(r), 4) for r in returns)
+        policies.append(jax.tree_util.tree_map(np.asarray, state.learner.networks["pi"]))
         if path is not None:
-            _save_state(path, state, done, curves, returns, seconds)
+            _write_npz(path, record, {**_arrays(state), **_policy_arrays(policies)})
         if progress:
-            scores = ", ".join(f"{c[-1]['train']['score']:.3f}/{c[-1]['test']['score']:.3f}" for c in curves)
-            print(f"  {group.key}: {done * RECIPE.batch_size:,} steps, {seconds:.0f} s, train/held-out {scores}",
-                  flush=True)
-    machine = machine_record()
-    final_train = Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
-                                             num_levels=min(FINAL_TRAIN_LEVELS, group.levels)))
-    records = []
-    for i, seed in enumerate(seeds):
-        networks = jax.tree_util.tree_map(lambda x, i=i: np.asarray(x[i]), state.learner.networks)
-        test = scorers["test"](networks, per_level=True)
+            print(f"  {group.key}: {mark * RECIPE.batch_size:,} steps, {seconds:.0f} s", flush=True)
+    return {"record": record, "policies": policies}
+
+
+def save_trained(path: Path, trained: dict[str, Any]) -> None:
+    """Write what :func:`train_group` returned, to be scored elsewhere (:func:`load_trained`)."""
+    _write_npz(path, trained["record"], _policy_arrays(trained["policies"]))
+
+
+def load_trained(path: Path) -> dict[str, Any]:
+    """What :func:`save_trained` wrote."""
+    with np.load(path) as saved:
+        record = json.loads(str(saved["record"]))
+        return {"record": record, "policies": _policies(saved, len(record["steps"]))}
+
+
+def score_group(group: Group, trained: dict[str, Any], progress: bool = False) -> list[dict[str, Any]]:
+    """Score every checkpoint of a trained group exactly, and the last one on more levels.
+
+    Returns:
+        One record per seed: the curve (steps, training seconds, the train and held-out scores at
+        every checkpoint), the mean return of the training episodes that ended in each update, and
+        the final scores (``"train"``, ``"test"`` with each level's score and the failures).
+    """
+    record, policies = trained["record"], trained["policies"]
+    levels = training_levels(group)
+    scorers = {"train": Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
+                                                   num_levels=min(CURVE_TRAIN_LEVELS, group.levels))),
+               "test": Scorer(group, level_split(group.difficulty, "test"))}
+    runs = []
+    for i, seed in enumerate(record["seeds"]):
+        networks = [{"pi": [{name: array[i] for name, array in layer.items()} for layer in policy]}
+                    for policy in policies]
+        curve = [{"steps": steps, "seconds": seconds, **{split: scorer(point) for split, scorer in scorers.items()}}
+                 for steps, seconds, point in zip(record["steps"], record["seconds"], networks, strict=True)]
+        final_train = Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
+                                                 num_levels=min(FINAL_TRAIN_LEVELS, group.levels)))
+        test = scorers["test"](networks[-1], per_level=True)
         test["failures"] = round(sum(score < FAILURE for score in test["level_scores"]) / len(test["level_scores"]), 4)
-        records.append({"group": group.key, "difficulty": group.difficulty, "opponent": group.opponent,
-                        "train_levels": group.levels, "seed": seed, "steps": done * RECIPE.batch_size,
-                        "train_seconds": round(seconds, 1), "setup_seconds": round(built, 1), "machine": machine,
-                        "curve": curves[i], "returns": returns[i], "train": final_train(networks), "test": test})
-    return records
+        runs.append({"group": group.key, "difficulty": group.difficulty, "opponent": group.opponent,
+                     "train_levels": group.levels, "seed": seed, "steps": record["steps"][-1],
+                     "train_seconds": record["seconds"][-1], "setup_seconds": record["setup_seconds"],
+                     "machine": record["machine"], "curve": curve, "returns": record["returns"][i],
+                     "train": final_train(networks[-1]), "test": test})
+        if progress:
+            print(f"  {group.key} seed {seed}: train {runs[-1]['train']['score']:.3f}, held out {test['score']:.3f}",
+                  flush=True)
+    return runs
+
+
+def run_group(group: Group, seeds: Sequence[int], updates: int, every: int, state_dir: Path | None,
+              trained_dir: Path | None, mode: str, progress: bool = False) -> list[dict[str, Any]]:
+    """One worker's group: ``mode`` ``"both"`` trains and scores it, ``"train"`` trains it and
+    writes it to ``trained_dir`` (no runs returned), ``"score"`` scores what ``trained_dir`` holds."""
+    path = None if trained_dir is None else trained_dir / f"{group.key}.npz"
+    if mode == "score":
+        assert path is not None
+        return score_group(group, load_trained(path), progress)
+    trained = train_group(group, seeds, updates, every, state_dir, progress)
+    if mode == "train":
+        assert path is not None
+        save_trained(path, trained)
+        return []
+    return score_group(group, trained, progress)
 
 
 def spread(values: Sequence[float]) -> str:
@@ -449,6 +504,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--figure", default=str(DEFAULT_FIGURE), help="learning-curve picture, or 'none'")
     parser.add_argument("--state-dir", default=str(DEFAULT_STATE),
                         help="where a group's training state is saved after every checkpoint, or 'none'")
+    parser.add_argument("--train-only", type=Path, metavar="DIR",
+                        help="train the groups and write them to DIR (one file a group), scoring nothing")
+    parser.add_argument("--trained", type=Path, metavar="DIR",
+                        help="score the groups --train-only wrote to DIR instead of training them")
     parser.add_argument("--resume", action="store_true", help="keep the groups --out already holds")
     parser.add_argument("--redraw", action="store_true", help="train nothing: the figure and table from --out")
     parser.add_argument("--readme", action="store_true", help="rewrite the README's table from --out")
@@ -463,6 +522,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
             parser.error(f"--{name} repeats a value")
     if any(seed < 0 for seed in args.seeds):
         parser.error("--seeds must be >= 0")
+    if args.train_only and args.trained:
+        parser.error("--train-only and --trained exclude each other")
+    if args.trained and not all((args.trained / f"{group.key}.npz").exists() for group in args.groups):
+        parser.error(f"--trained {args.trained} lacks a group of --groups (it holds a file <group>.npz a group)")
     for name in ("updates", "curve_every", "workers"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
@@ -479,26 +542,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = settings_record(args)
         if stored and stored["settings"] != settings:
             raise SystemExit(f"--resume: {args.out} was written with other settings; move it away or drop --resume")
-        runs = stored.get("runs", [])
-        held = {r["group"] for r in runs}
+        held = {r["group"] for r in stored.get("runs", [])}
         # the longest groups first: the most levels to build, then the minimax ghost's solves
         todo = sorted((group for group in args.groups if group.key not in held),
                       key=lambda g: (-g.levels, g.opponent != "minimax", -g.difficulty))
         state_dir = None if args.state_dir == "none" else Path(args.state_dir)
-        if state_dir is not None:
-            state_dir.mkdir(parents=True, exist_ok=True)
+        for folder in (state_dir, args.train_only):
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+        mode = "train" if args.train_only else "score" if args.trained else "both"
         started = time.perf_counter()
-        stored = {"settings": settings, "provenance": provenance(argv), "machine": machine_record(), "runs": runs}
+        stored = {"settings": settings, "runs": stored.get("runs", [])}
+        # each run records where it came from: a table can gather groups run at several sittings
+        origin = {"provenance": provenance(argv)}
         context = get_context("spawn")  # a forked child would inherit jax's threads
         with ProcessPoolExecutor(max_workers=min(args.workers, max(len(todo), 1)), mp_context=context) as pool:
             futures = {pool.submit(run_group, group, args.seeds, args.updates, args.curve_every, state_dir,
-                                   args.progress): group for group in todo}
+                                   args.train_only or args.trained, mode, args.progress): group for group in todo}
             for future in as_completed(futures):
-                records = future.result()
-                stored["runs"] = [r for r in stored["runs"] if r["group"] != futures[future].key] + records
-                stored["wall_seconds"] = round(time.perf_counter() - started, 1)
-                write(args.out, stored)
+                records = [{**record, **origin} for record in future.result()]
                 print(f"{futures[future].key}: done ({time.perf_counter() - started:.0f} s)", flush=True)
+                if mode != "train":
+                    stored["runs"] = [r for r in stored["runs"] if r["group"] != futures[future].key] + records
+                    write(args.out, stored)
+        if mode == "train":
+            return 0
     if not stored.get("runs"):
         raise SystemExit(f"{args.out} holds no runs")
     print("\n" + TABLE_HEADER + "\n" + "\n".join(table_rows(stored["runs"])))
