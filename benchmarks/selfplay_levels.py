@@ -154,8 +154,9 @@ def draw(results: dict[str, Any], path: Path) -> None:
     from matplotlib import pyplot
 
     difficulties = sorted({entry["difficulty"] for entry in results["levels"]})
-    figure, axes = pyplot.subplots(1, len(difficulties), figsize=(4.8 * len(difficulties) + 1.6, 3.6), dpi=100,
-                                   sharey=True, squeeze=False)
+    columns = 1 + len({entry["level"] for entry in results["levels"]}) // 12  # of the legend, 12 rows at most
+    size = (4.8 * len(difficulties) + 1.6 * columns, 3.6)
+    figure, axes = pyplot.subplots(1, len(difficulties), figsize=size, dpi=100, sharey=True, squeeze=False)
     for axis, difficulty in zip(axes[0], difficulties, strict=True):
         for entry in results["levels"]:
             if entry["difficulty"] == difficulty:
@@ -167,7 +168,7 @@ def draw(results: dict[str, Any], path: Path) -> None:
         axis.set_xlabel("generation")
         axis.set_title(f"difficulty {difficulty}")
     axes[0][0].set_ylabel("exact exploitability (normalised)")
-    axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0), ncols=columns)
     figure.suptitle(f"Self-play ({results['settings']['learner']}): exploitability by generation")
     figure.tight_layout()
     figure.savefig(path)

@@ -88,7 +88,16 @@ def test_the_readmes_self_play_figures_are_the_stored_runs() -> None:
             counted.append((sum(level["final"] < bar for level in levels), len(levels)))
     (tabular2, tabular3, ppo2, ppo3) = counted
     assert figures[:4] == [*tabular2, *tabular3] and figures[4:] == [ppo2[0], ppo3[0]]
-    assert tabular2[1] == tabular3[1] == ppo2[1] == ppo3[1] == 10
+    assert tabular2[1] == tabular3[1] == 20 and ppo2[1] == ppo3[1] == 10
+    # Each figure names its levels, and the run's wall time is the stored one.
+    tabular, ppo = (json.loads((ROOT / "benchmarks" / "results" / name).read_text())
+                    for name in ("selfplay.json", "selfplay_ppo.json"))
+    assert {level["level"] for level in tabular["levels"]} == set(range(10, 30))
+    assert {level["level"] for level in ppo["levels"]} == set(range(10))
+    sentence = " ".join(match.group(0).split())
+    assert "at its final generation, on levels 10-29" in sentence and "On levels 0-9 the PPO" in sentence, sentence
+    minutes = f"{tabular['wall_seconds'] / 60:.0f} minutes of wall time"
+    assert minutes in " ".join(README[max(0, match.start() - 400):match.start()].split()), minutes
 
 
 def test_the_jax_pages_learning_figures_are_the_stored_runs() -> None:

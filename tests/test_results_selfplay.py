@@ -1,6 +1,7 @@
-"""The stored tabular self-play run (``benchmarks/results/selfplay.json``) is what its recorded
-command gives: its cheapest level is re-run from the recorded settings and every generation's
-exact judgement matches the stored one (``pytest -m results``; about half a minute)."""
+"""The stored tabular self-play runs (``benchmarks/results/selfplay.json``, seed 0, and
+``selfplay_seed1.json``, seed 1) are what their recorded commands give: each file's cheapest level
+is re-run from its recorded command and every generation's exact judgement matches the stored one
+(``pytest -m results``; about 20 s of wall time a file here)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-STORED = ROOT / "benchmarks" / "results" / "selfplay.json"
-#: What a generation's row holds besides its wall time, which no re-run repeats.
-JUDGED = ("generation", "learner", "turns", "exploitability", "agent_gap", "ghost_gap", "success")
+STORED = [ROOT / "benchmarks" / "results" / name for name in ("selfplay.json", "selfplay_seed1.json")]
+#: What a generation's row holds besides its wall time, which no re-run repeats: its count and the judgement.
+COUNTED = ("generation", "learner", "turns")
+JUDGED = ("exploitability", "agent_gap", "ghost_gap", "success")
 
 
 def benchmark() -> ModuleType:
@@ -36,8 +38,9 @@ def recorded_arguments(command: str) -> list[str]:
     return words[2:]
 
 
-def test_the_stored_run_records_its_commit_and_command() -> None:
-    settings = json.loads(STORED.read_text())["settings"]
+@pytest.mark.parametrize("stored", STORED, ids=lambda path: path.name)
+def test_the_stored_run_records_its_commit_and_command(stored: Path) -> None:
+    settings = json.loads(stored.read_text())["settings"]
     assert len(settings["commit"]) == 40 and settings["dirty"] is False and settings["uncommitted"] == []
     arguments = benchmark().parse_args(recorded_arguments(settings["command"]))
     assert (arguments.learner, arguments.generations, arguments.seed) == ("tabular", settings["generations"],
@@ -46,8 +49,9 @@ def test_the_stored_run_records_its_commit_and_command() -> None:
 
 
 @pytest.mark.results
-def test_the_cheapest_stored_level_is_what_its_recorded_command_gives(tmp_path: Path) -> None:
-    stored = json.loads(STORED.read_text())
+@pytest.mark.parametrize("path", STORED, ids=lambda path: path.name)
+def test_the_cheapest_stored_level_is_what_its_recorded_command_gives(path: Path, tmp_path: Path) -> None:
+    stored = json.loads(path.read_text())
     settings = stored["settings"]
     module = benchmark()
     assert settings["tabular"] == module.TABULAR, "the learner's settings changed since the stored run"
@@ -65,6 +69,29 @@ def test_the_cheapest_stored_level_is_what_its_recorded_command_gives(tmp_path: 
     # bit-for-bit the stored one; another CPU's vector kernels (exp, log1p, sums) may move the last
     # bit, which no policy change could do (a different policy moves the exploitability by far more).
     for again, then in zip(level["generations"], entry["generations"], strict=True):
+        assert [again[key] for key in COUNTED] == [then[key] for key in COUNTED]
         assert [again[key] for key in JUDGED] == pytest.approx([then[key] for key in JUDGED], rel=0, abs=1e-12)
     assert level["final"] == pytest.approx(entry["final"], rel=0, abs=1e-12)
     assert len(level["generations"]) == settings["generations"]
+
+
+def test_the_self_play_page_quotes_the_stored_run_level_by_level() -> None:
+    """Every final value and wall time in the Self-play page's table of the held-out levels, its
+    count under the bar and the run's wall time are the stored run's (seed 0)."""
+    stored = json.loads(STORED[0].read_text())
+    page = (ROOT / "docs" / "selfplay.md").read_text()
+    section = page[page.index("### Forty held-out levels"):]
+    bar, scale = stored["settings"]["bar"], 100 / stored["settings"]["reward_range"]
+    by_level = {(entry["difficulty"], entry["level"]): entry for entry in stored["levels"]}
+    for level in range(10, 30):
+        cells = []
+        for difficulty in (2, 3):
+            entry = by_level[difficulty, level]
+            cells += [f"{abs(scale * entry['final']):.2f}%" if abs(entry["final"]) < 1e-6 else
+                      f"{scale * entry['final']:.2f}%", f"{entry['seconds']:.1f} s"]
+        row = f"| {level} | " + " | ".join(cells) + " |"
+        assert row in section, row
+    under = [sum(entry["final"] < bar for entry in stored["levels"] if entry["difficulty"] == difficulty)
+             for difficulty in (2, 3)]
+    assert f"| under 1% | {under[0]} of 20 | | {under[1]} of 20 | |" in section
+    assert f"The run took {stored['wall_seconds'] / 60:.1f} minutes of wall time" in section
