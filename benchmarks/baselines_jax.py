@@ -469,13 +469,14 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
 
 
 def settings_record(args: argparse.Namespace) -> dict[str, Any]:
-    """What a run's numbers depend on, for the results file."""
-    return {"env": ENV_SETTINGS, "planes": list(MOVE_PLANES), "ppo": {name: getattr(RECIPE, name) for name in
-                                                                    RECIPE.__dataclass_fields__},
+    """What a run's numbers depend on, for the results file (as JSON reads it back: lists, not
+    tuples, so that ``--resume`` compares like with like)."""
+    ppo = {name: getattr(RECIPE, name) for name in RECIPE.__dataclass_fields__}
+    return json.loads(json.dumps({"env": ENV_SETTINGS, "planes": list(MOVE_PLANES), "ppo": ppo,
             "updates": args.updates, "curve_every": args.curve_every, "horizon": HORIZON,
             "curve_train_levels": CURVE_TRAIN_LEVELS, "final_train_levels": FINAL_TRAIN_LEVELS,
             "test_levels": list(SPLITS["test"]), "flat_tolerance": FLAT_TOLERANCE, "flat_span": FLAT_SPAN,
-            "failure": FAILURE}
+            "failure": FAILURE}))
 
 
 def machine_record() -> dict[str, Any]:
