@@ -17,8 +17,8 @@ opponent's best reply after the agent's move; ``gamma`` times the agent's best m
 ghost's, as the solver discounts per full turn). The solver is not consulted: it only judges
 the result (:func:`~gridghost.training.selfplay.exploitability_curve`).
 
-Three choices make it converge, and stay converged, on the levels tried (see
-``benchmarks/selfplay_levels.py``):
+Three choices make it converge, and stay converged (``benchmarks/selfplay_levels.py``: under 1%
+of the reward range at the final generation on 39 of 40 levels no earlier run had reported):
 
 - *exploring starts*: a fraction ``explore_starts`` of the episodes start from a uniformly drawn
   state (:meth:`BatchedGame.reset`'s ``starts``), so that states a best response could steer to
@@ -39,6 +39,9 @@ Three choices make it converge, and stay converged, on the levels tried (see
   about ``(s / t) ** averaging`` as much as the latest. It needs no horizon, and the early batches,
   when the values are still far off, fade: with ``averaging=2`` the first half of the batches holds
   an eighth of the weight. The learning itself (moves, targets, step sizes) reads the live table.
+  The price is a lag: a move the live table has corrected is taken by the average only once the
+  batches after the correction outweigh those before (on one difficulty-3 map, generation 9 of
+  2,000,000 turns each instead of 4); a larger ``averaging`` lags less and averages less noise.
 
 Moves are epsilon-greedy for both sides (``epsilon``); the learnt policies are greedy in the
 averaged table (the first best move where several tie).
