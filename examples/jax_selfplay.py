@@ -2,21 +2,23 @@
 and one side trained on many levels (``pip install "gridghost[jax]"``).
 
 Self-play (the default): both sides learn at once with PPO (:func:`gridghost.jax.ppo.make_selfplay`)
-on one level of difficulty 2, from the same games, half of them started from a uniformly drawn
-state (exploring starts). Every generation (``--updates`` PPO updates, one jitted
-``jax.lax.scan``) both greedy policies are tabulated over every state and the solver computes
-their exploitability: how much a best response to each gains, in the agent's return. The run
-stops when it is under 1% of the reward range (goal minus caught, 1.5 in normalised units)::
+on one level (``--difficulty``, default 2, and ``--level``, default 0), from the same games, half of
+them started from a uniformly drawn state (exploring starts). Every generation (``--updates`` PPO
+updates, one jitted ``jax.lax.scan``) both greedy policies are tabulated over every state and the
+solver computes their exploitability: how much a best response to each gains, in the agent's return.
+The run stops when it is under 1% of the reward range (goal minus caught, 1.5 in normalised units)::
 
     python examples/jax_selfplay.py                      # difficulty 2, level 0
-    python examples/jax_selfplay.py --level 3 --generations 20
+    python examples/jax_selfplay.py --difficulty 3 --level 3 --generations 20
 
 One side (``--single``): the agent learns against the chasing ghost on the 500 training levels
-of difficulty 2 with the recipe of the README's baselines (32 games, rollouts of 128 steps,
-minibatches of 512, 10 epochs, entropy 0.01, the ``MovePlanes`` inputs of an egocentric grid of
-radius 5, 200,704 steps) and is scored exactly on training and held-out levels::
+of ``--difficulty`` (default 2; with ``--level``, on that one training level alone) with the
+recipe of the README's baselines (32 games, rollouts of 128 steps, minibatches of 512, 10 epochs,
+entropy 0.01, the ``MovePlanes`` inputs of an egocentric grid of radius 5, 200,704 steps) and is
+scored exactly on its training levels and on the preset's 100 held-out levels::
 
-    python examples/jax_selfplay.py --single             # about 3 minutes on one CPU core
+    python examples/jax_selfplay.py --single             # WALL_SINGLE
+    python examples/jax_selfplay.py --single --difficulty 3 --steps 2_000_000   # the open problem
     python examples/jax_selfplay.py --single --score-levels 100
 
 The same code runs on a GPU: ``pip install "jax[cuda12]"``.
@@ -35,7 +37,7 @@ from tqdm import tqdm
 import gridghost
 from gridghost.jax import GridGhostJax, GridGhostJaxSingle
 from gridghost.jax.ppo import PPOConfig, greedy_actions, make_selfplay, make_train, policy_table
-from gridghost.maps import MapGenerator, level_split
+from gridghost.maps import DIFFICULTIES, MapGenerator, level_split
 from gridghost.planning import exploitability
 from gridghost.sensing.observations import MOVE_PLANES, grid_channels
 
@@ -48,6 +50,17 @@ SELFPLAY = PPOConfig(num_envs=256, num_steps=32, epochs=4, minibatch_size=2048, 
 RADIUS = 5
 RECIPE = PPOConfig(num_envs=32, num_steps=128, minibatch_size=512, ent_coef=0.01,
                    planes=tuple(grid_channels(RADIUS).index(name) for name in MOVE_PLANES))
+
+
+def check_level(level: int, count: int | None = None) -> None:
+    """Refuse a level number that is not an int >= 0 (below ``count`` when given).
+
+    Raises:
+        ValueError: such a level.
+    """
+    if not isinstance(level, int) or isinstance(level, bool) or level < 0 or (count is not None and level >= count):
+        accepted = "an int >= 0" if count is None else f"a training level, 0..{count - 1}"
+        raise ValueError(f"level must be {accepted}, got {level!r}")
 
 
 class Generation(NamedTuple):
@@ -79,6 +92,7 @@ def selfplay(level: int = 0, difficulty: int = 2, generations: int = 12, updates
         The :class:`Generation` of every generation played.
     """
     start = time.perf_counter()
+    check_level(level)
     layout = MapGenerator(6, 6, difficulty=difficulty).level(level)
     env = GridGhostJax(layout=layout, obs_type="grid", rewards="normalised", max_cycles=100,
                        explore_starts=explore_starts)
@@ -102,15 +116,24 @@ def selfplay(level: int = 0, difficulty: int = 2, generations: int = 12, updates
 
 
 def single_side(steps: int = 200_704, seed: int = 0, score_levels: int | None = None,
-                config: PPOConfig = RECIPE, verbose: bool = True, progress: bool = False) -> dict[str, Any]:
-    """The agent learns against the chasing ghost on difficulty 2's training levels, and is
-    scored exactly on the first ``score_levels`` training levels (``None``: all 500) and on the
-    held-out levels (with ``progress``, the scoring draws its bars on stderr).
+                config: PPOConfig = RECIPE, verbose: bool = True, progress: bool = False, difficulty: int = 2,
+                level: int | None = None) -> dict[str, Any]:
+    """The agent learns against the chasing ghost on the preset ``difficulty``'s training levels
+    (or on training level ``level`` alone), and is scored exactly on the first ``score_levels``
+    of them (``None``: all) and on the preset's held-out levels (with ``progress``, the scoring
+    draws its bars on stderr).
 
     Returns:
         ``{"train": Evaluation, "test": Evaluation, "train_seconds": float, "steps": int}``.
+
+    Raises:
+        ValueError: ``difficulty`` not a preset, or ``level`` not one of its training levels.
     """
-    env = GridGhostJaxSingle(layout=level_split(2, "train"), opponent="chase", obs_type="grid", view_radius=RADIUS,
+    train_levels = level_split(difficulty, "train")
+    if level is not None:
+        check_level(level, train_levels.num_levels)
+        train_levels = MapGenerator(difficulty=difficulty, start_level=level, num_levels=1)
+    env = GridGhostJaxSingle(layout=train_levels, opponent="chase", obs_type="grid", view_radius=RADIUS,
                              rewards="normalised", max_episode_steps=100)
     init, train = make_train(env, config)
     updates = -(-steps // config.batch_size)
@@ -126,8 +149,10 @@ def single_side(steps: int = 200_704, seed: int = 0, score_levels: int | None = 
 
     settings = {"obs_type": "grid", "view_radius": RADIUS, "batch": True, "rewards": "normalised",
                 "progress_bar": progress}
-    result = {"train": gridghost.evaluate(policy, level_split(2, "train", score_levels), **settings),
-              "test": gridghost.evaluate(policy, level_split(2, "test"), **settings),
+    count = train_levels.num_levels if score_levels is None else min(score_levels, train_levels.num_levels)
+    scored = MapGenerator(difficulty=difficulty, start_level=train_levels.start_level, num_levels=count)
+    result = {"train": gridghost.evaluate(policy, scored, **settings),
+              "test": gridghost.evaluate(policy, level_split(difficulty, "test"), **settings),
               "train_seconds": seconds, "steps": updates * config.batch_size}
     if verbose:
         print(f"{result['steps']:,} steps in {seconds:.0f} s (compiling included)")
@@ -140,7 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run self-play or the one-side recipe; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--single", action="store_true", help="the one-side recipe instead of self-play")
-    parser.add_argument("--level", type=int, default=0, help="self-play: the level of difficulty 2")
+    parser.add_argument("--difficulty", type=int, choices=sorted(DIFFICULTIES), default=2,
+                        help="the difficulty preset (both modes)")
+    parser.add_argument("--level", type=int, default=None,
+                        help="self-play: the level played (default 0); one side: train on this training level alone")
     parser.add_argument("--generations", type=int, default=12, help="self-play: generations at most")
     parser.add_argument("--updates", type=int, default=10, help="self-play: PPO updates per generation")
     parser.add_argument("--steps", type=int, default=200_704, help="one side: training steps")
@@ -150,10 +178,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="draw no progress bars (they go to stderr, the results to stdout)")
     args = parser.parse_args(argv)
     if args.single:
-        single_side(args.steps, args.seed, args.score_levels, progress=args.progress)
+        single_side(args.steps, args.seed, args.score_levels, progress=args.progress, difficulty=args.difficulty,
+                    level=args.level)
         return 0
-    history = selfplay(args.level, generations=args.generations, updates=args.updates, seed=args.seed,
-                       progress=args.progress)
+    history = selfplay(0 if args.level is None else args.level, args.difficulty, generations=args.generations,
+                       updates=args.updates, seed=args.seed, progress=args.progress)
     under = [entry for entry in history if entry.exploitability < BAR]
     if under:
         print(f"under 1% of the reward range at generation {under[0].generation}, {under[0].seconds:.1f} s")
