@@ -56,6 +56,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -183,8 +184,9 @@ class Scorer:
     """The exact greedy scores of a group's policies on one set of levels, through one
     :class:`gridghost.Evaluator` (its solves and observations are kept between checkpoints).
 
-    The networks' forward pass runs on the CPU, in buckets of a power of two of observations
-    (few compilations), so that scores do not depend on where the networks were trained.
+    The networks' forward pass runs on the CPU, over the planes the networks read, in buckets of
+    a multiple of 256 observations (few compilations), so that scores do not depend on where the
+    networks were trained.
     """
 
     def __init__(self, group: Group, levels: MapGenerator) -> None:
@@ -192,17 +194,21 @@ class Scorer:
                                              view_radius=ENV_SETTINGS["view_radius"], rewards=ENV_SETTINGS["rewards"],
                                              horizon=HORIZON)
         self._cpu = jax.devices("cpu")[0]
-        self._play = jax.jit(lambda networks, observations: greedy_actions(networks, observations, RECIPE))
+        flat = replace(RECIPE, planes=None)  # the planes are selected before the call
+        self._play = jax.jit(lambda networks, inputs: greedy_actions(networks, inputs, flat))
 
     def policy(self, networks: dict[str, Any]) -> Callable[[np.ndarray], np.ndarray]:
         """``networks``' greedy policy over a batch of observations, as the evaluator asks it."""
+        planes = list(RECIPE.planes or ())
+
         def play(observations: np.ndarray) -> np.ndarray:
-            size = max(256, 1 << (len(observations) - 1).bit_length())
-            padded = np.zeros((size, *observations.shape[1:]), dtype=np.float32)
-            padded[:len(observations)] = observations
+            inputs = observations[:, planes] if planes else observations
+            size = -(-len(inputs) // 256) * 256
+            padded = np.zeros((size, int(np.prod(inputs.shape[1:]))), dtype=np.float32)
+            padded[:len(inputs)] = inputs.reshape(len(inputs), -1)
             with jax.default_device(self._cpu):
                 actions = self._play(networks, padded)
-            return np.asarray(actions)[:len(observations)].astype(np.int64)
+            return np.asarray(actions)[:len(inputs)].astype(np.int64)
 
         return play
 
@@ -329,14 +335,14 @@ def score_group(group: Group, trained: dict[str, Any], progress: bool = False) -
     scorers = {"train": Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
                                                    num_levels=min(CURVE_TRAIN_LEVELS, group.levels))),
                "test": Scorer(group, level_split(group.difficulty, "test"))}
+    final_train = Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
+                                             num_levels=min(FINAL_TRAIN_LEVELS, group.levels)))
     runs = []
     for i, seed in enumerate(record["seeds"]):
         networks = [{"pi": [{name: array[i] for name, array in layer.items()} for layer in policy]}
                     for policy in policies]
         curve = [{"steps": steps, "seconds": seconds, **{split: scorer(point) for split, scorer in scorers.items()}}
                  for steps, seconds, point in zip(record["steps"], record["seconds"], networks, strict=True)]
-        final_train = Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
-                                                 num_levels=min(FINAL_TRAIN_LEVELS, group.levels)))
         test = scorers["test"](networks[-1], per_level=True)
         test["failures"] = round(sum(score < FAILURE for score in test["level_scores"]) / len(test["level_scores"]), 4)
         runs.append({"group": group.key, "difficulty": group.difficulty, "opponent": group.opponent,
