@@ -261,7 +261,7 @@ def _write_npz(path: Path, record: dict[str, Any], arrays: dict[str, np.ndarray]
 
 
 def train_group(group: Group, seeds: Sequence[int], updates: int, every: int, state_dir: Path | None,
-                progress: bool = False) -> dict[str, Any]:
+                progress: bool = False, origin: dict[str, Any] | None = None) -> dict[str, Any]:
     """Train the group's seeds side by side (``jax.vmap``), keeping each checkpoint's policy
     networks; with ``state_dir``, the training state and the checkpoints so far are saved after
     every checkpoint and a saved run resumes where it stopped (the same numbers as a run never
@@ -270,7 +270,8 @@ def train_group(group: Group, seeds: Sequence[int], updates: int, every: int, st
     Returns:
         ``{"record": {...}, "policies": [...]}``: the record holds the group, seeds, the steps and
         training seconds at each checkpoint, each seed's mean return of the training episodes that
-        ended in each update, the setup seconds and the machine; ``policies`` holds, per
+        ended in each update, the setup seconds, the machine and ``origin`` (the provenance of
+        the command that trained it); ``policies`` holds, per
         checkpoint, the policy network's layers stacked over the seeds.
     """
     gridghost.batched.TABLE_BYTES = max(gridghost.batched.TABLE_BYTES, TABLE_BYTES)
@@ -281,7 +282,7 @@ def train_group(group: Group, seeds: Sequence[int], updates: int, every: int, st
     state = jax.vmap(init)(jax.vmap(jax.random.key)(jnp.asarray(seeds)))
     record: dict[str, Any] = {"group": group.key, "seeds": list(seeds), "updates": 0, "steps": [], "seconds": [],
                               "returns": [[] for _ in seeds], "setup_seconds": round(time.perf_counter() - start, 1),
-                              "machine": machine_record()}
+                              "machine": machine_record(), "trained_by": origin}
     policies: list[list[dict[str, np.ndarray]]] = []
     name = f"{group.key}-seeds-{'-'.join(map(str, seeds))}-updates-{updates}-every-{every}.npz"
     path = None if state_dir is None else state_dir / name
@@ -348,7 +349,8 @@ def score_group(group: Group, trained: dict[str, Any], progress: bool = False) -
         runs.append({"group": group.key, "difficulty": group.difficulty, "opponent": group.opponent,
                      "train_levels": group.levels, "seed": seed, "steps": record["steps"][-1],
                      "train_seconds": record["seconds"][-1], "setup_seconds": record["setup_seconds"],
-                     "machine": record["machine"], "curve": curve, "returns": record["returns"][i],
+                     "machine": record["machine"], "trained_by": record.get("trained_by"), "curve": curve,
+                     "returns": record["returns"][i],
                      "train": final_train(networks[-1]), "test": test})
         if progress:
             print(f"  {group.key} seed {seed}: train {runs[-1]['train']['score']:.3f}, held out {test['score']:.3f}",
@@ -357,14 +359,16 @@ def score_group(group: Group, trained: dict[str, Any], progress: bool = False) -
 
 
 def run_group(group: Group, seeds: Sequence[int], updates: int, every: int, state_dir: Path | None,
-              trained_dir: Path | None, mode: str, progress: bool = False) -> list[dict[str, Any]]:
+              trained_dir: Path | None, mode: str, progress: bool = False,
+              origin: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One worker's group: ``mode`` ``"both"`` trains and scores it, ``"train"`` trains it and
-    writes it to ``trained_dir`` (no runs returned), ``"score"`` scores what ``trained_dir`` holds."""
+    writes it to ``trained_dir`` (no runs returned), ``"score"`` scores what ``trained_dir`` holds;
+    ``origin`` is the training command's provenance, kept in each run as ``trained_by``."""
     path = None if trained_dir is None else trained_dir / f"{group.key}.npz"
     if mode == "score":
         assert path is not None
         return score_group(group, load_trained(path), progress)
-    trained = train_group(group, seeds, updates, every, state_dir, progress)
+    trained = train_group(group, seeds, updates, every, state_dir, progress, origin)
     if mode == "train":
         assert path is not None
         save_trained(path, trained)
@@ -561,13 +565,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.perf_counter()
         stored = {"settings": settings, "runs": stored.get("runs", [])}
         # each run records where it came from: a table can gather groups run at several sittings
-        origin = {"provenance": provenance(argv)}
+        origin = provenance(argv)
         context = get_context("spawn")  # a forked child would inherit jax's threads
         with ProcessPoolExecutor(max_workers=min(args.workers, max(len(todo), 1)), mp_context=context) as pool:
             futures = {pool.submit(run_group, group, args.seeds, args.updates, args.curve_every, state_dir,
-                                   args.train_only or args.trained, mode, args.progress): group for group in todo}
+                                   args.train_only or args.trained, mode, args.progress, origin): group
+                       for group in todo}
             for future in as_completed(futures):
-                records = [{**record, **origin} for record in future.result()]
+                records = [{**record, "provenance": origin} for record in future.result()]
                 print(f"{futures[future].key}: done ({time.perf_counter() - started:.0f} s)", flush=True)
                 if mode != "train":
                     stored["runs"] = [r for r in stored["runs"] if r["group"] != futures[future].key] + records
