@@ -33,7 +33,7 @@ point is the run's final score on every training level (``--train-levels``, all 
 
 Outputs: ``--out`` (``benchmarks/results/baselines.json``: settings, every run with its curve
 and final scores, and the summary: mean and sample standard deviation over the seeds, and the
-range), a learning-curve figure ``--figure`` (``docs/baselines.png``; drawn with matplotlib when
+range), a learning-curve figure ``--figure`` (``docs/baselines_sb3.png``; drawn with matplotlib when
 it is installed, which gridghost does not depend on: ``pip install matplotlib``) and the
 markdown table on stdout. The JSON is rewritten after every run, and ``--resume`` skips the runs
 it already holds, so an interrupted run picks up where it stopped.
@@ -82,11 +82,11 @@ from gridghost.integrations.sb3 import MovePlanes, SB3VecEnv
 from gridghost.maps import DIFFICULTIES, SPLITS, level_split
 from gridghost.sensing.observations import MOVE_PLANES
 
-from harness import add_progress_option
+from harness import add_progress_option, provenance, rewrite_block
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines.json"
-DEFAULT_FIGURE = ROOT / "docs" / "baselines.png"
+DEFAULT_FIGURE = ROOT / "docs" / "baselines_sb3.png"
 OPPONENTS: tuple[str, ...] = ("chase", "minimax")
 SEEDS: tuple[int, ...] = (0, 1, 2)
 
@@ -271,14 +271,15 @@ def markdown(summary: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-README_START, README_END = "<!-- baselines:", "<!-- /baselines -->"
+PAGE = ROOT / "docs" / "learning.md"
+TABLE_START, TABLE_END = "<!-- baselines-sb3:", "<!-- /baselines-sb3 -->"
 
 
-def readme_rows(runs: Sequence[dict[str, Any]]) -> list[str]:
-    """The README's table rows: per difficulty and ghost, the train and held-out scores (mean ±
-    sample standard deviation over the seeds, three decimals), the held-out goal probability next
-    to the best response's, and the number of seeds (``tests/test_baselines_table.py`` checks
-    them against the runs)."""
+def table_rows(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """The short-budget table's rows (on the Learning page): per difficulty and ghost, the train
+    and held-out scores (mean ± sample standard deviation over the seeds, three decimals), the
+    held-out goal probability next to the best response's, and the number of seeds
+    (``tests/test_baselines_table.py`` checks them against the runs)."""
     rows = []
     for row in summarise(runs):
         group = [r for r in runs if (r["difficulty"], r["opponent"]) == (row["difficulty"], row["opponent"])]
@@ -295,16 +296,11 @@ def readme_rows(runs: Sequence[dict[str, Any]]) -> list[str]:
     return rows
 
 
-def write_readme(path: Path, runs: Sequence[dict[str, Any]]) -> None:
-    """Rewrite the rows of the README's baseline table (between its markers) from ``runs``,
+def write_table(path: Path, runs: Sequence[dict[str, Any]]) -> None:
+    """Rewrite the rows of the page's short-budget baseline table (between its markers) from ``runs``,
     keeping the marker's comment, the header and the separator."""
-    text = path.read_text(encoding="utf-8")
-    head, rest = text.split(README_START, 1)
-    block, tail = rest.split(README_END, 1)
-    comment, header, separator = block.split("\n")[:3]
-    lines = [comment, header, separator, *readme_rows(runs)]
-    path.write_text(head + README_START + "\n".join(lines) + "\n" + README_END + tail, encoding="utf-8")
-    print(f"wrote the baseline table of {path}")
+    rewrite_block(path, TABLE_START, TABLE_END, table_rows(runs), keep=3)
+    print(f"wrote the short-budget baseline table of {path}")
 
 
 def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
@@ -364,9 +360,9 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def write(path: Path, settings: dict[str, Any], runs: list[dict[str, Any]]) -> None:
-    """Write the results file (settings, runs, summary)."""
+    """Write the results file (settings, provenance: the commit and command, runs, summary)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"settings": settings, "runs": runs, "summary": summarise(runs)}
+    payload = {"settings": settings, "provenance": provenance(), "runs": runs, "summary": summarise(runs)}
     path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
 
 
@@ -390,7 +386,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (JSON)")
     parser.add_argument("--figure", default=str(DEFAULT_FIGURE), help="learning-curve picture, or 'none'")
     parser.add_argument("--resume", action="store_true", help="keep the runs --out already holds and skip them")
-    parser.add_argument("--readme", action="store_true", help="rewrite the README's baseline table from the runs")
+    parser.add_argument("--table", "--readme", dest="table", action="store_true",
+                        help="rewrite the Learning page's short-budget table (docs/learning.md) from the runs "
+                             "(--readme: its name when the table was the README's)")
     add_progress_option(parser)
     args = parser.parse_args(argv)
     bad = sorted(set(args.difficulties) - set(DIFFICULTIES))
@@ -454,8 +452,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     print(markdown(summary))
     if args.figure != "none" and runs:
         draw(runs, Path(args.figure))
-    if args.readme:
-        write_readme(ROOT / "README.md", runs)
+    if args.table:
+        write_table(PAGE, runs)
     return summary
 
 

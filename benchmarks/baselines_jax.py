@@ -79,7 +79,7 @@ from gridghost.jax.ppo import greedy_actions, make_train
 from gridghost.maps import DIFFICULTIES, SPLITS, MapGenerator, level_split
 from gridghost.sensing.observations import MOVE_PLANES
 
-from harness import add_progress_option, load_example, provenance
+from harness import add_progress_option, load_example, provenance, rewrite_block
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines_jax.json"
@@ -420,12 +420,7 @@ README_START, README_END = "<!-- baselines:", "<!-- /baselines -->"
 
 def write_readme(path: Path, runs: Sequence[dict[str, Any]]) -> None:
     """Rewrite the README's table (between its markers, keeping the marker's comment) from ``runs``."""
-    text = path.read_text(encoding="utf-8")
-    head, rest = text.split(README_START, 1)
-    block, tail = rest.split(README_END, 1)
-    comment = block.split("\n")[0]
-    lines = [comment, TABLE_HEADER, *table_rows(runs)]
-    path.write_text(head + README_START + "\n".join(lines) + "\n" + README_END + tail, encoding="utf-8")
+    rewrite_block(path, README_START, README_END, [TABLE_HEADER, *table_rows(runs)])
     print(f"wrote the baseline table of {path}")
 
 

@@ -50,6 +50,23 @@ def load_example(name: str) -> ModuleType:
     return module
 
 
+def rewrite_block(path: Path, start: str, end: str, lines: Sequence[str], keep: int = 1) -> None:
+    """Replace what lies between the markers ``start`` (the opening of an HTML comment, kept with
+    the rest of its line) and ``end`` in the text file ``path`` by its first ``keep`` lines (the
+    marker's line, and a table's header and separator where ``keep`` is 3) and ``lines``.
+
+    Raises:
+        ValueError: ``path`` lacks either marker.
+    """
+    text = path.read_text(encoding="utf-8")
+    if start not in text or end not in text.split(start, 1)[1]:
+        raise ValueError(f"{path} has no block between {start!r} and {end!r}")
+    head, rest = text.split(start, 1)
+    block, tail = rest.split(end, 1)
+    kept = block.split("\n")[:keep]
+    path.write_text(head + start + "\n".join([*kept, *lines]) + "\n" + end + tail, encoding="utf-8")
+
+
 def provenance(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """What a stored result needs to be re-made: the commit of the checkout that ran it (with
     ``dirty`` true when tracked files differed from it, so the commit alone does not give the

@@ -28,7 +28,7 @@ from typing import Any
 import jax
 from tqdm import tqdm
 
-from harness import add_progress_option, load_example
+from harness import add_progress_option, load_example, provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 SELFPLAY_LIMIT = 120.0
@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = load_example("jax_selfplay")  # the one implementation of both runs
     stored: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
+    stored["provenance"] = provenance(argv)
     stored["machine"] = {"jax": jax.__version__, "device": jax.devices()[0].platform,
                          "python": platform.python_version(), "processor": platform.processor() or platform.machine()}
     if "selfplay" in args.parts:

@@ -34,7 +34,7 @@ at generation 4, against 0.020 without).
 This recipe reaches the equilibrium on some levels only (3 of 10 of difficulty 2 and 1 of 10 of
 difficulty 3 under 1% of the reward range, ``benchmarks/results/selfplay_ppo.json``); the Self-play
 page of the docs says why. ``gridghost.training.TabularSelfPlay``, both sides learning one table
-of action values, reaches it on every level measured.
+of action values, ends under 1% of the reward range on 39 of the 40 held-out levels measured.
 
     pip install "gridghost[sb3]"              # Stable-Baselines3 and torch (choose your torch build)
     python examples/selfplay_sb3.py                            # 8 generations of 16,384 steps

@@ -1,0 +1,92 @@
+"""The stored baseline results are reproducible from the committed code: the cheapest entry of
+each results file is re-run from the command its runs record, and matched (``pytest -m results``;
+``.ci/run`` runs it in the JAX job's environment, which has jax and the sb3 extra)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.results
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+#: The JAX baselines trained on a GPU (see each run's ``machine``): XLA's GPU and CPU kernels round
+#: differently, so a CPU re-run's policy differs by rounding and a near-tie between two moves can
+#: go the other way in a few states. Its exact scores agree to within this, on the same device to
+#: the last digit stored (measured: see the issue's closing note).
+ACROSS_DEVICES = 0.02
+
+
+def _benchmark(name: str):  # a script, imported as a module
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+def test_the_jax_baselines_first_checkpoint_is_re_made_by_its_recorded_command() -> None:
+    pytest.importorskip("jax")
+    baselines = _benchmark("baselines_jax")
+    stored = json.loads((RESULTS / "baselines_jax.json").read_text())
+    runs = [run for run in stored["runs"] if run["group"] == "2-chase-500"]
+    command = shlex.split(runs[0]["provenance"]["command"])
+    assert command[:2] == ["python", "benchmarks/baselines_jax.py"]
+    args = baselines.parse(command[2:])  # the recorded command's settings, not today's defaults
+    assert baselines.settings_record(args) == stored["settings"]
+    group = baselines.Group.parse("2-chase-500")
+    every = args.curve_every
+    trained = baselines.train_group(group, [run["seed"] for run in runs], every, every, None)
+    point = trained["record"]
+    assert point["steps"] == [runs[0]["curve"][0]["steps"]]
+    same_device = runs[0]["machine"]["platform"] == baselines.machine_record()["platform"]
+    tolerance = 1e-4 if same_device else ACROSS_DEVICES
+    levels = baselines.training_levels(group)
+    scorers = {"train": baselines.Scorer(group, baselines.MapGenerator(difficulty=2, start_level=levels.start_level,
+                                                                      num_levels=baselines.CURVE_TRAIN_LEVELS)),
+               "test": baselines.Scorer(group, baselines.level_split(2, "test"))}
+    for i, run in enumerate(runs):
+        networks = {"pi": [{name: array[i] for name, array in layer.items()} for layer in trained["policies"][0]]}
+        for split, scorer in scorers.items():
+            got, want = scorer(networks)["score"], run["curve"][0][split]["score"]
+            assert abs(got - want) <= tolerance, (run["seed"], split, got, want)
+        assert np.allclose(point["returns"][i], run["returns"][:every], atol=0.05), run["seed"]
+
+
+def test_the_sb3_baselines_first_checkpoint_is_re_made_by_its_recorded_command() -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    baselines = _benchmark("baselines")
+    stored = json.loads((RESULTS / "baselines.json").read_text())
+    command = shlex.split(stored["provenance"]["command"])
+    assert command[:2] == ["python", "benchmarks/baselines.py"]
+    args = baselines.parse(command[2:])
+    assert baselines.settings_record(args)["ppo"] == stored["settings"]["ppo"]
+    run = next(r for r in stored["runs"] if (r["difficulty"], r["opponent"], r["seed"]) == (2, "chase", 0))
+    torch.set_num_threads(1)  # as the script runs
+    model = baselines.make_model(baselines.make_env(2, "chase"), 0)
+    model.learn(run["curve"][0]["steps"])
+    assert model.num_timesteps == run["curve"][0]["steps"]
+    point = run["curve"][0]
+    for split, scorer in (("train", baselines.Scores(2, "train", "chase", stored["settings"]["curve_train_levels"])),
+                          ("test", baselines.Scores(2, "test", "chase", stored["settings"]["test_levels"]))):
+        assert scorer(model) == point[split], split  # torch on one CPU thread, seeded: to the digit
+
+
+def test_the_jax_self_plays_first_generation_is_re_made_by_its_recorded_command() -> None:
+    pytest.importorskip("jax")
+    learning = _benchmark("jax_learning")
+    stored = json.loads((RESULTS / "jax_learning.json").read_text())
+    assert shlex.split(stored["provenance"]["command"])[:2] == ["python", "benchmarks/jax_learning.py"]
+    example = learning.load_example("jax_selfplay")
+    first = stored["selfplay"]["0"]["generations"][0]
+    (again,) = example.selfplay(level=0, seed=0, generations=1, verbose=False)
+    tolerance = 1e-6 if stored["machine"]["jax"] == learning.jax.__version__ else ACROSS_DEVICES
+    assert again.exploitability == pytest.approx(first["exploitability"], abs=tolerance)
+    assert again.reward == pytest.approx(first["reward"], abs=tolerance)
