@@ -95,3 +95,29 @@ def test_the_self_play_page_quotes_the_stored_run_level_by_level() -> None:
              for difficulty in (2, 3)]
     assert f"| under 1% | {under[0]} of 20 | | {under[1]} of 20 | |" in section
     assert f"The run took {stored['wall_seconds'] / 60:.1f} minutes of wall time" in section
+
+
+@pytest.mark.results
+def test_the_ppo_pools_first_generation_is_what_its_recorded_command_gives(tmp_path: Path) -> None:
+    """The PPO pool run (selfplay_ppo.json, levels 0-9, recorded after the run) is re-made from its
+    recorded command: the cheapest level's first generation (one PPO learner, 16,384 steps; about
+    30 s here), judged exactly, is the stored one."""
+    pytest.importorskip("stable_baselines3")
+    path = ROOT / "benchmarks" / "results" / "selfplay_ppo.json"
+    stored = json.loads(path.read_text())
+    settings = stored["settings"]
+    assert len(settings["commit"]) == 40
+    entry: dict[str, Any] = min(stored["levels"], key=lambda level: level["seconds"])
+    arguments = [*recorded_arguments(settings["command"]), "--difficulties", str(entry["difficulty"]),
+                 "--levels", str(entry["level"]), "--generations", "1", "--out", str(tmp_path / "selfplay_ppo.json"),
+                 "--no-progress"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        rerun = benchmark().main(arguments)
+    (level,) = rerun["levels"]
+    (again,) = level["generations"]
+    then = entry["generations"][0]
+    assert [again[key] for key in COUNTED if key in then] == [then[key] for key in COUNTED if key in then]
+    # torch on one CPU thread and the exact solver: bit-for-bit on one machine; the last bit may
+    # move on another CPU's kernels
+    assert [again[key] for key in (*JUDGED, "win_rate")] == pytest.approx(
+        [then[key] for key in (*JUDGED, "win_rate")], rel=0, abs=1e-12)
