@@ -23,7 +23,7 @@ figures of a row:
 - train and held-out score at the final step, mean ± sample standard deviation over the seeds;
 - the step at which the training curve flattened (:func:`flattened_at`: the first checkpoint
   that no later one beats by more than :data:`FLAT_TOLERANCE`, with at least
-  :data:`FLAT_SPAN` steps after it), or "still rising";
+  :data:`FLAT_AFTER` checkpoints after it), or "still rising";
 - the failures: the fraction of held-out levels scoring under :data:`FAILURE` (mean over seeds);
 - held-out success beside the best response's.
 
@@ -101,9 +101,9 @@ CURVE_EVERY = 49
 CURVE_TRAIN_LEVELS = 100
 FINAL_TRAIN_LEVELS = 500
 #: A curve has flattened at a checkpoint no later one beats by more than this, with this many
-#: steps of checkpoints after it.
+#: checkpoints after it (600k steps) to show it.
 FLAT_TOLERANCE = 0.02
-FLAT_SPAN = 600_000
+FLAT_AFTER = 3
 #: A held-out level scoring under this is a failure.
 FAILURE = 0.5
 #: The turns an episode lasts at most, and the horizon of the exact scores.
@@ -162,18 +162,18 @@ def checkpoints(updates: int, every: int = CURVE_EVERY) -> list[int]:
 
 
 def flattened_at(steps: Sequence[int], scores: Sequence[float], tolerance: float = FLAT_TOLERANCE,
-                 span: int = FLAT_SPAN) -> int | None:
+                 after: int = FLAT_AFTER) -> int | None:
     """The step of the first checkpoint that no later checkpoint's score exceeds by more than
-    ``tolerance``, among those with at least ``span`` steps of checkpoints after them; ``None``
+    ``tolerance``, among those with at least ``after`` checkpoints after them; ``None``
     (still rising) when there is none.
 
-    >>> flattened_at([1, 2, 3, 4], [0.1, 0.5, 0.51, 0.5], span=2)
+    >>> flattened_at([1, 2, 3, 4], [0.1, 0.5, 0.51, 0.5], after=2)
     2
-    >>> flattened_at([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4], span=2) is None
+    >>> flattened_at([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4], after=2) is None
     True
     """
     for index, (step, score) in enumerate(zip(steps, scores, strict=True)):
-        if steps[-1] - step < span:
+        if len(steps) - 1 - index < after:
             return None
         if max(scores[index:]) - score <= tolerance:
             return step
@@ -480,7 +480,7 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
     return json.loads(json.dumps({"env": ENV_SETTINGS, "planes": list(MOVE_PLANES), "ppo": ppo,
             "updates": args.updates, "curve_every": args.curve_every, "horizon": HORIZON,
             "curve_train_levels": CURVE_TRAIN_LEVELS, "final_train_levels": FINAL_TRAIN_LEVELS,
-            "test_levels": list(SPLITS["test"]), "flat_tolerance": FLAT_TOLERANCE, "flat_span": FLAT_SPAN,
+            "test_levels": list(SPLITS["test"]), "flat_tolerance": FLAT_TOLERANCE, "flat_after": FLAT_AFTER,
             "failure": FAILURE}))
 
 

@@ -1,6 +1,8 @@
-"""The README's baseline table says what benchmarks/results/baselines.json holds: every row's
-numbers are recomputed here from the stored runs (not from the file's own summary), every group
-of runs has its row, and the recipe the README shows is the one the runs used."""
+"""The baseline tables say what the stored runs hold: the README's plateau table
+(benchmarks/results/baselines_jax.json) and the Learning page's 200k-step table
+(benchmarks/results/baselines.json). Every row's numbers are recomputed here from the stored runs
+(not from a summary, and not with the script's own code), every group of runs has its row, and
+the recipe the README shows is the one the runs used."""
 
 from __future__ import annotations
 
@@ -14,17 +16,24 @@ from gridghost.sensing.observations import MOVE_PLANES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+LEARNING = (ROOT / "docs" / "learning.md").read_text()
 RESULTS = json.loads((ROOT / "benchmarks" / "results" / "baselines.json").read_text())
+PLATEAU = json.loads((ROOT / "benchmarks" / "results" / "baselines_jax.json").read_text())
 ROW = re.compile(r"^\| (\d) \| (\w+) \| ([\d.]+ ± [\d.]+) \| ([\d.]+ ± [\d.]+) \| ([\d.]+ \([\d.]+\)) \| (\d+) \|$")
+PLATEAU_ROW = re.compile(r"^\| (\d) \| (\w+) \| ([\d,]+) \| ([\d.]+)M \| (-?[\d.]+ ± [\d.]+) \| (-?[\d.]+ ± [\d.]+) "
+                         r"\| ([\d.]+M|still rising) \| ([\d.]+) \| ([\d.]+ \([\d.]+\)) \| (\d+) \|$")
 
 
-def table_rows() -> list[tuple[str, ...]]:
-    block = README.split("<!-- baselines:", 1)[1].split("<!-- /baselines -->", 1)[0]
-    lines = [line for line in block.splitlines()[1:] if line.startswith("| ") and not line.startswith("| difficulty")]
+def table_lines(text: str, marker: str) -> list[str]:
+    block = text.split(f"<!-- {marker}:", 1)[1].split(f"<!-- /{marker} -->", 1)[0]
+    return [line for line in block.splitlines()[1:] if line.startswith("| ") and not line.startswith("| difficulty")]
+
+
+def table_rows(text: str = LEARNING, marker: str = "baselines-sb3", form: re.Pattern = ROW) -> list[tuple[str, ...]]:
     rows = []
-    for line in lines:
-        match = ROW.match(line)
-        assert match, f"a README baseline row is not in the table's form: {line!r}"
+    for line in table_lines(text, marker):
+        match = form.match(line)
+        assert match, f"a {marker} row is not in the table's form: {line!r}"
         rows.append(match.groups())
     return rows
 
@@ -34,7 +43,7 @@ def mean_and_spread(values: list[float]) -> str:
     return f"{statistics.fmean(values):.3f} ± {spread:.3f}"
 
 
-def test_every_row_is_recomputed_from_the_stored_runs() -> None:
+def test_every_row_of_the_short_budget_table_is_recomputed_from_the_stored_runs() -> None:
     runs: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for run in RESULTS["runs"]:
         runs[(str(run["difficulty"]), run["opponent"])].append(run)
@@ -52,6 +61,57 @@ def test_every_row_is_recomputed_from_the_stored_runs() -> None:
         assert all(run["test"]["levels"] == RESULTS["settings"]["test_levels"] for run in group)
 
 
+def flattened(steps: list[int], scores: list[float], tolerance: float, after: int) -> int | None:
+    """The first checkpoint no later one beats by more than ``tolerance``, with ``after`` checkpoints after it."""
+    candidates = [k for k in range(len(steps)) if len(steps) - 1 - k >= after
+                  and all(later - scores[k] <= tolerance for later in scores[k:])]
+    return steps[candidates[0]] if candidates else None
+
+
+def test_every_row_of_the_plateau_table_is_recomputed_from_the_stored_runs() -> None:
+    settings = PLATEAU["settings"]
+    runs: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+    for run in PLATEAU["runs"]:
+        runs[(str(run["difficulty"]), run["opponent"], f"{run['train_levels']:,}")].append(run)
+    rows = table_rows(README, "baselines", PLATEAU_ROW)
+    assert {row[:3] for row in rows} == set(runs), "a group of runs has no row, or a row no runs"
+    for difficulty, ghost, levels, steps, train, test, flat, failures, success, seeds in rows:
+        group = sorted(runs[(difficulty, ghost, levels)], key=lambda run: run["seed"])
+        assert int(seeds) == len({run["seed"] for run in group}) == len(group) == 3
+        assert {run["steps"] for run in group} == {group[0]["steps"]} and steps == f"{group[0]['steps'] / 1e6:.2f}"
+        assert train == mean_and_spread([run["train"]["score"] for run in group])
+        assert test == mean_and_spread([run["test"]["score"] for run in group])
+        curve_steps = [point["steps"] for point in group[0]["curve"]]
+        assert all([point["steps"] for point in run["curve"]] == curve_steps for run in group)
+        mean_curve = [statistics.fmean(run["curve"][k]["train"]["score"] for run in group)
+                      for k in range(len(curve_steps))]
+        at = flattened(curve_steps, mean_curve, settings["flat_tolerance"], settings["flat_after"])
+        assert flat == ("still rising" if at is None else f"{at / 1e6:.1f}M")
+        # trained to the plateau: at least 2M steps, or stopped where the curve had flattened
+        assert group[0]["steps"] >= 2_000_000 or at is not None
+        under = [statistics.fmean(score < settings["failure"] for score in run["test"]["level_scores"])
+                 for run in group]
+        assert failures == f"{statistics.fmean(under):.2f}"
+        got = statistics.fmean(run["test"]["success"] for run in group)
+        best = statistics.fmean(run["test"]["optimum_success"] for run in group)
+        assert success == f"{got:.3f} ({best:.3f})"
+        assert all(len(run["test"]["level_scores"]) == settings["test_levels"][1] for run in group)
+
+
+def test_every_stored_result_names_the_commit_and_command_that_made_it() -> None:
+    hexadecimal = re.compile(r"^[0-9a-f]{40}$")
+    for run in PLATEAU["runs"]:
+        for origin in (run["provenance"], run["trained_by"]):
+            assert hexadecimal.match(origin["commit"]), origin
+            assert origin["command"].startswith("python benchmarks/baselines_jax.py"), origin
+        assert run["machine"]["platform"] in ("cpu", "gpu")
+    for stored, script in ((RESULTS, "baselines.py"),
+                           (json.loads((ROOT / "benchmarks" / "results" / "jax_learning.json").read_text()),
+                            "jax_learning.py")):
+        assert hexadecimal.match(stored["provenance"]["commit"])
+        assert stored["provenance"]["command"].startswith(f"python benchmarks/{script}")
+
+
 def test_the_readme_recipe_is_the_one_the_runs_used() -> None:
     settings = RESULTS["settings"]
     recipe = README.split("## Learning on generated levels", 1)[1].split("```python", 1)[1].split("```", 1)[0]
@@ -63,10 +123,19 @@ def test_the_readme_recipe_is_the_one_the_runs_used() -> None:
     defaults = {"n_epochs": 10, "learning_rate": 3e-4, "gamma": 0.99, "gae_lambda": 0.95, "clip_range": 0.2}
     for name, value in defaults.items():  # what the README leaves to stable-baselines3's defaults
         assert settings["ppo"][name] == value, name
-    assert f"model.learn({settings['steps']:_})" in recipe
+    assert f"model.learn({settings['steps']:_}, progress_bar=True)" in recipe  # it shows its progress
     assert settings["net_arch"] == [64, 64]  # MlpPolicy's default
     assert "MovePlanes" in recipe and settings["planes"] == list(MOVE_PLANES)  # the extractor's default planes
     assert (ROOT / "docs" / "baselines.png").stat().st_size > 0
+    assert (ROOT / "docs" / "baselines_sb3.png").stat().st_size > 0
+    plateau = PLATEAU["settings"]  # the JAX runs: the same recipe, longer
+    assert plateau["env"] == {name: value for name, value in settings["env"].items() if name != "num_envs"}
+    assert (plateau["ppo"]["num_envs"], plateau["ppo"]["num_steps"], plateau["ppo"]["minibatch_size"]) == \
+        (settings["env"]["num_envs"], settings["ppo"]["n_steps"], settings["ppo"]["batch_size"])
+    for mine, theirs in (("epochs", "n_epochs"), ("learning_rate", "learning_rate"), ("gamma", "gamma"),
+                         ("gae_lambda", "gae_lambda"), ("ent_coef", "ent_coef"), ("clip", "clip_range")):
+        assert plateau["ppo"][mine] == settings["ppo"][theirs], mine
+    assert plateau["ppo"]["hidden"] == settings["net_arch"] and plateau["planes"] == settings["planes"]
 
 
 SELFPLAY = re.compile(r"ends\s+under\s+1%\s+of\s+the\s+reward\s+range\s+on\s+(\d+)\s+of\s+(\d+)\s+levels\s+of\s+"

@@ -37,14 +37,14 @@ example = sys.modules["jax_selfplay"]  # the script loads the example it runs
 
 def test_a_curve_flattens_at_the_first_checkpoint_no_later_one_beats_by_more_than_the_tolerance() -> None:
     steps = [1, 2, 3, 4, 5, 6]
-    assert baselines.flattened_at(steps, [0.1, 0.5, 0.6, 0.61, 0.6, 0.615], tolerance=0.02, span=2) == 3
+    assert baselines.flattened_at(steps, [0.1, 0.5, 0.6, 0.61, 0.6, 0.615], tolerance=0.02, after=2) == 3
     # a late rise past the tolerance moves the flattening after it, or leaves the curve rising
-    assert baselines.flattened_at(steps, [0.1, 0.5, 0.6, 0.61, 0.6, 0.7], tolerance=0.02, span=2) is None
-    assert baselines.flattened_at(steps, [0.1, 0.5, 0.6, 0.7, 0.7, 0.7], tolerance=0.02, span=2) == 4
+    assert baselines.flattened_at(steps, [0.1, 0.5, 0.6, 0.61, 0.6, 0.7], tolerance=0.02, after=2) is None
+    assert baselines.flattened_at(steps, [0.1, 0.5, 0.6, 0.7, 0.7, 0.7], tolerance=0.02, after=2) == 4
     # too few steps after a flat stretch to call it flat
-    assert baselines.flattened_at(steps, [0.1, 0.2, 0.3, 0.4, 0.5, 0.5], tolerance=0.02, span=2) is None
+    assert baselines.flattened_at(steps, [0.1, 0.2, 0.3, 0.4, 0.5, 0.5], tolerance=0.02, after=2) is None
     # a falling curve has flattened where it peaked or before
-    assert baselines.flattened_at(steps, [0.5, 0.9, 0.8, 0.7, 0.6, 0.5], tolerance=0.02, span=2) == 2
+    assert baselines.flattened_at(steps, [0.5, 0.9, 0.8, 0.7, 0.6, 0.5], tolerance=0.02, after=2) == 2
 
 
 def test_checkpoints_end_at_the_last_update_and_the_default_run_passes_2m_steps() -> None:
