@@ -105,11 +105,12 @@ def test_every_stored_result_names_the_commit_and_command_that_made_it() -> None
             assert hexadecimal.match(origin["commit"]), origin
             assert origin["command"].startswith("python benchmarks/baselines_jax.py"), origin
         assert run["machine"]["platform"] in ("cpu", "gpu")
-    for stored, script in ((RESULTS, "baselines.py"),
-                           (json.loads((ROOT / "benchmarks" / "results" / "jax_learning.json").read_text()),
-                            "jax_learning.py")):
-        assert hexadecimal.match(stored["provenance"]["commit"])
-        assert stored["provenance"]["command"].startswith(f"python benchmarks/{script}")
+    learning = json.loads((ROOT / "benchmarks" / "results" / "jax_learning.json").read_text())
+    for origin, script in ((RESULTS["provenance"], "baselines.py"),
+                           (learning["provenance"]["selfplay"], "jax_learning.py"),
+                           (learning["provenance"]["single"], "jax_learning.py")):
+        assert hexadecimal.match(origin["commit"])
+        assert origin["command"].startswith(f"python benchmarks/{script}")
 
 
 def test_the_readme_recipe_is_the_one_the_runs_used() -> None:

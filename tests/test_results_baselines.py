@@ -9,7 +9,6 @@ import shlex
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytestmark = pytest.mark.results
@@ -51,12 +50,14 @@ def test_the_jax_baselines_first_checkpoint_is_re_made_by_its_recorded_command()
     scorers = {"train": baselines.Scorer(group, baselines.MapGenerator(difficulty=2, start_level=levels.start_level,
                                                                       num_levels=baselines.CURVE_TRAIN_LEVELS)),
                "test": baselines.Scorer(group, baselines.level_split(2, "test"))}
+    gaps = {}
     for i, run in enumerate(runs):
+        # the first update's games are played by the initial networks: the same draws on any device
+        assert point["returns"][i][0] == pytest.approx(run["returns"][0], abs=1e-3), run["seed"]
         networks = {"pi": [{name: array[i] for name, array in layer.items()} for layer in trained["policies"][0]]}
         for split, scorer in scorers.items():
-            got, want = scorer(networks)["score"], run["curve"][0][split]["score"]
-            assert abs(got - want) <= tolerance, (run["seed"], split, got, want)
-        assert np.allclose(point["returns"][i], run["returns"][:every], atol=0.05), run["seed"]
+            gaps[run["seed"], split] = scorer(networks)["score"] - run["curve"][0][split]["score"]
+    assert max(abs(gap) for gap in gaps.values()) <= tolerance, gaps
 
 
 def test_the_sb3_baselines_first_checkpoint_is_re_made_by_its_recorded_command() -> None:
@@ -83,7 +84,7 @@ def test_the_jax_self_plays_first_generation_is_re_made_by_its_recorded_command(
     pytest.importorskip("jax")
     learning = _benchmark("jax_learning")
     stored = json.loads((RESULTS / "jax_learning.json").read_text())
-    assert shlex.split(stored["provenance"]["command"])[:2] == ["python", "benchmarks/jax_learning.py"]
+    assert shlex.split(stored["provenance"]["selfplay"]["command"])[:2] == ["python", "benchmarks/jax_learning.py"]
     example = learning.load_example("jax_selfplay")
     first = stored["selfplay"]["0"]["generations"][0]
     (again,) = example.selfplay(level=0, seed=0, generations=1, verbose=False)
