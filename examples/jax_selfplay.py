@@ -17,11 +17,13 @@ recipe of the README's baselines (32 games, rollouts of 128 steps, minibatches o
 entropy 0.01, the ``MovePlanes`` inputs of an egocentric grid of radius 5, 200,704 steps) and is
 scored exactly on its training levels and on the preset's 100 held-out levels::
 
-    python examples/jax_selfplay.py --single             # WALL_SINGLE
+    python examples/jax_selfplay.py --single             # about 1.5 minutes (wall time, see below)
     python examples/jax_selfplay.py --single --difficulty 3 --steps 2_000_000   # the open problem
     python examples/jax_selfplay.py --single --score-levels 100
 
-The same code runs on a GPU: ``pip install "jax[cuda12]"``.
+Wall time of ``--single`` on a shared 2-core CPU: 87 s in all, of which 19 s train (compiling
+included) and the rest builds the env's 500 levels and scores 600 levels exactly. The same code
+runs on a GPU: ``pip install "jax[cuda12]"``.
 """
 
 from __future__ import annotations
