@@ -27,19 +27,24 @@ figures of a row:
 - the failures: the fraction of held-out levels scoring under :data:`FAILURE` (mean over seeds);
 - held-out success beside the best response's.
 
-Outputs: ``--out`` (``benchmarks/results/baselines_jax.json``: settings, provenance (commit,
-command, machine), every run's curve, per-update training returns and final scores), the figure
+Outputs: ``--out`` (``benchmarks/results/baselines_jax.json``: settings, and per run the
+provenance of the commands that scored and trained it (``provenance``, ``trained_by``: commit and
+command), its machine, its curve, per-update training returns and final scores), the figure
 ``--figure`` (``docs/baselines.png``, matplotlib) and the markdown table on stdout; ``--readme``
 rewrites the README's table from the stored runs, and ``--redraw`` draws the figure and the table
 from ``--out`` without training. Groups run in ``--workers`` processes. A group's training state
 and finished checkpoints are saved to ``--state-dir`` after every checkpoint, so an interrupted
 run resumes where it stopped (``--resume`` also keeps the groups ``--out`` holds).
+``--train-only DIR`` trains and writes each group's checkpoints (about 7 MB a group), and
+``--trained DIR`` scores them: training is GPU work, the exact scoring CPU work.
 
-Wall time: on one NVIDIA H100 with ten workers, the ten groups took about N minutes (measured,
-see the results file's ``machine``); on one CPU core a run trains about 8,000 steps a second, so
-a group of three seeds takes about 13 minutes to train and 5 more to score.
+Wall time, measured for the stored table: on one NVIDIA H100, nine groups trained at once in 156 s
+(``--train-only``, nine workers); the scoring takes about 5 minutes of one CPU core a group. On
+this shared 2-core CPU a group of three seeds trained in 19 minutes (the 5,000-level group: 1,127
+s of training and 3 minutes building its levels).
 
-    python benchmarks/baselines_jax.py --workers 10                   # the table (a GPU: minutes)
+    python benchmarks/baselines_jax.py --workers 10 --train-only trained     # on a GPU: minutes
+    python benchmarks/baselines_jax.py --workers 2 --trained trained         # the exact scores, on CPUs
     python benchmarks/baselines_jax.py --redraw --readme              # figure and README from the file
     python benchmarks/baselines_jax.py --groups 2-chase-500 --seeds 0 --updates 50 --out /tmp/b.json \\
         --figure none                                                 # a smoke run on a CPU
