@@ -11,11 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gridghost.maps import MapGenerator
+
 pytestmark = pytest.mark.jax
-jax = pytest.importorskip("jax")
-
-from gridghost.maps import MapGenerator  # noqa: E402
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -31,8 +29,11 @@ def _load(path: Path, name: str):  # a script, imported as a module
         sys.path.remove(str(ROOT / "benchmarks"))
 
 
-baselines = _load(ROOT / "benchmarks" / "baselines_jax.py", "baselines_jax")
-example = sys.modules["jax_selfplay"]  # the script loads the example it runs
+try:
+    baselines = _load(ROOT / "benchmarks" / "baselines_jax.py", "baselines_jax")
+    example = sys.modules["jax_selfplay"]  # the script loads the example it runs
+except SystemExit:  # no jax: the light run deselects these tests; collecting must not fail
+    baselines = example = None
 
 
 def test_a_curve_flattens_at_the_first_checkpoint_no_later_one_beats_by_more_than_the_tolerance() -> None:
