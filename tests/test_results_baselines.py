@@ -16,10 +16,13 @@ pytestmark = pytest.mark.results
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 #: The JAX baselines trained on a GPU (see each run's ``machine``): XLA's GPU and CPU kernels round
-#: differently, so a CPU re-run's policy differs by rounding and a near-tie between two moves can
-#: go the other way in a few states. Its exact scores agree to within this, on the same device to
-#: the last digit stored (measured: see the issue's closing note).
+#: differently, and 49 PPO updates carry the difference on, so a CPU re-run is another sample of
+#: nearly the same run, not the same digits. Measured on this CPU against the H100's runs: gaps of
+#: -0.0002 to 0.019 per seed and split, 0.008 and 0.006 in the seeds' mean (the seeds' own spread
+#: is about 0.01). A changed env or learner moves the mean by more than this bound.
 ACROSS_DEVICES = 0.02
+#: One seed's gap across devices, at most.
+ONE_SEED_ACROSS_DEVICES = 0.05
 
 
 def _benchmark(name: str):  # a script, imported as a module
@@ -46,7 +49,7 @@ def test_the_jax_baselines_first_checkpoint_is_re_made_by_its_recorded_command()
     point = trained["record"]
     assert point["steps"] == [runs[0]["curve"][0]["steps"]]
     same_device = runs[0]["machine"]["platform"] == baselines.machine_record()["platform"]
-    tolerance = 1e-4 if same_device else ACROSS_DEVICES
+    mean_bound, seed_bound = (1e-4, 1e-4) if same_device else (ACROSS_DEVICES, ONE_SEED_ACROSS_DEVICES)
     levels = baselines.training_levels(group)
     scorers = {"train": baselines.Scorer(group, baselines.MapGenerator(difficulty=2, start_level=levels.start_level,
                                                                       num_levels=baselines.CURVE_TRAIN_LEVELS)),
@@ -59,7 +62,9 @@ def test_the_jax_baselines_first_checkpoint_is_re_made_by_its_recorded_command()
         for split, scorer in scorers.items():
             gaps[run["seed"], split] = scorer(networks)["score"] - run["curve"][0][split]["score"]
     print(f"exact score gaps of the re-run, by (seed, split): {gaps}")  # shown with pytest -s
-    assert max(abs(gap) for gap in gaps.values()) <= tolerance, gaps
+    assert max(abs(gap) for gap in gaps.values()) <= seed_bound, gaps
+    for split in scorers:
+        assert abs(sum(gaps[run["seed"], split] for run in runs) / len(runs)) <= mean_bound, (split, gaps)
 
 
 def test_the_sb3_baselines_first_checkpoint_is_re_made_by_its_recorded_command() -> None:
