@@ -82,7 +82,7 @@ from gridghost.integrations.sb3 import MovePlanes, SB3VecEnv
 from gridghost.maps import DIFFICULTIES, SPLITS, level_split
 from gridghost.sensing.observations import MOVE_PLANES
 
-from harness import add_progress_option, provenance, rewrite_block
+from harness import add_progress_option, load_pyplot, provenance, rewrite_block, save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines.json"
@@ -306,13 +306,10 @@ def write_table(path: Path, runs: Sequence[dict[str, Any]]) -> None:
 def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
     """Draw the learning curves (held-out score, mean over seeds with its range, per difficulty
     and opponent) into ``path`` with matplotlib; ``False`` (and a message) without it."""
-    try:
-        import matplotlib
-    except ImportError:
+    pyplot = load_pyplot()
+    if pyplot is None:
         print("no figure: it is drawn with matplotlib (pip install matplotlib)")
         return False
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
     from matplotlib.ticker import FuncFormatter
 
     figure, axes = pyplot.subplots(1, len(OPPONENTS), figsize=(10, 3.8), dpi=100, sharey=True, squeeze=False)
@@ -339,11 +336,7 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
     axes[0][0].set_ylabel("normalised score (exact, greedy)")
     axes[0][0].legend(loc="lower right", title="held-out (solid), train (dotted)", fontsize=8, title_fontsize=8)
     figure.suptitle("PPO (stable-baselines3) for the agent: exact score by training steps, range over seeds")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
-    pyplot.close(figure)
-    print(f"wrote {path}")
+    save_figure(figure, path)
     return True
 
 
@@ -359,10 +352,10 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
                          "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version()}}
 
 
-def write(path: Path, settings: dict[str, Any], runs: list[dict[str, Any]]) -> None:
-    """Write the results file (settings, provenance: the commit and command, runs, summary)."""
+def write(path: Path, settings: dict[str, Any], origin: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+    """Write the results file (settings, ``origin``: the run's provenance, runs, summary)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"settings": settings, "provenance": provenance(), "runs": runs, "summary": summarise(runs)}
+    payload = {"settings": settings, "provenance": origin, "runs": runs, "summary": summarise(runs)}
     path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
 
 
@@ -416,6 +409,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     args = parse(argv)
     torch.set_num_threads(1)
     settings = settings_record(args)
+    origin = provenance(__file__, argv)
     runs: list[dict[str, Any]] = []
     if args.resume and args.out.exists():
         held = json.loads(args.out.read_text(encoding="utf-8"))
@@ -442,12 +436,12 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                   f"{time.perf_counter() - built:.0f} s", flush=True)
             for seed in todo:
                 runs.append(run(env, scorers, seed, args))
-                write(args.out, settings, runs)
+                write(args.out, settings, origin, runs)
                 bar.update()
             env.close()
     bar.close()
     summary = summarise(runs)
-    write(args.out, settings, runs)
+    write(args.out, settings, origin, runs)
     print(f"\nwrote {args.out} ({len(runs)} runs; {(time.perf_counter() - started) / 60:.1f} minutes)\n")
     print(markdown(summary))
     if args.figure != "none" and runs:

@@ -84,7 +84,7 @@ from gridghost.jax.ppo import greedy_actions, make_train
 from gridghost.maps import DIFFICULTIES, SPLITS, MapGenerator, level_split
 from gridghost.sensing.observations import MOVE_PLANES
 
-from harness import add_progress_option, load_example, provenance, rewrite_block
+from harness import add_progress_option, load_example, load_pyplot, provenance, rewrite_block, save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines_jax.json"
@@ -432,13 +432,10 @@ def write_readme(path: Path, runs: Sequence[dict[str, Any]]) -> None:
 def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
     """Draw every group's full curves (mean over seeds, held-out solid with the seeds' range,
     train dotted) into ``path`` with matplotlib; ``False`` (and a message) without it."""
-    try:
-        import matplotlib
-    except ImportError:
+    pyplot = load_pyplot()
+    if pyplot is None:
         print("no figure: it is drawn with matplotlib (pip install matplotlib)")
         return False
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
     from matplotlib.ticker import FuncFormatter
 
     difficulties = sorted({r["difficulty"] for r in runs})
@@ -470,11 +467,7 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
         row[0].set_ylabel("normalised score (exact, greedy)")
     figure.suptitle("PPO (JAX engine) for the agent: held-out (solid, range over seeds) and train (dotted) "
                     "exact score; a vertical line where the training curve flattened", fontsize=9)
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
-    pyplot.close(figure)
-    print(f"wrote {path}")
+    save_figure(figure, path)
     return True
 
 
@@ -565,7 +558,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.perf_counter()
         stored = {"settings": settings, "runs": stored.get("runs", [])}
         # each run records where it came from: a table can gather groups run at several sittings
-        origin = provenance(argv)
+        origin = provenance(__file__, argv)
         context = get_context("spawn")  # a forked child would inherit jax's threads
         with ProcessPoolExecutor(max_workers=min(args.workers, max(len(todo), 1)), mp_context=context) as pool:
             futures = {pool.submit(run_group, group, args.seeds, args.updates, args.curve_every, state_dir,

@@ -33,6 +33,31 @@ def add_progress_option(parser: argparse.ArgumentParser) -> None:
                         help="draw no progress bars (they go to stderr, the results to stdout)")
 
 
+def load_pyplot() -> ModuleType | None:
+    """matplotlib's ``pyplot`` drawing to files only (the Agg backend), or ``None`` where
+    matplotlib is not installed (gridghost does not depend on it)."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    return pyplot
+
+
+def save_figure(figure: Any, path: Path) -> None:
+    """Lay ``figure`` (a matplotlib figure) out, write it to ``path`` (making its folder), close it
+    and say so."""
+    from matplotlib import pyplot  # a figure exists, so matplotlib does
+
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    pyplot.close(figure)
+    print(f"wrote {path}")
+
+
 def load_example(name: str) -> ModuleType:
     """``examples/<name>.py`` as a module, so that a benchmark runs the example's own code.
 
@@ -67,34 +92,47 @@ def rewrite_block(path: Path, start: str, end: str, lines: Sequence[str], keep: 
     path.write_text(head + start + "\n".join([*kept, *lines]) + "\n" + end + tail, encoding="utf-8")
 
 
-def provenance(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """What a stored result needs to be re-made: the commit of the checkout that ran it (with
-    ``dirty`` true when tracked files differed from it, so the commit alone does not give the
-    code), the exact command line (``python`` and the script's path as run, then ``argv``, default
-    ``sys.argv[1:]``) and the Python version. Outside a git checkout (a copied tree, a GPU
-    machine's copy) the commit is the environment variable ``GIT_COMMIT`` where it is set (its
-    ``dirty`` then unknown, ``None``), else ``None``.
+def provenance(script: str | Path, argv: Sequence[str] | None = None,
+               sources: Sequence[str] | None = None) -> dict[str, Any]:
+    """What a stored result needs to be re-made: the commit of the checkout that ran it, whether
+    the code differed from it, the exact command line and the Python version.
+
+    Args:
+        script: the script that ran (its ``__file__``): the command names it from the repository
+            root, so that the command is right however the script was started (also when a test
+            calls its ``main``).
+        argv: its arguments (default ``sys.argv[1:]``).
+        sources: the paths the run reads, from the repository root: only uncommitted changes to
+            these make it ``dirty``, and they are listed in ``uncommitted``; ``None``: any tracked
+            file counts, and nothing is listed.
 
     Returns:
-        ``{"commit", "dirty", "command", "python"}``.
+        ``{"commit", "dirty", "command", "python"}``, and ``"uncommitted"`` with ``sources``.
+        Outside a git checkout (a copied tree, a GPU machine's copy) the commit is the environment
+        variable ``GIT_COMMIT`` where it is set, else ``None``, and ``dirty`` is ``None``.
     """
     root = Path(__file__).resolve().parent.parent
     arguments = list(sys.argv[1:] if argv is None else argv)
-    script = Path(sys.argv[0]).resolve()
-    shown = script.relative_to(root).as_posix() if script.is_relative_to(root) else sys.argv[0]
+    path = Path(script).resolve()
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(script)
     record: dict[str, Any] = {"commit": os.environ.get("GIT_COMMIT"), "dirty": None,
                               "command": shlex.join(["python", shown, *arguments]), "python": platform.python_version()}
+    if sources is not None:
+        record["uncommitted"] = []
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True,
                              check=True)
         if Path(top.stdout.strip()).resolve() != root:  # a copy inside another checkout is not that checkout
             return record
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                                capture_output=True, text=True, check=True)
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", *(sources or ())],
+                                cwd=root, capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError):  # not a checkout, or no git
         return record
-    record.update(commit=commit.stdout.strip(), dirty=bool(status.stdout.strip()))
+    changed = sorted(line[3:] for line in status.stdout.splitlines())
+    record.update(commit=commit.stdout.strip(), dirty=bool(changed))
+    if sources is not None:
+        record["uncommitted"] = changed
     return record
 
 

@@ -45,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = load_example("jax_selfplay")  # the one implementation of both runs
     stored: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
+    origin = provenance(__file__, argv)
     for part in args.parts:  # each part names the command and commit that made it
-        stored.setdefault("provenance", {})[part] = provenance(argv)
+        stored.setdefault("provenance", {})[part] = origin
     stored["machine"] = {"jax": jax.__version__, "device": jax.devices()[0].platform,
                          "python": platform.python_version(), "processor": platform.processor() or platform.machine()}
     if "selfplay" in args.parts:

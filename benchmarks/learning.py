@@ -59,7 +59,7 @@ from gridghost.envs.single_agent import GridGhostGymEnv
 from gridghost.planning import clear_caches, evaluate_policies, solve_agent, solve_game
 from gridghost.training import OpponentPool, TabularSelfPlay, exploitability_curve
 
-from harness import add_progress_option
+from harness import add_progress_option, load_pyplot, save_figure
 
 GAMMA = 0.99
 MAX_CYCLES = 100
@@ -193,12 +193,9 @@ def selfplay_benchmark(name: str, layout: Layout, turns: int, seed: int,
 def plot_curves(curves: dict[str, np.ndarray], path: str) -> None:
     """Draw (b)'s exploitability by generation, with the 1% bar, into the picture ``path``
     (needs matplotlib, which gridghost does not depend on)."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise SystemExit("--plot draws with matplotlib: pip install matplotlib") from None
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
+    pyplot = load_pyplot()
+    if pyplot is None:
+        raise SystemExit("--plot draws with matplotlib: pip install matplotlib")
 
     figure, axes = pyplot.subplots(figsize=(6.4, 3.6), dpi=100)
     for name, values in curves.items():
@@ -211,9 +208,7 @@ def plot_curves(curves: dict[str, np.ndarray], path: str) -> None:
     axes.set_ylabel("exact exploitability")
     axes.set_title("Tabular self-play (TabularSelfPlay): exploitability by generation")
     axes.legend()
-    figure.tight_layout()
-    figure.savefig(path)
-    print(f"wrote {path}")
+    save_figure(figure, path)
 
 
 def main(argv: Sequence[str] | None = None) -> bool:

@@ -48,16 +48,10 @@ not depend on: ``pip install matplotlib``).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import platform
-import shlex
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from tqdm import tqdm
@@ -66,6 +60,8 @@ from gridghost.core.layout import Layout
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import evaluate_policies, solve_game
 from gridghost.training import OpponentPool, TabularSelfPlay, exploitability_curve
+
+from harness import add_progress_option, load_example, load_pyplot, provenance, save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Goal minus caught in normalised units; the bar is 1% of it.
@@ -79,35 +75,6 @@ TABULAR = {"num_games": 512, "epsilon": 0.5, "explore_starts": 1.0, "step_expone
 LEVELS = tuple(range(10, 30))
 #: What a run depends on: uncommitted changes to these paths make its results file say so.
 SOURCES = ("gridghost", "benchmarks/selfplay_levels.py", "examples/selfplay_sb3.py", "pyproject.toml")
-
-
-def recipe() -> ModuleType:
-    """The example ``examples/selfplay_sb3.py`` as a module (it holds the PPO recipe)."""
-    spec = importlib.util.spec_from_file_location("selfplay_sb3", ROOT / "examples" / "selfplay_sb3.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def provenance(argv: Sequence[str]) -> dict[str, Any]:
-    """Where a run's results come from: the command line that reproduces it (``command``), the git
-    commit of the checkout (``commit``, ``None`` outside a git checkout) and whether the files the
-    run reads had uncommitted changes (``dirty``, with their paths in ``uncommitted``)."""
-    command = shlex.join(["python", "benchmarks/selfplay_levels.py", *argv])
-
-    def git(*arguments: str) -> str | None:
-        try:
-            done = subprocess.run(["git", *arguments], cwd=ROOT, capture_output=True, text=True, check=True)
-        except (OSError, subprocess.CalledProcessError):
-            return None
-        return done.stdout
-
-    commit = git("rev-parse", "HEAD")
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", *SOURCES)
-    uncommitted = sorted(line[3:] for line in (changed or "").splitlines())
-    return {"command": command, "commit": None if commit is None else commit.strip(),
-            "dirty": None if changed is None else bool(uncommitted), "uncommitted": uncommitted}
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -126,8 +93,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="results file (default benchmarks/results/selfplay.json, or selfplay_ppo.json)")
     parser.add_argument("--figure", type=Path, default=None, help="also draw the curves into this picture")
     parser.add_argument("--redraw", action="store_true", help="run nothing: draw --figure from --out")
-    parser.add_argument("--no-progress", dest="progress", action="store_false",
-                        help="draw no progress bar (it goes to stderr, the table to stdout)")
+    add_progress_option(parser)
     args = parser.parse_args(argv)
     for name, low in (("generations", 1), ("turns", 1), ("steps", 64), ("seed", 0)):
         if getattr(args, name) < low:
@@ -146,12 +112,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def draw(results: dict[str, Any], path: Path) -> None:
     """Draw each level's exploitability by generation, one panel per difficulty, with the 1% bar."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise SystemExit("--figure draws with matplotlib: pip install matplotlib") from None
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
+    pyplot = load_pyplot()
+    if pyplot is None:
+        raise SystemExit("--figure draws with matplotlib: pip install matplotlib")
 
     difficulties = sorted({entry["difficulty"] for entry in results["levels"]})
     columns = 1 + len({entry["level"] for entry in results["levels"]}) // 12  # of the legend, 12 rows at most
@@ -170,10 +133,7 @@ def draw(results: dict[str, Any], path: Path) -> None:
     axes[0][0].set_ylabel("exact exploitability (normalised)")
     axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0), ncols=columns)
     figure.suptitle(f"Self-play ({results['settings']['learner']}): exploitability by generation")
-    figure.tight_layout()
-    figure.savefig(path)
-    pyplot.close(figure)
-    print(f"wrote {path}")
+    save_figure(figure, path)
 
 
 def tabular(layout: Layout, generations: int, turns: int, seed: int) -> list[dict[str, Any]]:
@@ -207,7 +167,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     Returns:
         What was written: the settings and, per level, its minimax value and every generation's row.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     if args.redraw:
         results = json.loads(args.out.read_text())
@@ -215,13 +174,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         return results
     settings: dict[str, Any] = {"learner": args.learner, "generations": args.generations, "seed": args.seed,
                                 "rewards": "normalised", "gamma": 0.99, "reward_range": REWARD_RANGE, "bar": BAR,
-                                "python": platform.python_version(), **provenance(argv)}
+                                **provenance(__file__, argv, SOURCES)}
     if args.learner == "tabular":
         settings.update(turns=args.turns, tabular=TABULAR)
         example = None
     else:
         settings.update(steps=args.steps, explore_starts=args.explore_starts, rule="recent", window=3)
-        example = recipe()
+        example = load_example("selfplay_sb3")  # it holds the PPO recipe
     results: dict[str, Any] = {"settings": settings, "wall_seconds": 0.0, "levels": []}
     run_began = time.perf_counter()
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -9,6 +10,7 @@ import subprocess
 import sys
 from collections import deque
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,27 @@ FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", flags=re.S | re.M)
 NOT_RUN = re.compile(r"<!-- not-run: (.+?) -->\n$")
 #: A not-run reason naming the test that runs the block where its extra is installed.
 RUN_BY = re.compile(r"\b(tests/test_\w+\.py) runs it\b")
+
+
+def load_script(relative: str) -> ModuleType:
+    """A script of the repository (``"benchmarks/baselines.py"``) as a module named after its file,
+    loaded as ``python <relative>`` runs it: its folder is on ``sys.path`` while it loads (so
+    ``from harness import ...`` resolves), and it is registered in ``sys.modules``.
+
+    Raises:
+        Whatever the script raises while it loads (a missing extra's ``SystemExit``, say).
+    """
+    path = ROOT / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
 
 
 def python_blocks(path: Path) -> list[tuple[int, str, str | None]]:

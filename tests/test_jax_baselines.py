@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -13,24 +12,13 @@ import pytest
 
 from gridghost.maps import MapGenerator
 
+from helpers import load_script
+
 pytestmark = pytest.mark.jax
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load(path: Path, name: str):  # a script, imported as a module
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 try:
-    baselines = _load(ROOT / "benchmarks" / "baselines_jax.py", "baselines_jax")
+    baselines = load_script("benchmarks/baselines_jax.py")
     example = sys.modules["jax_selfplay"]  # the script loads the example it runs
 except SystemExit:  # no jax: the light run deselects these tests; collecting must not fail
     baselines = example = None

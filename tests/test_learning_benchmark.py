@@ -3,29 +3,18 @@ reach what benchmarks/learning.py promises, judged by the exact solver."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from gridghost.core.layout import CLASSIC
 from gridghost.planning import evaluate_policies, solve_agent
 from gridghost.training.selfplay import OpponentPool, exploitability_curve
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from helpers import load_script
 
 
 @pytest.fixture(scope="module")
 def learning():  # the benchmark script, loaded as a module
-    spec = importlib.util.spec_from_file_location("learning_benchmark", BENCHMARKS / "learning.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
+    return load_script("benchmarks/learning.py")
 
 
 def test_the_reward_range_is_a_goal_down_to_a_catch_after_a_step(learning) -> None:

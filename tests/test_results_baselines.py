@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
+
+from helpers import load_script
 
 pytestmark = pytest.mark.results
 
@@ -25,17 +26,9 @@ ACROSS_DEVICES = 0.02
 ONE_SEED_ACROSS_DEVICES = 0.05
 
 
-def _benchmark(name: str):  # a script, imported as a module
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        return __import__(name)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-
-
 def test_the_jax_baselines_first_checkpoint_is_re_made_by_its_recorded_command() -> None:
     pytest.importorskip("jax")
-    baselines = _benchmark("baselines_jax")
+    baselines = load_script("benchmarks/baselines_jax.py")
     stored = json.loads((RESULTS / "baselines_jax.json").read_text())
     runs = [run for run in stored["runs"] if run["group"] == "2-chase-500"]
     # the command that trained them (a GPU's --train-only; the scoring command read its checkpoints)
@@ -70,7 +63,7 @@ def test_the_jax_baselines_first_checkpoint_is_re_made_by_its_recorded_command()
 def test_the_sb3_baselines_first_checkpoint_is_re_made_by_its_recorded_command() -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
-    baselines = _benchmark("baselines")
+    baselines = load_script("benchmarks/baselines.py")
     stored = json.loads((RESULTS / "baselines.json").read_text())
     command = shlex.split(stored["provenance"]["command"])
     assert command[:2] == ["python", "benchmarks/baselines.py"]
@@ -89,7 +82,7 @@ def test_the_sb3_baselines_first_checkpoint_is_re_made_by_its_recorded_command()
 
 def test_the_jax_self_plays_first_generation_is_re_made_by_its_recorded_command() -> None:
     pytest.importorskip("jax")
-    learning = _benchmark("jax_learning")
+    learning = load_script("benchmarks/jax_learning.py")
     stored = json.loads((RESULTS / "jax_learning.json").read_text())
     assert shlex.split(stored["provenance"]["selfplay"]["command"])[:2] == ["python", "benchmarks/jax_learning.py"]
     example = learning.load_example("jax_selfplay")

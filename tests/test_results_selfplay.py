@@ -6,7 +6,6 @@ is re-run from its recorded command and every generation's exact judgement match
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import shlex
@@ -16,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from helpers import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 STORED = [ROOT / "benchmarks" / "results" / name for name in ("selfplay.json", "selfplay_seed1.json")]
 #: What a generation's row holds besides its wall time, which no re-run repeats: its count and the judgement.
@@ -24,11 +25,7 @@ JUDGED = ("exploitability", "agent_gap", "ghost_gap", "success")
 
 
 def benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("selfplay_levels", ROOT / "benchmarks" / "selfplay_levels.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/selfplay_levels.py")
 
 
 def recorded_arguments(command: str) -> list[str]:

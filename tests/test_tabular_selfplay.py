@@ -198,15 +198,12 @@ def test_a_learner_without_an_average_refuses_to_give_one() -> None:
 
 def test_the_selfplay_levels_benchmark_judges_the_tabular_learner_exactly(tmp_path) -> None:
     import contextlib
-    import importlib.util
     import io
     import json
-    from pathlib import Path
 
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "selfplay_levels.py"
-    spec = importlib.util.spec_from_file_location("selfplay_levels", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from helpers import load_script
+
+    module = load_script("benchmarks/selfplay_levels.py")
     out = tmp_path / "selfplay.json"
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
