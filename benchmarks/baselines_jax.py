@@ -151,13 +151,15 @@ GROUPS: tuple[Group, ...] = (*(Group(d, o, SPLITS["train"][1]) for d in sorted(D
                              Group(3, "chase", 2000), Group(3, "chase", 5000))
 
 
-def training_levels(group: Group) -> MapGenerator:
+def training_levels(group: Group, first: int | None = None) -> MapGenerator:
     """The group's training levels: the preset's first ``levels`` training levels, or for more than
-    the split holds, ``levels`` levels from the first one after the held-out split."""
+    the split holds, ``levels`` levels from the first one after the held-out split; with
+    ``first``, only the first ``first`` of them (all when the group has fewer)."""
+    count = group.levels if first is None else min(first, group.levels)
     if group.levels <= SPLITS["train"][1]:
-        return level_split(group.difficulty, "train", group.levels)
+        return level_split(group.difficulty, "train", count)
     start = SPLITS["test"][0] + SPLITS["test"][1]
-    return MapGenerator(difficulty=group.difficulty, start_level=start, num_levels=group.levels)
+    return MapGenerator(difficulty=group.difficulty, start_level=start, num_levels=count)
 
 
 def checkpoints(updates: int, every: int = CURVE_EVERY) -> list[int]:
@@ -337,12 +339,9 @@ def score_group(group: Group, trained: dict[str, Any], progress: bool = False) -
         the final scores (``"train"``, ``"test"`` with each level's score and the failures).
     """
     record, policies = trained["record"], trained["policies"]
-    levels = training_levels(group)
-    scorers = {"train": Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
-                                                   num_levels=min(CURVE_TRAIN_LEVELS, group.levels))),
+    scorers = {"train": Scorer(group, training_levels(group, CURVE_TRAIN_LEVELS)),
                "test": Scorer(group, level_split(group.difficulty, "test"))}
-    final_train = Scorer(group, MapGenerator(difficulty=group.difficulty, start_level=levels.start_level,
-                                             num_levels=min(FINAL_TRAIN_LEVELS, group.levels)))
+    final_train = Scorer(group, training_levels(group, FINAL_TRAIN_LEVELS))
     runs = []
     for i, seed in enumerate(record["seeds"]):
         networks = [{"pi": [{name: array[i] for name, array in layer.items()} for layer in policy]}

@@ -43,9 +43,7 @@ def test_the_jax_baselines_first_checkpoint_is_re_made_by_its_recorded_command()
     assert point["steps"] == [runs[0]["curve"][0]["steps"]]
     same_device = runs[0]["machine"]["platform"] == baselines.machine_record()["platform"]
     mean_bound, seed_bound = (1e-4, 1e-4) if same_device else (ACROSS_DEVICES, ONE_SEED_ACROSS_DEVICES)
-    levels = baselines.training_levels(group)
-    scorers = {"train": baselines.Scorer(group, baselines.MapGenerator(difficulty=2, start_level=levels.start_level,
-                                                                      num_levels=baselines.CURVE_TRAIN_LEVELS)),
+    scorers = {"train": baselines.Scorer(group, baselines.training_levels(group, baselines.CURVE_TRAIN_LEVELS)),
                "test": baselines.Scorer(group, baselines.level_split(2, "test"))}
     gaps = {}
     for i, run in enumerate(runs):
