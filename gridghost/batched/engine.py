@@ -52,44 +52,28 @@ sides' final observations kept.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
-from gridghost.batched.grids import GridPlanes, encoder_bytes, gather_bytes, grid_bytes
+# EngineTables and EpisodeStats are imported from here too (they lived here before the engine's split)
+from gridghost.batched.build import EngineTables, TableBuilder  # noqa: F401
 from gridghost.batched.limits import (
-    MAP_PART_BYTES,
-    TABLE_ENTRY_BYTES,
     UnsupportedSetting,
-    check_buffers,
     check_count,
     checked_actions,
     checked_games,
     table_budget,
-    tables_refused,
 )
-from gridghost.batched.tables import (
-    ONGOING,
-    all_maps,
-    first_map,
-    half_turns,
-    observation_table,
-    opponent_table,
-    sensor_tables,
-    slip_bounds,
-)
-from gridghost.config.opponents import DEFAULT_OPPONENTS
-from gridghost.config.parts import build_encoder, build_map_parts
+from gridghost.batched.observe import Observer
+from gridghost.batched.stats import EpisodeStats, GameStatistics  # noqa: F401
+from gridghost.batched.tables import ONGOING, first_map
 from gridghost.config.settings import game_config
 from gridghost.core.checks import check_choice, check_limit
-from gridghost.core.game import Game
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
+from gridghost.core.rules import NUM_ACTIONS, Rewards
 from gridghost.core.slip import SlipModel
 from gridghost.sensing.sensors import Sensor
 
@@ -127,73 +111,14 @@ class BatchedStep(NamedTuple):
     final_observations: dict[str, np.ndarray]
 
 
-class EpisodeStats(NamedTuple):
-    """Per game, the return, length and success of an episode (:meth:`BatchedGame.episodes`).
-
-    Attributes:
-        returns: ``float64[N]``, the side's undiscounted return.
-        lengths: ``int64[N]``, its steps.
-        successes: ``bool[N]``, the side won: the agent reached a goal, or the ghost caught it.
-    """
-
-    returns: np.ndarray
-    lengths: np.ndarray
-    successes: np.ndarray
-
-
-class EngineTables(NamedTuple):
-    """Everything a step of :class:`BatchedGame` reads, as read-only NumPy arrays
-    (:meth:`BatchedGame.export_tables`): for engines on other array libraries (``gridghost.jax``)
-    that play the same tables instead of writing the rules again. States are numbered
-    ``map * cells**2 + agent cell * cells + ghost cell``, cells ``map * cells + cell``.
-
-    Attributes:
-        controlled: the learning side, ``"agent"``, ``"ghost"`` or ``None`` (both).
-        num_maps, num_cells: the maps stacked, and the cells of one.
-        k: the slip outcomes per move; a move's outcome is the number of ``bounds[action]`` a
-            uniform reaches.
-        b: 4 with a random opponent (its action drawn as one more index), else 1.
-        bounds: ``float64[4, k - 1]``, the running slip probabilities per action (``inf`` padded).
-        turns: the folded turn tables. One learner: ``"next"``, ``"reward"``, ``"terminated"``,
-            flat by ``((state * 4 + action) * b + opponent's action) * k + slip outcome``. Two
-            learners: ``"agent_next"``, ``"agent_outcome"``, ``"agent_rewards"`` (``[2, ...]``, the
-            agent's and the ghost's) by ``(state * 4 + action) * k + slip outcome``, and
-            ``"ghost_next"``, ``"ghost_outcome"``, ``"ghost_rewards"`` by ``state * 4 + action``.
-        start: ``int64[maps]``, each map's first state.
-        opening: a learning ghost alone: the state after the agent's opening move, flat by
-            ``(map * b + agent action) * k + slip outcome``; else ``None``.
-        opening_reward: what a learning ghost's first step adds for that move (else 0).
-        observations: per observing side, ``float32[flags * states, ...]``: the observation of
-            each state, ``flags`` = 2 when it differs with the observer not to move (rows
-            ``states..`` then); absent for ``"grid"``.
-        grids: per observing side with ``obs_type="grid"``, :meth:`GridPlanes.export`.
-        masks: ``int8[maps * cells, 4]``, the moves that change each cell.
-        goals: ``bool[maps * cells]``; goal_anywhere: ``bool[cells]``, a goal of some map.
-        max_cycles, max_episode_steps: the limits, as the engine applies them.
-    """
-
-    controlled: str | None
-    num_maps: int
-    num_cells: int
-    k: int
-    b: int
-    bounds: np.ndarray
-    turns: dict[str, np.ndarray]
-    start: np.ndarray
-    opening: np.ndarray | None
-    opening_reward: float
-    observations: dict[str, np.ndarray]
-    grids: dict[str, dict[str, Any]]
-    masks: np.ndarray
-    goals: np.ndarray
-    goal_anywhere: np.ndarray
-    max_cycles: int | None
-    max_episode_steps: int | None
-
-
 # -- the engine --------------------------------------------------------------------------------------
-class BatchedGame:
+class BatchedGame(TableBuilder, Observer, GameStatistics):
     """N games of gridghost stepped in lockstep as arrays (see the module docstring).
+
+    The class is the stepper; its parts live apart: :class:`~gridghost.batched.build.TableBuilder`
+    builds the tables, :class:`~gridghost.batched.observe.Observer` gathers the observations and
+    readings, and :class:`~gridghost.batched.stats.GameStatistics` answers :meth:`episodes` and
+    the games' maps, positions and masks.
 
     With one learning side, :meth:`step_agent` (``controlled="agent"``) or :meth:`step_ghost`
     (``controlled="ghost"``) plays the learner's move and the opponent's answer; with
@@ -328,191 +253,6 @@ class BatchedGame:
                 raise UnsupportedSetting(f"the batched engine does not serve {key}={value!r} (the single envs do)")
 
     # -- construction ----------------------------------------------------------------------------
-    def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
-        """Every table, per map, stacked (see the module docstring): the ``count`` maps from
-        ``first`` on, measured against the budget from the first before the others are built."""
-        cells = first.rows * first.cols
-        self.num_cells, self._states = cells, cells * cells
-        sides = [Side.AGENT, Side.GHOST] if self.controlled is None else [Side.AGENT if self.controlled == AGENT
-                                                                          else Side.GHOST]
-        self._sides = tuple(AGENTS[side] for side in sides)
-        head = build_map_parts(self.config, first, with_filter=False)
-        bounds, sizes = slip_bounds(head.kernel)
-        self._k = k = int(sizes.max())
-        self._bounds = bounds
-        self._same_bounds = bool((bounds == bounds[0]).all())
-        if self.controlled == GHOST and not self._same_bounds:
-            raise UnsupportedSetting("a learning ghost's opponent agent slips by one uniform per move: the slip "
-                                     "model must have the same outcome probabilities for every action")
-        opponent_side = None if self.controlled is None else (Side.GHOST if self.controlled == AGENT else Side.AGENT)
-        if opponent_side is not None and opponent is None:
-            opponent = DEFAULT_OPPONENTS[self.controlled]  # type: ignore[index]  # one learner here
-        if isinstance(opponent, np.ndarray) and count > 1:
-            raise ValueError("an opponent table belongs to one map, and the games play several; pass a name or a "
-                             "StatePolicy class, built for every map")
-
-        def answers(game: Game) -> np.ndarray | None:
-            return None if opponent_side is None else opponent_table(opponent, game, opponent_side)
-
-        first_answers = answers(head.kernel)
-        self._random_opponent = opponent_side is not None and first_answers is None
-        b = NUM_ACTIONS if self._random_opponent else 1
-        self._b = b
-        belief_size = cells if self.obs_type == "belief_vector" else 0
-        # The belief planes are the engine's own: its space is the encoding's with them.
-        space_encoder = head.encoder if not belief_size else build_encoder(
-            dataclasses.replace(self.config, obs_type="belief_vector"), head.kernel.board,
-            lambda: np.zeros(first.shape))
-        self.observation_space = space_encoder.space(sides[0])
-        estimate = self._table_bytes(count, first.rows, first.cols, k, b, sides)
-        if estimate > self.table_bytes:
-            raise tables_refused(f"the batched tables of {count:,} map(s) of {first.rows}x{first.cols} with "
-                                 f"obs_type={self.obs_type!r}", estimate, self.table_bytes)
-        self.layouts = layouts = all_maps(first, self.generator, count)
-        parts = [head, *(build_map_parts(self.config, layout, with_filter=False) for layout in layouts[1:])]
-        games = [part.kernel for part in parts]
-        # A learning ghost's first step also pays its reward for the agent's opening move, played
-        # by the reset (which returns no reward), as the single-agent view does.
-        self._opening_reward = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1] if self.controlled == GHOST else 0.0
-        if self.controlled == GHOST:
-            for game in games:
-                if game.opening_can_end():
-                    raise ValueError(f"controlled='ghost' needs maps where the agent's opening move cannot end the "
-                                     f"game; on {game.layout.name or 'this layout'} it can")
-        opponents = [first_answers, *(answers(game) for game in games[1:])]
-        bound_sensors = [part.sensors for part in parts]
-        self.sensors = bound_sensors[0]
-        self.sensor_tables = sensor_tables(bound_sensors)
-        self._draw_readings = self.controlled != GHOST
-        per_game = self._game_bytes(int(np.prod(self.observation_space.shape or ())), len(self.sensors),
-                                    belief_filter is not None)
-        check_buffers(self.num_games, per_game, f"{len(sides)} learning side(s) with obs_type={self.obs_type!r} "
-                                                 f"on {layouts[0].rows}x{layouts[0].cols} maps"
-                                                 + (" and the exact filter" if belief_filter is not None else ""))
-        self.filter = None if belief_filter is None else BatchedHistogramFilter(layouts, self.slip, self.sensors,
-                                                                                self.num_games)
-        # each map's tables are written into the stacked ones as they are made: the peak is the
-        # tables plus one map's temporaries, not twice the tables (as a concatenation would take)
-        self._tables = {}
-        for m, game in enumerate(games):
-            half = half_turns(game, k)
-            offset = m * self._states
-            tables: dict[str, np.ndarray] = {}
-            if self.controlled == AGENT:
-                tables.update(self._fold_agent(half, opponents[m], b, offset))
-            elif self.controlled == GHOST:
-                tables.update(self._fold_ghost(half, opponents[m], b, offset, game))
-            else:
-                for mover in ("agent", "ghost"):
-                    tables[f"{mover}_next"] = half[f"{mover}_next"].ravel() + offset
-                    tables[f"{mover}_outcome"] = half[f"{mover}_outcome"].ravel()
-                    tables[f"{mover}_rewards"] = half[f"{mover}_rewards"].reshape(2, -1)
-            for key, table in tables.items():
-                if m == 0:
-                    self._tables[key] = np.empty((*table.shape[:-1], table.shape[-1] * len(games)), table.dtype)
-                width = table.shape[-1]
-                self._tables[key][..., m * width : (m + 1) * width] = table
-        self._tables["start"] = np.array([m * self._states + game.board.index(game.layout.agent_start) * cells
-                                          + game.board.index(game.layout.ghost_start) for m, game in enumerate(games)])
-        # global state (map * cells**2 + agent * cells + ghost) -> global agent cell (map * cells + agent)
-        self._tables["agent_cell"] = np.arange(len(games) * self._states) // cells
-        self._observations: dict[str, np.ndarray] = {}
-        self._flagged: dict[str, bool] = {}
-        self._grids: dict[str, GridPlanes] = {}
-        for side in sides:
-            if self.obs_type == "grid":  # from positions and per-map planes: no joint-state table
-                self._grids[AGENTS[side]] = GridPlanes([part.encoder for part in parts], [game.board for game in games],
-                                                       side, self.config.view_radius,
-                                                       self.config.grid_layout == "hwc")
-                continue
-            planes = np.empty(0, dtype=np.float32)
-            for m, part in enumerate(parts):  # written in place, as the turn tables are
-                table = observation_table(part.encoder, side, cells)
-                if m == 0:
-                    planes = np.empty((len(table), len(parts) * self._states, *table.shape[2:]), table.dtype)
-                planes[:, m * self._states : (m + 1) * self._states] = table
-            self._flagged[AGENTS[side]] = planes.shape[0] == 2
-            table = planes.reshape(-1, *planes.shape[2:])
-            if belief_size:
-                ones = np.zeros((len(table), belief_size), dtype=np.float32)
-                if side == Side.GHOST:  # the ghost's exact belief about itself is its own cell, one-hot
-                    ones[np.arange(len(table)), np.arange(len(table)) % cells] = 1.0
-                table = np.concatenate((table, ones), axis=1)
-            self._observations[AGENTS[side]] = np.ascontiguousarray(table)
-        self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
-        self._goals = np.concatenate([np.asarray(game.goals, dtype=bool) for game in games])
-        # The cells that are a goal of some map: where reset(starts=...) may not put the agent.
-        self._goal_anywhere: np.ndarray = np.logical_or.reduce(self._goals.reshape(len(games), -1), axis=0)
-
-    def _table_bytes(self, maps: int, rows: int, cols: int, k: int, b: int, sides: list[Side]) -> int:
-        """An upper estimate of the bytes the tables take: the folded turn tables'
-        :data:`TABLE_ENTRY_BYTES` an entry, and per observing side the observations: the static
-        planes of :class:`GridPlanes` for the grid, else the joint-state table (both to-move
-        planes, as :func:`observation_table` may keep them)."""
-        cells = rows * cols
-        states = maps * cells * cells
-        entries = states * NUM_ACTIONS * b * k if self.controlled is not None else states * NUM_ACTIONS * (k + 1)
-        parts = maps * MAP_PART_BYTES
-        if self.obs_type == "grid":
-            observations = grid_bytes(maps, rows, cols, self.config.view_radius)
-            parts += maps * encoder_bytes(rows, cols, self.config.view_radius)
-        else:
-            observations = 2 * states * int(np.prod(self.observation_space.shape or ())) * 4
-        return entries * TABLE_ENTRY_BYTES + observations * len(sides) + parts
-
-    def _game_bytes(self, observation_size: int, sensors: int, filtered: bool) -> int:
-        """An upper estimate of the bytes one game takes in the engine's per-game buffers: its
-        state and a step's index arrays, flags, rewards and temporaries; the uniforms of a step
-        and of a reset and the readings (per sensor); per observing side the observation buffer,
-        the final observations of a same-step reset, the vector env's copy and a gather's
-        temporary; the filter's. Checked against tracemalloc's peak over resets and steps."""
-        fixed = 160
-        if self.obs_type == "grid":
-            fixed += len(self._sides) * gather_bytes(self.config.view_radius, self.config.grid_layout == "hwc")
-        draws = 8 * (2 * (2 + sensors) + 2 * sensors)
-        observations = 4 * 4 * observation_size * len(self._sides)
-        return fixed + draws + observations + (filter_game_bytes(self.num_cells) if filtered else 0)
-
-    def _fold_agent(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int,
-                    offset: int) -> dict[str, np.ndarray]:
-        """The learning agent's turn: its move, then the ghost's table (or random) answer, as
-        ``[state, action, ghost action, slip outcome]`` tables."""
-        first, ended = half["agent_next"][:, :, None, :], half["agent_outcome"][:, :, None, :]  # [s, a, 1, k]
-        answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
-        second, caught = half["ghost_next"][first, answer], half["ghost_outcome"][first, answer]
-        over = ended != ONGOING
-        reward = half["agent_rewards"][0][:, :, None, :] + np.where(over, 0.0, half["ghost_rewards"][0][first, answer])
-        shape = (len(first), NUM_ACTIONS, b, self._k)
-        return {
-            "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
-            "terminated": np.broadcast_to((ended != ONGOING) | (caught != ONGOING), shape).ravel(),
-            "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
-            # the global cell where the agent's reading is taken, after its move
-            "reading": (np.broadcast_to(first // self.num_cells, shape) + offset // self.num_cells).ravel(),
-        }
-
-    def _fold_ghost(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int, offset: int,
-                    game: Game) -> dict[str, np.ndarray]:
-        """The learning ghost's turn: its move, then the agent's table (or random) answer with
-        slip, as ``[state, action, agent action, slip outcome]`` tables; and the opening move
-        that ``reset`` plays, ``[agent action, slip outcome]``."""
-        first, ended = half["ghost_next"][:, :, None, None], half["ghost_outcome"][:, :, None, None]  # [s, a, 1, 1]
-        answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
-        slip = np.arange(self._k)[None, None, None, :]
-        second, landed = half["agent_next"][first, answer, slip], half["agent_outcome"][first, answer, slip]
-        over = ended != ONGOING
-        reward = half["ghost_rewards"][1][:, :, None, None] + np.where(over, 0.0,
-                                                                       half["agent_rewards"][1][first, answer, slip])
-        shape = (len(half["ghost_next"]), NUM_ACTIONS, b, self._k)
-        start = game.board.index(game.layout.agent_start) * game.num_cells + game.board.index(game.layout.ghost_start)
-        opening = np.arange(NUM_ACTIONS) if opponent is None else opponent[[start]]
-        return {
-            "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
-            "terminated": np.broadcast_to((ended != ONGOING) | (landed != ONGOING), shape).ravel(),
-            "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
-            "opening": (half["agent_next"][start, opening] + offset).ravel(),  # [agent action, slip]
-        }
-
     def _buffers(self) -> None:
         n = self.num_games
         # a step's uniforms: the slip, the random opponent's action (if any), each sensor's reading
@@ -536,102 +276,6 @@ class BatchedGame:
         self._no_finals = {side: np.zeros((0, *shape), dtype=np.float32) for side in self._sides}
 
     # -- the public calls --------------------------------------------------------------------------
-    def export_tables(self) -> EngineTables:
-        """The tables every step reads (:class:`EngineTables`), read-only views of the engine's
-        own: another engine plays them to follow these rules exactly.
-
-        Raises:
-            UnsupportedSetting: ``obs_type="belief_vector"``, whose belief comes from the
-                engine's filter, not from a table.
-        """
-        if self.filter is not None:
-            raise UnsupportedSetting("the belief of obs_type='belief_vector' is the engine's filter, not a table: "
-                                     "export the tables of obs_type='vector' or 'grid'")
-
-        def frozen(array: np.ndarray) -> np.ndarray:
-            view = array.view()
-            view.setflags(write=False)
-            return view
-
-        names = ("next", "reward", "terminated", "agent_next", "agent_outcome", "agent_rewards", "ghost_next",
-                 "ghost_outcome", "ghost_rewards")
-        turns = {key: frozen(self._tables[key]) for key in names if key in self._tables}
-        opening = self._tables.get("opening")
-        return EngineTables(
-            controlled=self.controlled, num_maps=len(self.layouts), num_cells=self.num_cells, k=self._k, b=self._b,
-            bounds=frozen(self._bounds), turns=turns, start=frozen(self._tables["start"]),
-            opening=None if opening is None else frozen(opening), opening_reward=float(self._opening_reward),
-            observations={side: frozen(table) for side, table in self._observations.items()},
-            grids={side: grid.export() for side, grid in self._grids.items()}, masks=frozen(self._masks),
-            goals=frozen(self._goals), goal_anywhere=frozen(self._goal_anywhere), max_cycles=self.max_cycles,
-            max_episode_steps=self.max_episode_steps)
-
-    @property
-    def maps(self) -> np.ndarray:
-        """``int64[N]``: the index into :attr:`layouts` of each game's current map."""
-        return self._state // self._states
-
-    @property
-    def levels(self) -> np.ndarray | None:
-        """``int64[N]``: each game's level with a map generator, else ``None``."""
-        return None if self.generator is None else self.maps + self.generator.start_level
-
-    @property
-    def positions(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(agent cells, ghost cells)``, ``int64[N]`` each: the games' true states (cell indices)."""
-        return np.divmod(self._state % self._states, self.num_cells)
-
-    def action_masks(self, side: str | None = None) -> np.ndarray:
-        """``int8[N, 4]``: 1 where a move changes the cell of ``side`` (default: the learner's;
-        required with two learners), as the single envs' ``info["action_mask"]``.
-
-        Raises:
-            ValueError: an unknown side, or none given with two learners.
-        """
-        side = self._side(side)
-        agents, ghosts = self.positions
-        cells = (agents if side == AGENT else ghosts) + self.maps * self.num_cells
-        return self._masks[cells]
-
-    def episodes(self, side: str | None = None) -> EpisodeStats:
-        """Per game, its episode as of the last call (:class:`EpisodeStats`): a game that ended
-        in that call gives the episode that ended, also in same-step mode, where it has already
-        restarted; any other game its episode so far. Computed when asked (the engine keeps
-        only the running returns and steps), so ask once per call that ends games.
-
-        Args:
-            side: whose return and success (default: the learner's; required with two learners).
-
-        Returns:
-            ``EpisodeStats(returns, lengths, successes)``: ``float64[N]``, the undiscounted sum of
-            ``side``'s rewards; ``int64[N]``, its steps (learner steps with one learner, full
-            turns with two); ``bool[N]``, the episode's state is ``side``'s win: the agent on a
-            goal (not caught) for the agent, the agent caught for the ghost.
-
-        Raises:
-            ValueError: an unknown side, or none given with two learners.
-        """
-        side = self._side(side)
-        returns, lengths, states = self._returns[side].copy(), self._steps.copy(), self._state.copy()
-        ended = self._ended_games
-        if len(ended):
-            returns[ended] = self._ended_returns[side]
-            lengths[ended] = self._ended_lengths
-            states[ended] = self._ended_states
-        maps, local = np.divmod(states, self._states)
-        agents, ghosts = np.divmod(local, self.num_cells)
-        caught = agents == ghosts
-        successes = caught if side == GHOST else self._goals[maps * self.num_cells + agents] & ~caught
-        return EpisodeStats(returns, lengths, successes)
-
-    def _side(self, side: str | None) -> str:
-        """``side``, or the learner's when it is ``None``; refused when unknown, or when
-        ``None`` with two learners."""
-        side = self.controlled if side is None else side
-        if side is None:
-            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
-        return check_choice(side, "side", AGENTS)
-
     def reset(self, seed: int | Sequence[int] | None = None, games: Any = None,
               starts: tuple[Any, Any] | None = None) -> dict[str, np.ndarray]:
         """Start new episodes in every game (or in ``games``, a bool mask or indices), each on
@@ -778,21 +422,6 @@ class BatchedGame:
                 truncated |= steps >= self.max_episode_steps
         else:
             truncated.fill(False)
-
-    def _read(self, cells: np.ndarray, uniforms: np.ndarray, first_row: int, rows: Any = None) -> None:
-        """Draw every sensor's reading with the agent on ``cells`` (global cells) into
-        :attr:`readings` (of the games ``rows``; all by default)."""
-        whole = rows is None
-        for s, thresholds in enumerate(self.sensor_tables.thresholds):
-            uniform = uniforms[first_row + s]
-            reading = self.readings[s] if whole else np.zeros(len(cells), dtype=np.int64)
-            hit = self._bools if whole else np.empty(len(cells), dtype=bool)
-            reading.fill(0)
-            for bound in thresholds:
-                np.greater_equal(uniform, bound.take(cells, mode="clip"), out=hit)
-                reading += hit
-            if not whole:
-                self.readings[s, rows] = reading
 
     def _finish(self, terminated: np.ndarray, truncated: np.ndarray) -> BatchedStep:
         """Take the next states, auto-reset the games that ended (same-step mode; next-step mode
@@ -943,32 +572,6 @@ class BatchedGame:
             if self.filter is not None:
                 self.filter.reset(rows, maps)
                 self.filter.weigh(self.readings[:, rows], games=rows)
-
-    def _observe(self, agent_waits: np.ndarray | None, ghost_waits: np.ndarray | None) -> None:
-        """Gather every observing side's observations of the current states; ``*_waits``: where
-        that side is not to move (its opponent's turn, or the game is over), ``None`` for nowhere."""
-        for side in self._sides:
-            self._gather(side, self._state, agent_waits if side == AGENT else ghost_waits, None, out=self._obs[side])
-
-    def _gather(self, side: str, states: np.ndarray, not_to_move: np.ndarray | None, games: np.ndarray | None,
-                out: np.ndarray | None = None) -> np.ndarray:
-        """The observations of ``states`` from ``side``: the grid from the positions, or the
-        table rows plus the belief."""
-        grid = self._grids.get(side)
-        if grid is not None:
-            maps, local = np.divmod(states, self._states)
-            if out is None:
-                out = np.empty((len(states), *grid.shape), dtype=np.float32)
-            return grid.gather(maps, local, not_to_move, out)
-        table = self._observations[side]
-        keys = states
-        if self._flagged[side] and not_to_move is not None:
-            keys = states + not_to_move * (len(table) // 2)
-        observations = table.take(keys, axis=0, out=out, mode="clip")  # clip: no checked copy (in range)
-        if self.filter is not None and side == AGENT:
-            beliefs = self.filter.beliefs if games is None else self.filter.beliefs[games]
-            observations[:, -self.num_cells:] = beliefs
-        return observations
 
 
 def _seed_sequence(seed: Any) -> np.random.SeedSequence | None:
