@@ -121,37 +121,34 @@ Version history
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from gridghost.config.parts import build_map_parts, recent_map
-from gridghost.config.settings import OUTCOME_INFO_KEYS, GameConfig, game_config
+from gridghost.config.settings import GameConfig, game_config
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
 from gridghost.core.rules import (
-    ACTION_NAMES,
     NUM_ACTIONS,
     SIDE_OF,
     GameState,
     Outcome,
     Rewards,
     Side,
-    describe_moves,
 )
 from gridghost.core.slip import SlipModel
-from gridghost.drawing import RENDER_MODES, Renderer, Status, text_picture
+from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
+from gridghost.envs.rendering import EnvRendering
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
@@ -185,7 +182,7 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-class GridGhostEnv(InfoPublisher, AECEnv):
+class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
@@ -691,114 +688,6 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> np.ndarray | str | None:
-        """Draw the current state in the env's ``render_mode``.
-
-        Rendering reads the state and draws nothing from the env's generator, so it never
-        changes the game.
-
-        Returns:
-            ``"rgb_array"``: a fresh ``height x width x 3`` ``uint8`` array (its size is
-            :attr:`gridghost.drawing.Geometry.shape` of the layout); ``"ansi"``: the text
-            picture; ``"human"``: ``None`` (the picture goes to the window); no render mode:
-            ``None``, with a warning.
-
-        Raises:
-            RuntimeError: before the first ``reset`` (when there is a render mode).
-        """
-        mode = self.render_mode
-        if mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
-            return None
-        agent, ghost, status = self.agent_pos, self.ghost_pos, self._status()
-        if mode == "ansi":
-            return text_picture(self.layout, agent, ghost, status.headline())
-        renderer = self._pygame_renderer()
-        belief = estimate = None
-        if self.belief_filter is not None and self.show_belief:
-            belief = self.belief_filter.belief()
-            estimate = tuple(self.belief_filter.estimate()["cell_pos"])
-        if mode == "rgb_array":
-            return renderer.frame(agent, ghost, status, belief, estimate)
-        renderer.show(agent, ghost, status, belief, estimate)
-        return None
-
-    def _pygame_renderer(self) -> Renderer:
-        """The renderer, created on first use (and again after ``close()``) with the overlay."""
-        if self._renderer is None:
-            self._renderer = Renderer(self.layout, fps=self.metadata["render_fps"])
-            if self._overlay is not None:
-                values, policy, style = self._overlay
-                self._renderer.set_overlay(values, policy, **style)
-        return self._renderer
-
-    def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
-        """Draw one number per cell (a value with the ghost fixed, a belief, visit counts) and/or a
-        policy's arrows over the pygame picture of every following frame, until the map changes
-        (a map generator's next map) or ``set_overlay()`` removes it. See
-        :meth:`gridghost.drawing.Renderer.set_overlay` for the arguments and
-        :func:`gridghost.drawing.value_picture` for a picture of its own.
-
-        >>> from gridghost.planning.solve import solve_agent
-        >>> env = raw_env(render_mode="rgb_array")
-        >>> best = solve_agent(env.layout, env.slip, ghost="chase")
-        >>> ghost = env.layout.ghost_start
-        >>> env.set_overlay(best.values[:, :, ghost[0], ghost[1]], best.policy[:, :, ghost[0], ghost[1]])
-
-        Args:
-            values: ``rows x cols`` numbers (NaN: no tint), or ``None``.
-            policy: ``rows x cols`` actions (-1: no arrow), or ``None``.
-            **style: ``cmap``, ``vmin``, ``vmax``, ``opacity``.
-
-        Raises:
-            ValueError: the env draws no pygame picture (``render_mode`` ``None`` or ``"ansi"``).
-            TypeError, ValueError: as :meth:`~gridghost.drawing.Renderer.set_overlay` (the overlay
-                is then unchanged).
-        """
-        if self.render_mode not in ("human", "rgb_array"):
-            raise ValueError(f"set_overlay draws over the pygame picture; render_mode={self.render_mode!r} draws none "
-                             "(use 'rgb_array' or 'human')")
-        self._pygame_renderer().set_overlay(values, policy, **style)
-        # copies: the overlay is drawn again after close(), whatever the caller does to its arrays
-        self._overlay = None if values is None and policy is None else copy.deepcopy((values, policy, style))
-
-    def _status(self) -> Status:
-        """What the status panel shows about the current state."""
-        game = self.game_state
-        to_move: str | None = None
-        ending: str | None = None
-        if game.outcome != _ONGOING:
-            ending = OUTCOME_INFO_KEYS[game.outcome].replace("_", " ")
-        elif self._cycles >= self._cycle_limit:
-            ending = "out of time"
-        else:
-            to_move = AGENTS[game.turn]
-        intended = actual = None
-        slipped = False
-        if self._last_move is not None:
-            slipped, actual = describe_moves(*self._last_move)
-            intended = ACTION_NAMES[self._last_move[0]]
-        return Status(
-            cycle=self._cycles,
-            max_cycles=self.max_cycles,
-            to_move=to_move,
-            ending=ending,
-            intended_action=intended,
-            actual_action=actual,
-            slipped=slipped,
-            ghost_action=None if self._ghost_action is None else ACTION_NAMES[self._ghost_action],
-            color_measurement=self._readings.get("color_measurement"),
-        )
-
-    def close(self) -> None:
-        """Close the render window, if one is open, and release the renderer's pygame objects.
-
-        Safe to call more than once. Rendering after ``close()`` works: it opens a new window
-        (``"human"``) or draws off screen again (``"rgb_array"``).
-        """
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
 
 
 GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)
