@@ -2,8 +2,9 @@
 
 ``engine`` steps the games, from the per-map ``tables`` built out of the game kernel (``build``
 folds and stacks them, ``observe`` gathers the observations and readings, ``stats`` answers the
-episode statistics: the parts of the engine's class); ``filter`` is the exact belief filter for N games; ``vector`` is the Gymnasium vector env; ``limits`` holds
-the memory budgets and what refuses a setting.
+episode statistics: the parts of the engine's class); ``filter`` is the exact belief filter for N
+games; ``vector`` is the Gymnasium vector env; ``limits`` holds the memory budgets and what refuses
+a setting.
 
 ``TABLE_BYTES``, ``BUFFER_BYTES`` and ``MAX_GAMES`` are settings, read when an engine is built:
 ``gridghost.batched.TABLE_BYTES = 2 * 2**30`` changes what the next engine may take (this module

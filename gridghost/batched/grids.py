@@ -53,6 +53,36 @@ def gather_bytes(view_radius: int | None, channels_last: bool) -> int:
     return 64 + 8 * (1 + (width if channels_last else width * len(grid_channels(view_radius))))
 
 
+def _static_planes(encoders: Sequence[Observations], side: Side, view_radius: int | None, channels_last: bool,
+                   size: tuple[int, int], index: dict[str, int]) -> np.ndarray:
+    """Each map's planes that do not move, channels first, ``[map, C, rows + 2k, cols + 2k]``
+    (``k`` the view radius, 0 for the whole map): the encoders' observations with the ``"self"``
+    and ``"opponent"`` channels cleared (written from the positions at each step)."""
+    rows, cols = size
+    cells = rows * cols
+    pad = 0 if view_radius is None else view_radius
+    width = 2 * pad + 1
+    static = np.zeros((len(encoders), len(index), rows + 2 * pad, cols + 2 * pad), dtype=np.float32)
+    for m, encoder in enumerate(encoders):
+        observe = encoder.observer(side)
+        # the whole map needs one observation; a window one per cell, which together cover the padding
+        for cell in range(1 if view_radius is None else cells):
+            other = (cell + 1) % cells
+            state = (GameState(cell, other, side, Outcome.ONGOING) if side == Side.AGENT
+                     else GameState(other, cell, side, Outcome.ONGOING))
+            seen = np.asarray(observe(state), dtype=np.float32)
+            if channels_last:
+                seen = np.moveaxis(seen, -1, 0)
+            seen = seen.copy()
+            seen[[index["self"], index["opponent"]]] = 0.0  # written from the positions at each step
+            if view_radius is None:
+                static[m] = seen
+            else:
+                r, c = divmod(cell, cols)
+                static[m, :, r : r + width, c : c + width] = seen
+    return static
+
+
 class GridPlanes:
     """One side's ``"grid"`` observations of N games, from per-map static planes and positions.
 
@@ -81,25 +111,7 @@ class GridPlanes:
         self._to_move = index["to_move"]
         pad = 0 if view_radius is None else view_radius
         width = 2 * pad + 1
-        # static[map]: channels first while built, [C, rows + 2k, cols + 2k]
-        static = np.zeros((len(boards), len(channels), rows + 2 * pad, cols + 2 * pad), dtype=np.float32)
-        for m, encoder in enumerate(encoders):
-            observe = encoder.observer(side)
-            # the whole map needs one observation; a window one per cell, which together cover the padding
-            for cell in range(1 if view_radius is None else cells):
-                other = (cell + 1) % cells
-                state = (GameState(cell, other, side, Outcome.ONGOING) if side == Side.AGENT
-                         else GameState(other, cell, side, Outcome.ONGOING))
-                seen = np.asarray(observe(state), dtype=np.float32)
-                if channels_last:
-                    seen = np.moveaxis(seen, -1, 0)
-                seen = seen.copy()
-                seen[[index["self"], index["opponent"]]] = 0.0  # written from the positions at each step
-                if view_radius is None:
-                    static[m] = seen
-                else:
-                    r, c = divmod(cell, cols)
-                    static[m, :, r : r + width, c : c + width] = seen
+        static = _static_planes(encoders, side, view_radius, channels_last, (rows, cols), index)
         if channels_last:
             static = np.ascontiguousarray(np.moveaxis(static, 1, -1))
         self.shape: tuple[int, ...] = ((rows, cols) if view_radius is None else (width, width))
