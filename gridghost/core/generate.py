@@ -28,7 +28,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -52,6 +52,33 @@ DEFAULT_COLOUR_PROBABILITIES = (0.5, 0.25, 0.25)
 MAX_ATTEMPTS = 100
 
 _ITEM_NAMES = tuple(ITEMS)
+
+
+def _wall_options(walls: str, loops: float | None, wall_density: float | None) -> tuple[str, float, float]:
+    """``walls``, ``loops`` and ``wall_density`` of :func:`generate_layout`, checked (each option
+    only with its kind of walls) and with their defaults."""
+    walls = check_choice(walls, "walls", WALL_KINDS)
+    for option, value in (("loops", loops), ("wall_density", wall_density)):
+        kind = WALL_KIND_OPTIONS[option]
+        if value is not None and walls != kind:
+            raise ValueError(f"{option} applies to walls={kind!r} only, got {option}={value!r} with walls={walls!r}")
+    loops = check_probability(DEFAULT_LOOPS if loops is None else loops, "loops")
+    wall_density = check_probability(DEFAULT_WALL_DENSITY if wall_density is None else wall_density, "wall_density")
+    return walls, loops, wall_density
+
+
+def _colours_and_items(rows: int, cols: int, colour_p: Any, item_density: float,
+                       rng: np.random.Generator) -> tuple[np.ndarray, dict[tuple[int, int], tuple[str]]]:
+    """The cells' colours (all white when ``colour_p`` is ``None``) and items, drawn from ``rng``."""
+    if colour_p is None:
+        colours = np.zeros((rows, cols), dtype=np.int8)
+    else:
+        colours = rng.choice(3, size=(rows, cols), p=colour_p).astype(np.int8)
+    holders = np.flatnonzero(rng.random(rows * cols) < item_density)
+    kinds = rng.integers(len(_ITEM_NAMES), size=len(holders))
+    items = {divmod(int(cell), cols): (_ITEM_NAMES[kind],) for cell, kind in zip(holders.tolist(), kinds.tolist(),
+                                                                                  strict=True)}
+    return colours, items
 
 
 def generate_layout(
@@ -115,13 +142,7 @@ def generate_layout(
             f"rows x cols must give 2..{MAX_CELLS} cells (gridghost.core.MAX_CELLS), got {rows} x {cols}"
         )
     seed = check_seed(seed, "seed", allow_sequence=True)
-    walls = check_choice(walls, "walls", WALL_KINDS)
-    for option, value in (("loops", loops), ("wall_density", wall_density)):
-        kind = WALL_KIND_OPTIONS[option]
-        if value is not None and walls != kind:
-            raise ValueError(f"{option} applies to walls={kind!r} only, got {option}={value!r} with walls={walls!r}")
-    loops = check_probability(DEFAULT_LOOPS if loops is None else loops, "loops")
-    wall_density = check_probability(DEFAULT_WALL_DENSITY if wall_density is None else wall_density, "wall_density")
+    walls, loops, wall_density = _wall_options(walls, loops, wall_density)
     num_goals = check_limit(num_goals, "num_goals", allow_none=False)
     min_distance = check_limit(min_distance, "min_distance", allow_none=False)
     colour_p = None if colour_probabilities is None else check_distribution(
@@ -157,14 +178,7 @@ def generate_layout(
                          "try a larger grid, fewer goals or a smaller min_distance")
     agent, ghost, goals = starts
 
-    if colour_p is None:
-        colours = np.zeros((rows, cols), dtype=np.int8)
-    else:
-        colours = rng.choice(3, size=(rows, cols), p=colour_p).astype(np.int8)
-    holders = np.flatnonzero(rng.random(rows * cols) < item_density)
-    kinds = rng.integers(len(_ITEM_NAMES), size=len(holders))
-    items = {divmod(int(cell), cols): (_ITEM_NAMES[kind],) for cell, kind in zip(holders.tolist(), kinds.tolist(),
-                                                                                  strict=True)}
+    colours, items = _colours_and_items(rows, cols, colour_p, item_density, rng)
     horizontal, vertical = edges.split(wall)
     return make(
         colours=colours,

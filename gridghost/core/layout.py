@@ -122,6 +122,76 @@ def _bool_grid(value: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     return array
 
 
+def _colour_grid(colours: Any, name: str) -> np.ndarray:
+    """``colours`` of :class:`Layout` as a read-only ``int8`` grid of at least two cells."""
+    _check_cells(*_outer_shape(colours), name)  # before converting: a huge array is refused unread
+    colour_array = _array(colours, "colours")
+    if colour_array.ndim != 2 or colour_array.size == 0:
+        raise ValueError(
+            f"colours must be a non-empty rows x cols array, got shape {colour_array.shape}"
+        )
+    if not np.issubdtype(colour_array.dtype, np.integer):
+        raise TypeError(f"colours must hold integer colour ids, got dtype {colour_array.dtype}")
+    if not np.isin(colour_array, range(len(COLOURS))).all():
+        raise ValueError(
+            f"colours must hold ids 0..{len(COLOURS) - 1} ({', '.join(COLOURS)}), "
+            f"got values {sorted(set(colour_array.ravel().tolist()))}"
+        )
+    rows, cols = (int(n) for n in colour_array.shape)
+    _check_cells(rows, cols, name)
+    if rows * cols < 2:
+        raise ValueError("a layout needs at least two cells (one for the agent, one for the ghost)")
+    colour_array = colour_array.astype(np.int8)
+    colour_array.setflags(write=False)
+    return colour_array
+
+
+def _item_table(items: Mapping[Cell, Sequence[str]] | None, rows: int, cols: int) -> dict[Cell, tuple[str, ...]]:
+    """``items`` of :class:`Layout`, checked: each cell's item names, cells without items left out."""
+    item_table: dict[Cell, tuple[str, ...]] = {}
+    for cell, names in _mapping(items, "items").items():
+        cell = check_cell(cell, "items key", rows, cols)
+        if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
+            # Sets and dicts too: their order, the order items are drawn in, would vary.
+            raise TypeError(f"items[{cell}] must be a sequence of item names (a list or tuple), got {names!r}")
+        names = tuple(names)
+        if not all(isinstance(n, str) for n in names):
+            raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
+        unknown = [n for n in names if n not in ITEMS]
+        if unknown:
+            raise ValueError(f"items[{cell}] holds unknown items {unknown}; known items: {list(ITEMS)}")
+        if names:
+            item_table[cell] = tuple(names)
+    return item_table
+
+
+def _text_table(texts: Mapping[Cell, str] | None, rows: int, cols: int) -> dict[Cell, str]:
+    """``texts`` of :class:`Layout`, checked: each cell's text, empty texts left out."""
+    text_table: dict[Cell, str] = {}
+    for cell, text in _mapping(texts, "texts").items():
+        cell = check_cell(cell, "texts key", rows, cols)
+        if check_text(text, f"texts[{cell}]"):
+            text_table[cell] = text
+    return text_table
+
+
+def _goals_and_starts(goals: Iterable[Cell], agent_start: Cell, ghost_start: Cell, rows: int,
+                      cols: int) -> tuple[tuple[Cell, ...], Cell, Cell]:
+    """``goals`` (sorted, without repeats), ``agent_start`` and ``ghost_start`` of :class:`Layout`, checked."""
+    if isinstance(goals, (str, bytes)) or not isinstance(goals, Iterable):
+        raise TypeError(f"goals must be an iterable of (row, col) cells, got {goals!r}")
+    goal_cells = tuple(sorted({check_cell(g, "goals entry", rows, cols) for g in goals}))
+    if not goal_cells:
+        raise ValueError("goals must name at least one cell")
+    agent = check_cell(agent_start, "agent_start", rows, cols)
+    ghost = check_cell(ghost_start, "ghost_start", rows, cols)
+    if agent == ghost:
+        raise ValueError(f"agent_start and ghost_start must differ, both are {agent}")
+    if agent in goal_cells:
+        raise ValueError(f"agent_start {agent} must not be a goal cell")
+    return goal_cells, agent, ghost
+
+
 class Layout:
     """An immutable map: size, edge walls, colours, items, texts, goals and start cells.
 
@@ -196,25 +266,8 @@ class Layout:
     ) -> None:
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {name!r}")
-        _check_cells(*_outer_shape(colours), name)  # before converting: a huge array is refused unread
-        colour_array = _array(colours, "colours")
-        if colour_array.ndim != 2 or colour_array.size == 0:
-            raise ValueError(
-                f"colours must be a non-empty rows x cols array, got shape {colour_array.shape}"
-            )
-        if not np.issubdtype(colour_array.dtype, np.integer):
-            raise TypeError(f"colours must hold integer colour ids, got dtype {colour_array.dtype}")
-        if not np.isin(colour_array, range(len(COLOURS))).all():
-            raise ValueError(
-                f"colours must hold ids 0..{len(COLOURS) - 1} ({', '.join(COLOURS)}), "
-                f"got values {sorted(set(colour_array.ravel().tolist()))}"
-            )
+        colour_array = _colour_grid(colours, name)
         rows, cols = (int(n) for n in colour_array.shape)
-        _check_cells(rows, cols, name)
-        if rows * cols < 2:
-            raise ValueError("a layout needs at least two cells (one for the agent, one for the ghost)")
-        colour_array = colour_array.astype(np.int8)
-        colour_array.setflags(write=False)
 
         set_ = object.__setattr__
         set_(self, "rows", rows)
@@ -224,40 +277,11 @@ class Layout:
         set_(self, "walls_vertical", _bool_grid(walls_vertical, "walls_vertical", (rows, cols - 1)))
         set_(self, "name", name)
 
-        item_table: dict[Cell, tuple[str, ...]] = {}
-        for cell, names in _mapping(items, "items").items():
-            cell = check_cell(cell, "items key", rows, cols)
-            if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
-                # Sets and dicts too: their order, the order items are drawn in, would vary.
-                raise TypeError(f"items[{cell}] must be a sequence of item names (a list or tuple), got {names!r}")
-            names = tuple(names)
-            if not all(isinstance(n, str) for n in names):
-                raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
-            unknown = [n for n in names if n not in ITEMS]
-            if unknown:
-                raise ValueError(f"items[{cell}] holds unknown items {unknown}; known items: {list(ITEMS)}")
-            if names:
-                item_table[cell] = tuple(names)
+        item_table = _item_table(items, rows, cols)
         set_(self, "items", MappingProxyType(item_table))
-
-        text_table: dict[Cell, str] = {}
-        for cell, text in _mapping(texts, "texts").items():
-            cell = check_cell(cell, "texts key", rows, cols)
-            if check_text(text, f"texts[{cell}]"):
-                text_table[cell] = text
+        text_table = _text_table(texts, rows, cols)
         set_(self, "texts", MappingProxyType(text_table))
-
-        if isinstance(goals, (str, bytes)) or not isinstance(goals, Iterable):
-            raise TypeError(f"goals must be an iterable of (row, col) cells, got {goals!r}")
-        goal_cells = tuple(sorted({check_cell(g, "goals entry", rows, cols) for g in goals}))
-        if not goal_cells:
-            raise ValueError("goals must name at least one cell")
-        agent = check_cell(agent_start, "agent_start", rows, cols)
-        ghost = check_cell(ghost_start, "ghost_start", rows, cols)
-        if agent == ghost:
-            raise ValueError(f"agent_start and ghost_start must differ, both are {agent}")
-        if agent in goal_cells:
-            raise ValueError(f"agent_start {agent} must not be a goal cell")
+        goal_cells, agent, ghost = _goals_and_starts(goals, agent_start, ghost_start, rows, cols)
         set_(self, "goals", goal_cells)
         set_(self, "agent_start", agent)
         set_(self, "ghost_start", ghost)
@@ -489,3 +513,4 @@ CLASSIC = Layout(
     agent_start=(0, 2),
     ghost_start=(3, 4),
 )
+
