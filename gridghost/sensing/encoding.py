@@ -1,0 +1,150 @@
+"""What every observation encoder of :mod:`gridghost.sensing.observations` shares: the names of an
+observation's parts (the encodings, the grid's channels, the vector's slots, the text's characters),
+the :class:`Observations` base class and the appended :class:`StepCount`. The module docstring of
+:mod:`gridghost.sensing.observations` describes the encodings.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from gridghost.core.checks import check_limit
+from gridghost.core.layout import COLOURS, ITEM_FLAGS, MAX_CELLS
+from gridghost.core.rules import NEIGHBOUR_ORDER, NUM_ACTIONS, GameState, Outcome, Side
+
+OBS_TYPES: tuple[str, ...] = ("dict", "vector", "belief", "grid", "belief_vector", "text")
+#: The channels of a whole-map ``"grid"`` observation, in order (see the module docstring).
+GRID_CHANNELS: tuple[str, ...] = (
+    *(f"wall_{name}" for name, _ in NEIGHBOUR_ORDER),
+    *(f"colour_{name}" for name in COLOURS),
+    *(f"has_{flag}" for flag in ITEM_FLAGS),
+    "goal",
+    "self",
+    "opponent",
+    "to_move",
+    "is_ghost",
+)
+#: The channel an egocentric grid (``view_radius=k``) adds after :data:`GRID_CHANNELS`.
+OUT_OF_MAP_CHANNEL = "out_of_map"
+#: The planes of a grid that decide where a move leads and what it meets: the walls, the goals,
+#: the opponent and the window's border. The colour and item planes are the sensors' cues (a grid
+#: shows the true positions, so they tell a policy nothing about the game, and a network that
+#: reads them can tell training levels apart and memorise them); ``self`` is the centre of an
+#: egocentric window, and ``to_move`` and ``is_ghost`` are constant for one learning side.
+MOVE_PLANES: tuple[str, ...] = ("wall_up", "wall_right", "wall_down", "wall_left", "goal", "opponent", "out_of_map")
+#: The channel ``append_step_count=True`` adds at the end of a grid.
+STEP_COUNT_CHANNEL = "step_count"
+#: The orders of a ``"grid"`` observation's axes: channels first (the default) or last.
+GRID_LAYOUTS: tuple[str, ...] = ("chw", "hwc")
+#: The action a side that waits may send in the parallel view: its action mask allows exactly
+#: this one, and whatever the side sends is not carried out.
+NO_OP_ACTION = 0
+#: The action mask of a side that waits in the parallel view: only :data:`NO_OP_ACTION` (a mask
+#: is never all zeros, which masked samplers would divide by).
+WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+WAITING_MASK[NO_OP_ACTION] = 1
+WAITING_MASK.setflags(write=False)
+#: The largest ``view_radius``: its window holds at most :data:`~gridghost.core.MAX_CELLS` cells.
+MAX_VIEW_RADIUS = (int(MAX_CELLS**0.5) - 1) // 2
+#: The characters a ``"text"`` observation may hold.
+TEXT_CHARSET: frozenset[str] = frozenset(string.ascii_letters + string.digits + " .,:")
+#: What each slot of a ``"vector"`` observation holds.
+VECTOR_SLOTS: tuple[str, ...] = (
+    *(f"colour_{name}" for name in COLOURS),
+    *(f"has_{flag}" for flag in ITEM_FLAGS),
+    "is_goal",
+    *(f"{name}_accessible" for name, _ in NEIGHBOUR_ORDER),
+    *(f"{name}_colour_{colour}" for name, _ in NEIGHBOUR_ORDER for colour in COLOURS),
+    "opponent_d_row",
+    "opponent_d_col",
+    "opponent_distance",
+)
+
+
+_ONGOING = Outcome.ONGOING
+
+
+def grid_channels(view_radius: int | None = None, append_step_count: bool = False) -> tuple[str, ...]:
+    """The channel names of a ``"grid"`` observation with these options, in order.
+
+    >>> grid_channels(2, True)[-2:]
+    ('out_of_map', 'step_count')
+    """
+    return (
+        *GRID_CHANNELS,
+        *((OUT_OF_MAP_CHANNEL,) if view_radius is not None else ()),
+        *((STEP_COUNT_CHANNEL,) if append_step_count else ()),
+    )
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def _moved_last(array: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``array`` with its first (channel) axis moved last."""
+    return _read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
+
+
+def _me_other(side: Side, state: GameState) -> tuple[int, int]:
+    """The observer's cell and the opponent's."""
+    return (state.agent, state.ghost) if side == Side.AGENT else (state.ghost, state.agent)
+
+
+class StepCount:
+    """The step count an encoding appends: cycles played, and that over ``max_cycles``.
+
+    Args:
+        cycles: returns the cycles played in the current episode.
+        max_cycles: the episode's limit in cycles (an int >= 1).
+
+    Raises:
+        TypeError, ValueError: ``max_cycles`` is not an int >= 1.
+    """
+
+    def __init__(self, cycles: Callable[[], int], max_cycles: int) -> None:
+        if not callable(cycles):
+            raise TypeError(f"cycles must be a callable returning the cycles played, got {cycles!r}")
+        self._cycles = cycles
+        self.max_cycles = check_limit(max_cycles, "max_cycles", allow_none=False)
+
+    def __call__(self) -> float:
+        """The cycles played over ``max_cycles``, in [0, 1]."""
+        return self._cycles() / self.max_cycles
+
+    def sentence(self) -> str:
+        """The step count as the ``"text"`` encoding says it: ``" Cycle 3 of 100."``."""
+        return self.sentence_of(self._cycles())
+
+    def sentence_of(self, cycles: int) -> str:
+        """The sentence for ``cycles`` cycles played."""
+        return f" Cycle {cycles} of {self.max_cycles}."
+
+
+class Observations:
+    """What every encoder offers: each side's space and observations.
+
+    Subclasses fill ``_spaces`` and ``_observers`` (one entry per :class:`~gridghost.core.rules.Side`).
+    """
+
+    _spaces: dict[Side, spaces.Space[Any]]
+    _observers: dict[Side, Callable[[GameState], Any]]
+
+    def space(self, side: Side) -> spaces.Space[Any]:
+        """The observation space of ``side`` (the same object on every call; for every encoding
+        but ``"dict"`` and ``"belief"`` the same object for both sides)."""
+        return self._spaces[side]
+
+    def observe(self, side: Side, state: GameState) -> Any:
+        """A fresh observation of ``state`` from ``side``'s point of view."""
+        return self._observers[side](state)
+
+    def observer(self, side: Side) -> Callable[[GameState], Any]:
+        """The function behind :meth:`observe` for one side, for callers on a hot path."""
+        return self._observers[side]
