@@ -700,9 +700,9 @@ def test_particle_filter_redraws_from_the_likelihood_when_all_particles_are_rule
 
 def test_the_likelihood_cache_is_bounded_and_left_out_of_pickles(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sensor with continuous readings must not make a filter grow without end."""
-    import gridghost.sensing.filters as filters_module
+    import gridghost.sensing.belief as belief_module  # where the filters' base class reads it
 
-    monkeypatch.setattr(filters_module, "_MAX_CACHED", 10)
+    monkeypatch.setattr(belief_module, "_MAX_CACHED", 10)
     belief_filter = HistogramFilter(CLASSIC, LongitudinalSlip(0.2), [Gauge(CLASSIC)])
     for reading in np.linspace(0.0, 1.0, 50):
         belief_filter.update({"gauge": float(reading)})
@@ -739,11 +739,11 @@ def test_predict_splits_each_cells_particles_within_one_of_the_slip_probabilitie
 
 def test_the_dense_and_the_large_map_paths_move_particles_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small maps move particles with one matrix product, larger ones with bincounts."""
-    import gridghost.sensing.filters as filters_module
+    import gridghost.sensing.particles as particles_module  # where the particle filter reads it
 
     traces = []
     for dense_up_to in (1_000, 0):
-        monkeypatch.setattr(filters_module, "_DENSE_SPLIT_CELLS", dense_up_to)
+        monkeypatch.setattr(particles_module, "_DENSE_SPLIT_CELLS", dense_up_to)
         pf = make_pf(seed=5, n=300)
         traces.append((episode(pf, reset=False), pf.particles.tolist(), pf.weights))
     (dense, dense_particles, dense_weights), (sparse, sparse_particles, sparse_weights) = traces
