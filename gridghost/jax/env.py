@@ -45,87 +45,30 @@ The settings are checked when a view is built. Each view keeps its NumPy engine
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
-import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from gridghost.batched import BatchedGame, UnsupportedSetting
-from gridghost.core.checks import check_choice
-from gridghost.core.names import ACTION_NAMES, AGENT, AGENTS, GHOST
+from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
+from gridghost.jax.checks import EnvState, _check_moves
 from gridghost.jax.draws import batch_uniforms
+from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.tables import EnvParams, device_tables
 
 #: The encodings the JAX engine serves.
 JAX_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
-
-
-class EnvState(NamedTuple):
-    """One game (a pytree of scalars; batched by ``vmap``).
-
-    Attributes:
-        state: ``int32``, the joint state ``map * cells**2 + agent cell * cells + ghost cell``.
-        steps: ``int32``, the episode's learner steps (one side) or full turns (both sides).
-        to_move: ``int32``, both sides: 0 when the agent moves next, 1 the ghost (0 with one side).
-        ended: ``bool``, both sides: the game ended in the agent's half of this turn (the ghost's
-            half then ignores its action and resets the game).
-    """
-
-    state: Any
-    steps: Any
-    to_move: Any
-    ended: Any
-
 
 #: What both sides' steps return: ``(observations, state, rewards, dones, infos)``, per side.
 MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict[str, Any]]
 #: What one side's steps return: ``(observation, state, reward, done, info)``.
 SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 
-_MOVES = ", ".join(f"{i}={name}" for i, name in enumerate(ACTION_NAMES))
 
-
-def _span(values: np.ndarray) -> str:
-    """Concrete values for a message: a scalar, or the range of an array."""
-    return f"{values}" if values.ndim == 0 else f"values {values.min()}..{values.max()}"
-
-
-# -- the checks: what is static (shapes, dtypes) always, what is concrete (not a tracer) too ----------------
-def _facts(value: Any, argument: str) -> tuple[tuple[int, ...], np.dtype, np.ndarray | None]:
-    """``value``'s shape, dtype and, unless it is traced (under ``jit`` or ``vmap``), its value on the host."""
-    if isinstance(value, jax.core.Tracer):
-        return tuple(value.shape), np.dtype(value.dtype), None
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{argument} must be an array or a number, got {value!r}") from None
-    return array.shape, array.dtype, array
-
-
-def _check_moves(actions: Any, argument: str, shape: tuple[int, ...]) -> None:
-    """Refuse ``actions`` unless they are ints of ``shape`` (one game: ``()``; N games: ``(N,)``)
-    in 0..3. The shape and dtype are checked under ``jit`` too; the values where they are concrete.
-
-    Raises:
-        ValueError: another shape, or a concrete value outside 0..3.
-        TypeError: not integers (bools and floats included).
-    """
-    got, dtype, array = _facts(actions, argument)
-    if got != shape:
-        what = "one action for the game" if shape == () else "one action per game"
-        raise ValueError(f"{argument} must have shape {shape}, {what}, got shape {got}")
-    if dtype.kind not in "iu":
-        kind = "an int" if shape == () else "an int array of actions"
-        raise TypeError(f"{argument} must be {kind} in 0..{NUM_ACTIONS - 1} ({_MOVES}), got dtype {dtype}"
-                        + (f" ({actions!r})" if shape == () else ""))
-    if array is not None and ((array < 0) | (array >= NUM_ACTIONS)).any():
-        raise ValueError(f"{argument} must lie in 0..{NUM_ACTIONS - 1}, got {_span(array)}")
-
-
-class _Engine:
+class _Engine(Observing):
     """What both views share: the tables, the draws and the observations of one game."""
 
     def __init__(self, controlled: str | None, obs_type: str, explore_starts: float, game: dict[str, Any]) -> None:
@@ -157,173 +100,6 @@ class _Engine:
         self._flagged = dict(self.layout.flagged)
         self._grid = dict(self.layout.grid)
         self._slots(controlled)
-
-    # -- the checks of what a call is given -----------------------------------------------------
-    @staticmethod
-    def _tables(params: EnvParams) -> list[Any]:
-        """The leaves of ``params`` that are tables (all but the settings a caller may change)."""
-        return jax.tree_util.tree_leaves(params._replace(levels=None, explore_starts=None))
-
-    def _params(self, params: EnvParams | None) -> EnvParams:
-        """``params``, or :attr:`default_params` for ``None``; refused unless they are this
-        view's tables with valid settings. Shapes and dtypes are checked under ``jit`` too;
-        values where they are concrete (a table not this view's own array is compared once with
-        it, and the last such set is remembered)."""
-        if params is None:
-            return self.default_params
-        if not isinstance(params, EnvParams):
-            raise TypeError(f"params must be a gridghost.jax.EnvParams (the view's default_params, with levels or "
-                            f"explore_starts replaced), got {type(params).__name__}")
-        only = "only params.levels and params.explore_starts may be replaced"
-        own = self.default_params._replace(levels=None, explore_starts=None)
-        mine, structure = jax.tree_util.tree_flatten_with_path(own)
-        theirs, their_structure = jax.tree_util.tree_flatten_with_path(params._replace(levels=None,
-                                                                                       explore_starts=None))
-        if their_structure != structure:
-            raise ValueError(f"params hold other tables than this view's (another view's, with another encoding, "
-                             f"opponent or sides); {only}")
-        unknown = []
-        for position, ((path, leaf), (_, table)) in enumerate(zip(theirs, mine, strict=True)):
-            if (position, id(leaf)) in self._trusted_ids:
-                continue
-            name = "params" + jax.tree_util.keystr(path)
-            shape, dtype, array = _facts(leaf, name)
-            if shape != table.shape or dtype != table.dtype:
-                raise ValueError(f"{name} has shape {shape} and dtype {dtype}, this view's table {table.shape} and "
-                                 f"{table.dtype}: params of another view (other maps, levels, slip, opponent or "
-                                 f"encoding); {only}")
-            if array is not None:
-                unknown.append((name, array, table))
-        for name, array, table in unknown:
-            if not np.array_equal(array, np.asarray(table)):
-                raise ValueError(f"{name} holds other values than this view's table: params of another view (other "
-                                 f"maps, rewards or slip); {only}")
-        if unknown and all(isinstance(leaf, jax.Array) for leaf in self._tables(params)):  # immutable: trusted
-            self._trusted = self._tables(params)
-            own_ids = enumerate(map(id, self._tables(self.default_params)))
-            self._trusted_ids = {*enumerate(map(id, self._trusted)), *own_ids}
-        self._check_settings(params)
-        return params
-
-    def _check_settings(self, params: EnvParams) -> None:
-        """Refuse ``params.levels`` and ``params.explore_starts`` that this view cannot play."""
-        maps = self.num_maps
-        stacked = f"{maps} map{'s' if maps > 1 else ''}"
-        accepted = f"a non-empty int array of map indices in 0..{maps - 1} (this view stacks {stacked})"
-        shape, dtype, levels = _facts(params.levels, "params.levels")
-        if len(shape) != 1 or not shape[0]:
-            raise ValueError(f"params.levels must be {accepted}, got shape {shape}")
-        if dtype.kind not in "iu":
-            raise TypeError(f"params.levels must be {accepted}, got dtype {dtype}")
-        if levels is not None and ((levels < 0) | (levels >= maps)).any():
-            raise ValueError(f"params.levels must be {accepted}, got {levels.tolist()}")
-        accepted = "a probability in [0, 1] (a float scalar)"
-        shape, dtype, share = _facts(params.explore_starts, "params.explore_starts")
-        if shape != ():
-            raise ValueError(f"params.explore_starts must be {accepted}, got shape {shape}")
-        if dtype.kind not in "fiu":
-            raise TypeError(f"params.explore_starts must be {accepted}, got dtype {dtype}")
-        if share is not None and not 0.0 <= float(share) <= 1.0:  # NaN fails this comparison too
-            raise ValueError(f"params.explore_starts must be {accepted}, got {float(share)!r}")
-        if share is not None and share and self.layout.controlled == GHOST:
-            raise ValueError("params.explore_starts places games with the agent to move; a learning ghost alone "
-                             "begins after the agent's opening move (use GridGhostJax or controlled='agent')")
-
-    def _check_state(self, state: Any, argument: str, batch: bool, half: int | None = None) -> tuple[int, ...]:
-        """Refuse a ``state`` this view cannot step (one game's, or with ``batch`` N games'; with
-        ``half``, the side to move: 0 the agent, 1 the ghost); returns its batch shape."""
-        if not isinstance(state, EnvState):
-            raise TypeError(f"{argument} must be a gridghost.jax.EnvState (from reset or step), got "
-                            f"{type(state).__name__}")
-        facts = {name: _facts(getattr(state, name), f"{argument}.{name}") for name in EnvState._fields}
-        shape = facts["state"][0]
-        if batch and (len(shape) != 1 or not shape[0]):
-            raise ValueError(f"{argument} must be a batch of games, each field of shape (N,), got {argument}.state "
-                             f"of shape {shape} (one game's state goes to the per-game functions)")
-        if not batch and shape != ():
-            raise ValueError(f"{argument} must be one game's EnvState (each field a scalar), got {argument}.state of "
-                             f"shape {shape}: step a batch with the batch_ functions or jax.vmap")
-        for name, (got, dtype, _) in facts.items():
-            if got != shape:
-                raise ValueError(f"{argument}.{name} has shape {got} and {argument}.state {shape}: each field holds "
-                                 "one entry per game")
-            kind = "bool" if name == "ended" else "int"
-            if dtype.kind not in ("b" if kind == "bool" else "iu"):
-                raise TypeError(f"{argument}.{name} must be {kind}, got dtype {dtype}")
-        values = {name: array for name, (_, _, array) in facts.items()}
-        joint, maps = self.num_maps * self.layout.states, f"{self.num_maps} map{'s' if self.num_maps > 1 else ''}"
-        if values["state"] is not None and ((values["state"] < 0) | (values["state"] >= joint)).any():
-            raise ValueError(f"{argument}.state must be a joint state of this view in 0..{joint - 1} ({maps} of "
-                             f"{self.layout.num_cells} cells), got {_span(values['state'])}")
-        if values["steps"] is not None and (values["steps"] < 0).any():
-            raise ValueError(f"{argument}.steps must be >= 0, got {_span(values['steps'])}")
-        self._check_turn(argument, values["to_move"], values["ended"], half)
-        return shape
-
-    def _check_turn(self, argument: str, to_move: np.ndarray | None, ended: np.ndarray | None,
-                    half: int | None) -> None:
-        """Refuse a ``to_move`` or ``ended`` (concrete) that this view never gives."""
-        allowed = (0,) if self.layout.controlled is not None else (0, 1)
-        if to_move is not None and not np.isin(to_move, allowed).all():
-            accepted = "0 (one side: a step is a whole turn)" if self.layout.controlled else "0 or 1"
-            raise ValueError(f"{argument}.to_move must be {accepted}, got {_span(to_move)}")
-        if ended is not None and ended.any() and (self.layout.controlled is not None
-                                                  or (to_move is not None and (to_move[ended] != 1).any())):
-            raise ValueError(f"{argument}.ended marks a game that ended in the agent's half-turn, so it is set only "
-                             "with both sides and the ghost to move")
-        if half is not None and to_move is not None and (to_move != half).any():
-            mover, call = (GHOST, "step_ghost") if half == 0 else (AGENT, "step_agent")
-            games = np.flatnonzero(to_move != half).tolist() if to_move.ndim else None
-            where = f" in games {games[:8]}" if games is not None else ""
-            raise ValueError(f"it is the {mover}'s half-turn{where}; call {call} (or step, which follows "
-                             f"{argument}.to_move)")
-
-    def _checked(self, state: Any, actions: Any, params: EnvParams | None, batch: bool,
-                 half: int | None = None) -> EnvParams:
-        """The params to play (:meth:`_params`), after refusing a state or actions that this
-        view cannot play."""
-        params = self._params(params)
-        shape = self._check_state(state, "states" if batch else "state", batch, half)
-        self._check_actions(actions, shape, half)
-        return params
-
-    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        _check_moves(actions, "actions" if shape else "action", shape)
-
-    @property
-    def num_maps(self) -> int:
-        """The maps (levels) the tables stack."""
-        return self.layout.num_maps
-
-    def observation_space(self, agent: str | None = None) -> gymnasium.spaces.Space:
-        """One game's observation space; the two sides' are the same.
-
-        Args:
-            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
-
-        Returns:
-            The space of one game's observation (as the NumPy engine's).
-
-        Raises:
-            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
-        """
-        check_choice(agent, "agent", AGENTS, allow_none=True)
-        return self.engine.observation_space
-
-    def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
-        """The action space, the same for either side.
-
-        Args:
-            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
-
-        Returns:
-            ``Discrete(4)``: 0 left, 1 down, 2 right, 3 up.
-
-        Raises:
-            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
-        """
-        check_choice(agent, "agent", AGENTS, allow_none=True)
-        return gymnasium.spaces.Discrete(NUM_ACTIONS)
 
     # -- the draws -----------------------------------------------------------------------------
     # Every call draws its uniforms at once (one counter-based draw, not a split per use: on CPU
@@ -376,26 +152,6 @@ class _Engine:
             state = params.opening[(m * layout.b + opponent) * layout.k + slip]
         return state.astype(jnp.int32)
 
-    def _observe(self, side: str, state: Any, not_to_move: Any, params: EnvParams) -> Any:
-        """``side``'s observation of the global ``state``, its ``to_move`` plane cleared (or the
-        not-to-move row taken) where ``not_to_move``."""
-        layout = self.layout
-        if side in self._grid:
-            shape, _, _, radius = self._grid[side]
-            grid = params.grids[side]
-            m, local = jnp.divmod(state, layout.states)
-            if radius is None:
-                flat = grid["static"][m]
-            else:
-                flat = grid["static"][grid["window_at"][local] + m * grid["map_strips"] + grid["offsets"]].reshape(-1)
-            flat = flat.at[grid["self_at"][local]].set(1.0).at[grid["opponent_at"][local]].set(1.0)
-            flat = flat * jnp.where(not_to_move, grid["keep"], 1.0)
-            return flat.reshape(shape)
-        table = params.observations[side]
-        if self._flagged[side]:
-            state = state + jnp.where(not_to_move, layout.num_maps * layout.states, 0)
-        return table[state]
-
     def _truncated(self, steps: Any, terminated: Any) -> Any:
         """The step limits as the NumPy engine applies them: ``TimeLimit``'s whatever the
         outcome, the game's own only where it goes on."""
@@ -406,17 +162,6 @@ class _Engine:
             cut = (steps >= cycles) & ~terminated
             return cut | (steps >= episode) if episode is not None else cut
         return jnp.zeros((), dtype=bool)
-
-    def _cells(self, state: Any) -> tuple[Any, Any]:
-        """The agent's and the ghost's global cells (``map * cells + cell``) in the global ``state``."""
-        cells = self.layout.num_cells
-        m, local = jnp.divmod(state, self.layout.states)
-        agent, ghost = jnp.divmod(local, cells)
-        return m * cells + agent, m * cells + ghost
-
-    def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
-        agent, ghost = self._cells(state)
-        return {AGENT: params.masks[agent], GHOST: params.masks[ghost]}
 
     @staticmethod
     def _where(done: Any, new: Any, old: Any) -> Any:
@@ -480,7 +225,7 @@ class _Engine:
         raise NotImplementedError("each view (GridGhostJax, GridGhostJaxSingle) observes in its own form")
 
 
-class GridGhostJax(_Engine):
+class GridGhostJax(_Engine, BothSidesObservations):
     """Both sides learn: JaxMARL's ``MultiAgentEnv`` API over pure functions, one half-turn a
     step, as PettingZoo's AEC env and the NumPy engine's ``controlled=None`` play it.
 
@@ -537,31 +282,6 @@ class GridGhostJax(_Engine):
                              f"is ignored), got {list(actions)}")
         for side in AGENTS:
             _check_moves(actions[side], f"actions[{side!r}]", shape)
-
-    def observations(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
-        """Both sides' observations of ``state``: each flagged not to move unless it is to move
-        (``state.to_move``) in a game that goes on (a game that ended shows it to neither).
-
-        Args:
-            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
-            params: the tables (default :attr:`default_params`).
-
-        Returns:
-            ``{"agent": observation, "ghost": observation}``.
-
-        Raises:
-            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
-        """
-        params = self._params(params)
-        self._check_state(state, "state", False)
-        return self._observations(state, params)
-
-    def _observations(self, state: EnvState, params: EnvParams) -> dict[str, Any]:
-        agent_moves = state.to_move == 0
-        agent, ghost = self._cells(state.state)
-        over = params.goals[agent] | (agent == ghost)  # a state the game ended in
-        return {AGENT: self._observe(AGENT, state.state, ~agent_moves | over, params),
-                GHOST: self._observe(GHOST, state.state, agent_moves | state.ended, params)}
 
     # -- the half-turns, from their uniforms ---------------------------------------------------
     def _agent_half(self, uniform: Any, state: EnvState, action: Any,
@@ -710,24 +430,9 @@ class GridGhostJax(_Engine):
         """
         return self._many(self._ghost_core, self.reset_draws, key, states, actions, params, half=1)
 
-    def get_avail_actions(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
-        """Per side, ``bool[4]``: the moves that change its cell (the single envs'
-        ``info["action_mask"]``). Every move is legal; a move into a wall stays put. The side not
-        to move gets its mask too, and its action is ignored.
-
-        Args:
-            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
-            params: the tables (default :attr:`default_params`).
-
-        Raises:
-            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
-        """
-        params = self._params(params)
-        self._check_state(state, "state", False)
-        return self._masks(state.state, params)
 
 
-class GridGhostJaxSingle(_Engine):
+class GridGhostJaxSingle(_Engine, OneSideObservations):
     """One side learns against a built-in table (or random) opponent: gymnax's API,
     ``reset(key, params) -> (obs, state)`` and ``step(key, state, action, params) -> (obs, state,
     reward, done, info)``, one full turn a step (the learner's move and the opponent's answer),
@@ -758,25 +463,6 @@ class GridGhostJaxSingle(_Engine):
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
         return self._observe(self.controlled, env.state, jnp.zeros((), dtype=bool), params)
-
-    def observe(self, state: EnvState, terminated: Any, params: EnvParams | None = None) -> Any:
-        """The learner's observation of ``state`` (flagged not to move where ``terminated``).
-
-        Args:
-            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
-            terminated: a ``bool`` scalar, the game ended (the observation then shows no side to move).
-            params: the tables (default :attr:`default_params`).
-
-        Raises:
-            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`),
-                or ``terminated`` not a ``bool`` scalar.
-        """
-        params = self._params(params)
-        self._check_state(state, "state", False)
-        shape, dtype, _ = _facts(terminated, "terminated")
-        if shape != () or dtype.kind != "b":
-            raise TypeError(f"terminated must be a bool scalar, got shape {shape} and dtype {dtype}")
-        return self._observe(self.controlled, state.state, terminated, params)
 
     def _turn(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> tuple[EnvState, Any, Any, Any]:
         layout = self.layout
@@ -857,19 +543,3 @@ class GridGhostJaxSingle(_Engine):
         """
         return self._many(self._step_core, self.turn_draws + self.reset_draws, key, states, actions, params)
 
-    def action_masks(self, state: EnvState, params: EnvParams | None = None) -> Any:
-        """``bool[4]``: the moves that change the learner's cell.
-
-        Args:
-            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
-            params: the tables (default :attr:`default_params`).
-
-        Raises:
-            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
-        """
-        params = self._params(params)
-        self._check_state(state, "state", False)
-        return self._learner_masks(state, params)
-
-    def _learner_masks(self, state: EnvState, params: EnvParams) -> Any:
-        return self._masks(state.state, params)[self.controlled]

@@ -1,0 +1,176 @@
+"""What the sides of the JAX views see: the spaces, each side's observation of a state (the NumPy
+engine's tables, or the grid from the positions) and the action masks (:class:`Observing`, a part of
+:mod:`gridghost.jax.env`'s engine), and the views' own calls that return them
+(:class:`BothSidesObservations`, :class:`OneSideObservations`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import jax.numpy as jnp
+
+from gridghost.batched import BatchedGame
+from gridghost.core.checks import check_choice
+from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.rules import NUM_ACTIONS
+from gridghost.jax.checks import CallChecks, EnvState, _facts
+from gridghost.jax.tables import EnvParams
+
+
+class Observing(CallChecks):
+    """The spaces, the observations and the action masks of one game (a part of the JAX views'
+    engine, which sets the attributes annotated below)."""
+
+    engine: BatchedGame
+    _flagged: dict[str, bool]
+    _grid: dict[str, Any]
+
+    def observation_space(self, agent: str | None = None) -> gymnasium.spaces.Space:
+        """One game's observation space; the two sides' are the same.
+
+        Args:
+            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
+
+        Returns:
+            The space of one game's observation (as the NumPy engine's).
+
+        Raises:
+            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
+        """
+        check_choice(agent, "agent", AGENTS, allow_none=True)
+        return self.engine.observation_space
+
+    def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
+        """The action space, the same for either side.
+
+        Args:
+            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
+
+        Returns:
+            ``Discrete(4)``: 0 left, 1 down, 2 right, 3 up.
+
+        Raises:
+            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
+        """
+        check_choice(agent, "agent", AGENTS, allow_none=True)
+        return gymnasium.spaces.Discrete(NUM_ACTIONS)
+
+    def _observe(self, side: str, state: Any, not_to_move: Any, params: EnvParams) -> Any:
+        """``side``'s observation of the global ``state``, its ``to_move`` plane cleared (or the
+        not-to-move row taken) where ``not_to_move``."""
+        layout = self.layout
+        if side in self._grid:
+            shape, _, _, radius = self._grid[side]
+            grid = params.grids[side]
+            m, local = jnp.divmod(state, layout.states)
+            if radius is None:
+                flat = grid["static"][m]
+            else:
+                flat = grid["static"][grid["window_at"][local] + m * grid["map_strips"] + grid["offsets"]].reshape(-1)
+            flat = flat.at[grid["self_at"][local]].set(1.0).at[grid["opponent_at"][local]].set(1.0)
+            flat = flat * jnp.where(not_to_move, grid["keep"], 1.0)
+            return flat.reshape(shape)
+        table = params.observations[side]
+        if self._flagged[side]:
+            state = state + jnp.where(not_to_move, layout.num_maps * layout.states, 0)
+        return table[state]
+
+    def _cells(self, state: Any) -> tuple[Any, Any]:
+        """The agent's and the ghost's global cells (``map * cells + cell``) in the global ``state``."""
+        cells = self.layout.num_cells
+        m, local = jnp.divmod(state, self.layout.states)
+        agent, ghost = jnp.divmod(local, cells)
+        return m * cells + agent, m * cells + ghost
+
+    def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
+        agent, ghost = self._cells(state)
+        return {AGENT: params.masks[agent], GHOST: params.masks[ghost]}
+
+
+class BothSidesObservations(Observing):
+    """Both sides' observations and masks of a state, for :class:`~gridghost.jax.env.GridGhostJax`."""
+
+    def observations(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
+        """Both sides' observations of ``state``: each flagged not to move unless it is to move
+        (``state.to_move``) in a game that goes on (a game that ended shows it to neither).
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            params: the tables (default :attr:`default_params`).
+
+        Returns:
+            ``{"agent": observation, "ghost": observation}``.
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        return self._observations(state, params)
+
+    def _observations(self, state: EnvState, params: EnvParams) -> dict[str, Any]:
+        agent_moves = state.to_move == 0
+        agent, ghost = self._cells(state.state)
+        over = params.goals[agent] | (agent == ghost)  # a state the game ended in
+        return {AGENT: self._observe(AGENT, state.state, ~agent_moves | over, params),
+                GHOST: self._observe(GHOST, state.state, agent_moves | state.ended, params)}
+
+    def get_avail_actions(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
+        """Per side, ``bool[4]``: the moves that change its cell (the single envs'
+        ``info["action_mask"]``). Every move is legal; a move into a wall stays put. The side not
+        to move gets its mask too, and its action is ignored.
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            params: the tables (default :attr:`default_params`).
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        return self._masks(state.state, params)
+
+
+class OneSideObservations(Observing):
+    """The learner's observation and mask of a state, for :class:`~gridghost.jax.env.GridGhostJaxSingle`."""
+
+    controlled: str
+
+    def observe(self, state: EnvState, terminated: Any, params: EnvParams | None = None) -> Any:
+        """The learner's observation of ``state`` (flagged not to move where ``terminated``).
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            terminated: a ``bool`` scalar, the game ended (the observation then shows no side to move).
+            params: the tables (default :attr:`default_params`).
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`),
+                or ``terminated`` not a ``bool`` scalar.
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        shape, dtype, _ = _facts(terminated, "terminated")
+        if shape != () or dtype.kind != "b":
+            raise TypeError(f"terminated must be a bool scalar, got shape {shape} and dtype {dtype}")
+        return self._observe(self.controlled, state.state, terminated, params)
+
+    def action_masks(self, state: EnvState, params: EnvParams | None = None) -> Any:
+        """``bool[4]``: the moves that change the learner's cell.
+
+        Args:
+            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
+            params: the tables (default :attr:`default_params`).
+
+        Raises:
+            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
+        """
+        params = self._params(params)
+        self._check_state(state, "state", False)
+        return self._learner_masks(state, params)
+
+    def _learner_masks(self, state: EnvState, params: EnvParams) -> Any:
+        return self._masks(state.state, params)[self.controlled]
