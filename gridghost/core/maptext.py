@@ -84,63 +84,35 @@ z: green, goal, dog, "Ziel"
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
-import string
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
 from gridghost.core.checks import check_text
-from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
-if TYPE_CHECKING:
-    from gridghost.core.layout import Layout
+# The symbols and the writer live in mapsymbols and mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
+from gridghost.core.mapsymbols import (
+    _FLAGS,
+    _FLOOR,
+    _LEGEND_LINE,
+    _MAX_SYMBOL,
+    _SYMBOL_CHARS,
+    _WALL_CHARS,
+    _WORD,
+    BUILTIN_SYMBOLS,
+    _error,
+    _Spec,
+)
+from gridghost.core.mapwrite import _describe, format_layout  # noqa: F401  # format_layout: re-exported
+from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
 #: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
 #: imports this module, not the other way round) or any callable taking its keyword arguments.
 LayoutT = TypeVar("LayoutT")
-
-
-@dataclass(frozen=True)
-class _Spec:
-    """What a symbol stands for: everything about one cell."""
-
-    colour: int = WHITE
-    agent: bool = False
-    ghost: bool = False
-    goal: bool = False
-    items: tuple[str, ...] = ()
-    text: str = ""
-
-
-#: The built-in symbols; the colour codes are those of the ``"ansi"`` picture.
-BUILTIN_SYMBOLS: dict[str, _Spec] = {
-    ".": _Spec(),
-    "r": _Spec(colour=COLOURS.index("red")),
-    "g": _Spec(colour=COLOURS.index("green")),
-    "A": _Spec(agent=True),
-    "G": _Spec(ghost=True),
-    "*": _Spec(goal=True),
-}
-_FLOOR = "."
-_SYMBOL_CHARS = string.ascii_letters + string.digits + "!$%&()*./;<=>?@[]^_{}~"
-_MAX_SYMBOL = 3
-_LEGEND_LINE = re.compile(r"(\s*)(name|[" + re.escape(_SYMBOL_CHARS) + r"]{1,3})\s*:")
-_SYMBOL_SET = frozenset(_SYMBOL_CHARS)
-_WORD = re.compile(r'[^\s,#"]+')
-_WALL_CHARS = "+-|"
-_FLAGS = ("agent", "ghost", "goal")
-_QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
-
-
-def _error(line: int, column: int, message: str) -> ValueError:
-    """A ``ValueError`` that names a 1-based line and column of the map text."""
-    return ValueError(f"map text line {line}, column {column} (1-based): {message}")
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -509,102 +481,3 @@ def _reachable(start: Cell, walls_horizontal: np.ndarray, walls_vertical: np.nda
                 seen.add(cell)
                 queue.append(cell)
     return seen
-
-
-# -- writing -------------------------------------------------------------------------------------
-
-def format_layout(layout: Layout) -> str:
-    """Write ``layout`` in this module's format, canonically: built-in symbols where they fit,
-    legend symbols chosen from each cell's text and items (else the first free ones), legend lines
-    in the order the symbols first appear in the drawing.
-
-    Args:
-        layout: the map.
-
-    Returns:
-        The text, ending with a newline; :func:`parse_layout` reads it back to an equal layout.
-    """
-    specs = {
-        (r, c): _Spec(
-            colour=int(layout.colours[r, c]),
-            agent=(r, c) == layout.agent_start,
-            ghost=(r, c) == layout.ghost_start,
-            goal=(r, c) in layout.goals,
-            items=layout.items_at(r, c),
-            text=layout.text_at(r, c),
-        )
-        for r, c in layout.cells()
-    }
-    symbols = {spec: symbol for symbol, spec in BUILTIN_SYMBOLS.items()}
-    legend: list[tuple[str, _Spec]] = []
-    used = set(BUILTIN_SYMBOLS)
-    pool = _symbol_pool()
-    for spec in specs.values():
-        if spec in symbols:
-            continue
-        symbol = next((hint for hint in _hints(spec) if hint in _SYMBOL_SET and hint not in used), None)
-        while symbol is None or symbol in used:
-            symbol = next(pool)
-        used.add(symbol)
-        symbols[spec] = symbol
-        legend.append((symbol, spec))
-
-    lines = []
-    for r in range(layout.rows + 1):
-        lines.append("+" + "+".join(
-            "---" if r in (0, layout.rows) or layout.walls_horizontal[r - 1, c] else "   "
-            for c in range(layout.cols)
-        ) + "+")
-        if r < layout.rows:
-            lines.append("|" + "".join(
-                symbols[specs[(r, c)]].center(3)
-                + ("|" if c == layout.cols - 1 or layout.walls_vertical[r, c] else " ")
-                for c in range(layout.cols)
-            ))
-    lines.append("")
-    lines.append(f"name: {_format_name(layout.name)}")
-    lines.extend(f"{symbol}: {_describe(spec)}" for symbol, spec in legend)
-    return "\n".join(lines) + "\n"
-
-
-def _hints(spec: _Spec) -> Iterator[str]:
-    """Symbols that would remind a reader of the cell: its text's initial, its items' kinds."""
-    if spec.text:
-        yield spec.text[0].lower()
-        yield spec.text[0].upper()
-    for item in spec.items:
-        yield ITEMS[item][0]
-        yield ITEMS[item][0].upper()
-
-
-def _symbol_pool() -> Iterator[str]:
-    """Every symbol in a fixed order: single letters and digits first, then pairs, then triples."""
-    preferred = string.ascii_lowercase + string.ascii_uppercase + string.digits
-    others = "".join(char for char in _SYMBOL_CHARS if char not in preferred)
-    yield from preferred + others
-    for size in range(2, _MAX_SYMBOL + 1):
-        for combination in itertools.product(preferred, repeat=size):
-            yield "".join(combination)
-
-
-def _describe(spec: _Spec) -> str:
-    """A symbol's legend words, e.g. ``green, goal, dog, "Ziel"`` (``white`` when nothing else)."""
-    words = [COLOURS[spec.colour]] if spec.colour != WHITE else []
-    words += [flag for flag in _FLAGS if getattr(spec, flag)]
-    words += list(spec.items)
-    if spec.text:
-        words.append(_quote(spec.text))
-    return ", ".join(words) or COLOURS[WHITE]
-
-
-def _quote(value: str) -> str:
-    """``value`` in double quotes, with quotes, backslashes and unprintable characters escaped as in JSON."""
-    return '"' + "".join(
-        _QUOTE_ESCAPES.get(char) or (char if char.isprintable() else json.dumps(char)[1:-1]) for char in value
-    ) + '"'
-
-
-def _format_name(name: str) -> str:
-    """The name as written after ``name:``: bare when it reads back unchanged, else quoted."""
-    bare = name and name == name.strip() and name.isprintable() and "#" not in name and not name.startswith('"')
-    return name if bare else _quote(name)

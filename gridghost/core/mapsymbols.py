@@ -1,0 +1,54 @@
+"""The symbols of the map text format (:mod:`gridghost.core.maptext`): what a symbol stands for
+(one cell's colour, start, goal, items and text), the built-in symbols and the characters a symbol
+may use; shared by the reader and the writer.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gridghost.core.names import COLOURS, WHITE
+
+if TYPE_CHECKING:
+    pass
+
+@dataclass(frozen=True)
+class _Spec:
+    """What a symbol stands for: everything about one cell."""
+
+    colour: int = WHITE
+    agent: bool = False
+    ghost: bool = False
+    goal: bool = False
+    items: tuple[str, ...] = ()
+    text: str = ""
+
+
+#: The built-in symbols; the colour codes are those of the ``"ansi"`` picture.
+BUILTIN_SYMBOLS: dict[str, _Spec] = {
+    ".": _Spec(),
+    "r": _Spec(colour=COLOURS.index("red")),
+    "g": _Spec(colour=COLOURS.index("green")),
+    "A": _Spec(agent=True),
+    "G": _Spec(ghost=True),
+    "*": _Spec(goal=True),
+}
+_FLOOR = "."
+_SYMBOL_CHARS = string.ascii_letters + string.digits + "!$%&()*./;<=>?@[]^_{}~"
+_MAX_SYMBOL = 3
+_LEGEND_LINE = re.compile(r"(\s*)(name|[" + re.escape(_SYMBOL_CHARS) + r"]{1,3})\s*:")
+_SYMBOL_SET = frozenset(_SYMBOL_CHARS)
+_WORD = re.compile(r'[^\s,#"]+')
+_WALL_CHARS = "+-|"
+_FLAGS = ("agent", "ghost", "goal")
+_QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
+
+
+def _error(line: int, column: int, message: str) -> ValueError:
+    """A ``ValueError`` that names a 1-based line and column of the map text."""
+    return ValueError(f"map text line {line}, column {column} (1-based): {message}")
+
+

@@ -1,0 +1,122 @@
+"""The writer of the map text format (:mod:`gridghost.core.maptext`): :func:`format_layout`
+writes a layout canonically, and :func:`~gridghost.core.maptext.parse_layout` reads it back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import string
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gridghost.core.mapsymbols import (
+    _FLAGS,
+    _MAX_SYMBOL,
+    _QUOTE_ESCAPES,
+    _SYMBOL_CHARS,
+    _SYMBOL_SET,
+    BUILTIN_SYMBOLS,
+    _Spec,
+)
+from gridghost.core.names import COLOURS, ITEMS, WHITE
+
+if TYPE_CHECKING:
+    from gridghost.core.layout import Layout
+
+
+def format_layout(layout: Layout) -> str:
+    """Write ``layout`` in the map text format of :mod:`gridghost.core.maptext`, canonically:
+    built-in symbols where they fit, legend symbols chosen from each cell's text and items (else
+    the first free ones), legend lines in the order the symbols first appear in the drawing.
+
+    Args:
+        layout: the map.
+
+    Returns:
+        The text, ending with a newline; :func:`parse_layout` reads it back to an equal layout.
+    """
+    specs = {
+        (r, c): _Spec(
+            colour=int(layout.colours[r, c]),
+            agent=(r, c) == layout.agent_start,
+            ghost=(r, c) == layout.ghost_start,
+            goal=(r, c) in layout.goals,
+            items=layout.items_at(r, c),
+            text=layout.text_at(r, c),
+        )
+        for r, c in layout.cells()
+    }
+    symbols = {spec: symbol for symbol, spec in BUILTIN_SYMBOLS.items()}
+    legend: list[tuple[str, _Spec]] = []
+    used = set(BUILTIN_SYMBOLS)
+    pool = _symbol_pool()
+    for spec in specs.values():
+        if spec in symbols:
+            continue
+        symbol = next((hint for hint in _hints(spec) if hint in _SYMBOL_SET and hint not in used), None)
+        while symbol is None or symbol in used:
+            symbol = next(pool)
+        used.add(symbol)
+        symbols[spec] = symbol
+        legend.append((symbol, spec))
+
+    lines = []
+    for r in range(layout.rows + 1):
+        lines.append("+" + "+".join(
+            "---" if r in (0, layout.rows) or layout.walls_horizontal[r - 1, c] else "   "
+            for c in range(layout.cols)
+        ) + "+")
+        if r < layout.rows:
+            lines.append("|" + "".join(
+                symbols[specs[(r, c)]].center(3)
+                + ("|" if c == layout.cols - 1 or layout.walls_vertical[r, c] else " ")
+                for c in range(layout.cols)
+            ))
+    lines.append("")
+    lines.append(f"name: {_format_name(layout.name)}")
+    lines.extend(f"{symbol}: {_describe(spec)}" for symbol, spec in legend)
+    return "\n".join(lines) + "\n"
+
+
+def _hints(spec: _Spec) -> Iterator[str]:
+    """Symbols that would remind a reader of the cell: its text's initial, its items' kinds."""
+    if spec.text:
+        yield spec.text[0].lower()
+        yield spec.text[0].upper()
+    for item in spec.items:
+        yield ITEMS[item][0]
+        yield ITEMS[item][0].upper()
+
+
+def _symbol_pool() -> Iterator[str]:
+    """Every symbol in a fixed order: single letters and digits first, then pairs, then triples."""
+    preferred = string.ascii_lowercase + string.ascii_uppercase + string.digits
+    others = "".join(char for char in _SYMBOL_CHARS if char not in preferred)
+    yield from preferred + others
+    for size in range(2, _MAX_SYMBOL + 1):
+        for combination in itertools.product(preferred, repeat=size):
+            yield "".join(combination)
+
+
+def _describe(spec: _Spec) -> str:
+    """A symbol's legend words, e.g. ``green, goal, dog, "Ziel"`` (``white`` when nothing else)."""
+    words = [COLOURS[spec.colour]] if spec.colour != WHITE else []
+    words += [flag for flag in _FLAGS if getattr(spec, flag)]
+    words += list(spec.items)
+    if spec.text:
+        words.append(_quote(spec.text))
+    return ", ".join(words) or COLOURS[WHITE]
+
+
+def _quote(value: str) -> str:
+    """``value`` in double quotes, with quotes, backslashes and unprintable characters escaped as in JSON."""
+    return '"' + "".join(
+        _QUOTE_ESCAPES.get(char) or (char if char.isprintable() else json.dumps(char)[1:-1]) for char in value
+    ) + '"'
+
+
+def _format_name(name: str) -> str:
+    """The name as written after ``name:``: bare when it reads back unchanged, else quoted."""
+    bare = name and name == name.strip() and name.isprintable() and "#" not in name and not name.startswith('"')
+    return name if bare else _quote(name)
