@@ -267,3 +267,15 @@ def test_the_length_limits_count_code_and_not_docstrings(tmp_path: Path) -> None
                       + "".join(f"        x{i} = {i}\n" for i in range(81))
                       + "def g():\n" + docstring + "    return 1\n")
     assert _function_lengths(source) == {"A.f": 82, "g": 2}
+
+
+def test_a_setting_that_moved_with_its_code_still_takes_effect_from_its_old_module(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # value iteration moved from planning.solve to planning.iteration; solve.MAX_ITERATIONS still sets its limit
+    from gridghost.core.layout import CLASSIC
+    from gridghost.planning import iteration, solve
+
+    monkeypatch.setattr(solve, "MAX_ITERATIONS", 3)
+    assert iteration.MAX_ITERATIONS == 3 and solve.MAX_ITERATIONS == 3
+    with pytest.raises(RuntimeError, match="in 3 sweeps"):
+        solve.solve_agent(CLASSIC, "longitudinal", ghost="chase", gamma=0.99, tol=1e-12)
