@@ -33,7 +33,7 @@ from gridghost.testing.common import (
 )
 
 #: Games per batch and steps per run the checks play.
-NUM_GAMES, STEPS = 4, 30
+NUM_GAMES, STEPS = 4, 20
 #: Each view's compiled functions (compiled once per view, dropped with it).
 _JITTED: weakref.WeakKeyDictionary[Any, dict[str, Callable[..., Any]]] = weakref.WeakKeyDictionary()
 
