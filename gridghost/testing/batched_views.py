@@ -9,6 +9,7 @@ an ``AssertionError`` naming the contract that failed; :func:`batched_conformanc
 from __future__ import annotations
 
 import copy
+import functools
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -135,7 +136,7 @@ def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
     n, step = game.num_games, getattr(game, f"step_{_calls(game)[0]}")
     for bad in (np.full(n, 4), np.full(n, -1), np.zeros(n + 1, dtype=np.int64), np.zeros(n, dtype=np.float32),
                 np.zeros((n, 1), dtype=np.int64), np.zeros(n, dtype=bool), [0.5] * n):
-        check_refusal("refusals", lambda bad=bad: step(bad), f"step({np.asarray(bad).dtype}{np.shape(bad)})")
+        check_refusal("refusals", functools.partial(step, bad), f"step({np.asarray(bad).dtype}{np.shape(bad)})")
     rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=5) for engine in (game, untouched)]
     check_same("refusals", rest[0], rest[1], "after refused actions, the engine against a copy that saw none")
 
@@ -206,8 +207,7 @@ BATCHED_CHECKS = (check_batched_spaces_and_masks, check_batched_determinism, che
 def batched_conformance(make_game: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of the batched engine (:data:`BATCHED_CHECKS`).
 
-    >>> from gridghost.batched import BatchedGame
-    >>> batched_conformance(lambda: BatchedGame(4, controlled=None))
+    For example, ``batched_conformance(lambda: BatchedGame(4, controlled=None))``.
 
     Args:
         make_game: returns a fresh :class:`~gridghost.batched.BatchedGame` (or an object with

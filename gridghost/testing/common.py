@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from gymnasium import spaces
@@ -26,7 +26,7 @@ BAD_ACTIONS: tuple[Any, ...] = (4, -1, 1.5, "up", np.float32(1.0), True)
 REFUSALS = (TypeError, ValueError)
 
 
-def fail(contract: str, message: str) -> None:
+def fail(contract: str, message: str) -> NoReturn:
     """Raise the ``AssertionError`` of a broken ``contract``.
 
     Raises:
@@ -237,7 +237,6 @@ class KernelReplay:
                 return rewards
         fail("kernel", f"{where}: no move of the {side.name.lower()} from {self.cells()} with the kernel's draws "
                        f"leads to {cells}")
-        raise AssertionError  # unreachable: fail raised
 
     @property
     def over(self) -> bool:
@@ -281,7 +280,7 @@ def turn_outcomes(game: Game, state: GameState, learner: str, action: int) -> li
     return found
 
 
-def check_outcome(outcomes: list[tuple[GameState, float]], cells: tuple[int, int], reward: float,
+def check_outcome(outcomes: list[tuple[GameState, Any]], cells: tuple[int, int], reward: Any,
                   terminated: bool, reset_now: bool, where: str) -> None:
     """One game's step against the kernel: some outcome of ``outcomes`` (``(final state, reward)``,
     from :func:`turn_outcomes` or :func:`successors_of`) reaches ``cells`` (any cells when the game

@@ -9,6 +9,7 @@ Each check takes ``make_env``, a function of no arguments that returns a fresh e
 
 from __future__ import annotations
 
+import functools
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -64,7 +65,7 @@ def _cells(env: Any) -> tuple[tuple[int, int], tuple[int, int]]:
     game = getattr(env.unwrapped, "game", None)
     if game is None or not hasattr(game, "agent_pos"):
         fail("kernel", "the view holds no `game` with agent_pos and ghost_pos (a gridghost AEC env)")
-    return tuple(game.agent_pos), tuple(game.ghost_pos)  # type: ignore[return-value]
+    return tuple(game.agent_pos), tuple(game.ghost_pos)
 
 
 def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
@@ -140,7 +141,7 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
     _episode(env, seed, actions, limit=after)
     untouched = pickle.loads(pickle.dumps(env))
     for bad in (*BAD_ACTIONS, None):
-        check_refusal("refusals", lambda bad=bad: env.step(bad), f"step({bad!r})")
+        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r})")
     rest = [_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
     check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
 
@@ -189,8 +190,7 @@ GYMNASIUM_CHECKS = (check_gymnasium_spaces_and_masks, check_gymnasium_determinis
 def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a single-agent Gymnasium view (:data:`GYMNASIUM_CHECKS`).
 
-    >>> import gymnasium
-    >>> gymnasium_conformance(lambda: gymnasium.make("gridghost/GridGhost-v1", controlled="ghost"))
+    For example, ``gymnasium_conformance(lambda: gymnasium.make("gridghost/GridGhost-v1", controlled="ghost"))``.
 
     Args:
         make_env: returns a fresh env (``gymnasium.make``'s, or a wrapper around one).
@@ -289,7 +289,7 @@ def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int
     n = env.num_envs
     for bad in (np.full(n, 4), np.full(n, -1), np.zeros(n + 1, dtype=np.int64), np.zeros(n, dtype=np.float32),
                 np.zeros((n, 1), dtype=np.int64), np.zeros(n, dtype=bool)):
-        check_refusal("refusals", lambda bad=bad: env.step(bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]}...)")
+        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]})")
     rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, untouched)]
     check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
 
@@ -358,9 +358,8 @@ VECTOR_CHECKS = (check_vector_spaces_and_masks, check_vector_determinism, check_
 def vector_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a vector view (:data:`VECTOR_CHECKS`).
 
-    >>> import gymnasium
-    >>> vector_conformance(lambda: gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=3,
-    ...                                               vectorization_mode="vector_entry_point"))
+    For example, ``vector_conformance(lambda: gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=3,
+    vectorization_mode="vector_entry_point"))``.
 
     Args:
         make_env: returns a fresh vector env over gridghost's batched engine (or a wrapper

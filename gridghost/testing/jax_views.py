@@ -10,6 +10,7 @@ fresh view, and raises an ``AssertionError`` naming the contract that failed;
 
 from __future__ import annotations
 
+import functools
 import pickle
 import weakref
 from collections.abc import Callable
@@ -195,7 +196,7 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
     for bad in (np.full(NUM_GAMES, 4, np.int32), np.full(NUM_GAMES, -1, np.int32),
                 np.zeros(NUM_GAMES + 1, np.int32), np.zeros(NUM_GAMES, np.float32), np.zeros(NUM_GAMES, bool)):
         actions = {**good, "agent": bad} if _two_sided(view) else bad
-        check_refusal("refusals", lambda actions=actions: view.batch_step(_key(seed), state, actions),
+        check_refusal("refusals", functools.partial(view.batch_step, _key(seed), state, actions),
                       f"batch_step with actions {bad.dtype}{bad.shape}")
     check_same("refusals", _run(view, seed, 5, state), before, "the state after refused actions")
 

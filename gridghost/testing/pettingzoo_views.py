@@ -10,6 +10,7 @@ build several, to compare them), plays short episodes with seeded random actions
 
 from __future__ import annotations
 
+import functools
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -170,7 +171,7 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
     _aec_episode(env, seed, actions, limit=after)
     untouched = pickle.loads(pickle.dumps(env))
     for bad in (*BAD_ACTIONS, None):
-        check_refusal("refusals", lambda bad=bad: env.step(bad), f"step({bad!r}) by {env.agent_selection!r}")
+        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
     rest = [_aec_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
     check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
 
@@ -227,8 +228,7 @@ AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_
 def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``.
 
-    >>> import gridghost
-    >>> aec_conformance(lambda: gridghost.env(max_cycles=5))
+    For example, ``aec_conformance(lambda: gridghost.env(max_cycles=5))``.
 
     Args:
         make_env: returns a fresh AEC env (a gridghost env, or a wrapper around one).
@@ -355,7 +355,7 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     untouched = pickle.loads(pickle.dumps(env))
     mover = _mover(env)
     for bad in (*BAD_ACTIONS, None):
-        check_refusal("refusals", lambda bad=bad: env.step({mover: bad}), f"step({{{mover!r}: {bad!r}}})")
+        check_refusal("refusals", functools.partial(env.step, {mover: bad}), f"step({{{mover!r}: {bad!r}}})")
     rest = [_parallel_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
     check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
 
@@ -394,8 +394,7 @@ PARALLEL_CHECKS = (check_parallel_spaces_and_masks, check_parallel_determinism, 
 def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a parallel view (:data:`PARALLEL_CHECKS`) on envs from ``make_env``.
 
-    >>> import gridghost
-    >>> parallel_conformance(lambda: gridghost.parallel_env(max_cycles=10))
+    For example, ``parallel_conformance(lambda: gridghost.parallel_env(max_cycles=10))``.
 
     Args:
         make_env: returns a fresh parallel env (a gridghost env, or a wrapper around one).
