@@ -33,6 +33,7 @@ def _needs_jax() -> None:
 
 VIEWS: dict[str, Callable[[], Any]] = {
     "both-sides": lambda: GridGhostJax(max_cycles=6),
+    "both-sides-exploring-starts": lambda: GridGhostJax(explore_starts=0.5),
     "agent-vs-chase": lambda: GridGhostJaxSingle("agent", max_episode_steps=6),
     "ghost-vs-random-grid": lambda: GridGhostJaxSingle("ghost", obs_type="grid"),
 }
@@ -68,9 +69,9 @@ class ZeroMasks(Wrapped):
 
 
 class OwnKeys(Wrapped):
-    def batch_step(self, key: Any, states: Any, actions: Any, params: Any = None) -> Any:
-        # a key of its own, drawn when the step is traced: each view plays differently
-        return self.view.batch_step(jax.random.key(int(np.random.default_rng().integers(2**31))), states, actions)
+    def batch_reset(self, key: Any, num_games: int, params: Any = None) -> Any:
+        # a key of its own: with exploring starts, each reset starts elsewhere
+        return self.view.batch_reset(jax.random.key(int(np.random.default_rng().integers(2**31))), num_games)
 
 
 class Generous(Wrapped):
@@ -98,7 +99,8 @@ class Mirrored(Wrapped):
 
 
 def _both(wrapper: type) -> Callable[[], Any]:
-    return lambda: wrapper(GridGhostJax(max_cycles=6))
+    # exploring starts: the reset's key decides where games start
+    return lambda: wrapper(GridGhostJax(max_cycles=6, explore_starts=0.5))
 
 
 #: Each JAX check, the view that breaks its contract, and the contract its message names.

@@ -204,7 +204,8 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
 def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Every game plays the kernel's game (each step an outcome of the kernel's with a positive
     probability, its rewards in ``float32`` and its end) and restarts in the step it ended in
-    (same-step, as gymnax and JaxMARL: both sides at the end of the turn), from a start state.
+    (same-step, as gymnax and JaxMARL: both sides at the end of the turn), from a start state
+    (with exploring starts, any state with the two apart and the agent off the goals).
 
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
@@ -213,6 +214,9 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
     kernel, rng = kernel_of(view.engine, view.engine.layouts[0]), np.random.default_rng(seed)
     learner = "agent" if _two_sided(view) else view.controlled
     starts = start_states(kernel, learner)
+    if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, the two apart
+        cells = range(kernel.num_cells)
+        starts = {(a, g) for a in cells for g in cells if a != g and not kernel.goals[a]}
     opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner == "ghost" else 0.0
     _, state = view.batch_reset(_key(seed), NUM_GAMES)
     first, ended = np.ones(NUM_GAMES, dtype=bool), np.zeros(NUM_GAMES, dtype=bool)
