@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 import warnings
 
 import gymnasium
@@ -268,14 +267,6 @@ def episode(env: gymnasium.Env, seed: int, action_seed: int = 0) -> list:
             return trail
 
 
-@pytest.mark.parametrize(("controlled", "opponent"), [("agent", "chase"), ("agent", "random"), ("ghost", "random")])
-def test_same_seed_same_episode(controlled: str, opponent: str) -> None:
-    first = [episode(make(controlled=controlled, opponent=opponent), seed) for seed in range(5)]
-    second = [episode(make(controlled=controlled, opponent=opponent), seed) for seed in range(5)]
-    assert first == second
-    assert len({str(e) for e in first}) > 1
-
-
 def test_unseeded_resets_continue_the_streams() -> None:
     def run(second_seed: int | None) -> list:
         env = make(opponent="random", slip_probability=0.5)
@@ -440,18 +431,6 @@ def test_render_modes_pass_through() -> None:
     game = env.unwrapped.game
     assert env.render() == game.render() and "A agent" in env.render()
     assert env.metadata["render_modes"] == game.metadata["render_modes"]
-
-
-def test_the_gymnasium_env_pickles_mid_episode() -> None:
-    env = make(opponent="random", obs_type="vector")
-    env.reset(seed=9)
-    env.step(1)
-    copy = pickle.loads(pickle.dumps(env))
-    for action in (0, 1, 2, 3, 1):
-        a, b = env.step(action), copy.step(action)
-        assert plain(a) == plain(b)
-        if a[2] or a[3]:
-            break
 
 
 def test_the_np_random_of_the_env_is_the_games_generator() -> None:

@@ -1,0 +1,221 @@
+"""The contracts of the NumPy batched engine, :class:`gridghost.batched.BatchedGame`, with one
+learner (``controlled="agent"`` or ``"ghost"``, full turns) or two (``controlled=None``,
+half-turns), in either auto-reset mode.
+
+Each check takes ``make_game``, a function of no arguments that returns a fresh engine, and raises
+an ``AssertionError`` naming the contract that failed; :func:`batched_conformance` runs them all.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.testing.common import (
+    check_in_space,
+    check_mask,
+    check_outcome,
+    check_refusal,
+    check_same,
+    differs,
+    fail,
+    kernel_of,
+    start_states,
+    successors_of,
+    turn_outcomes,
+)
+
+#: The calls the checks make per run.
+STEPS = 40
+
+
+def _calls(game: Any) -> list[str]:
+    """The sides whose step methods one turn calls: the learner's, or the agent's then the ghost's."""
+    return ["agent", "ghost"] if game.controlled is None else [game.controlled]
+
+
+def _run(game: Any, seed: int | None, rng: np.random.Generator, steps: int = STEPS) -> list[Any]:
+    """``reset(seed=seed)`` (skipped when ``seed`` is ``-1``), then ``steps`` turns of random
+    actions; every result copied (the engine's buffers are overwritten by its next call)."""
+    record = [] if seed == -1 else [copy.deepcopy(game.reset(seed=seed))]
+    for _ in range(steps):
+        for side in _calls(game):
+            step = getattr(game, f"step_{side}")
+            record.append(copy.deepcopy(step(rng.integers(NUM_ACTIONS, size=game.num_games))))
+    return record
+
+
+def check_batched_spaces_and_masks(make_game: Callable[[], Any], seed: int = 0) -> None:
+    """Every observed row lies in ``observation_space`` (final observations too); ``action_masks``
+    of each observing side is ``int8[N, 4]``, the kernel's at each game's cell.
+
+    Raises:
+        AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
+    """
+    game = make_game()
+    kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
+    observations = game.reset(seed=seed)
+    for turn in range(STEPS):
+        for side in _calls(game):
+            agents, ghosts = game.positions
+            for name in observations:
+                check_mask(game.action_masks(name), f"action_masks({name!r}) at turn {turn}",
+                           kernel.action_masks[agents if name == "agent" else ghosts])
+                for row, observation in enumerate(observations[name]):
+                    check_in_space(game.observation_space, observation, f"{name}'s observation {row} at turn {turn}")
+            result = getattr(game, f"step_{side}")(rng.integers(NUM_ACTIONS, size=game.num_games))
+            observations = result.observations
+            for name, finals in result.final_observations.items():
+                for row, observation in enumerate(finals):
+                    check_in_space(game.observation_space, observation, f"{name}'s final observation {row}")
+
+
+def check_batched_determinism(make_game: Callable[[], Any], seed: int = 0) -> None:
+    """One seed, one run bit for bit; other seeds differ somewhere.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``.
+    """
+    runs = [_run(make_game(), seed, np.random.default_rng(seed)) for _ in range(2)]
+    check_same("determinism", runs[0], runs[1], "two engines reset with one seed")
+    for other in range(seed + 1, seed + 6):
+        if differs(_run(make_game(), other, np.random.default_rng(seed)), runs[0]):
+            return
+    fail("determinism", f"seeds {seed + 1}..{seed + 5} all replayed seed {seed}'s run: the seed changes nothing")
+
+
+def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
+    """With two learners and the default rewards, both sides' rewards of every half-turn of every
+    game sum to exactly 0 (one learner's engine sees one side and passes).
+
+    Raises:
+        AssertionError: ``"zero-sum: ..."``.
+    """
+    game = make_game()
+    if game.controlled is not None or kernel_of(game, game.layouts[0]).ghost_rewards != \
+            kernel_of(game, game.layouts[0]).agent_rewards.negated():
+        return
+    for call, result in enumerate(_run(game, seed, np.random.default_rng(seed))[1:]):
+        total = result.rewards["agent"] + result.rewards["ghost"]
+        if total.any():
+            fail("zero-sum", f"call {call}: the sides' rewards sum to {total}, not 0")
+
+
+def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
+    """An engine pickled mid-run and the engine itself go on identically.
+
+    Raises:
+        AssertionError: ``"pickling: ..."``.
+    """
+    game = make_game()
+    _run(game, seed, np.random.default_rng(seed), steps=5)
+    try:
+        clone = pickle.loads(pickle.dumps(game))
+    except Exception as error:
+        fail("pickling", f"the engine does not pickle mid-run: {type(error).__name__}: {error}")
+    rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=10) for engine in (game, clone)]
+    check_same("pickling", rest[0], rest[1], "the engine and its unpickled copy")
+
+
+def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
+    """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` and change
+    nothing (the engine then runs on as a copy that never saw them).
+
+    Raises:
+        AssertionError: ``"refusals: ..."``.
+    """
+    game = make_game()
+    _run(game, seed, np.random.default_rng(seed), steps=2)
+    untouched = pickle.loads(pickle.dumps(game))
+    n, step = game.num_games, getattr(game, f"step_{_calls(game)[0]}")
+    for bad in (np.full(n, 4), np.full(n, -1), np.zeros(n + 1, dtype=np.int64), np.zeros(n, dtype=np.float32),
+                np.zeros((n, 1), dtype=np.int64), np.zeros(n, dtype=bool), [0.5] * n):
+        check_refusal("refusals", functools.partial(step, bad), f"step({np.asarray(bad).dtype}{np.shape(bad)})")
+    rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=5) for engine in (game, untouched)]
+    check_same("refusals", rest[0], rest[1], "after refused actions, the engine against a copy that saw none")
+
+
+def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int = 0) -> None:
+    """Every game plays the kernel's game and restarts as ``autoreset_mode`` says (see
+    :func:`gridghost.testing.gymnasium_views.check_vector_autoreset_and_kernel`); with two learners
+    each call is one half-turn of the kernel, a game that ended in the agent's half gets reward
+    0 in the ghost's, and every game that ended restarts at the end of its turn, listed in
+    ``final_games``.
+
+    Raises:
+        AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
+    """
+    game = make_game()
+    kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
+    learner = game.controlled or "agent"
+    starts = start_states(kernel, learner)
+    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner == "ghost" else 0.0
+    game.reset(seed=seed)
+    n = game.num_games
+    first, restarting, ended = np.ones(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    for turn in range(STEPS):
+        for side in _calls(game):
+            before = [cells.copy() for cells in game.positions]
+            actions = rng.integers(NUM_ACTIONS, size=n)
+            result = getattr(game, f"step_{side}")(actions)
+            after = game.positions
+            done = result.terminations | result.truncations
+            rewards = result.rewards[learner if game.controlled else side]
+            turn_over = side == _calls(game)[-1]
+            for row in range(n):
+                where = f"turn {turn}, {side}'s call, game {row}"
+                cells = (int(after[0][row]), int(after[1][row]))
+                reset_now = bool(done[row]) and turn_over and game.autoreset_mode == "same_step"
+                if reset_now and cells not in starts:
+                    fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
+                if restarting[row] or ended[row]:
+                    if rewards[row] != 0.0 or (restarting[row] and (done[row] or cells not in starts)):
+                        fail("auto-reset", f"{where}: a finished game's next call restarts it with reward 0; got "
+                                           f"cells {cells}, reward {rewards[row]}, done {done[row]}")
+                    continue
+                mover = Side.AGENT if side == "agent" else Side.GHOST
+                state = GameState(int(before[0][row]), int(before[1][row]), mover)
+                if game.controlled is None:
+                    own = 0 if side == "agent" else 1
+                    outcomes = [(s, r[own]) for s, *r in successors_of(kernel, state, state.turn, int(actions[row]))]
+                else:
+                    carried = opening if first[row] else 0.0
+                    outcomes = [(s, carried + r) for s, r in turn_outcomes(kernel, state, side, int(actions[row]))]
+                check_outcome(outcomes, cells, rewards[row], result.terminations[row], reset_now,
+                              f"{where}, move {actions[row]} from {(state.agent, state.ghost)}")
+            if turn_over and game.autoreset_mode == "same_step" and \
+                    not np.array_equal(result.final_games, np.flatnonzero(done)):
+                fail("auto-reset", f"turn {turn}: final_games {result.final_games}, the games that ended "
+                                   f"{np.flatnonzero(done)}")
+            ended = done & (not turn_over)
+            if turn_over:
+                first = restarting.copy() if game.autoreset_mode == "next_step" else done.copy()
+                restarting = done.copy() if game.autoreset_mode == "next_step" else restarting
+
+
+#: The batched engine's checks, in the order :func:`batched_conformance` runs them.
+BATCHED_CHECKS = (check_batched_spaces_and_masks, check_batched_determinism, check_batched_zero_sum,
+                  check_batched_pickle, check_batched_refusals, check_batched_autoreset_and_kernel)
+
+
+def batched_conformance(make_game: Callable[[], Any], seed: int = 0) -> None:
+    """Run every check of the batched engine (:data:`BATCHED_CHECKS`).
+
+    For example, ``batched_conformance(lambda: BatchedGame(4, controlled=None))``.
+
+    Args:
+        make_game: returns a fresh :class:`~gridghost.batched.BatchedGame` (or an object with
+            its API).
+        seed: the first seed the checks use.
+
+    Raises:
+        AssertionError: the first contract that fails, named at the start of the message.
+    """
+    for check in BATCHED_CHECKS:
+        check(make_game, seed)

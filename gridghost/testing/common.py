@@ -1,0 +1,303 @@
+"""What every view's checks share: exact comparison, the action-mask contract and the kernel's
+replay of an episode (:class:`KernelReplay`).
+
+Every failure is an ``AssertionError`` whose message starts with the contract that failed
+(``"determinism: ..."``, ``"kernel: ..."``), so a test can tell which check caught a view.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NoReturn
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.sensing.sensors import ColorSensor
+
+#: Actions every view must refuse (``TypeError`` or ``ValueError``), leaving everything as it was.
+BAD_ACTIONS: tuple[Any, ...] = (4, -1, 1.5, "up", np.float32(1.0), True)
+#: The errors a refused action may raise.
+REFUSALS = (TypeError, ValueError)
+
+
+def fail(contract: str, message: str) -> NoReturn:
+    """Raise the ``AssertionError`` of a broken ``contract``.
+
+    Raises:
+        AssertionError: always, as ``"<contract>: <message>"``.
+    """
+    raise AssertionError(f"{contract}: {message}")
+
+
+def same(first: Any, second: Any, where: str = "value") -> str | None:
+    """Where two values differ, bit for bit, or ``None`` when they are the same.
+
+    Arrays must agree in dtype, shape and every element (NaN equals NaN); floats exactly; mappings
+    in their keys and values; sequences item by item; anything else by ``==``.
+
+    >>> same({"a": np.array([1, 2])}, {"a": np.array([1, 3])})
+    "value['a']: [1 2] != [1 3]"
+    """
+    if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
+        a, b = np.asarray(first), np.asarray(second)
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return f"{where}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
+        if a.dtype == object:
+            return same(a.ravel().tolist(), b.ravel().tolist(), where)
+        equal = np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+        return None if equal else f"{where}: {a} != {b}"
+    if isinstance(first, Mapping) and isinstance(second, Mapping):
+        if list(first) != list(second):
+            return f"{where}: keys {list(first)} != {list(second)}"
+        for key in first:
+            found = same(first[key], second[key], f"{where}[{key!r}]")
+            if found:
+                return found
+        return None
+    if isinstance(first, (list, tuple)) and isinstance(second, (list, tuple)):
+        if len(first) != len(second):
+            return f"{where}: length {len(first)} != {len(second)}"
+        for index, (a, b) in enumerate(zip(first, second, strict=True)):
+            found = same(a, b, f"{where}[{index}]")
+            if found:
+                return found
+        return None
+    if type(first) is not type(second) and not (np.isscalar(first) and np.isscalar(second)):
+        return f"{where}: {type(first).__name__} {first!r} != {type(second).__name__} {second!r}"
+    if isinstance(first, float) and isinstance(second, float) and np.isnan(first) and np.isnan(second):
+        return None  # NaN is the same NaN
+    return None if first == second else f"{where}: {first!r} != {second!r}"
+
+
+def differs(first: Any, second: Any) -> bool:
+    """Whether a run ``first`` differs from ``second`` somewhere in their common length (or in length)."""
+    if len(first) != len(second):
+        return True
+    return same(first, second) is not None
+
+
+def check_same(contract: str, first: Any, second: Any, what: str) -> None:
+    """Fail ``contract`` unless ``first`` and ``second`` are the same bit for bit (see :func:`same`)."""
+    found = same(first, second, what)
+    if found:
+        fail(contract, f"{found}")
+
+
+def check_mask(mask: Any, where: str, expected: np.ndarray | None = None, dtype: Any = np.int8) -> None:
+    """The action-mask contract for one mask: ``dtype[..., 4]``, 0/1, never all zeros in a row,
+    and equal to ``expected`` (the kernel's) when given.
+
+    Raises:
+        AssertionError: ``"masks: ..."`` naming ``where``.
+    """
+    array = np.asarray(mask)
+    if not isinstance(mask, np.ndarray) or array.dtype != np.dtype(dtype) or array.shape[-1:] != (NUM_ACTIONS,):
+        fail("masks", f"{where} must be a numpy {np.dtype(dtype)} array of shape (..., {NUM_ACTIONS}), got "
+                      f"{type(mask).__name__} {getattr(mask, 'dtype', '')}{getattr(mask, 'shape', '')}")
+    if not np.isin(array, (0, 1)).all():
+        fail("masks", f"{where} must hold only 0 and 1, got {array}")
+    if not array.reshape(-1, NUM_ACTIONS).any(axis=1).all():
+        fail("masks", f"{where} is all zeros somewhere (a masked sampler would divide by zero): {array}")
+    if expected is not None and not np.array_equal(array, expected):
+        fail("masks", f"{where} is {array.astype(int).tolist()}, the kernel's is {np.asarray(expected).tolist()}")
+
+
+def check_private_mask(mask: np.ndarray, later: np.ndarray, where: str) -> None:
+    """A mask handed out is read-only, or a copy of its own (writing to it cannot reach the view).
+
+    Raises:
+        AssertionError: ``"masks: ..."``.
+    """
+    if mask.flags.writeable and np.shares_memory(mask, later):
+        fail("masks", f"{where} is writable and shares memory with a later mask: a caller writing to it would "
+                      "change what the view reports")
+
+
+def check_in_space(space: spaces.Space[Any], value: Any, where: str) -> None:
+    """Fail ``"spaces"`` unless ``value`` lies in ``space``."""
+    if not space.contains(value):
+        fail("spaces", f"{where} is not in its space {space}: {value!r}")
+
+
+def check_action_space(space: Any, where: str) -> None:
+    """Every view's single-game action space is ``Discrete(4)``."""
+    if not isinstance(space, spaces.Discrete) or space.n != NUM_ACTIONS or space.start != 0:
+        fail("spaces", f"{where} must be Discrete({NUM_ACTIONS}), got {space!r}")
+
+
+def check_refusal(contract: str, call: Callable[[], Any], what: str) -> None:
+    """``call()`` must raise ``TypeError`` or ``ValueError`` (a refused action), nothing else."""
+    try:
+        call()
+    except REFUSALS:
+        return
+    except Exception as error:  # any other error breaks the contract too
+        fail(contract, f"{what} raised {type(error).__name__} ({error}), not TypeError or ValueError")
+    fail(contract, f"{what} was accepted; it must raise TypeError or ValueError")
+
+
+def config_of(view: Any) -> Any:
+    """The game settings of a gridghost view or of a wrapper around one: the first ``config`` found
+    on the view, its ``unwrapped``, or the game it holds (``aec_env``, ``game``).
+
+    Raises:
+        AssertionError: ``"kernel: ..."`` when the view exposes none.
+    """
+    for holder in (view, getattr(view, "unwrapped", None)):
+        for candidate in (holder, getattr(holder, "aec_env", None), getattr(holder, "game", None)):
+            config = getattr(candidate, "config", None)
+            if config is not None and hasattr(config, "slip"):
+                return config
+    fail("kernel", f"{view!r} exposes no game settings (a `config` with the slip, rewards and sensors)")
+
+
+def kernel_of(view: Any, layout: Layout | None = None) -> Game:
+    """The kernel :class:`~gridghost.core.game.Game` of a view's settings (on ``layout``, default
+    the view's map)."""
+    config = config_of(view)
+    if layout is None:
+        layout = getattr(getattr(view, "unwrapped", view), "layout", config.layout)
+    if not isinstance(layout, Layout):
+        fail("kernel", f"cannot tell the view's current map (got {layout!r}); pass a view with a fixed layout")
+    return Game(layout, config.slip, config.rewards, config.ghost_rewards, getattr(config, "use_ghost", True))
+
+
+def zero_sum_by_default(view: Any) -> bool:
+    """Whether the view plays the default zero-sum rewards with the ghost in the game."""
+    config = config_of(view)
+    return config.ghost_rewards is None and getattr(config, "use_ghost", True)
+
+
+class KernelReplay:
+    """The game kernel playing an episode as the RNG contract says a view plays it: one generator
+    seeded as Gymnasium seeds (``seeding.np_random(seed)``), the sensors that read the game's
+    generator drawing after the reset and after each agent move, the slip drawing before them.
+
+    Args:
+        game: the kernel.
+        sensors: the view's sensors (``None``: the colour sensor of quality 0.8); only those with
+            ``uses_game_rng`` draw here.
+        seed: the view's reset seed.
+
+    Attributes:
+        state: the kernel's state; ``readings`` the last readings of the replayed sensors.
+    """
+
+    def __init__(self, game: Game, sensors: Iterable[Any] | None, seed: int) -> None:
+        self.game = game
+        self.rng = seeding.np_random(seed)[0]
+        self.sensors = []
+        for sensor in sensors if sensors is not None else (ColorSensor(),):
+            if not sensor.uses_game_rng:
+                continue
+            if not isinstance(sensor, ColorSensor):
+                fail("kernel", f"cannot replay {sensor!r}: only the colour sensor draws from the game's generator")
+            self.sensors.append(ColorSensor(game.layout, sensor.quality))
+        self.state = game.initial_state()
+        self.readings = self._read()
+
+    def _read(self) -> dict[str, Any]:
+        return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}
+
+    def cells(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """``((agent row, col), (ghost row, col))`` now."""
+        board = self.game.board
+        return board.position(self.state.agent), board.position(self.state.ghost)
+
+    def agent(self, action: int) -> tuple[float, float]:
+        """Replay the agent's move; return ``(agent's reward, ghost's reward)``."""
+        self.state, _ = self.game.agent_step(self.state, int(action), self.rng)
+        self.readings = self._read()
+        return self.game.rewards(Side.AGENT, self.state.outcome)
+
+    def ghost(self, action: int) -> tuple[float, float]:
+        """Replay the ghost's move; return ``(agent's reward, ghost's reward)``."""
+        self.state = self.game.ghost_step(self.state, int(action))
+        return self.game.rewards(Side.GHOST, self.state.outcome)
+
+    def explain(self, side: Side, cells: tuple[tuple[int, int], tuple[int, int]], where: str) -> tuple[float, float]:
+        """Replay the move of ``side`` (an opponent whose action the view does not report) that
+        leads to ``cells``, trying 0..3 in order; return its rewards.
+
+        Raises:
+            AssertionError: ``"kernel: ..."`` when no move of ``side`` leads there.
+        """
+        for action in range(NUM_ACTIONS):
+            trial = copy.copy(self)
+            trial.rng = copy.deepcopy(self.rng)
+            rewards = trial.agent(action) if side == Side.AGENT else trial.ghost(action)
+            if trial.cells() == cells:
+                self.__dict__.update(trial.__dict__)
+                return rewards
+        fail("kernel", f"{where}: no move of the {side.name.lower()} from {self.cells()} with the kernel's draws "
+                       f"leads to {cells}")
+
+    @property
+    def over(self) -> bool:
+        """Whether the kernel's game has ended."""
+        return self.state.outcome != Outcome.ONGOING
+
+
+def successors_of(game: Game, state: GameState, side: Side, action: int | None) -> list[tuple[GameState, float, float]]:
+    """``(next state, agent's reward, ghost's reward)`` of every outcome with a positive
+    probability of the half-turn of ``side`` (every action of it when ``action`` is ``None``)."""
+    actions = range(NUM_ACTIONS) if action is None else (int(action),)
+    if side == Side.GHOST:
+        return [(after, *game.rewards(Side.GHOST, after.outcome))
+                for after in (game.ghost_step(state, a) for a in actions)]
+    return [(after, agent_reward, ghost_reward) for a in actions
+            for _, after, agent_reward, ghost_reward in game.successors(state, a)]
+
+
+def start_states(game: Game, learner: str) -> set[tuple[int, int]]:
+    """The ``(agent cell, ghost cell)`` pairs a learner's episode can start in: the start cells,
+    or for a learning ghost every outcome of the opponent agent's opening move."""
+    start = game.initial_state()
+    if learner != "ghost":
+        return {(start.agent, start.ghost)}
+    return {(after.agent, after.ghost) for after, _, _ in successors_of(game, start, Side.AGENT, None)}
+
+
+def turn_outcomes(game: Game, state: GameState, learner: str, action: int) -> list[tuple[GameState, float]]:
+    """Every ``(final state, learner's reward)`` a learner's full turn can reach from ``state``:
+    its move, then (if the game goes on) any move of the opponent."""
+    side = Side.AGENT if learner == "agent" else Side.GHOST
+    other = Side.GHOST if side == Side.AGENT else Side.AGENT
+    mine = 0 if side == Side.AGENT else 1
+    found = []
+    for after, *rewards in successors_of(game, state, side, action):
+        if after.outcome != Outcome.ONGOING:
+            found.append((after, rewards[mine]))
+            continue
+        for final, *answer in successors_of(game, after, other, None):
+            found.append((final, rewards[mine] + answer[mine]))
+    return found
+
+
+def check_outcome(outcomes: list[tuple[GameState, Any]], cells: tuple[int, int], reward: Any,
+                  terminated: bool, reset_now: bool, where: str) -> None:
+    """One game's step against the kernel: some outcome of ``outcomes`` (``(final state, reward)``,
+    from :func:`turn_outcomes` or :func:`successors_of`) reaches ``cells`` (any cells when the game
+    has just been reset, ``reset_now``) with ``reward`` and ends exactly when ``terminated``.
+
+    Raises:
+        AssertionError: ``"kernel: ..."``.
+    """
+    for final, expected in outcomes:
+        if ((reset_now or (final.agent, final.ghost) == cells) and expected == reward
+                and (final.outcome != Outcome.ONGOING) == bool(terminated)):
+            return
+    fail("kernel", f"{where}: led to cells {cells} with reward {reward}, terminated {terminated}; the kernel "
+                   f"gives only {[((f.agent, f.ghost), r, f.outcome.name) for f, r in outcomes]}")
+
+
+def random_actions(seed: int) -> Callable[[], int]:
+    """A seeded stream of uniformly random actions (Python ints)."""
+    rng = np.random.default_rng(seed)
+    return lambda: int(rng.integers(NUM_ACTIONS))

@@ -1,0 +1,373 @@
+"""The contracts of the Gymnasium views: the single-agent env (``gymnasium.make("gridghost/GridGhost-v1",
+controlled=...)``, either side) and the vector env (``gymnasium.make_vec(...,
+vectorization_mode="vector_entry_point")``), or a wrapper around either.
+
+Each check takes ``make_env``, a function of no arguments that returns a fresh env, and raises an
+``AssertionError`` naming the contract that failed; :func:`gymnasium_conformance` and
+:func:`vector_conformance` run them all.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.testing.common import (
+    BAD_ACTIONS,
+    KernelReplay,
+    check_action_space,
+    check_in_space,
+    check_mask,
+    check_outcome,
+    check_private_mask,
+    check_refusal,
+    check_same,
+    config_of,
+    differs,
+    fail,
+    kernel_of,
+    random_actions,
+    start_states,
+    turn_outcomes,
+)
+
+#: How many steps the checks play at most per episode.
+MAX_STEPS = 40
+
+
+def _side(env: Any) -> str:
+    """The learner's side (``controlled``), ``"agent"`` unless the view says otherwise."""
+    return getattr(env.unwrapped, "controlled", "agent") or "agent"
+
+
+# -- the single-agent env ---------------------------------------------------------------------------
+def _episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_STEPS,
+             reset: bool = True) -> list[tuple[Any, ...]]:
+    """Play (after ``reset(seed=seed)`` when ``reset``) until the episode ends or ``limit`` steps;
+    return every call's result."""
+    record: list[tuple[Any, ...]] = [env.reset(seed=seed)] if reset else []
+    for _ in range(limit):
+        record.append(result := env.step(actions()))
+        if result[2] or result[3]:
+            break
+    return record
+
+
+def _cells(env: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The true ``(agent, ghost)`` cells, from the AEC game a gridghost Gymnasium view holds."""
+    game = getattr(env.unwrapped, "game", None)
+    if game is None or not hasattr(game, "agent_pos"):
+        fail("kernel", "the view holds no `game` with agent_pos and ghost_pos (a gridghost AEC env)")
+    return tuple(game.agent_pos), tuple(game.ghost_pos)
+
+
+def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Every observation lies in ``observation_space``; ``action_space`` is ``Discrete(4)``; the
+    learner's mask (``info["action_mask"]`` or the observation's, and ``action_masks()``, a
+    ``bool[4]``) is the kernel's at its cell, never all zeros, read-only or a copy of its own.
+
+    Raises:
+        AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
+    """
+    env = make_env()
+    check_action_space(env.action_space, "action_space")
+    kernel, actions, side = kernel_of(env), random_actions(seed), _side(env)
+    observation, info = env.reset(seed=seed)
+    previous = None
+    for step in range(MAX_STEPS):
+        check_in_space(env.observation_space, observation, f"the observation after {step} steps")
+        mask = info["action_mask"] if "action_mask" in info else observation["action_mask"]
+        cell = kernel.board.index(_cells(env)[0 if side == "agent" else 1])
+        check_mask(mask, f"the mask after {step} steps", kernel.action_masks[cell])
+        check_mask(env.unwrapped.action_masks(), "action_masks()", kernel.action_masks[cell].astype(bool), bool)
+        if previous is not None:
+            check_private_mask(previous, mask, "the info's mask")
+        previous = mask
+        observation, _, terminated, truncated, info = env.step(actions())
+        if terminated or truncated:
+            check_in_space(env.observation_space, observation, "the final observation")
+            break
+
+
+def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """One seed, one trajectory bit for bit (through an unseeded reset after it too); other seeds
+    differ somewhere.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``.
+    """
+    runs = []
+    for _ in range(2):
+        env, actions = make_env(), random_actions(seed)
+        runs.append(_episode(env, seed, actions) + _episode(env, None, actions))
+    check_same("determinism", runs[0], runs[1], "two envs reset with one seed")
+    for other in range(seed + 1, seed + 11):
+        if differs(_episode(make_env(), other, random_actions(seed)), runs[0][: len(runs[0])]):
+            return
+    fail("determinism", f"seeds {seed + 1}..{seed + 10} all replayed seed {seed}'s episode: the seed changes nothing")
+
+
+def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
+    """An env pickled ``after`` steps into an episode and the env itself go on identically.
+
+    Raises:
+        AssertionError: ``"pickling: ..."``.
+    """
+    env, actions = make_env(), random_actions(seed)
+    if _episode(env, seed, actions, limit=after)[-1][2:4] != (False, False):
+        fail("pickling", f"the episode of seed {seed} ended within {after} steps; use another seed")
+    try:
+        clone = pickle.loads(pickle.dumps(env))
+    except Exception as error:
+        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
+    rest = [_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, clone)]
+    check_same("pickling", rest[0], rest[1], "the env and its unpickled copy")
+
+
+def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 1) -> None:
+    """A bad action raises ``TypeError`` or ``ValueError`` and changes nothing.
+
+    Raises:
+        AssertionError: ``"refusals: ..."``.
+    """
+    env, actions = make_env(), random_actions(seed)
+    _episode(env, seed, actions, limit=after)
+    untouched = pickle.loads(pickle.dumps(env))
+    for bad in (*BAD_ACTIONS, None):
+        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r})")
+    rest = [_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
+    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+
+
+def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
+    """Step for step the kernel's game: the learner's move replayed by the kernel with the RNG
+    contract's draws from the reset seed, the opponent's the move of it that leads where the
+    view went (its choices are its own stream's); the cells, the learner's reward (its two
+    half-turns', and a learning ghost's first also the opening move's) and the ends agree.
+
+    Raises:
+        AssertionError: ``"kernel: ..."``.
+    """
+    env = make_env()
+    side = Side.AGENT if _side(env) == "agent" else Side.GHOST
+    other, mine = Side(1 - side), int(side)
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
+        carried = replay.explain(other, _cells(env), "the opening move")[mine] if side == Side.GHOST else 0.0
+        actions = random_actions(seed + episode)
+        for step in range(MAX_STEPS):
+            where = f"seed {seed + episode}, step {step}"
+            action = actions()
+            _, reward, terminated, truncated, _ = env.step(action)
+            expected = carried + (replay.agent(action) if side == Side.AGENT else replay.ghost(action))[mine]
+            carried = 0.0
+            if not replay.over:
+                expected += replay.explain(other, _cells(env), where)[mine]
+            if _cells(env) != replay.cells():
+                fail("kernel", f"{where}: the view's (agent, ghost) cells are {_cells(env)}, the kernel's "
+                               f"{replay.cells()}")
+            if float(reward) != expected:
+                fail("kernel", f"{where}: reward {reward}, the kernel's {expected}")
+            if bool(terminated) != replay.over:
+                fail("kernel", f"{where}: terminated={terminated}, the kernel's game over: {replay.over}")
+            if terminated or truncated:
+                break
+
+
+#: The single-agent checks, in the order :func:`gymnasium_conformance` runs them.
+GYMNASIUM_CHECKS = (check_gymnasium_spaces_and_masks, check_gymnasium_determinism, check_gymnasium_pickle,
+                    check_gymnasium_refusals, check_gymnasium_kernel)
+
+
+def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Run every check of a single-agent Gymnasium view (:data:`GYMNASIUM_CHECKS`).
+
+    For example, ``gymnasium_conformance(lambda: gymnasium.make("gridghost/GridGhost-v1", controlled="ghost"))``.
+
+    Args:
+        make_env: returns a fresh env (``gymnasium.make``'s, or a wrapper around one).
+        seed: the first seed the checks use.
+
+    Raises:
+        AssertionError: the first contract that fails, named at the start of the message.
+    """
+    for check in GYMNASIUM_CHECKS:
+        check(make_env, seed)
+
+
+# -- the vector env ---------------------------------------------------------------------------------
+def _vector_run(env: Any, seed: int | None, actions: np.random.Generator, steps: int) -> list[Any]:
+    """``reset(seed=seed)`` (skipped when ``seed`` is ``-1``), then ``steps`` steps of random actions."""
+    record = [] if seed == -1 else [env.reset(seed=seed)]
+    for _ in range(steps):
+        record.append(env.step(actions.integers(NUM_ACTIONS, size=env.num_envs)))
+    return record
+
+
+def _vector_positions(env: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The games' ``(agent cells, ghost cells)`` from the batched engine the vector env holds."""
+    game = getattr(env.unwrapped, "game", None)
+    if game is None or not hasattr(game, "positions"):
+        fail("kernel", "the vector env holds no `game` with `positions` (a gridghost BatchedGame)")
+    return game.positions  # type: ignore[no-any-return]
+
+
+def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, steps: int = 30) -> None:
+    """Every batch of observations lies in ``observation_space`` (each row in
+    ``single_observation_space``); the action spaces are ``Discrete(4)`` per game; ``action_masks()``
+    is ``bool[N, 4]``, the kernel's at each learner's cell.
+
+    Raises:
+        AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
+    """
+    env = make_env()
+    check_action_space(env.single_action_space, "single_action_space")
+    expected_batch = spaces.MultiDiscrete(np.full(env.num_envs, NUM_ACTIONS))
+    if env.action_space != expected_batch:
+        fail("spaces", f"action_space must be {expected_batch}, got {env.action_space}")
+    kernel, side = kernel_of(env, env.unwrapped.game.layouts[0]), _side(env)
+    rng = np.random.default_rng(seed)
+    observations, _ = env.reset(seed=seed)
+    for step in range(steps):
+        check_in_space(env.observation_space, observations, f"the observations after {step} steps")
+        agents, ghosts = _vector_positions(env)
+        masks = getattr(env, "action_masks", env.unwrapped.action_masks)()  # a wrapper's, else the view's
+        check_mask(masks, "action_masks()", kernel.action_masks[agents if side == "agent" else ghosts]
+                   .astype(bool), bool)
+        observations, *_, infos = env.step(rng.integers(NUM_ACTIONS, size=env.num_envs))
+        for row in np.flatnonzero(infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))):
+            check_in_space(env.single_observation_space, infos["final_obs"][row], f"env {row}'s final observation")
+
+
+def check_vector_determinism(make_env: Callable[[], Any], seed: int = 0, steps: int = 30) -> None:
+    """One seed, one run bit for bit (through episodes that auto-reset); other seeds differ.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``.
+    """
+    runs = [_vector_run(make_env(), seed, np.random.default_rng(seed), steps) for _ in range(2)]
+    check_same("determinism", runs[0], runs[1], "two vector envs reset with one seed")
+    for other in range(seed + 1, seed + 6):
+        if differs(_vector_run(make_env(), other, np.random.default_rng(seed), steps), runs[0]):
+            return
+    fail("determinism", f"seeds {seed + 1}..{seed + 5} all replayed seed {seed}'s run: the seed changes nothing")
+
+
+def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int = 10) -> None:
+    """A vector env pickled mid-run and the env itself go on identically.
+
+    Raises:
+        AssertionError: ``"pickling: ..."``.
+    """
+    env = make_env()
+    _vector_run(env, seed, np.random.default_rng(seed), steps)
+    try:
+        clone = pickle.loads(pickle.dumps(env))
+    except Exception as error:
+        fail("pickling", f"the vector env does not pickle mid-run: {type(error).__name__}: {error}")
+    rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, clone)]
+    check_same("pickling", rest[0], rest[1], "the vector env and its unpickled copy")
+
+
+def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int = 3) -> None:
+    """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` and change nothing.
+
+    Raises:
+        AssertionError: ``"refusals: ..."``.
+    """
+    env = make_env()
+    _vector_run(env, seed, np.random.default_rng(seed), steps)
+    untouched = pickle.loads(pickle.dumps(env))
+    n = env.num_envs
+    for bad in (np.full(n, 4), np.full(n, -1), np.zeros(n + 1, dtype=np.int64), np.zeros(n, dtype=np.float32),
+                np.zeros((n, 1), dtype=np.int64), np.zeros(n, dtype=bool)):
+        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]})")
+    rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, untouched)]
+    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+
+
+def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0, steps: int = 40) -> None:
+    """Every game plays the kernel's game and restarts as the env's ``autoreset_mode`` says.
+
+    Each step of a game goes from its cells to cells one of the kernel's outcomes of the
+    learner's move (and any answer of the opponent) reaches with a positive probability, with
+    that outcome's reward and end (a truncation only where the game goes on). Next-step mode: a
+    game that ended shows its final observation, and the next step restarts it (a start state,
+    reward 0, no end). Same-step mode: it restarts at once, its final observation in
+    ``infos["final_obs"]`` and ``infos["_final_obs"]`` set exactly where games ended.
+
+    Raises:
+        AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
+    """
+    env = make_env()
+    side = _side(env)
+    kernel = kernel_of(env, env.unwrapped.game.layouts[0])
+    starts = start_states(kernel, side)
+    mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    restarting = np.zeros(env.num_envs, dtype=bool)
+    # a learning ghost's first step of an episode also pays its reward for the opening move
+    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if side == "ghost" else 0.0
+    first = np.ones(env.num_envs, dtype=bool)
+    for step in range(steps):
+        before = [array.copy() for array in _vector_positions(env)]
+        actions = rng.integers(NUM_ACTIONS, size=env.num_envs)
+        _, rewards, terminations, truncations, infos = env.step(actions)
+        after = _vector_positions(env)
+        done = terminations | truncations
+        for game in range(env.num_envs):
+            where = f"step {step}, env {game}"
+            cells = (int(after[0][game]), int(after[1][game]))
+            if restarting[game]:
+                if cells not in starts or rewards[game] != 0.0 or done[game]:
+                    fail("auto-reset", f"{where}: next-step mode restarts a finished game with reward 0 and no end "
+                                       f"from a start {sorted(starts)}; got {cells}, reward {rewards[game]}, "
+                                       f"done {done[game]}")
+                continue
+            state = GameState(int(before[0][game]), int(before[1][game]), Side.AGENT if side == "agent" else Side.GHOST)
+            outcomes = turn_outcomes(kernel, state, side, int(actions[game]))
+            reset_now = done[game] and mode == AutoresetMode.SAME_STEP
+            if reset_now and cells not in starts:
+                fail("auto-reset", f"{where}: same-step mode restarts a finished game at once; got {cells}")
+            carried = opening if first[game] else 0.0
+            check_outcome([(final, carried + reward) for final, reward in outcomes], cells, rewards[game],
+                          terminations[game], reset_now, f"{where}, the {side}'s move {actions[game]} from "
+                                                         f"{(state.agent, state.ghost)}")
+        if mode == AutoresetMode.SAME_STEP:
+            marked = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
+            if not np.array_equal(marked, done):
+                fail("auto-reset", f"step {step}: infos['_final_obs'] is {marked}, the games that ended {done}")
+        first = restarting.copy() if mode == AutoresetMode.NEXT_STEP else done
+        restarting = done if mode == AutoresetMode.NEXT_STEP else restarting
+
+
+#: The vector checks, in the order :func:`vector_conformance` runs them.
+VECTOR_CHECKS = (check_vector_spaces_and_masks, check_vector_determinism, check_vector_pickle,
+                 check_vector_refusals, check_vector_autoreset_and_kernel)
+
+
+def vector_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Run every check of a vector view (:data:`VECTOR_CHECKS`).
+
+    For example, ``vector_conformance(lambda: gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=3,
+    vectorization_mode="vector_entry_point"))``.
+
+    Args:
+        make_env: returns a fresh vector env over gridghost's batched engine (or a wrapper
+            around one).
+        seed: the first seed the checks use.
+
+    Raises:
+        AssertionError: the first contract that fails, named at the start of the message.
+    """
+    for check in VECTOR_CHECKS:
+        check(make_env, seed)

@@ -1,0 +1,277 @@
+"""The contracts of the JAX views, :class:`gridghost.jax.GridGhostJax` (both sides, half-turns)
+and :class:`gridghost.jax.GridGhostJaxSingle` (one learner, full turns), through their batched
+functions ``batch_reset`` and ``batch_step`` (the per-game functions are their ``vmap``).
+
+JAX is imported when a check runs (``pip install "gridghost[jax]"``), so that this module
+imports without it. Each check takes ``make_view``, a function of no arguments that returns a
+fresh view, and raises an ``AssertionError`` naming the contract that failed;
+:func:`jax_conformance` runs them all.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.testing.common import (
+    check_in_space,
+    check_mask,
+    check_outcome,
+    check_refusal,
+    check_same,
+    differs,
+    fail,
+    kernel_of,
+    start_states,
+    successors_of,
+    turn_outcomes,
+)
+
+#: Games per batch and steps per run the checks play.
+NUM_GAMES, STEPS = 4, 20
+#: Each view's compiled functions (compiled once per view, dropped with it).
+_JITTED: weakref.WeakKeyDictionary[Any, dict[str, Callable[..., Any]]] = weakref.WeakKeyDictionary()
+
+
+def _key(seed: int) -> Any:
+    import jax
+
+    return jax.random.key(seed)
+
+
+def _host(tree: Any) -> Any:
+    """A pytree's arrays on the host, as NumPy arrays (comparable bit for bit)."""
+    import jax
+
+    return jax.tree.map(np.asarray, tree)
+
+
+def _jitted(view: Any, name: str) -> Callable[..., Any]:
+    """``jax.jit`` of a view's method (a batch of ``vmap`` for a per-game one), compiled once per view."""
+    import jax
+
+    cache = _JITTED.setdefault(view, {})
+    if name not in cache:
+        method = getattr(view, name)
+        cache[name] = jax.jit(method if name.startswith("batch_") else jax.vmap(method))
+    return cache[name]  # type: ignore[no-any-return]
+
+
+def _two_sided(view: Any) -> bool:
+    return getattr(view, "controlled", None) is None
+
+
+def _actions(view: Any, state: Any, rng: np.random.Generator) -> Any:
+    """Random actions for a batch: ``int32[N]``, or per side for both sides."""
+    n = int(np.shape(state.state)[0])
+    if _two_sided(view):
+        return {side: rng.integers(NUM_ACTIONS, size=n).astype(np.int32) for side in ("agent", "ghost")}
+    return rng.integers(NUM_ACTIONS, size=n).astype(np.int32)
+
+
+def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[Any]:
+    """``batch_reset`` from ``seed``'s key (unless a ``state`` is given), then ``steps`` batch steps
+    of random actions, each from its own key; every result on the host."""
+    rng = np.random.default_rng(seed)
+    record = []
+    if state is None:
+        observations, state = view.batch_reset(_key(seed), NUM_GAMES)
+        record.append(_host((observations, state)))
+    for step in range(steps):
+        result = _jitted(view, "batch_step")(_key(seed * 1000 + step + 1), state, _actions(view, state, rng))
+        state = result[1]
+        record.append(_host(result))
+    return record
+
+
+def _cells(kernel: Any, state: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's ``(agent cells, ghost cells)`` from its joint state (one map)."""
+    local = np.asarray(state.state) % kernel.num_cells**2
+    return np.divmod(local, kernel.num_cells)
+
+
+def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """Every observation lies in its side's ``observation_space``; ``action_space`` is
+    ``Discrete(4)``; the side to move's mask (``get_avail_actions`` or ``action_masks``, ``bool[4]``)
+    is the kernel's at its cell.
+
+    Raises:
+        AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
+    """
+    view = make_view()
+    kernel, rng = kernel_of(view.engine, view.engine.layouts[0]), np.random.default_rng(seed)
+    sides = ("agent", "ghost") if _two_sided(view) else (view.controlled,)
+    observations, state = view.batch_reset(_key(seed), NUM_GAMES)
+    for step in range(STEPS):
+        agents, ghosts = _cells(kernel, state)
+        for side in sides:
+            space = view.observation_space(side)
+            if view.action_space(side) != view.action_space(side) or view.action_space(side).n != NUM_ACTIONS:
+                fail("spaces", f"action_space({side!r}) must be Discrete({NUM_ACTIONS})")
+            rows = np.asarray(observations[side] if _two_sided(view) else observations)
+            for row, observation in enumerate(rows):
+                check_in_space(space, observation, f"{side}'s observation {row} at step {step}")
+        if _two_sided(view):
+            masks = _host(_jitted(view, "get_avail_actions")(state))
+            mover = np.asarray(state.to_move)
+            for row in range(NUM_GAMES):
+                side = "agent" if mover[row] == 0 else "ghost"
+                cell = agents[row] if side == "agent" else ghosts[row]
+                check_mask(masks[side][row], f"{side}'s avail actions, game {row}",
+                           kernel.action_masks[cell].astype(bool), bool)
+        else:
+            cells = agents if view.controlled == "agent" else ghosts
+            check_mask(_host(_jitted(view, "action_masks")(state)), "action_masks",
+                       kernel.action_masks[cells].astype(bool), bool)
+        observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
+                                                               _actions(view, state, rng))
+
+
+def check_jax_determinism(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """One key, one run bit for bit (on two views); other keys differ somewhere.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``.
+    """
+    runs = [_run(make_view(), seed) for _ in range(2)]
+    check_same("determinism", runs[0], runs[1], "two views from one key")
+    view = make_view()
+    for other in range(seed + 1, seed + 6):
+        if differs(_run(view, other), runs[0]):
+            return
+    fail("determinism", f"keys {seed + 1}..{seed + 5} all replayed key {seed}'s run: the key changes nothing")
+
+
+def check_jax_zero_sum(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """Both sides' rewards of every half-turn sum to exactly 0 with the default rewards.
+
+    Raises:
+        AssertionError: ``"zero-sum: ..."``.
+    """
+    view = make_view()
+    kernel = kernel_of(view.engine, view.engine.layouts[0])
+    if not _two_sided(view) or kernel.ghost_rewards != kernel.agent_rewards.negated():
+        return
+    for step, (_, _, rewards, *_) in enumerate(_run(view, seed)[1:]):
+        total = rewards["agent"] + rewards["ghost"]
+        if total.any():
+            fail("zero-sum", f"step {step}: the sides' rewards sum to {total}, not 0")
+
+
+def check_jax_pickle(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """A view and a batch of states pickled mid-run go on identically to the originals.
+
+    Raises:
+        AssertionError: ``"pickling: ..."``.
+    """
+    view = make_view()
+    _, state, *_ = view.batch_step(_key(seed + 1), view.batch_reset(_key(seed), NUM_GAMES)[1],
+                                   _actions(view, view.batch_reset(_key(seed), NUM_GAMES)[1],
+                                            np.random.default_rng(seed)))
+    try:
+        clone, cloned_state = pickle.loads(pickle.dumps((view, state)))
+    except Exception as error:
+        fail("pickling", f"the view or its state does not pickle: {type(error).__name__}: {error}")
+    check_same("pickling", _run(view, seed, 10, state), _run(clone, seed, 10, cloned_state),
+               "the view and its unpickled copy")
+
+
+def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` (outside
+    ``jit``) and the state they were given plays on as before.
+
+    Raises:
+        AssertionError: ``"refusals: ..."``.
+    """
+    view = make_view()
+    _, state = view.batch_reset(_key(seed), NUM_GAMES)
+    before = _run(view, seed, 5, state)
+    good = _actions(view, state, np.random.default_rng(seed))
+    for bad in (np.full(NUM_GAMES, 4, np.int32), np.full(NUM_GAMES, -1, np.int32),
+                np.zeros(NUM_GAMES + 1, np.int32), np.zeros(NUM_GAMES, np.float32), np.zeros(NUM_GAMES, bool)):
+        actions = {**good, "agent": bad} if _two_sided(view) else bad
+        check_refusal("refusals", functools.partial(view.batch_step, _key(seed), state, actions),
+                      f"batch_step with actions {bad.dtype}{bad.shape}")
+    check_same("refusals", _run(view, seed, 5, state), before, "the state after refused actions")
+
+
+def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """Every game plays the kernel's game (each step an outcome of the kernel's with a positive
+    probability, its rewards in ``float32`` and its end) and restarts in the step it ended in
+    (same-step, as gymnax and JaxMARL: both sides at the end of the turn), from a start state
+    (with exploring starts, any state with the two apart and the agent off the goals).
+
+    Raises:
+        AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
+    """
+    view = make_view()
+    kernel, rng = kernel_of(view.engine, view.engine.layouts[0]), np.random.default_rng(seed)
+    learner = "agent" if _two_sided(view) else view.controlled
+    starts = start_states(kernel, learner)
+    if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, the two apart
+        cells = range(kernel.num_cells)
+        starts = {(a, g) for a in cells for g in cells if a != g and not kernel.goals[a]}
+    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner == "ghost" else 0.0
+    _, state = view.batch_reset(_key(seed), NUM_GAMES)
+    first, ended = np.ones(NUM_GAMES, dtype=bool), np.zeros(NUM_GAMES, dtype=bool)
+    for step in range(STEPS):
+        before, mover = _cells(kernel, state), np.asarray(state.to_move)
+        actions = _actions(view, state, rng)
+        _, state, rewards, dones, infos = _host(_jitted(view, "batch_step")(_key(seed + step + 1), state, actions))
+        after, terminated = _cells(kernel, state), np.asarray(infos["terminated"])
+        done = np.asarray(dones["__all__"] if _two_sided(view) else dones)
+        for row in range(NUM_GAMES):
+            side = ("agent", "ghost")[mover[row]] if _two_sided(view) else learner
+            where = f"step {step}, game {row}, the {side}'s move"
+            cells = (int(after[0][row]), int(after[1][row]))
+            turn_over = side == "ghost" or not _two_sided(view)
+            reset_now = bool(done[row]) and turn_over
+            if reset_now and cells not in starts:
+                fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
+            if ended[row]:
+                if any(float(r[row]) != 0.0 for r in rewards.values()):
+                    fail("auto-reset", f"{where}: a game that ended in the agent's half pays nothing in the ghost's")
+                continue
+            action = int(actions[side][row] if _two_sided(view) else actions[row])
+            turn = Side.AGENT if side == "agent" else Side.GHOST
+            state_before = GameState(int(before[0][row]), int(before[1][row]), turn)
+            if _two_sided(view):
+                own = 0 if side == "agent" else 1
+                outcomes = [(s, np.float32(r[own])) for s, *r in successors_of(kernel, state_before, state_before.turn,
+                                                                                 action)]
+                reward = rewards[side][row]
+            else:
+                carried = opening if first[row] else 0.0
+                outcomes = [(s, np.float32(carried + r)) for s, r in turn_outcomes(kernel, state_before, side, action)]
+                reward = rewards[row]
+            check_outcome(outcomes, cells, np.float32(reward), terminated[row], reset_now,
+                          f"{where} {action} from {(state_before.agent, state_before.ghost)}")
+        ended = done & (mover == 0) if _two_sided(view) else np.zeros(NUM_GAMES, dtype=bool)
+        first = done.copy()
+
+
+#: The JAX views' checks, in the order :func:`jax_conformance` runs them.
+JAX_CHECKS = (check_jax_spaces_and_masks, check_jax_determinism, check_jax_zero_sum, check_jax_pickle,
+              check_jax_refusals, check_jax_autoreset_and_kernel)
+
+
+def jax_conformance(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """Run every check of a JAX view (:data:`JAX_CHECKS`); needs JAX.
+
+    Args:
+        make_view: returns a fresh :class:`~gridghost.jax.GridGhostJax` or
+            :class:`~gridghost.jax.GridGhostJaxSingle` (or an object with their API and an
+            ``engine``, the :class:`~gridghost.batched.BatchedGame` its tables come from).
+        seed: the first seed (PRNG key) the checks use.
+
+    Raises:
+        AssertionError: the first contract that fails, named at the start of the message.
+    """
+    for check in JAX_CHECKS:
+        check(make_view, seed)

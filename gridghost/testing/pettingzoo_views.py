@@ -1,0 +1,407 @@
+"""The contracts of the two-player PettingZoo views: the AEC env (:func:`gridghost.env`,
+:func:`gridghost.raw_env`) and the parallel env (:func:`gridghost.parallel_env`), or a wrapper
+around either.
+
+Each check takes ``make_env``, a function of no arguments that returns a fresh env (the checks
+build several, to compare them), plays short episodes with seeded random actions and raises an
+``AssertionError`` naming the contract that failed. :func:`aec_conformance` and
+:func:`parallel_conformance` run them all.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gridghost.core.rules import Side
+from gridghost.testing.common import (
+    BAD_ACTIONS,
+    KernelReplay,
+    check_action_space,
+    check_in_space,
+    check_mask,
+    check_private_mask,
+    check_refusal,
+    check_same,
+    config_of,
+    differs,
+    fail,
+    kernel_of,
+    random_actions,
+    zero_sum_by_default,
+)
+
+#: How many half-turns the checks play at most per episode (episodes usually end sooner).
+MAX_HALF_TURNS = 60
+
+
+def _cells(env: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+    """``((agent row, col), (ghost row, col))`` from the view's global ``state()`` (channels 0 and 1)."""
+    grid = np.asarray(env.state())
+    agent = np.argwhere(grid[:, :, 0] == 1)
+    ghost = np.argwhere(grid[:, :, 1] == 1)
+    if len(agent) != 1 or len(ghost) != 1:
+        fail("spaces", f"state() must mark exactly one agent cell and one ghost cell, got {grid.shape} {grid.dtype}")
+    return (int(agent[0][0]), int(agent[0][1])), (int(ghost[0][0]), int(ghost[0][1]))
+
+
+def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
+    """The action mask a view hands out: in the info, or in the observation (``action_mask_in_obs``)."""
+    if "action_mask" in info:
+        return info["action_mask"]
+    if isinstance(observation, dict) and "action_mask" in observation:
+        return observation["action_mask"]
+    fail("masks", "neither the info nor the observation holds an 'action_mask'")
+
+
+# -- the AEC env ------------------------------------------------------------------------------------
+def _aec_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
+                 reset: bool = True) -> list[tuple[Any, ...]]:
+    """Play (after ``reset(seed=seed)`` when ``reset``) until the episode ends or ``limit`` half-turns;
+    return what every ``last()`` showed."""
+    if reset:
+        env.reset(seed=seed)
+    record = []
+    for name in env.agent_iter(limit):
+        observation, reward, termination, truncation, info = env.last()
+        record.append((name, observation, reward, termination, truncation, info))
+        env.step(None if termination or truncation else actions())
+    return record
+
+
+def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Every observation lies in its space; the spaces are the same objects at every call; both
+    action spaces are ``Discrete(4)``; the mover's mask is the kernel's at its cell, never all
+    zeros, and read-only or a copy of its own.
+
+    Raises:
+        AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
+    """
+    env = make_env()
+    env.reset(seed=seed)
+    for name in env.possible_agents:
+        if env.observation_space(name) is not env.observation_space(name):
+            fail("spaces", f"observation_space({name!r}) must return the same object at every call")
+        check_action_space(env.action_space(name), f"action_space({name!r})")
+    kernel = kernel_of(env)
+    actions = random_actions(seed)
+    previous = None
+    for name in env.agent_iter(MAX_HALF_TURNS):
+        observation, _, termination, truncation, info = env.last()
+        check_in_space(env.observation_space(name), observation, f"{name}'s observation")
+        for other in env.agents:
+            check_in_space(env.observation_space(other), env.observe(other), f"observe({other!r})")
+        mask = _mask_of(observation, info)
+        cell = _cells(env)[0 if name == "agent" else 1]
+        expected = None if termination or truncation else kernel.action_masks[kernel.board.index(cell)]
+        check_mask(mask, f"{name}'s action mask", expected)
+        if previous is not None:
+            check_private_mask(previous, mask, f"{name}'s action mask")
+        previous = mask
+        env.step(None if termination or truncation else actions())
+
+
+def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Two envs reset with one seed play the same actions identically, bit for bit, through a
+    seeded episode and an unseeded one after it; other seeds give another episode somewhere.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``.
+    """
+    runs = []
+    for _ in range(2):
+        env, actions = make_env(), random_actions(seed)
+        runs.append(_aec_episode(env, seed, actions) + _aec_episode(env, None, actions))
+    check_same("determinism", runs[0], runs[1], "two envs reset with one seed, at last()")
+    for other in range(seed + 1, seed + 11):
+        if differs(_aec_episode(make_env(), other, random_actions(seed)), runs[0]):
+            return
+    fail("determinism", f"seeds {seed + 1}..{seed + 10} all replayed seed {seed}'s episode: the seed changes nothing")
+
+
+def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
+    """With the default rewards (the ghost's the agent's negated), the two sides' returns of every
+    episode, summed from ``last()``, add up to exactly 0. Views with other rewards pass.
+
+    Raises:
+        AssertionError: ``"zero-sum: ..."``.
+    """
+    env = make_env()
+    if not zero_sum_by_default(env):
+        return
+    actions = random_actions(seed)
+    for episode in range(episodes):
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        for name, _, reward, *_ in _aec_episode(env, seed + episode, actions, limit=2**31):
+            returns[name] += reward
+        if sum(returns.values()) != 0.0:
+            fail("zero-sum", f"the returns of episode {episode} (seed {seed + episode}) sum to "
+                             f"{sum(returns.values())}, not 0: {returns}")
+
+
+def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
+    """An env pickled ``after`` half-turns into an episode and the env itself go on identically.
+
+    Raises:
+        AssertionError: ``"pickling: ..."``.
+    """
+    env, actions = make_env(), random_actions(seed)
+    _aec_episode(env, seed, actions, limit=after)
+    try:
+        clone = pickle.loads(pickle.dumps(env))
+    except Exception as error:
+        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
+    rest = [_aec_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, clone)]
+    check_same("pickling", rest[0], rest[1], "the env and its unpickled copy, at last()")
+
+
+def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
+    """A bad action (out of range, of the wrong type, ``None`` for a live agent) raises
+    ``TypeError`` or ``ValueError`` and changes nothing: no state, reward or random draw (the
+    env then plays on exactly as a copy that never saw it).
+
+    Raises:
+        AssertionError: ``"refusals: ..."``.
+    """
+    env, actions = make_env(), random_actions(seed)
+    _aec_episode(env, seed, actions, limit=after)
+    untouched = pickle.loads(pickle.dumps(env))
+    for bad in (*BAD_ACTIONS, None):
+        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
+    rest = [_aec_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
+    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+
+
+def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
+    """Step for step the kernel's game: replaying the actions with the kernel
+    (:class:`~gridghost.core.game.Game`) and the RNG contract's draws from ``seed`` gives the same
+    cells (``state()``), rewards, terminations and colour readings after every half-turn.
+
+    Raises:
+        AssertionError: ``"kernel: ..."``.
+    """
+    env = make_env()
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
+        actions = random_actions(seed + episode)
+        for turn in range(MAX_HALF_TURNS):
+            where = f"seed {seed + episode}, half-turn {turn}"
+            _compare_cells(replay, _cells(env), where)
+            _compare_readings(replay, env.infos.get("agent", {}), where)
+            if replay.over or not env.agents or env.truncations[env.agent_selection]:
+                break
+            mover, action = env.agent_selection, actions()
+            env.step(action)
+            rewards = replay.agent(action) if mover == "agent" else replay.ghost(action)
+            _compare_rewards(env.rewards, rewards, where)
+            if any(env.terminations.values()) != replay.over:
+                fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
+
+
+def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
+    if cells != replay.cells():
+        fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
+
+
+def _compare_rewards(rewards: Any, expected: tuple[float, float], where: str) -> None:
+    got = tuple(float(rewards[name]) for name in ("agent", "ghost") if name in rewards)
+    if got != expected[: len(got)]:
+        fail("kernel", f"{where}: rewards {got}, the kernel's {expected}")
+
+
+def _compare_readings(replay: KernelReplay, info: dict[str, Any], where: str) -> None:
+    for name, reading in replay.readings.items():
+        if name in info and isinstance(info[name], (int, np.integer)) and int(info[name]) != reading:
+            fail("kernel", f"{where}: info[{name!r}] is {info[name]}, the kernel's draw reads {reading}")
+
+
+#: The AEC checks, in the order :func:`aec_conformance` runs them.
+AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_sum, check_aec_pickle,
+              check_aec_refusals, check_aec_kernel)
+
+
+def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``.
+
+    For example, ``aec_conformance(lambda: gridghost.env(max_cycles=5))``.
+
+    Args:
+        make_env: returns a fresh AEC env (a gridghost env, or a wrapper around one).
+        seed: the first seed the checks use.
+
+    Raises:
+        AssertionError: the first contract that fails, named at the start of the message.
+    """
+    for check in AEC_CHECKS:
+        check(make_env, seed)
+
+
+# -- the parallel env -------------------------------------------------------------------------------
+def _mover(env: Any) -> str:
+    """The side to move, from ``state()``'s ghost-to-move channel."""
+    return "ghost" if np.asarray(env.state())[:, :, 3].any() else "agent"
+
+
+def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
+                      reset: bool = True) -> list[tuple[Any, ...]]:
+    """Play (after ``reset(seed=seed)`` when ``reset``) until the episode ends or ``limit`` steps;
+    return what every call returned."""
+    record: list[tuple[Any, ...]] = [env.reset(seed=seed)] if reset else []
+    for _ in range(limit):
+        if not env.agents:
+            break
+        record.append(env.step({name: actions() for name in env.agents}))
+    return record
+
+
+def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Every observation lies in its space, the spaces are the same objects at every call and
+    ``Discrete(4)`` for actions; the mover's mask is the kernel's at its cell, the waiting
+    side's allows exactly one action, none is all zeros.
+
+    Raises:
+        AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
+    """
+    env = make_env()
+    observations, infos = env.reset(seed=seed)
+    for name in env.possible_agents:
+        if env.observation_space(name) is not env.observation_space(name):
+            fail("spaces", f"observation_space({name!r}) must return the same object at every call")
+        check_action_space(env.action_space(name), f"action_space({name!r})")
+    kernel, actions = kernel_of(env), random_actions(seed)
+    ended = False
+    for _ in range(MAX_HALF_TURNS):
+        mover = _mover(env)
+        cells = _cells(env)
+        for name, observation in observations.items():
+            check_in_space(env.observation_space(name), observation, f"{name}'s observation")
+            mask = _mask_of(observation, infos[name])
+            if name == mover and not ended:
+                expected = kernel.action_masks[kernel.board.index(cells[0 if name == "agent" else 1])]
+                check_mask(mask, f"the mover {name}'s action mask", expected)
+            else:
+                check_mask(mask, f"the waiting {name}'s action mask")
+                if int(np.sum(mask)) != 1:
+                    fail("masks", f"the waiting {name}'s mask must allow exactly its no-op, got {mask}")
+        if not env.agents:
+            break
+        observations, _, terminations, truncations, infos = env.step({name: actions() for name in env.agents})
+        ended = any(terminations.values()) or any(truncations.values())
+
+
+def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """As :func:`check_aec_determinism`, through ``reset`` and ``step``'s returns.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``.
+    """
+    runs = []
+    for _ in range(2):
+        env, actions = make_env(), random_actions(seed)
+        runs.append(_parallel_episode(env, seed, actions) + _parallel_episode(env, None, actions))
+    check_same("determinism", runs[0], runs[1], "two envs reset with one seed")
+    for other in range(seed + 1, seed + 11):
+        if differs(_parallel_episode(make_env(), other, random_actions(seed)), runs[0]):
+            return
+    fail("determinism", f"seeds {seed + 1}..{seed + 10} all replayed seed {seed}'s episode: the seed changes nothing")
+
+
+def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
+    """With the default rewards, both sides' rewards of every step add up to exactly 0.
+
+    Raises:
+        AssertionError: ``"zero-sum: ..."``.
+    """
+    env = make_env()
+    if not zero_sum_by_default(env):
+        return
+    actions = random_actions(seed)
+    for episode in range(episodes):
+        for step, (_, rewards, *_) in enumerate(_parallel_episode(env, seed + episode, actions, 2**31)[1:]):
+            if sum(rewards.values()) != 0.0:
+                fail("zero-sum", f"step {step} of seed {seed + episode}: rewards {rewards} do not sum to 0")
+
+
+def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
+    """As :func:`check_aec_pickle`.
+
+    Raises:
+        AssertionError: ``"pickling: ..."``.
+    """
+    env, actions = make_env(), random_actions(seed)
+    _parallel_episode(env, seed, actions, limit=after)
+    try:
+        clone = pickle.loads(pickle.dumps(env))
+    except Exception as error:
+        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
+    rest = [_parallel_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, clone)]
+    check_same("pickling", rest[0], rest[1], "the env and its unpickled copy")
+
+
+def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
+    """A bad action of the mover, or none for it, raises ``TypeError`` or ``ValueError`` and
+    changes nothing (the env then plays on exactly as a copy that never saw it).
+
+    Raises:
+        AssertionError: ``"refusals: ..."``.
+    """
+    env, actions = make_env(), random_actions(seed)
+    _parallel_episode(env, seed, actions, limit=after)
+    untouched = pickle.loads(pickle.dumps(env))
+    mover = _mover(env)
+    for bad in (*BAD_ACTIONS, None):
+        check_refusal("refusals", functools.partial(env.step, {mover: bad}), f"step({{{mover!r}: {bad!r}}})")
+    rest = [_parallel_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
+    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+
+
+def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
+    """As :func:`check_aec_kernel`: each step is the mover's half-turn of the kernel's game.
+
+    Raises:
+        AssertionError: ``"kernel: ..."``.
+    """
+    env = make_env()
+    for episode in range(episodes):
+        _, infos = env.reset(seed=seed + episode)
+        replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
+        actions = random_actions(seed + episode)
+        for turn in range(MAX_HALF_TURNS):
+            where = f"seed {seed + episode}, step {turn}"
+            _compare_cells(replay, _cells(env), where)
+            _compare_readings(replay, infos.get("agent", {}), where)
+            if not env.agents:
+                break
+            chosen = {name: actions() for name in env.agents}
+            mover = "agent" if replay.state.turn == Side.AGENT else "ghost"
+            _, rewards, terminations, _, infos = env.step(chosen)
+            expected = replay.agent(chosen[mover]) if mover == "agent" else replay.ghost(chosen[mover])
+            _compare_rewards(rewards, expected, where)
+            if any(terminations.values()) != replay.over:
+                fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
+
+
+#: The parallel checks, in the order :func:`parallel_conformance` runs them.
+PARALLEL_CHECKS = (check_parallel_spaces_and_masks, check_parallel_determinism, check_parallel_zero_sum,
+                   check_parallel_pickle, check_parallel_refusals, check_parallel_kernel)
+
+
+def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Run every check of a parallel view (:data:`PARALLEL_CHECKS`) on envs from ``make_env``.
+
+    For example, ``parallel_conformance(lambda: gridghost.parallel_env(max_cycles=10))``.
+
+    Args:
+        make_env: returns a fresh parallel env (a gridghost env, or a wrapper around one).
+        seed: the first seed the checks use.
+
+    Raises:
+        AssertionError: the first contract that fails, named at the start of the message.
+    """
+    for check in PARALLEL_CHECKS:
+        check(make_env, seed)
