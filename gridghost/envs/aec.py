@@ -124,8 +124,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple, TypeVar, cast
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import gymnasium
 import numpy as np
@@ -134,7 +134,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from gridghost.config.parts import build_map_parts, recent_map
-from gridghost.config.settings import OUTCOME_INFO_KEYS, GameConfig, game_config
+from gridghost.config.settings import OUTCOME_INFO_KEYS, GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -145,11 +145,9 @@ from gridghost.core.rules import (
     SIDE_OF,
     GameState,
     Outcome,
-    Rewards,
     Side,
     describe_moves,
 )
-from gridghost.core.slip import SlipModel
 from gridghost.drawing import RENDER_MODES, Renderer, Status, text_picture
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.maps.levels import MapGenerator
@@ -287,41 +285,13 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         "is_parallelizable": False,
     }
 
-    def __init__(
-        self,
-        render_mode: str | None = None,
-        layout: Any = None,
-        slip: str | SlipModel | None = None,
-        slip_probability: float | None = None,
-        slip_type: str | None = None,
-        sensors: Sequence[Sensor] | None = None,
-        color_sensor_quality: float | None = None,
-        max_cycles: int | None = 100,
-        obs_type: str = "dict",
-        rewards: Rewards | str | None = None,
-        ghost_rewards: Rewards | None = None,
-        use_ghost: bool = True,
-        belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
-        show_belief: bool = True,
-        expert: str | None = None,
-        difficulty: int | None = None,
-        view_radius: int | None = None,
-        action_mask_in_obs: bool = False,
-        append_step_count: bool = False,
-        grid_layout: str = "chw",
-        reference_infos: bool = False,
-    ) -> None:
+    def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
+                 **settings: Any) -> None:
         super().__init__()
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
-        #: Every setting of this game, resolved; ``gridghost.env(config=env.config)`` (or its
-        #: ``to_dict()``) builds the same game. Read and checked in one place, ``game_config``.
-        self.config = config = game_config(
-            layout=layout, slip=slip, slip_probability=slip_probability, slip_type=slip_type, sensors=sensors,
-            color_sensor_quality=color_sensor_quality, max_cycles=max_cycles, obs_type=obs_type, rewards=rewards,
-            ghost_rewards=ghost_rewards, use_ghost=use_ghost, belief_filter=belief_filter, show_belief=show_belief,
-            expert=expert, difficulty=difficulty, view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
-            append_step_count=append_step_count, grid_layout=grid_layout, reference_infos=reference_infos,
-        )
+        #: Every setting of this game, resolved; ``gridghost.env(spec=env.config)`` (or its
+        #: ``to_dict()``) builds the same game. Read and checked in one place, ``resolve``.
+        self.config = config = resolve(spec, **settings)
         self.slip = config.slip
         #: The map generator drawing this env's map at every reset, or ``None`` for a fixed map.
         self.maps: MapGenerator | None = config.layout if isinstance(config.layout, MapGenerator) else None
@@ -414,19 +384,14 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)
 
     @classmethod
-    def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
-        """The env of every game setting at once: a :class:`~gridghost.config.settings.GameConfig` (an
-        env's ``.config``) or its ``to_dict()`` form. ``gridghost.env(config=...)`` calls this.
+    def from_config(cls, config: GameSpec | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
+        """The env of every game setting at once: a :class:`~gridghost.config.settings.GameSpec` (an
+        env's ``.config``) or its ``to_dict()`` form; the same as ``cls(render_mode, spec=config)``.
 
         Raises:
             TypeError, ValueError: ``config`` is neither, or holds settings the env refuses.
         """
-        if isinstance(config, Mapping):
-            config = GameConfig.from_dict(config)
-        elif not isinstance(config, GameConfig):
-            raise TypeError(f"config must be a gridghost.GameConfig or its to_dict() form, got {config!r}")
-        # The one path from settings to a game: the config's fields are the constructor's keywords.
-        return cls(render_mode=render_mode, **config.keywords())
+        return cls(render_mode=render_mode, spec=config)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails, so it costs nothing on the hot path.
@@ -856,21 +821,14 @@ class CheckedGridGhostEnv(GridGhostEnv):
 
 
 def make_game(cls: type[GridGhostEnvT], **kwargs: Any) -> GridGhostEnvT:
-    """Build ``cls`` from the keywords of :class:`GridGhostEnv`, or from ``config=`` (a
-    :class:`~gridghost.config.settings.GameConfig` or its dict form) with at most ``render_mode`` beside.
+    """Build ``cls`` from the keywords of :class:`GridGhostEnv` (``spec=``, its old spelling
+    ``config=``, or the settings one by one, as :func:`~gridghost.config.settings.resolve` reads
+    them).
 
     Raises:
-        ValueError: ``config`` together with any other game setting (whatever its value: a
-            setting passed next to a config would otherwise be silently ignored).
         TypeError, ValueError: as :class:`GridGhostEnv`.
     """
-    config = kwargs.pop("config", None)
-    if config is None:
-        return cls(**kwargs)
-    others = sorted(set(kwargs) - {"render_mode"})
-    if others:
-        raise ValueError(f"pass the game's settings as config= or as keywords, not both; got config and {others}")
-    return cast(GridGhostEnvT, cls.from_config(config, render_mode=kwargs.get("render_mode")))
+    return cls(**kwargs)
 
 
 def raw_env(**kwargs: Any) -> GridGhostEnv:

@@ -499,7 +499,7 @@ class GridObservations(Observations):
                  channels_last: bool = False) -> None:
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
-        radius = check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
+        radius = check_view_radius(view_radius)
         channels = grid_channels(radius, step_count is not None)
         index = {name: channel for channel, name in enumerate(channels)}
         self._self_channel, self._opponent_channel = index["self"], index["opponent"]
@@ -770,6 +770,16 @@ class TurnObservations(Observations):
         return observation
 
 
+def check_view_radius(value: Any, argument: str = "view_radius") -> int | None:
+    """Return ``value`` if it is a grid's view radius: ``None`` (the whole map) or an int in
+    1..:data:`MAX_VIEW_RADIUS` (the one check of the setting, which its declaration names).
+
+    Raises:
+        TypeError, ValueError: anything else; the message names ``argument``.
+    """
+    return check_limit(value, argument, maximum=MAX_VIEW_RADIUS, none_means="the whole map")
+
+
 def check_observation_options(
     obs_type: Any,
     view_radius: Any = None,
@@ -795,7 +805,7 @@ def check_observation_options(
     if view_radius is not None and obs_type != "grid":
         raise ValueError(f"view_radius only applies to obs_type='grid' (an egocentric window); got obs_type="
                          f"{obs_type!r} with view_radius={view_radius!r}; leave view_radius None")
-    check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
+    check_view_radius(view_radius)
     check_choice(grid_layout, "grid_layout", GRID_LAYOUTS)
     if grid_layout != "chw" and obs_type != "grid":
         raise ValueError(f"grid_layout only applies to obs_type='grid' (the order of its axes); got obs_type="
