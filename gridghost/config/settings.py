@@ -463,6 +463,45 @@ def with_defaults(settings: Mapping[str, Any], defaults: Mapping[str, Any]) -> d
     return dict(settings) if "spec" in settings or "config" in settings else {**defaults, **settings}
 
 
+#: The settings in which the batched and JAX engines' defaults differ from :class:`GameSpec`'s: the
+#: flat vector (their fast path) and no step limit of the game's own (``max_episode_steps``, the
+#: Gymnasium view's ``TimeLimit``, is theirs).
+ENGINE_DEFAULTS: Mapping[str, Any] = MappingProxyType({"obs_type": "vector", "max_cycles": None})
+#: Options of the single views (not game settings) that ``make_vec`` may pass on to an engine,
+#: with the one value an engine serves.
+SINGLE_VIEW_OPTIONS: Mapping[str, Any] = MappingProxyType({"render_mode": None, "opponent_obs_type": "dict"})
+
+
+def engine_spec(engine: str, spec: GameSpec | Mapping[str, Any] | None, settings: dict[str, Any],
+                refusal: type[Exception] = ValueError) -> GameSpec:
+    """The settings of an engine that serves fewer than the single views (``"batched"``,
+    ``"jax"``): resolved by :func:`resolve` with :data:`ENGINE_DEFAULTS`, then refused where the
+    declaration says the engine does not serve a value (:func:`unserved`).
+
+    Args:
+        engine: the engine's name in the declaration.
+        spec: a whole spec, or ``None``.
+        settings: the keywords (``config=`` and :data:`SINGLE_VIEW_OPTIONS` among them); this
+            function takes out the single views' options.
+        refusal: the exception an unserved setting raises.
+
+    Returns:
+        The resolved settings.
+
+    Raises:
+        refusal: a setting or single-view option the engine does not serve, each named.
+        TypeError, ValueError: as :func:`resolve`.
+    """
+    options = {name: settings.pop(name) for name in SINGLE_VIEW_OPTIONS if name in settings}
+    refused = [f"{name}={value!r}" for name, value in options.items() if value != SINGLE_VIEW_OPTIONS[name]]
+    resolved = resolve(spec, **with_defaults(settings, ENGINE_DEFAULTS))
+    refused += unserved(resolved, engine)
+    if refused:
+        what = "the JAX engine" if engine == "jax" else f"the {engine} engine"
+        raise refusal(f"{what} does not serve {'; '.join(refused)} (the single envs do)")
+    return resolved
+
+
 def unserved(spec: GameSpec, engine: str) -> list[str]:
     """The settings of ``spec`` that ``engine`` does not serve, as the declaration says
     (:attr:`~gridghost.config.declaration.Setting.served`), each as ``name=value``.
@@ -480,12 +519,14 @@ def unserved(spec: GameSpec, engine: str) -> list[str]:
         if served is None:
             continue
         value = getattr(spec, name)
+        inputs = [key for key, entry in INPUTS.items() if entry.into == name]
+        also = f", also set by {', '.join(inputs)}" if inputs else ""
         if served == DEFAULT_ONLY:
             defaults = (default_of(field), getattr(_default_spec(), name))
             if not any(_same_value(declared_, value, default) for default in defaults):
-                refused.append(f"{name}={value!r}")
+                refused.append(f"{name}={value!r} (it serves the default only{also})")
         elif value not in served:
-            refused.append(f"{name}={value!r} (it serves {list(served)})")
+            refused.append(f"{name}={value!r} (it serves {name} in {list(served)}{also})")
     return refused
 
 
