@@ -494,7 +494,7 @@ def engine_spec(engine: str, spec: GameSpec | Mapping[str, Any] | None, settings
     """
     options = {name: settings.pop(name) for name in SINGLE_VIEW_OPTIONS if name in settings}
     refused = [f"{name}={value!r}" for name, value in options.items() if value != SINGLE_VIEW_OPTIONS[name]]
-    resolved = resolve(spec, **with_defaults(settings, ENGINE_DEFAULTS))
+    resolved = resolve(spec, **(settings if spec is not None else with_defaults(settings, ENGINE_DEFAULTS)))
     refused += unserved(resolved, engine)
     if refused:
         what = "the JAX engine" if engine == "jax" else f"the {engine} engine"
