@@ -20,7 +20,7 @@ For one side at a time there is a Gymnasium env and the reference ``AgentInterfa
 
 A learned policy's exact scores, next to the optimum, on held-out levels::
 
-    result = gridghost.evaluate(policy, level_split(2, "test"), obs_type="grid", view_radius=5)
+    result = gridghost.evaluate(policy, level_split(2, "test"), obs_type="grid")
 
 ``import gridghost`` registers ``gridghost/GridGhost-v1`` in Gymnasium's registry (the
 single-agent env, with a ``TimeLimit`` of 100 steps) and in PettingZoo's (the AEC env, and the

@@ -151,7 +151,7 @@ class GameSpec:
     layout: Layout | MapGenerator = setting(
         CLASSIC, doc="the map, or a MapGenerator drawing a fresh one at every reset", check=_check_layout,
         accepts="a Layout, a shipped map's name, map text, a dict, a path or a MapGenerator; None: classic",
-        encode=lambda value: value.to_dict(), decode=_layout_from_dict)
+        encode=lambda value: value.to_dict(), decode=_layout_from_dict, served={"evaluate": DEFAULT_ONLY})
     slip: SlipModel = setting(
         factory=lambda: LongitudinalSlip(DEFAULT_SLIP_PROBABILITY), doc="the agent's slip model",
         check=lambda value, argument: check_instance(value, argument, SlipModel),
@@ -159,7 +159,8 @@ class GameSpec:
         encode=slip_to_dict, decode=lambda data, decoded: slip_from_dict(data))
     sensors: tuple[Sensor, ...] | None = setting(
         None, doc="the sensors read after each agent move, in order", check=_check_sensors,
-        accepts="a list of Sensor objects; None: the colour sensor", served={"jax": DEFAULT_ONLY},
+        accepts="a list of Sensor objects; None: the colour sensor",
+        served={"jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY},
         encode=lambda value: None if value is None else [sensor_to_dict(one) for one in value],
         decode=_sensors_from_dict)
     rewards: Rewards = setting(
@@ -174,9 +175,9 @@ class GameSpec:
         decode=lambda data, decoded: None if data is None else _rewards_from_dict(data, "ghost_rewards"))
     max_cycles: int | None = setting(
         100, unit="cycles", doc="cycles (agent move + ghost answer) before both sides are truncated",
-        check=check_limit, accepts="an int >= 1 or None (no limit)", encoder=True)
+        check=check_limit, accepts="an int >= 1 or None (no limit)", encoder=True, served={"evaluate": (None,)})
     use_ghost: bool = setting(True, doc="whether the ghost plays", check=check_flag, accepts="a bool",
-                              served={"batched": (True,), "jax": (True,)})
+                              served={"batched": (True,), "jax": (True,), "evaluate": (True,)})
     obs_type: str = setting(
         "dict", doc="the observation encoding", check=lambda value, argument: check_choice(value, argument, OBS_TYPES),
         accepts=" / ".join(OBS_TYPES), encoder=True,
@@ -186,13 +187,13 @@ class GameSpec:
         accepts="None, 'particle', 'histogram', a spec dict or a BeliefFilter",
         encode=lambda value: _filter_to_dict(value),
         decode=lambda data, decoded: dict(data) if isinstance(data, Mapping) else data,
-        served={"batched": (None, "histogram"), "jax": (None,)})
+        served={"batched": (None, "histogram"), "jax": (None,), "evaluate": (None, "histogram")})
     show_belief: bool = setting(True, doc="whether pictures draw the belief", check=check_flag, accepts="a bool",
-                                served={"batched": DEFAULT_ONLY})
+                                served={"batched": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
     expert: str | None = setting(
         None, doc="the solver whose move the infos carry", accepts="None / " + " / ".join(EXPERTS),
         check=lambda value, argument: check_choice(value, argument, EXPERTS, allow_none=True),
-        served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY})
+        served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
     view_radius: int | None = setting(
         None, unit="cells", doc="obs_type='grid' only: the radius of an egocentric window", check=check_view_radius,
         accepts=f"None (the whole map) or an int in 1..{MAX_VIEW_RADIUS}", encoder=True)
@@ -201,13 +202,13 @@ class GameSpec:
         served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY})
     append_step_count: bool = setting(
         False, doc="whether observations carry the cycles played over max_cycles", check=check_flag,
-        accepts="a bool", encoder=True, served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY})
+        accepts="a bool", encoder=True, served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
     grid_layout: str = setting(
         "chw", doc="obs_type='grid' only: channels first or last", accepts=" / ".join(GRID_LAYOUTS), encoder=True,
         check=lambda value, argument: check_choice(value, argument, GRID_LAYOUTS))
     reference_infos: bool = setting(
         False, doc="whether infos are the reference's (text values) instead of numeric", check=check_flag,
-        accepts="a bool", served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY})
+        accepts="a bool", served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
 
     def __post_init__(self) -> None:
         # Each value's own check; what the values mean together (a sensor measuring another map, a
