@@ -7,11 +7,11 @@ the belief filter, the observation encoder and the expert's tables. A setting is
 config in this one place, so the views cannot drift apart in how they build a map.
 
 >>> from gridghost.config.settings import resolve
->>> config = resolve(obs_type="grid", view_radius=2)
+>>> config = resolve(obs_type="grid", grid_layout="hwc")
 >>> parts = build_map_parts(config, config.layout)
 >>> from gridghost.core.rules import Side
 >>> parts.kernel.layout is config.layout, parts.encoder.space(Side.AGENT).shape
-(True, (16, 5, 5))
+(True, (4, 5, 15))
 """
 
 from __future__ import annotations
