@@ -1259,3 +1259,20 @@ def test_a_scan_of_batch_steps_is_the_python_loop_of_jitted_calls(view, agent_vs
     assert len(np.unique(starts // fx.cells**2)) == LEVELS
     moves = np.stack([starts, np.asarray(actions[0]), np.asarray(scanned[1].state[0])], axis=1)
     assert len(np.unique(moves, axis=0)) > len(np.unique(moves[:, :2], axis=0)) + 8
+
+
+def test_the_jax_views_take_spec_config_or_keywords_alike() -> None:
+    from gridghost.config import resolve
+
+    settings = dict(obs_type="grid", view_radius=1, slip="none", max_cycles=5, rewards="normalised")
+    spec = resolve(**settings)
+    views = [GridGhostJaxSingle("agent", **settings), GridGhostJaxSingle("agent", spec=spec),
+             GridGhostJaxSingle("agent", config=spec.to_dict())]
+    for view in views:
+        assert view.spec.to_dict() == spec.to_dict()
+    leaves = [jax.tree_util.tree_leaves(view.default_params) for view in views]
+    for other in leaves[1:]:
+        assert len(other) == len(leaves[0])
+        for first, second in zip(leaves[0], other, strict=True):
+            np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
+    assert GridGhostJax(spec=spec).spec.to_dict() == GridGhostJax(**settings).spec.to_dict()

@@ -111,8 +111,7 @@ def settings_table(cls: type, inputs: Mapping[str, Input]) -> list[str]:
     lines = ["| keyword | type | default | unit | accepts | what it sets | not served by |",
              "|---|---|---|---|---|---|---|"]
     for name, (field, declared_) in declared(cls).items():
-        built = field.default_factory is not dataclasses.MISSING
-        default = f"`{type(default_of(field)).__name__}()`" if built else f"`{field.default!r}`"
+        default = f"`{default_of(field)!r}`"
         refused = ", ".join(
             f"{engine} ({'default only' if values == DEFAULT_ONLY else ', '.join(map(repr, values))})"
             for engine, values in declared_.served.items())
