@@ -505,7 +505,7 @@ def engine_spec(engine: str, spec: GameSpec | Mapping[str, Any] | None, settings
 
 def unserved(spec: GameSpec, engine: str) -> list[str]:
     """The settings of ``spec`` that ``engine`` does not serve, as the declaration says
-    (:attr:`~gridghost.config.declaration.Setting.served`), each as ``name=value``.
+    (the ``served`` of :class:`~gridghost.config.declaration.Setting`), each as ``name=value``.
 
     Args:
         spec: the resolved settings.
