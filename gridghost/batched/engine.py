@@ -260,7 +260,8 @@ class BatchedGame:
         #: The game's settings as given, read and resolved as every view's are.
         self.spec = spec = engine_spec("batched", spec, settings, UnsupportedSetting)
         self.obs_type = obs_type = spec.obs_type
-        belief_filter = spec.belief_filter  # None, or "histogram" (obs_type="belief_vector" sets it)
+        # None or "histogram", the one filter served (obs_type="belief_vector" sets it)
+        belief_filter: str | None = None if spec.belief_filter is None else "histogram"
         if belief_filter is not None and self.controlled == GHOST:
             raise ValueError("belief_filter follows the agent; a learning ghost alone has none "
                              "(use obs_type='vector' or 'grid', or controlled=None)")
