@@ -50,7 +50,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 _moved.install()
 importlib.import_module("gridghost.env")
 
-from gridghost.config import GameConfig  # noqa: E402
+from gridghost.config import GameConfig, GameSpec  # noqa: E402
 from gridghost.core import (  # noqa: E402
     CLASSIC,
     COLOURS,
@@ -113,6 +113,7 @@ __all__ = [
     "Evaluator",
     "Game",
     "GameConfig",
+    "GameSpec",
     "GameState",
     "GridGhostEnv",
     "GridGhostGymEnv",
