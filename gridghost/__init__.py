@@ -20,7 +20,7 @@ For one side at a time there is a Gymnasium env and the reference ``AgentInterfa
 
 A learned policy's exact scores, next to the optimum, on held-out levels::
 
-    result = gridghost.evaluate(policy, level_split(2, "test"), obs_type="grid", view_radius=5)
+    result = gridghost.evaluate(policy, level_split(2, "test"), obs_type="grid")
 
 ``import gridghost`` registers ``gridghost/GridGhost-v1`` in Gymnasium's registry (the
 single-agent env, with a ``TimeLimit`` of 100 steps) and in PettingZoo's (the AEC env, and the
@@ -50,7 +50,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 _moved.install()
 importlib.import_module("gridghost.env")
 
-from gridghost.config import GameConfig  # noqa: E402
+from gridghost.config import GameConfig, GameSpec  # noqa: E402
 from gridghost.core import (  # noqa: E402
     CLASSIC,
     COLOURS,
@@ -113,6 +113,7 @@ __all__ = [
     "Evaluator",
     "Game",
     "GameConfig",
+    "GameSpec",
     "GameState",
     "GridGhostEnv",
     "GridGhostGymEnv",

@@ -162,13 +162,13 @@ def test_components_without_a_dict_form_say_so() -> None:
     ("fields", "error", "message"),
     [
         (dict(layout="classic"), TypeError, "layout must be a gridghost.Layout or a MapGenerator"),
-        (dict(slip="none"), TypeError, "GameConfig.slip must be a gridghost.SlipModel"),
-        (dict(sensors=[ColorSensor()]), TypeError, "GameConfig.sensors must be a tuple of Sensor objects"),
-        (dict(rewards=None), TypeError, "GameConfig.rewards must be a gridghost.Rewards"),
-        (dict(max_cycles=-3), ValueError, "GameConfig.max_cycles must be an int >= 1"),
-        (dict(use_ghost=1), TypeError, "GameConfig.use_ghost must be a bool"),
-        (dict(obs_type="nope"), ValueError, "unknown GameConfig.obs_type 'nope'"),
-        (dict(belief_filter=3), TypeError, "GameConfig.belief_filter must be None, a filter name"),
+        (dict(slip="none"), TypeError, "GameSpec.slip must be a gridghost.SlipModel"),
+        (dict(sensors=[ColorSensor()]), TypeError, "GameSpec.sensors must be a tuple of Sensor objects"),
+        (dict(rewards=None), TypeError, "GameSpec.rewards must be a gridghost.Rewards"),
+        (dict(max_cycles=-3), ValueError, "GameSpec.max_cycles must be an int >= 1"),
+        (dict(use_ghost=1), TypeError, "GameSpec.use_ghost must be a bool"),
+        (dict(obs_type="nope"), ValueError, "unknown GameSpec.obs_type 'nope'"),
+        (dict(belief_filter=3), TypeError, "GameSpec.belief_filter must be None, a filter name"),
     ],
 )
 def test_a_config_checks_its_fields_when_built(fields: dict, error: type, message: str) -> None:

@@ -319,10 +319,10 @@ def test_bad_encoding_settings_are_refused_with_the_argument_named(kwargs: dict,
 @pytest.mark.parametrize(
     ("fields", "error", "message"),
     [
-        (dict(view_radius=-1), ValueError, "GameConfig.view_radius"),
-        (dict(view_radius="2"), TypeError, "GameConfig.view_radius"),
-        (dict(action_mask_in_obs=None), TypeError, "GameConfig.action_mask_in_obs must be a bool"),
-        (dict(append_step_count="no"), TypeError, "GameConfig.append_step_count must be a bool"),
+        (dict(view_radius=-1), ValueError, "GameSpec.view_radius"),
+        (dict(view_radius="2"), TypeError, "GameSpec.view_radius"),
+        (dict(action_mask_in_obs=None), TypeError, "GameSpec.action_mask_in_obs must be a bool"),
+        (dict(append_step_count="no"), TypeError, "GameSpec.append_step_count must be a bool"),
     ],
 )
 def test_bad_config_fields_are_refused(fields: dict, error: type, message: str) -> None:

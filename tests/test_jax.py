@@ -828,10 +828,11 @@ def test_params_levels_make_every_reset_draw_that_map(agent_vs_random, ghost_vs_
     ("both", dict(opponent="chase"), TypeError, "GridGhostJax has both sides learn"),
     ("both", dict(autoreset_mode="same_step"), UnsupportedSetting, "does not take autoreset_mode"),
     ("agent", dict(autoreset_mode="next_step"), UnsupportedSetting, "does not take autoreset_mode"),
-    ("agent", dict(belief_filter="histogram"), UnsupportedSetting, "does not take belief_filter"),
+    ("agent", dict(belief_filter="histogram"), UnsupportedSetting, "does not serve belief_filter='histogram'"),
     ("agent", dict(seed=3), UnsupportedSetting, "does not take seed: its randomness comes from the keys"),
-    ("both", dict(sensors=[]), UnsupportedSetting, "does not take sensors: it has no sensors"),
-    ("agent", dict(color_sensor_quality=0.9), UnsupportedSetting, "does not take color_sensor_quality"),
+    ("both", dict(sensors=[]), UnsupportedSetting, r"does not serve sensors=\(\) \(it serves the default only"),
+    ("agent", dict(color_sensor_quality=0.9), UnsupportedSetting, "does not serve sensors=.*color_sensor_quality"),
+    ("agent", dict(expert="optimal"), UnsupportedSetting, "does not serve expert='optimal'"),
     ("both", dict(speed=2), TypeError, "unexpected keyword argument 'speed'"),
     ("agent", dict(render_mode="human"), UnsupportedSetting, "does not serve render_mode"),
     ("agent", dict(slip="sideways"), ValueError, "sideways"),
@@ -1258,3 +1259,20 @@ def test_a_scan_of_batch_steps_is_the_python_loop_of_jitted_calls(view, agent_vs
     assert len(np.unique(starts // fx.cells**2)) == LEVELS
     moves = np.stack([starts, np.asarray(actions[0]), np.asarray(scanned[1].state[0])], axis=1)
     assert len(np.unique(moves, axis=0)) > len(np.unique(moves[:, :2], axis=0)) + 8
+
+
+def test_the_jax_views_take_spec_config_or_keywords_alike() -> None:
+    from gridghost.config import resolve
+
+    settings = dict(obs_type="grid", view_radius=1, slip="none", max_cycles=5, rewards="normalised")
+    spec = resolve(**settings)
+    views = [GridGhostJaxSingle("agent", **settings), GridGhostJaxSingle("agent", spec=spec),
+             GridGhostJaxSingle("agent", config=spec.to_dict())]
+    for view in views:
+        assert view.spec.to_dict() == spec.to_dict()
+    leaves = [jax.tree_util.tree_leaves(view.default_params) for view in views]
+    for other in leaves[1:]:
+        assert len(other) == len(leaves[0])
+        for first, second in zip(leaves[0], other, strict=True):
+            np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
+    assert GridGhostJax(spec=spec).spec.to_dict() == GridGhostJax(**settings).spec.to_dict()

@@ -173,7 +173,7 @@ def test_tensordict_reader_takes_torchrls_keys_and_trailing_axes() -> None:
 
 
 def test_tracker_step_reads_each_games_agent_info_from_the_parallel_env() -> None:
-    envs = [gridghost.parallel_env(obs_type="vector", max_cycles=20) for _ in range(3)]
+    envs = [gridghost.parallel_env(obs_type="vector", max_cycles=10) for _ in range(3)]
     infos = [env.reset(seed=seed)[1]["agent"] for seed, env in enumerate(envs)]
     tracker, rng = EpisodeTracker(), np.random.default_rng(4)
     truth, returns, moves = EpisodeMetrics(), [0.0] * 3, [0] * 3

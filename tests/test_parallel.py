@@ -47,10 +47,12 @@ def test_parallel_seed_test_passes(obs_type):
 
 
 def test_max_cycles_test_passes():
+    # PettingZoo's test counts a parallel env's max_cycles in parallel steps; gridghost's counts
+    # game cycles, two parallel steps each, so the test's limit is halved here.
     module = types.SimpleNamespace(
         env=lambda max_cycles: gridghost.env(layout=LONG_CORRIDOR, slip="none", max_cycles=max_cycles),
         parallel_env=lambda max_cycles: gridghost.parallel_env(layout=LONG_CORRIDOR, slip="none",
-                                                                max_cycles=max_cycles),
+                                                                max_cycles=max_cycles // 2),
     )
     for _ in range(5):  # it resets without a seed
         max_cycles_test(module)
@@ -59,7 +61,7 @@ def test_max_cycles_test_passes():
 def test_registered_for_pettingzoo_make():
     env = pettingzoo.make("parallel", gridghost.ENV_ID, obs_type="vector", max_cycles=10)
     assert isinstance(env, GridGhostParallelEnv)
-    assert env.max_cycles == 10 and env.aec_env.max_cycles == 5
+    assert env.max_cycles == 10 and env.aec_env.max_cycles == 10
 
 
 def _random_actions(env, rng):
@@ -75,7 +77,7 @@ def _without_turn_keys(info):
 @pytest.mark.parametrize("max_cycles", [3, 25])
 def test_same_semantics_as_pettingzoos_turn_based_conversion(max_cycles):
     """The grid encoding says whose turn it is in both, so observations compare as they are."""
-    ours = gridghost.parallel_env(obs_type="grid", max_cycles=2 * max_cycles)
+    ours = gridghost.parallel_env(obs_type="grid", max_cycles=max_cycles)
     theirs = turn_based_aec_to_parallel(gridghost.raw_env(obs_type="grid", max_cycles=max_cycles))
     rng = np.random.default_rng(3)
     endings = set()
@@ -179,11 +181,9 @@ def test_the_waiting_sides_action_is_ignored_whatever_it_is():
 
 
 @pytest.mark.parametrize("flag", [np.True_, True])
-def test_use_ghost_as_a_numpy_bool_counts_half_turns(flag):
-    env = gridghost.parallel_env(use_ghost=flag, max_cycles=10)
-    assert env.max_cycles == 10 and env.aec_env.max_cycles == 5
-    with pytest.raises(ValueError, match="must be even"):
-        gridghost.parallel_env(use_ghost=flag, max_cycles=9)
+def test_use_ghost_as_a_numpy_bool_is_taken(flag):
+    env = gridghost.parallel_env(use_ghost=flag, max_cycles=9)  # cycles: an odd number is fine
+    assert env.max_cycles == 9 and env.aec_env.max_cycles == 9 and env.possible_agents == ["agent", "ghost"]
 
 
 def test_use_ghost_that_is_not_a_bool_is_refused():
@@ -194,9 +194,10 @@ def test_use_ghost_that_is_not_a_bool_is_refused():
 @pytest.mark.parametrize("max_cycles", [200, 10, None])
 def test_an_explicit_max_cycles_next_to_a_config_is_refused(max_cycles):
     config = gridghost.env(max_cycles=7).config
-    with pytest.raises(ValueError, match="max_cycles inside config"):
+    with pytest.raises(ValueError, match=r"as config= or as keywords, not both; got config and \['max_cycles'\]"):
         gridghost.parallel_env(config=config, max_cycles=max_cycles)
-    assert gridghost.parallel_env(config=config).max_cycles == 14
+    assert gridghost.parallel_env(config=config).max_cycles == 7
+    assert gridghost.parallel_env(spec=config).max_cycles == 7
 
 
 def test_only_the_movers_action_is_carried_out():
@@ -213,15 +214,21 @@ def test_only_the_movers_action_is_carried_out():
         assert a.aec_env.game_state == b.aec_env.game_state
 
 
-def test_max_cycles_counts_parallel_steps():
-    env = gridghost.parallel_env(layout=LONG_CORRIDOR, slip="none", max_cycles=6, obs_type="vector")
+@pytest.mark.parametrize(("use_ghost", "steps_per_cycle"), [(True, 2), (False, 1)])
+def test_max_cycles_counts_game_cycles_as_in_every_view(use_ghost, steps_per_cycle):
+    """Before 0.4 the parallel env counted half-turns (this env stopped after 3 steps, default 200)."""
+    env = gridghost.parallel_env(layout=LONG_CORRIDOR, slip="none", max_cycles=3, obs_type="vector",
+                                 use_ghost=use_ghost)
+    aec = gridghost.env(layout=LONG_CORRIDOR, slip="none", max_cycles=3, obs_type="vector", use_ghost=use_ghost)
     env.reset(seed=0)
+    aec.reset(seed=0)
     steps = 0
     while env.agents:
         _, _, terminations, truncations, _ = env.step(dict.fromkeys(env.agents, 3))
         steps += 1
-    assert steps == 6 and all(truncations.values()) and not any(terminations.values())
-    assert gridghost.parallel_env().max_cycles == DEFAULT_MAX_CYCLES == 2 * gridghost.env().max_cycles
+    assert steps == 3 * steps_per_cycle and all(truncations.values()) and not any(terminations.values())
+    assert env.max_cycles == aec.max_cycles == 3
+    assert gridghost.parallel_env().max_cycles == DEFAULT_MAX_CYCLES == gridghost.env().max_cycles == 100
 
 
 def test_config_rebuilds_the_same_parallel_game():
@@ -242,7 +249,6 @@ def test_config_rebuilds_the_same_parallel_game():
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
-    (dict(max_cycles=5), ValueError, "must be even"),
     (dict(max_cycles=0), ValueError, "max_cycles"),
     (dict(max_cycles=2.0), TypeError, "max_cycles"),
     (dict(config=gridghost.GameConfig(), max_cycles=10), ValueError, "not both"),
@@ -272,7 +278,7 @@ def test_bad_actions_are_refused_and_change_nothing(actions, error, match):
 
 
 def test_stepping_before_reset_or_after_the_end_raises():
-    env = gridghost.parallel_env(obs_type="vector", layout=LONG_CORRIDOR, slip="none", max_cycles=2)
+    env = gridghost.parallel_env(obs_type="vector", layout=LONG_CORRIDOR, slip="none", max_cycles=1)
     with pytest.raises(RuntimeError, match="reset"):
         env.step({"agent": 0})
     env.reset(seed=0)

@@ -539,3 +539,13 @@ def test_the_curve_refuses_what_it_cannot_judge_naming_the_pair() -> None:
     wrong_answer = pool.add(lambda observation: 7, "ghost", name="sevens")
     with pytest.raises(ValueError, match="'sevens' cannot be tabulated"):
         exploitability_curve([(agent, wrong_answer)])
+
+
+def test_the_self_play_env_takes_a_whole_spec_as_it_is() -> None:
+    """It added its max_cycles default beside a config=, which the env then refused."""
+    pool = OpponentPool()
+    pool.add("chase", "ghost")
+    spec = gridghost.env(obs_type="vector", max_cycles=None).config
+    for given in (dict(spec=spec), dict(config=spec)):
+        assert SelfPlayEnv(pool, **given).config.to_dict() == spec.to_dict()
+    assert SelfPlayEnv(pool, obs_type="vector").config.max_cycles == 100

@@ -123,7 +123,7 @@ def test_expert_is_part_of_the_config_and_checked() -> None:
     assert again.infos["agent"]["expert_action"] == env.infos["agent"]["expert_action"]
     with pytest.raises(ValueError, match="unknown expert 'oracle'; accepted: None or one of"):
         gridghost.env(expert="oracle")
-    with pytest.raises(ValueError, match=r"GameConfig\.expert"):
+    with pytest.raises(ValueError, match=r"GameSpec\.expert"):
         GameConfig(expert="best")
     with pytest.raises(ValueError, match="expert solves the game against the ghost"):
         gridghost.env(expert="minimax", use_ghost=False)

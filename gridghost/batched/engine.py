@@ -6,7 +6,7 @@
 | Sides         | ``controlled="agent"`` or ``"ghost"`` against a built-in opponent (a table), or  |
 |               | ``controlled=None``: both sides learn, half-turn by half-turn                    |
 | Actions       | ``int[N]`` in 0..3 (0 left, 1 down, 2 right, 3 up)                               |
-| Observations  | ``(N, ...)`` ``float32``: ``"vector"``, ``"grid"`` (``view_radius`` too) or      |
+| Observations  | ``(N, ...)`` ``float32``: ``"vector"``, ``"grid"`` (egocentric too) or           |
 |               | ``"belief_vector"``; each row equals the single env's encoder output             |
 | Auto-reset    | ``"next_step"`` (Gymnasium 1.x's default) or ``"same_step"`` (final obs kept)    |
 
@@ -52,7 +52,8 @@ sides' final observations kept.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -69,16 +70,18 @@ from gridghost.batched.limits import (
 )
 from gridghost.batched.observe import Observer
 from gridghost.batched.stats import EpisodeStats, GameStatistics  # noqa: F401
-from gridghost.batched.tables import ONGOING, first_map
-from gridghost.config.settings import game_config
+from gridghost.batched.tables import (
+    ONGOING,
+    first_map,
+)
+from gridghost.config.declaration import declared
+from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core.checks import check_choice, check_limit
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, Rewards
-from gridghost.core.slip import SlipModel
-from gridghost.sensing.sensors import Sensor
+from gridghost.core.rules import NUM_ACTIONS
 
 #: The encodings the batched engine serves (each row is the single env's encoder output).
-BATCH_OBS_TYPES: tuple[str, ...] = ("vector", "grid", "belief_vector")
+BATCH_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["batched"])
 #: The auto-reset modes (Gymnasium's ``AutoresetMode.NEXT_STEP`` and ``SAME_STEP``).
 AUTORESET_MODES: tuple[str, ...] = ("next_step", "same_step")
 GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
@@ -135,30 +138,30 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
             :class:`~gridghost.planning.StatePolicy` or its class, or an int array ``(cells, cells)``
             of actions; ``None`` means the chasing ghost against a learning agent and a random
             agent against a learning ghost.
-        obs_type: one of :data:`BATCH_OBS_TYPES`; ``"belief_vector"`` runs a
-            :class:`BatchedHistogramFilter` for the agent (not with a learning ghost alone).
-        view_radius: ``obs_type="grid"`` only, as in the single envs.
-        grid_layout: ``obs_type="grid"`` only: ``"chw"`` (channels first, default) or ``"hwc"``,
-            as in the single envs.
         autoreset_mode: ``"next_step"`` (a game that ended shows its final observation, and the
             next call resets it and ignores its action; Gymnasium 1.x's default) or
             ``"same_step"`` (it resets in the call where it ended; its final observation is in
             :attr:`BatchedStep.final_observations`). ``None``: ``"next_step"`` with one learner,
             ``"same_step"`` (the only mode) with two.
-        max_cycles: the game's own limit in turns (``None``: none): truncates an episode that did
-            not end, as the AEC env does.
         max_episode_steps: Gymnasium's ``TimeLimit`` in learner steps (``None``: none): truncates
-            at the limit even when the game ended in that step, as the wrapper does.
-        belief_filter: ``None`` or ``"histogram"``: the agent's exact filter for N games
-            (:attr:`filter`); ``"belief_vector"`` needs it and sets it.
+            at the limit even when the game ended in that step, as the wrapper does. With one
+            learner a learner step is a cycle (its move and the opponent's answer), the unit of
+            the ``max_cycles`` setting, so the two limits count the same things; with two
+            learners a step is a half-turn.
         table_bytes: the most memory the tables may take, an int >= 1 (bytes); ``None``:
             :data:`TABLE_BYTES` as it is set when the engine is built (512 MiB unless changed).
             Many levels (a ``MapGenerator`` with a large ``num_levels``) need more: the refusal
             says how much (docs/batched.md has a table of what fits).
-        **game: the game's settings as the single envs take them: ``layout`` (a map, or a
-            :class:`~gridghost.maps.levels.MapGenerator` with ``num_levels``), ``difficulty``,
-            ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
-            ``rewards``, ``ghost_rewards``.
+        spec, **settings: the game's settings as the single envs take them
+            (:class:`~gridghost.config.settings.GameSpec`), with the engines' defaults
+            (:data:`~gridghost.config.settings.ENGINE_DEFAULTS`: ``obs_type="vector"`` and no
+            ``max_cycles``, the game's own limit in cycles, which truncates an episode that did
+            not end as the AEC env does). ``layout`` may be a
+            :class:`~gridghost.maps.levels.MapGenerator` with ``num_levels``. The values the
+            engine does not serve are declared with each setting (``GameSpec``'s ``served``:
+            the encodings of :data:`BATCH_OBS_TYPES`, where ``"belief_vector"`` runs a
+            :class:`BatchedHistogramFilter` for the agent, not with a learning ghost alone; the
+            exact filter ``"histogram"``; the ghost in the game; ...).
 
     Attributes:
         num_games, controlled, obs_type, autoreset_mode, table_bytes: as resolved.
@@ -175,31 +178,19 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
     """
 
     def __init__(self, num_games: int, seed: int | Sequence[int] | None = None, *,
-                 controlled: str | None = AGENT, opponent: Any = None, obs_type: str = "vector",
-                 view_radius: int | None = None, grid_layout: str = "chw", autoreset_mode: str | None = None,
-                 max_cycles: int | None = None,
-                 max_episode_steps: int | None = None, belief_filter: str | None = None,
-                 table_bytes: int | None = None, layout: Any = None, difficulty: int | None = None,
-                 slip: str | SlipModel | None = None,
-                 slip_probability: float | None = None, slip_type: str | None = None,
-                 sensors: Sequence[Sensor] | None = None, color_sensor_quality: float | None = None,
-                 rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None,
-                 **unsupported: Any) -> None:
+                 controlled: str | None = AGENT, opponent: Any = None, autoreset_mode: str | None = None,
+                 max_episode_steps: int | None = None, table_bytes: int | None = None,
+                 spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
         self.num_games = n = check_count(num_games, "num_games")
         #: The bytes the tables may take (``table_bytes``, or :data:`TABLE_BYTES` when built); checked
         #: first, so that the vector env's fallback to single envs never drops a bad one.
         self.table_bytes = table_budget(table_bytes)
-        self._refuse(unsupported)
         self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
-        if obs_type not in BATCH_OBS_TYPES:
-            raise UnsupportedSetting(f"the batched engine serves obs_type in {list(BATCH_OBS_TYPES)}, got {obs_type!r} "
-                                     "(use the single envs, or vectorization_mode='sync', for the others)")
-        self.obs_type = obs_type
-        if belief_filter not in (None, "histogram"):
-            raise UnsupportedSetting(f"the batched engine runs the exact filter, belief_filter='histogram'; got "
-                                     f"{belief_filter!r}")
-        if obs_type == "belief_vector":
-            belief_filter = "histogram"
+        #: The game's settings as given, read and resolved as every view's are.
+        self.spec = spec = engine_spec("batched", spec, settings, UnsupportedSetting)
+        self.obs_type = obs_type = spec.obs_type
+        # None or "histogram", the one filter served (obs_type="belief_vector" sets it)
+        belief_filter: str | None = None if spec.belief_filter is None else "histogram"
         if belief_filter is not None and self.controlled == GHOST:
             raise ValueError("belief_filter follows the agent; a learning ghost alone has none "
                              "(use obs_type='vector' or 'grid', or controlled=None)")
@@ -213,13 +204,10 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         if self.controlled is None and opponent is not None:
             raise ValueError("opponent plays the other side of one learner; with controlled=None both sides learn")
         self.max_episode_steps = check_limit(max_episode_steps, "max_episode_steps")
-        #: The game's settings, read and resolved as every view's are (the encoding without the
-        #: belief planes, which the engine appends from its own filter).
-        self.config = game_config(
-            layout=layout, difficulty=difficulty, slip=slip, slip_probability=slip_probability, slip_type=slip_type,
-            sensors=sensors, color_sensor_quality=color_sensor_quality, rewards=rewards, ghost_rewards=ghost_rewards,
-            max_cycles=max_cycles, obs_type="vector" if obs_type == "belief_vector" else obs_type,
-            view_radius=view_radius, grid_layout=grid_layout)
+        #: The settings the tables are built from: the encoding without the belief planes, which
+        #: the engine appends from its own filter.
+        self.config = dataclasses.replace(spec, obs_type="vector" if obs_type == "belief_vector" else obs_type,
+                                          belief_filter=None)
         self.max_cycles, self.slip = self.config.max_cycles, self.config.slip
         first, self.generator, count = first_map(self.config.layout, self.table_bytes)
         self._build(opponent, belief_filter, first, count)
@@ -239,18 +227,6 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         self._ended = np.zeros(n, dtype=bool)  # two sides: ended in the agent's half of this turn
         self._phase: str | None = None  # two sides: whose half-turn is next
         self._buffers()
-
-    @staticmethod
-    def _refuse(unsupported: dict[str, Any]) -> None:
-        known = {"render_mode", "use_ghost", "expert", "action_mask_in_obs", "append_step_count", "show_belief",
-                 "config", "opponent_obs_type"}
-        defaults = {"render_mode": None, "use_ghost": True, "expert": None, "action_mask_in_obs": False,
-                    "append_step_count": False, "show_belief": True, "opponent_obs_type": "dict"}
-        for key, value in unsupported.items():
-            if key not in known:
-                raise TypeError(f"BatchedGame got an unexpected keyword argument {key!r}")
-            if key not in defaults or (value is not defaults[key] and value != defaults[key]):
-                raise UnsupportedSetting(f"the batched engine does not serve {key}={value!r} (the single envs do)")
 
     # -- construction ----------------------------------------------------------------------------
     def _buffers(self) -> None:

@@ -53,16 +53,16 @@ class GridGhostVectorEnv(VectorEnv):
         num_envs: N.
         controlled: ``"agent"`` or ``"ghost"``, the learning side.
         opponent: the other side, as :class:`BatchedGame` takes it.
-        obs_type: one of :data:`BATCH_OBS_TYPES`; ``None`` (default) means the Gymnasium views'
-            :data:`~gridghost.config.TRAINER_DEFAULTS`, ``"vector"``.
-        max_episode_steps: the ``TimeLimit`` in steps (``make_vec`` passes the registered 100).
+        max_episode_steps: the ``TimeLimit`` in steps, each a cycle (the learner's move and the
+            opponent's answer), the unit of ``max_cycles`` (``make_vec`` passes the registered 100).
         autoreset_mode: ``gymnasium.vector.AutoresetMode.NEXT_STEP`` (default, as
             ``SyncVectorEnv``) or ``SAME_STEP``; also accepted as ``"next_step"``/``"same_step"``.
         copy: return copies of the observations (as ``SyncVectorEnv(copy=True)``); ``False``
             returns the engine's buffers, overwritten by the next step.
-        **game: the game's settings, as :class:`BatchedGame` takes them (``rewards`` defaults to
-            ``"normalised"``, :data:`~gridghost.config.TRAINER_DEFAULTS`), and its ``table_bytes``
-            (the tables' memory budget; raise it for many levels).
+        **settings: the game's settings, as :class:`BatchedGame` takes them (``spec=`` too), with
+            the Gymnasium views' defaults (:data:`~gridghost.config.TRAINER_DEFAULTS`:
+            ``obs_type="vector"``, ``rewards="normalised"``), and its ``table_bytes`` (the tables'
+            memory budget; raise it for many levels).
 
     Raises:
         TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`.
@@ -70,9 +70,9 @@ class GridGhostVectorEnv(VectorEnv):
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
-    def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, obs_type: str | None = None,
+    def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, *,
                  max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
-                 copy: bool = True, **game: Any) -> None:
+                 copy: bool = True, **settings: Any) -> None:
         if controlled not in AGENTS:
             check_choice(controlled, "controlled", AGENTS)
         mode = GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
@@ -80,9 +80,9 @@ class GridGhostVectorEnv(VectorEnv):
         self.copy = check_flag(copy, "copy")
         check_count(num_envs, "num_envs")  # the engine's own checks would name its num_games
         try:
-            settings = trainer_settings(game if obs_type is None else {**game, "obs_type": obs_type})
             self.game = BatchedGame(num_envs, controlled=controlled, opponent=opponent,
-                                    max_episode_steps=max_episode_steps, autoreset_mode=mode, **settings)
+                                    max_episode_steps=max_episode_steps, autoreset_mode=mode,
+                                    **trainer_settings(settings))
         except TooManyGames as error:
             raise error.renamed("num_envs") from None
         self.num_envs = self.game.num_games

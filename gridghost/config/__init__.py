@@ -1,7 +1,7 @@
 """The settings of a game and the one place they are read and turned into a map's parts.
 
-``settings`` holds :class:`GameConfig` (every setting, resolved, with a JSON form) and
-:func:`game_config` (the views' keyword arguments, checked and resolved); ``parts`` holds
+``settings`` holds :class:`GameSpec` (``GameConfig``) (every setting, resolved, with a JSON form) and
+:func:`resolve` (the views' keyword arguments, checked and resolved; ``game_config`` is its old name); ``parts`` holds
 :func:`build_map_parts` (each map's kernel, sensors, filter, encoder and expert, for every view
 and the batched engine); ``opponents`` holds the registry of opponent names.
 
@@ -28,23 +28,30 @@ from gridghost.config.parts import (
 )
 from gridghost.config.settings import (
     EXPERTS,
+    INPUTS,
     OUTCOME_INFO_KEYS,
     REFERENCE_DEFAULTS,
     RESERVED_INFO_KEYS,
     TRAINER_DEFAULTS,
     GameConfig,
+    GameSpec,
     game_config,
+    resolve,
     sensor_from_dict,
     sensor_to_dict,
+    settings_lines,
     slip_from_dict,
     slip_to_dict,
     trainer_settings,
+    unserved,
+    with_defaults,
 )
 from gridghost.core import tunables
 
 __all__ = [
     "DEFAULT_OPPONENTS",
     "EXPERTS",
+    "INPUTS",
     "MAP_COMPONENTS_BYTES",
     "OPPONENT_SIDES",
     "OUTCOME_INFO_KEYS",
@@ -52,6 +59,7 @@ __all__ = [
     "RESERVED_INFO_KEYS",
     "TRAINER_DEFAULTS",
     "GameConfig",
+    "GameSpec",
     "MapParts",
     "build_map_parts",
     "check_opponent_name",
@@ -60,11 +68,15 @@ __all__ = [
     "maps_kept",
     "planned_opponent",
     "recent_map",
+    "resolve",
     "sensor_from_dict",
     "sensor_to_dict",
+    "settings_lines",
     "slip_from_dict",
     "slip_to_dict",
     "trainer_settings",
+    "unserved",
+    "with_defaults",
 ]
 
 tunables.forward(__name__, parts, ("MAP_COMPONENTS_BYTES",))

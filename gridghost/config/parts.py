@@ -6,12 +6,12 @@ batched engine build the parts of each map they play here, from a resolved
 the belief filter, the observation encoder and the expert's tables. A setting is read from the
 config in this one place, so the views cannot drift apart in how they build a map.
 
->>> from gridghost.config.settings import game_config
->>> config = game_config(obs_type="grid", view_radius=2)
+>>> from gridghost.config.settings import resolve
+>>> config = resolve(obs_type="grid", grid_layout="hwc")
 >>> parts = build_map_parts(config, config.layout)
 >>> from gridghost.core.rules import Side
 >>> parts.kernel.layout is config.layout, parts.encoder.space(Side.AGENT).shape
-(True, (16, 5, 5))
+(True, (4, 5, 15))
 """
 
 from __future__ import annotations
@@ -72,11 +72,8 @@ def build_encoder(
     Raises:
         ValueError: a belief encoding without ``belief``.
     """
-    return make_observations(
-        config.obs_type, board, belief, clock, view_radius=config.view_radius,
-        action_mask_in_obs=config.action_mask_in_obs, append_step_count=config.append_step_count,
-        max_cycles=config.max_cycles, both_observe=both_observe, grid_layout=config.grid_layout,
-    )
+    return make_observations(config.obs_type, board, belief, clock, both_observe=both_observe,
+                             **config.encoder_options())
 
 
 def build_map_parts(
@@ -90,7 +87,7 @@ def build_map_parts(
     """Build the parts of ``config``'s game on ``layout`` (one of the config's maps).
 
     Args:
-        config: the resolved settings (:func:`~gridghost.config.settings.game_config`).
+        config: the resolved settings (:func:`~gridghost.config.settings.resolve`).
         layout: the map: the config's own, or one its generator drew. The config's sensors are
             bound to it.
         clock: what returns the cycles played, for ``append_step_count``.
@@ -107,7 +104,7 @@ def build_map_parts(
     if sensors is not None:
         sensors = tuple(sensor.for_layout(layout) for sensor in sensors)
     bound = make_sensors(layout, sensors, None, RESERVED_INFO_KEYS)
-    kernel = Game(layout, config.slip, config.rewards, config.ghost_rewards, config.use_ghost)
+    kernel = config.game(layout)
     belief_filter = None
     if with_filter and config.belief_filter is not None:
         belief_filter = make_filter(config.belief_filter, layout, config.slip, bound)

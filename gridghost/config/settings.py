@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from gridghost.config.declaration import DEFAULT_ONLY, Input, declared, default_of, setting, settings_table
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
@@ -43,7 +45,13 @@ from gridghost.core.slip import (
 from gridghost.maps.levels import MapGenerator, map_source
 from gridghost.planning import EXPERTS
 from gridghost.sensing.filters import BeliefFilter, check_filter_kind
-from gridghost.sensing.observations import GRID_LAYOUTS, MAX_VIEW_RADIUS, OBS_TYPES, check_observation_options
+from gridghost.sensing.observations import (
+    GRID_LAYOUTS,
+    MAX_VIEW_RADIUS,
+    OBS_TYPES,
+    check_observation_options,
+    check_view_radius,
+)
 from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor, make_sensors
 
 #: The settings in which the Gymnasium views, built for trainers (the Gymnasium env, the
@@ -63,7 +71,7 @@ REFERENCE_DEFAULTS: Mapping[str, str] = MappingProxyType({"obs_type": "dict", "r
 
 def trainer_settings(game: Mapping[str, Any], defaults: Mapping[str, Any] = TRAINER_DEFAULTS) -> dict[str, Any]:
     """A Gymnasium view's game settings: ``game`` with ``defaults`` for those it leaves out, or
-    ``game`` as it is when it holds a whole ``config=``.
+    ``game`` as it is when it holds a whole ``spec=`` (or ``config=``).
 
     Args:
         game: the view's keyword settings.
@@ -72,7 +80,7 @@ def trainer_settings(game: Mapping[str, Any], defaults: Mapping[str, Any] = TRAI
     Returns:
         A new dict of the settings.
     """
-    return dict(game) if "config" in game else {**defaults, **game}
+    return with_defaults(game, defaults)
 
 #: The info key of each way a game ends.
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
@@ -91,100 +99,142 @@ RESERVED_INFO_KEYS = frozenset(
 )
 
 
+def _check_layout(value: Any, argument: str) -> Layout | MapGenerator:
+    if not isinstance(value, (Layout, MapGenerator)):
+        raise TypeError(f"{argument} must be a gridghost.Layout or a MapGenerator, got {value!r}")
+    return value
+
+
+def _check_sensors(value: Any, argument: str) -> tuple[Sensor, ...] | None:
+    if value is not None and (not isinstance(value, tuple) or not all(isinstance(one, Sensor) for one in value)):
+        raise TypeError(f"{argument} must be a tuple of Sensor objects or None, got {value!r}")
+    return value
+
+
+def _check_filter(value: Any, argument: str) -> str | dict[str, Any] | BeliefFilter | None:
+    if not isinstance(value, (str, dict, BeliefFilter, type(None))):
+        raise TypeError(f"{argument} must be None, a filter name, a spec dict or a filter, got {value!r}")
+    if value is not None:
+        check_filter_kind(value)
+    return value
+
+
+def _layout_from_dict(data: Any, decoded: Mapping[str, Any]) -> Layout | MapGenerator:
+    is_generator = isinstance(data, Mapping) and "generator" in data
+    return MapGenerator.from_dict(data) if is_generator else Layout.from_dict(data)
+
+
+def _sensors_from_dict(data: Any, decoded: Mapping[str, Any]) -> tuple[Sensor, ...] | None:
+    if data is None:
+        return None
+    if isinstance(data, (str, Mapping)) or not isinstance(data, Sequence):
+        raise TypeError(f"config 'sensors' must be a list of sensor dicts or None, got {data!r}")
+    # Sensors are bound to a map; a generator's envs bind them again to every map they draw.
+    layout = decoded.get("layout", CLASSIC)
+    first_map = layout.level(layout.start_level) if isinstance(layout, MapGenerator) else layout
+    return tuple(sensor_from_dict(entry, first_map) for entry in data)
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
-class GameConfig:
-    """Every setting of a game, resolved: what an env is built from.
+class GameSpec:
+    """Every setting of a game, resolved: what every view is built from (``spec=``).
 
-    Build one from keywords through an env (``env.config``), or directly; pass it back as
-    ``gridghost.env(config=...)`` (also ``GridGhostGymEnv(config=...)``). Compare two configs by
-    their :meth:`to_dict`.
-
-    Attributes:
-        layout: the map, or the :class:`~gridghost.maps.levels.MapGenerator` that draws one at every
-            reset.
-        slip: the agent's slip model.
-        sensors: the sensors read after each agent move, in order; ``None`` means the colour
-            sensor of quality 0.8.
-        rewards: the agent's rewards.
-        ghost_rewards: the ghost's rewards; ``None`` means zero-sum.
-        max_cycles: the step limit in cycles; ``None`` for none.
-        use_ghost: whether the ghost plays.
-        obs_type: the observation encoding.
-        belief_filter: the belief filter, as a spec: ``None``, ``"particle"``, ``"histogram"`` or
-            a dict (``{"type": "particle", "num_particles": 200, "resample_threshold": 0.5,
-            "sensors": [0, 1]}``, the sensors as indices into :attr:`sensors`); a custom filter
-            object stays an object (no dict form, and it drives one env only).
-        show_belief: whether pictures draw the belief.
-        expert: the solver whose move for the side to move the infos carry
-            (``info["expert_action"]``): ``None``, ``"minimax"`` or ``"optimal"``.
-        view_radius: ``obs_type="grid"`` only: ``None`` (the whole map) or the radius of an
-            egocentric window.
-        action_mask_in_obs: whether observations carry the action mask
-            (``{"observation": ..., "action_mask": ...}``).
-        append_step_count: whether observations carry the cycles played over ``max_cycles``.
-        grid_layout: ``obs_type="grid"`` only: ``"chw"`` (channels first) or ``"hwc"``
-            (channels last).
-        reference_infos: whether infos are the reference's (text values, keys that come and
-            go) instead of the numeric ones.
+    Each field is the one declaration of its setting (:class:`~gridghost.config.declaration.Setting`
+    in its metadata: type, default, unit, check, docs, which engines serve it); the keywords every
+    view takes, their checks, :meth:`to_dict` / :meth:`from_dict` and the settings table of
+    docs/configuration.md are derived from them. Build one with :func:`resolve` (the keywords,
+    checked under the names the caller wrote) or directly; pass it as ``spec=`` (``config=``, its
+    old spelling, still works) to any view. Compare two specs by their :meth:`to_dict`.
+    ``GameConfig`` is this class under its old name.
     """
 
-    layout: Layout | MapGenerator = CLASSIC
-    slip: SlipModel = dataclasses.field(default_factory=lambda: LongitudinalSlip(DEFAULT_SLIP_PROBABILITY))
-    sensors: tuple[Sensor, ...] | None = None
-    rewards: Rewards = dataclasses.field(default_factory=Rewards)
-    ghost_rewards: Rewards | None = None
-    max_cycles: int | None = 100
-    use_ghost: bool = True
-    obs_type: str = "dict"
-    belief_filter: str | dict[str, Any] | BeliefFilter | None = None
-    show_belief: bool = True
-    expert: str | None = None
-    view_radius: int | None = None
-    action_mask_in_obs: bool = False
-    append_step_count: bool = False
-    grid_layout: str = "chw"
-    reference_infos: bool = False
+    layout: Layout | MapGenerator = setting(
+        CLASSIC, doc="the map, or a MapGenerator drawing a fresh one at every reset", check=_check_layout,
+        accepts="a Layout, a shipped map's name, map text, a dict, a path or a MapGenerator; None: classic",
+        encode=lambda value: value.to_dict(), decode=_layout_from_dict, served={"evaluate": DEFAULT_ONLY})
+    slip: SlipModel = setting(
+        factory=lambda: LongitudinalSlip(DEFAULT_SLIP_PROBABILITY), doc="the agent's slip model",
+        check=lambda value, argument: check_instance(value, argument, SlipModel),
+        accepts="a SlipModel or 'none' / 'longitudinal' / 'perpendicular'",
+        encode=slip_to_dict, decode=lambda data, decoded: slip_from_dict(data))
+    sensors: tuple[Sensor, ...] | None = setting(
+        None, doc="the sensors read after each agent move, in order", check=_check_sensors,
+        accepts="a list of Sensor objects; None: the colour sensor",
+        served={"jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY},
+        encode=lambda value: None if value is None else [sensor_to_dict(one) for one in value],
+        decode=_sensors_from_dict)
+    rewards: Rewards = setting(
+        factory=Rewards, doc="the agent's rewards per half-turn",
+        check=lambda value, argument: check_instance(value, argument, Rewards),
+        accepts="a Rewards or a preset's name ('reference', 'normalised')",
+        encode=dataclasses.asdict, decode=lambda data, decoded: _rewards_from_dict(data, "rewards"))
+    ghost_rewards: Rewards | None = setting(
+        None, doc="the ghost's rewards; None: zero-sum",
+        check=lambda value, argument: check_instance(value, argument, Rewards, allow_none=True),
+        accepts="a Rewards or None", encode=lambda value: None if value is None else dataclasses.asdict(value),
+        decode=lambda data, decoded: None if data is None else _rewards_from_dict(data, "ghost_rewards"))
+    max_cycles: int | None = setting(
+        100, unit="cycles", doc="cycles (agent move + ghost answer) before both sides are truncated",
+        check=check_limit, accepts="an int >= 1 or None (no limit)", encoder=True, served={"evaluate": (None,)})
+    use_ghost: bool = setting(True, doc="whether the ghost plays", check=check_flag, accepts="a bool",
+                              served={"batched": (True,), "jax": (True,), "evaluate": (True,)})
+    obs_type: str = setting(
+        "dict", doc="the observation encoding", check=lambda value, argument: check_choice(value, argument, OBS_TYPES),
+        accepts=" / ".join(OBS_TYPES), encoder=True,
+        served={"batched": ("vector", "grid", "belief_vector"), "jax": ("vector", "grid")})
+    belief_filter: str | dict[str, Any] | BeliefFilter | None = setting(
+        None, doc="the agent's belief filter", check=_check_filter,
+        accepts="None, 'particle', 'histogram', a spec dict or a BeliefFilter",
+        encode=lambda value: _filter_to_dict(value),
+        decode=lambda data, decoded: dict(data) if isinstance(data, Mapping) else data,
+        served={"batched": (None, "histogram"), "jax": (None,), "evaluate": (None, "histogram")})
+    show_belief: bool = setting(True, doc="whether pictures draw the belief", check=check_flag, accepts="a bool",
+                                served={"batched": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
+    expert: str | None = setting(
+        None, doc="the solver whose move the infos carry", accepts="None / " + " / ".join(EXPERTS),
+        check=lambda value, argument: check_choice(value, argument, EXPERTS, allow_none=True),
+        served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
+    view_radius: int | None = setting(
+        None, unit="cells", doc="obs_type='grid' only: the radius of an egocentric window", check=check_view_radius,
+        accepts=f"None (the whole map) or an int in 1..{MAX_VIEW_RADIUS}", encoder=True)
+    action_mask_in_obs: bool = setting(
+        False, doc="whether observations carry the action mask", check=check_flag, accepts="a bool", encoder=True,
+        served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY})
+    append_step_count: bool = setting(
+        False, doc="whether observations carry the cycles played over max_cycles", check=check_flag,
+        accepts="a bool", encoder=True, served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
+    grid_layout: str = setting(
+        "chw", doc="obs_type='grid' only: channels first or last", accepts=" / ".join(GRID_LAYOUTS), encoder=True,
+        check=lambda value, argument: check_choice(value, argument, GRID_LAYOUTS))
+    reference_infos: bool = setting(
+        False, doc="whether infos are the reference's (text values) instead of numeric", check=check_flag,
+        accepts="a bool", served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
 
     def __post_init__(self) -> None:
-        # The types only: what the values mean (a sensor measuring another map, a filter for
-        # another slip model) is checked by the env built from the config, in one place.
-        if not isinstance(self.layout, (Layout, MapGenerator)):
-            raise TypeError(f"GameConfig.layout must be a gridghost.Layout or a MapGenerator, got {self.layout!r}")
-        check_instance(self.slip, "GameConfig.slip", SlipModel)
-        if self.sensors is not None and (
-            not isinstance(self.sensors, tuple) or not all(isinstance(sensor, Sensor) for sensor in self.sensors)
-        ):
-            raise TypeError(f"GameConfig.sensors must be a tuple of Sensor objects or None, got {self.sensors!r}")
-        check_instance(self.rewards, "GameConfig.rewards", Rewards)
-        check_instance(self.ghost_rewards, "GameConfig.ghost_rewards", Rewards, allow_none=True)
-        check_limit(self.max_cycles, "GameConfig.max_cycles")
-        check_flag(self.use_ghost, "GameConfig.use_ghost")
-        check_flag(self.show_belief, "GameConfig.show_belief")
-        check_choice(self.obs_type, "GameConfig.obs_type", OBS_TYPES)
-        check_choice(self.expert, "GameConfig.expert", EXPERTS, allow_none=True)
-        check_limit(self.view_radius, "GameConfig.view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
-        check_flag(self.action_mask_in_obs, "GameConfig.action_mask_in_obs")
-        check_flag(self.append_step_count, "GameConfig.append_step_count")
-        check_choice(self.grid_layout, "GameConfig.grid_layout", GRID_LAYOUTS)
-        check_flag(self.reference_infos, "GameConfig.reference_infos")
-        if not isinstance(self.belief_filter, (str, dict, BeliefFilter, type(None))):
-            raise TypeError(
-                "GameConfig.belief_filter must be None, a filter name, a spec dict or a filter, "
-                f"got {self.belief_filter!r}"
-            )
+        # Each value's own check; what the values mean together (a sensor measuring another map, a
+        # filter for another slip model) is checked by the views built from the spec.
+        for name, (_, declared_) in declared(type(self)).items():
+            declared_.check(getattr(self, name), f"GameSpec.{name}")
 
     def keywords(self) -> dict[str, Any]:
-        """The settings as keyword arguments of :class:`~gridghost.envs.aec.GridGhostEnv`."""
-        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        """The settings by name (the keywords :func:`resolve` takes)."""
+        return {name: getattr(self, name) for name in declared(type(self))}
+
+    def encoder_options(self) -> dict[str, Any]:
+        """The settings the observation encoder takes, by name
+        (:func:`~gridghost.sensing.observations.make_observations`'s keywords)."""
+        return {name: getattr(self, name) for name, (_, declared_) in declared(type(self)).items()
+                if declared_.encoder and name != "obs_type"}
 
     def game(self, layout: Layout | None = None) -> Game:
-        """The game kernel these settings play on ``layout`` (the solver's input:
-        ``solve_game(game=config.game())``).
+        """The game kernel these settings play on ``layout``: the one place a
+        :class:`~gridghost.core.game.Game` is built from settings (the solver's input:
+        ``solve_game(game=spec.game())``).
 
         Args:
-            layout: the map; ``None`` means the config's own map, or, when a
+            layout: the map; ``None`` means the spec's own map, or, when a
                 :class:`~gridghost.maps.levels.MapGenerator` draws the maps, its first level (the
-                map an env built from this config plays first).
+                map a view built from this spec plays first).
 
         Returns:
             The :class:`~gridghost.core.game.Game` of the map, the slip, both sides' rewards and
@@ -206,27 +256,10 @@ class GameConfig:
             ValueError: a component has no dict form (a custom slip model or sensor, a
                 classifier sensor).
         """
-        return {
-            "layout": self.layout.to_dict(),
-            "slip": slip_to_dict(self.slip),
-            "sensors": None if self.sensors is None else [sensor_to_dict(sensor) for sensor in self.sensors],
-            "rewards": dataclasses.asdict(self.rewards),
-            "ghost_rewards": None if self.ghost_rewards is None else dataclasses.asdict(self.ghost_rewards),
-            "max_cycles": self.max_cycles,
-            "use_ghost": self.use_ghost,
-            "obs_type": self.obs_type,
-            "belief_filter": _filter_to_dict(self.belief_filter),
-            "show_belief": self.show_belief,
-            "expert": self.expert,
-            "view_radius": self.view_radius,
-            "action_mask_in_obs": self.action_mask_in_obs,
-            "append_step_count": self.append_step_count,
-            "grid_layout": self.grid_layout,
-            "reference_infos": self.reference_infos,
-        }
+        return {name: declared_.encode(getattr(self, name)) for name, (_, declared_) in declared(type(self)).items()}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GameConfig:
+    def from_dict(cls, data: Mapping[str, Any]) -> GameSpec:
         """Read :meth:`to_dict`'s form back (missing keys take the defaults).
 
         Raises:
@@ -235,30 +268,28 @@ class GameConfig:
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a config dict must be a mapping, got {data!r}")
-        known = [field.name for field in dataclasses.fields(cls)]  # to_dict's keys: the fields
-        unknown = set(data) - set(known)
+        settings = declared(cls)
+        unknown = set(data) - set(settings)
         if unknown:
-            raise ValueError(f"unknown config keys {sorted(unknown, key=str)}; known: {known}")
-        fields: dict[str, Any] = {key: data[key] for key in known if key in data}
-        layout: Layout | MapGenerator = CLASSIC
-        if "layout" in fields:
-            data_ = fields["layout"]
-            is_generator = isinstance(data_, Mapping) and "generator" in data_
-            layout = fields["layout"] = MapGenerator.from_dict(data_) if is_generator else Layout.from_dict(data_)
-        # Sensors are bound to a map; a generator's envs bind them again to every map they draw.
-        first_map = layout.level(layout.start_level) if isinstance(layout, MapGenerator) else layout
-        if "slip" in fields:
-            fields["slip"] = slip_from_dict(fields["slip"])
-        if fields.get("sensors") is not None:
-            if isinstance(fields["sensors"], (str, Mapping)) or not isinstance(fields["sensors"], Sequence):
-                raise TypeError(f"config 'sensors' must be a list of sensor dicts or None, got {fields['sensors']!r}")
-            fields["sensors"] = tuple(sensor_from_dict(entry, first_map) for entry in fields["sensors"])
-        for key in ("rewards", "ghost_rewards"):
-            if fields.get(key) is not None:
-                fields[key] = _rewards_from_dict(fields[key], key)
-        if isinstance(fields.get("belief_filter"), Mapping):
-            fields["belief_filter"] = dict(fields["belief_filter"])
-        return cls(**fields)
+            raise ValueError(f"unknown config keys {sorted(unknown, key=str)}; known: {list(settings)}")
+        decoded: dict[str, Any] = {}
+        for name, (_, declared_) in settings.items():
+            if name in data:
+                decoded[name] = declared_.decode(data[name], decoded)
+        return cls(**decoded)
+
+
+#: The old name of :class:`GameSpec` (the same class).
+GameConfig = GameSpec
+
+#: The keywords that are not settings of their own but resolve into one.
+INPUTS: Mapping[str, Input] = MappingProxyType({
+    "slip_probability": Input("slip", "float | None", "the reference keyword: the slip probability (None: 0.2)"),
+    "slip_type": Input("slip", "str | None", "the reference keyword: 'longitudinal' (None), 'perpendicular', 'none'"),
+    "color_sensor_quality": Input("sensors", "float | None", "the reference keyword: the default colour sensor's "
+                                  "quality (None: 0.8)"),
+    "difficulty": Input("layout", "int | None", "a preset 0..3: its generated training levels; not with layout"),
+})
 
 
 def _filter_to_dict(spec: str | dict[str, Any] | BeliefFilter | None) -> str | dict[str, Any] | None:
@@ -311,84 +342,209 @@ def _rewards_from_dict(data: Any, key: str) -> Rewards:
     return Rewards(**data)
 
 
-def game_config(
-    layout: Any = None,
-    slip: str | SlipModel | None = None,
-    slip_probability: float | None = None,
-    slip_type: str | None = None,
-    sensors: Sequence[Sensor] | None = None,
-    color_sensor_quality: float | None = None,
-    max_cycles: int | None = 100,
-    obs_type: str = "dict",
-    rewards: Rewards | str | None = None,
-    ghost_rewards: Rewards | None = None,
-    use_ghost: bool = True,
-    belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
-    show_belief: bool = True,
-    expert: str | None = None,
-    difficulty: int | None = None,
-    view_radius: int | None = None,
-    action_mask_in_obs: bool = False,
-    append_step_count: bool = False,
-    grid_layout: str = "chw",
-    reference_infos: bool = False,
-) -> GameConfig:
-    """The one place a game's settings are read: the keyword arguments of every view (see
-    :class:`~gridghost.envs.aec.GridGhostEnv`, which documents them), checked under the names the
-    caller used and resolved into a :class:`GameConfig`.
+def resolve(spec: GameSpec | Mapping[str, Any] | None = None, config: GameSpec | Mapping[str, Any] | None = None,
+            **keywords: Any) -> GameSpec:
+    """The one place a game's settings are read and checked: a whole ``spec`` (a :class:`GameSpec`
+    or its :meth:`~GameSpec.to_dict` form; ``config`` is its old spelling), or the keywords
+    declared by :class:`GameSpec`'s fields and :data:`INPUTS`, each checked under the name the
+    caller wrote. Every view calls this and trusts the spec it returns.
 
     Resolving means: the slip model from ``slip`` / ``slip_probability`` / ``slip_type``; the map
     from ``layout`` / ``difficulty`` (a generator follows the slip model); the sensors bound to
     the first map (the colour sensor of ``color_sensor_quality`` by default); the rewards from
     ``rewards`` (a preset's name, or the reference's when it is ``None``); the exact filter for
-    the belief encodings when ``belief_filter`` is ``None``. The belief filter stays as given (a name, a copy of a spec
-    dict, or a filter object): it is built per map by
+    the belief encodings when ``belief_filter`` is ``None``. The belief filter stays as given (a
+    name, a copy of a spec dict, or a filter object): it is built per map by
     :func:`~gridghost.config.parts.build_map_parts`.
 
     Returns:
         The resolved settings.
 
     Raises:
-        TypeError, ValueError: a setting of the wrong type or out of range, or settings that
-            contradict each other; the message names the argument as the caller wrote it.
+        TypeError: an unknown keyword (the message lists the settings), or a setting of the wrong
+            type.
+        ValueError: a setting out of range, settings that contradict each other, or ``spec``
+            together with keywords; the message names the argument as the caller wrote it.
     """
-    slip_model = make_slip(slip, slip_probability, slip_type)
-    source = map_source(layout, difficulty)
+    given = _whole_spec(spec, config, keywords)
+    if given is not None:
+        return given
+    settings = declared(GameSpec)
+    unknown = [name for name in keywords if name not in settings and name not in INPUTS]
+    if unknown:
+        raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}; the game settings are "
+                        f"{[*settings, *INPUTS]} (or spec=)")
+    # The settings built from several keywords (below) have no keyword default but None.
+    built = ("layout", "slip", "sensors", "rewards", "belief_filter")
+    values = {name: keywords.get(name, None if name in built else default_of(field))
+              for name, (field, _) in settings.items()}
+    for name, (_, declared_) in settings.items():
+        if name not in built:
+            values[name] = declared_.check(values[name], name)
+    inputs = {name: keywords.get(name) for name in INPUTS}
+    return _resolved(values, inputs)
+
+
+def _whole_spec(spec: Any, config: Any, keywords: Mapping[str, Any]) -> GameSpec | None:
+    """``spec`` (or ``config``, its old spelling) read as a whole spec, or ``None`` when neither is given."""
+    if spec is not None and config is not None:
+        raise ValueError("pass spec= or its old spelling config=, not both")
+    argument = "spec" if spec is not None else "config"
+    whole = spec if spec is not None else config
+    if whole is None:
+        return None
+    if keywords:
+        raise ValueError(f"pass the game's settings as {argument}= or as keywords, not both; got {argument} and "
+                         f"{sorted(keywords)}")
+    if isinstance(whole, Mapping):
+        return GameSpec.from_dict(whole)
+    if not isinstance(whole, GameSpec):
+        kind = "GameSpec" if argument == "spec" else "GameConfig"  # one class, the name the caller used
+        raise TypeError(f"{argument} must be a gridghost.{kind} or its to_dict() form, got {whole!r}")
+    return whole
+
+
+def _resolved(values: dict[str, Any], inputs: dict[str, Any]) -> GameSpec:
+    """The spec of checked ``values`` and the :data:`INPUTS`: the settings built from several keywords."""
+    slip_model = make_slip(values["slip"], inputs["slip_probability"], inputs["slip_type"])
+    source = map_source(values["layout"], inputs["difficulty"])
     maps = source.for_slip(slip_model) if isinstance(source, MapGenerator) else None
+    belief_filter, use_ghost = values["belief_filter"], values["use_ghost"]
     if maps is not None and isinstance(belief_filter, BeliefFilter):
         raise ValueError("belief_filter: a filter object follows one map, and a map generator draws a new map at "
                          "every reset; pass 'histogram', 'particle' or a spec dict instead")
-    max_cycles = check_limit(max_cycles, "max_cycles")
-    use_ghost = check_flag(use_ghost, "use_ghost")
-    if ghost_rewards is not None and not use_ghost:
+    if values["ghost_rewards"] is not None and not use_ghost:
         raise ValueError("ghost_rewards has no one to reward when the ghost is out of the game (use_ghost=False); "
                          "leave it None")
-    if belief_filter is None and obs_type in ("belief", "belief_vector"):
+    if belief_filter is None and values["obs_type"] in ("belief", "belief_vector"):
         belief_filter = "histogram"
-    show_belief = check_flag(show_belief, "show_belief")
-    if not show_belief and belief_filter is None:
+    if not values["show_belief"] and belief_filter is None:
         raise ValueError("show_belief=False hides the belief filter's map, and there is no belief_filter")
-    check_choice(expert, "expert", EXPERTS, allow_none=True)
-    if expert is not None and not use_ghost:
+    if values["expert"] is not None and not use_ghost:
         raise ValueError("expert solves the game against the ghost; there is none (use_ghost=False)")
-    reference_infos = check_flag(reference_infos, "reference_infos")
     first = maps.level(maps.start_level) if maps is not None else source
     assert isinstance(first, Layout)  # map_source gives a layout or a generator
     # A copy: a caller changing its list later must not change the maps still to come.
+    sensors = values["sensors"]
     given = tuple(sensors) if isinstance(sensors, list) else sensors
     if maps is not None and given is not None:  # sensors measure every map the generator draws
         given = tuple(sensor.for_layout(first) for sensor in given)
-    bound = make_sensors(first, given, color_sensor_quality, RESERVED_INFO_KEYS)
-    agent_rewards = make_rewards(rewards)
-    check_instance(ghost_rewards, "ghost_rewards", Rewards, allow_none=True)
+    values["sensors"] = make_sensors(first, given, inputs["color_sensor_quality"], RESERVED_INFO_KEYS)
+    values["rewards"] = make_rewards(values["rewards"])
     if belief_filter is not None:
-        check_filter_kind(belief_filter)
-    check_observation_options(obs_type, view_radius, action_mask_in_obs, append_step_count, max_cycles, grid_layout)
-    return GameConfig(
-        layout=maps if maps is not None else first, slip=slip_model, sensors=bound,
-        rewards=agent_rewards, ghost_rewards=ghost_rewards, max_cycles=max_cycles,
-        use_ghost=use_ghost, obs_type=obs_type,
-        belief_filter=copy.deepcopy(belief_filter) if isinstance(belief_filter, dict) else belief_filter,
-        show_belief=show_belief, expert=expert, view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
-        append_step_count=append_step_count, grid_layout=grid_layout, reference_infos=reference_infos,
-    )
+        check_filter_kind(belief_filter)  # the keyword's own message, before the spec's type check
+    check_observation_options(values["obs_type"], **values_of(values, "view_radius", "action_mask_in_obs",
+                                                              "append_step_count", "max_cycles", "grid_layout"))
+    values["belief_filter"] = copy.deepcopy(belief_filter) if isinstance(belief_filter, dict) else belief_filter
+    values["layout"], values["slip"] = (maps if maps is not None else first), slip_model
+    return GameSpec(**values)
+
+
+def values_of(values: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    """``values``' entries of ``names``."""
+    return {name: values[name] for name in names}
+
+
+def game_config(**keywords: Any) -> GameSpec:
+    """The old name of :func:`resolve` (the same keywords, ``config=`` and ``spec=`` included)."""
+    return resolve(**keywords)
+
+
+def with_defaults(settings: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """A view's settings with the view's own ``defaults`` for those the caller leaves out; a whole
+    ``spec=`` (or ``config=``) is taken as it is.
+
+    Args:
+        settings: the view's keyword settings.
+        defaults: the view's defaults that differ from :class:`GameSpec`'s.
+
+    Returns:
+        A new dict of the settings.
+    """
+    return dict(settings) if "spec" in settings or "config" in settings else {**defaults, **settings}
+
+
+#: The settings in which the batched and JAX engines' defaults differ from :class:`GameSpec`'s: the
+#: flat vector (their fast path) and no step limit of the game's own (``max_episode_steps``, the
+#: Gymnasium view's ``TimeLimit``, is theirs).
+ENGINE_DEFAULTS: Mapping[str, Any] = MappingProxyType({"obs_type": "vector", "max_cycles": None})
+#: Options of the single views (not game settings) that ``make_vec`` may pass on to an engine,
+#: with the one value an engine serves.
+SINGLE_VIEW_OPTIONS: Mapping[str, Any] = MappingProxyType({"render_mode": None, "opponent_obs_type": "dict"})
+
+
+def engine_spec(engine: str, spec: GameSpec | Mapping[str, Any] | None, settings: dict[str, Any],
+                refusal: type[Exception] = ValueError) -> GameSpec:
+    """The settings of an engine that serves fewer than the single views (``"batched"``,
+    ``"jax"``): resolved by :func:`resolve` with :data:`ENGINE_DEFAULTS`, then refused where the
+    declaration says the engine does not serve a value (:func:`unserved`).
+
+    Args:
+        engine: the engine's name in the declaration.
+        spec: a whole spec, or ``None``.
+        settings: the keywords (``config=`` and :data:`SINGLE_VIEW_OPTIONS` among them); this
+            function takes out the single views' options.
+        refusal: the exception an unserved setting raises.
+
+    Returns:
+        The resolved settings.
+
+    Raises:
+        refusal: a setting or single-view option the engine does not serve, each named.
+        TypeError, ValueError: as :func:`resolve`.
+    """
+    options = {name: settings.pop(name) for name in SINGLE_VIEW_OPTIONS if name in settings}
+    refused = [f"{name}={value!r}" for name, value in options.items() if value != SINGLE_VIEW_OPTIONS[name]]
+    resolved = resolve(spec, **(settings if spec is not None else with_defaults(settings, ENGINE_DEFAULTS)))
+    refused += unserved(resolved, engine)
+    if refused:
+        what = "the JAX engine" if engine == "jax" else f"the {engine} engine"
+        raise refusal(f"{what} does not serve {'; '.join(refused)} (the single envs do)")
+    return resolved
+
+
+def unserved(spec: GameSpec, engine: str) -> list[str]:
+    """The settings of ``spec`` that ``engine`` does not serve, as the declaration says
+    (the ``served`` of :class:`~gridghost.config.declaration.Setting`), each as ``name=value``.
+
+    Args:
+        spec: the resolved settings.
+        engine: ``"batched"`` or ``"jax"``.
+
+    Returns:
+        The refused settings, in declaration order (empty when the engine serves them all).
+    """
+    refused = []
+    for name, (field, declared_) in declared(GameSpec).items():
+        served = declared_.served.get(engine)
+        if served is None:
+            continue
+        value = getattr(spec, name)
+        inputs = [key for key, entry in INPUTS.items() if entry.into == name]
+        also = f", also set by {', '.join(inputs)}" if inputs else ""
+        if served == DEFAULT_ONLY:
+            defaults = (default_of(field), getattr(_default_spec(), name))
+            if not any(_same_value(declared_, value, default) for default in defaults):
+                refused.append(f"{name}={value!r} (it serves the default only{also})")
+        elif value not in served:
+            refused.append(f"{name}={value!r} (it serves {name} in {list(served)}{also})")
+    return refused
+
+
+@functools.cache
+def _default_spec() -> GameSpec:
+    """The spec of no keywords (its sensors are the default colour sensor, resolved)."""
+    return resolve()
+
+
+def _same_value(declared_: Any, value: Any, default: Any) -> bool:
+    try:
+        return bool(declared_.encode(value) == declared_.encode(default))
+    except ValueError:  # a custom component, with no dict form, is never the default
+        return False
+
+
+def settings_lines() -> list[str]:
+    """The settings table of docs/configuration.md, rendered from the declaration
+    (``python docs/make_settings_table.py`` writes it there)."""
+    return settings_table(GameSpec, INPUTS)

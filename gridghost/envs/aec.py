@@ -92,13 +92,10 @@ Information
       cnn_prediction and cnn_probs
 
 Arguments
-    ``gridghost.env(render_mode=None, layout=None, slip=None, slip_probability=None,
-    slip_type=None, sensors=None, color_sensor_quality=None, max_cycles=100, obs_type="dict",
-    rewards=None, ghost_rewards=None, use_ghost=True, belief_filter=None, show_belief=True,
-    expert=None, difficulty=None, view_radius=None, action_mask_in_obs=False,
-    append_step_count=False, grid_layout="chw", reference_infos=False)`` or
-    ``gridghost.env(config=..., render_mode=None)``; see :class:`GridGhostEnv`. ``env.config``
-    holds the resolved settings.
+    ``gridghost.env(render_mode=None, **settings)`` or ``gridghost.env(render_mode=None,
+    spec=...)``: the game's settings as :class:`~gridghost.config.settings.GameSpec` declares them
+    (the table on the configuration page); see :class:`GridGhostEnv`. ``env.config`` holds the
+    resolved settings.
 
 Rendering
     ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
@@ -112,19 +109,21 @@ Version history
     ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views;
     ``belief_filter``, ``show_belief`` and ``obs_type="belief"`` with the belief filters;
     ``config`` and ``env.config`` with the game kernel; ``expert`` with the solver;
-    ``obs_type`` ``"grid"``, ``"belief_vector"`` and ``"text"``, ``view_radius``,
+    ``obs_type`` ``"grid"`` (with its egocentric window), ``"belief_vector"`` and ``"text"``,
     ``action_mask_in_obs`` and ``append_step_count`` for learning libraries; ``layout`` as a
     name, text, dict, path or map generator, and ``difficulty``, with the maps; numeric infos
     by default (the reference's behind ``reference_infos=True``) and ``grid_layout``, for
-    trainers that batch infos and read channels last.
+    trainers that batch infos and read channels last; ``spec=`` (a
+    :class:`~gridghost.config.settings.GameSpec`, ``config=`` still taken) with the settings'
+    one declaration.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple, TypeVar, cast
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 from gymnasium import spaces
@@ -132,7 +131,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from gridghost.config.parts import build_map_parts, recent_map
-from gridghost.config.settings import GameConfig, game_config
+from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -142,10 +141,8 @@ from gridghost.core.rules import (
     SIDE_OF,
     GameState,
     Outcome,
-    Rewards,
     Side,
 )
-from gridghost.core.slip import SlipModel
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.envs.rendering import EnvRendering
@@ -195,70 +192,25 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
             half-turn); ``"rgb_array"`` (``render()`` returns the picture as a
             ``height x width x 3`` ``uint8`` array); or ``"ansi"`` (``render()`` returns the text
             picture).
-        layout: the map: a :class:`~gridghost.core.layout.Layout`, a shipped map's name
-            (``"classic"``, ``"maze9"``, ...: :func:`gridghost.maps.names`), a map drawn as text
-            (:meth:`~gridghost.core.layout.Layout.from_text`), a dict (``Layout.to_dict()``'s form), a
-            path of a text or ``.json`` file, or a :class:`~gridghost.maps.levels.MapGenerator`, which
-            draws a fresh map at every reset from a stream spawned from the reset seed
-            (:attr:`layout` is then the current episode's map and :attr:`level` its level).
-            ``None`` means the classic map. A generator measures its difficulty under this env's
-            slip model; sensors are bound to each map, and the belief filter must then be given
-            as a name or spec dict.
-        slip: a slip model or a slip type name (``"none"``, ``"longitudinal"``,
-            ``"perpendicular"``); ``None`` builds it from ``slip_type`` and ``slip_probability``.
-        slip_probability: the reference keyword; ``None`` means 0.2.
-        slip_type: the reference keyword; ``None`` means ``"longitudinal"``.
-        sensors: sensor objects that read the agent's cell after each agent move, in this order;
-            ``None`` means the colour sensor alone. The colour sensor draws from the game's
-            generator as the reference does; any other sensor from its own generator spawned from
-            the reset seed.
-        color_sensor_quality: the reference keyword for the default colour sensor; ``None``
-            means 0.8.
-        max_cycles: cycles (agent move + ghost move) before both sides are truncated; ``None``
-            for no limit (the single-agent views leave truncation to Gymnasium's ``TimeLimit``).
-        obs_type: the observation encoding, one of
-            :data:`~gridghost.sensing.OBS_TYPES`; ``"dict"`` is the reference observation.
-        rewards: the agent's :class:`~gridghost.core.rules.Rewards`, or a preset's name:
-            ``"reference"`` (goal +100, caught -50, step -1; the default, ``None``) or
-            ``"normalised"`` (the same divided by 100, for learners: see
-            :data:`~gridghost.core.rules.REWARD_PRESETS`).
-        ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated). Only with
-            ``use_ghost=True``.
-        use_ghost: ``False`` takes the ghost out of the game: it stays on its start cell, never
-            moves and cannot catch the agent, ``possible_agents`` is ``["agent"]`` and a cycle is
-            one agent move. Its position still appears in the agent's observation.
-        belief_filter: the agent's belief filter, kept in step with the game: ``"particle"``
-            (200 particles), ``"histogram"`` (exact), a :class:`~gridghost.sensing.filters.BeliefFilter`
-            built on this layout and slip model, or ``None``. It is reset and updated with the
-            reset readings on ``reset``, and predicts with the intended action and updates with
-            the readings after every agent move; the agent's info then holds
-            ``estimated_pos``. It draws from a generator of its own spawned from the reset seed, so
-            it never changes the game. ``None`` with ``obs_type="belief"`` or ``"belief_vector"``
-            means ``"histogram"``.
-            A filter passed in must read the env's own sensor objects (pass ``sensors=`` and
-            build the filter with them).
-        show_belief: whether pygame pictures draw the belief filter's map and estimate; ``False``
-            only with a ``belief_filter``.
-        expert: ``None``, ``"minimax"`` or ``"optimal"``: the side to move finds the expert's
-            move in ``info["expert_action"]``, for imitation learning (see Information above).
-            The game is solved when the env is built (:mod:`gridghost.planning.solve`; milliseconds on the
-            classic map, seconds on 16 x 16), and for every new map a generator draws.
-        difficulty: ``None`` or a preset 0..3 of :data:`gridghost.maps.DIFFICULTIES`: the
-            same as ``layout=level_split(difficulty, "train")`` (levels 0..499 of
-            :data:`gridghost.maps.SPLITS`, each solved once per process); not with ``layout``.
-        view_radius: ``obs_type="grid"`` only: ``None`` for the whole map, or ``k`` (an int
-            >= 1) for an egocentric ``(2k+1) x (2k+1)`` window.
-        action_mask_in_obs: wrap each observation as ``{"observation": ..., "action_mask":
-            int8[4]}`` (the observer's mask, as in its info); not with ``obs_type="text"``.
-        append_step_count: add the cycles played over ``max_cycles`` to each observation;
-            needs a ``max_cycles``.
-        grid_layout: ``obs_type="grid"`` only: ``"chw"`` (channels first, the default; PyTorch
-            convolutions, Stable-Baselines3's ``MlpPolicy``) or ``"hwc"`` (channels last: RLlib's
-            default CNN encoder, TensorFlow/JAX convolutions).
-        reference_infos: ``False`` (the default): numeric infos, one fixed key set for both
-            sides, at reset and at every half-turn (see Information in the module docstring), as
-            batching trainers need; ``True``: the reference's infos, with text values and keys
-            that come and go, as ``custom_grid_env`` wrote them.
+        spec: every setting at once: a :class:`~gridghost.config.settings.GameSpec` (an env's
+            ``.config``) or its ``to_dict()`` form; ``config=`` is its old spelling.
+        **settings: the settings one by one, as :class:`~gridghost.config.settings.GameSpec`
+            declares them (``layout``, ``slip``, ``max_cycles``, ``obs_type``, ...; the reference
+            keywords ``slip_probability``, ``slip_type``, ``color_sensor_quality`` and
+            ``difficulty`` too), read and checked by :func:`~gridghost.config.settings.resolve`. What
+            each does is said on the configuration page and below: ``layout`` may be a
+            :class:`~gridghost.maps.levels.MapGenerator`, which draws a fresh map at every reset
+            from a stream spawned from the reset seed (:attr:`layout` is then the current
+            episode's map and :attr:`level` its level; sensors are bound to each map, and the
+            belief filter must then be a name or spec dict). Sensors other than the reference's
+            colour sensor, and the belief filter, draw from generators of their own spawned from
+            the reset seed, so they never change the game. The belief filter is reset and
+            updated with the reset readings on ``reset``, and predicts with the intended action
+            and updates with the readings after every agent move (the agent's info then holds
+            ``estimated_pos``); a filter object passed in must read the env's own sensor objects.
+            ``expert`` solves the game when the env is built (and for every new map a generator
+            draws). ``use_ghost=False`` leaves the ghost on its start cell: ``possible_agents`` is
+            ``["agent"]`` and a cycle is one agent move.
 
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
@@ -284,41 +236,13 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
         "is_parallelizable": False,
     }
 
-    def __init__(
-        self,
-        render_mode: str | None = None,
-        layout: Any = None,
-        slip: str | SlipModel | None = None,
-        slip_probability: float | None = None,
-        slip_type: str | None = None,
-        sensors: Sequence[Sensor] | None = None,
-        color_sensor_quality: float | None = None,
-        max_cycles: int | None = 100,
-        obs_type: str = "dict",
-        rewards: Rewards | str | None = None,
-        ghost_rewards: Rewards | None = None,
-        use_ghost: bool = True,
-        belief_filter: str | dict[str, Any] | BeliefFilter | None = None,
-        show_belief: bool = True,
-        expert: str | None = None,
-        difficulty: int | None = None,
-        view_radius: int | None = None,
-        action_mask_in_obs: bool = False,
-        append_step_count: bool = False,
-        grid_layout: str = "chw",
-        reference_infos: bool = False,
-    ) -> None:
+    def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
+                 **settings: Any) -> None:
         super().__init__()
         self.render_mode = check_choice(render_mode, "render_mode", RENDER_MODES, allow_none=True)
-        #: Every setting of this game, resolved; ``gridghost.env(config=env.config)`` (or its
-        #: ``to_dict()``) builds the same game. Read and checked in one place, ``game_config``.
-        self.config = config = game_config(
-            layout=layout, slip=slip, slip_probability=slip_probability, slip_type=slip_type, sensors=sensors,
-            color_sensor_quality=color_sensor_quality, max_cycles=max_cycles, obs_type=obs_type, rewards=rewards,
-            ghost_rewards=ghost_rewards, use_ghost=use_ghost, belief_filter=belief_filter, show_belief=show_belief,
-            expert=expert, difficulty=difficulty, view_radius=view_radius, action_mask_in_obs=action_mask_in_obs,
-            append_step_count=append_step_count, grid_layout=grid_layout, reference_infos=reference_infos,
-        )
+        #: Every setting of this game, resolved; ``gridghost.env(spec=env.config)`` (or its
+        #: ``to_dict()``) builds the same game. Read and checked in one place, ``resolve``.
+        self.config = config = resolve(spec, **settings)
         self.slip = config.slip
         #: The map generator drawing this env's map at every reset, or ``None`` for a fixed map.
         self.maps: MapGenerator | None = config.layout if isinstance(config.layout, MapGenerator) else None
@@ -411,19 +335,14 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
         return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)
 
     @classmethod
-    def from_config(cls, config: GameConfig | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
-        """The env of every game setting at once: a :class:`~gridghost.config.settings.GameConfig` (an
-        env's ``.config``) or its ``to_dict()`` form. ``gridghost.env(config=...)`` calls this.
+    def from_config(cls, config: GameSpec | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
+        """The env of every game setting at once: a :class:`~gridghost.config.settings.GameSpec` (an
+        env's ``.config``) or its ``to_dict()`` form; the same as ``cls(render_mode, spec=config)``.
 
         Raises:
             TypeError, ValueError: ``config`` is neither, or holds settings the env refuses.
         """
-        if isinstance(config, Mapping):
-            config = GameConfig.from_dict(config)
-        elif not isinstance(config, GameConfig):
-            raise TypeError(f"config must be a gridghost.GameConfig or its to_dict() form, got {config!r}")
-        # The one path from settings to a game: the config's fields are the constructor's keywords.
-        return cls(render_mode=render_mode, **config.keywords())
+        return cls(render_mode=render_mode, spec=config)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails, so it costs nothing on the hot path.
@@ -745,21 +664,14 @@ class CheckedGridGhostEnv(GridGhostEnv):
 
 
 def make_game(cls: type[GridGhostEnvT], **kwargs: Any) -> GridGhostEnvT:
-    """Build ``cls`` from the keywords of :class:`GridGhostEnv`, or from ``config=`` (a
-    :class:`~gridghost.config.settings.GameConfig` or its dict form) with at most ``render_mode`` beside.
+    """Build ``cls`` from the keywords of :class:`GridGhostEnv` (``spec=``, its old spelling
+    ``config=``, or the settings one by one, as :func:`~gridghost.config.settings.resolve` reads
+    them).
 
     Raises:
-        ValueError: ``config`` together with any other game setting (whatever its value: a
-            setting passed next to a config would otherwise be silently ignored).
         TypeError, ValueError: as :class:`GridGhostEnv`.
     """
-    config = kwargs.pop("config", None)
-    if config is None:
-        return cls(**kwargs)
-    others = sorted(set(kwargs) - {"render_mode"})
-    if others:
-        raise ValueError(f"pass the game's settings as config= or as keywords, not both; got config and {others}")
-    return cast(GridGhostEnvT, cls.from_config(config, render_mode=kwargs.get("render_mode")))
+    return cls(**kwargs)
 
 
 def raw_env(**kwargs: Any) -> GridGhostEnv:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from gymnasium import spaces
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS
+from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_choice, check_flag, check_limit, check_number, check_probability
 from gridghost.core.names import AGENT
 from gridghost.core.slip import make_slip
@@ -29,6 +31,23 @@ from gridghost.sensing.sensors import ColorSensor, ItemSensor, Sensor
 _DEFAULT_STEP_DELAY = 100
 #: What the interface's filter reads: the colour sensor, the item classifier, or both.
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
+
+
+def _filter_settings(use_filter: bool, pf_sensor_mode: str, filter_type: str, pf_num_particles: int,
+                     color_sensor_quality: float | None) -> tuple[list[Sensor], dict[str, Any] | None]:
+    """The interface's sensors and belief filter spec, from its (checked) reference keywords:
+    sensors without a map and the filter as a spec, which the env binds to its map (to every map
+    it draws, when the layout is a map generator)."""
+    sensors: list[Sensor] = [ColorSensor(quality=color_sensor_quality)]
+    if use_filter and pf_sensor_mode != "color":
+        sensors.append(ItemSensor())
+    if not use_filter:
+        return sensors, None
+    read = {"color": [0], "cnn": [1], "both": [0, 1]}[pf_sensor_mode]
+    belief_filter: dict[str, Any] = {"type": filter_type, "sensors": read}
+    if filter_type == "particle":
+        belief_filter["num_particles"] = pf_num_particles
+    return sensors, belief_filter
 
 
 class AgentInterface:
@@ -76,6 +95,11 @@ class AgentInterface:
         difficulty: ``None`` or a difficulty preset 0..3: a fresh generated map of that
             difficulty at every reset, from the preset's 500 training levels (see
             :mod:`gridghost.maps.levels`); not with ``layout``.
+        spec: the game's settings at once (a :class:`~gridghost.config.settings.GameSpec` or its
+            dict form) instead of the reference keywords that set the game (``slip_probability``,
+            ``slip_type``, ``use_ghost``, ``layout``, ``max_steps``, ``difficulty``; its
+            ``max_cycles`` is ``max_steps``). The interface's own sensors, filter and reference
+            infos (from ``color_sensor_quality`` and the filter's keywords) replace the spec's.
 
     Attributes:
         belief_filter: the filter of the current map (``None`` with
@@ -112,6 +136,7 @@ class AgentInterface:
         max_steps: int | None = None,
         filter_type: str = "particle",
         difficulty: int | None = None,
+        spec: GameSpec | Mapping[str, Any] | None = None,
     ) -> None:
         self.render_enabled = check_flag(render, "render")
         if not render and render_mode == "human":
@@ -147,29 +172,25 @@ class AgentInterface:
                           f"render_mode={render_mode!r} opens none; it has no effect", stacklevel=2)
         if filter_type == "histogram" and pf_num_particles != DEFAULT_NUM_PARTICLES:
             raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
-        slip = make_slip(None, slip_probability, slip_type)
-        # Sensors without a map and the filter as a spec: the env binds them to its map (to every
-        # map it draws, when layout is a map generator).
-        sensors: list[Sensor] = [ColorSensor(quality=color_sensor_quality)]
-        if use_filter and pf_sensor_mode != "color":
-            sensors.append(ItemSensor())
-        belief_filter: dict[str, Any] | None = None
-        if use_filter:
-            read = {"color": [0], "cnn": [1], "both": [0, 1]}[pf_sensor_mode]
-            belief_filter = {"type": filter_type, "sensors": read}
-            if filter_type == "particle":
-                belief_filter["num_particles"] = pf_num_particles  # checked above
+        reference = {"slip_probability": (slip_probability, None), "slip_type": (slip_type, "longitudinal"),
+                     "use_ghost": (use_ghost, True), "layout": (layout, None), "max_steps": (max_steps, None),
+                     "difficulty": (difficulty, None)}
+        if spec is None:
+            game = {"layout": layout, "difficulty": difficulty, "slip": make_slip(None, slip_probability, slip_type),
+                    "max_cycles": max_steps, "use_ghost": use_ghost}
+        else:
+            given = [name for name, (value, default) in reference.items() if value is not default and value != default]
+            if given:
+                raise ValueError(f"pass the game's settings as spec= or as the reference keywords, not both; got spec "
+                                 f"and {given}")
+            game = resolve(spec).keywords()
+        sensors, belief_filter = _filter_settings(use_filter, pf_sensor_mode, filter_type, pf_num_particles,
+                                                  color_sensor_quality)
         self.env = GridGhostEnv(
-            render_mode="human" if render and render_mode is None else render_mode,
-            layout=layout,
-            difficulty=difficulty,
-            slip=slip,
-            sensors=sensors,
-            max_cycles=max_steps,
-            use_ghost=use_ghost,
-            belief_filter=belief_filter,
-            show_belief=show_particles if use_filter else True,  # without a filter, warned about above
-            reference_infos=True,
+            "human" if render and render_mode is None else render_mode,
+            **{**game, "sensors": sensors, "belief_filter": belief_filter, "reference_infos": True,
+               # without a filter show_particles was warned about above
+               "show_belief": show_particles if use_filter else True},
         )
         #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.
         self.last_frame: Any = None

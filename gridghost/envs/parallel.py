@@ -16,7 +16,7 @@ default zero-sum rewards the two sides' returns of every episode sum to exactly 
 The semantics are those of ``pettingzoo.utils.turn_based_aec_to_parallel`` over
 :func:`gridghost.raw_env`, with the same rewards, terminations, truncations and infos (numeric,
 with ``info["to_move"]``, the side to move next: 0 the agent, 1 the ghost, where PettingZoo's
-conversion adds the text ``active_agent``). There are three
+conversion adds the text ``active_agent``). There are two
 differences, each one so that a trainer can tell whose turn it is:
 
 - Every observation says whether the observer moves next. ``"grid"`` and ``"text"`` say so
@@ -28,18 +28,19 @@ differences, each one so that a trainer can tell whose turn it is:
   (any valid action, or ``None``) is not carried out. A mask is never all zeros, which masked
   samplers would divide by; a learner may drop the waiting side's steps from its batch, or
   keep them: their one legal action has log-probability 0 and no gradient.
-- ``max_cycles`` counts parallel steps, PettingZoo's meaning (each agent is asked for an action
-  ``max_cycles`` times). That is half-turns, so it must be even with the ghost in the game. The
-  default of 200 plays the AEC env's 100 cycles.
+
+``max_cycles`` counts game cycles (the agent's move and the ghost's answer), as in every view:
+an episode lasts at most ``2 * max_cycles`` parallel steps (``max_cycles`` with
+``use_ghost=False``). Before 0.4 it counted parallel steps (half-turns, default 200); halve such
+a number.
 
 Once the game ends, the step that ended it reports the terminations or truncations of both
 sides and ``agents`` becomes empty. There are no dead steps; the view takes them on the AEC
 env behind it.
 
 Arguments
-    ``gridghost.parallel_env(render_mode=None, max_cycles=200, **game)``: the game's settings as
-    :class:`~gridghost.envs.aec.GridGhostEnv` takes them, or ``config=``. A config's ``max_cycles``
-    counts game cycles, as everywhere else.
+    ``gridghost.parallel_env(render_mode=None, spec=None, **settings)``: the game's settings as
+    :class:`~gridghost.envs.aec.GridGhostEnv` takes them (``spec=``, ``config=``, or one by one).
 """
 
 from __future__ import annotations
@@ -51,16 +52,16 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from gridghost.config.settings import GameConfig
-from gridghost.core.checks import check_action, check_flag, check_limit
+from gridghost.config.settings import GameSpec
+from gridghost.core.checks import check_action
 from gridghost.core.layout import Layout
-from gridghost.envs.aec import GridGhostEnv, make_game
+from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.infos import writable_copy
 from gridghost.sensing.observations import WAITING_MASK
 
-#: The parallel view's default ``max_cycles``: 200 half-turns, the AEC env's 100 cycles.
-DEFAULT_MAX_CYCLES = 200
-_UNSET: Any = object()  # max_cycles not passed
+#: The parallel view's default ``max_cycles``, in game cycles as everywhere (before 0.4: 200
+#: half-turns).
+DEFAULT_MAX_CYCLES = 100
 
 
 class _BothObserve(GridGhostEnv):
@@ -74,17 +75,12 @@ class GridGhostParallelEnv(ParallelEnv):
 
     Args:
         render_mode: as :class:`~gridghost.envs.aec.GridGhostEnv`.
-        max_cycles: parallel steps (half-turns) before both sides are truncated. It must be
-            even with the ghost in the game, so that an episode ends after the ghost's answer.
-            ``None`` means no limit.
-        **game: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes them, or
-            ``config=`` (a :class:`~gridghost.config.settings.GameConfig` or its dict form; then
-            ``max_cycles`` is the config's cycles, two steps each).
+        spec, **settings: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes
+            them; ``max_cycles`` counts game cycles (two parallel steps each with the ghost in
+            the game).
 
     Raises:
-        TypeError, ValueError: ``max_cycles`` is not ``None`` or an int >= 1, is odd with the ghost
-            in the game, or is given next to ``config``; any game setting as
-            :class:`~gridghost.envs.aec.GridGhostEnv`.
+        TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -93,28 +89,13 @@ class GridGhostParallelEnv(ParallelEnv):
         "is_parallelizable": True,
     }
 
-    def __init__(self, render_mode: str | None = None, max_cycles: int | None = _UNSET, **game: Any) -> None:
-        if "config" in game:
-            if max_cycles is not _UNSET:
-                raise ValueError("pass max_cycles inside config (in game cycles) or as a keyword, not both")
-            aec = make_game(_BothObserve, render_mode=render_mode, **game)
-        else:
-            if max_cycles is _UNSET:
-                max_cycles = DEFAULT_MAX_CYCLES
-            check_limit(max_cycles, "max_cycles")
-            steps_per_cycle = 2 if check_flag(game.get("use_ghost", True), "use_ghost") else 1
-            if max_cycles is not None and max_cycles % steps_per_cycle:
-                raise ValueError(
-                    f"max_cycles counts half-turns in the parallel view (the agent's move and the ghost's answer "
-                    f"are two steps), so it must be even to end after the ghost's answer; got {max_cycles}"
-                )
-            aec = make_game(_BothObserve, render_mode=render_mode,
-                            max_cycles=None if max_cycles is None else max_cycles // steps_per_cycle, **game)
+    def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
+                 **settings: Any) -> None:
+        aec = _BothObserve(render_mode, spec, **settings)
         #: The AEC game this view steps.
         self.aec_env: GridGhostEnv = aec
-        cycles = aec.max_cycles
-        #: Parallel steps before truncation (``None``: no limit).
-        self.max_cycles = None if cycles is None else cycles * len(aec.possible_agents)
+        #: Game cycles before truncation (``None``: no limit), as in the AEC env.
+        self.max_cycles = aec.max_cycles
         self.render_mode = aec.render_mode
         self.possible_agents = list(aec.possible_agents)
         self.agents: list[str] = []
@@ -123,8 +104,8 @@ class GridGhostParallelEnv(ParallelEnv):
         self.state_space = aec.state_space
 
     @property
-    def config(self) -> GameConfig:
-        """The game's settings (``max_cycles`` in game cycles); ``parallel_env(config=...)`` rebuilds it."""
+    def config(self) -> GameSpec:
+        """The game's settings; ``parallel_env(spec=...)`` rebuilds it."""
         return self.aec_env.config
 
     @property

@@ -15,10 +15,10 @@ rules.
 |               | ``"belief"``                                                                     |
 |               | (the agent's dict plus its belief filter's ``rows x cols`` map),                 |
 |               | ``"belief_vector"`` (``Box(26 + rows * cols)``), ``"grid"`` (``float32``          |
-|               | ``Box(15, rows, cols)``; with ``view_radius=k``, ``Box(16, 2k+1, 2k+1)``) or     |
+|               | ``Box(15, rows, cols)``; an egocentric window of radius k: ``Box(16, 2k+1, 2k+1)``) or |
 |               | ``"text"`` (``Text``); see :mod:`gridghost.sensing.observations`                         |
 | Options       | ``action_mask_in_obs``, ``append_step_count`` (needs ``max_cycles``)             |
-| Step limit    | ``max_episode_steps=100`` learner steps through Gymnasium's ``TimeLimit``        |
+| Step limit    | ``max_episode_steps=100`` learner steps (cycles) through Gymnasium's ``TimeLimit`` |
 
 Rewards
     The controlled side's rewards of both half-turns of its step (see :mod:`gridghost.envs.aec`):
@@ -30,7 +30,8 @@ Rewards
 
 Episode end
     ``terminated`` when the ghost catches the agent or the agent reaches a goal; ``truncated``
-    by ``TimeLimit`` (or by ``max_cycles``, when given).
+    by ``TimeLimit`` (or by ``max_cycles``, when given). Both count cycles: a learner's step is
+    its move and the opponent's answer, one cycle of the game.
 
 Information
     The controlled side's AEC info (see :mod:`gridghost.envs.aec`: numeric by default, the same keys
@@ -63,14 +64,14 @@ from gymnasium import spaces
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, opponent_view, planned_opponent
 from gridghost.config.parts import recent_map
-from gridghost.config.settings import REFERENCE_DEFAULTS, GameConfig, trainer_settings
+from gridghost.config.settings import REFERENCE_DEFAULTS, GameConfig, trainer_settings, with_defaults
 from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.envs.aec import GridGhostEnv, make_game
+from gridghost.envs.aec import GridGhostEnv
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -400,18 +401,14 @@ class GridGhostGymEnv(gymnasium.Env):
         render_mode: ``None`` or one of ``metadata["render_modes"]``; passed to the AEC env.
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
         **game: the game's settings, forwarded to :class:`~gridghost.envs.aec.GridGhostEnv` as they
-            are (see :func:`~gridghost.envs.aec.make_game`): ``obs_type`` (``"vector"`` by default;
-            ``"dict"``, the reference observation; ``"belief"``, ``controlled="agent"`` only;
-            ``"belief_vector"``; ``"grid"``; ``"text"``), ``view_radius``,
-            ``action_mask_in_obs``, ``append_step_count`` (with ``max_cycles``: it is the
-            denominator; the ``TimeLimit`` is not known to the env),
-            ``max_cycles`` (here ``None`` by default: ``TimeLimit`` truncates), ``layout``,
-            ``slip``, ``slip_probability``, ``slip_type``, ``sensors``, ``color_sensor_quality``,
-            ``rewards`` (``"normalised"`` by default here), ``ghost_rewards``, ``use_ghost``,
-            ``belief_filter`` (the agent's info then holds ``estimated_pos``), ``show_belief``,
-            ``expert`` (the learner's info then holds ``expert_action`` while the game goes on);
-            or all of them at once as
-            ``config=`` (a :class:`~gridghost.config.settings.GameConfig` or its dict form).
+            are: ``spec=`` (``config=``) or the settings one by one
+            (:class:`~gridghost.config.settings.GameSpec`), with this view's defaults
+            (:data:`~gridghost.config.TRAINER_DEFAULTS`, and ``max_cycles=None``: ``TimeLimit``
+            truncates, after ``max_episode_steps`` steps of the learner, each a cycle, the unit
+            of ``max_cycles``, which ``append_step_count`` needs as its denominator).
+            ``obs_type="belief"`` serves ``controlled="agent"`` only; with a ``belief_filter``
+            the agent's info holds ``estimated_pos``; with an ``expert`` the learner's info
+            holds ``expert_action`` while the game goes on.
 
     Raises:
         ValueError, TypeError: any argument outside what is accepted (see :class:`Duel` and
@@ -439,10 +436,8 @@ class GridGhostGymEnv(gymnasium.Env):
             self.__init__(**dict(controlled))  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", CONTROLLED_SIDES)
-        game = trainer_settings(game)
-        if "config" not in game:
-            game.setdefault("max_cycles", None)  # TimeLimit truncates this view
-        self.game = make_game(GridGhostEnv, render_mode=render_mode, **game)
+        # TimeLimit truncates this view (in steps, each a cycle: the learner's move and the answer)
+        self.game = GridGhostEnv(render_mode, **with_defaults(trainer_settings(game), {"max_cycles": None}))
         if controlled == GHOST and self.game.obs_type == "belief":
             raise ValueError(
                 "obs_type='belief' adds the agent's belief map; the ghost has none (use 'dict' or 'vector')"

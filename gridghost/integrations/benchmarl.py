@@ -70,8 +70,9 @@ class GridGhostClass(PettingZooClass):  # type: ignore[misc]
         return False
 
     def max_steps(self, env: Any) -> int:
-        """The game's ``max_cycles`` (200 when the config does not set it)."""
-        return int(self.config.get("max_cycles", 200))
+        """The parallel steps an episode lasts at most: the game's ``max_cycles`` (100 when the
+        config does not set it), two steps each with the ghost in the game."""
+        return int(self.config.get("max_cycles", 100)) * (2 if self.config.get("use_ghost", True) else 1)
 
     @staticmethod
     def env_name() -> str:

@@ -298,7 +298,7 @@ class MovePlanes(BaseFeaturesExtractor):
         if not fitting:
             raise ValueError(f"MovePlanes reads a grid of {sorted(known)} channels (whole map or egocentric), first "
                              f"(grid_layout='chw') or last ('hwc'), got shape {shape}; pass "
-                             "channels=grid_channels(view_radius, append_step_count) for another")
+                             "channels=grid_channels(radius, append_step_count) for another")
         if grid_layout is None and len(fitting) > 1:
             raise ValueError(f"shape {shape} reads as a channels-first grid and as a channels-last one: pass the "
                              "env's grid_layout ('chw' or 'hwc') in features_extractor_kwargs")

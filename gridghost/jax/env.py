@@ -4,7 +4,7 @@
 | Both sides    | :class:`GridGhostJax`: JaxMARL's ``MultiAgentEnv`` style (a dict per side,          |
 |               | ``get_avail_actions``), one half-turn a step, ``params`` as gymnax passes them      |
 | One side      | :class:`GridGhostJaxSingle`: gymnax's API, against a built-in (table) opponent      |
-| Observations  | ``"vector"`` or ``"grid"`` (``view_radius``, ``grid_layout``), ``float32``, as the  |
+| Observations  | ``"vector"`` or ``"grid"`` (egocentric or not, either layout), ``float32``, as the  |
 |               | single envs encode them                                                             |
 | Auto-reset    | same step (gymnax, JaxMARL): ``step`` returns the next episode's first observation  |
 |               | where a game ended (both sides: at the end of its turn); ``step_env`` never resets  |
@@ -52,6 +52,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from gridghost.batched import BatchedGame, UnsupportedSetting
+from gridghost.config.declaration import declared
+from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.checks import EnvState, _check_moves
@@ -60,7 +62,9 @@ from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObser
 from gridghost.jax.tables import EnvParams, device_tables
 
 #: The encodings the JAX engine serves.
-JAX_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
+JAX_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["jax"])
+#: The NumPy engine's own options a JAX view passes on to it.
+_ENGINE_OPTIONS = ("opponent", "max_episode_steps", "table_bytes")
 
 #: What both sides' steps return: ``(observations, state, rewards, dones, infos)``, per side.
 MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict[str, Any]]
@@ -71,15 +75,14 @@ SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 class _Engine(Observing):
     """What both views share: the tables, the draws and the observations of one game."""
 
-    def __init__(self, controlled: str | None, obs_type: str, explore_starts: float, game: dict[str, Any]) -> None:
-        if obs_type not in JAX_OBS_TYPES:
-            raise UnsupportedSetting(f"the JAX engine serves obs_type in {list(JAX_OBS_TYPES)}, got {obs_type!r}")
-        reasons = {"belief_filter": "it has no filter", "autoreset_mode": "it resets in the step a game ends "
-                   "(step_env keeps the final state)", "seed": "its randomness comes from the keys reset and step take",
-                   "sensors": "it has no sensors (its encodings show the positions)",
-                   "color_sensor_quality": "it has no sensors (its encodings show the positions)"}
+    def __init__(self, controlled: str | None, explore_starts: float, spec: GameSpec | Mapping[str, Any] | None,
+                 options: dict[str, Any]) -> None:
+        # the NumPy engine's own options that this engine does not take (the settings it does not
+        # serve are declared with each setting: GameSpec's ``served``)
+        reasons = {"autoreset_mode": "it resets in the step a game ends (step_env keeps the final state)",
+                   "seed": "its randomness comes from the keys reset and step take"}
         for key, reason in reasons.items():
-            if key in game:
+            if key in options:
                 raise UnsupportedSetting(f"the JAX engine does not take {key}: {reason}")
         if not isinstance(explore_starts, (int, float)) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
@@ -87,8 +90,11 @@ class _Engine(Observing):
         if explore_starts and controlled == GHOST:
             raise ValueError("explore_starts places games with the agent to move; a learning ghost alone begins "
                              "after the agent's opening move (use GridGhostJax or controlled='agent')")
-        #: The NumPy engine whose tables these functions play (one game; it also checks every setting).
-        self.engine = BatchedGame(1, controlled=controlled, obs_type=obs_type, **game)
+        engine_options = {key: options.pop(key) for key in _ENGINE_OPTIONS if key in options}
+        #: The game's settings, read and resolved as every view's are.
+        self.spec = engine_spec("jax", spec, options, UnsupportedSetting)
+        #: The NumPy engine whose tables these functions play (one game).
+        self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **engine_options)
         self.layouts = self.engine.layouts
         self.layout, params = device_tables(self.engine.export_tables())
         #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
@@ -240,13 +246,15 @@ class GridGhostJax(_Engine, BothSidesObservations):
     ``params`` (the tables), as gymnax passes it.
 
     Args:
-        obs_type: ``"vector"`` (default) or ``"grid"``.
         explore_starts: the probability that a reset starts from a uniformly drawn state of the
             level drawn (the two apart, the agent not on one of its goals) instead of its start:
             exploring starts.
-        **game: the settings of :class:`gridghost.batched.BatchedGame` (``layout``, a
-            ``MapGenerator`` with ``num_levels`` for many levels, ``difficulty``, ``slip``,
-            ``rewards``, ``ghost_rewards``, ``max_cycles``, ``view_radius``, ``grid_layout``, ...).
+        spec, **settings: the game's settings as :class:`gridghost.batched.BatchedGame` takes them
+            (``layout`` may be a ``MapGenerator`` with ``num_levels`` for many levels), with its
+            defaults (``obs_type="vector"``; this engine serves ``"vector"`` and ``"grid"``), and
+            its ``max_episode_steps`` and ``table_bytes``. The settings this engine does not serve
+            (a filter, sensors, ...) are declared with each setting
+            (:class:`~gridghost.config.settings.GameSpec`) and refused.
 
     Attributes:
         agents: ``("agent", "ghost")``; num_agents: 2.
@@ -261,11 +269,12 @@ class GridGhostJax(_Engine, BothSidesObservations):
     agents: tuple[str, ...] = AGENTS
     num_agents = 2
 
-    def __init__(self, *, obs_type: str = "vector", explore_starts: float = 0.0, **game: Any) -> None:
-        if "controlled" in game or "opponent" in game:
+    def __init__(self, *, explore_starts: float = 0.0, spec: GameSpec | Mapping[str, Any] | None = None,
+                 **settings: Any) -> None:
+        if "controlled" in settings or "opponent" in settings:
             raise TypeError("GridGhostJax has both sides learn; for one learner use GridGhostJaxSingle(controlled=..., "
                             "opponent=...)")
-        super().__init__(None, obs_type, explore_starts, game)
+        super().__init__(None, explore_starts, spec, settings)
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> dict[str, Any]:
         return self._observations(env, params)
@@ -443,8 +452,8 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         opponent: as :class:`gridghost.batched.BatchedGame`'s: ``"chase"``, ``"random"``,
             ``"minimax"``, ``"optimal"``, a ``StatePolicy`` (or its class) or an action table;
             ``None`` is the chasing ghost or the random agent.
-        obs_type, explore_starts, **game: as :class:`GridGhostJax` (``max_episode_steps`` too;
-            ``explore_starts`` only with a learning agent).
+        explore_starts, spec, **settings: as :class:`GridGhostJax` (``explore_starts`` only with a
+            learning agent).
 
     Attributes:
         default_params, engine: as :class:`GridGhostJax`.
@@ -454,11 +463,11 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
             engine refuses for one learner.
     """
 
-    def __init__(self, controlled: str = AGENT, *, opponent: Any = None, obs_type: str = "vector",
-                 explore_starts: float = 0.0, **game: Any) -> None:
+    def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
+                 spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
         if controlled not in AGENTS:
             raise ValueError(f"controlled must be 'agent' or 'ghost', got {controlled!r} (both sides: GridGhostJax)")
-        super().__init__(controlled, obs_type, explore_starts, {"opponent": opponent, **game})
+        super().__init__(controlled, explore_starts, spec, {"opponent": opponent, **settings})
         self.controlled = controlled
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> Any:

@@ -29,9 +29,8 @@ _ARRAY_OBS_TYPES = ("vector", "grid", "belief_vector")
 
 def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: Layout | None = None,
                     obs_type: str | None = None, batch: bool = False, stochastic: bool = False, *,
-                    game: Game | None = None, config: Any = None, view_radius: int | None = None,
-                    grid_layout: str = "chw", action_mask_in_obs: bool = False,
-                    belief: str | None = None) -> np.ndarray:
+                    game: Game | None = None, config: Any = None, belief: str | None = None,
+                    **encoding: Any) -> np.ndarray:
     """A policy of observations as a state policy: asked once per state where the game goes on,
     with the observation the env's own encoder gives that side there, so that a network trained
     on any encoding (``"vector"``, whole-map or egocentric ``"grid"``, ...) gets an exact
@@ -61,8 +60,10 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             ``env.unwrapped.config.game()``) instead of ``layout``.
         config: deprecated (a :class:`DeprecationWarning`): an env's settings, read as
             ``game=config.game()`` and, when ``obs_type`` is ``None``, ``obs_type=config.obs_type``.
-        view_radius, grid_layout, action_mask_in_obs: the encoding's options, as the envs take
-            them (an egocentric window, channels first or last, the mask wrapped in).
+        **encoding: the encoding's options, as the envs take them and
+            :func:`~gridghost.sensing.observations.make_observations` checks them (an egocentric
+            window, channels first or last, the mask wrapped in; a spec's
+            ``encoder_options()`` without ``max_cycles``).
         belief: the belief encodings only, and required with them: ``"located"`` asks the
             policy with the belief of an agent that knows its cell (all mass on it). A belief
             is a function of the sensor readings, not of the state, so no table is exact for the
@@ -85,8 +86,7 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     game = solver_game(layout, game=game, config=config)
     if obs_type is None:
         obs_type = "vector" if config is None else config.obs_type
-    states = StateObservations(game, side, obs_type, view_radius=view_radius, grid_layout=grid_layout,
-                               action_mask_in_obs=action_mask_in_obs, belief=belief)
+    states = StateObservations(game, side, obs_type, belief=belief, **encoding)
     return states.tabulate(policy, batch=batch, stochastic=stochastic)
 
 
@@ -98,8 +98,7 @@ class StateObservations:
 
     Args:
         game: the game (with the ghost).
-        side, obs_type, view_radius, grid_layout, action_mask_in_obs, belief: as
-            :func:`tabulate_policy` takes them.
+        side, obs_type, belief, **encoding: as :func:`tabulate_policy` takes them.
 
     Attributes:
         model: the game's :class:`~gridghost.planning.model.TurnModel`; its ``states`` are the rows.
@@ -109,8 +108,7 @@ class StateObservations:
         ValueError: as :func:`tabulate_policy`, for the side and the encoding.
     """
 
-    def __init__(self, game: Game, side: str, obs_type: str, *, view_radius: int | None = None,
-                 grid_layout: str = "chw", action_mask_in_obs: bool = False, belief: str | None = None) -> None:
+    def __init__(self, game: Game, side: str, obs_type: str, *, belief: str | None = None, **encoding: Any) -> None:
         check_choice(side, "side", ("agent", "ghost"))
         check_choice(obs_type, "obs_type", TABULATED_OBS_TYPES)
         if obs_type in ("belief", "belief_vector"):
@@ -121,15 +119,13 @@ class StateObservations:
             raise ValueError(f"belief only applies to the belief encodings; got obs_type={obs_type!r} with "
                              f"belief={belief!r}; leave it None")
         self.side, self.obs_type = side, obs_type
-        self.stackable = obs_type in _ARRAY_OBS_TYPES and not action_mask_in_obs
+        self.stackable = obs_type in _ARRAY_OBS_TYPES and not encoding.get("action_mask_in_obs", False)
         mover = Side.AGENT if side == "agent" else Side.GHOST
         self.model = turn_model(game)
         self._cols, cells = game.layout.cols, game.num_cells
         self.pairs = list(zip(*(a.tolist() for a in np.divmod(self.model.states, cells)), strict=True))
         located = np.zeros(game.layout.shape, dtype=np.float32)
-        encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None,
-                                    view_radius=view_radius, grid_layout=grid_layout,
-                                    action_mask_in_obs=action_mask_in_obs)
+        encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None, **encoding)
         observe = encoder.observer(mover)
         observations = []
         for agent, ghost in self.pairs:

@@ -252,6 +252,16 @@ class BeliefObservations(DictObservations):
         return observation
 
 
+def check_view_radius(value: Any, argument: str = "view_radius") -> int | None:
+    """Return ``value`` if it is a grid's view radius: ``None`` (the whole map) or an int in
+    1..:data:`MAX_VIEW_RADIUS` (the one check of the setting, which its declaration names).
+
+    Raises:
+        TypeError, ValueError: anything else; the message names ``argument``.
+    """
+    return check_limit(value, argument, maximum=MAX_VIEW_RADIUS, none_means="the whole map")
+
+
 class GridObservations(Observations):
     """The ``"grid"`` encoding: one-hot planes over the whole map, or over a window centred on
     the observer (see the module docstring and :func:`grid_channels`).
@@ -275,7 +285,7 @@ class GridObservations(Observations):
                  channels_last: bool = False) -> None:
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
-        radius = check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
+        radius = check_view_radius(view_radius)
         channels = grid_channels(radius, step_count is not None)
         index = {name: channel for channel, name in enumerate(channels)}
         self._self_channel, self._opponent_channel = index["self"], index["opponent"]

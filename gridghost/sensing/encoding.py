@@ -29,7 +29,7 @@ GRID_CHANNELS: tuple[str, ...] = (
     "to_move",
     "is_ghost",
 )
-#: The channel an egocentric grid (``view_radius=k``) adds after :data:`GRID_CHANNELS`.
+#: The channel an egocentric grid (a window of radius ``k``) adds after :data:`GRID_CHANNELS`.
 OUT_OF_MAP_CHANNEL = "out_of_map"
 #: The planes of a grid that decide where a move leads and what it meets: the walls, the goals,
 #: the opponent and the window's border. The colour and item planes are the sensors' cues (a grid
@@ -49,7 +49,7 @@ NO_OP_ACTION = 0
 WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 WAITING_MASK[NO_OP_ACTION] = 1
 WAITING_MASK.setflags(write=False)
-#: The largest ``view_radius``: its window holds at most :data:`~gridghost.core.MAX_CELLS` cells.
+#: The largest radius of an egocentric grid's window: it holds at most :data:`~gridghost.core.MAX_CELLS` cells.
 MAX_VIEW_RADIUS = (int(MAX_CELLS**0.5) - 1) // 2
 #: The characters a ``"text"`` observation may hold.
 TEXT_CHARSET: frozenset[str] = frozenset(string.ascii_letters + string.digits + " .,:")
@@ -69,15 +69,16 @@ VECTOR_SLOTS: tuple[str, ...] = (
 _ONGOING = Outcome.ONGOING
 
 
-def grid_channels(view_radius: int | None = None, append_step_count: bool = False) -> tuple[str, ...]:
-    """The channel names of a ``"grid"`` observation with these options, in order.
+def grid_channels(radius: int | None = None, append_step_count: bool = False) -> tuple[str, ...]:
+    """The channel names of a ``"grid"`` observation with these options, in order: ``radius`` is
+    the egocentric window's (``None``: the whole map), ``append_step_count`` adds the step count.
 
     >>> grid_channels(2, True)[-2:]
     ('out_of_map', 'step_count')
     """
     return (
         *GRID_CHANNELS,
-        *((OUT_OF_MAP_CHANNEL,) if view_radius is not None else ()),
+        *((OUT_OF_MAP_CHANNEL,) if radius is not None else ()),
         *((STEP_COUNT_CHANNEL,) if append_step_count else ()),
     )
 

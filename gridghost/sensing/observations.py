@@ -118,7 +118,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.core.checks import check_choice, check_flag, check_limit
+from gridghost.core.checks import check_choice, check_flag
 from gridghost.core.rules import NUM_ACTIONS, Board, GameState, Outcome, Side
 from gridghost.sensing.encoders import (
     BeliefObservations,
@@ -126,6 +126,7 @@ from gridghost.sensing.encoders import (
     GridObservations,
     TextObservations,
     VectorObservations,
+    check_view_radius,
 )
 
 # The encoders' shared names live in encoding; every one is importable from here too, as before the split.
@@ -255,7 +256,7 @@ def check_observation_options(
     if view_radius is not None and obs_type != "grid":
         raise ValueError(f"view_radius only applies to obs_type='grid' (an egocentric window); got obs_type="
                          f"{obs_type!r} with view_radius={view_radius!r}; leave view_radius None")
-    check_limit(view_radius, "view_radius", maximum=MAX_VIEW_RADIUS, none_means="the whole map")
+    check_view_radius(view_radius)
     check_choice(grid_layout, "grid_layout", GRID_LAYOUTS)
     if grid_layout != "chw" and obs_type != "grid":
         raise ValueError(f"grid_layout only applies to obs_type='grid' (the order of its axes); got obs_type="

@@ -28,20 +28,19 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from gridghost.config.opponents import DEFAULT_OPPONENTS, planned_opponent
-from gridghost.config.settings import TRAINER_DEFAULTS, game_config
+from gridghost.config.settings import TRAINER_DEFAULTS, GameSpec, resolve, unserved
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.names import AGENT, AGENTS
 from gridghost.core.progress import make_bar
-from gridghost.core.rules import Rewards, Side
-from gridghost.core.slip import SlipModel
+from gridghost.core.rules import Side
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import (
     AgentSolution,
@@ -118,8 +117,7 @@ class Evaluator:
     one call of it.
 
     Args:
-        levels, side, opponent, rewards, slip, horizon: as :func:`evaluate` takes them.
-        obs_type, view_radius, grid_layout, action_mask_in_obs, belief: the encoding, likewise.
+        levels, side, opponent, belief, horizon, spec, **settings: as :func:`evaluate` takes them.
         progress_bar: draw a progress bar over the levels on stderr while the levels are solved
             here and while each policy is scored (see :func:`evaluate`).
 
@@ -133,28 +131,24 @@ class Evaluator:
         *,
         side: str = AGENT,
         opponent: Any = None,
-        obs_type: str = "vector",
-        view_radius: int | None = None,
-        grid_layout: str = "chw",
-        action_mask_in_obs: bool = False,
         belief: str | None = None,
-        rewards: Rewards | str | None = TRAINER_DEFAULTS["rewards"],
-        slip: str | SlipModel | None = None,
         horizon: int = 100,
         progress_bar: bool = False,
+        spec: GameSpec | Mapping[str, Any] | None = None,
+        **settings: Any,
     ) -> None:
         check_choice(side, "side", AGENTS)
         self.progress_bar = check_flag(progress_bar, "progress_bar")
         self.side, self.horizon = side, check_limit(horizon, "horizon", allow_none=False)
         maps, self.levels = _levels(levels)
-        settings_of = game_config(slip=slip, rewards=rewards)  # the one place settings are read
+        settings_of = evaluated_spec(spec, settings)
         self._learner = Side.AGENT if side == AGENT else Side.GHOST
         other = Side.GHOST if self._learner == Side.AGENT else Side.AGENT
         if opponent is None:
             opponent = DEFAULT_OPPONENTS[side]
-        self._encoding: dict[str, Any] = {"obs_type": obs_type, "view_radius": view_radius,
-                                          "grid_layout": grid_layout, "action_mask_in_obs": action_mask_in_obs,
-                                          "belief": belief}
+        encoding = settings_of.encoder_options()
+        del encoding["max_cycles"]  # the states are asked without a clock: horizon bounds the episode
+        self._encoding: dict[str, Any] = {"obs_type": settings_of.obs_type, "belief": belief, **encoding}
         self._sign = 1.0 if self._learner == Side.AGENT else -1.0  # zero-sum: the ghost's return is -the agent's
         self._games: list[_Level] = []
         fixed = []
@@ -251,25 +245,22 @@ def evaluate(
     *,
     side: str = AGENT,
     opponent: Any = None,
-    obs_type: str = "vector",
-    view_radius: int | None = None,
-    grid_layout: str = "chw",
-    action_mask_in_obs: bool = False,
     belief: str | None = None,
     batch: bool = False,
     stochastic: bool = False,
-    rewards: Rewards | str | None = TRAINER_DEFAULTS["rewards"],
-    slip: str | SlipModel | None = None,
     horizon: int = 100,
     progress_bar: bool = False,
+    spec: GameSpec | Mapping[str, Any] | None = None,
+    **settings: Any,
 ) -> Evaluation:
     """A policy's exact scores on every level of ``levels`` (see the module docstring). To score
     many policies on the same levels (a learning curve), build an :class:`Evaluator` once.
 
-    For a Stable-Baselines3 model trained on ``obs_type="grid", view_radius=5``::
+    For a Stable-Baselines3 model trained on ``gymnasium.make(ENV_ID, **settings)`` (say
+    ``settings = dict(obs_type="grid", difficulty=2)``), pass the same settings, less the map::
 
         result = evaluate(lambda obs: model.predict(obs, deterministic=True)[0], level_split(2, "test"),
-                          obs_type="grid", view_radius=5, batch=True, rewards="normalised")
+                          obs_type="grid", batch=True)
         print(result)                      # the means; result.score per level
 
     Args:
@@ -285,17 +276,20 @@ def evaluate(
             ``"minimax"``, ``"optimal"``), a :class:`~gridghost.planning.StatePolicy` or its
             class; ``None`` means the envs' default (the chasing ghost against an agent, the
             random agent against a ghost). A planner is built per level, with these rewards.
-        obs_type, view_radius, grid_layout, action_mask_in_obs, belief, batch, stochastic: how
-            to ask the policy, as :func:`~gridghost.planning.tabulate_policy` takes them.
-        rewards: the rewards the policy was trained with (a preset's name or a
-            :class:`~gridghost.core.rules.Rewards`): by default ``"normalised"``, as the Gymnasium
-            views train (:data:`~gridghost.config.TRAINER_DEFAULTS`); ``None`` or ``"reference"``:
-            the reference's. They set the units of the returns only: the normalised score, the
-            success and the caught rates are the same for both presets (the same best responses).
-        slip: the agent's slip model, as the envs take it (``None``: longitudinal, 0.2).
+        belief, batch, stochastic: how to ask the policy, as
+            :func:`~gridghost.planning.tabulate_policy` takes them.
         horizon: the turns an episode lasts at most (the envs' ``max_cycles``), an int >= 1.
         progress_bar: draw progress bars with an ETA on stderr, one while the levels are solved
             and one while the policy is scored on them (worth it from some tens of levels).
+        spec, **settings: the game's settings the policy was trained with, as the envs take them
+            (:class:`~gridghost.config.settings.GameSpec`), with the Gymnasium views' defaults
+            (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``obs_type="vector"``,
+            ``rewards="normalised"``): the encoding and its options say how to ask the policy;
+            ``slip`` and ``rewards`` set each level's game (the rewards set the units of the
+            returns only: the normalised score, the success and the caught rates are the same for
+            both presets). The settings the exact evaluation does not read (``layout``: pass
+            ``levels``; ``max_cycles``: pass ``horizon``; sensors, an expert, ...) are declared
+            as not served and refused.
 
     Returns:
         The :class:`Evaluation`.
@@ -305,10 +299,27 @@ def evaluate(
             an unbounded generator (give it ``num_levels``) or an empty sequence; an opponent that
             cannot play the other side; anything :func:`~gridghost.planning.tabulate_policy` refuses.
     """
-    evaluator = Evaluator(levels, side=side, opponent=opponent, obs_type=obs_type, view_radius=view_radius,
-                          grid_layout=grid_layout, action_mask_in_obs=action_mask_in_obs, belief=belief,
-                          rewards=rewards, slip=slip, horizon=horizon, progress_bar=progress_bar)
+    evaluator = Evaluator(levels, side=side, opponent=opponent, belief=belief, horizon=horizon,
+                          progress_bar=progress_bar, spec=spec, **settings)
     return evaluator(policy, batch=batch, stochastic=stochastic)
+
+
+def evaluated_spec(spec: GameSpec | Mapping[str, Any] | None, settings: dict[str, Any]) -> GameSpec:
+    """The settings an evaluation scores a policy under: resolved with the Gymnasium views'
+    defaults, refused where the declaration says the evaluation does not serve them.
+
+    Raises:
+        ValueError: a setting the evaluation does not read; TypeError, ValueError: as
+            :func:`~gridghost.config.settings.resolve`.
+    """
+    if spec is None and "config" not in settings:
+        settings = {**TRAINER_DEFAULTS, "max_cycles": None, **settings}
+    resolved = resolve(spec, **settings)
+    refused = unserved(resolved, "evaluate")
+    if refused:
+        raise ValueError(f"the evaluation does not read {'; '.join(refused)} (levels= gives the maps, horizon= the "
+                         "turns)")
+    return resolved
 
 
 def _levels(levels: Any) -> tuple[list[Layout], np.ndarray]:

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.config.settings import with_defaults
 from gridghost.core.checks import (
     check_choice,
     check_instance,
@@ -174,10 +175,9 @@ class SelfPlayEnv(GridGhostGymEnv):
         self.window = check_window(window)
         self.opponent_side = GHOST if controlled == AGENT else AGENT
         pool.probabilities(self.opponent_side, rule, self.exponent, self.window)  # refuses an empty side now
-        if "config" not in game:
-            game.setdefault("max_cycles", 100)  # the game truncates, so that a draw is seen and counted
+        # the game truncates, so that a draw is seen and counted (a whole spec= is taken as it is)
         super().__init__(controlled, "random" if controlled == GHOST else "chase", render_mode, opponent_obs_type,
-                         **game)
+                         **with_defaults(game, {"max_cycles": 100}))
         self._check_snapshots()
         self._draws: np.random.Generator | None = None
         self._openings: np.random.Generator | None = None
