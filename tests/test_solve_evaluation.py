@@ -152,6 +152,45 @@ def test_config_is_deprecated_for_a_game_and_still_solves_the_same_game(solver) 
         function(*policies, config=config.to_dict())
 
 
+@pytest.mark.parametrize("solver", ["solve_agent", "solve_ghost", "solve_game", "evaluate_policies", "exploitability",
+                                    "agent_exploitability", "ghost_exploitability"])
+def test_every_solver_function_takes_a_spec_as_every_view_does(solver) -> None:
+    import warnings
+
+    import gridghost.planning
+
+    function = getattr(gridghost.planning, solver)
+    policies = {"evaluate_policies": ("random", "chase"), "exploitability": ("random", "chase"),
+                "agent_exploitability": ("random",), "ghost_exploitability": ("chase",)}.get(solver, ())
+    spec = gridghost.env(slip="perpendicular", slip_probability=0.3, rewards=gridghost.Rewards(step=-2.0)).config
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # spec= is not the deprecated config=
+        by_spec = function(*policies, spec=spec)
+    by_game = function(*policies, game=spec.game())
+    if isinstance(by_game, float):
+        assert by_spec == by_game
+    else:
+        np.testing.assert_array_equal(by_spec.values, by_game.values)
+    default = function(*policies)  # another game: the spec was read
+    assert (by_spec != default) if isinstance(default, float) else not np.array_equal(by_spec.values, default.values)
+    with pytest.raises(ValueError, match=r"pass the game once: as spec=, game= or config="):
+        function(*policies, spec=spec, game=spec.game())
+    with pytest.raises(TypeError, match=r"spec must be a gridghost\.GameSpec \(with a game\(\) method\), got 42"):
+        function(*policies, spec=42)
+    with pytest.raises(ValueError, match=r"pass the game as spec= or as settings, not both; got spec and \['slip'\]"):
+        function(*policies, slip="none", spec=spec)
+
+
+def test_tabulate_reads_a_specs_game_and_encoding() -> None:
+    from gridghost.planning import tabulate_policy
+
+    spec = gridghost.env(obs_type="vector", slip="none").config
+    seen = []
+    table = tabulate_policy(lambda obs: seen.append(obs) or 0, spec=spec)
+    assert isinstance(seen[0], np.ndarray) and seen[0].shape == (26,)  # the spec's encoding
+    np.testing.assert_array_equal(table, tabulate_policy(lambda obs: 0, game=spec.game(), obs_type="vector"))
+
+
 def test_the_deprecated_config_keeps_its_checks() -> None:
     from gridghost.planning import solve_game
 

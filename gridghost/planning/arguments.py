@@ -1,9 +1,9 @@
 """Which game a solver function is asked about: a :class:`~gridghost.core.game.Game` (``game=``),
-the settings one by one (``layout``, ``slip``, ``rewards``, ``ghost_rewards``), or, for one more
-release, an env's settings object (``config=``, deprecated).
+the settings one by one (``layout``, ``slip``, ``rewards``, ``ghost_rewards``), an env's settings
+(``spec=``, a :class:`gridghost.GameSpec`), or, for one more release, ``config=`` (deprecated).
 
-The solver knows the kernel only: a config is the envs' business, so ``config=`` is read by duck
-typing, through its ``game()`` method (a :class:`gridghost.GameConfig` has one).
+The solver knows the kernel only: a spec is the envs' business, so ``spec=`` (and ``config=``) is
+read by duck typing, through its ``game()`` method, the one place a spec builds its kernel.
 
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.slip import NoSlip
@@ -25,7 +25,7 @@ from gridghost.core.slip import make_slip
 
 
 def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost_rewards: Any = None, *,
-                game: Any = None, config: Any = None, stacklevel: int = 3) -> Game:
+                game: Any = None, spec: Any = None, config: Any = None, stacklevel: int = 3) -> Game:
     """The game of a solver function's arguments.
 
     Args:
@@ -33,6 +33,9 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             take them (``None`` means the classic map, longitudinal slip of 0.2, the reference's
             rewards and zero-sum rewards for the ghost).
         game: the whole game instead; it must have the ghost in play.
+        spec: the game's settings instead: an object whose ``game()`` method gives the game (a
+            :class:`gridghost.GameSpec`, which the solver reads by duck typing: settings are the
+            envs' business).
         config: deprecated: an object whose ``game()`` method gives the game (a
             :class:`gridghost.GameConfig`); a :class:`DeprecationWarning` says to pass
             ``game=config.game()`` instead.
@@ -46,7 +49,13 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             without the ghost (``use_ghost=False``), or a bad setting.
     """
     argument = "game"
-    if config is not None:
+    if spec is not None:
+        if game is not None or config is not None:
+            raise ValueError("pass the game once: as spec=, game= or config= (deprecated)")
+        if not callable(getattr(spec, "game", None)):
+            raise TypeError(f"spec must be a gridghost.GameSpec (with a game() method), got {spec!r}")
+        game, argument = check_instance(spec.game(), "spec.game()", Game), "spec"
+    elif config is not None:
         if game is not None:
             raise ValueError("pass the game as game= (config= is deprecated), not both game and config")
         if isinstance(config, Mapping):

@@ -323,7 +323,7 @@ class PolicyEvaluation(_Solution):
 # -- the solvers -----------------------------------------------------------------------------------
 def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
                 rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                horizon: int | None = None, *, game: Game | None = None, config: Any = None,
+                horizon: int | None = None, *, game: Game | None = None, spec: Any = None, config: Any = None,
                 progress_bar: bool = False) -> AgentSolution:
     """Solve the agent's MDP against a fixed ghost.
 
@@ -343,6 +343,8 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
         game: the whole game at once instead of ``layout``, ``slip`` and ``rewards``: a
             :class:`~gridghost.core.game.Game` with the ghost in play (an env's is
             ``env.unwrapped.config.game()``); its agent rewards are the agent's.
+        spec: the game's settings instead, a :class:`gridghost.GameSpec` (an env's ``.config``),
+            read as ``game=spec.game()``.
         config: deprecated (a :class:`DeprecationWarning`): an env's settings, read as
             ``game=config.game()``.
         progress_bar: count value iteration's sweeps on a progress bar on stderr, with an ETA
@@ -359,7 +361,7 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
         RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    game = solver_game(layout, slip, rewards, game=game, config=config)
+    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
     model = turn_model(game)
     if isinstance(ghost, str):
         return cached_solution(game, ("agent", ghost, gamma, tol, horizon), lambda: AgentSolution(
@@ -371,7 +373,7 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
 def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = None, agent: Any = "random",
                 rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None, gamma: float = 0.99,
                 tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                config: Any = None, progress_bar: bool = False) -> GhostSolution:
+                spec: Any = None, config: Any = None, progress_bar: bool = False) -> GhostSolution:
     """Solve the ghost's MDP against a fixed agent: the ghost maximises its own return.
 
     Args:
@@ -379,7 +381,7 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
         agent: the agent's state policy: ``"random"``, a callable ``(agent_pos, ghost_pos) ->
             action`` or probabilities ``(rows, cols, rows, cols, 4)``.
         ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
-        game, config: as :func:`solve_agent` (the game's ghost rewards are the ghost's).
+        game, spec, config: as :func:`solve_agent` (the game's ghost rewards are the ghost's).
         progress_bar: as :func:`solve_agent`.
 
     Returns:
@@ -389,20 +391,20 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
         TypeError, ValueError, RuntimeError: as :func:`solve_agent`.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    model = turn_model(solver_game(layout, slip, rewards, ghost_rewards, game=game, config=config))
+    model = turn_model(solver_game(layout, slip, rewards, ghost_rewards, game=game, spec=spec, config=config))
     return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon,
                          progress_bar)
 
 
 def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None, rewards: Rewards | str | None = None,
                gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-               config: Any = None, progress_bar: bool = False) -> GameSolution:
+               spec: Any = None, config: Any = None, progress_bar: bool = False) -> GameSolution:
     """Solve the zero-sum turn-based stochastic game: the agent maximises its return, the ghost
     minimises it, and slip is chance. Both sides move in turn and see the state, so pure
     optimal policies exist and value iteration finds them.
 
     Args:
-        layout, slip, rewards, gamma, tol, horizon, game, config, progress_bar: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config, progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`GameSolution`.
@@ -412,7 +414,8 @@ def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None
             sides together could make the game go on for ever).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    return _solved_game(solver_game(layout, slip, rewards, game=game, config=config), gamma, tol, horizon,
+    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
+    return _solved_game(game, gamma, tol, horizon,
                         progress_bar)
 
 
@@ -425,7 +428,7 @@ def _solved_game(game: Game, gamma: float, tol: float, horizon: int | None, prog
 def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
                       slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                       tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                      config: Any = None, progress_bar: bool = False) -> PolicyEvaluation:
+                      spec: Any = None, config: Any = None, progress_bar: bool = False) -> PolicyEvaluation:
     """Evaluate two fixed state policies against each other exactly: the agent's value, and the
     probabilities of a goal or a catch within a horizon, from any state (a learned pair's ground
     truth, next to the win rates an experiment measures).
@@ -433,7 +436,7 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
         ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, config, progress_bar: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config, progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`PolicyEvaluation`.
@@ -443,7 +446,7 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
             may never end the game).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    model = turn_model(solver_game(layout, slip, rewards, game=game, config=config))
+    model = turn_model(solver_game(layout, slip, rewards, game=game, spec=spec, config=config))
     return PolicyEvaluation(model, policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma),
                             policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma), gamma, tol, horizon,
                             progress_bar)
@@ -452,7 +455,7 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
 def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
                    slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                    tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                   config: Any = None) -> float:
+                   spec: Any = None, config: Any = None) -> float:
     """How much the two policies give away together against exact best responses, from the start
     state, in the zero-sum game of the agent's rewards (OpenSpiel's NashConv).
 
@@ -466,7 +469,7 @@ def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None =
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
         ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, config: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
 
     Returns:
         The exploitability, in units of the agent's return.
@@ -475,7 +478,7 @@ def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None =
         TypeError, ValueError, RuntimeError: as the solvers.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    model = turn_model(solver_game(layout, slip, rewards, game=game, config=config))
+    model = turn_model(solver_game(layout, slip, rewards, game=game, spec=spec, config=config))
     ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma)
     agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma)
     return (_start_value(model, _MAXIMISE, ghost, gamma, tol, horizon)
@@ -484,37 +487,39 @@ def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None =
 
 def agent_exploitability(agent_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
                          rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                         horizon: int | None = None, *, game: Game | None = None, config: Any = None) -> float:
+                         horizon: int | None = None, *, game: Game | None = None, spec: Any = None,
+                         config: Any = None) -> float:
     """How far below the game's value an agent policy falls against a ghost that best responds
     to it, from the start: ``v* - min_g v(agent_policy, g)``, >= 0, 0 for a minimax agent.
 
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
-        layout, slip, rewards, gamma, tol, horizon, game, config: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
 
     Raises:
         TypeError, ValueError, RuntimeError: as the solvers.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = solver_game(layout, slip, rewards, game=game, config=config)
+    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
     return _one_sided(Side.AGENT, agent_policy, game, gamma, tol, horizon)
 
 
 def ghost_exploitability(ghost_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
                          rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                         horizon: int | None = None, *, game: Game | None = None, config: Any = None) -> float:
+                         horizon: int | None = None, *, game: Game | None = None, spec: Any = None,
+                         config: Any = None) -> float:
     """How far above the game's value an agent that best responds to a ghost policy gets, from
     the start: ``max_a v(a, ghost_policy) - v*``, >= 0, 0 for a minimax ghost.
 
     Args:
         ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, config: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
 
     Raises:
         TypeError, ValueError, RuntimeError: as the solvers.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = solver_game(layout, slip, rewards, game=game, config=config)
+    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
     return _one_sided(Side.GHOST, ghost_policy, game, gamma, tol, horizon)
 
 

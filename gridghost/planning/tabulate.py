@@ -29,7 +29,7 @@ _ARRAY_OBS_TYPES = ("vector", "grid", "belief_vector")
 
 def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: Layout | None = None,
                     obs_type: str | None = None, batch: bool = False, stochastic: bool = False, *,
-                    game: Game | None = None, config: Any = None, belief: str | None = None,
+                    game: Game | None = None, spec: Any = None, config: Any = None, belief: str | None = None,
                     **encoding: Any) -> np.ndarray:
     """A policy of observations as a state policy: asked once per state where the game goes on,
     with the observation the env's own encoder gives that side there, so that a network trained
@@ -58,6 +58,8 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             draw would be tabulated as if it were its only choice).
         game: the game (a :class:`~gridghost.core.game.Game`, such as
             ``env.unwrapped.config.game()``) instead of ``layout``.
+        spec: the game's settings instead (a :class:`gridghost.GameSpec`), read as
+            ``game=spec.game()``; its encoding is the default ``obs_type``.
         config: deprecated (a :class:`DeprecationWarning`): an env's settings, read as
             ``game=config.game()`` and, when ``obs_type`` is ``None``, ``obs_type=config.obs_type``.
         **encoding: the encoding's options, as the envs take them and
@@ -83,9 +85,10 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             distribution, or the wrong number of answers; the message names the state. Also
             ``game`` together with ``layout``, or a game without the ghost.
     """
-    game = solver_game(layout, game=game, config=config)
+    game = solver_game(layout, game=game, spec=spec, config=config)
     if obs_type is None:
-        obs_type = "vector" if config is None else config.obs_type
+        given = spec if spec is not None else config
+        obs_type = "vector" if given is None else given.obs_type
     states = StateObservations(game, side, obs_type, belief=belief, **encoding)
     return states.tabulate(policy, batch=batch, stochastic=stochastic)
 
