@@ -33,6 +33,57 @@ _DEFAULT_STEP_DELAY = 100
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
 
 
+
+def _check_filter_options(use_particle_filter: Any, filter_type: Any, pf_num_particles: Any, pf_sensor_mode: Any,
+                          show_particles: Any, color_sensor_quality: Any) -> tuple[bool, bool]:
+    """Check :class:`AgentInterface`'s filter and sensor keywords under the reference's names, and
+    warn about those that set a filter there is not; return whether there is a filter and
+    ``show_particles``."""
+    check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
+    if pf_num_particles > MAX_PARTICLES:  # the filter would say it of its num_particles
+        raise ValueError(f"pf_num_particles must be at most gridghost.sensing.MAX_PARTICLES = {MAX_PARTICLES:,}, "
+                         f"got {pf_num_particles}")
+    if color_sensor_quality is not None:  # None: the sensor's default; checked under the name the caller used
+        check_probability(color_sensor_quality, "color_sensor_quality")
+    check_choice(pf_sensor_mode, "pf_sensor_mode", PF_SENSOR_MODES)
+    check_choice(filter_type, "filter_type", FILTER_TYPES)
+    show_particles = check_flag(show_particles, "show_particles")
+    use_filter = check_flag(use_particle_filter, "use_particle_filter")
+    if not use_filter:
+        if filter_type != "particle":
+            raise ValueError(f"filter_type={filter_type!r} chooses the belief filter; "
+                             "with use_particle_filter=False there is none")
+        # The reference accepts these without a filter; say that they do nothing.
+        unused = [name for name, value, default in (
+            ("pf_num_particles", pf_num_particles, DEFAULT_NUM_PARTICLES),
+            ("pf_sensor_mode", pf_sensor_mode, "both"),
+            ("show_particles", show_particles, True),
+        ) if value != default]
+        if unused:
+            warnings.warn(f"{', '.join(unused)} set the belief filter, and use_particle_filter=False has none; "
+                          "they have no effect", stacklevel=4)
+    if filter_type == "histogram" and pf_num_particles != DEFAULT_NUM_PARTICLES:
+        raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
+    return use_filter, show_particles
+
+
+def _game_settings(spec: Any, slip_probability: float | None, slip_type: str, use_ghost: bool, layout: Any,
+                   max_steps: int | None, difficulty: int | None) -> dict[str, Any]:
+    """The game's settings of :class:`AgentInterface`, as the AEC env's keywords: ``spec``'s, or
+    those of the reference's keywords, which are refused beside a ``spec``."""
+    if spec is None:
+        return {"layout": layout, "difficulty": difficulty, "slip": make_slip(None, slip_probability, slip_type),
+                "max_cycles": max_steps, "use_ghost": use_ghost}
+    reference = {"slip_probability": (slip_probability, None), "slip_type": (slip_type, "longitudinal"),
+                 "use_ghost": (use_ghost, True), "layout": (layout, None), "max_steps": (max_steps, None),
+                 "difficulty": (difficulty, None)}
+    given = [name for name, (value, default) in reference.items() if value is not default and value != default]
+    if given:
+        raise ValueError(f"pass the game's settings as spec= or as the reference keywords, not both; got spec "
+                         f"and {given}")
+    return resolve(spec).keywords()
+
+
 def _filter_settings(use_filter: bool, pf_sensor_mode: str, filter_type: str, pf_num_particles: int,
                      color_sensor_quality: float | None) -> tuple[list[Sensor], dict[str, Any] | None]:
     """The interface's sensors and belief filter spec, from its (checked) reference keywords:
@@ -143,47 +194,14 @@ class AgentInterface:
             raise ValueError("render_mode='human' draws every half-turn; pass render=True for it")
         self.step_delay = check_number(step_delay, "step_delay")
         max_steps = check_limit(max_steps, "max_steps")
-        check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
-        if pf_num_particles > MAX_PARTICLES:  # the filter would say it of its num_particles
-            raise ValueError(f"pf_num_particles must be at most gridghost.sensing.MAX_PARTICLES = {MAX_PARTICLES:,}, "
-                             f"got {pf_num_particles}")
-        if color_sensor_quality is not None:  # None: the sensor's default; checked under the name the caller used
-            check_probability(color_sensor_quality, "color_sensor_quality")
-        check_choice(pf_sensor_mode, "pf_sensor_mode", PF_SENSOR_MODES)
-        check_choice(filter_type, "filter_type", FILTER_TYPES)
-        show_particles = check_flag(show_particles, "show_particles")
-        use_filter = check_flag(use_particle_filter, "use_particle_filter")
-        if not use_filter:
-            if filter_type != "particle":
-                raise ValueError(f"filter_type={filter_type!r} chooses the belief filter; "
-                                 "with use_particle_filter=False there is none")
-            # The reference accepts these without a filter; say that they do nothing.
-            unused = [name for name, value, default in (
-                ("pf_num_particles", pf_num_particles, DEFAULT_NUM_PARTICLES),
-                ("pf_sensor_mode", pf_sensor_mode, "both"),
-                ("show_particles", show_particles, True),
-            ) if value != default]
-            if unused:
-                warnings.warn(f"{', '.join(unused)} set the belief filter, and use_particle_filter=False has none; "
-                              "they have no effect", stacklevel=2)
+        use_filter, show_particles = _check_filter_options(use_particle_filter, filter_type, pf_num_particles,
+                                                           pf_sensor_mode, show_particles, color_sensor_quality)
         shown = render_mode == "human" or (render and render_mode is None)
         if step_delay != _DEFAULT_STEP_DELAY and not shown:
             warnings.warn(f"step_delay pauses after half-turns drawn in a window, and render={render}, "
                           f"render_mode={render_mode!r} opens none; it has no effect", stacklevel=2)
-        if filter_type == "histogram" and pf_num_particles != DEFAULT_NUM_PARTICLES:
-            raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
-        reference = {"slip_probability": (slip_probability, None), "slip_type": (slip_type, "longitudinal"),
-                     "use_ghost": (use_ghost, True), "layout": (layout, None), "max_steps": (max_steps, None),
-                     "difficulty": (difficulty, None)}
-        if spec is None:
-            game = {"layout": layout, "difficulty": difficulty, "slip": make_slip(None, slip_probability, slip_type),
-                    "max_cycles": max_steps, "use_ghost": use_ghost}
-        else:
-            given = [name for name, (value, default) in reference.items() if value is not default and value != default]
-            if given:
-                raise ValueError(f"pass the game's settings as spec= or as the reference keywords, not both; got spec "
-                                 f"and {given}")
-            game = resolve(spec).keywords()
+        game = _game_settings(spec, slip_probability=slip_probability, slip_type=slip_type, use_ghost=use_ghost,
+                              layout=layout, max_steps=max_steps, difficulty=difficulty)
         sensors, belief_filter = _filter_settings(use_filter, pf_sensor_mode, filter_type, pf_num_particles,
                                                   color_sensor_quality)
         self.env = GridGhostEnv(
