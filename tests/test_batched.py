@@ -907,3 +907,17 @@ def test_exported_tables_are_read_only_views_of_what_the_steps_read(controlled: 
 def test_exported_tables_refuse_the_belief_of_the_filter() -> None:
     with pytest.raises(UnsupportedSetting, match="belief of obs_type='belief_vector' is the engine's filter"):
         BatchedGame(2, obs_type="belief_vector").export_tables()
+
+
+def test_a_scripted_opponent_without_a_state_table_is_refused_not_played_as_the_chasing_ghost(monkeypatch) -> None:
+    from gridghost.batched.tables import opponent_table
+    from gridghost.core.game import Game
+
+    game = Game(CLASSIC, NoSlip())
+    np.testing.assert_array_equal(opponent_table("chase", game, Side.GHOST), game.chase_table.ravel())
+    assert opponent_table("random", game, Side.GHOST) is None
+    # a scripted player added to the opponents' registry passes the name check and reaches the table
+    # builder by its name, with no planner behind it
+    monkeypatch.setattr("gridghost.batched.tables.planned_opponent", lambda opponent, game, side: None)
+    with pytest.raises(UnsupportedSetting, match=r"no state table for the scripted opponent 'cautious'"):
+        opponent_table("cautious", game, Side.GHOST)

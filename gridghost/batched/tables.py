@@ -96,7 +96,12 @@ def half_turns(game: Game, k: int) -> dict[str, np.ndarray]:
 
 def opponent_table(opponent: Any, game: Game, side: Side) -> np.ndarray | None:
     """The opponent's action for every joint state (``int64[cells**2]``; the ghost's read with the
-    ghost to move), or ``None`` for the random opponent."""
+    ghost to move), or ``None`` for the random opponent.
+
+    Raises:
+        UnsupportedSetting: an opponent the engine has no state table for (a scripted player
+            other than ``"random"`` and ``"chase"``, or an object that is not a table or planner).
+    """
     if isinstance(opponent, np.ndarray):
         return StatePolicy(game.layout, side, opponent).table.ravel().astype(np.int64)
     if not (isinstance(opponent, str) or is_planner(opponent)):
@@ -106,7 +111,14 @@ def opponent_table(opponent: Any, game: Game, side: Side) -> np.ndarray | None:
     planned = planned_opponent(opponent, game, side)
     if planned is not None:
         return planned.table.ravel().astype(np.int64)
-    return None if opponent == "random" else game.chase_table.ravel().astype(np.int64)
+    if opponent == "random":
+        return None
+    if opponent == "chase":
+        return game.chase_table.ravel().astype(np.int64)
+    # A scripted player decides from its observation; the engine plays opponents from state tables.
+    raise UnsupportedSetting(f"the batched engine has no state table for the scripted opponent {opponent!r}; it "
+                             "plays 'random', 'chase', the solver's players and state policies (a StatePolicy or "
+                             "an int array (cells, cells) of actions)")
 
 
 def observation_table(encoder: Any, side: Side, cells: int) -> np.ndarray:
