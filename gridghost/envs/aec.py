@@ -136,6 +136,7 @@ from pettingzoo import AECEnv
 from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.config.settings import OUTCOME_INFO_KEYS, GameConfig, game_config
 from gridghost.core.checks import check_action, check_choice, check_seed
+from gridghost.core.episode import count_cycles, next_mover, truncated
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
@@ -177,6 +178,13 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
+#: The turn rule (:mod:`gridghost.core.episode`) tabulated for the hot path: per ``use_ghost``, per
+#: mover, ``(the side to move next, cycles it completes)``.
+_TURNS: dict[bool, dict[str, tuple[str, int]]] = {
+    use_ghost: {name: (AGENTS[next_mover(side, use_ghost)], int(count_cycles(0, next_mover(side, use_ghost))))
+                for side, name in enumerate(AGENTS)}
+    for use_ghost in (False, True)
+}
 _BEFORE_RESET = "the env has no state before reset(); call reset() first"
 _EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 #: Attributes that exist only once an episode has started.
@@ -650,6 +658,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # check_action's fast path, inline
             action = check_action(action, agent)
         game: GameState = self._game  # type: ignore[assignment]  # set, since agent_selection exists
+        next_turn, counted = _TURNS[self.use_ghost][agent]
         if agent == AGENT:
             rng: np.random.Generator = self._np_random  # type: ignore[assignment]  # set by reset
             game, moves = self._agent_step(game, action, rng)
@@ -660,23 +669,17 @@ class GridGhostEnv(InfoPublisher, AECEnv):
                 belief_filter.predict(action)
                 belief_filter.update(readings)
                 self._estimate = belief_filter.estimate()
-            if self.use_ghost:
-                next_turn = GHOST
-            else:
-                self._cycles += 1
-                next_turn = AGENT
         else:
             game = self._ghost_step(game, action)
             self._ghost_action = action
-            self._cycles += 1
-            next_turn = AGENT
         self._game = game
         self.agent_selection = next_turn
+        self._cycles += counted
 
         outcome = game.outcome
         if outcome != _ONGOING:
             self.terminations = dict.fromkeys(self.possible_agents, True)
-        elif self._cycles >= self._cycle_limit:
+        elif counted and truncated(self._cycles, False, self.max_cycles):  # the limit is checked as a cycle ends
             self.truncations = dict.fromkeys(self.possible_agents, True)
         agent_reward, ghost_reward = self._half_turn_rewards[agent][outcome]
         cumulative = self._cumulative_rewards
