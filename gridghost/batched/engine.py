@@ -90,7 +90,7 @@ from gridghost.core.checks import check_choice, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
+from gridghost.core.rules import NUM_ACTIONS, Rewards, Side
 from gridghost.core.slip import SlipModel
 from gridghost.sensing.sensors import Sensor
 
@@ -375,7 +375,7 @@ class BatchedGame:
         games = [part.kernel for part in parts]
         # A learning ghost's first step also pays its reward for the agent's opening move, played
         # by the reset (which returns no reward), as the single-agent view does.
-        self._opening_reward = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1] if self.controlled == GHOST else 0.0
+        self._opening_reward = episode.opening_reward(games[0]) if self.controlled == GHOST else 0.0
         if self.controlled == GHOST:
             for game in games:
                 if game.opening_can_end():
