@@ -69,7 +69,7 @@ def count_cycles(steps: Any, next_to_move: Any, first_to_move: int = AGENT_TO_MO
         The new count (``out`` when given).
     """
     if out is not None:
-        return np.add(steps, np.equal(next_to_move, first_to_move), out=out)
+        return np.add(steps, next_to_move == first_to_move, out=out)
     return steps + (next_to_move == first_to_move)
 
 
