@@ -93,6 +93,14 @@ def test_truncation_on_arrays_pure_and_in_place(xp: Any) -> None:
         np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.parametrize("cycles", [None, 1, 5, 100])
+def test_the_compiled_limit_truncates_a_game_that_goes_on_exactly_as_the_rule(cycles: int | None) -> None:
+    limit = episode.cycle_limit(cycles)
+    for steps in range(0, 130):
+        assert (steps >= limit) is episode.truncated(steps, False, cycles)
+    assert episode.cycle_limit(None) == float("inf") and episode.cycle_limit(7) == 7
+
+
 # -- the opening reward -------------------------------------------------------------------------------
 def test_the_opening_reward_is_the_ghosts_reward_for_an_agents_step() -> None:
     game = Game(CLASSIC, LongitudinalSlip(0.2))  # reference rewards: the agent's step -1, the ghost's +1

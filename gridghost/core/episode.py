@@ -109,6 +109,19 @@ def truncated(steps: Any, terminated: Any, max_cycles: int | None, max_episode_s
     return out
 
 
+def cycle_limit(max_cycles: int | None) -> float:
+    """:func:`truncated`'s game limit compiled to one number for a scalar hot path (the AEC env):
+    a game that goes on after ``steps`` steps is truncated exactly when ``steps >= cycle_limit(max_cycles)``.
+
+    Args:
+        max_cycles: the game's limit, or ``None``.
+
+    Returns:
+        ``max_cycles``, or ``inf`` for no limit.
+    """
+    return float("inf") if max_cycles is None else max_cycles
+
+
 # -- the opening reward --------------------------------------------------------------------------------
 def opening_reward(agent_and_ghost_rewards: Any) -> float:
     """What a learning ghost earns for the agent's opening move, which the reset plays and a

@@ -136,7 +136,7 @@ from pettingzoo import AECEnv
 from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.config.settings import OUTCOME_INFO_KEYS, GameConfig, game_config
 from gridghost.core.checks import check_action, check_choice, check_seed
-from gridghost.core.episode import count_cycles, next_mover, truncated
+from gridghost.core.episode import count_cycles, cycle_limit, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
@@ -336,7 +336,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         #: The level of the current episode's map (``None`` for a fixed map).
         self.level: int | None = None
         self.max_cycles = config.max_cycles
-        self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
+        self._cycle_limit = cycle_limit(self.max_cycles)
         self.use_ghost = config.use_ghost
         self.show_belief = config.show_belief
         self.expert = config.expert
@@ -679,7 +679,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         outcome = game.outcome
         if outcome != _ONGOING:
             self.terminations = dict.fromkeys(self.possible_agents, True)
-        elif counted and truncated(self._cycles, False, self.max_cycles):  # the limit is checked as a cycle ends
+        elif self._cycles >= self._cycle_limit:  # episode.truncated for a game that goes on, compiled
             self.truncations = dict.fromkeys(self.possible_agents, True)
         agent_reward, ghost_reward = self._half_turn_rewards[agent][outcome]
         cumulative = self._cumulative_rewards
