@@ -178,13 +178,14 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
-#: The turn rule (:mod:`gridghost.core.episode`) tabulated for the hot path: per ``use_ghost``, per
-#: mover, ``(the side to move next, cycles it completes)``.
-_TURNS: dict[bool, dict[str, tuple[str, int]]] = {
-    use_ghost: {name: (AGENTS[next_mover(side, use_ghost)], int(count_cycles(0, next_mover(side, use_ghost))))
-                for side, name in enumerate(AGENTS)}
-    for use_ghost in (False, True)
+#: The turn rule (:mod:`gridghost.core.episode`) tabulated for the hot path: after the agent's
+#: half-turn (per ``use_ghost``) and after the ghost's, ``(the side to move next, cycles completed)``.
+_TURNS: dict[tuple[int, bool], tuple[str, int]] = {
+    (side, use_ghost): (AGENTS[next_mover(side, use_ghost)], int(count_cycles(0, next_mover(side, use_ghost))))
+    for side in (Side.AGENT, Side.GHOST) for use_ghost in (False, True)
 }
+_AFTER_AGENT = {use_ghost: _TURNS[Side.AGENT, use_ghost] for use_ghost in (False, True)}
+_AFTER_GHOST = _TURNS[Side.GHOST, True]
 _BEFORE_RESET = "the env has no state before reset(); call reset() first"
 _EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 #: Attributes that exist only once an episode has started.
@@ -658,7 +659,6 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # check_action's fast path, inline
             action = check_action(action, agent)
         game: GameState = self._game  # type: ignore[assignment]  # set, since agent_selection exists
-        next_turn, counted = _TURNS[self.use_ghost][agent]
         if agent == AGENT:
             rng: np.random.Generator = self._np_random  # type: ignore[assignment]  # set by reset
             game, moves = self._agent_step(game, action, rng)
@@ -669,12 +669,15 @@ class GridGhostEnv(InfoPublisher, AECEnv):
                 belief_filter.predict(action)
                 belief_filter.update(readings)
                 self._estimate = belief_filter.estimate()
+            next_turn, counted = _AFTER_AGENT[self.use_ghost]
         else:
             game = self._ghost_step(game, action)
             self._ghost_action = action
+            next_turn, counted = _AFTER_GHOST
+        if counted:
+            self._cycles += counted
         self._game = game
         self.agent_selection = next_turn
-        self._cycles += counted
 
         outcome = game.outcome
         if outcome != _ONGOING:
