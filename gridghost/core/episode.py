@@ -6,7 +6,8 @@ happens around it is the same in every engine, and lives here, one function per 
 - :func:`next_mover` and :func:`count_cycles`: the turn index (who moves next) and the episode's
   step counter;
 - :func:`truncated`: the step limits (the game's ``max_cycles`` and Gymnasium's
-  ``TimeLimit``);
+  ``TimeLimit``); :func:`cycle_limit` is its game limit as one number, for the AEC env's scalar
+  hot path;
 - :func:`with_opening_reward`: a learning ghost's first step also pays the reward of the agent's
   opening move, played by the reset; :func:`opening_reward` is that reward;
 - :func:`ghost_half_after_end`: a game that ended in the agent's half-turn: the ghost does not
