@@ -38,10 +38,11 @@ from gridghost.batched.tables import (
 from gridghost.config.opponents import DEFAULT_OPPONENTS
 from gridghost.config.parts import MapParts, build_encoder, build_map_parts
 from gridghost.config.settings import GameConfig
+from gridghost.core import episode
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.core.slip import SlipModel
 from gridghost.maps.levels import MapGenerator
 
@@ -183,7 +184,7 @@ class TableBuilder:
         """A learning ghost's opening: its first step also pays its reward for the agent's opening
         move, played by the reset (which returns no reward), as the single-agent view does; and
         no map may let that move end the game."""
-        self._opening_reward = games[0].rewards(Side.AGENT, Outcome.ONGOING)[1] if self.controlled == GHOST else 0.0
+        self._opening_reward = episode.opening_reward(games[0]) if self.controlled == GHOST else 0.0
         if self.controlled == GHOST:
             for game in games:
                 if game.opening_can_end():

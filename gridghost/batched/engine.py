@@ -76,6 +76,7 @@ from gridghost.batched.tables import (
 )
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
+from gridghost.core import episode
 from gridghost.core.checks import check_choice, check_limit
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
@@ -85,6 +86,7 @@ BATCH_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].serve
 #: The auto-reset modes (Gymnasium's ``AutoresetMode.NEXT_STEP`` and ``SAME_STEP``).
 AUTORESET_MODES: tuple[str, ...] = ("next_step", "same_step")
 GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
+_AGENT_TO_MOVE, _GHOST_TO_MOVE = episode.AGENT_TO_MOVE, episode.GHOST_TO_MOVE
 
 #: The opponents each side faces when none is given (as the Gymnasium env's).
 
@@ -348,9 +350,10 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         reward = self._rewards[self.controlled]  # type: ignore[index]
         tables["reward"].take(index, out=reward, mode="clip")
         tables["terminated"].take(index, out=terminated, mode="clip")
-        if self._opening_reward:  # the games taking their episode's first step
-            np.add(reward, self._opening_reward, out=reward, where=np.equal(self._steps, 0, out=self._bools))
-        self._steps += 1
+        episode.with_opening_reward(reward, self._steps, self._opening_reward, out=reward, scratch=self._bools)
+        learner = _AGENT_TO_MOVE if self.controlled == AGENT else _GHOST_TO_MOVE
+        # a turn is the learner's half and the opponent's answer: the learner moves next
+        episode.count_cycles(self._steps, episode.next_mover(episode.next_mover(learner)), learner, out=self._steps)
         self._returns[self.controlled] += reward  # type: ignore[index]  # one learner here
         restart = self._restart
         maps = None
@@ -378,31 +381,21 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
 
     def _add_slip(self, index: np.ndarray, uniform: np.ndarray, actions: np.ndarray) -> None:
         """``index += the slip outcome`` of each game's move, drawn from ``uniform``."""
-        hit = self._hit
-        for j in range(self._k - 1):
-            bound = self._bounds[0, j] if self._same_bounds else self._bounds[:, j].take(actions)
-            np.greater_equal(uniform, bound, out=hit)
-            index += hit
+        if self._same_bounds:
+            episode.slip_outcome(uniform, self._bounds[0], out=index, scratch=self._hit)
+        else:
+            episode.slip_outcome(uniform, self._bounds, actions, out=index, scratch=self._hit)
 
     def _truncate(self, terminated: np.ndarray, truncated: np.ndarray) -> None:
         """Set ``truncated`` from the step count: the TimeLimit one whatever the outcome, the
         game's own only where it goes on."""
-        steps = self._steps
-        if self.max_episode_steps is not None and (self.max_cycles is None or
-                                                   self.max_episode_steps <= self.max_cycles):
-            np.greater_equal(steps, self.max_episode_steps, out=truncated)
-        elif self.max_cycles is not None:
-            np.greater_equal(steps, self.max_cycles, out=truncated)
-            np.greater(truncated, terminated, out=truncated)  # and not terminated
-            if self.max_episode_steps is not None:
-                truncated |= steps >= self.max_episode_steps
-        else:
-            truncated.fill(False)
+        episode.truncated(self._steps, terminated, self.max_cycles, self.max_episode_steps, out=truncated)
 
     def _finish(self, terminated: np.ndarray, truncated: np.ndarray) -> BatchedStep:
         """Take the next states, auto-reset the games that ended (same-step mode; next-step mode
         marks them for the next call) and gather the observations."""
-        done = terminated | truncated
+        # every call of this ends a turn: the agent (a learner alone: itself) moves next
+        done = episode.resets_now(terminated | truncated)
         self._state, self._next = self._next, self._state
         final_games, finals = self._no_games, self._no_finals
         two_sides = self.controlled is None
@@ -450,7 +443,7 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
             self.filter.advance(actions)
             self.filter.weigh(self.readings)
         self._state, self._next = self._next, self._state
-        self._phase = GHOST
+        self._phase = AGENTS[episode.next_mover(_AGENT_TO_MOVE)]
         self._observe(self._waiting, self._terminated)
         return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
                            self._no_games, self._no_finals)
@@ -463,20 +456,16 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         tables["ghost_outcome"].take(index, out=self._outcome, mode="clip")
         for s, side in enumerate(AGENTS):
             tables["ghost_rewards"][s].take(index, out=self._rewards[side], mode="clip")
-        ended = np.flatnonzero(self._ended)
-        if len(ended):  # they ended in the agent's half: the ghost does not move
-            self._next[ended] = self._state[ended]
-            self._outcome[ended] = ONGOING
-            for side in AGENTS:
-                self._rewards[side][ended] = 0.0
-        for side in AGENTS:
-            self._returns[side] += self._rewards[side]
         terminated, truncated = self._terminated, self._truncated
         np.not_equal(self._outcome, ONGOING, out=terminated)
-        terminated |= self._ended
-        self._steps += 1
+        # the games that ended in the agent's half: the ghost does not move
+        episode.ghost_half_after_end(self._ended, self._state, self._next, (self._rewards[AGENT], self._rewards[GHOST]),
+                                     terminated, inplace=True)
+        for side in AGENTS:
+            self._returns[side] += self._rewards[side]
+        episode.count_cycles(self._steps, episode.next_mover(_GHOST_TO_MOVE), out=self._steps)
         self._truncate(terminated, truncated)
-        self._phase = AGENT
+        self._phase = AGENTS[episode.next_mover(_GHOST_TO_MOVE)]
         self._ended.fill(False)
         return self._finish(terminated, truncated)
 
@@ -497,8 +486,7 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
             opening = np.zeros(count, dtype=np.int64) if maps is None else maps * (self._b * self._k)
             if opponent is not None:
                 opening += (opponent * self._b).astype(np.int64) * self._k
-            for j in range(self._k - 1):
-                opening += slip >= self._bounds[0, j]
+            opening += episode.slip_outcome(slip, self._bounds[0])
             states = self._tables["opening"][opening]
         return states, maps
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from gridghost.batched.limits import TABLE_ENTRY_BYTES, UnsupportedSetting, tables_refused
 from gridghost.config.opponents import OPPONENT_SIDES, is_planner, planned_opponent
+from gridghost.core import episode
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
@@ -59,7 +60,7 @@ def slip_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
     k = max(sizes)
     bounds = np.full((NUM_ACTIONS, max(k - 1, 0)), np.inf)
     for action, (probabilities, _) in enumerate(game.outcomes):
-        bounds[action, : len(probabilities) - 1] = np.cumsum(probabilities)[:-1]
+        bounds[action, : len(probabilities) - 1] = episode.slip_bounds(probabilities)
     return bounds, np.array(sizes)
 
 

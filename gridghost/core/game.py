@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gridghost.core.checks import check_action, check_instance
+from gridghost.core.episode import next_mover, slip_bounds, slip_outcome
 from gridghost.core.layout import Layout
 from gridghost.core.policies import chase_rule
 from gridghost.core.rules import (
@@ -40,6 +41,8 @@ from gridghost.core.slip import Moves, SlipModel
 _AGENT, _GHOST = Side.AGENT, Side.GHOST
 _ONGOING, _CAUGHT, _GOAL = Outcome.ONGOING, Outcome.CAUGHT, Outcome.GOAL
 _new_state = GameState._make
+#: Whose turn follows the ghost's half-turn (the episode's turn rule, as a constant for the hot path).
+_AFTER_GHOST_TURN = Side(next_mover(int(_GHOST)))
 
 #: One half-turn's outcome: ``(probability, next_state, agent_reward, ghost_reward)``.
 Successor = tuple[float, GameState, float, float]
@@ -124,7 +127,7 @@ class Game:
         # the outcome of an agent landing on each cell when the ghost is not there, and whose turn
         # follows (the agent's again when the ghost is out of the game)
         self._landing = tuple(_GOAL if goal else _ONGOING for goal in board.is_goal)
-        self._after_agent_turn = _GHOST if self.use_ghost else _AGENT
+        self._after_agent_turn = Side(next_mover(int(_AGENT), self.use_ghost))
 
         self.moves = _read_only(np.array(board.next_cell, dtype=np.int64))
         self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
@@ -135,9 +138,10 @@ class Game:
             (tuple(probabilities.tolist()), tuple(map(tuple, destinations.T.tolist())))
             for probabilities, destinations in self.outcomes
         )
-        # Per action, the bounds of every outcome's share of [0, 1) in the order sampling walks
-        # them, for agent_moves: (bounds[1:-1], destinations).
-        self._sampler = tuple(self._sampler_table(action) for action in range(NUM_ACTIONS))
+        # Per action, for agent_moves: the running probabilities a uniform is compared with, in the
+        # order sampling walks the outcomes (the engines' order too), and the destinations.
+        self._sampler = tuple((_read_only(slip_bounds(probabilities)), destinations)
+                              for probabilities, destinations in self.outcomes)
         # (agent's reward, ghost's reward) per (mover, outcome)
         self._rewards = {
             mover: tuple((self.agent_rewards.of(mover, o), self.ghost_rewards.of(mover, o)) for o in Outcome)
@@ -165,17 +169,6 @@ class Game:
         probabilities = _read_only(np.array([p for p, _ in outcomes]))
         destinations = _read_only(np.stack([self._destinations(moves) for _, moves in outcomes]))
         return probabilities, destinations
-
-    def _sampler_table(self, action: int) -> tuple[np.ndarray, np.ndarray]:
-        # The slip model's groups in sampling order, each split evenly among its members.
-        shares: list[float] = []
-        destinations: list[np.ndarray] = []
-        for probability, members in self.slip.groups(action):
-            for moves in members:
-                shares.append(probability / len(members))
-                destinations.append(self._destinations(moves))
-        bounds = np.cumsum(shares)[:-1]
-        return _read_only(bounds), _read_only(np.stack(destinations))
 
     # -- states and half-turns -------------------------------------------------------------------
     def initial_state(self) -> GameState:
@@ -230,7 +223,7 @@ class Game:
         if turn != _GHOST or outcome != _ONGOING:
             raise ValueError(f"the ghost cannot move in state {state}")
         cell = self._next_cell[cell][action]
-        return _new_state((agent, cell, _AGENT, _CAUGHT if cell == agent else _ONGOING))
+        return _new_state((agent, cell, _AFTER_GHOST_TURN, _CAUGHT if cell == agent else _ONGOING))
 
     def rewards(self, mover: Side, outcome: Outcome) -> tuple[float, float]:
         """``(agent's reward, ghost's reward)`` for a half-turn of ``mover`` ending in ``outcome``."""
@@ -369,7 +362,7 @@ class Game:
             if not chosen.any():
                 continue
             bounds, destinations = self._sampler[action]
-            outcome = np.searchsorted(bounds, uniforms[chosen], side="right")
+            outcome = slip_outcome(uniforms[chosen], bounds)
             result[chosen] = destinations[outcome, cells[chosen]]
         return result
 

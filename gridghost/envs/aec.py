@@ -133,6 +133,7 @@ from pettingzoo import AECEnv
 from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
+from gridghost.core.episode import count_cycles, cycle_limit, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
@@ -171,6 +172,14 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
+#: The turn rule (:mod:`gridghost.core.episode`) tabulated for the hot path: after the agent's
+#: half-turn (per ``use_ghost``) and after the ghost's, ``(the side to move next, cycles completed)``.
+_TURNS: dict[tuple[int, bool], tuple[str, int]] = {
+    (side, use_ghost): (AGENTS[next_mover(side, use_ghost)], int(count_cycles(0, next_mover(side, use_ghost))))
+    for side in (Side.AGENT, Side.GHOST) for use_ghost in (False, True)
+}
+_AFTER_AGENT = {use_ghost: _TURNS[Side.AGENT, use_ghost] for use_ghost in (False, True)}
+_AFTER_GHOST = _TURNS[Side.GHOST, True]
 _BEFORE_RESET = "the env has no state before reset(); call reset() first"
 _EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 #: Attributes that exist only once an episode has started.
@@ -249,7 +258,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
         #: The level of the current episode's map (``None`` for a fixed map).
         self.level: int | None = None
         self.max_cycles = config.max_cycles
-        self._cycle_limit = float("inf") if self.max_cycles is None else self.max_cycles
+        self._cycle_limit = cycle_limit(self.max_cycles)
         self.use_ghost = config.use_ghost
         self.show_belief = config.show_belief
         self.expert = config.expert
@@ -576,23 +585,20 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
                 belief_filter.predict(action)
                 belief_filter.update(readings)
                 self._estimate = belief_filter.estimate()
-            if self.use_ghost:
-                next_turn = GHOST
-            else:
-                self._cycles += 1
-                next_turn = AGENT
+            next_turn, counted = _AFTER_AGENT[self.use_ghost]
         else:
             game = self._ghost_step(game, action)
             self._ghost_action = action
-            self._cycles += 1
-            next_turn = AGENT
+            next_turn, counted = _AFTER_GHOST
+        if counted:
+            self._cycles += counted
         self._game = game
         self.agent_selection = next_turn
 
         outcome = game.outcome
         if outcome != _ONGOING:
             self.terminations = dict.fromkeys(self.possible_agents, True)
-        elif self._cycles >= self._cycle_limit:
+        elif self._cycles >= self._cycle_limit:  # episode.truncated for a game that goes on, compiled
             self.truncations = dict.fromkeys(self.possible_agents, True)
         agent_reward, ghost_reward = self._half_turn_rewards[agent][outcome]
         cumulative = self._cumulative_rewards

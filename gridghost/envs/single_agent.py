@@ -66,6 +66,7 @@ from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, o
 from gridghost.config.parts import recent_map
 from gridghost.config.settings import REFERENCE_DEFAULTS, GameConfig, trainer_settings, with_defaults
 from gridghost.core.checks import check_choice
+from gridghost.core.episode import opening_reward
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
@@ -315,7 +316,7 @@ class Duel:
             self._opponent_move()
             # The agent's opening move rewards the ghost before its first observation (a reset
             # returns no reward): the first play() pays it.
-            self._carried = self.game.rewards[GHOST]
+            self._carried = opening_reward(self.game.kernel)
 
     def play(self, action: Any) -> tuple[float, bool, bool, dict[str, Any]]:
         """Carry out the caller's ``action`` and the opponent's answer.

@@ -54,6 +54,7 @@ import numpy as np
 from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
+from gridghost.core import episode
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.checks import EnvState, _check_moves
@@ -71,6 +72,7 @@ MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict
 #: What one side's steps return: ``(observation, state, reward, done, info)``.
 SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 
+_AGENT_TO_MOVE, _GHOST_TO_MOVE = episode.AGENT_TO_MOVE, episode.GHOST_TO_MOVE
 
 class _Engine(Observing):
     """What both views share: the tables, the draws and the observations of one game."""
@@ -134,7 +136,7 @@ class _Engine(Observing):
         """The slip outcome of a move: how many of its running probabilities ``uniform`` reaches."""
         if self.layout.k == 1:
             return jnp.int32(0)
-        return jnp.sum(uniform >= params.bounds[action]).astype(jnp.int32)
+        return episode.slip_outcome(uniform, params.bounds, action, xp=jnp).astype(jnp.int32)
 
     @staticmethod
     def _below(uniform: Any, n: Any) -> Any:
@@ -161,17 +163,8 @@ class _Engine(Observing):
     def _truncated(self, steps: Any, terminated: Any) -> Any:
         """The step limits as the NumPy engine applies them: ``TimeLimit``'s whatever the
         outcome, the game's own only where it goes on."""
-        cycles, episode = self.layout.max_cycles, self.layout.max_episode_steps
-        if episode is not None and (cycles is None or episode <= cycles):
-            return steps >= episode
-        if cycles is not None:
-            cut = (steps >= cycles) & ~terminated
-            return cut | (steps >= episode) if episode is not None else cut
-        return jnp.zeros((), dtype=bool)
+        return episode.truncated(steps, terminated, self.layout.max_cycles, self.layout.max_episode_steps)
 
-    @staticmethod
-    def _where(done: Any, new: Any, old: Any) -> Any:
-        return jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), new, old)
 
     def _one(self, core: Any, draws: int, key: Any, state: EnvState, action: Any, params: EnvParams | None,
              half: int | None = None) -> Any:
@@ -299,20 +292,23 @@ class GridGhostJax(_Engine, BothSidesObservations):
         turns = params.turns
         terminated = turns["agent_outcome"][index] != 0
         rewards = {AGENT: turns["agent_rewards"][0, index], GHOST: turns["agent_rewards"][1, index]}
-        env = EnvState(turns["agent_next"][index], state.steps, jnp.int32(1), terminated)
+        env = EnvState(turns["agent_next"][index], state.steps, jnp.int32(episode.next_mover(_AGENT_TO_MOVE)),
+                       terminated)
         return env, rewards, terminated, jnp.zeros((), dtype=bool)
 
     def _ghost_half(self, state: EnvState, action: Any, params: EnvParams) -> tuple[EnvState, dict[str, Any], Any, Any]:
         index = state.state * NUM_ACTIONS + action
         turns = params.turns
-        moves = ~state.ended  # a game that ended in the agent's half stays, and pays nothing
-        next_state = jnp.where(moves, turns["ghost_next"][index], state.state)
-        terminated = (moves & (turns["ghost_outcome"][index] != 0)) | state.ended
-        rewards = {AGENT: jnp.where(moves, turns["ghost_rewards"][0, index], 0.0),
-                   GHOST: jnp.where(moves, turns["ghost_rewards"][1, index], 0.0)}
-        steps = state.steps + 1
+        # a game that ended in the agent's half stays, and pays nothing
+        next_state, (agent_reward, ghost_reward), terminated = episode.ghost_half_after_end(
+            state.ended, state.state, turns["ghost_next"][index],
+            (turns["ghost_rewards"][0, index], turns["ghost_rewards"][1, index]), turns["ghost_outcome"][index] != 0,
+            xp=jnp)
+        to_move = episode.next_mover(_GHOST_TO_MOVE)
+        steps = episode.count_cycles(state.steps, to_move)
         truncated = self._truncated(steps, terminated)
-        return EnvState(next_state, steps, jnp.int32(0), jnp.zeros((), dtype=bool)), rewards, terminated, truncated
+        return EnvState(next_state, steps, jnp.int32(to_move), jnp.zeros((), dtype=bool)), \
+            {AGENT: agent_reward, GHOST: ghost_reward}, terminated, truncated
 
     def _half(self, uniforms: Any, state: EnvState, actions: dict[str, Any],
               params: EnvParams) -> tuple[EnvState, dict[str, Any], Any, Any]:
@@ -324,8 +320,8 @@ class GridGhostJax(_Engine, BothSidesObservations):
                 fresh: Any = None) -> MultiStep:
         """The step's returns; with ``fresh`` uniforms, a game whose turn ended over restarts."""
         if fresh is not None:
-            over = (terminated | truncated) & (env.to_move == 0)  # a game ends its turn in the ghost's half
-            env = self._where(over, self._reset_core(fresh, params)[1], env)
+            over = episode.resets_now(terminated | truncated, env.to_move)  # a game ends its turn in the ghost's half
+            env = episode.auto_reset(over, self._reset_core(fresh, params)[1], env, xp=jnp)
         done = terminated | truncated
         dones = {AGENT: done, GHOST: done, "__all__": done}
         infos = {"terminated": terminated, "truncated": truncated, "to_move": env.to_move}
@@ -480,9 +476,10 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         index = ((state.state * NUM_ACTIONS + action) * layout.b + opponent) * layout.k
         index = index + (self._slip(uniforms[slot["slip"]], action, params) if "slip" in slot else 0)
         turns = params.turns
-        reward = turns["reward"][index] + jnp.where(state.steps == 0, params.opening_reward, 0.0)
+        reward = episode.with_opening_reward(turns["reward"][index], state.steps, params.opening_reward, xp=jnp)
         terminated = turns["terminated"][index]
-        steps = state.steps + 1
+        # one learner: a step is a whole turn, and the learner moves next (to_move stays 0)
+        steps = episode.count_cycles(state.steps, _AGENT_TO_MOVE)
         truncated = self._truncated(steps, terminated)
         return EnvState(turns["next"][index], steps, jnp.int32(0), jnp.zeros((), dtype=bool)), reward, terminated, \
             truncated
@@ -495,7 +492,8 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     def _step_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
         env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
         done = terminated | truncated
-        env = self._where(done, self._reset_core(uniforms[self.turn_draws:], params)[1], env)
+        env = episode.auto_reset(episode.resets_now(done), self._reset_core(uniforms[self.turn_draws:], params)[1], env,
+                                 xp=jnp)
         info = {"terminated": terminated, "truncated": truncated, "action_mask": self._learner_masks(env, params)}
         return self._observe(self.controlled, env.state, jnp.zeros((), dtype=bool), params), env, reward, done, info
 
