@@ -121,22 +121,20 @@ Version history
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import count_cycles, cycle_limit, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
+from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import (
     NUM_ACTIONS,
     SIDE_OF,
@@ -145,22 +143,12 @@ from gridghost.core.rules import (
     Side,
 )
 from gridghost.drawing import RENDER_MODES, Renderer
+from gridghost.envs.binding import MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.envs.rendering import EnvRendering
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
-
-
-class _MapComponents(NamedTuple):
-    """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
-
-    sensors: tuple[Sensor, ...]
-    kernel: Game
-    belief_filter: BeliefFilter | None
-    encoder: Any
-    expert: dict[str, bytes]
-    sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
 
 def _per_agent(table: dict[Any, Any], agent: object) -> Any:
@@ -188,7 +176,7 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
+class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
@@ -266,7 +254,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
         self.reference_infos = config.reference_infos
         if self.reference_infos:  # chosen once: the hot path makes no test for it
             self._publish = self._publish_reference  # type: ignore[method-assign]
-        self._bound: dict[Layout, _MapComponents] = {}  # the components of the last few maps
+        self._bound = {}  # the components of the last few maps (see MapBinding)
         self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
         self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
@@ -303,45 +291,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
         self._no_moves = np.full(longest, NO_ACTION, dtype=np.int8)
         self._no_moves.setflags(write=False)
         self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
-
-    def _use_map(self, layout: Layout) -> None:
-        """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
-        observation encoder and the expert to it (built once per map, kept for the last few)."""
-        parts = recent_map(self._bound, layout, lambda: self._build_map(layout))
-        if getattr(self, "layout", layout) != layout:  # another map: its picture, without the last one's overlay
-            self._overlay = None
-            if self._renderer is not None:
-                self._renderer.close()
-                self._renderer = None
-        self.layout = layout
-        self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
-        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
-        self.board = self.kernel.board
-        # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
-        self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
-        self._observers = {name: self._encoder.observer(SIDE_OF[name]) for name in self.possible_agents}
-
-    def _build_map(self, layout: Layout) -> _MapComponents:
-        """The components of the game on ``layout`` (see :meth:`_use_map`).
-
-        Raises:
-            RuntimeError: a later map gives other observation spaces than the first.
-        """
-        parts = build_map_parts(self.config, layout, clock=functools.partial(getattr, self, "cycles"),  # envs pickle
-                                both_observe=self._both_observe)
-        if parts.belief_filter is not None:
-            parts.belief_filter.claim(self)
-        # (sensor, its name, the info keys its read() declares or None when it reports just its
-        # measurement), fixed here: the keys checked are the keys used.
-        keys = tuple(
-            (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
-            for sensor in parts.sensors
-        )
-        spaces_ = getattr(self, "observation_spaces", None)  # None while the first map is built
-        if spaces_ is not None and any(parts.encoder.space(SIDE_OF[name]) != space for name, space in spaces_.items()):
-            raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
-                               "every map of a generator must have the same size and labels")
-        return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)
 
     @classmethod
     def from_config(cls, config: GameSpec | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
@@ -435,37 +384,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
         if seed is not None:
             self._np_random, self.np_random_seed = seeding.np_random(seed)
         rng = self.np_random  # drawn from fresh entropy on a first unseeded reset
-        # Sensors other than the reference's colour sensor, the belief filter and the map
-        # generator draw from generators of their own, spawned from the reset seed (or the drawn
-        # one, so that reset(seed=np_random_seed) replays them too), so they never shift the
-        # game's draws.
-        root = seed if seed is not None else self.np_random_seed
-        fresh = seed is not None or self._sensor_rngs is None
-        if fresh:
-            children = np.random.SeedSequence(root).spawn(len(self._sensor_keys))
-            self._sensor_rngs = tuple(
-                None if sensor.uses_game_rng else np.random.default_rng(child)
-                for (sensor, _, _), child in zip(self._sensor_keys, children, strict=True)
-            )
-            if self.maps is not None:
-                self._map_rng = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(MAP_STREAM,)))
-                self._filter_seeds = np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,))
-        if self.maps is not None:
-            self.level = self.maps.draw(self._map_rng)  # type: ignore[arg-type]  # set above
-            self._use_map(self.maps.level(self.level))
-        if fresh or self.maps is not None:
-            self._sensor_draws = tuple(
-                (sensor, name, own, declared)
-                for (sensor, name, declared), own in zip(self._sensor_keys, self._sensor_rngs, strict=True)  # type: ignore[arg-type]
-            )
+        self._bind_episode(seed)
         belief_filter = self.belief_filter
-        if belief_filter is not None:
-            if self.maps is not None:  # each map has a filter of its own: one seed per episode
-                belief_filter.reset(self._filter_seeds.spawn(1)[0])  # type: ignore[union-attr]
-            elif fresh:
-                belief_filter.reset(np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,)))
-            else:
-                belief_filter.reset()
         game = self.kernel.initial_state()
         self._game = game
         self._cycles = 0
@@ -487,23 +407,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, AECEnv):
         self._publish(game, AGENT, None)
         if self.render_mode == "human":
             self.render()
-
-    def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
-        """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
-        # No typing.cast on the hot path: it is a call. _sensor_draws is set by reset.
-        for sensor, name, own, declared in self._sensor_draws:  # type: ignore[union-attr]
-            if declared is None:
-                info[name] = sensor.measure(game, own or rng)
-                continue
-            reading = sensor.read(game, own or rng)
-            if reading.keys() != declared:
-                # Checked at construction (a dry-run reading included), so this is a sensor whose
-                # keys changed since: it could overwrite what a view writes.
-                raise RuntimeError(
-                    f"sensor {sensor!r} read() reported {sorted(reading)}, but declares info_keys {sorted(declared)}"
-                )
-            info.update(reading)
-        return info
 
     def observe(self, agent: str) -> Any:
         """A fresh observation of the current state from ``agent``'s point of view.

@@ -1,0 +1,145 @@
+"""The map binding of the AEC env: the components of each map it plays (sensors, kernel, belief
+filter, observation encoder, expert), kept for the last few maps, and the generators of each
+episode's sensors, map draw and filter, spawned from the reset seed.
+
+:class:`MapBinding` is a part of :class:`~gridghost.envs.aec.GridGhostEnv` (the env inherits it);
+it reads the env's ``config``, ``maps``, ``possible_agents`` and its rendering state, and sets the
+attributes the game loop reads.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from gridghost.config.parts import build_map_parts, recent_map
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.names import FILTER_STREAM, MAP_STREAM
+from gridghost.core.rules import SIDE_OF, GameState
+from gridghost.sensing.filters import BeliefFilter
+from gridghost.sensing.sensors import Sensor
+
+
+class _MapComponents(NamedTuple):
+    """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
+
+    sensors: tuple[Sensor, ...]
+    kernel: Game
+    belief_filter: BeliefFilter | None
+    encoder: Any
+    expert: dict[str, bytes]
+    sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
+
+
+class MapBinding:
+    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that binds the game's components to
+    the map being played and seeds each episode's own streams."""
+
+    _both_observe: ClassVar[bool]
+    _bound: dict[Layout, _MapComponents]
+    _renderer: Any
+    _overlay: Any
+    _info_masks: Any
+    _map_rng: np.random.Generator | None
+    _filter_seeds: np.random.SeedSequence | None
+    board: Any
+    possible_agents: list[str]
+    np_random_seed: int | None
+    _sensor_rngs: tuple[np.random.Generator | None, ...] | None
+    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
+    _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
+    config: Any
+    maps: Any
+
+    def _use_map(self, layout: Layout) -> None:
+        """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
+        observation encoder and the expert to it (built once per map, kept for the last few)."""
+        parts = recent_map(self._bound, layout, lambda: self._build_map(layout))
+        if getattr(self, "layout", layout) != layout:  # another map: its picture, without the last one's overlay
+            self._overlay = None
+            if self._renderer is not None:
+                self._renderer.close()
+                self._renderer = None
+        self.layout = layout
+        self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
+        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
+        self.board = self.kernel.board
+        # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
+        self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
+        self._observers = {name: self._encoder.observer(SIDE_OF[name]) for name in self.possible_agents}
+
+    def _build_map(self, layout: Layout) -> _MapComponents:
+        """The components of the game on ``layout`` (see :meth:`_use_map`).
+
+        Raises:
+            RuntimeError: a later map gives other observation spaces than the first.
+        """
+        parts = build_map_parts(self.config, layout, clock=functools.partial(getattr, self, "cycles"),  # envs pickle
+                                both_observe=self._both_observe)
+        if parts.belief_filter is not None:
+            parts.belief_filter.claim(self)
+        # (sensor, its name, the info keys its read() declares or None when it reports just its
+        # measurement), fixed here: the keys checked are the keys used.
+        keys = tuple(
+            (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
+            for sensor in parts.sensors
+        )
+        spaces_ = getattr(self, "observation_spaces", None)  # None while the first map is built
+        if spaces_ is not None and any(parts.encoder.space(SIDE_OF[name]) != space for name, space in spaces_.items()):
+            raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
+                               "every map of a generator must have the same size and labels")
+        return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)
+
+    def _bind_episode(self, seed: int | None) -> None:
+        """Seed an episode's own streams and draw its map: the sensors other than the
+        reference's colour sensor, the belief filter and the map generator draw from generators
+        of their own, spawned from the reset ``seed`` (or the drawn one, so that
+        ``reset(seed=np_random_seed)`` replays them too), so they never shift the game's draws.
+        A new seed (or the first reset) makes them afresh; ``None`` continues them."""
+        root = seed if seed is not None else self.np_random_seed
+        fresh = seed is not None or self._sensor_rngs is None
+        if fresh:
+            children = np.random.SeedSequence(root).spawn(len(self._sensor_keys))
+            self._sensor_rngs = tuple(
+                None if sensor.uses_game_rng else np.random.default_rng(child)
+                for (sensor, _, _), child in zip(self._sensor_keys, children, strict=True)
+            )
+            if self.maps is not None:
+                self._map_rng = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(MAP_STREAM,)))
+                self._filter_seeds = np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,))
+        if self.maps is not None:
+            self.level = self.maps.draw(self._map_rng)  # type: ignore[arg-type]  # set above
+            self._use_map(self.maps.level(self.level))
+        if fresh or self.maps is not None:
+            self._sensor_draws = tuple(
+                (sensor, name, own, declared)
+                for (sensor, name, declared), own in zip(self._sensor_keys, self._sensor_rngs, strict=True)  # type: ignore[arg-type]
+            )
+        belief_filter = self.belief_filter
+        if belief_filter is not None:
+            if self.maps is not None:  # each map has a filter of its own: one seed per episode
+                belief_filter.reset(self._filter_seeds.spawn(1)[0])  # type: ignore[union-attr]
+            elif fresh:
+                belief_filter.reset(np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,)))
+            else:
+                belief_filter.reset()
+
+    def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
+        """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
+        # No typing.cast on the hot path: it is a call. _sensor_draws is set by reset.
+        for sensor, name, own, declared in self._sensor_draws:  # type: ignore[union-attr]
+            if declared is None:
+                info[name] = sensor.measure(game, own or rng)
+                continue
+            reading = sensor.read(game, own or rng)
+            if reading.keys() != declared:
+                # Checked at construction (a dry-run reading included), so this is a sensor whose
+                # keys changed since: it could overwrite what a view writes.
+                raise RuntimeError(
+                    f"sensor {sensor!r} read() reported {sorted(reading)}, but declares info_keys {sorted(declared)}"
+                )
+            info.update(reading)
+        return info
