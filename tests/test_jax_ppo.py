@@ -178,6 +178,7 @@ def run_script(*args: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_the_throughput_benchmark_prints_every_size_against_the_numpy_engine() -> None:
     out = run_script("benchmarks/jax_throughput.py", "--rounds", "1", "--turns", "4096")
     for games in ("1", "64", "1,024", "4,096", "65,536"):
@@ -188,6 +189,7 @@ def test_the_throughput_benchmark_prints_every_size_against_the_numpy_engine() -
     assert re.search(r"^JAX batch_step\(4,096\) .* >= 1x  (met|MISSED)$", out, flags=re.M)
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_the_learning_benchmark_stores_the_self_play_run(tmp_path: Path) -> None:
     out_file = tmp_path / "jax_learning.json"
     out = run_script("benchmarks/jax_learning.py", "--parts", "selfplay", "--seeds", "0", "--out", str(out_file))
@@ -201,6 +203,7 @@ def test_the_learning_benchmark_stores_the_self_play_run(tmp_path: Path) -> None
     assert "self-play seed 0: under 1% at generation" in out and "wall time to under 1%" in out
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_the_ppo_benchmark_times_jax_against_sb3_with_the_same_network() -> None:
     out = run_script("benchmarks/jax_ppo.py", "--rounds", "1", "--steps", "4096", "--configs", "vector-64")
     row = re.search(r"^vector-64 +([\d,]+) +([\d,]+) +([\d,]+) +([\d.]+)x +[\d.]+  >= 20x  (met|MISSED)$", out,
