@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -28,3 +30,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item.get_closest_marker("jax") is None]
+
+
+class _UnpacedClock:
+    """pygame's clock without the wait: ``tick(fps)`` counts the frame as pygame's does but does
+    not sleep to keep to ``fps``."""
+
+    def __init__(self, clock: Any) -> None:
+        self._clock = clock
+
+    def tick(self, framerate: float = 0) -> int:
+        return self._clock.tick(0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._clock, name)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _windows_do_not_wait() -> Iterator[None]:
+    """The human render mode keeps to ``render_fps`` (4) by sleeping in pygame's clock, a quarter
+    of a second a frame, and gymnasium's ``check_env`` opens a human env of every env it checks: no
+    test times frames (none may assert wall-clock times), so in the tests the clock does not wait.
+    Everything else about a frame (drawing, the window, events) is as in use."""
+    import pygame
+
+    real = pygame.time.Clock
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pygame.time, "Clock", lambda: _UnpacedClock(real()))
+        yield
