@@ -116,6 +116,7 @@ def test_the_ghosts_credit_runs_to_its_next_move() -> None:
     assert np.asarray(dones)[:, 0].tolist() == [1.0, 0.0]
 
 
+@pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')
 def test_one_side_learns_to_beat_the_chasing_ghost_on_the_classic_map() -> None:
     from gridghost import evaluate
 
@@ -161,6 +162,7 @@ def test_policy_table_holds_the_networks_greedy_moves() -> None:
         ppo.policy_table(env, networks, "agent", config, level=1)
 
 
+@pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')
 def test_the_jax_pages_example_runs_and_does_what_it_says() -> None:
     # the page's example is marked not-run for the light test run, which has no JAX: it runs here
     (page, line, code), = blocks_run_by("tests/test_jax_ppo.py")  # the one block marked for this test
