@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import gridghost
 import gridghost.drawing
@@ -24,7 +25,7 @@ def test_readme_opens_with_title_pitch_picture_and_the_two_commands() -> None:
     above, block = re.match(r"(.*?)```bash\n(.*?)```", README, flags=re.S).groups()
     first, second = block.splitlines()
     assert first.startswith("python3 -m venv .venv") and first.endswith("examples/demo.py")
-    assert second.startswith("python3 -m venv .venv") and second.endswith("-m pytest")
+    assert second.startswith("python3 -m venv .venv") and second.endswith("-m pytest -n auto")
     assert '".[dev]"' in second
     paragraphs = [p for p in above.split("\n\n") if p.strip()]
     assert paragraphs[0] == "# gridghost" and paragraphs[2].startswith("![") and len(paragraphs) == 3
@@ -40,6 +41,7 @@ def run_script(*args: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_demo_plays_a_whole_game() -> None:
     out = run_script("examples/demo.py")
     assert out.count("The agent tries") >= 1 and out.count("The ghost") >= 1
@@ -47,12 +49,14 @@ def test_demo_plays_a_whole_game() -> None:
                      out.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_demo_is_reproducible_and_takes_its_options() -> None:
     assert run_script("examples/demo.py", "--seed", "8") == run_script("examples/demo.py", "--seed", "8")
     assert run_script("examples/demo.py", "--seed", "8") != run_script("examples/demo.py", "--seed", "9")
     assert "cycle 0/3" in run_script("examples/demo.py", "--max-cycles", "3")
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_localise_example_tracks_the_agent_and_counts_hits() -> None:
     out = run_script("examples/localise.py", "--steps", "40", "--seed", "2")
     rows = [line for line in out.splitlines() if re.match(r"^\s+\d+\s+\(", line)]
@@ -66,6 +70,7 @@ def test_localise_example_tracks_the_agent_and_counts_hits() -> None:
     assert "--particles: must be >= 1" in run_failing_script("examples/localise.py", "--particles", "0")
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_filter_accuracy_benchmark_prints_a_seeded_ratio_per_slip_and_sensor_mode() -> None:
     args = ("benchmarks/filter_accuracy.py", "--episodes", "5", "--steps", "5", "--seed", "1")
     out = run_script(*args)
@@ -77,6 +82,7 @@ def test_filter_accuracy_benchmark_prints_a_seeded_ratio_per_slip_and_sensor_mod
             assert re.search(row, out, flags=re.M), (slip, mode)
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_filter_speed_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/filter_speed.py", "--rounds", "1", "--steps", "20", "--env-steps", "200")
     filters = ("HistogramFilter (exact)", "ParticleFilter, 200 particles", "ParticleFilter, 10,000 particles",
@@ -87,18 +93,21 @@ def test_filter_speed_benchmark_prints_a_ratio_per_contender() -> None:
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\.\d$", out, flags=re.M), name
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_single_agent_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/single_agent_throughput.py", "--rounds", "1", "--steps", "200")
     for name in ("MiniGrid-Empty-5x5-v0", "AgentInterface", "GridGhost-v1 (dict obs)"):
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_throughput_benchmark_prints_a_ratio_per_contender() -> None:
     out = run_script("benchmarks/aec_throughput.py", "--rounds", "1", "--half-steps", "300")
     for name in ("tictactoe_v3.env()", "gridghost.env()", "gridghost.raw_env()"):
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_board_build_benchmark_prints_a_ratio_and_a_time_per_size() -> None:
     out = run_script("benchmarks/board_build.py", "--rounds", "1", "--min-seconds", "0.01")
     for name in ("old pure-Python build, 16x16", "Board, 16x16", "Board, 32x32", "Board, 64x64"):
@@ -106,6 +115,7 @@ def test_board_build_benchmark_prints_a_ratio_and_a_time_per_size() -> None:
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\.\d ms$", out, flags=re.M), name
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_solve_speed_benchmark_prints_times_and_a_sweep_ratio_per_map() -> None:
     out = run_script("benchmarks/solve_speed.py", "--rounds", "1", "--maps", "4x5 classic", "8x8")
     for name, states in (("4x5 classic", "342"), ("8x8", r"[\d,]+")):
@@ -114,6 +124,7 @@ def test_solve_speed_benchmark_prints_times_and_a_sweep_ratio_per_map() -> None:
 
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_map_generation_benchmark_prints_a_time_and_ratio_per_size_and_wall_kind() -> None:
     out = run_script("benchmarks/map_generation.py", "--rounds", "1", "--maps", "3", "--sizes", "6", "16")
     for size in ("6x6 ", "16x16"):
@@ -121,6 +132,7 @@ def test_map_generation_benchmark_prints_a_time_and_ratio_per_size_and_wall_kind
             assert re.search(rf"^ ?{size} {kind}\s+\d+\.\d\d\s+\d+\.\d\d\s+\d+\.\dx$", out, flags=re.M), out
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_difficulty_study_prints_deciles_bands_and_times_per_setting() -> None:
     out = run_script("benchmarks/difficulty_study.py", "--seeds", "4", "--sizes", "5", "--settings", "maze-0.3",
                      "none", "--check-tol", "2")
@@ -129,6 +141,7 @@ def test_difficulty_study_prints_deciles_bands_and_times_per_setting() -> None:
         assert re.search(rf"^\s+5 {name}\s+{numbers}\s+\d+\.\d\s+\d\.\de[-+]\d\d$", out, flags=re.M), out
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_difficulty_levels_benchmark_prints_a_band_and_a_cost_per_preset() -> None:
     out = run_script("benchmarks/difficulty_levels.py", "--levels", "2")
     for level in range(4):
@@ -144,6 +157,7 @@ def run_failing_script(*args: str) -> str:
     return result.stderr
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_play_headless_plays_random_moves_and_exits_cleanly() -> None:
     out = run_script("examples/play.py", "--headless", "50", "--seed", "1")
     assert re.fullmatch(r"50 key presses, \d+ half-turns; games ended: .*; last frame \d+x\d+\n", out)
@@ -151,6 +165,7 @@ def test_play_headless_plays_random_moves_and_exits_cleanly() -> None:
     assert two.startswith("50 key presses, 50 half-turns")  # every press moved the side whose turn it was
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_play_explains_itself_and_rejects_bad_arguments() -> None:
     help_text = run_script("examples/play.py", "--help")
     for option in ("--ghost", "--two-players", "--slip", "--slip-type", "--seed", "--headless"):
@@ -180,6 +195,7 @@ def test_play_in_a_window_takes_keys_and_quits_on_escape() -> None:
     assert not pygame.display.get_init()  # the window is closed
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_record_writes_a_gif_of_the_ghost_catching_the_agent(tmp_path) -> None:
     import imageio.v3 as iio
 
@@ -192,6 +208,7 @@ def test_record_writes_a_gif_of_the_ghost_catching_the_agent(tmp_path) -> None:
     assert gif.shape[0] >= half_turns + 1 and gif.shape[1:] == gridghost.drawing.Geometry(gridghost.CLASSIC).shape
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_readme_shows_the_committed_picture_of_the_classic_map(tmp_path) -> None:
     import pygame
 
@@ -206,6 +223,7 @@ def test_readme_shows_the_committed_picture_of_the_classic_map(tmp_path) -> None
     assert committed.get_size() == gridghost.drawing.Geometry(gridghost.CLASSIC).size
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:
     out = run_script("benchmarks/render_speed.py", "--rounds", "1", "--frames", "10")
     for layout in ("classic", "16x16"):
@@ -214,6 +232,7 @@ def test_render_benchmark_prints_a_rate_and_ratio_per_contender() -> None:
     assert re.search(r"^classic .* env\.render\(\) .* target >= 200 fps: (met|MISSED)$", out, flags=re.M)
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_solve_classic_prints_the_key_figures_and_draws_both_solutions(tmp_path) -> None:
     import pygame
 
@@ -249,6 +268,7 @@ def test_solve_classic_prints_the_key_figures_and_draws_both_solutions(tmp_path)
     assert committed.get_size() == (2 * geometry.width, geometry.height)
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_batched_throughput_benchmark_prints_a_rate_and_ratio_per_batch_size() -> None:
     out = run_script("benchmarks/batched_throughput.py", "--rounds", "1", "--turns", "5000", "--interface-steps", "200")
     for label in ("vector obs", "exact filter"):

@@ -123,6 +123,7 @@ def test_the_gallery_shows_every_shipped_map_and_levels_of_every_difficulty() ->
     assert sorted(path.stem for path in (DOCS / "maps").glob("*.png")) == sorted(stems)
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_make_pictures_draws_what_the_env_draws_and_what_is_committed(tmp_path: Path) -> None:
     import pygame
 
@@ -146,6 +147,7 @@ def test_make_pictures_draws_what_the_env_draws_and_what_is_committed(tmp_path: 
     assert np.mean(np.all(committed == drawn, axis=2)) >= 0.98
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_make_pictures_refuses_an_unknown_picture(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, str(DOCS / "make_pictures.py"), "--only", "atlantis", "--out",
                              str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)

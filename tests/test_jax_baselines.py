@@ -65,6 +65,7 @@ def test_bad_arguments_are_refused(argv: list[str]) -> None:
         baselines.parse(argv)
 
 
+@pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')
 def test_an_interrupted_group_resumes_to_the_numbers_of_a_run_never_stopped(tmp_path: Path, monkeypatch) -> None:
     group = baselines.Group(2, "chase", 3)
     whole = baselines.train_group(group, [0, 1], 2, 1, None)
@@ -94,6 +95,7 @@ def test_an_interrupted_group_resumes_to_the_numbers_of_a_run_never_stopped(tmp_
     assert all(np.array_equal(a["w"], b["w"]) for a, b in zip(back["policies"][-1], whole["policies"][-1], strict=True))
 
 
+@pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')
 def test_the_single_side_trains_on_the_difficulty_and_level_asked(monkeypatch) -> None:
     seen = []
 
@@ -114,6 +116,7 @@ def test_the_single_side_trains_on_the_difficulty_and_level_asked(monkeypatch) -
         example.single_side(steps=4096, difficulty=3, level=500, verbose=False)
 
 
+@pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')
 def test_self_play_plays_the_difficulty_and_level_asked(monkeypatch) -> None:
     judged = []
 

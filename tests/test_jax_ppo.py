@@ -116,6 +116,7 @@ def test_the_ghosts_credit_runs_to_its_next_move() -> None:
     assert np.asarray(dones)[:, 0].tolist() == [1.0, 0.0]
 
 
+@pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')
 def test_one_side_learns_to_beat_the_chasing_ghost_on_the_classic_map() -> None:
     from gridghost import evaluate
 
@@ -161,6 +162,7 @@ def test_policy_table_holds_the_networks_greedy_moves() -> None:
         ppo.policy_table(env, networks, "agent", config, level=1)
 
 
+@pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')
 def test_the_jax_pages_example_runs_and_does_what_it_says() -> None:
     # the page's example is marked not-run for the light test run, which has no JAX: it runs here
     (page, line, code), = blocks_run_by("tests/test_jax_ppo.py")  # the one block marked for this test
@@ -178,6 +180,7 @@ def run_script(*args: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_the_throughput_benchmark_prints_every_size_against_the_numpy_engine() -> None:
     out = run_script("benchmarks/jax_throughput.py", "--rounds", "1", "--turns", "4096")
     for games in ("1", "64", "1,024", "4,096", "65,536"):
@@ -188,6 +191,7 @@ def test_the_throughput_benchmark_prints_every_size_against_the_numpy_engine() -
     assert re.search(r"^JAX batch_step\(4,096\) .* >= 1x  (met|MISSED)$", out, flags=re.M)
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_the_learning_benchmark_stores_the_self_play_run(tmp_path: Path) -> None:
     out_file = tmp_path / "jax_learning.json"
     out = run_script("benchmarks/jax_learning.py", "--parts", "selfplay", "--seeds", "0", "--out", str(out_file))
@@ -201,6 +205,7 @@ def test_the_learning_benchmark_stores_the_self_play_run(tmp_path: Path) -> None
     assert "self-play seed 0: under 1% at generation" in out and "wall time to under 1%" in out
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_the_ppo_benchmark_times_jax_against_sb3_with_the_same_network() -> None:
     out = run_script("benchmarks/jax_ppo.py", "--rounds", "1", "--steps", "4096", "--configs", "vector-64")
     row = re.search(r"^vector-64 +([\d,]+) +([\d,]+) +([\d,]+) +([\d.]+)x +[\d.]+  >= 20x  (met|MISSED)$", out,

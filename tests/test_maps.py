@@ -61,6 +61,7 @@ def test_contested_maps_are_contested(name: str) -> None:
     assert 0.3 <= success <= 0.7, success
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_outcome_script_prints_each_map() -> None:
     out = subprocess.run(
         [sys.executable, "benchmarks/map_outcomes.py", "--maps", "classic", "pillars"],

@@ -189,6 +189,7 @@ def run_script(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_an_example_draws_its_bar_by_default_and_not_with_no_progress() -> None:
     quick = ("examples/q_learning.py", "--episodes", "40", "--eval-episodes", "5")
     drawn, plain = run_script(*quick), run_script(*quick, "--no-progress")

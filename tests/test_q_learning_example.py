@@ -52,6 +52,7 @@ def test_the_same_seed_gives_the_same_numbers() -> None:
     assert other["before"] != first["before"]  # the seed reaches the evaluation's random play
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_the_script_prints_what_main_returns() -> None:
     result, printed = run_main(*QUICK, "--seed", "3")
     completed = run_script(*QUICK, "--seed", "3")
@@ -61,6 +62,7 @@ def test_the_script_prints_what_main_returns() -> None:
     assert f"{result['after']:.1%}" in printed.splitlines()[2]
 
 
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_help_exits_cleanly_and_bad_arguments_are_refused() -> None:
     completed = run_script("--help")
     assert completed.returncode == 0

@@ -11,6 +11,11 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
+
+# A wheel build and a venv install: .ci/run runs the slow group.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECK = """
