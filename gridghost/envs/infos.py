@@ -79,8 +79,17 @@ def _numeric(value: Any, key: str, sensor: Sensor) -> Any:
                     "infos (the default) hold only those: pass reference_infos=True for the sensor's own values")
 
 
+def _expert_action(expert: dict[str, bytes], board: Board, game: GameState, next_turn: str, side: str) -> int:
+    """The expert's move for ``side`` in ``game``, or :data:`NO_ACTION` when the side does not
+    move next, the game has ended or the expert does not advise it."""
+    table = expert.get(side)
+    if table is None or side != next_turn or game.outcome != _ONGOING:
+        return NO_ACTION
+    return table[game.agent * board.num_cells + game.ghost]
+
+
 class InfoPublisher:
-    """Writes ``self.infos`` for both sides after a reset (``mover=None``) or a half-turn.
+    """Publishes ``self.infos`` for both sides after a reset (``mover=None``) or a half-turn.
 
     A mix-in of :class:`~gridghost.envs.aec.GridGhostEnv`, whose game state it reads: the board,
     the agent's last move (``_last_move``, with the padding ``_no_moves`` and the cache
@@ -93,7 +102,7 @@ class InfoPublisher:
     board: Board
     use_ghost: bool
     belief_filter: BeliefFilter | None
-    infos: dict[str, dict[str, Any]]
+    _infos: dict[str, dict[str, Any]]
     _last_move: tuple[int, tuple[int, ...]] | None
     _no_moves: np.ndarray
     _moves_arrays: dict[tuple[int, ...], np.ndarray]
@@ -103,18 +112,85 @@ class InfoPublisher:
     _estimate: dict[str, list[Any]] | None
     _expert: dict[str, bytes]
 
+    #: The state the current numeric infos describe, while they are not built yet (see :attr:`infos`).
+    _pending_infos: tuple[Any, ...] | None = None
+    #: The sensors' readings whose numeric entries are :attr:`_sensor_info` (see :meth:`_publish`).
+    _coded_readings: dict[str, Any] | None = None
+    _sensor_info: dict[str, Any]
+    #: ``(slipped, intended_action, actual_moves)`` by the agent's last ``(action, moves)``.
+    _move_parts: dict[tuple[int, tuple[int, ...]], tuple[bool, int, np.ndarray]] | None = None
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        """Each side's info of the current state (PettingZoo's ``infos``).
+
+        The numeric infos are built on first read after a reset or half-turn, from the state
+        :meth:`_publish` kept: a loop that never reads them (most half-turns of a single-agent
+        view, whose opponent's infos nobody reads) does not pay for them. They are the same
+        dicts, with the same values, as if built at once.
+        """
+        pending = self._pending_infos
+        if pending is not None:
+            self._pending_infos = None
+            self._infos = self._numeric_infos(*pending)
+        return self._infos  # an AttributeError before the first reset: the env's __getattr__ explains
+
+    @infos.setter
+    def infos(self, value: dict[str, dict[str, Any]]) -> None:
+        self._pending_infos = None
+        self._infos = value
+
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
-        """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
-        the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses)."""
-        board = self.board
-        last_move = self._last_move
+        """Publish fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
+        the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses).
+
+        The numeric infos are built when :attr:`infos` is first read; what they read is kept
+        here. The sensors' readings are numbered here, so a sensor reading that numeric infos
+        cannot hold raises in the ``reset`` or ``step`` that read it.
+        """
+        readings = self._readings
+        if readings is not self._coded_readings:  # new readings: after a reset or an agent move
+            self._sensor_info = self._code_readings(readings)
+            self._coded_readings = readings
+        self._pending_infos = (game, next_turn, mover, self._last_move, self._sensor_info, self._estimate,
+                               self.board, self._info_masks, self._expert)
+
+    def _code_readings(self, readings: dict[str, Any]) -> dict[str, Any]:
+        """The sensors' entries of a numeric info, in order: each reading as a number, bool or
+        array (a reading that is none of these as its code, :func:`_code`).
+
+        Raises:
+            TypeError, ValueError: a reading a numeric info cannot hold (see :func:`_code`, :func:`_numeric`).
+        """
+        entries: dict[str, Any] = {}
+        for sensor, name, declared in self._sensor_keys:
+            reading = readings[name]
+            entries[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
+            if declared is not None:
+                for key in declared:
+                    if key != name:
+                        entries[key] = _numeric(readings[key], key, sensor)
+        return entries
+
+    def _numeric_infos(
+        self, game: GameState, next_turn: str, mover: str | None, last_move: tuple[int, tuple[int, ...]] | None,
+        sensor_info: dict[str, Any], estimate: dict[str, list[Any]] | None, board: Board,
+        masks: tuple[np.ndarray, ...] | None, expert: dict[str, bytes],
+    ) -> dict[str, dict[str, Any]]:
+        """Both sides' numeric infos of the state :meth:`_publish` kept."""
         if last_move is None:
             slipped, intended, moves = False, NO_ACTION, self._no_moves
         else:
-            intended, moved = last_move
-            slipped = moved != (intended,)
-            known = self._moves_arrays.get(moved)
-            moves = self._moves_array(moved) if known is None else known
+            parts = self._move_parts
+            if parts is None:
+                parts = self._move_parts = {}
+            part = parts.get(last_move)
+            if part is None:
+                intended, moved = last_move
+                known = self._moves_arrays.get(moved)
+                part = parts[last_move] = (moved != (intended,), intended,
+                                           self._moves_array(moved) if known is None else known)
+            slipped, intended, moves = part
         reached_goal, caught = _ENDINGS[game.outcome]
         agent, ghost = game.agent, game.ghost
         info = {
@@ -127,44 +203,26 @@ class InfoPublisher:
             "reached_goal": reached_goal,
             "caught_by_ghost": caught,
         }
-        masks = self._info_masks
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
             info["action_mask"] = masks[agent]
-        readings = self._readings
-        for sensor, name, declared in self._sensor_keys:
-            reading = readings[name]
-            info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
-            if declared is not None:
-                for key in declared:
-                    if key != name:
-                        info[key] = _numeric(readings[key], key, sensor)
-        estimate = self._estimate
+        if sensor_info:
+            info.update(sensor_info)
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
-        expert = self._expert
         if not self.use_ghost:
             if expert:
-                info["expert_action"] = self._expert_action(game, next_turn, AGENT)
-            self.infos = {AGENT: writable_copy(info) if mover is None else info}
-            return
+                info["expert_action"] = _expert_action(expert, board, game, next_turn, AGENT)
+            return {AGENT: writable_copy(info) if mover is None else info}
         ghost_info = dict(info)
         if masks is not None:
             ghost_info["action_mask"] = masks[ghost]
         if expert:
-            info["expert_action"] = self._expert_action(game, next_turn, AGENT)
-            ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)
+            info["expert_action"] = _expert_action(expert, board, game, next_turn, AGENT)
+            ghost_info["expert_action"] = _expert_action(expert, board, game, next_turn, GHOST)
         if mover is None:  # after a reset: writable copies (see the module docstring)
             info, ghost_info = writable_copy(info), writable_copy(ghost_info)
-        self.infos = {AGENT: info, GHOST: ghost_info}
-
-    def _expert_action(self, game: GameState, next_turn: str, side: str) -> int:
-        """The expert's move for ``side`` in the current state, or :data:`NO_ACTION` when the side
-        does not move next, the game has ended or the expert does not advise it."""
-        table = self._expert.get(side)
-        if table is None or side != next_turn or game.outcome != _ONGOING:
-            return NO_ACTION
-        return table[game.agent * self.board.num_cells + game.ghost]
+        return {AGENT: info, GHOST: ghost_info}
 
     def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
         """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
