@@ -140,6 +140,13 @@ class InfoPublisher:
         self._pending_infos = None
         self._infos = value
 
+    def _own_info(self, side: str) -> dict[str, Any] | None:
+        """``side``'s numeric info while :attr:`infos` is not built yet, as a fresh dict whose
+        arrays are writable copies of its own (what ``writable_copy(env.infos[side])`` gives,
+        without building the other side's); ``None`` once built, or with the reference infos."""
+        pending = self._pending_infos
+        return None if pending is None else self._numeric_infos(*pending, side)
+
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """Publish fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
         the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses).
@@ -175,9 +182,10 @@ class InfoPublisher:
     def _numeric_infos(
         self, game: GameState, next_turn: str, mover: str | None, last_move: tuple[int, tuple[int, ...]] | None,
         sensor_info: dict[str, Any], estimate: dict[str, list[Any]] | None, board: Board,
-        masks: tuple[np.ndarray, ...] | None, expert: dict[str, bytes],
-    ) -> dict[str, dict[str, Any]]:
-        """Both sides' numeric infos of the state :meth:`_publish` kept."""
+        masks: tuple[np.ndarray, ...] | None, expert: dict[str, bytes], side: str | None = None,
+    ) -> dict[str, Any]:
+        """Both sides' numeric infos of the state :meth:`_publish` kept, by side; with ``side``,
+        that side's info alone, its arrays writable copies of its own (:meth:`_own_info`)."""
         if last_move is None:
             slipped, intended, moves = False, NO_ACTION, self._no_moves
         else:
@@ -210,6 +218,19 @@ class InfoPublisher:
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
+        if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
+            info["actual_moves"] = moves.copy()
+            if masks is not None:
+                info["action_mask"] = (masks[ghost] if side == GHOST else masks[agent]).copy()
+            for key, value in sensor_info.items():
+                if type(value) is np.ndarray:
+                    info[key] = value.copy()
+            if estimate is not None:
+                info["estimated_pos"] = info["estimated_pos"].copy()
+                info["estimated_cell"] = info["estimated_cell"].copy()
+            if expert:
+                info["expert_action"] = _expert_action(expert, board, game, next_turn, side)
+            return info
         if not self.use_ghost:
             if expert:
                 info["expert_action"] = _expert_action(expert, board, game, next_turn, AGENT)

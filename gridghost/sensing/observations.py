@@ -361,6 +361,11 @@ class DictObservations(Observations):
         return observation
 
 
+#: How many (observer cell, other cell) vectors a vector encoder keeps once built (``_vector``):
+#: every pair of a map of up to 128 cells, about 4 MB at most.
+_CACHED_PAIRS = 128 * 128
+
+
 class VectorObservations(Observations):
     """The ``"vector"`` encoding: one flat ``float32`` vector per side, laid out as in
     :data:`VECTOR_SLOTS`, built from the dict observation's tables; with ``belief``, the
@@ -405,6 +410,8 @@ class VectorObservations(Observations):
         distances = np.arange(-1, board.diameter + 1, dtype=np.float32) / float(max(board.diameter, 1))
         self._distance_slots = tuple(_read_only(slot) for slot in distances[:, None])
 
+        self._num_cells = board.num_cells
+        self._pairs: dict[int, np.ndarray] = {}  # _vector's, by me * cells + other
         self._belief, self._step_count = belief, step_count
         self._own_cell = tuple(_read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
         size = len(VECTOR_SLOTS) + (board.num_cells if belief is not None else 0) + (step_count is not None)
@@ -424,13 +431,22 @@ class VectorObservations(Observations):
         return self._vector(state.ghost, state.agent)
 
     def _vector(self, me: int, other: int) -> np.ndarray:
-        return np.concatenate(
+        # A pair's vector is built on first use and copied after: a copy costs a fraction of the
+        # concatenation. Past _CACHED_PAIRS kept pairs (larger maps), the others are built each time.
+        pair = me * self._num_cells + other
+        known = self._pairs.get(pair)
+        if known is not None:
+            return known.copy()
+        vector = np.concatenate(
             (
                 self._cells[me],
                 self._offset_slots[self._key[other] - self._key[me] + self._centre],
                 self._distance_slots[self._distance[me][other] + 1],
             )
         )
+        if len(self._pairs) < _CACHED_PAIRS:
+            self._pairs[pair] = vector.copy()
+        return vector
 
     def _extended_vector(self, side: Side, state: GameState) -> np.ndarray:
         me, other = _me_other(side, state)
