@@ -28,7 +28,7 @@ def _infos_now(env: Any) -> dict[str, dict[str, Any]]:
     """The env's infos, rebuilt now from what the env keeps (the state they describe)."""
     pending = env._pending_infos
     assert pending is not None
-    return env._numeric_infos(*pending)
+    return env._numeric_infos(pending)
 
 
 def _agrees_with_reference(numeric: dict[str, dict[str, Any]], reference: dict[str, dict[str, Any]]) -> None:
@@ -168,3 +168,19 @@ def test_kept_vectors_are_those_of_their_cell_pair() -> None:
         kept = encoder._vector(*pair)
         np.testing.assert_array_equal(kept, built[pair], err_msg=str(pair))
         assert kept is not built[pair] and not np.shares_memory(kept, encoder._pairs[pair[0] * cells + pair[1]])
+
+
+def test_infos_not_built_yet_are_built_on_their_own_map() -> None:
+    # A map change (a generator's next map, at reset) builds the pending infos first: they read
+    # the board, masks and expert of the map they describe, even if the reset then fails.
+    env, twin = gridghost.raw_env(), gridghost.raw_env()
+    for each in (env, twin):
+        each.reset(seed=3)
+        each.step(2)
+    assert env._pending_infos is not None
+    walled = {**gridghost.CLASSIC.to_dict(), "name": "walled"}
+    walled["walls_vertical"] = [[False] * 4 for _ in range(4)]  # other distances and masks
+    env._use_map(gridghost.Layout.from_dict(walled))
+    assert env._pending_infos is None
+    for name, info in twin.infos.items():
+        _same_info(env.infos[name], info)

@@ -378,6 +378,7 @@ class GridGhostEnv(InfoPublisher, AECEnv):
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
         observation encoder and the expert to it (built once per map, kept for the last few)."""
         parts = recent_map(self._bound, layout, lambda: self._build_map(layout))
+        self._build_pending_infos()  # on the map they describe
         if getattr(self, "layout", layout) != layout:  # another map: its picture, without the last one's overlay
             self._overlay = None
             if self._renderer is not None:

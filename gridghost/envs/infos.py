@@ -117,8 +117,8 @@ class InfoPublisher:
     #: The sensors' readings whose numeric entries are :attr:`_sensor_info` (see :meth:`_publish`).
     _coded_readings: dict[str, Any] | None = None
     _sensor_info: dict[str, Any]
-    #: ``(slipped, intended_action, actual_moves)`` by the agent's last ``(action, moves)``.
-    _move_parts: dict[tuple[int, tuple[int, ...]], tuple[bool, int, np.ndarray]] | None = None
+    #: The start of the numeric infos by the agent's last ``(action, moves)`` (see :meth:`_template`).
+    _templates: dict[tuple[int, tuple[int, ...]] | None, dict[str, Any]] | None = None
 
     @property
     def infos(self) -> dict[str, dict[str, Any]]:
@@ -132,7 +132,7 @@ class InfoPublisher:
         pending = self._pending_infos
         if pending is not None:
             self._pending_infos = None
-            self._infos = self._numeric_infos(*pending)
+            self._infos = self._numeric_infos(pending)
         return self._infos  # an AttributeError before the first reset: the env's __getattr__ explains
 
     @infos.setter
@@ -140,12 +140,18 @@ class InfoPublisher:
         self._pending_infos = None
         self._infos = value
 
+    def _build_pending_infos(self) -> None:
+        """Build the numeric infos not built yet: what :meth:`_numeric_infos` reads of the map
+        (the board, the masks, the expert) is about to change."""
+        if self._pending_infos is not None:
+            self.infos  # noqa: B018 - builds them
+
     def _own_info(self, side: str) -> dict[str, Any] | None:
         """``side``'s numeric info while :attr:`infos` is not built yet, as a fresh dict whose
         arrays are writable copies of its own (what ``writable_copy(env.infos[side])`` gives,
         without building the other side's); ``None`` once built, or with the reference infos."""
         pending = self._pending_infos
-        return None if pending is None else self._numeric_infos(*pending, side)
+        return None if pending is None else self._numeric_infos(pending, side)
 
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """Publish fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
@@ -159,8 +165,7 @@ class InfoPublisher:
         if readings is not self._coded_readings:  # new readings: after a reset or an agent move
             self._sensor_info = self._code_readings(readings)
             self._coded_readings = readings
-        self._pending_infos = (game, next_turn, mover, self._last_move, self._sensor_info, self._estimate,
-                               self.board, self._info_masks, self._expert)
+        self._pending_infos = (game, next_turn, mover, self._last_move, self._sensor_info, self._estimate)
 
     def _code_readings(self, readings: dict[str, Any]) -> dict[str, Any]:
         """The sensors' entries of a numeric info, in order: each reading as a number, bool or
@@ -179,47 +184,32 @@ class InfoPublisher:
                         entries[key] = _numeric(readings[key], key, sensor)
         return entries
 
-    def _numeric_infos(
-        self, game: GameState, next_turn: str, mover: str | None, last_move: tuple[int, tuple[int, ...]] | None,
-        sensor_info: dict[str, Any], estimate: dict[str, list[Any]] | None, board: Board,
-        masks: tuple[np.ndarray, ...] | None, expert: dict[str, bytes], side: str | None = None,
-    ) -> dict[str, Any]:
-        """Both sides' numeric infos of the state :meth:`_publish` kept, by side; with ``side``,
-        that side's info alone, its arrays writable copies of its own (:meth:`_own_info`)."""
-        if last_move is None:
-            slipped, intended, moves = False, NO_ACTION, self._no_moves
-        else:
-            parts = self._move_parts
-            if parts is None:
-                parts = self._move_parts = {}
-            part = parts.get(last_move)
-            if part is None:
-                intended, moved = last_move
-                known = self._moves_arrays.get(moved)
-                part = parts[last_move] = (moved != (intended,), intended,
-                                           self._moves_array(moved) if known is None else known)
-            slipped, intended, moves = part
-        reached_goal, caught = _ENDINGS[game.outcome]
+    def _numeric_infos(self, pending: tuple[Any, ...], side: str | None = None) -> dict[str, Any]:
+        """Both sides' numeric infos of the state :meth:`_publish` kept (``pending``), by side;
+        with ``side``, that side's info alone, its arrays writable copies of its own
+        (:meth:`_own_info`)."""
+        # one tuple, not arguments: a plain call, which CPython runs without a C round trip
+        game, next_turn, mover, last_move, sensor_info, estimate = pending
+        # the map's: the env builds pending infos before it changes map (_build_pending_infos)
+        board, masks, expert = self.board, self._info_masks, self._expert
+        try:  # the keys in order, and the agent's last move's entries: a copy beats a dict display
+            info = self._templates[last_move].copy()  # type: ignore[index]
+        except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
+            info = self._template(last_move, masks is not None).copy()
+        info["to_move"] = _SIDE_CODES[next_turn]
+        info["mover"] = _SIDE_CODES[mover]
         agent, ghost = game.agent, game.ghost
-        info = {
-            "to_move": _SIDE_CODES[next_turn],
-            "mover": _SIDE_CODES[mover],
-            "distance": board.distance[agent][ghost],
-            "slipped": slipped,
-            "intended_action": intended,
-            "actual_moves": moves,
-            "reached_goal": reached_goal,
-            "caught_by_ghost": caught,
-        }
+        info["distance"] = board.distance[agent][ghost]
+        if game.outcome != _ONGOING:
+            info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
             info["action_mask"] = masks[agent]
-        if sensor_info:
-            info.update(sensor_info)
+        info.update(sensor_info)
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
-            info["actual_moves"] = moves.copy()
+            info["actual_moves"] = info["actual_moves"].copy()
             if masks is not None:
                 info["action_mask"] = (masks[ghost] if side == GHOST else masks[agent]).copy()
             for key, value in sensor_info.items():
@@ -244,6 +234,27 @@ class InfoPublisher:
         if mover is None:  # after a reset: writable copies (see the module docstring)
             info, ghost_info = writable_copy(info), writable_copy(ghost_info)
         return {AGENT: info, GHOST: ghost_info}
+
+    def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
+        """The start of every numeric info after the agent's last ``(action, moves)``: its keys up
+        to ``action_mask`` in order, with the move's entries (``slipped``, ``intended_action``,
+        ``actual_moves``) and those of an ongoing game; kept in :attr:`_templates`."""
+        if last_move is None:
+            slipped, intended, moves = False, NO_ACTION, self._no_moves
+        else:
+            intended, moved = last_move
+            known = self._moves_arrays.get(moved)
+            slipped, moves = moved != (intended,), self._moves_array(moved) if known is None else known
+        template: dict[str, Any] = {
+            "to_move": NO_ACTION, "mover": NO_ACTION, "distance": 0, "slipped": slipped, "intended_action": intended,
+            "actual_moves": moves, "reached_goal": False, "caught_by_ghost": False,
+        }
+        if with_mask:
+            template["action_mask"] = None
+        if self._templates is None:
+            self._templates = {}
+        self._templates[last_move] = template
+        return template
 
     def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
         """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
