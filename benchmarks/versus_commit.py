@@ -62,9 +62,10 @@ _LAST_STEP = """_, _, terminated, truncated, _ = env.last(observe=False)
 _SOLVE = """
 import numpy as np
 import gridghost
-try:
+import os
+if os.path.isdir(os.path.join(os.path.dirname(gridghost.__file__), "planning")):
     from gridghost.planning import clear_caches, solve_game
-except ImportError:
+else:
     from gridghost.solve import clear_caches, solve_game
 rng = np.random.default_rng(0)
 while True:
@@ -145,8 +146,11 @@ run(max(1, {units} // 10))  # warm-up: caches, imports, the first frame
 start = time.process_time()
 done = run({units})
 print(done / (time.process_time() - start))
-import gridghost
-assert gridghost.__file__.startswith({tree!r}), gridghost.__file__
+# every gridghost module from the tree (an editable install could supply one the tree lacks)
+strays = [mod.__file__ for name, mod in list(sys.modules.items())
+          if name.split(".")[0] == "gridghost" and getattr(mod, "__file__", None)
+          and not mod.__file__.startswith({tree!r})]
+assert not strays, f"modules from outside the tree: {{strays[:3]}}"
 """
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import gridghost
 from gridghost.core.rules import ACTION_NAMES
+from gridghost.envs import infos as infos_module
 from gridghost.envs.infos import writable_copy
 from gridghost.sensing import observations
 
@@ -110,16 +111,16 @@ def test_a_single_agent_views_info_is_a_writable_copy_of_its_sides(controlled: s
     env = gridghost.GridGhostGymEnv(controlled=controlled, **settings)
     _, info = env.reset(seed=0)
     for step in range(40):
-        want = writable_copy(_infos_now(env.game)[controlled]) if env.game._pending_infos else None
+        pending = env.game._pending_infos  # nothing reads the env's infos: they stay pending
+        assert pending is not None
+        shared = env.game._numeric_infos(pending)[controlled]
         got = dict(info)
         assert got.pop("is_success") in (True, False)
-        _same_info(got, writable_copy(env.game.infos[controlled]))
-        if want is not None:
-            _same_info(got, want)
+        _same_info(got, writable_copy(shared))
         for key, value in got.items():
             if isinstance(value, np.ndarray):  # the caller's own: writable, sharing nothing with the env
                 assert value.flags.writeable, key
-                assert not any(np.shares_memory(value, other) for other in env.game.infos[controlled].values()
+                assert not any(np.shares_memory(value, other) for other in shared.values()
                                if isinstance(other, np.ndarray)), key
         _, _, terminated, truncated, info = env.step(step % 4)
         if terminated or truncated:
@@ -130,7 +131,7 @@ def test_a_single_agent_views_info_after_the_env_built_its_infos() -> None:
     env = gridghost.GridGhostGymEnv()
     env.reset(seed=0)
     env.game.infos  # noqa: B018 - built: info() copies them
-    assert env.game._own_info("agent") is None
+    assert env.game._pending_infos is None
     info = env.duel.info()
     _same_info(info, writable_copy(env.game.infos["agent"]))
     assert not np.shares_memory(info["action_mask"], env.game.infos["agent"]["action_mask"])
@@ -184,3 +185,21 @@ def test_infos_not_built_yet_are_built_on_their_own_map() -> None:
     assert env._pending_infos is None
     for name, info in twin.infos.items():
         _same_info(env.infos[name], info)
+
+
+def test_after_a_read_the_next_infos_are_built_at_once_then_one_waits_again() -> None:
+    env, twin = gridghost.raw_env(max_cycles=None), gridghost.raw_env(max_cycles=None, reference_infos=True)
+    for each in (env, twin):
+        each.reset(seed=1)
+    env.infos  # noqa: B018
+    for turn in range(infos_module._EAGER_PUBLISHES + 1):
+        for each in (env, twin):
+            if each.terminations[each.agent_selection]:
+                each.reset()
+            else:
+                each.step(turn % 4)
+        assert (env._pending_infos is None) == (turn < infos_module._EAGER_PUBLISHES)
+        if turn % 7 == 0 or turn == infos_module._EAGER_PUBLISHES:
+            env._eager_left, left = 0, env._eager_left  # reading here must not prolong the eager run
+            _agrees_with_reference(env.infos, twin.infos)
+            env._eager_left = left

@@ -36,6 +36,8 @@ NUMERIC_INFO_KEYS: tuple[str, ...] = (
 NO_ACTION = -1
 #: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
 _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
+#: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher.infos).
+_EAGER_PUBLISHES = 64
 #: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
@@ -114,6 +116,9 @@ class InfoPublisher:
 
     #: The state the current numeric infos describe, while they are not built yet (see :attr:`infos`).
     _pending_infos: tuple[Any, ...] | None = None
+    #: How many more publishes build the numeric infos at once, as a loop that has just read
+    #: them will read them again; then one is left pending, to see whether the loop still reads.
+    _eager_left: int = 0
     #: The sensors' readings whose numeric entries are :attr:`_sensor_info` (see :meth:`_publish`).
     _coded_readings: dict[str, Any] | None = None
     _sensor_info: dict[str, Any]
@@ -126,13 +131,16 @@ class InfoPublisher:
 
         The numeric infos are built on first read after a reset or half-turn, from the state
         :meth:`_publish` kept: a loop that never reads them (most half-turns of a single-agent
-        view, whose opponent's infos nobody reads) does not pay for them. They are the same
-        dicts, with the same values, as if built at once.
+        view, whose opponent's infos nobody reads) does not pay for them; after a read, the
+        next :data:`_EAGER_PUBLISHES` are built at once, as a loop that reads them every
+        half-turn gains nothing from the wait. They are the same dicts, with the same values,
+        either way.
         """
         pending = self._pending_infos
         if pending is not None:
             self._pending_infos = None
             self._infos = self._numeric_infos(pending)
+            self._eager_left = _EAGER_PUBLISHES  # a loop that reads them: build the next ones at once
         return self._infos  # an AttributeError before the first reset: the env's __getattr__ explains
 
     @infos.setter
@@ -146,13 +154,6 @@ class InfoPublisher:
         if self._pending_infos is not None:
             self.infos  # noqa: B018 - builds them
 
-    def _own_info(self, side: str) -> dict[str, Any] | None:
-        """``side``'s numeric info while :attr:`infos` is not built yet, as a fresh dict whose
-        arrays are writable copies of its own (what ``writable_copy(env.infos[side])`` gives,
-        without building the other side's); ``None`` once built, or with the reference infos."""
-        pending = self._pending_infos
-        return None if pending is None else self._numeric_infos(pending, side)
-
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """Publish fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
         the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses).
@@ -165,7 +166,12 @@ class InfoPublisher:
         if readings is not self._coded_readings:  # new readings: after a reset or an agent move
             self._sensor_info = self._code_readings(readings)
             self._coded_readings = readings
-        self._pending_infos = (game, next_turn, mover, self._last_move, self._sensor_info, self._estimate)
+        pending = (game, next_turn, mover, self._last_move, self._sensor_info, self._estimate)
+        if self._eager_left:  # infos were read lately: build these now (no round trip through pending)
+            self._eager_left -= 1
+            self._infos = self._numeric_infos(pending)
+        else:
+            self._pending_infos = pending
 
     def _code_readings(self, readings: dict[str, Any]) -> dict[str, Any]:
         """The sensors' entries of a numeric info, in order: each reading as a number, bool or
@@ -186,8 +192,9 @@ class InfoPublisher:
 
     def _numeric_infos(self, pending: tuple[Any, ...], side: str | None = None) -> dict[str, Any]:
         """Both sides' numeric infos of the state :meth:`_publish` kept (``pending``), by side;
-        with ``side``, that side's info alone, its arrays writable copies of its own
-        (:meth:`_own_info`)."""
+        with ``side``, that side's info alone, its arrays writable copies of its own (what
+        ``writable_copy(env.infos[side])`` gives, without building the other side's: the
+        single-agent views' info)."""
         # one tuple, not arguments: a plain call, which CPython runs without a C round trip
         game, next_turn, mover, last_move, sensor_info, estimate = pending
         # the map's: the env builds pending infos before it changes map (_build_pending_infos)
@@ -293,4 +300,5 @@ class InfoPublisher:
                     game.agent * self.board.num_cells + game.ghost]
         if mover is None:  # after a reset: writable copies, as the numeric infos
             agent_info, ghost_info = writable_copy(agent_info), writable_copy(ghost_info)
-        self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
+        # not through the infos setter: nothing is pending with the reference infos, and this is the hot path
+        self._infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
