@@ -150,9 +150,15 @@ class InfoPublisher:
 
     def _build_pending_infos(self) -> None:
         """Build the numeric infos not built yet: what :meth:`_numeric_infos` reads of the map
-        (the board, the masks, the expert) is about to change."""
+        (the board, the masks, the expert) is about to change. The env calls it at every map
+        change, the first one in its constructor."""
         if self._pending_infos is not None:
             self.infos  # noqa: B018 - builds them
+        # Instance attributes, not the class's defaults, which CPython 3.11 reads more slowly.
+        self._pending_infos = None
+        self._eager_left = self._eager_left
+        if self._templates is None:
+            self._templates = {}
 
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """Publish fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
