@@ -48,6 +48,7 @@ class MapBinding:
     board: Any
     possible_agents: list[str]
     np_random_seed: int | None
+    _build_pending_infos: Any
     _sensor_rngs: tuple[np.random.Generator | None, ...] | None
     _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
     _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
@@ -58,6 +59,7 @@ class MapBinding:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
         observation encoder and the expert to it (built once per map, kept for the last few)."""
         parts = recent_map(self._bound, layout, lambda: self._build_map(layout))
+        self._build_pending_infos()  # on the map they describe
         if getattr(self, "layout", layout) != layout:  # another map: its picture, without the last one's overlay
             self._overlay = None
             if self._renderer is not None:

@@ -36,6 +36,8 @@ NUMERIC_INFO_KEYS: tuple[str, ...] = (
 NO_ACTION = -1
 #: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
 _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
+#: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher.infos).
+_EAGER_PUBLISHES = 64
 #: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
@@ -79,8 +81,17 @@ def _numeric(value: Any, key: str, sensor: Sensor) -> Any:
                     "infos (the default) hold only those: pass reference_infos=True for the sensor's own values")
 
 
+def _expert_action(expert: dict[str, bytes], board: Board, game: GameState, next_turn: str, side: str) -> int:
+    """The expert's move for ``side`` in ``game``, or :data:`NO_ACTION` when the side does not
+    move next, the game has ended or the expert does not advise it."""
+    table = expert.get(side)
+    if table is None or side != next_turn or game.outcome != _ONGOING:
+        return NO_ACTION
+    return table[game.agent * board.num_cells + game.ghost]
+
+
 class InfoPublisher:
-    """Writes ``self.infos`` for both sides after a reset (``mover=None``) or a half-turn.
+    """Publishes ``self.infos`` for both sides after a reset (``mover=None``) or a half-turn.
 
     A mix-in of :class:`~gridghost.envs.aec.GridGhostEnv`, whose game state it reads: the board,
     the agent's last move (``_last_move``, with the padding ``_no_moves`` and the cache
@@ -93,7 +104,7 @@ class InfoPublisher:
     board: Board
     use_ghost: bool
     belief_filter: BeliefFilter | None
-    infos: dict[str, dict[str, Any]]
+    _infos: dict[str, dict[str, Any]]
     _last_move: tuple[int, tuple[int, ...]] | None
     _no_moves: np.ndarray
     _moves_arrays: dict[tuple[int, ...], np.ndarray]
@@ -103,68 +114,160 @@ class InfoPublisher:
     _estimate: dict[str, list[Any]] | None
     _expert: dict[str, bytes]
 
+    #: The state the current numeric infos describe, while they are not built yet (see :attr:`infos`).
+    _pending_infos: tuple[Any, ...] | None = None
+    #: How many more publishes build the numeric infos at once, as a loop that has just read
+    #: them will read them again; then one is left pending, to see whether the loop still reads.
+    _eager_left: int = 0
+    #: The sensors' readings whose numeric entries are :attr:`_sensor_info` (see :meth:`_publish`).
+    _coded_readings: dict[str, Any] | None = None
+    _sensor_info: dict[str, Any]
+    #: The start of the numeric infos by the agent's last ``(action, moves)`` (see :meth:`_template`).
+    _templates: dict[tuple[int, tuple[int, ...]] | None, dict[str, Any]] | None = None
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        """Each side's info of the current state (PettingZoo's ``infos``).
+
+        The numeric infos are built on first read after a reset or half-turn, from the state
+        :meth:`_publish` kept: a loop that never reads them (most half-turns of a single-agent
+        view, whose opponent's infos nobody reads) does not pay for them; after a read, the
+        next :data:`_EAGER_PUBLISHES` are built at once, as a loop that reads them every
+        half-turn gains nothing from the wait. They are the same dicts, with the same values,
+        either way.
+        """
+        pending = self._pending_infos
+        if pending is not None:
+            self._pending_infos = None
+            self._infos = self._numeric_infos(pending)
+            self._eager_left = _EAGER_PUBLISHES  # a loop that reads them: build the next ones at once
+        return self._infos  # an AttributeError before the first reset: the env's __getattr__ explains
+
+    @infos.setter
+    def infos(self, value: dict[str, dict[str, Any]]) -> None:
+        self._pending_infos = None
+        self._infos = value
+
+    def _build_pending_infos(self) -> None:
+        """Build the numeric infos not built yet: what :meth:`_numeric_infos` reads of the map
+        (the board, the masks, the expert) is about to change. The env calls it at every map
+        change, the first one in its constructor."""
+        if self._pending_infos is not None:
+            self.infos  # noqa: B018 - builds them
+        # Instance attributes, not the class's defaults, which CPython 3.11 reads more slowly.
+        self._pending_infos = None
+        self._eager_left = self._eager_left
+        if self._templates is None:
+            self._templates = {}
+
     def _publish(self, game: GameState, next_turn: str, mover: str | None) -> None:
-        """Write fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
-        the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses)."""
-        board = self.board
-        last_move = self._last_move
-        if last_move is None:
-            slipped, intended, moves = False, NO_ACTION, self._no_moves
-        else:
-            intended, moved = last_move
-            slipped = moved != (intended,)
-            known = self._moves_arrays.get(moved)
-            moves = self._moves_array(moved) if known is None else known
-        reached_goal, caught = _ENDINGS[game.outcome]
-        agent, ghost = game.agent, game.ghost
-        info = {
-            "to_move": _SIDE_CODES[next_turn],
-            "mover": _SIDE_CODES[mover],
-            "distance": board.distance[agent][ghost],
-            "slipped": slipped,
-            "intended_action": intended,
-            "actual_moves": moves,
-            "reached_goal": reached_goal,
-            "caught_by_ghost": caught,
-        }
-        masks = self._info_masks
-        if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
-            info["action_mask"] = masks[agent]
+        """Publish fresh info dicts for both agents after a reset (``mover=None``) or a half-turn:
+        the numeric ones, or :meth:`_publish_reference`'s (the constructor chooses).
+
+        The numeric infos are built when :attr:`infos` is first read; what they read is kept
+        here. The sensors' readings are numbered here, so a sensor reading that numeric infos
+        cannot hold raises in the ``reset`` or ``step`` that read it.
+        """
         readings = self._readings
+        if readings is not self._coded_readings:  # new readings: after a reset or an agent move
+            self._sensor_info = self._code_readings(readings)
+            self._coded_readings = readings
+        pending = (game, next_turn, mover, self._last_move, self._sensor_info, self._estimate)
+        if self._eager_left:  # infos were read lately: build these now (no round trip through pending)
+            self._eager_left -= 1
+            self._infos = self._numeric_infos(pending)
+        else:
+            self._pending_infos = pending
+
+    def _code_readings(self, readings: dict[str, Any]) -> dict[str, Any]:
+        """The sensors' entries of a numeric info, in order: each reading as a number, bool or
+        array (a reading that is none of these as its code, :func:`_code`).
+
+        Raises:
+            TypeError, ValueError: a reading a numeric info cannot hold (see :func:`_code`, :func:`_numeric`).
+        """
+        entries: dict[str, Any] = {}
         for sensor, name, declared in self._sensor_keys:
             reading = readings[name]
-            info[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
+            entries[name] = reading if isinstance(reading, _NUMERIC_VALUES) else _code(sensor, reading)
             if declared is not None:
                 for key in declared:
                     if key != name:
-                        info[key] = _numeric(readings[key], key, sensor)
-        estimate = self._estimate
+                        entries[key] = _numeric(readings[key], key, sensor)
+        return entries
+
+    def _numeric_infos(self, pending: tuple[Any, ...], side: str | None = None) -> dict[str, Any]:
+        """Both sides' numeric infos of the state :meth:`_publish` kept (``pending``), by side;
+        with ``side``, that side's info alone, its arrays writable copies of its own (what
+        ``writable_copy(env.infos[side])`` gives, without building the other side's: the
+        single-agent views' info)."""
+        # one tuple, not arguments: a plain call, which CPython runs without a C round trip
+        game, next_turn, mover, last_move, sensor_info, estimate = pending
+        # the map's: the env builds pending infos before it changes map (_build_pending_infos)
+        board, masks, expert = self.board, self._info_masks, self._expert
+        try:  # the keys in order, and the agent's last move's entries: a copy beats a dict display
+            info = self._templates[last_move].copy()  # type: ignore[index]
+        except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
+            info = self._template(last_move, masks is not None).copy()
+        info["to_move"] = _SIDE_CODES[next_turn]
+        info["mover"] = _SIDE_CODES[mover]
+        agent, ghost = game.agent, game.ghost
+        info["distance"] = board.distance[agent][ghost]
+        if game.outcome != _ONGOING:
+            info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
+        if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
+            info["action_mask"] = masks[agent]
+        info.update(sensor_info)
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
-        expert = self._expert
+        if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
+            info["actual_moves"] = info["actual_moves"].copy()
+            if masks is not None:
+                info["action_mask"] = (masks[ghost] if side == GHOST else masks[agent]).copy()
+            for key, value in sensor_info.items():
+                if type(value) is np.ndarray:
+                    info[key] = value.copy()
+            if estimate is not None:
+                info["estimated_pos"] = info["estimated_pos"].copy()
+                info["estimated_cell"] = info["estimated_cell"].copy()
+            if expert:
+                info["expert_action"] = _expert_action(expert, board, game, next_turn, side)
+            return info
         if not self.use_ghost:
             if expert:
-                info["expert_action"] = self._expert_action(game, next_turn, AGENT)
-            self.infos = {AGENT: writable_copy(info) if mover is None else info}
-            return
+                info["expert_action"] = _expert_action(expert, board, game, next_turn, AGENT)
+            return {AGENT: writable_copy(info) if mover is None else info}
         ghost_info = dict(info)
         if masks is not None:
             ghost_info["action_mask"] = masks[ghost]
         if expert:
-            info["expert_action"] = self._expert_action(game, next_turn, AGENT)
-            ghost_info["expert_action"] = self._expert_action(game, next_turn, GHOST)
+            info["expert_action"] = _expert_action(expert, board, game, next_turn, AGENT)
+            ghost_info["expert_action"] = _expert_action(expert, board, game, next_turn, GHOST)
         if mover is None:  # after a reset: writable copies (see the module docstring)
             info, ghost_info = writable_copy(info), writable_copy(ghost_info)
-        self.infos = {AGENT: info, GHOST: ghost_info}
+        return {AGENT: info, GHOST: ghost_info}
 
-    def _expert_action(self, game: GameState, next_turn: str, side: str) -> int:
-        """The expert's move for ``side`` in the current state, or :data:`NO_ACTION` when the side
-        does not move next, the game has ended or the expert does not advise it."""
-        table = self._expert.get(side)
-        if table is None or side != next_turn or game.outcome != _ONGOING:
-            return NO_ACTION
-        return table[game.agent * self.board.num_cells + game.ghost]
+    def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
+        """The start of every numeric info after the agent's last ``(action, moves)``: its keys up
+        to ``action_mask`` in order, with the move's entries (``slipped``, ``intended_action``,
+        ``actual_moves``) and those of an ongoing game; kept in :attr:`_templates`."""
+        if last_move is None:
+            slipped, intended, moves = False, NO_ACTION, self._no_moves
+        else:
+            intended, moved = last_move
+            known = self._moves_arrays.get(moved)
+            slipped, moves = moved != (intended,), self._moves_array(moved) if known is None else known
+        template: dict[str, Any] = {
+            "to_move": NO_ACTION, "mover": NO_ACTION, "distance": 0, "slipped": slipped, "intended_action": intended,
+            "actual_moves": moves, "reached_goal": False, "caught_by_ghost": False,
+        }
+        if with_mask:
+            template["action_mask"] = None
+        if self._templates is None:
+            self._templates = {}
+        self._templates[last_move] = template
+        return template
 
     def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
         """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
@@ -203,4 +306,5 @@ class InfoPublisher:
                     game.agent * self.board.num_cells + game.ghost]
         if mover is None:  # after a reset: writable copies, as the numeric infos
             agent_info, ghost_info = writable_copy(agent_info), writable_copy(ghost_info)
-        self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
+        # not through the infos setter: nothing is pending with the reference infos, and this is the hot path
+        self._infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
