@@ -303,7 +303,10 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         return cls(render_mode=render_mode, spec=config)
 
     def __getattr__(self, name: str) -> Any:
-        # Only reached when normal lookup fails, so it costs nothing on the hot path.
+        # Only reached when normal lookup fails, so it costs nothing on the hot path: the numeric
+        # infos while they are pending (InfoPublisher._built_infos), and the explanations.
+        if name == "infos" and self._pending_infos is not None:
+            return self._built_infos()
         if name in _EPISODE_ATTRIBUTES:
             raise AttributeError(f"{name} does not exist before reset(); call reset() first")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

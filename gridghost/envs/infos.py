@@ -104,7 +104,7 @@ class InfoPublisher:
     board: Board
     use_ghost: bool
     belief_filter: BeliefFilter | None
-    _infos: dict[str, dict[str, Any]]
+    infos: dict[str, dict[str, Any]]
     _last_move: tuple[int, tuple[int, ...]] | None
     _no_moves: np.ndarray
     _moves_arrays: dict[tuple[int, ...], np.ndarray]
@@ -114,7 +114,7 @@ class InfoPublisher:
     _estimate: dict[str, list[Any]] | None
     _expert: dict[str, bytes]
 
-    #: The state the current numeric infos describe, while they are not built yet (see :attr:`infos`).
+    #: The state the current numeric infos describe, while they are not built yet (see :meth:`_built_infos`).
     _pending_infos: tuple[Any, ...] | None = None
     #: How many more publishes build the numeric infos at once, as a loop that has just read
     #: them will read them again; then one is left pending, to see whether the loop still reads.
@@ -125,35 +125,30 @@ class InfoPublisher:
     #: The start of the numeric infos by the agent's last ``(action, moves)`` (see :meth:`_template`).
     _templates: dict[tuple[int, tuple[int, ...]] | None, dict[str, Any]] | None = None
 
-    @property
-    def infos(self) -> dict[str, dict[str, Any]]:
-        """Each side's info of the current state (PettingZoo's ``infos``).
+    def _built_infos(self) -> dict[str, dict[str, Any]]:
+        """Build the numeric infos :meth:`_publish` left pending, as the plain ``infos``
+        attribute, and return them (the env's ``__getattr__`` calls this on a read of ``infos``
+        while they are pending).
 
         The numeric infos are built on first read after a reset or half-turn, from the state
         :meth:`_publish` kept: a loop that never reads them (most half-turns of a single-agent
         view, whose opponent's infos nobody reads) does not pay for them; after a read, the
         next :data:`_EAGER_PUBLISHES` are built at once, as a loop that reads them every
-        half-turn gains nothing from the wait. They are the same dicts, with the same values,
-        either way.
+        half-turn gains nothing from the wait. Once built, ``infos`` is an instance attribute,
+        read at no cost. They are the same dicts, with the same values, either way.
         """
         pending = self._pending_infos
-        if pending is not None:
-            self._pending_infos = None
-            self._infos = self._numeric_infos(pending)
-            self._eager_left = _EAGER_PUBLISHES  # a loop that reads them: build the next ones at once
-        return self._infos  # an AttributeError before the first reset: the env's __getattr__ explains
-
-    @infos.setter
-    def infos(self, value: dict[str, dict[str, Any]]) -> None:
         self._pending_infos = None
-        self._infos = value
+        self.infos = infos = self._numeric_infos(pending)  # type: ignore[arg-type]
+        self._eager_left = _EAGER_PUBLISHES  # a loop that reads them: build the next ones at once
+        return infos
 
     def _build_pending_infos(self) -> None:
         """Build the numeric infos not built yet: what :meth:`_numeric_infos` reads of the map
         (the board, the masks, the expert) is about to change. The env calls it at every map
         change, the first one in its constructor."""
         if self._pending_infos is not None:
-            self.infos  # noqa: B018 - builds them
+            self._built_infos()
         # Instance attributes, not the class's defaults, which CPython 3.11 reads more slowly.
         self._pending_infos = None
         self._eager_left = self._eager_left
@@ -175,9 +170,10 @@ class InfoPublisher:
         pending = (game, next_turn, mover, self._last_move, self._sensor_info, self._estimate)
         if self._eager_left:  # infos were read lately: build these now (no round trip through pending)
             self._eager_left -= 1
-            self._infos = self._numeric_infos(pending)
+            self.infos = self._numeric_infos(pending)
         else:
             self._pending_infos = pending
+            self.__dict__.pop("infos", None)  # the next read builds them (the env's __getattr__)
 
     def _code_readings(self, readings: dict[str, Any]) -> dict[str, Any]:
         """The sensors' entries of a numeric info, in order: each reading as a number, bool or
@@ -306,5 +302,4 @@ class InfoPublisher:
                     game.agent * self.board.num_cells + game.ghost]
         if mover is None:  # after a reset: writable copies, as the numeric infos
             agent_info, ghost_info = writable_copy(agent_info), writable_copy(ghost_info)
-        # not through the infos setter: nothing is pending with the reference infos, and this is the hot path
-        self._infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}
+        self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}

@@ -427,7 +427,7 @@ class GridGhostGymEnv(gymnasium.Env):
 
     def __init__(
         self,
-        controlled: str = AGENT,
+        controlled: str | Mapping[str, Any] = AGENT,
         opponent: Any = None,
         render_mode: str | None = None,
         opponent_obs_type: str = "dict",

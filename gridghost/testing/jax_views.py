@@ -215,8 +215,8 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
     learner = "agent" if _two_sided(view) else view.controlled
     starts = start_states(kernel, learner)
     if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, the two apart
-        cells = range(kernel.num_cells)
-        starts = {(a, g) for a in cells for g in cells if a != g and not kernel.goals[a]}
+        every = range(kernel.num_cells)
+        starts = {(a, g) for a in every for g in every if a != g and not kernel.goals[a]}
     opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner == "ghost" else 0.0
     _, state = view.batch_reset(_key(seed), NUM_GAMES)
     first, ended = np.ones(NUM_GAMES, dtype=bool), np.zeros(NUM_GAMES, dtype=bool)
