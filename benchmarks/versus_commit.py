@@ -12,7 +12,8 @@ and why.
     python benchmarks/versus_commit.py fa39bf0
     python benchmarks/versus_commit.py fa39bf0 --only raw_env JAX   # some workloads (run it with jax's Python)
 
-Needs git (to export the earlier commit).
+Needs git (to export the earlier commit), or the commit's package exported beforehand
+(``git archive fa39bf0 gridghost | tar -x -C /tmp/base``, then ``versus_commit.py /tmp/base``).
 """
 
 from __future__ import annotations
@@ -177,7 +178,8 @@ def rate(tree: Path, workload: str, units: int) -> float | str:
 def main(argv: list[str] | None = None) -> int:
     """Print the table; the exit status is 0."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("base", help="the earlier commit (any git revision)")
+    parser.add_argument("base", help="the earlier commit (any git revision), or a folder holding its exported "
+                                     "gridghost package (git archive REV gridghost), for a machine without git")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is printed)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every workload's units")
     parser.add_argument("--only", nargs="+", metavar="TEXT",
@@ -189,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--only {args.only} matches no workload; the workloads: {list(WORKLOADS)}")
     skipped: dict[str, str] = {}  # workload -> why a version cannot run it
     with tempfile.TemporaryDirectory() as tmp:
-        trees = {"base": export(args.base, Path(tmp) / "base"), "head": ROOT}
+        given = Path(args.base)
+        base = given if (given / "gridghost").is_dir() else export(args.base, Path(tmp) / "base")
+        trees = {"base": base, "head": ROOT}
         ratios: dict[str, list[float]] = {name: [] for name in names}
         rates: dict[str, list[float]] = {name: [] for name in names}
         bar = tqdm(total=args.rounds * len(names), desc="rounds", unit="workload", disable=not args.progress)
