@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--only {args.only} matches no workload; the workloads: {list(WORKLOADS)}")
     skipped: dict[str, str] = {}  # workload -> why a version cannot run it
     with tempfile.TemporaryDirectory() as tmp:
-        given = Path(args.base)
+        given = Path(args.base).resolve()
         base = given if (given / "gridghost").is_dir() else export(args.base, Path(tmp) / "base")
         trees = {"base": base, "head": ROOT}
         ratios: dict[str, list[float]] = {name: [] for name in names}
