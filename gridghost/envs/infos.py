@@ -122,6 +122,11 @@ class InfoPublisher:
     #: The sensors' readings whose numeric entries are :attr:`_sensor_info` (see :meth:`_publish`).
     _coded_readings: dict[str, Any] | None = None
     _sensor_info: dict[str, Any]
+    #: The start of the numeric infos of the latest agent move: its template with the readings'
+    #: entries, and the readings' entries and move it was made for (see :meth:`_numeric_infos`).
+    _base_info: dict[str, Any] | None = None
+    _base_of: dict[str, Any] | None = None
+    _base_move: tuple[int, tuple[int, ...]] | None = None
     #: The start of the numeric infos by the agent's last ``(action, moves)`` (see :meth:`_template`).
     _templates: dict[tuple[int, tuple[int, ...]] | None, dict[str, Any]] | None = None
 
@@ -152,6 +157,7 @@ class InfoPublisher:
         # Instance attributes, not the class's defaults, which CPython 3.11 reads more slowly.
         self._pending_infos = None
         self._eager_left = self._eager_left
+        self._base_info = None
         if self._templates is None:
             self._templates = {}
 
@@ -201,10 +207,17 @@ class InfoPublisher:
         game, next_turn, mover, last_move, sensor_info, estimate = pending
         # the map's: the env builds pending infos before it changes map (_build_pending_infos)
         board, masks, expert = self.board, self._info_masks, self._expert
-        try:  # the keys in order, and the agent's last move's entries: a copy beats a dict display
-            info = self._templates[last_move].copy()  # type: ignore[index]
-        except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
-            info = self._template(last_move, masks is not None).copy()
+        base = self._base_info
+        if base is None or self._base_of is not sensor_info or self._base_move is not last_move:
+            # the keys in order, with the agent's last move's entries and its readings': both
+            # half-turns of a cycle start from a copy of it, which beats a dict display
+            try:
+                base = self._templates[last_move].copy()  # type: ignore[index]
+            except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
+                base = self._template(last_move, masks is not None).copy()
+            base.update(sensor_info)
+            self._base_info, self._base_of, self._base_move = base, sensor_info, last_move
+        info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
         agent, ghost = game.agent, game.ghost
@@ -213,7 +226,6 @@ class InfoPublisher:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
             info["action_mask"] = masks[agent]
-        info.update(sensor_info)
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
