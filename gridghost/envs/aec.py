@@ -305,7 +305,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails, so it costs nothing on the hot path: the numeric
         # infos while they are pending (InfoPublisher._built_infos), and the explanations.
-        if name == "infos" and self._pending_infos is not None:
+        if name == "infos" and type(self._pending_infos) is tuple:
             return self._built_infos()
         if name in _EPISODE_ATTRIBUTES:
             raise AttributeError(f"{name} does not exist before reset(); call reset() first")

@@ -36,6 +36,9 @@ NUMERIC_INFO_KEYS: tuple[str, ...] = (
 NO_ACTION = -1
 #: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
 _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
+#: :attr:`InfoPublisher._pending_infos` when there are no numeric infos to build: before the
+#: first reset, and with the reference infos.
+_NO_INFOS = object()
 #: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher.infos).
 _EAGER_PUBLISHES = 64
 #: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
@@ -114,8 +117,10 @@ class InfoPublisher:
     _estimate: dict[str, list[Any]] | None
     _expert: dict[str, bytes]
 
-    #: The state the current numeric infos describe, while they are not built yet (see :meth:`_built_infos`).
-    _pending_infos: tuple[Any, ...] | None = None
+    #: The state the current numeric infos describe, while they are not built yet (see
+    #: :meth:`_built_infos`); ``None`` once built (``infos`` is then an instance attribute), and
+    #: :data:`_NO_INFOS` before the first reset and with the reference infos.
+    _pending_infos: tuple[Any, ...] | object | None = _NO_INFOS
     #: How many more publishes build the numeric infos at once, as a loop that has just read
     #: them will read them again; then one is left pending, to see whether the loop still reads.
     _eager_left: int = 0
@@ -144,7 +149,7 @@ class InfoPublisher:
         """
         pending = self._pending_infos
         self._pending_infos = None
-        self.infos = infos = self._numeric_infos(pending)  # type: ignore[arg-type]
+        self.infos = infos = self._numeric_infos(pending)  # type: ignore[arg-type]  # a tuple: the caller checks
         self._eager_left = _EAGER_PUBLISHES  # a loop that reads them: build the next ones at once
         return infos
 
@@ -152,10 +157,10 @@ class InfoPublisher:
         """Build the numeric infos not built yet: what :meth:`_numeric_infos` reads of the map
         (the board, the masks, the expert) is about to change. The env calls it at every map
         change, the first one in its constructor."""
-        if self._pending_infos is not None:
+        if type(self._pending_infos) is tuple:
             self._built_infos()
         # Instance attributes, not the class's defaults, which CPython 3.11 reads more slowly.
-        self._pending_infos = None
+        self._pending_infos = self._pending_infos if self._pending_infos is None else _NO_INFOS
         self._eager_left = self._eager_left
         self._base_info = None
         if self._templates is None:
@@ -178,8 +183,10 @@ class InfoPublisher:
             self._eager_left -= 1
             self.infos = self._numeric_infos(pending)
         else:
+            if self._pending_infos is None:  # built ones: the next read builds these (the env's __getattr__)
+                # del, not __dict__.pop: reading __dict__ would make every attribute of the env slower to read
+                del self.infos
             self._pending_infos = pending
-            self.__dict__.pop("infos", None)  # the next read builds them (the env's __getattr__)
 
     def _code_readings(self, readings: dict[str, Any]) -> dict[str, Any]:
         """The sensors' entries of a numeric info, in order: each reading as a number, bool or

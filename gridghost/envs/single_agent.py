@@ -353,7 +353,7 @@ class Duel:
         copies, and nested dicts and lists (the reference infos' estimate, a custom sensor's
         reading) are copied with :func:`detached`."""
         pending = self.game._pending_infos
-        if pending is not None:  # numeric infos not built yet: this side's alone, its arrays copies
+        if type(pending) is tuple:  # numeric infos not built yet: this side's alone, its arrays copies
             return self.game._numeric_infos(pending, self.controlled)
         info = dict(self.game.infos[self.controlled])
         for key in self._copied_keys:
