@@ -83,6 +83,13 @@ from gridghost.core.rules import NUM_ACTIONS
 
 #: The encodings the batched engine serves (each row is the single env's encoder output).
 BATCH_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["batched"])
+#: The turn rule (:func:`~gridghost.core.episode.next_mover`, :func:`~gridghost.core.episode.count_cycles`)
+#: compiled for one learner's turn, its move and the opponent's answer, after which it moves again:
+#: the steps the turn counts, by learner.
+_TURN_CYCLES: dict[str, int] = {
+    AGENTS[side]: int(episode.count_cycles(0, episode.next_mover(episode.next_mover(side)), side))
+    for side in (episode.AGENT_TO_MOVE, episode.GHOST_TO_MOVE)
+}
 #: The auto-reset modes (Gymnasium's ``AutoresetMode.NEXT_STEP`` and ``SAME_STEP``).
 AUTORESET_MODES: tuple[str, ...] = ("next_step", "same_step")
 GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
@@ -350,10 +357,9 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         reward = self._rewards[self.controlled]  # type: ignore[index]
         tables["reward"].take(index, out=reward, mode="clip")
         tables["terminated"].take(index, out=terminated, mode="clip")
-        episode.with_opening_reward(reward, self._steps, self._opening_reward, out=reward, scratch=self._bools)
-        learner = _AGENT_TO_MOVE if self.controlled == AGENT else _GHOST_TO_MOVE
-        # a turn is the learner's half and the opponent's answer: the learner moves next
-        episode.count_cycles(self._steps, episode.next_mover(episode.next_mover(learner)), learner, out=self._steps)
+        if self._opening_reward:  # a learning ghost's first step (the hot path makes no call without one)
+            episode.with_opening_reward(reward, self._steps, self._opening_reward, out=reward, scratch=self._bools)
+        self._steps += _TURN_CYCLES[self.controlled]  # type: ignore[index]  # one learner here
         self._returns[self.controlled] += reward  # type: ignore[index]  # one learner here
         restart = self._restart
         maps = None

@@ -273,7 +273,7 @@ def slip_outcome(uniforms: Any, bounds: Any, actions: Any = None, *, xp: Any = n
         rows = bounds if actions is None else bounds[actions]
         return xp.sum(xp.asarray(uniforms)[..., None] >= rows, axis=-1)
     for j in range(bounds.shape[-1]):
-        bound = bounds[..., j] if actions is None else bounds[:, j].take(actions)
+        bound = bounds[j] if actions is None else bounds[:, j].take(actions)  # a scalar, or one per game
         np.greater_equal(uniforms, bound, out=scratch)
         out += scratch
     return out
