@@ -8,6 +8,7 @@ Every failure is an ``AssertionError`` whose message starts with the contract th
 from __future__ import annotations
 
 import copy
+import pickle
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn
 
@@ -301,3 +302,28 @@ def random_actions(seed: int) -> Callable[[], int]:
     """A seeded stream of uniformly random actions (Python ints)."""
     rng = np.random.default_rng(seed)
     return lambda: int(rng.integers(NUM_ACTIONS))
+
+
+def pickled(env: Any) -> Any:
+    """A copy of ``env`` through ``pickle``, mid-episode.
+
+    Raises:
+        AssertionError: ``"pickling: ..."``, naming the error, when ``env`` does not pickle.
+    """
+    try:
+        return pickle.loads(pickle.dumps(env))
+    except Exception as error:
+        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
+
+
+def check_plays_on_alike(contract: str, episode: Callable[..., Any], env: Any, other: Any, seed: int,
+                         what: str) -> None:
+    """``env`` and ``other`` play the rest of their episode alike: ``episode(view, None, actions,
+    reset=False)`` (a view's episode runner) with the actions of ``random_actions(seed + 1)`` gives
+    the same record for both.
+
+    Raises:
+        AssertionError: ``"<contract>: ..."`` at the first difference.
+    """
+    rest = [episode(view, None, random_actions(seed + 1), reset=False) for view in (env, other)]
+    check_same(contract, rest[0], rest[1], what)

@@ -26,6 +26,7 @@ from gridghost.testing.common import (
     check_in_space,
     check_mask,
     check_outcome,
+    check_plays_on_alike,
     check_private_mask,
     check_refusal,
     check_same,
@@ -33,6 +34,7 @@ from gridghost.testing.common import (
     differs,
     fail,
     kernel_of,
+    pickled,
     random_actions,
     start_states,
     turn_outcomes,
@@ -123,12 +125,7 @@ def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: in
     env, actions = make_env(), random_actions(seed)
     if _episode(env, seed, actions, limit=after)[-1][2:4] != (False, False):
         fail("pickling", f"the episode of seed {seed} ended within {after} steps; use another seed")
-    try:
-        clone = pickle.loads(pickle.dumps(env))
-    except Exception as error:
-        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
-    rest = [_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, clone)]
-    check_same("pickling", rest[0], rest[1], "the env and its unpickled copy")
+    check_plays_on_alike("pickling", _episode, env, pickled(env), seed, "the env and its unpickled copy")
 
 
 def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 1) -> None:
@@ -142,8 +139,8 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
     untouched = pickle.loads(pickle.dumps(env))
     for bad in (*BAD_ACTIONS, None):
         check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r})")
-    rest = [_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
-    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+    check_plays_on_alike("refusals", _episode, env, untouched, seed,
+                         "after refused actions, the env against a copy that saw none")
 
 
 def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:

@@ -24,6 +24,7 @@ from gridghost.testing.common import (
     check_action_space,
     check_in_space,
     check_mask,
+    check_plays_on_alike,
     check_private_mask,
     check_refusal,
     check_same,
@@ -31,6 +32,7 @@ from gridghost.testing.common import (
     differs,
     fail,
     kernel_of,
+    pickled,
     random_actions,
     zero_sum_by_default,
 )
@@ -151,12 +153,7 @@ def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3)
     """
     env, actions = make_env(), random_actions(seed)
     _aec_episode(env, seed, actions, limit=after)
-    try:
-        clone = pickle.loads(pickle.dumps(env))
-    except Exception as error:
-        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
-    rest = [_aec_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, clone)]
-    check_same("pickling", rest[0], rest[1], "the env and its unpickled copy, at last()")
+    check_plays_on_alike("pickling", _aec_episode, env, pickled(env), seed, "the env and its unpickled copy, at last()")
 
 
 def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
@@ -172,8 +169,8 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
     untouched = pickle.loads(pickle.dumps(env))
     for bad in (*BAD_ACTIONS, None):
         check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
-    rest = [_aec_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
-    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+    check_plays_on_alike("refusals", _aec_episode, env, untouched, seed,
+                         "after refused actions, the env against a copy that saw none")
 
 
 def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
@@ -335,12 +332,7 @@ def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int
     """
     env, actions = make_env(), random_actions(seed)
     _parallel_episode(env, seed, actions, limit=after)
-    try:
-        clone = pickle.loads(pickle.dumps(env))
-    except Exception as error:
-        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
-    rest = [_parallel_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, clone)]
-    check_same("pickling", rest[0], rest[1], "the env and its unpickled copy")
+    check_plays_on_alike("pickling", _parallel_episode, env, pickled(env), seed, "the env and its unpickled copy")
 
 
 def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
@@ -356,8 +348,8 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     mover = _mover(env)
     for bad in (*BAD_ACTIONS, None):
         check_refusal("refusals", functools.partial(env.step, {mover: bad}), f"step({{{mover!r}: {bad!r}}})")
-    rest = [_parallel_episode(copy, None, random_actions(seed + 1), reset=False) for copy in (env, untouched)]
-    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+    check_plays_on_alike("refusals", _parallel_episode, env, untouched, seed,
+                         "after refused actions, the env against a copy that saw none")
 
 
 def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
