@@ -25,6 +25,9 @@ from gridghost.training import Evaluator
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "configuration.md"
 
+#: A map with two ghost starts, for the team settings.
+TWO_STARTS = gridghost.Layout(np.zeros((4, 5), int), goals=[(0, 0)], agent_start=(2, 2), ghost_start=[(3, 4), (0, 4)])
+
 #: A value other than the default for every setting (with what it needs beside it).
 OTHER_VALUES: dict[str, dict[str, Any]] = {
     "layout": dict(layout="corridor"),
@@ -34,6 +37,8 @@ OTHER_VALUES: dict[str, dict[str, Any]] = {
     "ghost_rewards": dict(ghost_rewards=Rewards(goal=3)),
     "max_cycles": dict(max_cycles=7),
     "use_ghost": dict(use_ghost=False),
+    "ghosts": dict(ghosts=2, layout=TWO_STARTS),
+    "ghost_credit": dict(ghost_credit="catcher"),
     "obs_type": dict(obs_type="vector"),
     "belief_filter": dict(belief_filter="particle"),
     "show_belief": dict(show_belief=False, belief_filter="histogram"),
@@ -49,7 +54,8 @@ OTHER_VALUES: dict[str, dict[str, Any]] = {
 BAD_VALUES: dict[str, dict[str, Any]] = {
     "layout": dict(layout=3), "slip": dict(slip="sideways"), "sensors": dict(sensors=3),
     "rewards": dict(rewards="huge"), "ghost_rewards": dict(ghost_rewards="x"), "max_cycles": dict(max_cycles=0),
-    "use_ghost": dict(use_ghost=1), "obs_type": dict(obs_type="pixels"), "belief_filter": dict(belief_filter=3),
+    "use_ghost": dict(use_ghost=1), "ghosts": dict(ghosts=0), "ghost_credit": dict(ghost_credit="shared"),
+    "obs_type": dict(obs_type="pixels"), "belief_filter": dict(belief_filter=3),
     "show_belief": dict(show_belief="no"), "expert": dict(expert="best"),
     "view_radius": dict(view_radius=0, obs_type="grid"), "action_mask_in_obs": dict(action_mask_in_obs=None),
     "append_step_count": dict(append_step_count="no"), "grid_layout": dict(grid_layout="whc"),

@@ -34,6 +34,8 @@ from gridghost.core.checks import check_choice, check_flag, check_instance, chec
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.rules import Outcome, Rewards, make_rewards
+from gridghost.core.names import MAX_GHOSTS
+from gridghost.core.team import CREDITS, TeamGame, check_ghosts
 from gridghost.core.slip import (
     DEFAULT_SLIP_PROBABILITY,
     LongitudinalSlip,
@@ -178,6 +180,14 @@ class GameSpec:
         check=check_limit, accepts="an int >= 1 or None (no limit)", encoder=True, served={"evaluate": (None,)})
     use_ghost: bool = setting(True, doc="whether the ghost plays", check=check_flag, accepts="a bool",
                               served={"batched": (True,), "jax": (True,), "evaluate": (True,)})
+    ghosts: int = setting(
+        1, unit="ghosts", doc="the ghost team's size; the ghosts move together and start on the map's ghost starts",
+        check=check_ghosts, accepts=f"an int in 1..{MAX_GHOSTS}",
+        served={"batched": (1,), "jax": (1,), "evaluate": (1,)})
+    ghost_credit: str = setting(
+        "team", doc="teams: who a capture pays, every ghost ('team') or the ghosts on the agent's cell ('catcher')",
+        check=lambda value, argument: check_choice(value, argument, CREDITS), accepts=" / ".join(CREDITS),
+        served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
     obs_type: str = setting(
         "dict", doc="the observation encoding", check=lambda value, argument: check_choice(value, argument, OBS_TYPES),
         accepts=" / ".join(OBS_TYPES), encoder=True,
@@ -226,10 +236,10 @@ class GameSpec:
         return {name: getattr(self, name) for name, (_, declared_) in declared(type(self)).items()
                 if declared_.encoder and name != "obs_type"}
 
-    def game(self, layout: Layout | None = None) -> Game:
+    def game(self, layout: Layout | None = None) -> Game | TeamGame:
         """The game kernel these settings play on ``layout``: the one place a
-        :class:`~gridghost.core.game.Game` is built from settings (the solver's input:
-        ``solve_game(game=spec.game())``).
+        :class:`~gridghost.core.game.Game` (one ghost) or :class:`~gridghost.core.team.TeamGame`
+        (``ghosts > 1``) is built from settings (the solver's input: ``solve_game(game=spec.game())``).
 
         Args:
             layout: the map; ``None`` means the spec's own map, or, when a
@@ -238,16 +248,19 @@ class GameSpec:
 
         Returns:
             The :class:`~gridghost.core.game.Game` of the map, the slip, both sides' rewards and
-            whether the ghost plays.
+            whether the ghost plays; with ``ghosts > 1`` the :class:`~gridghost.core.team.TeamGame`
+            of that game's team.
 
         Raises:
             TypeError: ``layout`` is not a :class:`~gridghost.core.layout.Layout`.
+            ValueError: ``ghosts > 1`` on a map with fewer ghost starts, or with ``use_ghost=False``.
         """
         if layout is None:
             source = self.layout
             layout = source.level(source.start_level) if isinstance(source, MapGenerator) else source
         check_instance(layout, "layout", Layout)
-        return Game(layout, self.slip, self.rewards, self.ghost_rewards, self.use_ghost)
+        game = Game(layout, self.slip, self.rewards, self.ghost_rewards, self.use_ghost)
+        return game if self.ghosts == 1 else TeamGame(game, self.ghosts, self.ghost_credit)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain JSON-able data; :meth:`from_dict` reads it back.

@@ -59,6 +59,7 @@ from gridghost.core.names import (
     ITEMS,
     MAP_STREAM,
     MAX_CELLS,
+    MAX_GHOSTS,
     NUM_ACTIONS,
     OPPONENT_STREAM,
     Cell,
@@ -89,6 +90,7 @@ from gridghost.core.rules import (
     describe_moves,
     make_rewards,
 )
+from gridghost.core.team import CREDITS, TeamGame, TeamState, TeamTransitions
 from gridghost.core.slip import (
     DEFAULT_SLIP_PROBABILITY,
     PERPENDICULAR,
@@ -106,6 +108,10 @@ from gridghost.core.slip import (
 )
 
 __all__ = [
+    "CREDITS",
+    "TeamGame",
+    "TeamState",
+    "TeamTransitions",
     "ACTION_DELTAS",
     "ACTION_NAMES",
     "AGENT",
@@ -126,6 +132,7 @@ __all__ = [
     "MAP_STREAM",
     "MAX_ATTEMPTS",
     "MAX_CELLS",
+    "MAX_GHOSTS",
     "NEIGHBOUR_ORDER",
     "NUM_ACTIONS",
     "OPPONENT_STREAM",

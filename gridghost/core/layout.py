@@ -30,6 +30,7 @@ from gridghost.core.names import (
     ITEM_FLAGS,
     ITEMS,
     MAX_CELLS,
+    MAX_GHOSTS,
     Cell,
 )
 
@@ -175,21 +176,40 @@ def _text_table(texts: Mapping[Cell, str] | None, rows: int, cols: int) -> dict[
     return text_table
 
 
-def _goals_and_starts(goals: Iterable[Cell], agent_start: Cell, ghost_start: Cell, rows: int,
-                      cols: int) -> tuple[tuple[Cell, ...], Cell, Cell]:
-    """``goals`` (sorted, without repeats), ``agent_start`` and ``ghost_start`` of :class:`Layout`, checked."""
+def _ghost_starts(ghost_start: Any, rows: int, cols: int) -> tuple[Cell, ...]:
+    """``ghost_start`` as a tuple of checked cells: one cell, or a sequence of distinct cells (one
+    per ghost of a team, in the ghosts' order)."""
+    try:
+        first = next(iter(ghost_start))
+    except (TypeError, StopIteration):
+        first = None
+    if isinstance(first, (int, np.integer)) or first is None:
+        return (check_cell(ghost_start, "ghost_start", rows, cols),)
+    starts = tuple(check_cell(cell, f"ghost_start[{i}]", rows, cols) for i, cell in enumerate(ghost_start))
+    if len(starts) > MAX_GHOSTS:
+        raise ValueError(f"ghost_start names {len(starts)} cells, but a team has at most "
+                         f"gridghost.core.MAX_GHOSTS = {MAX_GHOSTS} ghosts")
+    clashes = sorted({cell for cell in starts if starts.count(cell) > 1})
+    if clashes:
+        raise ValueError(f"ghost_start must name distinct cells, one per ghost; {clashes} repeat")
+    return starts
+
+
+def _goals_and_starts(goals: Iterable[Cell], agent_start: Cell, ghost_start: Any, rows: int,
+                      cols: int) -> tuple[tuple[Cell, ...], Cell, tuple[Cell, ...]]:
+    """``goals`` (sorted, without repeats), ``agent_start`` and the ghosts' starts of :class:`Layout`, checked."""
     if isinstance(goals, (str, bytes)) or not isinstance(goals, Iterable):
         raise TypeError(f"goals must be an iterable of (row, col) cells, got {goals!r}")
     goal_cells = tuple(sorted({check_cell(g, "goals entry", rows, cols) for g in goals}))
     if not goal_cells:
         raise ValueError("goals must name at least one cell")
     agent = check_cell(agent_start, "agent_start", rows, cols)
-    ghost = check_cell(ghost_start, "ghost_start", rows, cols)
-    if agent == ghost:
+    ghosts = _ghost_starts(ghost_start, rows, cols)
+    if agent in ghosts:
         raise ValueError(f"agent_start and ghost_start must differ, both are {agent}")
     if agent in goal_cells:
         raise ValueError(f"agent_start {agent} must not be a goal cell")
-    return goal_cells, agent, ghost
+    return goal_cells, agent, ghosts
 
 
 class Layout:
@@ -204,7 +224,9 @@ class Layout:
             its shape sets the grid size.
         goals: cells that end the episode with the goal reward when the agent reaches them.
         agent_start: the agent's cell after ``reset``.
-        ghost_start: the ghost's cell after ``reset``.
+        ghost_start: the ghost's cell after ``reset``; for teams, a sequence of distinct cells,
+            one per ghost in the ghosts' order (a map with ``n`` starts serves teams of up to
+            ``n`` ghosts, which take the first starts).
         walls_horizontal: booleans of shape ``(rows - 1, cols)``; ``[r, c]`` blocks
             ``(r, c) <-> (r + 1, c)``. ``None`` means no inner horizontal walls.
         walls_vertical: booleans of shape ``(rows, cols - 1)``; ``[r, c]`` blocks
@@ -221,7 +243,13 @@ class Layout:
         ValueError: more than :data:`MAX_CELLS` cells, ragged or wrongly shaped arrays, colour ids
             outside ``0..2``, unknown item
             names, texts that cannot be drawn, cells outside the grid, the agent starting on the
-            ghost or on a goal, no goal, or a goal or the ghost unreachable from the agent's start.
+            ghost or on a goal, no goal, ghost starts that repeat or number more than
+            :data:`~gridghost.core.names.MAX_GHOSTS`, or a goal or a ghost unreachable from the
+            agent's start.
+
+    Attributes:
+        ghost_start: the first ghost's start (the one ghost's, in a one-ghost game).
+        ghost_starts: every ghost's start, in the ghosts' order.
     """
 
     rows: int
@@ -234,6 +262,7 @@ class Layout:
     goals: tuple[Cell, ...]
     agent_start: Cell
     ghost_start: Cell
+    ghost_starts: tuple[Cell, ...]
     name: str
     _key: tuple[Any, ...]
 
@@ -243,6 +272,7 @@ class Layout:
         "colours",
         "cols",
         "ghost_start",
+        "ghost_starts",
         "goals",
         "items",
         "name",
@@ -257,7 +287,7 @@ class Layout:
         colours: Any,
         goals: Iterable[Cell],
         agent_start: Cell,
-        ghost_start: Cell,
+        ghost_start: Cell | Sequence[Cell],
         walls_horizontal: Any = None,
         walls_vertical: Any = None,
         items: Mapping[Cell, Sequence[str]] | None = None,
@@ -281,10 +311,11 @@ class Layout:
         set_(self, "items", MappingProxyType(item_table))
         text_table = _text_table(texts, rows, cols)
         set_(self, "texts", MappingProxyType(text_table))
-        goal_cells, agent, ghost = _goals_and_starts(goals, agent_start, ghost_start, rows, cols)
+        goal_cells, agent, ghosts = _goals_and_starts(goals, agent_start, ghost_start, rows, cols)
         set_(self, "goals", goal_cells)
         set_(self, "agent_start", agent)
-        set_(self, "ghost_start", ghost)
+        set_(self, "ghost_start", ghosts[0])
+        set_(self, "ghost_starts", ghosts)
         set_(
             self,
             "_key",
@@ -298,7 +329,7 @@ class Layout:
                 tuple(sorted(text_table.items())),
                 goal_cells,
                 agent,
-                ghost,
+                ghosts[0] if len(ghosts) == 1 else ghosts,
                 self.name,
             ),
         )
@@ -307,8 +338,9 @@ class Layout:
         unreachable = [g for g in goal_cells if g not in reachable]
         if unreachable:
             raise ValueError(f"goal cells {unreachable} cannot be reached from agent_start {agent}")
-        if ghost not in reachable:
-            raise ValueError(f"ghost_start {ghost} cannot be reached from agent_start {agent}")
+        for ghost in ghosts:
+            if ghost not in reachable:
+                raise ValueError(f"ghost_start {ghost} cannot be reached from agent_start {agent}")
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Layout is immutable; build a new one instead")
@@ -329,7 +361,7 @@ class Layout:
                 self.colours,
                 self.goals,
                 self.agent_start,
-                self.ghost_start,
+                self.ghost_start if len(self.ghost_starts) == 1 else self.ghost_starts,
                 self.walls_horizontal,
                 self.walls_vertical,
                 dict(self.items),
@@ -354,7 +386,8 @@ class Layout:
             "texts": [[r, c, text] for (r, c), text in sorted(self.texts.items())],
             "goals": [list(goal) for goal in self.goals],
             "agent_start": list(self.agent_start),
-            "ghost_start": list(self.ghost_start),
+            "ghost_start": (list(self.ghost_start) if len(self.ghost_starts) == 1
+                            else [list(cell) for cell in self.ghost_starts]),
         }
 
     @classmethod

@@ -34,6 +34,14 @@ NUM_ACTIONS = len(ACTION_NAMES)
 AGENT = "agent"
 GHOST = "ghost"
 AGENTS: tuple[str, str] = (AGENT, GHOST)
+#: The most ghosts a team may have (the ``ghosts`` setting).
+MAX_GHOSTS = 4
+
+
+def ghost_names(ghosts: int) -> tuple[str, ...]:
+    """The ghosts' agent names, in turn order: ``("ghost",)`` for one ghost (the original game's
+    name), else ``("ghost_0", ..., "ghost_{k-1}")``."""
+    return (GHOST,) if ghosts == 1 else tuple(f"{GHOST}_{index}" for index in range(ghosts))
 
 #: ``SeedSequence`` spawn keys of the streams derived from the reset seed besides the sensors'
 #: (which are its children 0, 1, ...): the single-agent views' opponent, and the belief filter.
