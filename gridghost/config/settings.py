@@ -33,9 +33,8 @@ from gridghost.config.declaration import DEFAULT_ONLY, Input, declared, default_
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.core.rules import Outcome, Rewards, make_rewards
 from gridghost.core.names import MAX_GHOSTS
-from gridghost.core.team import CREDITS, TeamGame, check_ghosts
+from gridghost.core.rules import Outcome, Rewards, make_rewards
 from gridghost.core.slip import (
     DEFAULT_SLIP_PROBABILITY,
     LongitudinalSlip,
@@ -44,6 +43,7 @@ from gridghost.core.slip import (
     slip_from_dict,
     slip_to_dict,
 )
+from gridghost.core.team import CREDITS, TeamGame, check_ghosts
 from gridghost.maps.levels import MapGenerator, map_source
 from gridghost.planning import EXPERTS
 from gridghost.sensing.filters import BeliefFilter, check_filter_kind

@@ -90,7 +90,6 @@ from gridghost.core.rules import (
     describe_moves,
     make_rewards,
 )
-from gridghost.core.team import CREDITS, TeamGame, TeamState, TeamTransitions
 from gridghost.core.slip import (
     DEFAULT_SLIP_PROBABILITY,
     PERPENDICULAR,
@@ -106,12 +105,9 @@ from gridghost.core.slip import (
     slip_from_dict,
     slip_to_dict,
 )
+from gridghost.core.team import CREDITS, TeamGame, TeamState, TeamTransitions
 
 __all__ = [
-    "CREDITS",
-    "TeamGame",
-    "TeamState",
-    "TeamTransitions",
     "ACTION_DELTAS",
     "ACTION_NAMES",
     "AGENT",
@@ -121,6 +117,7 @@ __all__ = [
     "CHASE_FALLBACK",
     "CLASSIC",
     "COLOURS",
+    "CREDITS",
     "DEFAULT_COLOUR_PROBABILITIES",
     "DEFAULT_LOOPS",
     "DEFAULT_SLIP_PROBABILITY",
@@ -163,6 +160,9 @@ __all__ = [
     "Side",
     "SlipModel",
     "Successor",
+    "TeamGame",
+    "TeamState",
+    "TeamTransitions",
     "Transitions",
     "board_for",
     "cached_board_bytes",

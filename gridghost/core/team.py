@@ -310,7 +310,8 @@ class TeamGame:
             agents = destinations[:, agents].T  # [n, m]
             ghosts = np.broadcast_to(ghosts[:, None, :], (*agents.shape, self.ghosts))
             caught = (ghosts == agents[..., None]).any(axis=-1)
-            outcomes = np.where(caught, np.int8(_CAUGHT), np.where(self.goals[agents], np.int8(_GOAL), np.int8(_ONGOING)))
+            landed = np.where(self.goals[agents], np.int8(_GOAL), np.int8(_ONGOING))
+            outcomes = np.where(caught, np.int8(_CAUGHT), landed)
         else:
             joint = np.array(self.check_joint_action(action))
             probabilities = np.ones(1)
