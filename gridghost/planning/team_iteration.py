@@ -1,0 +1,254 @@
+"""Value iteration over full turns of a :class:`~gridghost.planning.team_model.TeamModel`, for the
+team solutions of :mod:`gridghost.planning.team`: each side's rule, the sweeps, the greedy
+policies, and the probabilities of each outcome within a horizon.
+
+A turn from ``(a, G)``, agent to move: the agent's move (with slip) to ``a'``, paying the agent
+half-turn's reward; unless that ended the game, the team's joint move to ``G'``, paying the team
+half-turn's reward; then ``gamma`` times the value of ``(a', G')``. The agent's rule is
+``"max"`` or fixed probabilities ``float64[4, size]``; the team's a :class:`TeamRule`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gridghost.core.names import NUM_ACTIONS
+from gridghost.core.progress import sweep_bar
+from gridghost.core.rules import Outcome, Side
+from gridghost.planning import iteration
+from gridghost.planning.iteration import greedy
+from gridghost.planning.team_model import TeamModel
+
+#: A horizon's outcome probabilities are final once a turn changes none by more than this.
+_SETTLED = 1e-15
+
+
+class TeamRule:
+    """How the team moves in value iteration.
+
+    Args:
+        kind: ``"min"`` (the best joint move for the agent's opponent in the zero-sum game),
+            ``"max"`` (the best joint move for the team's own rewards), ``"mean"`` (every ghost
+            uniformly at random), ``"table"`` (a fixed joint move per state: ``next``) or
+            ``"mix"`` (fixed joint probabilities: ``weights``).
+        next: for ``"table"``, ``int64[size]``: the flat index of the state each state's move leads to.
+        weights: for ``"mix"``, ``{joint index: float64[size]}``: each joint move's probability
+            per state (joint moves never played left out).
+    """
+
+    def __init__(self, kind: str, next: np.ndarray | None = None,
+                 weights: dict[int, np.ndarray] | None = None) -> None:
+        self.kind, self.next, self.weights = kind, next, weights
+
+    @property
+    def decides(self) -> bool:
+        """Whether the team chooses (``"min"`` or ``"max"``) rather than follows a fixed policy."""
+        return self.kind in ("min", "max")
+
+    def __repr__(self) -> str:
+        return f"TeamRule({self.kind!r})"
+
+
+def team_backup(model: TeamModel, after_team: np.ndarray, rule: TeamRule, buffers: list[np.ndarray]) -> np.ndarray:
+    """The value of every state between the half-turns (team to move) from the values
+    ``after_team`` of the states the team's moves reach (their rewards included), by ``rule``.
+    ``buffers`` are two scratch arrays of the model's shape; the result is one of them."""
+    if rule.kind in ("min", "max", "mean"):
+        source = after_team
+        for axis in range(1, model.ghosts + 1):
+            out = buffers[(axis - 1) % 2]
+            source = model.reduce_axis(source, axis, rule.kind, out)
+        return source
+    out = buffers[0]
+    if rule.kind == "table":
+        np.take(after_team.ravel(), rule.next, out=out.reshape(-1))
+        return out
+    out.fill(0.0)
+    for joint, weight in rule.weights.items():
+        out += weight * joint_shift(model, after_team, joint)
+    return out
+
+
+def joint_shift(model: TeamModel, values: np.ndarray, joint: int) -> np.ndarray:
+    """``values`` read after the joint move ``joint`` (ghost 0 the lowest base-4 digit)."""
+    for axis in range(1, model.ghosts + 1):
+        values = model.take_move(values, axis, joint // NUM_ACTIONS ** (axis - 1) % NUM_ACTIONS)
+    return values
+
+
+def agent_q(model: TeamModel, after_agent: np.ndarray) -> list[np.ndarray]:
+    """The agent's four action values per state: ``sum_j p_j * after_agent[dest_j(a), G]``."""
+    q = []
+    for outcomes in model.agent_outcomes:
+        total = None
+        for probability, destination in outcomes:
+            term = after_agent if destination is None else after_agent.take(destination, axis=0)
+            term = term * probability
+            if total is None:
+                total = term
+            else:
+                total += term
+        q.append(total)
+    return q
+
+
+def _agent_values(q: list[np.ndarray], rule: Any) -> np.ndarray:
+    if isinstance(rule, str):
+        return np.maximum.reduce(q)
+    total = q[0] * rule[0]
+    for action in range(1, NUM_ACTIONS):
+        total += q[action] * rule[action]
+    return total
+
+
+def one_turn(model: TeamModel, values: np.ndarray, agent: Any, team: TeamRule, rewards: tuple[np.ndarray, np.ndarray],
+             gamma: float, buffers: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """One sweep: ``(new values, the agent's action values, the team's after-move values)``."""
+    after_agent, after_team = rewards
+    landing = values * gamma
+    landing += after_team  # 0 values where the game is over leave just the half-turn's reward
+    between = team_backup(model, landing, team, buffers)
+    np.copyto(between, 0.0, where=~model.live)
+    between += after_agent
+    q = agent_q(model, between)
+    new = _agent_values(q, agent)
+    np.copyto(new, 0.0, where=~model.live)
+    return new, q, landing
+
+
+def team_iterate(model: TeamModel, agent: Any, team: TeamRule, rewards: tuple[np.ndarray, np.ndarray], gamma: float,
+                 tol: float, horizon: int | None, start: float = 0.0, settle: bool = False,
+                 progress_bar: bool = False) -> tuple[np.ndarray, list[np.ndarray], np.ndarray, int, float]:
+    """Value iteration over full turns.
+
+    Args:
+        model: the game.
+        agent: the agent's rule, ``"max"`` or probabilities ``float64[4, *shape]``.
+        team: the team's :class:`TeamRule`.
+        rewards: the half-turns' rewards (:meth:`TeamModel.reward_arrays`).
+        gamma, tol: discount per turn; stop when no value changes by more than ``tol``.
+        horizon: if given, exactly this many sweeps from 0 (fewer with ``settle``, once no
+            value changes by more than 1e-15: further turns change nothing).
+        start: the live states' starting value without a horizon.
+        progress_bar: count the sweeps on stderr.
+
+    Returns:
+        ``(values, agent_q, landing, sweeps, residual)``: values (agent to move, 0 where the game
+        is over), the last sweep's agent action values and the values the team's moves land on.
+
+    Raises:
+        RuntimeError: the tolerance was not reached in ``MAX_ITERATIONS`` sweeps.
+    """
+    values = np.where(model.live, start if horizon is None else 0.0, 0.0)
+    buffers = [np.empty(model.shape), np.empty(model.shape)]
+    limit = horizon if horizon is not None else iteration.MAX_ITERATIONS
+    residual, q, landing = float("inf"), [], values
+    with sweep_bar(progress_bar, "team value iteration", horizon, tol, limit) as bar:
+        for sweep in range(1, limit + 1):
+            new, q, landing = one_turn(model, values, agent, team, rewards, gamma, buffers)
+            residual = float(np.abs(new - values).max())
+            values = new
+            if progress_bar:
+                bar.count(residual)
+            if (horizon is None and residual <= tol) or (settle and residual <= _SETTLED):
+                return values, q, landing, sweep, residual
+    if horizon is None:
+        raise RuntimeError(f"team value iteration did not reach tol={tol:g} in {limit} sweeps (last change "
+                           f"{residual:.3g}); raise tol or lower gamma")
+    return values, q, landing, limit, residual
+
+
+def check_ends(model: TeamModel, agent: Any, team: TeamRule) -> None:
+    """Refuse undiscounted values without a horizon where the game may go on for ever: the
+    states from which the deciding sides, or the fixed policies' chances, can keep it going.
+
+    Raises:
+        ValueError: such states exist (the message names one).
+    """
+    going = model.live.copy()
+    buffers = [np.empty(model.shape), np.empty(model.shape)]
+    while True:
+        between = _can_go_on(model, going.astype(float), team, buffers) & model.live
+        stays = [np.logical_and.reduce([between if to is None else between.take(to, axis=0) for _, to in outcomes])
+                 for outcomes in model.agent_outcomes]
+        if isinstance(agent, str):
+            new = np.logical_or.reduce(stays)
+        else:
+            new = np.logical_and.reduce([stays[a] | (agent[a] <= 0) for a in range(NUM_ACTIONS)])
+        new &= model.live
+        if (new == going).all():
+            break
+        going = new
+    if going.any():
+        index = np.unravel_index(int(np.argmax(going)), model.shape)
+        raise ValueError(f"gamma=1 without a horizon: the game may never end ({int(going.sum()):,} states, e.g. "
+                         f"{model.describe(index)}, can go on for ever), so its undiscounted values are not "
+                         "defined; pass gamma < 1 or a horizon")
+
+
+def _can_go_on(model: TeamModel, going: np.ndarray, team: TeamRule, buffers: list[np.ndarray]) -> np.ndarray:
+    """Per state between the half-turns: whether some move the team may make (any joint move
+    where it decides or plays at random, else one its policy gives a chance) lands where the game
+    can go on (``going``, 1.0 or 0.0)."""
+    if team.kind == "table":
+        return team_backup(model, going, team, buffers) > 0
+    if team.kind == "mix":
+        reach = np.zeros(model.shape, dtype=bool)
+        for joint, weight in team.weights.items():
+            reach |= (weight > 0) & (joint_shift(model, going, joint) > 0)
+        return reach
+    return team_backup(model, going, TeamRule("max"), buffers) > 0
+
+
+# -- greedy policies ---------------------------------------------------------------------------------
+def agent_greedy(q: list[np.ndarray]) -> np.ndarray:
+    """The agent's best action per state (ties to the lowest action), ``int8[shape]``."""
+    stacked = np.stack(q).reshape(NUM_ACTIONS, -1)
+    return greedy(stacked, "max").astype(np.int8).reshape(q[0].shape)
+
+
+def team_greedy(model: TeamModel, landing: np.ndarray, how: str) -> np.ndarray:
+    """The team's best joint move per state between the half-turns, ``int[shape + (k,)]`` (each
+    ghost's move), for the values ``landing`` its moves land on.
+
+    The joint best is found one ghost at a time, in the reverse order of the reductions: the
+    last ghost's best move against the others' best replies, then the one before given it, and
+    so on (ties to the lowest move of each ghost).
+    """
+    k = model.ghosts
+    partial = [landing]  # partial[j]: ghosts 0..j-1 reduced (their axes hold their current cells)
+    for axis in range(1, k):
+        partial.append(model.reduce_axis(partial[-1], axis, how, np.empty(model.shape)))
+    actions = np.zeros((*model.shape, k), dtype=np.int8)
+    chosen: dict[int, np.ndarray] = {}  # axis -> the cell its ghost moves to, per state
+    for axis in range(k, 0, -1):
+        candidates = []
+        for move in range(NUM_ACTIONS):
+            values = model.take_move(partial[axis - 1], axis, move)
+            for later, cells in chosen.items():
+                values = np.take_along_axis(values, cells, axis=later)
+            candidates.append(values.reshape(-1))
+        best = greedy(np.stack(candidates), how).reshape(model.shape)
+        actions[..., axis - 1] = best
+        cells = np.arange(model.cells).reshape([model.cells if a == axis else 1 for a in range(k + 1)])
+        chosen[axis] = model.moves[np.broadcast_to(cells, model.shape), best]
+    return actions
+
+
+def joint_indices(actions: np.ndarray) -> np.ndarray:
+    """Per-ghost moves ``[..., k]`` as joint indices (ghost 0 the lowest base-4 digit)."""
+    weights = NUM_ACTIONS ** np.arange(actions.shape[-1])
+    return (actions.astype(np.int64) * weights).sum(axis=-1)
+
+
+def outcome_within(model: TeamModel, agent: np.ndarray, team: TeamRule, event: Outcome, horizon: int) -> np.ndarray:
+    """For fixed policies of both sides: the probability, per state (agent to move), that the
+    game ends in ``event`` within ``horizon`` full turns."""
+    return team_iterate(model, agent, team, model.event_arrays(event), 1.0, 0.0, horizon, settle=True)[0]
+
+
+def side_rewards(model: TeamModel, side: Side) -> tuple[np.ndarray, np.ndarray]:
+    """``side``'s half-turn rewards (a thin name for :meth:`TeamModel.reward_arrays`)."""
+    return model.reward_arrays(side)
