@@ -1,8 +1,8 @@
 """Exact solutions of a :class:`~gridghost.core.game.Game`: the turn model
 (:mod:`~gridghost.planning.model`), state policies (:mod:`~gridghost.planning.policy`), value
 iteration, policy evaluation and exploitability (:mod:`~gridghost.planning.solve`), optimal and
-minimax players (:mod:`~gridghost.planning.players`) and tabulation of learned policies
-(:mod:`~gridghost.planning.tabulate`).
+minimax players (:mod:`~gridghost.planning.players`), tabulation of learned policies
+(:mod:`~gridghost.planning.tabulate`), and the same for teams of ghosts (:mod:`~gridghost.planning.team`).
 
 ``CACHE_BYTES`` and ``MAX_STATES`` are settings, read when they apply: setting
 ``gridghost.planning.CACHE_BYTES`` sets :data:`gridghost.planning.model.CACHE_BYTES`, where the
@@ -43,6 +43,19 @@ from gridghost.planning.solve import (
     solve_ghost,
 )
 from gridghost.planning.tabulate import TABULATED_OBS_TYPES, tabulate_policy
+from gridghost.planning.team import (
+    TeamAgentSolution,
+    TeamGameSolution,
+    TeamGhostsSolution,
+    TeamPolicyEvaluation,
+    evaluate_team_policies,
+    solve_team_agent,
+    solve_team_game,
+    solve_team_ghosts,
+    team_agent_exploitability,
+    team_exploitability,
+    team_ghosts_exploitability,
+)
 
 __all__ = [
     "CACHE_BYTES",
@@ -61,11 +74,16 @@ __all__ = [
     "QMDPAgent",
     "Rule",
     "StatePolicy",
+    "TeamAgentSolution",
+    "TeamGameSolution",
+    "TeamGhostsSolution",
+    "TeamPolicyEvaluation",
     "TurnModel",
     "agent_exploitability",
     "check_state_policy",
     "clear_caches",
     "evaluate_policies",
+    "evaluate_team_policies",
     "expert_tables",
     "exploitability",
     "ghost_exploitability",
@@ -73,7 +91,13 @@ __all__ = [
     "solve_agent",
     "solve_game",
     "solve_ghost",
+    "solve_team_agent",
+    "solve_team_game",
+    "solve_team_ghosts",
     "tabulate_policy",
+    "team_agent_exploitability",
+    "team_exploitability",
+    "team_ghosts_exploitability",
     "turn_model",
 ]
 

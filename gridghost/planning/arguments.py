@@ -22,6 +22,18 @@ from gridghost.core.checks import check_instance
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import make_slip
+from gridghost.core.team import TeamGame
+
+
+def _one_ghost(game: Any, argument: str) -> Any:
+    """``game``, unless it is a team game: the one-ghost solvers say which to call instead."""
+    if isinstance(game, TeamGame):
+        raise TypeError(
+            f"{argument} is a team game ({game.ghosts} ghosts) and this solver takes one ghost (a "
+            f"gridghost.core.game.Game); solve a team with gridghost.planning.solve_team_game, solve_team_agent, "
+            f"solve_team_ghosts, evaluate_team_policies or team_exploitability ({argument}= the same)"
+        )
+    return game
 
 
 def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost_rewards: Any = None, *,
@@ -43,7 +55,8 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             (3: the caller of the solver function that calls this one).
 
     Raises:
-        TypeError: ``game`` is not a :class:`~gridghost.core.game.Game`, ``config`` is a dict (pass
+        TypeError: ``game`` is not a :class:`~gridghost.core.game.Game` (a team game's message names
+            the team solvers), ``config`` is a dict (pass
             ``game=GameConfig.from_dict(d).game()``) or has no ``game()`` method, or a bad setting.
         ValueError: both ``game`` and ``config``, either of them together with a setting, a game
             without the ghost (``use_ghost=False``), or a bad setting.
@@ -54,7 +67,7 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             raise ValueError("pass the game once: as spec=, game= or config= (deprecated)")
         if not callable(getattr(spec, "game", None)):
             raise TypeError(f"spec must be a gridghost.GameSpec (with a game() method), got {spec!r}")
-        game, argument = check_instance(spec.game(), "spec.game()", Game), "spec"
+        game, argument = check_instance(_one_ghost(spec.game(), "spec"), "spec.game()", Game), "spec"
     elif config is not None:
         if game is not None:
             raise ValueError("pass the game as game= (config= is deprecated), not both game and config")
@@ -69,7 +82,7 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
     if game is None:
         layout = CLASSIC if layout is None else check_instance(layout, "layout", Layout)
         return Game(layout, make_slip(slip), rewards, ghost_rewards)
-    check_instance(game, "game", Game)
+    check_instance(_one_ghost(game, "game"), "game", Game)
     given = [name for name, value in (("layout", layout), ("slip", slip), ("rewards", rewards),
                                       ("ghost_rewards", ghost_rewards)) if value is not None]
     if given:
