@@ -19,7 +19,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from gridghost.core.names import ACTION_NAMES, NUM_ACTIONS, Cell
+from gridghost.core.names import ACTION_NAMES, MAX_GHOSTS, NUM_ACTIONS, Cell
 
 
 def check_action(action: object, agent: str) -> int:
@@ -81,6 +81,20 @@ def check_limit(value: object, argument: str, allow_none: bool = True, maximum: 
     if count < 1 or (maximum is not None and count > maximum):
         raise ValueError(f"{argument} must be {accepted}, got {value}")
     return count
+
+
+def check_ghosts(value: Any, argument: str = "ghosts") -> int:
+    """Return ``value`` if it is a team size: an int in ``1..MAX_GHOSTS``.
+
+    Raises:
+        TypeError: not an int (bools and floats are refused).
+        ValueError: outside ``1..MAX_GHOSTS``.
+    """
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{argument} must be an int in 1..{MAX_GHOSTS}, got {value!r}")
+    if not 1 <= value <= MAX_GHOSTS:
+        raise ValueError(f"{argument} must be an int in 1..{MAX_GHOSTS} (gridghost.core.MAX_GHOSTS), got {value!r}")
+    return int(value)
 
 
 def check_flag(value: object, argument: str) -> bool:

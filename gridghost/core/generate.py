@@ -2,16 +2,19 @@
 <gridghost.core.layout.Layout.generate>`.
 
 A generated map is drawn in this order from one ``np.random.default_rng(seed)``: the walls, then
-the agent's start, the ghost's start and the goals, then the colours, then the items. The same
+the agent's start, the ghosts' starts and the goals, then the colours, then the items. A map for
+a team of ``ghosts`` ghosts draws its starts in the same call that draws one ghost's start, so
+``ghosts=1`` (the default) draws exactly the numbers it always drew. The same
 seed and options give an equal :class:`~gridghost.core.layout.Layout` on every run and machine.
 
 Guarantees, for every map returned:
 
 - every cell can reach every other one (no enclosed cells), so the starts and goals are mutually
   reachable;
-- the agent's start is at least ``min_distance`` steps (shortest paths through the walls) from the
-  ghost's start and from every goal; the ghost never starts on a goal but may start near one (how
-  near is part of what makes a map hard, so it is left to chance);
+- the agent's start is at least ``min_distance`` steps (shortest paths through the walls) from
+  every ghost's start and from every goal; the ghosts' starts are distinct cells, none on a goal,
+  but a ghost may start near a goal or another ghost (how near is part of what makes a map hard,
+  so it is left to chance);
 - hence, with ``min_distance >= 3``, the agent's opening move cannot end the game under any slip
   model that moves at most two cells per turn (every shipped one), which a ghost learner needs:
   its first observation comes after that move, and Gymnasium's ``reset`` cannot report a finished
@@ -32,7 +35,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from gridghost.core.checks import check_choice, check_distribution, check_limit, check_probability, check_seed
+from gridghost.core.checks import (
+    check_choice,
+    check_distribution,
+    check_ghosts,
+    check_limit,
+    check_probability,
+    check_seed,
+)
 from gridghost.core.names import ITEMS, MAX_CELLS, Cell
 
 #: What :func:`generate_layout` builds (see its ``make``).
@@ -95,6 +105,7 @@ def generate_layout(
     colour_probabilities: Sequence[float] | None = DEFAULT_COLOUR_PROBABILITIES,
     item_density: float = 0.15,
     name: str | None = None,
+    ghosts: int = 1,
 ) -> LayoutT:
     """Draw a random playable map (:meth:`Layout.generate <gridghost.core.layout.Layout.generate>`
     is this with ``make=Layout``).
@@ -114,15 +125,19 @@ def generate_layout(
         wall_density: for ``"scattered"`` only: the probability of a wall on each inner edge;
             ``None`` means :data:`DEFAULT_WALL_DENSITY`.
         num_goals: how many goal cells, an int >= 1.
-        min_distance: the fewest steps, through the walls, from the agent's start to the ghost's
-            start and to every goal; an int >= 1. At least 3 keeps the opening move from ending
+        min_distance: the fewest steps, through the walls, from the agent's start to every
+            ghost's start and to every goal; an int >= 1. At least 3 keeps the opening move from ending
             the game (see the module's docstring).
         colour_probabilities: the probabilities of white, red and green cells (three numbers
             summing to 1), or ``None`` for an all-white map.
         item_density: the probability that a cell holds an item (one of
             :data:`~gridghost.core.ITEMS`, uniformly).
         name: the layout's name; ``None`` means ``"generated-{rows}x{cols}-{seed}"`` for an int
-            seed and ``"generated-{rows}x{cols}"`` otherwise.
+            seed and ``"generated-{rows}x{cols}"`` otherwise, with ``"-{ghosts}ghosts"`` after it
+            for a team.
+        ghosts: how many ghost starts to place, an int in ``1..MAX_GHOSTS``: a map for a team of
+            that many ghosts (``layout.ghost_starts``, ghost 0's first), for the ``ghosts`` game
+            setting. With 1 (the default) the map is the one-ghost map of the same seed.
         make: what builds the layout from its keyword arguments (the
             :class:`~gridghost.core.layout.Layout` class, which imports this module).
 
@@ -130,10 +145,11 @@ def generate_layout(
         The :class:`~gridghost.core.layout.Layout`.
 
     Raises:
-        TypeError: an argument of the wrong type (naming it).
-        ValueError: an argument out of range, ``loops`` given without ``walls="maze"`` or
-            ``wall_density`` without ``walls="scattered"``, or no map of :data:`MAX_ATTEMPTS`
-            draws meets ``num_goals`` and ``min_distance`` on a ``rows x cols`` grid.
+        TypeError: an argument of the wrong type (naming it; ``ghosts`` a bool or not an int).
+        ValueError: an argument out of range (``ghosts`` outside ``1..MAX_GHOSTS``), ``loops``
+            given without ``walls="maze"`` or ``wall_density`` without ``walls="scattered"``, or
+            no map of :data:`MAX_ATTEMPTS` draws meets ``num_goals``, ``ghosts`` and
+            ``min_distance`` on a ``rows x cols`` grid.
     """
     rows = check_limit(rows, "rows", allow_none=False)
     cols = check_limit(cols, "cols", allow_none=False)
@@ -149,34 +165,40 @@ def generate_layout(
         colour_probabilities, "colour_probabilities", 3
     )
     item_density = check_probability(item_density, "item_density")
+    ghosts = check_ghosts(ghosts, "ghosts")
     if name is None:
         name = f"generated-{rows}x{cols}" + (f"-{seed}" if isinstance(seed, int) else "")
+        name += f"-{ghosts}ghosts" if ghosts > 1 else ""
     elif not isinstance(name, str):
         raise TypeError(f"name must be a str or None, got {name!r}")
 
+    team = "" if ghosts == 1 else f", ghosts={ghosts}"
     infeasible = (
-        f"no {rows}x{cols} map with num_goals={num_goals} goals and min_distance={min_distance} "
+        f"no {rows}x{cols} map with num_goals={num_goals} goals{team} and min_distance={min_distance} "
         f"(walls={walls!r})"
     )
     # A cell min_distance steps away lies at the end of a path of min_distance + 1 cells, only one
-    # of which may hold the ghost or a goal.
-    if rows * cols < min_distance + num_goals + 1:
+    # of which may hold a ghost or a goal; the other ghosts and goals need cells of their own.
+    if rows * cols < min_distance + num_goals + ghosts:
+        needed = "the ghost" if ghosts == 1 else f"the {ghosts} ghosts"
+        count = "1" if ghosts == 1 else "ghosts"
         raise ValueError(
-            f"{infeasible}: the agent, the ghost and the goals need at least min_distance + num_goals + 1 = "
-            f"{min_distance + num_goals + 1} cells, the grid has {rows * cols}"
+            f"{infeasible}: the agent, {needed} and the goals need at least min_distance + num_goals + {count} = "
+            f"{min_distance + num_goals + ghosts} cells, the grid has {rows * cols}"
         )
 
     rng = np.random.default_rng(seed)
     edges = _Edges(rows, cols)
     for _ in range(MAX_ATTEMPTS):
         wall = edges.draw_walls(walls, loops, wall_density, rng)
-        starts = _draw_starts(edges, wall, num_goals, min_distance, rng)
+        starts = _draw_starts(edges, wall, num_goals, ghosts, min_distance, rng)
         if starts is not None:
             break
     else:
+        fewer = "fewer goals" if ghosts == 1 else "fewer goals or ghosts"
         raise ValueError(f"{infeasible}: none of {MAX_ATTEMPTS} draws met the constraints; "
-                         "try a larger grid, fewer goals or a smaller min_distance")
-    agent, ghost, goals = starts
+                         f"try a larger grid, {fewer} or a smaller min_distance")
+    agent, ghost_cells, goals = starts
 
     colours, items = _colours_and_items(rows, cols, colour_p, item_density, rng)
     horizontal, vertical = edges.split(wall)
@@ -184,7 +206,7 @@ def generate_layout(
         colours=colours,
         goals=goals,
         agent_start=agent,
-        ghost_start=ghost,
+        ghost_start=ghost_cells[0] if ghosts == 1 else ghost_cells,
         walls_horizontal=horizontal,
         walls_vertical=vertical,
         items=items,
@@ -275,14 +297,18 @@ class _Edges:
 
 
 def _draw_starts(
-    edges: _Edges, wall: np.ndarray, num_goals: int, min_distance: int, rng: np.random.Generator
-) -> tuple[Cell, Cell, list[Cell]] | None:
-    """The agent's start, the ghost's start and the goals, or ``None`` when the agent's randomly
-    drawn start has too few cells at least ``min_distance`` away."""
+    edges: _Edges, wall: np.ndarray, num_goals: int, ghosts: int, min_distance: int, rng: np.random.Generator
+) -> tuple[Cell, list[Cell], list[Cell]] | None:
+    """The agent's start, the ghosts' starts and the goals, or ``None`` when the agent's randomly
+    drawn start has too few cells at least ``min_distance`` away.
+
+    The ghosts' starts and the goals are one draw without replacement from the far cells, the
+    ghosts' first: with one ghost it is the draw a one-ghost map always made."""
     agent = int(rng.integers(edges.cells))
     far = np.flatnonzero(edges.distances_from(agent, wall) >= min_distance)
-    if len(far) < num_goals + 1:
+    if len(far) < num_goals + ghosts:
         return None
-    chosen = rng.choice(far, size=num_goals + 1, replace=False).tolist()
+    chosen = rng.choice(far, size=ghosts + num_goals, replace=False).tolist()
     cols = edges.cols
-    return divmod(agent, cols), divmod(chosen[0], cols), [divmod(cell, cols) for cell in chosen[1:]]
+    return (divmod(agent, cols), [divmod(cell, cols) for cell in chosen[:ghosts]],
+            [divmod(cell, cols) for cell in chosen[ghosts:]])

@@ -504,7 +504,8 @@ class Layout:
     ) -> Layout:
         """Draw a random playable map: :func:`gridghost.core.generate.generate_layout`, which documents
         the ``options`` (``walls``, ``loops``, ``wall_density``, ``num_goals``, ``min_distance``,
-        ``colour_probabilities``, ``item_density``, ``name``) and the guarantees.
+        ``colour_probabilities``, ``item_density``, ``name``, ``ghosts``: the number of ghost
+        starts, for a team) and the guarantees.
 
         >>> Layout.generate(6, 6, seed=7) == Layout.generate(6, 6, seed=7)
         True

@@ -21,7 +21,7 @@ class _Spec:
 
     colour: int = WHITE
     agent: bool = False
-    ghost: bool = False
+    ghost: int = -1  # the index of the ghost that starts here, -1 for none
     goal: bool = False
     items: tuple[str, ...] = ()
     text: str = ""
@@ -33,7 +33,10 @@ BUILTIN_SYMBOLS: dict[str, _Spec] = {
     "r": _Spec(colour=COLOURS.index("red")),
     "g": _Spec(colour=COLOURS.index("green")),
     "A": _Spec(agent=True),
-    "G": _Spec(ghost=True),
+    "G": _Spec(ghost=0),
+    "G1": _Spec(ghost=1),
+    "G2": _Spec(ghost=2),
+    "G3": _Spec(ghost=3),
     "*": _Spec(goal=True),
 }
 _FLOOR = "."
@@ -43,7 +46,16 @@ _LEGEND_LINE = re.compile(r"(\s*)(name|[" + re.escape(_SYMBOL_CHARS) + r"]{1,3})
 _SYMBOL_SET = frozenset(_SYMBOL_CHARS)
 _WORD = re.compile(r'[^\s,#"]+')
 _WALL_CHARS = "+-|"
-_FLAGS = ("agent", "ghost", "goal")
+#: The legend's words for the ghosts' starts, by ghost index (``ghost``: the first ghost, the one
+#: ghost of a one-ghost game).
+GHOST_WORDS = ("ghost", "ghost1", "ghost2", "ghost3")
+_FLAGS = ("agent", *GHOST_WORDS, "goal")
+
+
+def spec_flags(spec: _Spec) -> list[str]:
+    """A symbol's flag words in the legend's order: ``agent``, its ghost's word, ``goal``."""
+    return [flag for flag, on in (("agent", spec.agent), (GHOST_WORDS[spec.ghost] if spec.ghost >= 0 else "", True),
+                                  ("goal", spec.goal)) if flag and on]
 _QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
 
 

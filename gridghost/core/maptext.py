@@ -24,7 +24,8 @@ blank   white floor (``.`` too)
 ``r``   red floor
 ``g``   green floor
 ``A``   the agent's start (white floor)
-``G``   the ghost's start (white floor)
+``G``   the ghost's start (white floor); in a team's map, the first ghost's
+``G1``  the second ghost's start (``G2``, ``G3``: the third's and fourth's)
 ``*``   a goal (white floor)
 ======  =====================================
 
@@ -41,7 +42,8 @@ After the drawing (directly or after blank lines) come legend lines, in any orde
   empty, has a ``#``, starts or ends with a blank, or holds characters that do not print.
 - ``S: red, goal, dog, two_notes, "Ziel"`` -- defines the symbol ``S``: at most one colour
   (``white``, ``red``, ``green``; white when none is given), any of ``agent`` (the agent starts
-  here), ``ghost`` (the ghost starts here) and ``goal``, the items the cell holds in order
+  here), ``ghost`` (the ghost starts here; ``ghost1`` .. ``ghost3``: the second to fourth ghost of
+  a team) and ``goal``, the items the cell holds in order
   (``dog``, ``flower``, ``two_flowers``, ``one_note``, ``two_notes``; the same item may appear
   twice) and at most one text in double quotes (JSON escapes: ``\"``, ``\\``, ``\u00e9``).
   Words are separated by commas or blanks and may be written in any case. A cell cannot be both
@@ -50,9 +52,10 @@ After the drawing (directly or after blank lines) come legend lines, in any orde
 ``#`` starts a comment: a whole line anywhere, or the rest of a legend line (outside quotes). Blank
 lines are ignored outside the drawing.
 
-A map has exactly one agent start, exactly one ghost start and at least one goal; every goal and the
-ghost must be reachable from the agent's start. Every mistake raises ``ValueError`` naming the line
-and the column where it is, both counted from 1.
+A map has exactly one agent start, exactly one start per ghost (``G`` alone for one ghost; ``G``,
+``G1``, ... numbered without gaps for a team, which serves teams of up to that many ghosts) and at
+least one goal; every goal and every ghost must be reachable from the agent's start. Every mistake
+raises ``ValueError`` naming the line and the column where it is, both counted from 1.
 
 Example
 -------
@@ -104,6 +107,7 @@ from gridghost.core.mapsymbols import (
     _WALL_CHARS,
     _WORD,
     BUILTIN_SYMBOLS,
+    GHOST_WORDS,
     _error,
     _Spec,
 )
@@ -294,6 +298,8 @@ def _parse_spec(line: str, at: int, number: int) -> _Spec:
         elif word in _FLAGS:
             if word in flags:
                 raise _error(number, column, f"{word!r} is given twice")
+            if word in GHOST_WORDS and any(other in flags for other in GHOST_WORDS):
+                raise _error(number, column, "a cell is the start of one ghost at most")
             flags[word] = column
         elif word in ITEMS:
             items.append(word)
@@ -303,14 +309,16 @@ def _parse_spec(line: str, at: int, number: int) -> _Spec:
                 f"unknown word {match.group()!r}; a symbol line lists a colour ({', '.join(COLOURS)}), any of "
                 f"{', '.join(_FLAGS)}, items ({', '.join(ITEMS)}) and a text in double quotes",
             )
-    if "agent" in flags and "ghost" in flags:
-        raise _error(number, max(flags["agent"], flags["ghost"]), "the agent and the ghost cannot start on one cell")
+    ghost = next((index for index, word in enumerate(GHOST_WORDS) if word in flags), -1)
+    if "agent" in flags and ghost >= 0:
+        raise _error(number, max(flags["agent"], flags[GHOST_WORDS[ghost]]),
+                     "the agent and the ghost cannot start on one cell")
     if "agent" in flags and "goal" in flags:
         raise _error(number, max(flags["agent"], flags["goal"]), "the agent cannot start on a goal")
     return _Spec(
         colour=WHITE if colour is None else colour,
         agent="agent" in flags,
-        ghost="ghost" in flags,
+        ghost=ghost,
         goal="goal" in flags,
         items=tuple(items),
         text=text or "",
@@ -432,19 +440,30 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
         return f"line {where[cell][0]}, column {where[cell][1]}"
 
     starts = {}
-    for role, symbol in (("agent", "A"), ("ghost", "G")):
-        cells = [cell for cell, spec in specs.items() if getattr(spec, role)]
-        if not cells:
+    roles = [("agent", "A", lambda spec: spec.agent)]
+    roles += [(word, symbol, lambda spec, i=index: spec.ghost == i)
+              for index, (word, symbol) in enumerate(zip(GHOST_WORDS, ("G", "G1", "G2", "G3"), strict=True))]
+    for role, symbol, starts_here in roles:
+        cells = [cell for cell, spec in specs.items() if starts_here(spec)]
+        if not cells and role in ("agent", "ghost"):
             raise _error(*top, f"the map has no {role} start: mark one cell {symbol!r} (or with a legend symbol "
                                f"that says {role})")
         if len(cells) > 1:
             raise _error(*where[cells[1]], f"a second {role} start; the first is at {at(cells[0])}")
-        starts[role] = cells[0]
+        if cells:
+            starts[role] = cells[0]
+    numbered = [word in starts for word in GHOST_WORDS]
+    if numbered != sorted(numbered, reverse=True):  # a later ghost's start without an earlier one's
+        gap = numbered.index(False)
+        later = GHOST_WORDS[numbered.index(True, gap)]
+        raise _error(*where[starts[later]], f"a {later} start without a {GHOST_WORDS[gap]} start: number a "
+                                            "team's ghosts without gaps (G, G1, G2, G3)")
+    ghost_starts = [starts[word] for word in GHOST_WORDS if word in starts]
     goals = [cell for cell, spec in specs.items() if spec.goal]
     if not goals:
         raise _error(*top, "the map has no goal: mark at least one cell '*' (or with a legend symbol that says goal)")
     reachable = _reachable(starts["agent"], walls_horizontal, walls_vertical)
-    for cell, role in [*((g, "goal") for g in goals), (starts["ghost"], "ghost start")]:
+    for cell, role in [*((g, "goal") for g in goals), *((start, "ghost start") for start in ghost_starts)]:
         if cell not in reachable:
             raise _error(*where[cell], f"the {role} {cell} cannot be reached from the agent start {starts['agent']} "
                                        f"at {at(starts['agent'])}: walls close it off")
@@ -453,7 +472,7 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
             colours=[[specs[(r, c)].colour for c in range(cols)] for r in range(rows)],
             goals=goals,
             agent_start=starts["agent"],
-            ghost_start=starts["ghost"],
+            ghost_start=ghost_starts[0] if len(ghost_starts) == 1 else ghost_starts,
             walls_horizontal=walls_horizontal,
             walls_vertical=walls_vertical,
             items={cell: spec.items for cell, spec in specs.items() if spec.items},

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gridghost.core.mapsymbols import (
-    _FLAGS,
     _MAX_SYMBOL,
     _QUOTE_ESCAPES,
     _SYMBOL_CHARS,
     _SYMBOL_SET,
     BUILTIN_SYMBOLS,
     _Spec,
+    spec_flags,
 )
 from gridghost.core.names import COLOURS, ITEMS, WHITE
 
@@ -40,7 +40,7 @@ def format_layout(layout: Layout) -> str:
         (r, c): _Spec(
             colour=int(layout.colours[r, c]),
             agent=(r, c) == layout.agent_start,
-            ghost=(r, c) == layout.ghost_start,
+            ghost=layout.ghost_starts.index((r, c)) if (r, c) in layout.ghost_starts else -1,
             goal=(r, c) in layout.goals,
             items=layout.items_at(r, c),
             text=layout.text_at(r, c),
@@ -102,7 +102,7 @@ def _symbol_pool() -> Iterator[str]:
 def _describe(spec: _Spec) -> str:
     """A symbol's legend words, e.g. ``green, goal, dog, "Ziel"`` (``white`` when nothing else)."""
     words = [COLOURS[spec.colour]] if spec.colour != WHITE else []
-    words += [flag for flag in _FLAGS if getattr(spec, flag)]
+    words += spec_flags(spec)
     words += list(spec.items)
     if spec.text:
         words.append(_quote(spec.text))

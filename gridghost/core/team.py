@@ -37,10 +37,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.core.checks import check_action
+from gridghost.core.checks import check_action, check_ghosts
 from gridghost.core.episode import next_mover
 from gridghost.core.game import Game
-from gridghost.core.names import MAX_GHOSTS, NUM_ACTIONS, ghost_names
+from gridghost.core.names import NUM_ACTIONS, ghost_names
 from gridghost.core.rules import GameState, Outcome, Side
 
 _AGENT, _GHOST = Side.AGENT, Side.GHOST
@@ -85,20 +85,6 @@ class TeamTransitions(NamedTuple):
     outcomes: np.ndarray
     agent_rewards: np.ndarray
     ghost_rewards: np.ndarray
-
-
-def check_ghosts(value: Any, argument: str = "ghosts") -> int:
-    """Return ``value`` if it is a team size: an int in ``1..MAX_GHOSTS``.
-
-    Raises:
-        TypeError: not an int (bools and floats are refused).
-        ValueError: outside ``1..MAX_GHOSTS``.
-    """
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{argument} must be an int in 1..{MAX_GHOSTS}, got {value!r}")
-    if not 1 <= value <= MAX_GHOSTS:
-        raise ValueError(f"{argument} must be an int in 1..{MAX_GHOSTS} (gridghost.core.MAX_GHOSTS), got {value!r}")
-    return int(value)
 
 
 def check_credit(value: Any, argument: str = "credit") -> str:

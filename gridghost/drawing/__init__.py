@@ -19,6 +19,7 @@ from gridghost.drawing.colourmap import COLOUR_MAPS, NAN_COLOUR, colour_map
 from gridghost.drawing.geometry import (
     MAX_CELL_SIZE,
     MAX_PICTURE_PIXELS,
+    MAX_TOKENS,
     MIN_CELL_SIZE,
     SCREEN_BUDGET,
     Geometry,
@@ -32,11 +33,12 @@ from gridghost.drawing.paint import (
     CELL_COLOURS,
     ESTIMATE_COLOUR,
     GHOST_COLOUR,
+    GHOST_COLOURS,
     GOAL_COLOUR,
     WALL_COLOUR,
     import_pygame,
 )
-from gridghost.drawing.pictures import MARKS, cell_images, value_picture
+from gridghost.drawing.pictures import MARKS, cell_images, team_marks, value_picture
 from gridghost.drawing.recording import (
     save_animation,
     save_frames,
@@ -44,12 +46,15 @@ from gridghost.drawing.recording import (
 )
 from gridghost.drawing.renderer import OVERLAY_OPACITY, RENDER_MODES, Renderer, surface_to_array
 from gridghost.drawing.text import (
+    GHOST_SYMBOLS,
     LEGEND,
     READING_TEXT_LIMIT,
     Status,
     colour_id,
     describe_reading,
     escape_undrawable,
+    ghost_cells,
+    team_legend,
     text_picture,
 )
 
@@ -61,11 +66,14 @@ __all__ = [
     "COLOUR_MAPS",
     "ESTIMATE_COLOUR",
     "GHOST_COLOUR",
+    "GHOST_COLOURS",
+    "GHOST_SYMBOLS",
     "GOAL_COLOUR",
     "LEGEND",
     "MARKS",
     "MAX_CELL_SIZE",
     "MAX_PICTURE_PIXELS",
+    "MAX_TOKENS",
     "MIN_CELL_SIZE",
     "NAN_COLOUR",
     "OVERLAY_OPACITY",
@@ -83,11 +91,14 @@ __all__ = [
     "describe_reading",
     "escape_undrawable",
     "fit_cell_size",
+    "ghost_cells",
     "import_pygame",
     "save_animation",
     "save_frames",
     "save_image",
     "surface_to_array",
+    "team_legend",
+    "team_marks",
     "text_picture",
     "value_picture",
 ]

@@ -17,6 +17,7 @@ positions here rather than hard-coding them:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 from gridghost.core.checks import check_instance
@@ -42,6 +43,19 @@ _TITLE_HEIGHT = 32
 _BAR_GAP = 10
 _BAR_HEIGHT = 14
 _BAR_LABEL_HEIGHT = 20
+#: The most drawings one cell holds: the agent and a team of four ghosts.
+MAX_TOKENS = 5
+# Where n drawings stand in a cell, as fractions of the cell size from its centre, and their size
+# (the agent's radius, the ghost's half-width): one in the middle, two side by side, three or four
+# in the quarters, five in two rows.
+_TOKEN_OFFSETS: tuple[tuple[tuple[float, float], ...], ...] = (
+    ((0.0, 0.0),),
+    ((-0.22, 0.0), (0.22, 0.0)),
+    ((-0.24, -0.24), (0.24, -0.24), (-0.24, 0.24)),
+    ((-0.24, -0.24), (0.24, -0.24), (-0.24, 0.24), (0.24, 0.24)),
+    ((-0.3, -0.22), (0.0, -0.22), (0.3, -0.22), (-0.15, 0.22), (0.15, 0.22)),
+)
+_TOKEN_SIZES = (0.26, 0.2, 0.17, 0.17, 0.13)
 
 
 def fit_cell_size(rows: int, cols: int) -> int:
@@ -121,6 +135,23 @@ class Grid:
         x, y, size, _ = self.cell_rect(cell)
         return x + size // 2, y + size // 2
 
+    def token_places(self, cell: Cell, count: int) -> list[tuple[tuple[int, int], int]]:
+        """Where ``count`` drawings (the agent, ghosts, marks) sharing ``cell`` stand: ``[((x, y),
+        radius), ...]`` in the order they are drawn. One stands at the centre; two side by side
+        (as the agent and the ghost when it is caught); three to five in smaller drawings spread
+        over the cell.
+
+        Raises:
+            TypeError, ValueError: ``cell`` is not a ``(row, col)`` pair inside the grid, or
+                ``count`` is not in ``1..MAX_TOKENS``.
+        """
+        x, y = self.cell_centre(cell)
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or not 1 <= count <= MAX_TOKENS:
+            raise ValueError(f"count must be an int in 1..{MAX_TOKENS} (drawings in one cell), got {count!r}")
+        radius = max(1, round(_TOKEN_SIZES[count - 1] * self.cell_size))
+        return [((x + round(dx * self.cell_size), y + round(dy * self.cell_size)), radius)
+                for dx, dy in _TOKEN_OFFSETS[count - 1]]
+
 
 class Geometry(Grid):
     """Where everything lies in the pygame picture of a layout: plain arithmetic, no pygame.
@@ -175,6 +206,28 @@ class Geometry(Grid):
     def token_radius(self, shared: bool) -> int:
         """The radius of the agent's disc and the half-width of the ghost, alone or sharing a cell."""
         return max(1, round((0.2 if shared else 0.26) * self.cell_size))
+
+    def tokens(
+        self, agent: Cell, ghosts: Sequence[Cell]
+    ) -> tuple[tuple[tuple[int, int], int], list[tuple[tuple[int, int], int]]]:
+        """Where the agent and a team's ghosts are drawn: ``(((x, y), radius), [((x, y), radius),
+        ...])``, the agent's place and each ghost's in the ghosts' order. Those sharing a cell
+        stand side by side (see :meth:`Grid.token_places`), the agent first, then the ghosts in
+        their order. With one ghost this is :meth:`token_centres` and :meth:`token_radius`.
+
+        Raises:
+            TypeError, ValueError: a cell is not a ``(row, col)`` pair inside the grid.
+        """
+        cells = [self._check_cell(agent, "agent")]
+        cells += [self._check_cell(cell, f"ghosts[{i}]") for i, cell in enumerate(ghosts)]
+        sharing: dict[Cell, list[int]] = {}
+        for index, cell in enumerate(cells):
+            sharing.setdefault(cell, []).append(index)
+        places: list[tuple[tuple[int, int], int]] = [((0, 0), 0)] * len(cells)
+        for cell, indices in sharing.items():
+            for index, place in zip(indices, self.token_places(cell, len(indices)), strict=True):
+                places[index] = place
+        return places[0], places[1:]
 
 
 class PictureGeometry(Grid):

@@ -33,6 +33,12 @@ CELL_COLOURS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ...] = (
 )
 AGENT_COLOUR = (33, 102, 232)
 GHOST_COLOUR = (146, 58, 188)
+#: Each ghost's colour in a team's pictures, ghost 0's first (:data:`GHOST_COLOUR`, the one ghost's
+#: colour). Ghosts 1..3 take vermillion and sky blue of the Okabe-Ito palette and wine of Paul Tol's
+#: muted palette, both made for readers with a colour-vision deficiency; the four also differ in
+#: lightness (luma about 99, 119, 158 and 70), so they stay apart in grey, and none is the red or
+#: green of the cells, the goal frames' amber, the walls' ink or the agent's blue.
+GHOST_COLOURS: tuple[tuple[int, int, int], ...] = (GHOST_COLOUR, (213, 94, 0), (86, 180, 233), (136, 34, 85))
 WALL_COLOUR = (34, 34, 46)
 GOAL_COLOUR = (232, 172, 24)
 ESTIMATE_COLOUR = (16, 16, 16)
@@ -185,15 +191,19 @@ def draw_agent(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int],
 _DOME = tuple((math.cos(math.pi * k / 12), math.sin(math.pi * k / 12)) for k in range(13))
 
 
-def draw_ghost(pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int], radius: int, eyes: bool) -> None:
-    """A dome with a zig-zag hem; two eyes above its centre when there is room."""
+def draw_ghost(
+    pg: ModuleType, surface: pygame.Surface, centre: tuple[int, int], radius: int, eyes: bool,
+    colour: tuple[int, int, int] = GHOST_COLOUR,
+) -> None:
+    """A dome with a zig-zag hem in ``colour`` (a team's ghost: its entry of :data:`GHOST_COLOURS`);
+    two eyes above its centre when there is room."""
     x, y = centre
     top, hem = y - 0.15 * radius, y + 0.95 * radius
     points = [(x + radius * cos, top - radius * sin) for cos, sin in _DOME]
     teeth = 6
     for i in range(teeth + 1):  # along the hem from the left side back to the right
         points.append((x - radius + 2 * radius * i / teeth, hem - (0.25 * radius if i % 2 else 0)))
-    pg.draw.polygon(surface, GHOST_COLOUR, points)
+    pg.draw.polygon(surface, colour, points)
     if eyes:
         for side in (-1, 1):
             eye = (x + side * round(0.4 * radius), y - round(0.3 * radius))

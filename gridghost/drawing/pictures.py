@@ -8,7 +8,7 @@ same numbers over the game's own picture are
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,7 @@ import numpy as np
 
 from gridghost.core.checks import check_choice, check_instance
 from gridghost.core.layout import Cell, Layout
+from gridghost.core.names import MAX_GHOSTS, ghost_names
 from gridghost.drawing.colourmap import (
     NAN_COLOUR,
     check_cmap,
@@ -24,9 +25,10 @@ from gridghost.drawing.colourmap import (
     colour_range,
     map_colours,
 )
-from gridghost.drawing.geometry import PictureGeometry
+from gridghost.drawing.geometry import MAX_TOKENS, PictureGeometry
 from gridghost.drawing.paint import (
     BACKGROUND,
+    GHOST_COLOURS,
     INK,
     LIGHT_INK,
     TextPainter,
@@ -42,8 +44,10 @@ from gridghost.drawing.renderer import Renderer, surface_to_array
 if TYPE_CHECKING:
     import pygame
 
-#: What :func:`value_picture` can draw on a cell as a marker.
-MARKS: tuple[str, ...] = ("agent", "ghost")
+#: What :func:`value_picture` can draw on a cell as a marker: the agent, the one ghost, and a team's
+#: ghosts by their env names (``"ghost_0"`` is drawn as ``"ghost"``; each in its colour of
+#: :data:`~gridghost.drawing.paint.GHOST_COLOURS`).
+MARKS: tuple[str, ...] = ("agent", "ghost", *(f"ghost_{i}" for i in range(MAX_GHOSTS)))
 _TITLE_FONT_SIZE = 26
 
 
@@ -114,7 +118,9 @@ def value_picture(
             :func:`~gridghost.drawing.colourmap.colour_map`.
         title: a line of text above the grid (shrunk or cut to fit).
         marks: cells to mark with a drawing: ``{(row, col): name}`` with names from :data:`MARKS`
-            (``{(3, 4): "ghost"}`` where the ghost stands still).
+            (``{(3, 4): "ghost"}`` where the ghost stands still), or ``{(row, col): (name, ...)}``
+            for several drawings side by side in one cell (a team's ghosts sharing it); see
+            :func:`team_marks` for a team's marks.
         number_format: how each cell's number is written, for ``str.format`` (``"{:.2f}"`` for a
             belief, ``"{:.0f}"`` for counts); ``None`` writes none. Numbers that do not fit their
             cell are left out.
@@ -127,7 +133,8 @@ def value_picture(
         TypeError: a bad type: ``layout``, ``cell_size``, ``title``, ``number_format``, ``marks``,
             ``values`` or ``cmap`` (not real numbers), ``policy`` (not integers), ``vmin``, ``vmax``.
         ValueError: ``values`` or ``policy`` not of shape ``rows x cols``, an infinite value, an
-            action outside ``-1..3``, a mark outside the grid or of an unknown name, a format that
+            action outside ``-1..3``, a mark outside the grid or of an unknown name (or none or more
+            than ``MAX_TOKENS`` names for one cell), a format that
             does not format a number, or as :func:`~gridghost.drawing.colourmap.colour_map` and
             :class:`PictureGeometry`.
     """
@@ -165,10 +172,13 @@ def value_picture(
                 draw_arrow(pg, surface, (x + size / 2, y + size / 2), 0.6 * size, int(actions[cell]))
             else:
                 draw_arrow(pg, surface, (x + size / 2, y + 0.4 * size), 0.5 * size, int(actions[cell]))
-    radius = max(1, round(0.26 * size))
-    for cell, name in marked.items():
-        painter = draw_agent if name == "agent" else draw_ghost
-        painter(pg, surface, geometry.cell_centre(cell), radius, size >= 24)
+    for cell, names in marked.items():
+        for name, (centre, radius) in zip(names, geometry.token_places(cell, len(names)), strict=True):
+            eyes = size >= 24 and radius >= 4
+            if name == "agent":
+                draw_agent(pg, surface, centre, radius, eyes)
+            else:
+                draw_ghost(pg, surface, centre, radius, eyes, GHOST_COLOURS[0 if name == "ghost" else int(name[6:])])
     draw_goal_frames(pg, surface, layout, geometry)
     draw_lines_and_walls(pg, surface, layout, geometry)
     _draw_colour_bar(pg, surface, geometry, text, low, high, anchors)
@@ -209,12 +219,80 @@ def _ink_on(colour: tuple[int, ...]) -> tuple[int, int, int]:
     return INK if 0.299 * red + 0.587 * green + 0.114 * blue > 150 else LIGHT_INK
 
 
-def _check_marks(marks: Any, geometry: PictureGeometry) -> dict[Cell, str]:
+def team_marks(ghosts: Sequence[Cell | None], agent: Cell | None = None) -> dict[Cell, tuple[str, ...]]:
+    """The ``marks`` of :func:`value_picture` for a team standing still: each ghost's drawing on
+    its cell (named as the env names the ghosts: ``"ghost"`` for one, ``"ghost_0"``, ... for a
+    team), and the agent's when ``agent`` is given. A ``None`` in ``ghosts`` leaves that ghost
+    out: the one whose moves the picture's arrows show.
+
+    For a team's policy, fix every position but one and draw the moves of the one left free.
+    With ``best[a, g0, g1]``, the ghost team's joint action index (ghost 0 the lowest base-4
+    digit) over the agent's cell and the two ghosts' (flat cell indices), the moves of ghost 1
+    wherever it stands, with the agent at ``a`` and ghost 0 at ``g0``::
+
+        policy = (best[a, g0, :] // 4).reshape(layout.shape)
+        picture = value_picture(layout, values, policy, marks=team_marks([cell_of(g0), None], agent=cell_of(a)))
+
+    >>> team_marks([(3, 4), None, (3, 4)], agent=(0, 2))
+    {(0, 2): ('agent',), (3, 4): ('ghost_0', 'ghost_2')}
+    >>> team_marks([(3, 4)])
+    {(3, 4): ('ghost',)}
+
+    Args:
+        ghosts: each ghost's ``(row, col)`` in the ghosts' order, or ``None`` to leave it out;
+            ``1..MAX_GHOSTS`` entries.
+        agent: the agent's ``(row, col)``, or ``None`` (the agent's moves are the arrows).
+
+    Returns:
+        ``{(row, col): (name, ...)}``, the agent first in its cell, then the ghosts in order.
+
+    Raises:
+        TypeError: ``ghosts`` is not a sequence, or a cell is not a pair of ints (naming which);
+            :func:`value_picture` checks that the cells lie inside its grid.
+        ValueError: ``ghosts`` holds none or more than ``MAX_GHOSTS`` entries.
+    """
+    if isinstance(ghosts, (str, bytes)) or not isinstance(ghosts, Sequence):
+        raise TypeError(f"ghosts must be a sequence of (row, col) cells or None, got {ghosts!r}")
+    if not 1 <= len(ghosts) <= MAX_GHOSTS:
+        raise ValueError(f"ghosts must hold 1..{MAX_GHOSTS} entries (gridghost.core.MAX_GHOSTS), got {len(ghosts)}")
+    marks: dict[Cell, tuple[str, ...]] = {}
+    who = [("agent", agent, "agent")] + [(name, cell, f"ghosts[{i}]")
+                                        for i, (name, cell) in enumerate(zip(ghost_names(len(ghosts)), ghosts,
+                                                                             strict=True))]
+    for name, cell, argument in who:
+        if cell is None:
+            continue
+        key = _pair(cell, argument)
+        marks[key] = (*marks.get(key, ()), name)
+    return marks
+
+
+def _pair(cell: Any, argument: str) -> Cell:
+    """``cell`` as a ``(row, col)`` tuple of Python ints (not checked against a grid)."""
+    try:
+        row, col = cell
+    except (TypeError, ValueError):
+        raise TypeError(f"{argument} must be a (row, col) pair of ints or None, got {cell!r}") from None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (row, col)):
+        raise TypeError(f"{argument} must be a (row, col) pair of ints or None, got {cell!r}")
+    return int(row), int(col)
+
+
+def _check_marks(marks: Any, geometry: PictureGeometry) -> dict[Cell, tuple[str, ...]]:
     if marks is None:
         return {}
     if not isinstance(marks, Mapping):
         raise TypeError(f"marks must be a mapping {{(row, col): name}} or None, got {marks!r}")
-    return {geometry._check_cell(cell, "marks"): check_choice(name, "mark", MARKS) for cell, name in marks.items()}
+    checked: dict[Cell, tuple[str, ...]] = {}
+    for cell, names in marks.items():
+        key = geometry._check_cell(cell, "marks")
+        if isinstance(names, str):
+            names = (names,)
+        elif not isinstance(names, Sequence) or not 1 <= len(names) <= MAX_TOKENS:
+            raise ValueError(f"marks[{key}] must be a name from {list(MARKS)} or a sequence of 1..{MAX_TOKENS} "
+                             f"of them, got {names!r}")
+        checked[key] = tuple(check_choice(name, "mark", MARKS) for name in names)
+    return checked
 
 
 def _check_number_format(number_format: Any) -> None:

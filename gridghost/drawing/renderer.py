@@ -3,13 +3,14 @@
 of one number per cell and a policy's arrows (:meth:`Renderer.set_overlay`).
 
 The renderer draws from plain values (a :class:`~gridghost.core.layout.Layout`, the agent's and the
-ghost's cells, a :class:`~gridghost.drawing.text.Status`), never from an env, so every view (the AEC
-env, the Gymnasium env, ``AgentInterface``) shares it and rendering cannot touch the game's random
-generator. pygame is imported only when something is drawn
+ghost's cells -- or a team's, one per ghost -- and a :class:`~gridghost.drawing.text.Status`), never
+from an env, so every view (the AEC env, the Gymnasium env, ``AgentInterface``) shares it and
+rendering cannot touch the game's random generator. pygame is imported only when something is drawn
 (:func:`~gridghost.drawing.paint.import_pygame`).
 
 The picture is the grid (hatched red and green cells, items as small vector drawings, cell
-labels, goal frames, walls as thick lines, the agent and the ghost) above a status panel (whose
+labels, goal frames, walls as thick lines, the agent and the ghost, or a team's ghosts each in its
+colour of :data:`~gridghost.drawing.paint.GHOST_COLOURS`) above a status panel (whose
 turn it is, the cycle count, both sides' last moves, slips, the last colour reading). Where
 everything lies is :class:`~gridghost.drawing.geometry.Geometry`; how it is painted,
 :mod:`gridghost.drawing.paint`; the text picture and the status lines, :mod:`gridghost.drawing.text`.
@@ -34,6 +35,7 @@ from gridghost.drawing.paint import (
     BELIEF_COLOUR,
     CELL_COLOURS,
     ESTIMATE_COLOUR,
+    GHOST_COLOURS,
     INK,
     ITEM_PAINTERS,
     TextPainter,
@@ -45,7 +47,7 @@ from gridghost.drawing.paint import (
     draw_lines_and_walls,
     import_pygame,
 )
-from gridghost.drawing.text import Status, colour_id
+from gridghost.drawing.text import Status, colour_id, ghost_cells
 
 if TYPE_CHECKING:
     import pygame
@@ -171,7 +173,7 @@ class Renderer:
     def frame(
         self,
         agent: Cell,
-        ghost: Cell,
+        ghost: Cell | Sequence[Cell],
         status: Status,
         belief: np.ndarray | None = None,
         estimate: Cell | None = None,
@@ -189,7 +191,7 @@ class Renderer:
     def show(
         self,
         agent: Cell,
-        ghost: Cell,
+        ghost: Cell | Sequence[Cell],
         status: Status,
         belief: np.ndarray | None = None,
         estimate: Cell | None = None,
@@ -221,7 +223,7 @@ class Renderer:
         self,
         surface: pygame.Surface,
         agent: Cell,
-        ghost: Cell,
+        ghost: Cell | Sequence[Cell],
         status: Status,
         belief: np.ndarray | None = None,
         estimate: Cell | None = None,
@@ -232,14 +234,18 @@ class Renderer:
         Args:
             surface: the pygame surface to draw on.
             agent: the agent's ``(row, col)``.
-            ghost: the ghost's ``(row, col)``.
+            ghost: the ghost's ``(row, col)``; for a team, the ghosts' cells in their order (ghost
+                0's first), each ghost drawn in its colour of
+                :data:`~gridghost.drawing.paint.GHOST_COLOURS`; ghosts (and the agent) sharing a
+                cell stand side by side in it. A one-cell sequence draws what the cell alone draws.
             status: what the status panel says.
             belief: optional ``rows x cols`` array of non-negative weights (a filter's belief),
                 drawn as a heat overlay scaled to its largest entry.
             estimate: optional ``(row, col)`` of an estimated agent cell, drawn as a frame.
 
         Raises:
-            TypeError, ValueError: a cell outside the grid, ``status`` not a :class:`Status`, a
+            TypeError, ValueError: a cell outside the grid (``ghost``: or a team of none or more
+                than ``MAX_GHOSTS`` cells), ``status`` not a :class:`Status`, a
                 ``belief`` of the wrong shape or with negative or non-finite entries, or a
                 ``surface`` of the wrong size.
         """
@@ -284,7 +290,7 @@ class Renderer:
         self,
         surface: pygame.Surface,
         agent: Cell,
-        ghost: Cell,
+        ghost: Cell | Sequence[Cell],
         status: Status,
         belief: np.ndarray | None = None,
         estimate: Cell | None = None,
@@ -296,7 +302,8 @@ class Renderer:
         """
         self._check_surface(surface)
         g = self.geometry
-        agent, ghost = g._check_cell(agent, "agent"), g._check_cell(ghost, "ghost")
+        agent = g._check_cell(agent, "agent")
+        ghosts = ghost_cells(ghost, g.rows, g.cols)
         if not isinstance(status, Status):
             raise TypeError(f"status must be a gridghost.drawing.text.Status, got {status!r}")
         pg = import_pygame()
@@ -307,12 +314,11 @@ class Renderer:
             inset = max(2, g.cell_size // 10)
             rect = pg.Rect(g.cell_rect(estimate)).inflate(-2 * inset, -2 * inset)
             pg.draw.rect(surface, ESTIMATE_COLOUR, rect, max(1, g.cell_size // 30))
-        shared = agent == ghost
-        radius = g.token_radius(shared)
-        agent_xy, ghost_xy = g.token_centres(agent, ghost)
-        eyes = g.cell_size >= 24
-        draw_agent(pg, surface, agent_xy, radius, eyes)
-        draw_ghost(pg, surface, ghost_xy, radius, eyes)
+        (agent_xy, radius), ghost_places = g.tokens(agent, ghosts)
+        # Eyes need room: cells of 24 pixels or more, and drawings not shrunk below 4 pixels.
+        draw_agent(pg, surface, agent_xy, radius, g.cell_size >= 24 and radius >= 4)
+        for colour, (ghost_xy, radius) in zip(GHOST_COLOURS, ghost_places, strict=False):
+            draw_ghost(pg, surface, ghost_xy, radius, g.cell_size >= 24 and radius >= 4, colour)
         self._draw_panel(pg, surface, status)
 
     def close(self) -> None:

@@ -20,49 +20,142 @@ Walls are drawn as ``|`` and ``---`` on the cell edges.
 |r     *|g        G*|
 +---+---+---+---+---+
 A agent  G ghost  X caught  * goal  r/g red/green cell
+
+A team's picture (``ghost`` a sequence of cells, ghost 0's first) marks ghost 0 ``G`` and ghosts
+1..3 ``G1``, ``G2``, ``G3``, the symbols of their starts in the map text format
+(:mod:`gridghost.core.maptext`): the number takes the goal's column, so a goal under a numbered
+ghost shows no ``*`` while the ghost stands on it. Several ghosts on one cell are ``G+``, the agent
+with any ghost ``X``; a line under the grid says who shares each such cell:
+
+>>> print(text_picture(CLASSIC, (0, 2), [(3, 4), (0, 0), (0, 0)]))
++---+---+---+---+---+
+|gG+|r    A         |
++   +   +   +---+   +
+|    g      |    g  |
++   +   +---+---+   +
+|r   g  |   |r      |
++   +   +   +---+   +
+|r     *|g        G*|
++---+---+---+---+---+
+shared cells: (0, 0) G1 G2
+A agent  G ghost_0  G1 ghost_1  G2 ghost_2  G+ ghosts together  X caught  * goal  r/g red/green cell
 """
 
 from __future__ import annotations
 
 import numbers
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from gridghost.core.checks import check_cell
 from gridghost.core.layout import COLOURS, Cell, Layout
+from gridghost.core.names import MAX_GHOSTS, ghost_names
 
 _COLOUR_CODES = (" ", "r", "g")
 LEGEND = "A agent  G ghost  X caught  * goal  r/g red/green cell"
+#: The symbols of a team's ghosts in the text picture, ghost 0's first: those of their starts in
+#: the map text format.
+GHOST_SYMBOLS: tuple[str, ...] = ("G", "G1", "G2", "G3")
 
 
-def text_picture(layout: Layout, agent: Cell, ghost: Cell, status: str = "") -> str:
-    """Draw the grid as text with walls, colours, goals, the agent and the ghost.
+def team_legend(ghosts: int) -> str:
+    """The text picture's legend for ``ghosts`` ghosts (:data:`LEGEND` for one).
+
+    >>> team_legend(2)
+    'A agent  G ghost_0  G1 ghost_1  G+ ghosts together  X caught  * goal  r/g red/green cell'
+    """
+    if ghosts == 1:
+        return LEGEND
+    marks = "  ".join(f"{symbol} {name}" for symbol, name in zip(GHOST_SYMBOLS, ghost_names(ghosts), strict=False))
+    return f"A agent  {marks}  G+ ghosts together  X caught  * goal  r/g red/green cell"
+
+
+def ghost_cells(ghost: Any, rows: int, cols: int, argument: str = "ghost") -> tuple[Cell, ...]:
+    """The ghosts' cells of a picture: ``ghost`` is one ghost's ``(row, col)``, or a team's cells
+    in the ghosts' order (ghost 0's first; ghosts may share a cell).
+
+    >>> ghost_cells((3, 4), 4, 5), ghost_cells([(3, 4), (0, 0)], 4, 5)
+    (((3, 4),), ((3, 4), (0, 0)))
+
+    Raises:
+        TypeError: not a cell nor a sequence of cells (``ghost[i]``: which one).
+        ValueError: a cell outside the grid, or a team of none or more than ``MAX_GHOSTS`` ghosts.
+    """
+    if _is_team(ghost):
+        if len(ghost) > MAX_GHOSTS:
+            raise ValueError(f"{argument} must be one cell or 1..{MAX_GHOSTS} cells (gridghost.core.MAX_GHOSTS), "
+                             f"got {len(ghost)} cells")
+        return tuple(check_cell(cell, f"{argument}[{i}]", rows, cols) for i, cell in enumerate(ghost))
+    return (check_cell(ghost, argument, rows, cols),)
+
+
+def _is_team(ghost: Any) -> bool:
+    """Whether ``ghost`` is a sequence of cells rather than one cell: its first entry is a sequence."""
+    if isinstance(ghost, (str, bytes)):
+        return False
+    try:
+        first = ghost[0]
+    except (TypeError, IndexError, KeyError):
+        return False
+    return isinstance(first, (Sequence, np.ndarray)) and not isinstance(first, (str, bytes))
+
+
+def text_picture(layout: Layout, agent: Cell, ghost: Cell | Sequence[Cell], status: str = "") -> str:
+    """Draw the grid as text with walls, colours, goals, the agent and the ghost (or the ghosts).
 
     Args:
         layout: the map.
         agent: the agent's ``(row, col)``.
-        ghost: the ghost's ``(row, col)``.
+        ghost: the ghost's ``(row, col)``; for a team, the ghosts' cells in their order (ghost 0's
+            first), drawn as ``G``, ``G1``, ``G2``, ``G3`` (see the module's docstring). A
+            one-cell sequence draws what the cell alone draws.
         status: a line printed above the grid (omitted when empty).
 
     Returns:
-        The picture, lines joined by newlines, ending with the legend.
+        The picture, lines joined by newlines, ending with the legend (a team's picture: the
+        line of shared cells, if any, then the team's legend).
+
+    Raises:
+        TypeError, ValueError: ``agent`` or ``ghost`` not a cell of the grid (``ghost``: nor a
+            sequence of 1..MAX_GHOSTS such cells).
     """
+    agent = check_cell(agent, "agent", layout.rows, layout.cols)
+    ghosts = ghost_cells(ghost, layout.rows, layout.cols)
     goals = set(layout.goals)
+    team = len(ghosts) > 1
+    on: dict[Cell, list[int]] = {}
+    for index, cell in enumerate(ghosts):
+        on.setdefault(cell, []).append(index)
     lines = [status] if status else []
     for r in range(layout.rows):
         lines.append(_edge_line(layout, r))
         row = ["|"]
         for c in range(layout.cols):
-            occupant = {(True, True): "X", (True, False): "A", (False, True): "G"}.get(
-                ((r, c) == agent, (r, c) == ghost), " "
-            )
-            row.append(_COLOUR_CODES[layout.colours[r, c]] + occupant + ("*" if (r, c) in goals else " "))
+            mark = ("*" if (r, c) in goals else " ")
+            here = on.get((r, c), [])
+            if (r, c) == agent:
+                occupant = "X" if here else "A"
+            elif not here:
+                occupant = " "
+            elif len(here) > 1:
+                occupant, mark = "G", "+"
+            else:
+                occupant = GHOST_SYMBOLS[here[0]][0]
+                mark = GHOST_SYMBOLS[here[0]][1:] or mark
+            row.append(_COLOUR_CODES[layout.colours[r, c]] + occupant + mark)
             row.append("|" if c == layout.cols - 1 or layout.walls_vertical[r, c] else " ")
         lines.append("".join(row))
     lines.append(_edge_line(layout, layout.rows))
-    lines.append(LEGEND)
+    if team:
+        shared = [(cell, (["A"] if cell == agent else []) + [GHOST_SYMBOLS[i] for i in indices])
+                  for cell, indices in sorted(on.items()) if len(indices) + (cell == agent) > 1]
+        if shared:
+            lines.append("shared cells: " + "; ".join(f"{cell} {' '.join(who)}" for cell, who in shared))
+    lines.append(team_legend(len(ghosts)))
     return "\n".join(lines)
 
 
@@ -88,14 +181,17 @@ class Status:
         intended_action: the agent's last intended move (``"down"``), ``None`` before its first.
         actual_action: what the agent's last move did after slip (``"down, down"``, ``"stay"``).
         slipped: whether the agent's last move slipped.
-        ghost_action: the ghost's last move, ``None`` before its first.
+        ghost_action: the ghost's last move, ``None`` before its first; for a team, a tuple of
+            each ghost's last move in the ghosts' order (``None`` entries before a ghost's first),
+            shown as ``"ghosts: left, up"``.
         color_measurement: the last reading reported under the ``color_measurement`` info key,
             ``None`` when there is none. The colour sensor reports a colour id (an index of
             :data:`~gridghost.core.COLOURS`), shown by name; a custom sensor may report
             anything, shown as a short text (see :func:`describe_reading`).
 
     Raises:
-        TypeError: counts are not ints, or a move or ``to_move``/``ending`` is not a str or ``None``.
+        TypeError: counts are not ints, or a move or ``to_move``/``ending`` is not a str or ``None``
+            (``ghost_action``: nor a tuple of such).
         ValueError: ``to_move`` and ``ending`` are both set or both ``None``, or counts are
             negative.
     """
@@ -107,7 +203,7 @@ class Status:
     intended_action: str | None = None
     actual_action: str | None = None
     slipped: bool = False
-    ghost_action: str | None = None
+    ghost_action: str | tuple[str | None, ...] | None = None
     color_measurement: Any = None
 
     def __post_init__(self) -> None:
@@ -116,8 +212,13 @@ class Status:
                 f"cycle must be an int and max_cycles an int or None, got {self.cycle!r} and {self.max_cycles!r}"
             )
         for name in ("to_move", "ending", "intended_action", "actual_action", "ghost_action"):
-            if not isinstance(getattr(self, name), (str, type(None))):
-                raise TypeError(f"{name} must be a str or None, got {getattr(self, name)!r}")
+            value = getattr(self, name)
+            if name == "ghost_action" and isinstance(value, tuple):
+                if not value or not all(isinstance(move, (str, type(None))) for move in value):
+                    raise TypeError(f"ghost_action must be a str, None or a non-empty tuple of str or None (a "
+                                    f"team's moves), got {value!r}")
+            elif not isinstance(value, (str, type(None))):
+                raise TypeError(f"{name} must be a str or None, got {value!r}")
         if self.cycle < 0 or (self.max_cycles is not None and self.max_cycles < 0):
             raise ValueError(f"cycle and max_cycles must be >= 0, got {self.cycle} and {self.max_cycles}")
         if (self.to_move is None) == (self.ending is None):
@@ -144,7 +245,11 @@ class Status:
         else:
             agent = f"agent: {self.actual_action}"
         reading = describe_reading(self.color_measurement)
-        return self.headline(), agent, f"ghost: {self.ghost_action or '-'}", f"colour reading: {reading}"
+        if isinstance(self.ghost_action, tuple):
+            ghost = "ghosts: " + ", ".join(move or "-" for move in self.ghost_action)
+        else:
+            ghost = f"ghost: {self.ghost_action or '-'}"
+        return self.headline(), agent, ghost, f"colour reading: {reading}"
 
 
 #: The longest text :func:`describe_reading` gives, ellipsis included.

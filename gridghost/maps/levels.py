@@ -45,11 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_limit
+from gridghost.core.checks import check_ghosts, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
+from gridghost.core.names import NUM_ACTIONS
+from gridghost.core.rules import Outcome
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
+from gridghost.core.team import TeamGame
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,14 +200,20 @@ class MapGenerator:
             of the env the generator serves (an env binds it with :meth:`for_slip`), and
             longitudinal slip of probability 0.2 when used alone.
         **options: keyword arguments of :meth:`~gridghost.core.layout.Layout.generate` (``walls``,
-            ``loops``, ``min_distance``, ...), over the preset's; a preset's option that the
-            caller's make invalid is dropped (its ``loops``, when ``walls`` is not ``"maze"``).
+            ``loops``, ``min_distance``, ``ghosts``, ...), over the preset's; a preset's option
+            that the caller's make invalid is dropped (its ``loops``, when ``walls`` is not
+            ``"maze"``). ``ghosts=k`` gives every level ``k`` ghost starts, for an env whose
+            ``ghosts`` setting is ``k`` (or less): ``MapGenerator(8, 8, ghosts=2)``.
+
+    Attributes:
+        ghosts: how many ghost starts every level has (1 unless ``ghosts`` is given).
 
     Raises:
         TypeError, ValueError: sizes that are not ints >= 1 (or that differ from the preset's),
             an unknown difficulty, ``num_levels`` < 1, ``start_level`` < 0, a ``slip`` that is
-            not a slip model, or options :meth:`Layout.generate` refuses (found by building
-            the first level).
+            not a slip model, ``ghosts`` not an int in ``1..MAX_GHOSTS``, ``ghosts`` above 1
+            with a difficulty (its band is measured against one ghost), or options
+            :meth:`Layout.generate` refuses (found by building the first level).
     """
 
     def __init__(
@@ -218,6 +227,12 @@ class MapGenerator:
         slip: SlipModel | None = None,
         **options: Any,
     ) -> None:
+        self.ghosts = check_ghosts(options.get("ghosts", 1), "ghosts")
+        if self.ghosts == 1:
+            options.pop("ghosts", None)  # the default: the same generator, and the same levels, as without it
+        elif difficulty is not None:
+            raise ValueError(f"ghosts={self.ghosts} cannot go with a difficulty: the difficulty bands are measured "
+                             "against one ghost; give rows and cols instead")
         if difficulty is not None:
             check_difficulty(difficulty)
             preset = DIFFICULTIES[difficulty]
@@ -331,7 +346,7 @@ class MapGenerator:
         for attempt in range(MAX_ATTEMPTS):
             seed = np.random.SeedSequence(index, spawn_key=(attempt,))
             layout = Layout.generate(self.rows, self.cols, seed=seed, name=name, **self.options)
-            if self._check_opening and Game(layout, _REACH_SLIP).opening_can_end():
+            if self._check_opening and _opening_can_end(layout, self.ghosts):
                 continue  # a learning ghost could not play it
             if preset is None:
                 return layout, None
@@ -382,6 +397,18 @@ class MapGenerator:
         if settings.get("difficulty") is None:
             settings.setdefault("rows", None)
         return cls(**settings, **options)
+
+
+def _opening_can_end(layout: Layout, ghosts: int) -> bool:
+    """Whether some outcome of some opening move of the agent ends the game on ``layout`` against
+    ``ghosts`` ghosts (see :meth:`Game.opening_can_end <gridghost.core.game.Game.opening_can_end>`)."""
+    game = Game(layout, _REACH_SLIP)
+    if ghosts == 1:
+        return game.opening_can_end()
+    team = TeamGame(game, ghosts)
+    start = team.initial_state()
+    return any(after.outcome != Outcome.ONGOING
+               for action in range(NUM_ACTIONS) for _, after, _, _ in team.successors(start, action))
 
 
 def _over_preset(preset: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
