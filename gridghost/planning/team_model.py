@@ -147,8 +147,8 @@ class TeamModel:
 
     def _grid_shifts(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]] | None:
         """Whether every move leads to the grid neighbour or stays (so that a move along an axis is
-        a shifted slice): ``(stays, opens)`` as ``(rows, cols)`` masks (a cell where some move
-        stays; per move, the cells it leaves), or ``None`` when not."""
+        a shifted slice): ``(stays, opens)`` as ``[cells]`` masks (a cell where some move stays;
+        per move, the cells it leaves), or ``None`` when not."""
         rows, cols = self.rows, self.cols
         r, c = np.divmod(np.arange(self.cells), cols)
         opens = []
@@ -158,7 +158,7 @@ class TeamModel:
             inside = (r + dr >= 0) & (r + dr < rows) & (c + dc >= 0) & (c + dc < cols)
             if not np.array_equal(target[moved], ((r + dr) * cols + c + dc)[moved]) or (moved & ~inside).any():
                 return None
-            opens.append(moved.reshape(rows, cols))
+            opens.append(moved)
         stays = ~np.logical_and.reduce(opens)
         return stays, tuple(opens)
 
@@ -199,21 +199,35 @@ class TeamModel:
 
         On a grid, a move along one axis is a shifted slice of it, so this is five passes over
         the array with no gather.
+
+        Args:
+            values: ``float64[shape]``; ``out``: where the result goes (not ``values``).
         """
         if how == "mean" or self._shifts is None:
             return self._reduce_by_take(values, axis, how, out)
         stays, opens = self._shifts
-        rows, cols = self.rows, self.cols
-        pre, post = self.cells ** axis, self.cells ** (self.ghosts - axis)
-        src, dst = values.reshape(pre, rows, cols, post), out.reshape(pre, rows, cols, post)
+        cells = self.cells
+        pre, post = cells**axis, cells ** (self.ghosts - axis)
+        # the last axis as two dimensions, not three: NumPy's inner loop then runs along the cells
+        shape, mask = ((pre, cells), (1, cells)) if post == 1 else ((pre, cells, post), (1, cells, 1))
+        src, dst = values.reshape(shape), out.reshape(shape)
         ufunc, worst = (np.minimum, np.inf) if how == "min" else (np.maximum, -np.inf)
         np.copyto(dst, src)
-        np.copyto(dst, worst, where=~stays[None, :, :, None])
+        np.copyto(dst, worst, where=~stays.reshape(mask))
+        scratch = np.empty_like(dst) if post == 1 else None
+        # A move is a shift of the flat cell index by dr * cols + dc; the cells it leaves (opens)
+        # never wrap round a row's end, so the shifted slices stay whole.
         for move, (dr, dc) in enumerate(_OFFSETS):
-            to = (slice(max(0, -dr), rows - max(0, dr)), slice(max(0, -dc), cols - max(0, dc)))
-            frm = (slice(max(0, dr), rows - max(0, -dr)), slice(max(0, dc), cols - max(0, -dc)))
-            target = dst[:, to[0], to[1]]
-            ufunc(target, src[:, frm[0], frm[1]], out=target, where=opens[move][to][None, :, :, None])
+            step = dr * self.cols + dc
+            to, frm = (slice(0, cells - step), slice(step, cells)) if step > 0 else \
+                (slice(-step, cells), slice(0, cells + step))
+            target = dst[:, to]
+            if scratch is None:  # a mask constant along the inner loop is cheap
+                ufunc(target, src[:, frm], out=target, where=opens[move][to].reshape(1, -1, 1))
+            else:  # one varying along it is not: a move that stays is barred by an infinite penalty
+                penalty = np.where(opens[move][to], 0.0, worst)
+                shifted = np.add(src[:, frm], penalty, out=scratch[:, to])
+                ufunc(target, shifted, out=target)
         return out
 
     def _reduce_by_take(self, values: np.ndarray, axis: int, how: str, out: np.ndarray) -> np.ndarray:
