@@ -323,3 +323,24 @@ def test_the_team_solver_reads_a_spec_and_no_slip_game() -> None:
     solution = solve_team_game(spec=spec)
     assert solution.team.ghosts == 2 and solution.model.game.slip == NoSlip()
     assert isinstance(solution.model.game, Game) and Side.AGENT == 0
+
+
+# -- the coordination maps ---------------------------------------------------------------------------------
+TEAM_MAPS = [name for name in gridghost.maps.names() if len(gridghost.maps.load(name).ghost_starts) >= 2]
+
+
+def test_three_coordination_maps_ship() -> None:
+    assert TEAM_MAPS == ["team_crossroads", "team_eight", "team_ring"]
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "team_crossroads" else name
+                                  for name in TEAM_MAPS])
+def test_a_coordination_map_takes_two_ghosts_that_work_together(name: str) -> None:
+    layout = gridghost.maps.load(name)
+    game = Game(layout, SLIP)  # the defaults: longitudinal slip 0.2, the reference's rewards, gamma 0.99
+    one = solve_game(game=game).success_probability(layout.agent_start, layout.ghost_start, horizon=100)
+    team = TeamGame(game, 2)
+    start = layout.agent_start, layout.ghost_starts[:2]
+    chasers = solve_team_agent(game=team, team="chase").success_probability(*start, horizon=100)
+    optimum = solve_team_game(game=team).success_probability(*start, horizon=100)
+    assert one >= 0.5 and chasers >= 0.5 and optimum <= 0.1, (one, chasers, optimum)

@@ -78,42 +78,58 @@ def joint_shift(model: TeamModel, values: np.ndarray, joint: int) -> np.ndarray:
     return values
 
 
-def agent_q(model: TeamModel, after_agent: np.ndarray) -> list[np.ndarray]:
-    """The agent's four action values per state: ``sum_j p_j * after_agent[dest_j(a), G]``."""
-    q = []
-    for outcomes in model.agent_outcomes:
-        total = None
+class Workspace:
+    """The arrays a sweep writes into, allocated once per solve (fresh arrays of this size every
+    sweep would cost page faults as well as the copies).
+
+    Attributes:
+        reduce: two scratch arrays for :func:`team_backup`; ``landing``: the values the team's
+            moves land on; ``q``: the agent's four action values; ``term``: one outcome's share;
+            ``values``: two arrays that hold the old and the new values in turn; ``diff``: their change.
+    """
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.reduce = [np.empty(shape), np.empty(shape)]
+        self.landing, self.term, self.diff = np.empty(shape), np.empty(shape), np.empty(shape)
+        self.q = [np.empty(shape) for _ in range(NUM_ACTIONS)]
+        self.values = [np.empty(shape), np.empty(shape)]
+
+
+def agent_q(model: TeamModel, after_agent: np.ndarray, work: Workspace) -> list[np.ndarray]:
+    """The agent's four action values per state, ``sum_j p_j * after_agent[dest_j(a), G]``, in ``work.q``."""
+    for total, outcomes in zip(work.q, model.agent_outcomes, strict=True):
+        total.fill(0.0)
         for probability, destination in outcomes:
-            term = after_agent if destination is None else after_agent.take(destination, axis=0)
-            term = term * probability
-            if total is None:
-                total = term
+            if destination is None:
+                np.multiply(after_agent, probability, out=work.term)
             else:
-                total += term
-        q.append(total)
-    return q
+                np.take(after_agent, destination, axis=0, out=work.term)
+                work.term *= probability
+            total += work.term
+    return work.q
 
 
-def _agent_values(q: list[np.ndarray], rule: Any) -> np.ndarray:
+def _agent_values(q: list[np.ndarray], rule: Any, out: np.ndarray) -> np.ndarray:
     if isinstance(rule, str):
-        return np.maximum.reduce(q)
-    total = q[0] * rule[0]
+        return np.maximum.reduce(q, out=out)
+    np.multiply(q[0], rule[0], out=out)
     for action in range(1, NUM_ACTIONS):
-        total += q[action] * rule[action]
-    return total
+        out += q[action] * rule[action]
+    return out
 
 
 def one_turn(model: TeamModel, values: np.ndarray, agent: Any, team: TeamRule, rewards: tuple[np.ndarray, np.ndarray],
-             gamma: float, buffers: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
-    """One sweep: ``(new values, the agent's action values, the team's after-move values)``."""
+             gamma: float, work: Workspace) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """One sweep: ``(new values, the agent's action values, the team's after-move values)``, in
+    ``work``'s arrays (the new values in the one of ``work.values`` that is not ``values``)."""
     after_agent, after_team = rewards
-    landing = values * gamma
+    landing = np.multiply(values, gamma, out=work.landing)
     landing += after_team  # 0 values where the game is over leave just the half-turn's reward
-    between = team_backup(model, landing, team, buffers)
+    between = team_backup(model, landing, team, work.reduce)
     np.copyto(between, 0.0, where=~model.live)
     between += after_agent
-    q = agent_q(model, between)
-    new = _agent_values(q, agent)
+    q = agent_q(model, between, work)
+    new = _agent_values(q, agent, work.values[1] if values is work.values[0] else work.values[0])
     np.copyto(new, 0.0, where=~model.live)
     return new, q, landing
 
@@ -141,14 +157,15 @@ def team_iterate(model: TeamModel, agent: Any, team: TeamRule, rewards: tuple[np
     Raises:
         RuntimeError: the tolerance was not reached in ``MAX_ITERATIONS`` sweeps.
     """
-    values = np.where(model.live, start if horizon is None else 0.0, 0.0)
-    buffers = [np.empty(model.shape), np.empty(model.shape)]
+    work = Workspace(model.shape)
+    values = work.values[0]
+    values[...] = np.where(model.live, start if horizon is None else 0.0, 0.0)
     limit = horizon if horizon is not None else iteration.MAX_ITERATIONS
-    residual, q, landing = float("inf"), [], values
+    residual, q, landing = float("inf"), work.q, work.landing
     with sweep_bar(progress_bar, "team value iteration", horizon, tol, limit) as bar:
         for sweep in range(1, limit + 1):
-            new, q, landing = one_turn(model, values, agent, team, rewards, gamma, buffers)
-            residual = float(np.abs(new - values).max())
+            new, q, landing = one_turn(model, values, agent, team, rewards, gamma, work)
+            residual = float(np.abs(np.subtract(new, values, out=work.diff), out=work.diff).max())
             values = new
             if progress_bar:
                 bar.count(residual)
