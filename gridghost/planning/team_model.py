@@ -20,11 +20,12 @@ passed), before allocating anything (:func:`team_bytes` is the estimate).
 >>> import numpy as np
 >>> from gridghost.core.game import Game
 >>> from gridghost.core.layout import Layout
+>>> from gridghost.core.slip import NoSlip
 >>> from gridghost.core.team import TeamGame
 >>> layout = Layout(np.zeros((3, 3), int), goals=[(0, 0)], agent_start=(1, 1), ghost_start=[(2, 2), (2, 0)])
->>> model = TeamModel(TeamGame(Game(layout, "none"), ghosts=2))
->>> model.shape, int(model.live.sum())      # 9 ** 3 states, the game going on in 8 * 7 * 7 of them
-((9, 9, 9), 392)
+>>> model = TeamModel(TeamGame(Game(layout, NoSlip()), ghosts=2))
+>>> model.shape, int(model.live.sum())  # 9 ** 3 states: the agent off the goal and off both ghosts in 8 * 8 * 8
+((9, 9, 9), 512)
 """
 
 from __future__ import annotations
