@@ -98,20 +98,21 @@ class Workspace:
 def agent_q(model: TeamModel, after_agent: np.ndarray, work: Workspace) -> list[np.ndarray]:
     """The agent's four action values per state, ``sum_j p_j * after_agent[dest_j(a), G]``, in ``work.q``."""
     for total, outcomes in zip(work.q, model.agent_outcomes, strict=True):
-        total.fill(0.0)
-        for probability, destination in outcomes:
-            if destination is None:
-                np.multiply(after_agent, probability, out=work.term)
+        for j, (probability, destination) in enumerate(outcomes):
+            term = after_agent if destination is None else np.take(after_agent, destination, axis=0, out=work.term)
+            if j == 0:
+                np.multiply(term, probability, out=total)
             else:
-                np.take(after_agent, destination, axis=0, out=work.term)
-                work.term *= probability
-            total += work.term
+                total += np.multiply(term, probability, out=work.term)
     return work.q
 
 
 def _agent_values(q: list[np.ndarray], rule: Any, out: np.ndarray) -> np.ndarray:
     if isinstance(rule, str):
-        return np.maximum.reduce(q, out=out)
+        np.maximum(q[0], q[1], out=out)
+        for action in range(2, NUM_ACTIONS):
+            np.maximum(out, q[action], out=out)
+        return out
     np.multiply(q[0], rule[0], out=out)
     for action in range(1, NUM_ACTIONS):
         out += q[action] * rule[action]
@@ -126,11 +127,11 @@ def one_turn(model: TeamModel, values: np.ndarray, agent: Any, team: TeamRule, r
     landing = np.multiply(values, gamma, out=work.landing)
     landing += after_team  # 0 values where the game is over leave just the half-turn's reward
     between = team_backup(model, landing, team, work.reduce)
-    np.copyto(between, 0.0, where=~model.live)
+    np.copyto(between, 0.0, where=model.over)
     between += after_agent
     q = agent_q(model, between, work)
     new = _agent_values(q, agent, work.values[1] if values is work.values[0] else work.values[0])
-    np.copyto(new, 0.0, where=~model.live)
+    np.copyto(new, 0.0, where=model.over)
     return new, q, landing
 
 

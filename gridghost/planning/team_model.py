@@ -108,7 +108,7 @@ class TeamModel:
         shape: ``(cells,) * (ghosts + 1)``; ``size`` its product.
         caught: ``bool[shape]``, the agent on a ghost's cell.
         goal: ``bool[cells, 1, ..., 1]``, the agent on a goal (broadcasts against ``shape``).
-        live: ``bool[shape]``, the game goes on (neither).
+        live: ``bool[shape]``, the game goes on (neither); ``over`` its negation.
 
     Raises:
         TypeError: ``team`` is not a TeamGame.
@@ -131,6 +131,7 @@ class TeamModel:
             self.caught |= agent == self._along(np.arange(cells), axis)
         self.goal = np.asarray(team.goals).reshape((cells,) + (1,) * k)
         self.live = ~self.caught & ~self.goal
+        self.over = ~self.live
         # The agent's slip outcomes per action: (probability, destination of every cell, or None
         # where it is the cell itself).
         identity = np.arange(cells)
