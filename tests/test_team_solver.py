@@ -5,6 +5,11 @@ budget, and bad input."""
 from __future__ import annotations
 
 import itertools
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,6 +36,7 @@ from gridghost.planning import (
 from gridghost.planning.team_model import MAX_BYTES, TeamModel, team_bytes
 
 SLIP = LongitudinalSlip(0.2)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def tiny(rows: int, cols: int, ghosts: list[tuple[int, int]], walls: bool = True) -> Layout:
@@ -344,3 +350,26 @@ def test_a_coordination_map_takes_two_ghosts_that_work_together(name: str) -> No
     chasers = solve_team_agent(game=team, team="chase").success_probability(*start, horizon=100)
     optimum = solve_team_game(game=team).success_probability(*start, horizon=100)
     assert one >= 0.5 and chasers >= 0.5 and optimum <= 0.1, (one, chasers, optimum)
+
+
+def run_script(*args: str) -> str:
+    """A script's stdout, run with this checkout's gridghost first on the path."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
+                          env=env).stdout
+
+
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
+def test_team_maps_benchmark_prints_the_three_numbers_of_every_team_map() -> None:
+    out = run_script("benchmarks/team_maps.py")
+    rows = re.findall(r"^(team_\w+)\s+\d+x\d+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+yes\s", out, flags=re.M)
+    assert [row[0] for row in rows] == TEAM_MAPS
+    for _, one, chasers, optimum in rows:
+        assert float(one) >= 0.5 and float(chasers) >= 0.5 and float(optimum) <= 0.1
+
+
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
+def test_team_solve_benchmark_prints_a_time_and_a_ratio() -> None:
+    out = run_script("benchmarks/team_solve.py", "--rounds", "1", "--no-progress", "--cases", "2 ghosts, 8x8")
+    assert re.search(r"^2 ghosts, 8x8\s+262,144\s+\d+\.\d\d s\s+2 s\s+\d+\s+[\d.]+ ms\s+[\d.]+ ms\s+[\d.]+x\s+[\d.]+ s",
+                     out, flags=re.M), out
