@@ -228,6 +228,20 @@ def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated
         solve_team_agent(game=team, max_bytes=10**3)
 
 
+def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
+    import tracemalloc
+
+    team = TeamGame(Game(Layout.generate(5, 5, seed=3, ghosts=2), SLIP), 2)
+    tracemalloc.start()
+    try:
+        solution = solve_team_game(game=team)
+        solution.success_probability(*solution.start)  # the outcome tables come on top of the solution
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0.6 * team_bytes(25, 2) < peak <= team_bytes(25, 2)
+
+
 @pytest.mark.parametrize("value", [0, -5, 1.5, "1GiB", True])
 def test_a_bad_budget_is_named(value: Any) -> None:
     team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)

@@ -72,11 +72,6 @@ __all__ = [
 _OUTCOMES_KEPT = 4
 
 
-def _one_hot(actions: np.ndarray) -> np.ndarray:
-    """Deterministic agent actions ``int[shape]`` as probabilities ``float64[4, *shape]``."""
-    return np.moveaxis(np.eye(NUM_ACTIONS)[actions], -1, 0)
-
-
 def _grid_policy(model: TeamModel, table: np.ndarray) -> np.ndarray:
     """A per-state table with -1 where the game is over, as a read-only grid-shaped array."""
     out = np.where(model.live, table, -1).astype(np.int8 if table.max(initial=0) < 127 else np.int16)
@@ -158,14 +153,10 @@ class _TeamSolution:
         return self._outcome(agent_pos, ghost_positions, Outcome.CAUGHT, horizon)
 
 
-class _JointActions:
-    """Reading a team policy table (joint indices per state) by positions."""
+class _JointActions(_TeamSolution):
+    """A team solution with a team policy table (joint indices per state), read by positions."""
 
-    model: TeamModel
     _team_joint: np.ndarray
-
-    def _live(self, agent_pos: Any, ghost_positions: Any) -> tuple[int, ...]:
-        raise NotImplementedError  # pragma: no cover
 
     def team_action(self, agent_pos: Any, ghost_positions: Any) -> tuple[int, ...]:
         """The team's move (each ghost's action, in the ghosts' order) with the team to move at
@@ -184,7 +175,7 @@ def _team_solution_parts(model: TeamModel, landing: np.ndarray, how: str) -> tup
     return joint_indices(actions), TeamRule("table", model.joint_next(actions))
 
 
-class TeamGameSolution(_JointActions, _TeamSolution):
+class TeamGameSolution(_JointActions):
     """The zero-sum team game, solved (:func:`solve_team_game`): the agent maximises its return,
     the team minimises it. Values are the agent's.
 
@@ -200,14 +191,14 @@ class TeamGameSolution(_JointActions, _TeamSolution):
         values, q, landing, sweeps, residual = _run(model, "max", TeamRule("min"), Side.AGENT, gamma, tol, horizon,
                                                     progress_bar)
         super().__init__(model, gamma, tol, horizon, values, sweeps, residual)
-        self._landing, self._agent_q = landing, np.stack(q)
+        self._landing, self._agent_q = landing, q
         self._agent_actions = agent_greedy(q)
         self._team_joint, self._team_rule = _team_solution_parts(model, landing, "min")
         self.agent_policy = _grid_policy(model, self._agent_actions)
         self.team_policy = _grid_policy(model, self._team_joint)
 
     def _policies(self) -> tuple[np.ndarray, TeamRule]:
-        return _one_hot(self._agent_actions), self._team_rule
+        return self._agent_actions, self._team_rule
 
     def agent_action(self, agent_pos: Any, ghost_positions: Any) -> int:
         """The agent's minimax action in this state (ties to the lowest action).
@@ -223,7 +214,8 @@ class TeamGameSolution(_JointActions, _TeamSolution):
         Raises:
             TypeError, ValueError: as :meth:`agent_action`.
         """
-        return self._agent_q[(slice(None), *self._live(agent_pos, ghost_positions))].copy()
+        index = self._live(agent_pos, ghost_positions)
+        return np.array([float(q[index]) for q in self._agent_q])
 
     def team_q(self, agent_pos: Any, ghost_positions: Any) -> np.ndarray:
         """The team's joint action values (``float64[4 ** k]``, the agent's return after each joint
@@ -253,12 +245,12 @@ class TeamAgentSolution(_TeamSolution):
                  progress_bar: bool = False) -> None:
         values, q, _, sweeps, residual = _run(model, "max", team, Side.AGENT, gamma, tol, horizon, progress_bar)
         super().__init__(model, gamma, tol, horizon, values, sweeps, residual)
-        self._team, self._q = team, np.stack(q)
+        self._team, self._q = team, q
         self._actions = agent_greedy(q)
         self.policy = _grid_policy(model, self._actions)
 
     def _policies(self) -> tuple[np.ndarray, TeamRule]:
-        return _one_hot(self._actions), self._team
+        return self._actions, self._team
 
     def action(self, agent_pos: Any, ghost_positions: Any) -> int:
         """The agent's best action in this state (ties to the lowest action).
@@ -274,10 +266,11 @@ class TeamAgentSolution(_TeamSolution):
         Raises:
             TypeError, ValueError: as :meth:`action`.
         """
-        return self._q[(slice(None), *self._live(agent_pos, ghost_positions))].copy()
+        index = self._live(agent_pos, ghost_positions)
+        return np.array([float(q[index]) for q in self._q])
 
 
-class TeamGhostsSolution(_JointActions, _TeamSolution):
+class TeamGhostsSolution(_JointActions):
     """The team's best response to a fixed agent policy, solved (:func:`solve_team_ghosts`): the
     team maximises its own (the team's) reward. Values are the team's.
 

@@ -5,7 +5,8 @@ policies, and the probabilities of each outcome within a horizon.
 A turn from ``(a, G)``, agent to move: the agent's move (with slip) to ``a'``, paying the agent
 half-turn's reward; unless that ended the game, the team's joint move to ``G'``, paying the team
 half-turn's reward; then ``gamma`` times the value of ``(a', G')``. The agent's rule is
-``"max"`` or fixed probabilities ``float64[4, size]``; the team's a :class:`TeamRule`.
+``"max"``, ``"mean"``, fixed actions ``int8[shape]`` or probabilities ``float64[4, *shape]``; the
+team's a :class:`TeamRule`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from gridghost.core.names import NUM_ACTIONS
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import Outcome, Side
 from gridghost.planning import iteration
-from gridghost.planning.iteration import greedy
 from gridghost.planning.team_model import TeamModel
 
 #: A horizon's outcome probabilities are final once a turn changes none by more than this.
@@ -108,11 +108,19 @@ def agent_q(model: TeamModel, after_agent: np.ndarray, work: Workspace) -> list[
 
 
 def _agent_values(q: list[np.ndarray], rule: Any, out: np.ndarray) -> np.ndarray:
+    """The agent's values by its rule: the best action (``"max"``), every action alike
+    (``"mean"``), a fixed action per state (``int8[shape]``) or fixed probabilities
+    (``float64[4, *shape]``)."""
     if isinstance(rule, str):
-        np.maximum(q[0], q[1], out=out)
+        combine = np.maximum if rule == "max" else np.add
+        combine(q[0], q[1], out=out)
         for action in range(2, NUM_ACTIONS):
-            np.maximum(out, q[action], out=out)
+            combine(out, q[action], out=out)
+        if rule == "mean":
+            out *= 1.0 / NUM_ACTIONS
         return out
+    if rule.dtype == np.int8:
+        return np.choose(rule, q, out=out)
     np.multiply(q[0], rule[0], out=out)
     for action in range(1, NUM_ACTIONS):
         out += q[action] * rule[action]
@@ -142,7 +150,8 @@ def team_iterate(model: TeamModel, agent: Any, team: TeamRule, rewards: tuple[np
 
     Args:
         model: the game.
-        agent: the agent's rule, ``"max"`` or probabilities ``float64[4, *shape]``.
+        agent: the agent's rule: ``"max"`` (its best action), ``"mean"`` (uniformly random), a
+            fixed action per state ``int8[shape]`` or probabilities ``float64[4, *shape]``.
         team: the team's :class:`TeamRule`.
         rewards: the half-turns' rewards (:meth:`TeamModel.reward_arrays`).
         gamma, tol: discount per turn; stop when no value changes by more than ``tol``.
@@ -191,8 +200,10 @@ def check_ends(model: TeamModel, agent: Any, team: TeamRule) -> None:
         between = _can_go_on(model, going.astype(float), team, buffers) & model.live
         stays = [np.logical_and.reduce([between if to is None else between.take(to, axis=0) for _, to in outcomes])
                  for outcomes in model.agent_outcomes]
-        if isinstance(agent, str):
-            new = np.logical_or.reduce(stays)
+        if isinstance(agent, str):  # the best action: any that goes on; every action alike: all of them
+            new = np.logical_or.reduce(stays) if agent == "max" else np.logical_and.reduce(stays)
+        elif agent.dtype == np.int8:
+            new = np.choose(agent, stays)
         else:
             new = np.logical_and.reduce([stays[a] | (agent[a] <= 0) for a in range(NUM_ACTIONS)])
         new &= model.live
@@ -221,14 +232,32 @@ def _can_go_on(model: TeamModel, going: np.ndarray, team: TeamRule, buffers: lis
 
 
 # -- greedy policies ---------------------------------------------------------------------------------
+def greedy_choice(values: list[np.ndarray], how: str) -> np.ndarray:
+    """The index of the best of ``values`` (arrays of one shape) per element, ``int8``, for a side
+    that maximises (``how="max"``) or minimises (``"min"``) them; ties (within 1e-9 of the best,
+    relative) go to the lowest index, as :func:`gridghost.planning.iteration.greedy` does, with
+    no stacked copy of ``values``."""
+    better = np.maximum if how == "max" else np.minimum
+    best = values[0].copy()
+    for value in values[1:]:
+        better(best, value, out=best)
+    slack = np.maximum(1.0, np.abs(best))
+    slack *= 1e-9
+    bound = np.subtract(best, slack, out=best) if how == "max" else np.add(best, slack, out=best)
+    del slack
+    choice = np.full(bound.shape, len(values) - 1, dtype=np.int8)
+    for index in range(len(values) - 2, -1, -1):
+        choice[values[index] >= bound if how == "max" else values[index] <= bound] = index
+    return choice
+
+
 def agent_greedy(q: list[np.ndarray]) -> np.ndarray:
     """The agent's best action per state (ties to the lowest action), ``int8[shape]``."""
-    stacked = np.stack(q).reshape(NUM_ACTIONS, -1)
-    return greedy(stacked, "max").astype(np.int8).reshape(q[0].shape)
+    return greedy_choice(q, "max")
 
 
 def team_greedy(model: TeamModel, landing: np.ndarray, how: str) -> np.ndarray:
-    """The team's best joint move per state between the half-turns, ``int[shape + (k,)]`` (each
+    """The team's best joint move per state between the half-turns, ``int8[shape + (k,)]`` (each
     ghost's move), for the values ``landing`` its moves land on.
 
     The joint best is found one ghost at a time, in the reverse order of the reductions: the
@@ -247,11 +276,13 @@ def team_greedy(model: TeamModel, landing: np.ndarray, how: str) -> np.ndarray:
             values = model.take_move(partial[axis - 1], axis, move)
             for later, cells in chosen.items():
                 values = np.take_along_axis(values, cells, axis=later)
-            candidates.append(values.reshape(-1))
-        best = greedy(np.stack(candidates), how).reshape(model.shape)
+            candidates.append(values)
+        partial[axis - 1] = None  # no longer needed: its memory goes before the next ghost's
+        best = greedy_choice(candidates, how)
+        del candidates
         actions[..., axis - 1] = best
         cells = np.arange(model.cells).reshape([model.cells if a == axis else 1 for a in range(k + 1)])
-        chosen[axis] = model.moves[np.broadcast_to(cells, model.shape), best]
+        chosen[axis] = model.moves[np.broadcast_to(cells, model.shape), best].astype(np.int32)
     return actions
 
 

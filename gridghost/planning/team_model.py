@@ -40,14 +40,15 @@ from gridghost.core.rules import Outcome, Side
 from gridghost.core.team import TeamGame
 
 #: The most bytes of arrays the team solver allocates unless told otherwise (``max_bytes=``): 1 GiB
-#: takes 2 ghosts on a 20 x 20 map, or 3 ghosts on a 9 x 9 one.
+#: takes 2 ghosts on a 13 x 13 map, 3 ghosts on a 6 x 7 one or 4 ghosts on a 4 x 5 one.
 MAX_BYTES = 2**30
-#: About how many bytes a solve keeps alive per state: some fourteen float64 arrays (values, the
-#: state between the half-turns, the reductions' buffers, the agent's four action values, the
-#: rewards) and three boolean masks.
-BYTES_PER_STATE = 120
-#: What a fixed agent policy adds per state (its four probabilities), and a fixed deterministic
-#: team policy (the index of the state it leads to).
+#: How many bytes a solve has alive at its peak, per state: a solution's arrays (values, the
+#: agent's action values, the team's landing values, both policies) while the outcome
+#: probabilities are iterated in a workspace of eleven float64 arrays, with the rewards and the
+#: masks (measured with tracemalloc: 204 at most, for 2 to 4 ghosts).
+BYTES_PER_STATE = 208
+#: What a fixed agent policy of probabilities adds per state (four float64; a fixed action adds
+#: one byte), and a fixed team policy (the index of the state its move leads to).
 AGENT_POLICY_BYTES, TEAM_TABLE_BYTES = 32, 8
 
 # The shift of one ghost axis, seen as (rows, cols), each move reads from: (row, col) offsets.

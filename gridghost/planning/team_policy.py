@@ -1,5 +1,5 @@
 """Which team game a team solver is asked about, and the two sides' policies in the team solver's
-form: the agent's as action probabilities ``float64[4, *shape]``, the team's as a
+form: the agent's as actions ``int8[shape]`` or probabilities ``float64[4, *shape]``, the team's as a
 :class:`~gridghost.planning.team_iteration.TeamRule`.
 
 A state policy of a team game reads the true state, ``(agent_pos, ghost_positions)``:
@@ -66,7 +66,11 @@ def team_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghosts:
 
 def policy_bytes(agent: Any = None, team: Any = None, ghosts: int = 1) -> int:
     """The bytes per state that fixed policies add to a solve (for the budget)."""
-    per_state = 0 if agent is None or isinstance(agent, str) else AGENT_POLICY_BYTES
+    if agent is None or isinstance(agent, str):
+        per_state = 0
+    else:
+        mixed = isinstance(agent, (np.ndarray, list, tuple)) and array_kind(np.asarray(agent)) != "int"
+        per_state = AGENT_POLICY_BYTES if mixed else 1
     if team is not None and not (isinstance(team, str) and team == "random"):
         array = np.asarray(team) if isinstance(team, (np.ndarray, list, tuple)) else None
         mixed = array is not None and np.issubdtype(array.dtype, np.floating)
@@ -135,8 +139,9 @@ def _ask(policy: Any, model: TeamModel, argument: str, check: Any) -> np.ndarray
     return live, np.array(answers, dtype=np.int64).reshape(len(live), -1)
 
 
-def agent_policy_array(policy: Any, model: TeamModel, argument: str = "agent_policy") -> np.ndarray:
-    """The agent's state policy as probabilities ``float64[4, *shape]``.
+def agent_policy_array(policy: Any, model: TeamModel, argument: str = "agent_policy") -> np.ndarray | str:
+    """The agent's state policy in the solver's form: ``"mean"`` (uniformly random), an action
+    per state ``int8[shape]`` or probabilities ``float64[4, *shape]``.
 
     Raises:
         TypeError, ValueError: not one of the forms in this module's docstring, an array of the
@@ -146,20 +151,20 @@ def agent_policy_array(policy: Any, model: TeamModel, argument: str = "agent_pol
         if policy != "random":
             raise ValueError(f"{argument} must be 'random' (the agent's named policy), a callable "
                              f"(agent_pos, ghost_positions) -> action or an array; got {policy!r}")
-        return np.full((NUM_ACTIONS, *model.shape), 1.0 / NUM_ACTIONS)
+        return "mean"
     if isinstance(policy, (np.ndarray, list, tuple)):
         array = np.asarray(policy)
         if array_kind(array) == "int":
             actions = _check_actions(_as_states(array, model, (), argument, "an action per state"), model,
                                      NUM_ACTIONS, argument)
-            return np.moveaxis(np.eye(NUM_ACTIONS)[actions], -1, 0)
+            return actions.astype(np.int8)
         table = _as_states(array, model, (NUM_ACTIONS,), argument, "4 action probabilities per state")
         return np.moveaxis(_check_probabilities(table, model, argument), -1, 0)
     if callable(policy):
-        actions = np.zeros(model.shape, dtype=np.int64)
+        actions = np.zeros(model.shape, dtype=np.int8)
         live, answers = _ask(policy, model, argument, check_action)
         actions[tuple(live.T)] = answers[:, 0]
-        return np.moveaxis(np.eye(NUM_ACTIONS)[actions], -1, 0)
+        return actions
     raise TypeError(f"{argument} must be 'random', a callable (agent_pos, ghost_positions) -> action or an array "
                     f"of actions or probabilities per state; got {policy!r}")
 
