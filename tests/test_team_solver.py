@@ -364,6 +364,9 @@ def test_a_coordination_map_takes_two_ghosts_that_work_together(name: str) -> No
     chasers = solve_team_agent(game=team, team="chase").success_probability(*start, horizon=100)
     optimum = solve_team_game(game=team).success_probability(*start, horizon=100)
     assert one >= 0.5 and chasers >= 0.5 and optimum <= 0.1, (one, chasers, optimum)
+    # the solver docs print the three numbers exactly
+    row = f"| `{name}` | {layout.rows}x{layout.cols} | {one:.6f} | {chasers:.6f} | {optimum:.6f} |"
+    assert row in (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
 
 
 def run_script(*args: str) -> str:
