@@ -51,15 +51,17 @@ class TeamRule:
         return f"TeamRule({self.kind!r})"
 
 
-def team_backup(model: TeamModel, after_team: np.ndarray, rule: TeamRule, buffers: list[np.ndarray]) -> np.ndarray:
+def team_backup(model: TeamModel, after_team: np.ndarray, rule: TeamRule, buffers: list[np.ndarray],
+                scratch: np.ndarray | None = None) -> np.ndarray:
     """The value of every state between the half-turns (team to move) from the values
     ``after_team`` of the states the team's moves reach (their rewards included), by ``rule``.
-    ``buffers`` are two scratch arrays of the model's shape; the result is one of them."""
+    ``buffers`` are two scratch arrays of the model's shape; the result is one of them.
+    ``scratch``, a third, saves the reductions allocating one."""
     if rule.kind in ("min", "max", "mean"):
         source = after_team
         for axis in range(1, model.ghosts + 1):
             out = buffers[(axis - 1) % 2]
-            source = model.reduce_axis(source, axis, rule.kind, out)
+            source = model.reduce_axis(source, axis, rule.kind, out, scratch)
         return source
     out = buffers[0]
     if rule.kind == "table":
@@ -134,7 +136,7 @@ def one_turn(model: TeamModel, values: np.ndarray, agent: Any, team: TeamRule, r
     after_agent, after_team = rewards
     landing = np.multiply(values, gamma, out=work.landing)
     landing += after_team  # 0 values where the game is over leave just the half-turn's reward
-    between = team_backup(model, landing, team, work.reduce)
+    between = team_backup(model, landing, team, work.reduce, work.term)
     np.copyto(between, 0.0, where=model.over)
     between += after_agent
     q = agent_q(model, between, work)

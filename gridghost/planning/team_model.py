@@ -195,7 +195,8 @@ class TeamModel:
         """``values`` with the cell on ``axis`` replaced by where ``move`` leads from it."""
         return values.take(self.moves[:, move], axis=axis)
 
-    def reduce_axis(self, values: np.ndarray, axis: int, how: str, out: np.ndarray) -> np.ndarray:
+    def reduce_axis(self, values: np.ndarray, axis: int, how: str, out: np.ndarray,
+                    scratch: np.ndarray | None = None) -> np.ndarray:
         """The best of the four moves along ghost ``axis`` (1..k), for every state at once:
         ``out[..., g, ...] = min (how="min"), max ("max") or mean ("mean") over moves m of
         values[..., moves[g, m], ...]``.
@@ -205,6 +206,8 @@ class TeamModel:
 
         Args:
             values: ``float64[shape]``; ``out``: where the result goes (not ``values``).
+            scratch: an array of the model's shape the last axis may write into (one is made
+                when none is given).
         """
         if how == "mean" or self._shifts is None:
             return self._reduce_by_take(values, axis, how, out)
@@ -217,7 +220,8 @@ class TeamModel:
         ufunc, worst = (np.minimum, np.inf) if how == "min" else (np.maximum, -np.inf)
         np.copyto(dst, src)
         np.copyto(dst, worst, where=~stays.reshape(mask))
-        scratch = np.empty_like(dst) if post == 1 else None
+        if post == 1:
+            scratch = np.empty_like(dst) if scratch is None else scratch.reshape(shape)
         # A move is a shift of the flat cell index by dr * cols + dc; the cells it leaves (opens)
         # never wrap round a row's end, so the shifted slices stay whole.
         for move, (dr, dc) in enumerate(_OFFSETS):
@@ -225,11 +229,11 @@ class TeamModel:
             to, frm = (slice(0, cells - step), slice(step, cells)) if step > 0 else \
                 (slice(-step, cells), slice(0, cells + step))
             target = dst[:, to]
-            if scratch is None:  # a mask constant along the inner loop is cheap
+            if post > 1:  # a mask constant along the inner loop is cheap
                 ufunc(target, src[:, frm], out=target, where=opens[move][to].reshape(1, -1, 1))
             else:  # one varying along it is not: a move that stays is barred by an infinite penalty
                 penalty = np.where(opens[move][to], 0.0, worst)
-                shifted = np.add(src[:, frm], penalty, out=scratch[:, to])
+                shifted = np.add(src[:, frm], penalty, out=scratch[:, to])  # type: ignore[index]
                 ufunc(target, shifted, out=target)
         return out
 
