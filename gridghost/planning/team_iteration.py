@@ -58,10 +58,18 @@ def team_backup(model: TeamModel, after_team: np.ndarray, rule: TeamRule, buffer
     ``buffers`` are two scratch arrays of the model's shape; the result is one of them.
     ``scratch``, a third, saves the reductions allocating one."""
     if rule.kind in ("min", "max", "mean"):
-        source = after_team
-        for axis in range(1, model.ghosts + 1):
-            out = buffers[(axis - 1) % 2]
-            source = model.reduce_axis(source, axis, rule.kind, out, scratch)
+        k, source = model.ghosts, after_team
+        for axis in range(1, k if k > 1 else 2):
+            source = model.reduce_axis(source, axis, rule.kind, buffers[(axis - 1) % 2], scratch)
+        if k > 1:
+            # The last axis reduces fastest as the one before it: swap the two, reduce, swap back
+            # (two copies cost less than shifts along NumPy's inner loop).
+            swap = [*range(k - 1), k, k - 1]
+            spare = buffers[1] if source is buffers[0] else buffers[0]
+            np.copyto(spare, source.transpose(swap))
+            model.reduce_axis(spare, k - 1, rule.kind, source)
+            np.copyto(spare, source.transpose(swap))
+            source = spare
         return source
     out = buffers[0]
     if rule.kind == "table":
