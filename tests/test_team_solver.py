@@ -139,6 +139,7 @@ def test_one_ghost_as_a_team_of_one_is_the_one_ghost_solver() -> None:
     one, team = solve_game(game=game), solve_team_game(game=game)
     assert np.abs(one.values - team.values).max() < 1e-9
     assert (one.agent_policy == team.agent_policy).all() and (one.ghost_policy == team.team_policy).all()
+    assert not (team.values.flags.writeable or team.team_policy.flags.writeable)
     start = CLASSIC.agent_start, CLASSIC.ghost_start
     assert team.success_probability(start[0], [start[1]]) == pytest.approx(one.success_probability(*start), abs=1e-12)
     chasing = solve_team_agent(game=TeamGame(game, 1), team="chase")

@@ -73,7 +73,7 @@ _OUTCOMES_KEPT = 4
 
 
 def _grid_policy(model: TeamModel, table: np.ndarray) -> np.ndarray:
-    """A per-state table with -1 where the game is over, as a read-only grid-shaped array."""
+    """A per-state table with -1 where the game is over, as a grid-shaped array."""
     out = np.where(model.live, table, -1).astype(np.int8 if table.max(initial=0) < 127 else np.int16)
     return model.grid(out)
 
@@ -90,13 +90,18 @@ class _TeamSolution:
             where the game is over).
     """
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A solution's tables are read-only, as the one-ghost solutions' are.
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+        object.__setattr__(self, name, value)
+
     def __init__(self, model: TeamModel, gamma: float, tol: float, horizon: int | None, values: np.ndarray,
                  sweeps: int, residual: float) -> None:
         self.model, self.team, self.layout, self.ghosts = model, model.team, model.team.layout, model.ghosts
         self.gamma, self.tol, self.horizon, self.sweeps, self.residual = gamma, tol, horizon, sweeps, residual
         self.start = (self.layout.agent_start, tuple(self.layout.ghost_starts[: self.ghosts]))
         self._values = values
-        values.setflags(write=False)
         self.values = model.grid(values)
         self._outcomes: dict[tuple[Outcome, int], np.ndarray] = {}
 
