@@ -22,6 +22,7 @@ from gridghost.core.rules import Outcome, Side
 from gridghost.core.slip import LongitudinalSlip, NoSlip
 from gridghost.core.team import TeamGame, TeamState
 from gridghost.planning import (
+    agent_exploitability,
     evaluate_team_policies,
     ghost_exploitability,
     solve_agent,
@@ -145,6 +146,8 @@ def test_one_ghost_as_a_team_of_one_is_the_one_ghost_solver() -> None:
     chasing = solve_team_agent(game=TeamGame(game, 1), team="chase")
     assert np.abs(chasing.values - solve_agent(game=game).values).max() < 1e-9
     assert team_ghosts_exploitability("chase", game=game) == pytest.approx(ghost_exploitability("chase", game=game),
+                                                                           abs=1e-7)
+    assert team_agent_exploitability("random", game=game) == pytest.approx(agent_exploitability("random", game=game),
                                                                            abs=1e-7)
 
 
