@@ -143,9 +143,10 @@ from gridghost.core.rules import (
     Side,
 )
 from gridghost.drawing import RENDER_MODES, Renderer
-from gridghost.envs.binding import MapBinding
+from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.envs.rendering import EnvRendering
+from gridghost.envs.teams import TeamPlay, requested_ghosts
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
@@ -168,8 +169,7 @@ _TURNS: dict[tuple[int, bool], tuple[str, int]] = {
 }
 _AFTER_AGENT = {use_ghost: _TURNS[Side.AGENT, use_ghost] for use_ghost in (False, True)}
 _AFTER_GHOST = _TURNS[Side.GHOST, True]
-_BEFORE_RESET = "the env has no state before reset(); call reset() first"
-_EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
+_BEFORE_RESET, _EPISODE_OVER = BEFORE_RESET, EPISODE_OVER
 #: Attributes that exist only once an episode has started.
 _EPISODE_ATTRIBUTES = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
@@ -233,6 +233,18 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         "is_parallelizable": False,
     }
 
+    def __new__(cls, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
+                **settings: Any) -> GridGhostEnv:
+        # A team (ghosts > 1) plays on the class's team variant (TeamPlay first), chosen here
+        # once: the one-ghost class's hot path knows nothing of teams.
+        if requested_ghosts(spec, settings) > 1 and not issubclass(cls, TeamPlay):
+            team = _TEAM_CLASSES.get(cls)
+            if team is None:
+                raise ValueError(f"{cls.__name__} serves one ghost; ghosts={requested_ghosts(spec, settings)} "
+                                 f"plays on {', '.join(sorted(c.__name__ for c in _TEAM_CLASSES))}")
+            cls = team
+        return super().__new__(cls)
+
     def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
         super().__init__()
@@ -257,7 +269,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._bound = {}  # the components of the last few maps (see MapBinding)
         self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
-        self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
+        self.possible_agents = self._agent_names()
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
@@ -267,7 +279,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         if isinstance(config.belief_filter, (dict, BeliefFilter)):  # as the first map's filter reads it
             self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
-        self.observation_spaces = {name: self._encoder.space(SIDE_OF[name]) for name in self.possible_agents}
+        self.observation_spaces = self._spaces_of(self._encoder)
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
         self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, 4), dtype=np.int8)
         self._np_random: np.random.Generator | None = None
@@ -291,6 +303,10 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._no_moves = np.full(longest, NO_ACTION, dtype=np.int8)
         self._no_moves.setflags(write=False)
         self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
+
+    def _agent_names(self) -> list[str]:
+        """The agents' names, in turn order (set once, in the constructor)."""
+        return list(AGENTS) if self.use_ghost else [AGENT]
 
     @classmethod
     def from_config(cls, config: GameSpec | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
@@ -573,6 +589,35 @@ class CheckedGridGhostEnv(GridGhostEnv):
         """
         self.game_state  # noqa: B018 - raises before reset
         return _CheckedIterator(self, max_iter)
+
+
+class TeamGridGhostEnv(TeamPlay, GridGhostEnv):
+    """:class:`GridGhostEnv` for a team of ghosts (``ghosts >= 2``): what ``raw_env(ghosts=k)``
+    and ``GridGhostEnv(ghosts=k)`` return (see :mod:`gridghost.envs.teams`)."""
+
+
+class CheckedTeamGridGhostEnv(TeamPlay, CheckedGridGhostEnv):
+    """:class:`CheckedGridGhostEnv` for a team of ghosts: what ``env(ghosts=k)`` returns."""
+
+    def step(self, action: int | None) -> None:
+        """As :meth:`TeamPlay.step <gridghost.envs.teams.TeamPlay.step>`."""
+        TeamPlay.step(self, action)
+        self._stepped = True
+
+
+#: The team variant of each env class, which its constructor returns for ``ghosts >= 2``.
+_TEAM_CLASSES: dict[type, type] = {GridGhostEnv: TeamGridGhostEnv, CheckedGridGhostEnv: CheckedTeamGridGhostEnv}
+
+
+def register_team_class(cls: type, team: type) -> None:
+    """Make ``cls(ghosts=k)`` (``k >= 2``) build ``team``, a subclass of ``cls`` with :class:`TeamPlay` first.
+
+    Raises:
+        TypeError: ``team`` is not such a subclass.
+    """
+    if not (issubclass(team, cls) and issubclass(team, TeamPlay) and team.__mro__[1] is TeamPlay):
+        raise TypeError(f"team must be a subclass of {cls.__name__} with TeamPlay first, got {team!r}")
+    _TEAM_CLASSES[cls] = team
 
 
 def make_game(cls: type[GridGhostEnvT], **kwargs: Any) -> GridGhostEnvT:

@@ -134,8 +134,14 @@ class Observations:
     Subclasses fill ``_spaces`` and ``_observers`` (one entry per :class:`~gridghost.core.rules.Side`).
     """
 
-    _spaces: dict[Side, spaces.Space[Any]]
-    _observers: dict[Side, Callable[[GameState], Any]]
+    _spaces: dict[Any, spaces.Space[Any]]
+    _observers: dict[Any, Callable[[Any], Any]]
+    #: The observers, by key: the two sides (a team's encoders key them by agent name).
+    keys: tuple[Any, ...] = tuple(Side)
+
+    def side_of(self, key: Any) -> Side:
+        """The side of the observer ``key`` (a side itself here)."""
+        return key  # type: ignore[no-any-return]
 
     def space(self, side: Side) -> spaces.Space[Any]:
         """The observation space of ``side`` (the same object on every call; for every encoding
