@@ -3,6 +3,7 @@
 | Import             | ``import gridghost; env = gridghost.env()``                       |
 |--------------------|-------------------------------------------------------------------|
 | Agents             | ``["agent", "ghost"]``, agent first; ``["agent"]`` if no ghost    |
+| Teams              | ``ghosts=k``: ``["agent", "ghost_0", ...]`` (:mod:`gridghost.envs.teams`)|
 | Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
 | Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box;|
 |                    | ``"belief"``: the agent's dict plus its belief filter's map;      |
@@ -135,18 +136,12 @@ from gridghost.core.episode import count_cycles, cycle_limit, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import (
-    NUM_ACTIONS,
-    SIDE_OF,
-    GameState,
-    Outcome,
-    Side,
-)
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome, Side
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.envs.rendering import EnvRendering
-from gridghost.envs.teams import TeamPlay, requested_ghosts
+from gridghost.envs.teams import team_class
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
@@ -235,15 +230,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
 
     def __new__(cls, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                 **settings: Any) -> GridGhostEnv:
-        # A team (ghosts > 1) plays on the class's team variant (TeamPlay first), chosen here
-        # once: the one-ghost class's hot path knows nothing of teams.
-        if requested_ghosts(spec, settings) > 1 and not issubclass(cls, TeamPlay):
-            team = _TEAM_CLASSES.get(cls)
-            if team is None:
-                raise ValueError(f"{cls.__name__} serves one ghost; ghosts={requested_ghosts(spec, settings)} "
-                                 f"plays on {', '.join(sorted(c.__name__ for c in _TEAM_CLASSES))}")
-            cls = team
-        return super().__new__(cls)
+        # ghosts > 1 plays on the class's team variant, chosen once: the one-ghost hot path knows nothing of teams
+        return super().__new__(team_class(cls, spec, settings))
 
     def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
@@ -303,10 +291,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._no_moves = np.full(longest, NO_ACTION, dtype=np.int8)
         self._no_moves.setflags(write=False)
         self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
-
-    def _agent_names(self) -> list[str]:
-        """The agents' names, in turn order (set once, in the constructor)."""
-        return list(AGENTS) if self.use_ghost else [AGENT]
 
     @classmethod
     def from_config(cls, config: GameSpec | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
@@ -589,35 +573,6 @@ class CheckedGridGhostEnv(GridGhostEnv):
         """
         self.game_state  # noqa: B018 - raises before reset
         return _CheckedIterator(self, max_iter)
-
-
-class TeamGridGhostEnv(TeamPlay, GridGhostEnv):
-    """:class:`GridGhostEnv` for a team of ghosts (``ghosts >= 2``): what ``raw_env(ghosts=k)``
-    and ``GridGhostEnv(ghosts=k)`` return (see :mod:`gridghost.envs.teams`)."""
-
-
-class CheckedTeamGridGhostEnv(TeamPlay, CheckedGridGhostEnv):
-    """:class:`CheckedGridGhostEnv` for a team of ghosts: what ``env(ghosts=k)`` returns."""
-
-    def step(self, action: int | None) -> None:
-        """As :meth:`TeamPlay.step <gridghost.envs.teams.TeamPlay.step>`."""
-        TeamPlay.step(self, action)
-        self._stepped = True
-
-
-#: The team variant of each env class, which its constructor returns for ``ghosts >= 2``.
-_TEAM_CLASSES: dict[type, type] = {GridGhostEnv: TeamGridGhostEnv, CheckedGridGhostEnv: CheckedTeamGridGhostEnv}
-
-
-def register_team_class(cls: type, team: type) -> None:
-    """Make ``cls(ghosts=k)`` (``k >= 2``) build ``team``, a subclass of ``cls`` with :class:`TeamPlay` first.
-
-    Raises:
-        TypeError: ``team`` is not such a subclass.
-    """
-    if not (issubclass(team, cls) and issubclass(team, TeamPlay) and team.__mro__[1] is TeamPlay):
-        raise TypeError(f"team must be a subclass of {cls.__name__} with TeamPlay first, got {team!r}")
-    _TEAM_CLASSES[cls] = team
 
 
 def make_game(cls: type[GridGhostEnvT], **kwargs: Any) -> GridGhostEnvT:

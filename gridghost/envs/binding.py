@@ -17,7 +17,7 @@ import numpy as np
 from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import FILTER_STREAM, MAP_STREAM
+from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, MAP_STREAM
 from gridghost.core.rules import SIDE_OF, GameState
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
@@ -75,6 +75,10 @@ class MapBinding:
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
         self._bind_kernel()
+
+    def _agent_names(self) -> list[str]:
+        """The agents' names, in turn order (the env's ``possible_agents``, set once in its constructor)."""
+        return list(AGENTS) if self.config.use_ghost else [AGENT]
 
     def _bind_kernel(self) -> None:
         """Take the hot path's kernel methods and every agent's observer from the map's parts

@@ -73,6 +73,7 @@ from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.teams import plays_team
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -424,6 +425,14 @@ class GridGhostGymEnv(gymnasium.Env):
         "render_modes": GridGhostEnv.metadata["render_modes"],
         "render_fps": GridGhostEnv.metadata["render_fps"],
     }
+
+    def __new__(cls, controlled: str | Mapping[str, Any] = AGENT, *args: Any, **game: Any) -> GridGhostGymEnv:
+        # A team (controlled="ghosts", or ghosts >= 2) plays on TeamGymEnv, chosen here once.
+        if cls is GridGhostGymEnv and plays_team(controlled, game):
+            from gridghost.envs.team_gym import TeamGymEnv
+
+            cls = TeamGymEnv
+        return super().__new__(cls)
 
     def __init__(
         self,

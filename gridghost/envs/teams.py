@@ -1,7 +1,7 @@
 """Teams in the AEC env: one agent against ``k >= 2`` ghosts that move together.
 
-:class:`TeamPlay` is the part of the team envs (:class:`~gridghost.envs.aec.TeamGridGhostEnv`,
-:class:`~gridghost.envs.aec.CheckedTeamGridGhostEnv` and the parallel view's) that differs from
+:class:`TeamPlay` is the part of the team envs (:class:`~gridghost.envs.team_aec.TeamGridGhostEnv`,
+:class:`~gridghost.envs.team_aec.CheckedTeamGridGhostEnv` and the parallel view's) that differs from
 the one-ghost env; everything else (the map binding, the infos' machinery, rendering, seeding,
 dead steps) is :class:`~gridghost.envs.aec.GridGhostEnv`'s. The env classes choose it at
 construction: ``gridghost.env(ghosts=2)`` returns a team env, ``ghosts=1`` (the default) the
@@ -25,7 +25,7 @@ Rewards
     capture pays only the ghosts on the agent's cell).
 
 Observations
-    Every encoding, extended to the team (:class:`~gridghost.sensing.encoders.TeamObservations`),
+    Every encoding, extended to the team (:class:`~gridghost.sensing.team_encoders.TeamObservations`),
     one space per agent name.
 
 Infos
@@ -80,6 +80,51 @@ def requested_ghosts(spec: Any, settings: Mapping[str, Any]) -> int:
             value = source["ghosts"]
             return value if isinstance(value, int) and not isinstance(value, bool) else 1
     return 1
+
+
+#: The team variant of each env class (registered by the modules defining them; the AEC env's in
+#: :mod:`gridghost.envs.team_aec`, imported on first need).
+_TEAM_CLASSES: dict[type, type] = {}
+
+
+def register_team_class(cls: type, team: type) -> None:
+    """Make ``cls(ghosts=k)`` (``k >= 2``) build ``team``, a subclass of ``cls`` with :class:`TeamPlay` first.
+
+    Raises:
+        TypeError: ``team`` is not such a subclass.
+    """
+    if not (isinstance(team, type) and issubclass(team, cls) and team.__mro__[1] is TeamPlay):
+        raise TypeError(f"team must be a subclass of {cls.__name__} with TeamPlay first, got {team!r}")
+    _TEAM_CLASSES[cls] = team
+
+
+def team_class(cls: type, spec: Any, settings: Mapping[str, Any]) -> type:
+    """The class an env class's constructor builds for its arguments: ``cls`` itself for one ghost
+    (or when it is a team's class already), else its team variant.
+
+    Raises:
+        ValueError: ``ghosts >= 2`` for a class without a team variant.
+    """
+    ghosts = requested_ghosts(spec, settings)
+    if ghosts == 1 or issubclass(cls, TeamPlay):
+        return cls
+    if cls not in _TEAM_CLASSES:
+        import gridghost.envs.team_aec  # noqa: F401 - registers the AEC env's (it imports the AEC env)
+    team = _TEAM_CLASSES.get(cls)
+    if team is None:
+        raise ValueError(f"{cls.__name__} serves one ghost; ghosts={ghosts} plays on "
+                         f"{', '.join(sorted(team.__name__ for team in _TEAM_CLASSES.values()))}")
+    return team
+
+
+def plays_team(controlled: Any, game: Mapping[str, Any]) -> bool:
+    """Whether :class:`~gridghost.envs.single_agent.GridGhostGymEnv`'s arguments ask for the team
+    view: ``controlled="ghosts"`` or ``ghosts >= 2`` (in the settings, ``spec`` or ``config``; or
+    all of them in one mapping)."""
+    if isinstance(controlled, Mapping):
+        game = dict(controlled)
+        controlled = game.pop("controlled", AGENT)
+    return controlled == "ghosts" or requested_ghosts(game.get("spec"), game) > 1
 
 
 class TeamPlay:

@@ -125,7 +125,6 @@ from gridghost.sensing.encoders import (
     BeliefObservations,
     DictObservations,
     GridObservations,
-    TeamObservations,
     TextObservations,
     VectorObservations,
     check_view_radius,
@@ -148,6 +147,7 @@ from gridghost.sensing.encoding import (  # noqa: F401
     StepCount,
     grid_channels,
 )
+from gridghost.sensing.team_encoders import TeamObservations
 
 _ONGOING = Outcome.ONGOING
 
@@ -323,7 +323,7 @@ def make_observations(
             ``action_mask_in_obs``, give a waiting side :data:`WAITING_MASK`.
         grid_layout: ``"grid"`` only: one of :data:`GRID_LAYOUTS`, channels first or last.
         ghosts: the ghost team's size; above 1 the encoder is a
-            :class:`~gridghost.sensing.encoders.TeamObservations`, keyed by agent name and
+            :class:`~gridghost.sensing.team_encoders.TeamObservations`, keyed by agent name and
             observing team states (:class:`~gridghost.core.team.TeamState`).
 
     Raises:
