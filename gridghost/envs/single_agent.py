@@ -426,9 +426,10 @@ class GridGhostGymEnv(gymnasium.Env):
         "render_fps": GridGhostEnv.metadata["render_fps"],
     }
 
-    def __new__(cls, controlled: str | Mapping[str, Any] = AGENT, *args: Any, **game: Any) -> GridGhostGymEnv:
-        # A team (controlled="ghosts", or ghosts >= 2) plays on TeamGymEnv, chosen here once.
-        if cls is GridGhostGymEnv and plays_team(controlled, game):
+    def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostGymEnv:
+        # A team (controlled="ghosts", or ghosts >= 2) plays on TeamGymEnv, chosen here once
+        # (subclasses, with arguments of their own, keep their class).
+        if cls is GridGhostGymEnv and plays_team(args[0] if args else kwargs.get("controlled", AGENT), kwargs):
             from gridghost.envs.team_gym import TeamGymEnv
 
             cls = TeamGymEnv
