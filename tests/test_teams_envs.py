@@ -343,3 +343,16 @@ def test_one_ghost_keeps_the_one_ghost_classes_names_and_spaces() -> None:
         assert default.state_space == explicit.state_space
     encoder = make_observations("vector", TeamGame(Game(OPEN, NoSlip()), 1).board, ghosts=1)
     assert set(encoder.keys) == set(Side)
+
+
+def test_the_plain_team_vector_is_the_general_paths_byte_for_byte() -> None:
+    # the plain "vector" is built in one concatenation (the learners' hot path): the same bytes
+    team = TeamGame(Game(OPEN, NoSlip()), 3)
+    vectors = make_observations("vector", team.board, ghosts=3)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        agent, *ghosts = (int(cell) for cell in rng.integers(team.num_cells, size=4))
+        state = TeamState(agent, tuple(ghosts))
+        for index, name in enumerate(vectors.keys):
+            fast, general = vectors.observe(name, state), vectors._team_view(index, state)
+            assert fast.dtype == general.dtype == np.float32 and fast.tobytes() == general.tobytes()

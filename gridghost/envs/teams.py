@@ -61,6 +61,8 @@ from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER
 _ONGOING, _CAUGHT = Outcome.ONGOING, Outcome.CAUGHT
 #: The cycles a team's half-turn completes, by the episode's rule (a cycle: the agent's move, the team's).
 _TEAM_CYCLE = int(count_cycles(0, next_mover(int(Side.GHOST))))
+#: How many states' info entries a team env keeps (see TeamPlay._team_entries).
+_ENTRIES_KEPT = 4096
 #: Settings that serve one ghost only, with what the refusal says.
 _ONE_GHOST_SETTINGS = {
     "reference_infos": "the reference's infos describe one ghost; teams publish numeric infos (leave it False)",
@@ -160,7 +162,15 @@ class TeamPlay:
         return [AGENT, *ghost_names(self.config.ghosts)]  # type: ignore[attr-defined]
 
     def _bind_kernel(self) -> None:
+        self._entries: dict[tuple[Any, ...], Any] = {}  # the map's (see _team_entries)
         kernel, encoder = self.kernel, self._encoder  # type: ignore[attr-defined]
+        names = self.possible_agents  # type: ignore[attr-defined]
+        # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
+        # as ((name, reward), ...) by [mover][outcome]; with the catcher's, computed per half-turn.
+        self._shared_rewards = None if kernel.credit != "team" else tuple(
+            tuple(tuple(zip(names, (kernel.rewards(mover, outcome)[0], *(kernel.rewards(mover, outcome)[1],)
+                                    * kernel.ghosts), strict=True)) for outcome in Outcome)
+            for mover in Side)
         self._agent_step, self._ghosts_step = kernel.agent_step, kernel.ghosts_step
         self._observers = {name: encoder.observer(name) for name in self.possible_agents}  # type: ignore[attr-defined]
 
@@ -258,13 +268,17 @@ class TeamPlay:
             env.terminations = dict.fromkeys(names, True)
         elif env._cycles >= env._cycle_limit:
             env.truncations = dict.fromkeys(names, True)
-        agent_reward = self.kernel.rewards(mover, game.outcome)[0]
-        rewards = dict(zip(names, (agent_reward, *self.kernel.ghost_rewards_of(mover, game)), strict=True))
+        shared = self._shared_rewards
+        if shared is not None:  # the team's credit: every ghost's reward is the team's
+            rewards = dict(shared[mover][game.outcome])
+        else:
+            rewards = dict(zip(names, (self.kernel.rewards(mover, game.outcome)[0],
+                                       *self.kernel.ghost_rewards_of(mover, game)), strict=True))
         cumulative[name] = 0.0  # the mover has seen its reward in last()
         for other, reward in rewards.items():
             cumulative[other] += reward
         env.rewards = rewards
-        env._publish(game, next_turn, AGENT if mover == Side.AGENT else GHOST)
+        env._publish(game, next_turn, GHOST if mover else AGENT)
         if env.render_mode == "human":
             env.render()
 
@@ -284,38 +298,58 @@ class TeamPlay:
         return game
 
     # -- infos ----------------------------------------------------------------------------------
+    def _team_entries(self, game: TeamState) -> tuple[tuple[int, ...], int, np.ndarray, np.ndarray]:
+        """Each ghost's distance to the agent, the agent's to its nearest ghost, and the read-only
+        ``ghost_distances`` and ``catchers`` of ``game``; kept per state (a bounded cache), as a
+        loop that reads every info meets the same few states again and again."""
+        key = (game.agent, game.ghosts, game.outcome == _CAUGHT)
+        cache = self._entries
+        entries = cache.get(key)
+        if entries is None:
+            row = self.board.distance[game.agent]  # type: ignore[attr-defined]
+            distances = tuple(row[cell] for cell in game.ghosts)
+            reachable = [distance for distance in distances if distance >= 0]
+            ghost_distances = np.array(distances, dtype=np.int64)
+            catchers = np.array([key[2] and cell == game.agent for cell in game.ghosts], dtype=np.int8)
+            ghost_distances.setflags(write=False)
+            catchers.setflags(write=False)
+            if len(cache) >= _ENTRIES_KEPT:
+                cache.clear()
+            entries = cache[key] = (distances, min(reachable) if reachable else -1, ghost_distances, catchers)
+        return entries  # type: ignore[no-any-return]
+
     def _numeric_infos(self, pending: tuple[Any, ...], side: str | None = None) -> dict[str, Any]:
         """The team's numeric infos (see the module docstring), from the one-ghost infos of the
         state with ghost 0 on the board; with ``side`` (``"agent"`` or a ghost's name) that
         agent's alone, its arrays copies of its own."""
         game = pending[0]
-        names = self.possible_agents  # type: ignore[attr-defined]
         one = (GameState(game.agent, game.ghosts[0], game.turn, game.outcome), *pending[1:])
-        board, masks = self.board, self._info_masks  # type: ignore[attr-defined]
-        row = board.distance[game.agent]
-        distances = [row[cell] for cell in game.ghosts]
-        reachable = [distance for distance in distances if distance >= 0]
-        ghost_distances = np.array(distances, dtype=np.int64)
-        catchers = np.array([game.outcome == _CAUGHT and cell == game.agent for cell in game.ghosts], dtype=np.int8)
-        fresh = side is not None or pending[2] is None  # arrays of its own: the single view's, or after a reset
-        if not fresh:
-            ghost_distances.setflags(write=False)
-            catchers.setflags(write=False)
+        masks, names = self._info_masks, self.possible_agents  # type: ignore[attr-defined]
+        distances, nearest, ghost_distances, catchers = self._team_entries(game)
         parent: Any = super()
         if side is not None:
-            infos = {side: parent._numeric_infos(one, AGENT if side == AGENT else GHOST)}
-        else:
-            both = parent._numeric_infos(one)
-            infos = {name: both[AGENT] if name == AGENT else dict(both[GHOST]) for name in names}
-        for name, info in infos.items():
-            if name == AGENT:
-                info["distance"] = min(reachable) if reachable else -1
+            info = parent._numeric_infos(one, AGENT if side == AGENT else GHOST)
+            if side == AGENT:
+                info["distance"] = nearest
             else:
-                index = names.index(name) - 1
+                index = names.index(side) - 1
                 info["distance"] = distances[index]
                 if masks is not None:
-                    mask = masks[game.ghosts[index]]
-                    info["action_mask"] = mask.copy() if fresh else mask
+                    info["action_mask"] = masks[game.ghosts[index]].copy()
+            info["ghost_distances"], info["catchers"] = ghost_distances.copy(), catchers.copy()
+            return info  # type: ignore[no-any-return]
+        both = parent._numeric_infos(one)
+        fresh = pending[2] is None  # after a reset: every array a writable copy of its own
+        infos = {AGENT: both[AGENT]}
+        infos[AGENT]["distance"] = nearest
+        ghost_info = both[GHOST]
+        for index, name in enumerate(names[1:]):
+            infos[name] = info = ghost_info.copy()
+            info["distance"] = distances[index]
+            if masks is not None:
+                mask = masks[game.ghosts[index]]
+                info["action_mask"] = mask.copy() if fresh else mask
+        for info in infos.values():
             info["ghost_distances"] = ghost_distances.copy() if fresh else ghost_distances
             info["catchers"] = catchers.copy() if fresh else catchers
-        return infos[side] if side is not None else infos
+        return infos

@@ -175,7 +175,10 @@ class TeamObservations(Observations):
                     if other:
                         entries.update({f"{names[other]}_{key}": space for key, space in pair.items()})
                 self._spaces[name] = spaces.Dict(entries)
-        self._observers = {name: functools.partial(self._team_view, index) for index, name in enumerate(self.keys)}
+        # the plain vector (no belief map, no step count) is built directly: the hot path of vector learners
+        plain = self._kind == "vector" and self._vectors._belief is None and self._vectors._step_count is None
+        view = self._plain_vector if plain else self._team_view
+        self._observers = {name: functools.partial(view, index) for index, name in enumerate(self.keys)}
 
     def side_of(self, key: str) -> Side:
         """The side of the observer named ``key``."""
@@ -183,6 +186,19 @@ class TeamObservations(Observations):
 
     def _cells(self, state: Any) -> tuple[int, ...]:
         return (state.agent, *state.ghosts)
+
+    def _plain_vector(self, index: int, state: Any) -> np.ndarray:
+        """:meth:`_team_view` of a plain ``"vector"``, in one concatenation."""
+        cells = (state.agent, *state.ghosts)
+        me = cells[index]
+        key, centre, distance, vectors = self._key, self._centre, self._distance[me], self._vectors
+        offsets, distances, base = vectors._offset_slots, vectors._distance_slots, key[me] - centre
+        parts = [vectors._cells[me]]
+        for other in self._others[index]:
+            cell = cells[other]
+            parts.append(offsets[key[cell] - base])
+            parts.append(distances[distance[cell] + 1])
+        return np.concatenate(parts)
 
     def _team_view(self, index: int, state: Any) -> Any:
         """Observer ``index``'s observation (0 the agent, ``i + 1`` ghost ``i``) of the team state."""
