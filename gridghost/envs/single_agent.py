@@ -40,6 +40,11 @@ Information
     ``is_success``: the agent reached a goal (``controlled="agent"``) or the ghost caught the
     agent (``"ghost"``); ``False`` after the reset. Its arrays are the caller's own copies.
 
+Teams
+    With ``ghosts=k >= 2`` (the agent against a team) or ``controlled="ghosts"`` (the whole team
+    learning as one env with a ``MultiDiscrete([4] * k)`` action) the view is
+    :class:`~gridghost.envs.team_gym.TeamGymEnv`.
+
 Arguments
     ``gymnasium.make("gridghost/GridGhost-v1", controlled="agent", opponent=None,
     obs_type="vector", rewards="normalised", render_mode=None, **game)``; see

@@ -98,6 +98,14 @@ Options (the env's keyword arguments of the same names):
 The spaces of ``"vector"``, ``"belief_vector"``, ``"grid"`` and ``"text"`` depend only on the
 layout's size and the options, so an env may keep its first space when the map changes.
 
+Teams (``ghosts=k``, ``k >= 2``): every encoding is extended to the team by
+:class:`~gridghost.sensing.team_encoders.TeamObservations`, keyed by agent name (``"agent"``,
+``"ghost_0"``, ...). ``"vector"``: three more slots (offset and distance) per teammate or further
+ghost, in ghost order (:func:`~gridghost.sensing.team_encoders.team_vector_slots`); ``"grid"``:
+one more plane, ``ghosts``, and the agent's ``opponent`` plane marks every ghost; ``"dict"``: one
+``<name>_relative_pos`` and ``<name>_distance`` per other ghost (the agent's per ghost);
+``"text"``: one sentence per other player. ``k = 1`` is the encodings above, byte for byte.
+
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.rules import board_for
 >>> vectors = VectorObservations(board_for(CLASSIC))
