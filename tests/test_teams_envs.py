@@ -356,3 +356,20 @@ def test_the_plain_team_vector_is_the_general_paths_byte_for_byte() -> None:
         for index, name in enumerate(vectors.keys):
             fast, general = vectors.observe(name, state), vectors._team_view(index, state)
             assert fast.dtype == general.dtype == np.float32 and fast.tobytes() == general.tobytes()
+
+
+def test_the_learning_teams_opponent_agent_is_any_policy_the_one_ghost_view_takes() -> None:
+    class Up:  # a reference-style class, built with its action space
+        def __init__(self, action_space: Any) -> None:
+            self.action_space = action_space
+
+        def get_action(self, observation: Any) -> int:
+            return UP
+
+    for opponent in (Up, lambda observation: UP):
+        env = gymnasium.make(ENV_ID, layout=OPEN, ghosts=2, controlled="ghosts", opponent=opponent,
+                             slip_probability=0.0)
+        env.reset(seed=0)
+        assert env.unwrapped.game.agent_pos == (1, 2)  # the opening move: up
+    with pytest.raises(TypeError, match="policy"):
+        gymnasium.make(ENV_ID, layout=OPEN, ghosts=2, controlled="ghosts", opponent=3)

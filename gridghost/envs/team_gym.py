@@ -20,6 +20,7 @@ from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, OPPONENT_STREAM
+from gridghost.core.policies import make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
 from gridghost.envs.aec import GridGhostEnv
@@ -98,7 +99,9 @@ class TeamGymEnv(GridGhostGymEnv):
     step: the team's reward (zero-sum against the agent) with ``ghost_credit="team"``, the
     catchers' bonus shared out with ``"catcher"``. The opponent agent is ``"random"`` (default),
     ``"minimax"`` / ``"optimal"`` (the one-ghost solver's for ``k = 1``; the team solver's,
-    refused until wired, for more), or a callable ``policy(observation) -> action``. The episode
+    refused until wired, for more), or what the one-ghost view takes for an opponent agent (a
+    callable ``policy(observation) -> action``, an object with ``get_action``, a reference-style
+    class), seeded from the reset seed on a stream of its own. The episode
     starts after the opponent agent's opening move (maps where it can end the game are refused),
     whose reward the first step pays, as for a learning ghost.
 
@@ -148,10 +151,15 @@ class TeamGymEnv(GridGhostGymEnv):
             opponent = _TEAM_DEFAULT_OPPONENTS[controlled]
         if isinstance(opponent, str):
             check_choice(opponent, "opponent", TEAM_OPPONENTS[controlled])
-        elif not callable(opponent):
+        elif controlled == AGENT and not callable(opponent):
             raise TypeError(f"opponent must be one of {list(TEAM_OPPONENTS[controlled])} or a callable, got "
                             f"{opponent!r}")
         self.opponent = opponent
+        # The opponent agent's policy when it is no planner: what the one-ghost view's opponent
+        # agents may be (make_policy's kinds), drawing from an action space seeded per reset.
+        self._opponent_space = spaces.Discrete(NUM_ACTIONS)
+        self._agent_policy = None if controlled == AGENT or opponent in ("minimax", "optimal") else make_policy(
+            opponent, self._opponent_space)
         self._opponent_rng: np.random.Generator | None = None
         self._carried = 0.0
         self._maps: dict[Layout, tuple[Any, Any]] = {}
@@ -216,7 +224,13 @@ class TeamGymEnv(GridGhostGymEnv):
             self._bind_map()
         if seed is not None or self._opponent_rng is None:
             root = seed if seed is not None else game.np_random_seed
-            self._opponent_rng = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,)))
+            seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
+            self._opponent_rng = np.random.default_rng(seeds)
+            entropy = int(seeds.spawn(1)[0].generate_state(1)[0])
+            self._opponent_space.seed(entropy)
+            reseed = getattr(self._agent_policy, "seed", None)
+            if callable(reseed):
+                reseed(entropy)
         self._np_random, self._np_random_seed = game.np_random, game.np_random_seed
         self._carried = 0.0
         if self.controlled != AGENT:
@@ -284,12 +298,10 @@ class TeamGymEnv(GridGhostGymEnv):
         return self._checker.check_joint_action(opponent(observations), "the opponent's actions")
 
     def _agent_action(self) -> int:
-        state, opponent = self.game.game_state, self.opponent
-        if opponent == "random":
-            return int(cast(np.random.Generator, self._opponent_rng).integers(NUM_ACTIONS))
+        state = self.game.game_state
         if self._planned is not None:
             return cast(int, self._planned(state))
-        return cast(int, opponent(self._opponent_observer(state)))
+        return cast(int, self._agent_policy(self._opponent_observer(state)))  # type: ignore[misc]
 
     def _observe(self) -> Any:
         game = self.game
