@@ -288,7 +288,7 @@ class TeamGymEnv(GridGhostGymEnv):
         """The opponent team's moves in the current state, checked before any is carried out."""
         state, opponent = self.game.game_state, self.opponent
         if opponent == "chase":
-            return self._kernel.chase_actions(state)  # type: ignore[union-attr,no-any-return]
+            return cast(TeamGame, self._kernel).chase_actions(cast(TeamState, state))
         if opponent == "random":
             rng = cast(np.random.Generator, self._opponent_rng)
             return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self._ghost_names)))

@@ -55,7 +55,7 @@ from gridghost.core.checks import check_action
 from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS, ghost_names
 from gridghost.core.rules import GameState, Outcome, Side
-from gridghost.core.team import TeamGame, TeamState
+from gridghost.core.team import TeamState
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER
 
 _ONGOING, _CAUGHT = Outcome.ONGOING, Outcome.CAUGHT
@@ -142,9 +142,6 @@ class TeamPlay:
             or an ``expert``, which serve one ghost; a map with fewer ghost starts than ghosts.
     """
 
-    kernel: TeamGame
-    _game: TeamState | None
-
     def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
         config = resolve(spec, **settings)
@@ -163,16 +160,16 @@ class TeamPlay:
 
     def _bind_kernel(self) -> None:
         self._entries: dict[tuple[Any, ...], Any] = {}  # the map's (see _team_entries)
-        kernel, encoder = self.kernel, self._encoder  # type: ignore[attr-defined]
-        names = self.possible_agents  # type: ignore[attr-defined]
+        env: Any = self
+        kernel, encoder, names = env.kernel, env._encoder, env.possible_agents
         # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
         # as ((name, reward), ...) by [mover][outcome]; with the catcher's, computed per half-turn.
         self._shared_rewards = None if kernel.credit != "team" else tuple(
             tuple(tuple(zip(names, (kernel.rewards(mover, outcome)[0], *(kernel.rewards(mover, outcome)[1],)
                                     * kernel.ghosts), strict=True)) for outcome in Outcome)
             for mover in Side)
-        self._agent_step, self._ghosts_step = kernel.agent_step, kernel.ghosts_step
-        self._observers = {name: encoder.observer(name) for name in self.possible_agents}  # type: ignore[attr-defined]
+        env._agent_step, env._ghosts_step = kernel.agent_step, kernel.ghosts_step
+        env._observers = {name: encoder.observer(name) for name in names}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:
         return {name: encoder.space(name) for name in self.possible_agents}  # type: ignore[attr-defined]
@@ -257,7 +254,7 @@ class TeamPlay:
                 cumulative[name] = 0.0
                 env.rewards = dict.fromkeys(names, 0.0)
                 return
-            game = self._ghosts_step(game, held)
+            game = env._ghosts_step(game, held)
             self._held, self._ghost_actions = [], tuple(held)
             env._ghost_action = held[0]  # TODO(lead): the status panel shows ghost 0's move until it shows k
             env._cycles += _TEAM_CYCLE
@@ -272,8 +269,8 @@ class TeamPlay:
         if shared is not None:  # the team's credit: every ghost's reward is the team's
             rewards = dict(shared[mover][game.outcome])
         else:
-            rewards = dict(zip(names, (self.kernel.rewards(mover, game.outcome)[0],
-                                       *self.kernel.ghost_rewards_of(mover, game)), strict=True))
+            rewards = dict(zip(names, (env.kernel.rewards(mover, game.outcome)[0],
+                                       *env.kernel.ghost_rewards_of(mover, game)), strict=True))
         cumulative[name] = 0.0  # the mover has seen its reward in last()
         for other, reward in rewards.items():
             cumulative[other] += reward
@@ -287,7 +284,7 @@ class TeamPlay:
         and the belief filter's update, as the one-ghost env makes them."""
         env: Any = self
         rng = env._np_random
-        game, moves = self._agent_step(game, action, rng)
+        game, moves = env._agent_step(game, action, rng)
         env._last_move = (action, moves)
         readings = env._readings = env._read_sensors(game, rng, {})
         belief_filter = env.belief_filter

@@ -142,7 +142,8 @@ class TeamObservations(Observations):
             assert isinstance(base, spaces.Box)
             self._vectors = cast(VectorObservations, inner)
             self._cut = len(VECTOR_SLOTS)
-            others = np.tile(np.float32([-1, -1, 0]), ghosts - 1)  # d_row, d_col in [-1, 1], distance in [0, 1]
+            # per other: d_row and d_col in [-1, 1], the distance in [0, 1]
+            others = np.tile(np.array([-1, -1, 0], dtype=np.float32), ghosts - 1)
             low = np.concatenate((base.low[: self._cut], others, base.low[self._cut:]))
             shared: spaces.Space[Any] = spaces.Box(low, np.ones_like(low), dtype=np.float32)
             self._spaces = dict.fromkeys(self.keys, shared)

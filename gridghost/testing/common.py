@@ -11,7 +11,7 @@ import copy
 import itertools
 import pickle
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -160,10 +160,11 @@ def config_of(view: Any) -> Any:
     fail("kernel", f"{view!r} exposes no game settings (a `config` with the slip, rewards and sensors)")
 
 
-def kernel_of(view: Any, layout: Layout | None = None) -> Game | TeamGame:
+def kernel_of(view: Any, layout: Layout | None = None) -> Any:
     """The kernel of a view's settings (on ``layout``, default the view's map): the
     :class:`~gridghost.core.game.Game`, or for a team (``ghosts >= 2``) the
-    :class:`~gridghost.core.team.TeamGame` around it, built here from the settings, not taken from the view."""
+    :class:`~gridghost.core.team.TeamGame` around it, built here from the settings, not taken
+    from the view (typed ``Any``: the one-ghost checks read a ``Game``'s tables)."""
     config = config_of(view)
     if layout is None:
         layout = getattr(getattr(view, "unwrapped", view), "layout", config.layout)
@@ -228,7 +229,7 @@ class KernelReplay:
         self.readings = self._read()
 
     def _read(self) -> dict[str, Any]:
-        return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}
+        return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}  # type: ignore[arg-type]
 
     def cells(self) -> tuple[tuple[int, int], Any]:
         """``((agent row, col), (ghost row, col))`` now; a team's ghosts as a tuple of ``(row, col)``."""
@@ -240,7 +241,8 @@ class KernelReplay:
     def _rewards(self, side: Side) -> tuple[float, ...]:
         """``(agent's reward, ghost's reward)``; a team's ``(agent's, each ghost's...)``."""
         if isinstance(self.game, TeamGame):
-            return (self.game.rewards(side, self.state.outcome)[0], *self.game.ghost_rewards_of(side, self.state))
+            state = cast(TeamState, self.state)
+            return (self.game.rewards(side, state.outcome)[0], *self.game.ghost_rewards_of(side, state))
         return self.game.rewards(side, self.state.outcome)
 
     def agent(self, action: int) -> tuple[float, ...]:
@@ -267,7 +269,8 @@ class KernelReplay:
             AssertionError: ``"kernel: ..."`` when no move of ``side`` leads there.
         """
         team = side == Side.GHOST and isinstance(self.game, TeamGame)
-        tried = itertools.product(range(NUM_ACTIONS), repeat=self.game.ghosts) if team else range(NUM_ACTIONS)
+        tried: Iterable[Any] = itertools.product(range(NUM_ACTIONS), repeat=cast(TeamGame, self.game).ghosts) \
+            if team else range(NUM_ACTIONS)
         for action in tried:
             trial = copy.copy(self)
             trial.rng = copy.deepcopy(self.rng)

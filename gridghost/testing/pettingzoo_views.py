@@ -377,8 +377,8 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     untouched = pickle.loads(pickle.dumps(env))
     first, *others = _movers(env)
     for bad in (*BAD_ACTIONS, None):
-        actions = {first: bad, **dict.fromkeys(others, 0)}
-        check_refusal("refusals", functools.partial(env.step, actions), f"step({actions!r})")
+        chosen = {first: bad, **dict.fromkeys(others, 0)}
+        check_refusal("refusals", functools.partial(env.step, chosen), f"step({chosen!r})")
     unknown = {**dict.fromkeys([first, *others], 0), "ghost_9": 0}
     check_refusal("refusals", functools.partial(env.step, unknown), f"step({unknown!r})")
     check_plays_on_alike("refusals", _parallel_episode, env, untouched, seed,
