@@ -71,6 +71,12 @@ _ONE_GHOST_SETTINGS = {
 }
 
 
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """``array``, made read-only (infos after a half-turn share it)."""
+    array.setflags(write=False)
+    return array
+
+
 def requested_ghosts(spec: Any, settings: Mapping[str, Any]) -> int:
     """The team size an env's arguments ask for (``ghosts=``, in ``spec`` or ``config``), without
     resolving them; 1 when they do not say or say something :func:`~gridghost.config.settings.resolve`
@@ -306,12 +312,16 @@ class TeamPlay:
             row = self.board.distance[game.agent]  # type: ignore[attr-defined]
             distances = tuple(row[cell] for cell in game.ghosts)
             reachable = [distance for distance in distances if distance >= 0]
-            ghost_distances = np.array(distances, dtype=np.int64)
-            catchers = np.array([key[2] and cell == game.agent for cell in game.ghosts], dtype=np.int8)
-            ghost_distances.setflags(write=False)
-            catchers.setflags(write=False)
+            caught = tuple(int(key[2] and cell == game.agent) for cell in game.ghosts)
             if len(cache) >= _ENTRIES_KEPT:
                 cache.clear()
+            # the arrays shared by every state with the same values (far fewer than the states)
+            ghost_distances = cache.get(distances)
+            if ghost_distances is None:
+                ghost_distances = cache[distances] = _frozen(np.array(distances, dtype=np.int64))
+            catchers = cache.get(("catchers", caught))
+            if catchers is None:
+                catchers = cache["catchers", caught] = _frozen(np.array(caught, dtype=np.int8))
             entries = cache[key] = (distances, min(reachable) if reachable else -1, ghost_distances, catchers)
         return entries  # type: ignore[no-any-return]
 
