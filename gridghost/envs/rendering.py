@@ -71,7 +71,7 @@ class EnvRendering:
         if mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
-        agent, ghost, status = self.agent_pos, self.ghost_pos, self._status()
+        agent, ghost, status = self.agent_pos, self._drawn_ghost, self._status()
         if mode == "ansi":
             return text_picture(self.layout, agent, ghost, status.headline())
         renderer = self._pygame_renderer()
@@ -83,6 +83,11 @@ class EnvRendering:
             return renderer.frame(agent, ghost, status, belief, estimate)
         renderer.show(agent, ghost, status, belief, estimate)
         return None
+
+    @property
+    def _drawn_ghost(self) -> Any:
+        """What the pictures take as the ghost's cell: :attr:`ghost_pos` (a team's env gives its own)."""
+        return self.ghost_pos
 
     def _pygame_renderer(self) -> Renderer:
         """The renderer, created on first use (and again after ``close()``) with the overlay."""
