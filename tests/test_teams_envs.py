@@ -373,3 +373,18 @@ def test_the_learning_teams_opponent_agent_is_any_policy_the_one_ghost_view_take
         assert env.unwrapped.game.agent_pos == (1, 2)  # the opening move: up
     with pytest.raises(TypeError, match="policy"):
         gymnasium.make(ENV_ID, layout=OPEN, ghosts=2, controlled="ghosts", opponent=3)
+
+
+def test_a_team_env_draws_every_ghost_and_the_teams_moves() -> None:
+    env = gridghost.env(ghosts=3, layout=OPEN, render_mode="ansi", obs_type="vector")
+    env.reset(seed=1)
+    for action in (1, 0, 3, 2):  # the agent down, then ghost_0 left, ghost_1 up, ghost_2 right
+        env.step(action)
+    picture = env.render()
+    rows = picture.splitlines()
+    # rows[0] is the headline, the cells of row r are line 2 + 2r: ghost_0 (4, 3), ghost_1 (0, 4), ghost_2 (4, 1)
+    assert rows[2].index("G1") == 18 and rows[10].index("G2") == 6 and rows[10].index("G ") == 14
+    status = env.unwrapped._status()
+    assert status.ghost_action == ("left", "up", "right") and status.to_move == "agent"
+    env.step(0)
+    assert env.unwrapped._status().to_move == "ghosts"

@@ -53,7 +53,7 @@ from gymnasium import spaces
 from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action
 from gridghost.core.episode import count_cycles, next_mover
-from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS, ghost_names
+from gridghost.core.names import ACTION_NAMES, AGENT, GHOST, NUM_ACTIONS, ghost_names
 from gridghost.core.rules import GameState, Outcome, Side
 from gridghost.core.team import TeamState
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER
@@ -199,8 +199,14 @@ class TeamPlay:
 
     @property
     def _drawn_ghost(self) -> Any:
-        # TODO(lead): pass self.ghost_positions once gridghost.drawing draws k ghosts; ghost 0 until then.
-        return self.ghost_pos
+        return self.ghost_positions
+
+    def _shown_mover(self, turn: int) -> str:
+        return "ghosts" if turn == Side.GHOST else AGENT
+
+    def _shown_ghost_action(self) -> tuple[str | None, ...] | None:
+        moves = self._ghost_actions
+        return None if moves is None else tuple(ACTION_NAMES[move] for move in moves)
 
     def state(self) -> np.ndarray:
         """The global state: ``int8`` ``rows x cols x (k + 3)`` (see the module docstring).
@@ -262,7 +268,6 @@ class TeamPlay:
                 return
             game = env._ghosts_step(game, held)
             self._held, self._ghost_actions = [], tuple(held)
-            env._ghost_action = held[0]  # TODO(lead): the status panel shows ghost 0's move until it shows k
             env._cycles += _TEAM_CYCLE
             mover, next_turn = Side.GHOST, AGENT
             env.agent_selection = AGENT
