@@ -40,14 +40,16 @@ OPPONENT_SIDES: dict[str, tuple[str, ...]] = {
 
 
 def opponent_view(obs_type: str, board: Board, side: Side,
-                  belief: Callable[[], np.ndarray] | None = None) -> Callable[[GameState], Any]:
+                  belief: Callable[[], np.ndarray] | None = None, *, ghosts: int = 1,
+                  who: str | None = None) -> Callable[[GameState], Any]:
     """What an opponent playing ``side`` sees: its own encoding's observer on ``board`` (the
-    encoding's default options; ``belief`` for the belief encodings).
+    encoding's default options; ``belief`` for the belief encodings); with ``ghosts >= 2``, the
+    team encoding's observer of the agent named ``who``.
 
     Raises:
         ValueError: an unknown encoding, or a belief encoding without ``belief``.
     """
-    return make_observations(obs_type, board, belief).observer(side)
+    return make_observations(obs_type, board, belief, ghosts=ghosts).observer(side if who is None else who)
 
 
 def check_opponent_name(name: str, side: Side, argument: str = "opponent", given: Any = None) -> str:

@@ -72,7 +72,7 @@ def build_encoder(
     Raises:
         ValueError: a belief encoding without ``belief``.
     """
-    return make_observations(config.obs_type, board, belief, clock, both_observe=both_observe,
+    return make_observations(config.obs_type, board, belief, clock, both_observe=both_observe, ghosts=config.ghosts,
                              **config.encoder_options())
 
 

@@ -189,6 +189,9 @@ class TeamGame:
             TypeError: not a sequence or 1-d integer array, or an entry not an int.
             ValueError: the wrong length, or an entry outside 0..3.
         """
+        if type(actions) in (list, tuple) and len(actions) == self.ghosts and all(
+                type(action) is int and 0 <= action < NUM_ACTIONS for action in actions):
+            return tuple(actions)  # the fast path: the envs hand over checked ints every team move
         if isinstance(actions, np.ndarray):
             if actions.ndim != 1 or not np.issubdtype(actions.dtype, np.integer):
                 raise TypeError(f"{argument} must be {self.ghosts} ints in 0..{NUM_ACTIONS - 1}, one per ghost; "

@@ -3,6 +3,7 @@
 | Import             | ``import gridghost; env = gridghost.env()``                       |
 |--------------------|-------------------------------------------------------------------|
 | Agents             | ``["agent", "ghost"]``, agent first; ``["agent"]`` if no ghost    |
+| Teams              | ``ghosts=k``: ``["agent", "ghost_0", ...]`` (:mod:`gridghost.envs.teams`)|
 | Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
 | Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box;|
 |                    | ``"belief"``: the agent's dict plus its belief filter's map;      |
@@ -135,17 +136,12 @@ from gridghost.core.episode import count_cycles, cycle_limit, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import (
-    NUM_ACTIONS,
-    SIDE_OF,
-    GameState,
-    Outcome,
-    Side,
-)
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome, Side
 from gridghost.drawing import RENDER_MODES, Renderer
-from gridghost.envs.binding import MapBinding
+from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.envs.rendering import EnvRendering
+from gridghost.envs.teams import team_class
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
@@ -168,8 +164,7 @@ _TURNS: dict[tuple[int, bool], tuple[str, int]] = {
 }
 _AFTER_AGENT = {use_ghost: _TURNS[Side.AGENT, use_ghost] for use_ghost in (False, True)}
 _AFTER_GHOST = _TURNS[Side.GHOST, True]
-_BEFORE_RESET = "the env has no state before reset(); call reset() first"
-_EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
+_BEFORE_RESET, _EPISODE_OVER = BEFORE_RESET, EPISODE_OVER
 #: Attributes that exist only once an episode has started.
 _EPISODE_ATTRIBUTES = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
@@ -233,6 +228,11 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         "is_parallelizable": False,
     }
 
+    def __new__(cls, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
+                **settings: Any) -> GridGhostEnv:
+        # ghosts > 1 plays on the class's team variant, chosen once: the one-ghost hot path knows nothing of teams
+        return super().__new__(team_class(cls, spec, settings))
+
     def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
         super().__init__()
@@ -257,7 +257,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._bound = {}  # the components of the last few maps (see MapBinding)
         self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
-        self.possible_agents = list(AGENTS) if self.use_ghost else [AGENT]
+        self.possible_agents = self._agent_names()
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
@@ -267,7 +267,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         if isinstance(config.belief_filter, (dict, BeliefFilter)):  # as the first map's filter reads it
             self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
-        self.observation_spaces = {name: self._encoder.space(SIDE_OF[name]) for name in self.possible_agents}
+        self.observation_spaces = self._spaces_of(self._encoder)
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
         self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, 4), dtype=np.int8)
         self._np_random: np.random.Generator | None = None

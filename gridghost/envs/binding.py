@@ -17,10 +17,14 @@ import numpy as np
 from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import FILTER_STREAM, MAP_STREAM
+from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, MAP_STREAM
 from gridghost.core.rules import SIDE_OF, GameState
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
+
+#: What a step or an observation before the first reset, and after the last dead step, raises.
+BEFORE_RESET = "the env has no state before reset(); call reset() first"
+EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
 
 
 class _MapComponents(NamedTuple):
@@ -67,11 +71,24 @@ class MapBinding:
                 self._renderer = None
         self.layout = layout
         self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
-        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step  # the hot path's
         self.board = self.kernel.board
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
+        self._bind_kernel()
+
+    def _agent_names(self) -> list[str]:
+        """The agents' names, in turn order (the env's ``possible_agents``, set once in its constructor)."""
+        return list(AGENTS) if self.config.use_ghost else [AGENT]
+
+    def _bind_kernel(self) -> None:
+        """Take the hot path's kernel methods and every agent's observer from the map's parts
+        (a team's env takes its own)."""
+        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step
         self._observers = {name: self._encoder.observer(SIDE_OF[name]) for name in self.possible_agents}
+
+    def _spaces_of(self, encoder: Any) -> dict[str, Any]:
+        """Every agent's observation space of ``encoder``, by agent name (a team's env keys its encoder by name)."""
+        return {name: encoder.space(SIDE_OF[name]) for name in self.possible_agents}
 
     def _build_map(self, layout: Layout) -> _MapComponents:
         """The components of the game on ``layout`` (see :meth:`_use_map`).
@@ -90,7 +107,7 @@ class MapBinding:
             for sensor in parts.sensors
         )
         spaces_ = getattr(self, "observation_spaces", None)  # None while the first map is built
-        if spaces_ is not None and any(parts.encoder.space(SIDE_OF[name]) != space for name, space in spaces_.items()):
+        if spaces_ is not None and self._spaces_of(parts.encoder) != spaces_:
             raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
                                "every map of a generator must have the same size and labels")
         return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)

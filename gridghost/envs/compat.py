@@ -81,7 +81,11 @@ def _game_settings(spec: Any, slip_probability: float | None, slip_type: str, us
     if given:
         raise ValueError(f"pass the game's settings as spec= or as the reference keywords, not both; got spec "
                          f"and {given}")
-    return resolve(spec).keywords()
+    keywords = resolve(spec).keywords()
+    if keywords.get("ghosts", 1) != 1:
+        raise ValueError(f"AgentInterface is the reference's one-ghost interface; spec has ghosts="
+                         f"{keywords['ghosts']}: play teams with gridghost.env, parallel_env or GridGhost-v1")
+    return keywords
 
 
 def _filter_settings(use_filter: bool, pf_sensor_mode: str, filter_type: str, pf_num_particles: int,

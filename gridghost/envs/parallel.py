@@ -34,6 +34,11 @@ an episode lasts at most ``2 * max_cycles`` parallel steps (``max_cycles`` with
 ``use_ghost=False``). Before 0.4 it counted parallel steps (half-turns, default 200); halve such
 a number.
 
+Teams (``ghosts=k``, ``k >= 2``): the agents are ``agent, ghost_0, ..., ghost_{k-1}``; a step is
+the agent's move or the whole team's simultaneous move (every ghost's action required and
+carried out together, see :mod:`gridghost.envs.teams`), the other side sending its no-op. An
+action for a name that is not an agent of the game (``"ghost"``, ``"ghost_5"``) is refused.
+
 Once the game ends, the step that ended it reports the terminations or truncations of both
 sides and ``agents`` becomes empty. There are no dead steps; the view takes them on the AEC
 env behind it.
@@ -55,8 +60,10 @@ from pettingzoo import ParallelEnv
 from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_action
 from gridghost.core.layout import Layout
+from gridghost.core.names import AGENT
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.infos import writable_copy
+from gridghost.envs.teams import TeamPlay, register_team_class
 from gridghost.sensing.observations import WAITING_MASK
 
 #: The parallel view's default ``max_cycles``, in game cycles as everywhere (before 0.4: 200
@@ -68,6 +75,13 @@ class _BothObserve(GridGhostEnv):
     """The AEC game whose encodings say whose turn it is, behind :class:`GridGhostParallelEnv`."""
 
     _both_observe = True
+
+
+class _TeamBothObserve(TeamPlay, _BothObserve):
+    """:class:`_BothObserve` for a team of ghosts (``ghosts >= 2``)."""
+
+
+register_team_class(_BothObserve, _TeamBothObserve)
 
 
 class GridGhostParallelEnv(ParallelEnv):
@@ -98,6 +112,8 @@ class GridGhostParallelEnv(ParallelEnv):
         self.max_cycles = aec.max_cycles
         self.render_mode = aec.render_mode
         self.possible_agents = list(aec.possible_agents)
+        # The sides that move together when the ghosts move: the team (one parallel step), or the ghost.
+        self._ghost_movers = tuple(self.possible_agents[1:])
         self.agents: list[str] = []
         self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
         self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
@@ -163,8 +179,8 @@ class GridGhostParallelEnv(ParallelEnv):
 
         Raises:
             TypeError: ``actions`` is not a mapping, or an action is not an int in 0..3.
-            ValueError: ``actions`` names an unknown side, lacks the mover's action, or holds an
-                action out of range.
+            ValueError: ``actions`` names an unknown side, lacks the mover's action (a team's: every
+                ghost's), or holds an action out of range; nothing is carried out then.
             RuntimeError: before ``reset`` or after the episode ended.
         """
         if not self.agents:
@@ -175,13 +191,16 @@ class GridGhostParallelEnv(ParallelEnv):
         if unknown:
             raise ValueError(f"actions names unknown sides {unknown}; the sides are {self.possible_agents}")
         aec = self.aec_env
-        mover = aec.agent_selection
-        if actions.get(mover) is None:
-            raise ValueError(f"actions must hold an action for {mover!r}, the side to move (info['to_move'])")
-        for name, action in actions.items():
-            if name != mover and action is not None:
+        movers = self._movers()
+        for mover in movers:
+            if actions.get(mover) is None:
+                raise ValueError(f"actions must hold an action for {mover!r}, "
+                                 f"{'the side' if len(movers) == 1 else 'one of the ghosts'} to move (info['to_move'])")
+        for name, action in actions.items():  # every action checked before any is carried out
+            if action is not None:
                 check_action(action, name)
-        aec.step(actions[mover])
+        for mover in movers:
+            aec.step(actions[mover])
         alive = self.agents
         observations = {name: aec.observe(name) for name in alive}
         rewards = {name: float(aec.rewards[name]) for name in alive}
@@ -193,14 +212,18 @@ class GridGhostParallelEnv(ParallelEnv):
         self.agents = list(aec.agents)
         return observations, rewards, terminations, truncations, infos
 
+    def _movers(self) -> tuple[str, ...]:
+        """The agents whose actions this step carries out: the agent, or every ghost."""
+        return (AGENT,) if self.aec_env.agent_selection == AGENT else self._ghost_movers
+
     def _infos(self) -> dict[str, dict[str, Any]]:
         """Fresh infos of both sides, the waiting side's mask allowing only the no-op."""
         aec = self.aec_env
-        mover = aec.agent_selection
+        movers = self._movers()
         infos = {}
         for name in self.agents:
             info = dict(aec.infos[name])
-            if "action_mask" in info and (name != mover or aec.terminations[name] or aec.truncations[name]):
+            if "action_mask" in info and (name not in movers or aec.terminations[name] or aec.truncations[name]):
                 info["action_mask"] = WAITING_MASK
             infos[name] = info
         return infos

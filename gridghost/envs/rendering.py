@@ -71,7 +71,7 @@ class EnvRendering:
         if mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
-        agent, ghost, status = self.agent_pos, self.ghost_pos, self._status()
+        agent, ghost, status = self.agent_pos, self._drawn_ghost, self._status()
         if mode == "ansi":
             return text_picture(self.layout, agent, ghost, status.headline())
         renderer = self._pygame_renderer()
@@ -83,6 +83,11 @@ class EnvRendering:
             return renderer.frame(agent, ghost, status, belief, estimate)
         renderer.show(agent, ghost, status, belief, estimate)
         return None
+
+    @property
+    def _drawn_ghost(self) -> Any:
+        """What the pictures take as the ghost's cell: :attr:`ghost_pos` (a team's env gives its own)."""
+        return self.ghost_pos
 
     def _pygame_renderer(self) -> Renderer:
         """The renderer, created on first use (and again after ``close()``) with the overlay."""
@@ -134,7 +139,7 @@ class EnvRendering:
         elif self._cycles >= self._cycle_limit:
             ending = "out of time"
         else:
-            to_move = AGENTS[game.turn]
+            to_move = self._shown_mover(game.turn)
         intended = actual = None
         slipped = False
         if self._last_move is not None:
@@ -148,9 +153,17 @@ class EnvRendering:
             intended_action=intended,
             actual_action=actual,
             slipped=slipped,
-            ghost_action=None if self._ghost_action is None else ACTION_NAMES[self._ghost_action],
+            ghost_action=self._shown_ghost_action(),
             color_measurement=self._readings.get("color_measurement"),
         )
+
+    def _shown_mover(self, turn: int) -> str:
+        """The side to move as the status panel names it."""
+        return AGENTS[turn]
+
+    def _shown_ghost_action(self) -> str | tuple[str | None, ...] | None:
+        """The ghost's last move as the status panel shows it (``None`` before its first)."""
+        return None if self._ghost_action is None else ACTION_NAMES[self._ghost_action]
 
     def close(self) -> None:
         """Close the render window, if one is open, and release the renderer's pygame objects.

@@ -40,6 +40,11 @@ Information
     ``is_success``: the agent reached a goal (``controlled="agent"``) or the ghost caught the
     agent (``"ghost"``); ``False`` after the reset. Its arrays are the caller's own copies.
 
+Teams
+    With ``ghosts=k >= 2`` (the agent against a team) or ``controlled="ghosts"`` (the whole team
+    learning as one env with a ``MultiDiscrete([4] * k)`` action) the view is
+    :class:`~gridghost.envs.team_gym.TeamGymEnv`.
+
 Arguments
     ``gymnasium.make("gridghost/GridGhost-v1", controlled="agent", opponent=None,
     obs_type="vector", rewards="normalised", render_mode=None, **game)``; see
@@ -73,6 +78,7 @@ from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.teams import plays_team
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -424,6 +430,15 @@ class GridGhostGymEnv(gymnasium.Env):
         "render_modes": GridGhostEnv.metadata["render_modes"],
         "render_fps": GridGhostEnv.metadata["render_fps"],
     }
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostGymEnv:
+        # A team (controlled="ghosts", or ghosts >= 2) plays on TeamGymEnv, chosen here once
+        # (subclasses, with arguments of their own, keep their class).
+        if cls is GridGhostGymEnv and plays_team(args[0] if args else kwargs.get("controlled", AGENT), kwargs):
+            from gridghost.envs.team_gym import TeamGymEnv
+
+            cls = TeamGymEnv
+        return super().__new__(cls)
 
     def __init__(
         self,

@@ -337,6 +337,10 @@ class GridObservations(Observations):
                 for dr, dc in dicts._offsets.tolist()
             )
         self._opponent_at = tuple((self._opponent_channel, r, c) for r, c in positions)
+        self._channels_last = channels_last
+        if radius is None:  # the offsets of every pair of cells, for teams (see _position_in)
+            dicts = DictObservations(board)
+            self._key, self._centre = dicts._key, dicts._centre
         self._step_at: Any = self._step_channel
         self._out_at: Any = self._out_channel
         if channels_last:  # the same arrays and indices with the channel axis moved last
@@ -353,6 +357,17 @@ class GridObservations(Observations):
         self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
         self._spaces = dict.fromkeys(Side, self._space)
         self._observers = {side: functools.partial(self._grid, side) for side in Side}
+
+    def _position_in(self, me: int, other: int) -> tuple[int, int, int] | None:
+        """Where the observation of the observer on cell ``me`` marks ``other`` in the ``opponent``
+        plane, or ``None`` when it lies outside the window (teams mark every ghost this way)."""
+        if self._radius is None:
+            return self._opponent_at[other]  # type: ignore[no-any-return]
+        return self._opponent_by_offset[self._key[other] - self._key[me] + self._centre]  # type: ignore[no-any-return]
+
+    def _in_channel(self, at: tuple[int, int, int], channel: int) -> tuple[int, int, int]:
+        """The index ``at`` (of a cell in some plane) moved to plane ``channel``."""
+        return (at[0], at[1], channel) if self._channels_last else (channel, at[1], at[2])
 
     def _grid(self, side: Side, state: GameState) -> np.ndarray:
         me, other = _me_other(side, state)
@@ -406,7 +421,6 @@ def _distance_phrase(distance: int) -> str:
 _TURN_PHRASES = (" The game is over.", " Your move.", " The {opponent} moves next.")
 _ROLE_PHRASES = {Side.AGENT: ("agent", "ghost"), Side.GHOST: ("ghost", "agent")}
 
-
 class TextObservations(Observations):
     """The ``"text"`` encoding: a short English description of what the observer sees, for
     language-model agents, in a :class:`gymnasium.spaces.Text` over :data:`TEXT_CHARSET` whose
@@ -448,6 +462,16 @@ class TextObservations(Observations):
     def _max_length(rows: int, cols: int, step_count: StepCount | None) -> int:
         """The longest text any state of any ``rows x cols`` layout can give: the longest of
         each part, whatever the map."""
+        cell, offset, distance = TextObservations._longest_parts(rows, cols)
+        opening = max(len(f"You are the {me}. ") for me, _ in _ROLE_PHRASES.values())
+        turn = max(len(_TURN_PHRASES[2].format(opponent=other)) for _, other in _ROLE_PHRASES.values())
+        steps = 0 if step_count is None else len(step_count.sentence_of(step_count.max_cycles))
+        return opening + cell + len(" The ghost is , .") + offset + distance + turn + steps
+
+    @staticmethod
+    @functools.cache
+    def _longest_parts(rows: int, cols: int) -> tuple[int, int, int]:
+        """The longest own-cell sentences, offset phrase and distance phrase of any ``rows x cols`` layout."""
         directions = [name for name, _ in NEIGHBOUR_ORDER]
         cell = max(
             len(_cell_sentences(colour, flags, goal, list(itertools.compress(directions, ways))))
@@ -458,10 +482,7 @@ class TextObservations(Observations):
         )
         offset = max(len(_offset_phrase(dr, dc)) for dr in (0, 1 - rows) for dc in (0, 1 - cols))
         distance = max(len(_distance_phrase(d)) for d in (-1, rows * cols - 1))
-        opening = max(len(f"You are the {me}. ") for me, _ in _ROLE_PHRASES.values())
-        turn = max(len(_TURN_PHRASES[2].format(opponent=other)) for _, other in _ROLE_PHRASES.values())
-        steps = 0 if step_count is None else len(step_count.sentence_of(step_count.max_cycles))
-        return opening + cell + len(" The ghost is , .") + offset + distance + turn + steps
+        return cell, offset, distance
 
     def _text(self, side: Side, state: GameState) -> str:
         me, other = _me_other(side, state)

@@ -134,18 +134,24 @@ class Observations:
     Subclasses fill ``_spaces`` and ``_observers`` (one entry per :class:`~gridghost.core.rules.Side`).
     """
 
-    _spaces: dict[Side, spaces.Space[Any]]
-    _observers: dict[Side, Callable[[GameState], Any]]
+    _spaces: dict[Any, spaces.Space[Any]]
+    _observers: dict[Any, Callable[[Any], Any]]
+    #: The observers, by key: the two sides (a team's encoders key them by agent name).
+    keys: tuple[Any, ...] = tuple(Side)
 
-    def space(self, side: Side) -> spaces.Space[Any]:
+    def side_of(self, key: Any) -> Side:
+        """The side of the observer ``key`` (a side itself here)."""
+        return key  # type: ignore[no-any-return]
+
+    def space(self, side: Any) -> spaces.Space[Any]:
         """The observation space of ``side`` (the same object on every call; for every encoding
         but ``"dict"`` and ``"belief"`` the same object for both sides)."""
         return self._spaces[side]
 
-    def observe(self, side: Side, state: GameState) -> Any:
+    def observe(self, side: Any, state: Any) -> Any:
         """A fresh observation of ``state`` from ``side``'s point of view."""
         return self._observers[side](state)
 
-    def observer(self, side: Side) -> Callable[[GameState], Any]:
+    def observer(self, side: Any) -> Callable[[Any], Any]:
         """The function behind :meth:`observe` for one side, for callers on a hot path."""
         return self._observers[side]

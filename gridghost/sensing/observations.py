@@ -98,6 +98,14 @@ Options (the env's keyword arguments of the same names):
 The spaces of ``"vector"``, ``"belief_vector"``, ``"grid"`` and ``"text"`` depend only on the
 layout's size and the options, so an env may keep its first space when the map changes.
 
+Teams (``ghosts=k``, ``k >= 2``): every encoding is extended to the team by
+:class:`~gridghost.sensing.team_encoders.TeamObservations`, keyed by agent name (``"agent"``,
+``"ghost_0"``, ...). ``"vector"``: three more slots (offset and distance) per teammate or further
+ghost, in ghost order (:func:`~gridghost.sensing.team_encoders.team_vector_slots`); ``"grid"``:
+one more plane, ``ghosts``, and the agent's ``opponent`` plane marks every ghost; ``"dict"``: one
+``<name>_relative_pos`` and ``<name>_distance`` per other ghost (the agent's per ghost);
+``"text"``: one sentence per other player. ``k = 1`` is the encodings above, byte for byte.
+
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.rules import board_for
 >>> vectors = VectorObservations(board_for(CLASSIC))
@@ -120,6 +128,7 @@ from gymnasium import spaces
 
 from gridghost.core.checks import check_choice, check_flag
 from gridghost.core.rules import NUM_ACTIONS, Board, GameState, Outcome, Side
+from gridghost.core.team import check_ghosts
 from gridghost.sensing.encoders import (
     BeliefObservations,
     DictObservations,
@@ -146,6 +155,7 @@ from gridghost.sensing.encoding import (  # noqa: F401
     StepCount,
     grid_channels,
 )
+from gridghost.sensing.team_encoders import TeamObservations
 
 _ONGOING = Outcome.ONGOING
 
@@ -168,20 +178,34 @@ class MaskedObservations(Observations):
         mask_space = spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8)
         self._waiting_masked = waiting_masked
         wrapped: dict[int, spaces.Dict] = {}
-        for side in Side:
+        self.keys, self.side_of = inner.keys, inner.side_of  # type: ignore[method-assign]
+        for side in self.keys:
             space = inner.space(side)
             if id(space) not in wrapped:
                 wrapped[id(space)] = spaces.Dict({"observation": space, "action_mask": mask_space})
-        self._spaces = {side: wrapped[id(inner.space(side))] for side in Side}
-        self._inner = {side: inner.observer(side) for side in Side}
+        self._spaces = {side: wrapped[id(inner.space(side))] for side in self.keys}
+        self._inner = {side: inner.observer(side) for side in self.keys}
         self._masks = board.action_mask
-        self._observers = {side: functools.partial(self._masked, side) for side in Side}
+        self._observers = {side: functools.partial(self._masked, side) for side in self.keys}
 
     def _masked(self, side: Side, state: GameState) -> dict[str, Any]:
         if self._waiting_masked and (state.turn != side or state.outcome != _ONGOING):
             mask = WAITING_MASK.copy()  # nothing this side sends now is carried out
         else:
             mask = self._masks[state.agent if side == Side.AGENT else state.ghost].copy()
+        return {"observation": self._inner[side](state), "action_mask": mask}
+
+
+class TeamMaskedObservations(MaskedObservations):
+    """:class:`MaskedObservations` of a team's encoder (keyed by agent name, observing a
+    :class:`~gridghost.core.team.TeamState`): each observer's mask is that of its own cell."""
+
+    def _masked(self, side: Any, state: Any) -> dict[str, Any]:  # type: ignore[override]
+        mover = self.side_of(side)
+        if self._waiting_masked and (state.turn != mover or state.outcome != _ONGOING):
+            mask = WAITING_MASK.copy()
+        else:
+            mask = self._masks[state.agent if mover == Side.AGENT else state.ghosts[self.keys.index(side) - 1]].copy()
         return {"observation": self._inner[side](state), "action_mask": mask}
 
 
@@ -201,15 +225,16 @@ class TurnObservations(Observations):
 
     def __init__(self, inner: Observations, obs_type: str) -> None:
         self._kind = "same" if obs_type in ("grid", "text") else "box" if "vector" in obs_type else "dict"
-        self._inner = {side: inner.observer(side) for side in Side}
+        self.keys, self.side_of = inner.keys, inner.side_of  # type: ignore[method-assign]
+        self._inner = {side: inner.observer(side) for side in self.keys}
         extended: dict[int, spaces.Space[Any]] = {}
-        for side in Side:
+        for side in self.keys:
             space = inner.space(side)
             if id(space) not in extended:
                 extended[id(space)] = self._extend(space)
-        self._spaces = {side: extended[id(inner.space(side))] for side in Side}
-        flagged: dict[Side, Callable[[GameState], Any]] = {
-            side: functools.partial(self._flagged, side) for side in Side}
+        self._spaces = {side: extended[id(inner.space(side))] for side in self.keys}
+        flagged: dict[Any, Callable[[GameState], Any]] = {
+            side: functools.partial(self._flagged, side, self.side_of(side)) for side in self.keys}
         self._observers = dict(self._inner) if self._kind == "same" else flagged
 
     def _extend(self, space: spaces.Space[Any]) -> spaces.Space[Any]:
@@ -222,8 +247,8 @@ class TurnObservations(Observations):
         assert isinstance(space, spaces.Dict)
         return spaces.Dict({**space.spaces, "to_move": spaces.Discrete(2)})
 
-    def _flagged(self, side: Side, state: GameState) -> Any:
-        observation = self._inner[side](state)
+    def _flagged(self, key: Any, side: Side, state: GameState) -> Any:
+        observation = self._inner[key](state)
         to_move = state.turn == side and state.outcome == _ONGOING
         if self._kind == "box":
             return np.append(observation, np.float32(to_move))
@@ -282,6 +307,7 @@ def make_observations(
     max_cycles: int | None = None,
     both_observe: bool = False,
     grid_layout: str = "chw",
+    ghosts: int = 1,
 ) -> Observations:
     """Build the encoder named ``obs_type`` for ``board``, with the options.
 
@@ -304,6 +330,9 @@ def make_observations(
             env): say whether the observer moves next (:class:`TurnObservations`) and, with
             ``action_mask_in_obs``, give a waiting side :data:`WAITING_MASK`.
         grid_layout: ``"grid"`` only: one of :data:`GRID_LAYOUTS`, channels first or last.
+        ghosts: the ghost team's size; above 1 the encoder is a
+            :class:`~gridghost.sensing.team_encoders.TeamObservations`, keyed by agent name and
+            observing team states (:class:`~gridghost.core.team.TeamState`).
 
     Raises:
         ValueError: ``obs_type`` is unknown; a belief encoding without a belief to show;
@@ -334,6 +363,10 @@ def make_observations(
         encoder = BeliefObservations(board, belief, step_count)  # type: ignore[arg-type]  # checked above
     else:
         encoder = DictObservations(board, step_count)
+    if ghosts != 1:
+        encoder = TeamObservations(encoder, obs_type, board, check_ghosts(ghosts))
     if both_observe:
         encoder = TurnObservations(encoder, obs_type)
-    return MaskedObservations(encoder, board, both_observe) if action_mask_in_obs else encoder
+    if not action_mask_in_obs:
+        return encoder
+    return (MaskedObservations if ghosts == 1 else TeamMaskedObservations)(encoder, board, both_observe)

@@ -8,9 +8,10 @@ Every failure is an ``AssertionError`` whose message starts with the contract th
 from __future__ import annotations
 
 import copy
+import itertools
 import pickle
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -19,6 +20,7 @@ from gymnasium.utils import seeding
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.team import TeamGame, TeamState
 from gridghost.sensing.sensors import ColorSensor
 
 #: Actions every view must refuse (``TypeError`` or ``ValueError``), leaving everything as it was.
@@ -158,21 +160,44 @@ def config_of(view: Any) -> Any:
     fail("kernel", f"{view!r} exposes no game settings (a `config` with the slip, rewards and sensors)")
 
 
-def kernel_of(view: Any, layout: Layout | None = None) -> Game:
-    """The kernel :class:`~gridghost.core.game.Game` of a view's settings (on ``layout``, default
-    the view's map)."""
+def kernel_of(view: Any, layout: Layout | None = None) -> Any:
+    """The kernel of a view's settings (on ``layout``, default the view's map): the
+    :class:`~gridghost.core.game.Game`, or for a team (``ghosts >= 2``) the
+    :class:`~gridghost.core.team.TeamGame` around it, built here from the settings, not taken
+    from the view (typed ``Any``: the one-ghost checks read a ``Game``'s tables)."""
     config = config_of(view)
     if layout is None:
         layout = getattr(getattr(view, "unwrapped", view), "layout", config.layout)
     if not isinstance(layout, Layout):
         fail("kernel", f"cannot tell the view's current map (got {layout!r}); pass a view with a fixed layout")
-    return Game(layout, config.slip, config.rewards, config.ghost_rewards, getattr(config, "use_ghost", True))
+    game = Game(layout, config.slip, config.rewards, config.ghost_rewards, getattr(config, "use_ghost", True))
+    ghosts = getattr(config, "ghosts", 1)
+    return game if ghosts == 1 else TeamGame(game, ghosts, config.ghost_credit)
+
+
+def masks_of(kernel: Game | TeamGame) -> np.ndarray:
+    """The kernel's action masks, ``int8[cells, 4]``."""
+    return (kernel.game if isinstance(kernel, TeamGame) else kernel).action_masks
 
 
 def zero_sum_by_default(view: Any) -> bool:
-    """Whether the view plays the default zero-sum rewards with the ghost in the game."""
+    """Whether the view plays the default zero-sum rewards with the ghost in the game (a team's
+    every ghost the agent's negated: ``ghost_credit="team"``)."""
     config = config_of(view)
-    return config.ghost_rewards is None and getattr(config, "use_ghost", True)
+    return (config.ghost_rewards is None and getattr(config, "use_ghost", True)
+            and getattr(config, "ghost_credit", "team") == "team")
+
+
+def check_zero_sum(rewards: Mapping[str, float], where: str) -> None:
+    """The agent's reward (or return) and each ghost's sum to exactly 0 (for one ghost: the two sides').
+
+    Raises:
+        AssertionError: ``"zero-sum: ..."``.
+    """
+    for name, reward in rewards.items():
+        if name != "agent" and rewards.get("agent", 0.0) + reward != 0.0:
+            fail("zero-sum", f"{where}: the agent's {rewards.get('agent', 0.0)} and {name}'s {reward} do not sum "
+                             f"to 0: {dict(rewards)}")
 
 
 class KernelReplay:
@@ -190,7 +215,7 @@ class KernelReplay:
         state: the kernel's state; ``readings`` the last readings of the replayed sensors.
     """
 
-    def __init__(self, game: Game, sensors: Iterable[Any] | None, seed: int) -> None:
+    def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int) -> None:
         self.game = game
         self.rng = seeding.np_random(seed)[0]
         self.sensors = []
@@ -204,32 +229,49 @@ class KernelReplay:
         self.readings = self._read()
 
     def _read(self) -> dict[str, Any]:
-        return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}
+        return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}  # type: ignore[arg-type]
 
-    def cells(self) -> tuple[tuple[int, int], tuple[int, int]]:
-        """``((agent row, col), (ghost row, col))`` now."""
-        board = self.game.board
-        return board.position(self.state.agent), board.position(self.state.ghost)
+    def cells(self) -> tuple[tuple[int, int], Any]:
+        """``((agent row, col), (ghost row, col))`` now; a team's ghosts as a tuple of ``(row, col)``."""
+        board, state = self.game.board, self.state
+        if isinstance(state, TeamState):
+            return board.position(state.agent), tuple(board.position(cell) for cell in state.ghosts)
+        return board.position(state.agent), board.position(state.ghost)
 
-    def agent(self, action: int) -> tuple[float, float]:
-        """Replay the agent's move; return ``(agent's reward, ghost's reward)``."""
-        self.state, _ = self.game.agent_step(self.state, int(action), self.rng)
+    def _rewards(self, side: Side) -> tuple[float, ...]:
+        """``(agent's reward, ghost's reward)``; a team's ``(agent's, each ghost's...)``."""
+        if isinstance(self.game, TeamGame):
+            state = cast(TeamState, self.state)
+            return (self.game.rewards(side, state.outcome)[0], *self.game.ghost_rewards_of(side, state))
+        return self.game.rewards(side, self.state.outcome)
+
+    def agent(self, action: int) -> tuple[float, ...]:
+        """Replay the agent's move; return ``(agent's reward, ghost's reward)`` (a team's: each ghost's)."""
+        self.state, _ = self.game.agent_step(self.state, int(action), self.rng)  # type: ignore[arg-type]
         self.readings = self._read()
-        return self.game.rewards(Side.AGENT, self.state.outcome)
+        return self._rewards(Side.AGENT)
 
-    def ghost(self, action: int) -> tuple[float, float]:
-        """Replay the ghost's move; return ``(agent's reward, ghost's reward)``."""
-        self.state = self.game.ghost_step(self.state, int(action))
-        return self.game.rewards(Side.GHOST, self.state.outcome)
+    def ghost(self, action: Any) -> tuple[float, ...]:
+        """Replay the ghost's move (a team's: its ``k`` actions); return ``(agent's reward, ghost's
+        reward)`` (a team's: each ghost's)."""
+        if isinstance(self.game, TeamGame):
+            self.state = self.game.ghosts_step(self.state, tuple(int(move) for move in action))  # type: ignore[arg-type]
+        else:  # one ghost: its action, or a learning team's list of one
+            (action,) = action if isinstance(action, (list, tuple)) else (action,)
+            self.state = self.game.ghost_step(self.state, int(action))  # type: ignore[arg-type]
+        return self._rewards(Side.GHOST)
 
-    def explain(self, side: Side, cells: tuple[tuple[int, int], tuple[int, int]], where: str) -> tuple[float, float]:
+    def explain(self, side: Side, cells: tuple[tuple[int, int], Any], where: str) -> tuple[float, ...]:
         """Replay the move of ``side`` (an opponent whose action the view does not report) that
-        leads to ``cells``, trying 0..3 in order; return its rewards.
+        leads to ``cells``, trying 0..3 in order (a team's joint moves in order); return its rewards.
 
         Raises:
             AssertionError: ``"kernel: ..."`` when no move of ``side`` leads there.
         """
-        for action in range(NUM_ACTIONS):
+        team = side == Side.GHOST and isinstance(self.game, TeamGame)
+        tried: Iterable[Any] = itertools.product(range(NUM_ACTIONS), repeat=cast(TeamGame, self.game).ghosts) \
+            if team else range(NUM_ACTIONS)
+        for action in tried:
             trial = copy.copy(self)
             trial.rng = copy.deepcopy(self.rng)
             rewards = trial.agent(action) if side == Side.AGENT else trial.ghost(action)
@@ -304,6 +346,10 @@ def random_actions(seed: int) -> Callable[[], int]:
     return lambda: int(rng.integers(NUM_ACTIONS))
 
 
+def _random_actions_of(view: Any, seed: int) -> Callable[[], int]:
+    return random_actions(seed)
+
+
 def pickled(env: Any) -> Any:
     """A copy of ``env`` through ``pickle``, mid-episode.
 
@@ -317,13 +363,14 @@ def pickled(env: Any) -> Any:
 
 
 def check_plays_on_alike(contract: str, episode: Callable[..., Any], env: Any, other: Any, seed: int,
-                         what: str) -> None:
+                         what: str, actions_of: Callable[[Any, int], Callable[[], Any]] | None = None) -> None:
     """``env`` and ``other`` play the rest of their episode alike: ``episode(view, None, actions,
-    reset=False)`` (a view's episode runner) with the actions of ``random_actions(seed + 1)`` gives
-    the same record for both.
+    reset=False)`` (a view's episode runner) with the actions of ``random_actions(seed + 1)``
+    (``actions_of(view, seed + 1)`` when given: a learning team's lists) gives the same record for both.
 
     Raises:
         AssertionError: ``"<contract>: ..."`` at the first difference.
     """
-    rest = [episode(view, None, random_actions(seed + 1), reset=False) for view in (env, other)]
+    rest = [episode(view, None, (actions_of or _random_actions_of)(view, seed + 1), reset=False)
+            for view in (env, other)]
     check_same(contract, rest[0], rest[1], what)

@@ -34,6 +34,7 @@ from gridghost.testing.common import (
     differs,
     fail,
     kernel_of,
+    masks_of,
     pickled,
     random_actions,
     start_states,
@@ -49,6 +50,51 @@ def _side(env: Any) -> str:
     return getattr(env.unwrapped, "controlled", "agent") or "agent"
 
 
+def _team_size(env: Any) -> int:
+    """How many ghosts a learning team has (``controlled="ghosts"``: its ``MultiDiscrete``'s length), else 0."""
+    space = env.action_space
+    return len(space.nvec) if _side(env) == "ghosts" and isinstance(space, spaces.MultiDiscrete) else 0
+
+
+def _learner_actions(env: Any, seed: int) -> Callable[[], Any]:
+    """A seeded stream of the learner's random actions: ints, or a team's lists of ``k`` ints."""
+    actions, k = random_actions(seed), _team_size(env)
+    return (lambda: [actions() for _ in range(k)]) if k else actions
+
+
+def _check_learner_action_space(env: Any) -> None:
+    """``Discrete(4)``; a learning team's ``MultiDiscrete([4] * k)``."""
+    if _side(env) != "ghosts":
+        check_action_space(env.action_space, "action_space")
+        return
+    space = env.action_space
+    if not isinstance(space, spaces.MultiDiscrete) or space.nvec.ndim != 1 or not (space.nvec == NUM_ACTIONS).all():
+        fail("spaces", f"a learning team's action_space must be MultiDiscrete([{NUM_ACTIONS}] * k), got {space!r}")
+
+
+def _bad_actions(env: Any) -> tuple[Any, ...]:
+    """What the learner's ``step`` must refuse: :data:`BAD_ACTIONS` and ``None``; for a learning team
+    also a list one too long, one too short, and one with a move out of range."""
+    k = _team_size(env)
+    team = ([0] * (k + 1), [0] * (k - 1), [0] * (k - 1) + [NUM_ACTIONS]) if k else ()
+    return (*BAD_ACTIONS, None, *team)
+
+
+def _learner_reward(rewards: tuple[float, ...], side: str) -> float:
+    """The learner's share of a half-turn's ``(agent's, ghost's...)`` rewards: a team's the mean of its ghosts'."""
+    if side == "agent":
+        return rewards[0]
+    return sum(rewards[1:]) / len(rewards[1:])
+
+
+def _learner_cells(kernel: Any, env: Any, side: str) -> list[int]:
+    """The learner's cell indices: the agent's, or every ghost's."""
+    agent, ghosts = _cells(env)
+    if side == "agent":
+        return [kernel.board.index(agent)]
+    return [kernel.board.index(cell) for cell in (ghosts if isinstance(ghosts[0], tuple) else (ghosts,))]
+
+
 # -- the single-agent env ---------------------------------------------------------------------------
 def _episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_STEPS,
              reset: bool = True) -> list[tuple[Any, ...]]:
@@ -62,33 +108,44 @@ def _episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int 
     return record
 
 
-def _cells(env: Any) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The true ``(agent, ghost)`` cells, from the AEC game a gridghost Gymnasium view holds."""
+def _cells(env: Any) -> tuple[tuple[int, int], Any]:
+    """The true ``(agent, ghost)`` cells, from the AEC game a gridghost Gymnasium view holds (a
+    team's ghosts as a tuple of cells)."""
     game = getattr(env.unwrapped, "game", None)
     if game is None or not hasattr(game, "agent_pos"):
         fail("kernel", "the view holds no `game` with agent_pos and ghost_pos (a gridghost AEC env)")
+    if hasattr(game, "ghost_positions"):
+        return tuple(game.agent_pos), tuple(tuple(cell) for cell in game.ghost_positions)
     return tuple(game.agent_pos), tuple(game.ghost_pos)
 
 
 def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in ``observation_space``; ``action_space`` is ``Discrete(4)``; the
     learner's mask (``info["action_mask"]`` or the observation's, and ``action_masks()``, a
-    ``bool[4]``) is the kernel's at its cell, never all zeros, read-only or a copy of its own.
+    ``bool[4]``) is the kernel's at its cell, never all zeros, read-only or a copy of its own. A
+    learning team (``controlled="ghosts"``): ``MultiDiscrete([4] * k)``, its mask ``int8[k, 4]``
+    (every ghost's, in order) and ``action_masks()`` ``bool[k * 4]``.
 
     Raises:
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
     env = make_env()
-    check_action_space(env.action_space, "action_space")
-    kernel, actions, side = kernel_of(env), random_actions(seed), _side(env)
+    _check_learner_action_space(env)
+    kernel, actions, side = kernel_of(env), _learner_actions(env, seed), _side(env)
     observation, info = env.reset(seed=seed)
     previous = None
     for step in range(MAX_STEPS):
         check_in_space(env.observation_space, observation, f"the observation after {step} steps")
         mask = info["action_mask"] if "action_mask" in info else observation["action_mask"]
-        cell = kernel.board.index(_cells(env)[0 if side == "agent" else 1])
-        check_mask(mask, f"the mask after {step} steps", kernel.action_masks[cell])
-        check_mask(env.unwrapped.action_masks(), "action_masks()", kernel.action_masks[cell].astype(bool), bool)
+        cells = _learner_cells(kernel, env, side)
+        expected = masks_of(kernel)[cells] if side == "ghosts" else masks_of(kernel)[cells[0]]
+        check_mask(mask, f"the mask after {step} steps", expected)
+        given = env.unwrapped.action_masks()
+        if side == "ghosts":  # MaskablePPO's form for a MultiDiscrete: the ghosts' masks one after the other
+            if not isinstance(given, np.ndarray) or given.shape != (expected.size,):
+                fail("masks", f"a team's action_masks() must be bool[{expected.size}], got {given!r}")
+            given = given.reshape(-1, NUM_ACTIONS)
+        check_mask(given, "action_masks()", expected.astype(bool), bool)
         if previous is not None:
             check_private_mask(previous, mask, "the info's mask")
         previous = mask
@@ -107,11 +164,13 @@ def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> N
     """
     runs = []
     for _ in range(2):
-        env, actions = make_env(), random_actions(seed)
+        env = make_env()
+        actions = _learner_actions(env, seed)
         runs.append(_episode(env, seed, actions) + _episode(env, None, actions))
     check_same("determinism", runs[0], runs[1], "two envs reset with one seed")
     for other in range(seed + 1, seed + 11):
-        if differs(_episode(make_env(), other, random_actions(seed)), runs[0][: len(runs[0])]):
+        env = make_env()
+        if differs(_episode(env, other, _learner_actions(env, seed)), runs[0][: len(runs[0])]):
             return
     fail("determinism", f"seeds {seed + 1}..{seed + 10} all replayed seed {seed}'s episode: the seed changes nothing")
 
@@ -122,25 +181,27 @@ def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: in
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    if _episode(env, seed, actions, limit=after)[-1][2:4] != (False, False):
+    env = make_env()
+    if _episode(env, seed, _learner_actions(env, seed), limit=after)[-1][2:4] != (False, False):
         fail("pickling", f"the episode of seed {seed} ended within {after} steps; use another seed")
-    check_plays_on_alike("pickling", _episode, env, pickled(env), seed, "the env and its unpickled copy")
+    check_plays_on_alike("pickling", _episode, env, pickled(env), seed, "the env and its unpickled copy",
+                         _learner_actions)
 
 
 def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 1) -> None:
-    """A bad action raises ``TypeError`` or ``ValueError`` and changes nothing.
+    """A bad action raises ``TypeError`` or ``ValueError`` and changes nothing (for a learning
+    team, also a list of the wrong length or with a move out of range).
 
     Raises:
         AssertionError: ``"refusals: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _episode(env, seed, actions, limit=after)
+    env = make_env()
+    _episode(env, seed, _learner_actions(env, seed), limit=after)
     untouched = pickle.loads(pickle.dumps(env))
-    for bad in (*BAD_ACTIONS, None):
+    for bad in _bad_actions(env):
         check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r})")
     check_plays_on_alike("refusals", _episode, env, untouched, seed,
-                         "after refused actions, the env against a copy that saw none")
+                         "after refused actions, the env against a copy that saw none", _learner_actions)
 
 
 def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
@@ -154,20 +215,22 @@ def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes:
     """
     env = make_env()
     side = Side.AGENT if _side(env) == "agent" else Side.GHOST
-    other, mine = Side(1 - side), int(side)
+    other, learner = Side(1 - side), _side(env)
     for episode in range(episodes):
         env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        carried = replay.explain(other, _cells(env), "the opening move")[mine] if side == Side.GHOST else 0.0
-        actions = random_actions(seed + episode)
+        carried = _learner_reward(replay.explain(other, _cells(env), "the opening move"), learner) \
+            if side == Side.GHOST else 0.0
+        actions = _learner_actions(env, seed + episode)
         for step in range(MAX_STEPS):
             where = f"seed {seed + episode}, step {step}"
             action = actions()
             _, reward, terminated, truncated, _ = env.step(action)
-            expected = carried + (replay.agent(action) if side == Side.AGENT else replay.ghost(action))[mine]
+            expected = carried + _learner_reward(replay.agent(action) if side == Side.AGENT else replay.ghost(action),
+                                                 learner)
             carried = 0.0
             if not replay.over:
-                expected += replay.explain(other, _cells(env), where)[mine]
+                expected += _learner_reward(replay.explain(other, _cells(env), where), learner)
             if _cells(env) != replay.cells():
                 fail("kernel", f"{where}: the view's (agent, ghost) cells are {_cells(env)}, the kernel's "
                                f"{replay.cells()}")

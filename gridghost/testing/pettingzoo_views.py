@@ -28,10 +28,12 @@ from gridghost.testing.common import (
     check_private_mask,
     check_refusal,
     check_same,
+    check_zero_sum,
     config_of,
     differs,
     fail,
     kernel_of,
+    masks_of,
     pickled,
     random_actions,
     zero_sum_by_default,
@@ -41,14 +43,33 @@ from gridghost.testing.common import (
 MAX_HALF_TURNS = 60
 
 
-def _cells(env: Any) -> tuple[tuple[int, int], tuple[int, int]]:
-    """``((agent row, col), (ghost row, col))`` from the view's global ``state()`` (channels 0 and 1)."""
+def _cells(env: Any) -> tuple[tuple[int, int], Any]:
+    """``((agent row, col), (ghost row, col))`` from the view's global ``state()`` (channel 0 the
+    agent's, then one channel per ghost); a team's ghosts (``k >= 2``) as a tuple of ``(row, col)``."""
     grid = np.asarray(env.state())
-    agent = np.argwhere(grid[:, :, 0] == 1)
-    ghost = np.argwhere(grid[:, :, 1] == 1)
-    if len(agent) != 1 or len(ghost) != 1:
-        fail("spaces", f"state() must mark exactly one agent cell and one ghost cell, got {grid.shape} {grid.dtype}")
-    return (int(agent[0][0]), int(agent[0][1])), (int(ghost[0][0]), int(ghost[0][1]))
+    found = []
+    for channel in range(grid.shape[2] - 2):  # the agent's, each ghost's; then the goals and the turn
+        cells = np.argwhere(grid[:, :, channel] == 1)
+        if len(cells) != 1:
+            fail("spaces", f"state() must mark exactly one cell in each of the agent's and the ghosts' channels, got "
+                           f"{len(cells)} in channel {channel} of {grid.shape} {grid.dtype}")
+        found.append((int(cells[0][0]), int(cells[0][1])))
+    if len(found) < 2:
+        fail("spaces", f"state() must mark the agent and at least one ghost, got {grid.shape}")
+    return found[0], found[1] if len(found) == 2 else tuple(found[1:])
+
+
+def _cell_of(env: Any, name: str) -> tuple[int, int]:
+    """The cell of the agent ``name`` (``"agent"``, ``"ghost"`` or a team's ``"ghost_<i>"``)."""
+    agent, ghosts = _cells(env)
+    if name == "agent":
+        return agent
+    return ghosts[env.possible_agents.index(name) - 1] if isinstance(ghosts[0], tuple) else ghosts
+
+
+def _ghosts(env: Any) -> list[str]:
+    """The ghosts' names, in turn order (the team moves together)."""
+    return [name for name in env.possible_agents if name != "agent"]
 
 
 def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
@@ -98,8 +119,8 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
         for other in env.agents:
             check_in_space(env.observation_space(other), env.observe(other), f"observe({other!r})")
         mask = _mask_of(observation, info)
-        cell = _cells(env)[0 if name == "agent" else 1]
-        expected = None if termination or truncation else kernel.action_masks[kernel.board.index(cell)]
+        cell = _cell_of(env, name)
+        expected = None if termination or truncation else masks_of(kernel)[kernel.board.index(cell)]
         check_mask(mask, f"{name}'s action mask", expected)
         if previous is not None:
             check_private_mask(previous, mask, f"{name}'s action mask")
@@ -127,7 +148,8 @@ def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
 
 def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
     """With the default rewards (the ghost's the agent's negated), the two sides' returns of every
-    episode, summed from ``last()``, add up to exactly 0. Views with other rewards pass.
+    episode, summed from ``last()``, add up to exactly 0 (a team's: the agent's and each ghost's).
+    Views with other rewards pass.
 
     Raises:
         AssertionError: ``"zero-sum: ..."``.
@@ -140,9 +162,7 @@ def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int
         returns = dict.fromkeys(env.possible_agents, 0.0)
         for name, _, reward, *_ in _aec_episode(env, seed + episode, actions, limit=2**31):
             returns[name] += reward
-        if sum(returns.values()) != 0.0:
-            fail("zero-sum", f"the returns of episode {episode} (seed {seed + episode}) sum to "
-                             f"{sum(returns.values())}, not 0: {returns}")
+        check_zero_sum(returns, f"the returns of episode {episode} (seed {seed + episode})")
 
 
 def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
@@ -175,8 +195,10 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
 
 def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
     """Step for step the kernel's game: replaying the actions with the kernel
-    (:class:`~gridghost.core.game.Game`) and the RNG contract's draws from ``seed`` gives the same
-    cells (``state()``), rewards, terminations and colour readings after every half-turn.
+    (:class:`~gridghost.core.game.Game`, a team's :class:`~gridghost.core.team.TeamGame`) and the
+    RNG contract's draws from ``seed`` gives the same cells (``state()``), rewards, terminations
+    and colour readings after every half-turn. A team's ghosts' choices move nobody and reward
+    nobody until the last ghost's, when the team's move is the kernel's.
 
     Raises:
         AssertionError: ``"kernel: ..."``.
@@ -185,7 +207,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
     for episode in range(episodes):
         env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        actions = random_actions(seed + episode)
+        actions, names, held = random_actions(seed + episode), env.possible_agents, []
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, half-turn {turn}"
             _compare_cells(replay, _cells(env), where)
@@ -194,8 +216,15 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
                 break
             mover, action = env.agent_selection, actions()
             env.step(action)
-            rewards = replay.agent(action) if mover == "agent" else replay.ghost(action)
-            _compare_rewards(env.rewards, rewards, where)
+            if mover == "agent":
+                rewards = replay.agent(action)
+            else:
+                held.append(action)
+                if len(held) < len(names) - 1:  # a team's move waits for its last ghost's choice
+                    rewards = (0.0,) * len(names)
+                else:
+                    rewards, held = replay.ghost(held[0] if len(held) == 1 else held), []
+            _compare_rewards(env.rewards, rewards, where, names)
             if any(env.terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
 
@@ -205,8 +234,8 @@ def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> 
         fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
 
 
-def _compare_rewards(rewards: Any, expected: tuple[float, float], where: str) -> None:
-    got = tuple(float(rewards[name]) for name in ("agent", "ghost") if name in rewards)
+def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, names: Any = ("agent", "ghost")) -> None:
+    got = tuple(float(rewards[name]) for name in names if name in rewards)
     if got != expected[: len(got)]:
         fail("kernel", f"{where}: rewards {got}, the kernel's {expected}")
 
@@ -239,9 +268,9 @@ def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
 
 
 # -- the parallel env -------------------------------------------------------------------------------
-def _mover(env: Any) -> str:
-    """The side to move, from ``state()``'s ghost-to-move channel."""
-    return "ghost" if np.asarray(env.state())[:, :, 3].any() else "agent"
+def _movers(env: Any) -> list[str]:
+    """The agents to move, from ``state()``'s ghost-to-move channel (its last): the agent, or every ghost."""
+    return _ghosts(env) if np.asarray(env.state())[:, :, -1].any() else ["agent"]
 
 
 def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
@@ -258,8 +287,8 @@ def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], li
 
 def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its space, the spaces are the same objects at every call and
-    ``Discrete(4)`` for actions; the mover's mask is the kernel's at its cell, the waiting
-    side's allows exactly one action, none is all zeros.
+    ``Discrete(4)`` for actions; the mover's mask (each moving ghost's, for a team) is the
+    kernel's at its cell, the waiting side's allows exactly one action, none is all zeros.
 
     Raises:
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
@@ -273,13 +302,12 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
     kernel, actions = kernel_of(env), random_actions(seed)
     ended = False
     for _ in range(MAX_HALF_TURNS):
-        mover = _mover(env)
-        cells = _cells(env)
+        movers = _movers(env)
         for name, observation in observations.items():
             check_in_space(env.observation_space(name), observation, f"{name}'s observation")
             mask = _mask_of(observation, infos[name])
-            if name == mover and not ended:
-                expected = kernel.action_masks[kernel.board.index(cells[0 if name == "agent" else 1])]
+            if name in movers and not ended:
+                expected = masks_of(kernel)[kernel.board.index(_cell_of(env, name))]
                 check_mask(mask, f"the mover {name}'s action mask", expected)
             else:
                 check_mask(mask, f"the waiting {name}'s action mask")
@@ -309,7 +337,8 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
 
 
 def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
-    """With the default rewards, both sides' rewards of every step add up to exactly 0.
+    """With the default rewards, both sides' rewards of every step add up to exactly 0 (a team's:
+    the agent's and each ghost's).
 
     Raises:
         AssertionError: ``"zero-sum: ..."``.
@@ -320,8 +349,7 @@ def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes
     actions = random_actions(seed)
     for episode in range(episodes):
         for step, (_, rewards, *_) in enumerate(_parallel_episode(env, seed + episode, actions, 2**31)[1:]):
-            if sum(rewards.values()) != 0.0:
-                fail("zero-sum", f"step {step} of seed {seed + episode}: rewards {rewards} do not sum to 0")
+            check_zero_sum(rewards, f"step {step} of seed {seed + episode}")
 
 
 def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
@@ -337,7 +365,9 @@ def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int
 
 def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
     """A bad action of the mover, or none for it, raises ``TypeError`` or ``ValueError`` and
-    changes nothing (the env then plays on exactly as a copy that never saw it).
+    changes nothing (the env then plays on exactly as a copy that never saw it). For a team the
+    first ghost's action is the bad one, beside good ones of its teammates; an action for a name
+    that is not an agent of the game (``"ghost_9"``) is refused too.
 
     Raises:
         AssertionError: ``"refusals: ..."``.
@@ -345,9 +375,12 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     env, actions = make_env(), random_actions(seed)
     _parallel_episode(env, seed, actions, limit=after)
     untouched = pickle.loads(pickle.dumps(env))
-    mover = _mover(env)
+    first, *others = _movers(env)
     for bad in (*BAD_ACTIONS, None):
-        check_refusal("refusals", functools.partial(env.step, {mover: bad}), f"step({{{mover!r}: {bad!r}}})")
+        chosen = {first: bad, **dict.fromkeys(others, 0)}
+        check_refusal("refusals", functools.partial(env.step, chosen), f"step({chosen!r})")
+    unknown = {**dict.fromkeys([first, *others], 0), "ghost_9": 0}
+    check_refusal("refusals", functools.partial(env.step, unknown), f"step({unknown!r})")
     check_plays_on_alike("refusals", _parallel_episode, env, untouched, seed,
                          "after refused actions, the env against a copy that saw none")
 
@@ -370,10 +403,13 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
             if not env.agents:
                 break
             chosen = {name: actions() for name in env.agents}
-            mover = "agent" if replay.state.turn == Side.AGENT else "ghost"
+            team = [chosen[name] for name in _ghosts(env)]
             _, rewards, terminations, _, infos = env.step(chosen)
-            expected = replay.agent(chosen[mover]) if mover == "agent" else replay.ghost(chosen[mover])
-            _compare_rewards(rewards, expected, where)
+            if replay.state.turn == Side.AGENT:
+                expected = replay.agent(chosen["agent"])
+            else:
+                expected = replay.ghost(team[0] if len(team) == 1 else team)
+            _compare_rewards(rewards, expected, where, env.possible_agents)
             if any(terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
 
