@@ -110,7 +110,7 @@ class _TeamSolution:
         return (f"{type(self).__name__}(layout={self.layout.name!r}, ghosts={self.ghosts}, gamma={self.gamma:g}"
                 f"{horizon}, sweeps={self.sweeps}, residual={self.residual:.2g})")
 
-    def _policies(self) -> tuple[np.ndarray, TeamRule]:
+    def _policies(self) -> tuple[np.ndarray | str, TeamRule]:
         raise NotImplementedError  # pragma: no cover - every solution defines it
 
     def _live(self, agent_pos: Any, ghost_positions: Any) -> tuple[int, ...]:
@@ -202,7 +202,7 @@ class TeamGameSolution(_JointActions):
         self.agent_policy = _grid_policy(model, self._agent_actions)
         self.team_policy = _grid_policy(model, self._team_joint)
 
-    def _policies(self) -> tuple[np.ndarray, TeamRule]:
+    def _policies(self) -> tuple[np.ndarray | str, TeamRule]:
         return self._agent_actions, self._team_rule
 
     def agent_action(self, agent_pos: Any, ghost_positions: Any) -> int:
@@ -254,7 +254,7 @@ class TeamAgentSolution(_TeamSolution):
         self._actions = agent_greedy(q)
         self.policy = _grid_policy(model, self._actions)
 
-    def _policies(self) -> tuple[np.ndarray, TeamRule]:
+    def _policies(self) -> tuple[np.ndarray | str, TeamRule]:
         return self._actions, self._team
 
     def action(self, agent_pos: Any, ghost_positions: Any) -> int:
@@ -284,7 +284,7 @@ class TeamGhostsSolution(_JointActions):
             move (-1 where the game is over).
     """
 
-    def __init__(self, model: TeamModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None,
+    def __init__(self, model: TeamModel, agent: np.ndarray | str, gamma: float, tol: float, horizon: int | None,
                  progress_bar: bool = False) -> None:
         values, _, landing, sweeps, residual = _run(model, agent, TeamRule("max"), Side.GHOST, gamma, tol, horizon,
                                                     progress_bar)
@@ -293,7 +293,7 @@ class TeamGhostsSolution(_JointActions):
         self._team_joint, self._team_rule = _team_solution_parts(model, landing, "max")
         self.policy = _grid_policy(model, self._team_joint)
 
-    def _policies(self) -> tuple[np.ndarray, TeamRule]:
+    def _policies(self) -> tuple[np.ndarray | str, TeamRule]:
         return self._agent, self._team_rule
 
 
@@ -301,13 +301,13 @@ class TeamPolicyEvaluation(_TeamSolution):
     """Two fixed policies of a team game against each other, evaluated exactly
     (:func:`evaluate_team_policies`). Values are the agent's."""
 
-    def __init__(self, model: TeamModel, agent: np.ndarray, team: TeamRule, gamma: float, tol: float,
+    def __init__(self, model: TeamModel, agent: np.ndarray | str, team: TeamRule, gamma: float, tol: float,
                  horizon: int | None, progress_bar: bool = False) -> None:
         values, _, _, sweeps, residual = _run(model, agent, team, Side.AGENT, gamma, tol, horizon, progress_bar)
         super().__init__(model, gamma, tol, horizon, values, sweeps, residual)
         self._agent, self._team = agent, team
 
-    def _policies(self) -> tuple[np.ndarray, TeamRule]:
+    def _policies(self) -> tuple[np.ndarray | str, TeamRule]:
         return self._agent, self._team
 
 

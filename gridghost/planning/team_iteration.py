@@ -40,7 +40,9 @@ class TeamRule:
 
     def __init__(self, kind: str, next: np.ndarray | None = None,
                  weights: dict[int, np.ndarray] | None = None) -> None:
-        self.kind, self.next, self.weights = kind, next, weights
+        self.kind = kind
+        self.next = np.empty(0, dtype=np.int64) if next is None else next
+        self.weights = {} if weights is None else weights
 
     @property
     def decides(self) -> bool:
@@ -281,15 +283,15 @@ def team_greedy(model: TeamModel, landing: np.ndarray, how: str) -> np.ndarray:
     actions = np.zeros((*model.shape, k), dtype=np.int8)
     chosen: dict[int, np.ndarray] = {}  # axis -> the cell its ghost moves to, per state
     for axis in range(k, 0, -1):
+        source = partial.pop()  # partial[axis - 1], no longer needed after this ghost: its memory goes
         candidates = []
         for move in range(NUM_ACTIONS):
-            values = model.take_move(partial[axis - 1], axis, move)
+            values = model.take_move(source, axis, move)
             for later, cells in chosen.items():
                 values = np.take_along_axis(values, cells, axis=later)
             candidates.append(values)
-        partial[axis - 1] = None  # no longer needed: its memory goes before the next ghost's
         best = greedy_choice(candidates, how)
-        del candidates
+        del candidates, source
         actions[..., axis - 1] = best
         cells = np.arange(model.cells).reshape([model.cells if a == axis else 1 for a in range(k + 1)])
         chosen[axis] = model.moves[np.broadcast_to(cells, model.shape), best].astype(np.int32)
@@ -302,7 +304,8 @@ def joint_indices(actions: np.ndarray) -> np.ndarray:
     return (actions.astype(np.int64) * weights).sum(axis=-1)
 
 
-def outcome_within(model: TeamModel, agent: np.ndarray, team: TeamRule, event: Outcome, horizon: int) -> np.ndarray:
+def outcome_within(model: TeamModel, agent: np.ndarray | str, team: TeamRule, event: Outcome,
+                   horizon: int) -> np.ndarray:
     """For fixed policies of both sides: the probability, per state (agent to move), that the
     game ends in ``event`` within ``horizon`` full turns."""
     return team_iterate(model, agent, team, model.event_arrays(event), 1.0, 0.0, horizon, settle=True)[0]

@@ -269,7 +269,7 @@ class TeamModel:
         """The ``(row, col)`` of a cell index."""
         return divmod(int(cell), self.cols)
 
-    def describe(self, index: tuple[int, ...]) -> str:
+    def describe(self, index: tuple[Any, ...]) -> str:
         """A state's positions in words, for messages."""
         ghosts = ", ".join(str(self.position(cell)) for cell in index[1:])
         return f"agent at {self.position(index[0])}, ghosts at {ghosts}"

@@ -123,8 +123,12 @@ def _check_actions(table: np.ndarray, model: TeamModel, limit: int, argument: st
     return np.maximum(table, 0)
 
 
-def _ask(policy: Any, model: TeamModel, argument: str, check: Any) -> np.ndarray:
-    """A state policy callable asked once per live state; ``check(answer, where)`` reads its answer."""
+def _ask(policy: Any, model: TeamModel, argument: str, check: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A state policy callable asked once per live state; ``check(answer, where)`` reads its answer.
+
+    Returns:
+        The live states' indices ``[n, k + 1]`` and the answers ``[n, ...]``.
+    """
     answers: list[Any] = []
     live = np.argwhere(model.live)
     for index in live.tolist():
