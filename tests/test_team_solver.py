@@ -151,6 +151,18 @@ def test_one_ghost_as_a_team_of_one_is_the_one_ghost_solver() -> None:
                                                                            abs=1e-7)
 
 
+def test_every_ghost_more_can_only_help_the_team_up_to_four() -> None:
+    layout = Layout(np.zeros((2, 4), int), goals=[(0, 3)], agent_start=(1, 0),
+                    ghost_start=[(0, 0), (1, 3), (1, 2), (0, 2)], name="four ghosts")
+    values = []
+    for k in range(1, 5):
+        solution = solve_team_game(layout, SLIP, ghosts=k)
+        values.append(solution.value(*solution.start))
+        assert len(solution.team_action(*solution.start)) == k
+        assert solution.team_policy.shape == (2, 4) * (k + 1) and solution.team_policy.max() < 4**k
+    assert values == sorted(values, reverse=True) and values[0] > values[-1]
+
+
 def test_the_grid_shifts_reduce_as_gathers_do() -> None:
     model = TeamModel(TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2))
     values = np.random.default_rng(0).random(model.shape)
