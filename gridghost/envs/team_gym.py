@@ -25,39 +25,75 @@ from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.single_agent import _EPISODE_ENDED, GridGhostGymEnv, detached
+from gridghost.planning.team import solve_team_agent, solve_team_game
 from gridghost.sensing.observations import OBS_TYPES
 
 #: The sides a learner controls against or as a team: the agent, or every ghost at once.
 TEAM_CONTROLLED: tuple[str, ...] = (AGENT, "ghosts")
 #: The opponents of the team view by name, per learner: scripted ones here, planned ones from the
 #: team solver (:func:`team_planner`).
-TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax", "optimal"),
+TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax"),
                                               "ghosts": ("random", "minimax", "optimal")}
 _TEAM_DEFAULT_OPPONENTS = {AGENT: "chase", "ghosts": "random"}
 
 
 def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[Any], Any]:
-    """The solver's player ``name`` (``"minimax"``, ``"optimal"``) of ``side`` on ``kernel``, as a
-    function of the state: an int for the agent, the team's ``k`` actions for the ghosts.
+    """The solver's player ``name`` of ``side`` on ``kernel``, as a function of the state: an int
+    for the agent, the team's ``k`` actions for the ghosts.
 
     The one place the team view reaches the solver. A one-ghost game is the one-ghost solver's
-    (:func:`~gridghost.config.opponents.planned_opponent`); a team's comes from the team solver
-    (the team solver's module under ``gridghost/planning``), which is not wired yet, so a team refuses it.
+    (:func:`~gridghost.config.opponents.planned_opponent`). A team's comes from the team solver
+    (:mod:`gridghost.planning.team`): ``"minimax"`` is either side's policy in the zero-sum team
+    game (:func:`~gridghost.planning.solve_team_game`); ``"optimal"`` is the agent's best response
+    to the chasing team (:func:`~gridghost.planning.solve_team_agent`), as for one ghost, where
+    it is the agent's best response to the chasing ghost. A team's tables are solved once per
+    game and kept for the next env on the same game.
 
     Raises:
-        ValueError: ``name`` for a team of two or more ghosts (until the team solver is wired),
-            or a name the one-ghost solver refuses for ``side``.
+        ValueError: a name the solver has no player of for ``side`` (``"optimal"`` for the
+            ghosts), or a team too large for the solver's memory budget.
     """
     if isinstance(kernel, TeamGame):
-        # TODO(lead): point this at the team solver's players (planning/team.py) once the team solver lands.
-        raise ValueError(f"opponent={name!r} against or for a team of {kernel.ghosts} ghosts is the team solver's "
-                         "player, which this view does not serve yet; use 'chase' or 'random', or a callable")
+        if side == Side.GHOST and name != "minimax":
+            raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
+        table = _team_table(kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts,
+                            name, side)
+        if side == Side.AGENT:
+            return functools.partial(_team_table_action, table, kernel.num_cells)
+        return functools.partial(_team_table_joint, table, kernel.num_cells, kernel.ghosts)
     policy = planned_opponent(name, kernel, side)
     assert policy is not None  # a solver's name
     table, cells = policy.table.tobytes(), kernel.num_cells
     if side == Side.AGENT:
         return functools.partial(_table_action, table, cells)
     return functools.partial(_table_joint, table, cells)
+
+
+@functools.lru_cache(maxsize=8)
+def _team_table(layout: Layout, slip: Any, rewards: Any, ghost_rewards: Any, ghosts: int, name: str,
+                side: Side) -> bytes:
+    """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
+    (agent cell, then each ghost's): the agent's action, or the team's joint move."""
+    game = TeamGame(Game(layout, slip, rewards, ghost_rewards), ghosts)
+    if side == Side.AGENT and name == "optimal":
+        actions = solve_team_agent(game=game, team="chase").policy
+    else:
+        solution = solve_team_game(game=game)
+        actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
+    # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
+    return np.asarray(actions).astype(np.uint8).tobytes()
+
+
+def _team_table_action(table: bytes, cells: int, state: TeamState) -> int:
+    index = state.agent
+    for cell in state.ghosts:
+        index = index * cells + cell
+    return table[index]
+
+
+def _team_table_joint(table: bytes, cells: int, ghosts: int, state: TeamState) -> tuple[int, ...]:
+    joint = _team_table_action(table, cells, state)
+    return tuple(joint >> 2 * ghost & 3 for ghost in range(ghosts))
 
 
 def _table_action(table: bytes, cells: int, state: Any) -> int:
@@ -82,8 +118,8 @@ class TeamGymEnv(GridGhostGymEnv):
     team; the opponent team is ``"chase"`` (the default: every ghost the reference's chasing
     rule on its own, :meth:`~gridghost.core.team.TeamGame.chase_actions`; independent chasers
     bunch up), ``"random"`` (every ghost uniformly at random, from a stream of the reset seed),
-    ``"minimax"`` / ``"optimal"`` (the team solver's, :func:`team_planner`: refused until it is
-    wired), or a callable ``policy(observations) -> k actions`` given every ghost's observation
+    ``"minimax"`` (the team's minimax joint policy from the team solver, :func:`team_planner`),
+    or a callable ``policy(observations) -> k actions`` given every ghost's observation
     by name (in ``opponent_obs_type``).
 
     ``controlled="ghosts"``: the whole team learns as one centralised env, for any ``k`` (for
@@ -98,8 +134,8 @@ class TeamGymEnv(GridGhostGymEnv):
     of the ghosts' cells would lose it). Its reward is the mean of the ghosts' rewards of the
     step: the team's reward (zero-sum against the agent) with ``ghost_credit="team"``, the
     catchers' bonus shared out with ``"catcher"``. The opponent agent is ``"random"`` (default),
-    ``"minimax"`` / ``"optimal"`` (the one-ghost solver's for ``k = 1``; the team solver's,
-    refused until wired, for more), or what the one-ghost view takes for an opponent agent (a
+    ``"minimax"`` / ``"optimal"`` (the one-ghost solver's for ``k = 1``; the team solver's for more:
+    :func:`team_planner`), or what the one-ghost view takes for an opponent agent (a
     callable ``policy(observation) -> action``, an object with ``get_action``, a reference-style
     class), seeded from the reset seed on a stream of its own. The episode
     starts after the opponent agent's opening move (maps where it can end the game are refused),
