@@ -19,10 +19,11 @@ import argparse
 import functools
 from collections.abc import Callable
 
+from aec_throughput import half_steps_per_second
+
 import gridghost
 from gridghost import Layout
 
-from aec_throughput import half_steps_per_second
 from harness import add_progress_option, interleaved_rates, print_ratio_table
 
 #: A 6x6 room with a pillar, the agent in the middle, three ghost starts in the corners.

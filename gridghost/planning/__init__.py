@@ -56,6 +56,7 @@ from gridghost.planning.team import (
     team_exploitability,
     team_ghosts_exploitability,
 )
+from gridghost.planning.team_tabulate import TEAM_TABULATED_OBS_TYPES, tabulate_team_policy
 
 __all__ = [
     "CACHE_BYTES",
@@ -64,6 +65,7 @@ __all__ = [
     "MAX_STATES",
     "NAMED_POLICIES",
     "TABULATED_OBS_TYPES",
+    "TEAM_TABULATED_OBS_TYPES",
     "AgentSolution",
     "GameSolution",
     "GhostSolution",
@@ -95,6 +97,7 @@ __all__ = [
     "solve_team_game",
     "solve_team_ghosts",
     "tabulate_policy",
+    "tabulate_team_policy",
     "team_agent_exploitability",
     "team_exploitability",
     "team_ghosts_exploitability",

@@ -1,0 +1,107 @@
+"""A learned team's policy of observations as a state policy (gridghost.planning.team_tabulate)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import gymnasium
+import numpy as np
+import pytest
+
+import gridghost
+from gridghost import Layout
+from gridghost.config.settings import resolve
+from gridghost.planning import evaluate_team_policies, solve_team_agent
+from gridghost.planning.team_tabulate import live_team_states, tabulate_team_policy
+
+OPEN = Layout(np.zeros((4, 4), int), goals=[(0, 0)], agent_start=(2, 1), ghost_start=[(3, 3), (0, 3), (3, 0)])
+
+
+def _hashed(observation: np.ndarray) -> int:
+    """A deterministic 'policy' that tells every observation apart: a hash of its bytes, mod 4."""
+    return hashlib.sha256(np.ascontiguousarray(observation, dtype=np.float32).tobytes()).digest()[0] % 4
+
+
+def _shared(observations: np.ndarray) -> np.ndarray:
+    return np.array([_hashed(one) for one in observations])
+
+
+@pytest.mark.parametrize(("obs_type", "k"), [("vector", 2), ("grid", 2), ("vector", 3)])
+def test_each_ghost_is_asked_with_the_observation_the_aec_env_gives_it(obs_type: str, k: int) -> None:
+    spec = resolve(layout=OPEN, ghosts=k, obs_type=obs_type)
+    table = tabulate_team_policy(_shared, spec=spec)
+    assert table.shape == (4, 4) * (k + 1) + (k,)
+    env = gridghost.env(spec=spec)
+    env.reset(seed=0)
+    checked = 0
+    for name in env.agent_iter(300):
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            if not env.agents:
+                env.reset()
+            continue
+        if name == "agent":
+            env.step(int(np.random.default_rng(checked).integers(4)))
+            continue
+        state = env.unwrapped.game_state
+        index = tuple(c for cell in (state.agent, *state.ghosts) for c in divmod(cell, 4))
+        ghost = int(name.rsplit("_", 1)[1])
+        assert table[index][ghost] == _hashed(observation)
+        env.step(int(table[index][ghost]))
+        checked += 1
+    assert checked > 50
+
+
+def test_a_centralised_team_is_asked_with_the_team_views_stacked_observation() -> None:
+    spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
+    table = tabulate_team_policy(lambda stacked: np.array([[_hashed(one[0]), _hashed(one)] for one in stacked]),
+                                 spec=spec, centralised=True)
+    env = gymnasium.make("gridghost/GridGhost-v1", controlled="ghosts", spec=spec)
+    observation, _ = env.reset(seed=1)
+    for _ in range(30):
+        state = env.unwrapped.game.game_state
+        index = tuple(c for cell in (state.agent, *state.ghosts) for c in divmod(cell, 4))
+        assert tuple(table[index]) == (_hashed(observation[0]), _hashed(observation))
+        observation, _, terminated, truncated, _ = env.step(table[index])
+        if terminated or truncated:
+            observation, _ = env.reset()
+
+
+def test_a_tabulated_team_scores_as_the_same_team_given_by_state() -> None:
+    spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
+    game = spec.game()
+    table = tabulate_team_policy([_shared, lambda obs: np.full(len(obs), 3)], spec=spec)
+    by_state = evaluate_team_policies("random", table, game=game)
+    moves = {tuple(int(c) for c in row): tuple(table.reshape(-1, 2)[np.ravel_multi_index(tuple(row), (16,) * 3)])
+             for row in live_team_states(game)}
+
+    def callable_team(agent_pos: tuple[int, int], ghost_positions: list[tuple[int, int]]) -> tuple[int, ...]:
+        return moves[tuple(r * 4 + c for r, c in (agent_pos, *ghost_positions))]
+
+    again = evaluate_team_policies("random", callable_team, game=game)
+    assert by_state.value((2, 1), [(3, 3), (0, 3)]) == pytest.approx(again.value((2, 1), [(3, 3), (0, 3)]))
+    assert solve_team_agent(game=game, team=table).value((2, 1), [(3, 3), (0, 3)]) >= by_state.value(
+        (2, 1), [(3, 3), (0, 3)])
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    (dict(policy=3), TypeError, r"policy must be a callable policy\(observations\) -> actions, or 2 of them"),
+    (dict(policy=[_shared]), TypeError, "or 2 of them"),
+    (dict(policy=lambda obs: np.full(len(obs), 4)), ValueError, r"policy returned action 4 for ghost 0 with the agent"),
+    (dict(policy=lambda obs: np.zeros(3, int)), TypeError, r"policy must return \(\d+,\) integer actions for ghost 0"),
+    (dict(policy=lambda obs: np.zeros(len(obs))), TypeError, "dtype float64"),
+    (dict(policy=_shared, obs_type="dict"), ValueError, "obs_type"),
+    (dict(policy=_shared, append_step_count=True), ValueError, "append_step_count"),
+    (dict(policy=_shared, centralised=True), TypeError, r"policy must return \(\d+, 2\) integer actions for the team"),
+])
+def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        tabulate_team_policy(spec=resolve(layout=OPEN, ghosts=2, obs_type="vector"), **kwargs)
+
+
+def test_the_game_is_a_team_given_once() -> None:
+    with pytest.raises(TypeError, match=r"game must be a gridghost\.core\.team\.TeamGame"):
+        tabulate_team_policy(_shared, spec=resolve())
+    with pytest.raises(ValueError, match="one of the two"):
+        tabulate_team_policy(_shared)
