@@ -6,6 +6,7 @@ those arguments).
 
 from __future__ import annotations
 
+import collections
 import functools
 from collections.abc import Callable, Mapping
 from typing import Any, cast
@@ -56,8 +57,7 @@ def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[An
     if isinstance(kernel, TeamGame):
         if side == Side.GHOST and name != "minimax":
             raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
-        table = _team_table(kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts,
-                            name, side)
+        table = _team_table(kernel, name, side)
         if side == Side.AGENT:
             return functools.partial(_team_table_action, table, kernel.num_cells)
         return functools.partial(_team_table_joint, table, kernel.num_cells, kernel.ghosts)
@@ -69,19 +69,29 @@ def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[An
     return functools.partial(_table_joint, table, cells)
 
 
-@functools.lru_cache(maxsize=8)
-def _team_table(layout: Layout, slip: Any, rewards: Any, ghost_rewards: Any, ghosts: int, name: str,
-                side: Side) -> bytes:
+#: The team solver's tables by game and player, the most recently used last (a few: each is a
+#: byte per joint state).
+_TEAM_TABLES: collections.OrderedDict[tuple[Any, ...], bytes] = collections.OrderedDict()
+_TEAM_TABLES_KEPT = 8
+
+
+def _team_table(kernel: TeamGame, name: str, side: Side) -> bytes:
     """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
-    game = TeamGame(Game(layout, slip, rewards, ghost_rewards), ghosts)
-    if side == Side.AGENT and name == "optimal":
-        actions = solve_team_agent(game=game, team="chase").policy
-    else:
-        solution = solve_team_game(game=game)
-        actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
-    # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
-    return np.asarray(actions).astype(np.uint8).tobytes()
+    key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
+    table = _TEAM_TABLES.pop(key, None)
+    if table is None:
+        if side == Side.AGENT and name == "optimal":
+            actions = solve_team_agent(game=kernel, team="chase").policy
+        else:
+            solution = solve_team_game(game=kernel)
+            actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
+        # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
+        table = np.asarray(actions).astype(np.uint8).tobytes()
+        if len(_TEAM_TABLES) >= _TEAM_TABLES_KEPT:
+            _TEAM_TABLES.popitem(last=False)
+    _TEAM_TABLES[key] = table
+    return table
 
 
 def _team_table_action(table: bytes, cells: int, state: TeamState) -> int:
