@@ -1,8 +1,8 @@
 """Draw the maps gallery's pictures (docs/maps.md) with gridghost's own renderer.
 
 Every shipped map (``gridghost.maps.names()``) and levels 0 and 1 of every difficulty preset,
-each as the env draws it right after ``reset(seed=0)``: the agent and the ghost on their starts,
-the status panel below. Run it from the repository root after changing the renderer or a map,
+each as the env draws it right after ``reset(seed=0)``: the agent and the ghost on their starts
+(a team map's whole team, one ghost per start), the status panel below. Run it from the repository root after changing the renderer or a map,
 and commit the pictures it writes:
 
     SDL_VIDEODRIVER=dummy python docs/make_pictures.py            # rewrites docs/maps/*.png
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import gridghost
 from gridghost.drawing import save_image
-from gridghost.maps import DIFFICULTIES, MapGenerator, names
+from gridghost.maps import DIFFICULTIES, MapGenerator, load, names
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "maps"
 #: The levels of each difficulty preset the gallery shows.
@@ -34,8 +34,10 @@ def pictures() -> dict[str, object]:
 
 
 def draw(layout: object) -> object:
-    """The env's ``rgb_array`` picture of ``layout`` at the start of a game."""
-    env = gridghost.env(render_mode="rgb_array", layout=layout)
+    """The env's ``rgb_array`` picture of ``layout`` at the start of a game, with a ghost on every
+    ghost start."""
+    layout = load(layout) if isinstance(layout, str) else layout
+    env = gridghost.env(render_mode="rgb_array", layout=layout, ghosts=len(layout.ghost_starts))
     env.reset(seed=0)
     frame = env.render()
     env.close()

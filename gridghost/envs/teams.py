@@ -204,9 +204,11 @@ class TeamPlay:
     def _shown_mover(self, turn: int) -> str:
         return "ghosts" if turn == Side.GHOST else AGENT
 
-    def _shown_ghost_action(self) -> tuple[str | None, ...] | None:
+    def _shown_ghost_action(self) -> tuple[str | None, ...]:
         moves = self._ghost_actions
-        return None if moves is None else tuple(ACTION_NAMES[move] for move in moves)
+        if moves is None:  # before the team's first move: a dash per ghost
+            return (None,) * self.ghosts  # type: ignore[attr-defined]
+        return tuple(ACTION_NAMES[move] for move in moves)
 
     def state(self) -> np.ndarray:
         """The global state: ``int8`` ``rows x cols x (k + 3)`` (see the module docstring).
