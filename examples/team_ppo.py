@@ -10,8 +10,8 @@ recipe for PettingZoo. Every ``--eval-every`` team steps, and at the end, the le
 tabulated as an exact table of moves (:func:`gridghost.planning.tabulate_team_policy`) and the
 team solver prints, within 100 cycles from the start:
 
-- the learned team's capture probability against the minimax agent, and the agent's success
-  probability;
+- the learned team's capture probability against the agent it trains against (``--opponent``:
+  the minimax agent by default), and that agent's success probability;
 - its exploitability: how much an agent that best-responds to this team gains over the team
   game's value (:func:`gridghost.planning.team_ghosts_exploitability`), in the units of
   ``--rewards``, with the success probability of that best response;
@@ -97,7 +97,7 @@ class GhostTeam(ParallelEnv):  # type: ignore[misc]
         return {name: observation[index] for index, name in enumerate(self.possible_agents)}
 
 
-def scores(model: Any, spec: gridghost.GameSpec, agent_policy: np.ndarray) -> dict[str, float]:
+def scores(model: Any, spec: gridghost.GameSpec, agent_policy: Any) -> dict[str, float]:
     """The learned team's exact scores (see the module docstring), from the map's start."""
     table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec)
     layout = spec.layout
@@ -125,17 +125,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--team-steps", type=int, default=200_000, help="team decisions to train for")
     parser.add_argument("--eval-every", type=int, default=25_000, help="team steps between exact scores")
     parser.add_argument("--envs", type=int, default=8, help="copies of the team env")
+    parser.add_argument("--opponent", default="minimax", choices=["minimax", "optimal", "random"],
+                        help="the agent the team trains against (optimal: the best response to two chasers)")
     parser.add_argument("--rewards", default="normalised")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    settings = dict(layout=args.map, ghosts=2, obs_type="vector", rewards=args.rewards, opponent="minimax")
+    settings = dict(layout=args.map, ghosts=2, obs_type="vector", rewards=args.rewards, opponent=args.opponent)
     spec = resolve(**{key: value for key, value in settings.items() if key != "opponent"})
     ghosts = spec.ghosts
     optimum = solve_team_game(spec=spec)
     layout = spec.layout
     start = (layout.agent_start, list(layout.ghost_starts[:ghosts]))
     chasers = solve_team_agent(team="chase", spec=spec)
+    opponent = {"minimax": optimum.agent_policy, "optimal": chasers.policy, "random": "random"}[args.opponent]
     print(f"{args.map}: the team optimum holds the minimax agent to success {optimum.success_probability(*start):.3f} "
           f"(capture {optimum.capture_probability(*start):.3f}); two chasers leave its best response "
           f"{chasers.success_probability(*start):.3f}; team game value {optimum.value(*start):.4f}")
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
             return True
 
     def report(team_steps: int) -> None:
-        score = scores(model, spec, optimum.agent_policy)
+        score = scores(model, spec, opponent)
         print(f"team steps {team_steps:>8,}: capture {score['capture']:.3f}, agent success {score['success']:.3f}; "
               f"exploitability {score['exploitability']:.4f} (best response success "
               f"{score['best_response_success']:.3f}); {time.perf_counter() - began:.0f} s", flush=True)

@@ -108,6 +108,14 @@ def test_throughput_benchmark_prints_a_ratio_per_contender() -> None:
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group
+def test_team_throughput_benchmark_prints_a_ratio_per_team_size() -> None:
+    out = run_script("benchmarks/team_throughput.py", "--rounds", "1", "--half-steps", "300")
+    for k in (1, 2, 3):
+        name = f"raw_env(ghosts={k}, obs_type='vector')"
+        assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+
+
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
 def test_board_build_benchmark_prints_a_ratio_and_a_time_per_size() -> None:
     out = run_script("benchmarks/board_build.py", "--rounds", "1", "--min-seconds", "0.01")
     for name in ("old pure-Python build, 16x16", "Board, 16x16", "Board, 32x32", "Board, 64x64"):

@@ -153,3 +153,23 @@ def test_make_pictures_refuses_an_unknown_picture(tmp_path: Path) -> None:
                              str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "no picture named atlantis" in result.stderr
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.slow  # a subprocess: .ci/run runs the slow group
+def test_make_team_picture_draws_the_committed_team_policy(tmp_path: Path) -> None:
+    import pygame
+
+    out = tmp_path / "teams_policy.png"
+    result = subprocess.run([sys.executable, str(DOCS / "make_team_picture.py"), "--out", str(out)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300,
+                            env={**__import__("os").environ, "SDL_VIDEODRIVER": "dummy"})
+    assert result.returncode == 0, result.stderr
+
+    def pixels(path: Path) -> np.ndarray:
+        return pygame.surfarray.array3d(pygame.image.load(str(path))).transpose(1, 0, 2)
+
+    drawn, committed = pixels(out), pixels(DOCS / "teams_policy.png")
+    assert committed.shape == drawn.shape
+    # another font rasteriser may move a few pixels of the numbers and the title, nothing else
+    assert np.mean(np.all(committed == drawn, axis=2)) >= 0.98
+    assert "![" in (DOCS / "teams.md").read_text(encoding="utf-8").split("teams_policy.png")[0][-200:]
