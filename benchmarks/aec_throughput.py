@@ -103,23 +103,29 @@ def half_steps_per_second(env: object, half_steps: int, seed: int) -> float:
     return done / (time.process_time() - start)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the interleaved rounds and print rates and ratios."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_contenders(description: str, title: str, contenders: dict[str, tuple[Callable[[], object], float | None]],
+                   baseline: str, argv: list[str] | None = None) -> None:
+    """Read ``--rounds`` and ``--half-steps`` from ``argv``, time every contender (an env maker and
+    its target ratio) in interleaved rounds, and print rates and ratios against ``baseline``."""
+    parser = argparse.ArgumentParser(description=description)
     add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--half-steps", type=int, default=10_000, help="half-steps per contender per round")
     args = parser.parse_args(argv)
 
-    envs = {name: make() for name, (make, _) in CONTENDERS.items()}
+    envs = {name: make() for name, (make, _) in contenders.items()}
     rates = interleaved_rates(
         {name: lambda seed, env=env: half_steps_per_second(env, args.half_steps, seed) for name, env in envs.items()},
         args.rounds,
         args.progress,
     )
+    print(f"{title}: random actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
+    print_ratio_table(rates, {name: target for name, (_, target) in contenders.items()}, baseline, "half-steps/s")
 
-    print(f"AEC throughput: random actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
-    print_ratio_table(rates, {name: target for name, (_, target) in CONTENDERS.items()}, BASELINE, "half-steps/s")
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the interleaved rounds and print rates and ratios."""
+    run_contenders(__doc__.splitlines()[0], "AEC throughput", CONTENDERS, BASELINE, argv)
 
 
 if __name__ == "__main__":

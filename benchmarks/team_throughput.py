@@ -15,16 +15,13 @@ Target: two ghosts >= 0.6x the one-ghost rate, per half-step, with the vector en
 
 from __future__ import annotations
 
-import argparse
 import functools
 from collections.abc import Callable
 
-from aec_throughput import half_steps_per_second
+from aec_throughput import run_contenders
 
 import gridghost
 from gridghost import Layout
-
-from harness import add_progress_option, interleaved_rates, print_ratio_table
 
 #: A 6x6 room with a pillar, the agent in the middle, three ghost starts in the corners.
 TEAM_MAP = Layout.from_text("""
@@ -55,20 +52,7 @@ BASELINE = "raw_env(ghosts=1, obs_type='vector')"
 
 def main(argv: list[str] | None = None) -> None:
     """Run the interleaved rounds and print rates and ratios."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_progress_option(parser)
-    parser.add_argument("--rounds", type=int, default=11)
-    parser.add_argument("--half-steps", type=int, default=10_000, help="half-steps per contender per round")
-    args = parser.parse_args(argv)
-
-    envs = {name: make() for name, (make, _) in CONTENDERS.items()}
-    rates = interleaved_rates(
-        {name: lambda seed, env=env: half_steps_per_second(env, args.half_steps, seed) for name, env in envs.items()},
-        args.rounds,
-        args.progress,
-    )
-    print(f"Team AEC throughput: random actions, {args.rounds} interleaved rounds x {args.half_steps:,} half-steps")
-    print_ratio_table(rates, {name: target for name, (_, target) in CONTENDERS.items()}, BASELINE, "half-steps/s")
+    run_contenders(__doc__.splitlines()[0], "Team AEC throughput", CONTENDERS, BASELINE, argv)
 
 
 if __name__ == "__main__":

@@ -395,6 +395,18 @@ class Duel:
         return self.game.game_state.outcome == _SUCCESS[self.controlled]
 
 
+def env_config(config: Mapping[str, Any], opponent: Any, render_mode: str | None, opponent_obs_type: str,
+               game: Mapping[str, Any]) -> dict[str, Any]:
+    """A Gymnasium view's arguments given as one mapping (RLlib's ``env_config``), as keywords.
+
+    Raises:
+        TypeError: arguments given by name beside the mapping.
+    """
+    if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
+        raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, not both")
+    return dict(config)
+
+
 class GridGhostGymEnv(gymnasium.Env):
     """The game as a standard Gymnasium env for one side; the other side is played by a policy.
 
@@ -449,10 +461,7 @@ class GridGhostGymEnv(gymnasium.Env):
         **game: Any,
     ) -> None:
         if isinstance(controlled, Mapping):  # RLlib's env_config: every argument by name
-            if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
-                raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, "
-                                "not both")
-            self.__init__(**dict(controlled))  # type: ignore[misc]
+            self.__init__(**env_config(controlled, opponent, render_mode, opponent_obs_type, game))  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", CONTROLLED_SIDES)
         # TimeLimit truncates this view (in steps, each a cycle: the learner's move and the answer)

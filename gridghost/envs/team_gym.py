@@ -25,7 +25,7 @@ from gridghost.core.policies import make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
 from gridghost.envs.aec import GridGhostEnv
-from gridghost.envs.single_agent import _EPISODE_ENDED, GridGhostGymEnv, detached
+from gridghost.envs.single_agent import _EPISODE_ENDED, GridGhostGymEnv, detached, env_config
 from gridghost.planning.team import solve_team_agent, solve_team_game
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -172,11 +172,8 @@ class TeamGymEnv(GridGhostGymEnv):
         opponent_obs_type: str = "dict",
         **game: Any,
     ) -> None:
-        if isinstance(controlled, Mapping):
-            if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
-                raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, "
-                                "not both")
-            self.__init__(**dict(controlled))  # type: ignore[misc]
+        if isinstance(controlled, Mapping):  # RLlib's env_config: every argument by name
+            self.__init__(**env_config(controlled, opponent, render_mode, opponent_obs_type, game))  # type: ignore[misc]
             return
         if controlled == GHOST:
             raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "

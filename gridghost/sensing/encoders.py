@@ -421,6 +421,7 @@ def _distance_phrase(distance: int) -> str:
 _TURN_PHRASES = (" The game is over.", " Your move.", " The {opponent} moves next.")
 _ROLE_PHRASES = {Side.AGENT: ("agent", "ghost"), Side.GHOST: ("ghost", "agent")}
 
+
 class TextObservations(Observations):
     """The ``"text"`` encoding: a short English description of what the observer sees, for
     language-model agents, in a :class:`gymnasium.spaces.Text` over :data:`TEXT_CHARSET` whose
