@@ -44,6 +44,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.core.slip import SlipModel
+from gridghost.core.team import TeamGame
 from gridghost.maps.levels import MapGenerator
 
 
@@ -124,15 +125,15 @@ class TableBuilder:
                                                                           else Side.GHOST]
         self._sides = tuple(AGENTS[side] for side in sides)
         head = build_map_parts(self.config, first, with_filter=False)
-        self._slip_bounds(head.kernel)
+        self._slip_bounds(_one_ghost(head.kernel))
         answers = self._answers(opponent, count)
-        first_answers = answers(head.kernel)
+        first_answers = answers(_one_ghost(head.kernel))
         self._random_opponent = self.controlled is not None and first_answers is None
         self._b = NUM_ACTIONS if self._random_opponent else 1
         self._space_within_budget(head, first, count, sides)
         self.layouts = layouts = all_maps(first, self.generator, count)
         parts = [head, *(build_map_parts(self.config, layout, with_filter=False) for layout in layouts[1:])]
-        games = [part.kernel for part in parts]
+        games = [_one_ghost(part.kernel) for part in parts]
         self._opening(games)
         self._bind_sensors(parts, belief_filter)
         self._fold_turns(games, [first_answers, *(answers(game) for game in games[1:])])
@@ -364,3 +365,10 @@ class TableBuilder:
             grids={side: grid.export() for side, grid in self._grids.items()}, masks=frozen(self._masks),
             goals=frozen(self._goals), goal_anywhere=frozen(self._goal_anywhere), max_cycles=self.max_cycles,
             max_episode_steps=self.max_episode_steps)
+
+
+def _one_ghost(kernel: Game | TeamGame) -> Game:
+    """``kernel``, a one-ghost game: the engine's settings refuse teams (``ghosts`` is served as 1)
+    before any map is built."""
+    assert isinstance(kernel, Game), kernel
+    return kernel

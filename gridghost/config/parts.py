@@ -26,6 +26,7 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
 from gridghost.core.rules import Board
+from gridghost.core.team import TeamGame
 from gridghost.planning import expert_tables
 from gridghost.sensing.filters import BeliefFilter, make_filter
 from gridghost.sensing.observations import Observations, make_observations
@@ -36,14 +37,14 @@ class MapParts(NamedTuple):
     """The parts of a game on one map, as :func:`build_map_parts` makes them.
 
     Attributes:
-        kernel: the game kernel (the map, the slip model, both sides' rewards).
+        kernel: the game kernel (the map, the slip model, both sides' rewards; a team's for ``ghosts > 1``).
         sensors: the sensors, bound to the map, in the order they measure.
         belief_filter: the belief filter following the game, or ``None``.
         encoder: the observation encoder of the config's ``obs_type`` and options.
         expert: the expert's action tables per side it advises (by agent name), or ``{}``.
     """
 
-    kernel: Game
+    kernel: Game | TeamGame
     sensors: tuple[Sensor, ...]
     belief_filter: BeliefFilter | None
     encoder: Observations
@@ -111,9 +112,11 @@ def build_map_parts(
     encoder = build_encoder(config, kernel.board, None if belief_filter is None else belief_filter.belief, clock,
                             both_observe)
     # The expert's action per state for each side it advises, by cell pair (bytes: Python ints).
-    expert = {} if config.expert is None else {
-        AGENTS[side]: table for side, table in expert_tables(kernel, config.expert).items()
-    }
+    expert = {}
+    if config.expert is not None:
+        if not isinstance(kernel, Game):  # the team envs refuse it first, naming the setting
+            raise ValueError(f"expert={config.expert!r} advises the one-ghost game; a team (ghosts > 1) has none")
+        expert = {AGENTS[side]: table for side, table in expert_tables(kernel, config.expert).items()}
     return MapParts(kernel, bound, belief_filter, encoder, expert)
 
 

@@ -440,11 +440,11 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
         return f"line {where[cell][0]}, column {where[cell][1]}"
 
     starts = {}
-    roles = [("agent", "A", lambda spec: spec.agent)]
-    roles += [(word, symbol, lambda spec, i=index: spec.ghost == i)
-              for index, (word, symbol) in enumerate(zip(GHOST_WORDS, ("G", "G1", "G2", "G3"), strict=True))]
-    for role, symbol, starts_here in roles:
-        cells = [cell for cell, spec in specs.items() if starts_here(spec)]
+    # (role, its built-in symbol, the ghost's index or -1 for the agent)
+    roles = [("agent", "A", -1), *((word, symbol, index) for index, (word, symbol)
+                                   in enumerate(zip(GHOST_WORDS, ("G", "G1", "G2", "G3"), strict=True)))]
+    for role, symbol, ghost in roles:
+        cells = [cell for cell, spec in specs.items() if (spec.agent if ghost < 0 else spec.ghost == ghost)]
         if not cells and role in ("agent", "ghost"):
             raise _error(*top, f"the map has no {role} start: mark one cell {symbol!r} (or with a legend symbol "
                                f"that says {role})")

@@ -19,6 +19,7 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, MAP_STREAM
 from gridghost.core.rules import SIDE_OF, GameState
+from gridghost.core.team import TeamGame
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
 
@@ -31,7 +32,7 @@ class _MapComponents(NamedTuple):
     """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
 
     sensors: tuple[Sensor, ...]
-    kernel: Game
+    kernel: Game | TeamGame
     belief_filter: BeliefFilter | None
     encoder: Any
     expert: dict[str, bytes]
@@ -83,7 +84,9 @@ class MapBinding:
     def _bind_kernel(self) -> None:
         """Take the hot path's kernel methods and every agent's observer from the map's parts
         (a team's env takes its own)."""
-        self._agent_step, self._ghost_step = self.kernel.agent_step, self.kernel.ghost_step
+        kernel = self.kernel
+        assert isinstance(kernel, Game)  # a team's env binds its own (TeamPlay._bind_kernel)
+        self._agent_step, self._ghost_step = kernel.agent_step, kernel.ghost_step
         self._observers = {name: self._encoder.observer(SIDE_OF[name]) for name in self.possible_agents}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:
