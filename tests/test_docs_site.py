@@ -170,6 +170,9 @@ def test_make_team_picture_draws_the_committed_team_policy(tmp_path: Path) -> No
 
     drawn, committed = pixels(out), pixels(DOCS / "teams_policy.png")
     assert committed.shape == drawn.shape
-    # another font rasteriser may move a few pixels of the numbers and the title, nothing else
-    assert np.mean(np.all(committed == drawn, axis=2)) >= 0.98
+    same = np.mean(np.all(committed == drawn, axis=2))
+    if tuple(pygame.version.vernum)[:3] == (2, 5, 8):  # the pygame-ce the picture was drawn with: every pixel
+        assert same == 1.0
+    else:  # another font rasteriser (the dependency floors' 2.4) moves pixels of the numbers and the title
+        assert same >= 0.95
     assert "![" in (DOCS / "teams.md").read_text(encoding="utf-8").split("teams_policy.png")[0][-200:]
