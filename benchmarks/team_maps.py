@@ -12,7 +12,8 @@ starts:
   rule on their own (``solve_team_agent(team="chase")``);
 - team optimum: the zero-sum team game of two ghosts (``solve_team_game``), both sides minimax.
 
-A coordination map leaves the agent at least 0.5 in the first two and at most 0.1 in the third.
+A coordination map leaves the agent at least 0.5 in the first two and at most 0.1 in the third
+(:func:`gridghost.planning.coordination_numbers`, :func:`gridghost.planning.is_coordination_map`).
 
     python benchmarks/team_maps.py
     python benchmarks/team_maps.py --maps team_ring my_map.txt
@@ -25,26 +26,8 @@ import time
 from pathlib import Path
 
 from gridghost import maps
-from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.slip import LongitudinalSlip
-from gridghost.core.team import TeamGame
-from gridghost.planning import solve_game, solve_team_agent, solve_team_game
-
-SLIP = LongitudinalSlip(0.2)
-HORIZON = 100
-
-
-def coordination_numbers(layout: Layout) -> tuple[float, float, float]:
-    """The agent's success probability within 100 cycles against one minimax ghost, two chasers
-    and the two-ghost team optimum, the agent playing its best each time."""
-    game = Game(layout, SLIP)
-    one = solve_game(game=game).success_probability(layout.agent_start, layout.ghost_start, horizon=HORIZON)
-    team = TeamGame(game, 2)
-    start = layout.agent_start, layout.ghost_starts[:2]
-    chasers = solve_team_agent(game=team, team="chase").success_probability(*start, horizon=HORIZON)
-    optimum = solve_team_game(game=team).success_probability(*start, horizon=HORIZON)
-    return one, chasers, optimum
+from gridghost.planning import coordination_numbers, is_coordination_map
 
 
 def team_maps() -> list[str]:
@@ -65,8 +48,9 @@ def main(argv: list[str] | None = None) -> None:
     for name in names:
         layout = maps.load(name) if name in maps.names() else Layout.from_text(Path(name).read_text(encoding="utf-8"))
         start = time.perf_counter()
-        one, chasers, optimum = coordination_numbers(layout)
-        verdict = "yes" if one >= 0.5 and chasers >= 0.5 and optimum <= 0.1 else "no"
+        numbers = coordination_numbers(layout)
+        one, chasers, optimum = numbers
+        verdict = "yes" if is_coordination_map(numbers) else "no"
         print(f"{layout.name:<18} {layout.rows}x{layout.cols:<3} {one:>18.6f} {chasers:>12.6f} {optimum:>13.6f} "
               f"{verdict:>13} {time.perf_counter() - start:>5.1f} s")
 

@@ -37,15 +37,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import threading
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_ghosts, check_limit
+from gridghost.core.checks import check_flag, check_ghosts, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
@@ -106,6 +104,10 @@ BAND_HORIZON, BAND_GAMMA, BAND_TOL = 100, 0.99, 1e-6
 #: The slip model whose reach (two cells: a longitudinal double move) every shipped model stays
 #: within; an opening move checked under it cannot end the game under any of them.
 _REACH_SLIP = LongitudinalSlip(0.2)
+#: The options of a coordination generator (``MapGenerator(..., ghosts=k, coordination=True)``)
+#: under the caller's: mazes with loops and two goals, where about one 6x6 candidate in eight is
+#: a coordination map (two goals a lone ghost cannot both guard; open maps have almost none).
+COORDINATION_OPTIONS: Mapping[str, Any] = {"walls": "maze", "loops": 0.3, "num_goals": 2}
 #: The most levels kept solved per process (all generators together).
 LEVEL_CACHE_SIZE = 4096
 
@@ -196,9 +198,15 @@ class MapGenerator:
             has a success probability in the preset's band.
         num_levels: how many levels there are (``None``: unbounded).
         start_level: the first level.
-        slip: the slip model under which a difficulty's band is measured; ``None`` means the slip
-            of the env the generator serves (an env binds it with :meth:`for_slip`), and
-            longitudinal slip of probability 0.2 when used alone.
+        slip: the slip model under which a difficulty's band (or coordination) is measured;
+            ``None`` means the slip of the env the generator serves (an env binds it with
+            :meth:`for_slip`), and longitudinal slip of probability 0.2 when used alone.
+        coordination: with ``ghosts=k >= 2``, every level is a coordination map: one minimax
+            ghost, and ``k`` ghosts chasing on their own, each leave the agent a success
+            probability of at least 0.5 within 100 cycles, and the exact team optimum holds it
+            to at most 0.1 (:func:`gridghost.planning.coordination_numbers`, solved for every
+            candidate: a level costs seconds, once per process). Its options default to
+            :data:`COORDINATION_OPTIONS`.
         **options: keyword arguments of :meth:`~gridghost.core.layout.Layout.generate` (``walls``,
             ``loops``, ``min_distance``, ``ghosts``, ...), over the preset's; a preset's option
             that the caller's make invalid is dropped (its ``loops``, when ``walls`` is not
@@ -212,8 +220,9 @@ class MapGenerator:
         TypeError, ValueError: sizes that are not ints >= 1 (or that differ from the preset's),
             an unknown difficulty, ``num_levels`` < 1, ``start_level`` < 0, a ``slip`` that is
             not a slip model, ``ghosts`` not an int in ``1..MAX_GHOSTS``, ``ghosts`` above 1
-            with a difficulty (its band is measured against one ghost), or options
-            :meth:`Layout.generate` refuses (found by building the first level).
+            with a difficulty (its band is measured against one ghost), ``coordination`` not a
+            bool or without a team, or options :meth:`Layout.generate` refuses (found by
+            building the first level).
     """
 
     def __init__(
@@ -225,9 +234,15 @@ class MapGenerator:
         start_level: int = 0,
         *,
         slip: SlipModel | None = None,
+        coordination: bool = False,
         **options: Any,
     ) -> None:
         self.ghosts = check_ghosts(options.get("ghosts", 1), "ghosts")
+        self.coordination = check_flag(coordination, "coordination")
+        if coordination:
+            if self.ghosts < 2:
+                raise ValueError("coordination=True draws maps for a team: give ghosts=2 or more")
+            options = _over_preset(COORDINATION_OPTIONS, options)
         if self.ghosts == 1:
             options.pop("ghosts", None)  # the default: the same generator, and the same levels, as without it
         elif difficulty is not None:
@@ -264,7 +279,7 @@ class MapGenerator:
         distance = self.options.get("min_distance", 3)
         self._check_opening = not (isinstance(distance, int) and distance >= 3)
         # What a level's map depends on (not the range of levels): the level cache's key
-        self._levels_key = (self.rows, self.cols, self.difficulty, self._band_slip(),
+        self._levels_key = (self.rows, self.cols, self.difficulty, self.coordination, self._band_slip(),
                             json.dumps(self.options, sort_keys=True, default=repr))
         self.level(self.start_level)  # refuses bad options now, not at the first reset
 
@@ -281,8 +296,9 @@ class MapGenerator:
     def __repr__(self) -> str:
         size = f"{self.rows}x{self.cols}"
         extra = "".join(f", {k}={v!r}" for k, v in sorted(self.options.items()))
+        coordination = ", coordination=True" if self.coordination else ""
         return (f"MapGenerator({size}, difficulty={self.difficulty}, num_levels={self.num_levels}, "
-                f"start_level={self.start_level}{extra})")
+                f"start_level={self.start_level}{coordination}{extra})")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -299,13 +315,13 @@ class MapGenerator:
         Raises:
             ValueError: the generator was given another slip model explicitly.
         """
-        if self.difficulty is None or self.slip == slip:
+        if (self.difficulty is None and not self.coordination) or self.slip == slip:
             return self
         if self.slip is not None:
             raise ValueError(f"the map generator measures difficulty under {self.slip!r}, the env's slip is {slip!r}; "
                              "give the generator the env's slip model (or none)")
         return MapGenerator(self.rows, self.cols, self.difficulty, self.num_levels, self.start_level, slip=slip,
-                            **_without_preset(self.difficulty, self.options))
+                            coordination=self.coordination, **_without_preset(self.difficulty, self.options))
 
     # -- levels ----------------------------------------------------------------------------------
     def draw(self, rng: np.random.Generator) -> int:
@@ -324,8 +340,9 @@ class MapGenerator:
         return self._entry(index)[0]
 
     def level_success(self, index: int) -> float | None:
-        """The measured success probability of level ``index`` (``None`` without a difficulty:
-        nothing is solved).
+        """The measured success probability of level ``index``: under a difficulty, the agent's
+        against one minimax ghost; with ``coordination``, against the team optimum; ``None``
+        otherwise (nothing is solved).
 
         Raises:
             ValueError: as :meth:`level`.
@@ -342,12 +359,21 @@ class MapGenerator:
     def _build(self, index: int) -> tuple[Layout, float | None]:
         """Level ``index``: its first candidate map in the band, and the map's success probability."""
         name = f"level-{index}-{self.rows}x{self.cols}" + ("" if self.difficulty is None else f"-d{self.difficulty}")
+        name += "-coordination" if self.coordination else ""
         preset = None if self.difficulty is None else DIFFICULTIES[self.difficulty]
         for attempt in range(MAX_ATTEMPTS):
             seed = np.random.SeedSequence(index, spawn_key=(attempt,))
             layout = Layout.generate(self.rows, self.cols, seed=seed, name=name, **self.options)
             if self._check_opening and _opening_can_end(layout, self.ghosts):
                 continue  # a learning ghost could not play it
+            if self.coordination:
+                from gridghost.planning import coordination_numbers, is_coordination_map  # keep this module light
+
+                numbers = coordination_numbers(layout, self.ghosts, self._band_slip(), horizon=BAND_HORIZON,
+                                               gamma=BAND_GAMMA)
+                if is_coordination_map(numbers):
+                    return layout, numbers.team
+                continue
             if preset is None:
                 return layout, None
             if preset.margins is not None and not preset.margins[0] <= race_margin(layout) <= preset.margins[1]:
@@ -356,7 +382,8 @@ class MapGenerator:
             if preset.low <= success <= preset.high:
                 return layout, success
         wanted = "" if preset is None else f" of success probability in [{preset.low}, {preset.high}]"
-        under = "" if preset is None else f" under {self._band_slip()!r}"
+        wanted = " that asks a team to coordinate" if self.coordination else wanted
+        under = "" if preset is None and not self.coordination else f" under {self._band_slip()!r}"
         raise ValueError(f"the map generator found no map{wanted}{under} whose opening move cannot end the game "
                          f"within {MAX_ATTEMPTS} candidates for level {index}; its options (or, for a difficulty, the "
                          "slip model: without slip a map is won or lost for sure) make such maps unreachable")
@@ -368,11 +395,14 @@ class MapGenerator:
         Raises:
             ValueError: a custom slip model (it has no dict form).
         """
-        return {"generator": {
+        body = {
             "rows": self.rows, "cols": self.cols, "difficulty": self.difficulty, "num_levels": self.num_levels,
             "start_level": self.start_level, "slip": None if self.slip is None else slip_to_dict(self.slip),
             "options": _without_preset(self.difficulty, self.options),
-        }}
+        }
+        if self.coordination:  # written only when set: every other generator's dict is as before
+            body["coordination"] = True
+        return {"generator": body}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MapGenerator:
@@ -381,7 +411,7 @@ class MapGenerator:
         Raises:
             TypeError, ValueError: not that form, or settings the constructor refuses.
         """
-        fields = {"rows", "cols", "difficulty", "num_levels", "start_level", "slip", "options"}
+        fields = {"rows", "cols", "difficulty", "num_levels", "start_level", "slip", "options", "coordination"}
         body = data.get("generator") if isinstance(data, Mapping) and set(data) == {"generator"} else None
         if not isinstance(body, Mapping) or not set(body) <= fields:
             raise TypeError(f"a map generator dict is {{'generator': {{...}}}} with keys {sorted(fields)}, "
@@ -459,130 +489,10 @@ def clear_level_cache() -> None:
     _CACHE.clear()
 
 
-def resolve_layout(value: Any) -> Layout | MapGenerator:
-    """What every env's ``layout=`` accepts, as a :class:`Layout` or a :class:`MapGenerator`: a
-    Layout or a generator as it is; a shipped map's name (``"classic"``, see
-    :func:`gridghost.maps.names`); a map drawn as text (:meth:`Layout.from_text`, recognised by
-    its line breaks); a dict (:meth:`Layout.to_dict`'s or :meth:`MapGenerator.to_dict`'s form);
-    or the path of a map file (:func:`read_map_file`).
-
-    Raises:
-        TypeError: none of these kinds.
-        ValueError: an unknown name or a missing file (the message lists the shipped names), or a
-            map the text, dict or file describes badly (for a file, the message names it).
-    """
-    if isinstance(value, (Layout, MapGenerator)):
-        return value
-    if isinstance(value, Mapping):
-        return MapGenerator.from_dict(value) if "generator" in value else Layout.from_dict(value)
-    if isinstance(value, str) and "\n" in value:
-        return Layout.from_text(value)
-    if isinstance(value, (str, os.PathLike)):
-        from gridghost import maps
-
-        if isinstance(value, str) and value in maps.names():
-            return maps.load(value)
-        path = Path(value)
-        try:
-            found = path.is_file()
-        except (OSError, ValueError):  # a name too long for the system, say: no such file
-            found = False
-        if found:
-            return read_map_file(path)
-        raise ValueError(f"layout {str(value)!r} is neither a shipped map ({', '.join(maps.names())}) nor a file")
-    raise TypeError(
-        "layout must be a Layout, a MapGenerator, a shipped map's name, a map drawn as text, a dict or a path, "
-        f"got {value!r}"
-    )
-
-
-#: The largest map file :func:`read_map_file` reads: a 64 x 64 map's text or dict takes well under
-#: a MiB, so this leaves room for long cell texts while refusing to read a huge file into memory.
-MAX_MAP_FILE_BYTES = 16 * 2**20
-
-
-def read_map_file(path: str | os.PathLike[str]) -> Layout | MapGenerator:
-    """Read a map file: a ``.json`` file holds one JSON object, :meth:`Layout.to_dict`'s or
-    :meth:`MapGenerator.to_dict`'s form; any other file holds a map drawn as text
-    (:meth:`Layout.from_text`). Both are UTF-8. A file is data: what it holds is never read as a
-    map's name or as the path of another file.
-
-    Args:
-        path: the file.
-
-    Returns:
-        The :class:`Layout` or :class:`MapGenerator` the file describes.
-
-    Raises:
-        ValueError: the file cannot be read, is larger than :data:`MAX_MAP_FILE_BYTES`, is not
-            UTF-8, is not valid JSON (or nests too deeply, or repeats a key), holds JSON other
-            than an object, or describes no valid map; the message names the file and ``layout``.
-    """
-    path = Path(path)
-    where = f"layout file {str(path)!r}"
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_MAP_FILE_BYTES + 1)
-    except OSError as error:
-        raise ValueError(f"{where} cannot be read: {error.strerror or error}") from error
-    if len(data) > MAX_MAP_FILE_BYTES:
-        raise ValueError(f"{where} is larger than gridghost.maps.levels.MAX_MAP_FILE_BYTES = {MAX_MAP_FILE_BYTES:,} "
-                         "bytes; a map file holds one map")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
-    content: Any = text
-    if path.suffix.lower() == ".json":
-        try:
-            content = json.loads(text, object_pairs_hook=_unique_keys)
-        except RecursionError:
-            raise ValueError(f"{where} nests its JSON too deeply; a map's dict nests at most a few levels") from None
-        except ValueError as error:  # json.JSONDecodeError, a repeated key, an integer of too many digits
-            raise ValueError(f"{where} is not valid JSON: {error}") from None
-        if not isinstance(content, dict):
-            raise ValueError(f"{where} must hold a JSON object (a layout's or a map generator's dict), got "
-                             f"{_JSON_KINDS.get(type(content), 'another value')}"
-                             "; a map file is data, never a map's name or another path")
-    try:
-        if isinstance(content, str):
-            return Layout.from_text(content)
-        return MapGenerator.from_dict(content) if "generator" in content else Layout.from_dict(content)
-    except (TypeError, ValueError, RecursionError) as error:
-        raise ValueError(f"{where} holds no valid map: {error}") from error
-
-
-_JSON_KINDS = {str: "a string", list: "an array", int: "a number", float: "a number", bool: "true or false",
-               type(None): "null"}
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object as a dict, refusing a repeated key (``json`` would keep the last silently)."""
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        result[key] = value
-    return result
-
-
-def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | MapGenerator:
-    """What an env plays, from its ``layout=`` and ``difficulty=`` keywords: ``layout`` as
-    :func:`resolve_layout` reads it, the classic map when it is ``None``, or the preset's training
-    levels, ``level_split(difficulty, "train")``.
-
-    Raises:
-        ValueError: both ``layout`` and ``difficulty`` (a generator takes ``difficulty=`` itself),
-            or an unknown difficulty.
-        TypeError, ValueError: as :func:`resolve_layout`.
-    """
-    if difficulty is not None:
-        if layout is not None:
-            raise ValueError("pass difficulty= or layout=, not both (a MapGenerator takes difficulty= itself: "
-                             "layout=level_split(2, 'train') from gridghost.maps)")
-        return level_split(difficulty, "train")
-    if layout is None:
-        from gridghost.core.layout import CLASSIC
-
-        return CLASSIC
-    return resolve_layout(layout)
+# The map sources moved to gridghost.maps.sources; they import from here too, as before.
+from gridghost.maps.sources import (  # noqa: E402, F401
+    MAX_MAP_FILE_BYTES,
+    map_source,
+    read_map_file,
+    resolve_layout,
+)

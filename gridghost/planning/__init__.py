@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from gridghost.core import tunables
 from gridghost.planning import model
+from gridghost.planning.coordination import Coordination, coordination_numbers, is_coordination_map
 
 # CACHE_BYTES and MAX_STATES are imported for readers of the package (the API reference); tunables.forward
 # below makes the names read and set model's.
@@ -67,6 +68,7 @@ __all__ = [
     "TABULATED_OBS_TYPES",
     "TEAM_TABULATED_OBS_TYPES",
     "AgentSolution",
+    "Coordination",
     "GameSolution",
     "GhostSolution",
     "MinimaxAgent",
@@ -84,11 +86,13 @@ __all__ = [
     "agent_exploitability",
     "check_state_policy",
     "clear_caches",
+    "coordination_numbers",
     "evaluate_policies",
     "evaluate_team_policies",
     "expert_tables",
     "exploitability",
     "ghost_exploitability",
+    "is_coordination_map",
     "policy_array",
     "solve_agent",
     "solve_game",
