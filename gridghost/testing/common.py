@@ -92,6 +92,29 @@ def check_same(contract: str, first: Any, second: Any, what: str) -> None:
         fail(contract, f"{found}")
 
 
+def check_seeded(first: Any, second: Any, replay: Callable[[int], Any], seed: int, tries: int, what: str,
+                 unit: str = "seed", run: str = "episode") -> None:
+    """The determinism contract: two runs with ``seed`` (``first`` and ``second``) the same bit for
+    bit, and some other seed's run (``replay(other)``, the same actions) different somewhere.
+
+    Args:
+        first, second: the two runs with ``seed``.
+        replay: plays a run with another seed (or key) and ``seed``'s actions.
+        seed: the seed of the two runs; the others are the next ``tries``.
+        what: how the two runs were made, for the message.
+        unit, run: what a seed and a run are called in the message (``"key"``, ``"run"``).
+
+    Raises:
+        AssertionError: ``"determinism: ..."``.
+    """
+    check_same("determinism", first, second, what)
+    for other in range(seed + 1, seed + tries + 1):
+        if differs(replay(other), first):
+            return
+    fail("determinism", f"{unit}s {seed + 1}..{seed + tries} all replayed {unit} {seed}'s {run}: the {unit} changes "
+                        "nothing")
+
+
 def check_mask(mask: Any, where: str, expected: np.ndarray | None = None, dtype: Any = np.int8) -> None:
     """The action-mask contract for one mask: ``dtype[..., 4]``, 0/1, never all zeros in a row,
     and equal to ``expected`` (the kernel's) when given.

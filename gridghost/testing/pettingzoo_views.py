@@ -27,10 +27,9 @@ from gridghost.testing.common import (
     check_plays_on_alike,
     check_private_mask,
     check_refusal,
-    check_same,
+    check_seeded,
     check_zero_sum,
     config_of,
-    differs,
     fail,
     kernel_of,
     masks_of,
@@ -139,11 +138,8 @@ def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     for _ in range(2):
         env, actions = make_env(), random_actions(seed)
         runs.append(_aec_episode(env, seed, actions) + _aec_episode(env, None, actions))
-    check_same("determinism", runs[0], runs[1], "two envs reset with one seed, at last()")
-    for other in range(seed + 1, seed + 11):
-        if differs(_aec_episode(make_env(), other, random_actions(seed)), runs[0]):
-            return
-    fail("determinism", f"seeds {seed + 1}..{seed + 10} all replayed seed {seed}'s episode: the seed changes nothing")
+    check_seeded(*runs, lambda other: _aec_episode(make_env(), other, random_actions(seed)), seed, 10,
+                 "two envs reset with one seed, at last()")
 
 
 def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
@@ -329,11 +325,8 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
     for _ in range(2):
         env, actions = make_env(), random_actions(seed)
         runs.append(_parallel_episode(env, seed, actions) + _parallel_episode(env, None, actions))
-    check_same("determinism", runs[0], runs[1], "two envs reset with one seed")
-    for other in range(seed + 1, seed + 11):
-        if differs(_parallel_episode(make_env(), other, random_actions(seed)), runs[0]):
-            return
-    fail("determinism", f"seeds {seed + 1}..{seed + 10} all replayed seed {seed}'s episode: the seed changes nothing")
+    check_seeded(*runs, lambda other: _parallel_episode(make_env(), other, random_actions(seed)), seed, 10,
+                 "two envs reset with one seed")
 
 
 def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
