@@ -42,7 +42,6 @@ from gridghost.planning import (
     solve_team_agent,
     solve_team_game,
     tabulate_team_policy,
-    team_ghosts_exploitability,
 )
 
 
@@ -97,17 +96,20 @@ class GhostTeam(ParallelEnv):  # type: ignore[misc]
         return {name: observation[index] for index, name in enumerate(self.possible_agents)}
 
 
-def scores(model: Any, spec: gridghost.GameSpec, agent_policy: Any) -> dict[str, float]:
-    """The learned team's exact scores (see the module docstring), from the map's start."""
+def scores(model: Any, spec: gridghost.GameSpec, agent_policy: Any, optimum: Any) -> dict[str, float]:
+    """The learned team's exact scores (see the module docstring), from the map's start.
+
+    ``optimum`` is the team game's solution: the exploitability is the best-responding agent's
+    value over the game's value (what :func:`gridghost.planning.team_ghosts_exploitability`
+    computes, without solving the game and the best response a second time)."""
     table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec)
-    layout = spec.layout
-    start = (layout.agent_start, list(layout.ghost_starts[: spec.ghosts]))
+    start = optimum.start
     played = evaluate_team_policies(agent_policy, table, spec=spec)
     exploiter = solve_team_agent(team=table, spec=spec)
     return {
         "capture": played.capture_probability(*start),
         "success": played.success_probability(*start),
-        "exploitability": team_ghosts_exploitability(table, spec=spec),
+        "exploitability": exploiter.value(*start) - optimum.value(*start),
         "best_response_success": exploiter.success_probability(*start),
     }
 
@@ -135,8 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     spec = resolve(**{key: value for key, value in settings.items() if key != "opponent"})
     ghosts = spec.ghosts
     optimum = solve_team_game(spec=spec)
-    layout = spec.layout
-    start = (layout.agent_start, list(layout.ghost_starts[:ghosts]))
+    start = optimum.start
     chasers = solve_team_agent(team="chase", spec=spec)
     opponent = {"minimax": optimum.agent_policy, "optimal": chasers.policy, "random": "random"}[args.opponent]
     print(f"{args.map}: the team optimum holds the minimax agent to success {optimum.success_probability(*start):.3f} "
@@ -168,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
             return True
 
     def report(team_steps: int) -> None:
-        score = scores(model, spec, opponent)
+        score = scores(model, spec, opponent, optimum)
         print(f"team steps {team_steps:>8,}: capture {score['capture']:.3f}, agent success {score['success']:.3f}; "
               f"exploitability {score['exploitability']:.4f} (best response success "
               f"{score['best_response_success']:.3f}); {time.perf_counter() - began:.0f} s", flush=True)
