@@ -188,8 +188,9 @@ class TeamGymEnv(GridGhostGymEnv):
         self.opponent_obs_type = check_choice(opponent_obs_type, "opponent_obs_type", OBS_TYPES)
         self._ghost_names = tuple(self.game.possible_agents[1:])
         k = len(self._ghost_names)
-        self._checker = TeamGame(self.game.kernel.game if isinstance(self.game.kernel, TeamGame)
-                                 else self.game.kernel, k)  # checks a team's actions (any map)
+        # checks a team's actions, on any map: the team's own kernel, or one ghost's played as a team of one
+        kernel = self.game.kernel
+        self._checker = kernel if isinstance(kernel, TeamGame) else TeamGame(kernel, 1)
         if opponent is None:
             opponent = _TEAM_DEFAULT_OPPONENTS[controlled]
         if isinstance(opponent, str):
