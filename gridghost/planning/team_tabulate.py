@@ -53,8 +53,9 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
         obs_type: ``"vector"`` or ``"grid"``; ``None`` means the spec's, or ``"vector"``.
         centralised: see ``policy``.
         **encoding: the encoding's options, as the envs take them (``view_radius``,
-            ``grid_layout``); ``max_cycles``/``append_step_count`` are refused, as a step count
-            is not a function of the state.
+            ``grid_layout``); ``append_step_count`` and ``action_mask_in_obs`` are refused, as a
+            step count is not a function of the state and a mask makes no stacked array (a spec's
+            ``max_cycles`` is left out).
 
     Returns:
         ``int64[(rows, cols) * (k + 1) + (k,)]``: each ghost's move in every state (0 where the
@@ -80,7 +81,6 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
     if encoding.get("append_step_count") or encoding.get("action_mask_in_obs"):
         raise ValueError("append_step_count and action_mask_in_obs are not tabulated: the step count is not a "
                          "function of the state, and a policy reads stacked arrays")
-    encoding.pop("append_step_count", None), encoding.pop("action_mask_in_obs", None)
     k, names = game.ghosts, ghost_names(game.ghosts)
     policies = _policies(policy, k, centralised)
     states = live_team_states(game)
