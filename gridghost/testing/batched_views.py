@@ -83,7 +83,7 @@ def check_batched_determinism(make_game: Callable[[], Any], seed: int = 0) -> No
         AssertionError: ``"determinism: ..."``.
     """
     runs = [_run(make_game(), seed, np.random.default_rng(seed)) for _ in range(2)]
-    check_seeded(*runs, lambda other: _run(make_game(), other, np.random.default_rng(seed)), seed, 5,
+    check_seeded(runs, lambda other: _run(make_game(), other, np.random.default_rng(seed)), seed, 5,
                  "two engines reset with one seed", run="run")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import itertools
 import pickle
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn, cast
 
 import numpy as np
@@ -92,13 +92,13 @@ def check_same(contract: str, first: Any, second: Any, what: str) -> None:
         fail(contract, f"{found}")
 
 
-def check_seeded(first: Any, second: Any, replay: Callable[[int], Any], seed: int, tries: int, what: str,
+def check_seeded(runs: Sequence[Any], replay: Callable[[int], Any], seed: int, tries: int, what: str,
                  unit: str = "seed", run: str = "episode") -> None:
-    """The determinism contract: two runs with ``seed`` (``first`` and ``second``) the same bit for
-    bit, and some other seed's run (``replay(other)``, the same actions) different somewhere.
+    """The determinism contract: two runs with ``seed`` the same bit for bit, and some other
+    seed's run (``replay(other)``, the same actions) different somewhere.
 
     Args:
-        first, second: the two runs with ``seed``.
+        runs: the two runs with ``seed``.
         replay: plays a run with another seed (or key) and ``seed``'s actions.
         seed: the seed of the two runs; the others are the next ``tries``.
         what: how the two runs were made, for the message.
@@ -107,6 +107,7 @@ def check_seeded(first: Any, second: Any, replay: Callable[[int], Any], seed: in
     Raises:
         AssertionError: ``"determinism: ..."``.
     """
+    first, second = runs
     check_same("determinism", first, second, what)
     for other in range(seed + 1, seed + tries + 1):
         if differs(replay(other), first):

@@ -173,7 +173,7 @@ def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> N
         env = make_env()
         actions = _learner_actions(env, seed)
         runs.append(_episode(env, seed, actions) + _episode(env, None, actions))
-    check_seeded(*runs, functools.partial(_replayed, make_env, seed), seed, 10, "two envs reset with one seed")
+    check_seeded(runs, functools.partial(_replayed, make_env, seed), seed, 10, "two envs reset with one seed")
 
 
 def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
@@ -315,7 +315,7 @@ def check_vector_determinism(make_env: Callable[[], Any], seed: int = 0, steps: 
         AssertionError: ``"determinism: ..."``.
     """
     runs = [_vector_run(make_env(), seed, np.random.default_rng(seed), steps) for _ in range(2)]
-    check_seeded(*runs, lambda other: _vector_run(make_env(), other, np.random.default_rng(seed), steps), seed, 5,
+    check_seeded(runs, lambda other: _vector_run(make_env(), other, np.random.default_rng(seed), steps), seed, 5,
                  "two vector envs reset with one seed", run="run")
 
 

@@ -141,7 +141,7 @@ def check_jax_determinism(make_view: Callable[[], Any], seed: int = 0) -> None:
     """
     runs = [_run(make_view(), seed) for _ in range(2)]
     view = make_view()  # one view replays the other keys (a view compiles its functions once)
-    check_seeded(*runs, lambda other: _run(view, other), seed, 5, "two views from one key", unit="key", run="run")
+    check_seeded(runs, lambda other: _run(view, other), seed, 5, "two views from one key", unit="key", run="run")
 
 
 def check_jax_zero_sum(make_view: Callable[[], Any], seed: int = 0) -> None:

@@ -138,7 +138,7 @@ def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     for _ in range(2):
         env, actions = make_env(), random_actions(seed)
         runs.append(_aec_episode(env, seed, actions) + _aec_episode(env, None, actions))
-    check_seeded(*runs, lambda other: _aec_episode(make_env(), other, random_actions(seed)), seed, 10,
+    check_seeded(runs, lambda other: _aec_episode(make_env(), other, random_actions(seed)), seed, 10,
                  "two envs reset with one seed, at last()")
 
 
@@ -325,7 +325,7 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
     for _ in range(2):
         env, actions = make_env(), random_actions(seed)
         runs.append(_parallel_episode(env, seed, actions) + _parallel_episode(env, None, actions))
-    check_seeded(*runs, lambda other: _parallel_episode(make_env(), other, random_actions(seed)), seed, 10,
+    check_seeded(runs, lambda other: _parallel_episode(make_env(), other, random_actions(seed)), seed, 10,
                  "two envs reset with one seed")
 
 
