@@ -202,12 +202,8 @@ class TeamGymEnv(GridGhostGymEnv):
         # The opponent agent's policy when it is no planner: what the one-ghost view's opponent
         # agents may be (make_policy's kinds), drawing from an action space seeded per reset.
         self._opponent_space = spaces.Discrete(NUM_ACTIONS)
-        self._agent_policy = None
-        if controlled != AGENT and opponent not in ("minimax", "optimal"):
-            try:
-                self._agent_policy = make_policy(opponent, self._opponent_space)
-            except TypeError as error:  # make_policy's message does not know the argument's name
-                raise TypeError(f"opponent: {error}") from None
+        self._agent_policy = None if controlled == AGENT or opponent in ("minimax", "optimal") else make_policy(
+            opponent, self._opponent_space)
         self._opponent_rng: np.random.Generator | None = None
         # each ghost's rewards of the opponent agent's opening move, which its first step pays
         self._carried = np.zeros(k)
