@@ -42,8 +42,28 @@ def _example():
     return module
 
 
+def _blocks(text):
+    """The training page's BenchMARL blocks that hold ``text``."""
+    return [block for block in blocks_run_by("tests/test_integration_benchmarl.py") if text in block[2]]
+
+
+def test_the_training_pages_team_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
+    (page, line, code), = _blocks("GRIDGHOST_TEAM.get_task")
+    assert page.name == "training.md"
+    out = run_block(page, line, code, tmp_path)
+    assert "{'ghost': ['ghost_0', 'ghost_1']}" in out.splitlines()
+    found = re.findall(r"^team iteration (\d): agent return (\S+)  success (\S+)  capture (\S+)  length (\S+)  "
+                       r"\((\d+) games\)$", out, flags=re.M)
+    rows = [tuple(map(float, row)) for row in found]
+    assert [row[0] for row in rows] == [1, 2], out  # 1,000 frames in batches of 500
+    for _, agent_return, success, capture, length, games in rows:
+        assert math.isfinite(agent_return) and agent_return != 0.0
+        assert 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1
+        assert length >= 1 and games >= 1
+
+
 def test_the_training_pages_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
-    (page, line, code), = blocks_run_by("tests/test_integration_benchmarl.py")
+    (page, line, code), = _blocks("GRIDGHOST.get_task")
     assert page.name == "training.md"
     out = run_block(page, line, code, tmp_path)
     found = re.findall(r"^iteration (\d): agent return (\S+)  success (\S+)  capture (\S+)  length (\S+)  "

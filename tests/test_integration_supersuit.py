@@ -16,6 +16,8 @@ import pytest
 import gridghost
 from gridghost.sensing.observations import GRID_CHANNELS
 
+from helpers import blocks_run_by, run_block
+
 pytestmark = pytest.mark.integration
 
 COPIES = 4  # games; each gives the vector env two slots, "agent" then "ghost"
@@ -185,3 +187,10 @@ def test_supersuit_sb3_ppo_trains_a_team_of_ghosts_against_a_fixed_agent_and_is_
     played = evaluate_team_policies("random", table, spec=spec)
     capture, success = played.capture_probability(*played.start), played.success_probability(*played.start)
     assert 0 <= capture <= 1 and 0 <= success <= 1 and capture + success <= 1 + 1e-9
+
+
+def test_the_training_pages_team_example_runs_as_written(tmp_path):
+    (page, line, code), = blocks_run_by("tests/test_integration_supersuit.py")
+    assert page.name == "training.md"
+    out = run_block(page, line, code, tmp_path)
+    assert out.splitlines()[-1] == "2048 ghost steps, 8 ghosts in all"  # 4 games, 2 ghosts each

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ from pathlib import Path
 import pytest
 
 import gridghost
+
+from helpers import blocks_run_by, run_block
 
 pytestmark = pytest.mark.integration
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "torchrl_ppo.py"
@@ -231,3 +234,12 @@ def test_ppo_on_the_ghosts_alone_against_a_fixed_agent(train):
     assert summary["episode_length"] == pytest.approx(sum(b - a + 1 for a, b in zip(starts, ends, strict=True))
                                                       / len(ends))
     assert 0 < summary["success_rate"] + summary["capture_rate"] <= 1
+
+
+def test_the_training_pages_team_example_runs_as_written(tmp_path):
+    (page, line, code), = blocks_run_by("tests/test_integration_torchrl.py")
+    assert page.name == "training.md"
+    (tmp_path / "examples").mkdir()  # the block runs from the repository's root
+    shutil.copy(EXAMPLE, tmp_path / "examples")
+    out = run_block(page, line, code, tmp_path)
+    assert out.splitlines()[-1] == "{'ghost': ['ghost_0', 'ghost_1']} 1024 team steps"
