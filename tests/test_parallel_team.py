@@ -151,6 +151,8 @@ def test_the_registry_and_the_default_keep_the_plain_parallel_env() -> None:
     (dict(controlled="ghosts", opponent="chase"), ValueError, "opponent"),
     (dict(controlled="ghosts", opponent=3), TypeError, "a policy must be a name"),
     (dict(controlled="ghosts", obs_type="belief"), ValueError, "belief"),
+    (dict(controlled="ghosts", use_ghost=False), ValueError, "use_ghost"),
+    (dict(controlled="ghosts", opponent_obs_type="pixels"), ValueError, "opponent_obs_type"),
     (dict(controlled="ghosts", layout=NEXT_TO_GHOST), ValueError, "opening move"),
 ])
 def test_bad_arguments_are_refused_by_name(arguments: dict[str, Any], error: type, match: str) -> None:
