@@ -1,6 +1,7 @@
 """The ghosts-only parallel env (``parallel_env(controlled="ghosts", opponent=...)``): PettingZoo's
 tests, its games against the plain parallel env's and the team Gymnasium view's, its rewards,
-masks, state, step limit and pickling, and the arguments it refuses."""
+masks, state, step limit and pickling, the arguments it refuses, and TorchRL's batches of it
+read into per-side metrics."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import gridghost
 from gridghost.core.layout import Layout
 from gridghost.envs.ghost_team import GhostTeamParallelEnv
 from gridghost.envs.parallel import GridGhostParallelEnv
+from gridghost.integrations.metrics import EpisodeMetrics
+from gridghost.integrations.torchrl import TensorDictMetrics
 from gridghost.sensing.observations import WAITING_MASK
 
 #: An open 5 x 5 map with three ghost starts, away from the agent.
@@ -175,3 +178,39 @@ def test_bad_actions_are_refused_by_name_and_change_nothing() -> None:
         with pytest.raises(error, match=match):
             env.step(actions)
         assert env.aec_env.game_state == before and env.agents == NAMES[2]
+
+
+class _Batch:
+    """The part of a TorchRL TensorDict that TensorDictMetrics reads: ``get`` and ``batch_size``."""
+
+    def __init__(self, entries: dict, batch_size: tuple[int, ...]) -> None:
+        self.entries, self.batch_size = entries, batch_size
+
+    def get(self, key: tuple[str, ...]) -> Any:
+        return self.entries.get(key)
+
+
+def test_tensordict_metrics_read_a_batch_of_the_ghosts_alone() -> None:
+    # What TorchRL's PettingZooWrapper collects from this env: one group "ghost", an axis of k.
+    env, rng = _team(2, opponent="random", obs_type="vector", rewards="reference"), np.random.default_rng(2)
+    env.reset(seed=2)
+    rewards, dones, reached, caught, truth = [], [], [], [], EpisodeMetrics()
+    team_return, length = 0.0, 0
+    while len(dones) < 400:
+        _, reward, terminations, truncations, infos = env.step({name: int(rng.integers(4)) for name in env.agents})
+        done = terminations["ghost_0"] or truncations["ghost_0"]
+        rewards.append([[reward["ghost_0"]], [reward["ghost_1"]]])
+        dones.append([done])
+        reached.append([infos[name]["reached_goal"] for name in NAMES[2]])
+        caught.append([infos[name]["caught_by_ghost"] for name in NAMES[2]])
+        team_return, length = team_return + reward["ghost_0"], length + 1
+        if done:  # under zero-sum team credit the agent's return is minus every ghost's
+            truth.add_info(-team_return, infos["ghost_0"], length)
+            team_return, length = 0.0, 0
+            env.reset()
+    entries = {("next", "ghost", "reward"): np.array(rewards), ("next", "done"): np.array(dones),
+               ("next", "ghost", "info", "reached_goal"): np.array(reached),
+               ("next", "ghost", "info", "caught_by_ghost"): np.array(caught)}
+    reader = TensorDictMetrics()
+    assert reader.update(_Batch(entries, (400,))) == truth.episodes >= 10
+    assert reader.summary() == pytest.approx(truth.summary())
