@@ -16,6 +16,7 @@ from gridghost.core.checks import check_choice
 from gridghost.core.names import NUM_ACTIONS, ghost_names
 from gridghost.core.rules import Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
+from gridghost.planning.tabulate import policy_answer
 from gridghost.sensing.observations import make_observations
 
 #: The encodings :func:`tabulate_team_policy` stacks: those whose observation is an array and a
@@ -41,9 +42,10 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
     Args:
         policy: what answers, over stacked observations (a Stable-Baselines3 model's
             ``lambda obs: model.predict(obs, deterministic=True)[0]``):
-            - one callable ``policy(observations[n, ...]) -> actions[n]``, shared by every ghost
-              (independent learners with shared parameters), or a sequence of ``k`` of them,
-              ghost ``i``'s at index ``i``;
+            - one callable ``policy(observations[n, ...]) -> actions[n]`` (or the column
+              ``[n, 1]`` some ``predict()`` return), shared by every ghost (independent learners
+              with shared parameters), or a sequence of ``k`` of them, ghost ``i``'s at index
+              ``i``;
             - with ``centralised=True``, one callable ``policy(observations[n, k, ...]) ->
               actions[n, k]`` over the team's stacked observations, as the team Gymnasium view
               (``controlled="ghosts"``) gives them.
@@ -63,7 +65,9 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
 
     Raises:
         TypeError: ``policy`` is not callable (or not ``k`` callables), ``game`` is not a team
-            game, or the answers are not integer arrays of the right shape.
+            game, or the answers are not integer arrays of exactly the shape above (``[k, n]``
+            or a flat ``[n * k]`` for ``[n, k]`` is refused, never reshaped); the message gives
+            the shape got and the shape expected.
         ValueError: an encoding that is not served, both or neither of ``game``/``spec``, or an
             answer outside 0..3 (naming the state).
     """
@@ -116,12 +120,10 @@ def _policies(policy: Any, k: int, centralised: bool) -> list[Callable[[Any], An
 
 def _checked(answer: Any, shape: tuple[int, ...], states: np.ndarray, game: TeamGame, ghost: int | None = None) -> Any:
     """The policy's ``answer`` as ``int64[shape]`` actions, checked."""
-    actions = np.asarray(answer)
     who = "the team" if ghost is None else f"ghost {ghost}"
-    if actions.size != int(np.prod(shape)) or not np.issubdtype(actions.dtype, np.integer):
-        raise TypeError(f"policy must return {shape} integer actions for {who}, got an array of shape "
-                        f"{actions.shape} and dtype {actions.dtype}")
-    actions = actions.reshape(shape).astype(np.int64)
+    # one ghost's answer may be the column [n, 1] some predict() return; the team's is [n, k] exactly
+    actions = policy_answer(answer, shape, f"the actions of {who}, one row per state", column=ghost is not None)
+    actions = actions.astype(np.int64)
     bad = np.argwhere((actions < 0) | (actions >= NUM_ACTIONS))
     if len(bad):
         row = states[bad[0][0]]
