@@ -6,14 +6,19 @@ passed as opponents, and the observations a team trained on another view reads.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 
+import gridghost
 from gridghost import Layout
-from gridghost.config.settings import resolve
+from gridghost.config.declaration import declared
+from gridghost.config.settings import INPUTS, GameSpec, resolve
+from gridghost.core.rules import Rewards
 from gridghost.planning import tabulate_policy
 from gridghost.planning.team_tabulate import live_team_states, tabulate_team_policy
 
@@ -86,3 +91,106 @@ def test_one_ghosts_probabilities_of_another_shape_are_refused(answer: Any, batc
 def test_one_ghosts_batch_of_actions_of_another_shape_is_refused() -> None:
     with pytest.raises(TypeError, match=r"one action per observation.*got an array of shape \(1, \d+\)"):
         tabulate_policy(lambda obs: np.zeros((1, len(obs)), np.int64), batch=True)
+
+
+# -- NumPy integers as a team's size, at every entry point ---------------------------------------------
+_ENTRY_POINTS = {
+    "env": lambda **kw: gridghost.env(**kw),
+    "parallel_env": lambda **kw: gridghost.parallel_env(**kw),
+    "gymnasium.make": lambda **kw: gymnasium.make("gridghost/GridGhost-v1", **kw).unwrapped.game,
+}
+
+
+@pytest.mark.parametrize("entry", sorted(_ENTRY_POINTS))
+@pytest.mark.parametrize("given", ["keyword", "spec dict", "config dict"])
+def test_a_numpy_team_size_builds_the_same_team_as_a_python_one(entry: str, given: str) -> None:
+    def settings(k: Any) -> dict[str, Any]:
+        if given == "keyword":
+            return {"layout": OPEN, "ghosts": k}
+        return {given.split()[0]: {"layout": OPEN.to_dict(), "ghosts": k}}
+
+    for k in np.arange(2, 4):  # the sweep users write
+        env, python = _ENTRY_POINTS[entry](**settings(k)), _ENTRY_POINTS[entry](**settings(int(k)))
+        assert type(env) is type(python)
+        assert env.possible_agents == python.possible_agents == ["agent", *(f"ghost_{i}" for i in range(k))]
+        assert type(env.config.ghosts) is int
+
+
+# -- saved settings are read back through every check keywords pass --------------------------------------
+_CONTRADICTIONS = [
+    ({"use_ghost": False, "ghost_rewards": {"step": 1.0, "goal": -100.0, "caught": 50.0, "wait": 0.0}},
+     "ghost_rewards has no one to reward"),
+    ({"use_ghost": False, "expert": "minimax"}, "expert solves the game against the ghost"),
+    ({"show_belief": False}, "show_belief=False hides the belief filter's map"),
+    ({"obs_type": "vector", "view_radius": 2}, "view_radius"),
+]
+
+
+@pytest.mark.parametrize(("entries", "message"), _CONTRADICTIONS)
+def test_from_dict_refuses_what_resolve_refuses(entries: dict[str, Any], message: str) -> None:
+    data = {**resolve().to_dict(), **entries}
+    with pytest.raises(ValueError, match=message) as from_keywords:
+        resolve(**{**entries, **({"ghost_rewards": Rewards(**entries["ghost_rewards"])}
+                                 if "ghost_rewards" in entries else {})})
+    with pytest.raises(ValueError, match=message) as from_data:
+        GameSpec.from_dict(data)
+    assert str(from_data.value) == str(from_keywords.value)
+
+
+@pytest.mark.parametrize(("spec", "error", "message"), [
+    ({"type": "particle"}, TypeError, r"missing keys \['sensors'\]"),
+    ({"type": "histogram", "sensors": [0], "num_particles": 5}, TypeError, r"unknown keys \['num_particles'\]"),
+    ({"kind": "histogram", "sensors": [0]}, TypeError, "'type' must be one of"),
+    ({"type": "histogram", "sensors": "0"}, TypeError, "'sensors' must be a list of sensor indices"),
+    ({"type": "histogram", "sensors": [-1]}, ValueError, "'sensors' must be sensor indices >= 0"),
+    ({"type": "particle", "sensors": [0], "num_particles": 0}, ValueError, "'num_particles' must be an int"),
+    ({"type": "particle", "sensors": [0], "resample_threshold": 2.0}, ValueError, "'resample_threshold' must lie"),
+])
+def test_a_malformed_filter_dict_is_refused_naming_the_key(spec: dict[str, Any], error: type[Exception],
+                                                           message: str) -> None:
+    with pytest.raises(error, match=message):
+        GameSpec.from_dict({"belief_filter": spec})
+    with pytest.raises(error, match=message):
+        resolve(belief_filter=spec)
+
+
+def test_a_filter_dict_read_back_writes_the_same_dict() -> None:
+    saved = {"type": "particle", "sensors": [np.int64(0)], "num_particles": np.int32(50),
+             "resample_threshold": np.float32(0.5)}
+    written = GameSpec.from_dict({"belief_filter": saved}).to_dict()["belief_filter"]
+    assert json.loads(json.dumps(written)) == {"type": "particle", "sensors": [0], "num_particles": 50,
+                                               "resample_threshold": 0.5}
+
+
+# -- NumPy scalars: the checks' Python values are kept -----------------------------------------------------
+#: Every numeric setting and input keyword, as NumPy scalars, with the Python numbers they equal.
+_NUMERIC = {"max_cycles": np.int64(50), "ghosts": np.int64(2), "view_radius": np.int32(2),
+            "slip_probability": np.float32(0.25), "color_sensor_quality": np.float32(0.75)}
+
+
+def test_every_numeric_setting_is_declared_here() -> None:
+    numeric = {name for name, (_, declared_) in declared(GameSpec).items() if declared_.unit}
+    numeric |= {name for name, entry in INPUTS.items() if entry.annotation.split()[0] in ("int", "float")}
+    assert numeric - {"difficulty"} == set(_NUMERIC)  # difficulty: below, it draws its own maps
+
+
+@pytest.mark.parametrize("build", ["resolve", "GameSpec", "from_dict"])
+def test_numpy_scalars_give_the_spec_python_numbers_give(build: str) -> None:
+    python = {name: value.item() for name, value in _NUMERIC.items()}
+    common = {"layout": OPEN, "obs_type": "grid"}
+    expected = resolve(**common, **python).to_dict()
+    if build == "resolve":
+        spec = resolve(**common, **_NUMERIC)
+    elif build == "GameSpec":
+        direct = ("max_cycles", "ghosts", "view_radius")
+        spec = GameSpec(**{**resolve(**common, **python).keywords(), **{name: _NUMERIC[name] for name in direct}})
+    else:
+        spec = GameSpec.from_dict({**expected, "max_cycles": _NUMERIC["max_cycles"], "ghosts": _NUMERIC["ghosts"],
+                                   "view_radius": _NUMERIC["view_radius"]})
+    assert json.loads(json.dumps(spec.to_dict())) == expected
+    assert all(type(getattr(spec, name)) is int for name in ("max_cycles", "ghosts", "view_radius"))
+
+
+def test_a_numpy_difficulty_is_kept_as_its_int() -> None:
+    spec = resolve(difficulty=np.int64(0))
+    assert json.loads(json.dumps(spec.to_dict())) == resolve(difficulty=0).to_dict()
