@@ -194,3 +194,17 @@ def test_numpy_scalars_give_the_spec_python_numbers_give(build: str) -> None:
 def test_a_numpy_difficulty_is_kept_as_its_int() -> None:
     spec = resolve(difficulty=np.int64(0))
     assert json.loads(json.dumps(spec.to_dict())) == resolve(difficulty=0).to_dict()
+
+
+# -- a solver's table passed as an opponent is refused by name, in every Gymnasium view ---------------------
+_TEAM_MAP = Layout(np.zeros((3, 4), int), goals=[(0, 0)], agent_start=(1, 1), ghost_start=[(2, 3), (0, 3)])
+
+
+@pytest.mark.parametrize(("controlled", "ghosts"), [("agent", 2), ("ghosts", 2), ("ghosts", 1), ("agent", 1),
+                                                    ("ghost", 1)])
+def test_a_state_policy_table_as_opponent_is_refused_by_name(controlled: str, ghosts: int) -> None:
+    table = np.zeros((3, 4) * (ghosts + 1), dtype=np.int64)
+    with pytest.raises(TypeError, match=rf"opponent is an array of shape {re.escape(str(table.shape))}; a state-policy"
+                                        " table is not an opponent of this view"):
+        gymnasium.make("gridghost/GridGhost-v1", controlled=controlled, opponent=table, layout=_TEAM_MAP,
+                       ghosts=ghosts)
