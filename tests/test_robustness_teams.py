@@ -16,6 +16,7 @@ import pytest
 
 import gridghost
 from gridghost import Layout
+from gridghost.batched import GridGhostVectorEnv, UnsupportedSetting, make_vector_env
 from gridghost.config.declaration import declared
 from gridghost.config.settings import INPUTS, GameSpec, resolve
 from gridghost.core.rules import Rewards
@@ -208,3 +209,29 @@ def test_a_state_policy_table_as_opponent_is_refused_by_name(controlled: str, gh
                                         " table is not an opponent of this view"):
         gymnasium.make("gridghost/GridGhost-v1", controlled=controlled, opponent=table, layout=_TEAM_MAP,
                        ghosts=ghosts)
+
+
+# -- a vectorised team: SyncVectorEnv of the team view, said in the warning -------------------------------
+@pytest.mark.parametrize("make", ["make_vector_env", "make_vec"])
+@pytest.mark.parametrize("controlled", ["agent", "ghosts"])
+def test_a_vectorised_team_plays_the_team_view_in_a_sync_vector_env(make: str, controlled: str) -> None:
+    settings = {"layout": "team_eight", "ghosts": 2, "controlled": controlled}
+    with pytest.warns(UserWarning, match=r"the batched engine does not serve .*(ghosts=2|controlled='ghosts': a "
+                                         r"team).*falling back to gymnasium\.vector\.SyncVectorEnv"):
+        if make == "make_vec":
+            envs = gymnasium.make_vec("gridghost/GridGhost-v1", 2, **settings)
+        else:
+            envs = make_vector_env(2, **settings)
+    assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
+    single = gymnasium.make("gridghost/GridGhost-v1", **settings)
+    assert envs.single_action_space == single.action_space
+    observations, _ = envs.reset(seed=5)
+    for index in range(2):
+        np.testing.assert_array_equal(observations[index], single.reset(seed=5 + index)[0])
+    envs.step(envs.action_space.sample())
+    envs.close()
+
+
+def test_the_batched_vector_env_refuses_a_learning_team_naming_the_fallback() -> None:
+    with pytest.raises(UnsupportedSetting, match=r"does not serve controlled='ghosts': a team.*gymnasium\.make_vec"):
+        GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight", ghosts=2)
