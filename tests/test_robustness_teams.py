@@ -6,6 +6,7 @@ passed as opponents, and the observations a team trained on another view reads.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -19,7 +20,7 @@ from gridghost import Layout
 from gridghost.batched import GridGhostVectorEnv, UnsupportedSetting, make_vector_env
 from gridghost.config.declaration import declared
 from gridghost.config.settings import INPUTS, GameSpec, resolve
-from gridghost.core.rules import Rewards
+from gridghost.core.rules import Rewards, Side
 from gridghost.planning import tabulate_policy
 from gridghost.planning.team_tabulate import live_team_states, tabulate_team_policy
 
@@ -235,3 +236,54 @@ def test_a_vectorised_team_plays_the_team_view_in_a_sync_vector_env(make: str, c
 def test_the_batched_vector_env_refuses_a_learning_team_naming_the_fallback() -> None:
     with pytest.raises(UnsupportedSetting, match=r"does not serve controlled='ghosts': a team.*gymnasium\.make_vec"):
         GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight", ghosts=2)
+
+
+# -- scoring a team trained on any team view ------------------------------------------------------------
+def _hashed(observation: np.ndarray) -> int:
+    """A 'policy' that tells every observation apart: a hash of its bytes, mod 4."""
+    return hashlib.sha256(np.ascontiguousarray(observation, dtype=np.float32).tobytes()).digest()[0] % 4
+
+
+def _shared(observations: np.ndarray) -> np.ndarray:
+    return np.array([_hashed(one) for one in observations])
+
+
+@pytest.mark.parametrize("obs_type", ["vector", "grid"])
+def test_each_ghost_is_asked_with_the_observation_the_parallel_env_gives_it(obs_type: str) -> None:
+    spec = resolve(layout=OPEN, ghosts=2, obs_type=obs_type)
+    table = tabulate_team_policy(_shared, spec=spec, view="parallel")
+    env = gridghost.parallel_env(spec=spec)
+    observations, _ = env.reset(seed=0)
+    rng, checked = np.random.default_rng(0), 0
+    for _ in range(300):
+        if not env.agents:
+            observations, _ = env.reset()
+        state = env.aec_env.game_state
+        index = tuple(c for cell in (state.agent, *state.ghosts) for c in divmod(cell, 4))
+        if state.turn == Side.AGENT:
+            actions = dict.fromkeys(env.agents, 0) | {"agent": int(rng.integers(4))}
+        else:
+            actions = {"agent": 0}
+            for ghost, name in enumerate(env.agents[1:]):
+                assert table[index][ghost] == _hashed(observations[name])
+                actions[name] = int(table[index][ghost])
+                checked += 1
+        observations, *_ = env.step(actions)
+    assert checked > 50
+
+
+def test_the_views_differ_only_where_their_observations_do() -> None:
+    seen: dict[str, set[int]] = {}
+
+    def recording(view: str) -> Any:
+        def policy(observations: np.ndarray) -> np.ndarray:
+            seen.setdefault(view, set()).add(observations.shape[-1])
+            return _shared(observations)
+        return policy
+
+    tables = {view: tabulate_team_policy(recording(view), spec=_team_spec(), view=view)
+              for view in ("gym", "aec", "parallel")}
+    np.testing.assert_array_equal(tables["gym"], tables["aec"])
+    assert seen["parallel"] == {next(iter(seen["gym"])) + 1}  # the parallel view's "to move" slot
+    with pytest.raises(ValueError, match=r"unknown view 'pettingzoo'; accepted: \['gym', 'aec', 'parallel'\]"):
+        tabulate_team_policy(_shared, spec=_team_spec(), view="pettingzoo")

@@ -1,7 +1,7 @@
 """A team's policy of observations as a state policy: :func:`tabulate_team_policy` asks a learned
-team once per state, with each ghost's observation as the team env's own encoder gives it, so that
-the team solver scores it exactly (:func:`~gridghost.planning.evaluate_team_policies`,
-:func:`~gridghost.planning.team_ghosts_exploitability`).
+team once per state, with each ghost's observation as the team view it was trained on gives it
+(:data:`TEAM_TABULATED_VIEWS`), so that the team solver scores it exactly
+(:func:`~gridghost.planning.evaluate_team_policies`, :func:`~gridghost.planning.team_ghosts_exploitability`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from gridghost.sensing.observations import make_observations
 #: The encodings :func:`tabulate_team_policy` stacks: those whose observation is an array and a
 #: function of the state.
 TEAM_TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
+#: The team views whose ghosts' observations :func:`tabulate_team_policy` hands a policy: the team
+#: Gymnasium view's and the AEC env's (the same), or the parallel env's, which say whether the
+#: observer moves next (one more ``"vector"`` slot; ``"grid"`` says it already).
+TEAM_TABULATED_VIEWS: tuple[str, ...] = ("gym", "aec", "parallel")
 
 
 def live_team_states(game: TeamGame) -> np.ndarray:
@@ -35,7 +39,7 @@ def live_team_states(game: TeamGame) -> np.ndarray:
 
 def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any], Any]], game: Any = None, *,
                          spec: Any = None, obs_type: str | None = None, centralised: bool = False,
-                         **encoding: Any) -> np.ndarray:
+                         view: str = "gym", **encoding: Any) -> np.ndarray:
     """A learned team as a state policy: every ghost asked in every state where the game goes
     on, with the team to move, with the observation the team env gives it there.
 
@@ -54,6 +58,11 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
             and ``**encoding``).
         obs_type: ``"vector"`` or ``"grid"``; ``None`` means the spec's, or ``"vector"``.
         centralised: see ``policy``.
+        view: the view the policy was trained on, whose ghosts' observations it is handed, one
+            of :data:`TEAM_TABULATED_VIEWS`: ``"gym"`` (the team Gymnasium view's, each ghost's
+            observation in the stack) or ``"aec"`` (the AEC env's; the same observations), or
+            ``"parallel"`` (:func:`gridghost.parallel_env`'s, which say whether the observer
+            moves next: a ``"vector"`` observation has one more slot, 1 here).
         **encoding: the encoding's options, as the envs take them (``view_radius``,
             ``grid_layout``); ``append_step_count`` and ``action_mask_in_obs`` are refused, as a
             step count is not a function of the state and a mask makes no stacked array (a spec's
@@ -68,8 +77,8 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
             game, or the answers are not integer arrays of exactly the shape above (``[k, n]``
             or a flat ``[n * k]`` for ``[n, k]`` is refused, never reshaped); the message gives
             the shape got and the shape expected.
-        ValueError: an encoding that is not served, both or neither of ``game``/``spec``, or an
-            answer outside 0..3 (naming the state).
+        ValueError: an encoding or view that is not served, both or neither of ``game``/``spec``,
+            or an answer outside 0..3 (naming the state).
     """
     if (game is None) == (spec is None):
         raise ValueError("pass the team's game as game= or its settings as spec=, one of the two")
@@ -82,13 +91,14 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
     if not isinstance(game, TeamGame):
         raise TypeError(f"game must be a gridghost.core.team.TeamGame (spec= with ghosts >= 2), got {game!r}")
     check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
+    check_choice(view, "view", TEAM_TABULATED_VIEWS)
     if encoding.get("append_step_count") or encoding.get("action_mask_in_obs"):
         raise ValueError("append_step_count and action_mask_in_obs are not tabulated: the step count is not a "
                          "function of the state, and a policy reads stacked arrays")
     k, names = game.ghosts, ghost_names(game.ghosts)
     policies = _policies(policy, k, centralised)
     states = live_team_states(game)
-    encoder = make_observations(obs_type, game.board, ghosts=k, **encoding)
+    encoder = make_observations(obs_type, game.board, ghosts=k, both_observe=view == "parallel", **encoding)
     observers = [encoder.observer(name) for name in names]
     # [n, k, ...]; an encoder may return its own buffer: each observation is copied as it comes
     observations = np.stack([
