@@ -74,9 +74,10 @@ def check_opponent_name(name: str, side: Side, argument: str = "opponent", given
 
 
 def refuse_table(opponent: Any, instead: str) -> None:
-    """Refuse a NumPy array as a view's ``opponent``, by name: a state-policy table
-    (the solver's ``agent_policy`` / ``team_policy`` arrays) is not an opponent of the Gymnasium views or the
-    reference interface, which would otherwise compare it with the opponents' names element by element.
+    """Refuse a NumPy array as a view's ``opponent``, by name: a state-policy table (the
+    solver's ``agent_policy`` / ``team_policy`` arrays) is not an opponent of the Gymnasium
+    views or the reference interface, which would otherwise compare it with the opponents' names
+    element by element.
 
     Args:
         opponent: the opponent given.
