@@ -249,7 +249,7 @@ class MapGenerator:
             raise ValueError(f"ghosts={self.ghosts} cannot go with a difficulty: the difficulty bands are measured "
                              "against one ghost; give rows and cols instead")
         if difficulty is not None:
-            check_difficulty(difficulty)
+            difficulty = check_difficulty(difficulty)  # a Python int: the generator keeps it (and to_dict writes it)
             preset = DIFFICULTIES[difficulty]
             for name, value, expected in (("rows", rows, preset.rows), ("cols", cols, preset.cols)):
                 if value is not None and value != expected:
@@ -272,7 +272,10 @@ class MapGenerator:
         if taken:
             raise TypeError(f"MapGenerator sets {taken} itself for every level; the options are Layout.generate's "
                             "other keywords (walls, loops, wall_density, num_goals, min_distance, ...)")
-        self.options: dict[str, Any] = dict(options)
+        # NumPy scalars kept as the Python numbers they equal (Layout.generate checks them): to_dict()
+        # writes JSON, and the checks below read a NumPy min_distance as its int
+        self.options: dict[str, Any] = {name: value.item() if isinstance(value, np.generic) else value
+                                        for name, value in options.items()}
         # Layout.generate keeps starts and goals min_distance apart: from 3 on (its default), no
         # opening move reaches them; closer maps are checked and redrawn (bad values are
         # Layout.generate's to refuse, with the first level below).
