@@ -1,14 +1,22 @@
 """The turn-based game as dictionaries of the side that observes next (RLlib's multi-agent form).
 
-At reset only the agent observes. After each step, the side to move next observes. When the
-game ends, both sides receive their last observation, reward and termination (or truncation) in
-the same step, and ``"__all__"`` is set. Rewards follow the reward-credit rule of
-:mod:`gridghost.integrations`:
+At reset only the agent observes. After each step, the side to move next observes: with a team
+(``ghosts=k``), the agent, then ``ghost_0``, ..., ``ghost_{k-1}`` one after another, each
+choosing from the same state (the team's moves take effect together once the last ghost has
+chosen). When the game ends, every side receives its last observation, reward and termination
+(or truncation) in the same step, and ``"__all__"`` is set. Rewards follow the reward-credit
+rule of :mod:`gridghost.integrations`:
 
 - A side's reward is everything it earned since it last observed.
 - The reward that comes with a side's first observation is held back, and the first
   observation reports 0. RLlib files such a reward outside the side's learning episode. The
   held reward is paid with the side's next observation.
+- Every ghost is paid its own rewards: the team's reward (``ghost_credit="team"``, the
+  default), so under zero-sum rewards each ghost's return is minus the agent's.
+
+Modules: a team learns with one module shared by every ghost. :func:`module_of` maps the agent
+to the module ``"agent"`` and every ghost (``ghost``, ``ghost_0``, ...) to ``"ghost"``
+(:data:`MODULES`), for every team size.
 
 No library is needed here. :mod:`gridghost.integrations.rllib` makes this an RLlib
 ``MultiAgentEnv``.
@@ -24,16 +32,52 @@ No library is needed here. :mod:`gridghost.integrations.rllib` makes this an RLl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from gymnasium import spaces
 
 from gridghost.config import trainer_settings
+from gridghost.core.names import AGENT, GHOST, MAX_GHOSTS
 from gridghost.envs.aec import GridGhostEnv, make_game
 
 #: The key of RLlib's "every agent is done" flag in the termination and truncation dicts.
 ALL = "__all__"
+#: The module ids of a run where both sides learn: the agent's, and the one the ghosts share.
+MODULES: tuple[str, str] = (AGENT, GHOST)
+#: A ghost's agent name: ``ghost`` (one ghost) or ``ghost_0`` ... ``ghost_{MAX_GHOSTS - 1}``.
+_GHOST_NAME = re.compile(rf"{GHOST}(_[0-{MAX_GHOSTS - 1}])?")
+
+
+def module_of(agent_id: str, *args: Any, **kwargs: Any) -> str:
+    """The module that plays ``agent_id``: ``"agent"`` for the agent, ``"ghost"`` for every ghost,
+    whatever the team's size (one module shared by the team). It has the signature of RLlib's
+    ``policy_mapping_fn``: ``config.multi_agent(policies=set(MODULES), policy_mapping_fn=module_of)``.
+
+    Args:
+        agent_id: an agent name of the game: ``"agent"``, ``"ghost"``, or ``"ghost_0"`` to
+            ``"ghost_3"``.
+        *args, **kwargs: what RLlib passes besides (the episode, ...); not read.
+
+    Returns:
+        ``"agent"`` or ``"ghost"``.
+
+    Raises:
+        TypeError: ``agent_id`` is not a str.
+        ValueError: ``agent_id`` is no agent name of the game.
+
+    >>> [module_of(name) for name in ("agent", "ghost", "ghost_0", "ghost_3")]
+    ['agent', 'ghost', 'ghost', 'ghost']
+    """
+    if not isinstance(agent_id, str):
+        raise TypeError(f"agent_id must be an agent name (a str), got {agent_id!r}")
+    if agent_id == AGENT:
+        return AGENT
+    if _GHOST_NAME.fullmatch(agent_id):
+        return GHOST
+    raise ValueError(f"agent_id must be {AGENT!r}, {GHOST!r} or 'ghost_0' to 'ghost_{MAX_GHOSTS - 1}', "
+                     f"got {agent_id!r}")
 
 
 class TurnBasedDictEnv:
@@ -46,8 +90,8 @@ class TurnBasedDictEnv:
 
     Raises:
         ValueError: on a fixed map where the agent's opening move can end the game. The
-            ghost would then end an episode without having observed, and its reward would be
-            lost. A map generator never draws such maps.
+            ghosts would then end an episode without having observed, and their rewards would
+            be lost. A map generator never draws such maps.
         TypeError, ValueError: any game setting, as :class:`~gridghost.envs.aec.GridGhostEnv`.
     """
 
@@ -56,8 +100,8 @@ class TurnBasedDictEnv:
         if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
             raise ValueError(
                 f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game before the "
-                "ghost's first observation, so the ghost's reward would be lost; use a map where the agent starts at "
-                "least 3 steps from the ghost and every goal"
+                "ghosts' first observation, so their rewards would be lost; use a map where the agent starts at "
+                "least 3 steps from every ghost and every goal"
             )
         self.possible_agents: list[str] = list(self.game.possible_agents)
         self.agents: list[str] = []
