@@ -241,3 +241,57 @@ def test_plain_env_id_runs_the_batched_engine_in_vector_entry_point_mode(ray_clu
     finally:
         algo.stop()
     _check_single_agent_result(result, 800, num_envs=8)
+
+
+#: A team of two on the coordination map, as the teams page trains it.
+TEAM = {"ghosts": 2, "layout": "team_eight", "obs_type": "vector", "max_cycles": 30}
+
+
+def _weights(algo, module_id: str) -> dict[str, np.ndarray]:
+    return {name: value.detach().cpu().numpy().copy() for name, value in algo.get_module(module_id).state_dict().items()}
+
+
+def _changed(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> bool:
+    assert before.keys() == after.keys()
+    return any(not np.array_equal(before[name], after[name]) for name in before)
+
+
+def test_both_sides_learn_with_one_ghost_module_shared_by_the_team(ray_cluster):
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    from gridghost.integrations.metrics import METRICS
+    from gridghost.integrations.rllib import SIDES, GridGhostMetrics, GridGhostMultiAgentEnv, module_of
+
+    config = (_ppo(1000)
+              .environment(GridGhostMultiAgentEnv, env_config=TEAM)
+              .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
+              .callbacks(GridGhostMetrics)
+              .env_runners(num_env_runners=0)
+              .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
+    algo = config.build_algo()
+    try:
+        assert set(algo.env_runner.module.keys()) == {"agent", "ghost"}  # no module per ghost
+        before = {side: _weights(algo, side) for side in SIDES}
+        results = [algo.train() for _ in range(2)]
+        after = {side: _weights(algo, side) for side in SIDES}
+    finally:
+        algo.stop()
+    assert all(_changed(before[side], after[side]) for side in SIDES)  # both modules learned
+    for result in results:
+        runners = result["env_runners"]
+        assert runners["num_episodes"] >= 1
+        # Every ghost played on the one shared module, and RLlib sums the team's returns there.
+        agents, modules = runners["agent_episode_returns_mean"], runners["module_episode_returns_mean"]
+        assert set(agents) == {"agent", "ghost_0", "ghost_1"} and set(modules) == {"agent", "ghost"}
+        # Zero-sum, the team's credit: each ghost's return is minus the agent's.
+        assert agents["ghost_0"] == pytest.approx(-agents["agent"]) == pytest.approx(agents["ghost_1"])
+        assert modules["ghost"] == pytest.approx(-2 * modules["agent"])
+        assert runners["episode_return_mean"] == pytest.approx(-agents["agent"])  # 1 - k = -1 times the agent's
+        # The per-side metrics are there, finite, and the agent's return is RLlib's own.
+        assert all(math.isfinite(runners[name]) for name in METRICS)
+        assert runners["agent_return"] == pytest.approx(agents["agent"])
+        assert 0 <= runners["success_rate"] <= 1 and 0 <= runners["capture_rate"] <= 1
+        assert runners["success_rate"] + runners["capture_rate"] <= 1 and 1 <= runners["episode_length"] <= 30
+        learners = result["learners"]
+        assert {"agent", "ghost"} <= set(learners) and "ghost_0" not in learners
+        assert all(math.isfinite(learners[side]["total_loss"]) for side in SIDES)

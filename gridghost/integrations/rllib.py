@@ -3,24 +3,34 @@ masks under RLlib's keys, and the env ids registered where RLlib's remote worker
 
 Needs Ray's RLlib (``pip install "gridghost[rllib]"``); importing this module imports it.
 
-Both sides learning, one policy each (:class:`GridGhostMultiAgentEnv`)::
+Both sides learning, one module each (:class:`GridGhostMultiAgentEnv`)::
 
     from ray.rllib.algorithms.ppo import PPOConfig
-    from gridghost.integrations.rllib import GridGhostMultiAgentEnv
+    from gridghost.integrations.rllib import SIDES, GridGhostMultiAgentEnv, module_of
 
     config = (
         PPOConfig()
         .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "difficulty": 2})
-        .multi_agent(policies={"agent", "ghost"}, policy_mapping_fn=lambda side, *args, **kw: side)
+        .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .callbacks(GridGhostMetrics)
     )
 
+Teams: with ``"ghosts": k`` in ``env_config`` the agent ids are ``agent, ghost_0, ...,
+ghost_{k-1}``, and the same config trains the agent's module and one ghost module that every
+ghost shares: :func:`module_of` maps ``agent`` to ``"agent"`` and every ghost to ``"ghost"``.
+(A mapping that returns the agent id itself, ``lambda side, *args, **kw: side``, serves one
+ghost only.)
+
 Per-side metrics (:class:`GridGhostMetrics`): under zero-sum rewards RLlib's
-``episode_return_mean`` (the sum of both sides' returns) is 0 at every iteration, whatever the
-policies do. The callback adds the agent's return, its success rate, the ghost's capture rate
-and the game's length in the agent's moves to each result's ``"env_runners"`` entry, under the
-names of :data:`gridghost.integrations.metrics.METRICS`;
-:func:`gridghost.integrations.metrics.format_metrics` prints them on one line.
+``episode_return_mean`` (the sum of every agent's return) is 0 at every iteration for one
+ghost, whatever the policies do; with ``k`` ghosts, each paid the team's reward, it is
+``(1 - k)`` times the agent's return. The callback adds the agent's return, its success rate,
+the team's capture rate and the game's length in the agent's moves to each result's
+``"env_runners"`` entry, under the names of :data:`gridghost.integrations.metrics.METRICS`;
+:func:`gridghost.integrations.metrics.format_metrics` prints them on one line. RLlib's own
+``agent_episode_returns_mean`` has each ghost's return (minus the agent's, under zero-sum
+rewards and the team's credit), and ``module_episode_returns_mean["ghost"]`` their sum over
+the team.
 
 RLlib's own ``PettingZooEnv`` wrapper over :func:`gridghost.env` loses one reward per episode:
 the ghost's reward for the agent's opening move comes with the ghost's first observation, and
@@ -36,7 +46,7 @@ PPO); :func:`masked_multi_module_spec` returns that module for both sides::
     config = (
         PPOConfig()
         .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "action_mask_in_obs": True})
-        .multi_agent(policies={"agent", "ghost"}, policy_mapping_fn=lambda side, *args, **kw: side)
+        .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .rl_module(rl_module_spec=masked_multi_module_spec())
     )
 
@@ -77,7 +87,7 @@ from ray.tune.registry import register_env
 
 from gridghost.core.names import AGENT
 from gridghost.integrations.metrics import outcome
-from gridghost.integrations.turns import TurnBasedDictEnv
+from gridghost.integrations.turns import MODULES, TurnBasedDictEnv, module_of
 
 #: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
 ENV_ID = "gridghost/GridGhost-v1"
@@ -85,8 +95,13 @@ ENV_ID = "gridghost/GridGhost-v1"
 MULTI_AGENT_ENV_ID = "gridghost/GridGhostMultiAgent-v0"
 #: The key of the observation beside ``"action_mask"`` in RLlib's action-masking module.
 OBSERVATIONS = "observations"
-#: The two sides, which are also the adapter's agent ids and the usual module ids.
-SIDES: tuple[str, ...] = ("agent", "ghost")
+#: The module ids when both sides learn: the agent's, and the ghosts' (one module for every
+#: ghost of a team; :func:`module_of` maps agent ids to them).
+SIDES: tuple[str, ...] = MODULES
+
+__all__ = ["ENV_ID", "MULTI_AGENT_ENV_ID", "OBSERVATIONS", "SIDES", "GridGhostMetrics", "GridGhostMultiAgentEnv",
+           "RLlibMaskKeys", "make_gym_env", "masked_module_spec", "masked_multi_module_spec", "module_of",
+           "register_envs"]
 
 
 def _rllib_keys(masked: Any) -> Any:
@@ -206,7 +221,8 @@ def masked_module_spec(model_config: DefaultModelConfig | Mapping[str, Any] | No
 def masked_multi_module_spec(model_config: DefaultModelConfig | Mapping[str, Any] | None = None
                              ) -> MultiRLModuleSpec:
     """:func:`masked_module_spec` for each side, under the module ids ``"agent"`` and ``"ghost"``
-    (map each side to its own module: ``policy_mapping_fn=lambda side, *args, **kw: side``).
+    (:data:`SIDES`; map the agent ids to them with ``policy_mapping_fn=module_of``, which gives
+    every ghost of a team the one ``"ghost"`` module).
 
     Args:
         model_config: as :func:`masked_module_spec`, for both sides.
