@@ -248,7 +248,8 @@ TEAM = {"ghosts": 2, "layout": "team_eight", "obs_type": "vector", "max_cycles":
 
 
 def _weights(algo, module_id: str) -> dict[str, np.ndarray]:
-    return {name: value.detach().cpu().numpy().copy() for name, value in algo.get_module(module_id).state_dict().items()}
+    state = algo.get_module(module_id).state_dict()
+    return {name: value.detach().cpu().numpy().copy() for name, value in state.items()}
 
 
 def _changed(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> bool:
