@@ -296,3 +296,101 @@ def test_both_sides_learn_with_one_ghost_module_shared_by_the_team(ray_cluster):
         learners = result["learners"]
         assert {"agent", "ghost"} <= set(learners) and "ghost_0" not in learners
         assert all(math.isfinite(learners[side]["total_loss"]) for side in SIDES)
+
+
+class _Logger:
+    """What the metrics callback logs, by name (RLlib's MetricsLogger's ``log_value``)."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[float]] = {}
+
+    def log_value(self, key, value, reduce, window=None) -> None:
+        assert reduce == "mean"
+        self.values.setdefault(key, []).append(value)
+
+
+@pytest.mark.parametrize("env_config", [TEAM, {**TEAM, "controlled": "ghosts", "opponent": "random"}],
+                         ids=["both_sides", "ghosts_alone"])
+def test_the_metrics_callback_reads_a_teams_whole_games(env_config):
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    from gridghost.integrations.metrics import GHOSTS_METRICS, METRICS
+    from gridghost.integrations.rllib import GridGhostMetrics, GridGhostMultiAgentEnv
+
+    env = GridGhostMultiAgentEnv(env_config)
+    alone = "agent" not in env.possible_agents
+    learner = "ghost_0" if alone else "agent"
+    callback, logger = GridGhostMetrics(), _Logger()
+    truth: dict[str, list[float]] = {}
+    rng = np.random.default_rng(1)
+    chunked = 0
+    for seed in range(40):
+        observations, infos = env.reset(seed=seed)
+        episode = MultiAgentEpisode(observations=[observations], infos=[infos],
+                                    observation_space=env.observation_spaces, action_space=env.action_spaces)
+        chunks, totals, moves = [], dict.fromkeys(env.possible_agents, 0.0), 0
+        while not episode.is_done:
+            actions = {side: int(rng.integers(4)) for side in observations}
+            moves += learner in actions
+            observations, rewards, terminations, truncations, infos = env.step(actions)
+            for name, reward in rewards.items():
+                totals[name] += reward
+            episode.add_env_step(observations=observations, actions=actions, rewards=rewards, infos=infos,
+                                 terminateds=terminations, truncateds=truncations)
+            if not episode.is_done and rng.random() < 0.1:  # a sampling round ends here: RLlib cuts the episode
+                chunks.append(episode)
+                episode = episode.cut(len_lookback_buffer=1)
+        chunked += bool(chunks)
+        callback.on_episode_end(episode=episode, prev_episode_chunks=chunks, metrics_logger=logger, env_index=0)
+        ended = infos[learner]
+        row = {"ghost_return": (totals["ghost_0"] + totals["ghost_1"]) / 2} if alone else {
+            "agent_return": totals["agent"]}
+        row.update(success_rate=float(ended["reached_goal"]), capture_rate=float(ended["caught_by_ghost"]),
+                   episode_length=float(moves))
+        for name, value in row.items():
+            truth.setdefault(name, []).append(value)
+    assert chunked >= 10
+    names = GHOSTS_METRICS if alone else METRICS
+    assert set(logger.values) == set(names) == set(truth)
+    for name in names:  # game by game
+        assert logger.values[name] == pytest.approx(truth[name]), name
+    assert 0 < np.mean(truth["capture_rate"]) < 1 and 0 < np.mean(truth["success_rate"]) < 1
+
+
+def test_the_team_learns_alone_against_a_fixed_agent_with_one_shared_module(ray_cluster):
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    from gridghost.integrations.metrics import GHOSTS_METRICS
+    from gridghost.integrations.rllib import GridGhostMetrics, GridGhostMultiAgentEnv, module_of
+
+    config = (_ppo(1000)
+              .environment(GridGhostMultiAgentEnv, env_config={**TEAM, "controlled": "ghosts", "opponent": "minimax"})
+              .multi_agent(policies={"ghost"}, policy_mapping_fn=module_of)
+              .callbacks(GridGhostMetrics)
+              .env_runners(num_env_runners=0)
+              .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32])))
+    algo = config.build_algo()
+    try:
+        assert set(algo.env_runner.module.keys()) == {"ghost"}
+        before = _weights(algo, "ghost")
+        results = [algo.train() for _ in range(2)]
+        after = _weights(algo, "ghost")
+    finally:
+        algo.stop()
+    assert _changed(before, after)
+    for result in results:
+        runners = result["env_runners"]
+        assert runners["num_episodes"] >= 1
+        # Every step moves the whole team: each ghost acts once per env step.
+        assert runners["num_agent_steps_sampled"] == {"ghost_0": runners["num_env_steps_sampled"],
+                                                      "ghost_1": runners["num_env_steps_sampled"]}
+        agents, modules = runners["agent_episode_returns_mean"], runners["module_episode_returns_mean"]
+        assert set(agents) == {"ghost_0", "ghost_1"} and set(modules) == {"ghost"}
+        assert agents["ghost_0"] == pytest.approx(agents["ghost_1"])  # the team's credit
+        assert modules["ghost"] == pytest.approx(2 * agents["ghost_0"])
+        assert all(math.isfinite(runners[name]) for name in GHOSTS_METRICS) and "agent_return" not in runners
+        assert runners["ghost_return"] == pytest.approx(agents["ghost_0"])
+        assert 0 <= runners["success_rate"] <= 1 and 0 <= runners["capture_rate"] <= 1
+        assert runners["success_rate"] + runners["capture_rate"] <= 1 and 1 <= runners["episode_length"] <= 30
+        assert {"ghost"} <= set(result["learners"]) and not {"agent", "ghost_0"} & set(result["learners"])
+        assert math.isfinite(result["learners"]["ghost"]["total_loss"])

@@ -168,15 +168,21 @@ class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]
     (``metrics_num_episodes_for_smoothing``, as its ``episode_return_mean``), in each result's
     ``"env_runners"`` entry. Pass the class: ``config.callbacks(GridGhostMetrics)``.
 
+    With ``controlled="ghosts"`` (the agent played inside the env, its rewards unseen) it logs
+    :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`: ``ghost_return`` (the mean over the
+    ghosts of each one's return) in place of ``agent_return``, and ``episode_length`` counts
+    the team's moves.
+
     A game that spans several sampling rounds is counted whole (RLlib hands over its earlier
-    chunks); how it ended is read from the agent's last info
+    chunks); how it ended is read from the last info of the agent (or, without it, of a ghost)
     (:func:`gridghost.integrations.metrics.outcome`).
 
     Raises:
         TypeError: an episode is not a multi-agent one (the single-agent env has one side:
             RLlib's own ``episode_return_mean`` is that side's return).
-        ValueError: the last chunk has no steps of the agent (``episode_lookback_horizon=0``);
-            as :func:`gridghost.integrations.metrics.outcome` (``reference_infos=True``).
+        ValueError: the last chunk has no steps of the agent (``episode_lookback_horizon=0``)
+            or none at all; as :func:`gridghost.integrations.metrics.outcome`
+            (``reference_infos=True``).
     """
 
     def on_episode_end(self, *, episode: Any, prev_episode_chunks: list[Any] | None = None,
@@ -185,17 +191,21 @@ class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]
         if not isinstance(episode, MultiAgentEpisode):
             raise TypeError(f"GridGhostMetrics reads the multi-agent episodes of GridGhostMultiAgentEnv; got "
                             f"{type(episode).__name__}")
-        if AGENT not in episode.agent_episodes:
-            raise ValueError(f"the episode's last chunk holds no {AGENT!r} steps, so how its game ended is unknown: "
-                             "a chunk cut with no lookback (episode_lookback_horizon=0) drops an action still waiting "
-                             "for its next observation; keep RLlib's default of 1")
-        chunks = [chunk.agent_episodes[AGENT] for chunk in [*(prev_episode_chunks or ()), episode]
-                  if AGENT in chunk.agent_episodes]
-        reached, caught = outcome(episode.agent_episodes[AGENT].get_infos(-1))
+        chunks = [*(prev_episode_chunks or ()), episode]
+        played = {name for chunk in chunks for name in chunk.agent_episodes}
+        # the agent's game, or the ghosts' alone (controlled="ghosts"): each read from its first learner
+        learners = [AGENT] if AGENT in played else sorted(played)
+        if not learners or learners[0] not in episode.agent_episodes:
+            raise ValueError(f"the episode's last chunk holds no {(learners or [AGENT])[0]!r} steps, so how its game "
+                             "ended is unknown: a chunk cut with no lookback (episode_lookback_horizon=0) drops an "
+                             "action still waiting for its next observation; keep RLlib's default of 1")
+        reached, caught = outcome(episode.agent_episodes[learners[0]].get_infos(-1))
+        returns = [sum(chunk.agent_episodes[name].get_return() for chunk in chunks if name in chunk.agent_episodes)
+                   for name in learners]
+        moves = sum(len(chunk.agent_episodes[learners[0]]) for chunk in chunks if learners[0] in chunk.agent_episodes)
         window = env_runner.config.metrics_num_episodes_for_smoothing if env_runner is not None else None
-        values = {"agent_return": float(sum(chunk.get_return() for chunk in chunks)),
-                  "success_rate": float(reached), "capture_rate": float(caught),
-                  "episode_length": float(sum(len(chunk) for chunk in chunks))}
+        values = {"agent_return" if learners == [AGENT] else "ghost_return": float(sum(returns) / len(returns)),
+                  "success_rate": float(reached), "capture_rate": float(caught), "episode_length": float(moves)}
         for name, value in values.items():
             metrics_logger.log_value(name, value, reduce="mean", window=window)
 
