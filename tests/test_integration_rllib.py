@@ -1,5 +1,8 @@
 """RLlib (new API stack) trains on gridghost with no glue: the training page's example as written,
-printing per-side metrics; masked multi-agent PPO that never takes a masked move, the plain env
+printing per-side metrics; the teams page's two examples as written (both sides learning, and the
+team alone against a fixed agent, each on one ghost module the team shares) and the same runs
+in-process (the mapping, both modules learning, RLlib's per-agent and per-module returns and the
+per-side metrics of a team); masked multi-agent PPO that never takes a masked move, the plain env
 id and the env class with ``env_config`` on a remote env runner, the plain id on gridghost's
 batched engine (``gym_env_vectorize_mode="vector_entry_point"``), and
 RLlib's default CNN on channels-last grids.
@@ -34,10 +37,21 @@ METRICS_LINE = re.compile(r"iteration (\d): episode_return_mean (\S+), agent ret
                           r"capture (\S+)  length (\S+)$", flags=re.M)
 
 
+#: The teams page's two examples: both sides learning, then the team alone against a fixed agent.
+TEAM_LINE = re.compile(r"iteration (\d): agent return (\S+)  success (\S+)  capture (\S+)  length (\S+); "
+                       r"ghost_0 (\S+), ghost_1 (\S+)$", flags=re.M)
+GHOSTS_LINE = re.compile(r"iteration (\d): ghost return (\S+)  success (\S+)  capture (\S+)  length (\S+)$",
+                         flags=re.M)
+
+
+def _blocks(page_name: str) -> list[tuple[Path, int, str]]:
+    """The blocks of one docs page that this module runs, in page order."""
+    return [block for block in blocks_run_by("tests/test_integration_rllib.py") if block[0].name == page_name]
+
+
 def test_the_training_pages_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
     # First in the module: its own Ray, in its own process, before the module's cluster starts.
-    (page, line, code), = blocks_run_by("tests/test_integration_rllib.py")
-    assert page.name == "training.md"
+    (page, line, code), = _blocks("training.md")
     out = run_block(page, line, code, tmp_path)
     rows = [tuple(map(float, found.groups())) for found in METRICS_LINE.finditer(out)]
     assert [row[0] for row in rows] == [1, 2], out
@@ -46,6 +60,24 @@ def test_the_training_pages_example_runs_as_written_and_prints_per_side_metrics(
         assert agent_return != 0.0 and 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1
         assert 1 <= length <= 50  # max_cycles
         assert success + capture > 0  # some games end before the step limit
+
+
+def test_the_teams_pages_examples_train_one_shared_ghost_module_as_written(tmp_path):
+    # Before the module's cluster starts, as the training page's example: each its own Ray.
+    (page, line, code), (_, alone_line, alone_code) = _blocks("teams.md")
+    out = run_block(page, line, code, tmp_path)
+    rows = [tuple(map(float, found.groups())) for found in TEAM_LINE.finditer(out)]
+    assert [row[0] for row in rows] == [1, 2], out
+    for _, agent_return, success, capture, length, ghost_0, ghost_1 in rows:
+        # zero-sum, the team's credit: each ghost's return is minus the agent's (printed to 3 places)
+        assert ghost_0 == ghost_1 == pytest.approx(-agent_return, abs=2e-3)
+        assert 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1 and 1 <= length <= 30
+    out = run_block(page, alone_line, alone_code, tmp_path)
+    rows = [tuple(map(float, found.groups())) for found in GHOSTS_LINE.finditer(out)]
+    assert [row[0] for row in rows] == [1, 2], out
+    for _, ghost_return, success, capture, length in rows:
+        assert math.isfinite(ghost_return) and ghost_return != 0.0
+        assert 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1 and 1 <= length <= 30
 
 
 @pytest.fixture(scope="module")
