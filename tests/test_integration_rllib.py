@@ -159,6 +159,28 @@ def test_masked_adapter_speaks_rllibs_keys():
     assert all(spec.module_class.__name__ == "ActionMaskingTorchRLModule" for spec in specs.values())
 
 
+@pytest.mark.parametrize("extra", [{}, {"controlled": "ghosts", "opponent": "random"}], ids=["both_sides", "alone"])
+def test_a_masked_team_speaks_rllibs_keys_and_every_mover_has_a_move(extra):
+    from gridghost.integrations.rllib import GridGhostMultiAgentEnv
+
+    env = GridGhostMultiAgentEnv({"ghosts": 2, "layout": "team_eight", "action_mask_in_obs": True, **extra})
+    assert env.get_observation_space("ghost_0") is env.get_observation_space("ghost_1")  # one module's space
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        observations, _ = env.reset(seed=seed)
+        while True:
+            for name, observation in observations.items():
+                assert set(observation) == {"observations", "action_mask"}
+                assert env.get_observation_space(name).contains(observation)
+                assert observation["action_mask"].any()
+            actions = {name: int(rng.choice(np.flatnonzero(observation["action_mask"])))
+                       for name, observation in observations.items()}
+            observations, _, terminations, truncations, _ = env.step(actions)
+            if terminations["__all__"] or truncations["__all__"]:
+                break
+        assert set(observations) == set(env.possible_agents)
+
+
 def test_the_single_agent_id_gives_rllibs_mask_keys():
     """What RLlib builds for ``"gridghost/GridGhost-v1"`` with masks: RLlib's keys, the same game."""
     import gymnasium
