@@ -113,7 +113,9 @@ def _rllib_keys(masked: Any) -> Any:
 
 class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
     """The turn-based game for RLlib: only the side to move observes, and rewards reach each side
-    in full (see :mod:`gridghost.integrations.turns`).
+    in full (see :mod:`gridghost.integrations.turns`). With ``"ghosts": k`` the agent ids are
+    ``agent, ghost_0, ..., ghost_{k-1}`` (:func:`module_of` maps them to the modules); with
+    ``"controlled": "ghosts"`` and ``"opponent"`` the ghosts alone, against a fixed agent.
 
     With ``action_mask_in_obs=True`` each observation is ``{"observations": ...,
     "action_mask": int8[4]}`` (RLlib's keys; the AEC env's ``"observation"`` is renamed). The side
@@ -121,7 +123,9 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
 
     Args:
         config: the game's settings as a dict, the way RLlib passes ``env_config`` (an
-            ``EnvContext``); keywords as :class:`~gridghost.envs.aec.GridGhostEnv` takes them.
+            ``EnvContext``); keywords as :class:`~gridghost.envs.aec.GridGhostEnv` takes them,
+            and ``controlled``, ``opponent`` and ``opponent_obs_type`` as
+            :class:`~gridghost.integrations.turns.TurnBasedDictEnv` takes them.
         **game: more settings, merged over ``config``.
 
     Raises:
