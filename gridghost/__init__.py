@@ -143,7 +143,7 @@ for _id in (ENV_ID, _V0):
     if hasattr(pettingzoo, "register") and _id not in pettingzoo.aec_registry:
         pettingzoo.register("aec", _id, entry_point="gridghost.envs.aec:env")
     if hasattr(pettingzoo, "register") and _id not in pettingzoo.parallel_registry:
-        pettingzoo.register("parallel", _id, entry_point="gridghost.envs.parallel:parallel_env")
+        pettingzoo.register("parallel", _id, entry_point="gridghost.envs.ghost_team:parallel_env")
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(ENV_ID, entry_point="gridghost.envs.single_agent:GridGhostGymEnv", max_episode_steps=100,

@@ -15,6 +15,10 @@ from gridghost.envs.compat import (
     PF_SENSOR_MODES,
     AgentInterface,
 )
+from gridghost.envs.ghost_team import (
+    GhostTeamParallelEnv,
+    parallel_env,
+)
 from gridghost.envs.infos import (
     NO_ACTION,
     NUMERIC_INFO_KEYS,
@@ -23,7 +27,6 @@ from gridghost.envs.infos import (
 from gridghost.envs.parallel import (
     DEFAULT_MAX_CYCLES,
     GridGhostParallelEnv,
-    parallel_env,
 )
 from gridghost.envs.single_agent import (
     CONTROLLED_SIDES,
@@ -41,6 +44,7 @@ __all__ = [
     "AgentInterface",
     "CheckedGridGhostEnv",
     "Duel",
+    "GhostTeamParallelEnv",
     "GridGhostEnv",
     "GridGhostGymEnv",
     "GridGhostParallelEnv",

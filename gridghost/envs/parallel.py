@@ -38,6 +38,8 @@ Teams (``ghosts=k``, ``k >= 2``): the agents are ``agent, ghost_0, ..., ghost_{k
 the agent's move or the whole team's simultaneous move (every ghost's action required and
 carried out together, see :mod:`gridghost.envs.teams`), the other side sending its no-op. An
 action for a name that is not an agent of the game (``"ghost"``, ``"ghost_5"``) is refused.
+For the ghosts alone, learning against a fixed agent played inside the env, see
+:func:`gridghost.parallel_env` with ``controlled="ghosts"`` (:mod:`gridghost.envs.ghost_team`).
 
 Once the game ends, the step that ended it reports the terminations or truncations of both
 sides and ``agents`` becomes empty. There are no dead steps; the view takes them on the AEC
@@ -239,11 +241,4 @@ class GridGhostParallelEnv(ParallelEnv):
     def close(self) -> None:
         """Close the game's window, if any."""
         self.aec_env.close()
-
-
-def parallel_env(**kwargs: Any) -> GridGhostParallelEnv:
-    """The turn-based game under PettingZoo's Parallel API; keyword arguments as
-    :class:`GridGhostParallelEnv`."""
-    return GridGhostParallelEnv(**kwargs)
-
 

@@ -181,7 +181,7 @@ class TeamGymEnv(GridGhostGymEnv):
             raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
                              "controlled='ghosts' (or use the PettingZoo envs, one policy per ghost)")
         check_choice(controlled, "controlled", TEAM_CONTROLLED)
-        self.game = GridGhostEnv(render_mode, **with_defaults(trainer_settings(game), {"max_cycles": None}))
+        self.game = self._make_game(render_mode, game)
         if controlled != AGENT and self.game.obs_type == "belief":
             raise ValueError("obs_type='belief' adds the agent's belief map; the ghosts have none (use 'dict' or "
                              "'vector')")
@@ -207,9 +207,15 @@ class TeamGymEnv(GridGhostGymEnv):
         # agents may be (make_policy's kinds), drawing from an action space seeded per reset.
         self._opponent_space = spaces.Discrete(NUM_ACTIONS)
         planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
-        self._agent_policy = None if controlled == AGENT or planned else make_policy(opponent, self._opponent_space)
+        self._agent_policy = None
+        if controlled != AGENT and not planned:
+            try:
+                self._agent_policy = make_policy(opponent, self._opponent_space)
+            except TypeError as error:  # make_policy's message does not know the argument's name
+                raise TypeError(f"opponent: {error}") from None
         self._opponent_rng: np.random.Generator | None = None
-        self._carried = 0.0
+        # each ghost's rewards of the opponent agent's opening move, which its first step pays
+        self._carried = np.zeros(k)
         self._maps: dict[Layout, tuple[Any, Any]] = {}
         self._bind_map()
         ghost_space = self.game.observation_space(self._ghost_names[0])
@@ -219,6 +225,11 @@ class TeamGymEnv(GridGhostGymEnv):
         else:
             self.observation_space = self._stacked_space(ghost_space, k)
             self.action_space = spaces.MultiDiscrete(np.full(k, NUM_ACTIONS, dtype=np.int64))
+
+    def _make_game(self, render_mode: str | None, game: dict[str, Any]) -> GridGhostEnv:
+        """The AEC game this view drives: the trainers' settings, with no step limit of its own
+        (``TimeLimit``'s)."""
+        return GridGhostEnv(render_mode, **with_defaults(trainer_settings(game), {"max_cycles": None}))
 
     def _stacked_space(self, space: spaces.Space[Any], k: int) -> spaces.Space[Any]:
         """The team's observation space from one ghost's (see the class docstring)."""
@@ -280,10 +291,10 @@ class TeamGymEnv(GridGhostGymEnv):
             if callable(reseed):
                 reseed(entropy)
         self._np_random, self._np_random_seed = game.np_random, game.np_random_seed
-        self._carried = 0.0
+        self._carried = np.zeros(len(self._ghost_names))
         if self.controlled != AGENT:
             game.step(self._agent_action())
-            self._carried = self._team_reward()
+            self._carried = self._ghost_rewards()
         info = self._info()
         info["is_success"] = False
         return self._observe(), info
@@ -308,12 +319,7 @@ class TeamGymEnv(GridGhostGymEnv):
                 self._team_moves(self._team_actions())
                 reward += game.rewards[AGENT]
         else:
-            self._team_moves(self._checker.check_joint_action(action, "action"))
-            reward = self._carried + self._team_reward()
-            self._carried = 0.0
-            if not self._over():
-                game.step(self._agent_action())
-                reward += self._team_reward()
+            reward = float(self.ghosts_turn(action).mean())
         terminated = game.terminations[me]
         info = self._info()
         info["is_success"] = game.game_state.outcome == (Outcome.GOAL if self.controlled == AGENT else Outcome.CAUGHT)
@@ -328,9 +334,36 @@ class TeamGymEnv(GridGhostGymEnv):
         for move in actions:  # as many as ghosts: checked by the caller
             self.game.step(move)
 
-    def _team_reward(self) -> float:
+    def ghosts_turn(self, actions: Any) -> np.ndarray:
+        """The learning team's turn: every ghost's move, carried out together, then the opponent
+        agent's answer unless the game ended. The one turn loop of a learning team, behind this
+        view's :meth:`step` (which pays their mean) and the ghosts-only parallel env
+        (:mod:`gridghost.envs.ghost_team`, which pays each ghost its own).
+
+        Args:
+            actions: the team's ``k`` moves, ghost ``i``'s at index ``i``.
+
+        Returns:
+            Each ghost's rewards since it last acted, ``float64[k]`` in ghost order: those of the
+            team's move and of the agent's answer, and after a reset those of the agent's
+            opening move as well.
+
+        Raises:
+            TypeError, ValueError: not ``k`` ints in 0..3 (named ``action``); nothing changes.
+        """
+        game = self.game
+        self._team_moves(self._checker.check_joint_action(actions, "action"))
+        rewards = self._carried + self._ghost_rewards()
+        self._carried = np.zeros(len(self._ghost_names))
+        if not self._over():
+            game.step(self._agent_action())
+            rewards += self._ghost_rewards()
+        return rewards
+
+    def _ghost_rewards(self) -> np.ndarray:
+        """Each ghost's reward of the half-turn just played, in ghost order."""
         rewards = self.game.rewards
-        return sum(rewards[name] for name in self._ghost_names) / len(self._ghost_names)
+        return np.array([rewards[name] for name in self._ghost_names], dtype=np.float64)
 
     def _team_actions(self) -> tuple[int, ...]:
         """The opponent team's moves in the current state, checked before any is carried out."""

@@ -35,7 +35,7 @@ from benchmarl.experiment.callback import Callback
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
 from gridghost.config import trainer_settings
-from gridghost.envs.parallel import parallel_env
+from gridghost.envs.ghost_team import parallel_env
 from gridghost.integrations.metrics import METRICS, format_metrics
 from gridghost.integrations.torchrl import TensorDictMetrics
 

@@ -1,0 +1,245 @@
+"""The ghosts alone as a PettingZoo Parallel environment: a team of ghosts learning, one policy
+per ghost (or one shared), against a fixed agent played inside the env.
+
+| Import        | ``gridghost.parallel_env(ghosts=k, controlled="ghosts", opponent="random")``  |
+|---------------|-------------------------------------------------------------------------------|
+| Agents        | ``ghost_0, ..., ghost_{k-1}``; ``["ghost"]`` for ``k = 1``                    |
+| Actions       | Discrete(4) each; every ghost's action is required and carried out            |
+| Observations  | each ghost's own, exactly as :func:`gridghost.parallel_env` gives it          |
+| State         | :meth:`state`, the game's global state (a channel per ghost)                  |
+
+Turns: a ``step`` is one cycle of the game, from the team's side: every ghost's move, carried
+out together, then the opponent agent's answer (unless the team's move ended the game). The
+episode starts after the agent's opening move. The loop is the team Gymnasium view's
+(:meth:`TeamGymEnv.ghosts_turn <gridghost.envs.team_gym.TeamGymEnv.ghosts_turn>`), so the two
+play the same games for the same seed.
+
+Rewards: each ghost's own rewards since it last acted: those of the team's move and of the
+agent's answer, and in the first step those of the opening move too. With
+``ghost_credit="team"`` (the default) every ghost gets the team's reward, so under zero-sum
+rewards each ghost's return is minus the agent's, and the ghosts' returns sum to ``-k`` times
+the agent's.
+
+Observations: each ghost's observation of the plain parallel env (with its turn flag, which
+here always says the ghost moves next), so a policy trained here plays the plain parallel env
+and is scored by :func:`~gridghost.planning.tabulate_team_policy` in the same way.
+``info["action_mask"]`` is each ghost's mask (``int8[4]``), as in the plain parallel env; once
+the episode is over it allows only the no-op.
+
+Opponents (``opponent=``): those of the team Gymnasium view for ``controlled="ghosts"``:
+``"random"`` (the default), ``"minimax"``, ``"optimal"``, or a policy of the agent's
+observation (in ``opponent_obs_type``), seeded from the reset seed on a stream of its own.
+
+``max_cycles`` (default 100) counts cycles, so an episode lasts at most ``max_cycles`` steps.
+
+>>> import gridghost
+>>> env = gridghost.parallel_env(ghosts=2, controlled="ghosts", opponent="random",
+...                              layout="team_eight", obs_type="vector")
+>>> observations, infos = env.reset(seed=0)
+>>> env.agents, observations["ghost_1"].shape, infos["ghost_0"]["action_mask"].dtype
+(['ghost_0', 'ghost_1'], (30,), dtype('int8'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from gridghost.config.settings import GameSpec
+from gridghost.core.checks import check_action, check_choice
+from gridghost.core.layout import Layout
+from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.infos import writable_copy
+from gridghost.envs.parallel import GridGhostParallelEnv, _BothObserve
+from gridghost.envs.team_gym import TeamGymEnv
+from gridghost.sensing.observations import WAITING_MASK
+
+#: What ``parallel_env(controlled=...)`` takes besides ``None`` (both sides, the plain parallel env).
+PARALLEL_CONTROLLED: tuple[str, ...] = ("ghosts",)
+
+
+class _TeamTurns(TeamGymEnv):
+    """The team Gymnasium view's turn loop over the plain parallel env's game (the same
+    observations and settings, its step limit included)."""
+
+    def _make_game(self, render_mode: str | None, game: dict[str, Any]) -> GridGhostEnv:
+        return _BothObserve(render_mode, **game)
+
+
+class GhostTeamParallelEnv(ParallelEnv):
+    """PettingZoo's Parallel API for the ghosts alone against a fixed agent (see the module
+    docstring): what ``gridghost.parallel_env(controlled="ghosts", ...)`` returns.
+
+    Args:
+        opponent: the agent's policy (see the module docstring); ``None`` means ``"random"``.
+        render_mode: as :class:`~gridghost.envs.aec.GridGhostEnv`.
+        opponent_obs_type: the encoding a policy ``opponent`` reads (default ``"dict"``).
+        spec, **settings: the game's settings, as :func:`gridghost.parallel_env` takes them.
+
+    Raises:
+        TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`; an
+            opponent the team Gymnasium view refuses for ``controlled="ghosts"``;
+            ``obs_type="belief"`` (the ghosts have no belief); a layout where the agent's
+            opening move can end the game.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        **GridGhostParallelEnv.metadata,
+        "name": "gridghost_ghost_team_v0",
+    }
+
+    def __init__(self, opponent: Any = None, render_mode: str | None = None, opponent_obs_type: str = "dict",
+                 spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
+        if spec is not None:
+            settings["spec"] = spec
+        self._turns = _TeamTurns("ghosts", opponent, render_mode, opponent_obs_type, **settings)
+        aec = self._turns.game
+        #: The AEC game this view steps.
+        self.aec_env: GridGhostEnv = aec
+        #: The agent's policy, as given (or ``"random"``).
+        self.opponent = self._turns.opponent
+        #: Game cycles (steps here) before truncation (``None``: no limit).
+        self.max_cycles = aec.max_cycles
+        self.render_mode = aec.render_mode
+        self.possible_agents = list(aec.possible_agents[1:])
+        self.agents: list[str] = []
+        self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
+        self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
+        self.state_space = aec.state_space
+
+    @property
+    def config(self) -> GameSpec:
+        """The game's settings."""
+        return self.aec_env.config
+
+    @property
+    def layout(self) -> Layout:
+        """The current episode's map."""
+        return self.aec_env.layout
+
+    @property
+    def unwrapped(self) -> GhostTeamParallelEnv:
+        """This env (it wraps nothing a caller should reach past)."""
+        return self
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of the ghost ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of the ghost ``agent``: ``Discrete(4)``."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Start an episode: the opponent agent makes its opening move, then every ghost observes.
+
+        Returns:
+            Every ghost's observation and info.
+
+        Raises:
+            TypeError, ValueError: as :meth:`gridghost.envs.aec.GridGhostEnv.reset`.
+        """
+        self._turns.reset(seed=seed, options=options)
+        self.agents = list(self.possible_agents)
+        infos = {name: writable_copy(info) for name, info in self._infos().items()}
+        return {name: self.aec_env.observe(name) for name in self.agents}, infos
+
+    def step(self, actions: Mapping[str, Any]) -> tuple[
+        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
+        """The team's move (every ghost's, together), then the opponent agent's answer.
+
+        Args:
+            actions: every ghost's action, by name.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)`` of every ghost; each
+            reward is that ghost's rewards since its last step.
+
+        Raises:
+            TypeError: ``actions`` is not a mapping, or an action is not an int in 0..3.
+            ValueError: ``actions`` names an unknown ghost, lacks a ghost's action, or holds an
+                action out of range; nothing is carried out then.
+            RuntimeError: before ``reset`` or after the episode ended.
+        """
+        if not self.agents:
+            raise RuntimeError("the episode is over (or has not started); call reset()")
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict mapping each ghost to its action, got {actions!r}")
+        unknown = sorted(map(str, set(actions) - set(self.agents)))
+        if unknown:
+            raise ValueError(f"actions names unknown agents {unknown}; the agents are the ghosts {self.agents}")
+        missing = [name for name in self.agents if actions.get(name) is None]
+        if missing:
+            raise ValueError(f"actions must hold an action for every ghost; missing {missing}")
+        for name in self.agents:  # every action checked before any is carried out
+            check_action(actions[name], name)
+        rewards = self._turns.ghosts_turn(tuple(actions[name] for name in self.agents))
+        aec, alive = self.aec_env, self.agents
+        observations = {name: aec.observe(name) for name in alive}
+        terminations = {name: bool(aec.terminations[name]) for name in alive}
+        truncations = {name: bool(aec.truncations[name]) and not terminations[name] for name in alive}
+        infos = self._infos()
+        if any(terminations.values()) or any(truncations.values()):
+            self.agents = []
+        return (observations, {name: float(reward) for name, reward in zip(alive, rewards, strict=True)},
+                terminations, truncations, infos)
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        """Fresh infos of every ghost; once the episode is over, masks allowing only the no-op."""
+        aec = self.aec_env
+        infos = {}
+        for name in self.agents:
+            info = dict(aec.infos[name])
+            if "action_mask" in info and (aec.terminations[name] or aec.truncations[name]):
+                info["action_mask"] = WAITING_MASK
+            infos[name] = info
+        return infos
+
+    def state(self) -> np.ndarray:
+        """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
+        return self.aec_env.state()
+
+    def render(self) -> Any:
+        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
+        return self.aec_env.render()
+
+    def close(self) -> None:
+        """Close the game's window, if any."""
+        self.aec_env.close()
+
+
+def parallel_env(*, controlled: str | None = None, opponent: Any = None, **kwargs: Any
+                 ) -> GridGhostParallelEnv | GhostTeamParallelEnv:
+    """The game under PettingZoo's Parallel API.
+
+    Args:
+        controlled: ``None`` (the default): both sides are agents of the env, turn by turn
+            (:class:`~gridghost.envs.parallel.GridGhostParallelEnv`). ``"ghosts"``: the ghosts
+            alone, against ``opponent`` (:class:`GhostTeamParallelEnv`).
+        opponent: the agent's policy for ``controlled="ghosts"``.
+        **kwargs: the env's other arguments and the game's settings.
+
+    Raises:
+        ValueError: an unknown ``controlled``; ``opponent`` or ``opponent_obs_type`` without
+            ``controlled="ghosts"``; any argument the chosen env refuses.
+        TypeError: as the chosen env.
+    """
+    if controlled is None:
+        inside = (("opponent", opponent), ("opponent_obs_type", kwargs.get("opponent_obs_type")))
+        given = [name for name, value in inside if value is not None]
+        if given:
+            raise ValueError(f"{given[0]} plays the agent inside the env, which needs controlled='ghosts'; the "
+                             f"default parallel env (controlled=None) has both sides as agents")
+        return GridGhostParallelEnv(**kwargs)
+    if controlled in ("agent", "ghost"):
+        raise ValueError(f"controlled={controlled!r} is a Gymnasium view's learner (gymnasium.make("
+                         f"'gridghost/GridGhost-v1', controlled={controlled!r})); parallel_env takes controlled=None "
+                         f"(both sides) or 'ghosts' (the ghosts alone)")
+    check_choice(controlled, "controlled", PARALLEL_CONTROLLED, allow_none=True)
+    return GhostTeamParallelEnv(opponent=opponent, **kwargs)
