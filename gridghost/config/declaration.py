@@ -102,7 +102,8 @@ def settings_table(cls: type, inputs: Mapping[str, Input]) -> list[str]:
     definition list (the ``def_list`` extension), one entry per setting, then one per input
     keyword. Each entry is its keyword (a line starting with a backtick), then its definition:
     what it sets, its type, default and unit, what it accepts and the values each engine that
-    does not serve every value serves (it refuses the others). A definition list, not a table, so that it reads on a phone as on a wide screen.
+    does not serve every value serves (it refuses the others). A definition list, not a table,
+    so that it reads on a phone as on a wide screen.
 
     Args:
         cls: the spec class.
