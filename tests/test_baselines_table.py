@@ -178,7 +178,7 @@ def test_the_jax_pages_learning_figures_are_the_stored_runs() -> None:
     assert all(generation["exploitability"] < 0.015 for generation in reached)  # 1% of the range
     for run, generation in zip(selfplay, reached, strict=True):
         assert run["seconds_to_bar"] == generation["seconds"]
-    assert all(run["seconds_to_bar"] < 120 for run in selfplay)  # the bar: two minutes
+    assert all(run["seconds_to_bar"] < 120 for run in selfplay)  # the JAX page's bar: two minutes
     generations = sorted({generation["generation"] for generation in reached})
     seconds = [f"{run['seconds_to_bar']:.1f}" for run in selfplay]
     quoted = (f"at generation {' or '.join(str(g) for g in generations)} for seeds 0, 1 and 2, after "
