@@ -98,6 +98,15 @@ def test_every_row_of_the_plateau_table_is_recomputed_from_the_stored_runs() -> 
         assert all(len(run["test"]["level_scores"]) == settings["test_levels"][1] for run in group)
 
 
+def test_the_learning_pages_plateau_table_is_the_readmes_without_steps_and_seeds() -> None:
+    readme = table_rows(README, "baselines", PLATEAU_ROW)
+    page = [tuple(line.strip("| ").split(" | ")) for line in table_lines(LEARNING, "baselines-page")]
+    assert page == [(*row[:3], *row[4:9]) for row in readme]
+    # the two columns left out are the same in every row, and the page says what they hold
+    assert {row[3] for row in readme} == {"2.00"} and {row[9] for row in readme} == {"3"}
+    assert "every run trained 2,002,944 steps" in " ".join(LEARNING.split())
+
+
 def test_every_stored_result_names_the_commit_and_command_that_made_it() -> None:
     hexadecimal = re.compile(r"^[0-9a-f]{40}$")
     for run in PLATEAU["runs"]:
