@@ -5,7 +5,10 @@ subpackage's functions and classes came after pages of constants. This hook give
 ``::: gridghost.<subpackage>`` directive an explicit ``members`` list, from the module's
 ``__all__`` (read statically with griffe, so that no optional extra is imported): its functions,
 then its classes, then everything else, each in ``__all__`` order. A directive that already
-names its members keeps them.
+names its members keeps them. A name is left to the page that owns it: one imported from a
+module that another directive of the same page documents (``gridghost.testing`` and its
+``pettingzoo_views``), or from another subpackage that exports it too (``gridghost.config``'s
+``slip_to_dict``, documented under ``gridghost.core``).
 
 The top-level page (``::: gridghost``) documents only what no subpackage's page documents, and
 lists every other top-level name with a link to its subpackage's entry, so that each object is
@@ -43,13 +46,39 @@ def kind(member: griffe.Object | griffe.Alias) -> griffe.Kind:
         return griffe.Kind.ATTRIBUTE
 
 
-def ordered_members(path: str) -> list[str] | None:
-    """The names the module ``path`` exports, functions first, then classes, then the rest
-    (each group in ``__all__`` order); ``None`` for a module without ``__all__``."""
-    module = package()[path.removeprefix("gridghost.")] if path != "gridghost" else package()
+def module_at(path: str) -> griffe.Module:
+    """The module ``path`` (``"gridghost.core"``) as griffe reads it."""
+    found = package()[path.removeprefix("gridghost.")] if path != "gridghost" else package()
+    assert isinstance(found, griffe.Module), path
+    return found
+
+
+def documented_elsewhere(path: str, name: str, siblings: list[str]) -> bool:
+    """Whether the page of the module ``path`` leaves ``name`` to another entry: it is imported
+    from one of ``siblings`` (the other directives of the page), or from another subpackage that
+    exports it too."""
+    member = module_at(path)[name]
+    try:  # where it is defined, following re-exports
+        origin = member.final_target.path if member.is_alias else member.path
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        origin = member.target_path
+    if any(origin.startswith(f"{sibling}.") for sibling in siblings if sibling != path):
+        return True
+    owner = origin.split(".")[1] if origin.count(".") >= 2 else None
+    mine = path.split(".")[1] if "." in path else None
+    if owner in SUBPACKAGES and owner != mine:
+        return name in {str(exported) for exported in module_at(f"gridghost.{owner}").exports or ()}
+    return False
+
+
+def ordered_members(path: str, siblings: list[str]) -> list[str] | None:
+    """The names the module ``path`` exports and documents (see :func:`documented_elsewhere`),
+    functions first, then classes, then the rest (each group in ``__all__`` order); ``None`` for a
+    module without ``__all__``."""
+    module = module_at(path)
     if module.exports is None:
         return None
-    names = [str(name) for name in module.exports]
+    names = [str(name) for name in module.exports if not documented_elsewhere(path, str(name), siblings)]
     return sorted(names, key=lambda name: KIND_ORDER.get(kind(module[name]), 2))
 
 
@@ -61,7 +90,8 @@ def top_level_index() -> tuple[list[str], str]:
     for sub in SUBPACKAGES:
         exported = {str(name) for name in package()[sub].exports or ()}
         for name in package().exports or ():
-            if str(name) in exported and str(name) not in placed:
+            if (str(name) in exported and str(name) not in placed
+                    and not documented_elsewhere(f"gridghost.{sub}", str(name), [])):
                 placed.add(str(name))
                 owners.setdefault(sub, []).append(str(name))
     own = [str(name) for name in package().exports or () if str(name) not in placed]
@@ -86,6 +116,8 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     if not page.file.src_uri.startswith("reference/"):
         return markdown
 
+    siblings = [match[1] for match in DIRECTIVE.finditer(markdown)]
+
     def rewrite(match: re.Match[str]) -> str:
         path, options = match[1], match[2]
         if "members:" in options:
@@ -93,7 +125,7 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
         if path == "gridghost":
             own, index = top_level_index()
             return with_members(path, options, own) + "\n" + index + "\n"
-        members = ordered_members(path)
+        members = ordered_members(path, siblings)
         return match[0] if members is None else with_members(path, options, members)
 
     return DIRECTIVE.sub(rewrite, markdown)
