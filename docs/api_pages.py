@@ -2,7 +2,7 @@
 
 mkdocstrings groups a module's members by kind and puts the constants first, so that a
 subpackage's functions and classes came after pages of constants. This hook gives every
-``::: gridghost.<subpackage>`` directive an explicit ``members`` list, from the module's
+``::: gridghost.<module>`` directive an explicit ``members`` list, from the module's
 ``__all__`` (read statically with griffe, so that no optional extra is imported): its functions,
 then its classes, then everything else, each in ``__all__`` order. A directive that already
 names its members keeps them. A name is left to the page that owns it: one imported from a
@@ -62,7 +62,9 @@ def documented_elsewhere(path: str, name: str, siblings: list[str]) -> bool:
         origin = member.final_target.path if member.is_alias else member.path
     except (griffe.AliasResolutionError, griffe.CyclicAliasError):
         origin = member.target_path
-    if any(origin.startswith(f"{sibling}.") for sibling in siblings if sibling != path):
+    # the page's directive for the most specific module that holds its definition documents it
+    holders = [sibling for sibling in siblings if origin.startswith(f"{sibling}.")]
+    if holders and max(holders, key=len) != path:
         return True
     owner = origin.split(".")[1] if origin.count(".") >= 2 else None
     mine = path.split(".")[1] if "." in path else None
@@ -71,14 +73,17 @@ def documented_elsewhere(path: str, name: str, siblings: list[str]) -> bool:
     return False
 
 
-def ordered_members(path: str, siblings: list[str]) -> list[str] | None:
+def ordered_members(path: str, siblings: list[str]) -> list[str]:
     """The names the module ``path`` exports and documents (see :func:`documented_elsewhere`),
-    functions first, then classes, then the rest (each group in ``__all__`` order); ``None`` for a
-    module without ``__all__``."""
+    functions first, then classes, then the rest, each group in ``__all__`` order; for a module
+    without ``__all__``, its public names that it defines itself, in source order (what
+    mkdocstrings shows of such a module)."""
     module = module_at(path)
     if module.exports is None:
-        return None
-    names = [str(name) for name in module.exports if not documented_elsewhere(path, str(name), siblings)]
+        exported = [name for name, member in module.members.items() if not name.startswith("_") and not member.is_alias]
+    else:
+        exported = [str(name) for name in module.exports]
+    names = [name for name in exported if not documented_elsewhere(path, name, siblings)]
     return sorted(names, key=lambda name: KIND_ORDER.get(kind(module[name]), 2))
 
 
@@ -125,7 +130,6 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
         if path == "gridghost":
             own, index = top_level_index()
             return with_members(path, options, own) + "\n" + index + "\n"
-        members = ordered_members(path, siblings)
-        return match[0] if members is None else with_members(path, options, members)
+        return with_members(path, options, ordered_members(path, siblings))
 
     return DIRECTIVE.sub(rewrite, markdown)
