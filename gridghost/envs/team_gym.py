@@ -252,12 +252,9 @@ class TeamGymEnv(GridGhostGymEnv):
     def _build_map(self) -> tuple[Any, Any]:
         game, kernel = self.game, self.game.kernel
         k = len(self._ghost_names)
-        if self.controlled != AGENT:
-            start = kernel.initial_state()
-            if any(after.outcome != Outcome.ONGOING for action in range(NUM_ACTIONS)
-                   for _, after, _, _ in kernel.successors(start, action)):  # type: ignore[arg-type]
-                raise ValueError(f"controlled='ghosts' needs a layout where the agent's opening move cannot end the "
-                                 f"game; on {game.layout.name or 'this layout'} it can reach a goal or a ghost")
+        if self.controlled != AGENT and kernel.opening_can_end():
+            raise ValueError(f"controlled='ghosts' needs a layout where the agent's opening move cannot end the "
+                             f"game; on {game.layout.name or 'this layout'} it can reach a goal or a ghost")
         planned = None
         if isinstance(self.opponent, str) and self.opponent in ("minimax", "optimal"):
             planned = team_planner(self.opponent, kernel, Side.GHOST if self.controlled == AGENT else Side.AGENT)

@@ -47,8 +47,6 @@ from gridghost.core.checks import check_flag, check_ghosts, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
-from gridghost.core.names import NUM_ACTIONS
-from gridghost.core.rules import Outcome
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
 from gridghost.core.team import TeamGame
 
@@ -436,12 +434,7 @@ def _opening_can_end(layout: Layout, ghosts: int) -> bool:
     """Whether some outcome of some opening move of the agent ends the game on ``layout`` against
     ``ghosts`` ghosts (see :meth:`Game.opening_can_end <gridghost.core.game.Game.opening_can_end>`)."""
     game = Game(layout, _REACH_SLIP)
-    if ghosts == 1:
-        return game.opening_can_end()
-    team = TeamGame(game, ghosts)
-    start = team.initial_state()
-    return any(after.outcome != Outcome.ONGOING
-               for action in range(NUM_ACTIONS) for _, after, _, _ in team.successors(start, action))
+    return (game if ghosts == 1 else TeamGame(game, ghosts)).opening_can_end()
 
 
 def _over_preset(preset: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
