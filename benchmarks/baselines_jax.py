@@ -438,10 +438,11 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
     from matplotlib.ticker import FuncFormatter
 
     difficulties = sorted({r["difficulty"] for r in runs})
-    figure, axes = pyplot.subplots(len(OPPONENTS), len(difficulties), figsize=(3.2 * len(difficulties), 6.4),
-                                   dpi=100, sharex=True, sharey=True, squeeze=False)
+    # one row per difficulty, one column per ghost: panels wide enough to read on a docs page
+    figure, axes = pyplot.subplots(len(difficulties), len(OPPONENTS), figsize=(7.2, 2.4 * len(difficulties)),
+                                   dpi=150, sharex=True, sharey=True, squeeze=False)
     for group, members in groups_of(runs):
-        axis = axes[OPPONENTS.index(group.opponent)][difficulties.index(group.difficulty)]
+        axis = axes[difficulties.index(group.difficulty)][OPPONENTS.index(group.opponent)]
         colour = f"C{[500, 2000, 5000].index(group.levels) if group.levels in (500, 2000, 5000) else 3}"
         steps = np.array([p["steps"] for p in members[0]["curve"]])
         for split, style in (("test", "-"), ("train", ":")):
@@ -459,13 +460,13 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
         axis.set_ylim(-0.05, 1.05)
         axis.grid(alpha=0.3)
         if axis.get_legend_handles_labels()[0]:
-            axis.legend(loc="lower right", fontsize=7)
+            axis.legend(loc="lower right", fontsize=8)
     for axis in axes[-1]:
         axis.set_xlabel("environment steps")
     for row in axes:
-        row[0].set_ylabel("normalised score (exact, greedy)")
-    figure.suptitle("PPO (JAX engine) for the agent: held-out (solid, range over seeds) and train (dotted) "
-                    "exact score; a vertical line where the training curve flattened", fontsize=9)
+        row[0].set_ylabel("normalised score")
+    figure.suptitle("PPO (JAX engine) for the agent: exact greedy score, held-out (solid, range over seeds)\n"
+                    "and train (dotted); a vertical line where the training curve flattened", fontsize=9)
     save_figure(figure, path)
     return True
 

@@ -3,7 +3,7 @@
 1. Self-play on difficulty 2, level 0: both sides learn with PPO in one jitted program, judged
    by the exact solver every generation (10 updates of 256 games x 32 turns); the wall time
    (compiling included, from the env's construction) until the exploitability of the greedy
-   pair is under 1% of the reward range, per seed. Target (issue 24): under 2 minutes.
+   pair is under 1% of the reward range, per seed. Target: under 2 minutes.
 2. One side, the README's baseline recipe on the JAX engine: the agent against the chasing ghost
    on difficulty 2's 500 training levels, 200,704 steps, scored exactly (greedy) on the first
    ``--score-levels`` training levels and on the 100 held-out levels, per seed; to set beside the

@@ -21,7 +21,7 @@ round's JAX rate over its SB3 rate. Needs ``pip install "gridghost[jax,sb3]"``.
     python benchmarks/jax_ppo.py                      # 3 rounds, 32,768 steps a contender
     python benchmarks/jax_ppo.py --rounds 1 --steps 16384 --configs vector-64
 
-Target (issue 24): JAX at least 20x SB3's steps/s with the same network. Every row gets a
+Target: JAX at least 20x SB3's steps/s with the same network. Every row gets a
 verdict. On the 2-core CPU measured only ``vector-64`` (SB3's default minibatch of 64 and 10
 epochs) meets it: larger minibatches or inputs make the update's arithmetic, the same in both
 libraries, the larger share of the time.

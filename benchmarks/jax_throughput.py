@@ -22,7 +22,7 @@ which is the target's baseline.
     python benchmarks/jax_throughput.py                 # 5 rounds
     python benchmarks/jax_throughput.py --rounds 3 --turns 1000000
 
-Target (issue 24): at 4,096 games the JAX engine's steps/s at least equal the NumPy engine's
+Target: at 4,096 games the JAX engine's steps/s at least equal the NumPy engine's
 (without the sensor).
 """
 

@@ -1,5 +1,5 @@
 """Self-play on many levels, judged exactly: levels 10..29 of ``MapGenerator(6, 6, difficulty=d)``
-for d = 2 and 3 by default (issue 33: levels no earlier run reported; issue 23's run used 0..9),
+for d = 2 and 3 by default (the self-play example and the PPO recipe were run on levels 0..9),
 with either learner:
 
 - ``--learner tabular`` (the default): :class:`gridghost.training.TabularSelfPlay`, both sides
@@ -71,7 +71,7 @@ LEARNERS = ("tabular", "ppo")
 #: The tabular learner's settings (TabularSelfPlay's defaults, with the normalised rewards).
 TABULAR = {"num_games": 512, "epsilon": 0.5, "explore_starts": 1.0, "step_exponent": 0.6, "averaging": 2.0,
            "gamma": 0.99, "rewards": "normalised"}
-#: The levels of each difficulty run by default: 10..29, which no earlier run reported (issue 33).
+#: The levels of each difficulty run by default: 10..29, none of the levels 0..9 the recipes were run on.
 LEVELS = tuple(range(10, 30))
 #: What a run depends on: uncommitted changes to these paths make its results file say so.
 SOURCES = ("gridghost", "benchmarks/selfplay_levels.py", "examples/selfplay_sb3.py", "pyproject.toml")

@@ -109,3 +109,7 @@ class DoctestBlocks(griffe.Extension):
             text = fence_doctests(text)
         text = re.sub(r"(\S)::$", r"\1:", link_roles(text), flags=re.M)
         docstring.value = text
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        # the top-level package gets no on_object call of its own
+        self.on_object(obj=pkg)

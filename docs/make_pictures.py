@@ -2,8 +2,8 @@
 
 Every shipped map (``gridghost.maps.names()``) and levels 0 and 1 of every difficulty preset,
 each as the env draws it right after ``reset(seed=0)``: the agent and the ghost on their starts
-(a team map's whole team, one ghost per start), the status panel below. Run it from the repository root after changing the renderer or a map,
-and commit the pictures it writes:
+(a team map's whole team, one ghost per start), the status panel below. Run it from the
+repository root after changing the renderer or a map, and commit the pictures it writes:
 
     SDL_VIDEODRIVER=dummy python docs/make_pictures.py            # rewrites docs/maps/*.png
     python docs/make_pictures.py --only maze9 --out /tmp/pictures

@@ -47,7 +47,8 @@ def draw() -> np.ndarray:
 def main(argv: list[str] | None = None) -> int:
     """Draw and save the picture; returns the process exit code."""
     parser = argparse.ArgumentParser(description="Draw the Teams page's picture.")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the file to write (default: docs/teams_policy.png)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="the file to write (default: docs/teams_policy.png)")
     args = parser.parse_args(argv)
     print(f"wrote {save_image(draw(), args.out)}")
     return 0

@@ -77,7 +77,12 @@ def build_config(args: argparse.Namespace) -> Any:
     """The PPO config: the masked adapter, one masked module per side."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from gridghost.integrations.rllib import GridGhostMetrics, GridGhostMultiAgentEnv, masked_multi_module_spec
+    from gridghost.integrations.rllib import (
+        GridGhostMetrics,
+        GridGhostMultiAgentEnv,
+        masked_multi_module_spec,
+        module_of,
+    )
     from gridghost.maps.levels import MapGenerator
 
     settings: dict[str, Any] = {"obs_type": args.obs_type, "action_mask_in_obs": True,
@@ -89,7 +94,7 @@ def build_config(args: argparse.Namespace) -> Any:
     return (
         PPOConfig()
         .environment(GridGhostMultiAgentEnv, env_config=settings)
-        .multi_agent(policies=set(SIDES), policy_mapping_fn=lambda side, *_, **__: side)
+        .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .rl_module(rl_module_spec=masked_multi_module_spec(model))
         .env_runners(num_env_runners=args.num_env_runners)
         .callbacks([_mask_checker(), GridGhostMetrics])

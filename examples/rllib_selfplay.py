@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, float]]:
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from gridghost.integrations.rllib import GridGhostMultiAgentEnv
+    from gridghost.integrations.rllib import GridGhostMultiAgentEnv, module_of
 
     layout = MapGenerator(6, 6, difficulty=args.difficulty).level(args.level)
     start = (layout.agent_start, layout.ghost_start)
@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, float]]:
     config = (
         PPOConfig()
         .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "layout": layout.to_dict()})
-        .multi_agent(policies=set(SIDES), policy_mapping_fn=lambda side, *_, **__: side)
+        .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={side: RLModuleSpec() for side in SIDES}))
         .env_runners(num_env_runners=args.num_env_runners)
         .training(train_batch_size_per_learner=args.batch, minibatch_size=min(256, args.batch), num_epochs=6,

@@ -14,7 +14,7 @@ minimax policies). After every generation the script prints:
   next to the minimax success probability;
 - the learner's win rate in that generation's training games, from the pool's records.
 
-The recipe (issue 23): rewards ``"normalised"`` (goal +1, caught -0.5, step -0.01). With the
+The recipe: rewards ``"normalised"`` (goal +1, caught -0.5, step -0.01). With the
 reference's +100/-50 PPO's value loss swamps its policy loss and the learned ghost never moved
 off the chasing ghost's gap on difficulty 3 level 4 (68.96 of a range of 150 for four
 generations); normalised, the same run reached 0.0008 (0.05% of the range) at generation 4. Each

@@ -32,7 +32,6 @@ import argparse
 import time
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
 import gridghost
@@ -51,13 +50,7 @@ def scores(model: Any, spec: gridghost.GameSpec, agent_policy: Any, optimum: Any
     ``optimum`` is the team game's solution: the exploitability is the best-responding agent's
     value over the game's value (what :func:`gridghost.planning.team_ghosts_exploitability`
     computes, without solving the game and the best response a second time)."""
-
-    def moves(observations: np.ndarray) -> np.ndarray:
-        # the parallel env's observations end with its "to move" slot, 1 whenever the team moves
-        turn = np.ones((len(observations), 1), dtype=observations.dtype)
-        return model.predict(np.concatenate([observations, turn], axis=1), deterministic=True)[0]
-
-    table = tabulate_team_policy(moves, spec=spec)
+    table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec, view="parallel")
     start = optimum.start
     played = evaluate_team_policies(agent_policy, table, spec=spec)
     exploiter = solve_team_agent(team=table, spec=spec)

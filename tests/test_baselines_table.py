@@ -98,6 +98,15 @@ def test_every_row_of_the_plateau_table_is_recomputed_from_the_stored_runs() -> 
         assert all(len(run["test"]["level_scores"]) == settings["test_levels"][1] for run in group)
 
 
+def test_the_learning_pages_plateau_table_is_the_readmes_without_steps_and_seeds() -> None:
+    readme = table_rows(README, "baselines", PLATEAU_ROW)
+    page = [tuple(line.strip("| ").split(" | ")) for line in table_lines(LEARNING, "baselines-page")]
+    assert page == [(*row[:3], *row[4:9]) for row in readme]
+    # the two columns left out are the same in every row, and the page says what they hold
+    assert {row[3] for row in readme} == {"2.00"} and {row[9] for row in readme} == {"3"}
+    assert "every run trained 2,002,944 steps" in " ".join(LEARNING.split())
+
+
 def test_every_stored_result_names_the_commit_and_command_that_made_it() -> None:
     hexadecimal = re.compile(r"^[0-9a-f]{40}$")
     for run in PLATEAU["runs"]:
@@ -178,7 +187,7 @@ def test_the_jax_pages_learning_figures_are_the_stored_runs() -> None:
     assert all(generation["exploitability"] < 0.015 for generation in reached)  # 1% of the range
     for run, generation in zip(selfplay, reached, strict=True):
         assert run["seconds_to_bar"] == generation["seconds"]
-    assert all(run["seconds_to_bar"] < 120 for run in selfplay)  # the bar: two minutes
+    assert all(run["seconds_to_bar"] < 120 for run in selfplay)  # the JAX page's bar: two minutes
     generations = sorted({generation["generation"] for generation in reached})
     seconds = [f"{run['seconds_to_bar']:.1f}" for run in selfplay]
     quoted = (f"at generation {' or '.join(str(g) for g in generations)} for seeds 0, 1 and 2, after "

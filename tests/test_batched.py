@@ -757,7 +757,7 @@ def test_a_level_set_over_the_budget_is_refused_before_its_levels_are_built() ->
 
 
 def test_the_budgets_set_on_gridghost_batched_are_the_ones_the_engine_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 32: the refusal said to set gridghost.batched.TABLE_BYTES, and setting it did nothing
+    """The refusal said to set gridghost.batched.TABLE_BYTES, and setting it did nothing
     (the engine had imported the number)."""
     import gridghost.batched as batched
 
@@ -832,7 +832,7 @@ def test_reset_starts_places_the_chosen_games_and_leaves_the_others_and_the_draw
 
 @pytest.mark.parametrize("order", [[3, 1], [5, 0, 2], [2, 5, 0]])
 def test_reset_starts_go_to_the_games_in_the_order_given(order: list[int]) -> None:
-    """Issue 32: ``games=[3, 1]`` gave game 3 the start meant for game 1 (starts followed sorted indices)."""
+    """``games=[3, 1]`` gave game 3 the start meant for game 1 (starts followed sorted indices)."""
     game = BatchedGame(6, seed=0, layout=CLASSIC, controlled=None, obs_type="belief_vector", color_sensor_quality=1.0)
     game.reset()
     agents = np.array([_cell(CLASSIC, 2, 2), 0, _cell(CLASSIC, 1, 0)])[: len(order)]
@@ -847,7 +847,7 @@ def test_reset_starts_go_to_the_games_in_the_order_given(order: list[int]) -> No
 
 @pytest.mark.parametrize("games", [[1, 3, 1], np.array([4, 4])])
 def test_reset_refuses_a_game_named_twice_and_draws_nothing(games) -> None:
-    """Issue 32: a repeated game index was merged silently (and its two starts became one)."""
+    """A repeated game index was merged silently (and its two starts became one)."""
     game, clean = (BatchedGame(6, seed=0, layout=CLASSIC) for _ in range(2))
     for each in (game, clean):
         each.reset()

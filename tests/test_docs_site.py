@@ -108,6 +108,88 @@ def test_ci_docs_builds_strictly_in_the_venv_it_is_given() -> None:
     assert re.search(r"^docs = \[.*\"mkdocs>=", (ROOT / "pyproject.toml").read_text(), flags=re.M)
 
 
+# -- pages that read in a browser -------------------------------------------------------------------
+
+#: The widest code line a page may show: what the site's column shows at 1280 px without sideways
+#: scrolling (docs/stylesheets/extra.css sizes it), and the width the package's code aims at.
+CODE_COLUMNS = 88
+
+
+def code_lines(path: Path) -> list[tuple[int, str]]:
+    """``(line number, line)`` of every line inside a fenced block of a Markdown file."""
+    text = path.read_text()
+    return [(text.count("\n", 0, match.start()) + 2 + offset, line) for match in FENCE.finditer(text)
+            for offset, line in enumerate(match[2].splitlines())]
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *PAGES], ids=relative)
+def test_code_lines_fit_the_page_column(path: Path) -> None:
+    lines = code_lines(path)
+    if path.name == "README.md":  # its opening two commands stay whole, for .ci/run to read
+        first = FENCE.search(path.read_text())
+        assert first is not None and first[1] == "bash"
+        lines = lines[len(first[2].splitlines()):]
+    wide = [f"{relative(path)}:{number}: {len(line)} characters" for number, line in lines
+            if len(line) > CODE_COLUMNS]
+    assert not wide, "\n".join(wide)
+
+
+def test_the_width_check_sees_a_wide_line(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("text " * 30 + "\n\n```python\nx = 1\n" + "y = " + "1 + " * 25 + "1\n```\n")
+    assert code_lines(page) == [(4, "x = 1"), (5, "y = " + "1 + " * 25 + "1")]
+    assert len(code_lines(page)[1][1]) > CODE_COLUMNS
+
+
+def test_no_page_escapes_a_pipe() -> None:
+    # Python-Markdown shows a table cell's "\|" as a backslash and a pipe inside code; the settings
+    # list is generated, so its source is the declaration's rendering.
+    from gridghost.config import settings_lines
+
+    sources = {relative(path): path.read_text() for path in [ROOT / "README.md", *PAGES]}
+    sources["settings_lines()"] = "\n".join(settings_lines())
+    assert [name for name, text in sources.items() if "\\|" in text] == []
+    assert any("|" in line for line in settings_lines())  # types such as `int | None` are there
+
+
+#: Words that point a reader at a document that is neither in the repository nor on the site.
+ELSEWHERE = re.compile(r"\bDESIGN(?:\.md|'s|\b)|\bSTYLE\.md|\bshared/|\bthe issue\b|\bissue's|\b[Ii]ssues? \d+"
+                       r"|\bearlier run")
+TEXT_FILES = {".py", ".md", ".txt", ".toml", ".yml", ".yaml", ".cfg", ".css"}
+
+
+@pytest.mark.parametrize("area", ["README.md", "docs", "gridghost", "tests", "examples", "benchmarks"])
+def test_nothing_points_at_a_document_outside_the_repository(area: str) -> None:
+    files = [ROOT / area] if area == "README.md" else sorted((ROOT / area).rglob("*"))
+    hits = [f"{relative(path)}:{number}: {line.strip()}" for path in files
+            if path.suffix in TEXT_FILES and path.is_file() and path != Path(__file__)
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if ELSEWHERE.search(line)]
+    assert not hits, "\n".join(hits)
+
+
+def test_the_pointer_check_knows_the_forms_it_refuses() -> None:
+    for line in ("see DESIGN.md", "DESIGN's contract", "/work/shared/x", "the issue's target", "Issue 32: a fix",
+                 "levels no earlier run reported"):
+        assert ELSEWHERE.search(line), line
+    for line in ("DESIGN_TABLE = {", "the design of PureJaxRL", "Issues = https://...", "docs/game.md"):
+        assert not ELSEWHERE.search(line), line
+
+
+def test_the_scripts_beside_the_pages_are_no_pages() -> None:
+    excluded = MKDOCS.split("exclude_docs: |\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    patterns = [line.strip() for line in excluded if line.startswith("  ") and line.strip()]
+    scripts = [path.relative_to(DOCS) for path in DOCS.rglob("*.py")]
+    assert scripts and all(any(path.match(pattern) for pattern in patterns) for path in scripts), patterns
+
+
+def test_the_navigation_is_in_sections_with_previous_and_next_links() -> None:
+    top = re.findall(r"^  - (.+)$", MKDOCS.split("\nnav:\n", 1)[1], flags=re.M)
+    assert top[0] == "Home: index.md"
+    assert len(top) >= 5 and all(entry.endswith(":") for entry in top[1:]), top
+    assert "- navigation.footer" in MKDOCS
+
+
 # -- the maps gallery -------------------------------------------------------------------------------
 
 GALLERY = (DOCS / "maps.md").read_text()

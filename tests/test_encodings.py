@@ -450,7 +450,7 @@ def test_async_vector_envs_see_what_sync_ones_see(obs_type: str, options: dict) 
         asynchronous.close()
 
 
-# -- grid_layout: channels last for the libraries whose CNNs read them so (issue 21) ---------------
+# -- grid_layout: channels last for the libraries whose CNNs read them so ---------------------------
 
 @pytest.mark.parametrize("options", [dict(), dict(view_radius=2), dict(view_radius=3, append_step_count=True,
                                                                       max_cycles=20)],

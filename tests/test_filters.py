@@ -1,7 +1,7 @@
 """Belief filters: the exact filter against a brute-force Bayes computation, the particle filter's
 convergence and seeding, the sensors' likelihoods, bad input, pickling and particle recovery.
 
-The brute force here is written from DESIGN.md alone: its own move rule (walls read from the
+The brute force here is written from docs/game.md alone: its own move rule (walls read from the
 layout's edge arrays), its own slip outcomes and its own sensor likelihoods. It shares nothing with
 ``gridghost.sensing.filters.transitions``, ``Board.next_cell`` or ``SlipModel.outcomes``, so a mistake in
 any of them shows up as a disagreement.
@@ -35,7 +35,7 @@ COLOUR_KEY = "color_measurement"
 ITEM_KEY = "cnn_prediction"
 LABELS = ("dog", "flower", "background")
 
-# -- the model, from DESIGN.md -------------------------------------------------------------------
+# -- the model, from docs/game.md ----------------------------------------------------------------
 
 #: action -> (d_row, d_col): 0 left, 1 down, 2 right, 3 up.
 DELTAS = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}

@@ -1,4 +1,4 @@
-"""The game kernel: exact successors against an oracle written from DESIGN.md, the vectorised slip
+"""The game kernel: exact successors against an oracle written from docs/game.md, the vectorised slip
 sampler against the scalar one, and the chase table against the observation-reading policy."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def oracle_step(layout: Layout, cell: tuple[int, int], action: int) -> tuple[int
 
 
 def oracle_slip(slip: SlipModel, action: int) -> list[tuple[float, tuple[int, ...]]]:
-    """The slip tables of DESIGN.md, written out again."""
+    """The slip tables of docs/game.md, written out again."""
     p = slip.probability
     if isinstance(slip, NoSlip):
         return [(1.0, (action,))]
@@ -251,7 +251,7 @@ def test_the_rule_the_table_and_the_function_agree() -> None:
 @pytest.mark.parametrize("slip", SLIPS, ids=repr)
 @pytest.mark.parametrize("layout", LAYOUTS, ids=lambda layout: f"{layout.rows}x{layout.cols}")
 def test_transitions_of_every_state_at_once_are_the_oracles(layout: Layout, slip: SlipModel) -> None:
-    """The vectorised half-turn, merged per state, equals the oracle written from DESIGN.md for the
+    """The vectorised half-turn, merged per state, equals the oracle written from docs/game.md for the
     agent, and the ghost's single move for the ghost."""
     game = Game(layout, slip)
     cells = layout.rows * layout.cols

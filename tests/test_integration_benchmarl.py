@@ -52,12 +52,12 @@ def test_the_training_pages_team_example_runs_as_written_and_prints_per_side_met
     assert page.name == "training.md"
     out = run_block(page, line, code, tmp_path)
     assert "{'ghost': ['ghost_0', 'ghost_1']}" in out.splitlines()
-    found = re.findall(r"^team iteration (\d): agent return (\S+)  success (\S+)  capture (\S+)  length (\S+)  "
+    found = re.findall(r"^team iteration (\d): ghost return (\S+)  success (\S+)  capture (\S+)  length (\S+)  "
                        r"\((\d+) games\)$", out, flags=re.M)
     rows = [tuple(map(float, row)) for row in found]
     assert [row[0] for row in rows] == [1, 2], out  # 1,000 frames in batches of 500
-    for _, agent_return, success, capture, length, games in rows:
-        assert math.isfinite(agent_return) and agent_return != 0.0
+    for _, ghost_return, success, capture, length, games in rows:
+        assert math.isfinite(ghost_return) and ghost_return != 0.0
         assert 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1
         assert length >= 1 and games >= 1
 
@@ -182,7 +182,7 @@ def test_mappo_trains_the_ghosts_alone_against_a_fixed_agent_with_the_global_sta
     assert mask.shape == (FRAMES, 2, 4) and action.shape == (FRAMES, 2)
     assert mask.gather(-1, action[..., None]).all()  # every move legal, every ghost moving every step
     assert mask.sum(-1).max() >= 2
-    # Team credit: both ghosts are paid the team's reward, which the metrics' agent return is minus.
+    # Team credit: both ghosts are paid the team's reward, which the metrics' ghost_return averages.
     rewards = data["next", "ghost", "reward"].squeeze(-1)
     assert torch.equal(rewards[:, 0], rewards[:, 1])
     done = data["next", "done"].flatten()
@@ -191,7 +191,8 @@ def test_mappo_trains_the_ghosts_alone_against_a_fixed_agent_with_the_global_sta
     assert [row["iteration"] for row in history] == [1, 2, 3, 4]
     assert sum(row["episodes"] for row in history) == int(done.sum())
     returns = data["next", "ghost", "episode_reward"].squeeze(-1)[done][:, 0]
-    assert sum(row["agent_return"] * row["episodes"] for row in history) == pytest.approx(-returns.sum().item())
+    assert sum(row["ghost_return"] * row["episodes"] for row in history) == pytest.approx(returns.sum().item())
     for row in history:
-        assert all(math.isfinite(row[key]) for key in ("agent_return", "success_rate", "capture_rate"))
+        assert "agent_return" not in row
+        assert all(math.isfinite(row[key]) for key in ("ghost_return", "success_rate", "capture_rate"))
         assert row["success_rate"] + row["capture_rate"] <= 1 and 1 <= row["episode_length"] <= 100

@@ -211,7 +211,7 @@ def test_move_planes_keeps_the_planes_that_decide_a_move() -> None:
 
 @pytest.mark.parametrize(("radius", "grid_layout"), [(None, "hwc"), (2, "hwc"), (7, "hwc"), (7, "chw")])
 def test_move_planes_reads_the_channel_axis_of_either_grid_layout(radius: int | None, grid_layout: str) -> None:
-    """Issue 32: with view_radius=7 and grid_layout='hwc' the shape (15, 15, 16) was read channels
+    """With view_radius=7 and grid_layout='hwc' the shape (15, 15, 16) was read channels
     first, the window's rows taken for the wall, goal and opponent planes, and nothing was refused."""
     from gridghost.sensing.observations import MOVE_PLANES, grid_channels
 

@@ -168,14 +168,10 @@ def test_supersuit_sb3_ppo_trains_a_team_of_ghosts_against_a_fixed_agent_and_is_
     np.testing.assert_array_equal(episodes[:, 0], episodes[:, 1])
     assert (episodes[:, 0] <= 50 + 100).all() and (episodes[:, 0] >= -100).all()
 
-    # The learned team, tabulated (its observations end with the "to move" slot, 1 when the team
-    # moves) and scored exactly by the team solver against the random agent it trained against.
-    def moves(observations):
-        turn = np.ones((len(observations), 1), dtype=observations.dtype)
-        return model.predict(np.concatenate([observations, turn], axis=1), deterministic=True)[0]
-
+    # The learned team, tabulated with the parallel env's observations and scored exactly by the
+    # team solver against the random agent it trained against.
     spec = resolve(**settings)
-    table = tabulate_team_policy(moves, spec=spec)
+    table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec, view="parallel")
     assert table.shape == (5, 7) * 3 + (2,) and ((table >= 0) & (table < 4)).all()
     # The table holds the moves the trained ghosts make in the env itself.
     fresh = gridghost.parallel_env(controlled="ghosts", opponent="random", **settings)

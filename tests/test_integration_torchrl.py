@@ -220,7 +220,7 @@ def test_ppo_on_the_ghosts_alone_against_a_fixed_agent(train):
     assert data["ghost", "observation"].shape == (FRAMES, 2, 30) and data["ghost", "mask"].all()
     assert len(result["losses"]["ghost"]) == _updates(result["batches"], "ghost") == 4 * 4 * (FRAMES // BATCH)
     assert all(math.isfinite(v) for v in result["losses"]["ghost"])
-    # Per-side metrics of the ghosts alone: the agent's return is minus the team's (team credit).
+    # Per-side metrics of the ghosts alone: the ghosts' return (the same for both, team credit).
     rewards = data["next", "ghost", "reward"].squeeze(-1)
     assert torch.equal(rewards[:, 0], rewards[:, 1])
     done = data["next", "done"].flatten()
@@ -230,7 +230,7 @@ def test_ppo_on_the_ghosts_alone_against_a_fixed_agent(train):
     starts = [0, *(end + 1 for end in ends[:-1])]
     returns = [rewards[a:b + 1, 0].sum().item() for a, b in zip(starts, ends, strict=True)]
     summary = reader.summary()
-    assert summary["agent_return"] == pytest.approx(-sum(returns) / len(returns))
+    assert summary["ghost_return"] == pytest.approx(sum(returns) / len(returns)) and "agent_return" not in summary
     assert summary["episode_length"] == pytest.approx(sum(b - a + 1 for a, b in zip(starts, ends, strict=True))
                                                       / len(ends))
     assert 0 < summary["success_rate"] + summary["capture_rate"] <= 1

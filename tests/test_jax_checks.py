@@ -1,4 +1,4 @@
-"""The JAX engine refuses what it cannot play, as the NumPy engine does (issue 32, defect 1).
+"""The JAX engine refuses what it cannot play, as the NumPy engine does.
 
 Every public call of :mod:`gridghost.jax` checks its state, actions and params before play:
 shapes and dtypes always (they are static under ``jit`` and ``vmap`` too), values where they are

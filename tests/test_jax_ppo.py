@@ -1,7 +1,7 @@
 """PPO in JAX (gridghost.jax.ppo): its settings are checked, its advantages are GAE's, the
 ghost's credit runs from its move to its next, one side learns, both sides reach the game's
 equilibrium on difficulty 2's level 0 as the exact solver judges it (the example's self-play, the
-issue's bar), and a table of greedy moves is what the networks play.
+JAX page's bar), and a table of greedy moves is what the networks play.
 
 The benchmark scripts run once with tiny arguments (their figures are not checked; the PPO one
 needs the sb3 extra too). Marked ``jax``: needs the jax extra; .ci/run installs it (with the sb3
@@ -196,7 +196,7 @@ def test_the_learning_benchmark_stores_the_self_play_run(tmp_path: Path) -> None
     out_file = tmp_path / "jax_learning.json"
     out = run_script("benchmarks/jax_learning.py", "--parts", "selfplay", "--seeds", "0", "--out", str(out_file))
     stored = json.loads(out_file.read_text())
-    # the example's self-play on difficulty 2, level 0 (the issue's bar): it stops at the first
+    # the example's self-play on difficulty 2, level 0 (the JAX page's bar): it stops at the first
     # generation under 1% of the reward range (goal minus caught, 1.5)
     generations = stored["selfplay"]["0"]["generations"]
     assert generations[-1]["exploitability"] < 0.015

@@ -1,4 +1,4 @@
-"""Layout: the classic map matches DESIGN.md, custom maps are validated, layouts are values."""
+"""Layout: the classic map matches docs/game.md, custom maps are validated, layouts are values."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from gridghost.core.layout import CLASSIC, COLOURS, Layout
 
 from helpers import HORIZONTAL_WALLS, VERTICAL_WALLS
 
-# The classic map as DESIGN.md tabulates it: cell -> (colour, items, text).
+# The classic map as docs/game.md tabulates it: cell -> (colour, items, text).
 DESIGN_TABLE = {
     (0, 0): ("green", ("dog",), ""),
     (0, 1): ("red", (), ""),
@@ -114,7 +114,7 @@ def test_layout_of_any_size_and_walls() -> None:
         (dict(items={(0, 1): "dog"}), TypeError, "sequence of item names"),
         (dict(items={(5, 1): ("dog",)}), ValueError, "items key"),
         (dict(texts={(0, 1): 3}), TypeError, "must be a str"),
-        # issue 10, item 13: malformed arguments name themselves
+        # malformed arguments name themselves
         (dict(items={(0, 1): None}), TypeError, r"items\[\(0, 1\)\] must be a sequence of item names"),
         (dict(items={(0, 1): 5}), TypeError, r"items\[\(0, 1\)\] must be a sequence of item names"),
         (dict(items={(0, 1): ("dog", 5)}), TypeError, r"items\[\(0, 1\)\] must be a sequence of item names"),
@@ -126,7 +126,7 @@ def test_layout_of_any_size_and_walls() -> None:
         (dict(items={(0, 1): {"dog", "flower"}}), TypeError, r"items\[\(0, 1\)\] must be a sequence .*list or tuple"),
         (dict(items={(0, 1): {"dog": 1}}), TypeError, r"items\[\(0, 1\)\] must be a sequence"),
         (dict(walls_vertical=[[0.0, 1.0], [0.0, 0.0]]), TypeError, "walls_vertical must hold booleans"),
-        # issue 10, item 4: texts the renderer cannot draw
+        # texts the renderer cannot draw
         (dict(texts={(0, 1): "a\x00b"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+0000"),
         (dict(texts={(0, 1): "\u200b"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+200B"),
         (dict(texts={(0, 1): "ok\ud800"}), ValueError, r"texts\[\(0, 1\)\] holds the undrawable character U\+D800"),

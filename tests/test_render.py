@@ -407,7 +407,7 @@ def test_renderer_rejects_bad_input(call, error, message) -> None:
 
 
 
-# -- robustness (issue 10) ---------------------------------------------------------------------------
+# -- robustness --------------------------------------------------------------------------------------
 
 def changes_outside(a: np.ndarray, b: np.ndarray, geometry: Geometry, cells) -> int:
     """How many pixels differ between two frames outside the rectangles of ``cells``."""

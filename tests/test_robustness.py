@@ -1,8 +1,8 @@
-"""Issue 10's defects and the classes of defect behind them: reserved info keys, validate before
+"""Defects found in review and the classes of defect behind them: reserved info keys, validate before
 mutating, seeds, wrappers that forward ``seed``, slip models compared by their tables, infos that
 share nothing with the env, and arguments that are never silently ignored.
 
-Issue 21's defects, in its section at the end: map files read as data, layout dicts that drop
+A second review's defects, in their section at the end: map files read as data, layout dicts that drop
 nothing, sizes checked before the work (map texts, colour lists, the batched engine's buffers and
 level sets), self-play envs that play their own copies of the pool's snapshots, and the small
 ones (prioritised sampling, preset options, map names, front-ends naming their own arguments).
@@ -550,7 +550,7 @@ def test_the_gymnasium_env_hands_out_writable_copies_of_numeric_arrays() -> None
     assert pickle.dumps(env.game.infos["agent"]) == kept
 
 
-# == issue 21 ========================================================================================
+# == the second review ========================================================================================
 # -- map files are data --------------------------------------------------------------------------------
 def _file(tmp_path: Any, name: str, content: str | bytes) -> str:
     path = tmp_path / name

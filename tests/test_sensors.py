@@ -22,7 +22,7 @@ BOARD = board_for(CLASSIC)
 
 
 def reference_measurement(colour: int, q: float, rng: np.random.Generator) -> int:
-    """DESIGN.md's RNG contract, written out literally."""
+    """The RNG contract of docs/game.md, written out literally."""
     u = rng.random()
     if u < q:
         return colour

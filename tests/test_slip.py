@@ -51,7 +51,7 @@ def test_sampling_frequencies_match_the_stated_outcomes(model: SlipModel) -> Non
 
 
 def reference_slip(slip_type: str, p: float, action: int, rng: np.random.Generator) -> tuple[int, ...]:
-    """DESIGN.md's RNG contract, written out literally."""
+    """The RNG contract of docs/game.md, written out literally."""
     if p <= 0:
         return (action,)
     u = rng.random()

@@ -1,5 +1,5 @@
 """The exact solver, gridghost.planning.solve, against oracles that do not use it: the turn model against
-the real AEC env (chi-square on simulated turns) and against the rules of DESIGN.md written out
+the real AEC env (chi-square on simulated turns) and against the rules of docs/game.md written out
 again here; values against Bellman equations solved by hand and against a brute-force value
 iteration over plain dicts; the optimal agent's predictions against seeded episodes; the minimax
 pair against every shipped policy; and the argument checks."""
@@ -38,9 +38,9 @@ DELTAS = {LEFT: (0, -1), DOWN: (1, 0), RIGHT: (0, 1), UP: (-1, 0)}
 PERPENDICULAR = {LEFT: (DOWN, UP), DOWN: (LEFT, RIGHT), RIGHT: (DOWN, UP), UP: (LEFT, RIGHT)}
 
 
-# -- the game, written again from DESIGN.md on plain Python data ---------------------------------
+# -- the game, written again from docs/game.md on plain Python data ------------------------------
 def chase_move(dr: int, dc: int, open_: dict) -> int:
-    """DESIGN.md's chasing ghost: the agent's offset ``(dr, dc)`` and which moves are open."""
+    """The chasing ghost of docs/game.md: the agent's offset ``(dr, dc)`` and which moves are open."""
     vertical = DOWN if dr > 0 else UP if dr < 0 else None
     horizontal = RIGHT if dc > 0 else LEFT if dc < 0 else None
     for move in (vertical, horizontal) if abs(dr) >= abs(dc) else (horizontal, vertical):
@@ -53,7 +53,7 @@ def chase_move(dr: int, dc: int, open_: dict) -> int:
 
 
 class Rules:
-    """The rules of DESIGN.md ("The game"), independent of gridghost's kernel: cells are
+    """The rules of docs/game.md ("Rules"), independent of gridghost's kernel: cells are
     ``(row, col)`` tuples, walls are sets, slip is a ``(kind, p)`` pair.
 
     ``walls_h`` holds ``(r, c)`` when a wall lies below ``(r, c)``; ``walls_v`` when one lies
@@ -99,7 +99,7 @@ class Rules:
         return [(p / 2, (first,)), (p / 2, (second,)), (1 - p, (action,))]
 
     def chase(self, agent, ghost) -> int:
-        """The chasing ghost of DESIGN.md, from the two positions."""
+        """The chasing ghost of docs/game.md, from the two positions."""
         open_ = {move: self.step(ghost, move) != ghost for move in range(4)}
         return chase_move(agent[0] - ghost[0], agent[1] - ghost[1], open_)
 
@@ -157,7 +157,7 @@ CONTESTED_START = ((0, 0), (2, 2))
 #: A map where the chasing ghost catches the optimal agent about half the time.
 CHASED = Rules(3, 3, {(2, 2)}, walls_h={(1, 1)}, slip=("perpendicular", 0.2))
 CHASED_START = ((0, 0), (2, 0))
-#: The classic map, from DESIGN.md's wall list (tests/helpers.py has the same).
+#: The classic map, from the wall list of docs/game.md (tests/helpers.py has the same).
 CLASSIC_RULES = Rules(4, 5, {(3, 1), (3, 4)}, walls_h={(0, 3), (1, 2), (1, 3), (2, 3)},
                       walls_v={(0, 0), (1, 2), (2, 1), (2, 2), (3, 1)}, slip=("longitudinal", 0.2))
 CLASSIC_START = ((0, 2), (3, 4))
@@ -1112,7 +1112,7 @@ def _arrays_kept(items: list) -> int:
 
 
 def test_the_solver_caches_hold_no_more_arrays_than_they_count_and_their_budget(monkeypatch) -> None:
-    """Issue 32: a cached solution kept its turn model (and the model its game) alive, counted by
+    """A cached solution kept its turn model (and the model its game) alive, counted by
     neither cache once the model cache dropped it: about 1.75x the stated budget was held."""
     from gridghost.planning import clear_caches, model
 

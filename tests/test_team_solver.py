@@ -50,7 +50,7 @@ def tiny(rows: int, cols: int, ghosts: list[tuple[int, int]], walls: bool = True
 
 
 def guarded_pair() -> Layout:
-    """The shipped guarded map with a second ghost in the top-left corner (the issue's example)."""
+    """The shipped guarded map with a second ghost in the top-left corner (the Teams page's example)."""
     layout = gridghost.maps.load("guarded")
     data = layout.to_dict()
     data["ghost_start"] = [list(layout.ghost_start), [0, 0]]

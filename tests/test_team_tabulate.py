@@ -89,11 +89,11 @@ def test_a_tabulated_team_scores_as_the_same_team_given_by_state() -> None:
     (dict(policy=3), TypeError, r"policy must be a callable policy\(observations\) -> actions, or 2 of them"),
     (dict(policy=[_shared]), TypeError, "or 2 of them"),
     (dict(policy=lambda obs: np.full(len(obs), 4)), ValueError, r"policy returned action 4 for ghost 0 with the agent"),
-    (dict(policy=lambda obs: np.zeros(3, int)), TypeError, r"policy must return \(\d+,\) integer actions for ghost 0"),
+    (dict(policy=lambda obs: np.zeros(3, int)), TypeError, r"ghost 0, one row per state: an array of shape \(\d+,\)"),
     (dict(policy=lambda obs: np.zeros(len(obs))), TypeError, "dtype float64"),
     (dict(policy=_shared, obs_type="dict"), ValueError, "obs_type"),
     (dict(policy=_shared, append_step_count=True), ValueError, "append_step_count"),
-    (dict(policy=_shared, centralised=True), TypeError, r"policy must return \(\d+, 2\) integer actions for the team"),
+    (dict(policy=_shared, centralised=True), TypeError, r"the team, one row per state: an array of shape \(\d+, 2\)"),
 ])
 def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):

@@ -51,7 +51,8 @@ class GridGhostVectorEnv(VectorEnv):
 
     Args:
         num_envs: N.
-        controlled: ``"agent"`` or ``"ghost"``, the learning side.
+        controlled: ``"agent"`` or ``"ghost"``, the learning side (``"ghosts"``, a learning
+            team, is refused: see Raises).
         opponent: the other side, as :class:`BatchedGame` takes it.
         max_episode_steps: the ``TimeLimit`` in steps, each a cycle (the learner's move and the
             opponent's answer), the unit of ``max_cycles`` (``make_vec`` passes the registered 100).
@@ -65,7 +66,9 @@ class GridGhostVectorEnv(VectorEnv):
             memory budget; raise it for many levels).
 
     Raises:
-        TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`.
+        TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`; a team
+            (``ghosts >= 2``, or ``controlled="ghosts"``) is an :class:`UnsupportedSetting`, which
+            :func:`make_vector_env` answers with ``SyncVectorEnv`` of the team Gymnasium view.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
@@ -73,8 +76,12 @@ class GridGhostVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, *,
                  max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
                  copy: bool = True, **settings: Any) -> None:
+        if controlled == "ghosts":  # the Gymnasium view's team learner; the engine plays one ghost
+            raise UnsupportedSetting("the batched engine does not serve controlled='ghosts': a team learning as one "
+                                     "env plays on the single team view, which gymnasium.make_vec and "
+                                     "gridghost.batched.make_vector_env vectorise as SyncVectorEnv")
         if controlled not in AGENTS:
-            check_choice(controlled, "controlled", AGENTS)
+            check_choice(controlled, "controlled", (*AGENTS, "ghosts"))
         mode = GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
         check_choice(mode, "autoreset_mode", AUTORESET_MODES)
         self.copy = check_flag(copy, "copy")
@@ -162,8 +169,9 @@ def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     (``obs_type="vector"``, ``rewards="normalised"``), the single env's too.
 
     For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
-    and ``"text"`` encodings, a callable opponent, rendering, ...) it returns, with a warning
-    saying why, ``SyncVectorEnv`` of the same envs, which is what ``make_vec`` built before the
+    and ``"text"`` encodings, a callable opponent, rendering, a team: ``ghosts >= 2`` or
+    ``controlled="ghosts"``, ...) it returns, with a warning saying why, ``SyncVectorEnv`` of the
+    same envs (for a team, the team Gymnasium view's), which is what ``make_vec`` built before the
     entry point existed (``table_bytes``, checked, has no tables to bound there).
 
     Raises:

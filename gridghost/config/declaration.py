@@ -98,30 +98,31 @@ def default_of(field: dataclasses.Field[Any]) -> Any:
 
 
 def settings_table(cls: type, inputs: Mapping[str, Input]) -> list[str]:
-    """The settings table of docs/configuration.md, rendered from the declaration: one row per
-    setting, then one per input keyword.
+    """The settings list of docs/configuration.md, rendered from the declaration: a Markdown
+    definition list (the ``def_list`` extension), one entry per setting, then one per input
+    keyword. Each entry is its keyword (a line starting with a backtick), then its definition:
+    what it sets, its type, default and unit, what it accepts and the values each engine that
+    does not serve every value serves (it refuses the others). A definition list, not a table,
+    so that it reads on a phone as on a wide screen.
 
     Args:
         cls: the spec class.
         inputs: the input keywords, by name.
 
     Returns:
-        The Markdown lines, header first.
+        The Markdown lines, blank lines around every entry.
     """
-    lines = ["| keyword | type | default | unit | accepts | what it sets | not served by |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [""]
     for name, (field, declared_) in declared(cls).items():
-        default = f"`{default_of(field)!r}`"
-        refused = ", ".join(
-            f"{engine} ({'default only' if values == DEFAULT_ONLY else ', '.join(map(repr, values))})"
+        unit = f", *unit* {declared_.unit}" if declared_.unit else ""
+        refused = "; ".join(
+            f"{engine}: only {'the default' if values == DEFAULT_ONLY else ', '.join(map(repr, values))}"
             for engine, values in declared_.served.items())
-        cells = (f"`{name}`", f"`{field.type}`", default, declared_.unit, declared_.accepts, declared_.doc, refused)
-        lines.append(_row(cells))
+        lines += [f"`{name}`", f":   {declared_.doc}.",
+                  f"    *Type* `{field.type}`, *default* `{default_of(field)!r}`{unit}.",
+                  f"    *Accepts* {declared_.accepts}."]
+        lines += [f"    *Other engines* {refused}.", ""] if refused else [""]
     for name, entry in inputs.items():
-        lines.append(_row((f"`{name}`", f"`{entry.annotation}`", "`None`", "", f"resolves into `{entry.into}`",
-                           entry.doc, "")))
+        lines += [f"`{name}`", f":   {entry.doc}.", f"    *Type* `{entry.annotation}`, *default* `None`.",
+                  f"    *Resolves into* `{entry.into}`.", ""]
     return lines
-
-
-def _row(cells: tuple[str, ...]) -> str:
-    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"

@@ -73,6 +73,24 @@ def check_opponent_name(name: str, side: Side, argument: str = "opponent", given
     return name
 
 
+def refuse_table(opponent: Any, instead: str) -> None:
+    """Refuse a NumPy array as a view's ``opponent``, by name: a state-policy table (the
+    solver's ``agent_policy`` / ``team_policy`` arrays) is not an opponent of the Gymnasium
+    views or the reference interface, which would otherwise compare it with the opponents' names
+    element by element.
+
+    Args:
+        opponent: the opponent given.
+        instead: what the view takes in its place, for the message.
+
+    Raises:
+        TypeError: ``opponent`` is an array.
+    """
+    if isinstance(opponent, np.ndarray):
+        raise TypeError(f"opponent is an array of shape {opponent.shape}; a state-policy table is not an opponent "
+                        f"of this view: {instead}")
+
+
 def is_planner(opponent: Any) -> bool:
     """Whether ``opponent`` decides from the state, built per game: a solver player's name, a
     :class:`~gridghost.planning.StatePolicy` or a subclass of it."""

@@ -20,7 +20,6 @@ and ``to_dict`` says so rather than writing something that would build another g
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
@@ -116,9 +115,7 @@ def _check_sensors(value: Any, argument: str) -> tuple[Sensor, ...] | None:
 def _check_filter(value: Any, argument: str) -> str | dict[str, Any] | BeliefFilter | None:
     if not isinstance(value, (str, dict, BeliefFilter, type(None))):
         raise TypeError(f"{argument} must be None, a filter name, a spec dict or a filter, got {value!r}")
-    if value is not None:
-        check_filter_kind(value)
-    return value
+    return None if value is None else check_filter_kind(value)
 
 
 def _layout_from_dict(data: Any, decoded: Mapping[str, Any]) -> Layout | MapGenerator:
@@ -221,10 +218,11 @@ class GameSpec:
         accepts="a bool", served={"batched": DEFAULT_ONLY, "jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
 
     def __post_init__(self) -> None:
-        # Each value's own check; what the values mean together (a sensor measuring another map, a
-        # filter for another slip model) is checked by the views built from the spec.
+        # Each value's own check, keeping the value as the check returns it (a Python int for a
+        # NumPy one, so that to_dict() is JSON-able); what the values mean together (a sensor
+        # measuring another map, a filter for another slip model) is checked by the views.
         for name, (_, declared_) in declared(type(self)).items():
-            declared_.check(getattr(self, name), f"GameSpec.{name}")
+            object.__setattr__(self, name, declared_.check(getattr(self, name), f"GameSpec.{name}"))
 
     def keywords(self) -> dict[str, Any]:
         """The settings by name (the keywords :func:`resolve` takes)."""
@@ -273,11 +271,14 @@ class GameSpec:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameSpec:
-        """Read :meth:`to_dict`'s form back (missing keys take the defaults).
+        """Read :meth:`to_dict`'s form back (missing keys take the defaults): each entry decoded
+        from its dict form, then the whole resolved by :func:`resolve`, so that saved or untrusted
+        settings pass every check keywords pass (settings that contradict each other included).
 
         Raises:
-            TypeError, ValueError: ``data`` is not a mapping, has unknown keys, or holds a
-                setting that is not valid (named in the message).
+            TypeError, ValueError: ``data`` is not a mapping, has unknown keys, holds a setting
+                that is not valid or a malformed nested dict (the key named in the message), or
+                settings that contradict each other.
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a config dict must be a mapping, got {data!r}")
@@ -289,7 +290,7 @@ class GameSpec:
         for name, (_, declared_) in settings.items():
             if name in data:
                 decoded[name] = declared_.decode(data[name], decoded)
-        return cls(**decoded)
+        return resolve(**decoded)
 
 
 #: The old name of :class:`GameSpec` (the same class).
@@ -445,10 +446,11 @@ def _resolved(values: dict[str, Any], inputs: dict[str, Any]) -> GameSpec:
     values["sensors"] = make_sensors(first, given, inputs["color_sensor_quality"], RESERVED_INFO_KEYS)
     values["rewards"] = make_rewards(values["rewards"])
     if belief_filter is not None:
-        check_filter_kind(belief_filter)  # the keyword's own message, before the spec's type check
+        # the keyword's own message, before the spec's type check; a spec dict is checked into a new dict
+        belief_filter = check_filter_kind(belief_filter)
     check_observation_options(values["obs_type"], **values_of(values, "view_radius", "action_mask_in_obs",
                                                               "append_step_count", "max_cycles", "grid_layout"))
-    values["belief_filter"] = copy.deepcopy(belief_filter) if isinstance(belief_filter, dict) else belief_filter
+    values["belief_filter"] = belief_filter
     values["layout"], values["slip"] = (maps if maps is not None else first), slip_model
     return GameSpec(**values)
 

@@ -20,7 +20,7 @@ where they need a namespace, JAX arrays (traced under ``jit`` and ``vmap`` alike
 the NumPy batched engine and the JAX engine call the same code. The NumPy engine steps thousands
 of games in preallocated buffers, so the array forms take ``out=`` (and scratch) buffers and then
 write in place. Nothing here draws a random number: the uniforms come in, and the engines keep
-their draw order (DESIGN.md, "RNG contract").
+their draw order (docs/game.md, "the RNG contract").
 
 >>> truncated(100, False, 100), truncated(100, True, 100), truncated(99, False, 100)
 (True, False, False)

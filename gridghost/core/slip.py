@@ -13,7 +13,7 @@ Shipped models, with slip probability ``p``:
 - :class:`PerpendicularSlip`: with ``p`` one of the two perpendicular moves (each ``p/2``), else
   the intended move.
 
-Sampling follows the reference's draw order exactly (see DESIGN.md, "RNG contract"): no draw at
+Sampling follows the reference's draw order exactly (docs/game.md, "the RNG contract"): no draw at
 all when only one outcome is possible, otherwise one ``rng.random()`` that picks an outcome group,
 and a second draw only when that group holds several equally likely outcomes (the perpendicular
 slip's two sides).

@@ -156,6 +156,15 @@ class TeamGame:
         """The state after ``reset``: everyone on their start cell, the agent to move."""
         return TeamState(self.board.index(self.layout.agent_start), self.starts, _AGENT, _ONGOING)
 
+    def opening_can_end(self) -> bool:
+        """Whether some outcome of some opening move of the agent ends the game (a goal, or a
+        ghost within its reach), as :meth:`Game.opening_can_end
+        <gridghost.core.game.Game.opening_can_end>` asks of one ghost: the learning ghosts' first
+        observations come after that move, so such maps cannot serve them."""
+        start = self.initial_state()
+        return any(after.outcome != _ONGOING
+                   for action in range(NUM_ACTIONS) for _, after, _, _ in self.successors(start, action))
+
     def _landed(self, cell: int, ghosts: tuple[int, ...]) -> TeamState:
         """The state after the agent's move ends on ``cell``: only the final cell counts."""
         if cell in ghosts:

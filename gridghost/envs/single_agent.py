@@ -67,7 +67,13 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, opponent_view, planned_opponent
+from gridghost.config.opponents import (
+    DEFAULT_OPPONENTS,
+    check_opponent_name,
+    opponent_view,
+    planned_opponent,
+    refuse_table,
+)
 from gridghost.config.parts import recent_map
 from gridghost.config.settings import REFERENCE_DEFAULTS, GameConfig, trainer_settings, with_defaults
 from gridghost.core.checks import check_choice
@@ -237,6 +243,8 @@ class Duel:
         Raises:
             ValueError, TypeError: as the constructor.
         """
+        refuse_table(opponent, "wrap a one-ghost table as gridghost.planning.StatePolicy(layout, side, actions), "
+                               "which the view plays exactly")
         state_policy = self._state_policy(opponent)
         policy: Any = make_policy(opponent, self.opponent_action_space) if state_policy is None else state_policy
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:

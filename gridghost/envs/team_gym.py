@@ -14,7 +14,7 @@ from typing import Any, cast
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.config.opponents import opponent_view, planned_opponent
+from gridghost.config.opponents import opponent_view, planned_opponent, refuse_table
 from gridghost.config.parts import recent_map
 from gridghost.config.settings import trainer_settings, with_defaults
 from gridghost.core.checks import check_choice
@@ -161,7 +161,9 @@ class TeamGymEnv(GridGhostGymEnv):
 
     Raises:
         ValueError, TypeError: as :class:`GridGhostGymEnv`; ``controlled="ghost"`` with a team;
-            an opponent this view does not serve; ``obs_type="belief"`` for the ghosts.
+            an opponent this view does not serve (a NumPy array, such as the solver's
+            ``team_policy`` or ``agent_policy``, is a ``TypeError`` naming ``opponent``: name
+            the solver's player instead); ``obs_type="belief"`` for the ghosts.
     """
 
     def __init__(
@@ -193,6 +195,8 @@ class TeamGymEnv(GridGhostGymEnv):
         self._checker = kernel if isinstance(kernel, TeamGame) else TeamGame(kernel, 1)
         if opponent is None:
             opponent = _TEAM_DEFAULT_OPPONENTS[controlled]
+        refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or pass "
+                               "a callable policy of observations")
         if isinstance(opponent, str):
             check_choice(opponent, "opponent", TEAM_OPPONENTS[controlled])
         elif controlled == AGENT and not callable(opponent):
@@ -202,8 +206,13 @@ class TeamGymEnv(GridGhostGymEnv):
         # The opponent agent's policy when it is no planner: what the one-ghost view's opponent
         # agents may be (make_policy's kinds), drawing from an action space seeded per reset.
         self._opponent_space = spaces.Discrete(NUM_ACTIONS)
-        self._agent_policy = None if controlled == AGENT or opponent in ("minimax", "optimal") else make_policy(
-            opponent, self._opponent_space)
+        planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
+        self._agent_policy = None
+        if controlled != AGENT and not planned:
+            try:
+                self._agent_policy = make_policy(opponent, self._opponent_space)
+            except TypeError as error:  # make_policy's message does not know the argument's name
+                raise TypeError(f"opponent: {error}") from None
         self._opponent_rng: np.random.Generator | None = None
         # each ghost's rewards of the opponent agent's opening move, which its first step pays
         self._carried = np.zeros(k)
@@ -243,12 +252,9 @@ class TeamGymEnv(GridGhostGymEnv):
     def _build_map(self) -> tuple[Any, Any]:
         game, kernel = self.game, self.game.kernel
         k = len(self._ghost_names)
-        if self.controlled != AGENT:
-            start = kernel.initial_state()
-            if any(after.outcome != Outcome.ONGOING for action in range(NUM_ACTIONS)
-                   for _, after, _, _ in kernel.successors(start, action)):  # type: ignore[arg-type]
-                raise ValueError(f"controlled='ghosts' needs a layout where the agent's opening move cannot end the "
-                                 f"game; on {game.layout.name or 'this layout'} it can reach a goal or a ghost")
+        if self.controlled != AGENT and kernel.opening_can_end():
+            raise ValueError(f"controlled='ghosts' needs a layout where the agent's opening move cannot end the "
+                             f"game; on {game.layout.name or 'this layout'} it can reach a goal or a ghost")
         planned = None
         if isinstance(self.opponent, str) and self.opponent in ("minimax", "optimal"):
             planned = team_planner(self.opponent, kernel, Side.GHOST if self.controlled == AGENT else Side.AGENT)

@@ -51,7 +51,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.config.settings import GameSpec, resolve
-from gridghost.core.checks import check_action
+from gridghost.core.checks import check_action, check_ghosts
 from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST, NUM_ACTIONS, ghost_names
 from gridghost.core.rules import GameState, Outcome, Side
@@ -79,14 +79,17 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 
 def requested_ghosts(spec: Any, settings: Mapping[str, Any]) -> int:
     """The team size an env's arguments ask for (``ghosts=``, in ``spec`` or ``config``), without
-    resolving them; 1 when they do not say or say something :func:`~gridghost.config.settings.resolve`
-    will refuse."""
+    resolving them, read by the setting's own check (so a NumPy integer counts as
+    :func:`~gridghost.config.settings.resolve` counts it); 1 when they do not say or say something
+    ``resolve`` will refuse (it then names the argument)."""
     for source in (settings, spec, settings.get("config")):
         if isinstance(source, GameSpec):
             return source.ghosts
         if isinstance(source, Mapping) and "ghosts" in source:
-            value = source["ghosts"]
-            return value if isinstance(value, int) and not isinstance(value, bool) else 1
+            try:
+                return check_ghosts(source["ghosts"])
+            except (TypeError, ValueError):
+                return 1
     return 1
 
 

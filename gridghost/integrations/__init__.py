@@ -17,6 +17,7 @@
 The reward-credit rule holds in every adapter. Each side receives all of its rewards, summed
 until it next observes. A reward earned before a side's first observation (the ghost's, for
 the agent's opening move) is paid with its second, because trainers such as RLlib drop a reward
-that comes with a first observation. Under the default zero-sum rewards the two sides' returns
-of every episode sum to exactly 0.
+that comes with a first observation. Under the default zero-sum rewards the agent's return and
+each ghost's return sum to exactly 0 in every episode (with ``ghosts=k`` every ghost receives the
+team's reward, so the sum over all k + 1 players is (1 - k) times the agent's return).
 """

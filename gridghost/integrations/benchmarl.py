@@ -25,8 +25,8 @@ a ``rows x cols`` plane per piece, one per ghost, flattened): MAPPO's centralise
 BenchMARL's progress bar shows ``mean return``, the mean over the groups of each group's mean
 return, which is 0 in a zero-sum game whatever the policies do (with a team and
 ``ghost_credit="team"`` every ghost's return is minus the agent's, so the ghost group's mean
-is too); in the ghosts-only task it is the ghosts' mean return, minus the agent's under the
-default rewards. :class:`SideMetrics` reads each batch with
+is too); in the ghosts-only task it is the ghosts' mean return, which :class:`SideMetrics`
+reports as ``ghost_return``. :class:`SideMetrics` reads each batch with
 :class:`~gridghost.integrations.torchrl.TensorDictMetrics`, prints one line per iteration above
 the bar, sends the numbers to the experiment's loggers (``collection/agent_return`` and so on)
 and keeps them in :attr:`SideMetrics.history`::
@@ -53,7 +53,7 @@ from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
 from gridghost.config import trainer_settings
 from gridghost.envs.ghost_team import parallel_env
-from gridghost.integrations.metrics import METRICS, format_metrics
+from gridghost.integrations.metrics import GHOSTS_METRICS, METRICS, format_metrics
 from gridghost.integrations.torchrl import TensorDictMetrics
 
 _logger = logging.getLogger(__name__)
@@ -138,7 +138,9 @@ class SideMetrics(Callback):  # type: ignore[misc]
     Attributes:
         history: one dict per iteration in which a game ended: ``"iteration"`` (from 1),
             ``"frames"`` (the experiment's total so far) and the summary's entries
-            (:data:`~gridghost.integrations.metrics.METRICS` and ``"episodes"``).
+            (:data:`~gridghost.integrations.metrics.METRICS` and ``"episodes"``; for the ghosts
+            alone, ``GRIDGHOST_TEAM``, :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`,
+            with ``ghost_return`` in place of the unseen agent's return).
     """
 
     def __init__(self) -> None:
@@ -155,6 +157,7 @@ class SideMetrics(Callback):  # type: ignore[misc]
         summary = reader.summary()
         iteration = int(experiment.n_iters_performed) + 1
         self.history.append({"iteration": iteration, "frames": int(experiment.total_frames), **summary})
-        experiment.logger.log({f"collection/{name}": summary[name] for name in (*METRICS, "episodes")},
+        names = GHOSTS_METRICS if "ghost_return" in summary else METRICS
+        experiment.logger.log({f"collection/{name}": summary[name] for name in (*names, "episodes")},
                               step=iteration - 1)
         _logger.info("iteration %d: %s", iteration, format_metrics(summary))

@@ -4,10 +4,16 @@ Under the default zero-sum rewards the two sides' returns of every episode cance
 mean return over both sides (RLlib's ``episode_return_mean``, BenchMARL's ``mean return``) is 0
 whatever the policies do. The metrics here are per side and read from how each game ended:
 
-- ``agent_return``: the agent's mean return (the ghost's is its negative under zero-sum rewards);
+- ``agent_return``: the agent's mean return (each ghost's is its negative under zero-sum rewards
+  and the team's credit, so with ``k`` ghosts a sum over every agent is ``(1 - k)`` times it);
 - ``success_rate``: the share of games in which the agent reached a goal;
-- ``capture_rate``: the share in which the ghost caught the agent (the rest hit ``max_cycles``);
+- ``capture_rate``: the share in which a ghost caught the agent (the rest hit ``max_cycles``);
 - ``episode_length``: the mean number of the agent's moves per game (``max_cycles`` bounds it).
+
+When the ghosts alone learn (the agent played inside the env, ``controlled="ghosts"``), the
+agent's rewards are never seen: :data:`GHOSTS_METRICS` has ``ghost_return`` (the mean over the
+ghosts of each one's return) in place of ``agent_return``, and ``episode_length`` counts the
+team's moves.
 
 :class:`EpisodeMetrics` collects finished games and summarises them; :class:`EpisodeTracker`
 follows games step by step, for trainers that hand over batches of steps. No library is needed
@@ -35,6 +41,8 @@ from gridghost.core.rules import Side
 
 #: The per-side metrics, in the order :meth:`EpisodeMetrics.summary` and :func:`format_metrics` give them.
 METRICS: tuple[str, ...] = ("agent_return", "success_rate", "capture_rate", "episode_length")
+#: The per-side metrics when the ghosts alone learn: ``ghost_return`` in place of ``agent_return``.
+GHOSTS_METRICS: tuple[str, ...] = ("ghost_return", *METRICS[1:])
 #: The info keys that say how a game ended (numeric infos, the default, hold both at every step).
 OUTCOME_KEYS: tuple[str, str] = ("reached_goal", "caught_by_ghost")
 #: Numeric infos' ``mover`` when the agent made the step's move.
@@ -74,18 +82,22 @@ def format_metrics(summary: Mapping[str, float]) -> str:
     """One line of per-side metrics, for a progress line or a log.
 
     Args:
-        summary: a mapping holding :data:`METRICS` (and, if it has it, ``"episodes"``), such as
-            :meth:`EpisodeMetrics.summary` or RLlib's ``result["env_runners"]`` with
-            :class:`~gridghost.integrations.rllib.GridGhostMetrics`.
+        summary: a mapping holding :data:`METRICS`, or :data:`GHOSTS_METRICS` (and, if it has
+            it, ``"episodes"``), such as :meth:`EpisodeMetrics.summary` or RLlib's
+            ``result["env_runners"]`` with :class:`~gridghost.integrations.rllib.GridGhostMetrics`.
 
     Raises:
         KeyError: a metric is missing from ``summary`` (naming the missing ones).
+
+    >>> format_metrics({"ghost_return": 0.5, "success_rate": 0.0, "capture_rate": 1.0, "episode_length": 4})
+    'ghost return 0.500  success 0.000  capture 1.000  length 4.0'
     """
-    missing = [name for name in METRICS if name not in summary]
+    names = GHOSTS_METRICS if "ghost_return" in summary and "agent_return" not in summary else METRICS
+    missing = [name for name in names if name not in summary]
     if missing:
         raise KeyError(f"summary lacks the metrics {missing} (did the run finish a game, with the metrics callback?)")
     games = f"  ({int(summary['episodes'])} games)" if "episodes" in summary else ""
-    return (f"agent return {summary['agent_return']:.3f}  success {summary['success_rate']:.3f}  "
+    return (f"{names[0].replace('_', ' ')} {summary[names[0]]:.3f}  success {summary['success_rate']:.3f}  "
             f"capture {summary['capture_rate']:.3f}  length {summary['episode_length']:.1f}{games}")
 
 

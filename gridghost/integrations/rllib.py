@@ -3,24 +3,34 @@ masks under RLlib's keys, and the env ids registered where RLlib's remote worker
 
 Needs Ray's RLlib (``pip install "gridghost[rllib]"``); importing this module imports it.
 
-Both sides learning, one policy each (:class:`GridGhostMultiAgentEnv`)::
+Both sides learning, one module each (:class:`GridGhostMultiAgentEnv`)::
 
     from ray.rllib.algorithms.ppo import PPOConfig
-    from gridghost.integrations.rllib import GridGhostMultiAgentEnv
+    from gridghost.integrations.rllib import SIDES, GridGhostMultiAgentEnv, module_of
 
     config = (
         PPOConfig()
         .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "difficulty": 2})
-        .multi_agent(policies={"agent", "ghost"}, policy_mapping_fn=lambda side, *args, **kw: side)
+        .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .callbacks(GridGhostMetrics)
     )
 
+Teams: with ``"ghosts": k`` in ``env_config`` the agent ids are ``agent, ghost_0, ...,
+ghost_{k-1}``, and the same config trains the agent's module and one ghost module that every
+ghost shares: :func:`module_of` maps ``agent`` to ``"agent"`` and every ghost to ``"ghost"``.
+(A mapping that returns the agent id itself, ``lambda side, *args, **kw: side``, serves one
+ghost only.)
+
 Per-side metrics (:class:`GridGhostMetrics`): under zero-sum rewards RLlib's
-``episode_return_mean`` (the sum of both sides' returns) is 0 at every iteration, whatever the
-policies do. The callback adds the agent's return, its success rate, the ghost's capture rate
-and the game's length in the agent's moves to each result's ``"env_runners"`` entry, under the
-names of :data:`gridghost.integrations.metrics.METRICS`;
-:func:`gridghost.integrations.metrics.format_metrics` prints them on one line.
+``episode_return_mean`` (the sum of every agent's return) is 0 at every iteration for one
+ghost, whatever the policies do; with ``k`` ghosts, each paid the team's reward, it is
+``(1 - k)`` times the agent's return. The callback adds the agent's return, its success rate,
+the team's capture rate and the game's length in the agent's moves to each result's
+``"env_runners"`` entry, under the names of :data:`gridghost.integrations.metrics.METRICS`;
+:func:`gridghost.integrations.metrics.format_metrics` prints them on one line. RLlib's own
+``agent_episode_returns_mean`` has each ghost's return (minus the agent's, under zero-sum
+rewards and the team's credit), and ``module_episode_returns_mean["ghost"]`` their sum over
+the team.
 
 RLlib's own ``PettingZooEnv`` wrapper over :func:`gridghost.env` loses one reward per episode:
 the ghost's reward for the agent's opening move comes with the ghost's first observation, and
@@ -36,7 +46,7 @@ PPO); :func:`masked_multi_module_spec` returns that module for both sides::
     config = (
         PPOConfig()
         .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "action_mask_in_obs": True})
-        .multi_agent(policies={"agent", "ghost"}, policy_mapping_fn=lambda side, *args, **kw: side)
+        .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .rl_module(rl_module_spec=masked_multi_module_spec())
     )
 
@@ -77,7 +87,7 @@ from ray.tune.registry import register_env
 
 from gridghost.core.names import AGENT
 from gridghost.integrations.metrics import outcome
-from gridghost.integrations.turns import TurnBasedDictEnv
+from gridghost.integrations.turns import MODULES, TurnBasedDictEnv, module_of
 
 #: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
 ENV_ID = "gridghost/GridGhost-v1"
@@ -85,8 +95,13 @@ ENV_ID = "gridghost/GridGhost-v1"
 MULTI_AGENT_ENV_ID = "gridghost/GridGhostMultiAgent-v0"
 #: The key of the observation beside ``"action_mask"`` in RLlib's action-masking module.
 OBSERVATIONS = "observations"
-#: The two sides, which are also the adapter's agent ids and the usual module ids.
-SIDES: tuple[str, ...] = ("agent", "ghost")
+#: The module ids when both sides learn: the agent's, and the ghosts' (one module for every
+#: ghost of a team; :func:`module_of` maps agent ids to them).
+SIDES: tuple[str, ...] = MODULES
+
+__all__ = ["ENV_ID", "MULTI_AGENT_ENV_ID", "OBSERVATIONS", "SIDES", "GridGhostMetrics", "GridGhostMultiAgentEnv",
+           "RLlibMaskKeys", "make_gym_env", "masked_module_spec", "masked_multi_module_spec", "module_of",
+           "register_envs"]
 
 
 def _rllib_keys(masked: Any) -> Any:
@@ -98,7 +113,9 @@ def _rllib_keys(masked: Any) -> Any:
 
 class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
     """The turn-based game for RLlib: only the side to move observes, and rewards reach each side
-    in full (see :mod:`gridghost.integrations.turns`).
+    in full (see :mod:`gridghost.integrations.turns`). With ``"ghosts": k`` the agent ids are
+    ``agent, ghost_0, ..., ghost_{k-1}`` (:func:`module_of` maps them to the modules); with
+    ``"controlled": "ghosts"`` and ``"opponent"`` the ghosts alone, against a fixed agent.
 
     With ``action_mask_in_obs=True`` each observation is ``{"observations": ...,
     "action_mask": int8[4]}`` (RLlib's keys; the AEC env's ``"observation"`` is renamed). The side
@@ -106,7 +123,9 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
 
     Args:
         config: the game's settings as a dict, the way RLlib passes ``env_config`` (an
-            ``EnvContext``); keywords as :class:`~gridghost.envs.aec.GridGhostEnv` takes them.
+            ``EnvContext``); keywords as :class:`~gridghost.envs.aec.GridGhostEnv` takes them,
+            and ``controlled``, ``opponent`` and ``opponent_obs_type`` as
+            :class:`~gridghost.integrations.turns.TurnBasedDictEnv` takes them.
         **game: more settings, merged over ``config``.
 
     Raises:
@@ -153,15 +172,21 @@ class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]
     (``metrics_num_episodes_for_smoothing``, as its ``episode_return_mean``), in each result's
     ``"env_runners"`` entry. Pass the class: ``config.callbacks(GridGhostMetrics)``.
 
+    With ``controlled="ghosts"`` (the agent played inside the env, its rewards unseen) it logs
+    :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`: ``ghost_return`` (the mean over the
+    ghosts of each one's return) in place of ``agent_return``, and ``episode_length`` counts
+    the team's moves.
+
     A game that spans several sampling rounds is counted whole (RLlib hands over its earlier
-    chunks); how it ended is read from the agent's last info
+    chunks); how it ended is read from the last info of the agent (or, without it, of a ghost)
     (:func:`gridghost.integrations.metrics.outcome`).
 
     Raises:
         TypeError: an episode is not a multi-agent one (the single-agent env has one side:
             RLlib's own ``episode_return_mean`` is that side's return).
-        ValueError: the last chunk has no steps of the agent (``episode_lookback_horizon=0``);
-            as :func:`gridghost.integrations.metrics.outcome` (``reference_infos=True``).
+        ValueError: the last chunk has no steps of the agent (``episode_lookback_horizon=0``)
+            or none at all; as :func:`gridghost.integrations.metrics.outcome`
+            (``reference_infos=True``).
     """
 
     def on_episode_end(self, *, episode: Any, prev_episode_chunks: list[Any] | None = None,
@@ -170,17 +195,21 @@ class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]
         if not isinstance(episode, MultiAgentEpisode):
             raise TypeError(f"GridGhostMetrics reads the multi-agent episodes of GridGhostMultiAgentEnv; got "
                             f"{type(episode).__name__}")
-        if AGENT not in episode.agent_episodes:
-            raise ValueError(f"the episode's last chunk holds no {AGENT!r} steps, so how its game ended is unknown: "
-                             "a chunk cut with no lookback (episode_lookback_horizon=0) drops an action still waiting "
-                             "for its next observation; keep RLlib's default of 1")
-        chunks = [chunk.agent_episodes[AGENT] for chunk in [*(prev_episode_chunks or ()), episode]
-                  if AGENT in chunk.agent_episodes]
-        reached, caught = outcome(episode.agent_episodes[AGENT].get_infos(-1))
+        chunks = [*(prev_episode_chunks or ()), episode]
+        played = {name for chunk in chunks for name in chunk.agent_episodes}
+        # the agent's game, or the ghosts' alone (controlled="ghosts"): each read from its first learner
+        learners = [AGENT] if AGENT in played else sorted(played)
+        if not learners or learners[0] not in episode.agent_episodes:
+            raise ValueError(f"the episode's last chunk holds no {(learners or [AGENT])[0]!r} steps, so how its game "
+                             "ended is unknown: a chunk cut with no lookback (episode_lookback_horizon=0) drops an "
+                             "action still waiting for its next observation; keep RLlib's default of 1")
+        reached, caught = outcome(episode.agent_episodes[learners[0]].get_infos(-1))
+        returns = [sum(chunk.agent_episodes[name].get_return() for chunk in chunks if name in chunk.agent_episodes)
+                   for name in learners]
+        moves = sum(len(chunk.agent_episodes[learners[0]]) for chunk in chunks if learners[0] in chunk.agent_episodes)
         window = env_runner.config.metrics_num_episodes_for_smoothing if env_runner is not None else None
-        values = {"agent_return": float(sum(chunk.get_return() for chunk in chunks)),
-                  "success_rate": float(reached), "capture_rate": float(caught),
-                  "episode_length": float(sum(len(chunk) for chunk in chunks))}
+        values = {"agent_return" if learners == [AGENT] else "ghost_return": float(sum(returns) / len(returns)),
+                  "success_rate": float(reached), "capture_rate": float(caught), "episode_length": float(moves)}
         for name, value in values.items():
             metrics_logger.log_value(name, value, reduce="mean", window=window)
 
@@ -206,7 +235,8 @@ def masked_module_spec(model_config: DefaultModelConfig | Mapping[str, Any] | No
 def masked_multi_module_spec(model_config: DefaultModelConfig | Mapping[str, Any] | None = None
                              ) -> MultiRLModuleSpec:
     """:func:`masked_module_spec` for each side, under the module ids ``"agent"`` and ``"ghost"``
-    (map each side to its own module: ``policy_mapping_fn=lambda side, *args, **kw: side``).
+    (:data:`SIDES`; map the agent ids to them with ``policy_mapping_fn=module_of``, which gives
+    every ghost of a team the one ``"ghost"`` module).
 
     Args:
         model_config: as :func:`masked_module_spec`, for both sides.

@@ -16,10 +16,10 @@ return, how each game ended and the agent's moves can be read from it
 The keys read: ``("next", "agent", "reward")``, ``("next", "done")`` and the agent's info
 entries ``mover``, ``reached_goal`` and ``caught_by_ghost`` under ``("next", "agent", "info")``.
 A batch of the ghosts alone (``gridghost.parallel_env(controlled="ghosts", ...)``, whose one
-group is ``"ghost"``) has no agent: there ``agent_return`` is minus the ghosts' mean return
-(the agent's own under the default zero-sum rewards and ``ghost_credit="team"``, where every
-ghost is paid the team's reward), ``episode_length`` counts the team's steps (one cycle each),
-and how each game ended is read from ghost 0's info.
+group is ``"ghost"``) holds no agent's reward: its summary has
+:data:`~gridghost.integrations.metrics.GHOSTS_METRICS`, ``ghost_return`` (the mean over the
+ghosts of each one's return) in place of ``agent_return``, ``episode_length`` counts the
+team's steps (one cycle each), and how each game ended is read from ghost 0's info.
 Nothing here imports torch: a batch is read through its ``get`` and each tensor's ``numpy()``.
 :mod:`gridghost.integrations.benchmarl` wraps this as a BenchMARL callback.
 """
@@ -98,6 +98,7 @@ class TensorDictMetrics:
     def __init__(self, metrics: EpisodeMetrics | None = None) -> None:
         self.tracker = EpisodeTracker(metrics)
         self.metrics = self.tracker.metrics
+        self._ghosts_alone = False
 
     def update(self, batch: Any) -> int:
         """Read one collected batch (a ``TensorDict``).
@@ -110,14 +111,24 @@ class TensorDictMetrics:
             ValueError: an entry does not hold one value per step, or as
                 :meth:`~gridghost.integrations.metrics.EpisodeTracker.update`.
         """
-        if _has(batch, KEYS["agent_reward"]):
+        self._ghosts_alone = not _has(batch, KEYS["agent_reward"])
+        if not self._ghosts_alone:
             steps = {name: _steps(batch, key) for name, key in KEYS.items()}
-        else:  # the ghosts alone
+        else:  # the tracker's return is the ghosts' mean here, every step one team move
             steps = {name: _steps(batch, key, ghosts=True) for name, key in TEAM_KEYS.items()}
-            steps["agent_reward"], steps["mover"] = -steps["ghost_reward"], np.full_like(steps["done"], int(Side.AGENT))
+            steps["agent_reward"], steps["mover"] = steps["ghost_reward"], np.full_like(steps["done"], int(Side.AGENT))
         return self.tracker.update(steps["agent_reward"], steps["mover"] == int(Side.AGENT), steps["done"],
                                    steps["reached_goal"], steps["caught_by_ghost"])
 
     def summary(self) -> dict[str, float]:
-        """The metrics' summary (see :meth:`~gridghost.integrations.metrics.EpisodeMetrics.summary`)."""
-        return self.metrics.summary()
+        """The metrics' summary (see :meth:`~gridghost.integrations.metrics.EpisodeMetrics.summary`),
+        with ``ghost_return`` in place of ``agent_return`` when the batches read were the ghosts
+        alone.
+
+        Raises:
+            ValueError: no game ended in the batches read since the metrics were last cleared.
+        """
+        summary = self.metrics.summary()
+        if self._ghosts_alone:
+            summary = {("ghost_return" if name == "agent_return" else name): value for name, value in summary.items()}
+        return summary

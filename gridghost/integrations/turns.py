@@ -1,14 +1,27 @@
 """The turn-based game as dictionaries of the side that observes next (RLlib's multi-agent form).
 
-At reset only the agent observes. After each step, the side to move next observes. When the
-game ends, both sides receive their last observation, reward and termination (or truncation) in
-the same step, and ``"__all__"`` is set. Rewards follow the reward-credit rule of
-:mod:`gridghost.integrations`:
+At reset only the agent observes. After each step, the side to move next observes: with a team
+(``ghosts=k``), the agent, then ``ghost_0``, ..., ``ghost_{k-1}`` one after another, each
+choosing from the same state (the team's moves take effect together once the last ghost has
+chosen). When the game ends, every side receives its last observation, reward and termination
+(or truncation) in the same step, and ``"__all__"`` is set. Rewards follow the reward-credit
+rule of :mod:`gridghost.integrations`:
 
 - A side's reward is everything it earned since it last observed.
 - The reward that comes with a side's first observation is held back, and the first
   observation reports 0. RLlib files such a reward outside the side's learning episode. The
   held reward is paid with the side's next observation.
+- Every ghost is paid its own rewards: the team's reward (``ghost_credit="team"``, the
+  default), so under zero-sum rewards each ghost's return is minus the agent's.
+
+The ghosts alone (``controlled="ghosts"``, with ``opponent=``): the agent is played inside the
+env by a fixed policy, as in :func:`gridghost.parallel_env` with ``controlled="ghosts"``, which
+this form then drives. Every ghost observes at every step, and each step is the team's move and
+the agent's answer. A ghost's first step also pays its rewards for the agent's opening move.
+
+Modules: a team learns with one module shared by every ghost. :func:`module_of` maps the agent
+to the module ``"agent"`` and every ghost (``ghost``, ``ghost_0``, ...) to ``"ghost"``
+(:data:`MODULES`), for every team size.
 
 No library is needed here. :mod:`gridghost.integrations.rllib` makes this an RLlib
 ``MultiAgentEnv``.
@@ -24,42 +37,104 @@ No library is needed here. :mod:`gridghost.integrations.rllib` makes this an RLl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from gymnasium import spaces
 
 from gridghost.config import trainer_settings
+from gridghost.core.checks import check_choice
+from gridghost.core.names import AGENT, GHOST, MAX_GHOSTS
 from gridghost.envs.aec import GridGhostEnv, make_game
+from gridghost.envs.ghost_team import GhostTeamParallelEnv
 
 #: The key of RLlib's "every agent is done" flag in the termination and truncation dicts.
 ALL = "__all__"
+#: What ``controlled`` takes besides ``None`` (every side learns): the ghosts alone.
+CONTROLLED: tuple[str, ...] = ("ghosts",)
+#: The module ids of a run where both sides learn: the agent's, and the one the ghosts share.
+MODULES: tuple[str, str] = (AGENT, GHOST)
+#: A ghost's agent name: ``ghost`` (one ghost) or ``ghost_0`` ... ``ghost_{MAX_GHOSTS - 1}``.
+_GHOST_NAME = re.compile(rf"{GHOST}(_[0-{MAX_GHOSTS - 1}])?")
+
+
+def module_of(agent_id: str, *args: Any, **kwargs: Any) -> str:
+    """The module that plays ``agent_id``: ``"agent"`` for the agent, ``"ghost"`` for every ghost,
+    whatever the team's size (one module shared by the team). It has the signature of RLlib's
+    ``policy_mapping_fn``: ``config.multi_agent(policies=set(MODULES), policy_mapping_fn=module_of)``.
+
+    Args:
+        agent_id: an agent name of the game: ``"agent"``, ``"ghost"``, or ``"ghost_0"`` to
+            ``"ghost_3"``.
+        *args, **kwargs: what RLlib passes besides (the episode, ...); not read.
+
+    Returns:
+        ``"agent"`` or ``"ghost"``.
+
+    Raises:
+        TypeError: ``agent_id`` is not a str.
+        ValueError: ``agent_id`` is no agent name of the game.
+
+    >>> [module_of(name) for name in ("agent", "ghost", "ghost_0", "ghost_3")]
+    ['agent', 'ghost', 'ghost', 'ghost']
+    """
+    if not isinstance(agent_id, str):
+        raise TypeError(f"agent_id must be an agent name (a str), got {agent_id!r}")
+    if agent_id == AGENT:
+        return AGENT
+    if _GHOST_NAME.fullmatch(agent_id):
+        return GHOST
+    raise ValueError(f"agent_id must be {AGENT!r}, {GHOST!r} or 'ghost_0' to 'ghost_{MAX_GHOSTS - 1}', "
+                     f"got {agent_id!r}")
 
 
 class TurnBasedDictEnv:
-    """The AEC game driven through dictionaries keyed by the side that observes next.
+    """The AEC game driven through dictionaries keyed by the sides that observe next.
 
     Args:
+        controlled: ``None`` (every side learns, turn by turn) or ``"ghosts"`` (the ghosts
+            alone, against ``opponent``; see the module docstring).
+        opponent: with ``controlled="ghosts"``, the agent's policy: ``"random"`` (the default),
+            ``"minimax"``, ``"optimal"`` or a policy, as :func:`gridghost.parallel_env` takes it
+            (``opponent_obs_type=`` too).
         **game: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes them, or
             ``config=``; for trainers, ``obs_type`` and ``rewards`` default to
             :data:`~gridghost.config.TRAINER_DEFAULTS` (``"vector"``, ``"normalised"``).
 
     Raises:
         ValueError: on a fixed map where the agent's opening move can end the game. The
-            ghost would then end an episode without having observed, and its reward would be
-            lost. A map generator never draws such maps.
-        TypeError, ValueError: any game setting, as :class:`~gridghost.envs.aec.GridGhostEnv`.
+            ghosts would then end an episode without having observed, and their rewards would
+            be lost. A map generator never draws such maps.
+        ValueError: ``controlled`` is not ``None`` or ``"ghosts"``; ``opponent`` or
+            ``opponent_obs_type`` without ``controlled="ghosts"``.
+        TypeError, ValueError: any game setting, as :class:`~gridghost.envs.aec.GridGhostEnv`;
+            an opponent, as :func:`gridghost.parallel_env`.
     """
 
-    def __init__(self, **game: Any) -> None:
-        self.game: GridGhostEnv = make_game(GridGhostEnv, **trainer_settings(game))
-        if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
-            raise ValueError(
-                f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game before the "
-                "ghost's first observation, so the ghost's reward would be lost; use a map where the agent starts at "
-                "least 3 steps from the ghost and every goal"
-            )
-        self.possible_agents: list[str] = list(self.game.possible_agents)
+    def __init__(self, *, controlled: str | None = None, opponent: Any = None, **game: Any) -> None:
+        settings = trainer_settings(game)
+        #: The ghosts-alone env this form drives (``controlled="ghosts"``), or ``None``.
+        self.team: GhostTeamParallelEnv | None = None
+        if controlled in (AGENT, GHOST):
+            raise ValueError(f"controlled={controlled!r} is a single learner: give RLlib the Gymnasium env "
+                             f"(gridghost.GridGhostGymEnv or 'gridghost/GridGhost-v1'); this env takes controlled=None "
+                             f"(every side learns) or 'ghosts' (the ghosts alone, against a fixed agent)")
+        self.controlled = check_choice(controlled, "controlled", CONTROLLED, allow_none=True)
+        if controlled is None:
+            inside = [name for name, value in (("opponent", opponent),
+                                               ("opponent_obs_type", settings.get("opponent_obs_type")))
+                      if value is not None]
+            if inside:
+                raise ValueError(f"{inside[0]} plays the agent inside the env, which needs controlled='ghosts'; "
+                                 f"with controlled=None every side learns")
+            self.game: GridGhostEnv = make_game(GridGhostEnv, **settings)
+            self._check_opening()
+            self.possible_agents: list[str] = list(self.game.possible_agents)
+        else:
+            team = GhostTeamParallelEnv(opponent=opponent, **settings)  # parallel_env(controlled="ghosts")'s env
+            self.team, self.game = team, team.aec_env
+            self.possible_agents = list(team.possible_agents)
         self.agents: list[str] = []
         self.observation_spaces: dict[str, spaces.Space[Any]] = {
             name: self.game.observation_space(name) for name in self.possible_agents}
@@ -68,13 +143,28 @@ class TurnBasedDictEnv:
         self._observed: set[str] = set()
         self._held: dict[str, float] = {}
 
+    def _check_opening(self) -> None:
+        """Refuse a fixed map where the agent's opening move can end the game (see the Raises)."""
+        if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
+            raise ValueError(
+                f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game before the "
+                "ghosts' first observation, so their rewards would be lost; use a map where the agent starts at "
+                "least 3 steps from every ghost and every goal"
+            )
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Start an episode (``seed``, ``options`` as :meth:`gridghost.envs.aec.GridGhostEnv.reset`).
 
         Returns:
-            The agent's observation and info, each in a dict keyed ``"agent"``.
+            The observations and infos of the sides that observe first: the agent's, each in a
+            dict keyed ``"agent"``; with ``controlled="ghosts"``, every ghost's, after the
+            agent's opening move.
         """
+        if self.team is not None:
+            observations, infos = self.team.reset(seed=seed, options=options)
+            self.agents = list(self.team.agents)
+            return observations, infos
         game = self.game
         game.reset(seed=seed, options=options)
         self.agents = list(game.agents)
@@ -86,19 +176,20 @@ class TurnBasedDictEnv:
     def step(self, action_dict: Mapping[str, Any]) -> tuple[
         dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
     ]:
-        """Carry out the move of the side that observed last.
+        """Carry out the moves of the sides that observed last.
 
         Args:
-            action_dict: ``{side to move: action}``, and nothing else.
+            action_dict: ``{side: action}`` for the sides that observed last (the side to move;
+                with ``controlled="ghosts"``, every ghost), and nothing else.
 
         Returns:
             ``(observations, rewards, terminations, truncations, infos)`` for the sides that
             observe now. The terminations and truncations also hold ``"__all__"``.
 
         Raises:
-            TypeError: ``action_dict`` is not a mapping; the action is not an int in 0..3.
-            ValueError: ``action_dict`` is not exactly the side to move's action; the action is
-                out of range.
+            TypeError: ``action_dict`` is not a mapping; an action is not an int in 0..3.
+            ValueError: ``action_dict`` does not hold exactly the actions of the sides to move;
+                an action is out of range.
             RuntimeError: before ``reset`` or after the episode ended.
         """
         game = self.game
@@ -106,11 +197,27 @@ class TurnBasedDictEnv:
             raise RuntimeError("the episode is over (or has not started); call reset()")
         if not isinstance(action_dict, Mapping):
             raise TypeError(f"action_dict must be a dict {{side: action}}, got {action_dict!r}")
-        mover = game.agent_selection
-        if set(action_dict) != {mover}:
-            raise ValueError(f"action_dict must hold exactly the action of {mover!r}, the side to move; "
+        movers = self.agents if self.team is not None else [game.agent_selection]
+        if set(action_dict) != set(movers):
+            raise ValueError(f"action_dict must hold exactly the actions of {movers}, the sides to move; "
                              f"got the keys {sorted(map(str, action_dict))}")
-        game.step(action_dict[mover])
+        if self.team is not None:
+            observations, rewards, terminations, truncations, infos = self.team.step(action_dict)
+        else:
+            observations, rewards, terminations, truncations, infos = self._play(action_dict[movers[0]])
+        self.agents = list(self.team.agents if self.team is not None else game.agents)
+        over = not self.agents
+        terminations[ALL] = over and all(terminations[name] for name in observations)
+        truncations[ALL] = over and not terminations[ALL]
+        return observations, rewards, terminations, truncations, infos
+
+    def _play(self, action: Any) -> tuple[
+        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
+        """The mover's half-turn in the AEC game, and what the sides that observe next receive
+        (every side, with their dead steps taken, when the game ends)."""
+        game = self.game
+        game.step(action)
         observations: dict[str, Any] = {}
         rewards: dict[str, float] = {}
         terminations: dict[str, bool] = {}
@@ -131,10 +238,6 @@ class TurnBasedDictEnv:
             if not (terminated or truncated):
                 break
             game.step(None)
-        self.agents = list(game.agents)
-        over = not self.agents
-        terminations[ALL] = over and all(terminations[name] for name in observations)
-        truncations[ALL] = over and not terminations[ALL]
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> Any:

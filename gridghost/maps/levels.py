@@ -47,8 +47,6 @@ from gridghost.core.checks import check_flag, check_ghosts, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
-from gridghost.core.names import NUM_ACTIONS
-from gridghost.core.rules import Outcome
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
 from gridghost.core.team import TeamGame
 
@@ -249,7 +247,7 @@ class MapGenerator:
             raise ValueError(f"ghosts={self.ghosts} cannot go with a difficulty: the difficulty bands are measured "
                              "against one ghost; give rows and cols instead")
         if difficulty is not None:
-            check_difficulty(difficulty)
+            difficulty = check_difficulty(difficulty)  # a Python int: the generator keeps it (and to_dict writes it)
             preset = DIFFICULTIES[difficulty]
             for name, value, expected in (("rows", rows, preset.rows), ("cols", cols, preset.cols)):
                 if value is not None and value != expected:
@@ -272,7 +270,10 @@ class MapGenerator:
         if taken:
             raise TypeError(f"MapGenerator sets {taken} itself for every level; the options are Layout.generate's "
                             "other keywords (walls, loops, wall_density, num_goals, min_distance, ...)")
-        self.options: dict[str, Any] = dict(options)
+        # NumPy scalars kept as the Python numbers they equal (Layout.generate checks them): to_dict()
+        # writes JSON, and the checks below read a NumPy min_distance as its int
+        self.options: dict[str, Any] = {name: value.item() if isinstance(value, np.generic) else value
+                                        for name, value in options.items()}
         # Layout.generate keeps starts and goals min_distance apart: from 3 on (its default), no
         # opening move reaches them; closer maps are checked and redrawn (bad values are
         # Layout.generate's to refuse, with the first level below).
@@ -433,12 +434,7 @@ def _opening_can_end(layout: Layout, ghosts: int) -> bool:
     """Whether some outcome of some opening move of the agent ends the game on ``layout`` against
     ``ghosts`` ghosts (see :meth:`Game.opening_can_end <gridghost.core.game.Game.opening_can_end>`)."""
     game = Game(layout, _REACH_SLIP)
-    if ghosts == 1:
-        return game.opening_can_end()
-    team = TeamGame(game, ghosts)
-    start = team.initial_state()
-    return any(after.outcome != Outcome.ONGOING
-               for action in range(NUM_ACTIONS) for _, after, _, _ in team.successors(start, action))
+    return (game if ghosts == 1 else TeamGame(game, ghosts)).opening_can_end()
 
 
 def _over_preset(preset: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:

@@ -57,7 +57,7 @@ from gridghost.planning.team import (
     team_exploitability,
     team_ghosts_exploitability,
 )
-from gridghost.planning.team_tabulate import TEAM_TABULATED_OBS_TYPES, tabulate_team_policy
+from gridghost.planning.team_tabulate import TEAM_TABULATED_OBS_TYPES, TEAM_TABULATED_VIEWS, tabulate_team_policy
 
 __all__ = [
     "CACHE_BYTES",
@@ -67,6 +67,7 @@ __all__ = [
     "NAMED_POLICIES",
     "TABULATED_OBS_TYPES",
     "TEAM_TABULATED_OBS_TYPES",
+    "TEAM_TABULATED_VIEWS",
     "AgentSolution",
     "Coordination",
     "GameSolution",

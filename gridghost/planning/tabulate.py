@@ -45,9 +45,10 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
 
     Args:
         policy: ``policy(observation) -> action``; with ``batch``, ``policy(observations) ->
-            actions`` over a stacked ``[n, ...]`` array (for Stable-Baselines3, ``lambda obs:
-            model.predict(obs, deterministic=True)[0]``). With ``stochastic`` it returns the
-            action probabilities instead (``float[4]``, or ``[n, 4]`` with ``batch``).
+            actions[n]`` (or the column ``[n, 1]``) over a stacked ``[n, ...]`` array (for
+            Stable-Baselines3, ``lambda obs: model.predict(obs, deterministic=True)[0]``). With
+            ``stochastic`` it returns the action probabilities instead (``float[4]``, or
+            ``[n, 4]`` with ``batch``). An answer of another shape is refused, never reshaped.
         side: ``"agent"`` or ``"ghost"``.
         layout: the map; ``None`` means the classic map (or ``game``'s).
         obs_type: the encoding the policy reads, one of :data:`TABULATED_OBS_TYPES`; ``None``
@@ -78,11 +79,11 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
 
     Raises:
         TypeError: ``policy`` is not callable, or returns something other than actions
-            (probabilities).
+            (probabilities); with ``batch``, actions of another shape.
         ValueError: an unknown side or encoding, ``batch`` with an encoding that is not an
             array, a belief encoding without ``belief="located"`` (or ``belief`` with another
             encoding), bad encoding options, actions out of range, probabilities that are not a
-            distribution, or the wrong number of answers; the message names the state. Also
+            distribution, or probabilities of another shape; the message names the state. Also
             ``game`` together with ``layout``, or a game without the ghost.
     """
     game = solver_game(layout, game=game, spec=spec, config=config)
@@ -177,11 +178,12 @@ class StateObservations:
         answers = [policy(observations)] if batch else [policy(observation) for observation in observations]
         rows, where = len(self.pairs), self.where
         if stochastic:
-            try:
-                table = np.asarray(answers, dtype=float).reshape(rows, NUM_ACTIONS)
-            except ValueError:  # ragged, or the wrong number of probabilities
-                raise ValueError(f"policy must return {NUM_ACTIONS} probabilities per observation "
-                                 f"({rows} observations)") from None
+            what = f"{NUM_ACTIONS} probabilities per observation ({rows} observations)"
+            if batch:
+                table = policy_answer(answers[0], (rows, NUM_ACTIONS), what, ValueError, integer=False)
+            else:
+                table = np.stack([policy_answer(answer, (NUM_ACTIONS,), what, ValueError, integer=False)
+                                  for answer in answers])
             bad = np.flatnonzero(~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
                                  | (np.abs(table.sum(axis=1) - 1.0) > 1e-6))
             if len(bad):
@@ -189,11 +191,8 @@ class StateObservations:
                                  f"{table[bad[0]]}")
             return self.model.expand(table)
         if batch:
-            actions = np.asarray(answers[0])
-            if actions.size != rows or not np.issubdtype(actions.dtype, np.integer):
-                raise TypeError(f"policy must return {rows} integer actions for {rows} observations, "
-                                f"got an array of shape {actions.shape} and dtype {actions.dtype}")
-            actions = actions.reshape(-1).astype(np.int64)
+            actions = policy_answer(answers[0], (rows,), f"one action per observation ({rows} observations)",
+                                    column=True).astype(np.int64)
             bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
             if len(bad):
                 raise ValueError(f"policy returned action {actions[bad[0]]} for {where(int(bad[0]))}; "
@@ -208,6 +207,37 @@ class StateObservations:
                         f"policy returned {answer!r} for {where(i)}; it must return an action 0..{NUM_ACTIONS - 1}"
                     ) from None
         return self.model.expand(one_hot(actions).T)
+
+
+def policy_answer(answer: Any, shape: tuple[int, ...], what: str, error: type[Exception] = TypeError, *,
+                  integer: bool = True, column: bool = False) -> np.ndarray:
+    """A policy's ``answer`` for stacked observations as an array of exactly ``shape``: another
+    shape of the same size (a transposed or flat answer) is refused, never reshaped, since
+    reading it in ``shape``'s order would give every state another state's answer.
+
+    Args:
+        answer: what the policy returned.
+        shape: the shape it must have.
+        what: what the policy must return, in words, for the message.
+        error: the exception to raise.
+        integer: integer actions (else real numbers, such as probabilities).
+        column: also take ``shape + (1,)``, the column of actions some ``predict()`` return.
+
+    Returns:
+        The answer as an array of ``shape``.
+
+    Raises:
+        error: another shape, or another kind of number; the message names ``policy``, the
+            shape and dtype got and the shape expected.
+    """
+    array = np.asarray(answer)
+    shapes = [shape, (*shape, 1)] if column else [shape]
+    kind = np.integer if integer else np.number
+    if array.shape not in shapes or not np.issubdtype(array.dtype, kind) or array.dtype == np.bool_:
+        expected = " or ".join(str(one) for one in shapes)
+        raise error(f"policy must return {what}: an array of shape {expected} and {'integer' if integer else 'real'} "
+                    f"dtype, got an array of shape {array.shape} and dtype {array.dtype}")
+    return array.reshape(shape)
 
 
 def _scalar(action: Any) -> Any:

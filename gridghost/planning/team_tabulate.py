@@ -1,7 +1,7 @@
 """A team's policy of observations as a state policy: :func:`tabulate_team_policy` asks a learned
-team once per state, with each ghost's observation as the team env's own encoder gives it, so that
-the team solver scores it exactly (:func:`~gridghost.planning.evaluate_team_policies`,
-:func:`~gridghost.planning.team_ghosts_exploitability`).
+team once per state, with each ghost's observation as the team view it was trained on gives it
+(:data:`TEAM_TABULATED_VIEWS`), so that the team solver scores it exactly
+(:func:`~gridghost.planning.evaluate_team_policies`, :func:`~gridghost.planning.team_ghosts_exploitability`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,16 @@ from gridghost.core.checks import check_choice
 from gridghost.core.names import NUM_ACTIONS, ghost_names
 from gridghost.core.rules import Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
+from gridghost.planning.tabulate import policy_answer
 from gridghost.sensing.observations import make_observations
 
 #: The encodings :func:`tabulate_team_policy` stacks: those whose observation is an array and a
 #: function of the state.
 TEAM_TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
+#: The team views whose ghosts' observations :func:`tabulate_team_policy` hands a policy: the team
+#: Gymnasium view's and the AEC env's (the same), or the parallel env's, which say whether the
+#: observer moves next (one more ``"vector"`` slot; ``"grid"`` says it already).
+TEAM_TABULATED_VIEWS: tuple[str, ...] = ("gym", "aec", "parallel")
 
 
 def live_team_states(game: TeamGame) -> np.ndarray:
@@ -34,16 +39,17 @@ def live_team_states(game: TeamGame) -> np.ndarray:
 
 def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any], Any]], game: Any = None, *,
                          spec: Any = None, obs_type: str | None = None, centralised: bool = False,
-                         **encoding: Any) -> np.ndarray:
+                         view: str = "gym", **encoding: Any) -> np.ndarray:
     """A learned team as a state policy: every ghost asked in every state where the game goes
     on, with the team to move, with the observation the team env gives it there.
 
     Args:
         policy: what answers, over stacked observations (a Stable-Baselines3 model's
             ``lambda obs: model.predict(obs, deterministic=True)[0]``):
-            - one callable ``policy(observations[n, ...]) -> actions[n]``, shared by every ghost
-              (independent learners with shared parameters), or a sequence of ``k`` of them,
-              ghost ``i``'s at index ``i``;
+            - one callable ``policy(observations[n, ...]) -> actions[n]`` (or the column
+              ``[n, 1]`` some ``predict()`` return), shared by every ghost (independent learners
+              with shared parameters), or a sequence of ``k`` of them, ghost ``i``'s at index
+              ``i``;
             - with ``centralised=True``, one callable ``policy(observations[n, k, ...]) ->
               actions[n, k]`` over the team's stacked observations, as the team Gymnasium view
               (``controlled="ghosts"``) gives them.
@@ -52,6 +58,11 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
             and ``**encoding``).
         obs_type: ``"vector"`` or ``"grid"``; ``None`` means the spec's, or ``"vector"``.
         centralised: see ``policy``.
+        view: the view the policy was trained on, whose ghosts' observations it is handed, one
+            of :data:`TEAM_TABULATED_VIEWS`: ``"gym"`` (the team Gymnasium view's, each ghost's
+            observation in the stack) or ``"aec"`` (the AEC env's; the same observations), or
+            ``"parallel"`` (:func:`gridghost.parallel_env`'s, which say whether the observer
+            moves next: a ``"vector"`` observation has one more slot, 1 here).
         **encoding: the encoding's options, as the envs take them (``view_radius``,
             ``grid_layout``); ``append_step_count`` and ``action_mask_in_obs`` are refused, as a
             step count is not a function of the state and a mask makes no stacked array (a spec's
@@ -63,9 +74,11 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
 
     Raises:
         TypeError: ``policy`` is not callable (or not ``k`` callables), ``game`` is not a team
-            game, or the answers are not integer arrays of the right shape.
-        ValueError: an encoding that is not served, both or neither of ``game``/``spec``, or an
-            answer outside 0..3 (naming the state).
+            game, or the answers are not integer arrays of exactly the shape above (``[k, n]``
+            or a flat ``[n * k]`` for ``[n, k]`` is refused, never reshaped); the message gives
+            the shape got and the shape expected.
+        ValueError: an encoding or view that is not served, both or neither of ``game``/``spec``,
+            or an answer outside 0..3 (naming the state).
     """
     if (game is None) == (spec is None):
         raise ValueError("pass the team's game as game= or its settings as spec=, one of the two")
@@ -78,13 +91,14 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
     if not isinstance(game, TeamGame):
         raise TypeError(f"game must be a gridghost.core.team.TeamGame (spec= with ghosts >= 2), got {game!r}")
     check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
+    check_choice(view, "view", TEAM_TABULATED_VIEWS)
     if encoding.get("append_step_count") or encoding.get("action_mask_in_obs"):
         raise ValueError("append_step_count and action_mask_in_obs are not tabulated: the step count is not a "
                          "function of the state, and a policy reads stacked arrays")
     k, names = game.ghosts, ghost_names(game.ghosts)
     policies = _policies(policy, k, centralised)
     states = live_team_states(game)
-    encoder = make_observations(obs_type, game.board, ghosts=k, **encoding)
+    encoder = make_observations(obs_type, game.board, ghosts=k, both_observe=view == "parallel", **encoding)
     observers = [encoder.observer(name) for name in names]
     # [n, k, ...]; an encoder may return its own buffer: each observation is copied as it comes
     observations = np.stack([
@@ -116,12 +130,10 @@ def _policies(policy: Any, k: int, centralised: bool) -> list[Callable[[Any], An
 
 def _checked(answer: Any, shape: tuple[int, ...], states: np.ndarray, game: TeamGame, ghost: int | None = None) -> Any:
     """The policy's ``answer`` as ``int64[shape]`` actions, checked."""
-    actions = np.asarray(answer)
     who = "the team" if ghost is None else f"ghost {ghost}"
-    if actions.size != int(np.prod(shape)) or not np.issubdtype(actions.dtype, np.integer):
-        raise TypeError(f"policy must return {shape} integer actions for {who}, got an array of shape "
-                        f"{actions.shape} and dtype {actions.dtype}")
-    actions = actions.reshape(shape).astype(np.int64)
+    # one ghost's answer may be the column [n, 1] some predict() return; the team's is [n, k] exactly
+    actions = policy_answer(answer, shape, f"the actions of {who}, one row per state", column=ghost is not None)
+    actions = actions.astype(np.int64)
     bad = np.argwhere((actions < 0) | (actions >= NUM_ACTIONS))
     if len(bad):
         row = states[bad[0][0]]

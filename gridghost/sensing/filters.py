@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_action, check_seed
+from gridghost.core.checks import check_action, check_limit, check_probability, check_seed
 from gridghost.core.layout import Layout
 from gridghost.core.slip import SlipModel
 
@@ -153,20 +153,67 @@ def make_filter(
     return HistogramFilter(layout, slip, sensors)
 
 
-def check_filter_kind(kind: Any) -> None:
+def check_filter_kind(kind: Any) -> Any:
     """Check the form of a ``belief_filter`` setting before any map is built: a filter name, a
-    spec dict (its contents are checked against the sensors when the filter is built) or a filter.
+    spec dict (:func:`check_filter_spec`; its sensor indices are checked against the sensors when
+    the filter is built) or a filter.
+
+    Returns:
+        ``kind``; a spec dict as :func:`check_filter_spec` returns it.
 
     Raises:
         TypeError: ``kind`` is none of these.
-        ValueError: an unknown name.
+        ValueError: an unknown name, or a spec dict's bad value.
     """
-    if isinstance(kind, (Mapping, BeliefFilter)):
-        return
+    if isinstance(kind, Mapping):
+        return check_filter_spec(kind)
+    if isinstance(kind, BeliefFilter):
+        return kind
     if not isinstance(kind, str):
         raise TypeError(f"belief_filter must be one of {list(FILTER_TYPES)} or a BeliefFilter, got {kind!r}")
     if kind not in FILTER_TYPES:
         raise ValueError(f"unknown belief_filter {kind!r}; accepted: {list(FILTER_TYPES)} or a BeliefFilter")
+    return kind
+
+
+#: The keys of each filter's spec dict (:func:`filter_spec`'s form), the required ones first.
+_SPEC_KEYS = {"histogram": ("type", "sensors"), "particle": ("type", "sensors", "num_particles", "resample_threshold")}
+
+
+def check_filter_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Check a ``belief_filter`` spec dict (the form :func:`filter_spec` writes) on its own:
+    ``{"type": "histogram", "sensors": [indices]}`` or ``{"type": "particle", "sensors":
+    [indices], "num_particles": n, "resample_threshold": t}`` (the last two optional).
+
+    Returns:
+        A new dict of the same settings, numbers as Python numbers (NumPy ones accepted).
+
+    Raises:
+        TypeError: an unknown or missing key, or a value of the wrong type; the message names the key.
+        ValueError: a value out of range (a negative index, no particles, a threshold outside [0, 1]).
+    """
+    kind = spec.get("type")
+    if kind not in _SPEC_KEYS:
+        raise TypeError(f"a belief_filter spec's 'type' must be one of {list(_SPEC_KEYS)}, got {dict(spec)!r}")
+    keys = _SPEC_KEYS[kind]
+    unknown, missing = sorted(set(spec) - set(keys), key=str), [key for key in keys[:2] if key not in spec]
+    if unknown or missing:
+        raise TypeError(f"a {kind} belief_filter spec has the keys {list(keys)} ({', '.join(keys[2:]) or 'none'} "
+                        f"optional); got unknown keys {unknown} and missing keys {missing} in {dict(spec)!r}")
+    indices = spec["sensors"]
+    if isinstance(indices, (str, Mapping)) or not isinstance(indices, Sequence) or not all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in indices):
+        raise TypeError(f"belief_filter spec 'sensors' must be a list of sensor indices (ints), got {indices!r}")
+    if any(i < 0 for i in indices):
+        raise ValueError(f"belief_filter spec 'sensors' must be sensor indices >= 0, got {indices!r}")
+    checked: dict[str, Any] = {"type": kind, "sensors": [int(i) for i in indices]}
+    if "num_particles" in spec:
+        checked["num_particles"] = check_limit(spec["num_particles"], "belief_filter spec 'num_particles'",
+                                               allow_none=False, maximum=MAX_PARTICLES)
+    if "resample_threshold" in spec:
+        checked["resample_threshold"] = check_probability(spec["resample_threshold"],
+                                                          "belief_filter spec 'resample_threshold'")
+    return checked
 
 
 def filter_spec(
@@ -200,18 +247,12 @@ def _filter_from_spec(
         TypeError, ValueError: a spec of the wrong form, an unknown type, or sensor indices out of
             range.
     """
-    forms = {"histogram": {"type", "sensors"}, "particle": {"type", "sensors", "num_particles", "resample_threshold"}}
-    kind = spec.get("type")
-    if kind not in forms or not {"type", "sensors"} <= set(spec) <= forms[kind]:
-        raise TypeError(f"a belief_filter spec must be one of {forms} (num_particles and resample_threshold "
-                        f"optional), got {dict(spec)!r}")
+    spec = check_filter_spec(spec)
     indices = spec["sensors"]
-    if not isinstance(indices, Sequence) or not all(
-        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(sensors) for i in indices
-    ):
+    if not all(i < len(sensors) for i in indices):
         raise ValueError(f"belief_filter spec 'sensors' must be indices 0..{len(sensors) - 1}, got {indices!r}")
     read = [sensors[i] for i in indices]
-    if kind == "histogram":
+    if spec["type"] == "histogram":
         return HistogramFilter(layout, slip, read)
     return ParticleFilter(layout, slip, read, spec.get("num_particles", DEFAULT_NUM_PARTICLES),
                           resample_threshold=spec.get("resample_threshold", DEFAULT_RESAMPLE_THRESHOLD))
