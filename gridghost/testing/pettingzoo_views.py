@@ -30,6 +30,7 @@ from gridghost.testing.common import (
     check_seeded,
     check_zero_sum,
     config_of,
+    contract,
     fail,
     kernel_of,
     masks_of,
@@ -37,6 +38,7 @@ from gridghost.testing.common import (
     random_actions,
     zero_sum_by_default,
 )
+from gridghost.testing.observing import Expected, HandedOut
 
 #: How many half-turns the checks play at most per episode (episodes usually end sooner).
 MAX_HALF_TURNS = 60
@@ -95,6 +97,7 @@ def _aec_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: 
     return record
 
 
+@contract("spaces")
 def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its space; the spaces are the same objects at every call; both
     action spaces are ``Discrete(4)``; the mover's mask is the kernel's at its cell, never all
@@ -127,6 +130,7 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
         env.step(None if termination or truncation else actions())
 
 
+@contract("determinism")
 def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Two envs reset with one seed play the same actions identically, bit for bit, through a
     seeded episode and an unseeded one after it; other seeds give another episode somewhere.
@@ -142,6 +146,7 @@ def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
                  "two envs reset with one seed, at last()")
 
 
+@contract("zero-sum")
 def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
     """With the default rewards (the ghost's the agent's negated), the two sides' returns of every
     episode, summed from ``last()``, add up to exactly 0 (a team's: the agent's and each ghost's).
@@ -161,6 +166,7 @@ def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int
         check_zero_sum(returns, f"the returns of episode {episode} (seed {seed + episode})")
 
 
+@contract("pickling")
 def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
     """An env pickled ``after`` half-turns into an episode and the env itself go on identically.
 
@@ -172,6 +178,7 @@ def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3)
     check_plays_on_alike("pickling", _aec_episode, env, pickled(env), seed, "the env and its unpickled copy, at last()")
 
 
+@contract("refusals")
 def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
     """A bad action (out of range, of the wrong type, ``None`` for a live agent) raises
     ``TypeError`` or ``ValueError`` and changes nothing: no state, reward or random draw (the
@@ -189,6 +196,7 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
                          "after refused actions, the env against a copy that saw none")
 
 
+@contract("kernel")
 def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
     """Step for step the kernel's game: replaying the actions with the kernel
     (:class:`~gridghost.core.game.Game`, a team's :class:`~gridghost.core.team.TeamGame`) and the
@@ -200,29 +208,82 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
         AssertionError: ``"kernel: ..."``.
     """
     env = make_env()
+    limit = config_of(env).max_cycles
     for episode in range(episodes):
         env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        actions, names, held = random_actions(seed + episode), env.possible_agents, []
+        actions, names = random_actions(seed + episode), env.possible_agents
+        held: list[int] = []
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, half-turn {turn}"
             _compare_cells(replay, _cells(env), where)
             _compare_readings(replay, env.infos.get("agent", {}), where)
-            if replay.over or not env.agents or env.truncations[env.agent_selection]:
+            if not env.agents:
+                break
+            _, _, termination, truncation, _ = env.last()
+            _compare_ends(replay, termination, truncation, limit, f"{where}, last() of {env.agent_selection!r}")
+            if termination or truncation:
                 break
             mover, action = env.agent_selection, actions()
             env.step(action)
-            if mover == "agent":
-                rewards = replay.agent(action)
-            else:
-                held.append(action)
-                if len(held) < len(names) - 1:  # a team's move waits for its last ghost's choice
-                    rewards = (0.0,) * len(names)
-                else:
-                    rewards, held = replay.ghost(held[0] if len(held) == 1 else held), []
+            rewards, held = _replay_half_turn(replay, mover, action, held, len(names) - 1)
             _compare_rewards(env.rewards, rewards, where, names)
             if any(env.terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
+
+
+def _replay_half_turn(replay: KernelReplay, mover: str, action: int, held: list[int],
+                      ghosts: int) -> tuple[tuple[float, ...], list[int]]:
+    """Replay the AEC mover's ``action``: the agent's move, or a ghost's choice, held until the
+    team's last ghost has chosen (a team's ``ghosts`` choices move and reward nobody until then);
+    return the half-turn's rewards (agent's, each ghost's) and the choices still held."""
+    if mover == "agent":
+        return replay.agent(action), held
+    held = [*held, action]
+    if len(held) < ghosts:
+        return (0.0,) * (ghosts + 1), held
+    return replay.ghost(held[0] if len(held) == 1 else held), []
+
+
+def _compare_ends(replay: KernelReplay, termination: bool, truncation: bool, limit: int | None, where: str) -> None:
+    """A termination exactly when the kernel's game is over; a truncation exactly when it goes on
+    after ``limit`` cycles (``max_cycles``; ``None``: never)."""
+    limited = limit is not None and replay.cycles >= limit and not replay.over
+    if bool(termination) != replay.over or bool(truncation) != limited:
+        fail("kernel", f"{where}: termination {termination}, truncation {truncation}; the kernel's game is "
+                       f"{'over' if replay.over else 'on'} after {replay.cycles} cycles (max_cycles {limit})")
+
+
+@contract("observations")
+def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Every observation the env hands out, ``last()``'s and ``observe(name)``'s of every agent
+    in the game (the agent and every ghost), is the encoder of the env's settings applied to the
+    kernel's state, replayed from the seed and the actions as :func:`check_aec_kernel` replays
+    them, leaf by leaf and exactly (a belief map is held to a probability map); and none changes
+    once handed out, as the env plays on.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    env = make_env()
+    env.reset(seed=seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed)
+    expected, handed = Expected(env, clock=lambda: replay.cycles), HandedOut()
+    actions, ghosts = random_actions(seed), len(env.possible_agents) - 1
+    held: list[int] = []
+    for turn in range(MAX_HALF_TURNS):
+        where, mover = f"seed {seed}, half-turn {turn}", env.agent_selection
+        observation, _, termination, truncation, _ = env.last()
+        for name, got in ((mover, observation), *((name, env.observe(name)) for name in env.agents)):
+            what = f"{where}: {'last()' if got is observation else f'observe({name!r})'}'s observation of {name!r}"
+            expected.check(got, expected.of(name, replay.state), what)
+            handed.keep(got, what)
+        if termination or truncation:
+            break
+        action = actions()
+        env.step(action)
+        _, held = _replay_half_turn(replay, mover, action, held, ghosts)
+    handed.check()
 
 
 def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
@@ -244,7 +305,7 @@ def _compare_readings(replay: KernelReplay, info: dict[str, Any], where: str) ->
 
 #: The AEC checks, in the order :func:`aec_conformance` runs them.
 AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_sum, check_aec_pickle,
-              check_aec_refusals, check_aec_kernel)
+              check_aec_refusals, check_aec_kernel, check_aec_observations)
 
 
 def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
@@ -281,6 +342,7 @@ def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], li
     return record
 
 
+@contract("spaces")
 def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its space, the spaces are the same objects at every call and
     ``Discrete(4)`` for actions; the mover's mask (each moving ghost's, for a team) is the
@@ -315,6 +377,7 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
         ended = any(terminations.values()) or any(truncations.values())
 
 
+@contract("determinism")
 def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     """As :func:`check_aec_determinism`, through ``reset`` and ``step``'s returns.
 
@@ -329,6 +392,7 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
                  "two envs reset with one seed")
 
 
+@contract("zero-sum")
 def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
     """With the default rewards, both sides' rewards of every step add up to exactly 0 (a team's:
     the agent's and each ghost's).
@@ -345,6 +409,7 @@ def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes
             check_zero_sum(rewards, f"step {step} of seed {seed + episode}")
 
 
+@contract("pickling")
 def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
     """As :func:`check_aec_pickle`.
 
@@ -356,6 +421,7 @@ def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int
     check_plays_on_alike("pickling", _parallel_episode, env, pickled(env), seed, "the env and its unpickled copy")
 
 
+@contract("refusals")
 def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
     """A bad action of the mover, or none for it, raises ``TypeError`` or ``ValueError`` and
     changes nothing (the env then plays on exactly as a copy that never saw it). For a team the
@@ -378,6 +444,7 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
                          "after refused actions, the env against a copy that saw none")
 
 
+@contract("kernel")
 def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
     """As :func:`check_aec_kernel`: each step is the mover's half-turn of the kernel's game.
 
@@ -396,20 +463,51 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
             if not env.agents:
                 break
             chosen = {name: actions() for name in env.agents}
-            team = [chosen[name] for name in _ghosts(env)]
             _, rewards, terminations, _, infos = env.step(chosen)
-            if replay.state.turn == Side.AGENT:
-                expected = replay.agent(chosen["agent"])
-            else:
-                expected = replay.ghost(team[0] if len(team) == 1 else team)
-            _compare_rewards(rewards, expected, where, env.possible_agents)
+            _compare_rewards(rewards, _replay_step(replay, chosen, _ghosts(env)), where, env.possible_agents)
             if any(terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
 
 
+def _replay_step(replay: KernelReplay, chosen: dict[str, int], ghosts: list[str]) -> tuple[float, ...]:
+    """Replay a parallel step's applied half-turn: the agent's move (its action in ``chosen``) or
+    the team's (every ghost's, in ghost order); return its rewards."""
+    if replay.state.turn == Side.AGENT:
+        return replay.agent(chosen["agent"])
+    team = [chosen[name] for name in ghosts]
+    return replay.ghost(team[0] if len(team) == 1 else team)
+
+
+@contract("observations")
+def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """As :func:`check_aec_observations`: every observation of ``reset`` and ``step`` (every
+    agent's the env returns, with whose turn it is) is the encoder of the env's settings applied
+    to the kernel's state, and none changes once handed out.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    env = make_env()
+    observations, _ = env.reset(seed=seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed)
+    expected, handed = Expected(env, both_observe=True, clock=lambda: replay.cycles), HandedOut()
+    actions = random_actions(seed)
+    for turn in range(MAX_HALF_TURNS):
+        for name, observation in observations.items():
+            where = f"seed {seed}, step {turn}: {name!r}'s observation"
+            expected.check(observation, expected.of(name, replay.state), where)
+            handed.keep(observation, where)
+        if not env.agents:
+            break
+        chosen = {name: actions() for name in env.agents}
+        observations, *_ = env.step(chosen)
+        _replay_step(replay, chosen, _ghosts(env))
+    handed.check()
+
+
 #: The parallel checks, in the order :func:`parallel_conformance` runs them.
 PARALLEL_CHECKS = (check_parallel_spaces_and_masks, check_parallel_determinism, check_parallel_zero_sum,
-                   check_parallel_pickle, check_parallel_refusals, check_parallel_kernel)
+                   check_parallel_pickle, check_parallel_refusals, check_parallel_kernel, check_parallel_observations)
 
 
 def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:

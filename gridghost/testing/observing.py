@@ -1,0 +1,146 @@
+"""What every view's ``observations`` contract shares: the observation a view must hand out (the
+encoder of its settings applied to the kernel's state, :class:`Expected`), its comparison, and the
+check that an observation once handed out never changes (:class:`HandedOut`).
+
+The encoder is built from the view's settings (its ``config``) the way the views build theirs
+(:func:`gridghost.config.parts.build_encoder`), not taken from the view. A belief map (the
+``"belief"`` and ``"belief_vector"`` encodings) is a filter's estimate, not the game's state:
+the check finds its entries (those that change with the map the encoder is given) and holds them
+to a probability map (every entry in [0, 1], summing to 1); every other entry is compared exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from gridghost.config.parts import build_encoder
+from gridghost.core.layout import Layout
+from gridghost.core.rules import SIDE_OF
+from gridghost.testing.common import config_of, fail, kernel_of, same
+
+#: The contract's name, which its failures start with.
+CONTRACT = "observations"
+#: How far a belief map's sum may be from 1 (a float32 map of a few thousand cells).
+BELIEF_TOLERANCE = 1e-4
+
+
+class Expected:
+    """The observations a view must hand out: the encoder of the view's settings applied to a
+    state of the kernel's game.
+
+    Args:
+        view: the view (its settings are found as :func:`~gridghost.testing.common.config_of` finds them).
+        layout: the map; default the view's.
+        both_observe: the view lets every side observe at every half-turn (the parallel env):
+            its encoder says whose turn it is.
+        clock: returns the cycles completed, for ``append_step_count``.
+    """
+
+    def __init__(self, view: Any, layout: Layout | None = None, both_observe: bool = False,
+                 clock: Callable[[], int] | None = None) -> None:
+        kernel = kernel_of(view, layout)
+        shape = (kernel.layout.rows, kernel.layout.cols)
+        # Two belief maps: the entries where the two observations differ are the belief's.
+        self._maps = (np.zeros(shape), np.ones(shape))
+        self._map = self._maps[0]
+        self.encoder = build_encoder(config_of(view), kernel.board, lambda: self._map.copy(), clock, both_observe)
+
+    def _observer(self, name: str) -> Callable[[Any], Any]:
+        keys = self.encoder.keys
+        key = name if name in keys else SIDE_OF.get(name) if len(keys) == 2 else None
+        if key not in keys:
+            fail(CONTRACT, f"the view names an observer {name!r} that its settings' game does not have "
+                           f"(its observers: {list(keys)})")
+        return self.encoder.observer(key)
+
+    def of(self, name: str, state: Any) -> tuple[Any, Any]:
+        """The observation of ``state`` by the player ``name`` (``"agent"``, ``"ghost"``,
+        ``"ghost_<i>"``), as a pair: with a belief map of zeros, and of ones."""
+        observe = self._observer(name)
+        pair = []
+        for belief in self._maps:
+            self._map = belief
+            pair.append(observe(state))
+        return pair[0], pair[1]
+
+    def check(self, got: Any, expected: tuple[Any, Any], where: str) -> None:
+        """Fail unless ``got`` is the observation ``expected`` (a pair from :meth:`of`, or
+        :func:`stacked` pairs), leaf by leaf, exactly but for a belief map.
+
+        Raises:
+            AssertionError: ``"observations: ..."``.
+        """
+        found = _differs(got, expected[0], expected[1], where)
+        if found:
+            fail(CONTRACT, f"{found} (the encoder of the view's settings applied to the kernel's state)")
+
+
+def stacked(observations: Sequence[Any], names: Sequence[str]) -> Any:
+    """A learning team's observation of its ghosts' own ones, in ghost order: ``Box`` encodings
+    stacked on a new first axis, texts joined by a space, anything else a dict by ghost name."""
+    if isinstance(observations[0], np.ndarray):
+        return np.stack(observations)
+    if isinstance(observations[0], str):
+        return " ".join(observations)
+    return dict(zip(names, observations, strict=True))
+
+
+def stacked_pairs(pairs: Sequence[tuple[Any, Any]], names: Sequence[str]) -> tuple[Any, Any]:
+    """:func:`stacked` of each half of :meth:`Expected.of`'s pairs."""
+    return stacked([pair[0] for pair in pairs], names), stacked([pair[1] for pair in pairs], names)
+
+
+def _differs(got: Any, first: Any, second: Any, where: str) -> str | None:
+    """Where ``got`` differs from ``first`` (entries where ``second`` differs from ``first`` are
+    a belief map's: held to a probability map instead), or ``None``."""
+    if isinstance(first, np.ndarray):
+        if not isinstance(got, np.ndarray) or got.dtype != first.dtype or got.shape != first.shape:
+            return f"{where}: {type(got).__name__} {getattr(got, 'dtype', '')}{getattr(got, 'shape', '')}, " \
+                   f"expected a numpy {first.dtype}{first.shape}"
+        fixed = first == second
+        wrong = fixed & (got != first)
+        if wrong.any():
+            at = [tuple(int(i) for i in index) for index in np.argwhere(wrong)[:4]]
+            return f"{where}: {got[wrong][:4].tolist()} at {at}, expected {first[wrong][:4].tolist()}"
+        belief = got[~fixed].astype(np.float64)
+        if belief.size and (((belief < 0) | (belief > 1)).any() or abs(belief.sum() - 1) > BELIEF_TOLERANCE):
+            return f"{where}: the belief map is no probability map (entries in [0, 1] summing to 1): {belief}"
+        return None
+    if isinstance(first, Mapping):
+        if not isinstance(got, Mapping) or list(got) != list(first):
+            return f"{where}: {type(got).__name__} with keys {list(got) if isinstance(got, Mapping) else None}, " \
+                   f"expected keys {list(first)}"
+        for key in first:
+            found = _differs(got[key], first[key], second[key], f"{where}[{key!r}]")
+            if found:
+                return found
+        return None
+    return same(got, first, where)
+
+
+class HandedOut:
+    """The observations a view handed out, each with a copy of what it was then: one that has
+    changed since (a buffer the view overwrites) breaks the contract."""
+
+    def __init__(self) -> None:
+        self._kept: list[tuple[Any, Any, str]] = []
+
+    def keep(self, observation: Any, where: str) -> None:
+        """Remember ``observation`` as it is now."""
+        self._kept.append((observation, copy.deepcopy(observation), where))
+
+    def check(self) -> None:
+        """Fail if an observation kept has changed since.
+
+        Raises:
+            AssertionError: ``"observations: ..."``.
+        """
+        for observation, then, where in self._kept:
+            found = same(observation, then, where)
+            if found:
+                fail(CONTRACT, f"{found}: {where} changed after the view handed it out; a view must hand out a "
+                               "fresh observation at every call, never a buffer it writes again")
