@@ -43,7 +43,7 @@ from gridghost.testing.common import (
     start_states,
     turn_outcomes,
 )
-from gridghost.testing.observing import Expected, HandedOut, stacked_pairs
+from gridghost.testing.observing import Expected, HandedOut, check_batch, stacked_pairs
 
 #: How many steps the checks play at most per episode.
 MAX_STEPS = 40
@@ -472,9 +472,32 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
         restarting = done if mode == AutoresetMode.NEXT_STEP else restarting
 
 
+@contract("observations")
+def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps: int = 20) -> None:
+    """Every game's row of every batch of observations is the learner's under the encoder of the
+    env's settings, applied to that game's state (its cells, the learner to move; in next-step
+    mode a game that ended shows its final state), exactly (a belief map is held to a probability
+    map); a batch handed out does not change as the env steps on.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    env = make_env()
+    engine = env.unwrapped.game
+    expected, handed, side = Expected(env, engine.layouts[0], obs_type=engine.obs_type), HandedOut(), _side(env)
+    rng, ended = np.random.default_rng(seed), np.zeros(env.num_envs, dtype=bool)
+    observations, _ = env.reset(seed=seed)
+    for step in range(steps):
+        check_batch(expected, observations, _vector_positions(env), side, ended, f"step {step}")
+        handed.keep(observations, f"the observations after {step} steps")
+        observations, _, terminations, *_ = env.step(rng.integers(NUM_ACTIONS, size=env.num_envs))
+        ended = terminations if env.metadata.get("autoreset_mode") != AutoresetMode.SAME_STEP else ended
+    handed.check()
+
+
 #: The vector checks, in the order :func:`vector_conformance` runs them.
 VECTOR_CHECKS = (check_vector_spaces_and_masks, check_vector_determinism, check_vector_pickle,
-                 check_vector_refusals, check_vector_autoreset_and_kernel)
+                 check_vector_refusals, check_vector_autoreset_and_kernel, check_vector_observations)
 
 
 def vector_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:

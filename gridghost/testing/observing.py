@@ -12,6 +12,7 @@ to a probability map (every entry in [0, 1], summing to 1); every other entry is
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from gridghost.config.parts import build_encoder
 from gridghost.core.layout import Layout
-from gridghost.core.rules import SIDE_OF
+from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
 from gridghost.testing.common import config_of, fail, kernel_of, same
 
 #: The contract's name, which its failures start with.
@@ -38,16 +39,21 @@ class Expected:
         both_observe: the view lets every side observe at every half-turn (the parallel env):
             its encoder says whose turn it is.
         clock: returns the cycles completed, for ``append_step_count``.
+        obs_type: the encoding, when the view names it apart from its settings (the batched
+            engine keeps ``"belief_vector"`` as its ``obs_type``, its settings' being the
+            ``"vector"`` it adds its own belief map to).
     """
 
     def __init__(self, view: Any, layout: Layout | None = None, both_observe: bool = False,
-                 clock: Callable[[], int] | None = None) -> None:
-        kernel = kernel_of(view, layout)
+                 clock: Callable[[], int] | None = None, obs_type: str | None = None) -> None:
+        kernel, config = kernel_of(view, layout), config_of(view)
+        if obs_type is not None and obs_type != config.obs_type:
+            config = dataclasses.replace(config, obs_type=obs_type)
         shape = (kernel.layout.rows, kernel.layout.cols)
         # Two belief maps: the entries where the two observations differ are the belief's.
         self._maps = (np.zeros(shape), np.ones(shape))
         self._map = self._maps[0]
-        self.encoder = build_encoder(config_of(view), kernel.board, lambda: self._map.copy(), clock, both_observe)
+        self.encoder = build_encoder(config, kernel.board, lambda: self._map.copy(), clock, both_observe)
 
     def _observer(self, name: str) -> Callable[[Any], Any]:
         keys = self.encoder.keys
@@ -144,3 +150,27 @@ class HandedOut:
             if found:
                 fail(CONTRACT, f"{found}: {where} changed after the view handed it out; a view must hand out a "
                                "fresh observation at every call, never a buffer it writes again")
+
+
+def check_batch(expected: Expected, observations: np.ndarray, positions: tuple[np.ndarray, np.ndarray], side: str,
+                ended: np.ndarray, where: str, to_move: np.ndarray | None = None,
+                skipped: np.ndarray | None = None) -> None:
+    """Every game's row of a batched view's ``observations`` by ``side`` (``"agent"`` or
+    ``"ghost"``) is :meth:`Expected.of` its state: the cells of ``positions`` (agent cells, ghost
+    cells), over where ``ended`` (a game that ended shows its final state: caught when the two
+    share a cell, else the goal), else ``side`` to move (``to_move``: the side to move per game,
+    0 the agent and 1 the ghost, when the view plays both). Rows where ``skipped`` is set are
+    not compared.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    agents, ghosts = positions
+    for row, observation in enumerate(observations):
+        if skipped is not None and skipped[row]:
+            continue
+        agent, ghost = int(agents[row]), int(ghosts[row])
+        outcome = (Outcome.CAUGHT if agent == ghost else Outcome.GOAL) if ended[row] else Outcome.ONGOING
+        turn = Side(int(to_move[row])) if to_move is not None else SIDE_OF[side]
+        expected.check(observation, expected.of(side, GameState(agent, ghost, turn, outcome)),
+                       f"{where}, game {row}: {side}'s observation")

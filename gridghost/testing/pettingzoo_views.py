@@ -274,9 +274,10 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
     for turn in range(MAX_HALF_TURNS):
         where, mover = f"seed {seed}, half-turn {turn}", env.agent_selection
         observation, _, termination, truncation, _ = env.last()
-        for name, got in ((mover, observation), *((name, env.observe(name)) for name in env.agents)):
-            what = f"{where}: {'last()' if got is observation else f'observe({name!r})'}'s observation of {name!r}"
-            expected.check(got, expected.of(name, replay.state), what)
+        for name in (None, *env.agents):  # None: last()'s observation, each compared as it comes
+            got = observation if name is None else env.observe(name)
+            what = f"{where}: last()'s observation of {mover!r}" if name is None else f"{where}: observe({name!r})"
+            expected.check(got, expected.of(mover if name is None else name, replay.state), what)
             handed.keep(got, what)
         if termination or truncation:
             break

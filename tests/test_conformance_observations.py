@@ -1,0 +1,154 @@
+"""The conformance suite checks what observations say: every unmodified view passes it at its
+defaults for teams of one, two and three ghosts, and it fails, naming the contract, on views
+that hand out another player's observation, stack a team's in the wrong order, reuse one
+buffer, or hide a truncation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.utils.wrappers import BaseWrapper
+
+import gridghost
+from gridghost import testing
+from gridghost.batched import BatchedGame
+from gridghost.core.layout import Layout
+from gridghost.testing import gymnasium_views, pettingzoo_views
+from gridghost.testing.common import lasting_seed
+
+ENV_ID = "gridghost/GridGhost-v1"
+#: A small generated map with three ghost starts, where a team of three catches the agent fast.
+MAP = Layout.generate(6, 6, seed=0, ghosts=3)
+
+
+def _views(k: int) -> dict[str, tuple[Callable[..., None], Callable[[], Any]]]:
+    """Every view that serves a team of ``k``, at its defaults on :data:`MAP`, with its suite."""
+    views: dict[str, tuple[Callable[..., None], Callable[[], Any]]] = {
+        "aec": (testing.aec_conformance, lambda: gridghost.env(layout=MAP, ghosts=k)),
+        "parallel": (testing.parallel_conformance, lambda: gridghost.parallel_env(layout=MAP, ghosts=k)),
+        "gymnasium-agent": (testing.gymnasium_conformance, lambda: gymnasium.make(ENV_ID, layout=MAP, ghosts=k)),
+        "gymnasium-ghosts": (testing.gymnasium_conformance,
+                             lambda: gymnasium.make(ENV_ID, layout=MAP, ghosts=k, controlled="ghosts")),
+    }
+    if k == 1:  # the views that serve one ghost only
+        views["gymnasium-ghost"] = (testing.gymnasium_conformance,
+                                    lambda: gymnasium.make(ENV_ID, layout=MAP, controlled="ghost"))
+        views["vector"] = (testing.vector_conformance, lambda: gymnasium.make_vec(
+            ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", layout=MAP))
+        views["batched"] = (testing.batched_conformance, lambda: BatchedGame(2, controlled=None, layout=MAP))
+    return views
+
+
+CASES = [(k, name) for k in (1, 2, 3) for name in _views(k)]
+
+
+@pytest.mark.parametrize(("k", "view"), CASES, ids=[f"k{k}-{name}" for k, name in CASES])
+def test_every_unmodified_view_passes_the_whole_suite_at_its_defaults(k: int, view: str) -> None:
+    suite, make = _views(k)[view]
+    suite(make)
+
+
+# -- planted bugs -----------------------------------------------------------------------------------
+class BorrowedObservationAEC(BaseWrapper):
+    """Hands ghost_1 the observation of ghost_0."""
+
+    def observe(self, agent: str) -> Any:
+        return self.env.observe("ghost_0" if agent == "ghost_1" else agent)
+
+
+class ReversedTeamGym(gymnasium.ObservationWrapper):
+    """Stacks the team's observations in reverse ghost order."""
+
+    def observation(self, observation: Any) -> Any:
+        return observation[::-1].copy()
+
+
+class SharedBufferAEC(BaseWrapper):
+    """Writes every observation into one buffer and hands that out."""
+
+    def observe(self, agent: str) -> Any:
+        observation = self.env.observe(agent)
+        if not hasattr(self, "buffer"):
+            self.buffer = observation.copy()
+        self.buffer[...] = observation
+        return self.buffer
+
+
+class SharedBufferGym(gymnasium.ObservationWrapper):
+    """Writes every observation into one buffer and hands that out."""
+
+    def observation(self, observation: Any) -> Any:
+        if not hasattr(self, "buffer"):
+            self.buffer = observation.copy()
+        self.buffer[...] = observation
+        return self.buffer
+
+
+class HiddenTruncationAEC(BaseWrapper):
+    """Reports ``truncation=False`` at the step limit."""
+
+    def last(self, observe: bool = True) -> Any:
+        observation, reward, termination, _, info = self.env.last(observe)
+        return observation, reward, termination, False, info
+
+
+class EndsAtOnceGym(gymnasium.Wrapper):
+    """Reports every episode terminated after its first step."""
+
+    def step(self, action: Any) -> Any:
+        observation, reward, _, truncated, info = self.env.step(action)
+        return observation, reward, True, truncated, info
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_an_aec_view_that_hands_ghost_1_the_observation_of_ghost_0_fails_observations(k: int) -> None:
+    make = lambda: BorrowedObservationAEC(gridghost.raw_env(layout=MAP, ghosts=k, obs_type="vector"))  # noqa: E731
+    with pytest.raises(AssertionError, match=r"^observations: .*'ghost_1'"):
+        testing.aec_conformance(make)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_a_team_view_that_reverses_its_ghosts_order_fails_observations(k: int) -> None:
+    make = lambda: ReversedTeamGym(gymnasium.make(ENV_ID, layout=MAP, ghosts=k, controlled="ghosts"))  # noqa: E731
+    with pytest.raises(AssertionError, match=r"^observations: "):
+        testing.gymnasium_conformance(make)
+
+
+def test_the_team_observation_is_every_ghosts_own_in_ghost_order() -> None:
+    env = gymnasium.make(ENV_ID, layout=MAP, ghosts=3, controlled="ghosts")
+    observation, _ = env.reset(seed=0)
+    game = env.unwrapped.game
+    own = [game.observe(name) for name in ("ghost_0", "ghost_1", "ghost_2")]
+    assert not np.array_equal(own[0], own[2])  # a reversed stack differs from the right one
+    assert np.array_equal(observation, np.stack(own))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SharedBufferAEC(gridghost.raw_env(obs_type="vector", max_cycles=8)),
+    lambda: SharedBufferGym(gymnasium.make(ENV_ID, max_episode_steps=20)),
+], ids=["aec", "gymnasium"])
+def test_a_view_that_hands_out_one_shared_buffer_fails_observations(make: Callable[[], Any]) -> None:
+    check = pettingzoo_views.check_aec_observations if isinstance(make(), BaseWrapper) \
+        else gymnasium_views.check_gymnasium_observations
+    with pytest.raises(AssertionError, match=r"(?s)^observations: .*changed after the view handed it out"):
+        check(make)
+
+
+def test_a_view_that_hides_a_truncation_fails_with_the_contract_not_the_envs_error() -> None:
+    make = lambda: HiddenTruncationAEC(gridghost.raw_env(max_cycles=3))  # noqa: E731
+    with pytest.raises(AssertionError, match=r"^spaces: the view raised ValueError") as caught:
+        testing.aec_conformance(make)
+    assert isinstance(caught.value.__cause__, ValueError)
+    assert "the only valid action is None" in str(caught.value.__cause__)
+    with pytest.raises(AssertionError, match=r"^kernel: .*truncation False.* after 3 cycles \(max_cycles 3\)"):
+        pettingzoo_views.check_aec_kernel(make)
+
+
+def test_a_check_that_needs_a_long_episode_finds_a_seed_or_says_none_lasts() -> None:
+    assert lasting_seed("pickling", lambda seed: seed >= 3, 0, 2) == 3
+    with pytest.raises(AssertionError, match=r"^pickling: the episodes of seeds 0\.\.19 all end within 2 steps"):
+        gymnasium_views.check_gymnasium_pickle(lambda: EndsAtOnceGym(gymnasium.make(ENV_ID)))
