@@ -59,9 +59,9 @@ def contract(name: str) -> Callable[[CheckT], CheckT]:
                 raise
             except Exception as error:
                 raise AssertionError(
-                    f"{name}: the view raised {type(error).__name__} ({error}) while {check.__name__} played it as "
-                    "it reported itself; a view that misreports its state (a hidden termination or truncation, "
-                    "another agent to move) makes the game refuse the next call") from error
+                    f"{name}: the view raised {type(error).__name__} ({error}) in {check.__name__}, which plays "
+                    "it as it reports itself; a view that misreports its state (a hidden termination or "
+                    "truncation, another agent to move) makes the game refuse the next call") from error
 
         return cast(CheckT, run)
 
