@@ -31,7 +31,7 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
   from the same seed and actions, leaf by leaf and exactly: every observer (the agent and every
   ghost ``ghost_0..ghost_{k-1}``; ``last()`` and ``observe(name)`` of the AEC env, every agent
   of the parallel env), the Gymnasium learner's (a learning team's: every ghost's own, stacked in
-  ghost order), each game's row of the vector and batched views; a belief map, a filter's
+  ghost order), each game's row of the vector, batched and JAX views; a belief map, a filter's
   estimate, is held to a probability map. No observation changes once handed out (one buffer
   written again at every call fails); the batched engine's documented buffers are compared
   before its next call.
@@ -51,8 +51,8 @@ its positions from public state: ``state()`` for the PettingZoo views, the
 Modules: :mod:`gridghost.testing.pettingzoo_views` (AEC, parallel),
 :mod:`gridghost.testing.gymnasium_views` (the single-agent env, the vector env),
 :mod:`gridghost.testing.batched_views` (:class:`~gridghost.batched.BatchedGame`) and
-:mod:`gridghost.testing.jax_views` (the JAX views; imports JAX when called; no ``observations``
-check yet); :mod:`gridghost.testing.observing` holds what the ``observations`` checks share.
+:mod:`gridghost.testing.jax_views` (the JAX views; imports JAX when called);
+:mod:`gridghost.testing.observing` holds what the ``observations`` checks share.
 """
 
 from __future__ import annotations
