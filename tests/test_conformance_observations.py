@@ -11,7 +11,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from pettingzoo.utils.wrappers import BaseWrapper
+from gymnasium.vector import VectorWrapper
+from pettingzoo.utils.wrappers import BaseParallelWrapper, BaseWrapper
 
 import gridghost
 from gridghost import testing
@@ -60,6 +61,14 @@ class BorrowedObservationAEC(BaseWrapper):
         return self.env.observe("ghost_0" if agent == "ghost_1" else agent)
 
 
+class BorrowedObservationParallel(BaseParallelWrapper):
+    """Hands ghost_1 the observation of ghost_0."""
+
+    def step(self, actions: dict) -> Any:
+        observations, *rest = self.env.step(actions)
+        return ({**observations, "ghost_1": observations["ghost_0"]}, *rest)
+
+
 class ReversedTeamGym(gymnasium.ObservationWrapper):
     """Stacks the team's observations in reverse ghost order."""
 
@@ -88,6 +97,19 @@ class SharedBufferGym(gymnasium.ObservationWrapper):
         return self.buffer
 
 
+class FinalIsFirstVector(VectorWrapper):
+    """Reports the next episode's first observation as the final one (same-step mode)."""
+
+    def step(self, actions: Any) -> Any:
+        observations, *rest, infos = self.env.step(actions)
+        if "final_obs" in infos:
+            finals = infos["final_obs"].copy()
+            for row in np.flatnonzero(infos["_final_obs"]):
+                finals[row] = observations[row].copy()
+            infos = {**infos, "final_obs": finals}
+        return (observations, *rest, infos)
+
+
 class HiddenTruncationAEC(BaseWrapper):
     """Reports ``truncation=False`` at the step limit."""
 
@@ -109,6 +131,14 @@ def test_an_aec_view_that_hands_ghost_1_the_observation_of_ghost_0_fails_observa
     make = lambda: BorrowedObservationAEC(gridghost.raw_env(layout=MAP, ghosts=k, obs_type="vector"))  # noqa: E731
     with pytest.raises(AssertionError, match=r"^observations: .*'ghost_1'"):
         testing.aec_conformance(make)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_a_parallel_view_that_hands_ghost_1_the_observation_of_ghost_0_fails_observations(k: int) -> None:
+    make = lambda: BorrowedObservationParallel(  # noqa: E731
+        gridghost.parallel_env(layout=MAP, ghosts=k, obs_type="vector"))
+    with pytest.raises(AssertionError, match=r"^observations: .*'ghost_1'"):
+        testing.parallel_conformance(make)
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -136,6 +166,14 @@ def test_a_view_that_hands_out_one_shared_buffer_fails_observations(make: Callab
         else gymnasium_views.check_gymnasium_observations
     with pytest.raises(AssertionError, match=r"(?s)^observations: .*changed after the view handed it out"):
         check(make)
+
+
+def test_a_vector_view_whose_final_observation_is_the_next_episodes_first_fails_observations() -> None:
+    make = lambda: FinalIsFirstVector(gymnasium.make_vec(  # noqa: E731
+        ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode="same_step",
+        max_episode_steps=6))
+    with pytest.raises(AssertionError, match=r"^observations: .*final observation is its observation of none"):
+        testing.vector_conformance(make)
 
 
 def test_a_view_that_hides_a_truncation_fails_with_the_contract_not_the_envs_error() -> None:

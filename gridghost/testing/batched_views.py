@@ -31,7 +31,7 @@ from gridghost.testing.common import (
     successors_of,
     turn_outcomes,
 )
-from gridghost.testing.observing import Expected, check_batch
+from gridghost.testing.observing import Expected, check_batch, check_final
 
 #: The calls the checks make per run.
 STEPS = 40
@@ -210,13 +210,16 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
     of the engine's settings, applied to the game's state: its cells and the side to move (with
     two learners, the ghost after the agent's half-turn); in next-step mode a game that ended
     shows its final state (with two learners, the turn it restarts in is not compared), exactly
-    (a belief map is held to a probability map). The arrays are the engine's buffers, which its
+    (a belief map is held to a probability map). In same-step mode each final observation is the
+    side's of a state the kernel can end that turn in, with the ends reported (a game that ended
+    in the agent's half: the state it ended in). The arrays are the engine's buffers, which its
     next call overwrites, as documented: each is compared before that call.
 
     Raises:
         AssertionError: ``"observations: ..."``.
     """
     game = make_game()
+    kernel = kernel_of(game, game.layouts[0])
     expected = Expected(game, game.layouts[0], obs_type=game.obs_type)
     rng, n, calls = np.random.default_rng(seed), game.num_games, _calls(game)
     two_sided, next_step = game.controlled is None, game.autoreset_mode == "next_step"
@@ -229,16 +232,39 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             for name, batch in observations.items():
                 check_batch(expected, batch, game.positions, name, ended, where, to_move if two_sided else None,
                             restarting)
-            result = getattr(game, f"step_{side}")(rng.integers(NUM_ACTIONS, size=n))
+            before, ended_before = [cells.copy() for cells in game.positions], ended.copy()
+            actions = rng.integers(NUM_ACTIONS, size=n)
+            result = getattr(game, f"step_{side}")(actions)
             observations, turn_over = result.observations, side == calls[-1]
             done_in_turn |= result.terminations | result.truncations
             where = f"turn {turn}, after the {side}'s call"
+            for index, row in enumerate(result.final_games):
+                cells = (int(before[0][row]), int(before[1][row]))
+                finals = [_ended_state(*cells)] if ended_before[row] else _final_states(
+                    kernel, cells, side, int(actions[row]), bool(result.terminations[row]), two_sided)
+                for name, final in result.final_observations.items():
+                    check_final(expected, final[index], name, finals, f"{where}, game {row}")
             if two_sided and not turn_over:
                 ended, to_move = result.terminations.copy(), np.ones(n, dtype=np.int64)
             else:
                 ended, to_move = (ended & two_sided | result.terminations) & next_step, np.zeros(n, dtype=np.int64)
         if two_sided and next_step:  # the games that ended restart in the next turn
             restarting, done_in_turn = done_in_turn, np.zeros(n, dtype=bool)
+
+
+def _ended_state(agent: int, ghost: int) -> GameState:
+    """The state a game ended in with the agent and the ghost on these cells: caught or at the goal."""
+    return GameState(agent, ghost, Side.GHOST, Outcome.CAUGHT if agent == ghost else Outcome.GOAL)
+
+
+def _final_states(kernel: Any, cells: tuple[int, int], side: str, action: int, terminated: bool,
+                  half_turn: bool) -> list[GameState]:
+    """The states ``side``'s call (its half-turn, or its full turn) with ``action`` from ``cells``
+    can end in, ending the game exactly when ``terminated``."""
+    state = GameState(*cells, Side.AGENT if side == "agent" else Side.GHOST)
+    outcomes = [after for after, *_ in successors_of(kernel, state, state.turn, action)] if half_turn \
+        else [after for after, _ in turn_outcomes(kernel, state, side, action)]
+    return [after for after in outcomes if (after.outcome != Outcome.ONGOING) == terminated]
 
 
 #: The batched engine's checks, in the order :func:`batched_conformance` runs them.

@@ -43,7 +43,7 @@ from gridghost.testing.common import (
     start_states,
     turn_outcomes,
 )
-from gridghost.testing.observing import Expected, HandedOut, check_batch, stacked_pairs
+from gridghost.testing.observing import Expected, HandedOut, check_batch, check_final, stacked_pairs
 
 #: How many steps the checks play at most per episode.
 MAX_STEPS = 40
@@ -476,22 +476,33 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
 def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps: int = 20) -> None:
     """Every game's row of every batch of observations is the learner's under the encoder of the
     env's settings, applied to that game's state (its cells, the learner to move; in next-step
-    mode a game that ended shows its final state), exactly (a belief map is held to a probability
-    map); a batch handed out does not change as the env steps on.
+    mode a game that ended shows its final state), exactly (a belief map is held to a
+    probability map); in same-step mode each final observation (``infos["final_obs"]``) is the
+    learner's of a state the kernel can end that turn in, with the ends reported. A batch handed
+    out does not change as the env steps on.
 
     Raises:
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
     engine = env.unwrapped.game
+    kernel = kernel_of(env, engine.layouts[0])
     expected, handed, side = Expected(env, engine.layouts[0], obs_type=engine.obs_type), HandedOut(), _side(env)
     rng, ended = np.random.default_rng(seed), np.zeros(env.num_envs, dtype=bool)
+    same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
     observations, _ = env.reset(seed=seed)
     for step in range(steps):
         check_batch(expected, observations, _vector_positions(env), side, ended, f"step {step}")
         handed.keep(observations, f"the observations after {step} steps")
-        observations, _, terminations, *_ = env.step(rng.integers(NUM_ACTIONS, size=env.num_envs))
-        ended = terminations if env.metadata.get("autoreset_mode") != AutoresetMode.SAME_STEP else ended
+        before = [cells.copy() for cells in _vector_positions(env)]
+        actions = rng.integers(NUM_ACTIONS, size=env.num_envs)
+        observations, _, terminations, truncations, infos = env.step(actions)
+        ended = terminations if not same_step else ended
+        for row in np.flatnonzero((terminations | truncations) & same_step):
+            state = GameState(int(before[0][row]), int(before[1][row]), Side.AGENT if side == "agent" else Side.GHOST)
+            finals = [final for final, _ in turn_outcomes(kernel, state, side, int(actions[row]))
+                      if (final.outcome != Outcome.ONGOING) == bool(terminations[row])]
+            check_final(expected, infos["final_obs"][row], side, finals, f"step {step}, env {row}")
     handed.check()
 
 

@@ -174,3 +174,18 @@ def check_batch(expected: Expected, observations: np.ndarray, positions: tuple[n
         turn = Side(int(to_move[row])) if to_move is not None else SIDE_OF[side]
         expected.check(observation, expected.of(side, GameState(agent, ghost, turn, outcome)),
                        f"{where}, game {row}: {side}'s observation")
+
+
+def check_final(expected: Expected, observation: Any, side: str, finals: Sequence[GameState], where: str) -> None:
+    """A final observation that a same-step view hands out beside the next episode's first one
+    is ``side``'s observation (:meth:`Expected.of`) of one of ``finals``, the states the kernel
+    can end the game's last turn in (with the ends the view reported).
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    for state in finals:
+        if _differs(observation, *expected.of(side, state), where) is None:
+            return
+    fail(CONTRACT, f"{where}: {side}'s final observation is its observation of none of the states the kernel can "
+                   f"end that turn in: {[(state.agent, state.ghost, state.outcome.name) for state in finals]}")
