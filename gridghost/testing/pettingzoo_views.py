@@ -201,8 +201,10 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
     """Step for step the kernel's game: replaying the actions with the kernel
     (:class:`~gridghost.core.game.Game`, a team's :class:`~gridghost.core.team.TeamGame`) and the
     RNG contract's draws from ``seed`` gives the same cells (``state()``), rewards, terminations
-    and colour readings after every half-turn. A team's ghosts' choices move nobody and reward
-    nobody until the last ghost's, when the team's move is the kernel's.
+    and colour readings after every half-turn, and ``last()`` reports a termination exactly when
+    the kernel's game is over and a truncation exactly when it goes on after ``max_cycles``
+    cycles. A team's ghosts' choices move nobody and reward nobody until the last ghost's, when
+    the team's move is the kernel's.
 
     Raises:
         AssertionError: ``"kernel: ..."``.
