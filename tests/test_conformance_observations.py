@@ -110,6 +110,16 @@ class FinalIsFirstVector(VectorWrapper):
         return (observations, *rest, infos)
 
 
+class ReversedBeliefAEC(BaseWrapper):
+    """Shows the agent its belief map reversed (still a probability map)."""
+
+    def observe(self, agent: str) -> Any:
+        observation = self.env.observe(agent).copy()
+        if agent == "agent":
+            observation[26:] = observation[26:][::-1]  # after the 26 slots of "vector"
+        return observation
+
+
 class HiddenTruncationAEC(BaseWrapper):
     """Reports ``truncation=False`` at the step limit."""
 
@@ -174,6 +184,14 @@ def test_a_vector_view_whose_final_observation_is_the_next_episodes_first_fails_
         max_episode_steps=6))
     with pytest.raises(AssertionError, match=r"^observations: .*final observation is its observation of none"):
         testing.vector_conformance(make)
+
+
+@pytest.mark.parametrize("kind", ["histogram", "particle"])
+def test_the_belief_map_is_compared_exactly_with_the_replayed_filters(kind: str) -> None:
+    make = lambda: gridghost.raw_env(obs_type="belief_vector", belief_filter=kind, max_cycles=8)  # noqa: E731
+    pettingzoo_views.check_aec_observations(make)
+    with pytest.raises(AssertionError, match=r"^observations: .*'agent'.* at \[\(26,\)"):
+        pettingzoo_views.check_aec_observations(lambda: ReversedBeliefAEC(make()))
 
 
 def test_a_view_that_hides_a_truncation_fails_with_the_contract_not_the_envs_error() -> None:

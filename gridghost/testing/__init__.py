@@ -31,8 +31,10 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
   from the same seed and actions, leaf by leaf and exactly: every observer (the agent and every
   ghost ``ghost_0..ghost_{k-1}``; ``last()`` and ``observe(name)`` of the AEC env, every agent
   of the parallel env), the Gymnasium learner's (a learning team's: every ghost's own, stacked in
-  ghost order), each game's row of the vector, batched and JAX views; a belief map, a filter's
-  estimate, is held to a probability map; a same-step view's final observations are those of a
+  ghost order), each game's row of the vector, batched and JAX views; a belief map is the
+  replay's own filter's, seeded from the reset seed as the RNG contract says (where the sensors
+  all draw from the game's generator; else, and for the batched engines' own filters, it is
+  held to a probability map); a same-step view's final observations are those of a
   state the kernel can end that turn in. No observation changes once handed out (one buffer
   written again at every call fails); the batched engine's documented buffers are compared
   before its next call.

@@ -20,8 +20,10 @@ from gymnasium.utils import seeding
 
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.names import FILTER_STREAM
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
+from gridghost.sensing.belief import BeliefFilter
 from gridghost.sensing.sensors import ColorSensor
 
 #: Actions every view must refuse (``TypeError`` or ``ValueError``), leaving everything as it was.
@@ -279,13 +281,18 @@ class KernelReplay:
         sensors: the view's sensors (``None``: the colour sensor of quality 0.8); only those with
             ``uses_game_rng`` draw here.
         seed: the view's reset seed.
+        belief_filter: a fresh belief filter to follow the agent as a view's does: seeded from
+            its own stream of ``seed`` (``SeedSequence(seed, spawn_key=(FILTER_STREAM,))``),
+            updated with the readings after the reset, and after each agent move told the
+            action and updated.
 
     Attributes:
         state: the kernel's state; ``readings`` the last readings of the replayed sensors;
         ``cycles`` the cycles completed (a ghost's or the team's move; the agent's without a ghost).
     """
 
-    def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int) -> None:
+    def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int,
+                 belief_filter: BeliefFilter | None = None) -> None:
         self.game = game
         self.rng = seeding.np_random(seed)[0]
         self.sensors = []
@@ -298,6 +305,10 @@ class KernelReplay:
         self.state = game.initial_state()
         self.cycles = 0
         self.readings = self._read()
+        self.belief_filter = belief_filter
+        if belief_filter is not None:
+            belief_filter.reset(np.random.SeedSequence(seed, spawn_key=(FILTER_STREAM,)))
+            belief_filter.update(self.readings)
 
     def _read(self) -> dict[str, Any]:
         return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}  # type: ignore[arg-type]
@@ -320,6 +331,9 @@ class KernelReplay:
         """Replay the agent's move; return ``(agent's reward, ghost's reward)`` (a team's: each ghost's)."""
         self.state, _ = self.game.agent_step(self.state, int(action), self.rng)  # type: ignore[arg-type]
         self.readings = self._read()
+        if self.belief_filter is not None:
+            self.belief_filter.predict(int(action))
+            self.belief_filter.update(self.readings)
         if not getattr(self.game, "use_ghost", True):
             self.cycles += 1
         return self._rewards(Side.AGENT)
@@ -347,8 +361,11 @@ class KernelReplay:
             if team else range(NUM_ACTIONS)
         for action in tried:
             trial = copy.copy(self)
-            trial.rng = copy.deepcopy(self.rng)
-            rewards = trial.agent(action) if side == Side.AGENT else trial.ghost(action)
+            trial.rng, trial.belief_filter = copy.deepcopy(self.rng), copy.deepcopy(self.belief_filter)
+            try:
+                rewards = trial.agent(action) if side == Side.AGENT else trial.ghost(action)
+            except ValueError:  # readings the filter finds impossible: not the move the view made
+                continue
             if trial.cells() == cells:
                 self.__dict__.update(trial.__dict__)
                 return rewards

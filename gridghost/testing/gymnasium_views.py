@@ -43,7 +43,15 @@ from gridghost.testing.common import (
     start_states,
     turn_outcomes,
 )
-from gridghost.testing.observing import Expected, HandedOut, check_batch, check_final, stacked_pairs
+from gridghost.testing.observing import (
+    Expected,
+    HandedOut,
+    check_batch,
+    check_final,
+    following,
+    replayed_filter,
+    stacked_pairs,
+)
 
 #: How many steps the checks play at most per episode.
 MAX_STEPS = 40
@@ -246,10 +254,11 @@ def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes:
                 fail("kernel", f"{where}: terminated={terminated}, the kernel's game over: {replay.over}")
 
 
-def _replayed_steps(env: Any, seed: int) -> Iterator[tuple[str, Any, KernelReplay, float]]:
+def _replayed_steps(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, Any, KernelReplay, float]]:
     """Play an episode of ``seed`` with random actions and replay it with the kernel as
-    :func:`check_gymnasium_kernel` says; yield ``(where, result, replay, expected reward)``:
-    first the reset's ``(observation, info)``, then each step's result (one replay throughout).
+    :func:`check_gymnasium_kernel` says (with ``belief``, its filter followed too); yield
+    ``(where, result, replay, expected reward)``: first the reset's ``(observation, info)``,
+    then each step's result (one replay throughout).
 
     Raises:
         AssertionError: ``"kernel: ..."`` when no move of the opponent leads where the view went.
@@ -257,7 +266,7 @@ def _replayed_steps(env: Any, seed: int) -> Iterator[tuple[str, Any, KernelRepla
     side = Side.AGENT if _side(env) == "agent" else Side.GHOST
     other, learner = Side(1 - side), _side(env)
     result = env.reset(seed=seed)
-    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env) if belief else None)
     carried = _learner_reward(replay.explain(other, _cells(env), "the opening move"), learner) \
         if side == Side.GHOST else 0.0
     yield f"seed {seed}, the reset", result, replay, 0.0
@@ -280,8 +289,8 @@ def _replayed_steps(env: Any, seed: int) -> Iterator[tuple[str, Any, KernelRepla
 def check_gymnasium_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
     """The observation of every ``reset`` and ``step`` is the learner's (``controlled``) under
     the encoder of the env's settings, applied to the kernel's state replayed as
-    :func:`check_gymnasium_kernel` replays it, exactly (a belief map is held to a probability
-    map); a learning team's (``controlled="ghosts"``) is every ghost's own, stacked in ghost
+    :func:`check_gymnasium_kernel` replays it (a belief map: the replay's own filter's), exactly;
+    a learning team's (``controlled="ghosts"``) is every ghost's own, stacked in ghost
     order (a ``Box`` encoding on a new first axis, texts joined by a space, dicts by ghost name).
     No observation changes once handed out.
 
@@ -292,9 +301,9 @@ def check_gymnasium_observations(make_env: Callable[[], Any], seed: int = 0) -> 
     side = _side(env)
     names = ghost_names(config_of(env).ghosts) if side == "ghosts" else (side,)
     handed, expected = HandedOut(), None
-    for where, (observation, *_), replay, _ in _replayed_steps(env, seed):
+    for where, (observation, *_), replay, _ in _replayed_steps(env, seed, belief=True):
         if expected is None:
-            expected = Expected(env, clock=functools.partial(getattr, replay, "cycles"))  # one replay throughout
+            expected = following(env, replay)  # one replay throughout
         pairs = [expected.of(name, replay.state) for name in names]
         want = stacked_pairs(pairs, names) if side == "ghosts" else pairs[0]
         expected.check(observation, want, f"{where}: the observation")

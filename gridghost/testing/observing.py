@@ -4,24 +4,28 @@ check that an observation once handed out never changes (:class:`HandedOut`).
 
 The encoder is built from the view's settings (its ``config``) the way the views build theirs
 (:func:`gridghost.config.parts.build_encoder`), not taken from the view. A belief map (the
-``"belief"`` and ``"belief_vector"`` encodings) is a filter's estimate, not the game's state:
-the check finds its entries (those that change with the map the encoder is given) and holds them
-to a probability map (every entry in [0, 1], summing to 1); every other entry is compared exactly.
+``"belief"`` and ``"belief_vector"`` encodings) is a filter's estimate: where the replay can
+follow the view's filter (:func:`replayed_filter`: a view of the AEC env, whose sensors all draw
+from the game's generator) it is compared exactly too; elsewhere (the batched engines' own
+filters) the check finds its entries (those that change with the map the encoder is given) and
+holds them to a probability map (every entry in [0, 1], summing to 1).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from gridghost.config.parts import build_encoder
+from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core.layout import Layout
 from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
-from gridghost.testing.common import config_of, fail, kernel_of, same
+from gridghost.sensing.belief import BeliefFilter
+from gridghost.testing.common import KernelReplay, config_of, fail, kernel_of, same
 
 #: The contract's name, which its failures start with.
 CONTRACT = "observations"
@@ -42,18 +46,22 @@ class Expected:
         obs_type: the encoding, when the view names it apart from its settings (the batched
             engine keeps ``"belief_vector"`` as its ``obs_type``, its settings' being the
             ``"vector"`` it adds its own belief map to).
+        belief: returns the belief map a belief encoding shows (a replayed filter's); ``None``:
+            the map is held to a probability map only.
     """
 
     def __init__(self, view: Any, layout: Layout | None = None, both_observe: bool = False,
-                 clock: Callable[[], int] | None = None, obs_type: str | None = None) -> None:
+                 clock: Callable[[], int] | None = None, obs_type: str | None = None,
+                 belief: Callable[[], np.ndarray] | None = None) -> None:
         kernel, config = kernel_of(view, layout), config_of(view)
         if obs_type is not None and obs_type != config.obs_type:
             config = dataclasses.replace(config, obs_type=obs_type)
         shape = (kernel.layout.rows, kernel.layout.cols)
-        # Two belief maps: the entries where the two observations differ are the belief's.
-        self._maps = (np.zeros(shape), np.ones(shape))
+        # Without the belief: two maps, and the entries where the two observations differ are the belief's.
+        self._maps: tuple[Callable[[], np.ndarray], ...] = (belief,) if belief is not None else (
+            functools.partial(np.zeros, shape), functools.partial(np.ones, shape))
         self._map = self._maps[0]
-        self.encoder = build_encoder(config, kernel.board, lambda: self._map.copy(), clock, both_observe)
+        self.encoder = build_encoder(config, kernel.board, lambda: self._map(), clock, both_observe)
 
     def _observer(self, name: str) -> Callable[[Any], Any]:
         keys = self.encoder.keys
@@ -71,7 +79,7 @@ class Expected:
         for belief in self._maps:
             self._map = belief
             pair.append(observe(state))
-        return pair[0], pair[1]
+        return pair[0], pair[-1]  # one observation twice when the belief is known: every entry compared
 
     def check(self, got: Any, expected: tuple[Any, Any], where: str) -> None:
         """Fail unless ``got`` is the observation ``expected`` (a pair from :meth:`of`, or
@@ -83,6 +91,31 @@ class Expected:
         found = _differs(got, expected[0], expected[1], where)
         if found:
             fail(CONTRACT, f"{found} (the encoder of the view's settings applied to the kernel's state)")
+
+
+def replayed_filter(view: Any) -> BeliefFilter | None:
+    """A fresh belief filter of the view's settings (:func:`~gridghost.config.parts.build_map_parts`'s,
+    on the view's map) for a :class:`~gridghost.testing.common.KernelReplay` to follow, or
+    ``None``: no filter, or a sensor that draws from a stream of its own (the replay draws only
+    the game's), or a view without a fixed map."""
+    config = config_of(view)
+    layout = getattr(getattr(view, "unwrapped", view), "layout", config.layout)
+    if config.belief_filter is None or not isinstance(layout, Layout):
+        return None
+    parts = build_map_parts(dataclasses.replace(config, expert=None), layout)
+    if not all(sensor.uses_game_rng for sensor in parts.sensors):
+        return None
+    return parts.belief_filter
+
+
+def following(view: Any, replay: KernelReplay, both_observe: bool = False) -> Expected:
+    """The :class:`Expected` observations of a view that ``replay`` follows: the cycles its
+    clock, its filter's map (when it follows one) the belief."""
+    def belief() -> np.ndarray:
+        return cast(BeliefFilter, replay.belief_filter).belief()
+
+    return Expected(view, both_observe=both_observe, clock=lambda: replay.cycles,
+                    belief=None if replay.belief_filter is None else belief)
 
 
 def stacked(observations: Sequence[Any], names: Sequence[str]) -> Any:

@@ -38,7 +38,7 @@ from gridghost.testing.common import (
     random_actions,
     zero_sum_by_default,
 )
-from gridghost.testing.observing import Expected, HandedOut
+from gridghost.testing.observing import HandedOut, following, replayed_filter
 
 #: How many half-turns the checks play at most per episode (episodes usually end sooner).
 MAX_HALF_TURNS = 60
@@ -261,7 +261,7 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation the env hands out, ``last()``'s and ``observe(name)``'s of every agent
     in the game (the agent and every ghost), is the encoder of the env's settings applied to the
     kernel's state, replayed from the seed and the actions as :func:`check_aec_kernel` replays
-    them, leaf by leaf and exactly (a belief map is held to a probability map); and none changes
+    them (a belief map: the replay's own filter's), leaf by leaf and exactly; and none changes
     once handed out, as the env plays on.
 
     Raises:
@@ -269,8 +269,8 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
     """
     env = make_env()
     env.reset(seed=seed)
-    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed)
-    expected, handed = Expected(env, clock=lambda: replay.cycles), HandedOut()
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env))
+    expected, handed = following(env, replay), HandedOut()
     actions, ghosts = random_actions(seed), len(env.possible_agents) - 1
     held: list[int] = []
     for turn in range(MAX_HALF_TURNS):
@@ -492,8 +492,8 @@ def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> N
     """
     env = make_env()
     observations, _ = env.reset(seed=seed)
-    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed)
-    expected, handed = Expected(env, both_observe=True, clock=lambda: replay.cycles), HandedOut()
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env))
+    expected, handed = following(env, replay, both_observe=True), HandedOut()
     actions = random_actions(seed)
     for turn in range(MAX_HALF_TURNS):
         for name, observation in observations.items():
