@@ -6,18 +6,20 @@ buffer, or hide a truncation."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import VectorWrapper
+from pettingzoo import ParallelEnv
 from pettingzoo.utils.wrappers import BaseParallelWrapper, BaseWrapper
 
 import gridghost
 from gridghost import testing
 from gridghost.batched import BatchedGame
 from gridghost.core.layout import Layout
+from gridghost.sensing.encoding import NO_OP_ACTION
 from gridghost.testing import gymnasium_views, pettingzoo_views
 from gridghost.testing.common import lasting_seed
 
@@ -53,6 +55,65 @@ def test_every_unmodified_view_passes_the_whole_suite_at_its_defaults(k: int, vi
     suite(make)
 
 
+class GhostsOnlyParallel(ParallelEnv):
+    """A parallel view whose agents are the ghosts alone, the agent played inside (a random
+    policy seeded by the reset seed): each step is the team's move and the agent's answer, each
+    ghost's reward the two half-turns' (the kind of view the parallel checks must serve)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "ghosts_only"}
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+        self.possible_agents = [name for name in env.possible_agents if name != "agent"]
+        self.agents: list[str] = []
+        self.rng: np.random.Generator | None = None
+
+    @property
+    def unwrapped(self) -> Any:
+        return self.env.unwrapped
+
+    def observation_space(self, agent: str) -> Any:
+        return self.env.observation_space(agent)
+
+    def action_space(self, agent: str) -> Any:
+        return self.env.action_space(agent)
+
+    def state(self) -> np.ndarray:
+        return self.env.state()
+
+    def _agent_moves(self) -> tuple[Any, ...]:
+        assert self.rng is not None
+        return self.env.step({"agent": int(self.rng.integers(4)), **dict.fromkeys(self.possible_agents, NO_OP_ACTION)})
+
+    def _ghosts(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.agents = [name for name in self.env.agents if name != "agent"]
+        return tuple({name: table[name] for name in self.possible_agents} for table in result)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> Any:
+        self.env.reset(seed=seed, options=options)
+        if seed is not None or self.rng is None:
+            self.rng = np.random.default_rng(seed)
+        observations, *_, infos = self._ghosts(self._agent_moves())
+        return observations, infos
+
+    def step(self, actions: dict) -> Any:
+        result = self.env.step({**actions, "agent": NO_OP_ACTION})
+        rewards = {name: result[1][name] for name in self.possible_agents}
+        if self.env.agents and not any(result[2].values()) and not any(result[3].values()):
+            result = self._agent_moves()
+            rewards = {name: rewards[name] + result[1][name] for name in self.possible_agents}
+        observations, _, terminations, truncations, infos = self._ghosts(result)
+        return observations, rewards, terminations, truncations, infos
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_the_parallel_suite_serves_a_view_of_the_ghosts_alone(k: int) -> None:
+    make = lambda: GhostsOnlyParallel(gridghost.parallel_env(layout=MAP, ghosts=k, max_cycles=10))  # noqa: E731
+    testing.parallel_conformance(make)
+    with pytest.raises(AssertionError, match=r"^observations: seed 0, step \d+: 'ghost(_0)?''s observation"):
+        pettingzoo_views.check_parallel_observations(lambda: ShiftedGhostsParallel(make()))
+
+
 # -- planted bugs -----------------------------------------------------------------------------------
 class BorrowedObservationAEC(BaseWrapper):
     """Hands ghost_1 the observation of ghost_0."""
@@ -67,6 +128,18 @@ class BorrowedObservationParallel(BaseParallelWrapper):
     def step(self, actions: dict) -> Any:
         observations, *rest = self.env.step(actions)
         return ({**observations, "ghost_1": observations["ghost_0"]}, *rest)
+
+
+class ShiftedGhostsParallel(BaseParallelWrapper):
+    """Hands each ghost the observation of the next one (one ghost: its observation a step ago)."""
+
+    def step(self, actions: dict) -> Any:
+        observations, *rest = self.env.step(actions)
+        names = list(observations)
+        if len(names) == 1:
+            stale, self.previous = getattr(self, "previous", observations), observations
+            return (stale, *rest)
+        return ({name: observations[names[(i + 1) % len(names)]] for i, name in enumerate(names)}, *rest)
 
 
 class ReversedTeamGym(gymnasium.ObservationWrapper):

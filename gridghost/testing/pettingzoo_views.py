@@ -6,6 +6,11 @@ Each check takes ``make_env``, a function of no arguments that returns a fresh e
 build several, to compare them), plays short episodes with seeded random actions and raises an
 ``AssertionError`` naming the contract that failed. :func:`aec_conformance` and
 :func:`parallel_conformance` run them all.
+
+The checks read the players from the view (``possible_agents``, the observations it returns).
+A parallel view whose agents are the ghosts alone, the agent played inside it, is served too:
+its opening move and each answer of the agent are replayed as the moves of the kernel's agent
+that lead where the view went, and a step's rewards are the team's half-turn's and the answer's.
 """
 
 from __future__ import annotations
@@ -65,12 +70,17 @@ def _cell_of(env: Any, name: str) -> tuple[int, int]:
     agent, ghosts = _cells(env)
     if name == "agent":
         return agent
-    return ghosts[env.possible_agents.index(name) - 1] if isinstance(ghosts[0], tuple) else ghosts
+    return ghosts[_ghosts(env).index(name)] if isinstance(ghosts[0], tuple) else ghosts
 
 
 def _ghosts(env: Any) -> list[str]:
     """The ghosts' names, in turn order (the team moves together)."""
     return [name for name in env.possible_agents if name != "agent"]
+
+
+def _players(env: Any) -> tuple[str, ...]:
+    """Every player of the game by name, the agent first, whether or not the view lets it act."""
+    return ("agent", *_ghosts(env))
 
 
 def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
@@ -229,7 +239,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
             mover, action = env.agent_selection, actions()
             env.step(action)
             rewards, held = _replay_half_turn(replay, mover, action, held, len(names) - 1)
-            _compare_rewards(env.rewards, rewards, where, names)
+            _compare_rewards(env.rewards, rewards, where, _players(env))
             if any(env.terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
 
@@ -294,10 +304,12 @@ def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> 
         fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
 
 
-def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, names: Any = ("agent", "ghost")) -> None:
-    got = tuple(float(rewards[name]) for name in names if name in rewards)
-    if got != expected[: len(got)]:
-        fail("kernel", f"{where}: rewards {got}, the kernel's {expected}")
+def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, players: tuple[str, ...]) -> None:
+    """Every reward the view reports is the kernel's for that player (``expected``: the agent's,
+    then each ghost's, in the order of ``players``)."""
+    kernel = dict(zip(players, expected, strict=False))
+    if any(float(reward) != kernel.get(name) for name, reward in rewards.items()):
+        fail("kernel", f"{where}: rewards {dict(rewards)}, the kernel's {kernel}")
 
 
 def _compare_readings(replay: KernelReplay, info: dict[str, Any], where: str) -> None:
@@ -329,8 +341,10 @@ def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
 
 # -- the parallel env -------------------------------------------------------------------------------
 def _movers(env: Any) -> list[str]:
-    """The agents to move, from ``state()``'s ghost-to-move channel (its last): the agent, or every ghost."""
-    return _ghosts(env) if np.asarray(env.state())[:, :, -1].any() else ["agent"]
+    """The agents to move, from ``state()``'s ghost-to-move channel (its last): the agent, or every
+    ghost (always, for a view that plays the agent itself)."""
+    agent_acts = "agent" in env.possible_agents
+    return _ghosts(env) if not agent_acts or np.asarray(env.state())[:, :, -1].any() else ["agent"]
 
 
 def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
@@ -398,13 +412,14 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
 @contract("zero-sum")
 def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
     """With the default rewards, both sides' rewards of every step add up to exactly 0 (a team's:
-    the agent's and each ghost's).
+    the agent's and each ghost's). A view that plays the agent itself reports no agent's reward
+    to add, and passes.
 
     Raises:
         AssertionError: ``"zero-sum: ..."``.
     """
     env = make_env()
-    if not zero_sum_by_default(env):
+    if not zero_sum_by_default(env) or "agent" not in env.possible_agents:
         return
     actions = random_actions(seed)
     for episode in range(episodes):
@@ -458,6 +473,7 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
     for episode in range(episodes):
         _, infos = env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
+        _replay_inner_agent(replay, env, "the opening move")
         actions = random_actions(seed + episode)
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, step {turn}"
@@ -467,18 +483,35 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
                 break
             chosen = {name: actions() for name in env.agents}
             _, rewards, terminations, _, infos = env.step(chosen)
-            _compare_rewards(rewards, _replay_step(replay, chosen, _ghosts(env)), where, env.possible_agents)
+            _compare_rewards(rewards, _replay_step(replay, env, chosen, where), where, _players(env))
             if any(terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
 
 
-def _replay_step(replay: KernelReplay, chosen: dict[str, int], ghosts: list[str]) -> tuple[float, ...]:
-    """Replay a parallel step's applied half-turn: the agent's move (its action in ``chosen``) or
-    the team's (every ghost's, in ghost order); return its rewards."""
+def _replay_step(replay: KernelReplay, env: Any, chosen: dict[str, int], where: str) -> tuple[float, ...]:
+    """Replay a parallel step: the agent's move (its action in ``chosen``) or the team's (every
+    ghost's, in ghost order), and, for a view that plays the agent itself, the agent's answer
+    that leads where the view went; return the step's rewards (the agent's, each ghost's)."""
     if replay.state.turn == Side.AGENT:
         return replay.agent(chosen["agent"])
-    team = [chosen[name] for name in ghosts]
-    return replay.ghost(team[0] if len(team) == 1 else team)
+    team = [chosen[name] for name in _ghosts(env)]
+    rewards = replay.ghost(team[0] if len(team) == 1 else team)
+    if not replay.over:
+        answer = _replay_inner_agent(replay, env, where)
+        rewards = tuple(a + b for a, b in zip(rewards, answer, strict=True))
+    return rewards
+
+
+def _replay_inner_agent(replay: KernelReplay, env: Any, where: str) -> tuple[float, ...]:
+    """For a view that plays the agent itself (no ``"agent"`` among its agents), replay the
+    agent's move that leads where the view went (:meth:`KernelReplay.explain`), when it is the
+    agent's turn in a game that goes on (before ``max_cycles``); return its rewards (zeros when
+    there is none to replay)."""
+    limit = config_of(env).max_cycles
+    if "agent" in env.possible_agents or replay.state.turn != Side.AGENT or replay.over or \
+            (limit is not None and replay.cycles >= limit):
+        return (0.0,) * (len(_ghosts(env)) + 1)
+    return replay.explain(Side.AGENT, _cells(env), where)
 
 
 @contract("observations")
@@ -493,6 +526,7 @@ def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> N
     env = make_env()
     observations, _ = env.reset(seed=seed)
     replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env))
+    _replay_inner_agent(replay, env, "the opening move")
     expected, handed = following(env, replay, both_observe=True), HandedOut()
     actions = random_actions(seed)
     for turn in range(MAX_HALF_TURNS):
@@ -504,7 +538,7 @@ def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> N
             break
         chosen = {name: actions() for name in env.agents}
         observations, *_ = env.step(chosen)
-        _replay_step(replay, chosen, _ghosts(env))
+        _replay_step(replay, env, chosen, f"seed {seed}, step {turn}")
     handed.check()
 
 
