@@ -73,13 +73,18 @@ class Expected:
 
     def of(self, name: str, state: Any) -> tuple[Any, Any]:
         """The observation of ``state`` by the player ``name`` (``"agent"``, ``"ghost"``,
-        ``"ghost_<i>"``), as a pair: with a belief map of zeros, and of ones."""
+        ``"ghost_<i>"``), as a pair: with a belief map of zeros, and of ones (the one
+        observation twice when the belief is known).
+
+        Raises:
+            AssertionError: ``"observations: ..."`` when the settings' game has no such player.
+        """
         observe = self._observer(name)
         pair = []
         for belief in self._maps:
             self._map = belief
             pair.append(observe(state))
-        return pair[0], pair[-1]  # one observation twice when the belief is known: every entry compared
+        return pair[0], pair[-1]
 
     def check(self, got: Any, expected: tuple[Any, Any], where: str) -> None:
         """Fail unless ``got`` is the observation ``expected`` (a pair from :meth:`of`, or
