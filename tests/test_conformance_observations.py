@@ -269,7 +269,16 @@ def test_a_view_that_hides_a_truncation_fails_with_the_contract_not_the_envs_err
         pettingzoo_views.check_aec_kernel(make)
 
 
+#: Every move of the agent ends the game: three goals and the ghost around it, no slip.
+OVER_AT_ONCE = Layout(np.zeros((3, 3), int), goals=[(0, 1), (1, 0), (2, 1)], agent_start=(1, 1), ghost_start=[(1, 2)])
+
+
 def test_a_check_that_needs_a_long_episode_finds_a_seed_or_says_none_lasts() -> None:
     assert lasting_seed("pickling", lambda seed: seed >= 3, 0, 2) == 3
     with pytest.raises(AssertionError, match=r"^pickling: the episodes of seeds 0\.\.19 all end within 2 steps"):
         gymnasium_views.check_gymnasium_pickle(lambda: EndsAtOnceGym(gymnasium.make(ENV_ID)))
+    # before, the refusal checks stepped the finished game and blamed the env for accepting None
+    for check, make in ((pettingzoo_views.check_aec_refusals, gridghost.raw_env),
+                        (pettingzoo_views.check_parallel_refusals, gridghost.parallel_env)):
+        with pytest.raises(AssertionError, match=r"^refusals: the episodes of seeds 0\.\.19 all end within 2"):
+            check(lambda make=make: make(layout=OVER_AT_ONCE, slip="none"))

@@ -38,6 +38,7 @@ from gridghost.testing.common import (
     contract,
     fail,
     kernel_of,
+    lasting_seed,
     masks_of,
     pickled,
     random_actions,
@@ -90,6 +91,18 @@ def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
     if isinstance(observation, dict) and "action_mask" in observation:
         return observation["action_mask"]
     fail("masks", "neither the info nor the observation holds an 'action_mask'")
+
+
+def _lasting_seed(contract_name: str, env: Any, seed: int, after: int, episode: Callable[..., Any]) -> int:
+    """The first seed from ``seed`` whose episode (``episode``, the AEC or the parallel runner,
+    with the seed's random actions) goes on after ``after`` half-turns (an agent left, none
+    terminated or truncated), ``env`` left there."""
+    def lasts(candidate: int) -> bool:
+        episode(env, candidate, random_actions(candidate), limit=after)
+        ends = (*getattr(env, "terminations", {}).values(), *getattr(env, "truncations", {}).values())
+        return bool(env.agents) and not any(ends)
+
+    return lasting_seed(contract_name, lasts, seed, after)
 
 
 # -- the AEC env ------------------------------------------------------------------------------------
@@ -183,8 +196,8 @@ def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3)
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _aec_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("pickling", env, seed, after, _aec_episode)
     check_plays_on_alike("pickling", _aec_episode, env, pickled(env), seed, "the env and its unpickled copy, at last()")
 
 
@@ -197,8 +210,8 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
     Raises:
         AssertionError: ``"refusals: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _aec_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("refusals", env, seed, after, _aec_episode)
     untouched = pickle.loads(pickle.dumps(env))
     for bad in (*BAD_ACTIONS, None):
         check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
@@ -434,8 +447,8 @@ def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _parallel_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("pickling", env, seed, after, _parallel_episode)
     check_plays_on_alike("pickling", _parallel_episode, env, pickled(env), seed, "the env and its unpickled copy")
 
 
@@ -449,8 +462,8 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     Raises:
         AssertionError: ``"refusals: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _parallel_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("refusals", env, seed, after, _parallel_episode)
     untouched = pickle.loads(pickle.dumps(env))
     first, *others = _movers(env)
     for bad in (*BAD_ACTIONS, None):
