@@ -85,7 +85,7 @@ def test_the_batched_engine_conforms(make: Callable[[], Any]) -> None:
 def test_the_suite_lists_every_check_once() -> None:
     checks = [*testing.AEC_CHECKS, *testing.PARALLEL_CHECKS, *testing.GYMNASIUM_CHECKS, *testing.VECTOR_CHECKS,
               *testing.BATCHED_CHECKS]
-    assert len(set(checks)) == len(checks) == 28
+    assert len(set(checks)) == len(checks) == 33
     assert set(BROKEN_CHECKS) == set(checks)  # every check has a broken view below that it catches
 
 
@@ -133,6 +133,17 @@ class ShiftedAEC(BaseWrapper):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.env.reset(seed=seed, options=options)
         self.env.unwrapped.np_random.random()  # one draw outside the RNG contract: deterministic, not the kernel's
+
+
+class BorrowedObservationAEC(BaseWrapper):
+    def observe(self, agent: str) -> Any:
+        return self.env.observe("agent")  # every agent is handed the agent's observation
+
+
+class BorrowedObservationParallel(BaseParallelWrapper):
+    def step(self, actions: dict) -> Any:
+        observations, *rest = self.env.step(actions)
+        return (dict.fromkeys(observations, observations["agent"]), *rest)
 
 
 class MirroredParallel(BaseParallelWrapper):
@@ -295,6 +306,14 @@ class MirroredBatched(Batched):
         return self.game.step_agent((2 - np.asarray(actions)) % 4)
 
 
+class ReversedBatched(Batched):
+    def step_agent(self, actions: Any) -> Any:
+        result = self.game.step_agent(actions)
+        for observations in result.observations.values():
+            observations[:] = observations[::-1].copy()  # each game shown another game's observation
+        return result
+
+
 def _aec(wrapper: type) -> Callable[[], Any]:
     return lambda: wrapper(gridghost.raw_env(max_cycles=8))
 
@@ -324,28 +343,33 @@ BROKEN_CHECKS: dict[Callable[..., None], tuple[Callable[[], Any], str]] = {
     P.check_aec_pickle: (_aec(LockedAEC), "pickling"),
     P.check_aec_refusals: (_aec(DrawingAEC), "refusals"),
     P.check_aec_kernel: (_aec(ShiftedAEC), "kernel"),
+    P.check_aec_observations: (_aec(BorrowedObservationAEC), "observations"),
     P.check_parallel_spaces_and_masks: (_parallel(ZeroMaskParallel), "masks"),
     P.check_parallel_determinism: (_parallel(SeedlessParallel), "determinism"),
     P.check_parallel_zero_sum: (_parallel(GenerousParallel), "zero-sum"),
     P.check_parallel_pickle: (_parallel(LockedParallel), "pickling"),
     P.check_parallel_refusals: (_parallel(ClampingParallel), "refusals"),
     P.check_parallel_kernel: (_parallel(MirroredParallel), "kernel"),
+    P.check_parallel_observations: (_parallel(BorrowedObservationParallel), "observations"),
     G.check_gymnasium_spaces_and_masks: (_gym(OffsetGym), "spaces"),
     G.check_gymnasium_determinism: (_gym(SeedlessGym), "determinism"),
     G.check_gymnasium_pickle: (_gym(LockedGym), "pickling"),
     G.check_gymnasium_refusals: (_gym(ClampingGym), "refusals"),
     G.check_gymnasium_kernel: (_gym(MirroredGym), "kernel"),
+    G.check_gymnasium_observations: (_gym(OffsetGym), "observations"),
     V.check_vector_spaces_and_masks: (_vec(ZeroMaskVector), "masks"),
     V.check_vector_determinism: (_vec(SeedlessVector), "determinism"),
     V.check_vector_pickle: (_vec(LockedVector), "pickling"),
     V.check_vector_refusals: (_vec(ClampingVector), "refusals"),
     V.check_vector_autoreset_and_kernel: (_vec(GenerousVector), "kernel"),
+    V.check_vector_observations: (_vec(OffsetVector), "observations"),
     B.check_batched_spaces_and_masks: (_batched(OffsetBatched), "spaces"),
     B.check_batched_determinism: (_batched(SeedlessBatched), "determinism"),
     B.check_batched_zero_sum: (_batched(GenerousBatched), "zero-sum"),
     B.check_batched_pickle: (_batched(LockedBatched), "pickling"),
     B.check_batched_refusals: (_batched(ClampingBatched), "refusals"),
     B.check_batched_autoreset_and_kernel: (_batched(MirroredBatched), "kernel"),
+    B.check_batched_observations: (_batched(ReversedBatched), "observations"),
 }
 
 #: More broken views for contracts a check holds beside its main one.

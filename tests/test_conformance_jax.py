@@ -98,6 +98,12 @@ class Mirrored(Wrapped):
         return self.view.batch_step(key, states, {side: (2 - a) % 4 for side, a in actions.items()})
 
 
+class Swapped(Wrapped):
+    def batch_step(self, key: Any, states: Any, actions: Any, params: Any = None) -> Any:
+        observations, *rest = self.view.batch_step(key, states, actions)
+        return ({"agent": observations["ghost"], "ghost": observations["agent"]}, *rest)
+
+
 def _both(wrapper: type) -> Callable[[], Any]:
     # exploring starts: the reset's key decides where games start
     return lambda: wrapper(GridGhostJax(max_cycles=6, explore_starts=0.5))
@@ -112,6 +118,7 @@ BROKEN: dict[str, tuple[Callable[..., None], type, str]] = {
     "pickling": (jax_views.check_jax_pickle, Locked, "pickling"),
     "refusals": (jax_views.check_jax_refusals, Clamping, "refusals"),
     "kernel": (jax_views.check_jax_autoreset_and_kernel, Mirrored, "kernel"),
+    "observations": (jax_views.check_jax_observations, Swapped, "observations"),
 }
 
 

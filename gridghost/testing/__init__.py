@@ -24,16 +24,38 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
 - ``kernel``: the view plays the kernel's game (:class:`gridghost.core.game.Game`): the views
   that follow the RNG contract (AEC, parallel, Gymnasium) equal the kernel's replay of the same
   actions and draws from the same seed; the batched and JAX engines, which draw their own
-  uniforms, make only moves the kernel gives a positive probability, with its rewards and ends.
+  uniforms, make only moves the kernel gives a positive probability, with its rewards and ends;
+  a termination exactly when the kernel's game ends, a truncation (AEC) exactly at ``max_cycles``;
+- ``observations``: every observation a view hands out is the encoder of the view's settings
+  (built from its ``config`` as the views build theirs) applied to the kernel's state, replayed
+  from the same seed and actions, leaf by leaf and exactly: every observer (the agent and every
+  ghost ``ghost_0..ghost_{k-1}``; ``last()`` and ``observe(name)`` of the AEC env, every agent
+  of the parallel env), the Gymnasium learner's (a learning team's: every ghost's own, stacked in
+  ghost order), each game's row of the vector, batched and JAX views; a belief map is the
+  replay's own filter's, seeded from the reset seed as the RNG contract says (where the sensors
+  all draw from the game's generator; else, and for the batched engines' own filters, it is
+  held to a probability map); a same-step view's final observations are those of a
+  state the kernel can end that turn in. No observation changes once handed out (one buffer
+  written again at every call fails); the batched engine's documented buffers are compared
+  before its next call.
+
+A view that makes the game raise its own exception during a check (a wrapper that hides a
+truncation makes the env refuse the next action) fails that check's contract all the same: an
+``AssertionError`` naming it, the view's exception chained (``__cause__``). A check that needs an
+episode that goes on (pickling or refusing mid-episode) takes the first of
+:data:`~gridghost.testing.common.SEED_TRIES` seeds from its ``seed`` whose episode lasts, and
+fails naming its contract when none does.
 
 The checks read a view's settings from its ``config`` (on the view, its ``unwrapped``, or the
-game it holds) and its positions from public state: ``state()`` for the PettingZoo views, the
+game it holds), its agents from the view (``possible_agents``, the observations it returns), and
+its positions from public state: ``state()`` for the PettingZoo views, the
 ``game`` of a Gymnasium view, ``positions`` of a :class:`~gridghost.batched.BatchedGame`.
 
 Modules: :mod:`gridghost.testing.pettingzoo_views` (AEC, parallel),
 :mod:`gridghost.testing.gymnasium_views` (the single-agent env, the vector env),
 :mod:`gridghost.testing.batched_views` (:class:`~gridghost.batched.BatchedGame`) and
-:mod:`gridghost.testing.jax_views` (the JAX views; imports JAX when called).
+:mod:`gridghost.testing.jax_views` (the JAX views; imports JAX when called);
+:mod:`gridghost.testing.observing` holds what the ``observations`` checks share.
 """
 
 from __future__ import annotations

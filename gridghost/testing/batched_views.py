@@ -24,12 +24,14 @@ from gridghost.testing.common import (
     check_refusal,
     check_same,
     check_seeded,
+    contract,
     fail,
     kernel_of,
     start_states,
     successors_of,
     turn_outcomes,
 )
+from gridghost.testing.observing import Expected, check_batch, check_final
 
 #: The calls the checks make per run.
 STEPS = 40
@@ -51,6 +53,7 @@ def _run(game: Any, seed: int | None, rng: np.random.Generator, steps: int = STE
     return record
 
 
+@contract("spaces")
 def check_batched_spaces_and_masks(make_game: Callable[[], Any], seed: int = 0) -> None:
     """Every observed row lies in ``observation_space`` (final observations too); ``action_masks``
     of each observing side is ``int8[N, 4]``, the kernel's at each game's cell.
@@ -76,6 +79,7 @@ def check_batched_spaces_and_masks(make_game: Callable[[], Any], seed: int = 0) 
                     check_in_space(game.observation_space, observation, f"{name}'s final observation {row}")
 
 
+@contract("determinism")
 def check_batched_determinism(make_game: Callable[[], Any], seed: int = 0) -> None:
     """One seed, one run bit for bit; other seeds differ somewhere.
 
@@ -87,6 +91,7 @@ def check_batched_determinism(make_game: Callable[[], Any], seed: int = 0) -> No
                  "two engines reset with one seed", run="run")
 
 
+@contract("zero-sum")
 def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
     """With two learners and the default rewards, both sides' rewards of every half-turn of every
     game sum to exactly 0 (one learner's engine sees one side and passes).
@@ -104,6 +109,7 @@ def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
             fail("zero-sum", f"call {call}: the sides' rewards sum to {total}, not 0")
 
 
+@contract("pickling")
 def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
     """An engine pickled mid-run and the engine itself go on identically.
 
@@ -120,6 +126,7 @@ def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
     check_same("pickling", rest[0], rest[1], "the engine and its unpickled copy")
 
 
+@contract("refusals")
 def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
     """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` and change
     nothing (the engine then runs on as a copy that never saw them).
@@ -138,6 +145,7 @@ def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
     check_same("refusals", rest[0], rest[1], "after refused actions, the engine against a copy that saw none")
 
 
+@contract("kernel")
 def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int = 0) -> None:
     """Every game plays the kernel's game and restarts as ``autoreset_mode`` says (see
     :func:`gridghost.testing.gymnasium_views.check_vector_autoreset_and_kernel`); with two learners
@@ -196,9 +204,73 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                 restarting = done.copy() if game.autoreset_mode == "next_step" else restarting
 
 
+@contract("observations")
+def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turns: int = 12) -> None:
+    """Every game's row of every observing side's observations is that side's under the encoder
+    of the engine's settings, applied to the game's state: its cells and the side to move (with
+    two learners, the ghost after the agent's half-turn); in next-step mode a game that ended
+    shows its final state (with two learners, the turn it restarts in is not compared), exactly
+    (a belief map is held to a probability map). In same-step mode each final observation is the
+    side's of a state the kernel can end that turn in, with the ends reported (a game that ended
+    in the agent's half: the state it ended in). The arrays are the engine's buffers, which its
+    next call overwrites, as documented: each is compared before that call.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    game = make_game()
+    kernel = kernel_of(game, game.layouts[0])
+    expected = Expected(game, game.layouts[0], obs_type=game.obs_type)
+    rng, n, calls = np.random.default_rng(seed), game.num_games, _calls(game)
+    two_sided, next_step = game.controlled is None, game.autoreset_mode == "next_step"
+    ended, restarting, done_in_turn = (np.zeros(n, dtype=bool) for _ in range(3))
+    to_move = np.zeros(n, dtype=np.int64)  # the agent's turn
+    observations = game.reset(seed=seed)
+    where = "after the reset"
+    for turn in range(turns):
+        for side in calls:
+            for name, batch in observations.items():
+                check_batch(expected, batch, game.positions, name, ended, where, to_move if two_sided else None,
+                            restarting)
+            before, ended_before = [cells.copy() for cells in game.positions], ended.copy()
+            actions = rng.integers(NUM_ACTIONS, size=n)
+            result = getattr(game, f"step_{side}")(actions)
+            observations, turn_over = result.observations, side == calls[-1]
+            done_in_turn |= result.terminations | result.truncations
+            where = f"turn {turn}, after the {side}'s call"
+            for index, row in enumerate(result.final_games):
+                cells = (int(before[0][row]), int(before[1][row]))
+                finals = [_ended_state(*cells)] if ended_before[row] else _final_states(
+                    kernel, cells, side, int(actions[row]), bool(result.terminations[row]), two_sided)
+                for name, final in result.final_observations.items():
+                    check_final(expected, final[index], name, finals, f"{where}, game {row}")
+            if two_sided and not turn_over:
+                ended, to_move = result.terminations.copy(), np.ones(n, dtype=np.int64)
+            else:
+                ended, to_move = (ended & two_sided | result.terminations) & next_step, np.zeros(n, dtype=np.int64)
+        if two_sided and next_step:  # the games that ended restart in the next turn
+            restarting, done_in_turn = done_in_turn, np.zeros(n, dtype=bool)
+
+
+def _ended_state(agent: int, ghost: int) -> GameState:
+    """The state a game ended in with the agent and the ghost on these cells: caught or at the goal."""
+    return GameState(agent, ghost, Side.GHOST, Outcome.CAUGHT if agent == ghost else Outcome.GOAL)
+
+
+def _final_states(kernel: Any, cells: tuple[int, int], side: str, action: int, terminated: bool,
+                  half_turn: bool) -> list[GameState]:
+    """The states ``side``'s call (its half-turn, or its full turn) with ``action`` from ``cells``
+    can end in, ending the game exactly when ``terminated``."""
+    state = GameState(*cells, Side.AGENT if side == "agent" else Side.GHOST)
+    outcomes = [after for after, *_ in successors_of(kernel, state, state.turn, action)] if half_turn \
+        else [after for after, _ in turn_outcomes(kernel, state, side, action)]
+    return [after for after in outcomes if (after.outcome != Outcome.ONGOING) == terminated]
+
+
 #: The batched engine's checks, in the order :func:`batched_conformance` runs them.
 BATCHED_CHECKS = (check_batched_spaces_and_masks, check_batched_determinism, check_batched_zero_sum,
-                  check_batched_pickle, check_batched_refusals, check_batched_autoreset_and_kernel)
+                  check_batched_pickle, check_batched_refusals, check_batched_autoreset_and_kernel,
+                  check_batched_observations)
 
 
 def batched_conformance(make_game: Callable[[], Any], seed: int = 0) -> None:

@@ -8,10 +8,11 @@ Every failure is an ``AssertionError`` whose message starts with the contract th
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -19,14 +20,20 @@ from gymnasium.utils import seeding
 
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.names import FILTER_STREAM
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
+from gridghost.sensing.belief import BeliefFilter
 from gridghost.sensing.sensors import ColorSensor
 
 #: Actions every view must refuse (``TypeError`` or ``ValueError``), leaving everything as it was.
 BAD_ACTIONS: tuple[Any, ...] = (4, -1, 1.5, "up", np.float32(1.0), True)
 #: The errors a refused action may raise.
 REFUSALS = (TypeError, ValueError)
+#: How many seeds, from the one it is given, a check tries to find an episode long enough for it.
+SEED_TRIES = 20
+
+CheckT = TypeVar("CheckT", bound=Callable[..., None])
 
 
 def fail(contract: str, message: str) -> NoReturn:
@@ -36,6 +43,46 @@ def fail(contract: str, message: str) -> NoReturn:
         AssertionError: always, as ``"<contract>: <message>"``.
     """
     raise AssertionError(f"{contract}: {message}")
+
+
+def contract(name: str) -> Callable[[CheckT], CheckT]:
+    """A check of the contract ``name``: an exception other than ``AssertionError`` that the view
+    raises while the check plays it (a view that misreports its state, such as a hidden
+    truncation, makes the game refuse the next call) becomes the contract's ``AssertionError``,
+    the view's exception chained to it.
+    """
+
+    def checked(check: CheckT) -> CheckT:
+        @functools.wraps(check)
+        def run(*args: Any, **kwargs: Any) -> None:
+            try:
+                check(*args, **kwargs)
+            except AssertionError:
+                raise
+            except Exception as error:
+                raise AssertionError(
+                    f"{name}: the view raised {type(error).__name__} ({error}) in {check.__name__}, which plays "
+                    "it as it reports itself; a view that misreports its state (a hidden termination or "
+                    "truncation, another agent to move) makes the game refuse the next call") from error
+
+        return cast(CheckT, run)
+
+    return checked
+
+
+def lasting_seed(contract_name: str, lasts: Callable[[int], bool], seed: int, steps: int,
+                 tries: int = SEED_TRIES) -> int:
+    """The first seed from ``seed`` whose episode lasts ``steps`` steps (``lasts(seed)``), for a
+    check that needs an episode going on; ``tries`` seeds at most.
+
+    Raises:
+        AssertionError: ``"<contract_name>: ..."`` when every episode of those seeds ends sooner.
+    """
+    for candidate in range(seed, seed + tries):
+        if lasts(candidate):
+            return candidate
+    fail(contract_name, f"the episodes of seeds {seed}..{seed + tries - 1} all end within {steps} steps; the check "
+                        "needs one that goes on (a map or an opponent that ends every episode at once?)")
 
 
 def same(first: Any, second: Any, where: str = "value") -> str | None:
@@ -234,12 +281,18 @@ class KernelReplay:
         sensors: the view's sensors (``None``: the colour sensor of quality 0.8); only those with
             ``uses_game_rng`` draw here.
         seed: the view's reset seed.
+        belief_filter: a fresh belief filter to follow the agent as a view's does: seeded from
+            its own stream of ``seed`` (``SeedSequence(seed, spawn_key=(FILTER_STREAM,))``),
+            updated with the readings after the reset, and after each agent move told the
+            action and updated.
 
     Attributes:
-        state: the kernel's state; ``readings`` the last readings of the replayed sensors.
+        state: the kernel's state; ``readings`` the last readings of the replayed sensors;
+        ``cycles`` the cycles completed (a ghost's or the team's move; the agent's without a ghost).
     """
 
-    def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int) -> None:
+    def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int,
+                 belief_filter: BeliefFilter | None = None) -> None:
         self.game = game
         self.rng = seeding.np_random(seed)[0]
         self.sensors = []
@@ -250,7 +303,12 @@ class KernelReplay:
                 fail("kernel", f"cannot replay {sensor!r}: only the colour sensor draws from the game's generator")
             self.sensors.append(ColorSensor(game.layout, sensor.quality))
         self.state = game.initial_state()
+        self.cycles = 0
         self.readings = self._read()
+        self.belief_filter = belief_filter
+        if belief_filter is not None:
+            belief_filter.reset(np.random.SeedSequence(seed, spawn_key=(FILTER_STREAM,)))
+            belief_filter.update(self.readings)
 
     def _read(self) -> dict[str, Any]:
         return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}  # type: ignore[arg-type]
@@ -273,6 +331,11 @@ class KernelReplay:
         """Replay the agent's move; return ``(agent's reward, ghost's reward)`` (a team's: each ghost's)."""
         self.state, _ = self.game.agent_step(self.state, int(action), self.rng)  # type: ignore[arg-type]
         self.readings = self._read()
+        if self.belief_filter is not None:
+            self.belief_filter.predict(int(action))
+            self.belief_filter.update(self.readings)
+        if not getattr(self.game, "use_ghost", True):
+            self.cycles += 1
         return self._rewards(Side.AGENT)
 
     def ghost(self, action: Any) -> tuple[float, ...]:
@@ -283,6 +346,7 @@ class KernelReplay:
         else:  # one ghost: its action, or a learning team's list of one
             (action,) = action if isinstance(action, (list, tuple)) else (action,)
             self.state = self.game.ghost_step(self.state, int(action))  # type: ignore[arg-type]
+        self.cycles += 1
         return self._rewards(Side.GHOST)
 
     def explain(self, side: Side, cells: tuple[tuple[int, int], Any], where: str) -> tuple[float, ...]:
@@ -297,8 +361,11 @@ class KernelReplay:
             if team else range(NUM_ACTIONS)
         for action in tried:
             trial = copy.copy(self)
-            trial.rng = copy.deepcopy(self.rng)
-            rewards = trial.agent(action) if side == Side.AGENT else trial.ghost(action)
+            trial.rng, trial.belief_filter = copy.deepcopy(self.rng), copy.deepcopy(self.belief_filter)
+            try:
+                rewards = trial.agent(action) if side == Side.AGENT else trial.ghost(action)
+            except ValueError:  # readings the filter finds impossible: not the move the view made
+                continue
             if trial.cells() == cells:
                 self.__dict__.update(trial.__dict__)
                 return rewards

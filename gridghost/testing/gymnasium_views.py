@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import functools
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.testing.common import (
     BAD_ACTIONS,
@@ -32,13 +33,24 @@ from gridghost.testing.common import (
     check_same,
     check_seeded,
     config_of,
+    contract,
     fail,
     kernel_of,
+    lasting_seed,
     masks_of,
     pickled,
     random_actions,
     start_states,
     turn_outcomes,
+)
+from gridghost.testing.observing import (
+    Expected,
+    HandedOut,
+    check_batch,
+    check_final,
+    following,
+    replayed_filter,
+    stacked_pairs,
 )
 
 #: How many steps the checks play at most per episode.
@@ -119,6 +131,7 @@ def _cells(env: Any) -> tuple[tuple[int, int], Any]:
     return tuple(game.agent_pos), tuple(game.ghost_pos)
 
 
+@contract("spaces")
 def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in ``observation_space``; ``action_space`` is ``Discrete(4)``; the
     learner's mask (``info["action_mask"]`` or the observation's, and ``action_masks()``, a
@@ -155,12 +168,22 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
             break
 
 
+def _lasting_seed(contract_name: str, env: Any, seed: int, steps: int) -> int:
+    """The first seed from ``seed`` whose episode (with ``seed``'s random actions) goes on after
+    ``steps`` steps, ``env`` left there."""
+    def lasts(candidate: int) -> bool:
+        return _episode(env, candidate, _learner_actions(env, candidate), limit=steps)[-1][2:4] == (False, False)
+
+    return lasting_seed(contract_name, lasts, seed, steps)
+
+
 def _replayed(make_env: Callable[[], Any], seed: int, other: int) -> list[Any]:
     """A fresh env's episode under seed ``other``, played with ``seed``'s actions."""
     env = make_env()
     return _episode(env, other, _learner_actions(env, seed))
 
 
+@contract("determinism")
 def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     """One seed, one trajectory bit for bit (through an unseeded reset after it too); other seeds
     differ somewhere.
@@ -176,6 +199,7 @@ def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> N
     check_seeded(runs, functools.partial(_replayed, make_env, seed), seed, 10, "two envs reset with one seed")
 
 
+@contract("pickling")
 def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
     """An env pickled ``after`` steps into an episode and the env itself go on identically.
 
@@ -183,12 +207,12 @@ def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: in
         AssertionError: ``"pickling: ..."``.
     """
     env = make_env()
-    if _episode(env, seed, _learner_actions(env, seed), limit=after)[-1][2:4] != (False, False):
-        fail("pickling", f"the episode of seed {seed} ended within {after} steps; use another seed")
+    seed = _lasting_seed("pickling", env, seed, after)
     check_plays_on_alike("pickling", _episode, env, pickled(env), seed, "the env and its unpickled copy",
                          _learner_actions)
 
 
+@contract("refusals")
 def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 1) -> None:
     """A bad action raises ``TypeError`` or ``ValueError`` and changes nothing (for a learning
     team, also a list of the wrong length or with a move out of range).
@@ -197,7 +221,7 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
         AssertionError: ``"refusals: ..."``.
     """
     env = make_env()
-    _episode(env, seed, _learner_actions(env, seed), limit=after)
+    seed = _lasting_seed("refusals", env, seed, after)
     untouched = pickle.loads(pickle.dumps(env))
     for bad in _bad_actions(env):
         check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r})")
@@ -205,6 +229,7 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
                          "after refused actions, the env against a copy that saw none", _learner_actions)
 
 
+@contract("kernel")
 def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
     """Step for step the kernel's game: the learner's move replayed by the kernel with the RNG
     contract's draws from the reset seed, the opponent's the move of it that leads where the
@@ -215,23 +240,11 @@ def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes:
         AssertionError: ``"kernel: ..."``.
     """
     env = make_env()
-    side = Side.AGENT if _side(env) == "agent" else Side.GHOST
-    other, learner = Side(1 - side), _side(env)
     for episode in range(episodes):
-        env.reset(seed=seed + episode)
-        replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        carried = _learner_reward(replay.explain(other, _cells(env), "the opening move"), learner) \
-            if side == Side.GHOST else 0.0
-        actions = _learner_actions(env, seed + episode)
-        for step in range(MAX_STEPS):
-            where = f"seed {seed + episode}, step {step}"
-            action = actions()
-            _, reward, terminated, truncated, _ = env.step(action)
-            expected = carried + _learner_reward(replay.agent(action) if side == Side.AGENT else replay.ghost(action),
-                                                 learner)
-            carried = 0.0
-            if not replay.over:
-                expected += _learner_reward(replay.explain(other, _cells(env), where), learner)
+        for where, result, replay, expected in _replayed_steps(env, seed + episode):
+            if len(result) == 2:  # the reset's
+                continue
+            _, reward, terminated, *_ = result
             if _cells(env) != replay.cells():
                 fail("kernel", f"{where}: the view's (agent, ghost) cells are {_cells(env)}, the kernel's "
                                f"{replay.cells()}")
@@ -239,13 +252,68 @@ def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes:
                 fail("kernel", f"{where}: reward {reward}, the kernel's {expected}")
             if bool(terminated) != replay.over:
                 fail("kernel", f"{where}: terminated={terminated}, the kernel's game over: {replay.over}")
-            if terminated or truncated:
-                break
+
+
+def _replayed_steps(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, Any, KernelReplay, float]]:
+    """Play an episode of ``seed`` with random actions and replay it with the kernel as
+    :func:`check_gymnasium_kernel` says (with ``belief``, its filter followed too); yield
+    ``(where, result, replay, expected reward)``: first the reset's ``(observation, info)``,
+    then each step's result (one replay throughout).
+
+    Raises:
+        AssertionError: ``"kernel: ..."`` when no move of the opponent leads where the view went.
+    """
+    side = Side.AGENT if _side(env) == "agent" else Side.GHOST
+    other, learner = Side(1 - side), _side(env)
+    result = env.reset(seed=seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env) if belief else None)
+    carried = _learner_reward(replay.explain(other, _cells(env), "the opening move"), learner) \
+        if side == Side.GHOST else 0.0
+    yield f"seed {seed}, the reset", result, replay, 0.0
+    actions = _learner_actions(env, seed)
+    for step in range(MAX_STEPS):
+        where = f"seed {seed}, step {step}"
+        action = actions()
+        result = env.step(action)
+        expected = carried + _learner_reward(replay.agent(action) if side == Side.AGENT else replay.ghost(action),
+                                             learner)
+        carried = 0.0
+        if not replay.over:
+            expected += _learner_reward(replay.explain(other, _cells(env), where), learner)
+        yield where, result, replay, expected
+        if result[2] or result[3]:
+            break
+
+
+@contract("observations")
+def check_gymnasium_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """The observation of every ``reset`` and ``step`` is the learner's (``controlled``) under
+    the encoder of the env's settings, applied to the kernel's state replayed as
+    :func:`check_gymnasium_kernel` replays it (a belief map: the replay's own filter's), exactly;
+    a learning team's (``controlled="ghosts"``) is every ghost's own, stacked in ghost
+    order (a ``Box`` encoding on a new first axis, texts joined by a space, dicts by ghost name).
+    No observation changes once handed out.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    env = make_env()
+    side = _side(env)
+    names = ghost_names(config_of(env).ghosts) if side == "ghosts" else (side,)
+    handed, expected = HandedOut(), None
+    for where, (observation, *_), replay, _ in _replayed_steps(env, seed, belief=True):
+        if expected is None:
+            expected = following(env, replay)  # one replay throughout
+        pairs = [expected.of(name, replay.state) for name in names]
+        want = stacked_pairs(pairs, names) if side == "ghosts" else pairs[0]
+        expected.check(observation, want, f"{where}: the observation")
+        handed.keep(observation, f"the observation of {where}")
+    handed.check()
 
 
 #: The single-agent checks, in the order :func:`gymnasium_conformance` runs them.
 GYMNASIUM_CHECKS = (check_gymnasium_spaces_and_masks, check_gymnasium_determinism, check_gymnasium_pickle,
-                    check_gymnasium_refusals, check_gymnasium_kernel)
+                    check_gymnasium_refusals, check_gymnasium_kernel, check_gymnasium_observations)
 
 
 def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
@@ -281,6 +349,7 @@ def _vector_positions(env: Any) -> tuple[np.ndarray, np.ndarray]:
     return game.positions  # type: ignore[no-any-return]
 
 
+@contract("spaces")
 def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, steps: int = 30) -> None:
     """Every batch of observations lies in ``observation_space`` (each row in
     ``single_observation_space``); the action spaces are ``Discrete(4)`` per game; ``action_masks()``
@@ -308,6 +377,7 @@ def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, st
             check_in_space(env.single_observation_space, infos["final_obs"][row], f"env {row}'s final observation")
 
 
+@contract("determinism")
 def check_vector_determinism(make_env: Callable[[], Any], seed: int = 0, steps: int = 30) -> None:
     """One seed, one run bit for bit (through episodes that auto-reset); other seeds differ.
 
@@ -319,6 +389,7 @@ def check_vector_determinism(make_env: Callable[[], Any], seed: int = 0, steps: 
                  "two vector envs reset with one seed", run="run")
 
 
+@contract("pickling")
 def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int = 10) -> None:
     """A vector env pickled mid-run and the env itself go on identically.
 
@@ -335,6 +406,7 @@ def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int =
     check_same("pickling", rest[0], rest[1], "the vector env and its unpickled copy")
 
 
+@contract("refusals")
 def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int = 3) -> None:
     """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` and change nothing.
 
@@ -352,6 +424,7 @@ def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int
     check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
 
 
+@contract("kernel")
 def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0, steps: int = 40) -> None:
     """Every game plays the kernel's game and restarts as the env's ``autoreset_mode`` says.
 
@@ -408,9 +481,43 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
         restarting = done if mode == AutoresetMode.NEXT_STEP else restarting
 
 
+@contract("observations")
+def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps: int = 20) -> None:
+    """Every game's row of every batch of observations is the learner's under the encoder of the
+    env's settings, applied to that game's state (its cells, the learner to move; in next-step
+    mode a game that ended shows its final state), exactly (a belief map is held to a
+    probability map); in same-step mode each final observation (``infos["final_obs"]``) is the
+    learner's of a state the kernel can end that turn in, with the ends reported. A batch handed
+    out does not change as the env steps on.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    env = make_env()
+    engine = env.unwrapped.game
+    kernel = kernel_of(env, engine.layouts[0])
+    expected, handed, side = Expected(env, engine.layouts[0], obs_type=engine.obs_type), HandedOut(), _side(env)
+    rng, ended = np.random.default_rng(seed), np.zeros(env.num_envs, dtype=bool)
+    same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
+    observations, _ = env.reset(seed=seed)
+    for step in range(steps):
+        check_batch(expected, observations, _vector_positions(env), side, ended, f"step {step}")
+        handed.keep(observations, f"the observations after {step} steps")
+        before = [cells.copy() for cells in _vector_positions(env)]
+        actions = rng.integers(NUM_ACTIONS, size=env.num_envs)
+        observations, _, terminations, truncations, infos = env.step(actions)
+        ended = terminations if not same_step else ended
+        for row in np.flatnonzero((terminations | truncations) & same_step):
+            state = GameState(int(before[0][row]), int(before[1][row]), Side.AGENT if side == "agent" else Side.GHOST)
+            finals = [final for final, _ in turn_outcomes(kernel, state, side, int(actions[row]))
+                      if (final.outcome != Outcome.ONGOING) == bool(terminations[row])]
+            check_final(expected, infos["final_obs"][row], side, finals, f"step {step}, env {row}")
+    handed.check()
+
+
 #: The vector checks, in the order :func:`vector_conformance` runs them.
 VECTOR_CHECKS = (check_vector_spaces_and_masks, check_vector_determinism, check_vector_pickle,
-                 check_vector_refusals, check_vector_autoreset_and_kernel)
+                 check_vector_refusals, check_vector_autoreset_and_kernel, check_vector_observations)
 
 
 def vector_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:

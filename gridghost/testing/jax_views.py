@@ -26,12 +26,14 @@ from gridghost.testing.common import (
     check_refusal,
     check_same,
     check_seeded,
+    contract,
     fail,
     kernel_of,
     start_states,
     successors_of,
     turn_outcomes,
 )
+from gridghost.testing.observing import Expected, check_batch
 
 #: Games per batch and steps per run the checks play.
 NUM_GAMES, STEPS = 4, 20
@@ -96,6 +98,7 @@ def _cells(kernel: Any, state: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.divmod(local, kernel.num_cells)
 
 
+@contract("spaces")
 def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its side's ``observation_space``; ``action_space`` is
     ``Discrete(4)``; the side to move's mask (``get_avail_actions`` or ``action_masks``, ``bool[4]``)
@@ -133,6 +136,7 @@ def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> N
                                                                _actions(view, state, rng))
 
 
+@contract("determinism")
 def check_jax_determinism(make_view: Callable[[], Any], seed: int = 0) -> None:
     """One key, one run bit for bit (on two views); other keys differ somewhere.
 
@@ -144,6 +148,7 @@ def check_jax_determinism(make_view: Callable[[], Any], seed: int = 0) -> None:
     check_seeded(runs, lambda other: _run(view, other), seed, 5, "two views from one key", unit="key", run="run")
 
 
+@contract("zero-sum")
 def check_jax_zero_sum(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Both sides' rewards of every half-turn sum to exactly 0 with the default rewards.
 
@@ -160,6 +165,7 @@ def check_jax_zero_sum(make_view: Callable[[], Any], seed: int = 0) -> None:
             fail("zero-sum", f"step {step}: the sides' rewards sum to {total}, not 0")
 
 
+@contract("pickling")
 def check_jax_pickle(make_view: Callable[[], Any], seed: int = 0) -> None:
     """A view and a batch of states pickled mid-run go on identically to the originals.
 
@@ -178,6 +184,7 @@ def check_jax_pickle(make_view: Callable[[], Any], seed: int = 0) -> None:
                "the view and its unpickled copy")
 
 
+@contract("refusals")
 def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` (outside
     ``jit``) and the state they were given plays on as before.
@@ -197,6 +204,7 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
     check_same("refusals", _run(view, seed, 5, state), before, "the state after refused actions")
 
 
+@contract("kernel")
 def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Every game plays the kernel's game (each step an outcome of the kernel's with a positive
     probability, its rewards in ``float32`` and its end) and restarts in the step it ended in
@@ -252,9 +260,37 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
         first = done.copy()
 
 
+@contract("observations")
+def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
+    """Every game's observation by every observing side (both, or the learner) is that side's
+    under the encoder of the engine's settings, applied to the game's state: its cells, the side
+    to move (``to_move``; the learner for one side), over where the agent stands on a goal or on
+    the ghost's cell (a game that ended in the agent's half shows its final state in that
+    step), exactly.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    view = make_view()
+    engine = view.engine
+    kernel = kernel_of(engine, engine.layouts[0])
+    expected, rng = Expected(engine, engine.layouts[0], obs_type=engine.obs_type), np.random.default_rng(seed)
+    sides = ("agent", "ghost") if _two_sided(view) else (view.controlled,)
+    observations, state = view.batch_reset(_key(seed), NUM_GAMES)
+    for step in range(STEPS):
+        shown, now = _host((observations, state))
+        agents, ghosts = _cells(kernel, now)
+        over = kernel.goals[agents] | (agents == ghosts)
+        for side in sides:
+            check_batch(expected, shown[side] if _two_sided(view) else shown, (agents, ghosts), side, over,
+                        f"step {step}", np.asarray(now.to_move) if _two_sided(view) else None)
+        observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
+                                                               _actions(view, state, rng))
+
+
 #: The JAX views' checks, in the order :func:`jax_conformance` runs them.
 JAX_CHECKS = (check_jax_spaces_and_masks, check_jax_determinism, check_jax_zero_sum, check_jax_pickle,
-              check_jax_refusals, check_jax_autoreset_and_kernel)
+              check_jax_refusals, check_jax_autoreset_and_kernel, check_jax_observations)
 
 
 def jax_conformance(make_view: Callable[[], Any], seed: int = 0) -> None:

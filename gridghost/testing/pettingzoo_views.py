@@ -6,6 +6,11 @@ Each check takes ``make_env``, a function of no arguments that returns a fresh e
 build several, to compare them), plays short episodes with seeded random actions and raises an
 ``AssertionError`` naming the contract that failed. :func:`aec_conformance` and
 :func:`parallel_conformance` run them all.
+
+The checks read the players from the view (``possible_agents``, the observations it returns).
+A parallel view whose agents are the ghosts alone, the agent played inside it, is served too:
+its opening move and each answer of the agent are replayed as the moves of the kernel's agent
+that lead where the view went, and a step's rewards are the team's half-turn's and the answer's.
 """
 
 from __future__ import annotations
@@ -30,13 +35,16 @@ from gridghost.testing.common import (
     check_seeded,
     check_zero_sum,
     config_of,
+    contract,
     fail,
     kernel_of,
+    lasting_seed,
     masks_of,
     pickled,
     random_actions,
     zero_sum_by_default,
 )
+from gridghost.testing.observing import HandedOut, following, replayed_filter
 
 #: How many half-turns the checks play at most per episode (episodes usually end sooner).
 MAX_HALF_TURNS = 60
@@ -63,12 +71,17 @@ def _cell_of(env: Any, name: str) -> tuple[int, int]:
     agent, ghosts = _cells(env)
     if name == "agent":
         return agent
-    return ghosts[env.possible_agents.index(name) - 1] if isinstance(ghosts[0], tuple) else ghosts
+    return ghosts[_ghosts(env).index(name)] if isinstance(ghosts[0], tuple) else ghosts
 
 
 def _ghosts(env: Any) -> list[str]:
     """The ghosts' names, in turn order (the team moves together)."""
     return [name for name in env.possible_agents if name != "agent"]
+
+
+def _players(env: Any) -> tuple[str, ...]:
+    """Every player of the game by name, the agent first, whether or not the view lets it act."""
+    return ("agent", *_ghosts(env))
 
 
 def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
@@ -78,6 +91,18 @@ def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
     if isinstance(observation, dict) and "action_mask" in observation:
         return observation["action_mask"]
     fail("masks", "neither the info nor the observation holds an 'action_mask'")
+
+
+def _lasting_seed(contract_name: str, env: Any, seed: int, after: int, episode: Callable[..., Any]) -> int:
+    """The first seed from ``seed`` whose episode (``episode``, the AEC or the parallel runner,
+    with the seed's random actions) goes on after ``after`` half-turns (an agent left, none
+    terminated or truncated), ``env`` left there."""
+    def lasts(candidate: int) -> bool:
+        episode(env, candidate, random_actions(candidate), limit=after)
+        ends = (*getattr(env, "terminations", {}).values(), *getattr(env, "truncations", {}).values())
+        return bool(env.agents) and not any(ends)
+
+    return lasting_seed(contract_name, lasts, seed, after)
 
 
 # -- the AEC env ------------------------------------------------------------------------------------
@@ -95,6 +120,7 @@ def _aec_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: 
     return record
 
 
+@contract("spaces")
 def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its space; the spaces are the same objects at every call; both
     action spaces are ``Discrete(4)``; the mover's mask is the kernel's at its cell, never all
@@ -127,6 +153,7 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
         env.step(None if termination or truncation else actions())
 
 
+@contract("determinism")
 def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Two envs reset with one seed play the same actions identically, bit for bit, through a
     seeded episode and an unseeded one after it; other seeds give another episode somewhere.
@@ -142,6 +169,7 @@ def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
                  "two envs reset with one seed, at last()")
 
 
+@contract("zero-sum")
 def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
     """With the default rewards (the ghost's the agent's negated), the two sides' returns of every
     episode, summed from ``last()``, add up to exactly 0 (a team's: the agent's and each ghost's).
@@ -161,17 +189,19 @@ def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int
         check_zero_sum(returns, f"the returns of episode {episode} (seed {seed + episode})")
 
 
+@contract("pickling")
 def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
     """An env pickled ``after`` half-turns into an episode and the env itself go on identically.
 
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _aec_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("pickling", env, seed, after, _aec_episode)
     check_plays_on_alike("pickling", _aec_episode, env, pickled(env), seed, "the env and its unpickled copy, at last()")
 
 
+@contract("refusals")
 def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
     """A bad action (out of range, of the wrong type, ``None`` for a live agent) raises
     ``TypeError`` or ``ValueError`` and changes nothing: no state, reward or random draw (the
@@ -180,8 +210,8 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
     Raises:
         AssertionError: ``"refusals: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _aec_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("refusals", env, seed, after, _aec_episode)
     untouched = pickle.loads(pickle.dumps(env))
     for bad in (*BAD_ACTIONS, None):
         check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
@@ -189,40 +219,97 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
                          "after refused actions, the env against a copy that saw none")
 
 
+@contract("kernel")
 def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
     """Step for step the kernel's game: replaying the actions with the kernel
     (:class:`~gridghost.core.game.Game`, a team's :class:`~gridghost.core.team.TeamGame`) and the
     RNG contract's draws from ``seed`` gives the same cells (``state()``), rewards, terminations
-    and colour readings after every half-turn. A team's ghosts' choices move nobody and reward
-    nobody until the last ghost's, when the team's move is the kernel's.
+    and colour readings after every half-turn, and ``last()`` reports a termination exactly when
+    the kernel's game is over and a truncation exactly when it goes on after ``max_cycles``
+    cycles. A team's ghosts' choices move nobody and reward nobody until the last ghost's, when
+    the team's move is the kernel's.
 
     Raises:
         AssertionError: ``"kernel: ..."``.
     """
     env = make_env()
+    limit = config_of(env).max_cycles
     for episode in range(episodes):
         env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        actions, names, held = random_actions(seed + episode), env.possible_agents, []
+        actions, names = random_actions(seed + episode), env.possible_agents
+        held: list[int] = []
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, half-turn {turn}"
             _compare_cells(replay, _cells(env), where)
             _compare_readings(replay, env.infos.get("agent", {}), where)
-            if replay.over or not env.agents or env.truncations[env.agent_selection]:
+            if not env.agents:
+                break
+            _, _, termination, truncation, _ = env.last()
+            _compare_ends(replay, termination, truncation, limit, f"{where}, last() of {env.agent_selection!r}")
+            if termination or truncation:
                 break
             mover, action = env.agent_selection, actions()
             env.step(action)
-            if mover == "agent":
-                rewards = replay.agent(action)
-            else:
-                held.append(action)
-                if len(held) < len(names) - 1:  # a team's move waits for its last ghost's choice
-                    rewards = (0.0,) * len(names)
-                else:
-                    rewards, held = replay.ghost(held[0] if len(held) == 1 else held), []
-            _compare_rewards(env.rewards, rewards, where, names)
+            rewards, held = _replay_half_turn(replay, mover, action, held, len(names) - 1)
+            _compare_rewards(env.rewards, rewards, where, _players(env))
             if any(env.terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
+
+
+def _replay_half_turn(replay: KernelReplay, mover: str, action: int, held: list[int],
+                      ghosts: int) -> tuple[tuple[float, ...], list[int]]:
+    """Replay the AEC mover's ``action``: the agent's move, or a ghost's choice, held until the
+    team's last ghost has chosen (a team's ``ghosts`` choices move and reward nobody until then);
+    return the half-turn's rewards (agent's, each ghost's) and the choices still held."""
+    if mover == "agent":
+        return replay.agent(action), held
+    held = [*held, action]
+    if len(held) < ghosts:
+        return (0.0,) * (ghosts + 1), held
+    return replay.ghost(held[0] if len(held) == 1 else held), []
+
+
+def _compare_ends(replay: KernelReplay, termination: bool, truncation: bool, limit: int | None, where: str) -> None:
+    """A termination exactly when the kernel's game is over; a truncation exactly when it goes on
+    after ``limit`` cycles (``max_cycles``; ``None``: never)."""
+    limited = limit is not None and replay.cycles >= limit and not replay.over
+    if bool(termination) != replay.over or bool(truncation) != limited:
+        fail("kernel", f"{where}: termination {termination}, truncation {truncation}; the kernel's game is "
+                       f"{'over' if replay.over else 'on'} after {replay.cycles} cycles (max_cycles {limit})")
+
+
+@contract("observations")
+def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """Every observation the env hands out, ``last()``'s and ``observe(name)``'s of every agent
+    in the game (the agent and every ghost), is the encoder of the env's settings applied to the
+    kernel's state, replayed from the seed and the actions as :func:`check_aec_kernel` replays
+    them (a belief map: the replay's own filter's), leaf by leaf and exactly; and none changes
+    once handed out, as the env plays on.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    env = make_env()
+    env.reset(seed=seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env))
+    expected, handed = following(env, replay), HandedOut()
+    actions, ghosts = random_actions(seed), len(env.possible_agents) - 1
+    held: list[int] = []
+    for turn in range(MAX_HALF_TURNS):
+        where, mover = f"seed {seed}, half-turn {turn}", env.agent_selection
+        observation, _, termination, truncation, _ = env.last()
+        for name in (None, *env.agents):  # None: last()'s observation, each compared as it comes
+            got = observation if name is None else env.observe(name)
+            what = f"{where}: last()'s observation of {mover!r}" if name is None else f"{where}: observe({name!r})"
+            expected.check(got, expected.of(mover if name is None else name, replay.state), what)
+            handed.keep(got, what)
+        if termination or truncation:
+            break
+        action = actions()
+        env.step(action)
+        _, held = _replay_half_turn(replay, mover, action, held, ghosts)
+    handed.check()
 
 
 def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
@@ -230,10 +317,12 @@ def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> 
         fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
 
 
-def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, names: Any = ("agent", "ghost")) -> None:
-    got = tuple(float(rewards[name]) for name in names if name in rewards)
-    if got != expected[: len(got)]:
-        fail("kernel", f"{where}: rewards {got}, the kernel's {expected}")
+def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, players: tuple[str, ...]) -> None:
+    """Every reward the view reports is the kernel's for that player (``expected``: the agent's,
+    then each ghost's, in the order of ``players``)."""
+    kernel = dict(zip(players, expected, strict=False))
+    if any(float(reward) != kernel.get(name) for name, reward in rewards.items()):
+        fail("kernel", f"{where}: rewards {dict(rewards)}, the kernel's {kernel}")
 
 
 def _compare_readings(replay: KernelReplay, info: dict[str, Any], where: str) -> None:
@@ -244,7 +333,7 @@ def _compare_readings(replay: KernelReplay, info: dict[str, Any], where: str) ->
 
 #: The AEC checks, in the order :func:`aec_conformance` runs them.
 AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_sum, check_aec_pickle,
-              check_aec_refusals, check_aec_kernel)
+              check_aec_refusals, check_aec_kernel, check_aec_observations)
 
 
 def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
@@ -265,8 +354,10 @@ def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
 
 # -- the parallel env -------------------------------------------------------------------------------
 def _movers(env: Any) -> list[str]:
-    """The agents to move, from ``state()``'s ghost-to-move channel (its last): the agent, or every ghost."""
-    return _ghosts(env) if np.asarray(env.state())[:, :, -1].any() else ["agent"]
+    """The agents to move, from ``state()``'s ghost-to-move channel (its last): the agent, or every
+    ghost (always, for a view that plays the agent itself)."""
+    agent_acts = "agent" in env.possible_agents
+    return _ghosts(env) if not agent_acts or np.asarray(env.state())[:, :, -1].any() else ["agent"]
 
 
 def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
@@ -281,6 +372,7 @@ def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], li
     return record
 
 
+@contract("spaces")
 def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its space, the spaces are the same objects at every call and
     ``Discrete(4)`` for actions; the mover's mask (each moving ghost's, for a team) is the
@@ -315,6 +407,7 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
         ended = any(terminations.values()) or any(truncations.values())
 
 
+@contract("determinism")
 def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     """As :func:`check_aec_determinism`, through ``reset`` and ``step``'s returns.
 
@@ -329,15 +422,17 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
                  "two envs reset with one seed")
 
 
+@contract("zero-sum")
 def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int = 3) -> None:
     """With the default rewards, both sides' rewards of every step add up to exactly 0 (a team's:
-    the agent's and each ghost's).
+    the agent's and each ghost's). A view that plays the agent itself reports no agent's reward
+    to add, and passes.
 
     Raises:
         AssertionError: ``"zero-sum: ..."``.
     """
     env = make_env()
-    if not zero_sum_by_default(env):
+    if not zero_sum_by_default(env) or "agent" not in env.possible_agents:
         return
     actions = random_actions(seed)
     for episode in range(episodes):
@@ -345,17 +440,19 @@ def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes
             check_zero_sum(rewards, f"step {step} of seed {seed + episode}")
 
 
+@contract("pickling")
 def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3) -> None:
     """As :func:`check_aec_pickle`.
 
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _parallel_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("pickling", env, seed, after, _parallel_episode)
     check_plays_on_alike("pickling", _parallel_episode, env, pickled(env), seed, "the env and its unpickled copy")
 
 
+@contract("refusals")
 def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 2) -> None:
     """A bad action of the mover, or none for it, raises ``TypeError`` or ``ValueError`` and
     changes nothing (the env then plays on exactly as a copy that never saw it). For a team the
@@ -365,8 +462,8 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     Raises:
         AssertionError: ``"refusals: ..."``.
     """
-    env, actions = make_env(), random_actions(seed)
-    _parallel_episode(env, seed, actions, limit=after)
+    env = make_env()
+    seed = _lasting_seed("refusals", env, seed, after, _parallel_episode)
     untouched = pickle.loads(pickle.dumps(env))
     first, *others = _movers(env)
     for bad in (*BAD_ACTIONS, None):
@@ -378,6 +475,7 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
                          "after refused actions, the env against a copy that saw none")
 
 
+@contract("kernel")
 def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
     """As :func:`check_aec_kernel`: each step is the mover's half-turn of the kernel's game.
 
@@ -388,6 +486,7 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
     for episode in range(episodes):
         _, infos = env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
+        _replay_inner_agent(replay, env, "the opening move")
         actions = random_actions(seed + episode)
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, step {turn}"
@@ -396,20 +495,69 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
             if not env.agents:
                 break
             chosen = {name: actions() for name in env.agents}
-            team = [chosen[name] for name in _ghosts(env)]
             _, rewards, terminations, _, infos = env.step(chosen)
-            if replay.state.turn == Side.AGENT:
-                expected = replay.agent(chosen["agent"])
-            else:
-                expected = replay.ghost(team[0] if len(team) == 1 else team)
-            _compare_rewards(rewards, expected, where, env.possible_agents)
+            _compare_rewards(rewards, _replay_step(replay, env, chosen, where), where, _players(env))
             if any(terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
 
 
+def _replay_step(replay: KernelReplay, env: Any, chosen: dict[str, int], where: str) -> tuple[float, ...]:
+    """Replay a parallel step: the agent's move (its action in ``chosen``) or the team's (every
+    ghost's, in ghost order), and, for a view that plays the agent itself, the agent's answer
+    that leads where the view went; return the step's rewards (the agent's, each ghost's)."""
+    if replay.state.turn == Side.AGENT:
+        return replay.agent(chosen["agent"])
+    team = [chosen[name] for name in _ghosts(env)]
+    rewards = replay.ghost(team[0] if len(team) == 1 else team)
+    if not replay.over:
+        answer = _replay_inner_agent(replay, env, where)
+        rewards = tuple(a + b for a, b in zip(rewards, answer, strict=True))
+    return rewards
+
+
+def _replay_inner_agent(replay: KernelReplay, env: Any, where: str) -> tuple[float, ...]:
+    """For a view that plays the agent itself (no ``"agent"`` among its agents), replay the
+    agent's move that leads where the view went (:meth:`KernelReplay.explain`), when it is the
+    agent's turn in a game that goes on (before ``max_cycles``); return its rewards (zeros when
+    there is none to replay)."""
+    limit = config_of(env).max_cycles
+    if "agent" in env.possible_agents or replay.state.turn != Side.AGENT or replay.over or \
+            (limit is not None and replay.cycles >= limit):
+        return (0.0,) * (len(_ghosts(env)) + 1)
+    return replay.explain(Side.AGENT, _cells(env), where)
+
+
+@contract("observations")
+def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
+    """As :func:`check_aec_observations`: every observation of ``reset`` and ``step`` (every
+    agent's the env returns, with whose turn it is) is the encoder of the env's settings applied
+    to the kernel's state, and none changes once handed out.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    env = make_env()
+    observations, _ = env.reset(seed=seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env))
+    _replay_inner_agent(replay, env, "the opening move")
+    expected, handed = following(env, replay, both_observe=True), HandedOut()
+    actions = random_actions(seed)
+    for turn in range(MAX_HALF_TURNS):
+        for name, observation in observations.items():
+            where = f"seed {seed}, step {turn}: {name!r}'s observation"
+            expected.check(observation, expected.of(name, replay.state), where)
+            handed.keep(observation, where)
+        if not env.agents:
+            break
+        chosen = {name: actions() for name in env.agents}
+        observations, *_ = env.step(chosen)
+        _replay_step(replay, env, chosen, f"seed {seed}, step {turn}")
+    handed.check()
+
+
 #: The parallel checks, in the order :func:`parallel_conformance` runs them.
 PARALLEL_CHECKS = (check_parallel_spaces_and_masks, check_parallel_determinism, check_parallel_zero_sum,
-                   check_parallel_pickle, check_parallel_refusals, check_parallel_kernel)
+                   check_parallel_pickle, check_parallel_refusals, check_parallel_kernel, check_parallel_observations)
 
 
 def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
