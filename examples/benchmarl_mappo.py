@@ -36,8 +36,10 @@ class Recorder(Callback):
 
 
 def experiment(frames: int = 2000, batch: int = 500, seed: int = 0, save_folder: str | None = None,
-               callbacks=(), **env_kwargs) -> Experiment:
-    """A small MAPPO experiment on gridghost (obs_type="vector" unless given), without loggers."""
+               callbacks=(), task: GridGhostTask = GridGhostTask.GRIDGHOST, **env_kwargs) -> Experiment:
+    """A small MAPPO experiment on gridghost (obs_type="vector" unless given), without loggers:
+    both sides learning (`GRIDGHOST`), or the ghosts alone against a fixed agent
+    (`GRIDGHOST_TEAM`, with `ghosts=`, `layout=` and `opponent=` among the env's keywords)."""
     config = ExperimentConfig.get_from_yaml()
     config.max_n_frames = frames
     config.on_policy_collected_frames_per_batch = batch
@@ -52,7 +54,7 @@ def experiment(frames: int = 2000, batch: int = 500, seed: int = 0, save_folder:
     config.checkpoint_interval = 0
     config.save_folder = save_folder
     return Experiment(
-        task=GridGhostTask.GRIDGHOST.get_task({"obs_type": "vector", **env_kwargs}),
+        task=task.get_task({"obs_type": "vector", **env_kwargs}),
         algorithm_config=MappoConfig.get_from_yaml(),
         model_config=MlpConfig.get_from_yaml(),
         critic_model_config=MlpConfig.get_from_yaml(),

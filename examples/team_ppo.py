@@ -3,12 +3,12 @@
 Two learning ghosts play the minimax agent (the exact team solver's) on a coordination map, where
 one ghost alone, or two that chase on their own, let the agent through, and the exact team
 optimum holds it. Each ghost acts on its own observation with one shared network: the ghosts
-are the agents of a PettingZoo parallel env (:class:`GhostTeam`, the ghosts of
-``gymnasium.make("gridghost/GridGhost-v1", controlled="ghosts")`` split out), which SuperSuit
-turns into a Stable-Baselines3 vector env with one entry per ghost, the usual parameter-sharing
-recipe for PettingZoo. Every ``--eval-every`` team steps, and at the end, the learned team is
-tabulated as an exact table of moves (:func:`gridghost.planning.tabulate_team_policy`) and the
-team solver prints, within 100 cycles from the start:
+are the agents of ``gridghost.parallel_env(ghosts=2, controlled="ghosts", opponent=...)`` (the
+agent played inside the env), which SuperSuit turns into a Stable-Baselines3 vector env with one
+entry per ghost, the usual parameter-sharing recipe for PettingZoo, with no glue. Every
+``--eval-every`` team steps, and at the end, the learned team is tabulated as an exact table of
+moves (:func:`gridghost.planning.tabulate_team_policy`) and the team solver prints, within 100
+cycles from the start:
 
 - the learned team's capture probability against the agent it trains against (``--opponent``:
   the minimax agent by default), and that agent's success probability;
@@ -22,18 +22,17 @@ team solver prints, within 100 cycles from the start:
     python examples/team_ppo.py                          # 200,000 team steps on team_eight
     python examples/team_ppo.py --map team_crossroads --team-steps 50000
 
-Every random draw comes from ``--seed``.
+Every random draw comes from ``--seed``. A progress bar counts the team steps on stderr
+(``--no-progress`` turns it off); the scores on stdout are the same either way.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from typing import Any, ClassVar
+from typing import Any
 
-import gymnasium
-import numpy as np
-from pettingzoo import ParallelEnv
+from tqdm import tqdm
 
 import gridghost
 from gridghost.config import resolve
@@ -45,64 +44,13 @@ from gridghost.planning import (
 )
 
 
-class GhostTeam(ParallelEnv):  # type: ignore[misc]
-    """The learning team of the team Gymnasium view as a parallel env of its ghosts: each ghost
-    observes its own part of the team's stacked observation and sends its own move; the team's
-    moves are carried out together and the opponent agent answers inside the step. Every ghost
-    gets the team's reward, and all end together.
-
-    Args:
-        **settings: the team view's keywords (``ghosts``, ``layout``, ``opponent``, ...).
-    """
-
-    metadata: ClassVar[dict[str, Any]] = {"name": "gridghost_ghost_team_v0", "render_modes": []}
-    render_mode = None
-
-    def __init__(self, **settings: Any) -> None:
-        self.team = gymnasium.make("gridghost/GridGhost-v1", controlled="ghosts", **settings)
-        ghosts = self.team.action_space.shape[0]
-        self.possible_agents = [f"ghost_{index}" for index in range(ghosts)]
-        self.agents: list[str] = []
-        space = self.team.observation_space
-        self._observation_space = gymnasium.spaces.Box(space.low[0], space.high[0], dtype=space.dtype)
-        self._action_space = gymnasium.spaces.Discrete(4)
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """Every ghost's own observation space (one row of the team's)."""
-        return self._observation_space
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """Every ghost's four moves."""
-        return self._action_space
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        """Start an episode of the team view; each ghost gets its own row."""
-        observation, _ = self.team.reset(seed=seed, options=options)
-        self.agents = list(self.possible_agents)
-        return self._split(observation), {name: {} for name in self.agents}
-
-    def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
-        """Carry out every ghost's move together, then the agent's answer."""
-        joint = np.array([actions[name] for name in self.possible_agents])
-        observation, reward, terminated, truncated, _ = self.team.step(joint)
-        names = self.possible_agents
-        result = (self._split(observation), dict.fromkeys(names, float(reward)), dict.fromkeys(names, terminated),
-                  dict.fromkeys(names, truncated), {name: {} for name in names})
-        if terminated or truncated:
-            self.agents = []
-        return result
-
-    def _split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
-        return {name: observation[index] for index, name in enumerate(self.possible_agents)}
-
-
 def scores(model: Any, spec: gridghost.GameSpec, agent_policy: Any, optimum: Any) -> dict[str, float]:
     """The learned team's exact scores (see the module docstring), from the map's start.
 
     ``optimum`` is the team game's solution: the exploitability is the best-responding agent's
     value over the game's value (what :func:`gridghost.planning.team_ghosts_exploitability`
     computes, without solving the game and the best response a second time)."""
-    table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec)
+    table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec, view="parallel")
     start = optimum.start
     played = evaluate_team_policies(agent_policy, table, spec=spec)
     exploiter = solve_team_agent(team=table, spec=spec)
@@ -131,6 +79,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the agent the team trains against (optimal: the best response to two chasers)")
     parser.add_argument("--rewards", default="normalised")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="draw no progress bar (it goes to stderr, the scores to stdout)")
     args = parser.parse_args(argv)
 
     settings = dict(layout=args.map, ghosts=2, obs_type="vector", rewards=args.rewards, opponent=args.opponent)
@@ -139,6 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     optimum = solve_team_game(spec=spec)
     start = optimum.start
     chasers = solve_team_agent(team="chase", spec=spec)
+    # the agent the env plays by name, as a state policy for the exact scores
     opponent = {"minimax": optimum.agent_policy, "optimal": chasers.policy, "random": "random"}[args.opponent]
     print(f"{args.map}: the team optimum holds the minimax agent to success {optimum.success_probability(*start):.3f} "
           f"(capture {optimum.capture_probability(*start):.3f}); two chasers leave its best response "
@@ -146,13 +97,14 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)  # a small network: more threads only contend
     set_random_seed(args.seed)
-    team = GhostTeam(**settings)
+    team = gridghost.parallel_env(controlled="ghosts", **settings)
     team.reset(seed=args.seed)  # the copies below continue from this env's generators
     vec = pettingzoo_env_to_vec_env_v1(team)
     vec = concat_vec_envs_v1(vec, args.envs, num_cpus=0, base_class="stable_baselines3")
     model = PPO("MlpPolicy", vec, n_steps=256, batch_size=512, ent_coef=0.01, gamma=0.99, verbose=0)
 
     began = time.perf_counter()
+    bar = tqdm(total=args.team_steps, desc="team PPO", unit="team step", disable=not args.progress)
 
     class Scores(BaseCallback):  # type: ignore[misc]
         """Prints the exact scores every ``--eval-every`` team steps."""
@@ -163,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
 
         def _on_step(self) -> bool:
             team_steps = self.num_timesteps // ghosts
+            bar.update(min(team_steps, args.team_steps) - bar.n)
             if team_steps >= self.next:
                 self.next += args.eval_every
                 report(team_steps)
@@ -175,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
               f"{score['best_response_success']:.3f}); {time.perf_counter() - began:.0f} s", flush=True)
 
     model.learn(total_timesteps=args.team_steps * ghosts, callback=Scores())
+    bar.close()
     report(model.num_timesteps // ghosts)
 
 

@@ -15,6 +15,14 @@ tutorials: a `Collector` runs both policies, then each side's `ClipPPOLoss` with
 learns from the steps in which that side moved (its `mask`), with a `MaskedCategorical` over
 its action mask. Nothing in it is particular to gridghost: `train(tictactoe_v3.env())` runs it too.
 
+A group may hold several agents: with `ghosts=k` the group `"ghost"` holds `ghost_0` ... `ghost_{k-1}`,
+each entry gains an axis of `k` (its `mask` is `[steps, k]`), and the group learns from the
+steps in which any of its agents moved, one policy shared by its agents. The ghosts alone,
+learning against a fixed agent, are one such group:
+
+    PettingZooWrapper(gridghost.parallel_env(ghosts=2, controlled="ghosts", opponent="random",
+                                             layout="team_eight", obs_type="vector"), use_mask=True)
+
 Run as a script, it prints gridghost's per-side metrics after every batch
 (`gridghost.integrations.torchrl.TensorDictMetrics`: the agent's return, success and capture
 rates, game length): the mean reward of both sides is 0 in a zero-sum game whatever they learn.
@@ -120,7 +128,8 @@ def train(
                 loss.value_estimator(
                     batch, params=loss.critic_network_params, target_params=loss.target_critic_network_params
                 )
-            moved = batch[group, "mask"].squeeze(-1)  # the steps in which this side moved
+            # the steps in which this group moved: any of its agents (a team of k moves together)
+            moved = batch[group, "mask"].reshape(*batch.shape, -1).any(-1)
             own = batch[moved]
             for _ in range(epochs):
                 for idx in torch.randperm(own.numel()).split(minibatch_size):

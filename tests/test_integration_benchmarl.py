@@ -1,5 +1,7 @@
 """BenchMARL's MAPPO trains both sides of the parallel env, registered as any new BenchMARL task is,
-and reports per-side metrics; the training page's BenchMARL example runs as written.
+and reports per-side metrics; it trains the ghosts alone against a fixed agent
+(``GridGhostTask.GRIDGHOST_TEAM``) with the global state for its critic; the training page's
+BenchMARL example runs as written.
 
 BenchMARL runs tasks, not env objects: a new environment is a ``TaskClass`` (whose ``get_env_fun``
 builds the TorchRL env) and a ``Task`` enum naming it, BenchMARL's "extending: task" recipe.
@@ -40,8 +42,28 @@ def _example():
     return module
 
 
+def _blocks(text):
+    """The training page's BenchMARL blocks that hold ``text``."""
+    return [block for block in blocks_run_by("tests/test_integration_benchmarl.py") if text in block[2]]
+
+
+def test_the_training_pages_team_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
+    (page, line, code), = _blocks("GRIDGHOST_TEAM.get_task")
+    assert page.name == "training.md"
+    out = run_block(page, line, code, tmp_path)
+    assert "{'ghost': ['ghost_0', 'ghost_1']}" in out.splitlines()
+    found = re.findall(r"^team iteration (\d): ghost return (\S+)  success (\S+)  capture (\S+)  length (\S+)  "
+                       r"\((\d+) games\)$", out, flags=re.M)
+    rows = [tuple(map(float, row)) for row in found]
+    assert [row[0] for row in rows] == [1, 2], out  # 1,000 frames in batches of 500
+    for _, ghost_return, success, capture, length, games in rows:
+        assert math.isfinite(ghost_return) and ghost_return != 0.0
+        assert 0 <= success <= 1 and 0 <= capture <= 1 and success + capture <= 1
+        assert length >= 1 and games >= 1
+
+
 def test_the_training_pages_example_runs_as_written_and_prints_per_side_metrics(tmp_path):
-    (page, line, code), = blocks_run_by("tests/test_integration_benchmarl.py")
+    (page, line, code), = _blocks("GRIDGHOST.get_task")
     assert page.name == "training.md"
     out = run_block(page, line, code, tmp_path)
     found = re.findall(r"^iteration (\d): agent return (\S+)  success (\S+)  capture (\S+)  length (\S+)  "
@@ -84,6 +106,7 @@ def test_mappo_on_the_parallel_env(tmp_path):
     assert sum(row["episodes"] for row in expected) >= 5
 
     assert experiment.group_map == {"agent": ["agent"], "ghost": ["ghost"]}
+    assert experiment.state_spec is not None  # the critic reads the game's global state
     assert experiment.total_frames == FRAMES
     assert [b.numel() for b in record.batches] == [BATCH] * (FRAMES // BATCH)
     assert {group for group, _ in record.losses} == {"agent", "ghost"}
@@ -124,3 +147,52 @@ def test_mappo_on_the_parallel_env(tmp_path):
     assert sum(row["agent_return"] * row["episodes"] for row in history) == pytest.approx(ret_agent.sum().item())
     assert (ret_agent <= 100).all()
     assert {-1.0, 0.0} <= set(r_agent.tolist())
+
+
+def test_mappo_trains_the_ghosts_alone_against_a_fixed_agent_with_the_global_state(tmp_path):
+    import torch
+
+    from gridghost.integrations.benchmarl import GridGhostTask, SideMetrics
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        example = _example()
+        record, side_metrics = example.Recorder(), SideMetrics()
+        experiment = example.experiment(FRAMES, BATCH, seed=0, save_folder=str(tmp_path),
+                                        callbacks=[record, side_metrics], task=GridGhostTask.GRIDGHOST_TEAM,
+                                        ghosts=2, layout="team_eight", opponent="random", rewards="reference")
+        experiment.run()
+    finally:
+        torch.set_num_threads(threads)
+
+    # One group, the two ghosts; the agent is inside the env.
+    assert experiment.group_map == {"ghost": ["ghost_0", "ghost_1"]}
+    assert experiment.total_frames == FRAMES
+    assert {group for group, _ in record.losses} == {"ghost"}
+    for _, losses in record.losses:
+        for key in ("loss_objective", "loss_critic"):
+            assert all(math.isfinite(v) for v in losses[key].tolist()), key
+    # MAPPO's critic reads the global state: the map's 5 x 7 planes (agent, walls, goals, 2 ghosts), flat.
+    assert experiment.state_spec is not None and experiment.state_spec["state"].shape == (5 * 7 * 5,)
+    data = torch.cat([b.reshape(-1) for b in record.batches])
+    assert data["state"].shape == (FRAMES, 5 * 7 * 5) and data["state"].dtype == torch.float32
+    assert data["ghost", "observation"].shape[:2] == (FRAMES, 2)
+    mask, action = data["ghost", "action_mask"], data["ghost", "action"]
+    assert mask.shape == (FRAMES, 2, 4) and action.shape == (FRAMES, 2)
+    assert mask.gather(-1, action[..., None]).all()  # every move legal, every ghost moving every step
+    assert mask.sum(-1).max() >= 2
+    # Team credit: both ghosts are paid the team's reward, which the metrics' ghost_return averages.
+    rewards = data["next", "ghost", "reward"].squeeze(-1)
+    assert torch.equal(rewards[:, 0], rewards[:, 1])
+    done = data["next", "done"].flatten()
+    assert done.sum() >= 10
+    history = side_metrics.history
+    assert [row["iteration"] for row in history] == [1, 2, 3, 4]
+    assert sum(row["episodes"] for row in history) == int(done.sum())
+    returns = data["next", "ghost", "episode_reward"].squeeze(-1)[done][:, 0]
+    assert sum(row["ghost_return"] * row["episodes"] for row in history) == pytest.approx(returns.sum().item())
+    for row in history:
+        assert "agent_return" not in row
+        assert all(math.isfinite(row[key]) for key in ("ghost_return", "success_rate", "capture_rate"))
+        assert row["success_rate"] + row["capture_rate"] <= 1 and 1 <= row["episode_length"] <= 100

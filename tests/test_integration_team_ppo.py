@@ -1,5 +1,6 @@
 """examples/team_ppo.py: two ghosts learn with independent PPO and shared parameters (SuperSuit,
-Stable-Baselines3) against the minimax agent, scored exactly by the team solver."""
+Stable-Baselines3 over ``gridghost.parallel_env(controlled="ghosts")``) against the minimax
+agent, scored exactly by the team solver; it takes ``--no-progress`` as every example does."""
 
 from __future__ import annotations
 
@@ -47,5 +48,6 @@ def test_two_ghosts_train_and_are_scored_exactly_and_reproducibly() -> None:
         assert capture + success <= 1.0 + 1e-9
         assert 0.0 <= exploitability <= 1.5  # 0 for the team optimum; a team that ignores the agent gives 1.41
         assert best >= optimum.success_probability(*start) - 1e-9  # no team holds a best response below the optimum
-    again = _run("--team-steps", "2048", "--eval-every", "1024", "--envs", "2", "--seed", "3")
+    # The same seed, the same scores, with or without the progress bar (on stderr).
+    again = _run("--team-steps", "2048", "--eval-every", "1024", "--envs", "2", "--seed", "3", "--no-progress")
     assert [re.sub(r"; \d+ s$", "", line) for line in again] == [re.sub(r"; \d+ s$", "", line) for line in lines]

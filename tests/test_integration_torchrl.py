@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ from pathlib import Path
 import pytest
 
 import gridghost
+
+from helpers import blocks_run_by, run_block
 
 pytestmark = pytest.mark.integration
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "torchrl_ppo.py"
@@ -169,3 +172,74 @@ def test_ppo_on_the_parallel_env(train):
         assert torch.equal(mask[waiting], torch.tensor([True, False, False, False]).expand_as(mask[waiting]))
         assert (data[group, "action"].squeeze(1)[waiting] == 0).all(), group
         assert torch.equal(data[group, "observation"][:, 0, -1], (to_move == index).float())
+
+
+def _updates(batches, group, minibatch_size=128, epochs=4):
+    """How many PPO updates the example's loop makes for ``group``: a pass over the steps in
+    which the group moved, in minibatches, ``epochs`` times a batch."""
+    counts = [int(batch[group, "mask"].reshape(batch.numel(), -1).any(-1).sum()) for batch in batches]
+    return sum(epochs * math.ceil(count / minibatch_size) for count in counts)
+
+
+TEAM = dict(ghosts=2, layout="team_eight", obs_type="vector")
+
+
+def test_ppo_on_a_teams_parallel_env(train):
+    """A group of k ghosts: its mask is [steps, k] (here every ghost acts at every step, the
+    waiting side sending its no-op); the loop trains each group on the steps it acted in."""
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    env = PettingZooWrapper(gridghost.parallel_env(**TEAM), use_mask=True)
+    assert env.group_map == {"agent": ["agent"], "ghost": ["ghost_0", "ghost_1"]}
+    result = train(env, total_frames=FRAMES, frames_per_batch=BATCH, seed=2)
+    data = torch.cat(result["batches"])
+    assert data["ghost", "mask"].shape == (FRAMES, 2)
+    for group in ("agent", "ghost"):
+        assert len(result["losses"][group]) == _updates(result["batches"], group) > 0, group
+        assert all(math.isfinite(v) for v in result["losses"][group]), group
+    team_moves = data["ghost", "info", "to_move"][:, 0] == 1
+    assert 0.4 * FRAMES <= team_moves.sum() <= 0.6 * FRAMES
+    mask, action = data["ghost", "action_mask"], data["ghost", "action"]
+    assert mask.gather(-1, action[..., None]).all()  # every action legal: a move, or the waiting no-op
+    assert (action[~team_moves] == 0).all() and mask[team_moves].sum(-1).max() >= 2
+
+
+def test_ppo_on_the_ghosts_alone_against_a_fixed_agent(train):
+    """``parallel_env(controlled="ghosts")``: one group, every ghost moving at every step."""
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    from gridghost.integrations.torchrl import TensorDictMetrics
+
+    env = PettingZooWrapper(gridghost.parallel_env(controlled="ghosts", opponent="random", rewards="reference",
+                                                   **TEAM), use_mask=True)
+    assert env.group_map == {"ghost": ["ghost_0", "ghost_1"]}
+    result = train(env, total_frames=FRAMES, frames_per_batch=BATCH, seed=3)
+    data = torch.cat(result["batches"])
+    assert data["ghost", "observation"].shape == (FRAMES, 2, 30) and data["ghost", "mask"].all()
+    assert len(result["losses"]["ghost"]) == _updates(result["batches"], "ghost") == 4 * 4 * (FRAMES // BATCH)
+    assert all(math.isfinite(v) for v in result["losses"]["ghost"])
+    # Per-side metrics of the ghosts alone: the ghosts' return (the same for both, team credit).
+    rewards = data["next", "ghost", "reward"].squeeze(-1)
+    assert torch.equal(rewards[:, 0], rewards[:, 1])
+    done = data["next", "done"].flatten()
+    reader = TensorDictMetrics()
+    assert sum(reader.update(batch) for batch in result["batches"]) == int(done.sum()) >= 10
+    ends = done.nonzero().flatten().tolist()
+    starts = [0, *(end + 1 for end in ends[:-1])]
+    returns = [rewards[a:b + 1, 0].sum().item() for a, b in zip(starts, ends, strict=True)]
+    summary = reader.summary()
+    assert summary["ghost_return"] == pytest.approx(sum(returns) / len(returns)) and "agent_return" not in summary
+    assert summary["episode_length"] == pytest.approx(sum(b - a + 1 for a, b in zip(starts, ends, strict=True))
+                                                      / len(ends))
+    assert 0 < summary["success_rate"] + summary["capture_rate"] <= 1
+
+
+def test_the_training_pages_team_example_runs_as_written(tmp_path):
+    (page, line, code), = blocks_run_by("tests/test_integration_torchrl.py")
+    assert page.name == "training.md"
+    (tmp_path / "examples").mkdir()  # the block runs from the repository's root
+    shutil.copy(EXAMPLE, tmp_path / "examples")
+    out = run_block(page, line, code, tmp_path)
+    assert out.splitlines()[-1] == "{'ghost': ['ghost_0', 'ghost_1']} 1024 team steps"

@@ -1,6 +1,7 @@
 """The ghosts-only parallel env (``parallel_env(controlled="ghosts", opponent=...)``): PettingZoo's
 tests, its games against the plain parallel env's and the team Gymnasium view's, its rewards,
-masks, state, step limit and pickling, and the arguments it refuses."""
+masks, state, step limit and pickling, the arguments it refuses, and TorchRL's batches of it
+read into per-side metrics."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ import gridghost
 from gridghost.core.layout import Layout
 from gridghost.envs.ghost_team import GhostTeamParallelEnv
 from gridghost.envs.parallel import GridGhostParallelEnv
+from gridghost.integrations.metrics import EpisodeMetrics
+from gridghost.integrations.torchrl import TensorDictMetrics
 from gridghost.sensing.observations import WAITING_MASK
+from gridghost.testing.pettingzoo_views import PARALLEL_CHECKS, check_parallel_kernel
 
 #: An open 5 x 5 map with three ghost starts, away from the agent.
 OPEN = Layout(np.zeros((5, 5), int), goals=[(0, 0)], agent_start=(2, 2), ghost_start=[(4, 4), (0, 4), (4, 0)])
@@ -41,6 +45,17 @@ def _always(action: int) -> Any:
 def test_pettingzoos_parallel_api_and_seed_tests_pass(k: int) -> None:
     parallel_api_test(_team(k, max_cycles=10), num_cycles=60)
     parallel_seed_test(lambda: _team(k, max_cycles=10, obs_type="vector"))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_the_conformance_suites_parallel_checks_pass(k: int) -> None:
+    make = lambda: _team(k, opponent="random", obs_type="vector", max_cycles=8)  # noqa: E731
+    for check in PARALLEL_CHECKS:
+        # The suite's kernel check leaves the agent's opening move out of the first step's rewards,
+        # which this env pays there (as the team Gymnasium view does); the rewards are checked
+        # against the plain parallel env's below.
+        if check is not check_parallel_kernel:
+            check(make)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
@@ -149,8 +164,10 @@ def test_the_registry_and_the_default_keep_the_plain_parallel_env() -> None:
     (dict(opponent="random"), ValueError, "opponent.*controlled='ghosts'"),
     (dict(opponent_obs_type="vector"), ValueError, "opponent_obs_type.*controlled='ghosts'"),
     (dict(controlled="ghosts", opponent="chase"), ValueError, "opponent"),
-    (dict(controlled="ghosts", opponent=3), TypeError, "opponent: a policy must be"),
+    (dict(controlled="ghosts", opponent=3), TypeError, "a policy must be a name"),
     (dict(controlled="ghosts", obs_type="belief"), ValueError, "belief"),
+    (dict(controlled="ghosts", use_ghost=False), ValueError, "use_ghost"),
+    (dict(controlled="ghosts", opponent_obs_type="pixels"), ValueError, "opponent_obs_type"),
     (dict(controlled="ghosts", layout=NEXT_TO_GHOST), ValueError, "opening move"),
 ])
 def test_bad_arguments_are_refused_by_name(arguments: dict[str, Any], error: type, match: str) -> None:
@@ -173,3 +190,41 @@ def test_bad_actions_are_refused_by_name_and_change_nothing() -> None:
         with pytest.raises(error, match=match):
             env.step(actions)
         assert env.aec_env.game_state == before and env.agents == NAMES[2]
+
+
+class _Batch:
+    """The part of a TorchRL TensorDict that TensorDictMetrics reads: ``get`` and ``batch_size``."""
+
+    def __init__(self, entries: dict, batch_size: tuple[int, ...]) -> None:
+        self.entries, self.batch_size = entries, batch_size
+
+    def get(self, key: tuple[str, ...]) -> Any:
+        return self.entries.get(key)
+
+
+def test_tensordict_metrics_read_a_batch_of_the_ghosts_alone_as_the_ghosts_return() -> None:
+    # What TorchRL's PettingZooWrapper collects from this env: one group "ghost", an axis of k.
+    env, rng = _team(2, opponent="random", obs_type="vector", rewards="reference"), np.random.default_rng(2)
+    env.reset(seed=2)
+    rewards, dones, reached, caught, truth = [], [], [], [], EpisodeMetrics()
+    team_return, length = 0.0, 0
+    while len(dones) < 400:
+        _, reward, terminations, truncations, infos = env.step({name: int(rng.integers(4)) for name in env.agents})
+        done = terminations["ghost_0"] or truncations["ghost_0"]
+        rewards.append([[reward["ghost_0"]], [reward["ghost_1"]]])
+        dones.append([done])
+        reached.append([infos[name]["reached_goal"] for name in NAMES[2]])
+        caught.append([infos[name]["caught_by_ghost"] for name in NAMES[2]])
+        team_return, length = team_return + reward["ghost_0"], length + 1
+        if done:  # team credit: every ghost's return is the team's
+            truth.add_info(team_return, infos["ghost_0"], length)
+            team_return, length = 0.0, 0
+            env.reset()
+    entries = {("next", "ghost", "reward"): np.array(rewards), ("next", "done"): np.array(dones),
+               ("next", "ghost", "info", "reached_goal"): np.array(reached),
+               ("next", "ghost", "info", "caught_by_ghost"): np.array(caught)}
+    reader = TensorDictMetrics()
+    assert reader.update(_Batch(entries, (400,))) == truth.episodes >= 10
+    expected = truth.summary()
+    expected["ghost_return"] = expected.pop("agent_return")  # the agent's rewards are not in the batch
+    assert reader.summary() == pytest.approx(expected) and "agent_return" not in reader.summary()

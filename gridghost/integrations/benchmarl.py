@@ -10,8 +10,23 @@ PettingZoo tasks build theirs; ``GridGhostTask.GRIDGHOST.get_task(config)`` make
 game's settings. The waiting side's action mask is ``[1, 0, 0, 0]``: its policy has one legal
 move, the no-op, and nothing it sends is carried out.
 
-BenchMARL's progress bar shows ``mean return``, the mean over both sides, which is 0 in a
-zero-sum game whatever the policies do. :class:`SideMetrics` reads each batch with
+``GridGhostTask.GRIDGHOST_TEAM.get_task(config)`` is the ghosts alone learning against a fixed
+agent: ``gridghost.parallel_env(controlled="ghosts", **config)``, one group ``"ghost"`` of ``k``
+ghosts (``config["ghosts"]``), the agent played inside the env by ``config["opponent"]``
+(``"random"`` by default; ``"minimax"``, ``"optimal"`` or a policy), every step the team's move
+and the agent's answer::
+
+    task = GridGhostTask.GRIDGHOST_TEAM.get_task(
+        {"ghosts": 2, "layout": "team_eight", "opponent": "random"})
+
+Both tasks give BenchMARL the game's global state (:meth:`~gridghost.envs.aec.GridGhostEnv.state`,
+a ``rows x cols`` plane per piece, one per ghost, flattened): MAPPO's centralised critic reads it.
+
+BenchMARL's progress bar shows ``mean return``, the mean over the groups of each group's mean
+return, which is 0 in a zero-sum game whatever the policies do (with a team and
+``ghost_credit="team"`` every ghost's return is minus the agent's, so the ghost group's mean
+is too); in the ghosts-only task it is the ghosts' mean return, which :class:`SideMetrics`
+reports as ``ghost_return``. :class:`SideMetrics` reads each batch with
 :class:`~gridghost.integrations.torchrl.TensorDictMetrics`, prints one line per iteration above
 the bar, sends the numbers to the experiment's loggers (``collection/agent_return`` and so on)
 and keeps them in :attr:`SideMetrics.history`::
@@ -30,28 +45,47 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import torch
 from benchmarl.environments import PettingZooClass, Task
 from benchmarl.experiment.callback import Callback
+from torchrl.envs import DTypeCastTransform, FlattenObservation, Transform
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
 from gridghost.config import trainer_settings
 from gridghost.envs.ghost_team import parallel_env
-from gridghost.integrations.metrics import METRICS, format_metrics
+from gridghost.integrations.metrics import GHOSTS_METRICS, METRICS, format_metrics
 from gridghost.integrations.torchrl import TensorDictMetrics
 
 _logger = logging.getLogger(__name__)
 
 
+#: The task whose env is the ghosts alone (``controlled="ghosts"``).
+_TEAM_TASK = "GRIDGHOST_TEAM"
+
+
 class GridGhostClass(PettingZooClass):  # type: ignore[misc]
     """BenchMARL's PettingZoo task class over gridghost's parallel env; the task's config is the
     game's keywords, with the trainers' defaults (:data:`~gridghost.config.TRAINER_DEFAULTS`:
-    ``obs_type="vector"``, which BenchMARL's MLP takes, and ``rewards="normalised"``)."""
+    ``obs_type="vector"``, which BenchMARL's MLP takes, and ``rewards="normalised"``), and for
+    ``GRIDGHOST_TEAM`` the ghosts-only env's ``opponent`` (and ``opponent_obs_type``)."""
+
+    def _settings(self) -> dict[str, Any]:
+        config = trainer_settings(self.config)
+        return {"controlled": "ghosts", **config} if self.name == _TEAM_TASK else config
 
     def get_env_fun(self, num_envs: int, continuous_actions: bool, seed: int | None, device: Any
                     ) -> Callable[[], PettingZooWrapper]:
-        """A builder of TorchRL's ``PettingZooWrapper`` over ``gridghost.parallel_env(**config)``."""
-        config = trainer_settings(self.config)
-        return lambda: PettingZooWrapper(parallel_env(**config), use_mask=True, seed=seed, device=device)
+        """A builder of TorchRL's ``PettingZooWrapper`` over ``gridghost.parallel_env(**config)``
+        (``controlled="ghosts"`` for ``GRIDGHOST_TEAM``), with the global state."""
+        config = self._settings()
+        return lambda: PettingZooWrapper(parallel_env(**config), use_mask=True, return_state=True, seed=seed,
+                                         device=device)
+
+    def get_env_transforms(self, env: Any) -> list[Transform]:
+        """The state flattened (``rows x cols x planes`` to one axis) and cast from ``int8`` to
+        ``float32``, as BenchMARL's MLP critic reads it."""
+        return [FlattenObservation(first_dim=-3, last_dim=-1, in_keys=["state"], allow_positive_dim=False),
+                DTypeCastTransform(env.observation_spec["state"].dtype, torch.float32, in_keys=["state"])]
 
     def supports_continuous_actions(self) -> bool:
         """False: the four moves are discrete."""
@@ -62,8 +96,8 @@ class GridGhostClass(PettingZooClass):  # type: ignore[misc]
         return True
 
     def has_state(self) -> bool:
-        """False: the critic sees each side's observation (MAPPO's shared critic needs no state)."""
-        return False
+        """True: the game's global state (what MAPPO's centralised critic reads)."""
+        return True
 
     def has_render(self, env: Any) -> bool:
         """False: BenchMARL's video logging is not wired to gridghost's renderer."""
@@ -71,8 +105,10 @@ class GridGhostClass(PettingZooClass):  # type: ignore[misc]
 
     def max_steps(self, env: Any) -> int:
         """The parallel steps an episode lasts at most: the game's ``max_cycles`` (100 when the
-        config does not set it), two steps each with the ghost in the game."""
-        return int(self.config.get("max_cycles", 100)) * (2 if self.config.get("use_ghost", True) else 1)
+        config does not set it), two steps each with the ghost in the game, one for the ghosts
+        alone."""
+        both = self.name != _TEAM_TASK and self.config.get("use_ghost", True)
+        return int(self.config.get("max_cycles", 100)) * (2 if both else 1)
 
     @staticmethod
     def env_name() -> str:
@@ -81,9 +117,12 @@ class GridGhostClass(PettingZooClass):  # type: ignore[misc]
 
 
 class GridGhostTask(Task):  # type: ignore[misc]
-    """The BenchMARL task enum of gridghost: ``GridGhostTask.GRIDGHOST.get_task({...settings})``."""
+    """The BenchMARL task enum of gridghost: ``GridGhostTask.GRIDGHOST.get_task({...settings})``
+    (both sides learn), ``GridGhostTask.GRIDGHOST_TEAM.get_task({...settings, "opponent": ...})``
+    (the ghosts alone, against a fixed agent)."""
 
     GRIDGHOST = None
+    GRIDGHOST_TEAM = None
 
     @staticmethod
     def associated_class() -> type[GridGhostClass]:
@@ -99,7 +138,9 @@ class SideMetrics(Callback):  # type: ignore[misc]
     Attributes:
         history: one dict per iteration in which a game ended: ``"iteration"`` (from 1),
             ``"frames"`` (the experiment's total so far) and the summary's entries
-            (:data:`~gridghost.integrations.metrics.METRICS` and ``"episodes"``).
+            (:data:`~gridghost.integrations.metrics.METRICS` and ``"episodes"``; for the ghosts
+            alone, ``GRIDGHOST_TEAM``, :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`,
+            with ``ghost_return`` in place of the unseen agent's return).
     """
 
     def __init__(self) -> None:
@@ -116,6 +157,7 @@ class SideMetrics(Callback):  # type: ignore[misc]
         summary = reader.summary()
         iteration = int(experiment.n_iters_performed) + 1
         self.history.append({"iteration": iteration, "frames": int(experiment.total_frames), **summary})
-        experiment.logger.log({f"collection/{name}": summary[name] for name in (*METRICS, "episodes")},
+        names = GHOSTS_METRICS if "ghost_return" in summary else METRICS
+        experiment.logger.log({f"collection/{name}": summary[name] for name in (*names, "episodes")},
                               step=iteration - 1)
         _logger.info("iteration %d: %s", iteration, format_metrics(summary))

@@ -15,6 +15,11 @@ return, how each game ended and the agent's moves can be read from it
 
 The keys read: ``("next", "agent", "reward")``, ``("next", "done")`` and the agent's info
 entries ``mover``, ``reached_goal`` and ``caught_by_ghost`` under ``("next", "agent", "info")``.
+A batch of the ghosts alone (``gridghost.parallel_env(controlled="ghosts", ...)``, whose one
+group is ``"ghost"``) holds no agent's reward: its summary has
+:data:`~gridghost.integrations.metrics.GHOSTS_METRICS`, ``ghost_return`` (the mean over the
+ghosts of each one's return) in place of ``agent_return``, ``episode_length`` counts the
+team's steps (one cycle each), and how each game ended is read from ghost 0's info.
 Nothing here imports torch: a batch is read through its ``get`` and each tensor's ``numpy()``.
 :mod:`gridghost.integrations.benchmarl` wraps this as a BenchMARL callback.
 """
@@ -25,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.names import AGENT
+from gridghost.core.names import AGENT, GHOST
 from gridghost.core.rules import Side
 from gridghost.integrations.metrics import EpisodeMetrics, EpisodeTracker
 
@@ -39,18 +44,40 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _steps(batch: Any, key: tuple[str, ...]) -> np.ndarray:
-    """``batch[key]`` as an array of the batch's shape (its trailing group and feature axes of
-    size 1 dropped)."""
+#: The keys read from a batch of the ghosts alone (the group ``"ghost"``, one entry per ghost).
+TEAM_KEYS: dict[str, tuple[str, ...]] = {
+    "ghost_reward": ("next", GHOST, "reward"),
+    "done": ("next", "done"),
+    "reached_goal": ("next", GHOST, "info", "reached_goal"),
+    "caught_by_ghost": ("next", GHOST, "info", "caught_by_ghost"),
+}
+
+
+def _get(batch: Any, key: tuple[str, ...]) -> Any:
     try:
-        value = batch.get(key)
+        return batch.get(key)
     except KeyError:
-        value = None
+        return None
+
+
+def _has(batch: Any, key: tuple[str, ...]) -> bool:
+    return _get(batch, key) is not None
+
+
+def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray:
+    """``batch[key]`` as an array of the batch's shape (its trailing group and feature axes of
+    size 1 dropped); with ``ghosts``, a ghost group's entry: the mean over the ghosts of a
+    reward, ghost 0's of an info."""
+    value = _get(batch, key)
     if value is None:
         raise KeyError(f"the batch has no entry {key}: TensorDictMetrics reads gridghost's numeric infos through "
-                       "TorchRL's PettingZooWrapper (the groups 'agent' and 'ghost', infos with their default keys)")
+                       "TorchRL's PettingZooWrapper (the groups 'agent' and 'ghost', or 'ghost' alone, infos with "
+                       "their default keys)")
     array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
     shape = tuple(batch.batch_size)
+    if ghosts and GHOST in key and array.ndim > len(shape):  # the group's axis: one entry per ghost
+        team = array.reshape(*shape, -1)
+        array = team.mean(axis=-1) if key[-1] == "reward" else team[..., 0]
     if array.size != int(np.prod(shape)):
         raise ValueError(f"batch entry {key} has shape {array.shape}, not one value per step of {shape}")
     return array.reshape(shape)
@@ -71,6 +98,7 @@ class TensorDictMetrics:
     def __init__(self, metrics: EpisodeMetrics | None = None) -> None:
         self.tracker = EpisodeTracker(metrics)
         self.metrics = self.tracker.metrics
+        self._ghosts_alone = False
 
     def update(self, batch: Any) -> int:
         """Read one collected batch (a ``TensorDict``).
@@ -83,10 +111,24 @@ class TensorDictMetrics:
             ValueError: an entry does not hold one value per step, or as
                 :meth:`~gridghost.integrations.metrics.EpisodeTracker.update`.
         """
-        steps = {name: _steps(batch, key) for name, key in KEYS.items()}
+        self._ghosts_alone = not _has(batch, KEYS["agent_reward"])
+        if not self._ghosts_alone:
+            steps = {name: _steps(batch, key) for name, key in KEYS.items()}
+        else:  # the tracker's return is the ghosts' mean here, every step one team move
+            steps = {name: _steps(batch, key, ghosts=True) for name, key in TEAM_KEYS.items()}
+            steps["agent_reward"], steps["mover"] = steps["ghost_reward"], np.full_like(steps["done"], int(Side.AGENT))
         return self.tracker.update(steps["agent_reward"], steps["mover"] == int(Side.AGENT), steps["done"],
                                    steps["reached_goal"], steps["caught_by_ghost"])
 
     def summary(self) -> dict[str, float]:
-        """The metrics' summary (see :meth:`~gridghost.integrations.metrics.EpisodeMetrics.summary`)."""
-        return self.metrics.summary()
+        """The metrics' summary (see :meth:`~gridghost.integrations.metrics.EpisodeMetrics.summary`),
+        with ``ghost_return`` in place of ``agent_return`` when the batches read were the ghosts
+        alone.
+
+        Raises:
+            ValueError: no game ended in the batches read since the metrics were last cleared.
+        """
+        summary = self.metrics.summary()
+        if self._ghosts_alone:
+            summary = {("ghost_return" if name == "agent_return" else name): value for name, value in summary.items()}
+        return summary
