@@ -60,7 +60,8 @@ def test_every_unmodified_view_passes_the_whole_suite_at_its_defaults(k: int, vi
 class GhostsOnlyParallel(ParallelEnv):
     """A parallel view whose agents are the ghosts alone, the agent played inside (a random
     policy seeded by the reset seed): each step is the team's move and the agent's answer, each
-    ghost's reward the two half-turns' (the kind of view the parallel checks must serve)."""
+    ghost's reward the two half-turns' (and the opening move's, with the first step): the kind
+    of view the parallel checks must serve."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "ghosts_only"}
 
@@ -69,6 +70,7 @@ class GhostsOnlyParallel(ParallelEnv):
         self.possible_agents = [name for name in env.possible_agents if name != "agent"]
         self.agents: list[str] = []
         self.rng: np.random.Generator | None = None
+        self.opening: dict[str, float] = {}
 
     @property
     def unwrapped(self) -> Any:
@@ -95,12 +97,13 @@ class GhostsOnlyParallel(ParallelEnv):
         self.env.reset(seed=seed, options=options)
         if seed is not None or self.rng is None:
             self.rng = np.random.default_rng(seed)
-        observations, *_, infos = self._ghosts(self._agent_moves())
+        observations, self.opening, *_, infos = self._ghosts(self._agent_moves())
         return observations, infos
 
     def step(self, actions: dict) -> Any:
         result = self.env.step({**actions, "agent": NO_OP_ACTION})
-        rewards = {name: result[1][name] for name in self.possible_agents}
+        # the ghosts' rewards of the agent's opening move come with their first step
+        rewards = {name: result[1][name] + self.opening.pop(name, 0.0) for name in self.possible_agents}
         if self.env.agents and not any(result[2].values()) and not any(result[3].values()):
             result = self._agent_moves()
             rewards = {name: rewards[name] + result[1][name] for name in self.possible_agents}
@@ -114,6 +117,21 @@ def test_the_parallel_suite_serves_a_view_of_the_ghosts_alone(k: int) -> None:
     testing.parallel_conformance(make)
     with pytest.raises(AssertionError, match=r"^observations: seed 0, step \d+: 'ghost(_0)?''s observation"):
         pettingzoo_views.check_parallel_observations(lambda: ShiftedGhostsParallel(make()))
+
+
+class DroppedOpeningParallel(GhostsOnlyParallel):
+    """Loses the ghosts' rewards of the agent's opening move."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> Any:
+        result = super().reset(seed=seed, options=options)
+        self.opening = {}
+        return result
+
+
+def test_a_view_of_the_ghosts_alone_that_drops_the_opening_moves_rewards_fails_the_kernel_check() -> None:
+    make = lambda: DroppedOpeningParallel(gridghost.parallel_env(layout=MAP, ghosts=2, max_cycles=10))  # noqa: E731
+    with pytest.raises(AssertionError, match=r"^kernel: seed 0, step 0: "):
+        pettingzoo_views.check_parallel_kernel(make)
 
 
 # -- planted bugs -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from gridghost.envs.parallel import GridGhostParallelEnv
 from gridghost.integrations.metrics import EpisodeMetrics
 from gridghost.integrations.torchrl import TensorDictMetrics
 from gridghost.sensing.observations import WAITING_MASK
-from gridghost.testing.pettingzoo_views import PARALLEL_CHECKS, check_parallel_kernel
+from gridghost.testing.pettingzoo_views import PARALLEL_CHECKS
 
 #: An open 5 x 5 map with three ghost starts, away from the agent.
 OPEN = Layout(np.zeros((5, 5), int), goals=[(0, 0)], agent_start=(2, 2), ghost_start=[(4, 4), (0, 4), (4, 0)])
@@ -51,11 +51,7 @@ def test_pettingzoos_parallel_api_and_seed_tests_pass(k: int) -> None:
 def test_the_conformance_suites_parallel_checks_pass(k: int) -> None:
     make = lambda: _team(k, opponent="random", obs_type="vector", max_cycles=8)  # noqa: E731
     for check in PARALLEL_CHECKS:
-        # The suite's kernel check leaves the agent's opening move out of the first step's rewards,
-        # which this env pays there (as the team Gymnasium view does); the rewards are checked
-        # against the plain parallel env's below.
-        if check is not check_parallel_kernel:
-            check(make)
+        check(make)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])

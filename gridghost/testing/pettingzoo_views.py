@@ -486,7 +486,8 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
     for episode in range(episodes):
         _, infos = env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        _replay_inner_agent(replay, env, "the opening move")
+        # a view that plays the agent itself pays its opening move's rewards with the first step
+        carried = _replay_inner_agent(replay, env, "the opening move")
         actions = random_actions(seed + episode)
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, step {turn}"
@@ -496,7 +497,9 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
                 break
             chosen = {name: actions() for name in env.agents}
             _, rewards, terminations, _, infos = env.step(chosen)
-            _compare_rewards(rewards, _replay_step(replay, env, chosen, where), where, _players(env))
+            expected = tuple(a + b for a, b in zip(_replay_step(replay, env, chosen, where), carried, strict=True))
+            carried = (0.0,) * len(carried)
+            _compare_rewards(rewards, expected, where, _players(env))
             if any(terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
 
