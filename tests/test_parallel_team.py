@@ -188,6 +188,73 @@ def test_bad_actions_are_refused_by_name_and_change_nothing() -> None:
         assert env.aec_env.game_state == before and env.agents == NAMES[2]
 
 
+def _sampler(bad: Any) -> type:
+    """A reference-style opponent agent drawing its moves from the action space it is given,
+    that answers ``bad`` (after drawing) on its second call, when ``bad`` is not ``None``."""
+
+    class Sampler:
+        def __init__(self, action_space: Any) -> None:
+            self.action_space, self.calls = action_space, 0
+
+        def get_action(self, observation: Any) -> Any:
+            self.calls += 1
+            move = int(self.action_space.sample())
+            return bad if bad is not None and self.calls == 2 else move
+
+    return Sampler
+
+
+def _ghosts_view(opponent: Any, k: int) -> Any:
+    """The team Gymnasium view behind a parallel env's interface: reset, step by ghost name, state."""
+    view = gymnasium.make("gridghost/GridGhost-v1", layout=OPEN, ghosts=k, controlled="ghosts",
+                          opponent=opponent, slip_probability=0.2).unwrapped
+
+    class View:
+        aec_env = view.game
+
+        def reset(self, seed: int) -> Any:
+            return view.reset(seed=seed)
+
+        def step(self, actions: dict[str, int]) -> Any:
+            return view.step(np.array(list(actions.values())))
+
+    return View()
+
+
+@pytest.mark.parametrize("view", ["parallel", "gymnasium"])
+@pytest.mark.parametrize(("k", "bad", "error"), [(1, 7, ValueError), (2, 7, ValueError), (2, "up", TypeError),
+                                                 (3, 1.0, TypeError)])
+def test_a_bad_answer_of_the_opponent_is_refused_by_name_and_changes_nothing(view: str, k: int, bad: Any,
+                                                                             error: type) -> None:
+    def make(opponent: Any) -> Any:
+        if view == "parallel":
+            return _team(k, opponent=opponent, slip_probability=0.2, obs_type="vector")
+        return _ghosts_view(opponent, k)
+
+    env, twin = make(_sampler(bad)), make(_sampler(None))
+    first, _ = env.reset(seed=5)
+    twin.reset(seed=5)
+    before, cycles = env.aec_env.game_state, env.aec_env.cycles
+    moves = dict(zip(NAMES[k], [UP, LEFT, DOWN], strict=False))
+    with pytest.raises(error, match=r"opponent must answer .* 0\.\.3; it answered"):
+        env.step(moves)
+    assert env.aec_env.game_state == before and env.aec_env.cycles == cycles
+    assert env.aec_env.agent_selection == twin.aec_env.agent_selection == NAMES[k][0]
+    if view == "parallel":
+        assert env.agents == NAMES[k]
+        assert all(np.array_equal(env.aec_env.observe(name), first[name]) for name in NAMES[k])
+    # the next steps play as if the bad answer had never been given (its draw included)
+    for actions in (moves, dict(zip(NAMES[k], [RIGHT, UP, LEFT], strict=False)), moves):
+        played, replayed = env.step(actions), twin.step(actions)
+        assert env.aec_env.game_state == twin.aec_env.game_state
+        assert str(played[:3]) == str(replayed[:3])
+
+
+def test_a_bad_opening_move_of_the_opponent_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="opponent must answer"):
+        _team(2, opponent=_always(9)).reset(seed=0)
+
+
 class _Batch:
     """The part of a TorchRL TensorDict that TensorDictMetrics reads: ``get`` and ``batch_size``."""
 

@@ -165,6 +165,10 @@ class GhostTeamParallelEnv(ParallelEnv):
             TypeError: ``actions`` is not a mapping, or an action is not an int in 0..3.
             ValueError: ``actions`` names an unknown ghost, lacks a ghost's action, or holds an
                 action out of range; nothing is carried out then.
+            TypeError, ValueError: the ``opponent`` policy answers anything but an int in
+                0..3 (named ``opponent``); nothing is carried out then either, and the action
+                space it draws from is as before, so the next step plays as if the call had
+                not been made.
             RuntimeError: before ``reset`` or after the episode ended.
         """
         if not self.agents:

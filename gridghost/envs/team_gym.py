@@ -17,7 +17,8 @@ from gymnasium import spaces
 from gridghost.config.opponents import opponent_view, planned_opponent, refuse_table
 from gridghost.config.parts import recent_map
 from gridghost.config.settings import trainer_settings, with_defaults
-from gridghost.core.checks import check_choice
+from gridghost.core.checks import check_action, check_choice
+from gridghost.core.episode import cycle_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, OPPONENT_STREAM
@@ -290,7 +291,7 @@ class TeamGymEnv(GridGhostGymEnv):
         self._np_random, self._np_random_seed = game.np_random, game.np_random_seed
         self._carried = np.zeros(len(self._ghost_names))
         if self.controlled != AGENT:
-            game.step(self._agent_action())
+            game.step(self._agent_action(game.game_state))
             self._carried = self._ghost_rewards()
         info = self._info()
         info["is_success"] = False
@@ -301,7 +302,8 @@ class TeamGymEnv(GridGhostGymEnv):
 
         Raises:
             TypeError, ValueError: a bad action (for the team: not ``k`` ints in 0..3, one per
-                ghost); nothing changes.
+                ghost), or for the team an opponent agent's answer that is not an int in 0..3
+                (named ``opponent``); nothing changes.
             RuntimeError: before ``reset`` or after the episode ended.
         """
         game = self.game
@@ -346,14 +348,22 @@ class TeamGymEnv(GridGhostGymEnv):
             opening move as well.
 
         Raises:
-            TypeError, ValueError: not ``k`` ints in 0..3 (named ``action``); nothing changes.
+            TypeError, ValueError: not ``k`` ints in 0..3 (named ``action``), or the opponent
+                policy's answer is not an int in 0..3 (named ``opponent``); nothing changes.
         """
         game = self.game
-        self._team_moves(self._checker.check_joint_action(actions, "action"))
+        joint = self._checker.check_joint_action(actions, "action")
+        # The answer is chosen on the state after the team's move, before that move is carried
+        # out (the ghosts' moves draw nothing at random), so a bad answer changes nothing.
+        moved = self._kernel.ghosts_step(game.game_state, joint) if isinstance(self._kernel, TeamGame) else \
+            self._kernel.ghost_step(game.game_state, joint[0])
+        ends = moved.outcome != Outcome.ONGOING or game.cycles + 1 >= cycle_limit(game.max_cycles)
+        answer = None if ends else self._agent_action(moved)
+        self._team_moves(joint)
         rewards = self._carried + self._ghost_rewards()
         self._carried = np.zeros(len(self._ghost_names))
-        if not self._over():
-            game.step(self._agent_action())
+        if answer is not None:
+            game.step(answer)
             rewards += self._ghost_rewards()
         return rewards
 
@@ -375,11 +385,27 @@ class TeamGymEnv(GridGhostGymEnv):
         observations = {name: observe(state) for name, observe in self._opponent_observer.items()}
         return self._checker.check_joint_action(opponent(observations), "the opponent's actions")
 
-    def _agent_action(self) -> int:
-        state = self.game.game_state
+    def _agent_action(self, state: Any) -> int:
+        """The opponent agent's answer in ``state``, checked.
+
+        Raises:
+            TypeError, ValueError: the answer is not an int in 0..3 (named ``opponent``); the
+                action space the policy draws from is then as before the call (a policy's own
+                generator, or any other state it keeps, is its own).
+        """
         if self._planned is not None:
             return cast(int, self._planned(state))
-        return cast(int, self._agent_policy(self._opponent_observer(state)))  # type: ignore[misc]
+        stream = self._opponent_space.np_random.bit_generator
+        drawn = stream.state
+        answer = self._agent_policy(self._opponent_observer(state))  # type: ignore[misc]
+        if type(answer) is int and 0 <= answer < NUM_ACTIONS:
+            return answer
+        try:
+            return check_action(answer, "opponent")
+        except (TypeError, ValueError) as error:
+            stream.state = drawn
+            raise type(error)(f"opponent must answer with the agent's move, an int in 0..{NUM_ACTIONS - 1}; "
+                              f"it answered {answer!r}") from None
 
     def _observe(self) -> Any:
         game = self.game
