@@ -188,6 +188,47 @@ def test_bad_actions_are_refused_by_name_and_change_nothing() -> None:
         assert env.aec_env.game_state == before and env.agents == NAMES[2]
 
 
+def test_the_old_path_of_parallel_env_still_imports_it() -> None:
+    from gridghost.envs.parallel import parallel_env
+
+    assert parallel_env is gridghost.parallel_env
+    assert type(parallel_env(layout=OPEN, ghosts=2, controlled="ghosts")) is GhostTeamParallelEnv
+    with pytest.raises(AttributeError, match=r"'gridghost\.envs\.parallel' has no attribute 'nothing'"):
+        gridghost.envs.parallel.nothing  # noqa: B018 - only names that moved are found elsewhere
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_the_ghosts_alone_have_every_public_attribute_of_the_plain_env_meaning_the_same(k: int) -> None:
+    settings = dict(layout=OPEN, ghosts=k, obs_type="vector", max_cycles=7, slip_probability=0.2)
+    plain, env = gridghost.parallel_env(**settings), _team(**settings)
+    plain.reset(seed=0)
+    env.reset(seed=0)
+    assert [name for name in dir(plain) if not name.startswith("_") and not hasattr(env, name)] == []
+    for name in ("layout", "level", "max_cycles", "render_mode", "state_space"):
+        assert getattr(env, name) == getattr(plain, name), name
+    assert repr(env.config) == repr(plain.config)  # each game has sensors of its own, equal in every setting
+    assert env.unwrapped is env and plain.unwrapped is plain
+    for name in env.possible_agents:
+        assert env.observation_space(name) is env.observation_spaces[name]
+        assert env.observation_space(name) == plain.observation_space(name)
+        assert env.action_space(name) == plain.action_space(name)
+    assert env.state().shape == plain.state().shape
+    with pytest.raises(ValueError, match="unknown agent 'agent'"):
+        env.observation_space("agent")
+
+
+@pytest.mark.parametrize("arguments", [dict(controlled="agent"), dict(controlled="ghost"), dict(controlled="team"),
+                                       dict(opponent="random"), dict(opponent_obs_type="vector")])
+def test_parallel_env_and_rllibs_form_refuse_controlled_and_opponents_alike(arguments: dict[str, Any]) -> None:
+    from gridghost.integrations.turns import TurnBasedDictEnv
+
+    with pytest.raises(ValueError, match="controlled") as refused:
+        gridghost.parallel_env(layout=OPEN, ghosts=2, **arguments)
+    with pytest.raises(ValueError) as also_refused:
+        TurnBasedDictEnv(layout=OPEN, ghosts=2, **arguments)
+    assert str(refused.value) == str(also_refused.value)
+
+
 def _sampler(bad: Any) -> type:
     """A reference-style opponent agent drawing its moves from the action space it is given,
     that answers ``bad`` (after drawing) on its second call, when ``bad`` is not ``None``."""
