@@ -188,6 +188,27 @@ def test_bad_actions_are_refused_by_name_and_change_nothing() -> None:
         assert env.aec_env.game_state == before and env.agents == NAMES[2]
 
 
+@pytest.mark.parametrize("max_cycles", [3, 100])
+def test_the_turn_flag_says_the_ghost_moves_next_until_the_final_observation(max_cycles: int) -> None:
+    env = _team(2, max_cycles=max_cycles, opponent="random", slip_probability=0.2)
+    observations, _ = env.reset(seed=1)
+    flags, rng = [observations["ghost_1"]["to_move"]], np.random.default_rng(0)
+    while env.agents:
+        observations, _, terminations, truncations, _ = env.step(dict(zip(NAMES[2], rng.integers(4, size=2).tolist(),
+                                                                          strict=True)))
+        flags.append(observations["ghost_1"]["to_move"])
+    assert flags[:-1] == [1] * (len(flags) - 1) and flags[-1] == 0
+    assert any(truncations.values()) if max_cycles == 3 else any(terminations.values())
+
+
+def test_the_defaults_differ_from_the_team_gymnasium_views_as_documented() -> None:
+    env = gridghost.parallel_env(ghosts=2, layout="team_eight", controlled="ghosts")
+    view = gymnasium.make("gridghost/GridGhost-v1", ghosts=2, layout="team_eight", controlled="ghosts")
+    assert (env.config.obs_type, env.config.rewards.goal, env.max_cycles) == ("dict", 100.0, 100)
+    assert (view.unwrapped.game.config.obs_type, view.unwrapped.game.config.rewards.goal) == ("vector", 1.0)
+    assert view.spec is not None and view.spec.max_episode_steps == 100
+
+
 def test_the_old_path_of_parallel_env_still_imports_it() -> None:
     from gridghost.envs.parallel import parallel_env
 

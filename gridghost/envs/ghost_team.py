@@ -11,8 +11,12 @@ per ghost (or one shared), against a fixed agent played inside the env.
 Turns: a ``step`` is one cycle of the game, from the team's side: every ghost's move, carried
 out together, then the opponent agent's answer (unless the team's move ended the game). The
 episode starts after the agent's opening move. The loop is the team Gymnasium view's
-(:meth:`TeamGymEnv.ghosts_turn <gridghost.envs.team_gym.TeamGymEnv.ghosts_turn>`), so the two
-play the same games for the same seed.
+(:meth:`TeamGymEnv.ghosts_turn <gridghost.envs.team_gym.TeamGymEnv.ghosts_turn>`), so with the
+same settings and seed the two play the same games (state by state); their defaults differ:
+this env takes the plain parallel env's (reference rewards, ``"dict"`` observations,
+``max_cycles=100``), the Gymnasium view the trainers' (normalised rewards, ``"vector"``
+observations, a ``TimeLimit`` of 100 steps). The Gymnasium view pays the mean of the rewards
+this env pays the ghosts.
 
 Rewards: each ghost's own rewards since it last acted: those of the team's move and of the
 agent's answer, and in the first step those of the opening move too. With
@@ -20,8 +24,9 @@ agent's answer, and in the first step those of the opening move too. With
 rewards each ghost's return is minus the agent's, and the ghosts' returns sum to ``-k`` times
 the agent's.
 
-Observations: each ghost's observation of the plain parallel env (with its turn flag, which
-here always says the ghost moves next), so a policy trained here plays the plain parallel env
+Observations: each ghost's observation of the plain parallel env, with its turn flag: 1 (the
+ghost moves next) in every observation of an episode that goes on, 0 in the final one (the
+game ended or was truncated), so a policy trained here plays the plain parallel env
 and is scored by :func:`~gridghost.planning.tabulate_team_policy` in the same way.
 ``info["action_mask"]`` is each ghost's mask (``int8[4]``), as in the plain parallel env; once
 the episode is over it allows only the no-op.
