@@ -214,8 +214,9 @@ def test_the_old_path_of_parallel_env_still_imports_it() -> None:
 
     assert parallel_env is gridghost.parallel_env
     assert type(parallel_env(layout=OPEN, ghosts=2, controlled="ghosts")) is GhostTeamParallelEnv
+    module = gridghost.envs.parallel
     with pytest.raises(AttributeError, match=r"'gridghost\.envs\.parallel' has no attribute 'nothing'"):
-        gridghost.envs.parallel.nothing  # noqa: B018 - only names that moved are found elsewhere
+        module.nothing  # noqa: B018 - only names that moved are found elsewhere
 
 
 @pytest.mark.parametrize("k", [1, 2])
@@ -252,7 +253,7 @@ def test_parallel_env_and_rllibs_form_refuse_controlled_and_opponents_alike(argu
 
 def _sampler(bad: Any) -> type:
     """A reference-style opponent agent drawing its moves from the action space it is given,
-    that answers ``bad`` (after drawing) on its second call, when ``bad`` is not ``None``."""
+    that answers ``bad`` (after drawing) on its second call, unless ``bad`` is ``"never"``."""
 
     class Sampler:
         def __init__(self, action_space: Any) -> None:
@@ -261,14 +262,14 @@ def _sampler(bad: Any) -> type:
         def get_action(self, observation: Any) -> Any:
             self.calls += 1
             move = int(self.action_space.sample())
-            return bad if bad is not None and self.calls == 2 else move
+            return bad if bad != "never" and self.calls == 2 else move
 
     return Sampler
 
 
-def _ghosts_view(opponent: Any, k: int) -> Any:
-    """The team Gymnasium view behind a parallel env's interface: reset, step by ghost name, state."""
-    view = gymnasium.make("gridghost/GridGhost-v1", layout=OPEN, ghosts=k, controlled="ghosts",
+def _ghosts_view(opponent: Any, k: int, controlled: str) -> Any:
+    """A Gymnasium view of the ghosts behind a parallel env's interface: reset, step by ghost name."""
+    view = gymnasium.make("gridghost/GridGhost-v1", layout=OPEN, ghosts=k, controlled=controlled,
                           opponent=opponent, slip_probability=0.2).unwrapped
 
     class View:
@@ -278,22 +279,26 @@ def _ghosts_view(opponent: Any, k: int) -> Any:
             return view.reset(seed=seed)
 
         def step(self, actions: dict[str, int]) -> Any:
-            return view.step(np.array(list(actions.values())))
+            moves = list(actions.values())
+            return view.step(np.array(moves) if controlled == "ghosts" else moves[0])
 
     return View()
 
 
-@pytest.mark.parametrize("view", ["parallel", "gymnasium"])
-@pytest.mark.parametrize(("k", "bad", "error"), [(1, 7, ValueError), (2, 7, ValueError), (2, "up", TypeError),
-                                                 (3, 1.0, TypeError)])
+@pytest.mark.parametrize(("view", "k", "bad", "error"), [
+    *[(view, k, bad, error) for view in ("parallel", "ghosts") for k, bad, error in
+      ((1, 7, ValueError), (2, 7, ValueError), (2, "up", TypeError), (3, 1.0, TypeError))],
+    ("ghost", 1, 7, ValueError), ("ghost", 1, None, TypeError),
+])
 def test_a_bad_answer_of_the_opponent_is_refused_by_name_and_changes_nothing(view: str, k: int, bad: Any,
                                                                              error: type) -> None:
+    # the parallel env of the ghosts alone, the team Gymnasium view and the one-ghost one
     def make(opponent: Any) -> Any:
         if view == "parallel":
             return _team(k, opponent=opponent, slip_probability=0.2, obs_type="vector")
-        return _ghosts_view(opponent, k)
+        return _ghosts_view(opponent, k, view)
 
-    env, twin = make(_sampler(bad)), make(_sampler(None))
+    env, twin = make(_sampler(bad)), make(_sampler("never"))
     first, _ = env.reset(seed=5)
     twin.reset(seed=5)
     before, cycles = env.aec_env.game_state, env.aec_env.cycles

@@ -17,8 +17,7 @@ from gymnasium import spaces
 from gridghost.config.opponents import opponent_view, planned_opponent, refuse_table
 from gridghost.config.parts import recent_map
 from gridghost.config.settings import trainer_settings, with_defaults
-from gridghost.core.checks import check_action, check_choice
-from gridghost.core.episode import cycle_limit
+from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, OPPONENT_STREAM
@@ -26,6 +25,7 @@ from gridghost.core.policies import make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
 from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.answers import checked_answer, ghosts_move_ends
 from gridghost.envs.single_agent import _EPISODE_ENDED, GridGhostGymEnv, detached, env_config
 from gridghost.planning.team import solve_team_agent, solve_team_game
 from gridghost.sensing.observations import OBS_TYPES
@@ -353,12 +353,10 @@ class TeamGymEnv(GridGhostGymEnv):
         """
         game = self.game
         joint = self._checker.check_joint_action(actions, "action")
-        # The answer is chosen on the state after the team's move, before that move is carried
-        # out (the ghosts' moves draw nothing at random), so a bad answer changes nothing.
+        # the answer, chosen before the team's move is carried out (see gridghost.envs.answers)
         moved = self._kernel.ghosts_step(game.game_state, joint) if isinstance(self._kernel, TeamGame) else \
             self._kernel.ghost_step(game.game_state, joint[0])
-        ends = moved.outcome != Outcome.ONGOING or game.cycles + 1 >= cycle_limit(game.max_cycles)
-        answer = None if ends else self._agent_action(moved)
+        answer = None if ghosts_move_ends(game, moved) else self._agent_action(moved)
         self._team_moves(joint)
         rewards = self._carried + self._ghost_rewards()
         self._carried = np.zeros(len(self._ghost_names))
@@ -386,26 +384,10 @@ class TeamGymEnv(GridGhostGymEnv):
         return self._checker.check_joint_action(opponent(observations), "the opponent's actions")
 
     def _agent_action(self, state: Any) -> int:
-        """The opponent agent's answer in ``state``, checked.
-
-        Raises:
-            TypeError, ValueError: the answer is not an int in 0..3 (named ``opponent``); the
-                action space the policy draws from is then as before the call (a policy's own
-                generator, or any other state it keeps, is its own).
-        """
+        """The opponent agent's answer in ``state``, checked (:func:`~gridghost.envs.answers.checked_answer`)."""
         if self._planned is not None:
             return cast(int, self._planned(state))
-        stream = self._opponent_space.np_random.bit_generator
-        drawn = stream.state
-        answer = self._agent_policy(self._opponent_observer(state))  # type: ignore[misc]
-        if type(answer) is int and 0 <= answer < NUM_ACTIONS:
-            return answer
-        try:
-            return check_action(answer, "opponent")
-        except (TypeError, ValueError) as error:
-            stream.state = drawn
-            raise type(error)(f"opponent must answer with the agent's move, an int in 0..{NUM_ACTIONS - 1}; "
-                              f"it answered {answer!r}") from None
+        return checked_answer(self._agent_policy, self._opponent_observer(state), self._opponent_space)  # type: ignore[arg-type]
 
     def _observe(self) -> Any:
         game = self.game
