@@ -19,6 +19,7 @@ from gymnasium import spaces
 from gridghost.core.checks import check_action
 from gridghost.core.episode import cycle_limit
 from gridghost.core.names import GHOST
+from gridghost.core.policies import ReferencePolicy
 from gridghost.core.rules import NUM_ACTIONS, Outcome
 from gridghost.envs.aec import GridGhostEnv
 
@@ -52,15 +53,17 @@ def checked_answer(policy: Callable[[Any], Any], observation: Any, space: spaces
         TypeError, ValueError: the answer is not an int in 0..3 (named ``opponent``); the draws
             from ``space`` are undone first.
     """
-    stream = space.np_random.bit_generator
-    drawn = stream.state
+    # make_policy hands the env's space to a reference-style class only (behind a ReferencePolicy)
+    stream = space.np_random.bit_generator if type(policy) is ReferencePolicy else None
+    drawn = None if stream is None else stream.state
     answer = policy(observation)
     if type(answer) is int and 0 <= answer < NUM_ACTIONS:
         return answer
     try:
         return check_action(answer, "opponent")
     except (TypeError, ValueError) as error:
-        stream.state = drawn
+        if stream is not None and drawn is not None:
+            stream.state = drawn
         raise type(error)(f"opponent must answer with the agent's move, an int in 0..{NUM_ACTIONS - 1}; it "
                           f"answered {answer!r}") from None
 
