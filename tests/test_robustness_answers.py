@@ -1,0 +1,86 @@
+"""Input of the wrong shape or kind, refused by name rather than reshaped or misreported: a
+TorchRL batch entry whose axes are not the batch's and an SB3 action batch of another shape.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gridghost.batched.limits import checked_actions
+from gridghost.integrations.torchrl import KEYS, TEAM_KEYS, TensorDictMetrics
+
+
+class _Batch:
+    """The part of a TorchRL TensorDict that TensorDictMetrics reads: ``get`` and ``batch_size``."""
+
+    def __init__(self, entries: dict, batch_size: tuple[int, ...]) -> None:
+        self.entries, self.batch_size = entries, batch_size
+
+    def get(self, key: tuple[str, ...]) -> Any:
+        return self.entries.get(key)
+
+
+def _agent_batch(envs: int, steps: int) -> dict[tuple[str, ...], np.ndarray]:
+    """A batch of ``envs x steps`` half-turns in TorchRL's layout (group and feature axes of
+    size 1 after the batch's axes), in which no game ends."""
+    shape = (envs, steps)
+    return {KEYS["agent_reward"]: np.full((*shape, 1, 1), -1.0), KEYS["mover"]: np.zeros((*shape, 1, 1), np.int64),
+            KEYS["done"]: np.zeros((*shape, 1), bool), KEYS["reached_goal"]: np.zeros((*shape, 1, 1), bool),
+            KEYS["caught_by_ghost"]: np.zeros((*shape, 1, 1), bool)}
+
+
+# -- a TorchRL batch entry is read on the batch's axes, never reshaped into them -----------------------
+@pytest.mark.parametrize("entry", ["agent_reward", "done"])
+def test_a_batch_entry_with_the_batchs_axes_swapped_is_refused(entry: str) -> None:
+    # (steps, envs) in a batch of (envs, steps): the same size, every value on another game's step
+    entries = _agent_batch(2, 3)
+    entries[KEYS[entry]] = np.swapaxes(entries[KEYS[entry]], 0, 1)
+    got = re.escape(str(entries[KEYS[entry]].shape))
+    with pytest.raises(ValueError, match=rf"{re.escape(str(KEYS[entry]))} has shape {got}.*\(2, 3\)"):
+        TensorDictMetrics().update(_Batch(entries, (2, 3)))
+
+
+def test_a_batch_entry_of_the_batchs_shape_and_size_one_axes_is_read() -> None:
+    # the layouts TorchRL's PettingZooWrapper gives, and the bare batch shape: all read alike
+    trailing = _agent_batch(2, 3)
+    bare = {key: value.reshape(2, 3) for key, value in trailing.items()}
+    ends = np.zeros((2, 3), bool)
+    ends[:, 2] = True
+    for entries in (trailing, bare):
+        entries[KEYS["done"]] = ends.reshape(entries[KEYS["done"]].shape)
+        reader = TensorDictMetrics()
+        assert reader.update(_Batch(entries, (2, 3))) == 2
+        assert reader.summary()["agent_return"] == -3.0
+
+
+def test_a_ghost_groups_entry_with_the_group_axis_first_is_refused() -> None:
+    # (ghosts, steps, 1) in a batch of (steps,): reshaping it to (steps, -1) mixes steps and ghosts
+    steps = 4
+    entries = {TEAM_KEYS["ghost_reward"]: np.zeros((2, steps, 1)), TEAM_KEYS["done"]: np.zeros((steps, 1), bool),
+               TEAM_KEYS["reached_goal"]: np.zeros((steps, 2), bool),
+               TEAM_KEYS["caught_by_ghost"]: np.zeros((steps, 2), bool)}
+    with pytest.raises(ValueError, match=r"\('next', 'ghost', 'reward'\) has shape \(2, 4, 1\).*\(4,\)"):
+        TensorDictMetrics().update(_Batch(entries, (steps,)))
+    entries[TEAM_KEYS["ghost_reward"]] = np.zeros((steps, 2, 1))  # the group's axis after the batch's
+    entries[TEAM_KEYS["done"]][-1] = True
+    assert TensorDictMetrics().update(_Batch(entries, (steps,))) == 1
+
+
+# -- an action batch for SB3's VecEnv: one action per game, as a row or a column -----------------------
+@pytest.mark.parametrize("shape", [(1, 4), (2, 2), (4, 2), (4, 1, 1)])
+def test_an_action_batch_of_another_shape_is_refused_by_name(shape: tuple[int, ...]) -> None:
+    actions = np.zeros(shape, np.int64)
+    with pytest.raises(ValueError, match=rf"actions must have shape \(4,\) or \(4, 1\).*got shape "
+                                         rf"{re.escape(str(shape))}"):
+        checked_actions(actions, 4, "actions", column=True)
+
+
+def test_an_action_column_is_read_as_its_row() -> None:
+    column = np.array([[3], [0], [2], [1]])
+    np.testing.assert_array_equal(checked_actions(column, 4, "actions", column=True), [3, 0, 2, 1])
+    with pytest.raises(ValueError, match=r"actions must have shape \(4,\), one action per game, got shape \(4, 1\)"):
+        checked_actions(column, 4, "actions")
