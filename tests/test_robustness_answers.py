@@ -1,5 +1,6 @@
 """Input of the wrong shape or kind, refused by name rather than reshaped or misreported: a
-TorchRL batch entry whose axes are not the batch's and an SB3 action batch of another shape.
+TorchRL batch entry whose axes are not the batch's, an SB3 action batch of another shape, and a
+bad opponent in every view that takes one.
 """
 
 from __future__ import annotations
@@ -7,9 +8,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 
+import gridghost
+from gridghost import Layout
 from gridghost.batched.limits import checked_actions
 from gridghost.integrations.torchrl import KEYS, TEAM_KEYS, TensorDictMetrics
 
@@ -84,3 +88,31 @@ def test_an_action_column_is_read_as_its_row() -> None:
     np.testing.assert_array_equal(checked_actions(column, 4, "actions", column=True), [3, 0, 2, 1])
     with pytest.raises(ValueError, match=r"actions must have shape \(4,\), one action per game, got shape \(4, 1\)"):
         checked_actions(column, 4, "actions")
+
+
+# -- a bad opponent is refused under the argument's name, in every view ---------------------------------
+#: A map with two ghost starts, for the team views.
+TWO = Layout(np.zeros((4, 4), int), goals=[(0, 0)], agent_start=(2, 1), ghost_start=[(3, 3), (0, 3)])
+
+_VIEWS = {
+    "Gymnasium, agent learns": lambda bad: gymnasium.make("gridghost/GridGhost-v1", opponent=bad),
+    "Gymnasium, ghost learns": lambda bad: gymnasium.make("gridghost/GridGhost-v1", controlled="ghost", opponent=bad),
+    "Gymnasium, set_opponent": lambda bad: gymnasium.make("gridghost/GridGhost-v1").unwrapped.duel.set_opponent(bad),
+    "AgentInterface": lambda bad: gridghost.AgentInterface(ghost_agent_class=bad),
+    "AgentInterface.set_ghost_agent": lambda bad: gridghost.AgentInterface().set_ghost_agent(bad),
+    "team Gymnasium, ghosts learn": lambda bad: gymnasium.make("gridghost/GridGhost-v1", layout=TWO, ghosts=2,
+                                                               controlled="ghosts", opponent=bad),
+    "ghosts-only parallel env": lambda bad: gridghost.parallel_env(layout=TWO, ghosts=2, controlled="ghosts",
+                                                                   opponent=bad),
+}
+
+
+@pytest.mark.parametrize("view", sorted(_VIEWS))
+@pytest.mark.parametrize(("bad", "message"), [
+    (3, r"^opponent must be a policy name \(chase, random\), a callable, an object with get_action, or a class; "
+        r"got 3"),
+    (dict, r"^opponent class dict must define get_action\(observation\)"),
+])
+def test_an_opponent_that_is_no_policy_is_refused_by_name(view: str, bad: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        _VIEWS[view](bad)
