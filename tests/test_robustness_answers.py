@@ -1,6 +1,6 @@
 """Input of the wrong shape or kind, refused by name rather than reshaped or misreported: a
-TorchRL batch entry whose axes are not the batch's, an SB3 action batch of another shape, and a
-bad opponent in every view that takes one.
+TorchRL batch entry whose axes are not the batch's, an SB3 action batch of another shape, a bad
+opponent in every view that takes one, and a custom sensor's likelihood map of another shape.
 """
 
 from __future__ import annotations
@@ -15,7 +15,11 @@ import pytest
 import gridghost
 from gridghost import Layout
 from gridghost.batched.limits import checked_actions
+from gridghost.batched.tables import sensor_tables
+from gridghost.core.slip import LongitudinalSlip
 from gridghost.integrations.torchrl import KEYS, TEAM_KEYS, TensorDictMetrics
+from gridghost.sensing.filters import HistogramFilter
+from gridghost.sensing.sensors import Sensor
 
 
 class _Batch:
@@ -116,3 +120,58 @@ _VIEWS = {
 def test_an_opponent_that_is_no_policy_is_refused_by_name(view: str, bad: Any, message: str) -> None:
     with pytest.raises(TypeError, match=message):
         _VIEWS[view](bad)
+
+
+# -- a custom sensor's likelihood is read in the layout's shape, never reshaped into it ----------------
+#: A map that is not square: its transposed likelihood has the same size and another layout.
+WIDE = Layout(np.zeros((2, 3), int), goals=[(0, 0)], agent_start=(1, 1), ghost_start=(1, 2))
+
+
+class _Column(Sensor):
+    """Reads whether the agent is in column 0; ``layout`` writes its likelihood maps (as they
+    are by default)."""
+
+    name = "column"
+
+    def __init__(self, layout: Any = lambda table: table) -> None:
+        self.layout, self.lay_out = WIDE, layout
+
+    def measure(self, state: Any, rng: np.random.Generator) -> int:
+        return int(state.agent % WIDE.shape[1] == 0)
+
+    def likelihood(self, measurement: int) -> np.ndarray:
+        first = np.zeros(WIDE.shape)
+        first[:, 0] = 1.0
+        return self.lay_out(first if measurement else 1.0 - first)
+
+    def possible_measurements(self) -> tuple[int, ...]:
+        return (0, 1)
+
+
+_OTHER_SHAPES = {"transposed": lambda table: table.T, "flat": lambda table: table.ravel()}
+
+
+@pytest.mark.parametrize("shape", sorted(_OTHER_SHAPES))
+def test_a_likelihood_of_another_shape_is_refused_by_the_filter(shape: str) -> None:
+    sensor = _Column(_OTHER_SHAPES[shape])
+    belief = HistogramFilter(WIDE, LongitudinalSlip(0.2), [sensor])
+    belief.reset()
+    got = re.escape(str(sensor.likelihood(1).shape))
+    with pytest.raises(TypeError, match=rf"likelihood\(1\) must return an array of the layout's shape \(2, 3\).*"
+                                        rf"got an array of shape {got}"):
+        belief.update({"column": 1})
+
+
+@pytest.mark.parametrize("shape", sorted(_OTHER_SHAPES))
+def test_a_likelihood_of_another_shape_is_refused_by_the_batched_engine(shape: str) -> None:
+    with pytest.raises(TypeError, match=r"must return an array of the layout's shape \(2, 3\)"):
+        sensor_tables([(_Column(_OTHER_SHAPES[shape]),)])
+
+
+def test_a_likelihood_of_the_layouts_shape_is_read_cell_by_cell() -> None:
+    belief = HistogramFilter(WIDE, LongitudinalSlip(0.2), [_Column()])
+    belief.reset()
+    belief.update({"column": 1})
+    np.testing.assert_allclose(belief.belief(), [[0.5, 0, 0], [0.5, 0, 0]])
+    readings = sensor_tables([(_Column(),)]).likelihoods[0]  # [reading, cell]
+    np.testing.assert_array_equal(readings[1], [1, 0, 0, 1, 0, 0])
