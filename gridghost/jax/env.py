@@ -44,6 +44,7 @@ The settings are checked when a view is built. Each view keeps its NumPy engine
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -86,7 +87,7 @@ class _Engine(Observing):
         for key, reason in reasons.items():
             if key in options:
                 raise UnsupportedSetting(f"the JAX engine does not take {key}: {reason}")
-        if not isinstance(explore_starts, (int, float)) or isinstance(explore_starts, bool) or \
+        if not isinstance(explore_starts, numbers.Real) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
             raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
         if explore_starts and controlled == GHOST:
