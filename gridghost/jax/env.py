@@ -56,6 +56,7 @@ from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core import episode
+from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.checks import EnvState, _check_moves
@@ -98,7 +99,7 @@ class _Engine(Observing):
         self.spec = engine_spec("jax", spec, options, UnsupportedSetting)
         #: The NumPy engine whose tables these functions play (one game).
         self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **engine_options)
-        self.layouts = self.engine.layouts
+        self.layouts: tuple[Layout, ...] = self.engine.layouts
         self.layout, params = device_tables(self.engine.export_tables())
         #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
         self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))
