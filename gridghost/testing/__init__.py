@@ -25,7 +25,9 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
   that follow the RNG contract (AEC, parallel, Gymnasium) equal the kernel's replay of the same
   actions and draws from the same seed; the batched and JAX engines, which draw their own
   uniforms, make only moves the kernel gives a positive probability, with its rewards and ends;
-  a termination exactly when the kernel's game ends, a truncation (AEC) exactly at ``max_cycles``;
+  a termination exactly when the kernel's game ends, a truncation (AEC and parallel views)
+  exactly when it goes on after ``max_cycles`` cycles (a parallel step is a half-turn; a view of
+  the ghosts alone plays a cycle per step);
 - ``observations``: every observation a view hands out is the encoder of the view's settings
   (built from its ``config`` as the views build theirs) applied to the kernel's state, replayed
   from the same seed and actions, leaf by leaf and exactly: every observer (the agent and every

@@ -477,12 +477,16 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
 
 @contract("kernel")
 def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
-    """As :func:`check_aec_kernel`: each step is the mover's half-turn of the kernel's game.
+    """As :func:`check_aec_kernel`: each step is the mover's half-turn of the kernel's game (for a
+    view that plays the agent itself, the team's move and the agent's answer: one cycle), and its
+    returns report a termination exactly when the kernel's game is over and a truncation exactly
+    when it goes on after ``max_cycles`` cycles.
 
     Raises:
         AssertionError: ``"kernel: ..."``.
     """
     env = make_env()
+    limit = config_of(env).max_cycles
     for episode in range(episodes):
         _, infos = env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
@@ -496,12 +500,11 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
             if not env.agents:
                 break
             chosen = {name: actions() for name in env.agents}
-            _, rewards, terminations, _, infos = env.step(chosen)
+            _, rewards, terminations, truncations, infos = env.step(chosen)
             expected = tuple(a + b for a, b in zip(_replay_step(replay, env, chosen, where), carried, strict=True))
             carried = (0.0,) * len(carried)
             _compare_rewards(rewards, expected, where, _players(env))
-            if any(terminations.values()) != replay.over:
-                fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
+            _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, where)
 
 
 def _replay_step(replay: KernelReplay, env: Any, chosen: dict[str, int], where: str) -> tuple[float, ...]:
