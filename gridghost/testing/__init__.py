@@ -43,7 +43,12 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
 
 A view that makes the game raise its own exception during a check (a wrapper that hides a
 truncation makes the env refuse the next action) fails that check's contract all the same: an
-``AssertionError`` naming it, the view's exception chained (``__cause__``). A check that needs an
+``AssertionError`` naming it, the view's exception chained (``__cause__``); so does a
+``make_env`` that raises, the message saying that building the view raised. The caller's own
+mistakes are not the view's: a bad argument to a check or a ``*_conformance`` function
+(``make_env`` not callable; ``seed`` or ``after`` not an ``int >= 0``; ``episodes``, ``steps``
+or ``turns`` not an ``int >= 1``; an argument it does not take) raises a plain ``TypeError`` or
+``ValueError`` naming it, before any view is built. A check that needs an
 episode that goes on (pickling or refusing mid-episode) takes the first of
 :data:`~gridghost.testing.common.SEED_TRIES` seeds from its ``seed`` whose episode lasts, and
 fails naming its contract when none does.

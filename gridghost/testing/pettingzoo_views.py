@@ -26,6 +26,7 @@ from gridghost.core.rules import Side
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
+    arguments_checked,
     check_action_space,
     check_in_space,
     check_mask,
@@ -336,6 +337,7 @@ AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_
               check_aec_refusals, check_aec_kernel, check_aec_observations)
 
 
+@arguments_checked
 def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``.
 
@@ -346,6 +348,7 @@ def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in AEC_CHECKS:
@@ -566,6 +569,7 @@ PARALLEL_CHECKS = (check_parallel_spaces_and_masks, check_parallel_determinism, 
                    check_parallel_pickle, check_parallel_refusals, check_parallel_kernel, check_parallel_observations)
 
 
+@arguments_checked
 def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a parallel view (:data:`PARALLEL_CHECKS`) on envs from ``make_env``.
 
@@ -576,6 +580,7 @@ def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in PARALLEL_CHECKS:
