@@ -122,6 +122,12 @@ def contract(name: str) -> Callable[[CheckT], CheckT]:
     one other than ``AssertionError`` that the view raises while the check plays it (a view that
     misreports its state, such as a hidden truncation, makes the game refuse the next call),
     becomes the contract's ``AssertionError``, the exception chained to it.
+
+    Args:
+        name: the contract, which the check's failures start with.
+
+    Returns:
+        A decorator of the check.
     """
 
     def checked(check: CheckT) -> CheckT:
