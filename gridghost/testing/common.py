@@ -368,8 +368,9 @@ class KernelReplay:
             action and updated.
 
     Attributes:
-        state: the kernel's state; ``readings`` the last readings of the replayed sensors;
-        ``cycles`` the cycles completed (a ghost's or the team's move; the agent's without a ghost).
+        state: the kernel's state.
+        readings: the last readings of the replayed sensors.
+        cycles: the cycles completed (a ghost's or the team's move; the agent's without a ghost).
     """
 
     def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int,
