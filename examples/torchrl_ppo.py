@@ -7,17 +7,21 @@ The env goes to TorchRL as PettingZoo's tictactoe does in TorchRL's docs, with n
 
     env = PettingZooWrapper(gridghost.env(obs_type="vector"), use_mask=True)
 
-(`PettingZooWrapper(gridghost.parallel_env(obs_type="vector"), use_mask=True)` works the same
-way.) TorchRL makes one group per side, `"agent"` and `"ghost"`, each with its `observation`,
-`action_mask` (from `info["action_mask"]`), `mask` (whether that side moved this step), `reward`,
+TorchRL makes one group per side, `"agent"` and `"ghost"`, each with its `observation`,
+`action_mask` (from `info["action_mask"]`), `mask` (whether that side acted this step), `reward`,
 `done` and the numeric `info` entries. The training loop below is that of TorchRL's multi-agent
 tutorials: a `Collector` runs both policies, then each side's `ClipPPOLoss` with GAE
-learns from the steps in which that side moved (its `mask`), with a `MaskedCategorical` over
+learns from the steps in which that side acted (its `mask`), with a `MaskedCategorical` over
 its action mask. Nothing in it is particular to gridghost: `train(tictactoe_v3.env())` runs it too.
+
+`PettingZooWrapper(gridghost.parallel_env(obs_type="vector"), use_mask=True)` runs the same loop,
+but there every agent acts at every step: `mask` is always True, and the side that waits sends its
+one legal move, the no-op (its action mask is `[1, 0, 0, 0]`). Its policy gets no gradient from
+those steps (the only legal move has probability 1); its critic learns their values.
 
 A group may hold several agents: with `ghosts=k` the group `"ghost"` holds `ghost_0` ... `ghost_{k-1}`,
 each entry gains an axis of `k` (its `mask` is `[steps, k]`), and the group learns from the
-steps in which any of its agents moved, one policy shared by its agents. The ghosts alone,
+steps in which any of its agents acted, one policy shared by its agents. The ghosts alone,
 learning against a fixed agent, are one such group:
 
     PettingZooWrapper(gridghost.parallel_env(ghosts=2, controlled="ghosts", opponent="random",
@@ -128,9 +132,9 @@ def train(
                 loss.value_estimator(
                     batch, params=loss.critic_network_params, target_params=loss.target_critic_network_params
                 )
-            # the steps in which this group moved: any of its agents (a team of k moves together)
-            moved = batch[group, "mask"].reshape(*batch.shape, -1).any(-1)
-            own = batch[moved]
+            # the steps in which this group acted: any of its agents (a team of k acts together)
+            acted = batch[group, "mask"].reshape(*batch.shape, -1).any(-1)
+            own = batch[acted]
             for _ in range(epochs):
                 for idx in torch.randperm(own.numel()).split(minibatch_size):
                     out = loss(own[idx])

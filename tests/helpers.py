@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -195,3 +196,14 @@ class FixedReadingSensor(Sensor):
 
     def possible_measurements(self) -> tuple:
         return (self.reading,)
+
+
+def hashed_action(observation: Any) -> int:
+    """A deterministic 'policy' that tells observations apart: a hash of the observation's bytes,
+    mod 4, so that an answer read for the wrong observation shows."""
+    return hashlib.sha256(np.ascontiguousarray(observation, dtype=np.float32).tobytes()).digest()[0] % 4
+
+
+def hashed_actions(observations: Any) -> np.ndarray:
+    """:func:`hashed_action` of each of a batch of stacked observations."""
+    return np.array([hashed_action(one) for one in observations])

@@ -12,6 +12,7 @@ Marked ``integration``: needs stable-baselines3 (and sb3-contrib) with torch.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -159,6 +160,32 @@ def test_bad_calls_are_refused() -> None:
         env.step(np.full(8, 7))
     with pytest.raises(AttributeError):
         env.get_attr("no_such_thing")
+
+
+@pytest.mark.parametrize("shape", [(1, 8), (2, 4), (8, 2)])
+def test_an_action_batch_of_another_shape_is_refused_not_reshaped(shape: tuple[int, ...]) -> None:
+    # (1, 8) and (2, 4) hold one action per game but in another layout; (8, 2) two per game
+    env, twin = _env(), _env()
+    env.seed(5), twin.seed(5)
+    env.reset(), twin.reset()
+    with pytest.raises(ValueError, match=rf"actions must have shape \(8,\) or \(8, 1\).*got shape "
+                                         rf"{re.escape(str(shape))}"):
+        env.step(np.zeros(shape, np.int64))
+    actions = np.arange(8) % 4  # nothing was stepped: the next step is the twin's first
+    np.testing.assert_array_equal(env.step(actions)[0], twin.step(actions)[0])
+
+
+def test_an_action_column_steps_as_its_row() -> None:
+    rows, columns = _env(), _env()
+    rows.seed(3), columns.seed(3)
+    rows.reset(), columns.reset()
+    actions = np.random.default_rng(3).integers(4, size=(20, 8))
+    for row in actions:
+        observations, rewards, dones, _ = rows.step(row)
+        column_observations, column_rewards, column_dones, _ = columns.step(row.reshape(8, 1))
+        np.testing.assert_array_equal(column_observations, observations)
+        np.testing.assert_array_equal(column_rewards, rewards)
+        np.testing.assert_array_equal(column_dones, dones)
 
 
 def test_ppo_learns_on_the_batch_and_logs_its_episodes() -> None:

@@ -847,6 +847,11 @@ def test_settings_the_jax_engine_does_not_serve_are_refused(make, kwargs, error,
             GridGhostJaxSingle(make, **kwargs)
 
 
+@pytest.mark.parametrize("probability", [np.float32(0.25), np.float64(0.25), 0.25])
+def test_explore_starts_takes_any_real_probability(probability) -> None:
+    assert float(GridGhostJaxSingle("agent", explore_starts=probability).default_params.explore_starts) == 0.25
+
+
 @pytest.mark.parametrize("controlled", ["both", None, "AGENT"])
 def test_a_single_view_needs_one_side(controlled) -> None:
     with pytest.raises(ValueError, match="controlled must be 'agent' or 'ghost'"):

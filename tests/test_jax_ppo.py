@@ -40,8 +40,7 @@ def _needs_jax() -> None:
 
 @pytest.mark.parametrize(("settings", "match"), [
     ({"num_envs": 0}, "num_envs must be an int >= 1"),
-    ({"num_steps": 2.5}, "num_steps must be an int >= 1"),
-    ({"epochs": True}, "epochs must be an int >= 1"),
+    ({"num_envs": np.int64(0)}, "num_envs must be an int >= 1"),
     ({"minibatch_size": 3}, "minibatch_size .* must divide"),
     ({"gamma": 1.5}, "gamma must lie in"),
     ({"gae_lambda": -0.1}, "gae_lambda must lie in"),
@@ -54,6 +53,30 @@ def _needs_jax() -> None:
 def test_bad_settings_are_refused(settings, match) -> None:
     with pytest.raises(ValueError, match=match):
         ppo.PPOConfig(**settings)
+
+
+@pytest.mark.parametrize(("settings", "match"), [
+    ({"num_steps": 2.5}, "num_steps must be an int >= 1"),
+    ({"epochs": True}, "epochs must be an int >= 1"),
+    ({"epochs": np.bool_(True)}, "epochs must be an int >= 1"),
+    ({"minibatch_size": np.float64(512)}, "minibatch_size must be an int >= 1"),
+])
+def test_counts_of_another_kind_are_refused(settings, match) -> None:
+    with pytest.raises(TypeError, match=match):
+        ppo.PPOConfig(**settings)
+
+
+def test_numpy_integers_are_settings_kept_as_python_ints() -> None:
+    for n in np.arange(1, 3):  # the sweep users write
+        config = ppo.PPOConfig(num_envs=4 * n, num_steps=np.int32(8), epochs=n, minibatch_size=np.uint16(16),
+                               hidden=(np.int64(16), 8), planes=(np.int64(0), 2))
+        counts = (config.num_envs, config.num_steps, config.epochs, config.minibatch_size)
+        assert counts == (4 * int(n), 8, int(n), 16) and config.hidden == (16, 8) and config.planes == (0, 2)
+        assert all(type(value) is int for value in (*counts, *config.hidden, *config.planes))
+        assert config == ppo.PPOConfig(num_envs=4 * int(n), num_steps=8, epochs=int(n), minibatch_size=16,
+                                       hidden=(16, 8), planes=(0, 2))
+    with pytest.raises(ValueError, match="hidden must be a non-empty tuple of ints >= 1"):
+        ppo.PPOConfig(hidden=(np.bool_(True),))
 
 
 def test_advantages_are_gae_over_episode_ends() -> None:
@@ -160,6 +183,8 @@ def test_policy_table_holds_the_networks_greedy_moves() -> None:
         ppo.policy_table(env, networks, "both", config)
     with pytest.raises(ValueError, match="level must be a map index"):
         ppo.policy_table(env, networks, "agent", config, level=1)
+    numpy_level = ppo.policy_table(env, networks, "ghost", config, level=np.int64(0))
+    np.testing.assert_array_equal(numpy_level.table, table.table)
 
 
 @pytest.mark.slow  # trains for tens of seconds: .ci/run's JAX job runs it (-m 'jax or results')

@@ -160,7 +160,7 @@ def test_the_registry_and_the_default_keep_the_plain_parallel_env() -> None:
     (dict(opponent="random"), ValueError, "opponent.*controlled='ghosts'"),
     (dict(opponent_obs_type="vector"), ValueError, "opponent_obs_type.*controlled='ghosts'"),
     (dict(controlled="ghosts", opponent="chase"), ValueError, "opponent"),
-    (dict(controlled="ghosts", opponent=3), TypeError, "a policy must be a name"),
+    (dict(controlled="ghosts", opponent=3), TypeError, "^opponent must be a policy name"),
     (dict(controlled="ghosts", obs_type="belief"), ValueError, "belief"),
     (dict(controlled="ghosts", use_ghost=False), ValueError, "use_ghost"),
     (dict(controlled="ghosts", opponent_obs_type="pixels"), ValueError, "opponent_obs_type"),

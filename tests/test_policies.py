@@ -97,7 +97,7 @@ def test_make_policy_accepts_names_classes_instances_and_callables() -> None:
     ("spec", "error", "message"),
     [
         ("greedy", ValueError, r"unknown policy name 'greedy'; accepted: \['chase', 'random'\]"),
-        (42, TypeError, "a policy must be a name"),
+        (42, TypeError, "^policy must be a policy name"),
         (dict, TypeError, "must define get_action"),
     ],
 )

@@ -6,7 +6,6 @@ passed as opponents, and the observations a team trained on another view reads.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any
@@ -20,9 +19,12 @@ from gridghost import Layout
 from gridghost.batched import GridGhostVectorEnv, UnsupportedSetting, make_vector_env
 from gridghost.config.declaration import declared
 from gridghost.config.settings import INPUTS, GameSpec, resolve
+from gridghost.core.names import NUM_ACTIONS
 from gridghost.core.rules import Rewards, Side
 from gridghost.planning import tabulate_policy
 from gridghost.planning.team_tabulate import live_team_states, tabulate_team_policy
+
+from helpers import hashed_action, hashed_actions
 
 OPEN = Layout(np.zeros((4, 4), int), goals=[(0, 0)], agent_start=(2, 1), ghost_start=[(3, 3), (0, 3), (3, 0)])
 
@@ -94,9 +96,31 @@ def test_one_ghosts_probabilities_of_another_shape_are_refused(answer: Any, batc
         tabulate_policy(answer, "ghost", batch=batch, stochastic=True)
 
 
-def test_one_ghosts_batch_of_actions_of_another_shape_is_refused() -> None:
-    with pytest.raises(TypeError, match=r"one action per observation.*got an array of shape \(1, \d+\)"):
-        tabulate_policy(lambda obs: np.zeros((1, len(obs)), np.int64), batch=True)
+@pytest.mark.parametrize("answer", [
+    lambda obs: np.zeros((2, len(obs)), np.int64),   # two rows
+    lambda obs: np.zeros((len(obs), 2), np.int64),   # two columns
+    lambda obs: np.zeros(2 * len(obs), np.int64),    # flat, twice too long
+])
+def test_one_ghosts_batch_of_actions_of_another_shape_is_refused(answer: Any) -> None:
+    with pytest.raises(TypeError, match=r"one action per observation.*got an array of shape"):
+        tabulate_policy(answer, batch=True)
+
+
+def test_a_row_a_column_and_a_batch_of_one_are_read_in_the_observations_order() -> None:
+    one_by_one = tabulate_policy(hashed_action)
+    chosen = one_by_one.reshape(-1, NUM_ACTIONS)   # one-hot where the game goes on
+    assert len(np.unique(chosen[chosen.sum(axis=1) > 0].argmax(axis=1))) == NUM_ACTIONS
+    row = tabulate_policy(lambda obs: np.array([[hashed_action(one) for one in obs]]), batch=True)
+    column = tabulate_policy(lambda obs: np.array([[hashed_action(one)] for one in obs]), batch=True)
+    np.testing.assert_array_equal(row, one_by_one)
+    np.testing.assert_array_equal(column, one_by_one)
+
+    def probabilities(observation: np.ndarray) -> np.ndarray:
+        return np.eye(NUM_ACTIONS)[hashed_action(observation)]
+
+    flat = tabulate_policy(probabilities, stochastic=True)
+    batch_of_one = tabulate_policy(lambda obs: probabilities(obs)[None], stochastic=True)
+    np.testing.assert_array_equal(batch_of_one, flat)
 
 
 # -- NumPy integers as a team's size, at every entry point ---------------------------------------------
@@ -243,19 +267,10 @@ def test_the_batched_vector_env_refuses_a_learning_team_naming_the_fallback() ->
 
 
 # -- scoring a team trained on any team view ------------------------------------------------------------
-def _hashed(observation: np.ndarray) -> int:
-    """A 'policy' that tells every observation apart: a hash of its bytes, mod 4."""
-    return hashlib.sha256(np.ascontiguousarray(observation, dtype=np.float32).tobytes()).digest()[0] % 4
-
-
-def _shared(observations: np.ndarray) -> np.ndarray:
-    return np.array([_hashed(one) for one in observations])
-
-
 @pytest.mark.parametrize("obs_type", ["vector", "grid"])
 def test_each_ghost_is_asked_with_the_observation_the_parallel_env_gives_it(obs_type: str) -> None:
     spec = resolve(layout=OPEN, ghosts=2, obs_type=obs_type)
-    table = tabulate_team_policy(_shared, spec=spec, view="parallel")
+    table = tabulate_team_policy(hashed_actions, spec=spec, view="parallel")
     env = gridghost.parallel_env(spec=spec)
     observations, _ = env.reset(seed=0)
     rng, checked = np.random.default_rng(0), 0
@@ -269,7 +284,7 @@ def test_each_ghost_is_asked_with_the_observation_the_parallel_env_gives_it(obs_
         else:
             actions = {"agent": 0}
             for ghost, name in enumerate(env.agents[1:]):
-                assert table[index][ghost] == _hashed(observations[name])
+                assert table[index][ghost] == hashed_action(observations[name])
                 actions[name] = int(table[index][ghost])
                 checked += 1
         observations, *_ = env.step(actions)
@@ -282,7 +297,7 @@ def test_the_views_differ_only_where_their_observations_do() -> None:
     def recording(view: str) -> Any:
         def policy(observations: np.ndarray) -> np.ndarray:
             seen.setdefault(view, set()).add(observations.shape[-1])
-            return _shared(observations)
+            return hashed_actions(observations)
         return policy
 
     tables = {view: tabulate_team_policy(recording(view), spec=_team_spec(), view=view)
@@ -290,4 +305,4 @@ def test_the_views_differ_only_where_their_observations_do() -> None:
     np.testing.assert_array_equal(tables["gym"], tables["aec"])
     assert seen["parallel"] == {next(iter(seen["gym"])) + 1}  # the parallel view's "to move" slot
     with pytest.raises(ValueError, match=r"unknown view 'pettingzoo'; accepted: \['gym', 'aec', 'parallel'\]"):
-        tabulate_team_policy(_shared, spec=_team_spec(), view="pettingzoo")
+        tabulate_team_policy(hashed_actions, spec=_team_spec(), view="pettingzoo")

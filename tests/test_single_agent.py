@@ -445,7 +445,7 @@ def test_the_np_random_of_the_env_is_the_games_generator() -> None:
         (dict(controlled="referee"), ValueError, "unknown controlled 'referee'; accepted: \\['agent', 'ghost'\\]"),
         (dict(opponent="sleepy"), ValueError,
          r"unknown opponent 'sleepy'; accepted: \['chase', 'minimax', 'optimal', 'random'\]"),
-        (dict(opponent=42), TypeError, "a policy must be"),
+        (dict(opponent=42), TypeError, "^opponent must be a policy name"),
         (dict(obs_type="pixels"), ValueError, "unknown obs_type 'pixels'"),
         (dict(opponent_obs_type="pixels"), ValueError, "unknown opponent_obs_type 'pixels'"),
         (dict(render_mode="movie"), ValueError, "render_mode"),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import gymnasium
 import numpy as np
 import pytest
@@ -14,22 +12,15 @@ from gridghost.config.settings import resolve
 from gridghost.planning import evaluate_team_policies, solve_team_agent
 from gridghost.planning.team_tabulate import live_team_states, tabulate_team_policy
 
+from helpers import hashed_action, hashed_actions
+
 OPEN = Layout(np.zeros((4, 4), int), goals=[(0, 0)], agent_start=(2, 1), ghost_start=[(3, 3), (0, 3), (3, 0)])
-
-
-def _hashed(observation: np.ndarray) -> int:
-    """A deterministic 'policy' that tells every observation apart: a hash of its bytes, mod 4."""
-    return hashlib.sha256(np.ascontiguousarray(observation, dtype=np.float32).tobytes()).digest()[0] % 4
-
-
-def _shared(observations: np.ndarray) -> np.ndarray:
-    return np.array([_hashed(one) for one in observations])
 
 
 @pytest.mark.parametrize(("obs_type", "k"), [("vector", 2), ("grid", 2), ("vector", 3)])
 def test_each_ghost_is_asked_with_the_observation_the_aec_env_gives_it(obs_type: str, k: int) -> None:
     spec = resolve(layout=OPEN, ghosts=k, obs_type=obs_type)
-    table = tabulate_team_policy(_shared, spec=spec)
+    table = tabulate_team_policy(hashed_actions, spec=spec)
     assert table.shape == (4, 4) * (k + 1) + (k,)
     env = gridghost.env(spec=spec)
     env.reset(seed=0)
@@ -47,7 +38,7 @@ def test_each_ghost_is_asked_with_the_observation_the_aec_env_gives_it(obs_type:
         state = env.unwrapped.game_state
         index = tuple(c for cell in (state.agent, *state.ghosts) for c in divmod(cell, 4))
         ghost = int(name.rsplit("_", 1)[1])
-        assert table[index][ghost] == _hashed(observation)
+        assert table[index][ghost] == hashed_action(observation)
         env.step(int(table[index][ghost]))
         checked += 1
     assert checked > 50
@@ -55,14 +46,15 @@ def test_each_ghost_is_asked_with_the_observation_the_aec_env_gives_it(obs_type:
 
 def test_a_centralised_team_is_asked_with_the_team_views_stacked_observation() -> None:
     spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
-    table = tabulate_team_policy(lambda stacked: np.array([[_hashed(one[0]), _hashed(one)] for one in stacked]),
-                                 spec=spec, centralised=True)
+    table = tabulate_team_policy(
+        lambda stacked: np.array([[hashed_action(one[0]), hashed_action(one)] for one in stacked]),
+        spec=spec, centralised=True)
     env = gymnasium.make("gridghost/GridGhost-v1", controlled="ghosts", spec=spec)
     observation, _ = env.reset(seed=1)
     for _ in range(30):
         state = env.unwrapped.game.game_state
         index = tuple(c for cell in (state.agent, *state.ghosts) for c in divmod(cell, 4))
-        assert tuple(table[index]) == (_hashed(observation[0]), _hashed(observation))
+        assert tuple(table[index]) == (hashed_action(observation[0]), hashed_action(observation))
         observation, _, terminated, truncated, _ = env.step(table[index])
         if terminated or truncated:
             observation, _ = env.reset()
@@ -71,7 +63,7 @@ def test_a_centralised_team_is_asked_with_the_team_views_stacked_observation() -
 def test_a_tabulated_team_scores_as_the_same_team_given_by_state() -> None:
     spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
     game = spec.game()
-    table = tabulate_team_policy([_shared, lambda obs: np.full(len(obs), 3)], spec=spec)
+    table = tabulate_team_policy([hashed_actions, lambda obs: np.full(len(obs), 3)], spec=spec)
     by_state = evaluate_team_policies("random", table, game=game)
     moves = {tuple(int(c) for c in row): tuple(table.reshape(-1, 2)[np.ravel_multi_index(tuple(row), (16,) * 3)])
              for row in live_team_states(game)}
@@ -87,13 +79,14 @@ def test_a_tabulated_team_scores_as_the_same_team_given_by_state() -> None:
 
 @pytest.mark.parametrize(("kwargs", "error", "message"), [
     (dict(policy=3), TypeError, r"policy must be a callable policy\(observations\) -> actions, or 2 of them"),
-    (dict(policy=[_shared]), TypeError, "or 2 of them"),
+    (dict(policy=[hashed_actions]), TypeError, "or 2 of them"),
     (dict(policy=lambda obs: np.full(len(obs), 4)), ValueError, r"policy returned action 4 for ghost 0 with the agent"),
     (dict(policy=lambda obs: np.zeros(3, int)), TypeError, r"ghost 0, one row per state: an array of shape \(\d+,\)"),
     (dict(policy=lambda obs: np.zeros(len(obs))), TypeError, "dtype float64"),
-    (dict(policy=_shared, obs_type="dict"), ValueError, "obs_type"),
-    (dict(policy=_shared, append_step_count=True), ValueError, "append_step_count"),
-    (dict(policy=_shared, centralised=True), TypeError, r"the team, one row per state: an array of shape \(\d+, 2\)"),
+    (dict(policy=hashed_actions, obs_type="dict"), ValueError, "obs_type"),
+    (dict(policy=hashed_actions, append_step_count=True), ValueError, "append_step_count"),
+    (dict(policy=hashed_actions, centralised=True), TypeError,
+     r"the team, one row per state: an array of shape \(\d+, 2\)"),
 ])
 def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
@@ -102,6 +95,6 @@ def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], messa
 
 def test_the_game_is_a_team_given_once() -> None:
     with pytest.raises(TypeError, match=r"game must be a gridghost\.core\.team\.TeamGame"):
-        tabulate_team_policy(_shared, spec=resolve())
+        tabulate_team_policy(hashed_actions, spec=resolve())
     with pytest.raises(ValueError, match="one of the two"):
-        tabulate_team_policy(_shared)
+        tabulate_team_policy(hashed_actions)

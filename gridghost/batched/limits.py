@@ -94,11 +94,16 @@ def check_count(value: Any, argument: str) -> int:
     return int(value)
 
 
-def checked_actions(actions: Any, n: int, argument: str) -> np.ndarray:
-    """``actions`` as an ``int64[n]`` array of moves, or a clear error."""
+def checked_actions(actions: Any, n: int, argument: str, column: bool = False) -> np.ndarray:
+    """``actions`` as an ``int64[n]`` array of moves, or a clear error naming ``argument``; with
+    ``column``, ``int[n, 1]`` too (what some trainers hand a vector env). Another shape of the
+    same size (a transposed batch) is refused, never reshaped."""
     array = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if column and array.shape == (n, 1):
+        array = array.reshape(n)
     if array.shape != (n,):
-        raise ValueError(f"{argument} must have shape ({n},), one action per game, got shape {array.shape}")
+        shapes = f"({n},) or ({n}, 1)" if column else f"({n},)"
+        raise ValueError(f"{argument} must have shape {shapes}, one action per game, got shape {array.shape}")
     if array.dtype.kind not in "iu":
         raise TypeError(f"{argument} must be an int array of actions 0..{NUM_ACTIONS - 1}, got dtype {array.dtype}")
     if array.dtype != np.int64:

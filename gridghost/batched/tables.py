@@ -17,6 +17,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import StatePolicy
+from gridghost.sensing.belief import checked_likelihood
 from gridghost.sensing.sensors import Sensor
 
 ONGOING = int(Outcome.ONGOING)
@@ -149,8 +150,8 @@ def sensor_tables(bound: Sequence[tuple[Sensor, ...]]) -> SensorTables:
     """Each sensor's reading distribution per cell, from its likelihoods, stacked over maps."""
     thresholds, likelihoods, counts = [], [], []
     for per_map in zip(*bound, strict=True):
-        tables = [np.stack([np.asarray(sensor.likelihood(m), dtype=float).ravel()
-                            for m in sensor.possible_measurements()]) for sensor in per_map]
+        tables = [np.stack([checked_likelihood(sensor, m) for m in sensor.possible_measurements()])
+                  for sensor in per_map]
         readings = np.stack(tables)  # [map, reading, cell]
         running = np.cumsum(readings, axis=1)[:, :-1]  # [map, reading, cell]
         # past a cell's last possible reading no bound may be passed (rounding must not draw it)

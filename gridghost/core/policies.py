@@ -165,7 +165,8 @@ class ReferencePolicy:
 POLICY_NAMES: dict[str, Callable[..., Policy]] = {"chase": ChasePolicy, "random": RandomPolicy}
 
 
-def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int | None = None) -> Policy:
+def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int | None = None, *,
+                argument: str = "policy") -> Policy:
     """Turn a policy specification into a callable policy.
 
     Args:
@@ -175,6 +176,8 @@ def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int |
         action_space: passed to a reference-style class; defaults to ``Discrete(4)``.
         seed: seeds the ``"random"`` policy; the other policies are deterministic and draw
             nothing, so they have nothing to seed.
+        argument: the name the caller took ``spec`` under (``"opponent"``), which the
+            messages name.
 
     Returns:
         A callable policy.
@@ -184,18 +187,17 @@ def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int |
         TypeError: ``spec`` is none of the accepted kinds.
     """
     if isinstance(spec, str):
-        check_choice(spec, "policy name", sorted(POLICY_NAMES))
+        check_choice(spec, f"{argument} name", sorted(POLICY_NAMES))
         return RandomPolicy(seed) if spec == "random" else POLICY_NAMES[spec]()
     if isinstance(spec, type):
         if not callable(getattr(spec, "get_action", None)):
-            raise TypeError(f"policy class {spec.__name__} must define get_action(observation)")
+            raise TypeError(f"{argument} class {spec.__name__} must define get_action(observation)")
         return ReferencePolicy(spec(action_space if action_space is not None else spaces.Discrete(NUM_ACTIONS)))
     if callable(getattr(spec, "get_action", None)):
         return ReferencePolicy(spec)
     if callable(spec):
         return spec
     raise TypeError(
-        "a policy must be a name "
-        f"({', '.join(sorted(POLICY_NAMES))}), a callable, an object with get_action, or a class; "
-        f"got {spec!r}"
+        f"{argument} must be a policy name ({', '.join(sorted(POLICY_NAMES))}), a callable, an object with "
+        f"get_action, or a class; got {spec!r}"
     )

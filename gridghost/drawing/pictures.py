@@ -231,7 +231,8 @@ def team_marks(ghosts: Sequence[Cell | None], agent: Cell | None = None) -> dict
     wherever it stands, with the agent at ``a`` and ghost 0 at ``g0``::
 
         policy = (best[a, g0, :] // 4).reshape(layout.shape)
-        picture = value_picture(layout, values, policy, marks=team_marks([cell_of(g0), None], agent=cell_of(a)))
+        marks = team_marks([cell_of(g0), None], agent=cell_of(a))
+        picture = value_picture(layout, values, policy, marks=marks)
 
     >>> team_marks([(3, 4), None, (3, 4)], agent=(0, 2))
     {(0, 2): ('agent',), (3, 4): ('ghost_0', 'ghost_2')}

@@ -234,9 +234,14 @@ class Status:
     def lines(self) -> tuple[str, str, str, str]:
         """The four lines of the status panel.
 
-        >>> Status(1, 100, "ghost", intended_action="down", actual_action="down, down", slipped=True,
-        ...        color_measurement=1).lines()
-        ('cycle 1/100: ghost to move', 'agent: tried down, slipped: down, down', 'ghost: -', 'colour reading: red')
+        >>> status = Status(1, 100, "ghost", intended_action="down", actual_action="down, down",
+        ...                 slipped=True, color_measurement=1)
+        >>> for line in status.lines():
+        ...     print(line)
+        cycle 1/100: ghost to move
+        agent: tried down, slipped: down, down
+        ghost: -
+        colour reading: red
         """
         if self.intended_action is None:
             agent = "agent: -"
@@ -276,8 +281,10 @@ def describe_reading(reading: Any) -> str:
     colour's name for a colour id, else ``str(reading)`` with undrawable characters escaped, cut
     to :data:`READING_TEXT_LIMIT` characters with an ellipsis.
 
-    >>> describe_reading(None), describe_reading(1), describe_reading(0.5), describe_reading("a\x00b")
-    ('-', 'red', '0.5', 'a\\x00b')
+    >>> describe_reading(None), describe_reading(1), describe_reading(0.5)
+    ('-', 'red', '0.5')
+    >>> describe_reading("a\x00b")
+    'a\\x00b'
     >>> describe_reading(list(range(20)))
     '[0, 1, 2, 3, 4, 5, 6, 7…'
     """

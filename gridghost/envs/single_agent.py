@@ -247,7 +247,9 @@ class Duel:
         refuse_table(opponent, "wrap a one-ghost table as gridghost.planning.StatePolicy(layout, side, actions), "
                                "which the view plays exactly")
         state_policy = self._state_policy(opponent)
-        policy: Any = make_policy(opponent, self.opponent_action_space) if state_policy is None else state_policy
+        policy: Any = state_policy
+        if policy is None:
+            policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
             check_opponent_name("chase", Side.AGENT, given=opponent)  # a ChasePolicy object: the name's rule
         if isinstance(policy, RandomPolicy) and policy.num_actions != NUM_ACTIONS:

@@ -210,10 +210,7 @@ class TeamGymEnv(GridGhostGymEnv):
         planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
         self._agent_policy = None
         if controlled != AGENT and not planned:
-            try:
-                self._agent_policy = make_policy(opponent, self._opponent_space)
-            except TypeError as error:  # make_policy's message does not know the argument's name
-                raise TypeError(f"opponent: {error}") from None
+            self._agent_policy = make_policy(opponent, self._opponent_space, argument="opponent")
         self._opponent_rng: np.random.Generator | None = None
         # each ghost's rewards of the opponent agent's opening move, which its first step pays
         self._carried = np.zeros(k)

@@ -35,7 +35,8 @@ and keeps them in :attr:`SideMetrics.history`::
                             callbacks=[SideMetrics()])
     experiment.run()
 
-Needs BenchMARL (``pip install "benchmarl==1.5.*"``); importing this module imports it.
+Needs BenchMARL (the ``benchmarl`` extra, ``pip install "gridghost[benchmarl]"``); importing this
+module imports it.
 ``examples/benchmarl_mappo.py`` and the training page run whole experiments.
 """
 

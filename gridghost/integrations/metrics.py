@@ -23,8 +23,11 @@ here: :mod:`gridghost.integrations.rllib` (``GridGhostMetrics``),
 >>> metrics = EpisodeMetrics()
 >>> metrics.add(agent_return=95.0, reached_goal=True, caught_by_ghost=False, length=6)
 >>> metrics.add(agent_return=-53.0, reached_goal=False, caught_by_ghost=True, length=4)
->>> metrics.summary()
-{'agent_return': 21.0, 'success_rate': 0.5, 'capture_rate': 0.5, 'episode_length': 5.0, 'episodes': 2}
+>>> summary = metrics.summary()
+>>> summary["agent_return"], summary["success_rate"], summary["capture_rate"]
+(21.0, 0.5, 0.5)
+>>> summary["episode_length"], summary["episodes"]
+(5.0, 2)
 >>> format_metrics(metrics.summary())
 'agent return 21.000  success 0.500  capture 0.500  length 5.0  (2 games)'
 """
@@ -89,7 +92,9 @@ def format_metrics(summary: Mapping[str, float]) -> str:
     Raises:
         KeyError: a metric is missing from ``summary`` (naming the missing ones).
 
-    >>> format_metrics({"ghost_return": 0.5, "success_rate": 0.0, "capture_rate": 1.0, "episode_length": 4})
+    >>> ghosts = {"ghost_return": 0.5, "success_rate": 0.0, "capture_rate": 1.0,
+    ...           "episode_length": 4}
+    >>> format_metrics(ghosts)
     'ghost return 0.500  success 0.000  capture 1.000  length 4.0'
     """
     names = GHOSTS_METRICS if "ghost_return" in summary and "agent_return" not in summary else METRICS

@@ -10,7 +10,9 @@ Both sides learning, one module each (:class:`GridGhostMultiAgentEnv`)::
 
     config = (
         PPOConfig()
-        .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "difficulty": 2})
+        .environment(
+            GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "difficulty": 2}
+        )
         .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .callbacks(GridGhostMetrics)
     )
@@ -45,7 +47,10 @@ PPO); :func:`masked_multi_module_spec` returns that module for both sides::
 
     config = (
         PPOConfig()
-        .environment(GridGhostMultiAgentEnv, env_config={"obs_type": "vector", "action_mask_in_obs": True})
+        .environment(
+            GridGhostMultiAgentEnv,
+            env_config={"obs_type": "vector", "action_mask_in_obs": True},
+        )
         .multi_agent(policies=set(SIDES), policy_mapping_fn=module_of)
         .rl_module(rl_module_spec=masked_multi_module_spec())
     )

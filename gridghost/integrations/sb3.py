@@ -47,6 +47,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from gridghost.batched import GridGhostVectorEnv
+from gridghost.batched.limits import checked_actions
 from gridghost.core.checks import check_choice
 from gridghost.sensing.observations import GRID_LAYOUTS, MOVE_PLANES, grid_channels
 
@@ -118,7 +119,8 @@ class SB3VecEnv(VecEnv):
         return self._own(observations)
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Keep the actions (``int[N]`` in 0..3) for :meth:`step_wait`, which checks them."""
+        """Keep the actions (``int[N]``, or the column ``int[N, 1]``, in 0..3) for
+        :meth:`step_wait`, which checks them."""
         self._actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:
@@ -130,12 +132,14 @@ class SB3VecEnv(VecEnv):
 
         Raises:
             RuntimeError: no :meth:`step_async` before.
-            TypeError, ValueError: bad actions (nothing is stepped).
+            TypeError, ValueError: bad actions, among them a batch of another shape (a
+                transposed one is refused, not reshaped); nothing is stepped.
         """
         if self._actions is None:
             raise RuntimeError("call step_async(actions) before step_wait()")
         actions, self._actions = self._actions, None
-        observations, rewards, terminated, truncated, found = self.env.step(np.asarray(actions).reshape(-1))
+        checked = checked_actions(actions, self.num_envs, "actions", column=True)
+        observations, rewards, terminated, truncated, found = self.env.step(checked)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if dones.any():

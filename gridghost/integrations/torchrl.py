@@ -67,7 +67,8 @@ def _has(batch: Any, key: tuple[str, ...]) -> bool:
 def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray:
     """``batch[key]`` as an array of the batch's shape (its trailing group and feature axes of
     size 1 dropped); with ``ghosts``, a ghost group's entry: the mean over the ghosts of a
-    reward, ghost 0's of an info."""
+    reward, ghost 0's of an info. The batch's axes must come first: an entry of another layout
+    is refused, never reshaped into them (that would read each value as another step's)."""
     value = _get(batch, key)
     if value is None:
         raise KeyError(f"the batch has no entry {key}: TensorDictMetrics reads gridghost's numeric infos through "
@@ -75,11 +76,15 @@ def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray
                        "their default keys)")
     array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
     shape = tuple(batch.batch_size)
-    if ghosts and GHOST in key and array.ndim > len(shape):  # the group's axis: one entry per ghost
-        team = array.reshape(*shape, -1)
+    rest = array.shape[len(shape):]
+    group = ghosts and GHOST in key and len(rest) > 0  # the group's axis: one entry per ghost
+    if array.shape[:len(shape)] != shape or any(size != 1 for size in rest[int(group):]):
+        layout = " then the ghosts' axis" if ghosts and GHOST in key else ""
+        raise ValueError(f"batch entry {key} has shape {array.shape}, not one value per step of {shape} (the "
+                         f"batch's axes first{layout}, then only axes of size 1)")
+    if group:
+        team = array.reshape(*shape, rest[0])
         array = team.mean(axis=-1) if key[-1] == "reward" else team[..., 0]
-    if array.size != int(np.prod(shape)):
-        raise ValueError(f"batch entry {key} has shape {array.shape}, not one value per step of {shape}")
     return array.reshape(shape)
 
 

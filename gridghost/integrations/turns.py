@@ -31,7 +31,8 @@ No library is needed here. :mod:`gridghost.integrations.rllib` makes this an RLl
 >>> list(observations)
 ['agent']
 >>> observations, rewards, terminations, truncations, infos = env.step({"agent": 0})
->>> list(observations), rewards       # the ghost's +1 for the agent's opening move is held back
+>>> # the ghost's +1 for the agent's opening move is held back
+>>> list(observations), rewards
 (['ghost'], {'ghost': 0.0})
 """
 

@@ -44,6 +44,7 @@ The settings are checked when a view is built. Each view keeps its NumPy engine
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,6 +56,7 @@ from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core import episode
+from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.checks import EnvState, _check_moves
@@ -86,7 +88,7 @@ class _Engine(Observing):
         for key, reason in reasons.items():
             if key in options:
                 raise UnsupportedSetting(f"the JAX engine does not take {key}: {reason}")
-        if not isinstance(explore_starts, (int, float)) or isinstance(explore_starts, bool) or \
+        if not isinstance(explore_starts, numbers.Real) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
             raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
         if explore_starts and controlled == GHOST:
@@ -97,7 +99,7 @@ class _Engine(Observing):
         self.spec = engine_spec("jax", spec, options, UnsupportedSetting)
         #: The NumPy engine whose tables these functions play (one game).
         self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **engine_options)
-        self.layouts = self.engine.layouts
+        self.layouts: tuple[Layout, ...] = self.engine.layouts
         self.layout, params = device_tables(self.engine.export_tables())
         #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
         self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))

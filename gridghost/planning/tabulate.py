@@ -182,7 +182,7 @@ class StateObservations:
             if batch:
                 table = policy_answer(answers[0], (rows, NUM_ACTIONS), what, ValueError, integer=False)
             else:
-                table = np.stack([policy_answer(answer, (NUM_ACTIONS,), what, ValueError, integer=False)
+                table = np.stack([policy_answer(answer, (NUM_ACTIONS,), what, ValueError, integer=False, row=True)
                                   for answer in answers])
             bad = np.flatnonzero(~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
                                  | (np.abs(table.sum(axis=1) - 1.0) > 1e-6))
@@ -192,7 +192,7 @@ class StateObservations:
             return self.model.expand(table)
         if batch:
             actions = policy_answer(answers[0], (rows,), f"one action per observation ({rows} observations)",
-                                    column=True).astype(np.int64)
+                                    column=True, row=True).astype(np.int64)
             bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
             if len(bad):
                 raise ValueError(f"policy returned action {actions[bad[0]]} for {where(int(bad[0]))}; "
@@ -210,7 +210,7 @@ class StateObservations:
 
 
 def policy_answer(answer: Any, shape: tuple[int, ...], what: str, error: type[Exception] = TypeError, *,
-                  integer: bool = True, column: bool = False) -> np.ndarray:
+                  integer: bool = True, column: bool = False, row: bool = False) -> np.ndarray:
     """A policy's ``answer`` for stacked observations as an array of exactly ``shape``: another
     shape of the same size (a transposed or flat answer) is refused, never reshaped, since
     reading it in ``shape``'s order would give every state another state's answer.
@@ -222,6 +222,8 @@ def policy_answer(answer: Any, shape: tuple[int, ...], what: str, error: type[Ex
         error: the exception to raise.
         integer: integer actions (else real numbers, such as probabilities).
         column: also take ``shape + (1,)``, the column of actions some ``predict()`` return.
+        row: also take ``(1,) + shape``, a batch of one (what a network returns for one
+            observation, or one row of actions): read in the same order, so never misread.
 
     Returns:
         The answer as an array of ``shape``.
@@ -231,7 +233,7 @@ def policy_answer(answer: Any, shape: tuple[int, ...], what: str, error: type[Ex
             shape and dtype got and the shape expected.
     """
     array = np.asarray(answer)
-    shapes = [shape, (*shape, 1)] if column else [shape]
+    shapes = [shape, *([(*shape, 1)] if column else []), *([(1, *shape)] if row else [])]
     kind = np.integer if integer else np.number
     if array.shape not in shapes or not np.issubdtype(array.dtype, kind) or array.dtype == np.bool_:
         expected = " or ".join(str(one) for one in shapes)

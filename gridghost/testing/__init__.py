@@ -25,7 +25,9 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
   that follow the RNG contract (AEC, parallel, Gymnasium) equal the kernel's replay of the same
   actions and draws from the same seed; the batched and JAX engines, which draw their own
   uniforms, make only moves the kernel gives a positive probability, with its rewards and ends;
-  a termination exactly when the kernel's game ends, a truncation (AEC) exactly at ``max_cycles``;
+  a termination exactly when the kernel's game ends, a truncation (AEC and parallel views)
+  exactly when it goes on after ``max_cycles`` cycles (a parallel step is a half-turn; a view of
+  the ghosts alone plays a cycle per step);
 - ``observations``: every observation a view hands out is the encoder of the view's settings
   (built from its ``config`` as the views build theirs) applied to the kernel's state, replayed
   from the same seed and actions, leaf by leaf and exactly: every observer (the agent and every
@@ -41,7 +43,12 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
 
 A view that makes the game raise its own exception during a check (a wrapper that hides a
 truncation makes the env refuse the next action) fails that check's contract all the same: an
-``AssertionError`` naming it, the view's exception chained (``__cause__``). A check that needs an
+``AssertionError`` naming it, the view's exception chained (``__cause__``); so does a
+``make_env`` that raises, the message saying that building the view raised. The caller's own
+mistakes are not the view's: a bad argument to a check or a ``*_conformance`` function
+(``make_env`` not callable; ``seed`` or ``after`` not an ``int >= 0``; ``episodes``, ``steps``
+or ``turns`` not an ``int >= 1``; an argument it does not take) raises a plain ``TypeError`` or
+``ValueError`` naming it, before any view is built. A check that needs an
 episode that goes on (pickling or refusing mid-episode) takes the first of
 :data:`~gridghost.testing.common.SEED_TRIES` seeds from its ``seed`` whose episode lasts, and
 fails naming its contract when none does.

@@ -18,6 +18,7 @@ import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.testing.common import (
+    arguments_checked,
     check_in_space,
     check_mask,
     check_outcome,
@@ -273,6 +274,7 @@ BATCHED_CHECKS = (check_batched_spaces_and_masks, check_batched_determinism, che
                   check_batched_observations)
 
 
+@arguments_checked
 def batched_conformance(make_game: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of the batched engine (:data:`BATCHED_CHECKS`).
 
@@ -284,6 +286,7 @@ def batched_conformance(make_game: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in BATCHED_CHECKS:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import itertools
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -45,18 +46,98 @@ def fail(contract: str, message: str) -> NoReturn:
     raise AssertionError(f"{contract}: {message}")
 
 
+#: The parameters that name the function building a fresh view, one per kind of view.
+MAKERS = ("make_env", "make_game", "make_view")
+#: The counting parameters of the public checks and the least value each accepts (the first
+#: seed, how many episodes, half-turns into an episode, steps or turns to play).
+COUNTS = {"seed": 0, "episodes": 1, "after": 0, "steps": 1, "turns": 1}
+
+
+def checked_arguments(function: Callable[..., Any], args: Sequence[Any],
+                      kwargs: Mapping[str, Any]) -> inspect.BoundArguments:
+    """The arguments of a call of the public check or suite ``function``, checked before it runs:
+    the view's maker (``make_env``, ``make_game`` or ``make_view``) callable, every count of
+    :data:`COUNTS` an ``int`` (a numpy integer is taken as the ``int`` it holds) at least its
+    least value. The caller's mistakes, never the view's.
+
+    Returns:
+        The bound arguments, defaults applied.
+
+    Raises:
+        TypeError: an argument missing, unknown or of the wrong type, naming it.
+        ValueError: a count below its least value, naming it.
+    """
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{function.__name__}(): {error}") from None
+    bound.apply_defaults()
+    for name, value in bound.arguments.items():
+        if name in MAKERS:
+            if not callable(value):
+                raise TypeError(f"{name} must be a function of no arguments that returns a fresh view, got "
+                                f"{type(value).__name__} {value!r}")
+        elif name in COUNTS:
+            least = COUNTS[name]
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"{name} must be an int >= {least}, got {type(value).__name__} {value!r}")
+            if value < least:
+                raise ValueError(f"{name} must be an int >= {least}, got {value}")
+            bound.arguments[name] = int(value)
+        else:
+            raise TypeError(f"{function.__name__}() has a parameter {name!r} that the suite cannot check")
+    return bound
+
+
+def arguments_checked(function: CheckT) -> CheckT:
+    """``function`` (a public check or suite) with its arguments checked by
+    :func:`checked_arguments` before it runs."""
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> None:
+        bound = checked_arguments(function, args, kwargs)
+        function(*bound.args, **bound.kwargs)
+
+    return cast(CheckT, run)
+
+
+def _building(name: str, maker: str, make: Callable[[], Any]) -> Callable[[], Any]:
+    """``make`` whose exceptions fail the contract ``name``, saying that building the view raised."""
+
+    def build() -> Any:
+        try:
+            return make()
+        except Exception as error:
+            raise AssertionError(f"{name}: building the view raised {type(error).__name__} ({error}): {maker}() "
+                                 "must return a fresh view") from error
+
+    return build
+
+
 def contract(name: str) -> Callable[[CheckT], CheckT]:
-    """A check of the contract ``name``: an exception other than ``AssertionError`` that the view
-    raises while the check plays it (a view that misreports its state, such as a hidden
-    truncation, makes the game refuse the next call) becomes the contract's ``AssertionError``,
-    the view's exception chained to it.
+    """A check of the contract ``name``.
+
+    Its arguments are checked first (:func:`checked_arguments`: a bad one raises ``TypeError`` or
+    ``ValueError``, nothing runs). An exception that building a view raises (the maker's), and
+    one other than ``AssertionError`` that the view raises while the check plays it (a view that
+    misreports its state, such as a hidden truncation, makes the game refuse the next call),
+    becomes the contract's ``AssertionError``, the exception chained to it.
+
+    Args:
+        name: the contract, which the check's failures start with.
+
+    Returns:
+        A decorator of the check.
     """
 
     def checked(check: CheckT) -> CheckT:
         @functools.wraps(check)
         def run(*args: Any, **kwargs: Any) -> None:
+            bound = checked_arguments(check, args, kwargs)
+            maker = next(parameter for parameter in bound.arguments if parameter in MAKERS)
+            bound.arguments[maker] = _building(name, maker, bound.arguments[maker])
             try:
-                check(*args, **kwargs)
+                check(*bound.args, **bound.kwargs)
             except AssertionError:
                 raise
             except Exception as error:
@@ -287,8 +368,9 @@ class KernelReplay:
             action and updated.
 
     Attributes:
-        state: the kernel's state; ``readings`` the last readings of the replayed sensors;
-        ``cycles`` the cycles completed (a ghost's or the team's move; the agent's without a ghost).
+        state: the kernel's state.
+        readings: the last readings of the replayed sensors.
+        cycles: the cycles completed (a ghost's or the team's move; the agent's without a ghost).
     """
 
     def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int,

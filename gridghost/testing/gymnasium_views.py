@@ -23,6 +23,7 @@ from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
+    arguments_checked,
     check_action_space,
     check_in_space,
     check_mask,
@@ -316,6 +317,7 @@ GYMNASIUM_CHECKS = (check_gymnasium_spaces_and_masks, check_gymnasium_determinis
                     check_gymnasium_refusals, check_gymnasium_kernel, check_gymnasium_observations)
 
 
+@arguments_checked
 def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a single-agent Gymnasium view (:data:`GYMNASIUM_CHECKS`).
 
@@ -326,6 +328,7 @@ def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in GYMNASIUM_CHECKS:
@@ -520,6 +523,7 @@ VECTOR_CHECKS = (check_vector_spaces_and_masks, check_vector_determinism, check_
                  check_vector_refusals, check_vector_autoreset_and_kernel, check_vector_observations)
 
 
+@arguments_checked
 def vector_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a vector view (:data:`VECTOR_CHECKS`).
 
@@ -532,6 +536,7 @@ def vector_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in VECTOR_CHECKS:

@@ -20,6 +20,7 @@ import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.testing.common import (
+    arguments_checked,
     check_in_space,
     check_mask,
     check_outcome,
@@ -293,6 +294,7 @@ JAX_CHECKS = (check_jax_spaces_and_masks, check_jax_determinism, check_jax_zero_
               check_jax_refusals, check_jax_autoreset_and_kernel, check_jax_observations)
 
 
+@arguments_checked
 def jax_conformance(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a JAX view (:data:`JAX_CHECKS`); needs JAX.
 
@@ -303,6 +305,7 @@ def jax_conformance(make_view: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed (PRNG key) the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in JAX_CHECKS:

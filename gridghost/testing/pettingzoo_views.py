@@ -26,6 +26,7 @@ from gridghost.core.rules import Side
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
+    arguments_checked,
     check_action_space,
     check_in_space,
     check_mask,
@@ -336,6 +337,7 @@ AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_
               check_aec_refusals, check_aec_kernel, check_aec_observations)
 
 
+@arguments_checked
 def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``.
 
@@ -346,6 +348,7 @@ def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in AEC_CHECKS:
@@ -477,12 +480,16 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
 
 @contract("kernel")
 def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
-    """As :func:`check_aec_kernel`: each step is the mover's half-turn of the kernel's game.
+    """As :func:`check_aec_kernel`: each step is the mover's half-turn of the kernel's game (for a
+    view that plays the agent itself, the team's move and the agent's answer: one cycle), and its
+    returns report a termination exactly when the kernel's game is over and a truncation exactly
+    when it goes on after ``max_cycles`` cycles.
 
     Raises:
         AssertionError: ``"kernel: ..."``.
     """
     env = make_env()
+    limit = config_of(env).max_cycles
     for episode in range(episodes):
         _, infos = env.reset(seed=seed + episode)
         replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
@@ -496,12 +503,11 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
             if not env.agents:
                 break
             chosen = {name: actions() for name in env.agents}
-            _, rewards, terminations, _, infos = env.step(chosen)
+            _, rewards, terminations, truncations, infos = env.step(chosen)
             expected = tuple(a + b for a, b in zip(_replay_step(replay, env, chosen, where), carried, strict=True))
             carried = (0.0,) * len(carried)
             _compare_rewards(rewards, expected, where, _players(env))
-            if any(terminations.values()) != replay.over:
-                fail("kernel", f"{where}: terminations {terminations}, the kernel's game over: {replay.over}")
+            _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, where)
 
 
 def _replay_step(replay: KernelReplay, env: Any, chosen: dict[str, int], where: str) -> tuple[float, ...]:
@@ -563,6 +569,7 @@ PARALLEL_CHECKS = (check_parallel_spaces_and_masks, check_parallel_determinism, 
                    check_parallel_pickle, check_parallel_refusals, check_parallel_kernel, check_parallel_observations)
 
 
+@arguments_checked
 def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Run every check of a parallel view (:data:`PARALLEL_CHECKS`) on envs from ``make_env``.
 
@@ -573,6 +580,7 @@ def parallel_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
         seed: the first seed the checks use.
 
     Raises:
+        TypeError, ValueError: a bad argument (naming it), before any check runs.
         AssertionError: the first contract that fails, named at the start of the message.
     """
     for check in PARALLEL_CHECKS:

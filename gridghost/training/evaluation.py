@@ -259,8 +259,10 @@ def evaluate(
     For a Stable-Baselines3 model trained on ``gymnasium.make(ENV_ID, **settings)`` (say
     ``settings = dict(obs_type="grid", difficulty=2)``), pass the same settings, less the map::
 
-        result = evaluate(lambda obs: model.predict(obs, deterministic=True)[0], level_split(2, "test"),
-                          obs_type="grid", batch=True)
+        def policy(obs):
+            return model.predict(obs, deterministic=True)[0]
+
+        result = evaluate(policy, level_split(2, "test"), obs_type="grid", batch=True)
         print(result)                      # the means; result.score per level
 
     Args:
