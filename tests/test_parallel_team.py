@@ -317,9 +317,19 @@ def test_a_bad_answer_of_the_opponent_is_refused_by_name_and_changes_nothing(vie
         assert str(played[:3]) == str(replayed[:3])
 
 
-def test_a_bad_opening_move_of_the_opponent_is_refused_by_name() -> None:
-    with pytest.raises(ValueError, match="opponent must answer"):
-        _team(2, opponent=_always(9)).reset(seed=0)
+@pytest.mark.parametrize("view", ["parallel", "ghosts"])
+def test_a_bad_opening_move_of_the_opponent_is_refused_by_name_and_no_step_follows(view: str) -> None:
+    answers = iter([UP, 9, DOWN, UP])  # the first episode's opening move, the next's (bad), then good ones
+    policy = lambda observation: next(answers)  # noqa: E731
+    env = _team(2, opponent=policy) if view == "parallel" else _ghosts_view(policy, 2, "ghosts")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"opponent must answer .* it answered 9"):
+        env.reset(seed=1)
+    with pytest.raises(RuntimeError, match=r"opening move failed.*call reset"):
+        env.step({"ghost_0": LEFT, "ghost_1": LEFT})
+    env.reset(seed=1)
+    env.step({"ghost_0": LEFT, "ghost_1": LEFT})
+    assert env.aec_env.cycles == 1 and env.aec_env.agent_selection == "ghost_0"
 
 
 class _Batch:

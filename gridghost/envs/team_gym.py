@@ -347,8 +347,11 @@ class TeamGymEnv(GridGhostGymEnv):
         Raises:
             TypeError, ValueError: not ``k`` ints in 0..3 (named ``action``), or the opponent
                 policy's answer is not an int in 0..3 (named ``opponent``); nothing changes.
+            RuntimeError: the opponent's opening move failed at the last reset.
         """
         game = self.game
+        if game.agent_selection == AGENT:
+            raise RuntimeError("the opponent's opening move failed (reset raised its error); call reset()")
         joint = self._checker.check_joint_action(actions, "action")
         # the answer, chosen before the team's move is carried out (see gridghost.envs.answers)
         moved = self._kernel.ghosts_step(game.game_state, joint) if isinstance(self._kernel, TeamGame) else \
