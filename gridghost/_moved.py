@@ -50,6 +50,34 @@ MOVED: dict[str, str] = {
 }
 
 
+#: Names that moved out of a module that is still there, each with its new module. The old
+#: module's ``__getattr__`` reads them there (:func:`moved_name`), so the old import keeps working
+#: without the old module importing the new one, which imports it.
+MOVED_NAMES: dict[str, str] = {
+    "gridghost.envs.parallel.parallel_env": "gridghost.envs.ghost_team",
+}
+
+
+def moved_name(module: str, name: str) -> Any:
+    """The object ``name`` of ``module`` that moved to another module (:data:`MOVED_NAMES`).
+
+    Args:
+        module: the old module's name (its ``__name__``).
+        name: the attribute read.
+
+    Returns:
+        The object, from its new module.
+
+    Raises:
+        AttributeError: ``name`` is no name that moved out of ``module``, as for any missing
+            attribute.
+    """
+    home = MOVED_NAMES.get(f"{module}.{name}")
+    if home is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
+
 #: Where a name of an old module that did not move with its module is looked for, in order.
 FOLDERS: tuple[str, ...] = ("gridghost.core", "gridghost.sensing", "gridghost.planning", "gridghost.maps",
                             "gridghost.config", "gridghost.drawing", "gridghost.envs", "gridghost.batched",

@@ -188,6 +188,150 @@ def test_bad_actions_are_refused_by_name_and_change_nothing() -> None:
         assert env.aec_env.game_state == before and env.agents == NAMES[2]
 
 
+@pytest.mark.parametrize("max_cycles", [3, 100])
+def test_the_turn_flag_says_the_ghost_moves_next_until_the_final_observation(max_cycles: int) -> None:
+    env = _team(2, max_cycles=max_cycles, opponent="random", slip_probability=0.2)
+    observations, _ = env.reset(seed=1)
+    flags, rng = [observations["ghost_1"]["to_move"]], np.random.default_rng(0)
+    while env.agents:
+        observations, _, terminations, truncations, _ = env.step(dict(zip(NAMES[2], rng.integers(4, size=2).tolist(),
+                                                                          strict=True)))
+        flags.append(observations["ghost_1"]["to_move"])
+    assert flags[:-1] == [1] * (len(flags) - 1) and flags[-1] == 0
+    assert any(truncations.values()) if max_cycles == 3 else any(terminations.values())
+
+
+def test_the_defaults_differ_from_the_team_gymnasium_views_as_documented() -> None:
+    env = gridghost.parallel_env(ghosts=2, layout="team_eight", controlled="ghosts")
+    view = gymnasium.make("gridghost/GridGhost-v1", ghosts=2, layout="team_eight", controlled="ghosts")
+    assert (env.config.obs_type, env.config.rewards.goal, env.max_cycles) == ("dict", 100.0, 100)
+    assert (view.unwrapped.game.config.obs_type, view.unwrapped.game.config.rewards.goal) == ("vector", 1.0)
+    assert view.spec is not None and view.spec.max_episode_steps == 100
+
+
+def test_the_old_path_of_parallel_env_still_imports_it() -> None:
+    from gridghost.envs.parallel import parallel_env
+
+    assert parallel_env is gridghost.parallel_env
+    assert type(parallel_env(layout=OPEN, ghosts=2, controlled="ghosts")) is GhostTeamParallelEnv
+    module = gridghost.envs.parallel
+    with pytest.raises(AttributeError, match=r"'gridghost\.envs\.parallel' has no attribute 'nothing'"):
+        module.nothing  # noqa: B018 - only names that moved are found elsewhere
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_the_ghosts_alone_have_every_public_attribute_of_the_plain_env_meaning_the_same(k: int) -> None:
+    settings = dict(layout=OPEN, ghosts=k, obs_type="vector", max_cycles=7, slip_probability=0.2)
+    plain, env = gridghost.parallel_env(**settings), _team(**settings)
+    plain.reset(seed=0)
+    env.reset(seed=0)
+    assert [name for name in dir(plain) if not name.startswith("_") and not hasattr(env, name)] == []
+    for name in ("layout", "level", "max_cycles", "render_mode", "state_space"):
+        assert getattr(env, name) == getattr(plain, name), name
+    assert repr(env.config) == repr(plain.config)  # each game has sensors of its own, equal in every setting
+    assert env.unwrapped is env and plain.unwrapped is plain
+    for name in env.possible_agents:
+        assert env.observation_space(name) is env.observation_spaces[name]
+        assert env.observation_space(name) == plain.observation_space(name)
+        assert env.action_space(name) == plain.action_space(name)
+    assert env.state().shape == plain.state().shape
+    with pytest.raises(ValueError, match="unknown agent 'agent'"):
+        env.observation_space("agent")
+
+
+@pytest.mark.parametrize("arguments", [dict(controlled="agent"), dict(controlled="ghost"), dict(controlled="team"),
+                                       dict(opponent="random"), dict(opponent_obs_type="vector")])
+def test_parallel_env_and_rllibs_form_refuse_controlled_and_opponents_alike(arguments: dict[str, Any]) -> None:
+    from gridghost.integrations.turns import TurnBasedDictEnv
+
+    with pytest.raises(ValueError, match="controlled") as refused:
+        gridghost.parallel_env(layout=OPEN, ghosts=2, **arguments)
+    with pytest.raises(ValueError) as also_refused:
+        TurnBasedDictEnv(layout=OPEN, ghosts=2, **arguments)
+    assert str(refused.value) == str(also_refused.value)
+
+
+def _sampler(bad: Any) -> type:
+    """A reference-style opponent agent drawing its moves from the action space it is given,
+    that answers ``bad`` (after drawing) on its second call, unless ``bad`` is ``"never"``."""
+
+    class Sampler:
+        def __init__(self, action_space: Any) -> None:
+            self.action_space, self.calls = action_space, 0
+
+        def get_action(self, observation: Any) -> Any:
+            self.calls += 1
+            move = int(self.action_space.sample())
+            return bad if bad != "never" and self.calls == 2 else move
+
+    return Sampler
+
+
+def _ghosts_view(opponent: Any, k: int, controlled: str) -> Any:
+    """A Gymnasium view of the ghosts behind a parallel env's interface: reset, step by ghost name."""
+    view = gymnasium.make("gridghost/GridGhost-v1", layout=OPEN, ghosts=k, controlled=controlled,
+                          opponent=opponent, slip_probability=0.2).unwrapped
+
+    class View:
+        aec_env = view.game
+
+        def reset(self, seed: int) -> Any:
+            return view.reset(seed=seed)
+
+        def step(self, actions: dict[str, int]) -> Any:
+            moves = list(actions.values())
+            return view.step(np.array(moves) if controlled == "ghosts" else moves[0])
+
+    return View()
+
+
+@pytest.mark.parametrize(("view", "k", "bad", "error"), [
+    *[(view, k, bad, error) for view in ("parallel", "ghosts") for k, bad, error in
+      ((1, 7, ValueError), (2, 7, ValueError), (2, "up", TypeError), (3, 1.0, TypeError))],
+    ("ghost", 1, 7, ValueError), ("ghost", 1, None, TypeError),
+])
+def test_a_bad_answer_of_the_opponent_is_refused_by_name_and_changes_nothing(view: str, k: int, bad: Any,
+                                                                             error: type) -> None:
+    # the parallel env of the ghosts alone, the team Gymnasium view and the one-ghost one
+    def make(opponent: Any) -> Any:
+        if view == "parallel":
+            return _team(k, opponent=opponent, slip_probability=0.2, obs_type="vector")
+        return _ghosts_view(opponent, k, view)
+
+    env, twin = make(_sampler(bad)), make(_sampler("never"))
+    first, _ = env.reset(seed=5)
+    twin.reset(seed=5)
+    before, cycles = env.aec_env.game_state, env.aec_env.cycles
+    moves = dict(zip(NAMES[k], [UP, LEFT, DOWN], strict=False))
+    with pytest.raises(error, match=r"opponent must answer .* 0\.\.3; it answered"):
+        env.step(moves)
+    assert env.aec_env.game_state == before and env.aec_env.cycles == cycles
+    assert env.aec_env.agent_selection == twin.aec_env.agent_selection == NAMES[k][0]
+    if view == "parallel":
+        assert env.agents == NAMES[k]
+        assert all(np.array_equal(env.aec_env.observe(name), first[name]) for name in NAMES[k])
+    # the next steps play as if the bad answer had never been given (its draw included)
+    for actions in (moves, dict(zip(NAMES[k], [RIGHT, UP, LEFT], strict=False)), moves):
+        played, replayed = env.step(actions), twin.step(actions)
+        assert env.aec_env.game_state == twin.aec_env.game_state
+        assert str(played[:3]) == str(replayed[:3])
+
+
+@pytest.mark.parametrize("view", ["parallel", "ghosts"])
+def test_a_bad_opening_move_of_the_opponent_is_refused_by_name_and_no_step_follows(view: str) -> None:
+    answers = iter([UP, 9, DOWN, UP])  # the first episode's opening move, the next's (bad), then good ones
+    policy = lambda observation: next(answers)  # noqa: E731
+    env = _team(2, opponent=policy) if view == "parallel" else _ghosts_view(policy, 2, "ghosts")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"opponent must answer .* it answered 9"):
+        env.reset(seed=1)
+    with pytest.raises(RuntimeError, match=r"opening move failed.*call reset"):
+        env.step({"ghost_0": LEFT, "ghost_1": LEFT})
+    env.reset(seed=1)
+    env.step({"ghost_0": LEFT, "ghost_1": LEFT})
+    assert env.aec_env.cycles == 1 and env.aec_env.agent_selection == "ghost_0"
+
+
 class _Batch:
     """The part of a TorchRL TensorDict that TensorDictMetrics reads: ``get`` and ``batch_size``."""
 

@@ -11,8 +11,12 @@ per ghost (or one shared), against a fixed agent played inside the env.
 Turns: a ``step`` is one cycle of the game, from the team's side: every ghost's move, carried
 out together, then the opponent agent's answer (unless the team's move ended the game). The
 episode starts after the agent's opening move. The loop is the team Gymnasium view's
-(:meth:`TeamGymEnv.ghosts_turn <gridghost.envs.team_gym.TeamGymEnv.ghosts_turn>`), so the two
-play the same games for the same seed.
+(:meth:`TeamGymEnv.ghosts_turn <gridghost.envs.team_gym.TeamGymEnv.ghosts_turn>`), so with the
+same settings and seed the two play the same games (state by state); their defaults differ:
+this env takes the plain parallel env's (reference rewards, ``"dict"`` observations,
+``max_cycles=100``), the Gymnasium view the trainers' (normalised rewards, ``"vector"``
+observations, a ``TimeLimit`` of 100 steps). The Gymnasium view pays the mean of the rewards
+this env pays the ghosts.
 
 Rewards: each ghost's own rewards since it last acted: those of the team's move and of the
 agent's answer, and in the first step those of the opening move too. With
@@ -20,8 +24,9 @@ agent's answer, and in the first step those of the opening move too. With
 rewards each ghost's return is minus the agent's, and the ghosts' returns sum to ``-k`` times
 the agent's.
 
-Observations: each ghost's observation of the plain parallel env (with its turn flag, which
-here always says the ghost moves next), so a policy trained here plays the plain parallel env
+Observations: each ghost's observation of the plain parallel env, with its turn flag: 1 (the
+ghost moves next) in every observation of an episode that goes on, 0 in the final one (the
+game ended or was truncated), so a policy trained here plays the plain parallel env
 and is scored by :func:`~gridghost.planning.tabulate_team_policy` in the same way.
 ``info["action_mask"]`` is each ghost's mask (``int8[4]``), as in the plain parallel env; once
 the episode is over it allows only the no-op.
@@ -43,20 +48,14 @@ observation (in ``opponent_obs_type``), seeded from the reset seed on a stream o
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
-
-import numpy as np
-from gymnasium import spaces
-from pettingzoo import ParallelEnv
+from typing import Any, ClassVar, cast
 
 from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_action, check_choice
-from gridghost.core.layout import Layout
+from gridghost.core.names import AGENT, GHOST
 from gridghost.envs.aec import GridGhostEnv
-from gridghost.envs.infos import writable_copy
-from gridghost.envs.parallel import GridGhostParallelEnv, _BothObserve
+from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, _BothObserve
 from gridghost.envs.team_gym import TeamGymEnv
-from gridghost.sensing.observations import WAITING_MASK
 
 #: What ``parallel_env(controlled=...)`` takes besides ``None`` (both sides, the plain parallel env).
 PARALLEL_CONTROLLED: tuple[str, ...] = ("ghosts",)
@@ -70,7 +69,7 @@ class _TeamTurns(TeamGymEnv):
         return _BothObserve(render_mode, **game)
 
 
-class GhostTeamParallelEnv(ParallelEnv):
+class GhostTeamParallelEnv(ParallelView):
     """PettingZoo's Parallel API for the ghosts alone against a fixed agent (see the module
     docstring): what ``gridghost.parallel_env(controlled="ghosts", ...)`` returns.
 
@@ -98,56 +97,17 @@ class GhostTeamParallelEnv(ParallelEnv):
             settings["spec"] = spec
         self._turns = _TeamTurns("ghosts", opponent, render_mode, opponent_obs_type, **settings)
         aec = self._turns.game
-        #: The AEC game this view steps.
-        self.aec_env: GridGhostEnv = aec
+        self._view(aec, aec.possible_agents[1:])
         #: The agent's policy, as given (or ``"random"``).
         self.opponent = self._turns.opponent
-        #: Game cycles (steps here) before truncation (``None``: no limit).
-        self.max_cycles = aec.max_cycles
-        self.render_mode = aec.render_mode
-        self.possible_agents = list(aec.possible_agents[1:])
-        self.agents: list[str] = []
-        self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
-        self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
-        self.state_space = aec.state_space
 
-    @property
-    def config(self) -> GameSpec:
-        """The game's settings."""
-        return self.aec_env.config
-
-    @property
-    def layout(self) -> Layout:
-        """The current episode's map."""
-        return self.aec_env.layout
-
-    @property
-    def unwrapped(self) -> GhostTeamParallelEnv:
-        """This env (it wraps nothing a caller should reach past)."""
-        return self
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of the ghost ``agent``."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The action space of the ghost ``agent``: ``Discrete(4)``."""
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Start an episode: the opponent agent makes its opening move, then every ghost observes.
-
-        Returns:
-            Every ghost's observation and info.
-
-        Raises:
-            TypeError, ValueError: as :meth:`gridghost.envs.aec.GridGhostEnv.reset`.
-        """
+    def _start(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        """Reset the game and play the opponent agent's opening move."""
         self._turns.reset(seed=seed, options=options)
-        self.agents = list(self.possible_agents)
-        infos = {name: writable_copy(info) for name, info in self._infos().items()}
-        return {name: self.aec_env.observe(name) for name in self.agents}, infos
+
+    def _movers(self) -> tuple[str, ...]:
+        """Every ghost: each step carries out every ghost's action."""
+        return tuple(self.possible_agents)
 
     def step(self, actions: Mapping[str, Any]) -> tuple[
         dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
@@ -165,6 +125,10 @@ class GhostTeamParallelEnv(ParallelEnv):
             TypeError: ``actions`` is not a mapping, or an action is not an int in 0..3.
             ValueError: ``actions`` names an unknown ghost, lacks a ghost's action, or holds an
                 action out of range; nothing is carried out then.
+            TypeError, ValueError: the ``opponent`` policy answers anything but an int in
+                0..3 (named ``opponent``); nothing is carried out then either, and the action
+                space it draws from is as before, so the next step plays as if the call had
+                not been made.
             RuntimeError: before ``reset`` or after the episode ended.
         """
         if not self.agents:
@@ -190,29 +154,6 @@ class GhostTeamParallelEnv(ParallelEnv):
         return (observations, {name: float(reward) for name, reward in zip(alive, rewards, strict=True)},
                 terminations, truncations, infos)
 
-    def _infos(self) -> dict[str, dict[str, Any]]:
-        """Fresh infos of every ghost; once the episode is over, masks allowing only the no-op."""
-        aec = self.aec_env
-        infos = {}
-        for name in self.agents:
-            info = dict(aec.infos[name])
-            if "action_mask" in info and (aec.terminations[name] or aec.truncations[name]):
-                info["action_mask"] = WAITING_MASK
-            infos[name] = info
-        return infos
-
-    def state(self) -> np.ndarray:
-        """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
-        return self.aec_env.state()
-
-    def render(self) -> Any:
-        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
-        return self.aec_env.render()
-
-    def close(self) -> None:
-        """Close the game's window, if any."""
-        self.aec_env.close()
-
 
 def parallel_env(*, controlled: str | None = None, opponent: Any = None, **kwargs: Any
                  ) -> GridGhostParallelEnv | GhostTeamParallelEnv:
@@ -230,16 +171,42 @@ def parallel_env(*, controlled: str | None = None, opponent: Any = None, **kwarg
             ``controlled="ghosts"``; any argument the chosen env refuses.
         TypeError: as the chosen env.
     """
+    if check_controlled(controlled, opponent, kwargs.get("opponent_obs_type")) is None:
+        return GridGhostParallelEnv(**kwargs)
+    return GhostTeamParallelEnv(opponent=opponent, **kwargs)
+
+
+def check_controlled(controlled: Any, opponent: Any = None, opponent_obs_type: Any = None) -> str | None:
+    """Check a multi-agent env's ``controlled``, and that ``opponent`` and ``opponent_obs_type``
+    are given only where an opponent plays inside the env: the one check of
+    :func:`parallel_env` and of the multi-agent env behind RLlib's
+    (:class:`~gridghost.integrations.turns.TurnBasedDictEnv`).
+
+    Args:
+        controlled: ``None`` (every side an agent of the env) or one of
+            :data:`PARALLEL_CONTROLLED` (``"ghosts"``: the ghosts alone).
+        opponent, opponent_obs_type: the opponent agent's policy and its encoding, as given
+            (``None`` when not).
+
+    Returns:
+        ``controlled``.
+
+    Raises:
+        ValueError: ``controlled`` is a single learner (``"agent"``, ``"ghost"``: a
+            Gymnasium view's) or anything else outside ``None`` and
+            :data:`PARALLEL_CONTROLLED`; ``opponent`` or ``opponent_obs_type`` with
+            ``controlled=None``.
+    """
+    if controlled in (AGENT, GHOST):
+        raise ValueError(f"controlled={controlled!r} is a single learner: use the Gymnasium view (gymnasium.make("
+                         f"'gridghost/GridGhost-v1', controlled={controlled!r}) or gridghost.GridGhostGymEnv); this "
+                         f"env takes controlled=None (every side learns, turn by turn) or 'ghosts' (the ghosts alone, "
+                         f"against a fixed agent)")
+    check_choice(controlled, "controlled", PARALLEL_CONTROLLED, allow_none=True)
     if controlled is None:
-        inside = (("opponent", opponent), ("opponent_obs_type", kwargs.get("opponent_obs_type")))
+        inside = (("opponent", opponent), ("opponent_obs_type", opponent_obs_type))
         given = [name for name, value in inside if value is not None]
         if given:
-            raise ValueError(f"{given[0]} plays the agent inside the env, which needs controlled='ghosts'; the "
-                             f"default parallel env (controlled=None) has both sides as agents")
-        return GridGhostParallelEnv(**kwargs)
-    if controlled in ("agent", "ghost"):
-        raise ValueError(f"controlled={controlled!r} is a Gymnasium view's learner (gymnasium.make("
-                         f"'gridghost/GridGhost-v1', controlled={controlled!r})); parallel_env takes controlled=None "
-                         f"(both sides) or 'ghosts' (the ghosts alone)")
-    check_choice(controlled, "controlled", PARALLEL_CONTROLLED, allow_none=True)
-    return GhostTeamParallelEnv(opponent=opponent, **kwargs)
+            raise ValueError(f"{given[0]} plays the agent inside the env, which needs controlled='ghosts'; with "
+                             f"controlled=None every side learns")
+    return cast(str | None, controlled)

@@ -52,18 +52,19 @@ Arguments
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from gridghost import _moved
 from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_action
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT
-from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.aec import GridGhostEnv, _per_agent
 from gridghost.envs.infos import writable_copy
 from gridghost.envs.teams import TeamPlay, register_team_class
 from gridghost.sensing.observations import WAITING_MASK
@@ -86,7 +87,120 @@ class _TeamBothObserve(TeamPlay, _BothObserve):
 register_team_class(_BothObserve, _TeamBothObserve)
 
 
-class GridGhostParallelEnv(ParallelEnv):
+_View = TypeVar("_View", bound="ParallelView")
+
+
+class ParallelView(ParallelEnv):
+    """What every parallel env of the game shares, over the AEC game :attr:`aec_env`: its
+    spaces, settings, map, state, rendering, reset and infos. The plain parallel env
+    (:class:`GridGhostParallelEnv`) and the ghosts alone
+    (:class:`~gridghost.envs.ghost_team.GhostTeamParallelEnv`) are its subclasses; each sets
+    its agents with :meth:`_view`, says whose actions a step carries out (:meth:`_movers`) and
+    steps in its own way.
+    """
+
+    def _view(self, aec: GridGhostEnv, agents: Sequence[str]) -> None:
+        """Serve ``aec`` with ``agents`` (some of its agents) as this env's agents."""
+        #: The AEC game this view steps.
+        self.aec_env: GridGhostEnv = aec
+        #: Game cycles before truncation (``None``: no limit), as in the AEC env.
+        self.max_cycles = aec.max_cycles
+        self.render_mode = aec.render_mode
+        self.possible_agents = list(agents)
+        self.agents: list[str] = []
+        self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
+        self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
+        self.state_space = aec.state_space
+
+    @property
+    def config(self) -> GameSpec:
+        """The game's settings; the env's constructor with ``spec=`` this rebuilds it."""
+        return self.aec_env.config
+
+    @property
+    def layout(self) -> Layout:
+        """The current episode's map."""
+        return self.aec_env.layout
+
+    @property
+    def level(self) -> int | None:
+        """The current map's level when a generator draws the maps, else ``None``."""
+        return self.aec_env.level
+
+    @property
+    def unwrapped(self: _View) -> _View:
+        """This env (it wraps nothing a caller should reach past)."""
+        return self
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent``, one of :attr:`possible_agents`.
+
+        Raises:
+            ValueError: ``agent`` is not one of this env's agents.
+        """
+        return _per_agent(self.observation_spaces, agent)  # type: ignore[no-any-return]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent``: ``Discrete(4)``.
+
+        Raises:
+            ValueError: ``agent`` is not one of this env's agents.
+        """
+        return _per_agent(self.action_spaces, agent)  # type: ignore[no-any-return]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Start an episode; as :meth:`gridghost.envs.aec.GridGhostEnv.reset` (the ghosts alone
+        first see the opponent agent's opening move).
+
+        Returns:
+            Every agent's observation and info.
+
+        Raises:
+            TypeError, ValueError: as :meth:`gridghost.envs.aec.GridGhostEnv.reset`.
+        """
+        self._start(seed, options)
+        aec = self.aec_env
+        self.agents = [name for name in aec.agents if name in self.observation_spaces]
+        # After a reset every info array is writable and its own, as the AEC env's (trainers build specs from them).
+        infos = {name: writable_copy(info) for name, info in self._infos().items()}
+        return {name: aec.observe(name) for name in self.agents}, infos
+
+    def _start(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        """Reset the game behind this env."""
+        self.aec_env.reset(seed=seed, options=options)
+
+    def _movers(self) -> tuple[str, ...]:
+        """The agents whose actions the next step carries out."""
+        raise NotImplementedError
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        """Fresh infos of every agent, the mask of one that waits or whose episode is over
+        allowing only the no-op."""
+        aec = self.aec_env
+        movers = self._movers()
+        infos = {}
+        for name in self.agents:
+            info = dict(aec.infos[name])
+            if "action_mask" in info and (name not in movers or aec.terminations[name] or aec.truncations[name]):
+                info["action_mask"] = WAITING_MASK
+            infos[name] = info
+        return infos
+
+    def state(self) -> np.ndarray:
+        """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
+        return self.aec_env.state()
+
+    def render(self) -> Any:
+        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
+        return self.aec_env.render()
+
+    def close(self) -> None:
+        """Close the game's window, if any."""
+        self.aec_env.close()
+
+
+class GridGhostParallelEnv(ParallelView):
     """PettingZoo's Parallel API over the turn-based game (see the module docstring).
 
     Args:
@@ -108,63 +222,9 @@ class GridGhostParallelEnv(ParallelEnv):
     def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
         aec = _BothObserve(render_mode, spec, **settings)
-        #: The AEC game this view steps.
-        self.aec_env: GridGhostEnv = aec
-        #: Game cycles before truncation (``None``: no limit), as in the AEC env.
-        self.max_cycles = aec.max_cycles
-        self.render_mode = aec.render_mode
-        self.possible_agents = list(aec.possible_agents)
+        self._view(aec, aec.possible_agents)
         # The sides that move together when the ghosts move: the team (one parallel step), or the ghost.
         self._ghost_movers = tuple(self.possible_agents[1:])
-        self.agents: list[str] = []
-        self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
-        self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
-        self.state_space = aec.state_space
-
-    @property
-    def config(self) -> GameSpec:
-        """The game's settings; ``parallel_env(spec=...)`` rebuilds it."""
-        return self.aec_env.config
-
-    @property
-    def layout(self) -> Layout:
-        """The current episode's map."""
-        return self.aec_env.layout
-
-    @property
-    def level(self) -> int | None:
-        """The current map's level when a generator draws the maps, else ``None``."""
-        return self.aec_env.level
-
-    @property
-    def unwrapped(self) -> GridGhostParallelEnv:
-        """This env (it wraps nothing a caller should reach past)."""
-        return self
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent`` (``"agent"`` or ``"ghost"``)."""
-        return self.aec_env.observation_space(agent)
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The action space of ``agent``: ``Discrete(4)``."""
-        return self.aec_env.action_space(agent)
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Start an episode; as :meth:`gridghost.envs.aec.GridGhostEnv.reset`.
-
-        Returns:
-            Both sides' observations and infos.
-
-        Raises:
-            TypeError, ValueError: as :meth:`gridghost.envs.aec.GridGhostEnv.reset`.
-        """
-        aec = self.aec_env
-        aec.reset(seed=seed, options=options)
-        self.agents = list(aec.agents)
-        # After a reset every info array is writable and its own, as the AEC env's (trainers build specs from them).
-        infos = {name: writable_copy(info) for name, info in self._infos().items()}
-        return {name: aec.observe(name) for name in self.agents}, infos
 
     def step(self, actions: Mapping[str, Any]) -> tuple[
         dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
@@ -218,27 +278,7 @@ class GridGhostParallelEnv(ParallelEnv):
         """The agents whose actions this step carries out: the agent, or every ghost."""
         return (AGENT,) if self.aec_env.agent_selection == AGENT else self._ghost_movers
 
-    def _infos(self) -> dict[str, dict[str, Any]]:
-        """Fresh infos of both sides, the waiting side's mask allowing only the no-op."""
-        aec = self.aec_env
-        movers = self._movers()
-        infos = {}
-        for name in self.agents:
-            info = dict(aec.infos[name])
-            if "action_mask" in info and (name not in movers or aec.terminations[name] or aec.truncations[name]):
-                info["action_mask"] = WAITING_MASK
-            infos[name] = info
-        return infos
 
-    def state(self) -> np.ndarray:
-        """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
-        return self.aec_env.state()
-
-    def render(self) -> Any:
-        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
-        return self.aec_env.render()
-
-    def close(self) -> None:
-        """Close the game's window, if any."""
-        self.aec_env.close()
-
+def __getattr__(name: str) -> Any:
+    """``parallel_env``, read from here as before it moved (see :mod:`gridghost._moved`)."""
+    return _moved.moved_name(__name__, name)

@@ -25,6 +25,7 @@ from gridghost.core.policies import make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.core.team import TeamGame, TeamState
 from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.answers import checked_answer, ghosts_move_ends
 from gridghost.envs.single_agent import _EPISODE_ENDED, GridGhostGymEnv, detached, env_config
 from gridghost.planning.team import solve_team_agent, solve_team_game
 from gridghost.sensing.observations import OBS_TYPES
@@ -287,7 +288,7 @@ class TeamGymEnv(GridGhostGymEnv):
         self._np_random, self._np_random_seed = game.np_random, game.np_random_seed
         self._carried = np.zeros(len(self._ghost_names))
         if self.controlled != AGENT:
-            game.step(self._agent_action())
+            game.step(self._agent_action(game.game_state))
             self._carried = self._ghost_rewards()
         info = self._info()
         info["is_success"] = False
@@ -298,7 +299,8 @@ class TeamGymEnv(GridGhostGymEnv):
 
         Raises:
             TypeError, ValueError: a bad action (for the team: not ``k`` ints in 0..3, one per
-                ghost); nothing changes.
+                ghost), or for the team an opponent agent's answer that is not an int in 0..3
+                (named ``opponent``); nothing changes.
             RuntimeError: before ``reset`` or after the episode ended.
         """
         game = self.game
@@ -343,14 +345,23 @@ class TeamGymEnv(GridGhostGymEnv):
             opening move as well.
 
         Raises:
-            TypeError, ValueError: not ``k`` ints in 0..3 (named ``action``); nothing changes.
+            TypeError, ValueError: not ``k`` ints in 0..3 (named ``action``), or the opponent
+                policy's answer is not an int in 0..3 (named ``opponent``); nothing changes.
+            RuntimeError: the opponent's opening move failed at the last reset.
         """
         game = self.game
-        self._team_moves(self._checker.check_joint_action(actions, "action"))
+        if game.agent_selection == AGENT:
+            raise RuntimeError("the opponent's opening move failed (reset raised its error); call reset()")
+        joint = self._checker.check_joint_action(actions, "action")
+        # the answer, chosen before the team's move is carried out (see gridghost.envs.answers)
+        moved = self._kernel.ghosts_step(game.game_state, joint) if isinstance(self._kernel, TeamGame) else \
+            self._kernel.ghost_step(game.game_state, joint[0])
+        answer = None if ghosts_move_ends(game, moved) else self._agent_action(moved)
+        self._team_moves(joint)
         rewards = self._carried + self._ghost_rewards()
         self._carried = np.zeros(len(self._ghost_names))
-        if not self._over():
-            game.step(self._agent_action())
+        if answer is not None:
+            game.step(answer)
             rewards += self._ghost_rewards()
         return rewards
 
@@ -372,11 +383,11 @@ class TeamGymEnv(GridGhostGymEnv):
         observations = {name: observe(state) for name, observe in self._opponent_observer.items()}
         return self._checker.check_joint_action(opponent(observations), "the opponent's actions")
 
-    def _agent_action(self) -> int:
-        state = self.game.game_state
+    def _agent_action(self, state: Any) -> int:
+        """The opponent agent's answer in ``state``, checked (:func:`~gridghost.envs.answers.checked_answer`)."""
         if self._planned is not None:
             return cast(int, self._planned(state))
-        return cast(int, self._agent_policy(self._opponent_observer(state)))  # type: ignore[misc]
+        return checked_answer(self._agent_policy, self._opponent_observer(state), self._opponent_space)  # type: ignore[arg-type]
 
     def _observe(self) -> Any:
         game = self.game

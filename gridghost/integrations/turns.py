@@ -45,15 +45,12 @@ from typing import Any
 from gymnasium import spaces
 
 from gridghost.config import trainer_settings
-from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, GHOST, MAX_GHOSTS
 from gridghost.envs.aec import GridGhostEnv, make_game
-from gridghost.envs.ghost_team import GhostTeamParallelEnv
+from gridghost.envs.ghost_team import GhostTeamParallelEnv, check_controlled
 
 #: The key of RLlib's "every agent is done" flag in the termination and truncation dicts.
 ALL = "__all__"
-#: What ``controlled`` takes besides ``None`` (every side learns): the ghosts alone.
-CONTROLLED: tuple[str, ...] = ("ghosts",)
 #: The module ids of a run where both sides learn: the agent's, and the one the ghosts share.
 MODULES: tuple[str, str] = (AGENT, GHOST)
 #: A ghost's agent name: ``ghost`` (one ghost) or ``ghost_0`` ... ``ghost_{MAX_GHOSTS - 1}``.
@@ -117,18 +114,8 @@ class TurnBasedDictEnv:
         settings = trainer_settings(game)
         #: The ghosts-alone env this form drives (``controlled="ghosts"``), or ``None``.
         self.team: GhostTeamParallelEnv | None = None
-        if controlled in (AGENT, GHOST):
-            raise ValueError(f"controlled={controlled!r} is a single learner: give RLlib the Gymnasium env "
-                             f"(gridghost.GridGhostGymEnv or 'gridghost/GridGhost-v1'); this env takes controlled=None "
-                             f"(every side learns) or 'ghosts' (the ghosts alone, against a fixed agent)")
-        self.controlled = check_choice(controlled, "controlled", CONTROLLED, allow_none=True)
+        self.controlled = check_controlled(controlled, opponent, settings.get("opponent_obs_type"))
         if controlled is None:
-            inside = [name for name, value in (("opponent", opponent),
-                                               ("opponent_obs_type", settings.get("opponent_obs_type")))
-                      if value is not None]
-            if inside:
-                raise ValueError(f"{inside[0]} plays the agent inside the env, which needs controlled='ghosts'; "
-                                 f"with controlled=None every side learns")
             self.game: GridGhostEnv = make_game(GridGhostEnv, **settings)
             self._check_opening()
             self.possible_agents: list[str] = list(self.game.possible_agents)
