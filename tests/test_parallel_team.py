@@ -288,11 +288,10 @@ def _ghosts_view(opponent: Any, k: int, controlled: str) -> Any:
 @pytest.mark.parametrize(("view", "k", "bad", "error"), [
     *[(view, k, bad, error) for view in ("parallel", "ghosts") for k, bad, error in
       ((1, 7, ValueError), (2, 7, ValueError), (2, "up", TypeError), (3, 1.0, TypeError))],
-    ("ghost", 1, 7, ValueError), ("ghost", 1, None, TypeError),
 ])
 def test_a_bad_answer_of_the_opponent_is_refused_by_name_and_changes_nothing(view: str, k: int, bad: Any,
                                                                              error: type) -> None:
-    # the parallel env of the ghosts alone, the team Gymnasium view and the one-ghost one
+    # the parallel env of the ghosts alone and the team Gymnasium view
     def make(opponent: Any) -> Any:
         if view == "parallel":
             return _team(k, opponent=opponent, slip_probability=0.2, obs_type="vector")
@@ -315,6 +314,33 @@ def test_a_bad_answer_of_the_opponent_is_refused_by_name_and_changes_nothing(vie
         played, replayed = env.step(actions), twin.step(actions)
         assert env.aec_env.game_state == twin.aec_env.game_state
         assert str(played[:3]) == str(replayed[:3])
+
+
+@pytest.mark.parametrize(("controlled", "bad", "error"), [
+    ("ghost", 7, ValueError), ("ghost", None, TypeError), ("agent", 4, ValueError), ("agent", "up", TypeError)])
+def test_the_one_ghost_views_bad_answer_is_refused_by_name_and_asks_for_a_reset(controlled: str, bad: Any,
+                                                                                error: type) -> None:
+    # The one-ghost view keeps its step's speed: it asks the opponent after the learner's move, so a
+    # bad answer leaves that move made, and every later step refuses until a reset.
+    def make(opponent: Any) -> Any:
+        return gymnasium.make("gridghost/GridGhost-v1", controlled=controlled, opponent=opponent,
+                              layout=OPEN, slip_probability=0.2).unwrapped
+
+    env, twin = make(_sampler(bad)), make(_sampler("never"))
+    env.reset(seed=5)
+    if controlled == "agent":  # the opponent's second answer is the bad one: the ghost's first is its first
+        env.step(UP)
+    with pytest.raises(error, match=r"^opponent must answer with a move, an int in 0\.\.3; it answered"):
+        env.step(UP)
+    with pytest.raises(RuntimeError, match=r"opponent's last move failed.*call reset"):
+        env.step(UP)
+    # a reset starts over as the twin's reset does
+    assert str(env.reset(seed=9)) == str(twin.reset(seed=9))
+    for action in (UP, LEFT, DOWN):
+        played = env.step(action)
+        assert str(played) == str(twin.step(action))
+        if played[2] or played[3]:
+            break
 
 
 @pytest.mark.parametrize("view", ["parallel", "ghosts"])

@@ -1,12 +1,15 @@
-"""The opponent agent's answer to a learning side of ghosts, chosen before the ghosts' move is
-carried out: the one-ghost Gymnasium view (``controlled="ghost"``), the team Gymnasium view and
-the ghosts-only parallel env (``controlled="ghosts"``).
+"""The opponent agent's answer to a learning team of ghosts, chosen before the team's move is
+carried out: the team Gymnasium view and the ghosts-only parallel env (``controlled="ghosts"``).
 
 A ghost's move draws nothing at random, so the state it leads to is known before it is carried
 out. The opponent's answer is chosen on that state first; an answer that is no move is refused,
 naming ``opponent``, before anything changes, and the draws the policy made from the action
 space it was given are undone. A following valid step then plays as if the call had not been
 made (a policy's own generator, or any other state it keeps, is its own).
+
+The one-ghost Gymnasium view (``controlled="ghost"``) keeps its step as fast as it was: it asks
+the opponent after the ghost's move, refuses a bad answer by the same name
+(:func:`checked_answer`), and then asks for a ``reset`` before any further step.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from gymnasium import spaces
 
 from gridghost.core.checks import check_action
 from gridghost.core.episode import cycle_limit
-from gridghost.core.names import GHOST
 from gridghost.core.policies import ReferencePolicy
 from gridghost.core.rules import NUM_ACTIONS, Outcome
 from gridghost.envs.aec import GridGhostEnv
@@ -64,27 +66,5 @@ def checked_answer(policy: Callable[[Any], Any], observation: Any, space: spaces
     except (TypeError, ValueError) as error:
         if stream is not None and drawn is not None:
             stream.state = drawn
-        raise type(error)(f"opponent must answer with the agent's move, an int in 0..{NUM_ACTIONS - 1}; it "
+        raise type(error)(f"opponent must answer with a move, an int in 0..{NUM_ACTIONS - 1}; it "
                           f"answered {answer!r}") from None
-
-
-def answer_to_ghost(game: GridGhostEnv, action: Any, policy: Callable[[Any], Any], observe: Callable[[Any], Any],
-                    space: spaces.Space[Any]) -> int | None:
-    """The opponent agent's answer to the one learning ghost's ``action``, chosen before the
-    ghost's move is carried out.
-
-    Args:
-        game: the one-ghost AEC game, the ghost to move.
-        action: the ghost's move.
-        policy, observe, space: the opponent's policy, what it sees of a state, and the action
-            space it draws from.
-
-    Returns:
-        The answer (:func:`checked_answer`), or ``None`` when the ghost's move ends the episode.
-
-    Raises:
-        TypeError, ValueError: ``action`` is not an int in 0..3 (named ``ghost``, as the game
-            names it), or the answer is not (named ``opponent``).
-    """
-    moved = game.kernel.ghost_step(game.game_state, check_action(action, GHOST))
-    return None if ghosts_move_ends(game, moved) else checked_answer(policy, observe(moved), space)

@@ -84,7 +84,7 @@ from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
-from gridghost.envs.answers import answer_to_ghost
+from gridghost.envs.answers import checked_answer
 from gridghost.envs.teams import plays_team
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
@@ -353,15 +353,13 @@ class Duel:
             raise RuntimeError(_EPISODE_ENDED)
         if game.agent_selection != me:
             raise RuntimeError("the opponent's last move failed (its error was raised then); call reset()")
-        answer = None if me != GHOST or self._table is not None else answer_to_ghost(  # chosen before the move
-            game, action, self.policy, self._opponent_view, self.opponent_action_space)  # type: ignore[arg-type]
         game.step(action)
         if self.after_half_turn is not None:
             self.after_half_turn()
         reward = self._carried + game.rewards[me]
         self._carried = 0.0
         if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
-            self._opponent_move(answer)
+            self._opponent_move()
             reward += game.rewards[me]
         terminated = game.terminations[me]
         return reward, terminated, game.truncations[me] and not terminated, self.info()
@@ -391,15 +389,14 @@ class Duel:
         game.game_state  # noqa: B018 - raises before reset
         return game.terminations[self.controlled] or game.truncations[self.controlled]
 
-    def _opponent_move(self, answer: int | None = None) -> None:
+    def _opponent_move(self) -> None:
         game = self.game
         state = game.game_state
-        if answer is not None:
-            action = answer
-        elif self._table is not None:
+        if self._table is not None:
             action = self._table[state.agent * self._cells + state.ghost]
-        else:
-            action = self.policy(self._opponent_view(state))  # type: ignore[misc,call-arg]
+        else:  # a bad answer is refused by name; the next step asks for a reset
+            action = checked_answer(self.policy, self._opponent_view(state),  # type: ignore[arg-type]
+                                    self.opponent_action_space)
         game.step(action)
         if self.after_half_turn is not None:
             self.after_half_turn()
