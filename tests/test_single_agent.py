@@ -490,7 +490,7 @@ def test_stepping_before_reset_or_after_the_end_raises() -> None:
 def test_duel_rejects_an_opponent_returning_bad_actions_and_then_refuses_to_go_on() -> None:
     duel = Duel(gridghost.raw_env(), "agent", lambda observation: 7)
     duel.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action for .ghost. must lie in 0\.\.3, got 7"):
+    with pytest.raises(ValueError, match=r"^opponent must answer with a move, an int in 0\.\.3; it answered 7$"):
         duel.play(0)
     # The ghost never moved: the next action must not be taken as the ghost's.
     with pytest.raises(RuntimeError, match=r"opponent.s last move failed.*call reset\(\)"):
