@@ -51,7 +51,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 
 from gridghost.config.settings import GameSpec
-from gridghost.core.checks import check_action, check_choice
+from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, GHOST
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, _BothObserve
@@ -131,18 +131,7 @@ class GhostTeamParallelEnv(ParallelView):
                 not been made.
             RuntimeError: before ``reset`` or after the episode ended.
         """
-        if not self.agents:
-            raise RuntimeError("the episode is over (or has not started); call reset()")
-        if not isinstance(actions, Mapping):
-            raise TypeError(f"actions must be a dict mapping each ghost to its action, got {actions!r}")
-        unknown = sorted(map(str, set(actions) - set(self.agents)))
-        if unknown:
-            raise ValueError(f"actions names unknown agents {unknown}; the agents are the ghosts {self.agents}")
-        missing = [name for name in self.agents if actions.get(name) is None]
-        if missing:
-            raise ValueError(f"actions must hold an action for every ghost; missing {missing}")
-        for name in self.agents:  # every action checked before any is carried out
-            check_action(actions[name], name)
+        self._check_actions(actions)
         rewards = self._turns.ghosts_turn(tuple(actions[name] for name in self.agents))
         aec, alive = self.aec_env, self.agents
         observations = {name: aec.observe(name) for name in alive}

@@ -174,6 +174,40 @@ class ParallelView(ParallelEnv):
         """The agents whose actions the next step carries out."""
         raise NotImplementedError
 
+    #: What this env's agents are, in its refusals (``"sides"``, or the ghosts' ``"agents"``).
+    _agents_are = "agents"
+
+    def _check_actions(self, actions: Any) -> tuple[str, ...]:
+        """Refuse a step's ``actions`` before anything is carried out: the episode over, not a
+        mapping, a name that is not one of this env's agents, a mover's action missing, or any
+        given action that is not an int in 0..3 (a waiting agent's too).
+
+        Returns:
+            The movers (:meth:`_movers`), whose actions the step carries out.
+
+        Raises:
+            RuntimeError: before ``reset`` or after the episode ended.
+            TypeError, ValueError: as above, naming ``actions`` or the agent.
+        """
+        if not self.agents:
+            raise RuntimeError("the episode is over (or has not started); call reset()")
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict mapping each of the {self._agents_are} to its action, got "
+                            f"{actions!r}")
+        unknown = sorted(map(str, set(actions) - set(self.possible_agents)))
+        if unknown:
+            raise ValueError(f"actions names unknown {self._agents_are} {unknown}; the {self._agents_are} are "
+                             f"{self.possible_agents}")
+        movers = self._movers()
+        for mover in movers:
+            if actions.get(mover) is None:
+                raise ValueError(f"actions must hold an action for {mover!r}, one of {list(movers)} to move "
+                                 f"(info['to_move'])")
+        for name, action in actions.items():  # every action checked before any is carried out
+            if action is not None:
+                check_action(action, name)
+        return movers
+
     def _infos(self) -> dict[str, dict[str, Any]]:
         """Fresh infos of every agent, the mask of one that waits or whose episode is over
         allowing only the no-op."""
@@ -218,6 +252,7 @@ class GridGhostParallelEnv(ParallelView):
         "name": "gridghost_parallel_v0",
         "is_parallelizable": True,
     }
+    _agents_are = "sides"
 
     def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
@@ -245,22 +280,8 @@ class GridGhostParallelEnv(ParallelView):
                 ghost's), or holds an action out of range; nothing is carried out then.
             RuntimeError: before ``reset`` or after the episode ended.
         """
-        if not self.agents:
-            raise RuntimeError("the episode is over (or has not started); call reset()")
-        if not isinstance(actions, Mapping):
-            raise TypeError(f"actions must be a dict mapping each side to its action, got {actions!r}")
-        unknown = sorted(map(str, set(actions) - set(self.possible_agents)))
-        if unknown:
-            raise ValueError(f"actions names unknown sides {unknown}; the sides are {self.possible_agents}")
+        movers = self._check_actions(actions)
         aec = self.aec_env
-        movers = self._movers()
-        for mover in movers:
-            if actions.get(mover) is None:
-                raise ValueError(f"actions must hold an action for {mover!r}, "
-                                 f"{'the side' if len(movers) == 1 else 'one of the ghosts'} to move (info['to_move'])")
-        for name, action in actions.items():  # every action checked before any is carried out
-            if action is not None:
-                check_action(action, name)
         for mover in movers:
             aec.step(actions[mover])
         alive = self.agents
