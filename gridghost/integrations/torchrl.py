@@ -60,10 +60,6 @@ def _get(batch: Any, key: tuple[str, ...]) -> Any:
         return None
 
 
-def _has(batch: Any, key: tuple[str, ...]) -> bool:
-    return _get(batch, key) is not None
-
-
 def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray:
     """``batch[key]`` as an array of the batch's shape (its trailing group and feature axes of
     size 1 dropped); with ``ghosts``, a ghost group's entry: the mean over the ghosts of a
@@ -116,7 +112,7 @@ class TensorDictMetrics:
             ValueError: an entry does not hold one value per step, or as
                 :meth:`~gridghost.integrations.metrics.EpisodeTracker.update`.
         """
-        self._ghosts_alone = not _has(batch, KEYS["agent_reward"])
+        self._ghosts_alone = _get(batch, KEYS["agent_reward"]) is None
         if not self._ghosts_alone:
             steps = {name: _steps(batch, key) for name, key in KEYS.items()}
         else:  # the tracker's return is the ghosts' mean here, every step one team move

@@ -24,29 +24,6 @@ DEFAULT_NUM_PARTICLES = 200
 #: particles.
 DEFAULT_RESAMPLE_THRESHOLD = 0.5
 
-def checked_likelihood(sensor: Sensor, reading: Any) -> np.ndarray:
-    """``sensor.likelihood(reading)``, flat in the layout's cell order.
-
-    Args:
-        sensor: a sensor bound to its layout.
-        reading: one of its readings.
-
-    Returns:
-        ``float64[rows * cols]``.
-
-    Raises:
-        TypeError: the likelihood is not an array of the layout's shape ``(rows, cols)``: another
-            shape of the same size (a transposed or flat map) is refused, never reshaped, since
-            reading it in the layout's order would give every cell another cell's likelihood.
-    """
-    likelihood = np.asarray(sensor.likelihood(reading), dtype=float)
-    shape = sensor.layout.shape if sensor.layout is not None else None
-    if likelihood.shape != shape:
-        raise TypeError(f"sensor {sensor!r}: likelihood({reading!r}) must return an array of the layout's shape "
-                        f"{shape} (rows, cols), got an array of shape {likelihood.shape}")
-    return likelihood.ravel()
-
-
 Seed = int | np.random.SeedSequence | None
 #: The exact filter keeps dense transition matrices up to this many cells.
 _DENSE_CELLS = 256
@@ -88,6 +65,29 @@ def motion_matrices(motion: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarr
         for p, to in zip(probabilities, destinations, strict=True):
             np.add.at(matrices[action], (np.arange(cells), to), p)
     return matrices
+
+
+def checked_likelihood(sensor: Sensor, reading: Any) -> np.ndarray:
+    """``sensor.likelihood(reading)``, flat in the layout's cell order.
+
+    Args:
+        sensor: a sensor bound to its layout.
+        reading: one of its readings.
+
+    Returns:
+        ``float64[rows * cols]``.
+
+    Raises:
+        TypeError: the likelihood is not an array of the layout's shape ``(rows, cols)``: another
+            shape of the same size (a transposed or flat map) is refused, never reshaped, since
+            reading it in the layout's order would give every cell another cell's likelihood.
+    """
+    likelihood = np.asarray(sensor.likelihood(reading), dtype=float)
+    shape = sensor.layout.shape if sensor.layout is not None else None
+    if likelihood.shape != shape:
+        raise TypeError(f"sensor {sensor!r}: likelihood({reading!r}) must return an array of the layout's shape "
+                        f"{shape} (rows, cols), got an array of shape {likelihood.shape}")
+    return likelihood.ravel()
 
 
 class BeliefFilter:
