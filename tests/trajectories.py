@@ -109,6 +109,8 @@ def _aec(case: dict[str, Any], actions: Actions) -> Iterator[Any]:
         return {
             "selection": env.agent_selection,
             "agents": list(env.agents),
+            # what last() gives the agent to act: its reward summed since it last acted
+            "last_reward": env.last()[1] if env.agents else None,
             "rewards": dict(env.rewards),
             "terminations": dict(env.terminations),
             "truncations": dict(env.truncations),
@@ -197,7 +199,7 @@ def play(case: dict[str, Any], actions: Actions) -> Iterator[Any]:
         yield json.loads(json.dumps(canon(record)))
 
 
-def read(path: Path) -> list[dict[str, Any]]:
-    """The cases of a trace file (gzip JSON lines)."""
+def read(path: Path, first: bool = False) -> list[dict[str, Any]]:
+    """The cases of a trace file (gzip JSON lines), or only its first (read alone)."""
     with gzip.open(path, "rt", encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines]
+        return [json.loads(next(lines))] if first else [json.loads(line) for line in lines]

@@ -17,7 +17,11 @@ number became a parameter of one game rather than a class of its own: they are t
 that the unified game must reproduce, byte for byte at ``k = 1``. Re-record only for a change
 of behaviour that is meant, and say so in the commit::
 
-    python tests/traces/record.py            # rewrites every file in tests/traces/
+    git archive d051fe5 gridghost | tar -x -C /tmp/base     # the package as it was then
+    PYTHONPATH=/tmp/base python tests/traces/record.py      # rewrites every file in tests/traces/
+
+(``PYTHONPATH`` chooses the package recorded: the script drops an editable install's finder and
+prints the package's path.)
 """
 
 from __future__ import annotations
@@ -68,6 +72,10 @@ def _parallel(k: int) -> list[dict[str, Any]]:
     ghosts = [{"view": "parallel", "settings": s, "view_settings": {"controlled": "ghosts"},
                "seeds": [13 * k + n, 200 + n]}
               for n, s in enumerate(_rotation(k, learning, 2, tuple(o for o in OBS_TYPES if o != "belief")))]
+    if k == 2:  # the solver's opponent agents
+        for opponent, layout in (("minimax", "team_crossroads"), ("optimal", "team_eight")):
+            ghosts.append({"view": "parallel", "seeds": [3, 4], "settings": {"ghosts": 2, "layout": layout},
+                           "view_settings": {"controlled": "ghosts", "opponent": opponent}})
     return plain + ghosts
 
 
@@ -87,9 +95,11 @@ def _gym(k: int) -> list[dict[str, Any]]:
             cases.append({"view": "gym", "settings": s, "seeds": [19 * k + n, 400 + n],
                           "view_settings": {"controlled": controlled, "max_episode_steps": (5, 40)[n % 2]}})
     if k == 2:  # the team solver's players
-        for controlled, layout in (("agent", "team_ring"), ("ghosts", "team_eight")):
-            cases.append({"view": "gym", "seeds": [5], "settings": {"ghosts": 2, "layout": layout},
-                          "view_settings": {"controlled": controlled, "opponent": "minimax",
+        for controlled, opponent, layout in (("agent", "minimax", "team_ring"),
+                                             ("ghosts", "minimax", "team_eight"),
+                                             ("ghosts", "optimal", "team_crossroads")):
+            cases.append({"view": "gym", "seeds": [5, 6], "settings": {"ghosts": 2, "layout": layout},
+                          "view_settings": {"controlled": controlled, "opponent": opponent,
                                             "max_episode_steps": 30}})
     return cases
 
@@ -125,5 +135,9 @@ def record(directory: Path) -> None:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.meta_path[:] = [finder for finder in sys.meta_path if "editable" not in repr(finder).lower()]
     warnings.simplefilter("ignore")
+    import gridghost
+
+    print("recording", gridghost.__file__)
     record(Path(__file__).resolve().parent)
