@@ -63,10 +63,10 @@ def canon(value: Any) -> Any:
 
 
 def layout_of(described: Any) -> Layout:
-    """The map a case names: a shipped map's name, or ``[rows, cols, seed, ghosts]`` for
-    ``Layout.generate``."""
+    """The map a case names: a shipped map's name, map text, or ``[rows, cols, seed, ghosts]``
+    for ``Layout.generate``."""
     if isinstance(described, str):
-        return load(described)
+        return Layout.from_text(described) if "\n" in described else load(described)
     rows, cols, seed, ghosts = described
     return Layout.generate(rows, cols, seed=seed, ghosts=ghosts)
 
