@@ -47,7 +47,8 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = Fals
 
 # -- value iteration -------------------------------------------------------------------------------
 #: Either side's rule in value iteration: choose the best action for the agent (``"max"``) or
-#: for the ghost in the zero-sum game (``"min"``), or follow fixed probabilities ``[4, num_live]``.
+#: for the ghosts in the zero-sum game (``"min"``), or follow fixed probabilities ``[actions,
+#: num_live]`` (the ghosts' actions are their ``4 ** k`` joint actions).
 Rule = Any
 
 
@@ -75,7 +76,7 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
     going = np.ones(sink + 1, dtype=bool)
     going[sink] = False
     while True:
-        stays = going[model.ghost_next]  # [4, num_live]; the sink is never "going"
+        stays = going[model.ghost_next]  # [joints, num_live]; the sink is never "going"
         ghost_stays = stays.any(axis=0) if isinstance(ghost, str) else (stays | (ghost <= 0)).all(axis=0)
         after = np.append(ghost_stays, False)  # ghost-to-move states that can go on
         moves_stay = (after[model.agent_next] | (model.agent_prob <= 0)[:, :, None]).all(axis=1)
@@ -86,12 +87,10 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
         going = new
     endless = np.flatnonzero(going[:sink])
     if len(endless):
-        cols, cells = model.game.layout.cols, model.game.num_cells
-        agent_cell, ghost_cell = divmod(int(model.states[endless[0]]), cells)
         raise ValueError(
-            f"gamma=1 without a horizon: the game may never end ({len(endless)} states, e.g. agent at "
-            f"{divmod(agent_cell, cols)} and ghost at {divmod(ghost_cell, cols)}, can go on for ever), so its "
-            "undiscounted values are not defined; pass gamma < 1 or a horizon"
+            f"gamma=1 without a horizon: the game may never end ({len(endless):,} states, e.g. "
+            f"{model.describe(int(endless[0]))}, can go on for ever), so its undiscounted values are not "
+            "defined; pass gamma < 1 or a horizon"
         )
 
 
