@@ -129,11 +129,14 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     agent_expected = model.agent_expected[side]
     ghost_reward, ghost_next = model.ghost_reward[side], model.ghost_next
     agent_q = ghost_q = np.zeros((NUM_ACTIONS, sink))
+    taken = np.empty(ghost_next.shape)
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
-            ghost_q = ghost_reward + gamma * values.take(ghost_next)
+            ghost_q = values.take(ghost_next, out=taken)  # type: ignore[arg-type]  # in place: the big array
+            ghost_q *= gamma
+            ghost_q += ghost_reward
             between[:sink] = _reduce(ghost_q, ghost)
             agent_q = agent_expected + model.agent_backup(between)
             new = _reduce(agent_q, agent)
@@ -158,14 +161,17 @@ def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, even
     way, counting only games that do (``E[T; T <= horizon]``), each ``[num_live + 1]``."""
     sink = model.num_live
     hit_agent = (model.agent_outcome == event).astype(float)  # [4, k, num_live]
-    hit_ghost = (model.ghost_outcome == event).astype(float)  # [4, num_live]
+    hit_ghost = model.ghost_outcome == event  # [joints, num_live]
+    taken = np.empty(model.ghost_next.shape)
     agent_hit = np.einsum("al,ak,akl->l", agent, model.agent_prob, hit_agent)
     probability, timing = np.zeros(sink + 1), np.zeros(sink + 1)
     between_p, between_t = np.zeros(sink + 1), np.zeros(sink + 1)
     for _ in range(horizon):
         # the ghost's half, then the agent's: one turn before the last horizon's values
-        between_p[:sink] = np.einsum("al,al->l", ghost, hit_ghost + probability.take(model.ghost_next))
-        between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next))
+        # a move that ends the game leads to the sink, whose probability is 0: the hit is the whole value
+        np.copyto(probability.take(model.ghost_next, out=taken), 1.0, where=hit_ghost)
+        between_p[:sink] = np.einsum("al,al->l", ghost, taken)
+        between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next, out=taken))
         new_p = agent_hit + np.einsum("al,al->l", agent, model.agent_backup(between_p))
         # every game that ends this way later ends one turn later than from the next state
         new_t = new_p + np.einsum("al,al->l", agent, model.agent_backup(between_t))

@@ -140,7 +140,8 @@ class TurnModel:
         agent_expected: ``{Side: float64[4, num_live]}``, each side's expected reward per action.
         ghost_next, ghost_outcome: ``[joints, num_live]``: per joint action of the ghosts and live
             state (ghosts to move), the agent-to-move state reached and how the half-turn ended.
-        ghost_reward: ``{Side: float64[joints, num_live]}``, each side's reward for the ghosts' moves.
+        ghost_reward: ``{Side: float64[joints, num_live]}``, each side's reward for the ghosts' moves
+            (each side's made when first read).
 
     Raises:
         TypeError: ``game`` is not a game kernel.
@@ -217,17 +218,27 @@ class TurnModel:
             self.agent_reward[Side.GHOST][action, :m] = half.ghost_rewards.T
 
     def _ghosts_half(self) -> None:
-        # The ghosts' half-turns: one outcome per joint action.
+        # The ghosts' half-turns: one outcome per joint action; its reward is the kernel's for
+        # that outcome, kept per outcome and spread over the states when a solve asks for a side.
         shape = (self.joints, self.num_live)
         self.ghost_next = np.empty(shape, dtype=np.int32)
         self.ghost_outcome = np.empty(shape, dtype=np.int8)
-        self.ghost_reward = {Side.AGENT: np.empty(shape), Side.GHOST: np.empty(shape)}
+        by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
         for joint in range(self.joints):
             half = self._transitions(Side.GHOST, joint)
             self.ghost_next[joint] = self._next(half)[:, 0]
-            self.ghost_outcome[joint] = half.outcomes[:, 0]
-            self.ghost_reward[Side.AGENT][joint] = half.agent_rewards[:, 0]
-            self.ghost_reward[Side.GHOST][joint] = half.ghost_rewards[:, 0]
+            self.ghost_outcome[joint] = outcomes = half.outcomes[:, 0]
+            for side, rewards in ((Side.AGENT, half.agent_rewards[:, 0]), (Side.GHOST, half.ghost_rewards[:, 0])):
+                by_outcome[side][outcomes] = rewards
+                if not np.array_equal(by_outcome[side][outcomes], rewards):
+                    raise ValueError("the kernel's reward for the ghosts' move depends on more than its outcome; "
+                                     "the solver cannot take it")
+        self.ghost_reward = _Spread(self.ghost_outcome, by_outcome)
+
+    def cache_reserve(self) -> int:
+        """The bytes the rewards spread on demand may add (a cache counts them when it takes the
+        model in): both sides' ``float64[joints, num_live]``, less those already spread."""
+        return 8 * self.joints * self.num_live * (2 - len(self.ghost_reward))
 
     def agent_backup(self, between: np.ndarray) -> np.ndarray:
         """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]``, the
@@ -374,6 +385,18 @@ class TurnModel:
         for position, ghost in enumerate(order):
             mine[ghost] = digits[position]
         return joint_index(mine)
+
+
+class _Spread(dict):  # type: ignore[type-arg]
+    """Each side's reward per state-action from its reward per outcome, made when first read."""
+
+    def __init__(self, outcomes: np.ndarray, by_outcome: dict[Side, np.ndarray]) -> None:
+        super().__init__()
+        self._outcomes, self._by_outcome = outcomes, by_outcome
+
+    def __missing__(self, side: Side) -> np.ndarray:
+        self[side] = spread = self._by_outcome[side][self._outcomes]
+        return spread
 
 
 def joint_actions(joint: int, ghosts: int) -> tuple[int, ...]:

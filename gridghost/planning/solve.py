@@ -102,9 +102,21 @@ class _Solution:
                 f"gamma={self.gamma:g}{horizon}, sweeps={self.sweeps}, residual={self.residual:.2g})")
 
     def cache_reserve(self) -> int:
-        """The bytes the outcome tables computed on demand may add (the solution cache counts them
-        when it takes the solution in): :data:`_OUTCOMES_KEPT` pairs of ``float64[num_live + 1]``."""
-        return _OUTCOMES_KEPT * 2 * 8 * (self.model.num_live + 1)
+        """The bytes the tables computed on demand may add (the solution cache counts them when it
+        takes the solution in): :data:`_OUTCOMES_KEPT` pairs of outcome tables ``float64[num_live
+        + 1]``, the model's rewards still to spread, and the tables over every state not yet built
+        (at most ``1 + 4 ** k`` ``float64`` per state each)."""
+        model, states = self.model, self.model.game.num_cells ** (self.ghosts + 1)
+        pending = [name for name in self._TABLES if name not in self.__dict__]
+        return (_OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve()
+                + 8 * states * (1 + model.joints) * len(pending))
+
+    def _eager(self) -> None:
+        """Build the tables over every state now for one ghost (they are small), as before they
+        were built on demand."""
+        if self.ghosts == 1:
+            for name in self._TABLES:
+                getattr(self, name)
 
     def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
         index = self.model.live_index(agent_pos, ghost_pos)
@@ -205,6 +217,7 @@ class _OneSide(_Solution):
         self._side, self._opponent = side, opponent
         self._values, self._q = values, agent_q if side == Side.AGENT else ghost_q
         self._actions = greedy(self._q, _MAXIMISE)
+        self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         mine = one_hot(self._actions, len(self._q))
@@ -319,6 +332,7 @@ class GameSolution(_Solution):
         self._values, self._agent_q, self._ghost_q = values, agent_q, ghost_q
         self._agent_actions = greedy(agent_q, _MAXIMISE)
         self._ghost_actions = greedy(ghost_q, _MINIMISE)
+        self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         return one_hot(self._agent_actions), one_hot(self._ghost_actions, self.model.joints)
@@ -390,6 +404,7 @@ class PolicyEvaluation(_Solution):
         values, _, _, sweeps, residual = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon, progress_bar)
         super().__init__(model, gamma, tol, horizon, sweeps, residual)
         self._values, self._agent, self._ghost = values, agent, ghost
+        self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         return self._agent, self._ghost
