@@ -2,9 +2,8 @@
 (:mod:`~gridghost.planning.model`), state policies (:mod:`~gridghost.planning.policy`), value
 iteration, policy evaluation and exploitability (:mod:`~gridghost.planning.solve`), optimal and
 minimax players (:mod:`~gridghost.planning.players`), tabulation of learned policies
-(:mod:`~gridghost.planning.tabulate`), for one ghost or a team of ``k`` (``ghosts=k``, or a game of
-``k`` ghosts). The team solver's old names (``solve_team_game``, ``TeamGameSolution``, ...) are
-deprecated aliases (:mod:`~gridghost.planning.deprecated`).
+(:mod:`~gridghost.planning.tabulate`), for one ghost or a team of ``k``; the team solver's old names
+(``solve_team_game``, ...) are deprecated aliases (:mod:`~gridghost.planning.deprecated`).
 
 ``CACHE_BYTES`` and ``MAX_STATES`` are settings, read when they apply: setting
 ``gridghost.planning.CACHE_BYTES`` sets :data:`gridghost.planning.model.CACHE_BYTES`, where the

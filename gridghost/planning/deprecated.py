@@ -76,13 +76,10 @@ def tabulate_team_policy(policy: Any, game: Any = None, *, spec: Any = None, obs
 
 #: Each deprecated name of :mod:`gridghost.planning`: its replacement's name, and the object read.
 DEPRECATED: dict[str, tuple[str, Any]] = {
-    "TeamAgentSolution": ("AgentSolution", AgentSolution),
-    "TeamGameSolution": ("GameSolution", GameSolution),
-    "TeamGhostsSolution": ("GhostSolution", GhostSolution),
+    "TeamAgentSolution": ("AgentSolution", AgentSolution), "TeamGameSolution": ("GameSolution", GameSolution),
+    "TeamGhostsSolution": ("GhostSolution", GhostSolution), "TeamModel": ("TurnModel", TurnModel),
     "TeamPolicyEvaluation": ("PolicyEvaluation", PolicyEvaluation),
-    "TeamModel": ("TurnModel", TurnModel),
-    "solve_team_game": ("solve_game", solve_team_game),
-    "solve_team_agent": ("solve_agent", solve_team_agent),
+    "solve_team_game": ("solve_game", solve_team_game), "solve_team_agent": ("solve_agent", solve_team_agent),
     "solve_team_ghosts": ("solve_ghost", solve_team_ghosts),
     "evaluate_team_policies": ("evaluate_policies", evaluate_team_policies),
     "team_exploitability": ("exploitability", team_exploitability),

@@ -59,8 +59,7 @@ CACHE_BYTES = 256 * 2**20
 
 def ghost_count(game: Any) -> int:
     """How many ghosts ``game`` plays with (1 for a one-ghost game)."""
-    count = getattr(game, "ghosts", 1)
-    return count if isinstance(count, int) else 1
+    return game.ghosts if isinstance(getattr(game, "ghosts", None), int) else 1
 
 
 def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> int:
@@ -92,8 +91,7 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any) -> int:
         TypeError, ValueError: ``max_bytes`` is not an int >= 1 or ``None``.
         ValueError: the estimate exceeds the budget (the message gives the states and bytes).
     """
-    budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES")
-    budget = MAX_BYTES if budget is None else budget
+    budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
     k, cells, goals = ghost_count(game), game.num_cells, int(np.count_nonzero(game.goals))
     needed = model_bytes(cells, goals, k, symmetric)
     if needed > budget:
@@ -318,9 +316,8 @@ class TurnModel:
         return self.live_index(layout.agent_start, list(layout.ghost_starts[: self.ghosts]))
 
     def _map(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For every joint state in code order: the live index of its stored state, the ghosts'
-        order into it (an index into :func:`itertools.permutations`), and per order the joint
-        action of the stored state each joint action is (``int[k!, joints]``)."""
+        """Per joint state (code order): its stored state's live index and its ghosts' order into it
+        (of :func:`itertools.permutations`); per order, the stored joint action of each joint action."""
         if self._mapped is None:
             cells, k = self.game.num_cells, self.ghosts
             everything = np.indices((cells,) * (k + 1)).reshape(k + 1, -1)
@@ -376,16 +373,13 @@ class TurnModel:
         states are not stored by multisets."""
         if not self.symmetric:
             return joint
-        ghosts = self.ghost_indices(ghost_pos)
-        order = sorted(range(self.ghosts), key=lambda i: ghosts[i])
-        digits = joint_actions(joint, self.ghosts)
+        order = np.argsort(self.ghost_indices(ghost_pos), kind="stable")
+        digits = np.array(joint_actions(joint, self.ghosts))
         if to_stored:
-            return joint_index([digits[i] for i in order])
-        mine = [0] * self.ghosts
-        for position, ghost in enumerate(order):
-            mine[ghost] = digits[position]
-        return joint_index(mine)
-
+            return int(joint_index(digits[order]))
+        mine = np.empty_like(digits)
+        mine[order] = digits
+        return int(joint_index(mine))
 
 class _Spread(dict):  # type: ignore[type-arg]
     """Each side's reward per state-action from its reward per outcome, made when first read."""

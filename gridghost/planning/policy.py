@@ -241,8 +241,7 @@ def _array_policy(array: np.ndarray, model: TurnModel, side: Side, argument: str
     integer = np.issubdtype(array.dtype, np.integer) and array.dtype != bool
     per_ghost = side == Side.GHOST and k > 1
     if array.shape in ((*grid, count), (*flat, count)):
-        table = _probabilities(array.reshape(-1, count), argument)
-        return _checked_sums(np.ascontiguousarray(table[model.states].T), model, argument)
+        return _probabilities(array.reshape(-1, count), model, argument)
     if integer and array.shape in (grid, flat):
         return one_hot(_actions(array.reshape(-1), model, count, argument), count)
     if integer and per_ghost and array.shape in ((*grid, k), (*flat, k)):
@@ -254,16 +253,13 @@ def _array_policy(array: np.ndarray, model: TurnModel, side: Side, argument: str
                      f"got shape {array.shape}")
 
 
-def _probabilities(table: np.ndarray, argument: str) -> np.ndarray:
+def _probabilities(table: np.ndarray, model: TurnModel, argument: str) -> np.ndarray:
+    """``table`` (``[states, n]``) as the live states' probabilities ``[n, num_live]``, checked."""
     if not (np.issubdtype(table.dtype, np.floating) or np.issubdtype(table.dtype, np.integer)) or table.dtype == bool:
         raise TypeError(f"{argument} must hold probabilities (real numbers), got dtype {table.dtype}")
-    table = table.astype(float)
+    table = np.ascontiguousarray(table.astype(float)[model.states].T)
     if not np.isfinite(table).all() or (table < 0).any():
         raise ValueError(f"{argument} must hold probabilities >= 0 (finite)")
-    return table
-
-
-def _checked_sums(table: np.ndarray, model: TurnModel, argument: str) -> np.ndarray:
     sums = table.sum(axis=0)
     bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
     if len(bad):

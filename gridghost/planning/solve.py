@@ -192,16 +192,12 @@ class _Solution:
         return timing / probability if probability > 0.0 else float("nan")
 
 
-def _values_table(solution: _Solution) -> np.ndarray:
-    return solution.model.expand(solution._values[:-1])
-
-
 class _OneSide(_Solution):
     """One side's MDP against a fixed policy of the other, solved: what :class:`AgentSolution` and
     :class:`GhostSolution` share. Values are that side's own returns."""
 
     _TABLES: ClassVar[dict[str, Any]] = {
-        "values": _values_table,
+        "values": lambda self: self.model.expand(self._values[:-1]),
         "q_values": lambda self: (self.model.expand(self._q.T) if self._side == Side.AGENT
                                   else self.model.expand_q(self._q)),
         "policy": lambda self: (self.model.expand(self._actions, fill=-1) if self._side == Side.AGENT
@@ -316,7 +312,7 @@ class GameSolution(_Solution):
     """
 
     _TABLES: ClassVar[dict[str, Any]] = {
-        "values": _values_table,
+        "values": lambda self: self.model.expand(self._values[:-1]),
         "agent_q_values": lambda self: self.model.expand(self._agent_q.T),
         "ghost_q_values": lambda self: self.model.expand_q(self._ghost_q),
         "agent_policy": lambda self: self.model.expand(self._agent_actions, fill=-1),
@@ -394,7 +390,7 @@ class PolicyEvaluation(_Solution):
     """
 
     _TABLES: ClassVar[dict[str, Any]] = {
-        "values": _values_table,
+        "values": lambda self: self.model.expand(self._values[:-1]),
         "agent": lambda self: self.model.expand(self._agent.T),
         "ghost": lambda self: self.model.expand_q(self._ghost),
     }

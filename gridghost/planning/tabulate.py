@@ -27,12 +27,10 @@ from gridghost.sensing.observations import make_observations
 TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "dict", "grid", "text", "belief_vector", "belief")
 #: The encodings ``batch=True`` stacks into one array.
 _ARRAY_OBS_TYPES = ("vector", "grid", "belief_vector")
-#: The encodings a team of ``k >= 2`` ghosts is tabulated with: those whose observation is an
-#: array and a function of the state.
+#: The encodings a team of ``k >= 2`` ghosts is tabulated with (arrays, functions of the state).
 TEAM_TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
-#: The views whose ghosts' observations a team's policy is handed: the Gymnasium view's and the
-#: AEC env's (the same), or the parallel env's, which say whether the observer moves next (one
-#: more ``"vector"`` slot; ``"grid"`` says it already).
+#: The views whose ghosts' observations a team's policy is handed: the Gymnasium view's and the AEC
+#: env's (the same), or the parallel env's, which say whether the observer moves next.
 TEAM_TABULATED_VIEWS: tuple[str, ...] = ("gym", "aec", "parallel")
 
 
@@ -275,36 +273,26 @@ def _scalar(action: Any) -> Any:
 
 def tabulate_team(policy: Callable[[Any], Any] | Sequence[Callable[[Any], Any]], game: Any, obs_type: str | None = None,
                   centralised: bool = False, view: str = "gym", **encoding: Any) -> np.ndarray:
-    """A learned team as a state policy: every ghost asked in every state where the game goes
-    on, with the ghosts to move, with the observation the team's view gives it there.
+    """A learned team of ``k >= 2`` ghosts as a state policy: every ghost asked in every live
+    state, ghosts to move, with the observation the team's ``view`` gives it there.
 
     Args:
-        policy: what answers, over stacked observations (a Stable-Baselines3 model's
-            ``lambda obs: model.predict(obs, deterministic=True)[0]``): one callable
-            ``policy(observations[n, ...]) -> actions[n]`` (or the column ``[n, 1]``), shared by
-            every ghost, or a sequence of ``k`` of them, ghost ``i``'s at index ``i``; with
-            ``centralised=True``, one callable ``policy(observations[n, k, ...]) -> actions[n,
-            k]`` over the team's stacked observations, as the team Gymnasium view gives them.
-        game: the team's game (``k >= 2`` ghosts).
-        obs_type: ``"vector"`` or ``"grid"`` (:data:`TEAM_TABULATED_OBS_TYPES`); ``None`` means ``"vector"``.
-        centralised: see ``policy``.
-        view: the view the policy was trained on (:data:`TEAM_TABULATED_VIEWS`): ``"gym"`` or
-            ``"aec"`` (the same observations), or ``"parallel"``, whose observations say whether
-            the observer moves next (a ``"vector"`` observation has one more slot, 1 here).
-        **encoding: the encoding's options, as the envs take them; ``append_step_count`` and
-            ``action_mask_in_obs`` are refused (a step count is not a function of the state,
-            and a mask makes no stacked array).
+        policy: over stacked observations: one callable ``policy(observations[n, ...]) ->
+            actions[n]`` (or the column ``[n, 1]``) shared by every ghost, or ``k`` of them; with
+            ``centralised=True``, one ``policy(observations[n, k, ...]) -> actions[n, k]``, as the
+            team Gymnasium view stacks them.
+        game: the team's game; ``obs_type``: one of :data:`TEAM_TABULATED_OBS_TYPES` (``None``:
+            ``"vector"``); ``view``: one of :data:`TEAM_TABULATED_VIEWS`; ``**encoding``: the
+            encoding's options (no ``append_step_count`` or ``action_mask_in_obs``).
 
     Returns:
         ``int64[(rows, cols) * (k + 1) + (k,)]``: each ghost's move in every state (0 where the
         game is over), a form every solver function takes for the ghosts.
 
     Raises:
-        TypeError: ``policy`` is not callable (or not ``k`` callables), or the answers are not
-            integer arrays of exactly the shape above (``[k, n]`` or a flat ``[n * k]`` for
-            ``[n, k]`` is refused, never reshaped).
-        ValueError: an encoding or view that is not served, or an answer outside 0..3 (naming
-            the state).
+        TypeError: ``policy`` is not one or ``k`` callables, or answers of another shape or
+            dtype (never reshaped).
+        ValueError: an encoding, option or view not served, or an answer outside 0..3 (naming the state).
     """
     obs_type = "vector" if obs_type is None else obs_type
     check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
