@@ -134,7 +134,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
-            ghost_q = values.take(ghost_next, out=taken)  # type: ignore[arg-type]  # in place: the big array
+            # in place, the big array; the model's own indices (mode="raise" would copy via a buffer)
+            ghost_q = values.take(ghost_next, out=taken, mode="clip")  # type: ignore[call-overload]
             ghost_q *= gamma
             ghost_q += ghost_reward
             between[:sink] = _reduce(ghost_q, ghost)
@@ -169,9 +170,9 @@ def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, even
     for _ in range(horizon):
         # the ghost's half, then the agent's: one turn before the last horizon's values
         # a move that ends the game leads to the sink, whose probability is 0: the hit is the whole value
-        np.copyto(probability.take(model.ghost_next, out=taken), 1.0, where=hit_ghost)
+        np.copyto(probability.take(model.ghost_next, out=taken, mode="clip"), 1.0, where=hit_ghost)
         between_p[:sink] = np.einsum("al,al->l", ghost, taken)
-        between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next, out=taken))
+        between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next, out=taken, mode="clip"))
         new_p = agent_hit + np.einsum("al,al->l", agent, model.agent_backup(between_p))
         # every game that ends this way later ends one turn later than from the next state
         new_t = new_p + np.einsum("al,al->l", agent, model.agent_backup(between_t))

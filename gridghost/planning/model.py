@@ -358,8 +358,7 @@ class TurnModel:
         return full
 
     def expand_q(self, q: np.ndarray) -> np.ndarray:
-        """The ghosts' action values ``[joints, num_live]`` spread over every state as
-        :meth:`expand` does: ``[..., joints]``, each state's joint actions in its ghost order."""
+        """The ghosts' action values ``[joints, num_live]`` spread as :meth:`expand` does (per ghost order)."""
         if not self.symmetric:
             return self.expand(q.T)
         stored, order, to_stored = self._map()
