@@ -29,21 +29,19 @@ the motion model asks this one object; none enumerates slip outcomes or walks mo
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-
-from collections.abc import Sequence
 
 from gridghost.core import halfturn
 from gridghost.core.checks import check_action, check_ghosts, check_instance
 from gridghost.core.episode import next_mover, slip_bounds, slip_outcome
 from gridghost.core.layout import Layout
 from gridghost.core.names import ghost_names
-from gridghost.core.policies import chase_rule
+from gridghost.core.policies import chase_action, chase_table  # noqa: F401 - chase_action re-exported
 from gridghost.core.rules import (
     NUM_ACTIONS,
-    Board,
     GameState,
     Outcome,
     Rewards,
@@ -101,8 +99,6 @@ class Transitions(NamedTuple):
     ghost_rewards: np.ndarray
 
 
-#: Agent cells per block when the chase table is built.
-_CHASE_BLOCK = 256
 #: Chase tables (as an array and as bytes) by board, shared by every game on one layout while the
 #: board lives.
 _CHASE_TABLES: weakref.WeakKeyDictionary[Any, tuple[np.ndarray, bytes]] = weakref.WeakKeyDictionary()
@@ -453,8 +449,9 @@ class Game:
             raise TypeError(f"agents must be a 1-d array of int cell indices, got shape {agents.shape} "
                             f"and dtype {agents.dtype}")
         if not one and (ghosts.ndim != 2 or ghosts.shape[1] != self.ghosts):
-            raise TypeError(f"ghosts must be an int[n, {self.ghosts}] array of cell indices"
-                            f"{' (or int[n] for one ghost)' if self.ghosts == 1 else ''}, got shape {ghosts.shape}")
+            raise TypeError(f"agents must be int[n] and ghosts int[n, {self.ghosts}]"
+                            f"{' (or int[n])' if self.ghosts == 1 else ''} cell indices, got shapes "
+                            f"{agents.shape} and {ghosts.shape}")
         if len(agents) != len(ghosts):
             raise ValueError(f"agents and ghosts must have the same length, got {len(agents)} and {len(ghosts)}")
         ghosts = ghosts.astype(np.int64)
@@ -571,62 +568,6 @@ class Game:
         return tuple(index // NUM_ACTIONS**i % NUM_ACTIONS for i in range(self.ghosts))
 
 
-def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
-    """The chasing ghost's rule (:func:`~gridghost.core.policies.chase_rule`) for every pair of cells.
-
-    The rule depends on the signs of the agent's offset, on whether the vertical gap is at least
-    the horizontal one, and on which of the ghost's four moves are open: it is tabulated once over
-    those 3 x 3 x 2 x 16 cases, and the table reads that. Built in blocks of agent cells, so that
-    the work arrays stay small next to the table.
-
-    Args:
-        moves: ``int[cells, 4]``, the cell a single move leads to.
-        cols: the layout's number of columns.
-
-    Returns:
-        A read-only ``int8[cells, cells]`` array indexed ``[agent cell, ghost cell]``.
-    """
-    cells = moves.shape[0]
-    ghosts = np.arange(cells)
-    open_ = moves != ghosts[:, None]  # [ghost cell, action]
-    masks = (open_ << np.arange(NUM_ACTIONS)).sum(axis=1)  # the open moves of each ghost cell, as bits
-    rows, columns = (a.astype(np.int16) for a in np.divmod(ghosts, cols))
-    table = np.empty((cells, cells), dtype=np.int8)
-    for start in range(0, cells, _CHASE_BLOCK):
-        agents = slice(start, min(start + _CHASE_BLOCK, cells))
-        dr = rows[agents, None] - rows[None, :]  # [agent, ghost]
-        dc = columns[agents, None] - columns[None, :]
-        table[agents] = _CHASE_CASES[np.sign(dr) + 1, np.sign(dc) + 1, (np.abs(dr) >= np.abs(dc)).astype(np.int8),
-                                     masks[None, :]]
-    return _read_only(table)
-
-
-def _chase_cases() -> np.ndarray:
-    """:func:`~gridghost.core.policies.chase_rule` for every case ``[sign(dr) + 1, sign(dc) + 1,
-    |dr| >= |dc|, open-move bits]`` (cases that cannot occur are filled all the same)."""
-    cases = np.empty((3, 3, 2, 2**NUM_ACTIONS), dtype=np.int8)
-    for sign_r, sign_c, vertical_first, bits in np.ndindex(cases.shape):
-        dr = (sign_r - 1) * (2 if vertical_first else 1)
-        dc = (sign_c - 1) * (1 if vertical_first else 2)
-        open_ = tuple(bool(bits >> action & 1) for action in range(NUM_ACTIONS))
-        cases[sign_r, sign_c, vertical_first, bits] = chase_rule(dr, dc, open_)  # type: ignore[arg-type]
-    return _read_only(cases)
-
-
-def chase_action(board: Board, agent_cell: int, ghost_cell: int) -> int:
-    """The chasing ghost's move with the agent at ``agent_cell`` and itself at ``ghost_cell``
-    (cell indices), straight from the rule; :attr:`Game.chase_table` holds it for every pair.
-
-    >>> from gridghost.core.layout import CLASSIC
-    >>> from gridghost.core.rules import board_for
-    >>> chase_action(board_for(CLASSIC), 2, 19)   # agent at (0, 2), ghost at (3, 4): up
-    3
-    """
-    (ar, ac), (gr, gc) = board.position(agent_cell), board.position(ghost_cell)
-    mask = board.action_mask[ghost_cell]
-    return chase_rule(ar - gr, ac - gc, (bool(mask[0]), bool(mask[1]), bool(mask[2]), bool(mask[3])))
-
-
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -634,6 +575,4 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 _CERTAIN = _read_only(np.ones(1))
 
-
-_CHASE_CASES = _chase_cases()
 
