@@ -98,6 +98,8 @@ def test_joint_action_indices_and_the_chasing_team() -> None:
     assert all(team.joint_actions(team.joint_index(j)) == j for j in itertools.product(range(4), repeat=3))
     state = GameState(9, (15, 3, 12))
     assert team.chase_actions(state) == tuple(_team(1).chase_action(GameState(9, g)) for g in state.ghosts)
+    with pytest.raises(ValueError, match="this state has 3: use chase_actions"):
+        team.chase_action(state)
 
 
 def test_the_spec_builds_a_team_for_more_than_one_ghost() -> None:

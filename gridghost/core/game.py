@@ -175,6 +175,8 @@ class Game:
         self.num_cells = board.num_cells
         self.names = ghost_names(self.ghosts)
         self.starts = tuple(board.index(cell) for cell in layout.ghost_starts[: self.ghosts])
+        self._one = self.ghosts == 1  # ghost_step's scalar path
+        self._initial = _new_state((board.index(layout.agent_start), self.starts, _AGENT, _ONGOING))
         # the scalar hot path's tuples and bound method
         self._next_cell, self._sample = board.next_cell, slip.sample
         # the outcome of an agent landing on each cell when no ghost is there, and whose turn
@@ -231,7 +233,7 @@ class Game:
     # -- states and half-turns -------------------------------------------------------------------
     def initial_state(self) -> GameState:
         """The state after ``reset``: everyone on their start cell, the agent to move."""
-        return _new_state((self.board.index(self.layout.agent_start), self.starts, _AGENT, _ONGOING))
+        return self._initial
 
     def opening_can_end(self) -> bool:
         """Whether some outcome of some opening move of the agent ends the game (a goal or a
@@ -281,12 +283,12 @@ class Game:
             TypeError, ValueError: a bad action (see :meth:`check_joint_action`).
             ValueError: it is not the ghosts' turn or the game is over.
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS or self.ghosts != 1:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS or not self._one:
             return self._team_step(state, action)
-        agent, ghosts, turn, outcome = state
+        agent, (cell,), turn, outcome = state
         if turn != _GHOST or outcome != _ONGOING:
             raise ValueError(f"the ghost cannot move in state {state}")
-        cell = self._next_cell[ghosts[0]][action]  # halfturn.team_moves and team_lands, for one ghost
+        cell = self._next_cell[cell][action]  # halfturn.team_moves and team_lands, for one ghost
         return _new_state((agent, (cell,), _AFTER_GHOST_TURN, _CAUGHT if cell == agent else _ONGOING))
 
     def _team_step(self, state: GameState, action: Any) -> GameState:
@@ -538,7 +540,12 @@ class Game:
         Raises:
             ValueError: ``state`` holds more than one ghost (see :meth:`chase_actions`).
         """
-        return int(self.chase_table[state.agent, state.ghost])
+        try:
+            (ghost,) = state.ghosts
+        except ValueError:
+            raise ValueError(f"chase_action moves one ghost; this state has {len(state.ghosts)}: use "
+                             "chase_actions") from None
+        return self.chase_bytes[state.agent * self.num_cells + ghost]
 
     def chase_actions(self, state: GameState) -> tuple[int, ...]:
         """Every ghost's chasing move (the reference's rule, each ghost on its own): a team of
