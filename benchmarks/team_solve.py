@@ -28,7 +28,6 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Side
 from gridghost.core.slip import LongitudinalSlip
-from gridghost.core.team import TeamGame
 from gridghost.planning.team import solve_team_game
 from gridghost.planning.team_iteration import TeamRule, Workspace, joint_shift, one_turn
 from gridghost.planning.team_model import TeamModel
@@ -44,9 +43,9 @@ CASES: dict[str, tuple[int, int, float]] = {
 }
 
 
-def team(size: int, ghosts: int) -> TeamGame:
+def team(size: int, ghosts: int) -> Game:
     """The generated map of a case, with ``ghosts`` ghosts."""
-    return TeamGame(Game(Layout.generate(size, size, seed=0, ghosts=ghosts), SLIP), ghosts)
+    return Game(Layout.generate(size, size, seed=0, ghosts=ghosts), SLIP, ghosts=ghosts)
 
 
 def naive_sweep(model: TeamModel, values: np.ndarray, rewards: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -63,7 +62,7 @@ def naive_sweep(model: TeamModel, values: np.ndarray, rewards: tuple[np.ndarray,
     return np.where(model.live, np.maximum.reduce(q), 0.0)
 
 
-def sweep_times(game: TeamGame, rounds: int) -> tuple[float, float]:
+def sweep_times(game: Game, rounds: int) -> tuple[float, float]:
     """Median CPU seconds of one solver sweep and one naive sweep, interleaved."""
     model = TeamModel(game)
     rewards = model.reward_arrays(Side.AGENT)

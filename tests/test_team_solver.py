@@ -18,9 +18,8 @@ import pytest
 import gridghost
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.core.rules import Outcome, Side
+from gridghost.core.rules import GameState, Outcome, Side
 from gridghost.core.slip import LongitudinalSlip, NoSlip
-from gridghost.core.team import TeamGame, TeamState
 from gridghost.planning import (
     agent_exploitability,
     evaluate_team_policies,
@@ -58,10 +57,10 @@ def guarded_pair() -> Layout:
 
 
 # -- brute force --------------------------------------------------------------------------------------
-def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None = None,
+def brute_force(team: Game, gamma: float, sweeps: int, event: Outcome | None = None,
                 agent_policy: Any = None, team_policy: Any = None) -> dict[tuple[int, ...], float]:
     """Value iteration in plain Python over every state and every one of the 4^k joint moves,
-    through TeamGame.successors: the agent maximises and the team minimises, unless a policy
+    through Game.successors: the agent maximises and the team minimises, unless a policy
     (a function of the state index) is given; with ``event``, the probability of that outcome."""
     cells, k = team.num_cells, team.ghosts
     joints = [team.joint_actions(joint) for joint in range(4**k)]  # by joint index, ghost 0 the lowest digit
@@ -71,7 +70,7 @@ def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None
     def reward(outcome: Outcome, agent_reward: float) -> float:
         return float(outcome == event) if event is not None else agent_reward
 
-    agent_moves = {s: [team.successors(TeamState(s[0], s[1:]), action) for action in range(4)] for s in live}
+    agent_moves = {s: [team.successors(GameState(s[0], s[1:]), action) for action in range(4)] for s in live}
     team_moves: dict[tuple[int, ...], list[Any]] = {}
     for outcomes in agent_moves.values():
         for _, after, _, _ in itertools.chain.from_iterable(outcomes):
@@ -103,7 +102,7 @@ def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None
 ])
 def test_the_team_game_has_the_values_of_a_brute_force_value_iteration(rows: int, cols: int, ghosts: list,
                                                                         sweeps: int) -> None:
-    team = TeamGame(Game(tiny(rows, cols, ghosts), SLIP), len(ghosts))
+    team = Game(tiny(rows, cols, ghosts), SLIP, ghosts=len(ghosts))
     solution = solve_team_game(game=team, gamma=0.9, horizon=sweeps)
     expected = brute_force(team, 0.9, sweeps)
     got = {s: float(solution._values[s]) for s in expected}
@@ -120,7 +119,7 @@ def test_the_team_game_has_the_values_of_a_brute_force_value_iteration(rows: int
 
 
 def test_fixed_policies_and_outcome_probabilities_match_the_brute_force() -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     solution = solve_team_game(game=team, gamma=0.95)
     model = solution.model
     agent = lambda s: int(solution._agent_actions[s])  # noqa: E731
@@ -130,7 +129,7 @@ def test_fixed_policies_and_outcome_probabilities_match_the_brute_force() -> Non
         expected = brute_force(team, 1.0, 15, event, agent, joint)
         assert method(*start, horizon=15) == pytest.approx(expected[model.start()], abs=1e-12)
     chasers = solve_team_agent(game=team, team="chase", gamma=0.95, horizon=10)
-    chase = lambda s: team.joint_index(team.chase_actions(TeamState(s[0], s[1:])))  # noqa: E731
+    chase = lambda s: team.joint_index(team.chase_actions(GameState(s[0], s[1:])))  # noqa: E731
     expected = brute_force(team, 0.95, 10, team_policy=chase)
     assert max(abs(float(chasers._values[s]) - v) for s, v in expected.items()) < 1e-9
 
@@ -143,7 +142,7 @@ def test_one_ghost_as_a_team_of_one_is_the_one_ghost_solver() -> None:
     assert not (team.values.flags.writeable or team.team_policy.flags.writeable)
     start = CLASSIC.agent_start, CLASSIC.ghost_start
     assert team.success_probability(start[0], [start[1]]) == pytest.approx(one.success_probability(*start), abs=1e-12)
-    chasing = solve_team_agent(game=TeamGame(game, 1), team="chase")
+    chasing = solve_team_agent(game=game, team="chase")
     assert np.abs(chasing.values - solve_agent(game=game).values).max() < 1e-9
     assert team_ghosts_exploitability("chase", game=game) == pytest.approx(ghost_exploitability("chase", game=game),
                                                                            abs=1e-7)
@@ -164,7 +163,7 @@ def test_every_ghost_more_can_only_help_the_team_up_to_four() -> None:
 
 
 def test_the_grid_shifts_reduce_as_gathers_do() -> None:
-    model = TeamModel(TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2))
+    model = TeamModel(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2))
     values = np.random.default_rng(0).random(model.shape)
     shifts, model._shifts = model._shifts, None
     for axis, how in itertools.product((1, 2), ("min", "max")):
@@ -177,7 +176,7 @@ def test_the_grid_shifts_reduce_as_gathers_do() -> None:
 
 # -- best responses and exploitability -----------------------------------------------------------------
 def test_the_minimax_pair_is_unexploitable_and_independent_chasers_are_exploited() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 1), (2, 3)], walls=False), SLIP), 2)
+    team = Game(tiny(3, 4, [(0, 1), (2, 3)], walls=False), SLIP, ghosts=2)
     game = solve_team_game(game=team)
     assert team_ghosts_exploitability(game.team_policy, game=team) == pytest.approx(0.0, abs=1e-6)
     assert team_agent_exploitability(game.agent_policy, game=team) == pytest.approx(0.0, abs=1e-6)
@@ -198,7 +197,7 @@ def test_the_minimax_pair_is_unexploitable_and_independent_chasers_are_exploited
 
 
 def test_the_teams_best_response_to_the_minimax_agent_holds_it_to_the_games_value() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2)
+    team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
     game = solve_team_game(game=team)
     reply = solve_team_ghosts(game=team, agent=game.agent_policy)
     assert reply.value(*game.start) == pytest.approx(-game.value(*game.start), abs=1e-7)  # zero-sum rewards
@@ -208,19 +207,19 @@ def test_the_teams_best_response_to_the_minimax_agent_holds_it_to_the_games_valu
 
 
 def test_every_form_of_a_team_policy_plays_the_same() -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     model = TeamModel(team)
     chase = evaluate_team_policies("random", "chase", game=team)
     joint = np.zeros(model.shape, dtype=np.int64)
     per_ghost = np.zeros((*model.shape, 2), dtype=np.int64)
     for s in zip(*np.nonzero(model.live), strict=True):
-        per_ghost[s] = team.chase_actions(TeamState(int(s[0]), tuple(int(g) for g in s[1:])))
+        per_ghost[s] = team.chase_actions(GameState(int(s[0]), tuple(int(g) for g in s[1:])))
         joint[s] = team.joint_index(per_ghost[s])
     probabilities = np.eye(16)[joint]
 
     def chase_callable(agent_pos: Any, ghost_positions: Any) -> tuple[int, ...]:
         state = model.state(agent_pos, ghost_positions)
-        return team.chase_actions(TeamState(state[0], state[1:]))
+        return team.chase_actions(GameState(state[0], state[1:]))
 
     for form in (joint, per_ghost, probabilities, chase_callable, model.grid(joint)):
         assert np.abs(evaluate_team_policies("random", form, game=team).values - chase.values).max() < 1e-9
@@ -230,12 +229,12 @@ def test_every_form_of_a_team_policy_plays_the_same() -> None:
 
 # -- the budget ------------------------------------------------------------------------------------------
 def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2)
+    team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
     needed = team_bytes(12, 2)
     with pytest.raises(ValueError, match=r"12 \*\* 3 = 1,728 joint states, about [\d,]+ bytes .*max_bytes=1,000"):
         solve_team_game(game=team, max_bytes=1000)
     assert solve_team_game(game=team, max_bytes=needed).sweeps > 0
-    huge = TeamGame(Game(Layout.generate(16, 16, seed=0), SLIP), 1)
+    huge = Game(Layout.generate(16, 16, seed=0), SLIP, ghosts=1)
     big = Layout.from_dict({**huge.layout.to_dict(), "ghost_start": [[0, 0], [0, 1], [0, 2], [0, 3]]})
     with pytest.raises(ValueError, match=r"256 \*\* 5 = 1,099,511,627,776 joint states.*max_bytes=1,073,741,824"):
         solve_team_game(big, SLIP, ghosts=4)  # 1.1e12 states: allocating would fail outright
@@ -247,7 +246,7 @@ def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated
 def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
     import tracemalloc
 
-    team = TeamGame(Game(Layout.generate(5, 5, seed=3, ghosts=2), SLIP), 2)
+    team = Game(Layout.generate(5, 5, seed=3, ghosts=2), SLIP, ghosts=2)
     tracemalloc.start()
     try:
         solution = solve_team_game(game=team)
@@ -260,15 +259,15 @@ def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
 
 @pytest.mark.parametrize("value", [0, -5, 1.5, "1GiB", True])
 def test_a_bad_budget_is_named(value: Any) -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     with pytest.raises((TypeError, ValueError), match="max_bytes"):
         solve_team_game(game=team, max_bytes=value)
 
 
 # -- bad input -------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def small() -> tuple[TeamGame, Any]:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+def small() -> tuple[Game, Any]:
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     return team, solve_team_game(game=team)
 
 
@@ -325,7 +324,7 @@ def test_the_game_is_passed_once_and_must_be_a_game(small: Any) -> None:
         solve_team_game(CLASSIC, game=small[0])
     with pytest.raises(ValueError, match="not both"):
         solve_team_game(ghosts=2, game=small[0])
-    with pytest.raises(TypeError, match=r"game must be a gridghost.core.team.TeamGame"):
+    with pytest.raises(TypeError, match=r"game must be a gridghost.core.game.Game"):
         solve_team_game(game="classic")
     with pytest.raises(TypeError, match=r"spec must be a gridghost.GameSpec"):
         solve_team_game(spec=42)
@@ -344,7 +343,7 @@ def test_undiscounted_values_without_a_horizon_are_refused_where_the_game_may_no
 
 
 def test_the_one_ghost_solvers_name_the_team_solvers_for_a_team() -> None:
-    team = TeamGame(Game(guarded_pair(), SLIP), 2)
+    team = Game(guarded_pair(), SLIP, ghosts=2)
     with pytest.raises(TypeError, match=r"game is a team game .2 ghosts.*solve_team_game"):
         solve_game(game=team)
     spec = gridghost.GameSpec(layout=guarded_pair(), ghosts=2)
@@ -375,7 +374,7 @@ def test_a_coordination_map_takes_two_ghosts_that_work_together(name: str) -> No
     layout = gridghost.maps.load(name)
     game = Game(layout, SLIP)  # the defaults: longitudinal slip 0.2, the reference's rewards, gamma 0.99
     one = solve_game(game=game).success_probability(layout.agent_start, layout.ghost_start, horizon=100)
-    team = TeamGame(game, 2)
+    team = Game(game.layout, game.slip, ghosts=2)
     start = layout.agent_start, layout.ghost_starts[:2]
     chasers = solve_team_agent(game=team, team="chase").success_probability(*start, horizon=100)
     optimum = solve_team_game(game=team).success_probability(*start, horizon=100)

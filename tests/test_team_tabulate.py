@@ -94,7 +94,7 @@ def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], messa
 
 
 def test_the_game_is_a_team_given_once() -> None:
-    with pytest.raises(TypeError, match=r"game must be a gridghost\.core\.team\.TeamGame"):
+    with pytest.raises(TypeError, match=r"game must be a gridghost\.core\.game\.Game of ghosts >= 2"):
         tabulate_team_policy(hashed_actions, spec=resolve())
     with pytest.raises(ValueError, match="one of the two"):
         tabulate_team_policy(hashed_actions)

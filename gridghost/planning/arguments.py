@@ -22,12 +22,11 @@ from gridghost.core.checks import check_instance
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import make_slip
-from gridghost.core.team import TeamGame
 
 
 def _one_ghost(game: Any, argument: str) -> Any:
     """``game``, unless it is a team game: the one-ghost solvers say which to call instead."""
-    if isinstance(game, TeamGame):
+    if isinstance(game, Game) and game.ghosts > 1:
         raise TypeError(
             f"{argument} is a team game ({game.ghosts} ghosts) and this solver takes one ghost (a "
             f"gridghost.core.game.Game); solve a team with gridghost.planning.solve_team_game, solve_team_agent, "

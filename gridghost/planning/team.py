@@ -1,4 +1,4 @@
-"""Exact solutions of a team game (:class:`~gridghost.core.team.TeamGame`: one agent against ``k``
+"""Exact solutions of a team game (:class:`~gridghost.core.game.Game`: one agent against ``k``
 ghosts that move together): the zero-sum game, each side's best response to a fixed policy of
 the other, two fixed policies against each other, and exploitability.
 
@@ -8,7 +8,7 @@ turn, values are the agent's return (the team's own for :func:`solve_team_ghosts
 outcome probabilities count full turns. A state is the agent's position and the ghosts' positions,
 ``(agent_pos, ghost_positions)``, with ``ghost_positions`` one ``(row, col)`` per ghost in the
 ghosts' order; the team is one player whose move is the ghosts' ``k`` moves (a joint index, ghost
-0 the lowest base-4 digit, as :meth:`~gridghost.core.team.TeamGame.joint_index`). With the team's
+0 the lowest base-4 digit, as :meth:`~gridghost.core.game.Game.joint_index`). With the team's
 moves simultaneous and the state known to everyone, the game is turn-based, so pure optimal
 policies exist and value iteration finds them.
 
@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 
 from gridghost.core.checks import check_limit
+from gridghost.core.game import Game
 from gridghost.core.names import NUM_ACTIONS
 from gridghost.core.rules import Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel
-from gridghost.core.team import TeamGame
 from gridghost.planning import iteration
 from gridghost.planning.iteration import _check_settings
 from gridghost.planning.team_iteration import (
@@ -82,7 +82,7 @@ class _TeamSolution:
     """What every team solution shares.
 
     Attributes:
-        team: the :class:`~gridghost.core.team.TeamGame`; ``layout`` its map, ``ghosts`` its size.
+        team: the :class:`~gridghost.core.game.Game`; ``layout`` its map, ``ghosts`` its size.
         model: the :class:`~gridghost.planning.team_model.TeamModel` solved.
         gamma, tol, horizon: the settings; ``sweeps`` the sweeps made, ``residual`` the last change.
         start: the start state, ``(agent_start, ghost_starts)``.
@@ -332,7 +332,7 @@ def _model(layout: Any, slip: Any, rewards: Any, ghosts: Any, game: Any, spec: A
 
 def solve_team_game(layout: Any = None, slip: str | SlipModel | None = None, rewards: Rewards | str | None = None,
                     ghosts: int | None = None, gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None, *,
-                    game: TeamGame | Any = None, spec: Any = None, max_bytes: int | None = None,
+                    game: Game | Any = None, spec: Any = None, max_bytes: int | None = None,
                     progress_bar: bool = False) -> TeamGameSolution:
     """Solve the zero-sum team game: the agent maximises its return, the team of ghosts (one
     player choosing all their moves) minimises it, slip is chance.
@@ -342,7 +342,7 @@ def solve_team_game(layout: Any = None, slip: str | SlipModel | None = None, rew
             :func:`~gridghost.planning.solve_game`.
         ghosts: the team's size with the settings one by one (default 2; the ghosts start on the
             map's first starts).
-        game: the whole game instead: a :class:`~gridghost.core.team.TeamGame` (or a one-ghost
+        game: the whole game instead: a :class:`~gridghost.core.game.Game` (or a one-ghost
             :class:`~gridghost.core.game.Game`, played as a team of one).
         spec: the game's settings instead (a :class:`gridghost.GameSpec` with ``ghosts=k``), read
             as ``spec.game()``.
@@ -363,7 +363,7 @@ def solve_team_game(layout: Any = None, slip: str | SlipModel | None = None, rew
 
 def solve_team_agent(layout: Any = None, slip: str | SlipModel | None = None, team: Any = "chase",
                      rewards: Rewards | str | None = None, ghosts: int | None = None, gamma: float = 0.99,
-                     tol: float = 1e-10, horizon: int | None = None, *, game: TeamGame | Any = None, spec: Any = None,
+                     tol: float = 1e-10, horizon: int | None = None, *, game: Game | Any = None, spec: Any = None,
                      max_bytes: int | None = None, progress_bar: bool = False) -> TeamAgentSolution:
     """Solve the agent's MDP against a fixed team policy (its best response).
 
@@ -387,7 +387,7 @@ def solve_team_agent(layout: Any = None, slip: str | SlipModel | None = None, te
 
 def solve_team_ghosts(layout: Any = None, slip: str | SlipModel | None = None, agent: Any = "random",
                       rewards: Rewards | str | None = None, ghosts: int | None = None, gamma: float = 0.99,
-                      tol: float = 1e-10, horizon: int | None = None, *, game: TeamGame | Any = None,
+                      tol: float = 1e-10, horizon: int | None = None, *, game: Game | Any = None,
                       spec: Any = None, max_bytes: int | None = None,
                       progress_bar: bool = False) -> TeamGhostsSolution:
     """Solve the team's MDP against a fixed agent policy: the team maximises its own reward (the
@@ -413,7 +413,7 @@ def solve_team_ghosts(layout: Any = None, slip: str | SlipModel | None = None, a
 def evaluate_team_policies(agent_policy: Any, team_policy: Any, layout: Any = None,
                            slip: str | SlipModel | None = None, rewards: Rewards | str | None = None,
                            ghosts: int | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                           horizon: int | None = None, *, game: TeamGame | Any = None, spec: Any = None,
+                           horizon: int | None = None, *, game: Game | Any = None, spec: Any = None,
                            max_bytes: int | None = None, progress_bar: bool = False) -> TeamPolicyEvaluation:
     """Evaluate a fixed agent policy against a fixed team policy exactly: the agent's value and
     the outcome probabilities within a horizon, from every state.
@@ -443,7 +443,7 @@ def _start_value(model: TeamModel, agent: Any, team: TeamRule, gamma: float, tol
 def team_exploitability(agent_policy: Any, team_policy: Any, layout: Any = None,
                         slip: str | SlipModel | None = None, rewards: Rewards | str | None = None,
                         ghosts: int | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                        horizon: int | None = None, *, game: TeamGame | Any = None, spec: Any = None,
+                        horizon: int | None = None, *, game: Game | Any = None, spec: Any = None,
                         max_bytes: int | None = None) -> float:
     """What the two policies give away together against exact best responses, from the start, in
     the zero-sum team game of the agent's rewards (OpenSpiel's NashConv, as
@@ -467,7 +467,7 @@ def team_exploitability(agent_policy: Any, team_policy: Any, layout: Any = None,
 
 def team_agent_exploitability(agent_policy: Any, layout: Any = None, slip: str | SlipModel | None = None,
                               rewards: Rewards | str | None = None, ghosts: int | None = None, gamma: float = 0.99,
-                              tol: float = 1e-10, horizon: int | None = None, *, game: TeamGame | Any = None,
+                              tol: float = 1e-10, horizon: int | None = None, *, game: Game | Any = None,
                               spec: Any = None, max_bytes: int | None = None) -> float:
     """How far below the team game's value an agent policy falls against a team that best
     responds to it, from the start: ``v* - min_t v(agent_policy, t)``, >= 0, 0 for a minimax agent.
@@ -488,7 +488,7 @@ def team_agent_exploitability(agent_policy: Any, layout: Any = None, slip: str |
 
 def team_ghosts_exploitability(team_policy: Any, layout: Any = None, slip: str | SlipModel | None = None,
                                rewards: Rewards | str | None = None, ghosts: int | None = None, gamma: float = 0.99,
-                               tol: float = 1e-10, horizon: int | None = None, *, game: TeamGame | Any = None,
+                               tol: float = 1e-10, horizon: int | None = None, *, game: Game | Any = None,
                                spec: Any = None, max_bytes: int | None = None) -> float:
     """How far above the team game's value an agent that best responds to a team policy gets,
     from the start: ``max_a v(a, team_policy) - v*``, >= 0, 0 for a minimax team. Independent

@@ -21,9 +21,8 @@ passed), before allocating anything (:func:`team_bytes` is the estimate).
 >>> from gridghost.core.game import Game
 >>> from gridghost.core.layout import Layout
 >>> from gridghost.core.slip import NoSlip
->>> from gridghost.core.team import TeamGame
 >>> layout = Layout(np.zeros((3, 3), int), goals=[(0, 0)], agent_start=(1, 1), ghost_start=[(2, 2), (2, 0)])
->>> model = TeamModel(TeamGame(Game(layout, NoSlip()), ghosts=2))
+>>> model = TeamModel(Game(layout, NoSlip(), ghosts=2))
 >>> model.shape, int(model.live.sum())  # 9 ** 3 states: the agent off the goal and off both ghosts in 8 * 8 * 8
 ((9, 9, 9), 512)
 """
@@ -35,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from gridghost.core.checks import check_cell, check_limit
+from gridghost.core.game import Game
 from gridghost.core.names import NUM_ACTIONS
 from gridghost.core.rules import Outcome, Side
-from gridghost.core.team import TeamGame
 
 #: The most bytes of arrays the team solver allocates unless told otherwise (``max_bytes=``): 1 GiB
 #: takes 2 ghosts on a 13 x 13 map, 3 ghosts on a 6 x 7 one or 4 ghosts on a 4 x 5 one.
@@ -66,7 +65,7 @@ def team_bytes(cells: int, ghosts: int, per_state: int = 0) -> int:
     return team_states(cells, ghosts) * (BYTES_PER_STATE + per_state)
 
 
-def check_budget(team: TeamGame, max_bytes: Any, per_state: int = 0) -> int:
+def check_budget(team: Game, max_bytes: Any, per_state: int = 0) -> int:
     """Refuse a team game whose arrays exceed the budget, before anything is allocated.
 
     Args:
@@ -96,7 +95,7 @@ def check_budget(team: TeamGame, max_bytes: Any, per_state: int = 0) -> int:
 
 
 class TeamModel:
-    """A :class:`~gridghost.core.team.TeamGame` as dense arrays over its joint states.
+    """A :class:`~gridghost.core.game.Game` as dense arrays over its joint states.
 
     Args:
         team: the game.
@@ -112,15 +111,15 @@ class TeamModel:
         live: ``bool[shape]``, the game goes on (neither); ``over`` its negation.
 
     Raises:
-        TypeError: ``team`` is not a TeamGame.
+        TypeError: ``team`` is not a Game.
         TypeError, ValueError: as :func:`check_budget`.
     """
 
-    def __init__(self, team: TeamGame, max_bytes: Any = None, per_state: int = 0) -> None:
-        if not isinstance(team, TeamGame):
-            raise TypeError(f"team must be a gridghost.core.team.TeamGame, got {team!r}")
+    def __init__(self, team: Game, max_bytes: Any = None, per_state: int = 0) -> None:
+        if not isinstance(team, Game):
+            raise TypeError(f"team must be a gridghost.core.game.Game, got {team!r}")
         self.bytes = check_budget(team, max_bytes, per_state)
-        self.team, self.game = team, team.game
+        self.team = self.game = team
         self.ghosts, self.cells = k, cells = team.ghosts, team.num_cells
         self.rows, self.cols = team.layout.shape
         self.shape = (cells,) * (k + 1)
@@ -138,7 +137,7 @@ class TeamModel:
         identity = np.arange(cells)
         self.agent_outcomes = tuple(
             tuple((float(p), None if np.array_equal(dest, identity) else np.asarray(dest))
-                  for p, dest in zip(*team.game.outcomes[action], strict=True) if p > 0.0)
+                  for p, dest in zip(*team.outcomes[action], strict=True) if p > 0.0)
             for action in range(NUM_ACTIONS))
         self._shifts = self._grid_shifts()
 

@@ -22,23 +22,22 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_action
+from gridghost.core.checks import check_action, check_ghosts
 from gridghost.core.game import Game
 from gridghost.core.names import NUM_ACTIONS
-from gridghost.core.team import TeamGame, check_ghosts
 from gridghost.planning.arguments import solver_game
 from gridghost.planning.team_iteration import TeamRule, joint_indices
 from gridghost.planning.team_model import AGENT_POLICY_BYTES, TEAM_TABLE_BYTES, TeamModel
 
 
 def team_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghosts: Any = None, *,
-              game: Any = None, spec: Any = None) -> TeamGame:
+              game: Any = None, spec: Any = None) -> Game:
     """The team game of a team solver's arguments.
 
     Args:
         layout, slip, rewards: the settings one by one, as :func:`~gridghost.planning.solve_game`
             takes them; ``ghosts`` (default 2) the team's size, its ghosts on the map's first starts.
-        game: the whole game instead: a :class:`~gridghost.core.team.TeamGame`, or a one-ghost
+        game: the whole game instead: a :class:`~gridghost.core.game.Game`, or a one-ghost
             :class:`~gridghost.core.game.Game` (played as a team of one).
         spec: the game's settings instead (a :class:`gridghost.GameSpec`), read as ``spec.game()``.
 
@@ -55,13 +54,12 @@ def team_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghosts:
             if not callable(getattr(spec, "game", None)):
                 raise TypeError(f"spec must be a gridghost.GameSpec (with a game() method), got {spec!r}")
             game = spec.game()
-        if isinstance(game, TeamGame):
-            return game
         if not isinstance(game, Game):
-            raise TypeError(f"game must be a gridghost.core.team.TeamGame or a gridghost.core.game.Game, got {game!r}")
-        return TeamGame(game, 1)
+            raise TypeError(f"game must be a gridghost.core.game.Game, got {game!r}")
+        return game
     ghosts = 2 if ghosts is None else check_ghosts(ghosts)
-    return TeamGame(solver_game(layout, slip, rewards, stacklevel=4), ghosts)
+    one = solver_game(layout, slip, rewards, stacklevel=4)
+    return Game(one.layout, one.slip, one.agent_rewards, one.ghost_rewards, ghosts=ghosts)
 
 
 def policy_bytes(agent: Any = None, team: Any = None, ghosts: int = 1) -> int:
@@ -215,7 +213,7 @@ def joint_actions(table: np.ndarray, ghosts: int) -> np.ndarray:
 
 def chase_actions(model: TeamModel) -> np.ndarray:
     """Every ghost's chasing move in every state, ``int[*shape, k]``: independent chasers, each
-    the reference's rule on its own (:meth:`~gridghost.core.team.TeamGame.chase_actions`)."""
+    the reference's rule on its own (:meth:`~gridghost.core.game.Game.chase_actions`)."""
     table = np.asarray(model.game.chase_table).reshape(model.cells, model.cells)
     k = model.ghosts
     agent = np.arange(model.cells).reshape((model.cells,) + (1,) * k)

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from gridghost.core.checks import check_choice
+from gridghost.core.game import Game
 from gridghost.core.names import NUM_ACTIONS, ghost_names
-from gridghost.core.rules import Outcome, Side
-from gridghost.core.team import TeamGame, TeamState
+from gridghost.core.rules import GameState, Outcome, Side
 from gridghost.planning.tabulate import policy_answer
 from gridghost.sensing.observations import make_observations
 
@@ -28,7 +28,7 @@ TEAM_TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
 TEAM_TABULATED_VIEWS: tuple[str, ...] = ("gym", "aec", "parallel")
 
 
-def live_team_states(game: TeamGame) -> np.ndarray:
+def live_team_states(game: Game) -> np.ndarray:
     """Every joint state where the game goes on, as rows ``(agent cell, ghost 0's, ...)``:
     ``int64[n, k + 1]`` in row-major order of the state index."""
     cells = game.num_cells
@@ -53,7 +53,7 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
             - with ``centralised=True``, one callable ``policy(observations[n, k, ...]) ->
               actions[n, k]`` over the team's stacked observations, as the team Gymnasium view
               (``controlled="ghosts"``) gives them.
-        game: the team's :class:`~gridghost.core.team.TeamGame`; or ``spec=``, its settings
+        game: the team's :class:`~gridghost.core.game.Game`; or ``spec=``, its settings
             (read as ``spec.game()``; its encoding and options are the defaults of ``obs_type``
             and ``**encoding``).
         obs_type: ``"vector"`` or ``"grid"``; ``None`` means the spec's, or ``"vector"``.
@@ -88,8 +88,9 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
         game = spec.game()
         obs_type = spec.obs_type if obs_type is None else obs_type
     obs_type = "vector" if obs_type is None else obs_type
-    if not isinstance(game, TeamGame):
-        raise TypeError(f"game must be a gridghost.core.team.TeamGame (spec= with ghosts >= 2), got {game!r}")
+    if not isinstance(game, Game) or game.ghosts < 2:
+        raise TypeError(f"game must be a gridghost.core.game.Game of ghosts >= 2 (spec= with ghosts >= 2), "
+                        f"got {game!r}")
     check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
     check_choice(view, "view", TEAM_TABULATED_VIEWS)
     if encoding.get("append_step_count") or encoding.get("action_mask_in_obs"):
@@ -102,7 +103,7 @@ def tabulate_team_policy(policy: Callable[[Any], Any] | Sequence[Callable[[Any],
     observers = [encoder.observer(name) for name in names]
     # [n, k, ...]; an encoder may return its own buffer: each observation is copied as it comes
     observations = np.stack([
-        np.stack([np.array(observe(TeamState(int(row[0]), tuple(int(c) for c in row[1:]), Side.GHOST,
+        np.stack([np.array(observe(GameState(int(row[0]), tuple(int(c) for c in row[1:]), Side.GHOST,
                                              Outcome.ONGOING))) for observe in observers])
         for row in states
     ])
@@ -128,7 +129,7 @@ def _policies(policy: Any, k: int, centralised: bool) -> list[Callable[[Any], An
                     f"got {policy!r}")
 
 
-def _checked(answer: Any, shape: tuple[int, ...], states: np.ndarray, game: TeamGame, ghost: int | None = None) -> Any:
+def _checked(answer: Any, shape: tuple[int, ...], states: np.ndarray, game: Game, ghost: int | None = None) -> Any:
     """The policy's ``answer`` as ``int64[shape]`` actions, checked."""
     who = "the team" if ghost is None else f"ghost {ghost}"
     # one ghost's answer may be the column [n, 1] some predict() return; the team's is [n, k] exactly
