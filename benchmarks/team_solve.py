@@ -19,7 +19,6 @@ import time
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.slip import LongitudinalSlip
-from gridghost.core.team import TeamGame
 from gridghost.planning import MAX_BYTES, clear_caches, solve_game
 from gridghost.planning.model import live_count, model_bytes
 
@@ -45,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.cases:
         size, ghosts, target = CASES[name]
         layout = Layout.generate(size, size, seed=0, ghosts=ghosts)
-        game = TeamGame(Game(layout, LongitudinalSlip(0.2)), ghosts)
+        game = Game(layout, LongitudinalSlip(0.2), ghosts=ghosts)
         cells, goals = size * size, len(layout.goals)
         stored = live_count(cells, goals, ghosts, symmetric=True)
         estimate = model_bytes(cells, goals, ghosts, symmetric=True)

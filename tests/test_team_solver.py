@@ -20,9 +20,8 @@ import pytest
 import gridghost
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.core.rules import Outcome, Side
+from gridghost.core.rules import GameState, Outcome, Side
 from gridghost.core.slip import LongitudinalSlip, NoSlip
-from gridghost.core.team import TeamGame, TeamState
 from gridghost.planning import (
     GameSolution,
     agent_exploitability,
@@ -39,7 +38,7 @@ SLIP = LongitudinalSlip(0.2)
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def where(team: TeamGame, state: tuple[int, ...]) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+def where(team: Game, state: tuple[int, ...]) -> tuple[tuple[int, int], list[tuple[int, int]]]:
     """A state ``(agent cell, ghost cells...)`` as the solutions read it: positions."""
     cols = team.layout.cols
     return divmod(state[0], cols), [divmod(cell, cols) for cell in state[1:]]
@@ -63,10 +62,10 @@ def guarded_pair() -> Layout:
 
 
 # -- brute force --------------------------------------------------------------------------------------
-def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None = None,
+def brute_force(team: Game, gamma: float, sweeps: int, event: Outcome | None = None,
                 agent_policy: Any = None, team_policy: Any = None) -> dict[tuple[int, ...], float]:
     """Value iteration in plain Python over every state and every one of the 4^k joint moves,
-    through TeamGame.successors: the agent maximises and the team minimises, unless a policy
+    through Game.successors: the agent maximises and the team minimises, unless a policy
     (a function of the state index) is given; with ``event``, the probability of that outcome."""
     cells, k = team.num_cells, team.ghosts
     joints = [team.joint_actions(joint) for joint in range(4**k)]  # by joint index, ghost 0 the lowest digit
@@ -76,7 +75,7 @@ def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None
     def reward(outcome: Outcome, agent_reward: float) -> float:
         return float(outcome == event) if event is not None else agent_reward
 
-    agent_moves = {s: [team.successors(TeamState(s[0], s[1:]), action) for action in range(4)] for s in live}
+    agent_moves = {s: [team.successors(GameState(s[0], s[1:]), action) for action in range(4)] for s in live}
     team_moves: dict[tuple[int, ...], list[Any]] = {}
     for outcomes in agent_moves.values():
         for _, after, _, _ in itertools.chain.from_iterable(outcomes):
@@ -108,7 +107,7 @@ def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None
 ])
 def test_the_team_game_has_the_values_of_a_brute_force_value_iteration(rows: int, cols: int, ghosts: list,
                                                                         sweeps: int) -> None:
-    team = TeamGame(Game(tiny(rows, cols, ghosts), SLIP), len(ghosts))
+    team = Game(tiny(rows, cols, ghosts), SLIP, ghosts=len(ghosts))
     solution = solve_game(game=team, gamma=0.9, horizon=sweeps)
     expected = brute_force(team, 0.9, sweeps)
     got = {s: solution.value(*where(team, s)) for s in expected}
@@ -123,7 +122,7 @@ def test_the_team_game_has_the_values_of_a_brute_force_value_iteration(rows: int
 
 
 def test_fixed_policies_and_outcome_probabilities_match_the_brute_force() -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     solution = solve_game(game=team, gamma=0.95)
     agent = lambda s: solution.agent_action(*where(team, s))  # noqa: E731
     joint = lambda s: team.joint_index(solution.ghost_action(*where(team, s)))  # noqa: E731
@@ -132,24 +131,24 @@ def test_fixed_policies_and_outcome_probabilities_match_the_brute_force() -> Non
         expected = brute_force(team, 1.0, 15, event, agent, joint)
         assert method(*start, horizon=15) == pytest.approx(expected[(initial.agent, *initial.ghosts)], abs=1e-12)
     chasers = solve_agent(game=team, ghost="chase", gamma=0.95, horizon=10)
-    chase = lambda s: team.joint_index(team.chase_actions(TeamState(s[0], s[1:])))  # noqa: E731
+    chase = lambda s: team.joint_index(team.chase_actions(GameState(s[0], s[1:])))  # noqa: E731
     expected = brute_force(team, 0.95, 10, team_policy=chase)
     assert max(abs(chasers.value(*where(team, s)) - v) for s, v in expected.items()) < 1e-9
 
 
 def test_one_ghost_as_a_team_of_one_is_the_one_ghost_solver() -> None:
-    game = Game(CLASSIC, SLIP)
-    one, team = solve_game(game=game), solve_game(game=TeamGame(game, 1))
+    game, same = Game(CLASSIC, SLIP), Game(CLASSIC, SLIP, ghosts=1)
+    one, team = solve_game(game=game), solve_game(game=same)
     assert np.array_equal(one.values, team.values)
     assert (one.agent_policy == team.agent_policy).all() and (one.ghost_policy == team.team_policy).all()
     assert not (team.values.flags.writeable or team.team_policy.flags.writeable)
     start = CLASSIC.agent_start, CLASSIC.ghost_start
     assert team.success_probability(start[0], [start[1]]) == one.success_probability(*start)
     assert team.team_action(start[0], [start[1]]) == (one.ghost_action(*start),)
-    chasing = solve_agent(game=TeamGame(game, 1), ghost="chase")
+    chasing = solve_agent(game=same, ghost="chase")
     assert np.array_equal(chasing.values, solve_agent(game=game).values)
-    assert ghost_exploitability("chase", game=TeamGame(game, 1)) == ghost_exploitability("chase", game=game)
-    assert agent_exploitability("random", game=TeamGame(game, 1)) == agent_exploitability("random", game=game)
+    assert ghost_exploitability("chase", game=same) == ghost_exploitability("chase", game=game)
+    assert agent_exploitability("random", game=same) == agent_exploitability("random", game=game)
 
 
 def test_every_ghost_more_can_only_help_the_team_up_to_four() -> None:
@@ -168,7 +167,7 @@ def test_every_ghost_more_can_only_help_the_team_up_to_four() -> None:
 @pytest.mark.parametrize(("rows", "cols", "ghosts"), [(2, 3, [(0, 0), (1, 2)]), (3, 3, [(0, 0), (1, 2), (2, 2)])])
 def test_states_stored_by_multisets_have_the_values_of_every_ordered_state(rows: int, cols: int,
                                                                            ghosts: list) -> None:
-    team = TeamGame(Game(tiny(rows, cols, ghosts), SLIP), len(ghosts))
+    team = Game(tiny(rows, cols, ghosts), SLIP, ghosts=len(ghosts))
     k, cells = team.ghosts, team.num_cells
     ordered, stored = TurnModel(team), TurnModel(team, symmetric=True)
     # the agent off the goal and off every ghost: (cells - 1) ** k ordered placements of the
@@ -197,7 +196,7 @@ def test_states_stored_by_multisets_have_the_values_of_every_ordered_state(rows:
 
 # -- best responses and exploitability -----------------------------------------------------------------
 def test_the_minimax_pair_is_unexploitable_and_independent_chasers_are_exploited() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 1), (2, 3)], walls=False), SLIP), 2)
+    team = Game(tiny(3, 4, [(0, 1), (2, 3)], walls=False), SLIP, ghosts=2)
     game = solve_game(game=team)
     assert ghost_exploitability(game.team_policy, game=team) == pytest.approx(0.0, abs=1e-6)
     assert agent_exploitability(game.agent_policy, game=team) == pytest.approx(0.0, abs=1e-6)
@@ -218,7 +217,7 @@ def test_the_minimax_pair_is_unexploitable_and_independent_chasers_are_exploited
 
 
 def test_the_teams_best_response_to_the_minimax_agent_holds_it_to_the_games_value() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2)
+    team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
     game = solve_game(game=team)
     reply = solve_ghost(game=team, agent=game.agent_policy)
     assert reply.value(*game.start) == pytest.approx(-game.value(*game.start), abs=1e-7)  # zero-sum rewards
@@ -228,19 +227,19 @@ def test_the_teams_best_response_to_the_minimax_agent_holds_it_to_the_games_valu
 
 
 def test_every_form_of_a_team_policy_plays_the_same() -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     shape = (6, 6, 6)
     chase = evaluate_policies("random", "chase", game=team)
     joint = np.zeros(shape, dtype=np.int64)
     per_ghost = np.zeros((*shape, 2), dtype=np.int64)
     for s in itertools.product(range(6), repeat=3):
-        per_ghost[s] = team.chase_actions(TeamState(s[0], s[1:]))
+        per_ghost[s] = team.chase_actions(GameState(s[0], s[1:]))
         joint[s] = team.joint_index(per_ghost[s])
     probabilities = np.eye(16)[joint]
 
     def chase_callable(agent_pos: Any, ghost_positions: Any) -> tuple[int, ...]:
         cells = [row * 3 + col for row, col in (agent_pos, *ghost_positions)]
-        return team.chase_actions(TeamState(cells[0], tuple(cells[1:])))
+        return team.chase_actions(GameState(cells[0], tuple(cells[1:])))
 
     for form in (joint, per_ghost, probabilities, chase_callable, joint.reshape((2, 3) * 3)):
         assert np.abs(evaluate_policies("random", form, game=team).values - chase.values).max() < 1e-9
@@ -250,7 +249,7 @@ def test_every_form_of_a_team_policy_plays_the_same() -> None:
 
 # -- the budget ------------------------------------------------------------------------------------------
 def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2)
+    team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
     needed = model_bytes(12, 1, 2, symmetric=True)
     # 11 agent cells off the goal, C(11 + 1, 2) = 66 multisets of two ghost cells off the agent's
     with pytest.raises(ValueError, match=r"make 726 live states \(ghosts as multisets\), about [\d,]+ bytes .*"
@@ -259,7 +258,7 @@ def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated
     assert solve_game(game=team, max_bytes=needed).sweeps > 0
     with pytest.raises(ValueError, match=r"make 1,331 live states, about"):  # a fixed array keeps every order
         evaluate_policies("random", np.zeros((12, 12, 12), int), game=team, max_bytes=needed)
-    huge = TeamGame(Game(Layout.generate(16, 16, seed=0), SLIP), 1)
+    huge = Game(Layout.generate(16, 16, seed=0), SLIP, ghosts=1)
     big = Layout.from_dict({**huge.layout.to_dict(), "ghost_start": [[0, 0], [0, 1], [0, 2], [0, 3]]})
     with pytest.raises(ValueError, match=r"4 ghost\(s\) on map .* live states .*max_bytes=1,073,741,824"):
         solve_game(big, SLIP, ghosts=4)  # 1.1e12 joint states: allocating would fail outright
@@ -274,7 +273,7 @@ def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
     from gridghost.planning import clear_caches
 
     layout = Layout.generate(5, 5, seed=3, ghosts=2)
-    team = TeamGame(Game(layout, SLIP), 2)
+    team = Game(layout, SLIP, ghosts=2)
     clear_caches()
     tracemalloc.start()
     try:
@@ -289,7 +288,7 @@ def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
 
 @pytest.mark.parametrize("value", [0, -5, 1.5, "1GiB", True])
 def test_a_bad_budget_is_named(value: Any) -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     with pytest.raises((TypeError, ValueError), match="max_bytes"):
         solve_game(game=team, max_bytes=value)
     with pytest.raises((TypeError, ValueError), match="max_bytes"):
@@ -298,8 +297,8 @@ def test_a_bad_budget_is_named(value: Any) -> None:
 
 # -- bad input -------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def small() -> tuple[TeamGame, Any]:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+def small() -> tuple[Game, Any]:
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     return team, solve_game(game=team)
 
 
@@ -376,7 +375,7 @@ def test_undiscounted_values_without_a_horizon_are_refused_where_the_game_may_no
 
 
 def test_the_solvers_take_a_team_as_a_game_or_a_spec() -> None:
-    team = TeamGame(Game(guarded_pair(), SLIP), 2)
+    team = Game(guarded_pair(), SLIP, ghosts=2)
     spec = gridghost.GameSpec(layout=guarded_pair(), ghosts=2)
     by_game, by_spec = solve_game(game=team), solve_game(spec=spec)
     assert by_game.ghosts == by_spec.ghosts == 2 and np.array_equal(by_game.values, by_spec.values)
@@ -406,7 +405,7 @@ def test_a_coordination_map_takes_two_ghosts_that_work_together(name: str) -> No
     layout = gridghost.maps.load(name)
     game = Game(layout, SLIP)  # the defaults: longitudinal slip 0.2, the reference's rewards, gamma 0.99
     one = solve_game(game=game).success_probability(layout.agent_start, layout.ghost_start, horizon=100)
-    team = TeamGame(game, 2)
+    team = Game(game.layout, game.slip, ghosts=2)
     start = layout.agent_start, layout.ghost_starts[:2]
     chasers = solve_agent(game=team, ghost="chase").success_probability(*start, horizon=100)
     optimum = solve_game(game=team).success_probability(*start, horizon=100)
@@ -446,7 +445,7 @@ def test_team_solve_benchmark_prints_the_times_and_states_of_a_case() -> None:
 def test_the_team_solvers_old_names_warn_and_solve_as_the_unified_functions() -> None:
     import gridghost.planning as planning
 
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     game = solve_game(game=team)
     zeros = lambda obs: np.zeros(len(obs), int)  # noqa: E731
     expected = {

@@ -18,16 +18,15 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from gridghost.core.checks import check_ghosts, check_instance
+from gridghost.core.checks import check_instance
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import make_slip
-from gridghost.core.team import TeamGame
 
 
 def _kernel(game: Any, argument: str) -> Any:
     """``game`` if it is a game kernel (one ghost or a team)."""
-    return game if isinstance(game, TeamGame) else check_instance(game, argument, Game)
+    return check_instance(game, argument, Game)
 
 
 def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost_rewards: Any = None, *,
@@ -77,8 +76,7 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
         game, argument = _kernel(config.game(), "config.game()"), "config"
     if game is None:
         layout = CLASSIC if layout is None else check_instance(layout, "layout", Layout)
-        one = Game(layout, make_slip(slip), rewards, ghost_rewards)
-        return one if ghosts is None or check_ghosts(ghosts) == 1 else TeamGame(one, ghosts)
+        return Game(layout, make_slip(slip), rewards, ghost_rewards, ghosts=1 if ghosts is None else ghosts)
     _kernel(game, "game")
     given = [name for name, value in (("layout", layout), ("slip", slip), ("rewards", rewards),
                                       ("ghost_rewards", ghost_rewards), ("ghosts", ghosts)) if value is not None]

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from gridghost.core.checks import check_ghosts
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
-from gridghost.core.team import TeamGame, check_ghosts
 from gridghost.planning.solve import solve_agent, solve_game
 
 #: A coordination map leaves the agent at least this success probability against one minimax
@@ -58,7 +58,7 @@ def coordination_numbers(layout: Layout, ghosts: int = 2, slip: SlipModel | None
     if check_ghosts(ghosts) < 2:
         raise ValueError(f"ghosts must be 2 or more for a team to coordinate, got {ghosts!r}")
     game = Game(layout, LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if slip is None else slip)
-    team = TeamGame(game, ghosts)
+    team = Game(game.layout, game.slip, ghosts=ghosts)
     start = layout.agent_start, layout.ghost_starts[:ghosts]
     one = solve_game(game=game, gamma=gamma).success_probability(layout.agent_start, layout.ghost_start,
                                                                  horizon=horizon)

@@ -42,7 +42,6 @@ from gridghost.core.checks import check_cell, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.core.team import TeamGame
 
 #: The most live states a one-ghost solve takes on (a 32 x 32 map has about a million): its
 #: arrays take some 500 bytes per state, and a sweep some 60 ns per state.
@@ -147,9 +146,8 @@ class TurnModel:
             states (one ghost), or needs more than ``max_bytes``.
     """
 
-    def __init__(self, game: Game | TeamGame, symmetric: bool = False, max_bytes: Any = None) -> None:
-        if not isinstance(game, TeamGame):
-            check_instance(game, "game", Game)
+    def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None) -> None:
+        check_instance(game, "game", Game)
         if not getattr(game, "use_ghost", True):
             raise ValueError("the solver needs the ghost in the game (use_ghost=True)")
         self.game: Any = game  # a Game, or a team's kernel until it is one
@@ -192,7 +190,7 @@ class TurnModel:
     def _transitions(self, side: Side, action: int) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from every live state."""
         # a one-ghost game takes ghost cells without the team's axis, and one action for its ghost
-        team = self.ghosts > 1 or isinstance(self.game, TeamGame)
+        team = self.ghosts > 1
         ghosts = self.ghost_cells if team else self.ghost_cells[:, 0]
         if side == Side.GHOST and team:
             return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents, ghosts)
@@ -500,7 +498,7 @@ def _game_key(game: Any) -> tuple[Any, ...]:
             ghost_count(game), getattr(game, "credit", "team"))
 
 
-def turn_model(game: Game | TeamGame, symmetric: bool = False, max_bytes: Any = None) -> TurnModel:
+def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
     slip model, rewards and ghosts (up to :data:`CACHE_BYTES`); the budget ``max_bytes`` is
     checked first in any case (see :class:`TurnModel`)."""

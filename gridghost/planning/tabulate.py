@@ -16,7 +16,6 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
-from gridghost.core.team import TeamState
 from gridghost.planning.arguments import solver_game
 from gridghost.planning.model import ghost_count, turn_model
 from gridghost.planning.policy import one_hot
@@ -306,7 +305,7 @@ def tabulate_team(policy: Callable[[Any], Any] | Sequence[Callable[[Any], Any]],
     observers = [encoder.observer(name) for name in ghost_names(k)]
     # [n, k, ...]; an encoder may return its own buffer: each observation is copied as it comes
     observations = np.stack([
-        np.stack([np.array(observe(TeamState(agent, tuple(ghosts), Side.GHOST, Outcome.ONGOING)))
+        np.stack([np.array(observe(GameState(agent, tuple(ghosts), Side.GHOST, Outcome.ONGOING)))
                   for observe in observers])
         for agent, ghosts in zip(model.agents.tolist(), model.ghost_cells.tolist(), strict=True)
     ])
