@@ -390,16 +390,16 @@ def test_a_team_env_draws_every_ghost_and_the_teams_moves() -> None:
 @pytest.mark.parametrize(("controlled", "opponent"), [("agent", "minimax"), ("ghosts", "minimax"),
                                                       ("ghosts", "optimal")])
 def test_the_planned_team_opponents_play_the_team_solvers_moves(controlled: str, opponent: str) -> None:
-    from gridghost.planning import solve_team_agent, solve_team_game
+    from gridghost.planning import solve_agent, solve_game
 
     env = gymnasium.make(ENV_ID, layout=OPEN, ghosts=2, controlled=controlled, opponent=opponent, obs_type="vector")
     game = env.unwrapped.config.game()
     if controlled == "agent":
-        expected = solve_team_game(game=game).team_action
+        expected = solve_game(game=game).team_action
     elif opponent == "minimax":
-        expected = solve_team_game(game=game).agent_action
+        expected = solve_game(game=game).agent_action
     else:
-        expected = solve_team_agent(game=game, team="chase").action
+        expected = solve_agent(game=game, ghost="chase").action
     env.reset(seed=3)
     rng, played = np.random.default_rng(0), 0
     for _ in range(40):

@@ -26,7 +26,7 @@ from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.answers import checked_answer, ghosts_move_ends
 from gridghost.envs.single_agent import _EPISODE_ENDED, GridGhostGymEnv, detached, env_config
-from gridghost.planning.team import solve_team_agent, solve_team_game
+from gridghost.planning.solve import solve_agent, solve_game
 from gridghost.sensing.observations import OBS_TYPES
 
 #: The sides a learner controls against or as a team: the agent, or every ghost at once.
@@ -44,9 +44,9 @@ def team_planner(name: str, kernel: Game, side: Side) -> Callable[[Any], Any]:
 
     The one place the team view reaches the solver. A one-ghost game is the one-ghost solver's
     (:func:`~gridghost.config.opponents.planned_opponent`). A team's comes from the team solver
-    (:mod:`gridghost.planning.team`): ``"minimax"`` is either side's policy in the zero-sum team
-    game (:func:`~gridghost.planning.solve_team_game`); ``"optimal"`` is the agent's best response
-    to the chasing team (:func:`~gridghost.planning.solve_team_agent`), as for one ghost, where
+    (:mod:`gridghost.planning.solve`): ``"minimax"`` is either side's policy in the zero-sum team
+    game (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response
+    to the chasing team (:func:`~gridghost.planning.solve_agent`), as for one ghost, where
     it is the agent's best response to the chasing ghost. A team's tables are solved once per
     game and kept for the next env on the same game.
 
@@ -82,9 +82,9 @@ def _team_table(kernel: Game, name: str, side: Side) -> bytes:
     table = _TEAM_TABLES.pop(key, None)
     if table is None:
         if side == Side.AGENT and name == "optimal":
-            actions = solve_team_agent(game=kernel, team="chase").policy
+            actions = solve_agent(game=kernel, ghost="chase").policy
         else:
-            solution = solve_team_game(game=kernel)
+            solution = solve_game(game=kernel)
             actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
         # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
         table = np.asarray(actions).astype(np.uint8).tobytes()

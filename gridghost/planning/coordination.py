@@ -16,8 +16,7 @@ from gridghost.core.checks import check_ghosts
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
-from gridghost.planning.solve import solve_game
-from gridghost.planning.team import solve_team_agent, solve_team_game
+from gridghost.planning.solve import solve_agent, solve_game
 
 #: A coordination map leaves the agent at least this success probability against one minimax
 #: ghost and against independent chasers ...
@@ -63,8 +62,8 @@ def coordination_numbers(layout: Layout, ghosts: int = 2, slip: SlipModel | None
     start = layout.agent_start, layout.ghost_starts[:ghosts]
     one = solve_game(game=game, gamma=gamma).success_probability(layout.agent_start, layout.ghost_start,
                                                                  horizon=horizon)
-    chasers = solve_team_agent(game=team, team="chase", gamma=gamma).success_probability(*start, horizon=horizon)
-    optimum = solve_team_game(game=team, gamma=gamma).success_probability(*start, horizon=horizon)
+    chasers = solve_agent(game=team, ghost="chase", gamma=gamma).success_probability(*start, horizon=horizon)
+    optimum = solve_game(game=team, gamma=gamma).success_probability(*start, horizon=horizon)
     return Coordination(one, chasers, optimum)
 
 
