@@ -158,8 +158,7 @@ def _gym(case: dict[str, Any], actions: Actions) -> Iterator[Any]:
 
 def _state(state: Any) -> dict[str, Any]:
     """A kernel state by its fields (the ghosts' cells as a list for every team size)."""
-    ghosts = state.ghosts if hasattr(state, "ghosts") else (state.ghost,)
-    return {"agent": int(state.agent), "ghosts": [int(cell) for cell in ghosts], "turn": int(state.turn),
+    return {"agent": int(state.agent), "ghosts": [int(cell) for cell in state.ghosts], "turn": int(state.turn),
             "outcome": int(state.outcome)}
 
 
