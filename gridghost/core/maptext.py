@@ -110,8 +110,9 @@ from gridghost.core.mapsymbols import (
     GHOST_WORDS,
     _error,
     _Spec,
+    describe,
 )
-from gridghost.core.mapwrite import _describe, format_layout  # noqa: F401  # format_layout: re-exported
+from gridghost.core.mapwrite import format_layout  # noqa: F401  # re-exported
 from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
 #: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
@@ -222,7 +223,7 @@ def _parse_legend(lines: list[str], start: int) -> _Legend:
             legend.name, legend.name_line = _parse_name(line, rest_at, number), number
             continue
         if key in BUILTIN_SYMBOLS:
-            raise _error(number, key_column, f"{key!r} is a built-in symbol ({_describe(BUILTIN_SYMBOLS[key])}) "
+            raise _error(number, key_column, f"{key!r} is a built-in symbol ({describe(BUILTIN_SYMBOLS[key])}) "
                                              "and cannot be redefined; pick another symbol")
         if key in legend.symbols:
             first = legend.where[key][0]

@@ -112,6 +112,13 @@ class SlipModel:
         """
         return self._table[action]
 
+    @property
+    def longest(self) -> int:
+        """The most single moves one possible outcome of any action carries out (``1`` for
+        :class:`NoSlip`, ``2`` for :class:`LongitudinalSlip` with ``p > 0``): how long a record
+        of one agent move's moves must be. Outcomes of probability 0 do not count."""
+        return max(len(moves) for outcomes in self._table for _, moves in outcomes)
+
     def groups(self, action: int) -> Groups:
         """The outcome groups of ``action`` in the order a uniform draw walks them (see the class
         docstring): ``((probability, (moves, ...)), ...)``, members equally likely. What a
