@@ -15,9 +15,10 @@ from gymnasium.wrappers import TimeLimit
 import gridghost
 from gridghost.batched import BatchedGame, GridGhostVectorEnv, UnsupportedSetting
 from gridghost.config.settings import resolve
+from gridghost.core import halfturn
 from gridghost.core.layout import Layout
-from gridghost.core.team import TeamState
 from gridghost.core.rules import Side
+from gridghost.core.team import TeamState
 from gridghost.envs.single_agent import GridGhostGymEnv
 
 MAPS = {2: Layout.generate(6, 6, seed=0, ghosts=2), 3: Layout.generate(6, 6, seed=0, ghosts=3)}
@@ -257,3 +258,17 @@ def test_make_vec_serves_teams_natively_and_falls_back_for_the_rest() -> None:
         fallback = gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=2, vectorization_mode="vector_entry_point",
                                       ghosts=2, layout=MAPS[2], opponent="minimax")
     assert isinstance(fallback, gymnasium.vector.SyncVectorEnv)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_the_engines_one_take_team_move_is_the_kernels_rule(k: int) -> None:
+    # the engine's team move (one take of the flat next-cell table, into its buffer) against
+    # core.halfturn.team_moves over random cells and moves of every game
+    layout = Layout.generate(6, 6, seed=1, ghosts=k)
+    batch = BatchedGame(500, seed=0, ghosts=k, controlled=None, layout=layout)
+    rng = np.random.default_rng(k)
+    ghosts = np.asfortranarray(rng.integers(0, 36, size=(500, k)))
+    actions = rng.integers(0, 4, size=(500, k))
+    expected = halfturn.team_moves(np.asarray(resolve(layout=layout, ghosts=k).game().moves), ghosts, actions)
+    assert np.array_equal(batch._team_moves(ghosts, actions), expected)
+    assert (expected != ghosts).any() and (expected == ghosts).any()

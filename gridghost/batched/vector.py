@@ -99,7 +99,7 @@ class GridGhostVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space: spaces.Space[Any] = spaces.Discrete(NUM_ACTIONS)
         if controlled == TEAM:  # the team's joint move, ghost i's at index i, as the team's Gymnasium view's
-            self.single_action_space = spaces.MultiDiscrete(np.full(self.game.ghosts, NUM_ACTIONS, dtype=np.int64))
+            self.single_action_space = spaces.MultiDiscrete(np.full(self.game.spec.ghosts, NUM_ACTIONS, dtype=np.int64))
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._step = self.game.step_agent if controlled == AGENT else self.game.step_ghost
 
