@@ -13,6 +13,7 @@ import pytest
 from gymnasium.wrappers import TimeLimit
 
 import gridghost
+import gridghost.testing
 from gridghost.batched import BatchedGame, GridGhostVectorEnv, UnsupportedSetting
 from gridghost.config.settings import resolve
 from gridghost.core import halfturn
@@ -272,3 +273,24 @@ def test_the_engines_one_take_team_move_is_the_kernels_rule(k: int) -> None:
     expected = halfturn.team_moves(np.asarray(resolve(layout=layout, ghosts=k).game().moves), ghosts, actions)
     assert np.array_equal(batch._team_moves(ghosts, actions), expected)
     assert (expected != ghosts).any() and (expected == ghosts).any()
+
+
+#: Two views in the default suite (both learners at k = 2 with the catcher's credit, the learning
+#: team at k = 3); the other three in the slow group.
+TEAM_VIEWS = [
+    pytest.param(lambda: BatchedGame(3, ghosts=2, controlled=None, layout=MAPS[2], max_cycles=6,
+                                     ghost_credit="catcher"), id="k2-two-sides-catcher"),
+    pytest.param(lambda: BatchedGame(3, ghosts=3, controlled="ghosts", layout=MAPS[3], autoreset_mode="same_step",
+                                     max_episode_steps=6), id="k3-ghosts-same-step"),
+    pytest.param(lambda: BatchedGame(3, ghosts=3, controlled=None, layout=MAPS[3], slip="longitudinal"),
+                 id="k3-two-sides", marks=pytest.mark.slow),
+    pytest.param(lambda: BatchedGame(3, ghosts=2, layout=MAPS[2], max_episode_steps=6), id="k2-agent-next-step",
+                 marks=pytest.mark.slow),
+    pytest.param(lambda: BatchedGame(3, ghosts=2, controlled="ghosts", layout=MAPS[2]), id="k2-ghosts-next-step",
+                 marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("make", TEAM_VIEWS)
+def test_the_batched_engine_conforms_with_a_team(make: Any) -> None:
+    gridghost.testing.batched_conformance(make)
