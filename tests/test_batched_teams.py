@@ -294,3 +294,25 @@ TEAM_VIEWS = [
 @pytest.mark.parametrize("make", TEAM_VIEWS)
 def test_the_batched_engine_conforms_with_a_team(make: Any) -> None:
     gridghost.testing.batched_conformance(make)
+
+
+def _vector(**settings: Any) -> Any:
+    return lambda: gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=3, vectorization_mode="vector_entry_point",
+                                      **settings)
+
+
+#: The team's vector views: the learning team at k = 3 (same-step) in the default suite, the rest slow.
+TEAM_VECTOR_VIEWS = [
+    pytest.param(_vector(ghosts=3, layout=MAPS[3], controlled="ghosts", autoreset_mode="same_step",
+                         max_episode_steps=6), id="k3-ghosts-same-step"),
+    pytest.param(_vector(ghosts=2, layout=MAPS[2]), id="k2-agent-next-step", marks=pytest.mark.slow),
+    pytest.param(_vector(ghosts=2, layout=MAPS[2], controlled="ghosts", ghost_credit="catcher"),
+                 id="k2-ghosts-catcher", marks=pytest.mark.slow),
+    pytest.param(_vector(ghosts=3, layout=MAPS[3], autoreset_mode="same_step", opponent="random"),
+                 id="k3-agent-random-same-step", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("make", TEAM_VECTOR_VIEWS)
+def test_the_vector_env_conforms_with_a_team(make: Any) -> None:
+    gridghost.testing.vector_conformance(make)

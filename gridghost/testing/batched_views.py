@@ -61,25 +61,25 @@ def _actions(game: Any, side: str, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(NUM_ACTIONS, size=shape)
 
 
-def _cells(state: Any) -> tuple[int, tuple[int, ...]]:
+def cells_of(state: Any) -> tuple[int, tuple[int, ...]]:
     """A kernel state's ``(agent cell, ghost cells)``."""
     ghosts = getattr(state, "ghosts", None)
     return state.agent, tuple(ghosts) if ghosts is not None else (state.ghost,)
 
 
-def _row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int, ...]]:
+def row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int, ...]]:
     """Game ``row``'s ``(agent cell, ghost cells)`` from the engine's positions."""
     return int(positions[0][row]), tuple(np.atleast_1d(positions[1][row]).tolist())
 
 
-def _state(kernel: Any, cells: tuple[int, tuple[int, ...]], turn: Side, outcome: Outcome = Outcome.ONGOING) -> Any:
+def state_of(kernel: Any, cells: tuple[int, tuple[int, ...]], turn: Side, outcome: Outcome = Outcome.ONGOING) -> Any:
     """The kernel's state with these cells."""
     if isinstance(kernel, TeamGame):
         return TeamState(cells[0], cells[1], turn, outcome)
     return GameState(cells[0], cells[1][0], turn, outcome)
 
 
-def _half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, float, Any]]:
+def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, float, Any]]:
     """``(next state, agent's reward, ghosts' reward)`` of every outcome of ``side``'s half-turn
     (every action when ``action`` is ``None``); a team's reward is each ghost's tuple."""
     if not isinstance(kernel, TeamGame):
@@ -100,23 +100,23 @@ def _plus(first: Any, second: Any) -> Any:
     return tuple(a + b for a, b in zip(first, second, strict=True)) if isinstance(first, tuple) else first + second
 
 
-def _turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any = None) -> list[tuple[Any, Any]]:
+def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any = None) -> list[tuple[Any, Any]]:
     """Every ``(final state, learner's reward)`` of a learner's full turn: its move, then (if the
     game goes on) any answer, with ``carried`` (the opening reward, or ``None``) added first."""
     side = Side.AGENT if learner == "agent" else Side.GHOST
     mine = 1 if side == Side.AGENT else 2
     found = []
-    for after, *rewards in _half_turns(kernel, state, side, action):
+    for after, *rewards in half_turns(kernel, state, side, action):
         paid = _plus(carried, rewards[mine - 1])
         if after.outcome != Outcome.ONGOING:
             found.append((after, paid))
             continue
-        for final, *answer in _half_turns(kernel, after, Side.GHOST if side == Side.AGENT else Side.AGENT, None):
+        for final, *answer in half_turns(kernel, after, Side.GHOST if side == Side.AGENT else Side.AGENT, None):
             found.append((final, _plus(carried, _plus(rewards[mine - 1], answer[mine - 1]))))
     return found
 
 
-def _reward(rewards: np.ndarray, row: int) -> Any:
+def reward_of(rewards: np.ndarray, row: int) -> Any:
     """Game ``row``'s reward: a float, or a team's tuple."""
     value = rewards[row]
     return tuple(value.tolist()) if np.ndim(value) else float(value)
@@ -255,8 +255,8 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
     kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
     learner = game.controlled or "agent"
     start = kernel.initial_state()
-    starts = {_cells(start)} if learner == "agent" else {
-        _cells(after) for after, *_ in _half_turns(kernel, start, Side.AGENT, None)}
+    starts = {cells_of(start)} if learner == "agent" else {
+        cells_of(after) for after, *_ in half_turns(kernel, start, Side.AGENT, None)}
     opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
     if learner == "ghosts":
         opening = (opening,) * game.ghosts
@@ -275,7 +275,7 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
             turn_over = side == _calls(game)[-1]
             for row in range(n):
                 where = f"turn {turn}, {side}'s call, game {row}"
-                cells, reward = _row_cells(after, row), _reward(rewards, row)
+                cells, reward = row_cells(after, row), reward_of(rewards, row)
                 reset_now = bool(done[row]) and turn_over and game.autoreset_mode == "same_step"
                 if reset_now and cells not in starts:
                     fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
@@ -285,15 +285,15 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                                            f"cells {cells}, reward {reward}, done {done[row]}")
                     continue
                 mover = Side.AGENT if side == "agent" else Side.GHOST
-                state = _state(kernel, _row_cells(before, row), mover)
+                state = state_of(kernel, row_cells(before, row), mover)
                 action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
                 if game.controlled is None:
                     own = 0 if side == "agent" else 1
-                    outcomes = [(s, r[own]) for s, *r in _half_turns(kernel, state, mover, action)]
+                    outcomes = [(s, r[own]) for s, *r in half_turns(kernel, state, mover, action)]
                 else:
-                    outcomes = _turns(kernel, state, side, action, opening if first[row] else nothing)
-                _check_outcome(outcomes, cells, reward, bool(result.terminations[row]), reset_now,
-                               f"{where}, move {action} from {_cells(state)}")
+                    outcomes = full_turns(kernel, state, side, action, opening if first[row] else nothing)
+                check_turn_outcome(outcomes, cells, reward, bool(result.terminations[row]), reset_now,
+                               f"{where}, move {action} from {cells_of(state)}")
             if turn_over and game.autoreset_mode == "same_step" and \
                     not np.array_equal(result.final_games, np.flatnonzero(done)):
                 fail("auto-reset", f"turn {turn}: final_games {result.final_games}, the games that ended "
@@ -304,7 +304,7 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                 restarting = done.copy() if game.autoreset_mode == "next_step" else restarting
 
 
-def _check_outcome(outcomes: list[tuple[Any, Any]], cells: tuple[int, tuple[int, ...]], reward: Any,
+def check_turn_outcome(outcomes: list[tuple[Any, Any]], cells: tuple[int, tuple[int, ...]], reward: Any,
                    terminated: bool, reset_now: bool, where: str) -> None:
     """One game's step against the kernel: some outcome of ``outcomes`` (``(final state,
     reward)``) reaches ``cells`` (any cells when the game has just been reset, ``reset_now``)
@@ -314,11 +314,11 @@ def _check_outcome(outcomes: list[tuple[Any, Any]], cells: tuple[int, tuple[int,
         AssertionError: ``"kernel: ..."``.
     """
     for final, expected in outcomes:
-        if ((reset_now or _cells(final) == cells) and expected == reward
+        if ((reset_now or cells_of(final) == cells) and expected == reward
                 and (final.outcome != Outcome.ONGOING) == terminated):
             return
     fail("kernel", f"{where}: led to cells {cells} with reward {reward}, terminated {terminated}; the kernel "
-                   f"gives only {[(_cells(f), r, f.outcome.name) for f, r in outcomes]}")
+                   f"gives only {[(cells_of(f), r, f.outcome.name) for f, r in outcomes]}")
 
 
 @contract("observations")
@@ -347,7 +347,7 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
     for turn in range(turns):
         for side in calls:
             for name, batch in observations.items():
-                _check_rows(expected, kernel, batch, game.positions, name, ended, where,
+                check_rows(expected, kernel, batch, game.positions, name, ended, where,
                             to_move if two_sided else None, restarting)
             before, ended_before = [cells.copy() for cells in game.positions], ended.copy()
             actions = _actions(game, side, rng)
@@ -356,12 +356,12 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             done_in_turn |= result.terminations | result.truncations
             where = f"turn {turn}, after the {side}'s call"
             for index, row in enumerate(result.final_games):
-                cells = _row_cells(before, row)
+                cells = row_cells(before, row)
                 action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
                 finals = [_ended_state(kernel, cells)] if ended_before[row] else _final_states(
                     kernel, cells, side, action, bool(result.terminations[row]), two_sided)
                 for name, final in result.final_observations.items():
-                    for observer, observation in _observers(kernel, name, final[index]):
+                    for observer, observation in observers_of(kernel, name, final[index]):
                         check_final(expected, observation, observer, finals, f"{where}, game {row}")
             if two_sided and not turn_over:
                 ended, to_move = result.terminations.copy(), np.ones(n, dtype=np.int64)
@@ -371,7 +371,7 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             restarting, done_in_turn = done_in_turn, np.zeros(n, dtype=bool)
 
 
-def _observers(kernel: Any, side: str, row: Any) -> list[tuple[str, Any]]:
+def observers_of(kernel: Any, side: str, row: Any) -> list[tuple[str, Any]]:
     """``(observer name, observation)`` of one game's row of ``side``: the side's own, or a team's
     every ghost's by name."""
     if side == "ghosts":
@@ -379,7 +379,7 @@ def _observers(kernel: Any, side: str, row: Any) -> list[tuple[str, Any]]:
     return [(side, row)]
 
 
-def _check_rows(expected: Expected, kernel: Any, observations: np.ndarray, positions: Sequence[np.ndarray],
+def check_rows(expected: Expected, kernel: Any, observations: np.ndarray, positions: Sequence[np.ndarray],
                 side: str, ended: np.ndarray, where: str, to_move: np.ndarray | None,
                 skipped: np.ndarray) -> None:
     """Every game's row of ``side``'s ``observations`` is :meth:`Expected.of` its state: its
@@ -393,26 +393,26 @@ def _check_rows(expected: Expected, kernel: Any, observations: np.ndarray, posit
     for row, observation in enumerate(observations):
         if skipped[row]:
             continue
-        cells = _row_cells(positions, row)
+        cells = row_cells(positions, row)
         turn = Side(int(to_move[row])) if to_move is not None else Side.AGENT if side == "agent" else Side.GHOST
         outcome = (Outcome.CAUGHT if cells[0] in cells[1] else Outcome.GOAL) if ended[row] else Outcome.ONGOING
-        state = _state(kernel, cells, turn, outcome)
-        for observer, seen in _observers(kernel, side, observation):
+        state = state_of(kernel, cells, turn, outcome)
+        for observer, seen in observers_of(kernel, side, observation):
             expected.check(seen, expected.of(observer, state), f"{where}, game {row}: {observer}'s observation")
 
 
 def _ended_state(kernel: Any, cells: tuple[int, tuple[int, ...]]) -> Any:
     """The state a game ended in with these cells: caught when a ghost is on the agent's cell, else the goal."""
-    return _state(kernel, cells, Side.GHOST, Outcome.CAUGHT if cells[0] in cells[1] else Outcome.GOAL)
+    return state_of(kernel, cells, Side.GHOST, Outcome.CAUGHT if cells[0] in cells[1] else Outcome.GOAL)
 
 
 def _final_states(kernel: Any, cells: tuple[int, tuple[int, ...]], side: str, action: Any, terminated: bool,
                   half_turn: bool) -> list[Any]:
     """The states ``side``'s call (its half-turn, or its full turn) with ``action`` from ``cells``
     can end in, ending the game exactly when ``terminated``."""
-    state = _state(kernel, cells, Side.AGENT if side == "agent" else Side.GHOST)
-    outcomes = [after for after, *_ in _half_turns(kernel, state, state.turn, action)] if half_turn \
-        else [after for after, _ in _turns(kernel, state, side, action)]
+    state = state_of(kernel, cells, Side.AGENT if side == "agent" else Side.GHOST)
+    outcomes = [after for after, *_ in half_turns(kernel, state, state.turn, action)] if half_turn \
+        else [after for after, _ in full_turns(kernel, state, side, action)]
     return [after for after in outcomes if (after.outcome != Outcome.ONGOING) == terminated]
 
 
