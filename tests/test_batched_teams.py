@@ -109,28 +109,36 @@ def test_team_games_are_the_aec_envs_under_shared_uniforms(k: int, credit: str) 
     assert finished >= games
 
 
-@pytest.mark.parametrize("k", [2, 3])
-def test_the_learning_agent_plays_the_team_gymnasium_views_games(k: int) -> None:
-    # no slip, perfect sensors, the chasing team: nothing random is left; next-step auto-reset
+@pytest.mark.parametrize(("k", "controlled", "opponent"), [
+    (2, "agent", "chase"), (3, "agent", "chase"), (2, "agent", "minimax"), (2, "ghosts", "minimax"),
+    (2, "ghosts", "optimal"),
+])
+def test_one_learner_plays_the_team_gymnasium_views_games(k: int, controlled: str, opponent: str) -> None:
+    # no slip, perfect sensors, a table opponent (the chasing team or the team solver's players):
+    # nothing random is left; next-step auto-reset
     games, layout = 5, MAPS[k]
-    batch = BatchedGame(games, seed=4, ghosts=k, layout=layout, max_episode_steps=15, **EXACT)
-    envs = [TimeLimit(GridGhostGymEnv(ghosts=k, obs_type="vector", layout=layout, **EXACT), 15)
+    batch = BatchedGame(games, seed=4, ghosts=k, layout=layout, controlled=controlled, opponent=opponent,
+                        max_episode_steps=15, **EXACT)
+    envs = [TimeLimit(GridGhostGymEnv(controlled, opponent, ghosts=k, obs_type="vector", layout=layout, **EXACT), 15)
             for _ in range(games)]
-    observations = batch.reset()["agent"]
+    observations = batch.reset()[controlled]
     for game, env in enumerate(envs):
         assert np.array_equal(env.reset(seed=game)[0], observations[game])
     rng = np.random.default_rng(0)
     restart, ended = [False] * games, 0
-    for _ in range(50):
-        actions = rng.integers(0, 4, size=games)
-        result = batch.step_agent(actions)
+    step = batch.step_agent if controlled == "agent" else batch.step_ghost
+    for _ in range(40):
+        actions = rng.integers(0, 4, size=(games, k) if controlled == "ghosts" else games)
+        result = step(actions)
+        rewards = result.rewards[controlled]
         for game, env in enumerate(envs):
             if restart[game]:
                 expected = (env.reset()[0], 0.0, False, False)
             else:
-                observation, reward, terminated, truncated, _ = env.step(int(actions[game]))
+                action = actions[game].tolist() if controlled == "ghosts" else int(actions[game])
+                observation, reward, terminated, truncated, _ = env.step(action)
                 expected = (observation, reward, terminated, truncated)
-            got = (result.observations["agent"][game], result.rewards["agent"][game],
+            got = (result.observations[controlled][game], float(np.mean(rewards[game])),
                    result.terminations[game], result.truncations[game])
             assert np.array_equal(expected[0], got[0]) and expected[1:] == got[1:], (game, expected, got)
             restart[game] = bool(got[2] or got[3])
@@ -211,7 +219,7 @@ def test_the_agents_sampled_moves_have_the_kernels_probabilities() -> None:
     (dict(ghosts=2, controlled="ghost"), ValueError, "controlled='ghost' controls one ghost"),
     (dict(controlled="ghosts"), UnsupportedSetting, "controlled='ghosts' is the team's learner"),
     (dict(ghosts=2, obs_type="grid"), UnsupportedSetting, "obs_type='vector'"),
-    (dict(ghosts=2, opponent="minimax"), UnsupportedSetting, "opponent='minimax'"),
+    (dict(ghosts=2, opponent="optimal"), UnsupportedSetting, "opponent='optimal'"),
     (dict(ghosts=2, controlled="ghosts", opponent="chase"), UnsupportedSetting, "opponent='chase'"),
 ])
 def test_bad_team_settings_are_refused_naming_the_argument(settings: dict, error: type, match: str) -> None:
@@ -257,7 +265,7 @@ def test_make_vec_serves_teams_natively_and_falls_back_for_the_rest() -> None:
         team.step(np.zeros(3, int))
     with pytest.warns(UserWarning, match="falling back"):
         fallback = gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=2, vectorization_mode="vector_entry_point",
-                                      ghosts=2, layout=MAPS[2], opponent="minimax")
+                                      ghosts=2, layout=MAPS[2], obs_type="grid")
     assert isinstance(fallback, gymnasium.vector.SyncVectorEnv)
 
 

@@ -265,9 +265,9 @@ def test_a_vectorised_team_plays_the_team_view_in_a_sync_vector_env(make: str, c
 def test_the_batched_vector_env_refuses_what_it_cannot_serve_of_a_team() -> None:
     with pytest.raises(UnsupportedSetting, match=r"serves a team \(ghosts >= 2\) with obs_type='vector', not 'grid'"):
         GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight", ghosts=2, obs_type="grid")
-    with pytest.raises(UnsupportedSetting, match=r"opponent from \['chase', 'random'\] with controlled='agent', got "
-                                                 r"opponent='minimax'"):
-        GridGhostVectorEnv(2, controlled="agent", layout="team_eight", ghosts=2, opponent="minimax")
+    with pytest.raises(UnsupportedSetting, match=r"opponent from \['chase', 'random', 'minimax'\] with "
+                                                 r"controlled='agent', got opponent='optimal'"):
+        GridGhostVectorEnv(2, controlled="agent", layout="team_eight", ghosts=2, opponent="optimal")
     with pytest.raises(UnsupportedSetting, match=r"controlled='ghosts' is the team's learner \(ghosts >= 2\)"):
         GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight")
 

@@ -44,8 +44,11 @@ from gridghost.sensing.encoding import VECTOR_SLOTS
 
 #: The learning team's side name (its actions are ``int[N, k]``).
 TEAM = "ghosts"
-#: The opponents the computed path plays, per learner (``None``: the first one).
-TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random"), TEAM: ("random",)}
+#: The opponents the computed path plays, per learner (``None``: the first one): scripted, or the
+#: team solver's players (``"minimax"``, and the agent's best response to the chasing team,
+#: ``"optimal"``) from their state tables, where those fit the tables' budget.
+TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax"),
+                                              TEAM: ("random", "minimax", "optimal")}
 #: The slots of one other in a ``"vector"`` observation (offset row, offset column, distance).
 _PAIR = 3
 
@@ -69,9 +72,11 @@ class PositionGame(BatchedGame):
     """:class:`~gridghost.batched.engine.BatchedGame` for a team of ``ghosts >= 2`` (the module
     docstring says how it steps); built by ``BatchedGame(num_games, ghosts=k, ...)``, with its
     arguments. Its sides are ``"agent"`` and ``"ghosts"``: ``controlled="agent"`` (against
-    ``"chase"``, every ghost's chasing move, the default, or ``"random"``), ``controlled="ghosts"``
-    (the team learning, :meth:`step_ghost` with ``int[N, k]``, against a ``"random"`` agent) or
-    ``None`` (both, :meth:`step_agent` then :meth:`step_ghost`). It serves ``obs_type="vector"``.
+    ``"chase"``, every ghost's chasing move, the default, ``"random"`` or the team solver's
+    ``"minimax"``), ``controlled="ghosts"`` (the team learning, :meth:`step_ghost` with
+    ``int[N, k]``, against a ``"random"`` agent, the default, or the solver's ``"minimax"`` or
+    ``"optimal"``) or ``None`` (both, :meth:`step_agent` then :meth:`step_ghost`). It serves
+    ``obs_type="vector"``.
 
     Attributes:
         ghosts: the team's size ``k``.
@@ -117,8 +122,9 @@ class PositionGame(BatchedGame):
                                      f"game; on {kernel.layout.name or 'this layout'} it can")
         self._opening_reward = episode.opening_reward(head) if learner == TEAM else 0.0
         self._random_opponent = self._opponent == "random"
-        # the random opponent's uniforms: one per ghost, or the agent's one
-        self._b = (k if learner == AGENT else 1) if self._random_opponent else 0
+        self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
+        # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
+        self._b = k if learner == AGENT and self._random_opponent else int(learner == TEAM)
         self._team_observations(parts)
         self.sensors = parts[0].sensors
         self.sensor_tables = sensor_tables([part.sensors for part in parts])
@@ -163,6 +169,46 @@ class PositionGame(BatchedGame):
                 pad = np.r_[np.arange(len(destinations)), np.full(width - len(destinations), len(destinations) - 1)]
                 dest[action, :, m * cells : (m + 1) * cells] = destinations[pad] + offsets[m]
         self._dest = dest.reshape(-1)
+
+    def _planned_table(self, kernels: list[Any]) -> np.ndarray:
+        """The team solver's player of the opponent's side on every map, ``uint8`` by ``map *
+        cells**(k + 1)`` + the flat joint state (the agent's cell, then each ghost's): the agent's
+        action, or the team's joint move (ghost ``i``'s in bits ``2i, 2i + 1``).
+
+        Raises:
+            ValueError: the tables exceed :attr:`table_bytes`, or the solver's own budget.
+        """
+        from gridghost.planning.team import solve_team_agent, solve_team_game
+
+        size = len(kernels) * self.num_cells ** (self.ghosts + 1)
+        if size > self.table_bytes:
+            raise tables_refused(f"opponent={self._opponent!r}'s tables of {len(kernels):,} map(s) for {self.ghosts} "
+                                 "ghosts", size, self.table_bytes)
+        tables = []
+        for kernel in kernels:
+            if self._opponent == "optimal":
+                actions = solve_team_agent(game=kernel, team="chase").policy
+            else:
+                solution = solve_team_game(game=kernel)
+                actions = solution.agent_policy if self.controlled == TEAM else solution.team_policy
+            tables.append(np.asarray(actions).astype(np.uint8).reshape(-1))  # -1 (game over, never read): 255
+        return np.concatenate(tables)
+
+    def _planned_moves(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """The planned player's entry of every game's joint state (global cells on maps ``base``)."""
+        cells, k = self.num_cells, self.ghosts
+        index = agents - base
+        for i in range(k):
+            index = index * cells + ghosts[:, i] - base
+        index += base * cells**k  # the map's block: map * cells**(k + 1)
+        return self._planned.take(index).astype(np.int64)  # type: ignore[union-attr]  # set with a planner
+
+    def _planned_team(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """Every ghost's move of the team's planned joint move, ``int64[N, k]``."""
+        joint = self._planned_moves(agents, ghosts, base)
+        for i in range(self.ghosts):
+            np.bitwise_and(joint >> (2 * i), NUM_ACTIONS - 1, out=self._answer[:, i])
+        return self._answer
 
     def _team_slip(self, game: Any) -> None:
         """The slip outcomes' running probabilities per action, from the first map's kernel."""
@@ -271,6 +317,13 @@ class PositionGame(BatchedGame):
         self._chase.take(rows.T, out=self._answer.T)  # [k, N]: both contiguous
         return self._answer
 
+    def _agent_answer(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
+                      uniforms: np.ndarray) -> np.ndarray:
+        """The opponent agent's action in every game: random (from ``uniforms``) or planned."""
+        if self._planned is None:
+            return self._random_moves(uniforms)
+        return np.minimum(self._planned_moves(agents, ghosts, base), NUM_ACTIONS - 1)  # over (255): never played
+
     def _random_moves(self, uniforms: np.ndarray) -> np.ndarray:
         return (uniforms * NUM_ACTIONS).astype(np.int64)
 
@@ -301,8 +354,12 @@ class PositionGame(BatchedGame):
         landed = self._agent_moves(agents, actions, uniforms[0], self._landed)
         first = halfturn.agent_lands(landed, ghosts, self._goals)
         over = first != ONGOING
-        answer = (self._random_moves(uniforms[1 : 1 + self.ghosts].T) if self._random_opponent
-                  else self._chasers(landed, ghosts, self._base))
+        if self._random_opponent:
+            answer = self._random_moves(uniforms[1 : 1 + self.ghosts].T)
+        elif self._planned is not None:
+            answer = self._planned_team(landed, ghosts, self._base)
+        else:
+            answer = self._chasers(landed, ghosts, self._base)
         moved = self._team_moves(ghosts, answer)
         second = halfturn.team_lands(landed, moved)
         reward = self._rewards[AGENT]
@@ -323,7 +380,8 @@ class PositionGame(BatchedGame):
         moved = self._team_moves(ghosts, actions)
         first = halfturn.team_lands(agents, moved)
         over = first != ONGOING
-        landed = self._agent_moves(agents, self._random_moves(uniforms[1]), uniforms[0], self._landed)
+        answer = self._agent_answer(agents, moved, self._base, uniforms[1])
+        landed = self._agent_moves(agents, answer, uniforms[0], self._landed)
         np.copyto(landed, agents, where=over)
         second = halfturn.agent_lands(landed, moved, self._goals)
         second[over] = ONGOING
@@ -435,7 +493,7 @@ class PositionGame(BatchedGame):
         if cells is not None:
             agents, ghosts = cells[0] + base, cells[1] + base[:, None]
         if self.controlled == TEAM:  # the opening move
-            opening = self._random_moves(uniforms[1])
+            opening = self._agent_answer(agents, ghosts, base, uniforms[1])
             agents = self._agent_moves(agents, opening, uniforms[0], np.empty(len(rows), dtype=np.int64))
         self._agent[rows], self._ghosts[rows], self._base[rows] = agents, ghosts, base
         self._steps[rows] = 0
