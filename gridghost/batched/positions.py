@@ -30,7 +30,14 @@ from typing import Any
 import numpy as np
 
 from gridghost.batched.engine import _TURN_CYCLES, BatchedGame, BatchedStep
-from gridghost.batched.limits import UnsupportedSetting, check_buffers, checked_actions, tables_refused
+from gridghost.batched.limits import (
+    UnsupportedSetting,
+    check_buffers,
+    checked_actions,
+    checked_team_actions,
+    tables_refused,
+)
+from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
 from gridghost.batched.stats import EpisodeStats
 from gridghost.batched.tables import ONGOING, all_maps, sensor_tables, slip_bounds
 from gridghost.config.parts import build_map_parts
@@ -39,36 +46,16 @@ from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
 from gridghost.core.rules import Outcome, Side
-from gridghost.core.team import TeamState
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
-#: The learning team's side name (its actions are ``int[N, k]``).
-TEAM = "ghosts"
 #: The opponents the computed path plays, per learner (``None``: the first one): scripted, or the
 #: team solver's players (``"minimax"``, and the agent's best response to the chasing team,
 #: ``"optimal"``) from their state tables, where those fit the tables' budget.
 TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax"),
                                               TEAM: ("random", "minimax", "optimal")}
-#: The slots of one other in a ``"vector"`` observation (offset row, offset column, distance).
-_PAIR = 3
 
 
-def checked_team_actions(actions: Any, n: int, ghosts: int, argument: str = "actions") -> np.ndarray:
-    """``actions`` as an ``int64[n, ghosts]`` array of moves, one per ghost per game, or a clear
-    error naming ``argument`` (a batch of another shape is refused, never reshaped).
-
-    Raises:
-        ValueError: another shape (``int[n]`` included), or a value outside 0..3.
-        TypeError: not an int array.
-    """
-    array = actions if type(actions) is np.ndarray else np.asarray(actions)
-    if array.shape != (n, ghosts):
-        raise ValueError(f"{argument} must have shape ({n}, {ghosts}), one action per ghost per game, got shape "
-                         f"{array.shape}")
-    return checked_actions(array.reshape(-1), n * ghosts, argument).reshape(n, ghosts)
-
-
-class PositionGame(BatchedGame):
+class PositionGame(PositionObserver, BatchedGame):
     """:class:`~gridghost.batched.engine.BatchedGame` for a team of ``ghosts >= 2`` (the module
     docstring says how it steps); built by ``BatchedGame(num_games, ghosts=k, ...)``, with its
     arguments. Its sides are ``"agent"`` and ``"ghosts"``: ``controlled="agent"`` (against
@@ -136,7 +123,7 @@ class PositionGame(BatchedGame):
     def _team_budget(self, maps: int, cells: int) -> None:
         """Refuse ``maps`` maps whose per-map tables exceed :attr:`table_bytes`."""
         entries = maps * cells * cells
-        estimate = entries * (2 * _PAIR * 4 + 8) + maps * cells * (8 * NUM_ACTIONS * 8 + 2 * 4 * len(VECTOR_SLOTS))
+        estimate = entries * (2 * PAIR_SLOTS * 4 + 8) + maps * cells * (8 * NUM_ACTIONS * 8 + 2 * 4 * len(VECTOR_SLOTS))
         if estimate > self.table_bytes:
             raise tables_refused(f"the batched team tables of {maps:,} map(s) of {cells} cells", estimate,
                                  self.table_bytes)
@@ -218,38 +205,6 @@ class PositionGame(BatchedGame):
         if self.controlled == TEAM and not self._same_bounds:
             raise UnsupportedSetting("a learning team's opponent agent slips by one uniform per move: the slip "
                                      "model must have the same outcome probabilities for every action")
-
-    def _team_observations(self, parts: list[Any]) -> None:
-        """Per observing side, its own slots by global cell and an other's by (global cell) *
-        cells + the other's local cell, read off each map's team encoder."""
-        cells, k = self.num_cells, self.ghosts
-        encoder = parts[0].encoder
-        names = encoder.keys
-        space = encoder.space(AGENT)
-        self._size = size = int(np.prod(space.shape))
-        self._own_slots = own = size - _PAIR * k
-        if own != len(VECTOR_SLOTS) - _PAIR:
-            raise UnsupportedSetting("the batched engine serves a team's plain 'vector' observation (no step count)")
-        # per side, by (global cell) * cells + the first other's local cell: the whole row with every
-        # other there (its first other's slots right; the later others' are written at each gather);
-        # and the three slots of an other alone
-        self._wide: dict[str, np.ndarray] = {}
-        self._pair: dict[str, np.ndarray] = {}
-        for side, name in ((AGENT, names[0]), (TEAM, names[1])):
-            wide = np.empty((len(parts) * cells * cells, size), dtype=np.float32)
-            for m, part in enumerate(parts):
-                observe = part.encoder.observer(name)
-                for me in range(cells):
-                    for other in range(cells):
-                        state = TeamState(me, (other,) * k) if side == AGENT else TeamState(other, (me,) * k)
-                        wide[(m * cells + me) * cells + other] = observe(state)
-            self._wide[side] = wide
-            self._pair[side] = np.ascontiguousarray(wide[:, own : own + _PAIR])
-        # ghost i's others as columns of (agent, ghost 0, ..., ghost k-1): the agent, then its teammates
-        self._others = np.array([[0, *(j + 1 for j in range(k) if j != i)] for i in range(k)], dtype=np.int64)
-        ghost_space = encoder.space(names[1])
-        self.observation_space = space if self.controlled != TEAM else _stacked(ghost_space, k)
-        self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
 
     def _buffers(self) -> None:
         n, k = self.num_games, self.ghosts
@@ -347,7 +302,7 @@ class PositionGame(BatchedGame):
         return self._agent_turn(checked) if mover == AGENT else self._team_turn(checked)
 
     def _agent_turn(self, actions: np.ndarray) -> BatchedStep:
-        """The learning agent's move, then the team's answer (chasing or random)."""
+        """The learning agent's move, then the team's answer (chasing, random or planned)."""
         uniforms = self._uniforms
         self._rng.random(out=uniforms)  # type: ignore[union-attr]  # set by reset
         agents, ghosts = self._agent, self._ghosts
@@ -370,10 +325,10 @@ class PositionGame(BatchedGame):
         np.copyto(moved, ghosts, where=over[:, None])
         self._agent, self._ghosts = landed, moved
         self._landed, self._moved = agents, ghosts
-        return self._turn_end(AGENT, landed)
+        return self._turn_end(AGENT)
 
     def _team_turn(self, actions: np.ndarray) -> BatchedStep:
-        """The learning team's move, then the random agent's answer (with slip)."""
+        """The learning team's move, then the opponent agent's answer (random or planned, with slip)."""
         uniforms = self._uniforms
         self._rng.random(out=uniforms)  # type: ignore[union-attr]  # set by reset
         agents, ghosts = self._agent, self._ghosts
@@ -395,11 +350,12 @@ class PositionGame(BatchedGame):
         np.not_equal(second, ONGOING, out=self._terminated)
         self._terminated |= over
         self._landed, self._agent, self._ghosts, self._moved = agents, landed, moved, ghosts
-        return self._turn_end(TEAM, None)
+        return self._turn_end(TEAM)
 
-    def _turn_end(self, learner: str, reading_at: np.ndarray | None) -> BatchedStep:
+    def _turn_end(self, learner: str) -> BatchedStep:
         """One learner's turn, after its rules: the count, the returns, next-step restarts,
-        truncation, the readings and the observations."""
+        truncation, the readings (the agent's, after its move: it does not move again in the
+        turn) and the observations."""
         terminated, reward = self._terminated, self._rewards[learner]
         self._steps += _TURN_CYCLES[AGENT if learner == AGENT else GHOST]
         self._returns[learner] += reward
@@ -410,7 +366,7 @@ class PositionGame(BatchedGame):
             terminated[restart] = False
             self._returns[learner][restart] = 0.0
         self._truncate(terminated, self._truncated)
-        if reading_at is not None and self._draw_readings:
+        if self._draw_readings:  # a restarted game's at its start, from its uniforms as _place drew them
             self._read(self._agent, self._uniforms, self._sensor_row)
         return self._finish(terminated, self._truncated)
 
@@ -542,31 +498,6 @@ class PositionGame(BatchedGame):
         for side in self._sides:
             self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side])
 
-    def _team_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
-                     out: np.ndarray | None = None) -> np.ndarray:
-        """``side``'s observations of the games at ``agents``, ``ghosts`` on maps ``base``
-        (global cells; ``base`` each game's ``map * cells``)."""
-        n, k, cells = len(agents), self.ghosts, self.num_cells
-        lead = self._own_slots + _PAIR  # the own slots and the first other's, from the wide row
-        if out is None:
-            out = np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32)
-        if side == AGENT:  # the agent's others: the ghosts in order
-            mine = agents * cells - base
-            self._wide[AGENT].take(mine + ghosts[:, 0] - base, axis=0, out=out, mode="clip")
-            if k > 1:
-                rest = ghosts[:, 1:] - base[:, None] + mine[:, None]
-                out[:, lead:] = self._pair[AGENT].take(rest, axis=0, mode="clip").reshape(n, -1)
-            return out
-        # ghost i's others: the agent, then its teammates in order
-        mine = np.multiply(ghosts, cells, order="C")
-        mine -= base[:, None]
-        local = np.concatenate(((agents - base)[:, None], ghosts - base[:, None]), axis=1)  # [n, k + 1]
-        self._wide[TEAM].take((mine + local[:, :1]).reshape(-1), axis=0, out=out.reshape(n * k, -1), mode="clip")
-        if k > 1:
-            rest = local[:, self._others[:, 1:]] + mine[:, :, None]  # [n, k, k - 1]
-            out[:, :, lead:] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
-        return out
-
     # -- what the games are at ---------------------------------------------------------------------
     @property
     def maps(self) -> np.ndarray:
@@ -617,10 +548,3 @@ class PositionGame(BatchedGame):
         """
         raise UnsupportedSetting("a team's batched games (ghosts >= 2) are computed from positions; there are no "
                                  "turn tables to export")
-
-
-def _stacked(space: Any, k: int) -> Any:
-    """The team's observation space: ``k`` ghosts' ``Box`` stacked in ghost order."""
-    from gymnasium import spaces
-
-    return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)
