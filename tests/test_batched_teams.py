@@ -19,7 +19,6 @@ from gridghost.config.settings import resolve
 from gridghost.core import halfturn
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Side
-from gridghost.core.team import TeamState
 from gridghost.envs.single_agent import GridGhostGymEnv
 
 MAPS = {2: Layout.generate(6, 6, seed=0, ghosts=2), 3: Layout.generate(6, 6, seed=0, ghosts=3)}
@@ -163,7 +162,8 @@ def test_the_learning_team_plays_the_kernels_rules() -> None:
         team = rng.integers(0, 4, size=(games, k))
         result = batch.step_ghost(team)
         for game in range(games):
-            state = TeamState(int(agents[game]), tuple(ghosts[game].tolist()), Side.GHOST)
+            state = kernel.initial_state()._replace(agent=int(agents[game]), ghosts=tuple(ghosts[game].tolist()),
+                                                    turn=Side.GHOST)
             moved = kernel.ghosts_step(state, tuple(team[game].tolist()))
             rewards = np.array(kernel.ghost_rewards_of(Side.GHOST, moved))
             after = moved

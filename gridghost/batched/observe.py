@@ -18,7 +18,6 @@ from gridghost.batched.grids import GridPlanes
 from gridghost.batched.limits import UnsupportedSetting
 from gridghost.batched.tables import SensorTables
 from gridghost.core.names import AGENT
-from gridghost.core.team import TeamState
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
 #: The learning team's side name (its actions are ``int[N, k]``).
@@ -122,9 +121,11 @@ class PositionObserver:
             wide = np.empty((len(parts) * cells * cells, size), dtype=np.float32)
             for m, part in enumerate(parts):
                 observe = part.encoder.observer(name)
+                start = part.kernel.initial_state()  # a state of the kernel's own type, placed below
                 for me in range(cells):
                     for other in range(cells):
-                        state = TeamState(me, (other,) * k) if side == AGENT else TeamState(other, (me,) * k)
+                        state = (start._replace(agent=me, ghosts=(other,) * k) if side == AGENT
+                                 else start._replace(agent=other, ghosts=(me,) * k))
                         wide[(m * cells + me) * cells + other] = observe(state)
             self._wide[side] = wide
             self._pair[side] = np.ascontiguousarray(wide[:, own : own + PAIR_SLOTS])

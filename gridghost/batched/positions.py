@@ -101,7 +101,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self.ghosts = k = head.ghosts
         self._catcher = head.credit == "catcher"
         self._kernel_tables(kernels)
-        self._team_slip(head.game)
+        self._team_slip(_board_game(head))
         if learner == TEAM:
             for kernel in kernels:
                 if kernel.opening_can_end():
@@ -138,7 +138,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
         self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
         # the chasing ghost's move, by (global agent cell) * cells + local ghost cell
-        self._chase = np.concatenate([kernel.game.chase_table.ravel() for kernel in kernels]).astype(np.int64)
+        self._chase = np.concatenate([_board_game(kernel).chase_table.ravel() for kernel in kernels]).astype(np.int64)
         state = [kernel.initial_state() for kernel in kernels]
         self._agent_starts = np.array([s.agent for s in state], dtype=np.int64) + offsets
         self._ghost_starts = np.array([s.ghosts for s in state], dtype=np.int64) + offsets[:, None]
@@ -148,11 +148,11 @@ class PositionGame(PositionObserver, BatchedGame):
         self._agent_pay, self._team_pay = pays[..., 0].copy(), pays[..., 1].copy()
         # the slip model's destinations, [action, outcome, global cell] (outcomes padded with the last,
         # never drawn: their bound is inf)
-        width = max(len(probabilities) for probabilities, _ in head.game.outcomes)
+        width = max(len(probabilities) for probabilities, _ in _board_game(head).outcomes)
         self._slips = width
         dest = np.empty((NUM_ACTIONS, width, len(kernels) * cells), dtype=np.int64)
         for m, kernel in enumerate(kernels):
-            for action, (_, destinations) in enumerate(kernel.game.outcomes):
+            for action, (_, destinations) in enumerate(_board_game(kernel).outcomes):
                 pad = np.r_[np.arange(len(destinations)), np.full(width - len(destinations), len(destinations) - 1)]
                 dest[action, :, m * cells : (m + 1) * cells] = destinations[pad] + offsets[m]
         self._dest = dest.reshape(-1)
@@ -548,3 +548,9 @@ class PositionGame(PositionObserver, BatchedGame):
         """
         raise UnsupportedSetting("a team's batched games (ghosts >= 2) are computed from positions; there are no "
                                  "turn tables to export")
+
+
+def _board_game(kernel: Any) -> Any:
+    """The game whose one-ghost tables (the slip's outcomes, the chasing ghost by agent and ghost
+    cell) a team kernel reads: the one-ghost game a team wraps, or the kernel itself."""
+    return getattr(kernel, "game", kernel)
