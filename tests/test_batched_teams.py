@@ -15,11 +15,13 @@ from gymnasium.wrappers import TimeLimit
 import gridghost
 import gridghost.testing
 from gridghost.batched import BatchedGame, GridGhostVectorEnv, UnsupportedSetting
+from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import resolve
 from gridghost.core import halfturn
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Side
 from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.maps.levels import MapGenerator
 
 MAPS = {2: Layout.generate(6, 6, seed=0, ghosts=2), 3: Layout.generate(6, 6, seed=0, ghosts=3)}
 EXACT = dict(slip="none", color_sensor_quality=1.0, rewards="reference")
@@ -324,3 +326,45 @@ TEAM_VECTOR_VIEWS = [
 @pytest.mark.parametrize("make", TEAM_VECTOR_VIEWS)
 def test_the_vector_env_conforms_with_a_team(make: Any) -> None:
     gridghost.testing.vector_conformance(make)
+
+
+def test_a_teams_level_set_plays_every_level_with_its_own_encoder() -> None:
+    # games on a generator's levels: each row is that level's team encoder output for the game's state
+    levels = MapGenerator(6, 6, ghosts=2, num_levels=4)
+    batch = BatchedGame(40, seed=2, ghosts=2, controlled=None, layout=levels, max_cycles=5)
+    spec = resolve(layout=levels, ghosts=2, obs_type="vector")
+    parts = [build_map_parts(spec, layout, with_filter=False) for layout in batch.layouts]
+    observations = batch.reset()
+    rng, seen = np.random.default_rng(0), set()
+    for _ in range(12):
+        agents, ghosts = batch.positions
+        seen.update(batch.maps.tolist())
+        for game, level in enumerate(batch.maps.tolist()):
+            start = parts[level].kernel.initial_state()
+            state = start._replace(agent=int(agents[game]), ghosts=tuple(ghosts[game].tolist()))
+            encoder = parts[level].encoder
+            assert np.array_equal(observations["agent"][game], encoder.observer("agent")(state))
+            for i, name in enumerate(parts[level].kernel.names):
+                assert np.array_equal(observations["ghosts"][game, i], encoder.observer(name)(state))
+        batch.step_agent(rng.integers(0, 4, size=40))
+        observations = batch.step_ghost(rng.integers(0, 4, size=(40, 2))).observations
+    assert seen == {0, 1, 2, 3}
+
+
+def test_reset_starts_place_a_team_and_refuse_bad_cells_naming_starts() -> None:
+    batch = BatchedGame(3, seed=0, ghosts=2, layout=MAPS[2], **EXACT)
+    batch.reset()
+    agents, ghosts = np.array([7, 8, 9]), np.array([[0, 0], [1, 2], [20, 21]])
+    batch.reset(games=[0, 2, 1], starts=(agents, ghosts))
+    got_agents, got_ghosts = batch.positions
+    assert got_agents.tolist() == [7, 9, 8] and got_ghosts.tolist() == [[0, 0], [20, 21], [1, 2]]
+    for starts, error, message in [
+        ((agents, ghosts[:, :1]), TypeError, r"starts: the ghost cells must be an int array of shape \(3, 2\)"),
+        ((agents, np.array([[7, 0], [1, 2], [3, 4]])), ValueError, "no ghost may start on the agent's cell; game 0"),
+        ((agents, np.full((3, 2), 36)), ValueError, r"starts: the ghost cells must lie in 0..35"),
+        ([agents, ghosts], TypeError, "starts must be None or a tuple"),
+    ]:
+        with pytest.raises(error, match=message):
+            batch.reset(starts=starts)
+    with pytest.raises(ValueError, match="starts places games with the agent to move"):
+        BatchedGame(3, seed=0, ghosts=2, controlled="ghosts", layout=MAPS[2]).reset(starts=(agents, ghosts))

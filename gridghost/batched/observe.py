@@ -144,15 +144,14 @@ class PositionObserver:
         if out is None:
             out = np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32)
         if side == AGENT:  # the agent's others: the ghosts in order
-            mine = agents * cells - base
-            self._wide[AGENT].take(mine + ghosts[:, 0] - base, axis=0, out=out, mode="clip")
+            mine = agents * cells - base  # the row of the agent's global cell, less the map's offset of the others
+            self._wide[AGENT].take(mine + ghosts[:, 0], axis=0, out=out, mode="clip")
             if k > 1:
-                rest = ghosts[:, 1:] - base[:, None] + mine[:, None]
+                rest = ghosts[:, 1:] + mine[:, None]
                 out[:, lead:] = self._pair[AGENT].take(rest, axis=0, mode="clip").reshape(n, -1)
             return out
         # ghost i's others: the agent, then its teammates in order
-        mine = np.multiply(ghosts, cells, order="C")
-        mine -= base[:, None]
+        mine = np.multiply(ghosts, cells, order="C")  # each ghost's global cell's row; the others come local
         local = np.concatenate(((agents - base)[:, None], ghosts - base[:, None]), axis=1)  # [n, k + 1]
         self._wide[TEAM].take((mine + local[:, :1]).reshape(-1), axis=0, out=out.reshape(n * k, -1), mode="clip")
         if k > 1:
