@@ -368,3 +368,21 @@ def test_reset_starts_place_a_team_and_refuse_bad_cells_naming_starts() -> None:
             batch.reset(starts=starts)
     with pytest.raises(ValueError, match="starts places games with the agent to move"):
         BatchedGame(3, seed=0, ghosts=2, controlled="ghosts", layout=MAPS[2]).reset(starts=(agents, ghosts))
+
+
+@pytest.mark.parametrize("controlled", ["agent", "ghosts"])
+def test_the_vector_envs_episode_infos_sum_the_rewards_it_returned(controlled: str) -> None:
+    env = GridGhostVectorEnv(4, controlled=controlled, ghosts=2, layout=MAPS[2], max_episode_steps=8,
+                             ghost_credit="catcher")
+    env.reset(seed=1)
+    rng, sums, checked = np.random.default_rng(1), np.zeros(4), 0
+    for _ in range(40):
+        actions = rng.integers(0, 4, size=(4, 2) if controlled == "ghosts" else 4)
+        _, rewards, terminated, truncated, infos = env.step(actions)
+        sums += rewards
+        for row in np.flatnonzero(terminated | truncated):
+            assert infos["_episode_return"][row] and infos["episode_return"][row] == pytest.approx(sums[row])
+            # the learner won exactly when its last reward was a win's (normalised rewards: the goal's, the catch's)
+            assert infos["is_success"][row] == (terminated[row] and rewards[row] > 0)
+            sums[row], checked = 0.0, checked + 1
+    assert checked >= 4
