@@ -97,21 +97,27 @@ class PositionObserver:
     _own_slots: int
     _size: int
     _spaces: dict[str, Any]
+    _belief_slots: int
+    filter: BatchedHistogramFilter | None
     _wide: dict[str, np.ndarray]
     _pair: dict[str, np.ndarray]
     _others: np.ndarray
 
-    def _team_observations(self, parts: list[Any]) -> None:
+    def _team_observations(self, parts: list[Any], encoders: list[Any]) -> None:
         """Per observing side, its own slots by global cell and an other's by (global cell) *
-        cells + the other's local cell, read off each map's team encoder."""
+        cells + the other's local cell, read off each map's team encoder (``encoders``, one per
+        map of ``parts``; a belief encoding's with a belief map of zeros, which the filter's
+        beliefs replace for the agent, and the ghosts' own cell for a ghost)."""
         cells, k = self.num_cells, self.ghosts
-        encoder = parts[0].encoder
+        encoder = encoders[0]
         names = encoder.keys
         space = encoder.space(AGENT)
         self._size = size = int(np.prod(space.shape))
-        self._own_slots = own = size - PAIR_SLOTS * k
+        self._belief_slots = cells if self.filter is not None else 0
+        self._own_slots = own = size - PAIR_SLOTS * k - self._belief_slots
         if own != len(VECTOR_SLOTS) - PAIR_SLOTS:
-            raise UnsupportedSetting("the batched engine serves a team's plain 'vector' observation (no step count)")
+            raise UnsupportedSetting("the batched engine serves a team's plain 'vector' and 'belief_vector' "
+                                     "observations (no step count)")
         # per side, by (global cell) * cells + the first other's local cell: the whole row with every
         # other there (its first other's slots right; the later others' are written at each gather);
         # and the three slots of an other alone
@@ -120,7 +126,7 @@ class PositionObserver:
         for side, name in ((AGENT, names[0]), (TEAM, names[1])):
             wide = np.empty((len(parts) * cells * cells, size), dtype=np.float32)
             for m, part in enumerate(parts):
-                observe = part.encoder.observer(name)
+                observe = encoders[m].observer(name)
                 start = part.kernel.initial_state()  # a state of the kernel's own type, placed below
                 for me in range(cells):
                     for other in range(cells):
@@ -136,11 +142,12 @@ class PositionObserver:
         self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
 
     def _team_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
-                     out: np.ndarray | None = None) -> np.ndarray:
+                     out: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
         """``side``'s observations of the games at ``agents``, ``ghosts`` on maps ``base``
-        (global cells; ``base`` each game's ``map * cells``)."""
+        (global cells; ``base`` each game's ``map * cells``): of every game, or of ``games``."""
         n, k, cells = len(agents), self.ghosts, self.num_cells
         lead = self._own_slots + PAIR_SLOTS  # the own slots and the first other's, from the wide row
+        end = lead + PAIR_SLOTS * (k - 1)  # then the later others', then the belief map
         if out is None:
             out = np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32)
         if side == AGENT:  # the agent's others: the ghosts in order
@@ -148,7 +155,9 @@ class PositionObserver:
             self._wide[AGENT].take(mine + ghosts[:, 0], axis=0, out=out, mode="clip")
             if k > 1:
                 rest = ghosts[:, 1:] + mine[:, None]
-                out[:, lead:] = self._pair[AGENT].take(rest, axis=0, mode="clip").reshape(n, -1)
+                out[:, lead:end] = self._pair[AGENT].take(rest, axis=0, mode="clip").reshape(n, -1)
+            if self.filter is not None:
+                out[:, end:] = self.filter.beliefs if games is None else self.filter.beliefs[games]
             return out
         # ghost i's others: the agent, then its teammates in order
         mine = np.multiply(ghosts, cells, order="C")  # each ghost's global cell's row; the others come local
@@ -156,7 +165,7 @@ class PositionObserver:
         self._wide[TEAM].take((mine + local[:, :1]).reshape(-1), axis=0, out=out.reshape(n * k, -1), mode="clip")
         if k > 1:
             rest = local[:, self._others[:, 1:]] + mine[:, :, None]  # [n, k, k - 1]
-            out[:, :, lead:] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
+            out[:, :, lead:end] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
         return out
 
 

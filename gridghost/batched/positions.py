@@ -12,11 +12,12 @@ the goals, both sides' rewards per outcome and the chasing ghost's table. The ep
 around the half-turns (the slip outcome of a uniform, truncation, the opening reward, the end in
 the agent's half) are :mod:`gridghost.core.episode`'s, as on the table path.
 
-Observations (``"vector"``) are gathered per observer from two tables read off the single env's
-team encoder: the observer's own slots by its cell, and the three slots of each other (offset
-and distance) by the pair of cells. A row is the observer's own slots followed by its others'
-in the encoder's order (the agent's: the ghosts in index order; ghost ``i``'s: the agent, then
-its teammates), so it is the encoder's output for the same state.
+Observations (``"vector"``, and ``"belief_vector"`` with the filter's beliefs) are gathered per
+observer from two tables read off the single env's team encoder: the observer's own slots by its
+cell, and the three slots of each other (offset and distance) by the pair of cells. A row is the
+observer's own slots followed by its others' in the encoder's order (the agent's: the ghosts in
+index order; ghost ``i``'s: the agent, then its teammates), so it is the encoder's output for
+the same state.
 
 Sides: ``"agent"`` (``int[N]`` actions, ``float[N]`` rewards, ``[N, D]`` observations) and
 ``"ghosts"``, the whole team (``int[N, k]`` actions, each ghost's ``float[N, k]`` rewards,
@@ -25,11 +26,14 @@ Sides: ``"agent"`` (``int[N]`` actions, ``float[N]`` rewards, ``[N, D]`` observa
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from typing import Any
 
 import numpy as np
 
 from gridghost.batched.engine import _TURN_CYCLES, BatchedGame, BatchedStep
+from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
 from gridghost.batched.limits import (
     UnsupportedSetting,
     check_buffers,
@@ -40,7 +44,7 @@ from gridghost.batched.limits import (
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
 from gridghost.batched.stats import EpisodeStats
 from gridghost.batched.tables import ONGOING, all_maps, sensor_tables, slip_bounds
-from gridghost.config.parts import build_map_parts
+from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode, halfturn
 from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
@@ -63,7 +67,8 @@ class PositionGame(PositionObserver, BatchedGame):
     ``"minimax"``), ``controlled="ghosts"`` (the team learning, :meth:`step_ghost` with
     ``int[N, k]``, against a ``"random"`` agent, the default, or the solver's ``"minimax"`` or
     ``"optimal"``) or ``None`` (both, :meth:`step_agent` then :meth:`step_ghost`). It serves
-    ``obs_type="vector"``.
+    ``obs_type="vector"`` and ``"belief_vector"`` (the agent's belief from the engine's exact
+    filter, as for one ghost).
 
     Attributes:
         ghosts: the team's size ``k``.
@@ -75,9 +80,9 @@ class PositionGame(PositionObserver, BatchedGame):
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
         """The per-map tables the rules read (see the module docstring), the observation tables,
         the sensors and the observation space."""
-        if self.obs_type != "vector":
-            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector', not "
-                                     f"{self.obs_type!r}")
+        if self.obs_type not in ("vector", "belief_vector"):
+            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector' or "
+                                     f"'belief_vector', not {self.obs_type!r}")
         if self.controlled == GHOST:
             raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
                              "controlled='ghosts' (or pass controlled=None for both sides)")
@@ -112,13 +117,29 @@ class PositionGame(PositionObserver, BatchedGame):
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
         # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
         self._b = k if learner == AGENT and self._random_opponent else int(learner == TEAM)
-        self._team_observations(parts)
         self.sensors = parts[0].sensors
         self.sensor_tables = sensor_tables([part.sensors for part in parts])
         self._draw_readings = learner != TEAM
         self.filter = None
-        per_game = 8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * self._size * (k + 1)
+        encoders = [part.encoder for part in parts]
+        if belief_filter is not None:  # the agent's belief: the engine's exact filter, as for one ghost
+            if learner == TEAM:
+                raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
+                                 "obs_type='vector', or controlled=None)")
+            believed = dataclasses.replace(self.config, obs_type="belief_vector")
+            encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
+                        for part in parts]
+        per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * self._size_of(encoders[0]) * (k + 1)
+                    + (filter_game_bytes(cells) if belief_filter is not None else 0))
         check_buffers(self.num_games, per_game, f"a team of {k} ghosts on {first.rows}x{first.cols} maps")
+        if belief_filter is not None:
+            self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
+        self._team_observations(parts, encoders)
+
+    @staticmethod
+    def _size_of(encoder: Any) -> int:
+        """The floats of one observer's observation under ``encoder``."""
+        return int(np.prod(encoder.space(AGENT).shape))
 
     def _team_budget(self, maps: int, cells: int) -> None:
         """Refuse ``maps`` maps whose per-map tables exceed :attr:`table_bytes`."""
@@ -325,7 +346,7 @@ class PositionGame(PositionObserver, BatchedGame):
         np.copyto(moved, ghosts, where=over[:, None])
         self._agent, self._ghosts = landed, moved
         self._landed, self._moved = agents, ghosts
-        return self._turn_end(AGENT)
+        return self._turn_end(AGENT, actions)
 
     def _team_turn(self, actions: np.ndarray) -> BatchedStep:
         """The learning team's move, then the opponent agent's answer (random or planned, with slip)."""
@@ -350,24 +371,29 @@ class PositionGame(PositionObserver, BatchedGame):
         np.not_equal(second, ONGOING, out=self._terminated)
         self._terminated |= over
         self._landed, self._agent, self._ghosts, self._moved = agents, landed, moved, ghosts
-        return self._turn_end(TEAM)
+        return self._turn_end(TEAM, actions)
 
-    def _turn_end(self, learner: str) -> BatchedStep:
+    def _turn_end(self, learner: str, actions: np.ndarray) -> BatchedStep:
         """One learner's turn, after its rules: the count, the returns, next-step restarts,
         truncation, the readings (the agent's, after its move: it does not move again in the
         turn) and the observations."""
         terminated, reward = self._terminated, self._rewards[learner]
         self._steps += _TURN_CYCLES[AGENT if learner == AGENT else GHOST]
         self._returns[learner] += reward
-        restart = self._restart
+        restart, maps = self._restart, None
         if len(restart):  # ended in the last call (next-step mode): a new episode instead
-            self._place(restart, self._uniforms[:, restart])
+            maps = self._place(restart, self._uniforms[:, restart])
             reward[restart] = 0.0
             terminated[restart] = False
             self._returns[learner][restart] = 0.0
         self._truncate(terminated, self._truncated)
         if self._draw_readings:  # a restarted game's at its start, from its uniforms as _place drew them
             self._read(self._agent, self._uniforms, self._sensor_row)
+        if self.filter is not None:  # the agent's exact belief, as for one ghost
+            self.filter.advance(actions)
+            if len(restart):
+                self.filter.reset(restart, maps)
+            self.filter.weigh(self.readings)
         return self._finish(terminated, self._truncated)
 
     def _agent_half(self, actions: np.ndarray) -> BatchedStep:
@@ -386,6 +412,9 @@ class PositionGame(PositionObserver, BatchedGame):
         self._truncated.fill(False)
         self._landed, self._agent = agents, landed
         self._read(landed, uniforms, 1)
+        if self.filter is not None:
+            self.filter.advance(actions)
+            self.filter.weigh(self.readings)
         self._phase = GHOST
         self._observe_positions()
         return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
@@ -425,7 +454,7 @@ class PositionGame(PositionObserver, BatchedGame):
                 self._ended_lengths = self._steps[final_games]
                 self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
                 finals = {side: self._team_gather(side, self._agent[final_games], self._ghosts[final_games],
-                                             self._base[final_games]) for side in self._sides}
+                                                  self._base[final_games], games=final_games) for side in self._sides}
                 self._reset_rows(final_games)
         else:
             self._restart = np.flatnonzero(done)
@@ -438,10 +467,11 @@ class PositionGame(PositionObserver, BatchedGame):
 
     # -- resets ------------------------------------------------------------------------------------
     def _place(self, rows: np.ndarray, uniforms: np.ndarray,
-               cells: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+               cells: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
         """Put games ``rows`` at the start of a new episode, from their columns of ``uniforms``
         (row 0 the opening slip, row 1 the random opening move): a level drawn per game; for a
-        learning team, after the random agent's opening move."""
+        learning team, after the opponent agent's opening move. Returns the maps drawn (``None``
+        with one map), for the filter."""
         starts = len(self._agent_starts)
         maps = self._rng.integers(starts, size=len(rows)) if starts > 1 else np.zeros(len(rows), np.int64)  # type: ignore[union-attr]
         base = maps * self.num_cells
@@ -455,12 +485,16 @@ class PositionGame(PositionObserver, BatchedGame):
         self._steps[rows] = 0
         if self._draw_readings:
             self._read(agents, uniforms, self._sensor_row, rows)
+        return maps if starts > 1 else None
 
     def _reset_rows(self, rows: np.ndarray, cells: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         uniforms = self._rng.random((self._sensor_row + len(self.sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
-        self._place(rows, uniforms, cells)
+        maps = self._place(rows, uniforms, cells)
         for side in self._returns:
             self._returns[side][rows] = 0.0
+        if self.filter is not None:
+            self.filter.reset(rows, maps)
+            self.filter.weigh(self.readings[:, rows], games=rows)
 
     def _checked_starts(self, starts: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``starts`` of :meth:`reset` for games ``rows``: ``(agent cells int[n], ghost cells
