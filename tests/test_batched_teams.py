@@ -112,7 +112,7 @@ def test_team_games_are_the_aec_envs_under_shared_uniforms(k: int, credit: str) 
 
 @pytest.mark.parametrize(("k", "controlled", "opponent"), [
     (2, "agent", "chase"), (3, "agent", "chase"), (2, "agent", "minimax"), (2, "ghosts", "minimax"),
-    (2, "ghosts", "optimal"),
+    pytest.param(2, "ghosts", "optimal", marks=pytest.mark.slow),
 ])
 def test_one_learner_plays_the_team_gymnasium_views_games(k: int, controlled: str, opponent: str) -> None:
     # no slip, perfect sensors, a table opponent (the chasing team or the team solver's players):
@@ -285,11 +285,11 @@ def test_the_engines_one_take_team_move_is_the_kernels_rule(k: int) -> None:
     assert (expected != ghosts).any() and (expected == ghosts).any()
 
 
-#: Two views in the default suite (both learners at k = 2 with the catcher's credit, the learning
-#: team at k = 3); the other three in the slow group.
+#: Two views in the default suite (both learners at k = 2 with the belief, the learning team at
+#: k = 3); the others in the slow group.
 TEAM_VIEWS = [
     pytest.param(lambda: BatchedGame(3, ghosts=2, controlled=None, layout=MAPS[2], max_cycles=6,
-                                     ghost_credit="catcher"), id="k2-two-sides-catcher"),
+                                     ghost_credit="catcher"), id="k2-two-sides-catcher", marks=pytest.mark.slow),
     pytest.param(lambda: BatchedGame(3, ghosts=3, controlled="ghosts", layout=MAPS[3], autoreset_mode="same_step",
                                      max_episode_steps=6), id="k3-ghosts-same-step"),
     pytest.param(lambda: BatchedGame(3, ghosts=3, controlled=None, layout=MAPS[3], slip="longitudinal"),
