@@ -16,7 +16,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from gridghost.batched import limits
+# positions registers the teams' computed path with the engine
+from gridghost.batched import limits, positions  # noqa: F401
 from gridghost.batched.engine import (
     AUTORESET_MODES,
     BATCH_OBS_TYPES,

@@ -98,6 +98,13 @@ _AGENT_TO_MOVE, _GHOST_TO_MOVE = episode.AGENT_TO_MOVE, episode.GHOST_TO_MOVE
 #: The opponents each side faces when none is given (as the Gymnasium env's).
 
 
+#: The engine's computed path for teams (:class:`~gridghost.batched.positions.PositionGame`, a
+#: subclass that registers itself here when :mod:`gridghost.batched` is imported), which
+#: ``BatchedGame(..., ghosts=k)`` becomes for ``k >= 2``; listed here so that this module need not
+#: import its own subclass.
+COMPUTED_PATH: list[type[BatchedGame]] = []
+
+
 class BatchedStep(NamedTuple):
     """What one call of :class:`BatchedGame` returns. The arrays are the engine's buffers,
     overwritten by its next call: copy what you keep.
@@ -198,9 +205,7 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         #: The game's settings as given, read and resolved as every view's are.
         self.spec = spec = engine_spec("batched", spec, settings, UnsupportedSetting)
         if spec.ghosts > 1:  # a team: the computed path, on positions (its methods replace the tables')
-            from gridghost.batched.positions import PositionGame
-
-            self.__class__ = PositionGame
+            self.__class__ = COMPUTED_PATH[0]
         elif self.controlled == "ghosts":
             raise UnsupportedSetting("controlled='ghosts' is the team's learner (ghosts >= 2); with one ghost pass "
                                      "controlled='ghost'")

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.batched.engine import _TURN_CYCLES, BatchedGame, BatchedStep
+from gridghost.batched.engine import _TURN_CYCLES, COMPUTED_PATH, BatchedGame, BatchedStep
 from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
 from gridghost.batched.limits import (
     UnsupportedSetting,
@@ -588,3 +588,6 @@ def _board_game(kernel: Any) -> Any:
     """The game whose one-ghost tables (the slip's outcomes, the chasing ghost by agent and ghost
     cell) a team kernel reads: the one-ghost game a team wraps, or the kernel itself."""
     return getattr(kernel, "game", kernel)
+
+
+COMPUTED_PATH.append(PositionGame)
