@@ -56,7 +56,7 @@ class DictObservations(Observations):
     _belief: Callable[[], np.ndarray] | None = None
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts)
+        self._serve(ghosts, self._view)
         self._settings: dict[str, Any] = {"step_count": step_count}
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
@@ -120,43 +120,33 @@ class DictObservations(Observations):
 
         self._step_count = step_count
         self._spaces = {key: observer_space(index) for index, key in enumerate(self.keys)}
-        self._bind(self._viewer)
 
-    def _viewer(self, index: int) -> Callable[[Any], dict[str, Any]]:
-        """The observer ``index``'s observation function, its tables bound as locals (the hot path)."""
-        team, colour, has_item, is_goal, text = self._team, self._colour, self._has_item, self._is_goal, self._text
-        neighbours, key, offset, centre = self._neighbours, self._key, self._offset, self._centre
-        distances = self._distance
-        pairs, step_count, belief = self._pairs[index], self._step_count, self._belief if not index else None
-
-        def view(state: Any) -> dict[str, Any]:
-            cells = (state.agent, *state.ghosts) if team else (state.agent, state.ghost)
-            me = cells[index]
-            cell = {"colour": colour[me], "has_item": has_item[me].copy(), "is_goal": is_goal[me]}
-            if not index:
-                cell["text"] = text[me]
-            (ua, uc), (ra, rc), (da, dc), (la, lc) = neighbours[me]
-            observation: dict[str, Any] = {
-                "current_cell": cell,
-                "neighbors": {
-                    "up": {"accessible": ua, "colour": uc},
-                    "right": {"accessible": ra, "colour": rc},
-                    "down": {"accessible": da, "colour": dc},
-                    "left": {"accessible": la, "colour": lc},
-                },
-            }
-            base, distance = key[me] - centre, distances[me]
-            for other, relative, far in pairs:
-                other_cell = cells[other]
-                observation[relative] = offset[key[other_cell] - base].copy()
-                observation[far] = distance[other_cell]
-            if step_count is not None:
-                observation["step_count"] = np.array([step_count()], dtype=np.float32)
-            if belief is not None:
-                observation["belief"] = np.asarray(belief(), dtype=np.float32)
-            return observation
-
-        return view
+    def _view(self, index: int, state: Any) -> dict[str, Any]:
+        cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
+        me = cells[index]
+        cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
+        if not index:
+            cell["text"] = self._text[me]
+        (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
+        observation: dict[str, Any] = {
+            "current_cell": cell,
+            "neighbors": {
+                "up": {"accessible": ua, "colour": uc},
+                "right": {"accessible": ra, "colour": rc},
+                "down": {"accessible": da, "colour": dc},
+                "left": {"accessible": la, "colour": lc},
+            },
+        }
+        key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
+        for other, relative, far in self._pairs[index]:
+            cell_of_other = cells[other]
+            observation[relative] = offset[key[cell_of_other] - base].copy()
+            observation[far] = distance[cell_of_other]
+        if self._step_count is not None:
+            observation["step_count"] = np.array([self._step_count()], dtype=np.float32)
+        if self._belief is not None and not index:
+            observation["belief"] = np.asarray(self._belief(), dtype=np.float32)
+        return observation
 
 
 class VectorObservations(Observations):
@@ -180,7 +170,7 @@ class VectorObservations(Observations):
         self, board: Board, belief: Callable[[], np.ndarray] | None = None, step_count: StepCount | None = None,
         ghosts: int = 1,
     ) -> None:
-        self._serve(ghosts)
+        self._serve(ghosts, self._vector)
         self._settings: dict[str, Any] = {"belief": belief, "step_count": step_count}
         layout = board.layout
         dicts = DictObservations(board)
@@ -220,38 +210,22 @@ class VectorObservations(Observations):
             low[cell_slots + 3 * other : cell_slots + 3 * other + 2] = -1.0
         self._space = spaces.Box(low, np.ones_like(low), dtype=np.float32)
         self._spaces = dict.fromkeys(self.keys, self._space)
-        self._bind(self._vectorer)
 
-    def _vectorer(self, index: int) -> Callable[[Any], np.ndarray]:
-        """The observer ``index``'s observation function, its tables bound as locals (the hot path)."""
-        team, others, own, key, centre = self._team, self._others[index], self._cells, self._key, self._centre
-        offsets, distances, distance_rows = self._offset_slots, self._distance_slots, self._distance
-        concatenate = np.concatenate
-        belief, step_count, own_cell = self._belief, self._step_count, self._own_cell
-
-        def vector(state: Any) -> np.ndarray:
-            cells = (state.agent, *state.ghosts) if team else (state.agent, state.ghost)
-            me = cells[index]
-            base, distance = key[me] - centre, distance_rows[me]
-            parts = [own[me]]
-            for other in others:
-                cell = cells[other]
-                parts.append(offsets[key[cell] - base])
-                parts.append(distances[distance[cell] + 1])
-            if belief is not None:
-                parts.append(np.asarray(belief(), dtype=np.float32).reshape(-1) if not index else own_cell[me])
-            if step_count is not None:
-                parts.append(np.array([step_count()], dtype=np.float32))
-            return concatenate(parts)
-
-        def pair(state: Any) -> np.ndarray:
-            """:func:`vector` of one ghost without a belief map or a step count, in one
-            concatenation: the hot path of vector learners."""
-            me, other = (state.agent, state.ghost) if not index else (state.ghost, state.agent)
-            offset, distance = offsets[key[other] - key[me] + centre], distances[distance_rows[me][other] + 1]
-            return concatenate((own[me], offset, distance))
-
-        return pair if not team and belief is None and step_count is None else vector
+    def _vector(self, index: int, state: Any) -> np.ndarray:
+        cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
+        me = cells[index]
+        key, offsets, distances = self._key, self._offset_slots, self._distance_slots
+        base, distance = key[me] - self._centre, self._distance[me]
+        parts = [self._cells[me]]
+        for other in self._others[index]:
+            cell = cells[other]
+            parts.append(offsets[key[cell] - base])
+            parts.append(distances[distance[cell] + 1])
+        if self._belief is not None:
+            parts.append(np.asarray(self._belief(), dtype=np.float32).reshape(-1) if not index else self._own_cell[me])
+        if self._step_count is not None:
+            parts.append(np.array([self._step_count()], dtype=np.float32))
+        return np.concatenate(parts)
 
 
 class BeliefObservations(DictObservations):
@@ -270,9 +244,8 @@ class BeliefObservations(DictObservations):
     def __init__(
         self, board: Board, belief: Callable[[], np.ndarray], step_count: StepCount | None = None, ghosts: int = 1
     ) -> None:
-        self._belief = belief  # before the dict encoder binds its observers
         super().__init__(board, step_count, ghosts)
-        self._settings["belief"] = belief
+        self._settings["belief"] = self._belief = belief
         agent, shape = self.keys[0], board.layout.shape
         agent_space = self._spaces[agent]
         assert isinstance(agent_space, spaces.Dict)  # the dict encoding's
@@ -317,7 +290,7 @@ class GridObservations(Observations):
 
     def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
                  channels_last: bool = False, ghosts: int = 1) -> None:
-        self._serve(ghosts)
+        self._serve(ghosts, self._grid)
         self._settings: dict[str, Any] = {"view_radius": view_radius, "step_count": step_count,
                                           "channels_last": channels_last}
         layout = board.layout
@@ -395,7 +368,6 @@ class GridObservations(Observations):
             shape = (*shape[1:], shape[0])
         self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
         self._spaces = dict.fromkeys(self.keys, self._space)
-        self._bind(lambda index: functools.partial(self._grid, index))
 
     def _grid(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
@@ -486,7 +458,7 @@ class TextObservations(Observations):
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts)
+        self._serve(ghosts, self._text)
         self._settings: dict[str, Any] = {"step_count": step_count}
         layout = board.layout
         self._cells = tuple(
@@ -513,7 +485,6 @@ class TextObservations(Observations):
         self._space = spaces.Text(max_length=self._max_length(layout.rows, layout.cols, step_count, self.ghosts),
                                   min_length=1, charset=TEXT_CHARSET)
         self._spaces = dict.fromkeys(self.keys, self._space)
-        self._bind(lambda index: functools.partial(self._text, index))
 
     @staticmethod
     def _max_length(rows: int, cols: int, step_count: StepCount | None, ghosts: int = 1) -> int:

@@ -6,6 +6,7 @@ the :class:`Observations` base class and the appended :class:`StepCount`. The mo
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Callable
 from typing import Any
@@ -175,7 +176,7 @@ class Observations:
     An encoder of a game with ``k`` ghosts observes a state's agent and ghosts (``state.ghosts``,
     or ``state.ghost`` for one ghost) from each observer's point of view: observer 0 is the
     agent, observer ``i + 1`` ghost ``i``; one ghost is a team of one. Subclasses fill
-    ``_spaces`` and call :meth:`_serve`, then :meth:`_bind`.
+    ``_spaces`` and call :meth:`_serve`.
     """
 
     _spaces: dict[Any, spaces.Space[Any]]
@@ -186,17 +187,14 @@ class Observations:
     #: The number of ghosts ``k`` of the game observed.
     ghosts: int = 1
 
-    def _serve(self, ghosts: int) -> None:
-        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, and list each one's others."""
+    def _serve(self, ghosts: int, observe: Callable[[int, Any], Any]) -> None:
+        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by ``observe(index, state)``."""
         self.ghosts = check_ghosts(ghosts)
         self._team = ghosts > 1
         if self._team:
             self.keys = observer_names(ghosts)
         self._others = _others(ghosts)
-
-    def _bind(self, observer_of: Callable[[int], Callable[[Any], Any]]) -> None:
-        """Serve each observer by ``observer_of(index)`` (0 the agent, ``i + 1`` ghost ``i``)."""
-        self._observers = {key: observer_of(index) for index, key in enumerate(self.keys)}
+        self._observers = {key: functools.partial(observe, index) for index, key in enumerate(self.keys)}
 
     def side_of(self, key: Any) -> Side:
         """The side of the observer ``key``: a side itself, or an agent name."""
