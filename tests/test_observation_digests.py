@@ -143,7 +143,7 @@ def test_the_old_team_calls_give_the_unified_encoders() -> None:
     assert team.space("ghost_1").shape == (5, 5, 17)  # 15 channels, out_of_map, then ghosts: channels last
     assert slots(2)[-3:] == ("other_1_d_row", "other_1_d_col", "other_1_distance")
     assert channels(1)[-2:] == ("out_of_map", "ghosts")
-    with pytest.raises(ValueError, match="ghosts must be an int in 1..4"):
+    with pytest.raises(ValueError, match=r"ghosts must be an int in 1\.\.4"):
         team_observations(grid, "grid", board, 5)
 
 

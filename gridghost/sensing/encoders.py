@@ -210,6 +210,19 @@ class VectorObservations(Observations):
             low[cell_slots + 3 * other : cell_slots + 3 * other + 2] = -1.0
         self._space = spaces.Box(low, np.ones_like(low), dtype=np.float32)
         self._spaces = dict.fromkeys(self.keys, self._space)
+        if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
+            self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
+
+    def _agent_pair(self, state: Any) -> np.ndarray:
+        return self._pair(state.agent, state.ghost)
+
+    def _ghost_pair(self, state: Any) -> np.ndarray:
+        return self._pair(state.ghost, state.agent)
+
+    def _pair(self, me: int, other: int) -> np.ndarray:
+        """:meth:`_vector` of one ghost without a belief map or a step count: the learners' hot path."""
+        return np.concatenate((self._cells[me], self._offset_slots[self._key[other] - self._key[me] + self._centre],
+                               self._distance_slots[self._distance[me][other] + 1]))
 
     def _vector(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
