@@ -53,11 +53,10 @@ class DictObservations(Observations):
         TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
     """
 
-    _belief: Callable[[], np.ndarray] | None = None
-
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts, self._view)
+        self._serve(ghosts)
         self._settings: dict[str, Any] = {"step_count": step_count}
+        self._belief: Callable[[], np.ndarray] | None = None
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         colours = layout.colours
@@ -88,6 +87,7 @@ class DictObservations(Observations):
         # _pairs[index]: (other, its relative_pos key, its distance key) per other of observer index
         self._pairs = tuple(tuple((other, f"{names[other]}_relative_pos", f"{names[other]}_distance")
                                   for other in others) for others in self._others)
+        self._first = tuple(pairs[0][1:] for pairs in self._pairs)  # the first other's two keys
 
         text_chars = set("".join(layout.texts.values()))
         neighbour_space = spaces.Dict(
@@ -121,13 +121,30 @@ class DictObservations(Observations):
         self._step_count = step_count
         self._spaces = {key: observer_space(index) for index, key in enumerate(self.keys)}
 
-    def _view(self, index: int, state: Any) -> dict[str, Any]:
+    def _agent_observes(self, state: Any) -> dict[str, Any]:
+        return self._view(state.agent, state.ghost, 0)
+
+    def _ghost_observes(self, state: Any) -> dict[str, Any]:
+        return self._view(state.ghost, state.agent, 1)
+
+    def _observe(self, index: int, state: Any) -> dict[str, Any]:
         cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
-        me = cells[index]
+        me, pairs = cells[index], self._pairs[index]
+        observation = self._view(me, cells[pairs[0][0]], index)
+        key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
+        for other, relative, far in pairs[1:]:  # the further others of a team
+            other_cell = cells[other]
+            observation[relative] = offset[key[other_cell] - base].copy()
+            observation[far] = distance[other_cell]
+        return observation
+
+    def _view(self, me: int, other: int, index: int) -> dict[str, Any]:
+        """Observer ``index``'s observation from cell ``me``, with its first other on cell ``other``."""
         cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
         if not index:
             cell["text"] = self._text[me]
         (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
+        relative, far = self._first[index]
         observation: dict[str, Any] = {
             "current_cell": cell,
             "neighbors": {
@@ -136,12 +153,9 @@ class DictObservations(Observations):
                 "down": {"accessible": da, "colour": dc},
                 "left": {"accessible": la, "colour": lc},
             },
+            relative: self._offset[self._key[other] - self._key[me] + self._centre].copy(),
+            far: self._distance[me][other],
         }
-        key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
-        for other, relative, far in self._pairs[index]:
-            cell_of_other = cells[other]
-            observation[relative] = offset[key[cell_of_other] - base].copy()
-            observation[far] = distance[cell_of_other]
         if self._step_count is not None:
             observation["step_count"] = np.array([self._step_count()], dtype=np.float32)
         if self._belief is not None and not index:
@@ -170,7 +184,7 @@ class VectorObservations(Observations):
         self, board: Board, belief: Callable[[], np.ndarray] | None = None, step_count: StepCount | None = None,
         ghosts: int = 1,
     ) -> None:
-        self._serve(ghosts, self._vector)
+        self._serve(ghosts)
         self._settings: dict[str, Any] = {"belief": belief, "step_count": step_count}
         layout = board.layout
         dicts = DictObservations(board)
@@ -220,11 +234,11 @@ class VectorObservations(Observations):
         return self._pair(state.ghost, state.agent)
 
     def _pair(self, me: int, other: int) -> np.ndarray:
-        """:meth:`_vector` of one ghost without a belief map or a step count: the learners' hot path."""
+        """:meth:`_observe` of one ghost without a belief map or a step count: the learners' hot path."""
         return np.concatenate((self._cells[me], self._offset_slots[self._key[other] - self._key[me] + self._centre],
                                self._distance_slots[self._distance[me][other] + 1]))
 
-    def _vector(self, index: int, state: Any) -> np.ndarray:
+    def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
         me = cells[index]
         key, offsets, distances = self._key, self._offset_slots, self._distance_slots
@@ -303,7 +317,7 @@ class GridObservations(Observations):
 
     def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
                  channels_last: bool = False, ghosts: int = 1) -> None:
-        self._serve(ghosts, self._grid)
+        self._serve(ghosts)
         self._settings: dict[str, Any] = {"view_radius": view_radius, "step_count": step_count,
                                           "channels_last": channels_last}
         layout = board.layout
@@ -382,7 +396,7 @@ class GridObservations(Observations):
         self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
         self._spaces = dict.fromkeys(self.keys, self._space)
 
-    def _grid(self, index: int, state: Any) -> np.ndarray:
+    def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
         me, side = cells[index], self._sides[index]
         observation = self._planes[side][state.turn == side and state.outcome == _ONGOING][self._window[me]].copy()
@@ -471,7 +485,7 @@ class TextObservations(Observations):
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts, self._text)
+        self._serve(ghosts)
         self._settings: dict[str, Any] = {"step_count": step_count}
         layout = board.layout
         self._cells = tuple(
@@ -526,7 +540,7 @@ class TextObservations(Observations):
         distance = max(len(_distance_phrase(d)) for d in (-1, rows * cols - 1))
         return cell, offset, distance
 
-    def _text(self, index: int, state: Any) -> str:
+    def _observe(self, index: int, state: Any) -> str:
         cells = (state.agent, *state.ghosts) if self._team else (state.agent, state.ghost)
         me = cells[index]
         key, distance, base = self._key, self._distance[me], self._key[me] - self._centre

@@ -187,14 +187,26 @@ class Observations:
     #: The number of ghosts ``k`` of the game observed.
     ghosts: int = 1
 
-    def _serve(self, ghosts: int, observe: Callable[[int, Any], Any]) -> None:
-        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by ``observe(index, state)``."""
+    def _serve(self, ghosts: int) -> None:
+        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by :meth:`_observe`."""
         self.ghosts = check_ghosts(ghosts)
         self._team = ghosts > 1
+        self._others = _others(ghosts)
         if self._team:
             self.keys = observer_names(ghosts)
-        self._others = _others(ghosts)
-        self._observers = {key: functools.partial(observe, index) for index, key in enumerate(self.keys)}
+            self._observers = {key: functools.partial(self._observe, index) for index, key in enumerate(self.keys)}
+        else:  # bound methods: the interpreter calls them without a partial's detour through C
+            self._observers = {Side.AGENT: self._agent_observes, Side.GHOST: self._ghost_observes}
+
+    def _agent_observes(self, state: Any) -> Any:
+        return self._observe(0, state)
+
+    def _ghost_observes(self, state: Any) -> Any:
+        return self._observe(1, state)
+
+    def _observe(self, index: int, state: Any) -> Any:
+        """Observer ``index``'s observation of ``state`` (0 the agent, ``i + 1`` ghost ``i``)."""
+        raise NotImplementedError
 
     def side_of(self, key: Any) -> Side:
         """The side of the observer ``key``: a side itself, or an agent name."""
