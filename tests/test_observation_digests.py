@@ -44,7 +44,7 @@ VARIANTS: list[tuple[str, str, dict[str, Any]]] = [
     ("grid-hwc-r2-step", "grid", {"grid_layout": "hwc", "view_radius": 2, "append_step_count": True,
                                   "max_cycles": 40}),
 ]
-STATES = 16
+STATES = 8
 
 
 def states(ghosts: int) -> list[tuple[int, tuple[int, ...], Side, Outcome]]:
