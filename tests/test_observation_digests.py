@@ -48,11 +48,11 @@ STATES = 8
 
 
 def states(ghosts: int) -> list[tuple[int, tuple[int, ...], Side, Outcome]]:
-    """A fixed mix of positions, turns and outcomes (ghosts may share cells with each other and the agent)."""
+    """Random positions (ghosts may share cells with each other and the agent), every turn with every outcome."""
     rng = np.random.default_rng(ghosts)
     cells = board_for(LAYOUT).num_cells
     return [(int(rng.integers(cells)), tuple(int(g) for g in rng.integers(cells, size=ghosts)),
-             Side(int(rng.integers(2))), Outcome(int(rng.integers(3)))) for _ in range(STATES)]
+             Side(index % 2), Outcome(index // 2 % 3)) for index in range(STATES)]
 
 
 def state_of(agent: int, ghosts: tuple[int, ...], turn: Side, outcome: Outcome) -> Any:
