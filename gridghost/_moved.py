@@ -42,6 +42,7 @@ MOVED: dict[str, str] = {
     "gridghost.render": "gridghost.drawing",
     "gridghost.rules": "gridghost.core.rules",
     "gridghost.selfplay": "gridghost.training.selfplay",
+    "gridghost.sensing.team_encoders": "gridghost.sensing.observations",
     "gridghost.sensors": "gridghost.sensing.sensors",
     "gridghost.single_agent": "gridghost.envs.single_agent",
     "gridghost.slip": "gridghost.core.slip",

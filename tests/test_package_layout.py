@@ -30,7 +30,8 @@ FLAT_API: dict[str, list[str]] = json.loads((Path(__file__).parent / "flat_api_0
 
 
 def test_the_flat_api_is_the_shims_table() -> None:
-    assert sorted(FLAT_API) == sorted([*_moved.MOVED, "gridghost.batched", "gridghost.config"])
+    flat = [old for old in _moved.MOVED if old.count(".") == 1]  # the deeper ones are 0.3's merged team modules
+    assert sorted(FLAT_API) == sorted([*flat, "gridghost.batched", "gridghost.config"])
     assert sum(map(len, FLAT_API.values())) == 244
 
 

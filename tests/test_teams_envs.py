@@ -26,8 +26,7 @@ from gridghost.envs.parallel import _BothObserve
 from gridghost.envs.single_agent import GridGhostGymEnv
 from gridghost.envs.team_aec import CheckedTeamGridGhostEnv, TeamGridGhostEnv
 from gridghost.envs.team_gym import TeamGymEnv
-from gridghost.sensing.observations import make_observations
-from gridghost.sensing.team_encoders import team_grid_channels, team_vector_slots
+from gridghost.sensing.observations import grid_channels, make_observations, vector_slots
 
 ENV_ID = "gridghost/GridGhost-v1"
 #: An open 5 x 5 map with three ghost starts, away from the agent.
@@ -165,7 +164,7 @@ def test_ghosts_may_share_a_cell() -> None:
     assert env.ghost_positions == ((0, 3), (0, 3)) and env.game_state.outcome == Outcome.ONGOING
     state = env.state()
     assert state[0, 3, 1] == state[0, 3, 2] == 1 and state[:, :, 1:3].sum() == 2
-    ghosts_plane = env.observe("agent")[team_grid_channels().index("ghosts")]
+    ghosts_plane = env.observe("agent")[grid_channels(ghosts=2).index("ghosts")]
     assert ghosts_plane.sum() == 1.0 and ghosts_plane[0, 3] == 1.0
 
 
@@ -254,7 +253,7 @@ def test_the_team_learns_as_one_env_with_a_multidiscrete_action() -> None:
     observation, info = env.reset(seed=0)
     names = ("ghost_0", "ghost_1", "ghost_2")
     game = env.unwrapped.game
-    assert observation.shape == (3, len(team_vector_slots(3)))
+    assert observation.shape == (3, len(vector_slots(3)))
     for index, name in enumerate(names):  # every ghost's own observation, in order
         assert np.array_equal(observation[index], game.observe(name))
     assert info["action_mask"].shape == (3, 4) and env.unwrapped.action_masks().shape == (12,)
@@ -310,12 +309,12 @@ def test_the_team_encodings_place_every_ghost() -> None:
     vectors = make_observations("vector", team.board, ghosts=3)
     assert len({id(vectors.space(name)) for name in vectors.keys}) == 1
     ghost_1 = vectors.observe("ghost_1", state)
-    slots = dict(zip(team_vector_slots(3), ghost_1.tolist(), strict=True))
+    slots = dict(zip(vector_slots(3), ghost_1.tolist(), strict=True))
     assert (slots["opponent_d_row"], slots["opponent_d_col"]) == (0.5, -0.5)  # the agent, from (0, 4)
     assert (slots["other_1_d_row"], slots["other_1_d_col"]) == (1.0, 0.0)  # ghost 0 at (4, 4)
     assert (slots["other_2_d_row"], slots["other_2_d_col"]) == (0.5, -0.75)  # ghost 2 at (2, 1)
     grid = make_observations("grid", team.board, ghosts=3, view_radius=1).observe("agent", state)
-    channels = team_grid_channels(1)
+    channels = grid_channels(1, ghosts=3)
     assert grid[channels.index("ghosts")].sum() == 1.0 and grid[channels.index("ghosts"), 1, 0] == 1.0
     assert grid[channels.index("opponent")].sum() == 1.0  # only ghost 2 lies in the window
     whole = make_observations("grid", team.board, ghosts=3).observe("ghost_0", state)
@@ -340,19 +339,6 @@ def test_one_ghost_keeps_the_one_ghost_classes_names_and_spaces() -> None:
         assert default.state_space == explicit.state_space
     encoder = make_observations("vector", Game(OPEN, NoSlip(), ghosts=1).board, ghosts=1)
     assert set(encoder.keys) == set(Side)
-
-
-def test_the_plain_team_vector_is_the_general_paths_byte_for_byte() -> None:
-    # the plain "vector" is built in one concatenation (the learners' hot path): the same bytes
-    team = Game(OPEN, NoSlip(), ghosts=3)
-    vectors = make_observations("vector", team.board, ghosts=3)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        agent, *ghosts = (int(cell) for cell in rng.integers(team.num_cells, size=4))
-        state = GameState(agent, tuple(ghosts))
-        for index, name in enumerate(vectors.keys):
-            fast, general = vectors.observe(name, state), vectors._team_view(index, state)
-            assert fast.dtype == general.dtype == np.float32 and fast.tobytes() == general.tobytes()
 
 
 def test_the_learning_teams_opponent_agent_is_any_policy_the_one_ghost_view_takes() -> None:

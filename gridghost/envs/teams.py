@@ -25,7 +25,7 @@ Rewards
     capture pays only the ghosts on the agent's cell).
 
 Observations
-    Every encoding, extended to the team (:class:`~gridghost.sensing.team_encoders.TeamObservations`),
+    Every encoding, extended to the team (:func:`~gridghost.sensing.observations.make_observations` with ``ghosts=k``),
     one space per agent name.
 
 Infos

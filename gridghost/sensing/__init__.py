@@ -18,6 +18,7 @@ from gridghost.sensing.filters import (
     transitions,
 )
 from gridghost.sensing.observations import (
+    GHOSTS_CHANNEL,
     GRID_CHANNELS,
     GRID_LAYOUTS,
     MAX_VIEW_RADIUS,
@@ -40,6 +41,8 @@ from gridghost.sensing.observations import (
     VectorObservations,
     grid_channels,
     make_observations,
+    observer_names,
+    vector_slots,
 )
 from gridghost.sensing.sensors import (
     CLASSIFIER_IMAGE_SIZE,
@@ -60,6 +63,7 @@ __all__ = [
     "DEFAULT_NUM_PARTICLES",
     "DEFAULT_RESAMPLE_THRESHOLD",
     "FILTER_TYPES",
+    "GHOSTS_CHANNEL",
     "GRID_CHANNELS",
     "GRID_LAYOUTS",
     "ITEM_CLASSES",
@@ -98,5 +102,7 @@ __all__ = [
     "make_observations",
     "make_sensors",
     "motion_matrices",
+    "observer_names",
     "transitions",
+    "vector_slots",
 ]

@@ -1,5 +1,6 @@
 """The observation encoders, one class per encoding: ``"dict"`` (the reference), ``"vector"``,
-``"belief"``, ``"grid"`` and ``"text"``. The module docstring of :mod:`gridghost.sensing.observations`
+``"belief"``, ``"grid"`` and ``"text"``, each serving the agent and every ghost of a game with
+``k`` ghosts (one ghost is a team of one). The module docstring of :mod:`gridghost.sensing.observations`
 describes what each holds; :func:`~gridghost.sensing.observations.make_observations` chooses and wraps them.
 """
 
@@ -9,39 +10,53 @@ import functools
 import itertools
 import string
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from gridghost.core.checks import check_limit
 from gridghost.core.layout import COLOURS, ITEM_FLAGS
-from gridghost.core.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, GameState, Side
+from gridghost.core.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Side
 from gridghost.sensing.encoding import (
     _ONGOING,
+    GHOSTS_CHANNEL,
     MAX_VIEW_RADIUS,
     OUT_OF_MAP_CHANNEL,
     STEP_COUNT_CHANNEL,
     TEXT_CHARSET,
-    VECTOR_SLOTS,
     Observations,
     StepCount,
-    _me_other,
     _moved_last,
+    _offset_table,
     _read_only,
     grid_channels,
+    observer_names,
+    vector_slots,
 )
 
 
 class DictObservations(Observations):
-    """The reference dict observations of the agent and the ghost on one board.
+    """The reference dict observations of the agent and each ghost on one board.
+
+    Each observer sees its own cell and its neighbours, then, per other (see :class:`Observations`;
+    one ghost's only other is the agent, the agent's are the ghosts), ``<name>_relative_pos``
+    and ``<name>_distance``: ``ghost_relative_pos`` for one ghost, ``ghost_1_relative_pos`` in a
+    team, ``agent_relative_pos`` for a ghost. Only the agent sees its cell's ``text``.
 
     Args:
         board: the precomputed board of the layout.
         step_count: adds ``"step_count"``, a ``float32[1]`` in [0, 1], when given.
+        ghosts: the number of ghosts ``k`` (1..:data:`~gridghost.core.MAX_GHOSTS`).
+
+    Raises:
+        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
     """
 
-    def __init__(self, board: Board, step_count: StepCount | None = None) -> None:
+    def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
+        self._serve(ghosts)
+        self._settings: dict[str, Any] = {"step_count": step_count}
+        self._belief: Callable[[], np.ndarray] | None = None
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         colours = layout.colours
@@ -65,15 +80,14 @@ class DictObservations(Observations):
             neighbours.append(tuple(entries))
         self._neighbours = tuple(neighbours)
 
-        # One array per (d_row, d_col) offset rather than per pair of cells, so that large layouts
-        # need no cells x cells table: _offset[_key[other] - _key[me] + _centre] is other - me.
-        width = 2 * cols - 1
-        self._key = tuple(r * width + c for r, c in map(board.position, range(n)))
-        self._centre = (rows - 1) * width + cols - 1
-        offsets = np.array([(dr, dc) for dr in range(1 - rows, rows) for dc in range(1 - cols, cols)], dtype=np.int32)
-        self._offsets = offsets
+        self._key, self._centre, offsets = _offset_table(board)
         self._offset = tuple(_read_only(offset) for offset in offsets)
         self._distance = board.distance
+        names = observer_names(self.ghosts)
+        # _pairs[index]: (other, its relative_pos key, its distance key) per other of observer index
+        self._pairs = tuple(tuple((other, f"{names[other]}_relative_pos", f"{names[other]}_distance")
+                                  for other in others) for others in self._others)
+        self._first = tuple(pairs[0][1:] for pairs in self._pairs)  # the first other's two keys
 
         text_chars = set("".join(layout.texts.values()))
         neighbour_space = spaces.Dict(
@@ -84,44 +98,54 @@ class DictObservations(Observations):
         )
         bound = np.array([rows - 1, cols - 1], dtype=np.int32)
 
-        def side_space(with_text: bool, opponent: str) -> spaces.Dict:
+        def observer_space(index: int) -> spaces.Dict:
             cell: dict[str, spaces.Space[Any]] = {
                 "colour": spaces.Discrete(len(COLOURS)),
                 "has_item": spaces.MultiBinary(len(ITEM_FLAGS)),
                 "is_goal": spaces.Discrete(2),
             }
-            if with_text:
+            if not index:
                 cell["text"] = spaces.Text(
                     max_length=max([len(t) for t in layout.texts.values()] + [1]),
                     min_length=0,
                     charset=frozenset(string.ascii_letters + string.digits) | text_chars,
                 )
-            entries: dict[str, spaces.Space[Any]] = {
-                "current_cell": spaces.Dict(cell),
-                "neighbors": neighbour_space,
-                f"{opponent}_relative_pos": spaces.Box(-bound, bound, dtype=np.int32),
-                f"{opponent}_distance": spaces.Discrete(n),
-            }
+            entries: dict[str, spaces.Space[Any]] = {"current_cell": spaces.Dict(cell), "neighbors": neighbour_space}
+            for _, relative, distance in self._pairs[index]:
+                entries[relative] = spaces.Box(-bound, bound, dtype=np.int32)
+                entries[distance] = spaces.Discrete(n)
             if step_count is not None:
                 entries["step_count"] = spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32)
             return spaces.Dict(entries)
 
         self._step_count = step_count
-        self._spaces = {Side.AGENT: side_space(True, "ghost"), Side.GHOST: side_space(False, "agent")}
-        self._observers = {Side.AGENT: self._agent_view, Side.GHOST: self._ghost_view}
+        self._spaces = {key: observer_space(index) for index, key in enumerate(self.keys)}
 
-    def _agent_view(self, state: GameState) -> dict[str, Any]:
-        return self._view(state.agent, state.ghost, True, "ghost_relative_pos", "ghost_distance")
+    def _agent_observes(self, state: Any) -> dict[str, Any]:
+        return self._view(state.agent, state.ghosts[0], 0)
 
-    def _ghost_view(self, state: GameState) -> dict[str, Any]:
-        return self._view(state.ghost, state.agent, False, "agent_relative_pos", "agent_distance")
+    def _ghost_observes(self, state: Any) -> dict[str, Any]:
+        return self._view(state.ghosts[0], state.agent, 1)
 
-    def _view(self, me: int, other: int, with_text: bool, relative_key: str, distance_key: str) -> dict[str, Any]:
+    def _observe(self, index: int, state: Any) -> dict[str, Any]:
+        cells = (state.agent, *state.ghosts)
+        me, pairs = cells[index], self._pairs[index]
+        observation = self._view(me, cells[pairs[0][0]], index)
+        key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
+        for other, relative, far in pairs[1:]:  # the further others of a team
+            other_cell = cells[other]
+            observation[relative] = offset[key[other_cell] - base].copy()
+            observation[far] = distance[other_cell]
+        return observation
+
+    def _view(self, me: int, other: int, index: int) -> dict[str, Any]:
+        """Observer ``index``'s observation from cell ``me``, with its first other on cell ``other``."""
         cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
-        if with_text:
+        if not index:
             cell["text"] = self._text[me]
         (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
-        observation = {
+        relative, far = self._first[index]
+        observation: dict[str, Any] = {
             "current_cell": cell,
             "neighbors": {
                 "up": {"accessible": ua, "colour": uc},
@@ -129,29 +153,39 @@ class DictObservations(Observations):
                 "down": {"accessible": da, "colour": dc},
                 "left": {"accessible": la, "colour": lc},
             },
-            relative_key: self._offset[self._key[other] - self._key[me] + self._centre].copy(),
-            distance_key: self._distance[me][other],
+            relative: self._offset[self._key[other] - self._key[me] + self._centre].copy(),
+            far: self._distance[me][other],
         }
         if self._step_count is not None:
             observation["step_count"] = np.array([self._step_count()], dtype=np.float32)
+        if self._belief is not None and not index:
+            observation["belief"] = np.asarray(self._belief(), dtype=np.float32)
         return observation
 
 
 class VectorObservations(Observations):
-    """The ``"vector"`` encoding: one flat ``float32`` vector per side, laid out as in
-    :data:`VECTOR_SLOTS`, built from the dict observation's tables; with ``belief``, the
-    ``"belief_vector"`` encoding.
+    """The ``"vector"`` encoding: one flat ``float32`` vector per observer, laid out as in
+    :func:`vector_slots` (:data:`~gridghost.sensing.encoding.VECTOR_SLOTS` for one ghost), built from the dict
+    observation's tables; with ``belief``, the ``"belief_vector"`` encoding. Every observer's
+    space is one object.
 
     Args:
         board: the precomputed board of the layout.
         belief: when given, appends a flattened ``rows x cols`` belief map: for the agent what
-            this returns (its belief filter's map), for the ghost the one-hot of its own cell.
+            this returns (its belief filter's map), for a ghost the one-hot of its own cell.
         step_count: appends the normalised step count as one more slot, when given.
+        ghosts: the number of ghosts ``k``: three slots (offset and distance) per other.
+
+    Raises:
+        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
     """
 
     def __init__(
-        self, board: Board, belief: Callable[[], np.ndarray] | None = None, step_count: StepCount | None = None
+        self, board: Board, belief: Callable[[], np.ndarray] | None = None, step_count: StepCount | None = None,
+        ghosts: int = 1,
     ) -> None:
+        self._serve(ghosts)
+        self._settings: dict[str, Any] = {"belief": belief, "step_count": step_count}
         layout = board.layout
         dicts = DictObservations(board)
         colours = len(COLOURS)
@@ -171,54 +205,51 @@ class VectorObservations(Observations):
                 ).astype(np.float32)
             )
         self._cells = tuple(cells)
-        self._cell_slots = len(cells[0]) if cells else 0
+        cell_slots = len(cells[0]) if cells else 0
         self._key, self._centre, self._distance = dicts._key, dicts._centre, board.distance
         # The pair slots looked up per observation, by offset (as the dict encoder finds it) and
         # by distance + 1 (-1 is no path), instead of a cells x cells table. The arithmetic
         # (offsets divided in float64, distances in float32) fixes the values.
         scale = np.array([max(layout.rows - 1, 1), max(layout.cols - 1, 1)], dtype=np.float32)
-        self._offset_slots = tuple(_read_only(slots) for slots in (dicts._offsets / scale).astype(np.float32))
+        offsets = np.array(dicts._offset)
+        self._offset_slots = tuple(_read_only(slots) for slots in (offsets / scale).astype(np.float32))
         distances = np.arange(-1, board.diameter + 1, dtype=np.float32) / float(max(board.diameter, 1))
         self._distance_slots = tuple(_read_only(slot) for slot in distances[:, None])
 
         self._belief, self._step_count = belief, step_count
         self._own_cell = tuple(_read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
-        size = len(VECTOR_SLOTS) + (board.num_cells if belief is not None else 0) + (step_count is not None)
+        size = len(vector_slots(ghosts)) + (board.num_cells if belief is not None else 0) + (step_count is not None)
         low = np.zeros(size, dtype=np.float32)
-        low[self._cell_slots : self._cell_slots + 2] = -1.0
+        for other in range(ghosts):  # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
+            low[cell_slots + 3 * other : cell_slots + 3 * other + 2] = -1.0
         self._space = spaces.Box(low, np.ones_like(low), dtype=np.float32)
-        self._spaces = dict.fromkeys(Side, self._space)
-        if belief is None and step_count is None:
-            self._observers = {Side.AGENT: self._agent_vector, Side.GHOST: self._ghost_vector}
-        else:
-            self._observers = {side: functools.partial(self._extended_vector, side) for side in Side}
+        self._spaces = dict.fromkeys(self.keys, self._space)
+        if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
+            self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
 
-    def _agent_vector(self, state: GameState) -> np.ndarray:
-        return self._vector(state.agent, state.ghost)
+    def _agent_pair(self, state: Any) -> np.ndarray:
+        return self._pair(state.agent, state.ghosts[0])
 
-    def _ghost_vector(self, state: GameState) -> np.ndarray:
-        return self._vector(state.ghost, state.agent)
+    def _ghost_pair(self, state: Any) -> np.ndarray:
+        return self._pair(state.ghosts[0], state.agent)
 
-    def _vector(self, me: int, other: int) -> np.ndarray:
-        return np.concatenate(
-            (
-                self._cells[me],
-                self._offset_slots[self._key[other] - self._key[me] + self._centre],
-                self._distance_slots[self._distance[me][other] + 1],
-            )
-        )
+    def _pair(self, me: int, other: int) -> np.ndarray:
+        """:meth:`_observe` of one ghost without a belief map or a step count: the learners' hot path."""
+        return np.concatenate((self._cells[me], self._offset_slots[self._key[other] - self._key[me] + self._centre],
+                               self._distance_slots[self._distance[me][other] + 1]))
 
-    def _extended_vector(self, side: Side, state: GameState) -> np.ndarray:
-        me, other = _me_other(side, state)
-        parts = [
-            self._cells[me],
-            self._offset_slots[self._key[other] - self._key[me] + self._centre],
-            self._distance_slots[self._distance[me][other] + 1],
-        ]
+    def _observe(self, index: int, state: Any) -> np.ndarray:
+        cells = (state.agent, *state.ghosts)
+        me = cells[index]
+        key, offsets, distances = self._key, self._offset_slots, self._distance_slots
+        base, distance = key[me] - self._centre, self._distance[me]
+        parts = [self._cells[me]]
+        for other in self._others[index]:
+            cell = cells[other]
+            parts.append(offsets[key[cell] - base])
+            parts.append(distances[distance[cell] + 1])
         if self._belief is not None:
-            parts.append(
-                np.asarray(self._belief(), dtype=np.float32).reshape(-1) if side == Side.AGENT else self._own_cell[me]
-            )
+            parts.append(np.asarray(self._belief(), dtype=np.float32).reshape(-1) if not index else self._own_cell[me])
         if self._step_count is not None:
             parts.append(np.array([self._step_count()], dtype=np.float32))
         return np.concatenate(parts)
@@ -231,25 +262,23 @@ class BeliefObservations(DictObservations):
         board: the precomputed board of the layout.
         belief: returns the current belief, a ``rows x cols`` array of probabilities.
         step_count: adds ``"step_count"`` as :class:`DictObservations` does, when given.
+        ghosts: the number of ghosts ``k``, as :class:`DictObservations` takes it.
+
+    Raises:
+        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
     """
 
     def __init__(
-        self, board: Board, belief: Callable[[], np.ndarray], step_count: StepCount | None = None
+        self, board: Board, belief: Callable[[], np.ndarray], step_count: StepCount | None = None, ghosts: int = 1
     ) -> None:
-        super().__init__(board, step_count)
-        self._belief = belief
-        shape = board.layout.shape
-        agent_space = self._spaces[Side.AGENT]
+        super().__init__(board, step_count, ghosts)
+        self._settings["belief"] = self._belief = belief
+        agent, shape = self.keys[0], board.layout.shape
+        agent_space = self._spaces[agent]
         assert isinstance(agent_space, spaces.Dict)  # the dict encoding's
-        self._spaces[Side.AGENT] = spaces.Dict(
+        self._spaces[agent] = spaces.Dict(
             {**agent_space.spaces, "belief": spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)}
         )
-        self._observers[Side.AGENT] = self._agent_belief_view
-
-    def _agent_belief_view(self, state: GameState) -> dict[str, Any]:
-        observation = self._agent_view(state)
-        observation["belief"] = np.asarray(self._belief(), dtype=np.float32)
-        return observation
 
 
 def check_view_radius(value: Any, argument: str = "view_radius") -> int | None:
@@ -266,9 +295,12 @@ class GridObservations(Observations):
     """The ``"grid"`` encoding: one-hot planes over the whole map, or over a window centred on
     the observer (see the module docstring and :func:`grid_channels`).
 
-    Everything but the two positions is precomputed per side and per "to move" flag, so an
-    observation is one array copy (of a window of the padded map, when egocentric) and two
-    assignments.
+    The agent's ``opponent`` plane marks every ghost, a ghost's the agent; a team of two ghosts
+    or more adds the plane :data:`GHOSTS_CHANNEL`, every ghost's cell (the observer's own
+    included), so that one space serves every observer. In a window only what lies in it appears.
+    Everything but the positions is precomputed per side and per "to move" flag, so an
+    observation is one array copy (of a window of the padded map, when egocentric) and one
+    assignment per position.
 
     Args:
         board: the precomputed board of the layout.
@@ -276,19 +308,23 @@ class GridObservations(Observations):
             ``(2k+1) x (2k+1)`` window centred on the observer.
         step_count: adds the constant plane ``step_count``, when given.
         channels_last: ``rows x cols x C`` instead of ``C x rows x cols``.
+        ghosts: the number of ghosts ``k``.
 
     Raises:
-        TypeError, ValueError: ``view_radius`` is not ``None`` nor an int in 1..:data:`MAX_VIEW_RADIUS`.
+        TypeError, ValueError: ``view_radius`` is not ``None`` nor an int in 1..:data:`MAX_VIEW_RADIUS`;
+            ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
     """
 
     def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
-                 channels_last: bool = False) -> None:
+                 channels_last: bool = False, ghosts: int = 1) -> None:
+        self._serve(ghosts)
+        self._settings: dict[str, Any] = {"view_radius": view_radius, "step_count": step_count,
+                                          "channels_last": channels_last}
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         radius = check_view_radius(view_radius)
-        channels = grid_channels(radius, step_count is not None)
+        channels = grid_channels(radius, step_count is not None, ghosts)
         index = {name: channel for channel, name in enumerate(channels)}
-        self._self_channel, self._opponent_channel = index["self"], index["opponent"]
         self._step_channel = index.get(STEP_COUNT_CHANNEL)
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
         self._radius, self._step_count = radius, step_count
@@ -315,70 +351,65 @@ class GridObservations(Observations):
             array = planes.copy()
             array[index["to_move"]] = inside & to_move
             array[index["is_ghost"]] = inside & (side == Side.GHOST)
-            return _read_only(array)
+            return _moved_last(array) if channels_last else _read_only(array)
 
         # _planes[side][to_move]: the static planes of that side when it is (not) to move
         self._planes = {side: (variant(side, False), variant(side, True)) for side in Side}
+        self._sides = (Side.AGENT, *(Side.GHOST,) * ghosts)
+        # the opponents each observer marks in its opponent plane: the agent every ghost, a ghost the agent
+        self._opponents = (tuple(range(1, ghosts + 1)), *((0,),) * ghosts)
         positions = [board.position(cell) for cell in range(n)]
+
+        def at(channel: int, r: int, c: int) -> tuple[int, int, int]:
+            return (r, c, channel) if channels_last else (channel, r, c)
+
+        def marks(channel: int) -> tuple[tuple[int, int, int] | None, ...]:
+            """Where a position is marked in ``channel``, by :attr:`_place` of its cell less
+            :attr:`_shift` of the observer's."""
+            if radius is None:
+                return tuple(at(channel, r, c) for r, c in positions)
+            return tuple(at(channel, radius + dr, radius + dc) if abs(dr) <= radius and abs(dc) <= radius else None
+                         for dr, dc in offsets.tolist())
+
         if radius is None:
             self._window: tuple[Any, ...] = (slice(None),) * n
-            self._self_at = tuple((self._self_channel, r, c) for r, c in positions)
+            self._self_at = tuple(at(index["self"], r, c) for r, c in positions)
+            self._place, self._shift = tuple(range(n)), (0,) * n
             shape: tuple[int, ...] = (len(channels), rows, cols)
         else:
             width = 2 * radius + 1
-            self._window = tuple((slice(None), slice(r, r + width), slice(c, c + width)) for r, c in positions)
-            self._self_at = ((self._self_channel, radius, radius),) * n
+            spatial = [(slice(r, r + width), slice(c, c + width)) for r, c in positions]
+            self._window = tuple((*window, slice(None)) if channels_last else (slice(None), *window)
+                                 for window in spatial)
+            self._self_at = (at(index["self"], radius, radius),) * n
+            # a position's index in the window by offset, as DictObservations finds offsets
+            key, centre, offsets = _offset_table(board)
+            self._place, self._shift = key, tuple(k - centre for k in key)
             shape = (len(channels), width, width)
-            # the opponent's index in the window by offset, as DictObservations finds offsets
-            dicts = DictObservations(board)
-            self._key, self._centre = dicts._key, dicts._centre
-            self._opponent_by_offset = tuple(
-                (self._opponent_channel, radius + dr, radius + dc) if abs(dr) <= radius and abs(dc) <= radius else None
-                for dr, dc in dicts._offsets.tolist()
-            )
-        self._opponent_at = tuple((self._opponent_channel, r, c) for r, c in positions)
-        self._channels_last = channels_last
-        if radius is None:  # the offsets of every pair of cells, for teams (see _position_in)
-            dicts = DictObservations(board)
-            self._key, self._centre = dicts._key, dicts._centre
+        self._opponent_at = marks(index["opponent"])
+        self._ghosts_at = marks(index[GHOSTS_CHANNEL]) if ghosts > 1 else ()
         self._step_at: Any = self._step_channel
         self._out_at: Any = self._out_channel
-        if channels_last:  # the same arrays and indices with the channel axis moved last
-            self._planes = {side: (_moved_last(pair[0]), _moved_last(pair[1])) for side, pair in self._planes.items()}
-            if radius is not None:
-                self._window = tuple(window[1:] for window in cast(tuple[tuple[slice, ...], ...], self._window))
-            self._self_at = tuple((r, c, channel) for channel, r, c in self._self_at)
-            self._opponent_at = tuple((r, c, channel) for channel, r, c in self._opponent_at)
-            if radius is not None:
-                self._opponent_by_offset = tuple(
-                    None if at is None else (at[1], at[2], at[0]) for at in self._opponent_by_offset)
+        if channels_last:
             self._step_at, self._out_at = (..., self._step_channel), (..., self._out_channel)
             shape = (*shape[1:], shape[0])
         self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
-        self._spaces = dict.fromkeys(Side, self._space)
-        self._observers = {side: functools.partial(self._grid, side) for side in Side}
+        self._spaces = dict.fromkeys(self.keys, self._space)
 
-    def _position_in(self, me: int, other: int) -> tuple[int, int, int] | None:
-        """Where the observation of the observer on cell ``me`` marks ``other`` in the ``opponent``
-        plane, or ``None`` when it lies outside the window (teams mark every ghost this way)."""
-        if self._radius is None:
-            return self._opponent_at[other]  # type: ignore[no-any-return]
-        return self._opponent_by_offset[self._key[other] - self._key[me] + self._centre]  # type: ignore[no-any-return]
-
-    def _in_channel(self, at: tuple[int, int, int], channel: int) -> tuple[int, int, int]:
-        """The index ``at`` (of a cell in some plane) moved to plane ``channel``."""
-        return (at[0], at[1], channel) if self._channels_last else (channel, at[1], at[2])
-
-    def _grid(self, side: Side, state: GameState) -> np.ndarray:
-        me, other = _me_other(side, state)
+    def _observe(self, index: int, state: Any) -> np.ndarray:
+        cells = (state.agent, *state.ghosts)
+        me, side = cells[index], self._sides[index]
         observation = self._planes[side][state.turn == side and state.outcome == _ONGOING][self._window[me]].copy()
         observation[self._self_at[me]] = 1.0
-        if self._radius is None:
-            observation[self._opponent_at[other]] = 1.0
-        else:
-            opponent = self._opponent_by_offset[self._key[other] - self._key[me] + self._centre]
-            if opponent is not None:
-                observation[opponent] = 1.0
+        place, shift = self._place, self._shift[me]
+        for other in self._opponents[index]:
+            at = self._opponent_at[place[cells[other]] - shift]
+            if at is not None:
+                observation[at] = 1.0
+        for ghost in cells[1:] if self._team else ():
+            at = self._ghosts_at[place[ghost] - shift]
+            if at is not None:
+                observation[at] = 1.0
         if self._step_count is not None:
             fraction = self._step_count()
             if self._out_channel is None:
@@ -418,23 +449,45 @@ def _distance_phrase(distance: int) -> str:
     return f"{distance} step{'' if distance == 1 else 's'} away"
 
 
-_TURN_PHRASES = (" The game is over.", " Your move.", " The {opponent} moves next.")
-_ROLE_PHRASES = {Side.AGENT: ("agent", "ghost"), Side.GHOST: ("ghost", "agent")}
+#: The closing phrases: the game is over, the observer's move.
+_OVER, _YOUR_MOVE = " The game is over.", " Your move."
+
+
+def _players(ghosts: int) -> tuple[str, ...]:
+    """How the text of a game with ``ghosts`` ghosts names each player, the agent first."""
+    return ("The agent", "The ghost") if ghosts == 1 else ("The agent", *(f"Ghost {i}" for i in range(ghosts)))
+
+
+def _openings(ghosts: int) -> tuple[str, ...]:
+    """Each observer's opening: ``"You are the agent. "``, ``"You are the ghost. "``, ``"You are ghost 1. "``."""
+    return tuple(f"You are {name[0].lower()}{name[1:]}. " for name in _players(ghosts))
+
+
+def _waiting(ghosts: int) -> tuple[str, str]:
+    """The closing phrase of an observer that waits: the agent's, then a ghost's."""
+    return (" The ghost moves next." if ghosts == 1 else " The ghosts move next.", " The agent moves next.")
 
 
 class TextObservations(Observations):
     """The ``"text"`` encoding: a short English description of what the observer sees, for
     language-model agents, in a :class:`gymnasium.spaces.Text` over :data:`TEXT_CHARSET` whose
-    ``max_length`` depends only on the layout's size (and the step limit, with a step count).
+    ``max_length`` depends only on the layout's size and the number of ghosts (and the step
+    limit, with a step count). The observer's cell, then each of its others with offset and
+    distance ("The ghost is 3 down, 3 steps away."; in a team "Ghost 1 is 2 up, 2 steps away.").
 
     Args:
         board: the precomputed board of the layout.
         step_count: closes the text with ``Cycle c of max_cycles.``, when given.
+        ghosts: the number of ghosts ``k``.
+
+    Raises:
+        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
     """
 
-    def __init__(self, board: Board, step_count: StepCount | None = None) -> None:
+    def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
+        self._serve(ghosts)
+        self._settings: dict[str, Any] = {"step_count": step_count}
         layout = board.layout
-        rows, cols, n = layout.rows, layout.cols, board.num_cells
         self._cells = tuple(
             _cell_sentences(
                 int(layout.colours[board.position(cell)]),
@@ -442,32 +495,34 @@ class TextObservations(Observations):
                 board.is_goal[cell],
                 [name for name, action in NEIGHBOUR_ORDER if board.action_mask[cell][action]],
             )
-            for cell in range(n)
+            for cell in range(board.num_cells)
         )
-        dicts = DictObservations(board)
-        self._key, self._centre, self._distance = dicts._key, dicts._centre, board.distance
-        self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in dicts._offsets.tolist())
+        self._key, self._centre, offsets = _offset_table(board)
+        self._distance = board.distance
+        self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in offsets.tolist())
         self._distances = tuple(_distance_phrase(d) for d in range(-1, board.diameter + 1))
         self._step_count = step_count
-        # (opening, "to move" phrase, "not to move" phrase) per side
-        self._phrases = {
-            side: (f"You are the {me}. ", _TURN_PHRASES[1], _TURN_PHRASES[2].format(opponent=other))
-            for side, (me, other) in _ROLE_PHRASES.items()
-        }
-        self._space = spaces.Text(max_length=self._max_length(rows, cols, step_count), min_length=1,
-                                  charset=TEXT_CHARSET)
-        self._spaces = dict.fromkeys(Side, self._space)
-        self._observers = {side: functools.partial(self._text, side) for side in Side}
+        players = _players(self.ghosts)
+        self._openings = _openings(self.ghosts)
+        # _named[index]: (other, " <its name> is ") per other of observer index
+        self._named = tuple(tuple((other, f" {players[other]} is ") for other in others) for others in self._others)
+        self._sides = (Side.AGENT, *(Side.GHOST,) * self.ghosts)
+        waiting = _waiting(self.ghosts)
+        self._waits = (waiting[0], *(waiting[1],) * self.ghosts)
+        self._space = spaces.Text(max_length=self._max_length(layout.rows, layout.cols, step_count, self.ghosts),
+                                  min_length=1, charset=TEXT_CHARSET)
+        self._spaces = dict.fromkeys(self.keys, self._space)
 
     @staticmethod
-    def _max_length(rows: int, cols: int, step_count: StepCount | None) -> int:
-        """The longest text any state of any ``rows x cols`` layout can give: the longest of
-        each part, whatever the map."""
+    def _max_length(rows: int, cols: int, step_count: StepCount | None, ghosts: int = 1) -> int:
+        """The longest text any state of any ``rows x cols`` layout with ``ghosts`` ghosts can
+        give: the longest of each part, whatever the map."""
         cell, offset, distance = TextObservations._longest_parts(rows, cols)
-        opening = max(len(f"You are the {me}. ") for me, _ in _ROLE_PHRASES.values())
-        turn = max(len(_TURN_PHRASES[2].format(opponent=other)) for _, other in _ROLE_PHRASES.values())
+        opening = max(len(phrase) for phrase in _openings(ghosts))
+        other = max(len(f" {name} is , .") for name in _players(ghosts)) + offset + distance
+        turn = max(len(phrase) for phrase in (_OVER, _YOUR_MOVE, *_waiting(ghosts)))
         steps = 0 if step_count is None else len(step_count.sentence_of(step_count.max_cycles))
-        return opening + cell + len(" The ghost is , .") + offset + distance + turn + steps
+        return opening + cell + ghosts * other + turn + steps
 
     @staticmethod
     @functools.cache
@@ -485,13 +540,16 @@ class TextObservations(Observations):
         distance = max(len(_distance_phrase(d)) for d in (-1, rows * cols - 1))
         return cell, offset, distance
 
-    def _text(self, side: Side, state: GameState) -> str:
-        me, other = _me_other(side, state)
-        opening, to_move, waiting = self._phrases[side]
-        turn = _TURN_PHRASES[0] if state.outcome != _ONGOING else to_move if state.turn == side else waiting
-        text = (
-            f"{opening}{self._cells[me]} The {_ROLE_PHRASES[side][1]} is "
-            f"{self._offsets[self._key[other] - self._key[me] + self._centre]}, "
-            f"{self._distances[self._distance[me][other] + 1]}.{turn}"
-        )
+    def _observe(self, index: int, state: Any) -> str:
+        cells = (state.agent, *state.ghosts)
+        me = cells[index]
+        key, distance, base = self._key, self._distance[me], self._key[me] - self._centre
+        text = self._openings[index] + self._cells[me]
+        for other, named in self._named[index]:
+            cell = cells[other]
+            text += f"{named}{self._offsets[key[cell] - base]}, {self._distances[distance[cell] + 1]}."
+        if state.outcome != _ONGOING:
+            text += _OVER
+        else:
+            text += _YOUR_MOVE if state.turn == self._sides[index] else self._waits[index]
         return text if self._step_count is None else text + self._step_count.sentence()

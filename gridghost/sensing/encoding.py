@@ -6,6 +6,7 @@ the :class:`Observations` base class and the appended :class:`StepCount`. The mo
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Callable
 from typing import Any
@@ -13,9 +14,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.core.checks import check_limit
+from gridghost.core.checks import check_ghosts, check_limit
 from gridghost.core.layout import COLOURS, ITEM_FLAGS, MAX_CELLS
-from gridghost.core.rules import NEIGHBOUR_ORDER, NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.names import AGENT, ghost_names
+from gridghost.core.rules import NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Outcome, Side
 
 OBS_TYPES: tuple[str, ...] = ("dict", "vector", "belief", "grid", "belief_vector", "text")
 #: The channels of a whole-map ``"grid"`` observation, in order (see the module docstring).
@@ -64,23 +66,68 @@ VECTOR_SLOTS: tuple[str, ...] = (
     "opponent_d_col",
     "opponent_distance",
 )
+#: The channel a team's ``"grid"`` observation (two ghosts or more) adds at its end: 1 on every
+#: cell that holds a ghost.
+GHOSTS_CHANNEL = "ghosts"
 
 
 _ONGOING = Outcome.ONGOING
 
 
-def grid_channels(radius: int | None = None, append_step_count: bool = False) -> tuple[str, ...]:
+def grid_channels(radius: int | None = None, append_step_count: bool = False, ghosts: int = 1) -> tuple[str, ...]:
     """The channel names of a ``"grid"`` observation with these options, in order: ``radius`` is
-    the egocentric window's (``None``: the whole map), ``append_step_count`` adds the step count.
+    the egocentric window's (``None``: the whole map), ``append_step_count`` adds the step count,
+    and a team of ``ghosts >= 2`` adds :data:`GHOSTS_CHANNEL` last.
 
     >>> grid_channels(2, True)[-2:]
     ('out_of_map', 'step_count')
+    >>> grid_channels(ghosts=2)[-1]
+    'ghosts'
     """
     return (
         *GRID_CHANNELS,
         *((OUT_OF_MAP_CHANNEL,) if radius is not None else ()),
         *((STEP_COUNT_CHANNEL,) if append_step_count else ()),
+        *((GHOSTS_CHANNEL,) if ghosts > 1 else ()),
     )
+
+
+def vector_slots(ghosts: int = 1) -> tuple[str, ...]:
+    """The slots of a ``"vector"`` observation of a game with ``ghosts`` ghosts (before a belief
+    map, a step count or a turn flag): :data:`VECTOR_SLOTS`, whose ``opponent`` is the first of
+    the observer's others, then three slots per further other, ``other_<m>_d_row``,
+    ``other_<m>_d_col`` and ``other_<m>_distance``.
+
+    >>> vector_slots(2)[-3:]
+    ('other_1_d_row', 'other_1_d_col', 'other_1_distance')
+    """
+    return (*VECTOR_SLOTS, *(f"other_{m}_{slot}" for m in range(1, ghosts) for slot in ("d_row", "d_col", "distance")))
+
+
+def observer_names(ghosts: int) -> tuple[str, ...]:
+    """Every observer of a game with ``ghosts`` ghosts by agent name: ``"agent"``, then the
+    ghosts' names (``"ghost"`` alone for one ghost)."""
+    return (AGENT, *ghost_names(ghosts))
+
+
+def _others(ghosts: int) -> tuple[tuple[int, ...], ...]:
+    """Each observer's others, as indices into ``(agent, ghost 0, ..., ghost k-1)``: the agent's
+    are the ghosts in order; ghost ``i``'s are the agent, then its teammates in order."""
+    return tuple(
+        tuple(range(1, ghosts + 1)) if index == 0 else (0, *(j + 1 for j in range(ghosts) if j != index - 1))
+        for index in range(ghosts + 1)
+    )
+
+
+def _offset_table(board: Board) -> tuple[tuple[int, ...], int, np.ndarray]:
+    """``(key, centre, offsets)``: ``offsets[key[other] - key[me] + centre]`` is the ``(d_row,
+    d_col)`` of cell ``other`` from cell ``me``, one row per offset rather than per pair of
+    cells, so that large layouts need no cells x cells table."""
+    rows, cols = board.layout.rows, board.layout.cols
+    width = 2 * cols - 1
+    key = tuple(r * width + c for r, c in map(board.position, range(board.num_cells)))
+    offsets = np.array([(dr, dc) for dr in range(1 - rows, rows) for dc in range(1 - cols, cols)], dtype=np.int32)
+    return key, (rows - 1) * width + cols - 1, offsets
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -91,11 +138,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 def _moved_last(array: np.ndarray) -> np.ndarray:
     """A read-only copy of ``array`` with its first (channel) axis moved last."""
     return _read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
-
-
-def _me_other(side: Side, state: GameState) -> tuple[int, int]:
-    """The observer's cell and the opponent's."""
-    return (state.agent, state.ghost) if side == Side.AGENT else (state.ghost, state.agent)
 
 
 class StepCount:
@@ -129,19 +171,45 @@ class StepCount:
 
 
 class Observations:
-    """What every encoder offers: each side's space and observations.
+    """What every encoder offers: each observer's space and observations.
 
-    Subclasses fill ``_spaces`` and ``_observers`` (one entry per :class:`~gridghost.core.rules.Side`).
+    An encoder of a game with ``k`` ghosts observes a state's agent and ghosts (``state.ghosts``)
+    from each observer's point of view: observer 0 is the agent, observer ``i + 1`` ghost ``i``;
+    one ghost is a team of one. Subclasses fill ``_spaces`` and call :meth:`_serve`.
     """
 
     _spaces: dict[Any, spaces.Space[Any]]
     _observers: dict[Any, Callable[[Any], Any]]
-    #: The observers, by key: the two sides (a team's encoders key them by agent name).
+    #: The observers, by key: the two sides for one ghost, else the agent names (``"agent"``,
+    #: ``"ghost_0"``, ...).
     keys: tuple[Any, ...] = tuple(Side)
+    #: The number of ghosts ``k`` of the game observed.
+    ghosts: int = 1
+
+    def _serve(self, ghosts: int) -> None:
+        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by :meth:`_observe`."""
+        self.ghosts = check_ghosts(ghosts)
+        self._team = ghosts > 1
+        self._others = _others(ghosts)
+        if self._team:
+            self.keys = observer_names(ghosts)
+            self._observers = {key: functools.partial(self._observe, index) for index, key in enumerate(self.keys)}
+        else:  # bound methods: the interpreter calls them without a partial's detour through C
+            self._observers = {Side.AGENT: self._agent_observes, Side.GHOST: self._ghost_observes}
+
+    def _agent_observes(self, state: Any) -> Any:
+        return self._observe(0, state)
+
+    def _ghost_observes(self, state: Any) -> Any:
+        return self._observe(1, state)
+
+    def _observe(self, index: int, state: Any) -> Any:
+        """Observer ``index``'s observation of ``state`` (0 the agent, ``i + 1`` ghost ``i``)."""
+        raise NotImplementedError
 
     def side_of(self, key: Any) -> Side:
-        """The side of the observer ``key`` (a side itself here)."""
-        return key  # type: ignore[no-any-return]
+        """The side of the observer ``key``: a side itself, or an agent name."""
+        return Side.AGENT if key == Side.AGENT or key == AGENT else Side.GHOST
 
     def space(self, side: Any) -> spaces.Space[Any]:
         """The observation space of ``side`` (the same object on every call; for every encoding

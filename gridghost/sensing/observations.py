@@ -98,18 +98,20 @@ Options (the env's keyword arguments of the same names):
 The spaces of ``"vector"``, ``"belief_vector"``, ``"grid"`` and ``"text"`` depend only on the
 layout's size and the options, so an env may keep its first space when the map changes.
 
-Teams (``ghosts=k``, ``k >= 2``): every encoding is extended to the team by
-:class:`~gridghost.sensing.team_encoders.TeamObservations`, keyed by agent name (``"agent"``,
-``"ghost_0"``, ...). ``"vector"``: three more slots (offset and distance) per teammate or further
-ghost, in ghost order (:func:`~gridghost.sensing.team_encoders.team_vector_slots`); ``"grid"``:
-one more plane, ``ghosts``, and the agent's ``opponent`` plane marks every ghost; ``"dict"``: one
-``<name>_relative_pos`` and ``<name>_distance`` per other ghost (the agent's per ghost);
-``"text"``: one sentence per other player. ``k = 1`` is the encodings above, byte for byte.
+Teams (``ghosts=k``, ``k >= 2``): every encoder serves the agent and every ghost, keyed by
+agent name (``"agent"``, ``"ghost_0"``, ...; the two sides for one ghost). Each observer sees
+its *others*: the agent the ghosts in order; ghost ``i`` the agent, then its teammates in order.
+``"vector"``: three more slots (offset and distance) per further other, before the belief map
+and the step count (:func:`vector_slots`); ``"grid"``: one more plane, ``ghosts``
+(:data:`GHOSTS_CHANNEL`), and the agent's ``opponent`` plane marks every ghost; ``"dict"``: one
+``<name>_relative_pos`` and ``<name>_distance`` per other (``ghost_1_relative_pos``, ...);
+``"text"``: one sentence per other player ("Ghost 1 is 2 up, 2 steps away."), and a ghost opens
+with "You are ghost 1.". ``k = 1`` is the encodings above.
 
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.rules import board_for
 >>> vectors = VectorObservations(board_for(CLASSIC))
->>> state = GameState(agent=2, ghosts=(19,))   # agent at (0, 2), ghost at (3, 4)
+>>> state = GameState(agent=2, ghost=19)   # agent at (0, 2), ghost at (3, 4)
 >>> vector = vectors.observe(Side.AGENT, state)
 >>> vector[23:25].tolist(), bool(vector[25] == np.float32(5 / 13))   # largest distance: 13
 ([1.0, 0.5], True)
@@ -120,6 +122,7 @@ True
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -139,6 +142,7 @@ from gridghost.sensing.encoders import (
 
 # The encoders' shared names live in encoding; every one is importable from here too, as before the split.
 from gridghost.sensing.encoding import (  # noqa: F401
+    GHOSTS_CHANNEL,
     GRID_CHANNELS,
     GRID_LAYOUTS,
     MAX_VIEW_RADIUS,
@@ -153,8 +157,9 @@ from gridghost.sensing.encoding import (  # noqa: F401
     Observations,
     StepCount,
     grid_channels,
+    observer_names,
+    vector_slots,
 )
-from gridghost.sensing.team_encoders import TeamObservations
 
 _ONGOING = Outcome.ONGOING
 
@@ -162,50 +167,39 @@ _ONGOING = Outcome.ONGOING
 class MaskedObservations(Observations):
     """Another encoder's observations wrapped as PettingZoo's classic ``{"observation": ...,
     "action_mask": int8[4]}``, the mask being :attr:`~gridghost.core.rules.Board.action_mask` of the
-    observer's cell (what ``info["action_mask"]`` holds). Sides that share the inner space share
-    the wrapped one.
+    observer's own cell (what ``info["action_mask"]`` holds). Observers that share the inner
+    space share the wrapped one.
 
     Args:
         inner: the encoder to wrap.
         board: the board of the layout.
-        waiting_masked: :data:`WAITING_MASK` for a side that is not to move (only the no-op is
-            legal, and nothing it sends is carried out), for views where both sides observe at
-            every half-turn.
+        waiting_masked: :data:`WAITING_MASK` for an observer that is not to move (only the no-op
+            is legal, and nothing it sends is carried out), for views where every observer
+            observes at every half-turn.
     """
 
     def __init__(self, inner: Observations, board: Board, waiting_masked: bool = False) -> None:
         mask_space = spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8)
         self._waiting_masked = waiting_masked
         wrapped: dict[int, spaces.Dict] = {}
-        self.keys, self.side_of = inner.keys, inner.side_of  # type: ignore[method-assign]
-        for side in self.keys:
-            space = inner.space(side)
+        self.keys, self.side_of, self.ghosts = inner.keys, inner.side_of, inner.ghosts  # type: ignore[method-assign]
+        for key in self.keys:
+            space = inner.space(key)
             if id(space) not in wrapped:
                 wrapped[id(space)] = spaces.Dict({"observation": space, "action_mask": mask_space})
-        self._spaces = {side: wrapped[id(inner.space(side))] for side in self.keys}
-        self._inner = {side: inner.observer(side) for side in self.keys}
+        self._spaces = {key: wrapped[id(inner.space(key))] for key in self.keys}
+        self._inner = {key: inner.observer(key) for key in self.keys}
         self._masks = board.action_mask
-        self._observers = {side: functools.partial(self._masked, side) for side in self.keys}
+        self._observers = {key: functools.partial(self._masked, key, index, self.side_of(key))
+                           for index, key in enumerate(self.keys)}
 
-    def _masked(self, side: Side, state: GameState) -> dict[str, Any]:
+    def _masked(self, key: Any, index: int, side: Side, state: Any) -> dict[str, Any]:
         if self._waiting_masked and (state.turn != side or state.outcome != _ONGOING):
-            mask = WAITING_MASK.copy()  # nothing this side sends now is carried out
+            mask = WAITING_MASK.copy()  # nothing this observer sends now is carried out
         else:
-            mask = self._masks[state.agent if side == Side.AGENT else state.ghost].copy()
-        return {"observation": self._inner[side](state), "action_mask": mask}
-
-
-class TeamMaskedObservations(MaskedObservations):
-    """:class:`MaskedObservations` of a team's encoder (keyed by agent name, observing a
-    :class:`~gridghost.core.rules.GameState`): each observer's mask is that of its own cell."""
-
-    def _masked(self, side: Any, state: Any) -> dict[str, Any]:  # type: ignore[override]
-        mover = self.side_of(side)
-        if self._waiting_masked and (state.turn != mover or state.outcome != _ONGOING):
-            mask = WAITING_MASK.copy()
-        else:
-            mask = self._masks[state.agent if mover == Side.AGENT else state.ghosts[self.keys.index(side) - 1]].copy()
-        return {"observation": self._inner[side](state), "action_mask": mask}
+            cells = (state.agent, *state.ghosts)
+            mask = self._masks[cells[index]].copy()
+        return {"observation": self._inner[key](state), "action_mask": mask}
 
 
 class TurnObservations(Observations):
@@ -224,7 +218,7 @@ class TurnObservations(Observations):
 
     def __init__(self, inner: Observations, obs_type: str) -> None:
         self._kind = "same" if obs_type in ("grid", "text") else "box" if "vector" in obs_type else "dict"
-        self.keys, self.side_of = inner.keys, inner.side_of  # type: ignore[method-assign]
+        self.keys, self.side_of, self.ghosts = inner.keys, inner.side_of, inner.ghosts  # type: ignore[method-assign]
         self._inner = {side: inner.observer(side) for side in self.keys}
         extended: dict[int, spaces.Space[Any]] = {}
         for side in self.keys:
@@ -329,17 +323,17 @@ def make_observations(
             env): say whether the observer moves next (:class:`TurnObservations`) and, with
             ``action_mask_in_obs``, give a waiting side :data:`WAITING_MASK`.
         grid_layout: ``"grid"`` only: one of :data:`GRID_LAYOUTS`, channels first or last.
-        ghosts: the ghost team's size; above 1 the encoder is a
-            :class:`~gridghost.sensing.team_encoders.TeamObservations`, keyed by agent name and
-            observing team states (:class:`~gridghost.core.rules.GameState`).
+        ghosts: the number of ghosts ``k``; above 1 the encoder is keyed by agent name and
+            observes states with ``k`` ghosts.
 
     Raises:
         ValueError: ``obs_type`` is unknown; a belief encoding without a belief to show;
+            ``ghosts`` outside 1..:data:`~gridghost.core.MAX_GHOSTS`;
             ``view_radius`` or ``grid_layout="hwc"`` with another encoding than ``"grid"``, or
             ``view_radius`` out of range, or an unknown ``grid_layout``;
             ``action_mask_in_obs`` with ``"text"``; ``append_step_count`` without
             ``max_cycles`` or ``cycles``.
-        TypeError: ``view_radius`` is not an int; ``action_mask_in_obs`` or
+        TypeError: ``view_radius`` or ``ghosts`` is not an int; ``action_mask_in_obs`` or
             ``append_step_count`` is not a bool.
     """
     check_observation_options(obs_type, view_radius, action_mask_in_obs, append_step_count, max_cycles, grid_layout)
@@ -351,21 +345,45 @@ def make_observations(
             raise ValueError("append_step_count=True needs cycles, what returns the cycles played")
         assert max_cycles is not None  # check_observation_options refused it
         step_count = StepCount(cycles, max_cycles)
+    ghosts = check_ghosts(ghosts)
     encoder: Observations
     if obs_type in ("vector", "belief_vector"):
-        encoder = VectorObservations(board, belief if obs_type == "belief_vector" else None, step_count)
+        encoder = VectorObservations(board, belief if obs_type == "belief_vector" else None, step_count, ghosts)
     elif obs_type == "grid":
-        encoder = GridObservations(board, view_radius, step_count, channels_last=grid_layout == "hwc")
+        encoder = GridObservations(board, view_radius, step_count, grid_layout == "hwc", ghosts)
     elif obs_type == "text":
-        encoder = TextObservations(board, step_count)
+        encoder = TextObservations(board, step_count, ghosts)
     elif obs_type == "belief":
-        encoder = BeliefObservations(board, belief, step_count)  # type: ignore[arg-type]  # checked above
+        encoder = BeliefObservations(board, belief, step_count, ghosts)  # type: ignore[arg-type]  # checked above
     else:
-        encoder = DictObservations(board, step_count)
-    if ghosts != 1:
-        encoder = TeamObservations(encoder, obs_type, board, check_ghosts(ghosts))
+        encoder = DictObservations(board, step_count, ghosts)
     if both_observe:
         encoder = TurnObservations(encoder, obs_type)
-    if not action_mask_in_obs:
-        return encoder
-    return (MaskedObservations if ghosts == 1 else TeamMaskedObservations)(encoder, board, both_observe)
+    return MaskedObservations(encoder, board, both_observe) if action_mask_in_obs else encoder
+
+
+def _team_observations(inner: Observations, obs_type: str, board: Board, ghosts: int) -> Observations:
+    """What ``TeamObservations(inner, obs_type, board, ghosts)`` built before every encoder served
+    teams: ``inner``'s encoder with its options, for ``ghosts`` ghosts."""
+    del obs_type  # the encoder's class says it
+    return type(inner)(board, ghosts=check_ghosts(ghosts), **inner._settings)  # type: ignore[attr-defined, call-arg]
+
+
+#: The team names of before every encoder served teams (deprecated), and what replaces each.
+DEPRECATED: dict[str, tuple[str, Any]] = {
+    "TeamObservations": ("make_observations(..., ghosts=k) or an encoder's ghosts=k", _team_observations),
+    "TeamMaskedObservations": ("MaskedObservations", MaskedObservations),
+    "team_vector_slots": ("vector_slots", vector_slots),
+    "team_grid_channels": ("grid_channels(radius, append_step_count, ghosts=k)",
+                           lambda radius=None, append_step_count=False: grid_channels(radius, append_step_count, 2)),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A deprecated team name (:data:`DEPRECATED`), with a :class:`DeprecationWarning` naming what replaces it."""
+    if name not in DEPRECATED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    instead, value = DEPRECATED[name]
+    warnings.warn(f"{__name__}.{name} is deprecated: use {instead} (removed in gridghost 0.4.0)",
+                  DeprecationWarning, stacklevel=2)
+    return value
