@@ -56,6 +56,7 @@ from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core import episode
+from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
@@ -63,6 +64,7 @@ from gridghost.jax.checks import EnvState, _check_moves
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.tables import EnvParams, device_tables
+from gridghost.jax.team import TEAM, TeamBothSides, TeamOneSide, ghosts_of
 
 #: The encodings the JAX engine serves.
 JAX_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["jax"])
@@ -91,16 +93,14 @@ class _Engine(Observing):
         if not isinstance(explore_starts, numbers.Real) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
             raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
-        if explore_starts and controlled == GHOST:
+        if explore_starts and controlled in (GHOST, TEAM):
             raise ValueError("explore_starts places games with the agent to move; a learning ghost alone begins "
                              "after the agent's opening move (use GridGhostJax or controlled='agent')")
         engine_options = {key: options.pop(key) for key in _ENGINE_OPTIONS if key in options}
         #: The game's settings, read and resolved as every view's are.
         self.spec = engine_spec("jax", spec, options, UnsupportedSetting)
-        #: The NumPy engine whose tables these functions play (one game).
-        self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **engine_options)
+        params = self._build(controlled, engine_options)
         self.layouts: tuple[Layout, ...] = self.engine.layouts
-        self.layout, params = device_tables(self.engine.export_tables())
         #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
         self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))
         # the tables known to be this view's: its own, and those of the last params found equal to them
@@ -110,6 +110,14 @@ class _Engine(Observing):
         self._flagged = dict(self.layout.flagged)
         self._grid = dict(self.layout.grid)
         self._slots(controlled)
+
+    def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
+        """The NumPy engine of one game and its tables on the device (sets :attr:`engine` and
+        :attr:`layout`; returns the params)."""
+        #: The NumPy engine whose tables these functions play (one game).
+        self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **options)
+        self.layout, params = device_tables(self.engine.export_tables())
+        return params
 
     # -- the draws -----------------------------------------------------------------------------
     # Every call draws its uniforms at once (one counter-based draw, not a split per use: on CPU
@@ -178,7 +186,7 @@ class _Engine(Observing):
               half: int | None = None) -> Any:
         """``core`` over a batch of games, every game's uniforms from the one ``key``."""
         params = self._checked(states, actions, params, True, half)
-        uniforms = batch_uniforms(key, (states.state.shape[0], draws))
+        uniforms = batch_uniforms(key, (states.steps.shape[0], draws))
         return jax.vmap(core, in_axes=(0, 0, 0, None))(uniforms, states, actions, params)
 
     def batch_reset(self, key: Any, num_games: int, params: EnvParams | None = None) -> tuple[Any, EnvState]:
@@ -264,6 +272,9 @@ class GridGhostJax(_Engine, BothSidesObservations):
     agents: tuple[str, ...] = AGENTS
     num_agents = 2
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJax:
+        return super().__new__(_TeamGridGhostJax if cls is GridGhostJax and _team(kwargs) else cls)
+
     def __init__(self, *, explore_starts: float = 0.0, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
         if "controlled" in settings or "opponent" in settings:
@@ -325,7 +336,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
             over = episode.resets_now(terminated | truncated, env.to_move)  # a game ends its turn in the ghost's half
             env = episode.auto_reset(over, self._reset_core(fresh, params)[1], env, xp=jnp)
         done = terminated | truncated
-        dones = {AGENT: done, GHOST: done, "__all__": done}
+        dones = {**dict.fromkeys(self.agents, done), "__all__": done}
         infos = {"terminated": terminated, "truncated": truncated, "to_move": env.to_move}
         return self._observations(env, params), env, rewards, dones, infos
 
@@ -461,6 +472,9 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
             engine refuses for one learner.
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJaxSingle:
+        return super().__new__(_TeamGridGhostJaxSingle if cls is GridGhostJaxSingle and _team(kwargs) else cls)
+
     def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
         if controlled not in AGENTS:
@@ -552,3 +566,28 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         """
         return self._many(self._step_core, self.turn_draws + self.reset_draws, key, states, actions, params)
 
+
+def _team(arguments: dict[str, Any]) -> bool:
+    """Whether a view's keyword arguments ask for a team (``ghosts >= 2``, in ``spec`` or as a
+    keyword); a bad ``ghosts`` is left to the settings' check, which names it."""
+    ghosts = ghosts_of(arguments.get("spec"), arguments)
+    return isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2
+
+
+class _TeamGridGhostJax(TeamBothSides, GridGhostJax):
+    """:class:`GridGhostJax` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.team`)."""
+
+    agents = (AGENT, TEAM)
+
+
+class _TeamGridGhostJaxSingle(TeamOneSide, GridGhostJaxSingle):
+    """:class:`GridGhostJaxSingle` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.team`)."""
+
+    def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
+                 spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
+        if controlled == GHOST:
+            raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
+                             "controlled='ghosts'")
+        check_choice(controlled, "controlled", (AGENT, TEAM))
+        _Engine.__init__(self, controlled, explore_starts, spec, {"opponent": opponent, **settings})
+        self.controlled = controlled
