@@ -179,3 +179,174 @@ def test_the_agents_team_half_turn_draws_the_kernels_exact_outcomes(slip) -> Non
         assert not impossible and dof > 15 and p > ALPHA, (statistic, dof, p, impossible[:5])
     else:
         assert p < ALPHA, (statistic, dof, p)
+
+
+def test_an_agent_against_a_chasing_team_is_the_gym_views_step_for_step() -> None:
+    import gymnasium
+
+    import gridghost  # noqa: F401  (registers the Gymnasium id)
+
+    settings = dict(ghosts=2, layout=MAP, obs_type="vector", slip="none", rewards="normalised")
+    env = GridGhostJaxSingle("agent", opponent="chase", **settings)
+    reset, step_env = jax.jit(env.reset), jax.jit(env.step_env)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for episode in range(6):
+        gym = gymnasium.make("gridghost/GridGhost-v1", controlled="agent", opponent="chase", **settings)
+        expected, _ = gym.reset(seed=episode)
+        observation, state = reset(jax.random.key(episode))
+        np.testing.assert_array_equal(np.asarray(observation), expected)
+        for turn in range(40):
+            action = int(rng.integers(4))
+            expected, reward, terminated, truncated, info = gym.step(action)
+            observation, state, got, done, got_info = step_env(jax.random.key(turn), state, np.int32(action))
+            when = f"episode {episode}, turn {turn}"
+            np.testing.assert_array_equal(np.asarray(observation), expected, err_msg=when)
+            assert float(got) == float(np.float32(reward)) and bool(got_info["terminated"]) == terminated, when
+            assert np.asarray(got_info["action_mask"]).tolist() == np.asarray(info["action_mask"], bool).tolist(), when
+            if terminated:
+                ended += 1
+                break
+    assert ended >= 3
+
+
+def test_a_learning_team_plays_the_kernels_turn_against_a_uniformly_random_agent() -> None:
+    from gridghost.config.settings import resolve
+
+    k = 3
+    env = GridGhostJaxSingle("ghosts", ghosts=k, layout=MAP, obs_type="vector", slip="none")
+    team = resolve(ghosts=k, layout=MAP, slip="none").game()
+    start = team.initial_state()
+    # a reset: the team on its starts, the agent after a uniformly random opening move
+    _, first = jax.jit(env.batch_reset, static_argnums=1)(jax.random.key(0), 4000)
+    assert (np.asarray(first.ghosts) == np.array(start.ghosts)).all()
+    opening = Counter(np.asarray(first.agent).tolist())
+    exact: Counter = Counter()
+    for action in range(4):
+        exact[team.successors(start, action)[0][1].agent] += 0.25
+    statistic, dof, p, impossible = _chi_square([(opening, dict(exact))])
+    assert not impossible and p > ALPHA, (opening, exact)
+    # turns: the team's move, then (where it caught nobody) the random agent's, the mean reward
+    strata = _strata(team, 16, seed=9)
+    per = 800
+    agents = np.repeat([a for a, _, _ in strata], per)
+    ghosts = np.repeat([g for _, g, _ in strata], per, axis=0)
+    joint = np.random.default_rng(2).integers(4, size=(len(strata), k))
+    actions = np.repeat(joint, per, axis=0).astype(np.int32)
+    state = _team_state(team, agents, ghosts)._replace(steps=jnp.ones(len(agents), dtype=jnp.int32))
+    _, after, rewards, _, infos = jax.jit(env.batch_step_env)(jax.random.key(1), state, jnp.asarray(actions))
+    observed = [Counter() for _ in strata]
+    for i, (cell, cells, reward, ended) in enumerate(zip(
+            np.asarray(after.agent), np.asarray(after.ghosts), np.asarray(rewards), np.asarray(infos["terminated"]),
+            strict=True)):
+        observed[i // per][(int(cell), tuple(cells.tolist()), round(float(reward), 4), bool(ended))] += 1
+    expected = []
+    for (agent, ghost_cells, _), actions_ in zip(strata, joint.tolist(), strict=True):
+        from gridghost.core.team import TeamState
+
+        moved = team.ghosts_step(TeamState(agent, ghost_cells, Side.GHOST), actions_)
+        paid = np.array(team.ghost_rewards_of(Side.GHOST, moved))
+        distribution: Counter = Counter()
+        if moved.outcome != Outcome.ONGOING:
+            distribution[(agent, moved.ghosts, round(float(paid.mean()), 4), True)] = 1.0
+        else:
+            for action in range(4):
+                [(_, landed, _, _)] = team.successors(moved._replace(turn=Side.AGENT), action)
+                total = paid + np.array(team.ghost_rewards_of(Side.AGENT, landed))
+                distribution[(landed.agent, moved.ghosts, round(float(total.mean()), 4),
+                              landed.outcome != Outcome.ONGOING)] += 0.25
+        expected.append(dict(distribution))
+    statistic, dof, p, impossible = _chi_square(list(zip(observed, expected, strict=True)))
+    assert not impossible and dof > 10 and p > ALPHA, (statistic, dof, p, impossible[:5])
+
+
+def test_exploring_starts_are_uniform_over_the_allowed_team_states() -> None:
+    from gridghost.config.settings import resolve
+
+    team = resolve(ghosts=2, layout=MAP).game()
+    env = GridGhostJax(ghosts=2, layout=MAP, obs_type="vector", explore_starts=1.0)
+    _, states = jax.jit(env.batch_reset, static_argnums=1)(jax.random.key(3), 60000)
+    agents, ghosts = np.asarray(states.agent), np.asarray(states.ghosts)
+    assert not team.goals[agents].any() and not (ghosts == agents[:, None]).any()
+    cells = team.num_cells
+    free = int((~team.goals).sum())
+    for g in range(2):  # each (agent, ghost) pair uniform over the allowed pairs
+        pairs = Counter((agents * cells + ghosts[:, g]).tolist())
+        exact = {a * cells + c: 1 / (free * (cells - 1)) for a in range(cells) if not team.goals[a]
+                 for c in range(cells) if c != a}
+        statistic, dof, p, impossible = _chi_square([(pairs, exact)])
+        assert not impossible and p > ALPHA, (g, statistic, dof, p)
+    # the two ghosts are drawn independently: their joint cells given the agent's are not correlated
+    assert abs(np.corrcoef(ghosts[:, 0], ghosts[:, 1])[0, 1]) < 0.02
+    fresh = GridGhostJax(ghosts=2, layout=MAP, obs_type="vector", explore_starts=0.0)
+    _, states = jax.jit(fresh.batch_reset, static_argnums=1)(jax.random.key(3), 64)
+    start = team.initial_state()
+    assert (np.asarray(states.agent) == start.agent).all() and (np.asarray(states.ghosts) == start.ghosts).all()
+
+
+def test_level_sets_stack_team_maps_and_params_levels_choose_them() -> None:
+    from gridghost.maps import MapGenerator
+
+    env = GridGhostJax(ghosts=2, layout=MapGenerator(6, 6, num_levels=4, ghosts=2), obs_type="vector")
+    cells = env.layout.num_cells
+    _, states = jax.jit(env.batch_reset, static_argnums=1)(jax.random.key(0), 2000)
+    maps = np.asarray(states.agent) // cells
+    assert set(maps.tolist()) == {0, 1, 2, 3} and (np.asarray(states.ghosts) // cells == maps[:, None]).all()
+    for m, layout in enumerate(env.layouts):  # each map's own starts
+        agent = layout.agent_start[0] * layout.cols + layout.agent_start[1] + m * cells
+        ghosts = [r * layout.cols + c + m * cells for r, c in layout.ghost_starts[:2]]
+        assert (np.asarray(states.agent)[maps == m] == agent).all()
+        assert (np.asarray(states.ghosts)[maps == m] == ghosts).all()
+    params = env.default_params._replace(levels=jnp.array([2], dtype=jnp.int32))
+    _, states = jax.jit(env.batch_reset, static_argnums=1)(jax.random.key(1), 50, params)
+    assert (np.asarray(states.agent) // cells == 2).all()
+
+
+def _stepped(env, **changes):
+    _, state = env.reset(jax.random.key(0))
+    actions = {"agent": np.int32(0), "ghosts": np.zeros(2, np.int32)}
+    return env.step(jax.random.key(1), state._replace(**{k: v for k, v in changes.items() if k != "actions"}),
+                    changes.get("actions", actions))
+
+
+@pytest.mark.parametrize(("make", "error", "match"), [
+    (lambda: GridGhostJax(ghosts=2, layout=MAP, obs_type="grid"), Exception, "obs_type='vector' with ghosts >= 2"),
+    (lambda: GridGhostJax(ghosts=2, obs_type="vector"), ValueError, "ghosts=2 needs a map with 2 ghost starts"),
+    (lambda: GridGhostJax(ghosts=9, layout=MAP, obs_type="vector"), ValueError, "ghosts"),
+    (lambda: GridGhostJaxSingle("ghost", ghosts=2, layout=MAP, obs_type="vector"), ValueError, "controlled='ghosts'"),
+    (lambda: GridGhostJaxSingle("both", ghosts=2, layout=MAP, obs_type="vector"), ValueError, "controlled"),
+    (lambda: GridGhostJaxSingle("agent", opponent="minimax", ghosts=2, layout=MAP, obs_type="vector"), ValueError,
+     r"opponent must be one of \['chase', 'random'\]"),
+    (lambda: GridGhostJaxSingle("ghosts", opponent="chase", ghosts=2, layout=MAP, obs_type="vector"), ValueError,
+     r"opponent must be one of \['random'\]"),
+    (lambda: GridGhostJaxSingle("ghosts", explore_starts=0.5, ghosts=2, layout=MAP, obs_type="vector"), ValueError,
+     "explore_starts"),
+])
+def test_team_settings_the_views_cannot_play_are_refused_by_name(make, error, match) -> None:
+    with pytest.raises(error, match=match):
+        make()
+
+
+@pytest.mark.parametrize(("changes", "error", "match"), [
+    (dict(actions={"agent": np.int32(0), "ghost": np.zeros(2, np.int32)}), ValueError, "keys"),
+    (dict(actions={"agent": np.int32(0), "ghosts": np.zeros(3, np.int32)}), ValueError,
+     r"actions\['ghosts'\] must have shape \(2,\)"),
+    (dict(actions={"agent": np.int32(0), "ghosts": np.zeros(2, np.float32)}), TypeError, r"actions\['ghosts'\]"),
+    (dict(actions={"agent": np.int32(0), "ghosts": np.array([0, 4], np.int32)}), ValueError, "lie in 0..3"),
+    (dict(ghosts=jnp.array([0, 99], dtype=jnp.int32)), ValueError, r"state\.ghosts must hold cells"),
+    (dict(ghosts=jnp.array([0, 1, 2], dtype=jnp.int32)), ValueError, r"state\.ghosts must have shape \(2,\)"),
+    (dict(agent=jnp.int32(-1)), ValueError, r"state\.agent"),
+])
+def test_team_steps_refuse_bad_actions_and_states_by_name(changes, error, match) -> None:
+    env = GridGhostJax(ghosts=2, layout=MAP, obs_type="vector")
+    with pytest.raises(error, match=match):
+        _stepped(env, **changes)
+
+
+def test_a_one_ghost_state_is_refused_by_a_team_view() -> None:
+    from gridghost.jax import EnvState
+
+    env = GridGhostJax(ghosts=2, layout=MAP, obs_type="vector")
+    one = EnvState(jnp.int32(0), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
+    with pytest.raises(TypeError, match="TeamEnvState"):
+        env.step(jax.random.key(0), one, {"agent": np.int32(0), "ghosts": np.zeros(2, np.int32)})
