@@ -195,17 +195,18 @@ class TeamRules:
         cells = self.layout.num_cells
         return params.turns["chase"][agent * cells + ghosts - agent // cells * cells]
 
-    def _team_observations(self, agent: Any, ghosts: Any, params: EnvParams) -> Any:
-        """Every observer's ``"vector"``, ``float32[k + 1, D]`` (the agent's first, then each
-        ghost's), as the team encoder builds them."""
+    def _team_observations(self, agent: Any, ghosts: Any, params: EnvParams, observers: slice = slice(None)) -> Any:
+        """The ``"vector"`` of each of ``observers`` (positions in ``(agent, ghost 0, ...)``),
+        ``float32[observers, D]``, as the team encoder builds them."""
         cells = self.layout.num_cells
         m = agent // cells
         everyone = jnp.concatenate((agent[None], ghosts)) - m * cells
         table = params.observations[AGENT]
-        others = everyone[self._others]  # [k + 1, k]
-        rows = table[(m * cells + everyone[:, None]) * cells + others]  # [k + 1, k, D1]
-        slots = table.shape[1] - 3  # the cell's slots, before a pair's three
-        return jnp.concatenate((rows[:, 0], rows[:, 1:, slots:].reshape(self.ghosts + 1, -1)), axis=1)
+        others = everyone[self._others[observers]]  # [observers, k]
+        # the one-ghost row of (observer, other): the observer's cell slots, then the pair's three
+        rows = table[(m * cells + everyone[observers, None]) * cells + others]  # [observers, k, D1]
+        slots = table.shape[1] - 3
+        return jnp.concatenate((rows[:, 0], rows[:, 1:, slots:].reshape(rows.shape[0], -1)), axis=1)
 
     def _team_truncated(self, steps: Any, terminated: Any) -> Any:
         return episode.truncated(steps, terminated, self.layout.max_cycles, self.layout.max_episode_steps)
@@ -440,8 +441,9 @@ class TeamOneSide(TeamEngine):
         return self._learner_view(env, params)
 
     def _learner_view(self, env: Any, params: EnvParams) -> Any:
-        seen = self._team_observations(env.agent, env.ghosts, params)
-        return seen[0] if self.controlled == AGENT else seen[1:]
+        if self.controlled == AGENT:
+            return self._team_observations(env.agent, env.ghosts, params, slice(0, 1))[0]
+        return self._team_observations(env.agent, env.ghosts, params, slice(1, None))
 
     def _learner_masks(self, env: Any, params: EnvParams) -> Any:
         return params.masks[env.agent if self.controlled == AGENT else env.ghosts]
