@@ -93,9 +93,9 @@ def test_team_games_are_the_aec_envs_half_turn_by_half_turn_under_shared_uniform
             if mover == "agent":
                 aec.step(int(actions["agent"]))
             else:
-                for name, action in zip(names, actions["ghosts"].tolist(), strict=True):
+                for action in actions["ghosts"].tolist():  # ghost_0, ghost_1, ... in turn
                     aec.step(action)
-            observations, state, rewards, dones, infos = step_env(key, state, actions)
+            observations, state, rewards, _, infos = step_env(key, state, actions)
             when = f"k={k}, episode {episode}, half-turn {half} (the {mover}'s)"
             assert float(rewards["agent"]) == aec.rewards["agent"], when
             assert np.asarray(rewards["ghosts"]).tolist() == [aec.rewards[name] for name in names], when
@@ -198,8 +198,8 @@ def test_an_agent_against_a_chasing_team_is_the_gym_views_step_for_step() -> Non
         np.testing.assert_array_equal(np.asarray(observation), expected)
         for turn in range(40):
             action = int(rng.integers(4))
-            expected, reward, terminated, truncated, info = gym.step(action)
-            observation, state, got, done, got_info = step_env(jax.random.key(turn), state, np.int32(action))
+            expected, reward, terminated, _, info = gym.step(action)
+            observation, state, got, _, got_info = step_env(jax.random.key(turn), state, np.int32(action))
             when = f"episode {episode}, turn {turn}"
             np.testing.assert_array_equal(np.asarray(observation), expected, err_msg=when)
             assert float(got) == float(np.float32(reward)) and bool(got_info["terminated"]) == terminated, when

@@ -81,7 +81,7 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
             where the agent's opening move can end the game.
     """
     tables = engine.export_tables()
-    k, cells, maps = spec.ghosts, tables.num_cells, tables.num_maps
+    cells, maps = tables.num_cells, tables.num_maps
     teams = [spec.game(layout) for layout in engine.layouts]  # refuses a map with too few ghost starts
     games = [dataclasses.replace(spec, ghosts=1).game(layout) for layout in engine.layouts]
     if controlled == TEAM:
@@ -309,8 +309,9 @@ class TeamEngine(TeamRules):
             if array is not None and ((array < 0) | (array >= cells)).any():
                 raise ValueError(f"{argument}.{name} must hold cells of this view in 0..{cells - 1} "
                                  f"(map * {self.layout.num_cells} + cell), got {_span(array)}")
-        if values["agent"] is not None and values["ghosts"] is not None and (
-                values["ghosts"] // self.layout.num_cells != (values["agent"] // self.layout.num_cells)[..., None]).any():
+        agent, ghosts = values["agent"], values["ghosts"]
+        if agent is not None and ghosts is not None and (
+                ghosts // self.layout.num_cells != (agent // self.layout.num_cells)[..., None]).any():
             raise ValueError(f"{argument}.ghosts must lie on the agent's map (map * {self.layout.num_cells} + cell)")
         if values["steps"] is not None and (values["steps"] < 0).any():
             raise ValueError(f"{argument}.steps must be >= 0, got {_span(values['steps'])}")
