@@ -98,7 +98,7 @@ class _Engine(Observing):
                              "after the agent's opening move (use GridGhostJax or controlled='agent')")
         engine_options = {key: options.pop(key) for key in _ENGINE_OPTIONS if key in options}
         #: The game's settings, read and resolved as every view's are.
-        self.spec = engine_spec("jax", spec, options, UnsupportedSetting)
+        self.spec: GameSpec = engine_spec("jax", spec, options, UnsupportedSetting)
         params = self._build(controlled, engine_options)
         self.layouts: tuple[Layout, ...] = self.engine.layouts
         #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
@@ -571,7 +571,7 @@ def _team(arguments: dict[str, Any]) -> bool:
     """Whether a view's keyword arguments ask for a team (``ghosts >= 2``, in ``spec`` or as a
     keyword); a bad ``ghosts`` is left to the settings' check, which names it."""
     ghosts = ghosts_of(arguments.get("spec"), arguments)
-    return isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2
+    return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
 
 
 class _TeamGridGhostJax(TeamBothSides, GridGhostJax):

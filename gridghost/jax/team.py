@@ -82,13 +82,14 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     """
     tables = engine.export_tables()
     cells, maps = tables.num_cells, tables.num_maps
-    teams = [spec.game(layout) for layout in engine.layouts]  # refuses a map with too few ghost starts
-    games = [dataclasses.replace(spec, ghosts=1).game(layout) for layout in engine.layouts]
+    # the team's kernel per map (it refuses a map with too few ghost starts) and its one-ghost game
+    teams: list[Any] = [spec.game(level) for level in engine.layouts]
+    games: list[Any] = [dataclasses.replace(spec, ghosts=1).game(level) for level in engine.layouts]
     if controlled == TEAM:
-        for team, layout in zip(teams, engine.layouts, strict=True):
+        for team, level in zip(teams, engine.layouts, strict=True):
             if team.opening_can_end():
                 raise ValueError(f"controlled='ghosts' needs maps where the agent's opening move cannot end the "
-                                 f"game; on map {layout.name!r} it can")
+                                 f"game; on map {level.name!r} it can")
     bounds, sizes = slip_bounds(games[0])
     slips = int(sizes.max())
     offsets = np.arange(maps)[:, None] * cells
@@ -100,8 +101,8 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
             destinations[m * cells:(m + 1) * cells, action] = reached[pad].T + m * cells
     rewards = np.array([[[games[0].rewards(mover, outcome)[side] for outcome in Outcome] for side in (0, 1)]
                         for mover in (Side.AGENT, Side.GHOST)], dtype=np.float32)
-    start = np.array([[game.board.index(layout.agent_start), *team.starts]
-                      for game, team, layout in zip(games, teams, engine.layouts, strict=True)]) + offsets
+    start = np.array([[game.board.index(level.agent_start), *team.starts]
+                      for game, team, level in zip(games, teams, engine.layouts, strict=True)]) + offsets
     goals = tables.goals.reshape(maps, cells)
     counts = (~goals).sum(axis=1)
     starts = np.argsort(goals, axis=1, kind="stable")  # per map the cells off its goals first, then padding
@@ -270,7 +271,7 @@ class TeamEngine(TeamRules):
         self._turn_slots = {name: i for i, name in enumerate(turn)}
         self.turn_draws = len(turn)
 
-    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, TeamEnvState]:
+    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, Any]:
         slot = self._reset_slots
         m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
         if self.layout.controlled != TEAM:

@@ -266,7 +266,7 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
     kernel, rng = _kernel(view), np.random.default_rng(seed)
     learner = "agent" if _two_sided(view) else view.controlled
     sides = _sides(view)
-    starts = _starts(kernel, learner)
+    starts: Any = _starts(kernel, learner)
     if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, apart
         starts = _Apart(kernel)
     opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
