@@ -288,3 +288,7 @@ def test_batched_throughput_benchmark_prints_a_rate_and_ratio_per_batch_size() -
             name = re.escape(f"BatchedGame({games}), {label}")
             assert re.search(rf"^{name}\s+[\d,]+\s+\d+\.\dx", out, flags=re.M), (games, label)
     assert re.search(r"^BatchedGame\(4,096\), vector obs .* >= 20M/s and >= 250x  (met|MISSED)$", out, flags=re.M)
+    for ghosts in (2, 3, 4):  # the team rows, each with its ratio to ghosts=1 of the same run
+        assert re.search(rf"^BatchedGame\(4,096\), ghosts={ghosts}\s+[\d,]+\s+\d+\.\dx  \d\.\d\dx ghosts=1", out,
+                         flags=re.M), ghosts
+    assert re.search(r"ghosts=2 .* >= 10M/s and >= 0.3x ghosts=1  (met|MISSED)$", out, flags=re.M)

@@ -240,13 +240,14 @@ def test_a_state_policy_table_as_opponent_is_refused_by_name(controlled: str, gh
                        ghosts=ghosts)
 
 
-# -- a vectorised team: SyncVectorEnv of the team view, said in the warning -------------------------------
+# -- a vectorised team: the batched engine, or SyncVectorEnv of the team view for what it does not serve --
 @pytest.mark.parametrize("make", ["make_vector_env", "make_vec"])
 @pytest.mark.parametrize("controlled", ["agent", "ghosts"])
 def test_a_vectorised_team_plays_the_team_view_in_a_sync_vector_env(make: str, controlled: str) -> None:
-    settings = {"layout": "team_eight", "ghosts": 2, "controlled": controlled}
-    with pytest.warns(UserWarning, match=r"the batched engine does not serve .*(ghosts=2|controlled='ghosts': a "
-                                         r"team).*falling back to gymnasium\.vector\.SyncVectorEnv"):
+    # the batched engine serves a team's "vector" observation; for a grid the team view, said in the warning
+    settings = {"layout": "team_eight", "ghosts": 2, "controlled": controlled, "obs_type": "grid"}
+    with pytest.warns(UserWarning, match=r"the batched engine serves a team \(ghosts >= 2\) with obs_type='vector', "
+                                         r"not 'grid'.*falling back to gymnasium\.vector\.SyncVectorEnv"):
         if make == "make_vec":
             envs = gymnasium.make_vec("gridghost/GridGhost-v1", 2, **settings)
         else:
@@ -261,9 +262,14 @@ def test_a_vectorised_team_plays_the_team_view_in_a_sync_vector_env(make: str, c
     envs.close()
 
 
-def test_the_batched_vector_env_refuses_a_learning_team_naming_the_fallback() -> None:
-    with pytest.raises(UnsupportedSetting, match=r"does not serve controlled='ghosts': a team.*gymnasium\.make_vec"):
-        GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight", ghosts=2)
+def test_the_batched_vector_env_refuses_what_it_cannot_serve_of_a_team() -> None:
+    with pytest.raises(UnsupportedSetting, match=r"serves a team \(ghosts >= 2\) with obs_type='vector', not 'grid'"):
+        GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight", ghosts=2, obs_type="grid")
+    with pytest.raises(UnsupportedSetting, match=r"opponent from \['chase', 'random', 'minimax'\] with "
+                                                 r"controlled='agent', got opponent='optimal'"):
+        GridGhostVectorEnv(2, controlled="agent", layout="team_eight", ghosts=2, opponent="optimal")
+    with pytest.raises(UnsupportedSetting, match=r"controlled='ghosts' is the team's learner \(ghosts >= 2\)"):
+        GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight")
 
 
 # -- scoring a team trained on any team view ------------------------------------------------------------

@@ -194,9 +194,16 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         #: The bytes the tables may take (``table_bytes``, or :data:`TABLE_BYTES` when built); checked
         #: first, so that the vector env's fallback to single envs never drops a bad one.
         self.table_bytes = table_budget(table_bytes)
-        self.controlled = check_choice(controlled, "controlled", AGENTS, allow_none=True)
+        self.controlled = check_choice(controlled, "controlled", (*AGENTS, "ghosts"), allow_none=True)
         #: The game's settings as given, read and resolved as every view's are.
         self.spec = spec = engine_spec("batched", spec, settings, UnsupportedSetting)
+        if spec.ghosts > 1:  # a team: the computed path, on positions (its methods replace the tables')
+            from gridghost.batched.positions import PositionGame
+
+            self.__class__ = PositionGame
+        elif self.controlled == "ghosts":
+            raise UnsupportedSetting("controlled='ghosts' is the team's learner (ghosts >= 2); with one ghost pass "
+                                     "controlled='ghost'")
         self.obs_type = obs_type = spec.obs_type
         # None or "histogram", the one filter served (obs_type="belief_vector" sets it)
         belief_filter: str | None = None if spec.belief_filter is None else "histogram"

@@ -14,6 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from gridghost.batched.engine import AUTORESET_MODES, GYMNASIUM_MODES, BatchedGame
 from gridghost.batched.limits import TooManyGames, UnsupportedSetting, check_count
+from gridghost.batched.positions import TEAM
 from gridghost.config import REFERENCE_DEFAULTS, trainer_settings
 from gridghost.core.checks import check_choice, check_flag
 from gridghost.core.names import AGENT, AGENTS
@@ -51,8 +52,10 @@ class GridGhostVectorEnv(VectorEnv):
 
     Args:
         num_envs: N.
-        controlled: ``"agent"`` or ``"ghost"``, the learning side (``"ghosts"``, a learning
-            team, is refused: see Raises).
+        controlled: ``"agent"`` or ``"ghost"``, the learning side; with ``ghosts >= 2``,
+            ``"agent"`` or ``"ghosts"``: the whole team learning as one env, its action
+            ``MultiDiscrete([4] * k)``, its observation every ghost's stacked (``k x D``), its reward
+            the mean of its ghosts' (as the team's Gymnasium view).
         opponent: the other side, as :class:`BatchedGame` takes it.
         max_episode_steps: the ``TimeLimit`` in steps, each a cycle (the learner's move and the
             opponent's answer), the unit of ``max_cycles`` (``make_vec`` passes the registered 100).
@@ -66,9 +69,9 @@ class GridGhostVectorEnv(VectorEnv):
             memory budget; raise it for many levels).
 
     Raises:
-        TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`; a team
-            (``ghosts >= 2``, or ``controlled="ghosts"``) is an :class:`UnsupportedSetting`, which
-            :func:`make_vector_env` answers with ``SyncVectorEnv`` of the team Gymnasium view.
+        TypeError, ValueError, UnsupportedSetting: as :class:`BatchedGame`; what the engine does
+            not serve is an :class:`UnsupportedSetting`, which :func:`make_vector_env` answers with
+            ``SyncVectorEnv`` of the single envs.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
@@ -76,12 +79,7 @@ class GridGhostVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, controlled: str = AGENT, opponent: Any = None, *,
                  max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
                  copy: bool = True, **settings: Any) -> None:
-        if controlled == "ghosts":  # the Gymnasium view's team learner; the engine plays one ghost
-            raise UnsupportedSetting("the batched engine does not serve controlled='ghosts': a team learning as one "
-                                     "env plays on the single team view, which gymnasium.make_vec and "
-                                     "gridghost.batched.make_vector_env vectorise as SyncVectorEnv")
-        if controlled not in AGENTS:
-            check_choice(controlled, "controlled", (*AGENTS, "ghosts"))
+        check_choice(controlled, "controlled", (*AGENTS, TEAM))
         mode = GYMNASIUM_MODES.get(autoreset_mode, autoreset_mode)
         check_choice(mode, "autoreset_mode", AUTORESET_MODES)
         self.copy = check_flag(copy, "copy")
@@ -99,7 +97,9 @@ class GridGhostVectorEnv(VectorEnv):
         self.render_mode = None
         self.single_observation_space = self.game.observation_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.single_action_space: spaces.Space[Any] = spaces.Discrete(NUM_ACTIONS)
+        if controlled == TEAM:  # the team's joint move, ghost i's at index i, as the team's Gymnasium view's
+            self.single_action_space = spaces.MultiDiscrete(np.full(self.game.spec.ghosts, NUM_ACTIONS, dtype=np.int64))
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._step = self.game.step_agent if controlled == AGENT else self.game.step_ghost
 
@@ -140,10 +140,13 @@ class GridGhostVectorEnv(VectorEnv):
         """
         result = self._step(actions)
         observations = result.observations[self.controlled]
+        rewards = result.rewards[self.controlled]
         infos: dict[str, Any] = {}
         done = result.terminations | result.truncations
         if done.any():
             returns, lengths, successes = self.game.episodes()
+            if returns.ndim > 1:  # a team: the mean of its ghosts', as its reward
+                returns = returns.mean(axis=1)
             infos = {"episode_return": np.where(done, returns, 0.0), "_episode_return": done,
                      "episode_length": np.where(done, lengths, 0), "_episode_length": done.copy(),
                      "is_success": successes & done, "_is_success": done.copy()}
@@ -155,12 +158,15 @@ class GridGhostVectorEnv(VectorEnv):
             mask = np.zeros(self.num_envs, dtype=bool)
             mask[games] = True
             infos.update({"final_obs": final_obs, "_final_obs": mask, "final_info": {}, "_final_info": mask.copy()})
-        return ((observations.copy() if self.copy else observations), result.rewards[self.controlled].copy(),
+        # a learning team's reward is the mean of its ghosts' (each with its credit), as the team's Gymnasium view pays
+        rewards = rewards.mean(axis=1) if rewards.ndim > 1 else rewards.copy()
+        return ((observations.copy() if self.copy else observations), rewards,
                 result.terminations.copy(), result.truncations.copy(), infos)
 
     def action_masks(self) -> np.ndarray:
-        """``bool[N, 4]``: which actions move the learner, as sb3-contrib's ``MaskablePPO`` reads."""
-        return self.game.action_masks().astype(bool)
+        """``bool[N, 4]``: which actions move the learner (a team's ``bool[N, k * 4]``, ghost by
+        ghost), as sb3-contrib's ``MaskablePPO`` reads."""
+        return self.game.action_masks().reshape(self.num_envs, -1).astype(bool)
 
 
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
@@ -169,8 +175,8 @@ def make_vector_env(num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     (``obs_type="vector"``, ``rewards="normalised"``), the single env's too.
 
     For settings the batched engine does not serve (:class:`UnsupportedSetting`: the ``"dict"``
-    and ``"text"`` encodings, a callable opponent, rendering, a team: ``ghosts >= 2`` or
-    ``controlled="ghosts"``, ...) it returns, with a warning saying why, ``SyncVectorEnv`` of the
+    and ``"text"`` encodings, a callable opponent, rendering, a team's solver opponents,
+    ``controlled="ghosts"`` with one ghost, ...) it returns, with a warning saying why, ``SyncVectorEnv`` of the
     same envs (for a team, the team Gymnasium view's), which is what ``make_vec`` built before the
     entry point existed (``table_bytes``, checked, has no tables to bound there).
 

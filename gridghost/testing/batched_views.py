@@ -1,6 +1,8 @@
 """The contracts of the NumPy batched engine, :class:`gridghost.batched.BatchedGame`, with one
 learner (``controlled="agent"`` or ``"ghost"``, full turns) or two (``controlled=None``,
-half-turns), in either auto-reset mode.
+half-turns), in either auto-reset mode; with a team (``ghosts >= 2``) the ghosts' side is
+``"ghosts"`` (``int[N, k]`` actions, rows and rewards per ghost) and its learner
+``controlled="ghosts"``.
 
 Each check takes ``make_game``, a function of no arguments that returns a fresh engine, and raises
 an ``AssertionError`` naming the contract that failed; :func:`batched_conformance` runs them all.
@@ -10,37 +12,114 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.team import TeamGame, TeamState
 from gridghost.testing.common import (
     arguments_checked,
     check_in_space,
     check_mask,
-    check_outcome,
     check_refusal,
     check_same,
     check_seeded,
     contract,
     fail,
     kernel_of,
-    start_states,
+    masks_of,
     successors_of,
-    turn_outcomes,
 )
-from gridghost.testing.observing import Expected, check_batch, check_final
+from gridghost.testing.observing import Expected, check_final
 
 #: The calls the checks make per run.
 STEPS = 40
 
 
+def _ghost_side(game: Any) -> str:
+    """The ghosts' side name: ``"ghost"``, or ``"ghosts"`` for a team."""
+    return "ghosts" if getattr(game, "ghosts", 1) > 1 else "ghost"
+
+
 def _calls(game: Any) -> list[str]:
-    """The sides whose step methods one turn calls: the learner's, or the agent's then the ghost's."""
-    return ["agent", "ghost"] if game.controlled is None else [game.controlled]
+    """The sides whose step methods one turn calls: the learner's, or the agent's then the ghosts'."""
+    return ["agent", _ghost_side(game)] if game.controlled is None else [game.controlled]
+
+
+def _step(game: Any, side: str) -> Callable[[Any], Any]:
+    """The step method of ``side`` (the ghosts' is ``step_ghost``, for one ghost or a team)."""
+    return game.step_agent if side == "agent" else game.step_ghost
+
+
+def _actions(game: Any, side: str, rng: np.random.Generator) -> np.ndarray:
+    """Random actions of ``side``: ``int[N]``, or ``int[N, k]`` for a team."""
+    shape = (game.num_games, game.ghosts) if side == "ghosts" else (game.num_games,)
+    return rng.integers(NUM_ACTIONS, size=shape)
+
+
+def cells_of(state: Any) -> tuple[int, tuple[int, ...]]:
+    """A kernel state's ``(agent cell, ghost cells)``."""
+    ghosts = getattr(state, "ghosts", None)
+    return state.agent, tuple(ghosts) if ghosts is not None else (state.ghost,)
+
+
+def row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int, ...]]:
+    """Game ``row``'s ``(agent cell, ghost cells)`` from the engine's positions."""
+    return int(positions[0][row]), tuple(np.atleast_1d(positions[1][row]).tolist())
+
+
+def state_of(kernel: Any, cells: tuple[int, tuple[int, ...]], turn: Side, outcome: Outcome = Outcome.ONGOING) -> Any:
+    """The kernel's state with these cells."""
+    if isinstance(kernel, TeamGame):
+        return TeamState(cells[0], cells[1], turn, outcome)
+    return GameState(cells[0], cells[1][0], turn, outcome)
+
+
+def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, float, Any]]:
+    """``(next state, agent's reward, ghosts' reward)`` of every outcome of ``side``'s half-turn
+    (every action when ``action`` is ``None``); a team's reward is each ghost's tuple."""
+    if not isinstance(kernel, TeamGame):
+        return successors_of(kernel, state, side, action)
+    if side == Side.GHOST:
+        joints = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if action is None else (action,)
+        return [(after, kernel.rewards(Side.GHOST, after.outcome)[0], kernel.ghost_rewards_of(Side.GHOST, after))
+                for after in (kernel.ghosts_step(state, tuple(int(a) for a in joint)) for joint in joints)]
+    actions = range(NUM_ACTIONS) if action is None else (int(action),)
+    return [(after, agent, kernel.ghost_rewards_of(Side.AGENT, after)) for a in actions
+            for _, after, agent, _ in kernel.successors(state, a)]
+
+
+def _plus(first: Any, second: Any) -> Any:
+    """Two rewards added: floats, or tuples ghost by ghost (``None`` first: the second alone)."""
+    if first is None:
+        return second
+    return tuple(a + b for a, b in zip(first, second, strict=True)) if isinstance(first, tuple) else first + second
+
+
+def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any = None) -> list[tuple[Any, Any]]:
+    """Every ``(final state, learner's reward)`` of a learner's full turn: its move, then (if the
+    game goes on) any answer, with ``carried`` (the opening reward, or ``None``) added first."""
+    side = Side.AGENT if learner == "agent" else Side.GHOST
+    mine = 1 if side == Side.AGENT else 2
+    found = []
+    for after, *rewards in half_turns(kernel, state, side, action):
+        paid = _plus(carried, rewards[mine - 1])
+        if after.outcome != Outcome.ONGOING:
+            found.append((after, paid))
+            continue
+        for final, *answer in half_turns(kernel, after, Side.GHOST if side == Side.AGENT else Side.AGENT, None):
+            found.append((final, _plus(carried, _plus(rewards[mine - 1], answer[mine - 1]))))
+    return found
+
+
+def reward_of(rewards: np.ndarray, row: int) -> Any:
+    """Game ``row``'s reward: a float, or a team's tuple."""
+    value = rewards[row]
+    return tuple(value.tolist()) if np.ndim(value) else float(value)
 
 
 def _run(game: Any, seed: int | None, rng: np.random.Generator, steps: int = STEPS) -> list[Any]:
@@ -49,15 +128,24 @@ def _run(game: Any, seed: int | None, rng: np.random.Generator, steps: int = STE
     record = [] if seed == -1 else [copy.deepcopy(game.reset(seed=seed))]
     for _ in range(steps):
         for side in _calls(game):
-            step = getattr(game, f"step_{side}")
-            record.append(copy.deepcopy(step(rng.integers(NUM_ACTIONS, size=game.num_games))))
+            record.append(copy.deepcopy(_step(game, side)(_actions(game, side, rng))))
     return record
+
+
+def _check_rows_in_space(space: Any, observations: Any, where: str) -> None:
+    """Each row in ``space``; a team's row of every ghost (``[k, ...]``) ghost by ghost when the
+    space is one ghost's."""
+    for row, observation in enumerate(observations):
+        parts = [observation] if np.shape(observation) == space.shape else list(observation)
+        for part in parts:
+            check_in_space(space, part, f"{where} {row}")
 
 
 @contract("spaces")
 def check_batched_spaces_and_masks(make_game: Callable[[], Any], seed: int = 0) -> None:
-    """Every observed row lies in ``observation_space`` (final observations too); ``action_masks``
-    of each observing side is ``int8[N, 4]``, the kernel's at each game's cell.
+    """Every observed row lies in ``observation_space`` (final observations too; a team's row
+    ghost by ghost where the space is one ghost's); ``action_masks`` of each observing side is
+    ``int8[N, 4]`` (a team's ``int8[N, k, 4]``), the kernel's at each game's cells.
 
     Raises:
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
@@ -70,14 +158,13 @@ def check_batched_spaces_and_masks(make_game: Callable[[], Any], seed: int = 0) 
             agents, ghosts = game.positions
             for name in observations:
                 check_mask(game.action_masks(name), f"action_masks({name!r}) at turn {turn}",
-                           kernel.action_masks[agents if name == "agent" else ghosts])
-                for row, observation in enumerate(observations[name]):
-                    check_in_space(game.observation_space, observation, f"{name}'s observation {row} at turn {turn}")
-            result = getattr(game, f"step_{side}")(rng.integers(NUM_ACTIONS, size=game.num_games))
+                           masks_of(kernel)[agents if name == "agent" else ghosts])
+                _check_rows_in_space(game.observation_space, observations[name],
+                                     f"{name}'s observation at turn {turn}: row")
+            result = _step(game, side)(_actions(game, side, rng))
             observations = result.observations
             for name, finals in result.final_observations.items():
-                for row, observation in enumerate(finals):
-                    check_in_space(game.observation_space, observation, f"{name}'s final observation {row}")
+                _check_rows_in_space(game.observation_space, finals, f"{name}'s final observation")
 
 
 @contract("determinism")
@@ -95,17 +182,19 @@ def check_batched_determinism(make_game: Callable[[], Any], seed: int = 0) -> No
 @contract("zero-sum")
 def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
     """With two learners and the default rewards, both sides' rewards of every half-turn of every
-    game sum to exactly 0 (one learner's engine sees one side and passes).
+    game sum to exactly 0, the agent's and each ghost's (one learner's engine sees one side and
+    passes; so does a team with the catcher's credit).
 
     Raises:
         AssertionError: ``"zero-sum: ..."``.
     """
     game = make_game()
-    if game.controlled is not None or kernel_of(game, game.layouts[0]).ghost_rewards != \
-            kernel_of(game, game.layouts[0]).agent_rewards.negated():
+    kernel = kernel_of(game, game.layouts[0])
+    if game.controlled is not None or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
+            getattr(kernel, "credit", "team") != "team":
         return
     for call, result in enumerate(_run(game, seed, np.random.default_rng(seed))[1:]):
-        total = result.rewards["agent"] + result.rewards["ghost"]
+        total = result.rewards["agent"][:, None] + result.rewards[_ghost_side(game)].reshape(game.num_games, -1)
         if total.any():
             fail("zero-sum", f"call {call}: the sides' rewards sum to {total}, not 0")
 
@@ -129,8 +218,9 @@ def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
 
 @contract("refusals")
 def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
-    """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` and change
-    nothing (the engine then runs on as a copy that never saw them).
+    """Actions of another shape (a team's ``int[N]``, one ghost's ``int[N, 1]``), dtype or range
+    raise ``TypeError`` or ``ValueError`` and change nothing (the engine then runs on as a copy
+    that never saw them).
 
     Raises:
         AssertionError: ``"refusals: ..."``.
@@ -138,9 +228,13 @@ def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
     game = make_game()
     _run(game, seed, np.random.default_rng(seed), steps=2)
     untouched = pickle.loads(pickle.dumps(game))
-    n, step = game.num_games, getattr(game, f"step_{_calls(game)[0]}")
-    for bad in (np.full(n, 4), np.full(n, -1), np.zeros(n + 1, dtype=np.int64), np.zeros(n, dtype=np.float32),
-                np.zeros((n, 1), dtype=np.int64), np.zeros(n, dtype=bool), [0.5] * n):
+    n, side = game.num_games, _calls(game)[0]
+    step = _step(game, side)
+    shape = (n, game.ghosts) if side == "ghosts" else (n,)
+    other = (n,) if side == "ghosts" else (n, 1)  # the other side's shape, or a column
+    for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
+                np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool),
+                np.full(shape, 0.5).tolist()):
         check_refusal("refusals", functools.partial(step, bad), f"step({np.asarray(bad).dtype}{np.shape(bad)})")
     rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=5) for engine in (game, untouched)]
     check_same("refusals", rest[0], rest[1], "after refused actions, the engine against a copy that saw none")
@@ -160,41 +254,46 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
     game = make_game()
     kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
     learner = game.controlled or "agent"
-    starts = start_states(kernel, learner)
-    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner == "ghost" else 0.0
+    start = kernel.initial_state()
+    starts = {cells_of(start)} if learner == "agent" else {
+        cells_of(after) for after, *_ in half_turns(kernel, start, Side.AGENT, None)}
+    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
+    if learner == "ghosts":
+        opening = (opening,) * game.ghosts
+    nothing = (0.0,) * game.ghosts if learner == "ghosts" else 0.0
     game.reset(seed=seed)
     n = game.num_games
     first, restarting, ended = np.ones(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     for turn in range(STEPS):
         for side in _calls(game):
             before = [cells.copy() for cells in game.positions]
-            actions = rng.integers(NUM_ACTIONS, size=n)
-            result = getattr(game, f"step_{side}")(actions)
+            actions = _actions(game, side, rng)
+            result = _step(game, side)(actions)
             after = game.positions
             done = result.terminations | result.truncations
             rewards = result.rewards[learner if game.controlled else side]
             turn_over = side == _calls(game)[-1]
             for row in range(n):
                 where = f"turn {turn}, {side}'s call, game {row}"
-                cells = (int(after[0][row]), int(after[1][row]))
+                cells, reward = row_cells(after, row), reward_of(rewards, row)
                 reset_now = bool(done[row]) and turn_over and game.autoreset_mode == "same_step"
                 if reset_now and cells not in starts:
                     fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
                 if restarting[row] or ended[row]:
-                    if rewards[row] != 0.0 or (restarting[row] and (done[row] or cells not in starts)):
+                    if np.any(rewards[row] != 0.0) or (restarting[row] and (done[row] or cells not in starts)):
                         fail("auto-reset", f"{where}: a finished game's next call restarts it with reward 0; got "
-                                           f"cells {cells}, reward {rewards[row]}, done {done[row]}")
+                                           f"cells {cells}, reward {reward}, done {done[row]}")
                     continue
                 mover = Side.AGENT if side == "agent" else Side.GHOST
-                state = GameState(int(before[0][row]), int(before[1][row]), mover)
+                state = state_of(kernel, row_cells(before, row), mover)
+                action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
                 if game.controlled is None:
                     own = 0 if side == "agent" else 1
-                    outcomes = [(s, r[own]) for s, *r in successors_of(kernel, state, state.turn, int(actions[row]))]
+                    outcomes = [(s, r[own]) for s, *r in half_turns(kernel, state, mover, action)]
                 else:
-                    carried = opening if first[row] else 0.0
-                    outcomes = [(s, carried + r) for s, r in turn_outcomes(kernel, state, side, int(actions[row]))]
-                check_outcome(outcomes, cells, rewards[row], result.terminations[row], reset_now,
-                              f"{where}, move {actions[row]} from {(state.agent, state.ghost)}")
+                    outcomes = full_turns(kernel, state, side, action, opening if first[row] else nothing)
+                check_turn_outcome(outcomes, cells, reward, bool(result.terminations[row]), reset_now,
+                               f"{where}, move {action} from {cells_of(state)}")
             if turn_over and game.autoreset_mode == "same_step" and \
                     not np.array_equal(result.final_games, np.flatnonzero(done)):
                 fail("auto-reset", f"turn {turn}: final_games {result.final_games}, the games that ended "
@@ -203,6 +302,23 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
             if turn_over:
                 first = restarting.copy() if game.autoreset_mode == "next_step" else done.copy()
                 restarting = done.copy() if game.autoreset_mode == "next_step" else restarting
+
+
+def check_turn_outcome(outcomes: list[tuple[Any, Any]], cells: tuple[int, tuple[int, ...]], reward: Any,
+                   terminated: bool, reset_now: bool, where: str) -> None:
+    """One game's step against the kernel: some outcome of ``outcomes`` (``(final state,
+    reward)``) reaches ``cells`` (any cells when the game has just been reset, ``reset_now``)
+    with ``reward`` and ends exactly when ``terminated``.
+
+    Raises:
+        AssertionError: ``"kernel: ..."``.
+    """
+    for final, expected in outcomes:
+        if ((reset_now or cells_of(final) == cells) and expected == reward
+                and (final.outcome != Outcome.ONGOING) == terminated):
+            return
+    fail("kernel", f"{where}: led to cells {cells} with reward {reward}, terminated {terminated}; the kernel "
+                   f"gives only {[(cells_of(f), r, f.outcome.name) for f, r in outcomes]}")
 
 
 @contract("observations")
@@ -231,20 +347,22 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
     for turn in range(turns):
         for side in calls:
             for name, batch in observations.items():
-                check_batch(expected, batch, game.positions, name, ended, where, to_move if two_sided else None,
-                            restarting)
+                check_rows(expected, kernel, batch, game.positions, name, ended, where,
+                            to_move if two_sided else None, restarting)
             before, ended_before = [cells.copy() for cells in game.positions], ended.copy()
-            actions = rng.integers(NUM_ACTIONS, size=n)
-            result = getattr(game, f"step_{side}")(actions)
+            actions = _actions(game, side, rng)
+            result = _step(game, side)(actions)
             observations, turn_over = result.observations, side == calls[-1]
             done_in_turn |= result.terminations | result.truncations
             where = f"turn {turn}, after the {side}'s call"
             for index, row in enumerate(result.final_games):
-                cells = (int(before[0][row]), int(before[1][row]))
-                finals = [_ended_state(*cells)] if ended_before[row] else _final_states(
-                    kernel, cells, side, int(actions[row]), bool(result.terminations[row]), two_sided)
+                cells = row_cells(before, row)
+                action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
+                finals = [_ended_state(kernel, cells)] if ended_before[row] else _final_states(
+                    kernel, cells, side, action, bool(result.terminations[row]), two_sided)
                 for name, final in result.final_observations.items():
-                    check_final(expected, final[index], name, finals, f"{where}, game {row}")
+                    for observer, observation in observers_of(kernel, name, final[index]):
+                        check_final(expected, observation, observer, finals, f"{where}, game {row}")
             if two_sided and not turn_over:
                 ended, to_move = result.terminations.copy(), np.ones(n, dtype=np.int64)
             else:
@@ -253,18 +371,48 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             restarting, done_in_turn = done_in_turn, np.zeros(n, dtype=bool)
 
 
-def _ended_state(agent: int, ghost: int) -> GameState:
-    """The state a game ended in with the agent and the ghost on these cells: caught or at the goal."""
-    return GameState(agent, ghost, Side.GHOST, Outcome.CAUGHT if agent == ghost else Outcome.GOAL)
+def observers_of(kernel: Any, side: str, row: Any) -> list[tuple[str, Any]]:
+    """``(observer name, observation)`` of one game's row of ``side``: the side's own, or a team's
+    every ghost's by name."""
+    if side == "ghosts":
+        return list(zip(kernel.names, row, strict=True))
+    return [(side, row)]
 
 
-def _final_states(kernel: Any, cells: tuple[int, int], side: str, action: int, terminated: bool,
-                  half_turn: bool) -> list[GameState]:
+def check_rows(expected: Expected, kernel: Any, observations: np.ndarray, positions: Sequence[np.ndarray],
+                side: str, ended: np.ndarray, where: str, to_move: np.ndarray | None,
+                skipped: np.ndarray) -> None:
+    """Every game's row of ``side``'s ``observations`` is :meth:`Expected.of` its state: its
+    cells, over where ``ended`` (caught when a ghost is on the agent's cell, else the goal), else
+    ``side`` to move (``to_move`` per game with two learners); rows where ``skipped`` is set are
+    not compared.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    for row, observation in enumerate(observations):
+        if skipped[row]:
+            continue
+        cells = row_cells(positions, row)
+        turn = Side(int(to_move[row])) if to_move is not None else Side.AGENT if side == "agent" else Side.GHOST
+        outcome = (Outcome.CAUGHT if cells[0] in cells[1] else Outcome.GOAL) if ended[row] else Outcome.ONGOING
+        state = state_of(kernel, cells, turn, outcome)
+        for observer, seen in observers_of(kernel, side, observation):
+            expected.check(seen, expected.of(observer, state), f"{where}, game {row}: {observer}'s observation")
+
+
+def _ended_state(kernel: Any, cells: tuple[int, tuple[int, ...]]) -> Any:
+    """The state a game ended in with these cells: caught when a ghost is on the agent's cell, else the goal."""
+    return state_of(kernel, cells, Side.GHOST, Outcome.CAUGHT if cells[0] in cells[1] else Outcome.GOAL)
+
+
+def _final_states(kernel: Any, cells: tuple[int, tuple[int, ...]], side: str, action: Any, terminated: bool,
+                  half_turn: bool) -> list[Any]:
     """The states ``side``'s call (its half-turn, or its full turn) with ``action`` from ``cells``
     can end in, ending the game exactly when ``terminated``."""
-    state = GameState(*cells, Side.AGENT if side == "agent" else Side.GHOST)
-    outcomes = [after for after, *_ in successors_of(kernel, state, state.turn, action)] if half_turn \
-        else [after for after, _ in turn_outcomes(kernel, state, side, action)]
+    state = state_of(kernel, cells, Side.AGENT if side == "agent" else Side.GHOST)
+    outcomes = [after for after, *_ in half_turns(kernel, state, state.turn, action)] if half_turn \
+        else [after for after, _ in full_turns(kernel, state, side, action)]
     return [after for after in outcomes if (after.outcome != Outcome.ONGOING) == terminated]
 
 

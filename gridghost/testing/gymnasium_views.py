@@ -17,9 +17,20 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
 
 from gridghost.core.names import ghost_names
-from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.testing.batched_views import (
+    cells_of,
+    check_rows,
+    check_turn_outcome,
+    full_turns,
+    half_turns,
+    observers_of,
+    row_cells,
+    state_of,
+)
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
@@ -27,7 +38,6 @@ from gridghost.testing.common import (
     check_action_space,
     check_in_space,
     check_mask,
-    check_outcome,
     check_plays_on_alike,
     check_private_mask,
     check_refusal,
@@ -41,13 +51,10 @@ from gridghost.testing.common import (
     masks_of,
     pickled,
     random_actions,
-    start_states,
-    turn_outcomes,
 )
 from gridghost.testing.observing import (
     Expected,
     HandedOut,
-    check_batch,
     check_final,
     following,
     replayed_filter,
@@ -336,11 +343,23 @@ def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
 
 
 # -- the vector env ---------------------------------------------------------------------------------
+def _vector_actions(env: Any, rng: np.random.Generator) -> np.ndarray:
+    """Random actions of every game: ``int[N]``, or a learning team's ``int[N, k]``."""
+    k = _vector_team_size(env)
+    return rng.integers(NUM_ACTIONS, size=(env.num_envs, k) if k else env.num_envs)
+
+
+def _vector_team_size(env: Any) -> int:
+    """A learning team's size (its ``single_action_space``'s length), else 0."""
+    space = env.single_action_space
+    return len(space.nvec) if _side(env) == "ghosts" and isinstance(space, spaces.MultiDiscrete) else 0
+
+
 def _vector_run(env: Any, seed: int | None, actions: np.random.Generator, steps: int) -> list[Any]:
     """``reset(seed=seed)`` (skipped when ``seed`` is ``-1``), then ``steps`` steps of random actions."""
     record = [] if seed == -1 else [env.reset(seed=seed)]
     for _ in range(steps):
-        record.append(env.step(actions.integers(NUM_ACTIONS, size=env.num_envs)))
+        record.append(env.step(_vector_actions(env, actions)))
     return record
 
 
@@ -355,15 +374,23 @@ def _vector_positions(env: Any) -> tuple[np.ndarray, np.ndarray]:
 @contract("spaces")
 def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, steps: int = 30) -> None:
     """Every batch of observations lies in ``observation_space`` (each row in
-    ``single_observation_space``); the action spaces are ``Discrete(4)`` per game; ``action_masks()``
-    is ``bool[N, 4]``, the kernel's at each learner's cell.
+    ``single_observation_space``); the action spaces are ``Discrete(4)`` per game (a learning
+    team's ``MultiDiscrete([4] * k)``); ``action_masks()`` is ``bool[N, 4]`` (a team's
+    ``bool[N, k * 4]``, ghost by ghost), the kernel's at each learner's cell.
 
     Raises:
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
     env = make_env()
-    check_action_space(env.single_action_space, "single_action_space")
-    expected_batch = spaces.MultiDiscrete(np.full(env.num_envs, NUM_ACTIONS))
+    k = _vector_team_size(env)
+    if k:
+        space = env.single_action_space
+        if not (space.nvec == NUM_ACTIONS).all() or space.nvec.shape != (k,):
+            fail("spaces", f"a learning team's single_action_space must be MultiDiscrete([{NUM_ACTIONS}] * k), got "
+                           f"{space!r}")
+    else:
+        check_action_space(env.single_action_space, "single_action_space")
+    expected_batch = batch_space(env.single_action_space, env.num_envs)  # MultiDiscrete([4] * N), a team's Box
     if env.action_space != expected_batch:
         fail("spaces", f"action_space must be {expected_batch}, got {env.action_space}")
     kernel, side = kernel_of(env, env.unwrapped.game.layouts[0]), _side(env)
@@ -373,9 +400,13 @@ def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, st
         check_in_space(env.observation_space, observations, f"the observations after {step} steps")
         agents, ghosts = _vector_positions(env)
         masks = getattr(env, "action_masks", env.unwrapped.action_masks)()  # a wrapper's, else the view's
-        check_mask(masks, "action_masks()", kernel.action_masks[agents if side == "agent" else ghosts]
-                   .astype(bool), bool)
-        observations, *_, infos = env.step(rng.integers(NUM_ACTIONS, size=env.num_envs))
+        if k:  # a team's bool[N, k * 4], held ghost by ghost
+            if np.shape(masks) != (env.num_envs, k * NUM_ACTIONS):
+                fail("masks", f"a learning team's action_masks() must have shape ({env.num_envs}, {k * NUM_ACTIONS}), "
+                              f"got {np.shape(masks)}")
+            masks = masks.reshape(env.num_envs, k, NUM_ACTIONS)
+        check_mask(masks, "action_masks()", masks_of(kernel)[agents if side == "agent" else ghosts].astype(bool), bool)
+        observations, *_, infos = env.step(_vector_actions(env, rng))
         for row in np.flatnonzero(infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))):
             check_in_space(env.single_observation_space, infos["final_obs"][row], f"env {row}'s final observation")
 
@@ -411,7 +442,8 @@ def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int =
 
 @contract("refusals")
 def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int = 3) -> None:
-    """Actions of another shape, dtype or range raise ``TypeError`` or ``ValueError`` and change nothing.
+    """Actions of another shape (a learning team's ``int[N]``), dtype or range raise ``TypeError``
+    or ``ValueError`` and change nothing.
 
     Raises:
         AssertionError: ``"refusals: ..."``.
@@ -419,9 +451,10 @@ def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
     untouched = pickle.loads(pickle.dumps(env))
-    n = env.num_envs
-    for bad in (np.full(n, 4), np.full(n, -1), np.zeros(n + 1, dtype=np.int64), np.zeros(n, dtype=np.float32),
-                np.zeros((n, 1), dtype=np.int64), np.zeros(n, dtype=bool)):
+    n, k = env.num_envs, _vector_team_size(env)
+    shape, other = ((n, k), (n,)) if k else ((n,), (n, 1))
+    for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
+                np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool)):
         check_refusal("refusals", functools.partial(env.step, bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]})")
     rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, untouched)]
     check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
@@ -444,38 +477,42 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
     env = make_env()
     side = _side(env)
     kernel = kernel_of(env, env.unwrapped.game.layouts[0])
-    starts = start_states(kernel, side)
+    start = kernel.initial_state()
+    starts = {cells_of(start)} if side == "agent" else {
+        cells_of(after) for after, *_ in half_turns(kernel, start, Side.AGENT, None)}
     mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     restarting = np.zeros(env.num_envs, dtype=bool)
     # a learning ghost's first step of an episode also pays its reward for the opening move
-    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if side == "ghost" else 0.0
+    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if side != "agent" else 0.0
+    if side == "ghosts":  # a team's rewards are each ghost's; the learner is paid their mean
+        opening = (opening,) * kernel.ghosts
     first = np.ones(env.num_envs, dtype=bool)
     for step in range(steps):
         before = [array.copy() for array in _vector_positions(env)]
-        actions = rng.integers(NUM_ACTIONS, size=env.num_envs)
+        actions = _vector_actions(env, rng)
         _, rewards, terminations, truncations, infos = env.step(actions)
         after = _vector_positions(env)
         done = terminations | truncations
         for game in range(env.num_envs):
             where = f"step {step}, env {game}"
-            cells = (int(after[0][game]), int(after[1][game]))
+            cells = row_cells(after, game)
             if restarting[game]:
                 if cells not in starts or rewards[game] != 0.0 or done[game]:
                     fail("auto-reset", f"{where}: next-step mode restarts a finished game with reward 0 and no end "
                                        f"from a start {sorted(starts)}; got {cells}, reward {rewards[game]}, "
                                        f"done {done[game]}")
                 continue
-            state = GameState(int(before[0][game]), int(before[1][game]), Side.AGENT if side == "agent" else Side.GHOST)
-            outcomes = turn_outcomes(kernel, state, side, int(actions[game]))
-            reset_now = done[game] and mode == AutoresetMode.SAME_STEP
+            state = state_of(kernel, row_cells(before, game), Side.AGENT if side == "agent" else Side.GHOST)
+            action = tuple(actions[game].tolist()) if side == "ghosts" else int(actions[game])
+            outcomes = full_turns(kernel, state, side, action, opening if first[game] else None)
+            reset_now = bool(done[game]) and mode == AutoresetMode.SAME_STEP
             if reset_now and cells not in starts:
                 fail("auto-reset", f"{where}: same-step mode restarts a finished game at once; got {cells}")
-            carried = opening if first[game] else 0.0
-            check_outcome([(final, carried + reward) for final, reward in outcomes], cells, rewards[game],
-                          terminations[game], reset_now, f"{where}, the {side}'s move {actions[game]} from "
-                                                         f"{(state.agent, state.ghost)}")
+            check_turn_outcome([(final, _mean(reward)) for final, reward in outcomes], cells, float(rewards[game]),
+                               bool(terminations[game]), reset_now,
+                               f"{where}, the {side}'s move {action} from {cells_of(state)}")
         if mode == AutoresetMode.SAME_STEP:
             marked = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
             if not np.array_equal(marked, done):
@@ -504,18 +541,26 @@ def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps:
     same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
     observations, _ = env.reset(seed=seed)
     for step in range(steps):
-        check_batch(expected, observations, _vector_positions(env), side, ended, f"step {step}")
+        check_rows(expected, kernel, observations, _vector_positions(env), side, ended, f"step {step}", None,
+                   np.zeros(env.num_envs, dtype=bool))
         handed.keep(observations, f"the observations after {step} steps")
         before = [cells.copy() for cells in _vector_positions(env)]
-        actions = rng.integers(NUM_ACTIONS, size=env.num_envs)
+        actions = _vector_actions(env, rng)
         observations, _, terminations, truncations, infos = env.step(actions)
         ended = terminations if not same_step else ended
-        for row in np.flatnonzero((terminations | truncations) & same_step):
-            state = GameState(int(before[0][row]), int(before[1][row]), Side.AGENT if side == "agent" else Side.GHOST)
-            finals = [final for final, _ in turn_outcomes(kernel, state, side, int(actions[row]))
+        for row in np.flatnonzero((terminations | truncations) & same_step).tolist():
+            state = state_of(kernel, row_cells(before, row), Side.AGENT if side == "agent" else Side.GHOST)
+            action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
+            finals = [final for final, _ in full_turns(kernel, state, side, action)
                       if (final.outcome != Outcome.ONGOING) == bool(terminations[row])]
-            check_final(expected, infos["final_obs"][row], side, finals, f"step {step}, env {row}")
+            for observer, final in observers_of(kernel, side, infos["final_obs"][row]):
+                check_final(expected, final, observer, finals, f"step {step}, env {row}")
     handed.check()
+
+
+def _mean(reward: Any) -> float:
+    """A learner's reward: a float, or the mean of a team's (as the vector env pays it)."""
+    return float(np.mean(reward)) if isinstance(reward, tuple) else reward
 
 
 #: The vector checks, in the order :func:`vector_conformance` runs them.
