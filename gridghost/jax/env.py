@@ -10,6 +10,8 @@
 |               | where a game ended (both sides: at the end of its turn); ``step_env`` never resets  |
 | Batches       | ``batch_reset``/``batch_step``: N games from one key (the fast path), or            |
 |               | ``jax.vmap`` of the per-game functions over keys and states; ``jax.jit`` anything   |
+| Teams         | ``ghosts=k >= 2``: the state holds the cells, each step computes its half-turn with |
+|               | the kernel's rules (:mod:`gridghost.jax.team`); one ghost plays the tables below    |
 
 The functions play the tables of the NumPy batched engine (:class:`gridghost.batched.BatchedGame`,
 built once with the same settings and exported by its ``export_tables``): nothing of the game
@@ -246,7 +248,10 @@ class GridGhostJax(_Engine, BothSidesObservations):
     reads ``infos["to_move"]`` to tell whose transition a step was, and trains the ghost on no
     move of a game that ended before it (:func:`gridghost.jax.ppo.make_selfplay` does so).
     Unlike JaxMARL's ``step(key, state, actions, reset_state)``, the fourth argument is
-    ``params`` (the tables), as gymnax passes it.
+    ``params`` (the tables), as gymnax passes it. With ``ghosts=k >= 2`` the sides are
+    ``"agent"`` and ``"ghosts"`` (the team's actions ``int[k]``, rewards ``float[k]``,
+    observations ``[k, D]``, masks ``bool[k, 4]``) and the state a
+    :class:`~gridghost.jax.team.TeamEnvState` (:mod:`gridghost.jax.team`).
 
     Args:
         explore_starts: the probability that a reset starts from a uniformly drawn state of the
@@ -454,10 +459,12 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     """One side learns against a built-in table (or random) opponent: gymnax's API,
     ``reset(key, params) -> (obs, state)`` and ``step(key, state, action, params) -> (obs, state,
     reward, done, info)``, one full turn a step (the learner's move and the opponent's answer),
-    as the Gymnasium env and the NumPy engine with one learner play it.
+    as the Gymnasium env and the NumPy engine with one learner play it. With ``ghosts=k >= 2``
+    the agent learns against a ``"chase"`` (default) or ``"random"`` team, or the team learns
+    (``controlled="ghosts"``) against a random agent (:mod:`gridghost.jax.team`).
 
     Args:
-        controlled: ``"agent"`` (default) or ``"ghost"``.
+        controlled: ``"agent"`` (default) or ``"ghost"``; with a team ``"agent"`` or ``"ghosts"``.
         opponent: as :class:`gridghost.batched.BatchedGame`'s: ``"chase"``, ``"random"``,
             ``"minimax"``, ``"optimal"``, a ``StatePolicy`` (or its class) or an action table;
             ``None`` is the chasing ghost or the random agent.
