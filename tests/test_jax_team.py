@@ -61,11 +61,11 @@ def _team_state(team, agents, ghosts, to_move=0):
                         jnp.zeros(n, dtype=jnp.int32), jnp.full(n, to_move, dtype=jnp.int32), jnp.zeros(n, dtype=bool))
 
 
-@pytest.mark.parametrize("k", [2, 3])
-def test_team_games_are_the_aec_envs_half_turn_by_half_turn_under_shared_uniforms(k) -> None:
+@pytest.mark.parametrize(("k", "credit"), [(2, "catcher"), (3, "team")])
+def test_team_games_are_the_aec_envs_half_turn_by_half_turn_under_shared_uniforms(k, credit) -> None:
     import gridghost
 
-    settings = dict(ghosts=k, layout=MAP, obs_type="vector", slip="longitudinal", max_cycles=15)
+    settings = dict(ghosts=k, ghost_credit=credit, layout=MAP, obs_type="vector", slip="longitudinal", max_cycles=15)
     env = GridGhostJax(**settings)
     reset, step_env = jax.jit(env.reset), jax.jit(env.step_env)
     names = [f"ghost_{i}" for i in range(k)]
@@ -242,9 +242,7 @@ def test_a_learning_team_plays_the_kernels_turn_against_a_uniformly_random_agent
         observed[i // per][(int(cell), tuple(cells.tolist()), round(float(reward), 4), bool(ended))] += 1
     expected = []
     for (agent, ghost_cells, _), actions_ in zip(strata, joint.tolist(), strict=True):
-        from gridghost.core.team import TeamState
-
-        moved = team.ghosts_step(TeamState(agent, ghost_cells, Side.GHOST), actions_)
+        moved = team.ghosts_step(start._replace(agent=agent, ghosts=ghost_cells, turn=Side.GHOST), actions_)
         paid = np.array(team.ghost_rewards_of(Side.GHOST, moved))
         distribution: Counter = Counter()
         if moved.outcome != Outcome.ONGOING:

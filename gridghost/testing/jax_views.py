@@ -105,12 +105,12 @@ def _kernel(view: Any) -> Any:
     return kernel_of(_Settings(view, view.engine.layouts[0]), view.engine.layouts[0])
 
 
-def _team_state(agent: int, ghosts: Any, turn: Side = Side.AGENT, outcome: Outcome = Outcome.ONGOING) -> Any:
-    """A kernel state: one ghost's ``GameState``, or a team's (``ghosts`` a tuple)."""
-    from gridghost.core.team import TeamState
-
-    return TeamState(agent, tuple(ghosts), turn, outcome) if isinstance(ghosts, tuple) else \
-        GameState(agent, ghosts, turn, outcome)
+def _team_state(kernel: Any, agent: int, ghosts: Any, turn: Side = Side.AGENT,
+                outcome: Outcome = Outcome.ONGOING) -> Any:
+    """A state of ``kernel``: one ghost's ``GameState``, or a team's (``ghosts`` a tuple)."""
+    if isinstance(ghosts, tuple):
+        return kernel.initial_state()._replace(agent=agent, ghosts=ghosts, turn=turn, outcome=outcome)
+    return GameState(agent, ghosts, turn, outcome)
 
 
 def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[Any]:
@@ -293,7 +293,7 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
             chosen = np.asarray(actions[side][row] if _two_sided(view) else actions[row])
             action = tuple(chosen.tolist()) if chosen.ndim else int(chosen)
             turn = Side.AGENT if side == "agent" else Side.GHOST
-            state_before = _team_state(int(before[0][row]), _ghost_cells(before[1], row), turn)
+            state_before = _team_state(kernel, int(before[0][row]), _ghost_cells(before[1], row), turn)
             if _two_sided(view):
                 own = 0 if side == "agent" else 1
                 outcomes = [(_final(s), _float32(r[own])) for s, *r in _successors(kernel, state_before, turn, action)]
@@ -413,16 +413,16 @@ def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
             if side != "ghosts":
                 check_batch(expected, got, (agents, ghosts), side, over, f"step {step}",
                             np.asarray(now.to_move) if _two_sided(view) else None) if _team(view) == 1 else \
-                    _check_team_batch(expected, [got], ("agent",), (agents, ghosts), over, f"step {step}")
+                    _check_team_batch(expected, kernel, [got], ("agent",), (agents, ghosts), over, f"step {step}")
             else:
                 names = tuple(f"ghost_{i}" for i in range(_team(view)))
-                _check_team_batch(expected, list(np.moveaxis(got, 1, 0)), names, (agents, ghosts), over,
+                _check_team_batch(expected, kernel, list(np.moveaxis(got, 1, 0)), names, (agents, ghosts), over,
                                   f"step {step}")
         observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
                                                                _actions(view, state, rng))
 
 
-def _check_team_batch(expected: Expected, rows: list[np.ndarray], names: tuple[str, ...],
+def _check_team_batch(expected: Expected, kernel: Any, rows: list[np.ndarray], names: tuple[str, ...],
                       positions: tuple[np.ndarray, np.ndarray], over: np.ndarray, where: str) -> None:
     """Each observer's (``names``, their ``rows`` of the batch) observation of every team game is
     the team encoder's of the game's state (a team's ``"vector"`` shows no turn)."""
@@ -430,7 +430,7 @@ def _check_team_batch(expected: Expected, rows: list[np.ndarray], names: tuple[s
     for game in range(len(agents)):
         agent, cells = int(agents[game]), tuple(ghosts[game].tolist())
         outcome = (Outcome.CAUGHT if agent in cells else Outcome.GOAL) if over[game] else Outcome.ONGOING
-        state = _team_state(agent, cells, Side.AGENT, outcome)
+        state = _team_state(kernel, agent, cells, Side.AGENT, outcome)
         for name, observed in zip(names, rows, strict=True):
             expected.check(observed[game], expected.of(name, state), f"{where}, game {game}: {name}'s observation")
 
