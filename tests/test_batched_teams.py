@@ -15,12 +15,13 @@ from gymnasium.wrappers import TimeLimit
 import gridghost
 import gridghost.testing
 from gridghost.batched import BatchedGame, GridGhostVectorEnv, UnsupportedSetting
+from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import resolve
 from gridghost.core import halfturn
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Side
-from gridghost.core.team import TeamState
 from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.maps.levels import MapGenerator
 
 MAPS = {2: Layout.generate(6, 6, seed=0, ghosts=2), 3: Layout.generate(6, 6, seed=0, ghosts=3)}
 EXACT = dict(slip="none", color_sensor_quality=1.0, rewards="reference")
@@ -111,7 +112,7 @@ def test_team_games_are_the_aec_envs_under_shared_uniforms(k: int, credit: str) 
 
 @pytest.mark.parametrize(("k", "controlled", "opponent"), [
     (2, "agent", "chase"), (3, "agent", "chase"), (2, "agent", "minimax"), (2, "ghosts", "minimax"),
-    (2, "ghosts", "optimal"),
+    pytest.param(2, "ghosts", "optimal", marks=pytest.mark.slow),
 ])
 def test_one_learner_plays_the_team_gymnasium_views_games(k: int, controlled: str, opponent: str) -> None:
     # no slip, perfect sensors, a table opponent (the chasing team or the team solver's players):
@@ -163,7 +164,8 @@ def test_the_learning_team_plays_the_kernels_rules() -> None:
         team = rng.integers(0, 4, size=(games, k))
         result = batch.step_ghost(team)
         for game in range(games):
-            state = TeamState(int(agents[game]), tuple(ghosts[game].tolist()), Side.GHOST)
+            state = kernel.initial_state()._replace(agent=int(agents[game]), ghosts=tuple(ghosts[game].tolist()),
+                                                    turn=Side.GHOST)
             moved = kernel.ghosts_step(state, tuple(team[game].tolist()))
             rewards = np.array(kernel.ghost_rewards_of(Side.GHOST, moved))
             after = moved
@@ -283,15 +285,20 @@ def test_the_engines_one_take_team_move_is_the_kernels_rule(k: int) -> None:
     assert (expected != ghosts).any() and (expected == ghosts).any()
 
 
-#: Two views in the default suite (both learners at k = 2 with the catcher's credit, the learning
-#: team at k = 3); the other three in the slow group.
+#: Two views in the default suite (both learners at k = 2 with the belief, the learning team at
+#: k = 3); the others in the slow group.
 TEAM_VIEWS = [
     pytest.param(lambda: BatchedGame(3, ghosts=2, controlled=None, layout=MAPS[2], max_cycles=6,
-                                     ghost_credit="catcher"), id="k2-two-sides-catcher"),
+                                     ghost_credit="catcher"), id="k2-two-sides-catcher", marks=pytest.mark.slow),
     pytest.param(lambda: BatchedGame(3, ghosts=3, controlled="ghosts", layout=MAPS[3], autoreset_mode="same_step",
                                      max_episode_steps=6), id="k3-ghosts-same-step"),
     pytest.param(lambda: BatchedGame(3, ghosts=3, controlled=None, layout=MAPS[3], slip="longitudinal"),
                  id="k3-two-sides", marks=pytest.mark.slow),
+    pytest.param(lambda: BatchedGame(3, ghosts=2, controlled=None, layout=MAPS[2], obs_type="belief_vector",
+                                     max_cycles=8), id="k2-two-sides-belief"),
+    pytest.param(lambda: BatchedGame(3, ghosts=3, layout=MAPS[3], obs_type="belief_vector", max_episode_steps=6,
+                                     autoreset_mode="same_step"), id="k3-agent-belief-same-step",
+                 marks=pytest.mark.slow),
     pytest.param(lambda: BatchedGame(3, ghosts=2, layout=MAPS[2], max_episode_steps=6), id="k2-agent-next-step",
                  marks=pytest.mark.slow),
     pytest.param(lambda: BatchedGame(3, ghosts=2, controlled="ghosts", layout=MAPS[2]), id="k2-ghosts-next-step",
@@ -324,3 +331,63 @@ TEAM_VECTOR_VIEWS = [
 @pytest.mark.parametrize("make", TEAM_VECTOR_VIEWS)
 def test_the_vector_env_conforms_with_a_team(make: Any) -> None:
     gridghost.testing.vector_conformance(make)
+
+
+def test_a_teams_level_set_plays_every_level_with_its_own_encoder() -> None:
+    # games on a generator's levels: each row is that level's team encoder output for the game's state
+    levels = MapGenerator(6, 6, ghosts=2, num_levels=4)
+    batch = BatchedGame(40, seed=2, ghosts=2, controlled=None, layout=levels, max_cycles=5)
+    spec = resolve(layout=levels, ghosts=2, obs_type="vector")
+    parts = [build_map_parts(spec, layout, with_filter=False) for layout in batch.layouts]
+    observations = batch.reset()
+    rng, seen = np.random.default_rng(0), set()
+    for _ in range(12):
+        agents, ghosts = batch.positions
+        seen.update(batch.maps.tolist())
+        for game, level in enumerate(batch.maps.tolist()):
+            start = parts[level].kernel.initial_state()
+            state = start._replace(agent=int(agents[game]), ghosts=tuple(ghosts[game].tolist()))
+            encoder = parts[level].encoder
+            assert np.array_equal(observations["agent"][game], encoder.observer("agent")(state))
+            for i, name in enumerate(parts[level].kernel.names):
+                assert np.array_equal(observations["ghosts"][game, i], encoder.observer(name)(state))
+        batch.step_agent(rng.integers(0, 4, size=40))
+        observations = batch.step_ghost(rng.integers(0, 4, size=(40, 2))).observations
+    assert seen == {0, 1, 2, 3}
+
+
+def test_reset_starts_place_a_team_and_refuse_bad_cells_naming_starts() -> None:
+    batch = BatchedGame(3, seed=0, ghosts=2, layout=MAPS[2], **EXACT)
+    batch.reset()
+    agents, ghosts = np.array([7, 8, 9]), np.array([[0, 0], [1, 2], [20, 21]])
+    batch.reset(games=[0, 2, 1], starts=(agents, ghosts))
+    got_agents, got_ghosts = batch.positions
+    assert got_agents.tolist() == [7, 9, 8] and got_ghosts.tolist() == [[0, 0], [20, 21], [1, 2]]
+    for starts, error, message in [
+        ((agents, ghosts[:, :1]), TypeError, r"starts: the ghost cells must be an int array of shape \(3, 2\)"),
+        ((agents, np.array([[7, 0], [1, 2], [3, 4]])), ValueError, "no ghost may start on the agent's cell; game 0"),
+        ((agents, np.full((3, 2), 36)), ValueError, r"starts: the ghost cells must lie in 0..35"),
+        ([agents, ghosts], TypeError, "starts must be None or a tuple"),
+    ]:
+        with pytest.raises(error, match=message):
+            batch.reset(starts=starts)
+    with pytest.raises(ValueError, match="starts places games with the agent to move"):
+        BatchedGame(3, seed=0, ghosts=2, controlled="ghosts", layout=MAPS[2]).reset(starts=(agents, ghosts))
+
+
+@pytest.mark.parametrize("controlled", ["agent", "ghosts"])
+def test_the_vector_envs_episode_infos_sum_the_rewards_it_returned(controlled: str) -> None:
+    env = GridGhostVectorEnv(4, controlled=controlled, ghosts=2, layout=MAPS[2], max_episode_steps=8,
+                             ghost_credit="catcher")
+    env.reset(seed=1)
+    rng, sums, checked = np.random.default_rng(1), np.zeros(4), 0
+    for _ in range(40):
+        actions = rng.integers(0, 4, size=(4, 2) if controlled == "ghosts" else 4)
+        _, rewards, terminated, truncated, infos = env.step(actions)
+        sums += rewards
+        for row in np.flatnonzero(terminated | truncated):
+            assert infos["_episode_return"][row] and infos["episode_return"][row] == pytest.approx(sums[row])
+            # the learner won exactly when its last reward was a win's (normalised rewards: the goal's, the catch's)
+            assert infos["is_success"][row] == (terminated[row] and rewards[row] > 0)
+            sums[row], checked = 0.0, checked + 1
+    assert checked >= 4

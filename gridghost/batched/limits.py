@@ -136,3 +136,18 @@ def checked_games(games: Any, n: int) -> np.ndarray:
         row = int(rows[counts[rows] > 1][0])
         raise ValueError(f"games must name each game once: game {row} is given {counts[row]} times")
     return rows
+
+
+def checked_team_actions(actions: Any, n: int, ghosts: int, argument: str = "actions") -> np.ndarray:
+    """``actions`` as an ``int64[n, ghosts]`` array of moves, one per ghost per game, or a clear
+    error naming ``argument`` (a batch of another shape is refused, never reshaped).
+
+    Raises:
+        ValueError: another shape (``int[n]`` included), or a value outside 0..3.
+        TypeError: not an int array.
+    """
+    array = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if array.shape != (n, ghosts):
+        raise ValueError(f"{argument} must have shape ({n}, {ghosts}), one action per ghost per game, got shape "
+                         f"{array.shape}")
+    return checked_actions(array.reshape(-1), n * ghosts, argument).reshape(n, ghosts)

@@ -2,7 +2,9 @@
 gathered from the tables :mod:`gridghost.batched.build` made into the engine's buffers.
 
 :class:`Observer` is that part of the engine: :class:`~gridghost.batched.engine.BatchedGame`
-inherits it, and its steps and resets call these methods.
+inherits it, and its steps and resets call these methods. :class:`PositionObserver` is the part
+of a team's engine (:class:`~gridghost.batched.positions.PositionGame`) that gathers its
+``"vector"`` observations from the games' positions.
 """
 
 from __future__ import annotations
@@ -13,8 +15,15 @@ import numpy as np
 
 from gridghost.batched.filter import BatchedHistogramFilter
 from gridghost.batched.grids import GridPlanes
+from gridghost.batched.limits import UnsupportedSetting
 from gridghost.batched.tables import SensorTables
 from gridghost.core.names import AGENT
+from gridghost.sensing.encoding import VECTOR_SLOTS
+
+#: The learning team's side name (its actions are ``int[N, k]``).
+TEAM = "ghosts"
+#: The slots of one other in a ``"vector"`` observation (offset row, offset column, distance).
+PAIR_SLOTS = 3
 
 
 class Observer:
@@ -74,3 +83,94 @@ class Observer:
             beliefs = self.filter.beliefs if games is None else self.filter.beliefs[games]
             observations[:, -self.num_cells:] = beliefs
         return observations
+
+
+class PositionObserver:
+    """The ``"vector"`` observations of a team's games gathered from their positions (a part of
+    :class:`~gridghost.batched.positions.PositionGame`, which inherits it): per observing side,
+    tables read off the single env's team encoder, and the gather from positions."""
+
+    ghosts: int
+    num_cells: int
+    controlled: str | None
+    observation_space: Any
+    _own_slots: int
+    _size: int
+    _spaces: dict[str, Any]
+    _belief_slots: int
+    filter: BatchedHistogramFilter | None
+    _wide: dict[str, np.ndarray]
+    _pair: dict[str, np.ndarray]
+    _others: np.ndarray
+
+    def _team_observations(self, parts: list[Any], encoders: list[Any]) -> None:
+        """Per observing side, its own slots by global cell and an other's by (global cell) *
+        cells + the other's local cell, read off each map's team encoder (``encoders``, one per
+        map of ``parts``; a belief encoding's with a belief map of zeros, which the filter's
+        beliefs replace for the agent, and the ghosts' own cell for a ghost)."""
+        cells, k = self.num_cells, self.ghosts
+        encoder = encoders[0]
+        names = encoder.keys
+        space = encoder.space(AGENT)
+        self._size = size = int(np.prod(space.shape))
+        self._belief_slots = cells if self.filter is not None else 0
+        self._own_slots = own = size - PAIR_SLOTS * k - self._belief_slots
+        if own != len(VECTOR_SLOTS) - PAIR_SLOTS:
+            raise UnsupportedSetting("the batched engine serves a team's plain 'vector' and 'belief_vector' "
+                                     "observations (no step count)")
+        # per side, by (global cell) * cells + the first other's local cell: the whole row with every
+        # other there (its first other's slots right; the later others' are written at each gather);
+        # and the three slots of an other alone
+        self._wide: dict[str, np.ndarray] = {}
+        self._pair: dict[str, np.ndarray] = {}
+        for side, name in ((AGENT, names[0]), (TEAM, names[1])):
+            wide = np.empty((len(parts) * cells * cells, size), dtype=np.float32)
+            for m, part in enumerate(parts):
+                observe = encoders[m].observer(name)
+                start = part.kernel.initial_state()  # a state of the kernel's own type, placed below
+                for me in range(cells):
+                    for other in range(cells):
+                        state = (start._replace(agent=me, ghosts=(other,) * k) if side == AGENT
+                                 else start._replace(agent=other, ghosts=(me,) * k))
+                        wide[(m * cells + me) * cells + other] = observe(state)
+            self._wide[side] = wide
+            self._pair[side] = np.ascontiguousarray(wide[:, own : own + PAIR_SLOTS])
+        # ghost i's others as columns of (agent, ghost 0, ..., ghost k-1): the agent, then its teammates
+        self._others = np.array([[0, *(j + 1 for j in range(k) if j != i)] for i in range(k)], dtype=np.int64)
+        ghost_space = encoder.space(names[1])
+        self.observation_space = space if self.controlled != TEAM else _stacked(ghost_space, k)
+        self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
+
+    def _team_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
+                     out: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
+        """``side``'s observations of the games at ``agents``, ``ghosts`` on maps ``base``
+        (global cells; ``base`` each game's ``map * cells``): of every game, or of ``games``."""
+        n, k, cells = len(agents), self.ghosts, self.num_cells
+        lead = self._own_slots + PAIR_SLOTS  # the own slots and the first other's, from the wide row
+        end = lead + PAIR_SLOTS * (k - 1)  # then the later others', then the belief map
+        if out is None:
+            out = np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32)
+        if side == AGENT:  # the agent's others: the ghosts in order
+            mine = agents * cells - base  # the row of the agent's global cell, less the map's offset of the others
+            self._wide[AGENT].take(mine + ghosts[:, 0], axis=0, out=out, mode="clip")
+            if k > 1:
+                rest = ghosts[:, 1:] + mine[:, None]
+                out[:, lead:end] = self._pair[AGENT].take(rest, axis=0, mode="clip").reshape(n, -1)
+            if self.filter is not None:
+                out[:, end:] = self.filter.beliefs if games is None else self.filter.beliefs[games]
+            return out
+        # ghost i's others: the agent, then its teammates in order
+        mine = np.multiply(ghosts, cells, order="C")  # each ghost's global cell's row; the others come local
+        local = np.concatenate(((agents - base)[:, None], ghosts - base[:, None]), axis=1)  # [n, k + 1]
+        self._wide[TEAM].take((mine + local[:, :1]).reshape(-1), axis=0, out=out.reshape(n * k, -1), mode="clip")
+        if k > 1:
+            rest = local[:, self._others[:, 1:]] + mine[:, :, None]  # [n, k, k - 1]
+            out[:, :, lead:end] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
+        return out
+
+
+def _stacked(space: Any, k: int) -> Any:
+    """The team's observation space: ``k`` ghosts' ``Box`` stacked in ghost order."""
+    from gymnasium import spaces
+
+    return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)

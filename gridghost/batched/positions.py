@@ -12,11 +12,12 @@ the goals, both sides' rewards per outcome and the chasing ghost's table. The ep
 around the half-turns (the slip outcome of a uniform, truncation, the opening reward, the end in
 the agent's half) are :mod:`gridghost.core.episode`'s, as on the table path.
 
-Observations (``"vector"``) are gathered per observer from two tables read off the single env's
-team encoder: the observer's own slots by its cell, and the three slots of each other (offset
-and distance) by the pair of cells. A row is the observer's own slots followed by its others'
-in the encoder's order (the agent's: the ghosts in index order; ghost ``i``'s: the agent, then
-its teammates), so it is the encoder's output for the same state.
+Observations (``"vector"``, and ``"belief_vector"`` with the filter's beliefs) are gathered per
+observer from two tables read off the single env's team encoder: the observer's own slots by its
+cell, and the three slots of each other (offset and distance) by the pair of cells. A row is the
+observer's own slots followed by its others' in the encoder's order (the agent's: the ghosts in
+index order; ghost ``i``'s: the agent, then its teammates), so it is the encoder's output for
+the same state.
 
 Sides: ``"agent"`` (``int[N]`` actions, ``float[N]`` rewards, ``[N, D]`` observations) and
 ``"ghosts"``, the whole team (``int[N, k]`` actions, each ghost's ``float[N, k]`` rewards,
@@ -25,50 +26,40 @@ Sides: ``"agent"`` (``int[N]`` actions, ``float[N]`` rewards, ``[N, D]`` observa
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from typing import Any
 
 import numpy as np
 
 from gridghost.batched.engine import _TURN_CYCLES, BatchedGame, BatchedStep
-from gridghost.batched.limits import UnsupportedSetting, check_buffers, checked_actions, tables_refused
+from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
+from gridghost.batched.limits import (
+    UnsupportedSetting,
+    check_buffers,
+    checked_actions,
+    checked_team_actions,
+    tables_refused,
+)
+from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
 from gridghost.batched.stats import EpisodeStats
 from gridghost.batched.tables import ONGOING, all_maps, sensor_tables, slip_bounds
-from gridghost.config.parts import build_map_parts
+from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode, halfturn
 from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
 from gridghost.core.rules import Outcome, Side
-from gridghost.core.team import TeamState
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
-#: The learning team's side name (its actions are ``int[N, k]``).
-TEAM = "ghosts"
 #: The opponents the computed path plays, per learner (``None``: the first one): scripted, or the
 #: team solver's players (``"minimax"``, and the agent's best response to the chasing team,
 #: ``"optimal"``) from their state tables, where those fit the tables' budget.
 TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax"),
                                               TEAM: ("random", "minimax", "optimal")}
-#: The slots of one other in a ``"vector"`` observation (offset row, offset column, distance).
-_PAIR = 3
 
 
-def checked_team_actions(actions: Any, n: int, ghosts: int, argument: str = "actions") -> np.ndarray:
-    """``actions`` as an ``int64[n, ghosts]`` array of moves, one per ghost per game, or a clear
-    error naming ``argument`` (a batch of another shape is refused, never reshaped).
-
-    Raises:
-        ValueError: another shape (``int[n]`` included), or a value outside 0..3.
-        TypeError: not an int array.
-    """
-    array = actions if type(actions) is np.ndarray else np.asarray(actions)
-    if array.shape != (n, ghosts):
-        raise ValueError(f"{argument} must have shape ({n}, {ghosts}), one action per ghost per game, got shape "
-                         f"{array.shape}")
-    return checked_actions(array.reshape(-1), n * ghosts, argument).reshape(n, ghosts)
-
-
-class PositionGame(BatchedGame):
+class PositionGame(PositionObserver, BatchedGame):
     """:class:`~gridghost.batched.engine.BatchedGame` for a team of ``ghosts >= 2`` (the module
     docstring says how it steps); built by ``BatchedGame(num_games, ghosts=k, ...)``, with its
     arguments. Its sides are ``"agent"`` and ``"ghosts"``: ``controlled="agent"`` (against
@@ -76,7 +67,8 @@ class PositionGame(BatchedGame):
     ``"minimax"``), ``controlled="ghosts"`` (the team learning, :meth:`step_ghost` with
     ``int[N, k]``, against a ``"random"`` agent, the default, or the solver's ``"minimax"`` or
     ``"optimal"``) or ``None`` (both, :meth:`step_agent` then :meth:`step_ghost`). It serves
-    ``obs_type="vector"``.
+    ``obs_type="vector"`` and ``"belief_vector"`` (the agent's belief from the engine's exact
+    filter, as for one ghost).
 
     Attributes:
         ghosts: the team's size ``k``.
@@ -88,9 +80,9 @@ class PositionGame(BatchedGame):
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
         """The per-map tables the rules read (see the module docstring), the observation tables,
         the sensors and the observation space."""
-        if self.obs_type != "vector":
-            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector', not "
-                                     f"{self.obs_type!r}")
+        if self.obs_type not in ("vector", "belief_vector"):
+            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector' or "
+                                     f"'belief_vector', not {self.obs_type!r}")
         if self.controlled == GHOST:
             raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
                              "controlled='ghosts' (or pass controlled=None for both sides)")
@@ -114,7 +106,7 @@ class PositionGame(BatchedGame):
         self.ghosts = k = head.ghosts
         self._catcher = head.credit == "catcher"
         self._kernel_tables(kernels)
-        self._team_slip(head.game)
+        self._team_slip(_board_game(head))
         if learner == TEAM:
             for kernel in kernels:
                 if kernel.opening_can_end():
@@ -125,18 +117,34 @@ class PositionGame(BatchedGame):
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
         # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
         self._b = k if learner == AGENT and self._random_opponent else int(learner == TEAM)
-        self._team_observations(parts)
         self.sensors = parts[0].sensors
         self.sensor_tables = sensor_tables([part.sensors for part in parts])
         self._draw_readings = learner != TEAM
         self.filter = None
-        per_game = 8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * self._size * (k + 1)
+        encoders = [part.encoder for part in parts]
+        if belief_filter is not None:  # the agent's belief: the engine's exact filter, as for one ghost
+            if learner == TEAM:
+                raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
+                                 "obs_type='vector', or controlled=None)")
+            believed = dataclasses.replace(self.config, obs_type="belief_vector")
+            encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
+                        for part in parts]
+        per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * self._size_of(encoders[0]) * (k + 1)
+                    + (filter_game_bytes(cells) if belief_filter is not None else 0))
         check_buffers(self.num_games, per_game, f"a team of {k} ghosts on {first.rows}x{first.cols} maps")
+        if belief_filter is not None:
+            self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
+        self._team_observations(parts, encoders)
+
+    @staticmethod
+    def _size_of(encoder: Any) -> int:
+        """The floats of one observer's observation under ``encoder``."""
+        return int(np.prod(encoder.space(AGENT).shape))
 
     def _team_budget(self, maps: int, cells: int) -> None:
         """Refuse ``maps`` maps whose per-map tables exceed :attr:`table_bytes`."""
         entries = maps * cells * cells
-        estimate = entries * (2 * _PAIR * 4 + 8) + maps * cells * (8 * NUM_ACTIONS * 8 + 2 * 4 * len(VECTOR_SLOTS))
+        estimate = entries * (2 * PAIR_SLOTS * 4 + 8) + maps * cells * (8 * NUM_ACTIONS * 8 + 2 * 4 * len(VECTOR_SLOTS))
         if estimate > self.table_bytes:
             raise tables_refused(f"the batched team tables of {maps:,} map(s) of {cells} cells", estimate,
                                  self.table_bytes)
@@ -151,7 +159,7 @@ class PositionGame(BatchedGame):
         self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
         self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
         # the chasing ghost's move, by (global agent cell) * cells + local ghost cell
-        self._chase = np.concatenate([kernel.game.chase_table.ravel() for kernel in kernels]).astype(np.int64)
+        self._chase = np.concatenate([_board_game(kernel).chase_table.ravel() for kernel in kernels]).astype(np.int64)
         state = [kernel.initial_state() for kernel in kernels]
         self._agent_starts = np.array([s.agent for s in state], dtype=np.int64) + offsets
         self._ghost_starts = np.array([s.ghosts for s in state], dtype=np.int64) + offsets[:, None]
@@ -161,11 +169,11 @@ class PositionGame(BatchedGame):
         self._agent_pay, self._team_pay = pays[..., 0].copy(), pays[..., 1].copy()
         # the slip model's destinations, [action, outcome, global cell] (outcomes padded with the last,
         # never drawn: their bound is inf)
-        width = max(len(probabilities) for probabilities, _ in head.game.outcomes)
+        width = max(len(probabilities) for probabilities, _ in _board_game(head).outcomes)
         self._slips = width
         dest = np.empty((NUM_ACTIONS, width, len(kernels) * cells), dtype=np.int64)
         for m, kernel in enumerate(kernels):
-            for action, (_, destinations) in enumerate(kernel.game.outcomes):
+            for action, (_, destinations) in enumerate(_board_game(kernel).outcomes):
                 pad = np.r_[np.arange(len(destinations)), np.full(width - len(destinations), len(destinations) - 1)]
                 dest[action, :, m * cells : (m + 1) * cells] = destinations[pad] + offsets[m]
         self._dest = dest.reshape(-1)
@@ -218,38 +226,6 @@ class PositionGame(BatchedGame):
         if self.controlled == TEAM and not self._same_bounds:
             raise UnsupportedSetting("a learning team's opponent agent slips by one uniform per move: the slip "
                                      "model must have the same outcome probabilities for every action")
-
-    def _team_observations(self, parts: list[Any]) -> None:
-        """Per observing side, its own slots by global cell and an other's by (global cell) *
-        cells + the other's local cell, read off each map's team encoder."""
-        cells, k = self.num_cells, self.ghosts
-        encoder = parts[0].encoder
-        names = encoder.keys
-        space = encoder.space(AGENT)
-        self._size = size = int(np.prod(space.shape))
-        self._own_slots = own = size - _PAIR * k
-        if own != len(VECTOR_SLOTS) - _PAIR:
-            raise UnsupportedSetting("the batched engine serves a team's plain 'vector' observation (no step count)")
-        # per side, by (global cell) * cells + the first other's local cell: the whole row with every
-        # other there (its first other's slots right; the later others' are written at each gather);
-        # and the three slots of an other alone
-        self._wide: dict[str, np.ndarray] = {}
-        self._pair: dict[str, np.ndarray] = {}
-        for side, name in ((AGENT, names[0]), (TEAM, names[1])):
-            wide = np.empty((len(parts) * cells * cells, size), dtype=np.float32)
-            for m, part in enumerate(parts):
-                observe = part.encoder.observer(name)
-                for me in range(cells):
-                    for other in range(cells):
-                        state = TeamState(me, (other,) * k) if side == AGENT else TeamState(other, (me,) * k)
-                        wide[(m * cells + me) * cells + other] = observe(state)
-            self._wide[side] = wide
-            self._pair[side] = np.ascontiguousarray(wide[:, own : own + _PAIR])
-        # ghost i's others as columns of (agent, ghost 0, ..., ghost k-1): the agent, then its teammates
-        self._others = np.array([[0, *(j + 1 for j in range(k) if j != i)] for i in range(k)], dtype=np.int64)
-        ghost_space = encoder.space(names[1])
-        self.observation_space = space if self.controlled != TEAM else _stacked(ghost_space, k)
-        self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
 
     def _buffers(self) -> None:
         n, k = self.num_games, self.ghosts
@@ -347,7 +323,7 @@ class PositionGame(BatchedGame):
         return self._agent_turn(checked) if mover == AGENT else self._team_turn(checked)
 
     def _agent_turn(self, actions: np.ndarray) -> BatchedStep:
-        """The learning agent's move, then the team's answer (chasing or random)."""
+        """The learning agent's move, then the team's answer (chasing, random or planned)."""
         uniforms = self._uniforms
         self._rng.random(out=uniforms)  # type: ignore[union-attr]  # set by reset
         agents, ghosts = self._agent, self._ghosts
@@ -370,10 +346,10 @@ class PositionGame(BatchedGame):
         np.copyto(moved, ghosts, where=over[:, None])
         self._agent, self._ghosts = landed, moved
         self._landed, self._moved = agents, ghosts
-        return self._turn_end(AGENT, landed)
+        return self._turn_end(AGENT, actions)
 
     def _team_turn(self, actions: np.ndarray) -> BatchedStep:
-        """The learning team's move, then the random agent's answer (with slip)."""
+        """The learning team's move, then the opponent agent's answer (random or planned, with slip)."""
         uniforms = self._uniforms
         self._rng.random(out=uniforms)  # type: ignore[union-attr]  # set by reset
         agents, ghosts = self._agent, self._ghosts
@@ -395,23 +371,29 @@ class PositionGame(BatchedGame):
         np.not_equal(second, ONGOING, out=self._terminated)
         self._terminated |= over
         self._landed, self._agent, self._ghosts, self._moved = agents, landed, moved, ghosts
-        return self._turn_end(TEAM, None)
+        return self._turn_end(TEAM, actions)
 
-    def _turn_end(self, learner: str, reading_at: np.ndarray | None) -> BatchedStep:
+    def _turn_end(self, learner: str, actions: np.ndarray) -> BatchedStep:
         """One learner's turn, after its rules: the count, the returns, next-step restarts,
-        truncation, the readings and the observations."""
+        truncation, the readings (the agent's, after its move: it does not move again in the
+        turn) and the observations."""
         terminated, reward = self._terminated, self._rewards[learner]
         self._steps += _TURN_CYCLES[AGENT if learner == AGENT else GHOST]
         self._returns[learner] += reward
-        restart = self._restart
+        restart, maps = self._restart, None
         if len(restart):  # ended in the last call (next-step mode): a new episode instead
-            self._place(restart, self._uniforms[:, restart])
+            maps = self._place(restart, self._uniforms[:, restart])
             reward[restart] = 0.0
             terminated[restart] = False
             self._returns[learner][restart] = 0.0
         self._truncate(terminated, self._truncated)
-        if reading_at is not None and self._draw_readings:
+        if self._draw_readings:  # a restarted game's at its start, from its uniforms as _place drew them
             self._read(self._agent, self._uniforms, self._sensor_row)
+        if self.filter is not None:  # the agent's exact belief, as for one ghost
+            self.filter.advance(actions)
+            if len(restart):
+                self.filter.reset(restart, maps)
+            self.filter.weigh(self.readings)
         return self._finish(terminated, self._truncated)
 
     def _agent_half(self, actions: np.ndarray) -> BatchedStep:
@@ -430,6 +412,9 @@ class PositionGame(BatchedGame):
         self._truncated.fill(False)
         self._landed, self._agent = agents, landed
         self._read(landed, uniforms, 1)
+        if self.filter is not None:
+            self.filter.advance(actions)
+            self.filter.weigh(self.readings)
         self._phase = GHOST
         self._observe_positions()
         return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
@@ -469,7 +454,7 @@ class PositionGame(BatchedGame):
                 self._ended_lengths = self._steps[final_games]
                 self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
                 finals = {side: self._team_gather(side, self._agent[final_games], self._ghosts[final_games],
-                                             self._base[final_games]) for side in self._sides}
+                                                  self._base[final_games], games=final_games) for side in self._sides}
                 self._reset_rows(final_games)
         else:
             self._restart = np.flatnonzero(done)
@@ -482,10 +467,11 @@ class PositionGame(BatchedGame):
 
     # -- resets ------------------------------------------------------------------------------------
     def _place(self, rows: np.ndarray, uniforms: np.ndarray,
-               cells: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+               cells: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
         """Put games ``rows`` at the start of a new episode, from their columns of ``uniforms``
         (row 0 the opening slip, row 1 the random opening move): a level drawn per game; for a
-        learning team, after the random agent's opening move."""
+        learning team, after the opponent agent's opening move. Returns the maps drawn (``None``
+        with one map), for the filter."""
         starts = len(self._agent_starts)
         maps = self._rng.integers(starts, size=len(rows)) if starts > 1 else np.zeros(len(rows), np.int64)  # type: ignore[union-attr]
         base = maps * self.num_cells
@@ -499,12 +485,16 @@ class PositionGame(BatchedGame):
         self._steps[rows] = 0
         if self._draw_readings:
             self._read(agents, uniforms, self._sensor_row, rows)
+        return maps if starts > 1 else None
 
     def _reset_rows(self, rows: np.ndarray, cells: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         uniforms = self._rng.random((self._sensor_row + len(self.sensor_tables.counts), len(rows)))  # type: ignore[union-attr]
-        self._place(rows, uniforms, cells)
+        maps = self._place(rows, uniforms, cells)
         for side in self._returns:
             self._returns[side][rows] = 0.0
+        if self.filter is not None:
+            self.filter.reset(rows, maps)
+            self.filter.weigh(self.readings[:, rows], games=rows)
 
     def _checked_starts(self, starts: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``starts`` of :meth:`reset` for games ``rows``: ``(agent cells int[n], ghost cells
@@ -541,31 +531,6 @@ class PositionGame(BatchedGame):
     def _observe_positions(self) -> None:
         for side in self._sides:
             self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side])
-
-    def _team_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
-                     out: np.ndarray | None = None) -> np.ndarray:
-        """``side``'s observations of the games at ``agents``, ``ghosts`` on maps ``base``
-        (global cells; ``base`` each game's ``map * cells``)."""
-        n, k, cells = len(agents), self.ghosts, self.num_cells
-        lead = self._own_slots + _PAIR  # the own slots and the first other's, from the wide row
-        if out is None:
-            out = np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32)
-        if side == AGENT:  # the agent's others: the ghosts in order
-            mine = agents * cells - base
-            self._wide[AGENT].take(mine + ghosts[:, 0] - base, axis=0, out=out, mode="clip")
-            if k > 1:
-                rest = ghosts[:, 1:] - base[:, None] + mine[:, None]
-                out[:, lead:] = self._pair[AGENT].take(rest, axis=0, mode="clip").reshape(n, -1)
-            return out
-        # ghost i's others: the agent, then its teammates in order
-        mine = np.multiply(ghosts, cells, order="C")
-        mine -= base[:, None]
-        local = np.concatenate(((agents - base)[:, None], ghosts - base[:, None]), axis=1)  # [n, k + 1]
-        self._wide[TEAM].take((mine + local[:, :1]).reshape(-1), axis=0, out=out.reshape(n * k, -1), mode="clip")
-        if k > 1:
-            rest = local[:, self._others[:, 1:]] + mine[:, :, None]  # [n, k, k - 1]
-            out[:, :, lead:] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
-        return out
 
     # -- what the games are at ---------------------------------------------------------------------
     @property
@@ -619,8 +584,7 @@ class PositionGame(BatchedGame):
                                  "turn tables to export")
 
 
-def _stacked(space: Any, k: int) -> Any:
-    """The team's observation space: ``k`` ghosts' ``Box`` stacked in ghost order."""
-    from gymnasium import spaces
-
-    return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)
+def _board_game(kernel: Any) -> Any:
+    """The game whose one-ghost tables (the slip's outcomes, the chasing ghost by agent and ghost
+    cell) a team kernel reads: the one-ghost game a team wraps, or the kernel itself."""
+    return getattr(kernel, "game", kernel)

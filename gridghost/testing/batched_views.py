@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
-from gridghost.core.team import TeamGame, TeamState
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.common import (
     arguments_checked,
     check_in_space,
@@ -74,15 +73,21 @@ def row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int
 
 def state_of(kernel: Any, cells: tuple[int, tuple[int, ...]], turn: Side, outcome: Outcome = Outcome.ONGOING) -> Any:
     """The kernel's state with these cells."""
-    if isinstance(kernel, TeamGame):
-        return TeamState(cells[0], cells[1], turn, outcome)
-    return GameState(cells[0], cells[1][0], turn, outcome)
+    start = kernel.initial_state()
+    if "ghosts" in start._fields:  # a state of ghost cells (a team's)
+        return start._replace(agent=cells[0], ghosts=cells[1], turn=turn, outcome=outcome)
+    return start._replace(agent=cells[0], ghost=cells[1][0], turn=turn, outcome=outcome)
+
+
+def _is_team(kernel: Any) -> bool:
+    """Whether ``kernel`` plays a team of two or more ghosts."""
+    return getattr(kernel, "ghosts", 1) > 1
 
 
 def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, float, Any]]:
     """``(next state, agent's reward, ghosts' reward)`` of every outcome of ``side``'s half-turn
     (every action when ``action`` is ``None``); a team's reward is each ghost's tuple."""
-    if not isinstance(kernel, TeamGame):
+    if not _is_team(kernel):
         return successors_of(kernel, state, side, action)
     if side == Side.GHOST:
         joints = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if action is None else (action,)
