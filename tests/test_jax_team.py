@@ -348,3 +348,16 @@ def test_a_one_ghost_state_is_refused_by_a_team_view() -> None:
     one = EnvState(jnp.int32(0), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
     with pytest.raises(TypeError, match="TeamEnvState"):
         env.step(jax.random.key(0), one, {"agent": np.int32(0), "ghosts": np.zeros(2, np.int32)})
+
+
+def test_ppo_trains_the_agent_against_a_team_and_refuses_a_learning_team_by_name() -> None:
+    from gridghost.jax import ppo
+
+    config = ppo.PPOConfig(num_envs=4, num_steps=8, minibatch_size=32)
+    agent = GridGhostJaxSingle("agent", ghosts=2, layout=MAP, obs_type="vector", max_episode_steps=20)
+    init, train = ppo.make_train(agent, config)
+    _, metrics = train(init(jax.random.key(0)), 2)
+    assert np.isfinite(np.asarray(metrics["loss"])).all() and np.asarray(metrics["loss"]).shape == (2,)
+    team = GridGhostJaxSingle("ghosts", ghosts=2, layout=MAP, obs_type="vector")
+    with pytest.raises(ValueError, match=r"env\.controlled='ghosts'"):
+        ppo.make_train(team, config)
