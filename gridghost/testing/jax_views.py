@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.common import (
     arguments_checked,
     check_in_space,
@@ -107,10 +107,13 @@ def _kernel(view: Any) -> Any:
 
 def _team_state(kernel: Any, agent: int, ghosts: Any, turn: Side = Side.AGENT,
                 outcome: Outcome = Outcome.ONGOING) -> Any:
-    """A state of ``kernel``: one ghost's ``GameState``, or a team's (``ghosts`` a tuple)."""
-    if isinstance(ghosts, tuple):
-        return kernel.initial_state()._replace(agent=agent, ghosts=ghosts, turn=turn, outcome=outcome)
-    return GameState(agent, ghosts, turn, outcome)
+    """A state of ``kernel`` of its own type: the agent's cell and the ghost's (an int) or the
+    team's (a tuple), whichever field the kernel's state holds them in."""
+    start = kernel.initial_state()
+    if "ghosts" in start._fields:
+        return start._replace(agent=agent, ghosts=ghosts if isinstance(ghosts, tuple) else (ghosts,), turn=turn,
+                              outcome=outcome)
+    return start._replace(agent=agent, ghost=ghosts, turn=turn, outcome=outcome)
 
 
 def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[Any]:
@@ -318,13 +321,18 @@ class _Final(NamedTuple):
     outcome: Outcome
 
 
+def _of_team(state: Any) -> bool:
+    """Whether a kernel state is a team's (``k >= 2`` ghosts; one ghost's is read as its ``ghost``)."""
+    return len(getattr(state, "ghosts", ())) > 1
+
+
 def _final(state: Any) -> Any:
-    return _Final(state.agent, state.ghosts, state.outcome) if hasattr(state, "ghosts") else state
+    return _Final(state.agent, state.ghosts, state.outcome) if _of_team(state) else state
 
 
 def cells_of(state: Any) -> tuple[int, Any]:
     """A kernel state's ``(agent cell, ghost cell or the team's tuple)``."""
-    return (state.agent, state.ghosts) if hasattr(state, "ghosts") else (state.agent, state.ghost)
+    return (state.agent, state.ghosts) if _of_team(state) else (state.agent, state.ghost)
 
 
 def _float32(reward: Any) -> Any:
@@ -337,7 +345,7 @@ def _successors(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[
     """:func:`~gridghost.testing.common.successors_of` for any team size: ``(next state, the
     agent's reward, the ghost's reward or the team's tuple)`` (every action when ``action`` is
     ``None``: a team's every joint action)."""
-    if not hasattr(state, "ghosts"):
+    if not _of_team(state):
         return successors_of(kernel, state, side, action)
     if action is None:
         count = NUM_ACTIONS if side == Side.AGENT else NUM_ACTIONS**kernel.ghosts
@@ -351,7 +359,7 @@ def _successors(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[
 def _turn_outcomes(kernel: Any, state: Any, learner: str, action: Any) -> list[tuple[Any, Any]]:
     """:func:`~gridghost.testing.common.turn_outcomes` for any team size; a learning team's
     reward is the mean of its ghosts'."""
-    if not hasattr(state, "ghosts"):
+    if not _of_team(state):
         return turn_outcomes(kernel, state, learner, action)
     side = Side.AGENT if learner == "agent" else Side.GHOST
     other, mine = Side(1 - side), int(side)
@@ -367,7 +375,7 @@ def _turn_outcomes(kernel: Any, state: Any, learner: str, action: Any) -> list[t
 
 def _starts(kernel: Any, learner: str) -> set[tuple[int, Any]]:
     """:func:`~gridghost.testing.common.start_states` for any team size."""
-    if not hasattr(kernel.initial_state(), "ghosts"):
+    if not _of_team(kernel.initial_state()):
         return start_states(kernel, learner)
     start = kernel.initial_state()
     if learner == "agent":
