@@ -22,12 +22,11 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import make_policy
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.core.team import TeamGame, TeamState
+from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.answers import checked_answer, ghosts_move_ends
 from gridghost.envs.single_agent import _EPISODE_ENDED, GridGhostGymEnv, detached, env_config
-from gridghost.planning.team import solve_team_agent, solve_team_game
+from gridghost.planning.solve import solve_agent, solve_game
 from gridghost.sensing.observations import OBS_TYPES
 
 #: The sides a learner controls against or as a team: the agent, or every ghost at once.
@@ -39,15 +38,15 @@ TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minima
 _TEAM_DEFAULT_OPPONENTS = {AGENT: "chase", "ghosts": "random"}
 
 
-def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[Any], Any]:
+def team_planner(name: str, kernel: Game, side: Side) -> Callable[[Any], Any]:
     """The solver's player ``name`` of ``side`` on ``kernel``, as a function of the state: an int
     for the agent, the team's ``k`` actions for the ghosts.
 
     The one place the team view reaches the solver. A one-ghost game is the one-ghost solver's
     (:func:`~gridghost.config.opponents.planned_opponent`). A team's comes from the team solver
-    (:mod:`gridghost.planning.team`): ``"minimax"`` is either side's policy in the zero-sum team
-    game (:func:`~gridghost.planning.solve_team_game`); ``"optimal"`` is the agent's best response
-    to the chasing team (:func:`~gridghost.planning.solve_team_agent`), as for one ghost, where
+    (:mod:`gridghost.planning.solve`): ``"minimax"`` is either side's policy in the zero-sum team
+    game (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response
+    to the chasing team (:func:`~gridghost.planning.solve_agent`), as for one ghost, where
     it is the agent's best response to the chasing ghost. A team's tables are solved once per
     game and kept for the next env on the same game.
 
@@ -55,7 +54,7 @@ def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[An
         ValueError: a name the solver has no player of for ``side`` (``"optimal"`` for the
             ghosts), or a team too large for the solver's memory budget.
     """
-    if isinstance(kernel, TeamGame):
+    if kernel.ghosts > 1:
         if side == Side.GHOST and name != "minimax":
             raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
         table = _team_table(kernel, name, side)
@@ -76,16 +75,16 @@ _TEAM_TABLES: collections.OrderedDict[tuple[Any, ...], bytes] = collections.Orde
 _TEAM_TABLES_KEPT = 8
 
 
-def _team_table(kernel: TeamGame, name: str, side: Side) -> bytes:
+def _team_table(kernel: Game, name: str, side: Side) -> bytes:
     """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
     key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
     table = _TEAM_TABLES.pop(key, None)
     if table is None:
         if side == Side.AGENT and name == "optimal":
-            actions = solve_team_agent(game=kernel, team="chase").policy
+            actions = solve_agent(game=kernel, ghost="chase").policy
         else:
-            solution = solve_team_game(game=kernel)
+            solution = solve_game(game=kernel)
             actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
         # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
         table = np.asarray(actions).astype(np.uint8).tobytes()
@@ -95,14 +94,14 @@ def _team_table(kernel: TeamGame, name: str, side: Side) -> bytes:
     return table
 
 
-def _team_table_action(table: bytes, cells: int, state: TeamState) -> int:
+def _team_table_action(table: bytes, cells: int, state: GameState) -> int:
     index = state.agent
     for cell in state.ghosts:
         index = index * cells + cell
     return table[index]
 
 
-def _team_table_joint(table: bytes, cells: int, ghosts: int, state: TeamState) -> tuple[int, ...]:
+def _team_table_joint(table: bytes, cells: int, ghosts: int, state: GameState) -> tuple[int, ...]:
     joint = _team_table_action(table, cells, state)
     return tuple(joint >> 2 * ghost & 3 for ghost in range(ghosts))
 
@@ -117,7 +116,7 @@ def _table_joint(table: bytes, cells: int, state: Any) -> tuple[int, ...]:
 
 def _ghost_cells(state: Any) -> tuple[int, ...]:
     """Every ghost's cell, of a team's state or of the one-ghost game's."""
-    return state.ghosts if isinstance(state, TeamState) else (state.ghost,)
+    return state.ghosts
 
 
 class TeamGymEnv(GridGhostGymEnv):
@@ -127,7 +126,7 @@ class TeamGymEnv(GridGhostGymEnv):
 
     ``controlled="agent"``: the agent learns (``Discrete(4)``, its own observation) against the
     team; the opponent team is ``"chase"`` (the default: every ghost the reference's chasing
-    rule on its own, :meth:`~gridghost.core.team.TeamGame.chase_actions`; independent chasers
+    rule on its own, :meth:`~gridghost.core.game.Game.chase_actions`; independent chasers
     bunch up), ``"random"`` (every ghost uniformly at random, from a stream of the reset seed),
     ``"minimax"`` (the team's minimax joint policy from the team solver, :func:`team_planner`),
     or a callable ``policy(observations) -> k actions`` given every ghost's observation
@@ -193,7 +192,7 @@ class TeamGymEnv(GridGhostGymEnv):
         k = len(self._ghost_names)
         # checks a team's actions, on any map: the team's own kernel, or one ghost's played as a team of one
         kernel = self.game.kernel
-        self._checker = kernel if isinstance(kernel, TeamGame) else TeamGame(kernel, 1)
+        self._checker = kernel
         if opponent is None:
             opponent = _TEAM_DEFAULT_OPPONENTS[controlled]
         refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or pass "
@@ -354,8 +353,7 @@ class TeamGymEnv(GridGhostGymEnv):
             raise RuntimeError("the opponent's opening move failed (reset raised its error); call reset()")
         joint = self._checker.check_joint_action(actions, "action")
         # the answer, chosen before the team's move is carried out (see gridghost.envs.answers)
-        moved = self._kernel.ghosts_step(game.game_state, joint) if isinstance(self._kernel, TeamGame) else \
-            self._kernel.ghost_step(game.game_state, joint[0])
+        moved = self._kernel.ghost_step(game.game_state, joint if len(joint) > 1 else joint[0])
         answer = None if ghosts_move_ends(game, moved) else self._agent_action(moved)
         self._team_moves(joint)
         rewards = self._carried + self._ghost_rewards()
@@ -374,7 +372,7 @@ class TeamGymEnv(GridGhostGymEnv):
         """The opponent team's moves in the current state, checked before any is carried out."""
         state, opponent = self.game.game_state, self.opponent
         if opponent == "chase":
-            return cast(TeamGame, self._kernel).chase_actions(cast(TeamState, state))
+            return cast(Game, self._kernel).chase_actions(state)
         if opponent == "random":
             rng = cast(np.random.Generator, self._opponent_rng)
             return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self._ghost_names)))

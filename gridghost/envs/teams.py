@@ -6,7 +6,7 @@ the one-ghost env; everything else (the map binding, the infos' machinery, rende
 dead steps) is :class:`~gridghost.envs.aec.GridGhostEnv`'s. The env classes choose it at
 construction: ``gridghost.env(ghosts=2)`` returns a team env, ``ghosts=1`` (the default) the
 one-ghost env, whose hot path knows nothing of teams. The rules are
-:class:`~gridghost.core.team.TeamGame`'s.
+:class:`~gridghost.core.game.Game`'s.
 
 Agents
     ``["agent", "ghost_0", ..., "ghost_{k-1}"]``, in turn order, every one ``Discrete(4)``.
@@ -21,7 +21,7 @@ Turns (PettingZoo's simultaneous moves inside an AEC env)
 
 Rewards
     The agent's as in the one-ghost game; every ghost gets the team's reward
-    (:meth:`~gridghost.core.team.TeamGame.ghost_rewards_of`: with ``ghost_credit="catcher"`` a
+    (:meth:`~gridghost.core.game.Game.ghost_rewards_of`: with ``ghost_credit="catcher"`` a
     capture pays only the ghosts on the agent's cell).
 
 Observations
@@ -55,7 +55,6 @@ from gridghost.core.checks import check_action, check_ghosts
 from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST, NUM_ACTIONS, ghost_names
 from gridghost.core.rules import GameState, Outcome, Side
-from gridghost.core.team import TeamState
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER
 
 _ONGOING, _CAUGHT = Outcome.ONGOING, Outcome.CAUGHT
@@ -256,7 +255,7 @@ class TeamPlay:
             return
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             action = check_action(action, name)
-        game: TeamState = env._game
+        game: GameState = env._game
         names = env.possible_agents
         cumulative = env._cumulative_rewards
         if name == AGENT:
@@ -295,7 +294,7 @@ class TeamPlay:
         if env.render_mode == "human":
             env.render()
 
-    def _agent_half_turn(self, game: TeamState, action: int) -> TeamState:
+    def _agent_half_turn(self, game: GameState, action: int) -> GameState:
         """The agent's move (its slip drawn from the env's generator), then its sensors' readings
         and the belief filter's update, as the one-ghost env makes them."""
         env: Any = self
@@ -311,7 +310,7 @@ class TeamPlay:
         return game
 
     # -- infos ----------------------------------------------------------------------------------
-    def _team_entries(self, game: TeamState) -> tuple[tuple[int, ...], int, np.ndarray, np.ndarray]:
+    def _team_entries(self, game: GameState) -> tuple[tuple[int, ...], int, np.ndarray, np.ndarray]:
         """Each ghost's distance to the agent, the agent's to its nearest ghost, and the read-only
         ``ghost_distances`` and ``catchers`` of ``game``; kept per state (a bounded cache), as a
         loop that reads every info meets the same few states again and again."""
