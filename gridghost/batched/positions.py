@@ -186,7 +186,7 @@ class PositionGame(PositionObserver, BatchedGame):
         Raises:
             ValueError: the tables exceed :attr:`table_bytes`, or the solver's own budget.
         """
-        from gridghost.planning.team import solve_team_agent, solve_team_game
+        from gridghost.planning.solve import solve_agent, solve_game
 
         size = len(kernels) * self.num_cells ** (self.ghosts + 1)
         if size > self.table_bytes:
@@ -195,9 +195,9 @@ class PositionGame(PositionObserver, BatchedGame):
         tables = []
         for kernel in kernels:
             if self._opponent == "optimal":
-                actions = solve_team_agent(game=kernel, team="chase").policy
+                actions = solve_agent(game=kernel, ghost="chase").policy
             else:
-                solution = solve_team_game(game=kernel)
+                solution = solve_game(game=kernel)
                 actions = solution.agent_policy if self.controlled == TEAM else solution.team_policy
             tables.append(np.asarray(actions).astype(np.uint8).reshape(-1))  # -1 (game over, never read): 255
         return np.concatenate(tables)
