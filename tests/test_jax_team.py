@@ -5,7 +5,7 @@ Both sides' games must be the AEC env's (``gridghost.env(ghosts=k)``) half-turn 
 shared uniforms: the AEC env's slip draws the uniform the JAX step draws from its key, so with slip
 every observation of every observer, every reward, termination and truncation must match. Where
 the draws are JAX's own, their distribution must be the kernel's exact one
-(:meth:`TeamGame.transitions <gridghost.core.team.TeamGame.transitions>`), by a chi-square test.
+(:meth:`Game.transitions <gridghost.core.game.Game.transitions>`), by a chi-square test.
 The one-side views must play the kernel's turn (the learner's half, then the opponent's), and bad
 input must be refused naming the argument. Expected values come from the AEC env, the kernel and
 the maps, never from ``gridghost.jax``.
