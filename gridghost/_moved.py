@@ -49,6 +49,24 @@ MOVED: dict[str, str] = {
     "gridghost.text": "gridghost.drawing.text",
 }
 
+#: The release that removes the team twins' modules and names (deprecated since 0.4.0).
+TWINS_REMOVED_IN = "0.5.0"
+
+#: The team twins of the one-ghost modules (before 0.4), merged into them: each old module and
+#: the one that serves every team size now.
+TWINS: dict[str, str] = {
+    "gridghost.envs.teams": "gridghost.envs.aec",
+    "gridghost.envs.team_aec": "gridghost.envs.aec",
+}
+
+#: Names that are another name now (the team twins of one-ghost classes, which serve every team
+#: size), each by its old module, with its new name in its new home (:data:`TWINS`).
+RENAMED: dict[str, str] = {
+    "gridghost.envs.teams.TeamPlay": "GridGhostEnv",
+    "gridghost.envs.team_aec.TeamGridGhostEnv": "GridGhostEnv",
+    "gridghost.envs.team_aec.CheckedTeamGridGhostEnv": "CheckedGridGhostEnv",
+}
+
 
 #: Names that moved out of a module that is still there, each with its new module. The old
 #: module's ``__getattr__`` reads them there (:func:`moved_name`), so the old import keeps working
@@ -99,11 +117,15 @@ class MovedModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
-        home = MOVED[self.__name__]
+        home = MOVED.get(self.__name__) or TWINS[self.__name__]
+        removed_in = REMOVED_IN if self.__name__ in MOVED else TWINS_REMOVED_IN
         module = importlib.import_module(home)
+        renamed = RENAMED.get(f"{self.__name__}.{name}")
         if name == "__all__":  # ``from old import *``: the new home's public names
             value: Any = _public(module)
             home_of = home
+        elif renamed is not None:  # one class serves every team size now: import it by its name
+            value, home_of, name = getattr(module, renamed), home, renamed
         elif hasattr(module, name):
             value, home_of = getattr(module, name), home
         else:
@@ -113,22 +135,22 @@ class MovedModule(types.ModuleType):
             value = getattr(importlib.import_module(home_of), name)
         warnings.warn(
             f"{self.__name__} moved to {home}: import {name} from {home_of} "
-            f"(the old path is removed in gridghost {REMOVED_IN})",
+            f"(the old path is removed in gridghost {removed_in})",
             DeprecationWarning,
             stacklevel=2,
         )
         return value
 
     def __dir__(self) -> list[str]:
-        return dir(importlib.import_module(MOVED[self.__name__]))
+        return dir(importlib.import_module(MOVED.get(self.__name__) or TWINS[self.__name__]))
 
 
 class MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds and loads the old module paths in :data:`MOVED` as :class:`MovedModule` objects."""
+    """Finds and loads the old module paths in :data:`MOVED` and :data:`TWINS` as :class:`MovedModule` objects."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         """A spec for an old module path, or ``None`` for every other name."""
-        if fullname not in MOVED:
+        if fullname not in MOVED and fullname not in TWINS:
             return None
         return importlib.machinery.ModuleSpec(fullname, self)
 

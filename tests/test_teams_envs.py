@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import pickle
 import warnings
 from collections import Counter
@@ -25,7 +26,6 @@ from gridghost.envs.aec import CheckedGridGhostEnv, GridGhostEnv
 from gridghost.envs.compat import AgentInterface
 from gridghost.envs.parallel import _BothObserve
 from gridghost.envs.single_agent import GridGhostGymEnv
-from gridghost.envs.team_aec import CheckedTeamGridGhostEnv, TeamGridGhostEnv
 from gridghost.envs.team_gym import TeamGymEnv
 from gridghost.sensing.observations import make_observations
 from gridghost.sensing.team_encoders import team_grid_channels, team_vector_slots
@@ -83,7 +83,7 @@ def test_pettingzoo_api_and_seed_tests_pass_for_a_team(k: int) -> None:
 
 def test_the_suite_catches_a_team_env_whose_ghosts_move_one_by_one() -> None:
     # the suite can fail on a team: a ghost that moved before its teammates chose breaks the kernel check
-    class OneByOne(TeamGridGhostEnv):
+    class OneByOne(GridGhostEnv):
         def step(self, action: Any) -> None:
             name = self.agent_selection
             super().step(action)
@@ -170,9 +170,24 @@ def test_ghosts_may_share_a_cell() -> None:
     assert ghosts_plane.sum() == 1.0 and ghosts_plane[0, 3] == 1.0
 
 
+@pytest.mark.parametrize(("old", "name", "now"), [
+    ("gridghost.envs.team_aec", "TeamGridGhostEnv", GridGhostEnv),
+    ("gridghost.envs.team_aec", "CheckedTeamGridGhostEnv", CheckedGridGhostEnv),
+    ("gridghost.envs.teams", "TeamPlay", GridGhostEnv),
+])
+def test_the_team_env_classes_import_from_their_old_places_as_the_one_class_with_a_warning(
+        old: str, name: str, now: type) -> None:
+    module = importlib.import_module(old)
+    message = (rf"{old} moved to gridghost\.envs\.aec: import {now.__name__} from gridghost\.envs\.aec "
+               r"\(the old path is removed in gridghost 0\.5\.0\)")
+    with pytest.warns(DeprecationWarning, match=message):
+        assert getattr(module, name) is now
+    assert "__new__" not in vars(GridGhostEnv)  # one class for every team size, chosen by no switch
+
+
 def test_a_team_envs_agents_spaces_state_and_cycles() -> None:
     env = gridghost.env(layout=OPEN, ghosts=3, max_cycles=2)
-    assert type(env) is CheckedTeamGridGhostEnv and type(gridghost.raw_env(layout=OPEN, ghosts=2)) is TeamGridGhostEnv
+    assert type(env) is CheckedGridGhostEnv and type(gridghost.raw_env(layout=OPEN, ghosts=2)) is GridGhostEnv
     assert env.possible_agents == ["agent", "ghost_0", "ghost_1", "ghost_2"]
     assert env.state_space.shape == (5, 5, 6)
     env.reset(seed=1)
@@ -180,7 +195,7 @@ def test_a_team_envs_agents_spaces_state_and_cycles() -> None:
     order = [name for name in env.agent_iter(8) if env.step(None if any(env.last()[2:4]) else UP) is None]
     assert order == ["agent", "ghost_0", "ghost_1", "ghost_2"] * 2
     assert env.cycles == 2 and all(env.truncations.values())
-    assert type(pickle.loads(pickle.dumps(env))) is CheckedTeamGridGhostEnv
+    assert type(pickle.loads(pickle.dumps(env))) is CheckedGridGhostEnv
 
 
 def test_a_team_envs_numeric_infos_per_ghost() -> None:

@@ -10,6 +10,7 @@ attributes the game loop reads.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -17,8 +18,8 @@ import numpy as np
 from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, MAP_STREAM
-from gridghost.core.rules import SIDE_OF, GameState
+from gridghost.core.names import AGENT, FILTER_STREAM, GHOST, MAP_STREAM, ghost_names
+from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
 from gridghost.core.team import TeamGame
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
@@ -59,6 +60,11 @@ class MapBinding:
     _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
     config: Any
     maps: Any
+    kernel: Any
+    _encoder: Any
+    _team_size: int
+    _agent_step: Callable[[Any, int, np.random.Generator], tuple[Any, tuple[int, ...]]]
+    _ghost_step: Callable[[Any, Any], Any]
 
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
@@ -79,19 +85,33 @@ class MapBinding:
 
     def _agent_names(self) -> list[str]:
         """The agents' names, in turn order (the env's ``possible_agents``, set once in its constructor)."""
-        return list(AGENTS) if self.config.use_ghost else [AGENT]
+        if not self.config.use_ghost:
+            return [AGENT]
+        return [AGENT, *ghost_names(self.config.ghosts)]
+
+    def _observer_key(self, name: str) -> Any:
+        """What the map's encoder names ``name``'s observer by: a side for one ghost, the agent's name for a team."""
+        return SIDE_OF[name] if self.config.ghosts == 1 else name
 
     def _bind_kernel(self) -> None:
-        """Take the hot path's kernel methods and every agent's observer from the map's parts
-        (a team's env takes its own)."""
-        kernel = self.kernel
-        assert isinstance(kernel, Game)  # a team's env binds its own (TeamPlay._bind_kernel)
-        self._agent_step, self._ghost_step = kernel.agent_step, kernel.ghost_step
-        self._observers = {name: self._encoder.observer(SIDE_OF[name]) for name in self.possible_agents}
+        """Take the hot path's kernel methods, the rewards of each half-turn and every agent's
+        observer from the map's parts."""
+        kernel, names = self.kernel, self.possible_agents
+        k = self._team_size = self.config.ghosts
+        self._agent_step = kernel.agent_step
+        self._ghost_step = kernel.ghosts_step if isinstance(kernel, TeamGame) else kernel.ghost_step
+        self._first_to_move = dict(zip((AGENT, GHOST), names, strict=False))  # the first of each side
+        # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
+        # as ((name, reward), ...) by [mover][outcome]; with the catcher's (a team's), computed per half-turn.
+        self._shared_rewards = None if getattr(kernel, "credit", "team") != "team" else tuple(
+            tuple(tuple(zip(names, (kernel.rewards(mover, outcome)[0], *(kernel.rewards(mover, outcome)[1],) * k),
+                            strict=False)) for outcome in Outcome)
+            for mover in Side)
+        self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:
-        """Every agent's observation space of ``encoder``, by agent name (a team's env keys its encoder by name)."""
-        return {name: encoder.space(SIDE_OF[name]) for name in self.possible_agents}
+        """Every agent's observation space of ``encoder``, by agent name."""
+        return {name: encoder.space(self._observer_key(name)) for name in self.possible_agents}
 
     def _build_map(self, layout: Layout) -> _MapComponents:
         """The components of the game on ``layout`` (see :meth:`_use_map`).

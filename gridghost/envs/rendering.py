@@ -17,7 +17,7 @@ import numpy as np
 from gridghost.config.settings import OUTCOME_INFO_KEYS
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
-from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, describe_moves
+from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, Side, describe_moves
 from gridghost.drawing import Renderer, Status, text_picture
 from gridghost.sensing.filters import BeliefFilter
 
@@ -41,7 +41,7 @@ class EnvRendering:
     _cycles: int
     _cycle_limit: float
     _last_move: tuple[int, tuple[int, ...]] | None
-    _ghost_action: int | None
+    _ghost_action: tuple[int, ...] | None
     _readings: dict[str, Any]
 
     if TYPE_CHECKING:  # the env's own properties, which rendering reads
@@ -51,6 +51,10 @@ class EnvRendering:
         def agent_pos(self) -> tuple[int, int]: ...
         @property
         def ghost_pos(self) -> tuple[int, int]: ...
+        @property
+        def ghost_positions(self) -> tuple[tuple[int, int], ...]: ...
+        @property
+        def ghosts(self) -> int: ...
 
     def render(self) -> np.ndarray | str | None:
         """Draw the current state in the env's ``render_mode``.
@@ -86,8 +90,8 @@ class EnvRendering:
 
     @property
     def _drawn_ghost(self) -> Any:
-        """What the pictures take as the ghost's cell: :attr:`ghost_pos` (a team's env gives its own)."""
-        return self.ghost_pos
+        """What the pictures take as the ghosts' cells: :attr:`ghost_pos` for one ghost, every ghost's for a team."""
+        return self.ghost_pos if self.ghosts == 1 else self.ghost_positions
 
     def _pygame_renderer(self) -> Renderer:
         """The renderer, created on first use (and again after ``close()``) with the overlay."""
@@ -158,12 +162,16 @@ class EnvRendering:
         )
 
     def _shown_mover(self, turn: int) -> str:
-        """The side to move as the status panel names it."""
-        return AGENTS[turn]
+        """The side to move as the status panel names it (a team's ghosts: ``"ghosts"``)."""
+        return "ghosts" if turn == Side.GHOST and self.ghosts > 1 else AGENTS[turn]
 
     def _shown_ghost_action(self) -> str | tuple[str | None, ...] | None:
-        """The ghost's last move as the status panel shows it (``None`` before its first)."""
-        return None if self._ghost_action is None else ACTION_NAMES[self._ghost_action]
+        """The ghosts' last moves as the status panel shows them: one ghost's name (``None``
+        before its first), a team's tuple of names (a ``None`` per ghost before the first)."""
+        moves = self._ghost_action
+        if self.ghosts == 1:
+            return None if moves is None else ACTION_NAMES[moves[0]]
+        return (None,) * self.ghosts if moves is None else tuple(ACTION_NAMES[move] for move in moves)
 
     def close(self) -> None:
         """Close the render window, if one is open, and release the renderer's pygame objects.

@@ -85,7 +85,6 @@ from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_poli
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.answers import checked_answer
-from gridghost.envs.teams import plays_team
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -458,9 +457,9 @@ class GridGhostGymEnv(gymnasium.Env):
     def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostGymEnv:
         # A team (controlled="ghosts", or ghosts >= 2) plays on TeamGymEnv, chosen here once
         # (subclasses, with arguments of their own, keep their class).
-        if cls is GridGhostGymEnv and plays_team(args[0] if args else kwargs.get("controlled", AGENT), kwargs):
-            from gridghost.envs.team_gym import TeamGymEnv
+        from gridghost.envs.team_gym import TeamGymEnv, plays_team
 
+        if cls is GridGhostGymEnv and plays_team(args[0] if args else kwargs.get("controlled", AGENT), kwargs):
             cls = TeamGymEnv
         return super().__new__(cls)
 

@@ -16,8 +16,8 @@ from gymnasium import spaces
 
 from gridghost.config.opponents import opponent_view, planned_opponent, refuse_table
 from gridghost.config.parts import recent_map
-from gridghost.config.settings import trainer_settings, with_defaults
-from gridghost.core.checks import check_choice
+from gridghost.config.settings import GameSpec, trainer_settings, with_defaults
+from gridghost.core.checks import check_choice, check_ghosts
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, OPPONENT_STREAM
@@ -37,6 +37,27 @@ TEAM_CONTROLLED: tuple[str, ...] = (AGENT, "ghosts")
 TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax"),
                                               "ghosts": ("random", "minimax", "optimal")}
 _TEAM_DEFAULT_OPPONENTS = {AGENT: "chase", "ghosts": "random"}
+
+
+def plays_team(controlled: Any, game: Mapping[str, Any]) -> bool:
+    """Whether :class:`~gridghost.envs.single_agent.GridGhostGymEnv`'s arguments ask for the team
+    view: ``controlled="ghosts"`` or ``ghosts >= 2`` (in the settings, ``spec`` or ``config``; or all of them in one mapping).
+    A ``ghosts`` that :func:`~gridghost.config.settings.resolve` will refuse counts as 1 (it then
+    names the argument)."""
+    if isinstance(controlled, Mapping):
+        game = dict(controlled)
+        controlled = game.pop("controlled", AGENT)
+    if controlled == "ghosts":
+        return True
+    for source in (game, game.get("spec"), game.get("config")):
+        if isinstance(source, GameSpec):
+            return source.ghosts > 1
+        if isinstance(source, Mapping) and "ghosts" in source:
+            try:
+                return check_ghosts(source["ghosts"]) > 1
+            except (TypeError, ValueError):
+                return False
+    return False
 
 
 def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[Any], Any]:
