@@ -41,7 +41,8 @@ _TEAM_DEFAULT_OPPONENTS = {AGENT: "chase", "ghosts": "random"}
 
 def plays_team(controlled: Any, game: Mapping[str, Any]) -> bool:
     """Whether :class:`~gridghost.envs.single_agent.GridGhostGymEnv`'s arguments ask for the team
-    view: ``controlled="ghosts"`` or ``ghosts >= 2`` (in the settings, ``spec`` or ``config``; or all of them in one mapping).
+    view: ``controlled="ghosts"`` or ``ghosts >= 2`` (in the settings, ``spec`` or ``config``; or all
+    of them in one mapping).
     A ``ghosts`` that :func:`~gridghost.config.settings.resolve` will refuse counts as 1 (it then
     names the argument)."""
     if isinstance(controlled, Mapping):
