@@ -57,6 +57,7 @@ TWINS_REMOVED_IN = "0.5.0"
 TWINS: dict[str, str] = {
     "gridghost.envs.teams": "gridghost.envs.aec",
     "gridghost.envs.team_aec": "gridghost.envs.aec",
+    "gridghost.envs.team_gym": "gridghost.envs.single_agent",
 }
 
 #: Names that are another name now (the team twins of one-ghost classes, which serve every team
@@ -65,6 +66,7 @@ RENAMED: dict[str, str] = {
     "gridghost.envs.teams.TeamPlay": "GridGhostEnv",
     "gridghost.envs.team_aec.TeamGridGhostEnv": "GridGhostEnv",
     "gridghost.envs.team_aec.CheckedTeamGridGhostEnv": "CheckedGridGhostEnv",
+    "gridghost.envs.team_gym.TeamGymEnv": "GridGhostGymEnv",
 }
 
 

@@ -26,7 +26,6 @@ from gridghost.envs.aec import CheckedGridGhostEnv, GridGhostEnv
 from gridghost.envs.compat import AgentInterface
 from gridghost.envs.parallel import _BothObserve
 from gridghost.envs.single_agent import GridGhostGymEnv
-from gridghost.envs.team_gym import TeamGymEnv
 from gridghost.sensing.observations import make_observations
 from gridghost.sensing.team_encoders import team_grid_channels, team_vector_slots
 
@@ -174,15 +173,18 @@ def test_ghosts_may_share_a_cell() -> None:
     ("gridghost.envs.team_aec", "TeamGridGhostEnv", GridGhostEnv),
     ("gridghost.envs.team_aec", "CheckedTeamGridGhostEnv", CheckedGridGhostEnv),
     ("gridghost.envs.teams", "TeamPlay", GridGhostEnv),
+    ("gridghost.envs.team_gym", "TeamGymEnv", GridGhostGymEnv),
 ])
 def test_the_team_env_classes_import_from_their_old_places_as_the_one_class_with_a_warning(
         old: str, name: str, now: type) -> None:
     module = importlib.import_module(old)
-    message = (rf"{old} moved to gridghost\.envs\.aec: import {now.__name__} from gridghost\.envs\.aec "
+    home = now.__module__.replace(".", r"\.")
+    message = (rf"{old} moved to {home}: import {now.__name__} from {home} "
                r"\(the old path is removed in gridghost 0\.5\.0\)")
     with pytest.warns(DeprecationWarning, match=message):
         assert getattr(module, name) is now
-    assert "__new__" not in vars(GridGhostEnv)  # one class for every team size, chosen by no switch
+    # one class for every team size, chosen by no switch
+    assert "__new__" not in vars(GridGhostEnv) and "__new__" not in vars(GridGhostGymEnv)
 
 
 def test_a_team_envs_agents_spaces_state_and_cycles() -> None:
@@ -255,7 +257,7 @@ def test_a_parallel_step_moves_the_whole_team_and_refuses_actions_for_the_wrong_
 # -- the Gymnasium view -----------------------------------------------------------------------------
 def test_the_agent_plays_against_a_chasing_team() -> None:
     env = gymnasium.make(ENV_ID, layout=OPEN, ghosts=2, slip_probability=0.0)
-    assert type(env.unwrapped) is TeamGymEnv and env.action_space == gymnasium.spaces.Discrete(4)
+    assert type(env.unwrapped) is GridGhostGymEnv and env.action_space == gymnasium.spaces.Discrete(4)
     env.reset(seed=0)
     game = env.unwrapped.game
     kernel: TeamGame = game.kernel

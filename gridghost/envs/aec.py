@@ -493,7 +493,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, WorldView, MapBinding, AECEnv):
             self.truncations = dict.fromkeys(self.possible_agents, True)
         shared = self._shared_rewards
         if shared is not None:  # the team's credit: every ghost's reward is the team's
-            rewards = dict(shared[mover][outcome])
+            rewards = shared[mover][outcome].copy()
         else:  # the catcher's credit (a team's): a capture pays the ghosts on the agent's cell
             kernel: Any = self.kernel
             rewards = dict(zip(self.possible_agents, (kernel.rewards(mover, outcome)[0],

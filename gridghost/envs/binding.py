@@ -102,10 +102,10 @@ class MapBinding:
         self._ghost_step = kernel.ghosts_step if isinstance(kernel, TeamGame) else kernel.ghost_step
         self._first_to_move = dict(zip((AGENT, GHOST), names, strict=False))  # the first of each side
         # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
-        # as ((name, reward), ...) by [mover][outcome]; with the catcher's (a team's), computed per half-turn.
+        # as {name: reward} by [mover][outcome]; with the catcher's (a team's), computed per half-turn.
         self._shared_rewards = None if getattr(kernel, "credit", "team") != "team" else tuple(
-            tuple(tuple(zip(names, (kernel.rewards(mover, outcome)[0], *(kernel.rewards(mover, outcome)[1],) * k),
-                            strict=False)) for outcome in Outcome)
+            tuple(dict(zip(names, (kernel.rewards(mover, outcome)[0], *(kernel.rewards(mover, outcome)[1],) * k),
+                           strict=False)) for outcome in Outcome)
             for mover in Side)
         self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
 

@@ -45,14 +45,21 @@ _EAGER_PUBLISHES = 64
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
 _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
-#: How many states' distance entries the infos keep (see InfoPublisher._ghost_entries).
+#: How many of a team's extra info entries the infos keep (see InfoPublisher._ghost_entries).
 _ENTRIES_KEPT = 4096
+#: One ghost's extra info entries: none.
+_NO_ENTRIES: dict[str, Any] = {}
+
+
+#: The state type that holds one ghost's cell alone (a failed attribute lookup costs more than a type test).
+_ONE_GHOST_STATE = GameState if "ghosts" not in GameState._fields else None
 
 
 def ghost_cells(state: Any) -> tuple[int, ...]:
     """Every ghost's cell of ``state``, in the ghosts' order (a team's state, or the one-ghost game's)."""
-    cells = getattr(state, "ghosts", None)
-    return (state.ghost,) if cells is None else cells  # type: ignore[no-any-return]
+    if type(state) is _ONE_GHOST_STATE:
+        return (state.ghost,)
+    return state.ghosts  # type: ignore[no-any-return]
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -250,14 +257,25 @@ class InfoPublisher:
             info.update(team_entries)
         names = self.possible_agents
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
+            info["actual_moves"] = info["actual_moves"].copy()
             if side != AGENT:
                 index = names.index(side) - 1
                 info["distance"] = distances[index]
                 if masks is not None:
                     info["action_mask"] = masks[cells[index]]
+            if masks is not None:
+                info["action_mask"] = info["action_mask"].copy()
+            for key, value in sensor_info.items():
+                if type(value) is np.ndarray:
+                    info[key] = value.copy()
+            if estimate is not None:
+                info["estimated_pos"] = info["estimated_pos"].copy()
+                info["estimated_cell"] = info["estimated_cell"].copy()
+            for key, value in team_entries.items():
+                info[key] = value.copy()
             if expert:
                 info["expert_action"] = _expert_action(expert, board, game, next_turn, side)
-            return writable_copy(info)
+            return info
         infos = {AGENT: info}
         for index, name in enumerate(names[1:]):
             infos[name] = ghost_info = dict(info)
@@ -273,25 +291,25 @@ class InfoPublisher:
 
     def _ghost_entries(self, game: GameState, cells: tuple[int, ...]) -> tuple[tuple[int, ...], int, dict[str, Any]]:
         """Each ghost's distance to the agent, the agent's to its nearest ghost (-1 when it
-        reaches none), and a team's extra entries (``ghost_distances``, ``catchers``: read-only
-        arrays; none for one ghost) of ``game``; kept per state (a bounded cache), as a loop that
-        reads every info meets the same few states again and again."""
-        key = (game.agent, cells, game.outcome)
+        reaches none), and a team's extra entries of ``game`` (``ghost_distances``, ``catchers``:
+        read-only arrays, kept per value, as a loop that reads every info meets the same few
+        again and again; none for one ghost)."""
+        distances = tuple(map(self.board.distance[game.agent].__getitem__, cells))
+        nearest = min(distances)
+        if len(cells) == 1:
+            return distances, nearest, _NO_ENTRIES
+        if nearest < 0:
+            nearest = min((distance for distance in distances if distance >= 0), default=-1)
+        caught = tuple(game.outcome == Outcome.CAUGHT and cell == game.agent for cell in cells)
+        key = (distances, caught)
         cache = self._entries
-        entries = cache.get(key)
-        if entries is None:
-            row = self.board.distance[game.agent]
-            distances = tuple(row[cell] for cell in cells)
-            reachable = [distance for distance in distances if distance >= 0]
-            team: dict[str, Any] = {}
-            if len(cells) > 1:
-                caught = game.outcome == Outcome.CAUGHT
-                team["ghost_distances"] = _frozen(np.array(distances, dtype=np.int64))
-                team["catchers"] = _frozen(np.array([caught and cell == game.agent for cell in cells], dtype=np.int8))
+        team = cache.get(key)
+        if team is None:
             if len(cache) >= _ENTRIES_KEPT:
                 cache.clear()
-            entries = cache[key] = (distances, min(reachable) if reachable else -1, team)
-        return entries  # type: ignore[no-any-return]
+            team = cache[key] = {"ghost_distances": _frozen(np.array(distances, dtype=np.int64)),
+                                 "catchers": _frozen(np.array(caught, dtype=np.int8))}
+        return distances, nearest, team
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up
