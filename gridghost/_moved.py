@@ -75,6 +75,9 @@ RENAMED: dict[str, str] = {
 #: without the old module importing the new one, which imports it.
 MOVED_NAMES: dict[str, str] = {
     "gridghost.envs.parallel.parallel_env": "gridghost.envs.ghost_team",
+    "gridghost.core.maptext.format_layout": "gridghost.core.mapwrite",
+    **{f"gridghost.maps.levels.{name}": "gridghost.maps.sources"
+       for name in ("MAX_MAP_FILE_BYTES", "map_source", "read_map_file", "resolve_layout")},
 }
 
 

@@ -94,6 +94,31 @@ class Backwards(SlipModel):
         return ((self.probability, (((action + 2) % 4,),)), (1 - self.probability, ((action,),)))
 
 
+class Hops(SlipModel):
+    """A custom model: up hops three cells with p, else stays; every other action stays."""
+
+    name = "hops"
+
+    def _groups(self, action):
+        p = self.probability if action == 3 else 0.0
+        return ((p, ((3, 3, 3),)), (1.0 - p, ((),)))
+
+
+@pytest.mark.parametrize(("model", "longest"), [
+    (NoSlip(), 1),
+    (LongitudinalSlip(0.3), 2),
+    (LongitudinalSlip(1.0), 2),  # stay or a double move: never one move
+    (LongitudinalSlip(0.0), 1),  # the double move has probability 0: no outcome
+    (PerpendicularSlip(0.3), 1),
+    (PerpendicularSlip(0.0), 1),
+    (Backwards(0.25), 1),
+    (Hops(0.5), 3),  # up's hop, the one outcome of any action that moves at all
+    (Hops(0.0), 0),  # the hop has probability 0: every outcome stays
+], ids=repr)
+def test_longest_is_the_most_moves_of_a_possible_outcome(model: SlipModel, longest: int) -> None:
+    assert model.longest == longest
+
+
 def test_a_custom_model_only_states_its_groups() -> None:
     model = Backwards(0.25)
     assert model.outcomes(3) == ((0.25, (1,)), (0.75, (3,)))

@@ -43,7 +43,8 @@ from gridghost.core.slip import (
     slip_to_dict,
 )
 from gridghost.core.team import CREDITS, TeamGame, check_ghosts
-from gridghost.maps.levels import MapGenerator, map_source
+from gridghost.maps.levels import MapGenerator
+from gridghost.maps.sources import map_source
 from gridghost.planning import EXPERTS
 from gridghost.sensing.filters import BeliefFilter, check_filter_kind
 from gridghost.sensing.observations import (

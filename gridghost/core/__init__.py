@@ -45,9 +45,9 @@ from gridghost.core.layout import (
 )
 from gridghost.core.maptext import (
     BUILTIN_SYMBOLS,
-    format_layout,
     parse_layout,
 )
+from gridghost.core.mapwrite import format_layout
 from gridghost.core.names import (
     ACTION_NAMES,
     AGENT,

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core import generate, maptext
+from gridghost.core import generate, maptext, mapwrite
 from gridghost.core.checks import check_cell, check_text
 from gridghost.core.names import (
     COLOURS,
@@ -433,7 +433,7 @@ class Layout:
         """The map as text in the format :mod:`gridghost.core.maptext` describes, canonical (the same
         layout always gives the same text) and lossless: ``Layout.from_text(layout.to_text()) == layout``.
         """
-        return maptext.format_layout(self)
+        return mapwrite.format_layout(self)
 
     @property
     def shape(self) -> tuple[int, int]:

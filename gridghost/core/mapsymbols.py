@@ -5,15 +5,13 @@ may use; shared by the reader and the writer.
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gridghost.core.names import COLOURS, WHITE
 
-if TYPE_CHECKING:
-    pass
 
 @dataclass(frozen=True)
 class _Spec:
@@ -57,6 +55,23 @@ def spec_flags(spec: _Spec) -> list[str]:
     return [flag for flag, on in (("agent", spec.agent), (GHOST_WORDS[spec.ghost] if spec.ghost >= 0 else "", True),
                                   ("goal", spec.goal)) if flag and on]
 _QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
+
+
+def describe(spec: _Spec) -> str:
+    """A symbol's legend words, e.g. ``green, goal, dog, "Ziel"`` (``white`` when nothing else)."""
+    words = [COLOURS[spec.colour]] if spec.colour != WHITE else []
+    words += spec_flags(spec)
+    words += list(spec.items)
+    if spec.text:
+        words.append(quote(spec.text))
+    return ", ".join(words) or COLOURS[WHITE]
+
+
+def quote(value: str) -> str:
+    """``value`` in double quotes, with quotes, backslashes and unprintable characters escaped as in JSON."""
+    return '"' + "".join(
+        _QUOTE_ESCAPES.get(char) or (char if char.isprintable() else json.dumps(char)[1:-1]) for char in value
+    ) + '"'
 
 
 def _error(line: int, column: int, message: str) -> ValueError:

@@ -91,13 +91,14 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
+from gridghost import _moved
 from gridghost.core.checks import check_text
 
-# The symbols and the writer live in mapsymbols and mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
+# The symbols live in mapsymbols (BUILTIN_SYMBOLS imports from here too), the writer in mapwrite.
 from gridghost.core.mapsymbols import (
     _FLAGS,
     _FLOOR,
@@ -110,8 +111,8 @@ from gridghost.core.mapsymbols import (
     GHOST_WORDS,
     _error,
     _Spec,
+    describe,
 )
-from gridghost.core.mapwrite import _describe, format_layout  # noqa: F401  # format_layout: re-exported
 from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
 #: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
@@ -222,7 +223,7 @@ def _parse_legend(lines: list[str], start: int) -> _Legend:
             legend.name, legend.name_line = _parse_name(line, rest_at, number), number
             continue
         if key in BUILTIN_SYMBOLS:
-            raise _error(number, key_column, f"{key!r} is a built-in symbol ({_describe(BUILTIN_SYMBOLS[key])}) "
+            raise _error(number, key_column, f"{key!r} is a built-in symbol ({describe(BUILTIN_SYMBOLS[key])}) "
                                              "and cannot be redefined; pick another symbol")
         if key in legend.symbols:
             first = legend.where[key][0]
@@ -500,3 +501,8 @@ def _reachable(start: Cell, walls_horizontal: np.ndarray, walls_vertical: np.nda
                 seen.add(cell)
                 queue.append(cell)
     return seen
+
+
+def __getattr__(name: str) -> Any:
+    """``format_layout``, read from here as before it moved (see :mod:`gridghost._moved`)."""
+    return _moved.moved_name(__name__, name)

@@ -5,27 +5,49 @@ writes a layout canonically, and :func:`~gridghost.core.maptext.parse_layout` re
 from __future__ import annotations
 
 import itertools
-import json
 import string
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+import numpy as np
 
 from gridghost.core.mapsymbols import (
     _MAX_SYMBOL,
-    _QUOTE_ESCAPES,
     _SYMBOL_CHARS,
     _SYMBOL_SET,
     BUILTIN_SYMBOLS,
     _Spec,
-    spec_flags,
+    describe,
+    quote,
 )
-from gridghost.core.names import COLOURS, ITEMS, WHITE
-
-if TYPE_CHECKING:
-    from gridghost.core.layout import Layout
+from gridghost.core.names import ITEMS, Cell
 
 
-def format_layout(layout: Layout) -> str:
+class DrawnMap(Protocol):
+    """What :func:`format_layout` reads of a map: a :class:`~gridghost.core.layout.Layout`'s
+    attributes and methods (the layout module imports this one, not the other way round)."""
+
+    name: str
+    rows: int
+    cols: int
+    colours: np.ndarray
+    walls_horizontal: np.ndarray
+    walls_vertical: np.ndarray
+    agent_start: Cell
+    ghost_starts: tuple[Cell, ...]
+    goals: tuple[Cell, ...]
+
+    def cells(self) -> list[Cell]:
+        """Every cell, row by row."""
+
+    def items_at(self, row: int, col: int) -> tuple[str, ...]:
+        """The items on a cell."""
+
+    def text_at(self, row: int, col: int) -> str:
+        """The text on a cell."""
+
+
+def format_layout(layout: DrawnMap) -> str:
     """Write ``layout`` in the map text format of :mod:`gridghost.core.maptext`, canonically:
     built-in symbols where they fit, legend symbols chosen from each cell's text and items (else
     the first free ones), legend lines in the order the symbols first appear in the drawing.
@@ -75,7 +97,7 @@ def format_layout(layout: Layout) -> str:
             ))
     lines.append("")
     lines.append(f"name: {_format_name(layout.name)}")
-    lines.extend(f"{symbol}: {_describe(spec)}" for symbol, spec in legend)
+    lines.extend(f"{symbol}: {describe(spec)}" for symbol, spec in legend)
     return "\n".join(lines) + "\n"
 
 
@@ -99,24 +121,7 @@ def _symbol_pool() -> Iterator[str]:
             yield "".join(combination)
 
 
-def _describe(spec: _Spec) -> str:
-    """A symbol's legend words, e.g. ``green, goal, dog, "Ziel"`` (``white`` when nothing else)."""
-    words = [COLOURS[spec.colour]] if spec.colour != WHITE else []
-    words += spec_flags(spec)
-    words += list(spec.items)
-    if spec.text:
-        words.append(_quote(spec.text))
-    return ", ".join(words) or COLOURS[WHITE]
-
-
-def _quote(value: str) -> str:
-    """``value`` in double quotes, with quotes, backslashes and unprintable characters escaped as in JSON."""
-    return '"' + "".join(
-        _QUOTE_ESCAPES.get(char) or (char if char.isprintable() else json.dumps(char)[1:-1]) for char in value
-    ) + '"'
-
-
 def _format_name(name: str) -> str:
     """The name as written after ``name:``: bare when it reads back unchanged, else quoted."""
     bare = name and name == name.strip() and name.isprintable() and "#" not in name and not name.startswith('"')
-    return name if bare else _quote(name)
+    return name if bare else quote(name)

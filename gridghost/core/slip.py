@@ -74,6 +74,7 @@ class SlipModel:
             for action_groups in groups
         )
         self._walks = tuple(_walk(action_groups) for action_groups in groups)
+        self._longest = max(len(moves) for outcomes in self._table for _, moves in outcomes)
 
     def _groups(self, action: int) -> Groups:
         raise NotImplementedError(f"{type(self).__name__} must define _groups(action)")
@@ -111,6 +112,13 @@ class SlipModel:
             sampling walks them; ``moves`` is a tuple of actions (``()`` means stay).
         """
         return self._table[action]
+
+    @property
+    def longest(self) -> int:
+        """The most single moves one possible outcome of any action carries out (``1`` for
+        :class:`NoSlip`, ``2`` for :class:`LongitudinalSlip` with ``p > 0``): how long a record
+        of one agent move's moves must be. Outcomes of probability 0 do not count."""
+        return self._longest
 
     def groups(self, action: int) -> Groups:
         """The outcome groups of ``action`` in the order a uniform draw walks them (see the class

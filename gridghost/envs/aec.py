@@ -305,8 +305,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, WorldView, MapBinding, AECEnv):
         self._readings: dict[str, Any] = {}
         self._estimate: dict[str, list[Any]] | None = None
         # Numeric infos' actual_moves: -1 padding to the slip model's longest outcome, per outcome.
-        longest = max(len(moves) for action in range(NUM_ACTIONS) for _, moves in self.slip.outcomes(action))
-        self._no_moves = np.full(longest, NO_ACTION, dtype=np.int8)
+        self._no_moves = np.full(self.kernel.slip.longest, NO_ACTION, dtype=np.int8)
         self._no_moves.setflags(write=False)
         self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost import _moved
 from gridghost.core.checks import check_flag, check_ghosts, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
@@ -485,10 +486,8 @@ def clear_level_cache() -> None:
     _CACHE.clear()
 
 
-# The map sources moved to gridghost.maps.sources; they import from here too, as before.
-from gridghost.maps.sources import (  # noqa: E402, F401
-    MAX_MAP_FILE_BYTES,
-    map_source,
-    read_map_file,
-    resolve_layout,
-)
+def __getattr__(name: str) -> Any:
+    """The map sources (``resolve_layout``, ``map_source``, ``read_map_file``,
+    ``MAX_MAP_FILE_BYTES``), read from here as before they moved to :mod:`gridghost.maps.sources`
+    (see :mod:`gridghost._moved`)."""
+    return _moved.moved_name(__name__, name)

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gridghost.core.layout import Layout
+from gridghost.core.layout import CLASSIC, Layout
 from gridghost.maps.levels import MapGenerator, level_split
+from gridghost.maps.shipped import load, names
 
 
 def resolve_layout(value: Any) -> Layout | MapGenerator:
@@ -34,10 +35,8 @@ def resolve_layout(value: Any) -> Layout | MapGenerator:
     if isinstance(value, str) and "\n" in value:
         return Layout.from_text(value)
     if isinstance(value, (str, os.PathLike)):
-        from gridghost import maps
-
-        if isinstance(value, str) and value in maps.names():
-            return maps.load(value)
+        if isinstance(value, str) and value in names():
+            return load(value)
         path = Path(value)
         try:
             found = path.is_file()
@@ -45,7 +44,7 @@ def resolve_layout(value: Any) -> Layout | MapGenerator:
             found = False
         if found:
             return read_map_file(path)
-        raise ValueError(f"layout {str(value)!r} is neither a shipped map ({', '.join(maps.names())}) nor a file")
+        raise ValueError(f"layout {str(value)!r} is neither a shipped map ({', '.join(names())}) nor a file")
     raise TypeError(
         "layout must be a Layout, a MapGenerator, a shipped map's name, a map drawn as text, a dict or a path, "
         f"got {value!r}"
@@ -82,7 +81,7 @@ def read_map_file(path: str | os.PathLike[str]) -> Layout | MapGenerator:
     except OSError as error:
         raise ValueError(f"{where} cannot be read: {error.strerror or error}") from error
     if len(data) > MAX_MAP_FILE_BYTES:
-        raise ValueError(f"{where} is larger than gridghost.maps.levels.MAX_MAP_FILE_BYTES = {MAX_MAP_FILE_BYTES:,} "
+        raise ValueError(f"{where} is larger than gridghost.maps.sources.MAX_MAP_FILE_BYTES = {MAX_MAP_FILE_BYTES:,} "
                          "bytes; a map file holds one map")
     try:
         text = data.decode("utf-8")
@@ -138,7 +137,5 @@ def map_source(layout: Any = None, difficulty: int | None = None) -> Layout | Ma
                              "layout=level_split(2, 'train') from gridghost.maps)")
         return level_split(difficulty, "train")
     if layout is None:
-        from gridghost.core.layout import CLASSIC
-
         return CLASSIC
     return resolve_layout(layout)
