@@ -232,7 +232,7 @@ def test_a_bad_ghost_action_changes_nothing_in_the_aec_env() -> None:
     for bad in (4, -1, "up", None, 1.5):
         with pytest.raises((TypeError, ValueError)):
             env.step(bad)
-    assert env.agent_selection == "ghost_1" and env._held == [LEFT]
+    assert env.agent_selection == "ghost_1" and env._held == (LEFT,)
 
 
 # -- the parallel env -------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ def test_a_parallel_step_moves_the_whole_team_and_refuses_actions_for_the_wrong_
                            ({"ghost_0": LEFT, "ghost_1": UP, "ghost_2": 0}, "unknown sides")):
         with pytest.raises(ValueError, match=match):
             env.step(actions)
-        assert env.aec_env.game_state == before and env.aec_env._held == []
+        assert env.aec_env.game_state == before and env.aec_env._held == ()
     _, rewards, *_, infos = env.step({"agent": 0, "ghost_0": LEFT, "ghost_1": UP})
     assert env.aec_env.game_state.ghosts == env.aec_env.kernel.ghosts_step(before, (LEFT, UP)).ghosts
     assert rewards == {"agent": 0.0, "ghost_0": 0.0, "ghost_1": 0.0}

@@ -150,13 +150,12 @@ from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import count_cycles, cycle_limit, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, AGENTS
-from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome, Side
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.envs.rendering import EnvRendering
-from gridghost.envs.world import WorldView
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
@@ -171,14 +170,10 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
-#: The turn rule (:mod:`gridghost.core.episode`) tabulated for the hot path: after the agent's
-#: half-turn (per ``use_ghost``) and after the ghost's, ``(the side to move next, cycles completed)``.
-_TURNS: dict[tuple[int, bool], tuple[str, int]] = {
-    (side, use_ghost): (AGENTS[next_mover(side, use_ghost)], int(count_cycles(0, next_mover(side, use_ghost))))
-    for side in (Side.AGENT, Side.GHOST) for use_ghost in (False, True)
-}
-_AFTER_AGENT = {use_ghost: _TURNS[Side.AGENT, use_ghost] for use_ghost in (False, True)}
-_AFTER_GHOST = _TURNS[Side.GHOST, True]
+#: The turn rule (:mod:`gridghost.core.episode`) after the team's half-turn, for the hot path: the
+#: side to move next, the cycles completed and the agent to move next (the agent's: the env's
+#: ``_after_agent``, per ``use_ghost``).
+_AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(Side.GHOST))), AGENT)
 #: Settings that serve one ghost only, with what their refusal for a team says.
 _ONE_GHOST_SETTINGS = {
     "reference_infos": "the reference's infos describe one ghost; teams publish numeric infos (leave it False)",
@@ -192,7 +187,7 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-class GridGhostEnv(InfoPublisher, EnvRendering, WorldView, MapBinding, AECEnv):
+class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
@@ -298,7 +293,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, WorldView, MapBinding, AECEnv):
         self._map_rng: np.random.Generator | None = None
         self._filter_seeds: np.random.SeedSequence | None = None
         self._cycles = 0
-        self._held: list[int] = []  # the ghosts' choices of this turn, held until the last ghost's
+        self._held: tuple[int, ...] = ()  # the ghosts' choices of this turn, held until the last ghost's
         self._ghost_action: tuple[int, ...] | None = None  # the team's last moves, for the status panel
         # The agent's last (intended action, moves) and the readings and estimate after it.
         self._last_move: tuple[int, tuple[int, ...]] | None = None
@@ -382,7 +377,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, WorldView, MapBinding, AECEnv):
         game = self.kernel.initial_state()
         self._game = game
         self._cycles = 0
-        self._held = []
+        self._held = ()
         self._ghost_action = None
         names = self.possible_agents
         self.agents = list(names)
@@ -464,26 +459,23 @@ class GridGhostEnv(InfoPublisher, EnvRendering, WorldView, MapBinding, AECEnv):
                 belief_filter.predict(action)
                 belief_filter.update(readings)
                 self._estimate = belief_filter.estimate()
-            mover = Side.AGENT
-            next_turn, counted = _AFTER_AGENT[self.use_ghost]
+            mover, (next_turn, counted, self.agent_selection) = AGENT, self._after_agent
         else:
-            held = self._held
-            held.append(action)
+            held = (*self._held, action)
             if len(held) < self._team_size:  # held until the last ghost's choice: nothing moves yet
+                self._held = held
                 self.agent_selection = self.possible_agents[len(held) + 1]
                 self._cumulative_rewards[agent] = 0.0
                 self.rewards = dict.fromkeys(self.possible_agents, 0.0)
                 return
-            self._held = []
+            self._held = ()
             # the kernel takes one ghost's move as an int, a team's as a tuple
-            game = self._ghost_step(game, action if self._team_size == 1 else tuple(held))
-            self._ghost_action = tuple(held)
-            mover = Side.GHOST
-            next_turn, counted = _AFTER_GHOST
+            game = self._ghost_step(game, action if len(held) == 1 else held)
+            self._ghost_action = held
+            mover, (next_turn, counted, self.agent_selection) = GHOST, _AFTER_GHOST
         if counted:
             self._cycles += counted
         self._game = game
-        self.agent_selection = self._first_to_move[next_turn]
 
         outcome = game.outcome
         if outcome != _ONGOING:
@@ -495,14 +487,14 @@ class GridGhostEnv(InfoPublisher, EnvRendering, WorldView, MapBinding, AECEnv):
             rewards = shared[mover][outcome].copy()
         else:  # the catcher's credit (a team's): a capture pays the ghosts on the agent's cell
             kernel: Any = self.kernel
-            rewards = dict(zip(self.possible_agents, (kernel.rewards(mover, outcome)[0],
-                                                      *kernel.ghost_rewards_of(mover, game)), strict=True))
+            rewards = dict(zip(self.possible_agents, (kernel.rewards(SIDE_OF[mover], outcome)[0],
+                                                      *kernel.ghost_rewards_of(SIDE_OF[mover], game)), strict=True))
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0  # the mover has seen its reward in last()
         for name, reward in rewards.items():
             cumulative[name] += reward
         self.rewards = rewards
-        self._publish(game, next_turn, AGENTS[mover])
+        self._publish(game, next_turn, mover)
         if self.render_mode == "human":
             self.render()
 

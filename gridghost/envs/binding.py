@@ -16,9 +16,10 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from gridghost.config.parts import build_map_parts, recent_map
+from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, FILTER_STREAM, GHOST, MAP_STREAM, ghost_names
+from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM, ghost_names
 from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
 from gridghost.core.team import TeamGame
 from gridghost.sensing.filters import BeliefFilter
@@ -27,6 +28,12 @@ from gridghost.sensing.sensors import Sensor
 #: What a step or an observation before the first reset, and after the last dead step, raises.
 BEFORE_RESET = "the env has no state before reset(); call reset() first"
 EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
+
+
+#: The turn rule (:mod:`gridghost.core.episode`) after the agent's half-turn, per ``use_ghost``:
+#: ``(the side to move next, cycles completed)``.
+_AFTER_AGENT = {use_ghost: (AGENTS[next_mover(0, use_ghost)], int(count_cycles(0, next_mover(0, use_ghost))))
+                for use_ghost in (False, True)}
 
 
 class _MapComponents(NamedTuple):
@@ -100,13 +107,17 @@ class MapBinding:
         k = self._team_size = self.config.ghosts
         self._agent_step = kernel.agent_step
         self._ghost_step = kernel.ghosts_step if isinstance(kernel, TeamGame) else kernel.ghost_step
-        self._first_to_move = dict(zip((AGENT, GHOST), names, strict=False))  # the first of each side
+        # after the agent's half-turn: the side to move next, the cycles completed, the agent to move next
+        next_side, counted = _AFTER_AGENT[self.config.use_ghost]
+        self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT)
+        self._ghost_names = tuple(names[1:])
         # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
-        # as {name: reward} by [mover][outcome]; with the catcher's (a team's), computed per half-turn.
-        self._shared_rewards = None if getattr(kernel, "credit", "team") != "team" else tuple(
-            tuple(dict(zip(names, (kernel.rewards(mover, outcome)[0], *(kernel.rewards(mover, outcome)[1],) * k),
-                           strict=False)) for outcome in Outcome)
-            for mover in Side)
+        # as {name: reward} by [mover's side name][outcome]; with the catcher's (a team's), computed per half-turn.
+        self._shared_rewards = None if getattr(kernel, "credit", "team") != "team" else {
+            AGENTS[mover]: tuple(dict(zip(names, (kernel.rewards(mover, outcome)[0],
+                                                  *(kernel.rewards(mover, outcome)[1],) * k), strict=False))
+                                 for outcome in Outcome)
+            for mover in Side}
         self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:

@@ -45,7 +45,7 @@ _EAGER_PUBLISHES = 64
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
 _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
-#: How many of a team's extra info entries the infos keep (see InfoPublisher._ghost_entries).
+#: How many of a team's extra info entries the infos keep (see InfoPublisher._team_entries).
 _ENTRIES_KEPT = 4096
 #: One ghost's extra info entries: none.
 _NO_ENTRIES: dict[str, Any] = {}
@@ -116,11 +116,12 @@ class InfoPublisher:
     ``_moves_arrays`` of ``actual_moves``), the action masks when infos hold them
     (``_info_masks``), the sensors' latest readings (``_readings``, ``_sensor_keys``), the
     belief filter's estimate (``belief_filter``, ``_estimate``), the expert's tables
-    (``_expert``) and the agents (``possible_agents``).
+    (``_expert``) and the ghosts' names (``_ghost_names``).
     """
 
     board: Board
-    possible_agents: list[str]
+    #: The ghosts' agent names, in turn order (none without the ghost).
+    _ghost_names: tuple[str, ...]
     use_ghost: bool
     belief_filter: BeliefFilter | None
     infos: dict[str, dict[str, Any]]
@@ -244,8 +245,15 @@ class InfoPublisher:
         info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
-        agent, cells = game.agent, ghost_cells(game)
-        distances, info["distance"], team_entries = self._ghost_entries(game, cells)
+        agent = game.agent
+        cells = (game.ghost,) if type(game) is _ONE_GHOST_STATE else game.ghosts
+        row = board.distance[agent]
+        if len(cells) == 1:  # one ghost, the scalar fast path: the agent's distance is the ghost's
+            distances: tuple[int, ...] = (row[cells[0]],)
+            team_entries = _NO_ENTRIES
+            info["distance"] = distances[0]
+        else:
+            distances, info["distance"], team_entries = self._team_entries(game, cells, row)
         if game.outcome != _ONGOING:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
@@ -255,11 +263,10 @@ class InfoPublisher:
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
         if team_entries:
             info.update(team_entries)
-        names = self.possible_agents
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
             if side != AGENT:
-                index = names.index(side) - 1
+                index = self._ghost_names.index(side)
                 info["distance"] = distances[index]
                 if masks is not None:
                     info["action_mask"] = masks[cells[index]]
@@ -277,11 +284,12 @@ class InfoPublisher:
                 info["expert_action"] = _expert_action(expert, board, game, next_turn, side)
             return info
         infos = {AGENT: info}
-        for index, name in enumerate(names[1:]):
-            infos[name] = ghost_info = dict(info)
-            ghost_info["distance"] = distances[index]
+        # no ghost names without the ghost in the game
+        for name, cell, distance in zip(self._ghost_names, cells, distances, strict=False):
+            infos[name] = ghost_info = info.copy()
+            ghost_info["distance"] = distance
             if masks is not None:
-                ghost_info["action_mask"] = masks[cells[index]]
+                ghost_info["action_mask"] = masks[cell]
         if expert:
             for name, entry in infos.items():
                 entry["expert_action"] = _expert_action(expert, board, game, next_turn, name)
@@ -289,17 +297,14 @@ class InfoPublisher:
             infos = {name: writable_copy(entry) for name, entry in infos.items()}
         return infos
 
-    def _ghost_entries(self, game: GameState, cells: tuple[int, ...]) -> tuple[tuple[int, ...], int, dict[str, Any]]:
-        """Each ghost's distance to the agent, the agent's to its nearest ghost (-1 when it
-        reaches none), and a team's extra entries of ``game`` (``ghost_distances``, ``catchers``:
-        read-only arrays, kept per value, as a loop that reads every info meets the same few
-        again and again; none for one ghost)."""
-        distances = tuple(map(self.board.distance[game.agent].__getitem__, cells))
-        nearest = min(distances)
-        if len(cells) == 1:
-            return distances, nearest, _NO_ENTRIES
-        if nearest < 0:
-            nearest = min((distance for distance in distances if distance >= 0), default=-1)
+    def _team_entries(self, game: GameState, cells: tuple[int, ...], row: Any
+                      ) -> tuple[tuple[int, ...], int, dict[str, Any]]:
+        """A team's distances of ``game`` (``row``: the agent's distances): each ghost's to the
+        agent, the agent's to its nearest ghost (-1 when it reaches none), and the team's extra
+        entries (``ghost_distances``, ``catchers``: read-only arrays, kept per value, as a loop
+        that reads every info meets the same few again and again)."""
+        distances = tuple(row[cell] for cell in cells)
+        reachable = [distance for distance in distances if distance >= 0]
         caught = tuple(game.outcome == Outcome.CAUGHT and cell == game.agent for cell in cells)
         key = (distances, caught)
         cache = self._entries
@@ -309,7 +314,7 @@ class InfoPublisher:
                 cache.clear()
             team = cache[key] = {"ghost_distances": _frozen(np.array(distances, dtype=np.int64)),
                                  "catchers": _frozen(np.array(caught, dtype=np.int8))}
-        return distances, nearest, team
+        return distances, min(reachable) if reachable else -1, team
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up

@@ -1,5 +1,6 @@
-"""The rendering adapter of the AEC env: what :class:`~gridghost.envs.aec.GridGhostEnv` draws, in
-its ``render_mode``, and the status panel under the picture.
+"""The rendering adapter of the AEC env: what :class:`~gridghost.envs.aec.GridGhostEnv` shows of
+its game: the state and the cells its callers read, the global state, the picture it draws in its
+``render_mode``, and the status panel under the picture.
 
 Rendering reads the env's state and draws nothing from its generator, so it never changes the game.
 The pictures themselves are :mod:`gridghost.drawing`'s: the pygame :class:`~gridghost.drawing.Renderer`
@@ -9,7 +10,7 @@ The pictures themselves are :mod:`gridghost.drawing`'s: the pygame :class:`~grid
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -19,16 +20,19 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
 from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, Side, describe_moves
 from gridghost.drawing import Renderer, Status, text_picture
+from gridghost.envs.binding import BEFORE_RESET
+from gridghost.envs.infos import ghost_cells
 from gridghost.sensing.filters import BeliefFilter
 
 _ONGOING = Outcome.ONGOING
 
 
 class EnvRendering:
-    """The rendering part of :class:`~gridghost.envs.aec.GridGhostEnv` (the env inherits this
-    class): :meth:`render`, :meth:`set_overlay`, :meth:`close` and the status panel. It reads the
-    env's state, annotated below; the env's constructor sets ``_renderer`` and ``_overlay`` to
-    ``None``, and a change of map drops both."""
+    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that shows its game (the env inherits
+    this class): the game's state and the sides' cells, :meth:`state`, :meth:`render`,
+    :meth:`set_overlay`, :meth:`close` and the status panel. It reads the env's attributes,
+    annotated below; the env's constructor sets ``_renderer`` and ``_overlay`` to ``None``, and a
+    change of map drops both."""
 
     metadata: ClassVar[dict[str, Any]]
     render_mode: str | None
@@ -42,19 +46,69 @@ class EnvRendering:
     _cycle_limit: float
     _last_move: tuple[int, tuple[int, ...]] | None
     _ghost_action: tuple[int, ...] | None
+    _game: GameState | None
+    board: Any
+    config: Any
+    state_space: Any
     _readings: dict[str, Any]
 
-    if TYPE_CHECKING:  # the env's own properties, which rendering reads
-        @property
-        def game_state(self) -> GameState: ...
-        @property
-        def agent_pos(self) -> tuple[int, int]: ...
-        @property
-        def ghost_pos(self) -> tuple[int, int]: ...
-        @property
-        def ghost_positions(self) -> tuple[tuple[int, int], ...]: ...
-        @property
-        def ghosts(self) -> int: ...
+    # -- the game as the world sees it ---------------------------------------------------------
+    @property
+    def game_state(self) -> GameState:
+        """The current :class:`~gridghost.core.rules.GameState`.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        if self._game is None:
+            raise RuntimeError(BEFORE_RESET)
+        return self._game
+
+    @property
+    def agent_pos(self) -> tuple[int, int]:
+        """The agent's ``(row, col)``."""
+        return self.board.position(self.game_state.agent)
+
+    @property
+    def ghosts(self) -> int:
+        """The ghost team's size ``k`` (1: the one-ghost game)."""
+        return self.config.ghosts  # type: ignore[no-any-return]
+
+    @property
+    def ghost_positions(self) -> tuple[tuple[int, int], ...]:
+        """Every ghost's ``(row, col)``, in the ghosts' order."""
+        board = self.board
+        return tuple(board.position(cell) for cell in ghost_cells(self.game_state))
+
+    @property
+    def ghost_pos(self) -> tuple[int, int]:
+        """The ghost's ``(row, col)``; a team's ghost 0's (:attr:`ghost_positions` has every ghost's)."""
+        return self.ghost_positions[0]
+
+    @property
+    def cycles(self) -> int:
+        """Cycles completed in this episode (one per ghost move)."""
+        return self._cycles
+
+    def state(self) -> np.ndarray:
+        """The global state: ``int8`` array ``rows x cols x (k + 3)`` (``rows x cols x 4`` for one ghost).
+
+        Channels: 0 the agent's cell, 1 to k each ghost's cell (in the ghosts' order), then the
+        goal cells, then all ones when the ghosts move next (all zeros once the game has ended).
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        game, board, k = self.game_state, self.board, self.ghosts
+        grid = np.zeros(self.state_space.shape, dtype=np.int8)
+        grid[(*board.position(game.agent), 0)] = 1
+        for index, cell in enumerate(ghost_cells(game)):
+            grid[(*board.position(cell), index + 1)] = 1
+        for goal in self.layout.goals:
+            grid[(*goal, k + 1)] = 1
+        grid[:, :, k + 2] = game.turn == Side.GHOST and game.outcome == _ONGOING
+        return grid
+
 
     def render(self) -> np.ndarray | str | None:
         """Draw the current state in the env's ``render_mode``.
