@@ -127,7 +127,7 @@ TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minima
 TEAM_DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", "ghosts": "random"}
 
 
-def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[Any], Any]:
+def team_planner(name: str, kernel: Any, side: Side) -> Callable[[Any], Any]:
     """The solver's player ``name`` of ``side`` on ``kernel``, as a function of the state: an int
     for the agent, the team's ``k`` actions for the ghosts.
 
@@ -142,7 +142,7 @@ def team_planner(name: str, kernel: Game | TeamGame, side: Side) -> Callable[[An
         ValueError: a name the solver has no player of for ``side`` (``"optimal"`` for the
             ghosts), or a team too large for the solver's memory budget.
     """
-    if isinstance(kernel, TeamGame):
+    if getattr(kernel, "ghosts", 1) > 1:
         if side == Side.GHOST and name != "minimax":
             raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
         table, ghosts = _team_table(kernel, name, side), kernel.ghosts

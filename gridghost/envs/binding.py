@@ -106,7 +106,7 @@ class MapBinding:
         kernel, names = self.kernel, self.possible_agents
         k = self._team_size = self.config.ghosts
         self._agent_step = kernel.agent_step
-        self._ghost_step = kernel.ghosts_step if isinstance(kernel, TeamGame) else kernel.ghost_step
+        self._ghost_step = kernel.ghosts_step if k > 1 else kernel.ghost_step
         # after the agent's half-turn: the side to move next, the cycles completed, the agent to move next
         next_side, counted = _AFTER_AGENT[self.config.use_ghost]
         self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT)

@@ -445,7 +445,7 @@ class _TeamOpponent:
         self.duel = duel
         kernel = game.kernel
         # checks a team's actions, on any map: the team's own kernel, or one ghost's played as a team of one
-        self.check = (kernel if isinstance(kernel, TeamGame) else TeamGame(kernel, 1)).check_joint_action
+        self.check = getattr(kernel, "check_joint_action", None) or TeamGame(kernel, 1).check_joint_action
         if opponent is None:
             opponent = TEAM_DEFAULT_OPPONENTS[controlled]
         refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or pass "
