@@ -459,7 +459,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
                 belief_filter.predict(action)
                 belief_filter.update(readings)
                 self._estimate = belief_filter.estimate()
-            mover, (next_turn, counted, self.agent_selection) = AGENT, self._after_agent
+            mover = AGENT
+            next_turn, counted, self.agent_selection = self._after_agent
         else:
             held = (*self._held, action)
             if len(held) < self._team_size:  # held until the last ghost's choice: nothing moves yet
@@ -472,7 +473,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
             # the kernel takes one ghost's move as an int, a team's as a tuple
             game = self._ghost_step(game, action if len(held) == 1 else held)
             self._ghost_action = held
-            mover, (next_turn, counted, self.agent_selection) = GHOST, _AFTER_GHOST
+            mover = GHOST
+            next_turn, counted, self.agent_selection = _AFTER_GHOST
         if counted:
             self._cycles += counted
         self._game = game

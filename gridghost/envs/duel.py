@@ -348,15 +348,16 @@ class Duel:
                 ``action``), or the opponent's answer is not (named ``opponent``; a learning
                 team's opponent agent is asked before the team's move, so nothing changes then).
         """
-        game = self.game
+        game, me = self.game, self._me
         if self.over():
             raise RuntimeError(_EPISODE_ENDED)
-        if game.agent_selection != self._me:
+        if game.agent_selection != me:
             if game.agent_selection == AGENT and game.cycles == 0:
                 raise RuntimeError("the opponent's opening move failed (reset raised its error); call reset()")
             raise RuntimeError("the opponent's last move failed (its error was raised then); call reset()")
         answer = None
-        if self.controlled == TEAM:
+        team = self.controlled == TEAM
+        if team:
             moves = self._team.check(action, "action")  # type: ignore[union-attr]  # a team's
             moved = game._ghost_step(game.game_state, moves if len(moves) > 1 else moves[0])
             answer = () if ghosts_move_ends(game, moved) else self._answer(moved)
@@ -365,15 +366,16 @@ class Duel:
             game.step(action)
             if self.after_half_turn is not None:
                 self.after_half_turn()
-        reward = self._carried + self._gains()
+        reward = self._carried + (self._gains() if team else game.rewards[me])
         self._carried = 0.0
-        if game.agent_selection != self._me and not (game.terminations[self._me] or game.truncations[self._me]):
+        if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
             self._carry_out(self._answer(game.game_state) if answer is None else answer)
-            reward += self._gains()
+            reward += self._gains() if team else game.rewards[me]
         return reward
 
     def _gains(self) -> Any:
-        """The caller's reward of the half-turn just played: a float, or a team's ``float64[k]``."""
+        """The caller's reward of the half-turn just played: a float, or a team's ``float64[k]``
+        (:meth:`turn` reads one learner's at once)."""
         rewards = self.game.rewards
         if self.controlled != TEAM:
             return rewards[self._me]

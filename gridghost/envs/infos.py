@@ -47,8 +47,6 @@ _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GH
 _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
 #: How many of a team's extra info entries the infos keep (see InfoPublisher._team_entries).
 _ENTRIES_KEPT = 4096
-#: One ghost's extra info entries: none.
-_NO_ENTRIES: dict[str, Any] = {}
 
 
 #: The state type that holds one ghost's cell alone (a failed attribute lookup costs more than a type test).
@@ -247,13 +245,11 @@ class InfoPublisher:
         info["mover"] = _SIDE_CODES[mover]
         agent = game.agent
         cells = (game.ghost,) if type(game) is _ONE_GHOST_STATE else game.ghosts
-        row = board.distance[agent]
+        team_entries = distances = None
         if len(cells) == 1:  # one ghost, the scalar fast path: the agent's distance is the ghost's
-            distances: tuple[int, ...] = (row[cells[0]],)
-            team_entries = _NO_ENTRIES
-            info["distance"] = distances[0]
+            info["distance"] = board.distance[agent][cells[0]]
         else:
-            distances, info["distance"], team_entries = self._team_entries(game, cells, row)
+            distances, info["distance"], team_entries = self._team_entries(game, cells, board.distance[agent])
         if game.outcome != _ONGOING:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
@@ -261,13 +257,14 @@ class InfoPublisher:
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
-        if team_entries:
+        if team_entries is not None:
             info.update(team_entries)
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
             if side != AGENT:
                 index = self._ghost_names.index(side)
-                info["distance"] = distances[index]
+                if distances is not None:
+                    info["distance"] = distances[index]
                 if masks is not None:
                     info["action_mask"] = masks[cells[index]]
             if masks is not None:
@@ -278,18 +275,19 @@ class InfoPublisher:
             if estimate is not None:
                 info["estimated_pos"] = info["estimated_pos"].copy()
                 info["estimated_cell"] = info["estimated_cell"].copy()
-            for key, value in team_entries.items():
-                info[key] = value.copy()
+            if team_entries is not None:
+                for key, value in team_entries.items():
+                    info[key] = value.copy()
             if expert:
                 info["expert_action"] = _expert_action(expert, board, game, next_turn, side)
             return info
         infos = {AGENT: info}
-        # no ghost names without the ghost in the game
-        for name, cell, distance in zip(self._ghost_names, cells, distances, strict=False):
+        for index, name in enumerate(self._ghost_names):  # none without the ghost in the game
             infos[name] = ghost_info = info.copy()
-            ghost_info["distance"] = distance
+            if distances is not None:
+                ghost_info["distance"] = distances[index]
             if masks is not None:
-                ghost_info["action_mask"] = masks[cell]
+                ghost_info["action_mask"] = masks[cells[index]]
         if expert:
             for name, entry in infos.items():
                 entry["expert_action"] = _expert_action(expert, board, game, next_turn, name)
