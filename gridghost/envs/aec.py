@@ -294,7 +294,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._filter_seeds: np.random.SeedSequence | None = None
         self._cycles = 0
         self._held: tuple[int, ...] = ()  # the ghosts' choices of this turn, held until the last ghost's
-        self._ghost_action: tuple[int, ...] | None = None  # the team's last moves, for the status panel
+        self._ghost_action: int | tuple[int, ...] | None = None  # the ghosts' last moves, for the status panel
         # The agent's last (intended action, moves) and the readings and estimate after it.
         self._last_move: tuple[int, tuple[int, ...]] | None = None
         self._readings: dict[str, Any] = {}
@@ -462,17 +462,18 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
             mover = AGENT
             next_turn, counted, self.agent_selection = self._after_agent
         else:
-            held = (*self._held, action)
-            if len(held) < self._team_size:  # held until the last ghost's choice: nothing moves yet
-                self._held = held
-                self.agent_selection = self.possible_agents[len(held) + 1]
-                self._cumulative_rewards[agent] = 0.0
-                self.rewards = dict.fromkeys(self.possible_agents, 0.0)
-                return
-            self._held = ()
-            # the kernel takes one ghost's move as an int, a team's as a tuple
-            game = self._ghost_step(game, action if len(held) == 1 else held)
-            self._ghost_action = held
+            chosen: Any = action  # the kernel takes one ghost's move as an int, a team's as a tuple
+            if self._team_size > 1:  # a choice is held until the last ghost's: nothing for one ghost
+                chosen = (*self._held, action)
+                if len(chosen) < self._team_size:  # nothing moves yet
+                    self._held = chosen
+                    self.agent_selection = self.possible_agents[len(chosen) + 1]
+                    self._cumulative_rewards[agent] = 0.0
+                    self.rewards = dict.fromkeys(self.possible_agents, 0.0)
+                    return
+                self._held = ()
+            game = self._ghost_step(game, chosen)
+            self._ghost_action = chosen
             mover = GHOST
             next_turn, counted, self.agent_selection = _AFTER_GHOST
         if counted:

@@ -244,10 +244,15 @@ class InfoPublisher:
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
         agent = game.agent
-        cells = (game.ghost,) if type(game) is _ONE_GHOST_STATE else game.ghosts
         team_entries = distances = None
-        if len(cells) == 1:  # one ghost, the scalar fast path: the agent's distance is the ghost's
-            info["distance"] = board.distance[agent][cells[0]]
+        if type(game) is _ONE_GHOST_STATE:
+            ghost, cells = game.ghost, ()
+        else:
+            cells = game.ghosts
+            if len(cells) == 1:
+                ghost, cells = cells[0], ()
+        if not cells:  # one ghost, the scalar fast path: the agent's distance is the ghost's
+            info["distance"] = board.distance[agent][ghost]
         else:
             distances, info["distance"], team_entries = self._team_entries(game, cells, board.distance[agent])
         if game.outcome != _ONGOING:
@@ -266,7 +271,7 @@ class InfoPublisher:
                 if distances is not None:
                     info["distance"] = distances[index]
                 if masks is not None:
-                    info["action_mask"] = masks[cells[index]]
+                    info["action_mask"] = masks[cells[index] if cells else ghost]
             if masks is not None:
                 info["action_mask"] = info["action_mask"].copy()
             for key, value in sensor_info.items():
@@ -287,7 +292,7 @@ class InfoPublisher:
             if distances is not None:
                 ghost_info["distance"] = distances[index]
             if masks is not None:
-                ghost_info["action_mask"] = masks[cells[index]]
+                ghost_info["action_mask"] = masks[cells[index] if cells else ghost]
         if expert:
             for name, entry in infos.items():
                 entry["expert_action"] = _expert_action(expert, board, game, next_turn, name)

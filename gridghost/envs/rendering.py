@@ -45,7 +45,7 @@ class EnvRendering:
     _cycles: int
     _cycle_limit: float
     _last_move: tuple[int, tuple[int, ...]] | None
-    _ghost_action: tuple[int, ...] | None
+    _ghost_action: int | tuple[int, ...] | None
     _game: GameState | None
     board: Any
     config: Any
@@ -223,9 +223,11 @@ class EnvRendering:
         """The ghosts' last moves as the status panel shows them: one ghost's name (``None``
         before its first), a team's tuple of names (a ``None`` per ghost before the first)."""
         moves = self._ghost_action
-        if self.ghosts == 1:
-            return None if moves is None else ACTION_NAMES[moves[0]]
-        return (None,) * self.ghosts if moves is None else tuple(ACTION_NAMES[move] for move in moves)
+        if isinstance(moves, int):  # one ghost's move
+            return ACTION_NAMES[moves]
+        if moves is None:
+            return None if self.ghosts == 1 else (None,) * self.ghosts
+        return tuple(ACTION_NAMES[move] for move in moves)
 
     def close(self) -> None:
         """Close the render window, if one is open, and release the renderer's pygame objects.
