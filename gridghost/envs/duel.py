@@ -369,7 +369,10 @@ class Duel:
         reward = self._carried + (self._gains() if team else game.rewards[me])
         self._carried = 0.0
         if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
-            self._carry_out(self._answer(game.game_state) if answer is None else answer)
+            for move in self._answer(game.game_state) if answer is None else answer:
+                game.step(move)
+                if self.after_half_turn is not None:
+                    self.after_half_turn()
             reward += self._gains() if team else game.rewards[me]
         return reward
 

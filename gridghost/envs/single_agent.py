@@ -269,9 +269,10 @@ class GridGhostGymEnv(gymnasium.Env):
         """
         reward, terminated, truncated, info = self.duel.play(action)
         info["is_success"] = self.duel.success()
-        if self._stack is not None:  # a learning team: the mean of its ghosts' rewards
-            reward = reward.mean()
-        return self._observe(), float(reward), terminated, truncated, info
+        if self._stack is None:
+            return self.game.observe(self.controlled), float(reward), terminated, truncated, info
+        # a learning team: the mean of its ghosts' rewards
+        return self._observe(), float(reward.mean()), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Which actions move the learner: ``bool[4]``, or ``bool[k * 4]`` (ghost by ghost) for a
