@@ -487,16 +487,16 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
             self.truncations = dict.fromkeys(self.possible_agents, True)
         shared = self._shared_rewards
         if shared is not None:  # the team's credit: every ghost's reward is the team's
-            pairs = shared[mover][outcome]
+            rewards = shared[mover][outcome].copy()
         else:  # the catcher's credit (a team's): a capture pays the ghosts on the agent's cell
             kernel: Any = self.kernel
-            pairs = tuple(zip(self.possible_agents, (kernel.rewards(SIDE_OF[mover], outcome)[0],
-                                                     *kernel.ghost_rewards_of(SIDE_OF[mover], game)), strict=True))
+            rewards = dict(zip(self.possible_agents, (kernel.rewards(SIDE_OF[mover], outcome)[0],
+                                                      *kernel.ghost_rewards_of(SIDE_OF[mover], game)), strict=True))
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0  # the mover has seen its reward in last()
-        for name, reward in pairs:
+        for name, reward in rewards.items():
             cumulative[name] += reward
-        self.rewards = dict(pairs)
+        self.rewards = rewards
         self._publish(game, next_turn, mover)
         if self.render_mode == "human":
             self.render()

@@ -112,11 +112,10 @@ class MapBinding:
         self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT)
         self._ghost_names = tuple(names[1:])
         # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
-        # as ((name, reward), ...) by [mover's side name][outcome]; with the catcher's (a team's),
-        # computed per half-turn.
+        # as {name: reward} by [mover's side name][outcome]; with the catcher's (a team's), computed per half-turn.
         self._shared_rewards = None if getattr(kernel, "credit", "team") != "team" else {
-            AGENTS[mover]: tuple(tuple(zip(names, (kernel.rewards(mover, outcome)[0],
-                                                   *(kernel.rewards(mover, outcome)[1],) * k), strict=False))
+            AGENTS[mover]: tuple(dict(zip(names, (kernel.rewards(mover, outcome)[0],
+                                                  *(kernel.rewards(mover, outcome)[1],) * k), strict=False))
                                  for outcome in Outcome)
             for mover in Side}
         self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
