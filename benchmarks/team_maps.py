@@ -9,8 +9,8 @@ starts:
 - one ghost: the one-ghost zero-sum game on the map's first ghost start (``solve_game``), both
   sides minimax;
 - two chasers: the agent's best response to two ghosts that each play the reference's chasing
-  rule on their own (``solve_team_agent(team="chase")``);
-- team optimum: the zero-sum team game of two ghosts (``solve_team_game``), both sides minimax.
+  rule on their own (``solve_agent(ghost="chase")``);
+- team optimum: the zero-sum team game of two ghosts (``solve_game``), both sides minimax.
 
 A coordination map leaves the agent at least 0.5 in the first two and at most 0.1 in the third
 (:func:`gridghost.planning.coordination_numbers`, :func:`gridghost.planning.is_coordination_map`).

@@ -1,116 +1,64 @@
-"""Exact team-solver times on generated maps (2 ghosts on 8x8 and 10x10, 3 ghosts on 6x6), with the
-speed of one sweep against a naive NumPy sweep that enumerates the team's 4^k joint moves, same run.
+"""Exact team-solver times and states on generated maps, within a memory budget.
 
-Each solve is ``solve_team_game`` from scratch: the zero-sum game of one agent against the team,
-``gamma=0.99``, ``tol=1e-10``, longitudinal slip 0.2, on ``Layout.generate(n, n, seed=0,
-ghosts=k)``. The baseline is the same model swept the naive way: for each of the ``4 ** k`` joint
-moves, the values gathered after it (one take per ghost axis), then their minimum; what a
-straightforward NumPy solver does, and what the prototype that took 2.8 s, 11 s and 19 s for 400
-sweeps did. The ratio is how many times faster the solver's sweep (k mins over one ghost axis
-each) is; both are timed interleaved, in process CPU time, median over rounds.
+Each solve is ``solve_game`` from scratch (the solver's caches cleared): the zero-sum game of one
+agent against ``k`` ghosts, ``gamma=0.99``, ``tol=1e-10``, longitudinal slip 0.2, on
+``Layout.generate(n, n, seed=0, ghosts=k)``, with the team's states stored by multisets of ghost
+cells. A case whose estimate exceeds the budget is refused before anything is allocated, and the
+table says so. Times are process CPU time (the machine may be shared; the load is printed).
 
-    python benchmarks/team_solve.py               # 3 rounds
-    python benchmarks/team_solve.py --rounds 1 --cases "2 ghosts, 8x8"
-
-Targets on a 2-core machine: 2 ghosts on 8x8 <= 2 s; 2 ghosts on 10x10 <= 10 s; 3 ghosts on 6x6 <= 10 s.
+    python benchmarks/team_solve.py                                  # every case, 1 GiB
+    python benchmarks/team_solve.py --cases "2 ghosts, 8x8" --max-bytes 2147483648
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
 import time
-
-import numpy as np
-from tqdm import tqdm
 
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.rules import Side
 from gridghost.core.slip import LongitudinalSlip
-from gridghost.core.team import TeamGame
-from gridghost.planning.team import solve_team_game
-from gridghost.planning.team_iteration import TeamRule, Workspace, joint_shift, one_turn
-from gridghost.planning.team_model import TeamModel
+from gridghost.planning import MAX_BYTES, clear_caches, solve_game
+from gridghost.planning.model import live_count, model_bytes
 
-from harness import add_progress_option
-
-SLIP = LongitudinalSlip(0.2)
-#: name: (map size, ghosts, target seconds)
-CASES: dict[str, tuple[int, int, float]] = {
-    "2 ghosts, 8x8": (8, 2, 2.0),
-    "2 ghosts, 10x10": (10, 2, 10.0),
-    "3 ghosts, 6x6": (6, 3, 10.0),
+#: name: (map size n for an n x n map, ghosts, target seconds or None).
+CASES = {
+    "2 ghosts, 8x8": (8, 2, None),
+    "3 ghosts, 6x6": (6, 3, None),
+    "2 ghosts, 16x16": (16, 2, 60.0),
+    "3 ghosts, 8x8": (8, 3, 60.0),
+    "4 ghosts, 6x6": (6, 4, 60.0),
 }
 
 
-def team(size: int, ghosts: int) -> TeamGame:
-    """The generated map of a case, with ``ghosts`` ghosts."""
-    return TeamGame(Game(Layout.generate(size, size, seed=0, ghosts=ghosts), SLIP), ghosts)
-
-
-def naive_sweep(model: TeamModel, values: np.ndarray, rewards: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """One sweep of the zero-sum team game, the team's min over all 4^k joint moves enumerated."""
-    after_agent, after_team = rewards
-    landing = values * 0.99 + after_team
-    between = joint_shift(model, landing, 0)
-    for joint in range(1, 4**model.ghosts):
-        np.minimum(between, joint_shift(model, landing, joint), out=between)
-    between = np.where(model.live, between, 0.0) + after_agent
-    q = []
-    for outcomes in model.agent_outcomes:
-        q.append(sum(p * (between if to is None else between.take(to, axis=0)) for p, to in outcomes))
-    return np.where(model.live, np.maximum.reduce(q), 0.0)
-
-
-def sweep_times(game: TeamGame, rounds: int) -> tuple[float, float]:
-    """Median CPU seconds of one solver sweep and one naive sweep, interleaved."""
-    model = TeamModel(game)
-    rewards = model.reward_arrays(Side.AGENT)
-    values = np.where(model.live, -100.0, 0.0)
-    work = Workspace(model.shape)
-    ours, naive = [], []
-    for _ in range(rounds):
-        start = time.process_time()
-        one_turn(model, values, "max", TeamRule("min"), rewards, 0.99, work)
-        ours.append(time.process_time() - start)
-        start = time.process_time()
-        naive_sweep(model, values, rewards)
-        naive.append(time.process_time() - start)
-    return statistics.median(ours), statistics.median(naive)
-
-
 def main(argv: list[str] | None = None) -> None:
-    """Time every case; print the table."""
+    """Solve every case; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_progress_option(parser)
-    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES), help="the cases to solve")
+    parser.add_argument("--max-bytes", type=int, default=MAX_BYTES, help="the solver's memory budget")
     args = parser.parse_args(argv)
-
-    print(f"Exact team solves (solve_team_game), gamma=0.99, tol=1e-10, longitudinal slip 0.2, generated maps "
-          f"(seed 0); median of {args.rounds} rounds, CPU time")
-    print(f"{'case':<16} {'states':>10} {'solve':>9} {'target':>7} {'sweeps':>6} {'sweep':>10} {'naive sweep':>12} "
-          f"{'ratio':>6} {'naive solve':>12}")
-    bar = tqdm(total=len(args.cases) * args.rounds, desc="solves", unit="solve", disable=not args.progress)
+    print(f"Exact team solves (solve_game), gamma=0.99, tol=1e-10, longitudinal slip 0.2, generated maps (seed 0); "
+          f"budget {args.max_bytes / 2**20:,.0f} MiB; CPU time; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'case':<16} {'joint states':>13} {'stored':>11} {'estimate':>10} {'solve':>9} {'sweeps':>6} {'target':>7}")
     for name in args.cases:
         size, ghosts, target = CASES[name]
-        game = team(size, ghosts)
-        times, sweeps = [], 0
-        for _ in range(args.rounds):
-            start = time.process_time()
-            sweeps = solve_team_game(game=game).sweeps
-            times.append(time.process_time() - start)
-            bar.update()
-        ours, naive = sweep_times(game, args.rounds)
-        solve = statistics.median(times)
-        states = game.num_cells ** (ghosts + 1)
-        print(f"{name:<16} {states:>10,} {solve:>7.2f} s {target:>5.0f} s {sweeps:>6} {ours * 1e3:>7.1f} ms "
-              f"{naive * 1e3:>9.1f} ms {naive / ours:>5.1f}x {naive * sweeps:>10.2f} s"
-              + ("" if solve <= target else "  (over the target)"))
-    bar.close()
-    print("(solve: the whole solve, policies and all; ratio: naive sweep / solver sweep; naive solve: the naive sweep "
-          "times the sweeps the solve took)")
+        layout = Layout.generate(size, size, seed=0, ghosts=ghosts)
+        game = Game(layout, LongitudinalSlip(0.2), ghosts=ghosts)
+        cells, goals = size * size, len(layout.goals)
+        stored = live_count(cells, goals, ghosts, symmetric=True)
+        estimate = model_bytes(cells, goals, ghosts, symmetric=True)
+        row = f"{name:<16} {cells ** (ghosts + 1):>13,} {stored:>11,} {estimate / 2**20:>6,.0f} MiB"
+        goal = "-" if target is None else f"{target:.0f} s"
+        if estimate > args.max_bytes:
+            print(f"{row} {'refused':>9} {'-':>6} {goal:>7}  (over the budget)", flush=True)
+            continue
+        clear_caches()
+        start = time.process_time()
+        sweeps = solve_game(game=game, max_bytes=args.max_bytes).sweeps
+        seconds = time.process_time() - start
+        over = "" if target is None or seconds <= target else "  (over the target)"
+        print(f"{row} {seconds:>7.2f} s {sweeps:>6} {goal:>7}{over}", flush=True)
 
 
 if __name__ == "__main__":

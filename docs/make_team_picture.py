@@ -22,7 +22,7 @@ from gridghost.config import resolve
 from gridghost.drawing import save_image
 from gridghost.drawing.pictures import team_marks, value_picture
 from gridghost.maps import load
-from gridghost.planning import solve_team_game
+from gridghost.planning import solve_game
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "teams_policy.png"
 MAP = "team_eight"
@@ -31,7 +31,7 @@ MAP = "team_eight"
 def draw() -> np.ndarray:
     """The picture: ghost 1's team-optimal moves and the game's value over its cells."""
     layout = load(MAP)
-    solution = solve_team_game(spec=resolve(layout=layout, ghosts=2, rewards="normalised"))
+    solution = solve_game(spec=resolve(layout=layout, ghosts=2, rewards="normalised"))
     agent, ghost_0 = layout.agent_start, layout.ghost_starts[0]
     values = np.array(solution.values[(*agent, *ghost_0)], dtype=float)
     joint = solution.team_policy[(*agent, *ghost_0)]

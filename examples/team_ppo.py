@@ -7,13 +7,13 @@ are the agents of ``gridghost.parallel_env(ghosts=2, controlled="ghosts", oppone
 agent played inside the env), which SuperSuit turns into a Stable-Baselines3 vector env with one
 entry per ghost, the usual parameter-sharing recipe for PettingZoo, with no glue. Every
 ``--eval-every`` team steps, and at the end, the learned team is tabulated as an exact table of
-moves (:func:`gridghost.planning.tabulate_team_policy`) and the team solver prints, within 100
+moves (:func:`gridghost.planning.tabulate_policy`) and the team solver prints, within 100
 cycles from the start:
 
 - the learned team's capture probability against the agent it trains against (``--opponent``:
   the minimax agent by default), and that agent's success probability;
 - its exploitability: how much an agent that best-responds to this team gains over the team
-  game's value (:func:`gridghost.planning.team_ghosts_exploitability`), in the units of
+  game's value (:func:`gridghost.planning.ghost_exploitability`), in the units of
   ``--rewards``, with the success probability of that best response;
 - for comparison, the team optimum (the minimax team against the minimax agent) and two
   independent chasers against the agent's best response to them.
@@ -36,24 +36,20 @@ from tqdm import tqdm
 
 import gridghost
 from gridghost.config import resolve
-from gridghost.planning import (
-    evaluate_team_policies,
-    solve_team_agent,
-    solve_team_game,
-    tabulate_team_policy,
-)
+from gridghost.planning import evaluate_policies, solve_agent, solve_game, tabulate_policy
 
 
 def scores(model: Any, spec: gridghost.GameSpec, agent_policy: Any, optimum: Any) -> dict[str, float]:
     """The learned team's exact scores (see the module docstring), from the map's start.
 
     ``optimum`` is the team game's solution: the exploitability is the best-responding agent's
-    value over the game's value (what :func:`gridghost.planning.team_ghosts_exploitability`
+    value over the game's value (what :func:`gridghost.planning.ghost_exploitability`
     computes, without solving the game and the best response a second time)."""
-    table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec, view="parallel")
+    table = tabulate_policy(lambda obs: model.predict(obs, deterministic=True)[0], "ghost", batch=True, spec=spec,
+                            view="parallel")
     start = optimum.start
-    played = evaluate_team_policies(agent_policy, table, spec=spec)
-    exploiter = solve_team_agent(team=table, spec=spec)
+    played = evaluate_policies(agent_policy, table, spec=spec)
+    exploiter = solve_agent(ghost=table, spec=spec)
     return {
         "capture": played.capture_probability(*start),
         "success": played.success_probability(*start),
@@ -86,9 +82,9 @@ def main(argv: list[str] | None = None) -> None:
     settings = dict(layout=args.map, ghosts=2, obs_type="vector", rewards=args.rewards, opponent=args.opponent)
     spec = resolve(**{key: value for key, value in settings.items() if key != "opponent"})
     ghosts = spec.ghosts
-    optimum = solve_team_game(spec=spec)
+    optimum = solve_game(spec=spec)
     start = optimum.start
-    chasers = solve_team_agent(team="chase", spec=spec)
+    chasers = solve_agent(ghost="chase", spec=spec)
     # the agent the env plays by name, as a state policy for the exact scores
     opponent = {"minimax": optimum.agent_policy, "optimal": chasers.policy, "random": "random"}[args.opponent]
     print(f"{args.map}: the team optimum holds the minimax agent to success {optimum.success_probability(*start):.3f} "

@@ -49,25 +49,18 @@ MOVED: dict[str, str] = {
     "gridghost.text": "gridghost.drawing.text",
 }
 
-#: The release that removes the team twins' modules and names (deprecated since 0.4.0).
-TWINS_REMOVED_IN = "0.5.0"
 
-#: The team twins of the one-ghost modules (before 0.4), merged into them: each old module and
-#: the one that serves every team size now.
-TWINS: dict[str, str] = {
+#: Modules of later releases folded into another module (0.3.0: the team kernel into the one
+#: kernel), each with its new home; they answer as the old flat paths do.
+FOLDED: dict[str, str] = {
+    "gridghost.core.team": "gridghost.core.game",
+    # 0.4.0: the team twins of the env modules, merged into the modules that serve every team size
     "gridghost.envs.teams": "gridghost.envs.aec",
     "gridghost.envs.team_aec": "gridghost.envs.aec",
     "gridghost.envs.team_gym": "gridghost.envs.single_agent",
 }
-
-#: Names that are another name now (the team twins of one-ghost classes, which serve every team
-#: size), each by its old module, with its new name in its new home (:data:`TWINS`).
-RENAMED: dict[str, str] = {
-    "gridghost.envs.teams.TeamPlay": "GridGhostEnv",
-    "gridghost.envs.team_aec.TeamGridGhostEnv": "GridGhostEnv",
-    "gridghost.envs.team_aec.CheckedTeamGridGhostEnv": "CheckedGridGhostEnv",
-    "gridghost.envs.team_gym.TeamGymEnv": "GridGhostGymEnv",
-}
+#: Every old module path with its new home.
+HOMES: dict[str, str] = {**MOVED, **FOLDED}
 
 
 #: Names that moved out of a module that is still there, each with its new module. The old
@@ -75,10 +68,57 @@ RENAMED: dict[str, str] = {
 #: without the old module importing the new one, which imports it.
 MOVED_NAMES: dict[str, str] = {
     "gridghost.envs.parallel.parallel_env": "gridghost.envs.ghost_team",
-    "gridghost.core.maptext.format_layout": "gridghost.core.mapwrite",
-    **{f"gridghost.maps.levels.{name}": "gridghost.maps.sources"
-       for name in ("MAX_MAP_FILE_BYTES", "map_source", "read_map_file", "resolve_layout")},
 }
+
+
+#: Names replaced by other names (0.3.0: the team kernel became the one kernel), each old
+#: ``module.name`` with its replacement's; reading the old name warns (:func:`renamed`).
+RENAMED: dict[str, str] = {
+    f"{module}.{old}": new
+    for module in ("gridghost.core", "gridghost.core.team")
+    for old, new in (("TeamGame", "gridghost._moved.team_game"), ("TeamState", "gridghost.core.rules.GameState"),
+                     ("TeamTransitions", "gridghost.core.game.Transitions"))
+} | {
+    # 0.4.0: one AEC env class and one Gymnasium view serve every team size
+    "gridghost.envs.teams.TeamPlay": "gridghost.envs.aec.GridGhostEnv",
+    "gridghost.envs.team_aec.TeamGridGhostEnv": "gridghost.envs.aec.GridGhostEnv",
+    "gridghost.envs.team_aec.CheckedTeamGridGhostEnv": "gridghost.envs.aec.CheckedGridGhostEnv",
+    "gridghost.envs.team_gym.TeamGymEnv": "gridghost.envs.single_agent.GridGhostGymEnv",
+}
+
+
+def renamed(module: str, name: str) -> Any:
+    """The replacement of the deprecated name ``name`` of ``module`` (:data:`RENAMED`), with a
+    :class:`DeprecationWarning` naming it.
+
+    Raises:
+        AttributeError: ``name`` is no deprecated name of ``module``, as for any missing attribute.
+    """
+    new = RENAMED.get(f"{module}.{name}")
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    home, _, attribute = new.rpartition(".")
+    advice = "gridghost.core.game.Game(..., ghosts=k, credit=...)" if name == "TeamGame" else new
+    warnings.warn(f"{module}.{name} is deprecated: use {advice} (removed in gridghost {REMOVED_IN})",
+                  DeprecationWarning, stacklevel=3)
+    return getattr(importlib.import_module(home), attribute)
+
+
+def team_game(game: Any, ghosts: int, credit: str = "team") -> Any:
+    """What the deprecated ``TeamGame(game, ghosts, credit)`` builds: the
+    :class:`~gridghost.core.game.Game` of ``game``'s map, slip and rewards with ``ghosts`` ghosts.
+
+    Raises:
+        TypeError: ``game`` is not a Game; a bad ``ghosts`` or ``credit`` (as ``Game`` raises).
+        ValueError: ``game`` plays without its ghost (``use_ghost=False``), or as ``Game`` raises.
+    """
+    from gridghost.core.game import Game  # here: the core imports this module
+
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a gridghost.core.game.Game, got {game!r}")
+    if not game.use_ghost:
+        raise ValueError("a team plays only with its ghosts in the game: use_ghost=False takes one ghost out")
+    return Game(game.layout, game.slip, game.agent_rewards, game.ghost_rewards, ghosts=ghosts, credit=credit)
 
 
 def moved_name(module: str, name: str) -> Any:
@@ -122,15 +162,13 @@ class MovedModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
-        home = MOVED.get(self.__name__) or TWINS[self.__name__]
-        removed_in = REMOVED_IN if self.__name__ in MOVED else TWINS_REMOVED_IN
+        if f"{self.__name__}.{name}" in RENAMED:
+            return renamed(self.__name__, name)
+        home = HOMES[self.__name__]
         module = importlib.import_module(home)
-        renamed = RENAMED.get(f"{self.__name__}.{name}")
         if name == "__all__":  # ``from old import *``: the new home's public names
             value: Any = _public(module)
             home_of = home
-        elif renamed is not None:  # one class serves every team size now: import it by its name
-            value, home_of, name = getattr(module, renamed), home, renamed
         elif hasattr(module, name):
             value, home_of = getattr(module, name), home
         else:
@@ -140,22 +178,22 @@ class MovedModule(types.ModuleType):
             value = getattr(importlib.import_module(home_of), name)
         warnings.warn(
             f"{self.__name__} moved to {home}: import {name} from {home_of} "
-            f"(the old path is removed in gridghost {removed_in})",
+            f"(the old path is removed in gridghost {REMOVED_IN})",
             DeprecationWarning,
             stacklevel=2,
         )
         return value
 
     def __dir__(self) -> list[str]:
-        return dir(importlib.import_module(MOVED.get(self.__name__) or TWINS[self.__name__]))
+        return dir(importlib.import_module(HOMES[self.__name__]))
 
 
 class MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds and loads the old module paths in :data:`MOVED` and :data:`TWINS` as :class:`MovedModule` objects."""
+    """Finds and loads the old module paths in :data:`HOMES` as :class:`MovedModule` objects."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         """A spec for an old module path, or ``None`` for every other name."""
-        if fullname not in MOVED and fullname not in TWINS:
+        if fullname not in HOMES:
             return None
         return importlib.machinery.ModuleSpec(fullname, self)
 

@@ -13,8 +13,8 @@ from gridghost.planning import (
     Coordination,
     coordination_numbers,
     is_coordination_map,
-    solve_team_agent,
-    solve_team_game,
+    solve_agent,
+    solve_game,
 )
 
 #: A cheap coordination generator: 4x4 levels solve in well under a second.
@@ -43,8 +43,8 @@ def test_every_level_of_a_coordination_generator_asks_a_team_to_coordinate() -> 
         assert generator.level_success(index) == numbers.team
         # the team optimum holds the agent; the chasers let it through: the coordination is the difference
         start = layout.agent_start, layout.ghost_starts
-        assert solve_team_game(layout, ghosts=2).success_probability(*start) == pytest.approx(numbers.team)
-        assert solve_team_agent(layout, team="chase", ghosts=2).success_probability(*start) == pytest.approx(
+        assert solve_game(layout, ghosts=2).success_probability(*start) == pytest.approx(numbers.team)
+        assert solve_agent(layout, ghost="chase", ghosts=2).success_probability(*start) == pytest.approx(
             numbers.chasers)
     assert generator.level(2) == MapGenerator(**SMALL).level(2)  # levels are functions of their index
     assert generator.level(0).name == "level-0-4x4-coordination"

@@ -15,7 +15,6 @@ from gridghost.core.generate import WALL_KINDS, generate_layout
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Outcome, board_for
 from gridghost.core.slip import LongitudinalSlip
-from gridghost.core.team import TeamGame
 from gridghost.maps.levels import MapGenerator
 
 #: sha256 of the to_dict() JSON of the maps of :func:`_one_ghost_maps`, and of MapGenerator(6, 6)'s
@@ -75,7 +74,7 @@ def test_team_maps_reproduce_from_their_seed_and_differ_between_seeds() -> None:
 def test_a_team_map_serves_its_team_and_the_opening_move_cannot_end_the_game() -> None:
     for seed in range(20):
         layout = Layout.generate(6, 6, seed, ghosts=2)
-        team = TeamGame(Game(layout, LongitudinalSlip(0.2)), ghosts=2)
+        team = Game(layout, LongitudinalSlip(0.2), ghosts=2)
         start = team.initial_state()
         assert len(start.ghosts) == 2
         assert all(after.outcome == Outcome.ONGOING for action in range(4)
@@ -127,7 +126,7 @@ def test_a_close_team_map_generator_checks_every_ghost_at_the_opening() -> None:
     generator = MapGenerator(4, 4, ghosts=3, min_distance=1, walls="none")
     for index in range(15):
         layout = generator.level(index)
-        team = TeamGame(Game(layout, LongitudinalSlip(0.2)), ghosts=3)
+        team = Game(layout, LongitudinalSlip(0.2), ghosts=3)
         start = team.initial_state()
         assert all(after.outcome == Outcome.ONGOING for action in range(4)
                    for _, after, _, _ in team.successors(start, action))

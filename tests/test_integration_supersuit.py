@@ -131,7 +131,7 @@ def test_supersuit_sb3_ppo_trains_a_team_of_ghosts_against_a_fixed_agent_and_is_
     from supersuit import concat_vec_envs_v1, pettingzoo_env_to_vec_env_v1
 
     from gridghost.config import resolve
-    from gridghost.planning import evaluate_team_policies, tabulate_team_policy
+    from gridghost.planning import evaluate_policies, tabulate_policy
 
     torch.set_num_threads(1)
     set_random_seed(0)
@@ -171,7 +171,8 @@ def test_supersuit_sb3_ppo_trains_a_team_of_ghosts_against_a_fixed_agent_and_is_
     # The learned team, tabulated with the parallel env's observations and scored exactly by the
     # team solver against the random agent it trained against.
     spec = resolve(**settings)
-    table = tabulate_team_policy(lambda obs: model.predict(obs, deterministic=True)[0], spec=spec, view="parallel")
+    table = tabulate_policy(lambda obs: model.predict(obs, deterministic=True)[0], "ghost", batch=True, spec=spec,
+                            view="parallel")
     assert table.shape == (5, 7) * 3 + (2,) and ((table >= 0) & (table < 4)).all()
     # The table holds the moves the trained ghosts make in the env itself.
     fresh = gridghost.parallel_env(controlled="ghosts", opponent="random", **settings)
@@ -180,7 +181,7 @@ def test_supersuit_sb3_ppo_trains_a_team_of_ghosts_against_a_fixed_agent_and_is_
     where = tuple(coordinate for cell in (state.agent, *state.ghosts) for coordinate in board.position(cell))
     for index, name in enumerate(fresh.agents):
         assert table[where][index] == model.predict(observations[name], deterministic=True)[0]
-    played = evaluate_team_policies("random", table, spec=spec)
+    played = evaluate_policies("random", table, spec=spec)
     capture, success = played.capture_probability(*played.start), played.success_probability(*played.start)
     assert 0 <= capture <= 1 and 0 <= success <= 1 and capture + success <= 1 + 1e-9
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from gridghost.config import resolve
-from gridghost.planning import solve_team_agent, solve_team_game
+from gridghost.planning import solve_agent, solve_game
 
 from helpers import load_script
 
@@ -32,7 +32,7 @@ def _run(*argv: str) -> list[str]:
 def test_two_ghosts_train_and_are_scored_exactly_and_reproducibly() -> None:
     lines = _run("--team-steps", "2048", "--eval-every", "1024", "--envs", "2", "--seed", "3")
     spec = resolve(layout="team_eight", ghosts=2, rewards="normalised")
-    optimum, chasers = solve_team_game(spec=spec), solve_team_agent(team="chase", spec=spec)
+    optimum, chasers = solve_game(spec=spec), solve_agent(ghost="chase", spec=spec)
     start = optimum.start
     success, capture = optimum.success_probability(*start), optimum.capture_probability(*start)
     chased = chasers.success_probability(*start)

@@ -21,10 +21,21 @@ from gridghost.config.declaration import declared
 from gridghost.config.settings import INPUTS, GameSpec, resolve
 from gridghost.core.names import NUM_ACTIONS
 from gridghost.core.rules import Rewards, Side
-from gridghost.planning import tabulate_policy
-from gridghost.planning.team_tabulate import live_team_states, tabulate_team_policy
+from gridghost.planning import TurnModel, tabulate_policy
 
 from helpers import hashed_action, hashed_actions
+
+
+def tabulate_team_policy(policy: Any, **kwargs: Any) -> np.ndarray:
+    """The ghosts' side tabulated over stacked observations, as a team is."""
+    return tabulate_policy(policy, "ghost", batch=True, **kwargs)
+
+
+def live_team_states(game: Any) -> np.ndarray:
+    """Every state where the game goes on, as rows (agent cell, ghost cells...), in the tables' order."""
+    model = TurnModel(game)
+    return np.column_stack([model.agents, model.ghost_cells])
+
 
 OPEN = Layout(np.zeros((4, 4), int), goals=[(0, 0)], agent_start=(2, 1), ghost_start=[(3, 3), (0, 3), (3, 0)])
 

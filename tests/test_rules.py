@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -181,3 +183,20 @@ def test_bad_rewards_raise(field, value, error) -> None:
 )
 def test_describe_moves_gives_the_reference_texts(intended, moves, expected) -> None:
     assert describe_moves(intended, moves) == expected
+
+
+def test_a_state_holds_a_tuple_of_ghosts_and_reads_one_ghost_as_ghost() -> None:
+    one = GameState(3, 7)  # the one-ghost spelling: an int is a one-cell tuple
+    assert one == GameState(3, (7,)) == (3, (7,), Side.AGENT, Outcome.ONGOING)
+    assert one.ghosts == (7,) and one.ghost == 7
+    assert type(GameState(3, np.int64(7)).ghosts[0]) is int
+    assert GameState(3, [7, 8], Side.GHOST).ghosts == (7, 8)
+    team = GameState(3, (7, 8))
+    with pytest.raises(ValueError, match=r"this one has 2 ghosts: read state\.ghosts"):
+        team.ghost  # noqa: B018
+    for bad in ("7", True, 7.0, None):
+        with pytest.raises(TypeError, match=r"ghosts must be a tuple of int cell indices \(or one int"):
+            GameState(3, bad)  # type: ignore[arg-type]
+    assert pickle.loads(pickle.dumps(team)) == team and type(pickle.loads(pickle.dumps(team))) is GameState
+    moved = team._replace(agent=4)
+    assert type(moved) is GameState and moved == (4, (7, 8), Side.AGENT, Outcome.ONGOING)

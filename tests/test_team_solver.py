@@ -1,10 +1,12 @@
-"""The team solver (gridghost.planning.team): its values against a brute-force value iteration over
-every joint move, the one-ghost solver at k = 1, best responses and exploitability, the memory
-budget, and bad input."""
+"""The solver for a team of ghosts (gridghost.planning with a game of k ghosts): its values against a
+brute-force value iteration over every joint move, the one-ghost solver at k = 1, the states stored
+by multisets of ghost cells, best responses and exploitability, the memory budget, bad input, and
+the team solver's deprecated names."""
 
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import re
 import subprocess
@@ -18,26 +20,28 @@ import pytest
 import gridghost
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.core.rules import Outcome, Side
+from gridghost.core.rules import GameState, Outcome, Side
 from gridghost.core.slip import LongitudinalSlip, NoSlip
-from gridghost.core.team import TeamGame, TeamState
 from gridghost.planning import (
+    GameSolution,
     agent_exploitability,
-    evaluate_team_policies,
+    evaluate_policies,
+    exploitability,
     ghost_exploitability,
     solve_agent,
     solve_game,
-    solve_team_agent,
-    solve_team_game,
-    solve_team_ghosts,
-    team_agent_exploitability,
-    team_exploitability,
-    team_ghosts_exploitability,
+    solve_ghost,
 )
-from gridghost.planning.team_model import MAX_BYTES, TeamModel, team_bytes
+from gridghost.planning.model import MAX_BYTES, TurnModel, model_bytes
 
 SLIP = LongitudinalSlip(0.2)
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def where(team: Game, state: tuple[int, ...]) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """A state ``(agent cell, ghost cells...)`` as the solutions read it: positions."""
+    cols = team.layout.cols
+    return divmod(state[0], cols), [divmod(cell, cols) for cell in state[1:]]
 
 
 def tiny(rows: int, cols: int, ghosts: list[tuple[int, int]], walls: bool = True) -> Layout:
@@ -58,10 +62,10 @@ def guarded_pair() -> Layout:
 
 
 # -- brute force --------------------------------------------------------------------------------------
-def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None = None,
+def brute_force(team: Game, gamma: float, sweeps: int, event: Outcome | None = None,
                 agent_policy: Any = None, team_policy: Any = None) -> dict[tuple[int, ...], float]:
     """Value iteration in plain Python over every state and every one of the 4^k joint moves,
-    through TeamGame.successors: the agent maximises and the team minimises, unless a policy
+    through Game.successors: the agent maximises and the team minimises, unless a policy
     (a function of the state index) is given; with ``event``, the probability of that outcome."""
     cells, k = team.num_cells, team.ghosts
     joints = [team.joint_actions(joint) for joint in range(4**k)]  # by joint index, ghost 0 the lowest digit
@@ -71,7 +75,7 @@ def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None
     def reward(outcome: Outcome, agent_reward: float) -> float:
         return float(outcome == event) if event is not None else agent_reward
 
-    agent_moves = {s: [team.successors(TeamState(s[0], s[1:]), action) for action in range(4)] for s in live}
+    agent_moves = {s: [team.successors(GameState(s[0], s[1:]), action) for action in range(4)] for s in live}
     team_moves: dict[tuple[int, ...], list[Any]] = {}
     for outcomes in agent_moves.values():
         for _, after, _, _ in itertools.chain.from_iterable(outcomes):
@@ -103,52 +107,48 @@ def brute_force(team: TeamGame, gamma: float, sweeps: int, event: Outcome | None
 ])
 def test_the_team_game_has_the_values_of_a_brute_force_value_iteration(rows: int, cols: int, ghosts: list,
                                                                         sweeps: int) -> None:
-    team = TeamGame(Game(tiny(rows, cols, ghosts), SLIP), len(ghosts))
-    solution = solve_team_game(game=team, gamma=0.9, horizon=sweeps)
+    team = Game(tiny(rows, cols, ghosts), SLIP, ghosts=len(ghosts))
+    solution = solve_game(game=team, gamma=0.9, horizon=sweeps)
     expected = brute_force(team, 0.9, sweeps)
-    got = {s: float(solution._values[s]) for s in expected}
+    got = {s: solution.value(*where(team, s)) for s in expected}
     assert max(abs(got[s] - expected[s]) for s in expected) < 1e-9
     assert len({round(v, 6) for v in expected.values()}) > 5  # the values differ from state to state
     # the team's policy reaches the min over every joint move, the agent's the max
-    model = solution.model
     for s in list(expected)[:: max(1, len(expected) // 40)]:
-        where = model.position(s[0]), [model.position(g) for g in s[1:]]
-        q = solution.agent_q(*where)
-        assert q[solution.agent_action(*where)] == q.max()
-        team_q = solution.team_q(*where)
-        assert team_q[team.joint_index(solution.team_action(*where))] <= team_q.min() + 1e-9
+        q = solution.agent_q(*where(team, s))
+        assert q[solution.agent_action(*where(team, s))] == q.max()
+        team_q = solution.ghost_q(*where(team, s))
+        assert team_q[team.joint_index(solution.ghost_action(*where(team, s)))] <= team_q.min() + 1e-9
 
 
 def test_fixed_policies_and_outcome_probabilities_match_the_brute_force() -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
-    solution = solve_team_game(game=team, gamma=0.95)
-    model = solution.model
-    agent = lambda s: int(solution._agent_actions[s])  # noqa: E731
-    joint = lambda s: int(solution._team_joint[s])  # noqa: E731
-    start = solution.start
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
+    solution = solve_game(game=team, gamma=0.95)
+    agent = lambda s: solution.agent_action(*where(team, s))  # noqa: E731
+    joint = lambda s: team.joint_index(solution.ghost_action(*where(team, s)))  # noqa: E731
+    start, initial = solution.start, team.initial_state()
     for event, method in ((Outcome.GOAL, solution.success_probability), (Outcome.CAUGHT, solution.capture_probability)):
         expected = brute_force(team, 1.0, 15, event, agent, joint)
-        assert method(*start, horizon=15) == pytest.approx(expected[model.start()], abs=1e-12)
-    chasers = solve_team_agent(game=team, team="chase", gamma=0.95, horizon=10)
-    chase = lambda s: team.joint_index(team.chase_actions(TeamState(s[0], s[1:])))  # noqa: E731
+        assert method(*start, horizon=15) == pytest.approx(expected[(initial.agent, *initial.ghosts)], abs=1e-12)
+    chasers = solve_agent(game=team, ghost="chase", gamma=0.95, horizon=10)
+    chase = lambda s: team.joint_index(team.chase_actions(GameState(s[0], s[1:])))  # noqa: E731
     expected = brute_force(team, 0.95, 10, team_policy=chase)
-    assert max(abs(float(chasers._values[s]) - v) for s, v in expected.items()) < 1e-9
+    assert max(abs(chasers.value(*where(team, s)) - v) for s, v in expected.items()) < 1e-9
 
 
 def test_one_ghost_as_a_team_of_one_is_the_one_ghost_solver() -> None:
-    game = Game(CLASSIC, SLIP)
-    one, team = solve_game(game=game), solve_team_game(game=game)
-    assert np.abs(one.values - team.values).max() < 1e-9
+    game, same = Game(CLASSIC, SLIP), Game(CLASSIC, SLIP, ghosts=1)
+    one, team = solve_game(game=game), solve_game(game=same)
+    assert np.array_equal(one.values, team.values)
     assert (one.agent_policy == team.agent_policy).all() and (one.ghost_policy == team.team_policy).all()
     assert not (team.values.flags.writeable or team.team_policy.flags.writeable)
     start = CLASSIC.agent_start, CLASSIC.ghost_start
-    assert team.success_probability(start[0], [start[1]]) == pytest.approx(one.success_probability(*start), abs=1e-12)
-    chasing = solve_team_agent(game=TeamGame(game, 1), team="chase")
-    assert np.abs(chasing.values - solve_agent(game=game).values).max() < 1e-9
-    assert team_ghosts_exploitability("chase", game=game) == pytest.approx(ghost_exploitability("chase", game=game),
-                                                                           abs=1e-7)
-    assert team_agent_exploitability("random", game=game) == pytest.approx(agent_exploitability("random", game=game),
-                                                                           abs=1e-7)
+    assert team.success_probability(start[0], [start[1]]) == one.success_probability(*start)
+    assert team.team_action(start[0], [start[1]]) == (one.ghost_action(*start),)
+    chasing = solve_agent(game=same, ghost="chase")
+    assert np.array_equal(chasing.values, solve_agent(game=game).values)
+    assert ghost_exploitability("chase", game=same) == ghost_exploitability("chase", game=game)
+    assert agent_exploitability("random", game=same) == agent_exploitability("random", game=game)
 
 
 def test_every_ghost_more_can_only_help_the_team_up_to_four() -> None:
@@ -156,128 +156,158 @@ def test_every_ghost_more_can_only_help_the_team_up_to_four() -> None:
                     ghost_start=[(0, 0), (1, 3), (1, 2), (0, 2)], name="four ghosts")
     values = []
     for k in range(1, 5):
-        solution = solve_team_game(layout, SLIP, ghosts=k)
+        solution = solve_game(layout, SLIP, ghosts=k)
         values.append(solution.value(*solution.start))
         assert len(solution.team_action(*solution.start)) == k
         assert solution.team_policy.shape == (2, 4) * (k + 1) and solution.team_policy.max() < 4**k
     assert values == sorted(values, reverse=True) and values[0] > values[-1]
 
 
-def test_the_grid_shifts_reduce_as_gathers_do() -> None:
-    model = TeamModel(TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2))
-    values = np.random.default_rng(0).random(model.shape)
-    shifts, model._shifts = model._shifts, None
-    for axis, how in itertools.product((1, 2), ("min", "max")):
-        model._shifts = None
-        slow = model.reduce_axis(values, axis, how, np.empty(model.shape))
-        model._shifts = shifts
-        assert np.array_equal(model.reduce_axis(values, axis, how, np.empty(model.shape)), slow)
-    assert shifts is not None
+# -- states stored by multisets of ghost cells -------------------------------------------------------------
+@pytest.mark.parametrize(("rows", "cols", "ghosts"), [(2, 3, [(0, 0), (1, 2)]), (3, 3, [(0, 0), (1, 2), (2, 2)])])
+def test_states_stored_by_multisets_have_the_values_of_every_ordered_state(rows: int, cols: int,
+                                                                           ghosts: list) -> None:
+    team = Game(tiny(rows, cols, ghosts), SLIP, ghosts=len(ghosts))
+    k, cells = team.ghosts, team.num_cells
+    ordered, stored = TurnModel(team), TurnModel(team, symmetric=True)
+    # the agent off the goal and off every ghost: (cells - 1) ** k ordered placements of the
+    # ghosts, C(cells - 1 + k - 1, k) multisets of them
+    assert ordered.num_live == (cells - 1) * (cells - 1) ** k
+    assert stored.num_live == (cells - 1) * math.comb(cells - 1 + k - 1, k)
+    assert ordered.num_live / stored.num_live > math.factorial(k) * 0.5
+    plain = GameSolution(ordered, 0.9, 1e-12, None)  # the same solver, every order kept
+    solved = solve_game(game=team, gamma=0.9, tol=1e-12)
+    assert solved.model.symmetric and not plain.model.symmetric
+    assert np.abs(plain.values - solved.values).max() <= 1e-12
+    assert np.abs(plain.ghost_q_values - solved.ghost_q_values).max() <= 1e-12
+    assert np.abs(plain.agent_q_values - solved.agent_q_values).max() <= 1e-12
+    # every ordered state reads the stored one: its ghosts' moves, permuted with them, are as good
+    for state in itertools.islice(itertools.product(range(cells), repeat=k + 1), 0, None, 7):
+        s = where(team, state)
+        if plain.model.live_index(*s) == plain.model.num_live:
+            continue
+        q = plain.ghost_q(*s)
+        assert q[team.joint_index(solved.ghost_action(*s))] == pytest.approx(q.min(), abs=1e-12)
+        assert solved.capture_probability(*s) == pytest.approx(plain.capture_probability(*s), abs=1e-12)
+    fixed = np.asarray(solved.ghost_policy)  # an array: not known to treat the ghosts alike, so every order is kept
+    assert not evaluate_policies("random", fixed, game=team).model.symmetric
+    assert evaluate_policies("random", "chase", game=team).model.symmetric
 
 
 # -- best responses and exploitability -----------------------------------------------------------------
 def test_the_minimax_pair_is_unexploitable_and_independent_chasers_are_exploited() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 1), (2, 3)], walls=False), SLIP), 2)
-    game = solve_team_game(game=team)
-    assert team_ghosts_exploitability(game.team_policy, game=team) == pytest.approx(0.0, abs=1e-6)
-    assert team_agent_exploitability(game.agent_policy, game=team) == pytest.approx(0.0, abs=1e-6)
-    assert team_exploitability(game.agent_policy, game.team_policy, game=team) == pytest.approx(0.0, abs=1e-6)
-    chasing = team_ghosts_exploitability("chase", game=team)
+    team = Game(tiny(3, 4, [(0, 1), (2, 3)], walls=False), SLIP, ghosts=2)
+    game = solve_game(game=team)
+    assert ghost_exploitability(game.team_policy, game=team) == pytest.approx(0.0, abs=1e-6)
+    assert agent_exploitability(game.agent_policy, game=team) == pytest.approx(0.0, abs=1e-6)
+    assert exploitability(game.agent_policy, game.team_policy, game=team) == pytest.approx(0.0, abs=1e-6)
+    chasing = ghost_exploitability("chase", game=team)
     assert chasing > 1.0  # the chasers bunch up and let the agent through sometimes
-    wandering = team_agent_exploitability("random", game=team)
+    wandering = agent_exploitability("random", game=team)
     assert wandering > 1.0
-    assert team_exploitability("random", "chase", game=team) == pytest.approx(chasing + wandering, abs=1e-6)
-    chasers = solve_team_agent(game=team, team="chase")
+    assert exploitability("random", "chase", game=team) == pytest.approx(chasing + wandering, abs=1e-6)
+    chasers = solve_agent(game=team, ghost="chase")
     start = game.start
     assert chasers.success_probability(*start) > game.success_probability(*start)
     # the best response is at least as good as any agent policy against the chasers, everywhere
-    random_agent = evaluate_team_policies("random", "chase", game=team)
+    random_agent = evaluate_policies("random", "chase", game=team)
     assert (chasers.values >= random_agent.values - 1e-9).all()
-    assert evaluate_team_policies(chasers.policy, "chase", game=team).value(*start) == pytest.approx(
+    assert evaluate_policies(chasers.policy, "chase", game=team).value(*start) == pytest.approx(
         chasers.value(*start), abs=1e-7)
 
 
 def test_the_teams_best_response_to_the_minimax_agent_holds_it_to_the_games_value() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2)
-    game = solve_team_game(game=team)
-    reply = solve_team_ghosts(game=team, agent=game.agent_policy)
+    team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
+    game = solve_game(game=team)
+    reply = solve_ghost(game=team, agent=game.agent_policy)
     assert reply.value(*game.start) == pytest.approx(-game.value(*game.start), abs=1e-7)  # zero-sum rewards
-    against_random = solve_team_ghosts(game=team, agent="random")
+    against_random = solve_ghost(game=team, agent="random")
     assert against_random.value(*game.start) > reply.value(*game.start)
     assert against_random.policy.shape == (3, 4) * 3 and against_random.policy.max() < 16
 
 
 def test_every_form_of_a_team_policy_plays_the_same() -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
-    model = TeamModel(team)
-    chase = evaluate_team_policies("random", "chase", game=team)
-    joint = np.zeros(model.shape, dtype=np.int64)
-    per_ghost = np.zeros((*model.shape, 2), dtype=np.int64)
-    for s in zip(*np.nonzero(model.live), strict=True):
-        per_ghost[s] = team.chase_actions(TeamState(int(s[0]), tuple(int(g) for g in s[1:])))
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
+    shape = (6, 6, 6)
+    chase = evaluate_policies("random", "chase", game=team)
+    joint = np.zeros(shape, dtype=np.int64)
+    per_ghost = np.zeros((*shape, 2), dtype=np.int64)
+    for s in itertools.product(range(6), repeat=3):
+        per_ghost[s] = team.chase_actions(GameState(s[0], s[1:]))
         joint[s] = team.joint_index(per_ghost[s])
     probabilities = np.eye(16)[joint]
 
     def chase_callable(agent_pos: Any, ghost_positions: Any) -> tuple[int, ...]:
-        state = model.state(agent_pos, ghost_positions)
-        return team.chase_actions(TeamState(state[0], state[1:]))
+        cells = [row * 3 + col for row, col in (agent_pos, *ghost_positions)]
+        return team.chase_actions(GameState(cells[0], tuple(cells[1:])))
 
-    for form in (joint, per_ghost, probabilities, chase_callable, model.grid(joint)):
-        assert np.abs(evaluate_team_policies("random", form, game=team).values - chase.values).max() < 1e-9
-    uniform = evaluate_team_policies("random", np.full((*model.shape, 16), 1 / 16), game=team)
-    assert np.abs(uniform.values - evaluate_team_policies("random", "random", game=team).values).max() < 1e-9
+    for form in (joint, per_ghost, probabilities, chase_callable, joint.reshape((2, 3) * 3)):
+        assert np.abs(evaluate_policies("random", form, game=team).values - chase.values).max() < 1e-9
+    uniform = evaluate_policies("random", np.full((*shape, 16), 1 / 16), game=team)
+    assert np.abs(uniform.values - evaluate_policies("random", "random", game=team).values).max() < 1e-9
 
 
 # -- the budget ------------------------------------------------------------------------------------------
 def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated() -> None:
-    team = TeamGame(Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP), 2)
-    needed = team_bytes(12, 2)
-    with pytest.raises(ValueError, match=r"12 \*\* 3 = 1,728 joint states, about [\d,]+ bytes .*max_bytes=1,000"):
-        solve_team_game(game=team, max_bytes=1000)
-    assert solve_team_game(game=team, max_bytes=needed).sweeps > 0
-    huge = TeamGame(Game(Layout.generate(16, 16, seed=0), SLIP), 1)
+    team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
+    needed = model_bytes(12, 1, 2, symmetric=True)
+    # 11 agent cells off the goal, C(11 + 1, 2) = 66 multisets of two ghost cells off the agent's
+    with pytest.raises(ValueError, match=r"make 726 live states \(ghosts as multisets\), about [\d,]+ bytes .*"
+                                         r"max_bytes=1,000"):
+        solve_game(game=team, max_bytes=1000)
+    assert solve_game(game=team, max_bytes=needed).sweeps > 0
+    with pytest.raises(ValueError, match=r"make 1,331 live states, about"):  # a fixed array keeps every order
+        evaluate_policies("random", np.zeros((12, 12, 12), int), game=team, max_bytes=needed)
+    huge = Game(Layout.generate(16, 16, seed=0), SLIP, ghosts=1)
     big = Layout.from_dict({**huge.layout.to_dict(), "ghost_start": [[0, 0], [0, 1], [0, 2], [0, 3]]})
-    with pytest.raises(ValueError, match=r"256 \*\* 5 = 1,099,511,627,776 joint states.*max_bytes=1,073,741,824"):
-        solve_team_game(big, SLIP, ghosts=4)  # 1.1e12 states: allocating would fail outright
+    with pytest.raises(ValueError, match=r"4 ghost\(s\) on map .* live states .*max_bytes=1,073,741,824"):
+        solve_game(big, SLIP, ghosts=4)  # 1.1e12 joint states: allocating would fail outright
     assert MAX_BYTES == 2**30
     with pytest.raises(ValueError, match="max_bytes"):
-        solve_team_agent(game=team, max_bytes=10**3)
+        solve_agent(game=team, max_bytes=10**3)
 
 
 def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
     import tracemalloc
 
-    team = TeamGame(Game(Layout.generate(5, 5, seed=3, ghosts=2), SLIP), 2)
+    from gridghost.planning import clear_caches
+
+    layout = Layout.generate(5, 5, seed=3, ghosts=2)
+    team = Game(layout, SLIP, ghosts=2)
+    clear_caches()
     tracemalloc.start()
     try:
-        solution = solve_team_game(game=team)
+        solution = solve_game(game=team)
         solution.success_probability(*solution.start)  # the outcome tables come on top of the solution
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert 0.6 * team_bytes(25, 2) < peak <= team_bytes(25, 2)
+    estimate = model_bytes(25, len(layout.goals), 2, symmetric=True)
+    assert 0.5 * estimate < peak <= estimate
 
 
 @pytest.mark.parametrize("value", [0, -5, 1.5, "1GiB", True])
 def test_a_bad_budget_is_named(value: Any) -> None:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     with pytest.raises((TypeError, ValueError), match="max_bytes"):
-        solve_team_game(game=team, max_bytes=value)
+        solve_game(game=team, max_bytes=value)
+    with pytest.raises((TypeError, ValueError), match="max_bytes"):
+        solve_game(CLASSIC, max_bytes=value)
 
 
 # -- bad input -------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def small() -> tuple[TeamGame, Any]:
-    team = TeamGame(Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP), 2)
-    return team, solve_team_game(game=team)
+def small() -> tuple[Game, Any]:
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
+    return team, solve_game(game=team)
 
 
 @pytest.mark.parametrize(("agent_pos", "ghosts", "error", "message"), [
-    ((1, 0), [(0, 0)], TypeError, "ghost_positions must be a sequence of 2"),
-    ((1, 0), [(0, 0), (0, 1), (1, 1)], TypeError, "ghost_positions must be a sequence of 2"),
-    ((1, 0), (0, 0), TypeError, "ghost_positions must be a sequence of 2"),
+    ((1, 0), [(0, 0)], TypeError, "ghost_pos must be a sequence of 2"),
+    ((1, 0), [(0, 0), (0, 1), (1, 1)], TypeError, "ghost_pos must be a sequence of 2"),
+    ((1, 0), (0, 0), TypeError, "ghost_pos must be a sequence of 2"),
     ((5, 0), [(0, 0), (0, 1)], ValueError, "agent_pos"),
-    ((1, 0), [(0, 0), (0, 9)], ValueError, r"ghost_positions\[1\]"),
+    ((1, 0), [(0, 0), (0, 9)], ValueError, r"ghost_pos\[1\]"),
 ])
 def test_bad_positions_are_named(small: Any, agent_pos: Any, ghosts: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
@@ -285,7 +315,7 @@ def test_bad_positions_are_named(small: Any, agent_pos: Any, ghosts: Any, error:
 
 
 def test_a_finished_state_has_no_actions(small: Any) -> None:
-    with pytest.raises(ValueError, match=r"the game is over with the agent at .1, 0., ghosts at .1, 0."):
+    with pytest.raises(ValueError, match=r"the game is over with the agent at .1, 0. and the ghosts at .1, 0., .0, 0."):
         small[1].agent_action((1, 0), [(1, 0), (0, 0)])
     assert small[1].value((1, 0), [(1, 0), (0, 0)]) == 0.0
     with pytest.raises(ValueError, match="horizon"):
@@ -293,22 +323,23 @@ def test_a_finished_state_has_no_actions(small: Any) -> None:
 
 
 @pytest.mark.parametrize(("team_policy", "error", "message"), [
-    ("minimax", ValueError, "team_policy must be 'chase' or 'random'"),
-    (np.zeros((6, 6)), ValueError, r"team_policy must be an array of shape \(2, 3, 2, 3, 2, 3"),
-    (np.full((6, 6, 6), 16), ValueError, "team_policy must hold actions 0..15 where the game goes on"),
+    ("minimax", ValueError, r"unknown ghost_policy 'minimax'; accepted: \['chase', 'random'\]"),
+    (np.zeros((6, 6)), ValueError, r"ghost_policy must be an array of shape \(2, 3, 2, 3, 2, 3"),
+    (np.full((6, 6, 6), 16), ValueError, "ghost_policy must hold actions 0..15 where the game goes on"),
+    (np.full((6, 6, 6), -1), ValueError, r"ghost_policy must hold actions 0..15 where the game goes on; at agent"),
     (np.full((6, 6, 6, 16), 0.5), ValueError, "probabilities must sum to 1 in every state"),
-    (np.full((6, 6, 6), True), ValueError, "team_policy"),
+    (np.full((6, 6, 6), True), TypeError, "ghost_policy must hold probabilities .real numbers. or int actions"),
     (lambda agent, ghosts: (0,), ValueError, "must hold 2 actions"),
-    (lambda agent: (0, 0), TypeError, r"called as policy\(agent_pos, ghost_positions\)"),
-    (3.5, TypeError, "team_policy must be 'chase', 'random'"),
+    (lambda agent: (0, 0), TypeError, r"must be a state policy \(agent_pos, ghost_pos\) -> action"),
+    (3.5, TypeError, "ghost_policy must be 'chase', 'random'"),
 ])
 def test_bad_team_policies_are_named(small: Any, team_policy: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
-        evaluate_team_policies("random", team_policy, game=small[0])
+        evaluate_policies("random", team_policy, game=small[0])
 
 
 @pytest.mark.parametrize(("agent_policy", "error", "message"), [
-    ("chase", ValueError, "agent_policy must be 'random'"),
+    ("chase", ValueError, "agent_policy 'chase' is the chasing ghost's rule"),
     (np.full((6, 6, 6), 4), ValueError, "agent_policy must hold actions 0..3"),
     (np.full((6, 6, 6, 4), 0.3), ValueError, "probabilities must sum to 1"),
     (np.full((6, 6, 6, 4), -0.25), ValueError, "probabilities >= 0"),
@@ -317,48 +348,47 @@ def test_bad_team_policies_are_named(small: Any, team_policy: Any, error: type, 
 ])
 def test_bad_agent_policies_are_named(small: Any, agent_policy: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
-        team_agent_exploitability(agent_policy, game=small[0])
+        agent_exploitability(agent_policy, game=small[0])
 
 
 def test_the_game_is_passed_once_and_must_be_a_game(small: Any) -> None:
     with pytest.raises(ValueError, match="not both"):
-        solve_team_game(CLASSIC, game=small[0])
+        solve_game(CLASSIC, game=small[0])
     with pytest.raises(ValueError, match="not both"):
-        solve_team_game(ghosts=2, game=small[0])
-    with pytest.raises(TypeError, match=r"game must be a gridghost.core.team.TeamGame"):
-        solve_team_game(game="classic")
+        solve_game(ghosts=2, game=small[0])
+    with pytest.raises(TypeError, match=r"game must be a gridghost.Game"):
+        solve_game(game="classic")
     with pytest.raises(TypeError, match=r"spec must be a gridghost.GameSpec"):
-        solve_team_game(spec=42)
+        solve_game(spec=42)
     with pytest.raises(ValueError, match="ghosts=2 needs a map with 2 ghost starts"):
-        solve_team_game(CLASSIC, ghosts=2)
+        solve_game(CLASSIC, ghosts=2)
     with pytest.raises(ValueError, match=r"ghosts must be an int in 1..4"):
-        solve_team_game(guarded_pair(), ghosts=5)
+        solve_game(guarded_pair(), ghosts=5)
     with pytest.raises(ValueError, match="gamma must be a number in"):
-        solve_team_game(game=small[0], gamma=0.0)
+        solve_game(game=small[0], gamma=0.0)
 
 
 def test_undiscounted_values_without_a_horizon_are_refused_where_the_game_may_not_end(small: Any) -> None:
     with pytest.raises(ValueError, match="gamma=1 without a horizon: the game may never end"):
-        solve_team_game(game=small[0], gamma=1.0)
-    assert solve_team_game(game=small[0], gamma=1.0, horizon=5).sweeps == 5
+        solve_game(game=small[0], gamma=1.0)
+    assert solve_game(game=small[0], gamma=1.0, horizon=5).sweeps == 5
 
 
-def test_the_one_ghost_solvers_name_the_team_solvers_for_a_team() -> None:
-    team = TeamGame(Game(guarded_pair(), SLIP), 2)
-    with pytest.raises(TypeError, match=r"game is a team game .2 ghosts.*solve_team_game"):
-        solve_game(game=team)
+def test_the_solvers_take_a_team_as_a_game_or_a_spec() -> None:
+    team = Game(guarded_pair(), SLIP, ghosts=2)
     spec = gridghost.GameSpec(layout=guarded_pair(), ghosts=2)
-    with pytest.raises(TypeError, match=r"spec is a team game .2 ghosts.*solve_team_game"):
-        solve_agent(spec=spec)
-    assert solve_team_game(spec=spec).success_probability(*solve_team_game(game=team).start) < 0.1
+    by_game, by_spec = solve_game(game=team), solve_game(spec=spec)
+    assert by_game.ghosts == by_spec.ghosts == 2 and np.array_equal(by_game.values, by_spec.values)
+    assert by_spec.success_probability(*by_game.start) < 0.1
+    assert solve_agent(spec=spec).value(*by_game.start) > by_game.value(*by_game.start)  # the chasers give way
 
 
 def test_the_team_solver_reads_a_spec_and_no_slip_game() -> None:
     layout = tiny(2, 3, [(0, 0), (1, 2)])
     spec = gridghost.GameSpec(layout=layout, ghosts=2, slip=NoSlip())
-    solution = solve_team_game(spec=spec)
-    assert solution.team.ghosts == 2 and solution.model.game.slip == NoSlip()
-    assert isinstance(solution.model.game, Game) and Side.AGENT == 0
+    solution = solve_game(spec=spec)
+    assert solution.ghosts == solution.model.game.ghosts == 2 and solution.model.game.slip == NoSlip()
+    assert solution.model.joints == 16 and Side.AGENT == 0
 
 
 # -- the coordination maps ---------------------------------------------------------------------------------
@@ -375,10 +405,10 @@ def test_a_coordination_map_takes_two_ghosts_that_work_together(name: str) -> No
     layout = gridghost.maps.load(name)
     game = Game(layout, SLIP)  # the defaults: longitudinal slip 0.2, the reference's rewards, gamma 0.99
     one = solve_game(game=game).success_probability(layout.agent_start, layout.ghost_start, horizon=100)
-    team = TeamGame(game, 2)
+    team = Game(game.layout, game.slip, ghosts=2)
     start = layout.agent_start, layout.ghost_starts[:2]
-    chasers = solve_team_agent(game=team, team="chase").success_probability(*start, horizon=100)
-    optimum = solve_team_game(game=team).success_probability(*start, horizon=100)
+    chasers = solve_agent(game=team, ghost="chase").success_probability(*start, horizon=100)
+    optimum = solve_game(game=team).success_probability(*start, horizon=100)
     assert one >= 0.5 and chasers >= 0.5 and optimum <= 0.1, (one, chasers, optimum)
     # the solver docs print the three numbers exactly
     row = f"| `{name}` | {layout.rows}x{layout.cols} | {one:.6f} | {chasers:.6f} | {optimum:.6f} |"
@@ -402,7 +432,57 @@ def test_team_maps_benchmark_prints_the_three_numbers_of_every_team_map() -> Non
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group
-def test_team_solve_benchmark_prints_a_time_and_a_ratio() -> None:
-    out = run_script("benchmarks/team_solve.py", "--rounds", "1", "--no-progress", "--cases", "2 ghosts, 8x8")
-    assert re.search(r"^2 ghosts, 8x8\s+262,144\s+\d+\.\d\d s\s+2 s\s+\d+\s+[\d.]+ ms\s+[\d.]+ ms\s+[\d.]+x\s+[\d.]+ s",
-                     out, flags=re.M), out
+def test_team_solve_benchmark_prints_the_times_and_states_of_a_case() -> None:
+    cases = ["--cases", "2 ghosts, 8x8", "4 ghosts, 6x6"]
+    out = run_script("benchmarks/team_solve.py", *cases, "--max-bytes", "400000000")
+    # the agent off the goal (63 cells) times C(64, 2) multisets of two ghost cells off its cell; 4 ghosts:
+    # 35 times C(38, 4)
+    assert re.search(r"^2 ghosts, 8x8\s+262,144\s+127,008\s+\d+ MiB\s+\d+\.\d\d s\s+\d+\s+-$", out, flags=re.M), out
+    assert re.search(r"^4 ghosts, 6x6\s+60,466,176\s+2,583,525 .* refused .*over the budget", out, flags=re.M), out
+
+
+# -- the team solver's deprecated names ----------------------------------------------------------------------
+def test_the_team_solvers_old_names_warn_and_solve_as_the_unified_functions() -> None:
+    import gridghost.planning as planning
+
+    team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
+    game = solve_game(game=team)
+    zeros = lambda obs: np.zeros(len(obs), int)  # noqa: E731
+    expected = {
+        "solve_team_game": lambda old: np.array_equal(old(game=team).values, game.values),
+        "solve_team_agent": lambda old: np.array_equal(old(game=team, team="random").values,
+                                                       solve_agent(game=team, ghost="random").values),
+        "solve_team_ghosts": lambda old: np.array_equal(old(game=team).values, solve_ghost(game=team).values),
+        "evaluate_team_policies": lambda old: np.array_equal(old("random", "chase", game=team).values,
+                                                             evaluate_policies("random", "chase", game=team).values),
+        "team_exploitability": lambda old: old("random", team_policy="chase", game=team) == exploitability(
+            "random", "chase", game=team),
+        "team_agent_exploitability": lambda old: old("random", game=team) == agent_exploitability("random", game=team),
+        "team_ghosts_exploitability": lambda old: old("chase", game=team) == ghost_exploitability("chase", game=team),
+        "TeamGameSolution": lambda old: old is GameSolution,
+        "TeamAgentSolution": lambda old: old is planning.AgentSolution,
+        "TeamGhostsSolution": lambda old: old is planning.GhostSolution,
+        "TeamPolicyEvaluation": lambda old: old is planning.PolicyEvaluation,
+        "TeamModel": lambda old: old is TurnModel,
+        "tabulate_team_policy": lambda old: old(zeros, game=team).shape == (2, 3) * 3 + (2,),
+    }
+    for name, same in expected.items():
+        with pytest.warns(DeprecationWarning, match=rf"gridghost\.planning\.{name} is deprecated: use gridghost\."):
+            old = getattr(planning, name)
+        assert same(old), name
+    with pytest.warns(DeprecationWarning):
+        old_game, old_agent, old_tabulate = (planning.solve_team_game, planning.solve_team_agent,
+                                             planning.tabulate_team_policy)
+    # the old positional arguments, and a team of two on the map's first starts by default
+    layout = tiny(2, 3, [(0, 0), (1, 2)])
+    assert old_game(layout, SLIP, None, None, 0.9).gamma == 0.9 and old_game(layout, SLIP).ghosts == 2
+    assert np.array_equal(old_agent(layout, SLIP, "random").values,
+                          solve_agent(layout, SLIP, "random", ghosts=2).values)
+    with pytest.raises(TypeError, match="at most 7 positional arguments"):
+        old_game(layout, SLIP, None, 2, 0.9, 1e-10, None, "extra")
+    with pytest.raises(TypeError, match="game must be a team game"):
+        old_tabulate(zeros, game=Game(CLASSIC, SLIP))
+    with pytest.raises(ValueError, match="one of the two"):
+        old_tabulate(zeros)
+    with pytest.raises(AttributeError, match="no attribute 'solve_teams'"):
+        planning.solve_teams  # noqa: B018

@@ -1,6 +1,8 @@
-"""A learned team's policy of observations as a state policy (gridghost.planning.team_tabulate)."""
+"""A learned team's policy of observations as a state policy (gridghost.planning.tabulate_policy of a team)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -9,12 +11,16 @@ import pytest
 import gridghost
 from gridghost import Layout
 from gridghost.config.settings import resolve
-from gridghost.planning import evaluate_team_policies, solve_team_agent
-from gridghost.planning.team_tabulate import live_team_states, tabulate_team_policy
+from gridghost.planning import TurnModel, evaluate_policies, solve_agent, tabulate_policy
 
 from helpers import hashed_action, hashed_actions
 
 OPEN = Layout(np.zeros((4, 4), int), goals=[(0, 0)], agent_start=(2, 1), ghost_start=[(3, 3), (0, 3), (3, 0)])
+
+
+def tabulate_team_policy(policy: Any = None, **kwargs: Any) -> np.ndarray:
+    """The ghosts' side tabulated over stacked observations, as a team is."""
+    return tabulate_policy(policy, "ghost", batch=True, **kwargs)
 
 
 @pytest.mark.parametrize(("obs_type", "k"), [("vector", 2), ("grid", 2), ("vector", 3)])
@@ -64,16 +70,18 @@ def test_a_tabulated_team_scores_as_the_same_team_given_by_state() -> None:
     spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
     game = spec.game()
     table = tabulate_team_policy([hashed_actions, lambda obs: np.full(len(obs), 3)], spec=spec)
-    by_state = evaluate_team_policies("random", table, game=game)
+    by_state = evaluate_policies("random", table, game=game)
+    model = TurnModel(game)
+    rows = np.column_stack([model.agents, model.ghost_cells])
     moves = {tuple(int(c) for c in row): tuple(table.reshape(-1, 2)[np.ravel_multi_index(tuple(row), (16,) * 3)])
-             for row in live_team_states(game)}
+             for row in rows}
 
     def callable_team(agent_pos: tuple[int, int], ghost_positions: list[tuple[int, int]]) -> tuple[int, ...]:
         return moves[tuple(r * 4 + c for r, c in (agent_pos, *ghost_positions))]
 
-    again = evaluate_team_policies("random", callable_team, game=game)
+    again = evaluate_policies("random", callable_team, game=game)
     assert by_state.value((2, 1), [(3, 3), (0, 3)]) == pytest.approx(again.value((2, 1), [(3, 3), (0, 3)]))
-    assert solve_team_agent(game=game, team=table).value((2, 1), [(3, 3), (0, 3)]) >= by_state.value(
+    assert solve_agent(game=game, ghost=table).value((2, 1), [(3, 3), (0, 3)]) >= by_state.value(
         (2, 1), [(3, 3), (0, 3)])
 
 
@@ -93,8 +101,13 @@ def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], messa
         tabulate_team_policy(spec=resolve(layout=OPEN, ghosts=2, obs_type="vector"), **kwargs)
 
 
-def test_the_game_is_a_team_given_once() -> None:
-    with pytest.raises(TypeError, match=r"game must be a gridghost\.core\.team\.TeamGame"):
-        tabulate_team_policy(hashed_actions, spec=resolve())
-    with pytest.raises(ValueError, match="one of the two"):
-        tabulate_team_policy(hashed_actions)
+def test_a_team_is_tabulated_for_the_ghosts_over_stacked_observations() -> None:
+    spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
+    for kwargs in (dict(side="agent", batch=True), dict(side="ghost", batch=False),
+                   dict(side="ghost", batch=True, stochastic=True)):
+        with pytest.raises(ValueError, match="side='ghost' and batch=True"):
+            tabulate_policy(hashed_actions, spec=spec, **kwargs)
+    with pytest.raises(ValueError, match="centralised and view apply to a team of ghosts"):
+        tabulate_policy(hashed_actions, "ghost", batch=True, spec=resolve(), centralised=True)
+    with pytest.raises(ValueError, match="centralised and view apply to a team of ghosts"):
+        tabulate_policy(hashed_actions, "ghost", batch=True, spec=resolve(), view="parallel")

@@ -19,9 +19,8 @@ from gridghost import testing
 from gridghost.config.settings import GameSpec
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.rules import Outcome, Side
+from gridghost.core.rules import GameState, Outcome, Side
 from gridghost.core.slip import NoSlip
-from gridghost.core.team import TeamGame, TeamState
 from gridghost.envs.aec import CheckedGridGhostEnv, GridGhostEnv
 from gridghost.envs.compat import AgentInterface
 from gridghost.envs.parallel import _BothObserve
@@ -107,7 +106,7 @@ CHI2_999 = {1: 10.828, 2: 13.816, 3: 16.266, 4: 18.467}
                                               ({"slip_probability": 0.3, "slip_type": "perpendicular"}, RIGHT)])
 def test_sampled_play_of_a_team_matches_the_kernels_exact_probabilities(slip: dict, action: int) -> None:
     env = gridghost.raw_env(layout=SLIP, ghosts=2, **slip)
-    kernel: TeamGame = env.kernel
+    kernel: Game = env.kernel
     start = kernel.initial_state()
     exact = {after: p for p, after, _, _ in kernel.successors(start, action)}
     samples, counts = 3000, Counter()
@@ -178,9 +177,8 @@ def test_ghosts_may_share_a_cell() -> None:
 def test_the_team_env_classes_import_from_their_old_places_as_the_one_class_with_a_warning(
         old: str, name: str, now: type) -> None:
     module = importlib.import_module(old)
-    home = now.__module__.replace(".", r"\.")
-    message = (rf"{old} moved to {home}: import {now.__name__} from {home} "
-               r"\(the old path is removed in gridghost 0\.5\.0\)")
+    new = rf"{now.__module__}.{now.__name__}".replace(".", r"\.")
+    message = rf"{old}\.{name} is deprecated: use {new} \(removed in gridghost"
     with pytest.warns(DeprecationWarning, match=message):
         assert getattr(module, name) is now
     # one class for every team size, chosen by no switch
@@ -260,7 +258,7 @@ def test_the_agent_plays_against_a_chasing_team() -> None:
     assert type(env.unwrapped) is GridGhostGymEnv and env.action_space == gymnasium.spaces.Discrete(4)
     env.reset(seed=0)
     game = env.unwrapped.game
-    kernel: TeamGame = game.kernel
+    kernel: Game = game.kernel
     after_agent = kernel.agent_step(game.game_state, UP, np.random.default_rng(0))[0]
     env.step(UP)
     assert game.game_state == kernel.ghosts_step(after_agent, kernel.chase_actions(after_agent))
@@ -323,8 +321,8 @@ def test_the_team_views_refuse_what_they_do_not_serve() -> None:
 
 # -- observations -----------------------------------------------------------------------------------
 def test_the_team_encodings_place_every_ghost() -> None:
-    team = TeamGame(Game(OPEN, NoSlip()), 3)
-    state = TeamState(team.board.index((2, 2)), tuple(team.board.index(cell) for cell in ((4, 4), (0, 4), (2, 1))))
+    team = Game(OPEN, NoSlip(), ghosts=3)
+    state = GameState(team.board.index((2, 2)), tuple(team.board.index(cell) for cell in ((4, 4), (0, 4), (2, 1))))
     vectors = make_observations("vector", team.board, ghosts=3)
     assert len({id(vectors.space(name)) for name in vectors.keys}) == 1
     ghost_1 = vectors.observe("ghost_1", state)
@@ -356,18 +354,18 @@ def test_one_ghost_keeps_the_one_ghost_classes_names_and_spaces() -> None:
         assert explicit.possible_agents == ["agent", "ghost"]
         assert all(default.observation_space(name) == explicit.observation_space(name) for name in ("agent", "ghost"))
         assert default.state_space == explicit.state_space
-    encoder = make_observations("vector", TeamGame(Game(OPEN, NoSlip()), 1).board, ghosts=1)
+    encoder = make_observations("vector", Game(OPEN, NoSlip(), ghosts=1).board, ghosts=1)
     assert set(encoder.keys) == set(Side)
 
 
 def test_the_plain_team_vector_is_the_general_paths_byte_for_byte() -> None:
     # the plain "vector" is built in one concatenation (the learners' hot path): the same bytes
-    team = TeamGame(Game(OPEN, NoSlip()), 3)
+    team = Game(OPEN, NoSlip(), ghosts=3)
     vectors = make_observations("vector", team.board, ghosts=3)
     rng = np.random.default_rng(0)
     for _ in range(50):
         agent, *ghosts = (int(cell) for cell in rng.integers(team.num_cells, size=4))
-        state = TeamState(agent, tuple(ghosts))
+        state = GameState(agent, tuple(ghosts))
         for index, name in enumerate(vectors.keys):
             fast, general = vectors.observe(name, state), vectors._team_view(index, state)
             assert fast.dtype == general.dtype == np.float32 and fast.tobytes() == general.tobytes()
@@ -408,16 +406,16 @@ def test_a_team_env_draws_every_ghost_and_the_teams_moves() -> None:
 @pytest.mark.parametrize(("controlled", "opponent"), [("agent", "minimax"), ("ghosts", "minimax"),
                                                       ("ghosts", "optimal")])
 def test_the_planned_team_opponents_play_the_team_solvers_moves(controlled: str, opponent: str) -> None:
-    from gridghost.planning import solve_team_agent, solve_team_game
+    from gridghost.planning import solve_agent, solve_game
 
     env = gymnasium.make(ENV_ID, layout=OPEN, ghosts=2, controlled=controlled, opponent=opponent, obs_type="vector")
     game = env.unwrapped.config.game()
     if controlled == "agent":
-        expected = solve_team_game(game=game).team_action
+        expected = solve_game(game=game).team_action
     elif opponent == "minimax":
-        expected = solve_team_game(game=game).agent_action
+        expected = solve_game(game=game).agent_action
     else:
-        expected = solve_team_agent(game=game, team="chase").action
+        expected = solve_agent(game=game, ghost="chase").action
     env.reset(seed=3)
     rng, played = np.random.default_rng(0), 0
     for _ in range(40):

@@ -44,7 +44,6 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.core.slip import SlipModel
-from gridghost.core.team import TeamGame
 from gridghost.maps.levels import MapGenerator
 
 
@@ -367,7 +366,7 @@ class TableBuilder:
             max_episode_steps=self.max_episode_steps)
 
 
-def _one_ghost(kernel: Game | TeamGame) -> Game:
+def _one_ghost(kernel: Game) -> Game:
     """``kernel``, a one-ghost game: the engine's settings refuse teams (``ghosts`` is served as 1)
     before any map is built."""
     assert isinstance(kernel, Game), kernel

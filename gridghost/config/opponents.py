@@ -27,9 +27,8 @@ from gridghost.core.game import Game
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import POLICY_NAMES
 from gridghost.core.rules import Board, GameState, Side
-from gridghost.core.team import TeamGame
 from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
-from gridghost.planning.team import solve_team_agent, solve_team_game
+from gridghost.planning.solve import solve_agent, solve_game
 from gridghost.sensing.observations import make_observations
 
 #: The opponent a one-sided view plays against when none is given, by the side that learns.
@@ -132,9 +131,9 @@ def team_planner(name: str, kernel: Any, side: Side) -> Callable[[Any], Any]:
     for the agent, the team's ``k`` actions for the ghosts.
 
     A one-ghost game's is :func:`planned_opponent`'s table. A team's comes from the team solver
-    (:mod:`gridghost.planning.team`): ``"minimax"`` is either side's policy in the zero-sum team
-    game (:func:`~gridghost.planning.solve_team_game`); ``"optimal"`` is the agent's best response
-    to the chasing team (:func:`~gridghost.planning.solve_team_agent`), as for one ghost, where
+    (:mod:`gridghost.planning.solve`): ``"minimax"`` is either side's policy in the zero-sum team
+    game (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response
+    to the chasing team (:func:`~gridghost.planning.solve_agent`), as for one ghost, where
     it is the agent's best response to the chasing ghost. A team's tables are solved once per
     game and kept for the next env on the same game.
 
@@ -161,16 +160,16 @@ _TEAM_TABLES: collections.OrderedDict[tuple[Any, ...], bytes] = collections.Orde
 _TEAM_TABLES_KEPT = 8
 
 
-def _team_table(kernel: TeamGame, name: str, side: Side) -> bytes:
+def _team_table(kernel: Game, name: str, side: Side) -> bytes:
     """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
     key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
     table = _TEAM_TABLES.pop(key, None)
     if table is None:
         if side == Side.AGENT and name == "optimal":
-            actions = solve_team_agent(game=kernel, team="chase").policy
+            actions = solve_agent(game=kernel, ghost="chase").policy
         else:
-            solution = solve_team_game(game=kernel)
+            solution = solve_game(game=kernel)
             actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
         # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
         table = np.asarray(actions).astype(np.uint8).tobytes()
@@ -183,7 +182,7 @@ def _team_table(kernel: TeamGame, name: str, side: Side) -> bytes:
 def _table_action(table: bytes, cells: int, state: Any) -> int:
     """The table's entry of ``state``: indexed by the agent's cell, then each ghost's."""
     index = state.agent
-    for cell in getattr(state, "ghosts", None) or (state.ghost,):
+    for cell in state.ghosts:
         index = index * cells + cell
     return table[index]
 

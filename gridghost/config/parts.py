@@ -26,7 +26,6 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
 from gridghost.core.rules import Board
-from gridghost.core.team import TeamGame
 from gridghost.planning import expert_tables
 from gridghost.sensing.filters import BeliefFilter, make_filter
 from gridghost.sensing.observations import Observations, make_observations
@@ -44,7 +43,7 @@ class MapParts(NamedTuple):
         expert: the expert's action tables per side it advises (by agent name), or ``{}``.
     """
 
-    kernel: Game | TeamGame
+    kernel: Game
     sensors: tuple[Sensor, ...]
     belief_filter: BeliefFilter | None
     encoder: Observations

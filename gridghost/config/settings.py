@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from gridghost.config.declaration import DEFAULT_ONLY, Input, declared, default_of, setting, settings_table
-from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
-from gridghost.core.game import Game
+from gridghost.core.checks import check_choice, check_flag, check_ghosts, check_instance, check_limit
+from gridghost.core.game import CREDITS, Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.names import MAX_GHOSTS
 from gridghost.core.rules import Outcome, Rewards, make_rewards
@@ -42,7 +42,6 @@ from gridghost.core.slip import (
     slip_from_dict,
     slip_to_dict,
 )
-from gridghost.core.team import CREDITS, TeamGame, check_ghosts
 from gridghost.maps.levels import MapGenerator
 from gridghost.maps.sources import map_source
 from gridghost.planning import EXPERTS
@@ -235,10 +234,10 @@ class GameSpec:
         return {name: getattr(self, name) for name, (_, declared_) in declared(type(self)).items()
                 if declared_.encoder and name != "obs_type"}
 
-    def game(self, layout: Layout | None = None) -> Game | TeamGame:
+    def game(self, layout: Layout | None = None) -> Game:
         """The game kernel these settings play on ``layout``: the one place a
-        :class:`~gridghost.core.game.Game` (one ghost) or :class:`~gridghost.core.team.TeamGame`
-        (``ghosts > 1``) is built from settings (the solver's input: ``solve_game(game=spec.game())``).
+        :class:`~gridghost.core.game.Game` (of ``ghosts`` ghosts and ``ghost_credit``) is built
+        from settings (the solver's input: ``solve_game(game=spec.game())``).
 
         Args:
             layout: the map; ``None`` means the spec's own map, or, when a
@@ -247,8 +246,7 @@ class GameSpec:
 
         Returns:
             The :class:`~gridghost.core.game.Game` of the map, the slip, both sides' rewards and
-            whether the ghost plays; with ``ghosts > 1`` the :class:`~gridghost.core.team.TeamGame`
-            of that game's team.
+            whether the ghost plays, with ``ghosts`` ghosts and ``ghost_credit``.
 
         Raises:
             TypeError: ``layout`` is not a :class:`~gridghost.core.layout.Layout`.
@@ -258,8 +256,8 @@ class GameSpec:
             source = self.layout
             layout = source.level(source.start_level) if isinstance(source, MapGenerator) else source
         check_instance(layout, "layout", Layout)
-        game = Game(layout, self.slip, self.rewards, self.ghost_rewards, self.use_ghost)
-        return game if self.ghosts == 1 else TeamGame(game, self.ghosts, self.ghost_credit)
+        return Game(layout, self.slip, self.rewards, self.ghost_rewards, self.use_ghost, self.ghosts,
+                    self.ghost_credit)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain JSON-able data; :meth:`from_dict` reads it back.

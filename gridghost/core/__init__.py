@@ -8,6 +8,9 @@ Nothing here imports anything above it: no sensing, planning, views, drawing or 
 
 from __future__ import annotations
 
+from typing import Any
+
+from gridghost._moved import renamed
 from gridghost.core import rules, tunables
 from gridghost.core.checks import (
     check_action,
@@ -24,6 +27,7 @@ from gridghost.core.checks import (
     check_text,
 )
 from gridghost.core.game import (
+    CREDITS,
     Game,
     Successor,
     Transitions,
@@ -105,7 +109,6 @@ from gridghost.core.slip import (
     slip_from_dict,
     slip_to_dict,
 )
-from gridghost.core.team import CREDITS, TeamGame, TeamState, TeamTransitions
 
 __all__ = [
     "ACTION_DELTAS",
@@ -160,9 +163,6 @@ __all__ = [
     "Side",
     "SlipModel",
     "Successor",
-    "TeamGame",
-    "TeamState",
-    "TeamTransitions",
     "Transitions",
     "board_for",
     "cached_board_bytes",
@@ -193,3 +193,9 @@ __all__ = [
 ]
 
 tunables.forward(__name__, rules, ("BOARD_CACHE_BYTES",))
+
+
+def __getattr__(name: str) -> Any:
+    """A deprecated name of this package (``TeamGame``, ``TeamState``, ``TeamTransitions``),
+    read with a :class:`DeprecationWarning` naming its replacement."""
+    return renamed(__name__, name)

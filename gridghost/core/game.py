@@ -1,6 +1,17 @@
-"""The game kernel: one object that owns a turn.
+"""The game kernel: one object that owns a turn, for one agent against ``k`` ghosts.
 
-A :class:`Game` is built from a layout, a slip model and the rewards. It holds the board's tables
+A :class:`Game` is built from a layout, a slip model, the rewards and the team's size ``ghosts``
+(1 to :data:`~gridghost.core.names.MAX_GHOSTS`). The agent moves first, with slip; only its
+final cell counts: caught when it is any ghost's cell, else a goal if it is one. Then every ghost
+picks one move (no slip) from the same state and the moves take effect together; the agent is
+caught when any ghost ends on its cell. Ghosts may share a cell, so ``k`` ghosts on one cell play
+as one. Every ghost gets the team's reward (zero-sum with the agent by default); with
+``credit="catcher"`` a capture pays only the ghosts on the agent's cell, the others getting the
+reward of a half-turn that ended nothing. The rules inside a half-turn are
+:mod:`gridghost.core.halfturn`'s, which the array forms call; the scalar one-ghost hot path keeps
+its own lines, tested equal to them.
+
+The game holds the board's tables
 (NumPy arrays for planners, filters and batches; tuples for the scalar hot path), the initial
 state, the two half-turn transitions the env calls, the exact distribution of each half-turn
 (:meth:`Game.successors`, in the spirit of Gymnasium FrozenLake's ``P[s][a]``), a vectorised
@@ -18,17 +29,19 @@ the motion model asks this one object; none enumerates slip outcomes or walks mo
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.core.checks import check_action, check_instance
+from gridghost.core import halfturn
+from gridghost.core.checks import check_action, check_ghosts, check_instance
 from gridghost.core.episode import next_mover, slip_bounds, slip_outcome
 from gridghost.core.layout import Layout
-from gridghost.core.policies import chase_rule
+from gridghost.core.names import ghost_names
+from gridghost.core.policies import chase_action, chase_table  # noqa: F401 - chase_action re-exported
 from gridghost.core.rules import (
     NUM_ACTIONS,
-    Board,
     GameState,
     Outcome,
     Rewards,
@@ -46,16 +59,36 @@ _AFTER_GHOST_TURN = Side(next_mover(int(_GHOST)))
 
 #: One half-turn's outcome: ``(probability, next_state, agent_reward, ghost_reward)``.
 Successor = tuple[float, GameState, float, float]
+#: How a team's capture reward is shared: ``"team"`` pays every ghost, ``"catcher"`` the ghosts on
+#: the agent's cell.
+CREDITS: tuple[str, ...] = ("team", "catcher")
+
+
+def check_credit(value: Any, argument: str = "credit") -> str:
+    """Return ``value`` if it is one of :data:`CREDITS`.
+
+    Raises:
+        TypeError: not a ``str``.
+        ValueError: not one of :data:`CREDITS`.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{argument} must be one of {list(CREDITS)}, got {value!r}")
+    if value not in CREDITS:
+        raise ValueError(f"{argument} must be one of {list(CREDITS)}, got {value!r}")
+    return value
 
 
 class Transitions(NamedTuple):
-    """One half-turn from ``n`` states at once (:meth:`Game.transitions`), ``k`` outcomes each.
+    """One half-turn from ``n`` states at once (:meth:`Game.transitions`), ``m`` outcomes each.
 
     Attributes:
-        probabilities: ``float64[k]``, each outcome's probability (the same in every state).
-        agents, ghosts: ``int64[n, k]``, the cells after the move.
-        outcomes: ``int8[n, k]``, how the half-turn ended (:class:`~gridghost.core.rules.Outcome`).
-        agent_rewards, ghost_rewards: ``float64[n, k]``, each side's reward.
+        probabilities: ``float64[m]``, each outcome's probability (the same in every state).
+        agents: ``int64[n, m]``, the agent's cell after the move.
+        ghosts: the ghosts' cells after the move: ``int64[n, m]`` when the ghosts were given as
+            ``int[n]`` (one ghost), else ``int64[n, m, k]``.
+        outcomes: ``int8[n, m]``, how the half-turn ended (:class:`~gridghost.core.rules.Outcome`).
+        agent_rewards, ghost_rewards: ``float64[n, m]``, the agent's reward and every ghost's
+            (the team's share; :meth:`Game.ghost_rewards_of` applies the catcher's credit).
     """
 
     probabilities: np.ndarray
@@ -66,8 +99,6 @@ class Transitions(NamedTuple):
     ghost_rewards: np.ndarray
 
 
-#: Agent cells per block when the chase table is built.
-_CHASE_BLOCK = 256
 #: Chase tables (as an array and as bytes) by board, shared by every game on one layout while the
 #: board lives.
 _CHASE_TABLES: weakref.WeakKeyDictionary[Any, tuple[np.ndarray, bytes]] = weakref.WeakKeyDictionary()
@@ -82,25 +113,35 @@ class Game:
         rewards: the agent's :class:`~gridghost.core.rules.Rewards`, or a preset's name
             (:data:`~gridghost.core.rules.REWARD_PRESETS`: ``"reference"``, ``"normalised"``);
             ``None`` means the reference's.
-        ghost_rewards: the ghost's; ``None`` means zero-sum (the agent's negated).
-        use_ghost: ``False`` takes the ghost out of the game: it cannot catch the agent and the
-            turn stays with the agent.
+        ghost_rewards: each ghost's; ``None`` means zero-sum (the agent's negated).
+        use_ghost: ``False`` takes the ghost out of the game (one ghost only): it cannot catch
+            the agent and the turn stays with the agent.
+        ghosts: the team's size ``k``, ``1..MAX_GHOSTS``; the ghosts start on the map's first
+            ``k`` ghost starts (:attr:`~gridghost.core.layout.Layout.ghost_starts`).
+        credit: ``"team"`` (every ghost gets the team's reward) or ``"catcher"`` (a capture pays
+            only the ghosts on the agent's cell).
 
     Attributes:
-        layout, slip, use_ghost: as given.
+        layout, slip, use_ghost, ghosts, credit: as given.
         agent_rewards, ghost_rewards: the resolved rewards.
+        names: the ghosts' agent names (:func:`~gridghost.core.names.ghost_names`).
+        starts: the ghosts' start cells, as cell indices.
         board: the layout's :class:`~gridghost.core.rules.Board` (tuples, and the distance table).
         num_cells: ``rows * cols``.
         moves: read-only ``int64[cells, 4]``, the cell a single move leads to.
         action_masks: read-only ``int8[cells, 4]``, 1 where the move changes the cell.
         goals: read-only ``bool[cells]``.
         outcomes: ``outcomes[action] = (probabilities, destinations)``: the slip model's
-            outcome probabilities (``float64[k]``) and, per outcome, the cell every start cell
-            ends in (read-only ``int64[k, cells]``).
+            outcome probabilities (``float64[m]``) and, per outcome, the cell every start cell
+            ends in (read-only ``int64[m, cells]``).
+        max_moves: how many single moves one agent move can carry out (the slip model's longest
+            outcome).
 
     Raises:
-        TypeError: ``layout``, ``slip`` or a reward is of the wrong type.
-        ValueError: the layout is larger than a board serves, or an unknown rewards preset.
+        TypeError: ``layout``, ``slip``, a reward, ``ghosts`` or ``credit`` is of the wrong type.
+        ValueError: the layout is larger than a board serves, an unknown rewards preset,
+            ``ghosts`` outside ``1..MAX_GHOSTS`` or more than the map's ghost starts, ``ghosts > 1``
+            with ``use_ghost=False``, or an unknown ``credit``.
     """
 
     def __init__(
@@ -110,11 +151,21 @@ class Game:
         rewards: Rewards | str | None = None,
         ghost_rewards: Rewards | None = None,
         use_ghost: bool = True,
+        ghosts: int = 1,
+        credit: str = "team",
     ) -> None:
         check_instance(layout, "layout", Layout)
         check_instance(slip, "slip", SlipModel)
         agent_rewards = make_rewards(rewards)
         check_instance(ghost_rewards, "ghost_rewards", Rewards, allow_none=True)
+        self.ghosts = check_ghosts(ghosts)
+        self.credit = check_credit(credit)
+        if self.ghosts > 1 and not use_ghost:
+            raise ValueError(f"ghosts={self.ghosts} plays only with its ghosts in the game: use_ghost=False "
+                             "takes the one ghost out")
+        if len(layout.ghost_starts) < self.ghosts:
+            raise ValueError(f"ghosts={self.ghosts} needs a map with {self.ghosts} ghost starts; map "
+                             f"{layout.name!r} has {len(layout.ghost_starts)} ({list(layout.ghost_starts)})")
         self.layout = layout
         self.slip = slip
         self.use_ghost = bool(use_ghost)
@@ -122,9 +173,13 @@ class Game:
         self.ghost_rewards = ghost_rewards or self.agent_rewards.negated()
         self.board = board = board_for(layout)
         self.num_cells = board.num_cells
+        self.names = ghost_names(self.ghosts)
+        self.starts = tuple(board.index(cell) for cell in layout.ghost_starts[: self.ghosts])
+        self._one = self.ghosts == 1  # ghost_step's scalar path
+        self._initial = _new_state((board.index(layout.agent_start), self.starts, _AGENT, _ONGOING))
         # the scalar hot path's tuples and bound method
         self._next_cell, self._sample = board.next_cell, slip.sample
-        # the outcome of an agent landing on each cell when the ghost is not there, and whose turn
+        # the outcome of an agent landing on each cell when no ghost is there, and whose turn
         # follows (the agent's again when the ghost is out of the game)
         self._landing = tuple(_GOAL if goal else _ONGOING for goal in board.is_goal)
         self._after_agent_turn = Side(next_mover(int(_AGENT), self.use_ghost))
@@ -133,6 +188,7 @@ class Game:
         self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
         self.goals = _read_only(np.array(board.is_goal, dtype=bool))
         self.outcomes = tuple(self._outcome_table(action) for action in range(NUM_ACTIONS))
+        self.max_moves = max(len(moves) for action in range(NUM_ACTIONS) for _, moves in slip.outcomes(action))
         # the same as tuples for successors(): per action, (probabilities, per cell its destinations)
         self._outcome_tuples = tuple(
             (tuple(probabilities.tolist()), tuple(map(tuple, destinations.T.tolist())))
@@ -155,7 +211,11 @@ class Game:
         self._chase: tuple[np.ndarray, bytes] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Game, (self.layout, self.slip, self.agent_rewards, self.ghost_rewards, self.use_ghost)
+        return Game, (self.layout, self.slip, self.agent_rewards, self.ghost_rewards, self.use_ghost, self.ghosts,
+                      self.credit)
+
+    def __repr__(self) -> str:
+        return f"Game({self.layout!r}, {self.slip!r}, ghosts={self.ghosts}, credit={self.credit!r})"
 
     def _destinations(self, moves: Moves) -> np.ndarray:
         """The cell every start cell ends in after ``moves`` (one array lookup per move)."""
@@ -172,11 +232,11 @@ class Game:
 
     # -- states and half-turns -------------------------------------------------------------------
     def initial_state(self) -> GameState:
-        """The state after ``reset``: both at their start cells, the agent to move."""
-        return self.board.initial_state()
+        """The state after ``reset``: everyone on their start cell, the agent to move."""
+        return self._initial
 
     def opening_can_end(self) -> bool:
-        """Whether some outcome of some opening move of the agent ends the game (a goal or the
+        """Whether some outcome of some opening move of the agent ends the game (a goal or a
         ghost within its reach). A learning ghost's first observation comes after that move, and
         Gymnasium's ``reset`` cannot report a finished episode, so such maps cannot serve it."""
         start = self.initial_state()
@@ -185,7 +245,7 @@ class Game:
 
     def agent_step(self, state: GameState, action: int, rng: np.random.Generator) -> tuple[GameState, Moves]:
         """The agent's half-turn: draw its slip from ``rng`` (as :meth:`SlipModel.sample`) and
-        carry out the moves. Only the final cell counts: caught if it is the ghost's, else goal
+        carry out the moves. Only the final cell counts: caught if it is a ghost's, else goal
         reached if it is a goal. Without the ghost in play nobody is caught and the turn stays
         with the agent.
 
@@ -201,45 +261,105 @@ class Game:
         if state.turn != _AGENT or state.outcome != _ONGOING:
             raise ValueError(f"the agent cannot move in state {state}")
         moves = self._sample(action, rng)
-        cell, ghost = state.agent, state.ghost
+        cell, ghosts = state.agent, state.ghosts
         next_cell = self._next_cell
         for move in moves:
             cell = next_cell[cell][move]
         # _landed, inlined: this is the env's hot path
-        if cell == ghost and self.use_ghost:
-            return _new_state((cell, ghost, _GHOST, _CAUGHT)), moves
-        return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell])), moves
+        if cell in ghosts and self.use_ghost:
+            return _new_state((cell, ghosts, _GHOST, _CAUGHT)), moves
+        return _new_state((cell, ghosts, self._after_agent_turn, self._landing[cell])), moves
 
-    def ghost_step(self, state: GameState, action: int) -> GameState:
-        """The ghost's half-turn: one move, no slip; caught if it lands on the agent.
+    def ghost_step(self, state: GameState, action: Any) -> GameState:
+        """The ghosts' half-turn: every ghost makes its move (no slip) from ``state``, together;
+        caught if any ghost ends on the agent's cell. :meth:`ghosts_step` is this method.
+
+        Args:
+            state: a state with the ghosts to move.
+            action: one ghost's int action, or the ``k`` ghosts' actions in the ghosts' order
+                (a sequence or 1-d integer array; one action in a sequence for one ghost too).
 
         Raises:
-            TypeError, ValueError: ``action`` is not an int in 0..3.
-            ValueError: it is not the ghost's turn or the game is over.
+            TypeError, ValueError: a bad action (see :meth:`check_joint_action`).
+            ValueError: it is not the ghosts' turn or the game is over.
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-            action = check_action(action, "ghost")
-        agent, cell, turn, outcome = state
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS or not self._one:
+            return self._team_step(state, action)
+        agent, (cell,), turn, outcome = state
         if turn != _GHOST or outcome != _ONGOING:
             raise ValueError(f"the ghost cannot move in state {state}")
-        cell = self._next_cell[cell][action]
-        return _new_state((agent, cell, _AFTER_GHOST_TURN, _CAUGHT if cell == agent else _ONGOING))
+        cell = self._next_cell[cell][action]  # halfturn.team_moves and team_lands, for one ghost
+        return _new_state((agent, (cell,), _AFTER_GHOST_TURN, _CAUGHT if cell == agent else _ONGOING))
+
+    def _team_step(self, state: GameState, action: Any) -> GameState:
+        """:meth:`ghost_step` for any ``k`` and any spelling of the actions."""
+        if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
+            actions: tuple[int, ...] = (check_action(action, "ghost"),)
+        else:
+            actions = self.check_joint_action(action)
+        if state.turn != _GHOST or state.outcome != _ONGOING:
+            raise ValueError(f"the {'ghost' if self.ghosts == 1 else 'ghosts'} cannot move in state {state}")
+        next_cell, agent = self._next_cell, state.agent
+        ghosts = tuple(next_cell[cell][move] for cell, move in zip(state.ghosts, actions, strict=True))
+        return _new_state((agent, ghosts, _AFTER_GHOST_TURN, _CAUGHT if agent in ghosts else _ONGOING))
+
+    ghosts_step = ghost_step
+
+    def check_joint_action(self, actions: Any, argument: str = "actions") -> tuple[int, ...]:
+        """``actions`` as a tuple of ``k`` ints in 0..3, one per ghost in the ghosts' order.
+
+        Raises:
+            TypeError: not a sequence or 1-d integer array, or an entry not an int.
+            ValueError: the wrong length, or an entry outside 0..3.
+        """
+        if type(actions) in (list, tuple) and len(actions) == self.ghosts and all(
+                type(action) is int and 0 <= action < NUM_ACTIONS for action in actions):
+            return tuple(actions)  # the fast path: the envs hand over checked ints every team move
+        if isinstance(actions, np.ndarray):
+            if actions.ndim != 1 or not np.issubdtype(actions.dtype, np.integer):
+                raise TypeError(f"{argument} must be {self.ghosts} ints in 0..{NUM_ACTIONS - 1}, one per ghost; "
+                                f"got an array of shape {actions.shape} and dtype {actions.dtype}")
+            actions = actions.tolist()
+        if not isinstance(actions, Sequence) or isinstance(actions, (str, bytes)):
+            raise TypeError(f"{argument} must be a sequence of {self.ghosts} ints in 0..{NUM_ACTIONS - 1}, "
+                            f"one per ghost, got {actions!r}")
+        if len(actions) != self.ghosts:
+            raise ValueError(f"{argument} must hold {self.ghosts} actions, one per ghost "
+                             f"({', '.join(self.names)}), got {len(actions)}: {list(actions)!r}")
+        return tuple(check_action(action, name) for action, name in zip(actions, self.names, strict=True))
 
     def rewards(self, mover: Side, outcome: Outcome) -> tuple[float, float]:
-        """``(agent's reward, ghost's reward)`` for a half-turn of ``mover`` ending in ``outcome``."""
+        """``(agent's reward, each ghost's team reward)`` for a half-turn of ``mover`` ending in ``outcome``."""
         return self._rewards[mover][outcome]
 
-    def successors(self, state: GameState, action: int) -> list[Successor]:
+    def ghost_rewards_of(self, mover: Side, state: GameState) -> tuple[float, ...]:
+        """Each ghost's reward for a half-turn of ``mover`` that led to ``state``: the team's
+        reward for every ghost, or with ``credit="catcher"`` the capture reward for the ghosts
+        on the agent's cell and the reward of an uneventful half-turn for the others
+        (:func:`~gridghost.core.halfturn.credited`, for one state)."""
+        table = self._rewards[mover]
+        team = table[state.outcome][1]
+        if self.credit == "team" or state.outcome != _CAUGHT:
+            return (team,) * self.ghosts
+        quiet, agent = table[_ONGOING][1], state.agent
+        return tuple(team if cell == agent else quiet for cell in state.ghosts)
+
+    def successors(self, state: GameState, action: Any) -> list[Successor]:
         """The exact distribution of the half-turn ``action`` of the side to move, for one state:
         what :meth:`transitions` gives for many, with outcomes that lead to the same next state
         merged. It reads the same outcome tables, as tuples.
 
+        Args:
+            state: the state.
+            action: the agent's int, or the ghosts' actions (as :meth:`ghost_step` takes them).
+
         Returns:
             ``[(probability, next_state, agent_reward, ghost_reward), ...]``: probabilities
-            positive and summing to 1, in the order the slip model lists the outcomes.
+            positive and summing to 1, in the order the slip model lists the outcomes; the ghost
+            reward is the team's.
 
         Raises:
-            TypeError, ValueError: ``action`` is not an int in 0..3.
+            TypeError, ValueError: a bad action (see :meth:`agent_step`, :meth:`ghost_step`).
             ValueError: the game is over.
         """
         if state.turn == _GHOST:
@@ -251,72 +371,93 @@ class Game:
         probabilities, cells = self._outcome_tuples[action]
         merged: dict[GameState, float] = {}
         for probability, cell in zip(probabilities, cells[state.agent], strict=True):
-            after = self._landed(cell, state.ghost)
+            after = self._landed(cell, state.ghosts)
             merged[after] = merged.get(after, 0.0) + probability
         return [(p, after, *self._rewards[_AGENT][after.outcome]) for after, p in merged.items() if p > 0.0]
 
-    def _landed(self, cell: int, ghost: int) -> GameState:
+    def _landed(self, cell: int, ghosts: tuple[int, ...]) -> GameState:
         """The state after the agent's move ends on ``cell``: only the final cell counts
         (:meth:`agent_step` has this inline, :meth:`transitions` as arrays)."""
-        if cell == ghost and self.use_ghost:
-            return _new_state((cell, ghost, _GHOST, _CAUGHT))
-        return _new_state((cell, ghost, self._after_agent_turn, self._landing[cell]))
+        if cell in ghosts and self.use_ghost:
+            return _new_state((cell, ghosts, _GHOST, _CAUGHT))
+        return _new_state((cell, ghosts, self._after_agent_turn, self._landing[cell]))
 
-    def transitions(self, side: Side, action: int, agents: np.ndarray, ghosts: np.ndarray) -> Transitions:
+    def transitions(self, side: Side, action: Any, agents: np.ndarray, ghosts: np.ndarray) -> Transitions:
         """The half-turn ``action`` of ``side`` from many states at once: the rules of a move,
-        vectorised, for planners and batches (:meth:`successors` reads one state of it).
-
-        Only the final cell of a move counts. After the agent's move: caught if it is the ghost's
-        cell (when the ghost plays), else goal reached if it is a goal. After the ghost's move
-        (one move, no slip): caught if it is the agent's cell.
+        vectorised (:mod:`gridghost.core.halfturn`), for planners and batches
+        (:meth:`successors` reads one state of it).
 
         Args:
             side: the side to move.
-            action: its action, an int in 0..3.
-            agents, ghosts: ``int[n]`` cell indices of states where the game goes on.
+            action: the agent's int in 0..3, or the ghosts' actions (as :meth:`ghost_step`).
+            agents: ``int[n]`` agent cells; ``ghosts``: the ghosts' cells, ``int[n, k]``, or
+                ``int[n]`` for one ghost; of states where the game goes on.
 
         Returns:
-            A :class:`Transitions` of ``k`` outcomes per state (the slip model's outcomes for the
-            agent, in its order and not merged; one for the ghost).
+            A :class:`Transitions` with the slip model's outcomes for the agent (in its order,
+            not merged) and one outcome for the ghosts; its ``ghosts`` has the given layout
+            (``int[n, m]`` for ``int[n]``, else ``int[n, m, k]``).
 
         Raises:
-            TypeError, ValueError: ``side`` is not a :class:`~gridghost.core.rules.Side`, ``action``
-                not an int in 0..3, or ``agents``/``ghosts`` not equal-length integer arrays of
-                cells; ValueError too for the ghost's move when it is out of the game, or a state
-                where the game is over (the agent on the ghost's cell or on a goal).
+            TypeError, ValueError: ``side`` is not a :class:`~gridghost.core.rules.Side`, a bad
+                action, or ``agents``/``ghosts`` not integer arrays of cells of those shapes;
+                ValueError too for the ghost's move when it is out of the game, or a state
+                where the game is over (the agent on a ghost's cell or on a goal).
         """
         if not isinstance(side, Side):
             raise TypeError(f"side must be a gridghost.core.rules.Side, got {side!r}")
-        action = check_action(action, side.name.lower())
-        agents, ghosts = np.asarray(agents), np.asarray(ghosts)
-        for cells, argument in ((agents, "agents"), (ghosts, "ghosts")):
-            if cells.ndim != 1 or not np.issubdtype(cells.dtype, np.integer):
-                raise TypeError(f"{argument} must be a 1-d array of int cell indices, got shape {cells.shape} "
-                                f"and dtype {cells.dtype}")
-            self._check_cells(cells, argument)
-        if agents.shape != ghosts.shape:
-            raise ValueError(f"agents and ghosts must have the same length, got {len(agents)} and {len(ghosts)}")
+        agents, ghosts, one = self._state_arrays(agents, ghosts)
         if side == _GHOST and not self.use_ghost:
             raise ValueError("the ghost does not move: it is out of the game (use_ghost=False)")
-        over = self.goals[agents] | ((agents == ghosts) if self.use_ghost else False)
+        # without the ghost in play no ghost cell can catch: an empty ghost axis
+        catching = ghosts if self.use_ghost else ghosts[:, :0]
+        over = halfturn.agent_lands(agents, catching, self.goals) != _ONGOING
         if over.any():
-            raise ValueError(f"the game is over in state {int(np.argmax(over))} (agent {int(agents[over][0])}, "
-                             f"ghost {int(ghosts[over][0])}): nobody moves there")
-        agents, ghosts = agents.astype(np.int64), ghosts.astype(np.int64)
+            where = int(np.argmax(over))
+            raise ValueError(f"the game is over in state {where} (agent {int(agents[where])}, ghost"
+                             f"{'' if one else 's'} {ghosts[where, 0] if one else ghosts[where].tolist()}): "
+                             "nobody moves there")
         if side == _AGENT:
-            probabilities, destinations = self.outcomes[action]
-            agents = destinations[:, agents].T
-            ghosts = np.broadcast_to(ghosts[:, None], agents.shape)
-            outcomes = np.where(self.goals[agents], np.int8(_GOAL), np.int8(_ONGOING))
-            if self.use_ghost:
-                outcomes[agents == ghosts] = _CAUGHT
+            probabilities, destinations = self.outcomes[check_action(action, "agent")]
+            agents = destinations[:, agents].T  # [n, m]
+            ghosts = np.broadcast_to(ghosts[:, None, :], (*agents.shape, ghosts.shape[1]))
+            outcomes = halfturn.agent_lands(agents, ghosts if self.use_ghost else ghosts[..., :0], self.goals)
         else:
+            if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
+                joint = np.array([check_action(action, "ghost")])
+            else:
+                joint = np.array(self.check_joint_action(action))
             probabilities = _CERTAIN
-            ghosts = self.moves[ghosts, action][:, None]
+            ghosts = halfturn.team_moves(self.moves, ghosts, joint)[:, None, :]  # [n, 1, k]
             agents = agents[:, None]
-            outcomes = np.where(agents == ghosts, np.int8(_CAUGHT), np.int8(_ONGOING))
+            outcomes = halfturn.team_lands(agents, ghosts)
+        outcomes = outcomes.astype(np.int8, copy=False)
         rewards = self._reward_arrays[side]
-        return Transitions(probabilities, agents, ghosts, outcomes, rewards[0][outcomes], rewards[1][outcomes])
+        return Transitions(probabilities, agents, ghosts[..., 0] if one else ghosts, outcomes,
+                           rewards[0][outcomes], rewards[1][outcomes])
+
+    def _state_arrays(self, agents: Any, ghosts: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+        """``agents`` as ``int64[n]``, ``ghosts`` as ``int64[n, k]`` and whether it came as ``int[n]``."""
+        agents, ghosts = np.asarray(agents), np.asarray(ghosts)
+        one = ghosts.ndim == 1 and self.ghosts == 1
+        for cells, argument, shape in ((agents, "agents", "1-d array"),
+                                       (ghosts, "ghosts", f"int[n, {self.ghosts}] array" if self.ghosts > 1
+                                        else "1-d array (or int[n, 1])")):
+            if not np.issubdtype(cells.dtype, np.integer):
+                raise TypeError(f"{argument} must be a {shape} of int cell indices, got shape {cells.shape} "
+                                f"and dtype {cells.dtype}")
+            self._check_cells(cells, argument)
+        if agents.ndim != 1:
+            raise TypeError(f"agents must be a 1-d array of int cell indices, got shape {agents.shape} "
+                            f"and dtype {agents.dtype}")
+        if not one and (ghosts.ndim != 2 or ghosts.shape[1] != self.ghosts):
+            raise TypeError(f"agents must be int[n] and ghosts int[n, {self.ghosts}]"
+                            f"{' (or int[n])' if self.ghosts == 1 else ''} cell indices, got shapes "
+                            f"{agents.shape} and {ghosts.shape}")
+        if len(agents) != len(ghosts):
+            raise ValueError(f"agents and ghosts must have the same length, got {len(agents)} and {len(ghosts)}")
+        ghosts = ghosts.astype(np.int64)
+        return agents.astype(np.int64), (ghosts[:, None] if one else ghosts), one
 
     def agent_moves(self, cells: Any, actions: Any, uniforms: Any) -> np.ndarray:
         """Where agents at ``cells`` end up after ``actions``, slip drawn from ``uniforms``: the
@@ -394,64 +535,44 @@ class Game:
         return self._chase
 
     def chase_action(self, state: GameState) -> int:
-        """The chasing ghost's move in ``state``."""
-        return int(self.chase_table[state.agent, state.ghost])
+        """The chasing ghost's move in the one-ghost ``state``.
 
+        Raises:
+            ValueError: ``state`` holds more than one ghost (see :meth:`chase_actions`).
+        """
+        try:
+            (ghost,) = state.ghosts
+        except ValueError:
+            raise ValueError(f"chase_action moves one ghost; this state has {len(state.ghosts)}: use "
+                             "chase_actions") from None
+        return self.chase_bytes[state.agent * self.num_cells + ghost]
 
-def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
-    """The chasing ghost's rule (:func:`~gridghost.core.policies.chase_rule`) for every pair of cells.
+    def chase_actions(self, state: GameState) -> tuple[int, ...]:
+        """Every ghost's chasing move (the reference's rule, each ghost on its own): a team of
+        independent chasers."""
+        table = self.chase_bytes
+        base = state.agent * self.num_cells
+        return tuple(table[base + cell] for cell in state.ghosts)
 
-    The rule depends on the signs of the agent's offset, on whether the vertical gap is at least
-    the horizontal one, and on which of the ghost's four moves are open: it is tabulated once over
-    those 3 x 3 x 2 x 16 cases, and the table reads that. Built in blocks of agent cells, so that
-    the work arrays stay small next to the table.
+    # -- joint actions ---------------------------------------------------------------------------
+    def joint_index(self, actions: Sequence[int]) -> int:
+        """The index ``sum(actions[i] * 4**i)`` of a joint action (ghost 0 the lowest digit).
 
-    Args:
-        moves: ``int[cells, 4]``, the cell a single move leads to.
-        cols: the layout's number of columns.
+        Raises:
+            TypeError, ValueError: as :meth:`check_joint_action`.
+        """
+        actions = self.check_joint_action(actions)
+        return sum(action * NUM_ACTIONS**i for i, action in enumerate(actions))
 
-    Returns:
-        A read-only ``int8[cells, cells]`` array indexed ``[agent cell, ghost cell]``.
-    """
-    cells = moves.shape[0]
-    ghosts = np.arange(cells)
-    open_ = moves != ghosts[:, None]  # [ghost cell, action]
-    masks = (open_ << np.arange(NUM_ACTIONS)).sum(axis=1)  # the open moves of each ghost cell, as bits
-    rows, columns = (a.astype(np.int16) for a in np.divmod(ghosts, cols))
-    table = np.empty((cells, cells), dtype=np.int8)
-    for start in range(0, cells, _CHASE_BLOCK):
-        agents = slice(start, min(start + _CHASE_BLOCK, cells))
-        dr = rows[agents, None] - rows[None, :]  # [agent, ghost]
-        dc = columns[agents, None] - columns[None, :]
-        table[agents] = _CHASE_CASES[np.sign(dr) + 1, np.sign(dc) + 1, (np.abs(dr) >= np.abs(dc)).astype(np.int8),
-                                     masks[None, :]]
-    return _read_only(table)
+    def joint_actions(self, index: int) -> tuple[int, ...]:
+        """The ghosts' actions of the joint action ``index`` (the inverse of :meth:`joint_index`).
 
-
-def _chase_cases() -> np.ndarray:
-    """:func:`~gridghost.core.policies.chase_rule` for every case ``[sign(dr) + 1, sign(dc) + 1,
-    |dr| >= |dc|, open-move bits]`` (cases that cannot occur are filled all the same)."""
-    cases = np.empty((3, 3, 2, 2**NUM_ACTIONS), dtype=np.int8)
-    for sign_r, sign_c, vertical_first, bits in np.ndindex(cases.shape):
-        dr = (sign_r - 1) * (2 if vertical_first else 1)
-        dc = (sign_c - 1) * (1 if vertical_first else 2)
-        open_ = tuple(bool(bits >> action & 1) for action in range(NUM_ACTIONS))
-        cases[sign_r, sign_c, vertical_first, bits] = chase_rule(dr, dc, open_)  # type: ignore[arg-type]
-    return _read_only(cases)
-
-
-def chase_action(board: Board, agent_cell: int, ghost_cell: int) -> int:
-    """The chasing ghost's move with the agent at ``agent_cell`` and itself at ``ghost_cell``
-    (cell indices), straight from the rule; :attr:`Game.chase_table` holds it for every pair.
-
-    >>> from gridghost.core.layout import CLASSIC
-    >>> from gridghost.core.rules import board_for
-    >>> chase_action(board_for(CLASSIC), 2, 19)   # agent at (0, 2), ghost at (3, 4): up
-    3
-    """
-    (ar, ac), (gr, gc) = board.position(agent_cell), board.position(ghost_cell)
-    mask = board.action_mask[ghost_cell]
-    return chase_rule(ar - gr, ac - gc, (bool(mask[0]), bool(mask[1]), bool(mask[2]), bool(mask[3])))
+        Raises:
+            ValueError: ``index`` outside ``0..4**k - 1``.
+        """
+        if not 0 <= index < NUM_ACTIONS**self.ghosts:
+            raise ValueError(f"index must lie in 0..{NUM_ACTIONS**self.ghosts - 1}, got {index!r}")
+        return tuple(index // NUM_ACTIONS**i % NUM_ACTIONS for i in range(self.ghosts))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -461,6 +582,4 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 _CERTAIN = _read_only(np.ones(1))
 
-
-_CHASE_CASES = _chase_cases()
 

@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.core.checks import check_choice, check_limit, check_seed
-from gridghost.core.rules import NUM_ACTIONS, Action
+from gridghost.core.rules import NUM_ACTIONS, Action, Board
 
 
 @runtime_checkable
@@ -201,3 +201,68 @@ def make_policy(spec: Any, action_space: spaces.Space | None = None, seed: int |
         f"{argument} must be a policy name ({', '.join(sorted(POLICY_NAMES))}), a callable, an object with "
         f"get_action, or a class; got {spec!r}"
     )
+
+
+#: Agent cells per block when the chase table is built.
+_CHASE_BLOCK = 256
+
+
+def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
+    """The chasing ghost's rule (:func:`~gridghost.core.policies.chase_rule`) for every pair of cells.
+
+    The rule depends on the signs of the agent's offset, on whether the vertical gap is at least
+    the horizontal one, and on which of the ghost's four moves are open: it is tabulated once over
+    those 3 x 3 x 2 x 16 cases, and the table reads that. Built in blocks of agent cells, so that
+    the work arrays stay small next to the table.
+
+    Args:
+        moves: ``int[cells, 4]``, the cell a single move leads to.
+        cols: the layout's number of columns.
+
+    Returns:
+        A read-only ``int8[cells, cells]`` array indexed ``[agent cell, ghost cell]``.
+    """
+    cells = moves.shape[0]
+    ghosts = np.arange(cells)
+    open_ = moves != ghosts[:, None]  # [ghost cell, action]
+    masks = (open_ << np.arange(NUM_ACTIONS)).sum(axis=1)  # the open moves of each ghost cell, as bits
+    rows, columns = (a.astype(np.int16) for a in np.divmod(ghosts, cols))
+    table = np.empty((cells, cells), dtype=np.int8)
+    for start in range(0, cells, _CHASE_BLOCK):
+        agents = slice(start, min(start + _CHASE_BLOCK, cells))
+        dr = rows[agents, None] - rows[None, :]  # [agent, ghost]
+        dc = columns[agents, None] - columns[None, :]
+        table[agents] = _CHASE_CASES[np.sign(dr) + 1, np.sign(dc) + 1, (np.abs(dr) >= np.abs(dc)).astype(np.int8),
+                                     masks[None, :]]
+    table.setflags(write=False)
+    return table
+
+
+def _chase_cases() -> np.ndarray:
+    """:func:`~gridghost.core.policies.chase_rule` for every case ``[sign(dr) + 1, sign(dc) + 1,
+    |dr| >= |dc|, open-move bits]`` (cases that cannot occur are filled all the same)."""
+    cases = np.empty((3, 3, 2, 2**NUM_ACTIONS), dtype=np.int8)
+    for sign_r, sign_c, vertical_first, bits in np.ndindex(cases.shape):
+        dr = (sign_r - 1) * (2 if vertical_first else 1)
+        dc = (sign_c - 1) * (1 if vertical_first else 2)
+        open_ = tuple(bool(bits >> action & 1) for action in range(NUM_ACTIONS))
+        cases[sign_r, sign_c, vertical_first, bits] = chase_rule(dr, dc, open_)  # type: ignore[arg-type]
+    cases.setflags(write=False)
+    return cases
+
+
+def chase_action(board: Board, agent_cell: int, ghost_cell: int) -> int:
+    """The chasing ghost's move with the agent at ``agent_cell`` and itself at ``ghost_cell``
+    (cell indices), straight from the rule; :attr:`Game.chase_table` holds it for every pair.
+
+    >>> from gridghost.core.layout import CLASSIC
+    >>> from gridghost.core.rules import board_for
+    >>> chase_action(board_for(CLASSIC), 2, 19)   # agent at (0, 2), ghost at (3, 4): up
+    3
+    """
+    (ar, ac), (gr, gc) = board.position(agent_cell), board.position(ghost_cell)
+    mask = board.action_mask[ghost_cell]
+    return chase_rule(ar - gr, ac - gc, (bool(mask[0]), bool(mask[1]), bool(mask[2]), bool(mask[3])))
+
+
+_CHASE_CASES = _chase_cases()

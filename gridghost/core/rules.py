@@ -9,9 +9,9 @@ Cells are numbered row-major (``index = row * cols + col``); :class:`Board` prec
 layout, where each move leads, which moves change the cell, and all shortest-path distances
 (built in NumPy; a layout has at most :data:`~gridghost.core.MAX_CELLS` cells).
 
-Turn order is agent, then ghost. After the agent's move: caught if both share a cell, else goal
-reached if the agent's cell is a goal, else the step penalty. After the ghost's move: caught if
-both share a cell, else nothing.
+Turn order is agent, then the ghosts (together). After the agent's move: caught if a ghost is on
+its cell, else goal reached if the agent's cell is a goal, else the step penalty. After the
+ghosts' move: caught if a ghost ends on the agent's cell, else nothing.
 
 The argument checks every module shares live in :mod:`gridghost.core.checks`.
 """
@@ -71,20 +71,56 @@ class Outcome(IntEnum):
     GOAL = 2
 
 
-class GameState(NamedTuple):
-    """Everything that changes during an episode.
+class _StateFields(NamedTuple):
+    agent: int
+    ghosts: tuple[int, ...]
+    turn: Side = Side.AGENT
+    outcome: Outcome = Outcome.ONGOING
+
+
+class GameState(_StateFields):
+    """Everything that changes during an episode, for any number of ghosts.
+
+    A one-ghost state holds a one-cell ``ghosts`` tuple; :attr:`ghost` reads that cell. An int
+    given as ``ghosts`` (the one-ghost spelling ``GameState(agent, ghost_cell)`` of earlier
+    releases, which old code and pickles use) is taken as that one-cell tuple.
 
     Attributes:
         agent: the agent's cell index.
-        ghost: the ghost's cell index.
-        turn: the side to move next.
+        ghosts: each ghost's cell index, in the ghosts' order.
+        turn: the side to move next (:attr:`Side.GHOST`: every ghost, together).
         outcome: :attr:`Outcome.ONGOING` until the game ends.
+
+    Raises:
+        TypeError: ``ghosts`` is neither an int nor a tuple or list of ints.
     """
 
-    agent: int
-    ghost: int
-    turn: Side = Side.AGENT
-    outcome: Outcome = Outcome.ONGOING
+    __slots__ = ()
+
+    def __new__(cls, agent: int, ghosts: tuple[int, ...] | int, turn: Side = Side.AGENT,
+                outcome: Outcome = Outcome.ONGOING) -> GameState:
+        if type(ghosts) is not tuple:
+            if isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool):
+                ghosts = (int(ghosts),)
+            elif isinstance(ghosts, list) and all(isinstance(cell, (int, np.integer)) for cell in ghosts):
+                ghosts = tuple(int(cell) for cell in ghosts)
+            else:
+                raise TypeError(f"ghosts must be a tuple of int cell indices (or one int for one ghost), "
+                                f"got {ghosts!r}")
+        return tuple.__new__(cls, (agent, ghosts, turn, outcome))
+
+    @property
+    def ghost(self) -> int:
+        """The ghost's cell in a one-ghost state.
+
+        Raises:
+            ValueError: the state holds more than one ghost (read :attr:`ghosts`).
+        """
+        ghosts = self[1]
+        if len(ghosts) != 1:
+            raise ValueError(f"state.ghost reads a one-ghost state; this one has {len(ghosts)} ghosts: "
+                             f"read state.ghosts")
+        return ghosts[0]
 
 
 @dataclass(frozen=True)
@@ -346,8 +382,8 @@ class Board:
         return divmod(index, self.layout.cols)
 
     def initial_state(self) -> GameState:
-        """The state after ``reset``: both at their start cells, the agent to move."""
-        return GameState(self.index(self.layout.agent_start), self.index(self.layout.ghost_start))
+        """The state after ``reset`` with one ghost: both at their start cells, the agent to move."""
+        return GameState(self.index(self.layout.agent_start), (self.index(self.layout.ghost_start),))
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Memoryviews do not pickle; a board is a function of its layout.

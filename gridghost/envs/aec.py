@@ -106,7 +106,7 @@ Rendering
     ``"ansi"`` returns the text picture. See :mod:`gridghost.drawing`. ``close()`` closes the window;
     rendering afterwards opens a new one.
 
-Teams (``ghosts=k``, ``k >= 2``; the rules are :class:`~gridghost.core.team.TeamGame`'s)
+Teams (``ghosts=k``, ``k >= 2``; the rules are :class:`~gridghost.core.game.Game`'s)
     Agents ``["agent", "ghost_0", ..., "ghost_{k-1}"]``, in turn order. The agent moves (with
     slip); then each ghost chooses a move in turn. A ghost's choice is held until the last
     ghost has chosen, and the team's moves then take effect together: every ghost observes the

@@ -21,7 +21,6 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM, ghost_names
 from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
-from gridghost.core.team import TeamGame
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
 
@@ -40,7 +39,7 @@ class _MapComponents(NamedTuple):
     """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
 
     sensors: tuple[Sensor, ...]
-    kernel: Game | TeamGame
+    kernel: Game
     belief_filter: BeliefFilter | None
     encoder: Any
     expert: dict[str, bytes]

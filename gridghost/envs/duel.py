@@ -37,10 +37,8 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.core.team import TeamGame
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.answers import checked_answer, ghosts_move_ends
-from gridghost.envs.infos import ghost_cells
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -52,7 +50,7 @@ _EPISODE_ENDED = "the episode has ended; call reset() to start a new one"
 _SUCCESS = {AGENT: Outcome.GOAL, GHOST: Outcome.CAUGHT, TEAM: Outcome.CAUGHT}
 
 
-def _check_opening_cannot_end(kernel: Game | TeamGame, controlled: str = GHOST) -> None:
+def _check_opening_cannot_end(kernel: Game, controlled: str = GHOST) -> None:
     """A learning ghost's first observation comes after the agent's opening move, and Gymnasium's
     ``reset`` cannot report a finished episode: refuse layouts where that move could end it."""
     if kernel.opening_can_end():
@@ -410,7 +408,7 @@ class Duel:
                     info[key] = value.copy() if type(value) is np.ndarray else detached(value)
         if self.controlled == TEAM and "action_mask" in info:
             masks = game.board.action_mask
-            info["action_mask"] = np.stack([masks[cell] for cell in ghost_cells(game.game_state)])
+            info["action_mask"] = np.stack([masks[cell] for cell in game.game_state.ghosts])
         return info
 
     def over(self) -> bool:
@@ -450,7 +448,7 @@ class _TeamOpponent:
         self.duel = duel
         kernel = game.kernel
         # checks a team's actions, on any map: the team's own kernel, or one ghost's played as a team of one
-        self.check = getattr(kernel, "check_joint_action", None) or TeamGame(kernel, 1).check_joint_action
+        self.check = kernel.check_joint_action
         if opponent is None:
             opponent = TEAM_DEFAULT_OPPONENTS[controlled]
         refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or pass "
@@ -518,7 +516,7 @@ class _TeamOpponent:
         """The opponent team's moves in ``state``, checked before any is carried out."""
         opponent = self.opponent
         if opponent == "chase":
-            return cast(TeamGame, self.kernel).chase_actions(state)
+            return cast(Game, self.kernel).chase_actions(state)
         if opponent == "random":
             rng = cast(np.random.Generator, self.rng)
             return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self.duel.game.possible_agents) - 1))

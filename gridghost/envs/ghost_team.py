@@ -27,7 +27,7 @@ the agent's.
 Observations: each ghost's observation of the plain parallel env, with its turn flag: 1 (the
 ghost moves next) in every observation of an episode that goes on, 0 in the final one (the
 game ended or was truncated), so a policy trained here plays the plain parallel env
-and is scored by :func:`~gridghost.planning.tabulate_team_policy` in the same way.
+and is scored by :func:`~gridghost.planning.tabulate_policy` in the same way.
 ``info["action_mask"]`` is each ghost's mask (``int8[4]``), as in the plain parallel env; once
 the episode is over it allows only the no-op.
 

@@ -49,17 +49,6 @@ _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcom
 _ENTRIES_KEPT = 4096
 
 
-#: The state type that holds one ghost's cell alone (a failed attribute lookup costs more than a type test).
-_ONE_GHOST_STATE = GameState if "ghosts" not in GameState._fields else None
-
-
-def ghost_cells(state: Any) -> tuple[int, ...]:
-    """Every ghost's cell of ``state``, in the ghosts' order (a team's state, or the one-ghost game's)."""
-    if type(state) is _ONE_GHOST_STATE:
-        return (state.ghost,)
-    return state.ghosts  # type: ignore[no-any-return]
-
-
 def _frozen(array: np.ndarray) -> np.ndarray:
     """``array``, made read-only: infos after a half-turn share it between the two sides."""
     array.setflags(write=False)
@@ -245,12 +234,9 @@ class InfoPublisher:
         info["mover"] = _SIDE_CODES[mover]
         agent = game.agent
         team_entries = distances = None
-        if type(game) is _ONE_GHOST_STATE:
-            ghost, cells = game.ghost, ()
-        else:
-            cells = game.ghosts
-            if len(cells) == 1:
-                ghost, cells = cells[0], ()
+        cells = game.ghosts
+        if len(cells) == 1:
+            ghost, cells = cells[0], ()
         if not cells:  # one ghost, the scalar fast path: the agent's distance is the ghost's
             info["distance"] = board.distance[agent][ghost]
         else:

@@ -21,7 +21,6 @@ from gridghost.core.names import AGENTS
 from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, Side, describe_moves
 from gridghost.drawing import Renderer, Status, text_picture
 from gridghost.envs.binding import BEFORE_RESET
-from gridghost.envs.infos import ghost_cells
 from gridghost.sensing.filters import BeliefFilter
 
 _ONGOING = Outcome.ONGOING
@@ -78,7 +77,7 @@ class EnvRendering:
     def ghost_positions(self) -> tuple[tuple[int, int], ...]:
         """Every ghost's ``(row, col)``, in the ghosts' order."""
         board = self.board
-        return tuple(board.position(cell) for cell in ghost_cells(self.game_state))
+        return tuple(board.position(cell) for cell in self.game_state.ghosts)
 
     @property
     def ghost_pos(self) -> tuple[int, int]:
@@ -102,7 +101,7 @@ class EnvRendering:
         game, board, k = self.game_state, self.board, self.ghosts
         grid = np.zeros(self.state_space.shape, dtype=np.int8)
         grid[(*board.position(game.agent), 0)] = 1
-        for index, cell in enumerate(ghost_cells(game)):
+        for index, cell in enumerate(game.ghosts):
             grid[(*board.position(cell), index + 1)] = 1
         for goal in self.layout.goals:
             grid[(*goal, k + 1)] = 1

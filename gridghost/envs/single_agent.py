@@ -43,7 +43,7 @@ Information
 Teams (``ghosts=k >= 2``, or ``controlled="ghosts"``; the same class and turn loop)
     ``controlled="agent"``: the agent learns against the team; the opponent team is ``"chase"``
     (the default: every ghost the reference's chasing rule on its own,
-    :meth:`~gridghost.core.team.TeamGame.chase_actions`; independent chasers bunch up),
+    :meth:`~gridghost.core.game.Game.chase_actions`; independent chasers bunch up),
     ``"random"`` (every ghost uniformly at random, from a stream of the reset seed),
     ``"minimax"`` (the team solver's minimax joint policy,
     :func:`~gridghost.config.opponents.team_planner`), or a callable
@@ -94,7 +94,6 @@ from gridghost.core.names import AGENT
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.duel import CONTROLLED_SIDES, TEAM, Duel, _check_opening_cannot_end, detached
-from gridghost.envs.infos import ghost_cells
 
 __all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot_end", "detached", "env_config",
            "make_reference_env"]
@@ -284,7 +283,7 @@ class GridGhostGymEnv(gymnasium.Env):
         state, masks = self.game.game_state, self.game.board.action_mask
         if self.controlled == AGENT:
             return masks[state.agent].astype(bool)
-        return np.concatenate([masks[cell] for cell in ghost_cells(state)]).astype(bool)
+        return np.concatenate([masks[cell] for cell in state.ghosts]).astype(bool)
 
     def render(self) -> Any:
         """What the AEC env's ``render()`` gives in this ``render_mode``."""

@@ -49,7 +49,6 @@ from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
-from gridghost.core.team import TeamGame
 
 
 @dataclasses.dataclass(frozen=True)
@@ -434,8 +433,7 @@ class MapGenerator:
 def _opening_can_end(layout: Layout, ghosts: int) -> bool:
     """Whether some outcome of some opening move of the agent ends the game on ``layout`` against
     ``ghosts`` ghosts (see :meth:`Game.opening_can_end <gridghost.core.game.Game.opening_can_end>`)."""
-    game = Game(layout, _REACH_SLIP)
-    return (game if ghosts == 1 else TeamGame(game, ghosts)).opening_can_end()
+    return Game(layout, _REACH_SLIP, ghosts=ghosts).opening_can_end()
 
 
 def _over_preset(preset: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 (:mod:`~gridghost.planning.model`), state policies (:mod:`~gridghost.planning.policy`), value
 iteration, policy evaluation and exploitability (:mod:`~gridghost.planning.solve`), optimal and
 minimax players (:mod:`~gridghost.planning.players`), tabulation of learned policies
-(:mod:`~gridghost.planning.tabulate`), and the same for teams of ghosts (:mod:`~gridghost.planning.team`).
+(:mod:`~gridghost.planning.tabulate`), for one ghost or a team of ``k``; the team solver's old names
+(``solve_team_game``, ...) are deprecated aliases (:mod:`~gridghost.planning.deprecated`).
 
 ``CACHE_BYTES`` and ``MAX_STATES`` are settings, read when they apply: setting
 ``gridghost.planning.CACHE_BYTES`` sets :data:`gridghost.planning.model.CACHE_BYTES`, where the
@@ -11,13 +12,18 @@ caches read it (a copy here would be ignored).
 
 from __future__ import annotations
 
+import importlib
+import warnings
+from typing import Any
+
 from gridghost.core import tunables
 from gridghost.planning import model
 from gridghost.planning.coordination import Coordination, coordination_numbers, is_coordination_map
 
 # CACHE_BYTES and MAX_STATES are imported for readers of the package (the API reference); tunables.forward
 # below makes the names read and set model's.
-from gridghost.planning.model import CACHE_BYTES, MAX_STATES, TurnModel, clear_caches, turn_model
+from gridghost.planning.exploit import agent_exploitability, exploitability, ghost_exploitability
+from gridghost.planning.model import CACHE_BYTES, MAX_BYTES, MAX_STATES, TurnModel, clear_caches, turn_model
 from gridghost.planning.players import (
     EXPERTS,
     NAMED_POLICIES,
@@ -35,33 +41,22 @@ from gridghost.planning.solve import (
     GhostSolution,
     PolicyEvaluation,
     Rule,
-    agent_exploitability,
     evaluate_policies,
-    exploitability,
-    ghost_exploitability,
     solve_agent,
     solve_game,
     solve_ghost,
 )
-from gridghost.planning.tabulate import TABULATED_OBS_TYPES, tabulate_policy
-from gridghost.planning.team import (
-    TeamAgentSolution,
-    TeamGameSolution,
-    TeamGhostsSolution,
-    TeamPolicyEvaluation,
-    evaluate_team_policies,
-    solve_team_agent,
-    solve_team_game,
-    solve_team_ghosts,
-    team_agent_exploitability,
-    team_exploitability,
-    team_ghosts_exploitability,
+from gridghost.planning.tabulate import (
+    TABULATED_OBS_TYPES,
+    TEAM_TABULATED_OBS_TYPES,
+    TEAM_TABULATED_VIEWS,
+    tabulate_policy,
 )
-from gridghost.planning.team_tabulate import TEAM_TABULATED_OBS_TYPES, TEAM_TABULATED_VIEWS, tabulate_team_policy
 
 __all__ = [
     "CACHE_BYTES",
     "EXPERTS",
+    "MAX_BYTES",
     "MAX_ITERATIONS",
     "MAX_STATES",
     "NAMED_POLICIES",
@@ -79,17 +74,12 @@ __all__ = [
     "QMDPAgent",
     "Rule",
     "StatePolicy",
-    "TeamAgentSolution",
-    "TeamGameSolution",
-    "TeamGhostsSolution",
-    "TeamPolicyEvaluation",
     "TurnModel",
     "agent_exploitability",
     "check_state_policy",
     "clear_caches",
     "coordination_numbers",
     "evaluate_policies",
-    "evaluate_team_policies",
     "expert_tables",
     "exploitability",
     "ghost_exploitability",
@@ -98,16 +88,20 @@ __all__ = [
     "solve_agent",
     "solve_game",
     "solve_ghost",
-    "solve_team_agent",
-    "solve_team_game",
-    "solve_team_ghosts",
     "tabulate_policy",
-    "tabulate_team_policy",
-    "team_agent_exploitability",
-    "team_exploitability",
-    "team_ghosts_exploitability",
     "turn_model",
 ]
 
 
-tunables.forward(__name__, model, ("CACHE_BYTES", "MAX_STATES"))
+tunables.forward(__name__, model, ("CACHE_BYTES", "MAX_STATES", "MAX_BYTES"))
+
+
+def __getattr__(name: str) -> Any:
+    """A deprecated name (see :mod:`gridghost.planning.deprecated`), read with a warning."""
+    deprecated = importlib.import_module("gridghost.planning.deprecated")
+    if name not in deprecated.DEPRECATED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    new, value = deprecated.DEPRECATED[name]
+    warnings.warn(f"gridghost.planning.{name} is deprecated: use gridghost.planning.{new}, which serves any number "
+                  f"of ghosts (removed in gridghost {deprecated.REMOVED_IN})", DeprecationWarning, stacklevel=2)
+    return value

@@ -22,41 +22,36 @@ from gridghost.core.checks import check_instance
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import make_slip
-from gridghost.core.team import TeamGame
 
 
-def _one_ghost(game: Any, argument: str) -> Any:
-    """``game``, unless it is a team game: the one-ghost solvers say which to call instead."""
-    if isinstance(game, TeamGame):
-        raise TypeError(
-            f"{argument} is a team game ({game.ghosts} ghosts) and this solver takes one ghost (a "
-            f"gridghost.core.game.Game); solve a team with gridghost.planning.solve_team_game, solve_team_agent, "
-            f"solve_team_ghosts, evaluate_team_policies or team_exploitability ({argument}= the same)"
-        )
-    return game
+def _kernel(game: Any, argument: str) -> Any:
+    """``game`` if it is a game kernel (one ghost or a team)."""
+    return check_instance(game, argument, Game)
 
 
 def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost_rewards: Any = None, *,
-                game: Any = None, spec: Any = None, config: Any = None, stacklevel: int = 3) -> Game:
+                game: Any = None, spec: Any = None, config: Any = None, ghosts: Any = None,
+                stacklevel: int = 3) -> Any:
     """The game of a solver function's arguments.
 
     Args:
         layout, slip, rewards, ghost_rewards: the settings one by one, as the solver functions
             take them (``None`` means the classic map, longitudinal slip of 0.2, the reference's
             rewards and zero-sum rewards for the ghost).
-        game: the whole game instead; it must have the ghost in play.
+        game: the whole game instead (of any number of ghosts); it must have its ghosts in play.
         spec: the game's settings instead: an object whose ``game()`` method gives the game (a
             :class:`gridghost.GameSpec`, which the solver reads by duck typing: settings are the
             envs' business).
         config: deprecated: an object whose ``game()`` method gives the game (a
             :class:`gridghost.GameConfig`); a :class:`DeprecationWarning` says to pass
             ``game=config.game()`` instead.
+        ghosts: with the settings one by one, the number of ghosts (``None``: 1), on the map's
+            first ghost starts.
         stacklevel: the :class:`DeprecationWarning`'s stack level, counted from this function
             (3: the caller of the solver function that calls this one).
 
     Raises:
-        TypeError: ``game`` is not a :class:`~gridghost.core.game.Game` (a team game's message names
-            the team solvers), ``config`` is a dict (pass
+        TypeError: ``game`` is not a :class:`~gridghost.core.game.Game`, ``config`` is a dict (pass
             ``game=GameConfig.from_dict(d).game()``) or has no ``game()`` method, or a bad setting.
         ValueError: both ``game`` and ``config``, either of them together with a setting, a game
             without the ghost (``use_ghost=False``), or a bad setting.
@@ -67,7 +62,7 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             raise ValueError("pass the game once: as spec=, game= or config= (deprecated)")
         if not callable(getattr(spec, "game", None)):
             raise TypeError(f"spec must be a gridghost.GameSpec (with a game() method), got {spec!r}")
-        game, argument = check_instance(_one_ghost(spec.game(), "spec"), "spec.game()", Game), "spec"
+        game, argument = _kernel(spec.game(), "spec.game()"), "spec"
     elif config is not None:
         if game is not None:
             raise ValueError("pass the game as game= (config= is deprecated), not both game and config")
@@ -78,15 +73,15 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             raise TypeError(f"config must be a gridghost.GameConfig (with a game() method), got {config!r}; "
                             "pass game= (a gridghost.Game) instead")
         warnings.warn("config= is deprecated: pass game=config.game()", DeprecationWarning, stacklevel=stacklevel)
-        game, argument = check_instance(config.game(), "config.game()", Game), "config"
+        game, argument = _kernel(config.game(), "config.game()"), "config"
     if game is None:
         layout = CLASSIC if layout is None else check_instance(layout, "layout", Layout)
-        return Game(layout, make_slip(slip), rewards, ghost_rewards)
-    check_instance(_one_ghost(game, "game"), "game", Game)
+        return Game(layout, make_slip(slip), rewards, ghost_rewards, ghosts=1 if ghosts is None else ghosts)
+    _kernel(game, "game")
     given = [name for name, value in (("layout", layout), ("slip", slip), ("rewards", rewards),
-                                      ("ghost_rewards", ghost_rewards)) if value is not None]
+                                      ("ghost_rewards", ghost_rewards), ("ghosts", ghosts)) if value is not None]
     if given:
         raise ValueError(f"pass the game as {argument}= or as settings, not both; got {argument} and {given}")
-    if not game.use_ghost:
+    if not getattr(game, "use_ghost", True):
         raise ValueError(f"{argument} has no ghost in the game (use_ghost=False); the solver needs one")
     return game

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from gridghost.core.checks import check_ghosts
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel
-from gridghost.core.team import TeamGame, check_ghosts
-from gridghost.planning.solve import solve_game
-from gridghost.planning.team import solve_team_agent, solve_team_game
+from gridghost.planning.solve import solve_agent, solve_game
 
 #: A coordination map leaves the agent at least this success probability against one minimax
 #: ghost and against independent chasers ...
@@ -59,12 +58,12 @@ def coordination_numbers(layout: Layout, ghosts: int = 2, slip: SlipModel | None
     if check_ghosts(ghosts) < 2:
         raise ValueError(f"ghosts must be 2 or more for a team to coordinate, got {ghosts!r}")
     game = Game(layout, LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if slip is None else slip)
-    team = TeamGame(game, ghosts)
+    team = Game(game.layout, game.slip, ghosts=ghosts)
     start = layout.agent_start, layout.ghost_starts[:ghosts]
     one = solve_game(game=game, gamma=gamma).success_probability(layout.agent_start, layout.ghost_start,
                                                                  horizon=horizon)
-    chasers = solve_team_agent(game=team, team="chase", gamma=gamma).success_probability(*start, horizon=horizon)
-    optimum = solve_team_game(game=team, gamma=gamma).success_probability(*start, horizon=horizon)
+    chasers = solve_agent(game=team, ghost="chase", gamma=gamma).success_probability(*start, horizon=horizon)
+    optimum = solve_game(game=team, gamma=gamma).success_probability(*start, horizon=horizon)
     return Coordination(one, chasers, optimum)
 
 

@@ -47,7 +47,8 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = Fals
 
 # -- value iteration -------------------------------------------------------------------------------
 #: Either side's rule in value iteration: choose the best action for the agent (``"max"``) or
-#: for the ghost in the zero-sum game (``"min"``), or follow fixed probabilities ``[4, num_live]``.
+#: for the ghosts in the zero-sum game (``"min"``), or follow fixed probabilities ``[actions,
+#: num_live]`` (the ghosts' actions are their ``4 ** k`` joint actions).
 Rule = Any
 
 
@@ -75,7 +76,7 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
     going = np.ones(sink + 1, dtype=bool)
     going[sink] = False
     while True:
-        stays = going[model.ghost_next]  # [4, num_live]; the sink is never "going"
+        stays = going[model.ghost_next]  # [joints, num_live]; the sink is never "going"
         ghost_stays = stays.any(axis=0) if isinstance(ghost, str) else (stays | (ghost <= 0)).all(axis=0)
         after = np.append(ghost_stays, False)  # ghost-to-move states that can go on
         moves_stay = (after[model.agent_next] | (model.agent_prob <= 0)[:, :, None]).all(axis=1)
@@ -86,12 +87,10 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
         going = new
     endless = np.flatnonzero(going[:sink])
     if len(endless):
-        cols, cells = model.game.layout.cols, model.game.num_cells
-        agent_cell, ghost_cell = divmod(int(model.states[endless[0]]), cells)
         raise ValueError(
-            f"gamma=1 without a horizon: the game may never end ({len(endless)} states, e.g. agent at "
-            f"{divmod(agent_cell, cols)} and ghost at {divmod(ghost_cell, cols)}, can go on for ever), so its "
-            "undiscounted values are not defined; pass gamma < 1 or a horizon"
+            f"gamma=1 without a horizon: the game may never end ({len(endless):,} states, e.g. "
+            f"{model.describe(int(endless[0]))}, can go on for ever), so its undiscounted values are not "
+            "defined; pass gamma < 1 or a horizon"
         )
 
 
@@ -130,11 +129,15 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     agent_expected = model.agent_expected[side]
     ghost_reward, ghost_next = model.ghost_reward[side], model.ghost_next
     agent_q = ghost_q = np.zeros((NUM_ACTIONS, sink))
+    taken = np.empty(ghost_next.shape)
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
-            ghost_q = ghost_reward + gamma * values.take(ghost_next)
+            # in place, the big array; the model's own indices (mode="raise" would copy via a buffer)
+            ghost_q = values.take(ghost_next, out=taken, mode="clip")  # type: ignore[call-overload]
+            ghost_q *= gamma
+            ghost_q += ghost_reward
             between[:sink] = _reduce(ghost_q, ghost)
             agent_q = agent_expected + model.agent_backup(between)
             new = _reduce(agent_q, agent)
@@ -159,14 +162,17 @@ def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, even
     way, counting only games that do (``E[T; T <= horizon]``), each ``[num_live + 1]``."""
     sink = model.num_live
     hit_agent = (model.agent_outcome == event).astype(float)  # [4, k, num_live]
-    hit_ghost = (model.ghost_outcome == event).astype(float)  # [4, num_live]
+    hit_ghost = model.ghost_outcome == event  # [joints, num_live]
+    taken = np.empty(model.ghost_next.shape)
     agent_hit = np.einsum("al,ak,akl->l", agent, model.agent_prob, hit_agent)
     probability, timing = np.zeros(sink + 1), np.zeros(sink + 1)
     between_p, between_t = np.zeros(sink + 1), np.zeros(sink + 1)
     for _ in range(horizon):
         # the ghost's half, then the agent's: one turn before the last horizon's values
-        between_p[:sink] = np.einsum("al,al->l", ghost, hit_ghost + probability.take(model.ghost_next))
-        between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next))
+        # a move that ends the game leads to the sink, whose probability is 0: the hit is the whole value
+        np.copyto(probability.take(model.ghost_next, out=taken, mode="clip"), 1.0, where=hit_ghost)
+        between_p[:sink] = np.einsum("al,al->l", ghost, taken)
+        between_t[:sink] = np.einsum("al,al->l", ghost, timing.take(model.ghost_next, out=taken, mode="clip"))
         new_p = agent_hit + np.einsum("al,al->l", agent, model.agent_backup(between_p))
         # every game that ends this way later ends one turn later than from the next state
         new_t = new_p + np.einsum("al,al->l", agent, model.agent_backup(between_t))

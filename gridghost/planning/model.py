@@ -1,17 +1,23 @@
 """The game as sparse arrays: the solver's turn model, and the caches of models and solutions.
 
-States are ``(agent cell, ghost cell)`` with the agent to move, plus the terminal states (value
-0). One decision of the agent is one full turn: its move (with slip), then the ghost's answer. A
-turn's reward is the agent's reward summed over both half-turns (as in the Gymnasium view: -1,
-+100, -50 for walking into the ghost, -51 when caught after a step). The ghost decides in the
-state between the two half-turns (the agent has moved, the ghost is to move), so its policies
-and Q-values are indexed by the positions at that moment. Positions are ``(row, col)`` tuples.
+States are ``(agent cell, ghost cells)`` with the agent to move, plus the terminal states (value
+0); a game of ``k`` ghosts has ``k`` ghost cells, in the ghosts' order. One decision of the agent
+is one full turn: its move (with slip), then the ghosts' answer, one joint move of the team (a
+joint index, ghost 0 the lowest base-4 digit). A turn's reward is the agent's reward summed over
+both half-turns (as in the Gymnasium view: -1, +100, -50 for walking into a ghost, -51 when
+caught after a step). The ghosts decide in the state between the two half-turns (the agent has
+moved, the ghosts are to move), so their policies and Q-values are indexed by the positions at
+that moment. Positions are ``(row, col)`` tuples.
 
 Everything is built on the kernel's exact distribution of a half-turn,
 :meth:`gridghost.core.game.Game.transitions` (what :meth:`~gridghost.core.game.Game.successors`
-reads for one state), asked once per action for every state at once and stored as sparse arrays
-(:class:`TurnModel`: next-state indices and probabilities per state-action), so that value
-iteration (:mod:`gridghost.planning.solve`) runs in NumPy with no Python loop over states.
+reads for one state), asked once per action (``4 ** k`` joint actions for the team) for every
+state at once and stored as sparse arrays (:class:`TurnModel`: next-state indices and
+probabilities per state-action), so that value iteration (:mod:`gridghost.planning.solve`) runs
+in NumPy with no Python loop over states. With ``symmetric=True`` a team's states are its
+*multisets* of ghost cells: permuting the ghosts changes neither side's value when both sides
+decide or play a named policy, so a state is stored once, under its sorted ghost cells (about
+``k!`` times fewer states).
 
 >>> from gridghost.core.game import Game
 >>> from gridghost.core.layout import CLASSIC
@@ -23,6 +29,8 @@ True
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -30,14 +38,17 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_cell, check_instance
+from gridghost.core.checks import check_cell, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 
-#: The most live states the solver takes on (a 32 x 32 map has about a million): its arrays take
-#: some 500 bytes per state, and a sweep some 60 ns per state.
+#: The most live states a one-ghost solve takes on (a 32 x 32 map has about a million): its
+#: arrays take some 500 bytes per state, and a sweep some 60 ns per state.
 MAX_STATES = 2**20
+#: The most bytes of arrays a solve allocates unless told otherwise (``max_bytes=``): see
+#: :func:`model_bytes` for the estimate.
+MAX_BYTES = 2**30
 #: About how many bytes of turn models, and of solutions, are kept for the next solve (the most
 #: recent one always is): each cache holds at most this much of the NumPy arrays its items keep
 #: alive (a solution's model and game included, and the outcome tables it may add later). Read at
@@ -45,90 +56,190 @@ MAX_STATES = 2**20
 CACHE_BYTES = 256 * 2**20
 
 
+def ghost_count(game: Any) -> int:
+    """How many ghosts ``game`` plays with (1 for a one-ghost game)."""
+    return game.ghosts if isinstance(getattr(game, "ghosts", None), int) else 1
+
+
+def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> int:
+    """The live states of ``ghosts`` ghosts on a map of ``cells`` cells with ``goals`` goals: the
+    agent off the goals and off every ghost; with ``symmetric``, the ghosts' cells as multisets."""
+    others = cells - 1
+    placements = math.comb(others + ghosts - 1, ghosts) if symmetric else others**ghosts
+    return (cells - goals) * placements
+
+
+def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3) -> int:
+    """About the bytes a solve allocates at its peak (measured with tracemalloc: 74% to 96% of
+    this for 1 to 4 ghosts): per live state, the agent's half-turns (21 bytes per action and slip
+    outcome, and their expected rewards), 72 bytes per joint action of the ghosts (the model's
+    next state, outcome and both sides' rewards; a sweep's temporaries; a policy and the outcome
+    tables), and the index of every joint state."""
+    joints = NUM_ACTIONS**ghosts
+    per_state = NUM_ACTIONS * (21 * slip_outcomes + 16) + joints * 72 + 256
+    return live_count(cells, goals, ghosts, symmetric) * per_state + 8 * cells ** (ghosts + 1)
+
+
+def check_budget(game: Any, symmetric: bool, max_bytes: Any) -> int:
+    """Refuse a game whose solve would exceed the budget, before anything is allocated.
+
+    Returns:
+        The estimated bytes.
+
+    Raises:
+        TypeError, ValueError: ``max_bytes`` is not an int >= 1 or ``None``.
+        ValueError: the estimate exceeds the budget (the message gives the states and bytes).
+    """
+    budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
+    k, cells, goals = ghost_count(game), game.num_cells, int(np.count_nonzero(game.goals))
+    needed = model_bytes(cells, goals, k, symmetric)
+    if needed > budget:
+        states = live_count(cells, goals, k, symmetric)
+        raise ValueError(
+            f"{k} ghost(s) on map {game.layout.name!r} ({cells} cells) make {states:,} live states"
+            f"{' (ghosts as multisets)' if symmetric else ''}, about {needed:,} bytes ({needed / 2**20:,.0f} MiB) "
+            f"of arrays; the budget is max_bytes={budget:,} ({budget / 2**20:,.0f} MiB): pass a larger max_bytes, "
+            "or solve a smaller map or team"
+        )
+    return needed
+
+
 # -- the model -----------------------------------------------------------------------------------
 class TurnModel:
     """The game as sparse arrays over its live states, built from the kernel's transitions.
 
-    A state is *live* when the game is not over: the agent is neither on the ghost's cell nor on
-    a goal. The same pairs of cells are live with the agent to move and with the ghost to move,
-    so both half-turns index one list of live states, ``states`` (cell pairs ``agent * cells +
-    ghost``); index ``num_live`` is the terminal sink, whose value is 0.
+    A state is *live* when the game is not over: the agent is neither on a ghost's cell nor on a
+    goal. The same states are live with the agent to move and with the ghosts to move, so both
+    half-turns index one list of live states, ``states`` (codes ``agent * cells**k + ghost 0 *
+    cells**(k-1) + ... + ghost k-1``; for one ghost ``agent * cells + ghost``); index ``num_live``
+    is the terminal sink, whose value is 0.
 
     Args:
-        game: the game kernel (with the ghost in play).
+        game: the game kernel (with its ghosts in play), of any number of ghosts.
+        symmetric: keep each team state once, under its sorted ghost cells (for solves whose
+            values do not change when the ghosts are permuted); no effect for one ghost.
+        max_bytes: the memory budget in bytes (``None``: :data:`MAX_BYTES`), checked before
+            anything is allocated.
 
     Attributes:
-        game: the kernel.
-        states: ``int64[num_live]``, the live pairs ``agent * cells + ghost``.
-        index: ``int64[cells * cells]``, each pair's live index, or ``num_live`` when it is over.
-        agent_prob: ``float64[4, k]``: per agent action, the probability of each of the slip
-            model's ``k`` outcomes (the same in every state; padding has probability 0).
-        agent_next, agent_outcome: ``[4, k, num_live]``: per action, outcome and live state, the
-            ghost-to-move state reached (live index, or the sink when the game ends) and how the
+        game: the kernel; ``ghosts`` its number of ghosts ``k``, ``joints`` the team's joint
+            actions ``4 ** k``, ``symmetric`` as given (``False`` for one ghost).
+        states: ``int64[num_live]``, the live states' codes, ascending.
+        agents, ghost_cells: ``int64[num_live]`` and ``int64[num_live, k]``, their cells.
+        index: ``int64[cells ** (k + 1)]``, each code's live index, or ``num_live`` when it is
+            over (with ``symmetric``, only sorted codes are indexed: read through :meth:`lookup`).
+        agent_prob: ``float64[4, m]``: per agent action, the probability of each of the slip
+            model's ``m`` outcomes (the same in every state; padding has probability 0).
+        agent_next, agent_outcome: ``[4, m, num_live]``: per action, outcome and live state, the
+            ghosts-to-move state reached (live index, or the sink when the game ends) and how the
             half-turn ended (:class:`~gridghost.core.rules.Outcome`).
-        agent_reward: ``{Side: float64[4, k, num_live]}``, each side's reward for those outcomes.
+        agent_reward: ``{Side: float64[4, m, num_live]}``, each side's reward for those outcomes.
         agent_expected: ``{Side: float64[4, num_live]}``, each side's expected reward per action.
-        ghost_next, ghost_outcome: ``[4, num_live]``: per ghost action and live state (ghost to
-            move), the agent-to-move state reached and how the half-turn ended.
-        ghost_reward: ``{Side: float64[4, num_live]}``, each side's reward for the ghost's moves.
+        ghost_next, ghost_outcome: ``[joints, num_live]``: per joint action of the ghosts and live
+            state (ghosts to move), the agent-to-move state reached and how the half-turn ended.
+        ghost_reward: ``{Side: float64[joints, num_live]}``, each side's reward for the ghosts' moves
+            (each side's made when first read).
 
     Raises:
-        ValueError: the game is played without the ghost, or has more than :data:`MAX_STATES`
-            live states.
+        TypeError: ``game`` is not a game kernel.
+        ValueError: the game is played without the ghost, has more than :data:`MAX_STATES` live
+            states (one ghost), or needs more than ``max_bytes``.
     """
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None) -> None:
         check_instance(game, "game", Game)
-        if not game.use_ghost:
+        if not getattr(game, "use_ghost", True):
             raise ValueError("the solver needs the ghost in the game (use_ghost=True)")
-        self.game = game
+        self.game: Any = game  # a Game, or a team's kernel until it is one
+        self.ghosts = k = ghost_count(game)
+        self.joints, self.symmetric = NUM_ACTIONS**k, bool(symmetric) and k > 1
         cells = game.num_cells
-        live = np.ones((cells, cells), dtype=bool)
-        np.fill_diagonal(live, False)
-        live[game.goals] = False
-        if live.sum() > MAX_STATES:
+        count = live_count(cells, int(np.count_nonzero(game.goals)), 1)
+        if k == 1 and count > MAX_STATES:
             raise ValueError(
-                f"layout {game.layout.name!r} has {int(live.sum()):,} states (pairs of cells where the game goes on); "
+                f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
                 f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
             )
-        self.states = np.flatnonzero(live)
+        self.bytes = check_budget(game, self.symmetric, max_bytes)
+        self.agents, self.ghost_cells = self._live_states()
+        self.states = self.code(self.agents, self.ghost_cells)
         self.num_live = num_live = len(self.states)
-        self.index = np.full(cells * cells, num_live, dtype=np.int64)
+        self.index = np.full(cells ** (k + 1), num_live, dtype=np.int64)
         self.index[self.states] = np.arange(num_live)
-
-        agents, ghosts = np.divmod(self.states, cells)
-        # The agent's half-turns: the slip model's outcomes, padded to the widest action's.
-        halves = [game.transitions(Side.AGENT, action, agents, ghosts) for action in range(NUM_ACTIONS)]
-        width = max(len(half.probabilities) for half in halves)
-        self.agent_prob = np.zeros((NUM_ACTIONS, width))
-        shape = (NUM_ACTIONS, width, num_live)
-        self.agent_next = np.full(shape, num_live, dtype=np.int32)  # MAX_STATES fits
-        self.agent_outcome = np.zeros(shape, dtype=np.int8)
-        self.agent_reward = {Side.AGENT: np.zeros(shape), Side.GHOST: np.zeros(shape)}
-        for action, half in enumerate(halves):
-            k = len(half.probabilities)
-            self.agent_prob[action, :k] = half.probabilities
-            self.agent_next[action, :k] = self._next(half).T
-            self.agent_outcome[action, :k] = half.outcomes.T
-            self.agent_reward[Side.AGENT][action, :k] = half.agent_rewards.T
-            self.agent_reward[Side.GHOST][action, :k] = half.ghost_rewards.T
-        # The ghost's half-turns: one outcome each.
-        halves = [game.transitions(Side.GHOST, action, agents, ghosts) for action in range(NUM_ACTIONS)]
-        self.ghost_next = np.stack([self._next(half)[:, 0] for half in halves]).astype(np.int32)
-        self.ghost_outcome = np.stack([half.outcomes[:, 0] for half in halves])
-        self.ghost_reward = {
-            Side.AGENT: np.stack([half.agent_rewards[:, 0] for half in halves]),
-            Side.GHOST: np.stack([half.ghost_rewards[:, 0] for half in halves]),
-        }
+        self._agent_half()
+        self._ghosts_half()
         # The expected reward of each agent action, per side (constant through the iterations).
         self.agent_expected = {
             side: np.einsum("ak,akl->al", self.agent_prob, reward) for side, reward in self.agent_reward.items()
         }
+        self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _live_states(self) -> tuple[np.ndarray, np.ndarray]:
+        """The live states' agent cells and ghost cells, in ascending code order."""
+        cells, k = self.game.num_cells, self.ghosts
+        if self.symmetric:
+            placements = np.array(list(itertools.combinations_with_replacement(range(cells), k)), dtype=np.int64)
+        else:
+            placements = np.indices((cells,) * k).reshape(k, -1).T.astype(np.int64)
+        agent = np.arange(cells)
+        over = (placements[None, :, :] == agent[:, None, None]).any(axis=2)
+        over |= np.asarray(self.game.goals, dtype=bool)[:, None]
+        agents, rows = np.nonzero(~over)
+        return agents.astype(np.int64), placements[rows]
+
+    def _transitions(self, side: Side, action: int) -> Any:
+        """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from every live state."""
+        # a one-ghost game takes ghost cells without the team's axis, and one action for its ghost
+        team = self.ghosts > 1
+        ghosts = self.ghost_cells if team else self.ghost_cells[:, 0]
+        if side == Side.GHOST and team:
+            return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents, ghosts)
+        return self.game.transitions(side, action, self.agents, ghosts)
+
+    def _agent_half(self) -> None:
+        # The agent's half-turns: the slip model's outcomes, padded to the widest action's.
+        halves = [self._transitions(Side.AGENT, action) for action in range(NUM_ACTIONS)]
+        width = max(len(half.probabilities) for half in halves)
+        self.agent_prob = np.zeros((NUM_ACTIONS, width))
+        shape = (NUM_ACTIONS, width, self.num_live)
+        self.agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
+        self.agent_outcome = np.zeros(shape, dtype=np.int8)
+        self.agent_reward = {Side.AGENT: np.zeros(shape), Side.GHOST: np.zeros(shape)}
+        for action, half in enumerate(halves):
+            m = len(half.probabilities)
+            self.agent_prob[action, :m] = half.probabilities
+            self.agent_next[action, :m] = self._next(half).T
+            self.agent_outcome[action, :m] = half.outcomes.T
+            self.agent_reward[Side.AGENT][action, :m] = half.agent_rewards.T
+            self.agent_reward[Side.GHOST][action, :m] = half.ghost_rewards.T
+
+    def _ghosts_half(self) -> None:
+        # The ghosts' half-turns: one outcome per joint action; its reward is the kernel's for
+        # that outcome, kept per outcome and spread over the states when a solve asks for a side.
+        shape = (self.joints, self.num_live)
+        self.ghost_next = np.empty(shape, dtype=np.int32)
+        self.ghost_outcome = np.empty(shape, dtype=np.int8)
+        by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
+        for joint in range(self.joints):
+            half = self._transitions(Side.GHOST, joint)
+            self.ghost_next[joint] = self._next(half)[:, 0]
+            self.ghost_outcome[joint] = outcomes = half.outcomes[:, 0]
+            for side, rewards in ((Side.AGENT, half.agent_rewards[:, 0]), (Side.GHOST, half.ghost_rewards[:, 0])):
+                by_outcome[side][outcomes] = rewards
+                if not np.array_equal(by_outcome[side][outcomes], rewards):
+                    raise ValueError("the kernel's reward for the ghosts' move depends on more than its outcome; "
+                                     "the solver cannot take it")
+        self.ghost_reward = _Spread(self.ghost_outcome, by_outcome)
+
+    def cache_reserve(self) -> int:
+        """The bytes the rewards spread on demand may add (a cache counts them when it takes the
+        model in): both sides' ``float64[joints, num_live]``, less those already spread."""
+        return 8 * self.joints * self.num_live * (2 - len(self.ghost_reward))
 
     def agent_backup(self, between: np.ndarray) -> np.ndarray:
         """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]``, the
         expected value after the agent's half-turn of values ``between`` (``[num_live + 1]``,
-        ghost to move, the sink last and 0)."""
+        ghosts to move, the sink last and 0)."""
         out = np.zeros((NUM_ACTIONS, self.num_live))
         for action in range(NUM_ACTIONS):
             for k, probability in enumerate(self.agent_prob[action].tolist()):
@@ -138,34 +249,156 @@ class TurnModel:
 
     def continuing_reward(self, side: Side) -> float:
         """``side``'s reward for a full turn that does not end the game (the agent's step and the
-        ghost's wait); the same for every such turn."""
+        ghosts' wait); the same for every such turn."""
         game = self.game
         return game.rewards(Side.AGENT, Outcome.ONGOING)[side] + game.rewards(Side.GHOST, Outcome.ONGOING)[side]
 
+    def code(self, agents: Any, ghosts: np.ndarray) -> np.ndarray:
+        """The codes of states with the agent on ``agents`` and the ghosts on ``ghosts`` (a last
+        axis of ``k``)."""
+        cells, k = self.game.num_cells, self.ghosts
+        codes = agents * cells**k
+        for i in range(k):
+            codes = codes + ghosts[..., i] * cells ** (k - 1 - i)
+        return codes
+
+    def lookup(self, agents: Any, ghosts: np.ndarray) -> np.ndarray:
+        """The live index of each state (the sink where the game is over), ghosts in any order."""
+        return self.index[self.code(agents, np.sort(ghosts, axis=-1) if self.symmetric else ghosts)]
+
     def _next(self, half: Any) -> np.ndarray:
         """The live index each outcome of ``half`` leads to, the sink where the game ends."""
-        pairs = half.agents * self.game.num_cells + half.ghosts
-        return np.where(half.outcomes == Outcome.ONGOING, self.index[pairs], self.num_live)
+        ghosts = half.ghosts if half.ghosts.ndim > half.agents.ndim else half.ghosts[..., None]
+        return np.where(half.outcomes == Outcome.ONGOING, self.lookup(half.agents, ghosts), self.num_live)
 
     # -- positions and tables ----------------------------------------------------------------------
+    def ghost_indices(self, ghost_pos: Any) -> list[int]:
+        """The cell indices of the ghosts' positions: one ``(row, col)`` for one ghost (or a
+        sequence of one), a sequence of ``k`` of them for ``k`` ghosts.
+
+        Raises:
+            TypeError, ValueError: not that, or a position that is not a cell of the layout.
+        """
+        layout, k = self.game.layout, self.ghosts
+        if isinstance(ghost_pos, np.ndarray) and ghost_pos.ndim == 2:
+            ghost_pos = [tuple(cell) for cell in ghost_pos.tolist()]
+        listed = isinstance(ghost_pos, (list, tuple)) and len(ghost_pos) > 0 and isinstance(
+            ghost_pos[0], (list, tuple, np.ndarray))
+        if k == 1 and not listed:
+            return [cell_index(layout, ghost_pos, "ghost_pos")]
+        if not listed or len(ghost_pos) != k:
+            raise TypeError(f"ghost_pos must be a sequence of {k} (row, col) cells, one per ghost, got {ghost_pos!r}")
+        return [cell_index(layout, cell, f"ghost_pos[{i}]") for i, cell in enumerate(ghost_pos)]
+
     def live_index(self, agent_pos: Any, ghost_pos: Any) -> int:
-        """The live index of the state with the agent at ``agent_pos`` and the ghost at
-        ``ghost_pos``, or :attr:`num_live` when the game is over there.
+        """The live index of the state with the agent at ``agent_pos`` and the ghosts at
+        ``ghost_pos`` (see :meth:`ghost_indices`), or :attr:`num_live` when the game is over there.
 
         Raises:
             TypeError, ValueError: a position is not a ``(row, col)`` cell of the layout.
         """
+        agent = cell_index(self.game.layout, agent_pos, "agent_pos")
+        ghosts = np.array(self.ghost_indices(ghost_pos), dtype=np.int64)
+        return int(self.lookup(np.int64(agent), ghosts))
+
+    def describe(self, live: int) -> str:
+        """The positions of live state ``live``, in words (for messages)."""
+        cols = self.game.layout.cols
+        ghosts = [divmod(int(cell), cols) for cell in self.ghost_cells[live]]
+        where = f"ghost at {ghosts[0]}" if self.ghosts == 1 else f"ghosts at {', '.join(map(str, ghosts))}"
+        return f"agent at {divmod(int(self.agents[live]), cols)} and {where}"
+
+    def start(self) -> int:
+        """The live index of the start state (the sink if the game is over there)."""
         layout = self.game.layout
-        agent, ghost = cell_index(layout, agent_pos, "agent_pos"), cell_index(layout, ghost_pos, "ghost_pos")
-        return int(self.index[agent * self.game.num_cells + ghost])
+        return self.live_index(layout.agent_start, list(layout.ghost_starts[: self.ghosts]))
+
+    def _map(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per joint state (code order): its stored state's live index and its ghosts' order into it
+        (of :func:`itertools.permutations`); per order, the stored joint action of each joint action."""
+        if self._mapped is None:
+            cells, k = self.game.num_cells, self.ghosts
+            everything = np.indices((cells,) * (k + 1)).reshape(k + 1, -1)
+            ghosts = everything[1:].T
+            order = np.argsort(ghosts, axis=1, kind="stable")
+            stored = self.index[self.code(everything[0], np.take_along_axis(ghosts, order, axis=1))]
+            orders = list(itertools.permutations(range(k)))
+            rank = (order * k ** np.arange(k)).sum(axis=1)
+            which = np.zeros(k**k, dtype=np.int64)
+            which[[sum(p * k**i for i, p in enumerate(o)) for o in orders]] = np.arange(len(orders))
+            digits = np.array([joint_actions(j, k) for j in range(self.joints)])  # [joints, k]
+            to_stored = np.array([joint_index(digits[:, list(o)]) for o in orders])
+            self._mapped = (stored, which[rank], to_stored)
+        return self._mapped
 
     def expand(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
-        """Per-live-state ``values`` (``[num_live, ...]``) spread over every pair of cells:
-        ``[rows, cols, rows, cols, ...]``, with ``fill`` where the game is over."""
+        """Per-live-state ``values`` (``[num_live, ...]``) spread over every state:
+        ``[rows, cols, (rows, cols) * k, ...]``, with ``fill`` where the game is over."""
         rows, cols = self.game.layout.shape
-        full = np.full((self.game.num_cells ** 2, *values.shape[1:]), fill, dtype=values.dtype)
+        shape = (rows, cols) * (self.ghosts + 1) + values.shape[1:]
+        if self.symmetric:
+            padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
+            return padded[self._map()[0]].reshape(shape)
+        full = np.full((self.game.num_cells ** (self.ghosts + 1), *values.shape[1:]), fill, dtype=values.dtype)
         full[self.states] = values
-        return full.reshape(rows, cols, rows, cols, *values.shape[1:])
+        return full.reshape(shape)
+
+    def expand_joint(self, joints: np.ndarray) -> np.ndarray:
+        """Per-live-state joint actions of the ghosts (``int[num_live]``) spread over every state as
+        :meth:`expand` does (-1 where the game is over), each in that state's ghost order."""
+        full = self.expand(joints, fill=-1)
+        if self.symmetric:
+            _, order, to_stored = self._map()
+            back = np.argsort(to_stored, axis=1)  # the stored state's joint action -> this state's
+            flat = full.reshape(-1)
+            live = flat >= 0
+            flat[live] = back[order[live], flat[live]]
+        return full
+
+    def expand_q(self, q: np.ndarray) -> np.ndarray:
+        """The ghosts' action values ``[joints, num_live]`` spread as :meth:`expand` does (per ghost order)."""
+        if not self.symmetric:
+            return self.expand(q.T)
+        stored, order, to_stored = self._map()
+        padded = np.concatenate([q.T, np.zeros((1, self.joints))])
+        rows, cols = self.game.layout.shape
+        return padded[stored[:, None], to_stored[order]].reshape((rows, cols) * (self.ghosts + 1) + (self.joints,))
+
+    def stored_joint(self, ghost_pos: Any, joint: int, to_stored: bool = True) -> int:
+        """The joint action of the stored state that ``joint`` is in the state with the ghosts at
+        ``ghost_pos`` (or, with ``to_stored=False``, the other way round); ``joint`` itself when
+        states are not stored by multisets."""
+        if not self.symmetric:
+            return joint
+        order = np.argsort(self.ghost_indices(ghost_pos), kind="stable")
+        digits = np.array(joint_actions(joint, self.ghosts))
+        if to_stored:
+            return int(joint_index(digits[order]))
+        mine = np.empty_like(digits)
+        mine[order] = digits
+        return int(joint_index(mine))
+
+class _Spread(dict):  # type: ignore[type-arg]
+    """Each side's reward per state-action from its reward per outcome, made when first read."""
+
+    def __init__(self, outcomes: np.ndarray, by_outcome: dict[Side, np.ndarray]) -> None:
+        super().__init__()
+        self._outcomes, self._by_outcome = outcomes, by_outcome
+
+    def __missing__(self, side: Side) -> np.ndarray:
+        self[side] = spread = self._by_outcome[side][self._outcomes]
+        return spread
+
+
+def joint_actions(joint: int, ghosts: int) -> tuple[int, ...]:
+    """The ghosts' actions of joint action ``joint`` (ghost 0 the lowest base-4 digit)."""
+    return tuple(joint // NUM_ACTIONS**i % NUM_ACTIONS for i in range(ghosts))
+
+
+def joint_index(actions: Any) -> Any:
+    """The joint index of each ghost's action (a last axis of ``k``; ghost 0 the lowest digit)."""
+    array = np.asarray(actions, dtype=np.int64)
+    return (array * NUM_ACTIONS ** np.arange(array.shape[-1])).sum(axis=-1)
 
 
 #: What holds no array: the walk of :func:`retained_bytes` stops there.
@@ -260,17 +493,21 @@ def clear_caches() -> None:
     _SOLUTIONS.clear()
 
 
-def _game_key(game: Game) -> tuple[Any, ...]:
-    return (game.layout, game.slip, game.agent_rewards, game.ghost_rewards, game.use_ghost)
+def _game_key(game: Any) -> tuple[Any, ...]:
+    return (game.layout, game.slip, game.agent_rewards, game.ghost_rewards, getattr(game, "use_ghost", True),
+            ghost_count(game), getattr(game, "credit", "team"))
 
 
-def turn_model(game: Game) -> TurnModel:
+def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
-    slip model and rewards (up to :data:`CACHE_BYTES`)."""
-    return _MODELS.get(_game_key(game), lambda: TurnModel(game))
+    slip model, rewards and ghosts (up to :data:`CACHE_BYTES`); the budget ``max_bytes`` is
+    checked first in any case (see :class:`TurnModel`)."""
+    symmetric = bool(symmetric) and ghost_count(game) > 1
+    check_budget(game, symmetric, max_bytes)
+    return _MODELS.get((*_game_key(game), symmetric), lambda: TurnModel(game, symmetric, max_bytes))
 
 
-def cached_solution(game: Game, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+def cached_solution(game: Any, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
     """The solution ``key`` names (the problem and the solver's settings) for ``game``, shared
     with the last few solves that asked for the same (up to :data:`CACHE_BYTES`); ``build()``
     makes it when it is not kept. Only the named problems (the game, the agent against a named

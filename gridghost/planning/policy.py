@@ -32,7 +32,7 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.policies import ChasePolicy, RandomPolicy
 from gridghost.core.rules import NUM_ACTIONS, Side
-from gridghost.planning.model import TurnModel, cell_index
+from gridghost.planning.model import TurnModel, cell_index, joint_index
 
 _POLICY_SHAPE_TEXT = "(rows, cols, rows, cols, 4)"
 
@@ -139,14 +139,21 @@ def check_state_policy(policy: Any, game: Game, side: Side, argument: str, gamma
 
 
 def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma: float = 0.99) -> np.ndarray:
-    """A state policy of ``side`` as ``float64[4, num_live]`` action probabilities over
-    ``model``'s live states (the ghost's read with the ghost to move).
+    """A state policy of ``side`` as action probabilities over ``model``'s live states:
+    ``float64[4, num_live]`` for the agent, ``float64[4 ** k, num_live]`` over the joint actions
+    for ``k`` ghosts (read with the ghosts to move).
 
     Args:
-        policy: ``"random"``, ``"chase"`` (the ghost only), a :class:`~gridghost.core.policies.RandomPolicy`
-            or :class:`~gridghost.core.policies.ChasePolicy`, a :class:`StatePolicy` of this layout (or
-            its class, built for this game), a callable ``(agent_pos, ghost_pos) -> action`` (asked
-            once per live state) or an array of probabilities of shape ``(rows, cols, rows, cols, 4)``.
+        policy: ``"random"``, ``"chase"`` (the ghosts only: each ghost the chasing rule on its own),
+            a :class:`~gridghost.core.policies.RandomPolicy` or
+            :class:`~gridghost.core.policies.ChasePolicy`, a :class:`StatePolicy` of this layout (or
+            its class, built for this game; one ghost), a callable ``(agent_pos, ghost_pos) ->
+            action`` (asked once per live state; for ``k`` ghosts ``ghost_pos`` is their ``k``
+            cells and the ghosts' answer is ``k`` actions), or an array indexed by the state
+            (``(rows, cols) * (k + 1)``, or ``(cells,) * (k + 1)``) holding probabilities (a last
+            axis of 4 for the agent, ``4 ** k`` for the ghosts), actions (the ghosts' as joint
+            indices; -1 allowed where the game is over, as in a solution's policy tables) or, for
+            ``k >= 2`` ghosts, each ghost's action (a last axis of ``k``).
         model: the game's turn model.
         side: whose policy it is.
         argument: the argument's name, for messages.
@@ -156,79 +163,118 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
         TypeError: ``policy`` is none of these (a policy of observations included: tabulate it
             first with :func:`~gridghost.planning.tabulate.tabulate_policy`).
         ValueError: an unknown name, the chasing ghost for the agent, a :class:`StatePolicy` of
-            another layout or side, an array of the wrong shape or not holding probabilities, or a
-            callable returning something other than an action.
+            another layout or side, an array of the wrong shape or not holding probabilities or
+            actions, or a callable returning something other than an action.
     """
-    num_live, layout = model.num_live, model.game.layout
+    num_live, count = model.num_live, NUM_ACTIONS if side == Side.AGENT else model.joints
     if isinstance(policy, str):
         if policy == "chase" and side == Side.AGENT:
             raise ValueError(f"{argument} 'chase' is the chasing ghost's rule; it cannot play the agent "
                              "(the agent's named policy: 'random')")
         check_choice(policy, argument, ("chase", "random") if side == Side.GHOST else ("random",))
         if policy == "random":
-            return np.full((NUM_ACTIONS, num_live), 1.0 / NUM_ACTIONS)
-        return one_hot(model.game.chase_table.ravel()[model.states])
+            return np.full((count, num_live), 1.0 / count)
+        chase = np.asarray(getattr(model.game, "game", model.game).chase_table)
+        return one_hot(joint_index(chase[model.agents[:, None], model.ghost_cells]), count)
     if type(policy) is ChasePolicy:
         return policy_array("chase", model, side, argument)
     if isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS:
         return policy_array("random", model, side, argument)
     if isinstance(policy, StatePolicy) or (isinstance(policy, type) and issubclass(policy, StatePolicy)):
+        if model.ghosts > 1:
+            raise TypeError(f"{argument} {policy!r} is a state policy of one ghost's game; this game has "
+                            f"{model.ghosts} ghosts")
         policy = check_state_policy(policy, model.game, side, argument, gamma)
         return one_hot(policy.table.ravel()[model.states])
     if isinstance(policy, (np.ndarray, list, tuple)):
-        return _probability_array(policy, model, argument)
+        return _array_policy(np.asarray(policy), model, side, argument)
     if callable(policy):
         if not _takes_two_arguments(policy):
             raise TypeError(
                 f"{argument} must be a state policy (agent_pos, ghost_pos) -> action; {policy!r} takes one "
                 "argument: a policy of observations is tabulated first with gridghost.planning.tabulate_policy"
             )
-        cells = model.game.num_cells
-        actions = np.empty(num_live, dtype=np.int64)
-        for i, pair in enumerate(model.states.tolist()):
-            agent, ghost = divmod(pair, cells)
-            where = f"{argument} at agent {divmod(agent, layout.cols)}, ghost {divmod(ghost, layout.cols)}"
-            try:
-                action = policy(divmod(agent, layout.cols), divmod(ghost, layout.cols))
-                actions[i] = check_action(action, where)
-            except (TypeError, ValueError) as error:
-                raise type(error)(
-                    f"{error} (a state policy is called as policy(agent_pos, ghost_pos) -> action; a policy of "
-                    "observations, such as a model's predict, is tabulated first with tabulate_policy)"
-                ) from error
-        return one_hot(actions)
+        return one_hot(_ask(policy, model, side, argument), count)
     names = "'chase', 'random'" if side == Side.GHOST else "'random'"
     raise TypeError(
         f"{argument} must be {names}, a StatePolicy (such as MinimaxGhost), a callable (agent_pos, ghost_pos) "
-        f"-> action or an array of probabilities of shape {_POLICY_SHAPE_TEXT}; got {policy!r}"
+        f"-> action or an array of probabilities or actions per state; got {policy!r}"
     )
 
 
-def one_hot(actions: np.ndarray) -> np.ndarray:
-    """Deterministic ``actions`` (``int[n]``) as probabilities ``float64[4, n]``."""
-    table = np.zeros((NUM_ACTIONS, len(actions)))
+def _ask(policy: Callable[..., Any], model: TurnModel, side: Side, argument: str) -> np.ndarray:
+    """A state policy callable asked once per live state: its actions (joint indices for the ghosts)."""
+    cols, k = model.game.layout.cols, model.ghosts
+    actions = np.empty(model.num_live, dtype=np.int64)
+    for i, (agent, ghosts) in enumerate(zip(model.agents.tolist(), model.ghost_cells.tolist(), strict=True)):
+        agent_pos, ghost_pos = divmod(agent, cols), [divmod(cell, cols) for cell in ghosts]
+        if k == 1:
+            ghost_pos = ghost_pos[0]
+        where = f"{argument} at agent {agent_pos}, {'ghost' if k == 1 else 'ghosts'} {ghost_pos}"
+        try:
+            action = policy(agent_pos, ghost_pos)
+            if side == Side.GHOST and k > 1:
+                actions[i] = joint_index(model.game.check_joint_action(action, where))
+            else:
+                actions[i] = check_action(action, where)
+        except (TypeError, ValueError) as error:
+            raise type(error)(
+                f"{error} (a state policy is called as policy(agent_pos, ghost_pos) -> action; a policy of "
+                "observations, such as a model's predict, is tabulated first with tabulate_policy)"
+            ) from error
+    return actions
+
+
+def one_hot(actions: np.ndarray, count: int = NUM_ACTIONS) -> np.ndarray:
+    """Deterministic ``actions`` (``int[n]``) as probabilities ``float64[count, n]``."""
+    table = np.zeros((count, len(actions)))
     table[actions, np.arange(len(actions))] = 1.0
     return table
 
 
-def _probability_array(values: Any, model: TurnModel, argument: str) -> np.ndarray:
+def _array_policy(array: np.ndarray, model: TurnModel, side: Side, argument: str) -> np.ndarray:
+    """A policy given as an array indexed by the state (see :func:`policy_array`)."""
     rows, cols = model.game.layout.shape
-    array = np.asarray(values)
-    shape = (rows, cols, rows, cols, NUM_ACTIONS)
-    if array.shape != shape:
-        raise ValueError(f"{argument} must be an array of shape {_POLICY_SHAPE_TEXT} = {shape}, "
-                         f"got shape {array.shape}")
-    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
-        raise TypeError(f"{argument} must hold probabilities (real numbers), got dtype {array.dtype}")
-    table = array.astype(float).reshape(rows * cols * rows * cols, NUM_ACTIONS)[model.states].T
+    k, cells = model.ghosts, model.game.num_cells
+    count = NUM_ACTIONS if side == Side.AGENT else model.joints
+    grid, flat = (rows, cols) * (k + 1), (cells,) * (k + 1)
+    integer = np.issubdtype(array.dtype, np.integer) and array.dtype != bool
+    per_ghost = side == Side.GHOST and k > 1
+    if array.shape in ((*grid, count), (*flat, count)):
+        return _probabilities(array.reshape(-1, count), model, argument)
+    if integer and array.shape in (grid, flat):
+        return one_hot(_actions(array.reshape(-1), model, count, argument), count)
+    if integer and per_ghost and array.shape in ((*grid, k), (*flat, k)):
+        return one_hot(joint_index(_actions(array.reshape(-1, k), model, NUM_ACTIONS, argument)), count)
+    if array.shape in (grid, flat, (*grid, k), (*flat, k)):
+        raise TypeError(f"{argument} must hold probabilities (real numbers) or int actions, got dtype {array.dtype}")
+    shapes = " or ".join(str(shape) for shape in ((*grid, count), grid, *(((*grid, k),) if per_ghost else ())))
+    raise ValueError(f"{argument} must be an array of shape {shapes} (probabilities, or actions per state), "
+                     f"got shape {array.shape}")
+
+
+def _probabilities(table: np.ndarray, model: TurnModel, argument: str) -> np.ndarray:
+    """``table`` (``[states, n]``) as the live states' probabilities ``[n, num_live]``, checked."""
+    if not (np.issubdtype(table.dtype, np.floating) or np.issubdtype(table.dtype, np.integer)) or table.dtype == bool:
+        raise TypeError(f"{argument} must hold probabilities (real numbers), got dtype {table.dtype}")
+    table = np.ascontiguousarray(table.astype(float)[model.states].T)
     if not np.isfinite(table).all() or (table < 0).any():
         raise ValueError(f"{argument} must hold probabilities >= 0 (finite)")
     sums = table.sum(axis=0)
     bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
     if len(bad):
-        agent, ghost = divmod(int(model.states[bad[0]]), rows * cols)
-        raise ValueError(
-            f"{argument}'s probabilities must sum to 1 in every state where the game goes on; at agent "
-            f"{divmod(agent, cols)}, ghost {divmod(ghost, cols)} they sum to {sums[bad[0]]:.6g}"
-        )
-    return np.ascontiguousarray(table)
+        raise ValueError(f"{argument}'s probabilities must sum to 1 in every state where the game goes on; at "
+                         f"{model.describe(int(bad[0]))} they sum to {sums[bad[0]]:.6g}")
+    return table
+
+
+def _actions(table: np.ndarray, model: TurnModel, limit: int, argument: str) -> np.ndarray:
+    """The live states' rows of ``table`` (actions per state, -1 allowed where the game is over)."""
+    if (table < -1).any() or (table >= limit).any():
+        raise ValueError(f"{argument} must hold actions 0..{limit - 1} where the game goes on (-1 where it is over)")
+    live = table[model.states]
+    bad = np.flatnonzero((live < 0).reshape(len(live), -1).any(axis=1))
+    if len(bad):
+        raise ValueError(f"{argument} must hold actions 0..{limit - 1} where the game goes on; at "
+                         f"{model.describe(int(bad[0]))} it holds {live[bad[0]]}")
+    return live

@@ -1,15 +1,19 @@
-"""Exact solutions of the game: the agent's MDP, the ghost's MDP, the zero-sum game, two fixed
-policies against each other, and exploitability.
+"""Exact solutions of the game, for one ghost or a team of ``k``: the agent's MDP, the ghosts'
+MDP, the zero-sum game, two fixed policies against each other, and exploitability.
 
 gridghost's maps are small enough to solve exactly, which gives every experiment a ground truth:
 how often a perfect agent reaches a goal against the chasing ghost, what the game is worth when
 both sides play perfectly, and how far a learned policy is from either.
 
-Value iteration runs over full turns (the agent's move with slip, then the ghost's answer) of
+Value iteration runs over full turns (the agent's move with slip, then the ghosts' answer) of
 the :class:`~gridghost.planning.model.TurnModel`, and ``gamma`` discounts per full turn. The
-game is a :class:`~gridghost.core.game.Game` (``game=``: the map, the slip model and both sides'
-rewards), or its settings one by one. Each side's policy is a state policy
-(:mod:`gridghost.planning.policy`).
+game is a :class:`~gridghost.core.game.Game` (``game=``: the map, the slip model, both sides'
+rewards and the number of ghosts), or its settings one by one. Each side's policy is a state
+policy (:mod:`gridghost.planning.policy`). The ghosts are one player whose move is their joint
+move; a state is ``(agent_pos, ghost_pos)``, with ``ghost_pos`` one ``(row, col)`` for one ghost
+and a sequence of ``k`` of them for ``k`` ghosts. Where both sides decide or play a named policy
+(``"chase"``, ``"random"``), permuting the ghosts changes no value, and a team's states are
+stored once per multiset of ghost cells.
 
 >>> from gridghost.core.layout import CLASSIC
 >>> sol = solve_agent(CLASSIC, "longitudinal", ghost="chase", gamma=0.99)
@@ -19,14 +23,14 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from gridghost.core import tunables
 from gridghost.core.checks import check_limit
-from gridghost.core.game import Game
-from gridghost.core.layout import Cell, Layout
+from gridghost.core.layout import Layout
+from gridghost.core.policies import ChasePolicy, RandomPolicy
 from gridghost.core.rules import Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel
 from gridghost.planning import iteration
@@ -44,7 +48,7 @@ from gridghost.planning.iteration import (  # noqa: F401
     _outcome_within,
     greedy,
 )
-from gridghost.planning.model import TurnModel, cached_solution, turn_model
+from gridghost.planning.model import TurnModel, cached_solution, joint_actions, turn_model
 from gridghost.planning.policy import one_hot, policy_array
 
 
@@ -53,17 +57,21 @@ class _Solution:
 
     With a ``horizon``, values are those of a game cut after that many turns, and the policies
     (``action``, ``policy`` and what the probabilities below follow) are the first turn's, the
-    best with the whole horizon to go, played at every turn.
+    best with the whole horizon to go, played at every turn. The tables over every state
+    (``values``, ``policy``, ...) are built when first read.
 
     Attributes:
-        layout: the map.
+        layout: the map; ``ghosts`` the number of ghosts ``k``.
         model: the :class:`~gridghost.planning.model.TurnModel` solved.
+        start: the start state, ``(agent_pos, ghost_pos)``.
         gamma, tol, horizon: the settings.
         sweeps: the value-iteration sweeps made.
         residual: the largest change of a value in the last sweep.
     """
 
     _values: np.ndarray  # the values of the live states, agent to move, and the sink's 0
+    #: The tables over every state, built from the solution on first reading.
+    _TABLES: ClassVar[dict[str, Any]] = {}
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Solutions are shared through a cache: their arrays are read-only.
@@ -71,42 +79,74 @@ class _Solution:
             value.setflags(write=False)
         object.__setattr__(self, name, value)
 
+    def __getattr__(self, name: str) -> Any:
+        build = type(self)._TABLES.get(name)
+        if build is None or name.startswith("__"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        setattr(self, name, build(self))
+        return self.__dict__[name]
+
     def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None, sweeps: int,
                  residual: float) -> None:
-        self.model, self.layout = model, model.game.layout
+        self.model, self.layout, self.ghosts = model, model.game.layout, model.ghosts
+        starts = self.layout.ghost_starts[: self.ghosts]
+        self.start = (self.layout.agent_start, starts[0] if self.ghosts == 1 else tuple(starts))
         self.gamma, self.tol, self.horizon = gamma, tol, horizon
         self.sweeps, self.residual = sweeps, residual
         self._outcomes: dict[tuple[Outcome, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def __repr__(self) -> str:
         horizon = "" if self.horizon is None else f", horizon={self.horizon}"
-        return (f"{type(self).__name__}(layout={self.layout.name!r}, slip={self.model.game.slip!r}, "
+        ghosts = "" if self.ghosts == 1 else f", ghosts={self.ghosts}"
+        return (f"{type(self).__name__}(layout={self.layout.name!r}, slip={self.model.game.slip!r}{ghosts}, "
                 f"gamma={self.gamma:g}{horizon}, sweeps={self.sweeps}, residual={self.residual:.2g})")
 
     def cache_reserve(self) -> int:
-        """The bytes the outcome tables computed on demand may add (the solution cache counts them
-        when it takes the solution in): :data:`_OUTCOMES_KEPT` pairs of ``float64[num_live + 1]``."""
-        return _OUTCOMES_KEPT * 2 * 8 * (self.model.num_live + 1)
+        """The bytes the tables computed on demand may add (the solution cache counts them when it
+        takes the solution in): :data:`_OUTCOMES_KEPT` pairs of outcome tables ``float64[num_live
+        + 1]``, the model's rewards still to spread, and the tables over every state not yet built
+        (at most ``1 + 4 ** k`` ``float64`` per state each)."""
+        model, states = self.model, self.model.game.num_cells ** (self.ghosts + 1)
+        pending = [name for name in self._TABLES if name not in self.__dict__]
+        return (_OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve()
+                + 8 * states * (1 + model.joints) * len(pending))
+
+    def _eager(self) -> None:
+        """Build the tables over every state now for one ghost (they are small), as before they
+        were built on demand."""
+        if self.ghosts == 1:
+            for name in self._TABLES:
+                getattr(self, name)
 
     def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
         index = self.model.live_index(agent_pos, ghost_pos)
         if index == self.model.num_live:
-            raise ValueError(
-                f"the game is over with the agent at {tuple(agent_pos)} and the ghost at {tuple(ghost_pos)} "
-                "(caught, or the agent on a goal): nobody moves there"
-            )
+            where = tuple(ghost_pos) if self.ghosts == 1 else ", ".join(str(tuple(cell)) for cell in ghost_pos)
+            ghosts = "ghost" if self.ghosts == 1 else "ghosts"
+            raise ValueError(f"the game is over with the agent at {tuple(agent_pos)} and the {ghosts} at {where} "
+                             "(caught, or the agent on a goal): nobody moves there")
         return index
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError  # pragma: no cover - every solution defines it
 
+    def _ghost_answer(self, actions: np.ndarray, live: int, ghost_pos: Any, team: bool = False) -> Any:
+        """The ghosts' action in a live state from their joint actions per stored state: an int
+        for one ghost (unless ``team``), else each ghost's action in their order."""
+        joint = self.model.stored_joint(ghost_pos, int(actions[live]), to_stored=False)
+        return joint if self.ghosts == 1 and not team else joint_actions(joint, self.ghosts)
+
+    def _ghost_q_at(self, q: np.ndarray, live: int, ghost_pos: Any) -> np.ndarray:
+        """The ghosts' action values ``float64[4 ** k]`` in a live state, by its joint indices."""
+        return np.array([q[self.model.stored_joint(ghost_pos, joint), live] for joint in range(self.model.joints)])
+
     def value(self, agent_pos: Any, ghost_pos: Any) -> float:
         """The expected discounted return from this state, agent to move, when both sides play
-        this solution's policies (the agent's return, or the ghost's for a
+        this solution's policies (the agent's return, or the ghosts' for a
         :class:`GhostSolution`); 0 where the game is over.
 
         Raises:
-            TypeError, ValueError: a position is not a cell of the layout.
+            TypeError, ValueError: a position is not a cell of the layout (or not ``k`` of them).
         """
         return float(self._values[self.model.live_index(agent_pos, ghost_pos)])
 
@@ -133,7 +173,7 @@ class _Solution:
         return self._outcome(agent_pos, ghost_pos, Outcome.GOAL, horizon)[0]
 
     def capture_probability(self, agent_pos: Any, ghost_pos: Any, horizon: int = 100) -> float:
-        """The probability that the ghost catches the agent within ``horizon`` full turns from
+        """The probability that the ghosts catch the agent within ``horizon`` full turns from
         this state (agent to move), both sides following this solution's policies.
 
         Raises:
@@ -142,7 +182,7 @@ class _Solution:
         return self._outcome(agent_pos, ghost_pos, Outcome.CAUGHT, horizon)[0]
 
     def capture_time(self, agent_pos: Any, ghost_pos: Any, horizon: int = 100) -> float:
-        """The expected number of full turns until the ghost catches the agent, among the games
+        """The expected number of full turns until the ghosts catch the agent, among the games
         from this state that end with a catch within ``horizon`` turns (``nan`` if none does).
 
         Raises:
@@ -156,6 +196,14 @@ class _OneSide(_Solution):
     """One side's MDP against a fixed policy of the other, solved: what :class:`AgentSolution` and
     :class:`GhostSolution` share. Values are that side's own returns."""
 
+    _TABLES: ClassVar[dict[str, Any]] = {
+        "values": lambda self: self.model.expand(self._values[:-1]),
+        "q_values": lambda self: (self.model.expand(self._q.T) if self._side == Side.AGENT
+                                  else self.model.expand_q(self._q)),
+        "policy": lambda self: (self.model.expand(self._actions, fill=-1) if self._side == Side.AGENT
+                                else self.model.expand_joint(self._actions)),
+    }
+
     def __init__(self, model: TurnModel, side: Side, opponent: np.ndarray, gamma: float, tol: float,
                  horizon: int | None, progress_bar: bool = False) -> None:
         agent, ghost = (_MAXIMISE, opponent) if side == Side.AGENT else (opponent, _MAXIMISE)
@@ -165,53 +213,57 @@ class _OneSide(_Solution):
         self._side, self._opponent = side, opponent
         self._values, self._q = values, agent_q if side == Side.AGENT else ghost_q
         self._actions = greedy(self._q, _MAXIMISE)
-        self.values = model.expand(values[:-1])
-        self.q_values = model.expand(self._q.T)
-        self.policy = model.expand(self._actions, fill=-1)
+        self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        mine = one_hot(self._actions)
+        mine = one_hot(self._actions, len(self._q))
         return (mine, self._opponent) if self._side == Side.AGENT else (self._opponent, mine)
 
     def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """This side's action values (``float64[4]``) with this side to move at these positions.
+        """This side's action values with this side to move at these positions: ``float64[4]``
+        for the agent, ``float64[4 ** k]`` by joint index for the ghosts.
 
         Raises:
             TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
-        return self._q[:, self._live(agent_pos, ghost_pos)].copy()
+        live = self._live(agent_pos, ghost_pos)
+        return self._q[:, live].copy() if self._side == Side.AGENT else self._ghost_q_at(self._q, live, ghost_pos)
 
-    def action(self, agent_pos: Any, ghost_pos: Any) -> int:
+    def action(self, agent_pos: Any, ghost_pos: Any) -> Any:
         """This side's greedy action with this side to move at these positions (ties to the
-        lowest action).
+        lowest action): an int, or each ghost's action for ``k >= 2`` ghosts.
 
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        return int(self._actions[self._live(agent_pos, ghost_pos)])
+        live = self._live(agent_pos, ghost_pos)
+        return int(self._actions[live]) if self._side == Side.AGENT else self._ghost_answer(self._actions, live,
+                                                                                              ghost_pos)
 
 
 class AgentSolution(_OneSide):
-    """The agent's MDP against a fixed ghost, solved (:func:`solve_agent`).
+    """The agent's MDP against fixed ghosts, solved (:func:`solve_agent`). Grids below are
+    written for one ghost; ``k`` ghosts add a ``(rows, cols)`` per ghost after the agent's.
 
     Attributes:
         values: ``float64[rows, cols, rows, cols]``, the optimal value of every state (agent to
             move; 0 where the game is over).
         q_values: ``float64[rows, cols, rows, cols, 4]``, the agent's action values.
         policy: ``int64[rows, cols, rows, cols]``, the greedy action (-1 where the game is over).
-        ghost: the ghost's policy, ``float64[rows, cols, rows, cols, 4]`` probabilities (ghost to
-            move).
+        ghost: the ghosts' policy, ``float64[rows, cols, rows, cols, 4 ** k]`` probabilities
+            (ghosts to move).
     """
+
+    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, "ghost": lambda self: self.model.expand_q(self._opponent)}
 
     def __init__(self, model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None,
                  progress_bar: bool = False) -> None:
         super().__init__(model, Side.AGENT, ghost, gamma, tol, horizon, progress_bar)
-        self.ghost = model.expand(ghost.T)
 
 
 class GhostSolution(_OneSide):
-    """The ghost's MDP against a fixed agent, solved (:func:`solve_ghost`): values are the
-    ghost's own returns.
+    """The ghosts' MDP against a fixed agent, solved (:func:`solve_ghost`): values are the
+    ghosts' own returns (the team's reward, which every ghost gets under ``credit="team"``).
 
     Turns start with the agent's move, as everywhere in the solver, so the reward of the agent's
     reply to a ghost move is discounted once more than the ghost's move. A learning ghost's
@@ -219,34 +271,54 @@ class GhostSolution(_OneSide):
     its action values differ from :attr:`q_values` by that discount.
 
     Attributes:
-        values: ``float64[rows, cols, rows, cols]``, the ghost's optimal value of every state with
+        values: ``float64[rows, cols, rows, cols]``, the ghosts' optimal value of every state with
             the agent to move (0 where the game is over).
-        q_values: ``float64[rows, cols, rows, cols, 4]``, the ghost's action values with the ghost
-            to move.
-        policy: ``int64[rows, cols, rows, cols]``, the ghost's greedy action with the ghost to
-            move (-1 where the game is over).
+        q_values: ``float64[rows, cols, rows, cols, 4 ** k]``, the ghosts' action values with the
+            ghosts to move, by joint index.
+        policy: ``int64[rows, cols, rows, cols]``, the ghosts' greedy (joint) action with the
+            ghosts to move (-1 where the game is over).
         agent: the agent's policy, ``float64[rows, cols, rows, cols, 4]`` probabilities.
     """
+
+    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, "agent": lambda self: self.model.expand(self._opponent.T)}
 
     def __init__(self, model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None,
                  progress_bar: bool = False) -> None:
         super().__init__(model, Side.GHOST, agent, gamma, tol, horizon, progress_bar)
-        self.agent = model.expand(agent.T)
+
+    def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
+        """Each ghost's greedy action with the ghosts to move at these positions (a tuple for any ``k``).
+
+        Raises:
+            TypeError, ValueError: as :meth:`q`.
+        """
+        return self._ghost_answer(self._actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True)
 
 
 class GameSolution(_Solution):
-    """The zero-sum game, solved (:func:`solve_game`): the agent maximises its return, the ghost
-    minimises it, slip is chance. Values are the agent's.
+    """The zero-sum game, solved (:func:`solve_game`): the agent maximises its return, the ghosts
+    (one player choosing their joint move) minimise it, slip is chance. Values are the agent's.
+    Grids are written for one ghost; ``k`` ghosts add a ``(rows, cols)`` per ghost.
 
     Attributes:
         values: ``float64[rows, cols, rows, cols]``, the game's value of every state, agent to
             move (0 where the game is over).
         agent_q_values: ``float64[rows, cols, rows, cols, 4]``, the agent's action values.
-        ghost_q_values: ``float64[rows, cols, rows, cols, 4]``, the ghost's action values (the
-            agent's return after each ghost move), ghost to move.
+        ghost_q_values: ``float64[rows, cols, rows, cols, 4 ** k]``, the ghosts' action values
+            (the agent's return after each joint move), ghosts to move.
         agent_policy, ghost_policy: ``int64[rows, cols, rows, cols]``, each side's optimal action
-            (the ghost's with the ghost to move; -1 where the game is over).
+            (the ghosts' joint action with the ghosts to move; -1 where the game is over);
+            ``team_policy`` is ``ghost_policy``.
     """
+
+    _TABLES: ClassVar[dict[str, Any]] = {
+        "values": lambda self: self.model.expand(self._values[:-1]),
+        "agent_q_values": lambda self: self.model.expand(self._agent_q.T),
+        "ghost_q_values": lambda self: self.model.expand_q(self._ghost_q),
+        "agent_policy": lambda self: self.model.expand(self._agent_actions, fill=-1),
+        "ghost_policy": lambda self: self.model.expand_joint(self._ghost_actions),
+        "team_policy": lambda self: self.ghost_policy,
+    }
 
     def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None,
                  progress_bar: bool = False) -> None:
@@ -256,14 +328,10 @@ class GameSolution(_Solution):
         self._values, self._agent_q, self._ghost_q = values, agent_q, ghost_q
         self._agent_actions = greedy(agent_q, _MAXIMISE)
         self._ghost_actions = greedy(ghost_q, _MINIMISE)
-        self.values = model.expand(values[:-1])
-        self.agent_q_values = model.expand(agent_q.T)
-        self.ghost_q_values = model.expand(ghost_q.T)
-        self.agent_policy = model.expand(self._agent_actions, fill=-1)
-        self.ghost_policy = model.expand(self._ghost_actions, fill=-1)
+        self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        return one_hot(self._agent_actions), one_hot(self._ghost_actions)
+        return one_hot(self._agent_actions), one_hot(self._ghost_actions, self.model.joints)
 
     def agent_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """The agent's action values (``float64[4]``) in this state, agent to move.
@@ -274,12 +342,15 @@ class GameSolution(_Solution):
         return self._agent_q[:, self._live(agent_pos, ghost_pos)].copy()
 
     def ghost_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """The ghost's action values (``float64[4]``, the agent's return) with the ghost to move.
+        """The ghosts' action values (``float64[4 ** k]`` by joint index, the agent's return)
+        with the ghosts to move; ``team_q`` is the same.
 
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_q[:, self._live(agent_pos, ghost_pos)].copy()
+        return self._ghost_q_at(self._ghost_q, self._live(agent_pos, ghost_pos), ghost_pos)
+
+    team_q = ghost_q
 
     def agent_action(self, agent_pos: Any, ghost_pos: Any) -> int:
         """The agent's optimal action in this state (ties to the lowest action).
@@ -289,13 +360,22 @@ class GameSolution(_Solution):
         """
         return int(self._agent_actions[self._live(agent_pos, ghost_pos)])
 
-    def ghost_action(self, agent_pos: Any, ghost_pos: Any) -> int:
-        """The ghost's optimal action with the ghost to move at these positions.
+    def ghost_action(self, agent_pos: Any, ghost_pos: Any) -> Any:
+        """The ghosts' optimal action with the ghosts to move at these positions: an int for one
+        ghost, each ghost's action for ``k >= 2``.
 
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return int(self._ghost_actions[self._live(agent_pos, ghost_pos)])
+        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos)
+
+    def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
+        """Each ghost's optimal action (a tuple for any ``k``) with the ghosts to move.
+
+        Raises:
+            TypeError, ValueError: as :meth:`agent_q`.
+        """
+        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True)
 
 
 class PolicyEvaluation(_Solution):
@@ -305,34 +385,53 @@ class PolicyEvaluation(_Solution):
     Attributes:
         values: ``float64[rows, cols, rows, cols]``, the agent's expected discounted return from
             every state, agent to move (0 where the game is over).
-        agent, ghost: the two policies, ``float64[rows, cols, rows, cols, 4]`` probabilities.
+        agent, ghost: the two policies, ``float64[rows, cols, rows, cols, 4]`` probabilities
+            (``4 ** k`` joint actions for ``k`` ghosts).
     """
+
+    _TABLES: ClassVar[dict[str, Any]] = {
+        "values": lambda self: self.model.expand(self._values[:-1]),
+        "agent": lambda self: self.model.expand(self._agent.T),
+        "ghost": lambda self: self.model.expand_q(self._ghost),
+    }
 
     def __init__(self, model: TurnModel, agent: np.ndarray, ghost: np.ndarray, gamma: float, tol: float,
                  horizon: int | None, progress_bar: bool = False) -> None:
         values, _, _, sweeps, residual = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon, progress_bar)
         super().__init__(model, gamma, tol, horizon, sweeps, residual)
         self._values, self._agent, self._ghost = values, agent, ghost
-        self.values = model.expand(values[:-1])
-        self.agent, self.ghost = model.expand(agent.T), model.expand(ghost.T)
+        self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         return self._agent, self._ghost
 
 
 # -- the solvers -----------------------------------------------------------------------------------
+def named(policy: Any) -> bool:
+    """Whether ``policy`` is one of the named ones (``"chase"``, ``"random"``, or their policy
+    objects), which treat the ghosts alike: a team's states may then be stored by multisets."""
+    return isinstance(policy, str) or type(policy) in (ChasePolicy, RandomPolicy)
+
+
+def _game(layout: Any, slip: Any, rewards: Any, ghost_rewards: Any, game: Any, spec: Any, config: Any,
+          ghosts: Any) -> Any:
+    return solver_game(layout, slip, rewards, ghost_rewards, game=game, spec=spec, config=config, ghosts=ghosts,
+                       stacklevel=4)
+
+
 def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = None, ghost: Any = "chase",
                 rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                horizon: int | None = None, *, game: Game | None = None, spec: Any = None, config: Any = None,
-                progress_bar: bool = False) -> AgentSolution:
-    """Solve the agent's MDP against a fixed ghost.
+                horizon: int | None = None, *, game: Any = None, spec: Any = None, config: Any = None,
+                ghosts: int | None = None, max_bytes: int | None = None, progress_bar: bool = False) -> AgentSolution:
+    """Solve the agent's MDP against fixed ghosts.
 
     Args:
         layout: the map; ``None`` means the classic map.
         slip: the agent's slip model, or a slip type name (probability 0.2); ``None`` means
             longitudinal slip of 0.2, the envs' default.
-        ghost: the ghost's state policy: ``"chase"``, ``"random"``, a callable ``(agent_pos,
-            ghost_pos) -> action`` or probabilities ``(rows, cols, rows, cols, 4)`` (ghost to move).
+        ghost: the ghosts' state policy: ``"chase"``, ``"random"``, a callable ``(agent_pos,
+            ghost_pos) -> action`` or probabilities ``(rows, cols, rows, cols, 4)`` (ghosts to
+            move; see :func:`~gridghost.planning.policy.policy_array` for every form and ``k`` ghosts).
         rewards: the agent's rewards (a :class:`~gridghost.core.rules.Rewards` or a preset's name,
             ``"reference"`` or ``"normalised"``); ``None`` means the reference's. Values come
             out in the units of these rewards.
@@ -341,12 +440,16 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
         horizon: if given, the values of a game cut after this many turns (and its first turn's
             greedy policy) instead of the unending game's.
         game: the whole game at once instead of ``layout``, ``slip`` and ``rewards``: a
-            :class:`~gridghost.core.game.Game` with the ghost in play (an env's is
+            :class:`~gridghost.core.game.Game` with its ghosts in play (an env's is
             ``env.unwrapped.config.game()``); its agent rewards are the agent's.
         spec: the game's settings instead, a :class:`gridghost.GameSpec` (an env's ``.config``),
             read as ``game=spec.game()``.
         config: deprecated (a :class:`DeprecationWarning`): an env's settings, read as
             ``game=config.game()``.
+        ghosts: with the settings one by one, the number of ghosts (``None``: 1), on the map's
+            first ghost starts.
+        max_bytes: the memory budget in bytes (``None``: :data:`~gridghost.planning.model.MAX_BYTES`),
+            checked before anything is allocated.
         progress_bar: count value iteration's sweeps on a progress bar on stderr, with an ETA
             estimated from how fast the values settle (worth it on large maps; a solution
             found in the cache draws none).
@@ -356,13 +459,14 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
 
     Raises:
         TypeError, ValueError: a bad argument (see :func:`~gridghost.planning.policy.policy_array`
-            for ``ghost``), ``game`` together with a setting, a game without the ghost, or
-            ``gamma=1`` without a horizon where the agent could make the game go on for ever.
+            for ``ghost``), ``game`` together with a setting, a game without the ghost, a game
+            too large for ``max_bytes``, or ``gamma=1`` without a horizon where the agent could
+            make the game go on for ever.
         RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
-    model = turn_model(game)
+    game = _game(layout, slip, rewards, None, game, spec, config, ghosts)
+    model = turn_model(game, named(ghost), max_bytes)
     if isinstance(ghost, str):
         return cached_solution(game, ("agent", ghost, gamma, tol, horizon), lambda: AgentSolution(
             model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon, progress_bar))
@@ -372,17 +476,18 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
 
 def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = None, agent: Any = "random",
                 rewards: Rewards | str | None = None, ghost_rewards: Rewards | None = None, gamma: float = 0.99,
-                tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                spec: Any = None, config: Any = None, progress_bar: bool = False) -> GhostSolution:
-    """Solve the ghost's MDP against a fixed agent: the ghost maximises its own return.
+                tol: float = 1e-10, horizon: int | None = None, *, game: Any = None,
+                spec: Any = None, config: Any = None, ghosts: int | None = None, max_bytes: int | None = None,
+                progress_bar: bool = False) -> GhostSolution:
+    """Solve the ghosts' MDP against a fixed agent: the ghosts maximise their own return.
 
     Args:
         layout, slip, rewards, gamma, tol, horizon: as :func:`solve_agent`.
         agent: the agent's state policy: ``"random"``, a callable ``(agent_pos, ghost_pos) ->
             action`` or probabilities ``(rows, cols, rows, cols, 4)``.
-        ghost_rewards: the ghost's rewards; ``None`` means zero-sum (the agent's negated).
-        game, spec, config: as :func:`solve_agent` (the game's ghost rewards are the ghost's).
-        progress_bar: as :func:`solve_agent`.
+        ghost_rewards: the ghosts' rewards; ``None`` means zero-sum (the agent's negated).
+        game, spec, config, ghosts, max_bytes, progress_bar: as :func:`solve_agent` (the game's
+            ghost rewards are the ghosts').
 
     Returns:
         The :class:`GhostSolution`.
@@ -391,20 +496,23 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
         TypeError, ValueError, RuntimeError: as :func:`solve_agent`.
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    model = turn_model(solver_game(layout, slip, rewards, ghost_rewards, game=game, spec=spec, config=config))
+    model = turn_model(_game(layout, slip, rewards, ghost_rewards, game, spec, config, ghosts), named(agent),
+                       max_bytes)
     return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon,
                          progress_bar)
 
 
 def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None, rewards: Rewards | str | None = None,
-               gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-               spec: Any = None, config: Any = None, progress_bar: bool = False) -> GameSolution:
-    """Solve the zero-sum turn-based stochastic game: the agent maximises its return, the ghost
-    minimises it, and slip is chance. Both sides move in turn and see the state, so pure
+               gamma: float = 0.99, tol: float = 1e-10, horizon: int | None = None, *, game: Any = None,
+               spec: Any = None, config: Any = None, ghosts: int | None = None, max_bytes: int | None = None,
+               progress_bar: bool = False) -> GameSolution:
+    """Solve the zero-sum turn-based stochastic game: the agent maximises its return, the ghosts
+    minimise it, and slip is chance. Both sides move in turn and see the state, so pure
     optimal policies exist and value iteration finds them.
 
     Args:
-        layout, slip, rewards, gamma, tol, horizon, game, spec, config, progress_bar: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config, ghosts, max_bytes,
+            progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`GameSolution`.
@@ -414,29 +522,31 @@ def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None
             sides together could make the game go on for ever).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
-    return _solved_game(game, gamma, tol, horizon,
-                        progress_bar)
+    game = _game(layout, slip, rewards, None, game, spec, config, ghosts)
+    turn_model(game, True, max_bytes)  # the budget, checked before a cached solution is looked up
+    return solved_game(game, gamma, tol, horizon, progress_bar)
 
 
-def _solved_game(game: Game, gamma: float, tol: float, horizon: int | None, progress_bar: bool = False) -> GameSolution:
+def solved_game(game: Any, gamma: float, tol: float, horizon: int | None, progress_bar: bool = False) -> GameSolution:
     """The game's solution, shared through the solution cache."""
     return cached_solution(game, ("game", gamma, tol, horizon),
-                           lambda: GameSolution(turn_model(game), gamma, tol, horizon, progress_bar))
+                           lambda: GameSolution(turn_model(game, True), gamma, tol, horizon, progress_bar))
 
 
 def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
                       slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
-                      tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                      spec: Any = None, config: Any = None, progress_bar: bool = False) -> PolicyEvaluation:
+                      tol: float = 1e-10, horizon: int | None = None, *, game: Any = None,
+                      spec: Any = None, config: Any = None, ghosts: int | None = None, max_bytes: int | None = None,
+                      progress_bar: bool = False) -> PolicyEvaluation:
     """Evaluate two fixed state policies against each other exactly: the agent's value, and the
     probabilities of a goal or a catch within a horizon, from any state (a learned pair's ground
     truth, next to the win rates an experiment measures).
 
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
-        ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, spec, config, progress_bar: as :func:`solve_agent`.
+        ghost_policy: the ghosts' state policy (see :func:`solve_agent`).
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config, ghosts, max_bytes,
+            progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`PolicyEvaluation`.
@@ -446,103 +556,11 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
             may never end the game).
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
-    model = turn_model(solver_game(layout, slip, rewards, game=game, spec=spec, config=config))
+    model = turn_model(_game(layout, slip, rewards, None, game, spec, config, ghosts),
+                       named(agent_policy) and named(ghost_policy), max_bytes)
     return PolicyEvaluation(model, policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma),
                             policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma), gamma, tol, horizon,
                             progress_bar)
-
-
-def exploitability(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
-                   slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
-                   tol: float = 1e-10, horizon: int | None = None, *, game: Game | None = None,
-                   spec: Any = None, config: Any = None) -> float:
-    """How much the two policies give away together against exact best responses, from the start
-    state, in the zero-sum game of the agent's rewards (OpenSpiel's NashConv).
-
-    It is ``max_a v(a, ghost_policy) - min_g v(agent_policy, g)``: what the agent would gain by
-    switching to a best response, plus what the ghost would gain (in the agent's return it
-    takes away). It is also :func:`agent_exploitability` plus :func:`ghost_exploitability`, each
-    side's distance from the game's value; the sum is 0 (up to the tolerance) exactly when the
-    pair is a minimax equilibrium. To judge one learned side, use that side's term: a perfect
-    agent paired with the chasing ghost still shows the chasing ghost's gap.
-
-    Args:
-        agent_policy: the agent's state policy (see :func:`solve_ghost`).
-        ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
-
-    Returns:
-        The exploitability, in units of the agent's return.
-
-    Raises:
-        TypeError, ValueError, RuntimeError: as the solvers.
-    """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    model = turn_model(solver_game(layout, slip, rewards, game=game, spec=spec, config=config))
-    ghost = policy_array(ghost_policy, model, Side.GHOST, "ghost_policy", gamma)
-    agent = policy_array(agent_policy, model, Side.AGENT, "agent_policy", gamma)
-    return (_start_value(model, _MAXIMISE, ghost, gamma, tol, horizon)
-            - _start_value(model, agent, _MINIMISE, gamma, tol, horizon))
-
-
-def agent_exploitability(agent_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
-                         rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                         horizon: int | None = None, *, game: Game | None = None, spec: Any = None,
-                         config: Any = None) -> float:
-    """How far below the game's value an agent policy falls against a ghost that best responds
-    to it, from the start: ``v* - min_g v(agent_policy, g)``, >= 0, 0 for a minimax agent.
-
-    Args:
-        agent_policy: the agent's state policy (see :func:`solve_ghost`).
-        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
-
-    Raises:
-        TypeError, ValueError, RuntimeError: as the solvers.
-    """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
-    return _one_sided(Side.AGENT, agent_policy, game, gamma, tol, horizon)
-
-
-def ghost_exploitability(ghost_policy: Any, layout: Layout | None = None, slip: str | SlipModel | None = None,
-                         rewards: Rewards | str | None = None, gamma: float = 0.99, tol: float = 1e-10,
-                         horizon: int | None = None, *, game: Game | None = None, spec: Any = None,
-                         config: Any = None) -> float:
-    """How far above the game's value an agent that best responds to a ghost policy gets, from
-    the start: ``max_a v(a, ghost_policy) - v*``, >= 0, 0 for a minimax ghost.
-
-    Args:
-        ghost_policy: the ghost's state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
-
-    Raises:
-        TypeError, ValueError, RuntimeError: as the solvers.
-    """
-    gamma, tol, horizon = _check_settings(gamma, tol, horizon)
-    game = solver_game(layout, slip, rewards, game=game, spec=spec, config=config)
-    return _one_sided(Side.GHOST, ghost_policy, game, gamma, tol, horizon)
-
-
-def _one_sided(side: Side, policy: Any, game: Game, gamma: float, tol: float, horizon: int | None) -> float:
-    """What ``side``'s policy gives away against a best response, next to the game's value."""
-    model = turn_model(game)
-    value = _solved_game(game, gamma, tol, horizon).value(*_start_of(model))
-    if side == Side.AGENT:
-        agent = policy_array(policy, model, side, "agent_policy", gamma)
-        return value - _start_value(model, agent, _MINIMISE, gamma, tol, horizon)
-    ghost = policy_array(policy, model, side, "ghost_policy", gamma)
-    return _start_value(model, _MAXIMISE, ghost, gamma, tol, horizon) - value
-
-
-def _start_value(model: TurnModel, agent: Rule, ghost: Rule, gamma: float, tol: float, horizon: int | None) -> float:
-    """The agent's value from the start with each side playing its :data:`Rule` (a best
-    response where the rule is ``"max"`` or ``"min"``)."""
-    values = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon)[0]
-    return float(values[model.live_index(*_start_of(model))])
-
-
-def _start_of(model: TurnModel) -> tuple[Cell, Cell]:
-    return model.game.layout.agent_start, model.game.layout.ghost_start
 
 
 # MAX_ITERATIONS is read where value iteration runs: setting solve.MAX_ITERATIONS sets that one.

@@ -1,12 +1,12 @@
 """Policies of observations as state policies: :func:`tabulate_policy` asks a policy once per
 state, with the observation the env's own encoder gives there, so that a network trained on any
 encoding gets an exact ground truth from the solver
-(:func:`~gridghost.planning.solve.exploitability`, :func:`~gridghost.planning.solve.evaluate_policies`).
+(:func:`~gridghost.planning.exploitability`, :func:`~gridghost.planning.solve.evaluate_policies`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,9 +14,10 @@ import numpy as np
 from gridghost.core.checks import check_action, check_choice
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.planning.arguments import solver_game
-from gridghost.planning.model import turn_model
+from gridghost.planning.model import ghost_count, turn_model
 from gridghost.planning.policy import one_hot
 from gridghost.sensing.observations import make_observations
 
@@ -25,16 +26,21 @@ from gridghost.sensing.observations import make_observations
 TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "dict", "grid", "text", "belief_vector", "belief")
 #: The encodings ``batch=True`` stacks into one array.
 _ARRAY_OBS_TYPES = ("vector", "grid", "belief_vector")
+#: The encodings a team of ``k >= 2`` ghosts is tabulated with (arrays, functions of the state).
+TEAM_TABULATED_OBS_TYPES: tuple[str, ...] = ("vector", "grid")
+#: The views whose ghosts' observations a team's policy is handed: the Gymnasium view's and the AEC
+#: env's (the same), or the parallel env's, which say whether the observer moves next.
+TEAM_TABULATED_VIEWS: tuple[str, ...] = ("gym", "aec", "parallel")
 
 
 def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: Layout | None = None,
                     obs_type: str | None = None, batch: bool = False, stochastic: bool = False, *,
                     game: Game | None = None, spec: Any = None, config: Any = None, belief: str | None = None,
-                    **encoding: Any) -> np.ndarray:
+                    centralised: bool = False, view: str = "gym", **encoding: Any) -> np.ndarray:
     """A policy of observations as a state policy: asked once per state where the game goes on,
     with the observation the env's own encoder gives that side there, so that a network trained
     on any encoding (``"vector"``, whole-map or egocentric ``"grid"``, ...) gets an exact
-    :func:`~gridghost.planning.solve.exploitability` and evaluation. The ghost is asked with the
+    :func:`~gridghost.planning.exploitability` and evaluation. The ghost is asked with the
     ghost to move. The policy must be memoryless.
 
     >>> from gridghost.core.policies import ChasePolicy
@@ -44,7 +50,9 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
     True
 
     Args:
-        policy: ``policy(observation) -> action``; with ``batch``, ``policy(observations) ->
+        policy: ``policy(observation) -> action``; for a team of ``k >= 2`` ghosts see
+            :func:`tabulate_team`, which this calls (``batch=True`` and ``side="ghost"`` required,
+            ``centralised`` and ``view`` its options); with ``batch``, ``policy(observations) ->
             actions[n]`` (or the column ``[n, 1]``) over a stacked ``[n, ...]`` array (for
             Stable-Baselines3, ``lambda obs: model.predict(obs, deterministic=True)[0]``). With
             ``stochastic`` it returns the action probabilities instead (``float[4]``, or
@@ -75,7 +83,7 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
 
     Returns:
         Probabilities ``float64[rows, cols, rows, cols, 4]`` (0 where the game is over), the form
-        every solver function takes for a policy of ``side``.
+        every solver function takes for a policy of ``side``; for a team, as :func:`tabulate_team`.
 
     Raises:
         TypeError: ``policy`` is not callable, or returns something other than actions
@@ -84,9 +92,22 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             array, a belief encoding without ``belief="located"`` (or ``belief`` with another
             encoding), bad encoding options, actions out of range, probabilities that are not a
             distribution, or probabilities of another shape; the message names the state. Also
-            ``game`` together with ``layout``, or a game without the ghost.
+            ``game`` together with ``layout``, or a game without the ghost; ``centralised`` or
+            ``view`` for one ghost, and for a team ``batch=False``, ``stochastic`` or the agent's side.
     """
     game = solver_game(layout, game=game, spec=spec, config=config)
+    if ghost_count(game) > 1:
+        if side != "ghost" or not batch or stochastic:
+            raise ValueError("a team of ghosts is tabulated with side='ghost' and batch=True (its policy is asked "
+                             "over stacked observations), and deterministic answers (stochastic=False)")
+        if spec is not None:
+            encoding = {**{key: value for key, value in spec.encoder_options().items() if key != "max_cycles"},
+                        **encoding}
+        return tabulate_team(policy, game, spec.obs_type if obs_type is None and spec is not None else obs_type,
+                             centralised, view, **encoding)
+    if centralised or view != "gym":
+        raise ValueError(f"centralised and view apply to a team of ghosts; this game has one ghost (got "
+                         f"centralised={centralised!r}, view={view!r})")
     if obs_type is None:
         given = spec if spec is not None else config
         obs_type = "vector" if given is None else given.obs_type
@@ -247,3 +268,76 @@ def _scalar(action: Any) -> Any:
     if isinstance(action, np.ndarray) and action.size == 1:
         return action.reshape(()) if action.ndim else action
     return action
+
+
+def tabulate_team(policy: Callable[[Any], Any] | Sequence[Callable[[Any], Any]], game: Any, obs_type: str | None = None,
+                  centralised: bool = False, view: str = "gym", **encoding: Any) -> np.ndarray:
+    """A learned team of ``k >= 2`` ghosts as a state policy: every ghost asked in every live
+    state, ghosts to move, with the observation the team's ``view`` gives it there.
+
+    Args:
+        policy: over stacked observations: one callable ``policy(observations[n, ...]) ->
+            actions[n]`` (or the column ``[n, 1]``) shared by every ghost, or ``k`` of them; with
+            ``centralised=True``, one ``policy(observations[n, k, ...]) -> actions[n, k]``, as the
+            team Gymnasium view stacks them.
+        game: the team's game; ``obs_type``: one of :data:`TEAM_TABULATED_OBS_TYPES` (``None``:
+            ``"vector"``); ``view``: one of :data:`TEAM_TABULATED_VIEWS`; ``**encoding``: the
+            encoding's options (no ``append_step_count`` or ``action_mask_in_obs``).
+
+    Returns:
+        ``int64[(rows, cols) * (k + 1) + (k,)]``: each ghost's move in every state (0 where the
+        game is over), a form every solver function takes for the ghosts.
+
+    Raises:
+        TypeError: ``policy`` is not one or ``k`` callables, or answers of another shape or
+            dtype (never reshaped).
+        ValueError: an encoding, option or view not served, or an answer outside 0..3 (naming the state).
+    """
+    obs_type = "vector" if obs_type is None else obs_type
+    check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
+    check_choice(view, "view", TEAM_TABULATED_VIEWS)
+    if encoding.get("append_step_count") or encoding.get("action_mask_in_obs"):
+        raise ValueError("append_step_count and action_mask_in_obs are not tabulated: the step count is not a "
+                         "function of the state, and a policy reads stacked arrays")
+    k, model = game.ghosts, turn_model(game)
+    policies = _team_policies(policy, k, centralised)
+    encoder = make_observations(obs_type, game.board, ghosts=k, both_observe=view == "parallel", **encoding)
+    observers = [encoder.observer(name) for name in ghost_names(k)]
+    # [n, k, ...]; an encoder may return its own buffer: each observation is copied as it comes
+    observations = np.stack([
+        np.stack([np.array(observe(GameState(agent, tuple(ghosts), Side.GHOST, Outcome.ONGOING)))
+                  for observe in observers])
+        for agent, ghosts in zip(model.agents.tolist(), model.ghost_cells.tolist(), strict=True)
+    ])
+    n = model.num_live
+    if centralised:
+        actions = _team_answer(policies[0](observations), (n, k), model)
+    else:
+        actions = np.stack([_team_answer(ask(observations[:, i]), (n,), model, i) for i, ask in enumerate(policies)],
+                           axis=1)
+    return model.expand(actions.reshape(n, k), fill=0)
+
+
+def _team_policies(policy: Any, k: int, centralised: bool) -> list[Callable[[Any], Any]]:
+    """The callables to ask: one (shared, or centralised) or one per ghost."""
+    if callable(policy):
+        return [policy] if centralised else [policy] * k
+    if centralised:
+        raise TypeError(f"policy must be one callable with centralised=True, got {policy!r}")
+    if isinstance(policy, Sequence) and len(policy) == k and all(callable(one) for one in policy):
+        return list(policy)
+    raise TypeError(f"policy must be a callable policy(observations) -> actions, or {k} of them (one per ghost), "
+                    f"got {policy!r}")
+
+
+def _team_answer(answer: Any, shape: tuple[int, ...], model: Any, ghost: int | None = None) -> np.ndarray:
+    """The policy's ``answer`` as ``int64[shape]`` actions, checked."""
+    who = "the team" if ghost is None else f"ghost {ghost}"
+    # one ghost's answer may be the column [n, 1] some predict() return; the team's is [n, k] exactly
+    actions = policy_answer(answer, shape, f"the actions of {who}, one row per state", column=ghost is not None)
+    actions = actions.astype(np.int64)
+    bad = np.argwhere((actions < 0) | (actions >= NUM_ACTIONS))
+    if len(bad):
+        raise ValueError(f"policy returned action {actions[tuple(bad[0])]} for {who} with the "
+                         f"{model.describe(int(bad[0][0]))}; actions are 0..{NUM_ACTIONS - 1}")
+    return actions

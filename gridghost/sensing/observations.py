@@ -109,7 +109,7 @@ one more plane, ``ghosts``, and the agent's ``opponent`` plane marks every ghost
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.rules import board_for
 >>> vectors = VectorObservations(board_for(CLASSIC))
->>> state = GameState(agent=2, ghost=19)   # agent at (0, 2), ghost at (3, 4)
+>>> state = GameState(agent=2, ghosts=(19,))   # agent at (0, 2), ghost at (3, 4)
 >>> vector = vectors.observe(Side.AGENT, state)
 >>> vector[23:25].tolist(), bool(vector[25] == np.float32(5 / 13))   # largest distance: 13
 ([1.0, 0.5], True)
@@ -126,9 +126,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.core.checks import check_choice, check_flag
+from gridghost.core.checks import check_choice, check_flag, check_ghosts
 from gridghost.core.rules import NUM_ACTIONS, Board, GameState, Outcome, Side
-from gridghost.core.team import check_ghosts
 from gridghost.sensing.encoders import (
     BeliefObservations,
     DictObservations,
@@ -198,7 +197,7 @@ class MaskedObservations(Observations):
 
 class TeamMaskedObservations(MaskedObservations):
     """:class:`MaskedObservations` of a team's encoder (keyed by agent name, observing a
-    :class:`~gridghost.core.team.TeamState`): each observer's mask is that of its own cell."""
+    :class:`~gridghost.core.rules.GameState`): each observer's mask is that of its own cell."""
 
     def _masked(self, side: Any, state: Any) -> dict[str, Any]:  # type: ignore[override]
         mover = self.side_of(side)
@@ -332,7 +331,7 @@ def make_observations(
         grid_layout: ``"grid"`` only: one of :data:`GRID_LAYOUTS`, channels first or last.
         ghosts: the ghost team's size; above 1 the encoder is a
             :class:`~gridghost.sensing.team_encoders.TeamObservations`, keyed by agent name and
-            observing team states (:class:`~gridghost.core.team.TeamState`).
+            observing team states (:class:`~gridghost.core.rules.GameState`).
 
     Raises:
         ValueError: ``obs_type`` is unknown; a belief encoding without a belief to show;

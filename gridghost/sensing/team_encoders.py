@@ -97,7 +97,7 @@ def observer_names(ghosts: int) -> tuple[str, ...]:
 
 class TeamObservations(Observations):
     """A one-ghost encoder's observations extended to a team of ``k`` ghosts, keyed by agent name
-    (``"agent"``, ``"ghost_0"``, ...) and observing a :class:`~gridghost.core.team.TeamState`.
+    (``"agent"``, ``"ghost_0"``, ...) and observing a :class:`~gridghost.core.rules.GameState`.
 
     Each observer sees the one-ghost observation of the state with one ghost on the board (the
     agent: ghost 0, its "opponent"; ghost ``i``: itself, opposite the agent), extended with its

@@ -23,7 +23,6 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import FILTER_STREAM
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
-from gridghost.core.team import TeamGame, TeamState
 from gridghost.sensing.belief import BeliefFilter
 from gridghost.sensing.sensors import ColorSensor
 
@@ -315,7 +314,7 @@ def config_of(view: Any) -> Any:
 def kernel_of(view: Any, layout: Layout | None = None) -> Any:
     """The kernel of a view's settings (on ``layout``, default the view's map): the
     :class:`~gridghost.core.game.Game`, or for a team (``ghosts >= 2``) the
-    :class:`~gridghost.core.team.TeamGame` around it, built here from the settings, not taken
+    :class:`~gridghost.core.game.Game` around it, built here from the settings, not taken
     from the view (typed ``Any``: the one-ghost checks read a ``Game``'s tables)."""
     config = config_of(view)
     if layout is None:
@@ -324,12 +323,13 @@ def kernel_of(view: Any, layout: Layout | None = None) -> Any:
         fail("kernel", f"cannot tell the view's current map (got {layout!r}); pass a view with a fixed layout")
     game = Game(layout, config.slip, config.rewards, config.ghost_rewards, getattr(config, "use_ghost", True))
     ghosts = getattr(config, "ghosts", 1)
-    return game if ghosts == 1 else TeamGame(game, ghosts, config.ghost_credit)
+    return game if ghosts == 1 else Game(game.layout, game.slip, game.agent_rewards, game.ghost_rewards,
+                                         ghosts=ghosts, credit=config.ghost_credit)
 
 
-def masks_of(kernel: Game | TeamGame) -> np.ndarray:
+def masks_of(kernel: Game) -> np.ndarray:
     """The kernel's action masks, ``int8[cells, 4]``."""
-    return (kernel.game if isinstance(kernel, TeamGame) else kernel).action_masks
+    return kernel.action_masks
 
 
 def zero_sum_by_default(view: Any) -> bool:
@@ -373,7 +373,7 @@ class KernelReplay:
         cycles: the cycles completed (a ghost's or the team's move; the agent's without a ghost).
     """
 
-    def __init__(self, game: Game | TeamGame, sensors: Iterable[Any] | None, seed: int,
+    def __init__(self, game: Game, sensors: Iterable[Any] | None, seed: int,
                  belief_filter: BeliefFilter | None = None) -> None:
         self.game = game
         self.rng = seeding.np_random(seed)[0]
@@ -398,14 +398,14 @@ class KernelReplay:
     def cells(self) -> tuple[tuple[int, int], Any]:
         """``((agent row, col), (ghost row, col))`` now; a team's ghosts as a tuple of ``(row, col)``."""
         board, state = self.game.board, self.state
-        if isinstance(state, TeamState):
+        if self.game.ghosts > 1:
             return board.position(state.agent), tuple(board.position(cell) for cell in state.ghosts)
         return board.position(state.agent), board.position(state.ghost)
 
     def _rewards(self, side: Side) -> tuple[float, ...]:
         """``(agent's reward, ghost's reward)``; a team's ``(agent's, each ghost's...)``."""
-        if isinstance(self.game, TeamGame):
-            state = cast(TeamState, self.state)
+        if self.game.ghosts > 1:
+            state = self.state
             return (self.game.rewards(side, state.outcome)[0], *self.game.ghost_rewards_of(side, state))
         return self.game.rewards(side, self.state.outcome)
 
@@ -423,7 +423,7 @@ class KernelReplay:
     def ghost(self, action: Any) -> tuple[float, ...]:
         """Replay the ghost's move (a team's: its ``k`` actions); return ``(agent's reward, ghost's
         reward)`` (a team's: each ghost's)."""
-        if isinstance(self.game, TeamGame):
+        if self.game.ghosts > 1:
             self.state = self.game.ghosts_step(self.state, tuple(int(move) for move in action))  # type: ignore[arg-type]
         else:  # one ghost: its action, or a learning team's list of one
             (action,) = action if isinstance(action, (list, tuple)) else (action,)
@@ -438,8 +438,8 @@ class KernelReplay:
         Raises:
             AssertionError: ``"kernel: ..."`` when no move of ``side`` leads there.
         """
-        team = side == Side.GHOST and isinstance(self.game, TeamGame)
-        tried: Iterable[Any] = itertools.product(range(NUM_ACTIONS), repeat=cast(TeamGame, self.game).ghosts) \
+        team = side == Side.GHOST and self.game.ghosts > 1
+        tried: Iterable[Any] = itertools.product(range(NUM_ACTIONS), repeat=self.game.ghosts) \
             if team else range(NUM_ACTIONS)
         for action in tried:
             trial = copy.copy(self)

@@ -223,7 +223,7 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
 @contract("kernel")
 def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int = 2) -> None:
     """Step for step the kernel's game: replaying the actions with the kernel
-    (:class:`~gridghost.core.game.Game`, a team's :class:`~gridghost.core.team.TeamGame`) and the
+    (:class:`~gridghost.core.game.Game`, a team's :class:`~gridghost.core.game.Game`) and the
     RNG contract's draws from ``seed`` gives the same cells (``state()``), rewards, terminations
     and colour readings after every half-turn, and ``last()`` reports a termination exactly when
     the kernel's game is over and a truncation exactly when it goes on after ``max_cycles``

@@ -123,9 +123,9 @@ class ExploitabilityCurve(NamedTuple):
     """Exact exploitability of a sequence of (agent, ghost) snapshot pairs (:func:`exploitability_curve`).
 
     Attributes:
-        exploitability: ``float64[n]``, :func:`gridghost.planning.solve.exploitability` of each pair.
+        exploitability: ``float64[n]``, :func:`gridghost.planning.exploitability` of each pair.
         agent_gap: ``float64[n]``, what each agent gives away against a best-responding ghost,
-            ``v* - min_g v(agent, g)`` (:func:`~gridghost.planning.solve.agent_exploitability`).
+            ``v* - min_g v(agent, g)`` (:func:`~gridghost.planning.agent_exploitability`).
         ghost_gap: ``float64[n]``, what each ghost gives away, ``max_a v(a, ghost) - v*``.
         minimax_value: ``v*``, the zero-sum game's value from the start (the agent's return).
     """
