@@ -68,6 +68,8 @@ HOMES: dict[str, str] = {**MOVED, **FOLDED}
 #: without the old module importing the new one, which imports it.
 MOVED_NAMES: dict[str, str] = {
     "gridghost.envs.parallel.parallel_env": "gridghost.envs.ghost_team",
+    **{f"gridghost.maps.levels.{name}": "gridghost.maps.sources"
+       for name in ("MAX_MAP_FILE_BYTES", "map_source", "read_map_file", "resolve_layout")},
 }
 
 

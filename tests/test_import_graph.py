@@ -22,11 +22,7 @@ PACKAGE = Path(gridghost.__file__).parent
 #: Cycles that are being closed elsewhere, each as its modules in import order (the first
 #: imports the second, ..., the last imports the first). Empty it once they are gone: the test
 #: then holds the package to no cycle at all.
-KNOWN: set[tuple[str, ...]] = {
-    # the deprecated TeamGame's factory builds a Game (an import inside the function), and the map
-    # text reads an old path through the shim: the kernel's and the maps' to close
-    ("gridghost._moved", "gridghost.core.game", "gridghost.core.layout", "gridghost.core.maptext"),
-}
+KNOWN: set[tuple[str, ...]] = set()
 
 
 def module_name(path: Path, package: Path) -> str:

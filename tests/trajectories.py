@@ -63,10 +63,10 @@ def canon(value: Any) -> Any:
 
 
 def layout_of(described: Any) -> Layout:
-    """The map a case names: a shipped map's name, or ``[rows, cols, seed, ghosts]`` for
-    ``Layout.generate``."""
+    """The map a case names: a shipped map's name, map text, or ``[rows, cols, seed, ghosts]``
+    for ``Layout.generate``."""
     if isinstance(described, str):
-        return load(described)
+        return Layout.from_text(described) if "\n" in described else load(described)
     rows, cols, seed, ghosts = described
     return Layout.generate(rows, cols, seed=seed, ghosts=ghosts)
 
@@ -158,8 +158,7 @@ def _gym(case: dict[str, Any], actions: Actions) -> Iterator[Any]:
 
 def _state(state: Any) -> dict[str, Any]:
     """A kernel state by its fields (the ghosts' cells as a list for every team size)."""
-    ghosts = state.ghosts if hasattr(state, "ghosts") else (state.ghost,)
-    return {"agent": int(state.agent), "ghosts": [int(cell) for cell in ghosts], "turn": int(state.turn),
+    return {"agent": int(state.agent), "ghosts": [int(cell) for cell in state.ghosts], "turn": int(state.turn),
             "outcome": int(state.outcome)}
 
 

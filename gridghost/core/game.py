@@ -188,7 +188,7 @@ class Game:
         self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
         self.goals = _read_only(np.array(board.is_goal, dtype=bool))
         self.outcomes = tuple(self._outcome_table(action) for action in range(NUM_ACTIONS))
-        self.max_moves = max(len(moves) for action in range(NUM_ACTIONS) for _, moves in slip.outcomes(action))
+        self.max_moves = slip.longest
         # the same as tuples for successors(): per action, (probabilities, per cell its destinations)
         self._outcome_tuples = tuple(
             (tuple(probabilities.tolist()), tuple(map(tuple, destinations.T.tolist())))

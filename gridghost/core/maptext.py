@@ -91,14 +91,13 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
-from gridghost import _moved
 from gridghost.core.checks import check_text
 
-# The symbols live in mapsymbols (BUILTIN_SYMBOLS imports from here too), the writer in mapwrite.
+# The symbols and the writer live in mapsymbols and mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
 from gridghost.core.mapsymbols import (
     _FLAGS,
     _FLOOR,
@@ -113,6 +112,7 @@ from gridghost.core.mapsymbols import (
     _Spec,
     describe,
 )
+from gridghost.core.mapwrite import format_layout  # noqa: F401  # re-exported
 from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
 #: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
@@ -501,8 +501,3 @@ def _reachable(start: Cell, walls_horizontal: np.ndarray, walls_vertical: np.nda
                 seen.add(cell)
                 queue.append(cell)
     return seen
-
-
-def __getattr__(name: str) -> Any:
-    """``format_layout``, read from here as before it moved (see :mod:`gridghost._moved`)."""
-    return _moved.moved_name(__name__, name)

@@ -74,7 +74,6 @@ class SlipModel:
             for action_groups in groups
         )
         self._walks = tuple(_walk(action_groups) for action_groups in groups)
-        self._longest = max(len(moves) for outcomes in self._table for _, moves in outcomes)
 
     def _groups(self, action: int) -> Groups:
         raise NotImplementedError(f"{type(self).__name__} must define _groups(action)")
@@ -118,7 +117,7 @@ class SlipModel:
         """The most single moves one possible outcome of any action carries out (``1`` for
         :class:`NoSlip`, ``2`` for :class:`LongitudinalSlip` with ``p > 0``): how long a record
         of one agent move's moves must be. Outcomes of probability 0 do not count."""
-        return self._longest
+        return max(len(moves) for outcomes in self._table for _, moves in outcomes)
 
     def groups(self, action: int) -> Groups:
         """The outcome groups of ``action`` in the order a uniform draw walks them (see the class

@@ -6,7 +6,8 @@ and ``controlled="ghosts"``), the Gymnasium views (the agent against the team, a
 ``k = 1``, the team as one learner with ``controlled="ghosts"``) and the kernel's
 ``successors`` (the game ``GameSpec(...).game()`` builds). The maps are the shipped
 ``classic`` (``k = 1``), ``team_eight``, ``team_ring`` and ``team_crossroads`` (``k <= 2``) and
-generated ones (``Layout.generate(6, 6, seed=..., ghosts=k)``); every observation type a view
+generated ones (``Layout.generate(6, 6, seed=..., ghosts=k)``) and, for ``k >= 3``, a drawn one
+where the agent starts beside a goal; every observation type a view
 serves, both ``ghost_credit`` values, several seeds, short step limits so that episodes end by
 goal, capture and truncation. Each file ``<view>_k<k>.jsonl.gz`` holds one case a line: its
 settings, the actions taken and what the view showed after the reset and after every step
@@ -35,15 +36,30 @@ from typing import Any
 
 import numpy as np
 
+#: A drawn map for the big teams: the agent starts beside a goal, so that episodes end by a goal
+#: as well as by a capture (the ghosts cannot learn on it: the agent's opening move can end it).
+GOAL_RACE = """\
++---+---+---+---+---+
+| *   A   .   .   G |
++   +---+   +   +   +
+| .   .   .   G2  G3|
++   +---+---+   +   +
+| G1  .   .   .   * |
++---+---+---+---+---+
+name: goal_race
+"""
+#: The maps where the agent's opening move can end the game: no view of learning ghosts takes them.
+OPENING_CAN_END = ("classic", "team_ring", GOAL_RACE)
 OBS_TYPES = ("dict", "vector", "belief", "grid", "belief_vector", "text")
 CREDITS = ("team", "catcher")
 
 
 def _maps(k: int) -> list[Any]:
-    """The maps played with ``k`` ghosts: the shipped ones with enough starts, two generated."""
+    """The maps played with ``k`` ghosts: the shipped ones with enough starts, two generated, and
+    for three or four ghosts a third generated one and :data:`GOAL_RACE`."""
     shipped: list[Any] = (["classic"] if k == 1 else []) + (["team_eight", "team_ring", "team_crossroads"]
                                                           if k <= 2 else [])
-    generated = [[6, 6, 20 + k, k], [6, 6, 40 + k, k]] + ([[5, 5, 60 + k, k]] if k >= 3 else [])
+    generated = [[6, 6, 20 + k, k], [6, 6, 40 + k, k]] + ([[5, 5, 60 + k, k], GOAL_RACE] if k >= 3 else [])
     return shipped + generated
 
 
@@ -68,7 +84,7 @@ def _parallel(k: int) -> list[dict[str, Any]]:
     plain = [{"view": "parallel", "settings": s, "seeds": [11 * k + n, 600 + n]}
              for n, s in enumerate(_rotation(k, _maps(k), 2, OBS_TYPES))]
     # the ghosts learn only where the agent's opening move cannot end the game
-    learning = [m for m in _maps(k) if m not in ("classic", "team_ring")]
+    learning = [m for m in _maps(k) if m not in OPENING_CAN_END]
     ghosts = [{"view": "parallel", "settings": s, "view_settings": {"controlled": "ghosts"},
                "seeds": [13 * k + n, 200 + n]}
               for n, s in enumerate(_rotation(k, learning, 2, tuple(o for o in OBS_TYPES if o != "belief")))]
@@ -88,7 +104,7 @@ def _gym(k: int) -> list[dict[str, Any]]:
                       "view_settings": {"controlled": "agent", "opponent": opponents[n % 2],
                                         "max_episode_steps": (5, 40)[n % 2]}})
     learners = ["ghost", "ghosts"] if k == 1 else ["ghosts"]
-    learning = [m for m in _maps(k) if m not in ("classic", "team_ring")]
+    learning = [m for m in _maps(k) if m not in OPENING_CAN_END]
     for controlled in learners:
         for n, s in enumerate(_rotation(k, learning, 2, tuple(o for o in OBS_TYPES if o != "belief"))):
             s.pop("max_cycles")
