@@ -31,6 +31,7 @@ from gridghost.testing.common import (
     fail,
     kernel_of,
     masks_of,
+    pickled,
     successors_of,
 )
 from gridghost.testing.observing import Expected, check_final
@@ -213,10 +214,7 @@ def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
     """
     game = make_game()
     _run(game, seed, np.random.default_rng(seed), steps=5)
-    try:
-        clone = pickle.loads(pickle.dumps(game))
-    except Exception as error:
-        fail("pickling", f"the engine does not pickle mid-run: {type(error).__name__}: {error}")
+    clone = pickled(game, "the engine", "mid-run")
     rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=10) for engine in (game, clone)]
     check_same("pickling", rest[0], rest[1], "the engine and its unpickled copy")
 

@@ -523,8 +523,9 @@ def _random_actions_of(view: Any, seed: int) -> Callable[[], int]:
     return random_actions(seed)
 
 
-def pickled(env: Any) -> Any:
-    """A copy of ``env`` through ``pickle``, mid-episode.
+def pickled(env: Any, what: str = "the env", when: str = "mid-episode") -> Any:
+    """A copy of ``env`` (a view or an engine, called ``what`` in the message) through ``pickle``,
+    ``when`` (mid-episode, mid-run).
 
     Raises:
         AssertionError: ``"pickling: ..."``, naming the error, when ``env`` does not pickle.
@@ -532,7 +533,31 @@ def pickled(env: Any) -> Any:
     try:
         return pickle.loads(pickle.dumps(env))
     except Exception as error:
-        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
+        fail("pickling", f"{what} does not pickle {when}: {type(error).__name__}: {error}")
+
+
+def check_episode_determinism(make_env: Callable[[], Any], episode: Callable[..., Any], seed: int, what: str,
+                              actions_of: Callable[[Any, int], Callable[[], Any]] | None = None) -> None:
+    """The determinism contract of a view's episode runner ``episode(view, seed, actions)``: two
+    envs reset with ``seed`` play ``seed``'s random actions (``actions_of(view, seed)`` when given:
+    a learning team's lists) identically, bit for bit, through a seeded episode and an unseeded one
+    after it; some of the next 10 seeds gives another episode.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``, naming ``what`` (how the two runs were made).
+    """
+    actions_of = actions_of or _random_actions_of
+
+    def replay(other: int) -> Any:
+        env = make_env()
+        return episode(env, other, actions_of(env, seed))
+
+    runs = []
+    for _ in range(2):
+        env = make_env()
+        actions = actions_of(env, seed)
+        runs.append(episode(env, seed, actions) + episode(env, None, actions))
+    check_seeded(runs, replay, seed, 10, what)
 
 
 def check_plays_on_alike(contract: str, episode: Callable[..., Any], env: Any, other: Any, seed: int,

@@ -36,6 +36,7 @@ from gridghost.testing.common import (
     KernelReplay,
     arguments_checked,
     check_action_space,
+    check_episode_determinism,
     check_in_space,
     check_mask,
     check_plays_on_alike,
@@ -185,12 +186,6 @@ def _lasting_seed(contract_name: str, env: Any, seed: int, steps: int) -> int:
     return lasting_seed(contract_name, lasts, seed, steps)
 
 
-def _replayed(make_env: Callable[[], Any], seed: int, other: int) -> list[Any]:
-    """A fresh env's episode under seed ``other``, played with ``seed``'s actions."""
-    env = make_env()
-    return _episode(env, other, _learner_actions(env, seed))
-
-
 @contract("determinism")
 def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     """One seed, one trajectory bit for bit (through an unseeded reset after it too); other seeds
@@ -199,12 +194,7 @@ def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> N
     Raises:
         AssertionError: ``"determinism: ..."``.
     """
-    runs = []
-    for _ in range(2):
-        env = make_env()
-        actions = _learner_actions(env, seed)
-        runs.append(_episode(env, seed, actions) + _episode(env, None, actions))
-    check_seeded(runs, functools.partial(_replayed, make_env, seed), seed, 10, "two envs reset with one seed")
+    check_episode_determinism(make_env, _episode, seed, "two envs reset with one seed", _learner_actions)
 
 
 @contract("pickling")
@@ -432,10 +422,7 @@ def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int =
     """
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
-    try:
-        clone = pickle.loads(pickle.dumps(env))
-    except Exception as error:
-        fail("pickling", f"the vector env does not pickle mid-run: {type(error).__name__}: {error}")
+    clone = pickled(env, "the vector env", "mid-run")
     rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, clone)]
     check_same("pickling", rest[0], rest[1], "the vector env and its unpickled copy")
 
