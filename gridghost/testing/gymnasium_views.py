@@ -20,16 +20,17 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from gridghost.core.names import ghost_names
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.testing.batched_views import (
     cells_of,
     check_rows,
     check_turn_outcome,
+    final_states,
     full_turns,
-    half_turns,
+    learner_starts,
     observers_of,
     row_cells,
-    state_of,
+    row_move,
 )
 from gridghost.testing.common import (
     BAD_ACTIONS,
@@ -464,17 +465,12 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
     env = make_env()
     side = _side(env)
     kernel = kernel_of(env, env.unwrapped.game.layouts[0])
-    start = kernel.initial_state()
-    starts = {cells_of(start)} if side == "agent" else {
-        cells_of(after) for after, *_ in half_turns(kernel, start, Side.AGENT, None)}
+    # a learning ghost's first step of an episode also pays its reward for the opening move
+    starts, opening = learner_starts(kernel, side)
     mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     restarting = np.zeros(env.num_envs, dtype=bool)
-    # a learning ghost's first step of an episode also pays its reward for the opening move
-    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if side != "agent" else 0.0
-    if side == "ghosts":  # a team's rewards are each ghost's; the learner is paid their mean
-        opening = (opening,) * kernel.ghosts
     first = np.ones(env.num_envs, dtype=bool)
     for step in range(steps):
         before = [array.copy() for array in _vector_positions(env)]
@@ -491,8 +487,7 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
                                        f"from a start {sorted(starts)}; got {cells}, reward {rewards[game]}, "
                                        f"done {done[game]}")
                 continue
-            state = state_of(kernel, row_cells(before, game), Side.AGENT if side == "agent" else Side.GHOST)
-            action = tuple(actions[game].tolist()) if side == "ghosts" else int(actions[game])
+            state, action = row_move(kernel, before, actions, game, side)
             outcomes = full_turns(kernel, state, side, action, opening if first[game] else None)
             reset_now = bool(done[game]) and mode == AutoresetMode.SAME_STEP
             if reset_now and cells not in starts:
@@ -536,10 +531,8 @@ def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps:
         observations, _, terminations, truncations, infos = env.step(actions)
         ended = terminations if not same_step else ended
         for row in np.flatnonzero((terminations | truncations) & same_step).tolist():
-            state = state_of(kernel, row_cells(before, row), Side.AGENT if side == "agent" else Side.GHOST)
-            action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
-            finals = [final for final, _ in full_turns(kernel, state, side, action)
-                      if (final.outcome != Outcome.ONGOING) == bool(terminations[row])]
+            state, action = row_move(kernel, before, actions, row, side)
+            finals = final_states(kernel, state, side, action, bool(terminations[row]))
             for observer, final in observers_of(kernel, side, infos["final_obs"][row]):
                 check_final(expected, final, observer, finals, f"step {step}, env {row}")
     handed.check()
