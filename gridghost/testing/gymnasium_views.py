@@ -73,8 +73,9 @@ def _side(env: Any) -> str:
 
 
 def _team_size(env: Any) -> int:
-    """How many ghosts a learning team has (``controlled="ghosts"``: its ``MultiDiscrete``'s length), else 0."""
-    space = env.action_space
+    """How many ghosts a learning team has (``controlled="ghosts"``: its ``MultiDiscrete``'s length;
+    a vector env's ``single_action_space``'s), else 0."""
+    space = getattr(env, "single_action_space", env.action_space)
     return len(space.nvec) if _side(env) == "ghosts" and isinstance(space, spaces.MultiDiscrete) else 0
 
 
@@ -336,14 +337,8 @@ def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
 # -- the vector env ---------------------------------------------------------------------------------
 def _vector_actions(env: Any, rng: np.random.Generator) -> np.ndarray:
     """Random actions of every game: ``int[N]``, or a learning team's ``int[N, k]``."""
-    k = _vector_team_size(env)
+    k = _team_size(env)
     return rng.integers(NUM_ACTIONS, size=(env.num_envs, k) if k else env.num_envs)
-
-
-def _vector_team_size(env: Any) -> int:
-    """A learning team's size (its ``single_action_space``'s length), else 0."""
-    space = env.single_action_space
-    return len(space.nvec) if _side(env) == "ghosts" and isinstance(space, spaces.MultiDiscrete) else 0
 
 
 def _vector_run(env: Any, seed: int | None, actions: np.random.Generator, steps: int) -> list[Any]:
@@ -373,7 +368,7 @@ def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, st
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
     env = make_env()
-    k = _vector_team_size(env)
+    k = _team_size(env)
     if k:
         space = env.single_action_space
         if not (space.nvec == NUM_ACTIONS).all() or space.nvec.shape != (k,):
@@ -439,7 +434,7 @@ def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
     untouched = pickle.loads(pickle.dumps(env))
-    n, k = env.num_envs, _vector_team_size(env)
+    n, k = env.num_envs, _team_size(env)
     shape, other = ((n, k), (n,)) if k else ((n,), (n, 1))
     for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
                 np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool)):
