@@ -372,7 +372,8 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             where = f"turn {turn}, after the {side}'s call"
             for index, row in enumerate(result.final_games):
                 state, action = row_move(kernel, before, actions, row, side)
-                finals = [_ended_state(kernel, cells_of(state))] if ended_before[row] else final_states(
+                ended_in = Outcome.CAUGHT if state.agent in state.ghosts else Outcome.GOAL  # if it ended before
+                finals = [state._replace(turn=Side.GHOST, outcome=ended_in)] if ended_before[row] else final_states(
                     kernel, state, side, action, bool(result.terminations[row]), two_sided)
                 for name, final in result.final_observations.items():
                     for observer, observation in observers_of(kernel, name, final[index]):
@@ -413,11 +414,6 @@ def check_rows(expected: Expected, kernel: Any, observations: np.ndarray, positi
         state = state_of(kernel, cells, turn, outcome)
         for observer, seen in observers_of(kernel, side, observation):
             expected.check(seen, expected.of(observer, state), f"{where}, game {row}: {observer}'s observation")
-
-
-def _ended_state(kernel: Any, cells: tuple[int, tuple[int, ...]]) -> Any:
-    """The state a game ended in with these cells: caught when a ghost is on the agent's cell, else the goal."""
-    return state_of(kernel, cells, Side.GHOST, Outcome.CAUGHT if cells[0] in cells[1] else Outcome.GOAL)
 
 
 def final_states(kernel: Any, state: Any, side: str, action: Any, terminated: bool, half_turn: bool = False

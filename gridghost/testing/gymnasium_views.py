@@ -487,8 +487,8 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
             reset_now = bool(done[game]) and mode == AutoresetMode.SAME_STEP
             if reset_now and cells not in starts:
                 fail("auto-reset", f"{where}: same-step mode restarts a finished game at once; got {cells}")
-            check_turn_outcome([(final, _mean(reward)) for final, reward in outcomes], cells, float(rewards[game]),
-                               bool(terminations[game]), reset_now,
+            means = [(final, float(np.mean(reward))) for final, reward in outcomes]  # a team's learner: the mean
+            check_turn_outcome(means, cells, float(rewards[game]), bool(terminations[game]), reset_now,
                                f"{where}, the {side}'s move {action} from {cells_of(state)}")
         if mode == AutoresetMode.SAME_STEP:
             marked = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
@@ -531,11 +531,6 @@ def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps:
             for observer, final in observers_of(kernel, side, infos["final_obs"][row]):
                 check_final(expected, final, observer, finals, f"step {step}, env {row}")
     handed.check()
-
-
-def _mean(reward: Any) -> float:
-    """A learner's reward: a float, or the mean of a team's (as the vector env pays it)."""
-    return float(np.mean(reward)) if isinstance(reward, tuple) else reward
 
 
 #: The vector checks, in the order :func:`vector_conformance` runs them.
