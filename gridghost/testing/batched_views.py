@@ -63,8 +63,7 @@ def _actions(game: Any, side: str, rng: np.random.Generator) -> np.ndarray:
 
 def cells_of(state: Any) -> tuple[int, tuple[int, ...]]:
     """A kernel state's ``(agent cell, ghost cells)``."""
-    ghosts = getattr(state, "ghosts", None)
-    return state.agent, tuple(ghosts) if ghosts is not None else (state.ghost,)
+    return state.agent, tuple(state.ghosts)
 
 
 def row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int, ...]]:
@@ -74,10 +73,7 @@ def row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int
 
 def state_of(kernel: Any, cells: tuple[int, tuple[int, ...]], turn: Side, outcome: Outcome = Outcome.ONGOING) -> Any:
     """The kernel's state with these cells."""
-    start = kernel.initial_state()
-    if "ghosts" in start._fields:  # a state of ghost cells (a team's)
-        return start._replace(agent=cells[0], ghosts=cells[1], turn=turn, outcome=outcome)
-    return start._replace(agent=cells[0], ghost=cells[1][0], turn=turn, outcome=outcome)
+    return kernel.initial_state()._replace(agent=cells[0], ghosts=cells[1], turn=turn, outcome=outcome)
 
 
 def row_move(kernel: Any, before: Sequence[np.ndarray], actions: np.ndarray, row: int, side: str) -> tuple[Any, Any]:
@@ -99,15 +95,10 @@ def learner_starts(kernel: Any, learner: str) -> tuple[set[tuple[int, tuple[int,
             (opening,) * kernel.ghosts if learner == "ghosts" else opening)
 
 
-def _is_team(kernel: Any) -> bool:
-    """Whether ``kernel`` plays a team of two or more ghosts."""
-    return getattr(kernel, "ghosts", 1) > 1
-
-
 def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, float, Any]]:
     """``(next state, agent's reward, ghosts' reward)`` of every outcome of ``side``'s half-turn
     (every action when ``action`` is ``None``); a team's reward is each ghost's tuple."""
-    if not _is_team(kernel):
+    if kernel.ghosts == 1:
         return successors_of(kernel, state, side, action)
     if side == Side.GHOST:
         joints = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if action is None else (action,)
@@ -216,7 +207,7 @@ def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
     game = make_game()
     kernel = kernel_of(game, game.layouts[0])
     if game.controlled is not None or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
-            getattr(kernel, "credit", "team") != "team":
+            kernel.credit != "team":
         return
     for call, result in enumerate(_run(game, seed, np.random.default_rng(seed))[1:]):
         total = result.rewards["agent"][:, None] + result.rewards[_ghost_side(game)].reshape(game.num_games, -1)

@@ -313,18 +313,16 @@ def config_of(view: Any) -> Any:
 
 def kernel_of(view: Any, layout: Layout | None = None) -> Any:
     """The kernel of a view's settings (on ``layout``, default the view's map): the
-    :class:`~gridghost.core.game.Game`, or for a team (``ghosts >= 2``) the
-    :class:`~gridghost.core.game.Game` around it, built here from the settings, not taken
-    from the view (typed ``Any``: the one-ghost checks read a ``Game``'s tables)."""
+    :class:`~gridghost.core.game.Game` of its slip, rewards and ghosts (a team's credit for
+    ``ghosts >= 2``), built here from the settings, not taken from the view (typed ``Any``: the
+    one-ghost checks read a ``Game``'s tables)."""
     config = config_of(view)
     if layout is None:
         layout = getattr(getattr(view, "unwrapped", view), "layout", config.layout)
     if not isinstance(layout, Layout):
         fail("kernel", f"cannot tell the view's current map (got {layout!r}); pass a view with a fixed layout")
-    game = Game(layout, config.slip, config.rewards, config.ghost_rewards, getattr(config, "use_ghost", True))
-    ghosts = getattr(config, "ghosts", 1)
-    return game if ghosts == 1 else Game(game.layout, game.slip, game.agent_rewards, game.ghost_rewards,
-                                         ghosts=ghosts, credit=config.ghost_credit)
+    return Game(layout, config.slip, config.rewards, config.ghost_rewards, config.use_ghost, ghosts=config.ghosts,
+                credit=config.ghost_credit if config.ghosts > 1 else "team")
 
 
 def masks_of(kernel: Game) -> np.ndarray:
