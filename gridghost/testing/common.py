@@ -395,17 +395,13 @@ class KernelReplay:
 
     def cells(self) -> tuple[tuple[int, int], Any]:
         """``((agent row, col), (ghost row, col))`` now; a team's ghosts as a tuple of ``(row, col)``."""
-        board, state = self.game.board, self.state
-        if self.game.ghosts > 1:
-            return board.position(state.agent), tuple(board.position(cell) for cell in state.ghosts)
-        return board.position(state.agent), board.position(state.ghost)
+        board = self.game.board
+        ghosts = tuple(board.position(cell) for cell in self.state.ghosts)
+        return board.position(self.state.agent), ghosts if self.game.ghosts > 1 else ghosts[0]
 
     def _rewards(self, side: Side) -> tuple[float, ...]:
         """``(agent's reward, ghost's reward)``; a team's ``(agent's, each ghost's...)``."""
-        if self.game.ghosts > 1:
-            state = self.state
-            return (self.game.rewards(side, state.outcome)[0], *self.game.ghost_rewards_of(side, state))
-        return self.game.rewards(side, self.state.outcome)
+        return (self.game.rewards(side, self.state.outcome)[0], *self.game.ghost_rewards_of(side, self.state))
 
     def agent(self, action: int) -> tuple[float, ...]:
         """Replay the agent's move; return ``(agent's reward, ghost's reward)`` (a team's: each ghost's)."""
@@ -414,18 +410,16 @@ class KernelReplay:
         if self.belief_filter is not None:
             self.belief_filter.predict(int(action))
             self.belief_filter.update(self.readings)
-        if not getattr(self.game, "use_ghost", True):
+        if not self.game.use_ghost:
             self.cycles += 1
         return self._rewards(Side.AGENT)
 
     def ghost(self, action: Any) -> tuple[float, ...]:
         """Replay the ghost's move (a team's: its ``k`` actions); return ``(agent's reward, ghost's
         reward)`` (a team's: each ghost's)."""
-        if self.game.ghosts > 1:
-            self.state = self.game.ghosts_step(self.state, tuple(int(move) for move in action))  # type: ignore[arg-type]
-        else:  # one ghost: its action, or a learning team's list of one
-            (action,) = action if isinstance(action, (list, tuple)) else (action,)
-            self.state = self.game.ghost_step(self.state, int(action))  # type: ignore[arg-type]
+        # one ghost's int, or a team's actions (a learning team's list: of one for one ghost)
+        moves = tuple(int(move) for move in action) if isinstance(action, (list, tuple)) else int(action)
+        self.state = self.game.ghost_step(self.state, moves)  # type: ignore[arg-type]
         self.cycles += 1
         return self._rewards(Side.GHOST)
 
@@ -436,9 +430,8 @@ class KernelReplay:
         Raises:
             AssertionError: ``"kernel: ..."`` when no move of ``side`` leads there.
         """
-        team = side == Side.GHOST and self.game.ghosts > 1
         tried: Iterable[Any] = itertools.product(range(NUM_ACTIONS), repeat=self.game.ghosts) \
-            if team else range(NUM_ACTIONS)
+            if side == Side.GHOST else range(NUM_ACTIONS)
         for action in tried:
             trial = copy.copy(self)
             trial.rng, trial.belief_filter = copy.deepcopy(self.rng), copy.deepcopy(self.belief_filter)
