@@ -268,7 +268,7 @@ def _replay_half_turn(replay: KernelReplay, mover: str, action: int, held: list[
     held = [*held, action]
     if len(held) < ghosts:
         return (0.0,) * (ghosts + 1), held
-    return replay.ghost(held[0] if len(held) == 1 else held), []
+    return replay.ghost(held), []
 
 
 def _compare_ends(replay: KernelReplay, termination: bool, truncation: bool, limit: int | None, where: str) -> None:
@@ -508,8 +508,7 @@ def _replay_step(replay: KernelReplay, env: Any, chosen: dict[str, int], where: 
     that leads where the view went; return the step's rewards (the agent's, each ghost's)."""
     if replay.state.turn == Side.AGENT:
         return replay.agent(chosen["agent"])
-    team = [chosen[name] for name in _ghosts(env)]
-    rewards = replay.ghost(team[0] if len(team) == 1 else team)
+    rewards = replay.ghost([chosen[name] for name in _ghosts(env)])
     if not replay.over:
         answer = _replay_inner_agent(replay, env, where)
         rewards = tuple(a + b for a, b in zip(rewards, answer, strict=True))
