@@ -85,14 +85,14 @@ def _learner_actions(env: Any, seed: int) -> Callable[[], Any]:
     return (lambda: [actions() for _ in range(k)]) if k else actions
 
 
-def _check_learner_action_space(env: Any) -> None:
-    """``Discrete(4)``; a learning team's ``MultiDiscrete([4] * k)``."""
+def _check_learner_action_space(env: Any, space: Any, where: str) -> None:
+    """The learner's action ``space`` (the env's ``action_space``, or a vector env's
+    ``single_action_space``, called ``where``) is ``Discrete(4)``; a learning team's ``MultiDiscrete([4] * k)``."""
     if _side(env) != "ghosts":
-        check_action_space(env.action_space, "action_space")
+        check_action_space(space, where)
         return
-    space = env.action_space
     if not isinstance(space, spaces.MultiDiscrete) or space.nvec.ndim != 1 or not (space.nvec == NUM_ACTIONS).all():
-        fail("spaces", f"a learning team's action_space must be MultiDiscrete([{NUM_ACTIONS}] * k), got {space!r}")
+        fail("spaces", f"a learning team's {where} must be MultiDiscrete([{NUM_ACTIONS}] * k), got {space!r}")
 
 
 def _bad_actions(env: Any) -> tuple[Any, ...]:
@@ -154,7 +154,7 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
     env = make_env()
-    _check_learner_action_space(env)
+    _check_learner_action_space(env, env.action_space, "action_space")
     kernel, actions, side = kernel_of(env), _learner_actions(env, seed), _side(env)
     observation, info = env.reset(seed=seed)
     previous = None
@@ -368,14 +368,8 @@ def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, st
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
     env = make_env()
+    _check_learner_action_space(env, env.single_action_space, "single_action_space")
     k = _team_size(env)
-    if k:
-        space = env.single_action_space
-        if not (space.nvec == NUM_ACTIONS).all() or space.nvec.shape != (k,):
-            fail("spaces", f"a learning team's single_action_space must be MultiDiscrete([{NUM_ACTIONS}] * k), got "
-                           f"{space!r}")
-    else:
-        check_action_space(env.single_action_space, "single_action_space")
     expected_batch = batch_space(env.single_action_space, env.num_envs)  # MultiDiscrete([4] * N), a team's Box
     if env.action_space != expected_batch:
         fail("spaces", f"action_space must be {expected_batch}, got {env.action_space}")
