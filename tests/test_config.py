@@ -10,10 +10,12 @@ import pytest
 
 import gridghost
 from gridghost import CLASSIC, GridGhostGymEnv, Layout, Rewards
-from gridghost.config.settings import GameConfig
+from gridghost.config.parts import build_map_parts
+from gridghost.config.settings import GameConfig, resolve
 from gridghost.core.slip import LongitudinalSlip, SlipModel
 from gridghost.drawing import cell_images
 from gridghost.maps.levels import MapGenerator
+from gridghost.maps.shipped import load
 from gridghost.sensing.filters import ParticleFilter
 from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor
 
@@ -174,3 +176,12 @@ def test_components_without_a_dict_form_say_so() -> None:
 def test_a_config_checks_its_fields_when_built(fields: dict, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         GameConfig(**fields)
+
+
+def test_map_parts_refuse_the_one_ghost_expert_for_a_team() -> None:
+    # The expert's tables solve the one-ghost game: a team's map parts must not carry them.
+    config = resolve(ghosts=2, expert="minimax", layout=load("team_eight"))
+    with pytest.raises(ValueError, match=r"expert='minimax' advises the one-ghost game; a team \(ghosts > 1\)"):
+        build_map_parts(config, config.layout)
+    one = resolve(expert="minimax", layout=load("team_eight"))
+    assert set(build_map_parts(one, one.layout).expert) == {"agent", "ghost"}

@@ -113,7 +113,7 @@ def build_map_parts(
     # The expert's action per state for each side it advises, by cell pair (bytes: Python ints).
     expert = {}
     if config.expert is not None:
-        if not isinstance(kernel, Game):  # the team envs refuse it first, naming the setting
+        if kernel.ghosts > 1:  # the team envs refuse it first, naming the setting
             raise ValueError(f"expert={config.expert!r} advises the one-ghost game; a team (ghosts > 1) has none")
         expert = {AGENTS[side]: table for side, table in expert_tables(kernel, config.expert).items()}
     return MapParts(kernel, bound, belief_filter, encoder, expert)

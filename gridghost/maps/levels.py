@@ -365,7 +365,7 @@ class MapGenerator:
         for attempt in range(MAX_ATTEMPTS):
             seed = np.random.SeedSequence(index, spawn_key=(attempt,))
             layout = Layout.generate(self.rows, self.cols, seed=seed, name=name, **self.options)
-            if self._check_opening and _opening_can_end(layout, self.ghosts):
+            if self._check_opening and Game(layout, _REACH_SLIP, ghosts=self.ghosts).opening_can_end():
                 continue  # a learning ghost could not play it
             if self.coordination:
                 from gridghost.planning import coordination_numbers, is_coordination_map  # keep this module light
@@ -428,12 +428,6 @@ class MapGenerator:
         if settings.get("difficulty") is None:
             settings.setdefault("rows", None)
         return cls(**settings, **options)
-
-
-def _opening_can_end(layout: Layout, ghosts: int) -> bool:
-    """Whether some outcome of some opening move of the agent ends the game on ``layout`` against
-    ``ghosts`` ghosts (see :meth:`Game.opening_can_end <gridghost.core.game.Game.opening_can_end>`)."""
-    return Game(layout, _REACH_SLIP, ghosts=ghosts).opening_can_end()
 
 
 def _over_preset(preset: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:

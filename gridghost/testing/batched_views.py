@@ -31,6 +31,7 @@ from gridghost.testing.common import (
     fail,
     kernel_of,
     masks_of,
+    pickled,
     successors_of,
 )
 from gridghost.testing.observing import Expected, check_final
@@ -62,8 +63,7 @@ def _actions(game: Any, side: str, rng: np.random.Generator) -> np.ndarray:
 
 def cells_of(state: Any) -> tuple[int, tuple[int, ...]]:
     """A kernel state's ``(agent cell, ghost cells)``."""
-    ghosts = getattr(state, "ghosts", None)
-    return state.agent, tuple(ghosts) if ghosts is not None else (state.ghost,)
+    return state.agent, tuple(state.ghosts)
 
 
 def row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int, ...]]:
@@ -73,21 +73,32 @@ def row_cells(positions: Sequence[np.ndarray], row: int) -> tuple[int, tuple[int
 
 def state_of(kernel: Any, cells: tuple[int, tuple[int, ...]], turn: Side, outcome: Outcome = Outcome.ONGOING) -> Any:
     """The kernel's state with these cells."""
+    return kernel.initial_state()._replace(agent=cells[0], ghosts=cells[1], turn=turn, outcome=outcome)
+
+
+def row_move(kernel: Any, before: Sequence[np.ndarray], actions: np.ndarray, row: int, side: str) -> tuple[Any, Any]:
+    """Game ``row``'s ``(state, action)`` of a call of ``side``: its cells in ``before`` (the
+    positions before the call) with ``side`` to move, and its action (a team's tuple)."""
+    state = state_of(kernel, row_cells(before, row), Side.AGENT if side == "agent" else Side.GHOST)
+    return state, tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
+
+
+def learner_starts(kernel: Any, learner: str) -> tuple[set[tuple[int, tuple[int, ...]]], Any]:
+    """Where a learner's episodes start, and what its first step also pays: the start state (the
+    agent's), or every state after the opening move (the ghosts', paid its reward for it; a
+    team's each ghost's)."""
     start = kernel.initial_state()
-    if "ghosts" in start._fields:  # a state of ghost cells (a team's)
-        return start._replace(agent=cells[0], ghosts=cells[1], turn=turn, outcome=outcome)
-    return start._replace(agent=cells[0], ghost=cells[1][0], turn=turn, outcome=outcome)
-
-
-def _is_team(kernel: Any) -> bool:
-    """Whether ``kernel`` plays a team of two or more ghosts."""
-    return getattr(kernel, "ghosts", 1) > 1
+    if learner == "agent":
+        return {cells_of(start)}, 0.0
+    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1]
+    return ({cells_of(after) for after, *_ in half_turns(kernel, start, Side.AGENT, None)},
+            (opening,) * kernel.ghosts if learner == "ghosts" else opening)
 
 
 def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, float, Any]]:
     """``(next state, agent's reward, ghosts' reward)`` of every outcome of ``side``'s half-turn
     (every action when ``action`` is ``None``); a team's reward is each ghost's tuple."""
-    if not _is_team(kernel):
+    if kernel.ghosts == 1:
         return successors_of(kernel, state, side, action)
     if side == Side.GHOST:
         joints = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if action is None else (action,)
@@ -196,7 +207,7 @@ def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
     game = make_game()
     kernel = kernel_of(game, game.layouts[0])
     if game.controlled is not None or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
-            getattr(kernel, "credit", "team") != "team":
+            kernel.credit != "team":
         return
     for call, result in enumerate(_run(game, seed, np.random.default_rng(seed))[1:]):
         total = result.rewards["agent"][:, None] + result.rewards[_ghost_side(game)].reshape(game.num_games, -1)
@@ -213,10 +224,7 @@ def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
     """
     game = make_game()
     _run(game, seed, np.random.default_rng(seed), steps=5)
-    try:
-        clone = pickle.loads(pickle.dumps(game))
-    except Exception as error:
-        fail("pickling", f"the engine does not pickle mid-run: {type(error).__name__}: {error}")
+    clone = pickled(game, "the engine", "mid-run")
     rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=10) for engine in (game, clone)]
     check_same("pickling", rest[0], rest[1], "the engine and its unpickled copy")
 
@@ -259,12 +267,7 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
     game = make_game()
     kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
     learner = game.controlled or "agent"
-    start = kernel.initial_state()
-    starts = {cells_of(start)} if learner == "agent" else {
-        cells_of(after) for after, *_ in half_turns(kernel, start, Side.AGENT, None)}
-    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
-    if learner == "ghosts":
-        opening = (opening,) * game.ghosts
+    starts, opening = learner_starts(kernel, learner)
     nothing = (0.0,) * game.ghosts if learner == "ghosts" else 0.0
     game.reset(seed=seed)
     n = game.num_games
@@ -289,12 +292,10 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                         fail("auto-reset", f"{where}: a finished game's next call restarts it with reward 0; got "
                                            f"cells {cells}, reward {reward}, done {done[row]}")
                     continue
-                mover = Side.AGENT if side == "agent" else Side.GHOST
-                state = state_of(kernel, row_cells(before, row), mover)
-                action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
+                state, action = row_move(kernel, before, actions, row, side)
                 if game.controlled is None:
                     own = 0 if side == "agent" else 1
-                    outcomes = [(s, r[own]) for s, *r in half_turns(kernel, state, mover, action)]
+                    outcomes = [(s, r[own]) for s, *r in half_turns(kernel, state, state.turn, action)]
                 else:
                     outcomes = full_turns(kernel, state, side, action, opening if first[row] else nothing)
                 check_turn_outcome(outcomes, cells, reward, bool(result.terminations[row]), reset_now,
@@ -361,10 +362,10 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             done_in_turn |= result.terminations | result.truncations
             where = f"turn {turn}, after the {side}'s call"
             for index, row in enumerate(result.final_games):
-                cells = row_cells(before, row)
-                action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
-                finals = [_ended_state(kernel, cells)] if ended_before[row] else _final_states(
-                    kernel, cells, side, action, bool(result.terminations[row]), two_sided)
+                state, action = row_move(kernel, before, actions, row, side)
+                ended_in = Outcome.CAUGHT if state.agent in state.ghosts else Outcome.GOAL  # if it ended before
+                finals = [state._replace(turn=Side.GHOST, outcome=ended_in)] if ended_before[row] else final_states(
+                    kernel, state, side, action, bool(result.terminations[row]), two_sided)
                 for name, final in result.final_observations.items():
                     for observer, observation in observers_of(kernel, name, final[index]):
                         check_final(expected, observation, observer, finals, f"{where}, game {row}")
@@ -406,16 +407,10 @@ def check_rows(expected: Expected, kernel: Any, observations: np.ndarray, positi
             expected.check(seen, expected.of(observer, state), f"{where}, game {row}: {observer}'s observation")
 
 
-def _ended_state(kernel: Any, cells: tuple[int, tuple[int, ...]]) -> Any:
-    """The state a game ended in with these cells: caught when a ghost is on the agent's cell, else the goal."""
-    return state_of(kernel, cells, Side.GHOST, Outcome.CAUGHT if cells[0] in cells[1] else Outcome.GOAL)
-
-
-def _final_states(kernel: Any, cells: tuple[int, tuple[int, ...]], side: str, action: Any, terminated: bool,
-                  half_turn: bool) -> list[Any]:
-    """The states ``side``'s call (its half-turn, or its full turn) with ``action`` from ``cells``
+def final_states(kernel: Any, state: Any, side: str, action: Any, terminated: bool, half_turn: bool = False
+                 ) -> list[Any]:
+    """The states ``side``'s call (its half-turn, or its full turn) with ``action`` from ``state``
     can end in, ending the game exactly when ``terminated``."""
-    state = state_of(kernel, cells, Side.AGENT if side == "agent" else Side.GHOST)
     outcomes = [after for after, *_ in half_turns(kernel, state, state.turn, action)] if half_turn \
         else [after for after, _ in full_turns(kernel, state, side, action)]
     return [after for after in outcomes if (after.outcome != Outcome.ONGOING) == terminated]

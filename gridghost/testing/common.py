@@ -313,18 +313,16 @@ def config_of(view: Any) -> Any:
 
 def kernel_of(view: Any, layout: Layout | None = None) -> Any:
     """The kernel of a view's settings (on ``layout``, default the view's map): the
-    :class:`~gridghost.core.game.Game`, or for a team (``ghosts >= 2``) the
-    :class:`~gridghost.core.game.Game` around it, built here from the settings, not taken
-    from the view (typed ``Any``: the one-ghost checks read a ``Game``'s tables)."""
+    :class:`~gridghost.core.game.Game` of its slip, rewards and ghosts (a team's credit for
+    ``ghosts >= 2``), built here from the settings, not taken from the view (typed ``Any``: the
+    one-ghost checks read a ``Game``'s tables)."""
     config = config_of(view)
     if layout is None:
         layout = getattr(getattr(view, "unwrapped", view), "layout", config.layout)
     if not isinstance(layout, Layout):
         fail("kernel", f"cannot tell the view's current map (got {layout!r}); pass a view with a fixed layout")
-    game = Game(layout, config.slip, config.rewards, config.ghost_rewards, getattr(config, "use_ghost", True))
-    ghosts = getattr(config, "ghosts", 1)
-    return game if ghosts == 1 else Game(game.layout, game.slip, game.agent_rewards, game.ghost_rewards,
-                                         ghosts=ghosts, credit=config.ghost_credit)
+    return Game(layout, config.slip, config.rewards, config.ghost_rewards, config.use_ghost, ghosts=config.ghosts,
+                credit=config.ghost_credit if config.ghosts > 1 else "team")
 
 
 def masks_of(kernel: Game) -> np.ndarray:
@@ -397,17 +395,13 @@ class KernelReplay:
 
     def cells(self) -> tuple[tuple[int, int], Any]:
         """``((agent row, col), (ghost row, col))`` now; a team's ghosts as a tuple of ``(row, col)``."""
-        board, state = self.game.board, self.state
-        if self.game.ghosts > 1:
-            return board.position(state.agent), tuple(board.position(cell) for cell in state.ghosts)
-        return board.position(state.agent), board.position(state.ghost)
+        board = self.game.board
+        ghosts = tuple(board.position(cell) for cell in self.state.ghosts)
+        return board.position(self.state.agent), ghosts if self.game.ghosts > 1 else ghosts[0]
 
     def _rewards(self, side: Side) -> tuple[float, ...]:
         """``(agent's reward, ghost's reward)``; a team's ``(agent's, each ghost's...)``."""
-        if self.game.ghosts > 1:
-            state = self.state
-            return (self.game.rewards(side, state.outcome)[0], *self.game.ghost_rewards_of(side, state))
-        return self.game.rewards(side, self.state.outcome)
+        return (self.game.rewards(side, self.state.outcome)[0], *self.game.ghost_rewards_of(side, self.state))
 
     def agent(self, action: int) -> tuple[float, ...]:
         """Replay the agent's move; return ``(agent's reward, ghost's reward)`` (a team's: each ghost's)."""
@@ -416,18 +410,16 @@ class KernelReplay:
         if self.belief_filter is not None:
             self.belief_filter.predict(int(action))
             self.belief_filter.update(self.readings)
-        if not getattr(self.game, "use_ghost", True):
+        if not self.game.use_ghost:
             self.cycles += 1
         return self._rewards(Side.AGENT)
 
     def ghost(self, action: Any) -> tuple[float, ...]:
         """Replay the ghost's move (a team's: its ``k`` actions); return ``(agent's reward, ghost's
         reward)`` (a team's: each ghost's)."""
-        if self.game.ghosts > 1:
-            self.state = self.game.ghosts_step(self.state, tuple(int(move) for move in action))  # type: ignore[arg-type]
-        else:  # one ghost: its action, or a learning team's list of one
-            (action,) = action if isinstance(action, (list, tuple)) else (action,)
-            self.state = self.game.ghost_step(self.state, int(action))  # type: ignore[arg-type]
+        # one ghost's int, or a team's actions (a learning team's list: of one for one ghost)
+        moves = tuple(int(move) for move in action) if isinstance(action, (list, tuple)) else int(action)
+        self.state = self.game.ghost_step(self.state, moves)  # type: ignore[arg-type]
         self.cycles += 1
         return self._rewards(Side.GHOST)
 
@@ -438,9 +430,8 @@ class KernelReplay:
         Raises:
             AssertionError: ``"kernel: ..."`` when no move of ``side`` leads there.
         """
-        team = side == Side.GHOST and self.game.ghosts > 1
         tried: Iterable[Any] = itertools.product(range(NUM_ACTIONS), repeat=self.game.ghosts) \
-            if team else range(NUM_ACTIONS)
+            if side == Side.GHOST else range(NUM_ACTIONS)
         for action in tried:
             trial = copy.copy(self)
             trial.rng, trial.belief_filter = copy.deepcopy(self.rng), copy.deepcopy(self.belief_filter)
@@ -523,8 +514,9 @@ def _random_actions_of(view: Any, seed: int) -> Callable[[], int]:
     return random_actions(seed)
 
 
-def pickled(env: Any) -> Any:
-    """A copy of ``env`` through ``pickle``, mid-episode.
+def pickled(env: Any, what: str = "the env", when: str = "mid-episode") -> Any:
+    """A copy of ``env`` (a view or an engine, called ``what`` in the message) through ``pickle``,
+    ``when`` (mid-episode, mid-run).
 
     Raises:
         AssertionError: ``"pickling: ..."``, naming the error, when ``env`` does not pickle.
@@ -532,7 +524,31 @@ def pickled(env: Any) -> Any:
     try:
         return pickle.loads(pickle.dumps(env))
     except Exception as error:
-        fail("pickling", f"the env does not pickle mid-episode: {type(error).__name__}: {error}")
+        fail("pickling", f"{what} does not pickle {when}: {type(error).__name__}: {error}")
+
+
+def check_episode_determinism(make_env: Callable[[], Any], episode: Callable[..., Any], seed: int, what: str,
+                              actions_of: Callable[[Any, int], Callable[[], Any]] | None = None) -> None:
+    """The determinism contract of a view's episode runner ``episode(view, seed, actions)``: two
+    envs reset with ``seed`` play ``seed``'s random actions (``actions_of(view, seed)`` when given:
+    a learning team's lists) identically, bit for bit, through a seeded episode and an unseeded one
+    after it; some of the next 10 seeds gives another episode.
+
+    Raises:
+        AssertionError: ``"determinism: ..."``, naming ``what`` (how the two runs were made).
+    """
+    actions_of = actions_of or _random_actions_of
+
+    def replay(other: int) -> Any:
+        env = make_env()
+        return episode(env, other, actions_of(env, seed))
+
+    runs = []
+    for _ in range(2):
+        env = make_env()
+        actions = actions_of(env, seed)
+        runs.append(episode(env, seed, actions) + episode(env, None, actions))
+    check_seeded(runs, replay, seed, 10, what)
 
 
 def check_plays_on_alike(contract: str, episode: Callable[..., Any], env: Any, other: Any, seed: int,

@@ -20,22 +20,24 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from gridghost.core.names import ghost_names
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.testing.batched_views import (
     cells_of,
     check_rows,
     check_turn_outcome,
+    final_states,
     full_turns,
-    half_turns,
+    learner_starts,
     observers_of,
     row_cells,
-    state_of,
+    row_move,
 )
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
     arguments_checked,
     check_action_space,
+    check_episode_determinism,
     check_in_space,
     check_mask,
     check_plays_on_alike,
@@ -71,8 +73,9 @@ def _side(env: Any) -> str:
 
 
 def _team_size(env: Any) -> int:
-    """How many ghosts a learning team has (``controlled="ghosts"``: its ``MultiDiscrete``'s length), else 0."""
-    space = env.action_space
+    """How many ghosts a learning team has (``controlled="ghosts"``: its ``MultiDiscrete``'s length;
+    a vector env's ``single_action_space``'s), else 0."""
+    space = getattr(env, "single_action_space", env.action_space)
     return len(space.nvec) if _side(env) == "ghosts" and isinstance(space, spaces.MultiDiscrete) else 0
 
 
@@ -82,14 +85,14 @@ def _learner_actions(env: Any, seed: int) -> Callable[[], Any]:
     return (lambda: [actions() for _ in range(k)]) if k else actions
 
 
-def _check_learner_action_space(env: Any) -> None:
-    """``Discrete(4)``; a learning team's ``MultiDiscrete([4] * k)``."""
+def _check_learner_action_space(env: Any, space: Any, where: str) -> None:
+    """The learner's action ``space`` (the env's ``action_space``, or a vector env's
+    ``single_action_space``, called ``where``) is ``Discrete(4)``; a learning team's ``MultiDiscrete([4] * k)``."""
     if _side(env) != "ghosts":
-        check_action_space(env.action_space, "action_space")
+        check_action_space(space, where)
         return
-    space = env.action_space
     if not isinstance(space, spaces.MultiDiscrete) or space.nvec.ndim != 1 or not (space.nvec == NUM_ACTIONS).all():
-        fail("spaces", f"a learning team's action_space must be MultiDiscrete([{NUM_ACTIONS}] * k), got {space!r}")
+        fail("spaces", f"a learning team's {where} must be MultiDiscrete([{NUM_ACTIONS}] * k), got {space!r}")
 
 
 def _bad_actions(env: Any) -> tuple[Any, ...]:
@@ -151,7 +154,7 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
     env = make_env()
-    _check_learner_action_space(env)
+    _check_learner_action_space(env, env.action_space, "action_space")
     kernel, actions, side = kernel_of(env), _learner_actions(env, seed), _side(env)
     observation, info = env.reset(seed=seed)
     previous = None
@@ -185,12 +188,6 @@ def _lasting_seed(contract_name: str, env: Any, seed: int, steps: int) -> int:
     return lasting_seed(contract_name, lasts, seed, steps)
 
 
-def _replayed(make_env: Callable[[], Any], seed: int, other: int) -> list[Any]:
-    """A fresh env's episode under seed ``other``, played with ``seed``'s actions."""
-    env = make_env()
-    return _episode(env, other, _learner_actions(env, seed))
-
-
 @contract("determinism")
 def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     """One seed, one trajectory bit for bit (through an unseeded reset after it too); other seeds
@@ -199,12 +196,7 @@ def check_gymnasium_determinism(make_env: Callable[[], Any], seed: int = 0) -> N
     Raises:
         AssertionError: ``"determinism: ..."``.
     """
-    runs = []
-    for _ in range(2):
-        env = make_env()
-        actions = _learner_actions(env, seed)
-        runs.append(_episode(env, seed, actions) + _episode(env, None, actions))
-    check_seeded(runs, functools.partial(_replayed, make_env, seed), seed, 10, "two envs reset with one seed")
+    check_episode_determinism(make_env, _episode, seed, "two envs reset with one seed", _learner_actions)
 
 
 @contract("pickling")
@@ -345,14 +337,8 @@ def gymnasium_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
 # -- the vector env ---------------------------------------------------------------------------------
 def _vector_actions(env: Any, rng: np.random.Generator) -> np.ndarray:
     """Random actions of every game: ``int[N]``, or a learning team's ``int[N, k]``."""
-    k = _vector_team_size(env)
+    k = _team_size(env)
     return rng.integers(NUM_ACTIONS, size=(env.num_envs, k) if k else env.num_envs)
-
-
-def _vector_team_size(env: Any) -> int:
-    """A learning team's size (its ``single_action_space``'s length), else 0."""
-    space = env.single_action_space
-    return len(space.nvec) if _side(env) == "ghosts" and isinstance(space, spaces.MultiDiscrete) else 0
 
 
 def _vector_run(env: Any, seed: int | None, actions: np.random.Generator, steps: int) -> list[Any]:
@@ -382,14 +368,8 @@ def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, st
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
     env = make_env()
-    k = _vector_team_size(env)
-    if k:
-        space = env.single_action_space
-        if not (space.nvec == NUM_ACTIONS).all() or space.nvec.shape != (k,):
-            fail("spaces", f"a learning team's single_action_space must be MultiDiscrete([{NUM_ACTIONS}] * k), got "
-                           f"{space!r}")
-    else:
-        check_action_space(env.single_action_space, "single_action_space")
+    _check_learner_action_space(env, env.single_action_space, "single_action_space")
+    k = _team_size(env)
     expected_batch = batch_space(env.single_action_space, env.num_envs)  # MultiDiscrete([4] * N), a team's Box
     if env.action_space != expected_batch:
         fail("spaces", f"action_space must be {expected_batch}, got {env.action_space}")
@@ -432,10 +412,7 @@ def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int =
     """
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
-    try:
-        clone = pickle.loads(pickle.dumps(env))
-    except Exception as error:
-        fail("pickling", f"the vector env does not pickle mid-run: {type(error).__name__}: {error}")
+    clone = pickled(env, "the vector env", "mid-run")
     rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, clone)]
     check_same("pickling", rest[0], rest[1], "the vector env and its unpickled copy")
 
@@ -451,7 +428,7 @@ def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
     untouched = pickle.loads(pickle.dumps(env))
-    n, k = env.num_envs, _vector_team_size(env)
+    n, k = env.num_envs, _team_size(env)
     shape, other = ((n, k), (n,)) if k else ((n,), (n, 1))
     for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
                 np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool)):
@@ -477,17 +454,12 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
     env = make_env()
     side = _side(env)
     kernel = kernel_of(env, env.unwrapped.game.layouts[0])
-    start = kernel.initial_state()
-    starts = {cells_of(start)} if side == "agent" else {
-        cells_of(after) for after, *_ in half_turns(kernel, start, Side.AGENT, None)}
+    # a learning ghost's first step of an episode also pays its reward for the opening move
+    starts, opening = learner_starts(kernel, side)
     mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     restarting = np.zeros(env.num_envs, dtype=bool)
-    # a learning ghost's first step of an episode also pays its reward for the opening move
-    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if side != "agent" else 0.0
-    if side == "ghosts":  # a team's rewards are each ghost's; the learner is paid their mean
-        opening = (opening,) * kernel.ghosts
     first = np.ones(env.num_envs, dtype=bool)
     for step in range(steps):
         before = [array.copy() for array in _vector_positions(env)]
@@ -504,14 +476,13 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
                                        f"from a start {sorted(starts)}; got {cells}, reward {rewards[game]}, "
                                        f"done {done[game]}")
                 continue
-            state = state_of(kernel, row_cells(before, game), Side.AGENT if side == "agent" else Side.GHOST)
-            action = tuple(actions[game].tolist()) if side == "ghosts" else int(actions[game])
+            state, action = row_move(kernel, before, actions, game, side)
             outcomes = full_turns(kernel, state, side, action, opening if first[game] else None)
             reset_now = bool(done[game]) and mode == AutoresetMode.SAME_STEP
             if reset_now and cells not in starts:
                 fail("auto-reset", f"{where}: same-step mode restarts a finished game at once; got {cells}")
-            check_turn_outcome([(final, _mean(reward)) for final, reward in outcomes], cells, float(rewards[game]),
-                               bool(terminations[game]), reset_now,
+            means = [(final, float(np.mean(reward))) for final, reward in outcomes]  # a team's learner: the mean
+            check_turn_outcome(means, cells, float(rewards[game]), bool(terminations[game]), reset_now,
                                f"{where}, the {side}'s move {action} from {cells_of(state)}")
         if mode == AutoresetMode.SAME_STEP:
             marked = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
@@ -549,18 +520,11 @@ def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps:
         observations, _, terminations, truncations, infos = env.step(actions)
         ended = terminations if not same_step else ended
         for row in np.flatnonzero((terminations | truncations) & same_step).tolist():
-            state = state_of(kernel, row_cells(before, row), Side.AGENT if side == "agent" else Side.GHOST)
-            action = tuple(actions[row].tolist()) if side == "ghosts" else int(actions[row])
-            finals = [final for final, _ in full_turns(kernel, state, side, action)
-                      if (final.outcome != Outcome.ONGOING) == bool(terminations[row])]
+            state, action = row_move(kernel, before, actions, row, side)
+            finals = final_states(kernel, state, side, action, bool(terminations[row]))
             for observer, final in observers_of(kernel, side, infos["final_obs"][row]):
                 check_final(expected, final, observer, finals, f"step {step}, env {row}")
     handed.check()
-
-
-def _mean(reward: Any) -> float:
-    """A learner's reward: a float, or the mean of a team's (as the vector env pays it)."""
-    return float(np.mean(reward)) if isinstance(reward, tuple) else reward
 
 
 #: The vector checks, in the order :func:`vector_conformance` runs them.

@@ -28,12 +28,12 @@ from gridghost.testing.common import (
     KernelReplay,
     arguments_checked,
     check_action_space,
+    check_episode_determinism,
     check_in_space,
     check_mask,
     check_plays_on_alike,
     check_private_mask,
     check_refusal,
-    check_seeded,
     check_zero_sum,
     config_of,
     contract,
@@ -94,6 +94,14 @@ def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
     fail("masks", "neither the info nor the observation holds an 'action_mask'")
 
 
+def _check_spaces(env: Any) -> None:
+    """Every player's observation space is the same object at every call; its action space ``Discrete(4)``."""
+    for name in env.possible_agents:
+        if env.observation_space(name) is not env.observation_space(name):
+            fail("spaces", f"observation_space({name!r}) must return the same object at every call")
+        check_action_space(env.action_space(name), f"action_space({name!r})")
+
+
 def _lasting_seed(contract_name: str, env: Any, seed: int, after: int, episode: Callable[..., Any]) -> int:
     """The first seed from ``seed`` whose episode (``episode``, the AEC or the parallel runner,
     with the seed's random actions) goes on after ``after`` half-turns (an agent left, none
@@ -132,10 +140,7 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
     """
     env = make_env()
     env.reset(seed=seed)
-    for name in env.possible_agents:
-        if env.observation_space(name) is not env.observation_space(name):
-            fail("spaces", f"observation_space({name!r}) must return the same object at every call")
-        check_action_space(env.action_space(name), f"action_space({name!r})")
+    _check_spaces(env)
     kernel = kernel_of(env)
     actions = random_actions(seed)
     previous = None
@@ -162,12 +167,7 @@ def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     Raises:
         AssertionError: ``"determinism: ..."``.
     """
-    runs = []
-    for _ in range(2):
-        env, actions = make_env(), random_actions(seed)
-        runs.append(_aec_episode(env, seed, actions) + _aec_episode(env, None, actions))
-    check_seeded(runs, lambda other: _aec_episode(make_env(), other, random_actions(seed)), seed, 10,
-                 "two envs reset with one seed, at last()")
+    check_episode_determinism(make_env, _aec_episode, seed, "two envs reset with one seed, at last()")
 
 
 @contract("zero-sum")
@@ -268,7 +268,7 @@ def _replay_half_turn(replay: KernelReplay, mover: str, action: int, held: list[
     held = [*held, action]
     if len(held) < ghosts:
         return (0.0,) * (ghosts + 1), held
-    return replay.ghost(held[0] if len(held) == 1 else held), []
+    return replay.ghost(held), []
 
 
 def _compare_ends(replay: KernelReplay, termination: bool, truncation: bool, limit: int | None, where: str) -> None:
@@ -386,10 +386,7 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
     """
     env = make_env()
     observations, infos = env.reset(seed=seed)
-    for name in env.possible_agents:
-        if env.observation_space(name) is not env.observation_space(name):
-            fail("spaces", f"observation_space({name!r}) must return the same object at every call")
-        check_action_space(env.action_space(name), f"action_space({name!r})")
+    _check_spaces(env)
     kernel, actions = kernel_of(env), random_actions(seed)
     ended = False
     for _ in range(MAX_HALF_TURNS):
@@ -417,12 +414,7 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
     Raises:
         AssertionError: ``"determinism: ..."``.
     """
-    runs = []
-    for _ in range(2):
-        env, actions = make_env(), random_actions(seed)
-        runs.append(_parallel_episode(env, seed, actions) + _parallel_episode(env, None, actions))
-    check_seeded(runs, lambda other: _parallel_episode(make_env(), other, random_actions(seed)), seed, 10,
-                 "two envs reset with one seed")
+    check_episode_determinism(make_env, _parallel_episode, seed, "two envs reset with one seed")
 
 
 @contract("zero-sum")
@@ -516,8 +508,7 @@ def _replay_step(replay: KernelReplay, env: Any, chosen: dict[str, int], where: 
     that leads where the view went; return the step's rewards (the agent's, each ghost's)."""
     if replay.state.turn == Side.AGENT:
         return replay.agent(chosen["agent"])
-    team = [chosen[name] for name in _ghosts(env)]
-    rewards = replay.ghost(team[0] if len(team) == 1 else team)
+    rewards = replay.ghost([chosen[name] for name in _ghosts(env)])
     if not replay.over:
         answer = _replay_inner_agent(replay, env, where)
         rewards = tuple(a + b for a, b in zip(rewards, answer, strict=True))
