@@ -100,7 +100,7 @@ def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[A
     action); a team's reward is each ghost's tuple."""
     team = kernel.ghosts > 1
     if side == Side.GHOST:
-        every = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if team else range(NUM_ACTIONS)
+        every: Any = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if team else range(NUM_ACTIONS)
         afters = [kernel.ghost_step(state, tuple(int(a) for a in chosen) if team else int(chosen))
                   for chosen in (every if action is None else (action,))]
         return [(after, *kernel.rewards(Side.GHOST, after.outcome)) if not team else

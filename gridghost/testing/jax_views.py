@@ -11,7 +11,6 @@ fresh view, and raises an ``AssertionError`` naming the contract that failed;
 from __future__ import annotations
 
 import functools
-import pickle
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +38,7 @@ from gridghost.testing.common import (
     contract,
     fail,
     kernel_of,
+    pickled,
 )
 from gridghost.testing.observing import Expected
 
@@ -216,10 +216,7 @@ def check_jax_pickle(make_view: Callable[[], Any], seed: int = 0) -> None:
     _, state, *_ = view.batch_step(_key(seed + 1), view.batch_reset(_key(seed), NUM_GAMES)[1],
                                    _actions(view, view.batch_reset(_key(seed), NUM_GAMES)[1],
                                             np.random.default_rng(seed)))
-    try:
-        clone, cloned_state = pickle.loads(pickle.dumps((view, state)))
-    except Exception as error:
-        fail("pickling", f"the view or its state does not pickle: {type(error).__name__}: {error}")
+    clone, cloned_state = pickled((view, state), "the view or its state", "mid-run")
     check_same("pickling", _run(view, seed, 10, state), _run(clone, seed, 10, cloned_state),
                "the view and its unpickled copy")
 
@@ -259,9 +256,8 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
     kernel, rng = _kernel(view), np.random.default_rng(seed)
     learner = "agent" if _two_sided(view) else view.controlled
     sides = _sides(view)
-    starts: Any = learner_starts(kernel, learner)[0]
-    if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, apart
-        starts = _Apart(kernel)
+    starts = learner_starts(kernel, learner)[0]
+    exploring = float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0
     opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
     _, state = view.batch_reset(_key(seed), NUM_GAMES)
     first, ended = np.ones(NUM_GAMES, dtype=bool), np.zeros(NUM_GAMES, dtype=bool)
@@ -277,7 +273,9 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
             cells = row_cells(after, row)
             turn_over = side != "agent" or not _two_sided(view)
             reset_now = bool(done[row]) and turn_over
-            if reset_now and cells not in starts:
+            # an exploring start: any state with the agent off the goals and no ghost on its cell
+            started = (not kernel.goals[cells[0]] and cells[0] not in cells[1]) if exploring else cells in starts
+            if reset_now and not started:
                 fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
             if ended[row]:
                 if any(np.asarray(r[row]).any() for r in rewards.values()):
@@ -306,17 +304,6 @@ def _float32(reward: Any) -> Any:
     """A reward as a view hands it out: ``float32``, a team's as a tuple of them."""
     values = np.asarray(reward, dtype=np.float32)
     return tuple(values.tolist()) if values.ndim else values
-
-
-class _Apart:
-    """The states an exploring start may draw: the agent off the goals, no ghost on its cell."""
-
-    def __init__(self, kernel: Any) -> None:
-        self.goals = kernel.goals
-
-    def __contains__(self, cells: tuple[int, tuple[int, ...]]) -> bool:
-        agent, ghosts = cells
-        return not self.goals[agent] and agent not in ghosts
 
 
 @contract("observations")
