@@ -47,6 +47,10 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = Fals
             check_limit(horizon, "horizon", maximum=MAX_ITERATIONS))
 
 
+#: About how many values a stage's move reads at a time (a block of agent cells).
+_BLOCK = 2**20
+
+
 # -- the team's move, one ghost at a time ----------------------------------------------------------------
 class TeamStages:
     """A deciding team's move as ``k`` moves of one ghost each, over multisets of ghost cells.
@@ -89,8 +93,13 @@ class TeamStages:
         #: each live state's place in stage ``k``
         self.live = model.agents * placements + ranks[k][(model.ghost_cells * cells ** np.arange(k - 1, -1, -1))
                                                          .sum(axis=1)]
-        self.stages = [np.empty((cells, size)) for size in [placements] + [table.shape[1] for table in self.moves]]
-        self.spare = np.empty(max(stage.size for stage in self.stages))
+        sizes = [cells * size for size in [placements] + [table.shape[1] for table in self.moves]]
+        # stage u is written in buffer u % 2, read from the other
+        buffers = [np.empty(max(sizes[parity::2])) for parity in (0, 1)]
+        self.stages = [buffers[u % 2][:size].reshape(cells, -1) for u, size in enumerate(sizes)]
+        widths = [stage.shape[1] for stage in self.stages]
+        self.rows = max(1, _BLOCK // max(widths))  # agent cells per block of a stage's move
+        self.spare = np.empty(self.rows * max(widths))
 
     def backup(self, values: np.ndarray, gamma: float, rewards: tuple[float, float], rule: str) -> np.ndarray:
         """The team's best value per live state (ghosts to move, ``[num_live]``): after each joint
@@ -102,10 +111,13 @@ class TeamStages:
         after += rewards[0]
         np.copyto(self.stages[0], rewards[1], where=self.caught)
         for table, before, out in zip(self.moves, self.stages[:-1], self.stages[1:], strict=True):
-            spare = self.spare[: out.size].reshape(out.shape)
             before.take(table[0], axis=1, out=out, mode="clip")
-            for action in range(1, NUM_ACTIONS):
-                best(out, before.take(table[action], axis=1, out=spare, mode="clip"), out=out)
+            for start in range(0, len(out), self.rows):
+                block = out[start:start + self.rows]
+                spare = self.spare[: block.size].reshape(block.shape)
+                for action in range(1, NUM_ACTIONS):
+                    best(block, before[start:start + self.rows].take(table[action], axis=1, out=spare, mode="clip"),
+                         out=block)
         return self.stages[-1].reshape(-1).take(self.live)
 
 
@@ -214,7 +226,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 np.copyto(previous, values)
                 between[:sink] = stages.backup(values, gamma, rewards, ghost)  # type: ignore[arg-type]
                 ghost_q = _LaterQ(model, previous, side, gamma)
-            agent_q = agent_expected + model.agent_backup(between)
+            agent_q = model.agent_backup(between)
+            agent_q += agent_expected
             new = _reduce(agent_q, agent)
             residual = float(np.abs(new - values[:sink]).max()) if sink else 0.0
             values[:sink] = new

@@ -46,6 +46,8 @@ from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 #: The most live states a one-ghost solve takes on (a 32 x 32 map has about a million): its
 #: arrays take some 500 bytes per state, and a sweep some 60 ns per state.
 MAX_STATES = 2**20
+#: How many live states a model's arrays are built from at a time.
+_PART = 2**16
 #: The most bytes of arrays a solve allocates unless told otherwise (``max_bytes=``): see
 #: :func:`model_bytes` for the estimate.
 MAX_BYTES = 2**30
@@ -71,19 +73,24 @@ def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> 
 
 def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3,
                 joint: bool = True) -> int:
-    """About the bytes a solve allocates at its peak (measured with tracemalloc: 74% to 96% of
-    this for 1 to 4 ghosts): per live state, the agent's half-turns (21 bytes per action and slip
-    outcome, and their expected rewards), a sweep's values and policies, and, with ``joint``,
-    72 bytes per joint action of the ghosts (the model's next state, outcome and both sides'
-    rewards; a sweep's temporaries; a policy and the outcome tables); without it (a team that
-    decides, one ghost at a time: :class:`~gridghost.planning.iteration.TeamStages`), the
-    stages' values; and the index of every state."""
-    per_state = NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + (NUM_ACTIONS**ghosts * 72 if joint else 0)
-    total = live_count(cells, goals, ghosts, symmetric) * per_state
-    if not joint:
+    """About the bytes a solve allocates at its peak (measured with tracemalloc).
+
+    With ``joint`` (74% to 96% of this for 1 to 4 ghosts): per live state, the agent's
+    half-turns (21 bytes per action and slip outcome, and their expected rewards) and 72 bytes per
+    joint action of the ghosts (the model's next state, outcome and both sides' rewards; a sweep's
+    temporaries; a policy and the outcome tables). Without (a team that decides, one ghost at a
+    time: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its cells, the agent's
+    half-turns (5 bytes per action and slip outcome) and a sweep's values, and the stages' values
+    per agent cell. Then the index of every state (with ``symmetric``, of every multiset)."""
+    live = live_count(cells, goals, ghosts, symmetric)
+    if joint:
+        total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
+    else:
         stages = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u)
                   for u in range(ghosts + 1)]
-        total += 8 * cells * (sum(stages) + max(stages)) + 9 * cells * stages[0]
+        buffers = max(stages[::2]) + max(stages[1::2])
+        total = (live * (8 * ghosts + NUM_ACTIONS * 5 * slip_outcomes + 168) + cells * (8 * buffers + 17 * stages[0])
+                 + 2**24)
     if symmetric:
         return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
     return total + 8 * cells ** (ghosts + 1)
@@ -210,14 +217,20 @@ class TurnModel:
         agents, rows = np.nonzero(~over)
         return agents.astype(np.int64), placements[rows], rows
 
-    def _transitions(self, side: Side, action: int) -> Any:
-        """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from every live state."""
+    def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
+        """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
+        live states ``part``."""
         # a one-ghost game takes ghost cells without the team's axis, and one action for its ghost
         team = self.ghosts > 1
-        ghosts = self.ghost_cells if team else self.ghost_cells[:, 0]
+        ghosts = self.ghost_cells[part] if team else self.ghost_cells[part, 0]
         if side == Side.GHOST and team:
-            return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents, ghosts)
-        return self.game.transitions(side, action, self.agents, ghosts)
+            return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents[part], ghosts)
+        return self.game.transitions(side, action, self.agents[part], ghosts)
+
+    def _parts(self) -> list[slice]:
+        """The live states in slices of at most :data:`_PART` (what the model is built by, so
+        that the kernel's transitions of all of them are never held at once)."""
+        return [slice(start, start + _PART) for start in range(0, self.num_live, _PART)] or [slice(0, 0)]
 
     def _agent_half(self) -> None:
         # The agent's half-turns: the slip model's outcomes, padded to the widest action's; one
@@ -228,18 +241,26 @@ class TurnModel:
         self.agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
         self.agent_outcome = np.zeros(shape, dtype=np.int8)
         by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
-        for action in range(NUM_ACTIONS):
-            half = self._transitions(Side.AGENT, action)
+        for action, part in itertools.product(range(NUM_ACTIONS), self._parts()):
+            half = self._transitions(Side.AGENT, action, part)
             m = len(half.probabilities)
             self.agent_prob[action, :m] = half.probabilities
-            self.agent_next[action, :m] = self._next(half).T
-            self.agent_outcome[action, :m] = half.outcomes.T
+            self.agent_next[action, :m, part] = self._next(half).T
+            self.agent_outcome[action, :m, part] = half.outcomes.T
             _by_outcome(by_outcome, half)
         padding = self.agent_prob[:, :, None] <= 0.0
-        self.agent_reward = _PerSide(lambda side: np.where(padding, 0.0, by_outcome[side][self.agent_outcome]))
-        # The expected reward of each agent action, per side (constant through the iterations).
-        self.agent_expected = _PerSide(
-            lambda side: np.einsum("ak,akl->al", self.agent_prob, self.agent_reward.make(side)))
+
+        def reward(side: Side, part: slice = slice(None)) -> np.ndarray:
+            return np.where(padding, 0.0, by_outcome[side][self.agent_outcome[:, :, part]])
+
+        def expected(side: Side) -> np.ndarray:
+            # The expected reward of each agent action, per side (constant through the iterations).
+            out = np.empty((NUM_ACTIONS, self.num_live))
+            for part in self._parts():
+                out[:, part] = np.einsum("ak,akl->al", self.agent_prob, reward(side, part))
+            return out
+
+        self.agent_reward, self.agent_expected = _PerSide(reward), _PerSide(expected)
 
     def _ghosts_half(self) -> None:
         # The ghosts' half-turns: one outcome per joint action; its reward is the kernel's for
