@@ -210,7 +210,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         taken = np.empty(ghost_next.shape)
     else:
         rewards = tuple(model.game.rewards(Side.GHOST, outcome)[side] for outcome in (Outcome.ONGOING, Outcome.CAUGHT))
-        previous = values.copy()
+        read = np.empty_like(values)  # the values the last sweep read
     ghost_q: Any = np.zeros((NUM_ACTIONS, sink))
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
@@ -223,13 +223,14 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 ghost_q += ghost_reward
                 between[:sink] = _reduce(ghost_q, ghost)
             else:
-                np.copyto(previous, values)
                 between[:sink] = stages.backup(values, gamma, rewards, ghost)  # type: ignore[arg-type]
-                ghost_q = _LaterQ(model, previous, side, gamma)
             agent_q = model.agent_backup(between)
             agent_q += agent_expected
             new = _reduce(agent_q, agent)
             residual = float(np.abs(new - values[:sink]).max()) if sink else 0.0
+            if stages is not None and (sweep == sweeps or (horizon is None and residual <= tol)):
+                np.copyto(read, values)
+                ghost_q = _LaterQ(model, read, side, gamma)
             values[:sink] = new
             if progress_bar:
                 bar.count(residual)

@@ -89,8 +89,8 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
         stages = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u)
                   for u in range(ghosts + 1)]
         buffers = max(stages[::2]) + max(stages[1::2])
-        total = (live * (8 * ghosts + NUM_ACTIONS * 5 * slip_outcomes + 168) + cells * (8 * buffers + 17 * stages[0])
-                 + 2**24)
+        total = (live * (8 * ghosts + NUM_ACTIONS * 5 * slip_outcomes + 204) + cells * (8 * buffers + stages[0])
+                 + 32 * sum(stages) + 2**23)
     if symmetric:
         return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
     return total + 8 * cells ** (ghosts + 1)
@@ -192,17 +192,31 @@ class TurnModel:
             self.index = np.full(cells ** (k + 1), num_live, dtype=np.int64)
             self.index[self.states] = np.arange(num_live)
         self._agent_half()
-        if not self.symmetric:  # else built when first read (a deciding team moves one ghost at a time)
-            self._ghosts_half()
+        # a deciding team moves one ghost at a time: its joint moves are built when first read
+        self._joint_tables = None if self.symmetric else self._ghosts_half()
         self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def __getattr__(self, name: str) -> Any:
+    @property
+    def ghost_next(self) -> np.ndarray:
+        """Per joint action and live state, the state the ghosts' move reaches (see the class)."""
+        return self._joint()[0]
+
+    @property
+    def ghost_outcome(self) -> np.ndarray:
+        """Per joint action and live state, how the ghosts' move ended (see the class)."""
+        return self._joint()[1]
+
+    @property
+    def ghost_reward(self) -> dict[Side, np.ndarray]:
+        """Each side's reward per joint action and live state (see the class)."""
+        return self._joint()[2]
+
+    def _joint(self) -> tuple[np.ndarray, np.ndarray, dict[Side, np.ndarray]]:
         # A team stored by multisets builds its joint moves when a solve first reads them.
-        if name not in ("ghost_next", "ghost_outcome", "ghost_reward") or "symmetric" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        check_budget(self.game, self.symmetric, self.max_bytes)
-        self._ghosts_half()
-        return self.__dict__[name]
+        if self._joint_tables is None:
+            check_budget(self.game, self.symmetric, self.max_bytes)
+            self._joint_tables = self._ghosts_half()
+        return self._joint_tables
 
     def _live_states(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The live states' agent cells, ghost cells and rows of the placements, in ascending code order."""
@@ -233,53 +247,60 @@ class TurnModel:
         return [slice(start, start + _PART) for start in range(0, self.num_live, _PART)] or [slice(0, 0)]
 
     def _agent_half(self) -> None:
-        # The agent's half-turns: the slip model's outcomes, padded to the widest action's; one
-        # action's transitions at a time, and the rewards kept per outcome (spread when read).
+        # The agent's half-turns: the slip model's outcomes, padded to the widest action's, built
+        # from slices of the live states; each side's expected reward per action (constant through
+        # the iterations) is kept, the agent's made now, the ghosts' (and the rewards per outcome)
+        # asked of the kernel again when first read.
         width = max(len(probabilities) for probabilities, _ in self.game.outcomes)
         self.agent_prob = np.zeros((NUM_ACTIONS, width))
         shape = (NUM_ACTIONS, width, self.num_live)
         self.agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
         self.agent_outcome = np.zeros(shape, dtype=np.int8)
-        by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
-        for action, part in itertools.product(range(NUM_ACTIONS), self._parts()):
-            half = self._transitions(Side.AGENT, action, part)
-            m = len(half.probabilities)
-            self.agent_prob[action, :m] = half.probabilities
-            self.agent_next[action, :m, part] = self._next(half).T
-            self.agent_outcome[action, :m, part] = half.outcomes.T
-            _by_outcome(by_outcome, half)
-        padding = self.agent_prob[:, :, None] <= 0.0
+        self.agent_reward = _PerSide(self._agent_rewards)
+        self.agent_expected = _PerSide(
+            lambda side: np.einsum("ak,akl->al", self.agent_prob, self.agent_reward.make(side)))
+        expected = self.agent_expected[Side.AGENT] = np.empty((NUM_ACTIONS, self.num_live))
+        for part in self._parts():
+            rewards = np.zeros((NUM_ACTIONS, width, len(self.agents[part])))
+            for action in range(NUM_ACTIONS):
+                half = self._transitions(Side.AGENT, action, part)
+                m = len(half.probabilities)
+                self.agent_prob[action, :m] = half.probabilities
+                self.agent_next[action, :m, part] = self._next(half).T
+                self.agent_outcome[action, :m, part] = half.outcomes.T
+                rewards[action, :m] = half.agent_rewards.T
+            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards)
 
-        def reward(side: Side, part: slice = slice(None)) -> np.ndarray:
-            return np.where(padding, 0.0, by_outcome[side][self.agent_outcome[:, :, part]])
+    def _agent_rewards(self, side: Side) -> np.ndarray:
+        """``side``'s rewards of the agent's half-turns, ``[4, m, num_live]``, asked of the kernel again."""
+        out = np.zeros(self.agent_next.shape)
+        for action in range(NUM_ACTIONS):
+            half = self._transitions(Side.AGENT, action)
+            rewards = half.agent_rewards if side == Side.AGENT else half.ghost_rewards
+            out[action, : len(half.probabilities)] = rewards.T
+        return out
 
-        def expected(side: Side) -> np.ndarray:
-            # The expected reward of each agent action, per side (constant through the iterations).
-            out = np.empty((NUM_ACTIONS, self.num_live))
-            for part in self._parts():
-                out[:, part] = np.einsum("ak,akl->al", self.agent_prob, reward(side, part))
-            return out
-
-        self.agent_reward, self.agent_expected = _PerSide(reward), _PerSide(expected)
-
-    def _ghosts_half(self) -> None:
+    def _ghosts_half(self) -> Any:
         # The ghosts' half-turns: one outcome per joint action; its reward is the kernel's for
         # that outcome, kept per outcome and spread over the states when a solve asks for a side.
         shape = (self.joints, self.num_live)
-        self.ghost_next = np.empty(shape, dtype=np.int32)
-        self.ghost_outcome = np.empty(shape, dtype=np.int8)
+        ghost_next, ghost_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)
         by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
         for joint in range(self.joints):
             half = self._transitions(Side.GHOST, joint)
-            self.ghost_next[joint] = self._next(half)[:, 0]
-            self.ghost_outcome[joint] = half.outcomes[:, 0]
-            _by_outcome(by_outcome, half)
-        self.ghost_reward = _PerSide(lambda side: by_outcome[side][self.ghost_outcome])
+            ghost_next[joint] = self._next(half)[:, 0]
+            ghost_outcome[joint] = outcomes = half.outcomes[:, 0]
+            for side, rewards in ((Side.AGENT, half.agent_rewards[:, 0]), (Side.GHOST, half.ghost_rewards[:, 0])):
+                by_outcome[side][outcomes] = rewards
+                if not np.array_equal(by_outcome[side][outcomes], rewards):
+                    raise ValueError("the kernel's reward for the ghosts' move depends on more than its outcome; "
+                                     "the solver cannot take it")
+        return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome[side][ghost_outcome])
 
     def cache_reserve(self) -> int:
         """The bytes the rewards spread on demand may add (a cache counts them when it takes the
         model in): both sides' ``float64[joints, num_live]``, less those already spread."""
-        if "ghost_reward" not in self.__dict__:
+        if self._joint_tables is None:
             return 8 * self.joints * self.num_live * 10
         return 8 * self.joints * self.num_live * (2 - len(self.ghost_reward))
 
@@ -437,20 +458,6 @@ class _PerSide(dict):  # type: ignore[type-arg]
     def __missing__(self, side: Side) -> np.ndarray:
         self[side] = made = self.make(side)
         return made
-
-
-def _by_outcome(by_outcome: dict[Side, np.ndarray], half: Any) -> None:
-    """Record each side's reward per outcome of the kernel's half-turns ``half``.
-
-    Raises:
-        ValueError: a reward depends on more than the half-turn's outcome.
-    """
-    rewards = {Side.AGENT: half.agent_rewards, Side.GHOST: half.ghost_rewards}
-    for side, table in by_outcome.items():
-        table[half.outcomes] = reward = rewards[side].reshape(half.outcomes.shape)
-        if not np.array_equal(table[half.outcomes], reward):
-            raise ValueError("the kernel's reward for a half-turn depends on more than its outcome; "
-                             "the solver cannot take it")
 
 
 def joint_actions(joint: int, ghosts: int) -> tuple[int, ...]:
