@@ -14,7 +14,9 @@ Everything is built on the kernel's exact distribution of a half-turn,
 reads for one state), asked once per action (``4 ** k`` joint actions for the team) for every
 state at once and stored as sparse arrays (:class:`TurnModel`: next-state indices and
 probabilities per state-action), so that value iteration (:mod:`gridghost.planning.solve`) runs
-in NumPy with no Python loop over states. With ``symmetric=True`` a team's states are its
+in NumPy with no Python loop over states. A team stored by multisets builds its joint actions'
+arrays only when a solve reads them: a deciding team moves one ghost at a time instead
+(:class:`~gridghost.planning.iteration.TeamStages`). With ``symmetric=True`` a team's states are its
 *multisets* of ghost cells: permuting the ghosts changes neither side's value when both sides
 decide or play a named policy, so a state is stored once, under its sorted ghost cells (about
 ``k!`` times fewer states).
