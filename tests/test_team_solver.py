@@ -295,7 +295,7 @@ def test_every_form_of_a_team_policy_plays_the_same() -> None:
 # -- the budget ------------------------------------------------------------------------------------------
 def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated() -> None:
     team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
-    needed = model_bytes(12, 1, 2, symmetric=True)
+    needed = model_bytes(12, 1, 2, symmetric=True, joint=False)  # the game's team decides: no joint tables
     # 11 agent cells off the goal, C(11 + 1, 2) = 66 multisets of two ghost cells off the agent's
     with pytest.raises(ValueError, match=r"make 726 live states \(ghosts as multisets\), about [\d,]+ bytes .*"
                                          r"max_bytes=1,000"):

@@ -48,7 +48,7 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = Fals
 
 
 #: About how many values a stage's move reads at a time (a block of agent cells).
-_BLOCK = 2**20
+_BLOCK = 2**18
 
 
 # -- the team's move, one ghost at a time ----------------------------------------------------------------
@@ -98,7 +98,7 @@ class TeamStages:
         buffers = [np.empty(max(sizes[parity::2])) for parity in (0, 1)]
         self.stages = [buffers[u % 2][:size].reshape(cells, -1) for u, size in enumerate(sizes)]
         widths = [stage.shape[1] for stage in self.stages]
-        self.rows = max(1, _BLOCK // max(widths))  # agent cells per block of a stage's move
+        self.rows = min(cells, max(1, _BLOCK // max(widths)))  # agent cells per block of a stage's move
         self.spare = np.empty(self.rows * max(widths))
 
     def backup(self, values: np.ndarray, gamma: float, rewards: tuple[float, float], rule: str) -> np.ndarray:

@@ -83,16 +83,17 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
     temporaries; a policy and the outcome tables). Without (a team that decides, one ghost at a
     time: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its cells, the agent's
     half-turns (5 bytes per action and slip outcome) and a sweep's values, and the stages' values
-    per agent cell. Then the index of every state (with ``symmetric``, of every multiset)."""
+    per agent cell (within a few percent of the peak either way). Then the index of every state."""
     live = live_count(cells, goals, ghosts, symmetric)
     if joint:
         total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
     else:
         stages = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u)
                   for u in range(ghosts + 1)]
-        buffers = max(stages[::2]) + max(stages[1::2])
-        total = (live * (8 * ghosts + NUM_ACTIONS * 5 * slip_outcomes + 204) + cells * (8 * buffers + stages[0])
-                 + 32 * sum(stages) + 2**23)
+        spare = max(stages) * min(cells, max(1, 2**18 // max(stages)))
+        buffers = cells * (max(stages[::2]) + max(stages[1::2])) + spare
+        total = (live * (8 * ghosts + NUM_ACTIONS * 5 * slip_outcomes + 200) + 8 * buffers + cells * stages[0]
+                 + 32 * sum(stages) + 2**20)
     if symmetric:
         return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
     return total + 8 * cells ** (ghosts + 1)
