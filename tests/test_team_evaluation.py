@@ -62,6 +62,9 @@ def test_a_chasing_team_against_the_random_agent_has_the_solvers_numbers(game: G
     assert result.random[0] == pytest.approx(-evaluate_policies("random", "random", game=game, **EXACT).value(*start))
     assert 0.0 < result.caught[0] < 1.0 and result.optimum[0] > result.returns[0] > result.random[0]
     assert "team of 2 ghosts" in str(result)
+    # the catcher's credit splits a capture among the ghosts; the team's return stays the agent's negated
+    catcher = evaluate("chase", LAYOUT, side="ghost", opponent="random", **SETTINGS, ghost_credit="catcher")
+    assert catcher.returns[0] == result.returns[0] and catcher.optimum[0] == result.optimum[0]
 
 
 def test_a_minimax_team_and_agent_play_the_team_games_minimax_policies(game: Game, start: Any) -> None:
@@ -102,8 +105,13 @@ def test_a_learned_team_of_observations_is_the_chasing_team_it_reads(game: Game,
         return rule[cell(observations, OPPONENT), cell(observations, SELF)]
 
     chase = evaluate_policies("random", "chase", game=game, **EXACT).value(*start)
-    for policy, view in ((chaser, "gym"), ([chaser, chaser], "parallel")):
-        assert team_evaluator(policy, batch=True, view=view).returns[0] == pytest.approx(-chase, abs=1e-12)
+    def team(observations: np.ndarray) -> np.ndarray:  # centralised: [n, k, ...] -> [n, k]
+        return np.stack([chaser(observations[:, ghost]) for ghost in range(2)], axis=1)
+
+    for policy, view, centralised in ((chaser, "gym", False), ([chaser, chaser], "parallel", False),
+                                      (team, "aec", True)):
+        result = team_evaluator(policy, batch=True, view=view, centralised=centralised)
+        assert result.returns[0] == pytest.approx(-chase, abs=1e-12)
     # the table the evaluation plays is the policy's own tabulation
     table = tabulate_policy(chaser, "ghost", obs_type="grid", batch=True, game=game)
     assert team_evaluator(table).returns[0] == pytest.approx(-chase, abs=1e-12)
