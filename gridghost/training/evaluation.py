@@ -162,6 +162,7 @@ class Evaluator:
         del encoding["max_cycles"]  # the states are asked without a clock: horizon bounds the episode
         self._encoding: dict[str, Any] = {"obs_type": settings_of.obs_type, "belief": belief, **encoding}
         self.ghosts = settings_of.ghosts
+        self._team = self.ghosts > 1 and self._learner == Side.GHOST  # the learner is a team of ghosts
         self._sign = 1.0 if self._learner == Side.AGENT else -1.0  # zero-sum: the ghost's return is -the agent's
         self._games: list[_Level] = []
         fixed = []
@@ -172,7 +173,7 @@ class Evaluator:
         logger.debug("evaluation set up on %d levels for the %s", len(maps), side)
         self.optimum, self.optimum_success, self.minimax, self.random = (
             np.array(column, dtype=float) for column in zip(*fixed, strict=True))
-        if self.ghosts == 1:
+        if self.ghosts == 1 or self._learner == Side.AGENT:
             self._states(0)  # checks the encoding's options now, not at the first policy
 
     def _prepare(self, layout: Layout, settings_of: Any, opponent: Any, other: Side) -> tuple[float, ...]:
@@ -218,9 +219,10 @@ class Evaluator:
             TypeError, ValueError: a policy the solver or :func:`~gridghost.planning.tabulate_policy`
                 refuses.
         """
-        if self.ghosts == 1 and (centralised or view != "gym"):
-            raise ValueError(f"centralised and view apply to a team of ghosts (ghosts >= 2); these levels have one "
-                             f"ghost (got centralised={centralised!r}, view={view!r})")
+        if not self._team and (centralised or view != "gym"):
+            raise ValueError(f"centralised and view apply to a team of ghosts' policy (side='ghost', ghosts >= 2); "
+                             f"got centralised={centralised!r}, view={view!r} for the {self.side} of "
+                             f"{self.ghosts} ghost(s)")
         rows = []
         with make_bar(self.progress_bar, len(self._games), "evaluating", "level") as bar:
             for index, level in enumerate(self._games):
@@ -240,7 +242,7 @@ class Evaluator:
         batch, stochastic, centralised, view = asking
         if isinstance(policy, (str, type, StatePolicy)):
             table = _planned(policy, level.game, self._learner, "policy")  # built for this game
-        elif self.ghosts > 1 and (callable(policy) or _callables(policy)):  # a team's states are asked per call
+        elif self._team and (callable(policy) or _callables(policy)):  # a team's states are asked per call
             table = tabulate_policy(policy, self.side, batch=batch, stochastic=stochastic, game=level.game,
                                     centralised=centralised, view=view, **self._encoding)
         elif callable(policy):
