@@ -103,8 +103,7 @@ def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], messa
 
 def test_a_team_is_tabulated_for_the_ghosts_over_stacked_observations() -> None:
     spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
-    for kwargs in (dict(side="agent", batch=True), dict(side="ghost", batch=False),
-                   dict(side="ghost", batch=True, stochastic=True)):
+    for kwargs in (dict(side="ghost", batch=False), dict(side="ghost", batch=True, stochastic=True)):
         with pytest.raises(ValueError, match="side='ghost' and batch=True"):
             tabulate_policy(hashed_actions, spec=spec, **kwargs)
     with pytest.raises(ValueError, match="centralised and view apply to a team of ghosts"):
