@@ -68,7 +68,7 @@ from gridghost.batched.limits import (
     checked_games,
     table_budget,
 )
-from gridghost.batched.observe import Observer
+from gridghost.batched.observe import TEAM, Observer
 from gridghost.batched.stats import EpisodeStats, GameStatistics  # noqa: F401
 from gridghost.batched.tables import (
     ONGOING,
@@ -509,27 +509,33 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         return states, maps
 
     def _checked_starts(self, starts: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``starts`` of :meth:`reset` for games ``rows`` as two int64 arrays of cells in range,
-        each pair distinct and no agent on a goal of any map."""
-        if self.controlled == GHOST:
-            raise ValueError("starts places games with the agent to move; a learning ghost alone begins after the "
-                             "agent's opening move from the map's starts (use controlled=None or 'agent')")
+        """``starts`` of :meth:`reset` for games ``rows`` as two int64 arrays of cells in range:
+        the agents' ``[n]`` and the ghosts' ``[n]`` (one ghost) or ``[n, k]`` (a team of ``k``),
+        no ghost on its game's agent and no agent on a goal of any map."""
+        k = self.spec.ghosts
+        if self.controlled in (GHOST, TEAM):
+            raise ValueError(f"starts places games with the agent to move; a learning {'team' if k > 1 else 'ghost'} "
+                             "alone begins after the agent's opening move from the map's starts (use "
+                             "controlled=None or 'agent')")
         if not (isinstance(starts, tuple) and len(starts) == 2):
             raise TypeError(f"starts must be None or a tuple (agent cells, ghost cells), got {type(starts).__name__}")
         count = len(rows)
         pair = []
-        for name, values in zip(("agent", "ghost"), starts, strict=True):
+        for name, values, shape in zip(("agent", "ghost"), starts, ((count,), (count, k) if k > 1 else (count,)),
+                                       strict=True):
             array = np.asarray(values)
-            if array.shape != (count,) or (count and array.dtype.kind not in "iu"):
-                raise TypeError(f"starts: the {name} cells must be an int array of shape ({count},) (one per reset "
-                                f"game), got {array.dtype} {array.shape}")
+            if array.shape != shape or (count and array.dtype.kind not in "iu"):
+                raise TypeError(f"starts: the {name} cells must be an int array of shape {shape} (one per reset "
+                                f"game{' and ghost' if name == 'ghost' and k > 1 else ''}), got {array.dtype} "
+                                f"{array.shape}")
             if count and not 0 <= array.min() <= array.max() < self.num_cells:
                 raise ValueError(f"starts: the {name} cells must lie in 0..{self.num_cells - 1}")
             pair.append(array.astype(np.int64))
-        same = np.flatnonzero(pair[0] == pair[1])
+        same = np.flatnonzero((pair[1].reshape(count, -1) == pair[0][:, None]).any(axis=1))
         if len(same):
-            raise ValueError(f"starts: the agent and the ghost must start on different cells; game {rows[same[0]]} "
-                             f"puts both on cell {pair[0][same[0]]}")
+            clash = (f"no ghost may start on the agent's cell; game {rows[same[0]]} puts one" if k > 1 else
+                     f"the agent and the ghost must start on different cells; game {rows[same[0]]} puts both")
+            raise ValueError(f"starts: {clash} on cell {pair[0][same[0]]}")
         # The map a game plays is drawn at its reset: no start may be a goal of any of them.
         on_goal = np.flatnonzero(self._goal_anywhere[pair[0]])
         if len(on_goal):

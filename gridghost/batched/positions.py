@@ -106,7 +106,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self.ghosts = k = head.ghosts
         self._catcher = head.credit == "catcher"
         self._kernel_tables(kernels)
-        self._team_slip(_board_game(head))
+        self._team_slip(head)
         if learner == TEAM:
             for kernel in kernels:
                 if kernel.opening_can_end():
@@ -159,7 +159,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
         self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
         # the chasing ghost's move, by (global agent cell) * cells + local ghost cell
-        self._chase = np.concatenate([_board_game(kernel).chase_table.ravel() for kernel in kernels]).astype(np.int64)
+        self._chase = np.concatenate([kernel.chase_table.ravel() for kernel in kernels]).astype(np.int64)
         state = [kernel.initial_state() for kernel in kernels]
         self._agent_starts = np.array([s.agent for s in state], dtype=np.int64) + offsets
         self._ghost_starts = np.array([s.ghosts for s in state], dtype=np.int64) + offsets[:, None]
@@ -169,11 +169,11 @@ class PositionGame(PositionObserver, BatchedGame):
         self._agent_pay, self._team_pay = pays[..., 0].copy(), pays[..., 1].copy()
         # the slip model's destinations, [action, outcome, global cell] (outcomes padded with the last,
         # never drawn: their bound is inf)
-        width = max(len(probabilities) for probabilities, _ in _board_game(head).outcomes)
+        width = max(len(probabilities) for probabilities, _ in head.outcomes)
         self._slips = width
         dest = np.empty((NUM_ACTIONS, width, len(kernels) * cells), dtype=np.int64)
         for m, kernel in enumerate(kernels):
-            for action, (_, destinations) in enumerate(_board_game(kernel).outcomes):
+            for action, (_, destinations) in enumerate(kernel.outcomes):
                 pad = np.r_[np.arange(len(destinations)), np.full(width - len(destinations), len(destinations) - 1)]
                 dest[action, :, m * cells : (m + 1) * cells] = destinations[pad] + offsets[m]
         self._dest = dest.reshape(-1)
@@ -496,34 +496,6 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter.reset(rows, maps)
             self.filter.weigh(self.readings[:, rows], games=rows)
 
-    def _checked_starts(self, starts: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``starts`` of :meth:`reset` for games ``rows``: ``(agent cells int[n], ghost cells
-        int[n, k])``, in range, no ghost on the agent and the agent on no map's goal."""
-        if self.controlled == TEAM:
-            raise ValueError("starts places games with the agent to move; a learning team alone begins after the "
-                             "agent's opening move from the map's starts (use controlled=None or 'agent')")
-        if not (isinstance(starts, tuple) and len(starts) == 2):
-            raise TypeError(f"starts must be None or a tuple (agent cells, ghost cells), got {type(starts).__name__}")
-        count, k = len(rows), self.ghosts
-        pair = []
-        for name, values, shape in zip(("agent", "ghost"), starts, ((count,), (count, k)), strict=True):
-            array = np.asarray(values)
-            if array.shape != shape or (count and array.dtype.kind not in "iu"):
-                raise TypeError(f"starts: the {name} cells must be an int array of shape {shape} (one per reset "
-                                f"game{'' if name == 'agent' else ' and ghost'}), got {array.dtype} {array.shape}")
-            if count and not 0 <= array.min() <= array.max() < self.num_cells:
-                raise ValueError(f"starts: the {name} cells must lie in 0..{self.num_cells - 1}")
-            pair.append(array.astype(np.int64))
-        same = np.flatnonzero((pair[1] == pair[0][:, None]).any(axis=1))
-        if len(same):
-            raise ValueError(f"starts: no ghost may start on the agent's cell; game {rows[same[0]]} puts one on cell "
-                             f"{pair[0][same[0]]}")
-        on_goal = np.flatnonzero(self._goal_anywhere[pair[0]])
-        if len(on_goal):
-            raise ValueError(f"starts: the agent cannot start on a goal; game {rows[on_goal[0]]} starts it on cell "
-                             f"{pair[0][on_goal[0]]}, a goal of {'its map' if len(self.layouts) == 1 else 'a map'}")
-        return pair[0], pair[1]
-
     # -- observations ------------------------------------------------------------------------------
     def _observe(self, agent_waits: np.ndarray | None, ghost_waits: np.ndarray | None) -> None:
         self._observe_positions()
@@ -582,12 +554,6 @@ class PositionGame(PositionObserver, BatchedGame):
         """
         raise UnsupportedSetting("a team's batched games (ghosts >= 2) are computed from positions; there are no "
                                  "turn tables to export")
-
-
-def _board_game(kernel: Any) -> Any:
-    """The game whose one-ghost tables (the slip's outcomes, the chasing ghost by agent and ghost
-    cell) a team kernel reads: the one-ghost game a team wraps, or the kernel itself."""
-    return getattr(kernel, "game", kernel)
 
 
 COMPUTED_PATH.append(PositionGame)
