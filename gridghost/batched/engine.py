@@ -66,6 +66,7 @@ from gridghost.batched.limits import (
     check_count,
     checked_actions,
     checked_games,
+    checked_team_actions,
     table_budget,
 )
 from gridghost.batched.observe import TEAM, Observer
@@ -192,6 +193,9 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         UnsupportedSetting: a setting the single envs take but the batched engine does not serve
             (another encoding, a callable opponent, a particle filter, no ghost, a render mode, ...).
     """
+
+    #: The side that :meth:`step_ghost` moves: the ghost, or a team's engine's whole team.
+    _GHOST_SIDE: str = GHOST
 
     def __init__(self, num_games: int, seed: int | Sequence[int] | None = None, *,
                  controlled: str | None = AGENT, opponent: Any = None, autoreset_mode: str | None = None,
@@ -338,14 +342,19 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         return self._step(GHOST, actions)
 
     def _step(self, side: str, actions: Any) -> BatchedStep:
-        other = GHOST if side == AGENT else AGENT
-        if self.controlled == other:
-            raise RuntimeError(f"the {side} is the built-in opponent here (controlled={other!r}); call step_{other}")
+        mover = side if side == AGENT else self._GHOST_SIDE
+        if self.controlled is not None and self.controlled != mover:
+            call = "step_agent" if self.controlled == AGENT else "step_ghost"
+            raise RuntimeError(f"the {mover} {'are' if mover == TEAM else 'is'} the built-in opponent here "
+                               f"(controlled={self.controlled!r}); call {call}")
         if self._rng is None:
             raise RuntimeError("call reset() before stepping")
         if self._phase is not None and self._phase != side:
             raise RuntimeError(f"it is the {self._phase}'s half-turn; call step_{self._phase}")
-        checked = checked_actions(actions, self.num_games, "actions")
+        if mover == TEAM:
+            checked = checked_team_actions(actions, self.num_games, self.spec.ghosts)
+        else:
+            checked = checked_actions(actions, self.num_games, "actions")
         if self.controlled is None:
             return self._agent_half(checked) if side == AGENT else self._ghost_half(checked)
         return self._turn(checked)

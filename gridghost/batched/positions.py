@@ -37,16 +37,12 @@ from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
 from gridghost.batched.limits import (
     UnsupportedSetting,
     check_buffers,
-    checked_actions,
-    checked_team_actions,
     tables_refused,
 )
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
-from gridghost.batched.stats import EpisodeStats
 from gridghost.batched.tables import ONGOING, all_maps, sensor_tables, slip_bounds
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode, halfturn
-from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
 from gridghost.core.rules import Outcome, Side
@@ -75,6 +71,7 @@ class PositionGame(PositionObserver, BatchedGame):
     """
 
     ghosts: int
+    _GHOST_SIDE = TEAM
 
     # -- construction ----------------------------------------------------------------------------
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
@@ -250,8 +247,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self._rewards = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._returns = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._ended_returns = {AGENT: np.zeros(0), TEAM: np.zeros((0, k))}
-        self._ended_positions = (np.zeros(0, dtype=np.int64), np.zeros((0, k), dtype=np.int64),
-                                 np.zeros(0, dtype=np.int64))
+        self._ended_positions = (np.zeros(0, dtype=np.int64), np.zeros((0, k), dtype=np.int64))
         self._obs = {side: np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32) for side in self._sides}
         self.readings = np.zeros((len(self.sensor_tables.counts), n), dtype=np.int64)
         self._no_games = np.zeros(0, dtype=np.int64)
@@ -304,23 +300,8 @@ class PositionGame(PositionObserver, BatchedGame):
         return (uniforms * NUM_ACTIONS).astype(np.int64)
 
     # -- steps -------------------------------------------------------------------------------------
-    def _step(self, side: str, actions: Any) -> BatchedStep:
-        mover = TEAM if side == GHOST else AGENT
-        if self.controlled is not None and self.controlled != mover:
-            call = "step_agent" if self.controlled == AGENT else "step_ghost"
-            raise RuntimeError(f"the {mover} {'are' if mover == TEAM else 'is'} the built-in opponent here "
-                               f"(controlled={self.controlled!r}); call {call}")
-        if self._rng is None:
-            raise RuntimeError("call reset() before stepping")
-        if self._phase is not None and self._phase != side:
-            raise RuntimeError(f"it is the {self._phase}'s half-turn; call step_{self._phase}")
-        if mover == TEAM:
-            checked = checked_team_actions(actions, self.num_games, self.ghosts)
-        else:
-            checked = checked_actions(actions, self.num_games, "actions")
-        if self.controlled is None:
-            return self._agent_half(checked) if mover == AGENT else self._ghost_half(checked)
-        return self._agent_turn(checked) if mover == AGENT else self._team_turn(checked)
+    def _turn(self, actions: np.ndarray) -> BatchedStep:
+        return self._agent_turn(actions) if self.controlled == AGENT else self._team_turn(actions)
 
     def _agent_turn(self, actions: np.ndarray) -> BatchedStep:
         """The learning agent's move, then the team's answer (chasing, random or planned)."""
@@ -449,8 +430,7 @@ class PositionGame(PositionObserver, BatchedGame):
             final_games = np.flatnonzero(done)
             self._ended_games = final_games
             if len(final_games):
-                self._ended_positions = (self._agent[final_games], self._ghosts[final_games],
-                                         self._base[final_games])
+                self._ended_positions = (self._agent[final_games], self._ghosts[final_games])
                 self._ended_lengths = self._steps[final_games]
                 self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
                 finals = {side: self._team_gather(side, self._agent[final_games], self._ghosts[final_games],
@@ -505,46 +485,10 @@ class PositionGame(PositionObserver, BatchedGame):
             self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side])
 
     # -- what the games are at ---------------------------------------------------------------------
-    @property
-    def maps(self) -> np.ndarray:
-        """``int64[N]``: the index into :attr:`layouts` of each game's current map."""
-        return self._base // self.num_cells
-
-    @property
-    def positions(self) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[override]
-        """``(agent cells int64[N], ghost cells int64[N, k])``: the games' true states (cell indices)."""
-        return self._agent - self._base, self._ghosts - self._base[:, None]
-
-    def action_masks(self, side: str | None = None) -> np.ndarray:
-        """``int8[N, 4]`` for the agent, ``int8[N, k, 4]`` for the team: 1 where a move changes
-        the cell (default: the learner's; required with two learners).
-
-        Raises:
-            ValueError: an unknown side, or none given with two learners.
-        """
-        side = self._side(side)
-        return self._masks[self._agent if side == AGENT else self._ghosts]
-
-    def episodes(self, side: str | None = None) -> EpisodeStats:
-        """As :meth:`BatchedGame.episodes <gridghost.batched.engine.BatchedGame.episodes>`, for
-        ``"agent"`` or ``"ghosts"``; the team's returns are each ghost's, ``float64[N, k]``."""
-        side = self._side(side)
-        returns, lengths = self._returns[side].copy(), self._steps.copy()
-        agents, ghosts = self._agent.copy(), self._ghosts.copy()
-        ended = self._ended_games
-        if len(ended):
-            returns[ended] = self._ended_returns[side]
-            lengths[ended] = self._ended_lengths
-            agents[ended], ghosts[ended] = self._ended_positions[0], self._ended_positions[1]
-        caught = halfturn.team_lands(agents, ghosts) != ONGOING
-        successes = caught if side == TEAM else self._goals[agents] & ~caught
-        return EpisodeStats(returns, lengths, successes)
-
-    def _side(self, side: str | None) -> str:
-        side = self.controlled if side is None else side
-        if side is None:
-            raise ValueError("with two learning sides pass side='agent' or 'ghosts'")
-        return check_choice(side, "side", (AGENT, TEAM))
+    def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """New arrays of the global cells of the agents ``[N]`` and the ghosts ``[N, k]`` of the
+        games now, or with ``ended`` of the games that ended in the last call, at their end."""
+        return self._ended_positions if ended else (self._agent.copy(), self._ghosts.copy())
 
     def export_tables(self) -> Any:
         """Refused: a team's games are computed from positions, not played from tables.
