@@ -25,6 +25,7 @@ from gridghost.batched.limits import (
     check_buffers,
     tables_refused,
 )
+from gridghost.batched.observe import TEAM
 from gridghost.batched.tables import (
     ONGOING,
     SensorTables,
@@ -124,15 +125,15 @@ class TableBuilder:
                                                                           else Side.GHOST]
         self._sides = tuple(AGENTS[side] for side in sides)
         head = build_map_parts(self.config, first, with_filter=False)
-        self._slip_bounds(_one_ghost(head.kernel))
+        self._slip_bounds(head.kernel)
         answers = self._answers(opponent, count)
-        first_answers = answers(_one_ghost(head.kernel))
+        first_answers = answers(head.kernel)
         self._random_opponent = self.controlled is not None and first_answers is None
         self._b = NUM_ACTIONS if self._random_opponent else 1
         self._space_within_budget(head, first, count, sides)
         self.layouts = layouts = all_maps(first, self.generator, count)
         parts = [head, *(build_map_parts(self.config, layout, with_filter=False) for layout in layouts[1:])]
-        games = [_one_ghost(part.kernel) for part in parts]
+        games = [part.kernel for part in parts]
         self._opening(games)
         self._bind_sensors(parts, belief_filter)
         self._fold_turns(games, [first_answers, *(answers(game) for game in games[1:])])
@@ -143,14 +144,16 @@ class TableBuilder:
         self._goal_anywhere: np.ndarray = np.logical_or.reduce(self._goals.reshape(len(games), -1), axis=0)
 
     def _slip_bounds(self, game: Game) -> None:
-        """The slip outcomes per move and their running probabilities, from the first map's kernel."""
+        """The slip outcomes per move and their running probabilities, from the first map's kernel
+        (a team's engine's too)."""
         bounds, sizes = slip_bounds(game)
         self._k = int(sizes.max())
         self._bounds = bounds
         self._same_bounds = bool((bounds == bounds[0]).all())
-        if self.controlled == GHOST and not self._same_bounds:
-            raise UnsupportedSetting("a learning ghost's opponent agent slips by one uniform per move: the slip "
-                                     "model must have the same outcome probabilities for every action")
+        if self.controlled in (GHOST, TEAM) and not self._same_bounds:
+            raise UnsupportedSetting(f"a learning {'team' if self.controlled == TEAM else 'ghost'}'s opponent agent "
+                                     "slips by one uniform per move: the slip model must have the same outcome "
+                                     "probabilities for every action")
 
     def _answers(self, opponent: Any, count: int) -> Callable[[Game], np.ndarray | None]:
         """What gives the opponent's table on a map's kernel (``None``: a random opponent, or none
@@ -364,10 +367,3 @@ class TableBuilder:
             grids={side: grid.export() for side, grid in self._grids.items()}, masks=frozen(self._masks),
             goals=frozen(self._goals), goal_anywhere=frozen(self._goal_anywhere), max_cycles=self.max_cycles,
             max_episode_steps=self.max_episode_steps)
-
-
-def _one_ghost(kernel: Game) -> Game:
-    """``kernel``, a one-ghost game: the engine's settings refuse teams (``ghosts`` is served as 1)
-    before any map is built."""
-    assert isinstance(kernel, Game), kernel
-    return kernel

@@ -40,7 +40,7 @@ from gridghost.batched.limits import (
     tables_refused,
 )
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
-from gridghost.batched.tables import ONGOING, all_maps, sensor_tables, slip_bounds
+from gridghost.batched.tables import ONGOING, all_maps, sensor_tables
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode, halfturn
 from gridghost.core.layout import Layout
@@ -102,8 +102,8 @@ class PositionGame(PositionObserver, BatchedGame):
         head = kernels[0]
         self.ghosts = k = head.ghosts
         self._catcher = head.credit == "catcher"
+        self._slip_bounds(head)
         self._kernel_tables(kernels)
-        self._team_slip(head)
         if learner == TEAM:
             for kernel in kernels:
                 if kernel.opening_can_end():
@@ -166,8 +166,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self._agent_pay, self._team_pay = pays[..., 0].copy(), pays[..., 1].copy()
         # the slip model's destinations, [action, outcome, global cell] (outcomes padded with the last,
         # never drawn: their bound is inf)
-        width = max(len(probabilities) for probabilities, _ in head.outcomes)
-        self._slips = width
+        width = self._k
         dest = np.empty((NUM_ACTIONS, width, len(kernels) * cells), dtype=np.int64)
         for m, kernel in enumerate(kernels):
             for action, (_, destinations) in enumerate(kernel.outcomes):
@@ -215,15 +214,6 @@ class PositionGame(PositionObserver, BatchedGame):
             np.bitwise_and(joint >> (2 * i), NUM_ACTIONS - 1, out=self._answer[:, i])
         return self._answer
 
-    def _team_slip(self, game: Any) -> None:
-        """The slip outcomes' running probabilities per action, from the first map's kernel."""
-        bounds, _ = slip_bounds(game)
-        self._bounds = bounds
-        self._same_bounds = bool((bounds == bounds[0]).all())
-        if self.controlled == TEAM and not self._same_bounds:
-            raise UnsupportedSetting("a learning team's opponent agent slips by one uniform per move: the slip "
-                                     "model must have the same outcome probabilities for every action")
-
     def _buffers(self) -> None:
         n, k = self.num_games, self.ghosts
         sensors = len(self.sensor_tables.counts) if self._draw_readings else 0
@@ -258,7 +248,7 @@ class PositionGame(PositionObserver, BatchedGame):
     def _agent_moves(self, agents: np.ndarray, actions: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Each agent's final cell after ``actions`` with the slip outcome ``uniform`` picks."""
         index = self._index[: len(agents)] if len(agents) == self.num_games else np.empty(len(agents), np.int64)
-        np.multiply(actions, self._slips, out=index)
+        np.multiply(actions, self._k, out=index)
         if self._same_bounds:
             episode.slip_outcome(uniform, self._bounds[0], out=index, scratch=self._hit[: len(agents)])
         else:
