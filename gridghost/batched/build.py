@@ -130,6 +130,7 @@ class TableBuilder:
         first_answers = answers(head.kernel)
         self._random_opponent = self.controlled is not None and first_answers is None
         self._b = NUM_ACTIONS if self._random_opponent else 1
+        self._sensor_row = 1 + (self._b > 1)  # a step's uniforms: the slip, the opponent's (if any), the readings
         self._space_within_budget(head, first, count, sides)
         self.layouts = layouts = all_maps(first, self.generator, count)
         parts = [head, *(build_map_parts(self.config, layout, with_filter=False) for layout in layouts[1:])]
@@ -178,6 +179,7 @@ class TableBuilder:
             dataclasses.replace(self.config, obs_type="belief_vector"), head.kernel.board,
             lambda: np.zeros(first.shape))
         self.observation_space = space_encoder.space(sides[0])
+        self._spaces = dict.fromkeys(self._sides, self.observation_space)  # each observing side's
         estimate = self._table_bytes(count, first.rows, first.cols, self._k, self._b, sides)
         if estimate > self.table_bytes:
             raise tables_refused(f"the batched tables of {count:,} map(s) of {first.rows}x{first.cols} with "

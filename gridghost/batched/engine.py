@@ -255,10 +255,10 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
 
     # -- construction ----------------------------------------------------------------------------
     def _buffers(self) -> None:
+        """The per-game buffers a step writes (a team's engine adds its own)."""
         n = self.num_games
-        # a step's uniforms: the slip, the random opponent's action (if any), each sensor's reading
+        # a step's uniforms: the slip, the random opponent's action(s) (if any), each sensor's reading
         sensors = len(self.sensor_tables.counts) if self._draw_readings else 0
-        self._sensor_row = 1 + (self._b > 1)
         self._uniforms = np.empty((self._sensor_row + sensors, n))
         self._bools = np.empty(n, dtype=bool)
         self._waiting = np.ones(n, dtype=bool)
@@ -270,11 +270,10 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
         self._rewards = {side: np.zeros(n) for side in AGENTS}
-        shape = self.observation_space.shape or ()
-        self._obs = {side: np.empty((n, *shape), dtype=np.float32) for side in self._sides}
+        self._obs = {side: np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32) for side in self._sides}
         self.readings = np.zeros((len(self.sensor_tables.counts), n), dtype=np.int64)
         self._no_games = np.zeros(0, dtype=np.int64)
-        self._no_finals = {side: np.zeros((0, *shape), dtype=np.float32) for side in self._sides}
+        self._no_finals = {side: np.zeros((0, *obs.shape[1:]), dtype=np.float32) for side, obs in self._obs.items()}
 
     # -- the public calls --------------------------------------------------------------------------
     def reset(self, seed: int | Sequence[int] | None = None, games: Any = None,

@@ -114,6 +114,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
         # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
         self._b = k if learner == AGENT and self._random_opponent else int(learner == TEAM)
+        self._sensor_row = 1 + self._b  # a step's uniforms: the slip, the opponent's, then the readings
         self.sensors = parts[0].sensors
         self.sensor_tables = sensor_tables([part.sensors for part in parts])
         self._draw_readings = learner != TEAM
@@ -215,14 +216,8 @@ class PositionGame(PositionObserver, BatchedGame):
         return self._answer
 
     def _buffers(self) -> None:
+        super()._buffers()
         n, k = self.num_games, self.ghosts
-        sensors = len(self.sensor_tables.counts) if self._draw_readings else 0
-        self._sensor_row = 1 + self._b
-        self._uniforms = np.empty((self._sensor_row + sensors, n))
-        self._bools = np.empty(n, dtype=bool)
-        self._waiting = np.ones(n, dtype=bool)
-        self._hit = np.empty(n, dtype=bool)
-        self._index = np.empty(n, dtype=np.int64)
         self._landed = np.empty(n, dtype=np.int64)
         self._agent = np.zeros(n, dtype=np.int64)
         # ghost cells column by column ([N, k] in Fortran order): the rules' "any ghost" over the
@@ -232,17 +227,10 @@ class PositionGame(PositionObserver, BatchedGame):
         self._team_index = np.zeros((n, k), dtype=np.int64, order="F")
         self._answer = np.zeros((n, k), dtype=np.int64, order="F")
         self._base = np.zeros(n, dtype=np.int64)  # each game's map * cells
-        self._terminated = np.zeros(n, dtype=bool)
-        self._truncated = np.zeros(n, dtype=bool)
         self._rewards = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._returns = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._ended_returns = {AGENT: np.zeros(0), TEAM: np.zeros((0, k))}
         self._ended_positions = (np.zeros(0, dtype=np.int64), np.zeros((0, k), dtype=np.int64))
-        self._obs = {side: np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32) for side in self._sides}
-        self.readings = np.zeros((len(self.sensor_tables.counts), n), dtype=np.int64)
-        self._no_games = np.zeros(0, dtype=np.int64)
-        self._no_finals = {side: np.zeros((0, *(self._spaces[side].shape or ())), dtype=np.float32)
-                           for side in self._sides}
 
     # -- the rules of a half-turn, on positions ----------------------------------------------------
     def _agent_moves(self, agents: np.ndarray, actions: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> np.ndarray:
