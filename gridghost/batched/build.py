@@ -25,7 +25,6 @@ from gridghost.batched.limits import (
     check_buffers,
     tables_refused,
 )
-from gridghost.batched.observe import TEAM
 from gridghost.batched.tables import (
     ONGOING,
     SensorTables,
@@ -151,8 +150,8 @@ class TableBuilder:
         self._k = int(sizes.max())
         self._bounds = bounds
         self._same_bounds = bool((bounds == bounds[0]).all())
-        if self.controlled in (GHOST, TEAM) and not self._same_bounds:
-            raise UnsupportedSetting(f"a learning {'team' if self.controlled == TEAM else 'ghost'}'s opponent agent "
+        if self.controlled not in (None, AGENT) and not self._same_bounds:  # a learning ghost, or team
+            raise UnsupportedSetting(f"a learning {'ghost' if self.controlled == GHOST else 'team'}'s opponent agent "
                                      "slips by one uniform per move: the slip model must have the same outcome "
                                      "probabilities for every action")
 
