@@ -12,10 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gridghost.core import halfturn
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT
-from gridghost.core.rules import Outcome
 from gridghost.maps.levels import MapGenerator
 
 
@@ -109,7 +107,8 @@ class GameStatistics:
             returns[ended] = self._ended_returns[side]
             lengths[ended] = self._ended_lengths
             agents[ended], ghosts[ended] = self._cells(ended=True)
-        caught = halfturn.team_lands(agents, ghosts.reshape(len(agents), -1)) != Outcome.ONGOING
+        # a ghost on the agent's cell (halfturn.team_lands's rule; one ghost's a plain comparison)
+        caught = agents == ghosts if ghosts.ndim == 1 else (ghosts == agents[:, None]).any(axis=1)
         successes = self._goals[agents] & ~caught if side == AGENT else caught
         return EpisodeStats(returns, lengths, successes)
 
