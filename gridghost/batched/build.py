@@ -185,15 +185,15 @@ class TableBuilder:
                                  f"obs_type={self.obs_type!r}", estimate, self.table_bytes)
 
     def _opening(self, games: list[Game]) -> None:
-        """A learning ghost's opening: its first step also pays its reward for the agent's opening
-        move, played by the reset (which returns no reward), as the single-agent view does; and
-        no map may let that move end the game."""
-        self._opening_reward = episode.opening_reward(games[0]) if self.controlled == GHOST else 0.0
-        if self.controlled == GHOST:
-            for game in games:
-                if game.opening_can_end():
-                    raise ValueError(f"controlled='ghost' needs maps where the agent's opening move cannot end the "
-                                     f"game; on {game.layout.name or 'this layout'} it can")
+        """A learning ghost's (or team's) opening: its first step also pays its reward for the
+        agent's opening move, played by the reset (which returns no reward), as the single-agent
+        view does; and no map may let that move end the game."""
+        ghost_learns = self.controlled not in (None, AGENT)
+        self._opening_reward = episode.opening_reward(games[0]) if ghost_learns else 0.0
+        for game in games if ghost_learns else ():
+            if game.opening_can_end():
+                raise ValueError(f"controlled={self.controlled!r} needs maps where the agent's opening move cannot "
+                                 f"end the game; on {game.layout.name or 'this layout'} it can")
 
     def _bind_sensors(self, parts: list[MapParts], belief_filter: str | None) -> None:
         """The sensors and their tables, the per-game buffers checked against the budget, and the filter."""

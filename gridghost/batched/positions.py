@@ -104,12 +104,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self._catcher = head.credit == "catcher"
         self._slip_bounds(head)
         self._kernel_tables(kernels)
-        if learner == TEAM:
-            for kernel in kernels:
-                if kernel.opening_can_end():
-                    raise ValueError(f"controlled='ghosts' needs maps where the agent's opening move cannot end the "
-                                     f"game; on {kernel.layout.name or 'this layout'} it can")
-        self._opening_reward = episode.opening_reward(head) if learner == TEAM else 0.0
+        self._opening(kernels)
         self._random_opponent = self._opponent == "random"
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
         # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
