@@ -370,7 +370,7 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter.advance(actions)
             self.filter.weigh(self.readings)
         self._phase = GHOST
-        self._observe_positions()
+        self._observe()
         return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
                            self._no_games, self._no_finals)
 
@@ -411,7 +411,7 @@ class PositionGame(PositionObserver, BatchedGame):
                 self._reset_rows(final_games)
         else:
             self._restart = np.flatnonzero(done)
-        self._observe_positions()
+        self._observe()
         return BatchedStep(dict(self._obs), {side: self._rewards[side] for side in self._rewards_of()},
                            terminated, truncated, final_games, finals)
 
@@ -450,10 +450,9 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter.weigh(self.readings[:, rows], games=rows)
 
     # -- observations ------------------------------------------------------------------------------
-    def _observe(self, agent_waits: np.ndarray | None, ghost_waits: np.ndarray | None) -> None:
-        self._observe_positions()
-
-    def _observe_positions(self) -> None:
+    def _observe(self, agent_waits: np.ndarray | None = None, ghost_waits: np.ndarray | None = None) -> None:
+        """Gather every observing side's observations from the games' positions alone (the
+        engine's flags of who waits are not read)."""
         for side in self._sides:
             self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side])
 
