@@ -24,6 +24,14 @@ which is the target's baseline.
 
 Target: at 4,096 games the JAX engine's steps/s at least equal the NumPy engine's
 (without the sensor).
+
+Teams: the agent against a chasing team of ``k = 2`` and ``3`` ghosts on a generated 7x7 map, 4,096
+games, the JAX engine's computed path (:mod:`gridghost.jax.team`) against the NumPy engine's team
+(``BatchedGame(n, ghosts=k)``, without the sensor) on the same map and encoding; where that NumPy
+engine does not serve teams, against its one-ghost game on the same map (the table says which).
+Target: the JAX team at ``k = 2`` at least equals the NumPy one.
+
+    python benchmarks/jax_throughput.py --teams-only    # the team rows alone
 """
 
 from __future__ import annotations
@@ -43,12 +51,15 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from batched_throughput import batched_rate  # noqa: E402
 
+from gridghost.core.layout import Layout  # noqa: E402
 from gridghost.jax import GridGhostJaxSingle  # noqa: E402
 
 from harness import add_progress_option, interleaved_rates, median_ratio, verdict  # noqa: E402
 
 SIZES = (1, 64, 1_024, 4_096, 65_536)
 TARGET_GAMES = 4_096
+#: The teams' map (generated, with three ghost starts), its name in the table, and the team sizes.
+TEAM_MAP, TEAM_MAP_NAME, TEAM_SIZES = Layout.generate(7, 7, seed=0, ghosts=3), "7x7", (2, 3)
 
 
 class JaxContender:
@@ -113,15 +124,60 @@ def contenders(turns: int) -> tuple[dict[str, Callable[[int], float]], dict[str,
     return table, compiles
 
 
+def numpy_serves_teams() -> bool:
+    """Whether the NumPy engine plays a team (``BatchedGame(n, ghosts=2)``)."""
+    from gridghost.batched import BatchedGame
+
+    try:
+        BatchedGame(1, ghosts=2, layout=TEAM_MAP, obs_type="vector", sensors=[])
+    except (TypeError, ValueError):  # UnsupportedSetting is a ValueError
+        return False
+    return True
+
+
+def team_contenders(turns: int) -> tuple[dict[str, Callable[[int], float]], dict[str, float], dict[str, str]]:
+    """The team rows: name -> rate, compile times, and each JAX row's NumPy baseline."""
+    table: dict[str, Callable[[int], float]] = {}
+    compiles: dict[str, float] = {}
+    baselines: dict[str, str] = {}
+    games, calls = TARGET_GAMES, max(3, min(-(-turns // TARGET_GAMES), 3_000))
+    teams = numpy_serves_teams()
+    for k in TEAM_SIZES:
+        numpy_k = k if teams else 1
+        baseline = f"NumPy ghosts={numpy_k} {TEAM_MAP_NAME}({games:,})"
+        if baseline not in table:
+            table[baseline] = (lambda seed, numpy_k=numpy_k: batched_rate(
+                games, turns, seed, "vector", sensors=[], layout=TEAM_MAP, **({"ghosts": numpy_k} if teams else {})))
+        env = GridGhostJaxSingle(obs_type="vector", max_episode_steps=100, ghosts=k, layout=TEAM_MAP)
+        contender = JaxContender(env, games, calls, False)
+        name = f"JAX ghosts={k} {TEAM_MAP_NAME}({games:,})"
+        table[name], compiles[name], baselines[name] = contender.rate, contender.compile_seconds, baseline
+    return table, compiles, baselines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the interleaved rounds and print rates, ratios and the verdict; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is printed)")
     parser.add_argument("--turns", type=int, default=2_000_000, help="steps (games x calls) per contender per round")
+    parser.add_argument("--teams-only", action="store_true", help="only the team rows")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.turns < 1:
         parser.error("--rounds and --turns must be >= 1")
+    teams, team_compiles, baselines = team_contenders(args.turns)
+    rates = interleaved_rates(teams, args.rounds, args.progress)
+    print(f"Teams: the agent against a chasing team, random actions, a {TEAM_MAP_NAME} map, vector obs, no sensor; "
+          f"process "
+          f"CPU time, {args.rounds} interleaved rounds")
+    print(f"{'contender':<34} {'steps/s':>12} {'vs NumPy':>9}  {'compile s':>9}  target")
+    for name in teams:
+        ratio = f"{median_ratio(rates, name, baselines[name]):>8.2f}x" if name in baselines else " " * 9
+        note = verdict(median_ratio(rates, name, baselines[name]), 1.0) if name.startswith("JAX ghosts=2") else ""
+        compile_time = f"{team_compiles[name]:9.1f}" if name in team_compiles else " " * 9
+        print(f"{name:<34} {statistics.median(rates[name]):>12,.0f} {ratio}  {compile_time}  {note}")
+    if args.teams_only:
+        return 0
     table, compiles = contenders(args.turns)
     rates = interleaved_rates(table, args.rounds, args.progress)
     print(f"JAX engine against the NumPy batched engine: full turns (agent move + chasing ghost), random actions, "

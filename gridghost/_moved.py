@@ -53,7 +53,13 @@ MOVED: dict[str, str] = {
 
 #: Modules of later releases folded into another module (0.3.0: the team kernel into the one
 #: kernel), each with its new home; they answer as the old flat paths do.
-FOLDED: dict[str, str] = {"gridghost.core.team": "gridghost.core.game"}
+FOLDED: dict[str, str] = {
+    "gridghost.core.team": "gridghost.core.game",
+    # 0.4.0: the team twins of the env modules, merged into the modules that serve every team size
+    "gridghost.envs.teams": "gridghost.envs.aec",
+    "gridghost.envs.team_aec": "gridghost.envs.aec",
+    "gridghost.envs.team_gym": "gridghost.envs.single_agent",
+}
 #: Every old module path with its new home.
 HOMES: dict[str, str] = {**MOVED, **FOLDED}
 
@@ -75,6 +81,12 @@ RENAMED: dict[str, str] = {
     for module in ("gridghost.core", "gridghost.core.team")
     for old, new in (("TeamGame", "gridghost._moved.team_game"), ("TeamState", "gridghost.core.rules.GameState"),
                      ("TeamTransitions", "gridghost.core.game.Transitions"))
+} | {
+    # 0.4.0: one AEC env class and one Gymnasium view serve every team size
+    "gridghost.envs.teams.TeamPlay": "gridghost.envs.aec.GridGhostEnv",
+    "gridghost.envs.team_aec.TeamGridGhostEnv": "gridghost.envs.aec.GridGhostEnv",
+    "gridghost.envs.team_aec.CheckedTeamGridGhostEnv": "gridghost.envs.aec.CheckedGridGhostEnv",
+    "gridghost.envs.team_gym.TeamGymEnv": "gridghost.envs.single_agent.GridGhostGymEnv",
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from gridghost.core.layout import Layout
 from gridghost.testing import jax_views
 
 try:
@@ -37,11 +38,31 @@ VIEWS: dict[str, Callable[[], Any]] = {
     "agent-vs-chase": lambda: GridGhostJaxSingle("agent", max_episode_steps=6),
     "ghost-vs-random-grid": lambda: GridGhostJaxSingle("ghost", obs_type="grid"),
 }
+#: A 6x6 map with three ghost starts, for the teams' views.
+TEAM_MAP = Layout.generate(6, 6, seed=0, ghosts=3)
+TEAM_VIEWS: dict[str, Callable[[], Any]] = {
+    "both-sides-k2": lambda: GridGhostJax(ghosts=2, layout=TEAM_MAP, max_cycles=6),
+    "both-sides-k3-exploring-starts": lambda: GridGhostJax(ghosts=3, layout=TEAM_MAP, explore_starts=0.5),
+    "agent-vs-chasing-team-k2": lambda: GridGhostJaxSingle("agent", ghosts=2, layout=TEAM_MAP, max_episode_steps=6),
+    "agent-vs-random-team-k3": lambda: GridGhostJaxSingle("agent", ghosts=3, layout=TEAM_MAP, opponent="random"),
+    "team-vs-random-agent-k2": lambda: GridGhostJaxSingle("ghosts", ghosts=2, layout=TEAM_MAP),
+    "team-vs-random-agent-k3": lambda: GridGhostJaxSingle("ghosts", ghosts=3, layout=TEAM_MAP, max_episode_steps=6),
+}
+#: The team views the jax group runs by default (each side, k = 2 and 3); the others run with -m slow
+#: (a k = 3 kernel check walks 64 joint answers per game and step).
+TEAM_DEFAULT = ("both-sides-k2", "both-sides-k3-exploring-starts", "agent-vs-chasing-team-k2",
+                "team-vs-random-agent-k3")
 
 
 @pytest.mark.parametrize("name", VIEWS)
 def test_the_jax_views_conform(name: str) -> None:
     jax_views.jax_conformance(VIEWS[name])
+
+
+@pytest.mark.parametrize("name", [name if name in TEAM_DEFAULT else pytest.param(name, marks=pytest.mark.slow)
+                                  for name in TEAM_VIEWS])
+def test_the_jax_team_views_conform(name: str) -> None:
+    jax_views.jax_conformance(TEAM_VIEWS[name])
 
 
 class Wrapped:

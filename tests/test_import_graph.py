@@ -22,12 +22,7 @@ PACKAGE = Path(gridghost.__file__).parent
 #: Cycles that are being closed elsewhere, each as its modules in import order (the first
 #: imports the second, ..., the last imports the first). Empty it once they are gone: the test
 #: then holds the package to no cycle at all.
-KNOWN: set[tuple[str, ...]] = {
-    # the AEC env builds the team env, which subclasses it
-    ("gridghost.envs.aec", "gridghost.envs.teams", "gridghost.envs.team_aec"),
-    # the one-ghost Gymnasium view hands a team to its subclass, the team's view
-    ("gridghost.envs.single_agent", "gridghost.envs.team_gym"),
-}
+KNOWN: set[tuple[str, ...]] = set()
 
 
 def module_name(path: Path, package: Path) -> str:

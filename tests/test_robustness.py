@@ -561,7 +561,7 @@ def _file(tmp_path: Any, name: str, content: str | bytes) -> str:
 def test_a_json_map_file_holding_a_string_is_refused_not_followed(tmp_path: Any) -> None:
     import json
 
-    from gridghost.maps.levels import map_source
+    from gridghost.maps.sources import map_source
 
     looping = tmp_path / "self.json"
     looping.write_text(json.dumps(str(looping)), encoding="utf-8")  # recursed until RecursionError
@@ -601,7 +601,7 @@ def test_every_map_file_error_is_a_value_error_naming_the_file_and_layout(tmp_pa
 
 
 def test_map_files_too_large_or_unreadable_are_named(tmp_path: Any) -> None:
-    from gridghost.maps.levels import MAX_MAP_FILE_BYTES, resolve_layout
+    from gridghost.maps.sources import MAX_MAP_FILE_BYTES, resolve_layout
 
     huge = tmp_path / "huge.txt"
     with huge.open("wb") as file:

@@ -442,7 +442,8 @@ def test_the_np_random_of_the_env_is_the_games_generator() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        (dict(controlled="referee"), ValueError, "unknown controlled 'referee'; accepted: \\['agent', 'ghost'\\]"),
+        (dict(controlled="referee"), ValueError,
+         "unknown controlled 'referee'; accepted: \\['agent', 'ghost', 'ghosts'\\]"),
         (dict(opponent="sleepy"), ValueError,
          r"unknown opponent 'sleepy'; accepted: \['chase', 'minimax', 'optimal', 'random'\]"),
         (dict(opponent=42), TypeError, "^opponent must be a policy name"),

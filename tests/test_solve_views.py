@@ -147,7 +147,7 @@ def test_a_minimax_ghost_opponent_plays_its_solved_moves(opponent) -> None:
             if env.terminations["ghost"]:
                 break
             before = env.game_state
-            duel._opponent_move()
+            duel._carry_out(duel._answer(before))
             want = game.ghost_action(env.board.position(before.agent), env.board.position(before.ghost))
             assert env.game_state == env.kernel.ghost_step(before, want)
             answered += 1

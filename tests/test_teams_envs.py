@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import pickle
 import warnings
 from collections import Counter
@@ -24,8 +25,6 @@ from gridghost.envs.aec import CheckedGridGhostEnv, GridGhostEnv
 from gridghost.envs.compat import AgentInterface
 from gridghost.envs.parallel import _BothObserve
 from gridghost.envs.single_agent import GridGhostGymEnv
-from gridghost.envs.team_aec import CheckedTeamGridGhostEnv, TeamGridGhostEnv
-from gridghost.envs.team_gym import TeamGymEnv
 from gridghost.sensing.observations import grid_channels, make_observations, vector_slots
 
 ENV_ID = "gridghost/GridGhost-v1"
@@ -81,7 +80,7 @@ def test_pettingzoo_api_and_seed_tests_pass_for_a_team(k: int) -> None:
 
 def test_the_suite_catches_a_team_env_whose_ghosts_move_one_by_one() -> None:
     # the suite can fail on a team: a ghost that moved before its teammates chose breaks the kernel check
-    class OneByOne(TeamGridGhostEnv):
+    class OneByOne(GridGhostEnv):
         def step(self, action: Any) -> None:
             name = self.agent_selection
             super().step(action)
@@ -168,9 +167,26 @@ def test_ghosts_may_share_a_cell() -> None:
     assert ghosts_plane.sum() == 1.0 and ghosts_plane[0, 3] == 1.0
 
 
+@pytest.mark.parametrize(("old", "name", "now"), [
+    ("gridghost.envs.team_aec", "TeamGridGhostEnv", GridGhostEnv),
+    ("gridghost.envs.team_aec", "CheckedTeamGridGhostEnv", CheckedGridGhostEnv),
+    ("gridghost.envs.teams", "TeamPlay", GridGhostEnv),
+    ("gridghost.envs.team_gym", "TeamGymEnv", GridGhostGymEnv),
+])
+def test_the_team_env_classes_import_from_their_old_places_as_the_one_class_with_a_warning(
+        old: str, name: str, now: type) -> None:
+    module = importlib.import_module(old)
+    new = rf"{now.__module__}.{now.__name__}".replace(".", r"\.")
+    message = rf"{old}\.{name} is deprecated: use {new} \(removed in gridghost"
+    with pytest.warns(DeprecationWarning, match=message):
+        assert getattr(module, name) is now
+    # one class for every team size, chosen by no switch
+    assert "__new__" not in vars(GridGhostEnv) and "__new__" not in vars(GridGhostGymEnv)
+
+
 def test_a_team_envs_agents_spaces_state_and_cycles() -> None:
     env = gridghost.env(layout=OPEN, ghosts=3, max_cycles=2)
-    assert type(env) is CheckedTeamGridGhostEnv and type(gridghost.raw_env(layout=OPEN, ghosts=2)) is TeamGridGhostEnv
+    assert type(env) is CheckedGridGhostEnv and type(gridghost.raw_env(layout=OPEN, ghosts=2)) is GridGhostEnv
     assert env.possible_agents == ["agent", "ghost_0", "ghost_1", "ghost_2"]
     assert env.state_space.shape == (5, 5, 6)
     env.reset(seed=1)
@@ -178,7 +194,7 @@ def test_a_team_envs_agents_spaces_state_and_cycles() -> None:
     order = [name for name in env.agent_iter(8) if env.step(None if any(env.last()[2:4]) else UP) is None]
     assert order == ["agent", "ghost_0", "ghost_1", "ghost_2"] * 2
     assert env.cycles == 2 and all(env.truncations.values())
-    assert type(pickle.loads(pickle.dumps(env))) is CheckedTeamGridGhostEnv
+    assert type(pickle.loads(pickle.dumps(env))) is CheckedGridGhostEnv
 
 
 def test_a_team_envs_numeric_infos_per_ghost() -> None:
@@ -213,7 +229,7 @@ def test_a_bad_ghost_action_changes_nothing_in_the_aec_env() -> None:
     for bad in (4, -1, "up", None, 1.5):
         with pytest.raises((TypeError, ValueError)):
             env.step(bad)
-    assert env.agent_selection == "ghost_1" and env._held == [LEFT]
+    assert env.agent_selection == "ghost_1" and env._held == (LEFT,)
 
 
 # -- the parallel env -------------------------------------------------------------------------------
@@ -228,7 +244,7 @@ def test_a_parallel_step_moves_the_whole_team_and_refuses_actions_for_the_wrong_
                            ({"ghost_0": LEFT, "ghost_1": UP, "ghost_2": 0}, "unknown sides")):
         with pytest.raises(ValueError, match=match):
             env.step(actions)
-        assert env.aec_env.game_state == before and env.aec_env._held == []
+        assert env.aec_env.game_state == before and env.aec_env._held == ()
     _, rewards, *_, infos = env.step({"agent": 0, "ghost_0": LEFT, "ghost_1": UP})
     assert env.aec_env.game_state.ghosts == env.aec_env.kernel.ghosts_step(before, (LEFT, UP)).ghosts
     assert rewards == {"agent": 0.0, "ghost_0": 0.0, "ghost_1": 0.0}
@@ -238,7 +254,7 @@ def test_a_parallel_step_moves_the_whole_team_and_refuses_actions_for_the_wrong_
 # -- the Gymnasium view -----------------------------------------------------------------------------
 def test_the_agent_plays_against_a_chasing_team() -> None:
     env = gymnasium.make(ENV_ID, layout=OPEN, ghosts=2, slip_probability=0.0)
-    assert type(env.unwrapped) is TeamGymEnv and env.action_space == gymnasium.spaces.Discrete(4)
+    assert type(env.unwrapped) is GridGhostGymEnv and env.action_space == gymnasium.spaces.Discrete(4)
     env.reset(seed=0)
     game = env.unwrapped.game
     kernel: Game = game.kernel

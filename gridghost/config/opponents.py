@@ -15,6 +15,8 @@ exact solver's players, which decide from the state and are built per game
 
 from __future__ import annotations
 
+import collections
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +28,7 @@ from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import POLICY_NAMES
 from gridghost.core.rules import Board, GameState, Side
 from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
+from gridghost.planning.solve import solve_agent, solve_game
 from gridghost.sensing.observations import make_observations
 
 #: The opponent a one-sided view plays against when none is given, by the side that learns.
@@ -113,3 +116,78 @@ def planned_opponent(opponent: Any, game: Game, side: Side, argument: str = "opp
     if is_planner(opponent):
         return check_state_policy(opponent, game, side, argument)
     return None
+
+
+#: The opponents of a team game's single-agent view by name, per learner (the agent against a
+#: team, or the team against an agent): scripted ones, and the solver's (:func:`team_planner`).
+TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax"),
+                                              "ghosts": ("random", "minimax", "optimal")}
+#: The opponent a team game's learner faces when none is given.
+TEAM_DEFAULT_OPPONENTS: dict[str, str] = {AGENT: "chase", "ghosts": "random"}
+
+
+def team_planner(name: str, kernel: Any, side: Side) -> Callable[[Any], Any]:
+    """The solver's player ``name`` of ``side`` on ``kernel``, as a function of the state: an int
+    for the agent, the team's ``k`` actions for the ghosts.
+
+    A one-ghost game's is :func:`planned_opponent`'s table. A team's comes from the team solver
+    (:mod:`gridghost.planning.solve`): ``"minimax"`` is either side's policy in the zero-sum team
+    game (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response
+    to the chasing team (:func:`~gridghost.planning.solve_agent`), as for one ghost, where
+    it is the agent's best response to the chasing ghost. A team's tables are solved once per
+    game and kept for the next env on the same game.
+
+    Raises:
+        ValueError: a name the solver has no player of for ``side`` (``"optimal"`` for the
+            ghosts), or a team too large for the solver's memory budget.
+    """
+    if getattr(kernel, "ghosts", 1) > 1:
+        if side == Side.GHOST and name != "minimax":
+            raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
+        table, ghosts = _team_table(kernel, name, side), kernel.ghosts
+    else:
+        policy = planned_opponent(name, kernel, side)
+        assert policy is not None  # a solver's name
+        table, ghosts = policy.table.tobytes(), 1
+    if side == Side.AGENT:
+        return functools.partial(_table_action, table, kernel.num_cells)
+    return functools.partial(_table_joint, table, kernel.num_cells, ghosts)
+
+
+#: The team solver's tables by game and player, the most recently used last (a few: each is a
+#: byte per joint state).
+_TEAM_TABLES: collections.OrderedDict[tuple[Any, ...], bytes] = collections.OrderedDict()
+_TEAM_TABLES_KEPT = 8
+
+
+def _team_table(kernel: Game, name: str, side: Side) -> bytes:
+    """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
+    (agent cell, then each ghost's): the agent's action, or the team's joint move."""
+    key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
+    table = _TEAM_TABLES.pop(key, None)
+    if table is None:
+        if side == Side.AGENT and name == "optimal":
+            actions = solve_agent(game=kernel, ghost="chase").policy
+        else:
+            solution = solve_game(game=kernel)
+            actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
+        # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
+        table = np.asarray(actions).astype(np.uint8).tobytes()
+        if len(_TEAM_TABLES) >= _TEAM_TABLES_KEPT:
+            _TEAM_TABLES.popitem(last=False)
+    _TEAM_TABLES[key] = table
+    return table
+
+
+def _table_action(table: bytes, cells: int, state: Any) -> int:
+    """The table's entry of ``state``: indexed by the agent's cell, then each ghost's."""
+    index = state.agent
+    for cell in state.ghosts:
+        index = index * cells + cell
+    return table[index]
+
+
+def _table_joint(table: bytes, cells: int, ghosts: int, state: Any) -> tuple[int, ...]:
+    """The team's moves in ``state`` of a table of joint moves (two bits a ghost)."""
+    joint = _table_action(table, cells, state)
+    return tuple(joint >> 2 * ghost & 3 for ghost in range(ghosts))

@@ -180,11 +180,11 @@ class GameSpec:
     ghosts: int = setting(
         1, unit="ghosts", doc="the ghost team's size; the ghosts move together and start on the map's ghost starts",
         check=check_ghosts, accepts=f"an int in 1..{MAX_GHOSTS}",
-        served={"jax": (1,), "evaluate": (1,)})
+        served={"evaluate": (1,)})
     ghost_credit: str = setting(
         "team", doc="teams: who a capture pays, every ghost ('team') or the ghosts on the agent's cell ('catcher')",
         check=lambda value, argument: check_choice(value, argument, CREDITS), accepts=" / ".join(CREDITS),
-        served={"jax": DEFAULT_ONLY, "evaluate": DEFAULT_ONLY})
+        served={"evaluate": DEFAULT_ONLY})
     obs_type: str = setting(
         "dict", doc="the observation encoding", check=lambda value, argument: check_choice(value, argument, OBS_TYPES),
         accepts=" / ".join(OBS_TYPES), encoder=True,

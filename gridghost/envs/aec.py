@@ -3,14 +3,15 @@
 | Import             | ``import gridghost; env = gridghost.env()``                       |
 |--------------------|-------------------------------------------------------------------|
 | Agents             | ``["agent", "ghost"]``, agent first; ``["agent"]`` if no ghost    |
-| Teams              | ``ghosts=k``: ``["agent", "ghost_0", ...]`` (:mod:`gridghost.envs.teams`)|
+| Teams              | ``ghosts=k``: ``["agent", "ghost_0", ...]`` (see Teams below)     |
 | Actions            | Discrete(4): 0 left, 1 down, 2 right, 3 up (both sides)           |
 | Observations       | ``"dict"``: each side's reference dict; ``"vector"``: float32 Box;|
 |                    | ``"belief"``: the agent's dict plus its belief filter's map;      |
 |                    | ``"belief_vector"``: the vector plus a belief map; ``"grid"``:    |
 |                    | float32 planes ``C x rows x cols`` (or an egocentric window);     |
 |                    | ``"text"``: an English description (``Text``)                     |
-| State              | int8 ``rows x cols x 4``: agent, ghost, goals, ghost-to-move      |
+| State              | int8 ``rows x cols x (k + 3)``: agent, each ghost, goals,         |
+|                    | ghost-to-move (``rows x cols x 4`` for one ghost)                 |
 | Parallel API       | :func:`gridghost.parallel_env`: the same turn-based game, both     |
 |                    | sides observing at every half-turn (:mod:`gridghost.envs.parallel`)    |
 
@@ -105,6 +106,20 @@ Rendering
     ``"ansi"`` returns the text picture. See :mod:`gridghost.drawing`. ``close()`` closes the window;
     rendering afterwards opens a new one.
 
+Teams (``ghosts=k``, ``k >= 2``; the rules are :class:`~gridghost.core.game.Game`'s)
+    Agents ``["agent", "ghost_0", ..., "ghost_{k-1}"]``, in turn order. The agent moves (with
+    slip); then each ghost chooses a move in turn. A ghost's choice is held until the last
+    ghost has chosen, and the team's moves then take effect together: every ghost observes the
+    state before the team's move, none sees a teammate's choice of this turn, and a held
+    ghost's step rewards nobody (every reward of that step is 0; the infos stay). Holding is
+    nothing for one ghost, whose choice is the last. Every ghost gets the team's reward (with
+    ``ghost_credit="catcher"`` a capture pays only the ghosts on the agent's cell). The infos
+    have the one-ghost keys, with ``to_move`` and ``mover`` 1 for the team; ``distance`` is a
+    ghost's own shortest path to the agent, the agent's to its nearest ghost;
+    ``action_mask`` the info's own agent's. Two keys follow: ``ghost_distances``
+    (``int64[k]``) and ``catchers`` (``int8[k]``, 1 for each ghost on the agent's cell once it
+    is caught). ``reference_infos=True`` and ``expert`` serve one ghost and are refused.
+
 Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
     ``max_cycles=None`` and ``use_ghost=False`` added with the single-agent views;
@@ -141,7 +156,6 @@ from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
 from gridghost.envs.rendering import EnvRendering
-from gridghost.envs.teams import team_class
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
 from gridghost.sensing.sensors import Sensor
@@ -156,14 +170,16 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
-#: The turn rule (:mod:`gridghost.core.episode`) tabulated for the hot path: after the agent's
-#: half-turn (per ``use_ghost``) and after the ghost's, ``(the side to move next, cycles completed)``.
-_TURNS: dict[tuple[int, bool], tuple[str, int]] = {
-    (side, use_ghost): (AGENTS[next_mover(side, use_ghost)], int(count_cycles(0, next_mover(side, use_ghost))))
-    for side in (Side.AGENT, Side.GHOST) for use_ghost in (False, True)
+#: The turn rule (:mod:`gridghost.core.episode`) after the team's half-turn, for the hot path: the
+#: side to move next, the cycles completed and the agent to move next (the agent's: the env's
+#: ``_after_agent``, per ``use_ghost``).
+_AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(Side.GHOST))), AGENT)
+#: Settings that serve one ghost only, with what their refusal for a team says.
+_ONE_GHOST_SETTINGS = {
+    "reference_infos": "the reference's infos describe one ghost; teams publish numeric infos (leave it False)",
+    "expert": "the expert's tables are the one-ghost solver's; the team solver's expert is not wired yet "
+              "(leave it None)",
 }
-_AFTER_AGENT = {use_ghost: _TURNS[Side.AGENT, use_ghost] for use_ghost in (False, True)}
-_AFTER_GHOST = _TURNS[Side.GHOST, True]
 _BEFORE_RESET, _EPISODE_OVER = BEFORE_RESET, EPISODE_OVER
 #: Attributes that exist only once an episode has started.
 _EPISODE_ATTRIBUTES = frozenset(
@@ -228,11 +244,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         "is_parallelizable": False,
     }
 
-    def __new__(cls, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
-                **settings: Any) -> GridGhostEnv:
-        # ghosts > 1 plays on the class's team variant, chosen once: the one-ghost hot path knows nothing of teams
-        return super().__new__(team_class(cls, spec, settings))
-
     def __init__(self, render_mode: str | None = None, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
         super().__init__()
@@ -240,6 +251,10 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         #: Every setting of this game, resolved; ``gridghost.env(spec=env.config)`` (or its
         #: ``to_dict()``) builds the same game. Read and checked in one place, ``resolve``.
         self.config = config = resolve(spec, **settings)
+        if config.ghosts > 1:
+            for name, why in _ONE_GHOST_SETTINGS.items():
+                if getattr(config, name) not in (None, False):
+                    raise ValueError(f"{name}={getattr(config, name)!r} with ghosts={config.ghosts}: {why}")
         self.slip = config.slip
         #: The map generator drawing this env's map at every reset, or ``None`` for a fixed map.
         self.maps: MapGenerator | None = config.layout if isinstance(config.layout, MapGenerator) else None
@@ -261,15 +276,12 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
-        self._half_turn_rewards = {
-            name: tuple(self.kernel.rewards(mover, outcome) for outcome in Outcome) for name, mover in SIDE_OF.items()
-        }
         if isinstance(config.belief_filter, (dict, BeliefFilter)):  # as the first map's filter reads it
             self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
         self.observation_spaces = self._spaces_of(self._encoder)
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
-        self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, 4), dtype=np.int8)
+        self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, self.ghosts + 3), dtype=np.int8)
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._game: GameState | None = None
@@ -281,7 +293,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._map_rng: np.random.Generator | None = None
         self._filter_seeds: np.random.SeedSequence | None = None
         self._cycles = 0
-        self._ghost_action: int | None = None  # the ghost's last move, for the status panel
+        self._held: tuple[int, ...] = ()  # the ghosts' choices of this turn, held until the last ghost's
+        self._ghost_action: int | tuple[int, ...] | None = None  # the ghosts' last moves, for the status panel
         # The agent's last (intended action, moves) and the readings and estimate after it.
         self._last_move: tuple[int, tuple[int, ...]] | None = None
         self._readings: dict[str, Any] = {}
@@ -339,33 +352,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         """
         return _per_agent(self.action_spaces, agent)
 
-    # -- the game as the world sees it ---------------------------------------------------------
-    @property
-    def game_state(self) -> GameState:
-        """The current :class:`~gridghost.core.rules.GameState`.
-
-        Raises:
-            RuntimeError: before the first ``reset``.
-        """
-        if self._game is None:
-            raise RuntimeError(_BEFORE_RESET)
-        return self._game
-
-    @property
-    def agent_pos(self) -> tuple[int, int]:
-        """The agent's ``(row, col)``."""
-        return self.board.position(self.game_state.agent)
-
-    @property
-    def ghost_pos(self) -> tuple[int, int]:
-        """The ghost's ``(row, col)``."""
-        return self.board.position(self.game_state.ghost)
-
-    @property
-    def cycles(self) -> int:
-        """Cycles completed in this episode (one per ghost move)."""
-        return self._cycles
-
     # -- AEC API --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode.
@@ -391,6 +377,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         game = self.kernel.initial_state()
         self._game = game
         self._cycles = 0
+        self._held = ()
         self._ghost_action = None
         names = self.possible_agents
         self.agents = list(names)
@@ -444,24 +431,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         except KeyError:
             raise RuntimeError(_EPISODE_OVER) from None
 
-    def state(self) -> np.ndarray:
-        """The global state: ``int8`` array ``rows x cols x 4``.
-
-        Channels: 0 the agent's cell, 1 the ghost's cell, 2 goal cells, 3 all ones when the ghost
-        moves next (all zeros once the game has ended).
-
-        Raises:
-            RuntimeError: before the first ``reset``.
-        """
-        game = self.game_state
-        grid = np.zeros(self.state_space.shape, dtype=np.int8)
-        grid[(*self.board.position(game.agent), 0)] = 1
-        grid[(*self.board.position(game.ghost), 1)] = 1
-        for goal in self.layout.goals:
-            grid[(*goal, 2)] = 1
-        grid[:, :, 3] = game.turn == Side.GHOST and game.outcome == _ONGOING
-        return grid
-
     def step(self, action: int | None) -> None:
         """Carry out the selected agent's move (``None`` for a terminated or truncated agent).
 
@@ -490,34 +459,47 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
                 belief_filter.predict(action)
                 belief_filter.update(readings)
                 self._estimate = belief_filter.estimate()
-            next_turn, counted = _AFTER_AGENT[self.use_ghost]
+            mover = AGENT
+            next_turn, counted, self.agent_selection = self._after_agent
         else:
-            game = self._ghost_step(game, action)
-            self._ghost_action = action
-            next_turn, counted = _AFTER_GHOST
+            chosen: Any = action  # the kernel takes one ghost's move as an int, a team's as a tuple
+            if self._team_size > 1:  # a choice is held until the last ghost's: nothing for one ghost
+                chosen = (*self._held, action)
+                if len(chosen) < self._team_size:  # nothing moves yet
+                    self._held = chosen
+                    self.agent_selection = self.possible_agents[len(chosen) + 1]
+                    self._cumulative_rewards[agent] = 0.0
+                    self.rewards = dict.fromkeys(self.possible_agents, 0.0)
+                    return
+                self._held = ()
+            game = self._ghost_step(game, chosen)
+            self._ghost_action = chosen
+            mover = GHOST
+            next_turn, counted, self.agent_selection = _AFTER_GHOST
         if counted:
             self._cycles += counted
         self._game = game
-        self.agent_selection = next_turn
 
         outcome = game.outcome
         if outcome != _ONGOING:
             self.terminations = dict.fromkeys(self.possible_agents, True)
         elif self._cycles >= self._cycle_limit:  # episode.truncated for a game that goes on, compiled
             self.truncations = dict.fromkeys(self.possible_agents, True)
-        agent_reward, ghost_reward = self._half_turn_rewards[agent][outcome]
+        shared = self._shared_rewards
+        if shared is not None:  # the team's credit: every ghost's reward is the team's
+            rewards = shared[mover][outcome].copy()
+        else:  # the catcher's credit (a team's): a capture pays the ghosts on the agent's cell
+            kernel: Any = self.kernel
+            rewards = dict(zip(self.possible_agents, (kernel.rewards(SIDE_OF[mover], outcome)[0],
+                                                      *kernel.ghost_rewards_of(SIDE_OF[mover], game)), strict=True))
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0  # the mover has seen its reward in last()
-        cumulative[AGENT] += agent_reward
-        if self.use_ghost:
-            self.rewards = {AGENT: agent_reward, GHOST: ghost_reward}
-            cumulative[GHOST] += ghost_reward
-        else:
-            self.rewards = {AGENT: agent_reward}
-        self._publish(game, next_turn, agent)
+        for name, reward in rewards.items():
+            cumulative[name] += reward
+        self.rewards = rewards
+        self._publish(game, next_turn, mover)
         if self.render_mode == "human":
             self.render()
-
 
 
 GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)

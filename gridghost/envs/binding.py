@@ -10,21 +10,29 @@ attributes the game loop reads.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from gridghost.config.parts import build_map_parts, recent_map
+from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, MAP_STREAM
-from gridghost.core.rules import SIDE_OF, GameState
+from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM, ghost_names
+from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
 
 #: What a step or an observation before the first reset, and after the last dead step, raises.
 BEFORE_RESET = "the env has no state before reset(); call reset() first"
 EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
+
+
+#: The turn rule (:mod:`gridghost.core.episode`) after the agent's half-turn, per ``use_ghost``:
+#: ``(the side to move next, cycles completed)``.
+_AFTER_AGENT = {use_ghost: (AGENTS[next_mover(0, use_ghost)], int(count_cycles(0, next_mover(0, use_ghost))))
+                for use_ghost in (False, True)}
 
 
 class _MapComponents(NamedTuple):
@@ -58,6 +66,11 @@ class MapBinding:
     _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
     config: Any
     maps: Any
+    kernel: Any
+    _encoder: Any
+    _team_size: int
+    _agent_step: Callable[[Any, int, np.random.Generator], tuple[Any, tuple[int, ...]]]
+    _ghost_step: Callable[[Any, Any], Any]
 
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
@@ -78,19 +91,37 @@ class MapBinding:
 
     def _agent_names(self) -> list[str]:
         """The agents' names, in turn order (the env's ``possible_agents``, set once in its constructor)."""
-        return list(AGENTS) if self.config.use_ghost else [AGENT]
+        if not self.config.use_ghost:
+            return [AGENT]
+        return [AGENT, *ghost_names(self.config.ghosts)]
+
+    def _observer_key(self, name: str) -> Any:
+        """What the map's encoder names ``name``'s observer by: a side for one ghost, the agent's name for a team."""
+        return SIDE_OF[name] if self.config.ghosts == 1 else name
 
     def _bind_kernel(self) -> None:
-        """Take the hot path's kernel methods and every agent's observer from the map's parts
-        (a team's env takes its own)."""
-        kernel = self.kernel
-        assert isinstance(kernel, Game)  # a team's env binds its own (TeamPlay._bind_kernel)
-        self._agent_step, self._ghost_step = kernel.agent_step, kernel.ghost_step
-        self._observers = {name: self._encoder.observer(SIDE_OF[name]) for name in self.possible_agents}
+        """Take the hot path's kernel methods, the rewards of each half-turn and every agent's
+        observer from the map's parts."""
+        kernel, names = self.kernel, self.possible_agents
+        k = self._team_size = self.config.ghosts
+        self._agent_step = kernel.agent_step
+        self._ghost_step = kernel.ghosts_step if k > 1 else kernel.ghost_step
+        # after the agent's half-turn: the side to move next, the cycles completed, the agent to move next
+        next_side, counted = _AFTER_AGENT[self.config.use_ghost]
+        self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT)
+        self._ghost_names = tuple(names[1:])
+        # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
+        # as {name: reward} by [mover's side name][outcome]; with the catcher's (a team's), computed per half-turn.
+        self._shared_rewards = None if getattr(kernel, "credit", "team") != "team" else {
+            AGENTS[mover]: tuple(dict(zip(names, (kernel.rewards(mover, outcome)[0],
+                                                  *(kernel.rewards(mover, outcome)[1],) * k), strict=False))
+                                 for outcome in Outcome)
+            for mover in Side}
+        self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:
-        """Every agent's observation space of ``encoder``, by agent name (a team's env keys its encoder by name)."""
-        return {name: encoder.space(SIDE_OF[name]) for name in self.possible_agents}
+        """Every agent's observation space of ``encoder``, by agent name."""
+        return {name: encoder.space(self._observer_key(name)) for name in self.possible_agents}
 
     def _build_map(self, layout: Layout) -> _MapComponents:
         """The components of the game on ``layout`` (see :meth:`_use_map`).

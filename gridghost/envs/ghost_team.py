@@ -11,7 +11,7 @@ per ghost (or one shared), against a fixed agent played inside the env.
 Turns: a ``step`` is one cycle of the game, from the team's side: every ghost's move, carried
 out together, then the opponent agent's answer (unless the team's move ended the game). The
 episode starts after the agent's opening move. The loop is the team Gymnasium view's
-(:meth:`TeamGymEnv.ghosts_turn <gridghost.envs.team_gym.TeamGymEnv.ghosts_turn>`), so with the
+(:meth:`Duel.turn <gridghost.envs.duel.Duel.turn>`), so with the
 same settings and seed the two play the same games (state by state); their defaults differ:
 this env takes the plain parallel env's (reference rewards, ``"dict"`` observations,
 ``max_cycles=100``), the Gymnasium view the trainers' (normalised rewards, ``"vector"``
@@ -55,13 +55,13 @@ from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, GHOST
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, _BothObserve
-from gridghost.envs.team_gym import TeamGymEnv
+from gridghost.envs.single_agent import GridGhostGymEnv
 
 #: What ``parallel_env(controlled=...)`` takes besides ``None`` (both sides, the plain parallel env).
 PARALLEL_CONTROLLED: tuple[str, ...] = ("ghosts",)
 
 
-class _TeamTurns(TeamGymEnv):
+class _TeamTurns(GridGhostGymEnv):
     """The team Gymnasium view's turn loop over the plain parallel env's game (the same
     observations and settings, its step limit included)."""
 
@@ -99,7 +99,7 @@ class GhostTeamParallelEnv(ParallelView):
         aec = self._turns.game
         self._view(aec, aec.possible_agents[1:])
         #: The agent's policy, as given (or ``"random"``).
-        self.opponent = self._turns.opponent
+        self.opponent = self._turns.duel.team_opponent
 
     def _start(self, seed: int | None, options: dict[str, Any] | None) -> None:
         """Reset the game and play the opponent agent's opening move."""
@@ -132,7 +132,7 @@ class GhostTeamParallelEnv(ParallelView):
             RuntimeError: before ``reset`` or after the episode ended.
         """
         self._check_actions(actions)
-        rewards = self._turns.ghosts_turn(tuple(actions[name] for name in self.agents))
+        rewards = self._turns.duel.turn(tuple(actions[name] for name in self.agents))
         aec, alive = self.aec_env, self.agents
         observations = {name: aec.observe(name) for name in alive}
         terminations = {name: bool(aec.terminations[name]) for name in alive}

@@ -45,6 +45,8 @@ _EAGER_PUBLISHES = 64
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
 _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
+#: How many of a team's extra info entries the infos keep (see InfoPublisher._team_entries).
+_ENTRIES_KEPT = 4096
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -101,10 +103,12 @@ class InfoPublisher:
     ``_moves_arrays`` of ``actual_moves``), the action masks when infos hold them
     (``_info_masks``), the sensors' latest readings (``_readings``, ``_sensor_keys``), the
     belief filter's estimate (``belief_filter``, ``_estimate``), the expert's tables
-    (``_expert``) and whether the ghost plays (``use_ghost``).
+    (``_expert``) and the ghosts' names (``_ghost_names``).
     """
 
     board: Board
+    #: The ghosts' agent names, in turn order (none without the ghost).
+    _ghost_names: tuple[str, ...]
     use_ghost: bool
     belief_filter: BeliefFilter | None
     infos: dict[str, dict[str, Any]]
@@ -163,6 +167,7 @@ class InfoPublisher:
         self._pending_infos = self._pending_infos if self._pending_infos is None else _NO_INFOS
         self._eager_left = self._eager_left
         self._base_info = None
+        self._entries: dict[tuple[Any, ...], Any] = {}
         if self._templates is None:
             self._templates = {}
 
@@ -206,18 +211,18 @@ class InfoPublisher:
         return entries
 
     def _numeric_infos(self, pending: tuple[Any, ...], side: str | None = None) -> dict[str, Any]:
-        """Both sides' numeric infos of the state :meth:`_publish` kept (``pending``), by side;
-        with ``side``, that side's info alone, its arrays writable copies of its own (what
-        ``writable_copy(env.infos[side])`` gives, without building the other side's: the
-        single-agent views' info)."""
+        """Every agent's numeric info of the state :meth:`_publish` kept (``pending``), by agent
+        name; with ``side`` (an agent's name), that agent's info alone, its arrays writable copies
+        of its own (what ``writable_copy(env.infos[side])`` gives, without building the others':
+        the single-agent views' info)."""
         # one tuple, not arguments: a plain call, which CPython runs without a C round trip
         game, next_turn, mover, last_move, sensor_info, estimate = pending
         # the map's: the env builds pending infos before it changes map (_build_pending_infos)
         board, masks, expert = self.board, self._info_masks, self._expert
         base = self._base_info
         if base is None or self._base_of is not sensor_info or self._base_move is not last_move:
-            # the keys in order, with the agent's last move's entries and its readings': both
-            # half-turns of a cycle start from a copy of it, which beats a dict display
+            # the keys in order, with the agent's last move's entries and its readings': every
+            # info of a cycle starts from a copy of it, which beats a dict display
             try:
                 base = self._templates[last_move].copy()  # type: ignore[index]
             except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
@@ -227,8 +232,15 @@ class InfoPublisher:
         info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
-        agent, ghost = game.agent, game.ghost
-        info["distance"] = board.distance[agent][ghost]
+        agent = game.agent
+        team_entries = distances = None
+        cells = game.ghosts
+        if len(cells) == 1:
+            ghost, cells = cells[0], ()
+        if not cells:  # one ghost, the scalar fast path: the agent's distance is the ghost's
+            info["distance"] = board.distance[agent][ghost]
+        else:
+            distances, info["distance"], team_entries = self._team_entries(game, cells, board.distance[agent])
         if game.outcome != _ONGOING:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
@@ -236,32 +248,62 @@ class InfoPublisher:
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
+        if team_entries is not None:
+            info.update(team_entries)
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
+            if side != AGENT:
+                index = self._ghost_names.index(side)
+                if distances is not None:
+                    info["distance"] = distances[index]
+                if masks is not None:
+                    info["action_mask"] = masks[cells[index] if cells else ghost]
             if masks is not None:
-                info["action_mask"] = (masks[ghost] if side == GHOST else masks[agent]).copy()
+                info["action_mask"] = info["action_mask"].copy()
             for key, value in sensor_info.items():
                 if type(value) is np.ndarray:
                     info[key] = value.copy()
             if estimate is not None:
                 info["estimated_pos"] = info["estimated_pos"].copy()
                 info["estimated_cell"] = info["estimated_cell"].copy()
+            if team_entries is not None:
+                for key, value in team_entries.items():
+                    info[key] = value.copy()
             if expert:
                 info["expert_action"] = _expert_action(expert, board, game, next_turn, side)
             return info
-        if not self.use_ghost:
-            if expert:
-                info["expert_action"] = _expert_action(expert, board, game, next_turn, AGENT)
-            return {AGENT: writable_copy(info) if mover is None else info}
-        ghost_info = dict(info)
-        if masks is not None:
-            ghost_info["action_mask"] = masks[ghost]
+        infos = {AGENT: info}
+        for index, name in enumerate(self._ghost_names):  # none without the ghost in the game
+            infos[name] = ghost_info = info.copy()
+            if distances is not None:
+                ghost_info["distance"] = distances[index]
+            if masks is not None:
+                ghost_info["action_mask"] = masks[cells[index] if cells else ghost]
         if expert:
-            info["expert_action"] = _expert_action(expert, board, game, next_turn, AGENT)
-            ghost_info["expert_action"] = _expert_action(expert, board, game, next_turn, GHOST)
+            for name, entry in infos.items():
+                entry["expert_action"] = _expert_action(expert, board, game, next_turn, name)
         if mover is None:  # after a reset: writable copies (see the module docstring)
-            info, ghost_info = writable_copy(info), writable_copy(ghost_info)
-        return {AGENT: info, GHOST: ghost_info}
+            infos = {name: writable_copy(entry) for name, entry in infos.items()}
+        return infos
+
+    def _team_entries(self, game: GameState, cells: tuple[int, ...], row: Any
+                      ) -> tuple[tuple[int, ...], int, dict[str, Any]]:
+        """A team's distances of ``game`` (``row``: the agent's distances): each ghost's to the
+        agent, the agent's to its nearest ghost (-1 when it reaches none), and the team's extra
+        entries (``ghost_distances``, ``catchers``: read-only arrays, kept per value, as a loop
+        that reads every info meets the same few again and again)."""
+        distances = tuple(row[cell] for cell in cells)
+        reachable = [distance for distance in distances if distance >= 0]
+        caught = tuple(game.outcome == Outcome.CAUGHT and cell == game.agent for cell in cells)
+        key = (distances, caught)
+        cache = self._entries
+        team = cache.get(key)
+        if team is None:
+            if len(cache) >= _ENTRIES_KEPT:
+                cache.clear()
+            team = cache[key] = {"ghost_distances": _frozen(np.array(distances, dtype=np.int64)),
+                                 "catchers": _frozen(np.array(caught, dtype=np.int8))}
+        return distances, min(reachable) if reachable else -1, team
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up

@@ -36,7 +36,7 @@ a number.
 
 Teams (``ghosts=k``, ``k >= 2``): the agents are ``agent, ghost_0, ..., ghost_{k-1}``; a step is
 the agent's move or the whole team's simultaneous move (every ghost's action required and
-carried out together, see :mod:`gridghost.envs.teams`), the other side sending its no-op. An
+carried out together, see :mod:`gridghost.envs.aec`), the other side sending its no-op. An
 action for a name that is not an agent of the game (``"ghost"``, ``"ghost_5"``) is refused.
 For the ghosts alone, learning against a fixed agent played inside the env, see
 :func:`gridghost.parallel_env` with ``controlled="ghosts"`` (:mod:`gridghost.envs.ghost_team`).
@@ -66,7 +66,6 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT
 from gridghost.envs.aec import GridGhostEnv, _per_agent
 from gridghost.envs.infos import writable_copy
-from gridghost.envs.teams import TeamPlay, register_team_class
 from gridghost.sensing.observations import WAITING_MASK
 
 #: The parallel view's default ``max_cycles``, in game cycles as everywhere (before 0.4: 200
@@ -78,13 +77,6 @@ class _BothObserve(GridGhostEnv):
     """The AEC game whose encodings say whose turn it is, behind :class:`GridGhostParallelEnv`."""
 
     _both_observe = True
-
-
-class _TeamBothObserve(TeamPlay, _BothObserve):
-    """:class:`_BothObserve` for a team of ghosts (``ghosts >= 2``)."""
-
-
-register_team_class(_BothObserve, _TeamBothObserve)
 
 
 _View = TypeVar("_View", bound="ParallelView")

@@ -1,5 +1,6 @@
-"""The rendering adapter of the AEC env: what :class:`~gridghost.envs.aec.GridGhostEnv` draws, in
-its ``render_mode``, and the status panel under the picture.
+"""The rendering adapter of the AEC env: what :class:`~gridghost.envs.aec.GridGhostEnv` shows of
+its game: the state and the cells its callers read, the global state, the picture it draws in its
+``render_mode``, and the status panel under the picture.
 
 Rendering reads the env's state and draws nothing from its generator, so it never changes the game.
 The pictures themselves are :mod:`gridghost.drawing`'s: the pygame :class:`~gridghost.drawing.Renderer`
@@ -9,7 +10,7 @@ The pictures themselves are :mod:`gridghost.drawing`'s: the pygame :class:`~grid
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -17,18 +18,20 @@ import numpy as np
 from gridghost.config.settings import OUTCOME_INFO_KEYS
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
-from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, describe_moves
+from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, Side, describe_moves
 from gridghost.drawing import Renderer, Status, text_picture
+from gridghost.envs.binding import BEFORE_RESET
 from gridghost.sensing.filters import BeliefFilter
 
 _ONGOING = Outcome.ONGOING
 
 
 class EnvRendering:
-    """The rendering part of :class:`~gridghost.envs.aec.GridGhostEnv` (the env inherits this
-    class): :meth:`render`, :meth:`set_overlay`, :meth:`close` and the status panel. It reads the
-    env's state, annotated below; the env's constructor sets ``_renderer`` and ``_overlay`` to
-    ``None``, and a change of map drops both."""
+    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that shows its game (the env inherits
+    this class): the game's state and the sides' cells, :meth:`state`, :meth:`render`,
+    :meth:`set_overlay`, :meth:`close` and the status panel. It reads the env's attributes,
+    annotated below; the env's constructor sets ``_renderer`` and ``_overlay`` to ``None``, and a
+    change of map drops both."""
 
     metadata: ClassVar[dict[str, Any]]
     render_mode: str | None
@@ -41,16 +44,70 @@ class EnvRendering:
     _cycles: int
     _cycle_limit: float
     _last_move: tuple[int, tuple[int, ...]] | None
-    _ghost_action: int | None
+    _ghost_action: int | tuple[int, ...] | None
+    _game: GameState | None
+    board: Any
+    config: Any
+    state_space: Any
     _readings: dict[str, Any]
 
-    if TYPE_CHECKING:  # the env's own properties, which rendering reads
-        @property
-        def game_state(self) -> GameState: ...
-        @property
-        def agent_pos(self) -> tuple[int, int]: ...
-        @property
-        def ghost_pos(self) -> tuple[int, int]: ...
+    # -- the game as the world sees it ---------------------------------------------------------
+    @property
+    def game_state(self) -> GameState:
+        """The current :class:`~gridghost.core.rules.GameState`.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        if self._game is None:
+            raise RuntimeError(BEFORE_RESET)
+        return self._game
+
+    @property
+    def agent_pos(self) -> tuple[int, int]:
+        """The agent's ``(row, col)``."""
+        return self.board.position(self.game_state.agent)
+
+    @property
+    def ghosts(self) -> int:
+        """The ghost team's size ``k`` (1: the one-ghost game)."""
+        return self.config.ghosts  # type: ignore[no-any-return]
+
+    @property
+    def ghost_positions(self) -> tuple[tuple[int, int], ...]:
+        """Every ghost's ``(row, col)``, in the ghosts' order."""
+        board = self.board
+        return tuple(board.position(cell) for cell in self.game_state.ghosts)
+
+    @property
+    def ghost_pos(self) -> tuple[int, int]:
+        """The ghost's ``(row, col)``; a team's ghost 0's (:attr:`ghost_positions` has every ghost's)."""
+        return self.ghost_positions[0]
+
+    @property
+    def cycles(self) -> int:
+        """Cycles completed in this episode (one per ghost move)."""
+        return self._cycles
+
+    def state(self) -> np.ndarray:
+        """The global state: ``int8`` array ``rows x cols x (k + 3)`` (``rows x cols x 4`` for one ghost).
+
+        Channels: 0 the agent's cell, 1 to k each ghost's cell (in the ghosts' order), then the
+        goal cells, then all ones when the ghosts move next (all zeros once the game has ended).
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        game, board, k = self.game_state, self.board, self.ghosts
+        grid = np.zeros(self.state_space.shape, dtype=np.int8)
+        grid[(*board.position(game.agent), 0)] = 1
+        for index, cell in enumerate(game.ghosts):
+            grid[(*board.position(cell), index + 1)] = 1
+        for goal in self.layout.goals:
+            grid[(*goal, k + 1)] = 1
+        grid[:, :, k + 2] = game.turn == Side.GHOST and game.outcome == _ONGOING
+        return grid
+
 
     def render(self) -> np.ndarray | str | None:
         """Draw the current state in the env's ``render_mode``.
@@ -86,8 +143,8 @@ class EnvRendering:
 
     @property
     def _drawn_ghost(self) -> Any:
-        """What the pictures take as the ghost's cell: :attr:`ghost_pos` (a team's env gives its own)."""
-        return self.ghost_pos
+        """What the pictures take as the ghosts' cells: :attr:`ghost_pos` for one ghost, every ghost's for a team."""
+        return self.ghost_pos if self.ghosts == 1 else self.ghost_positions
 
     def _pygame_renderer(self) -> Renderer:
         """The renderer, created on first use (and again after ``close()``) with the overlay."""
@@ -158,12 +215,18 @@ class EnvRendering:
         )
 
     def _shown_mover(self, turn: int) -> str:
-        """The side to move as the status panel names it."""
-        return AGENTS[turn]
+        """The side to move as the status panel names it (a team's ghosts: ``"ghosts"``)."""
+        return "ghosts" if turn == Side.GHOST and self.ghosts > 1 else AGENTS[turn]
 
     def _shown_ghost_action(self) -> str | tuple[str | None, ...] | None:
-        """The ghost's last move as the status panel shows it (``None`` before its first)."""
-        return None if self._ghost_action is None else ACTION_NAMES[self._ghost_action]
+        """The ghosts' last moves as the status panel shows them: one ghost's name (``None``
+        before its first), a team's tuple of names (a ``None`` per ghost before the first)."""
+        moves = self._ghost_action
+        if isinstance(moves, int):  # one ghost's move
+            return ACTION_NAMES[moves]
+        if moves is None:
+            return None if self.ghosts == 1 else (None,) * self.ghosts
+        return tuple(ACTION_NAMES[move] for move in moves)
 
     def close(self) -> None:
         """Close the render window, if one is open, and release the renderer's pygame objects.

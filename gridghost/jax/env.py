@@ -10,6 +10,8 @@
 |               | where a game ended (both sides: at the end of its turn); ``step_env`` never resets  |
 | Batches       | ``batch_reset``/``batch_step``: N games from one key (the fast path), or            |
 |               | ``jax.vmap`` of the per-game functions over keys and states; ``jax.jit`` anything   |
+| Teams         | ``ghosts=k >= 2``: the state holds the cells, each step computes its half-turn with |
+|               | the kernel's rules (:mod:`gridghost.jax.team`); one ghost plays the tables below    |
 
 The functions play the tables of the NumPy batched engine (:class:`gridghost.batched.BatchedGame`,
 built once with the same settings and exported by its ``export_tables``): nothing of the game
@@ -56,6 +58,7 @@ from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core import episode
+from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
@@ -63,6 +66,7 @@ from gridghost.jax.checks import EnvState, _check_moves
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.tables import EnvParams, device_tables
+from gridghost.jax.team import TEAM, TeamBothSides, TeamOneSide, ghosts_of
 
 #: The encodings the JAX engine serves.
 JAX_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["jax"])
@@ -91,16 +95,14 @@ class _Engine(Observing):
         if not isinstance(explore_starts, numbers.Real) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
             raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
-        if explore_starts and controlled == GHOST:
+        if explore_starts and controlled in (GHOST, TEAM):
             raise ValueError("explore_starts places games with the agent to move; a learning ghost alone begins "
                              "after the agent's opening move (use GridGhostJax or controlled='agent')")
         engine_options = {key: options.pop(key) for key in _ENGINE_OPTIONS if key in options}
         #: The game's settings, read and resolved as every view's are.
-        self.spec = engine_spec("jax", spec, options, UnsupportedSetting)
-        #: The NumPy engine whose tables these functions play (one game).
-        self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **engine_options)
+        self.spec: GameSpec = engine_spec("jax", spec, options, UnsupportedSetting)
+        params = self._build(controlled, engine_options)
         self.layouts: tuple[Layout, ...] = self.engine.layouts
-        self.layout, params = device_tables(self.engine.export_tables())
         #: The tables and settings ``reset`` and ``step`` use when given no ``params``.
         self.default_params = params._replace(explore_starts=jnp.float32(explore_starts))
         # the tables known to be this view's: its own, and those of the last params found equal to them
@@ -110,6 +112,14 @@ class _Engine(Observing):
         self._flagged = dict(self.layout.flagged)
         self._grid = dict(self.layout.grid)
         self._slots(controlled)
+
+    def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
+        """The NumPy engine of one game and its tables on the device (sets :attr:`engine` and
+        :attr:`layout`; returns the params)."""
+        #: The NumPy engine whose tables these functions play (one game).
+        self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **options)
+        self.layout, params = device_tables(self.engine.export_tables())
+        return params
 
     # -- the draws -----------------------------------------------------------------------------
     # Every call draws its uniforms at once (one counter-based draw, not a split per use: on CPU
@@ -178,7 +188,7 @@ class _Engine(Observing):
               half: int | None = None) -> Any:
         """``core`` over a batch of games, every game's uniforms from the one ``key``."""
         params = self._checked(states, actions, params, True, half)
-        uniforms = batch_uniforms(key, (states.state.shape[0], draws))
+        uniforms = batch_uniforms(key, (states.steps.shape[0], draws))
         return jax.vmap(core, in_axes=(0, 0, 0, None))(uniforms, states, actions, params)
 
     def batch_reset(self, key: Any, num_games: int, params: EnvParams | None = None) -> tuple[Any, EnvState]:
@@ -238,7 +248,10 @@ class GridGhostJax(_Engine, BothSidesObservations):
     reads ``infos["to_move"]`` to tell whose transition a step was, and trains the ghost on no
     move of a game that ended before it (:func:`gridghost.jax.ppo.make_selfplay` does so).
     Unlike JaxMARL's ``step(key, state, actions, reset_state)``, the fourth argument is
-    ``params`` (the tables), as gymnax passes it.
+    ``params`` (the tables), as gymnax passes it. With ``ghosts=k >= 2`` the sides are
+    ``"agent"`` and ``"ghosts"`` (the team's actions ``int[k]``, rewards ``float[k]``,
+    observations ``[k, D]``, masks ``bool[k, 4]``) and the state a
+    :class:`~gridghost.jax.team.TeamEnvState` (:mod:`gridghost.jax.team`).
 
     Args:
         explore_starts: the probability that a reset starts from a uniformly drawn state of the
@@ -263,6 +276,9 @@ class GridGhostJax(_Engine, BothSidesObservations):
 
     agents: tuple[str, ...] = AGENTS
     num_agents = 2
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJax:
+        return super().__new__(_TeamGridGhostJax if cls is GridGhostJax and _team(kwargs) else cls)
 
     def __init__(self, *, explore_starts: float = 0.0, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
@@ -325,7 +341,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
             over = episode.resets_now(terminated | truncated, env.to_move)  # a game ends its turn in the ghost's half
             env = episode.auto_reset(over, self._reset_core(fresh, params)[1], env, xp=jnp)
         done = terminated | truncated
-        dones = {AGENT: done, GHOST: done, "__all__": done}
+        dones = {**dict.fromkeys(self.agents, done), "__all__": done}
         infos = {"terminated": terminated, "truncated": truncated, "to_move": env.to_move}
         return self._observations(env, params), env, rewards, dones, infos
 
@@ -443,10 +459,12 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     """One side learns against a built-in table (or random) opponent: gymnax's API,
     ``reset(key, params) -> (obs, state)`` and ``step(key, state, action, params) -> (obs, state,
     reward, done, info)``, one full turn a step (the learner's move and the opponent's answer),
-    as the Gymnasium env and the NumPy engine with one learner play it.
+    as the Gymnasium env and the NumPy engine with one learner play it. With ``ghosts=k >= 2``
+    the agent learns against a ``"chase"`` (default) or ``"random"`` team, or the team learns
+    (``controlled="ghosts"``) against a random agent (:mod:`gridghost.jax.team`).
 
     Args:
-        controlled: ``"agent"`` (default) or ``"ghost"``.
+        controlled: ``"agent"`` (default) or ``"ghost"``; with a team ``"agent"`` or ``"ghosts"``.
         opponent: as :class:`gridghost.batched.BatchedGame`'s: ``"chase"``, ``"random"``,
             ``"minimax"``, ``"optimal"``, a ``StatePolicy`` (or its class) or an action table;
             ``None`` is the chasing ghost or the random agent.
@@ -460,6 +478,9 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         TypeError, ValueError, UnsupportedSetting: as :class:`GridGhostJax`, and what the NumPy
             engine refuses for one learner.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJaxSingle:
+        return super().__new__(_TeamGridGhostJaxSingle if cls is GridGhostJaxSingle and _team(kwargs) else cls)
 
     def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
@@ -552,3 +573,28 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         """
         return self._many(self._step_core, self.turn_draws + self.reset_draws, key, states, actions, params)
 
+
+def _team(arguments: dict[str, Any]) -> bool:
+    """Whether a view's keyword arguments ask for a team (``ghosts >= 2``, in ``spec`` or as a
+    keyword); a bad ``ghosts`` is left to the settings' check, which names it."""
+    ghosts = ghosts_of(arguments.get("spec"), arguments)
+    return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
+
+
+class _TeamGridGhostJax(TeamBothSides, GridGhostJax):
+    """:class:`GridGhostJax` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.team`)."""
+
+    agents = (AGENT, TEAM)
+
+
+class _TeamGridGhostJaxSingle(TeamOneSide, GridGhostJaxSingle):
+    """:class:`GridGhostJaxSingle` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.team`)."""
+
+    def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
+                 spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
+        if controlled == GHOST:
+            raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
+                             "controlled='ghosts'")
+        check_choice(controlled, "controlled", (AGENT, TEAM))
+        _Engine.__init__(self, controlled, explore_starts, spec, {"opponent": opponent, **settings})
+        self.controlled = controlled

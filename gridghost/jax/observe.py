@@ -42,7 +42,7 @@ class Observing(CallChecks):
         check_choice(agent, "agent", AGENTS, allow_none=True)
         return self.engine.observation_space
 
-    def action_space(self, agent: str | None = None) -> gymnasium.spaces.Discrete:
+    def action_space(self, agent: str | None = None) -> gymnasium.spaces.Space[Any]:
         """The action space, the same for either side.
 
         Args:

@@ -349,11 +349,15 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
     Raises:
         TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJaxSingle`, or ``config`` not a
             :class:`PPOConfig`.
-        ValueError: ``config.planes`` that the observation does not have (:func:`check_inputs`);
+        ValueError: a learning team (``env.controlled="ghosts"``); ``config.planes`` that the
+            observation does not have (:func:`check_inputs`);
             ``train`` raises it for ``updates`` that is not an int >= 1.
         TypeError, ValueError: ``params`` that ``env`` cannot play (as ``env.reset`` refuses them).
     """
     _check_env(env, GridGhostJaxSingle, "make_train")
+    if env.controlled == "ghosts":
+        raise ValueError("make_train trains one Discrete(4) learner; a learning team (env.controlled='ghosts', "
+                         "MultiDiscrete actions) is not served: train the agent against the team instead")
     _check_config(config, "make_train")
     params = env._params(params)
     n = config.num_envs

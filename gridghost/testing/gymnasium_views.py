@@ -134,7 +134,7 @@ def _cells(env: Any) -> tuple[tuple[int, int], Any]:
     game = getattr(env.unwrapped, "game", None)
     if game is None or not hasattr(game, "agent_pos"):
         fail("kernel", "the view holds no `game` with agent_pos and ghost_pos (a gridghost AEC env)")
-    if hasattr(game, "ghost_positions"):
+    if getattr(game, "ghosts", 1) > 1:  # a team's cells, one per ghost
         return tuple(game.agent_pos), tuple(tuple(cell) for cell in game.ghost_positions)
     return tuple(game.agent_pos), tuple(game.ghost_pos)
 

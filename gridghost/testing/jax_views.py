@@ -14,11 +14,11 @@ import functools
 import pickle
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.common import (
     arguments_checked,
     check_in_space,
@@ -70,12 +70,50 @@ def _two_sided(view: Any) -> bool:
     return getattr(view, "controlled", None) is None
 
 
+def _team(view: Any) -> int:
+    """The view's team size ``k`` (1: one ghost)."""
+    return int(getattr(view, "ghosts", 1))
+
+
+def _sides(view: Any) -> tuple[str, ...]:
+    """The view's learning sides by the names its dicts use."""
+    return tuple(view.agents) if _two_sided(view) else (view.controlled,)
+
+
+def _action_shape(view: Any, side: str, n: int) -> tuple[int, ...]:
+    """One side's actions for ``n`` games: ``(n,)``, or ``(n, k)`` for a team."""
+    return (n, _team(view)) if side == "ghosts" else (n,)
+
+
 def _actions(view: Any, state: Any, rng: np.random.Generator) -> Any:
-    """Random actions for a batch: ``int32[N]``, or per side for both sides."""
-    n = int(np.shape(state.state)[0])
-    if _two_sided(view):
-        return {side: rng.integers(NUM_ACTIONS, size=n).astype(np.int32) for side in ("agent", "ghost")}
-    return rng.integers(NUM_ACTIONS, size=n).astype(np.int32)
+    """Random actions for a batch: ``int32[N]`` (a team's ``int32[N, k]``), or per side for both sides."""
+    n = int(np.shape(state.steps)[0])
+    chosen = {side: rng.integers(NUM_ACTIONS, size=_action_shape(view, side, n)).astype(np.int32)
+              for side in _sides(view)}
+    return chosen if _two_sided(view) else chosen[view.controlled]
+
+
+class _Settings:
+    """What the kernel and encoder builders read of a JAX view: its settings and a map."""
+
+    def __init__(self, view: Any, layout: Any) -> None:
+        self.config, self.layout = (view.spec, layout) if _team(view) > 1 else (view.engine.config, layout)
+
+
+def _kernel(view: Any) -> Any:
+    """The kernel of the view's settings on its first map (a team's for ``ghosts >= 2``)."""
+    return kernel_of(_Settings(view, view.engine.layouts[0]), view.engine.layouts[0])
+
+
+def _team_state(kernel: Any, agent: int, ghosts: Any, turn: Side = Side.AGENT,
+                outcome: Outcome = Outcome.ONGOING) -> Any:
+    """A state of ``kernel`` of its own type: the agent's cell and the ghost's (an int) or the
+    team's (a tuple), whichever field the kernel's state holds them in."""
+    start = kernel.initial_state()
+    if "ghosts" in start._fields:
+        return start._replace(agent=agent, ghosts=ghosts if isinstance(ghosts, tuple) else (ghosts,), turn=turn,
+                              outcome=outcome)
+    return start._replace(agent=agent, ghost=ghosts, turn=turn, outcome=outcome)
 
 
 def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[Any]:
@@ -94,9 +132,16 @@ def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[An
 
 
 def _cells(kernel: Any, state: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Each game's ``(agent cells, ghost cells)`` from its joint state (one map)."""
+    """Each game's ``(agent cells, ghost cells)`` (a team's ``[N, k]``) on its map, from its state."""
+    if hasattr(state, "ghosts"):  # a team's: the cells themselves, global
+        return np.asarray(state.agent) % kernel.num_cells, np.asarray(state.ghosts) % kernel.num_cells
     local = np.asarray(state.state) % kernel.num_cells**2
     return np.divmod(local, kernel.num_cells)
+
+
+def _ghost_cells(ghosts: np.ndarray, row: int) -> Any:
+    """Game ``row``'s ghost cell, or a team's tuple of them."""
+    return tuple(ghosts[row].tolist()) if ghosts.ndim > 1 else int(ghosts[row])
 
 
 @contract("spaces")
@@ -108,16 +153,21 @@ def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> N
     Raises:
         AssertionError: ``"spaces: ..."`` or ``"masks: ..."``.
     """
+    import gymnasium
+
     view = make_view()
-    kernel, rng = kernel_of(view.engine, view.engine.layouts[0]), np.random.default_rng(seed)
-    sides = ("agent", "ghost") if _two_sided(view) else (view.controlled,)
+    kernel, rng = _kernel(view), np.random.default_rng(seed)
+    masks_at = kernel_of(view.engine, view.engine.layouts[0]).action_masks.astype(bool)
+    sides = _sides(view)
     observations, state = view.batch_reset(_key(seed), NUM_GAMES)
     for step in range(STEPS):
         agents, ghosts = _cells(kernel, state)
         for side in sides:
             space = view.observation_space(side)
-            if view.action_space(side) != view.action_space(side) or view.action_space(side).n != NUM_ACTIONS:
-                fail("spaces", f"action_space({side!r}) must be Discrete({NUM_ACTIONS})")
+            wanted = gymnasium.spaces.MultiDiscrete([NUM_ACTIONS] * _team(view)) if side == "ghosts" else \
+                gymnasium.spaces.Discrete(NUM_ACTIONS)
+            if view.action_space(side) != view.action_space(side) or view.action_space(side) != wanted:
+                fail("spaces", f"action_space({side!r}) must be {wanted}")
             rows = np.asarray(observations[side] if _two_sided(view) else observations)
             for row, observation in enumerate(rows):
                 check_in_space(space, observation, f"{side}'s observation {row} at step {step}")
@@ -125,14 +175,12 @@ def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> N
             masks = _host(_jitted(view, "get_avail_actions")(state))
             mover = np.asarray(state.to_move)
             for row in range(NUM_GAMES):
-                side = "agent" if mover[row] == 0 else "ghost"
+                side = sides[int(mover[row])]
                 cell = agents[row] if side == "agent" else ghosts[row]
-                check_mask(masks[side][row], f"{side}'s avail actions, game {row}",
-                           kernel.action_masks[cell].astype(bool), bool)
+                check_mask(masks[side][row], f"{side}'s avail actions, game {row}", masks_at[cell], bool)
         else:
             cells = agents if view.controlled == "agent" else ghosts
-            check_mask(_host(_jitted(view, "action_masks")(state)), "action_masks",
-                       kernel.action_masks[cells].astype(bool), bool)
+            check_mask(_host(_jitted(view, "action_masks")(state)), "action_masks", masks_at[cells], bool)
         observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
                                                                _actions(view, state, rng))
 
@@ -157,11 +205,12 @@ def check_jax_zero_sum(make_view: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"zero-sum: ..."``.
     """
     view = make_view()
-    kernel = kernel_of(view.engine, view.engine.layouts[0])
-    if not _two_sided(view) or kernel.ghost_rewards != kernel.agent_rewards.negated():
+    kernel = _kernel(view)
+    if not _two_sided(view) or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
+            getattr(kernel, "credit", "team") != "team":
         return
     for step, (_, _, rewards, *_) in enumerate(_run(view, seed)[1:]):
-        total = rewards["agent"] + rewards["ghost"]
+        total = rewards["agent"].reshape(NUM_GAMES, 1) + rewards[view.agents[1]].reshape(NUM_GAMES, -1)
         if total.any():
             fail("zero-sum", f"step {step}: the sides' rewards sum to {total}, not 0")
 
@@ -197,9 +246,10 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
     _, state = view.batch_reset(_key(seed), NUM_GAMES)
     before = _run(view, seed, 5, state)
     good = _actions(view, state, np.random.default_rng(seed))
-    for bad in (np.full(NUM_GAMES, 4, np.int32), np.full(NUM_GAMES, -1, np.int32),
-                np.zeros(NUM_GAMES + 1, np.int32), np.zeros(NUM_GAMES, np.float32), np.zeros(NUM_GAMES, bool)):
-        actions = {**good, "agent": bad} if _two_sided(view) else bad
+    shape = _action_shape(view, _sides(view)[-1], NUM_GAMES)  # the team's, where it learns
+    for bad in (np.full(shape, 4, np.int32), np.full(shape, -1, np.int32), np.zeros((NUM_GAMES + 1, *shape[1:]),
+                np.int32), np.zeros(shape, np.float32), np.zeros(shape, bool)):
+        actions = {**good, _sides(view)[-1]: bad} if _two_sided(view) else bad
         check_refusal("refusals", functools.partial(view.batch_step, _key(seed), state, actions),
                       f"batch_step with actions {bad.dtype}{bad.shape}")
     check_same("refusals", _run(view, seed, 5, state), before, "the state after refused actions")
@@ -216,13 +266,13 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
     """
     view = make_view()
-    kernel, rng = kernel_of(view.engine, view.engine.layouts[0]), np.random.default_rng(seed)
+    kernel, rng = _kernel(view), np.random.default_rng(seed)
     learner = "agent" if _two_sided(view) else view.controlled
-    starts = start_states(kernel, learner)
-    if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, the two apart
-        every = range(kernel.num_cells)
-        starts = {(a, g) for a in every for g in every if a != g and not kernel.goals[a]}
-    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner == "ghost" else 0.0
+    sides = _sides(view)
+    starts: Any = _starts(kernel, learner)
+    if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, apart
+        starts = _Apart(kernel)
+    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
     _, state = view.batch_reset(_key(seed), NUM_GAMES)
     first, ended = np.ones(NUM_GAMES, dtype=bool), np.zeros(NUM_GAMES, dtype=bool)
     for step in range(STEPS):
@@ -232,33 +282,116 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
         after, terminated = _cells(kernel, state), np.asarray(infos["terminated"])
         done = np.asarray(dones["__all__"] if _two_sided(view) else dones)
         for row in range(NUM_GAMES):
-            side = ("agent", "ghost")[mover[row]] if _two_sided(view) else learner
+            side = sides[int(mover[row])] if _two_sided(view) else learner
             where = f"step {step}, game {row}, the {side}'s move"
-            cells = (int(after[0][row]), int(after[1][row]))
-            turn_over = side == "ghost" or not _two_sided(view)
+            cells = (int(after[0][row]), _ghost_cells(after[1], row))
+            turn_over = side != "agent" or not _two_sided(view)
             reset_now = bool(done[row]) and turn_over
             if reset_now and cells not in starts:
                 fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
             if ended[row]:
-                if any(float(r[row]) != 0.0 for r in rewards.values()):
+                if any(np.asarray(r[row]).any() for r in rewards.values()):
                     fail("auto-reset", f"{where}: a game that ended in the agent's half pays nothing in the ghost's")
                 continue
-            action = int(actions[side][row] if _two_sided(view) else actions[row])
+            chosen = np.asarray(actions[side][row] if _two_sided(view) else actions[row])
+            action = tuple(chosen.tolist()) if chosen.ndim else int(chosen)
             turn = Side.AGENT if side == "agent" else Side.GHOST
-            state_before = GameState(int(before[0][row]), int(before[1][row]), turn)
+            state_before = _team_state(kernel, int(before[0][row]), _ghost_cells(before[1], row), turn)
             if _two_sided(view):
                 own = 0 if side == "agent" else 1
-                outcomes = [(s, np.float32(r[own])) for s, *r in successors_of(kernel, state_before, state_before.turn,
-                                                                                 action)]
+                outcomes = [(_final(s), _float32(r[own])) for s, *r in _successors(kernel, state_before, turn, action)]
                 reward = rewards[side][row]
             else:
                 carried = opening if first[row] else 0.0
-                outcomes = [(s, np.float32(carried + r)) for s, r in turn_outcomes(kernel, state_before, side, action)]
+                outcomes = [(_final(s), _float32(carried + r)) for s, r in _turn_outcomes(kernel, state_before, side,
+                                                                                         action)]
                 reward = rewards[row]
-            check_outcome(outcomes, cells, np.float32(reward), terminated[row], reset_now,
-                          f"{where} {action} from {(state_before.agent, state_before.ghost)}")
+            check_outcome(outcomes, cells, _float32(reward), terminated[row], reset_now,
+                          f"{where} {action} from {cells_of(state_before)}")
         ended = done & (mover == 0) if _two_sided(view) else np.zeros(NUM_GAMES, dtype=bool)
         first = done.copy()
+
+
+class _Final(NamedTuple):
+    """A kernel state as :func:`~gridghost.testing.common.check_outcome` reads it: a team's
+    ``ghost`` is the tuple of its cells."""
+
+    agent: int
+    ghost: Any
+    outcome: Outcome
+
+
+def _of_team(state: Any) -> bool:
+    """Whether a kernel state is a team's (``k >= 2`` ghosts; one ghost's is read as its ``ghost``)."""
+    return len(getattr(state, "ghosts", ())) > 1
+
+
+def _final(state: Any) -> Any:
+    return _Final(state.agent, state.ghosts, state.outcome) if _of_team(state) else state
+
+
+def cells_of(state: Any) -> tuple[int, Any]:
+    """A kernel state's ``(agent cell, ghost cell or the team's tuple)``."""
+    return (state.agent, state.ghosts) if _of_team(state) else (state.agent, state.ghost)
+
+
+def _float32(reward: Any) -> Any:
+    """A reward as a view hands it out: ``float32``, a team's as a tuple of them."""
+    values = np.asarray(reward, dtype=np.float32)
+    return tuple(values.tolist()) if values.ndim else values
+
+
+def _successors(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, Any, Any]]:
+    """:func:`~gridghost.testing.common.successors_of` for any team size: ``(next state, the
+    agent's reward, the ghost's reward or the team's tuple)`` (every action when ``action`` is
+    ``None``: a team's every joint action)."""
+    if not _of_team(state):
+        return successors_of(kernel, state, side, action)
+    if action is None:
+        count = NUM_ACTIONS if side == Side.AGENT else NUM_ACTIONS**kernel.ghosts
+        actions = list(range(count)) if side == Side.AGENT else [kernel.joint_actions(i) for i in range(count)]
+    else:
+        actions = [action]
+    return [(after, agent_reward, kernel.ghost_rewards_of(side, after)) for chosen in actions
+            for _, after, agent_reward, _ in kernel.successors(state, chosen)]
+
+
+def _turn_outcomes(kernel: Any, state: Any, learner: str, action: Any) -> list[tuple[Any, Any]]:
+    """:func:`~gridghost.testing.common.turn_outcomes` for any team size; a learning team's
+    reward is the mean of its ghosts'."""
+    if not _of_team(state):
+        return turn_outcomes(kernel, state, learner, action)
+    side = Side.AGENT if learner == "agent" else Side.GHOST
+    other, mine = Side(1 - side), int(side)
+    found = []
+    for after, *rewards in _successors(kernel, state, side, action):
+        answers = [(after, 0.0, np.zeros(kernel.ghosts))] if after.outcome != Outcome.ONGOING else \
+            _successors(kernel, after, other, None)
+        for final, *answer in answers:
+            total = np.asarray(rewards[mine]) + np.asarray(answer[mine])
+            found.append((final, float(total) if mine == 0 else float(total.mean())))
+    return found
+
+
+def _starts(kernel: Any, learner: str) -> set[tuple[int, Any]]:
+    """:func:`~gridghost.testing.common.start_states` for any team size."""
+    if not _of_team(kernel.initial_state()):
+        return start_states(kernel, learner)
+    start = kernel.initial_state()
+    if learner == "agent":
+        return {cells_of(start)}
+    return {cells_of(after) for after, _, _ in _successors(kernel, start, Side.AGENT, None)}
+
+
+class _Apart:
+    """The states an exploring start may draw: the agent off the goals, no ghost on its cell."""
+
+    def __init__(self, kernel: Any) -> None:
+        self.goals = kernel.goals
+
+    def __contains__(self, cells: tuple[int, Any]) -> bool:
+        agent, ghosts = cells
+        return not self.goals[agent] and agent not in (ghosts if isinstance(ghosts, tuple) else (ghosts,))
 
 
 @contract("observations")
@@ -274,19 +407,40 @@ def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
     """
     view = make_view()
     engine = view.engine
-    kernel = kernel_of(engine, engine.layouts[0])
-    expected, rng = Expected(engine, engine.layouts[0], obs_type=engine.obs_type), np.random.default_rng(seed)
-    sides = ("agent", "ghost") if _two_sided(view) else (view.controlled,)
+    kernel = _kernel(view)
+    expected, rng = Expected(_Settings(view, engine.layouts[0]), engine.layouts[0], obs_type=engine.obs_type), \
+        np.random.default_rng(seed)
+    sides = _sides(view)
     observations, state = view.batch_reset(_key(seed), NUM_GAMES)
     for step in range(STEPS):
         shown, now = _host((observations, state))
         agents, ghosts = _cells(kernel, now)
-        over = kernel.goals[agents] | (agents == ghosts)
+        over = kernel.goals[agents] | (agents == ghosts.reshape(NUM_GAMES, -1).T).any(axis=0)
         for side in sides:
-            check_batch(expected, shown[side] if _two_sided(view) else shown, (agents, ghosts), side, over,
-                        f"step {step}", np.asarray(now.to_move) if _two_sided(view) else None)
+            got = shown[side] if _two_sided(view) else shown
+            if side != "ghosts":
+                check_batch(expected, got, (agents, ghosts), side, over, f"step {step}",
+                            np.asarray(now.to_move) if _two_sided(view) else None) if _team(view) == 1 else \
+                    _check_team_batch(expected, kernel, [got], ("agent",), (agents, ghosts), over, f"step {step}")
+            else:
+                names = tuple(f"ghost_{i}" for i in range(_team(view)))
+                _check_team_batch(expected, kernel, list(np.moveaxis(got, 1, 0)), names, (agents, ghosts), over,
+                                  f"step {step}")
         observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
                                                                _actions(view, state, rng))
+
+
+def _check_team_batch(expected: Expected, kernel: Any, rows: list[np.ndarray], names: tuple[str, ...],
+                      positions: tuple[np.ndarray, np.ndarray], over: np.ndarray, where: str) -> None:
+    """Each observer's (``names``, their ``rows`` of the batch) observation of every team game is
+    the team encoder's of the game's state (a team's ``"vector"`` shows no turn)."""
+    agents, ghosts = positions
+    for game in range(len(agents)):
+        agent, cells = int(agents[game]), tuple(ghosts[game].tolist())
+        outcome = (Outcome.CAUGHT if agent in cells else Outcome.GOAL) if over[game] else Outcome.ONGOING
+        state = _team_state(kernel, agent, cells, Side.AGENT, outcome)
+        for name, observed in zip(names, rows, strict=True):
+            expected.check(observed[game], expected.of(name, state), f"{where}, game {game}: {name}'s observation")
 
 
 #: The JAX views' checks, in the order :func:`jax_conformance` runs them.
