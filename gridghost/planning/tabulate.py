@@ -103,7 +103,8 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
                              "over stacked observations), and deterministic answers (stochastic=False)")
         if belief is not None:
             raise ValueError(f"belief applies to the belief encodings, which a team's ghosts are not asked with "
-                             f"(obs_type one of {list(TEAM_TABULATED_OBS_TYPES)}); got belief={belief!r}: leave it None")
+                             f"(obs_type one of {list(TEAM_TABULATED_OBS_TYPES)}); got belief={belief!r}: "
+                             "leave it None")
         if spec is not None:
             encoding = {**{key: value for key, value in spec.encoder_options().items() if key != "max_cycles"},
                         **encoding}
