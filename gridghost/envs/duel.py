@@ -424,7 +424,7 @@ class Duel:
     def _one_answer(self, state: Any) -> tuple[int]:
         """The one-ghost game's opponent's move in ``state``."""
         if self._table is not None:
-            return (self._table[state.agent * self._cells + state.ghost],)
+            return (self._table[state.agent * self._cells + state.ghosts[0]],)
         # a bad answer is refused by name; the next step asks for a reset
         return (checked_answer(self.policy, self._opponent_view(state), self.opponent_action_space),)  # type: ignore[arg-type]
 
