@@ -283,9 +283,12 @@ class Game:
             TypeError, ValueError: a bad action (see :meth:`check_joint_action`).
             ValueError: it is not the ghosts' turn or the game is over.
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS or not self._one:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return self._team_step(state, action)
-        agent, (cell,), turn, outcome = state
+        try:
+            agent, (cell,), turn, outcome = state
+        except ValueError:  # a team's state: _team_step refuses one int for k ghosts by name
+            return self._team_step(state, action)
         if turn != _GHOST or outcome != _ONGOING:
             raise ValueError(f"the ghost cannot move in state {state}")
         cell = self._next_cell[cell][action]  # halfturn.team_moves and team_lands, for one ghost

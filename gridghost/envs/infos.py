@@ -249,14 +249,11 @@ class InfoPublisher:
             info.update(team_entries)
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
-            if side != AGENT:
-                index = self._ghost_names.index(side)
-                if team_entries is not None:
-                    info["distance"] = distances[index]
-                if masks is not None:
-                    info["action_mask"] = masks[cells[index]]
-            if masks is not None:
-                info["action_mask"] = info["action_mask"].copy()
+            if masks is not None:  # the side's own cell's
+                info["action_mask"] = (masks[agent] if side == AGENT else
+                                       masks[cells[self._ghost_names.index(side)]]).copy()
+            if team_entries is not None and side != AGENT:
+                info["distance"] = distances[self._ghost_names.index(side)]
             for key, value in sensor_info.items():
                 if type(value) is np.ndarray:
                     info[key] = value.copy()
