@@ -367,7 +367,13 @@ class Duel:
             reward = self._carried + game.rewards[me]
         self._carried = 0.0
         if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
-            for move in self._answer(game.game_state) if answer is None else answer:
+            moves = answer
+            if moves is None:  # the caller is one side: its opponent answers now
+                state, table = game.game_state, self._table
+                # a table opponent's answer read inline (as _one_answer reads it): the hot path
+                moves = (self._answer(state) if table is None
+                         else (table[state.agent * self._cells + state.ghosts[0]],))
+            for move in moves:
                 game.step(move)
                 if self.after_half_turn is not None:
                     self.after_half_turn()
