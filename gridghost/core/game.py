@@ -175,7 +175,6 @@ class Game:
         self.num_cells = board.num_cells
         self.names = ghost_names(self.ghosts)
         self.starts = tuple(board.index(cell) for cell in layout.ghost_starts[: self.ghosts])
-        self._one = self.ghosts == 1  # ghost_step's scalar path
         self._initial = _new_state((board.index(layout.agent_start), self.starts, _AGENT, _ONGOING))
         # the scalar hot path's tuples and bound method
         self._next_cell, self._sample = board.next_cell, slip.sample
