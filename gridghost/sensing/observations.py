@@ -111,7 +111,7 @@ with "You are ghost 1.". ``k = 1`` is the encodings above.
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.rules import board_for
 >>> vectors = VectorObservations(board_for(CLASSIC))
->>> state = GameState(agent=2, ghost=19)   # agent at (0, 2), ghost at (3, 4)
+>>> state = GameState(agent=2, ghosts=(19,))   # agent at (0, 2), ghost at (3, 4)
 >>> vector = vectors.observe(Side.AGENT, state)
 >>> vector[23:25].tolist(), bool(vector[25] == np.float32(5 / 13))   # largest distance: 13
 ([1.0, 0.5], True)
