@@ -131,6 +131,9 @@ class DictObservations(Observations):
         cells = (state.agent, *state.ghosts)
         me, pairs = cells[index], self._pairs[index]
         observation = self._view(me, cells[pairs[0][0]], index)
+        if not index and len(pairs) > 1 and (self._step_count is not None or self._belief is not None):
+            for name in pairs[0][1:]:  # a team's agent lists its ghosts after these, as it always has
+                observation[name] = observation.pop(name)
         key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
         for other, relative, far in pairs[1:]:  # the further others of a team
             other_cell = cells[other]
