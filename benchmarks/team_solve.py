@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
         game = Game(layout, LongitudinalSlip(0.2), ghosts=ghosts)
         cells, goals = size * size, len(layout.goals)
         stored = live_count(cells, goals, ghosts, symmetric=True)
-        estimate = model_bytes(cells, goals, ghosts, symmetric=True)
+        estimate = model_bytes(cells, goals, ghosts, symmetric=True, joint=False)
         row = f"{name:<16} {cells ** (ghosts + 1):>13,} {stored:>11,} {estimate / 2**20:>6,.0f} MiB"
         goal = "-" if target is None else f"{target:.0f} s"
         if estimate > args.max_bytes:

@@ -20,6 +20,7 @@ from gridghost.config.settings import resolve
 from gridghost.core import halfturn
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Side
+from gridghost.core.slip import NoSlip, SlipModel
 from gridghost.envs.single_agent import GridGhostGymEnv
 from gridghost.maps.levels import MapGenerator
 
@@ -355,6 +356,36 @@ def test_a_teams_level_set_plays_every_level_with_its_own_encoder() -> None:
         observations = batch.step_ghost(rng.integers(0, 4, size=(40, 2))).observations
     assert seen == {0, 1, 2, 3}
 
+
+class _LeftSlips(SlipModel):
+    """Only a move left may slip (stay, with the model's probability): outcomes differ by action."""
+
+    def _groups(self, action: int) -> Any:
+        if action == 0:
+            return ((self.probability, ((),)), (1 - self.probability, ((action,),)))
+        return ((1.0, ((action,),)),)
+
+
+@pytest.mark.parametrize(("ghosts", "controlled", "learner"), [(1, "ghost", "ghost"), (2, "ghosts", "team")])
+def test_a_learning_ghost_side_refuses_a_slip_whose_outcomes_differ_by_action(ghosts: int, controlled: str,
+                                                                              learner: str) -> None:
+    """Its opponent agent's slip is one uniform read with one action's bounds: refused, never misread."""
+    layout = Layout.generate(6, 6, seed=0, ghosts=ghosts)
+    with pytest.raises(UnsupportedSetting, match=f"a learning {learner}'s opponent agent slips by one uniform"):
+        BatchedGame(2, ghosts=ghosts, controlled=controlled, layout=layout, slip=_LeftSlips(0.5))
+    assert BatchedGame(2, ghosts=ghosts, controlled="agent", layout=layout, slip=_LeftSlips(0.5)).num_games == 2
+
+@pytest.mark.parametrize(("ghosts", "controlled"), [(1, "ghost"), (2, "ghosts")])
+def test_a_learning_ghost_side_refuses_a_map_whose_opening_move_can_end_the_game(ghosts: int,
+                                                                                 controlled: str) -> None:
+    """Its first observation comes after the agent's opening move, which must leave a game to play."""
+    from gridghost.core.game import Game
+
+    close = (Layout.generate(4, 4, seed=seed, min_distance=1, ghosts=ghosts) for seed in range(200))
+    layout = next(each for each in close if Game(each, NoSlip(), ghosts=ghosts).opening_can_end())
+    with pytest.raises(ValueError, match=f"controlled='{controlled}' needs maps where the agent's opening move"):
+        BatchedGame(2, ghosts=ghosts, controlled=controlled, layout=layout, **EXACT)
+    assert BatchedGame(2, ghosts=ghosts, controlled="agent", layout=layout, **EXACT).num_games == 2
 
 def test_reset_starts_place_a_team_and_refuse_bad_cells_naming_starts() -> None:
     batch = BatchedGame(3, seed=0, ghosts=2, layout=MAPS[2], **EXACT)

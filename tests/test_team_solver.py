@@ -194,6 +194,51 @@ def test_states_stored_by_multisets_have_the_values_of_every_ordered_state(rows:
     assert evaluate_policies("random", "chase", game=team).model.symmetric
 
 
+@pytest.mark.parametrize("credit", ["team", "catcher"])
+@pytest.mark.parametrize("ghosts", [[(0, 0), (1, 2)], [(0, 0), (1, 2), (1, 1)]])
+def test_a_deciding_team_moved_one_ghost_at_a_time_has_the_values_of_its_joint_moves(credit: str,
+                                                                                    ghosts: list) -> None:
+    from gridghost.planning import clear_caches
+    from gridghost.planning.policy import policy_array
+    from gridghost.planning.solve import GhostSolution
+
+    team = Game(tiny(2, 3, ghosts), SLIP, ghosts=len(ghosts), credit=credit)
+    ordered = TurnModel(team)  # every order kept: the sweeps read the 4^k joint moves' tables
+    for horizon in (None, 4):
+        clear_caches()  # a fresh model: reading the ghosts' action values builds its joint tables
+        minimax = solve_game(game=team, gamma=0.9, tol=1e-12, horizon=horizon)  # the team's min, one ghost at a time
+        assert minimax.model.symmetric and minimax.model._joint_tables is None  # no joint table built
+        plain = GameSolution(ordered, 0.9, 1e-12, horizon)
+        assert minimax.sweeps == plain.sweeps
+        assert np.abs(minimax.values - plain.values).max() <= 1e-12
+        assert np.abs(minimax.agent_q_values - plain.agent_q_values).max() <= 1e-12
+        assert np.abs(minimax.ghost_q_values - plain.ghost_q_values).max() <= 1e-12  # joint tables built now
+        best = solve_ghost(game=team, agent="random", gamma=0.9, tol=1e-12, horizon=horizon)  # the team's max
+        assert best.model.symmetric
+        joint = GhostSolution(ordered, policy_array("random", ordered, Side.AGENT, "agent"), 0.9, 1e-12, horizon)
+        assert np.abs(best.values - joint.values).max() <= 1e-12
+        assert np.abs(best.q_values - joint.q_values).max() <= 1e-12
+        assert len({round(float(v), 6) for v in best.values.ravel()}) > 5  # the values differ from state to state
+
+
+def test_the_joint_moves_tables_a_deciding_team_does_without_are_refused_over_the_budget() -> None:
+    layout = Layout.generate(5, 5, seed=3, ghosts=2)
+    team = Game(layout, SLIP, ghosts=2)
+    stages = model_bytes(25, len(layout.goals), 2, symmetric=True, joint=False)
+    assert stages < model_bytes(25, len(layout.goals), 2, symmetric=True)
+    from gridghost.planning import clear_caches
+
+    clear_caches()
+    solution = solve_game(game=team, max_bytes=stages)
+    assert solution.sweeps > 0
+    with pytest.raises(ValueError, match=r"max_bytes=[\d,]+ .*pass a larger max_bytes"):
+        solution.ghost_q_values  # noqa: B018 - the joint moves' tables, built when first read
+    # 3 ghosts on 6 x 6, which the dense team solver took in seconds, and 4 ghosts fit the default budget
+    for ghosts in (3, 4):
+        layout = Layout.generate(6, 6, seed=0, ghosts=ghosts)
+        assert model_bytes(36, len(layout.goals), ghosts, symmetric=True, joint=False) <= MAX_BYTES
+
+
 # -- best responses and exploitability -----------------------------------------------------------------
 def test_the_minimax_pair_is_unexploitable_and_independent_chasers_are_exploited() -> None:
     team = Game(tiny(3, 4, [(0, 1), (2, 3)], walls=False), SLIP, ghosts=2)
@@ -250,7 +295,7 @@ def test_every_form_of_a_team_policy_plays_the_same() -> None:
 # -- the budget ------------------------------------------------------------------------------------------
 def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated() -> None:
     team = Game(tiny(3, 4, [(0, 0), (2, 3)]), SLIP, ghosts=2)
-    needed = model_bytes(12, 1, 2, symmetric=True)
+    needed = model_bytes(12, 1, 2, symmetric=True, joint=False)  # the game's team decides: no joint tables
     # 11 agent cells off the goal, C(11 + 1, 2) = 66 multisets of two ghost cells off the agent's
     with pytest.raises(ValueError, match=r"make 726 live states \(ghosts as multisets\), about [\d,]+ bytes .*"
                                          r"max_bytes=1,000"):

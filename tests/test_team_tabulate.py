@@ -101,10 +101,17 @@ def test_bad_tabulations_are_refused(kwargs: dict, error: type[Exception], messa
         tabulate_team_policy(spec=resolve(layout=OPEN, ghosts=2, obs_type="vector"), **kwargs)
 
 
+def test_a_belief_for_a_team_is_refused_not_ignored() -> None:
+    # the team's ghosts are never asked with a belief encoding: a belief given is a mistake
+    spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
+    with pytest.raises(ValueError, match=r"belief applies to the belief encodings.*belief='located'"):
+        tabulate_policy(hashed_actions, "ghost", spec=spec, batch=True, belief="located")
+    assert tabulate_policy(hashed_actions, "ghost", spec=spec, batch=True).shape[-1] == 2
+
+
 def test_a_team_is_tabulated_for_the_ghosts_over_stacked_observations() -> None:
     spec = resolve(layout=OPEN, ghosts=2, obs_type="vector")
-    for kwargs in (dict(side="agent", batch=True), dict(side="ghost", batch=False),
-                   dict(side="ghost", batch=True, stochastic=True)):
+    for kwargs in (dict(side="ghost", batch=False), dict(side="ghost", batch=True, stochastic=True)):
         with pytest.raises(ValueError, match="side='ghost' and batch=True"):
             tabulate_policy(hashed_actions, spec=spec, **kwargs)
     with pytest.raises(ValueError, match="centralised and view apply to a team of ghosts"):

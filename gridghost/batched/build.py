@@ -124,15 +124,16 @@ class TableBuilder:
                                                                           else Side.GHOST]
         self._sides = tuple(AGENTS[side] for side in sides)
         head = build_map_parts(self.config, first, with_filter=False)
-        self._slip_bounds(_one_ghost(head.kernel))
+        self._slip_bounds(head.kernel)
         answers = self._answers(opponent, count)
-        first_answers = answers(_one_ghost(head.kernel))
+        first_answers = answers(head.kernel)
         self._random_opponent = self.controlled is not None and first_answers is None
         self._b = NUM_ACTIONS if self._random_opponent else 1
+        self._sensor_row = 1 + (self._b > 1)  # a step's uniforms: the slip, the opponent's (if any), the readings
         self._space_within_budget(head, first, count, sides)
         self.layouts = layouts = all_maps(first, self.generator, count)
         parts = [head, *(build_map_parts(self.config, layout, with_filter=False) for layout in layouts[1:])]
-        games = [_one_ghost(part.kernel) for part in parts]
+        games = [part.kernel for part in parts]
         self._opening(games)
         self._bind_sensors(parts, belief_filter)
         self._fold_turns(games, [first_answers, *(answers(game) for game in games[1:])])
@@ -143,14 +144,16 @@ class TableBuilder:
         self._goal_anywhere: np.ndarray = np.logical_or.reduce(self._goals.reshape(len(games), -1), axis=0)
 
     def _slip_bounds(self, game: Game) -> None:
-        """The slip outcomes per move and their running probabilities, from the first map's kernel."""
+        """The slip outcomes per move and their running probabilities, from the first map's kernel
+        (a team's engine's too)."""
         bounds, sizes = slip_bounds(game)
         self._k = int(sizes.max())
         self._bounds = bounds
         self._same_bounds = bool((bounds == bounds[0]).all())
-        if self.controlled == GHOST and not self._same_bounds:
-            raise UnsupportedSetting("a learning ghost's opponent agent slips by one uniform per move: the slip "
-                                     "model must have the same outcome probabilities for every action")
+        if self.controlled not in (None, AGENT) and not self._same_bounds:  # a learning ghost, or team
+            raise UnsupportedSetting(f"a learning {'ghost' if self.controlled == GHOST else 'team'}'s opponent agent "
+                                     "slips by one uniform per move: the slip model must have the same outcome "
+                                     "probabilities for every action")
 
     def _answers(self, opponent: Any, count: int) -> Callable[[Game], np.ndarray | None]:
         """What gives the opponent's table on a map's kernel (``None``: a random opponent, or none
@@ -175,21 +178,22 @@ class TableBuilder:
             dataclasses.replace(self.config, obs_type="belief_vector"), head.kernel.board,
             lambda: np.zeros(first.shape))
         self.observation_space = space_encoder.space(sides[0])
+        self._spaces = dict.fromkeys(self._sides, self.observation_space)  # each observing side's
         estimate = self._table_bytes(count, first.rows, first.cols, self._k, self._b, sides)
         if estimate > self.table_bytes:
             raise tables_refused(f"the batched tables of {count:,} map(s) of {first.rows}x{first.cols} with "
                                  f"obs_type={self.obs_type!r}", estimate, self.table_bytes)
 
     def _opening(self, games: list[Game]) -> None:
-        """A learning ghost's opening: its first step also pays its reward for the agent's opening
-        move, played by the reset (which returns no reward), as the single-agent view does; and
-        no map may let that move end the game."""
-        self._opening_reward = episode.opening_reward(games[0]) if self.controlled == GHOST else 0.0
-        if self.controlled == GHOST:
-            for game in games:
-                if game.opening_can_end():
-                    raise ValueError(f"controlled='ghost' needs maps where the agent's opening move cannot end the "
-                                     f"game; on {game.layout.name or 'this layout'} it can")
+        """A learning ghost's (or team's) opening: its first step also pays its reward for the
+        agent's opening move, played by the reset (which returns no reward), as the single-agent
+        view does; and no map may let that move end the game."""
+        ghost_learns = self.controlled not in (None, AGENT)
+        self._opening_reward = episode.opening_reward(games[0]) if ghost_learns else 0.0
+        for game in games if ghost_learns else ():
+            if game.opening_can_end():
+                raise ValueError(f"controlled={self.controlled!r} needs maps where the agent's opening move cannot "
+                                 f"end the game; on {game.layout.name or 'this layout'} it can")
 
     def _bind_sensors(self, parts: list[MapParts], belief_filter: str | None) -> None:
         """The sensors and their tables, the per-game buffers checked against the budget, and the filter."""
@@ -364,10 +368,3 @@ class TableBuilder:
             grids={side: grid.export() for side, grid in self._grids.items()}, masks=frozen(self._masks),
             goals=frozen(self._goals), goal_anywhere=frozen(self._goal_anywhere), max_cycles=self.max_cycles,
             max_episode_steps=self.max_episode_steps)
-
-
-def _one_ghost(kernel: Game) -> Game:
-    """``kernel``, a one-ghost game: the engine's settings refuse teams (``ghosts`` is served as 1)
-    before any map is built."""
-    assert isinstance(kernel, Game), kernel
-    return kernel

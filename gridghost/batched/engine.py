@@ -66,9 +66,10 @@ from gridghost.batched.limits import (
     check_count,
     checked_actions,
     checked_games,
+    checked_team_actions,
     table_budget,
 )
-from gridghost.batched.observe import Observer
+from gridghost.batched.observe import TEAM, Observer
 from gridghost.batched.stats import EpisodeStats, GameStatistics  # noqa: F401
 from gridghost.batched.tables import (
     ONGOING,
@@ -193,6 +194,9 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
             (another encoding, a callable opponent, a particle filter, no ghost, a render mode, ...).
     """
 
+    #: The side that :meth:`step_ghost` moves: the ghost, or a team's engine's whole team.
+    _GHOST_SIDE: str = GHOST
+
     def __init__(self, num_games: int, seed: int | Sequence[int] | None = None, *,
                  controlled: str | None = AGENT, opponent: Any = None, autoreset_mode: str | None = None,
                  max_episode_steps: int | None = None, table_bytes: int | None = None,
@@ -251,10 +255,10 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
 
     # -- construction ----------------------------------------------------------------------------
     def _buffers(self) -> None:
+        """The per-game buffers a step writes (a team's engine adds its own)."""
         n = self.num_games
-        # a step's uniforms: the slip, the random opponent's action (if any), each sensor's reading
+        # a step's uniforms: the slip, the random opponent's action(s) (if any), each sensor's reading
         sensors = len(self.sensor_tables.counts) if self._draw_readings else 0
-        self._sensor_row = 1 + (self._b > 1)
         self._uniforms = np.empty((self._sensor_row + sensors, n))
         self._bools = np.empty(n, dtype=bool)
         self._waiting = np.ones(n, dtype=bool)
@@ -266,11 +270,10 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
         self._rewards = {side: np.zeros(n) for side in AGENTS}
-        shape = self.observation_space.shape or ()
-        self._obs = {side: np.empty((n, *shape), dtype=np.float32) for side in self._sides}
+        self._obs = {side: np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32) for side in self._sides}
         self.readings = np.zeros((len(self.sensor_tables.counts), n), dtype=np.int64)
         self._no_games = np.zeros(0, dtype=np.int64)
-        self._no_finals = {side: np.zeros((0, *shape), dtype=np.float32) for side in self._sides}
+        self._no_finals = {side: np.zeros((0, *obs.shape[1:]), dtype=np.float32) for side, obs in self._obs.items()}
 
     # -- the public calls --------------------------------------------------------------------------
     def reset(self, seed: int | Sequence[int] | None = None, games: Any = None,
@@ -338,14 +341,19 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         return self._step(GHOST, actions)
 
     def _step(self, side: str, actions: Any) -> BatchedStep:
-        other = GHOST if side == AGENT else AGENT
-        if self.controlled == other:
-            raise RuntimeError(f"the {side} is the built-in opponent here (controlled={other!r}); call step_{other}")
+        mover = side if side == AGENT else self._GHOST_SIDE
+        if self.controlled is not None and self.controlled != mover:
+            call = "step_agent" if self.controlled == AGENT else "step_ghost"
+            raise RuntimeError(f"the {mover} {'are' if mover == TEAM else 'is'} the built-in opponent here "
+                               f"(controlled={self.controlled!r}); call {call}")
         if self._rng is None:
             raise RuntimeError("call reset() before stepping")
         if self._phase is not None and self._phase != side:
             raise RuntimeError(f"it is the {self._phase}'s half-turn; call step_{self._phase}")
-        checked = checked_actions(actions, self.num_games, "actions")
+        if mover == TEAM:
+            checked = checked_team_actions(actions, self.num_games, self.spec.ghosts)
+        else:
+            checked = checked_actions(actions, self.num_games, "actions")
         if self.controlled is None:
             return self._agent_half(checked) if side == AGENT else self._ghost_half(checked)
         return self._turn(checked)
@@ -509,27 +517,33 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         return states, maps
 
     def _checked_starts(self, starts: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``starts`` of :meth:`reset` for games ``rows`` as two int64 arrays of cells in range,
-        each pair distinct and no agent on a goal of any map."""
-        if self.controlled == GHOST:
-            raise ValueError("starts places games with the agent to move; a learning ghost alone begins after the "
-                             "agent's opening move from the map's starts (use controlled=None or 'agent')")
+        """``starts`` of :meth:`reset` for games ``rows`` as two int64 arrays of cells in range:
+        the agents' ``[n]`` and the ghosts' ``[n]`` (one ghost) or ``[n, k]`` (a team of ``k``),
+        no ghost on its game's agent and no agent on a goal of any map."""
+        k = self.spec.ghosts
+        if self.controlled in (GHOST, TEAM):
+            raise ValueError(f"starts places games with the agent to move; a learning {'team' if k > 1 else 'ghost'} "
+                             "alone begins after the agent's opening move from the map's starts (use "
+                             "controlled=None or 'agent')")
         if not (isinstance(starts, tuple) and len(starts) == 2):
             raise TypeError(f"starts must be None or a tuple (agent cells, ghost cells), got {type(starts).__name__}")
         count = len(rows)
         pair = []
-        for name, values in zip(("agent", "ghost"), starts, strict=True):
+        for name, values, shape in zip(("agent", "ghost"), starts, ((count,), (count, k) if k > 1 else (count,)),
+                                       strict=True):
             array = np.asarray(values)
-            if array.shape != (count,) or (count and array.dtype.kind not in "iu"):
-                raise TypeError(f"starts: the {name} cells must be an int array of shape ({count},) (one per reset "
-                                f"game), got {array.dtype} {array.shape}")
+            if array.shape != shape or (count and array.dtype.kind not in "iu"):
+                raise TypeError(f"starts: the {name} cells must be an int array of shape {shape} (one per reset "
+                                f"game{' and ghost' if name == 'ghost' and k > 1 else ''}), got {array.dtype} "
+                                f"{array.shape}")
             if count and not 0 <= array.min() <= array.max() < self.num_cells:
                 raise ValueError(f"starts: the {name} cells must lie in 0..{self.num_cells - 1}")
             pair.append(array.astype(np.int64))
-        same = np.flatnonzero(pair[0] == pair[1])
+        same = np.flatnonzero((pair[1].reshape(count, -1) == pair[0][:, None]).any(axis=1))
         if len(same):
-            raise ValueError(f"starts: the agent and the ghost must start on different cells; game {rows[same[0]]} "
-                             f"puts both on cell {pair[0][same[0]]}")
+            clash = (f"no ghost may start on the agent's cell; game {rows[same[0]]} puts one" if k > 1 else
+                     f"the agent and the ghost must start on different cells; game {rows[same[0]]} puts both")
+            raise ValueError(f"starts: {clash} on cell {pair[0][same[0]]}")
         # The map a game plays is drawn at its reset: no start may be a goal of any of them.
         on_goal = np.flatnonzero(self._goal_anywhere[pair[0]])
         if len(on_goal):

@@ -37,16 +37,12 @@ from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
 from gridghost.batched.limits import (
     UnsupportedSetting,
     check_buffers,
-    checked_actions,
-    checked_team_actions,
     tables_refused,
 )
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
-from gridghost.batched.stats import EpisodeStats
-from gridghost.batched.tables import ONGOING, all_maps, sensor_tables, slip_bounds
+from gridghost.batched.tables import ONGOING, all_maps, sensor_tables
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode, halfturn
-from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
 from gridghost.core.rules import Outcome, Side
@@ -75,6 +71,7 @@ class PositionGame(PositionObserver, BatchedGame):
     """
 
     ghosts: int
+    _GHOST_SIDE = TEAM
 
     # -- construction ----------------------------------------------------------------------------
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
@@ -105,18 +102,14 @@ class PositionGame(PositionObserver, BatchedGame):
         head = kernels[0]
         self.ghosts = k = head.ghosts
         self._catcher = head.credit == "catcher"
+        self._slip_bounds(head)
         self._kernel_tables(kernels)
-        self._team_slip(_board_game(head))
-        if learner == TEAM:
-            for kernel in kernels:
-                if kernel.opening_can_end():
-                    raise ValueError(f"controlled='ghosts' needs maps where the agent's opening move cannot end the "
-                                     f"game; on {kernel.layout.name or 'this layout'} it can")
-        self._opening_reward = episode.opening_reward(head) if learner == TEAM else 0.0
+        self._opening(kernels)
         self._random_opponent = self._opponent == "random"
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
         # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
         self._b = k if learner == AGENT and self._random_opponent else int(learner == TEAM)
+        self._sensor_row = 1 + self._b  # a step's uniforms: the slip, the opponent's, then the readings
         self.sensors = parts[0].sensors
         self.sensor_tables = sensor_tables([part.sensors for part in parts])
         self._draw_readings = learner != TEAM
@@ -159,7 +152,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
         self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
         # the chasing ghost's move, by (global agent cell) * cells + local ghost cell
-        self._chase = np.concatenate([_board_game(kernel).chase_table.ravel() for kernel in kernels]).astype(np.int64)
+        self._chase = np.concatenate([kernel.chase_table.ravel() for kernel in kernels]).astype(np.int64)
         state = [kernel.initial_state() for kernel in kernels]
         self._agent_starts = np.array([s.agent for s in state], dtype=np.int64) + offsets
         self._ghost_starts = np.array([s.ghosts for s in state], dtype=np.int64) + offsets[:, None]
@@ -169,11 +162,10 @@ class PositionGame(PositionObserver, BatchedGame):
         self._agent_pay, self._team_pay = pays[..., 0].copy(), pays[..., 1].copy()
         # the slip model's destinations, [action, outcome, global cell] (outcomes padded with the last,
         # never drawn: their bound is inf)
-        width = max(len(probabilities) for probabilities, _ in _board_game(head).outcomes)
-        self._slips = width
+        width = self._k
         dest = np.empty((NUM_ACTIONS, width, len(kernels) * cells), dtype=np.int64)
         for m, kernel in enumerate(kernels):
-            for action, (_, destinations) in enumerate(_board_game(kernel).outcomes):
+            for action, (_, destinations) in enumerate(kernel.outcomes):
                 pad = np.r_[np.arange(len(destinations)), np.full(width - len(destinations), len(destinations) - 1)]
                 dest[action, :, m * cells : (m + 1) * cells] = destinations[pad] + offsets[m]
         self._dest = dest.reshape(-1)
@@ -218,24 +210,9 @@ class PositionGame(PositionObserver, BatchedGame):
             np.bitwise_and(joint >> (2 * i), NUM_ACTIONS - 1, out=self._answer[:, i])
         return self._answer
 
-    def _team_slip(self, game: Any) -> None:
-        """The slip outcomes' running probabilities per action, from the first map's kernel."""
-        bounds, _ = slip_bounds(game)
-        self._bounds = bounds
-        self._same_bounds = bool((bounds == bounds[0]).all())
-        if self.controlled == TEAM and not self._same_bounds:
-            raise UnsupportedSetting("a learning team's opponent agent slips by one uniform per move: the slip "
-                                     "model must have the same outcome probabilities for every action")
-
     def _buffers(self) -> None:
+        super()._buffers()
         n, k = self.num_games, self.ghosts
-        sensors = len(self.sensor_tables.counts) if self._draw_readings else 0
-        self._sensor_row = 1 + self._b
-        self._uniforms = np.empty((self._sensor_row + sensors, n))
-        self._bools = np.empty(n, dtype=bool)
-        self._waiting = np.ones(n, dtype=bool)
-        self._hit = np.empty(n, dtype=bool)
-        self._index = np.empty(n, dtype=np.int64)
         self._landed = np.empty(n, dtype=np.int64)
         self._agent = np.zeros(n, dtype=np.int64)
         # ghost cells column by column ([N, k] in Fortran order): the rules' "any ghost" over the
@@ -245,24 +222,16 @@ class PositionGame(PositionObserver, BatchedGame):
         self._team_index = np.zeros((n, k), dtype=np.int64, order="F")
         self._answer = np.zeros((n, k), dtype=np.int64, order="F")
         self._base = np.zeros(n, dtype=np.int64)  # each game's map * cells
-        self._terminated = np.zeros(n, dtype=bool)
-        self._truncated = np.zeros(n, dtype=bool)
         self._rewards = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._returns = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._ended_returns = {AGENT: np.zeros(0), TEAM: np.zeros((0, k))}
-        self._ended_positions = (np.zeros(0, dtype=np.int64), np.zeros((0, k), dtype=np.int64),
-                                 np.zeros(0, dtype=np.int64))
-        self._obs = {side: np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32) for side in self._sides}
-        self.readings = np.zeros((len(self.sensor_tables.counts), n), dtype=np.int64)
-        self._no_games = np.zeros(0, dtype=np.int64)
-        self._no_finals = {side: np.zeros((0, *(self._spaces[side].shape or ())), dtype=np.float32)
-                           for side in self._sides}
+        self._ended_positions = (np.zeros(0, dtype=np.int64), np.zeros((0, k), dtype=np.int64))
 
     # -- the rules of a half-turn, on positions ----------------------------------------------------
     def _agent_moves(self, agents: np.ndarray, actions: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Each agent's final cell after ``actions`` with the slip outcome ``uniform`` picks."""
         index = self._index[: len(agents)] if len(agents) == self.num_games else np.empty(len(agents), np.int64)
-        np.multiply(actions, self._slips, out=index)
+        np.multiply(actions, self._k, out=index)
         if self._same_bounds:
             episode.slip_outcome(uniform, self._bounds[0], out=index, scratch=self._hit[: len(agents)])
         else:
@@ -304,23 +273,8 @@ class PositionGame(PositionObserver, BatchedGame):
         return (uniforms * NUM_ACTIONS).astype(np.int64)
 
     # -- steps -------------------------------------------------------------------------------------
-    def _step(self, side: str, actions: Any) -> BatchedStep:
-        mover = TEAM if side == GHOST else AGENT
-        if self.controlled is not None and self.controlled != mover:
-            call = "step_agent" if self.controlled == AGENT else "step_ghost"
-            raise RuntimeError(f"the {mover} {'are' if mover == TEAM else 'is'} the built-in opponent here "
-                               f"(controlled={self.controlled!r}); call {call}")
-        if self._rng is None:
-            raise RuntimeError("call reset() before stepping")
-        if self._phase is not None and self._phase != side:
-            raise RuntimeError(f"it is the {self._phase}'s half-turn; call step_{self._phase}")
-        if mover == TEAM:
-            checked = checked_team_actions(actions, self.num_games, self.ghosts)
-        else:
-            checked = checked_actions(actions, self.num_games, "actions")
-        if self.controlled is None:
-            return self._agent_half(checked) if mover == AGENT else self._ghost_half(checked)
-        return self._agent_turn(checked) if mover == AGENT else self._team_turn(checked)
+    def _turn(self, actions: np.ndarray) -> BatchedStep:
+        return self._agent_turn(actions) if self.controlled == AGENT else self._team_turn(actions)
 
     def _agent_turn(self, actions: np.ndarray) -> BatchedStep:
         """The learning agent's move, then the team's answer (chasing, random or planned)."""
@@ -416,7 +370,7 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter.advance(actions)
             self.filter.weigh(self.readings)
         self._phase = GHOST
-        self._observe_positions()
+        self._observe()
         return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
                            self._no_games, self._no_finals)
 
@@ -449,8 +403,7 @@ class PositionGame(PositionObserver, BatchedGame):
             final_games = np.flatnonzero(done)
             self._ended_games = final_games
             if len(final_games):
-                self._ended_positions = (self._agent[final_games], self._ghosts[final_games],
-                                         self._base[final_games])
+                self._ended_positions = (self._agent[final_games], self._ghosts[final_games])
                 self._ended_lengths = self._steps[final_games]
                 self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
                 finals = {side: self._team_gather(side, self._agent[final_games], self._ghosts[final_games],
@@ -458,7 +411,7 @@ class PositionGame(PositionObserver, BatchedGame):
                 self._reset_rows(final_games)
         else:
             self._restart = np.flatnonzero(done)
-        self._observe_positions()
+        self._observe()
         return BatchedStep(dict(self._obs), {side: self._rewards[side] for side in self._rewards_of()},
                            terminated, truncated, final_games, finals)
 
@@ -496,83 +449,18 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter.reset(rows, maps)
             self.filter.weigh(self.readings[:, rows], games=rows)
 
-    def _checked_starts(self, starts: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``starts`` of :meth:`reset` for games ``rows``: ``(agent cells int[n], ghost cells
-        int[n, k])``, in range, no ghost on the agent and the agent on no map's goal."""
-        if self.controlled == TEAM:
-            raise ValueError("starts places games with the agent to move; a learning team alone begins after the "
-                             "agent's opening move from the map's starts (use controlled=None or 'agent')")
-        if not (isinstance(starts, tuple) and len(starts) == 2):
-            raise TypeError(f"starts must be None or a tuple (agent cells, ghost cells), got {type(starts).__name__}")
-        count, k = len(rows), self.ghosts
-        pair = []
-        for name, values, shape in zip(("agent", "ghost"), starts, ((count,), (count, k)), strict=True):
-            array = np.asarray(values)
-            if array.shape != shape or (count and array.dtype.kind not in "iu"):
-                raise TypeError(f"starts: the {name} cells must be an int array of shape {shape} (one per reset "
-                                f"game{'' if name == 'agent' else ' and ghost'}), got {array.dtype} {array.shape}")
-            if count and not 0 <= array.min() <= array.max() < self.num_cells:
-                raise ValueError(f"starts: the {name} cells must lie in 0..{self.num_cells - 1}")
-            pair.append(array.astype(np.int64))
-        same = np.flatnonzero((pair[1] == pair[0][:, None]).any(axis=1))
-        if len(same):
-            raise ValueError(f"starts: no ghost may start on the agent's cell; game {rows[same[0]]} puts one on cell "
-                             f"{pair[0][same[0]]}")
-        on_goal = np.flatnonzero(self._goal_anywhere[pair[0]])
-        if len(on_goal):
-            raise ValueError(f"starts: the agent cannot start on a goal; game {rows[on_goal[0]]} starts it on cell "
-                             f"{pair[0][on_goal[0]]}, a goal of {'its map' if len(self.layouts) == 1 else 'a map'}")
-        return pair[0], pair[1]
-
     # -- observations ------------------------------------------------------------------------------
-    def _observe(self, agent_waits: np.ndarray | None, ghost_waits: np.ndarray | None) -> None:
-        self._observe_positions()
-
-    def _observe_positions(self) -> None:
+    def _observe(self, agent_waits: np.ndarray | None = None, ghost_waits: np.ndarray | None = None) -> None:
+        """Gather every observing side's observations from the games' positions alone (the
+        engine's flags of who waits are not read)."""
         for side in self._sides:
             self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side])
 
     # -- what the games are at ---------------------------------------------------------------------
-    @property
-    def maps(self) -> np.ndarray:
-        """``int64[N]``: the index into :attr:`layouts` of each game's current map."""
-        return self._base // self.num_cells
-
-    @property
-    def positions(self) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[override]
-        """``(agent cells int64[N], ghost cells int64[N, k])``: the games' true states (cell indices)."""
-        return self._agent - self._base, self._ghosts - self._base[:, None]
-
-    def action_masks(self, side: str | None = None) -> np.ndarray:
-        """``int8[N, 4]`` for the agent, ``int8[N, k, 4]`` for the team: 1 where a move changes
-        the cell (default: the learner's; required with two learners).
-
-        Raises:
-            ValueError: an unknown side, or none given with two learners.
-        """
-        side = self._side(side)
-        return self._masks[self._agent if side == AGENT else self._ghosts]
-
-    def episodes(self, side: str | None = None) -> EpisodeStats:
-        """As :meth:`BatchedGame.episodes <gridghost.batched.engine.BatchedGame.episodes>`, for
-        ``"agent"`` or ``"ghosts"``; the team's returns are each ghost's, ``float64[N, k]``."""
-        side = self._side(side)
-        returns, lengths = self._returns[side].copy(), self._steps.copy()
-        agents, ghosts = self._agent.copy(), self._ghosts.copy()
-        ended = self._ended_games
-        if len(ended):
-            returns[ended] = self._ended_returns[side]
-            lengths[ended] = self._ended_lengths
-            agents[ended], ghosts[ended] = self._ended_positions[0], self._ended_positions[1]
-        caught = halfturn.team_lands(agents, ghosts) != ONGOING
-        successes = caught if side == TEAM else self._goals[agents] & ~caught
-        return EpisodeStats(returns, lengths, successes)
-
-    def _side(self, side: str | None) -> str:
-        side = self.controlled if side is None else side
-        if side is None:
-            raise ValueError("with two learning sides pass side='agent' or 'ghosts'")
-        return check_choice(side, "side", (AGENT, TEAM))
+    def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """New arrays of the global cells of the agents ``[N]`` and the ghosts ``[N, k]`` of the
+        games now, or with ``ended`` of the games that ended in the last call, at their end."""
+        return self._ended_positions if ended else (self._agent.copy(), self._ghosts.copy())
 
     def export_tables(self) -> Any:
         """Refused: a team's games are computed from positions, not played from tables.
@@ -582,12 +470,6 @@ class PositionGame(PositionObserver, BatchedGame):
         """
         raise UnsupportedSetting("a team's batched games (ghosts >= 2) are computed from positions; there are no "
                                  "turn tables to export")
-
-
-def _board_game(kernel: Any) -> Any:
-    """The game whose one-ghost tables (the slip's outcomes, the chasing ghost by agent and ghost
-    cell) a team kernel reads: the one-ghost game a team wraps, or the kernel itself."""
-    return getattr(kernel, "game", kernel)
 
 
 COMPUTED_PATH.append(PositionGame)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gridghost.core.checks import check_choice
-from gridghost.core.names import AGENT, AGENTS, GHOST
+from gridghost.core.names import AGENT
 from gridghost.maps.levels import MapGenerator
 
 
@@ -37,6 +37,7 @@ class GameStatistics:
     and keeps the state it reads, annotated below)."""
 
     controlled: str | None
+    _GHOST_SIDE: str
     generator: MapGenerator | None
     num_cells: int
     _states: int
@@ -53,7 +54,7 @@ class GameStatistics:
     @property
     def maps(self) -> np.ndarray:
         """``int64[N]``: the index into :attr:`layouts` of each game's current map."""
-        return self._state // self._states
+        return self._cells()[0] // self.num_cells
 
     @property
     def levels(self) -> np.ndarray | None:
@@ -62,20 +63,22 @@ class GameStatistics:
 
     @property
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(agent cells, ghost cells)``, ``int64[N]`` each: the games' true states (cell indices)."""
-        return np.divmod(self._state % self._states, self.num_cells)
+        """``(agent cells int64[N], ghost cells int64[N]`` (one ghost) or ``int64[N, k]`` (a team
+        of ``k``)``)``: the games' true states (cell indices)."""
+        agents, ghosts = self._cells()
+        return agents % self.num_cells, ghosts % self.num_cells
 
     def action_masks(self, side: str | None = None) -> np.ndarray:
-        """``int8[N, 4]``: 1 where a move changes the cell of ``side`` (default: the learner's;
-        required with two learners), as the single envs' ``info["action_mask"]``.
+        """``int8[N, 4]`` (``int8[N, k, 4]`` for a team of ``k``): 1 where a move changes the cell
+        of ``side`` (default: the learner's; required with two learners), as the single envs'
+        ``info["action_mask"]``.
 
         Raises:
             ValueError: an unknown side, or none given with two learners.
         """
         side = self._side(side)
-        agents, ghosts = self.positions
-        cells = (agents if side == AGENT else ghosts) + self.maps * self.num_cells
-        return self._masks[cells]
+        agents, ghosts = self._cells()
+        return self._masks[agents if side == AGENT else ghosts]
 
     def episodes(self, side: str | None = None) -> EpisodeStats:
         """Per game, its episode as of the last call (:class:`EpisodeStats`): a game that ended
@@ -87,31 +90,41 @@ class GameStatistics:
             side: whose return and success (default: the learner's; required with two learners).
 
         Returns:
-            ``EpisodeStats(returns, lengths, successes)``: ``float64[N]``, the undiscounted sum of
-            ``side``'s rewards; ``int64[N]``, its steps (learner steps with one learner, full
-            turns with two); ``bool[N]``, the episode's state is ``side``'s win: the agent on a
-            goal (not caught) for the agent, the agent caught for the ghost.
+            ``EpisodeStats(returns, lengths, successes)``: ``float64[N]`` (a team's: each
+            ghost's, ``float64[N, k]``), the undiscounted sum of ``side``'s rewards;
+            ``int64[N]``, its steps (learner steps with one learner, full turns with two);
+            ``bool[N]``, the episode's state is ``side``'s win: the agent on a goal (not caught)
+            for the agent, the agent caught for the ghosts.
 
         Raises:
             ValueError: an unknown side, or none given with two learners.
         """
         side = self._side(side)
-        returns, lengths, states = self._returns[side].copy(), self._steps.copy(), self._state.copy()
+        returns, lengths = self._returns[side].copy(), self._steps.copy()
+        agents, ghosts = self._cells()
         ended = self._ended_games
         if len(ended):
             returns[ended] = self._ended_returns[side]
             lengths[ended] = self._ended_lengths
-            states[ended] = self._ended_states
-        maps, local = np.divmod(states, self._states)
-        agents, ghosts = np.divmod(local, self.num_cells)
-        caught = agents == ghosts
-        successes = caught if side == GHOST else self._goals[maps * self.num_cells + agents] & ~caught
+            agents[ended], ghosts[ended] = self._cells(ended=True)
+        # a ghost on the agent's cell (halfturn.team_lands's rule; one ghost's a plain comparison)
+        caught = agents == ghosts if ghosts.ndim == 1 else (ghosts == agents[:, None]).any(axis=1)
+        successes = self._goals[agents] & ~caught if side == AGENT else caught
         return EpisodeStats(returns, lengths, successes)
+
+    def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """New arrays of the global cells (``map * cells + cell``) of the agents ``[N]`` and the
+        ghosts ``[N]`` of the games now, or with ``ended`` of the games that ended in the last
+        call (same-step mode), at their episode's end. A team's engine has its own."""
+        maps, local = np.divmod(self._ended_states if ended else self._state, self._states)
+        agents, ghosts = np.divmod(local, self.num_cells)
+        maps *= self.num_cells
+        return agents + maps, ghosts + maps
 
     def _side(self, side: str | None) -> str:
         """``side``, or the learner's when it is ``None``; refused when unknown, or when
         ``None`` with two learners."""
         side = self.controlled if side is None else side
         if side is None:
-            raise ValueError("with two learning sides pass side='agent' or 'ghost'")
-        return check_choice(side, "side", AGENTS)
+            raise ValueError(f"with two learning sides pass side='agent' or {self._GHOST_SIDE!r}")
+        return check_choice(side, "side", (AGENT, self._GHOST_SIDE))

@@ -179,12 +179,10 @@ class GameSpec:
                               served={"batched": (True,), "jax": (True,), "evaluate": (True,)})
     ghosts: int = setting(
         1, unit="ghosts", doc="the ghost team's size; the ghosts move together and start on the map's ghost starts",
-        check=check_ghosts, accepts=f"an int in 1..{MAX_GHOSTS}",
-        served={"evaluate": (1,)})
+        check=check_ghosts, accepts=f"an int in 1..{MAX_GHOSTS}")
     ghost_credit: str = setting(
         "team", doc="teams: who a capture pays, every ghost ('team') or the ghosts on the agent's cell ('catcher')",
-        check=lambda value, argument: check_choice(value, argument, CREDITS), accepts=" / ".join(CREDITS),
-        served={"evaluate": DEFAULT_ONLY})
+        check=lambda value, argument: check_choice(value, argument, CREDITS), accepts=" / ".join(CREDITS))
     obs_type: str = setting(
         "dict", doc="the observation encoding", check=lambda value, argument: check_choice(value, argument, OBS_TYPES),
         accepts=" / ".join(OBS_TYPES), encoder=True,

@@ -175,7 +175,6 @@ class Game:
         self.num_cells = board.num_cells
         self.names = ghost_names(self.ghosts)
         self.starts = tuple(board.index(cell) for cell in layout.ghost_starts[: self.ghosts])
-        self._one = self.ghosts == 1  # ghost_step's scalar path
         self._initial = _new_state((board.index(layout.agent_start), self.starts, _AGENT, _ONGOING))
         # the scalar hot path's tuples and bound method
         self._next_cell, self._sample = board.next_cell, slip.sample
@@ -283,9 +282,12 @@ class Game:
             TypeError, ValueError: a bad action (see :meth:`check_joint_action`).
             ValueError: it is not the ghosts' turn or the game is over.
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS or not self._one:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return self._team_step(state, action)
-        agent, (cell,), turn, outcome = state
+        try:
+            agent, (cell,), turn, outcome = state
+        except ValueError:  # a team's state: _team_step refuses one int for k ghosts by name
+            return self._team_step(state, action)
         if turn != _GHOST or outcome != _ONGOING:
             raise ValueError(f"the ghost cannot move in state {state}")
         cell = self._next_cell[cell][action]  # halfturn.team_moves and team_lands, for one ghost

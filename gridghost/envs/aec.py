@@ -147,11 +147,11 @@ from pettingzoo import AECEnv
 
 from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
-from gridghost.core.episode import count_cycles, cycle_limit, next_mover
+from gridghost.core.episode import cycle_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome, Side
+from gridghost.core.names import AGENT
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
@@ -170,10 +170,6 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
 
 
 _ONGOING = Outcome.ONGOING
-#: The turn rule (:mod:`gridghost.core.episode`) after the team's half-turn, for the hot path: the
-#: side to move next, the cycles completed and the agent to move next (the agent's: the env's
-#: ``_after_agent``, per ``use_ghost``).
-_AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(Side.GHOST))), AGENT)
 #: Settings that serve one ghost only, with what their refusal for a team says.
 _ONE_GHOST_SETTINGS = {
     "reference_infos": "the reference's infos describe one ghost; teams publish numeric infos (leave it False)",
@@ -459,8 +455,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
                 belief_filter.predict(action)
                 belief_filter.update(readings)
                 self._estimate = belief_filter.estimate()
-            mover = AGENT
-            next_turn, counted, self.agent_selection = self._after_agent
+            next_turn, counted, self.agent_selection, mover, shared = self._after_agent
         else:
             chosen: Any = action  # the kernel takes one ghost's move as an int, a team's as a tuple
             if self._team_size > 1:  # a choice is held until the last ghost's: nothing for one ghost
@@ -474,8 +469,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
                 self._held = ()
             game = self._ghost_step(game, chosen)
             self._ghost_action = chosen
-            mover = GHOST
-            next_turn, counted, self.agent_selection = _AFTER_GHOST
+            next_turn, counted, self.agent_selection, mover, shared = self._after_ghost
         if counted:
             self._cycles += counted
         self._game = game
@@ -485,16 +479,17 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
             self.terminations = dict.fromkeys(self.possible_agents, True)
         elif self._cycles >= self._cycle_limit:  # episode.truncated for a game that goes on, compiled
             self.truncations = dict.fromkeys(self.possible_agents, True)
-        shared = self._shared_rewards
         if shared is not None:  # the team's credit: every ghost's reward is the team's
-            rewards = shared[mover][outcome].copy()
+            rewards, added = shared[outcome]
+            rewards = rewards.copy()
         else:  # the catcher's credit (a team's): a capture pays the ghosts on the agent's cell
             kernel: Any = self.kernel
             rewards = dict(zip(self.possible_agents, (kernel.rewards(SIDE_OF[mover], outcome)[0],
                                                       *kernel.ghost_rewards_of(SIDE_OF[mover], game)), strict=True))
+            added = rewards.items()
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0  # the mover has seen its reward in last()
-        for name, reward in rewards.items():
+        for name, reward in added:
             cumulative[name] += reward
         self.rewards = rewards
         self._publish(game, next_turn, mover)

@@ -33,6 +33,9 @@ EPISODE_OVER = "the episode is over (every agent has taken its dead step); call 
 #: ``(the side to move next, cycles completed)``.
 _AFTER_AGENT = {use_ghost: (AGENTS[next_mover(0, use_ghost)], int(count_cycles(0, next_mover(0, use_ghost))))
                 for use_ghost in (False, True)}
+#: The turn rule after the team's half-turn: the side to move next, the cycles completed and the
+#: agent to move next.
+_AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(Side.GHOST))), AGENT)
 
 
 class _MapComponents(NamedTuple):
@@ -106,17 +109,25 @@ class MapBinding:
         k = self._team_size = self.config.ghosts
         self._agent_step = kernel.agent_step
         self._ghost_step = kernel.ghosts_step if k > 1 else kernel.ghost_step
-        # after the agent's half-turn: the side to move next, the cycles completed, the agent to move next
-        next_side, counted = _AFTER_AGENT[self.config.use_ghost]
-        self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT)
         self._ghost_names = tuple(names[1:])
         # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
-        # as {name: reward} by [mover's side name][outcome]; with the catcher's (a team's), computed per half-turn.
-        self._shared_rewards = None if getattr(kernel, "credit", "team") != "team" else {
-            AGENTS[mover]: tuple(dict(zip(names, (kernel.rewards(mover, outcome)[0],
-                                                  *(kernel.rewards(mover, outcome)[1],) * k), strict=False))
-                                 for outcome in Outcome)
-            for mover in Side}
+        # by outcome, as {name: reward} and as the (name, reward) pairs to add to the totals
+        # (the nonzero ones: adding 0.0 changes no total); with the catcher's (a team's), computed
+        # per half-turn.
+        shared: dict[Side, Any] = dict.fromkeys(Side)
+        if getattr(kernel, "credit", "team") == "team":
+            for mover in Side:
+                tables = []
+                for outcome in Outcome:
+                    agent_reward, team_reward = kernel.rewards(mover, outcome)
+                    rewards = dict(zip(names, (agent_reward, *(team_reward,) * k), strict=False))
+                    tables.append((rewards, tuple((name, r) for name, r in rewards.items() if r != 0.0)))
+                shared[mover] = tuple(tables)
+        # after each side's half-turn: the side to move next, the cycles completed, the agent to
+        # move next, the mover and its rewards (as above)
+        next_side, counted = _AFTER_AGENT[self.config.use_ghost]
+        self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT, AGENT, shared[Side.AGENT])
+        self._after_ghost = (*_AFTER_GHOST, GHOST, shared[Side.GHOST])
         self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:

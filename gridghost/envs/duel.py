@@ -353,25 +353,31 @@ class Duel:
             if game.agent_selection == AGENT and game.cycles == 0:
                 raise RuntimeError("the opponent's opening move failed (reset raised its error); call reset()")
             raise RuntimeError("the opponent's last move failed (its error was raised then); call reset()")
-        answer = None
-        team = self.controlled == TEAM
-        if team:
+        answer = None  # a learning team's opponent's moves, asked for before the team moves
+        if self.controlled == TEAM:
             moves = self._team.check(action, "action")  # type: ignore[union-attr]  # a team's
             moved = game._ghost_step(game.game_state, moves if len(moves) > 1 else moves[0])
             answer = () if ghosts_move_ends(game, moved) else self._answer(moved)
             self._carry_out(moves)
+            reward = self._carried + self._gains()
         else:
             game.step(action)
             if self.after_half_turn is not None:
                 self.after_half_turn()
-        reward = self._carried + (self._gains() if team else game.rewards[me])
+            reward = self._carried + game.rewards[me]
         self._carried = 0.0
         if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
-            for move in self._answer(game.game_state) if answer is None else answer:
+            moves = answer
+            if moves is None:  # the caller is one side: its opponent answers now
+                state, table = game.game_state, self._table
+                # a table opponent's answer read inline (as _one_answer reads it): the hot path
+                moves = (self._answer(state) if table is None
+                         else (table[state.agent * self._cells + state.ghosts[0]],))
+            for move in moves:
                 game.step(move)
                 if self.after_half_turn is not None:
                     self.after_half_turn()
-            reward += self._gains() if team else game.rewards[me]
+            reward += game.rewards[me] if answer is None else self._gains()
         return reward
 
     def _gains(self) -> Any:
@@ -424,7 +430,7 @@ class Duel:
     def _one_answer(self, state: Any) -> tuple[int]:
         """The one-ghost game's opponent's move in ``state``."""
         if self._table is not None:
-            return (self._table[state.agent * self._cells + state.ghost],)
+            return (self._table[state.agent * self._cells + state.ghosts[0]],)
         # a bad answer is refused by name; the next step asks for a reset
         return (checked_answer(self.policy, self._opponent_view(state), self.opponent_action_space),)  # type: ignore[arg-type]
 

@@ -232,13 +232,10 @@ class InfoPublisher:
         info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
-        agent = game.agent
-        team_entries = distances = None
-        cells = game.ghosts
-        if len(cells) == 1:
-            ghost, cells = cells[0], ()
-        if not cells:  # one ghost, the scalar fast path: the agent's distance is the ghost's
-            info["distance"] = board.distance[agent][ghost]
+        agent, cells = game.agent, game.ghosts
+        if len(cells) == 1:  # one ghost, the scalar fast path: the agent's distance is the ghost's
+            info["distance"] = board.distance[agent][cells[0]]
+            team_entries = None
         else:
             distances, info["distance"], team_entries = self._team_entries(game, cells, board.distance[agent])
         if game.outcome != _ONGOING:
@@ -252,14 +249,11 @@ class InfoPublisher:
             info.update(team_entries)
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
-            if side != AGENT:
-                index = self._ghost_names.index(side)
-                if distances is not None:
-                    info["distance"] = distances[index]
-                if masks is not None:
-                    info["action_mask"] = masks[cells[index] if cells else ghost]
-            if masks is not None:
-                info["action_mask"] = info["action_mask"].copy()
+            if masks is not None:  # the side's own cell's
+                info["action_mask"] = (masks[agent] if side == AGENT else
+                                       masks[cells[self._ghost_names.index(side)]]).copy()
+            if team_entries is not None and side != AGENT:
+                info["distance"] = distances[self._ghost_names.index(side)]
             for key, value in sensor_info.items():
                 if type(value) is np.ndarray:
                     info[key] = value.copy()
@@ -272,13 +266,21 @@ class InfoPublisher:
             if expert:
                 info["expert_action"] = _expert_action(expert, board, game, next_turn, side)
             return info
-        infos = {AGENT: info}
-        for index, name in enumerate(self._ghost_names):  # none without the ghost in the game
-            infos[name] = ghost_info = info.copy()
-            if distances is not None:
-                ghost_info["distance"] = distances[index]
-            if masks is not None:
-                ghost_info["action_mask"] = masks[cells[index] if cells else ghost]
+        if team_entries is None:  # one ghost, the scalar fast path (no ghost's info without it in the game)
+            if self.use_ghost:
+                ghost_info = info.copy()
+                if masks is not None:
+                    ghost_info["action_mask"] = masks[cells[0]]
+                infos = {AGENT: info, GHOST: ghost_info}
+            else:
+                infos = {AGENT: info}
+        else:
+            infos = {AGENT: info}
+            for name, cell, distance in zip(self._ghost_names, cells, distances, strict=True):
+                infos[name] = ghost_info = info.copy()
+                ghost_info["distance"] = distance
+                if masks is not None:
+                    ghost_info["action_mask"] = masks[cell]
         if expert:
             for name, entry in infos.items():
                 entry["expert_action"] = _expert_action(expert, board, game, next_turn, name)
@@ -336,7 +338,8 @@ class InfoPublisher:
 
     def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """:meth:`_publish` with ``reference_infos=True``: the infos ``custom_grid_env`` wrote."""
-        distance = self.board.distance[game.agent][game.ghost]
+        agent, (ghost,) = game.agent, game.ghosts  # one ghost: the reference's infos serve no team
+        distance = self.board.distance[agent][ghost]
         masks = self.board.action_mask
         last_move = self._last_move
         if last_move is None:
@@ -354,13 +357,13 @@ class InfoPublisher:
         if game.outcome != _ONGOING:
             agent_info[OUTCOME_INFO_KEYS[game.outcome]] = ghost_info[OUTCOME_INFO_KEYS[game.outcome]] = True
         # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
-        agent_info["action_mask"] = masks[game.agent]
-        ghost_info["action_mask"] = masks[game.ghost]
+        agent_info["action_mask"] = masks[agent]
+        ghost_info["action_mask"] = masks[ghost]
         if self._expert and game.outcome == _ONGOING:
             table = self._expert.get(next_turn)
             if table is not None:
                 (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = table[
-                    game.agent * self.board.num_cells + game.ghost]
+                    agent * self.board.num_cells + ghost]
         if mover is None:  # after a reset: writable copies, as the numeric infos
             agent_info, ghost_info = writable_copy(agent_info), writable_copy(ghost_info)
         self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}

@@ -9,6 +9,8 @@ where the sweeps read it.
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,80 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = Fals
     check_flag(progress_bar, "progress_bar")
     return (_check_gamma(gamma), check_number(tol, "tol", 0.0, strict=True),
             check_limit(horizon, "horizon", maximum=MAX_ITERATIONS))
+
+
+#: About how many values a stage's move reads at a time (a block of agent cells).
+_BLOCK = 2**18
+
+
+# -- the team's move, one ghost at a time ----------------------------------------------------------------
+class TeamStages:
+    """A deciding team's move as ``k`` moves of one ghost each, over multisets of ghost cells.
+
+    The ghosts move at once from the same state and the value after the move is a function of
+    their cells as a multiset, so the team's best joint move is ``k`` nested bests, one ghost
+    each: stage ``u`` holds, per agent cell, the values with ``u`` ghosts still to move (a
+    multiset) and ``k - u`` moved (another), and moving the last still-to-move ghost of each
+    state reads stage ``u - 1``. Stage 0 is the value after the whole move, stage ``k`` the
+    value before it; no table has ``4 ** k`` joint moves.
+
+    Args:
+        model: a team's :class:`~gridghost.planning.model.TurnModel` stored by multisets.
+    """
+
+    def __init__(self, model: TurnModel) -> None:
+        game, k, cells = model.game, model.ghosts, model.game.num_cells
+        combos = [np.array(list(itertools.combinations_with_replacement(range(cells), j)), dtype=np.int64)
+                  .reshape(math.comb(cells + j - 1, j), j) for j in range(k + 1)]
+        ranks = []
+        for j, combo in enumerate(combos):
+            rank = np.zeros(cells**j, dtype=np.int64)
+            rank[(combo * cells ** np.arange(j - 1, -1, -1)).sum(axis=1)] = np.arange(len(combo))
+            ranks.append(rank)
+        #: per stage ``u >= 1`` and action, where moving the ghost lands in stage ``u - 1``
+        self.moves: list[np.ndarray] = []
+        for u in range(1, k + 1):
+            still, moved = combos[u], combos[k - u]
+            rest = ranks[u - 1][(still[:, :-1] * cells ** np.arange(u - 2, -1, -1)).sum(axis=1)]
+            table = np.empty((NUM_ACTIONS, len(still) * len(moved)), dtype=np.int64)
+            for action in range(NUM_ACTIONS):
+                lands = np.broadcast_to(game.moves[still[:, -1], action][:, None, None], (len(still), len(moved), 1))
+                after = np.sort(np.concatenate([np.broadcast_to(moved, (len(still), *moved.shape)), lands], axis=2))
+                code = (after * cells ** np.arange(k - u, -1, -1)).sum(axis=2)
+                table[action] = (rest[:, None] * len(combos[k - u + 1]) + ranks[k - u + 1][code]).ravel()
+            self.moves.append(table)
+        self.model = model
+        placements = len(combos[k])
+        self.caught = (combos[k][None, :, :] == np.arange(cells)[:, None, None]).any(axis=2)  # [cells, placements]
+        #: each live state's place in stage ``k``
+        self.live = model.agents * placements + ranks[k][(model.ghost_cells * cells ** np.arange(k - 1, -1, -1))
+                                                         .sum(axis=1)]
+        sizes = [cells * size for size in [placements] + [table.shape[1] for table in self.moves]]
+        # stage u is written in buffer u % 2, read from the other
+        buffers = [np.empty(max(sizes[parity::2])) for parity in (0, 1)]
+        self.stages = [buffers[u % 2][:size].reshape(cells, -1) for u, size in enumerate(sizes)]
+        widths = [stage.shape[1] for stage in self.stages]
+        self.rows = min(cells, max(1, _BLOCK // max(widths)))  # agent cells per block of a stage's move
+        self.spare = np.empty(self.rows * max(widths))
+
+    def backup(self, values: np.ndarray, gamma: float, rewards: tuple[float, float], rule: str) -> np.ndarray:
+        """The team's best value per live state (ghosts to move, ``[num_live]``): after each joint
+        move, its reward (``rewards``: the half-turn's when it goes on, and when it catches) and
+        ``gamma`` times ``values`` (agent to move, the sink last and 0); ``rule`` ``"min"`` or ``"max"``."""
+        best = np.minimum if rule == _MINIMISE else np.maximum
+        after = values.take(self.model.index, out=self.stages[0].reshape(-1), mode="clip")
+        after *= gamma
+        after += rewards[0]
+        np.copyto(self.stages[0], rewards[1], where=self.caught)
+        for table, before, out in zip(self.moves, self.stages[:-1], self.stages[1:], strict=True):
+            before.take(table[0], axis=1, out=out, mode="clip")
+            for start in range(0, len(out), self.rows):
+                block = out[start:start + self.rows]
+                spare = self.spare[: block.size].reshape(block.shape)
+                for action in range(1, NUM_ACTIONS):
+                    best(block, before[start:start + self.rows].take(table[action], axis=1, out=spare, mode="clip"),
+                         out=block)
+        return self.stages[-1].reshape(-1).take(self.live)
 
 
 # -- value iteration -------------------------------------------------------------------------------
@@ -127,21 +203,34 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         values[:sink] = model.continuing_reward(side) / (1.0 - gamma)
     between = np.zeros(sink + 1)  # values with the ghost to move
     agent_expected = model.agent_expected[side]
-    ghost_reward, ghost_next = model.ghost_reward[side], model.ghost_next
-    agent_q = ghost_q = np.zeros((NUM_ACTIONS, sink))
-    taken = np.empty(ghost_next.shape)
+    agent_q = np.zeros((NUM_ACTIONS, sink))
+    stages = TeamStages(model) if model.symmetric and isinstance(ghost, str) else None
+    if stages is None:
+        ghost_reward, ghost_next = model.ghost_reward[side], model.ghost_next
+        taken = np.empty(ghost_next.shape)
+    else:
+        rewards = tuple(model.game.rewards(Side.GHOST, outcome)[side] for outcome in (Outcome.ONGOING, Outcome.CAUGHT))
+        read = np.empty_like(values)  # the values the last sweep read
+    ghost_q: Any = np.zeros((NUM_ACTIONS, sink))
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
-            # in place, the big array; the model's own indices (mode="raise" would copy via a buffer)
-            ghost_q = values.take(ghost_next, out=taken, mode="clip")  # type: ignore[call-overload]
-            ghost_q *= gamma
-            ghost_q += ghost_reward
-            between[:sink] = _reduce(ghost_q, ghost)
-            agent_q = agent_expected + model.agent_backup(between)
+            if stages is None:
+                # in place, the big array; the model's own indices (mode="raise" would copy via a buffer)
+                ghost_q = values.take(ghost_next, out=taken, mode="clip")  # type: ignore[call-overload]
+                ghost_q *= gamma
+                ghost_q += ghost_reward
+                between[:sink] = _reduce(ghost_q, ghost)
+            else:
+                between[:sink] = stages.backup(values, gamma, rewards, ghost)  # type: ignore[arg-type]
+            agent_q = model.agent_backup(between)
+            agent_q += agent_expected
             new = _reduce(agent_q, agent)
             residual = float(np.abs(new - values[:sink]).max()) if sink else 0.0
+            if stages is not None and (sweep == sweeps or (horizon is None and residual <= tol)):
+                np.copyto(read, values)
+                ghost_q = _LaterQ(model, read, side, gamma)
             values[:sink] = new
             if progress_bar:
                 bar.count(residual)
@@ -153,6 +242,21 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
             "raise tol or lower gamma"
         )
     return values, agent_q, ghost_q, sweeps, residual
+
+
+class _LaterQ:
+    """The ghosts' action values ``[joints, num_live]`` of a sweep made one ghost at a time,
+    computed from the values it read when first asked for (:meth:`__call__`): the joint moves'
+    tables are built only then."""
+
+    def __init__(self, model: TurnModel, values: np.ndarray, side: Side, gamma: float) -> None:
+        self.model, self.values, self.side, self.gamma = model, values, side, gamma
+
+    def __call__(self) -> np.ndarray:
+        q = self.values.take(self.model.ghost_next, mode="clip")
+        q *= self.gamma
+        q += self.model.ghost_reward[self.side]
+        return q
 
 
 def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, event: Outcome,

@@ -14,7 +14,9 @@ Everything is built on the kernel's exact distribution of a half-turn,
 reads for one state), asked once per action (``4 ** k`` joint actions for the team) for every
 state at once and stored as sparse arrays (:class:`TurnModel`: next-state indices and
 probabilities per state-action), so that value iteration (:mod:`gridghost.planning.solve`) runs
-in NumPy with no Python loop over states. With ``symmetric=True`` a team's states are its
+in NumPy with no Python loop over states. A team stored by multisets builds its joint actions'
+arrays only when a solve reads them: a deciding team moves one ghost at a time instead
+(:class:`~gridghost.planning.iteration.TeamStages`). With ``symmetric=True`` a team's states are its
 *multisets* of ghost cells: permuting the ghosts changes neither side's value when both sides
 decide or play a named policy, so a state is stored once, under its sorted ghost cells (about
 ``k!`` times fewer states).
@@ -46,6 +48,8 @@ from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 #: The most live states a one-ghost solve takes on (a 32 x 32 map has about a million): its
 #: arrays take some 500 bytes per state, and a sweep some 60 ns per state.
 MAX_STATES = 2**20
+#: How many live states a model's arrays are built from at a time.
+_PART = 2**16
 #: The most bytes of arrays a solve allocates unless told otherwise (``max_bytes=``): see
 #: :func:`model_bytes` for the estimate.
 MAX_BYTES = 2**30
@@ -69,18 +73,33 @@ def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> 
     return (cells - goals) * placements
 
 
-def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3) -> int:
-    """About the bytes a solve allocates at its peak (measured with tracemalloc: 74% to 96% of
-    this for 1 to 4 ghosts): per live state, the agent's half-turns (21 bytes per action and slip
-    outcome, and their expected rewards), 72 bytes per joint action of the ghosts (the model's
-    next state, outcome and both sides' rewards; a sweep's temporaries; a policy and the outcome
-    tables), and the index of every joint state."""
-    joints = NUM_ACTIONS**ghosts
-    per_state = NUM_ACTIONS * (21 * slip_outcomes + 16) + joints * 72 + 256
-    return live_count(cells, goals, ghosts, symmetric) * per_state + 8 * cells ** (ghosts + 1)
+def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3,
+                joint: bool = True) -> int:
+    """About the bytes a solve allocates at its peak (measured with tracemalloc).
+
+    With ``joint`` (74% to 96% of this for 1 to 4 ghosts): per live state, the agent's
+    half-turns (21 bytes per action and slip outcome, and their expected rewards) and 72 bytes per
+    joint action of the ghosts (the model's next state, outcome and both sides' rewards; a sweep's
+    temporaries; a policy and the outcome tables). Without (a team that decides, one ghost at a
+    time: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its cells, the agent's
+    half-turns (5 bytes per action and slip outcome) and a sweep's values, and the stages' values
+    per agent cell (within a few percent of the peak either way). Then the index of every state."""
+    live = live_count(cells, goals, ghosts, symmetric)
+    if joint:
+        total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
+    else:
+        stages = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u)
+                  for u in range(ghosts + 1)]
+        spare = max(stages) * min(cells, max(1, 2**18 // max(stages)))
+        buffers = cells * (max(stages[::2]) + max(stages[1::2])) + spare
+        total = (live * (8 * ghosts + NUM_ACTIONS * 5 * slip_outcomes + 200) + 8 * buffers + cells * stages[0]
+                 + 32 * sum(stages) + 2**20)
+    if symmetric:
+        return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
+    return total + 8 * cells ** (ghosts + 1)
 
 
-def check_budget(game: Any, symmetric: bool, max_bytes: Any) -> int:
+def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True) -> int:
     """Refuse a game whose solve would exceed the budget, before anything is allocated.
 
     Returns:
@@ -92,7 +111,7 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any) -> int:
     """
     budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
     k, cells, goals = ghost_count(game), game.num_cells, int(np.count_nonzero(game.goals))
-    needed = model_bytes(cells, goals, k, symmetric)
+    needed = model_bytes(cells, goals, k, symmetric, joint=joint)
     if needed > budget:
         states = live_count(cells, goals, k, symmetric)
         raise ValueError(
@@ -160,22 +179,50 @@ class TurnModel:
                 f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
                 f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
             )
-        self.bytes = check_budget(game, self.symmetric, max_bytes)
-        self.agents, self.ghost_cells = self._live_states()
+        self.bytes = check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
+        self.max_bytes = max_bytes
+        self.agents, self.ghost_cells, rows = self._live_states()
         self.states = self.code(self.agents, self.ghost_cells)
         self.num_live = num_live = len(self.states)
-        self.index = np.full(cells ** (k + 1), num_live, dtype=np.int64)
-        self.index[self.states] = np.arange(num_live)
+        if self.symmetric:  # per agent cell and multiset of ghost cells (by rank)
+            self.placements = math.comb(cells + k - 1, k)
+            self.rank = np.zeros(cells**k, dtype=np.int64)
+            self.rank[self.code(0, np.array(list(itertools.combinations_with_replacement(range(cells), k))))] = (
+                np.arange(self.placements))
+            self.index = np.full(cells * self.placements, num_live, dtype=np.int64)
+            self.index[self.agents * self.placements + rows] = np.arange(num_live)
+        else:
+            self.index = np.full(cells ** (k + 1), num_live, dtype=np.int64)
+            self.index[self.states] = np.arange(num_live)
         self._agent_half()
-        self._ghosts_half()
-        # The expected reward of each agent action, per side (constant through the iterations).
-        self.agent_expected = {
-            side: np.einsum("ak,akl->al", self.agent_prob, reward) for side, reward in self.agent_reward.items()
-        }
+        # a deciding team moves one ghost at a time: its joint moves are built when first read
+        self._joint_tables = None if self.symmetric else self._ghosts_half()
         self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def _live_states(self) -> tuple[np.ndarray, np.ndarray]:
-        """The live states' agent cells and ghost cells, in ascending code order."""
+    @property
+    def ghost_next(self) -> np.ndarray:
+        """Per joint action and live state, the state the ghosts' move reaches (see the class)."""
+        return self._joint()[0]
+
+    @property
+    def ghost_outcome(self) -> np.ndarray:
+        """Per joint action and live state, how the ghosts' move ended (see the class)."""
+        return self._joint()[1]
+
+    @property
+    def ghost_reward(self) -> dict[Side, np.ndarray]:
+        """Each side's reward per joint action and live state (see the class)."""
+        return self._joint()[2]
+
+    def _joint(self) -> tuple[np.ndarray, np.ndarray, dict[Side, np.ndarray]]:
+        # A team stored by multisets builds its joint moves when a solve first reads them.
+        if self._joint_tables is None:
+            check_budget(self.game, self.symmetric, self.max_bytes)
+            self._joint_tables = self._ghosts_half()
+        return self._joint_tables
+
+    def _live_states(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live states' agent cells, ghost cells and rows of the placements, in ascending code order."""
         cells, k = self.game.num_cells, self.ghosts
         if self.symmetric:
             placements = np.array(list(itertools.combinations_with_replacement(range(cells), k)), dtype=np.int64)
@@ -185,55 +232,79 @@ class TurnModel:
         over = (placements[None, :, :] == agent[:, None, None]).any(axis=2)
         over |= np.asarray(self.game.goals, dtype=bool)[:, None]
         agents, rows = np.nonzero(~over)
-        return agents.astype(np.int64), placements[rows]
+        return agents.astype(np.int64), placements[rows], rows
 
-    def _transitions(self, side: Side, action: int) -> Any:
-        """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from every live state."""
+    def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
+        """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
+        live states ``part``."""
         # a one-ghost game takes ghost cells without the team's axis, and one action for its ghost
         team = self.ghosts > 1
-        ghosts = self.ghost_cells if team else self.ghost_cells[:, 0]
+        ghosts = self.ghost_cells[part] if team else self.ghost_cells[part, 0]
         if side == Side.GHOST and team:
-            return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents, ghosts)
-        return self.game.transitions(side, action, self.agents, ghosts)
+            return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents[part], ghosts)
+        return self.game.transitions(side, action, self.agents[part], ghosts)
+
+    def _parts(self) -> list[slice]:
+        """The live states in slices of at most :data:`_PART` (what the model is built by, so
+        that the kernel's transitions of all of them are never held at once)."""
+        return [slice(start, start + _PART) for start in range(0, self.num_live, _PART)] or [slice(0, 0)]
 
     def _agent_half(self) -> None:
-        # The agent's half-turns: the slip model's outcomes, padded to the widest action's.
-        halves = [self._transitions(Side.AGENT, action) for action in range(NUM_ACTIONS)]
-        width = max(len(half.probabilities) for half in halves)
+        # The agent's half-turns: the slip model's outcomes, padded to the widest action's, built
+        # from slices of the live states; each side's expected reward per action (constant through
+        # the iterations) is kept, the agent's made now, the ghosts' (and the rewards per outcome)
+        # asked of the kernel again when first read.
+        width = max(len(probabilities) for probabilities, _ in self.game.outcomes)
         self.agent_prob = np.zeros((NUM_ACTIONS, width))
         shape = (NUM_ACTIONS, width, self.num_live)
         self.agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
         self.agent_outcome = np.zeros(shape, dtype=np.int8)
-        self.agent_reward = {Side.AGENT: np.zeros(shape), Side.GHOST: np.zeros(shape)}
-        for action, half in enumerate(halves):
-            m = len(half.probabilities)
-            self.agent_prob[action, :m] = half.probabilities
-            self.agent_next[action, :m] = self._next(half).T
-            self.agent_outcome[action, :m] = half.outcomes.T
-            self.agent_reward[Side.AGENT][action, :m] = half.agent_rewards.T
-            self.agent_reward[Side.GHOST][action, :m] = half.ghost_rewards.T
+        self.agent_reward = _PerSide(self._agent_rewards)
+        self.agent_expected = _PerSide(
+            lambda side: np.einsum("ak,akl->al", self.agent_prob, self.agent_reward.make(side)))
+        expected = self.agent_expected[Side.AGENT] = np.empty((NUM_ACTIONS, self.num_live))
+        for part in self._parts():
+            rewards = np.zeros((NUM_ACTIONS, width, len(self.agents[part])))
+            for action in range(NUM_ACTIONS):
+                half = self._transitions(Side.AGENT, action, part)
+                m = len(half.probabilities)
+                self.agent_prob[action, :m] = half.probabilities
+                self.agent_next[action, :m, part] = self._next(half).T
+                self.agent_outcome[action, :m, part] = half.outcomes.T
+                rewards[action, :m] = half.agent_rewards.T
+            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards)
 
-    def _ghosts_half(self) -> None:
+    def _agent_rewards(self, side: Side) -> np.ndarray:
+        """``side``'s rewards of the agent's half-turns, ``[4, m, num_live]``, asked of the kernel again."""
+        out = np.zeros(self.agent_next.shape)
+        for action in range(NUM_ACTIONS):
+            half = self._transitions(Side.AGENT, action)
+            rewards = half.agent_rewards if side == Side.AGENT else half.ghost_rewards
+            out[action, : len(half.probabilities)] = rewards.T
+        return out
+
+    def _ghosts_half(self) -> Any:
         # The ghosts' half-turns: one outcome per joint action; its reward is the kernel's for
         # that outcome, kept per outcome and spread over the states when a solve asks for a side.
         shape = (self.joints, self.num_live)
-        self.ghost_next = np.empty(shape, dtype=np.int32)
-        self.ghost_outcome = np.empty(shape, dtype=np.int8)
+        ghost_next, ghost_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)
         by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
         for joint in range(self.joints):
             half = self._transitions(Side.GHOST, joint)
-            self.ghost_next[joint] = self._next(half)[:, 0]
-            self.ghost_outcome[joint] = outcomes = half.outcomes[:, 0]
+            ghost_next[joint] = self._next(half)[:, 0]
+            ghost_outcome[joint] = outcomes = half.outcomes[:, 0]
             for side, rewards in ((Side.AGENT, half.agent_rewards[:, 0]), (Side.GHOST, half.ghost_rewards[:, 0])):
                 by_outcome[side][outcomes] = rewards
                 if not np.array_equal(by_outcome[side][outcomes], rewards):
                     raise ValueError("the kernel's reward for the ghosts' move depends on more than its outcome; "
                                      "the solver cannot take it")
-        self.ghost_reward = _Spread(self.ghost_outcome, by_outcome)
+        return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome[side][ghost_outcome])
 
     def cache_reserve(self) -> int:
         """The bytes the rewards spread on demand may add (a cache counts them when it takes the
         model in): both sides' ``float64[joints, num_live]``, less those already spread."""
+        if self._joint_tables is None:
+            return 8 * self.joints * self.num_live * 10
         return 8 * self.joints * self.num_live * (2 - len(self.ghost_reward))
 
     def agent_backup(self, between: np.ndarray) -> np.ndarray:
@@ -264,7 +335,9 @@ class TurnModel:
 
     def lookup(self, agents: Any, ghosts: np.ndarray) -> np.ndarray:
         """The live index of each state (the sink where the game is over), ghosts in any order."""
-        return self.index[self.code(agents, np.sort(ghosts, axis=-1) if self.symmetric else ghosts)]
+        if self.symmetric:
+            return self.index[agents * self.placements + self.rank[self.code(0, np.sort(ghosts, axis=-1))]]
+        return self.index[self.code(agents, ghosts)]
 
     def _next(self, half: Any) -> np.ndarray:
         """The live index each outcome of ``half`` leads to, the sink where the game ends."""
@@ -321,7 +394,7 @@ class TurnModel:
             everything = np.indices((cells,) * (k + 1)).reshape(k + 1, -1)
             ghosts = everything[1:].T
             order = np.argsort(ghosts, axis=1, kind="stable")
-            stored = self.index[self.code(everything[0], np.take_along_axis(ghosts, order, axis=1))]
+            stored = self.lookup(everything[0], ghosts)
             orders = list(itertools.permutations(range(k)))
             rank = (order * k ** np.arange(k)).sum(axis=1)
             which = np.zeros(k**k, dtype=np.int64)
@@ -378,16 +451,16 @@ class TurnModel:
         mine[order] = digits
         return int(joint_index(mine))
 
-class _Spread(dict):  # type: ignore[type-arg]
-    """Each side's reward per state-action from its reward per outcome, made when first read."""
+class _PerSide(dict):  # type: ignore[type-arg]
+    """An array per side, made when first read (:meth:`make` makes one without keeping it)."""
 
-    def __init__(self, outcomes: np.ndarray, by_outcome: dict[Side, np.ndarray]) -> None:
+    def __init__(self, make: Callable[[Side], np.ndarray]) -> None:
         super().__init__()
-        self._outcomes, self._by_outcome = outcomes, by_outcome
+        self.make = make
 
     def __missing__(self, side: Side) -> np.ndarray:
-        self[side] = spread = self._by_outcome[side][self._outcomes]
-        return spread
+        self[side] = made = self.make(side)
+        return made
 
 
 def joint_actions(joint: int, ghosts: int) -> tuple[int, ...]:
@@ -498,12 +571,13 @@ def _game_key(game: Any) -> tuple[Any, ...]:
             ghost_count(game), getattr(game, "credit", "team"))
 
 
-def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None) -> TurnModel:
+def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint: bool = True) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
     slip model, rewards and ghosts (up to :data:`CACHE_BYTES`); the budget ``max_bytes`` is
-    checked first in any case (see :class:`TurnModel`)."""
+    checked first in any case (see :class:`TurnModel`), for a solve that reads the ghosts' joint
+    moves unless ``joint`` is false (a team that decides moves one ghost at a time)."""
     symmetric = bool(symmetric) and ghost_count(game) > 1
-    check_budget(game, symmetric, max_bytes)
+    check_budget(game, symmetric, max_bytes, joint or not symmetric)
     return _MODELS.get((*_game_key(game), symmetric), lambda: TurnModel(game, symmetric, max_bytes))
 
 

@@ -174,7 +174,7 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
         check_choice(policy, argument, ("chase", "random") if side == Side.GHOST else ("random",))
         if policy == "random":
             return np.full((count, num_live), 1.0 / count)
-        chase = np.asarray(getattr(model.game, "game", model.game).chase_table)
+        chase = np.asarray(model.game.chase_table)
         return one_hot(joint_index(chase[model.agents[:, None], model.ghost_cells]), count)
     if type(policy) is ChasePolicy:
         return policy_array("chase", model, side, argument)

@@ -202,6 +202,9 @@ class _OneSide(_Solution):
                                   else self.model.expand_q(self._q)),
         "policy": lambda self: (self.model.expand(self._actions, fill=-1) if self._side == Side.AGENT
                                 else self.model.expand_joint(self._actions)),
+        # a team that moved one ghost at a time has its joint action values computed when first read
+        "_q": lambda self: self._later(),
+        "_actions": lambda self: greedy(self._q, _MAXIMISE),
     }
 
     def __init__(self, model: TurnModel, side: Side, opponent: np.ndarray, gamma: float, tol: float,
@@ -211,8 +214,10 @@ class _OneSide(_Solution):
                                                               progress_bar)
         super().__init__(model, gamma, tol, horizon, sweeps, residual)
         self._side, self._opponent = side, opponent
-        self._values, self._q = values, agent_q if side == Side.AGENT else ghost_q
-        self._actions = greedy(self._q, _MAXIMISE)
+        self._values, self._later = values, agent_q if side == Side.AGENT else ghost_q
+        if isinstance(self._later, np.ndarray):
+            self._q = self._later
+            self._actions = greedy(self._q, _MAXIMISE)
         self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
@@ -318,6 +323,8 @@ class GameSolution(_Solution):
         "agent_policy": lambda self: self.model.expand(self._agent_actions, fill=-1),
         "ghost_policy": lambda self: self.model.expand_joint(self._ghost_actions),
         "team_policy": lambda self: self.ghost_policy,
+        "_ghost_q": lambda self: self._later(),
+        "_ghost_actions": lambda self: greedy(self._ghost_q, _MINIMISE),
     }
 
     def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None,
@@ -325,9 +332,10 @@ class GameSolution(_Solution):
         values, agent_q, ghost_q, sweeps, residual = _iterate(model, _MAXIMISE, _MINIMISE, Side.AGENT, gamma, tol,
                                                               horizon, progress_bar)
         super().__init__(model, gamma, tol, horizon, sweeps, residual)
-        self._values, self._agent_q, self._ghost_q = values, agent_q, ghost_q
+        self._values, self._agent_q, self._later = values, agent_q, ghost_q
         self._agent_actions = greedy(agent_q, _MAXIMISE)
-        self._ghost_actions = greedy(ghost_q, _MINIMISE)
+        if isinstance(ghost_q, np.ndarray):
+            self._ghost_q, self._ghost_actions = ghost_q, greedy(ghost_q, _MINIMISE)
         self._eager()
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
@@ -497,7 +505,7 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     model = turn_model(_game(layout, slip, rewards, ghost_rewards, game, spec, config, ghosts), named(agent),
-                       max_bytes)
+                       max_bytes, joint=False)
     return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon,
                          progress_bar)
 
@@ -523,14 +531,16 @@ def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     game = _game(layout, slip, rewards, None, game, spec, config, ghosts)
-    turn_model(game, True, max_bytes)  # the budget, checked before a cached solution is looked up
-    return solved_game(game, gamma, tol, horizon, progress_bar)
+    turn_model(game, True, max_bytes, joint=False)  # the budget, checked before a cached solution is looked up
+    return solved_game(game, gamma, tol, horizon, progress_bar, max_bytes)
 
 
-def solved_game(game: Any, gamma: float, tol: float, horizon: int | None, progress_bar: bool = False) -> GameSolution:
+def solved_game(game: Any, gamma: float, tol: float, horizon: int | None, progress_bar: bool = False,
+                max_bytes: Any = None) -> GameSolution:
     """The game's solution, shared through the solution cache."""
     return cached_solution(game, ("game", gamma, tol, horizon),
-                           lambda: GameSolution(turn_model(game, True), gamma, tol, horizon, progress_bar))
+                           lambda: GameSolution(turn_model(game, True, max_bytes, joint=False), gamma, tol, horizon,
+                                                progress_bar))
 
 
 def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,

@@ -57,7 +57,8 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             Stable-Baselines3, ``lambda obs: model.predict(obs, deterministic=True)[0]``). With
             ``stochastic`` it returns the action probabilities instead (``float[4]``, or
             ``[n, 4]`` with ``batch``). An answer of another shape is refused, never reshaped.
-        side: ``"agent"`` or ``"ghost"``.
+        side: ``"agent"`` or ``"ghost"``; the agent of a team game is asked with the team
+            views' agent observation (``"vector"`` or ``"grid"``).
         layout: the map; ``None`` means the classic map (or ``game``'s).
         obs_type: the encoding the policy reads, one of :data:`TABULATED_OBS_TYPES`; ``None``
             means ``"vector"`` (or the deprecated ``config``'s).
@@ -96,18 +97,22 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             ``view`` for one ghost, and for a team ``batch=False``, ``stochastic`` or the agent's side.
     """
     game = solver_game(layout, game=game, spec=spec, config=config)
-    if ghost_count(game) > 1:
+    if ghost_count(game) > 1 and side != "agent":
         if side != "ghost" or not batch or stochastic:
             raise ValueError("a team of ghosts is tabulated with side='ghost' and batch=True (its policy is asked "
                              "over stacked observations), and deterministic answers (stochastic=False)")
+        if belief is not None:
+            raise ValueError(f"belief applies to the belief encodings, which a team's ghosts are not asked with "
+                             f"(obs_type one of {list(TEAM_TABULATED_OBS_TYPES)}); got belief={belief!r}: "
+                             "leave it None")
         if spec is not None:
             encoding = {**{key: value for key, value in spec.encoder_options().items() if key != "max_cycles"},
                         **encoding}
         return tabulate_team(policy, game, spec.obs_type if obs_type is None and spec is not None else obs_type,
                              centralised, view, **encoding)
     if centralised or view != "gym":
-        raise ValueError(f"centralised and view apply to a team of ghosts; this game has one ghost (got "
-                         f"centralised={centralised!r}, view={view!r})")
+        raise ValueError(f"centralised and view apply to a team of ghosts' policy; this is one ghost's or the agent's "
+                         f"(got centralised={centralised!r}, view={view!r})")
     if obs_type is None:
         given = spec if spec is not None else config
         obs_type = "vector" if given is None else given.obs_type
@@ -127,7 +132,7 @@ class StateObservations:
 
     Attributes:
         model: the game's :class:`~gridghost.planning.model.TurnModel`; its ``states`` are the rows.
-        pairs: ``(agent cell, ghost cell)`` of every row.
+        pairs: ``(agent cell, ghost cell)`` of every row (a tuple of ghost cells for a team).
 
     Raises:
         ValueError: as :func:`tabulate_policy`, for the side and the encoding.
@@ -147,11 +152,18 @@ class StateObservations:
         self.stackable = obs_type in _ARRAY_OBS_TYPES and not encoding.get("action_mask_in_obs", False)
         mover = Side.AGENT if side == "agent" else Side.GHOST
         self.model = turn_model(game)
-        self._cols, cells = game.layout.cols, game.num_cells
-        self.pairs = list(zip(*(a.tolist() for a in np.divmod(self.model.states, cells)), strict=True))
+        self._cols, cells, k = game.layout.cols, game.num_cells, self.model.ghosts
+        self.pairs: list[tuple[int, Any]]
+        if k > 1:  # a team game's agent (the team's own policy is tabulate_team's)
+            check_choice(side, "side", ("agent",))
+            check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
+            self.pairs = list(zip(self.model.agents.tolist(), map(tuple, self.model.ghost_cells.tolist()), strict=True))
+        else:
+            self.pairs = list(zip(*(a.tolist() for a in np.divmod(self.model.states, cells)), strict=True))
         located = np.zeros(game.layout.shape, dtype=np.float32)
-        encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None, **encoding)
-        observe = encoder.observer(mover)
+        encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None, ghosts=k,
+                                    **encoding)
+        observe = encoder.observer(mover if k == 1 else side)
         observations = []
         for agent, ghost in self.pairs:
             if belief:
@@ -181,6 +193,8 @@ class StateObservations:
 
     def where(self, row: int) -> str:
         """The state of ``row``, in words (for messages)."""
+        if self.model.ghosts > 1:
+            return f"the {self.side} with the {self.model.describe(row)}"
         agent, ghost = self.pairs[row]
         return f"the {self.side} at agent {divmod(agent, self._cols)}, ghost {divmod(ghost, self._cols)}"
 

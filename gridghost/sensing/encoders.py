@@ -131,6 +131,9 @@ class DictObservations(Observations):
         cells = (state.agent, *state.ghosts)
         me, pairs = cells[index], self._pairs[index]
         observation = self._view(me, cells[pairs[0][0]], index)
+        if not index and len(pairs) > 1 and (self._step_count is not None or self._belief is not None):
+            for name in pairs[0][1:]:  # a team's agent lists its ghosts after these, as it always has
+                observation[name] = observation.pop(name)
         key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
         for other, relative, far in pairs[1:]:  # the further others of a team
             other_cell = cells[other]
@@ -396,13 +399,18 @@ class GridObservations(Observations):
         self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
         self._spaces = dict.fromkeys(self.keys, self._space)
 
+    def _agent_observes(self, state: Any) -> np.ndarray:
+        return self._view(state.agent, state.ghosts[0], Side.AGENT, state)
+
+    def _ghost_observes(self, state: Any) -> np.ndarray:
+        return self._view(state.ghosts[0], state.agent, Side.GHOST, state)
+
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
-        me, side = cells[index], self._sides[index]
-        observation = self._planes[side][state.turn == side and state.outcome == _ONGOING][self._window[me]].copy()
-        observation[self._self_at[me]] = 1.0
+        me, opponents = cells[index], self._opponents[index]
+        observation = self._view(me, cells[opponents[0]], self._sides[index], state)
         place, shift = self._place, self._shift[me]
-        for other in self._opponents[index]:
+        for other in opponents[1:]:  # the agent's further opponents: a team's other ghosts
             at = self._opponent_at[place[cells[other]] - shift]
             if at is not None:
                 observation[at] = 1.0
@@ -410,6 +418,16 @@ class GridObservations(Observations):
             at = self._ghosts_at[place[ghost] - shift]
             if at is not None:
                 observation[at] = 1.0
+        return observation
+
+    def _view(self, me: int, other: int, side: Side, state: Any) -> np.ndarray:
+        """The observation from cell ``me`` of ``side``'s observer with its first opponent on
+        cell ``other`` (a team's further ghosts are :meth:`_observe`'s)."""
+        observation = self._planes[side][state.turn == side and state.outcome == _ONGOING][self._window[me]].copy()
+        observation[self._self_at[me]] = 1.0
+        at = self._opponent_at[self._place[other] - self._shift[me]]
+        if at is not None:
+            observation[at] = 1.0
         if self._step_count is not None:
             fraction = self._step_count()
             if self._out_channel is None:

@@ -15,6 +15,11 @@ default), undiscounted as the envs pay:
 - the *normalised score* ``(return - random) / (optimum - random)``: 0 is random play, 1 is
   optimal against this opponent. It does not depend on the reward scale.
 
+The same protocol scores a team of ``k`` ghosts (``ghosts=k``): the ``"ghost"`` side is then the
+team, one player whose move is every ghost's. The team's return is the agent's negated (the game
+is zero-sum), its optimum the team's best response, ``random`` the team of uniformly random
+ghosts, and ``caught`` the probability that any ghost catches the agent.
+
 The levels of a difficulty preset are split once, in :data:`gridghost.maps.SPLITS`; evaluate
 on ``level_split(d, "train")`` and ``level_split(d, "test")`` (held out).
 
@@ -33,7 +38,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.config.opponents import DEFAULT_OPPONENTS, planned_opponent
+from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent
 from gridghost.config.settings import TRAINER_DEFAULTS, GameSpec, resolve, unserved
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
@@ -43,6 +48,7 @@ from gridghost.core.progress import make_bar
 from gridghost.core.rules import Side
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import (
+    NAMED_POLICIES,
     AgentSolution,
     GhostSolution,
     StatePolicy,
@@ -50,6 +56,7 @@ from gridghost.planning import (
     solve_agent,
     solve_game,
     solve_ghost,
+    tabulate_policy,
 )
 from gridghost.planning.tabulate import StateObservations
 
@@ -63,20 +70,23 @@ logger = logging.getLogger(__name__)
 @dataclasses.dataclass(frozen=True)
 class Evaluation:
     """A policy's exact scores on a set of levels (:func:`evaluate`). Returns are the evaluated
-    side's, in the units of the rewards evaluated with; every array has one entry per level.
+    side's, in the units of the rewards evaluated with; every array has one entry per level. For
+    a team of ghosts (``ghosts > 1``) the ghosts' side is the team: its return is the agent's
+    negated, and every column reads as for one ghost with the team in its place.
 
     Attributes:
-        side: the evaluated side.
+        side: the evaluated side (``"ghost"``: the ghost, or the team).
         levels: the level numbers (``-1`` for maps given as layouts).
         returns: the policy's expected return.
         success: the probability that the agent reaches a goal.
-        caught: the probability that the ghost catches the agent.
+        caught: the probability that the ghost (any ghost of a team) catches the agent.
         optimum: the best return against the same opponent (a best response).
         optimum_success: the agent's goal probability under that best response (for a ghost, the
             goal probability the best ghost leaves the agent).
         minimax: the zero-sum game's value, as the evaluated side's return.
         random: the return of the uniformly random policy against the same opponent.
         score: the normalised score ``(returns - random) / (optimum - random)``.
+        ghosts: the number of ghosts of the levels' games.
     """
 
     side: str
@@ -89,6 +99,7 @@ class Evaluation:
     minimax: np.ndarray
     random: np.ndarray
     score: np.ndarray
+    ghosts: int = 1
 
     def summary(self) -> dict[str, float]:
         """The means over the levels (and the score's standard deviation, ``score_std``).
@@ -103,7 +114,8 @@ class Evaluation:
 
     def __str__(self) -> str:
         mean = self.summary()
-        return (f"{self.side} on {len(self.levels)} levels: normalised score {mean['score']:.3f} "
+        side = self.side if self.ghosts == 1 else f"team of {self.ghosts} ghosts"
+        return (f"{side} on {len(self.levels)} levels: normalised score {mean['score']:.3f} "
                 f"(sd {mean['score_std']:.3f}), success {mean['success']:.3f} (optimum "
                 f"{mean['optimum_success']:.3f}), caught {mean['caught']:.3f}, return {mean['returns']:.3f} "
                 f"(optimum {mean['optimum']:.3f}, minimax {mean['minimax']:.3f}, random {mean['random']:.3f})")
@@ -149,6 +161,8 @@ class Evaluator:
         encoding = settings_of.encoder_options()
         del encoding["max_cycles"]  # the states are asked without a clock: horizon bounds the episode
         self._encoding: dict[str, Any] = {"obs_type": settings_of.obs_type, "belief": belief, **encoding}
+        self.ghosts = settings_of.ghosts
+        self._team = self.ghosts > 1 and self._learner == Side.GHOST  # the learner is a team of ghosts
         self._sign = 1.0 if self._learner == Side.AGENT else -1.0  # zero-sum: the ghost's return is -the agent's
         self._games: list[_Level] = []
         fixed = []
@@ -159,16 +173,15 @@ class Evaluator:
         logger.debug("evaluation set up on %d levels for the %s", len(maps), side)
         self.optimum, self.optimum_success, self.minimax, self.random = (
             np.array(column, dtype=float) for column in zip(*fixed, strict=True))
-        self._states(0)  # checks the encoding's options now, not at the first policy
+        if self.ghosts == 1 or self._learner == Side.AGENT:
+            self._states(0)  # checks the encoding's options now, not at the first policy
 
     def _prepare(self, layout: Layout, settings_of: Any, opponent: Any, other: Side) -> tuple[float, ...]:
         """Build ``layout``'s level (its game and the opponent planned on it) and return what does
         not depend on the policy: the best response's return and success, the minimax value and
         random play's return."""
         game = settings_of.game(layout)
-        planned = planned_opponent(opponent, game, other)
-        them = planned if planned is not None else opponent
-        start = layout.agent_start, layout.ghost_start
+        them = _planned(opponent, game, other, "opponent")
         settings = self._settings(game)
         best: AgentSolution | GhostSolution
         if self._learner == Side.AGENT:
@@ -177,6 +190,7 @@ class Evaluator:
         else:
             best = solve_ghost(agent=them, **settings)
             chance = evaluate_policies(them, "random", **settings)
+        start = best.start
         self._games.append(_Level(game, them, start, None))
         return (best.value(*start),  # the best response's own return
                 best.success_probability(*start, horizon=self.horizon),
@@ -193,9 +207,10 @@ class Evaluator:
         assert level.states is not None
         return level.states
 
-    def __call__(self, policy: Any, *, batch: bool = False, stochastic: bool = False) -> Evaluation:
-        """Score ``policy`` on every level (see :func:`evaluate` for ``policy``, ``batch`` and
-        ``stochastic``).
+    def __call__(self, policy: Any, *, batch: bool = False, stochastic: bool = False, centralised: bool = False,
+                 view: str = "gym") -> Evaluation:
+        """Score ``policy`` on every level (see :func:`evaluate` for ``policy``, ``batch``,
+        ``stochastic``, ``centralised`` and ``view``).
 
         Returns:
             The :class:`Evaluation`.
@@ -204,24 +219,32 @@ class Evaluator:
             TypeError, ValueError: a policy the solver or :func:`~gridghost.planning.tabulate_policy`
                 refuses.
         """
+        if not self._team and (centralised or view != "gym"):
+            raise ValueError(f"centralised and view apply to a team of ghosts' policy (side='ghost', ghosts >= 2); "
+                             f"got centralised={centralised!r}, view={view!r} for the {self.side} of "
+                             f"{self.ghosts} ghost(s)")
         rows = []
         with make_bar(self.progress_bar, len(self._games), "evaluating", "level") as bar:
             for index, level in enumerate(self._games):
-                rows.append(self._score(index, level, policy, batch, stochastic))
+                rows.append(self._score(index, level, policy, (batch, stochastic, centralised, view)))
                 bar.update()
         returns, success, caught = (np.array(column, dtype=float) for column in zip(*rows, strict=True))
         gap = self.optimum - self.random
         score = np.where(gap > _FLAT, (returns - self.random) / np.where(gap > _FLAT, gap, 1.0),
                          np.where(returns >= self.optimum - _FLAT, 1.0, np.nan))
         return Evaluation(self.side, self.levels, returns, success, caught, self.optimum, self.optimum_success,
-                          self.minimax, self.random, score)
+                          self.minimax, self.random, score, self.ghosts)
 
-    def _score(self, index: int, level: _Level, policy: Any, batch: bool, stochastic: bool) -> tuple[float, ...]:
-        """``policy``'s return, success and capture probabilities on level ``index``."""
+    def _score(self, index: int, level: _Level, policy: Any, asking: tuple[bool, bool, bool, str]) -> tuple[float, ...]:
+        """``policy``'s return, success and capture probabilities on level ``index``; ``asking``
+        is ``(batch, stochastic, centralised, view)``."""
         table: Any
+        batch, stochastic, centralised, view = asking
         if isinstance(policy, (str, type, StatePolicy)):
-            planned = planned_opponent(policy, level.game, self._learner, "policy")  # built for this game
-            table = policy if planned is None else planned
+            table = _planned(policy, level.game, self._learner, "policy")  # built for this game
+        elif self._team and (callable(policy) or _callables(policy)):  # a team's states are asked per call
+            table = tabulate_policy(policy, self.side, batch=batch, stochastic=stochastic, game=level.game,
+                                    centralised=centralised, view=view, **self._encoding)
         elif callable(policy):
             table = self._states(index).tabulate(policy, batch=batch, stochastic=stochastic)
         else:
@@ -230,6 +253,28 @@ class Evaluator:
         mine = evaluate_policies(*pair, **self._settings(level.game))
         return (self._sign * mine.value(*level.start), mine.success_probability(*level.start, horizon=self.horizon),
                 mine.capture_probability(*level.start, horizon=self.horizon))
+
+
+def _callables(policy: Any) -> bool:
+    """Whether ``policy`` is a sequence of callables (a team's policies, one per ghost)."""
+    return isinstance(policy, Sequence) and bool(policy) and all(callable(one) for one in policy)
+
+
+def _planned(policy: Any, game: Game, side: Side, argument: str) -> Any:
+    """``policy`` as the solver takes it on ``game`` for ``side``: a planner's name or class built
+    for this game (for a team, the team solver's player, as the team views play it), else as given.
+
+    Raises:
+        ValueError: a name that does not play ``side``; TypeError: a state policy that does not fit.
+    """
+    if game.ghosts > 1 and isinstance(policy, str) and policy in NAMED_POLICIES:
+        check_opponent_name(policy, side, argument)
+        if policy == "optimal":
+            return solve_agent(game=game, ghost="chase").policy
+        solution = solve_game(game=game)
+        return solution.agent_policy if side == Side.AGENT else solution.team_policy
+    planned = planned_opponent(policy, game, side, argument)
+    return policy if planned is None else planned
 
 
 class _Level(NamedTuple):
@@ -248,6 +293,8 @@ def evaluate(
     belief: str | None = None,
     batch: bool = False,
     stochastic: bool = False,
+    centralised: bool = False,
+    view: str = "gym",
     horizon: int = 100,
     progress_bar: bool = False,
     spec: GameSpec | Mapping[str, Any] | None = None,
@@ -269,17 +316,27 @@ def evaluate(
         policy: ``policy(observation) -> action`` (or probabilities, or batched: see
             :func:`~gridghost.planning.tabulate_policy`); or a state policy the solver takes
             directly (``"random"``, a :class:`~gridghost.planning.StatePolicy`, a solver player's
-            name such as ``"minimax"``), which skips the tabulation.
+            name such as ``"minimax"``), which skips the tabulation. For a team of ghosts
+            (``side="ghost"``, ``ghosts=k >= 2``): the forms
+            :func:`~gridghost.planning.tabulate_policy` takes for a team (``batch=True``): one
+            policy of stacked observations shared by every ghost, ``k`` of them (one per ghost),
+            or one centralised policy; or a state policy of the team (a name, or an array such
+            as a :class:`~gridghost.planning.GameSolution`'s ``team_policy``).
         levels: a map, a sequence of maps, or a :class:`~gridghost.maps.MapGenerator` with
             ``num_levels`` (every level of it, such as ``level_split(2, "test")``); ``None``
-            means the classic map.
-        side: the policy's side, ``"agent"`` or ``"ghost"``.
+            means the classic map. A team plays its ghosts from each map's first ``k`` ghost
+            starts (a ``MapGenerator(..., ghosts=k)``, or a team map).
+        side: the policy's side, ``"agent"`` or ``"ghost"`` (the ghost, or the team).
         opponent: the other side, as the envs take it: a name (``"chase"``, ``"random"``,
             ``"minimax"``, ``"optimal"``), a :class:`~gridghost.planning.StatePolicy` or its
-            class; ``None`` means the envs' default (the chasing ghost against an agent, the
-            random agent against a ghost). A planner is built per level, with these rewards.
-        belief, batch, stochastic: how to ask the policy, as
-            :func:`~gridghost.planning.tabulate_policy` takes them.
+            class; ``None`` means the envs' default (the chasing ghost, or every ghost of a team
+            chasing, against an agent; the random agent against the ghosts). A planner is built
+            per level, with these rewards; a team's ``"minimax"`` (either side) and
+            ``"optimal"`` (the agent's best response to the chasing team) are the team
+            solver's, as the team views play them.
+        belief, batch, stochastic, centralised, view: how to ask the policy, as
+            :func:`~gridghost.planning.tabulate_policy` takes them (``centralised`` and
+            ``view``, ``"gym"``, ``"aec"`` or ``"parallel"``, for a team only).
         horizon: the turns an episode lasts at most (the envs' ``max_cycles``), an int >= 1.
         progress_bar: draw progress bars with an ETA on stderr, one while the levels are solved
             and one while the policy is scored on them (worth it from some tens of levels).
@@ -287,6 +344,8 @@ def evaluate(
             (:class:`~gridghost.config.settings.GameSpec`), with the Gymnasium views' defaults
             (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``obs_type="vector"``,
             ``rewards="normalised"``): the encoding and its options say how to ask the policy;
+            ``ghosts`` the team's size (``ghost_credit`` splits a capture among the ghosts and
+            leaves the team's return, the one scored, as it is);
             ``slip`` and ``rewards`` set each level's game (the rewards set the units of the
             returns only: the normalised score, the success and the caught rates are the same for
             both presets). The settings the exact evaluation does not read (``layout``: pass
@@ -298,12 +357,15 @@ def evaluate(
 
     Raises:
         TypeError, ValueError: a bad argument (``progress_bar`` not a bool included); ``levels``
-            an unbounded generator (give it ``num_levels``) or an empty sequence; an opponent that
-            cannot play the other side; anything :func:`~gridghost.planning.tabulate_policy` refuses.
+            an unbounded generator (give it ``num_levels``) or an empty sequence; ``ghosts`` more
+            than a level's ghost starts; an opponent that cannot play the other side;
+            ``centralised`` or ``view`` for one ghost; anything
+            :func:`~gridghost.planning.tabulate_policy` refuses (a team's policy of the wrong
+            arity, an agent's policy of observations against a team).
     """
     evaluator = Evaluator(levels, side=side, opponent=opponent, belief=belief, horizon=horizon,
                           progress_bar=progress_bar, spec=spec, **settings)
-    return evaluator(policy, batch=batch, stochastic=stochastic)
+    return evaluator(policy, batch=batch, stochastic=stochastic, centralised=centralised, view=view)
 
 
 def evaluated_spec(spec: GameSpec | Mapping[str, Any] | None, settings: dict[str, Any]) -> GameSpec:
