@@ -66,7 +66,7 @@ from gridghost.jax.checks import EnvState, _check_moves
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.tables import EnvParams, device_tables
-from gridghost.jax.team import TEAM, TeamBothSides, TeamOneSide
+from gridghost.jax.team import TEAM, TeamBothSides, TeamOneSide, asks_for_team
 
 #: The encodings the JAX engine serves.
 JAX_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["jax"])
@@ -277,7 +277,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
     num_agents = 2
 
     def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJax:
-        return super().__new__(_TeamGridGhostJax if cls is GridGhostJax and _team(kwargs) else cls)
+        return super().__new__(_TeamGridGhostJax if cls is GridGhostJax and asks_for_team(kwargs) else cls)
 
     def __init__(self, *, explore_starts: float = 0.0, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
@@ -479,7 +479,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJaxSingle:
-        return super().__new__(_TeamGridGhostJaxSingle if cls is GridGhostJaxSingle and _team(kwargs) else cls)
+        return super().__new__(_TeamGridGhostJaxSingle if cls is GridGhostJaxSingle and asks_for_team(kwargs) else cls)
 
     def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
@@ -571,15 +571,6 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
             TypeError, ValueError: as :meth:`step`, for states whose fields have shape ``(N,)``.
         """
         return self._many(self._step_core, self.turn_draws + self.reset_draws, key, states, actions, params)
-
-
-def _team(arguments: dict[str, Any]) -> bool:
-    """Whether a view's keyword arguments ask for a team (``ghosts >= 2``: ``spec``'s, else the
-    ``ghosts`` keyword, else 1); a bad ``ghosts`` is left to the settings' check, which names it."""
-    spec = arguments.get("spec")
-    source = spec if isinstance(spec, dict) and "ghosts" in spec else arguments
-    ghosts = spec.ghosts if isinstance(spec, GameSpec) else source.get("ghosts", 1)
-    return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
 
 
 class _TeamGridGhostJax(TeamBothSides, GridGhostJax):

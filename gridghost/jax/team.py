@@ -44,6 +44,15 @@ TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random"), "ghost
 TEAM = "ghosts"
 
 
+def asks_for_team(arguments: dict[str, Any]) -> bool:
+    """Whether a view's keyword arguments ask for a team (``ghosts >= 2``: ``spec``'s, else the
+    ``ghosts`` keyword, else 1); a bad ``ghosts`` is left to the settings' check, which names it."""
+    spec = arguments.get("spec")
+    source = spec if isinstance(spec, dict) and "ghosts" in spec else arguments
+    ghosts = spec.ghosts if isinstance(spec, GameSpec) else source.get("ghosts", 1)
+    return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
+
+
 def others_of(k: int) -> np.ndarray:
     """``int[k + 1, k]``: each observer's others as positions in ``(agent, ghost 0, ...)``, as the
     team encoder orders them (the agent: the ghosts; ghost ``i``: the agent, then its teammates)."""
