@@ -14,6 +14,7 @@ other numbers here than in the per-game calls, which use ``jax.random.uniform``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax
@@ -32,13 +33,6 @@ def _mix(x: Any) -> Any:
     return x ^ (x >> 16)
 
 
-def _hashed_bits(key: Any, size: int) -> Any:
-    """``size`` distinct ``uint32`` words from one key: the hash of each draw's counter."""
-    seed = jax.random.bits(key, (2,), dtype=jnp.uint32)
-    counter = jnp.arange(size, dtype=jnp.uint32)
-    return _mix(_mix(counter * jnp.uint32(_GOLDEN) + seed[0]) ^ seed[1])
-
-
 def batch_uniforms(key: Any, shape: tuple[int, ...]) -> Any:
     """``float32`` uniforms in [0, 1) of ``shape``, 24 bits each, from one key.
 
@@ -49,10 +43,9 @@ def batch_uniforms(key: Any, shape: tuple[int, ...]) -> Any:
     Returns:
         ``float32[shape]``.
     """
-    size = 1
-    for length in shape:
-        size *= length
-    bits = _hashed_bits(key, size)
+    seed = jax.random.bits(key, (2,), dtype=jnp.uint32)
+    counter = jnp.arange(math.prod(shape), dtype=jnp.uint32)
+    bits = _mix(_mix(counter * jnp.uint32(_GOLDEN) + seed[0]) ^ seed[1])  # distinct words: each counter's hash
     return ((bits >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)).reshape(shape)
 
 

@@ -66,7 +66,7 @@ from gridghost.jax.checks import EnvState, _check_moves
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.tables import EnvParams, device_tables
-from gridghost.jax.team import TEAM, TeamBothSides, TeamOneSide, ghosts_of
+from gridghost.jax.team import TEAM, TeamBothSides, TeamOneSide, asks_for_team
 
 #: The encodings the JAX engine serves.
 JAX_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["jax"])
@@ -78,7 +78,6 @@ MultiStep = tuple[dict[str, Any], EnvState, dict[str, Any], dict[str, Any], dict
 #: What one side's steps return: ``(observation, state, reward, done, info)``.
 SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 
-_AGENT_TO_MOVE, _GHOST_TO_MOVE = episode.AGENT_TO_MOVE, episode.GHOST_TO_MOVE
 
 class _Engine(Observing):
     """What both views share: the tables, the draws and the observations of one game."""
@@ -278,7 +277,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
     num_agents = 2
 
     def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJax:
-        return super().__new__(_TeamGridGhostJax if cls is GridGhostJax and _team(kwargs) else cls)
+        return super().__new__(_TeamGridGhostJax if cls is GridGhostJax and asks_for_team(kwargs) else cls)
 
     def __init__(self, *, explore_starts: float = 0.0, spec: GameSpec | Mapping[str, Any] | None = None,
                  **settings: Any) -> None:
@@ -310,7 +309,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
         turns = params.turns
         terminated = turns["agent_outcome"][index] != 0
         rewards = {AGENT: turns["agent_rewards"][0, index], GHOST: turns["agent_rewards"][1, index]}
-        env = EnvState(turns["agent_next"][index], state.steps, jnp.int32(episode.next_mover(_AGENT_TO_MOVE)),
+        env = EnvState(turns["agent_next"][index], state.steps, jnp.int32(episode.next_mover(episode.AGENT_TO_MOVE)),
                        terminated)
         return env, rewards, terminated, jnp.zeros((), dtype=bool)
 
@@ -322,7 +321,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
             state.ended, state.state, turns["ghost_next"][index],
             (turns["ghost_rewards"][0, index], turns["ghost_rewards"][1, index]), turns["ghost_outcome"][index] != 0,
             xp=jnp)
-        to_move = episode.next_mover(_GHOST_TO_MOVE)
+        to_move = episode.next_mover(episode.GHOST_TO_MOVE)
         steps = episode.count_cycles(state.steps, to_move)
         truncated = self._truncated(steps, terminated)
         return EnvState(next_state, steps, jnp.int32(to_move), jnp.zeros((), dtype=bool)), \
@@ -332,7 +331,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
               params: EnvParams) -> tuple[EnvState, dict[str, Any], Any, Any]:
         return jax.lax.cond(state.to_move == 0,
                             lambda: self._agent_half(uniforms[0], state, actions[AGENT], params),
-                            lambda: self._ghost_half(state, actions[GHOST], params))
+                            lambda: self._ghost_half(state, actions[self.agents[1]], params))
 
     def _result(self, env: EnvState, rewards: dict[str, Any], terminated: Any, truncated: Any, params: EnvParams,
                 fresh: Any = None) -> MultiStep:
@@ -480,7 +479,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJaxSingle:
-        return super().__new__(_TeamGridGhostJaxSingle if cls is GridGhostJaxSingle and _team(kwargs) else cls)
+        return super().__new__(_TeamGridGhostJaxSingle if cls is GridGhostJaxSingle and asks_for_team(kwargs) else cls)
 
     def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
@@ -490,7 +489,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         self.controlled = controlled
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
-        return self._observe(self.controlled, env.state, jnp.zeros((), dtype=bool), params)
+        return self._learner_view(env, params)
 
     def _turn(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> tuple[EnvState, Any, Any, Any]:
         layout = self.layout
@@ -502,7 +501,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         reward = episode.with_opening_reward(turns["reward"][index], state.steps, params.opening_reward, xp=jnp)
         terminated = turns["terminated"][index]
         # one learner: a step is a whole turn, and the learner moves next (to_move stays 0)
-        steps = episode.count_cycles(state.steps, _AGENT_TO_MOVE)
+        steps = episode.count_cycles(state.steps, episode.AGENT_TO_MOVE)
         truncated = self._truncated(steps, terminated)
         return EnvState(turns["next"][index], steps, jnp.int32(0), jnp.zeros((), dtype=bool)), reward, terminated, \
             truncated
@@ -510,7 +509,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     def _env_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
         env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
         info = {"terminated": terminated, "truncated": truncated, "action_mask": self._learner_masks(env, params)}
-        return self._observe(self.controlled, env.state, terminated, params), env, reward, terminated | truncated, info
+        return self._learner_view(env, params, terminated), env, reward, terminated | truncated, info
 
     def _step_core(self, uniforms: Any, state: EnvState, action: Any, params: EnvParams) -> SingleStep:
         env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
@@ -518,7 +517,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         env = episode.auto_reset(episode.resets_now(done), self._reset_core(uniforms[self.turn_draws:], params)[1], env,
                                  xp=jnp)
         info = {"terminated": terminated, "truncated": truncated, "action_mask": self._learner_masks(env, params)}
-        return self._observe(self.controlled, env.state, jnp.zeros((), dtype=bool), params), env, reward, done, info
+        return self._learner_view(env, params), env, reward, done, info
 
     def step_env(self, key: Any, state: EnvState, action: Any, params: EnvParams | None = None) -> SingleStep:
         """The learner's move and the opponent's answer, without resetting a game that ended.
@@ -572,13 +571,6 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
             TypeError, ValueError: as :meth:`step`, for states whose fields have shape ``(N,)``.
         """
         return self._many(self._step_core, self.turn_draws + self.reset_draws, key, states, actions, params)
-
-
-def _team(arguments: dict[str, Any]) -> bool:
-    """Whether a view's keyword arguments ask for a team (``ghosts >= 2``, in ``spec`` or as a
-    keyword); a bad ``ghosts`` is left to the settings' check, which names it."""
-    ghosts = ghosts_of(arguments.get("spec"), arguments)
-    return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
 
 
 class _TeamGridGhostJax(TeamBothSides, GridGhostJax):

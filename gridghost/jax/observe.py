@@ -84,8 +84,9 @@ class Observing(CallChecks):
         agent, ghost = jnp.divmod(local, cells)
         return m * cells + agent, m * cells + ghost
 
-    def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
-        agent, ghost = self._cells(state)
+    def _masks(self, state: EnvState, params: EnvParams) -> dict[str, Any]:
+        """Per side, ``bool[4]``: the moves that change its cell in ``state``."""
+        agent, ghost = self._cells(state.state)
         return {AGENT: params.masks[agent], GHOST: params.masks[ghost]}
 
 
@@ -131,7 +132,7 @@ class BothSidesObservations(Observing):
         """
         params = self._params(params)
         self._check_state(state, "state", False)
-        return self._masks(state.state, params)
+        return self._masks(state, params)
 
 
 class OneSideObservations(Observing):
@@ -156,7 +157,13 @@ class OneSideObservations(Observing):
         shape, dtype, _ = _facts(terminated, "terminated")
         if shape != () or dtype.kind != "b":
             raise TypeError(f"terminated must be a bool scalar, got shape {shape} and dtype {dtype}")
-        return self._observe(self.controlled, state.state, terminated, params)
+        return self._learner_view(state, params, terminated)
+
+    def _learner_view(self, state: EnvState, params: EnvParams, terminated: Any = None) -> Any:
+        """The learner's observation of ``state``, flagged not to move where ``terminated``
+        (``None``: a game that goes on)."""
+        return self._observe(self.controlled, state.state,
+                             jnp.zeros((), dtype=bool) if terminated is None else terminated, params)
 
     def action_masks(self, state: EnvState, params: EnvParams | None = None) -> Any:
         """``bool[4]``: the moves that change the learner's cell.
@@ -173,4 +180,4 @@ class OneSideObservations(Observing):
         return self._learner_masks(state, params)
 
     def _learner_masks(self, state: EnvState, params: EnvParams) -> Any:
-        return self._masks(state.state, params)[self.controlled]
+        return self._masks(state, params)[self.controlled]

@@ -119,10 +119,7 @@ def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
         shape = tuple(grid["shape"])  # type: ignore[arg-type]
         size = int(np.prod(shape))
         keep = np.ones(shape, dtype=np.float32)
-        if grid["channels_last"]:
-            keep[..., grid["to_move"]] = 0.0
-        else:
-            keep[grid["to_move"]] = 0.0
+        (np.moveaxis(keep, -1, 0) if grid["channels_last"] else keep)[grid["to_move"]] = 0.0  # a view: writes keep
         grids[side]["keep"] = jnp.asarray(keep.reshape(size))
         grids[side]["map_strips"] = jnp.int32(grid.get("map_strips", 1))
         grid_facts.append((side, (shape, bool(grid["channels_last"]), int(grid["to_move"]),  # type: ignore[arg-type]

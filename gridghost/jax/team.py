@@ -23,7 +23,6 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from gymnasium import spaces
@@ -45,14 +44,13 @@ TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random"), "ghost
 TEAM = "ghosts"
 
 
-def ghosts_of(spec: Any, settings: dict[str, Any]) -> Any:
-    """The team size a view's arguments ask for (``spec``'s, else the ``ghosts`` keyword, else 1),
-    unchecked: the settings' own check refuses a bad one, naming ``ghosts``."""
-    if isinstance(spec, GameSpec):
-        return spec.ghosts
-    if isinstance(spec, dict) and "ghosts" in spec:
-        return spec["ghosts"]
-    return settings.get("ghosts", 1)
+def asks_for_team(arguments: dict[str, Any]) -> bool:
+    """Whether a view's keyword arguments ask for a team (``ghosts >= 2``: ``spec``'s, else the
+    ``ghosts`` keyword, else 1); a bad ``ghosts`` is left to the settings' check, which names it."""
+    spec = arguments.get("spec")
+    source = spec if isinstance(spec, dict) and "ghosts" in spec else arguments
+    ghosts = spec.ghosts if isinstance(spec, GameSpec) else source.get("ghosts", 1)
+    return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
 
 
 def others_of(k: int) -> np.ndarray:
@@ -159,6 +157,7 @@ class TeamRules:
     # the engine's: an int in 0..n-1 from a uniform, and the slip outcome of a move
     _below: Callable[[Any, Any], Any]
     _slip: Callable[[Any, Any, EnvParams], Any]
+    _truncated: Callable[[Any, Any], Any]
 
     def _team_start(self, uniforms: Any, params: EnvParams, m: Any) -> tuple[Any, Any]:
         """Map ``m``'s start, or with probability ``explore_starts`` (from ``uniforms[0]``) a
@@ -209,9 +208,6 @@ class TeamRules:
         slots = table.shape[1] - 3
         return jnp.concatenate((rows[:, 0], rows[:, 1:, slots:].reshape(rows.shape[0], -1)), axis=1)
 
-    def _team_truncated(self, steps: Any, terminated: Any) -> Any:
-        return episode.truncated(steps, terminated, self.layout.max_cycles, self.layout.max_episode_steps)
-
 
 class TeamEnvState(NamedTuple):
     """One team game (a pytree; batched by ``vmap``, each leaf then gains a leading axis ``N``).
@@ -244,6 +240,8 @@ class TeamEngine(TeamRules):
     _first_observation: Callable[[Any, EnvParams], Any]
     _check_turn: Callable[[str, Any, Any, int | None], None]
     _params: Callable[[EnvParams | None], EnvParams]
+    # each path's: the side ``agent`` names (``None``: a lone learner's own), refusing any other
+    _side: Callable[[str | None], str]
 
     def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
         """The one-ghost engine of the same maps, then the team's tables (see :func:`team_tables`)."""
@@ -323,6 +321,29 @@ class TeamEngine(TeamRules):
         """Refuse the team's ``actions`` unless they are ints of ``shape + (k,)`` in 0..3."""
         _check_moves(actions, argument, (*shape, self.ghosts))
 
+    def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
+        """Per side, the moves that change its cells: the agent's ``bool[4]``, the team's ``bool[k, 4]``."""
+        return {AGENT: params.masks[state.agent], TEAM: params.masks[state.ghosts]}
+
+    def observation_space(self, agent: str | None = None) -> spaces.Box:
+        """A side's observation space: the agent's ``Box(D)``, the team's ``Box(k, D)`` (a lone
+        learner's: its own, ``agent`` ``None`` or its name).
+
+        Raises:
+            ValueError: ``agent`` names no side of this view.
+        """
+        return self._vector_space() if self._side(agent) == AGENT else self._team_space()
+
+    def action_space(self, agent: str | None = None) -> spaces.Space[Any]:
+        """A side's action space: ``Discrete(4)`` for the agent, ``MultiDiscrete([4] * k)`` for the
+        team (a lone learner's: its own, ``agent`` ``None`` or its name).
+
+        Raises:
+            ValueError: ``agent`` names no side of this view.
+        """
+        return spaces.Discrete(NUM_ACTIONS) if self._side(agent) == AGENT else \
+            spaces.MultiDiscrete([NUM_ACTIONS] * self.ghosts)
+
     def _vector_space(self) -> spaces.Box:
         """One observer's ``"vector"`` space, as the team encoder's."""
         base = self.engine.observation_space
@@ -344,40 +365,13 @@ class TeamBothSides(TeamEngine):
 
     agents: tuple[str, ...] = (AGENT, TEAM)
 
-    def observation_space(self, agent: str | None = None) -> spaces.Box:
-        """A side's observation space: the agent's ``Box(D)``, the team's ``Box(k, D)``.
-
-        Raises:
-            ValueError: ``agent`` is not ``"agent"`` or ``"ghosts"``.
-        """
+    def _side(self, agent: str | None) -> str:
         check_choice(agent, "agent", self.agents)
-        return self._vector_space() if agent == AGENT else self._team_space()
-
-    def action_space(self, agent: str | None = None) -> spaces.Space[Any]:
-        """A side's action space: ``Discrete(4)`` for the agent, ``MultiDiscrete([4] * k)`` for the team.
-
-        Raises:
-            ValueError: ``agent`` is not ``"agent"`` or ``"ghosts"``.
-        """
-        check_choice(agent, "agent", self.agents)
-        return spaces.Discrete(NUM_ACTIONS) if agent == AGENT else spaces.MultiDiscrete([NUM_ACTIONS] * self.ghosts)
-
-    def _first_observation(self, env: Any, params: EnvParams) -> dict[str, Any]:
-        return self._observations(env, params)
+        return str(agent)
 
     def _observations(self, state: Any, params: EnvParams) -> dict[str, Any]:
         seen = self._team_observations(state.agent, state.ghosts, params)
         return {AGENT: seen[0], TEAM: seen[1:]}
-
-    def get_avail_actions(self, state: Any, params: EnvParams | None = None) -> dict[str, Any]:
-        """Per side, the moves that change its cell: the agent's ``bool[4]``, the team's ``bool[k, 4]``.
-
-        Raises:
-            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
-        """
-        params = self._params(params)
-        self._check_state(state, "state", False)
-        return {AGENT: params.masks[state.agent], TEAM: params.masks[state.ghosts]}
 
     def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
         if half is not None:
@@ -405,12 +399,7 @@ class TeamBothSides(TeamEngine):
         to_move = episode.next_mover(episode.GHOST_TO_MOVE)
         steps = episode.count_cycles(state.steps, to_move)
         env = TeamEnvState(state.agent, ghosts, steps, jnp.int32(to_move), jnp.zeros((), dtype=bool))
-        return env, {AGENT: agent_reward, TEAM: team_rewards}, terminated, self._team_truncated(steps, terminated)
-
-    def _half(self, uniforms: Any, state: Any, actions: dict[str, Any], params: EnvParams) -> tuple[Any, ...]:
-        return jax.lax.cond(state.to_move == 0,
-                            lambda: self._agent_half(uniforms[0], state, actions[AGENT], params),
-                            lambda: self._ghost_half(state, actions[TEAM], params))
+        return env, {AGENT: agent_reward, TEAM: team_rewards}, terminated, self._truncated(steps, terminated)
 
 
 class TeamOneSide(TeamEngine):
@@ -420,50 +409,16 @@ class TeamOneSide(TeamEngine):
 
     controlled: str
 
-    def observation_space(self, agent: str | None = None) -> spaces.Box:
-        """The learner's observation space (``agent`` ``None`` or the learner's name).
-
-        Raises:
-            ValueError: ``agent`` names another side.
-        """
+    def _side(self, agent: str | None) -> str:
         check_choice(agent, "agent", (self.controlled,), allow_none=True)
-        return self._vector_space() if self.controlled == AGENT else self._team_space()
+        return self.controlled
 
-    def action_space(self, agent: str | None = None) -> spaces.Space[Any]:
-        """The learner's action space: ``Discrete(4)``, or the team's ``MultiDiscrete([4] * k)``.
-
-        Raises:
-            ValueError: ``agent`` names another side.
-        """
-        check_choice(agent, "agent", (self.controlled,), allow_none=True)
-        return spaces.Discrete(NUM_ACTIONS) if self.controlled == AGENT else \
-            spaces.MultiDiscrete([NUM_ACTIONS] * self.ghosts)
-
-    def _first_observation(self, env: Any, params: EnvParams) -> Any:
-        return self._learner_view(env, params)
-
-    def _learner_view(self, env: Any, params: EnvParams) -> Any:
+    def _learner_view(self, env: Any, params: EnvParams, terminated: Any = None) -> Any:
+        """The learner's ``"vector"`` of ``env`` (a team's has no turn flag, so ``terminated``
+        changes nothing)."""
         if self.controlled == AGENT:
             return self._team_observations(env.agent, env.ghosts, params, slice(0, 1))[0]
         return self._team_observations(env.agent, env.ghosts, params, slice(1, None))
-
-    def _learner_masks(self, env: Any, params: EnvParams) -> Any:
-        return params.masks[env.agent if self.controlled == AGENT else env.ghosts]
-
-    def observe(self, state: Any, terminated: Any, params: EnvParams | None = None) -> Any:
-        """The learner's observation of ``state`` (a team's ``"vector"`` has no turn flag, so
-        ``terminated`` changes nothing; it is checked as the one-ghost view's).
-
-        Raises:
-            TypeError, ValueError: a state or params that this view cannot play, or
-                ``terminated`` not a ``bool`` scalar.
-        """
-        params = self._params(params)
-        self._check_state(state, "state", False)
-        shape, dtype, _ = _facts(terminated, "terminated")
-        if shape != () or dtype.kind != "b":
-            raise TypeError(f"terminated must be a bool scalar, got shape {shape} and dtype {dtype}")
-        return self._learner_view(state, params)
 
     def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
         argument = "actions" if shape else "action"
@@ -495,16 +450,4 @@ class TeamOneSide(TeamEngine):
             reward = episode.with_opening_reward(reward.mean(), state.steps, params.opening_reward, xp=jnp)
         steps = episode.count_cycles(state.steps, episode.AGENT_TO_MOVE)
         env = TeamEnvState(agent, ghosts, steps, jnp.int32(0), jnp.zeros((), dtype=bool))
-        return env, reward.astype(jnp.float32), terminated, self._team_truncated(steps, terminated)
-
-    def _env_core(self, uniforms: Any, state: Any, action: Any, params: EnvParams) -> tuple[Any, ...]:
-        env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
-        info = {"terminated": terminated, "truncated": truncated, "action_mask": self._learner_masks(env, params)}
-        return self._learner_view(env, params), env, reward, terminated | truncated, info
-
-    def _step_core(self, uniforms: Any, state: Any, action: Any, params: EnvParams) -> tuple[Any, ...]:
-        env, reward, terminated, truncated = self._turn(uniforms, state, action, params)
-        done = terminated | truncated
-        env = episode.auto_reset(done, self._reset_core(uniforms[self.turn_draws:], params)[1], env, xp=jnp)
-        info = {"terminated": terminated, "truncated": truncated, "action_mask": self._learner_masks(env, params)}
-        return self._learner_view(env, params), env, reward, done, info
+        return env, reward.astype(jnp.float32), terminated, self._truncated(steps, terminated)

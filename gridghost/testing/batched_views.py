@@ -32,7 +32,6 @@ from gridghost.testing.common import (
     kernel_of,
     masks_of,
     pickled,
-    successors_of,
 )
 from gridghost.testing.observing import Expected, check_final
 
@@ -96,17 +95,20 @@ def learner_starts(kernel: Any, learner: str) -> tuple[set[tuple[int, tuple[int,
 
 
 def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, float, Any]]:
-    """``(next state, agent's reward, ghosts' reward)`` of every outcome of ``side``'s half-turn
-    (every action when ``action`` is ``None``); a team's reward is each ghost's tuple."""
-    if kernel.ghosts == 1:
-        return successors_of(kernel, state, side, action)
+    """``(next state, agent's reward, ghosts' reward)`` of every outcome with a positive probability
+    of ``side``'s half-turn (every action when ``action`` is ``None``: a team's every joint
+    action); a team's reward is each ghost's tuple."""
+    team = kernel.ghosts > 1
     if side == Side.GHOST:
-        joints = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if action is None else (action,)
-        return [(after, kernel.rewards(Side.GHOST, after.outcome)[0], kernel.ghost_rewards_of(Side.GHOST, after))
-                for after in (kernel.ghosts_step(state, tuple(int(a) for a in joint)) for joint in joints)]
+        every: Any = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if team else range(NUM_ACTIONS)
+        afters = [kernel.ghost_step(state, tuple(int(a) for a in chosen) if team else int(chosen))
+                  for chosen in (every if action is None else (action,))]
+        return [(after, *kernel.rewards(Side.GHOST, after.outcome)) if not team else
+                (after, kernel.rewards(Side.GHOST, after.outcome)[0], kernel.ghost_rewards_of(Side.GHOST, after))
+                for after in afters]
     actions = range(NUM_ACTIONS) if action is None else (int(action),)
-    return [(after, agent, kernel.ghost_rewards_of(Side.AGENT, after)) for a in actions
-            for _, after, agent, _ in kernel.successors(state, a)]
+    return [(after, agent, kernel.ghost_rewards_of(Side.AGENT, after) if team else ghost) for a in actions
+            for _, after, agent, ghost in kernel.successors(state, a)]
 
 
 def _plus(first: Any, second: Any) -> Any:

@@ -22,7 +22,7 @@ from gymnasium.utils import seeding
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import FILTER_STREAM
-from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.sensing.belief import BeliefFilter
 from gridghost.sensing.sensors import ColorSensor
 
@@ -449,59 +449,6 @@ class KernelReplay:
     def over(self) -> bool:
         """Whether the kernel's game has ended."""
         return self.state.outcome != Outcome.ONGOING
-
-
-def successors_of(game: Game, state: GameState, side: Side, action: int | None) -> list[tuple[GameState, float, float]]:
-    """``(next state, agent's reward, ghost's reward)`` of every outcome with a positive
-    probability of the half-turn of ``side`` (every action of it when ``action`` is ``None``)."""
-    actions = range(NUM_ACTIONS) if action is None else (int(action),)
-    if side == Side.GHOST:
-        return [(after, *game.rewards(Side.GHOST, after.outcome))
-                for after in (game.ghost_step(state, a) for a in actions)]
-    return [(after, agent_reward, ghost_reward) for a in actions
-            for _, after, agent_reward, ghost_reward in game.successors(state, a)]
-
-
-def start_states(game: Game, learner: str) -> set[tuple[int, int]]:
-    """The ``(agent cell, ghost cell)`` pairs a learner's episode can start in: the start cells,
-    or for a learning ghost every outcome of the opponent agent's opening move."""
-    start = game.initial_state()
-    if learner != "ghost":
-        return {(start.agent, start.ghost)}
-    return {(after.agent, after.ghost) for after, _, _ in successors_of(game, start, Side.AGENT, None)}
-
-
-def turn_outcomes(game: Game, state: GameState, learner: str, action: int) -> list[tuple[GameState, float]]:
-    """Every ``(final state, learner's reward)`` a learner's full turn can reach from ``state``:
-    its move, then (if the game goes on) any move of the opponent."""
-    side = Side.AGENT if learner == "agent" else Side.GHOST
-    other = Side.GHOST if side == Side.AGENT else Side.AGENT
-    mine = 0 if side == Side.AGENT else 1
-    found = []
-    for after, *rewards in successors_of(game, state, side, action):
-        if after.outcome != Outcome.ONGOING:
-            found.append((after, rewards[mine]))
-            continue
-        for final, *answer in successors_of(game, after, other, None):
-            found.append((final, rewards[mine] + answer[mine]))
-    return found
-
-
-def check_outcome(outcomes: list[tuple[GameState, Any]], cells: tuple[int, int], reward: Any,
-                  terminated: bool, reset_now: bool, where: str) -> None:
-    """One game's step against the kernel: some outcome of ``outcomes`` (``(final state, reward)``,
-    from :func:`turn_outcomes` or :func:`successors_of`) reaches ``cells`` (any cells when the game
-    has just been reset, ``reset_now``) with ``reward`` and ends exactly when ``terminated``.
-
-    Raises:
-        AssertionError: ``"kernel: ..."``.
-    """
-    for final, expected in outcomes:
-        if ((reset_now or (final.agent, final.ghost) == cells) and expected == reward
-                and (final.outcome != Outcome.ONGOING) == bool(terminated)):
-            return
-    fail("kernel", f"{where}: led to cells {cells} with reward {reward}, terminated {terminated}; the kernel "
-                   f"gives only {[((f.agent, f.ghost), r, f.outcome.name) for f, r in outcomes]}")
 
 
 def random_actions(seed: int) -> Callable[[], int]:

@@ -11,30 +11,36 @@ fresh view, and raises an ``AssertionError`` naming the contract that failed;
 from __future__ import annotations
 
 import functools
-import pickle
 import weakref
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.testing.batched_views import (
+    cells_of,
+    check_rows,
+    check_turn_outcome,
+    full_turns,
+    half_turns,
+    learner_starts,
+    row_cells,
+    state_of,
+)
 from gridghost.testing.common import (
     arguments_checked,
     check_in_space,
     check_mask,
-    check_outcome,
     check_refusal,
     check_same,
     check_seeded,
     contract,
     fail,
     kernel_of,
-    start_states,
-    successors_of,
-    turn_outcomes,
+    pickled,
 )
-from gridghost.testing.observing import Expected, check_batch
+from gridghost.testing.observing import Expected
 
 #: Games per batch and steps per run the checks play.
 NUM_GAMES, STEPS = 4, 20
@@ -105,17 +111,6 @@ def _kernel(view: Any) -> Any:
     return kernel_of(_Settings(view, view.engine.layouts[0]), view.engine.layouts[0])
 
 
-def _team_state(kernel: Any, agent: int, ghosts: Any, turn: Side = Side.AGENT,
-                outcome: Outcome = Outcome.ONGOING) -> Any:
-    """A state of ``kernel`` of its own type: the agent's cell and the ghost's (an int) or the
-    team's (a tuple), whichever field the kernel's state holds them in."""
-    start = kernel.initial_state()
-    if "ghosts" in start._fields:
-        return start._replace(agent=agent, ghosts=ghosts if isinstance(ghosts, tuple) else (ghosts,), turn=turn,
-                              outcome=outcome)
-    return start._replace(agent=agent, ghost=ghosts, turn=turn, outcome=outcome)
-
-
 def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[Any]:
     """``batch_reset`` from ``seed``'s key (unless a ``state`` is given), then ``steps`` batch steps
     of random actions, each from its own key; every result on the host."""
@@ -137,11 +132,6 @@ def _cells(kernel: Any, state: Any) -> tuple[np.ndarray, np.ndarray]:
         return np.asarray(state.agent) % kernel.num_cells, np.asarray(state.ghosts) % kernel.num_cells
     local = np.asarray(state.state) % kernel.num_cells**2
     return np.divmod(local, kernel.num_cells)
-
-
-def _ghost_cells(ghosts: np.ndarray, row: int) -> Any:
-    """Game ``row``'s ghost cell, or a team's tuple of them."""
-    return tuple(ghosts[row].tolist()) if ghosts.ndim > 1 else int(ghosts[row])
 
 
 @contract("spaces")
@@ -226,10 +216,7 @@ def check_jax_pickle(make_view: Callable[[], Any], seed: int = 0) -> None:
     _, state, *_ = view.batch_step(_key(seed + 1), view.batch_reset(_key(seed), NUM_GAMES)[1],
                                    _actions(view, view.batch_reset(_key(seed), NUM_GAMES)[1],
                                             np.random.default_rng(seed)))
-    try:
-        clone, cloned_state = pickle.loads(pickle.dumps((view, state)))
-    except Exception as error:
-        fail("pickling", f"the view or its state does not pickle: {type(error).__name__}: {error}")
+    clone, cloned_state = pickled((view, state), "the view or its state", "mid-run")
     check_same("pickling", _run(view, seed, 10, state), _run(clone, seed, 10, cloned_state),
                "the view and its unpickled copy")
 
@@ -269,9 +256,8 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
     kernel, rng = _kernel(view), np.random.default_rng(seed)
     learner = "agent" if _two_sided(view) else view.controlled
     sides = _sides(view)
-    starts: Any = _starts(kernel, learner)
-    if float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0:  # any state, apart
-        starts = _Apart(kernel)
+    starts = learner_starts(kernel, learner)[0]
+    exploring = float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0
     opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
     _, state = view.batch_reset(_key(seed), NUM_GAMES)
     first, ended = np.ones(NUM_GAMES, dtype=bool), np.zeros(NUM_GAMES, dtype=bool)
@@ -284,10 +270,12 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
         for row in range(NUM_GAMES):
             side = sides[int(mover[row])] if _two_sided(view) else learner
             where = f"step {step}, game {row}, the {side}'s move"
-            cells = (int(after[0][row]), _ghost_cells(after[1], row))
+            cells = row_cells(after, row)
             turn_over = side != "agent" or not _two_sided(view)
             reset_now = bool(done[row]) and turn_over
-            if reset_now and cells not in starts:
+            # an exploring start: any state with the agent off the goals and no ghost on its cell
+            started = (not kernel.goals[cells[0]] and cells[0] not in cells[1]) if exploring else cells in starts
+            if reset_now and not started:
                 fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
             if ended[row]:
                 if any(np.asarray(r[row]).any() for r in rewards.values()):
@@ -296,102 +284,26 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
             chosen = np.asarray(actions[side][row] if _two_sided(view) else actions[row])
             action = tuple(chosen.tolist()) if chosen.ndim else int(chosen)
             turn = Side.AGENT if side == "agent" else Side.GHOST
-            state_before = _team_state(kernel, int(before[0][row]), _ghost_cells(before[1], row), turn)
+            state_before = state_of(kernel, row_cells(before, row), turn)
             if _two_sided(view):
                 own = 0 if side == "agent" else 1
-                outcomes = [(_final(s), _float32(r[own])) for s, *r in _successors(kernel, state_before, turn, action)]
+                outcomes = [(s, _float32(r[own])) for s, *r in half_turns(kernel, state_before, turn, action)]
                 reward = rewards[side][row]
-            else:
+            else:  # a learning team is paid the mean of its ghosts' rewards
                 carried = opening if first[row] else 0.0
-                outcomes = [(_final(s), _float32(carried + r)) for s, r in _turn_outcomes(kernel, state_before, side,
-                                                                                         action)]
+                outcomes = [(s, _float32(carried + float(np.mean(r))))
+                            for s, r in full_turns(kernel, state_before, side, action)]
                 reward = rewards[row]
-            check_outcome(outcomes, cells, _float32(reward), terminated[row], reset_now,
-                          f"{where} {action} from {cells_of(state_before)}")
+            check_turn_outcome(outcomes, cells, _float32(reward), bool(terminated[row]), reset_now,
+                               f"{where} {action} from {cells_of(state_before)}")
         ended = done & (mover == 0) if _two_sided(view) else np.zeros(NUM_GAMES, dtype=bool)
         first = done.copy()
-
-
-class _Final(NamedTuple):
-    """A kernel state as :func:`~gridghost.testing.common.check_outcome` reads it: a team's
-    ``ghost`` is the tuple of its cells."""
-
-    agent: int
-    ghost: Any
-    outcome: Outcome
-
-
-def _of_team(state: Any) -> bool:
-    """Whether a kernel state is a team's (``k >= 2`` ghosts; one ghost's is read as its ``ghost``)."""
-    return len(getattr(state, "ghosts", ())) > 1
-
-
-def _final(state: Any) -> Any:
-    return _Final(state.agent, state.ghosts, state.outcome) if _of_team(state) else state
-
-
-def cells_of(state: Any) -> tuple[int, Any]:
-    """A kernel state's ``(agent cell, ghost cell or the team's tuple)``."""
-    return (state.agent, state.ghosts) if _of_team(state) else (state.agent, state.ghost)
 
 
 def _float32(reward: Any) -> Any:
     """A reward as a view hands it out: ``float32``, a team's as a tuple of them."""
     values = np.asarray(reward, dtype=np.float32)
     return tuple(values.tolist()) if values.ndim else values
-
-
-def _successors(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[Any, Any, Any]]:
-    """:func:`~gridghost.testing.common.successors_of` for any team size: ``(next state, the
-    agent's reward, the ghost's reward or the team's tuple)`` (every action when ``action`` is
-    ``None``: a team's every joint action)."""
-    if not _of_team(state):
-        return successors_of(kernel, state, side, action)
-    if action is None:
-        count = NUM_ACTIONS if side == Side.AGENT else NUM_ACTIONS**kernel.ghosts
-        actions = list(range(count)) if side == Side.AGENT else [kernel.joint_actions(i) for i in range(count)]
-    else:
-        actions = [action]
-    return [(after, agent_reward, kernel.ghost_rewards_of(side, after)) for chosen in actions
-            for _, after, agent_reward, _ in kernel.successors(state, chosen)]
-
-
-def _turn_outcomes(kernel: Any, state: Any, learner: str, action: Any) -> list[tuple[Any, Any]]:
-    """:func:`~gridghost.testing.common.turn_outcomes` for any team size; a learning team's
-    reward is the mean of its ghosts'."""
-    if not _of_team(state):
-        return turn_outcomes(kernel, state, learner, action)
-    side = Side.AGENT if learner == "agent" else Side.GHOST
-    other, mine = Side(1 - side), int(side)
-    found = []
-    for after, *rewards in _successors(kernel, state, side, action):
-        answers = [(after, 0.0, np.zeros(kernel.ghosts))] if after.outcome != Outcome.ONGOING else \
-            _successors(kernel, after, other, None)
-        for final, *answer in answers:
-            total = np.asarray(rewards[mine]) + np.asarray(answer[mine])
-            found.append((final, float(total) if mine == 0 else float(total.mean())))
-    return found
-
-
-def _starts(kernel: Any, learner: str) -> set[tuple[int, Any]]:
-    """:func:`~gridghost.testing.common.start_states` for any team size."""
-    if not _of_team(kernel.initial_state()):
-        return start_states(kernel, learner)
-    start = kernel.initial_state()
-    if learner == "agent":
-        return {cells_of(start)}
-    return {cells_of(after) for after, _, _ in _successors(kernel, start, Side.AGENT, None)}
-
-
-class _Apart:
-    """The states an exploring start may draw: the agent off the goals, no ghost on its cell."""
-
-    def __init__(self, kernel: Any) -> None:
-        self.goals = kernel.goals
-
-    def __contains__(self, cells: tuple[int, Any]) -> bool:
-        agent, ghosts = cells
-        return not self.goals[agent] and agent not in (ghosts if isinstance(ghosts, tuple) else (ghosts,))
 
 
 @contract("observations")
@@ -416,31 +328,12 @@ def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
         shown, now = _host((observations, state))
         agents, ghosts = _cells(kernel, now)
         over = kernel.goals[agents] | (agents == ghosts.reshape(NUM_GAMES, -1).T).any(axis=0)
+        to_move = np.asarray(now.to_move) if _two_sided(view) else None
         for side in sides:
-            got = shown[side] if _two_sided(view) else shown
-            if side != "ghosts":
-                check_batch(expected, got, (agents, ghosts), side, over, f"step {step}",
-                            np.asarray(now.to_move) if _two_sided(view) else None) if _team(view) == 1 else \
-                    _check_team_batch(expected, kernel, [got], ("agent",), (agents, ghosts), over, f"step {step}")
-            else:
-                names = tuple(f"ghost_{i}" for i in range(_team(view)))
-                _check_team_batch(expected, kernel, list(np.moveaxis(got, 1, 0)), names, (agents, ghosts), over,
-                                  f"step {step}")
+            check_rows(expected, kernel, shown[side] if _two_sided(view) else shown, (agents, ghosts), side, over,
+                       f"step {step}", to_move, np.zeros(NUM_GAMES, dtype=bool))
         observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
                                                                _actions(view, state, rng))
-
-
-def _check_team_batch(expected: Expected, kernel: Any, rows: list[np.ndarray], names: tuple[str, ...],
-                      positions: tuple[np.ndarray, np.ndarray], over: np.ndarray, where: str) -> None:
-    """Each observer's (``names``, their ``rows`` of the batch) observation of every team game is
-    the team encoder's of the game's state (a team's ``"vector"`` shows no turn)."""
-    agents, ghosts = positions
-    for game in range(len(agents)):
-        agent, cells = int(agents[game]), tuple(ghosts[game].tolist())
-        outcome = (Outcome.CAUGHT if agent in cells else Outcome.GOAL) if over[game] else Outcome.ONGOING
-        state = _team_state(kernel, agent, cells, Side.AGENT, outcome)
-        for name, observed in zip(names, rows, strict=True):
-            expected.check(observed[game], expected.of(name, state), f"{where}, game {game}: {name}'s observation")
 
 
 #: The JAX views' checks, in the order :func:`jax_conformance` runs them.

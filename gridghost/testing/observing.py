@@ -23,7 +23,7 @@ import numpy as np
 
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core.layout import Layout
-from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
+from gridghost.core.rules import SIDE_OF, GameState
 from gridghost.sensing.belief import BeliefFilter
 from gridghost.testing.common import KernelReplay, config_of, fail, kernel_of, same
 
@@ -188,30 +188,6 @@ class HandedOut:
             if found:
                 fail(CONTRACT, f"{found}: {where} changed after the view handed it out; a view must hand out a "
                                "fresh observation at every call, never a buffer it writes again")
-
-
-def check_batch(expected: Expected, observations: np.ndarray, positions: tuple[np.ndarray, np.ndarray], side: str,
-                ended: np.ndarray, where: str, to_move: np.ndarray | None = None,
-                skipped: np.ndarray | None = None) -> None:
-    """Every game's row of a batched view's ``observations`` by ``side`` (``"agent"`` or
-    ``"ghost"``) is :meth:`Expected.of` its state: the cells of ``positions`` (agent cells, ghost
-    cells), over where ``ended`` (a game that ended shows its final state: caught when the two
-    share a cell, else the goal), else ``side`` to move (``to_move``: the side to move per game,
-    0 the agent and 1 the ghost, when the view plays both). Rows where ``skipped`` is set are
-    not compared.
-
-    Raises:
-        AssertionError: ``"observations: ..."``.
-    """
-    agents, ghosts = positions
-    for row, observation in enumerate(observations):
-        if skipped is not None and skipped[row]:
-            continue
-        agent, ghost = int(agents[row]), int(ghosts[row])
-        outcome = (Outcome.CAUGHT if agent == ghost else Outcome.GOAL) if ended[row] else Outcome.ONGOING
-        turn = Side(int(to_move[row])) if to_move is not None else SIDE_OF[side]
-        expected.check(observation, expected.of(side, GameState(agent, ghost, turn, outcome)),
-                       f"{where}, game {row}: {side}'s observation")
 
 
 def check_final(expected: Expected, observation: Any, side: str, finals: Sequence[GameState], where: str) -> None:
