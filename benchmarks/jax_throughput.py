@@ -26,7 +26,7 @@ Target: at 4,096 games the JAX engine's steps/s at least equal the NumPy engine'
 (without the sensor).
 
 Teams: the agent against a chasing team of ``k = 2`` and ``3`` ghosts on a generated 7x7 map, 4,096
-games, the JAX engine's computed path (:mod:`gridghost.jax.team`) against the NumPy engine's team
+games, the JAX engine's computed path (:mod:`gridghost.jax.positions`) against the NumPy engine's team
 (``BatchedGame(n, ghosts=k)``, without the sensor) on the same map and encoding; where that NumPy
 engine does not serve teams, against its one-ghost game on the same map (the table says which).
 Target: the JAX team at ``k = 2`` at least equals the NumPy one.

@@ -320,7 +320,7 @@ class Duel:
             info.
 
         Raises:
-            As :meth:`turn`.
+            RuntimeError, TypeError, ValueError: as :meth:`turn`.
         """
         reward = self.turn(action)
         game, me = self.game, self._me

@@ -11,7 +11,7 @@
 | Batches       | ``batch_reset``/``batch_step``: N games from one key (the fast path), or            |
 |               | ``jax.vmap`` of the per-game functions over keys and states; ``jax.jit`` anything   |
 | Teams         | ``ghosts=k >= 2``: the state holds the cells, each step computes its half-turn with |
-|               | the kernel's rules (:mod:`gridghost.jax.team`); one ghost plays the tables below    |
+|               | the kernel's rules (:mod:`gridghost.jax.positions`); one ghost plays the tables below    |
 
 The functions play the tables of the NumPy batched engine (:class:`gridghost.batched.BatchedGame`,
 built once with the same settings and exported by its ``export_tables``): nothing of the game
@@ -65,8 +65,8 @@ from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.checks import EnvState, _check_moves
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
+from gridghost.jax.positions import TEAM, TeamBothSides, TeamOneSide, asks_for_team
 from gridghost.jax.tables import EnvParams, device_tables
-from gridghost.jax.team import TEAM, TeamBothSides, TeamOneSide, asks_for_team
 
 #: The encodings the JAX engine serves.
 JAX_OBS_TYPES: tuple[str, ...] = tuple(declared(GameSpec)["obs_type"][1].served["jax"])
@@ -250,7 +250,7 @@ class GridGhostJax(_Engine, BothSidesObservations):
     ``params`` (the tables), as gymnax passes it. With ``ghosts=k >= 2`` the sides are
     ``"agent"`` and ``"ghosts"`` (the team's actions ``int[k]``, rewards ``float[k]``,
     observations ``[k, D]``, masks ``bool[k, 4]``) and the state a
-    :class:`~gridghost.jax.team.TeamEnvState` (:mod:`gridghost.jax.team`).
+    :class:`~gridghost.jax.positions.TeamEnvState` (:mod:`gridghost.jax.positions`).
 
     Args:
         explore_starts: the probability that a reset starts from a uniformly drawn state of the
@@ -460,7 +460,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     reward, done, info)``, one full turn a step (the learner's move and the opponent's answer),
     as the Gymnasium env and the NumPy engine with one learner play it. With ``ghosts=k >= 2``
     the agent learns against a ``"chase"`` (default) or ``"random"`` team, or the team learns
-    (``controlled="ghosts"``) against a random agent (:mod:`gridghost.jax.team`).
+    (``controlled="ghosts"``) against a random agent (:mod:`gridghost.jax.positions`).
 
     Args:
         controlled: ``"agent"`` (default) or ``"ghost"``; with a team ``"agent"`` or ``"ghosts"``.
@@ -574,13 +574,13 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
 
 
 class _TeamGridGhostJax(TeamBothSides, GridGhostJax):
-    """:class:`GridGhostJax` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.team`)."""
+    """:class:`GridGhostJax` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.positions`)."""
 
     agents = (AGENT, TEAM)
 
 
 class _TeamGridGhostJaxSingle(TeamOneSide, GridGhostJaxSingle):
-    """:class:`GridGhostJaxSingle` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.team`)."""
+    """:class:`GridGhostJaxSingle` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.positions`)."""
 
     def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:

@@ -519,8 +519,8 @@ def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None
     optimal policies exist and value iteration finds them.
 
     Args:
-        layout, slip, rewards, gamma, tol, horizon, game, spec, config, ghosts, max_bytes,
-            progress_bar: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
+        ghosts, max_bytes, progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`GameSolution`.
@@ -555,8 +555,8 @@ def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | Non
     Args:
         agent_policy: the agent's state policy (see :func:`solve_ghost`).
         ghost_policy: the ghosts' state policy (see :func:`solve_agent`).
-        layout, slip, rewards, gamma, tol, horizon, game, spec, config, ghosts, max_bytes,
-            progress_bar: as :func:`solve_agent`.
+        layout, slip, rewards, gamma, tol, horizon, game, spec, config: as :func:`solve_agent`.
+        ghosts, max_bytes, progress_bar: as :func:`solve_agent`.
 
     Returns:
         The :class:`PolicyEvaluation`.
