@@ -200,3 +200,11 @@ def test_a_state_holds_a_tuple_of_ghosts_and_reads_one_ghost_as_ghost() -> None:
     assert pickle.loads(pickle.dumps(team)) == team and type(pickle.loads(pickle.dumps(team))) is GameState
     moved = team._replace(agent=4)
     assert type(moved) is GameState and moved == (4, (7, 8), Side.AGENT, Outcome.ONGOING)
+
+
+def test_a_state_refuses_ghost_cells_that_are_not_ints() -> None:
+    for bad in ((7.5,), (True,), ("3",), (1, None)):
+        with pytest.raises(TypeError, match="ghosts must be a tuple of int cell indices"):
+            GameState(4, bad)
+    assert GameState(4, (np.int64(7), 2)).ghosts == (7, 2)
+    assert all(type(cell) is int for cell in GameState(4, (np.int64(7), 2)).ghosts)

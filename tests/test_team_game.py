@@ -231,3 +231,25 @@ def test_the_team_kernels_old_names_still_work_with_a_warning() -> None:
     unknown = "TeamPlay"  # no deprecated name: an AttributeError as for any missing name
     with pytest.raises(AttributeError, match="has no attribute 'TeamPlay'"):
         getattr(gridghost.core, unknown)
+
+
+def test_a_state_with_another_number_of_ghosts_is_refused_naming_the_state() -> None:
+    layout = Layout(np.zeros((3, 3), int), goals=[(0, 0)], agent_start=(1, 1), ghost_start=[(2, 2), (2, 0), (0, 2)])
+    team, one = Game(layout, NoSlip(), ghosts=2), Game(layout, NoSlip())
+    rng = np.random.default_rng(0)
+    for game, wrong in ((team, GameState(4, (8,), Side.GHOST)), (team, GameState(4, (8, 6, 2), Side.GHOST)),
+                        (one, GameState(4, (8, 6), Side.GHOST))):
+        expected = rf"state holds {len(wrong.ghosts)} ghosts .*this game plays {game.ghosts}"
+        with pytest.raises(ValueError, match=expected):
+            game.ghost_step(wrong, (0,) * game.ghosts if game.ghosts > 1 else 0)
+        before = rng.bit_generator.state
+        with pytest.raises(ValueError, match="state holds"):
+            game.agent_step(wrong._replace(turn=Side.AGENT), 0, rng)
+        assert rng.bit_generator.state == before  # refused before anything is drawn
+        with pytest.raises(ValueError, match="state holds"):
+            game.ghost_rewards_of(Side.GHOST, wrong)
+        with pytest.raises(ValueError, match="state holds"):
+            game.chase_actions(wrong)
+    with pytest.raises(TypeError, match="actions must be a sequence of 2 ints"):  # one int for two ghosts
+        team.ghost_step(GameState(4, (8,), Side.GHOST), 0)
+    assert team.ghost_step(GameState(4, (8, 6), Side.GHOST), (3, 3)).ghosts == (5, 3)

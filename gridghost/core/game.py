@@ -253,14 +253,17 @@ class Game:
 
         Raises:
             TypeError, ValueError: ``action`` is not an int in 0..3.
-            ValueError: it is not the agent's turn or the game is over (nothing is drawn).
+            ValueError: it is not the agent's turn, the game is over, or ``state`` holds another number
+                of ghosts than the game (nothing is drawn).
         """
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # check_action's fast path, inline
             action = check_action(action, "agent")
         if state.turn != _AGENT or state.outcome != _ONGOING:
             raise ValueError(f"the agent cannot move in state {state}")
-        moves = self._sample(action, rng)
         cell, ghosts = state.agent, state.ghosts
+        if len(ghosts) != self.ghosts:
+            self._check_size(state)
+        moves = self._sample(action, rng)
         next_cell = self._next_cell
         for move in moves:
             cell = next_cell[cell][move]
@@ -282,11 +285,11 @@ class Game:
             TypeError, ValueError: a bad action (see :meth:`check_joint_action`).
             ValueError: it is not the ghosts' turn or the game is over.
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS or self.ghosts != 1:
             return self._team_step(state, action)
         try:
             agent, (cell,), turn, outcome = state
-        except ValueError:  # a team's state: _team_step refuses one int for k ghosts by name
+        except ValueError:  # not a one-ghost state: _team_step refuses it by name
             return self._team_step(state, action)
         if turn != _GHOST or outcome != _ONGOING:
             raise ValueError(f"the ghost cannot move in state {state}")
@@ -299,6 +302,7 @@ class Game:
             actions: tuple[int, ...] = (check_action(action, "ghost"),)
         else:
             actions = self.check_joint_action(action)
+        self._check_size(state)
         if state.turn != _GHOST or state.outcome != _ONGOING:
             raise ValueError(f"the {'ghost' if self.ghosts == 1 else 'ghosts'} cannot move in state {state}")
         next_cell, agent = self._next_cell, state.agent
@@ -306,6 +310,11 @@ class Game:
         return _new_state((agent, ghosts, _AFTER_GHOST_TURN, _CAUGHT if agent in ghosts else _ONGOING))
 
     ghosts_step = ghost_step
+
+    def _check_size(self, state: GameState) -> None:
+        """Refuse a state whose number of ghosts is not this game's."""
+        if len(state.ghosts) != self.ghosts:
+            raise ValueError(f"state holds {len(state.ghosts)} ghosts ({state}); this game plays {self.ghosts}")
 
     def check_joint_action(self, actions: Any, argument: str = "actions") -> tuple[int, ...]:
         """``actions`` as a tuple of ``k`` ints in 0..3, one per ghost in the ghosts' order.
@@ -339,6 +348,7 @@ class Game:
         reward for every ghost, or with ``credit="catcher"`` the capture reward for the ghosts
         on the agent's cell and the reward of an uneventful half-turn for the others
         (:func:`~gridghost.core.halfturn.credited`, for one state)."""
+        self._check_size(state)
         table = self._rewards[mover]
         team = table[state.outcome][1]
         if self.credit == "team" or state.outcome != _CAUGHT:
@@ -552,6 +562,7 @@ class Game:
     def chase_actions(self, state: GameState) -> tuple[int, ...]:
         """Every ghost's chasing move (the reference's rule, each ghost on its own): a team of
         independent chasers."""
+        self._check_size(state)
         table = self.chase_bytes
         base = state.agent * self.num_cells
         return tuple(table[base + cell] for cell in state.ghosts)

@@ -99,10 +99,11 @@ class GameState(_StateFields):
 
     def __new__(cls, agent: int, ghosts: tuple[int, ...] | int, turn: Side = Side.AGENT,
                 outcome: Outcome = Outcome.ONGOING) -> GameState:
-        if type(ghosts) is not tuple:
+        if type(ghosts) is not tuple or not all(type(cell) is int for cell in ghosts):
             if isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool):
                 ghosts = (int(ghosts),)
-            elif isinstance(ghosts, list) and all(isinstance(cell, (int, np.integer)) for cell in ghosts):
+            elif isinstance(ghosts, (tuple, list)) and all(
+                    isinstance(cell, (int, np.integer)) and not isinstance(cell, bool) for cell in ghosts):
                 ghosts = tuple(int(cell) for cell in ghosts)
             else:
                 raise TypeError(f"ghosts must be a tuple of int cell indices (or one int for one ghost), "
