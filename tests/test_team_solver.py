@@ -531,3 +531,25 @@ def test_the_team_solvers_old_names_warn_and_solve_as_the_unified_functions() ->
         old_tabulate(zeros)
     with pytest.raises(AttributeError, match="no attribute 'solve_teams'"):
         planning.solve_teams  # noqa: B018
+
+
+def test_team_policies_break_ties_to_the_lowest_joint_action_in_each_states_own_ghost_order() -> None:
+    # states are stored once per sorted ghost tuple; a policy read in any ghost order still takes,
+    # among equally good joint moves, the lowest joint index of that order
+    layout = gridghost.maps.load("team_ring")
+    game = solve_game(layout=layout, slip="longitudinal", ghosts=2, gamma=0.95)
+    ghosts = solve_ghost(layout=layout, slip="longitudinal", agent="random", ghosts=2, gamma=0.95)
+    tied = 0
+    for solution, q_values, policy, sign in ((game, game.ghost_q_values, game.team_policy, 1.0),
+                                             (ghosts, ghosts.q_values, ghosts.policy, -1.0)):
+        assert solution.model.symmetric
+        live = policy >= 0
+        q, chosen = sign * q_values[live], policy[live]  # the best is the least of sign * q
+        best = q.min(axis=1, keepdims=True)
+        near = q <= best + 1e-9 * np.maximum(1.0, np.abs(best))
+        tied += int((near.sum(axis=1) > 1).sum())
+        assert np.array_equal(chosen, np.argmax(near, axis=1))
+    assert tied > 100  # many states have several best joint moves: the rule decides there
+    agent, team = (0, 4), [(1, 4), (0, 3)]
+    joint = int(game.team_policy[(*agent, *team[0], *team[1])])
+    assert tuple(game.team_action(agent, team)) == (joint % 4, joint // 4)  # ghost 0 the lowest digit

@@ -130,10 +130,16 @@ class _Solution:
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError  # pragma: no cover - every solution defines it
 
-    def _ghost_answer(self, actions: np.ndarray, live: int, ghost_pos: Any, team: bool = False) -> Any:
+    def _ghost_answer(self, actions: np.ndarray, live: int, ghost_pos: Any, team: bool = False, *,
+                      q: Any = None, rule: str = _MINIMISE) -> Any:
         """The ghosts' action in a live state from their joint actions per stored state: an int
-        for one ghost (unless ``team``), else each ghost's action in their order."""
-        joint = self.model.stored_joint(ghost_pos, int(actions[live]), to_stored=False)
+        for one ghost (unless ``team``), else each ghost's action in their order. With states
+        stored by multisets, the best joint action of the ghosts' own order (``q``, by ``rule``),
+        so that ties go to its lowest joint index as in every other state."""
+        if self.model.symmetric:
+            joint = int(greedy(self._ghost_q_at(q, live, ghost_pos)[:, None], rule)[0])
+        else:
+            joint = int(actions[live])
         return joint if self.ghosts == 1 and not team else joint_actions(joint, self.ghosts)
 
     def _ghost_q_at(self, q: np.ndarray, live: int, ghost_pos: Any) -> np.ndarray:
@@ -201,7 +207,7 @@ class _OneSide(_Solution):
         "q_values": lambda self: (self.model.expand(self._q.T) if self._side == Side.AGENT
                                   else self.model.expand_q(self._q)),
         "policy": lambda self: (self.model.expand(self._actions, fill=-1) if self._side == Side.AGENT
-                                else self.model.expand_joint(self._actions)),
+                                else _greedy_joint(self.model, self._q, self._actions, _MAXIMISE)),
         # a team that moved one ghost at a time has its joint action values computed when first read
         "_q": lambda self: self._later(),
         "_actions": lambda self: greedy(self._q, _MAXIMISE),
@@ -242,8 +248,9 @@ class _OneSide(_Solution):
             TypeError, ValueError: as :meth:`q`.
         """
         live = self._live(agent_pos, ghost_pos)
-        return int(self._actions[live]) if self._side == Side.AGENT else self._ghost_answer(self._actions, live,
-                                                                                              ghost_pos)
+        if self._side == Side.AGENT:
+            return int(self._actions[live])
+        return self._ghost_answer(self._actions, live, ghost_pos, q=self._q, rule=_MAXIMISE)
 
 
 class AgentSolution(_OneSide):
@@ -297,7 +304,8 @@ class GhostSolution(_OneSide):
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        return self._ghost_answer(self._actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True)
+        return self._ghost_answer(self._actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True, q=self._q,
+                                  rule=_MAXIMISE)
 
 
 class GameSolution(_Solution):
@@ -321,7 +329,7 @@ class GameSolution(_Solution):
         "agent_q_values": lambda self: self.model.expand(self._agent_q.T),
         "ghost_q_values": lambda self: self.model.expand_q(self._ghost_q),
         "agent_policy": lambda self: self.model.expand(self._agent_actions, fill=-1),
-        "ghost_policy": lambda self: self.model.expand_joint(self._ghost_actions),
+        "ghost_policy": lambda self: _greedy_joint(self.model, self._ghost_q, self._ghost_actions, _MINIMISE),
         "team_policy": lambda self: self.ghost_policy,
         "_ghost_q": lambda self: self._later(),
         "_ghost_actions": lambda self: greedy(self._ghost_q, _MINIMISE),
@@ -375,7 +383,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos)
+        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos, q=self._ghost_q)
 
     def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
         """Each ghost's optimal action (a tuple for any ``k``) with the ghosts to move.
@@ -383,7 +391,8 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True)
+        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True,
+                                  q=self._ghost_q)
 
 
 class PolicyEvaluation(_Solution):
@@ -415,6 +424,19 @@ class PolicyEvaluation(_Solution):
 
 
 # -- the solvers -----------------------------------------------------------------------------------
+def _greedy_joint(model: TurnModel, q: np.ndarray, actions: np.ndarray, rule: str) -> np.ndarray:
+    """The ghosts' best joint action in every state (-1 where the game is over), in that state's
+    ghost order: ``actions`` (``greedy`` of ``q`` per live state) spread; with states stored by
+    multisets, the greedy of ``q`` read in each state's own order, so that ties go to the lowest
+    joint index of that order, as without the symmetry."""
+    spread = model.expand_joint(actions)
+    if not model.symmetric:
+        return spread
+    values = model.expand_q(q)
+    best = greedy(values.reshape(-1, model.joints).T, rule).reshape(values.shape[:-1])
+    return np.where(spread < 0, -1, best)
+
+
 def named(policy: Any) -> bool:
     """Whether ``policy`` is one of the named ones (``"chase"``, ``"random"``, or their policy
     objects), which treat the ghosts alike: a team's states may then be stored by multisets."""
