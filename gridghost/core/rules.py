@@ -99,7 +99,8 @@ class GameState(_StateFields):
 
     def __new__(cls, agent: int, ghosts: tuple[int, ...] | int, turn: Side = Side.AGENT,
                 outcome: Outcome = Outcome.ONGOING) -> GameState:
-        if type(ghosts) is not tuple or not all(type(cell) is int for cell in ghosts):
+        if type(ghosts) is not tuple or not ((len(ghosts) == 1 and type(ghosts[0]) is int)  # the common case, first
+                                             or all(type(cell) is int for cell in ghosts)):
             if isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool):
                 ghosts = (int(ghosts),)
             elif isinstance(ghosts, (tuple, list)) and all(
