@@ -13,8 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
-import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,16 +21,13 @@ import numpy as np
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.common import (
     arguments_checked,
+    check_goes_on,
     check_in_space,
     check_mask,
-    check_refusal,
-    check_same,
     check_seeded,
     contract,
     fail,
     kernel_of,
-    masks_of,
-    pickled,
 )
 from gridghost.testing.observing import Expected, check_final
 
@@ -176,7 +172,7 @@ def check_batched_spaces_and_masks(make_game: Callable[[], Any], seed: int = 0) 
             agents, ghosts = game.positions
             for name in observations:
                 check_mask(game.action_masks(name), f"action_masks({name!r}) at turn {turn}",
-                           masks_of(kernel)[agents if name == "agent" else ghosts])
+                           kernel.action_masks[agents if name == "agent" else ghosts])
                 _check_rows_in_space(game.observation_space, observations[name],
                                      f"{name}'s observation at turn {turn}: row")
             result = _step(game, side)(_actions(game, side, rng))
@@ -207,14 +203,29 @@ def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"zero-sum: ..."``.
     """
     game = make_game()
-    kernel = kernel_of(game, game.layouts[0])
-    if game.controlled is not None or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
-            kernel.credit != "team":
+    if game.controlled is None:
+        rng = np.random.default_rng(seed)
+        check_sides_sum_to_zero(kernel_of(game, game.layouts[0]), _ghost_side(game), "call",
+                                lambda: [result.rewards for result in _run(game, seed, rng)[1:]])
+
+
+def check_sides_sum_to_zero(kernel: Any, ghosts: str, unit: str, run: Callable[[], Iterable[Mapping[str, Any]]]
+                            ) -> None:
+    """With the default rewards (the ghosts paid the agent's negated; a team with the team's
+    credit), the two sides' rewards of every call of ``run()`` (each call's rewards by side:
+    ``"agent"`` and ``ghosts``) sum to exactly 0 in every game, the agent's and each ghost's; other
+    rewards pass, ``run`` not called.
+
+    Raises:
+        AssertionError: ``"zero-sum: ..."``, naming the ``unit`` (call, step) that does not.
+    """
+    if kernel.ghost_rewards != kernel.agent_rewards.negated() or kernel.credit != "team":
         return
-    for call, result in enumerate(_run(game, seed, np.random.default_rng(seed))[1:]):
-        total = result.rewards["agent"][:, None] + result.rewards[_ghost_side(game)].reshape(game.num_games, -1)
+    for call, rewards in enumerate(run()):
+        agent = np.asarray(rewards["agent"])
+        total = agent.reshape(-1, 1) + np.asarray(rewards[ghosts]).reshape(len(agent), -1)
         if total.any():
-            fail("zero-sum", f"call {call}: the sides' rewards sum to {total}, not 0")
+            fail("zero-sum", f"{unit} {call}: the sides' rewards sum to {total}, not 0")
 
 
 @contract("pickling")
@@ -226,9 +237,8 @@ def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
     """
     game = make_game()
     _run(game, seed, np.random.default_rng(seed), steps=5)
-    clone = pickled(game, "the engine", "mid-run")
-    rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=10) for engine in (game, clone)]
-    check_same("pickling", rest[0], rest[1], "the engine and its unpickled copy")
+    check_goes_on("pickling", game, lambda engine: _run(engine, -1, np.random.default_rng(seed + 1), steps=10),
+                  "the engine", "mid-run")
 
 
 @contract("refusals")
@@ -242,17 +252,31 @@ def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
     """
     game = make_game()
     _run(game, seed, np.random.default_rng(seed), steps=2)
-    untouched = pickle.loads(pickle.dumps(game))
     n, side = game.num_games, _calls(game)[0]
-    step = _step(game, side)
     shape = (n, game.ghosts) if side == "ghosts" else (n,)
-    other = (n,) if side == "ghosts" else (n, 1)  # the other side's shape, or a column
-    for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
-                np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool),
-                np.full(shape, 0.5).tolist()):
-        check_refusal("refusals", functools.partial(step, bad), f"step({np.asarray(bad).dtype}{np.shape(bad)})")
-    rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=5) for engine in (game, untouched)]
-    check_same("refusals", rest[0], rest[1], "after refused actions, the engine against a copy that saw none")
+    bad = [*bad_batches(shape, (n,) if side == "ghosts" else (n, 1)), np.full(shape, 0.5).tolist()]
+    check_goes_on("refusals", game, lambda engine: _run(engine, -1, np.random.default_rng(seed + 1), steps=5),
+                  "the engine", "mid-run",
+                  [(functools.partial(_step(game, side), b), f"step({np.asarray(b).dtype}{np.shape(b)})") for b in bad])
+
+
+def bad_batches(shape: tuple[int, ...], other: tuple[int, ...] | None = None, dtype: Any = np.int64
+                ) -> list[np.ndarray]:
+    """Batches of actions a batched step of ``shape`` (``int[N]``, a team's ``int[N, k]``) must
+    refuse: moves out of range (4, -1), one game too many, ``float32`` and ``bool`` ones, and
+    (given) ``other``'s shape (the other side's, or a column).
+
+    Args:
+        shape: the shape the step takes.
+        other: a shape of the right size that the step must refuse, or ``None``.
+        dtype: the integer dtype of the batches (the views' own).
+
+    Returns:
+        The batches.
+    """
+    bad = [np.full(shape, 4, dtype), np.full(shape, -1, dtype), np.zeros((shape[0] + 1, *shape[1:]), dtype),
+           np.zeros(shape, np.float32), np.zeros(shape, bool)]
+    return bad if other is None else [*bad, np.zeros(other, dtype)]
 
 
 @contract("kernel")

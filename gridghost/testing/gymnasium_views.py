@@ -10,7 +10,6 @@ Each check takes ``make_env``, a function of no arguments that returns a fresh e
 from __future__ import annotations
 
 import functools
-import pickle
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from gymnasium.vector.utils import batch_space
 from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.testing.batched_views import (
+    bad_batches,
     cells_of,
     check_rows,
     check_turn_outcome,
@@ -37,22 +37,20 @@ from gridghost.testing.common import (
     KernelReplay,
     arguments_checked,
     check_action_space,
+    check_cells,
     check_episode_determinism,
+    check_goes_on,
     check_in_space,
     check_mask,
-    check_plays_on_alike,
     check_private_mask,
-    check_refusal,
-    check_same,
     check_seeded,
     config_of,
     contract,
     fail,
     kernel_of,
     lasting_seed,
-    masks_of,
-    pickled,
     random_actions,
+    rest_of_episode,
 )
 from gridghost.testing.observing import (
     Expected,
@@ -162,7 +160,7 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
         check_in_space(env.observation_space, observation, f"the observation after {step} steps")
         mask = info["action_mask"] if "action_mask" in info else observation["action_mask"]
         cells = _learner_cells(kernel, env, side)
-        expected = masks_of(kernel)[cells] if side == "ghosts" else masks_of(kernel)[cells[0]]
+        expected = kernel.action_masks[cells] if side == "ghosts" else kernel.action_masks[cells[0]]
         check_mask(mask, f"the mask after {step} steps", expected)
         given = env.unwrapped.action_masks()
         if side == "ghosts":  # MaskablePPO's form for a MultiDiscrete: the ghosts' masks one after the other
@@ -208,8 +206,7 @@ def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: in
     """
     env = make_env()
     seed = _lasting_seed("pickling", env, seed, after)
-    check_plays_on_alike("pickling", _episode, env, pickled(env), seed, "the env and its unpickled copy",
-                         _learner_actions)
+    check_goes_on("pickling", env, rest_of_episode(_episode, seed, _learner_actions))
 
 
 @contract("refusals")
@@ -222,11 +219,8 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
     """
     env = make_env()
     seed = _lasting_seed("refusals", env, seed, after)
-    untouched = pickle.loads(pickle.dumps(env))
-    for bad in _bad_actions(env):
-        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r})")
-    check_plays_on_alike("refusals", _episode, env, untouched, seed,
-                         "after refused actions, the env against a copy that saw none", _learner_actions)
+    check_goes_on("refusals", env, rest_of_episode(_episode, seed, _learner_actions),
+                  refused=[(functools.partial(env.step, bad), f"step({bad!r})") for bad in _bad_actions(env)])
 
 
 @contract("kernel")
@@ -245,9 +239,7 @@ def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes:
             if len(result) == 2:  # the reset's
                 continue
             _, reward, terminated, *_ = result
-            if _cells(env) != replay.cells():
-                fail("kernel", f"{where}: the view's (agent, ghost) cells are {_cells(env)}, the kernel's "
-                               f"{replay.cells()}")
+            check_cells(replay, _cells(env), where)
             if float(reward) != expected:
                 fail("kernel", f"{where}: reward {reward}, the kernel's {expected}")
             if bool(terminated) != replay.over:
@@ -385,7 +377,8 @@ def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, st
                 fail("masks", f"a learning team's action_masks() must have shape ({env.num_envs}, {k * NUM_ACTIONS}), "
                               f"got {np.shape(masks)}")
             masks = masks.reshape(env.num_envs, k, NUM_ACTIONS)
-        check_mask(masks, "action_masks()", masks_of(kernel)[agents if side == "agent" else ghosts].astype(bool), bool)
+        cells = agents if side == "agent" else ghosts
+        check_mask(masks, "action_masks()", kernel.action_masks[cells].astype(bool), bool)
         observations, *_, infos = env.step(_vector_actions(env, rng))
         for row in np.flatnonzero(infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))):
             check_in_space(env.single_observation_space, infos["final_obs"][row], f"env {row}'s final observation")
@@ -412,9 +405,8 @@ def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int =
     """
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
-    clone = pickled(env, "the vector env", "mid-run")
-    rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, clone)]
-    check_same("pickling", rest[0], rest[1], "the vector env and its unpickled copy")
+    check_goes_on("pickling", env, lambda view: _vector_run(view, -1, np.random.default_rng(seed + 1), steps),
+                  "the vector env", "mid-run")
 
 
 @contract("refusals")
@@ -427,14 +419,11 @@ def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int
     """
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
-    untouched = pickle.loads(pickle.dumps(env))
     n, k = env.num_envs, _team_size(env)
-    shape, other = ((n, k), (n,)) if k else ((n,), (n, 1))
-    for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
-                np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool)):
-        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]})")
-    rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, untouched)]
-    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+    refused = [(functools.partial(env.step, bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]})")
+               for bad in bad_batches((n, k) if k else (n,), (n,) if k else (n, 1))]
+    check_goes_on("refusals", env, lambda view: _vector_run(view, -1, np.random.default_rng(seed + 1), steps),
+                  refused=refused)
 
 
 @contract("kernel")

@@ -13,14 +13,17 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.batched_views import (
+    bad_batches,
     cells_of,
     check_rows,
+    check_sides_sum_to_zero,
     check_turn_outcome,
     full_turns,
     half_turns,
@@ -99,16 +102,14 @@ def _actions(view: Any, state: Any, rng: np.random.Generator) -> Any:
     return chosen if _two_sided(view) else chosen[view.controlled]
 
 
-class _Settings:
-    """What the kernel and encoder builders read of a JAX view: its settings and a map."""
-
-    def __init__(self, view: Any, layout: Any) -> None:
-        self.config, self.layout = (view.spec, layout) if _team(view) > 1 else (view.engine.config, layout)
+def _settings(view: Any) -> Any:
+    """What the kernel and encoder builders read of a JAX view: its settings and its first map."""
+    return SimpleNamespace(config=view.spec if _team(view) > 1 else view.engine.config, layout=view.engine.layouts[0])
 
 
 def _kernel(view: Any) -> Any:
     """The kernel of the view's settings on its first map (a team's for ``ghosts >= 2``)."""
-    return kernel_of(_Settings(view, view.engine.layouts[0]), view.engine.layouts[0])
+    return kernel_of(_settings(view), view.engine.layouts[0])
 
 
 def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[Any]:
@@ -195,14 +196,9 @@ def check_jax_zero_sum(make_view: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"zero-sum: ..."``.
     """
     view = make_view()
-    kernel = _kernel(view)
-    if not _two_sided(view) or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
-            getattr(kernel, "credit", "team") != "team":
-        return
-    for step, (_, _, rewards, *_) in enumerate(_run(view, seed)[1:]):
-        total = rewards["agent"].reshape(NUM_GAMES, 1) + rewards[view.agents[1]].reshape(NUM_GAMES, -1)
-        if total.any():
-            fail("zero-sum", f"step {step}: the sides' rewards sum to {total}, not 0")
+    if _two_sided(view):
+        check_sides_sum_to_zero(_kernel(view), view.agents[1], "step",
+                                lambda: [rewards for _, _, rewards, *_ in _run(view, seed)[1:]])
 
 
 @contract("pickling")
@@ -213,9 +209,8 @@ def check_jax_pickle(make_view: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"pickling: ..."``.
     """
     view = make_view()
-    _, state, *_ = view.batch_step(_key(seed + 1), view.batch_reset(_key(seed), NUM_GAMES)[1],
-                                   _actions(view, view.batch_reset(_key(seed), NUM_GAMES)[1],
-                                            np.random.default_rng(seed)))
+    _, state = view.batch_reset(_key(seed), NUM_GAMES)
+    _, state, *_ = view.batch_step(_key(seed + 1), state, _actions(view, state, np.random.default_rng(seed)))
     clone, cloned_state = pickled((view, state), "the view or its state", "mid-run")
     check_same("pickling", _run(view, seed, 10, state), _run(clone, seed, 10, cloned_state),
                "the view and its unpickled copy")
@@ -234,8 +229,7 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
     before = _run(view, seed, 5, state)
     good = _actions(view, state, np.random.default_rng(seed))
     shape = _action_shape(view, _sides(view)[-1], NUM_GAMES)  # the team's, where it learns
-    for bad in (np.full(shape, 4, np.int32), np.full(shape, -1, np.int32), np.zeros((NUM_GAMES + 1, *shape[1:]),
-                np.int32), np.zeros(shape, np.float32), np.zeros(shape, bool)):
+    for bad in bad_batches(shape, dtype=np.int32):
         actions = {**good, _sides(view)[-1]: bad} if _two_sided(view) else bad
         check_refusal("refusals", functools.partial(view.batch_step, _key(seed), state, actions),
                       f"batch_step with actions {bad.dtype}{bad.shape}")
@@ -320,7 +314,7 @@ def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
     view = make_view()
     engine = view.engine
     kernel = _kernel(view)
-    expected, rng = Expected(_Settings(view, engine.layouts[0]), engine.layouts[0], obs_type=engine.obs_type), \
+    expected, rng = Expected(_settings(view), engine.layouts[0], obs_type=engine.obs_type), \
         np.random.default_rng(seed)
     sides = _sides(view)
     observations, state = view.batch_reset(_key(seed), NUM_GAMES)

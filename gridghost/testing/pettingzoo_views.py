@@ -16,7 +16,6 @@ that lead where the view went, and a step's rewards are the team's half-turn's a
 from __future__ import annotations
 
 import functools
-import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -28,21 +27,20 @@ from gridghost.testing.common import (
     KernelReplay,
     arguments_checked,
     check_action_space,
+    check_cells,
     check_episode_determinism,
+    check_goes_on,
     check_in_space,
     check_mask,
-    check_plays_on_alike,
     check_private_mask,
-    check_refusal,
     check_zero_sum,
     config_of,
     contract,
     fail,
     kernel_of,
     lasting_seed,
-    masks_of,
-    pickled,
     random_actions,
+    rest_of_episode,
     zero_sum_by_default,
 )
 from gridghost.testing.observing import HandedOut, following, replayed_filter
@@ -78,11 +76,6 @@ def _cell_of(env: Any, name: str) -> tuple[int, int]:
 def _ghosts(env: Any) -> list[str]:
     """The ghosts' names, in turn order (the team moves together)."""
     return [name for name in env.possible_agents if name != "agent"]
-
-
-def _players(env: Any) -> tuple[str, ...]:
-    """Every player of the game by name, the agent first, whether or not the view lets it act."""
-    return ("agent", *_ghosts(env))
 
 
 def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
@@ -151,7 +144,7 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
             check_in_space(env.observation_space(other), env.observe(other), f"observe({other!r})")
         mask = _mask_of(observation, info)
         cell = _cell_of(env, name)
-        expected = None if termination or truncation else masks_of(kernel)[kernel.board.index(cell)]
+        expected = None if termination or truncation else kernel.action_masks[kernel.board.index(cell)]
         check_mask(mask, f"{name}'s action mask", expected)
         if previous is not None:
             check_private_mask(previous, mask, f"{name}'s action mask")
@@ -199,7 +192,7 @@ def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3)
     """
     env = make_env()
     seed = _lasting_seed("pickling", env, seed, after, _aec_episode)
-    check_plays_on_alike("pickling", _aec_episode, env, pickled(env), seed, "the env and its unpickled copy, at last()")
+    check_goes_on("pickling", env, rest_of_episode(_aec_episode, seed))
 
 
 @contract("refusals")
@@ -213,11 +206,9 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
     """
     env = make_env()
     seed = _lasting_seed("refusals", env, seed, after, _aec_episode)
-    untouched = pickle.loads(pickle.dumps(env))
-    for bad in (*BAD_ACTIONS, None):
-        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
-    check_plays_on_alike("refusals", _aec_episode, env, untouched, seed,
-                         "after refused actions, the env against a copy that saw none")
+    refused = [(functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
+               for bad in (*BAD_ACTIONS, None)]
+    check_goes_on("refusals", env, rest_of_episode(_aec_episode, seed), refused=refused)
 
 
 @contract("kernel")
@@ -242,7 +233,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
         held: list[int] = []
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, half-turn {turn}"
-            _compare_cells(replay, _cells(env), where)
+            check_cells(replay, _cells(env), where)
             _compare_readings(replay, env.infos.get("agent", {}), where)
             if not env.agents:
                 break
@@ -253,7 +244,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
             mover, action = env.agent_selection, actions()
             env.step(action)
             rewards, held = _replay_half_turn(replay, mover, action, held, len(names) - 1)
-            _compare_rewards(env.rewards, rewards, where, _players(env))
+            _compare_rewards(env.rewards, rewards, where, ("agent", *_ghosts(env)))
             if any(env.terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
 
@@ -311,11 +302,6 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
         env.step(action)
         _, held = _replay_half_turn(replay, mover, action, held, ghosts)
     handed.check()
-
-
-def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
-    if cells != replay.cells():
-        fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
 
 
 def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, players: tuple[str, ...]) -> None:
@@ -395,7 +381,7 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
             check_in_space(env.observation_space(name), observation, f"{name}'s observation")
             mask = _mask_of(observation, infos[name])
             if name in movers and not ended:
-                expected = masks_of(kernel)[kernel.board.index(_cell_of(env, name))]
+                expected = kernel.action_masks[kernel.board.index(_cell_of(env, name))]
                 check_mask(mask, f"the mover {name}'s action mask", expected)
             else:
                 check_mask(mask, f"the waiting {name}'s action mask")
@@ -444,7 +430,7 @@ def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int
     """
     env = make_env()
     seed = _lasting_seed("pickling", env, seed, after, _parallel_episode)
-    check_plays_on_alike("pickling", _parallel_episode, env, pickled(env), seed, "the env and its unpickled copy")
+    check_goes_on("pickling", env, rest_of_episode(_parallel_episode, seed))
 
 
 @contract("refusals")
@@ -459,15 +445,11 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     """
     env = make_env()
     seed = _lasting_seed("refusals", env, seed, after, _parallel_episode)
-    untouched = pickle.loads(pickle.dumps(env))
     first, *others = _movers(env)
-    for bad in (*BAD_ACTIONS, None):
-        chosen = {first: bad, **dict.fromkeys(others, 0)}
-        check_refusal("refusals", functools.partial(env.step, chosen), f"step({chosen!r})")
-    unknown = {**dict.fromkeys([first, *others], 0), "ghost_9": 0}
-    check_refusal("refusals", functools.partial(env.step, unknown), f"step({unknown!r})")
-    check_plays_on_alike("refusals", _parallel_episode, env, untouched, seed,
-                         "after refused actions, the env against a copy that saw none")
+    chosen = [{first: bad, **dict.fromkeys(others, 0)} for bad in (*BAD_ACTIONS, None)]
+    chosen.append({**dict.fromkeys([first, *others], 0), "ghost_9": 0})  # a name that is no agent of the game
+    check_goes_on("refusals", env, rest_of_episode(_parallel_episode, seed),
+                  refused=[(functools.partial(env.step, bad), f"step({bad!r})") for bad in chosen])
 
 
 @contract("kernel")
@@ -490,7 +472,7 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
         actions = random_actions(seed + episode)
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, step {turn}"
-            _compare_cells(replay, _cells(env), where)
+            check_cells(replay, _cells(env), where)
             _compare_readings(replay, infos.get("agent", {}), where)
             if not env.agents:
                 break
@@ -498,7 +480,7 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
             _, rewards, terminations, truncations, infos = env.step(chosen)
             expected = tuple(a + b for a, b in zip(_replay_step(replay, env, chosen, where), carried, strict=True))
             carried = (0.0,) * len(carried)
-            _compare_rewards(rewards, expected, where, _players(env))
+            _compare_rewards(rewards, expected, where, ("agent", *_ghosts(env)))
             _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, where)
 
 
