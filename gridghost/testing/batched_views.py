@@ -4,8 +4,8 @@ half-turns), in either auto-reset mode; with a team (``ghosts >= 2``) the ghosts
 ``"ghosts"`` (``int[N, k]`` actions, rows and rewards per ghost) and its learner
 ``controlled="ghosts"``.
 
-Each check takes ``make_game``, a function of no arguments that returns a fresh engine, and raises
-an ``AssertionError`` naming the contract that failed; :func:`batched_conformance` runs them all.
+Each check takes ``make_game``, which returns a fresh engine, and fails as
+:mod:`gridghost.testing` says; :func:`batched_conformance` runs them all.
 """
 
 from __future__ import annotations
@@ -128,12 +128,6 @@ def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any 
         for final, *answer in half_turns(kernel, after, Side.GHOST if side == Side.AGENT else Side.AGENT, None):
             found.append((final, _plus(carried, _plus(rewards[mine - 1], answer[mine - 1]))))
     return found
-
-
-def reward_of(rewards: np.ndarray, row: int) -> Any:
-    """Game ``row``'s reward: a float, or a team's tuple."""
-    value = rewards[row]
-    return tuple(value.tolist()) if np.ndim(value) else float(value)
 
 
 def _run(game: Any, seed: int | None, rng: np.random.Generator, steps: int = STEPS) -> list[Any]:
@@ -309,7 +303,8 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
             turn_over = side == _calls(game)[-1]
             for row in range(n):
                 where = f"turn {turn}, {side}'s call, game {row}"
-                cells, reward = row_cells(after, row), reward_of(rewards, row)
+                cells = row_cells(after, row)
+                reward = tuple(rewards[row].tolist()) if np.ndim(rewards[row]) else float(rewards[row])  # a team's
                 reset_now = bool(done[row]) and turn_over and game.autoreset_mode == "same_step"
                 if reset_now and cells not in starts:
                     fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
@@ -319,13 +314,9 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                                            f"cells {cells}, reward {reward}, done {done[row]}")
                     continue
                 state, action = row_move(kernel, before, actions, row, side)
-                if game.controlled is None:
-                    own = 0 if side == "agent" else 1
-                    outcomes = [(s, r[own]) for s, *r in half_turns(kernel, state, state.turn, action)]
-                else:
-                    outcomes = full_turns(kernel, state, side, action, opening if first[row] else nothing)
-                check_turn_outcome(outcomes, cells, reward, bool(result.terminations[row]), reset_now,
-                               f"{where}, move {action} from {cells_of(state)}")
+                check_move(kernel, state, side, action, (cells, reward, bool(result.terminations[row]), reset_now),
+                           f"{where}, move {action} from {cells_of(state)}", game.controlled is None,
+                           opening if first[row] else nothing)
             if turn_over and game.autoreset_mode == "same_step" and \
                     not np.array_equal(result.final_games, np.flatnonzero(done)):
                 fail("auto-reset", f"turn {turn}: final_games {result.final_games}, the games that ended "
@@ -336,15 +327,32 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                 restarting = done.copy() if game.autoreset_mode == "next_step" else restarting
 
 
-def check_turn_outcome(outcomes: list[tuple[Any, Any]], cells: tuple[int, tuple[int, ...]], reward: Any,
-                   terminated: bool, reset_now: bool, where: str) -> None:
-    """One game's step against the kernel: some outcome of ``outcomes`` (``(final state,
-    reward)``) reaches ``cells`` (any cells when the game has just been reset, ``reset_now``)
-    with ``reward`` and ends exactly when ``terminated``.
+def check_move(kernel: Any, state: Any, side: str, action: Any, seen: tuple[Any, Any, bool, bool], where: str,
+               half_turn: bool = False, carried: Any = None, pay: Callable[[Any], Any] | None = None) -> None:
+    """One game's call against the kernel: some outcome of ``side``'s ``action`` from ``state``
+    with a positive probability, its half-turn (``half_turn``: paid its own side's reward) or its
+    full turn (its move, then any answer; ``carried``, the opening reward or ``None``, paid
+    first), is what the view showed.
+
+    Args:
+        kernel, state, side, action: the kernel, the game's state, the side that moved and its
+            action (a team's tuple).
+        seen: the view's ``(cells, reward, terminated, reset_now)``: the cells it reached (any
+            when the game has just been reset, ``reset_now``), its reward (compared with the
+            outcome's as ``pay`` hands it out: a learning team's mean, ``float32``) and whether it
+            ended.
+        where: the call, for the message.
 
     Raises:
         AssertionError: ``"kernel: ..."``.
     """
+    cells, reward, terminated, reset_now = seen
+    if half_turn:
+        own = 0 if side == "agent" else 1
+        outcomes = [(final, paid[own]) for final, *paid in half_turns(kernel, state, state.turn, action)]
+    else:
+        outcomes = full_turns(kernel, state, side, action, carried)
+    outcomes = [(final, pay(paid)) for final, paid in outcomes] if pay is not None else outcomes
     for final, expected in outcomes:
         if ((reset_now or cells_of(final) == cells) and expected == reward
                 and (final.outcome != Outcome.ONGOING) == terminated):

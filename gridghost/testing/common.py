@@ -150,19 +150,18 @@ def contract(name: str) -> Callable[[CheckT], CheckT]:
     return checked
 
 
-def lasting_seed(contract_name: str, lasts: Callable[[int], bool], seed: int, steps: int,
-                 tries: int = SEED_TRIES) -> int:
+def lasting_seed(contract_name: str, lasts: Callable[[int], bool], seed: int, steps: int) -> int:
     """The first seed from ``seed`` whose episode lasts ``steps`` steps (``lasts(seed)``), for a
-    check that needs an episode going on; ``tries`` seeds at most.
+    check that needs an episode going on; :data:`SEED_TRIES` seeds at most.
 
     Raises:
         AssertionError: ``"<contract_name>: ..."`` when every episode of those seeds ends sooner.
     """
-    for candidate in range(seed, seed + tries):
+    for candidate in range(seed, seed + SEED_TRIES):
         if lasts(candidate):
             return candidate
-    fail(contract_name, f"the episodes of seeds {seed}..{seed + tries - 1} all end within {steps} steps; the check "
-                        "needs one that goes on (a map or an opponent that ends every episode at once?)")
+    fail(contract_name, f"the episodes of seeds {seed}..{seed + SEED_TRIES - 1} all end within {steps} steps; the "
+                        "check needs one that goes on (a map or an opponent that ends every episode at once?)")
 
 
 def same(first: Any, second: Any, where: str = "value") -> str | None:

@@ -2,9 +2,8 @@
 controlled=...)``, either side) and the vector env (``gymnasium.make_vec(...,
 vectorization_mode="vector_entry_point")``), or a wrapper around either.
 
-Each check takes ``make_env``, a function of no arguments that returns a fresh env, and raises an
-``AssertionError`` naming the contract that failed; :func:`gymnasium_conformance` and
-:func:`vector_conformance` run them all.
+Each check takes ``make_env`` and fails as :mod:`gridghost.testing` says;
+:func:`gymnasium_conformance` and :func:`vector_conformance` run them all.
 """
 
 from __future__ import annotations
@@ -23,10 +22,9 @@ from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.testing.batched_views import (
     bad_batches,
     cells_of,
+    check_move,
     check_rows,
-    check_turn_outcome,
     final_states,
-    full_turns,
     learner_starts,
     observers_of,
     row_cells,
@@ -93,27 +91,11 @@ def _check_learner_action_space(env: Any, space: Any, where: str) -> None:
         fail("spaces", f"a learning team's {where} must be MultiDiscrete([{NUM_ACTIONS}] * k), got {space!r}")
 
 
-def _bad_actions(env: Any) -> tuple[Any, ...]:
-    """What the learner's ``step`` must refuse: :data:`BAD_ACTIONS` and ``None``; for a learning team
-    also a list one too long, one too short, and one with a move out of range."""
-    k = _team_size(env)
-    team = ([0] * (k + 1), [0] * (k - 1), [0] * (k - 1) + [NUM_ACTIONS]) if k else ()
-    return (*BAD_ACTIONS, None, *team)
-
-
 def _learner_reward(rewards: tuple[float, ...], side: str) -> float:
     """The learner's share of a half-turn's ``(agent's, ghost's...)`` rewards: a team's the mean of its ghosts'."""
     if side == "agent":
         return rewards[0]
     return sum(rewards[1:]) / len(rewards[1:])
-
-
-def _learner_cells(kernel: Any, env: Any, side: str) -> list[int]:
-    """The learner's cell indices: the agent's, or every ghost's."""
-    agent, ghosts = _cells(env)
-    if side == "agent":
-        return [kernel.board.index(agent)]
-    return [kernel.board.index(cell) for cell in (ghosts if isinstance(ghosts[0], tuple) else (ghosts,))]
 
 
 # -- the single-agent env ---------------------------------------------------------------------------
@@ -159,8 +141,10 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
     for step in range(MAX_STEPS):
         check_in_space(env.observation_space, observation, f"the observation after {step} steps")
         mask = info["action_mask"] if "action_mask" in info else observation["action_mask"]
-        cells = _learner_cells(kernel, env, side)
-        expected = kernel.action_masks[cells] if side == "ghosts" else kernel.action_masks[cells[0]]
+        agent, ghosts = _cells(env)  # the learner's: the agent's cell, or every ghost's
+        cells = [agent] if side == "agent" else list(ghosts) if isinstance(ghosts[0], tuple) else [ghosts]
+        expected = kernel.action_masks[[kernel.board.index(cell) for cell in cells]]
+        expected = expected if side == "ghosts" else expected[0]
         check_mask(mask, f"the mask after {step} steps", expected)
         given = env.unwrapped.action_masks()
         if side == "ghosts":  # MaskablePPO's form for a MultiDiscrete: the ghosts' masks one after the other
@@ -219,8 +203,10 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
     """
     env = make_env()
     seed = _lasting_seed("refusals", env, seed, after)
+    k = _team_size(env)  # a learning team's: a list one too long, one too short, one with a move out of range
+    bad = (*BAD_ACTIONS, None, *(([0] * (k + 1), [0] * (k - 1), [0] * (k - 1) + [NUM_ACTIONS]) if k else ()))
     check_goes_on("refusals", env, rest_of_episode(_episode, seed, _learner_actions),
-                  refused=[(functools.partial(env.step, bad), f"step({bad!r})") for bad in _bad_actions(env)])
+                  refused=[(functools.partial(env.step, action), f"step({action!r})") for action in bad])
 
 
 @contract("kernel")
@@ -466,19 +452,23 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
                                        f"done {done[game]}")
                 continue
             state, action = row_move(kernel, before, actions, game, side)
-            outcomes = full_turns(kernel, state, side, action, opening if first[game] else None)
             reset_now = bool(done[game]) and mode == AutoresetMode.SAME_STEP
             if reset_now and cells not in starts:
                 fail("auto-reset", f"{where}: same-step mode restarts a finished game at once; got {cells}")
-            means = [(final, float(np.mean(reward))) for final, reward in outcomes]  # a team's learner: the mean
-            check_turn_outcome(means, cells, float(rewards[game]), bool(terminations[game]), reset_now,
-                               f"{where}, the {side}'s move {action} from {cells_of(state)}")
+            check_move(kernel, state, side, action, (cells, float(rewards[game]), bool(terminations[game]), reset_now),
+                       f"{where}, the {side}'s move {action} from {cells_of(state)}",
+                       carried=opening if first[game] else None, pay=_mean)  # a team's learner: the mean
         if mode == AutoresetMode.SAME_STEP:
             marked = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
             if not np.array_equal(marked, done):
                 fail("auto-reset", f"step {step}: infos['_final_obs'] is {marked}, the games that ended {done}")
         first = restarting.copy() if mode == AutoresetMode.NEXT_STEP else done
         restarting = done if mode == AutoresetMode.NEXT_STEP else restarting
+
+
+def _mean(reward: Any) -> float:
+    """A learner's reward as a Gymnasium view pays it: a learning team's the mean of its ghosts'."""
+    return float(np.mean(reward))
 
 
 @contract("observations")

@@ -3,9 +3,8 @@ and :class:`gridghost.jax.GridGhostJaxSingle` (one learner, full turns), through
 functions ``batch_reset`` and ``batch_step`` (the per-game functions are their ``vmap``).
 
 JAX is imported when a check runs (``pip install "gridghost[jax]"``), so that this module
-imports without it. Each check takes ``make_view``, a function of no arguments that returns a
-fresh view, and raises an ``AssertionError`` naming the contract that failed;
-:func:`jax_conformance` runs them all.
+imports without it. Each check takes ``make_view``, which returns a fresh view, and fails as
+:mod:`gridghost.testing` says; :func:`jax_conformance` runs them all.
 """
 
 from __future__ import annotations
@@ -22,11 +21,9 @@ from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.batched_views import (
     bad_batches,
     cells_of,
+    check_move,
     check_rows,
     check_sides_sum_to_zero,
-    check_turn_outcome,
-    full_turns,
-    half_turns,
     learner_starts,
     row_cells,
     state_of,
@@ -277,21 +274,20 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
                 continue
             chosen = np.asarray(actions[side][row] if _two_sided(view) else actions[row])
             action = tuple(chosen.tolist()) if chosen.ndim else int(chosen)
-            turn = Side.AGENT if side == "agent" else Side.GHOST
-            state_before = state_of(kernel, row_cells(before, row), turn)
-            if _two_sided(view):
-                own = 0 if side == "agent" else 1
-                outcomes = [(s, _float32(r[own])) for s, *r in half_turns(kernel, state_before, turn, action)]
-                reward = rewards[side][row]
-            else:  # a learning team is paid the mean of its ghosts' rewards
-                carried = opening if first[row] else 0.0
-                outcomes = [(s, _float32(carried + float(np.mean(r))))
-                            for s, r in full_turns(kernel, state_before, side, action)]
-                reward = rewards[row]
-            check_turn_outcome(outcomes, cells, _float32(reward), bool(terminated[row]), reset_now,
-                               f"{where} {action} from {cells_of(state_before)}")
+            state_before = state_of(kernel, row_cells(before, row), Side.AGENT if side == "agent" else Side.GHOST)
+            reward = _float32(rewards[side][row] if _two_sided(view) else rewards[row])
+            # one side: a learning team is paid the mean of its ghosts' rewards
+            pay = _float32 if _two_sided(view) else functools.partial(_paid, opening if first[row] else 0.0)
+            check_move(kernel, state_before, side, action, (cells, reward, bool(terminated[row]), reset_now),
+                       f"{where} {action} from {cells_of(state_before)}", _two_sided(view), pay=pay)
         ended = done & (mover == 0) if _two_sided(view) else np.zeros(NUM_GAMES, dtype=bool)
         first = done.copy()
+
+
+def _paid(carried: float, reward: Any) -> Any:
+    """One learner's reward of a full turn as the view pays it: ``carried`` (the opening's) plus
+    its reward (a learning team's mean), in ``float32``."""
+    return _float32(carried + float(np.mean(reward)))
 
 
 def _float32(reward: Any) -> Any:

@@ -2,10 +2,8 @@
 :func:`gridghost.raw_env`) and the parallel env (:func:`gridghost.parallel_env`), or a wrapper
 around either.
 
-Each check takes ``make_env``, a function of no arguments that returns a fresh env (the checks
-build several, to compare them), plays short episodes with seeded random actions and raises an
-``AssertionError`` naming the contract that failed. :func:`aec_conformance` and
-:func:`parallel_conformance` run them all.
+Each check takes ``make_env`` and fails as :mod:`gridghost.testing` says;
+:func:`aec_conformance` and :func:`parallel_conformance` run them all.
 
 The checks read the players from the view (``possible_agents``, the observations it returns).
 A parallel view whose agents are the ghosts alone, the agent played inside it, is served too:
