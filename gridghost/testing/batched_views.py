@@ -29,7 +29,7 @@ from gridghost.testing.common import (
     fail,
     kernel_of,
 )
-from gridghost.testing.observing import Expected, check_final
+from gridghost.testing.observing import Expected, HandedOut, check_final
 
 #: The calls the checks make per run.
 STEPS = 40
@@ -284,7 +284,23 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
     """
-    game = make_game()
+    check_engine_moves(make_game(), seed)
+
+
+def check_engine_moves(game: Any, seed: int, steps: int = STEPS, pay: Callable[[Any], Any] | None = None) -> None:
+    """The kernel and auto-reset contracts of an engine, as :func:`check_batched_autoreset_and_kernel`
+    says: of a :class:`~gridghost.batched.BatchedGame`, or of a vector env seen as one.
+
+    Args:
+        game: the engine, not yet reset.
+        seed: the reset seed, and the actions'.
+        steps: how many turns to play.
+        pay: a learner's reward as the engine pays it from the kernel's (a vector env's learning
+            team: the mean); ``None``: the kernel's.
+
+    Raises:
+        AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
+    """
     kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
     learner = game.controlled or "agent"
     starts, opening = learner_starts(kernel, learner)
@@ -292,7 +308,7 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
     game.reset(seed=seed)
     n = game.num_games
     first, restarting, ended = np.ones(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    for turn in range(STEPS):
+    for turn in range(steps):
         for side in _calls(game):
             before = [cells.copy() for cells in game.positions]
             actions = _actions(game, side, rng)
@@ -316,7 +332,7 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                 state, action = row_move(kernel, before, actions, row, side)
                 check_move(kernel, state, side, action, (cells, reward, bool(result.terminations[row]), reset_now),
                            f"{where}, move {action} from {cells_of(state)}", game.controlled is None,
-                           opening if first[row] else nothing)
+                           opening if first[row] else nothing, pay)
             if turn_over and game.autoreset_mode == "same_step" and \
                     not np.array_equal(result.final_games, np.flatnonzero(done)):
                 fail("auto-reset", f"turn {turn}: final_games {result.final_games}, the games that ended "
@@ -375,7 +391,23 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
     Raises:
         AssertionError: ``"observations: ..."``.
     """
-    game = make_game()
+    check_engine_observations(make_game(), seed, turns)
+
+
+def check_engine_observations(game: Any, seed: int, turns: int, handed: HandedOut | None = None) -> None:
+    """The observations contract of an engine, as :func:`check_batched_observations` says: of a
+    :class:`~gridghost.batched.BatchedGame`, or of a vector env seen as one.
+
+    Args:
+        game: the engine, not yet reset.
+        seed: the reset seed, and the actions'.
+        turns: how many turns to play.
+        handed: keeps every batch handed out, to be checked unchanged at the end (a vector env's:
+            no buffers of its own); ``None``: each batch is compared before the engine's next call.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
     kernel = kernel_of(game, game.layouts[0])
     expected = Expected(game, game.layouts[0], obs_type=game.obs_type)
     rng, n, calls = np.random.default_rng(seed), game.num_games, _calls(game)
@@ -389,6 +421,8 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             for name, batch in observations.items():
                 check_rows(expected, kernel, batch, game.positions, name, ended, where,
                             to_move if two_sided else None, restarting)
+                if handed is not None:
+                    handed.keep(batch, f"{name}'s observations {where}")
             before, ended_before = [cells.copy() for cells in game.positions], ended.copy()
             actions = _actions(game, side, rng)
             result = _step(game, side)(actions)
@@ -409,6 +443,8 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
                 ended, to_move = (ended & two_sided | result.terminations) & next_step, np.zeros(n, dtype=np.int64)
         if two_sided and next_step:  # the games that ended restart in the next turn
             restarting, done_in_turn = done_in_turn, np.zeros(n, dtype=bool)
+    if handed is not None:
+        handed.check()
 
 
 def observers_of(kernel: Any, side: str, row: Any) -> list[tuple[str, Any]]:

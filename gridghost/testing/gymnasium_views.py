@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -19,17 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, Side
-from gridghost.testing.batched_views import (
-    bad_batches,
-    cells_of,
-    check_move,
-    check_rows,
-    final_states,
-    learner_starts,
-    observers_of,
-    row_cells,
-    row_move,
-)
+from gridghost.testing.batched_views import bad_batches, check_engine_moves, check_engine_observations
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
@@ -51,9 +42,7 @@ from gridghost.testing.common import (
     rest_of_episode,
 )
 from gridghost.testing.observing import (
-    Expected,
     HandedOut,
-    check_final,
     following,
     replayed_filter,
     stacked_pairs,
@@ -426,44 +415,7 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
     """
-    env = make_env()
-    side = _side(env)
-    kernel = kernel_of(env, env.unwrapped.game.layouts[0])
-    # a learning ghost's first step of an episode also pays its reward for the opening move
-    starts, opening = learner_starts(kernel, side)
-    mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    restarting = np.zeros(env.num_envs, dtype=bool)
-    first = np.ones(env.num_envs, dtype=bool)
-    for step in range(steps):
-        before = [array.copy() for array in _vector_positions(env)]
-        actions = _vector_actions(env, rng)
-        _, rewards, terminations, truncations, infos = env.step(actions)
-        after = _vector_positions(env)
-        done = terminations | truncations
-        for game in range(env.num_envs):
-            where = f"step {step}, env {game}"
-            cells = row_cells(after, game)
-            if restarting[game]:
-                if cells not in starts or rewards[game] != 0.0 or done[game]:
-                    fail("auto-reset", f"{where}: next-step mode restarts a finished game with reward 0 and no end "
-                                       f"from a start {sorted(starts)}; got {cells}, reward {rewards[game]}, "
-                                       f"done {done[game]}")
-                continue
-            state, action = row_move(kernel, before, actions, game, side)
-            reset_now = bool(done[game]) and mode == AutoresetMode.SAME_STEP
-            if reset_now and cells not in starts:
-                fail("auto-reset", f"{where}: same-step mode restarts a finished game at once; got {cells}")
-            check_move(kernel, state, side, action, (cells, float(rewards[game]), bool(terminations[game]), reset_now),
-                       f"{where}, the {side}'s move {action} from {cells_of(state)}",
-                       carried=opening if first[game] else None, pay=_mean)  # a team's learner: the mean
-        if mode == AutoresetMode.SAME_STEP:
-            marked = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
-            if not np.array_equal(marked, done):
-                fail("auto-reset", f"step {step}: infos['_final_obs'] is {marked}, the games that ended {done}")
-        first = restarting.copy() if mode == AutoresetMode.NEXT_STEP else done
-        restarting = done if mode == AutoresetMode.NEXT_STEP else restarting
+    check_engine_moves(_Engine(make_env(), "auto-reset"), seed, steps, pay=_mean)
 
 
 def _mean(reward: Any) -> float:
@@ -483,27 +435,48 @@ def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps:
     Raises:
         AssertionError: ``"observations: ..."``.
     """
-    env = make_env()
-    engine = env.unwrapped.game
-    kernel = kernel_of(env, engine.layouts[0])
-    expected, handed, side = Expected(env, engine.layouts[0], obs_type=engine.obs_type), HandedOut(), _side(env)
-    rng, ended = np.random.default_rng(seed), np.zeros(env.num_envs, dtype=bool)
-    same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
-    observations, _ = env.reset(seed=seed)
-    for step in range(steps):
-        check_rows(expected, kernel, observations, _vector_positions(env), side, ended, f"step {step}", None,
-                   np.zeros(env.num_envs, dtype=bool))
-        handed.keep(observations, f"the observations after {step} steps")
-        before = [cells.copy() for cells in _vector_positions(env)]
-        actions = _vector_actions(env, rng)
-        observations, _, terminations, truncations, infos = env.step(actions)
-        ended = terminations if not same_step else ended
-        for row in np.flatnonzero((terminations | truncations) & same_step).tolist():
-            state, action = row_move(kernel, before, actions, row, side)
-            finals = final_states(kernel, state, side, action, bool(terminations[row]))
-            for observer, final in observers_of(kernel, side, infos["final_obs"][row]):
-                check_final(expected, final, observer, finals, f"step {step}, env {row}")
-    handed.check()
+    check_engine_observations(_Engine(make_env(), "observations"), seed, steps, HandedOut())
+
+
+class _Engine:
+    """A vector env seen as the one-learner batched engine it holds, for the engine's checks
+    (:func:`~gridghost.testing.batched_views.check_engine_moves`): its calls the env's ``step``,
+    what they return the env's returns, its positions the engine's.
+
+    Args:
+        env: the vector env.
+        contract: the contract a same-step env fails when ``infos["_final_obs"]`` does not mark
+            exactly the games that ended.
+    """
+
+    def __init__(self, env: Any, contract: str) -> None:
+        engine = env.unwrapped.game
+        self.env, self.contract, self.config, self.controlled = env, contract, config_of(env), _side(env)
+        self.num_games, self.ghosts, self.layouts, self.obs_type = \
+            env.num_envs, _team_size(env) or 1, engine.layouts, engine.obs_type
+        same_step = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP) == AutoresetMode.SAME_STEP
+        self.autoreset_mode = "same_step" if same_step else "next_step"
+        self.step_agent = self.step_ghost = self._step
+
+    @property
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """The games' ``(agent cells, ghost cells)``."""
+        return _vector_positions(self.env)
+
+    def reset(self, seed: int) -> dict[str, Any]:
+        """The env's reset, its observations the learner's."""
+        return {self.controlled: self.env.reset(seed=seed)[0]}
+
+    def _step(self, actions: np.ndarray) -> SimpleNamespace:
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        done = terminations | truncations
+        marked = infos.get("_final_obs", np.zeros(self.num_games, dtype=bool))
+        if self.autoreset_mode == "same_step" and not np.array_equal(marked, done):
+            fail(self.contract, f"infos['_final_obs'] is {marked}, the games that ended {done}")
+        rows = np.flatnonzero(marked)
+        return SimpleNamespace(observations={self.controlled: observations}, rewards={self.controlled: rewards},
+                               terminations=terminations, truncations=truncations, final_games=rows,
+                               final_observations={self.controlled: [infos["final_obs"][row] for row in rows]})
 
 
 #: The vector checks, in the order :func:`vector_conformance` runs them.
