@@ -256,18 +256,10 @@ def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
 
 def bad_batches(shape: tuple[int, ...], other: tuple[int, ...] | None = None, dtype: Any = np.int64
                 ) -> list[np.ndarray]:
-    """Batches of actions a batched step of ``shape`` (``int[N]``, a team's ``int[N, k]``) must
-    refuse: moves out of range (4, -1), one game too many, ``float32`` and ``bool`` ones, and
-    (given) ``other``'s shape (the other side's, or a column).
-
-    Args:
-        shape: the shape the step takes.
-        other: a shape of the right size that the step must refuse, or ``None``.
-        dtype: the integer dtype of the batches (the views' own).
-
-    Returns:
-        The batches.
-    """
+    """The batches of actions, of integer ``dtype``, that a batched step taking ``shape``
+    (``int[N]``, a team's ``int[N, k]``) must refuse: moves out of range (4, -1), one game too
+    many, ``float32`` and ``bool`` ones, and (given) ``other``'s shape (the other side's, or a
+    column)."""
     bad = [np.full(shape, 4, dtype), np.full(shape, -1, dtype), np.zeros((shape[0] + 1, *shape[1:]), dtype),
            np.zeros(shape, np.float32), np.zeros(shape, bool)]
     return bad if other is None else [*bad, np.zeros(other, dtype)]
@@ -288,13 +280,11 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
 
 
 def check_engine_moves(game: Any, seed: int, steps: int = STEPS, pay: Callable[[Any], Any] | None = None) -> None:
-    """The kernel and auto-reset contracts of an engine, as :func:`check_batched_autoreset_and_kernel`
-    says: of a :class:`~gridghost.batched.BatchedGame`, or of a vector env seen as one.
+    """The kernel and auto-reset contracts of an engine ``game``, not yet reset (a
+    :class:`~gridghost.batched.BatchedGame`, or a vector env seen as one), as
+    :func:`check_batched_autoreset_and_kernel` says, for ``steps`` turns from ``seed``.
 
     Args:
-        game: the engine, not yet reset.
-        seed: the reset seed, and the actions'.
-        steps: how many turns to play.
         pay: a learner's reward as the engine pays it from the kernel's (a vector env's learning
             team: the mean); ``None``: the kernel's.
 
@@ -345,18 +335,15 @@ def check_engine_moves(game: Any, seed: int, steps: int = STEPS, pay: Callable[[
 
 def check_move(kernel: Any, state: Any, side: str, action: Any, seen: tuple[Any, Any, bool, bool], where: str,
                half_turn: bool = False, carried: Any = None, pay: Callable[[Any], Any] | None = None) -> None:
-    """One game's call against the kernel: some outcome of ``side``'s ``action`` from ``state``
-    with a positive probability, its half-turn (``half_turn``: paid its own side's reward) or its
-    full turn (its move, then any answer; ``carried``, the opening reward or ``None``, paid
-    first), is what the view showed.
+    """One game's call against the kernel: some outcome with a positive probability of ``side``'s
+    ``action`` (a team's tuple) from ``state``, its half-turn (``half_turn``: paid its own
+    reward) or its full turn (its move, then any answer; ``carried``, the opening reward or
+    ``None``, paid first), is what the view showed.
 
     Args:
-        kernel, state, side, action: the kernel, the game's state, the side that moved and its
-            action (a team's tuple).
         seen: the view's ``(cells, reward, terminated, reset_now)``: the cells it reached (any
-            when the game has just been reset, ``reset_now``), its reward (compared with the
-            outcome's as ``pay`` hands it out: a learning team's mean, ``float32``) and whether it
-            ended.
+            when the game has just been reset), its reward (the outcome's as ``pay`` hands it
+            out: a learning team's mean, ``float32``) and whether it ended.
         where: the call, for the message.
 
     Raises:
@@ -395,13 +382,11 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
 
 
 def check_engine_observations(game: Any, seed: int, turns: int, handed: HandedOut | None = None) -> None:
-    """The observations contract of an engine, as :func:`check_batched_observations` says: of a
-    :class:`~gridghost.batched.BatchedGame`, or of a vector env seen as one.
+    """The observations contract of an engine ``game``, not yet reset (a
+    :class:`~gridghost.batched.BatchedGame`, or a vector env seen as one), as
+    :func:`check_batched_observations` says, for ``turns`` turns from ``seed``.
 
     Args:
-        game: the engine, not yet reset.
-        seed: the reset seed, and the actions'.
-        turns: how many turns to play.
         handed: keeps every batch handed out, to be checked unchanged at the end (a vector env's:
             no buffers of its own); ``None``: each batch is compared before the engine's next call.
 

@@ -450,20 +450,6 @@ def random_actions(seed: int) -> Callable[[], int]:
     return lambda: int(rng.integers(NUM_ACTIONS))
 
 
-def pickled(env: Any, what: str = "the env", when: str = "mid-episode", contract: str = "pickling") -> Any:
-    """A copy of ``env`` (a view or an engine, called ``what`` in the message) through ``pickle``,
-    ``when`` (mid-episode, mid-run).
-
-    Raises:
-        AssertionError: ``"<contract>: ..."`` (the pickling contract's, or that of the check that
-        needs the copy), naming the error, when ``env`` does not pickle.
-    """
-    try:
-        return pickle.loads(pickle.dumps(env))
-    except Exception as error:
-        fail(contract, f"{what} does not pickle {when}: {type(error).__name__}: {error}")
-
-
 def check_goes_on(contract: str, env: Any, play_on: Callable[[Any], Any], name: str = "the env",
                   when: str = "mid-episode", refused: Iterable[tuple[Callable[[], Any], str]] = ()) -> None:
     """``env`` goes on exactly as its copy through ``pickle`` made now: ``play_on(view)`` (the rest
@@ -473,16 +459,18 @@ def check_goes_on(contract: str, env: Any, play_on: Callable[[Any], Any], name: 
 
     Args:
         contract: the contract, ``"pickling"`` or ``"refusals"``.
-        env: the view or engine, ``when`` (mid-episode, mid-run).
+        env: the view or engine (called ``name`` in the messages), ``when`` (mid-episode, mid-run).
         play_on: plays a view on and returns what it handed out.
-        name: what ``env`` is called in the messages.
         refused: the calls ``env`` must refuse before it goes on.
 
     Raises:
-        AssertionError: ``"<contract>: ..."``: ``env`` does not pickle, a call is not refused, or
-        the two differ.
+        AssertionError: ``"<contract>: ..."``: ``env`` does not pickle (naming the error), a call
+        is not refused, or the two differ.
     """
-    copied = pickled(env, name, when, contract)
+    try:
+        copied = pickle.loads(pickle.dumps(env))
+    except Exception as error:
+        fail(contract, f"{name} does not pickle {when}: {type(error).__name__}: {error}")
     for call, what in refused:
         check_refusal(contract, call, what)
     what = f"after refused actions, {name} against a copy that saw none" if contract == "refusals" else \

@@ -323,9 +323,8 @@ AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_
 
 @arguments_checked
 def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
-    """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``.
-
-    For example, ``aec_conformance(lambda: gridghost.env(max_cycles=5))``.
+    """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``, as the
+    example of :mod:`gridghost.testing` does.
 
     Args:
         make_env: returns a fresh AEC env (a gridghost env, or a wrapper around one).
