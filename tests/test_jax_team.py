@@ -332,7 +332,8 @@ def test_team_settings_the_views_cannot_play_are_refused_by_name(make, error, ma
     (dict(actions={"agent": np.int32(0), "ghosts": np.zeros(2, np.float32)}), TypeError, r"actions\['ghosts'\]"),
     (dict(actions={"agent": np.int32(0), "ghosts": np.array([0, 4], np.int32)}), ValueError, "lie in 0..3"),
     (dict(ghosts=np.array([0, 99], dtype=np.int32)), ValueError, r"state\.ghosts must hold cells"),
-    (dict(ghosts=np.array([0, 1, 2], dtype=np.int32)), ValueError, r"state\.ghosts must have shape \(2,\)"),
+    (dict(ghosts=np.array([0, 1, 2], dtype=np.int32)), ValueError,
+     r"state\.ghosts has shape \(3,\) and state\.agent \(\): it must have shape \(2,\)"),
     (dict(agent=np.int32(-1)), ValueError, r"state\.agent"),
 ])
 def test_team_steps_refuse_bad_actions_and_states_by_name(changes, error, match) -> None:

@@ -146,7 +146,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     def _kernel_tables(self, kernels: list[Any]) -> None:
         """The team's tables of every map (:func:`~gridghost.batched.team.team_tables`), and the
         masks and goals the statistics and the starts' check read."""
-        self._tables = tables = team_tables(kernels, self._k)
+        self._team = tables = team_tables(kernels, self._k)
         self._moves = tables.moves.reshape(-1)
         self._goals = tables.goals
         self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
@@ -240,7 +240,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         index = np.multiply(agents, self.num_cells, out=self._index)
         index -= base
         rows = np.add(ghosts, index[:, None], out=self._team_index)
-        self._tables.chase.take(rows.T, out=self._answer.T)  # [k, N]: both contiguous
+        self._team.chase.take(rows.T, out=self._answer.T)  # [k, N]: both contiguous
         return self._answer
 
     def _team_answer(self, landed: np.ndarray, ghosts: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -270,12 +270,12 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         agents, ghosts, learner = self._agent, self._ghosts, self.controlled
         if learner == AGENT:
             cells, moved, reward, self._terminated = self._agent_turn(
-                self._tables, agents, ghosts, actions, lambda at, moves: self._landing(at, moves, uniforms[0]),
+                self._team, agents, ghosts, actions, lambda at, moves: self._landing(at, moves, uniforms[0]),
                 lambda landed: self._team_answer(landed, ghosts, uniforms))
             self._landed = agents  # the buffer of the next landing
         else:
             cells, moved, reward, self._terminated = self._team_turn(
-                self._tables, agents, ghosts, actions, lambda at, moves: self._landing(at, moves, uniforms[0]),
+                self._team, agents, ghosts, actions, lambda at, moves: self._landing(at, moves, uniforms[0]),
                 lambda moved: self._agent_answer(agents, moved, self._base, uniforms[1]))
             if self._opening_reward:
                 reward[self._steps == 0] += self._opening_reward
@@ -311,7 +311,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self._rng.random(out=uniforms)  # type: ignore[union-attr]
         agents = self._agent
         landed = self._landing(agents, actions, uniforms[0])
-        outcomes, self._rewards[AGENT], self._rewards[TEAM] = self._agent_lands(self._tables, landed, self._ghosts)
+        outcomes, self._rewards[AGENT], self._rewards[TEAM] = self._agent_lands(self._team, landed, self._ghosts)
         for side in (AGENT, TEAM):
             self._returns[side] += self._rewards[side]
         np.not_equal(outcomes, ONGOING, out=self._terminated)
@@ -331,7 +331,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     def _ghost_half(self, actions: np.ndarray) -> BatchedStep:
         ghosts = self._ghosts
         moved, self._rewards[AGENT], self._rewards[TEAM], terminated = self._team_half(
-            self._tables, self._agent, ghosts, actions, self._ended)
+            self._team, self._agent, ghosts, actions, self._ended)
         self._ghosts, self._moved, self._terminated = moved, ghosts, terminated
         for side in (AGENT, TEAM):
             self._returns[side] += self._rewards[side]
@@ -372,7 +372,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         (row 0 the opening slip, row 1 the random opening move): a level drawn per game; for a
         learning team, after the opponent agent's opening move. Returns the maps drawn (``None``
         with one map), for the filter."""
-        start = self._tables.start
+        start = self._team.start
         starts = len(start)
         maps = self._rng.integers(starts, size=len(rows)) if starts > 1 else np.zeros(len(rows), np.int64)  # type: ignore[union-attr]
         base = maps * self.num_cells

@@ -35,7 +35,7 @@ from gridghost.core import episode
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, NUM_ACTIONS
 from gridghost.core.rules import Outcome
-from gridghost.jax.checks import _check_moves, _facts, _span
+from gridghost.jax.checks import _check_moves, _span
 from gridghost.jax.tables import EnvParams, Layout
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
@@ -200,6 +200,7 @@ class TeamEngine(TeamRules):
     spec: GameSpec
     engine: BatchedGame
     default_params: EnvParams
+    _state_type: Any = TeamEnvState
     _reset_slots: dict[str, int]
     _turn_slots: dict[str, int]
     reset_draws: int
@@ -249,40 +250,17 @@ class TeamEngine(TeamRules):
                            jnp.zeros((), dtype=bool))
         return self._first_observation(env, params), env
 
-    def _check_state(self, state: Any, argument: str, batch: bool, half: int | None = None) -> tuple[int, ...]:
-        """Refuse a ``state`` this view cannot step (see the one-ghost engine's check); returns
-        its batch shape."""
-        if not isinstance(state, TeamEnvState):
-            raise TypeError(f"{argument} must be a gridghost.jax.TeamEnvState (from reset or step; ghosts="
-                            f"{self.ghosts}), got {type(state).__name__}")
-        facts = {name: _facts(getattr(state, name), f"{argument}.{name}") for name in TeamEnvState._fields}
-        shape = facts["agent"][0]
-        if batch and (len(shape) != 1 or not shape[0]):
-            raise ValueError(f"{argument} must be a batch of games, {argument}.agent of shape (N,), got shape {shape}")
-        if not batch and shape != ():
-            raise ValueError(f"{argument} must be one game's TeamEnvState, {argument}.agent a scalar, got shape "
-                             f"{shape}: step a batch with the batch_ functions or jax.vmap")
-        for name, (got, dtype, _) in facts.items():
-            want = (*shape, self.ghosts) if name == "ghosts" else shape
-            if got != want:
-                raise ValueError(f"{argument}.{name} must have shape {want} (ghosts={self.ghosts}), got {got}")
-            if dtype.kind not in ("b" if name == "ended" else "iu"):
-                raise TypeError(f"{argument}.{name} must be {'bool' if name == 'ended' else 'int'}, got dtype {dtype}")
-        values = {name: array for name, (_, _, array) in facts.items()}
-        cells = self.layout.num_maps * self.layout.num_cells
+    def _check_cells(self, values: dict[str, np.ndarray | None], argument: str) -> None:
+        """Refuse concrete cells outside this view's maps, or ghosts off their agent's map."""
+        cells, total = self.layout.num_cells, self.layout.num_maps * self.layout.num_cells
         for name in ("agent", "ghosts"):
             array = values[name]
-            if array is not None and ((array < 0) | (array >= cells)).any():
-                raise ValueError(f"{argument}.{name} must hold cells of this view in 0..{cells - 1} "
-                                 f"(map * {self.layout.num_cells} + cell), got {_span(array)}")
+            if array is not None and ((array < 0) | (array >= total)).any():
+                raise ValueError(f"{argument}.{name} must hold cells of this view in 0..{total - 1} (map * {cells} + "
+                                 f"cell), got {_span(array)}")
         agent, ghosts = values["agent"], values["ghosts"]
-        if agent is not None and ghosts is not None and (
-                ghosts // self.layout.num_cells != (agent // self.layout.num_cells)[..., None]).any():
-            raise ValueError(f"{argument}.ghosts must lie on the agent's map (map * {self.layout.num_cells} + cell)")
-        if values["steps"] is not None and (values["steps"] < 0).any():
-            raise ValueError(f"{argument}.steps must be >= 0, got {_span(values['steps'])}")
-        self._check_turn(argument, values["to_move"], values["ended"], half)
-        return shape
+        if agent is not None and ghosts is not None and (ghosts // cells != (agent // cells)[..., None]).any():
+            raise ValueError(f"{argument}.ghosts must lie on the agent's map (map * {cells} + cell)")
 
     def _check_team(self, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
         """Refuse the team's ``actions`` unless they are ints of ``shape + (k,)`` in 0..3."""
