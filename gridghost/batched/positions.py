@@ -2,15 +2,10 @@
 
 A team of ``k`` ghosts has ``cells**(k + 1)`` joint states, too many to fold into turn tables.
 :class:`PositionGame` (what :class:`~gridghost.batched.engine.BatchedGame` is for ``ghosts >= 2``)
-keeps each game's positions instead (the agent's cell ``int64[N]``, the ghosts' ``int64[N, k]``,
-as *global* cells ``map * cells + cell``, so that games on different maps share every table) and
-computes each half-turn by calling the kernel's rules of :mod:`gridghost.core.halfturn` on them:
-the agent's landing and catch, the team's simultaneous move and its catch, each ghost's credited
-reward. What the rules read are small per-map tables taken from the game kernel: the board's
-next cells, the slip model's outcome destinations (:attr:`~gridghost.core.game.Game.outcomes`),
-the goals, both sides' rewards per outcome and the chasing ghost's table. The episode's rules
-around the half-turns (the slip outcome of a uniform, truncation, the opening reward, the end in
-the agent's half) are :mod:`gridghost.core.episode`'s, as on the table path.
+keeps each game's global cells instead (the agent's ``int64[N]``, the ghosts' ``int64[N, k]``) and
+steps them with the team's rules written once for both engines (:mod:`gridghost.batched.team`),
+the episode's around them (the slip outcome of a uniform, truncation, the opening reward) from
+:mod:`gridghost.core.episode`, as on the table path.
 
 Observations (``"vector"``, and ``"belief_vector"`` with the filter's beliefs) are gathered per
 observer from two tables read off the single env's team encoder: the observer's own slots by its
@@ -40,7 +35,7 @@ from gridghost.batched.limits import (
     tables_refused,
 )
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
-from gridghost.batched.tables import ONGOING, all_maps, sensor_tables
+from gridghost.batched.tables import all_maps, sensor_tables
 from gridghost.batched.team import TeamTables, TeamTurns, team_tables
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode
@@ -312,55 +307,20 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         agents = self._agent
         landed = self._landing(agents, actions, uniforms[0])
         outcomes, self._rewards[AGENT], self._rewards[TEAM] = self._agent_lands(self._team, landed, self._ghosts)
-        for side in (AGENT, TEAM):
-            self._returns[side] += self._rewards[side]
-        np.not_equal(outcomes, ONGOING, out=self._terminated)
-        np.copyto(self._ended, self._terminated)
-        self._ended_games = self._no_games
-        self._truncated.fill(False)
         self._landed, self._agent = agents, landed
-        self._read(landed, uniforms, 1)
-        if self.filter is not None:
-            self.filter.advance(actions)
-            self.filter.weigh(self.readings)
-        self._phase = GHOST
-        self._observe()
-        return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
-                           self._no_games, self._no_finals)
+        return self._agent_half_end(landed, outcomes, uniforms, actions)
 
     def _ghost_half(self, actions: np.ndarray) -> BatchedStep:
         ghosts = self._ghosts
         moved, self._rewards[AGENT], self._rewards[TEAM], terminated = self._team_half(
             self._team, self._agent, ghosts, actions, self._ended)
         self._ghosts, self._moved, self._terminated = moved, ghosts, terminated
-        for side in (AGENT, TEAM):
-            self._returns[side] += self._rewards[side]
-        episode.count_cycles(self._steps, episode.next_mover(episode.GHOST_TO_MOVE), out=self._steps)
-        self._truncate(terminated, self._truncated)
-        self._phase = AGENT
-        self._ended.fill(False)
-        return self._finish(terminated, self._truncated)
+        return self._ghost_half_end(terminated)
 
-    def _finish(self, terminated: np.ndarray, truncated: np.ndarray) -> BatchedStep:
-        """Auto-reset the games that ended (same-step mode; next-step mode marks them for the
-        next call) and gather the observations."""
-        done = episode.resets_now(terminated | truncated)
-        final_games, finals = self._no_games, self._no_finals
-        if self.autoreset_mode == "same_step":
-            final_games = np.flatnonzero(done)
-            self._ended_games = final_games
-            if len(final_games):
-                self._ended_positions = (self._agent[final_games], self._ghosts[final_games])
-                self._ended_lengths = self._steps[final_games]
-                self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
-                finals = {side: self._team_gather(side, self._agent[final_games], self._ghosts[final_games],
-                                                  self._base[final_games], games=final_games) for side in self._sides}
-                self._reset_rows(final_games)
-        else:
-            self._restart = np.flatnonzero(done)
-        self._observe()
-        return BatchedStep(dict(self._obs), {side: self._rewards[side] for side in self._rewards_of()},
-                           terminated, truncated, final_games, finals)
+    def _final_observations(self, games: np.ndarray, ended: np.ndarray) -> dict[str, np.ndarray]:
+        self._ended_positions = (self._agent[games], self._ghosts[games])
+        return {side: self._team_gather(side, *self._ended_positions, self._base[games], games=games)
+                for side in self._sides}
 
     def _rewards_of(self) -> tuple[str, ...]:
         return self._sides

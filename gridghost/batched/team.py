@@ -19,11 +19,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gridghost.batched.tables import ONGOING as _ONGOING
 from gridghost.core import episode, halfturn
 from gridghost.core.names import NUM_ACTIONS
 from gridghost.core.rules import Outcome, Side
-
-_ONGOING = int(Outcome.ONGOING)
 
 
 class TeamTables(NamedTuple):
@@ -89,7 +88,6 @@ class TeamTurns:
     catcher: bool
 
     def _team_moves(self, tables: TeamTables, ghosts: Any, actions: Any) -> Any:
-        """Every ghost's cell after the team's ``actions`` (:func:`~gridghost.core.halfturn.team_moves`)."""
         return halfturn.team_moves(tables.moves, ghosts, actions)
 
     def _paid(self, tables: TeamTables, mover: Side, agents: Any, ghosts: Any, outcomes: Any) -> tuple[Any, Any]:
@@ -119,18 +117,10 @@ class TeamTurns:
 
     def _agent_turn(self, tables: TeamTables, agents: Any, ghosts: Any, actions: Any,
                     landing: Callable[[Any, Any], Any], answer: Callable[[Any], Any]) -> tuple[Any, Any, Any, Any]:
-        """A learning agent's turn: its move, then (where that ended nothing) the team's.
-
-        Args:
-            tables: the team's tables.
-            agents, ghosts: the cells before the turn.
-            actions: the agent's actions.
-            landing: ``(agents, actions) -> cells``, where the agent's move lands it (its slip).
-            answer: ``landed agents -> the team's actions``, the opponent team's choice.
-
-        Returns:
-            ``(the agent's cells, the ghosts', the agent's rewards, terminated)``.
-        """
+        """A learning agent's turn from the cells ``agents`` and ``ghosts``: its ``actions``,
+        landed by ``landing(agents, actions)`` (the engine's slip), then where that ended nothing
+        the team's ``answer(landed agents)``. Returns ``(the agent's cells, the ghosts', the
+        agent's rewards, terminated)``."""
         xp = self.xp
         landed = landing(agents, actions)
         first = halfturn.agent_lands(landed, ghosts, tables.goals, xp=xp)
@@ -142,16 +132,9 @@ class TeamTurns:
 
     def _team_turn(self, tables: TeamTables, agents: Any, ghosts: Any, actions: Any,
                    landing: Callable[[Any, Any], Any], answer: Callable[[Any], Any]) -> tuple[Any, Any, Any, Any]:
-        """A learning team's turn: its move, then (where that caught nobody) the agent's.
-
-        Args:
-            tables, agents, ghosts, landing: as :meth:`_agent_turn`.
-            actions: the team's actions, one per ghost.
-            answer: ``the ghosts' moved cells -> the agent's actions``, the opponent agent's choice.
-
-        Returns:
-            ``(the agent's cells, the ghosts', each ghost's rewards, terminated)``.
-        """
+        """A learning team's turn: its ``actions``, then where that caught nobody the agent's
+        ``answer(moved ghosts)``, landed by ``landing``. Returns ``(the agent's cells, the
+        ghosts', each ghost's rewards, terminated)``."""
         xp = self.xp
         moved = self._team_moves(tables, ghosts, actions)
         first = halfturn.team_lands(agents, moved, xp=xp)

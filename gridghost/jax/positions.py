@@ -1,15 +1,10 @@
 """The JAX views with a team of ``k >= 2`` ghosts: the computed path.
 
 With one ghost the views play the NumPy engine's folded tables (a state is one index). A team's
-joint states grow as ``cells**(k + 1)``, so with ``ghosts >= 2`` a game's state holds the cells
-themselves, the agent's and ``ghosts: int[k]`` (``EnvState.state`` is the agent's cell and
-``EnvState.ghosts`` the team's, both global: ``map * cells + cell``), and a step computes the
-half-turn with the kernel's rules, :mod:`gridghost.core.halfturn` (the agent's landing, the team's
-simultaneous move, the catch, each ghost's credited reward) and :mod:`gridghost.core.episode`
-(the slip outcome of a uniform, the ended game's team half, truncation, auto-reset, the opening
-reward), over small tables read from the kernel (:func:`team_tables`): the board's next cells,
-the slip model's destinations (:attr:`Game.outcomes <gridghost.core.game.Game.outcomes>`), the
-reward of each mover and outcome, the chasing move of a ghost.
+joint states grow as ``cells**(k + 1)``, so with ``ghosts >= 2`` a game's state holds the global
+cells themselves (:class:`TeamEnvState`: the agent's and ``ghosts: int[k]``), and a step is the
+team's rules written once for both engines (:mod:`gridghost.batched.team`, with ``jax.numpy``)
+over its tables, with :mod:`gridghost.core.episode`'s (truncation, auto-reset, the opening reward).
 
 Each side's ``"vector"`` observation is the team encoder's (the single envs'): the observer's
 one-ghost vector with its first other as the opponent, then the offset and distance slots of
