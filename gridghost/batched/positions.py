@@ -99,7 +99,12 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self.ghosts = k = head.ghosts
         self.catcher = head.credit == "catcher"
         self._slip_bounds(head)
-        self._kernel_tables(kernels)
+        self._team = team_tables(kernels, self._k)  # then the flat views, goals and masks the engine reads
+        self._moves = self._team.moves.reshape(-1)
+        self._dest = self._team.destinations.reshape(-1)
+        self._goals = self._team.goals
+        self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
+        self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
         self._opening(kernels)
         self._random_opponent = self._opponent == "random"
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
@@ -110,7 +115,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self.sensor_tables = sensor_tables([part.sensors for part in parts])
         self._draw_readings = learner != TEAM
         self.filter = None
-        encoders = [part.encoder for part in parts]
+        encoders: list[Any] = [part.encoder for part in parts]
         if belief_filter is not None:  # the agent's belief: the engine's exact filter, as for one ghost
             if learner == TEAM:
                 raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
@@ -118,17 +123,13 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
             believed = dataclasses.replace(self.config, obs_type="belief_vector")
             encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
                         for part in parts]
-        per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * self._size_of(encoders[0]) * (k + 1)
+        size = int(np.prod(encoders[0].space(AGENT).shape))  # the floats of one observer's observation
+        per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * size * (k + 1)
                     + (filter_game_bytes(cells) if belief_filter is not None else 0))
         check_buffers(self.num_games, per_game, f"a team of {k} ghosts on {first.rows}x{first.cols} maps")
         if belief_filter is not None:
             self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
         self._team_observations(parts, encoders)
-
-    @staticmethod
-    def _size_of(encoder: Any) -> int:
-        """The floats of one observer's observation under ``encoder``."""
-        return int(np.prod(encoder.space(AGENT).shape))
 
     def _team_budget(self, maps: int, cells: int) -> None:
         """Refuse ``maps`` maps whose per-map tables exceed :attr:`table_bytes`."""
@@ -137,16 +138,6 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         if estimate > self.table_bytes:
             raise tables_refused(f"the batched team tables of {maps:,} map(s) of {cells} cells", estimate,
                                  self.table_bytes)
-
-    def _kernel_tables(self, kernels: list[Any]) -> None:
-        """The team's tables of every map (:func:`~gridghost.batched.team.team_tables`), and the
-        masks and goals the statistics and the starts' check read."""
-        self._team = tables = team_tables(kernels, self._k)
-        self._moves = tables.moves.reshape(-1)
-        self._goals = tables.goals
-        self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
-        self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
-        self._dest = tables.destinations.reshape(-1)
 
     def _planned_table(self, kernels: list[Any]) -> np.ndarray:
         """The team solver's player of the opponent's side on every map, ``uint8`` by ``map *

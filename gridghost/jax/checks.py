@@ -6,6 +6,7 @@ are concrete (:class:`CallChecks`, a part of :mod:`gridghost.jax.env`'s views).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax
@@ -80,6 +81,7 @@ class CallChecks:
 
     layout: Layout
     spec: GameSpec
+    agents: tuple[str, ...]
     default_params: EnvParams
     #: The state this view steps (a team's view: :class:`~gridghost.jax.positions.TeamEnvState`).
     _state_type: Any = EnvState
@@ -226,7 +228,25 @@ class CallChecks:
         return params
 
     def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        _check_moves(actions, "actions" if shape else "action", shape)
+        """Refuse ``actions`` unless they are the acting side's (one learner's, or with ``half``
+        its mover's), or for both sides' step a dict of both sides' (each checked)."""
+        argument = "actions" if shape else "action"
+        if self.layout.controlled is not None or half is not None:
+            self._check_side(self.layout.controlled or self.agents[half], actions, argument, shape)  # type: ignore[index]
+            return
+        sides = list(self.agents)
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict with both sides' actions, {{{sides[0]!r}: ..., {sides[1]!r}: "
+                            f"...}} (the side not to move is ignored), got {type(actions).__name__}")
+        if set(actions) != set(sides):
+            raise ValueError(f"actions must have the keys {sides}, one action per side (the side not to move is "
+                             f"ignored), got {list(actions)}")
+        for side in sides:
+            self._check_side(side, actions[side], f"actions[{side!r}]", shape)
+
+    def _check_side(self, side: str, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
+        """Refuse ``side``'s ``actions`` unless they are ints of ``shape`` in 0..3."""
+        _check_moves(actions, argument, shape)
 
     @property
     def num_maps(self) -> int:

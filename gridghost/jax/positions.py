@@ -15,7 +15,7 @@ on the two cells only).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -218,19 +218,12 @@ class TeamEngine(TeamRules):
         self._opponent = opponent
         return params
 
-    def _slots(self, controlled: str | None) -> None:
-        layout, k = self.layout, self.ghosts
-        names = ["level"] if layout.num_maps > 1 else []
-        if controlled != TEAM:
-            names += ["explore", "start", *(f"ghost_{i}" for i in range(k))]
-        else:
-            names += ["opening", "opening_slip"]
-        self._reset_slots = {name: i for i, name in enumerate(names)}
-        self.reset_draws = len(names)
-        opponents = {AGENT: k, TEAM: 1}.get(controlled, 0) if layout.b > 1 else 0  # type: ignore[arg-type]
-        turn = ["slip", *(f"opponent_{i}" for i in range(opponents))]
-        self._turn_slots = {name: i for i, name in enumerate(turn)}
-        self.turn_draws = len(turn)
+    def _draws(self, controlled: str | None) -> tuple[list[str], list[str]]:
+        k = self.ghosts
+        reset = ["explore", "start", *(f"ghost_{i}" for i in range(k))] if controlled != TEAM else \
+            ["opening", "opening_slip"]
+        opponents = {AGENT: k, TEAM: 1}.get(controlled, 0) if self.layout.b > 1 else 0  # type: ignore[arg-type]
+        return reset, ["slip", *(f"opponent_{i}" for i in range(opponents))]
 
     def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, Any]:
         slot = self._reset_slots
@@ -257,9 +250,10 @@ class TeamEngine(TeamRules):
         if agent is not None and ghosts is not None and (ghosts // cells != (agent // cells)[..., None]).any():
             raise ValueError(f"{argument}.ghosts must lie on the agent's map (map * {cells} + cell)")
 
-    def _check_team(self, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
-        """Refuse the team's ``actions`` unless they are ints of ``shape + (k,)`` in 0..3."""
-        _check_moves(actions, argument, (*shape, self.ghosts))
+    def _check_side(self, side: str, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
+        """Refuse ``side``'s ``actions`` unless they are ints in 0..3 of ``shape`` (the team's:
+        ``shape + (k,)``)."""
+        _check_moves(actions, argument, (*shape, self.ghosts) if side == TEAM else shape)
 
     def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
         """Per side, the moves that change its cells: the agent's ``bool[4]``, the team's ``bool[k, 4]``."""
@@ -313,16 +307,6 @@ class TeamBothSides(TeamEngine):
         seen = self._team_observations(state.agent, state.ghosts, params)
         return {AGENT: seen[0], TEAM: seen[1:]}
 
-    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        if half is not None:
-            (_check_moves if half == 0 else self._check_team)(actions, "actions" if shape else "action", shape)
-            return
-        if not isinstance(actions, Mapping) or set(actions) != set(self.agents):
-            raise ValueError(f"actions must be a dict with the keys {list(self.agents)}: the agent's action and the "
-                             f"team's {self.ghosts} (the side not to move is ignored), got {actions!r}")
-        _check_moves(actions[AGENT], "actions['agent']", shape)
-        self._check_team(actions[TEAM], "actions['ghosts']", shape)
-
     def _agent_half(self, uniform: Any, state: Any, action: Any, params: EnvParams) -> tuple[Any, ...]:
         cell = self._landing(uniform, params)(state.agent, action)
         outcome, agent_reward, team_rewards = self._agent_lands(params.turns, cell, state.ghosts)
@@ -357,10 +341,6 @@ class TeamOneSide(TeamEngine):
         if self.controlled == AGENT:
             return self._team_observations(env.agent, env.ghosts, params, slice(0, 1))[0]
         return self._team_observations(env.agent, env.ghosts, params, slice(1, None))
-
-    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        argument = "actions" if shape else "action"
-        (_check_moves if self.controlled == AGENT else self._check_team)(actions, argument, shape)
 
     def _turn(self, uniforms: Any, state: Any, action: Any, params: EnvParams) -> tuple[Any, ...]:
         slot = self._turn_slots
