@@ -197,10 +197,9 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self._ended_positions = (np.zeros(0, dtype=np.int64), np.zeros((0, k), dtype=np.int64))
 
     # -- the engine's own forms of the team's rules (team.TeamTurns composes them) ---------------
-    def _landing(self, agents: np.ndarray, actions: np.ndarray, uniform: np.ndarray,
-                 out: np.ndarray | None = None) -> np.ndarray:
-        """Each agent's final cell after ``actions`` with the slip outcome ``uniform`` picks (into
-        ``out``, by default the engine's buffer)."""
+    def _landing(self, agents: np.ndarray, actions: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+        """Each agent's final cell after ``actions`` with the slip outcome ``uniform`` picks (for
+        every game: into the engine's buffer)."""
         full = len(agents) == self.num_games
         index = self._index if full else np.empty(len(agents), np.int64)
         np.multiply(actions, self._k, out=index)
@@ -210,7 +209,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
             episode.slip_outcome(uniform, self._bounds, actions, out=index, scratch=self._hit[: len(agents)])
         index *= len(self._goals)
         index += agents
-        return self._dest.take(index, out=self._landed if out is None and full else out)
+        return self._dest.take(index, out=self._landed if full else None)
 
     def _team_moves(self, tables: TeamTables, ghosts: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """:func:`~gridghost.core.halfturn.team_moves` (``moves[ghosts, actions]``) as one ``take``
@@ -332,7 +331,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
             agents, ghosts = cells[0] + base, cells[1] + base[:, None]
         if self.controlled == TEAM:  # the opening move
             opening = self._agent_answer(agents, ghosts, base, uniforms[1])
-            agents = self._landing(agents, opening, uniforms[0], np.empty(len(rows), dtype=np.int64))
+            agents = self._landing(agents, opening, uniforms[0])
         self._agent[rows], self._ghosts[rows], self._base[rows] = agents, ghosts, base
         self._steps[rows] = 0
         if self._draw_readings:
