@@ -223,8 +223,7 @@ class SelfPlayEnv(GridGhostGymEnv):
 
         Returns:
             The learner's first observation and a fresh info dict naming the opponent
-            (``info["opponent"]``: its index in ``pool.snapshots(side)``, a number like every
-            info value; :attr:`opponent` is the snapshot itself).
+            (``info["opponent"]``, as the class docstring says).
 
         Raises:
             ValueError: a snapshot added since construction that this game cannot play (see the
