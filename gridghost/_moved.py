@@ -142,6 +142,7 @@ def moved_name(module: str, name: str) -> Any:
 FOLDERS: tuple[str, ...] = ("gridghost.core", "gridghost.sensing", "gridghost.planning", "gridghost.maps",
                             "gridghost.config", "gridghost.drawing", "gridghost.envs", "gridghost.batched",
                             "gridghost.training")
+_MISSING = object()
 
 
 def _public(module: types.ModuleType) -> list[str]:
@@ -162,17 +163,16 @@ class MovedModule(types.ModuleType):
         if f"{self.__name__}.{name}" in RENAMED:
             return renamed(self.__name__, name)
         home = MOVED[self.__name__]
-        module = importlib.import_module(home)
         if name == "__all__":  # ``from old import *``: the new home's public names
-            value: Any = _public(module)
+            value: Any = _public(importlib.import_module(home))
             home_of = home
-        elif hasattr(module, name):
-            value, home_of = getattr(module, name), home
-        else:
-            home_of = next((folder for folder in FOLDERS if hasattr(importlib.import_module(folder), name)), "")
-            if not home_of:
+        else:  # the new home's, else a folder's; read once, since a deprecated name warns when read
+            for home_of in (home, *FOLDERS):
+                value = getattr(importlib.import_module(home_of), name, _MISSING)
+                if value is not _MISSING:
+                    break
+            else:
                 raise AttributeError(f"module {self.__name__!r} (now {home}) has no attribute {name!r}")
-            value = getattr(importlib.import_module(home_of), name)
         warnings.warn(
             f"{self.__name__} moved to {home}: import {name} from {home_of} "
             f"(the old path is removed in gridghost {REMOVED_IN})",

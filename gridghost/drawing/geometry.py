@@ -188,24 +188,19 @@ class Geometry(Grid):
         self.panel_rect = (0, grid_height + 2 * MARGIN, self.width, _PANEL_HEIGHT)
 
     def token_centres(self, agent: Cell, ghost: Cell) -> tuple[tuple[int, int], tuple[int, int]]:
-        """``(x, y)`` of the centres of the agent's and the ghost's drawings.
-
-        Each stands at its cell's centre; when they share a cell (the agent is caught) they stand
-        side by side, the agent on the left.
+        """``(x, y)`` of the centres of the agent's and the ghost's drawings (:meth:`tokens` of one
+        ghost): each at its cell's centre, or side by side when they share a cell (the agent is
+        caught), the agent on the left.
 
         Raises:
             TypeError, ValueError: a cell is not a ``(row, col)`` pair inside the grid.
         """
-        agent_xy, ghost_xy = self.cell_centre(agent), self.cell_centre(ghost)
-        if agent_xy != ghost_xy:
-            return agent_xy, ghost_xy
-        shift = round(0.22 * self.cell_size)
-        (x, y) = agent_xy
-        return (x - shift, y), (x + shift, y)
+        (agent_xy, _), [(ghost_xy, _)] = self.tokens(agent, [ghost])
+        return agent_xy, ghost_xy
 
     def token_radius(self, shared: bool) -> int:
         """The radius of the agent's disc and the half-width of the ghost, alone or sharing a cell."""
-        return max(1, round((0.2 if shared else 0.26) * self.cell_size))
+        return self.token_places((0, 0), 2 if shared else 1)[0][1]
 
     def tokens(
         self, agent: Cell, ghosts: Sequence[Cell]

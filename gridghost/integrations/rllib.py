@@ -284,9 +284,8 @@ def register_envs() -> None:
 
 
 register_envs()
-# Tune's registry is kept in the Ray cluster: registrations made before ``ray.init`` are sent when
-# it starts, and a later cluster (after ``ray.shutdown``) starts without them. Tune flushes its
-# own registrations through the same hook list.
+# Again after every ray.init (a new cluster's registry starts empty): Tune sends its own
+# registrations to a new cluster through the same hook list.
 _hooks = getattr(getattr(ray._private, "worker", None), "_post_init_hooks", None)
 if isinstance(_hooks, list) and register_envs not in _hooks:
     _hooks.append(register_envs)
