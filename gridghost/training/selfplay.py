@@ -59,7 +59,6 @@ from gridghost.core.checks import (
     check_choice,
     check_instance,
     check_limit,
-    check_number,
     check_probability,
     check_seed,
 )
@@ -170,11 +169,9 @@ class SelfPlayEnv(GridGhostGymEnv):
         if "opponent" in game:
             raise TypeError("SelfPlayEnv draws its opponent from the pool; pass no opponent=")
         check_choice(controlled, "controlled", AGENTS)
-        self.pool, self.rule = pool, check_choice(rule, "rule", SAMPLING_RULES)
-        self.exponent = check_number(exponent, "exponent")
-        self.window = check_window(window)
         self.opponent_side = GHOST if controlled == AGENT else AGENT
-        pool.probabilities(self.opponent_side, rule, self.exponent, self.window)  # refuses an empty side now
+        pool.probabilities(self.opponent_side, rule, exponent, window)  # checks them, and refuses an empty side now
+        self.pool, self.rule, self.exponent, self.window = pool, rule, float(exponent), int(window)
         # the game truncates, so that a draw is seen and counted (a whole spec= is taken as it is)
         super().__init__(controlled, "random" if controlled == GHOST else "chase", render_mode, opponent_obs_type,
                          **with_defaults(game, {"max_cycles": 100}))
