@@ -72,8 +72,9 @@ def fit_cell_size(rows: int, cols: int) -> int:
 
 
 class Grid:
-    """What both pictures share: the grid's size in pixels and where each cell lies in it.
-    Subclasses set ``width``, ``height`` and ``grid_rect``, then call :meth:`_check_pixels`."""
+    """What both pictures share: the grid's size in pixels, the picture's width (the grid's with
+    margins, at least ``min_width``) and where each cell lies. Subclasses set ``height`` and
+    ``grid_rect``, then call :meth:`_check_pixels`."""
 
     rows: int
     cols: int
@@ -83,7 +84,7 @@ class Grid:
     height: int
     grid_rect: tuple[int, int, int, int]
 
-    def __init__(self, layout: Layout, cell_size: int | None) -> None:
+    def __init__(self, layout: Layout, cell_size: int | None, min_width: int) -> None:
         check_instance(layout, "layout", Layout)
         if cell_size is None:
             cell_size = fit_cell_size(layout.rows, layout.cols)
@@ -94,6 +95,7 @@ class Grid:
         self.rows, self.cols = layout.rows, layout.cols
         self.cell_size = int(cell_size)
         self.wall_width = max(2, min(8, self.cell_size // 12))
+        self.width = max(self.cols * self.cell_size + 2 * MARGIN, min_width)
 
     def _check_pixels(self) -> None:
         if self.width * self.height > MAX_PICTURE_PIXELS:
@@ -178,10 +180,8 @@ class Geometry(Grid):
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None) -> None:
-        super().__init__(layout, cell_size)
-        size = self.cell_size
-        grid_width, grid_height = self.cols * size, self.rows * size
-        self.width = max(grid_width + 2 * MARGIN, _PANEL_MIN_WIDTH)
+        super().__init__(layout, cell_size, _PANEL_MIN_WIDTH)
+        grid_width, grid_height = self.cols * self.cell_size, self.rows * self.cell_size
         self.height = grid_height + 2 * MARGIN + _PANEL_HEIGHT
         self._check_pixels()
         self.grid_rect = ((self.width - grid_width) // 2, MARGIN, grid_width, grid_height)
@@ -252,10 +252,8 @@ class PictureGeometry(Grid):
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None, title: bool = False) -> None:
-        super().__init__(layout, cell_size)
-        size = self.cell_size
-        grid_width, grid_height = self.cols * size, self.rows * size
-        self.width = max(grid_width + 2 * MARGIN, _PICTURE_MIN_WIDTH)
+        super().__init__(layout, cell_size, _PICTURE_MIN_WIDTH)
+        grid_width, grid_height = self.cols * self.cell_size, self.rows * self.cell_size
         title_height = _TITLE_HEIGHT if title else 0
         self.title_rect = (MARGIN, MARGIN, self.width - 2 * MARGIN, title_height)
         self.grid_rect = ((self.width - grid_width) // 2, MARGIN + title_height, grid_width, grid_height)
