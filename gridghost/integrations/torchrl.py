@@ -86,9 +86,9 @@ def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray
 class TensorDictMetrics:
     """Reads TorchRL batches of gridghost steps into per-side metrics.
 
-    Follows the same envs from batch to batch (a game that runs past a batch's end counts in the
-    batch in which it ends). A batch's steps are on its last batch axis: ``(steps,)`` from a
-    collector over one env, ``(envs, steps)`` over several.
+    Follows the same envs from batch to batch, as
+    :class:`~gridghost.integrations.metrics.EpisodeTracker` does: a batch's steps are on its last
+    batch axis.
 
     Args:
         metrics: where finished games go; a new :class:`~gridghost.integrations.metrics.EpisodeMetrics`

@@ -172,7 +172,7 @@ class Evaluator:
         logger.debug("evaluation set up on %d levels for the %s", len(maps), side)
         self.optimum, self.optimum_success, self.minimax, self.random = (
             np.array(column, dtype=float) for column in zip(*fixed, strict=True))
-        if self.ghosts == 1 or self._learner == Side.AGENT:
+        if not self._team:
             self._states(0)  # checks the encoding's options now, not at the first policy
 
     def _prepare(self, layout: Layout, settings_of: Any, opponent: Any, other: Side) -> tuple[float, ...]:
