@@ -276,9 +276,8 @@ def make_gym_env(config: Mapping[str, Any]) -> gymnasium.Env[Any, Any] | gymnasi
 
 
 def register_envs() -> None:
-    """Register :data:`ENV_ID` and :data:`MULTI_AGENT_ENV_ID` in Ray Tune's registry, where RLlib's
-    env runners (remote ones too) look an env id up first. Done on import and after every
-    ``ray.init``; calling it again is harmless."""
+    """Register :data:`ENV_ID` and :data:`MULTI_AGENT_ENV_ID` in Ray Tune's registry (see the
+    module docstring): done on import and after every ``ray.init``; calling it again is harmless."""
     register_env(ENV_ID, make_gym_env)
     register_env(MULTI_AGENT_ENV_ID, GridGhostMultiAgentEnv)
 

@@ -13,10 +13,9 @@ every generation, and reads progress from the solver::
     curve = exploitability_curve([(pool["agent-0"], pool["ghost-0"])])
 
 Snapshots
-    Any policy a :class:`~gridghost.envs.single_agent.Duel` plays (a name, a callable ``policy(observation)
-    -> action``, an object with ``get_action``, a :class:`~gridghost.planning.StatePolicy`) or a
-    tabulated one: probabilities of shape ``(rows, cols, rows, cols, 4)`` as
-    :func:`gridghost.planning.tabulate_policy` returns them (the ghost's read with the ghost to move).
+    What :meth:`OpponentPool.add` takes: any policy a :class:`~gridghost.envs.single_agent.Duel` plays,
+    or a tabulated one as :func:`gridghost.planning.tabulate_policy` returns it (the ghost's read
+    with the ghost to move).
 
 Sampling rules (:data:`SAMPLING_RULES`)
     ``"latest"``: the snapshot of the highest generation. ``"recent"``: the ``window`` snapshots of
