@@ -125,6 +125,10 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True)
     return needed
 
 
+#: The ghosts' joint moves' tables, in the order :meth:`TurnModel._ghosts_half` makes them.
+_JOINT = ("ghost_next", "ghost_outcome", "ghost_reward")
+
+
 # -- the model -----------------------------------------------------------------------------------
 class TurnModel:
     """The game as sparse arrays over its live states, built from the kernel's transitions.
@@ -148,7 +152,12 @@ class TurnModel:
         states: ``int64[num_live]``, the live states' codes, ascending.
         agents, ghost_cells: ``int64[num_live]`` and ``int64[num_live, k]``, their cells.
         index: ``int64[cells ** (k + 1)]``, each code's live index, or ``num_live`` when it is
-            over (with ``symmetric``, only sorted codes are indexed: read through :meth:`lookup`).
+            over; with ``symmetric``, ``int64[cells * placements]`` by agent cell and multiset
+            (read through :meth:`lookup`), the multisets ranked by ``rank`` (``int64[cells ** k]``,
+            by the code of the sorted ghost cells). With ``symmetric`` the live states' arrays, the
+            agent's half-turns and the ghosts' joint moves below are made when first read.
+        multisets: the ghosts' ``placements`` placements, ``int64[placements, k]`` (sorted
+            multisets with ``symmetric``, else every tuple).
         agent_prob: ``float64[4, m]``: per agent action, the probability of each of the slip
             model's ``m`` outcomes (the same in every state; padding has probability 0).
         agent_next, agent_outcome: ``[4, m, num_live]``: per action, outcome and live state, the
@@ -181,34 +190,25 @@ class TurnModel:
                 f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
                 f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
             )
-        self.bytes = check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
+        check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
         self.max_bytes = max_bytes
-        # the slip model's outcome probabilities per action, padded to the widest action's
         self.agent_prob = np.zeros((NUM_ACTIONS, max(len(probabilities) for probabilities, _ in game.outcomes)))
         for action, (probabilities, _) in enumerate(game.outcomes):
             self.agent_prob[action, : len(probabilities)] = probabilities
-        placements, live = self._placements()
-        self.num_live = num_live = int(np.count_nonzero(live))
-        if self.symmetric:  # per agent cell and multiset of ghost cells (by rank)
-            self.multisets, self.placements = placements, len(placements)
+        self.multisets, live = self._placements()
+        self.placements, self.num_live = len(self.multisets), int(np.count_nonzero(live))
+        self.index = np.full(live.size, self.num_live, dtype=np.int64)
+        self.index[live.ravel()] = np.arange(self.num_live)
+        if self.symmetric:
             self.rank = np.zeros(cells**k, dtype=np.int64)
-            self.rank[self.code(0, placements)] = np.arange(self.placements)
-            self.index = np.full(live.size, num_live, dtype=np.int64)
-            self.index[live.ravel()] = np.arange(num_live)
+            self.rank[self.code(0, self.multisets)] = np.arange(self.placements)
         else:
-            agents, rows = np.nonzero(live)
-            self.agents, self.ghost_cells = agents, placements[rows]
-            self.states = self.code(self.agents, self.ghost_cells)
-            self.index = np.full(cells ** (k + 1), num_live, dtype=np.int64)
-            self.index[self.states] = np.arange(num_live)
             self._agent_half()
-        # a deciding team moves one ghost at a time: its joint moves are built when first read
         self._joint_tables = None if self.symmetric else self._ghosts_half()
         self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def __getattr__(self, name: str) -> Any:
-        # A team stored by multisets makes its live states' arrays, and the agent's half-turns
-        # over them, when first read: a deciding team's sweeps read neither.
+        # what the class says is made when first read (a deciding team's sweeps read none of it)
         if name in ("agents", "ghost_cells", "states"):
             agents, rows = np.nonzero(self.index.reshape(self.game.num_cells, -1) < self.num_live)
             self.agents, self.ghost_cells = agents, self.multisets[rows]
@@ -216,31 +216,14 @@ class TurnModel:
         elif name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
             check_budget(self.game, self.symmetric, self.max_bytes)
             self._agent_half()
+        elif name in _JOINT:
+            if self._joint_tables is None:
+                check_budget(self.game, self.symmetric, self.max_bytes)
+                self._joint_tables = self._ghosts_half()
+            return self._joint_tables[_JOINT.index(name)]
         else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return self.__dict__[name]
-
-    @property
-    def ghost_next(self) -> np.ndarray:
-        """Per joint action and live state, the state the ghosts' move reaches (see the class)."""
-        return self._joint()[0]
-
-    @property
-    def ghost_outcome(self) -> np.ndarray:
-        """Per joint action and live state, how the ghosts' move ended (see the class)."""
-        return self._joint()[1]
-
-    @property
-    def ghost_reward(self) -> dict[Side, np.ndarray]:
-        """Each side's reward per joint action and live state (see the class)."""
-        return self._joint()[2]
-
-    def _joint(self) -> tuple[np.ndarray, np.ndarray, dict[Side, np.ndarray]]:
-        # A team stored by multisets builds its joint moves when a solve first reads them.
-        if self._joint_tables is None:
-            check_budget(self.game, self.symmetric, self.max_bytes)
-            self._joint_tables = self._ghosts_half()
-        return self._joint_tables
 
     def _placements(self) -> tuple[np.ndarray, np.ndarray]:
         """The ghosts' placements, ``int64[n, k]`` in ascending code order (sorted multisets with
@@ -257,12 +240,8 @@ class TurnModel:
     def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
         live states ``part``."""
-        # a one-ghost game takes ghost cells without the team's axis, and one action for its ghost
-        team = self.ghosts > 1
-        ghosts = self.ghost_cells[part] if team else self.ghost_cells[part, 0]
-        if side == Side.GHOST and team:
-            return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents[part], ghosts)
-        return self.game.transitions(side, action, self.agents[part], ghosts)
+        actions = joint_actions(action, self.ghosts) if side == Side.GHOST else action
+        return self.game.transitions(side, actions, self.agents[part], self.ghost_cells[part])
 
     def _parts(self) -> list[slice]:
         """The live states in slices of at most :data:`_PART` (what the model is built by, so
@@ -364,8 +343,7 @@ class TurnModel:
 
     def _next(self, half: Any) -> np.ndarray:
         """The live index each outcome of ``half`` leads to, the sink where the game ends."""
-        ghosts = half.ghosts if half.ghosts.ndim > half.agents.ndim else half.ghosts[..., None]
-        return np.where(half.outcomes == Outcome.ONGOING, self.lookup(half.agents, ghosts), self.num_live)
+        return np.where(half.outcomes == Outcome.ONGOING, self.lookup(half.agents, half.ghosts), self.num_live)
 
     # -- positions and tables ----------------------------------------------------------------------
     def ghost_indices(self, ghost_pos: Any) -> list[int]:
@@ -432,12 +410,8 @@ class TurnModel:
         ``[rows, cols, (rows, cols) * k, ...]``, with ``fill`` where the game is over."""
         rows, cols = self.game.layout.shape
         shape = (rows, cols) * (self.ghosts + 1) + values.shape[1:]
-        if self.symmetric:
-            padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
-            return padded[self._map()[0]].reshape(shape)
-        full = np.full((self.game.num_cells ** (self.ghosts + 1), *values.shape[1:]), fill, dtype=values.dtype)
-        full[self.states] = values
-        return full.reshape(shape)
+        padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
+        return padded[self._map()[0] if self.symmetric else self.index].reshape(shape)
 
     def expand_joint(self, joints: np.ndarray) -> np.ndarray:
         """Per-live-state joint actions of the ghosts (``int[num_live]``) spread over every state as
