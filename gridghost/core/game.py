@@ -1,22 +1,13 @@
 """The game kernel: one object that owns a turn, for one agent against ``k`` ghosts.
 
 A :class:`Game` is built from a layout, a slip model, the rewards and the team's size ``ghosts``
-(1 to :data:`~gridghost.core.names.MAX_GHOSTS`). The agent moves first, with slip; only its
-final cell counts: caught when it is any ghost's cell, else a goal if it is one. Then every ghost
-picks one move (no slip) from the same state and the moves take effect together; the agent is
-caught when any ghost ends on its cell. Ghosts may share a cell, so ``k`` ghosts on one cell play
-as one. Every ghost gets the team's reward (zero-sum with the agent by default); with
-``credit="catcher"`` a capture pays only the ghosts on the agent's cell, the others getting the
-reward of a half-turn that ended nothing. The rules inside a half-turn are
-:mod:`gridghost.core.halfturn`'s, which the array forms call; the scalar one-ghost hot path keeps
-its own lines, tested equal to them.
-
-The game holds the board's tables
-(NumPy arrays for planners, filters and batches; tuples for the scalar hot path), the initial
-state, the two half-turn transitions the env calls, the exact distribution of each half-turn
-(:meth:`Game.successors`, in the spirit of Gymnasium FrozenLake's ``P[s][a]``), a vectorised
-slip sampler, and the chasing ghost as a ``cells x cells`` action table. Everything that needs
-the motion model asks this one object; none enumerates slip outcomes or walks moves itself.
+(1 to :data:`~gridghost.core.names.MAX_GHOSTS`). The rules inside a half-turn are
+:mod:`gridghost.core.halfturn`'s, which the array forms call; the scalar hot path keeps its own
+lines, tested equal to them. The game holds the board's tables, the initial state, the half-turn
+transitions the env calls, the exact distribution of each half-turn (:meth:`Game.successors`, in
+the spirit of Gymnasium FrozenLake's ``P[s][a]``), a vectorised slip sampler, and the chasing
+ghost as a ``cells x cells`` action table: everything that needs the motion model asks this one
+object.
 
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.slip import LongitudinalSlip

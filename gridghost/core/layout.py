@@ -16,7 +16,6 @@ blocks every move out of the grid.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
 from typing import Any
@@ -355,20 +354,7 @@ class Layout:
         return f"Layout(name={self.name!r}, rows={self.rows}, cols={self.cols})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            Layout,
-            (
-                self.colours,
-                self.goals,
-                self.agent_start,
-                self.ghost_start if len(self.ghost_starts) == 1 else self.ghost_starts,
-                self.walls_horizontal,
-                self.walls_vertical,
-                dict(self.items),
-                dict(self.texts),
-                self.name,
-            ),
-        )
+        return Layout.from_dict, (self.to_dict(),)
 
     def to_dict(self) -> dict[str, Any]:
         """The layout as plain JSON-able data (lists, ints, bools, strings); lossless:
@@ -469,17 +455,13 @@ class Layout:
 
     def distances_from(self, starts: Iterable[Cell]) -> dict[Cell, int]:
         """The fewest steps through open edges from the nearest of ``starts`` to every cell
-        reachable from them (breadth-first)."""
-        distance = dict.fromkeys(starts, 0)
-        queue = deque(distance)
-        while queue:
-            cell = queue.popleft()
-            r, c = cell
-            for nxt in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if nxt not in distance and not self.blocked(cell, nxt):
-                    distance[nxt] = distance[cell] + 1
-                    queue.append(nxt)
-        return distance
+        reachable from them (breadth-first).
+
+        Raises:
+            TypeError, ValueError: a start is not a cell of the grid.
+        """
+        starts = [check_cell(cell, "starts entry", self.rows, self.cols) for cell in starts]
+        return maptext.distances(starts, self.walls_horizontal, self.walls_vertical)
 
     def colour_name(self, row: int, col: int) -> str:
         """The colour of a cell as a word (``"white"``, ``"red"`` or ``"green"``)."""

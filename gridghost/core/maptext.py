@@ -89,7 +89,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -463,7 +463,7 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
     goals = [cell for cell, spec in specs.items() if spec.goal]
     if not goals:
         raise _error(*top, "the map has no goal: mark at least one cell '*' (or with a legend symbol that says goal)")
-    reachable = _reachable(starts["agent"], walls_horizontal, walls_vertical)
+    reachable = distances((starts["agent"],), walls_horizontal, walls_vertical)
     for cell, role in [*((g, "goal") for g in goals), *((start, "ghost start") for start in ghost_starts)]:
         if cell not in reachable:
             raise _error(*where[cell], f"the {role} {cell} cannot be reached from the agent start {starts['agent']} "
@@ -484,20 +484,23 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
         raise _error(*top, str(error)) from None
 
 
-def _reachable(start: Cell, walls_horizontal: np.ndarray, walls_vertical: np.ndarray) -> set[Cell]:
-    """The cells reachable from ``start`` through open edges."""
+def distances(starts: Iterable[Cell], walls_horizontal: np.ndarray, walls_vertical: np.ndarray) -> dict[Cell, int]:
+    """The fewest steps through open edges (``walls_*`` as :class:`~gridghost.core.layout.Layout`
+    holds them) from the nearest of ``starts`` to every cell reachable from them (breadth-first)."""
     rows, cols = walls_vertical.shape[0], walls_horizontal.shape[1]
-    seen, queue = {start}, deque([start])
+    distance = dict.fromkeys(starts, 0)
+    queue = deque(distance)
     while queue:
-        r, c = queue.popleft()
+        cell = queue.popleft()
+        r, c = cell
         steps = (
             ((r + 1, c), r + 1 < rows and not walls_horizontal[r, c]),
             ((r - 1, c), r > 0 and not walls_horizontal[r - 1, c]),
             ((r, c + 1), c + 1 < cols and not walls_vertical[r, c]),
             ((r, c - 1), c > 0 and not walls_vertical[r, c - 1]),
         )
-        for cell, open_ in steps:
-            if open_ and cell not in seen:
-                seen.add(cell)
-                queue.append(cell)
-    return seen
+        for nxt, open_ in steps:
+            if open_ and nxt not in distance:
+                distance[nxt] = distance[cell] + 1
+                queue.append(nxt)
+    return distance

@@ -72,14 +72,8 @@ def chase_rule(dr: int, dc: int, open_: tuple[bool, bool, bool, bool]) -> int:
 
 
 class ChasePolicy:
-    """The reference's chasing ghost: greedy, from the ghost's own dict observation.
-
-    With ``(dr, dc) = agent_relative_pos``: if ``|dr| >= |dc|`` try the vertical move toward the
-    agent, then the horizontal one; otherwise horizontal first. A move is tried only when it is
-    toward the agent and its neighbour is accessible. If neither applies, take the first
-    accessible direction in the order up, right, down, left, and if none is accessible, left.
-    It is greedy, not shortest-path.
-    """
+    """The reference's chasing ghost, from the ghost's own dict observation: :func:`chase_rule`
+    with ``(dr, dc) = agent_relative_pos`` and the neighbours' ``accessible`` flags."""
 
     def __call__(self, observation: Mapping[str, Any]) -> int:
         """The chasing move for a ghost observation.

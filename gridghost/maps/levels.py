@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,6 +47,7 @@ from gridghost.core.checks import check_flag, check_ghosts, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
+from gridghost.core.recent import RecentCache
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
 
 
@@ -355,7 +355,7 @@ class MapGenerator:
         if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
             raise ValueError(f"level index must be an int >= 0, got {index!r}")
         # Keyed by what a level depends on: equal keys build equal maps, whichever generator asks.
-        return _CACHE.get(self._levels_key, int(index), self)
+        return _CACHE.get((self._levels_key, int(index)), lambda: self._build(int(index)))
 
     def _build(self, index: int) -> tuple[Layout, float | None]:
         """Level ``index``: its first candidate map in the band, and the map's success probability."""
@@ -444,33 +444,8 @@ def _without_preset(difficulty: int | None, options: Mapping[str, Any]) -> dict[
     return {key: value for key, value in options.items() if key not in preset or preset[key] != value}
 
 
-class _LevelCache:
-    """Solved levels by (settings, index), at most :data:`LEVEL_CACHE_SIZE` of them."""
-
-    def __init__(self) -> None:
-        self._store: dict[tuple[Any, int], tuple[Layout, float | None]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...], index: int, generator: MapGenerator) -> tuple[Layout, float | None]:
-        with self._lock:
-            entry = self._store.pop((key, index), None)
-            if entry is not None:
-                self._store[(key, index)] = entry  # most recently used last
-                return entry
-        entry = generator._build(index)  # outside the lock: other look-ups need not wait for a solve
-        with self._lock:
-            self._store.pop((key, index), None)
-            if len(self._store) >= LEVEL_CACHE_SIZE:
-                del self._store[next(iter(self._store))]
-            self._store[(key, index)] = entry
-        return entry
-
-    def clear(self) -> None:
-        with self._lock:
-            self._store.clear()
-
-
-_CACHE = _LevelCache()
+#: Solved levels by (settings, index), at most :data:`LEVEL_CACHE_SIZE` of them.
+_CACHE: RecentCache[tuple[Layout, float | None]] = RecentCache(lambda: LEVEL_CACHE_SIZE)
 
 
 def clear_level_cache() -> None:
