@@ -90,11 +90,7 @@ def check_ghosts(value: Any, argument: str = "ghosts") -> int:
         TypeError: not an int (bools and floats are refused).
         ValueError: outside ``1..MAX_GHOSTS``.
     """
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{argument} must be an int in 1..{MAX_GHOSTS}, got {value!r}")
-    if not 1 <= value <= MAX_GHOSTS:
-        raise ValueError(f"{argument} must be an int in 1..{MAX_GHOSTS} (gridghost.core.MAX_GHOSTS), got {value!r}")
-    return int(value)
+    return check_limit(value, argument, allow_none=False, maximum=MAX_GHOSTS)
 
 
 def check_flag(value: object, argument: str) -> bool:

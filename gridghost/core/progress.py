@@ -42,22 +42,15 @@ class Bar(Protocol):
 
 
 class _Silent:
-    """The bar of a call run without one: every method does nothing."""
+    """The bar of a call run without one: every method of :class:`Bar` does nothing."""
 
     def __init__(self, total: float | None) -> None:
         self.total = total
 
-    def update(self, n: float = 1) -> None:
+    def _nothing(self, *args: Any, **kwargs: Any) -> None:
         """Do nothing."""
 
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
-        """Do nothing."""
-
-    def refresh(self) -> None:
-        """Do nothing."""
-
-    def close(self) -> None:
-        """Do nothing."""
+    update = set_postfix_str = refresh = close = _nothing
 
     def __enter__(self) -> _Silent:
         return self
