@@ -194,7 +194,7 @@ def test_wrongly_typed_layout_arguments_raise(overrides, message) -> None:
 def test_blocked_refuses_a_cell_outside_the_grid(cell) -> None:
     with pytest.raises(ValueError, match="outside the 4x5 grid"):
         CLASSIC.blocked(cell, (0, 3))
-    with pytest.raises(ValueError, match="starts entry .* lies outside the 4x5 grid"):
+    with pytest.raises(ValueError, match=r"starts entry .* lies outside the 4x5 grid"):
         CLASSIC.distances_from([(0, 0), cell])
 
 
