@@ -16,7 +16,7 @@ blocks every move out of the grid.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
 from typing import Any
 
@@ -32,15 +32,6 @@ from gridghost.core.names import (
     MAX_GHOSTS,
     Cell,
 )
-
-
-def _mapping(value: Any, argument: str) -> Mapping[Any, Any]:
-    """Validate an optional mapping argument; ``None`` means empty."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{argument} must be a mapping from (row, col) cells, got {value!r}")
-    return value
 
 
 def _array(value: Any, argument: str) -> np.ndarray:
@@ -146,33 +137,34 @@ def _colour_grid(colours: Any, name: str) -> np.ndarray:
     return colour_array
 
 
-def _item_table(items: Mapping[Cell, Sequence[str]] | None, rows: int, cols: int) -> dict[Cell, tuple[str, ...]]:
-    """``items`` of :class:`Layout`, checked: each cell's item names, cells without items left out."""
-    item_table: dict[Cell, tuple[str, ...]] = {}
-    for cell, names in _mapping(items, "items").items():
-        cell = check_cell(cell, "items key", rows, cols)
-        if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
-            # Sets and dicts too: their order, the order items are drawn in, would vary.
-            raise TypeError(f"items[{cell}] must be a sequence of item names (a list or tuple), got {names!r}")
-        names = tuple(names)
-        if not all(isinstance(n, str) for n in names):
-            raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
-        unknown = [n for n in names if n not in ITEMS]
-        if unknown:
-            raise ValueError(f"items[{cell}] holds unknown items {unknown}; known items: {list(ITEMS)}")
-        if names:
-            item_table[cell] = tuple(names)
-    return item_table
+def _cell_table(values: Any, argument: str, rows: int, cols: int, check: Callable[[Any, str], Any]) -> dict[Cell, Any]:
+    """``items`` or ``texts`` of :class:`Layout` (``None``: empty), each cell's value checked by
+    ``check``; cells with an empty value left out."""
+    if values is None:
+        return {}
+    if not isinstance(values, Mapping):
+        raise TypeError(f"{argument} must be a mapping from (row, col) cells, got {values!r}")
+    table: dict[Cell, Any] = {}
+    for cell, value in values.items():
+        cell = check_cell(cell, f"{argument} key", rows, cols)
+        value = check(value, f"{argument}[{cell}]")
+        if value:
+            table[cell] = value
+    return table
 
 
-def _text_table(texts: Mapping[Cell, str] | None, rows: int, cols: int) -> dict[Cell, str]:
-    """``texts`` of :class:`Layout`, checked: each cell's text, empty texts left out."""
-    text_table: dict[Cell, str] = {}
-    for cell, text in _mapping(texts, "texts").items():
-        cell = check_cell(cell, "texts key", rows, cols)
-        if check_text(text, f"texts[{cell}]"):
-            text_table[cell] = text
-    return text_table
+def _item_names(names: Any, argument: str) -> tuple[str, ...]:
+    """One cell's item names, checked."""
+    if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
+        # Sets and dicts too: their order, the order items are drawn in, would vary.
+        raise TypeError(f"{argument} must be a sequence of item names (a list or tuple), got {names!r}")
+    names = tuple(names)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"{argument} must be a sequence of item names, got {names!r}")
+    unknown = [n for n in names if n not in ITEMS]
+    if unknown:
+        raise ValueError(f"{argument} holds unknown items {unknown}; known items: {list(ITEMS)}")
+    return names
 
 
 def _ghost_starts(ghost_start: Any, rows: int, cols: int) -> tuple[Cell, ...]:
@@ -306,9 +298,9 @@ class Layout:
         set_(self, "walls_vertical", _bool_grid(walls_vertical, "walls_vertical", (rows, cols - 1)))
         set_(self, "name", name)
 
-        item_table = _item_table(items, rows, cols)
+        item_table = _cell_table(items, "items", rows, cols, _item_names)
         set_(self, "items", MappingProxyType(item_table))
-        text_table = _text_table(texts, rows, cols)
+        text_table = _cell_table(texts, "texts", rows, cols, check_text)
         set_(self, "texts", MappingProxyType(text_table))
         goal_cells, agent, ghosts = _goals_and_starts(goals, agent_start, ghost_start, rows, cols)
         set_(self, "goals", goal_cells)

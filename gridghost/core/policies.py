@@ -1,15 +1,9 @@
 """Scripted policies for either side.
 
-Two kinds of policy:
-
-- A policy of observations is any callable ``policy(observation) -> action``: what a learner
-  becomes, and what the reference's agents are. :func:`make_policy` also accepts a policy name,
-  or a reference-style class (``__init__(action_space, **kwargs)`` and
-  ``get_action(observation)``) or instance, and returns a callable.
-- A policy of states reads the game state itself: the chasing ghost's rule is a
-  ``cells x cells`` table (:attr:`gridghost.core.game.Game.chase_table`), and planners will be too.
-  :class:`ChasePolicy` is the same rule read from the ghost's observation; the single-agent views
-  play it from the table.
+A policy of observations is any callable ``policy(observation) -> action`` (:func:`make_policy`
+makes one of a name or a reference-style agent); a policy of states reads the game state itself,
+as the chasing ghost's table :attr:`gridghost.core.game.Game.chase_table` does. :class:`ChasePolicy`
+is that rule read from the ghost's observation.
 
 >>> chase = ChasePolicy()
 >>> chase({"agent_relative_pos": [-2, 1],
