@@ -19,6 +19,7 @@ object.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -198,7 +199,6 @@ class Game:
             mover: tuple(_read_only(np.array(side)) for side in zip(*self._rewards[mover], strict=True))
             for mover in Side
         }
-        self._chase: tuple[np.ndarray, bytes] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         return Game, (self.layout, self.slip, self.agent_rewards, self.ghost_rewards, self.use_ghost, self.ghosts,
@@ -520,22 +520,21 @@ class Game:
     def chase_table(self) -> np.ndarray:
         """The chasing ghost's action for every ``(agent cell, ghost cell)`` pair: a read-only
         ``int8[cells, cells]`` array, built on first use (see :func:`chase_table`)."""
-        return self._chase_tables()[0]
+        return self._chase_tables[0]
 
     @property
     def chase_bytes(self) -> bytes:
         """:attr:`chase_table` as bytes, ``chase_bytes[agent * num_cells + ghost]`` a Python int:
         the fastest scalar lookup (no NumPy scalar), for turn loops."""
-        return self._chase_tables()[1]
+        return self._chase_tables[1]
 
+    @functools.cached_property
     def _chase_tables(self) -> tuple[np.ndarray, bytes]:
-        if self._chase is None:
-            tables = _CHASE_TABLES.get(self.board)
-            if tables is None:
-                table = chase_table(self.moves, self.layout.cols)
-                tables = _CHASE_TABLES[self.board] = (table, table.tobytes())
-            self._chase = tables
-        return self._chase
+        tables = _CHASE_TABLES.get(self.board)
+        if tables is None:
+            table = chase_table(self.moves, self.layout.cols)
+            tables = _CHASE_TABLES[self.board] = (table, table.tobytes())
+        return tables
 
     def chase_action(self, state: GameState) -> int:
         """The chasing ghost's move in the one-ghost ``state``.

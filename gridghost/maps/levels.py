@@ -11,20 +11,16 @@ which makes held-out test levels::
     train = MapGenerator(difficulty=2, num_levels=500)                  # levels 0..499
     test = MapGenerator(difficulty=2, start_level=500, num_levels=100)  # levels 500..599
 
-For the difficulty presets the split is defined once, in :data:`SPLITS`, and
-:func:`level_split` builds it: ``level_split(2, "test")`` is the second line.
+For the difficulty presets the split is defined once, in :data:`SPLITS` (:func:`level_split`).
 
 The level of an episode is drawn from the env's map stream, spawned from the reset seed (see
 :data:`gridghost.core.names.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
 gives the same map.
 
-A *difficulty* (:data:`DIFFICULTIES`) is a map size and a band of the agent's probability of
-reaching a goal when both sides play optimally (the zero-sum game's minimax policies, from
-:func:`gridghost.planning.solve.solve_game`, within 100 turns, from the map's starts). Level ``i`` of a
-difficulty is the first of its candidate maps whose measured success probability falls in the
-band: the generator keeps drawing until one does. Solved levels are kept in a bounded cache, so a
-level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for the cost
-per reset.
+Level ``i`` of a difficulty (:class:`Difficulty`) is the first of its candidate maps whose
+:func:`success_probability` falls in the difficulty's band. Solved levels are kept in a bounded
+cache, so a level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for
+the cost per reset.
 
 >>> generator = MapGenerator(6, 6, num_levels=10)
 >>> generator.level(3) == generator.level(3), generator.level(3) == generator.level(4)
@@ -43,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from gridghost import _moved
-from gridghost.core.checks import check_flag, check_ghosts, check_limit
+from gridghost.core.checks import check_flag, check_ghosts, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
@@ -263,9 +259,7 @@ class MapGenerator:
         if not isinstance(start_level, (int, np.integer)) or isinstance(start_level, bool) or start_level < 0:
             raise ValueError(f"start_level must be an int >= 0, got {start_level!r}")
         self.start_level = int(start_level)
-        if slip is not None and not isinstance(slip, SlipModel):
-            raise TypeError(f"slip must be a gridghost SlipModel or None, got {slip!r}")
-        self.slip = slip
+        self.slip = check_instance(slip, "slip", SlipModel, allow_none=True)
         taken = sorted({"seed", "name", "rows", "cols"} & set(options))
         if taken:
             raise TypeError(f"MapGenerator sets {taken} itself for every level; the options are Layout.generate's "
@@ -419,8 +413,7 @@ class MapGenerator:
                             f"got {data!r}")
         settings = dict(body)
         options = settings.pop("options", None)
-        if options is None:
-            options = {}
+        options = {} if options is None else options
         if not isinstance(options, Mapping):
             raise TypeError(f"a map generator's 'options' must be a dict (or None for none), got {options!r}")
         if settings.get("slip") is not None:
