@@ -16,6 +16,7 @@ blocks every move out of the grid.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
 from typing import Any
@@ -203,6 +204,7 @@ def _goals_and_starts(goals: Iterable[Cell], agent_start: Cell, ghost_start: Any
     return goal_cells, agent, ghosts
 
 
+@dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)
 class Layout:
     """An immutable map: size, edge walls, colours, items, texts, goals and start cells.
 
@@ -256,22 +258,6 @@ class Layout:
     ghost_starts: tuple[Cell, ...]
     name: str
     _key: tuple[Any, ...]
-
-    __slots__ = (
-        "_key",
-        "agent_start",
-        "colours",
-        "cols",
-        "ghost_start",
-        "ghost_starts",
-        "goals",
-        "items",
-        "name",
-        "rows",
-        "texts",
-        "walls_horizontal",
-        "walls_vertical",
-    )
 
     def __init__(
         self,
