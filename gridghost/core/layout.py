@@ -293,23 +293,11 @@ class Layout:
         set_(self, "agent_start", agent)
         set_(self, "ghost_start", ghosts[0])
         set_(self, "ghost_starts", ghosts)
-        set_(
-            self,
-            "_key",
-            (
-                rows,
-                cols,
-                colour_array.tobytes(),
-                self.walls_horizontal.tobytes(),
-                self.walls_vertical.tobytes(),
-                tuple(sorted(item_table.items())),
-                tuple(sorted(text_table.items())),
-                goal_cells,
-                agent,
-                ghosts[0] if len(ghosts) == 1 else ghosts,
-                self.name,
-            ),
-        )
+        # What equality and hashing compare: every field, arrays as bytes and mappings sorted.
+        values = [getattr(self, field.name) for field in dataclasses.fields(self) if field.name != "_key"]
+        set_(self, "_key", tuple(value.tobytes() if isinstance(value, np.ndarray)
+                                 else tuple(sorted(value.items())) if isinstance(value, Mapping) else value
+                                 for value in values))
 
         reachable = self.reachable_from(agent)
         unreachable = [g for g in goal_cells if g not in reachable]
