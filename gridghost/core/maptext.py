@@ -157,17 +157,9 @@ def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
     while index < len(lines) and (not lines[index] or lines[index].lstrip().startswith("#")):
         index += 1
     drawing: list[tuple[int, str]] = []
-    most = 0  # the most drawing lines a map as wide as the drawing's first line may have
     while index < len(lines) and lines[index] and not _LEGEND_LINE.match(lines[index]):
         if not lines[index].lstrip().startswith("#"):
-            if not drawing:
-                most = _most_drawing_lines(lines[index], index + 1)
             drawing.append((index + 1, lines[index]))
-            if len(drawing) > most:  # refused before anything is parsed: the size alone rules it out
-                cols = _columns(lines[drawing[0][0] - 1])
-                raise _error(index + 1, 1, f"the drawing is too long: a map of {cols} column(s) has at most "
-                                           f"{MAX_CELLS // cols} rows ({most} drawing lines), since a layout holds "
-                                           f"at most gridghost.core.MAX_CELLS = {MAX_CELLS} cells")
         index += 1
     if not drawing:
         raise _error(
@@ -175,6 +167,13 @@ def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
             "expected the drawing's top wall ('+---+---+...', one '---' per column); a map starts with its drawing "
             "and the legend (name and symbol lines) follows it",
         )
+    # The most drawing lines a map as wide as the first line may have: the size alone may rule it out.
+    most = _most_drawing_lines(*drawing[0][::-1])
+    if len(drawing) > most:
+        cols = _columns(drawing[0][1])
+        raise _error(drawing[most][0], 1, f"the drawing is too long: a map of {cols} column(s) has at most "
+                                          f"{MAX_CELLS // cols} rows ({most} drawing lines), since a layout holds "
+                                          f"at most gridghost.core.MAX_CELLS = {MAX_CELLS} cells")
     legend = _parse_legend(lines, index)
     return _build(drawing, legend, make)
 

@@ -100,9 +100,7 @@ def read_map_file(path: str | os.PathLike[str]) -> Layout | MapGenerator:
                              f"{_JSON_KINDS.get(type(content), 'another value')}"
                              "; a map file is data, never a map's name or another path")
     try:
-        if isinstance(content, str):
-            return Layout.from_text(content)
-        return MapGenerator.from_dict(content) if "generator" in content else Layout.from_dict(content)
+        return Layout.from_text(content) if isinstance(content, str) else resolve_layout(content)
     except (TypeError, ValueError, RecursionError) as error:
         raise ValueError(f"{where} holds no valid map: {error}") from error
 
