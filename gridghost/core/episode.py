@@ -218,9 +218,8 @@ def auto_reset(resets: Any, fresh: Any, current: Any, *, xp: Any = np) -> Any:
         A state of the same structure.
     """
     if isinstance(current, tuple):
-        return type(current)(*(auto_reset(resets, a, b, xp=xp) for a, b in zip(fresh, current, strict=True))) \
-            if hasattr(current, "_fields") else tuple(auto_reset(resets, a, b, xp=xp)
-                                                      for a, b in zip(fresh, current, strict=True))
+        parts = (auto_reset(resets, a, b, xp=xp) for a, b in zip(fresh, current, strict=True))
+        return type(current)(*parts) if hasattr(current, "_fields") else tuple(parts)
     return xp.where(resets, fresh, current)
 
 
