@@ -207,18 +207,14 @@ class Game:
     def __repr__(self) -> str:
         return f"Game({self.layout!r}, {self.slip!r}, ghosts={self.ghosts}, credit={self.credit!r})"
 
-    def _destinations(self, moves: Moves) -> np.ndarray:
-        """The cell every start cell ends in after ``moves`` (one array lookup per move)."""
-        cells = np.arange(self.num_cells)
-        for move in moves:
-            cells = self.moves[cells, move]
-        return cells
-
     def _outcome_table(self, action: int) -> tuple[np.ndarray, np.ndarray]:
+        """The outcomes' probabilities of ``action`` and, per outcome, the cell every start cell ends in."""
         outcomes = self.slip.outcomes(action)
-        probabilities = _read_only(np.array([p for p, _ in outcomes]))
-        destinations = _read_only(np.stack([self._destinations(moves) for _, moves in outcomes]))
-        return probabilities, destinations
+        destinations = np.tile(np.arange(self.num_cells), (len(outcomes), 1))
+        for cells, (_, moves) in zip(destinations, outcomes, strict=True):
+            for move in moves:  # one array lookup per single move
+                cells[:] = self.moves[cells, move]
+        return _read_only(np.array([p for p, _ in outcomes])), _read_only(destinations)
 
     # -- states and half-turns -------------------------------------------------------------------
     def initial_state(self) -> GameState:
