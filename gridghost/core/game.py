@@ -439,20 +439,14 @@ class Game:
         """``agents`` as ``int64[n]``, ``ghosts`` as ``int64[n, k]`` and whether it came as ``int[n]``."""
         agents, ghosts = np.asarray(agents), np.asarray(ghosts)
         one = ghosts.ndim == 1 and self.ghosts == 1
-        for cells, argument, shape in ((agents, "agents", "1-d array"),
-                                       (ghosts, "ghosts", f"int[n, {self.ghosts}] array" if self.ghosts > 1
-                                        else "1-d array (or int[n, 1])")):
-            if not np.issubdtype(cells.dtype, np.integer):
-                raise TypeError(f"{argument} must be a {shape} of int cell indices, got shape {cells.shape} "
+        team = f"an int[n, {self.ghosts}] array" + (" (or a 1-d array)" if self.ghosts == 1 else "")
+        for cells, argument, shaped, shape in (
+                (agents, "agents", agents.ndim == 1, "a 1-d array"),
+                (ghosts, "ghosts", one or (ghosts.ndim == 2 and ghosts.shape[1] == self.ghosts), team)):
+            if not shaped or not np.issubdtype(cells.dtype, np.integer):
+                raise TypeError(f"{argument} must be {shape} of int cell indices, got shape {cells.shape} "
                                 f"and dtype {cells.dtype}")
             self._check_cells(cells, argument)
-        if agents.ndim != 1:
-            raise TypeError(f"agents must be a 1-d array of int cell indices, got shape {agents.shape} "
-                            f"and dtype {agents.dtype}")
-        if not one and (ghosts.ndim != 2 or ghosts.shape[1] != self.ghosts):
-            raise TypeError(f"agents must be int[n] and ghosts int[n, {self.ghosts}]"
-                            f"{' (or int[n])' if self.ghosts == 1 else ''} cell indices, got shapes "
-                            f"{agents.shape} and {ghosts.shape}")
         if len(agents) != len(ghosts):
             raise ValueError(f"agents and ghosts must have the same length, got {len(agents)} and {len(ghosts)}")
         ghosts = ghosts.astype(np.int64)
