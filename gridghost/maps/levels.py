@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from gridghost import _moved
-from gridghost.core.checks import check_flag, check_ghosts, check_instance, check_limit
+from gridghost.core.checks import check_choice, check_flag, check_ghosts, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
@@ -141,8 +141,7 @@ def level_split(difficulty: int, split: str, num_levels: int | None = None) -> M
             1..the split's size.
     """
     check_difficulty(difficulty)
-    if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; accepted: {sorted(SPLITS)}")
+    check_choice(split, "split", sorted(SPLITS))
     start, size = SPLITS[split]
     count = check_limit(num_levels, "num_levels")
     if count is not None and count > size:
