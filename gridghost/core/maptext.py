@@ -97,8 +97,8 @@ import numpy as np
 
 from gridghost.core.checks import check_text
 
-# The symbols and the writer live in mapsymbols and mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
-from gridghost.core.mapsymbols import (
+# The symbols and the writer live in mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
+from gridghost.core.mapwrite import (
     _FLAGS,
     _FLOOR,
     _LEGEND_LINE,
@@ -111,8 +111,8 @@ from gridghost.core.mapsymbols import (
     _error,
     _Spec,
     describe,
+    format_layout,  # noqa: F401  # re-exported
 )
-from gridghost.core.mapwrite import format_layout  # noqa: F401  # re-exported
 from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
 #: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
