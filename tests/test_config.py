@@ -14,8 +14,8 @@ from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import GameConfig, resolve
 from gridghost.core.slip import LongitudinalSlip, SlipModel
 from gridghost.drawing import cell_images
+from gridghost.maps import load
 from gridghost.maps.levels import MapGenerator
-from gridghost.maps.shipped import load
 from gridghost.sensing.filters import ParticleFilter
 from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor
 
