@@ -199,3 +199,20 @@ def test_the_histogram_filter_keeps_its_likelihood_cache_small_on_a_large_layout
         belief_filter.update({"gauge": float(reading)})
     cached = belief_filter._likelihoods.values()
     assert 0 < sum(likelihood.nbytes for likelihood in cached) <= 16 * 2**20
+
+
+def test_the_recent_cache_keeps_the_most_recently_used_within_a_budget_read_at_each_insertion() -> None:
+    budget, built = [2], []
+    cache: RecentCache[int] = RecentCache(lambda: budget[0])
+
+    def build(key: int):
+        return lambda: built.append(key) or key * 10
+
+    assert cache.get(1, build(1)) == 10 and cache.get(2, build(2)) == 20
+    assert cache.get(1, build(1)) == 10  # kept, not built again; now the most recently used
+    assert cache.get(3, build(3)) == 30  # 2, the least recently used, goes
+    assert list(cache.kept) == [1, 3] and built == [1, 2, 3] and cache.total == 2
+    budget[0] = 0
+    assert cache.get(4, build(4)) == 40 and list(cache.kept) == [4] and cache.total == 1  # the newest stays
+    cache.clear()
+    assert not cache.kept and cache.total == 0

@@ -18,15 +18,15 @@ class RecentCache(Generic[_Value]):
 
     Args:
         limit: the budget, read at each insertion.
-        size: a value's share of the budget; ``None`` counts values.
+        size: a value's share of the budget (the default counts values).
 
     Attributes:
         kept: the kept values by key, the most recently used last.
         total: the sum of their sizes, kept as they come and go.
     """
 
-    def __init__(self, limit: Callable[[], float], size: Callable[[_Value], int] | None = None) -> None:
-        self.limit, self._size = limit, size
+    def __init__(self, limit: Callable[[], float], size: Callable[[_Value], int] = lambda value: 1) -> None:
+        self.limit, self.size = limit, size
         self.kept: OrderedDict[Hashable, _Value] = OrderedDict()
         self.total = 0
         self._lock = threading.Lock()
@@ -41,14 +41,11 @@ class RecentCache(Generic[_Value]):
         with self._lock:
             if key not in self.kept:  # else another thread built it meanwhile: that one stays
                 self.kept[key] = value
-                self.total += self._measure(value)
+                self.total += self.size(value)
             self.kept.move_to_end(key)
             while len(self.kept) > 1 and self.total > self.limit():
-                self.total -= self._measure(self.kept.popitem(last=False)[1])
+                self.total -= self.size(self.kept.popitem(last=False)[1])
             return self.kept[key]
-
-    def _measure(self, value: _Value) -> int:
-        return 1 if self._size is None else self._size(value)
 
     def clear(self) -> None:
         """Forget every value."""
