@@ -370,6 +370,45 @@ def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
     assert 0.5 * estimate < peak <= estimate
 
 
+def test_a_best_response_to_a_fixed_agent_counts_the_agents_policy_in_its_budget() -> None:
+    import tracemalloc
+
+    from gridghost.planning import clear_caches
+
+    layout = Layout.generate(6, 6, seed=1, ghosts=2)
+    team = Game(layout, SLIP, ghosts=2)
+    alone = model_bytes(36, len(layout.goals), 2, symmetric=True, joint=False)
+    with_policy = model_bytes(36, len(layout.goals), 2, symmetric=True, joint=False, policy=True)
+    assert with_policy > alone
+    clear_caches()
+    assert solve_game(game=team, max_bytes=alone).sweeps > 0
+    with pytest.raises(ValueError, match=r"max_bytes="):
+        solve_ghost(game=team, agent="random", max_bytes=alone)  # the agent's policy comes on top
+    clear_caches()
+    tracemalloc.start()
+    try:
+        assert solve_ghost(game=team, agent="random", max_bytes=with_policy).sweeps > 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= with_policy
+
+
+def test_a_shared_models_agent_tables_are_set_only_when_built() -> None:
+    # another thread reading a cached model must never see the tables half filled
+    model = TurnModel(Game(Layout.generate(5, 5, seed=3, ghosts=2), SLIP, ghosts=2), symmetric=True)
+    seen = []
+    build = model._transitions
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        seen.append({"agent_next", "agent_outcome", "agent_expected"} & set(vars(model)))
+        return build(*args, **kwargs)
+
+    model._transitions = watched  # type: ignore[method-assign]
+    assert model.agent_next.shape[2] == model.num_live
+    assert len(seen) >= 4 and not any(seen)  # asked of the kernel per action, nothing set meanwhile
+
+
 @pytest.mark.parametrize("value", [0, -5, 1.5, "1GiB", True])
 def test_a_bad_budget_is_named(value: Any) -> None:
     team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)

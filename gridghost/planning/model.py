@@ -75,7 +75,7 @@ def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> 
 
 
 def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3,
-                joint: bool = True) -> int:
+                joint: bool = True, policy: bool = False) -> int:
     """About the bytes a solve allocates at its peak (measured with tracemalloc).
 
     With ``joint`` (74% to 96% of this for 1 to 4 ghosts): per live state, the agent's
@@ -84,7 +84,8 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
     temporaries; a policy and the outcome tables). Without (a team that decides, one ghost at a
     time, held dense: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its place,
     the agent's action values and three arrays of values; per agent cell and multiset, the rules'
-    masks; the stages' values and their moves' tables. Then the index of every state."""
+    masks; the stages' values and their moves' tables; with ``policy``, a fixed side's policy (32 bytes).
+    Then the index of every state."""
     live = live_count(cells, goals, ghosts, symmetric)
     if joint:
         total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
@@ -94,14 +95,14 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
         lengths = [max(stages[0::2]), max(stages[1::2])]
         lengths[1 - ghosts % 2] = max(lengths[1 - ghosts % 2], 2 * stages[0])  # the agent's move's scratch
         spare = max(stages) * min(cells, max(1, 2**18 // max(stages)))
-        total = (live * (8 + 8 * NUM_ACTIONS + 3 * 8) + 8 * (cells * sum(lengths) + spare) + 4 * cells * stages[0]
+        total = (live * (8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy) + 8 * (cells * sum(lengths) + spare) + 4 * cells * stages[0]
                  + 32 * sum(stages[1:]) + 2**20) * 33 // 32  # 3% for what the count leaves out
     if symmetric:
         return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
     return total + 8 * cells ** (ghosts + 1)
 
 
-def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True) -> int:
+def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True, policy: bool = False) -> int:
     """Refuse a game whose solve would exceed the budget, before anything is allocated.
 
     Returns:
@@ -113,7 +114,7 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True)
     """
     budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
     k, cells, goals = ghost_count(game), game.num_cells, int(np.count_nonzero(game.goals))
-    needed = model_bytes(cells, goals, k, symmetric, joint=joint)
+    needed = model_bytes(cells, goals, k, symmetric, joint=joint, policy=policy)
     if needed > budget:
         states = live_count(cells, goals, k, symmetric)
         raise ValueError(
@@ -253,23 +254,27 @@ class TurnModel:
         # from slices of the live states; each side's expected reward per action (constant through
         # the iterations) is kept, the agent's made now, the ghosts' (and the rewards per outcome)
         # asked of the kernel again when first read.
+        # The tables are filled before they are set: a model shared through the cache is never
+        # seen half built by another thread (which would build its own, equal ones).
         width = self.agent_prob.shape[1]
         shape = (NUM_ACTIONS, width, self.num_live)
-        self.agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
-        self.agent_outcome = np.zeros(shape, dtype=np.int8)
-        self.agent_reward = _PerSide(self._agent_rewards)
-        self.agent_expected = _PerSide(
-            lambda side: np.einsum("ak,akl->al", self.agent_prob, self.agent_reward.make(side)))
-        expected = self.agent_expected[Side.AGENT] = np.empty((NUM_ACTIONS, self.num_live))
+        agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
+        agent_outcome = np.zeros(shape, dtype=np.int8)
+        expected = np.empty((NUM_ACTIONS, self.num_live))
         for part in self._parts():
             rewards = np.zeros((NUM_ACTIONS, width, len(self.agents[part])))
             for action in range(NUM_ACTIONS):
                 half = self._transitions(Side.AGENT, action, part)
                 m = len(half.probabilities)
-                self.agent_next[action, :m, part] = self._next(half).T
-                self.agent_outcome[action, :m, part] = half.outcomes.T
+                agent_next[action, :m, part] = self._next(half).T
+                agent_outcome[action, :m, part] = half.outcomes.T
                 rewards[action, :m] = half.agent_rewards.T
             expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards)
+        self.agent_next, self.agent_outcome = agent_next, agent_outcome
+        self.agent_reward = _PerSide(self._agent_rewards)
+        agent_expected = _PerSide(lambda side: np.einsum("ak,akl->al", self.agent_prob, self.agent_reward.make(side)))
+        agent_expected[Side.AGENT] = expected
+        self.agent_expected = agent_expected
 
     def _agent_rewards(self, side: Side) -> np.ndarray:
         """``side``'s rewards of the agent's half-turns, ``[4, m, num_live]``, asked of the kernel again."""
@@ -434,19 +439,13 @@ class TurnModel:
         rows, cols = self.game.layout.shape
         return padded[stored[:, None], to_stored[order]].reshape((rows, cols) * (self.ghosts + 1) + (self.joints,))
 
-    def stored_joint(self, ghost_pos: Any, joint: int, to_stored: bool = True) -> int:
+    def stored_joint(self, ghost_pos: Any, joint: int) -> int:
         """The joint action of the stored state that ``joint`` is in the state with the ghosts at
-        ``ghost_pos`` (or, with ``to_stored=False``, the other way round); ``joint`` itself when
-        states are not stored by multisets."""
+        ``ghost_pos``; ``joint`` itself when states are not stored by multisets."""
         if not self.symmetric:
             return joint
         order = np.argsort(self.ghost_indices(ghost_pos), kind="stable")
-        digits = np.array(joint_actions(joint, self.ghosts))
-        if to_stored:
-            return int(joint_index(digits[order]))
-        mine = np.empty_like(digits)
-        mine[order] = digits
-        return int(joint_index(mine))
+        return int(joint_index(np.array(joint_actions(joint, self.ghosts))[order]))
 
 class _PerSide(dict):  # type: ignore[type-arg]
     """An array per side, made when first read (:meth:`make` makes one without keeping it)."""
@@ -568,13 +567,15 @@ def _game_key(game: Any) -> tuple[Any, ...]:
             ghost_count(game), getattr(game, "credit", "team"))
 
 
-def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint: bool = True) -> TurnModel:
+def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint: bool = True,
+               policy: bool = False) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
     slip model, rewards and ghosts (up to :data:`CACHE_BYTES`); the budget ``max_bytes`` is
     checked first in any case (see :class:`TurnModel`), for a solve that reads the ghosts' joint
-    moves unless ``joint`` is false (a team that decides moves one ghost at a time)."""
+    moves unless ``joint`` is false (a team that decides moves one ghost at a time), and for a fixed
+    side's policy beside it with ``policy``."""
     symmetric = bool(symmetric) and ghost_count(game) > 1
-    check_budget(game, symmetric, max_bytes, joint or not symmetric)
+    check_budget(game, symmetric, max_bytes, joint or not symmetric, policy)
     return _MODELS.get((*_game_key(game), symmetric), lambda: TurnModel(game, symmetric, max_bytes))
 
 

@@ -527,7 +527,7 @@ def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = Non
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     model = turn_model(_game(layout, slip, rewards, ghost_rewards, game, spec, config, ghosts), named(agent),
-                       max_bytes, joint=False)
+                       max_bytes, joint=False, policy=True)
     return GhostSolution(model, policy_array(agent, model, Side.AGENT, "agent", gamma), gamma, tol, horizon,
                          progress_bar)
 
