@@ -17,7 +17,8 @@ observer from two tables read off the single env's team encoder: the observer's 
 cell, and the three slots of each other (offset and distance) by the pair of cells. A row is the
 observer's own slots followed by its others' in the encoder's order (the agent's: the ghosts in
 index order; ghost ``i``'s: the agent, then its teammates), so it is the encoder's output for
-the same state.
+the same state. ``"grid"`` observations are the one-ghost engine's
+(:class:`~gridghost.batched.grids.GridPlanes` of the team encoder), marking every ghost.
 
 Sides: ``"agent"`` (``int[N]`` actions, ``float[N]`` rewards, ``[N, D]`` observations) and
 ``"ghosts"``, the whole team (``int[N, k]`` actions, each ghost's ``float[N, k]`` rewards,
@@ -34,6 +35,7 @@ import numpy as np
 
 from gridghost.batched.engine import _TURN_CYCLES, COMPUTED_PATH, BatchedGame, BatchedStep
 from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
+from gridghost.batched.grids import gather_bytes
 from gridghost.batched.limits import (
     UnsupportedSetting,
     check_buffers,
@@ -63,8 +65,8 @@ class PositionGame(PositionObserver, BatchedGame):
     ``"minimax"``), ``controlled="ghosts"`` (the team learning, :meth:`step_ghost` with
     ``int[N, k]``, against a ``"random"`` agent, the default, or the solver's ``"minimax"`` or
     ``"optimal"``) or ``None`` (both, :meth:`step_agent` then :meth:`step_ghost`). It serves
-    ``obs_type="vector"`` and ``"belief_vector"`` (the agent's belief from the engine's exact
-    filter, as for one ghost).
+    ``obs_type="vector"``, ``"belief_vector"`` (the agent's belief from the engine's exact
+    filter, as for one ghost) and ``"grid"``.
 
     Attributes:
         ghosts: the team's size ``k``.
@@ -77,9 +79,9 @@ class PositionGame(PositionObserver, BatchedGame):
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
         """The per-map tables the rules read (see the module docstring), the observation tables,
         the sensors and the observation space."""
-        if self.obs_type not in ("vector", "belief_vector"):
-            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector' or "
-                                     f"'belief_vector', not {self.obs_type!r}")
+        if self.obs_type not in ("vector", "belief_vector", "grid"):
+            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector', "
+                                     f"'belief_vector' or 'grid', not {self.obs_type!r}")
         if self.controlled == GHOST:
             raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
                              "controlled='ghosts' (or pass controlled=None for both sides)")
@@ -118,12 +120,15 @@ class PositionGame(PositionObserver, BatchedGame):
         if belief_filter is not None:  # the agent's belief: the engine's exact filter, as for one ghost
             if learner == TEAM:
                 raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
-                                 "obs_type='vector', or controlled=None)")
+                                 "obs_type='vector' or 'grid', or controlled=None)")
+        if belief_filter is not None and self.obs_type != "grid":  # a grid shows no belief
             believed = dataclasses.replace(self.config, obs_type="belief_vector")
             encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
                         for part in parts]
         per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * self._size_of(encoders[0]) * (k + 1)
-                    + (filter_game_bytes(cells) if belief_filter is not None else 0))
+                    + (filter_game_bytes(cells) if belief_filter is not None else 0)
+                    + (k + 1) * (gather_bytes(self.config.view_radius, self.config.grid_layout == "hwc", k)
+                                 if self.obs_type == "grid" else 0))
         check_buffers(self.num_games, per_game, f"a team of {k} ghosts on {first.rows}x{first.cols} maps")
         if belief_filter is not None:
             self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
@@ -370,7 +375,7 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter.advance(actions)
             self.filter.weigh(self.readings)
         self._phase = GHOST
-        self._observe()
+        self._observe(self._waiting, self._terminated)
         return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
                            self._no_games, self._no_finals)
 
@@ -399,6 +404,7 @@ class PositionGame(PositionObserver, BatchedGame):
         next call) and gather the observations."""
         done = episode.resets_now(terminated | truncated)
         final_games, finals = self._no_games, self._no_finals
+        two_sides = self.controlled is None
         if self.autoreset_mode == "same_step":
             final_games = np.flatnonzero(done)
             self._ended_games = final_games
@@ -406,12 +412,16 @@ class PositionGame(PositionObserver, BatchedGame):
                 self._ended_positions = (self._agent[final_games], self._ghosts[final_games])
                 self._ended_lengths = self._steps[final_games]
                 self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
+                ended, waiting = terminated[final_games], self._waiting[final_games]
                 finals = {side: self._team_gather(side, self._agent[final_games], self._ghosts[final_games],
-                                                  self._base[final_games], games=final_games) for side in self._sides}
+                                                  self._base[final_games], games=final_games,
+                                                  not_to_move=waiting if two_sides and side == TEAM else ended)
+                          for side in self._sides}
                 self._reset_rows(final_games)
+            self._observe(None, self._waiting if two_sides else None)
         else:
             self._restart = np.flatnonzero(done)
-        self._observe()
+            self._observe(terminated, terminated)
         return BatchedStep(dict(self._obs), {side: self._rewards[side] for side in self._rewards_of()},
                            terminated, truncated, final_games, finals)
 
@@ -448,13 +458,6 @@ class PositionGame(PositionObserver, BatchedGame):
         if self.filter is not None:
             self.filter.reset(rows, maps)
             self.filter.weigh(self.readings[:, rows], games=rows)
-
-    # -- observations ------------------------------------------------------------------------------
-    def _observe(self, agent_waits: np.ndarray | None = None, ghost_waits: np.ndarray | None = None) -> None:
-        """Gather every observing side's observations from the games' positions alone (the
-        engine's flags of who waits are not read)."""
-        for side in self._sides:
-            self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side])
 
     # -- what the games are at ---------------------------------------------------------------------
     def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:
