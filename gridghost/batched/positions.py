@@ -79,9 +79,6 @@ class PositionGame(PositionObserver, BatchedGame):
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
         """The per-map tables the rules read (see the module docstring), the observation tables,
         the sensors and the observation space."""
-        if self.obs_type not in ("vector", "belief_vector", "grid"):
-            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector', "
-                                     f"'belief_vector' or 'grid', not {self.obs_type!r}")
         if self.controlled == GHOST:
             raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
                              "controlled='ghosts' (or pass controlled=None for both sides)")
