@@ -190,12 +190,13 @@ class GridPlanes:
 
     def export(self) -> dict[str, np.ndarray | int | bool | tuple[int, ...]]:
         """What :meth:`gather` reads, for engines on other array libraries: ``static`` (the
-        planes, or a window's strips), ``self_at``, ``opponent_at`` and, for a team, ``ghosts_at``
-        (by local joint state, the flat index written 1 in an observation), ``window_at`` (the first strip of a window, by
-        local state), ``offsets`` (a window's strips after its first), ``map_strips`` (strips per
-        map), ``to_move`` (the plane cleared where the observer is not to move), ``radius``,
-        ``channels_last`` and ``shape``. Read-only views; ``window_at``, ``offsets`` and
-        ``map_strips`` are absent for the whole map."""
+        planes, or a window's strips), ``self_at``, ``opponent_at`` and, for a team,
+        ``ghosts_at`` (by local joint state, the flat index written 1 in an observation),
+        ``window_at`` (the first strip of a window, by local state), ``offsets`` (a window's
+        strips after its first), ``map_strips`` (strips per map), ``to_move`` (the plane
+        cleared where the observer is not to move), ``radius``, ``channels_last`` and
+        ``shape``. Read-only views; ``window_at``, ``offsets`` and ``map_strips`` are absent
+        for the whole map, ``ghosts_at`` with one ghost."""
         exported: dict[str, np.ndarray | int | bool | tuple[int, ...]] = {
             "static": self.static, "self_at": self._self_at, "opponent_at": self._opponent_at,
             "to_move": self._to_move, "channels_last": self.channels_last, "shape": self.shape}

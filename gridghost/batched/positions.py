@@ -114,11 +114,10 @@ class PositionGame(PositionObserver, BatchedGame):
         self._draw_readings = learner != TEAM
         self.filter = None
         encoders = [part.encoder for part in parts]
-        if belief_filter is not None:  # the agent's belief: the engine's exact filter, as for one ghost
-            if learner == TEAM:
-                raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
-                                 "obs_type='vector' or 'grid', or controlled=None)")
-        if belief_filter is not None and self.obs_type != "grid":  # a grid shows no belief
+        if belief_filter is not None and learner == TEAM:
+            raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
+                             "obs_type='vector' or 'grid', or controlled=None)")
+        if belief_filter is not None and self.obs_type != "grid":  # the agent's belief: the engine's exact filter
             believed = dataclasses.replace(self.config, obs_type="belief_vector")
             encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
                         for part in parts]
