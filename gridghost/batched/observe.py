@@ -133,8 +133,7 @@ class PositionObserver:
             needed = 2 * (grid_bytes(len(parts), rows, cols, options[0], k) + 3 * 8 * cells * cells)
             if needed > self.table_bytes:
                 raise tables_refused(f"the batched team grid planes of {len(parts):,} map(s)", needed, self.table_bytes)
-            self._grids = {side: GridPlanes(encoders, boards, of, *options)
-                           for side, of in ((AGENT, Side.AGENT), (TEAM, Side.GHOST))}
+            self._grids = team_planes(encoders, boards, *options)
             return
         self._size = size = int(np.prod(space.shape))
         self._belief_slots = cells if self.filter is not None else 0
@@ -213,6 +212,15 @@ class PositionObserver:
         waits = None if not_to_move is None else np.repeat(not_to_move, k)
         grid.gather(np.repeat(maps, k), pairs.reshape(-1), waits, out.reshape(n * k, *grid.shape), ghosts=mates)
         return out
+
+
+def team_planes(encoders: list[Any], boards: list[Any], view_radius: int | None,
+               channels_last: bool) -> dict[str, GridPlanes]:
+    """A team's ``"grid"`` planes per side, ``"agent"`` and ``"ghosts"`` (every ghost alike):
+    :class:`GridPlanes` of each map's team encoder (``encoders``, on ``boards``), as the team's
+    engines gather them (the NumPy one here, the JAX one from their export)."""
+    return {side: GridPlanes(encoders, boards, of, view_radius, channels_last)
+            for side, of in ((AGENT, Side.AGENT), (TEAM, Side.GHOST))}
 
 
 def _stacked(space: Any, k: int) -> Any:

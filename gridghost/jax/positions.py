@@ -14,7 +14,8 @@ reward of each mover and outcome, the chasing move of a ghost.
 Each side's ``"vector"`` observation is the team encoder's (the single envs'): the observer's
 one-ghost vector with its first other as the opponent, then the offset and distance slots of
 each further other, read from the one-ghost observation table of the same maps (a slot depends
-on the two cells only).
+on the two cells only). A ``"grid"`` is gathered from the NumPy team engine's planes
+(:func:`gridghost.jax.observe.team_grids`).
 """
 
 from __future__ import annotations
@@ -27,15 +28,18 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.batched import BatchedGame, UnsupportedSetting
+from gridghost.batched import BatchedGame
+from gridghost.batched.observe import team_planes
 from gridghost.batched.tables import slip_bounds
+from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import GameSpec
 from gridghost.core import episode, halfturn
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, NUM_ACTIONS
 from gridghost.core.rules import Outcome, Side
 from gridghost.jax.checks import _check_moves, _facts, _span
-from gridghost.jax.tables import EnvParams, Layout
+from gridghost.jax.observe import team_grids
+from gridghost.jax.tables import EnvParams, Layout, device_grids
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
 #: The opponents a one-side team view plays against, per learning side.
@@ -109,8 +113,15 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
         opening = destinations.reshape(maps, cells, NUM_ACTIONS, slips)[np.arange(maps), start[:, 0] - offsets[:, 0]]
     chase = np.concatenate([np.frombuffer(game.chase_bytes, dtype=np.uint8) for game in games])
     random = controlled is not None and opponent == "random"
+    grids: dict[str, dict[str, Any]] = {}
+    facts: tuple[Any, ...] = ()
+    if spec.obs_type == "grid":  # the team encoder's planes, as the NumPy team engine's
+        parts = [build_map_parts(spec, level, with_filter=False) for level in engine.layouts]
+        planes = team_planes([part.encoder for part in parts], [part.kernel.board for part in parts],
+                            spec.view_radius, spec.grid_layout == "hwc")
+        grids, facts = device_grids({side: grid.export() for side, grid in planes.items()})
     layout = Layout(controlled, maps, cells, slips, NUM_ACTIONS if random else 1,
-                    bool((bounds == bounds[0]).all()), (), (), tables.max_cycles, tables.max_episode_steps)
+                    bool((bounds == bounds[0]).all()), (), facts, tables.max_cycles, tables.max_episode_steps)
     turns = {"moves": moves, "destinations": destinations, "rewards": rewards, "chase": chase}
     params = EnvParams(
         turns={key: jnp.asarray(value, dtype=jnp.float32 if key == "rewards" else jnp.int32)
@@ -118,7 +129,8 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
         bounds=jnp.asarray(bounds, dtype=jnp.float32), start=jnp.asarray(start, dtype=jnp.int32),
         opening=jnp.asarray(opening, dtype=jnp.int32),
         opening_reward=jnp.float32(rewards[0, 1, int(Outcome.ONGOING)] if controlled == TEAM else 0.0),
-        observations={AGENT: jnp.asarray(tables.observations[AGENT])}, grids={},
+        observations={side: jnp.asarray(table) for side, table in tables.observations.items() if side == AGENT},
+        grids=grids,
         masks=jnp.asarray(tables.masks, dtype=bool), goals=jnp.asarray(tables.goals),
         starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray(counts, dtype=jnp.int32),
         levels=jnp.arange(maps, dtype=jnp.int32), explore_starts=jnp.float32(0.0))
@@ -130,12 +142,8 @@ def check_team_settings(spec: GameSpec, controlled: str | None, opponent: Any) -
     settings the computed path does not serve.
 
     Raises:
-        UnsupportedSetting: an encoding other than ``"vector"``.
         ValueError: an opponent the team's learner cannot play against.
     """
-    if spec.obs_type != "vector":
-        raise UnsupportedSetting(f"the JAX engine serves obs_type='vector' with ghosts >= 2, got "
-                                 f"obs_type={spec.obs_type!r} (the single envs serve every encoding)")
     if controlled is None:
         return None
     accepted = TEAM_OPPONENTS[controlled]
@@ -151,6 +159,7 @@ class TeamRules:
     part of the JAX views' engine, which sets the attributes annotated below)."""
 
     layout: Layout
+    _grid: dict[str, Any]
     ghosts: int
     catcher: bool
     _others: np.ndarray
@@ -345,7 +354,9 @@ class TeamEngine(TeamRules):
             spaces.MultiDiscrete([NUM_ACTIONS] * self.ghosts)
 
     def _vector_space(self) -> spaces.Box:
-        """One observer's ``"vector"`` space, as the team encoder's."""
+        """One observer's space, as the team encoder's (``"vector"`` or ``"grid"``)."""
+        if self._grid:
+            return spaces.Box(0.0, 1.0, self._grid[AGENT][0], dtype=np.float32)
         base = self.engine.observation_space
         assert isinstance(base, spaces.Box)
         cut = len(VECTOR_SLOTS)
@@ -370,6 +381,10 @@ class TeamBothSides(TeamEngine):
         return str(agent)
 
     def _observations(self, state: Any, params: EnvParams) -> dict[str, Any]:
+        if self._grid:  # each side flagged not to move as with one ghost
+            agent_moves, over = state.to_move == 0, params.goals[state.agent] | (state.ghosts == state.agent).any()
+            return team_grids(params.grids, self._grid, state.agent, state.ghosts, self.layout.num_cells,
+                              {AGENT: ~agent_moves | over, TEAM: agent_moves | state.ended})
         seen = self._team_observations(state.agent, state.ghosts, params)
         return {AGENT: seen[0], TEAM: seen[1:]}
 
@@ -414,8 +429,12 @@ class TeamOneSide(TeamEngine):
         return self.controlled
 
     def _learner_view(self, env: Any, params: EnvParams, terminated: Any = None) -> Any:
-        """The learner's ``"vector"`` of ``env`` (a team's has no turn flag, so ``terminated``
-        changes nothing)."""
+        """The learner's observation of ``env``, flagged not to move where ``terminated`` (which
+        a ``"vector"``, without a turn flag, does not show)."""
+        if self._grid:
+            waits = jnp.zeros((), dtype=bool) if terminated is None else terminated
+            return team_grids(params.grids, self._grid, env.agent, env.ghosts, self.layout.num_cells,
+                              {self.controlled: waits})[self.controlled]
         if self.controlled == AGENT:
             return self._team_observations(env.agent, env.ghosts, params, slice(0, 1))[0]
         return self._team_observations(env.agent, env.ghosts, params, slice(1, None))
