@@ -39,11 +39,11 @@ def grid_bytes(maps: int, rows: int, cols: int, view_radius: int | None, ghosts:
     return maps * channels * (rows + 2 * view_radius) * cols * (2 * view_radius + 1) * 4
 
 
-def encoder_bytes(rows: int, cols: int, view_radius: int | None, ghosts: int = 1) -> int:
+def encoder_bytes(rows: int, cols: int, view_radius: int | None) -> int:
     """The bytes of the planes one map's single-env grid encoder keeps (padded when egocentric,
     per side and to-move flag), alive while the engine's tables are built."""
     pad = 0 if view_radius is None else 2 * view_radius
-    return 4 * len(grid_channels(view_radius, ghosts=ghosts)) * (rows + pad) * (cols + pad) * 4
+    return 4 * len(grid_channels(view_radius)) * (rows + pad) * (cols + pad) * 4
 
 
 def gather_bytes(view_radius: int | None, channels_last: bool, ghosts: int = 1) -> int:
@@ -183,11 +183,6 @@ class GridPlanes:
         self.static.setflags(write=False)
         self._starts = np.zeros(0, dtype=np.int64)
 
-    @property
-    def nbytes(self) -> int:
-        """The bytes the static planes (or the window strips) take."""
-        return int(self.static.nbytes)
-
     def export(self) -> dict[str, np.ndarray | int | bool | tuple[int, ...]]:
         """What :meth:`gather` reads, for engines on other array libraries: ``static`` (the
         planes, or a window's strips), ``self_at``, ``opponent_at`` and, for a team,
@@ -252,8 +247,5 @@ class GridPlanes:
         if not_to_move is not None:
             rows = np.flatnonzero(not_to_move)
             if len(rows):
-                if self.channels_last:
-                    out[rows, ..., self._to_move] = 0.0
-                else:
-                    out[rows, self._to_move] = 0.0
+                (np.moveaxis(out, -1, 1) if self.channels_last else out)[rows, self._to_move] = 0.0
         return out

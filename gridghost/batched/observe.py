@@ -95,23 +95,12 @@ class PositionObserver:
     ghosts: int
     config: Any
     table_bytes: int
-    _obs: dict[str, np.ndarray]
-    _sides: tuple[str, ...]
-    _agent: np.ndarray
-    _ghosts: np.ndarray
-    _base: np.ndarray
     _grids: dict[str, GridPlanes]
     num_cells: int
     controlled: str | None
     observation_space: Any
-    _own_slots: int
-    _size: int
     _spaces: dict[str, Any]
-    _belief_slots: int
     filter: BatchedHistogramFilter | None
-    _wide: dict[str, np.ndarray]
-    _pair: dict[str, np.ndarray]
-    _others: np.ndarray
 
     def _team_observations(self, parts: list[Any], encoders: list[Any]) -> None:
         """Per observing side, its own slots by global cell and an other's by (global cell) *
@@ -127,17 +116,11 @@ class PositionObserver:
         self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
         self._grids = {}
         if self.config.obs_type == "grid":
-            boards = [part.kernel.board for part in parts]
-            options = (self.config.view_radius, self.config.grid_layout == "hwc")
-            rows, cols = boards[0].layout.rows, boards[0].layout.cols
-            needed = 2 * (grid_bytes(len(parts), rows, cols, options[0], k) + 3 * 8 * cells * cells)
-            if needed > self.table_bytes:
-                raise tables_refused(f"the batched team grid planes of {len(parts):,} map(s)", needed, self.table_bytes)
-            self._grids = team_planes(encoders, boards, *options)
+            self._grids = team_planes(encoders, [part.kernel.board for part in parts], self.config.view_radius,
+                                      self.config.grid_layout == "hwc", self.table_bytes)
             return
-        self._size = size = int(np.prod(space.shape))
-        self._belief_slots = cells if self.filter is not None else 0
-        self._own_slots = own = size - PAIR_SLOTS * k - self._belief_slots
+        size = int(np.prod(space.shape))
+        self._own_slots = own = size - PAIR_SLOTS * k - (cells if self.filter is not None else 0)
         if own != len(VECTOR_SLOTS) - PAIR_SLOTS:
             raise UnsupportedSetting("the batched engine serves a team's plain 'vector' and 'belief_vector' "
                                      "observations (no step count)")
@@ -160,13 +143,6 @@ class PositionObserver:
             self._pair[side] = np.ascontiguousarray(wide[:, own : own + PAIR_SLOTS])
         # ghost i's others as columns of (agent, ghost 0, ..., ghost k-1): the agent, then its teammates
         self._others = np.array([[0, *(j + 1 for j in range(k) if j != i)] for i in range(k)], dtype=np.int64)
-
-    def _observe(self, agent_waits: np.ndarray | None = None, ghost_waits: np.ndarray | None = None) -> None:
-        """Gather every observing side's observations from the games' positions; ``*_waits``:
-        where that side is not to move (the grid's ``to_move``), ``None`` for nowhere."""
-        for side in self._sides:
-            self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side],
-                              not_to_move=agent_waits if side == AGENT else ghost_waits)
 
     def _team_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
                      out: np.ndarray | None = None, games: np.ndarray | None = None,
@@ -214,11 +190,19 @@ class PositionObserver:
         return out
 
 
-def team_planes(encoders: list[Any], boards: list[Any], view_radius: int | None,
-               channels_last: bool) -> dict[str, GridPlanes]:
+def team_planes(encoders: list[Any], boards: list[Any], view_radius: int | None, channels_last: bool,
+                table_bytes: int) -> dict[str, GridPlanes]:
     """A team's ``"grid"`` planes per side, ``"agent"`` and ``"ghosts"`` (every ghost alike):
     :class:`GridPlanes` of each map's team encoder (``encoders``, on ``boards``), as the team's
-    engines gather them (the NumPy one here, the JAX one from their export)."""
+    engines gather them (the NumPy one here, the JAX one from their export).
+
+    Raises:
+        ValueError: the planes and their tables would take more than ``table_bytes``.
+    """
+    rows, cols, cells = boards[0].layout.rows, boards[0].layout.cols, boards[0].num_cells
+    needed = 2 * (grid_bytes(len(boards), rows, cols, view_radius, encoders[0].ghosts) + 3 * 8 * cells * cells)
+    if needed > table_bytes:
+        raise tables_refused(f"the batched team grid planes of {len(boards):,} map(s)", needed, table_bytes)
     return {side: GridPlanes(encoders, boards, of, view_radius, channels_last)
             for side, of in ((AGENT, Side.AGENT), (TEAM, Side.GHOST))}
 

@@ -455,6 +455,14 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter.reset(rows, maps)
             self.filter.weigh(self.readings[:, rows], games=rows)
 
+    # -- observations ------------------------------------------------------------------------------
+    def _observe(self, agent_waits: np.ndarray | None = None, ghost_waits: np.ndarray | None = None) -> None:
+        """Gather every observing side's observations from the games' positions; ``*_waits``:
+        where that side is not to move (a grid's ``to_move``), ``None`` for nowhere."""
+        for side in self._sides:
+            self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side],
+                              not_to_move=agent_waits if side == AGENT else ghost_waits)
+
     # -- what the games are at ---------------------------------------------------------------------
     def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """New arrays of the global cells of the agents ``[N]`` and the ghosts ``[N, k]`` of the

@@ -117,7 +117,8 @@ class Observing(CallChecks):
         not-to-move row taken) where ``not_to_move``."""
         layout = self.layout
         if side in self._grid:
-            return grid_view(params.grids[side], self._grid[side], *jnp.divmod(state, layout.states), not_to_move)
+            m, local = jnp.divmod(state, layout.states)
+            return grid_view(params.grids[side], self._grid[side], m, local, not_to_move)
         table = params.observations[side]
         if self._flagged[side]:
             state = state + jnp.where(not_to_move, layout.num_maps * layout.states, 0)

@@ -118,7 +118,7 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     if spec.obs_type == "grid":  # the team encoder's planes, as the NumPy team engine's
         parts = [build_map_parts(spec, level, with_filter=False) for level in engine.layouts]
         planes = team_planes([part.encoder for part in parts], [part.kernel.board for part in parts],
-                            spec.view_radius, spec.grid_layout == "hwc")
+                            spec.view_radius, spec.grid_layout == "hwc", engine.table_bytes)
         grids, facts = device_grids({side: grid.export() for side, grid in planes.items()})
     layout = Layout(controlled, maps, cells, slips, NUM_ACTIONS if random else 1,
                     bool((bounds == bounds[0]).all()), (), facts, tables.max_cycles, tables.max_episode_steps)
