@@ -179,7 +179,7 @@ class GridPlanes:
             self.static = np.ascontiguousarray(strips).reshape(-1, size // len(offsets))
             self._map_strips = len(self.static) // len(boards)  # strips per map
             self._offsets = offsets.astype(np.int64)
-            self._window_at = (positions[0] * cols + positions[1])[mine].astype(np.int64)
+            self._window_at = mine.astype(np.int64)  # a window's first strip: the observer's cell's
         self.static.setflags(write=False)
         self._starts = np.zeros(0, dtype=np.int64)
 
@@ -247,5 +247,8 @@ class GridPlanes:
         if not_to_move is not None:
             rows = np.flatnonzero(not_to_move)
             if len(rows):
-                (np.moveaxis(out, -1, 1) if self.channels_last else out)[rows, self._to_move] = 0.0
+                if self.channels_last:
+                    out[rows, ..., self._to_move] = 0.0
+                else:
+                    out[rows, self._to_move] = 0.0
         return out
