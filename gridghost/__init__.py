@@ -137,8 +137,7 @@ __all__ = [
     "raw_env",
 ]
 
-# PettingZoo's registry appeared in 1.27; older versions simply have no pettingzoo.make. Its envs
-# are the same game under both ids.
+# Both ids name the same PettingZoo envs (older PettingZoo than 1.27 has no registry).
 for _id in (ENV_ID, _V0):
     if hasattr(pettingzoo, "register") and _id not in pettingzoo.aec_registry:
         pettingzoo.register("aec", _id, entry_point="gridghost.envs.aec:env")

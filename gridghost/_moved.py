@@ -24,7 +24,8 @@ from typing import Any
 #: The release that removes the old paths (deprecated since 0.2.0); the warning and the changelog name it.
 REMOVED_IN = "0.4.0"
 
-#: Each old module and its new home.
+#: Each old module path and its new home: the flat layout's modules, and the modules of later releases
+#: folded into another, which answer as the flat paths do.
 MOVED: dict[str, str] = {
     "gridghost.checks": "gridghost.core.checks",
     "gridghost.compat": "gridghost.envs.compat",
@@ -48,20 +49,13 @@ MOVED: dict[str, str] = {
     "gridghost.slip": "gridghost.core.slip",
     "gridghost.solve": "gridghost.planning",
     "gridghost.text": "gridghost.drawing.text",
-}
-
-
-#: Modules of later releases folded into another module (0.3.0: the team kernel into the one
-#: kernel), each with its new home; they answer as the old flat paths do.
-FOLDED: dict[str, str] = {
+    # 0.3.0: the team kernel, folded into the one kernel
     "gridghost.core.team": "gridghost.core.game",
     # 0.4.0: the team twins of the env modules, merged into the modules that serve every team size
     "gridghost.envs.teams": "gridghost.envs.aec",
     "gridghost.envs.team_aec": "gridghost.envs.aec",
     "gridghost.envs.team_gym": "gridghost.envs.single_agent",
 }
-#: Every old module path with its new home.
-HOMES: dict[str, str] = {**MOVED, **FOLDED}
 
 
 #: Names that moved out of a module that is still there, each with its new module. The old
@@ -148,6 +142,7 @@ def moved_name(module: str, name: str) -> Any:
 FOLDERS: tuple[str, ...] = ("gridghost.core", "gridghost.sensing", "gridghost.planning", "gridghost.maps",
                             "gridghost.config", "gridghost.drawing", "gridghost.envs", "gridghost.batched",
                             "gridghost.training")
+_MISSING = object()
 
 
 def _public(module: types.ModuleType) -> list[str]:
@@ -167,18 +162,17 @@ class MovedModule(types.ModuleType):
             raise AttributeError(name)
         if f"{self.__name__}.{name}" in RENAMED:
             return renamed(self.__name__, name)
-        home = HOMES[self.__name__]
-        module = importlib.import_module(home)
+        home = MOVED[self.__name__]
         if name == "__all__":  # ``from old import *``: the new home's public names
-            value: Any = _public(module)
+            value: Any = _public(importlib.import_module(home))
             home_of = home
-        elif hasattr(module, name):
-            value, home_of = getattr(module, name), home
-        else:
-            home_of = next((folder for folder in FOLDERS if hasattr(importlib.import_module(folder), name)), "")
-            if not home_of:
+        else:  # the new home's, else a folder's; read once, since a deprecated name warns when read
+            for home_of in (home, *FOLDERS):
+                value = getattr(importlib.import_module(home_of), name, _MISSING)
+                if value is not _MISSING:
+                    break
+            else:
                 raise AttributeError(f"module {self.__name__!r} (now {home}) has no attribute {name!r}")
-            value = getattr(importlib.import_module(home_of), name)
         warnings.warn(
             f"{self.__name__} moved to {home}: import {name} from {home_of} "
             f"(the old path is removed in gridghost {REMOVED_IN})",
@@ -188,15 +182,15 @@ class MovedModule(types.ModuleType):
         return value
 
     def __dir__(self) -> list[str]:
-        return dir(importlib.import_module(HOMES[self.__name__]))
+        return dir(importlib.import_module(MOVED[self.__name__]))
 
 
 class MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds and loads the old module paths in :data:`HOMES` as :class:`MovedModule` objects."""
+    """Finds and loads the old module paths in :data:`MOVED` as :class:`MovedModule` objects."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         """A spec for an old module path, or ``None`` for every other name."""
-        if fullname not in HOMES:
+        if fullname not in MOVED:
             return None
         return importlib.machinery.ModuleSpec(fullname, self)
 

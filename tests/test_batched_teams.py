@@ -296,7 +296,7 @@ def test_the_engines_one_take_team_move_is_the_kernels_rule(k: int) -> None:
     ghosts = np.asfortranarray(rng.integers(0, 36, size=(500, k)))
     actions = rng.integers(0, 4, size=(500, k))
     expected = halfturn.team_moves(np.asarray(resolve(layout=layout, ghosts=k).game().moves), ghosts, actions)
-    assert np.array_equal(batch._team_moves(ghosts, actions), expected)
+    assert np.array_equal(batch._team_moves(batch._team, ghosts, actions), expected)
     assert (expected != ghosts).any() and (expected == ghosts).any()
 
 

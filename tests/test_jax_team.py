@@ -338,7 +338,8 @@ def test_team_settings_the_views_cannot_play_are_refused_by_name(make, error, ma
     (dict(actions={"agent": np.int32(0), "ghosts": np.zeros(2, np.float32)}), TypeError, r"actions\['ghosts'\]"),
     (dict(actions={"agent": np.int32(0), "ghosts": np.array([0, 4], np.int32)}), ValueError, "lie in 0..3"),
     (dict(ghosts=np.array([0, 99], dtype=np.int32)), ValueError, r"state\.ghosts must hold cells"),
-    (dict(ghosts=np.array([0, 1, 2], dtype=np.int32)), ValueError, r"state\.ghosts must have shape \(2,\)"),
+    (dict(ghosts=np.array([0, 1, 2], dtype=np.int32)), ValueError,
+     r"state\.ghosts has shape \(3,\) and state\.agent \(\): it must have shape \(2,\)"),
     (dict(agent=np.int32(-1)), ValueError, r"state\.agent"),
 ])
 def test_team_steps_refuse_bad_actions_and_states_by_name(changes, error, match) -> None:
@@ -367,3 +368,16 @@ def test_ppo_trains_the_agent_against_a_team_and_refuses_a_learning_team_by_name
     team = GridGhostJaxSingle("ghosts", ghosts=2, layout=MAP, obs_type="vector")
     with pytest.raises(ValueError, match=r"env\.controlled='ghosts'"):
         ppo.make_train(team, config)
+
+
+def test_the_jax_team_plays_the_numpy_engines_team_tables() -> None:
+    # one builder for both engines: the JAX params hold the NumPy engine's tables, value for value
+    from gridghost.batched import BatchedGame
+    from gridghost.batched.team import TeamTables
+
+    for settings in (dict(slip_type="perpendicular", slip_probability=0.3), dict(ghost_credit="catcher")):
+        numpy_tables = BatchedGame(2, ghosts=2, layout=MAP, **settings)._team
+        jax_tables = GridGhostJax(ghosts=2, layout=MAP, obs_type="vector", **settings).default_params.turns
+        assert isinstance(jax_tables, TeamTables)
+        for name, ours, theirs in zip(TeamTables._fields, numpy_tables, jax_tables, strict=True):
+            assert np.array_equal(ours, np.asarray(theirs)), name

@@ -5,6 +5,7 @@ the team solver's deprecated names."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
@@ -192,6 +193,44 @@ def test_states_stored_by_multisets_have_the_values_of_every_ordered_state(rows:
     fixed = np.asarray(solved.ghost_policy)  # an array: not known to treat the ghosts alike, so every order is kept
     assert not evaluate_policies("random", fixed, game=team).model.symmetric
     assert evaluate_policies("random", "chase", game=team).model.symmetric
+
+
+@pytest.mark.parametrize("side", [Side.AGENT, Side.GHOST])
+@pytest.mark.parametrize("ghosts", [[(0, 0), (1, 2)], pytest.param([(0, 0), (1, 2), (1, 1)], marks=pytest.mark.slow)])
+def test_the_dense_team_turn_is_the_kernels_half_turns_in_every_state(side: Side, ghosts: list) -> None:
+    # the deciding team's sweep, held over agent cells and multisets, against Game.successors state
+    # by state: the agent's move with slip, then the team's best joint move, then gamma * values
+    from gridghost.core.rules import Rewards
+    from gridghost.core.slip import PerpendicularSlip
+    from gridghost.planning.iteration import TeamStages
+
+    rewards, ghost_rewards = Rewards(step=-0.5, goal=7.0, caught=-3.0, wait=0.25), Rewards(-1.0, 2.0, 11.0, 0.5)
+    team = Game(tiny(2, 3, ghosts), PerpendicularSlip(0.3), rewards, ghost_rewards, ghosts=len(ghosts))
+    model = TurnModel(team, symmetric=True)
+    values = np.append(np.random.default_rng(0).normal(size=model.num_live), 0.0)
+    got = np.empty((4, model.num_live))
+    TeamStages(model, side).turn(values, 0.9, "min", out=got)
+    paid = 0 if side == Side.AGENT else 1
+
+    @functools.cache
+    def after(state: GameState) -> float:  # the value of the team's best move from ``state``
+        options = []
+        for joint in range(4**team.ghosts):
+            _, moved, *reward = team.successors(state, team.joint_actions(joint))[0]
+            going = moved.outcome == Outcome.ONGOING
+            live = int(model.lookup(np.int64(moved.agent), np.array(moved.ghosts))) if going else model.num_live
+            options.append(reward[paid] + 0.9 * values[live])
+        return min(options)
+
+    outcomes = set()
+    for live, (agent, cells) in enumerate(zip(model.agents.tolist(), model.ghost_cells.tolist(), strict=True)):
+        for action in range(4):
+            want = 0.0
+            for p, landed, *reward in team.successors(GameState(agent, tuple(cells)), action):
+                outcomes.add(landed.outcome)
+                want += p * (reward[paid] + (after(landed) if landed.outcome == Outcome.ONGOING else 0.0))
+            assert got[action, live] == pytest.approx(want, abs=1e-12), (agent, cells, action)
+    assert outcomes == set(Outcome)  # every way a move ends is checked
 
 
 @pytest.mark.parametrize("credit", ["team", "catcher"])

@@ -424,25 +424,28 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         done = episode.resets_now(terminated | truncated)
         self._state, self._next = self._next, self._state
         final_games, finals = self._no_games, self._no_finals
-        two_sides = self.controlled is None
         if self.autoreset_mode == "same_step":
             final_games = np.flatnonzero(done)
             self._ended_games = final_games
             if len(final_games):
-                self._ended_states = self._state[final_games]
                 self._ended_lengths = self._steps[final_games]
                 self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
-                ended = terminated[final_games]
-                finals = {side: self._gather(side, self._state[final_games],
-                                             self._waiting[final_games] if two_sides and side == GHOST else ended,
-                                             final_games) for side in self._sides}
+                finals = self._final_observations(final_games, terminated[final_games])
                 self._reset_rows(final_games)
-            self._observe(None, self._waiting if two_sides else None)
+            self._observe(None, self._waiting if self.controlled is None else None)
         else:
             self._restart = np.flatnonzero(done)
             self._observe(terminated, terminated)
         return BatchedStep(dict(self._obs), {side: self._rewards[side] for side in self._rewards_of()},
                            terminated, truncated, final_games, finals)
+
+    def _final_observations(self, games: np.ndarray, ended: np.ndarray) -> dict[str, np.ndarray]:
+        """Keep the final states of ``games`` (whose episodes ended, ``ended`` where the game
+        did) for :meth:`episodes`; returns each side's final observations of them."""
+        self._ended_states = self._state[games]
+        return {side: self._gather(side, self._ended_states,
+                                   self._waiting[games] if self.controlled is None and side == GHOST else ended, games)
+                for side in self._sides}
 
     def _rewards_of(self) -> tuple[str, ...]:
         return AGENTS if self.controlled is None else (self.controlled,)
@@ -459,16 +462,23 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         tables["agent_outcome"].take(index, out=self._outcome, mode="clip")
         for s, side in enumerate(AGENTS):
             tables["agent_rewards"][s].take(index, out=self._rewards[side], mode="clip")
+        self._state, self._next = self._next, self._state
+        return self._agent_half_end(tables["agent_cell"].take(self._state), self._outcome, uniforms, actions)
+
+    def _agent_half_end(self, cells: np.ndarray, outcomes: np.ndarray, uniforms: np.ndarray,
+                        actions: np.ndarray) -> BatchedStep:
+        """The agent's half-turn after its rules (the rewards in :attr:`_rewards`): the returns,
+        the games it ended, the readings at the agents' ``cells``, the filter, the observations."""
+        for side in self._returns:
             self._returns[side] += self._rewards[side]
-        np.not_equal(self._outcome, ONGOING, out=self._terminated)
+        np.not_equal(outcomes, ONGOING, out=self._terminated)
         np.copyto(self._ended, self._terminated)
         self._ended_games = self._no_games  # a game ends its turn (and resets) in the ghost's half
         self._truncated.fill(False)
-        self._read(tables["agent_cell"].take(self._next), uniforms, 1)
+        self._read(cells, uniforms, 1)
         if self.filter is not None:
             self.filter.advance(actions)
             self.filter.weigh(self.readings)
-        self._state, self._next = self._next, self._state
         self._phase = AGENTS[episode.next_mover(_AGENT_TO_MOVE)]
         self._observe(self._waiting, self._terminated)
         return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
@@ -482,18 +492,23 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         tables["ghost_outcome"].take(index, out=self._outcome, mode="clip")
         for s, side in enumerate(AGENTS):
             tables["ghost_rewards"][s].take(index, out=self._rewards[side], mode="clip")
-        terminated, truncated = self._terminated, self._truncated
+        terminated = self._terminated
         np.not_equal(self._outcome, ONGOING, out=terminated)
         # the games that ended in the agent's half: the ghost does not move
         episode.ghost_half_after_end(self._ended, self._state, self._next, (self._rewards[AGENT], self._rewards[GHOST]),
                                      terminated, inplace=True)
-        for side in AGENTS:
+        return self._ghost_half_end(terminated)
+
+    def _ghost_half_end(self, terminated: np.ndarray) -> BatchedStep:
+        """The ghost's half-turn after its rules, which ends the turn: the returns, the count,
+        truncation, and the games that ended restart (:meth:`_finish`)."""
+        for side in self._returns:
             self._returns[side] += self._rewards[side]
         episode.count_cycles(self._steps, episode.next_mover(_GHOST_TO_MOVE), out=self._steps)
-        self._truncate(terminated, truncated)
+        self._truncate(terminated, self._truncated)
         self._phase = AGENTS[episode.next_mover(_GHOST_TO_MOVE)]
         self._ended.fill(False)
-        return self._finish(terminated, truncated)
+        return self._finish(terminated, self._truncated)
 
     # -- resets and observations ---------------------------------------------------------------------
     def _starts(self, count: int, slip: np.ndarray,

@@ -2,15 +2,10 @@
 
 A team of ``k`` ghosts has ``cells**(k + 1)`` joint states, too many to fold into turn tables.
 :class:`PositionGame` (what :class:`~gridghost.batched.engine.BatchedGame` is for ``ghosts >= 2``)
-keeps each game's positions instead (the agent's cell ``int64[N]``, the ghosts' ``int64[N, k]``,
-as *global* cells ``map * cells + cell``, so that games on different maps share every table) and
-computes each half-turn by calling the kernel's rules of :mod:`gridghost.core.halfturn` on them:
-the agent's landing and catch, the team's simultaneous move and its catch, each ghost's credited
-reward. What the rules read are small per-map tables taken from the game kernel: the board's
-next cells, the slip model's outcome destinations (:attr:`~gridghost.core.game.Game.outcomes`),
-the goals, both sides' rewards per outcome and the chasing ghost's table. The episode's rules
-around the half-turns (the slip outcome of a uniform, truncation, the opening reward, the end in
-the agent's half) are :mod:`gridghost.core.episode`'s, as on the table path.
+keeps each game's global cells instead (the agent's ``int64[N]``, the ghosts' ``int64[N, k]``) and
+steps them with the team's rules written once for both engines (:mod:`gridghost.batched.team`),
+the episode's around them (the slip outcome of a uniform, truncation, the opening reward) from
+:mod:`gridghost.core.episode`, as on the table path.
 
 Observations (``"vector"``, and ``"belief_vector"`` with the filter's beliefs) are gathered per
 observer from two tables read off the single env's team encoder: the observer's own slots by its
@@ -42,12 +37,12 @@ from gridghost.batched.limits import (
     tables_refused,
 )
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
-from gridghost.batched.tables import ONGOING, all_maps, sensor_tables
+from gridghost.batched.tables import all_maps, sensor_tables
+from gridghost.batched.team import TeamTables, TeamTurns, team_tables
 from gridghost.config.parts import build_encoder, build_map_parts
-from gridghost.core import episode, halfturn
+from gridghost.core import episode
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
-from gridghost.core.rules import Outcome, Side
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
 #: The opponents the computed path plays, per learner (``None``: the first one): scripted, or the
@@ -57,7 +52,7 @@ TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minima
                                               TEAM: ("random", "minimax", "optimal")}
 
 
-class PositionGame(PositionObserver, BatchedGame):
+class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     """:class:`~gridghost.batched.engine.BatchedGame` for a team of ``ghosts >= 2`` (the module
     docstring says how it steps); built by ``BatchedGame(num_games, ghosts=k, ...)``, with its
     arguments. Its sides are ``"agent"`` and ``"ghosts"``: ``controlled="agent"`` (against
@@ -74,6 +69,7 @@ class PositionGame(PositionObserver, BatchedGame):
 
     ghosts: int
     _GHOST_SIDE = TEAM
+    xp = np
 
     # -- construction ----------------------------------------------------------------------------
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
@@ -100,9 +96,14 @@ class PositionGame(PositionObserver, BatchedGame):
         kernels: list[Any] = [part.kernel for part in parts]  # team kernels (ghosts >= 2)
         head = kernels[0]
         self.ghosts = k = head.ghosts
-        self._catcher = head.credit == "catcher"
+        self.catcher = head.credit == "catcher"
         self._slip_bounds(head)
-        self._kernel_tables(kernels)
+        self._team = team_tables(kernels, self._k)  # then the flat views, goals and masks the engine reads
+        self._moves = self._team.moves.reshape(-1)
+        self._dest = self._team.destinations.reshape(-1)
+        self._goals = self._team.goals
+        self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
+        self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
         self._opening(kernels)
         self._random_opponent = self._opponent == "random"
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
@@ -113,7 +114,7 @@ class PositionGame(PositionObserver, BatchedGame):
         self.sensor_tables = sensor_tables([part.sensors for part in parts])
         self._draw_readings = learner != TEAM
         self.filter = None
-        encoders = [part.encoder for part in parts]
+        encoders: list[Any] = [part.encoder for part in parts]
         if belief_filter is not None and learner == TEAM:
             raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
                              "obs_type='vector' or 'grid', or controlled=None)")
@@ -121,7 +122,8 @@ class PositionGame(PositionObserver, BatchedGame):
             believed = dataclasses.replace(self.config, obs_type="belief_vector")
             encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
                         for part in parts]
-        per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * self._size_of(encoders[0]) * (k + 1)
+        size = int(np.prod(encoders[0].space(AGENT).shape))  # the floats of one observer's observation
+        per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * size * (k + 1)
                     + (filter_game_bytes(cells) if belief_filter is not None else 0)
                     + (k + 1) * (gather_bytes(self.config.view_radius, self.config.grid_layout == "hwc", k)
                                  if self.obs_type == "grid" else 0))
@@ -130,11 +132,6 @@ class PositionGame(PositionObserver, BatchedGame):
             self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
         self._team_observations(parts, encoders)
 
-    @staticmethod
-    def _size_of(encoder: Any) -> int:
-        """The floats of one observer's observation under ``encoder``."""
-        return int(np.prod(encoder.space(AGENT).shape))
-
     def _team_budget(self, maps: int, cells: int) -> None:
         """Refuse ``maps`` maps whose per-map tables exceed :attr:`table_bytes`."""
         entries = maps * cells * cells
@@ -142,34 +139,6 @@ class PositionGame(PositionObserver, BatchedGame):
         if estimate > self.table_bytes:
             raise tables_refused(f"the batched team tables of {maps:,} map(s) of {cells} cells", estimate,
                                  self.table_bytes)
-
-    def _kernel_tables(self, kernels: list[Any]) -> None:
-        """The board, slip, goal, chase, start and reward tables of every map, by global cell."""
-        cells = self.num_cells
-        offsets = np.arange(len(kernels)) * cells
-        self._moves = np.concatenate([np.asarray(kernel.moves, dtype=np.int64) + offset
-                                      for kernel, offset in zip(kernels, offsets, strict=True)]).reshape(-1)
-        self._goals = np.concatenate([np.asarray(kernel.goals, dtype=bool) for kernel in kernels])
-        self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
-        self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
-        # the chasing ghost's move, by (global agent cell) * cells + local ghost cell
-        self._chase = np.concatenate([kernel.chase_table.ravel() for kernel in kernels]).astype(np.int64)
-        state = [kernel.initial_state() for kernel in kernels]
-        self._agent_starts = np.array([s.agent for s in state], dtype=np.int64) + offsets
-        self._ghost_starts = np.array([s.ghosts for s in state], dtype=np.int64) + offsets[:, None]
-        # both sides' rewards of a half-turn by mover and outcome: [mover, outcome]
-        head = kernels[0]
-        pays = np.array([[head.rewards(mover, outcome) for outcome in Outcome] for mover in Side])
-        self._agent_pay, self._team_pay = pays[..., 0].copy(), pays[..., 1].copy()
-        # the slip model's destinations, [action, outcome, global cell] (outcomes padded with the last,
-        # never drawn: their bound is inf)
-        width = self._k
-        dest = np.empty((NUM_ACTIONS, width, len(kernels) * cells), dtype=np.int64)
-        for m, kernel in enumerate(kernels):
-            for action, (_, destinations) in enumerate(kernel.outcomes):
-                pad = np.r_[np.arange(len(destinations)), np.full(width - len(destinations), len(destinations) - 1)]
-                dest[action, :, m * cells : (m + 1) * cells] = destinations[pad] + offsets[m]
-        self._dest = dest.reshape(-1)
 
     def _planned_table(self, kernels: list[Any]) -> np.ndarray:
         """The team solver's player of the opponent's side on every map, ``uint8`` by ``map *
@@ -228,10 +197,12 @@ class PositionGame(PositionObserver, BatchedGame):
         self._ended_returns = {AGENT: np.zeros(0), TEAM: np.zeros((0, k))}
         self._ended_positions = (np.zeros(0, dtype=np.int64), np.zeros((0, k), dtype=np.int64))
 
-    # -- the rules of a half-turn, on positions ----------------------------------------------------
-    def _agent_moves(self, agents: np.ndarray, actions: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """Each agent's final cell after ``actions`` with the slip outcome ``uniform`` picks."""
-        index = self._index[: len(agents)] if len(agents) == self.num_games else np.empty(len(agents), np.int64)
+    # -- the engine's own forms of the team's rules (team.TeamTurns composes them) ---------------
+    def _landing(self, agents: np.ndarray, actions: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+        """Each agent's final cell after ``actions`` with the slip outcome ``uniform`` picks (for
+        every game: into the engine's buffer)."""
+        full = len(agents) == self.num_games
+        index = self._index if full else np.empty(len(agents), np.int64)
         np.multiply(actions, self._k, out=index)
         if self._same_bounds:
             episode.slip_outcome(uniform, self._bounds[0], out=index, scratch=self._hit[: len(agents)])
@@ -239,14 +210,9 @@ class PositionGame(PositionObserver, BatchedGame):
             episode.slip_outcome(uniform, self._bounds, actions, out=index, scratch=self._hit[: len(agents)])
         index *= len(self._goals)
         index += agents
-        return self._dest.take(index, out=out)
+        return self._dest.take(index, out=self._landed if full else None)
 
-    def _credited(self, mover: Side, agents: np.ndarray, ghosts: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
-        """Each ghost's reward of ``mover``'s half-turn (the kernel's credit rule)."""
-        pay = self._team_pay[mover]
-        return halfturn.credited(pay.take(outcomes), pay[ONGOING], agents, ghosts, outcomes, self._catcher)
-
-    def _team_moves(self, ghosts: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    def _team_moves(self, tables: TeamTables, ghosts: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """:func:`~gridghost.core.halfturn.team_moves` (``moves[ghosts, actions]``) as one ``take``
         of the flat next-cell table into a buffer, a seventh of the two-array index's time
         (``tests/test_batched_teams.py`` holds the two equal)."""
@@ -260,8 +226,16 @@ class PositionGame(PositionObserver, BatchedGame):
         index = np.multiply(agents, self.num_cells, out=self._index)
         index -= base
         rows = np.add(ghosts, index[:, None], out=self._team_index)
-        self._chase.take(rows.T, out=self._answer.T)  # [k, N]: both contiguous
+        self._team.chase.take(rows.T, out=self._answer.T)  # [k, N]: both contiguous
         return self._answer
+
+    def _team_answer(self, landed: np.ndarray, ghosts: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        """The opponent team's actions: every ghost's chasing move, random or planned."""
+        if self._random_opponent:
+            return self._random_moves(uniforms[1 : 1 + self.ghosts].T)
+        if self._planned is not None:
+            return self._planned_team(landed, ghosts, self._base)
+        return self._chasers(landed, ghosts, self._base)
 
     def _agent_answer(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
                       uniforms: np.ndarray) -> np.ndarray:
@@ -275,58 +249,25 @@ class PositionGame(PositionObserver, BatchedGame):
 
     # -- steps -------------------------------------------------------------------------------------
     def _turn(self, actions: np.ndarray) -> BatchedStep:
-        return self._agent_turn(actions) if self.controlled == AGENT else self._team_turn(actions)
-
-    def _agent_turn(self, actions: np.ndarray) -> BatchedStep:
-        """The learning agent's move, then the team's answer (chasing, random or planned)."""
+        """One learner's turn (:meth:`~gridghost.batched.team.TeamTurns._agent_turn` or
+        ``_team_turn``), then its end."""
         uniforms = self._uniforms
         self._rng.random(out=uniforms)  # type: ignore[union-attr]  # set by reset
-        agents, ghosts = self._agent, self._ghosts
-        landed = self._agent_moves(agents, actions, uniforms[0], self._landed)
-        first = halfturn.agent_lands(landed, ghosts, self._goals)
-        over = first != ONGOING
-        if self._random_opponent:
-            answer = self._random_moves(uniforms[1 : 1 + self.ghosts].T)
-        elif self._planned is not None:
-            answer = self._planned_team(landed, ghosts, self._base)
+        agents, ghosts, learner = self._agent, self._ghosts, self.controlled
+        if learner == AGENT:
+            cells, moved, reward, self._terminated = self._agent_turn(
+                self._team, agents, ghosts, actions, lambda at, moves: self._landing(at, moves, uniforms[0]),
+                lambda landed: self._team_answer(landed, ghosts, uniforms))
+            self._landed = agents  # the buffer of the next landing
         else:
-            answer = self._chasers(landed, ghosts, self._base)
-        moved = self._team_moves(ghosts, answer)
-        second = halfturn.team_lands(landed, moved)
-        reward = self._rewards[AGENT]
-        np.add(self._agent_pay[Side.AGENT].take(first), np.where(over, 0.0, self._agent_pay[Side.GHOST].take(second)),
-               out=reward)
-        np.not_equal(second, ONGOING, out=self._terminated)
-        self._terminated |= over
-        np.copyto(moved, ghosts, where=over[:, None])
-        self._agent, self._ghosts = landed, moved
-        self._landed, self._moved = agents, ghosts
-        return self._turn_end(AGENT, actions)
-
-    def _team_turn(self, actions: np.ndarray) -> BatchedStep:
-        """The learning team's move, then the opponent agent's answer (random or planned, with slip)."""
-        uniforms = self._uniforms
-        self._rng.random(out=uniforms)  # type: ignore[union-attr]  # set by reset
-        agents, ghosts = self._agent, self._ghosts
-        moved = self._team_moves(ghosts, actions)
-        first = halfturn.team_lands(agents, moved)
-        over = first != ONGOING
-        answer = self._agent_answer(agents, moved, self._base, uniforms[1])
-        landed = self._agent_moves(agents, answer, uniforms[0], self._landed)
-        np.copyto(landed, agents, where=over)
-        second = halfturn.agent_lands(landed, moved, self._goals)
-        second[over] = ONGOING
-        answered = self._credited(Side.AGENT, landed, moved, second)
-        answered[over] = 0.0  # the answer that was not played pays nothing
-        reward = self._rewards[TEAM]
-        np.add(self._credited(Side.GHOST, agents, moved, first), answered, out=reward)
-        if self._opening_reward:
-            np.equal(self._steps, 0, out=self._bools)
-            reward[self._bools] += self._opening_reward
-        np.not_equal(second, ONGOING, out=self._terminated)
-        self._terminated |= over
-        self._landed, self._agent, self._ghosts, self._moved = agents, landed, moved, ghosts
-        return self._turn_end(TEAM, actions)
+            cells, moved, reward, self._terminated = self._team_turn(
+                self._team, agents, ghosts, actions, lambda at, moves: self._landing(at, moves, uniforms[0]),
+                lambda moved: self._agent_answer(agents, moved, self._base, uniforms[1]))
+            if self._opening_reward:
+                reward[self._steps == 0] += self._opening_reward
+            self._moved = ghosts  # the buffer of the next move
+        self._agent, self._ghosts, self._rewards[learner] = cells, moved, reward  # type: ignore[index]
+        return self._turn_end(learner, actions)  # type: ignore[arg-type]
 
     def _turn_end(self, learner: str, actions: np.ndarray) -> BatchedStep:
         """One learner's turn, after its rules: the count, the returns, next-step restarts,
@@ -354,72 +295,25 @@ class PositionGame(PositionObserver, BatchedGame):
     def _agent_half(self, actions: np.ndarray) -> BatchedStep:
         uniforms = self._uniforms
         self._rng.random(out=uniforms)  # type: ignore[union-attr]
-        agents, ghosts = self._agent, self._ghosts
-        landed = self._agent_moves(agents, actions, uniforms[0], self._landed)
-        first = halfturn.agent_lands(landed, ghosts, self._goals)
-        self._agent_pay[Side.AGENT].take(first, out=self._rewards[AGENT])
-        self._rewards[TEAM][...] = self._credited(Side.AGENT, landed, ghosts, first)
-        for side in (AGENT, TEAM):
-            self._returns[side] += self._rewards[side]
-        np.not_equal(first, ONGOING, out=self._terminated)
-        np.copyto(self._ended, self._terminated)
-        self._ended_games = self._no_games
-        self._truncated.fill(False)
+        agents = self._agent
+        landed = self._landing(agents, actions, uniforms[0])
+        outcomes, self._rewards[AGENT], self._rewards[TEAM] = self._agent_lands(self._team, landed, self._ghosts)
         self._landed, self._agent = agents, landed
-        self._read(landed, uniforms, 1)
-        if self.filter is not None:
-            self.filter.advance(actions)
-            self.filter.weigh(self.readings)
-        self._phase = GHOST
-        self._observe(self._waiting, self._terminated)
-        return BatchedStep(dict(self._obs), dict(self._rewards), self._terminated, self._truncated,
-                           self._no_games, self._no_finals)
+        return self._agent_half_end(landed, outcomes, uniforms, actions)
 
     def _ghost_half(self, actions: np.ndarray) -> BatchedStep:
-        agents, ghosts = self._agent, self._ghosts
-        moved = self._team_moves(ghosts, actions)
-        second = halfturn.team_lands(agents, moved)
-        self._agent_pay[Side.GHOST].take(second, out=self._rewards[AGENT])
-        self._rewards[TEAM][...] = self._credited(Side.GHOST, agents, moved, second)
-        terminated = self._terminated
-        np.not_equal(second, ONGOING, out=terminated)
-        # the games that ended in the agent's half: the team does not move, nothing is paid
-        episode.ghost_half_after_end(self._ended, ghosts, moved, (self._rewards[AGENT], self._rewards[TEAM]),
-                                     terminated, inplace=True)
-        self._ghosts, self._moved = moved, ghosts
-        for side in (AGENT, TEAM):
-            self._returns[side] += self._rewards[side]
-        episode.count_cycles(self._steps, episode.next_mover(episode.GHOST_TO_MOVE), out=self._steps)
-        self._truncate(terminated, self._truncated)
-        self._phase = AGENT
-        self._ended.fill(False)
-        return self._finish(terminated, self._truncated)
+        ghosts = self._ghosts
+        moved, self._rewards[AGENT], self._rewards[TEAM], terminated = self._team_half(
+            self._team, self._agent, ghosts, actions, self._ended)
+        self._ghosts, self._moved, self._terminated = moved, ghosts, terminated
+        return self._ghost_half_end(terminated)
 
-    def _finish(self, terminated: np.ndarray, truncated: np.ndarray) -> BatchedStep:
-        """Auto-reset the games that ended (same-step mode; next-step mode marks them for the
-        next call) and gather the observations."""
-        done = episode.resets_now(terminated | truncated)
-        final_games, finals = self._no_games, self._no_finals
-        two_sides = self.controlled is None
-        if self.autoreset_mode == "same_step":
-            final_games = np.flatnonzero(done)
-            self._ended_games = final_games
-            if len(final_games):
-                self._ended_positions = (self._agent[final_games], self._ghosts[final_games])
-                self._ended_lengths = self._steps[final_games]
-                self._ended_returns = {side: self._returns[side][final_games] for side in self._rewards_of()}
-                ended, waiting = terminated[final_games], self._waiting[final_games]
-                finals = {side: self._team_gather(side, self._agent[final_games], self._ghosts[final_games],
-                                                  self._base[final_games], games=final_games,
-                                                  not_to_move=waiting if two_sides and side == TEAM else ended)
-                          for side in self._sides}
-                self._reset_rows(final_games)
-            self._observe(None, self._waiting if two_sides else None)
-        else:
-            self._restart = np.flatnonzero(done)
-            self._observe(terminated, terminated)
-        return BatchedStep(dict(self._obs), {side: self._rewards[side] for side in self._rewards_of()},
-                           terminated, truncated, final_games, finals)
+    def _final_observations(self, games: np.ndarray, ended: np.ndarray) -> dict[str, np.ndarray]:
+        self._ended_positions = (self._agent[games], self._ghosts[games])
+        waiting = self._waiting[games]  # two sides: the team waits at a turn's end
+        return {side: self._team_gather(side, *self._ended_positions, self._base[games], games=games,
+                                        not_to_move=waiting if self.controlled is None and side == TEAM else ended)
+                for side in self._sides}
 
     def _rewards_of(self) -> tuple[str, ...]:
         return self._sides
@@ -431,15 +325,16 @@ class PositionGame(PositionObserver, BatchedGame):
         (row 0 the opening slip, row 1 the random opening move): a level drawn per game; for a
         learning team, after the opponent agent's opening move. Returns the maps drawn (``None``
         with one map), for the filter."""
-        starts = len(self._agent_starts)
+        start = self._team.start
+        starts = len(start)
         maps = self._rng.integers(starts, size=len(rows)) if starts > 1 else np.zeros(len(rows), np.int64)  # type: ignore[union-attr]
         base = maps * self.num_cells
-        agents, ghosts = self._agent_starts[maps], self._ghost_starts[maps]
+        agents, ghosts = start[maps, 0], start[maps, 1:]
         if cells is not None:
             agents, ghosts = cells[0] + base, cells[1] + base[:, None]
         if self.controlled == TEAM:  # the opening move
             opening = self._agent_answer(agents, ghosts, base, uniforms[1])
-            agents = self._agent_moves(agents, opening, uniforms[0], np.empty(len(rows), dtype=np.int64))
+            agents = self._landing(agents, opening, uniforms[0])
         self._agent[rows], self._ghosts[rows], self._base[rows] = agents, ghosts, base
         self._steps[rows] = 0
         if self._draw_readings:

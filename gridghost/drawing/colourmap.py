@@ -63,17 +63,25 @@ def colour_map(
 
 # -- checks of the pictures' arguments -----------------------------------------------------------
 
-def check_values(values: Any, argument: str, shape: tuple[int, int] | None = None) -> np.ndarray:
-    """``values`` as a float array with NaN for masked entries."""
+def _unmasked(values: Any, argument: str, shape: tuple[int, int] | None, kinds: str, what: str,
+              fill: float) -> np.ndarray:
+    """``values``, of a dtype of ``kinds`` (holding ``what``) and ``shape`` when given, as a fresh
+    array of ``fill``'s type with ``fill`` for masked entries."""
     masked = np.ma.isMaskedArray(values)
     array = np.ma.getdata(values) if masked else np.asarray(values)
-    if array.dtype.kind not in "iuf":
-        raise TypeError(f"{argument} must hold real numbers, got dtype {array.dtype}")
+    if array.dtype.kind not in kinds:
+        raise TypeError(f"{argument} must hold {what}, got dtype {array.dtype}")
     if shape is not None and array.shape != shape:
         raise ValueError(f"{argument} must have shape {shape} (rows x cols), got {array.shape}")
-    array = array.astype(float)  # a copy: the masked entries are overwritten next
+    out = array.astype(float if isinstance(fill, float) else np.int64)
     if masked:
-        array[np.ma.getmaskarray(values)] = np.nan
+        out[np.ma.getmaskarray(values)] = fill
+    return out
+
+
+def check_values(values: Any, argument: str, shape: tuple[int, int] | None = None) -> np.ndarray:
+    """``values`` as a float array with NaN for masked entries."""
+    array = _unmasked(values, argument, shape, "iuf", "real numbers", np.nan)
     if np.isinf(array).any():
         raise ValueError(f"{argument} must hold finite numbers or NaN (no value), got an infinity")
     return array
@@ -81,17 +89,7 @@ def check_values(values: Any, argument: str, shape: tuple[int, int] | None = Non
 
 def check_policy(policy: Any, argument: str, shape: tuple[int, int]) -> np.ndarray:
     """``policy`` as an ``int64`` array with -1 for masked entries."""
-    masked = np.ma.isMaskedArray(policy)
-    array = np.ma.getdata(policy) if masked else np.asarray(policy)
-    if array.dtype.kind not in "iu":
-        raise TypeError(
-            f"{argument} must hold integer actions (0 left, 1 down, 2 right, 3 up, -1 none), got dtype {array.dtype}"
-        )
-    if array.shape != shape:
-        raise ValueError(f"{argument} must have shape {shape} (rows x cols), got {array.shape}")
-    actions = array.astype(np.int64)
-    if masked:
-        actions[np.ma.getmaskarray(policy)] = -1
+    actions = _unmasked(policy, argument, shape, "iu", "integer actions (0 left, 1 down, 2 right, 3 up, -1 none)", -1)
     bad = np.argwhere((actions < -1) | (actions >= NUM_ACTIONS))
     if len(bad):
         cell = tuple(int(v) for v in bad[0])

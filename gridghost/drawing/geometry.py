@@ -72,8 +72,9 @@ def fit_cell_size(rows: int, cols: int) -> int:
 
 
 class Grid:
-    """What both pictures share: the grid's size in pixels and where each cell lies in it.
-    Subclasses set ``width``, ``height`` and ``grid_rect``, then call :meth:`_check_pixels`."""
+    """What both pictures share: the grid's size in pixels, the picture's width (the grid's with
+    margins, at least ``min_width``) and where each cell lies. Subclasses set ``height`` and
+    ``grid_rect``, then call :meth:`_check_pixels`."""
 
     rows: int
     cols: int
@@ -83,7 +84,7 @@ class Grid:
     height: int
     grid_rect: tuple[int, int, int, int]
 
-    def __init__(self, layout: Layout, cell_size: int | None) -> None:
+    def __init__(self, layout: Layout, cell_size: int | None, min_width: int) -> None:
         check_instance(layout, "layout", Layout)
         if cell_size is None:
             cell_size = fit_cell_size(layout.rows, layout.cols)
@@ -94,6 +95,7 @@ class Grid:
         self.rows, self.cols = layout.rows, layout.cols
         self.cell_size = int(cell_size)
         self.wall_width = max(2, min(8, self.cell_size // 12))
+        self.width = max(self.cols * self.cell_size + 2 * MARGIN, min_width)
 
     def _check_pixels(self) -> None:
         if self.width * self.height > MAX_PICTURE_PIXELS:
@@ -178,34 +180,27 @@ class Geometry(Grid):
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None) -> None:
-        super().__init__(layout, cell_size)
-        size = self.cell_size
-        grid_width, grid_height = self.cols * size, self.rows * size
-        self.width = max(grid_width + 2 * MARGIN, _PANEL_MIN_WIDTH)
+        super().__init__(layout, cell_size, _PANEL_MIN_WIDTH)
+        grid_width, grid_height = self.cols * self.cell_size, self.rows * self.cell_size
         self.height = grid_height + 2 * MARGIN + _PANEL_HEIGHT
         self._check_pixels()
         self.grid_rect = ((self.width - grid_width) // 2, MARGIN, grid_width, grid_height)
         self.panel_rect = (0, grid_height + 2 * MARGIN, self.width, _PANEL_HEIGHT)
 
     def token_centres(self, agent: Cell, ghost: Cell) -> tuple[tuple[int, int], tuple[int, int]]:
-        """``(x, y)`` of the centres of the agent's and the ghost's drawings.
-
-        Each stands at its cell's centre; when they share a cell (the agent is caught) they stand
-        side by side, the agent on the left.
+        """``(x, y)`` of the centres of the agent's and the ghost's drawings (:meth:`tokens` of one
+        ghost): each at its cell's centre, or side by side when they share a cell (the agent is
+        caught), the agent on the left.
 
         Raises:
             TypeError, ValueError: a cell is not a ``(row, col)`` pair inside the grid.
         """
-        agent_xy, ghost_xy = self.cell_centre(agent), self.cell_centre(ghost)
-        if agent_xy != ghost_xy:
-            return agent_xy, ghost_xy
-        shift = round(0.22 * self.cell_size)
-        (x, y) = agent_xy
-        return (x - shift, y), (x + shift, y)
+        (agent_xy, _), [(ghost_xy, _)] = self.tokens(agent, [ghost])
+        return agent_xy, ghost_xy
 
     def token_radius(self, shared: bool) -> int:
         """The radius of the agent's disc and the half-width of the ghost, alone or sharing a cell."""
-        return max(1, round((0.2 if shared else 0.26) * self.cell_size))
+        return self.token_places((0, 0), 2 if shared else 1)[0][1]
 
     def tokens(
         self, agent: Cell, ghosts: Sequence[Cell]
@@ -257,10 +252,8 @@ class PictureGeometry(Grid):
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None, title: bool = False) -> None:
-        super().__init__(layout, cell_size)
-        size = self.cell_size
-        grid_width, grid_height = self.cols * size, self.rows * size
-        self.width = max(grid_width + 2 * MARGIN, _PICTURE_MIN_WIDTH)
+        super().__init__(layout, cell_size, _PICTURE_MIN_WIDTH)
+        grid_width, grid_height = self.cols * self.cell_size, self.rows * self.cell_size
         title_height = _TITLE_HEIGHT if title else 0
         self.title_rect = (MARGIN, MARGIN, self.width - 2 * MARGIN, title_height)
         self.grid_rect = ((self.width - grid_width) // 2, MARGIN + title_height, grid_width, grid_height)

@@ -98,8 +98,7 @@ class TextPainter:
         """``text`` drawn in the largest font size from ``largest`` down to ``smallest`` at which it
         fits ``width x height`` pixels; if none does, cut with an ellipsis at the smallest size
         whose lines fit ``height``. ``None`` when not even the ellipsis fits, or nothing is visible.
-        Undrawable characters are drawn as escapes (see :func:`~gridghost.drawing.text.escape_undrawable`).
-        The status panel's lines repeat from frame to frame: the last pictures are kept."""
+        Undrawable characters are drawn as escapes (see :func:`~gridghost.drawing.text.escape_undrawable`)."""
         self.font(smallest)  # restarts the fonts, and forgets the pictures, after a pygame.quit()
         key = (text, width, height, largest, smallest, colour)
         if key in self._texts:

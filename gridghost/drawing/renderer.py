@@ -160,12 +160,9 @@ class Renderer:
         actions = None if policy is None else check_policy(policy, "policy", shape)
         anchors = check_cmap(cmap)
         alpha = round(255 * check_probability(opacity, "opacity"))
-        if array is None:
-            colour_range(np.empty(0), vmin, vmax)  # checks them all the same
-            colours, shown = None, np.zeros(shape, dtype=bool)
-        else:
-            low, high = colour_range(array, vmin, vmax)
-            colours, shown = map_colours(array, low, high, anchors), np.isfinite(array)
+        low, high = colour_range(np.empty(0) if array is None else array, vmin, vmax)  # checked without values too
+        colours = None if array is None else map_colours(array, low, high, anchors)
+        shown = np.zeros(shape, dtype=bool) if array is None else np.isfinite(array)
         self._overlay = None if array is None and actions is None else _Overlay(colours, shown, actions, alpha)
         self._background = None  # the overlay is part of the cached background
 

@@ -70,15 +70,13 @@ class GridGhostClass(PettingZooClass):  # type: ignore[misc]
     ``obs_type="vector"``, which BenchMARL's MLP takes, and ``rewards="normalised"``), and for
     ``GRIDGHOST_TEAM`` the ghosts-only env's ``opponent`` (and ``opponent_obs_type``)."""
 
-    def _settings(self) -> dict[str, Any]:
-        config = trainer_settings(self.config)
-        return {"controlled": "ghosts", **config} if self.name == _TEAM_TASK else config
-
     def get_env_fun(self, num_envs: int, continuous_actions: bool, seed: int | None, device: Any
                     ) -> Callable[[], PettingZooWrapper]:
         """A builder of TorchRL's ``PettingZooWrapper`` over ``gridghost.parallel_env(**config)``
         (``controlled="ghosts"`` for ``GRIDGHOST_TEAM``), with the global state."""
-        config = self._settings()
+        config = trainer_settings(self.config)
+        if self.name == _TEAM_TASK:
+            config = {"controlled": "ghosts", **config}
         return lambda: PettingZooWrapper(parallel_env(**config), use_mask=True, return_state=True, seed=seed,
                                          device=device)
 
@@ -139,9 +137,8 @@ class SideMetrics(Callback):  # type: ignore[misc]
     Attributes:
         history: one dict per iteration in which a game ended: ``"iteration"`` (from 1),
             ``"frames"`` (the experiment's total so far) and the summary's entries
-            (:data:`~gridghost.integrations.metrics.METRICS` and ``"episodes"``; for the ghosts
-            alone, ``GRIDGHOST_TEAM``, :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`,
-            with ``ghost_return`` in place of the unseen agent's return).
+            (:data:`~gridghost.integrations.metrics.METRICS`, for ``GRIDGHOST_TEAM``
+            :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`, and ``"episodes"``).
     """
 
     def __init__(self) -> None:

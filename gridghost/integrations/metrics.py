@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.core.checks import check_flag
 from gridghost.core.rules import Side
 
 #: The per-side metrics, in the order :meth:`EpisodeMetrics.summary` and :func:`format_metrics` give them.
@@ -132,9 +133,8 @@ class EpisodeMetrics:
             TypeError: ``reached_goal`` or ``caught_by_ghost`` is not a bool, ``length`` not an int.
             ValueError: ``agent_return`` is not finite, the game ended both ways, or ``length`` < 1.
         """
-        for name, flag in (("reached_goal", reached_goal), ("caught_by_ghost", caught_by_ghost)):
-            if not isinstance(flag, (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got {flag!r}")
+        check_flag(reached_goal, "reached_goal")
+        check_flag(caught_by_ghost, "caught_by_ghost")
         if isinstance(length, (bool, np.bool_)) or not isinstance(length, (int, np.integer)):
             raise TypeError(f"length must be an int (the agent's moves), got {length!r}")
         if not math.isfinite(agent_return):

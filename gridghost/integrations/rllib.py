@@ -23,16 +23,12 @@ ghost shares: :func:`module_of` maps ``agent`` to ``"agent"`` and every ghost to
 (A mapping that returns the agent id itself, ``lambda side, *args, **kw: side``, serves one
 ghost only.)
 
-Per-side metrics (:class:`GridGhostMetrics`): under zero-sum rewards RLlib's
-``episode_return_mean`` (the sum of every agent's return) is 0 at every iteration for one
-ghost, whatever the policies do; with ``k`` ghosts, each paid the team's reward, it is
-``(1 - k)`` times the agent's return. The callback adds the agent's return, its success rate,
-the team's capture rate and the game's length in the agent's moves to each result's
-``"env_runners"`` entry, under the names of :data:`gridghost.integrations.metrics.METRICS`;
-:func:`gridghost.integrations.metrics.format_metrics` prints them on one line. RLlib's own
-``agent_episode_returns_mean`` has each ghost's return (minus the agent's, under zero-sum
-rewards and the team's credit), and ``module_episode_returns_mean["ghost"]`` their sum over
-the team.
+Per-side metrics (:class:`GridGhostMetrics`, one line of them by
+:func:`gridghost.integrations.metrics.format_metrics`): under zero-sum rewards RLlib's
+``episode_return_mean`` (the sum of every agent's return) is 0 for one ghost and ``(1 - k)``
+times the agent's return for ``k`` ghosts, whatever the policies do. RLlib's own
+``agent_episode_returns_mean`` has each ghost's return, ``module_episode_returns_mean["ghost"]``
+their sum over the team.
 
 RLlib's own ``PettingZooEnv`` wrapper over :func:`gridghost.env` loses one reward per episode:
 the ghost's reward for the agent's opening move comes with the ghost's first observation, and
@@ -92,7 +88,7 @@ from ray.tune.registry import register_env
 
 from gridghost.core.names import AGENT
 from gridghost.integrations.metrics import outcome
-from gridghost.integrations.turns import MODULES, TurnBasedDictEnv, module_of
+from gridghost.integrations.turns import MODULES, DictStep, TurnBasedDictEnv, module_of
 
 #: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
 ENV_ID = "gridghost/GridGhost-v1"
@@ -122,9 +118,8 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
     ``agent, ghost_0, ..., ghost_{k-1}`` (:func:`module_of` maps them to the modules); with
     ``"controlled": "ghosts"`` and ``"opponent"`` the ghosts alone, against a fixed agent.
 
-    With ``action_mask_in_obs=True`` each observation is ``{"observations": ...,
-    "action_mask": int8[4]}`` (RLlib's keys; the AEC env's ``"observation"`` is renamed). The side
-    that observes is the side to move, so its mask is never all zeros.
+    With ``action_mask_in_obs=True`` the observations carry the mask under RLlib's keys (see the
+    module docstring); the side that observes is the side to move, so its mask is never all zeros.
 
     Args:
         config: the game's settings as a dict, the way RLlib passes ``env_config`` (an
@@ -147,9 +142,7 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
         if self._masked:
             renamed: dict[int, spaces.Dict] = {}  # sides that share a space keep sharing it
             for name, space in self.observation_spaces.items():
-                if id(space) not in renamed:
-                    renamed[id(space)] = _rllib_keys(space)
-                self.observation_spaces[name] = renamed[id(space)]
+                self.observation_spaces[name] = renamed.setdefault(id(space), _rllib_keys(space))
 
     def _rename(self, observations: dict[str, Any]) -> dict[str, Any]:
         if not self._masked:
@@ -162,9 +155,7 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
         observations, infos = super().reset(seed=seed, options=options)
         return self._rename(observations), infos
 
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def step(self, action_dict: Mapping[str, Any]) -> DictStep:
         """As :meth:`TurnBasedDictEnv.step`, with RLlib's mask keys when masks are on."""
         observations, rewards, terminations, truncations, infos = super().step(action_dict)
         return self._rename(observations), rewards, terminations, truncations, infos
@@ -172,15 +163,11 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
 
 class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]
     """An RLlib callback that logs per-side metrics of every finished game of
-    :class:`GridGhostMultiAgentEnv`: ``agent_return``, ``success_rate``, ``capture_rate`` and
-    ``episode_length`` (the agent's moves), means over RLlib's smoothing window
-    (``metrics_num_episodes_for_smoothing``, as its ``episode_return_mean``), in each result's
-    ``"env_runners"`` entry. Pass the class: ``config.callbacks(GridGhostMetrics)``.
-
-    With ``controlled="ghosts"`` (the agent played inside the env, its rewards unseen) it logs
-    :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`: ``ghost_return`` (the mean over the
-    ghosts of each one's return) in place of ``agent_return``, and ``episode_length`` counts
-    the team's moves.
+    :class:`GridGhostMultiAgentEnv` (:data:`~gridghost.integrations.metrics.METRICS`; with
+    ``controlled="ghosts"``, :data:`~gridghost.integrations.metrics.GHOSTS_METRICS`), means over
+    RLlib's smoothing window (``metrics_num_episodes_for_smoothing``, as its
+    ``episode_return_mean``), in each result's ``"env_runners"`` entry. Pass the class:
+    ``config.callbacks(GridGhostMetrics)``.
 
     A game that spans several sampling rounds is counted whole (RLlib hands over its earlier
     chunks); how it ended is read from the last info of the agent (or, without it, of a ghost)
@@ -289,17 +276,15 @@ def make_gym_env(config: Mapping[str, Any]) -> gymnasium.Env[Any, Any] | gymnasi
 
 
 def register_envs() -> None:
-    """Register :data:`ENV_ID` and :data:`MULTI_AGENT_ENV_ID` in Ray Tune's registry, where RLlib's
-    env runners (remote ones too) look an env id up first. Done on import and after every
-    ``ray.init``; calling it again is harmless."""
+    """Register :data:`ENV_ID` and :data:`MULTI_AGENT_ENV_ID` in Ray Tune's registry (see the
+    module docstring): done on import and after every ``ray.init``; calling it again is harmless."""
     register_env(ENV_ID, make_gym_env)
     register_env(MULTI_AGENT_ENV_ID, GridGhostMultiAgentEnv)
 
 
 register_envs()
-# Tune's registry is kept in the Ray cluster: registrations made before ``ray.init`` are sent when
-# it starts, and a later cluster (after ``ray.shutdown``) starts without them. Tune flushes its
-# own registrations through the same hook list.
+# Again after every ray.init (a new cluster's registry starts empty): Tune sends its own
+# registrations to a new cluster through the same hook list.
 _hooks = getattr(getattr(ray._private, "worker", None), "_post_init_hooks", None)
 if isinstance(_hooks, list) and register_envs not in _hooks:
     _hooks.append(register_envs)

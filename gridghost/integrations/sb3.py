@@ -24,8 +24,7 @@ learner won: the agent reached a goal, or the ghost caught the agent; SB3 logs
 
 :class:`MovePlanes` is the features extractor of the published baselines (the README's recipe):
 a grid policy that reads only :data:`~gridghost.sensing.observations.MOVE_PLANES` generalises to
-held-out levels where one that reads every plane memorises the training levels. It reads either
-``grid_layout``, and refuses a shape it cannot place (pass the env's ``grid_layout`` then).
+held-out levels where one that reads every plane memorises the training levels.
 """
 
 from __future__ import annotations
@@ -70,11 +69,9 @@ class SB3VecEnv(VecEnv):
     Args:
         env: a :class:`~gridghost.batched.GridGhostVectorEnv` with
             ``autoreset_mode=AutoresetMode.SAME_STEP``; or ``None`` to build one from ``kwargs``.
-        **kwargs: without ``env``, :func:`~gridghost.batched.make_vector_env`'s arguments
-            (``num_envs``, ``controlled``, ``opponent``, ``obs_type``, ``max_episode_steps``,
-            ``table_bytes``, the game's settings), with the Gymnasium views' defaults
-            (:data:`~gridghost.config.TRAINER_DEFAULTS`: ``obs_type="vector"``,
-            ``rewards="normalised"``); the auto-reset mode is same-step.
+        **kwargs: without ``env``, :func:`~gridghost.batched.make_vector_env`'s arguments, with
+            the Gymnasium views' defaults (:data:`~gridghost.config.TRAINER_DEFAULTS`); the
+            auto-reset mode is same-step.
 
     Raises:
         TypeError: ``env`` is not a ``GridGhostVectorEnv``, or both ``env`` and ``kwargs`` are given.

@@ -17,9 +17,8 @@ The keys read: ``("next", "agent", "reward")``, ``("next", "done")`` and the age
 entries ``mover``, ``reached_goal`` and ``caught_by_ghost`` under ``("next", "agent", "info")``.
 A batch of the ghosts alone (``gridghost.parallel_env(controlled="ghosts", ...)``, whose one
 group is ``"ghost"``) holds no agent's reward: its summary has
-:data:`~gridghost.integrations.metrics.GHOSTS_METRICS`, ``ghost_return`` (the mean over the
-ghosts of each one's return) in place of ``agent_return``, ``episode_length`` counts the
-team's steps (one cycle each), and how each game ended is read from ghost 0's info.
+:data:`~gridghost.integrations.metrics.GHOSTS_METRICS`, and how each game ended is read from
+ghost 0's info.
 Nothing here imports torch: a batch is read through its ``get`` and each tensor's ``numpy()``.
 :mod:`gridghost.integrations.benchmarl` wraps this as a BenchMARL callback.
 """
@@ -87,9 +86,9 @@ def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray
 class TensorDictMetrics:
     """Reads TorchRL batches of gridghost steps into per-side metrics.
 
-    Follows the same envs from batch to batch (a game that runs past a batch's end counts in the
-    batch in which it ends). A batch's steps are on its last batch axis: ``(steps,)`` from a
-    collector over one env, ``(envs, steps)`` over several.
+    Follows the same envs from batch to batch, as
+    :class:`~gridghost.integrations.metrics.EpisodeTracker` does: a batch's steps are on its last
+    batch axis.
 
     Args:
         metrics: where finished games go; a new :class:`~gridghost.integrations.metrics.EpisodeMetrics`
@@ -122,9 +121,8 @@ class TensorDictMetrics:
                                    steps["reached_goal"], steps["caught_by_ghost"])
 
     def summary(self) -> dict[str, float]:
-        """The metrics' summary (see :meth:`~gridghost.integrations.metrics.EpisodeMetrics.summary`),
-        with ``ghost_return`` in place of ``agent_return`` when the batches read were the ghosts
-        alone.
+        """The metrics' summary (see :meth:`~gridghost.integrations.metrics.EpisodeMetrics.summary`;
+        :data:`~gridghost.integrations.metrics.GHOSTS_METRICS` when the batches read were the ghosts alone).
 
         Raises:
             ValueError: no game ended in the batches read since the metrics were last cleared.

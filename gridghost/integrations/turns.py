@@ -5,14 +5,8 @@ At reset only the agent observes. After each step, the side to move next observe
 choosing from the same state (the team's moves take effect together once the last ghost has
 chosen). When the game ends, every side receives its last observation, reward and termination
 (or truncation) in the same step, and ``"__all__"`` is set. Rewards follow the reward-credit
-rule of :mod:`gridghost.integrations`:
-
-- A side's reward is everything it earned since it last observed.
-- The reward that comes with a side's first observation is held back, and the first
-  observation reports 0. RLlib files such a reward outside the side's learning episode. The
-  held reward is paid with the side's next observation.
-- Every ghost is paid its own rewards: the team's reward (``ghost_credit="team"``, the
-  default), so under zero-sum rewards each ghost's return is minus the agent's.
+rule of :mod:`gridghost.integrations`: a side's first observation reports 0, and the reward held
+back then is paid with its next one.
 
 The ghosts alone (``controlled="ghosts"``, with ``opponent=``): the agent is played inside the
 env by a fixed policy, as in :func:`gridghost.parallel_env` with ``controlled="ghosts"``, which
@@ -55,6 +49,8 @@ ALL = "__all__"
 MODULES: tuple[str, str] = (AGENT, GHOST)
 #: A ghost's agent name: ``ghost`` (one ghost) or ``ghost_0`` ... ``ghost_{MAX_GHOSTS - 1}``.
 _GHOST_NAME = re.compile(rf"{GHOST}(_[0-{MAX_GHOSTS - 1}])?")
+#: What a step returns: ``(observations, rewards, terminations, truncations, infos)``, by side.
+DictStep = tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]
 
 
 def module_of(agent_id: str, *args: Any, **kwargs: Any) -> str:
@@ -161,9 +157,7 @@ class TurnBasedDictEnv:
         self._held = dict.fromkeys(self.possible_agents, 0.0)
         return {mover: game.observe(mover)}, {mover: dict(game.infos[mover])}
 
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def step(self, action_dict: Mapping[str, Any]) -> DictStep:
         """Carry out the moves of the sides that observed last.
 
         Args:
@@ -199,18 +193,13 @@ class TurnBasedDictEnv:
         truncations[ALL] = over and not terminations[ALL]
         return observations, rewards, terminations, truncations, infos
 
-    def _play(self, action: Any) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def _play(self, action: Any) -> DictStep:
         """The mover's half-turn in the AEC game, and what the sides that observe next receive
         (every side, with their dead steps taken, when the game ends)."""
         game = self.game
         game.step(action)
-        observations: dict[str, Any] = {}
-        rewards: dict[str, float] = {}
-        terminations: dict[str, bool] = {}
-        truncations: dict[str, bool] = {}
-        infos: dict[str, dict[str, Any]] = {}
+        result: DictStep = ({}, {}, {}, {}, {})
+        observations, rewards, terminations, truncations, infos = result
         while game.agents:
             name = game.agent_selection
             observation, reward, terminated, truncated, info = game.last()
@@ -226,7 +215,7 @@ class TurnBasedDictEnv:
             if not (terminated or truncated):
                 break
             game.step(None)
-        return observations, rewards, terminations, truncations, infos
+        return result
 
     def render(self) -> Any:
         """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""

@@ -6,11 +6,13 @@ are concrete (:class:`CallChecks`, a part of :mod:`gridghost.jax.env`'s views).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax
 import numpy as np
 
+from gridghost.config.settings import GameSpec
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.tables import EnvParams, Layout
@@ -78,7 +80,11 @@ class CallChecks:
     inherits this class and sets the attributes annotated below)."""
 
     layout: Layout
+    spec: GameSpec
+    agents: tuple[str, ...]
     default_params: EnvParams
+    #: The state this view steps (a team's view: :class:`~gridghost.jax.positions.TeamEnvState`).
+    _state_type: Any = EnvState
     _trusted: list[Any]
     _trusted_ids: set[tuple[int, int]]
 
@@ -156,33 +162,43 @@ class CallChecks:
     def _check_state(self, state: Any, argument: str, batch: bool, half: int | None = None) -> tuple[int, ...]:
         """Refuse a ``state`` this view cannot step (one game's, or with ``batch`` N games'; with
         ``half``, the side to move: 0 the agent, 1 the ghost); returns its batch shape."""
-        if not isinstance(state, EnvState):
-            raise TypeError(f"{argument} must be a gridghost.jax.EnvState (from reset or step), got "
+        kind, ghosts = self._state_type, self.spec.ghosts
+        team = f"; ghosts={ghosts}" if ghosts > 1 else ""
+        each = f"each field of shape (N,){team and ' (ghosts (N, k))'}"
+        scalar = f"each field a scalar{team and ', ghosts k'}"
+        if not isinstance(state, kind):
+            raise TypeError(f"{argument} must be a gridghost.jax.{kind.__name__} (from reset or step{team}), got "
                             f"{type(state).__name__}")
-        facts = {name: _facts(getattr(state, name), f"{argument}.{name}") for name in EnvState._fields}
-        shape = facts["state"][0]
+        facts = {name: _facts(getattr(state, name), f"{argument}.{name}") for name in kind._fields}
+        first = kind._fields[0]
+        shape = facts[first][0]
         if batch and (len(shape) != 1 or not shape[0]):
-            raise ValueError(f"{argument} must be a batch of games, each field of shape (N,), got {argument}.state "
-                             f"of shape {shape} (one game's state goes to the per-game functions)")
+            raise ValueError(f"{argument} must be a batch of games, {each}, got {argument}.{first} of shape {shape} "
+                             "(one game's state goes to the per-game functions)")
         if not batch and shape != ():
-            raise ValueError(f"{argument} must be one game's EnvState (each field a scalar), got {argument}.state of "
+            raise ValueError(f"{argument} must be one game's {kind.__name__} ({scalar}), got {argument}.{first} of "
                              f"shape {shape}: step a batch with the batch_ functions or jax.vmap")
         for name, (got, dtype, _) in facts.items():
-            if got != shape:
-                raise ValueError(f"{argument}.{name} has shape {got} and {argument}.state {shape}: each field holds "
-                                 "one entry per game")
-            kind = "bool" if name == "ended" else "int"
-            if dtype.kind not in ("b" if kind == "bool" else "iu"):
-                raise TypeError(f"{argument}.{name} must be {kind}, got dtype {dtype}")
+            want = (*shape, ghosts) if name == "ghosts" else shape
+            if got != want:
+                raise ValueError(f"{argument}.{name} has shape {got} and {argument}.{first} {shape}: it must have "
+                                 f"shape {want}, one entry per game{team and ' (ghosts: one per ghost)'}")
+            kind_of = "bool" if name == "ended" else "int"
+            if dtype.kind not in ("b" if kind_of == "bool" else "iu"):
+                raise TypeError(f"{argument}.{name} must be {kind_of}, got dtype {dtype}")
         values = {name: array for name, (_, _, array) in facts.items()}
-        joint, maps = self.num_maps * self.layout.states, f"{self.num_maps} map{'s' if self.num_maps > 1 else ''}"
-        if values["state"] is not None and ((values["state"] < 0) | (values["state"] >= joint)).any():
-            raise ValueError(f"{argument}.state must be a joint state of this view in 0..{joint - 1} ({maps} of "
-                             f"{self.layout.num_cells} cells), got {_span(values['state'])}")
+        self._check_cells(values, argument)
         if values["steps"] is not None and (values["steps"] < 0).any():
             raise ValueError(f"{argument}.steps must be >= 0, got {_span(values['steps'])}")
         self._check_turn(argument, values["to_move"], values["ended"], half)
         return shape
+
+    def _check_cells(self, values: dict[str, np.ndarray | None], argument: str) -> None:
+        """Refuse a concrete joint state outside this view's maps."""
+        joint, maps = self.num_maps * self.layout.states, f"{self.num_maps} map{'s' if self.num_maps > 1 else ''}"
+        if values["state"] is not None and ((values["state"] < 0) | (values["state"] >= joint)).any():
+            raise ValueError(f"{argument}.state must be a joint state of this view in 0..{joint - 1} ({maps} of "
+                             f"{self.layout.num_cells} cells), got {_span(values['state'])}")
 
     def _check_turn(self, argument: str, to_move: np.ndarray | None, ended: np.ndarray | None,
                     half: int | None) -> None:
@@ -212,7 +228,25 @@ class CallChecks:
         return params
 
     def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        _check_moves(actions, "actions" if shape else "action", shape)
+        """Refuse ``actions`` unless they are the acting side's (one learner's, or with ``half``
+        its mover's), or for both sides' step a dict of both sides' (each checked)."""
+        argument = "actions" if shape else "action"
+        if self.layout.controlled is not None or half is not None:
+            self._check_side(self.layout.controlled or self.agents[half], actions, argument, shape)  # type: ignore[index]
+            return
+        sides = list(self.agents)
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict with both sides' actions, {{{sides[0]!r}: ..., {sides[1]!r}: "
+                            f"...}} (the side not to move is ignored), got {type(actions).__name__}")
+        if set(actions) != set(sides):
+            raise ValueError(f"actions must have the keys {sides}, one action per side (the side not to move is "
+                             f"ignored), got {list(actions)}")
+        for side in sides:
+            self._check_side(side, actions[side], f"actions[{side!r}]", shape)
+
+    def _check_side(self, side: str, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
+        """Refuse ``side``'s ``actions`` unless they are ints of ``shape`` in 0..3."""
+        _check_moves(actions, argument, shape)
 
     @property
     def num_maps(self) -> int:

@@ -62,7 +62,7 @@ from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
-from gridghost.jax.checks import EnvState, _check_moves
+from gridghost.jax.checks import EnvState
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.positions import TEAM, TeamBothSides, TeamOneSide, asks_for_team
@@ -129,19 +129,23 @@ class _Engine(Observing):
         with several maps; whether to explore and where, or for a learning ghost the opening
         move's action with a random agent and its slip) and a one-side turn's
         (:attr:`turn_draws`: the slip, the random opponent's action)."""
-        layout = self.layout
-        names = ["level"] if layout.num_maps > 1 else []
-        if controlled != GHOST:
-            names += ["explore", "start"]
-        else:
-            names += (["opening"] if layout.b > 1 else []) + (["opening_slip"] if layout.k > 1 else [])
+        reset, turn = self._draws(controlled)
+        names = (["level"] if self.layout.num_maps > 1 else []) + reset
         self._reset_slots = {name: i for i, name in enumerate(names)}
         #: Uniforms a reset takes.
         self.reset_draws = len(names)
-        turn = (["slip"] if layout.k > 1 else []) + (["opponent"] if layout.b > 1 else [])
         self._turn_slots = {name: i for i, name in enumerate(turn)}
         #: Uniforms a one-side turn takes before its reset's.
         self.turn_draws = len(turn)
+
+    def _draws(self, controlled: str | None) -> tuple[list[str], list[str]]:
+        """The names of a reset's uniforms after the level's, and of a one-side turn's."""
+        layout = self.layout
+        if controlled != GHOST:
+            reset = ["explore", "start"]
+        else:
+            reset = (["opening"] if layout.b > 1 else []) + (["opening_slip"] if layout.k > 1 else [])
+        return reset, (["slip"] if layout.k > 1 else []) + (["opponent"] if layout.b > 1 else [])
 
     def _slip(self, uniform: Any, action: Any, params: EnvParams) -> Any:
         """The slip outcome of a move: how many of its running probabilities ``uniform`` reaches."""
@@ -288,19 +292,6 @@ class GridGhostJax(_Engine, BothSidesObservations):
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> dict[str, Any]:
         return self._observations(env, params)
-
-    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        if half is not None:  # a half-turn's actions: the side's alone
-            super()._check_actions(actions, shape, half)
-            return
-        if not isinstance(actions, Mapping):
-            raise TypeError(f"actions must be a dict with both sides' actions, {{'agent': ..., 'ghost': ...}} (the "
-                            f"side not to move is ignored), got {type(actions).__name__}")
-        if set(actions) != set(AGENTS):
-            raise ValueError(f"actions must have the keys {list(AGENTS)}, one action per side (the side not to move "
-                             f"is ignored), got {list(actions)}")
-        for side in AGENTS:
-            _check_moves(actions[side], f"actions[{side!r}]", shape)
 
     # -- the half-turns, from their uniforms ---------------------------------------------------
     def _agent_half(self, uniform: Any, state: EnvState, action: Any,

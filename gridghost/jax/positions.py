@@ -1,15 +1,10 @@
 """The JAX views with a team of ``k >= 2`` ghosts: the computed path.
 
 With one ghost the views play the NumPy engine's folded tables (a state is one index). A team's
-joint states grow as ``cells**(k + 1)``, so with ``ghosts >= 2`` a game's state holds the cells
-themselves, the agent's and ``ghosts: int[k]`` (``EnvState.state`` is the agent's cell and
-``EnvState.ghosts`` the team's, both global: ``map * cells + cell``), and a step computes the
-half-turn with the kernel's rules, :mod:`gridghost.core.halfturn` (the agent's landing, the team's
-simultaneous move, the catch, each ghost's credited reward) and :mod:`gridghost.core.episode`
-(the slip outcome of a uniform, the ended game's team half, truncation, auto-reset, the opening
-reward), over small tables read from the kernel (:func:`team_tables`): the board's next cells,
-the slip model's destinations (:attr:`Game.outcomes <gridghost.core.game.Game.outcomes>`), the
-reward of each mover and outcome, the chasing move of a ghost.
+joint states grow as ``cells**(k + 1)``, so with ``ghosts >= 2`` a game's state holds the global
+cells themselves (:class:`TeamEnvState`: the agent's and ``ghosts: int[k]``), and a step is the
+team's rules written once for both engines (:mod:`gridghost.batched.team`, with ``jax.numpy``)
+over its tables, with :mod:`gridghost.core.episode`'s (truncation, auto-reset, the opening reward).
 
 Each side's ``"vector"`` observation is the team encoder's (the single envs'): the observer's
 one-ghost vector with its first other as the opponent, then the offset and distance slots of
@@ -21,7 +16,7 @@ on the two cells only). A ``"grid"`` is gathered from the NumPy team engine's pl
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -29,15 +24,16 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.batched import BatchedGame
+from gridghost.batched import team as rules
 from gridghost.batched.observe import team_planes
 from gridghost.batched.tables import slip_bounds
 from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import GameSpec
-from gridghost.core import episode, halfturn
+from gridghost.core import episode
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, NUM_ACTIONS
-from gridghost.core.rules import Outcome, Side
-from gridghost.jax.checks import _check_moves, _facts, _span
+from gridghost.core.rules import Outcome
+from gridghost.jax.checks import _check_moves, _span
 from gridghost.jax.observe import team_grids
 from gridghost.jax.tables import EnvParams, Layout, device_grids
 from gridghost.sensing.encoding import VECTOR_SLOTS
@@ -69,14 +65,11 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     maps of ``engine`` (the one-ghost engine of the same maps and settings, whose observation
     table, masks and goals the team reads).
 
-    ``params.turns`` holds ``moves`` (``int32[maps * cells, 4]``, global next cells),
-    ``destinations`` (``int32[maps * cells, 4, K]``, the agent's cell after each slip outcome),
-    ``rewards`` (``float32[2, 2, 3]``: mover, then the agent's or the team's reward, then the
-    outcome) and ``chase`` (``int32[maps * cells * cells]``, a chasing ghost's move from
-    ``map * cells**2 + agent * cells + ghost``, local cells); ``params.start`` is
-    ``int32[maps, 1 + k]`` (the agent's and the ghosts' start cells), ``params.starts`` per map
-    the cells an exploring start may put the agent on, ``params.opening`` a learning team's
-    ``int32[maps, 4, K]`` (the agent's cell after its opening move).
+    ``params.turns`` is the NumPy engine's :class:`~gridghost.batched.team.TeamTables` as
+    ``int32``, ``float32`` and ``bool`` arrays (``params.start`` and ``params.goals`` are its
+    ``start`` and ``goals``); ``params.starts`` holds per map the cells an exploring start may
+    put the agent on, ``params.opening`` a learning team's ``int32[maps, 4, K]`` (the agent's
+    cell after its opening move).
 
     Raises:
         ValueError: a map with fewer ghost starts than ghosts; with the team learning, a map
@@ -84,55 +77,36 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     """
     tables = engine.export_tables()
     cells, maps = tables.num_cells, tables.num_maps
-    # the team's kernel per map (it refuses a map with too few ghost starts) and its one-ghost game
-    teams: list[Any] = [spec.game(level) for level in engine.layouts]
-    games: list[Any] = [dataclasses.replace(spec, ghosts=1).game(level) for level in engine.layouts]
+    teams: list[Any] = [spec.game(level) for level in engine.layouts]  # each refuses too few ghost starts
     if controlled == TEAM:
-        for team, level in zip(teams, engine.layouts, strict=True):
-            if team.opening_can_end():
+        for kernel, level in zip(teams, engine.layouts, strict=True):
+            if kernel.opening_can_end():
                 raise ValueError(f"controlled='ghosts' needs maps where the agent's opening move cannot end the "
                                  f"game; on map {level.name!r} it can")
-    bounds, sizes = slip_bounds(games[0])
-    slips = int(sizes.max())
-    offsets = np.arange(maps)[:, None] * cells
-    moves = np.concatenate([game.moves + offset for game, offset in zip(games, offsets[:, 0], strict=True)])
-    destinations = np.zeros((maps * cells, NUM_ACTIONS, slips), dtype=np.int64)
-    for m, game in enumerate(games):
-        for action, (_, reached) in enumerate(game.outcomes):
-            pad = np.r_[np.arange(len(reached)), np.full(slips - len(reached), len(reached) - 1)]
-            destinations[m * cells:(m + 1) * cells, action] = reached[pad].T + m * cells
-    rewards = np.array([[[games[0].rewards(mover, outcome)[side] for outcome in Outcome] for side in (0, 1)]
-                        for mover in (Side.AGENT, Side.GHOST)], dtype=np.float32)
-    start = np.array([[game.board.index(level.agent_start), *team.starts]
-                      for game, team, level in zip(games, teams, engine.layouts, strict=True)]) + offsets
+    bounds, sizes = slip_bounds(teams[0])
+    shared = rules.team_tables(teams, int(sizes.max()))
     goals = tables.goals.reshape(maps, cells)
-    counts = (~goals).sum(axis=1)
     starts = np.argsort(goals, axis=1, kind="stable")  # per map the cells off its goals first, then padding
-    opening = np.zeros(0)
-    if controlled == TEAM:
-        opening = destinations.reshape(maps, cells, NUM_ACTIONS, slips)[np.arange(maps), start[:, 0] - offsets[:, 0]]
-    chase = np.concatenate([np.frombuffer(game.chase_bytes, dtype=np.uint8) for game in games])
+    opening = shared.destinations[:, :, shared.start[:, 0]].transpose(2, 0, 1) if controlled == TEAM else np.zeros(0)
     random = controlled is not None and opponent == "random"
     grids: dict[str, dict[str, Any]] = {}
     facts: tuple[Any, ...] = ()
     if spec.obs_type == "grid":  # the team encoder's planes, as the NumPy team engine's
         parts = [build_map_parts(spec, level, with_filter=False) for level in engine.layouts]
         planes = team_planes([part.encoder for part in parts], [part.kernel.board for part in parts],
-                            spec.view_radius, spec.grid_layout == "hwc", engine.table_bytes)
+                             spec.view_radius, spec.grid_layout == "hwc", engine.table_bytes)
         grids, facts = device_grids({side: grid.export() for side, grid in planes.items()})
-    layout = Layout(controlled, maps, cells, slips, NUM_ACTIONS if random else 1,
+    layout = Layout(controlled, maps, cells, int(sizes.max()), NUM_ACTIONS if random else 1,
                     bool((bounds == bounds[0]).all()), (), facts, tables.max_cycles, tables.max_episode_steps)
-    turns = {"moves": moves, "destinations": destinations, "rewards": rewards, "chase": chase}
+    turns = rules.TeamTables(*(jnp.asarray(value, dtype=jnp.float32 if value.dtype.kind == "f" else
+                                          jnp.bool_ if value.dtype.kind == "b" else jnp.int32) for value in shared))
     params = EnvParams(
-        turns={key: jnp.asarray(value, dtype=jnp.float32 if key == "rewards" else jnp.int32)
-               for key, value in turns.items()},
-        bounds=jnp.asarray(bounds, dtype=jnp.float32), start=jnp.asarray(start, dtype=jnp.int32),
+        turns=turns, bounds=jnp.asarray(bounds, dtype=jnp.float32), start=turns.start,
         opening=jnp.asarray(opening, dtype=jnp.int32),
-        opening_reward=jnp.float32(rewards[0, 1, int(Outcome.ONGOING)] if controlled == TEAM else 0.0),
+        opening_reward=jnp.float32(shared.rewards[0, 1, int(Outcome.ONGOING)] if controlled == TEAM else 0.0),
         observations={side: jnp.asarray(table) for side, table in tables.observations.items() if side == AGENT},
-        grids=grids,
-        masks=jnp.asarray(tables.masks, dtype=bool), goals=jnp.asarray(tables.goals),
-        starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray(counts, dtype=jnp.int32),
+        grids=grids, masks=jnp.asarray(tables.masks, dtype=bool), goals=turns.goals,
+        starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray((~goals).sum(axis=1), dtype=jnp.int32),
         levels=jnp.arange(maps, dtype=jnp.int32), explore_starts=jnp.float32(0.0))
     return layout, params
 
@@ -154,14 +128,15 @@ def check_team_settings(spec: GameSpec, controlled: str | None, opponent: Any) -
     return chosen
 
 
-class TeamRules:
-    """The half-turns, the starts and the observations of a team game on the computed path (a
-    part of the JAX views' engine, which sets the attributes annotated below)."""
+class TeamRules(rules.TeamTurns):
+    """The starts, the slip, the chasers and the observations of a team game on the computed
+    path, around the half-turns of :class:`~gridghost.batched.team.TeamTurns` (a part of the JAX
+    views' engine, which sets the attributes annotated below)."""
 
+    xp = jnp
     layout: Layout
     _grid: dict[str, Any]
     ghosts: int
-    catcher: bool
     _others: np.ndarray
     # the engine's: an int in 0..n-1 from a uniform, and the slip outcome of a move
     _below: Callable[[Any, Any], Any]
@@ -180,29 +155,15 @@ class TeamRules:
         return (jnp.where(explore, agent + m * cells, start[0]),
                 jnp.where(explore, ghosts + m * cells, start[1:]))
 
-    def _agent_lands(self, slip: Any, agent: Any, ghosts: Any, action: Any, params: EnvParams) -> tuple[Any, ...]:
-        """The agent's half-turn with slip outcome ``slip``: ``(cell, outcome, agent reward,
-        ghosts' rewards [k])``."""
-        cell = params.turns["destinations"][agent, action, slip]
-        outcome = halfturn.agent_lands(cell, ghosts, params.goals, xp=jnp)
-        return (cell, outcome, *self._credited(0, cell, ghosts, outcome, params))
-
-    def _team_lands(self, agent: Any, ghosts: Any, actions: Any, params: EnvParams) -> tuple[Any, ...]:
-        """The team's half-turn: ``(ghosts' cells [k], outcome, agent reward, ghosts' rewards [k])``."""
-        moved = halfturn.team_moves(params.turns["moves"], ghosts, actions)
-        outcome = halfturn.team_lands(agent, moved, xp=jnp)
-        return (moved, outcome, *self._credited(1, agent, moved, outcome, params))
-
-    def _credited(self, mover: int, agent: Any, ghosts: Any, outcome: Any, params: EnvParams) -> tuple[Any, Any]:
-        """The agent's reward and each ghost's of a half-turn of ``mover`` (0 the agent, 1 the team)."""
-        table = params.turns["rewards"][mover]
-        team = halfturn.credited(table[1, outcome], table[1, 0], agent, ghosts, outcome, self.catcher, xp=jnp)
-        return table[0, outcome], team.astype(jnp.float32)
+    def _landing(self, uniform: Any, params: EnvParams) -> Callable[[Any, Any], Any]:
+        """``(agent, action) -> cell``: where the agent's move lands it, with the slip outcome
+        ``uniform`` picks."""
+        return lambda agent, action: params.turns.destinations[action, self._slip(uniform, action, params), agent]
 
     def _chasers(self, agent: Any, ghosts: Any, params: EnvParams) -> Any:
         """Every ghost's chasing move, ``int[k]`` (a team of independent chasers)."""
         cells = self.layout.num_cells
-        return params.turns["chase"][agent * cells + ghosts - agent // cells * cells]
+        return params.turns.chase[agent * cells + ghosts - agent // cells * cells]
 
     def _team_observations(self, agent: Any, ghosts: Any, params: EnvParams, observers: slice = slice(None)) -> Any:
         """The ``"vector"`` of each of ``observers`` (positions in ``(agent, ghost 0, ...)``),
@@ -242,6 +203,7 @@ class TeamEngine(TeamRules):
     spec: GameSpec
     engine: BatchedGame
     default_params: EnvParams
+    _state_type: Any = TeamEnvState
     _reset_slots: dict[str, int]
     _turn_slots: dict[str, int]
     reset_draws: int
@@ -264,19 +226,12 @@ class TeamEngine(TeamRules):
         self._opponent = opponent
         return params
 
-    def _slots(self, controlled: str | None) -> None:
-        layout, k = self.layout, self.ghosts
-        names = ["level"] if layout.num_maps > 1 else []
-        if controlled != TEAM:
-            names += ["explore", "start", *(f"ghost_{i}" for i in range(k))]
-        else:
-            names += ["opening", "opening_slip"]
-        self._reset_slots = {name: i for i, name in enumerate(names)}
-        self.reset_draws = len(names)
-        opponents = {AGENT: k, TEAM: 1}.get(controlled, 0) if layout.b > 1 else 0  # type: ignore[arg-type]
-        turn = ["slip", *(f"opponent_{i}" for i in range(opponents))]
-        self._turn_slots = {name: i for i, name in enumerate(turn)}
-        self.turn_draws = len(turn)
+    def _draws(self, controlled: str | None) -> tuple[list[str], list[str]]:
+        k = self.ghosts
+        reset = ["explore", "start", *(f"ghost_{i}" for i in range(k))] if controlled != TEAM else \
+            ["opening", "opening_slip"]
+        opponents = {AGENT: k, TEAM: 1}.get(controlled, 0) if self.layout.b > 1 else 0  # type: ignore[arg-type]
+        return reset, ["slip", *(f"opponent_{i}" for i in range(opponents))]
 
     def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, Any]:
         slot = self._reset_slots
@@ -291,44 +246,22 @@ class TeamEngine(TeamRules):
                            jnp.zeros((), dtype=bool))
         return self._first_observation(env, params), env
 
-    def _check_state(self, state: Any, argument: str, batch: bool, half: int | None = None) -> tuple[int, ...]:
-        """Refuse a ``state`` this view cannot step (see the one-ghost engine's check); returns
-        its batch shape."""
-        if not isinstance(state, TeamEnvState):
-            raise TypeError(f"{argument} must be a gridghost.jax.TeamEnvState (from reset or step; ghosts="
-                            f"{self.ghosts}), got {type(state).__name__}")
-        facts = {name: _facts(getattr(state, name), f"{argument}.{name}") for name in TeamEnvState._fields}
-        shape = facts["agent"][0]
-        if batch and (len(shape) != 1 or not shape[0]):
-            raise ValueError(f"{argument} must be a batch of games, {argument}.agent of shape (N,), got shape {shape}")
-        if not batch and shape != ():
-            raise ValueError(f"{argument} must be one game's TeamEnvState, {argument}.agent a scalar, got shape "
-                             f"{shape}: step a batch with the batch_ functions or jax.vmap")
-        for name, (got, dtype, _) in facts.items():
-            want = (*shape, self.ghosts) if name == "ghosts" else shape
-            if got != want:
-                raise ValueError(f"{argument}.{name} must have shape {want} (ghosts={self.ghosts}), got {got}")
-            if dtype.kind not in ("b" if name == "ended" else "iu"):
-                raise TypeError(f"{argument}.{name} must be {'bool' if name == 'ended' else 'int'}, got dtype {dtype}")
-        values = {name: array for name, (_, _, array) in facts.items()}
-        cells = self.layout.num_maps * self.layout.num_cells
+    def _check_cells(self, values: dict[str, np.ndarray | None], argument: str) -> None:
+        """Refuse concrete cells outside this view's maps, or ghosts off their agent's map."""
+        cells, total = self.layout.num_cells, self.layout.num_maps * self.layout.num_cells
         for name in ("agent", "ghosts"):
             array = values[name]
-            if array is not None and ((array < 0) | (array >= cells)).any():
-                raise ValueError(f"{argument}.{name} must hold cells of this view in 0..{cells - 1} "
-                                 f"(map * {self.layout.num_cells} + cell), got {_span(array)}")
+            if array is not None and ((array < 0) | (array >= total)).any():
+                raise ValueError(f"{argument}.{name} must hold cells of this view in 0..{total - 1} (map * {cells} + "
+                                 f"cell), got {_span(array)}")
         agent, ghosts = values["agent"], values["ghosts"]
-        if agent is not None and ghosts is not None and (
-                ghosts // self.layout.num_cells != (agent // self.layout.num_cells)[..., None]).any():
-            raise ValueError(f"{argument}.ghosts must lie on the agent's map (map * {self.layout.num_cells} + cell)")
-        if values["steps"] is not None and (values["steps"] < 0).any():
-            raise ValueError(f"{argument}.steps must be >= 0, got {_span(values['steps'])}")
-        self._check_turn(argument, values["to_move"], values["ended"], half)
-        return shape
+        if agent is not None and ghosts is not None and (ghosts // cells != (agent // cells)[..., None]).any():
+            raise ValueError(f"{argument}.ghosts must lie on the agent's map (map * {cells} + cell)")
 
-    def _check_team(self, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
-        """Refuse the team's ``actions`` unless they are ints of ``shape + (k,)`` in 0..3."""
-        _check_moves(actions, argument, (*shape, self.ghosts))
+    def _check_side(self, side: str, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
+        """Refuse ``side``'s ``actions`` unless they are ints in 0..3 of ``shape`` (the team's:
+        ``shape + (k,)``)."""
+        _check_moves(actions, argument, (*shape, self.ghosts) if side == TEAM else shape)
 
     def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
         """Per side, the moves that change its cells: the agent's ``bool[4]``, the team's ``bool[k, 4]``."""
@@ -388,29 +321,17 @@ class TeamBothSides(TeamEngine):
         seen = self._team_observations(state.agent, state.ghosts, params)
         return {AGENT: seen[0], TEAM: seen[1:]}
 
-    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        if half is not None:
-            (_check_moves if half == 0 else self._check_team)(actions, "actions" if shape else "action", shape)
-            return
-        if not isinstance(actions, Mapping) or set(actions) != set(self.agents):
-            raise ValueError(f"actions must be a dict with the keys {list(self.agents)}: the agent's action and the "
-                             f"team's {self.ghosts} (the side not to move is ignored), got {actions!r}")
-        _check_moves(actions[AGENT], "actions['agent']", shape)
-        self._check_team(actions[TEAM], "actions['ghosts']", shape)
-
     def _agent_half(self, uniform: Any, state: Any, action: Any, params: EnvParams) -> tuple[Any, ...]:
-        cell, outcome, agent_reward, team_rewards = self._agent_lands(
-            self._slip(uniform, action, params), state.agent, state.ghosts, action, params)
+        cell = self._landing(uniform, params)(state.agent, action)
+        outcome, agent_reward, team_rewards = self._agent_lands(params.turns, cell, state.ghosts)
         terminated = outcome != 0
         env = TeamEnvState(cell, state.ghosts, state.steps, jnp.int32(episode.next_mover(episode.AGENT_TO_MOVE)),
                            terminated)
         return env, {AGENT: agent_reward, TEAM: team_rewards}, terminated, jnp.zeros((), dtype=bool)
 
     def _ghost_half(self, state: Any, actions: Any, params: EnvParams) -> tuple[Any, ...]:
-        moved, outcome, agent_reward, team_rewards = self._team_lands(state.agent, state.ghosts, actions, params)
-        # a game that ended in the agent's half stays, and pays nothing
-        ghosts, (agent_reward, team_rewards), terminated = episode.ghost_half_after_end(
-            state.ended, state.ghosts, moved, (agent_reward, team_rewards), outcome != 0, xp=jnp)
+        ghosts, agent_reward, team_rewards, terminated = self._team_half(params.turns, state.agent, state.ghosts,
+                                                                         actions, state.ended)
         to_move = episode.next_mover(episode.GHOST_TO_MOVE)
         steps = episode.count_cycles(state.steps, to_move)
         env = TeamEnvState(state.agent, ghosts, steps, jnp.int32(to_move), jnp.zeros((), dtype=bool))
@@ -439,33 +360,19 @@ class TeamOneSide(TeamEngine):
             return self._team_observations(env.agent, env.ghosts, params, slice(0, 1))[0]
         return self._team_observations(env.agent, env.ghosts, params, slice(1, None))
 
-    def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
-        argument = "actions" if shape else "action"
-        (_check_moves if self.controlled == AGENT else self._check_team)(actions, argument, shape)
-
     def _turn(self, uniforms: Any, state: Any, action: Any, params: EnvParams) -> tuple[Any, ...]:
         slot = self._turn_slots
         random = [uniforms[slot[name]] for name in slot if name.startswith("opponent")]
+        landing = self._landing(uniforms[slot["slip"]], params)
         if self.controlled == AGENT:
-            slip = self._slip(uniforms[slot["slip"]], action, params)
-            first = self._agent_lands(slip, state.agent, state.ghosts, action, params)
-            agent = first[0]
-            answer = self._chasers(agent, state.ghosts, params) if not random else \
-                self._below(jnp.stack(random), NUM_ACTIONS)
-            second = self._team_lands(agent, state.ghosts, answer, params)
-            ghosts = jnp.where(first[1] != 0, state.ghosts, second[0])
+            agent, ghosts, reward, terminated = self._agent_turn(
+                params.turns, state.agent, state.ghosts, action, landing,
+                lambda landed: self._chasers(landed, state.ghosts, params) if not random else
+                self._below(jnp.stack(random), NUM_ACTIONS))
         else:
-            first = self._team_lands(state.agent, state.ghosts, action, params)
-            ghosts = first[0]
-            answer = self._below(random[0], NUM_ACTIONS)
-            second = self._agent_lands(self._slip(uniforms[slot["slip"]], answer, params), state.agent, ghosts,
-                                       answer, params)
-            agent = jnp.where(first[1] != 0, state.agent, second[0])
-        ended = first[1] != 0
-        terminated = ended | (second[1] != 0)
-        learner = 2 if self.controlled == AGENT else 3  # the agent's reward, or the team's [k]
-        reward = first[learner] + jnp.where(ended, 0.0, second[learner])
-        if self.controlled != AGENT:
+            agent, ghosts, reward, terminated = self._team_turn(
+                params.turns, state.agent, state.ghosts, action, landing,
+                lambda moved: self._below(random[0], NUM_ACTIONS))
             reward = episode.with_opening_reward(reward.mean(), state.steps, params.opening_reward, xp=jnp)
         steps = episode.count_cycles(state.steps, episode.AGENT_TO_MOVE)
         env = TeamEnvState(agent, ghosts, steps, jnp.int32(0), jnp.zeros((), dtype=bool))

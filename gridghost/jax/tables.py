@@ -59,7 +59,8 @@ class EnvParams(NamedTuple):
 
     Attributes:
         turns: the folded turn tables by name (see :class:`gridghost.batched.EngineTables`),
-            ``int32`` states, ``float32`` rewards, ``int8`` outcomes, ``bool`` ends.
+            ``int32`` states, ``float32`` rewards, ``int8`` outcomes, ``bool`` ends; a team's
+            view: its :class:`~gridghost.batched.team.TeamTables`.
         bounds: ``float32[4, k - 1]``, the slip's running probabilities per action.
         start: ``int32[maps]``, each map's first state.
         opening: ``int32[...]``, a learning ghost's states after the opening move (else empty).
@@ -76,7 +77,7 @@ class EnvParams(NamedTuple):
             ``starts`` instead of the map's (0 by default; both sides learning or the agent alone).
     """
 
-    turns: dict[str, Any]
+    turns: Any
     bounds: Any
     start: Any
     opening: Any

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
@@ -51,30 +52,36 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = Fals
 _BLOCK = 2**18
 
 
-# -- the team's move, one ghost at a time ----------------------------------------------------------------
+# -- a deciding team's turn, dense over multisets ----------------------------------------------------
 class TeamStages:
-    """A deciding team's move as ``k`` moves of one ghost each, over multisets of ghost cells.
+    """A full turn of a team stored by multisets, with the team deciding, held dense over every
+    agent cell and multiset of ghost cells (``[cells, placements]``).
 
-    The ghosts move at once from the same state and the value after the move is a function of
-    their cells as a multiset, so the team's best joint move is ``k`` nested bests, one ghost
-    each: stage ``u`` holds, per agent cell, the values with ``u`` ghosts still to move (a
-    multiset) and ``k - u`` moved (another), and moving the last still-to-move ghost of each
-    state reads stage ``u - 1``. Stage 0 is the value after the whole move, stage ``k`` the
-    value before it; no table has ``4 ** k`` joint moves.
+    The team's move is ``k`` moves of one ghost each: the ghosts move at once from the same state
+    and the value after the move is a function of their cells as a multiset, so the team's best
+    joint move is ``k`` nested bests, one ghost each. Stage ``u`` holds, per agent cell, the values
+    with ``u`` ghosts still to move (a multiset) and ``k - u`` moved (another), and moving the last
+    still-to-move ghost of each state reads stage ``u - 1``. Stage 0 is the value after the whole
+    move, stage ``k`` the value before it; no table has ``4 ** k`` joint moves. The agent's move
+    does not change the multiset: it reads whole rows of stage ``k``, by the agent's next cell per
+    action and slip outcome (the kernel's :attr:`~gridghost.core.game.Game.outcomes`). Where a
+    half-turn ends is :mod:`gridghost.core.halfturn`'s rule, asked once per agent cell and multiset.
 
     Args:
         model: a team's :class:`~gridghost.planning.model.TurnModel` stored by multisets.
+        side: whose rewards are summed.
     """
 
-    def __init__(self, model: TurnModel) -> None:
+    def __init__(self, model: TurnModel, side: Side) -> None:
         game, k, cells = model.game, model.ghosts, model.game.num_cells
         combos = [np.array(list(itertools.combinations_with_replacement(range(cells), j)), dtype=np.int64)
-                  .reshape(math.comb(cells + j - 1, j), j) for j in range(k + 1)]
+                  .reshape(math.comb(cells + j - 1, j), j) for j in range(k)] + [model.multisets]
         ranks = []
-        for j, combo in enumerate(combos):
+        for j, combo in enumerate(combos[:k]):
             rank = np.zeros(cells**j, dtype=np.int64)
             rank[(combo * cells ** np.arange(j - 1, -1, -1)).sum(axis=1)] = np.arange(len(combo))
             ranks.append(rank)
+        ranks.append(model.rank)
         #: per stage ``u >= 1`` and action, where moving the ghost lands in stage ``u - 1``
         self.moves: list[np.ndarray] = []
         for u in range(1, k + 1):
@@ -87,29 +94,57 @@ class TeamStages:
                 code = (after * cells ** np.arange(k - u, -1, -1)).sum(axis=2)
                 table[action] = (rest[:, None] * len(combos[k - u + 1]) + ranks[k - u + 1][code]).ravel()
             self.moves.append(table)
-        self.model = model
+        agents, multisets = np.arange(cells)[:, None], combos[k][None]
+        self.caught = halfturn.team_lands(agents, multisets) == Outcome.CAUGHT  # [cells, placements]
+        landing = halfturn.agent_lands(agents, multisets, game.goals)
+        #: each live state's place (agent to move, in the model's order), and each place's live state
+        self.live, self.index = np.flatnonzero(landing == Outcome.ONGOING), model.index
+        team = [game.rewards(Side.GHOST, outcome)[side] for outcome in Outcome]
+        self.rewards = team[Outcome.ONGOING], team[Outcome.CAUGHT]
+        reward = [game.rewards(Side.AGENT, outcome)[side] for outcome in Outcome]
+        self.landed = reward[Outcome.ONGOING]
+        self.ends = [(reward[outcome], landing == outcome) for outcome in Outcome if outcome != Outcome.ONGOING]
+        self.outcomes = game.outcomes
         placements = len(combos[k])
-        self.caught = (combos[k][None, :, :] == np.arange(cells)[:, None, None]).any(axis=2)  # [cells, placements]
-        #: each live state's place in stage ``k``
-        self.live = model.agents * placements + ranks[k][(model.ghost_cells * cells ** np.arange(k - 1, -1, -1))
-                                                         .sum(axis=1)]
         sizes = [cells * size for size in [placements] + [table.shape[1] for table in self.moves]]
-        # stage u is written in buffer u % 2, read from the other
-        buffers = [np.empty(max(sizes[parity::2])) for parity in (0, 1)]
+        # stage u is written in buffer u % 2, read from the other; the agent's move uses the
+        # buffer stage k is not in for two [cells, placements] scratch arrays
+        lengths = [max(sizes[parity::2]) for parity in (0, 1)]
+        lengths[1 - k % 2] = max(lengths[1 - k % 2], 2 * sizes[0])
+        buffers = [np.empty(length) for length in lengths]
         self.stages = [buffers[u % 2][:size].reshape(cells, -1) for u, size in enumerate(sizes)]
+        self.scratch = buffers[1 - k % 2][: 2 * sizes[0]].reshape(2, cells, -1)
         widths = [stage.shape[1] for stage in self.stages]
         self.rows = min(cells, max(1, _BLOCK // max(widths)))  # agent cells per block of a stage's move
         self.spare = np.empty(self.rows * max(widths))
 
-    def backup(self, values: np.ndarray, gamma: float, rewards: tuple[float, float], rule: str) -> np.ndarray:
-        """The team's best value per live state (ghosts to move, ``[num_live]``): after each joint
-        move, its reward (``rewards``: the half-turn's when it goes on, and when it catches) and
-        ``gamma`` times ``values`` (agent to move, the sink last and 0); ``rule`` ``"min"`` or ``"max"``."""
+    def turn(self, values: np.ndarray, gamma: float, rule: str, out: np.ndarray) -> None:
+        """One sweep's full turns: per agent action and live state, into ``out`` (``[4,
+        num_live]``), the expected reward of the agent's move and of the team's best answer (by
+        ``rule``, ``"min"`` or ``"max"``), plus ``gamma`` times ``values`` after it (agent to move,
+        ``[num_live + 1]``, the sink last and 0)."""
+        self._team(values, gamma, rule)
+        landed = self.stages[-1]  # the value of the agent's move ending on each cell, per multiset
+        landed += self.landed
+        for reward, where in self.ends:
+            np.copyto(landed, reward, where=where)
+        q, rows = self.scratch
+        for action, (probabilities, destinations) in enumerate(self.outcomes):
+            for i, (probability, cells) in enumerate(zip(probabilities.tolist(), destinations, strict=True)):
+                into = rows if i else q
+                landed.take(cells, axis=0, out=into, mode="clip")
+                into *= probability
+                if i:
+                    q += rows
+            q.reshape(-1).take(self.live, out=out[action], mode="clip")
+
+    def _team(self, values: np.ndarray, gamma: float, rule: str) -> None:
+        """The team's best move, stage by stage, into the last stage (ghosts to move)."""
         best = np.minimum if rule == _MINIMISE else np.maximum
-        after = values.take(self.model.index, out=self.stages[0].reshape(-1), mode="clip")
+        after = values.take(self.index, out=self.stages[0].reshape(-1), mode="clip")
         after *= gamma
-        after += rewards[0]
-        np.copyto(self.stages[0], rewards[1], where=self.caught)
+        after += self.rewards[0]
+        np.copyto(self.stages[0], self.rewards[1], where=self.caught)
         for table, before, out in zip(self.moves, self.stages[:-1], self.stages[1:], strict=True):
             before.take(table[0], axis=1, out=out, mode="clip")
             for start in range(0, len(out), self.rows):
@@ -118,7 +153,6 @@ class TeamStages:
                 for action in range(1, NUM_ACTIONS):
                     best(block, before[start:start + self.rows].take(table[action], axis=1, out=spare, mode="clip"),
                          out=block)
-        return self.stages[-1].reshape(-1).take(self.live)
 
 
 # -- value iteration -------------------------------------------------------------------------------
@@ -128,11 +162,11 @@ class TeamStages:
 Rule = Any
 
 
-def _reduce(q: np.ndarray, rule: Rule) -> np.ndarray:
-    """``q`` (``[4, num_live]``) reduced over actions by ``rule``."""
+def _reduce(q: np.ndarray, rule: Rule, out: np.ndarray | None = None) -> np.ndarray:
+    """``q`` (``[4, num_live]``) reduced over actions by ``rule`` (into ``out`` if given)."""
     if isinstance(rule, str):
-        return np.maximum.reduce(q) if rule == _MAXIMISE else np.minimum.reduce(q)
-    return np.einsum("al,al->l", q, rule)
+        return (np.maximum if rule == _MAXIMISE else np.minimum).reduce(q, out=out)
+    return np.einsum("al,al->l", q, rule, out=out)
 
 
 def greedy(q: np.ndarray, rule: str = _MAXIMISE) -> np.ndarray:
@@ -171,7 +205,7 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
 
 
 def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
-             horizon: int | None, progress_bar: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+             horizon: int | None, progress_bar: bool = False) -> tuple[np.ndarray, np.ndarray, Any, int, float]:
     """Value iteration over full turns: from zero with a horizon (the values of a game of that
     many turns), else from the value of a game that never ends.
 
@@ -186,7 +220,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     Returns:
         ``(values, agent_q, ghost_q, sweeps, residual)``: the agent-to-move values (``[num_live
         + 1]``, the sink last), the agent's action values ``[4, num_live]`` and the ghost's, with the
-        ghost to move, from the last sweep (their best is the values).
+        ghost to move, from the last sweep (their best is the values; for a team moved one ghost at
+        a time, a :class:`_LaterQ` that computes them when called).
 
     Raises:
         ValueError: ``gamma=1`` without a horizon where the game may never end.
@@ -195,23 +230,21 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     if horizon is None and gamma >= 1.0:
         _check_ends(model, agent, ghost)
     sink = model.num_live
-    values = np.zeros(sink + 1)
+    values, read = np.zeros(sink + 1), np.zeros(sink + 1)  # this sweep's values and the last one's
     if horizon is None and gamma < 1.0:
         # Every turn that does not end the game pays the same reward c, so a game that never
         # ends is worth c / (1 - gamma): starting there, states that never end are exact from the
         # first sweep, and the sweeps needed depend on how fast games end, not on gamma alone.
         values[:sink] = model.continuing_reward(side) / (1.0 - gamma)
-    between = np.zeros(sink + 1)  # values with the ghost to move
-    agent_expected = model.agent_expected[side]
-    agent_q = np.zeros((NUM_ACTIONS, sink))
-    stages = TeamStages(model) if model.symmetric and isinstance(ghost, str) else None
+    stages = TeamStages(model, side) if model.symmetric and isinstance(ghost, str) else None
+    agent_q = np.empty((NUM_ACTIONS, sink))
+    change = np.empty(sink)
     if stages is None:
-        ghost_reward, ghost_next = model.ghost_reward[side], model.ghost_next
+        between = np.zeros(sink + 1)  # values with the ghost to move
+        agent_expected, ghost_reward = model.agent_expected[side], model.ghost_reward[side]
+        ghost_next = model.ghost_next
         taken = np.empty(ghost_next.shape)
-    else:
-        rewards = tuple(model.game.rewards(Side.GHOST, outcome)[side] for outcome in (Outcome.ONGOING, Outcome.CAUGHT))
-        read = np.empty_like(values)  # the values the last sweep read
-    ghost_q: Any = np.zeros((NUM_ACTIONS, sink))
+    ghost_q: Any = None
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
@@ -221,27 +254,24 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 ghost_q = values.take(ghost_next, out=taken, mode="clip")  # type: ignore[call-overload]
                 ghost_q *= gamma
                 ghost_q += ghost_reward
-                between[:sink] = _reduce(ghost_q, ghost)
+                _reduce(ghost_q, ghost, out=between[:sink])
+                model.agent_backup(between, out=agent_q)
+                agent_q += agent_expected
             else:
-                between[:sink] = stages.backup(values, gamma, rewards, ghost)  # type: ignore[arg-type]
-            agent_q = model.agent_backup(between)
-            agent_q += agent_expected
-            new = _reduce(agent_q, agent)
-            residual = float(np.abs(new - values[:sink]).max()) if sink else 0.0
-            if stages is not None and (sweep == sweeps or (horizon is None and residual <= tol)):
-                np.copyto(read, values)
-                ghost_q = _LaterQ(model, read, side, gamma)
-            values[:sink] = new
+                stages.turn(values, gamma, ghost, out=agent_q)  # type: ignore[arg-type]
+            values, read = read, values
+            _reduce(agent_q, agent, out=values[:sink])
+            residual = float(np.abs(np.subtract(values[:sink], read[:sink], out=change), out=change).max(initial=0.0))
             if progress_bar:
                 bar.count(residual)
-            if horizon is None and residual <= tol:
-                return values, agent_q, ghost_q, sweep, residual
-    if horizon is None:
+            if sweep == sweeps or (horizon is None and residual <= tol):
+                break
+    if horizon is None and residual > tol:
         raise RuntimeError(
             f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "
             "raise tol or lower gamma"
         )
-    return values, agent_q, ghost_q, sweeps, residual
+    return values, agent_q, ghost_q if stages is None else _LaterQ(model, read, side, gamma), sweep, residual
 
 
 class _LaterQ:

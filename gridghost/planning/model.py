@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.core import halfturn
 from gridghost.core.checks import check_cell, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -81,19 +82,20 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
     half-turns (21 bytes per action and slip outcome, and their expected rewards) and 72 bytes per
     joint action of the ghosts (the model's next state, outcome and both sides' rewards; a sweep's
     temporaries; a policy and the outcome tables). Without (a team that decides, one ghost at a
-    time: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its cells, the agent's
-    half-turns (5 bytes per action and slip outcome) and a sweep's values, and the stages' values
-    per agent cell (within a few percent of the peak either way). Then the index of every state."""
+    time, held dense: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its place,
+    the agent's action values and three arrays of values; per agent cell and multiset, the rules'
+    masks; the stages' values and their moves' tables. Then the index of every state."""
     live = live_count(cells, goals, ghosts, symmetric)
     if joint:
         total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
     else:
         stages = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u)
                   for u in range(ghosts + 1)]
+        lengths = [max(stages[0::2]), max(stages[1::2])]
+        lengths[1 - ghosts % 2] = max(lengths[1 - ghosts % 2], 2 * stages[0])  # the agent's move's scratch
         spare = max(stages) * min(cells, max(1, 2**18 // max(stages)))
-        buffers = cells * (max(stages[::2]) + max(stages[1::2])) + spare
-        total = (live * (8 * ghosts + NUM_ACTIONS * 5 * slip_outcomes + 200) + 8 * buffers + cells * stages[0]
-                 + 32 * sum(stages) + 2**20)
+        total = (live * (8 + 8 * NUM_ACTIONS + 3 * 8) + 8 * (cells * sum(lengths) + spare) + 4 * cells * stages[0]
+                 + 32 * sum(stages[1:]) + 2**20) * 33 // 32  # 3% for what the count leaves out
     if symmetric:
         return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
     return total + 8 * cells ** (ghosts + 1)
@@ -123,6 +125,10 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True)
     return needed
 
 
+#: The ghosts' joint moves' tables, in the order :meth:`TurnModel._ghosts_half` makes them.
+_JOINT = ("ghost_next", "ghost_outcome", "ghost_reward")
+
+
 # -- the model -----------------------------------------------------------------------------------
 class TurnModel:
     """The game as sparse arrays over its live states, built from the kernel's transitions.
@@ -146,7 +152,12 @@ class TurnModel:
         states: ``int64[num_live]``, the live states' codes, ascending.
         agents, ghost_cells: ``int64[num_live]`` and ``int64[num_live, k]``, their cells.
         index: ``int64[cells ** (k + 1)]``, each code's live index, or ``num_live`` when it is
-            over (with ``symmetric``, only sorted codes are indexed: read through :meth:`lookup`).
+            over; with ``symmetric``, ``int64[cells * placements]`` by agent cell and multiset
+            (read through :meth:`lookup`), the multisets ranked by ``rank`` (``int64[cells ** k]``,
+            by the code of the sorted ghost cells). With ``symmetric`` the live states' arrays, the
+            agent's half-turns and the ghosts' joint moves below are made when first read.
+        multisets: the ghosts' ``placements`` placements, ``int64[placements, k]`` (sorted
+            multisets with ``symmetric``, else every tuple).
         agent_prob: ``float64[4, m]``: per agent action, the probability of each of the slip
             model's ``m`` outcomes (the same in every state; padding has probability 0).
         agent_next, agent_outcome: ``[4, m, num_live]``: per action, outcome and live state, the
@@ -179,70 +190,58 @@ class TurnModel:
                 f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
                 f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
             )
-        self.bytes = check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
+        check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
         self.max_bytes = max_bytes
-        self.agents, self.ghost_cells, rows = self._live_states()
-        self.states = self.code(self.agents, self.ghost_cells)
-        self.num_live = num_live = len(self.states)
-        if self.symmetric:  # per agent cell and multiset of ghost cells (by rank)
-            self.placements = math.comb(cells + k - 1, k)
+        self.agent_prob = np.zeros((NUM_ACTIONS, max(len(probabilities) for probabilities, _ in game.outcomes)))
+        for action, (probabilities, _) in enumerate(game.outcomes):
+            self.agent_prob[action, : len(probabilities)] = probabilities
+        self.multisets, live = self._placements()
+        self.placements, self.num_live = len(self.multisets), int(np.count_nonzero(live))
+        self.index = np.full(live.size, self.num_live, dtype=np.int64)
+        self.index[live.ravel()] = np.arange(self.num_live)
+        if self.symmetric:
             self.rank = np.zeros(cells**k, dtype=np.int64)
-            self.rank[self.code(0, np.array(list(itertools.combinations_with_replacement(range(cells), k))))] = (
-                np.arange(self.placements))
-            self.index = np.full(cells * self.placements, num_live, dtype=np.int64)
-            self.index[self.agents * self.placements + rows] = np.arange(num_live)
+            self.rank[self.code(0, self.multisets)] = np.arange(self.placements)
         else:
-            self.index = np.full(cells ** (k + 1), num_live, dtype=np.int64)
-            self.index[self.states] = np.arange(num_live)
-        self._agent_half()
-        # a deciding team moves one ghost at a time: its joint moves are built when first read
+            self._agent_half()
         self._joint_tables = None if self.symmetric else self._ghosts_half()
         self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    @property
-    def ghost_next(self) -> np.ndarray:
-        """Per joint action and live state, the state the ghosts' move reaches (see the class)."""
-        return self._joint()[0]
-
-    @property
-    def ghost_outcome(self) -> np.ndarray:
-        """Per joint action and live state, how the ghosts' move ended (see the class)."""
-        return self._joint()[1]
-
-    @property
-    def ghost_reward(self) -> dict[Side, np.ndarray]:
-        """Each side's reward per joint action and live state (see the class)."""
-        return self._joint()[2]
-
-    def _joint(self) -> tuple[np.ndarray, np.ndarray, dict[Side, np.ndarray]]:
-        # A team stored by multisets builds its joint moves when a solve first reads them.
-        if self._joint_tables is None:
+    def __getattr__(self, name: str) -> Any:
+        # what the class says is made when first read (a deciding team's sweeps read none of it)
+        if name in ("agents", "ghost_cells", "states"):
+            agents, rows = np.nonzero(self.index.reshape(self.game.num_cells, -1) < self.num_live)
+            self.agents, self.ghost_cells = agents, self.multisets[rows]
+            self.states = self.code(agents, self.ghost_cells)
+        elif name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
             check_budget(self.game, self.symmetric, self.max_bytes)
-            self._joint_tables = self._ghosts_half()
-        return self._joint_tables
+            self._agent_half()
+        elif name in _JOINT:
+            if self._joint_tables is None:
+                check_budget(self.game, self.symmetric, self.max_bytes)
+                self._joint_tables = self._ghosts_half()
+            return self._joint_tables[_JOINT.index(name)]
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self.__dict__[name]
 
-    def _live_states(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The live states' agent cells, ghost cells and rows of the placements, in ascending code order."""
+    def _placements(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ghosts' placements, ``int64[n, k]`` in ascending code order (sorted multisets with
+        ``symmetric``, else every tuple), and whether the game goes on with the agent on each cell
+        and the ghosts on each placement, ``bool[cells, n]``."""
         cells, k = self.game.num_cells, self.ghosts
         if self.symmetric:
             placements = np.array(list(itertools.combinations_with_replacement(range(cells), k)), dtype=np.int64)
         else:
             placements = np.indices((cells,) * k).reshape(k, -1).T.astype(np.int64)
-        agent = np.arange(cells)
-        over = (placements[None, :, :] == agent[:, None, None]).any(axis=2)
-        over |= np.asarray(self.game.goals, dtype=bool)[:, None]
-        agents, rows = np.nonzero(~over)
-        return agents.astype(np.int64), placements[rows], rows
+        landing = halfturn.agent_lands(np.arange(cells)[:, None], placements[None], self.game.goals)
+        return placements, landing == Outcome.ONGOING
 
     def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
         live states ``part``."""
-        # a one-ghost game takes ghost cells without the team's axis, and one action for its ghost
-        team = self.ghosts > 1
-        ghosts = self.ghost_cells[part] if team else self.ghost_cells[part, 0]
-        if side == Side.GHOST and team:
-            return self.game.transitions(side, joint_actions(action, self.ghosts), self.agents[part], ghosts)
-        return self.game.transitions(side, action, self.agents[part], ghosts)
+        actions = joint_actions(action, self.ghosts) if side == Side.GHOST else action
+        return self.game.transitions(side, actions, self.agents[part], self.ghost_cells[part])
 
     def _parts(self) -> list[slice]:
         """The live states in slices of at most :data:`_PART` (what the model is built by, so
@@ -254,8 +253,7 @@ class TurnModel:
         # from slices of the live states; each side's expected reward per action (constant through
         # the iterations) is kept, the agent's made now, the ghosts' (and the rewards per outcome)
         # asked of the kernel again when first read.
-        width = max(len(probabilities) for probabilities, _ in self.game.outcomes)
-        self.agent_prob = np.zeros((NUM_ACTIONS, width))
+        width = self.agent_prob.shape[1]
         shape = (NUM_ACTIONS, width, self.num_live)
         self.agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
         self.agent_outcome = np.zeros(shape, dtype=np.int8)
@@ -268,7 +266,6 @@ class TurnModel:
             for action in range(NUM_ACTIONS):
                 half = self._transitions(Side.AGENT, action, part)
                 m = len(half.probabilities)
-                self.agent_prob[action, :m] = half.probabilities
                 self.agent_next[action, :m, part] = self._next(half).T
                 self.agent_outcome[action, :m, part] = half.outcomes.T
                 rewards[action, :m] = half.agent_rewards.T
@@ -301,17 +298,22 @@ class TurnModel:
         return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome[side][ghost_outcome])
 
     def cache_reserve(self) -> int:
-        """The bytes the rewards spread on demand may add (a cache counts them when it takes the
-        model in): both sides' ``float64[joints, num_live]``, less those already spread."""
-        if self._joint_tables is None:
-            return 8 * self.joints * self.num_live * 10
-        return 8 * self.joints * self.num_live * (2 - len(self.ghost_reward))
+        """The bytes the arrays made on demand may add (a cache counts them when it takes the
+        model in): the joint moves' tables and both sides' rewards ``float64[joints, num_live]``,
+        less those already made; with ``symmetric``, the live states' arrays and the agent's
+        half-turns until they are made."""
+        later = 0 if "agents" in self.__dict__ else 8 * (self.ghosts + 2)
+        if "agent_next" not in self.__dict__:
+            later += NUM_ACTIONS * (21 * self.agent_prob.shape[1] + 16)
+        joint = 10 if self._joint_tables is None else 2 - len(self.ghost_reward)
+        return self.num_live * (later + 8 * self.joints * joint)
 
-    def agent_backup(self, between: np.ndarray) -> np.ndarray:
-        """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]``, the
-        expected value after the agent's half-turn of values ``between`` (``[num_live + 1]``,
-        ghosts to move, the sink last and 0)."""
-        out = np.zeros((NUM_ACTIONS, self.num_live))
+    def agent_backup(self, between: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]`` (into
+        ``out`` if given), the expected value after the agent's half-turn of values ``between``
+        (``[num_live + 1]``, ghosts to move, the sink last and 0)."""
+        out = np.zeros((NUM_ACTIONS, self.num_live)) if out is None else out
+        out.fill(0.0)
         for action in range(NUM_ACTIONS):
             for k, probability in enumerate(self.agent_prob[action].tolist()):
                 if probability > 0.0:
@@ -341,8 +343,7 @@ class TurnModel:
 
     def _next(self, half: Any) -> np.ndarray:
         """The live index each outcome of ``half`` leads to, the sink where the game ends."""
-        ghosts = half.ghosts if half.ghosts.ndim > half.agents.ndim else half.ghosts[..., None]
-        return np.where(half.outcomes == Outcome.ONGOING, self.lookup(half.agents, ghosts), self.num_live)
+        return np.where(half.outcomes == Outcome.ONGOING, self.lookup(half.agents, half.ghosts), self.num_live)
 
     # -- positions and tables ----------------------------------------------------------------------
     def ghost_indices(self, ghost_pos: Any) -> list[int]:
@@ -409,12 +410,8 @@ class TurnModel:
         ``[rows, cols, (rows, cols) * k, ...]``, with ``fill`` where the game is over."""
         rows, cols = self.game.layout.shape
         shape = (rows, cols) * (self.ghosts + 1) + values.shape[1:]
-        if self.symmetric:
-            padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
-            return padded[self._map()[0]].reshape(shape)
-        full = np.full((self.game.num_cells ** (self.ghosts + 1), *values.shape[1:]), fill, dtype=values.dtype)
-        full[self.states] = values
-        return full.reshape(shape)
+        padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
+        return padded[self._map()[0] if self.symmetric else self.index].reshape(shape)
 
     def expand_joint(self, joints: np.ndarray) -> np.ndarray:
         """Per-live-state joint actions of the ghosts (``int[num_live]``) spread over every state as

@@ -100,16 +100,7 @@ class MinimaxGhost(_MinimaxPlayer):
     (:func:`~gridghost.planning.solve.solve_game`): it minimises the agent's return against an
     agent that plays perfectly. It reads the true state, which the chasing ghost's observation
     holds too (the agent's offset), but the ghost's observation does not (its own position).
-
-    Args:
-        layout, slip, rewards, gamma, tol: as :func:`~gridghost.planning.solve.solve_game` (a
-            planner plays the unending game's stationary policy, so there is no horizon).
-
-    Attributes:
-        solution: the :class:`~gridghost.planning.solve.GameSolution`.
-
-    Raises:
-        TypeError, ValueError, RuntimeError: as :func:`~gridghost.planning.solve.solve_game`.
+    Its arguments, attributes and errors are :class:`MinimaxAgent`'s.
     """
 
     _side = Side.GHOST

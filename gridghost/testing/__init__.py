@@ -23,33 +23,24 @@ raises an ``AssertionError`` whose message starts with the contract that failed:
   observations, the random stream);
 - ``kernel``: the view plays the kernel's game (:class:`gridghost.core.game.Game`): the views
   that follow the RNG contract (AEC, parallel, Gymnasium) equal the kernel's replay of the same
-  actions and draws from the same seed; the batched and JAX engines, which draw their own
-  uniforms, make only moves the kernel gives a positive probability, with its rewards and ends;
-  a termination exactly when the kernel's game ends, a truncation (AEC and parallel views)
-  exactly when it goes on after ``max_cycles`` cycles (a parallel step is a half-turn; a view of
-  the ghosts alone plays a cycle per step);
-- ``observations``: every observation a view hands out is the encoder of the view's settings
-  (built from its ``config`` as the views build theirs) applied to the kernel's state, replayed
-  from the same seed and actions, leaf by leaf and exactly: every observer (the agent and every
-  ghost ``ghost_0..ghost_{k-1}``; ``last()`` and ``observe(name)`` of the AEC env, every agent
-  of the parallel env), the Gymnasium learner's (a learning team's: every ghost's own, stacked in
-  ghost order), each game's row of the vector, batched and JAX views; a belief map is the
-  replay's own filter's, seeded from the reset seed as the RNG contract says (where the sensors
-  all draw from the game's generator; else, and for the batched engines' own filters, it is
-  held to a probability map); a same-step view's final observations are those of a
-  state the kernel can end that turn in. No observation changes once handed out (one buffer
-  written again at every call fails); the batched engine's documented buffers are compared
-  before its next call.
+  actions and draws from the same seed (:class:`~gridghost.testing.common.KernelReplay`); the
+  batched and JAX engines, which draw their own uniforms, make only moves the kernel gives a
+  positive probability, with its rewards and ends; a termination exactly when the kernel's game
+  ends, a truncation (AEC and parallel views) exactly when it goes on after ``max_cycles``
+  cycles (a parallel step is a half-turn; a view of the ghosts alone plays a cycle per step);
+- ``observations``: every observation a view hands out, by every observer it has (the agent
+  and every ghost ``ghost_0..ghost_{k-1}``; a learning team's stacked in ghost order; each
+  game's row of the vector, batched and JAX views), is the encoder of the view's settings
+  applied to the kernel's replayed state, leaf by leaf and exactly (a belief map as
+  :mod:`gridghost.testing.observing` says), and no observation changes once handed out.
 
-A view that makes the game raise its own exception during a check (a wrapper that hides a
-truncation makes the env refuse the next action) fails that check's contract all the same: an
-``AssertionError`` naming it, the view's exception chained (``__cause__``); so does a
-``make_env`` that raises, the message saying that building the view raised. The caller's own
-mistakes are not the view's: a bad argument to a check or a ``*_conformance`` function
-(``make_env`` not callable; ``seed`` or ``after`` not an ``int >= 0``; ``episodes``, ``steps``
-or ``turns`` not an ``int >= 1``; an argument it does not take) raises a plain ``TypeError`` or
-``ValueError`` naming it, before any view is built. A check that needs an
-episode that goes on (pickling or refusing mid-episode) takes the first of
+A view that makes the game raise its own exception during a check, or a ``make_env`` that
+raises, fails that check's contract all the same (:func:`~gridghost.testing.common.contract`).
+The caller's own mistakes are not the view's: a bad argument to a check or a
+``*_conformance`` function (``make_env`` not callable; ``seed`` or ``after`` not an
+``int >= 0``; ``episodes``, ``steps`` or ``turns`` not an ``int >= 1``; an argument it does not
+take) raises a plain ``TypeError`` or ``ValueError`` naming it, before any view is built. A
+check that needs an episode that goes on (pickling or refusing mid-episode) takes the first of
 :data:`~gridghost.testing.common.SEED_TRIES` seeds from its ``seed`` whose episode lasts, and
 fails naming its contract when none does.
 

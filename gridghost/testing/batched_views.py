@@ -4,8 +4,8 @@ half-turns), in either auto-reset mode; with a team (``ghosts >= 2``) the ghosts
 ``"ghosts"`` (``int[N, k]`` actions, rows and rewards per ghost) and its learner
 ``controlled="ghosts"``.
 
-Each check takes ``make_game``, a function of no arguments that returns a fresh engine, and raises
-an ``AssertionError`` naming the contract that failed; :func:`batched_conformance` runs them all.
+Each check takes ``make_game``, which returns a fresh engine, and fails as
+:mod:`gridghost.testing` says; :func:`batched_conformance` runs them all.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
-import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,18 +21,15 @@ import numpy as np
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.common import (
     arguments_checked,
+    check_goes_on,
     check_in_space,
     check_mask,
-    check_refusal,
-    check_same,
     check_seeded,
     contract,
     fail,
     kernel_of,
-    masks_of,
-    pickled,
 )
-from gridghost.testing.observing import Expected, check_final
+from gridghost.testing.observing import Expected, HandedOut, check_final
 
 #: The calls the checks make per run.
 STEPS = 40
@@ -134,12 +130,6 @@ def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any 
     return found
 
 
-def reward_of(rewards: np.ndarray, row: int) -> Any:
-    """Game ``row``'s reward: a float, or a team's tuple."""
-    value = rewards[row]
-    return tuple(value.tolist()) if np.ndim(value) else float(value)
-
-
 def _run(game: Any, seed: int | None, rng: np.random.Generator, steps: int = STEPS) -> list[Any]:
     """``reset(seed=seed)`` (skipped when ``seed`` is ``-1``), then ``steps`` turns of random
     actions; every result copied (the engine's buffers are overwritten by its next call)."""
@@ -176,7 +166,7 @@ def check_batched_spaces_and_masks(make_game: Callable[[], Any], seed: int = 0) 
             agents, ghosts = game.positions
             for name in observations:
                 check_mask(game.action_masks(name), f"action_masks({name!r}) at turn {turn}",
-                           masks_of(kernel)[agents if name == "agent" else ghosts])
+                           kernel.action_masks[agents if name == "agent" else ghosts])
                 _check_rows_in_space(game.observation_space, observations[name],
                                      f"{name}'s observation at turn {turn}: row")
             result = _step(game, side)(_actions(game, side, rng))
@@ -207,14 +197,29 @@ def check_batched_zero_sum(make_game: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"zero-sum: ..."``.
     """
     game = make_game()
-    kernel = kernel_of(game, game.layouts[0])
-    if game.controlled is not None or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
-            kernel.credit != "team":
+    if game.controlled is None:
+        rng = np.random.default_rng(seed)
+        check_sides_sum_to_zero(kernel_of(game, game.layouts[0]), _ghost_side(game), "call",
+                                lambda: [result.rewards for result in _run(game, seed, rng)[1:]])
+
+
+def check_sides_sum_to_zero(kernel: Any, ghosts: str, unit: str, run: Callable[[], Iterable[Mapping[str, Any]]]
+                            ) -> None:
+    """With the default rewards (the ghosts paid the agent's negated; a team with the team's
+    credit), the two sides' rewards of every call of ``run()`` (each call's rewards by side:
+    ``"agent"`` and ``ghosts``) sum to exactly 0 in every game, the agent's and each ghost's; other
+    rewards pass, ``run`` not called.
+
+    Raises:
+        AssertionError: ``"zero-sum: ..."``, naming the ``unit`` (call, step) that does not.
+    """
+    if kernel.ghost_rewards != kernel.agent_rewards.negated() or kernel.credit != "team":
         return
-    for call, result in enumerate(_run(game, seed, np.random.default_rng(seed))[1:]):
-        total = result.rewards["agent"][:, None] + result.rewards[_ghost_side(game)].reshape(game.num_games, -1)
+    for call, rewards in enumerate(run()):
+        agent = np.asarray(rewards["agent"])
+        total = agent.reshape(-1, 1) + np.asarray(rewards[ghosts]).reshape(len(agent), -1)
         if total.any():
-            fail("zero-sum", f"call {call}: the sides' rewards sum to {total}, not 0")
+            fail("zero-sum", f"{unit} {call}: the sides' rewards sum to {total}, not 0")
 
 
 @contract("pickling")
@@ -226,9 +231,8 @@ def check_batched_pickle(make_game: Callable[[], Any], seed: int = 0) -> None:
     """
     game = make_game()
     _run(game, seed, np.random.default_rng(seed), steps=5)
-    clone = pickled(game, "the engine", "mid-run")
-    rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=10) for engine in (game, clone)]
-    check_same("pickling", rest[0], rest[1], "the engine and its unpickled copy")
+    check_goes_on("pickling", game, lambda engine: _run(engine, -1, np.random.default_rng(seed + 1), steps=10),
+                  "the engine", "mid-run")
 
 
 @contract("refusals")
@@ -242,17 +246,23 @@ def check_batched_refusals(make_game: Callable[[], Any], seed: int = 0) -> None:
     """
     game = make_game()
     _run(game, seed, np.random.default_rng(seed), steps=2)
-    untouched = pickle.loads(pickle.dumps(game))
     n, side = game.num_games, _calls(game)[0]
-    step = _step(game, side)
     shape = (n, game.ghosts) if side == "ghosts" else (n,)
-    other = (n,) if side == "ghosts" else (n, 1)  # the other side's shape, or a column
-    for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
-                np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool),
-                np.full(shape, 0.5).tolist()):
-        check_refusal("refusals", functools.partial(step, bad), f"step({np.asarray(bad).dtype}{np.shape(bad)})")
-    rest = [_run(engine, -1, np.random.default_rng(seed + 1), steps=5) for engine in (game, untouched)]
-    check_same("refusals", rest[0], rest[1], "after refused actions, the engine against a copy that saw none")
+    bad = [*bad_batches(shape, (n,) if side == "ghosts" else (n, 1)), np.full(shape, 0.5).tolist()]
+    check_goes_on("refusals", game, lambda engine: _run(engine, -1, np.random.default_rng(seed + 1), steps=5),
+                  "the engine", "mid-run",
+                  [(functools.partial(_step(game, side), b), f"step({np.asarray(b).dtype}{np.shape(b)})") for b in bad])
+
+
+def bad_batches(shape: tuple[int, ...], other: tuple[int, ...] | None = None, dtype: Any = np.int64
+                ) -> list[np.ndarray]:
+    """The batches of actions, of integer ``dtype``, that a batched step taking ``shape``
+    (``int[N]``, a team's ``int[N, k]``) must refuse: moves out of range (4, -1), one game too
+    many, ``float32`` and ``bool`` ones, and (given) ``other``'s shape (the other side's, or a
+    column)."""
+    bad = [np.full(shape, 4, dtype), np.full(shape, -1, dtype), np.zeros((shape[0] + 1, *shape[1:]), dtype),
+           np.zeros(shape, np.float32), np.zeros(shape, bool)]
+    return bad if other is None else [*bad, np.zeros(other, dtype)]
 
 
 @contract("kernel")
@@ -266,7 +276,21 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
     """
-    game = make_game()
+    check_engine_moves(make_game(), seed)
+
+
+def check_engine_moves(game: Any, seed: int, steps: int = STEPS, pay: Callable[[Any], Any] | None = None) -> None:
+    """The kernel and auto-reset contracts of an engine ``game``, not yet reset (a
+    :class:`~gridghost.batched.BatchedGame`, or a vector env seen as one), as
+    :func:`check_batched_autoreset_and_kernel` says, for ``steps`` turns from ``seed``.
+
+    Args:
+        pay: a learner's reward as the engine pays it from the kernel's (a vector env's learning
+            team: the mean); ``None``: the kernel's.
+
+    Raises:
+        AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
+    """
     kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
     learner = game.controlled or "agent"
     starts, opening = learner_starts(kernel, learner)
@@ -274,7 +298,7 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
     game.reset(seed=seed)
     n = game.num_games
     first, restarting, ended = np.ones(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    for turn in range(STEPS):
+    for turn in range(steps):
         for side in _calls(game):
             before = [cells.copy() for cells in game.positions]
             actions = _actions(game, side, rng)
@@ -285,7 +309,8 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
             turn_over = side == _calls(game)[-1]
             for row in range(n):
                 where = f"turn {turn}, {side}'s call, game {row}"
-                cells, reward = row_cells(after, row), reward_of(rewards, row)
+                cells = row_cells(after, row)
+                reward = tuple(rewards[row].tolist()) if np.ndim(rewards[row]) else float(rewards[row])  # a team's
                 reset_now = bool(done[row]) and turn_over and game.autoreset_mode == "same_step"
                 if reset_now and cells not in starts:
                     fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
@@ -295,13 +320,9 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                                            f"cells {cells}, reward {reward}, done {done[row]}")
                     continue
                 state, action = row_move(kernel, before, actions, row, side)
-                if game.controlled is None:
-                    own = 0 if side == "agent" else 1
-                    outcomes = [(s, r[own]) for s, *r in half_turns(kernel, state, state.turn, action)]
-                else:
-                    outcomes = full_turns(kernel, state, side, action, opening if first[row] else nothing)
-                check_turn_outcome(outcomes, cells, reward, bool(result.terminations[row]), reset_now,
-                               f"{where}, move {action} from {cells_of(state)}")
+                check_move(kernel, state, side, action, (cells, reward, bool(result.terminations[row]), reset_now),
+                           f"{where}, move {action} from {cells_of(state)}", game.controlled is None,
+                           opening if first[row] else nothing, pay)
             if turn_over and game.autoreset_mode == "same_step" and \
                     not np.array_equal(result.final_games, np.flatnonzero(done)):
                 fail("auto-reset", f"turn {turn}: final_games {result.final_games}, the games that ended "
@@ -312,15 +333,29 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
                 restarting = done.copy() if game.autoreset_mode == "next_step" else restarting
 
 
-def check_turn_outcome(outcomes: list[tuple[Any, Any]], cells: tuple[int, tuple[int, ...]], reward: Any,
-                   terminated: bool, reset_now: bool, where: str) -> None:
-    """One game's step against the kernel: some outcome of ``outcomes`` (``(final state,
-    reward)``) reaches ``cells`` (any cells when the game has just been reset, ``reset_now``)
-    with ``reward`` and ends exactly when ``terminated``.
+def check_move(kernel: Any, state: Any, side: str, action: Any, seen: tuple[Any, Any, bool, bool], where: str,
+               half_turn: bool = False, carried: Any = None, pay: Callable[[Any], Any] | None = None) -> None:
+    """One game's call against the kernel: some outcome with a positive probability of ``side``'s
+    ``action`` (a team's tuple) from ``state``, its half-turn (``half_turn``: paid its own
+    reward) or its full turn (its move, then any answer; ``carried``, the opening reward or
+    ``None``, paid first), is what the view showed.
+
+    Args:
+        seen: the view's ``(cells, reward, terminated, reset_now)``: the cells it reached (any
+            when the game has just been reset), its reward (the outcome's as ``pay`` hands it
+            out: a learning team's mean, ``float32``) and whether it ended.
+        where: the call, for the message.
 
     Raises:
         AssertionError: ``"kernel: ..."``.
     """
+    cells, reward, terminated, reset_now = seen
+    if half_turn:
+        own = 0 if side == "agent" else 1
+        outcomes = [(final, paid[own]) for final, *paid in half_turns(kernel, state, state.turn, action)]
+    else:
+        outcomes = full_turns(kernel, state, side, action, carried)
+    outcomes = [(final, pay(paid)) for final, paid in outcomes] if pay is not None else outcomes
     for final, expected in outcomes:
         if ((reset_now or cells_of(final) == cells) and expected == reward
                 and (final.outcome != Outcome.ONGOING) == terminated):
@@ -343,7 +378,21 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
     Raises:
         AssertionError: ``"observations: ..."``.
     """
-    game = make_game()
+    check_engine_observations(make_game(), seed, turns)
+
+
+def check_engine_observations(game: Any, seed: int, turns: int, handed: HandedOut | None = None) -> None:
+    """The observations contract of an engine ``game``, not yet reset (a
+    :class:`~gridghost.batched.BatchedGame`, or a vector env seen as one), as
+    :func:`check_batched_observations` says, for ``turns`` turns from ``seed``.
+
+    Args:
+        handed: keeps every batch handed out, to be checked unchanged at the end (a vector env's:
+            no buffers of its own); ``None``: each batch is compared before the engine's next call.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
     kernel = kernel_of(game, game.layouts[0])
     expected = Expected(game, game.layouts[0], obs_type=game.obs_type)
     rng, n, calls = np.random.default_rng(seed), game.num_games, _calls(game)
@@ -357,6 +406,8 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
             for name, batch in observations.items():
                 check_rows(expected, kernel, batch, game.positions, name, ended, where,
                             to_move if two_sided else None, restarting)
+                if handed is not None:
+                    handed.keep(batch, f"{name}'s observations {where}")
             before, ended_before = [cells.copy() for cells in game.positions], ended.copy()
             actions = _actions(game, side, rng)
             result = _step(game, side)(actions)
@@ -377,6 +428,8 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
                 ended, to_move = (ended & two_sided | result.terminations) & next_step, np.zeros(n, dtype=np.int64)
         if two_sided and next_step:  # the games that ended restart in the next turn
             restarting, done_in_turn = done_in_turn, np.zeros(n, dtype=bool)
+    if handed is not None:
+        handed.check()
 
 
 def observers_of(kernel: Any, side: str, row: Any) -> list[tuple[str, Any]]:

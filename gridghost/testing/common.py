@@ -150,19 +150,18 @@ def contract(name: str) -> Callable[[CheckT], CheckT]:
     return checked
 
 
-def lasting_seed(contract_name: str, lasts: Callable[[int], bool], seed: int, steps: int,
-                 tries: int = SEED_TRIES) -> int:
+def lasting_seed(contract_name: str, lasts: Callable[[int], bool], seed: int, steps: int) -> int:
     """The first seed from ``seed`` whose episode lasts ``steps`` steps (``lasts(seed)``), for a
-    check that needs an episode going on; ``tries`` seeds at most.
+    check that needs an episode going on; :data:`SEED_TRIES` seeds at most.
 
     Raises:
         AssertionError: ``"<contract_name>: ..."`` when every episode of those seeds ends sooner.
     """
-    for candidate in range(seed, seed + tries):
+    for candidate in range(seed, seed + SEED_TRIES):
         if lasts(candidate):
             return candidate
-    fail(contract_name, f"the episodes of seeds {seed}..{seed + tries - 1} all end within {steps} steps; the check "
-                        "needs one that goes on (a map or an opponent that ends every episode at once?)")
+    fail(contract_name, f"the episodes of seeds {seed}..{seed + SEED_TRIES - 1} all end within {steps} steps; the "
+                        "check needs one that goes on (a map or an opponent that ends every episode at once?)")
 
 
 def same(first: Any, second: Any, where: str = "value") -> str | None:
@@ -205,13 +204,6 @@ def same(first: Any, second: Any, where: str = "value") -> str | None:
     return None if first == second else f"{where}: {first!r} != {second!r}"
 
 
-def differs(first: Any, second: Any) -> bool:
-    """Whether a run ``first`` differs from ``second`` somewhere in their common length (or in length)."""
-    if len(first) != len(second):
-        return True
-    return same(first, second) is not None
-
-
 def check_same(contract: str, first: Any, second: Any, what: str) -> None:
     """Fail ``contract`` unless ``first`` and ``second`` are the same bit for bit (see :func:`same`)."""
     found = same(first, second, what)
@@ -237,7 +229,7 @@ def check_seeded(runs: Sequence[Any], replay: Callable[[int], Any], seed: int, t
     first, second = runs
     check_same("determinism", first, second, what)
     for other in range(seed + 1, seed + tries + 1):
-        if differs(replay(other), first):
+        if same(replay(other), first) is not None:
             return
     fail("determinism", f"{unit}s {seed + 1}..{seed + tries} all replayed {unit} {seed}'s {run}: the {unit} changes "
                         "nothing")
@@ -323,11 +315,6 @@ def kernel_of(view: Any, layout: Layout | None = None) -> Any:
         fail("kernel", f"cannot tell the view's current map (got {layout!r}); pass a view with a fixed layout")
     return Game(layout, config.slip, config.rewards, config.ghost_rewards, config.use_ghost, ghosts=config.ghosts,
                 credit=config.ghost_credit if config.ghosts > 1 else "team")
-
-
-def masks_of(kernel: Game) -> np.ndarray:
-    """The kernel's action masks, ``int8[cells, 4]``."""
-    return kernel.action_masks
 
 
 def zero_sum_by_default(view: Any) -> bool:
@@ -451,41 +438,60 @@ class KernelReplay:
         return self.state.outcome != Outcome.ONGOING
 
 
+def check_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
+    """Fail ``"kernel"`` unless a view's ``(agent, ghost)`` ``cells`` are the replay's."""
+    if cells != replay.cells():
+        fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
+
+
 def random_actions(seed: int) -> Callable[[], int]:
     """A seeded stream of uniformly random actions (Python ints)."""
     rng = np.random.default_rng(seed)
     return lambda: int(rng.integers(NUM_ACTIONS))
 
 
+def check_goes_on(contract: str, env: Any, play_on: Callable[[Any], Any], name: str = "the env",
+                  when: str = "mid-episode", refused: Iterable[tuple[Callable[[], Any], str]] = ()) -> None:
+    """``env`` goes on exactly as its copy through ``pickle`` made now: ``play_on(view)`` (the rest
+    of an episode, or of a run) gives the same record for both. With ``refused`` (``(call, what it
+    is)`` pairs of ``env``'s calls with a bad action), the refusals contract: each call raises
+    ``TypeError`` or ``ValueError`` and changes nothing that the record shows.
+
+    Args:
+        contract: the contract, ``"pickling"`` or ``"refusals"``.
+        env: the view or engine (called ``name`` in the messages), ``when`` (mid-episode, mid-run).
+        play_on: plays a view on and returns what it handed out.
+        refused: the calls ``env`` must refuse before it goes on.
+
+    Raises:
+        AssertionError: ``"<contract>: ..."``: ``env`` does not pickle (naming the error), a call
+        is not refused, or the two differ.
+    """
+    try:
+        copied = pickle.loads(pickle.dumps(env))
+    except Exception as error:
+        fail(contract, f"{name} does not pickle {when}: {type(error).__name__}: {error}")
+    for call, what in refused:
+        check_refusal(contract, call, what)
+    what = f"after refused actions, {name} against a copy that saw none" if contract == "refusals" else \
+        f"{name} and its unpickled copy"
+    check_same(contract, play_on(env), play_on(copied), what)
+
+
 def _random_actions_of(view: Any, seed: int) -> Callable[[], int]:
     return random_actions(seed)
 
 
-def pickled(env: Any, what: str = "the env", when: str = "mid-episode") -> Any:
-    """A copy of ``env`` (a view or an engine, called ``what`` in the message) through ``pickle``,
-    ``when`` (mid-episode, mid-run).
-
-    Raises:
-        AssertionError: ``"pickling: ..."``, naming the error, when ``env`` does not pickle.
-    """
-    try:
-        return pickle.loads(pickle.dumps(env))
-    except Exception as error:
-        fail("pickling", f"{what} does not pickle {when}: {type(error).__name__}: {error}")
-
-
 def check_episode_determinism(make_env: Callable[[], Any], episode: Callable[..., Any], seed: int, what: str,
-                              actions_of: Callable[[Any, int], Callable[[], Any]] | None = None) -> None:
+                              actions_of: Callable[[Any, int], Callable[[], Any]] = _random_actions_of) -> None:
     """The determinism contract of a view's episode runner ``episode(view, seed, actions)``: two
-    envs reset with ``seed`` play ``seed``'s random actions (``actions_of(view, seed)`` when given:
-    a learning team's lists) identically, bit for bit, through a seeded episode and an unseeded one
-    after it; some of the next 10 seeds gives another episode.
+    envs reset with ``seed`` play ``seed``'s random actions (``actions_of(view, seed)``: a
+    learning team's lists where it says so) identically, bit for bit, through a seeded episode and
+    an unseeded one after it; some of the next 10 seeds gives another episode.
 
     Raises:
         AssertionError: ``"determinism: ..."``, naming ``what`` (how the two runs were made).
     """
-    actions_of = actions_of or _random_actions_of
-
     def replay(other: int) -> Any:
         env = make_env()
         return episode(env, other, actions_of(env, seed))
@@ -498,15 +504,8 @@ def check_episode_determinism(make_env: Callable[[], Any], episode: Callable[...
     check_seeded(runs, replay, seed, 10, what)
 
 
-def check_plays_on_alike(contract: str, episode: Callable[..., Any], env: Any, other: Any, seed: int,
-                         what: str, actions_of: Callable[[Any, int], Callable[[], Any]] | None = None) -> None:
-    """``env`` and ``other`` play the rest of their episode alike: ``episode(view, None, actions,
-    reset=False)`` (a view's episode runner) with the actions of ``random_actions(seed + 1)``
-    (``actions_of(view, seed + 1)`` when given: a learning team's lists) gives the same record for both.
-
-    Raises:
-        AssertionError: ``"<contract>: ..."`` at the first difference.
-    """
-    rest = [episode(view, None, (actions_of or _random_actions_of)(view, seed + 1), reset=False)
-            for view in (env, other)]
-    check_same(contract, rest[0], rest[1], what)
+def rest_of_episode(episode: Callable[..., Any], seed: int,
+                    actions_of: Callable[[Any, int], Callable[[], Any]] = _random_actions_of) -> Callable[[Any], Any]:
+    """A view's rest of its episode, for :func:`check_goes_on`: ``episode(view, None, actions,
+    reset=False)`` (a view's episode runner) with the actions of ``actions_of(view, seed + 1)``."""
+    return lambda view: episode(view, None, actions_of(view, seed + 1), reset=False)

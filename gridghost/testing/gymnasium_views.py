@@ -2,16 +2,15 @@
 controlled=...)``, either side) and the vector env (``gymnasium.make_vec(...,
 vectorization_mode="vector_entry_point")``), or a wrapper around either.
 
-Each check takes ``make_env``, a function of no arguments that returns a fresh env, and raises an
-``AssertionError`` naming the contract that failed; :func:`gymnasium_conformance` and
-:func:`vector_conformance` run them all.
+Each check takes ``make_env`` and fails as :mod:`gridghost.testing` says;
+:func:`gymnasium_conformance` and :func:`vector_conformance` run them all.
 """
 
 from __future__ import annotations
 
 import functools
-import pickle
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -21,43 +20,29 @@ from gymnasium.vector.utils import batch_space
 
 from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, Side
-from gridghost.testing.batched_views import (
-    cells_of,
-    check_rows,
-    check_turn_outcome,
-    final_states,
-    full_turns,
-    learner_starts,
-    observers_of,
-    row_cells,
-    row_move,
-)
+from gridghost.testing.batched_views import bad_batches, check_engine_moves, check_engine_observations
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
     arguments_checked,
     check_action_space,
+    check_cells,
     check_episode_determinism,
+    check_goes_on,
     check_in_space,
     check_mask,
-    check_plays_on_alike,
     check_private_mask,
-    check_refusal,
-    check_same,
     check_seeded,
     config_of,
     contract,
     fail,
     kernel_of,
     lasting_seed,
-    masks_of,
-    pickled,
     random_actions,
+    rest_of_episode,
 )
 from gridghost.testing.observing import (
-    Expected,
     HandedOut,
-    check_final,
     following,
     replayed_filter,
     stacked_pairs,
@@ -95,27 +80,11 @@ def _check_learner_action_space(env: Any, space: Any, where: str) -> None:
         fail("spaces", f"a learning team's {where} must be MultiDiscrete([{NUM_ACTIONS}] * k), got {space!r}")
 
 
-def _bad_actions(env: Any) -> tuple[Any, ...]:
-    """What the learner's ``step`` must refuse: :data:`BAD_ACTIONS` and ``None``; for a learning team
-    also a list one too long, one too short, and one with a move out of range."""
-    k = _team_size(env)
-    team = ([0] * (k + 1), [0] * (k - 1), [0] * (k - 1) + [NUM_ACTIONS]) if k else ()
-    return (*BAD_ACTIONS, None, *team)
-
-
 def _learner_reward(rewards: tuple[float, ...], side: str) -> float:
     """The learner's share of a half-turn's ``(agent's, ghost's...)`` rewards: a team's the mean of its ghosts'."""
     if side == "agent":
         return rewards[0]
     return sum(rewards[1:]) / len(rewards[1:])
-
-
-def _learner_cells(kernel: Any, env: Any, side: str) -> list[int]:
-    """The learner's cell indices: the agent's, or every ghost's."""
-    agent, ghosts = _cells(env)
-    if side == "agent":
-        return [kernel.board.index(agent)]
-    return [kernel.board.index(cell) for cell in (ghosts if isinstance(ghosts[0], tuple) else (ghosts,))]
 
 
 # -- the single-agent env ---------------------------------------------------------------------------
@@ -161,8 +130,10 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
     for step in range(MAX_STEPS):
         check_in_space(env.observation_space, observation, f"the observation after {step} steps")
         mask = info["action_mask"] if "action_mask" in info else observation["action_mask"]
-        cells = _learner_cells(kernel, env, side)
-        expected = masks_of(kernel)[cells] if side == "ghosts" else masks_of(kernel)[cells[0]]
+        agent, ghosts = _cells(env)  # the learner's: the agent's cell, or every ghost's
+        cells = [agent] if side == "agent" else list(ghosts) if isinstance(ghosts[0], tuple) else [ghosts]
+        expected = kernel.action_masks[[kernel.board.index(cell) for cell in cells]]
+        expected = expected if side == "ghosts" else expected[0]
         check_mask(mask, f"the mask after {step} steps", expected)
         given = env.unwrapped.action_masks()
         if side == "ghosts":  # MaskablePPO's form for a MultiDiscrete: the ghosts' masks one after the other
@@ -208,8 +179,7 @@ def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: in
     """
     env = make_env()
     seed = _lasting_seed("pickling", env, seed, after)
-    check_plays_on_alike("pickling", _episode, env, pickled(env), seed, "the env and its unpickled copy",
-                         _learner_actions)
+    check_goes_on("pickling", env, rest_of_episode(_episode, seed, _learner_actions))
 
 
 @contract("refusals")
@@ -222,11 +192,10 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
     """
     env = make_env()
     seed = _lasting_seed("refusals", env, seed, after)
-    untouched = pickle.loads(pickle.dumps(env))
-    for bad in _bad_actions(env):
-        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r})")
-    check_plays_on_alike("refusals", _episode, env, untouched, seed,
-                         "after refused actions, the env against a copy that saw none", _learner_actions)
+    k = _team_size(env)  # a learning team's: a list one too long, one too short, one with a move out of range
+    bad = (*BAD_ACTIONS, None, *(([0] * (k + 1), [0] * (k - 1), [0] * (k - 1) + [NUM_ACTIONS]) if k else ()))
+    check_goes_on("refusals", env, rest_of_episode(_episode, seed, _learner_actions),
+                  refused=[(functools.partial(env.step, action), f"step({action!r})") for action in bad])
 
 
 @contract("kernel")
@@ -245,9 +214,7 @@ def check_gymnasium_kernel(make_env: Callable[[], Any], seed: int = 0, episodes:
             if len(result) == 2:  # the reset's
                 continue
             _, reward, terminated, *_ = result
-            if _cells(env) != replay.cells():
-                fail("kernel", f"{where}: the view's (agent, ghost) cells are {_cells(env)}, the kernel's "
-                               f"{replay.cells()}")
+            check_cells(replay, _cells(env), where)
             if float(reward) != expected:
                 fail("kernel", f"{where}: reward {reward}, the kernel's {expected}")
             if bool(terminated) != replay.over:
@@ -385,7 +352,8 @@ def check_vector_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0, st
                 fail("masks", f"a learning team's action_masks() must have shape ({env.num_envs}, {k * NUM_ACTIONS}), "
                               f"got {np.shape(masks)}")
             masks = masks.reshape(env.num_envs, k, NUM_ACTIONS)
-        check_mask(masks, "action_masks()", masks_of(kernel)[agents if side == "agent" else ghosts].astype(bool), bool)
+        cells = agents if side == "agent" else ghosts
+        check_mask(masks, "action_masks()", kernel.action_masks[cells].astype(bool), bool)
         observations, *_, infos = env.step(_vector_actions(env, rng))
         for row in np.flatnonzero(infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))):
             check_in_space(env.single_observation_space, infos["final_obs"][row], f"env {row}'s final observation")
@@ -412,9 +380,8 @@ def check_vector_pickle(make_env: Callable[[], Any], seed: int = 0, steps: int =
     """
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
-    clone = pickled(env, "the vector env", "mid-run")
-    rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, clone)]
-    check_same("pickling", rest[0], rest[1], "the vector env and its unpickled copy")
+    check_goes_on("pickling", env, lambda view: _vector_run(view, -1, np.random.default_rng(seed + 1), steps),
+                  "the vector env", "mid-run")
 
 
 @contract("refusals")
@@ -427,14 +394,11 @@ def check_vector_refusals(make_env: Callable[[], Any], seed: int = 0, steps: int
     """
     env = make_env()
     _vector_run(env, seed, np.random.default_rng(seed), steps)
-    untouched = pickle.loads(pickle.dumps(env))
     n, k = env.num_envs, _team_size(env)
-    shape, other = ((n, k), (n,)) if k else ((n,), (n, 1))
-    for bad in (np.full(shape, 4), np.full(shape, -1), np.zeros((n + 1, *shape[1:]), dtype=np.int64),
-                np.zeros(shape, dtype=np.float32), np.zeros(other, dtype=np.int64), np.zeros(shape, dtype=bool)):
-        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]})")
-    rest = [_vector_run(copy, -1, np.random.default_rng(seed + 1), steps) for copy in (env, untouched)]
-    check_same("refusals", rest[0], rest[1], "after refused actions, the env against a copy that saw none")
+    refused = [(functools.partial(env.step, bad), f"step({bad.dtype}{bad.shape} {bad.ravel()[:3]})")
+               for bad in bad_batches((n, k) if k else (n,), (n,) if k else (n, 1))]
+    check_goes_on("refusals", env, lambda view: _vector_run(view, -1, np.random.default_rng(seed + 1), steps),
+                  refused=refused)
 
 
 @contract("kernel")
@@ -451,45 +415,12 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
     """
-    env = make_env()
-    side = _side(env)
-    kernel = kernel_of(env, env.unwrapped.game.layouts[0])
-    # a learning ghost's first step of an episode also pays its reward for the opening move
-    starts, opening = learner_starts(kernel, side)
-    mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    restarting = np.zeros(env.num_envs, dtype=bool)
-    first = np.ones(env.num_envs, dtype=bool)
-    for step in range(steps):
-        before = [array.copy() for array in _vector_positions(env)]
-        actions = _vector_actions(env, rng)
-        _, rewards, terminations, truncations, infos = env.step(actions)
-        after = _vector_positions(env)
-        done = terminations | truncations
-        for game in range(env.num_envs):
-            where = f"step {step}, env {game}"
-            cells = row_cells(after, game)
-            if restarting[game]:
-                if cells not in starts or rewards[game] != 0.0 or done[game]:
-                    fail("auto-reset", f"{where}: next-step mode restarts a finished game with reward 0 and no end "
-                                       f"from a start {sorted(starts)}; got {cells}, reward {rewards[game]}, "
-                                       f"done {done[game]}")
-                continue
-            state, action = row_move(kernel, before, actions, game, side)
-            outcomes = full_turns(kernel, state, side, action, opening if first[game] else None)
-            reset_now = bool(done[game]) and mode == AutoresetMode.SAME_STEP
-            if reset_now and cells not in starts:
-                fail("auto-reset", f"{where}: same-step mode restarts a finished game at once; got {cells}")
-            means = [(final, float(np.mean(reward))) for final, reward in outcomes]  # a team's learner: the mean
-            check_turn_outcome(means, cells, float(rewards[game]), bool(terminations[game]), reset_now,
-                               f"{where}, the {side}'s move {action} from {cells_of(state)}")
-        if mode == AutoresetMode.SAME_STEP:
-            marked = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
-            if not np.array_equal(marked, done):
-                fail("auto-reset", f"step {step}: infos['_final_obs'] is {marked}, the games that ended {done}")
-        first = restarting.copy() if mode == AutoresetMode.NEXT_STEP else done
-        restarting = done if mode == AutoresetMode.NEXT_STEP else restarting
+    check_engine_moves(_Engine(make_env(), "auto-reset"), seed, steps, pay=_mean)
+
+
+def _mean(reward: Any) -> float:
+    """A learner's reward as a Gymnasium view pays it: a learning team's the mean of its ghosts'."""
+    return float(np.mean(reward))
 
 
 @contract("observations")
@@ -504,27 +435,48 @@ def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps:
     Raises:
         AssertionError: ``"observations: ..."``.
     """
-    env = make_env()
-    engine = env.unwrapped.game
-    kernel = kernel_of(env, engine.layouts[0])
-    expected, handed, side = Expected(env, engine.layouts[0], obs_type=engine.obs_type), HandedOut(), _side(env)
-    rng, ended = np.random.default_rng(seed), np.zeros(env.num_envs, dtype=bool)
-    same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
-    observations, _ = env.reset(seed=seed)
-    for step in range(steps):
-        check_rows(expected, kernel, observations, _vector_positions(env), side, ended, f"step {step}", None,
-                   np.zeros(env.num_envs, dtype=bool))
-        handed.keep(observations, f"the observations after {step} steps")
-        before = [cells.copy() for cells in _vector_positions(env)]
-        actions = _vector_actions(env, rng)
-        observations, _, terminations, truncations, infos = env.step(actions)
-        ended = terminations if not same_step else ended
-        for row in np.flatnonzero((terminations | truncations) & same_step).tolist():
-            state, action = row_move(kernel, before, actions, row, side)
-            finals = final_states(kernel, state, side, action, bool(terminations[row]))
-            for observer, final in observers_of(kernel, side, infos["final_obs"][row]):
-                check_final(expected, final, observer, finals, f"step {step}, env {row}")
-    handed.check()
+    check_engine_observations(_Engine(make_env(), "observations"), seed, steps, HandedOut())
+
+
+class _Engine:
+    """A vector env seen as the one-learner batched engine it holds, for the engine's checks
+    (:func:`~gridghost.testing.batched_views.check_engine_moves`): its calls the env's ``step``,
+    what they return the env's returns, its positions the engine's.
+
+    Args:
+        env: the vector env.
+        contract: the contract a same-step env fails when ``infos["_final_obs"]`` does not mark
+            exactly the games that ended.
+    """
+
+    def __init__(self, env: Any, contract: str) -> None:
+        engine = env.unwrapped.game
+        self.env, self.contract, self.config, self.controlled = env, contract, config_of(env), _side(env)
+        self.num_games, self.ghosts, self.layouts, self.obs_type = \
+            env.num_envs, _team_size(env) or 1, engine.layouts, engine.obs_type
+        same_step = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP) == AutoresetMode.SAME_STEP
+        self.autoreset_mode = "same_step" if same_step else "next_step"
+        self.step_agent = self.step_ghost = self._step
+
+    @property
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """The games' ``(agent cells, ghost cells)``."""
+        return _vector_positions(self.env)
+
+    def reset(self, seed: int) -> dict[str, Any]:
+        """The env's reset, its observations the learner's."""
+        return {self.controlled: self.env.reset(seed=seed)[0]}
+
+    def _step(self, actions: np.ndarray) -> SimpleNamespace:
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        done = terminations | truncations
+        marked = infos.get("_final_obs", np.zeros(self.num_games, dtype=bool))
+        if self.autoreset_mode == "same_step" and not np.array_equal(marked, done):
+            fail(self.contract, f"infos['_final_obs'] is {marked}, the games that ended {done}")
+        rows = np.flatnonzero(marked)
+        return SimpleNamespace(observations={self.controlled: observations}, rewards={self.controlled: rewards},
+                               terminations=terminations, truncations=truncations, final_games=rows,
+                               final_observations={self.controlled: [infos["final_obs"][row] for row in rows]})
 
 
 #: The vector checks, in the order :func:`vector_conformance` runs them.

@@ -3,9 +3,8 @@ and :class:`gridghost.jax.GridGhostJaxSingle` (one learner, full turns), through
 functions ``batch_reset`` and ``batch_step`` (the per-game functions are their ``vmap``).
 
 JAX is imported when a check runs (``pip install "gridghost[jax]"``), so that this module
-imports without it. Each check takes ``make_view``, a function of no arguments that returns a
-fresh view, and raises an ``AssertionError`` naming the contract that failed;
-:func:`jax_conformance` runs them all.
+imports without it. Each check takes ``make_view``, which returns a fresh view, and fails as
+:mod:`gridghost.testing` says; :func:`jax_conformance` runs them all.
 """
 
 from __future__ import annotations
@@ -13,23 +12,25 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.batched_views import (
+    bad_batches,
     cells_of,
+    check_move,
     check_rows,
-    check_turn_outcome,
-    full_turns,
-    half_turns,
+    check_sides_sum_to_zero,
     learner_starts,
     row_cells,
     state_of,
 )
 from gridghost.testing.common import (
     arguments_checked,
+    check_goes_on,
     check_in_space,
     check_mask,
     check_refusal,
@@ -38,7 +39,6 @@ from gridghost.testing.common import (
     contract,
     fail,
     kernel_of,
-    pickled,
 )
 from gridghost.testing.observing import Expected
 
@@ -99,16 +99,14 @@ def _actions(view: Any, state: Any, rng: np.random.Generator) -> Any:
     return chosen if _two_sided(view) else chosen[view.controlled]
 
 
-class _Settings:
-    """What the kernel and encoder builders read of a JAX view: its settings and a map."""
-
-    def __init__(self, view: Any, layout: Any) -> None:
-        self.config, self.layout = (view.spec, layout) if _team(view) > 1 else (view.engine.config, layout)
+def _settings(view: Any) -> Any:
+    """What the kernel and encoder builders read of a JAX view: its settings and its first map."""
+    return SimpleNamespace(config=view.spec if _team(view) > 1 else view.engine.config, layout=view.engine.layouts[0])
 
 
 def _kernel(view: Any) -> Any:
     """The kernel of the view's settings on its first map (a team's for ``ghosts >= 2``)."""
-    return kernel_of(_Settings(view, view.engine.layouts[0]), view.engine.layouts[0])
+    return kernel_of(_settings(view), view.engine.layouts[0])
 
 
 def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[Any]:
@@ -195,14 +193,9 @@ def check_jax_zero_sum(make_view: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"zero-sum: ..."``.
     """
     view = make_view()
-    kernel = _kernel(view)
-    if not _two_sided(view) or kernel.ghost_rewards != kernel.agent_rewards.negated() or \
-            getattr(kernel, "credit", "team") != "team":
-        return
-    for step, (_, _, rewards, *_) in enumerate(_run(view, seed)[1:]):
-        total = rewards["agent"].reshape(NUM_GAMES, 1) + rewards[view.agents[1]].reshape(NUM_GAMES, -1)
-        if total.any():
-            fail("zero-sum", f"step {step}: the sides' rewards sum to {total}, not 0")
+    if _two_sided(view):
+        check_sides_sum_to_zero(_kernel(view), view.agents[1], "step",
+                                lambda: [rewards for _, _, rewards, *_ in _run(view, seed)[1:]])
 
 
 @contract("pickling")
@@ -213,12 +206,10 @@ def check_jax_pickle(make_view: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"pickling: ..."``.
     """
     view = make_view()
-    _, state, *_ = view.batch_step(_key(seed + 1), view.batch_reset(_key(seed), NUM_GAMES)[1],
-                                   _actions(view, view.batch_reset(_key(seed), NUM_GAMES)[1],
-                                            np.random.default_rng(seed)))
-    clone, cloned_state = pickled((view, state), "the view or its state", "mid-run")
-    check_same("pickling", _run(view, seed, 10, state), _run(clone, seed, 10, cloned_state),
-               "the view and its unpickled copy")
+    _, state = view.batch_reset(_key(seed), NUM_GAMES)
+    _, state, *_ = view.batch_step(_key(seed + 1), state, _actions(view, state, np.random.default_rng(seed)))
+    check_goes_on("pickling", (view, state), lambda pair: _run(pair[0], seed, 10, pair[1]), "the view and its state",
+                  "mid-run")
 
 
 @contract("refusals")
@@ -234,8 +225,7 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
     before = _run(view, seed, 5, state)
     good = _actions(view, state, np.random.default_rng(seed))
     shape = _action_shape(view, _sides(view)[-1], NUM_GAMES)  # the team's, where it learns
-    for bad in (np.full(shape, 4, np.int32), np.full(shape, -1, np.int32), np.zeros((NUM_GAMES + 1, *shape[1:]),
-                np.int32), np.zeros(shape, np.float32), np.zeros(shape, bool)):
+    for bad in bad_batches(shape, dtype=np.int32):
         actions = {**good, _sides(view)[-1]: bad} if _two_sided(view) else bad
         check_refusal("refusals", functools.partial(view.batch_step, _key(seed), state, actions),
                       f"batch_step with actions {bad.dtype}{bad.shape}")
@@ -283,21 +273,20 @@ def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) 
                 continue
             chosen = np.asarray(actions[side][row] if _two_sided(view) else actions[row])
             action = tuple(chosen.tolist()) if chosen.ndim else int(chosen)
-            turn = Side.AGENT if side == "agent" else Side.GHOST
-            state_before = state_of(kernel, row_cells(before, row), turn)
-            if _two_sided(view):
-                own = 0 if side == "agent" else 1
-                outcomes = [(s, _float32(r[own])) for s, *r in half_turns(kernel, state_before, turn, action)]
-                reward = rewards[side][row]
-            else:  # a learning team is paid the mean of its ghosts' rewards
-                carried = opening if first[row] else 0.0
-                outcomes = [(s, _float32(carried + float(np.mean(r))))
-                            for s, r in full_turns(kernel, state_before, side, action)]
-                reward = rewards[row]
-            check_turn_outcome(outcomes, cells, _float32(reward), bool(terminated[row]), reset_now,
-                               f"{where} {action} from {cells_of(state_before)}")
+            state_before = state_of(kernel, row_cells(before, row), Side.AGENT if side == "agent" else Side.GHOST)
+            reward = _float32(rewards[side][row] if _two_sided(view) else rewards[row])
+            # one side: a learning team is paid the mean of its ghosts' rewards
+            pay = _float32 if _two_sided(view) else functools.partial(_paid, opening if first[row] else 0.0)
+            check_move(kernel, state_before, side, action, (cells, reward, bool(terminated[row]), reset_now),
+                       f"{where} {action} from {cells_of(state_before)}", _two_sided(view), pay=pay)
         ended = done & (mover == 0) if _two_sided(view) else np.zeros(NUM_GAMES, dtype=bool)
         first = done.copy()
+
+
+def _paid(carried: float, reward: Any) -> Any:
+    """One learner's reward of a full turn as the view pays it: ``carried`` (the opening's) plus
+    its reward (a learning team's mean), in ``float32``."""
+    return _float32(carried + float(np.mean(reward)))
 
 
 def _float32(reward: Any) -> Any:
@@ -320,7 +309,7 @@ def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
     view = make_view()
     engine = view.engine
     kernel = _kernel(view)
-    expected, rng = Expected(_Settings(view, engine.layouts[0]), engine.layouts[0], obs_type=engine.obs_type), \
+    expected, rng = Expected(_settings(view), engine.layouts[0], obs_type=engine.obs_type), \
         np.random.default_rng(seed)
     sides = _sides(view)
     observations, state = view.batch_reset(_key(seed), NUM_GAMES)

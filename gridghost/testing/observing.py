@@ -88,7 +88,7 @@ class Expected:
 
     def check(self, got: Any, expected: tuple[Any, Any], where: str) -> None:
         """Fail unless ``got`` is the observation ``expected`` (a pair from :meth:`of`, or
-        :func:`stacked` pairs), leaf by leaf, exactly but for a belief map.
+        :func:`stacked_pairs`), leaf by leaf, exactly but for a belief map.
 
         Raises:
             AssertionError: ``"observations: ..."``.
@@ -123,19 +123,18 @@ def following(view: Any, replay: KernelReplay, both_observe: bool = False) -> Ex
                     belief=None if replay.belief_filter is None else belief)
 
 
-def stacked(observations: Sequence[Any], names: Sequence[str]) -> Any:
-    """A learning team's observation of its ghosts' own ones, in ghost order: ``Box`` encodings
-    stacked on a new first axis, texts joined by a space, anything else a dict by ghost name."""
-    if isinstance(observations[0], np.ndarray):
-        return np.stack(observations)
-    if isinstance(observations[0], str):
-        return " ".join(observations)
-    return dict(zip(names, observations, strict=True))
-
-
 def stacked_pairs(pairs: Sequence[tuple[Any, Any]], names: Sequence[str]) -> tuple[Any, Any]:
-    """:func:`stacked` of each half of :meth:`Expected.of`'s pairs."""
-    return stacked([pair[0] for pair in pairs], names), stacked([pair[1] for pair in pairs], names)
+    """A learning team's observation of its ghosts' own ones (:meth:`Expected.of`'s pairs, both
+    halves), in ghost order: ``Box`` encodings stacked on a new first axis, texts joined by a
+    space, anything else a dict by ghost name."""
+    def stacked(observations: list[Any]) -> Any:
+        if isinstance(observations[0], np.ndarray):
+            return np.stack(observations)
+        if isinstance(observations[0], str):
+            return " ".join(observations)
+        return dict(zip(names, observations, strict=True))
+
+    return stacked([pair[0] for pair in pairs]), stacked([pair[1] for pair in pairs])
 
 
 def _differs(got: Any, first: Any, second: Any, where: str) -> str | None:

@@ -2,10 +2,8 @@
 :func:`gridghost.raw_env`) and the parallel env (:func:`gridghost.parallel_env`), or a wrapper
 around either.
 
-Each check takes ``make_env``, a function of no arguments that returns a fresh env (the checks
-build several, to compare them), plays short episodes with seeded random actions and raises an
-``AssertionError`` naming the contract that failed. :func:`aec_conformance` and
-:func:`parallel_conformance` run them all.
+Each check takes ``make_env`` and fails as :mod:`gridghost.testing` says;
+:func:`aec_conformance` and :func:`parallel_conformance` run them all.
 
 The checks read the players from the view (``possible_agents``, the observations it returns).
 A parallel view whose agents are the ghosts alone, the agent played inside it, is served too:
@@ -16,7 +14,6 @@ that lead where the view went, and a step's rewards are the team's half-turn's a
 from __future__ import annotations
 
 import functools
-import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -28,21 +25,20 @@ from gridghost.testing.common import (
     KernelReplay,
     arguments_checked,
     check_action_space,
+    check_cells,
     check_episode_determinism,
+    check_goes_on,
     check_in_space,
     check_mask,
-    check_plays_on_alike,
     check_private_mask,
-    check_refusal,
     check_zero_sum,
     config_of,
     contract,
     fail,
     kernel_of,
     lasting_seed,
-    masks_of,
-    pickled,
     random_actions,
+    rest_of_episode,
     zero_sum_by_default,
 )
 from gridghost.testing.observing import HandedOut, following, replayed_filter
@@ -78,11 +74,6 @@ def _cell_of(env: Any, name: str) -> tuple[int, int]:
 def _ghosts(env: Any) -> list[str]:
     """The ghosts' names, in turn order (the team moves together)."""
     return [name for name in env.possible_agents if name != "agent"]
-
-
-def _players(env: Any) -> tuple[str, ...]:
-    """Every player of the game by name, the agent first, whether or not the view lets it act."""
-    return ("agent", *_ghosts(env))
 
 
 def _mask_of(observation: Any, info: dict[str, Any]) -> Any:
@@ -151,7 +142,7 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
             check_in_space(env.observation_space(other), env.observe(other), f"observe({other!r})")
         mask = _mask_of(observation, info)
         cell = _cell_of(env, name)
-        expected = None if termination or truncation else masks_of(kernel)[kernel.board.index(cell)]
+        expected = None if termination or truncation else kernel.action_masks[kernel.board.index(cell)]
         check_mask(mask, f"{name}'s action mask", expected)
         if previous is not None:
             check_private_mask(previous, mask, f"{name}'s action mask")
@@ -199,7 +190,7 @@ def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3)
     """
     env = make_env()
     seed = _lasting_seed("pickling", env, seed, after, _aec_episode)
-    check_plays_on_alike("pickling", _aec_episode, env, pickled(env), seed, "the env and its unpickled copy, at last()")
+    check_goes_on("pickling", env, rest_of_episode(_aec_episode, seed))
 
 
 @contract("refusals")
@@ -213,11 +204,9 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
     """
     env = make_env()
     seed = _lasting_seed("refusals", env, seed, after, _aec_episode)
-    untouched = pickle.loads(pickle.dumps(env))
-    for bad in (*BAD_ACTIONS, None):
-        check_refusal("refusals", functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
-    check_plays_on_alike("refusals", _aec_episode, env, untouched, seed,
-                         "after refused actions, the env against a copy that saw none")
+    refused = [(functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
+               for bad in (*BAD_ACTIONS, None)]
+    check_goes_on("refusals", env, rest_of_episode(_aec_episode, seed), refused=refused)
 
 
 @contract("kernel")
@@ -242,7 +231,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
         held: list[int] = []
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, half-turn {turn}"
-            _compare_cells(replay, _cells(env), where)
+            check_cells(replay, _cells(env), where)
             _compare_readings(replay, env.infos.get("agent", {}), where)
             if not env.agents:
                 break
@@ -253,7 +242,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
             mover, action = env.agent_selection, actions()
             env.step(action)
             rewards, held = _replay_half_turn(replay, mover, action, held, len(names) - 1)
-            _compare_rewards(env.rewards, rewards, where, _players(env))
+            _compare_rewards(env.rewards, rewards, where, ("agent", *_ghosts(env)))
             if any(env.terminations.values()) != replay.over:
                 fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
 
@@ -313,11 +302,6 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
     handed.check()
 
 
-def _compare_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
-    if cells != replay.cells():
-        fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
-
-
 def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, players: tuple[str, ...]) -> None:
     """Every reward the view reports is the kernel's for that player (``expected``: the agent's,
     then each ghost's, in the order of ``players``)."""
@@ -339,9 +323,8 @@ AEC_CHECKS = (check_aec_spaces_and_masks, check_aec_determinism, check_aec_zero_
 
 @arguments_checked
 def aec_conformance(make_env: Callable[[], Any], seed: int = 0) -> None:
-    """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``.
-
-    For example, ``aec_conformance(lambda: gridghost.env(max_cycles=5))``.
+    """Run every check of an AEC view (:data:`AEC_CHECKS`) on envs from ``make_env``, as the
+    example of :mod:`gridghost.testing` does.
 
     Args:
         make_env: returns a fresh AEC env (a gridghost env, or a wrapper around one).
@@ -395,7 +378,7 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
             check_in_space(env.observation_space(name), observation, f"{name}'s observation")
             mask = _mask_of(observation, infos[name])
             if name in movers and not ended:
-                expected = masks_of(kernel)[kernel.board.index(_cell_of(env, name))]
+                expected = kernel.action_masks[kernel.board.index(_cell_of(env, name))]
                 check_mask(mask, f"the mover {name}'s action mask", expected)
             else:
                 check_mask(mask, f"the waiting {name}'s action mask")
@@ -444,7 +427,7 @@ def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int
     """
     env = make_env()
     seed = _lasting_seed("pickling", env, seed, after, _parallel_episode)
-    check_plays_on_alike("pickling", _parallel_episode, env, pickled(env), seed, "the env and its unpickled copy")
+    check_goes_on("pickling", env, rest_of_episode(_parallel_episode, seed))
 
 
 @contract("refusals")
@@ -459,15 +442,11 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     """
     env = make_env()
     seed = _lasting_seed("refusals", env, seed, after, _parallel_episode)
-    untouched = pickle.loads(pickle.dumps(env))
     first, *others = _movers(env)
-    for bad in (*BAD_ACTIONS, None):
-        chosen = {first: bad, **dict.fromkeys(others, 0)}
-        check_refusal("refusals", functools.partial(env.step, chosen), f"step({chosen!r})")
-    unknown = {**dict.fromkeys([first, *others], 0), "ghost_9": 0}
-    check_refusal("refusals", functools.partial(env.step, unknown), f"step({unknown!r})")
-    check_plays_on_alike("refusals", _parallel_episode, env, untouched, seed,
-                         "after refused actions, the env against a copy that saw none")
+    chosen = [{first: bad, **dict.fromkeys(others, 0)} for bad in (*BAD_ACTIONS, None)]
+    chosen.append({**dict.fromkeys([first, *others], 0), "ghost_9": 0})  # a name that is no agent of the game
+    check_goes_on("refusals", env, rest_of_episode(_parallel_episode, seed),
+                  refused=[(functools.partial(env.step, bad), f"step({bad!r})") for bad in chosen])
 
 
 @contract("kernel")
@@ -490,7 +469,7 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
         actions = random_actions(seed + episode)
         for turn in range(MAX_HALF_TURNS):
             where = f"seed {seed + episode}, step {turn}"
-            _compare_cells(replay, _cells(env), where)
+            check_cells(replay, _cells(env), where)
             _compare_readings(replay, infos.get("agent", {}), where)
             if not env.agents:
                 break
@@ -498,7 +477,7 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
             _, rewards, terminations, truncations, infos = env.step(chosen)
             expected = tuple(a + b for a, b in zip(_replay_step(replay, env, chosen, where), carried, strict=True))
             carried = (0.0,) * len(carried)
-            _compare_rewards(rewards, expected, where, _players(env))
+            _compare_rewards(rewards, expected, where, ("agent", *_ghosts(env)))
             _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, where)
 
 

@@ -70,9 +70,8 @@ logger = logging.getLogger(__name__)
 @dataclasses.dataclass(frozen=True)
 class Evaluation:
     """A policy's exact scores on a set of levels (:func:`evaluate`). Returns are the evaluated
-    side's, in the units of the rewards evaluated with; every array has one entry per level. For
-    a team of ghosts (``ghosts > 1``) the ghosts' side is the team: its return is the agent's
-    negated, and every column reads as for one ghost with the team in its place.
+    side's, in the units of the rewards evaluated with; every array has one entry per level (a
+    team of ghosts' columns read as the module docstring says).
 
     Attributes:
         side: the evaluated side (``"ghost"``: the ghost, or the team).
@@ -173,7 +172,7 @@ class Evaluator:
         logger.debug("evaluation set up on %d levels for the %s", len(maps), side)
         self.optimum, self.optimum_success, self.minimax, self.random = (
             np.array(column, dtype=float) for column in zip(*fixed, strict=True))
-        if self.ghosts == 1 or self._learner == Side.AGENT:
+        if not self._team:
             self._states(0)  # checks the encoding's options now, not at the first policy
 
     def _prepare(self, layout: Layout, settings_of: Any, opponent: Any, other: Side) -> tuple[float, ...]:
@@ -242,7 +241,8 @@ class Evaluator:
         batch, stochastic, centralised, view = asking
         if isinstance(policy, (str, type, StatePolicy)):
             table = _planned(policy, level.game, self._learner, "policy")  # built for this game
-        elif self._team and (callable(policy) or _callables(policy)):  # a team's states are asked per call
+        elif self._team and (callable(policy) or (isinstance(policy, Sequence) and bool(policy)
+                             and all(callable(one) for one in policy))):  # a team's states are asked per call
             table = tabulate_policy(policy, self.side, batch=batch, stochastic=stochastic, game=level.game,
                                     centralised=centralised, view=view, **self._encoding)
         elif callable(policy):
@@ -253,11 +253,6 @@ class Evaluator:
         mine = evaluate_policies(*pair, **self._settings(level.game))
         return (self._sign * mine.value(*level.start), mine.success_probability(*level.start, horizon=self.horizon),
                 mine.capture_probability(*level.start, horizon=self.horizon))
-
-
-def _callables(policy: Any) -> bool:
-    """Whether ``policy`` is a sequence of callables (a team's policies, one per ghost)."""
-    return isinstance(policy, Sequence) and bool(policy) and all(callable(one) for one in policy)
 
 
 def _planned(policy: Any, game: Game, side: Side, argument: str) -> Any:

@@ -31,7 +31,6 @@ SAMPLING_RULES: tuple[str, ...] = ("latest", "recent", "uniform", "prioritised")
 RESULTS: tuple[str, ...] = ("win", "loss", "draw")
 
 
-
 def check_window(window: object) -> int:
     """``window`` if it is a recent rule's window, an int >= 1.
 

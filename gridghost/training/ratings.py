@@ -200,8 +200,7 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
             bar.update()
     logger.debug("exploitability of %d pairs: %s", len(pairs), totals)
     solved = solve_game(layout, slip, rewards, gamma, tol, game=game, config=config)
-    start = solved.layout.agent_start, solved.layout.ghost_start
-    return ExploitabilityCurve(totals, agent_gaps, ghost_gaps, solved.value(*start))
+    return ExploitabilityCurve(totals, agent_gaps, ghost_gaps, solved.value(*solved.start))
 
 
 def _state_policy_of(snapshot: Snapshot, where: str, layout: Layout | None, obs_type: str, game: Game | None,

@@ -13,10 +13,9 @@ every generation, and reads progress from the solver::
     curve = exploitability_curve([(pool["agent-0"], pool["ghost-0"])])
 
 Snapshots
-    Any policy a :class:`~gridghost.envs.single_agent.Duel` plays (a name, a callable ``policy(observation)
-    -> action``, an object with ``get_action``, a :class:`~gridghost.planning.StatePolicy`) or a
-    tabulated one: probabilities of shape ``(rows, cols, rows, cols, 4)`` as
-    :func:`gridghost.planning.tabulate_policy` returns them (the ghost's read with the ghost to move).
+    What :meth:`OpponentPool.add` takes: any policy a :class:`~gridghost.envs.single_agent.Duel` plays,
+    or a tabulated one as :func:`gridghost.planning.tabulate_policy` returns it (the ghost's read
+    with the ghost to move).
 
 Sampling rules (:data:`SAMPLING_RULES`)
     ``"latest"``: the snapshot of the highest generation. ``"recent"``: the ``window`` snapshots of
@@ -59,7 +58,6 @@ from gridghost.core.checks import (
     check_choice,
     check_instance,
     check_limit,
-    check_number,
     check_probability,
     check_seed,
 )
@@ -170,11 +168,9 @@ class SelfPlayEnv(GridGhostGymEnv):
         if "opponent" in game:
             raise TypeError("SelfPlayEnv draws its opponent from the pool; pass no opponent=")
         check_choice(controlled, "controlled", AGENTS)
-        self.pool, self.rule = pool, check_choice(rule, "rule", SAMPLING_RULES)
-        self.exponent = check_number(exponent, "exponent")
-        self.window = check_window(window)
         self.opponent_side = GHOST if controlled == AGENT else AGENT
-        pool.probabilities(self.opponent_side, rule, self.exponent, self.window)  # refuses an empty side now
+        pool.probabilities(self.opponent_side, rule, exponent, window)  # checks them, and refuses an empty side now
+        self.pool, self.rule, self.exponent, self.window = pool, rule, float(exponent), int(window)
         # the game truncates, so that a draw is seen and counted (a whole spec= is taken as it is)
         super().__init__(controlled, "random" if controlled == GHOST else "chase", render_mode, opponent_obs_type,
                          **with_defaults(game, {"max_cycles": 100}))
@@ -223,8 +219,7 @@ class SelfPlayEnv(GridGhostGymEnv):
 
         Returns:
             The learner's first observation and a fresh info dict naming the opponent
-            (``info["opponent"]``: its index in ``pool.snapshots(side)``, a number like every
-            info value; :attr:`opponent` is the snapshot itself).
+            (``info["opponent"]``, as the class docstring says).
 
         Raises:
             ValueError: a snapshot added since construction that this game cannot play (see the
