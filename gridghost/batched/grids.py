@@ -47,9 +47,8 @@ def encoder_bytes(rows: int, cols: int, view_radius: int | None) -> int:
 
 
 def gather_bytes(view_radius: int | None, channels_last: bool, ghosts: int = 1) -> int:
-    """The bytes the index temporaries of :meth:`GridPlanes.gather` take per observer and game:
-    the map and joint state, the positions' flat indices (two per ghost in a team), and a
-    window's strip indices."""
+    """The bytes the index temporaries of :meth:`GridPlanes.gather` take per observer and game: the
+    map and joint state, the positions' flat indices (two per ghost of a team), a window's strips."""
     marks = 64 + (0 if ghosts == 1 else 32 * ghosts)
     if view_radius is None:
         return marks

@@ -153,8 +153,16 @@ class PositionObserver:
         n, k, cells = len(agents), self.ghosts, self.num_cells
         if out is None:
             out = np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32)
-        if side in self._grids:
-            return self._grid_gather(side, agents - base, ghosts - base[:, None], base // cells, not_to_move, out)
+        if side in self._grids:  # the agent marks every ghost; ghost i (a row of n * k) the agent, and in the
+            # ghosts plane every ghost (keyed with the teammate in the agent's place)
+            grid, maps, agents, ghosts = self._grids[side], base // cells, agents - base, ghosts - base[:, None]
+            pairs = agents[:, None] * cells + ghosts  # [n, k]: the agent with each ghost
+            if side == AGENT:
+                return grid.gather(maps, pairs[:, 0], not_to_move, out, opponents=pairs, ghosts=pairs)
+            mates = (ghosts[:, None, :] * cells + ghosts[:, :, None]).reshape(n * k, k)  # [n, observer i, ghost j]
+            waits = None if not_to_move is None else np.repeat(not_to_move, k)
+            grid.gather(np.repeat(maps, k), pairs.reshape(-1), waits, out.reshape(n * k, *grid.shape), ghosts=mates)
+            return out
         lead = self._own_slots + PAIR_SLOTS  # the own slots and the first other's, from the wide row
         end = lead + PAIR_SLOTS * (k - 1)  # then the later others', then the belief map
         if side == AGENT:  # the agent's others: the ghosts in order
@@ -175,26 +183,18 @@ class PositionObserver:
             out[:, :, lead:end] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
         return out
 
-    def _grid_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, maps: np.ndarray,
-                     not_to_move: np.ndarray | None, out: np.ndarray) -> np.ndarray:
-        """``side``'s grids of the games with local cells ``agents``, ``ghosts`` on ``maps``: the
-        agent marks every ghost as an opponent; ghost ``i`` (one row of ``n * k``) the agent, and
-        in the ``ghosts`` plane every ghost, keyed with the teammate in the agent's place."""
-        grid, n, k, cells = self._grids[side], len(agents), self.ghosts, self.num_cells
-        pairs = agents[:, None] * cells + ghosts  # [n, k]: the agent with each ghost
-        if side == AGENT:
-            return grid.gather(maps, pairs[:, 0], not_to_move, out, opponents=pairs, ghosts=pairs)
-        mates = (ghosts[:, None, :] * cells + ghosts[:, :, None]).reshape(n * k, k)  # [n, observer i, ghost j]
-        waits = None if not_to_move is None else np.repeat(not_to_move, k)
-        grid.gather(np.repeat(maps, k), pairs.reshape(-1), waits, out.reshape(n * k, *grid.shape), ghosts=mates)
-        return out
-
 
 def team_planes(encoders: list[Any], boards: list[Any], view_radius: int | None, channels_last: bool,
                 table_bytes: int) -> dict[str, GridPlanes]:
-    """A team's ``"grid"`` planes per side, ``"agent"`` and ``"ghosts"`` (every ghost alike):
-    :class:`GridPlanes` of each map's team encoder (``encoders``, on ``boards``), as the team's
-    engines gather them (the NumPy one here, the JAX one from their export).
+    """A team's ``"grid"`` planes, as both team engines gather them (the JAX one from their export).
+
+    Args:
+        encoders, boards, view_radius, channels_last: as :class:`GridPlanes` takes them (the
+            team's encoders).
+        table_bytes: the most bytes the planes and their tables may take.
+
+    Returns:
+        Per side, ``"agent"`` and ``"ghosts"`` (every ghost alike), its :class:`GridPlanes`.
 
     Raises:
         ValueError: the planes and their tables would take more than ``table_bytes``.

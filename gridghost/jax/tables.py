@@ -93,9 +93,16 @@ class EnvParams(NamedTuple):
 
 
 def device_grids(exported: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, dict[str, Any]], tuple[Any, ...]]:
-    """Per observing side, the device arrays of its grid planes (:meth:`GridPlanes.export
-    <gridghost.batched.grids.GridPlanes.export>`, ``exported``) with ``keep`` (0 on the
-    ``to_move`` plane, 1 elsewhere), and the static facts :attr:`Layout.grid` holds."""
+    """The device arrays and static facts of grid planes.
+
+    Args:
+        exported: per observing side, :meth:`GridPlanes.export
+            <gridghost.batched.grids.GridPlanes.export>`.
+
+    Returns:
+        ``(grids, facts)``: per side, its arrays with ``keep`` (0 on the ``to_move`` plane, 1
+        elsewhere); the facts :attr:`Layout.grid` holds.
+    """
     grids: dict[str, dict[str, Any]] = {}
     facts = []
     for side, grid in exported.items():
