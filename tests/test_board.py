@@ -14,6 +14,7 @@ import pytest
 import gridghost
 from gridghost.core import rules
 from gridghost.core.layout import MAX_CELLS, Layout
+from gridghost.core.recent import RecentCache
 from gridghost.core.rules import Board, GameState, Side, board_for, cached_board_bytes
 from gridghost.core.slip import LongitudinalSlip
 from gridghost.sensing.filters import HistogramFilter
@@ -144,13 +145,13 @@ def test_the_board_cache_is_bounded_by_bytes_and_evicted_boards_keep_working(mon
     layouts = [walled_layout(*random_walls(20, 20, 0.2, seed), name=f"cached {seed}") for seed in range(8)]
     budget = 3 * Board(layouts[0]).nbytes
     monkeypatch.setattr(rules, "BOARD_CACHE_BYTES", budget)
-    monkeypatch.setattr(rules, "_boards", rules._BoardStore())  # the other tests' boards stay cached
+    monkeypatch.setattr(rules, "_boards", RecentCache(lambda: rules.BOARD_CACHE_BYTES, lambda board: board.nbytes))
     first = board_for(layouts[0])
     expected = first.distance_table.copy()
     for layout in layouts[1:]:
         board_for(layout)
         board_for(layouts[1])  # used again: the least recently used go first
-        assert cached_board_bytes() == sum(board.nbytes for board in rules._boards.values()) <= budget
+        assert cached_board_bytes() == sum(board.nbytes for board in rules._boards.kept.values()) <= budget
     assert board_for(layouts[1]) is board_for(layouts[1])
     assert board_for(layouts[0]) is not first  # evicted, then rebuilt
     assert (first.distance_table == expected).all()
@@ -198,3 +199,20 @@ def test_the_histogram_filter_keeps_its_likelihood_cache_small_on_a_large_layout
         belief_filter.update({"gauge": float(reading)})
     cached = belief_filter._likelihoods.values()
     assert 0 < sum(likelihood.nbytes for likelihood in cached) <= 16 * 2**20
+
+
+def test_the_recent_cache_keeps_the_most_recently_used_within_a_budget_read_at_each_insertion() -> None:
+    budget, built = [2], []
+    cache: RecentCache[int] = RecentCache(lambda: budget[0])
+
+    def build(key: int):
+        return lambda: built.append(key) or key * 10
+
+    assert cache.get(1, build(1)) == 10 and cache.get(2, build(2)) == 20
+    assert cache.get(1, build(1)) == 10  # kept, not built again; now the most recently used
+    assert cache.get(3, build(3)) == 30  # 2, the least recently used, goes
+    assert list(cache.kept) == [1, 3] and built == [1, 2, 3] and cache.total == 2
+    budget[0] = 0
+    assert cache.get(4, build(4)) == 40 and list(cache.kept) == [4] and cache.total == 1  # the newest stays
+    cache.clear()
+    assert not cache.kept and cache.total == 0

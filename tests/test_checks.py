@@ -7,6 +7,7 @@ import pytest
 
 from gridghost.core.checks import (
     check_action,
+    check_cell,
     check_choice,
     check_distribution,
     check_flag,
@@ -76,3 +77,11 @@ def test_the_other_checks_keep_their_contracts() -> None:
     assert check_distribution([0.25, 0.75], "d", 2).tolist() == [0.25, 0.75]
     with pytest.raises(ValueError, match="d must sum to 1"):
         check_distribution([1, 3], "d", 2)
+
+
+def test_a_cell_is_checked_against_the_grid_only_when_one_is_given() -> None:
+    assert check_cell((np.int64(9), 99), "cell") == (9, 99)
+    with pytest.raises(ValueError, match=r"cell \(9, 99\) lies outside the 4x5 grid"):
+        check_cell((9, 99), "cell", 4, 5)
+    with pytest.raises(TypeError, match=r"cell must be a \(row, col\) pair of ints"):
+        check_cell((True, 0), "cell")

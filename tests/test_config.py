@@ -14,8 +14,8 @@ from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import GameConfig, resolve
 from gridghost.core.slip import LongitudinalSlip, SlipModel
 from gridghost.drawing import cell_images
+from gridghost.maps import load
 from gridghost.maps.levels import MapGenerator
-from gridghost.maps.shipped import load
 from gridghost.sensing.filters import ParticleFilter
 from gridghost.sensing.sensors import ClassifierSensor, ColorSensor, ItemSensor
 
@@ -129,6 +129,10 @@ def test_a_custom_filter_works_and_only_its_dict_form_is_refused() -> None:
         (dict(config={"layouts": {}}), ValueError, r"unknown config keys \['layouts'\]"),
         (dict(config={"slip": {"type": "sideways", "probability": 0.1}}), ValueError, "config 'slip' has unknown type"),
         (dict(config={"slip": "none"}), TypeError, "config 'slip' must be a dict"),
+        (dict(config={"slip": {"type": "longitudinal", "probability": None}}), TypeError,
+         "config 'slip' probability must be a real number"),
+        (dict(config={"slip": {"type": "none", "probability": 0.1}}), ValueError,
+         "slip_probability must be 0 with slip type 'none'"),
         (dict(config={"sensors": [{"type": "sonar"}]}), TypeError, "a config sensor must be"),
         (dict(config={"sensors": "color"}), TypeError, "config 'sensors' must be a list"),
         (dict(config={"rewards": {"step": 1}}), TypeError, "config 'rewards' must be a dict with keys"),

@@ -194,6 +194,14 @@ def test_wrongly_typed_layout_arguments_raise(overrides, message) -> None:
 def test_blocked_refuses_a_cell_outside_the_grid(cell) -> None:
     with pytest.raises(ValueError, match="outside the 4x5 grid"):
         CLASSIC.blocked(cell, (0, 3))
+    with pytest.raises(ValueError, match=r"starts entry .* lies outside the 4x5 grid"):
+        CLASSIC.distances_from([(0, 0), cell])
+
+
+def test_distances_from_the_nearest_start_follow_the_walls() -> None:
+    distance = CLASSIC.distances_from([(0, 2), (3, 4)])
+    assert len(distance) == 20 and distance[(0, 2)] == distance[(3, 4)] == 0
+    assert distance[(0, 3)] == 1 and distance[(1, 3)] == 3  # the wall below (0, 3): round by (1, 4)
 
 
 def test_layouts_round_trip_through_json_dicts() -> None:

@@ -145,7 +145,7 @@ def test_bad_joint_actions_are_refused_before_anything_moves(actions: object, er
         team.agent_step(state, 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="the game is over"):
         team.transitions(Side.AGENT, 0, np.array([5]), np.array([[5, 7]]))
-    with pytest.raises(TypeError, match=r"ghosts int\[n, 2\]"):
+    with pytest.raises(TypeError, match=r"ghosts must be an int\[n, 2\] array of int cell indices, got shape \(2,\)"):
         team.transitions(Side.AGENT, 0, np.array([5]), np.array([5, 7]))
 
 

@@ -17,14 +17,6 @@ from typing import Any
 DEFAULT_ONLY = "default only"
 
 
-def _same(value: Any, argument: str) -> Any:
-    return value
-
-
-def _plain(value: Any) -> Any:
-    return value
-
-
 @dataclasses.dataclass(frozen=True)
 class Setting:
     """The declaration of one game setting (the metadata of a ``GameSpec`` field).
@@ -46,9 +38,9 @@ class Setting:
 
     doc: str
     unit: str = ""
-    check: Callable[[Any, str], Any] = _same
+    check: Callable[[Any, str], Any] = lambda value, argument: value
     accepts: str = ""
-    encode: Callable[[Any], Any] = _plain
+    encode: Callable[[Any], Any] = lambda value: value
     decode: Callable[[Any, Mapping[str, Any]], Any] = lambda data, decoded: data
     served: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     encoder: bool = False

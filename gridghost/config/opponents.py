@@ -15,7 +15,6 @@ exact solver's players, which decide from the state and are built per game
 
 from __future__ import annotations
 
-import collections
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +25,7 @@ from gridghost.core.checks import check_choice
 from gridghost.core.game import Game
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.policies import POLICY_NAMES
+from gridghost.core.recent import RecentCache
 from gridghost.core.rules import Board, GameState, Side
 from gridghost.planning import NAMED_POLICIES, StatePolicy, check_state_policy
 from gridghost.planning.solve import solve_agent, solve_game
@@ -154,29 +154,25 @@ def team_planner(name: str, kernel: Any, side: Side) -> Callable[[Any], Any]:
     return functools.partial(_table_joint, table, kernel.num_cells, ghosts)
 
 
-#: The team solver's tables by game and player, the most recently used last (a few: each is a
-#: byte per joint state).
-_TEAM_TABLES: collections.OrderedDict[tuple[Any, ...], bytes] = collections.OrderedDict()
-_TEAM_TABLES_KEPT = 8
+#: The team solver's tables by game and player (a few: each is a byte per joint state).
+_TEAM_TABLES: RecentCache[bytes] = RecentCache(lambda: 8)
 
 
 def _team_table(kernel: Game, name: str, side: Side) -> bytes:
     """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
-    key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
-    table = _TEAM_TABLES.pop(key, None)
-    if table is None:
+
+    def solve() -> bytes:
         if side == Side.AGENT and name == "optimal":
             actions = solve_agent(game=kernel, ghost="chase").policy
         else:
             solution = solve_game(game=kernel)
             actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
         # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
-        table = np.asarray(actions).astype(np.uint8).tobytes()
-        if len(_TEAM_TABLES) >= _TEAM_TABLES_KEPT:
-            _TEAM_TABLES.popitem(last=False)
-    _TEAM_TABLES[key] = table
-    return table
+        return np.asarray(actions).astype(np.uint8).tobytes()
+
+    key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
+    return _TEAM_TABLES.get(key, solve)
 
 
 def _table_action(table: bytes, cells: int, state: Any) -> int:

@@ -70,19 +70,6 @@ TRAINER_DEFAULTS: Mapping[str, str] = MappingProxyType({"obs_type": "vector", "r
 REFERENCE_DEFAULTS: Mapping[str, str] = MappingProxyType({"obs_type": "dict", "rewards": "reference"})
 
 
-def trainer_settings(game: Mapping[str, Any], defaults: Mapping[str, Any] = TRAINER_DEFAULTS) -> dict[str, Any]:
-    """A Gymnasium view's game settings: ``game`` with ``defaults`` for those it leaves out, or
-    ``game`` as it is when it holds a whole ``spec=`` (or ``config=``).
-
-    Args:
-        game: the view's keyword settings.
-        defaults: :data:`TRAINER_DEFAULTS`, or :data:`REFERENCE_DEFAULTS` for the ``v0`` id.
-
-    Returns:
-        A new dict of the settings.
-    """
-    return with_defaults(game, defaults)
-
 #: The info key of each way a game ends.
 OUTCOME_INFO_KEYS: dict[Outcome, str] = {Outcome.GOAL: "reached_goal", Outcome.CAUGHT: "caught_by_ghost"}
 #: Every info key any view writes itself (the AEC env, the single-agent views, the belief filter's
@@ -445,16 +432,11 @@ def _resolved(values: dict[str, Any], inputs: dict[str, Any]) -> GameSpec:
     if belief_filter is not None:
         # the keyword's own message, before the spec's type check; a spec dict is checked into a new dict
         belief_filter = check_filter_kind(belief_filter)
-    check_observation_options(values["obs_type"], **values_of(values, "view_radius", "action_mask_in_obs",
-                                                              "append_step_count", "max_cycles", "grid_layout"))
+    check_observation_options(values["obs_type"], **{name: values[name] for name in (
+        "view_radius", "action_mask_in_obs", "append_step_count", "max_cycles", "grid_layout")})
     values["belief_filter"] = belief_filter
     values["layout"], values["slip"] = (maps if maps is not None else first), slip_model
     return GameSpec(**values)
-
-
-def values_of(values: Mapping[str, Any], *names: str) -> dict[str, Any]:
-    """``values``' entries of ``names``."""
-    return {name: values[name] for name in names}
 
 
 def game_config(**keywords: Any) -> GameSpec:
@@ -462,18 +444,24 @@ def game_config(**keywords: Any) -> GameSpec:
     return resolve(**keywords)
 
 
-def with_defaults(settings: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+def with_defaults(settings: Mapping[str, Any], defaults: Mapping[str, Any] = TRAINER_DEFAULTS) -> dict[str, Any]:
     """A view's settings with the view's own ``defaults`` for those the caller leaves out; a whole
     ``spec=`` (or ``config=``) is taken as it is.
 
     Args:
         settings: the view's keyword settings.
-        defaults: the view's defaults that differ from :class:`GameSpec`'s.
+        defaults: the view's defaults that differ from :class:`GameSpec`'s; for a Gymnasium
+            view :data:`TRAINER_DEFAULTS` (the default), or :data:`REFERENCE_DEFAULTS` for the
+            ``v0`` id.
 
     Returns:
         A new dict of the settings.
     """
     return dict(settings) if "spec" in settings or "config" in settings else {**defaults, **settings}
+
+
+#: A Gymnasium view's game settings: :func:`with_defaults`, whose defaults are the trainers'.
+trainer_settings = with_defaults
 
 
 #: The settings in which the batched and JAX engines' defaults differ from :class:`GameSpec`'s: the

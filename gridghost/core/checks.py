@@ -90,11 +90,7 @@ def check_ghosts(value: Any, argument: str = "ghosts") -> int:
         TypeError: not an int (bools and floats are refused).
         ValueError: outside ``1..MAX_GHOSTS``.
     """
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{argument} must be an int in 1..{MAX_GHOSTS}, got {value!r}")
-    if not 1 <= value <= MAX_GHOSTS:
-        raise ValueError(f"{argument} must be an int in 1..{MAX_GHOSTS} (gridghost.core.MAX_GHOSTS), got {value!r}")
-    return int(value)
+    return check_limit(value, argument, allow_none=False, maximum=MAX_GHOSTS)
 
 
 def check_flag(value: object, argument: str) -> bool:
@@ -224,9 +220,10 @@ def check_instance(value: object, argument: str, kind: type, allow_none: bool = 
     raise TypeError(f"{argument} must be a gridghost.{kind.__name__}{' or None' if allow_none else ''}, got {value!r}")
 
 
-def check_cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
+def check_cell(value: Any, argument: str, rows: int | None = None, cols: int | None = None) -> Cell:
     """Return ``value`` as a ``(row, col)`` tuple of ints if it is a cell of a ``rows x cols``
-    grid (Python or NumPy ints; bools and floats are refused, nothing is rounded).
+    grid (Python or NumPy ints; bools and floats are refused, nothing is rounded); without
+    ``rows`` and ``cols``, any pair of ints (a caller that checks the grid later).
 
     Raises:
         TypeError: not a pair of ints.
@@ -238,7 +235,7 @@ def check_cell(value: Any, argument: str, rows: int, cols: int) -> Cell:
         raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}") from None
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (row, col)):
         raise TypeError(f"{argument} must be a (row, col) pair of ints, got {value!r}")
-    if not (0 <= row < rows and 0 <= col < cols):
+    if rows is not None and cols is not None and not (0 <= row < rows and 0 <= col < cols):
         raise ValueError(
             f"{argument} {(int(row), int(col))} lies outside the {rows}x{cols} grid "
             f"(rows 0..{rows - 1}, cols 0..{cols - 1})"

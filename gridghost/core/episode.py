@@ -1,19 +1,9 @@
 """The episode's rules between two half-turns, written once for every engine.
 
 The kernel (:class:`~gridghost.core.game.Game`) says what one half-turn does to a state. What
-happens around it is the same in every engine, and lives here, one function per rule:
-
-- :func:`next_mover` and :func:`count_cycles`: the turn index (who moves next) and the episode's
-  step counter;
-- :func:`truncated`: the step limits (the game's ``max_cycles`` and Gymnasium's
-  ``TimeLimit``); :func:`cycle_limit` is its game limit as one number, for the AEC env's scalar
-  hot path;
-- :func:`with_opening_reward`: a learning ghost's first step also pays the reward of the agent's
-  opening move, played by the reset; :func:`opening_reward` is that reward;
-- :func:`ghost_half_after_end`: a game that ended in the agent's half-turn: the ghost does not
-  move and nothing is paid;
-- :func:`resets_now` and :func:`auto_reset`: which games start a new episode, and the swap;
-- :func:`slip_bounds` and :func:`slip_outcome`: which of a move's slip outcomes a uniform picks.
+happens around it is the same in every engine, and lives here, one function per rule: the turn
+index and the step counter, truncation, a learning ghost's opening reward, the end in the agent's
+half-turn, auto-reset, and which slip outcome a uniform picks.
 
 The functions are array-agnostic: they take Python scalars, NumPy arrays or, with ``xp=jax.numpy``
 where they need a namespace, JAX arrays (traced under ``jit`` and ``vmap`` alike), so the AEC env,
@@ -228,9 +218,8 @@ def auto_reset(resets: Any, fresh: Any, current: Any, *, xp: Any = np) -> Any:
         A state of the same structure.
     """
     if isinstance(current, tuple):
-        return type(current)(*(auto_reset(resets, a, b, xp=xp) for a, b in zip(fresh, current, strict=True))) \
-            if hasattr(current, "_fields") else tuple(auto_reset(resets, a, b, xp=xp)
-                                                      for a, b in zip(fresh, current, strict=True))
+        parts = (auto_reset(resets, a, b, xp=xp) for a, b in zip(fresh, current, strict=True))
+        return type(current)(*parts) if hasattr(current, "_fields") else tuple(parts)
     return xp.where(resets, fresh, current)
 
 

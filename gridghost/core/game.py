@@ -1,22 +1,13 @@
 """The game kernel: one object that owns a turn, for one agent against ``k`` ghosts.
 
 A :class:`Game` is built from a layout, a slip model, the rewards and the team's size ``ghosts``
-(1 to :data:`~gridghost.core.names.MAX_GHOSTS`). The agent moves first, with slip; only its
-final cell counts: caught when it is any ghost's cell, else a goal if it is one. Then every ghost
-picks one move (no slip) from the same state and the moves take effect together; the agent is
-caught when any ghost ends on its cell. Ghosts may share a cell, so ``k`` ghosts on one cell play
-as one. Every ghost gets the team's reward (zero-sum with the agent by default); with
-``credit="catcher"`` a capture pays only the ghosts on the agent's cell, the others getting the
-reward of a half-turn that ended nothing. The rules inside a half-turn are
-:mod:`gridghost.core.halfturn`'s, which the array forms call; the scalar one-ghost hot path keeps
-its own lines, tested equal to them.
-
-The game holds the board's tables
-(NumPy arrays for planners, filters and batches; tuples for the scalar hot path), the initial
-state, the two half-turn transitions the env calls, the exact distribution of each half-turn
-(:meth:`Game.successors`, in the spirit of Gymnasium FrozenLake's ``P[s][a]``), a vectorised
-slip sampler, and the chasing ghost as a ``cells x cells`` action table. Everything that needs
-the motion model asks this one object; none enumerates slip outcomes or walks moves itself.
+(1 to :data:`~gridghost.core.names.MAX_GHOSTS`). The rules inside a half-turn are
+:mod:`gridghost.core.halfturn`'s, which the array forms call; the scalar hot path keeps its own
+lines, tested equal to them. The game holds the board's tables, the initial state, the half-turn
+transitions the env calls, the exact distribution of each half-turn (:meth:`Game.successors`, in
+the spirit of Gymnasium FrozenLake's ``P[s][a]``), a vectorised slip sampler, and the chasing
+ghost as a ``cells x cells`` action table: everything that needs the motion model asks this one
+object.
 
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.slip import LongitudinalSlip
@@ -28,6 +19,7 @@ the motion model asks this one object; none enumerates slip outcomes or walks mo
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -207,7 +199,6 @@ class Game:
             mover: tuple(_read_only(np.array(side)) for side in zip(*self._rewards[mover], strict=True))
             for mover in Side
         }
-        self._chase: tuple[np.ndarray, bytes] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         return Game, (self.layout, self.slip, self.agent_rewards, self.ghost_rewards, self.use_ghost, self.ghosts,
@@ -216,18 +207,14 @@ class Game:
     def __repr__(self) -> str:
         return f"Game({self.layout!r}, {self.slip!r}, ghosts={self.ghosts}, credit={self.credit!r})"
 
-    def _destinations(self, moves: Moves) -> np.ndarray:
-        """The cell every start cell ends in after ``moves`` (one array lookup per move)."""
-        cells = np.arange(self.num_cells)
-        for move in moves:
-            cells = self.moves[cells, move]
-        return cells
-
     def _outcome_table(self, action: int) -> tuple[np.ndarray, np.ndarray]:
+        """The outcomes' probabilities of ``action`` and, per outcome, the cell every start cell ends in."""
         outcomes = self.slip.outcomes(action)
-        probabilities = _read_only(np.array([p for p, _ in outcomes]))
-        destinations = _read_only(np.stack([self._destinations(moves) for _, moves in outcomes]))
-        return probabilities, destinations
+        destinations = np.tile(np.arange(self.num_cells), (len(outcomes), 1))
+        for cells, (_, moves) in zip(destinations, outcomes, strict=True):
+            for move in moves:  # one array lookup per single move
+                cells[:] = self.moves[cells, move]
+        return _read_only(np.array([p for p, _ in outcomes])), _read_only(destinations)
 
     # -- states and half-turns -------------------------------------------------------------------
     def initial_state(self) -> GameState:
@@ -452,20 +439,14 @@ class Game:
         """``agents`` as ``int64[n]``, ``ghosts`` as ``int64[n, k]`` and whether it came as ``int[n]``."""
         agents, ghosts = np.asarray(agents), np.asarray(ghosts)
         one = ghosts.ndim == 1 and self.ghosts == 1
-        for cells, argument, shape in ((agents, "agents", "1-d array"),
-                                       (ghosts, "ghosts", f"int[n, {self.ghosts}] array" if self.ghosts > 1
-                                        else "1-d array (or int[n, 1])")):
-            if not np.issubdtype(cells.dtype, np.integer):
-                raise TypeError(f"{argument} must be a {shape} of int cell indices, got shape {cells.shape} "
+        team = f"an int[n, {self.ghosts}] array" + (" (or a 1-d array)" if self.ghosts == 1 else "")
+        for cells, argument, shaped, shape in (
+                (agents, "agents", agents.ndim == 1, "a 1-d array"),
+                (ghosts, "ghosts", one or (ghosts.ndim == 2 and ghosts.shape[1] == self.ghosts), team)):
+            if not shaped or not np.issubdtype(cells.dtype, np.integer):
+                raise TypeError(f"{argument} must be {shape} of int cell indices, got shape {cells.shape} "
                                 f"and dtype {cells.dtype}")
             self._check_cells(cells, argument)
-        if agents.ndim != 1:
-            raise TypeError(f"agents must be a 1-d array of int cell indices, got shape {agents.shape} "
-                            f"and dtype {agents.dtype}")
-        if not one and (ghosts.ndim != 2 or ghosts.shape[1] != self.ghosts):
-            raise TypeError(f"agents must be int[n] and ghosts int[n, {self.ghosts}]"
-                            f"{' (or int[n])' if self.ghosts == 1 else ''} cell indices, got shapes "
-                            f"{agents.shape} and {ghosts.shape}")
         if len(agents) != len(ghosts):
             raise ValueError(f"agents and ghosts must have the same length, got {len(agents)} and {len(ghosts)}")
         ghosts = ghosts.astype(np.int64)
@@ -529,22 +510,21 @@ class Game:
     def chase_table(self) -> np.ndarray:
         """The chasing ghost's action for every ``(agent cell, ghost cell)`` pair: a read-only
         ``int8[cells, cells]`` array, built on first use (see :func:`chase_table`)."""
-        return self._chase_tables()[0]
+        return self._chase_tables[0]
 
     @property
     def chase_bytes(self) -> bytes:
         """:attr:`chase_table` as bytes, ``chase_bytes[agent * num_cells + ghost]`` a Python int:
         the fastest scalar lookup (no NumPy scalar), for turn loops."""
-        return self._chase_tables()[1]
+        return self._chase_tables[1]
 
+    @functools.cached_property
     def _chase_tables(self) -> tuple[np.ndarray, bytes]:
-        if self._chase is None:
-            tables = _CHASE_TABLES.get(self.board)
-            if tables is None:
-                table = chase_table(self.moves, self.layout.cols)
-                tables = _CHASE_TABLES[self.board] = (table, table.tobytes())
-            self._chase = tables
-        return self._chase
+        tables = _CHASE_TABLES.get(self.board)
+        if tables is None:
+            table = chase_table(self.moves, self.layout.cols)
+            tables = _CHASE_TABLES[self.board] = (table, table.tobytes())
+        return tables
 
     def chase_action(self, state: GameState) -> int:
         """The chasing ghost's move in the one-ghost ``state``.

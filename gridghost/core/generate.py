@@ -43,6 +43,7 @@ from gridghost.core.checks import (
     check_probability,
     check_seed,
 )
+from gridghost.core.maptext import distances
 from gridghost.core.names import ITEMS, MAX_CELLS, Cell
 
 #: What :func:`generate_layout` builds (see its ``make``).
@@ -266,29 +267,6 @@ class _Edges:
                 parts -= 1
         return opened
 
-    def distances_from(self, source: int, wall: np.ndarray) -> np.ndarray:
-        """Shortest-path lengths from ``source`` to every cell through the open edges."""
-        open_edges = ~wall
-        a, b = self.a[open_edges], self.b[open_edges]
-        order = np.argsort(np.concatenate([a, b]), kind="stable")
-        ends = np.concatenate([b, a])[order]
-        starts = np.searchsorted(np.concatenate([a, b])[order], np.arange(self.cells + 1)).tolist()
-        ends_list = ends.tolist()
-        distance = [-1] * self.cells
-        distance[source] = 0
-        frontier = [source]
-        level = 0
-        while frontier:
-            level += 1
-            found = []
-            for cell in frontier:
-                for nxt in ends_list[starts[cell]:starts[cell + 1]]:
-                    if distance[nxt] < 0:
-                        distance[nxt] = level
-                        found.append(nxt)
-            frontier = found
-        return np.array(distance)
-
     def split(self, wall: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The per-edge flags as ``(walls_horizontal, walls_vertical)`` arrays."""
         horizontal = wall[: self.num_horizontal].reshape(self.rows - 1, self.cols)
@@ -305,10 +283,11 @@ def _draw_starts(
     The ghosts' starts and the goals are one draw without replacement from the far cells, the
     ghosts' first: with one ghost it is the draw a one-ghost map always made."""
     agent = int(rng.integers(edges.cells))
-    far = np.flatnonzero(edges.distances_from(agent, wall) >= min_distance)
+    cols = edges.cols
+    distance = distances([divmod(agent, cols)], *edges.split(wall))
+    far = np.array(sorted(r * cols + c for (r, c), steps in distance.items() if steps >= min_distance))
     if len(far) < num_goals + ghosts:
         return None
     chosen = rng.choice(far, size=ghosts + num_goals, replace=False).tolist()
-    cols = edges.cols
     return (divmod(agent, cols), [divmod(cell, cols) for cell in chosen[:ghosts]],
             [divmod(cell, cols) for cell in chosen[ghosts:]])

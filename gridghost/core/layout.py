@@ -16,8 +16,8 @@ blocks every move out of the grid.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Mapping, Sequence, Set
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
 from typing import Any
 
@@ -33,15 +33,6 @@ from gridghost.core.names import (
     MAX_GHOSTS,
     Cell,
 )
-
-
-def _mapping(value: Any, argument: str) -> Mapping[Any, Any]:
-    """Validate an optional mapping argument; ``None`` means empty."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{argument} must be a mapping from (row, col) cells, got {value!r}")
-    return value
 
 
 def _array(value: Any, argument: str) -> np.ndarray:
@@ -147,33 +138,34 @@ def _colour_grid(colours: Any, name: str) -> np.ndarray:
     return colour_array
 
 
-def _item_table(items: Mapping[Cell, Sequence[str]] | None, rows: int, cols: int) -> dict[Cell, tuple[str, ...]]:
-    """``items`` of :class:`Layout`, checked: each cell's item names, cells without items left out."""
-    item_table: dict[Cell, tuple[str, ...]] = {}
-    for cell, names in _mapping(items, "items").items():
-        cell = check_cell(cell, "items key", rows, cols)
-        if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
-            # Sets and dicts too: their order, the order items are drawn in, would vary.
-            raise TypeError(f"items[{cell}] must be a sequence of item names (a list or tuple), got {names!r}")
-        names = tuple(names)
-        if not all(isinstance(n, str) for n in names):
-            raise TypeError(f"items[{cell}] must be a sequence of item names, got {names!r}")
-        unknown = [n for n in names if n not in ITEMS]
-        if unknown:
-            raise ValueError(f"items[{cell}] holds unknown items {unknown}; known items: {list(ITEMS)}")
-        if names:
-            item_table[cell] = tuple(names)
-    return item_table
+def _cell_table(values: Any, argument: str, rows: int, cols: int, check: Callable[[Any, str], Any]) -> dict[Cell, Any]:
+    """``items`` or ``texts`` of :class:`Layout` (``None``: empty), each cell's value checked by
+    ``check``; cells with an empty value left out."""
+    if values is None:
+        return {}
+    if not isinstance(values, Mapping):
+        raise TypeError(f"{argument} must be a mapping from (row, col) cells, got {values!r}")
+    table: dict[Cell, Any] = {}
+    for cell, value in values.items():
+        cell = check_cell(cell, f"{argument} key", rows, cols)
+        value = check(value, f"{argument}[{cell}]")
+        if value:
+            table[cell] = value
+    return table
 
 
-def _text_table(texts: Mapping[Cell, str] | None, rows: int, cols: int) -> dict[Cell, str]:
-    """``texts`` of :class:`Layout`, checked: each cell's text, empty texts left out."""
-    text_table: dict[Cell, str] = {}
-    for cell, text in _mapping(texts, "texts").items():
-        cell = check_cell(cell, "texts key", rows, cols)
-        if check_text(text, f"texts[{cell}]"):
-            text_table[cell] = text
-    return text_table
+def _item_names(names: Any, argument: str) -> tuple[str, ...]:
+    """One cell's item names, checked."""
+    if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):
+        # Sets and dicts too: their order, the order items are drawn in, would vary.
+        raise TypeError(f"{argument} must be a sequence of item names (a list or tuple), got {names!r}")
+    names = tuple(names)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"{argument} must be a sequence of item names, got {names!r}")
+    unknown = [n for n in names if n not in ITEMS]
+    if unknown:
+        raise ValueError(f"{argument} holds unknown items {unknown}; known items: {list(ITEMS)}")
+    return names
 
 
 def _ghost_starts(ghost_start: Any, rows: int, cols: int) -> tuple[Cell, ...]:
@@ -212,6 +204,7 @@ def _goals_and_starts(goals: Iterable[Cell], agent_start: Cell, ghost_start: Any
     return goal_cells, agent, ghosts
 
 
+@dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)
 class Layout:
     """An immutable map: size, edge walls, colours, items, texts, goals and start cells.
 
@@ -266,22 +259,6 @@ class Layout:
     name: str
     _key: tuple[Any, ...]
 
-    __slots__ = (
-        "_key",
-        "agent_start",
-        "colours",
-        "cols",
-        "ghost_start",
-        "ghost_starts",
-        "goals",
-        "items",
-        "name",
-        "rows",
-        "texts",
-        "walls_horizontal",
-        "walls_vertical",
-    )
-
     def __init__(
         self,
         colours: Any,
@@ -307,32 +284,20 @@ class Layout:
         set_(self, "walls_vertical", _bool_grid(walls_vertical, "walls_vertical", (rows, cols - 1)))
         set_(self, "name", name)
 
-        item_table = _item_table(items, rows, cols)
+        item_table = _cell_table(items, "items", rows, cols, _item_names)
         set_(self, "items", MappingProxyType(item_table))
-        text_table = _text_table(texts, rows, cols)
+        text_table = _cell_table(texts, "texts", rows, cols, check_text)
         set_(self, "texts", MappingProxyType(text_table))
         goal_cells, agent, ghosts = _goals_and_starts(goals, agent_start, ghost_start, rows, cols)
         set_(self, "goals", goal_cells)
         set_(self, "agent_start", agent)
         set_(self, "ghost_start", ghosts[0])
         set_(self, "ghost_starts", ghosts)
-        set_(
-            self,
-            "_key",
-            (
-                rows,
-                cols,
-                colour_array.tobytes(),
-                self.walls_horizontal.tobytes(),
-                self.walls_vertical.tobytes(),
-                tuple(sorted(item_table.items())),
-                tuple(sorted(text_table.items())),
-                goal_cells,
-                agent,
-                ghosts[0] if len(ghosts) == 1 else ghosts,
-                self.name,
-            ),
-        )
+        # What equality and hashing compare: every field, arrays as bytes and mappings sorted.
+        values = [getattr(self, field.name) for field in dataclasses.fields(self) if field.name != "_key"]
+        set_(self, "_key", tuple(value.tobytes() if isinstance(value, np.ndarray)
+                                 else tuple(sorted(value.items())) if isinstance(value, Mapping) else value
+                                 for value in values))
 
         reachable = self.reachable_from(agent)
         unreachable = [g for g in goal_cells if g not in reachable]
@@ -355,20 +320,7 @@ class Layout:
         return f"Layout(name={self.name!r}, rows={self.rows}, cols={self.cols})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            Layout,
-            (
-                self.colours,
-                self.goals,
-                self.agent_start,
-                self.ghost_start if len(self.ghost_starts) == 1 else self.ghost_starts,
-                self.walls_horizontal,
-                self.walls_vertical,
-                dict(self.items),
-                dict(self.texts),
-                self.name,
-            ),
-        )
+        return Layout.from_dict, (self.to_dict(),)
 
     def to_dict(self) -> dict[str, Any]:
         """The layout as plain JSON-able data (lists, ints, bools, strings); lossless:
@@ -469,17 +421,13 @@ class Layout:
 
     def distances_from(self, starts: Iterable[Cell]) -> dict[Cell, int]:
         """The fewest steps through open edges from the nearest of ``starts`` to every cell
-        reachable from them (breadth-first)."""
-        distance = dict.fromkeys(starts, 0)
-        queue = deque(distance)
-        while queue:
-            cell = queue.popleft()
-            r, c = cell
-            for nxt in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if nxt not in distance and not self.blocked(cell, nxt):
-                    distance[nxt] = distance[cell] + 1
-                    queue.append(nxt)
-        return distance
+        reachable from them (breadth-first).
+
+        Raises:
+            TypeError, ValueError: a start is not a cell of the grid.
+        """
+        starts = [check_cell(cell, "starts entry", self.rows, self.cols) for cell in starts]
+        return maptext.distances(starts, self.walls_horizontal, self.walls_vertical)
 
     def colour_name(self, row: int, col: int) -> str:
         """The colour of a cell as a word (``"white"``, ``"red"`` or ``"green"``)."""

@@ -89,7 +89,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -97,8 +97,8 @@ import numpy as np
 
 from gridghost.core.checks import check_text
 
-# The symbols and the writer live in mapsymbols and mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
-from gridghost.core.mapsymbols import (
+# The symbols and the writer live in mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
+from gridghost.core.mapwrite import (
     _FLAGS,
     _FLOOR,
     _LEGEND_LINE,
@@ -111,8 +111,8 @@ from gridghost.core.mapsymbols import (
     _error,
     _Spec,
     describe,
+    format_layout,  # noqa: F401  # re-exported
 )
-from gridghost.core.mapwrite import format_layout  # noqa: F401  # re-exported
 from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
 #: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
@@ -157,17 +157,9 @@ def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
     while index < len(lines) and (not lines[index] or lines[index].lstrip().startswith("#")):
         index += 1
     drawing: list[tuple[int, str]] = []
-    most = 0  # the most drawing lines a map as wide as the drawing's first line may have
     while index < len(lines) and lines[index] and not _LEGEND_LINE.match(lines[index]):
         if not lines[index].lstrip().startswith("#"):
-            if not drawing:
-                most = _most_drawing_lines(lines[index], index + 1)
             drawing.append((index + 1, lines[index]))
-            if len(drawing) > most:  # refused before anything is parsed: the size alone rules it out
-                cols = _columns(lines[drawing[0][0] - 1])
-                raise _error(index + 1, 1, f"the drawing is too long: a map of {cols} column(s) has at most "
-                                           f"{MAX_CELLS // cols} rows ({most} drawing lines), since a layout holds "
-                                           f"at most gridghost.core.MAX_CELLS = {MAX_CELLS} cells")
         index += 1
     if not drawing:
         raise _error(
@@ -175,6 +167,13 @@ def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
             "expected the drawing's top wall ('+---+---+...', one '---' per column); a map starts with its drawing "
             "and the legend (name and symbol lines) follows it",
         )
+    # The most drawing lines a map as wide as the first line may have: the size alone may rule it out.
+    most = _most_drawing_lines(*drawing[0][::-1])
+    if len(drawing) > most:
+        cols = _columns(drawing[0][1])
+        raise _error(drawing[most][0], 1, f"the drawing is too long: a map of {cols} column(s) has at most "
+                                          f"{MAX_CELLS // cols} rows ({most} drawing lines), since a layout holds "
+                                          f"at most gridghost.core.MAX_CELLS = {MAX_CELLS} cells")
     legend = _parse_legend(lines, index)
     return _build(drawing, legend, make)
 
@@ -463,7 +462,7 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
     goals = [cell for cell, spec in specs.items() if spec.goal]
     if not goals:
         raise _error(*top, "the map has no goal: mark at least one cell '*' (or with a legend symbol that says goal)")
-    reachable = _reachable(starts["agent"], walls_horizontal, walls_vertical)
+    reachable = distances((starts["agent"],), walls_horizontal, walls_vertical)
     for cell, role in [*((g, "goal") for g in goals), *((start, "ghost start") for start in ghost_starts)]:
         if cell not in reachable:
             raise _error(*where[cell], f"the {role} {cell} cannot be reached from the agent start {starts['agent']} "
@@ -484,20 +483,23 @@ def _layout(specs: dict[Cell, _Spec], where: dict[Cell, tuple[int, int]], walls_
         raise _error(*top, str(error)) from None
 
 
-def _reachable(start: Cell, walls_horizontal: np.ndarray, walls_vertical: np.ndarray) -> set[Cell]:
-    """The cells reachable from ``start`` through open edges."""
+def distances(starts: Iterable[Cell], walls_horizontal: np.ndarray, walls_vertical: np.ndarray) -> dict[Cell, int]:
+    """The fewest steps through open edges (``walls_*`` as :class:`~gridghost.core.layout.Layout`
+    holds them) from the nearest of ``starts`` to every cell reachable from them (breadth-first)."""
     rows, cols = walls_vertical.shape[0], walls_horizontal.shape[1]
-    seen, queue = {start}, deque([start])
+    distance = dict.fromkeys(starts, 0)
+    queue = deque(distance)
     while queue:
-        r, c = queue.popleft()
+        cell = queue.popleft()
+        r, c = cell
         steps = (
             ((r + 1, c), r + 1 < rows and not walls_horizontal[r, c]),
             ((r - 1, c), r > 0 and not walls_horizontal[r - 1, c]),
             ((r, c + 1), c + 1 < cols and not walls_vertical[r, c]),
             ((r, c - 1), c > 0 and not walls_vertical[r, c - 1]),
         )
-        for cell, open_ in steps:
-            if open_ and cell not in seen:
-                seen.add(cell)
-                queue.append(cell)
-    return seen
+        for nxt, open_ in steps:
+            if open_ and nxt not in distance:
+                distance[nxt] = distance[cell] + 1
+                queue.append(nxt)
+    return distance

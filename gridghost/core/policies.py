@@ -1,15 +1,9 @@
 """Scripted policies for either side.
 
-Two kinds of policy:
-
-- A policy of observations is any callable ``policy(observation) -> action``: what a learner
-  becomes, and what the reference's agents are. :func:`make_policy` also accepts a policy name,
-  or a reference-style class (``__init__(action_space, **kwargs)`` and
-  ``get_action(observation)``) or instance, and returns a callable.
-- A policy of states reads the game state itself: the chasing ghost's rule is a
-  ``cells x cells`` table (:attr:`gridghost.core.game.Game.chase_table`), and planners will be too.
-  :class:`ChasePolicy` is the same rule read from the ghost's observation; the single-agent views
-  play it from the table.
+A policy of observations is any callable ``policy(observation) -> action`` (:func:`make_policy`
+makes one of a name or a reference-style agent); a policy of states reads the game state itself,
+as the chasing ghost's table :attr:`gridghost.core.game.Game.chase_table` does. :class:`ChasePolicy`
+is that rule read from the ghost's observation.
 
 >>> chase = ChasePolicy()
 >>> chase({"agent_relative_pos": [-2, 1],
@@ -72,14 +66,8 @@ def chase_rule(dr: int, dc: int, open_: tuple[bool, bool, bool, bool]) -> int:
 
 
 class ChasePolicy:
-    """The reference's chasing ghost: greedy, from the ghost's own dict observation.
-
-    With ``(dr, dc) = agent_relative_pos``: if ``|dr| >= |dc|`` try the vertical move toward the
-    agent, then the horizontal one; otherwise horizontal first. A move is tried only when it is
-    toward the agent and its neighbour is accessible. If neither applies, take the first
-    accessible direction in the order up, right, down, left, and if none is accessible, left.
-    It is greedy, not shortest-path.
-    """
+    """The reference's chasing ghost, from the ghost's own dict observation: :func:`chase_rule`
+    with ``(dr, dc) = agent_relative_pos`` and the neighbours' ``accessible`` flags."""
 
     def __call__(self, observation: Mapping[str, Any]) -> int:
         """The chasing move for a ghost observation.

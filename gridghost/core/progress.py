@@ -11,6 +11,7 @@ may parse, stays as it is; with the bar off nothing at all is written.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -41,30 +42,16 @@ class Bar(Protocol):
                  trace: TracebackType | None) -> Any: ...
 
 
-class _Silent:
-    """The bar of a call run without one: every method does nothing."""
+class _Silent(contextlib.AbstractContextManager):
+    """The bar of a call run without one: every method of :class:`Bar` does nothing."""
 
     def __init__(self, total: float | None) -> None:
         self.total = total
 
-    def update(self, n: float = 1) -> None:
+    def _nothing(self, *args: Any, **kwargs: Any) -> None:
         """Do nothing."""
 
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
-        """Do nothing."""
-
-    def refresh(self) -> None:
-        """Do nothing."""
-
-    def close(self) -> None:
-        """Do nothing."""
-
-    def __enter__(self) -> _Silent:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        return None
+    update = set_postfix_str = refresh = close = __exit__ = _nothing
 
 
 def make_bar(enabled: bool, total: float | None, description: str, unit: str = "it") -> Bar:
@@ -89,7 +76,7 @@ def make_bar(enabled: bool, total: float | None, description: str, unit: str = "
     return bar
 
 
-class SweepBar:
+class SweepBar(contextlib.AbstractContextManager):
     """A progress bar over the sweeps of an iteration that stops at a tolerance (value iteration),
     whose number of sweeps is not known in advance: after each sweep the total, and the ETA with
     it, is re-estimated from how fast the largest change shrank over the last ``window`` sweeps,
@@ -117,9 +104,6 @@ class SweepBar:
                 self.bar.total = min(self.sweeps + left, self.limit)
             self.bar.set_postfix_str(f"change {change:.2g} (tol {self.tol:g})", refresh=False)
         self.bar.update()
-
-    def __enter__(self) -> SweepBar:
-        return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:

@@ -9,10 +9,6 @@ Cells are numbered row-major (``index = row * cols + col``); :class:`Board` prec
 layout, where each move leads, which moves change the cell, and all shortest-path distances
 (built in NumPy; a layout has at most :data:`~gridghost.core.MAX_CELLS` cells).
 
-Turn order is agent, then the ghosts (together). After the agent's move: caught if a ghost is on
-its cell, else goal reached if the agent's cell is a goal, else the step penalty. After the
-ghosts' move: caught if a ghost ends on the agent's cell, else nothing.
-
 The argument checks every module shares live in :mod:`gridghost.core.checks`.
 """
 
@@ -20,8 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, NamedTuple
@@ -30,6 +24,7 @@ import numpy as np
 
 from gridghost.core.layout import Layout
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST, MAX_CELLS, NUM_ACTIONS, Cell  # noqa: F401 - re-exported
+from gridghost.core.recent import RecentCache
 
 
 class Action(IntEnum):
@@ -392,15 +387,8 @@ class Board:
         return board_for, (self.layout,)
 
 
-class _BoardStore(OrderedDict[Layout, Board]):
-    """The cached boards, least recently used first, with the sum of their bytes kept as they
-    come and go (a map generator visits thousands of layouts: no sum over the cache per look-up)."""
-
-    nbytes = 0
-
-
-_boards = _BoardStore()
-_boards_lock = threading.Lock()
+#: The cached boards, bounded by :data:`BOARD_CACHE_BYTES` (a map generator visits thousands of layouts).
+_boards: RecentCache[Board] = RecentCache(lambda: BOARD_CACHE_BYTES, lambda board: board.nbytes)
 
 
 def board_for(layout: Layout) -> Board:
@@ -408,26 +396,12 @@ def board_for(layout: Layout) -> Board:
 
     A board dropped from the cache keeps working for whoever still holds it.
     """
-    with _boards_lock:
-        board = _boards.get(layout)
-        if board is not None:
-            _boards.move_to_end(layout)
-            return board
-    board = Board(layout)  # outside the lock: other threads' look-ups need not wait
-    with _boards_lock:
-        if layout not in _boards:
-            _boards[layout] = board
-            _boards.nbytes += board.nbytes
-        board = _boards[layout]
-        _boards.move_to_end(layout)
-        while _boards.nbytes > BOARD_CACHE_BYTES and len(_boards) > 1:
-            _boards.nbytes -= _boards.popitem(last=False)[1].nbytes
-    return board
+    return _boards.get(layout, lambda: Board(layout))
 
 
 def cached_board_bytes() -> int:
     """The estimated bytes (:attr:`Board.nbytes`) of the boards :func:`board_for` keeps."""
-    return _boards.nbytes
+    return _boards.total
 
 
 @functools.lru_cache(maxsize=1024)  # custom slip models may have many long move sequences

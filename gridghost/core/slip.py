@@ -278,11 +278,6 @@ def slip_from_dict(data: Any) -> SlipModel:
     """
     if not isinstance(data, Mapping) or set(data) != {"type", "probability"}:
         raise TypeError(f"config 'slip' must be a dict with keys 'type' and 'probability', got {data!r}")
-    kind = SLIP_TYPES.get(data["type"]) if isinstance(data["type"], str) else None
-    if kind is None:
+    if not isinstance(data["type"], str) or data["type"] not in SLIP_TYPES:
         raise ValueError(f"config 'slip' has unknown type {data['type']!r}; accepted: {sorted(SLIP_TYPES)}")
-    if data["type"] == "none":
-        if data["probability"] != 0:
-            raise ValueError(f"config 'slip' of type 'none' must have probability 0, got {data['probability']!r}")
-        return NoSlip()
-    return kind(data["probability"])
+    return make_slip(data["type"], check_probability(data["probability"], "config 'slip' probability"))

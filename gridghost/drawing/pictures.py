@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gridghost.core.checks import check_choice, check_instance
+from gridghost.core.checks import check_cell, check_choice, check_instance
 from gridghost.core.layout import Cell, Layout
 from gridghost.core.names import MAX_GHOSTS, ghost_names
 from gridghost.drawing.colourmap import (
@@ -263,20 +263,9 @@ def team_marks(ghosts: Sequence[Cell | None], agent: Cell | None = None) -> dict
     for name, cell, argument in who:
         if cell is None:
             continue
-        key = _pair(cell, argument)
+        key = check_cell(cell, argument)
         marks[key] = (*marks.get(key, ()), name)
     return marks
-
-
-def _pair(cell: Any, argument: str) -> Cell:
-    """``cell`` as a ``(row, col)`` tuple of Python ints (not checked against a grid)."""
-    try:
-        row, col = cell
-    except (TypeError, ValueError):
-        raise TypeError(f"{argument} must be a (row, col) pair of ints or None, got {cell!r}") from None
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (row, col)):
-        raise TypeError(f"{argument} must be a (row, col) pair of ints or None, got {cell!r}")
-    return int(row), int(col)
 
 
 def _check_marks(marks: Any, geometry: PictureGeometry) -> dict[Cell, tuple[str, ...]]:

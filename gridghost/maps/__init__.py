@@ -11,6 +11,6 @@ from __future__ import annotations
 
 from gridghost.core.layout import CLASSIC
 from gridghost.maps.levels import DIFFICULTIES, SPLITS, MapGenerator, level_split
-from gridghost.maps.shipped import load, names
+from gridghost.maps.sources import load, names
 
 __all__ = ["CLASSIC", "DIFFICULTIES", "SPLITS", "MapGenerator", "level_split", "load", "names"]

@@ -11,20 +11,16 @@ which makes held-out test levels::
     train = MapGenerator(difficulty=2, num_levels=500)                  # levels 0..499
     test = MapGenerator(difficulty=2, start_level=500, num_levels=100)  # levels 500..599
 
-For the difficulty presets the split is defined once, in :data:`SPLITS`, and
-:func:`level_split` builds it: ``level_split(2, "test")`` is the second line.
+For the difficulty presets the split is defined once, in :data:`SPLITS` (:func:`level_split`).
 
 The level of an episode is drawn from the env's map stream, spawned from the reset seed (see
 :data:`gridghost.core.names.MAP_STREAM`), so it never shifts the game's own draws and the same reset seed
 gives the same map.
 
-A *difficulty* (:data:`DIFFICULTIES`) is a map size and a band of the agent's probability of
-reaching a goal when both sides play optimally (the zero-sum game's minimax policies, from
-:func:`gridghost.planning.solve.solve_game`, within 100 turns, from the map's starts). Level ``i`` of a
-difficulty is the first of its candidate maps whose measured success probability falls in the
-band: the generator keeps drawing until one does. Solved levels are kept in a bounded cache, so a
-level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for the cost
-per reset.
+Level ``i`` of a difficulty (:class:`Difficulty`) is the first of its candidate maps whose
+:func:`success_probability` falls in the difficulty's band. Solved levels are kept in a bounded
+cache, so a level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for
+the cost per reset.
 
 >>> generator = MapGenerator(6, 6, num_levels=10)
 >>> generator.level(3) == generator.level(3), generator.level(3) == generator.level(4)
@@ -37,17 +33,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from gridghost import _moved
-from gridghost.core.checks import check_flag, check_ghosts, check_limit
+from gridghost.core.checks import check_choice, check_flag, check_ghosts, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
+from gridghost.core.recent import RecentCache
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
 
 
@@ -145,8 +141,7 @@ def level_split(difficulty: int, split: str, num_levels: int | None = None) -> M
             1..the split's size.
     """
     check_difficulty(difficulty)
-    if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; accepted: {sorted(SPLITS)}")
+    check_choice(split, "split", sorted(SPLITS))
     start, size = SPLITS[split]
     count = check_limit(num_levels, "num_levels")
     if count is not None and count > size:
@@ -263,9 +258,7 @@ class MapGenerator:
         if not isinstance(start_level, (int, np.integer)) or isinstance(start_level, bool) or start_level < 0:
             raise ValueError(f"start_level must be an int >= 0, got {start_level!r}")
         self.start_level = int(start_level)
-        if slip is not None and not isinstance(slip, SlipModel):
-            raise TypeError(f"slip must be a gridghost SlipModel or None, got {slip!r}")
-        self.slip = slip
+        self.slip = check_instance(slip, "slip", SlipModel, allow_none=True)
         taken = sorted({"seed", "name", "rows", "cols"} & set(options))
         if taken:
             raise TypeError(f"MapGenerator sets {taken} itself for every level; the options are Layout.generate's "
@@ -355,7 +348,7 @@ class MapGenerator:
         if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
             raise ValueError(f"level index must be an int >= 0, got {index!r}")
         # Keyed by what a level depends on: equal keys build equal maps, whichever generator asks.
-        return _CACHE.get(self._levels_key, int(index), self)
+        return _CACHE.get((self._levels_key, int(index)), lambda: self._build(int(index)))
 
     def _build(self, index: int) -> tuple[Layout, float | None]:
         """Level ``index``: its first candidate map in the band, and the map's success probability."""
@@ -419,8 +412,7 @@ class MapGenerator:
                             f"got {data!r}")
         settings = dict(body)
         options = settings.pop("options", None)
-        if options is None:
-            options = {}
+        options = {} if options is None else options
         if not isinstance(options, Mapping):
             raise TypeError(f"a map generator's 'options' must be a dict (or None for none), got {options!r}")
         if settings.get("slip") is not None:
@@ -444,33 +436,8 @@ def _without_preset(difficulty: int | None, options: Mapping[str, Any]) -> dict[
     return {key: value for key, value in options.items() if key not in preset or preset[key] != value}
 
 
-class _LevelCache:
-    """Solved levels by (settings, index), at most :data:`LEVEL_CACHE_SIZE` of them."""
-
-    def __init__(self) -> None:
-        self._store: dict[tuple[Any, int], tuple[Layout, float | None]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...], index: int, generator: MapGenerator) -> tuple[Layout, float | None]:
-        with self._lock:
-            entry = self._store.pop((key, index), None)
-            if entry is not None:
-                self._store[(key, index)] = entry  # most recently used last
-                return entry
-        entry = generator._build(index)  # outside the lock: other look-ups need not wait for a solve
-        with self._lock:
-            self._store.pop((key, index), None)
-            if len(self._store) >= LEVEL_CACHE_SIZE:
-                del self._store[next(iter(self._store))]
-            self._store[(key, index)] = entry
-        return entry
-
-    def clear(self) -> None:
-        with self._lock:
-            self._store.clear()
-
-
-_CACHE = _LevelCache()
+#: Solved levels by (settings, index), at most :data:`LEVEL_CACHE_SIZE` of them.
+_CACHE: RecentCache[tuple[Layout, float | None]] = RecentCache(lambda: LEVEL_CACHE_SIZE)
 
 
 def clear_level_cache() -> None:

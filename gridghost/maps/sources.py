@@ -1,19 +1,69 @@
 """Where an env's map comes from: ``layout=`` as a :class:`~gridghost.core.layout.Layout`, a
 :class:`~gridghost.maps.levels.MapGenerator`, a shipped map's name, map text, a dict or a map file,
-and ``difficulty=`` (:func:`map_source`, :func:`resolve_layout`, :func:`read_map_file`).
+and ``difficulty=`` (:func:`map_source`, :func:`resolve_layout`, :func:`read_map_file`). The
+shipped maps are text files in this folder (the format of :mod:`gridghost.core.maptext`), listed
+by :func:`names` and read by :func:`load`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.maps.levels import MapGenerator, level_split
-from gridghost.maps.shipped import load, names
+
+#: The package whose folder holds the map files.
+_FOLDER = "gridghost.maps"
+_SUFFIX = ".txt"
+
+
+@functools.cache
+def _names() -> tuple[str, ...]:
+    """The shipped maps' names, sorted, read once."""
+    files = resources.files(_FOLDER)
+    return tuple(sorted(entry.name[: -len(_SUFFIX)] for entry in files.iterdir() if entry.name.endswith(_SUFFIX)))
+
+
+def names() -> list[str]:
+    """The names of the shipped maps, sorted (``"classic"``, ``"corridor"``, ...).
+
+    Returns:
+        A new list each call.
+    """
+    return list(_names())
+
+
+def load(name: str) -> Layout:
+    """The shipped map called ``name`` (read once, then cached; layouts are immutable).
+
+    Args:
+        name: one of :func:`names`.
+
+    Returns:
+        The :class:`~gridghost.core.layout.Layout`.
+
+    Raises:
+        TypeError: ``name`` is not a ``str``.
+        ValueError: no shipped map has that name (the message lists the names).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str naming a shipped map, got {name!r}")
+    if name not in _names():
+        raise ValueError(f"no shipped map is called {name!r}; the shipped maps are {', '.join(_names())}")
+    return _load(name)
+
+
+@functools.cache  # keyed by the name, checked to be a str first: the cache hashes its arguments
+def _load(name: str) -> Layout:
+    """The shipped map ``name`` (one of :func:`names`), read from its file."""
+    text = resources.files(_FOLDER).joinpath(name + _SUFFIX).read_text(encoding="utf-8")
+    return Layout.from_text(text)
 
 
 def resolve_layout(value: Any) -> Layout | MapGenerator:
@@ -100,9 +150,7 @@ def read_map_file(path: str | os.PathLike[str]) -> Layout | MapGenerator:
                              f"{_JSON_KINDS.get(type(content), 'another value')}"
                              "; a map file is data, never a map's name or another path")
     try:
-        if isinstance(content, str):
-            return Layout.from_text(content)
-        return MapGenerator.from_dict(content) if "generator" in content else Layout.from_dict(content)
+        return Layout.from_text(content) if isinstance(content, str) else resolve_layout(content)
     except (TypeError, ValueError, RecursionError) as error:
         raise ValueError(f"{where} holds no valid map: {error}") from error
 
