@@ -50,14 +50,22 @@ class _Uniforms:
         raise AssertionError("longitudinal slip draws no group member")
 
 
+#: The encodings the team engine serves, by id: the vector, the whole map's grid, and an
+#: egocentric grid with the channels last.
+ENCODINGS = {"vector": dict(obs_type="vector"), "grid": dict(obs_type="grid"),
+             "grid-r2-hwc": dict(obs_type="grid", view_radius=2, grid_layout="hwc")}
+
+
+@pytest.mark.parametrize("encoding", list(ENCODINGS))
 @pytest.mark.parametrize("credit", ["team", "catcher"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_team_games_are_the_aec_envs_under_shared_uniforms(k: int, credit: str) -> None:
+def test_team_games_are_the_aec_envs_under_shared_uniforms(k: int, credit: str, encoding: str) -> None:
     # both sides learning, with slip: every half-turn's rewards (each ghost's, with its credit),
-    # ends and both sides' observations are the AEC env's, whose slip draws are the engine's uniforms
+    # ends and both sides' observations (a grid's to_move plane included) are the AEC env's,
+    # whose slip draws are the engine's uniforms
     games, layout = 4, MAPS[k]
     settings = dict(layout=layout, ghosts=k, ghost_credit=credit, slip="longitudinal", slip_probability=0.3,
-                    color_sensor_quality=1.0, rewards="reference", max_cycles=10, obs_type="vector")
+                    color_sensor_quality=1.0, rewards="reference", max_cycles=10, **ENCODINGS[encoding])
     batch = BatchedGame(games, seed=3, controlled=None, **settings)
     envs = [gridghost.env(**settings) for _ in range(games)]
     draws = [_Uniforms() for _ in range(games)]
@@ -111,18 +119,22 @@ def test_team_games_are_the_aec_envs_under_shared_uniforms(k: int, credit: str) 
     assert finished >= games
 
 
-@pytest.mark.parametrize(("k", "controlled", "opponent"), [
-    (2, "agent", "chase"), (3, "agent", "chase"), (2, "agent", "minimax"), (2, "ghosts", "minimax"),
-    pytest.param(2, "ghosts", "optimal", marks=pytest.mark.slow),
+@pytest.mark.parametrize(("k", "controlled", "opponent", "encoding"), [
+    (2, "agent", "chase", "vector"), (3, "agent", "chase", "vector"), (2, "agent", "minimax", "vector"),
+    (2, "ghosts", "minimax", "vector"), pytest.param(2, "ghosts", "optimal", "vector", marks=pytest.mark.slow),
+    (3, "agent", "chase", "grid"), (2, "ghosts", "minimax", "grid-r2-hwc"),
+    pytest.param(2, "agent", "minimax", "grid-r2-hwc", marks=pytest.mark.slow),
+    pytest.param(3, "ghosts", "minimax", "grid", marks=pytest.mark.slow),
 ])
-def test_one_learner_plays_the_team_gymnasium_views_games(k: int, controlled: str, opponent: str) -> None:
+def test_one_learner_plays_the_team_gymnasium_views_games(k: int, controlled: str, opponent: str,
+                                                          encoding: str) -> None:
     # no slip, perfect sensors, a table opponent (the chasing team or the team solver's players):
-    # nothing random is left; next-step auto-reset
+    # nothing random is left; next-step auto-reset (a grid shows an ended game to no one's move)
     games, layout = 5, MAPS[k]
     batch = BatchedGame(games, seed=4, ghosts=k, layout=layout, controlled=controlled, opponent=opponent,
-                        max_episode_steps=15, **EXACT)
-    envs = [TimeLimit(GridGhostGymEnv(controlled, opponent, ghosts=k, obs_type="vector", layout=layout, **EXACT), 15)
-            for _ in range(games)]
+                        max_episode_steps=15, **EXACT, **ENCODINGS[encoding])
+    envs = [TimeLimit(GridGhostGymEnv(controlled, opponent, ghosts=k, layout=layout, **EXACT, **ENCODINGS[encoding]),
+                      15) for _ in range(games)]
     observations = batch.reset()[controlled]
     for game, env in enumerate(envs):
         assert np.array_equal(env.reset(seed=game)[0], observations[game])
@@ -221,7 +233,9 @@ def test_the_agents_sampled_moves_have_the_kernels_probabilities() -> None:
     (dict(ghosts=2.0), TypeError, "ghosts must be an int"),
     (dict(ghosts=2, controlled="ghost"), ValueError, "controlled='ghost' controls one ghost"),
     (dict(controlled="ghosts"), UnsupportedSetting, "controlled='ghosts' is the team's learner"),
-    (dict(ghosts=2, obs_type="grid"), UnsupportedSetting, "obs_type='vector'"),
+    (dict(ghosts=2, obs_type="grid", append_step_count=True, max_cycles=9), UnsupportedSetting,
+     "append_step_count=True"),
+    (dict(ghosts=2, obs_type="grid", view_radius=2, table_bytes=60_000), ValueError, "team grid planes"),
     (dict(ghosts=2, opponent="optimal"), UnsupportedSetting, "opponent='optimal'"),
     (dict(ghosts=2, controlled="ghosts", opponent="chase"), UnsupportedSetting, "opponent='chase'"),
 ])
@@ -268,7 +282,7 @@ def test_make_vec_serves_teams_natively_and_falls_back_for_the_rest() -> None:
         team.step(np.zeros(3, int))
     with pytest.warns(UserWarning, match="falling back"):
         fallback = gymnasium.make_vec("gridghost/GridGhost-v1", num_envs=2, vectorization_mode="vector_entry_point",
-                                      ghosts=2, layout=MAPS[2], obs_type="grid")
+                                      ghosts=2, layout=MAPS[2], belief_filter="particle")
     assert isinstance(fallback, gymnasium.vector.SyncVectorEnv)
 
 
@@ -304,6 +318,13 @@ TEAM_VIEWS = [
                  marks=pytest.mark.slow),
     pytest.param(lambda: BatchedGame(3, ghosts=2, controlled="ghosts", layout=MAPS[2]), id="k2-ghosts-next-step",
                  marks=pytest.mark.slow),
+    pytest.param(lambda: BatchedGame(3, ghosts=2, controlled=None, layout=MAPS[2], obs_type="grid", view_radius=1,
+                                     max_cycles=6), id="k2-two-sides-grid-r1"),
+    pytest.param(lambda: BatchedGame(3, ghosts=3, layout=MAPS[3], obs_type="grid", grid_layout="hwc",
+                                     belief_filter="histogram", max_episode_steps=6, autoreset_mode="same_step"),
+                 id="k3-agent-grid-hwc-belief-same-step", marks=pytest.mark.slow),
+    pytest.param(lambda: BatchedGame(3, ghosts=3, controlled="ghosts", layout=MAPS[3], obs_type="grid",
+                                     view_radius=2), id="k3-ghosts-grid-r2-next-step", marks=pytest.mark.slow),
 ]
 
 
@@ -326,6 +347,10 @@ TEAM_VECTOR_VIEWS = [
                  id="k2-ghosts-catcher", marks=pytest.mark.slow),
     pytest.param(_vector(ghosts=3, layout=MAPS[3], autoreset_mode="same_step", opponent="random"),
                  id="k3-agent-random-same-step", marks=pytest.mark.slow),
+    pytest.param(_vector(ghosts=2, layout=MAPS[2], controlled="ghosts", obs_type="grid", autoreset_mode="same_step",
+                         max_episode_steps=6), id="k2-ghosts-grid-same-step"),
+    pytest.param(_vector(ghosts=3, layout=MAPS[3], obs_type="grid", view_radius=2, grid_layout="hwc"),
+                 id="k3-agent-grid-r2-hwc-next-step", marks=pytest.mark.slow),
 ]
 
 

@@ -47,11 +47,18 @@ TEAM_VIEWS: dict[str, Callable[[], Any]] = {
     "agent-vs-random-team-k3": lambda: GridGhostJaxSingle("agent", ghosts=3, layout=TEAM_MAP, opponent="random"),
     "team-vs-random-agent-k2": lambda: GridGhostJaxSingle("ghosts", ghosts=2, layout=TEAM_MAP),
     "team-vs-random-agent-k3": lambda: GridGhostJaxSingle("ghosts", ghosts=3, layout=TEAM_MAP, max_episode_steps=6),
+    "both-sides-k2-grid": lambda: GridGhostJax(ghosts=2, layout=TEAM_MAP, max_cycles=6, obs_type="grid"),
+    "both-sides-k3-grid-r2-hwc": lambda: GridGhostJax(ghosts=3, layout=TEAM_MAP, obs_type="grid", view_radius=2,
+                                                      grid_layout="hwc"),
+    "agent-vs-chasing-team-k3-grid-r1": lambda: GridGhostJaxSingle("agent", ghosts=3, layout=TEAM_MAP, obs_type="grid",
+                                                                   view_radius=1, max_episode_steps=6),
+    "team-vs-random-agent-k2-grid-hwc": lambda: GridGhostJaxSingle("ghosts", ghosts=2, layout=TEAM_MAP,
+                                                                   obs_type="grid", grid_layout="hwc"),
 }
 #: The team views the jax group runs by default (each side, k = 2 and 3); the others run with -m slow
 #: (a k = 3 kernel check walks 64 joint answers per game and step).
 TEAM_DEFAULT = ("both-sides-k2", "both-sides-k3-exploring-starts", "agent-vs-chasing-team-k2",
-                "team-vs-random-agent-k3")
+                "team-vs-random-agent-k3", "team-vs-random-agent-k2-grid-hwc")
 
 
 @pytest.mark.parametrize("name", VIEWS)

@@ -292,3 +292,5 @@ def test_batched_throughput_benchmark_prints_a_rate_and_ratio_per_batch_size() -
         assert re.search(rf"^BatchedGame\(4,096\), ghosts={ghosts}\s+[\d,]+\s+\d+\.\dx  \d\.\d\dx ghosts=1", out,
                          flags=re.M), ghosts
     assert re.search(r"ghosts=2 .* >= 10M/s and >= 0.3x ghosts=1  (met|MISSED)$", out, flags=re.M)
+    assert re.search(r"^BatchedGame\(4,096\), ghosts=2, grid\s+[\d,]+\s+\d+\.\dx  \d\.\d\dx ghosts=2 vector$", out,
+                     flags=re.M)

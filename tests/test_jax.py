@@ -836,9 +836,9 @@ def test_params_levels_make_every_reset_draw_that_map(agent_vs_random, ghost_vs_
     ("both", dict(speed=2), TypeError, "unexpected keyword argument 'speed'"),
     ("agent", dict(render_mode="human"), UnsupportedSetting, "does not serve render_mode"),
     ("agent", dict(slip="sideways"), ValueError, "sideways"),
-    # teams: the computed path serves the vector encoding, and a team learns as controlled="ghosts"
-    ("both", dict(ghosts=2, layout="team_eight", obs_type="grid"), UnsupportedSetting,
-     r"serves obs_type='vector' with ghosts >= 2"),
+    # teams: the computed path serves what one ghost's does, and a team learns as controlled="ghosts"
+    ("both", dict(ghosts=2, layout="team_eight", obs_type="grid", append_step_count=True, max_cycles=9),
+     UnsupportedSetting, "append_step_count=True"),
     ("ghost", dict(ghosts=3), ValueError, r"with ghosts >= 2 the team learns as controlled='ghosts'"),
 ])
 def test_settings_the_jax_engine_does_not_serve_are_refused(make, kwargs, error, match) -> None:

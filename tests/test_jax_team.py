@@ -19,6 +19,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from gridghost.batched import UnsupportedSetting
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Outcome, Side
 
@@ -61,11 +62,15 @@ def _team_state(team, agents, ghosts, to_move=0):
                         jnp.zeros(n, dtype=jnp.int32), jnp.full(n, to_move, dtype=jnp.int32), jnp.zeros(n, dtype=bool))
 
 
-@pytest.mark.parametrize(("k", "credit"), [(2, "catcher"), (3, "team")])
-def test_team_games_are_the_aec_envs_half_turn_by_half_turn_under_shared_uniforms(k, credit) -> None:
+@pytest.mark.parametrize(("k", "credit", "encoding"), [
+    (2, "catcher", dict(obs_type="vector")), (3, "team", dict(obs_type="vector")),
+    (2, "team", dict(obs_type="grid", view_radius=2)), (3, "catcher", dict(obs_type="grid", grid_layout="hwc")),
+], ids=["k2-vector", "k3-vector", "k2-grid-r2", "k3-grid-hwc"])
+def test_team_games_are_the_aec_envs_half_turn_by_half_turn_under_shared_uniforms(k, credit, encoding) -> None:
+    # a grid's to_move plane included: each side's, flagged as the AEC env flags it
     import gridghost
 
-    settings = dict(ghosts=k, ghost_credit=credit, layout=MAP, obs_type="vector", slip="longitudinal", max_cycles=15)
+    settings = dict(ghosts=k, ghost_credit=credit, layout=MAP, slip="longitudinal", max_cycles=15, **encoding)
     env = GridGhostJax(**settings)
     reset, step_env = jax.jit(env.reset), jax.jit(env.step_env)
     names = [f"ghost_{i}" for i in range(k)]
@@ -308,7 +313,8 @@ def _stepped(env, **changes):
 
 
 @pytest.mark.parametrize(("make", "error", "match"), [
-    (lambda: GridGhostJax(ghosts=2, layout=MAP, obs_type="grid"), Exception, "obs_type='vector' with ghosts >= 2"),
+    (lambda: GridGhostJax(ghosts=2, layout=MAP, obs_type="grid", append_step_count=True, max_cycles=9),
+     UnsupportedSetting, "append_step_count=True"),
     (lambda: GridGhostJax(ghosts=2, obs_type="vector"), ValueError, "ghosts=2 needs a map with 2 ghost starts"),
     (lambda: GridGhostJax(ghosts=9, layout=MAP, obs_type="vector"), ValueError, "ghosts"),
     (lambda: GridGhostJaxSingle("ghost", ghosts=2, layout=MAP, obs_type="vector"), ValueError, "controlled='ghosts'"),

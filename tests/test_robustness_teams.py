@@ -255,10 +255,10 @@ def test_a_state_policy_table_as_opponent_is_refused_by_name(controlled: str, gh
 @pytest.mark.parametrize("make", ["make_vector_env", "make_vec"])
 @pytest.mark.parametrize("controlled", ["agent", "ghosts"])
 def test_a_vectorised_team_plays_the_team_view_in_a_sync_vector_env(make: str, controlled: str) -> None:
-    # the batched engine serves a team's "vector" observation; for a grid the team view, said in the warning
-    settings = {"layout": "team_eight", "ghosts": 2, "controlled": controlled, "obs_type": "grid"}
-    with pytest.warns(UserWarning, match=r"the batched engine serves a team \(ghosts >= 2\) with obs_type='vector' "
-                                         r"or 'belief_vector', not 'grid'.*falling back to "
+    # the batched engine serves a team's grid, not its step count channel: the team view, said in the warning
+    settings = {"layout": "team_eight", "ghosts": 2, "controlled": controlled, "obs_type": "grid",
+                "append_step_count": True, "max_cycles": 20}
+    with pytest.warns(UserWarning, match=r"the batched engine does not serve append_step_count=True.*falling back to "
                                          r"gymnasium\.vector\.SyncVectorEnv"):
         if make == "make_vec":
             envs = gymnasium.make_vec("gridghost/GridGhost-v1", 2, **settings)
@@ -275,9 +275,9 @@ def test_a_vectorised_team_plays_the_team_view_in_a_sync_vector_env(make: str, c
 
 
 def test_the_batched_vector_env_refuses_what_it_cannot_serve_of_a_team() -> None:
-    with pytest.raises(UnsupportedSetting, match=r"serves a team \(ghosts >= 2\) with obs_type='vector' or "
-                                                 r"'belief_vector', not 'grid'"):
-        GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight", ghosts=2, obs_type="grid")
+    with pytest.raises(UnsupportedSetting, match=r"does not serve append_step_count=True"):
+        GridGhostVectorEnv(2, controlled="ghosts", layout="team_eight", ghosts=2, obs_type="grid",
+                           append_step_count=True, max_cycles=20)
     with pytest.raises(UnsupportedSetting, match=r"opponent from \['chase', 'random', 'minimax'\] with "
                                                  r"controlled='agent', got opponent='optimal'"):
         GridGhostVectorEnv(2, controlled="agent", layout="team_eight", ghosts=2, opponent="optimal")

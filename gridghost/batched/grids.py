@@ -7,8 +7,9 @@ static planes (walls, colours, items, goals, ``is_ghost``, and ``to_move`` where
 for the whole map, one row per map, and for a window of radius k the padded planes cut into
 strips of ``2k + 1`` cells (one per padded row and column: ``2k + 1`` times the padded planes,
 still linear in the maps), so that a window is ``C * (2k + 1)`` strips (``2k + 1`` channels
-last) gathered with one ``take``. A step then writes the two position planes from the joint
-state and clears ``to_move`` where the observer is not to move.
+last) gathered with one ``take``. A step then writes the position planes from the positions
+(``self``, ``opponent`` and, for a team of ghosts, ``ghosts``) and clears ``to_move`` where the
+observer is not to move.
 
 The static planes are read off the single env's encoder itself (one observation per cell of each
 map, its position planes cleared), so every row equals that encoder's output for the same state
@@ -24,14 +25,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from gridghost.core.rules import Board, GameState, Outcome, Side
+from gridghost.sensing.encoding import GHOSTS_CHANNEL
 from gridghost.sensing.observations import Observations, grid_channels
 
 
-def grid_bytes(maps: int, rows: int, cols: int, view_radius: int | None) -> int:
-    """The bytes of one side's static planes over ``maps`` maps of ``rows x cols`` as
-    :class:`GridPlanes` stores them: the planes for the whole map; for a window of radius k, the
-    strips of ``2k + 1`` cells starting at each column of each padded row."""
-    channels = len(grid_channels(view_radius))
+def grid_bytes(maps: int, rows: int, cols: int, view_radius: int | None, ghosts: int = 1) -> int:
+    """The bytes of one side's static planes over ``maps`` maps of ``rows x cols`` (``ghosts``
+    ghosts) as :class:`GridPlanes` stores them: the planes for the whole map; for a window of
+    radius k, the strips of ``2k + 1`` cells starting at each column of each padded row."""
+    channels = len(grid_channels(view_radius, ghosts=ghosts))
     if view_radius is None:
         return maps * channels * rows * cols * 4
     return maps * channels * (rows + 2 * view_radius) * cols * (2 * view_radius + 1) * 4
@@ -44,37 +46,41 @@ def encoder_bytes(rows: int, cols: int, view_radius: int | None) -> int:
     return 4 * len(grid_channels(view_radius)) * (rows + pad) * (cols + pad) * 4
 
 
-def gather_bytes(view_radius: int | None, channels_last: bool) -> int:
-    """The bytes the index temporaries of :meth:`GridPlanes.gather` take per game: the map and
-    joint state, the positions' flat indices, and a window's strip indices."""
+def gather_bytes(view_radius: int | None, channels_last: bool, ghosts: int = 1) -> int:
+    """The bytes the index temporaries of :meth:`GridPlanes.gather` take per observer and game: the
+    map and joint state, the positions' flat indices (two per ghost of a team), a window's strips."""
+    marks = 64 + (0 if ghosts == 1 else 32 * ghosts)
     if view_radius is None:
-        return 64
+        return marks
     width = 2 * view_radius + 1
-    return 64 + 8 * (1 + (width if channels_last else width * len(grid_channels(view_radius))))
+    return marks + 8 * (1 + (width if channels_last else width * len(grid_channels(view_radius, ghosts=ghosts))))
 
 
 def _static_planes(encoders: Sequence[Observations], side: Side, view_radius: int | None, channels_last: bool,
                    size: tuple[int, int], index: dict[str, int]) -> np.ndarray:
     """Each map's planes that do not move, channels first, ``[map, C, rows + 2k, cols + 2k]``
-    (``k`` the view radius, 0 for the whole map): the encoders' observations with the ``"self"``
-    and ``"opponent"`` channels cleared (written from the positions at each step)."""
+    (``k`` the view radius, 0 for the whole map): the observations of the encoders' first
+    observer of ``side`` (its ghosts all on one cell) with the position channels cleared
+    (written from the positions at each step)."""
     rows, cols = size
     cells = rows * cols
     pad = 0 if view_radius is None else view_radius
     width = 2 * pad + 1
+    moving = [index[name] for name in ("self", "opponent", GHOSTS_CHANNEL) if name in index]
     static = np.zeros((len(encoders), len(index), rows + 2 * pad, cols + 2 * pad), dtype=np.float32)
     for m, encoder in enumerate(encoders):
-        observe = encoder.observer(side)
+        k = encoder.ghosts
+        observe = encoder.observer(encoder.keys[0 if side == Side.AGENT else 1])
         # the whole map needs one observation; a window one per cell, which together cover the padding
         for cell in range(1 if view_radius is None else cells):
             other = (cell + 1) % cells
-            state = (GameState(cell, other, side, Outcome.ONGOING) if side == Side.AGENT
-                     else GameState(other, cell, side, Outcome.ONGOING))
+            state = (GameState(cell, (other,) * k, side, Outcome.ONGOING) if side == Side.AGENT
+                     else GameState(other, (cell,) * k, side, Outcome.ONGOING))
             seen = np.asarray(observe(state), dtype=np.float32)
             if channels_last:
                 seen = np.moveaxis(seen, -1, 0)
             seen = seen.copy()
-            seen[[index["self"], index["opponent"]]] = 0.0  # written from the positions at each step
+            seen[moving] = 0.0  # written from the positions at each step
             if view_radius is None:
                 static[m] = seen
             else:
@@ -86,10 +92,15 @@ def _static_planes(encoders: Sequence[Observations], side: Side, view_radius: in
 class GridPlanes:
     """One side's ``"grid"`` observations of N games, from per-map static planes and positions.
 
+    The tables are keyed by a *local joint state* ``a * cells + g``: a cell ``a`` in the agent's
+    place and ``g`` in a ghost's. The agent's observer is on ``a`` and marks a ghost on ``g``; a
+    ghost's is on ``g`` and marks ``a`` (the agent, or in the ``ghosts`` plane a teammate).
+
     Args:
-        encoders: each map's ``"grid"`` encoder (the single env's, one per map, same options).
+        encoders: each map's ``"grid"`` encoder (the single env's, one per map, same options and
+            number of ghosts).
         boards: each map's board, in the same order (all maps of one size).
-        side: the observing side.
+        side: the observing side (a team's ghosts are all alike).
         view_radius: ``None`` (the whole map) or the window's radius, as the encoders were built.
         channels_last: the encoders' ``grid_layout == "hwc"``.
 
@@ -104,7 +115,7 @@ class GridPlanes:
         rows, cols = boards[0].layout.rows, boards[0].layout.cols
         if any((board.layout.rows, board.layout.cols) != (rows, cols) for board in boards):
             raise ValueError("the batched engine's maps must all have one size")
-        channels = grid_channels(view_radius)
+        channels = grid_channels(view_radius, ghosts=encoders[0].ghosts)
         index = {name: channel for channel, name in enumerate(channels)}
         self.side, self.radius, self.channels_last = side, view_radius, channels_last
         self.cells = cells = rows * cols
@@ -127,19 +138,26 @@ class GridPlanes:
         positions = np.divmod(np.arange(cells), cols)
         if view_radius is None:
             self_at = flat(index["self"], *positions)
-            opponent = np.broadcast_to(flat(index["opponent"], *positions)[None, :], (cells, cells))
         else:
             self_at = np.full(cells, flat(index["self"], np.array(pad), np.array(pad)))
-            d_row = positions[0][None, :] - positions[0][:, None]  # [me, other]: opponent minus observer
+            d_row = positions[0][None, :] - positions[0][:, None]  # [me, other]: other minus observer
             d_col = positions[1][None, :] - positions[1][:, None]
             inside = (np.abs(d_row) <= pad) & (np.abs(d_col) <= pad)
-            # an opponent outside the window "writes" the observer's own 1 again: no mask at each step
-            opponent = np.where(inside, flat(index["opponent"], pad + d_row, pad + d_col), self_at[:, None])
-        # by the local joint state (agent * cells + ghost): where the observer and the opponent are
+        # by the local joint state (agent * cells + ghost): where the observer and the others are
         agent_of, ghost_of = np.divmod(np.arange(cells * cells), cells)
         mine, theirs = (agent_of, ghost_of) if side == Side.AGENT else (ghost_of, agent_of)
+
+        def marks(channel: str) -> np.ndarray:
+            """By local joint state, the flat index of the other's mark in ``channel``."""
+            if view_radius is None:
+                return flat(index[channel], *positions)[theirs].astype(np.int64)
+            # an other outside the window "writes" the observer's own 1 again: no mask at each step
+            at = np.where(inside, flat(index[channel], pad + d_row, pad + d_col), self_at[:, None])
+            return at[mine, theirs].astype(np.int64)
+
         self._self_at = self_at[mine].astype(np.int64)
-        self._opponent_at = np.ascontiguousarray(opponent)[mine, theirs].astype(np.int64)
+        self._opponent_at = marks("opponent")
+        self._ghosts_at = marks(GHOSTS_CHANNEL) if GHOSTS_CHANNEL in index else None
         if view_radius is None:
             self.static = static.reshape(len(boards), -1)
         else:
@@ -160,26 +178,24 @@ class GridPlanes:
             self.static = np.ascontiguousarray(strips).reshape(-1, size // len(offsets))
             self._map_strips = len(self.static) // len(boards)  # strips per map
             self._offsets = offsets.astype(np.int64)
-            self._window_at = (positions[0] * cols + positions[1])[mine].astype(np.int64)
+            self._window_at = mine.astype(np.int64)  # a window's first strip: the observer's cell's
         self.static.setflags(write=False)
         self._starts = np.zeros(0, dtype=np.int64)
 
-    @property
-    def nbytes(self) -> int:
-        """The bytes the static planes (or the window strips) take."""
-        return int(self.static.nbytes)
-
     def export(self) -> dict[str, np.ndarray | int | bool | tuple[int, ...]]:
         """What :meth:`gather` reads, for engines on other array libraries: ``static`` (the
-        planes, or a window's strips), ``self_at`` and ``opponent_at`` (by local joint state, the
-        flat index written 1 in an observation), ``window_at`` (the first strip of a window, by
-        local state), ``offsets`` (a window's strips after its first), ``map_strips`` (strips per
-        map), ``to_move`` (the plane cleared where the observer is not to move), ``radius``,
-        ``channels_last`` and ``shape``. Read-only views; ``window_at``, ``offsets`` and
-        ``map_strips`` are absent for the whole map."""
+        planes, or a window's strips), ``self_at``, ``opponent_at`` and, for a team,
+        ``ghosts_at`` (by local joint state, the flat index written 1 in an observation),
+        ``window_at`` (the first strip of a window, by local state), ``offsets`` (a window's
+        strips after its first), ``map_strips`` (strips per map), ``to_move`` (the plane
+        cleared where the observer is not to move), ``radius``, ``channels_last`` and
+        ``shape``. Read-only views; ``window_at``, ``offsets`` and ``map_strips`` are absent
+        for the whole map, ``ghosts_at`` with one ghost."""
         exported: dict[str, np.ndarray | int | bool | tuple[int, ...]] = {
             "static": self.static, "self_at": self._self_at, "opponent_at": self._opponent_at,
             "to_move": self._to_move, "channels_last": self.channels_last, "shape": self.shape}
+        if self._ghosts_at is not None:
+            exported["ghosts_at"] = self._ghosts_at
         if self.radius is not None:
             exported.update(window_at=self._window_at, offsets=self._offsets, map_strips=self._map_strips,
                             radius=self.radius)
@@ -190,15 +206,20 @@ class GridPlanes:
         return exported
 
     def gather(self, maps: np.ndarray, local: np.ndarray, not_to_move: np.ndarray | None,
-               out: np.ndarray) -> np.ndarray:
+               out: np.ndarray, opponents: np.ndarray | None = None, ghosts: np.ndarray | None = None) -> np.ndarray:
         """Write the observations of games on ``maps`` (indices into the maps) in the local joint
-        states ``local`` (``agent cell * cells + ghost cell``) into ``out``.
+        states ``local`` (``agent cell * cells + ghost cell``: the observer's, with its first
+        opponent) into ``out``.
 
         Args:
             maps, local: ``int64[n]``.
             not_to_move: ``bool[n]``, where the observer is not to move (its ``to_move`` plane is
                 zero), or ``None`` for nowhere.
             out: ``float32[n, *shape]``, the buffer written and returned.
+            opponents: ``int64[n, j]``, the local joint states of the observer with each
+                opponent (the agent's: one per ghost), or ``None``: ``local``'s alone.
+            ghosts: a team's ``int64[n, k]``, the local joint states whose other is marked in
+                the ``ghosts`` plane (every ghost); ``None`` with one ghost.
 
         Returns:
             ``out``.
@@ -216,7 +237,12 @@ class GridPlanes:
             self.static.take(strips.reshape(-1), axis=0, out=out.reshape(-1, self.static.shape[1]), mode="clip")
         flat = out.reshape(-1)
         flat[starts + self._self_at.take(local)] = 1.0
-        flat[starts + self._opponent_at.take(local)] = 1.0
+        if opponents is None:
+            flat[starts + self._opponent_at.take(local)] = 1.0
+        else:
+            flat[(starts[:, None] + self._opponent_at.take(opponents)).reshape(-1)] = 1.0
+        if ghosts is not None and self._ghosts_at is not None:
+            flat[(starts[:, None] + self._ghosts_at.take(ghosts)).reshape(-1)] = 1.0
         if not_to_move is not None:
             rows = np.flatnonzero(not_to_move)
             if len(rows):

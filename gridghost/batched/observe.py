@@ -4,7 +4,7 @@ gathered from the tables :mod:`gridghost.batched.build` made into the engine's b
 :class:`Observer` is that part of the engine: :class:`~gridghost.batched.engine.BatchedGame`
 inherits it, and its steps and resets call these methods. :class:`PositionObserver` is the part
 of a team's engine (:class:`~gridghost.batched.positions.PositionGame`) that gathers its
-``"vector"`` observations from the games' positions.
+``"vector"`` and ``"grid"`` observations from the games' positions.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from gridghost.batched.filter import BatchedHistogramFilter
-from gridghost.batched.grids import GridPlanes
-from gridghost.batched.limits import UnsupportedSetting
+from gridghost.batched.grids import GridPlanes, grid_bytes
+from gridghost.batched.limits import UnsupportedSetting, tables_refused
 from gridghost.batched.tables import SensorTables
 from gridghost.core.names import AGENT
+from gridghost.core.rules import Side
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
 #: The learning team's side name (its actions are ``int[N, k]``).
@@ -86,22 +87,20 @@ class Observer:
 
 
 class PositionObserver:
-    """The ``"vector"`` observations of a team's games gathered from their positions (a part of
-    :class:`~gridghost.batched.positions.PositionGame`, which inherits it): per observing side,
-    tables read off the single env's team encoder, and the gather from positions."""
+    """The ``"vector"`` and ``"grid"`` observations of a team's games gathered from their
+    positions (a part of :class:`~gridghost.batched.positions.PositionGame`, which inherits it):
+    per observing side, tables read off the single env's team encoder (for the grid, the one-ghost
+    engine's :class:`GridPlanes` of the team's encoders), and the gather from positions."""
 
     ghosts: int
+    config: Any
+    table_bytes: int
+    _grids: dict[str, GridPlanes]
     num_cells: int
     controlled: str | None
     observation_space: Any
-    _own_slots: int
-    _size: int
     _spaces: dict[str, Any]
-    _belief_slots: int
     filter: BatchedHistogramFilter | None
-    _wide: dict[str, np.ndarray]
-    _pair: dict[str, np.ndarray]
-    _others: np.ndarray
 
     def _team_observations(self, parts: list[Any], encoders: list[Any]) -> None:
         """Per observing side, its own slots by global cell and an other's by (global cell) *
@@ -112,9 +111,16 @@ class PositionObserver:
         encoder = encoders[0]
         names = encoder.keys
         space = encoder.space(AGENT)
-        self._size = size = int(np.prod(space.shape))
-        self._belief_slots = cells if self.filter is not None else 0
-        self._own_slots = own = size - PAIR_SLOTS * k - self._belief_slots
+        ghost_space = encoder.space(names[1])
+        self.observation_space = space if self.controlled != TEAM else _stacked(ghost_space, k)
+        self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
+        self._grids = {}
+        if self.config.obs_type == "grid":
+            self._grids = team_planes(encoders, [part.kernel.board for part in parts], self.config.view_radius,
+                                      self.config.grid_layout == "hwc", self.table_bytes)
+            return
+        size = int(np.prod(space.shape))
+        self._own_slots = own = size - PAIR_SLOTS * k - (cells if self.filter is not None else 0)
         if own != len(VECTOR_SLOTS) - PAIR_SLOTS:
             raise UnsupportedSetting("the batched engine serves a team's plain 'vector' and 'belief_vector' "
                                      "observations (no step count)")
@@ -137,19 +143,28 @@ class PositionObserver:
             self._pair[side] = np.ascontiguousarray(wide[:, own : own + PAIR_SLOTS])
         # ghost i's others as columns of (agent, ghost 0, ..., ghost k-1): the agent, then its teammates
         self._others = np.array([[0, *(j + 1 for j in range(k) if j != i)] for i in range(k)], dtype=np.int64)
-        ghost_space = encoder.space(names[1])
-        self.observation_space = space if self.controlled != TEAM else _stacked(ghost_space, k)
-        self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
 
     def _team_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
-                     out: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
+                     out: np.ndarray | None = None, games: np.ndarray | None = None,
+                     not_to_move: np.ndarray | None = None) -> np.ndarray:
         """``side``'s observations of the games at ``agents``, ``ghosts`` on maps ``base``
-        (global cells; ``base`` each game's ``map * cells``): of every game, or of ``games``."""
+        (global cells; ``base`` each game's ``map * cells``): of every game, or of ``games``;
+        ``not_to_move`` as :meth:`GridPlanes.gather`'s (a ``"vector"`` has no turn flag)."""
         n, k, cells = len(agents), self.ghosts, self.num_cells
-        lead = self._own_slots + PAIR_SLOTS  # the own slots and the first other's, from the wide row
-        end = lead + PAIR_SLOTS * (k - 1)  # then the later others', then the belief map
         if out is None:
             out = np.empty((n, *(self._spaces[side].shape or ())), dtype=np.float32)
+        if side in self._grids:  # the agent marks every ghost; ghost i (a row of n * k) the agent, and in the
+            # ghosts plane every ghost (keyed with the teammate in the agent's place)
+            grid, maps, agents, ghosts = self._grids[side], base // cells, agents - base, ghosts - base[:, None]
+            pairs = agents[:, None] * cells + ghosts  # [n, k]: the agent with each ghost
+            if side == AGENT:
+                return grid.gather(maps, pairs[:, 0], not_to_move, out, opponents=pairs, ghosts=pairs)
+            mates = (ghosts[:, None, :] * cells + ghosts[:, :, None]).reshape(n * k, k)  # [n, observer i, ghost j]
+            waits = None if not_to_move is None else np.repeat(not_to_move, k)
+            grid.gather(np.repeat(maps, k), pairs.reshape(-1), waits, out.reshape(n * k, *grid.shape), ghosts=mates)
+            return out
+        lead = self._own_slots + PAIR_SLOTS  # the own slots and the first other's, from the wide row
+        end = lead + PAIR_SLOTS * (k - 1)  # then the later others', then the belief map
         if side == AGENT:  # the agent's others: the ghosts in order
             mine = agents * cells - base  # the row of the agent's global cell, less the map's offset of the others
             self._wide[AGENT].take(mine + ghosts[:, 0], axis=0, out=out, mode="clip")
@@ -167,6 +182,29 @@ class PositionObserver:
             rest = local[:, self._others[:, 1:]] + mine[:, :, None]  # [n, k, k - 1]
             out[:, :, lead:end] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
         return out
+
+
+def team_planes(encoders: list[Any], boards: list[Any], view_radius: int | None, channels_last: bool,
+                table_bytes: int) -> dict[str, GridPlanes]:
+    """A team's ``"grid"`` planes, as both team engines gather them (the JAX one from their export).
+
+    Args:
+        encoders, boards, view_radius, channels_last: as :class:`GridPlanes` takes them (the
+            team's encoders).
+        table_bytes: the most bytes the planes and their tables may take.
+
+    Returns:
+        Per side, ``"agent"`` and ``"ghosts"`` (every ghost alike), its :class:`GridPlanes`.
+
+    Raises:
+        ValueError: the planes and their tables would take more than ``table_bytes``.
+    """
+    rows, cols, cells = boards[0].layout.rows, boards[0].layout.cols, boards[0].num_cells
+    needed = 2 * (grid_bytes(len(boards), rows, cols, view_radius, encoders[0].ghosts) + 3 * 8 * cells * cells)
+    if needed > table_bytes:
+        raise tables_refused(f"the batched team grid planes of {len(boards):,} map(s)", needed, table_bytes)
+    return {side: GridPlanes(encoders, boards, of, view_radius, channels_last)
+            for side, of in ((AGENT, Side.AGENT), (TEAM, Side.GHOST))}
 
 
 def _stacked(space: Any, k: int) -> Any:

@@ -12,7 +12,8 @@ observer from two tables read off the single env's team encoder: the observer's 
 cell, and the three slots of each other (offset and distance) by the pair of cells. A row is the
 observer's own slots followed by its others' in the encoder's order (the agent's: the ghosts in
 index order; ghost ``i``'s: the agent, then its teammates), so it is the encoder's output for
-the same state.
+the same state. ``"grid"`` observations are the one-ghost engine's
+(:class:`~gridghost.batched.grids.GridPlanes` of the team encoder), marking every ghost.
 
 Sides: ``"agent"`` (``int[N]`` actions, ``float[N]`` rewards, ``[N, D]`` observations) and
 ``"ghosts"``, the whole team (``int[N, k]`` actions, each ghost's ``float[N, k]`` rewards,
@@ -29,6 +30,7 @@ import numpy as np
 
 from gridghost.batched.engine import _TURN_CYCLES, COMPUTED_PATH, BatchedGame, BatchedStep
 from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
+from gridghost.batched.grids import gather_bytes
 from gridghost.batched.limits import (
     UnsupportedSetting,
     check_buffers,
@@ -58,8 +60,8 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     ``"minimax"``), ``controlled="ghosts"`` (the team learning, :meth:`step_ghost` with
     ``int[N, k]``, against a ``"random"`` agent, the default, or the solver's ``"minimax"`` or
     ``"optimal"``) or ``None`` (both, :meth:`step_agent` then :meth:`step_ghost`). It serves
-    ``obs_type="vector"`` and ``"belief_vector"`` (the agent's belief from the engine's exact
-    filter, as for one ghost).
+    ``obs_type="vector"``, ``"belief_vector"`` (the agent's belief from the engine's exact
+    filter, as for one ghost) and ``"grid"``.
 
     Attributes:
         ghosts: the team's size ``k``.
@@ -73,9 +75,6 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
         """The per-map tables the rules read (see the module docstring), the observation tables,
         the sensors and the observation space."""
-        if self.obs_type not in ("vector", "belief_vector"):
-            raise UnsupportedSetting(f"the batched engine serves a team (ghosts >= 2) with obs_type='vector' or "
-                                     f"'belief_vector', not {self.obs_type!r}")
         if self.controlled == GHOST:
             raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
                              "controlled='ghosts' (or pass controlled=None for both sides)")
@@ -116,16 +115,18 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self._draw_readings = learner != TEAM
         self.filter = None
         encoders: list[Any] = [part.encoder for part in parts]
-        if belief_filter is not None:  # the agent's belief: the engine's exact filter, as for one ghost
-            if learner == TEAM:
-                raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
-                                 "obs_type='vector', or controlled=None)")
+        if belief_filter is not None and learner == TEAM:
+            raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
+                             "obs_type='vector' or 'grid', or controlled=None)")
+        if belief_filter is not None and self.obs_type != "grid":  # the agent's belief: the engine's exact filter
             believed = dataclasses.replace(self.config, obs_type="belief_vector")
             encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
                         for part in parts]
         size = int(np.prod(encoders[0].space(AGENT).shape))  # the floats of one observer's observation
         per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * size * (k + 1)
-                    + (filter_game_bytes(cells) if belief_filter is not None else 0))
+                    + (filter_game_bytes(cells) if belief_filter is not None else 0)
+                    + (k + 1) * (gather_bytes(self.config.view_radius, self.config.grid_layout == "hwc", k)
+                                 if self.obs_type == "grid" else 0))
         check_buffers(self.num_games, per_game, f"a team of {k} ghosts on {first.rows}x{first.cols} maps")
         if belief_filter is not None:
             self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
@@ -309,7 +310,9 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
 
     def _final_observations(self, games: np.ndarray, ended: np.ndarray) -> dict[str, np.ndarray]:
         self._ended_positions = (self._agent[games], self._ghosts[games])
-        return {side: self._team_gather(side, *self._ended_positions, self._base[games], games=games)
+        waiting = self._waiting[games]  # two sides: the team waits at a turn's end
+        return {side: self._team_gather(side, *self._ended_positions, self._base[games], games=games,
+                                        not_to_move=waiting if self.controlled is None and side == TEAM else ended)
                 for side in self._sides}
 
     def _rewards_of(self) -> tuple[str, ...]:
@@ -349,10 +352,11 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
 
     # -- observations ------------------------------------------------------------------------------
     def _observe(self, agent_waits: np.ndarray | None = None, ghost_waits: np.ndarray | None = None) -> None:
-        """Gather every observing side's observations from the games' positions alone (the
-        engine's flags of who waits are not read)."""
+        """Gather every observing side's observations from the games' positions; ``*_waits``:
+        where that side is not to move (a grid's ``to_move``), ``None`` for nowhere."""
         for side in self._sides:
-            self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side])
+            self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side],
+                              not_to_move=agent_waits if side == AGENT else ghost_waits)
 
     # -- what the games are at ---------------------------------------------------------------------
     def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:

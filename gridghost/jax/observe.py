@@ -9,14 +9,69 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
+import jax
 import jax.numpy as jnp
 
 from gridghost.batched import BatchedGame
+from gridghost.batched.observe import TEAM
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.checks import CallChecks, EnvState, _facts
 from gridghost.jax.tables import EnvParams
+
+
+def grid_view(grid: dict[str, Any], facts: tuple[Any, ...], m: Any, local: Any, not_to_move: Any,
+              opponents: Any = None, mates: Any = None) -> Any:
+    """One observer's ``"grid"`` as :meth:`GridPlanes.gather <gridghost.batched.grids.GridPlanes.gather>`
+    writes it, from the planes' device arrays ``grid`` and their :attr:`~gridghost.jax.tables.Layout.grid`
+    ``facts``.
+
+    Args:
+        m, local: the map, and the local joint state of the observer with its first opponent.
+        not_to_move: a ``bool`` scalar: the ``to_move`` plane is cleared.
+        opponents, mates: as ``gather``'s ``opponents`` and ``ghosts`` (``None``: ``local``'s
+            opponent alone, no ``ghosts`` plane).
+
+    Returns:
+        ``float32[shape]``.
+    """
+    shape, _, _, radius = facts
+    if radius is None:
+        flat = grid["static"][m]
+    else:
+        flat = grid["static"][grid["window_at"][local] + m * grid["map_strips"] + grid["offsets"]].reshape(-1)
+    flat = flat.at[grid["self_at"][local]].set(1.0)
+    flat = flat.at[grid["opponent_at"][local if opponents is None else opponents]].set(1.0)
+    if mates is not None:
+        flat = flat.at[grid["ghosts_at"][mates]].set(1.0)
+    return (flat * jnp.where(not_to_move, grid["keep"], 1.0)).reshape(shape)
+
+
+def team_grids(grids: dict[str, dict[str, Any]], facts: dict[str, Any], agent: Any, ghosts: Any, cells: int,
+               waits: dict[str, Any]) -> dict[str, Any]:
+    """A team game's ``"grid"`` observations, per side of ``waits`` (``"agent"``: the agent's;
+    ``"ghosts"``: each ghost's, ``[k, *shape]``), as the NumPy team engine gathers them.
+
+    Args:
+        grids, facts: the planes' device arrays and static facts per side (``"agent"``, ``"ghosts"``).
+        agent, ghosts: the global cells, ``int`` and ``int[k]``.
+        cells: the cells of one map.
+        waits: per side to observe, a ``bool`` scalar: it is not to move.
+
+    Returns:
+        Per side of ``waits``, its observation.
+    """
+    m = agent // cells
+    mine, team = agent - m * cells, ghosts - m * cells
+    pairs = mine * cells + team  # the agent with each ghost
+    seen = {}
+    if AGENT in waits:
+        seen[AGENT] = grid_view(grids[AGENT], facts[AGENT], m, pairs[0], waits[AGENT], pairs, pairs)
+    if TEAM in waits:  # ghost i: the agent as its opponent, every ghost (teammate in the agent's place) as a mate
+        seen[TEAM] = jax.vmap(lambda pair, cell: grid_view(grids[TEAM], facts[TEAM], m, pair, waits[TEAM],
+                                                           mates=team * cells + cell))(pairs, team)
+    return seen
 
 
 class Observing(CallChecks):
@@ -62,16 +117,8 @@ class Observing(CallChecks):
         not-to-move row taken) where ``not_to_move``."""
         layout = self.layout
         if side in self._grid:
-            shape, _, _, radius = self._grid[side]
-            grid = params.grids[side]
             m, local = jnp.divmod(state, layout.states)
-            if radius is None:
-                flat = grid["static"][m]
-            else:
-                flat = grid["static"][grid["window_at"][local] + m * grid["map_strips"] + grid["offsets"]].reshape(-1)
-            flat = flat.at[grid["self_at"][local]].set(1.0).at[grid["opponent_at"][local]].set(1.0)
-            flat = flat * jnp.where(not_to_move, grid["keep"], 1.0)
-            return flat.reshape(shape)
+            return grid_view(params.grids[side], self._grid[side], m, local, not_to_move)
         table = params.observations[side]
         if self._flagged[side]:
             state = state + jnp.where(not_to_move, layout.num_maps * layout.states, 0)

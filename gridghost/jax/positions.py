@@ -9,7 +9,8 @@ over its tables, with :mod:`gridghost.core.episode`'s (truncation, auto-reset, t
 Each side's ``"vector"`` observation is the team encoder's (the single envs'): the observer's
 one-ghost vector with its first other as the opponent, then the offset and distance slots of
 each further other, read from the one-ghost observation table of the same maps (a slot depends
-on the two cells only).
+on the two cells only). A ``"grid"`` is gathered from the NumPy team engine's planes
+(:func:`gridghost.jax.observe.team_grids`).
 """
 
 from __future__ import annotations
@@ -22,16 +23,19 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.batched import BatchedGame, UnsupportedSetting
+from gridghost.batched import BatchedGame
 from gridghost.batched import team as rules
+from gridghost.batched.observe import team_planes
 from gridghost.batched.tables import slip_bounds
+from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import GameSpec
 from gridghost.core import episode
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, NUM_ACTIONS
 from gridghost.core.rules import Outcome
 from gridghost.jax.checks import _check_moves, _span
-from gridghost.jax.tables import EnvParams, Layout
+from gridghost.jax.observe import team_grids
+from gridghost.jax.tables import EnvParams, Layout, device_grids
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
 #: The opponents a one-side team view plays against, per learning side.
@@ -85,16 +89,23 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     starts = np.argsort(goals, axis=1, kind="stable")  # per map the cells off its goals first, then padding
     opening = shared.destinations[:, :, shared.start[:, 0]].transpose(2, 0, 1) if controlled == TEAM else np.zeros(0)
     random = controlled is not None and opponent == "random"
+    grids: dict[str, dict[str, Any]] = {}
+    facts: tuple[Any, ...] = ()
+    if spec.obs_type == "grid":  # the team encoder's planes, as the NumPy team engine's
+        parts = [build_map_parts(spec, level, with_filter=False) for level in engine.layouts]
+        planes = team_planes([part.encoder for part in parts], [part.kernel.board for part in parts],
+                             spec.view_radius, spec.grid_layout == "hwc", engine.table_bytes)
+        grids, facts = device_grids({side: grid.export() for side, grid in planes.items()})
     layout = Layout(controlled, maps, cells, int(sizes.max()), NUM_ACTIONS if random else 1,
-                    bool((bounds == bounds[0]).all()), (), (), tables.max_cycles, tables.max_episode_steps)
+                    bool((bounds == bounds[0]).all()), (), facts, tables.max_cycles, tables.max_episode_steps)
     turns = rules.TeamTables(*(jnp.asarray(value, dtype=jnp.float32 if value.dtype.kind == "f" else
                                           jnp.bool_ if value.dtype.kind == "b" else jnp.int32) for value in shared))
     params = EnvParams(
         turns=turns, bounds=jnp.asarray(bounds, dtype=jnp.float32), start=turns.start,
         opening=jnp.asarray(opening, dtype=jnp.int32),
         opening_reward=jnp.float32(shared.rewards[0, 1, int(Outcome.ONGOING)] if controlled == TEAM else 0.0),
-        observations={AGENT: jnp.asarray(tables.observations[AGENT])}, grids={},
-        masks=jnp.asarray(tables.masks, dtype=bool), goals=turns.goals,
+        observations={side: jnp.asarray(table) for side, table in tables.observations.items() if side == AGENT},
+        grids=grids, masks=jnp.asarray(tables.masks, dtype=bool), goals=turns.goals,
         starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray((~goals).sum(axis=1), dtype=jnp.int32),
         levels=jnp.arange(maps, dtype=jnp.int32), explore_starts=jnp.float32(0.0))
     return layout, params
@@ -105,12 +116,8 @@ def check_team_settings(spec: GameSpec, controlled: str | None, opponent: Any) -
     settings the computed path does not serve.
 
     Raises:
-        UnsupportedSetting: an encoding other than ``"vector"``.
         ValueError: an opponent the team's learner cannot play against.
     """
-    if spec.obs_type != "vector":
-        raise UnsupportedSetting(f"the JAX engine serves obs_type='vector' with ghosts >= 2, got "
-                                 f"obs_type={spec.obs_type!r} (the single envs serve every encoding)")
     if controlled is None:
         return None
     accepted = TEAM_OPPONENTS[controlled]
@@ -128,6 +135,7 @@ class TeamRules(rules.TeamTurns):
 
     xp = jnp
     layout: Layout
+    _grid: dict[str, Any]
     ghosts: int
     _others: np.ndarray
     # the engine's: an int in 0..n-1 from a uniform, and the slip outcome of a move
@@ -279,7 +287,9 @@ class TeamEngine(TeamRules):
             spaces.MultiDiscrete([NUM_ACTIONS] * self.ghosts)
 
     def _vector_space(self) -> spaces.Box:
-        """One observer's ``"vector"`` space, as the team encoder's."""
+        """One observer's space, as the team encoder's (``"vector"`` or ``"grid"``)."""
+        if self._grid:
+            return spaces.Box(0.0, 1.0, self._grid[AGENT][0], dtype=np.float32)
         base = self.engine.observation_space
         assert isinstance(base, spaces.Box)
         cut = len(VECTOR_SLOTS)
@@ -304,6 +314,10 @@ class TeamBothSides(TeamEngine):
         return str(agent)
 
     def _observations(self, state: Any, params: EnvParams) -> dict[str, Any]:
+        if self._grid:  # each side flagged not to move as with one ghost
+            agent_moves, over = state.to_move == 0, params.goals[state.agent] | (state.ghosts == state.agent).any()
+            return team_grids(params.grids, self._grid, state.agent, state.ghosts, self.layout.num_cells,
+                              {AGENT: ~agent_moves | over, TEAM: agent_moves | state.ended})
         seen = self._team_observations(state.agent, state.ghosts, params)
         return {AGENT: seen[0], TEAM: seen[1:]}
 
@@ -336,8 +350,12 @@ class TeamOneSide(TeamEngine):
         return self.controlled
 
     def _learner_view(self, env: Any, params: EnvParams, terminated: Any = None) -> Any:
-        """The learner's ``"vector"`` of ``env`` (a team's has no turn flag, so ``terminated``
-        changes nothing)."""
+        """The learner's observation of ``env``, flagged not to move where ``terminated`` (which
+        a ``"vector"``, without a turn flag, does not show)."""
+        if self._grid:
+            waits = jnp.zeros((), dtype=bool) if terminated is None else terminated
+            return team_grids(params.grids, self._grid, env.agent, env.ghosts, self.layout.num_cells,
+                              {self.controlled: waits})[self.controlled]
         if self.controlled == AGENT:
             return self._team_observations(env.agent, env.ghosts, params, slice(0, 1))[0]
         return self._team_observations(env.agent, env.ghosts, params, slice(1, None))

@@ -9,6 +9,7 @@ learner may change under ``jit`` (which levels a reset draws, the share of explo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -91,6 +92,32 @@ class EnvParams(NamedTuple):
     explore_starts: Any
 
 
+def device_grids(exported: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, dict[str, Any]], tuple[Any, ...]]:
+    """The device arrays and static facts of grid planes.
+
+    Args:
+        exported: per observing side, :meth:`GridPlanes.export
+            <gridghost.batched.grids.GridPlanes.export>`.
+
+    Returns:
+        ``(grids, facts)``: per side, its arrays with ``keep`` (0 on the ``to_move`` plane, 1
+        elsewhere); the facts :attr:`Layout.grid` holds.
+    """
+    grids: dict[str, dict[str, Any]] = {}
+    facts = []
+    for side, grid in exported.items():
+        grids[side] = {key: jnp.asarray(grid[key]) if key == "static" else jnp.asarray(grid[key], dtype=jnp.int32)
+                       for key in ("static", "self_at", "opponent_at", "ghosts_at", "window_at", "offsets")
+                       if key in grid}
+        shape = tuple(grid["shape"])
+        keep = np.ones(shape, dtype=np.float32)
+        (np.moveaxis(keep, -1, 0) if grid["channels_last"] else keep)[grid["to_move"]] = 0.0  # a view: writes keep
+        grids[side]["keep"] = jnp.asarray(keep.reshape(-1))
+        grids[side]["map_strips"] = jnp.int32(grid.get("map_strips", 1))
+        facts.append((side, (shape, bool(grid["channels_last"]), int(grid["to_move"]), grid.get("radius"))))
+    return grids, tuple(facts)
+
+
 def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
     """The engine's exported tables as a :class:`Layout` and device :class:`EnvParams`.
 
@@ -112,19 +139,7 @@ def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
         raise ValueError(f"the tables of {tables.num_maps} maps of {cells} cells are too large for 32-bit indices: "
                          "use fewer levels")
     turns = {key: jnp.asarray(value, dtype=cast.get(key)) for key, value in tables.turns.items()}
-    grids: dict[str, dict[str, Any]] = {}
-    grid_facts = []
-    for side, grid in tables.grids.items():
-        grids[side] = {key: jnp.asarray(grid[key]) if key == "static" else jnp.asarray(grid[key], dtype=jnp.int32)
-                       for key in ("static", "self_at", "opponent_at", "window_at", "offsets") if key in grid}
-        shape = tuple(grid["shape"])  # type: ignore[arg-type]
-        size = int(np.prod(shape))
-        keep = np.ones(shape, dtype=np.float32)
-        (np.moveaxis(keep, -1, 0) if grid["channels_last"] else keep)[grid["to_move"]] = 0.0  # a view: writes keep
-        grids[side]["keep"] = jnp.asarray(keep.reshape(size))
-        grids[side]["map_strips"] = jnp.int32(grid.get("map_strips", 1))
-        grid_facts.append((side, (shape, bool(grid["channels_last"]), int(grid["to_move"]),  # type: ignore[arg-type]
-                                  grid.get("radius"))))
+    grids, grid_facts = device_grids(tables.grids)
     flagged = tuple((side, len(table) == 2 * tables.num_maps * states) for side, table in tables.observations.items())
     # exploring starts: per map, the local states (agent, ghost) apart with the agent off its goals
     agents, ghosts = np.divmod(np.arange(states), cells)
@@ -134,7 +149,7 @@ def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
     # each map's allowed states first (stable order), then padding that is never drawn
     starts = np.argsort(~allowed, axis=1, kind="stable")
     layout = Layout(tables.controlled, tables.num_maps, cells, tables.k, tables.b,
-                    bool((tables.bounds == tables.bounds[0]).all()), flagged, tuple(grid_facts),
+                    bool((tables.bounds == tables.bounds[0]).all()), flagged, grid_facts,
                     tables.max_cycles, tables.max_episode_steps)
     params = EnvParams(
         turns=turns, bounds=jnp.asarray(tables.bounds, dtype=jnp.float32),
