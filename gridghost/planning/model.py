@@ -95,7 +95,8 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
         lengths = [max(stages[0::2]), max(stages[1::2])]
         lengths[1 - ghosts % 2] = max(lengths[1 - ghosts % 2], 2 * stages[0])  # the agent's move's scratch
         spare = max(stages) * min(cells, max(1, 2**18 // max(stages)))
-        total = (live * (8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy) + 8 * (cells * sum(lengths) + spare) + 4 * cells * stages[0]
+        per_state = 8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy
+        total = (live * per_state + 8 * (cells * sum(lengths) + spare) + 4 * cells * stages[0]
                  + 32 * sum(stages[1:]) + 2**20) * 33 // 32  # 3% for what the count leaves out
     if symmetric:
         return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
