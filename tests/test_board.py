@@ -216,3 +216,14 @@ def test_the_recent_cache_keeps_the_most_recently_used_within_a_budget_read_at_e
     assert cache.get(4, build(4)) == 40 and list(cache.kept) == [4] and cache.total == 1  # the newest stays
     cache.clear()
     assert not cache.kept and cache.total == 0
+
+
+def test_the_recent_cache_takes_a_values_size_once_when_it_is_built() -> None:
+    # a value may grow after it is kept (a solution's tables made on demand count in its size
+    # beforehand): the cache gives back what it counted, so its total never drifts
+    cache: RecentCache[list[int]] = RecentCache(lambda: 10, len)
+    first = cache.get("a", lambda: [1, 2, 3])
+    first.extend(range(20))
+    assert cache.total == 3
+    cache.get("b", lambda: [1] * 8)  # over the budget: "a" goes, with the 3 it counted
+    assert list(cache.kept) == ["b"] and cache.total == 8

@@ -1127,10 +1127,10 @@ def test_the_solver_caches_hold_no_more_arrays_than_they_count_and_their_budget(
         for horizon in (1, 2, 3, 4, 5, 6, 7, 8, 9):  # outcome tables, added after the solution is cached
             solution.success_probability(layout.agent_start, layout.ghost_start, horizon=horizon)
     for cache in (model._MODELS, model._SOLUTIONS):
-        items = [item for item, _ in cache._items.values()]
+        items = list(cache.kept.values())
         assert len(items) >= 2  # the budget holds several: the bound below is no single item's
-        assert _arrays_kept(items) <= cache._bytes <= budget
-    both = [item for cache in (model._MODELS, model._SOLUTIONS) for item, _ in cache._items.values()]
+        assert _arrays_kept(items) <= cache.total <= budget
+    both = [item for cache in (model._MODELS, model._SOLUTIONS) for item in cache.kept.values()]
     assert _arrays_kept(both) <= 2 * budget
     clear_caches()
 
@@ -1147,7 +1147,7 @@ def test_the_cache_budget_set_on_gridghost_planning_is_the_one_the_caches_read(m
     first = solve_game(small[0])
     assert solve_game(small[0]) is first
     solve_game(small[1])
-    assert len(model._SOLUTIONS._items) == 1 and solve_game(small[0]) is not first
+    assert len(model._SOLUTIONS.kept) == 1 and solve_game(small[0]) is not first
     monkeypatch.setattr(gridghost.planning, "MAX_STATES", 10)
     with pytest.raises(ValueError, match=r"at most gridghost\.planning\.MAX_STATES = 10"):
         solve_game(small[2])

@@ -18,7 +18,8 @@ class RecentCache(Generic[_Value]):
 
     Args:
         limit: the budget, read at each insertion.
-        size: a value's share of the budget (the default counts values).
+        size: a value's share of the budget (the default counts values), taken once, when the
+            value is built, outside the lock.
 
     Attributes:
         kept: the kept values by key, the most recently used last.
@@ -29,6 +30,7 @@ class RecentCache(Generic[_Value]):
         self.limit, self.size = limit, size
         self.kept: OrderedDict[Hashable, _Value] = OrderedDict()
         self.total = 0
+        self._sizes: dict[Hashable, int] = {}
         self._lock = threading.Lock()
 
     def get(self, key: Hashable, build: Callable[[], _Value]) -> _Value:
@@ -38,17 +40,19 @@ class RecentCache(Generic[_Value]):
                 self.kept.move_to_end(key)
                 return self.kept[key]
         value = build()
+        size = self.size(value)
         with self._lock:
             if key not in self.kept:  # else another thread built it meanwhile: that one stays
-                self.kept[key] = value
-                self.total += self.size(value)
+                self.kept[key], self._sizes[key] = value, size
+                self.total += size
             self.kept.move_to_end(key)
             while len(self.kept) > 1 and self.total > self.limit():
-                self.total -= self.size(self.kept.popitem(last=False)[1])
+                self.total -= self._sizes.pop(self.kept.popitem(last=False)[0])
             return self.kept[key]
 
     def clear(self) -> None:
         """Forget every value."""
         with self._lock:
             self.kept.clear()
+            self._sizes.clear()
             self.total = 0

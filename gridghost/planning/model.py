@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +42,7 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_cell, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.recent import RecentCache
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 
 #: The most live states a one-ghost solve takes on (a 32 x 32 map has about a million): its
@@ -516,44 +515,10 @@ def _nbytes(item: Any) -> int:
     return retained_bytes(item) + (reserve() if reserve is not None else 0)
 
 
-class _Cache:
-    """A small thread-safe least-recently-used cache of built things by key, bounded by the bytes
-    of the arrays they keep alive (:func:`_nbytes`, against :data:`CACHE_BYTES` as it is set at
-    each insertion); the most recent item is kept whatever its size."""
-
-    def __init__(self) -> None:
-        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
-        self._bytes = 0  # the sum of the items' sizes, kept as they come and go
-        self._lock = threading.Lock()
-
-    def get(self, key: Any, build: Callable[[], Any]) -> Any:
-        """The item of ``key``, built with ``build()`` (outside the lock) when it is not kept."""
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key][0]
-        item = build()
-        size = _nbytes(item)  # outside the lock: a walk over the item's objects
-        with self._lock:
-            if key in self._items:  # built by another thread meanwhile
-                self._bytes -= self._items[key][1]
-            self._items[key] = (item, size)
-            self._items.move_to_end(key)
-            self._bytes += size
-            while len(self._items) > 1 and self._bytes > CACHE_BYTES:
-                self._bytes -= self._items.popitem(last=False)[1][1]
-        return item
-
-    def clear(self) -> None:
-        """Forget every item."""
-        with self._lock:
-            self._items.clear()
-            self._bytes = 0
-
-
-_MODELS = _Cache()
+#: Turn models (:func:`turn_model`), bounded by the bytes they keep alive against :data:`CACHE_BYTES`.
+_MODELS: RecentCache[Any] = RecentCache(lambda: CACHE_BYTES, _nbytes)
 #: Solutions of the named problems (:func:`cached_solution`).
-_SOLUTIONS = _Cache()
+_SOLUTIONS: RecentCache[Any] = RecentCache(lambda: CACHE_BYTES, _nbytes)
 
 
 def clear_caches() -> None:
