@@ -465,7 +465,7 @@ def check_goes_on(contract: str, env: Any, play_on: Callable[[Any], Any], name: 
 
     Raises:
         AssertionError: ``"<contract>: ..."``: ``env`` does not pickle (naming the error), a call
-        is not refused, or the two differ.
+            is not refused, or the two differ.
     """
     try:
         copied = pickle.loads(pickle.dumps(env))
