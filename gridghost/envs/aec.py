@@ -148,7 +148,6 @@ from pettingzoo import AECEnv
 from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import cycle_limit
-from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome
@@ -176,7 +175,6 @@ _ONE_GHOST_SETTINGS = {
     "expert": "the expert's tables are the one-ghost solver's; the team solver's expert is not wired yet "
               "(leave it None)",
 }
-_BEFORE_RESET, _EPISODE_OVER = BEFORE_RESET, EPISODE_OVER
 #: Attributes that exist only once an episode has started.
 _EPISODE_ATTRIBUTES = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
@@ -220,15 +218,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         TypeError, ValueError: any argument outside what is accepted above.
     """
 
-    # The current map and its components (see _use_map).
-    layout: Layout
-    sensors: tuple[Sensor, ...]
-    kernel: Game
-    belief_filter: BeliefFilter | None
-    _encoder: Any
-    _expert: dict[str, bytes]
-    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
-
     #: Whether both sides observe at every half-turn (the parallel view's game): encodings then
     #: say whose turn it is (see :func:`~gridghost.sensing.observations.make_observations`).
     _both_observe: ClassVar[bool] = False
@@ -271,7 +260,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self.possible_agents = self._agent_names()
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
-        # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
         if isinstance(config.belief_filter, (dict, BeliefFilter)):  # as the first map's filter reads it
             self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
@@ -403,7 +391,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         game = self._game
         observer = _per_agent(self._observers, agent)
         if game is None:
-            raise RuntimeError(_BEFORE_RESET)
+            raise RuntimeError(BEFORE_RESET)
         return observer(game)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -414,7 +402,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         """
         game = self._game
         if game is None:
-            raise RuntimeError(_BEFORE_RESET)
+            raise RuntimeError(BEFORE_RESET)
         agent = self.agent_selection
         try:
             return (
@@ -425,7 +413,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
                 self.infos[agent],
             )
         except KeyError:
-            raise RuntimeError(_EPISODE_OVER) from None
+            raise RuntimeError(EPISODE_OVER) from None
 
     def step(self, action: int | None) -> None:
         """Carry out the selected agent's move (``None`` for a terminated or truncated agent).
@@ -438,7 +426,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
             agent = self.agent_selection
             dead = self.terminations[agent] or self.truncations[agent]
         except (AttributeError, KeyError):
-            raise RuntimeError(_BEFORE_RESET if self._game is None else _EPISODE_OVER) from None
+            raise RuntimeError(BEFORE_RESET if self._game is None else EPISODE_OVER) from None
         if dead:
             self._was_dead_step(action)
             return
@@ -498,6 +486,36 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
 
 
 GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)
+
+
+class AECView:
+    """What a view over the AEC game (its ``_aec``) reads from it: the Gymnasium and parallel envs'."""
+
+    _aec: GridGhostEnv
+
+    @property
+    def config(self) -> GameSpec:
+        """The game's settings (the AEC env's :attr:`GridGhostEnv.config`); the env's constructor
+        with ``spec=`` this rebuilds it."""
+        return self._aec.config
+
+    @property
+    def layout(self) -> Layout:
+        """The current episode's map (a map generator draws one at every reset)."""
+        return self._aec.layout
+
+    @property
+    def level(self) -> int | None:
+        """The level of the current episode's map when a generator draws the maps, else ``None``."""
+        return self._aec.level
+
+    def render(self) -> Any:
+        """What the AEC env's ``render()`` gives in this ``render_mode``."""
+        return self._aec.render()
+
+    def close(self) -> None:
+        """Release rendering resources (the game's window, if any); safe to call more than once."""
+        self._aec.close()
 
 
 class _CheckedIterator:

@@ -54,6 +54,14 @@ class MapBinding:
     the map being played and seeds each episode's own streams."""
 
     _both_observe: ClassVar[bool]
+    # The current map and its components (see _use_map).
+    layout: Layout
+    sensors: tuple[Sensor, ...]
+    kernel: Game
+    belief_filter: BeliefFilter | None
+    _encoder: Any
+    _expert: dict[str, bytes]
+    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
     _bound: dict[Layout, _MapComponents]
     _renderer: Any
     _overlay: Any
@@ -65,12 +73,9 @@ class MapBinding:
     np_random_seed: int | None
     _build_pending_infos: Any
     _sensor_rngs: tuple[np.random.Generator | None, ...] | None
-    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
     _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
     config: Any
     maps: Any
-    kernel: Any
-    _encoder: Any
     _team_size: int
     _agent_step: Callable[[Any, int, np.random.Generator], tuple[Any, tuple[int, ...]]]
     _ghost_step: Callable[[Any, Any], Any]

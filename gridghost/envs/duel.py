@@ -275,10 +275,11 @@ class Duel:
         return planned_opponent(opponent, self.game.kernel, Side.GHOST if self.opponent == GHOST else Side.AGENT)
 
     def _seed_opponent(self) -> None:
-        child = cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0]
-        entropy = int(child.generate_state(1)[0])
+        """Seed the opponent from the next child of its seeds: the action space it is handed, and
+        its policy through the policy's own ``seed(int)``, if it has one."""
+        entropy = int(cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0].generate_state(1)[0])
         self.opponent_action_space.seed(entropy)
-        reseed = getattr(self.policy, "seed", None)
+        reseed = getattr(self.policy if self._team is None else self._team.policy, "seed", None)
         if callable(reseed):
             reseed(entropy)
 
@@ -294,16 +295,18 @@ class Duel:
         game.reset(seed=seed, options=options)
         team = self._team
         if team is not None:
-            team.start(seed)
-        else:
-            if game.kernel is not self._kernel:
-                self._bind_map()
-            if seed is not None or self._opponent_seeds is None:
-                # After a first unseeded reset the game's own (drawn) seed is used, so that
-                # reset(seed=game.np_random_seed) replays the opponent too.
-                root = seed if seed is not None else game.np_random_seed
-                self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
-                self._seed_opponent()
+            if game.kernel is not team.kernel:
+                team.bind()
+        elif game.kernel is not self._kernel:
+            self._bind_map()
+        if seed is not None or self._opponent_seeds is None:
+            # After a first unseeded reset the game's own (drawn) seed is used, so that
+            # reset(seed=game.np_random_seed) replays the opponent too.
+            root = seed if seed is not None else game.np_random_seed
+            self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
+            if team is not None:  # a random team draws its moves from a stream of these seeds
+                team.rng = np.random.default_rng(self._opponent_seeds)
+            self._seed_opponent()
         self._carried = 0.0 if self.controlled != TEAM else np.zeros(len(self.learners))
         if self.controlled != AGENT:
             self._carry_out(self._answer(game.game_state))
@@ -361,9 +364,7 @@ class Duel:
             self._carry_out(moves)
             reward = self._carried + self._gains()
         else:
-            game.step(action)
-            if self.after_half_turn is not None:
-                self.after_half_turn()
+            self._carry_out((action,))
             reward = self._carried + game.rewards[me]
         self._carried = 0.0
         if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
@@ -373,10 +374,7 @@ class Duel:
                 # a table opponent's answer read inline (as _one_answer reads it): the hot path
                 moves = (self._answer(state) if table is None
                          else (table[state.agent * self._cells + state.ghosts[0]],))
-            for move in moves:
-                game.step(move)
-                if self.after_half_turn is not None:
-                    self.after_half_turn()
+            self._carry_out(moves)
             reward += game.rewards[me] if answer is None else self._gains()
         return reward
 
@@ -502,21 +500,6 @@ class _TeamOpponent:
         else:
             observer = opponent_view(obs_type, game.board, Side.AGENT, belief, ghosts=k, who=AGENT if k > 1 else None)
         return observer, player
-
-    def start(self, seed: int | None) -> None:
-        """Follow the game onto its map and seed the opponent at a reset (see :meth:`Duel.reset`)."""
-        game = self.duel.game
-        if game.kernel is not self.kernel:
-            self.bind()
-        if seed is not None or self.rng is None:
-            root = seed if seed is not None else game.np_random_seed
-            seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
-            self.rng = np.random.default_rng(seeds)
-            entropy = int(seeds.spawn(1)[0].generate_state(1)[0])
-            self.space.seed(entropy)
-            reseed = getattr(self.policy, "seed", None)
-            if callable(reseed):
-                reseed(entropy)
 
     def team_answer(self, state: Any) -> tuple[int, ...]:
         """The opponent team's moves in ``state``, checked before any is carried out."""

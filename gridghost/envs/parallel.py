@@ -62,9 +62,8 @@ from pettingzoo import ParallelEnv
 from gridghost import _moved
 from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_action
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT
-from gridghost.envs.aec import GridGhostEnv, _per_agent
+from gridghost.envs.aec import AECView, GridGhostEnv, _per_agent
 from gridghost.envs.infos import writable_copy
 from gridghost.sensing.observations import WAITING_MASK
 
@@ -82,7 +81,7 @@ class _BothObserve(GridGhostEnv):
 _View = TypeVar("_View", bound="ParallelView")
 
 
-class ParallelView(ParallelEnv):
+class ParallelView(AECView, ParallelEnv):
     """What every parallel env of the game shares, over the AEC game :attr:`aec_env`: its
     spaces, settings, map, state, rendering, reset and infos. The plain parallel env
     (:class:`GridGhostParallelEnv`) and the ghosts alone
@@ -95,6 +94,7 @@ class ParallelView(ParallelEnv):
         """Serve ``aec`` with ``agents`` (some of its agents) as this env's agents."""
         #: The AEC game this view steps.
         self.aec_env: GridGhostEnv = aec
+        self._aec = aec
         #: Game cycles before truncation (``None``: no limit), as in the AEC env.
         self.max_cycles = aec.max_cycles
         self.render_mode = aec.render_mode
@@ -103,21 +103,6 @@ class ParallelView(ParallelEnv):
         self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
         self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
         self.state_space = aec.state_space
-
-    @property
-    def config(self) -> GameSpec:
-        """The game's settings; the env's constructor with ``spec=`` this rebuilds it."""
-        return self.aec_env.config
-
-    @property
-    def layout(self) -> Layout:
-        """The current episode's map."""
-        return self.aec_env.layout
-
-    @property
-    def level(self) -> int | None:
-        """The current map's level when a generator draws the maps, else ``None``."""
-        return self.aec_env.level
 
     @property
     def unwrapped(self: _View) -> _View:
@@ -217,13 +202,6 @@ class ParallelView(ParallelEnv):
         """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
         return self.aec_env.state()
 
-    def render(self) -> Any:
-        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
-        return self.aec_env.render()
-
-    def close(self) -> None:
-        """Close the game's window, if any."""
-        self.aec_env.close()
 
 
 class GridGhostParallelEnv(ParallelView):

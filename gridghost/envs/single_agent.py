@@ -87,12 +87,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.config.settings import REFERENCE_DEFAULTS, GameConfig, trainer_settings, with_defaults
+from gridghost.config.settings import REFERENCE_DEFAULTS, trainer_settings, with_defaults
 from gridghost.core.checks import check_choice
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT
 from gridghost.core.rules import NUM_ACTIONS
-from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.aec import AECView, GridGhostEnv
 from gridghost.envs.duel import CONTROLLED_SIDES, TEAM, Duel, _check_opening_cannot_end, detached
 
 __all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot_end", "detached", "env_config",
@@ -111,7 +110,7 @@ def env_config(config: Mapping[str, Any], opponent: Any, render_mode: str | None
     return dict(config)
 
 
-class GridGhostGymEnv(gymnasium.Env):
+class GridGhostGymEnv(AECView, gymnasium.Env):
     """The game as a standard Gymnasium env for one side; the other side is played by a policy.
 
     Registered as ``gridghost/GridGhost-v1`` (``TimeLimit`` of 100 steps); see the module
@@ -160,7 +159,7 @@ class GridGhostGymEnv(gymnasium.Env):
             self.__init__(**env_config(controlled, opponent, render_mode, opponent_obs_type, game))  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", (*CONTROLLED_SIDES, TEAM))
-        self.game = self._make_game(render_mode, game)
+        self.game = self._aec = self._make_game(render_mode, game)
         if controlled != AGENT and self.game.obs_type == "belief":
             raise ValueError(f"obs_type='belief' adds the agent's belief map; the {controlled} have none (use 'dict' "
                              "or 'vector')".replace("ghost have", "ghost has"))
@@ -207,21 +206,6 @@ class GridGhostGymEnv(gymnasium.Env):
         if stack == "text":
             return " ".join(observations)
         return dict(zip(self.duel.learners, observations, strict=True))
-
-    @property
-    def config(self) -> GameConfig:
-        """The game's settings (the AEC env's :attr:`~gridghost.envs.aec.GridGhostEnv.config`)."""
-        return self.game.config
-
-    @property
-    def layout(self) -> Layout:
-        """The current episode's map (a map generator draws one at every reset)."""
-        return self.game.layout
-
-    @property
-    def level(self) -> int | None:
-        """The level of the current episode's map (``None`` for a fixed map)."""
-        return self.game.level
 
     @property
     def np_random(self) -> np.random.Generator:
@@ -285,18 +269,10 @@ class GridGhostGymEnv(gymnasium.Env):
             return masks[state.agent].astype(bool)
         return np.concatenate([masks[cell] for cell in state.ghosts]).astype(bool)
 
-    def render(self) -> Any:
-        """What the AEC env's ``render()`` gives in this ``render_mode``."""
-        return self.game.render()
-
     def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
         """Draw numbers per cell and/or a policy's arrows over every following frame, as
         :meth:`gridghost.envs.aec.GridGhostEnv.set_overlay` (which it calls)."""
         self.game.set_overlay(values, policy, **style)
-
-    def close(self) -> None:
-        """Release rendering resources; safe to call more than once."""
-        self.game.close()
 
 
 def make_reference_env(controlled: Any = AGENT, **game: Any) -> GridGhostGymEnv:
