@@ -168,6 +168,29 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
         raise ValueError(f"unknown agent {agent!r}; agents: {list(table)}") from None
 
 
+class AgentSpaces:
+    """Each agent's spaces by name, as PettingZoo's envs offer them (the AEC and parallel envs')."""
+
+    observation_spaces: dict[str, spaces.Space[Any]]
+    action_spaces: dict[str, spaces.Space[Any]]
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent``, one of the env's agents (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not one of the env's agents.
+        """
+        return _per_agent(self.observation_spaces, agent)  # type: ignore[no-any-return]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent``, ``Discrete(4)`` for every agent (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not one of the env's agents.
+        """
+        return _per_agent(self.action_spaces, agent)  # type: ignore[no-any-return]
+
+
 _ONGOING = Outcome.ONGOING
 #: Settings that serve one ghost only, with what their refusal for a team says.
 _ONE_GHOST_SETTINGS = {
@@ -181,7 +204,7 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
+class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
@@ -318,23 +341,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
         self._np_random = value
-
-    # -- spaces --------------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same object on every call).
-
-        Raises:
-            ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
-        """
-        return _per_agent(self.observation_spaces, agent)
-
-    def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent``, Discrete(4) for both (the same object on every call).
-
-        Raises:
-            ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
-        """
-        return _per_agent(self.action_spaces, agent)
 
     # -- AEC API --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

@@ -132,16 +132,10 @@ class GhostTeamParallelEnv(ParallelView):
             RuntimeError: before ``reset`` or after the episode ended.
         """
         self._check_actions(actions)
-        rewards = self._turns.duel.turn(tuple(actions[name] for name in self.agents))
-        aec, alive = self.aec_env, self.agents
-        observations = {name: aec.observe(name) for name in alive}
-        terminations = {name: bool(aec.terminations[name]) for name in alive}
-        truncations = {name: bool(aec.truncations[name]) and not terminations[name] for name in alive}
-        infos = self._infos()
-        if any(terminations.values()) or any(truncations.values()):
+        results = self._results(self._turns.duel.turn(tuple(actions[name] for name in self.agents)))
+        if self._turns.duel.over():
             self.agents = []
-        return (observations, {name: float(reward) for name, reward in zip(alive, rewards, strict=True)},
-                terminations, truncations, infos)
+        return results
 
 
 def parallel_env(*, controlled: str | None = None, opponent: Any = None, **kwargs: Any

@@ -56,14 +56,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from gridghost import _moved
 from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_action
 from gridghost.core.names import AGENT
-from gridghost.envs.aec import AECView, GridGhostEnv, _per_agent
+from gridghost.envs.aec import AECView, AgentSpaces, GridGhostEnv
 from gridghost.envs.infos import writable_copy
 from gridghost.sensing.observations import WAITING_MASK
 
@@ -81,7 +80,7 @@ class _BothObserve(GridGhostEnv):
 _View = TypeVar("_View", bound="ParallelView")
 
 
-class ParallelView(AECView, ParallelEnv):
+class ParallelView(AECView, AgentSpaces, ParallelEnv):
     """What every parallel env of the game shares, over the AEC game :attr:`aec_env`: its
     spaces, settings, map, state, rendering, reset and infos. The plain parallel env
     (:class:`GridGhostParallelEnv`) and the ghosts alone
@@ -108,22 +107,6 @@ class ParallelView(AECView, ParallelEnv):
     def unwrapped(self: _View) -> _View:
         """This env (it wraps nothing a caller should reach past)."""
         return self
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent``, one of :attr:`possible_agents`.
-
-        Raises:
-            ValueError: ``agent`` is not one of this env's agents.
-        """
-        return _per_agent(self.observation_spaces, agent)  # type: ignore[no-any-return]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The action space of ``agent``: ``Discrete(4)``.
-
-        Raises:
-            ValueError: ``agent`` is not one of this env's agents.
-        """
-        return _per_agent(self.action_spaces, agent)  # type: ignore[no-any-return]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -198,6 +181,17 @@ class ParallelView(AECView, ParallelEnv):
             infos[name] = info
         return infos
 
+    def _results(self, rewards: Sequence[float]) -> tuple[
+        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
+        """What a step returns, ``(observations, rewards, terminations, truncations, infos)``, for
+        every agent alive at it; ``rewards`` are theirs, in their order."""
+        aec, alive = self.aec_env, self.agents
+        return ({name: aec.observe(name) for name in alive},
+                {name: float(reward) for name, reward in zip(alive, rewards, strict=True)},
+                {name: aec.terminations[name] for name in alive}, {name: aec.truncations[name] for name in alive},
+                self._infos())
+
     def state(self) -> np.ndarray:
         """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
         return self.aec_env.state()
@@ -254,16 +248,11 @@ class GridGhostParallelEnv(ParallelView):
         aec = self.aec_env
         for mover in movers:
             aec.step(actions[mover])
-        alive = self.agents
-        observations = {name: aec.observe(name) for name in alive}
-        rewards = {name: float(aec.rewards[name]) for name in alive}
-        terminations = {name: aec.terminations[name] for name in alive}
-        truncations = {name: aec.truncations[name] for name in alive}
-        infos = self._infos()
+        results = self._results([aec.rewards[name] for name in self.agents])
         while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
             aec.step(None)  # the AEC env's dead steps, taken here
         self.agents = list(aec.agents)
-        return observations, rewards, terminations, truncations, infos
+        return results
 
     def _movers(self) -> tuple[str, ...]:
         """The agents whose actions this step carries out: the agent, or every ghost."""
