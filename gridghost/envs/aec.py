@@ -47,51 +47,9 @@ Information
     Numeric (the default): every info, of both sides, after the reset and after every
     half-turn, holds the same keys, each a number, a bool or a fixed-shape array, as trainers
     that stack infos into arrays need (Tianshou's buffer, TorchRL's tensordicts, vector envs).
-    The keys, in order:
-
-    - numeric: to_move, mover, distance, slipped, intended_action, actual_moves, reached_goal,
-      caught_by_ghost, action_mask, then every sensor's keys, then with a ``belief_filter``
-      estimated_pos and estimated_cell, then with an ``expert`` expert_action
-
-    ``to_move``: the side that moves next (0 the agent, 1 the ghost; once the game has ended,
-    the side that would have). ``mover``: the side whose half-turn this was, -1 after the reset.
-    ``distance``: the shortest path between agent and ghost through the walls. ``slipped``,
-    ``intended_action`` (-1 before the agent's first move) and ``actual_moves`` (``int8[k]``,
-    the directions the agent's last move went, padded with -1 to the slip model's longest
-    outcome ``k``: ``[1, 1]`` for "down, down", ``[-1, -1]`` for "stay") describe the agent's
-    last move and persist through the ghost's half-turn. ``reached_goal``, ``caught_by_ghost``:
-    how the game ended. ``action_mask``: the info's own side's ``int8[4]``; not with
-    ``action_mask_in_obs=True``, whose observation holds it (TorchRL's ``PettingZooWrapper``
-    takes the mask from the observation or the info, and fails when both hold one). A sensor
-    writes a reading that is a number (or an array) as it is, and any other reading under its
-    name as the reading's position in its ``possible_measurements()`` (the colour sensor's
-    ``color_measurement`` is the colour id; an
-    :class:`~gridghost.sensing.sensors.ItemSensor`'s ``cnn_prediction`` the label's index, beside its
-    ``cnn_probs``). ``estimated_pos`` (``float64[2]``) and ``estimated_cell`` (``int64[2]``):
-    the belief filter's estimate. ``expert_action``: the expert's move for this side
-    (``"minimax"``: both sides' optimal moves in the zero-sum game, from
-    :func:`gridghost.planning.solve.solve_game`; ``"optimal"``: the agent's optimal move against the
-    chasing ghost, the agent only), -1 when the side does not move next or the game has ended.
-    The text of a half-turn (``"down, down"``, colour names) is in ``render()`` with
-    ``render_mode="ansi"``.
-
     Reference (``reference_infos=True``): the infos ``custom_grid_env`` wrote, with text values
-    and keys that come and go. ``infos["agent"]`` is the reference info, plus ``action_mask``;
-    its slip keys describe the agent's last move, so they persist through the ghost's
-    half-turn. Every sensor writes its reading under its name (the colour sensor's is
-    ``color_measurement``). The keys, with the default sensor:
-
-    - agent, after reset: color_measurement, ghost_distance, current_turn, action_mask
-    - agent, after a half-turn: slipped, intended_action, actual_action, color_measurement,
-      ghost_distance, current_turn, mover, action_mask
-    - ghost, after reset: agent_distance, current_turn, action_mask
-    - ghost, after a half-turn: agent_distance, current_turn, mover, action_mask
-    - both, when the game ends: reached_goal or caught_by_ghost (``True``)
-    - the side to move, with an ``expert``: expert_action, the expert's move in the current
-      state; absent once the game has ended
-    - agent, with a ``belief_filter``: estimated_pos (``{"float_pos": [r, c], "cell_pos":
-      [r, c]}``), from the reset on; with an :class:`~gridghost.sensing.sensors.ItemSensor`:
-      cnn_prediction and cnn_probs
+    and keys that come and go, plus ``action_mask``. The Infos page lists every key and what
+    it holds; :mod:`gridghost.envs.infos` writes them.
 
 Arguments
     ``gridghost.env(render_mode=None, **settings)`` or ``gridghost.env(render_mode=None,
@@ -100,25 +58,15 @@ Arguments
     resolved settings.
 
 Rendering
-    ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
-    at most ``metadata["render_fps"]`` frames per second; ``"rgb_array"`` returns it from
-    ``render()`` as a ``height x width x 3`` ``uint8`` array without opening a window;
-    ``"ansi"`` returns the text picture. See :mod:`gridghost.drawing`. ``close()`` closes the window;
-    rendering afterwards opens a new one.
+    ``"human"`` (a window, drawn at every reset and half-turn, at most ``metadata["render_fps"]``
+    frames per second), ``"rgb_array"`` or ``"ansi"`` (the text picture); see
+    :meth:`~gridghost.envs.rendering.EnvRendering.render` and :mod:`gridghost.drawing`.
 
 Teams (``ghosts=k``, ``k >= 2``; the rules are :class:`~gridghost.core.game.Game`'s)
-    Agents ``["agent", "ghost_0", ..., "ghost_{k-1}"]``, in turn order. The agent moves (with
-    slip); then each ghost chooses a move in turn. A ghost's choice is held until the last
-    ghost has chosen, and the team's moves then take effect together: every ghost observes the
-    state before the team's move, none sees a teammate's choice of this turn, and a held
-    ghost's step rewards nobody (every reward of that step is 0; the infos stay). Holding is
-    nothing for one ghost, whose choice is the last. Every ghost gets the team's reward (with
-    ``ghost_credit="catcher"`` a capture pays only the ghosts on the agent's cell). The infos
-    have the one-ghost keys, with ``to_move`` and ``mover`` 1 for the team; ``distance`` is a
-    ghost's own shortest path to the agent, the agent's to its nearest ghost;
-    ``action_mask`` the info's own agent's. Two keys follow: ``ghost_distances``
-    (``int64[k]``) and ``catchers`` (``int8[k]``, 1 for each ghost on the agent's cell once it
-    is caught). ``reference_infos=True`` and ``expert`` serve one ghost and are refused.
+    Agents ``["agent", "ghost_0", ..., "ghost_{k-1}"]``, in turn order. A ghost's choice is
+    held until the last ghost has chosen, and the team's moves then take effect together: every
+    ghost observes the state before the team's move, and a held ghost's step rewards nobody.
+    The Teams page says what each view, encoding and info holds for a team.
 
 Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
