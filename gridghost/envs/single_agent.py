@@ -41,7 +41,7 @@ Teams (``ghosts=k >= 2``, or ``controlled="ghosts"``; the same class and turn lo
     every ghost's observation stacked in ghost order (a ``Box`` gains a leading axis ``k``, a
     ``Dict`` becomes a ``Dict`` by ghost name, texts are joined with a space) and the mean of
     the ghosts' rewards. Its opponent agent answers the state the team's move leads to before
-    that move is carried out (:mod:`gridghost.envs.answers`); the episode starts after its
+    that move is carried out (:mod:`gridghost.envs.duel`); the episode starts after its
     opening move, whose reward the first step pays. The info is ghost 0's, with
     ``action_mask`` ``int8[k, 4]``; :meth:`~GridGhostGymEnv.action_masks` gives ``bool[k * 4]``
     (what sb3-contrib's ``MaskablePPO`` reads). The Teams page says the rest.
