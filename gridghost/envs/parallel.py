@@ -34,12 +34,9 @@ an episode lasts at most ``2 * max_cycles`` parallel steps (``max_cycles`` with
 ``use_ghost=False``). Before 0.4 it counted parallel steps (half-turns, default 200); halve such
 a number.
 
-Teams (``ghosts=k``, ``k >= 2``): the agents are ``agent, ghost_0, ..., ghost_{k-1}``; a step is
-the agent's move or the whole team's simultaneous move (every ghost's action required and
-carried out together, see :mod:`gridghost.envs.aec`), the other side sending its no-op. An
-action for a name that is not an agent of the game (``"ghost"``, ``"ghost_5"``) is refused.
-For the ghosts alone, learning against a fixed agent played inside the env, see
-:func:`gridghost.parallel_env` with ``controlled="ghosts"`` (:mod:`gridghost.envs.ghost_team`).
+Teams (``ghosts=k``, ``k >= 2``): a step is the agent's move or the whole team's (every ghost's
+action required), the other side sending its no-op; the Teams page says more, and
+:mod:`gridghost.envs.ghost_team` serves the ghosts alone (``controlled="ghosts"``).
 
 Once the game ends, the step that ended it reports the terminations or truncations of both
 sides and ``agents`` becomes empty. There are no dead steps; the view takes them on the AEC
