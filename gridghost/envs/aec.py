@@ -97,7 +97,7 @@ from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import cycle_limit
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT
+from gridghost.core.names import AGENT, ghost_names
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
@@ -152,7 +152,7 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
+class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
@@ -193,11 +193,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
     #: say whose turn it is (see :func:`~gridghost.sensing.observations.make_observations`).
     _both_observe: ClassVar[bool] = False
 
-    # AgentSpaces' methods, taken without lengthening the class's MRO, which every attribute
-    # lookup that misses the type cache walks (a base class more cost raw_env 5% a half-turn)
-    observation_space = AgentSpaces.observation_space
-    action_space = AgentSpaces.action_space
-
     metadata: ClassVar[dict[str, Any]] = {
         "name": "gridghost_v0",
         "render_modes": list(RENDER_MODES),
@@ -233,7 +228,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._bound = {}  # the components of the last few maps (see MapBinding)
         self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
-        self.possible_agents = self._agent_names()
+        self.possible_agents = [AGENT, *ghost_names(config.ghosts)] if config.use_ghost else [AGENT]  # in turn order
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
         if isinstance(config.belief_filter, (dict, BeliefFilter)):  # as the first map's filter reads it

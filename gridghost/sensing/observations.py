@@ -95,9 +95,6 @@ Options (the env's keyword arguments of the same names):
   ``(2k+1) x (2k+1) x C'``), the layout RLlib's default CNN encoder and TensorFlow/JAX
   convolutions read; ``"chw"``, channels first, is the default (PyTorch convolutions).
 
-The spaces of ``"vector"``, ``"belief_vector"``, ``"grid"`` and ``"text"`` depend only on the
-layout's size and the options, so an env may keep its first space when the map changes.
-
 Teams (``ghosts=k``, ``k >= 2``): every encoder serves the agent and every ghost, keyed by
 agent name (``"agent"``, ``"ghost_0"``, ...; the two sides for one ghost), and each observer
 sees its *others*: the agent the ghosts in order; ghost ``i`` the agent, then its teammates in
@@ -301,7 +298,8 @@ def make_observations(
     """Build the encoder named ``obs_type`` for ``board``, with the options.
 
     The spaces of every encoding but ``"dict"`` and ``"belief"`` depend only on the board's
-    size and the options, so an encoder rebuilt for another map of the same size has equal ones.
+    size and the options, so an encoder rebuilt for another map of the same size has equal ones
+    (an env may keep its first space when the map changes).
 
     Args:
         obs_type: one of :data:`OBS_TYPES`.
