@@ -411,7 +411,9 @@ class Duel:
             self._carry_out(moves)
             reward = self._carried + self._gains()
         else:
-            self._carry_out((action,))
+            game.step(action)
+            if self.after_half_turn is not None:
+                self.after_half_turn()
             reward = self._carried + game.rewards[me]
         self._carried = 0.0
         if game.agent_selection != me and not (game.terminations[me] or game.truncations[me]):
@@ -421,7 +423,10 @@ class Duel:
                 # a table opponent's answer read inline (as _one_answer reads it): the hot path
                 moves = (self._answer(state) if table is None
                          else (table[state.agent * self._cells + state.ghosts[0]],))
-            self._carry_out(moves)
+            for move in moves:  # as _carry_out, inline: the hot path
+                game.step(move)
+                if self.after_half_turn is not None:
+                    self.after_half_turn()
             reward += game.rewards[me] if answer is None else self._gains()
         return reward
 
