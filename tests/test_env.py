@@ -4,9 +4,9 @@ pickling and bad input."""
 from __future__ import annotations
 
 import copy
+import pathlib
 import pickle
 import re
-import sys
 import warnings
 
 import numpy as np
@@ -231,20 +231,23 @@ def test_configured_rewards_reach_both_sides() -> None:
 
 # -- infos ---------------------------------------------------------------------------------------
 
+INFOS_PAGE = pathlib.Path(__file__).parent.parent / "docs" / "infos.md"
+
+
 def documented_info_keys() -> dict[tuple[str, str], set[str]]:
-    """The key lists of the env module's "Information" section for reference infos, by (side, moment)."""
-    doc = sys.modules["gridghost.envs.aec"].__doc__
-    section = doc[doc.index("\n    Reference (``reference_infos=True``)"):doc.index("\nArguments\n")]
-    entries = re.findall(r"- (agent|ghost|both), ([a-z -]+): (.*?)(?=\n    - |\Z)", section, flags=re.S)
+    """The key lists of the Infos page's section on reference infos, by (side, moment)."""
+    doc = INFOS_PAGE.read_text()
+    section = doc[doc.index("\n## The reference's infos"):]
+    entries = re.findall(r"\n- (agent|ghost|both), ([a-z -]+): (.*?)(?=\n- |\n\n)", section, flags=re.S)
     assert len(entries) == 5
     return {(side, moment): set(re.findall(r"[a-z_]+", keys.split("(")[0])) - {"or"}
             for side, moment, keys in entries}
 
 
 def documented_numeric_keys() -> list[str]:
-    """The numeric infos' keys as the "Information" section lists them, in order."""
-    doc = sys.modules["gridghost.envs.aec"].__doc__
-    listed = re.search(r"- numeric: (.*?), then every sensor's keys", doc, flags=re.S).group(1)
+    """The numeric infos' keys as the Infos page lists them, in order."""
+    listed = re.search(r"The keys, in order: (.*?), then every sensor's keys", INFOS_PAGE.read_text(),
+                       flags=re.S).group(1)
     return [key.strip() for key in listed.replace("\n", " ").split(",")]
 
 

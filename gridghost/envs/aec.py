@@ -47,51 +47,9 @@ Information
     Numeric (the default): every info, of both sides, after the reset and after every
     half-turn, holds the same keys, each a number, a bool or a fixed-shape array, as trainers
     that stack infos into arrays need (Tianshou's buffer, TorchRL's tensordicts, vector envs).
-    The keys, in order:
-
-    - numeric: to_move, mover, distance, slipped, intended_action, actual_moves, reached_goal,
-      caught_by_ghost, action_mask, then every sensor's keys, then with a ``belief_filter``
-      estimated_pos and estimated_cell, then with an ``expert`` expert_action
-
-    ``to_move``: the side that moves next (0 the agent, 1 the ghost; once the game has ended,
-    the side that would have). ``mover``: the side whose half-turn this was, -1 after the reset.
-    ``distance``: the shortest path between agent and ghost through the walls. ``slipped``,
-    ``intended_action`` (-1 before the agent's first move) and ``actual_moves`` (``int8[k]``,
-    the directions the agent's last move went, padded with -1 to the slip model's longest
-    outcome ``k``: ``[1, 1]`` for "down, down", ``[-1, -1]`` for "stay") describe the agent's
-    last move and persist through the ghost's half-turn. ``reached_goal``, ``caught_by_ghost``:
-    how the game ended. ``action_mask``: the info's own side's ``int8[4]``; not with
-    ``action_mask_in_obs=True``, whose observation holds it (TorchRL's ``PettingZooWrapper``
-    takes the mask from the observation or the info, and fails when both hold one). A sensor
-    writes a reading that is a number (or an array) as it is, and any other reading under its
-    name as the reading's position in its ``possible_measurements()`` (the colour sensor's
-    ``color_measurement`` is the colour id; an
-    :class:`~gridghost.sensing.sensors.ItemSensor`'s ``cnn_prediction`` the label's index, beside its
-    ``cnn_probs``). ``estimated_pos`` (``float64[2]``) and ``estimated_cell`` (``int64[2]``):
-    the belief filter's estimate. ``expert_action``: the expert's move for this side
-    (``"minimax"``: both sides' optimal moves in the zero-sum game, from
-    :func:`gridghost.planning.solve.solve_game`; ``"optimal"``: the agent's optimal move against the
-    chasing ghost, the agent only), -1 when the side does not move next or the game has ended.
-    The text of a half-turn (``"down, down"``, colour names) is in ``render()`` with
-    ``render_mode="ansi"``.
-
     Reference (``reference_infos=True``): the infos ``custom_grid_env`` wrote, with text values
-    and keys that come and go. ``infos["agent"]`` is the reference info, plus ``action_mask``;
-    its slip keys describe the agent's last move, so they persist through the ghost's
-    half-turn. Every sensor writes its reading under its name (the colour sensor's is
-    ``color_measurement``). The keys, with the default sensor:
-
-    - agent, after reset: color_measurement, ghost_distance, current_turn, action_mask
-    - agent, after a half-turn: slipped, intended_action, actual_action, color_measurement,
-      ghost_distance, current_turn, mover, action_mask
-    - ghost, after reset: agent_distance, current_turn, action_mask
-    - ghost, after a half-turn: agent_distance, current_turn, mover, action_mask
-    - both, when the game ends: reached_goal or caught_by_ghost (``True``)
-    - the side to move, with an ``expert``: expert_action, the expert's move in the current
-      state; absent once the game has ended
-    - agent, with a ``belief_filter``: estimated_pos (``{"float_pos": [r, c], "cell_pos":
-      [r, c]}``), from the reset on; with an :class:`~gridghost.sensing.sensors.ItemSensor`:
-      cnn_prediction and cnn_probs
+    and keys that come and go, plus ``action_mask``. The Infos page lists every key and what
+    it holds; :mod:`gridghost.envs.infos` writes them.
 
 Arguments
     ``gridghost.env(render_mode=None, **settings)`` or ``gridghost.env(render_mode=None,
@@ -100,25 +58,15 @@ Arguments
     resolved settings.
 
 Rendering
-    ``render_mode="human"`` draws the pygame picture in a window at every reset and half-turn,
-    at most ``metadata["render_fps"]`` frames per second; ``"rgb_array"`` returns it from
-    ``render()`` as a ``height x width x 3`` ``uint8`` array without opening a window;
-    ``"ansi"`` returns the text picture. See :mod:`gridghost.drawing`. ``close()`` closes the window;
-    rendering afterwards opens a new one.
+    ``"human"`` (a window, drawn at every reset and half-turn, at most ``metadata["render_fps"]``
+    frames per second), ``"rgb_array"`` or ``"ansi"`` (the text picture); see
+    :meth:`~gridghost.envs.rendering.EnvRendering.render` and :mod:`gridghost.drawing`.
 
 Teams (``ghosts=k``, ``k >= 2``; the rules are :class:`~gridghost.core.game.Game`'s)
-    Agents ``["agent", "ghost_0", ..., "ghost_{k-1}"]``, in turn order. The agent moves (with
-    slip); then each ghost chooses a move in turn. A ghost's choice is held until the last
-    ghost has chosen, and the team's moves then take effect together: every ghost observes the
-    state before the team's move, none sees a teammate's choice of this turn, and a held
-    ghost's step rewards nobody (every reward of that step is 0; the infos stay). Holding is
-    nothing for one ghost, whose choice is the last. Every ghost gets the team's reward (with
-    ``ghost_credit="catcher"`` a capture pays only the ghosts on the agent's cell). The infos
-    have the one-ghost keys, with ``to_move`` and ``mover`` 1 for the team; ``distance`` is a
-    ghost's own shortest path to the agent, the agent's to its nearest ghost;
-    ``action_mask`` the info's own agent's. Two keys follow: ``ghost_distances``
-    (``int64[k]``) and ``catchers`` (``int8[k]``, 1 for each ghost on the agent's cell once it
-    is caught). ``reference_infos=True`` and ``expert`` serve one ghost and are refused.
+    Agents ``["agent", "ghost_0", ..., "ghost_{k-1}"]``, in turn order. A ghost's choice is
+    held until the last ghost has chosen, and the team's moves then take effect together: every
+    ghost observes the state before the team's move, and a held ghost's step rewards nobody.
+    The Teams page says what each view, encoding and info holds for a team.
 
 Version history
     v0: initial release, reproducing ``custom_grid_env`` 0.7.x; ``obs_type="vector"``,
@@ -148,9 +96,8 @@ from pettingzoo import AECEnv
 from gridghost.config.settings import GameSpec, resolve
 from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import cycle_limit
-from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT
+from gridghost.core.names import AGENT, ghost_names
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
@@ -169,6 +116,29 @@ def _per_agent(table: dict[Any, Any], agent: object) -> Any:
         raise ValueError(f"unknown agent {agent!r}; agents: {list(table)}") from None
 
 
+class AgentSpaces:
+    """Each agent's spaces by name, as PettingZoo's envs offer them (the AEC and parallel envs')."""
+
+    observation_spaces: dict[str, spaces.Space[Any]]
+    action_spaces: dict[str, spaces.Space[Any]]
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent``, one of the env's agents (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not one of the env's agents.
+        """
+        return _per_agent(self.observation_spaces, agent)  # type: ignore[no-any-return]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent``, ``Discrete(4)`` for every agent (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not one of the env's agents.
+        """
+        return _per_agent(self.action_spaces, agent)  # type: ignore[no-any-return]
+
+
 _ONGOING = Outcome.ONGOING
 #: Settings that serve one ghost only, with what their refusal for a team says.
 _ONE_GHOST_SETTINGS = {
@@ -176,14 +146,13 @@ _ONE_GHOST_SETTINGS = {
     "expert": "the expert's tables are the one-ghost solver's; the team solver's expert is not wired yet "
               "(leave it None)",
 }
-_BEFORE_RESET, _EPISODE_OVER = BEFORE_RESET, EPISODE_OVER
 #: Attributes that exist only once an episode has started.
 _EPISODE_ATTRIBUTES = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
 )
 
 
-class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
+class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
     Even bare, it validates actions (a rejected action raises and changes nothing) and raises a
@@ -219,15 +188,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
     Raises:
         TypeError, ValueError: any argument outside what is accepted above.
     """
-
-    # The current map and its components (see _use_map).
-    layout: Layout
-    sensors: tuple[Sensor, ...]
-    kernel: Game
-    belief_filter: BeliefFilter | None
-    _encoder: Any
-    _expert: dict[str, bytes]
-    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
     #: Whether both sides observe at every half-turn (the parallel view's game): encodings then
     #: say whose turn it is (see :func:`~gridghost.sensing.observations.make_observations`).
@@ -268,10 +228,9 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         self._bound = {}  # the components of the last few maps (see MapBinding)
         self._renderer: Renderer | None = None  # created by the first pygame render
         self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
-        self.possible_agents = self._agent_names()
+        self.possible_agents = [AGENT, *ghost_names(config.ghosts)] if config.use_ghost else [AGENT]  # in turn order
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
-        # _half_turn_rewards[mover name][outcome] = (agent's reward, ghost's reward)
         if isinstance(config.belief_filter, (dict, BeliefFilter)):  # as the first map's filter reads it
             self.config = dataclasses.replace(config, belief_filter=filter_spec(self.belief_filter, self.sensors))
 
@@ -331,23 +290,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
     def np_random(self, value: np.random.Generator) -> None:
         self._np_random = value
 
-    # -- spaces --------------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same object on every call).
-
-        Raises:
-            ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
-        """
-        return _per_agent(self.observation_spaces, agent)
-
-    def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent``, Discrete(4) for both (the same object on every call).
-
-        Raises:
-            ValueError: ``agent`` is not ``"agent"`` or ``"ghost"``.
-        """
-        return _per_agent(self.action_spaces, agent)
-
     # -- AEC API --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode.
@@ -403,7 +345,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         game = self._game
         observer = _per_agent(self._observers, agent)
         if game is None:
-            raise RuntimeError(_BEFORE_RESET)
+            raise RuntimeError(BEFORE_RESET)
         return observer(game)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -414,7 +356,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
         """
         game = self._game
         if game is None:
-            raise RuntimeError(_BEFORE_RESET)
+            raise RuntimeError(BEFORE_RESET)
         agent = self.agent_selection
         try:
             return (
@@ -425,7 +367,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
                 self.infos[agent],
             )
         except KeyError:
-            raise RuntimeError(_EPISODE_OVER) from None
+            raise RuntimeError(EPISODE_OVER) from None
 
     def step(self, action: int | None) -> None:
         """Carry out the selected agent's move (``None`` for a terminated or truncated agent).
@@ -438,7 +380,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
             agent = self.agent_selection
             dead = self.terminations[agent] or self.truncations[agent]
         except (AttributeError, KeyError):
-            raise RuntimeError(_BEFORE_RESET if self._game is None else _EPISODE_OVER) from None
+            raise RuntimeError(BEFORE_RESET if self._game is None else EPISODE_OVER) from None
         if dead:
             self._was_dead_step(action)
             return
@@ -498,6 +440,36 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AECEnv):
 
 
 GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)
+
+
+class AECView:
+    """What a view over the AEC game (its ``_aec``) reads from it: the Gymnasium and parallel envs'."""
+
+    _aec: GridGhostEnv
+
+    @property
+    def config(self) -> GameSpec:
+        """The game's settings (the AEC env's :attr:`GridGhostEnv.config`); the env's constructor
+        with ``spec=`` this rebuilds it."""
+        return self._aec.config
+
+    @property
+    def layout(self) -> Layout:
+        """The current episode's map (a map generator draws one at every reset)."""
+        return self._aec.layout
+
+    @property
+    def level(self) -> int | None:
+        """The level of the current episode's map when a generator draws the maps, else ``None``."""
+        return self._aec.level
+
+    def render(self) -> Any:
+        """What the AEC env's ``render()`` gives in this ``render_mode``."""
+        return self._aec.render()
+
+    def close(self) -> None:
+        """Release rendering resources (the game's window, if any); safe to call more than once."""
+        self._aec.close()
 
 
 class _CheckedIterator:

@@ -19,7 +19,7 @@ from gridghost.config.parts import build_map_parts, recent_map
 from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM, ghost_names
+from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
 from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
@@ -54,6 +54,14 @@ class MapBinding:
     the map being played and seeds each episode's own streams."""
 
     _both_observe: ClassVar[bool]
+    # The current map and its components (see _use_map).
+    layout: Layout
+    sensors: tuple[Sensor, ...]
+    kernel: Game
+    belief_filter: BeliefFilter | None
+    _encoder: Any
+    _expert: dict[str, bytes]
+    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
     _bound: dict[Layout, _MapComponents]
     _renderer: Any
     _overlay: Any
@@ -65,12 +73,9 @@ class MapBinding:
     np_random_seed: int | None
     _build_pending_infos: Any
     _sensor_rngs: tuple[np.random.Generator | None, ...] | None
-    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
     _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
     config: Any
     maps: Any
-    kernel: Any
-    _encoder: Any
     _team_size: int
     _agent_step: Callable[[Any, int, np.random.Generator], tuple[Any, tuple[int, ...]]]
     _ghost_step: Callable[[Any, Any], Any]
@@ -91,12 +96,6 @@ class MapBinding:
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
         self._bind_kernel()
-
-    def _agent_names(self) -> list[str]:
-        """The agents' names, in turn order (the env's ``possible_agents``, set once in its constructor)."""
-        if not self.config.use_ghost:
-            return [AGENT]
-        return [AGENT, *ghost_names(self.config.ghosts)]
 
     def _observer_key(self, name: str) -> Any:
         """What the map's encoder names ``name``'s observer by: a side for one ghost, the agent's name for a team."""

@@ -1,11 +1,7 @@
 """The reference-compatible ``AgentInterface`` of ``custom_grid_env``: a shim for users of the
-original package, so that the same seed and actions give the same episode.
-
-One call moves the agent and then the ghost, as the reference did; the turn loop is
-:class:`~gridghost.envs.single_agent.Duel`, the same one the Gymnasium env uses. New code should use
-:func:`gridghost.env` (both sides) or the Gymnasium env (one side); this module keeps the
-reference's keywords (``slip_probability``, ``use_particle_filter``, ``pf_num_particles``, ...)
-and return values (``step`` returns ``(observation, reward, done, info)``).
+original package, with its keywords and return values, so that the same seed and actions give the
+same episode. Its turn loop is :class:`~gridghost.envs.duel.Duel`, the Gymnasium env's. New code
+should use :func:`gridghost.env` (both sides) or the Gymnasium env (one side).
 """
 
 from __future__ import annotations

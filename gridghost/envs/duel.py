@@ -4,12 +4,15 @@ by a caller (the agent, the ghost, or a team's ghosts all at once), the other by
 :class:`~gridghost.envs.compat.AgentInterface` and the ghosts-only parallel env
 (:mod:`gridghost.envs.ghost_team`); none of them touches the rules.
 
-A call to :meth:`Duel.play` carries out the caller's move(s), then, unless the game ended, the
-opponent's. With one ghost the opponent is asked after the caller's move, a state policy or the
-chasing ghost read from its action table. A learning team's opponent agent answers the state the
-team's move leads to before that move is carried out (see :mod:`gridghost.envs.answers`). A team
-opponent's moves (every ghost's, chosen in the same state) are carried out through the AEC env's
-held choices, as any team move.
+A team opponent's moves go through the AEC env's held choices, as any team move. A learning
+team's opponent agent answers before the team's move is carried out: a ghost's move draws nothing
+at random, so the state it leads to is known first. An answer that is no move is refused, naming
+``opponent``, before anything changes, and the draws the policy made from the action space it was
+given are undone, so a following valid step plays as if the call had not been made (a policy's
+own generator, or any other state it keeps, is its own). The one-ghost Gymnasium view
+(``controlled="ghost"``) keeps its step as fast as it was: it asks the opponent after the ghost's
+move, refuses a bad answer by the same name (:func:`checked_answer`), and then asks for a
+``reset`` before any further step.
 """
 
 from __future__ import annotations
@@ -31,14 +34,14 @@ from gridghost.config.opponents import (
     team_planner,
 )
 from gridghost.config.parts import recent_map
-from gridghost.core.checks import check_choice
+from gridghost.core.checks import check_action, check_choice
+from gridghost.core.episode import cycle_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
-from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, make_policy
+from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, ReferencePolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
-from gridghost.envs.answers import checked_answer, ghosts_move_ends
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -59,6 +62,50 @@ def _check_opening_cannot_end(kernel: Game, controlled: str = GHOST) -> None:
             f"{kernel.layout.name or 'this layout'} it can reach a goal or {'the' if controlled == GHOST else 'a'} "
             "ghost (a MapGenerator redraws such maps)"
         )
+
+
+def ghosts_move_ends(game: GridGhostEnv, moved: Any) -> bool:
+    """Whether the ghosts' move from ``game``'s current state, leading to ``moved``, ends the
+    episode: a catch, or the game's ``max_cycles`` reached (the move completes a cycle).
+
+    Args:
+        game: the AEC game, the ghosts to move.
+        moved: the state the ghosts' move leads to.
+
+    Returns:
+        ``True`` when the opponent agent does not answer the move.
+    """
+    return bool(moved.outcome != Outcome.ONGOING or game.cycles + 1 >= cycle_limit(game.max_cycles))
+
+
+def checked_answer(policy: Callable[[Any], Any], observation: Any, space: spaces.Space[Any]) -> int:
+    """The opponent agent's answer to ``observation``, as an int in 0..3.
+
+    Args:
+        policy: the opponent agent's policy.
+        observation: what it sees.
+        space: the action space it draws from (seeded by the env), if it does.
+
+    Returns:
+        The answer.
+
+    Raises:
+        TypeError, ValueError: the answer is not an int in 0..3 (named ``opponent``); the draws
+            from ``space`` are undone first.
+    """
+    # make_policy hands the env's space to a reference-style class only (behind a ReferencePolicy)
+    stream = space.np_random.bit_generator if type(policy) is ReferencePolicy else None
+    drawn = None if stream is None else stream.state
+    answer = policy(observation)
+    if type(answer) is int and 0 <= answer < NUM_ACTIONS:
+        return answer
+    try:
+        return check_action(answer, "opponent")
+    except (TypeError, ValueError) as error:
+        if stream is not None and drawn is not None:
+            stream.state = drawn
+        raise type(error)(f"opponent must answer with a move, an int in 0..{NUM_ACTIONS - 1}; it "
+                          f"answered {answer!r}") from None
 
 
 _MUTABLE = frozenset((dict, list, np.ndarray))
@@ -275,10 +322,11 @@ class Duel:
         return planned_opponent(opponent, self.game.kernel, Side.GHOST if self.opponent == GHOST else Side.AGENT)
 
     def _seed_opponent(self) -> None:
-        child = cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0]
-        entropy = int(child.generate_state(1)[0])
+        """Seed the opponent from the next child of its seeds: the action space it is handed, and
+        its policy through the policy's own ``seed(int)``, if it has one."""
+        entropy = int(cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0].generate_state(1)[0])
         self.opponent_action_space.seed(entropy)
-        reseed = getattr(self.policy, "seed", None)
+        reseed = getattr(self.policy if self._team is None else self._team.policy, "seed", None)
         if callable(reseed):
             reseed(entropy)
 
@@ -294,16 +342,18 @@ class Duel:
         game.reset(seed=seed, options=options)
         team = self._team
         if team is not None:
-            team.start(seed)
-        else:
-            if game.kernel is not self._kernel:
-                self._bind_map()
-            if seed is not None or self._opponent_seeds is None:
-                # After a first unseeded reset the game's own (drawn) seed is used, so that
-                # reset(seed=game.np_random_seed) replays the opponent too.
-                root = seed if seed is not None else game.np_random_seed
-                self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
-                self._seed_opponent()
+            if game.kernel is not team.kernel:
+                team.bind()
+        elif game.kernel is not self._kernel:
+            self._bind_map()
+        if seed is not None or self._opponent_seeds is None:
+            # After a first unseeded reset the game's own (drawn) seed is used, so that
+            # reset(seed=game.np_random_seed) replays the opponent too.
+            root = seed if seed is not None else game.np_random_seed
+            self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
+            if team is not None:  # a random team draws its moves from a stream of these seeds
+                team.rng = np.random.default_rng(self._opponent_seeds)
+            self._seed_opponent()
         self._carried = 0.0 if self.controlled != TEAM else np.zeros(len(self.learners))
         if self.controlled != AGENT:
             self._carry_out(self._answer(game.game_state))
@@ -373,7 +423,7 @@ class Duel:
                 # a table opponent's answer read inline (as _one_answer reads it): the hot path
                 moves = (self._answer(state) if table is None
                          else (table[state.agent * self._cells + state.ghosts[0]],))
-            for move in moves:
+            for move in moves:  # as _carry_out, inline: the hot path
                 game.step(move)
                 if self.after_half_turn is not None:
                     self.after_half_turn()
@@ -503,21 +553,6 @@ class _TeamOpponent:
             observer = opponent_view(obs_type, game.board, Side.AGENT, belief, ghosts=k, who=AGENT if k > 1 else None)
         return observer, player
 
-    def start(self, seed: int | None) -> None:
-        """Follow the game onto its map and seed the opponent at a reset (see :meth:`Duel.reset`)."""
-        game = self.duel.game
-        if game.kernel is not self.kernel:
-            self.bind()
-        if seed is not None or self.rng is None:
-            root = seed if seed is not None else game.np_random_seed
-            seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
-            self.rng = np.random.default_rng(seeds)
-            entropy = int(seeds.spawn(1)[0].generate_state(1)[0])
-            self.space.seed(entropy)
-            reseed = getattr(self.policy, "seed", None)
-            if callable(reseed):
-                reseed(entropy)
-
     def team_answer(self, state: Any) -> tuple[int, ...]:
         """The opponent team's moves in ``state``, checked before any is carried out."""
         opponent = self.opponent
@@ -532,7 +567,7 @@ class _TeamOpponent:
         return self.check(opponent(observations), "the opponent's actions")
 
     def agent_answer(self, state: Any) -> tuple[int]:
-        """The opponent agent's answer in ``state``, checked (:func:`~gridghost.envs.answers.checked_answer`)."""
+        """The opponent agent's answer in ``state``, checked (:func:`checked_answer`)."""
         if self.player is not None:
             return (self.player(state),)
         return (checked_answer(self.policy, self.observer(state), self.space),)  # type: ignore[arg-type]

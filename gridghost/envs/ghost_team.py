@@ -8,34 +8,17 @@ per ghost (or one shared), against a fixed agent played inside the env.
 | Observations  | each ghost's own, exactly as :func:`gridghost.parallel_env` gives it          |
 | State         | :meth:`state`, the game's global state (a channel per ghost)                  |
 
-Turns: a ``step`` is one cycle of the game, from the team's side: every ghost's move, carried
-out together, then the opponent agent's answer (unless the team's move ended the game). The
-episode starts after the agent's opening move. The loop is the team Gymnasium view's
-(:meth:`Duel.turn <gridghost.envs.duel.Duel.turn>`), so with the
-same settings and seed the two play the same games (state by state); their defaults differ:
-this env takes the plain parallel env's (reference rewards, ``"dict"`` observations,
-``max_cycles=100``), the Gymnasium view the trainers' (normalised rewards, ``"vector"``
-observations, a ``TimeLimit`` of 100 steps). The Gymnasium view pays the mean of the rewards
-this env pays the ghosts.
-
-Rewards: each ghost's own rewards since it last acted: those of the team's move and of the
-agent's answer, and in the first step those of the opening move too. With
-``ghost_credit="team"`` (the default) every ghost gets the team's reward, so under zero-sum
-rewards each ghost's return is minus the agent's, and the ghosts' returns sum to ``-k`` times
-the agent's.
-
-Observations: each ghost's observation of the plain parallel env, with its turn flag: 1 (the
-ghost moves next) in every observation of an episode that goes on, 0 in the final one (the
-game ended or was truncated), so a policy trained here plays the plain parallel env
-and is scored by :func:`~gridghost.planning.tabulate_policy` in the same way.
-``info["action_mask"]`` is each ghost's mask (``int8[4]``), as in the plain parallel env; once
-the episode is over it allows only the no-op.
-
-Opponents (``opponent=``): those of the team Gymnasium view for ``controlled="ghosts"``:
-``"random"`` (the default), ``"minimax"``, ``"optimal"``, or a policy of the agent's
-observation (in ``opponent_obs_type``), seeded from the reset seed on a stream of its own.
-
-``max_cycles`` (default 100) counts cycles, so an episode lasts at most ``max_cycles`` steps.
+A ``step`` is one cycle of the game from the team's side: every ghost's move, carried out
+together, then the opponent agent's answer (unless the team's move ended the game). The episode
+starts after the agent's opening move; ``max_cycles`` (default 100) counts cycles, so steps.
+The loop is the team Gymnasium view's (:meth:`Duel.turn <gridghost.envs.duel.Duel.turn>`): with
+the same settings and seed the two play the same games. Each ghost is paid its own rewards
+since it last acted (its first step's include the opening move's), observes what the plain
+parallel env gives it, turn flag included (0 in the final observation), and has its mask in
+``info["action_mask"]`` (only the no-op once the episode is over). The opponent agent
+(``opponent=``) is ``"random"`` (the default), ``"minimax"``, ``"optimal"``, or a policy of
+its observation (in ``opponent_obs_type``), seeded from the reset seed on a stream of its own.
+The Teams page ("Learning a team") says the rest: the defaults, the maps refused, the trainers.
 
 >>> import gridghost
 >>> env = gridghost.parallel_env(ghosts=2, controlled="ghosts", opponent="random",
@@ -132,16 +115,10 @@ class GhostTeamParallelEnv(ParallelView):
             RuntimeError: before ``reset`` or after the episode ended.
         """
         self._check_actions(actions)
-        rewards = self._turns.duel.turn(tuple(actions[name] for name in self.agents))
-        aec, alive = self.aec_env, self.agents
-        observations = {name: aec.observe(name) for name in alive}
-        terminations = {name: bool(aec.terminations[name]) for name in alive}
-        truncations = {name: bool(aec.truncations[name]) and not terminations[name] for name in alive}
-        infos = self._infos()
-        if any(terminations.values()) or any(truncations.values()):
+        results = self._results(self._turns.duel.turn(tuple(actions[name] for name in self.agents)))
+        if self._turns.duel.over():
             self.agents = []
-        return (observations, {name: float(reward) for name, reward in zip(alive, rewards, strict=True)},
-                terminations, truncations, infos)
+        return results
 
 
 def parallel_env(*, controlled: str | None = None, opponent: Any = None, **kwargs: Any

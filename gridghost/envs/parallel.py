@@ -34,12 +34,9 @@ an episode lasts at most ``2 * max_cycles`` parallel steps (``max_cycles`` with
 ``use_ghost=False``). Before 0.4 it counted parallel steps (half-turns, default 200); halve such
 a number.
 
-Teams (``ghosts=k``, ``k >= 2``): the agents are ``agent, ghost_0, ..., ghost_{k-1}``; a step is
-the agent's move or the whole team's simultaneous move (every ghost's action required and
-carried out together, see :mod:`gridghost.envs.aec`), the other side sending its no-op. An
-action for a name that is not an agent of the game (``"ghost"``, ``"ghost_5"``) is refused.
-For the ghosts alone, learning against a fixed agent played inside the env, see
-:func:`gridghost.parallel_env` with ``controlled="ghosts"`` (:mod:`gridghost.envs.ghost_team`).
+Teams (``ghosts=k``, ``k >= 2``): a step is the agent's move or the whole team's (every ghost's
+action required), the other side sending its no-op; the Teams page says more, and
+:mod:`gridghost.envs.ghost_team` serves the ghosts alone (``controlled="ghosts"``).
 
 Once the game ends, the step that ended it reports the terminations or truncations of both
 sides and ``agents`` becomes empty. There are no dead steps; the view takes them on the AEC
@@ -56,15 +53,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from gridghost import _moved
 from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_action
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT
-from gridghost.envs.aec import GridGhostEnv, _per_agent
+from gridghost.envs.aec import AECView, AgentSpaces, GridGhostEnv
 from gridghost.envs.infos import writable_copy
 from gridghost.sensing.observations import WAITING_MASK
 
@@ -82,7 +77,7 @@ class _BothObserve(GridGhostEnv):
 _View = TypeVar("_View", bound="ParallelView")
 
 
-class ParallelView(ParallelEnv):
+class ParallelView(AECView, AgentSpaces, ParallelEnv):
     """What every parallel env of the game shares, over the AEC game :attr:`aec_env`: its
     spaces, settings, map, state, rendering, reset and infos. The plain parallel env
     (:class:`GridGhostParallelEnv`) and the ghosts alone
@@ -95,6 +90,7 @@ class ParallelView(ParallelEnv):
         """Serve ``aec`` with ``agents`` (some of its agents) as this env's agents."""
         #: The AEC game this view steps.
         self.aec_env: GridGhostEnv = aec
+        self._aec = aec
         #: Game cycles before truncation (``None``: no limit), as in the AEC env.
         self.max_cycles = aec.max_cycles
         self.render_mode = aec.render_mode
@@ -105,40 +101,9 @@ class ParallelView(ParallelEnv):
         self.state_space = aec.state_space
 
     @property
-    def config(self) -> GameSpec:
-        """The game's settings; the env's constructor with ``spec=`` this rebuilds it."""
-        return self.aec_env.config
-
-    @property
-    def layout(self) -> Layout:
-        """The current episode's map."""
-        return self.aec_env.layout
-
-    @property
-    def level(self) -> int | None:
-        """The current map's level when a generator draws the maps, else ``None``."""
-        return self.aec_env.level
-
-    @property
     def unwrapped(self: _View) -> _View:
         """This env (it wraps nothing a caller should reach past)."""
         return self
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent``, one of :attr:`possible_agents`.
-
-        Raises:
-            ValueError: ``agent`` is not one of this env's agents.
-        """
-        return _per_agent(self.observation_spaces, agent)  # type: ignore[no-any-return]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The action space of ``agent``: ``Discrete(4)``.
-
-        Raises:
-            ValueError: ``agent`` is not one of this env's agents.
-        """
-        return _per_agent(self.action_spaces, agent)  # type: ignore[no-any-return]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -213,17 +178,21 @@ class ParallelView(ParallelEnv):
             infos[name] = info
         return infos
 
+    def _results(self, rewards: Sequence[float]) -> tuple[
+        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
+        """What a step returns, ``(observations, rewards, terminations, truncations, infos)``, for
+        every agent alive at it; ``rewards`` are theirs, in their order."""
+        aec, alive = self.aec_env, self.agents
+        return ({name: aec.observe(name) for name in alive},
+                {name: float(reward) for name, reward in zip(alive, rewards, strict=True)},
+                {name: aec.terminations[name] for name in alive}, {name: aec.truncations[name] for name in alive},
+                self._infos())
+
     def state(self) -> np.ndarray:
         """The global state, as :meth:`gridghost.envs.aec.GridGhostEnv.state`."""
         return self.aec_env.state()
 
-    def render(self) -> Any:
-        """Render the game, as :meth:`gridghost.envs.aec.GridGhostEnv.render`."""
-        return self.aec_env.render()
-
-    def close(self) -> None:
-        """Close the game's window, if any."""
-        self.aec_env.close()
 
 
 class GridGhostParallelEnv(ParallelView):
@@ -276,16 +245,11 @@ class GridGhostParallelEnv(ParallelView):
         aec = self.aec_env
         for mover in movers:
             aec.step(actions[mover])
-        alive = self.agents
-        observations = {name: aec.observe(name) for name in alive}
-        rewards = {name: float(aec.rewards[name]) for name in alive}
-        terminations = {name: aec.terminations[name] for name in alive}
-        truncations = {name: aec.truncations[name] for name in alive}
-        infos = self._infos()
+        results = self._results([aec.rewards[name] for name in self.agents])
         while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
             aec.step(None)  # the AEC env's dead steps, taken here
         self.agents = list(aec.agents)
-        return observations, rewards, terminations, truncations, infos
+        return results
 
     def _movers(self) -> tuple[str, ...]:
         """The agents whose actions this step carries out: the agent, or every ghost."""

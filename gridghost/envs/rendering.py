@@ -108,7 +108,6 @@ class EnvRendering:
         grid[:, :, k + 2] = game.turn == Side.GHOST and game.outcome == _ONGOING
         return grid
 
-
     def render(self) -> np.ndarray | str | None:
         """Draw the current state in the env's ``render_mode``.
 
@@ -128,7 +127,8 @@ class EnvRendering:
         if mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
-        agent, ghost, status = self.agent_pos, self._drawn_ghost, self._status()
+        agent, status = self.agent_pos, self._status()
+        ghost = self.ghost_pos if self.ghosts == 1 else self.ghost_positions  # the pictures take a team's every ghost
         if mode == "ansi":
             return text_picture(self.layout, agent, ghost, status.headline())
         renderer = self._pygame_renderer()
@@ -140,11 +140,6 @@ class EnvRendering:
             return renderer.frame(agent, ghost, status, belief, estimate)
         renderer.show(agent, ghost, status, belief, estimate)
         return None
-
-    @property
-    def _drawn_ghost(self) -> Any:
-        """What the pictures take as the ghosts' cells: :attr:`ghost_pos` for one ghost, every ghost's for a team."""
-        return self.ghost_pos if self.ghosts == 1 else self.ghost_positions
 
     def _pygame_renderer(self) -> Renderer:
         """The renderer, created on first use (and again after ``close()``) with the overlay."""
@@ -196,7 +191,7 @@ class EnvRendering:
         elif self._cycles >= self._cycle_limit:
             ending = "out of time"
         else:
-            to_move = self._shown_mover(game.turn)
+            to_move = "ghosts" if game.turn == Side.GHOST and self.ghosts > 1 else AGENTS[game.turn]  # a team's: all
         intended = actual = None
         slipped = False
         if self._last_move is not None:
@@ -213,10 +208,6 @@ class EnvRendering:
             ghost_action=self._shown_ghost_action(),
             color_measurement=self._readings.get("color_measurement"),
         )
-
-    def _shown_mover(self, turn: int) -> str:
-        """The side to move as the status panel names it (a team's ghosts: ``"ghosts"``)."""
-        return "ghosts" if turn == Side.GHOST and self.ghosts > 1 else AGENTS[turn]
 
     def _shown_ghost_action(self) -> str | tuple[str | None, ...] | None:
         """The ghosts' last moves as the status panel shows them: one ghost's name (``None``

@@ -1,22 +1,13 @@
-"""Single-agent views of the two-player game: the turn loop (:class:`Duel`) and a Gymnasium env
-for either side.
-
-Both single-agent views (this Gymnasium env and the reference-compatible
-:class:`~gridghost.envs.compat.AgentInterface`) are thin views over the AEC env
-(:class:`~gridghost.envs.aec.GridGhostEnv`): one call moves the learner, then the opponent's policy
-answers within the same call. :class:`Duel` is that one piece of code; neither view touches the
-rules.
+"""The Gymnasium env for one side of the game, :class:`GridGhostGymEnv`: a thin view over the
+AEC env (:class:`~gridghost.envs.aec.GridGhostEnv`) through the turn loop of every single-agent
+view (:class:`~gridghost.envs.duel.Duel`): one call moves the learner, then the opponent's
+policy answers within the same call.
 
 | Import        | ``gymnasium.make("gridghost/GridGhost-v1")`` (after ``import gridghost``)        |
 |---------------|----------------------------------------------------------------------------------|
 | Actions       | Discrete(4): 0 left, 1 down, 2 right, 3 up                                       |
-| Observations  | ``obs_type="vector"`` (the default: flat ``float32`` ``Box(26)``, the same space |
-|               | for both sides), ``"dict"`` (the reference dict of the controlled side),         |
-|               | ``"belief"``                                                                     |
-|               | (the agent's dict plus its belief filter's ``rows x cols`` map),                 |
-|               | ``"belief_vector"`` (``Box(26 + rows * cols)``), ``"grid"`` (``float32``          |
-|               | ``Box(15, rows, cols)``; an egocentric window of radius k: ``Box(16, 2k+1, 2k+1)``) or |
-|               | ``"text"`` (``Text``); see :mod:`gridghost.sensing.observations`                         |
+| Observations  | any encoding (see :mod:`gridghost.sensing.observations`); by default             |
+|               | ``"vector"``, a flat ``float32`` ``Box(26)``, the same space for both sides      |
 | Options       | ``action_mask_in_obs``, ``append_step_count`` (needs ``max_cycles``)             |
 | Step limit    | ``max_episode_steps=100`` learner steps (cycles) through Gymnasium's ``TimeLimit`` |
 
@@ -41,29 +32,19 @@ Information
     agent (``"ghost"``); ``False`` after the reset. Its arrays are the caller's own copies.
 
 Teams (``ghosts=k >= 2``, or ``controlled="ghosts"``; the same class and turn loop)
-    ``controlled="agent"``: the agent learns against the team; the opponent team is ``"chase"``
-    (the default: every ghost the reference's chasing rule on its own,
-    :meth:`~gridghost.core.game.Game.chase_actions`; independent chasers bunch up),
-    ``"random"`` (every ghost uniformly at random, from a stream of the reset seed),
-    ``"minimax"`` (the team solver's minimax joint policy,
-    :func:`~gridghost.config.opponents.team_planner`), or a callable
-    ``policy(observations) -> k actions`` given every ghost's observation by name (in
-    ``opponent_obs_type``). ``controlled="ghost"`` controls one ghost and is refused for a team.
-
-    ``controlled="ghosts"``: the whole team learns as one centralised env, for any ``k`` (for
-    ``k = 1`` the one ghost, with the team's spaces). Its action is ``MultiDiscrete([4] * k)``,
-    ghost ``i``'s move at index ``i``, carried out together; a wrong length or value is refused
-    naming ``action``. Its observation stacks every ghost's own, in ghost order: a ``Box``
-    encoding gains a leading axis ``k``, ``"dict"`` (and ``action_mask_in_obs=True``) becomes a
-    ``Dict`` by ghost name, and ``"text"`` joins the ghosts' texts with a space. Its reward is
-    the mean of the ghosts' rewards of the step (with ``ghost_credit="catcher"`` the catchers'
-    bonus shared out). The opponent agent is ``"random"`` (default), ``"minimax"`` /
-    ``"optimal"`` (the solver's), or what the one-ghost view takes for an opponent agent,
-    seeded from the reset seed on a stream of its own; it answers the state the team's move
-    leads to before that move is carried out, so a bad answer (refused naming ``opponent``)
-    changes nothing. The episode starts after its opening move, whose reward the first step
-    pays. The info is ghost 0's, with ``action_mask`` ``int8[k, 4]``; :meth:`action_masks`
-    gives ``bool[k * 4]`` (what sb3-contrib's ``MaskablePPO`` reads for a ``MultiDiscrete``).
+    ``controlled="agent"``: the agent learns against the team, ``opponent`` ``"chase"`` (the
+    default: every ghost chases on its own, :meth:`~gridghost.core.game.Game.chase_actions`),
+    ``"random"``, ``"minimax"`` (:func:`~gridghost.config.opponents.team_planner`) or a
+    callable ``policy(observations) -> k actions`` of every ghost's observation by name (in
+    ``opponent_obs_type``). ``controlled="ghosts"``: the whole team learns as one centralised
+    env, for any ``k``: a ``MultiDiscrete([4] * k)`` action (ghost ``i``'s move at index ``i``),
+    every ghost's observation stacked in ghost order (a ``Box`` gains a leading axis ``k``, a
+    ``Dict`` becomes a ``Dict`` by ghost name, texts are joined with a space) and the mean of
+    the ghosts' rewards. Its opponent agent answers the state the team's move leads to before
+    that move is carried out (:mod:`gridghost.envs.duel`); the episode starts after its
+    opening move, whose reward the first step pays. The info is ghost 0's, with
+    ``action_mask`` ``int8[k, 4]``; :meth:`~GridGhostGymEnv.action_masks` gives ``bool[k * 4]``
+    (what sb3-contrib's ``MaskablePPO`` reads). The Teams page says the rest.
 
 Arguments
     ``gymnasium.make("gridghost/GridGhost-v1", controlled="agent", opponent=None,
@@ -87,12 +68,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gridghost.config.settings import REFERENCE_DEFAULTS, GameConfig, trainer_settings, with_defaults
+from gridghost.config.settings import REFERENCE_DEFAULTS, trainer_settings, with_defaults
 from gridghost.core.checks import check_choice
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT
 from gridghost.core.rules import NUM_ACTIONS
-from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.aec import AECView, GridGhostEnv
 from gridghost.envs.duel import CONTROLLED_SIDES, TEAM, Duel, _check_opening_cannot_end, detached
 
 __all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot_end", "detached", "env_config",
@@ -111,7 +91,7 @@ def env_config(config: Mapping[str, Any], opponent: Any, render_mode: str | None
     return dict(config)
 
 
-class GridGhostGymEnv(gymnasium.Env):
+class GridGhostGymEnv(AECView, gymnasium.Env):
     """The game as a standard Gymnasium env for one side; the other side is played by a policy.
 
     Registered as ``gridghost/GridGhost-v1`` (``TimeLimit`` of 100 steps); see the module
@@ -160,7 +140,7 @@ class GridGhostGymEnv(gymnasium.Env):
             self.__init__(**env_config(controlled, opponent, render_mode, opponent_obs_type, game))  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", (*CONTROLLED_SIDES, TEAM))
-        self.game = self._make_game(render_mode, game)
+        self.game = self._aec = self._make_game(render_mode, game)
         if controlled != AGENT and self.game.obs_type == "belief":
             raise ValueError(f"obs_type='belief' adds the agent's belief map; the {controlled} have none (use 'dict' "
                              "or 'vector')".replace("ghost have", "ghost has"))
@@ -207,21 +187,6 @@ class GridGhostGymEnv(gymnasium.Env):
         if stack == "text":
             return " ".join(observations)
         return dict(zip(self.duel.learners, observations, strict=True))
-
-    @property
-    def config(self) -> GameConfig:
-        """The game's settings (the AEC env's :attr:`~gridghost.envs.aec.GridGhostEnv.config`)."""
-        return self.game.config
-
-    @property
-    def layout(self) -> Layout:
-        """The current episode's map (a map generator draws one at every reset)."""
-        return self.game.layout
-
-    @property
-    def level(self) -> int | None:
-        """The level of the current episode's map (``None`` for a fixed map)."""
-        return self.game.level
 
     @property
     def np_random(self) -> np.random.Generator:
@@ -285,18 +250,10 @@ class GridGhostGymEnv(gymnasium.Env):
             return masks[state.agent].astype(bool)
         return np.concatenate([masks[cell] for cell in state.ghosts]).astype(bool)
 
-    def render(self) -> Any:
-        """What the AEC env's ``render()`` gives in this ``render_mode``."""
-        return self.game.render()
-
     def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
         """Draw numbers per cell and/or a policy's arrows over every following frame, as
         :meth:`gridghost.envs.aec.GridGhostEnv.set_overlay` (which it calls)."""
         self.game.set_overlay(values, policy, **style)
-
-    def close(self) -> None:
-        """Release rendering resources; safe to call more than once."""
-        self.game.close()
 
 
 def make_reference_env(controlled: Any = AGENT, **game: Any) -> GridGhostGymEnv:

@@ -95,18 +95,11 @@ Options (the env's keyword arguments of the same names):
   ``(2k+1) x (2k+1) x C'``), the layout RLlib's default CNN encoder and TensorFlow/JAX
   convolutions read; ``"chw"``, channels first, is the default (PyTorch convolutions).
 
-The spaces of ``"vector"``, ``"belief_vector"``, ``"grid"`` and ``"text"`` depend only on the
-layout's size and the options, so an env may keep its first space when the map changes.
-
 Teams (``ghosts=k``, ``k >= 2``): every encoder serves the agent and every ghost, keyed by
-agent name (``"agent"``, ``"ghost_0"``, ...; the two sides for one ghost). Each observer sees
-its *others*: the agent the ghosts in order; ghost ``i`` the agent, then its teammates in order.
-``"vector"``: three more slots (offset and distance) per further other, before the belief map
-and the step count (:func:`vector_slots`); ``"grid"``: one more plane, ``ghosts``
-(:data:`GHOSTS_CHANNEL`), and the agent's ``opponent`` plane marks every ghost; ``"dict"``: one
-``<name>_relative_pos`` and ``<name>_distance`` per other (``ghost_1_relative_pos``, ...);
-``"text"``: one sentence per other player ("Ghost 1 is 2 up, 2 steps away."), and a ghost opens
-with "You are ghost 1.". ``k = 1`` is the encodings above.
+agent name (``"agent"``, ``"ghost_0"``, ...; the two sides for one ghost), and each observer
+sees its *others*: the agent the ghosts in order; ghost ``i`` the agent, then its teammates in
+order (:func:`vector_slots` and :data:`GHOSTS_CHANNEL` name what a team adds; the Teams page
+says it for every encoding). ``k = 1`` is the encodings above.
 
 >>> from gridghost.core.layout import CLASSIC
 >>> from gridghost.core.rules import board_for
@@ -305,7 +298,8 @@ def make_observations(
     """Build the encoder named ``obs_type`` for ``board``, with the options.
 
     The spaces of every encoding but ``"dict"`` and ``"belief"`` depend only on the board's
-    size and the options, so an encoder rebuilt for another map of the same size has equal ones.
+    size and the options, so an encoder rebuilt for another map of the same size has equal ones
+    (an env may keep its first space when the map changes).
 
     Args:
         obs_type: one of :data:`OBS_TYPES`.
@@ -327,14 +321,10 @@ def make_observations(
             observes states with ``k`` ghosts.
 
     Raises:
-        ValueError: ``obs_type`` is unknown; a belief encoding without a belief to show;
-            ``ghosts`` outside 1..:data:`~gridghost.core.MAX_GHOSTS`;
-            ``view_radius`` or ``grid_layout="hwc"`` with another encoding than ``"grid"``, or
-            ``view_radius`` out of range, or an unknown ``grid_layout``;
-            ``action_mask_in_obs`` with ``"text"``; ``append_step_count`` without
-            ``max_cycles`` or ``cycles``.
-        TypeError: ``view_radius`` or ``ghosts`` is not an int; ``action_mask_in_obs`` or
-            ``append_step_count`` is not a bool.
+        TypeError, ValueError: the options, as :func:`check_observation_options` refuses them;
+            ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+        ValueError: a belief encoding without a belief to show; ``append_step_count`` without
+            ``cycles``.
     """
     check_observation_options(obs_type, view_radius, action_mask_in_obs, append_step_count, max_cycles, grid_layout)
     if belief is None and obs_type in ("belief", "belief_vector"):

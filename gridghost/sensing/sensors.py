@@ -232,9 +232,7 @@ def item_class(layout: Layout, cell: tuple[int, int]) -> int:
 
 
 def _check_classes(classes: Any) -> tuple[str, ...]:
-    if isinstance(classes, str) or not isinstance(classes, Sequence):
-        raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
-    labels = tuple(classes)
+    labels = () if isinstance(classes, str) or not isinstance(classes, Sequence) else tuple(classes)
     if not all(isinstance(c, str) for c in labels) or len(set(labels)) < 2 or len(set(labels)) != len(labels):
         raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
     return labels
