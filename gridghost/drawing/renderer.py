@@ -33,7 +33,6 @@ from gridghost.drawing.geometry import MARGIN, PANEL_LINE_HEIGHT, Geometry
 from gridghost.drawing.paint import (
     BACKGROUND,
     BELIEF_COLOUR,
-    CELL_COLOURS,
     ESTIMATE_COLOUR,
     GHOST_COLOURS,
     INK,
@@ -43,8 +42,8 @@ from gridghost.drawing.paint import (
     draw_arrow,
     draw_ghost,
     draw_goal_frames,
-    draw_hatching,
     draw_lines_and_walls,
+    fill_cell_colour,
     import_pygame,
 )
 from gridghost.drawing.text import Status, colour_id, ghost_cells
@@ -267,11 +266,7 @@ class Renderer:
         g, layout = self.geometry, self.layout
         surface.fill(BACKGROUND)
         for cell in layout.cells():
-            rect = pg.Rect(g.cell_rect(cell))
-            base, hatch = CELL_COLOURS[layout.colours[cell]]
-            surface.fill(base, rect)
-            if hatch != base:
-                draw_hatching(pg, surface, rect, hatch)
+            fill_cell_colour(pg, surface, pg.Rect(g.cell_rect(cell)), layout.colours[cell])
         draw_goal_frames(pg, surface, layout, g)
         for cell, names in layout.items.items():
             rect = pg.Rect(g.cell_rect(cell))
@@ -425,11 +420,8 @@ class Renderer:
             if image is not None:
                 surface.blit(image, (left, top + i * PANEL_LINE_HEIGHT))
         if colour is not None:  # a swatch of the reading after its name
-            base, hatch = CELL_COLOURS[colour]
             swatch = pg.Rect(left + line_width + 8, top + 3 * PANEL_LINE_HEIGHT, side, side)
-            surface.fill(base, swatch)
-            if hatch != base:
-                draw_hatching(pg, surface, swatch, hatch)
+            fill_cell_colour(pg, surface, swatch, colour)
             pg.draw.rect(surface, INK, swatch, 1)
 
 
