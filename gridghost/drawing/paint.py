@@ -164,14 +164,19 @@ def draw_lines_and_walls(pg: ModuleType, surface: pygame.Surface, layout: Layout
     pg.draw.rect(surface, WALL_COLOUR, (x0 - w // 2, y0 - w // 2, width + w, height + w), w)
 
 
-def draw_hatching(pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int]) -> None:
-    """Diagonal stripes across ``rect``."""
+def fill_cell_colour(pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, colour: int) -> None:
+    """Fill ``rect`` with the cell colour ``colour`` (an index of :data:`CELL_COLOURS`): its base,
+    with diagonal stripes of its hatch where it has one."""
+    base, hatch = CELL_COLOURS[colour]
+    surface.fill(base, rect)
+    if hatch == base:
+        return
     spacing = max(4, rect.width // 7)
     width = max(1, rect.width // 40)
     surface.set_clip(rect)
     for offset in range(0, rect.width + rect.height, spacing):
         start, end = (rect.left + offset - rect.height, rect.bottom), (rect.left + offset, rect.top)
-        pg.draw.line(surface, colour, start, end, width)
+        pg.draw.line(surface, hatch, start, end, width)
     surface.set_clip(None)
 
 

@@ -33,7 +33,6 @@ from gridghost.drawing.geometry import MARGIN, PANEL_LINE_HEIGHT, Geometry
 from gridghost.drawing.paint import (
     BACKGROUND,
     BELIEF_COLOUR,
-    CELL_COLOURS,
     ESTIMATE_COLOUR,
     GHOST_COLOURS,
     INK,
@@ -43,8 +42,8 @@ from gridghost.drawing.paint import (
     draw_arrow,
     draw_ghost,
     draw_goal_frames,
-    draw_hatching,
     draw_lines_and_walls,
+    fill_cell_colour,
     import_pygame,
 )
 from gridghost.drawing.text import Status, colour_id, ghost_cells
@@ -267,19 +266,19 @@ class Renderer:
         g, layout = self.geometry, self.layout
         surface.fill(BACKGROUND)
         for cell in layout.cells():
-            rect = pg.Rect(g.cell_rect(cell))
-            base, hatch = CELL_COLOURS[layout.colours[cell]]
-            surface.fill(base, rect)
-            if hatch != base:
-                draw_hatching(pg, surface, rect, hatch)
+            fill_cell_colour(pg, surface, pg.Rect(g.cell_rect(cell)), layout.colours[cell])
         draw_goal_frames(pg, surface, layout, g)
         for cell, names in layout.items.items():
             rect = pg.Rect(g.cell_rect(cell))
             surface.set_clip(rect)  # painters round up tiny boxes; nothing may spill into a neighbour
             self._draw_items(pg, surface, rect, names)
             surface.set_clip(None)
-        for cell, text in layout.texts.items():
-            self._draw_label(surface, cell, text)
+        for cell, text in layout.texts.items():  # centred at the cell's bottom, shrunk or cut to fit it
+            x, y, size, _ = g.cell_rect(cell)
+            bottom = y + size - max(2, size // 14)
+            image = self._text.image(text, size - 4, bottom - y, size // 4)
+            if image is not None:
+                surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
         draw_lines_and_walls(pg, surface, layout, g)
         surface.fill(BACKGROUND, g.panel_rect)
 
@@ -305,7 +304,7 @@ class Renderer:
             raise TypeError(f"status must be a gridghost.drawing.text.Status, got {status!r}")
         pg = import_pygame()
         if belief is not None:
-            self._draw_belief(pg, surface, self._check_belief(belief))
+            self._draw_belief(pg, surface, belief)
         if estimate is not None:
             estimate = g._check_cell(estimate, "estimate")
             inset = max(2, g.cell_size // 10)
@@ -341,15 +340,6 @@ class Renderer:
         if surface.get_size() != self.geometry.size:
             raise ValueError(f"surface must have size {self.geometry.size}, got {surface.get_size()}")
 
-    def _check_belief(self, belief: Any) -> np.ndarray:
-        array = np.asarray(belief, dtype=float)
-        shape = (self.geometry.rows, self.geometry.cols)
-        if array.shape != shape:
-            raise ValueError(f"belief must have shape {shape} (rows x cols), got {array.shape}")
-        if not np.isfinite(array).all() or (array < 0).any():
-            raise ValueError("belief must hold finite, non-negative weights")
-        return array
-
     def _draw_items(self, pg: ModuleType, surface: pygame.Surface, rect: pygame.Rect, names: Sequence[str]) -> None:
         """A row of item drawings along the top of the cell ``rect``: shrunk when more than three
         share it, and when even small ones do not all fit, the first few and ``+n`` for the rest
@@ -376,14 +366,6 @@ class Renderer:
         if image is not None:
             surface.blit(image, (rect.x + pad + len(shown) * (slot + pad), rect.y + pad))
 
-    def _draw_label(self, surface: pygame.Surface, cell: Cell, text: str) -> None:
-        """The cell's text, centred at its bottom, shrunk or cut to fit the cell."""
-        x, y, size, _ = self.geometry.cell_rect(cell)
-        bottom = y + size - max(2, size // 14)
-        image = self._text.image(text, size - 4, bottom - y, size // 4)
-        if image is not None:
-            surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
-
     def _draw_overlay(self, surface: pygame.Surface, overlay: _Overlay) -> None:
         """The tint and the arrows of :meth:`set_overlay`, then the goal frames and walls again."""
         pg = import_pygame()
@@ -400,11 +382,17 @@ class Renderer:
         draw_goal_frames(pg, surface, self.layout, g)
         draw_lines_and_walls(pg, surface, self.layout, g)
 
-    def _draw_belief(self, pg: ModuleType, surface: pygame.Surface, belief: np.ndarray) -> None:
+    def _draw_belief(self, pg: ModuleType, surface: pygame.Surface, weights: Any) -> None:
+        """Check a belief (see :meth:`draw`) and draw it, scaled to its largest weight."""
+        g = self.geometry
+        belief = np.asarray(weights, dtype=float)
+        if belief.shape != (g.rows, g.cols):
+            raise ValueError(f"belief must have shape {(g.rows, g.cols)} (rows x cols), got {belief.shape}")
+        if not np.isfinite(belief).all() or (belief < 0).any():
+            raise ValueError("belief must hold finite, non-negative weights")
         peak = belief.max()
         if peak <= 0:
             return
-        g = self.geometry
         tile = pg.Surface((g.cell_size, g.cell_size), pg.SRCALPHA)
         for (row, col), weight in np.ndenumerate(belief):
             alpha = round(_BELIEF_MAX_ALPHA * weight / peak)
@@ -425,11 +413,8 @@ class Renderer:
             if image is not None:
                 surface.blit(image, (left, top + i * PANEL_LINE_HEIGHT))
         if colour is not None:  # a swatch of the reading after its name
-            base, hatch = CELL_COLOURS[colour]
             swatch = pg.Rect(left + line_width + 8, top + 3 * PANEL_LINE_HEIGHT, side, side)
-            surface.fill(base, swatch)
-            if hatch != base:
-                draw_hatching(pg, surface, swatch, hatch)
+            fill_cell_colour(pg, surface, swatch, colour)
             pg.draw.rect(surface, INK, swatch, 1)
 
 

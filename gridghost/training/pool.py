@@ -292,16 +292,11 @@ class OpponentPool:
         snapshots = self.snapshots(side)
         if not snapshots:
             raise ValueError(f"the pool holds no snapshot of the {side} to draw")
-        if rule == "latest":
-            weights = np.zeros(len(snapshots))
-            generations = [s.generation for s in snapshots]
-            # the highest generation; among equals, the last added
-            weights[len(generations) - 1 - generations[::-1].index(max(generations))] = 1.0
-        elif rule == "recent":
+        if rule in ("latest", "recent"):  # the latest is the recent window of one
             weights = np.zeros(len(snapshots))
             # a stable sort by generation: among equals, the last added ranks highest
             order = sorted(range(len(snapshots)), key=lambda i: (snapshots[i].generation, i))
-            weights[order[-window:]] = 1.0
+            weights[order[-(1 if rule == "latest" else window):]] = 1.0
         elif rule == "uniform":
             weights = np.ones(len(snapshots))
         else:
