@@ -56,17 +56,13 @@ GHOST_WORDS = ("ghost", "ghost1", "ghost2", "ghost3")
 _FLAGS = ("agent", *GHOST_WORDS, "goal")
 
 
-def spec_flags(spec: _Spec) -> list[str]:
-    """A symbol's flag words in the legend's order: ``agent``, its ghost's word, ``goal``."""
-    return [flag for flag, on in (("agent", spec.agent), (GHOST_WORDS[spec.ghost] if spec.ghost >= 0 else "", True),
-                                  ("goal", spec.goal)) if flag and on]
 _QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
 
 
 def describe(spec: _Spec) -> str:
     """A symbol's legend words, e.g. ``green, goal, dog, "Ziel"`` (``white`` when nothing else)."""
     words = [COLOURS[spec.colour]] if spec.colour != WHITE else []
-    words += spec_flags(spec)
+    words += ["agent"] * spec.agent + [GHOST_WORDS[spec.ghost]] * (spec.ghost >= 0) + ["goal"] * spec.goal
     words += list(spec.items)
     if spec.text:
         words.append(quote(spec.text))
