@@ -115,8 +115,9 @@ from gridghost.core.mapwrite import (
 )
 from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
-#: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
-#: imports this module, not the other way round) or any callable taking its keyword arguments.
+#: What :func:`parse_layout` and :func:`~gridghost.core.generate.generate_layout` build: the
+#: :class:`~gridghost.core.layout.Layout` class (which imports both modules, not the other way
+#: round) or any callable taking its keyword arguments.
 LayoutT = TypeVar("LayoutT")
 
 
