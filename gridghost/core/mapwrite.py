@@ -154,7 +154,9 @@ def format_layout(layout: DrawnMap) -> str:
                 for c in range(layout.cols)
             ))
     lines.append("")
-    lines.append(f"name: {_format_name(layout.name)}")
+    name = layout.name  # bare when it reads back unchanged, else quoted
+    bare = name and name == name.strip() and name.isprintable() and "#" not in name and not name.startswith('"')
+    lines.append(f"name: {name if bare else quote(name)}")
     lines.extend(f"{symbol}: {describe(spec)}" for symbol, spec in legend)
     return "\n".join(lines) + "\n"
 
@@ -177,9 +179,3 @@ def _symbol_pool() -> Iterator[str]:
     for size in range(2, _MAX_SYMBOL + 1):
         for combination in itertools.product(preferred, repeat=size):
             yield "".join(combination)
-
-
-def _format_name(name: str) -> str:
-    """The name as written after ``name:``: bare when it reads back unchanged, else quoted."""
-    bare = name and name == name.strip() and name.isprintable() and "#" not in name and not name.startswith('"')
-    return name if bare else quote(name)
