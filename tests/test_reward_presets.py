@@ -46,7 +46,7 @@ def test_scaled_refuses_factors_that_are_not_positive(factor: float) -> None:
 
 @pytest.mark.parametrize("factor", ["2", True, None])
 def test_scaled_refuses_what_is_not_a_number(factor: object) -> None:
-    with pytest.raises(TypeError, match="factor must be a positive number"):
+    with pytest.raises(TypeError, match="factor must be a finite number > 0"):
         Rewards().scaled(factor)  # type: ignore[arg-type]
 
 

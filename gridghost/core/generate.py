@@ -31,7 +31,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -43,11 +43,8 @@ from gridghost.core.checks import (
     check_probability,
     check_seed,
 )
-from gridghost.core.maptext import distances
+from gridghost.core.maptext import LayoutT, distances
 from gridghost.core.names import ITEMS, MAX_CELLS, Cell
-
-#: What :func:`generate_layout` builds (see its ``make``).
-LayoutT = TypeVar("LayoutT")
 
 #: The kinds of walls :func:`generate_layout` draws.
 WALL_KINDS: tuple[str, ...] = ("maze", "scattered", "none")
@@ -223,9 +220,8 @@ class _Edges:
         self.rows, self.cols, self.cells = rows, cols, rows * cols
         index = np.arange(self.cells).reshape(rows, cols)
         self.num_horizontal = (rows - 1) * cols
-        self.a = np.concatenate([index[:-1, :].ravel(), index[:, :-1].ravel()])
-        self.b = np.concatenate([index[1:, :].ravel(), index[:, 1:].ravel()])
-        self._a, self._b = self.a.tolist(), self.b.tolist()
+        self.a = np.concatenate([index[:-1, :].ravel(), index[:, :-1].ravel()]).tolist()
+        self.b = np.concatenate([index[1:, :].ravel(), index[:, 1:].ravel()]).tolist()
 
     def draw_walls(self, kind: str, loops: float, density: float, rng: np.random.Generator) -> np.ndarray:
         """A wall flag per edge, with every cell connected to every other."""
@@ -248,21 +244,19 @@ class _Edges:
                 parent[cell] = cell = parent[parent[cell]]
             return cell
 
-        a, b = self._a, self._b
-        parts = self.cells
-        for edge in np.flatnonzero(open_).tolist():
-            ra, rb = root(a[edge]), root(b[edge])
-            if ra != rb:
-                parent[ra] = rb
-                parts -= 1
+        def join(edge: int) -> bool:
+            """Join the parts of the edge's two cells; whether they were apart."""
+            ra, rb = root(self.a[edge]), root(self.b[edge])
+            parent[ra] = rb
+            return ra != rb
+
+        parts = self.cells - sum(join(edge) for edge in np.flatnonzero(open_).tolist())
         opened = open_.copy()
         closed = np.flatnonzero(~open_)
         for edge in closed[rng.permutation(len(closed))].tolist():
             if parts == 1:
                 break
-            ra, rb = root(a[edge]), root(b[edge])
-            if ra != rb:
-                parent[ra] = rb
+            if join(edge):
                 opened[edge] = True
                 parts -= 1
         return opened

@@ -115,8 +115,9 @@ from gridghost.core.mapwrite import (
 )
 from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 
-#: What :func:`parse_layout` builds: the :class:`~gridghost.core.layout.Layout` class (which
-#: imports this module, not the other way round) or any callable taking its keyword arguments.
+#: What :func:`parse_layout` and :func:`~gridghost.core.generate.generate_layout` build: the
+#: :class:`~gridghost.core.layout.Layout` class (which imports both modules, not the other way
+#: round) or any callable taking its keyword arguments.
 LayoutT = TypeVar("LayoutT")
 
 
@@ -167,32 +168,21 @@ def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
             "expected the drawing's top wall ('+---+---+...', one '---' per column); a map starts with its drawing "
             "and the legend (name and symbol lines) follows it",
         )
-    # The most drawing lines a map as wide as the first line may have: the size alone may rule it out.
-    most = _most_drawing_lines(*drawing[0][::-1])
+    # The size alone may rule the drawing out: at most two lines per row plus one, for as many rows
+    # as MAX_CELLS allows at the first line's width (whose form is checked when the drawing is read).
+    number, top = drawing[0]
+    cols = max(1, (len(top.strip()) - 1) // 4)
+    if cols > MAX_CELLS:
+        raise _error(number, 1, f"the drawing is too wide: its first line is {len(top.strip()):,} characters long, "
+                                f"{cols:,} columns, and a layout holds at most gridghost.core.MAX_CELLS = "
+                                f"{MAX_CELLS} cells")
+    most = 2 * (MAX_CELLS // cols) + 1
     if len(drawing) > most:
-        cols = _columns(drawing[0][1])
         raise _error(drawing[most][0], 1, f"the drawing is too long: a map of {cols} column(s) has at most "
                                           f"{MAX_CELLS // cols} rows ({most} drawing lines), since a layout holds "
                                           f"at most gridghost.core.MAX_CELLS = {MAX_CELLS} cells")
     legend = _parse_legend(lines, index)
     return _build(drawing, legend, make)
-
-
-def _columns(top: str) -> int:
-    """How many columns a drawing whose first line is ``top`` has (at least 1; the line's form is
-    checked when the drawing is read)."""
-    return max(1, (len(top.strip()) - 1) // 4)
-
-
-def _most_drawing_lines(top: str, number: int) -> int:
-    """The most lines a drawing whose first line (line ``number``) is ``top`` may have: two per
-    row plus one, for as many rows as :data:`~gridghost.core.MAX_CELLS` allows at its width."""
-    cols = _columns(top)
-    if cols > MAX_CELLS:
-        raise _error(number, 1, f"the drawing is too wide: its first line is {len(top.strip()):,} characters long, "
-                                f"{cols:,} columns, and a layout holds at most gridghost.core.MAX_CELLS = "
-                                f"{MAX_CELLS} cells")
-    return 2 * (MAX_CELLS // cols) + 1
 
 
 def _parse_legend(lines: list[str], start: int) -> _Legend:

@@ -56,17 +56,13 @@ GHOST_WORDS = ("ghost", "ghost1", "ghost2", "ghost3")
 _FLAGS = ("agent", *GHOST_WORDS, "goal")
 
 
-def spec_flags(spec: _Spec) -> list[str]:
-    """A symbol's flag words in the legend's order: ``agent``, its ghost's word, ``goal``."""
-    return [flag for flag, on in (("agent", spec.agent), (GHOST_WORDS[spec.ghost] if spec.ghost >= 0 else "", True),
-                                  ("goal", spec.goal)) if flag and on]
 _QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
 
 
 def describe(spec: _Spec) -> str:
     """A symbol's legend words, e.g. ``green, goal, dog, "Ziel"`` (``white`` when nothing else)."""
     words = [COLOURS[spec.colour]] if spec.colour != WHITE else []
-    words += spec_flags(spec)
+    words += ["agent"] * spec.agent + [GHOST_WORDS[spec.ghost]] * (spec.ghost >= 0) + ["goal"] * spec.goal
     words += list(spec.items)
     if spec.text:
         words.append(quote(spec.text))
@@ -158,7 +154,9 @@ def format_layout(layout: DrawnMap) -> str:
                 for c in range(layout.cols)
             ))
     lines.append("")
-    lines.append(f"name: {_format_name(layout.name)}")
+    name = layout.name  # bare when it reads back unchanged, else quoted
+    bare = name and name == name.strip() and name.isprintable() and "#" not in name and not name.startswith('"')
+    lines.append(f"name: {name if bare else quote(name)}")
     lines.extend(f"{symbol}: {describe(spec)}" for symbol, spec in legend)
     return "\n".join(lines) + "\n"
 
@@ -181,9 +179,3 @@ def _symbol_pool() -> Iterator[str]:
     for size in range(2, _MAX_SYMBOL + 1):
         for combination in itertools.product(preferred, repeat=size):
             yield "".join(combination)
-
-
-def _format_name(name: str) -> str:
-    """The name as written after ``name:``: bare when it reads back unchanged, else quoted."""
-    bare = name and name == name.strip() and name.isprintable() and "#" not in name and not name.startswith('"')
-    return name if bare else quote(name)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from gridghost.core.checks import check_rate
 from gridghost.core.layout import Layout
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST, MAX_CELLS, NUM_ACTIONS, Cell  # noqa: F401 - re-exported
 from gridghost.core.recent import RecentCache
@@ -163,12 +164,8 @@ class Rewards:
             ValueError: ``factor`` is not finite and positive (a negative one would swap the
                 sides' goals, zero would erase the game).
         """
-        if not isinstance(factor, (int, float, np.integer, np.floating)) or isinstance(factor, bool):
-            raise TypeError(f"factor must be a positive number, got {factor!r}")
-        if not (math.isfinite(float(factor)) and factor > 0):
-            raise ValueError(f"factor must be a finite number > 0, got {factor!r}")
-        return Rewards(step=self.step * factor, goal=self.goal * factor, caught=self.caught * factor,
-                       wait=self.wait * factor)
+        factor = check_rate(factor, "factor")
+        return Rewards(**{field.name: getattr(self, field.name) * factor for field in fields(self)})
 
     def negated(self) -> Rewards:
         """The zero-sum opponent's rewards."""

@@ -259,6 +259,7 @@ class MapGenerator:
             raise ValueError(f"start_level must be an int >= 0, got {start_level!r}")
         self.start_level = int(start_level)
         self.slip = check_instance(slip, "slip", SlipModel, allow_none=True)
+        self._band_slip = LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if slip is None else slip
         taken = sorted({"seed", "name", "rows", "cols"} & set(options))
         if taken:
             raise TypeError(f"MapGenerator sets {taken} itself for every level; the options are Layout.generate's "
@@ -273,7 +274,7 @@ class MapGenerator:
         distance = self.options.get("min_distance", 3)
         self._check_opening = not (isinstance(distance, int) and distance >= 3)
         # What a level's map depends on (not the range of levels): the level cache's key
-        self._levels_key = (self.rows, self.cols, self.difficulty, self.coordination, self._band_slip(),
+        self._levels_key = (self.rows, self.cols, self.difficulty, self.coordination, self._band_slip,
                             json.dumps(self.options, sort_keys=True, default=repr))
         self.level(self.start_level)  # refuses bad options now, not at the first reset
 
@@ -298,9 +299,6 @@ class MapGenerator:
     def shape(self) -> tuple[int, int]:
         """``(rows, cols)`` of every map."""
         return self.rows, self.cols
-
-    def _band_slip(self) -> SlipModel:
-        return LongitudinalSlip(DEFAULT_SLIP_PROBABILITY) if self.slip is None else self.slip
 
     def for_slip(self, slip: SlipModel) -> MapGenerator:
         """This generator measuring its difficulty under ``slip`` (itself when it has no
@@ -363,7 +361,7 @@ class MapGenerator:
             if self.coordination:
                 from gridghost.planning import coordination_numbers, is_coordination_map  # keep this module light
 
-                numbers = coordination_numbers(layout, self.ghosts, self._band_slip(), horizon=BAND_HORIZON,
+                numbers = coordination_numbers(layout, self.ghosts, self._band_slip, horizon=BAND_HORIZON,
                                                gamma=BAND_GAMMA)
                 if is_coordination_map(numbers):
                     return layout, numbers.team
@@ -372,12 +370,12 @@ class MapGenerator:
                 return layout, None
             if preset.margins is not None and not preset.margins[0] <= race_margin(layout) <= preset.margins[1]:
                 continue
-            success = success_probability(layout, self._band_slip())
+            success = success_probability(layout, self._band_slip)
             if preset.low <= success <= preset.high:
                 return layout, success
         wanted = "" if preset is None else f" of success probability in [{preset.low}, {preset.high}]"
         wanted = " that asks a team to coordinate" if self.coordination else wanted
-        under = "" if preset is None and not self.coordination else f" under {self._band_slip()!r}"
+        under = "" if preset is None and not self.coordination else f" under {self._band_slip!r}"
         raise ValueError(f"the map generator found no map{wanted}{under} whose opening move cannot end the game "
                          f"within {MAX_ATTEMPTS} candidates for level {index}; its options (or, for a difficulty, the "
                          "slip model: without slip a map is won or lost for sure) make such maps unreachable")
