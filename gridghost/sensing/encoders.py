@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from gridghost.core.checks import check_limit
 from gridghost.core.layout import COLOURS, ITEM_FLAGS
-from gridghost.core.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Side
+from gridghost.core.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Side, read_only
 from gridghost.sensing.encoding import (
     _ONGOING,
     GHOSTS_CHANNEL,
@@ -29,7 +29,6 @@ from gridghost.sensing.encoding import (
     StepCount,
     _moved_last,
     _offset_table,
-    _read_only,
     grid_channels,
     observer_names,
     vector_slots,
@@ -62,7 +61,7 @@ class DictObservations(Observations):
         colours = layout.colours
 
         self._has_item = tuple(
-            _read_only(np.array(layout.has_item(*board.position(i)), dtype=np.int8)) for i in range(n)
+            read_only(np.array(layout.has_item(*board.position(i)), dtype=np.int8)) for i in range(n)
         )
         self._colour = tuple(int(c) for c in colours.ravel())
         self._is_goal = tuple(int(g) for g in board.is_goal)
@@ -81,7 +80,7 @@ class DictObservations(Observations):
         self._neighbours = tuple(neighbours)
 
         self._key, self._centre, offsets = _offset_table(board)
-        self._offset = tuple(_read_only(offset) for offset in offsets)
+        self._offset = tuple(read_only(offset) for offset in offsets)
         self._distance = board.distance
         names = observer_names(self.ghosts)
         # _pairs[index]: (other, its relative_pos key, its distance key) per other of observer index
@@ -215,12 +214,12 @@ class VectorObservations(Observations):
         # (offsets divided in float64, distances in float32) fixes the values.
         scale = np.array([max(layout.rows - 1, 1), max(layout.cols - 1, 1)], dtype=np.float32)
         offsets = np.array(dicts._offset)
-        self._offset_slots = tuple(_read_only(slots) for slots in (offsets / scale).astype(np.float32))
+        self._offset_slots = tuple(read_only(slots) for slots in (offsets / scale).astype(np.float32))
         distances = np.arange(-1, board.diameter + 1, dtype=np.float32) / float(max(board.diameter, 1))
-        self._distance_slots = tuple(_read_only(slot) for slot in distances[:, None])
+        self._distance_slots = tuple(read_only(slot) for slot in distances[:, None])
 
         self._belief, self._step_count = belief, step_count
-        self._own_cell = tuple(_read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
+        self._own_cell = tuple(read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
         size = len(vector_slots(ghosts)) + (board.num_cells if belief is not None else 0) + (step_count is not None)
         low = np.zeros(size, dtype=np.float32)
         for other in range(ghosts):  # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
@@ -354,7 +353,7 @@ class GridObservations(Observations):
             array = planes.copy()
             array[index["to_move"]] = inside & to_move
             array[index["is_ghost"]] = inside & (side == Side.GHOST)
-            return _moved_last(array) if channels_last else _read_only(array)
+            return _moved_last(array) if channels_last else read_only(array)
 
         # _planes[side][to_move]: the static planes of that side when it is (not) to move
         self._planes = {side: (variant(side, False), variant(side, True)) for side in Side}

@@ -17,7 +17,7 @@ from gymnasium import spaces
 from gridghost.core.checks import check_ghosts, check_limit
 from gridghost.core.layout import COLOURS, ITEM_FLAGS, MAX_CELLS
 from gridghost.core.names import AGENT, ghost_names
-from gridghost.core.rules import NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Outcome, Side
+from gridghost.core.rules import NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Outcome, Side, read_only
 
 OBS_TYPES: tuple[str, ...] = ("dict", "vector", "belief", "grid", "belief_vector", "text")
 #: The channels of a whole-map ``"grid"`` observation, in order (see the module docstring).
@@ -130,14 +130,9 @@ def _offset_table(board: Board) -> tuple[tuple[int, ...], int, np.ndarray]:
     return key, (rows - 1) * width + cols - 1, offsets
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
-
-
 def _moved_last(array: np.ndarray) -> np.ndarray:
     """A read-only copy of ``array`` with its first (channel) axis moved last."""
-    return _read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
+    return read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
 
 
 class StepCount:
