@@ -53,8 +53,7 @@ class DictObservations(Observations):
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"step_count": step_count}
+        self._serve(ghosts, step_count)
         self._belief: Callable[[], np.ndarray] | None = None
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
@@ -117,7 +116,6 @@ class DictObservations(Observations):
                 entries["step_count"] = spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32)
             return spaces.Dict(entries)
 
-        self._step_count = step_count
         self._spaces = {key: observer_space(index) for index, key in enumerate(self.keys)}
 
     def _agent_observes(self, state: Any) -> dict[str, Any]:
@@ -186,8 +184,7 @@ class VectorObservations(Observations):
         self, board: Board, belief: Callable[[], np.ndarray] | None = None, step_count: StepCount | None = None,
         ghosts: int = 1,
     ) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"belief": belief, "step_count": step_count}
+        self._serve(ghosts, step_count, belief=belief)
         layout = board.layout
         dicts = DictObservations(board)
         colours = len(COLOURS)
@@ -218,7 +215,7 @@ class VectorObservations(Observations):
         distances = np.arange(-1, board.diameter + 1, dtype=np.float32) / float(max(board.diameter, 1))
         self._distance_slots = tuple(read_only(slot) for slot in distances[:, None])
 
-        self._belief, self._step_count = belief, step_count
+        self._belief = belief
         self._own_cell = tuple(read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
         size = len(vector_slots(ghosts)) + (board.num_cells if belief is not None else 0) + (step_count is not None)
         low = np.zeros(size, dtype=np.float32)
@@ -319,9 +316,7 @@ class GridObservations(Observations):
 
     def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
                  channels_last: bool = False, ghosts: int = 1) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"view_radius": view_radius, "step_count": step_count,
-                                          "channels_last": channels_last}
+        self._serve(ghosts, step_count, view_radius=view_radius, channels_last=channels_last)
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         radius = check_view_radius(view_radius)
@@ -329,7 +324,7 @@ class GridObservations(Observations):
         index = {name: channel for channel, name in enumerate(channels)}
         self._step_channel = index.get(STEP_COUNT_CHANNEL)
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
-        self._radius, self._step_count = radius, step_count
+        self._radius = radius
 
         planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
         staying = np.array(board.next_cell) == np.arange(n)[:, None]
@@ -502,8 +497,7 @@ class TextObservations(Observations):
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"step_count": step_count}
+        self._serve(ghosts, step_count)
         layout = board.layout
         self._cells = tuple(
             _cell_sentences(
@@ -518,7 +512,6 @@ class TextObservations(Observations):
         self._distance = board.distance
         self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in offsets.tolist())
         self._distances = tuple(_distance_phrase(d) for d in range(-1, board.diameter + 1))
-        self._step_count = step_count
         players = _players(self.ghosts)
         self._openings = _openings(self.ghosts)
         # _named[index]: (other, " <its name> is ") per other of observer index

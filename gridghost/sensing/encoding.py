@@ -181,8 +181,11 @@ class Observations:
     #: The number of ghosts ``k`` of the game observed.
     ghosts: int = 1
 
-    def _serve(self, ghosts: int) -> None:
-        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by :meth:`_observe`."""
+    def _serve(self, ghosts: int, step_count: StepCount | None, **settings: Any) -> None:
+        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by :meth:`_observe`,
+        and keep the encoder's ``step_count`` and other keyword arguments (but ``board``)."""
+        self._settings = {"step_count": step_count, **settings}
+        self._step_count = step_count
         self.ghosts = check_ghosts(ghosts)
         self._team = ghosts > 1
         self._others = _others(ghosts)
