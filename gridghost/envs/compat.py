@@ -29,7 +29,6 @@ _DEFAULT_STEP_DELAY = 100
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
 
 
-
 def _check_filter_options(use_particle_filter: Any, filter_type: Any, pf_num_particles: Any, pf_sensor_mode: Any,
                           show_particles: Any, color_sensor_quality: Any) -> tuple[bool, bool]:
     """Check :class:`AgentInterface`'s filter and sensor keywords under the reference's names, and

@@ -324,7 +324,6 @@ class GridObservations(Observations):
         index = {name: channel for channel, name in enumerate(channels)}
         self._step_channel = index.get(STEP_COUNT_CHANNEL)
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
-        self._radius = radius
 
         planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
         staying = np.array(board.next_cell) == np.arange(n)[:, None]
