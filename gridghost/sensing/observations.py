@@ -85,10 +85,8 @@ Options (the env's keyword arguments of the same names):
   ``"belief_vector"``; one more constant plane ``step_count`` at the end of ``"grid"`` (0
   outside the map in an egocentric window); a ``"step_count"`` entry (``Box(0, 1, (1,))``) in
   ``"dict"`` and ``"belief"``; a closing sentence ``Cycle 3 of 100.`` in ``"text"``.
-- ``action_mask_in_obs=True`` wraps the encoding as ``{"observation": ..., "action_mask":
-  int8[4]}`` (PettingZoo's classic form), the mask being the observer's
-  :attr:`~gridghost.core.rules.Board.action_mask` of its cell, as in ``info["action_mask"]``. Not
-  with ``"text"``: it would put a ``Text`` inside a ``Dict``, which learning libraries refuse
+- ``action_mask_in_obs=True`` wraps the encoding in PettingZoo's classic form (:class:`MaskedObservations`).
+  Not with ``"text"``: it would put a ``Text`` inside a ``Dict``, which learning libraries refuse
   (the text already says which ways are open).
 - ``view_radius=k`` (``"grid"`` only), above.
 - ``grid_layout="hwc"`` (``"grid"`` only) puts the channels last: ``rows x cols x C`` (or

@@ -301,25 +301,22 @@ class ClassSensor(Sensor):
         """``(name, probs_key)``."""
         return (self.name, self.probs_key)
 
-    def _label(self, state: GameState, rng: np.random.Generator) -> int:
-        # the first label whose running probability exceeds the draw (the thresholds never
-        # decrease), the last one if none does
-        return bisect_right(self._thresholds[state.agent], rng.random())
-
     def _probs(self, cell: int, label: int) -> np.ndarray:
         """The probability vector reported with ``label`` read at ``cell`` (read-only)."""
         raise NotImplementedError(f"{type(self).__name__} must define _probs(cell, label)")
 
     def measure(self, state: GameState, rng: np.random.Generator) -> tuple[str, float]:
         """Draw a label at the agent's cell: ``(label, its probability in the reported vector)``."""
-        return (self._reports or self._report_table())[state.agent][self._label(state, rng)][0]
+        return self.read(state, rng)[self.name]  # type: ignore[no-any-return]
 
     def read(self, state: GameState, rng: np.random.Generator) -> dict[str, Any]:
         """``{name: (label, probability), probs_key: float[len(classes)]}`` from one draw; the
         vector is a shared read-only array."""
         cell = state.agent
+        # the first label whose running probability exceeds the draw (the thresholds never
+        # decrease), the last one if none does
         measurement, probs = (self._reports or self._report_table())[cell][
-            bisect_right(self._thresholds[cell], rng.random())  # as _label
+            bisect_right(self._thresholds[cell], rng.random())
         ]
         return {self.name: measurement, self.probs_key: probs}
 
