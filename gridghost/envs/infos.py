@@ -317,9 +317,7 @@ class InfoPublisher:
         }
         if with_mask:
             template["action_mask"] = None
-        if self._templates is None:
-            self._templates = {}
-        self._templates[last_move] = template
+        self._templates[last_move] = template  # type: ignore[index]  # a dict since the first map (_build_pending_infos)
         return template
 
     def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
