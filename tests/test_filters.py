@@ -529,6 +529,21 @@ def test_make_filter_rejects_an_unknown_name() -> None:
         make_filter("kalman", CLASSIC, NoSlip(), [ColorSensor(CLASSIC)])
 
 
+def test_make_filter_rejects_a_spec_reading_a_sensor_the_env_lacks() -> None:
+    spec = {"type": "particle", "sensors": [1], "num_particles": 50}
+    with pytest.raises(ValueError, match=r"belief_filter spec 'sensors' must be indices 0\.\.0, got \[1\]"):
+        make_filter(spec, CLASSIC, NoSlip(), [ColorSensor(CLASSIC)])
+
+
+def test_make_filter_builds_a_spec_with_its_settings_and_sensors() -> None:
+    sensors = [ColorSensor(CLASSIC), ItemSensor(CLASSIC)]
+    spec = {"type": "particle", "sensors": [1], "num_particles": 50, "resample_threshold": 0.25}
+    built = make_filter(spec, CLASSIC, NoSlip(), sensors)
+    assert isinstance(built, ParticleFilter)
+    assert (built.num_particles, built.resample_threshold) == (50, 0.25)
+    assert len(built.sensors) == 1 and built.sensors[0] is sensors[1]
+
+
 def test_env_rejects_an_unknown_filter_name() -> None:
     with pytest.raises(ValueError, match="unknown belief_filter 'kalman'"):
         gridghost.env(belief_filter="kalman")

@@ -396,6 +396,16 @@ def board_for(layout: Layout) -> Board:
     return _boards.get(layout, lambda: Board(layout))
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` itself, made read-only: a table shared by every caller, which none may change.
+
+    >>> read_only(np.zeros(2)).flags.writeable
+    False
+    """
+    array.setflags(write=False)
+    return array
+
+
 def cached_board_bytes() -> int:
     """The estimated bytes (:attr:`Board.nbytes`) of the boards :func:`board_for` keeps."""
     return _boards.total

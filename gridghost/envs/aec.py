@@ -98,7 +98,7 @@ from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import cycle_limit
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, ghost_names
-from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome, read_only
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
 from gridghost.envs.infos import NO_ACTION, InfoPublisher
@@ -255,8 +255,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
         self._readings: dict[str, Any] = {}
         self._estimate: dict[str, list[Any]] | None = None
         # Numeric infos' actual_moves: -1 padding to the slip model's longest outcome, per outcome.
-        self._no_moves = np.full(self.kernel.slip.longest, NO_ACTION, dtype=np.int8)
-        self._no_moves.setflags(write=False)
+        self._no_moves = read_only(np.full(self.kernel.slip.longest, NO_ACTION, dtype=np.int8))
         self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
 
     @classmethod

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 
-from gridghost.config.parts import build_map_parts, recent_map
+from gridghost.config.parts import MapParts, build_map_parts, recent_map
 from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -27,6 +27,9 @@ from gridghost.sensing.sensors import Sensor
 #: What a step or an observation before the first reset, and after the last dead step, raises.
 BEFORE_RESET = "the env has no state before reset(); call reset() first"
 EPISODE_OVER = "the episode is over (every agent has taken its dead step); call reset()"
+#: Per sensor: the sensor, its name, and the info keys its read() declares (None when it reports
+#: just its measurement).
+_SensorKeys = tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
 
 #: The turn rule (:mod:`gridghost.core.episode`) after the agent's half-turn, per ``use_ghost``:
@@ -36,17 +39,6 @@ _AFTER_AGENT = {use_ghost: (AGENTS[next_mover(0, use_ghost)], int(count_cycles(0
 #: The turn rule after the team's half-turn: the side to move next, the cycles completed and the
 #: agent to move next.
 _AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(Side.GHOST))), AGENT)
-
-
-class _MapComponents(NamedTuple):
-    """A map's components, as :meth:`GridGhostEnv._build_map` makes them."""
-
-    sensors: tuple[Sensor, ...]
-    kernel: Game
-    belief_filter: BeliefFilter | None
-    encoder: Any
-    expert: dict[str, bytes]
-    sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
 
 
 class MapBinding:
@@ -61,8 +53,8 @@ class MapBinding:
     belief_filter: BeliefFilter | None
     _encoder: Any
     _expert: dict[str, bytes]
-    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
-    _bound: dict[Layout, _MapComponents]
+    _sensor_keys: _SensorKeys
+    _bound: dict[Layout, tuple[MapParts, _SensorKeys]]
     _renderer: Any
     _overlay: Any
     _info_masks: Any
@@ -83,7 +75,7 @@ class MapBinding:
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
         observation encoder and the expert to it (built once per map, kept for the last few)."""
-        parts = recent_map(self._bound, layout, lambda: self._build_map(layout))
+        parts, self._sensor_keys = recent_map(self._bound, layout, lambda: self._build_map(layout))
         self._build_pending_infos()  # on the map they describe
         if getattr(self, "layout", layout) != layout:  # another map: its picture, without the last one's overlay
             self._overlay = None
@@ -91,7 +83,7 @@ class MapBinding:
                 self._renderer.close()
                 self._renderer = None
         self.layout = layout
-        self.sensors, self.kernel, self.belief_filter, self._encoder, self._expert, self._sensor_keys = parts
+        self.kernel, self.sensors, self.belief_filter, self._encoder, self._expert = parts
         self.board = self.kernel.board
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
@@ -133,8 +125,8 @@ class MapBinding:
         """Every agent's observation space of ``encoder``, by agent name."""
         return {name: encoder.space(self._observer_key(name)) for name in self.possible_agents}
 
-    def _build_map(self, layout: Layout) -> _MapComponents:
-        """The components of the game on ``layout`` (see :meth:`_use_map`).
+    def _build_map(self, layout: Layout) -> tuple[MapParts, _SensorKeys]:
+        """The components of the game on ``layout`` (see :meth:`_use_map`), with the sensors' info keys.
 
         Raises:
             RuntimeError: a later map gives other observation spaces than the first.
@@ -143,8 +135,7 @@ class MapBinding:
                                 both_observe=self._both_observe)
         if parts.belief_filter is not None:
             parts.belief_filter.claim(self)
-        # (sensor, its name, the info keys its read() declares or None when it reports just its
-        # measurement), fixed here: the keys checked are the keys used.
+        # _SensorKeys, fixed here: the keys checked are the keys used.
         keys = tuple(
             (sensor, sensor.name, frozenset(sensor.info_keys) if type(sensor).read is not Sensor.read else None)
             for sensor in parts.sensors
@@ -153,7 +144,7 @@ class MapBinding:
         if spaces_ is not None and self._spaces_of(parts.encoder) != spaces_:
             raise RuntimeError(f"map {layout.name!r} gives other observation spaces than the env's first map; "
                                "every map of a generator must have the same size and labels")
-        return _MapComponents(parts.sensors, parts.kernel, parts.belief_filter, parts.encoder, parts.expert, keys)
+        return parts, keys
 
     def _bind_episode(self, seed: int | None) -> None:
         """Seed an episode's own streams and draw its map: the sensors other than the

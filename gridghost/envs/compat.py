@@ -29,7 +29,6 @@ _DEFAULT_STEP_DELAY = 100
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
 
 
-
 def _check_filter_options(use_particle_filter: Any, filter_type: Any, pf_num_particles: Any, pf_sensor_mode: Any,
                           show_particles: Any, color_sensor_quality: Any) -> tuple[bool, bool]:
     """Check :class:`AgentInterface`'s filter and sensor keywords under the reference's names, and
@@ -152,11 +151,6 @@ class AgentInterface:
             ``max_cycles`` is ``max_steps``). The interface's own sensors, filter and reference
             infos (from ``color_sensor_quality`` and the filter's keywords) replace the spec's.
 
-    Attributes:
-        belief_filter: the filter of the current map (``None`` with
-            ``use_particle_filter=False``); its ``belief()`` is the current ``rows x cols``
-            probability map.
-
     Raises:
         TypeError, ValueError: any argument outside what is accepted, including
             ``filter_type="histogram"`` with ``use_particle_filter=False`` and
@@ -263,7 +257,8 @@ class AgentInterface:
 
     @property
     def belief_filter(self) -> BeliefFilter | None:
-        """The belief filter of the current map (``None`` without one)."""
+        """The belief filter of the current map (``None`` with ``use_particle_filter=False``); its
+        ``belief()`` is the current ``rows x cols`` probability map."""
         return self.env.belief_filter
 
     @property

@@ -138,7 +138,6 @@ def detached(value: Any) -> Any:
     return value
 
 
-
 class Duel:
     """One side of the AEC game played by a caller, the other by a policy (see the module docstring).
 

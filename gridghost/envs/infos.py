@@ -20,7 +20,7 @@ import numpy as np
 
 from gridghost.config.settings import OUTCOME_INFO_KEYS
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST
-from gridghost.core.rules import Board, GameState, Outcome, Side, describe_moves
+from gridghost.core.rules import Board, GameState, Outcome, Side, describe_moves, read_only
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
 
@@ -49,17 +49,11 @@ _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcom
 _ENTRIES_KEPT = 4096
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    """``array``, made read-only: infos after a half-turn share it between the two sides."""
-    array.setflags(write=False)
-    return array
-
-
 def writable_copy(info: dict[str, Any]) -> dict[str, Any]:
     """``info`` with every NumPy array in it replaced by a fresh, writable copy (what the infos
     after a reset hold).
 
-    >>> info = writable_copy({"mover": -1, "action_mask": _frozen(np.array([0, 1, 1, 0], dtype=np.int8))})
+    >>> info = writable_copy({"mover": -1, "action_mask": read_only(np.array([0, 1, 1, 0], dtype=np.int8))})
     >>> info["action_mask"].flags.writeable, info["mover"]
     (True, -1)
     """
@@ -243,8 +237,8 @@ class InfoPublisher:
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
             info["action_mask"] = masks[agent]
         if estimate is not None:  # set with a belief filter, by every reset and agent move
-            info["estimated_pos"] = _frozen(np.array(estimate["float_pos"], dtype=np.float64))
-            info["estimated_cell"] = _frozen(np.array(estimate["cell_pos"], dtype=np.int64))
+            info["estimated_pos"] = read_only(np.array(estimate["float_pos"], dtype=np.float64))
+            info["estimated_cell"] = read_only(np.array(estimate["cell_pos"], dtype=np.int64))
         if team_entries is not None:
             info.update(team_entries)
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
@@ -303,8 +297,8 @@ class InfoPublisher:
         if team is None:
             if len(cache) >= _ENTRIES_KEPT:
                 cache.clear()
-            team = cache[key] = {"ghost_distances": _frozen(np.array(distances, dtype=np.int64)),
-                                 "catchers": _frozen(np.array(caught, dtype=np.int8))}
+            team = cache[key] = {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
+                                 "catchers": read_only(np.array(caught, dtype=np.int8))}
         return distances, min(reachable) if reachable else -1, team
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
@@ -323,9 +317,7 @@ class InfoPublisher:
         }
         if with_mask:
             template["action_mask"] = None
-        if self._templates is None:
-            self._templates = {}
-        self._templates[last_move] = template
+        self._templates[last_move] = template  # type: ignore[index]  # a dict since the first map (_build_pending_infos)
         return template
 
     def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
@@ -333,7 +325,7 @@ class InfoPublisher:
         longest outcome (read-only, one per outcome)."""
         array = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
         array[: len(moves)] = moves
-        self._moves_arrays[moves] = _frozen(array)
+        self._moves_arrays[moves] = read_only(array)
         return array
 
     def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:

@@ -194,7 +194,6 @@ class ParallelView(AECView, AgentSpaces, ParallelEnv):
         return self.aec_env.state()
 
 
-
 class GridGhostParallelEnv(ParallelView):
     """PettingZoo's Parallel API over the turn-based game (see the module docstring).
 

@@ -109,10 +109,8 @@ class EnvRendering:
         return grid
 
     def render(self) -> np.ndarray | str | None:
-        """Draw the current state in the env's ``render_mode``.
-
-        Rendering reads the state and draws nothing from the env's generator, so it never
-        changes the game.
+        """Draw the current state in the env's ``render_mode``; it never changes the game (see
+        :mod:`gridghost.envs.rendering`).
 
         Returns:
             ``"rgb_array"``: a fresh ``height x width x 3`` ``uint8`` array (its size is

@@ -14,6 +14,7 @@ import numpy as np
 from gridghost.core.checks import check_instance
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.rules import read_only
 from gridghost.core.slip import SlipModel
 from gridghost.sensing.sensors import Sensor, make_sensors
 
@@ -245,8 +246,7 @@ class BeliefFilter:
         product = np.ones(self.num_cells)
         for sensor, reading in zip(self.sensors, readings, strict=True):
             product *= checked_likelihood(sensor, reading)
-        product.setflags(write=False)
-        return product
+        return read_only(product)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(layout={self.layout.name!r}, slip={self.slip!r}, sensors={list(self._names)})"

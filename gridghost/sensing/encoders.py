@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from gridghost.core.checks import check_limit
 from gridghost.core.layout import COLOURS, ITEM_FLAGS
-from gridghost.core.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Side
+from gridghost.core.rules import ACTION_DELTAS, NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Side, read_only
 from gridghost.sensing.encoding import (
     _ONGOING,
     GHOSTS_CHANNEL,
@@ -29,7 +29,6 @@ from gridghost.sensing.encoding import (
     StepCount,
     _moved_last,
     _offset_table,
-    _read_only,
     grid_channels,
     observer_names,
     vector_slots,
@@ -54,15 +53,14 @@ class DictObservations(Observations):
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"step_count": step_count}
+        self._serve(ghosts, step_count)
         self._belief: Callable[[], np.ndarray] | None = None
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         colours = layout.colours
 
         self._has_item = tuple(
-            _read_only(np.array(layout.has_item(*board.position(i)), dtype=np.int8)) for i in range(n)
+            read_only(np.array(layout.has_item(*board.position(i)), dtype=np.int8)) for i in range(n)
         )
         self._colour = tuple(int(c) for c in colours.ravel())
         self._is_goal = tuple(int(g) for g in board.is_goal)
@@ -81,7 +79,7 @@ class DictObservations(Observations):
         self._neighbours = tuple(neighbours)
 
         self._key, self._centre, offsets = _offset_table(board)
-        self._offset = tuple(_read_only(offset) for offset in offsets)
+        self._offset = tuple(read_only(offset) for offset in offsets)
         self._distance = board.distance
         names = observer_names(self.ghosts)
         # _pairs[index]: (other, its relative_pos key, its distance key) per other of observer index
@@ -118,7 +116,6 @@ class DictObservations(Observations):
                 entries["step_count"] = spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32)
             return spaces.Dict(entries)
 
-        self._step_count = step_count
         self._spaces = {key: observer_space(index) for index, key in enumerate(self.keys)}
 
     def _agent_observes(self, state: Any) -> dict[str, Any]:
@@ -187,8 +184,7 @@ class VectorObservations(Observations):
         self, board: Board, belief: Callable[[], np.ndarray] | None = None, step_count: StepCount | None = None,
         ghosts: int = 1,
     ) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"belief": belief, "step_count": step_count}
+        self._serve(ghosts, step_count, belief=belief)
         layout = board.layout
         dicts = DictObservations(board)
         colours = len(COLOURS)
@@ -215,12 +211,12 @@ class VectorObservations(Observations):
         # (offsets divided in float64, distances in float32) fixes the values.
         scale = np.array([max(layout.rows - 1, 1), max(layout.cols - 1, 1)], dtype=np.float32)
         offsets = np.array(dicts._offset)
-        self._offset_slots = tuple(_read_only(slots) for slots in (offsets / scale).astype(np.float32))
+        self._offset_slots = tuple(read_only(slots) for slots in (offsets / scale).astype(np.float32))
         distances = np.arange(-1, board.diameter + 1, dtype=np.float32) / float(max(board.diameter, 1))
-        self._distance_slots = tuple(_read_only(slot) for slot in distances[:, None])
+        self._distance_slots = tuple(read_only(slot) for slot in distances[:, None])
 
-        self._belief, self._step_count = belief, step_count
-        self._own_cell = tuple(_read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
+        self._belief = belief
+        self._own_cell = tuple(read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
         size = len(vector_slots(ghosts)) + (board.num_cells if belief is not None else 0) + (step_count is not None)
         low = np.zeros(size, dtype=np.float32)
         for other in range(ghosts):  # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
@@ -320,9 +316,7 @@ class GridObservations(Observations):
 
     def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
                  channels_last: bool = False, ghosts: int = 1) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"view_radius": view_radius, "step_count": step_count,
-                                          "channels_last": channels_last}
+        self._serve(ghosts, step_count, view_radius=view_radius, channels_last=channels_last)
         layout = board.layout
         rows, cols, n = layout.rows, layout.cols, board.num_cells
         radius = check_view_radius(view_radius)
@@ -330,7 +324,6 @@ class GridObservations(Observations):
         index = {name: channel for channel, name in enumerate(channels)}
         self._step_channel = index.get(STEP_COUNT_CHANNEL)
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
-        self._radius, self._step_count = radius, step_count
 
         planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
         staying = np.array(board.next_cell) == np.arange(n)[:, None]
@@ -354,7 +347,7 @@ class GridObservations(Observations):
             array = planes.copy()
             array[index["to_move"]] = inside & to_move
             array[index["is_ghost"]] = inside & (side == Side.GHOST)
-            return _moved_last(array) if channels_last else _read_only(array)
+            return _moved_last(array) if channels_last else read_only(array)
 
         # _planes[side][to_move]: the static planes of that side when it is (not) to move
         self._planes = {side: (variant(side, False), variant(side, True)) for side in Side}
@@ -503,8 +496,7 @@ class TextObservations(Observations):
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
-        self._serve(ghosts)
-        self._settings: dict[str, Any] = {"step_count": step_count}
+        self._serve(ghosts, step_count)
         layout = board.layout
         self._cells = tuple(
             _cell_sentences(
@@ -519,7 +511,6 @@ class TextObservations(Observations):
         self._distance = board.distance
         self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in offsets.tolist())
         self._distances = tuple(_distance_phrase(d) for d in range(-1, board.diameter + 1))
-        self._step_count = step_count
         players = _players(self.ghosts)
         self._openings = _openings(self.ghosts)
         # _named[index]: (other, " <its name> is ") per other of observer index

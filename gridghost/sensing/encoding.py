@@ -17,7 +17,7 @@ from gymnasium import spaces
 from gridghost.core.checks import check_ghosts, check_limit
 from gridghost.core.layout import COLOURS, ITEM_FLAGS, MAX_CELLS
 from gridghost.core.names import AGENT, ghost_names
-from gridghost.core.rules import NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Outcome, Side
+from gridghost.core.rules import NEIGHBOUR_ORDER, NUM_ACTIONS, Board, Outcome, Side, read_only
 
 OBS_TYPES: tuple[str, ...] = ("dict", "vector", "belief", "grid", "belief_vector", "text")
 #: The channels of a whole-map ``"grid"`` observation, in order (see the module docstring).
@@ -130,14 +130,9 @@ def _offset_table(board: Board) -> tuple[tuple[int, ...], int, np.ndarray]:
     return key, (rows - 1) * width + cols - 1, offsets
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
-
-
 def _moved_last(array: np.ndarray) -> np.ndarray:
     """A read-only copy of ``array`` with its first (channel) axis moved last."""
-    return _read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
+    return read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
 
 
 class StepCount:
@@ -186,8 +181,11 @@ class Observations:
     #: The number of ghosts ``k`` of the game observed.
     ghosts: int = 1
 
-    def _serve(self, ghosts: int) -> None:
-        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by :meth:`_observe`."""
+    def _serve(self, ghosts: int, step_count: StepCount | None, **settings: Any) -> None:
+        """Key the observers (:attr:`keys`) for ``ghosts`` ghosts, each served by :meth:`_observe`,
+        and keep the encoder's ``step_count`` and other keyword arguments (but ``board``)."""
+        self._settings = {"step_count": step_count, **settings}
+        self._step_count = step_count
         self.ghosts = check_ghosts(ghosts)
         self._team = ghosts > 1
         self._others = _others(ghosts)

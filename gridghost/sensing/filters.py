@@ -128,8 +128,6 @@ def make_filter(
         ValueError: an unknown name, spec sensor indices out of range, or a filter built for
             another layout or slip model or reading a sensor the env does not have.
     """
-    if isinstance(kind, Mapping):
-        return _filter_from_spec(kind, layout, slip, sensors)
     if isinstance(kind, BeliefFilter):
         if kind.layout != layout:
             raise ValueError(f"belief_filter follows {kind.layout!r}, not the env's {layout!r}")
@@ -147,10 +145,19 @@ def make_filter(
                 "build the filter with the env's own sensor objects (env.sensors)"
             )
         return kind
-    check_filter_kind(kind)
+    kind = check_filter_kind(kind)
+    read, threshold = sensors, DEFAULT_RESAMPLE_THRESHOLD
+    if isinstance(kind, dict):  # a spec: it reads the sensors by index
+        indices = kind["sensors"]
+        if not all(i < len(sensors) for i in indices):
+            raise ValueError(f"belief_filter spec 'sensors' must be indices 0..{len(sensors) - 1}, got {indices!r}")
+        read = [sensors[i] for i in indices]
+        num_particles = kind.get("num_particles", DEFAULT_NUM_PARTICLES)
+        threshold = kind.get("resample_threshold", threshold)
+        kind = kind["type"]
     if kind == "particle":
-        return ParticleFilter(layout, slip, sensors, num_particles)
-    return HistogramFilter(layout, slip, sensors)
+        return ParticleFilter(layout, slip, read, num_particles, resample_threshold=threshold)
+    return HistogramFilter(layout, slip, read)
 
 
 def check_filter_kind(kind: Any) -> Any:
@@ -237,22 +244,3 @@ def filter_spec(
                 "resample_threshold": belief_filter.resample_threshold, "sensors": read}
     return belief_filter
 
-
-def _filter_from_spec(
-    spec: Mapping[str, Any], layout: Layout, slip: SlipModel, sensors: Sequence[Sensor]
-) -> BeliefFilter:
-    """Build the filter a dict spec describes, reading the given sensors by index.
-
-    Raises:
-        TypeError, ValueError: a spec of the wrong form, an unknown type, or sensor indices out of
-            range.
-    """
-    spec = check_filter_spec(spec)
-    indices = spec["sensors"]
-    if not all(i < len(sensors) for i in indices):
-        raise ValueError(f"belief_filter spec 'sensors' must be indices 0..{len(sensors) - 1}, got {indices!r}")
-    read = [sensors[i] for i in indices]
-    if spec["type"] == "histogram":
-        return HistogramFilter(layout, slip, read)
-    return ParticleFilter(layout, slip, read, spec.get("num_particles", DEFAULT_NUM_PARTICLES),
-                          resample_threshold=spec.get("resample_threshold", DEFAULT_RESAMPLE_THRESHOLD))

@@ -85,10 +85,8 @@ Options (the env's keyword arguments of the same names):
   ``"belief_vector"``; one more constant plane ``step_count`` at the end of ``"grid"`` (0
   outside the map in an egocentric window); a ``"step_count"`` entry (``Box(0, 1, (1,))``) in
   ``"dict"`` and ``"belief"``; a closing sentence ``Cycle 3 of 100.`` in ``"text"``.
-- ``action_mask_in_obs=True`` wraps the encoding as ``{"observation": ..., "action_mask":
-  int8[4]}`` (PettingZoo's classic form), the mask being the observer's
-  :attr:`~gridghost.core.rules.Board.action_mask` of its cell, as in ``info["action_mask"]``. Not
-  with ``"text"``: it would put a ``Text`` inside a ``Dict``, which learning libraries refuse
+- ``action_mask_in_obs=True`` wraps the encoding in PettingZoo's classic form (:class:`MaskedObservations`).
+  Not with ``"text"``: it would put a ``Text`` inside a ``Dict``, which learning libraries refuse
   (the text already says which ways are open).
 - ``view_radius=k`` (``"grid"`` only), above.
 - ``grid_layout="hwc"`` (``"grid"`` only) puts the channels last: ``rows x cols x C`` (or
@@ -157,7 +155,22 @@ from gridghost.sensing.encoding import (  # noqa: F401
 _ONGOING = Outcome.ONGOING
 
 
-class MaskedObservations(Observations):
+class _Wrapper(Observations):
+    """An encoder over another, ``inner``: the same observers, each distinct inner space
+    extended once by ``extend`` (observers that share the inner space share the extended one)."""
+
+    def __init__(self, inner: Observations, extend: Callable[[spaces.Space[Any]], spaces.Space[Any]]) -> None:
+        self.keys, self.side_of, self.ghosts = inner.keys, inner.side_of, inner.ghosts  # type: ignore[method-assign]
+        self._inner = {key: inner.observer(key) for key in self.keys}
+        extended: dict[int, spaces.Space[Any]] = {}
+        for key in self.keys:
+            space = inner.space(key)
+            if id(space) not in extended:
+                extended[id(space)] = extend(space)
+        self._spaces = {key: extended[id(inner.space(key))] for key in self.keys}
+
+
+class MaskedObservations(_Wrapper):
     """Another encoder's observations wrapped as PettingZoo's classic ``{"observation": ...,
     "action_mask": int8[4]}``, the mask being :attr:`~gridghost.core.rules.Board.action_mask` of the
     observer's own cell (what ``info["action_mask"]`` holds). Observers that share the inner
@@ -174,14 +187,7 @@ class MaskedObservations(Observations):
     def __init__(self, inner: Observations, board: Board, waiting_masked: bool = False) -> None:
         mask_space = spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8)
         self._waiting_masked = waiting_masked
-        wrapped: dict[int, spaces.Dict] = {}
-        self.keys, self.side_of, self.ghosts = inner.keys, inner.side_of, inner.ghosts  # type: ignore[method-assign]
-        for key in self.keys:
-            space = inner.space(key)
-            if id(space) not in wrapped:
-                wrapped[id(space)] = spaces.Dict({"observation": space, "action_mask": mask_space})
-        self._spaces = {key: wrapped[id(inner.space(key))] for key in self.keys}
-        self._inner = {key: inner.observer(key) for key in self.keys}
+        super().__init__(inner, lambda space: spaces.Dict({"observation": space, "action_mask": mask_space}))
         self._masks = board.action_mask
         self._observers = {key: functools.partial(self._masked, key, index, self.side_of(key))
                            for index, key in enumerate(self.keys)}
@@ -195,7 +201,7 @@ class MaskedObservations(Observations):
         return {"observation": self._inner[key](state), "action_mask": mask}
 
 
-class TurnObservations(Observations):
+class TurnObservations(_Wrapper):
     """An encoding that says whether the observer moves next, for views where both sides observe
     at every half-turn (:mod:`gridghost.envs.parallel`).
 
@@ -211,14 +217,7 @@ class TurnObservations(Observations):
 
     def __init__(self, inner: Observations, obs_type: str) -> None:
         self._kind = "same" if obs_type in ("grid", "text") else "box" if "vector" in obs_type else "dict"
-        self.keys, self.side_of, self.ghosts = inner.keys, inner.side_of, inner.ghosts  # type: ignore[method-assign]
-        self._inner = {side: inner.observer(side) for side in self.keys}
-        extended: dict[int, spaces.Space[Any]] = {}
-        for side in self.keys:
-            space = inner.space(side)
-            if id(space) not in extended:
-                extended[id(space)] = self._extend(space)
-        self._spaces = {side: extended[id(inner.space(side))] for side in self.keys}
+        super().__init__(inner, self._extend)
         flagged: dict[Any, Callable[[GameState], Any]] = {
             side: functools.partial(self._flagged, side, self.side_of(side)) for side in self.keys}
         self._observers = dict(self._inner) if self._kind == "same" else flagged

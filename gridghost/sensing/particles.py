@@ -11,6 +11,7 @@ import numpy as np
 
 from gridghost.core.checks import check_action, check_limit, check_probability, check_seed
 from gridghost.core.layout import Layout
+from gridghost.core.rules import read_only
 from gridghost.core.slip import SlipModel
 from gridghost.sensing.belief import (
     _UNDERFLOW_GUARD,
@@ -88,8 +89,7 @@ class ParticleFilter(BeliefFilter):
         # the cells (see _move).
         self._bounds = tuple(np.column_stack((np.cumsum(p), -np.ones(len(p)))) for p, _ in self._motion)
         self._spread = tuple(self._spread_table(destinations) for _, destinations in self._motion)
-        self._ones = np.ones(self.num_cells)
-        self._ones.setflags(write=False)  # every particle's weight after a resampling
+        self._ones = read_only(np.ones(self.num_cells))  # every particle's weight after a resampling
         self._points = np.empty((2, self.num_cells))
         self._rng = np.random.default_rng(check_seed(seed, allow_sequence=True))
         self.reset()
@@ -176,8 +176,7 @@ class ParticleFilter(BeliefFilter):
         rows = np.arange(outcomes * cells)
         spread[rows, destinations.ravel()] = 1.0
         spread[rows[:-cells], destinations[1:].ravel()] -= 1.0
-        spread.setflags(write=False)
-        return spread
+        return read_only(spread)
 
     def _move(self, below: np.ndarray, action: int) -> np.ndarray:
         """Per cell, the sum of ``below[k + 1, cell] - below[k, cell]`` (``below[0]`` read as 0)

@@ -33,7 +33,7 @@ import numpy as np
 
 from gridghost.core.checks import check_distribution, check_instance, check_probability
 from gridghost.core.layout import COLOURS, ITEMS, Layout
-from gridghost.core.rules import GameState, board_for
+from gridghost.core.rules import GameState, board_for, read_only
 
 #: The classes of :class:`ItemSensor` (and the default classes of :class:`ClassifierSensor`).
 ITEM_CLASSES: tuple[str, ...] = ("dog", "flower", "background")
@@ -174,7 +174,7 @@ class ColorSensor(Sensor):
         self.layout = layout
         self._colours: tuple[int, ...] = tuple(layout.colours.ravel().tolist())
         self._likelihoods = tuple(
-            _read_only(np.where(layout.colours == colour, self.quality, (1.0 - self.quality) / 2))
+            read_only(np.where(layout.colours == colour, self.quality, (1.0 - self.quality) / 2))
             for colour in range(len(COLOURS))
         )
 
@@ -210,11 +210,6 @@ class ColorSensor(Sensor):
 
     def __repr__(self) -> str:
         return f"ColorSensor(layout={_layout_name(self.layout)}, quality={self.quality})"
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
 
 
 def _layout_name(layout: Layout | None) -> str:
@@ -281,11 +276,11 @@ class ClassSensor(Sensor):
     def _bind(self, layout: Layout) -> None:
         table = self._cell_table(layout)
         self.layout = layout
-        self._table = _read_only(np.array(table, dtype=float))
+        self._table = read_only(np.array(table, dtype=float))
         cumulative = np.cumsum(self._table, axis=1)
         self._thresholds = tuple(tuple(row[:-1]) for row in cumulative.tolist())
         shape = layout.shape
-        self._likelihoods = tuple(_read_only(self._table[:, k].reshape(shape).copy()) for k in range(len(self.classes)))
+        self._likelihoods = tuple(read_only(self._table[:, k].reshape(shape).copy()) for k in range(len(self.classes)))
         self._reports: tuple[tuple[tuple[tuple[str, float], np.ndarray], ...], ...] | None = None  # see _report_table
 
     def _report_table(self) -> tuple[tuple[tuple[tuple[str, float], np.ndarray], ...], ...]:
@@ -306,25 +301,22 @@ class ClassSensor(Sensor):
         """``(name, probs_key)``."""
         return (self.name, self.probs_key)
 
-    def _label(self, state: GameState, rng: np.random.Generator) -> int:
-        # the first label whose running probability exceeds the draw (the thresholds never
-        # decrease), the last one if none does
-        return bisect_right(self._thresholds[state.agent], rng.random())
-
     def _probs(self, cell: int, label: int) -> np.ndarray:
         """The probability vector reported with ``label`` read at ``cell`` (read-only)."""
         raise NotImplementedError(f"{type(self).__name__} must define _probs(cell, label)")
 
     def measure(self, state: GameState, rng: np.random.Generator) -> tuple[str, float]:
         """Draw a label at the agent's cell: ``(label, its probability in the reported vector)``."""
-        return (self._reports or self._report_table())[state.agent][self._label(state, rng)][0]
+        return self.read(state, rng)[self.name]  # type: ignore[no-any-return]
 
     def read(self, state: GameState, rng: np.random.Generator) -> dict[str, Any]:
         """``{name: (label, probability), probs_key: float[len(classes)]}`` from one draw; the
         vector is a shared read-only array."""
         cell = state.agent
+        # the first label whose running probability exceeds the draw (the thresholds never
+        # decrease), the last one if none does
         measurement, probs = (self._reports or self._report_table())[cell][
-            bisect_right(self._thresholds[cell], rng.random())  # as _label
+            bisect_right(self._thresholds[cell], rng.random())
         ]
         return {self.name: measurement, self.probs_key: probs}
 
@@ -418,15 +410,15 @@ class ItemSensor(ClassSensor):
                 )
             matrix = np.stack([check_distribution(row, f"confusion row {i} ({ITEM_CLASSES[i]})", k)
                                for i, row in enumerate(matrix)])
-        self.confusion = _read_only(matrix)
+        self.confusion = read_only(matrix)
         columns = matrix.sum(axis=0)
         self._posteriors = tuple(
-            _read_only(matrix[:, j] / columns[j] if columns[j] > 0 else np.full(k, 1.0 / k)) for j in range(k)
+            read_only(matrix[:, j] / columns[j] if columns[j] > 0 else np.full(k, 1.0 / k)) for j in range(k)
         )
         super().__init__(layout, ITEM_CLASSES, name, probs_key)
 
     def _cell_table(self, layout: Layout) -> np.ndarray:
-        self.true_classes = _read_only(np.array([[item_class(layout, (r, c)) for c in range(layout.cols)]
+        self.true_classes = read_only(np.array([[item_class(layout, (r, c)) for c in range(layout.cols)]
                                                  for r in range(layout.rows)]))
         return self.confusion[self.true_classes.ravel()]
 
