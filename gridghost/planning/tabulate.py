@@ -226,12 +226,8 @@ class StateObservations:
                                  f"{table[bad[0]]}")
             return self.model.expand(table)
         if batch:
-            actions = policy_answer(answers[0], (rows,), f"one action per observation ({rows} observations)",
-                                    column=True, row=True).astype(np.int64)
-            bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
-            if len(bad):
-                raise ValueError(f"policy returned action {actions[bad[0]]} for {where(int(bad[0]))}; "
-                                 f"actions are 0..{NUM_ACTIONS - 1}")
+            actions = _checked_actions(answers[0], (rows,), f"one action per observation ({rows} observations)",
+                                       where, column=True, row=True)
         else:
             actions = np.empty(rows, dtype=np.int64)
             for i, answer in enumerate(answers):
@@ -348,10 +344,17 @@ def _team_answer(answer: Any, shape: tuple[int, ...], model: Any, ghost: int | N
     """The policy's ``answer`` as ``int64[shape]`` actions, checked."""
     who = "the team" if ghost is None else f"ghost {ghost}"
     # one ghost's answer may be the column [n, 1] some predict() return; the team's is [n, k] exactly
-    actions = policy_answer(answer, shape, f"the actions of {who}, one row per state", column=ghost is not None)
-    actions = actions.astype(np.int64)
+    return _checked_actions(answer, shape, f"the actions of {who}, one row per state",
+                            lambda row: f"{who} with the {model.describe(row)}", column=ghost is not None)
+
+
+def _checked_actions(answer: Any, shape: tuple[int, ...], what: str, where: Callable[[int], str], *,
+                     column: bool, row: bool = False) -> np.ndarray:
+    """A batch of the policy's actions as ``int64[shape]`` (see :func:`policy_answer`), each in
+    0..3; ``where(row)`` names a state for the message."""
+    actions = policy_answer(answer, shape, what, column=column, row=row).astype(np.int64)
     bad = np.argwhere((actions < 0) | (actions >= NUM_ACTIONS))
     if len(bad):
-        raise ValueError(f"policy returned action {actions[tuple(bad[0])]} for {who} with the "
-                         f"{model.describe(int(bad[0][0]))}; actions are 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"policy returned action {actions[tuple(bad[0])]} for {where(int(bad[0][0]))}; "
+                         f"actions are 0..{NUM_ACTIONS - 1}")
     return actions
