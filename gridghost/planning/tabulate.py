@@ -152,14 +152,12 @@ class StateObservations:
         self.stackable = obs_type in _ARRAY_OBS_TYPES and not encoding.get("action_mask_in_obs", False)
         mover = Side.AGENT if side == "agent" else Side.GHOST
         self.model = turn_model(game)
-        self._cols, cells, k = game.layout.cols, game.num_cells, self.model.ghosts
-        self.pairs: list[tuple[int, Any]]
+        self._cols, k = game.layout.cols, self.model.ghosts
         if k > 1:  # a team game's agent (the team's own policy is tabulate_team's)
             check_choice(side, "side", ("agent",))
             check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
-            self.pairs = list(zip(self.model.agents.tolist(), map(tuple, self.model.ghost_cells.tolist()), strict=True))
-        else:
-            self.pairs = list(zip(*(a.tolist() for a in np.divmod(self.model.states, cells)), strict=True))
+        ghosts = [cells[0] if k == 1 else tuple(cells) for cells in self.model.ghost_cells.tolist()]
+        self.pairs: list[tuple[int, Any]] = list(zip(self.model.agents.tolist(), ghosts, strict=True))
         located = np.zeros(game.layout.shape, dtype=np.float32)
         encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None, ghosts=k,
                                     **encoding)
