@@ -77,6 +77,6 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
                                       ("ghost_rewards", ghost_rewards), ("ghosts", ghosts)) if value is not None]
     if given:
         raise ValueError(f"pass the game as {argument}= or as settings, not both; got {argument} and {given}")
-    if not getattr(game, "use_ghost", True):
+    if not game.use_ghost:
         raise ValueError(f"{argument} has no ghost in the game (use_ghost=False); the solver needs one")
     return game

@@ -62,11 +62,6 @@ MAX_BYTES = 2**30
 CACHE_BYTES = 256 * 2**20
 
 
-def ghost_count(game: Any) -> int:
-    """How many ghosts ``game`` plays with (1 for a one-ghost game)."""
-    return game.ghosts if isinstance(getattr(game, "ghosts", None), int) else 1
-
-
 def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> int:
     """The live states of ``ghosts`` ghosts on a map of ``cells`` cells with ``goals`` goals: the
     agent off the goals and off every ghost; with ``symmetric``, the ghosts' cells as multisets."""
@@ -123,7 +118,7 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True,
         ValueError: the estimate exceeds the budget (the message gives the states and bytes).
     """
     budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
-    k, cells, goals = ghost_count(game), game.num_cells, int(np.count_nonzero(game.goals))
+    k, cells, goals = game.ghosts, game.num_cells, int(np.count_nonzero(game.goals))
     needed = model_bytes(cells, goals, k, symmetric, joint=joint, policy=policy)
     if needed > budget:
         states = live_count(cells, goals, k, symmetric)
@@ -189,10 +184,10 @@ class TurnModel:
 
     def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None) -> None:
         check_instance(game, "game", Game)
-        if not getattr(game, "use_ghost", True):
+        if not game.use_ghost:
             raise ValueError("the solver needs the ghost in the game (use_ghost=True)")
-        self.game: Any = game  # a Game, or a team's kernel until it is one
-        self.ghosts = k = ghost_count(game)
+        self.game = game
+        self.ghosts = k = game.ghosts
         self.joints, self.symmetric = NUM_ACTIONS**k, bool(symmetric) and k > 1
         cells = game.num_cells
         count = live_count(cells, int(np.count_nonzero(game.goals)), 1)
@@ -527,8 +522,7 @@ def clear_caches() -> None:
 
 
 def _game_key(game: Any) -> tuple[Any, ...]:
-    return (game.layout, game.slip, game.agent_rewards, game.ghost_rewards, getattr(game, "use_ghost", True),
-            ghost_count(game), getattr(game, "credit", "team"))
+    return game.layout, game.slip, game.agent_rewards, game.ghost_rewards, game.use_ghost, game.ghosts, game.credit
 
 
 def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint: bool = True,
@@ -538,7 +532,7 @@ def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint
     checked first in any case (see :class:`TurnModel`), for a solve that reads the ghosts' joint
     moves unless ``joint`` is false (a team that decides moves one ghost at a time), and for a fixed
     side's policy beside it with ``policy``."""
-    symmetric = bool(symmetric) and ghost_count(game) > 1
+    symmetric = bool(symmetric) and game.ghosts > 1
     check_budget(game, symmetric, max_bytes, joint or not symmetric, policy)
     return _MODELS.get((*_game_key(game), symmetric), lambda: TurnModel(game, symmetric, max_bytes))
 

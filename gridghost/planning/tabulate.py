@@ -17,7 +17,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.planning.arguments import solver_game
-from gridghost.planning.model import ghost_count, turn_model
+from gridghost.planning.model import turn_model
 from gridghost.planning.policy import one_hot
 from gridghost.sensing.observations import make_observations
 
@@ -97,7 +97,7 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             ``view`` for one ghost, and for a team ``batch=False``, ``stochastic`` or the agent's side.
     """
     game = solver_game(layout, game=game, spec=spec, config=config)
-    if ghost_count(game) > 1 and side != "agent":
+    if game.ghosts > 1 and side != "agent":
         if side != "ghost" or not batch or stochastic:
             raise ValueError("a team of ghosts is tabulated with side='ghost' and batch=True (its policy is asked "
                              "over stacked observations), and deterministic answers (stochastic=False)")
