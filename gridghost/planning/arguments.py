@@ -24,11 +24,6 @@ from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.slip import make_slip
 
 
-def _kernel(game: Any, argument: str) -> Any:
-    """``game`` if it is a game kernel (one ghost or a team)."""
-    return check_instance(game, argument, Game)
-
-
 def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost_rewards: Any = None, *,
                 game: Any = None, spec: Any = None, config: Any = None, ghosts: Any = None,
                 stacklevel: int = 3) -> Any:
@@ -62,7 +57,7 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             raise ValueError("pass the game once: as spec=, game= or config= (deprecated)")
         if not callable(getattr(spec, "game", None)):
             raise TypeError(f"spec must be a gridghost.GameSpec (with a game() method), got {spec!r}")
-        game, argument = _kernel(spec.game(), "spec.game()"), "spec"
+        game, argument = check_instance(spec.game(), "spec.game()", Game), "spec"
     elif config is not None:
         if game is not None:
             raise ValueError("pass the game as game= (config= is deprecated), not both game and config")
@@ -73,15 +68,15 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
             raise TypeError(f"config must be a gridghost.GameConfig (with a game() method), got {config!r}; "
                             "pass game= (a gridghost.Game) instead")
         warnings.warn("config= is deprecated: pass game=config.game()", DeprecationWarning, stacklevel=stacklevel)
-        game, argument = _kernel(config.game(), "config.game()"), "config"
+        game, argument = check_instance(config.game(), "config.game()", Game), "config"
     if game is None:
         layout = CLASSIC if layout is None else check_instance(layout, "layout", Layout)
         return Game(layout, make_slip(slip), rewards, ghost_rewards, ghosts=1 if ghosts is None else ghosts)
-    _kernel(game, "game")
+    check_instance(game, "game", Game)
     given = [name for name, value in (("layout", layout), ("slip", slip), ("rewards", rewards),
                                       ("ghost_rewards", ghost_rewards), ("ghosts", ghosts)) if value is not None]
     if given:
         raise ValueError(f"pass the game as {argument}= or as settings, not both; got {argument} and {given}")
-    if not getattr(game, "use_ghost", True):
+    if not game.use_ghost:
         raise ValueError(f"{argument} has no ghost in the game (use_ghost=False); the solver needs one")
     return game

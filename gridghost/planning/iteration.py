@@ -19,7 +19,7 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.planning.model import TurnModel
+from gridghost.planning.model import TurnModel, stage_sizes
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
@@ -46,10 +46,6 @@ def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = Fals
     check_flag(progress_bar, "progress_bar")
     return (_check_gamma(gamma), check_number(tol, "tol", 0.0, strict=True),
             check_limit(horizon, "horizon", maximum=MAX_ITERATIONS))
-
-
-#: About how many values a stage's move reads at a time (a block of agent cells).
-_BLOCK = 2**18
 
 
 # -- a deciding team's turn, dense over multisets ----------------------------------------------------
@@ -105,17 +101,11 @@ class TeamStages:
         self.landed = reward[Outcome.ONGOING]
         self.ends = [(reward[outcome], landing == outcome) for outcome in Outcome if outcome != Outcome.ONGOING]
         self.outcomes = game.outcomes
-        placements = len(combos[k])
-        sizes = [cells * size for size in [placements] + [table.shape[1] for table in self.moves]]
-        # stage u is written in buffer u % 2, read from the other; the agent's move uses the
-        # buffer stage k is not in for two [cells, placements] scratch arrays
-        lengths = [max(sizes[parity::2]) for parity in (0, 1)]
-        lengths[1 - k % 2] = max(lengths[1 - k % 2], 2 * sizes[0])
-        buffers = [np.empty(length) for length in lengths]
-        self.stages = [buffers[u % 2][:size].reshape(cells, -1) for u, size in enumerate(sizes)]
-        self.scratch = buffers[1 - k % 2][: 2 * sizes[0]].reshape(2, cells, -1)
-        widths = [stage.shape[1] for stage in self.stages]
-        self.rows = min(cells, max(1, _BLOCK // max(widths)))  # agent cells per block of a stage's move
+        # stage u is written in buffer u % 2, read from the other (see stage_sizes)
+        widths, lengths, self.rows = stage_sizes(cells, k)
+        buffers = [np.empty(cells * length) for length in lengths]
+        self.stages = [buffers[u % 2][: cells * width].reshape(cells, -1) for u, width in enumerate(widths)]
+        self.scratch = buffers[1 - k % 2][: 2 * cells * widths[0]].reshape(2, cells, -1)
         self.spare = np.empty(self.rows * max(widths))
 
     def turn(self, values: np.ndarray, gamma: float, rule: str, out: np.ndarray) -> None:

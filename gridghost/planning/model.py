@@ -50,6 +50,8 @@ from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 MAX_STATES = 2**20
 #: How many live states a model's arrays are built from at a time.
 _PART = 2**16
+#: About how many values a deciding team's stage move reads at a time (a block of agent cells).
+_BLOCK = 2**18
 #: The most bytes of arrays a solve allocates unless told otherwise (``max_bytes=``): see
 #: :func:`model_bytes` for the estimate.
 MAX_BYTES = 2**30
@@ -58,11 +60,6 @@ MAX_BYTES = 2**30
 #: alive (a solution's model and game included, and the outcome tables it may add later). Read at
 #: every insertion; set ``gridghost.planning.CACHE_BYTES`` to change it.
 CACHE_BYTES = 256 * 2**20
-
-
-def ghost_count(game: Any) -> int:
-    """How many ghosts ``game`` plays with (1 for a one-ghost game)."""
-    return game.ghosts if isinstance(getattr(game, "ghosts", None), int) else 1
 
 
 def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> int:
@@ -89,17 +86,25 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
     if joint:
         total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
     else:
-        stages = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u)
-                  for u in range(ghosts + 1)]
-        lengths = [max(stages[0::2]), max(stages[1::2])]
-        lengths[1 - ghosts % 2] = max(lengths[1 - ghosts % 2], 2 * stages[0])  # the agent's move's scratch
-        spare = max(stages) * min(cells, max(1, 2**18 // max(stages)))
+        widths, lengths, rows = stage_sizes(cells, ghosts)
         per_state = 8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy
-        total = (live * per_state + 8 * (cells * sum(lengths) + spare) + 4 * cells * stages[0]
-                 + 32 * sum(stages[1:]) + 2**20) * 33 // 32  # 3% for what the count leaves out
+        total = (live * per_state + 8 * (cells * sum(lengths) + rows * max(widths)) + 4 * cells * widths[0]
+                 + 32 * sum(widths[1:]) + 2**20) * 33 // 32  # 3% for what the count leaves out
     if symmetric:
         return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
     return total + 8 * cells ** (ghosts + 1)
+
+
+def stage_sizes(cells: int, ghosts: int) -> tuple[list[int], list[int], int]:
+    """The sizes of a deciding team's stages (:class:`~gridghost.planning.iteration.TeamStages`),
+    per agent cell: each stage's width (stage ``u``: ``u`` ghosts still to move by ``k - u``
+    moved, each a multiset), the lengths of the two buffers the stages alternate between (stage
+    ``u`` in buffer ``u % 2``; the one stage ``k`` is not in also holds the agent's move's two
+    scratch rows), and the agent cells per block of a stage's move (about :data:`_BLOCK` values)."""
+    widths = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u) for u in range(ghosts + 1)]
+    lengths = [max(widths[parity::2]) for parity in (0, 1)]
+    lengths[1 - ghosts % 2] = max(lengths[1 - ghosts % 2], 2 * widths[0])
+    return widths, lengths, min(cells, max(1, _BLOCK // max(widths)))
 
 
 def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True, policy: bool = False) -> int:
@@ -113,7 +118,7 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True,
         ValueError: the estimate exceeds the budget (the message gives the states and bytes).
     """
     budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
-    k, cells, goals = ghost_count(game), game.num_cells, int(np.count_nonzero(game.goals))
+    k, cells, goals = game.ghosts, game.num_cells, int(np.count_nonzero(game.goals))
     needed = model_bytes(cells, goals, k, symmetric, joint=joint, policy=policy)
     if needed > budget:
         states = live_count(cells, goals, k, symmetric)
@@ -179,10 +184,10 @@ class TurnModel:
 
     def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None) -> None:
         check_instance(game, "game", Game)
-        if not getattr(game, "use_ghost", True):
+        if not game.use_ghost:
             raise ValueError("the solver needs the ghost in the game (use_ghost=True)")
-        self.game: Any = game  # a Game, or a team's kernel until it is one
-        self.ghosts = k = ghost_count(game)
+        self.game = game
+        self.ghosts = k = game.ghosts
         self.joints, self.symmetric = NUM_ACTIONS**k, bool(symmetric) and k > 1
         cells = game.num_cells
         count = live_count(cells, int(np.count_nonzero(game.goals)), 1)
@@ -418,18 +423,6 @@ class TurnModel:
         padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
         return padded[self._map()[0] if self.symmetric else self.index].reshape(shape)
 
-    def expand_joint(self, joints: np.ndarray) -> np.ndarray:
-        """Per-live-state joint actions of the ghosts (``int[num_live]``) spread over every state as
-        :meth:`expand` does (-1 where the game is over), each in that state's ghost order."""
-        full = self.expand(joints, fill=-1)
-        if self.symmetric:
-            _, order, to_stored = self._map()
-            back = np.argsort(to_stored, axis=1)  # the stored state's joint action -> this state's
-            flat = full.reshape(-1)
-            live = flat >= 0
-            flat[live] = back[order[live], flat[live]]
-        return full
-
     def expand_q(self, q: np.ndarray) -> np.ndarray:
         """The ghosts' action values ``[joints, num_live]`` spread as :meth:`expand` does (per ghost order)."""
         if not self.symmetric:
@@ -529,8 +522,7 @@ def clear_caches() -> None:
 
 
 def _game_key(game: Any) -> tuple[Any, ...]:
-    return (game.layout, game.slip, game.agent_rewards, game.ghost_rewards, getattr(game, "use_ghost", True),
-            ghost_count(game), getattr(game, "credit", "team"))
+    return game.layout, game.slip, game.agent_rewards, game.ghost_rewards, game.use_ghost, game.ghosts, game.credit
 
 
 def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint: bool = True,
@@ -540,7 +532,7 @@ def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint
     checked first in any case (see :class:`TurnModel`), for a solve that reads the ghosts' joint
     moves unless ``joint`` is false (a team that decides moves one ghost at a time), and for a fixed
     side's policy beside it with ``policy``."""
-    symmetric = bool(symmetric) and ghost_count(game) > 1
+    symmetric = bool(symmetric) and game.ghosts > 1
     check_budget(game, symmetric, max_bytes, joint or not symmetric, policy)
     return _MODELS.get((*_game_key(game), symmetric), lambda: TurnModel(game, symmetric, max_bytes))
 

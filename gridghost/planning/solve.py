@@ -71,7 +71,15 @@ class _Solution:
 
     _values: np.ndarray  # the values of the live states, agent to move, and the sink's 0
     #: The tables over every state, built from the solution on first reading.
-    _TABLES: ClassVar[dict[str, Any]] = {}
+    _TABLES: ClassVar[dict[str, Any]] = {"values": lambda self: self.model.expand(self._values[:-1])}
+    #: How the ghosts choose where they decide: against the agent, or for their own return.
+    _GHOST_RULE = _MINIMISE
+    #: A deciding team's tables: a team that moved one ghost at a time has its joint action values
+    #: computed when first read.
+    _TEAM_DECIDES: ClassVar[dict[str, Any]] = {
+        "_ghost_q": lambda self: self._later(),
+        "_ghost_actions": lambda self: greedy(self._ghost_q, self._GHOST_RULE),
+    }
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Solutions are shared through a cache: their arrays are read-only.
@@ -86,14 +94,24 @@ class _Solution:
         setattr(self, name, build(self))
         return self.__dict__[name]
 
-    def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None, sweeps: int,
-                 residual: float) -> None:
+    def __init__(self, model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
+                 horizon: int | None, progress_bar: bool = False) -> None:
+        # value iteration with each side's rule, side's rewards summed; a side's fixed policy is kept
+        self._values, agent_q, ghost_q, self.sweeps, self.residual = _iterate(model, agent, ghost, side, gamma, tol,
+                                                                              horizon, progress_bar)
         self.model, self.layout, self.ghosts = model, model.game.layout, model.ghosts
         starts = self.layout.ghost_starts[: self.ghosts]
         self.start = (self.layout.agent_start, starts[0] if self.ghosts == 1 else tuple(starts))
         self.gamma, self.tol, self.horizon = gamma, tol, horizon
-        self.sweeps, self.residual = sweeps, residual
         self._outcomes: dict[tuple[Outcome, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._agent, self._ghost = agent, ghost
+        if isinstance(agent, str):
+            self._agent_q, self._agent_actions = agent_q, greedy(agent_q, _MAXIMISE)
+        if isinstance(ghost, str):
+            self._later = ghost_q
+            if isinstance(ghost_q, np.ndarray):
+                self._ghost_q, self._ghost_actions = ghost_q, greedy(ghost_q, self._GHOST_RULE)
+        self._eager()
 
     def __repr__(self) -> str:
         horizon = "" if self.horizon is None else f", horizon={self.horizon}"
@@ -128,23 +146,33 @@ class _Solution:
         return index
 
     def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError  # pragma: no cover - every solution defines it
+        """Both sides' probabilities over the live states: a fixed policy, or a deciding side's greedy actions."""
+        return (one_hot(self._agent_actions) if isinstance(self._agent, str) else self._agent,
+                one_hot(self._ghost_actions, self.model.joints) if isinstance(self._ghost, str) else self._ghost)
 
-    def _ghost_answer(self, actions: np.ndarray, live: int, ghost_pos: Any, team: bool = False, *,
-                      q: Any = None, rule: str = _MINIMISE) -> Any:
-        """The ghosts' action in a live state from their joint actions per stored state: an int
-        for one ghost (unless ``team``), else each ghost's action in their order. With states
-        stored by multisets, the best joint action of the ghosts' own order (``q``, by ``rule``),
-        so that ties go to its lowest joint index as in every other state."""
-        if self.model.symmetric:
-            joint = int(greedy(self._ghost_q_at(q, live, ghost_pos)[:, None], rule)[0])
-        else:
-            joint = int(actions[live])
-        return joint if self.ghosts == 1 and not team else joint_actions(joint, self.ghosts)
+    def _agent_values(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """The agent's action values ``float64[4]`` in a live state (``_agent_q``)."""
+        return self._agent_q[:, self._live(agent_pos, ghost_pos)].copy()
 
-    def _ghost_q_at(self, q: np.ndarray, live: int, ghost_pos: Any) -> np.ndarray:
+    def _agent_move(self, agent_pos: Any, ghost_pos: Any) -> int:
+        """The agent's greedy action in a live state (``_agent_actions``)."""
+        return int(self._agent_actions[self._live(agent_pos, ghost_pos)])
+
+    def _ghost_values(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """The ghosts' action values ``float64[4 ** k]`` in a live state, by its joint indices."""
+        live, q = self._live(agent_pos, ghost_pos), self._ghost_q
         return np.array([q[self.model.stored_joint(ghost_pos, joint), live] for joint in range(self.model.joints)])
+
+    def _ghost_move(self, agent_pos: Any, ghost_pos: Any, team: bool = False) -> Any:
+        """The ghosts' greedy action (by :attr:`_GHOST_RULE`) in a live state: an int for one
+        ghost (unless ``team``), else each ghost's action in their order. With states stored by
+        multisets, the best joint action of the ghosts' own order, so that ties go to its lowest
+        joint index as in every other state."""
+        if self.model.symmetric:
+            joint = int(greedy(self._ghost_values(agent_pos, ghost_pos)[:, None], self._GHOST_RULE)[0])
+        else:
+            joint = int(self._ghost_actions[self._live(agent_pos, ghost_pos)])
+        return joint if self.ghosts == 1 and not team else joint_actions(joint, self.ghosts)
 
     def value(self, agent_pos: Any, ghost_pos: Any) -> float:
         """The expected discounted return from this state, agent to move, when both sides play
@@ -202,33 +230,14 @@ class _OneSide(_Solution):
     """One side's MDP against a fixed policy of the other, solved: what :class:`AgentSolution` and
     :class:`GhostSolution` share. Values are that side's own returns."""
 
+    _side: Side
     _TABLES: ClassVar[dict[str, Any]] = {
-        "values": lambda self: self.model.expand(self._values[:-1]),
-        "q_values": lambda self: (self.model.expand(self._q.T) if self._side == Side.AGENT
-                                  else self.model.expand_q(self._q)),
-        "policy": lambda self: (self.model.expand(self._actions, fill=-1) if self._side == Side.AGENT
-                                else _greedy_joint(self.model, self._q, self._actions, _MAXIMISE)),
-        # a team that moved one ghost at a time has its joint action values computed when first read
-        "_q": lambda self: self._later(),
-        "_actions": lambda self: greedy(self._q, _MAXIMISE),
+        **_Solution._TABLES,
+        "q_values": lambda self: (self.model.expand(self._agent_q.T) if self._side == Side.AGENT
+                                  else self.model.expand_q(self._ghost_q)),
+        "policy": lambda self: (self.model.expand(self._agent_actions, fill=-1) if self._side == Side.AGENT
+                                else _greedy_joint(self.model, self._ghost_q, self._ghost_actions, _MAXIMISE)),
     }
-
-    def __init__(self, model: TurnModel, side: Side, opponent: np.ndarray, gamma: float, tol: float,
-                 horizon: int | None, progress_bar: bool = False) -> None:
-        agent, ghost = (_MAXIMISE, opponent) if side == Side.AGENT else (opponent, _MAXIMISE)
-        values, agent_q, ghost_q, sweeps, residual = _iterate(model, agent, ghost, side, gamma, tol, horizon,
-                                                              progress_bar)
-        super().__init__(model, gamma, tol, horizon, sweeps, residual)
-        self._side, self._opponent = side, opponent
-        self._values, self._later = values, agent_q if side == Side.AGENT else ghost_q
-        if isinstance(self._later, np.ndarray):
-            self._q = self._later
-            self._actions = greedy(self._q, _MAXIMISE)
-        self._eager()
-
-    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        mine = one_hot(self._actions, len(self._q))
-        return (mine, self._opponent) if self._side == Side.AGENT else (self._opponent, mine)
 
     def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """This side's action values with this side to move at these positions: ``float64[4]``
@@ -237,8 +246,7 @@ class _OneSide(_Solution):
         Raises:
             TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
-        live = self._live(agent_pos, ghost_pos)
-        return self._q[:, live].copy() if self._side == Side.AGENT else self._ghost_q_at(self._q, live, ghost_pos)
+        return (self._agent_values if self._side == Side.AGENT else self._ghost_values)(agent_pos, ghost_pos)
 
     def action(self, agent_pos: Any, ghost_pos: Any) -> Any:
         """This side's greedy action with this side to move at these positions (ties to the
@@ -247,10 +255,7 @@ class _OneSide(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        live = self._live(agent_pos, ghost_pos)
-        if self._side == Side.AGENT:
-            return int(self._actions[live])
-        return self._ghost_answer(self._actions, live, ghost_pos, q=self._q, rule=_MAXIMISE)
+        return (self._agent_move if self._side == Side.AGENT else self._ghost_move)(agent_pos, ghost_pos)
 
 
 class AgentSolution(_OneSide):
@@ -266,11 +271,12 @@ class AgentSolution(_OneSide):
             (ghosts to move).
     """
 
-    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, "ghost": lambda self: self.model.expand_q(self._opponent)}
+    _side = Side.AGENT
+    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, "ghost": lambda self: self.model.expand_q(self._ghost)}
 
     def __init__(self, model: TurnModel, ghost: np.ndarray, gamma: float, tol: float, horizon: int | None,
                  progress_bar: bool = False) -> None:
-        super().__init__(model, Side.AGENT, ghost, gamma, tol, horizon, progress_bar)
+        super().__init__(model, _MAXIMISE, ghost, Side.AGENT, gamma, tol, horizon, progress_bar)
 
 
 class GhostSolution(_OneSide):
@@ -292,11 +298,13 @@ class GhostSolution(_OneSide):
         agent: the agent's policy, ``float64[rows, cols, rows, cols, 4]`` probabilities.
     """
 
-    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, "agent": lambda self: self.model.expand(self._opponent.T)}
+    _side, _GHOST_RULE = Side.GHOST, _MAXIMISE
+    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, **_Solution._TEAM_DECIDES,
+                                         "agent": lambda self: self.model.expand(self._agent.T)}
 
     def __init__(self, model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None,
                  progress_bar: bool = False) -> None:
-        super().__init__(model, Side.GHOST, agent, gamma, tol, horizon, progress_bar)
+        super().__init__(model, agent, _MAXIMISE, Side.GHOST, gamma, tol, horizon, progress_bar)
 
     def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
         """Each ghost's greedy action with the ghosts to move at these positions (a tuple for any ``k``).
@@ -304,8 +312,7 @@ class GhostSolution(_OneSide):
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        return self._ghost_answer(self._actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True, q=self._q,
-                                  rule=_MAXIMISE)
+        return self._ghost_move(agent_pos, ghost_pos, team=True)
 
 
 class GameSolution(_Solution):
@@ -325,29 +332,18 @@ class GameSolution(_Solution):
     """
 
     _TABLES: ClassVar[dict[str, Any]] = {
-        "values": lambda self: self.model.expand(self._values[:-1]),
+        **_Solution._TABLES,
+        **_Solution._TEAM_DECIDES,
         "agent_q_values": lambda self: self.model.expand(self._agent_q.T),
         "ghost_q_values": lambda self: self.model.expand_q(self._ghost_q),
         "agent_policy": lambda self: self.model.expand(self._agent_actions, fill=-1),
         "ghost_policy": lambda self: _greedy_joint(self.model, self._ghost_q, self._ghost_actions, _MINIMISE),
         "team_policy": lambda self: self.ghost_policy,
-        "_ghost_q": lambda self: self._later(),
-        "_ghost_actions": lambda self: greedy(self._ghost_q, _MINIMISE),
     }
 
     def __init__(self, model: TurnModel, gamma: float, tol: float, horizon: int | None,
                  progress_bar: bool = False) -> None:
-        values, agent_q, ghost_q, sweeps, residual = _iterate(model, _MAXIMISE, _MINIMISE, Side.AGENT, gamma, tol,
-                                                              horizon, progress_bar)
-        super().__init__(model, gamma, tol, horizon, sweeps, residual)
-        self._values, self._agent_q, self._later = values, agent_q, ghost_q
-        self._agent_actions = greedy(agent_q, _MAXIMISE)
-        if isinstance(ghost_q, np.ndarray):
-            self._ghost_q, self._ghost_actions = ghost_q, greedy(ghost_q, _MINIMISE)
-        self._eager()
-
-    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        return one_hot(self._agent_actions), one_hot(self._ghost_actions, self.model.joints)
+        super().__init__(model, _MAXIMISE, _MINIMISE, Side.AGENT, gamma, tol, horizon, progress_bar)
 
     def agent_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """The agent's action values (``float64[4]``) in this state, agent to move.
@@ -355,7 +351,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
-        return self._agent_q[:, self._live(agent_pos, ghost_pos)].copy()
+        return self._agent_values(agent_pos, ghost_pos)
 
     def ghost_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """The ghosts' action values (``float64[4 ** k]`` by joint index, the agent's return)
@@ -364,7 +360,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_q_at(self._ghost_q, self._live(agent_pos, ghost_pos), ghost_pos)
+        return self._ghost_values(agent_pos, ghost_pos)
 
     team_q = ghost_q
 
@@ -374,7 +370,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return int(self._agent_actions[self._live(agent_pos, ghost_pos)])
+        return self._agent_move(agent_pos, ghost_pos)
 
     def ghost_action(self, agent_pos: Any, ghost_pos: Any) -> Any:
         """The ghosts' optimal action with the ghosts to move at these positions: an int for one
@@ -383,7 +379,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos, q=self._ghost_q)
+        return self._ghost_move(agent_pos, ghost_pos)
 
     def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
         """Each ghost's optimal action (a tuple for any ``k``) with the ghosts to move.
@@ -391,8 +387,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_answer(self._ghost_actions, self._live(agent_pos, ghost_pos), ghost_pos, team=True,
-                                  q=self._ghost_q)
+        return self._ghost_move(agent_pos, ghost_pos, team=True)
 
 
 class PolicyEvaluation(_Solution):
@@ -407,20 +402,14 @@ class PolicyEvaluation(_Solution):
     """
 
     _TABLES: ClassVar[dict[str, Any]] = {
-        "values": lambda self: self.model.expand(self._values[:-1]),
+        **_Solution._TABLES,
         "agent": lambda self: self.model.expand(self._agent.T),
         "ghost": lambda self: self.model.expand_q(self._ghost),
     }
 
     def __init__(self, model: TurnModel, agent: np.ndarray, ghost: np.ndarray, gamma: float, tol: float,
                  horizon: int | None, progress_bar: bool = False) -> None:
-        values, _, _, sweeps, residual = _iterate(model, agent, ghost, Side.AGENT, gamma, tol, horizon, progress_bar)
-        super().__init__(model, gamma, tol, horizon, sweeps, residual)
-        self._values, self._agent, self._ghost = values, agent, ghost
-        self._eager()
-
-    def _policies(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._agent, self._ghost
+        super().__init__(model, agent, ghost, Side.AGENT, gamma, tol, horizon, progress_bar)
 
 
 # -- the solvers -----------------------------------------------------------------------------------
@@ -429,7 +418,7 @@ def _greedy_joint(model: TurnModel, q: np.ndarray, actions: np.ndarray, rule: st
     ghost order: ``actions`` (``greedy`` of ``q`` per live state) spread; with states stored by
     multisets, the greedy of ``q`` read in each state's own order, so that ties go to the lowest
     joint index of that order, as without the symmetry."""
-    spread = model.expand_joint(actions)
+    spread = model.expand(actions, fill=-1)
     if not model.symmetric:
         return spread
     values = model.expand_q(q)

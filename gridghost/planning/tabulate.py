@@ -17,7 +17,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import ghost_names
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.planning.arguments import solver_game
-from gridghost.planning.model import ghost_count, turn_model
+from gridghost.planning.model import turn_model
 from gridghost.planning.policy import one_hot
 from gridghost.sensing.observations import make_observations
 
@@ -97,7 +97,7 @@ def tabulate_policy(policy: Callable[[Any], Any], side: str = "agent", layout: L
             ``view`` for one ghost, and for a team ``batch=False``, ``stochastic`` or the agent's side.
     """
     game = solver_game(layout, game=game, spec=spec, config=config)
-    if ghost_count(game) > 1 and side != "agent":
+    if game.ghosts > 1 and side != "agent":
         if side != "ghost" or not batch or stochastic:
             raise ValueError("a team of ghosts is tabulated with side='ghost' and batch=True (its policy is asked "
                              "over stacked observations), and deterministic answers (stochastic=False)")
@@ -152,14 +152,12 @@ class StateObservations:
         self.stackable = obs_type in _ARRAY_OBS_TYPES and not encoding.get("action_mask_in_obs", False)
         mover = Side.AGENT if side == "agent" else Side.GHOST
         self.model = turn_model(game)
-        self._cols, cells, k = game.layout.cols, game.num_cells, self.model.ghosts
-        self.pairs: list[tuple[int, Any]]
+        self._cols, k = game.layout.cols, self.model.ghosts
         if k > 1:  # a team game's agent (the team's own policy is tabulate_team's)
             check_choice(side, "side", ("agent",))
             check_choice(obs_type, "obs_type", TEAM_TABULATED_OBS_TYPES)
-            self.pairs = list(zip(self.model.agents.tolist(), map(tuple, self.model.ghost_cells.tolist()), strict=True))
-        else:
-            self.pairs = list(zip(*(a.tolist() for a in np.divmod(self.model.states, cells)), strict=True))
+        ghosts = [cells[0] if k == 1 else tuple(cells) for cells in self.model.ghost_cells.tolist()]
+        self.pairs: list[tuple[int, Any]] = list(zip(self.model.agents.tolist(), ghosts, strict=True))
         located = np.zeros(game.layout.shape, dtype=np.float32)
         encoder = make_observations(obs_type, game.board, (lambda: located.copy()) if belief else None, ghosts=k,
                                     **encoding)
@@ -226,12 +224,8 @@ class StateObservations:
                                  f"{table[bad[0]]}")
             return self.model.expand(table)
         if batch:
-            actions = policy_answer(answers[0], (rows,), f"one action per observation ({rows} observations)",
-                                    column=True, row=True).astype(np.int64)
-            bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
-            if len(bad):
-                raise ValueError(f"policy returned action {actions[bad[0]]} for {where(int(bad[0]))}; "
-                                 f"actions are 0..{NUM_ACTIONS - 1}")
+            actions = _checked_actions(answers[0], (rows,), f"one action per observation ({rows} observations)",
+                                       where, column=True, row=True)
         else:
             actions = np.empty(rows, dtype=np.int64)
             for i, answer in enumerate(answers):
@@ -348,10 +342,17 @@ def _team_answer(answer: Any, shape: tuple[int, ...], model: Any, ghost: int | N
     """The policy's ``answer`` as ``int64[shape]`` actions, checked."""
     who = "the team" if ghost is None else f"ghost {ghost}"
     # one ghost's answer may be the column [n, 1] some predict() return; the team's is [n, k] exactly
-    actions = policy_answer(answer, shape, f"the actions of {who}, one row per state", column=ghost is not None)
-    actions = actions.astype(np.int64)
+    return _checked_actions(answer, shape, f"the actions of {who}, one row per state",
+                            lambda row: f"{who} with the {model.describe(row)}", column=ghost is not None)
+
+
+def _checked_actions(answer: Any, shape: tuple[int, ...], what: str, where: Callable[[int], str], *,
+                     column: bool, row: bool = False) -> np.ndarray:
+    """A batch of the policy's actions as ``int64[shape]`` (see :func:`policy_answer`), each in
+    0..3; ``where(row)`` names a state for the message."""
+    actions = policy_answer(answer, shape, what, column=column, row=row).astype(np.int64)
     bad = np.argwhere((actions < 0) | (actions >= NUM_ACTIONS))
     if len(bad):
-        raise ValueError(f"policy returned action {actions[tuple(bad[0])]} for {who} with the "
-                         f"{model.describe(int(bad[0][0]))}; actions are 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"policy returned action {actions[tuple(bad[0])]} for {where(int(bad[0][0]))}; "
+                         f"actions are 0..{NUM_ACTIONS - 1}")
     return actions
