@@ -63,14 +63,6 @@ class Expected:
         self._map = self._maps[0]
         self.encoder = build_encoder(config, kernel.board, lambda: self._map(), clock, both_observe)
 
-    def _observer(self, name: str) -> Callable[[Any], Any]:
-        keys = self.encoder.keys
-        key = name if name in keys else SIDE_OF.get(name) if len(keys) == 2 else None
-        if key not in keys:
-            fail(CONTRACT, f"the view names an observer {name!r} that its settings' game does not have "
-                           f"(its observers: {list(keys)})")
-        return self.encoder.observer(key)
-
     def of(self, name: str, state: Any) -> tuple[Any, Any]:
         """The observation of ``state`` by the player ``name`` (``"agent"``, ``"ghost"``,
         ``"ghost_<i>"``), as a pair: with a belief map of zeros, and of ones (the one
@@ -79,8 +71,12 @@ class Expected:
         Raises:
             AssertionError: ``"observations: ..."`` when the settings' game has no such player.
         """
-        observe = self._observer(name)
-        pair = []
+        keys = self.encoder.keys
+        key = name if name in keys else SIDE_OF.get(name) if len(keys) == 2 else None
+        if key not in keys:
+            fail(CONTRACT, f"the view names an observer {name!r} that its settings' game does not have "
+                           f"(its observers: {list(keys)})")
+        observe, pair = self.encoder.observer(key), []
         for belief in self._maps:
             self._map = belief
             pair.append(observe(state))

@@ -23,6 +23,7 @@ from gridghost.core.rules import Side
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
+    added,
     arguments_checked,
     check_action_space,
     check_cells,
@@ -489,14 +490,9 @@ def _parallel_replayed(env: Any, seed: int, belief: bool = False) -> Iterator[tu
         if replay.state.turn == Side.AGENT:
             moved = replay.agent(chosen["agent"])
         else:  # the team's move, then the answer of an agent the view plays itself
-            moved = _added(replay.ghost([chosen[name] for name in _ghosts(env)]),
+            moved = added(replay.ghost([chosen[name] for name in _ghosts(env)]),
                            _replay_inner_agent(replay, env, where))
-        played, carried = (where, _added(moved, carried)), (0.0,) * len(carried)
-
-
-def _added(first: tuple[float, ...], second: tuple[float, ...]) -> tuple[float, ...]:
-    """Two half-turns' rewards (the agent's, each ghost's) added player by player."""
-    return tuple(a + b for a, b in zip(first, second, strict=True))
+        played, carried = (where, added(moved, carried)), (0.0,) * len(carried)
 
 
 def _replay_inner_agent(replay: KernelReplay, env: Any, where: str) -> tuple[float, ...]:
