@@ -111,12 +111,10 @@ def replayed_filter(view: Any) -> BeliefFilter | None:
 
 def following(view: Any, replay: KernelReplay, both_observe: bool = False) -> Expected:
     """The :class:`Expected` observations of a view that ``replay`` follows: the cycles its
-    clock, its filter's map (when it follows one) the belief."""
-    def belief() -> np.ndarray:
-        return cast(BeliefFilter, replay.belief_filter).belief()
-
-    return Expected(view, both_observe=both_observe, clock=lambda: replay.cycles,
-                    belief=None if replay.belief_filter is None else belief)
+    clock, its filter's map (when it follows one) the belief (read from the replay at each call:
+    a replay that explains a move takes the filter of the trial that did)."""
+    return Expected(view, both_observe=both_observe, clock=lambda: replay.cycles, belief=None
+                    if replay.belief_filter is None else lambda: cast(BeliefFilter, replay.belief_filter).belief())
 
 
 def stacked_pairs(pairs: Sequence[tuple[Any, Any]], names: Sequence[str]) -> tuple[Any, Any]:
@@ -149,16 +147,10 @@ def _differs(got: Any, first: Any, second: Any, where: str) -> str | None:
         if belief.size and (((belief < 0) | (belief > 1)).any() or abs(belief.sum() - 1) > BELIEF_TOLERANCE):
             return f"{where}: the belief map is no probability map (entries in [0, 1] summing to 1): {belief}"
         return None
-    if isinstance(first, Mapping):
-        if not isinstance(got, Mapping) or list(got) != list(first):
-            return f"{where}: {type(got).__name__} with keys {list(got) if isinstance(got, Mapping) else None}, " \
-                   f"expected keys {list(first)}"
-        for key in first:
-            found = _differs(got[key], first[key], second[key], f"{where}[{key!r}]")
-            if found:
-                return found
-        return None
-    return same(got, first, where)
+    if isinstance(first, Mapping) and isinstance(got, Mapping) and list(got) == list(first):
+        found = (_differs(got[key], first[key], second[key], f"{where}[{key!r}]") for key in first)
+        return next(filter(None, found), None)
+    return same(got, first, where)  # anything else, and a mapping's other keys, exactly
 
 
 class HandedOut:
