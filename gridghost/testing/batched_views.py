@@ -20,6 +20,7 @@ import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.testing.common import (
+    added,
     arguments_checked,
     check_goes_on,
     check_in_space,
@@ -107,13 +108,6 @@ def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[A
             for _, after, agent, ghost in kernel.successors(state, a)]
 
 
-def _plus(first: Any, second: Any) -> Any:
-    """Two rewards added: floats, or tuples ghost by ghost (``None`` first: the second alone)."""
-    if first is None:
-        return second
-    return tuple(a + b for a, b in zip(first, second, strict=True)) if isinstance(first, tuple) else first + second
-
-
 def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any = None) -> list[tuple[Any, Any]]:
     """Every ``(final state, learner's reward)`` of a learner's full turn: its move, then (if the
     game goes on) any answer, with ``carried`` (the opening reward, or ``None``) added first."""
@@ -121,12 +115,12 @@ def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any 
     mine = 1 if side == Side.AGENT else 2
     found = []
     for after, *rewards in half_turns(kernel, state, side, action):
-        paid = _plus(carried, rewards[mine - 1])
+        paid = added(carried, rewards[mine - 1])
         if after.outcome != Outcome.ONGOING:
             found.append((after, paid))
             continue
         for final, *answer in half_turns(kernel, after, Side.GHOST if side == Side.AGENT else Side.AGENT, None):
-            found.append((final, _plus(carried, _plus(rewards[mine - 1], answer[mine - 1]))))
+            found.append((final, added(carried, added(rewards[mine - 1], answer[mine - 1]))))
     return found
 
 

@@ -444,6 +444,13 @@ def check_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> Non
         fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
 
 
+def added(first: Any, second: Any) -> Any:
+    """Two rewards added: floats, or tuples player by player (``None`` first: the second alone)."""
+    if first is None:
+        return second
+    return tuple(a + b for a, b in zip(first, second, strict=True)) if isinstance(first, tuple) else first + second
+
+
 def random_actions(seed: int) -> Callable[[], int]:
     """A seeded stream of uniformly random actions (Python ints)."""
     rng = np.random.default_rng(seed)

@@ -415,12 +415,8 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
     """
-    check_engine_moves(_Engine(make_env(), "auto-reset"), seed, steps, pay=_mean)
-
-
-def _mean(reward: Any) -> float:
-    """A learner's reward as a Gymnasium view pays it: a learning team's the mean of its ghosts'."""
-    return float(np.mean(reward))
+    # a learner's reward as a Gymnasium view pays it: a learning team's the mean of its ghosts'
+    check_engine_moves(_Engine(make_env(), "auto-reset"), seed, steps, pay=lambda reward: float(np.mean(reward)))
 
 
 @contract("observations")

@@ -145,7 +145,7 @@ def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> N
 
     view = make_view()
     kernel, rng = _kernel(view), np.random.default_rng(seed)
-    masks_at = kernel_of(view.engine, view.engine.layouts[0]).action_masks.astype(bool)
+    masks_at = kernel.action_masks.astype(bool)
     sides = _sides(view)
     observations, state = view.batch_reset(_key(seed), NUM_GAMES)
     for step in range(STEPS):

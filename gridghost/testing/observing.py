@@ -63,14 +63,6 @@ class Expected:
         self._map = self._maps[0]
         self.encoder = build_encoder(config, kernel.board, lambda: self._map(), clock, both_observe)
 
-    def _observer(self, name: str) -> Callable[[Any], Any]:
-        keys = self.encoder.keys
-        key = name if name in keys else SIDE_OF.get(name) if len(keys) == 2 else None
-        if key not in keys:
-            fail(CONTRACT, f"the view names an observer {name!r} that its settings' game does not have "
-                           f"(its observers: {list(keys)})")
-        return self.encoder.observer(key)
-
     def of(self, name: str, state: Any) -> tuple[Any, Any]:
         """The observation of ``state`` by the player ``name`` (``"agent"``, ``"ghost"``,
         ``"ghost_<i>"``), as a pair: with a belief map of zeros, and of ones (the one
@@ -79,8 +71,12 @@ class Expected:
         Raises:
             AssertionError: ``"observations: ..."`` when the settings' game has no such player.
         """
-        observe = self._observer(name)
-        pair = []
+        keys = self.encoder.keys
+        key = name if name in keys else SIDE_OF.get(name) if len(keys) == 2 else None
+        if key not in keys:
+            fail(CONTRACT, f"the view names an observer {name!r} that its settings' game does not have "
+                           f"(its observers: {list(keys)})")
+        observe, pair = self.encoder.observer(key), []
         for belief in self._maps:
             self._map = belief
             pair.append(observe(state))
@@ -115,12 +111,10 @@ def replayed_filter(view: Any) -> BeliefFilter | None:
 
 def following(view: Any, replay: KernelReplay, both_observe: bool = False) -> Expected:
     """The :class:`Expected` observations of a view that ``replay`` follows: the cycles its
-    clock, its filter's map (when it follows one) the belief."""
-    def belief() -> np.ndarray:
-        return cast(BeliefFilter, replay.belief_filter).belief()
-
-    return Expected(view, both_observe=both_observe, clock=lambda: replay.cycles,
-                    belief=None if replay.belief_filter is None else belief)
+    clock, its filter's map (when it follows one) the belief (read from the replay at each call:
+    a replay that explains a move takes the filter of the trial that did)."""
+    return Expected(view, both_observe=both_observe, clock=lambda: replay.cycles, belief=None
+                    if replay.belief_filter is None else lambda: cast(BeliefFilter, replay.belief_filter).belief())
 
 
 def stacked_pairs(pairs: Sequence[tuple[Any, Any]], names: Sequence[str]) -> tuple[Any, Any]:
@@ -153,16 +147,10 @@ def _differs(got: Any, first: Any, second: Any, where: str) -> str | None:
         if belief.size and (((belief < 0) | (belief > 1)).any() or abs(belief.sum() - 1) > BELIEF_TOLERANCE):
             return f"{where}: the belief map is no probability map (entries in [0, 1] summing to 1): {belief}"
         return None
-    if isinstance(first, Mapping):
-        if not isinstance(got, Mapping) or list(got) != list(first):
-            return f"{where}: {type(got).__name__} with keys {list(got) if isinstance(got, Mapping) else None}, " \
-                   f"expected keys {list(first)}"
-        for key in first:
-            found = _differs(got[key], first[key], second[key], f"{where}[{key!r}]")
-            if found:
-                return found
-        return None
-    return same(got, first, where)
+    if isinstance(first, Mapping) and isinstance(got, Mapping) and list(got) == list(first):
+        found = (_differs(got[key], first[key], second[key], f"{where}[{key!r}]") for key in first)
+        return next(filter(None, found), None)
+    return same(got, first, where)  # anything else, and a mapping's other keys, exactly
 
 
 class HandedOut:

@@ -14,7 +14,7 @@ that lead where the view went, and a step's rewards are the team's half-turn's a
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from gridghost.core.rules import Side
 from gridghost.testing.common import (
     BAD_ACTIONS,
     KernelReplay,
+    added,
     arguments_checked,
     check_action_space,
     check_cells,
@@ -225,39 +226,43 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
     env = make_env()
     limit = config_of(env).max_cycles
     for episode in range(episodes):
-        env.reset(seed=seed + episode)
-        replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        actions, names = random_actions(seed + episode), env.possible_agents
-        held: list[int] = []
-        for turn in range(MAX_HALF_TURNS):
-            where = f"seed {seed + episode}, half-turn {turn}"
+        for where, replay, played in _aec_replayed(env, seed + episode):
+            if played is not None:  # the half-turn before: the kernel's rewards and end
+                _compare_rewards(env.rewards, played[1], played[0], ("agent", *_ghosts(env)))
+                if any(env.terminations.values()) != replay.over:
+                    fail("kernel", f"{played[0]}: terminations {env.terminations}, the kernel's game over: "
+                                   f"{replay.over}")
             check_cells(replay, _cells(env), where)
             _compare_readings(replay, env.infos.get("agent", {}), where)
-            if not env.agents:
-                break
-            _, _, termination, truncation, _ = env.last()
-            _compare_ends(replay, termination, truncation, limit, f"{where}, last() of {env.agent_selection!r}")
-            if termination or truncation:
-                break
-            mover, action = env.agent_selection, actions()
-            env.step(action)
-            rewards, held = _replay_half_turn(replay, mover, action, held, len(names) - 1)
-            _compare_rewards(env.rewards, rewards, where, ("agent", *_ghosts(env)))
-            if any(env.terminations.values()) != replay.over:
-                fail("kernel", f"{where}: terminations {env.terminations}, the kernel's game over: {replay.over}")
+            if env.agents:
+                _, _, termination, truncation, _ = env.last()
+                _compare_ends(replay, termination, truncation, limit, f"{where}, last() of {env.agent_selection!r}")
 
 
-def _replay_half_turn(replay: KernelReplay, mover: str, action: int, held: list[int],
-                      ghosts: int) -> tuple[tuple[float, ...], list[int]]:
-    """Replay the AEC mover's ``action``: the agent's move, or a ghost's choice, held until the
-    team's last ghost has chosen (a team's ``ghosts`` choices move and reward nobody until then);
-    return the half-turn's rewards (agent's, each ghost's) and the choices still held."""
-    if mover == "agent":
-        return replay.agent(action), held
-    held = [*held, action]
-    if len(held) < ghosts:
-        return (0.0,) * (ghosts + 1), held
-    return replay.ghost(held), []
+def _aec_replayed(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any]]:
+    """Play an episode of ``seed``'s random actions (after ``reset(seed=seed)``) and replay it with
+    the kernel as :func:`check_aec_kernel` says (with ``belief``, its filter followed too); yield
+    ``(where, replay, played)`` before each half-turn and once after the last, ``played`` the
+    half-turn before's ``(where, the kernel's rewards)`` (``None`` first), until ``last()``
+    reports an end or after :data:`MAX_HALF_TURNS` half-turns (one replay throughout)."""
+    env.reset(seed=seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env) if belief else None)
+    actions, ghosts = random_actions(seed), len(env.possible_agents) - 1
+    held: list[int] = []  # a team's ghosts' choices so far: they move and reward nobody until the last one's
+    played: tuple[str, tuple[float, ...]] | None = None
+    for turn in range(MAX_HALF_TURNS + 1):
+        where = f"seed {seed}, half-turn {turn}"
+        yield where, replay, played
+        if not env.agents or turn == MAX_HALF_TURNS or any(env.last()[2:4]):
+            return
+        mover, action = env.agent_selection, actions()
+        env.step(action)
+        if mover == "agent":
+            played = where, replay.agent(action)
+        elif len(held := [*held, action]) < ghosts:
+            played = where, (0.0,) * (ghosts + 1)
+        else:
+            played, held = (where, replay.ghost(held)), []
 
 
 def _compare_ends(replay: KernelReplay, termination: bool, truncation: bool, limit: int | None, where: str) -> None:
@@ -281,24 +286,16 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    env.reset(seed=seed)
-    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env))
-    expected, handed = following(env, replay), HandedOut()
-    actions, ghosts = random_actions(seed), len(env.possible_agents) - 1
-    held: list[int] = []
-    for turn in range(MAX_HALF_TURNS):
-        where, mover = f"seed {seed}, half-turn {turn}", env.agent_selection
-        observation, _, termination, truncation, _ = env.last()
+    handed, expected = HandedOut(), None
+    for where, replay, _ in _aec_replayed(env, seed, belief=True):
+        if expected is None:
+            expected = following(env, replay)  # one replay throughout
+        mover, (observation, *_) = env.agent_selection, env.last()
         for name in (None, *env.agents):  # None: last()'s observation, each compared as it comes
             got = observation if name is None else env.observe(name)
             what = f"{where}: last()'s observation of {mover!r}" if name is None else f"{where}: observe({name!r})"
             expected.check(got, expected.of(mover if name is None else name, replay.state), what)
             handed.keep(got, what)
-        if termination or truncation:
-            break
-        action = actions()
-        env.step(action)
-        _, held = _replay_half_turn(replay, mover, action, held, ghosts)
     handed.check()
 
 
@@ -462,36 +459,40 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
     env = make_env()
     limit = config_of(env).max_cycles
     for episode in range(episodes):
-        _, infos = env.reset(seed=seed + episode)
-        replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed + episode)
-        # a view that plays the agent itself pays its opening move's rewards with the first step
-        carried = _replay_inner_agent(replay, env, "the opening move")
-        actions = random_actions(seed + episode)
-        for turn in range(MAX_HALF_TURNS):
-            where = f"seed {seed + episode}, step {turn}"
+        for where, replay, returned, played in _parallel_replayed(env, seed + episode):
+            if played is not None:  # the step before: the kernel's rewards and ends
+                _, rewards, terminations, truncations, _ = returned
+                _compare_rewards(rewards, played[1], played[0], ("agent", *_ghosts(env)))
+                _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, played[0])
             check_cells(replay, _cells(env), where)
-            _compare_readings(replay, infos.get("agent", {}), where)
-            if not env.agents:
-                break
-            chosen = {name: actions() for name in env.agents}
-            _, rewards, terminations, truncations, infos = env.step(chosen)
-            expected = tuple(a + b for a, b in zip(_replay_step(replay, env, chosen, where), carried, strict=True))
-            carried = (0.0,) * len(carried)
-            _compare_rewards(rewards, expected, where, ("agent", *_ghosts(env)))
-            _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, where)
+            _compare_readings(replay, returned[-1].get("agent", {}), where)
 
 
-def _replay_step(replay: KernelReplay, env: Any, chosen: dict[str, int], where: str) -> tuple[float, ...]:
-    """Replay a parallel step: the agent's move (its action in ``chosen``) or the team's (every
-    ghost's, in ghost order), and, for a view that plays the agent itself, the agent's answer
-    that leads where the view went; return the step's rewards (the agent's, each ghost's)."""
-    if replay.state.turn == Side.AGENT:
-        return replay.agent(chosen["agent"])
-    rewards = replay.ghost([chosen[name] for name in _ghosts(env)])
-    if not replay.over:
-        answer = _replay_inner_agent(replay, env, where)
-        rewards = tuple(a + b for a, b in zip(rewards, answer, strict=True))
-    return rewards
+def _parallel_replayed(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any, Any]]:
+    """Play an episode of ``seed``'s random actions (after ``reset(seed=seed)``) and replay it with
+    the kernel as :func:`check_parallel_kernel` says (with ``belief``, its filter followed too);
+    yield ``(where, replay, returned, played)`` before each step and once after the last,
+    ``returned`` what the last call (``reset`` or ``step``) returned, ``played`` the step
+    before's ``(where, the kernel's rewards)`` (``None`` first), until no agent is left or after
+    :data:`MAX_HALF_TURNS` steps (one replay throughout)."""
+    returned = env.reset(seed=seed)
+    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env) if belief else None)
+    # a view that plays the agent itself pays its opening move's rewards with the first step
+    carried = _replay_inner_agent(replay, env, "the opening move")
+    actions, played = random_actions(seed), None
+    for turn in range(MAX_HALF_TURNS + 1):
+        where = f"seed {seed}, step {turn}"
+        yield where, replay, returned, played
+        if not env.agents or turn == MAX_HALF_TURNS:
+            return
+        chosen = {name: actions() for name in env.agents}
+        returned = env.step(chosen)
+        if replay.state.turn == Side.AGENT:
+            moved = replay.agent(chosen["agent"])
+        else:  # the team's move, then the answer of an agent the view plays itself
+            moved = added(replay.ghost([chosen[name] for name in _ghosts(env)]),
+                           _replay_inner_agent(replay, env, where))
+        played, carried = (where, added(moved, carried)), (0.0,) * len(carried)
 
 
 def _replay_inner_agent(replay: KernelReplay, env: Any, where: str) -> tuple[float, ...]:
@@ -516,21 +517,14 @@ def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> N
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    observations, _ = env.reset(seed=seed)
-    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env))
-    _replay_inner_agent(replay, env, "the opening move")
-    expected, handed = following(env, replay, both_observe=True), HandedOut()
-    actions = random_actions(seed)
-    for turn in range(MAX_HALF_TURNS):
+    handed, expected = HandedOut(), None
+    for where, replay, (observations, *_), _ in _parallel_replayed(env, seed, belief=True):
+        if expected is None:
+            expected = following(env, replay, both_observe=True)  # one replay throughout
         for name, observation in observations.items():
-            where = f"seed {seed}, step {turn}: {name!r}'s observation"
-            expected.check(observation, expected.of(name, replay.state), where)
-            handed.keep(observation, where)
-        if not env.agents:
-            break
-        chosen = {name: actions() for name in env.agents}
-        observations, *_ = env.step(chosen)
-        _replay_step(replay, env, chosen, f"seed {seed}, step {turn}")
+            what = f"{where}: {name!r}'s observation"
+            expected.check(observation, expected.of(name, replay.state), what)
+            handed.keep(observation, what)
     handed.check()
 
 
