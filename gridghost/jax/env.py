@@ -158,12 +158,11 @@ class _Engine(Observing):
         """An int in 0..n-1 from a uniform in [0, 1)."""
         return jnp.minimum((uniform * n).astype(jnp.int32), n - 1)
 
-    def _first_state(self, uniforms: Any, params: EnvParams) -> Any:
-        """A new episode's state from :attr:`reset_draws` uniforms: a level from
-        ``params.levels``, its start (or, with probability ``explore_starts``, a uniform start);
-        for a learning ghost after the agent's opening move."""
+    def _first_state(self, uniforms: Any, params: EnvParams, m: Any) -> tuple[Any, ...]:
+        """A new episode's :class:`EnvState` fields before ``steps``, from :attr:`reset_draws`
+        uniforms on map ``m``: its start (or, with probability ``explore_starts``, a uniform
+        start); for a learning ghost after the agent's opening move."""
         layout, slot = self.layout, self._reset_slots
-        m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
         state = params.start[m]
         if layout.controlled != GHOST:
             where = self._below(uniforms[slot["start"]], params.start_counts[m])
@@ -173,7 +172,7 @@ class _Engine(Observing):
             opponent = self._below(uniforms[slot["opening"]], layout.b) if "opening" in slot else 0
             slip = self._slip(uniforms[slot["opening_slip"]], 0, params) if "opening_slip" in slot else 0
             state = params.opening[(m * layout.b + opponent) * layout.k + slip]
-        return state.astype(jnp.int32)
+        return (state.astype(jnp.int32),)
 
     def _truncated(self, steps: Any, terminated: Any) -> Any:
         """The step limits as the NumPy engine applies them: ``TimeLimit``'s whatever the
@@ -231,8 +230,13 @@ class _Engine(Observing):
         params = self._params(params)
         return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
 
-    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
-        env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
+    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, Any]:
+        """A new game from :attr:`reset_draws` uniforms on a level drawn from ``params.levels``:
+        its first observation and state (:attr:`_state_type`)."""
+        slot = self._reset_slots
+        m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
+        env = self._state_type(*self._first_state(uniforms, params, m), jnp.int32(0), jnp.int32(0),
+                               jnp.zeros((), dtype=bool))
         return self._first_observation(env, params), env
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
