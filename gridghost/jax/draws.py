@@ -19,7 +19,8 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
+
+from gridghost.jax.checks import _count
 
 _GOLDEN = 0x9E3779B9
 
@@ -81,9 +82,7 @@ def batch_permutation(key: Any, size: int) -> Any:
     Raises:
         ValueError: ``size`` is not a positive ``int``.
     """
-    if not isinstance(size, (int, np.integer)) or isinstance(size, (bool, np.bool_)) or size < 1:
-        raise ValueError(f"size must be a positive int, got {size!r}")
-    size = int(size)
+    size = _count(size, "size", "a positive int")
     if size < CIPHER_MIN_SIZE:
         return jax.random.permutation(key, size).astype(jnp.int32)
     bits = (size - 1).bit_length()

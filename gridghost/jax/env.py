@@ -52,7 +52,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
@@ -62,7 +61,7 @@ from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
-from gridghost.jax.checks import EnvState
+from gridghost.jax.checks import EnvState, _count
 from gridghost.jax.draws import batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.positions import TEAM, TeamBothSides, TeamOneSide, asks_for_team
@@ -203,9 +202,7 @@ class _Engine(Observing):
             ValueError: ``num_games`` is not an int >= 1.
             TypeError, ValueError: ``params`` as :meth:`reset`.
         """
-        if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, (bool, np.bool_)) or num_games < 1:
-            raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
-        num_games = int(num_games)
+        num_games = _count(num_games, "num_games")
         params = self._params(params)
         uniforms = batch_uniforms(key, (num_games, self.reset_draws))
         return jax.vmap(self._reset_core, in_axes=(0, None))(uniforms, params)
@@ -570,8 +567,6 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
 
 class _TeamGridGhostJax(TeamBothSides, GridGhostJax):
     """:class:`GridGhostJax` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.positions`)."""
-
-    agents = (AGENT, TEAM)
 
 
 class _TeamGridGhostJaxSingle(TeamOneSide, GridGhostJaxSingle):
