@@ -105,23 +105,6 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     return layout, params, parts[0].encoder
 
 
-def check_team_settings(spec: GameSpec, controlled: str | None, opponent: Any) -> str | None:
-    """The opponent a team view plays (``None`` with both sides learning), after refusing the
-    settings the computed path does not serve.
-
-    Raises:
-        ValueError: an opponent the team's learner cannot play against.
-    """
-    if controlled is None:
-        return None
-    accepted = TEAM_OPPONENTS[controlled]
-    chosen = accepted[0] if opponent is None else opponent
-    if not isinstance(chosen, str) or chosen not in accepted:
-        raise ValueError(f"opponent must be one of {list(accepted)} (or None: {accepted[0]!r}) with ghosts >= 2 and "
-                         f"controlled={controlled!r}, got {opponent!r}")
-    return chosen
-
-
 class TeamRules(rules.TeamTurns):
     """The starts, the slip, the chasers and the observations of a team game on the computed
     path, around the half-turns of :class:`~gridghost.batched.team.TeamTurns` (a part of the JAX
@@ -184,21 +167,22 @@ class TeamEngine(TeamRules):
 
     spec: GameSpec
     engine: BatchedGame
-    default_params: EnvParams
     _state_type: Any = TeamEnvState
     _reset_slots: dict[str, int]
     _turn_slots: dict[str, int]
-    reset_draws: int
-    turn_draws: int
-    _first_observation: Callable[[Any, EnvParams], Any]
-    _check_turn: Callable[[str, Any, Any, int | None], None]
-    _params: Callable[[EnvParams | None], EnvParams]
     # each path's: the side ``agent`` names (``None``: a lone learner's own), refusing any other
     _side: Callable[[str | None], str]
 
     def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
-        """The one-ghost engine of the same maps, then the team's tables (see :func:`team_tables`)."""
-        opponent = check_team_settings(self.spec, controlled, options.pop("opponent", None))
+        """The one-ghost engine of the same maps, then the team's tables (see :func:`team_tables`),
+        after refusing (``ValueError``) an opponent the team's learner cannot play against."""
+        opponent = options.pop("opponent", None)
+        if controlled is not None:
+            accepted = TEAM_OPPONENTS[controlled]
+            if opponent is not None and (not isinstance(opponent, str) or opponent not in accepted):
+                raise ValueError(f"opponent must be one of {list(accepted)} (or None: {accepted[0]!r}) with "
+                                 f"ghosts >= 2 and controlled={controlled!r}, got {opponent!r}")
+            opponent = opponent or accepted[0]
         self.ghosts, self.catcher = self.spec.ghosts, self.spec.ghost_credit == "catcher"
         self._others = np.array(_others(self.ghosts))  # as the team encoder orders them
         one = dataclasses.replace(self.spec, ghosts=1, ghost_credit="team")
