@@ -43,17 +43,6 @@ def _span(values: np.ndarray) -> str:
     return f"{values}" if values.ndim == 0 else f"values {values.min()}..{values.max()}"
 
 
-def _count(value: Any, argument: str, accepted: str = "an int >= 1") -> int:
-    """``value``, a Python or NumPy int >= 1 (not a bool), as an ``int``.
-
-    Raises:
-        ValueError: anything else, naming ``argument`` and what it must be (``accepted``).
-    """
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
-        raise ValueError(f"{argument} must be {accepted}, got {value!r}")
-    return int(value)
-
-
 # -- the checks: what is static (shapes, dtypes) always, what is concrete (not a tracer) too ----------------
 def _facts(value: Any, argument: str) -> tuple[tuple[int, ...], np.dtype, np.ndarray | None]:
     """``value``'s shape, dtype and, unless it is traced (under ``jit`` or ``vmap``), its value on the host."""

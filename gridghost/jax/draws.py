@@ -19,10 +19,20 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-
-from gridghost.jax.checks import _count
+import numpy as np
 
 _GOLDEN = 0x9E3779B9
+
+
+def _count(value: Any, argument: str, accepted: str = "an int >= 1") -> int:
+    """``value``, a Python or NumPy int >= 1 (not a bool), as an ``int``.
+
+    Raises:
+        ValueError: anything else, naming ``argument`` and what it must be (``accepted``).
+    """
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
+        raise ValueError(f"{argument} must be {accepted}, got {value!r}")
+    return int(value)
 
 
 def _mix(x: Any) -> Any:

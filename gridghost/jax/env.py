@@ -61,8 +61,8 @@ from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
-from gridghost.jax.checks import EnvState, _count
-from gridghost.jax.draws import batch_uniforms
+from gridghost.jax.checks import EnvState
+from gridghost.jax.draws import _count, batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.positions import TEAM, TeamBothSides, TeamOneSide, asks_for_team
 from gridghost.jax.tables import EnvParams, device_tables

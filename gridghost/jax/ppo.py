@@ -38,8 +38,7 @@ from jax.flatten_util import ravel_pytree
 from gridghost.core.checks import check_limit, check_number, check_probability
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Side
-from gridghost.jax.checks import _count
-from gridghost.jax.draws import batch_permutation, batch_uniforms
+from gridghost.jax.draws import _count, batch_permutation, batch_uniforms
 from gridghost.jax.env import EnvState, GridGhostJax, GridGhostJaxSingle
 from gridghost.jax.tables import EnvParams
 from gridghost.planning import StatePolicy
