@@ -381,3 +381,20 @@ def test_the_jax_team_plays_the_numpy_engines_team_tables() -> None:
         assert isinstance(jax_tables, TeamTables)
         for name, ours, theirs in zip(TeamTables._fields, numpy_tables, jax_tables, strict=True):
             assert np.array_equal(ours, np.asarray(theirs)), name
+
+
+@pytest.mark.parametrize("encoding", [dict(obs_type="vector"), dict(obs_type="grid", view_radius=2, grid_layout="hwc")],
+                         ids=["vector", "grid-r2-hwc"])
+def test_the_team_views_spaces_are_the_aec_envs_observers_spaces_with_the_team_stacked(encoding) -> None:
+    import gridghost
+
+    settings = dict(ghosts=2, layout=MAP, **encoding)
+    aec = gridghost.env(**settings)
+    agent_space, ghost_space = aec.observation_space("agent"), aec.observation_space("ghost_1")
+    both = GridGhostJax(**settings)
+    assert both.observation_space("agent") == agent_space
+    for team in (both.observation_space("ghosts"), GridGhostJaxSingle("ghosts", **settings).observation_space()):
+        assert team.shape == (2, *ghost_space.shape) and team.dtype == ghost_space.dtype
+        for bound, ghost_bound in ((team.low, ghost_space.low), (team.high, ghost_space.high)):
+            np.testing.assert_array_equal(bound, np.stack([ghost_bound] * 2))
+    assert GridGhostJaxSingle("agent", **settings).observation_space() == agent_space

@@ -217,14 +217,19 @@ class TableBuilder:
         # each map's tables are written into the stacked ones as they are made: the peak is the
         # tables plus one map's temporaries, not twice the tables (as a concatenation would take)
         self._tables: dict[str, np.ndarray] = {}
-        for m, game in enumerate(games):
+        for m, (game, opponent) in enumerate(zip(games, opponents, strict=True)):
             half = half_turns(game, k)
             offset = m * self._states
             tables: dict[str, np.ndarray] = {}
-            if self.controlled == AGENT:
-                tables.update(self._fold_agent(half, opponents[m], b, offset))
-            elif self.controlled == GHOST:
-                tables.update(self._fold_ghost(half, opponents[m], b, offset, game))
+            if self.controlled is not None:
+                first, tables = self._fold(half, self.controlled, opponent, b, offset)
+            if self.controlled == AGENT:  # the global cell where the agent's reading is taken, after its move
+                tables["reading"] = (np.broadcast_to(first // cells, (len(first), NUM_ACTIONS, b, k))
+                                     + offset // cells).ravel()
+            elif self.controlled == GHOST:  # the opening move that reset plays, [agent action, slip outcome]
+                start = game.board.index(game.layout.agent_start) * cells + game.board.index(game.layout.ghost_start)
+                opening = np.arange(NUM_ACTIONS) if opponent is None else opponent[[start]]
+                tables["opening"] = (half["agent_next"][start, opening] + offset).ravel()
             else:
                 for mover in ("agent", "ghost"):
                     tables[f"{mover}_next"] = half[f"{mover}_next"].ravel() + offset
@@ -299,44 +304,25 @@ class TableBuilder:
         observations = 4 * 4 * observation_size * len(self._sides)
         return fixed + draws + observations + (filter_game_bytes(self.num_cells) if filtered else 0)
 
-    def _fold_agent(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int,
-                    offset: int) -> dict[str, np.ndarray]:
-        """The learning agent's turn: its move, then the ghost's table (or random) answer, as
-        ``[state, action, ghost action, slip outcome]`` tables."""
-        first, ended = half["agent_next"][:, :, None, :], half["agent_outcome"][:, :, None, :]  # [s, a, 1, k]
+    def _fold(self, half: dict[str, np.ndarray], mover: str, opponent: np.ndarray | None,
+              b: int, offset: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The learning ``mover``'s turn: its move, then the other side's table (or random)
+        answer, the agent's with slip, as ``[state, action, opponent action, slip outcome]``
+        tables; and the states after the learner's move, ``[state, action, 1, slips]``."""
+        side, answerer = (0, GHOST) if mover == AGENT else (1, AGENT)
+        first, ended = (half[f"{mover}_{name}"].reshape(-1, NUM_ACTIONS, 1, 1 if side else self._k)
+                        for name in ("next", "outcome"))
         answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
-        second, caught = half["ghost_next"][first, answer], half["ghost_outcome"][first, answer]
+        at = (first, answer, np.arange(self._k)[None, None, None, :]) if side else (first, answer)
+        second, answered = half[f"{answerer}_next"][at], half[f"{answerer}_outcome"][at]
         over = ended != ONGOING
-        reward = half["agent_rewards"][0][:, :, None, :] + np.where(over, 0.0, half["ghost_rewards"][0][first, answer])
+        reward = (half[f"{mover}_rewards"][side].reshape(first.shape)
+                  + np.where(over, 0.0, half[f"{answerer}_rewards"][side][at]))
         shape = (len(first), NUM_ACTIONS, b, self._k)
-        return {
+        return first, {
             "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
-            "terminated": np.broadcast_to((ended != ONGOING) | (caught != ONGOING), shape).ravel(),
+            "terminated": np.broadcast_to(over | (answered != ONGOING), shape).ravel(),
             "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
-            # the global cell where the agent's reading is taken, after its move
-            "reading": (np.broadcast_to(first // self.num_cells, shape) + offset // self.num_cells).ravel(),
-        }
-
-    def _fold_ghost(self, half: dict[str, np.ndarray], opponent: np.ndarray | None, b: int, offset: int,
-                    game: Game) -> dict[str, np.ndarray]:
-        """The learning ghost's turn: its move, then the agent's table (or random) answer with
-        slip, as ``[state, action, agent action, slip outcome]`` tables; and the opening move
-        that ``reset`` plays, ``[agent action, slip outcome]``."""
-        first, ended = half["ghost_next"][:, :, None, None], half["ghost_outcome"][:, :, None, None]  # [s, a, 1, 1]
-        answer = np.arange(NUM_ACTIONS)[None, None, :, None] if opponent is None else opponent[first]
-        slip = np.arange(self._k)[None, None, None, :]
-        second, landed = half["agent_next"][first, answer, slip], half["agent_outcome"][first, answer, slip]
-        over = ended != ONGOING
-        reward = half["ghost_rewards"][1][:, :, None, None] + np.where(over, 0.0,
-                                                                       half["agent_rewards"][1][first, answer, slip])
-        shape = (len(half["ghost_next"]), NUM_ACTIONS, b, self._k)
-        start = game.board.index(game.layout.agent_start) * game.num_cells + game.board.index(game.layout.ghost_start)
-        opening = np.arange(NUM_ACTIONS) if opponent is None else opponent[[start]]
-        return {
-            "next": (np.broadcast_to(np.where(over, first, second), shape) + offset).ravel(),
-            "terminated": np.broadcast_to((ended != ONGOING) | (landed != ONGOING), shape).ravel(),
-            "reward": np.broadcast_to(reward, shape).ravel().astype(np.float64),
-            "opening": (half["agent_next"][start, opening] + offset).ravel(),  # [agent action, slip]
         }
 
     def export_tables(self) -> EngineTables:

@@ -117,8 +117,8 @@ class GridPlanes:
             raise ValueError("the batched engine's maps must all have one size")
         channels = grid_channels(view_radius, ghosts=encoders[0].ghosts)
         index = {name: channel for channel, name in enumerate(channels)}
-        self.side, self.radius, self.channels_last = side, view_radius, channels_last
-        self.cells = cells = rows * cols
+        self.radius, self.channels_last = view_radius, channels_last
+        cells = rows * cols
         self._to_move = index["to_move"]
         pad = 0 if view_radius is None else view_radius
         width = 2 * pad + 1

@@ -19,7 +19,7 @@ from gridghost.batched.limits import UnsupportedSetting, tables_refused
 from gridghost.batched.tables import SensorTables
 from gridghost.core.names import AGENT
 from gridghost.core.rules import Side
-from gridghost.sensing.encoding import VECTOR_SLOTS
+from gridghost.sensing.encoding import VECTOR_SLOTS, _others
 
 #: The learning team's side name (its actions are ``int[N, k]``).
 TEAM = "ghosts"
@@ -142,7 +142,7 @@ class PositionObserver:
             self._wide[side] = wide
             self._pair[side] = np.ascontiguousarray(wide[:, own : own + PAIR_SLOTS])
         # ghost i's others as columns of (agent, ghost 0, ..., ghost k-1): the agent, then its teammates
-        self._others = np.array([[0, *(j + 1 for j in range(k) if j != i)] for i in range(k)], dtype=np.int64)
+        self._others = np.array(_others(k)[1:], dtype=np.int64)
 
     def _team_gather(self, side: str, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
                      out: np.ndarray | None = None, games: np.ndarray | None = None,

@@ -24,6 +24,17 @@ import numpy as np
 _GOLDEN = 0x9E3779B9
 
 
+def _count(value: Any, argument: str, accepted: str = "an int >= 1") -> int:
+    """``value``, a Python or NumPy int >= 1 (not a bool), as an ``int``.
+
+    Raises:
+        ValueError: anything else, naming ``argument`` and what it must be (``accepted``).
+    """
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
+        raise ValueError(f"{argument} must be {accepted}, got {value!r}")
+    return int(value)
+
+
 def _mix(x: Any) -> Any:
     """MurmurHash3's 32-bit finaliser (``fmix32``), a bijection of ``uint32``."""
     x = x ^ (x >> 16)
@@ -81,9 +92,7 @@ def batch_permutation(key: Any, size: int) -> Any:
     Raises:
         ValueError: ``size`` is not a positive ``int``.
     """
-    if not isinstance(size, (int, np.integer)) or isinstance(size, (bool, np.bool_)) or size < 1:
-        raise ValueError(f"size must be a positive int, got {size!r}")
-    size = int(size)
+    size = _count(size, "size", "a positive int")
     if size < CIPHER_MIN_SIZE:
         return jax.random.permutation(key, size).astype(jnp.int32)
     bits = (size - 1).bit_length()

@@ -52,7 +52,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
@@ -63,7 +62,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.checks import EnvState
-from gridghost.jax.draws import batch_uniforms
+from gridghost.jax.draws import _count, batch_uniforms
 from gridghost.jax.observe import BothSidesObservations, Observing, OneSideObservations
 from gridghost.jax.positions import TEAM, TeamBothSides, TeamOneSide, asks_for_team
 from gridghost.jax.tables import EnvParams, device_tables
@@ -158,12 +157,11 @@ class _Engine(Observing):
         """An int in 0..n-1 from a uniform in [0, 1)."""
         return jnp.minimum((uniform * n).astype(jnp.int32), n - 1)
 
-    def _first_state(self, uniforms: Any, params: EnvParams) -> Any:
-        """A new episode's state from :attr:`reset_draws` uniforms: a level from
-        ``params.levels``, its start (or, with probability ``explore_starts``, a uniform start);
-        for a learning ghost after the agent's opening move."""
+    def _first_state(self, uniforms: Any, params: EnvParams, m: Any) -> tuple[Any, ...]:
+        """A new episode's :class:`EnvState` fields before ``steps``, from :attr:`reset_draws`
+        uniforms on map ``m``: its start (or, with probability ``explore_starts``, a uniform
+        start); for a learning ghost after the agent's opening move."""
         layout, slot = self.layout, self._reset_slots
-        m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
         state = params.start[m]
         if layout.controlled != GHOST:
             where = self._below(uniforms[slot["start"]], params.start_counts[m])
@@ -173,7 +171,7 @@ class _Engine(Observing):
             opponent = self._below(uniforms[slot["opening"]], layout.b) if "opening" in slot else 0
             slip = self._slip(uniforms[slot["opening_slip"]], 0, params) if "opening_slip" in slot else 0
             state = params.opening[(m * layout.b + opponent) * layout.k + slip]
-        return state.astype(jnp.int32)
+        return (state.astype(jnp.int32),)
 
     def _truncated(self, steps: Any, terminated: Any) -> Any:
         """The step limits as the NumPy engine applies them: ``TimeLimit``'s whatever the
@@ -204,9 +202,7 @@ class _Engine(Observing):
             ValueError: ``num_games`` is not an int >= 1.
             TypeError, ValueError: ``params`` as :meth:`reset`.
         """
-        if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, (bool, np.bool_)) or num_games < 1:
-            raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
-        num_games = int(num_games)
+        num_games = _count(num_games, "num_games")
         params = self._params(params)
         uniforms = batch_uniforms(key, (num_games, self.reset_draws))
         return jax.vmap(self._reset_core, in_axes=(0, None))(uniforms, params)
@@ -231,8 +227,13 @@ class _Engine(Observing):
         params = self._params(params)
         return self._reset_core(jax.random.uniform(key, (self.reset_draws,)), params)
 
-    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, EnvState]:
-        env = EnvState(self._first_state(uniforms, params), jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
+    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, Any]:
+        """A new game from :attr:`reset_draws` uniforms on a level drawn from ``params.levels``:
+        its first observation and state (:attr:`_state_type`)."""
+        slot = self._reset_slots
+        m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
+        env = self._state_type(*self._first_state(uniforms, params, m), jnp.int32(0), jnp.int32(0),
+                               jnp.zeros((), dtype=bool))
         return self._first_observation(env, params), env
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
@@ -566,8 +567,6 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
 
 class _TeamGridGhostJax(TeamBothSides, GridGhostJax):
     """:class:`GridGhostJax` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.positions`)."""
-
-    agents = (AGENT, TEAM)
 
 
 class _TeamGridGhostJaxSingle(TeamOneSide, GridGhostJaxSingle):

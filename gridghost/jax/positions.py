@@ -25,7 +25,7 @@ from gymnasium import spaces
 
 from gridghost.batched import BatchedGame
 from gridghost.batched import team as rules
-from gridghost.batched.observe import team_planes
+from gridghost.batched.observe import _stacked, team_planes
 from gridghost.batched.tables import slip_bounds
 from gridghost.config.parts import build_map_parts
 from gridghost.config.settings import GameSpec
@@ -36,7 +36,7 @@ from gridghost.core.rules import Outcome
 from gridghost.jax.checks import _check_moves, _span
 from gridghost.jax.observe import team_grids
 from gridghost.jax.tables import EnvParams, Layout, device_grids
-from gridghost.sensing.encoding import VECTOR_SLOTS
+from gridghost.sensing.encoding import _others
 
 #: The opponents a one-side team view plays against, per learning side.
 TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random"), "ghosts": ("random",)}
@@ -53,17 +53,11 @@ def asks_for_team(arguments: dict[str, Any]) -> bool:
     return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
 
 
-def others_of(k: int) -> np.ndarray:
-    """``int[k + 1, k]``: each observer's others as positions in ``(agent, ghost 0, ...)``, as the
-    team encoder orders them (the agent: the ghosts; ghost ``i``: the agent, then its teammates)."""
-    return np.array([list(range(1, k + 1))] + [[0, *(j + 1 for j in range(k) if j != i)] for i in range(k)])
-
-
 def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
-                opponent: str | None) -> tuple[Layout, EnvParams]:
+                opponent: str | None) -> tuple[Layout, EnvParams, Any]:
     """The computed path's :class:`Layout` and :class:`EnvParams` for ``spec``'s team on the
     maps of ``engine`` (the one-ghost engine of the same maps and settings, whose observation
-    table, masks and goals the team reads).
+    table, masks and goals the team reads), and the first map's team encoder.
 
     ``params.turns`` is the NumPy engine's :class:`~gridghost.batched.team.TeamTables` as
     ``int32``, ``float32`` and ``bool`` arrays (``params.start`` and ``params.goals`` are its
@@ -77,7 +71,8 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     """
     tables = engine.export_tables()
     cells, maps = tables.num_cells, tables.num_maps
-    teams: list[Any] = [spec.game(level) for level in engine.layouts]  # each refuses too few ghost starts
+    parts = [build_map_parts(spec, level, with_filter=False) for level in engine.layouts]
+    teams: list[Any] = [part.kernel for part in parts]  # each kernel refused too few ghost starts
     if controlled == TEAM:
         for kernel, level in zip(teams, engine.layouts, strict=True):
             if kernel.opening_can_end():
@@ -92,12 +87,11 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
     grids: dict[str, dict[str, Any]] = {}
     facts: tuple[Any, ...] = ()
     if spec.obs_type == "grid":  # the team encoder's planes, as the NumPy team engine's
-        parts = [build_map_parts(spec, level, with_filter=False) for level in engine.layouts]
         planes = team_planes([part.encoder for part in parts], [part.kernel.board for part in parts],
                              spec.view_radius, spec.grid_layout == "hwc", engine.table_bytes)
         grids, facts = device_grids({side: grid.export() for side, grid in planes.items()})
-    layout = Layout(controlled, maps, cells, int(sizes.max()), NUM_ACTIONS if random else 1,
-                    bool((bounds == bounds[0]).all()), (), facts, tables.max_cycles, tables.max_episode_steps)
+    layout = Layout(controlled, maps, cells, int(sizes.max()), NUM_ACTIONS if random else 1, (), facts,
+                    tables.max_cycles, tables.max_episode_steps)
     turns = rules.TeamTables(*(jnp.asarray(value, dtype=jnp.float32 if value.dtype.kind == "f" else
                                           jnp.bool_ if value.dtype.kind == "b" else jnp.int32) for value in shared))
     params = EnvParams(
@@ -108,24 +102,7 @@ def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
         grids=grids, masks=jnp.asarray(tables.masks, dtype=bool), goals=turns.goals,
         starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray((~goals).sum(axis=1), dtype=jnp.int32),
         levels=jnp.arange(maps, dtype=jnp.int32), explore_starts=jnp.float32(0.0))
-    return layout, params
-
-
-def check_team_settings(spec: GameSpec, controlled: str | None, opponent: Any) -> str | None:
-    """The opponent a team view plays (``None`` with both sides learning), after refusing the
-    settings the computed path does not serve.
-
-    Raises:
-        ValueError: an opponent the team's learner cannot play against.
-    """
-    if controlled is None:
-        return None
-    accepted = TEAM_OPPONENTS[controlled]
-    chosen = accepted[0] if opponent is None else opponent
-    if not isinstance(chosen, str) or chosen not in accepted:
-        raise ValueError(f"opponent must be one of {list(accepted)} (or None: {accepted[0]!r}) with ghosts >= 2 and "
-                         f"controlled={controlled!r}, got {opponent!r}")
-    return chosen
+    return layout, params, parts[0].encoder
 
 
 class TeamRules(rules.TeamTurns):
@@ -142,18 +119,6 @@ class TeamRules(rules.TeamTurns):
     _below: Callable[[Any, Any], Any]
     _slip: Callable[[Any, Any, EnvParams], Any]
     _truncated: Callable[[Any, Any], Any]
-
-    def _team_start(self, uniforms: Any, params: EnvParams, m: Any) -> tuple[Any, Any]:
-        """Map ``m``'s start, or with probability ``explore_starts`` (from ``uniforms[0]``) a
-        uniform one: the agent on a cell off the goals, each ghost on any other cell."""
-        cells, k = self.layout.num_cells, self.ghosts
-        start = params.start[m]
-        agent = params.starts[m, self._below(uniforms[1], params.start_counts[m])]
-        ghosts = self._below(uniforms[2:2 + k], cells - 1)
-        ghosts = ghosts + (ghosts >= agent)  # every cell but the agent's, uniformly
-        explore = uniforms[0] < params.explore_starts
-        return (jnp.where(explore, agent + m * cells, start[0]),
-                jnp.where(explore, ghosts + m * cells, start[1:]))
 
     def _landing(self, uniform: Any, params: EnvParams) -> Callable[[Any, Any], Any]:
         """``(agent, action) -> cell``: where the agent's move lands it, with the slip outcome
@@ -202,27 +167,30 @@ class TeamEngine(TeamRules):
 
     spec: GameSpec
     engine: BatchedGame
-    default_params: EnvParams
     _state_type: Any = TeamEnvState
     _reset_slots: dict[str, int]
     _turn_slots: dict[str, int]
-    reset_draws: int
-    turn_draws: int
-    _first_observation: Callable[[Any, EnvParams], Any]
-    _check_turn: Callable[[str, Any, Any, int | None], None]
-    _params: Callable[[EnvParams | None], EnvParams]
     # each path's: the side ``agent`` names (``None``: a lone learner's own), refusing any other
     _side: Callable[[str | None], str]
 
     def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
-        """The one-ghost engine of the same maps, then the team's tables (see :func:`team_tables`)."""
-        opponent = check_team_settings(self.spec, controlled, options.pop("opponent", None))
+        """The one-ghost engine of the same maps, then the team's tables (see :func:`team_tables`),
+        after refusing (``ValueError``) an opponent the team's learner cannot play against."""
+        opponent = options.pop("opponent", None)
+        if controlled is not None:
+            accepted = TEAM_OPPONENTS[controlled]
+            if opponent is not None and (not isinstance(opponent, str) or opponent not in accepted):
+                raise ValueError(f"opponent must be one of {list(accepted)} (or None: {accepted[0]!r}) with "
+                                 f"ghosts >= 2 and controlled={controlled!r}, got {opponent!r}")
+            opponent = opponent or accepted[0]
         self.ghosts, self.catcher = self.spec.ghosts, self.spec.ghost_credit == "catcher"
-        self._others = others_of(self.ghosts)
+        self._others = np.array(_others(self.ghosts))  # as the team encoder orders them
         one = dataclasses.replace(self.spec, ghosts=1, ghost_credit="team")
         #: The one-ghost NumPy engine of the same maps (its observation table, masks and goals).
         self.engine = BatchedGame(1, spec=one, **options)
-        self.layout, params = team_tables(self.engine, self.spec, controlled, opponent)
+        self.layout, params, encoder = team_tables(self.engine, self.spec, controlled, opponent)
+        # per side, the team encoder's space, as the NumPy team engine's
+        self._spaces = {AGENT: encoder.space(AGENT), TEAM: _stacked(encoder.space(encoder.keys[1]), self.ghosts)}
         self._opponent = opponent
         return params
 
@@ -233,18 +201,23 @@ class TeamEngine(TeamRules):
         opponents = {AGENT: k, TEAM: 1}.get(controlled, 0) if self.layout.b > 1 else 0  # type: ignore[arg-type]
         return reset, ["slip", *(f"opponent_{i}" for i in range(opponents))]
 
-    def _reset_core(self, uniforms: Any, params: EnvParams) -> tuple[Any, Any]:
-        slot = self._reset_slots
-        m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
+    def _first_state(self, uniforms: Any, params: EnvParams, m: Any) -> tuple[Any, Any]:
+        """The agent's and the ghosts' cells of a new episode on map ``m``: its start, or with
+        probability ``explore_starts`` a uniform one (the agent on a cell off the goals, each
+        ghost on any other cell); a learning team's after the random agent's opening move."""
+        cells, k, slot = self.layout.num_cells, self.ghosts, self._reset_slots
         if self.layout.controlled != TEAM:
-            agent, ghosts = self._team_start(uniforms[slot["explore"]:], params, m)
+            agent = params.starts[m, self._below(uniforms[slot["start"]], params.start_counts[m])]
+            ghosts = self._below(uniforms[slot["ghost_0"]:slot["ghost_0"] + k], cells - 1)
+            ghosts = ghosts + (ghosts >= agent)  # every cell but the agent's, uniformly
+            explore = uniforms[slot["explore"]] < params.explore_starts
+            agent = jnp.where(explore, agent + m * cells, params.start[m, 0])
+            ghosts = jnp.where(explore, ghosts + m * cells, params.start[m, 1:])
         else:  # after the random agent's opening move
             action = self._below(uniforms[slot["opening"]], NUM_ACTIONS)
             agent = params.opening[m, action, self._slip(uniforms[slot["opening_slip"]], action, params)]
             ghosts = params.start[m, 1:]
-        env = TeamEnvState(agent.astype(jnp.int32), ghosts.astype(jnp.int32), jnp.int32(0), jnp.int32(0),
-                           jnp.zeros((), dtype=bool))
-        return self._first_observation(env, params), env
+        return agent.astype(jnp.int32), ghosts.astype(jnp.int32)
 
     def _check_cells(self, values: dict[str, np.ndarray | None], argument: str) -> None:
         """Refuse concrete cells outside this view's maps, or ghosts off their agent's map."""
@@ -274,7 +247,7 @@ class TeamEngine(TeamRules):
         Raises:
             ValueError: ``agent`` names no side of this view.
         """
-        return self._vector_space() if self._side(agent) == AGENT else self._team_space()
+        return self._spaces[self._side(agent)]
 
     def action_space(self, agent: str | None = None) -> spaces.Space[Any]:
         """A side's action space: ``Discrete(4)`` for the agent, ``MultiDiscrete([4] * k)`` for the
@@ -285,22 +258,6 @@ class TeamEngine(TeamRules):
         """
         return spaces.Discrete(NUM_ACTIONS) if self._side(agent) == AGENT else \
             spaces.MultiDiscrete([NUM_ACTIONS] * self.ghosts)
-
-    def _vector_space(self) -> spaces.Box:
-        """One observer's space, as the team encoder's (``"vector"`` or ``"grid"``)."""
-        if self._grid:
-            return spaces.Box(0.0, 1.0, self._grid[AGENT][0], dtype=np.float32)
-        base = self.engine.observation_space
-        assert isinstance(base, spaces.Box)
-        cut = len(VECTOR_SLOTS)
-        low = np.concatenate((base.low[:cut], np.tile(np.array([-1, -1, 0], dtype=np.float32), self.ghosts - 1),
-                              base.low[cut:]))
-        return spaces.Box(low, np.ones_like(low), dtype=np.float32)
-
-    def _team_space(self) -> spaces.Box:
-        """The team's stacked observations, ``k x D``."""
-        one = self._vector_space()
-        return spaces.Box(np.stack([one.low] * self.ghosts), np.stack([one.high] * self.ghosts), dtype=np.float32)
 
 
 class TeamBothSides(TeamEngine):

@@ -38,7 +38,7 @@ from jax.flatten_util import ravel_pytree
 from gridghost.core.checks import check_limit, check_number, check_probability
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Side
-from gridghost.jax.draws import batch_permutation, batch_uniforms
+from gridghost.jax.draws import _count, batch_permutation, batch_uniforms
 from gridghost.jax.env import EnvState, GridGhostJax, GridGhostJaxSingle
 from gridghost.jax.tables import EnvParams
 from gridghost.planning import StatePolicy
@@ -405,7 +405,7 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
 
     def train(state: SingleState, updates: int) -> tuple[SingleState, dict[str, Any]]:
         (state, _), metrics = jax.lax.scan(one_update, (state, jnp.zeros(config.num_envs)), None,
-                                           _check_updates(updates))
+                                           _count(updates, "updates"))
         return state, metrics
 
     return init, train
@@ -427,12 +427,6 @@ def _channels_last(env: GridGhostJax | GridGhostJaxSingle, side: str) -> bool | 
     """Whether ``side``'s observation in ``env`` is a channels-last grid (``None``: not a grid)."""
     facts = dict(env.layout.grid).get(side)
     return None if facts is None else bool(facts[1])
-
-
-def _check_updates(updates: Any) -> int:
-    if not isinstance(updates, (int, np.integer)) or isinstance(updates, (bool, np.bool_)) or updates < 1:
-        raise ValueError(f"updates must be an int >= 1, got {updates!r}")
-    return int(updates)
 
 
 def _expand(mask: Any, like: Any) -> Any:
@@ -523,7 +517,7 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
         return state._replace(learners=learners, key=key), metrics
 
     def train(state: SelfPlayState, updates: int) -> tuple[SelfPlayState, dict[str, Any]]:
-        return jax.lax.scan(one_update, state, None, _check_updates(updates))
+        return jax.lax.scan(one_update, state, None, _count(updates, "updates"))
 
     return init, train
 

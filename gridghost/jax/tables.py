@@ -26,7 +26,6 @@ class Layout(NamedTuple):
         num_maps, num_cells: the maps stacked and the cells of one; ``states = cells**2``.
         k: the slip outcomes per move. b: 4 with a random opponent (its action is one more
             index), else 1.
-        same_bounds: every action slips with the same probabilities.
         flagged: per observing side, whether its vector observation differs when it is not to
             move (the table then holds both, ``states`` rows apart).
         grid: per observing side with ``obs_type="grid"``, the static facts of its planes:
@@ -39,7 +38,6 @@ class Layout(NamedTuple):
     num_cells: int
     k: int
     b: int
-    same_bounds: bool
     flagged: tuple[tuple[str, bool], ...]
     grid: tuple[tuple[str, tuple[tuple[int, ...], bool, int, int | None]], ...]
     max_cycles: int | None
@@ -148,8 +146,7 @@ def device_tables(tables: EngineTables) -> tuple[Layout, EnvParams]:
     counts = allowed.sum(axis=1)
     # each map's allowed states first (stable order), then padding that is never drawn
     starts = np.argsort(~allowed, axis=1, kind="stable")
-    layout = Layout(tables.controlled, tables.num_maps, cells, tables.k, tables.b,
-                    bool((tables.bounds == tables.bounds[0]).all()), flagged, grid_facts,
+    layout = Layout(tables.controlled, tables.num_maps, cells, tables.k, tables.b, flagged, grid_facts,
                     tables.max_cycles, tables.max_episode_steps)
     params = EnvParams(
         turns=turns, bounds=jnp.asarray(tables.bounds, dtype=jnp.float32),
