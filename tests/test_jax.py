@@ -396,7 +396,9 @@ def test_two_sided_half_turns_from_the_numpy_engines_states_on_many_levels_are_i
             _assert_equal(f"{where}: {side} rewards", rewards[side], result.rewards[side].astype(np.float32))
             _assert_equal(f"{where}: {side} observations", observations[side], result.observations[side])
         # the ghost's half from the NumPy engine's states, and the agent's half's end
-        state = _env_state(_global_states(batch), steps, to_move=1, ended=result.terminations)
+        # a copy: the engine's step arrays are its buffers, and on the CPU jnp.asarray may share
+        # their memory with a computation that runs after the engine's next step rewrote them
+        state = _env_state(_global_states(batch), steps, to_move=1, ended=result.terminations.copy())
         for side, mask in avail(state).items():
             _assert_equal(f"turn {turn}: {side} masks", mask, batch.action_masks(side).astype(bool))
         actions = rng.integers(0, 4, size=GAMES)
