@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import re
 import subprocess
 import sys
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -207,3 +208,37 @@ def hashed_action(observation: Any) -> int:
 def hashed_actions(observations: Any) -> np.ndarray:
     """:func:`hashed_action` of each of a batch of stacked observations."""
     return np.array([hashed_action(one) for one in observations])
+
+
+def chi_square_p_value(statistic: float, dof: int) -> float:
+    """The chi-square upper tail by the Wilson-Hilferty normal approximation."""
+    z = ((statistic / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def goodness_of_fit(strata: list[tuple[Counter, dict]]) -> tuple[float, int, float, list]:
+    """Pearson's chi-square test that each stratum's observed outcomes are draws of its exact
+    distribution, summed over the strata. In each stratum the outcomes expected fewer than 5 times
+    are pooled into one cell. An outcome of probability 0 that was drawn makes the p-value 0.
+
+    Args:
+        strata: per stratum, ``(counts of the observed outcomes, outcome -> probability)``.
+
+    Returns:
+        ``(statistic, degrees of freedom, p-value, the impossible outcomes drawn)``.
+    """
+    statistic, dof, impossible = 0.0, 0, []
+    for observed, probabilities in strata:
+        assert abs(sum(probabilities.values()) - 1.0) < 1e-9
+        impossible += [outcome for outcome in observed if probabilities.get(outcome, 0.0) == 0.0]
+        total = sum(observed.values())
+        outcomes = [outcome for outcome, p in probabilities.items() if p > 0.0]
+        expected = np.array([probabilities[outcome] * total for outcome in outcomes])
+        counts = np.array([observed.get(outcome, 0) for outcome in outcomes], dtype=float)
+        sparse = expected < 5
+        if sparse.any():
+            expected = np.r_[expected[~sparse], expected[sparse].sum()]
+            counts = np.r_[counts[~sparse], counts[sparse].sum()]
+        statistic += float(((counts - expected) ** 2 / expected).sum())
+        dof += len(expected) - 1
+    return statistic, dof, 0.0 if impossible else chi_square_p_value(statistic, dof), impossible

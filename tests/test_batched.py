@@ -31,6 +31,8 @@ from gridghost.sensing.filters import HistogramFilter
 from gridghost.sensing.observations import GridObservations
 from gridghost.sensing.sensors import ColorSensor, ItemSensor
 
+from helpers import chi_square_p_value
+
 GENERATED = Layout.generate(8, 8, seed=3)
 #: No slip and a perfect sensor: nothing random is left in a game with a table opponent.
 #: (with the reference's rewards, which the engine keeps and the Gymnasium views replace)
@@ -116,13 +118,6 @@ def _single_sample(layout: Layout, slip: str, games: int, steps: int, seed: int)
     return Sample([part], [np.array(ids)])
 
 
-def _p_value(statistic: float, dof: int) -> float:
-    """The chi-square upper tail by the Wilson-Hilferty normal approximation (accurate at the
-    hundreds of degrees of freedom here)."""
-    z = ((statistic / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
-    return 0.5 * math.erfc(z / math.sqrt(2))
-
-
 def _kernel_chi_square(first: Sample, second: Sample) -> tuple[float, int, float]:
     """Pearson's chi-square test that both samples draw their outcomes from one distribution in
     every stratum (a 2 x outcomes contingency table per stratum, summed). In each stratum the
@@ -149,7 +144,7 @@ def _kernel_chi_square(first: Sample, second: Sample) -> tuple[float, int, float
     columns = np.bincount(np.concatenate((of_pair[~sparse], np.arange(len(strata))))[used], minlength=len(strata))
     both = (totals > 0).all(axis=0)  # a stratum seen in one sample only says nothing about its kernel
     dof = int((columns[both] - 1).clip(min=0).sum())
-    return statistic, dof, _p_value(statistic, dof)
+    return statistic, dof, chi_square_p_value(statistic, dof)
 
 
 def _visits_test(first: Sample, second: Sample) -> float:

@@ -32,6 +32,8 @@ from gridghost.core.rules import Outcome, Side
 from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip
 from gridghost.maps import MapGenerator
 
+from helpers import chi_square_p_value, goodness_of_fit
+
 try:
     import jax
     import jax.numpy as jnp
@@ -105,40 +107,6 @@ def _env_state(states, steps=None, to_move=0, ended=None) -> EnvState:
                     jnp.zeros(n, dtype=jnp.int32) if steps is None else jnp.asarray(steps, dtype=jnp.int32),
                     jnp.full(n, to_move, dtype=jnp.int32),
                     jnp.zeros(n, dtype=bool) if ended is None else jnp.asarray(ended, dtype=bool))
-
-
-def _p_value(statistic: float, dof: int) -> float:
-    """The chi-square upper tail by the Wilson-Hilferty normal approximation (as tests/test_batched.py)."""
-    z = ((statistic / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
-    return 0.5 * math.erfc(z / math.sqrt(2))
-
-
-def _goodness_of_fit(strata: list[tuple[Counter, dict]]) -> tuple[float, int, float, list]:
-    """Pearson's chi-square test that each stratum's observed outcomes are draws of its exact
-    distribution, summed over the strata. In each stratum the outcomes expected fewer than 5 times
-    are pooled into one cell. An outcome of probability 0 that was drawn makes the p-value 0.
-
-    Args:
-        strata: per stratum, ``(counts of the observed outcomes, outcome -> probability)``.
-
-    Returns:
-        ``(statistic, degrees of freedom, p-value, the impossible outcomes drawn)``.
-    """
-    statistic, dof, impossible = 0.0, 0, []
-    for observed, probabilities in strata:
-        assert abs(sum(probabilities.values()) - 1.0) < 1e-9
-        impossible += [outcome for outcome in observed if probabilities.get(outcome, 0.0) == 0.0]
-        total = sum(observed.values())
-        outcomes = [outcome for outcome, p in probabilities.items() if p > 0.0]
-        expected = np.array([probabilities[outcome] * total for outcome in outcomes])
-        counts = np.array([observed.get(outcome, 0) for outcome in outcomes], dtype=float)
-        sparse = expected < 5
-        if sparse.any():
-            expected = np.r_[expected[~sparse], expected[sparse].sum()]
-            counts = np.r_[counts[~sparse], counts[sparse].sum()]
-        statistic += float(((counts - expected) ** 2 / expected).sum())
-        dof += len(expected) - 1
-    return statistic, dof, 0.0 if impossible else _p_value(statistic, dof), impossible
 
 
 def _outcome(state, *rewards_and_end) -> tuple:
@@ -528,7 +496,7 @@ def test_an_agents_turn_against_a_random_ghost_with_slip_has_the_kernels_distrib
     cells = games[0].num_cells
     exact = [_agent_turn_against_random_ghost(games[m], m * cells * cells, a, g, action) for m, a, g, action in strata]
     assert sum(any(key[-1] for key in distribution) for distribution in exact) >= 3  # moves that end games
-    statistic, dof, p, impossible = _goodness_of_fit(list(zip(draws, exact, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(draws, exact, strict=True)))
     print(f"agent vs random ghost: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"outcomes the kernel says are impossible: {impossible[:5]}"
     assert dof > 100 and p > ALPHA, (statistic, dof, p)
@@ -539,7 +507,7 @@ def test_the_chi_square_test_tells_another_slip_probability_apart(random_ghost_d
     other = [Game(game.layout, LongitudinalSlip(0.3)) for game in games]
     cells = games[0].num_cells
     exact = [_agent_turn_against_random_ghost(other[m], m * cells * cells, a, g, action) for m, a, g, action in strata]
-    statistic, dof, p, impossible = _goodness_of_fit(list(zip(draws, exact, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(draws, exact, strict=True)))
     assert not impossible and p < ALPHA, (statistic, dof, p)
 
 
@@ -588,7 +556,7 @@ def test_a_ghosts_turn_against_a_random_agent_with_slip_has_the_kernels_distribu
     for s, state, r, ended in zip(which, np.asarray(after.state), np.asarray(reward), np.asarray(info["terminated"]),
                                   strict=True):
         draws[s][_outcome(state, r, ended)] += 1
-    statistic, dof, p, impossible = _goodness_of_fit(list(zip(draws, expected, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(draws, expected, strict=True)))
     print(f"ghost vs random agent: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"outcomes the kernel says are impossible: {impossible[:5]}"
     assert dof > 60 and p > ALPHA, (statistic, dof, p)
@@ -615,7 +583,7 @@ def test_a_learning_ghosts_reset_draws_a_level_and_the_random_agents_opening_mov
     expected = _ghost_reset_distribution(fx)
     _, state = _resets(fx, 100_000, 3, fx.params)
     drawn = Counter((int(s),) for s in np.asarray(state.state))
-    statistic, dof, p, impossible = _goodness_of_fit([(drawn, expected)])
+    statistic, dof, p, impossible = goodness_of_fit([(drawn, expected)])
     print(f"ghost's resets: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"reset states the kernel says are impossible: {impossible[:5]}"
     assert not np.asarray(state.steps).any()
@@ -642,7 +610,7 @@ def test_the_agents_half_turn_of_two_sides_with_slip_has_the_kernels_distributio
                                        np.asarray(rewards["ghost"]), np.asarray(infos["terminated"]), strict=True):
         draws[s][_outcome(state, ra, rg, ended)] += 1
     assert sum(any(key[-1] for key in d) for d in exact) >= 3  # moves that end games
-    statistic, dof, p, impossible = _goodness_of_fit(list(zip(draws, exact, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(draws, exact, strict=True)))
     print(f"two sides, agent's half: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"outcomes the kernel says are impossible: {impossible[:5]}"
     assert dof > 15 and p > ALPHA, (statistic, dof, p)
@@ -657,7 +625,7 @@ def test_a_reset_draws_a_uniform_level_and_starts_on_its_start(two_sides_random)
     assert np.array_equal(states, starts[maps])
     assert not np.asarray(state.to_move).any() and not np.asarray(state.ended).any()
     counts = Counter((int(m),) for m in maps)
-    _, dof, p, impossible = _goodness_of_fit([(counts, {(m,): 1 / LEVELS for m in range(LEVELS)})])
+    _, dof, p, impossible = goodness_of_fit([(counts, {(m,): 1 / LEVELS for m in range(LEVELS)})])
     assert not impossible and dof == LEVELS - 1 and p > ALPHA, (counts, p)
 
 
@@ -700,7 +668,7 @@ def test_exploring_starts_are_uniform_over_the_allowed_states_of_a_uniform_level
     resets = 120_000
     observations, state = _resets(fx, resets, 9, fx.params._replace(explore_starts=jnp.float32(1.0)))
     drawn = Counter((int(s),) for s in np.asarray(state.state))
-    statistic, dof, p, impossible = _goodness_of_fit([(drawn, distribution)])
+    statistic, dof, p, impossible = goodness_of_fit([(drawn, distribution)])
     print(f"exploring starts: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"starts outside the allowed states: {impossible[:5]}"
     assert dof == len(distribution) - 1 and p > ALPHA, (statistic, dof, p)
@@ -1013,14 +981,14 @@ def test_batch_step_env_draws_an_agents_turn_against_a_random_ghost_with_the_ker
                                   strict=True):
         draws[s][_outcome(state, r, ended)] += 1
     assert sum(any(key[-1] for key in distribution) for distribution in exact) >= 3  # moves that end games
-    statistic, dof, p, impossible = _goodness_of_fit(list(zip(draws, exact, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(draws, exact, strict=True)))
     print(f"batch: agent vs random ghost: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"outcomes the kernel says are impossible: {impossible[:5]}"
     assert dof > 100 and p > ALPHA, (statistic, dof, p)
     # the same draws against another slip probability: the test can tell
     other = [Game(layout, LongitudinalSlip(0.3)) for layout in fx.env.layouts]
     wrong = [_agent_turn_against_random_ghost(other[m], m * cells * cells, a, g, action) for m, a, g, action in strata]
-    _, _, p_wrong, _ = _goodness_of_fit(list(zip(draws, wrong, strict=True)))
+    _, _, p_wrong, _ = goodness_of_fit(list(zip(draws, wrong, strict=True)))
     assert p_wrong < ALPHA, p_wrong
 
 
@@ -1034,7 +1002,7 @@ def test_batch_step_env_draws_a_ghosts_turn_against_a_random_agent_with_the_kern
     for s, state, r, ended in zip(which, np.asarray(after.state), np.asarray(reward), np.asarray(info["terminated"]),
                                   strict=True):
         draws[s][_outcome(state, r, ended)] += 1
-    statistic, dof, p, impossible = _goodness_of_fit(list(zip(draws, expected, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(draws, expected, strict=True)))
     print(f"batch: ghost vs random agent: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"outcomes the kernel says are impossible: {impossible[:5]}"
     assert dof > 30 and p > ALPHA, (statistic, dof, p)
@@ -1055,7 +1023,7 @@ def test_batch_reset_draws_a_uniform_level_and_starts_on_its_start(two_sides_ran
     assert not np.asarray(state.ended).any()
     assert all(np.asarray(leaf).shape[0] == BATCH_RESETS for leaf in jax.tree_util.tree_leaves(observations))
     counts = Counter((int(m),) for m in maps)
-    statistic, dof, p, impossible = _goodness_of_fit([(counts, {(m,): 1 / LEVELS for m in range(LEVELS)})])
+    statistic, dof, p, impossible = goodness_of_fit([(counts, {(m,): 1 / LEVELS for m in range(LEVELS)})])
     assert not impossible and dof == LEVELS - 1 and p > ALPHA, (counts, statistic, p)
     # another key, other draws; the same key, the same draws
     other = np.asarray(fx.batch_reset(jax.random.key(26), BATCH_RESETS, fx.params)[1].state)
@@ -1067,7 +1035,7 @@ def test_a_learning_ghosts_batch_reset_draws_a_level_and_the_random_agents_openi
     fx = ghost_vs_random
     _, state = fx.batch_reset(jax.random.key(27), BATCH_RESETS, fx.params)
     drawn = Counter((int(s),) for s in np.asarray(state.state))
-    statistic, dof, p, impossible = _goodness_of_fit([(drawn, _ghost_reset_distribution(fx))])
+    statistic, dof, p, impossible = goodness_of_fit([(drawn, _ghost_reset_distribution(fx))])
     print(f"ghost's batch resets: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"reset states the kernel says are impossible: {impossible[:5]}"
     assert not np.asarray(state.steps).any()
@@ -1079,7 +1047,7 @@ def test_batch_reset_exploring_starts_are_uniform_over_the_allowed_states(agent_
     distribution, _, _ = _exploring_starts(fx)
     _, state = fx.batch_reset(jax.random.key(28), BATCH_RESETS, fx.params._replace(explore_starts=jnp.float32(1.0)))
     drawn = Counter((int(s),) for s in np.asarray(state.state))
-    statistic, dof, p, impossible = _goodness_of_fit([(drawn, distribution)])
+    statistic, dof, p, impossible = goodness_of_fit([(drawn, distribution)])
     print(f"batch exploring starts: chi2 {statistic:.1f}, dof {dof}, p {p:.3f}")
     assert not impossible, f"starts outside the allowed states: {impossible[:5]}"
     assert dof == len(distribution) - 1 and p > ALPHA, (statistic, dof, p)
@@ -1093,7 +1061,7 @@ def _chi_square_uniform(counts: np.ndarray) -> tuple[float, int, float]:
     counts = counts.ravel().astype(float)
     expected = counts.sum() / len(counts)
     statistic = float(((counts - expected) ** 2 / expected).sum())
-    return statistic, len(counts) - 1, _p_value(statistic, len(counts) - 1)
+    return statistic, len(counts) - 1, chi_square_p_value(statistic, len(counts) - 1)
 
 
 def test_batch_uniforms_are_uniform_in_0_1_without_serial_correlation_and_keyed() -> None:
@@ -1173,7 +1141,7 @@ def test_large_batch_permutations_place_indices_uniformly_and_share_minibatches_
         counts = np.bincount(positions[:, index] * bins // size, minlength=bins)
         expected = draws * per_bin / size
         statistic = float(((counts - expected) ** 2 / expected).sum())
-        p = _p_value(statistic, bins - 1)
+        p = chi_square_p_value(statistic, bins - 1)
         assert p > ALPHA, (index, p)
     full = size // minibatch * minibatch  # the positions of whole minibatches
     uniform_rate = (minibatch - 1) / (full - 1)  # of two indices placed there

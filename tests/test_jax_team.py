@@ -13,7 +13,6 @@ the maps, never from ``gridghost.jax``.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
@@ -22,6 +21,8 @@ import pytest
 from gridghost.batched import UnsupportedSetting
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Outcome, Side
+
+from helpers import goodness_of_fit
 
 try:
     import jax
@@ -113,31 +114,6 @@ def test_team_games_are_the_aec_envs_half_turn_by_half_turn_under_shared_uniform
     assert endings["agent"] and endings["ghost_0"], endings  # games ended in both halves
 
 
-def _p_value(statistic: float, dof: int) -> float:
-    """The chi-square upper tail (Wilson-Hilferty)."""
-    z = ((statistic / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
-    return 0.5 * math.erfc(z / math.sqrt(2))
-
-
-def _chi_square(strata) -> tuple[float, int, float, list]:
-    """Pearson's statistic over strata of ``(observed Counter, exact dict)``, outcomes expected
-    fewer than 5 times pooled; a drawn outcome of probability 0 is listed."""
-    statistic, dof, impossible = 0.0, 0, []
-    for observed, exact in strata:
-        impossible += [outcome for outcome in observed if exact.get(outcome, 0.0) == 0.0]
-        total = sum(observed.values())
-        outcomes = [outcome for outcome, p in exact.items() if p > 0]
-        expected = np.array([exact[outcome] * total for outcome in outcomes])
-        counts = np.array([observed.get(outcome, 0) for outcome in outcomes], dtype=float)
-        sparse = expected < 5
-        if sparse.any():
-            expected, counts = np.r_[expected[~sparse], expected[sparse].sum()], np.r_[counts[~sparse],
-                                                                                       counts[sparse].sum()]
-        statistic += float(((counts - expected) ** 2 / expected).sum())
-        dof += len(expected) - 1
-    return statistic, dof, (0.0 if impossible else _p_value(statistic, dof)), impossible
-
-
 def _strata(team, count: int, seed: int):
     """``count`` live states (agent, ghosts) with an action each, drawn uniformly."""
     rng = np.random.default_rng(seed)
@@ -179,7 +155,7 @@ def test_the_agents_team_half_turn_draws_the_kernels_exact_outcomes(slip) -> Non
             distribution[(int(cell), round(float(reward), 4), outcome != Outcome.ONGOING)] += p
         exact.append(dict(distribution))
     assert sum(any(key[-1] for key in d) for d in exact) >= 2  # moves that can end the game
-    statistic, dof, p, impossible = _chi_square(list(zip(observed, exact, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(observed, exact, strict=True)))
     if slip == 0.2:
         assert not impossible and dof > 15 and p > ALPHA, (statistic, dof, p, impossible[:5])
     else:
@@ -229,7 +205,7 @@ def test_a_learning_team_plays_the_kernels_turn_against_a_uniformly_random_agent
     exact: Counter = Counter()
     for action in range(4):
         exact[team.successors(start, action)[0][1].agent] += 0.25
-    statistic, dof, p, impossible = _chi_square([(opening, dict(exact))])
+    statistic, dof, p, impossible = goodness_of_fit([(opening, dict(exact))])
     assert not impossible and p > ALPHA, (opening, exact)
     # turns: the team's move, then (where it caught nobody) the random agent's, the mean reward
     strata = _strata(team, 16, seed=9)
@@ -259,7 +235,7 @@ def test_a_learning_team_plays_the_kernels_turn_against_a_uniformly_random_agent
                 distribution[(landed.agent, moved.ghosts, round(float(total.mean()), 4),
                               landed.outcome != Outcome.ONGOING)] += 0.25
         expected.append(dict(distribution))
-    statistic, dof, p, impossible = _chi_square(list(zip(observed, expected, strict=True)))
+    statistic, dof, p, impossible = goodness_of_fit(list(zip(observed, expected, strict=True)))
     assert not impossible and dof > 10 and p > ALPHA, (statistic, dof, p, impossible[:5])
 
 
@@ -277,7 +253,7 @@ def test_exploring_starts_are_uniform_over_the_allowed_team_states() -> None:
         pairs = Counter((agents * cells + ghosts[:, g]).tolist())
         exact = {a * cells + c: 1 / (free * (cells - 1)) for a in range(cells) if not team.goals[a]
                  for c in range(cells) if c != a}
-        statistic, dof, p, impossible = _chi_square([(pairs, exact)])
+        statistic, dof, p, impossible = goodness_of_fit([(pairs, exact)])
         assert not impossible and p > ALPHA, (g, statistic, dof, p)
     # the two ghosts are drawn independently: their joint cells given the agent's are not correlated
     assert abs(np.corrcoef(ghosts[:, 0], ghosts[:, 1])[0, 1]) < 0.02
