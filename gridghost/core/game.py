@@ -40,6 +40,7 @@ from gridghost.core.rules import (
     Side,
     board_for,
     make_rewards,
+    read_only,
 )
 from gridghost.core.slip import Moves, SlipModel
 
@@ -175,9 +176,9 @@ class Game:
         self._landing = tuple(_GOAL if goal else _ONGOING for goal in board.is_goal)
         self._after_agent_turn = Side(next_mover(int(_AGENT), self.use_ghost))
 
-        self.moves = _read_only(np.array(board.next_cell, dtype=np.int64))
-        self.action_masks = _read_only(np.array(board.action_mask, dtype=np.int8))
-        self.goals = _read_only(np.array(board.is_goal, dtype=bool))
+        self.moves = read_only(np.array(board.next_cell, dtype=np.int64))
+        self.action_masks = read_only(np.array(board.action_mask, dtype=np.int8))
+        self.goals = read_only(np.array(board.is_goal, dtype=bool))
         self.outcomes = tuple(self._outcome_table(action) for action in range(NUM_ACTIONS))
         self.max_moves = slip.longest
         # the same as tuples for successors(): per action, (probabilities, per cell its destinations)
@@ -187,7 +188,7 @@ class Game:
         )
         # Per action, for agent_moves: the running probabilities a uniform is compared with, in the
         # order sampling walks the outcomes (the engines' order too), and the destinations.
-        self._sampler = tuple((_read_only(slip_bounds(probabilities)), destinations)
+        self._sampler = tuple((read_only(slip_bounds(probabilities)), destinations)
                               for probabilities, destinations in self.outcomes)
         # (agent's reward, ghost's reward) per (mover, outcome)
         self._rewards = {
@@ -196,7 +197,7 @@ class Game:
         }
         # the same as arrays indexed by outcome, per mover: (agent's rewards, ghost's rewards)
         self._reward_arrays = {
-            mover: tuple(_read_only(np.array(side)) for side in zip(*self._rewards[mover], strict=True))
+            mover: tuple(read_only(np.array(side)) for side in zip(*self._rewards[mover], strict=True))
             for mover in Side
         }
 
@@ -214,7 +215,7 @@ class Game:
         for cells, (_, moves) in zip(destinations, outcomes, strict=True):
             for move in moves:  # one array lookup per single move
                 cells[:] = self.moves[cells, move]
-        return _read_only(np.array([p for p, _ in outcomes])), _read_only(destinations)
+        return read_only(np.array([p for p, _ in outcomes])), read_only(destinations)
 
     # -- states and half-turns -------------------------------------------------------------------
     def initial_state(self) -> GameState:
@@ -568,11 +569,6 @@ class Game:
         return tuple(index // NUM_ACTIONS**i % NUM_ACTIONS for i in range(self.ghosts))
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
-
-
-_CERTAIN = _read_only(np.ones(1))
+_CERTAIN = read_only(np.ones(1))
 
 
