@@ -152,6 +152,27 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
+class _EpisodeAttribute:
+    """What the AEC env answers for an episode attribute its instance does not hold: the pending
+    numeric infos for ``infos`` (:meth:`~gridghost.envs.infos.InfoPublisher._built_infos`), else
+    an ``AttributeError`` that says to reset first.
+
+    A class attribute without ``__set__``: the instance's own value, once set, is read first.
+    It replaces a ``__getattr__``, which made every attribute read of the env slower (CPython 3.11
+    specializes no attribute read on a class that defines ``__getattr__``).
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        if env is None:
+            return self
+        if self._name == "infos" and type(env._pending_infos) is tuple:
+            return env._built_infos()
+        raise AttributeError(f"{self._name} does not exist before reset(); call reset() first")
+
+
 class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv):
     """The bare AEC environment: agent against ghost on a walled grid.
 
@@ -267,15 +288,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
             TypeError, ValueError: ``config`` is neither, or holds settings the env refuses.
         """
         return cls(render_mode=render_mode, spec=config)
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached when normal lookup fails, so it costs nothing on the hot path: the numeric
-        # infos while they are pending (InfoPublisher._built_infos), and the explanations.
-        if name == "infos" and type(self._pending_infos) is tuple:
-            return self._built_infos()
-        if name in _EPISODE_ATTRIBUTES:
-            raise AttributeError(f"{name} does not exist before reset(); call reset() first")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- seeding -----------------------------------------------------------------------------
     @property
@@ -438,6 +450,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
             self.render()
 
 
+for _name in _EPISODE_ATTRIBUTES:
+    setattr(GridGhostEnv, _name, _EpisodeAttribute(_name))
 GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)
 
 

@@ -135,8 +135,8 @@ class InfoPublisher:
 
     def _built_infos(self) -> dict[str, dict[str, Any]]:
         """Build the numeric infos :meth:`_publish` left pending, as the plain ``infos``
-        attribute, and return them (the env's ``__getattr__`` calls this on a read of ``infos``
-        while they are pending).
+        attribute, and return them (a read of ``infos`` while they are pending calls this, through
+        the env's class attribute ``infos``).
 
         The numeric infos are built on first read after a reset or half-turn, from the state
         :meth:`_publish` kept: a loop that never reads them (most half-turns of a single-agent
@@ -182,7 +182,7 @@ class InfoPublisher:
             self._eager_left -= 1
             self.infos = self._numeric_infos(pending)
         else:
-            if self._pending_infos is None:  # built ones: the next read builds these (the env's __getattr__)
+            if self._pending_infos is None:  # built ones: the next read builds these (the env's class attribute)
                 # del, not __dict__.pop: reading __dict__ would make every attribute of the env slower to read
                 del self.infos
             self._pending_infos = pending

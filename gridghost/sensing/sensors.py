@@ -43,6 +43,23 @@ DEFAULT_ITEM_ACCURACY = 0.9
 CLASSIFIER_IMAGE_SIZE = 64
 
 
+class _Unbound:
+    """A shipped sensor's table before the sensor is bound to a layout: reading it says so.
+
+    A class attribute without ``__set__``, so the table the sensor sets when bound is read first
+    (a ``__getattr__`` would make every attribute read of a sensor slower: CPython 3.11
+    specializes no attribute read on a class that defines one).
+    """
+
+    def __get__(self, sensor: Any, owner: type | None = None) -> Any:
+        if sensor is None:
+            return self
+        raise AttributeError(f"{sensor!r} has no layout yet: pass it to an env, or call for_layout(layout)")
+
+
+_UNBOUND: Any = _Unbound()
+
+
 class Sensor:
     """The interface every sensor implements.
 
@@ -89,12 +106,6 @@ class Sensor:
     def _bind(self, layout: Layout) -> None:
         """Set :attr:`layout` and build the tables that depend on it (shipped sensors)."""
         raise NotImplementedError
-
-    def __getattr__(self, name: str) -> Any:
-        # Reached only for missing attributes: a shipped sensor's tables before it is bound.
-        if name.startswith("_") and not name.startswith("__") and self.__dict__.get("layout") is None:
-            raise AttributeError(f"{self!r} has no layout yet: pass it to an env, or call for_layout(layout)")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _check_bound(self) -> Layout:
         if self.layout is None:
@@ -159,6 +170,7 @@ class ColorSensor(Sensor):
 
     name = "color_measurement"
     uses_game_rng = True
+    _colours = _likelihoods = _UNBOUND  # set by _bind
 
     def __init__(self, layout: Layout | float | None = None, quality: float | None = None) -> None:
         if quality is None and isinstance(layout, (int, float, np.number)) and not isinstance(layout, bool):
@@ -172,7 +184,7 @@ class ColorSensor(Sensor):
 
     def _bind(self, layout: Layout) -> None:
         self.layout = layout
-        self._colours: tuple[int, ...] = tuple(layout.colours.ravel().tolist())
+        self._colours = tuple(layout.colours.ravel().tolist())
         self._likelihoods = tuple(
             read_only(np.where(layout.colours == colour, self.quality, (1.0 - self.quality) / 2))
             for colour in range(len(COLOURS))
@@ -255,6 +267,8 @@ class ClassSensor(Sensor):
         TypeError, ValueError: ``layout`` is not a Layout, ``name``/``probs_key`` are not
             distinct non-empty strings, or ``classes`` are not distinct strings.
     """
+
+    _table = _thresholds = _likelihoods = _UNBOUND  # set by _bind
 
     def __init__(self, layout: Layout | None, classes: Sequence[str], name: str, probs_key: str) -> None:
         check_instance(layout, "layout", Layout, allow_none=True)
