@@ -221,8 +221,7 @@ class VectorObservations(Observations):
         low = np.zeros(size, dtype=np.float32)
         for other in range(ghosts):  # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
             low[cell_slots + 3 * other : cell_slots + 3 * other + 2] = -1.0
-        self._space = spaces.Box(low, np.ones_like(low), dtype=np.float32)
-        self._spaces = dict.fromkeys(self.keys, self._space)
+        self._spaces = dict.fromkeys(self.keys, spaces.Box(low, np.ones_like(low), dtype=np.float32))
         if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
             self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
 
@@ -351,7 +350,6 @@ class GridObservations(Observations):
 
         # _planes[side][to_move]: the static planes of that side when it is (not) to move
         self._planes = {side: (variant(side, False), variant(side, True)) for side in Side}
-        self._sides = (Side.AGENT, *(Side.GHOST,) * ghosts)
         # the opponents each observer marks in its opponent plane: the agent every ghost, a ghost the agent
         self._opponents = (tuple(range(1, ghosts + 1)), *((0,),) * ghosts)
         positions = [board.position(cell) for cell in range(n)]
@@ -389,8 +387,7 @@ class GridObservations(Observations):
         if channels_last:
             self._step_at, self._out_at = (..., self._step_channel), (..., self._out_channel)
             shape = (*shape[1:], shape[0])
-        self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
-        self._spaces = dict.fromkeys(self.keys, self._space)
+        self._spaces = dict.fromkeys(self.keys, spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32))
 
     def _agent_observes(self, state: Any) -> np.ndarray:
         return self._view(state.agent, state.ghosts[0], Side.AGENT, state)
@@ -464,19 +461,14 @@ def _distance_phrase(distance: int) -> str:
 _OVER, _YOUR_MOVE = " The game is over.", " Your move."
 
 
-def _players(ghosts: int) -> tuple[str, ...]:
-    """How the text of a game with ``ghosts`` ghosts names each player, the agent first."""
-    return ("The agent", "The ghost") if ghosts == 1 else ("The agent", *(f"Ghost {i}" for i in range(ghosts)))
-
-
-def _openings(ghosts: int) -> tuple[str, ...]:
-    """Each observer's opening: ``"You are the agent. "``, ``"You are the ghost. "``, ``"You are ghost 1. "``."""
-    return tuple(f"You are {name[0].lower()}{name[1:]}. " for name in _players(ghosts))
-
-
-def _waiting(ghosts: int) -> tuple[str, str]:
-    """The closing phrase of an observer that waits: the agent's, then a ghost's."""
-    return (" The ghost moves next." if ghosts == 1 else " The ghosts move next.", " The agent moves next.")
+def _phrases(ghosts: int) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """How the text of a game with ``ghosts`` ghosts names each player, the agent first; each
+    observer's opening (``"You are the agent. "``, ``"You are the ghost. "``, ``"You are ghost
+    1. "``); and each observer's closing phrase while it waits."""
+    players = ("The agent", "The ghost") if ghosts == 1 else ("The agent", *(f"Ghost {i}" for i in range(ghosts)))
+    team_moves = " The ghost moves next." if ghosts == 1 else " The ghosts move next."
+    waits = (team_moves, *(" The agent moves next.",) * ghosts)
+    return players, tuple(f"You are {name[0].lower()}{name[1:]}. " for name in players), waits
 
 
 class TextObservations(Observations):
@@ -511,25 +503,22 @@ class TextObservations(Observations):
         self._distance = board.distance
         self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in offsets.tolist())
         self._distances = tuple(_distance_phrase(d) for d in range(-1, board.diameter + 1))
-        players = _players(self.ghosts)
-        self._openings = _openings(self.ghosts)
+        players, self._openings, self._waits = _phrases(self.ghosts)
         # _named[index]: (other, " <its name> is ") per other of observer index
         self._named = tuple(tuple((other, f" {players[other]} is ") for other in others) for others in self._others)
-        self._sides = (Side.AGENT, *(Side.GHOST,) * self.ghosts)
-        waiting = _waiting(self.ghosts)
-        self._waits = (waiting[0], *(waiting[1],) * self.ghosts)
-        self._space = spaces.Text(max_length=self._max_length(layout.rows, layout.cols, step_count, self.ghosts),
-                                  min_length=1, charset=TEXT_CHARSET)
-        self._spaces = dict.fromkeys(self.keys, self._space)
+        self._spaces = dict.fromkeys(self.keys, spaces.Text(
+            max_length=self._max_length(layout.rows, layout.cols, step_count, self.ghosts), min_length=1,
+            charset=TEXT_CHARSET))
 
     @staticmethod
     def _max_length(rows: int, cols: int, step_count: StepCount | None, ghosts: int = 1) -> int:
         """The longest text any state of any ``rows x cols`` layout with ``ghosts`` ghosts can
         give: the longest of each part, whatever the map."""
         cell, offset, distance = TextObservations._longest_parts(rows, cols)
-        opening = max(len(phrase) for phrase in _openings(ghosts))
-        other = max(len(f" {name} is , .") for name in _players(ghosts)) + offset + distance
-        turn = max(len(phrase) for phrase in (_OVER, _YOUR_MOVE, *_waiting(ghosts)))
+        players, openings, waits = _phrases(ghosts)
+        opening = max(len(phrase) for phrase in openings)
+        other = max(len(f" {name} is , .") for name in players) + offset + distance
+        turn = max(len(phrase) for phrase in (_OVER, _YOUR_MOVE, *waits))
         steps = 0 if step_count is None else len(step_count.sentence_of(step_count.max_cycles))
         return opening + cell + ghosts * other + turn + steps
 

@@ -189,6 +189,7 @@ class Observations:
         self.ghosts = check_ghosts(ghosts)
         self._team = ghosts > 1
         self._others = _others(ghosts)
+        self._sides = (Side.AGENT, *(Side.GHOST,) * ghosts)  # each observer's side, by index
         if self._team:
             self.keys = observer_names(ghosts)
             self._observers = {key: functools.partial(self._observe, index) for index, key in enumerate(self.keys)}

@@ -253,11 +253,6 @@ class ParticleFilter(BeliefFilter):
         self._carried = summary
         return summary
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state["_carried"] = None  # a cache: rebuilt on use
-        return state
-
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, num_particles={self.num_particles})"
 

@@ -96,11 +96,6 @@ class Sensor:
             raise AttributeError(f"{self!r} has no layout yet: pass it to an env, or call for_layout(layout)")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _check_bound(self) -> Layout:
-        if self.layout is None:
-            raise RuntimeError(f"{self!r} has no layout yet: pass it to an env, or call for_layout(layout)")
-        return self.layout
-
     def measure(self, state: GameState, rng: np.random.Generator) -> Any:
         """Draw a reading of the agent's cell in ``state`` using ``rng``."""
         raise NotImplementedError(f"{type(self).__name__} must define measure(state, rng)")
@@ -201,7 +196,6 @@ class ColorSensor(Sensor):
             or measurement not in range(len(COLOURS))
         ):
             raise ValueError(f"measurement must be a colour id, an int 0..{len(COLOURS) - 1}, got {measurement!r}")
-        self._check_bound()
         return self._likelihoods[measurement]
 
     def possible_measurements(self) -> tuple[int, ...]:
@@ -289,8 +283,7 @@ class ClassSensor(Sensor):
         pairs immutable, so every reading shares them)."""
         reports = self._reports
         if reports is None:
-            cells = self._check_bound().rows * self._check_bound().cols
-            table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(cells)]
+            table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(len(self._thresholds))]
             reports = self._reports = tuple(
                 tuple(((label, float(row[k][k])), row[k]) for k, label in enumerate(self.classes)) for row in table
             )
