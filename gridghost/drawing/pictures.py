@@ -257,14 +257,11 @@ def team_marks(ghosts: Sequence[Cell | None], agent: Cell | None = None) -> dict
     if not 1 <= len(ghosts) <= MAX_GHOSTS:
         raise ValueError(f"ghosts must hold 1..{MAX_GHOSTS} entries (gridghost.core.MAX_GHOSTS), got {len(ghosts)}")
     marks: dict[Cell, tuple[str, ...]] = {}
-    who = [("agent", agent, "agent")] + [(name, cell, f"ghosts[{i}]")
-                                        for i, (name, cell) in enumerate(zip(ghost_names(len(ghosts)), ghosts,
-                                                                             strict=True))]
-    for name, cell, argument in who:
-        if cell is None:
-            continue
-        key = check_cell(cell, argument)
-        marks[key] = (*marks.get(key, ()), name)
+    arguments = ("agent", *(f"ghosts[{i}]" for i in range(len(ghosts))))
+    for name, cell, argument in zip(("agent", *ghost_names(len(ghosts))), (agent, *ghosts), arguments, strict=True):
+        if cell is not None:
+            key = check_cell(cell, argument)
+            marks[key] = (*marks.get(key, ()), name)
     return marks
 
 

@@ -93,11 +93,6 @@ class Renderer:
         TypeError, ValueError: a bad ``layout``, ``cell_size`` or ``fps``.
     """
 
-    layout: Layout
-    geometry: Geometry
-    fps: float
-    caption: str
-
     def __init__(
         self, layout: Layout, cell_size: int | None = None, fps: float = 4, caption: str = "gridghost"
     ) -> None:

@@ -27,7 +27,6 @@ from gridghost.sensing.encoding import (
     TEXT_CHARSET,
     Observations,
     StepCount,
-    _moved_last,
     _offset_table,
     grid_channels,
     observer_names,
@@ -321,7 +320,6 @@ class GridObservations(Observations):
         radius = check_view_radius(view_radius)
         channels = grid_channels(radius, step_count is not None, ghosts)
         index = {name: channel for channel, name in enumerate(channels)}
-        self._step_channel = index.get(STEP_COUNT_CHANNEL)
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
 
         planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
@@ -346,7 +344,7 @@ class GridObservations(Observations):
             array = planes.copy()
             array[index["to_move"]] = inside & to_move
             array[index["is_ghost"]] = inside & (side == Side.GHOST)
-            return _moved_last(array) if channels_last else read_only(array)
+            return read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)) if channels_last else array)
 
         # _planes[side][to_move]: the static planes of that side when it is (not) to move
         self._planes = {side: (variant(side, False), variant(side, True)) for side in Side}
@@ -382,10 +380,10 @@ class GridObservations(Observations):
             shape = (len(channels), width, width)
         self._opponent_at = marks(index["opponent"])
         self._ghosts_at = marks(index[GHOSTS_CHANNEL]) if ghosts > 1 else ()
-        self._step_at: Any = self._step_channel
+        self._step_at: Any = index.get(STEP_COUNT_CHANNEL)
         self._out_at: Any = self._out_channel
         if channels_last:
-            self._step_at, self._out_at = (..., self._step_channel), (..., self._out_channel)
+            self._step_at, self._out_at = (..., self._step_at), (..., self._out_at)
             shape = (*shape[1:], shape[0])
         self._spaces = dict.fromkeys(self.keys, spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32))
 

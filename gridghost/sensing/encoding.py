@@ -48,9 +48,7 @@ GRID_LAYOUTS: tuple[str, ...] = ("chw", "hwc")
 NO_OP_ACTION = 0
 #: The action mask of a side that waits in the parallel view: only :data:`NO_OP_ACTION` (a mask
 #: is never all zeros, which masked samplers would divide by).
-WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-WAITING_MASK[NO_OP_ACTION] = 1
-WAITING_MASK.setflags(write=False)
+WAITING_MASK = read_only((np.arange(NUM_ACTIONS) == NO_OP_ACTION).astype(np.int8))
 #: The largest radius of an egocentric grid's window: it holds at most :data:`~gridghost.core.MAX_CELLS` cells.
 MAX_VIEW_RADIUS = (int(MAX_CELLS**0.5) - 1) // 2
 #: The characters a ``"text"`` observation may hold.
@@ -128,11 +126,6 @@ def _offset_table(board: Board) -> tuple[tuple[int, ...], int, np.ndarray]:
     key = tuple(r * width + c for r, c in map(board.position, range(board.num_cells)))
     offsets = np.array([(dr, dc) for dr in range(1 - rows, rows) for dc in range(1 - cols, cols)], dtype=np.int32)
     return key, (rows - 1) * width + cols - 1, offsets
-
-
-def _moved_last(array: np.ndarray) -> np.ndarray:
-    """A read-only copy of ``array`` with its first (channel) axis moved last."""
-    return read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
 
 
 class StepCount:

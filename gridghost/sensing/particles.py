@@ -62,14 +62,6 @@ class ParticleFilter(BeliefFilter):
             bad ``seed`` or ``resample_threshold``.
     """
 
-    num_particles: int
-    resample_threshold: float
-    _min_ess: float
-    _bounds: tuple[np.ndarray, ...]
-    _spread: tuple[np.ndarray, ...]
-    _ones: np.ndarray
-    _rng: np.random.Generator
-
     def __init__(
         self,
         layout: Layout,
