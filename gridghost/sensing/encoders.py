@@ -169,14 +169,13 @@ class VectorObservations(Observations):
     space is one object.
 
     Args:
-        board: the precomputed board of the layout.
+        board, ghosts: as :class:`DictObservations` (three slots, offset and distance, per other).
         belief: when given, appends a flattened ``rows x cols`` belief map: for the agent what
             this returns (its belief filter's map), for a ghost the one-hot of its own cell.
         step_count: appends the normalised step count as one more slot, when given.
-        ghosts: the number of ghosts ``k``: three slots (offset and distance) per other.
 
     Raises:
-        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+        TypeError, ValueError: as :class:`DictObservations`.
     """
 
     def __init__(
@@ -256,13 +255,11 @@ class BeliefObservations(DictObservations):
     """The dict observations, with the agent's belief map added under ``"belief"``.
 
     Args:
-        board: the precomputed board of the layout.
+        board, step_count, ghosts: as :class:`DictObservations`.
         belief: returns the current belief, a ``rows x cols`` array of probabilities.
-        step_count: adds ``"step_count"`` as :class:`DictObservations` does, when given.
-        ghosts: the number of ghosts ``k``, as :class:`DictObservations` takes it.
 
     Raises:
-        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+        TypeError, ValueError: as :class:`DictObservations`.
     """
 
     def __init__(
@@ -300,16 +297,15 @@ class GridObservations(Observations):
     assignment per position.
 
     Args:
-        board: the precomputed board of the layout.
+        board, ghosts: as :class:`DictObservations`.
         view_radius: ``None`` for the whole map, or ``k`` in 1..:data:`MAX_VIEW_RADIUS` for a
             ``(2k+1) x (2k+1)`` window centred on the observer.
         step_count: adds the constant plane ``step_count``, when given.
         channels_last: ``rows x cols x C`` instead of ``C x rows x cols``.
-        ghosts: the number of ghosts ``k``.
 
     Raises:
         TypeError, ValueError: ``view_radius`` is not ``None`` nor an int in 1..:data:`MAX_VIEW_RADIUS`;
-            ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+            ``ghosts`` as :class:`DictObservations`.
     """
 
     def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
@@ -335,7 +331,6 @@ class GridObservations(Observations):
         if radius is not None:  # pad with the out-of-map channel, so that every window is a slice
             padded = np.zeros((len(channels), rows + 2 * radius, cols + 2 * radius), dtype=np.float32)
             padded[index[OUT_OF_MAP_CHANNEL]] = 1.0
-            planes[index[OUT_OF_MAP_CHANNEL]] = 0.0
             padded[:, radius : radius + rows, radius : radius + cols] = planes
             planes = padded
         inside = planes[index[OUT_OF_MAP_CHANNEL]] == 0 if radius is not None else np.ones(planes.shape[1:], bool)
@@ -477,12 +472,11 @@ class TextObservations(Observations):
     distance ("The ghost is 3 down, 3 steps away."; in a team "Ghost 1 is 2 up, 2 steps away.").
 
     Args:
-        board: the precomputed board of the layout.
+        board, ghosts: as :class:`DictObservations`.
         step_count: closes the text with ``Cycle c of max_cycles.``, when given.
-        ghosts: the number of ghosts ``k``.
 
     Raises:
-        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+        TypeError, ValueError: as :class:`DictObservations`.
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:

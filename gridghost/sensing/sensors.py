@@ -135,6 +135,11 @@ class Sensor:
         a sensor reports alongside its measurement."""
         return {self.name: self.measure(state, rng)}
 
+    def _describe(self, **settings: Any) -> str:
+        """A shipped sensor's repr: ``Type(layout='map name', setting=value, ...)``."""
+        layout = "None" if self.layout is None else repr(self.layout.name)
+        return f"{type(self).__name__}(layout={layout}{''.join(f', {k}={v!r}' for k, v in settings.items())})"
+
 
 class ColorSensor(Sensor):
     """Reads the colour of the agent's cell: right with probability ``quality``, else one of the
@@ -203,11 +208,7 @@ class ColorSensor(Sensor):
         return tuple(range(len(COLOURS)))
 
     def __repr__(self) -> str:
-        return f"ColorSensor(layout={_layout_name(self.layout)}, quality={self.quality})"
-
-
-def _layout_name(layout: Layout | None) -> str:
-    return "None" if layout is None else repr(layout.name)
+        return self._describe(quality=self.quality)
 
 
 def item_class(layout: Layout, cell: tuple[int, int]) -> int:
@@ -365,12 +366,11 @@ class ItemSensor(ClassSensor):
     reference's keys.
 
     Args:
-        layout: the map, or ``None`` for the env's.
+        layout, name, probs_key: as :class:`ClassSensor`.
         accuracy: the probability of predicting the true class, the rest split evenly between the
             other two; ``None`` means 0.9. Not together with ``confusion``.
         confusion: a 3x3 matrix, ``confusion[true, predicted]``, rows summing to 1, in the order
             of :data:`ITEM_CLASSES`.
-        name, probs_key: the ``info`` keys.
 
     Raises:
         TypeError, ValueError: ``accuracy`` outside [0, 1], a ``confusion`` matrix that is not
@@ -419,7 +419,7 @@ class ItemSensor(ClassSensor):
         return self._posteriors[label]
 
     def __repr__(self) -> str:
-        return f"ItemSensor(layout={_layout_name(self.layout)}, confusion={self.confusion.tolist()})"
+        return self._describe(confusion=self.confusion.tolist())
 
 
 class ClassifierSensor(ClassSensor):
@@ -491,10 +491,7 @@ class ClassifierSensor(ClassSensor):
         return self._table[cell]  # a view of a read-only array: read-only too
 
     def __repr__(self) -> str:
-        return (
-            f"ClassifierSensor(layout={_layout_name(self.layout)}, classifier={self.classifier!r}, "
-            f"classes={self.classes})"
-        )
+        return self._describe(classifier=self.classifier, classes=self.classes)
 
 
 def make_sensors(
