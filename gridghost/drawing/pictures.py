@@ -167,11 +167,9 @@ def value_picture(
             if image is not None:
                 bottom = y + size - max(2, size // 14)
                 surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
-        if actions is not None and actions[cell] >= 0:
-            if number_format is None:  # the arrow centred in the cell; above the number when there is one
-                draw_arrow(pg, surface, (x + size / 2, y + size / 2), 0.6 * size, int(actions[cell]))
-            else:
-                draw_arrow(pg, surface, (x + size / 2, y + 0.4 * size), 0.5 * size, int(actions[cell]))
+        if actions is not None and actions[cell] >= 0:  # centred in the cell; above the number when there is one
+            middle, length = (0.5, 0.6) if number_format is None else (0.4, 0.5)
+            draw_arrow(pg, surface, (x + size / 2, y + middle * size), length * size, int(actions[cell]))
     for cell, names in marked.items():
         for name, (centre, radius) in zip(names, geometry.token_places(cell, len(names)), strict=True):
             eyes = size >= 24 and radius >= 4
