@@ -498,21 +498,13 @@ class TextObservations(Observations):
         players, self._openings, self._waits = _phrases(self.ghosts)
         # _named[index]: (other, " <its name> is ") per other of observer index
         self._named = tuple(tuple((other, f" {players[other]} is ") for other in others) for others in self._others)
-        self._spaces = dict.fromkeys(self.keys, spaces.Text(
-            max_length=self._max_length(layout.rows, layout.cols, step_count, self.ghosts), min_length=1,
-            charset=TEXT_CHARSET))
-
-    @staticmethod
-    def _max_length(rows: int, cols: int, step_count: StepCount | None, ghosts: int = 1) -> int:
-        """The longest text any state of any ``rows x cols`` layout with ``ghosts`` ghosts can
-        give: the longest of each part, whatever the map."""
-        cell, offset, distance = TextObservations._longest_parts(rows, cols)
-        players, openings, waits = _phrases(ghosts)
-        opening = max(len(phrase) for phrase in openings)
+        # the longest text any state of any layout of this size can give: the longest of each part, whatever the map
+        cell, offset, distance = self._longest_parts(layout.rows, layout.cols)
         other = max(len(f" {name} is , .") for name in players) + offset + distance
-        turn = max(len(phrase) for phrase in (_OVER, _YOUR_MOVE, *waits))
+        turn = max(len(phrase) for phrase in (_OVER, _YOUR_MOVE, *self._waits))
         steps = 0 if step_count is None else len(step_count.sentence_of(step_count.max_cycles))
-        return opening + cell + ghosts * other + turn + steps
+        longest = max(len(phrase) for phrase in self._openings) + cell + self.ghosts * other + turn + steps
+        self._spaces = dict.fromkeys(self.keys, spaces.Text(max_length=longest, min_length=1, charset=TEXT_CHARSET))
 
     @staticmethod
     @functools.cache
