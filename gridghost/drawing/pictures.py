@@ -195,14 +195,12 @@ def _draw_colour_bar(
     """The colour map from ``low`` (left) to ``high`` (right), framed, with the lowest, middle and
     highest number under it; grey and unlabelled when there is no number."""
     x, y, width, height = geometry.bar_rect
+    pg.draw.rect(surface, INK, (x - 1, y - 1, width + 2, height + 2), 1)  # a frame just outside the bar
     if math.isnan(low) or math.isnan(high):
         surface.fill(NAN_COLOUR, geometry.bar_rect)
-    else:
-        strip = map_colours(np.linspace(low, high, width), low, high, anchors)
-        surface.blit(pg.surfarray.make_surface(np.repeat(strip[:, None, :], height, axis=1)), (x, y))
-    pg.draw.rect(surface, INK, (x - 1, y - 1, width + 2, height + 2), 1)
-    if math.isnan(low) or math.isnan(high):
         return
+    strip = map_colours(np.linspace(low, high, width), low, high, anchors)
+    surface.blit(pg.surfarray.make_surface(np.repeat(strip[:, None, :], height, axis=1)), (x, y))
     x, y, width, height = geometry.labels_rect
     room = width // 3
     for number, align in ((low, 0.0), ((low + high) / 2, 0.5), (high, 1.0)):

@@ -244,12 +244,11 @@ class Status:
             agent = f"agent: tried {self.intended_action}, slipped: {self.actual_action}"
         else:
             agent = f"agent: {self.actual_action}"
-        reading = describe_reading(self.color_measurement)
         if isinstance(self.ghost_action, tuple):
             ghost = "ghosts: " + ", ".join(move or "-" for move in self.ghost_action)
         else:
             ghost = f"ghost: {self.ghost_action or '-'}"
-        return self.headline(), agent, ghost, f"colour reading: {reading}"
+        return self.headline(), agent, ghost, f"colour reading: {describe_reading(self.color_measurement)}"
 
 
 #: The longest text :func:`describe_reading` gives, ellipsis included.
