@@ -215,10 +215,7 @@ def item_class(layout: Layout, cell: tuple[int, int]) -> int:
     """The index in :data:`ITEM_CLASSES` of what a cell shows: ``dog`` if it holds a dog,
     else ``flower`` if it holds a flower or two, else ``background`` (notes included)."""
     flags = {ITEMS[name] for name in layout.items_at(*cell)}
-    for k, label in enumerate(ITEM_CLASSES[:-1]):
-        if label in flags:
-            return k
-    return len(ITEM_CLASSES) - 1
+    return next((k for k, label in enumerate(ITEM_CLASSES[:-1]) if label in flags), len(ITEM_CLASSES) - 1)
 
 
 def _check_classes(classes: Any) -> tuple[str, ...]:
