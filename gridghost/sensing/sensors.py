@@ -235,7 +235,8 @@ class ClassSensor(Sensor):
     come from. :meth:`likelihood` accepts the measurement or a bare label.
 
     A subclass defines ``_cell_table(layout)``: ``rows * cols x len(classes)``, row ``i`` the
-    distribution of readings at cell ``i`` (row-major).
+    distribution of readings at cell ``i`` (row-major); and ``_probs(cell, label)`` when the
+    vector it reports is not that distribution.
 
     Args:
         layout: the map, or ``None`` for the env's.
@@ -279,13 +280,11 @@ class ClassSensor(Sensor):
         """Per cell and label read there: ``((label, probability), probability vector)``, as
         :meth:`read` reports it; built on the first reading (the vectors are read-only and the
         pairs immutable, so every reading shares them)."""
-        reports = self._reports
-        if reports is None:
-            table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(len(self._thresholds))]
-            reports = self._reports = tuple(
-                tuple(((label, float(row[k][k])), row[k]) for k, label in enumerate(self.classes)) for row in table
-            )
-        return reports
+        table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(len(self._thresholds))]
+        self._reports = tuple(
+            tuple(((label, float(row[k][k])), row[k]) for k, label in enumerate(self.classes)) for row in table
+        )
+        return self._reports
 
     @property
     def info_keys(self) -> tuple[str, ...]:
@@ -293,8 +292,9 @@ class ClassSensor(Sensor):
         return (self.name, self.probs_key)
 
     def _probs(self, cell: int, label: int) -> np.ndarray:
-        """The probability vector reported with ``label`` read at ``cell`` (read-only)."""
-        raise NotImplementedError(f"{type(self).__name__} must define _probs(cell, label)")
+        """The probability vector reported with ``label`` read at ``cell`` (read-only): by default
+        the cell's distribution of readings."""
+        return self._table[cell]  # a view of a read-only array: read-only too
 
     def measure(self, state: GameState, rng: np.random.Generator) -> tuple[str, float]:
         """Draw a label at the agent's cell: ``(label, its probability in the reported vector)``."""
@@ -483,9 +483,6 @@ class ClassifierSensor(ClassSensor):
             for r in range(layout.rows)
             for c in range(layout.cols)
         ])
-
-    def _probs(self, cell: int, label: int) -> np.ndarray:
-        return self._table[cell]  # a view of a read-only array: read-only too
 
     def __repr__(self) -> str:
         return self._describe(classifier=self.classifier, classes=self.classes)
