@@ -400,7 +400,6 @@ class Renderer:
         left, top = x + MARGIN, y + MARGIN // 2
         colour = colour_id(status.color_measurement)
         side = PANEL_LINE_HEIGHT - 6
-        line_width = 0
         for i, line in enumerate(status.lines()):
             room = width - 2 * MARGIN - (side + 8 if colour is not None and i == 3 else 0)
             image = self._text.image(line, room, PANEL_LINE_HEIGHT, _PANEL_FONT_SIZE, _PANEL_FONT_SIZE)

@@ -218,13 +218,6 @@ def item_class(layout: Layout, cell: tuple[int, int]) -> int:
     return next((k for k, label in enumerate(ITEM_CLASSES[:-1]) if label in flags), len(ITEM_CLASSES) - 1)
 
 
-def _check_classes(classes: Any) -> tuple[str, ...]:
-    labels = () if isinstance(classes, str) or not isinstance(classes, Sequence) else tuple(classes)
-    if not all(isinstance(c, str) for c in labels) or len(set(labels)) < 2 or len(set(labels)) != len(labels):
-        raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
-    return labels
-
-
 class ClassSensor(Sensor):
     """A classifier of the agent's cell: each cell has a distribution over class labels, and a
     reading is one label drawn from it (one ``rng.random()``).
@@ -256,7 +249,10 @@ class ClassSensor(Sensor):
                 raise TypeError(f"{argument} must be a non-empty str, got {value!r}")
         if name == probs_key:
             raise ValueError(f"name and probs_key must differ, both are {name!r}")
-        self.classes: tuple[str, ...] = _check_classes(classes)
+        labels = () if isinstance(classes, str) or not isinstance(classes, Sequence) else tuple(classes)
+        if not all(isinstance(c, str) for c in labels) or len(set(labels)) < 2 or len(set(labels)) != len(labels):
+            raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
+        self.classes: tuple[str, ...] = labels
         self.name = name
         self.probs_key = probs_key
         self._index = {label: k for k, label in enumerate(self.classes)}
