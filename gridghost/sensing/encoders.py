@@ -65,15 +65,14 @@ class DictObservations(Observations):
         self._is_goal = tuple(int(g) for g in board.is_goal)
         self._text = tuple(layout.text_at(*board.position(i)) for i in range(n))
 
+        padded = np.pad(colours, 1)  # a neighbour outside the grid reads colour 0
         neighbours = []
         for i in range(n):
             r, c = board.position(i)
             entries = []
             for _, action in NEIGHBOUR_ORDER:
                 dr, dc = ACTION_DELTAS[action]
-                inside = 0 <= r + dr < rows and 0 <= c + dc < cols
-                colour = int(colours[r + dr, c + dc]) if inside else 0
-                entries.append((int(board.next_cell[i][action] != i), colour))
+                entries.append((int(board.next_cell[i][action] != i), int(padded[r + 1 + dr, c + 1 + dc])))
             neighbours.append(tuple(entries))
         self._neighbours = tuple(neighbours)
 
