@@ -184,8 +184,7 @@ class VectorObservations(Observations):
         self._serve(ghosts, step_count, belief=belief)
         layout = board.layout
         dicts = DictObservations(board)
-        colours = len(COLOURS)
-        one_hot = np.eye(colours, dtype=np.float32)
+        one_hot = np.eye(len(COLOURS), dtype=np.float32)
         cells = []
         for cell in range(board.num_cells):
             neighbours = dicts._neighbours[cell]
@@ -361,7 +360,6 @@ class GridObservations(Observations):
             self._window: tuple[Any, ...] = (slice(None),) * n
             self._self_at = tuple(at(index["self"], r, c) for r, c in positions)
             self._place, self._shift = tuple(range(n)), (0,) * n
-            shape: tuple[int, ...] = (len(channels), rows, cols)
         else:
             width = 2 * radius + 1
             spatial = [(slice(r, r + width), slice(c, c + width)) for r, c in positions]
@@ -371,14 +369,13 @@ class GridObservations(Observations):
             # a position's index in the window by offset, as DictObservations finds offsets
             key, centre, offsets = _offset_table(board)
             self._place, self._shift = key, tuple(k - centre for k in key)
-            shape = (len(channels), width, width)
         self._opponent_at = marks(index["opponent"])
         self._ghosts_at = marks(index[GHOSTS_CHANNEL]) if ghosts > 1 else ()
         self._step_at: Any = index.get(STEP_COUNT_CHANNEL)
         self._out_at: Any = self._out_channel
         if channels_last:
             self._step_at, self._out_at = (..., self._step_at), (..., self._out_at)
-            shape = (*shape[1:], shape[0])
+        shape = self._planes[Side.AGENT][False][self._window[0]].shape  # what every observation copies
         self._spaces = dict.fromkeys(self.keys, spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32))
 
     def _agent_observes(self, state: Any) -> np.ndarray:
