@@ -342,13 +342,9 @@ class Renderer:
         size, count = rect.width, len(names)
         pad = max(1, size // 25)
         slot = max(4, round(0.3 * size))
-
-        def per_row(side: int) -> int:
-            return (size - pad) // (side + pad)
-
-        if count > per_row(slot):
+        if count > (size - pad) // (slot + pad):  # more than a row of full-size drawings
             slot = max(4, round(0.15 * size), (size - pad) // count - pad)
-        capacity = max(1, per_row(slot))
+        capacity = max(1, (size - pad) // (slot + pad))
         shown = names if count <= capacity else names[: capacity - 1]
         image = None
         if len(shown) < count:
