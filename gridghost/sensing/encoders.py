@@ -185,22 +185,17 @@ class VectorObservations(Observations):
         layout = board.layout
         dicts = DictObservations(board)
         one_hot = np.eye(len(COLOURS), dtype=np.float32)
-        cells = []
-        for cell in range(board.num_cells):
-            neighbours = dicts._neighbours[cell]
-            cells.append(
-                np.concatenate(
-                    (
-                        one_hot[dicts._colour[cell]],
-                        dicts._has_item[cell],
-                        [dicts._is_goal[cell]],
-                        [accessible for accessible, _ in neighbours],
-                        *(one_hot[colour] for _, colour in neighbours),
-                    )
-                ).astype(np.float32)
-            )
-        self._cells = tuple(cells)
-        cell_slots = len(cells[0]) if cells else 0
+        self._cells = tuple(
+            np.concatenate((
+                one_hot[dicts._colour[cell]],
+                dicts._has_item[cell],
+                [dicts._is_goal[cell]],
+                [accessible for accessible, _ in neighbours],
+                *(one_hot[colour] for _, colour in neighbours),
+            )).astype(np.float32)
+            for cell, neighbours in enumerate(dicts._neighbours)
+        )
+        cell_slots = len(self._cells[0])
         self._key, self._centre, self._distance = dicts._key, dicts._centre, board.distance
         # The pair slots looked up per observation, by offset (as the dict encoder finds it) and
         # by distance + 1 (-1 is no path), instead of a cells x cells table. The arithmetic
