@@ -375,6 +375,8 @@ def test_an_unbound_sensor_says_so() -> None:
         ColorSensor(0.9).measure(GameState(0, 1), np.random.default_rng(0))
     with pytest.raises(AttributeError, match="has no layout yet"):
         ItemSensor().likelihood("dog")
+    with pytest.raises(AttributeError, match="has no layout yet"):  # as every unbound sensor says it
+        ColorSensor(0.9).likelihood(0)
 
 
 @pytest.mark.parametrize(

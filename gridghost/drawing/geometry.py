@@ -73,18 +73,10 @@ def fit_cell_size(rows: int, cols: int) -> int:
 
 class Grid:
     """What both pictures share: the grid's size in pixels, the picture's width (the grid's with
-    margins, at least ``min_width``) and where each cell lies. Subclasses set ``height`` and
-    ``grid_rect``, then call :meth:`_check_pixels`."""
+    margins, at least ``min_width``), its height (the grid's with ``above`` and ``below`` it) and
+    where each cell lies. Subclasses place what lies above and below the grid."""
 
-    rows: int
-    cols: int
-    cell_size: int
-    wall_width: int
-    width: int
-    height: int
-    grid_rect: tuple[int, int, int, int]
-
-    def __init__(self, layout: Layout, cell_size: int | None, min_width: int) -> None:
+    def __init__(self, layout: Layout, cell_size: int | None, min_width: int, above: int, below: int) -> None:
         check_instance(layout, "layout", Layout)
         if cell_size is None:
             cell_size = fit_cell_size(layout.rows, layout.cols)
@@ -96,14 +88,15 @@ class Grid:
         self.cell_size = int(cell_size)
         self.wall_width = max(2, min(8, self.cell_size // 12))
         self.width = max(self.cols * self.cell_size + 2 * MARGIN, min_width)
-
-    def _check_pixels(self) -> None:
+        grid_width, grid_height = self.cols * self.cell_size, self.rows * self.cell_size
+        self.height = above + grid_height + below
         if self.width * self.height > MAX_PICTURE_PIXELS:
             raise ValueError(
                 f"cell_size {self.cell_size} draws {self.rows} x {self.cols} cells as a {self.width} x "
                 f"{self.height} picture, more than MAX_PICTURE_PIXELS = {MAX_PICTURE_PIXELS:,}; pass a smaller "
                 "cell_size (or None)"
             )
+        self.grid_rect = ((self.width - grid_width) // 2, above, grid_width, grid_height)
 
     @property
     def size(self) -> tuple[int, int]:
@@ -180,12 +173,8 @@ class Geometry(Grid):
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None) -> None:
-        super().__init__(layout, cell_size, _PANEL_MIN_WIDTH)
-        grid_width, grid_height = self.cols * self.cell_size, self.rows * self.cell_size
-        self.height = grid_height + 2 * MARGIN + _PANEL_HEIGHT
-        self._check_pixels()
-        self.grid_rect = ((self.width - grid_width) // 2, MARGIN, grid_width, grid_height)
-        self.panel_rect = (0, grid_height + 2 * MARGIN, self.width, _PANEL_HEIGHT)
+        super().__init__(layout, cell_size, _PANEL_MIN_WIDTH, MARGIN, MARGIN + _PANEL_HEIGHT)
+        self.panel_rect = (0, self.grid_rect[3] + 2 * MARGIN, self.width, _PANEL_HEIGHT)
 
     def token_centres(self, agent: Cell, ghost: Cell) -> tuple[tuple[int, int], tuple[int, int]]:
         """``(x, y)`` of the centres of the agent's and the ghost's drawings (:meth:`tokens` of one
@@ -252,13 +241,10 @@ class PictureGeometry(Grid):
     """
 
     def __init__(self, layout: Layout, cell_size: int | None = None, title: bool = False) -> None:
-        super().__init__(layout, cell_size, _PICTURE_MIN_WIDTH)
-        grid_width, grid_height = self.cols * self.cell_size, self.rows * self.cell_size
         title_height = _TITLE_HEIGHT if title else 0
+        bar_and_labels = _BAR_GAP + _BAR_HEIGHT + 2 + _BAR_LABEL_HEIGHT
+        super().__init__(layout, cell_size, _PICTURE_MIN_WIDTH, MARGIN + title_height, bar_and_labels + MARGIN)
         self.title_rect = (MARGIN, MARGIN, self.width - 2 * MARGIN, title_height)
-        self.grid_rect = ((self.width - grid_width) // 2, MARGIN + title_height, grid_width, grid_height)
-        bar_top = MARGIN + title_height + grid_height + _BAR_GAP
+        bar_top = MARGIN + title_height + self.grid_rect[3] + _BAR_GAP
         self.bar_rect = (MARGIN, bar_top, self.width - 2 * MARGIN, _BAR_HEIGHT)
         self.labels_rect = (MARGIN, bar_top + _BAR_HEIGHT + 2, self.width - 2 * MARGIN, _BAR_LABEL_HEIGHT)
-        self.height = self.labels_rect[1] + _BAR_LABEL_HEIGHT + MARGIN
-        self._check_pixels()

@@ -167,11 +167,9 @@ def value_picture(
             if image is not None:
                 bottom = y + size - max(2, size // 14)
                 surface.blit(image, (x + (size - image.get_width()) // 2, bottom - image.get_height()))
-        if actions is not None and actions[cell] >= 0:
-            if number_format is None:  # the arrow centred in the cell; above the number when there is one
-                draw_arrow(pg, surface, (x + size / 2, y + size / 2), 0.6 * size, int(actions[cell]))
-            else:
-                draw_arrow(pg, surface, (x + size / 2, y + 0.4 * size), 0.5 * size, int(actions[cell]))
+        if actions is not None and actions[cell] >= 0:  # centred in the cell; above the number when there is one
+            middle, length = (0.5, 0.6) if number_format is None else (0.4, 0.5)
+            draw_arrow(pg, surface, (x + size / 2, y + middle * size), length * size, int(actions[cell]))
     for cell, names in marked.items():
         for name, (centre, radius) in zip(names, geometry.token_places(cell, len(names)), strict=True):
             eyes = size >= 24 and radius >= 4
@@ -197,14 +195,12 @@ def _draw_colour_bar(
     """The colour map from ``low`` (left) to ``high`` (right), framed, with the lowest, middle and
     highest number under it; grey and unlabelled when there is no number."""
     x, y, width, height = geometry.bar_rect
+    pg.draw.rect(surface, INK, (x - 1, y - 1, width + 2, height + 2), 1)  # a frame just outside the bar
     if math.isnan(low) or math.isnan(high):
         surface.fill(NAN_COLOUR, geometry.bar_rect)
-    else:
-        strip = map_colours(np.linspace(low, high, width), low, high, anchors)
-        surface.blit(pg.surfarray.make_surface(np.repeat(strip[:, None, :], height, axis=1)), (x, y))
-    pg.draw.rect(surface, INK, (x - 1, y - 1, width + 2, height + 2), 1)
-    if math.isnan(low) or math.isnan(high):
         return
+    strip = map_colours(np.linspace(low, high, width), low, high, anchors)
+    surface.blit(pg.surfarray.make_surface(np.repeat(strip[:, None, :], height, axis=1)), (x, y))
     x, y, width, height = geometry.labels_rect
     room = width // 3
     for number, align in ((low, 0.0), ((low + high) / 2, 0.5), (high, 1.0)):
@@ -257,14 +253,11 @@ def team_marks(ghosts: Sequence[Cell | None], agent: Cell | None = None) -> dict
     if not 1 <= len(ghosts) <= MAX_GHOSTS:
         raise ValueError(f"ghosts must hold 1..{MAX_GHOSTS} entries (gridghost.core.MAX_GHOSTS), got {len(ghosts)}")
     marks: dict[Cell, tuple[str, ...]] = {}
-    who = [("agent", agent, "agent")] + [(name, cell, f"ghosts[{i}]")
-                                        for i, (name, cell) in enumerate(zip(ghost_names(len(ghosts)), ghosts,
-                                                                             strict=True))]
-    for name, cell, argument in who:
-        if cell is None:
-            continue
-        key = check_cell(cell, argument)
-        marks[key] = (*marks.get(key, ()), name)
+    arguments = ("agent", *(f"ghosts[{i}]" for i in range(len(ghosts))))
+    for name, cell, argument in zip(("agent", *ghost_names(len(ghosts))), (agent, *ghosts), arguments, strict=True):
+        if cell is not None:
+            key = check_cell(cell, argument)
+            marks[key] = (*marks.get(key, ()), name)
     return marks
 
 

@@ -93,11 +93,6 @@ class Renderer:
         TypeError, ValueError: a bad ``layout``, ``cell_size`` or ``fps``.
     """
 
-    layout: Layout
-    geometry: Geometry
-    fps: float
-    caption: str
-
     def __init__(
         self, layout: Layout, cell_size: int | None = None, fps: float = 4, caption: str = "gridghost"
     ) -> None:
@@ -347,13 +342,9 @@ class Renderer:
         size, count = rect.width, len(names)
         pad = max(1, size // 25)
         slot = max(4, round(0.3 * size))
-
-        def per_row(side: int) -> int:
-            return (size - pad) // (side + pad)
-
-        if count > per_row(slot):
+        if count > (size - pad) // (slot + pad):  # more than a row of full-size drawings
             slot = max(4, round(0.15 * size), (size - pad) // count - pad)
-        capacity = max(1, per_row(slot))
+        capacity = max(1, (size - pad) // (slot + pad))
         shown = names if count <= capacity else names[: capacity - 1]
         image = None
         if len(shown) < count:
@@ -405,7 +396,6 @@ class Renderer:
         left, top = x + MARGIN, y + MARGIN // 2
         colour = colour_id(status.color_measurement)
         side = PANEL_LINE_HEIGHT - 6
-        line_width = 0
         for i, line in enumerate(status.lines()):
             room = width - 2 * MARGIN - (side + 8 if colour is not None and i == 3 else 0)
             image = self._text.image(line, room, PANEL_LINE_HEIGHT, _PANEL_FONT_SIZE, _PANEL_FONT_SIZE)

@@ -121,7 +121,6 @@ def text_picture(layout: Layout, agent: Cell, ghost: Cell | Sequence[Cell], stat
     agent = check_cell(agent, "agent", layout.rows, layout.cols)
     ghosts = ghost_cells(ghost, layout.rows, layout.cols)
     goals = set(layout.goals)
-    team = len(ghosts) > 1
     on: dict[Cell, list[int]] = {}
     for index, cell in enumerate(ghosts):
         on.setdefault(cell, []).append(index)
@@ -145,7 +144,7 @@ def text_picture(layout: Layout, agent: Cell, ghost: Cell | Sequence[Cell], stat
             row.append("|" if c == layout.cols - 1 or layout.walls_vertical[r, c] else " ")
         lines.append("".join(row))
     lines.append(_edge_line(layout, layout.rows))
-    if team:
+    if len(ghosts) > 1:
         shared = [(cell, (["A"] if cell == agent else []) + [GHOST_SYMBOLS[i] for i in indices])
                   for cell, indices in sorted(on.items()) if len(indices) + (cell == agent) > 1]
         if shared:
@@ -244,12 +243,11 @@ class Status:
             agent = f"agent: tried {self.intended_action}, slipped: {self.actual_action}"
         else:
             agent = f"agent: {self.actual_action}"
-        reading = describe_reading(self.color_measurement)
         if isinstance(self.ghost_action, tuple):
             ghost = "ghosts: " + ", ".join(move or "-" for move in self.ghost_action)
         else:
             ghost = f"ghost: {self.ghost_action or '-'}"
-        return self.headline(), agent, ghost, f"colour reading: {reading}"
+        return self.headline(), agent, ghost, f"colour reading: {describe_reading(self.color_measurement)}"
 
 
 #: The longest text :func:`describe_reading` gives, ellipsis included.

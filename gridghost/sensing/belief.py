@@ -119,16 +119,14 @@ class BeliefFilter:
         self.slip = slip
         self.sensors: tuple[Sensor, ...] = make_sensors(layout, sensors)
         self.num_cells = layout.rows * layout.cols
-        # (row, col, 1) of every cell: one product gives the belief's mean position and its total
         # (row, col) of every cell, by row-major index
         self._positions = tuple(divmod(cell, layout.cols) for cell in range(self.num_cells))
+        # (row, col, 1) of every cell: one product gives the belief's mean position and its total
         self._moments = np.column_stack((*np.divmod(np.arange(self.num_cells), layout.cols), np.ones(self.num_cells)))
         self._motion = transitions(layout, slip)
         # Small maps carry a belief through a move with one dense matrix product; larger ones
         # with a bincount per slip outcome.
-        self._matrices: tuple[np.ndarray, ...] | None = None
-        if self.num_cells <= _DENSE_CELLS:
-            self._matrices = tuple(motion_matrices(self._motion))
+        self._matrices = tuple(motion_matrices(self._motion)) if self.num_cells <= _DENSE_CELLS else None
         self._names = tuple(sensor.name for sensor in self.sensors)
         # ((reading, ...), (its type, ...)) -> the product of the sensors' likelihoods, flat and
         # read-only

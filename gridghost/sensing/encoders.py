@@ -27,7 +27,6 @@ from gridghost.sensing.encoding import (
     TEXT_CHARSET,
     Observations,
     StepCount,
-    _moved_last,
     _offset_table,
     grid_channels,
     observer_names,
@@ -66,15 +65,14 @@ class DictObservations(Observations):
         self._is_goal = tuple(int(g) for g in board.is_goal)
         self._text = tuple(layout.text_at(*board.position(i)) for i in range(n))
 
+        padded = np.pad(colours, 1)  # a neighbour outside the grid reads colour 0
         neighbours = []
         for i in range(n):
             r, c = board.position(i)
             entries = []
             for _, action in NEIGHBOUR_ORDER:
                 dr, dc = ACTION_DELTAS[action]
-                inside = 0 <= r + dr < rows and 0 <= c + dc < cols
-                colour = int(colours[r + dr, c + dc]) if inside else 0
-                entries.append((int(board.next_cell[i][action] != i), colour))
+                entries.append((int(board.next_cell[i][action] != i), int(padded[r + 1 + dr, c + 1 + dc])))
             neighbours.append(tuple(entries))
         self._neighbours = tuple(neighbours)
 
@@ -170,14 +168,13 @@ class VectorObservations(Observations):
     space is one object.
 
     Args:
-        board: the precomputed board of the layout.
+        board, ghosts: as :class:`DictObservations` (three slots, offset and distance, per other).
         belief: when given, appends a flattened ``rows x cols`` belief map: for the agent what
             this returns (its belief filter's map), for a ghost the one-hot of its own cell.
         step_count: appends the normalised step count as one more slot, when given.
-        ghosts: the number of ghosts ``k``: three slots (offset and distance) per other.
 
     Raises:
-        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+        TypeError, ValueError: as :class:`DictObservations`.
     """
 
     def __init__(
@@ -187,24 +184,18 @@ class VectorObservations(Observations):
         self._serve(ghosts, step_count, belief=belief)
         layout = board.layout
         dicts = DictObservations(board)
-        colours = len(COLOURS)
-        one_hot = np.eye(colours, dtype=np.float32)
-        cells = []
-        for cell in range(board.num_cells):
-            neighbours = dicts._neighbours[cell]
-            cells.append(
-                np.concatenate(
-                    (
-                        one_hot[dicts._colour[cell]],
-                        dicts._has_item[cell],
-                        [dicts._is_goal[cell]],
-                        [accessible for accessible, _ in neighbours],
-                        *(one_hot[colour] for _, colour in neighbours),
-                    )
-                ).astype(np.float32)
-            )
-        self._cells = tuple(cells)
-        cell_slots = len(cells[0]) if cells else 0
+        one_hot = np.eye(len(COLOURS), dtype=np.float32)
+        self._cells = tuple(
+            np.concatenate((
+                one_hot[dicts._colour[cell]],
+                dicts._has_item[cell],
+                [dicts._is_goal[cell]],
+                [accessible for accessible, _ in neighbours],
+                *(one_hot[colour] for _, colour in neighbours),
+            )).astype(np.float32)
+            for cell, neighbours in enumerate(dicts._neighbours)
+        )
+        cell_slots = len(self._cells[0])
         self._key, self._centre, self._distance = dicts._key, dicts._centre, board.distance
         # The pair slots looked up per observation, by offset (as the dict encoder finds it) and
         # by distance + 1 (-1 is no path), instead of a cells x cells table. The arithmetic
@@ -221,8 +212,7 @@ class VectorObservations(Observations):
         low = np.zeros(size, dtype=np.float32)
         for other in range(ghosts):  # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
             low[cell_slots + 3 * other : cell_slots + 3 * other + 2] = -1.0
-        self._space = spaces.Box(low, np.ones_like(low), dtype=np.float32)
-        self._spaces = dict.fromkeys(self.keys, self._space)
+        self._spaces = dict.fromkeys(self.keys, spaces.Box(low, np.ones_like(low), dtype=np.float32))
         if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
             self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
 
@@ -258,13 +248,11 @@ class BeliefObservations(DictObservations):
     """The dict observations, with the agent's belief map added under ``"belief"``.
 
     Args:
-        board: the precomputed board of the layout.
+        board, step_count, ghosts: as :class:`DictObservations`.
         belief: returns the current belief, a ``rows x cols`` array of probabilities.
-        step_count: adds ``"step_count"`` as :class:`DictObservations` does, when given.
-        ghosts: the number of ghosts ``k``, as :class:`DictObservations` takes it.
 
     Raises:
-        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+        TypeError, ValueError: as :class:`DictObservations`.
     """
 
     def __init__(
@@ -302,16 +290,15 @@ class GridObservations(Observations):
     assignment per position.
 
     Args:
-        board: the precomputed board of the layout.
+        board, ghosts: as :class:`DictObservations`.
         view_radius: ``None`` for the whole map, or ``k`` in 1..:data:`MAX_VIEW_RADIUS` for a
             ``(2k+1) x (2k+1)`` window centred on the observer.
         step_count: adds the constant plane ``step_count``, when given.
         channels_last: ``rows x cols x C`` instead of ``C x rows x cols``.
-        ghosts: the number of ghosts ``k``.
 
     Raises:
         TypeError, ValueError: ``view_radius`` is not ``None`` nor an int in 1..:data:`MAX_VIEW_RADIUS`;
-            ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+            ``ghosts`` as :class:`DictObservations`.
     """
 
     def __init__(self, board: Board, view_radius: int | None = None, step_count: StepCount | None = None,
@@ -322,7 +309,6 @@ class GridObservations(Observations):
         radius = check_view_radius(view_radius)
         channels = grid_channels(radius, step_count is not None, ghosts)
         index = {name: channel for channel, name in enumerate(channels)}
-        self._step_channel = index.get(STEP_COUNT_CHANNEL)
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
 
         planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
@@ -338,7 +324,6 @@ class GridObservations(Observations):
         if radius is not None:  # pad with the out-of-map channel, so that every window is a slice
             padded = np.zeros((len(channels), rows + 2 * radius, cols + 2 * radius), dtype=np.float32)
             padded[index[OUT_OF_MAP_CHANNEL]] = 1.0
-            planes[index[OUT_OF_MAP_CHANNEL]] = 0.0
             padded[:, radius : radius + rows, radius : radius + cols] = planes
             planes = padded
         inside = planes[index[OUT_OF_MAP_CHANNEL]] == 0 if radius is not None else np.ones(planes.shape[1:], bool)
@@ -347,11 +332,10 @@ class GridObservations(Observations):
             array = planes.copy()
             array[index["to_move"]] = inside & to_move
             array[index["is_ghost"]] = inside & (side == Side.GHOST)
-            return _moved_last(array) if channels_last else read_only(array)
+            return read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)) if channels_last else array)
 
         # _planes[side][to_move]: the static planes of that side when it is (not) to move
         self._planes = {side: (variant(side, False), variant(side, True)) for side in Side}
-        self._sides = (Side.AGENT, *(Side.GHOST,) * ghosts)
         # the opponents each observer marks in its opponent plane: the agent every ghost, a ghost the agent
         self._opponents = (tuple(range(1, ghosts + 1)), *((0,),) * ghosts)
         positions = [board.position(cell) for cell in range(n)]
@@ -371,7 +355,6 @@ class GridObservations(Observations):
             self._window: tuple[Any, ...] = (slice(None),) * n
             self._self_at = tuple(at(index["self"], r, c) for r, c in positions)
             self._place, self._shift = tuple(range(n)), (0,) * n
-            shape: tuple[int, ...] = (len(channels), rows, cols)
         else:
             width = 2 * radius + 1
             spatial = [(slice(r, r + width), slice(c, c + width)) for r, c in positions]
@@ -381,16 +364,14 @@ class GridObservations(Observations):
             # a position's index in the window by offset, as DictObservations finds offsets
             key, centre, offsets = _offset_table(board)
             self._place, self._shift = key, tuple(k - centre for k in key)
-            shape = (len(channels), width, width)
         self._opponent_at = marks(index["opponent"])
         self._ghosts_at = marks(index[GHOSTS_CHANNEL]) if ghosts > 1 else ()
-        self._step_at: Any = self._step_channel
+        self._step_at: Any = index.get(STEP_COUNT_CHANNEL)
         self._out_at: Any = self._out_channel
         if channels_last:
-            self._step_at, self._out_at = (..., self._step_channel), (..., self._out_channel)
-            shape = (*shape[1:], shape[0])
-        self._space = spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
-        self._spaces = dict.fromkeys(self.keys, self._space)
+            self._step_at, self._out_at = (..., self._step_at), (..., self._out_at)
+        shape = self._planes[Side.AGENT][False][self._window[0]].shape  # what every observation copies
+        self._spaces = dict.fromkeys(self.keys, spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32))
 
     def _agent_observes(self, state: Any) -> np.ndarray:
         return self._view(state.agent, state.ghosts[0], Side.AGENT, state)
@@ -464,19 +445,14 @@ def _distance_phrase(distance: int) -> str:
 _OVER, _YOUR_MOVE = " The game is over.", " Your move."
 
 
-def _players(ghosts: int) -> tuple[str, ...]:
-    """How the text of a game with ``ghosts`` ghosts names each player, the agent first."""
-    return ("The agent", "The ghost") if ghosts == 1 else ("The agent", *(f"Ghost {i}" for i in range(ghosts)))
-
-
-def _openings(ghosts: int) -> tuple[str, ...]:
-    """Each observer's opening: ``"You are the agent. "``, ``"You are the ghost. "``, ``"You are ghost 1. "``."""
-    return tuple(f"You are {name[0].lower()}{name[1:]}. " for name in _players(ghosts))
-
-
-def _waiting(ghosts: int) -> tuple[str, str]:
-    """The closing phrase of an observer that waits: the agent's, then a ghost's."""
-    return (" The ghost moves next." if ghosts == 1 else " The ghosts move next.", " The agent moves next.")
+def _phrases(ghosts: int) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """How the text of a game with ``ghosts`` ghosts names each player, the agent first; each
+    observer's opening (``"You are the agent. "``, ``"You are the ghost. "``, ``"You are ghost
+    1. "``); and each observer's closing phrase while it waits."""
+    players = ("The agent", "The ghost") if ghosts == 1 else ("The agent", *(f"Ghost {i}" for i in range(ghosts)))
+    team_moves = " The ghost moves next." if ghosts == 1 else " The ghosts move next."
+    waits = (team_moves, *(" The agent moves next.",) * ghosts)
+    return players, tuple(f"You are {name[0].lower()}{name[1:]}. " for name in players), waits
 
 
 class TextObservations(Observations):
@@ -487,12 +463,11 @@ class TextObservations(Observations):
     distance ("The ghost is 3 down, 3 steps away."; in a team "Ghost 1 is 2 up, 2 steps away.").
 
     Args:
-        board: the precomputed board of the layout.
+        board, ghosts: as :class:`DictObservations`.
         step_count: closes the text with ``Cycle c of max_cycles.``, when given.
-        ghosts: the number of ghosts ``k``.
 
     Raises:
-        TypeError, ValueError: ``ghosts`` is not an int in 1..:data:`~gridghost.core.MAX_GHOSTS`.
+        TypeError, ValueError: as :class:`DictObservations`.
     """
 
     def __init__(self, board: Board, step_count: StepCount | None = None, ghosts: int = 1) -> None:
@@ -511,27 +486,16 @@ class TextObservations(Observations):
         self._distance = board.distance
         self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in offsets.tolist())
         self._distances = tuple(_distance_phrase(d) for d in range(-1, board.diameter + 1))
-        players = _players(self.ghosts)
-        self._openings = _openings(self.ghosts)
+        players, self._openings, self._waits = _phrases(self.ghosts)
         # _named[index]: (other, " <its name> is ") per other of observer index
         self._named = tuple(tuple((other, f" {players[other]} is ") for other in others) for others in self._others)
-        self._sides = (Side.AGENT, *(Side.GHOST,) * self.ghosts)
-        waiting = _waiting(self.ghosts)
-        self._waits = (waiting[0], *(waiting[1],) * self.ghosts)
-        self._space = spaces.Text(max_length=self._max_length(layout.rows, layout.cols, step_count, self.ghosts),
-                                  min_length=1, charset=TEXT_CHARSET)
-        self._spaces = dict.fromkeys(self.keys, self._space)
-
-    @staticmethod
-    def _max_length(rows: int, cols: int, step_count: StepCount | None, ghosts: int = 1) -> int:
-        """The longest text any state of any ``rows x cols`` layout with ``ghosts`` ghosts can
-        give: the longest of each part, whatever the map."""
-        cell, offset, distance = TextObservations._longest_parts(rows, cols)
-        opening = max(len(phrase) for phrase in _openings(ghosts))
-        other = max(len(f" {name} is , .") for name in _players(ghosts)) + offset + distance
-        turn = max(len(phrase) for phrase in (_OVER, _YOUR_MOVE, *_waiting(ghosts)))
+        # the longest text any state of any layout of this size can give: the longest of each part, whatever the map
+        cell, offset, distance = self._longest_parts(layout.rows, layout.cols)
+        other = max(len(f" {name} is , .") for name in players) + offset + distance
+        turn = max(len(phrase) for phrase in (_OVER, _YOUR_MOVE, *self._waits))
         steps = 0 if step_count is None else len(step_count.sentence_of(step_count.max_cycles))
-        return opening + cell + ghosts * other + turn + steps
+        longest = max(len(phrase) for phrase in self._openings) + cell + self.ghosts * other + turn + steps
+        self._spaces = dict.fromkeys(self.keys, spaces.Text(max_length=longest, min_length=1, charset=TEXT_CHARSET))
 
     @staticmethod
     @functools.cache

@@ -48,9 +48,7 @@ GRID_LAYOUTS: tuple[str, ...] = ("chw", "hwc")
 NO_OP_ACTION = 0
 #: The action mask of a side that waits in the parallel view: only :data:`NO_OP_ACTION` (a mask
 #: is never all zeros, which masked samplers would divide by).
-WAITING_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-WAITING_MASK[NO_OP_ACTION] = 1
-WAITING_MASK.setflags(write=False)
+WAITING_MASK = read_only((np.arange(NUM_ACTIONS) == NO_OP_ACTION).astype(np.int8))
 #: The largest radius of an egocentric grid's window: it holds at most :data:`~gridghost.core.MAX_CELLS` cells.
 MAX_VIEW_RADIUS = (int(MAX_CELLS**0.5) - 1) // 2
 #: The characters a ``"text"`` observation may hold.
@@ -130,11 +128,6 @@ def _offset_table(board: Board) -> tuple[tuple[int, ...], int, np.ndarray]:
     return key, (rows - 1) * width + cols - 1, offsets
 
 
-def _moved_last(array: np.ndarray) -> np.ndarray:
-    """A read-only copy of ``array`` with its first (channel) axis moved last."""
-    return read_only(np.ascontiguousarray(np.moveaxis(array, 0, -1)))
-
-
 class StepCount:
     """The step count an encoding appends: cycles played, and that over ``max_cycles``.
 
@@ -189,6 +182,7 @@ class Observations:
         self.ghosts = check_ghosts(ghosts)
         self._team = ghosts > 1
         self._others = _others(ghosts)
+        self._sides = (Side.AGENT, *(Side.GHOST,) * ghosts)  # each observer's side, by index
         if self._team:
             self.keys = observer_names(ghosts)
             self._observers = {key: functools.partial(self._observe, index) for index, key in enumerate(self.keys)}

@@ -121,7 +121,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.core.checks import check_choice, check_flag, check_ghosts
-from gridghost.core.rules import NUM_ACTIONS, Board, GameState, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, Board, GameState, Side
 from gridghost.sensing.encoders import (
     BeliefObservations,
     DictObservations,
@@ -133,6 +133,7 @@ from gridghost.sensing.encoders import (
 
 # The encoders' shared names live in encoding; every one is importable from here too, as before the split.
 from gridghost.sensing.encoding import (  # noqa: F401
+    _ONGOING,
     GHOSTS_CHANNEL,
     GRID_CHANNELS,
     GRID_LAYOUTS,
@@ -151,8 +152,6 @@ from gridghost.sensing.encoding import (  # noqa: F401
     observer_names,
     vector_slots,
 )
-
-_ONGOING = Outcome.ONGOING
 
 
 class _Wrapper(Observations):

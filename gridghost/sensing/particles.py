@@ -62,14 +62,6 @@ class ParticleFilter(BeliefFilter):
             bad ``seed`` or ``resample_threshold``.
     """
 
-    num_particles: int
-    resample_threshold: float
-    _min_ess: float
-    _bounds: tuple[np.ndarray, ...]
-    _spread: tuple[np.ndarray, ...]
-    _ones: np.ndarray
-    _rng: np.random.Generator
-
     def __init__(
         self,
         layout: Layout,
@@ -252,11 +244,6 @@ class ParticleFilter(BeliefFilter):
             summary = self._summarise(self._mass)
         self._carried = summary
         return summary
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state["_carried"] = None  # a cache: rebuilt on use
-        return state
 
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, num_particles={self.num_particles})"

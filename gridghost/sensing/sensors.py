@@ -107,11 +107,6 @@ class Sensor:
         """Set :attr:`layout` and build the tables that depend on it (shipped sensors)."""
         raise NotImplementedError
 
-    def _check_bound(self) -> Layout:
-        if self.layout is None:
-            raise RuntimeError(f"{self!r} has no layout yet: pass it to an env, or call for_layout(layout)")
-        return self.layout
-
     def measure(self, state: GameState, rng: np.random.Generator) -> Any:
         """Draw a reading of the agent's cell in ``state`` using ``rng``."""
         raise NotImplementedError(f"{type(self).__name__} must define measure(state, rng)")
@@ -150,6 +145,11 @@ class Sensor:
         """One reading as ``info`` entries: ``{name: measure(state, rng)}``, plus whatever else
         a sensor reports alongside its measurement."""
         return {self.name: self.measure(state, rng)}
+
+    def _describe(self, **settings: Any) -> str:
+        """A shipped sensor's repr: ``Type(layout='map name', setting=value, ...)``."""
+        layout = "None" if self.layout is None else repr(self.layout.name)
+        return f"{type(self).__name__}(layout={layout}{''.join(f', {k}={v!r}' for k, v in settings.items())})"
 
 
 class ColorSensor(Sensor):
@@ -213,7 +213,6 @@ class ColorSensor(Sensor):
             or measurement not in range(len(COLOURS))
         ):
             raise ValueError(f"measurement must be a colour id, an int 0..{len(COLOURS) - 1}, got {measurement!r}")
-        self._check_bound()
         return self._likelihoods[measurement]
 
     def possible_measurements(self) -> tuple[int, ...]:
@@ -221,28 +220,14 @@ class ColorSensor(Sensor):
         return tuple(range(len(COLOURS)))
 
     def __repr__(self) -> str:
-        return f"ColorSensor(layout={_layout_name(self.layout)}, quality={self.quality})"
-
-
-def _layout_name(layout: Layout | None) -> str:
-    return "None" if layout is None else repr(layout.name)
+        return self._describe(quality=self.quality)
 
 
 def item_class(layout: Layout, cell: tuple[int, int]) -> int:
     """The index in :data:`ITEM_CLASSES` of what a cell shows: ``dog`` if it holds a dog,
     else ``flower`` if it holds a flower or two, else ``background`` (notes included)."""
     flags = {ITEMS[name] for name in layout.items_at(*cell)}
-    for k, label in enumerate(ITEM_CLASSES[:-1]):
-        if label in flags:
-            return k
-    return len(ITEM_CLASSES) - 1
-
-
-def _check_classes(classes: Any) -> tuple[str, ...]:
-    labels = () if isinstance(classes, str) or not isinstance(classes, Sequence) else tuple(classes)
-    if not all(isinstance(c, str) for c in labels) or len(set(labels)) < 2 or len(set(labels)) != len(labels):
-        raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
-    return labels
+    return next((k for k, label in enumerate(ITEM_CLASSES[:-1]) if label in flags), len(ITEM_CLASSES) - 1)
 
 
 class ClassSensor(Sensor):
@@ -255,7 +240,8 @@ class ClassSensor(Sensor):
     come from. :meth:`likelihood` accepts the measurement or a bare label.
 
     A subclass defines ``_cell_table(layout)``: ``rows * cols x len(classes)``, row ``i`` the
-    distribution of readings at cell ``i`` (row-major).
+    distribution of readings at cell ``i`` (row-major); and ``_probs(cell, label)`` when the
+    vector it reports is not that distribution.
 
     Args:
         layout: the map, or ``None`` for the env's.
@@ -269,6 +255,8 @@ class ClassSensor(Sensor):
     """
 
     _table = _thresholds = _likelihoods = _UNBOUND  # set by _bind
+    #: Per cell and label: ``((label, probability), vector)`` (see :meth:`_report_table`).
+    _reports: tuple[tuple[tuple[tuple[str, float], np.ndarray], ...], ...] | None = _UNBOUND
 
     def __init__(self, layout: Layout | None, classes: Sequence[str], name: str, probs_key: str) -> None:
         check_instance(layout, "layout", Layout, allow_none=True)
@@ -277,7 +265,10 @@ class ClassSensor(Sensor):
                 raise TypeError(f"{argument} must be a non-empty str, got {value!r}")
         if name == probs_key:
             raise ValueError(f"name and probs_key must differ, both are {name!r}")
-        self.classes: tuple[str, ...] = _check_classes(classes)
+        labels = () if isinstance(classes, str) or not isinstance(classes, Sequence) else tuple(classes)
+        if not all(isinstance(c, str) for c in labels) or len(set(labels)) < 2 or len(set(labels)) != len(labels):
+            raise ValueError(f"classes must be a sequence of two or more distinct strings, got {classes!r}")
+        self.classes: tuple[str, ...] = labels
         self.name = name
         self.probs_key = probs_key
         self._index = {label: k for k, label in enumerate(self.classes)}
@@ -295,20 +286,17 @@ class ClassSensor(Sensor):
         self._thresholds = tuple(tuple(row[:-1]) for row in cumulative.tolist())
         shape = layout.shape
         self._likelihoods = tuple(read_only(self._table[:, k].reshape(shape).copy()) for k in range(len(self.classes)))
-        self._reports: tuple[tuple[tuple[tuple[str, float], np.ndarray], ...], ...] | None = None  # see _report_table
+        self._reports = None  # see _report_table
 
     def _report_table(self) -> tuple[tuple[tuple[tuple[str, float], np.ndarray], ...], ...]:
         """Per cell and label read there: ``((label, probability), probability vector)``, as
         :meth:`read` reports it; built on the first reading (the vectors are read-only and the
         pairs immutable, so every reading shares them)."""
-        reports = self._reports
-        if reports is None:
-            cells = self._check_bound().rows * self._check_bound().cols
-            table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(cells)]
-            reports = self._reports = tuple(
-                tuple(((label, float(row[k][k])), row[k]) for k, label in enumerate(self.classes)) for row in table
-            )
-        return reports
+        table = [[self._probs(c, k) for k in range(len(self.classes))] for c in range(len(self._thresholds))]
+        self._reports = tuple(
+            tuple(((label, float(row[k][k])), row[k]) for k, label in enumerate(self.classes)) for row in table
+        )
+        return self._reports
 
     @property
     def info_keys(self) -> tuple[str, ...]:
@@ -316,8 +304,9 @@ class ClassSensor(Sensor):
         return (self.name, self.probs_key)
 
     def _probs(self, cell: int, label: int) -> np.ndarray:
-        """The probability vector reported with ``label`` read at ``cell`` (read-only)."""
-        raise NotImplementedError(f"{type(self).__name__} must define _probs(cell, label)")
+        """The probability vector reported with ``label`` read at ``cell`` (read-only): by default
+        the cell's distribution of readings."""
+        return self._table[cell]  # a view of a read-only array: read-only too
 
     def measure(self, state: GameState, rng: np.random.Generator) -> tuple[str, float]:
         """Draw a label at the agent's cell: ``(label, its probability in the reported vector)``."""
@@ -386,12 +375,11 @@ class ItemSensor(ClassSensor):
     reference's keys.
 
     Args:
-        layout: the map, or ``None`` for the env's.
+        layout, name, probs_key: as :class:`ClassSensor`.
         accuracy: the probability of predicting the true class, the rest split evenly between the
             other two; ``None`` means 0.9. Not together with ``confusion``.
         confusion: a 3x3 matrix, ``confusion[true, predicted]``, rows summing to 1, in the order
             of :data:`ITEM_CLASSES`.
-        name, probs_key: the ``info`` keys.
 
     Raises:
         TypeError, ValueError: ``accuracy`` outside [0, 1], a ``confusion`` matrix that is not
@@ -440,7 +428,7 @@ class ItemSensor(ClassSensor):
         return self._posteriors[label]
 
     def __repr__(self) -> str:
-        return f"ItemSensor(layout={_layout_name(self.layout)}, confusion={self.confusion.tolist()})"
+        return self._describe(confusion=self.confusion.tolist())
 
 
 class ClassifierSensor(ClassSensor):
@@ -508,14 +496,8 @@ class ClassifierSensor(ClassSensor):
             for c in range(layout.cols)
         ])
 
-    def _probs(self, cell: int, label: int) -> np.ndarray:
-        return self._table[cell]  # a view of a read-only array: read-only too
-
     def __repr__(self) -> str:
-        return (
-            f"ClassifierSensor(layout={_layout_name(self.layout)}, classifier={self.classifier!r}, "
-            f"classes={self.classes})"
-        )
+        return self._describe(classifier=self.classifier, classes=self.classes)
 
 
 def make_sensors(
