@@ -286,10 +286,7 @@ class Game:
 
     def _team_step(self, state: GameState, action: Any) -> GameState:
         """:meth:`ghost_step` for any ``k`` and any spelling of the actions."""
-        if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
-            actions: tuple[int, ...] = (check_action(action, "ghost"),)
-        else:
-            actions = self.check_joint_action(action)
+        actions = self._ghost_actions(action)
         self._check_size(state)
         if state.turn != _GHOST or state.outcome != _ONGOING:
             raise ValueError(f"the {'ghost' if self.ghosts == 1 else 'ghosts'} cannot move in state {state}")
@@ -298,6 +295,12 @@ class Game:
         return _new_state((agent, ghosts, _AFTER_GHOST_TURN, _CAUGHT if agent in ghosts else _ONGOING))
 
     ghosts_step = ghost_step
+
+    def _ghost_actions(self, action: Any) -> tuple[int, ...]:
+        """The ghosts' actions as :meth:`ghost_step` takes them (one ghost's action alone, too), checked."""
+        if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
+            return (check_action(action, "ghost"),)
+        return self.check_joint_action(action)
 
     def _check_size(self, state: GameState) -> None:
         """Refuse a state whose number of ghosts is not this game's."""
@@ -338,11 +341,8 @@ class Game:
         (:func:`~gridghost.core.halfturn.credited`, for one state)."""
         self._check_size(state)
         table = self._rewards[mover]
-        team = table[state.outcome][1]
-        if self.credit == "team" or state.outcome != _CAUGHT:
-            return (team,) * self.ghosts
-        quiet, agent = table[_ONGOING][1], state.agent
-        return tuple(team if cell == agent else quiet for cell in state.ghosts)
+        return tuple(halfturn.credited(table[state.outcome][1], table[_ONGOING][1], state.agent, state.ghosts,
+                                       state.outcome, self.credit == "catcher").tolist())
 
     def successors(self, state: GameState, action: Any) -> list[Successor]:
         """The exact distribution of the half-turn ``action`` of the side to move, for one state:
@@ -423,11 +423,8 @@ class Game:
             ghosts = np.broadcast_to(ghosts[:, None, :], (*agents.shape, ghosts.shape[1]))
             outcomes = halfturn.agent_lands(agents, ghosts if self.use_ghost else ghosts[..., :0], self.goals)
         else:
-            if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
-                joint = np.array([check_action(action, "ghost")])
-            else:
-                joint = np.array(self.check_joint_action(action))
             probabilities = _CERTAIN
+            joint = np.array(self._ghost_actions(action))
             ghosts = halfturn.team_moves(self.moves, ghosts, joint)[:, None, :]  # [n, 1, k]
             agents = agents[:, None]
             outcomes = halfturn.team_lands(agents, ghosts)
