@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.core.checks import check_choice, check_limit, check_seed
-from gridghost.core.rules import NUM_ACTIONS, Action, Board, read_only
+from gridghost.core.rules import ACTION_NAMES, NUM_ACTIONS, Action, Board, read_only
 
 
 @runtime_checkable
@@ -78,13 +78,13 @@ class ChasePolicy:
         try:
             dr, dc = (int(v) for v in observation["agent_relative_pos"])
             neighbours = observation["neighbors"]
-            open_ = {name: bool(neighbours[name]["accessible"]) for name in ("up", "right", "down", "left")}
+            open_ = tuple(bool(neighbours[name]["accessible"]) for name in ACTION_NAMES)  # in action order
         except (KeyError, IndexError, TypeError, ValueError):
             raise ValueError(
                 "ChasePolicy reads the ghost's dict observation (agent_relative_pos, neighbors); "
                 f"got {observation!r}"
             ) from None
-        return chase_rule(dr, dc, (open_["left"], open_["down"], open_["right"], open_["up"]))
+        return chase_rule(dr, dc, open_)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return "ChasePolicy()"
