@@ -125,12 +125,12 @@ LayoutT = TypeVar("LayoutT")
 
 @dataclass
 class _Legend:
-    """The legend's symbols (with the line and column each is defined at) and the map's name."""
+    """The legend's symbols, the map's name, and the line each of them is given on (``"name"``
+    for the name's, which no symbol is: a symbol has at most three characters)."""
 
     symbols: dict[str, _Spec] = field(default_factory=dict)
-    where: dict[str, tuple[int, int]] = field(default_factory=dict)
     name: str | None = None
-    name_line: int = 0
+    lines: dict[str, int] = field(default_factory=dict)
 
 
 def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
@@ -206,19 +206,17 @@ def _parse_legend(lines: list[str], start: int) -> _Legend:
             )
         key, rest_at = match.group(2), match.end()
         key_column = len(match.group(1)) + 1
-        if key == "name":
-            if legend.name is not None:
-                raise _error(number, key_column, f"the name is given twice (first on line {legend.name_line})")
-            legend.name, legend.name_line = _parse_name(line, rest_at, number), number
-            continue
+        if key in legend.lines:
+            what = "the name is given" if key == "name" else f"the symbol {key!r} is defined"
+            raise _error(number, key_column, f"{what} twice (first on line {legend.lines[key]})")
         if key in BUILTIN_SYMBOLS:
             raise _error(number, key_column, f"{key!r} is a built-in symbol ({describe(BUILTIN_SYMBOLS[key])}) "
                                              "and cannot be redefined; pick another symbol")
-        if key in legend.symbols:
-            first = legend.where[key][0]
-            raise _error(number, key_column, f"the symbol {key!r} is defined twice (first on line {first})")
-        legend.symbols[key] = _parse_spec(line, rest_at, number)
-        legend.where[key] = (number, key_column)
+        legend.lines[key] = number
+        if key == "name":
+            legend.name = _parse_name(line, rest_at, number)
+        else:
+            legend.symbols[key] = _parse_spec(line, rest_at, number)
     return legend
 
 
