@@ -248,6 +248,8 @@ def test_a_state_with_another_number_of_ghosts_is_refused_naming_the_state() -> 
             game.agent_step(wrong._replace(turn=Side.AGENT), 0, rng)
         assert rng.bit_generator.state == before  # refused before anything is drawn
         with pytest.raises(ValueError, match="state holds"):
+            game.successors(wrong._replace(turn=Side.AGENT), 0)
+        with pytest.raises(ValueError, match="state holds"):
             game.ghost_rewards_of(Side.GHOST, wrong)
         with pytest.raises(ValueError, match="state holds"):
             game.chase_actions(wrong)

@@ -355,7 +355,7 @@ class Game:
 
         Raises:
             TypeError, ValueError: a bad action (see :meth:`agent_step`, :meth:`ghost_step`).
-            ValueError: the game is over.
+            ValueError: the game is over, or ``state`` holds another number of ghosts than the game.
         """
         if state.turn == _GHOST:
             after = self.ghost_step(state, action)
@@ -363,6 +363,7 @@ class Game:
         action = check_action(action, "agent")
         if state.outcome != _ONGOING:
             raise ValueError(f"the agent cannot move in state {state}")
+        self._check_size(state)
         moved = self.transitions(_AGENT, action, np.array([state.agent]), np.array([state.ghosts]))
         merged: dict[GameState, float] = {}
         for probability, cell, outcome in zip(moved.probabilities.tolist(), moved.agents[0].tolist(),
