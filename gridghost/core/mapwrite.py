@@ -10,7 +10,7 @@ import itertools
 import json
 import re
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -83,7 +83,7 @@ def _error(line: int, column: int, message: str) -> ValueError:
 
 class DrawnMap(Protocol):
     """What :func:`format_layout` reads of a map: a :class:`~gridghost.core.layout.Layout`'s
-    attributes and methods (the layout module imports this one, not the other way round)."""
+    attributes (the layout module imports this one, not the other way round)."""
 
     name: str
     rows: int
@@ -91,18 +91,11 @@ class DrawnMap(Protocol):
     colours: np.ndarray
     walls_horizontal: np.ndarray
     walls_vertical: np.ndarray
+    items: Mapping[Cell, tuple[str, ...]]
+    texts: Mapping[Cell, str]
     agent_start: Cell
     ghost_starts: tuple[Cell, ...]
     goals: tuple[Cell, ...]
-
-    def cells(self) -> list[Cell]:
-        """Every cell, row by row."""
-
-    def items_at(self, row: int, col: int) -> tuple[str, ...]:
-        """The items on a cell."""
-
-    def text_at(self, row: int, col: int) -> str:
-        """The text on a cell."""
 
 
 def format_layout(layout: DrawnMap) -> str:
@@ -122,10 +115,10 @@ def format_layout(layout: DrawnMap) -> str:
             agent=(r, c) == layout.agent_start,
             ghost=layout.ghost_starts.index((r, c)) if (r, c) in layout.ghost_starts else -1,
             goal=(r, c) in layout.goals,
-            items=layout.items_at(r, c),
-            text=layout.text_at(r, c),
+            items=layout.items.get((r, c), ()),
+            text=layout.texts.get((r, c), ""),
         )
-        for r, c in layout.cells()
+        for r, c in itertools.product(range(layout.rows), range(layout.cols))
     }
     symbols = {spec: symbol for symbol, spec in BUILTIN_SYMBOLS.items()}
     legend: list[tuple[str, _Spec]] = []
