@@ -88,6 +88,7 @@ z: green, goal, dog, "Ziel"
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -99,16 +100,10 @@ from gridghost.core.checks import check_text
 
 # The symbols and the writer live in mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
 from gridghost.core.mapwrite import (
-    _FLAGS,
-    _FLOOR,
-    _LEGEND_LINE,
     _MAX_SYMBOL,
     _SYMBOL_CHARS,
-    _WALL_CHARS,
-    _WORD,
     BUILTIN_SYMBOLS,
     GHOST_WORDS,
-    _error,
     _Spec,
     describe,
     format_layout,  # noqa: F401  # re-exported
@@ -119,6 +114,17 @@ from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 #: :class:`~gridghost.core.layout.Layout` class (which imports both modules, not the other way
 #: round) or any callable taking its keyword arguments.
 LayoutT = TypeVar("LayoutT")
+
+_FLOOR = "."
+_LEGEND_LINE = re.compile(r"(\s*)(name|[" + re.escape(_SYMBOL_CHARS) + r"]{1,3})\s*:")
+_WORD = re.compile(r'[^\s,#"]+')
+_WALL_CHARS = "+-|"
+_FLAGS = ("agent", *GHOST_WORDS, "goal")
+
+
+def _error(line: int, column: int, message: str) -> ValueError:
+    """A ``ValueError`` that names a 1-based line and column of the map text."""
+    return ValueError(f"map text line {line}, column {column} (1-based): {message}")
 
 
 # -- reading -------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -43,17 +42,12 @@ BUILTIN_SYMBOLS: dict[str, _Spec] = {
     "G3": _Spec(ghost=3),
     "*": _Spec(goal=True),
 }
-_FLOOR = "."
 _SYMBOL_CHARS = string.ascii_letters + string.digits + "!$%&()*./;<=>?@[]^_{}~"
 _MAX_SYMBOL = 3
-_LEGEND_LINE = re.compile(r"(\s*)(name|[" + re.escape(_SYMBOL_CHARS) + r"]{1,3})\s*:")
 _SYMBOL_SET = frozenset(_SYMBOL_CHARS)
-_WORD = re.compile(r'[^\s,#"]+')
-_WALL_CHARS = "+-|"
 #: The legend's words for the ghosts' starts, by ghost index (``ghost``: the first ghost, the one
 #: ghost of a one-ghost game).
 GHOST_WORDS = ("ghost", "ghost1", "ghost2", "ghost3")
-_FLAGS = ("agent", *GHOST_WORDS, "goal")
 
 
 _QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
@@ -74,11 +68,6 @@ def quote(value: str) -> str:
     return '"' + "".join(
         _QUOTE_ESCAPES.get(char) or (char if char.isprintable() else json.dumps(char)[1:-1]) for char in value
     ) + '"'
-
-
-def _error(line: int, column: int, message: str) -> ValueError:
-    """A ``ValueError`` that names a 1-based line and column of the map text."""
-    return ValueError(f"map text line {line}, column {column} (1-based): {message}")
 
 
 class DrawnMap(Protocol):
