@@ -340,8 +340,7 @@ class Board:
         for r, c in layout.cells():
             for action, (dr, dc) in enumerate(ACTION_DELTAS):
                 target = (r + dr, c + dc)
-                stays = layout.blocked((r, c), target)
-                table[r * cols + c, action] = (r * cols + c) if stays else target[0] * cols + target[1]
+                table[self.index((r, c)), action] = self.index((r, c) if layout.blocked((r, c), target) else target)
         self.next_cell: tuple[tuple[int, ...], ...] = tuple(map(tuple, table.tolist()))
 
         mask = read_only((table != np.arange(self.num_cells)[:, None]).astype(np.int8))
