@@ -151,9 +151,8 @@ def test_bad_joint_actions_are_refused_before_anything_moves(actions: object, er
 
 @pytest.mark.parametrize("ghosts", [1, 2])
 def test_the_scalar_half_turns_follow_the_half_turn_rules(ghosts: int) -> None:
-    # agent_step and ghost_step keep scalar code for speed: each must give what
-    # gridghost.core.halfturn's functions (and successors, which reads them) give, in every state
-    # (every 23rd for a team); so must ghost_rewards_of
+    # agent_step, _landed, ghost_step and ghost_rewards_of keep scalar code for speed: each must
+    # give what gridghost.core.halfturn's functions give, in every state (every 23rd for a team)
     game = Game(OPEN, NoSlip(), ghosts=ghosts, credit="catcher")
     rng = np.random.default_rng(0)
     states = list(itertools.product(range(16), itertools.product(range(16), repeat=ghosts)))
@@ -164,7 +163,7 @@ def test_the_scalar_half_turns_follow_the_half_turn_rules(ghosts: int) -> None:
         for action in range(4):
             after, _ = game.agent_step(GameState(agent, cells), action, rng)
             landed = int(game.moves[agent, action])
-            assert [(1.0, after)] == [(p, exact) for p, exact, _, _ in game.successors(GameState(agent, cells), action)]
+            assert after == game._landed(landed, cells)
             assert (after.agent, after.outcome) == (landed, halfturn.agent_lands(landed, cells, game.goals))
         for joint in itertools.product(range(4), repeat=ghosts):
             after = game.ghost_step(GameState(agent, cells, Side.GHOST), joint[0] if ghosts == 1 else joint)

@@ -181,6 +181,11 @@ class Game:
         self.goals = read_only(np.array(board.is_goal, dtype=bool))
         self.outcomes = tuple(self._outcome_table(action) for action in range(NUM_ACTIONS))
         self.max_moves = slip.longest
+        # the same as tuples for successors(): per action, (probabilities, per cell its destinations)
+        self._outcome_tuples = tuple(
+            (tuple(probabilities.tolist()), tuple(map(tuple, destinations.T.tolist())))
+            for probabilities, destinations in self.outcomes
+        )
         # Per action, for agent_moves: the running probabilities a uniform is compared with, in the
         # order sampling walks the outcomes (the engines' order too), and the destinations.
         self._sampler = tuple((read_only(slip_bounds(probabilities)), destinations)
@@ -250,7 +255,7 @@ class Game:
         next_cell = self._next_cell
         for move in moves:
             cell = next_cell[cell][move]
-        # halfturn.agent_lands for one state, inlined: this is the env's hot path
+        # _landed, inlined: this is the env's hot path
         if cell in ghosts and self.use_ghost:
             return _new_state((cell, ghosts, _GHOST, _CAUGHT)), moves
         return _new_state((cell, ghosts, self._after_agent_turn, self._landing[cell])), moves
@@ -336,13 +341,16 @@ class Game:
         (:func:`~gridghost.core.halfturn.credited`, for one state)."""
         self._check_size(state)
         table = self._rewards[mover]
-        return tuple(halfturn.credited(table[state.outcome][1], table[_ONGOING][1], state.agent, state.ghosts,
-                                       state.outcome, self.credit == "catcher").tolist())
+        team = table[state.outcome][1]
+        if self.credit == "team" or state.outcome != _CAUGHT:
+            return (team,) * self.ghosts
+        quiet, agent = table[_ONGOING][1], state.agent
+        return tuple(team if cell == agent else quiet for cell in state.ghosts)
 
     def successors(self, state: GameState, action: Any) -> list[Successor]:
         """The exact distribution of the half-turn ``action`` of the side to move, for one state:
         what :meth:`transitions` gives for many, with outcomes that lead to the same next state
-        merged.
+        merged. It reads the same outcome tables, as tuples.
 
         Args:
             state: the state.
@@ -364,14 +372,19 @@ class Game:
         if state.outcome != _ONGOING:
             raise ValueError(f"the agent cannot move in state {state}")
         self._check_size(state)
-        moved = self.transitions(_AGENT, action, np.array([state.agent]), np.array([state.ghosts]))
+        probabilities, cells = self._outcome_tuples[action]
         merged: dict[GameState, float] = {}
-        for probability, cell, outcome in zip(moved.probabilities.tolist(), moved.agents[0].tolist(),
-                                              moved.outcomes[0].tolist(), strict=True):
-            turn = _GHOST if outcome == _CAUGHT else self._after_agent_turn  # a capture: the ghosts' half is due
-            after = _new_state((cell, state.ghosts, turn, Outcome(outcome)))
+        for probability, cell in zip(probabilities, cells[state.agent], strict=True):
+            after = self._landed(cell, state.ghosts)
             merged[after] = merged.get(after, 0.0) + probability
         return [(p, after, *self._rewards[_AGENT][after.outcome]) for after, p in merged.items() if p > 0.0]
+
+    def _landed(self, cell: int, ghosts: tuple[int, ...]) -> GameState:
+        """The state after the agent's move ends on ``cell``: only the final cell counts
+        (:meth:`agent_step` has this inline, :meth:`transitions` as arrays)."""
+        if cell in ghosts and self.use_ghost:
+            return _new_state((cell, ghosts, _GHOST, _CAUGHT))
+        return _new_state((cell, ghosts, self._after_agent_turn, self._landing[cell]))
 
     def transitions(self, side: Side, action: Any, agents: np.ndarray, ghosts: np.ndarray) -> Transitions:
         """The half-turn ``action`` of ``side`` from many states at once: the rules of a move,
