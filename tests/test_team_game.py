@@ -152,7 +152,7 @@ def test_bad_joint_actions_are_refused_before_anything_moves(actions: object, er
 @pytest.mark.parametrize("ghosts", [1, 2])
 def test_the_scalar_half_turns_follow_the_half_turn_rules(ghosts: int) -> None:
     # agent_step, _landed, ghost_step and ghost_rewards_of keep scalar code for speed: each must
-    # give what gridghost.core.halfturn's functions give, in every state (every 5th for two ghosts)
+    # give what gridghost.core.halfturn's functions give, in every state (every 23rd for a team)
     game = Game(OPEN, NoSlip(), ghosts=ghosts, credit="catcher")
     rng = np.random.default_rng(0)
     states = list(itertools.product(range(16), itertools.product(range(16), repeat=ghosts)))
@@ -246,6 +246,8 @@ def test_a_state_with_another_number_of_ghosts_is_refused_naming_the_state() -> 
         with pytest.raises(ValueError, match="state holds"):
             game.agent_step(wrong._replace(turn=Side.AGENT), 0, rng)
         assert rng.bit_generator.state == before  # refused before anything is drawn
+        with pytest.raises(ValueError, match="state holds"):
+            game.successors(wrong._replace(turn=Side.AGENT), 0)
         with pytest.raises(ValueError, match="state holds"):
             game.ghost_rewards_of(Side.GHOST, wrong)
         with pytest.raises(ValueError, match="state holds"):

@@ -286,10 +286,7 @@ class Game:
 
     def _team_step(self, state: GameState, action: Any) -> GameState:
         """:meth:`ghost_step` for any ``k`` and any spelling of the actions."""
-        if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
-            actions: tuple[int, ...] = (check_action(action, "ghost"),)
-        else:
-            actions = self.check_joint_action(action)
+        actions = self._ghost_actions(action)
         self._check_size(state)
         if state.turn != _GHOST or state.outcome != _ONGOING:
             raise ValueError(f"the {'ghost' if self.ghosts == 1 else 'ghosts'} cannot move in state {state}")
@@ -298,6 +295,12 @@ class Game:
         return _new_state((agent, ghosts, _AFTER_GHOST_TURN, _CAUGHT if agent in ghosts else _ONGOING))
 
     ghosts_step = ghost_step
+
+    def _ghost_actions(self, action: Any) -> tuple[int, ...]:
+        """The ghosts' actions as :meth:`ghost_step` takes them (one ghost's action alone, too), checked."""
+        if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
+            return (check_action(action, "ghost"),)
+        return self.check_joint_action(action)
 
     def _check_size(self, state: GameState) -> None:
         """Refuse a state whose number of ghosts is not this game's."""
@@ -360,7 +363,7 @@ class Game:
 
         Raises:
             TypeError, ValueError: a bad action (see :meth:`agent_step`, :meth:`ghost_step`).
-            ValueError: the game is over.
+            ValueError: the game is over, or ``state`` holds another number of ghosts than the game.
         """
         if state.turn == _GHOST:
             after = self.ghost_step(state, action)
@@ -368,6 +371,7 @@ class Game:
         action = check_action(action, "agent")
         if state.outcome != _ONGOING:
             raise ValueError(f"the agent cannot move in state {state}")
+        self._check_size(state)
         probabilities, cells = self._outcome_tuples[action]
         merged: dict[GameState, float] = {}
         for probability, cell in zip(probabilities, cells[state.agent], strict=True):
@@ -423,11 +427,8 @@ class Game:
             ghosts = np.broadcast_to(ghosts[:, None, :], (*agents.shape, ghosts.shape[1]))
             outcomes = halfturn.agent_lands(agents, ghosts if self.use_ghost else ghosts[..., :0], self.goals)
         else:
-            if self.ghosts == 1 and not isinstance(action, (Sequence, np.ndarray)):
-                joint = np.array([check_action(action, "ghost")])
-            else:
-                joint = np.array(self.check_joint_action(action))
             probabilities = _CERTAIN
+            joint = np.array(self._ghost_actions(action))
             ghosts = halfturn.team_moves(self.moves, ghosts, joint)[:, None, :]  # [n, 1, k]
             agents = agents[:, None]
             outcomes = halfturn.team_lands(agents, ghosts)

@@ -464,35 +464,26 @@ class Layout:
         return generate.generate_layout(rows, cols, seed, make=cls, **options)
 
 
-def _walls(shape: tuple[int, int], cells: Iterable[Cell]) -> np.ndarray:
-    walls = np.zeros(shape, dtype=bool)
-    for cell in cells:
-        walls[cell] = True
-    return walls
-
-
 #: The reference map: 4 rows x 5 columns, agent at (0, 2), ghost at (3, 4).
-CLASSIC = Layout(
-    name="classic",
-    colours=[
-        [2, 1, 0, 0, 0],
-        [0, 2, 0, 0, 2],
-        [1, 2, 0, 1, 0],
-        [1, 0, 2, 0, 0],
-    ],
-    walls_horizontal=_walls((3, 5), [(0, 3), (1, 2), (1, 3), (2, 3)]),
-    walls_vertical=_walls((4, 4), [(0, 0), (1, 2), (2, 1), (2, 2), (3, 1)]),
-    items={
-        (0, 0): ("dog",),
-        (0, 4): ("dog", "two_notes"),
-        (1, 3): ("flower",),
-        (2, 2): ("one_note",),
-        (3, 2): ("two_notes",),
-        (3, 3): ("two_flowers",),
-    },
-    texts={(0, 2): "Start", (3, 1): "Ziel", (3, 4): "Stopp"},
-    goals=[(3, 1), (3, 4)],
-    agent_start=(0, 2),
-    ghost_start=(3, 4),
-)
+CLASSIC = Layout.from_text("""
++---+---+---+---+---+
+| d | r   s   .   D |
++   +   +   +---+   +
+| .   g   . | f   g |
++   +   +---+---+   +
+| r   g | n | r   . |
++   +   +   +---+   +
+| r   z | N   F   S |
++---+---+---+---+---+
 
+name: classic
+d: green, dog
+s: agent, "Start"
+D: dog, two_notes
+f: flower
+n: one_note
+z: goal, "Ziel"
+N: green, two_notes
+F: two_flowers
+S: ghost, goal, "Stopp"
+""")

@@ -88,6 +88,7 @@ z: green, goal, dog, "Ziel"
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -99,16 +100,10 @@ from gridghost.core.checks import check_text
 
 # The symbols and the writer live in mapwrite; BUILTIN_SYMBOLS and format_layout import from here too.
 from gridghost.core.mapwrite import (
-    _FLAGS,
-    _FLOOR,
-    _LEGEND_LINE,
     _MAX_SYMBOL,
     _SYMBOL_CHARS,
-    _WALL_CHARS,
-    _WORD,
     BUILTIN_SYMBOLS,
     GHOST_WORDS,
-    _error,
     _Spec,
     describe,
     format_layout,  # noqa: F401  # re-exported
@@ -120,17 +115,28 @@ from gridghost.core.names import COLOURS, ITEMS, MAX_CELLS, WHITE, Cell
 #: round) or any callable taking its keyword arguments.
 LayoutT = TypeVar("LayoutT")
 
+_FLOOR = "."
+_LEGEND_LINE = re.compile(r"(\s*)(name|[" + re.escape(_SYMBOL_CHARS) + r"]{1,3})\s*:")
+_WORD = re.compile(r'[^\s,#"]+')
+_WALL_CHARS = "+-|"
+_FLAGS = ("agent", *GHOST_WORDS, "goal")
+
+
+def _error(line: int, column: int, message: str) -> ValueError:
+    """A ``ValueError`` that names a 1-based line and column of the map text."""
+    return ValueError(f"map text line {line}, column {column} (1-based): {message}")
+
 
 # -- reading -------------------------------------------------------------------------------------
 
 @dataclass
 class _Legend:
-    """The legend's symbols (with the line and column each is defined at) and the map's name."""
+    """The legend's symbols, the map's name, and the line each of them is given on (``"name"``
+    for the name's, which no symbol is: a symbol has at most three characters)."""
 
     symbols: dict[str, _Spec] = field(default_factory=dict)
-    where: dict[str, tuple[int, int]] = field(default_factory=dict)
     name: str | None = None
-    name_line: int = 0
+    lines: dict[str, int] = field(default_factory=dict)
 
 
 def parse_layout(text: str, make: Callable[..., LayoutT]) -> LayoutT:
@@ -206,19 +212,17 @@ def _parse_legend(lines: list[str], start: int) -> _Legend:
             )
         key, rest_at = match.group(2), match.end()
         key_column = len(match.group(1)) + 1
-        if key == "name":
-            if legend.name is not None:
-                raise _error(number, key_column, f"the name is given twice (first on line {legend.name_line})")
-            legend.name, legend.name_line = _parse_name(line, rest_at, number), number
-            continue
+        if key in legend.lines:
+            what = "the name is given" if key == "name" else f"the symbol {key!r} is defined"
+            raise _error(number, key_column, f"{what} twice (first on line {legend.lines[key]})")
         if key in BUILTIN_SYMBOLS:
             raise _error(number, key_column, f"{key!r} is a built-in symbol ({describe(BUILTIN_SYMBOLS[key])}) "
                                              "and cannot be redefined; pick another symbol")
-        if key in legend.symbols:
-            first = legend.where[key][0]
-            raise _error(number, key_column, f"the symbol {key!r} is defined twice (first on line {first})")
-        legend.symbols[key] = _parse_spec(line, rest_at, number)
-        legend.where[key] = (number, key_column)
+        legend.lines[key] = number
+        if key == "name":
+            legend.name = _parse_name(line, rest_at, number)
+        else:
+            legend.symbols[key] = _parse_spec(line, rest_at, number)
     return legend
 
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -43,17 +42,12 @@ BUILTIN_SYMBOLS: dict[str, _Spec] = {
     "G3": _Spec(ghost=3),
     "*": _Spec(goal=True),
 }
-_FLOOR = "."
 _SYMBOL_CHARS = string.ascii_letters + string.digits + "!$%&()*./;<=>?@[]^_{}~"
 _MAX_SYMBOL = 3
-_LEGEND_LINE = re.compile(r"(\s*)(name|[" + re.escape(_SYMBOL_CHARS) + r"]{1,3})\s*:")
 _SYMBOL_SET = frozenset(_SYMBOL_CHARS)
-_WORD = re.compile(r'[^\s,#"]+')
-_WALL_CHARS = "+-|"
 #: The legend's words for the ghosts' starts, by ghost index (``ghost``: the first ghost, the one
 #: ghost of a one-ghost game).
 GHOST_WORDS = ("ghost", "ghost1", "ghost2", "ghost3")
-_FLAGS = ("agent", *GHOST_WORDS, "goal")
 
 
 _QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\"}
@@ -76,14 +70,9 @@ def quote(value: str) -> str:
     ) + '"'
 
 
-def _error(line: int, column: int, message: str) -> ValueError:
-    """A ``ValueError`` that names a 1-based line and column of the map text."""
-    return ValueError(f"map text line {line}, column {column} (1-based): {message}")
-
-
 class DrawnMap(Protocol):
     """What :func:`format_layout` reads of a map: a :class:`~gridghost.core.layout.Layout`'s
-    attributes and methods (the layout module imports this one, not the other way round)."""
+    attributes (the layout module imports this one, not the other way round)."""
 
     name: str
     rows: int
@@ -91,18 +80,11 @@ class DrawnMap(Protocol):
     colours: np.ndarray
     walls_horizontal: np.ndarray
     walls_vertical: np.ndarray
+    items: Mapping[Cell, tuple[str, ...]]
+    texts: Mapping[Cell, str]
     agent_start: Cell
     ghost_starts: tuple[Cell, ...]
     goals: tuple[Cell, ...]
-
-    def cells(self) -> list[Cell]:
-        """Every cell, row by row."""
-
-    def items_at(self, row: int, col: int) -> tuple[str, ...]:
-        """The items on a cell."""
-
-    def text_at(self, row: int, col: int) -> str:
-        """The text on a cell."""
 
 
 def format_layout(layout: DrawnMap) -> str:
@@ -122,10 +104,10 @@ def format_layout(layout: DrawnMap) -> str:
             agent=(r, c) == layout.agent_start,
             ghost=layout.ghost_starts.index((r, c)) if (r, c) in layout.ghost_starts else -1,
             goal=(r, c) in layout.goals,
-            items=layout.items_at(r, c),
-            text=layout.text_at(r, c),
+            items=layout.items.get((r, c), ()),
+            text=layout.texts.get((r, c), ""),
         )
-        for r, c in layout.cells()
+        for r, c in itertools.product(range(layout.rows), range(layout.cols))
     }
     symbols = {spec: symbol for symbol, spec in BUILTIN_SYMBOLS.items()}
     legend: list[tuple[str, _Spec]] = []

@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gridghost.core.checks import check_choice, check_limit, check_seed
-from gridghost.core.rules import NUM_ACTIONS, Action, Board
+from gridghost.core.rules import ACTION_NAMES, NUM_ACTIONS, Action, Board, read_only
 
 
 @runtime_checkable
@@ -78,13 +78,13 @@ class ChasePolicy:
         try:
             dr, dc = (int(v) for v in observation["agent_relative_pos"])
             neighbours = observation["neighbors"]
-            open_ = {name: bool(neighbours[name]["accessible"]) for name in ("up", "right", "down", "left")}
+            open_ = tuple(bool(neighbours[name]["accessible"]) for name in ACTION_NAMES)  # in action order
         except (KeyError, IndexError, TypeError, ValueError):
             raise ValueError(
                 "ChasePolicy reads the ghost's dict observation (agent_relative_pos, neighbors); "
                 f"got {observation!r}"
             ) from None
-        return chase_rule(dr, dc, (open_["left"], open_["down"], open_["right"], open_["up"]))
+        return chase_rule(dr, dc, open_)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return "ChasePolicy()"
@@ -222,8 +222,7 @@ def chase_table(moves: np.ndarray, cols: int) -> np.ndarray:
         dc = columns[agents, None] - columns[None, :]
         table[agents] = _CHASE_CASES[np.sign(dr) + 1, np.sign(dc) + 1, (np.abs(dr) >= np.abs(dc)).astype(np.int8),
                                      masks[None, :]]
-    table.setflags(write=False)
-    return table
+    return read_only(table)
 
 
 def _chase_cases() -> np.ndarray:
@@ -235,8 +234,7 @@ def _chase_cases() -> np.ndarray:
         dc = (sign_c - 1) * (1 if vertical_first else 2)
         open_ = tuple(bool(bits >> action & 1) for action in range(NUM_ACTIONS))
         cases[sign_r, sign_c, vertical_first, bits] = chase_rule(dr, dc, open_)  # type: ignore[arg-type]
-    cases.setflags(write=False)
-    return cases
+    return read_only(cases)
 
 
 def chase_action(board: Board, agent_cell: int, ghost_cell: int) -> int:

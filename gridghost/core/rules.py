@@ -340,17 +340,13 @@ class Board:
         for r, c in layout.cells():
             for action, (dr, dc) in enumerate(ACTION_DELTAS):
                 target = (r + dr, c + dc)
-                stays = layout.blocked((r, c), target)
-                table[r * cols + c, action] = (r * cols + c) if stays else target[0] * cols + target[1]
+                table[self.index((r, c)), action] = self.index((r, c) if layout.blocked((r, c), target) else target)
         self.next_cell: tuple[tuple[int, ...], ...] = tuple(map(tuple, table.tolist()))
 
-        mask = (table != np.arange(self.num_cells)[:, None]).astype(np.int8)
-        mask.setflags(write=False)
+        mask = read_only((table != np.arange(self.num_cells)[:, None]).astype(np.int8))
         self.action_mask: tuple[np.ndarray, ...] = tuple(mask)
 
-        distance = _all_pairs_distances(table, cols)
-        distance.setflags(write=False)
-        self.distance_table = distance
+        self.distance_table = distance = read_only(_all_pairs_distances(table, cols))
         self.distance: tuple[tuple[int, ...] | memoryview, ...] = (
             tuple(map(tuple, distance.tolist())) if self.num_cells <= _TUPLE_CELLS else _DistanceRows(distance)
         )

@@ -126,12 +126,8 @@ class SlipModel:
         return self._groups_table[action]
 
     def sample(self, action: int, rng: np.random.Generator) -> Moves:
-        """Draw the moves actually carried out for ``action``.
-
-        Draws nothing when one outcome is certain; otherwise one ``rng.random()`` that walks the
-        cumulative group probabilities, then ``rng.integers(k)`` if the group has ``k > 1``
-        members.
-        """
+        """Draw the moves actually carried out for ``action``, in the draw order the module
+        documentation states (the class documentation, per group)."""
         thresholds, members = self._walks[action]
         if thresholds:
             u = rng.random()

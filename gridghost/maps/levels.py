@@ -318,9 +318,7 @@ class MapGenerator:
     # -- levels ----------------------------------------------------------------------------------
     def draw(self, rng: np.random.Generator) -> int:
         """The level of the next episode, drawn from ``rng`` (the env's map stream)."""
-        if self.num_levels is None:
-            return self.start_level + int(rng.integers(2**62))
-        return self.start_level + int(rng.integers(self.num_levels))
+        return self.start_level + int(rng.integers(2**62 if self.num_levels is None else self.num_levels))
 
     def level(self, index: int) -> Layout:
         """The map of level ``index`` (the same map on every call, in every process).
