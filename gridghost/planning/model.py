@@ -246,7 +246,7 @@ class TurnModel:
     def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
         live states ``part``."""
-        actions = joint_actions(action, self.ghosts) if side == Side.GHOST else action
+        actions = self.game.joint_actions(action) if side == Side.GHOST else action
         return self.game.transitions(side, actions, self.agents[part], self.ghost_cells[part])
 
     def _parts(self) -> list[slice]:
@@ -410,10 +410,14 @@ class TurnModel:
             rank = (order * k ** np.arange(k)).sum(axis=1)
             which = np.zeros(k**k, dtype=np.int64)
             which[[sum(p * k**i for i, p in enumerate(o)) for o in orders]] = np.arange(len(orders))
-            digits = np.array([joint_actions(j, k) for j in range(self.joints)])  # [joints, k]
-            to_stored = np.array([joint_index(digits[:, list(o)]) for o in orders])
-            self._mapped = (stored, which[rank], to_stored)
+            self._mapped = (stored, which[rank], np.array([self._reordered(o) for o in orders]))
         return self._mapped
+
+    def _reordered(self, order: Any) -> np.ndarray:
+        """Each joint action of ghosts that sort into the stored state in ``order`` (the stored
+        ghost ``i`` is ghost ``order[i]``), as the stored state's joint action: ``int64[joints]``."""
+        digits = np.arange(self.joints)[:, None] // NUM_ACTIONS ** np.arange(self.ghosts) % NUM_ACTIONS
+        return joint_index(digits[:, list(order)])
 
     def expand(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """Per-live-state ``values`` (``[num_live, ...]``) spread over every state:
@@ -432,13 +436,23 @@ class TurnModel:
         rows, cols = self.game.layout.shape
         return padded[stored[:, None], to_stored[order]].reshape((rows, cols) * (self.ghosts + 1) + (self.joints,))
 
-    def stored_joint(self, ghost_pos: Any, joint: int) -> int:
-        """The joint action of the stored state that ``joint`` is in the state with the ghosts at
-        ``ghost_pos``; ``joint`` itself when states are not stored by multisets."""
+    def stored_joints(self, ghost_pos: Any) -> np.ndarray:
+        """Each joint action of the ghosts at ``ghost_pos`` as the stored state's joint action,
+        ``int64[joints]``: the identity unless states are stored by multisets."""
         if not self.symmetric:
-            return joint
-        order = np.argsort(self.ghost_indices(ghost_pos), kind="stable")
-        return int(joint_index(np.array(joint_actions(joint, self.ghosts))[order]))
+            return np.arange(self.joints)
+        return self._reordered(np.argsort(self.ghost_indices(ghost_pos), kind="stable"))
+
+    def ghost_q(self, values: np.ndarray, side: Side, gamma: float, out: np.ndarray | None = None) -> np.ndarray:
+        """``side``'s action values of the ghosts' joint moves, ``[joints, num_live]`` (into
+        ``out`` if given): its reward for each move plus ``gamma`` times ``values`` after it
+        (agent to move, ``[num_live + 1]``, the sink last and 0)."""
+        # the model's own indices: mode="raise" would copy through a buffer
+        q = values.take(self.ghost_next, out=out, mode="clip")  # type: ignore[call-overload]
+        q *= gamma
+        q += self.ghost_reward[side]
+        return q
+
 
 class _PerSide(dict):  # type: ignore[type-arg]
     """An array per side, made when first read (:meth:`make` makes one without keeping it)."""
@@ -450,11 +464,6 @@ class _PerSide(dict):  # type: ignore[type-arg]
     def __missing__(self, side: Side) -> np.ndarray:
         self[side] = made = self.make(side)
         return made
-
-
-def joint_actions(joint: int, ghosts: int) -> tuple[int, ...]:
-    """The ghosts' actions of joint action ``joint`` (ghost 0 the lowest base-4 digit)."""
-    return tuple(joint // NUM_ACTIONS**i % NUM_ACTIONS for i in range(ghosts))
 
 
 def joint_index(actions: Any) -> Any:
