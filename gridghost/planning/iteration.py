@@ -9,8 +9,6 @@ where the sweeps read it.
 
 from __future__ import annotations
 
-import itertools
-import math
 from typing import Any
 
 import numpy as np
@@ -19,7 +17,7 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.planning.model import TurnModel, stage_sizes
+from gridghost.planning.model import TurnModel, multisets, stage_sizes
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
@@ -70,14 +68,7 @@ class TeamStages:
 
     def __init__(self, model: TurnModel, side: Side) -> None:
         game, k, cells = model.game, model.ghosts, model.game.num_cells
-        combos = [np.array(list(itertools.combinations_with_replacement(range(cells), j)), dtype=np.int64)
-                  .reshape(math.comb(cells + j - 1, j), j) for j in range(k)] + [model.multisets]
-        ranks = []
-        for j, combo in enumerate(combos[:k]):
-            rank = np.zeros(cells**j, dtype=np.int64)
-            rank[(combo * cells ** np.arange(j - 1, -1, -1)).sum(axis=1)] = np.arange(len(combo))
-            ranks.append(rank)
-        ranks.append(model.rank)
+        combos, ranks = zip(*[multisets(cells, j) for j in range(k)], (model.multisets, model.rank), strict=True)
         #: per stage ``u >= 1`` and action, where moving the ghost lands in stage ``u - 1``
         self.moves: list[np.ndarray] = []
         for u in range(1, k + 1):
@@ -90,9 +81,9 @@ class TeamStages:
                 code = (after * cells ** np.arange(k - u, -1, -1)).sum(axis=2)
                 table[action] = (rest[:, None] * len(combos[k - u + 1]) + ranks[k - u + 1][code]).ravel()
             self.moves.append(table)
-        agents, multisets = np.arange(cells)[:, None], combos[k][None]
-        self.caught = halfturn.team_lands(agents, multisets) == Outcome.CAUGHT  # [cells, placements]
-        landing = halfturn.agent_lands(agents, multisets, game.goals)
+        agents, placed = np.arange(cells)[:, None], combos[k][None]
+        self.caught = halfturn.team_lands(agents, placed) == Outcome.CAUGHT  # [cells, placements]
+        landing = halfturn.agent_lands(agents, placed, game.goals)
         #: each live state's place (agent to move, in the model's order), and each place's live state
         self.live, self.index = np.flatnonzero(landing == Outcome.ONGOING), model.index
         team = [game.rewards(Side.GHOST, outcome)[side] for outcome in Outcome]

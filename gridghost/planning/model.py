@@ -201,14 +201,16 @@ class TurnModel:
         self.agent_prob = np.zeros((NUM_ACTIONS, max(len(probabilities) for probabilities, _ in game.outcomes)))
         for action, (probabilities, _) in enumerate(game.outcomes):
             self.agent_prob[action, : len(probabilities)] = probabilities
-        self.multisets, live = self._placements()
+        if self.symmetric:
+            self.multisets, self.rank = multisets(cells, k)
+        else:
+            self.multisets = np.indices((cells,) * k).reshape(k, -1).T.astype(np.int64)
+        # whether the game goes on with the agent on each cell and the ghosts on each placement
+        live = halfturn.agent_lands(np.arange(cells)[:, None], self.multisets[None], game.goals) == Outcome.ONGOING
         self.placements, self.num_live = len(self.multisets), int(np.count_nonzero(live))
         self.index = np.full(live.size, self.num_live, dtype=np.int64)
         self.index[live.ravel()] = np.arange(self.num_live)
-        if self.symmetric:
-            self.rank = np.zeros(cells**k, dtype=np.int64)
-            self.rank[self.code(0, self.multisets)] = np.arange(self.placements)
-        else:
+        if not self.symmetric:
             self._agent_half()
         self._joint_tables = None if self.symmetric else self._ghosts_half()
         self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -230,18 +232,6 @@ class TurnModel:
         else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return self.__dict__[name]
-
-    def _placements(self) -> tuple[np.ndarray, np.ndarray]:
-        """The ghosts' placements, ``int64[n, k]`` in ascending code order (sorted multisets with
-        ``symmetric``, else every tuple), and whether the game goes on with the agent on each cell
-        and the ghosts on each placement, ``bool[cells, n]``."""
-        cells, k = self.game.num_cells, self.ghosts
-        if self.symmetric:
-            placements = np.array(list(itertools.combinations_with_replacement(range(cells), k)), dtype=np.int64)
-        else:
-            placements = np.indices((cells,) * k).reshape(k, -1).T.astype(np.int64)
-        landing = halfturn.agent_lands(np.arange(cells)[:, None], placements[None], self.game.goals)
-        return placements, landing == Outcome.ONGOING
 
     def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
@@ -464,6 +454,16 @@ class _PerSide(dict):  # type: ignore[type-arg]
     def __missing__(self, side: Side) -> np.ndarray:
         self[side] = made = self.make(side)
         return made
+
+
+def multisets(cells: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The multisets of ``size`` of ``cells`` cells, sorted, ``int64[n, size]`` in ascending code
+    order, and the rank of each among them by the code of its cells (``int64[cells ** size]``)."""
+    combos = np.array(list(itertools.combinations_with_replacement(range(cells), size)), dtype=np.int64)
+    combos = combos.reshape(math.comb(cells + size - 1, size), size)
+    rank = np.zeros(cells**size, dtype=np.int64)
+    rank[(combos * cells ** np.arange(size - 1, -1, -1)).sum(axis=1)] = np.arange(len(combos))
+    return combos, rank
 
 
 def joint_index(actions: Any) -> Any:
