@@ -17,7 +17,7 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.planning.model import TurnModel, multisets, stage_sizes
+from gridghost.planning.model import TurnModel, by_outcome, multisets, stage_sizes
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
@@ -86,9 +86,9 @@ class TeamStages:
         landing = halfturn.agent_lands(agents, placed, game.goals)
         #: each live state's place (agent to move, in the model's order), and each place's live state
         self.live, self.index = np.flatnonzero(landing == Outcome.ONGOING), model.index
-        team = [game.rewards(Side.GHOST, outcome)[side] for outcome in Outcome]
+        team = by_outcome(game, Side.GHOST, side)
         self.rewards = team[Outcome.ONGOING], team[Outcome.CAUGHT]
-        reward = [game.rewards(Side.AGENT, outcome)[side] for outcome in Outcome]
+        reward = by_outcome(game, Side.AGENT, side)
         self.landed = reward[Outcome.ONGOING]
         self.ends = [(reward[outcome], landing == outcome) for outcome in Outcome if outcome != Outcome.ONGOING]
         self.outcomes = game.outcomes

@@ -246,56 +246,41 @@ class TurnModel:
 
     def _agent_half(self) -> None:
         # The agent's half-turns: the slip model's outcomes, padded to the widest action's, built
-        # from slices of the live states; each side's expected reward per action (constant through
-        # the iterations) is kept, the agent's made now, the ghosts' (and the rewards per outcome)
-        # asked of the kernel again when first read.
+        # from slices of the live states; each side's rewards and expected reward per action
+        # (constant through the iterations) are read from the outcomes when a solve asks for it.
         # The tables are filled before they are set: a model shared through the cache is never
         # seen half built by another thread (which would build its own, equal ones).
-        width = self.agent_prob.shape[1]
-        shape = (NUM_ACTIONS, width, self.num_live)
+        shape = (NUM_ACTIONS, self.agent_prob.shape[1], self.num_live)
         agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
         agent_outcome = np.zeros(shape, dtype=np.int8)
-        expected = np.empty((NUM_ACTIONS, self.num_live))
         for part in self._parts():
-            rewards = np.zeros((NUM_ACTIONS, width, len(self.agents[part])))
             for action in range(NUM_ACTIONS):
                 half = self._transitions(Side.AGENT, action, part)
                 m = len(half.probabilities)
                 agent_next[action, :m, part] = self._next(half).T
                 agent_outcome[action, :m, part] = half.outcomes.T
-                rewards[action, :m] = half.agent_rewards.T
-            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards)
         self.agent_next, self.agent_outcome = agent_next, agent_outcome
-        self.agent_reward = _PerSide(self._agent_rewards)
-        agent_expected = _PerSide(lambda side: np.einsum("ak,akl->al", self.agent_prob, self.agent_reward.make(side)))
-        agent_expected[Side.AGENT] = expected
-        self.agent_expected = agent_expected
+        self.agent_reward = _PerSide(lambda side: by_outcome(self.game, Side.AGENT, side)[self.agent_outcome])
+        self.agent_expected = _PerSide(self._expected)
 
-    def _agent_rewards(self, side: Side) -> np.ndarray:
-        """``side``'s rewards of the agent's half-turns, ``[4, m, num_live]``, asked of the kernel again."""
-        out = np.zeros(self.agent_next.shape)
-        for action in range(NUM_ACTIONS):
-            half = self._transitions(Side.AGENT, action)
-            rewards = half.agent_rewards if side == Side.AGENT else half.ghost_rewards
-            out[action, : len(half.probabilities)] = rewards.T
-        return out
+    def _expected(self, side: Side) -> np.ndarray:
+        """``side``'s expected reward of the agent's half-turn per action and live state,
+        ``[4, num_live]``, from slices of the live states (padding has probability 0)."""
+        rewards, expected = by_outcome(self.game, Side.AGENT, side), np.empty((NUM_ACTIONS, self.num_live))
+        for part in self._parts():
+            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards[self.agent_outcome[:, :, part]])
+        return expected
 
     def _ghosts_half(self) -> Any:
-        # The ghosts' half-turns: one outcome per joint action; its reward is the kernel's for
-        # that outcome, kept per outcome and spread over the states when a solve asks for a side.
+        # The ghosts' half-turns: one outcome per joint action; each side's rewards are read from
+        # the outcomes when a solve asks for that side.
         shape = (self.joints, self.num_live)
         ghost_next, ghost_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)
-        by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
         for joint in range(self.joints):
             half = self._transitions(Side.GHOST, joint)
             ghost_next[joint] = self._next(half)[:, 0]
-            ghost_outcome[joint] = outcomes = half.outcomes[:, 0]
-            for side, rewards in ((Side.AGENT, half.agent_rewards[:, 0]), (Side.GHOST, half.ghost_rewards[:, 0])):
-                by_outcome[side][outcomes] = rewards
-                if not np.array_equal(by_outcome[side][outcomes], rewards):
-                    raise ValueError("the kernel's reward for the ghosts' move depends on more than its outcome; "
-                                     "the solver cannot take it")
-        return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome[side][ghost_outcome])
+            ghost_outcome[joint] = half.outcomes[:, 0]
+        return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome(self.game, Side.GHOST, side)[ghost_outcome])
 
     def cache_reserve(self) -> int:
         """The bytes the arrays made on demand may add (a cache counts them when it takes the
@@ -445,7 +430,7 @@ class TurnModel:
 
 
 class _PerSide(dict):  # type: ignore[type-arg]
-    """An array per side, made when first read (:meth:`make` makes one without keeping it)."""
+    """An array per side, made by ``make(side)`` when first read."""
 
     def __init__(self, make: Callable[[Side], np.ndarray]) -> None:
         super().__init__()
@@ -454,6 +439,12 @@ class _PerSide(dict):  # type: ignore[type-arg]
     def __missing__(self, side: Side) -> np.ndarray:
         self[side] = made = self.make(side)
         return made
+
+
+def by_outcome(game: Game, mover: Side, side: Side) -> np.ndarray:
+    """``side``'s reward for a half-turn of ``mover`` by how it ends, ``float64[outcomes]``: the
+    kernel's rewards depend on nothing else."""
+    return np.array([game.rewards(mover, outcome)[side] for outcome in Outcome])
 
 
 def multisets(cells: int, size: int) -> tuple[np.ndarray, np.ndarray]:
