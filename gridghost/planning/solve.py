@@ -147,25 +147,22 @@ class _Solution:
         return (one_hot(self._agent_actions) if isinstance(self._agent, str) else self._agent,
                 one_hot(self._ghost_actions, self.model.joints) if isinstance(self._ghost, str) else self._ghost)
 
-    def _agent_values(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """The agent's action values ``float64[4]`` in a live state (``_agent_q``)."""
-        return self._agent_q[:, self._live(agent_pos, ghost_pos)].copy()
+    def _q(self, side: Side, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """``side``'s action values in a live state: the agent's ``float64[4]``, the ghosts'
+        ``float64[4 ** k]`` by the joint indices of their own order."""
+        live = self._live(agent_pos, ghost_pos)
+        if side == Side.AGENT:
+            return self._agent_q[:, live].copy()
+        return self._ghost_q[self.model.stored_joints(ghost_pos), live]
 
-    def _agent_move(self, agent_pos: Any, ghost_pos: Any) -> int:
-        """The agent's greedy action in a live state (``_agent_actions``)."""
-        return int(self._agent_actions[self._live(agent_pos, ghost_pos)])
-
-    def _ghost_values(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """The ghosts' action values ``float64[4 ** k]`` in a live state, by its joint indices."""
-        return self._ghost_q[self.model.stored_joints(ghost_pos), self._live(agent_pos, ghost_pos)]
-
-    def _ghost_move(self, agent_pos: Any, ghost_pos: Any, team: bool = False) -> Any:
-        """The ghosts' greedy action (by :attr:`_GHOST_RULE`) in a live state: an int for one
-        ghost (unless ``team``), else each ghost's action in their order. With states stored by
-        multisets, the best joint action of the ghosts' own order, so that ties go to its lowest
-        joint index as in every other state."""
-        joint = int(greedy(self._ghost_values(agent_pos, ghost_pos)[:, None], self._GHOST_RULE)[0])
-        return joint if self.ghosts == 1 and not team else self.model.game.joint_actions(joint)
+    def _move(self, side: Side, agent_pos: Any, ghost_pos: Any, team: bool = False) -> Any:
+        """``side``'s greedy action in a live state (the ghosts' by :attr:`_GHOST_RULE`): an int,
+        or each ghost's action in their order for ``k >= 2`` ghosts (or with ``team``). With
+        states stored by multisets, the ghosts' best joint action of their own order, so that
+        ties go to its lowest joint index as in every other state."""
+        best = int(greedy(self._q(side, agent_pos, ghost_pos)[:, None],
+                          _MAXIMISE if side == Side.AGENT else self._GHOST_RULE)[0])
+        return best if side == Side.AGENT or (self.ghosts == 1 and not team) else self.model.game.joint_actions(best)
 
     def value(self, agent_pos: Any, ghost_pos: Any) -> float:
         """The expected discounted return from this state, agent to move, when both sides play
@@ -239,7 +236,7 @@ class _OneSide(_Solution):
         Raises:
             TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
-        return (self._agent_values if self._side == Side.AGENT else self._ghost_values)(agent_pos, ghost_pos)
+        return self._q(self._side, agent_pos, ghost_pos)
 
     def action(self, agent_pos: Any, ghost_pos: Any) -> Any:
         """This side's greedy action with this side to move at these positions (ties to the
@@ -248,7 +245,7 @@ class _OneSide(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        return (self._agent_move if self._side == Side.AGENT else self._ghost_move)(agent_pos, ghost_pos)
+        return self._move(self._side, agent_pos, ghost_pos)
 
 
 class AgentSolution(_OneSide):
@@ -305,7 +302,7 @@ class GhostSolution(_OneSide):
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        return self._ghost_move(agent_pos, ghost_pos, team=True)
+        return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
 
 
 class GameSolution(_Solution):
@@ -344,7 +341,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
-        return self._agent_values(agent_pos, ghost_pos)
+        return self._q(Side.AGENT, agent_pos, ghost_pos)
 
     def ghost_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """The ghosts' action values (``float64[4 ** k]`` by joint index, the agent's return)
@@ -353,7 +350,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_values(agent_pos, ghost_pos)
+        return self._q(Side.GHOST, agent_pos, ghost_pos)
 
     team_q = ghost_q
 
@@ -363,7 +360,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._agent_move(agent_pos, ghost_pos)
+        return self._move(Side.AGENT, agent_pos, ghost_pos)
 
     def ghost_action(self, agent_pos: Any, ghost_pos: Any) -> Any:
         """The ghosts' optimal action with the ghosts to move at these positions: an int for one
@@ -372,7 +369,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_move(agent_pos, ghost_pos)
+        return self._move(Side.GHOST, agent_pos, ghost_pos)
 
     def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
         """Each ghost's optimal action (a tuple for any ``k``) with the ghosts to move.
@@ -380,7 +377,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_move(agent_pos, ghost_pos, team=True)
+        return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
 
 
 class PolicyEvaluation(_Solution):
