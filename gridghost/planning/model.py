@@ -213,7 +213,7 @@ class TurnModel:
         if not self.symmetric:
             self._agent_half()
         self._joint_tables = None if self.symmetric else self._ghosts_half()
-        self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._stored: np.ndarray | None = None  # with symmetric, the stored state of every state
 
     def __getattr__(self, name: str) -> Any:
         # what the class says is made when first read (a deciding team's sweeps read none of it)
@@ -372,27 +372,25 @@ class TurnModel:
         layout = self.game.layout
         return self.live_index(layout.agent_start, list(layout.ghost_starts[: self.ghosts]))
 
-    def _map(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per joint state (code order): its stored state's live index and its ghosts' order into it
-        (of :func:`itertools.permutations`); per order, the stored joint action of each joint action."""
-        if self._mapped is None:
-            cells, k = self.game.num_cells, self.ghosts
-            everything = np.indices((cells,) * (k + 1)).reshape(k + 1, -1)
-            ghosts = everything[1:].T
-            order = np.argsort(ghosts, axis=1, kind="stable")
-            stored = self.lookup(everything[0], ghosts)
-            orders = list(itertools.permutations(range(k)))
-            rank = (order * k ** np.arange(k)).sum(axis=1)
-            which = np.zeros(k**k, dtype=np.int64)
-            which[[sum(p * k**i for i, p in enumerate(o)) for o in orders]] = np.arange(len(orders))
-            self._mapped = (stored, which[rank], np.array([self._reordered(o) for o in orders]))
-        return self._mapped
+    def _spread(self) -> np.ndarray:
+        """Each state's live index by code (the sink where the game is over): :attr:`index`
+        itself, or with ``symmetric`` its stored state's, computed once."""
+        if not self.symmetric:
+            return self.index
+        if self._stored is None:
+            everything = np.indices((self.game.num_cells,) * (self.ghosts + 1)).reshape(self.ghosts + 1, -1)
+            self._stored = self.lookup(everything[0], everything[1:].T)
+        return self._stored
 
-    def _reordered(self, order: Any) -> np.ndarray:
-        """Each joint action of ghosts that sort into the stored state in ``order`` (the stored
-        ghost ``i`` is ghost ``order[i]``), as the stored state's joint action: ``int64[joints]``."""
-        digits = np.arange(self.joints)[:, None] // NUM_ACTIONS ** np.arange(self.ghosts) % NUM_ACTIONS
-        return joint_index(digits[:, list(order)])
+    def stored_joints(self, ghosts: np.ndarray) -> np.ndarray:
+        """Each joint action of the ghosts on the cells ``ghosts`` (``int[n, k]``, in their order)
+        as the joint action of the stored state, ``int64[n, joints]``: the identity unless states
+        are stored by multisets, where the stored ghost ``i`` is the ``i``-th in sorted order."""
+        joints = np.arange(self.joints)
+        if not self.symmetric:
+            return np.broadcast_to(joints, (len(ghosts), self.joints))
+        digits = joints[:, None] // NUM_ACTIONS ** np.arange(self.ghosts) % NUM_ACTIONS  # [joints, k]
+        return joint_index(digits.T[np.argsort(ghosts, axis=1, kind="stable")].swapaxes(1, 2))
 
     def expand(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """Per-live-state ``values`` (``[num_live, ...]``) spread over every state:
@@ -400,23 +398,16 @@ class TurnModel:
         rows, cols = self.game.layout.shape
         shape = (rows, cols) * (self.ghosts + 1) + values.shape[1:]
         padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
-        return padded[self._map()[0] if self.symmetric else self.index].reshape(shape)
+        return padded[self._spread()].reshape(shape)
 
     def expand_q(self, q: np.ndarray) -> np.ndarray:
-        """The ghosts' action values ``[joints, num_live]`` spread as :meth:`expand` does (per ghost order)."""
-        if not self.symmetric:
-            return self.expand(q.T)
-        stored, order, to_stored = self._map()
+        """The ghosts' action values ``[joints, num_live]`` spread as :meth:`expand` does, each
+        state's by the joint indices of its own ghosts' order."""
+        cells, k = self.game.num_cells, self.ghosts
+        placements = np.indices((cells,) * k).reshape(k, -1).T
         padded = np.concatenate([q.T, np.zeros((1, self.joints))])
-        rows, cols = self.game.layout.shape
-        return padded[stored[:, None], to_stored[order]].reshape((rows, cols) * (self.ghosts + 1) + (self.joints,))
-
-    def stored_joints(self, ghost_pos: Any) -> np.ndarray:
-        """Each joint action of the ghosts at ``ghost_pos`` as the stored state's joint action,
-        ``int64[joints]``: the identity unless states are stored by multisets."""
-        if not self.symmetric:
-            return np.arange(self.joints)
-        return self._reordered(np.argsort(self.ghost_indices(ghost_pos), kind="stable"))
+        spread = padded[self._spread().reshape(cells, -1, 1), self.stored_joints(placements)[None]]
+        return spread.reshape(self.game.layout.shape * (k + 1) + (self.joints,))
 
     def ghost_q(self, values: np.ndarray, side: Side, gamma: float, out: np.ndarray | None = None) -> np.ndarray:
         """``side``'s action values of the ghosts' joint moves, ``[joints, num_live]`` (into

@@ -153,7 +153,7 @@ class _Solution:
         live = self._live(agent_pos, ghost_pos)
         if side == Side.AGENT:
             return self._agent_q[:, live].copy()
-        return self._ghost_q[self.model.stored_joints(ghost_pos), live]
+        return self._ghost_q[self.model.stored_joints(np.array([self.model.ghost_indices(ghost_pos)]))[0], live]
 
     def _move(self, side: Side, agent_pos: Any, ghost_pos: Any, team: bool = False) -> Any:
         """``side``'s greedy action in a live state (the ghosts' by :attr:`_GHOST_RULE`): an int,
