@@ -47,17 +47,6 @@ def _old(new: Callable[..., Any], names: str, renamed: dict[str, str] | None = N
     return old
 
 
-_SETTINGS = "layout slip rewards ghosts gamma tol horizon"
-solve_team_game = _old(solve_game, _SETTINGS)
-solve_team_agent = _old(solve_agent, "layout slip team rewards ghosts gamma tol horizon", {"team": "ghost"})
-solve_team_ghosts = _old(solve_ghost, "layout slip agent rewards ghosts gamma tol horizon")
-evaluate_team_policies = _old(evaluate_policies, f"agent_policy team_policy {_SETTINGS}",
-                              {"team_policy": "ghost_policy"})
-team_exploitability = _old(exploitability, f"agent_policy team_policy {_SETTINGS}", {"team_policy": "ghost_policy"})
-team_agent_exploitability = _old(agent_exploitability, f"agent_policy {_SETTINGS}")
-team_ghosts_exploitability = _old(ghost_exploitability, f"team_policy {_SETTINGS}", {"team_policy": "ghost_policy"})
-
-
 def tabulate_team_policy(policy: Any, game: Any = None, *, spec: Any = None, obs_type: str | None = None,
                          centralised: bool = False, view: str = "gym", **encoding: Any) -> Any:
     """Deprecated: :func:`~gridghost.planning.tabulate.tabulate_policy` of the ghosts' side.
@@ -74,16 +63,23 @@ def tabulate_team_policy(policy: Any, game: Any = None, *, spec: Any = None, obs
                            centralised=centralised, view=view, **encoding)
 
 
+_SETTINGS = "layout slip rewards ghosts gamma tol horizon"
+_TEAM = {"team_policy": "ghost_policy"}
+
 #: Each deprecated name of :mod:`gridghost.planning`: its replacement's name, and the object read.
 DEPRECATED: dict[str, tuple[str, Any]] = {
     "TeamAgentSolution": ("AgentSolution", AgentSolution), "TeamGameSolution": ("GameSolution", GameSolution),
     "TeamGhostsSolution": ("GhostSolution", GhostSolution), "TeamModel": ("TurnModel", TurnModel),
     "TeamPolicyEvaluation": ("PolicyEvaluation", PolicyEvaluation),
-    "solve_team_game": ("solve_game", solve_team_game), "solve_team_agent": ("solve_agent", solve_team_agent),
-    "solve_team_ghosts": ("solve_ghost", solve_team_ghosts),
-    "evaluate_team_policies": ("evaluate_policies", evaluate_team_policies),
-    "team_exploitability": ("exploitability", team_exploitability),
-    "team_agent_exploitability": ("agent_exploitability", team_agent_exploitability),
-    "team_ghosts_exploitability": ("ghost_exploitability", team_ghosts_exploitability),
+    "solve_team_game": ("solve_game", _old(solve_game, _SETTINGS)),
+    "solve_team_agent": ("solve_agent", _old(solve_agent, "layout slip team rewards ghosts gamma tol horizon",
+                                             {"team": "ghost"})),
+    "solve_team_ghosts": ("solve_ghost", _old(solve_ghost, "layout slip agent rewards ghosts gamma tol horizon")),
+    "evaluate_team_policies": ("evaluate_policies", _old(evaluate_policies, f"agent_policy team_policy {_SETTINGS}",
+                                                         _TEAM)),
+    "team_exploitability": ("exploitability", _old(exploitability, f"agent_policy team_policy {_SETTINGS}", _TEAM)),
+    "team_agent_exploitability": ("agent_exploitability", _old(agent_exploitability, f"agent_policy {_SETTINGS}")),
+    "team_ghosts_exploitability": ("ghost_exploitability", _old(ghost_exploitability, f"team_policy {_SETTINGS}",
+                                                                _TEAM)),
     "tabulate_team_policy": ("tabulate_policy", tabulate_team_policy),
 }

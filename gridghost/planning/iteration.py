@@ -9,8 +9,6 @@ where the sweeps read it.
 
 from __future__ import annotations
 
-import itertools
-import math
 from typing import Any
 
 import numpy as np
@@ -19,7 +17,7 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.planning.model import TurnModel, stage_sizes
+from gridghost.planning.model import TurnModel, by_outcome, multisets, stage_sizes
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
@@ -70,14 +68,7 @@ class TeamStages:
 
     def __init__(self, model: TurnModel, side: Side) -> None:
         game, k, cells = model.game, model.ghosts, model.game.num_cells
-        combos = [np.array(list(itertools.combinations_with_replacement(range(cells), j)), dtype=np.int64)
-                  .reshape(math.comb(cells + j - 1, j), j) for j in range(k)] + [model.multisets]
-        ranks = []
-        for j, combo in enumerate(combos[:k]):
-            rank = np.zeros(cells**j, dtype=np.int64)
-            rank[(combo * cells ** np.arange(j - 1, -1, -1)).sum(axis=1)] = np.arange(len(combo))
-            ranks.append(rank)
-        ranks.append(model.rank)
+        combos, ranks = zip(*[multisets(cells, j) for j in range(k)], (model.multisets, model.rank), strict=True)
         #: per stage ``u >= 1`` and action, where moving the ghost lands in stage ``u - 1``
         self.moves: list[np.ndarray] = []
         for u in range(1, k + 1):
@@ -90,14 +81,14 @@ class TeamStages:
                 code = (after * cells ** np.arange(k - u, -1, -1)).sum(axis=2)
                 table[action] = (rest[:, None] * len(combos[k - u + 1]) + ranks[k - u + 1][code]).ravel()
             self.moves.append(table)
-        agents, multisets = np.arange(cells)[:, None], combos[k][None]
-        self.caught = halfturn.team_lands(agents, multisets) == Outcome.CAUGHT  # [cells, placements]
-        landing = halfturn.agent_lands(agents, multisets, game.goals)
+        agents, placed = np.arange(cells)[:, None], combos[k][None]
+        self.caught = halfturn.team_lands(agents, placed) == Outcome.CAUGHT  # [cells, placements]
+        landing = halfturn.agent_lands(agents, placed, game.goals)
         #: each live state's place (agent to move, in the model's order), and each place's live state
         self.live, self.index = np.flatnonzero(landing == Outcome.ONGOING), model.index
-        team = [game.rewards(Side.GHOST, outcome)[side] for outcome in Outcome]
+        team = by_outcome(game, Side.GHOST, side)
         self.rewards = team[Outcome.ONGOING], team[Outcome.CAUGHT]
-        reward = [game.rewards(Side.AGENT, outcome)[side] for outcome in Outcome]
+        reward = by_outcome(game, Side.AGENT, side)
         self.landed = reward[Outcome.ONGOING]
         self.ends = [(reward[outcome], landing == outcome) for outcome in Outcome if outcome != Outcome.ONGOING]
         self.outcomes = game.outcomes
@@ -208,10 +199,10 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         progress_bar: count the sweeps on a progress bar on stderr.
 
     Returns:
-        ``(values, agent_q, ghost_q, sweeps, residual)``: the agent-to-move values (``[num_live
-        + 1]``, the sink last), the agent's action values ``[4, num_live]`` and the ghost's, with the
-        ghost to move, from the last sweep (their best is the values; for a team moved one ghost at
-        a time, a :class:`_LaterQ` that computes them when called).
+        ``(values, agent_q, read, sweeps, residual)``: the agent-to-move values (``[num_live
+        + 1]``, the sink last), the agent's action values ``[4, num_live]`` from the last sweep
+        (their best is the values) and the values that sweep read (the ghosts' action values
+        are :meth:`~gridghost.planning.model.TurnModel.ghost_q` of them).
 
     Raises:
         ValueError: ``gamma=1`` without a horizon where the game may never end.
@@ -231,20 +222,14 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     change = np.empty(sink)
     if stages is None:
         between = np.zeros(sink + 1)  # values with the ghost to move
-        agent_expected, ghost_reward = model.agent_expected[side], model.ghost_reward[side]
-        ghost_next = model.ghost_next
-        taken = np.empty(ghost_next.shape)
-    ghost_q: Any = None
+        agent_expected = model.agent_expected[side]
+        taken = np.empty(model.ghost_next.shape)
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
             if stages is None:
-                # in place, the big array; the model's own indices (mode="raise" would copy via a buffer)
-                ghost_q = values.take(ghost_next, out=taken, mode="clip")  # type: ignore[call-overload]
-                ghost_q *= gamma
-                ghost_q += ghost_reward
-                _reduce(ghost_q, ghost, out=between[:sink])
+                _reduce(model.ghost_q(values, side, gamma, out=taken), ghost, out=between[:sink])
                 model.agent_backup(between, out=agent_q)
                 agent_q += agent_expected
             else:
@@ -261,22 +246,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
             f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "
             "raise tol or lower gamma"
         )
-    return values, agent_q, ghost_q if stages is None else _LaterQ(model, read, side, gamma), sweep, residual
-
-
-class _LaterQ:
-    """The ghosts' action values ``[joints, num_live]`` of a sweep made one ghost at a time,
-    computed from the values it read when first asked for (:meth:`__call__`): the joint moves'
-    tables are built only then."""
-
-    def __init__(self, model: TurnModel, values: np.ndarray, side: Side, gamma: float) -> None:
-        self.model, self.values, self.side, self.gamma = model, values, side, gamma
-
-    def __call__(self) -> np.ndarray:
-        q = self.values.take(self.model.ghost_next, mode="clip")
-        q *= self.gamma
-        q += self.model.ghost_reward[self.side]
-        return q
+    return values, agent_q, read, sweep, residual
 
 
 def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, event: Outcome,

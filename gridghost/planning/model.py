@@ -201,17 +201,19 @@ class TurnModel:
         self.agent_prob = np.zeros((NUM_ACTIONS, max(len(probabilities) for probabilities, _ in game.outcomes)))
         for action, (probabilities, _) in enumerate(game.outcomes):
             self.agent_prob[action, : len(probabilities)] = probabilities
-        self.multisets, live = self._placements()
+        if self.symmetric:
+            self.multisets, self.rank = multisets(cells, k)
+        else:
+            self.multisets = np.indices((cells,) * k).reshape(k, -1).T.astype(np.int64)
+        # whether the game goes on with the agent on each cell and the ghosts on each placement
+        live = halfturn.agent_lands(np.arange(cells)[:, None], self.multisets[None], game.goals) == Outcome.ONGOING
         self.placements, self.num_live = len(self.multisets), int(np.count_nonzero(live))
         self.index = np.full(live.size, self.num_live, dtype=np.int64)
         self.index[live.ravel()] = np.arange(self.num_live)
-        if self.symmetric:
-            self.rank = np.zeros(cells**k, dtype=np.int64)
-            self.rank[self.code(0, self.multisets)] = np.arange(self.placements)
-        else:
+        if not self.symmetric:
             self._agent_half()
         self._joint_tables = None if self.symmetric else self._ghosts_half()
-        self._mapped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._stored: np.ndarray | None = None  # with symmetric, the stored state of every state
 
     def __getattr__(self, name: str) -> Any:
         # what the class says is made when first read (a deciding team's sweeps read none of it)
@@ -231,22 +233,10 @@ class TurnModel:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return self.__dict__[name]
 
-    def _placements(self) -> tuple[np.ndarray, np.ndarray]:
-        """The ghosts' placements, ``int64[n, k]`` in ascending code order (sorted multisets with
-        ``symmetric``, else every tuple), and whether the game goes on with the agent on each cell
-        and the ghosts on each placement, ``bool[cells, n]``."""
-        cells, k = self.game.num_cells, self.ghosts
-        if self.symmetric:
-            placements = np.array(list(itertools.combinations_with_replacement(range(cells), k)), dtype=np.int64)
-        else:
-            placements = np.indices((cells,) * k).reshape(k, -1).T.astype(np.int64)
-        landing = halfturn.agent_lands(np.arange(cells)[:, None], placements[None], self.game.goals)
-        return placements, landing == Outcome.ONGOING
-
     def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
         live states ``part``."""
-        actions = joint_actions(action, self.ghosts) if side == Side.GHOST else action
+        actions = self.game.joint_actions(action) if side == Side.GHOST else action
         return self.game.transitions(side, actions, self.agents[part], self.ghost_cells[part])
 
     def _parts(self) -> list[slice]:
@@ -256,56 +246,41 @@ class TurnModel:
 
     def _agent_half(self) -> None:
         # The agent's half-turns: the slip model's outcomes, padded to the widest action's, built
-        # from slices of the live states; each side's expected reward per action (constant through
-        # the iterations) is kept, the agent's made now, the ghosts' (and the rewards per outcome)
-        # asked of the kernel again when first read.
+        # from slices of the live states; each side's rewards and expected reward per action
+        # (constant through the iterations) are read from the outcomes when a solve asks for it.
         # The tables are filled before they are set: a model shared through the cache is never
         # seen half built by another thread (which would build its own, equal ones).
-        width = self.agent_prob.shape[1]
-        shape = (NUM_ACTIONS, width, self.num_live)
+        shape = (NUM_ACTIONS, self.agent_prob.shape[1], self.num_live)
         agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
         agent_outcome = np.zeros(shape, dtype=np.int8)
-        expected = np.empty((NUM_ACTIONS, self.num_live))
         for part in self._parts():
-            rewards = np.zeros((NUM_ACTIONS, width, len(self.agents[part])))
             for action in range(NUM_ACTIONS):
                 half = self._transitions(Side.AGENT, action, part)
                 m = len(half.probabilities)
                 agent_next[action, :m, part] = self._next(half).T
                 agent_outcome[action, :m, part] = half.outcomes.T
-                rewards[action, :m] = half.agent_rewards.T
-            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards)
         self.agent_next, self.agent_outcome = agent_next, agent_outcome
-        self.agent_reward = _PerSide(self._agent_rewards)
-        agent_expected = _PerSide(lambda side: np.einsum("ak,akl->al", self.agent_prob, self.agent_reward.make(side)))
-        agent_expected[Side.AGENT] = expected
-        self.agent_expected = agent_expected
+        self.agent_reward = _PerSide(lambda side: by_outcome(self.game, Side.AGENT, side)[self.agent_outcome])
+        self.agent_expected = _PerSide(self._expected)
 
-    def _agent_rewards(self, side: Side) -> np.ndarray:
-        """``side``'s rewards of the agent's half-turns, ``[4, m, num_live]``, asked of the kernel again."""
-        out = np.zeros(self.agent_next.shape)
-        for action in range(NUM_ACTIONS):
-            half = self._transitions(Side.AGENT, action)
-            rewards = half.agent_rewards if side == Side.AGENT else half.ghost_rewards
-            out[action, : len(half.probabilities)] = rewards.T
-        return out
+    def _expected(self, side: Side) -> np.ndarray:
+        """``side``'s expected reward of the agent's half-turn per action and live state,
+        ``[4, num_live]``, from slices of the live states (padding has probability 0)."""
+        rewards, expected = by_outcome(self.game, Side.AGENT, side), np.empty((NUM_ACTIONS, self.num_live))
+        for part in self._parts():
+            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards[self.agent_outcome[:, :, part]])
+        return expected
 
     def _ghosts_half(self) -> Any:
-        # The ghosts' half-turns: one outcome per joint action; its reward is the kernel's for
-        # that outcome, kept per outcome and spread over the states when a solve asks for a side.
+        # The ghosts' half-turns: one outcome per joint action; each side's rewards are read from
+        # the outcomes when a solve asks for that side.
         shape = (self.joints, self.num_live)
         ghost_next, ghost_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)
-        by_outcome = {Side.AGENT: np.zeros(len(Outcome)), Side.GHOST: np.zeros(len(Outcome))}
         for joint in range(self.joints):
             half = self._transitions(Side.GHOST, joint)
             ghost_next[joint] = self._next(half)[:, 0]
-            ghost_outcome[joint] = outcomes = half.outcomes[:, 0]
-            for side, rewards in ((Side.AGENT, half.agent_rewards[:, 0]), (Side.GHOST, half.ghost_rewards[:, 0])):
-                by_outcome[side][outcomes] = rewards
-                if not np.array_equal(by_outcome[side][outcomes], rewards):
-                    raise ValueError("the kernel's reward for the ghosts' move depends on more than its outcome; "
-                                     "the solver cannot take it")
-        return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome[side][ghost_outcome])
+            ghost_outcome[joint] = half.outcomes[:, 0]
+        return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome(self.game, Side.GHOST, side)[ghost_outcome])
 
     def cache_reserve(self) -> int:
         """The bytes the arrays made on demand may add (a cache counts them when it takes the
@@ -397,23 +372,25 @@ class TurnModel:
         layout = self.game.layout
         return self.live_index(layout.agent_start, list(layout.ghost_starts[: self.ghosts]))
 
-    def _map(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per joint state (code order): its stored state's live index and its ghosts' order into it
-        (of :func:`itertools.permutations`); per order, the stored joint action of each joint action."""
-        if self._mapped is None:
-            cells, k = self.game.num_cells, self.ghosts
-            everything = np.indices((cells,) * (k + 1)).reshape(k + 1, -1)
-            ghosts = everything[1:].T
-            order = np.argsort(ghosts, axis=1, kind="stable")
-            stored = self.lookup(everything[0], ghosts)
-            orders = list(itertools.permutations(range(k)))
-            rank = (order * k ** np.arange(k)).sum(axis=1)
-            which = np.zeros(k**k, dtype=np.int64)
-            which[[sum(p * k**i for i, p in enumerate(o)) for o in orders]] = np.arange(len(orders))
-            digits = np.array([joint_actions(j, k) for j in range(self.joints)])  # [joints, k]
-            to_stored = np.array([joint_index(digits[:, list(o)]) for o in orders])
-            self._mapped = (stored, which[rank], to_stored)
-        return self._mapped
+    def _spread(self) -> np.ndarray:
+        """Each state's live index by code (the sink where the game is over): :attr:`index`
+        itself, or with ``symmetric`` its stored state's, computed once."""
+        if not self.symmetric:
+            return self.index
+        if self._stored is None:
+            everything = np.indices((self.game.num_cells,) * (self.ghosts + 1)).reshape(self.ghosts + 1, -1)
+            self._stored = self.lookup(everything[0], everything[1:].T)
+        return self._stored
+
+    def stored_joints(self, ghosts: np.ndarray) -> np.ndarray:
+        """Each joint action of the ghosts on the cells ``ghosts`` (``int[n, k]``, in their order)
+        as the joint action of the stored state, ``int64[n, joints]``: the identity unless states
+        are stored by multisets, where the stored ghost ``i`` is the ``i``-th in sorted order."""
+        joints = np.arange(self.joints)
+        if not self.symmetric:
+            return np.broadcast_to(joints, (len(ghosts), self.joints))
+        digits = joints[:, None] // NUM_ACTIONS ** np.arange(self.ghosts) % NUM_ACTIONS  # [joints, k]
+        return joint_index(digits.T[np.argsort(ghosts, axis=1, kind="stable")].swapaxes(1, 2))
 
     def expand(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """Per-live-state ``values`` (``[num_live, ...]``) spread over every state:
@@ -421,27 +398,30 @@ class TurnModel:
         rows, cols = self.game.layout.shape
         shape = (rows, cols) * (self.ghosts + 1) + values.shape[1:]
         padded = np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
-        return padded[self._map()[0] if self.symmetric else self.index].reshape(shape)
+        return padded[self._spread()].reshape(shape)
 
     def expand_q(self, q: np.ndarray) -> np.ndarray:
-        """The ghosts' action values ``[joints, num_live]`` spread as :meth:`expand` does (per ghost order)."""
-        if not self.symmetric:
-            return self.expand(q.T)
-        stored, order, to_stored = self._map()
+        """The ghosts' action values ``[joints, num_live]`` spread as :meth:`expand` does, each
+        state's by the joint indices of its own ghosts' order."""
+        cells, k = self.game.num_cells, self.ghosts
+        placements = np.indices((cells,) * k).reshape(k, -1).T
         padded = np.concatenate([q.T, np.zeros((1, self.joints))])
-        rows, cols = self.game.layout.shape
-        return padded[stored[:, None], to_stored[order]].reshape((rows, cols) * (self.ghosts + 1) + (self.joints,))
+        spread = padded[self._spread().reshape(cells, -1, 1), self.stored_joints(placements)[None]]
+        return spread.reshape(self.game.layout.shape * (k + 1) + (self.joints,))
 
-    def stored_joint(self, ghost_pos: Any, joint: int) -> int:
-        """The joint action of the stored state that ``joint`` is in the state with the ghosts at
-        ``ghost_pos``; ``joint`` itself when states are not stored by multisets."""
-        if not self.symmetric:
-            return joint
-        order = np.argsort(self.ghost_indices(ghost_pos), kind="stable")
-        return int(joint_index(np.array(joint_actions(joint, self.ghosts))[order]))
+    def ghost_q(self, values: np.ndarray, side: Side, gamma: float, out: np.ndarray | None = None) -> np.ndarray:
+        """``side``'s action values of the ghosts' joint moves, ``[joints, num_live]`` (into
+        ``out`` if given): its reward for each move plus ``gamma`` times ``values`` after it
+        (agent to move, ``[num_live + 1]``, the sink last and 0)."""
+        # the model's own indices: mode="raise" would copy through a buffer
+        q = values.take(self.ghost_next, out=out, mode="clip")  # type: ignore[call-overload]
+        q *= gamma
+        q += self.ghost_reward[side]
+        return q
+
 
 class _PerSide(dict):  # type: ignore[type-arg]
-    """An array per side, made when first read (:meth:`make` makes one without keeping it)."""
+    """An array per side, made by ``make(side)`` when first read."""
 
     def __init__(self, make: Callable[[Side], np.ndarray]) -> None:
         super().__init__()
@@ -452,9 +432,20 @@ class _PerSide(dict):  # type: ignore[type-arg]
         return made
 
 
-def joint_actions(joint: int, ghosts: int) -> tuple[int, ...]:
-    """The ghosts' actions of joint action ``joint`` (ghost 0 the lowest base-4 digit)."""
-    return tuple(joint // NUM_ACTIONS**i % NUM_ACTIONS for i in range(ghosts))
+def by_outcome(game: Game, mover: Side, side: Side) -> np.ndarray:
+    """``side``'s reward for a half-turn of ``mover`` by how it ends, ``float64[outcomes]``: the
+    kernel's rewards depend on nothing else."""
+    return np.array([game.rewards(mover, outcome)[side] for outcome in Outcome])
+
+
+def multisets(cells: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The multisets of ``size`` of ``cells`` cells, sorted, ``int64[n, size]`` in ascending code
+    order, and the rank of each among them by the code of its cells (``int64[cells ** size]``)."""
+    combos = np.array(list(itertools.combinations_with_replacement(range(cells), size)), dtype=np.int64)
+    combos = combos.reshape(math.comb(cells + size - 1, size), size)
+    rank = np.zeros(cells**size, dtype=np.int64)
+    rank[(combos * cells ** np.arange(size - 1, -1, -1)).sum(axis=1)] = np.arange(len(combos))
+    return combos, rank
 
 
 def joint_index(actions: Any) -> Any:

@@ -48,7 +48,7 @@ from gridghost.planning.iteration import (  # noqa: F401
     _outcome_within,
     greedy,
 )
-from gridghost.planning.model import TurnModel, cached_solution, joint_actions, turn_model
+from gridghost.planning.model import TurnModel, cached_solution, turn_model
 from gridghost.planning.policy import one_hot, policy_array
 
 
@@ -74,10 +74,10 @@ class _Solution:
     _TABLES: ClassVar[dict[str, Any]] = {"values": lambda self: self.model.expand(self._values[:-1])}
     #: How the ghosts choose where they decide: against the agent, or for their own return.
     _GHOST_RULE = _MINIMISE
-    #: A deciding team's tables: a team that moved one ghost at a time has its joint action values
-    #: computed when first read.
-    _TEAM_DECIDES: ClassVar[dict[str, Any]] = {
-        "_ghost_q": lambda self: self._later(),
+    #: Where the ghosts decide: their joint action values after the values the last sweep read,
+    #: computed when first read (a team moved one ghost at a time builds its joint tables then).
+    _GHOSTS_DECIDE: ClassVar[dict[str, Any]] = {
+        "_ghost_q": lambda self: self.model.ghost_q(self._read, self._summed, self.gamma),
         "_ghost_actions": lambda self: greedy(self._ghost_q, self._GHOST_RULE),
     }
 
@@ -97,8 +97,9 @@ class _Solution:
     def __init__(self, model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
                  horizon: int | None, progress_bar: bool = False) -> None:
         # value iteration with each side's rule, side's rewards summed; a side's fixed policy is kept
-        self._values, agent_q, ghost_q, self.sweeps, self.residual = _iterate(model, agent, ghost, side, gamma, tol,
-                                                                              horizon, progress_bar)
+        self._values, agent_q, self._read, self.sweeps, self.residual = _iterate(model, agent, ghost, side, gamma,
+                                                                                 tol, horizon, progress_bar)
+        self._summed = side
         self.model, self.layout, self.ghosts = model, model.game.layout, model.ghosts
         starts = self.layout.ghost_starts[: self.ghosts]
         self.start = (self.layout.agent_start, starts[0] if self.ghosts == 1 else tuple(starts))
@@ -107,10 +108,6 @@ class _Solution:
         self._agent, self._ghost = agent, ghost
         if isinstance(agent, str):
             self._agent_q, self._agent_actions = agent_q, greedy(agent_q, _MAXIMISE)
-        if isinstance(ghost, str):
-            self._later = ghost_q
-            if isinstance(ghost_q, np.ndarray):
-                self._ghost_q, self._ghost_actions = ghost_q, greedy(ghost_q, self._GHOST_RULE)
         self._eager()
 
     def __repr__(self) -> str:
@@ -150,29 +147,22 @@ class _Solution:
         return (one_hot(self._agent_actions) if isinstance(self._agent, str) else self._agent,
                 one_hot(self._ghost_actions, self.model.joints) if isinstance(self._ghost, str) else self._ghost)
 
-    def _agent_values(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """The agent's action values ``float64[4]`` in a live state (``_agent_q``)."""
-        return self._agent_q[:, self._live(agent_pos, ghost_pos)].copy()
+    def _q(self, side: Side, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
+        """``side``'s action values in a live state: the agent's ``float64[4]``, the ghosts'
+        ``float64[4 ** k]`` by the joint indices of their own order."""
+        live = self._live(agent_pos, ghost_pos)
+        if side == Side.AGENT:
+            return self._agent_q[:, live].copy()
+        return self._ghost_q[self.model.stored_joints(np.array([self.model.ghost_indices(ghost_pos)]))[0], live]
 
-    def _agent_move(self, agent_pos: Any, ghost_pos: Any) -> int:
-        """The agent's greedy action in a live state (``_agent_actions``)."""
-        return int(self._agent_actions[self._live(agent_pos, ghost_pos)])
-
-    def _ghost_values(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
-        """The ghosts' action values ``float64[4 ** k]`` in a live state, by its joint indices."""
-        live, q = self._live(agent_pos, ghost_pos), self._ghost_q
-        return np.array([q[self.model.stored_joint(ghost_pos, joint), live] for joint in range(self.model.joints)])
-
-    def _ghost_move(self, agent_pos: Any, ghost_pos: Any, team: bool = False) -> Any:
-        """The ghosts' greedy action (by :attr:`_GHOST_RULE`) in a live state: an int for one
-        ghost (unless ``team``), else each ghost's action in their order. With states stored by
-        multisets, the best joint action of the ghosts' own order, so that ties go to its lowest
-        joint index as in every other state."""
-        if self.model.symmetric:
-            joint = int(greedy(self._ghost_values(agent_pos, ghost_pos)[:, None], self._GHOST_RULE)[0])
-        else:
-            joint = int(self._ghost_actions[self._live(agent_pos, ghost_pos)])
-        return joint if self.ghosts == 1 and not team else joint_actions(joint, self.ghosts)
+    def _move(self, side: Side, agent_pos: Any, ghost_pos: Any, team: bool = False) -> Any:
+        """``side``'s greedy action in a live state (the ghosts' by :attr:`_GHOST_RULE`): an int,
+        or each ghost's action in their order for ``k >= 2`` ghosts (or with ``team``). With
+        states stored by multisets, the ghosts' best joint action of their own order, so that
+        ties go to its lowest joint index as in every other state."""
+        best = int(greedy(self._q(side, agent_pos, ghost_pos)[:, None],
+                          _MAXIMISE if side == Side.AGENT else self._GHOST_RULE)[0])
+        return best if side == Side.AGENT or (self.ghosts == 1 and not team) else self.model.game.joint_actions(best)
 
     def value(self, agent_pos: Any, ghost_pos: Any) -> float:
         """The expected discounted return from this state, agent to move, when both sides play
@@ -236,7 +226,7 @@ class _OneSide(_Solution):
         "q_values": lambda self: (self.model.expand(self._agent_q.T) if self._side == Side.AGENT
                                   else self.model.expand_q(self._ghost_q)),
         "policy": lambda self: (self.model.expand(self._agent_actions, fill=-1) if self._side == Side.AGENT
-                                else _greedy_joint(self.model, self._ghost_q, self._ghost_actions, _MAXIMISE)),
+                                else _greedy_joint(self.model, self._ghost_q, _MAXIMISE)),
     }
 
     def q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
@@ -246,7 +236,7 @@ class _OneSide(_Solution):
         Raises:
             TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
-        return (self._agent_values if self._side == Side.AGENT else self._ghost_values)(agent_pos, ghost_pos)
+        return self._q(self._side, agent_pos, ghost_pos)
 
     def action(self, agent_pos: Any, ghost_pos: Any) -> Any:
         """This side's greedy action with this side to move at these positions (ties to the
@@ -255,7 +245,7 @@ class _OneSide(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        return (self._agent_move if self._side == Side.AGENT else self._ghost_move)(agent_pos, ghost_pos)
+        return self._move(self._side, agent_pos, ghost_pos)
 
 
 class AgentSolution(_OneSide):
@@ -299,7 +289,7 @@ class GhostSolution(_OneSide):
     """
 
     _side, _GHOST_RULE = Side.GHOST, _MAXIMISE
-    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, **_Solution._TEAM_DECIDES,
+    _TABLES: ClassVar[dict[str, Any]] = {**_OneSide._TABLES, **_Solution._GHOSTS_DECIDE,
                                          "agent": lambda self: self.model.expand(self._agent.T)}
 
     def __init__(self, model: TurnModel, agent: np.ndarray, gamma: float, tol: float, horizon: int | None,
@@ -312,7 +302,7 @@ class GhostSolution(_OneSide):
         Raises:
             TypeError, ValueError: as :meth:`q`.
         """
-        return self._ghost_move(agent_pos, ghost_pos, team=True)
+        return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
 
 
 class GameSolution(_Solution):
@@ -333,11 +323,11 @@ class GameSolution(_Solution):
 
     _TABLES: ClassVar[dict[str, Any]] = {
         **_Solution._TABLES,
-        **_Solution._TEAM_DECIDES,
+        **_Solution._GHOSTS_DECIDE,
         "agent_q_values": lambda self: self.model.expand(self._agent_q.T),
         "ghost_q_values": lambda self: self.model.expand_q(self._ghost_q),
         "agent_policy": lambda self: self.model.expand(self._agent_actions, fill=-1),
-        "ghost_policy": lambda self: _greedy_joint(self.model, self._ghost_q, self._ghost_actions, _MINIMISE),
+        "ghost_policy": lambda self: _greedy_joint(self.model, self._ghost_q, _MINIMISE),
         "team_policy": lambda self: self.ghost_policy,
     }
 
@@ -351,7 +341,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
-        return self._agent_values(agent_pos, ghost_pos)
+        return self._q(Side.AGENT, agent_pos, ghost_pos)
 
     def ghost_q(self, agent_pos: Any, ghost_pos: Any) -> np.ndarray:
         """The ghosts' action values (``float64[4 ** k]`` by joint index, the agent's return)
@@ -360,7 +350,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_values(agent_pos, ghost_pos)
+        return self._q(Side.GHOST, agent_pos, ghost_pos)
 
     team_q = ghost_q
 
@@ -370,7 +360,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._agent_move(agent_pos, ghost_pos)
+        return self._move(Side.AGENT, agent_pos, ghost_pos)
 
     def ghost_action(self, agent_pos: Any, ghost_pos: Any) -> Any:
         """The ghosts' optimal action with the ghosts to move at these positions: an int for one
@@ -379,7 +369,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_move(agent_pos, ghost_pos)
+        return self._move(Side.GHOST, agent_pos, ghost_pos)
 
     def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
         """Each ghost's optimal action (a tuple for any ``k``) with the ghosts to move.
@@ -387,7 +377,7 @@ class GameSolution(_Solution):
         Raises:
             TypeError, ValueError: as :meth:`agent_q`.
         """
-        return self._ghost_move(agent_pos, ghost_pos, team=True)
+        return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
 
 
 class PolicyEvaluation(_Solution):
@@ -413,17 +403,13 @@ class PolicyEvaluation(_Solution):
 
 
 # -- the solvers -----------------------------------------------------------------------------------
-def _greedy_joint(model: TurnModel, q: np.ndarray, actions: np.ndarray, rule: str) -> np.ndarray:
+def _greedy_joint(model: TurnModel, q: np.ndarray, rule: str) -> np.ndarray:
     """The ghosts' best joint action in every state (-1 where the game is over), in that state's
-    ghost order: ``actions`` (``greedy`` of ``q`` per live state) spread; with states stored by
-    multisets, the greedy of ``q`` read in each state's own order, so that ties go to the lowest
-    joint index of that order, as without the symmetry."""
-    spread = model.expand(actions, fill=-1)
-    if not model.symmetric:
-        return spread
+    ghost order: the greedy of ``q`` read in each state's own order, so that with states stored
+    by multisets ties go to the lowest joint index of that order, as without the symmetry."""
     values = model.expand_q(q)
     best = greedy(values.reshape(-1, model.joints).T, rule).reshape(values.shape[:-1])
-    return np.where(spread < 0, -1, best)
+    return np.where(model.expand(np.ones(model.num_live, dtype=bool)), best, -1)
 
 
 def named(policy: Any) -> bool:
