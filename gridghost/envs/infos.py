@@ -305,12 +305,15 @@ class InfoPublisher:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up
         to ``action_mask`` in order, with the move's entries (``slipped``, ``intended_action``,
         ``actual_moves``) and those of an ongoing game; kept in :attr:`_templates`."""
-        if last_move is None:
-            slipped, intended, moves = False, NO_ACTION, self._no_moves
-        else:
+        if last_move is not None:
             intended, moved = last_move
-            known = self._moves_arrays.get(moved)
-            slipped, moves = moved != (intended,), self._moves_array(moved) if known is None else known
+            slipped, moves = moved != (intended,), self._moves_arrays.get(moved)
+            if moves is None:  # padded with -1 to the slip model's longest outcome; read-only, one per outcome
+                moves = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
+                moves[: len(moved)] = moved
+                self._moves_arrays[moved] = read_only(moves)
+        else:
+            slipped, intended, moves = False, NO_ACTION, self._no_moves
         template: dict[str, Any] = {
             "to_move": NO_ACTION, "mover": NO_ACTION, "distance": 0, "slipped": slipped, "intended_action": intended,
             "actual_moves": moves, "reached_goal": False, "caught_by_ghost": False,
@@ -319,14 +322,6 @@ class InfoPublisher:
             template["action_mask"] = None
         self._templates[last_move] = template  # type: ignore[index]  # a dict since the first map (_build_pending_infos)
         return template
-
-    def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
-        """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
-        longest outcome (read-only, one per outcome)."""
-        array = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
-        array[: len(moves)] = moves
-        self._moves_arrays[moves] = read_only(array)
-        return array
 
     def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """:meth:`_publish` with ``reference_infos=True``: the infos ``custom_grid_env`` wrote."""

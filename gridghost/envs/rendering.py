@@ -125,8 +125,7 @@ class EnvRendering:
         if mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
-        agent, status = self.agent_pos, self._status()
-        ghost = self.ghost_pos if self.ghosts == 1 else self.ghost_positions  # the pictures take a team's every ghost
+        agent, ghost, status = self.agent_pos, self.ghost_positions, self._status()
         if mode == "ansi":
             return text_picture(self.layout, agent, ghost, status.headline())
         renderer = self._pygame_renderer()
