@@ -20,7 +20,8 @@ from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
-from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
+from gridghost.core.rules import SIDE_OF, Board, GameState, Outcome, Side
+from gridghost.drawing import Renderer
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
 
@@ -43,34 +44,57 @@ _AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(S
 
 class MapBinding:
     """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that binds the game's components to
-    the map being played and seeds each episode's own streams."""
+    the map being played and seeds each episode's own streams; the env's other parts
+    (:class:`~gridghost.envs.infos.InfoPublisher`, :class:`~gridghost.envs.rendering.EnvRendering`)
+    are built on it. It declares the env's attributes that they read, once: the env's constructor,
+    :meth:`_use_map` and the env's ``reset`` and ``step`` set them; the constructor sets
+    ``_renderer`` and ``_overlay`` to ``None``, and a change of map drops both."""
 
+    metadata: ClassVar[dict[str, Any]]
     _both_observe: ClassVar[bool]
+    config: Any
+    maps: Any
+    render_mode: str | None
+    use_ghost: bool
+    show_belief: bool
+    max_cycles: int | None
+    _cycle_limit: float
+    possible_agents: list[str]
+    #: The ghosts' agent names, in turn order (none without the ghost).
+    _ghost_names: tuple[str, ...]
+    state_space: Any
+    np_random_seed: int | None
     # The current map and its components (see _use_map).
     layout: Layout
     sensors: tuple[Sensor, ...]
     kernel: Game
+    board: Board
     belief_filter: BeliefFilter | None
     _encoder: Any
     _expert: dict[str, bytes]
     _sensor_keys: _SensorKeys
+    _info_masks: tuple[np.ndarray, ...] | None
     _bound: dict[Layout, tuple[MapParts, _SensorKeys]]
-    _renderer: Any
-    _overlay: Any
-    _info_masks: Any
+    _renderer: Renderer | None
+    _overlay: tuple[Any, Any, dict[str, Any]] | None
     _map_rng: np.random.Generator | None
     _filter_seeds: np.random.SeedSequence | None
-    board: Any
-    possible_agents: list[str]
-    np_random_seed: int | None
-    _build_pending_infos: Any
     _sensor_rngs: tuple[np.random.Generator | None, ...] | None
     _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
-    config: Any
-    maps: Any
     _team_size: int
     _agent_step: Callable[[Any, int, np.random.Generator], tuple[Any, tuple[int, ...]]]
     _ghost_step: Callable[[Any, Any], Any]
+    # The episode's state (see the env's reset and step).
+    _game: GameState | None
+    _cycles: int
+    _last_move: tuple[int, tuple[int, ...]] | None
+    _ghost_action: int | tuple[int, ...] | None
+    _readings: dict[str, Any]
+    _estimate: dict[str, list[Any]] | None
+    _no_moves: np.ndarray
+    _moves_arrays: dict[tuple[int, ...], np.ndarray]
+    infos: dict[str, dict[str, Any]]
+    _build_pending_infos: Any
 
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the

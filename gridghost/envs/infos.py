@@ -21,7 +21,7 @@ import numpy as np
 from gridghost.config.settings import OUTCOME_INFO_KEYS
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST
 from gridghost.core.rules import Board, GameState, Outcome, Side, describe_moves, read_only
-from gridghost.sensing.filters import BeliefFilter
+from gridghost.envs.binding import MapBinding
 from gridghost.sensing.sensors import Sensor
 
 _ONGOING = Outcome.ONGOING
@@ -89,31 +89,17 @@ def _expert_action(expert: dict[str, bytes], board: Board, game: GameState, next
     return table[game.agent * board.num_cells + game.ghost]
 
 
-class InfoPublisher:
+class InfoPublisher(MapBinding):
     """Publishes ``self.infos`` for both sides after a reset (``mover=None``) or a half-turn.
 
-    A mix-in of :class:`~gridghost.envs.aec.GridGhostEnv`, whose game state it reads: the board,
-    the agent's last move (``_last_move``, with the padding ``_no_moves`` and the cache
-    ``_moves_arrays`` of ``actual_moves``), the action masks when infos hold them
-    (``_info_masks``), the sensors' latest readings (``_readings``, ``_sensor_keys``), the
-    belief filter's estimate (``belief_filter``, ``_estimate``), the expert's tables
-    (``_expert``) and the ghosts' names (``_ghost_names``).
+    A part of :class:`~gridghost.envs.aec.GridGhostEnv`, whose game state it reads (as
+    :class:`~gridghost.envs.binding.MapBinding` declares it): the board, the agent's last move
+    (``_last_move``, with the padding ``_no_moves`` and the cache ``_moves_arrays`` of
+    ``actual_moves``), the action masks when infos hold them (``_info_masks``), the sensors'
+    latest readings (``_readings``, ``_sensor_keys``), the belief filter's estimate
+    (``belief_filter``, ``_estimate``), the expert's tables (``_expert``) and the ghosts' names
+    (``_ghost_names``).
     """
-
-    board: Board
-    #: The ghosts' agent names, in turn order (none without the ghost).
-    _ghost_names: tuple[str, ...]
-    use_ghost: bool
-    belief_filter: BeliefFilter | None
-    infos: dict[str, dict[str, Any]]
-    _last_move: tuple[int, tuple[int, ...]] | None
-    _no_moves: np.ndarray
-    _moves_arrays: dict[tuple[int, ...], np.ndarray]
-    _info_masks: tuple[np.ndarray, ...] | None
-    _readings: dict[str, Any]
-    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
-    _estimate: dict[str, list[Any]] | None
-    _expert: dict[str, bytes]
 
     #: The state the current numeric infos describe, while they are not built yet (see
     #: :meth:`_built_infos`); ``None`` once built (``infos`` is then an instance attribute), and

@@ -10,46 +10,25 @@ The pictures themselves are :mod:`gridghost.drawing`'s: the pygame :class:`~grid
 from __future__ import annotations
 
 import copy
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
 
 from gridghost.config.settings import OUTCOME_INFO_KEYS
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
 from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, Side, describe_moves
 from gridghost.drawing import Renderer, Status, text_picture
-from gridghost.envs.binding import BEFORE_RESET
-from gridghost.sensing.filters import BeliefFilter
+from gridghost.envs.binding import BEFORE_RESET, MapBinding
 
 _ONGOING = Outcome.ONGOING
 
 
-class EnvRendering:
+class EnvRendering(MapBinding):
     """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that shows its game (the env inherits
     this class): the game's state and the sides' cells, :meth:`state`, :meth:`render`,
-    :meth:`set_overlay`, :meth:`close` and the status panel. It reads the env's attributes,
-    annotated below; the env's constructor sets ``_renderer`` and ``_overlay`` to ``None``, and a
-    change of map drops both."""
-
-    metadata: ClassVar[dict[str, Any]]
-    render_mode: str | None
-    layout: Layout
-    belief_filter: BeliefFilter | None
-    show_belief: bool
-    max_cycles: int | None
-    _renderer: Renderer | None
-    _overlay: tuple[Any, Any, dict[str, Any]] | None
-    _cycles: int
-    _cycle_limit: float
-    _last_move: tuple[int, tuple[int, ...]] | None
-    _ghost_action: int | tuple[int, ...] | None
-    _game: GameState | None
-    board: Any
-    config: Any
-    state_space: Any
-    _readings: dict[str, Any]
+    :meth:`set_overlay`, :meth:`close` and the status panel, from the env's attributes that
+    :class:`~gridghost.envs.binding.MapBinding` declares."""
 
     # -- the game as the world sees it ---------------------------------------------------------
     @property
