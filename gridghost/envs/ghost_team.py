@@ -76,9 +76,7 @@ class GhostTeamParallelEnv(ParallelView):
 
     def __init__(self, opponent: Any = None, render_mode: str | None = None, opponent_obs_type: str = "dict",
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
-        if spec is not None:
-            settings["spec"] = spec
-        self._turns = _TeamTurns("ghosts", opponent, render_mode, opponent_obs_type, **settings)
+        self._turns = _TeamTurns("ghosts", opponent, render_mode, opponent_obs_type, spec=spec, **settings)
         aec = self._turns.game
         self._view(aec, aec.possible_agents[1:])
         #: The agent's policy, as given (or ``"random"``).

@@ -275,7 +275,6 @@ class InfoPublisher(MapBinding):
         entries (``ghost_distances``, ``catchers``: read-only arrays, kept per value, as a loop
         that reads every info meets the same few again and again)."""
         distances = tuple(row[cell] for cell in cells)
-        reachable = [distance for distance in distances if distance >= 0]
         caught = tuple(game.outcome == Outcome.CAUGHT and cell == game.agent for cell in cells)
         key = (distances, caught)
         cache = self._entries
@@ -285,7 +284,7 @@ class InfoPublisher(MapBinding):
                 cache.clear()
             team = cache[key] = {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
                                  "catchers": read_only(np.array(caught, dtype=np.int8))}
-        return distances, min(reachable) if reachable else -1, team
+        return distances, min((distance for distance in distances if distance >= 0), default=-1), team
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up

@@ -50,7 +50,7 @@ Arguments
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import numpy as np
 from pettingzoo import ParallelEnv
@@ -72,9 +72,6 @@ class _BothObserve(GridGhostEnv):
     """The AEC game whose encodings say whose turn it is, behind :class:`GridGhostParallelEnv`."""
 
     _both_observe = True
-
-
-_View = TypeVar("_View", bound="ParallelView")
 
 
 class ParallelView(AECView, AgentSpaces, ParallelEnv):
@@ -99,11 +96,6 @@ class ParallelView(AECView, AgentSpaces, ParallelEnv):
         self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
         self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
         self.state_space = aec.state_space
-
-    @property
-    def unwrapped(self: _View) -> _View:
-        """This env (it wraps nothing a caller should reach past)."""
-        return self
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
