@@ -75,20 +75,8 @@ from gridghost.core.rules import NUM_ACTIONS
 from gridghost.envs.aec import AECView, GridGhostEnv
 from gridghost.envs.duel import CONTROLLED_SIDES, TEAM, Duel, _check_opening_cannot_end, detached
 
-__all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot_end", "detached", "env_config",
+__all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot_end", "detached",
            "make_reference_env"]
-
-
-def env_config(config: Mapping[str, Any], opponent: Any, render_mode: str | None, opponent_obs_type: str,
-               game: Mapping[str, Any]) -> dict[str, Any]:
-    """A Gymnasium view's arguments given as one mapping (RLlib's ``env_config``), as keywords.
-
-    Raises:
-        TypeError: arguments given by name beside the mapping.
-    """
-    if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
-        raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, not both")
-    return dict(config)
 
 
 class GridGhostGymEnv(AECView, gymnasium.Env):
@@ -137,7 +125,10 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
         **game: Any,
     ) -> None:
         if isinstance(controlled, Mapping):  # RLlib's env_config: every argument by name
-            self.__init__(**env_config(controlled, opponent, render_mode, opponent_obs_type, game))  # type: ignore[misc]
+            if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
+                raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, "
+                                "not both")
+            self.__init__(**controlled)  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", (*CONTROLLED_SIDES, TEAM))
         self.game = self._aec = self._make_game(render_mode, game)
