@@ -1,10 +1,6 @@
 """The map binding of the AEC env: the components of each map it plays (sensors, kernel, belief
 filter, observation encoder, expert), kept for the last few maps, and the generators of each
 episode's sensors, map draw and filter, spawned from the reset seed.
-
-:class:`MapBinding` is a part of :class:`~gridghost.envs.aec.GridGhostEnv` (the env inherits it);
-it reads the env's ``config``, ``maps``, ``possible_agents`` and its rendering state, and sets the
-attributes the game loop reads.
 """
 
 from __future__ import annotations
@@ -43,8 +39,8 @@ _AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(S
 
 
 class MapBinding:
-    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that binds the game's components to
-    the map being played and seeds each episode's own streams; the env's other parts
+    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` (the env inherits it) that binds the
+    game's components to the map being played and seeds each episode's own streams; its other parts
     (:class:`~gridghost.envs.infos.InfoPublisher`, :class:`~gridghost.envs.rendering.EnvRendering`)
     are built on it. It declares the env's attributes that they read, once: the env's constructor,
     :meth:`_use_map` and the env's ``reset`` and ``step`` set them; the constructor sets

@@ -25,10 +25,8 @@ _ONGOING = Outcome.ONGOING
 
 
 class EnvRendering(MapBinding):
-    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that shows its game (the env inherits
-    this class): the game's state and the sides' cells, :meth:`state`, :meth:`render`,
-    :meth:`set_overlay`, :meth:`close` and the status panel, from the env's attributes that
-    :class:`~gridghost.envs.binding.MapBinding` declares."""
+    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that shows its game (see the module
+    docstring), from the env's attributes that :class:`~gridghost.envs.binding.MapBinding` declares."""
 
     # -- the game as the world sees it ---------------------------------------------------------
     @property
@@ -173,6 +171,14 @@ class EnvRendering(MapBinding):
         if self._last_move is not None:
             slipped, actual = describe_moves(*self._last_move)
             intended = ACTION_NAMES[self._last_move[0]]
+        # The ghosts' last moves: one ghost's name, a team's tuple of names (None before the first).
+        moves = self._ghost_action
+        if isinstance(moves, int):
+            ghost_action: str | tuple[str | None, ...] | None = ACTION_NAMES[moves]
+        elif moves is None:
+            ghost_action = None if self.ghosts == 1 else (None,) * self.ghosts
+        else:
+            ghost_action = tuple(ACTION_NAMES[move] for move in moves)
         return Status(
             cycle=self._cycles,
             max_cycles=self.max_cycles,
@@ -181,19 +187,9 @@ class EnvRendering(MapBinding):
             intended_action=intended,
             actual_action=actual,
             slipped=slipped,
-            ghost_action=self._shown_ghost_action(),
+            ghost_action=ghost_action,
             color_measurement=self._readings.get("color_measurement"),
         )
-
-    def _shown_ghost_action(self) -> str | tuple[str | None, ...] | None:
-        """The ghosts' last moves as the status panel shows them: one ghost's name (``None``
-        before its first), a team's tuple of names (a ``None`` per ghost before the first)."""
-        moves = self._ghost_action
-        if isinstance(moves, int):  # one ghost's move
-            return ACTION_NAMES[moves]
-        if moves is None:
-            return None if self.ghosts == 1 else (None,) * self.ghosts
-        return tuple(ACTION_NAMES[move] for move in moves)
 
     def close(self) -> None:
         """Close the render window, if one is open, and release the renderer's pygame objects.
