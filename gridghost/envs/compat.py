@@ -127,10 +127,8 @@ class AgentInterface:
         show_particles: draw the filter's belief and estimate in the picture.
         use_ghost: ``False`` takes the ghost out of the game (see
             :class:`~gridghost.envs.aec.GridGhostEnv`).
-        layout: the map, as every env's ``layout=`` takes it (a shipped map's name, a
-            :class:`~gridghost.core.layout.Layout`, a text, a dict, a path, or a
-            :class:`~gridghost.maps.levels.MapGenerator` for a fresh map at every reset); ``None``
-            means the classic map.
+        layout: the map, as every env's ``layout=`` takes it
+            (:func:`~gridghost.maps.sources.resolve_layout`); ``None`` means the classic map.
         max_steps: truncate after this many steps; ``None`` (the reference) never truncates.
         filter_type: ``"particle"`` (the reference's filter) or ``"histogram"``, the exact Bayes
             filter (:class:`~gridghost.sensing.filters.HistogramFilter`).

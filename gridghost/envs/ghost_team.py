@@ -37,7 +37,7 @@ from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, GHOST
 from gridghost.envs.duel import TEAM, Duel
-from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, _BothObserve
+from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, StepResults, _BothObserve
 from gridghost.envs.single_agent import _check_learner
 
 #: What ``parallel_env(controlled=...)`` takes besides ``None`` (both sides, the plain parallel env).
@@ -83,9 +83,7 @@ class GhostTeamParallelEnv(ParallelView):
         """Every ghost: each step carries out every ghost's action."""
         return tuple(self.possible_agents)
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def step(self, actions: Mapping[str, Any]) -> StepResults:
         """The team's move (every ghost's, together), then the opponent agent's answer.
 
         Args:

@@ -66,6 +66,9 @@ from gridghost.sensing.observations import WAITING_MASK
 #: The parallel view's default ``max_cycles``, in game cycles as everywhere (before 0.4: 200
 #: half-turns).
 DEFAULT_MAX_CYCLES = 100
+#: What a parallel env's ``step`` returns: ``(observations, rewards, terminations, truncations,
+#: infos)``, each by agent name.
+StepResults = tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]
 
 
 class _BothObserve(GridGhostEnv):
@@ -170,9 +173,7 @@ class ParallelView(AECView, AgentSpaces, ParallelEnv):
             infos[name] = info
         return infos
 
-    def _results(self, rewards: Sequence[float]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def _results(self, rewards: Sequence[float]) -> StepResults:
         """What a step returns, ``(observations, rewards, terminations, truncations, infos)``, for
         every agent alive at it; ``rewards`` are theirs, in their order."""
         aec, alive = self.aec_env, self.agents
@@ -192,8 +193,7 @@ class GridGhostParallelEnv(ParallelView):
     Args:
         render_mode: as :class:`~gridghost.envs.aec.GridGhostEnv`.
         spec, **settings: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes
-            them; ``max_cycles`` counts game cycles (two parallel steps each with the ghost in
-            the game).
+            them (``max_cycles`` counts game cycles, see the module docstring).
 
     Raises:
         TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`.
@@ -213,9 +213,7 @@ class GridGhostParallelEnv(ParallelView):
         # The sides that move together when the ghosts move: the team (one parallel step), or the ghost.
         self._ghost_movers = tuple(self.possible_agents[1:])
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def step(self, actions: Mapping[str, Any]) -> StepResults:
         """Carry out the half-turn of the side to move.
 
         Args:

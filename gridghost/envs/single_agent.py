@@ -111,10 +111,8 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
         **game: the game's settings, forwarded to :class:`~gridghost.envs.aec.GridGhostEnv` as they
             are: ``spec=`` (``config=``) or the settings one by one
-            (:class:`~gridghost.config.settings.GameSpec`), with this view's defaults
-            (:data:`~gridghost.config.TRAINER_DEFAULTS`, and ``max_cycles=None``: ``TimeLimit``
-            truncates, after ``max_episode_steps`` steps of the learner, each a cycle, the unit
-            of ``max_cycles``, which ``append_step_count`` needs as its denominator).
+            (:class:`~gridghost.config.settings.GameSpec`), with this view's defaults (above, and
+            ``max_cycles=None``: ``TimeLimit`` truncates, see the module docstring).
             ``obs_type="belief"`` serves ``controlled="agent"`` only; with a ``belief_filter``
             the agent's info holds ``estimated_pos``; with an ``expert`` the learner's info
             holds ``expert_action`` while the game goes on.
