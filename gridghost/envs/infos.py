@@ -331,11 +331,9 @@ class InfoPublisher(MapBinding):
         # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
         agent_info["action_mask"] = masks[agent]
         ghost_info["action_mask"] = masks[ghost]
-        if self._expert and game.outcome == _ONGOING:
-            table = self._expert.get(next_turn)
-            if table is not None:
-                (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = table[
-                    agent * self.board.num_cells + ghost]
+        if self._expert and game.outcome == _ONGOING and next_turn in self._expert:
+            (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = _expert_action(
+                self._expert, self.board, game, next_turn, next_turn)
         if mover is None:  # after a reset: writable copies, as the numeric infos
             agent_info, ghost_info = writable_copy(agent_info), writable_copy(ghost_info)
         self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}

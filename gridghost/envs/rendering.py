@@ -77,9 +77,8 @@ class EnvRendering(MapBinding):
         """
         game, board, k = self.game_state, self.board, self.ghosts
         grid = np.zeros(self.state_space.shape, dtype=np.int8)
-        grid[(*board.position(game.agent), 0)] = 1
-        for index, cell in enumerate(game.ghosts):
-            grid[(*board.position(cell), index + 1)] = 1
+        for index, cell in enumerate((game.agent, *game.ghosts)):
+            grid[(*board.position(cell), index)] = 1
         for goal in self.layout.goals:
             grid[(*goal, k + 1)] = 1
         grid[:, :, k + 2] = game.turn == Side.GHOST and game.outcome == _ONGOING

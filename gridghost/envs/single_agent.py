@@ -244,9 +244,8 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
             RuntimeError: before ``reset``.
         """
         state, masks = self.game.game_state, self.game.board.action_mask
-        if self.controlled == AGENT:
-            return masks[state.agent].astype(bool)
-        return np.concatenate([masks[cell] for cell in state.ghosts]).astype(bool)
+        cells = (state.agent,) if self.controlled == AGENT else state.ghosts
+        return np.concatenate([masks[cell] for cell in cells]).astype(bool)
 
     def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
         """Draw numbers per cell and/or a policy's arrows over every following frame, as
