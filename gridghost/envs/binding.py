@@ -184,7 +184,7 @@ class MapBinding:
                 self._map_rng = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(MAP_STREAM,)))
                 self._filter_seeds = np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,))
         if self.maps is not None:
-            self.level = self.maps.draw(self._map_rng)  # type: ignore[arg-type]  # set above
+            self.level = self.maps.draw(self._map_rng)
             self._use_map(self.maps.level(self.level))
         if fresh or self.maps is not None:
             self._sensor_draws = tuple(
@@ -202,8 +202,7 @@ class MapBinding:
 
     def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
         """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
-        # No typing.cast on the hot path: it is a call. _sensor_draws is set by reset.
-        for sensor, name, own, declared in self._sensor_draws:  # type: ignore[union-attr]
+        for sensor, name, own, declared in self._sensor_draws:
             if declared is None:
                 info[name] = sensor.measure(game, own or rng)
                 continue

@@ -55,10 +55,10 @@ class GhostTeamParallelEnv(ParallelView):
         spec, **settings: the game's settings, as :func:`gridghost.parallel_env` takes them.
 
     Raises:
-        TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`; an
-            opponent the team Gymnasium view refuses for ``controlled="ghosts"``;
-            ``obs_type="belief"`` (the ghosts have no belief); a layout where the agent's
-            opening move can end the game.
+        TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`; what
+            the team Gymnasium view refuses for ``controlled="ghosts"``: an opponent,
+            ``obs_type="belief"`` (the ghosts have no belief), ``expert="optimal"``, a layout
+            where the agent's opening move can end the game.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -98,9 +98,8 @@ class GhostTeamParallelEnv(ParallelView):
             ValueError: ``actions`` names an unknown ghost, lacks a ghost's action, or holds an
                 action out of range; nothing is carried out then.
             TypeError, ValueError: the ``opponent`` policy answers anything but an int in
-                0..3 (named ``opponent``); nothing is carried out then either, and the action
-                space it draws from is as before, so the next step plays as if the call had
-                not been made.
+                0..3 (named ``opponent``); nothing is carried out then either (see
+                :mod:`gridghost.envs.duel`).
             RuntimeError: before ``reset`` or after the episode ended.
         """
         self._check_actions(actions)

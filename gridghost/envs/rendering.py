@@ -48,7 +48,7 @@ class EnvRendering(MapBinding):
     @property
     def ghosts(self) -> int:
         """The ghost team's size ``k`` (1: the one-ghost game)."""
-        return self.config.ghosts  # type: ignore[no-any-return]
+        return self.config.ghosts
 
     @property
     def ghost_positions(self) -> tuple[tuple[int, int], ...]:

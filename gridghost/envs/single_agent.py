@@ -166,7 +166,7 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
         k = len(names)
         if isinstance(space, spaces.Box):
             self._stack = "box"
-            return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)  # type: ignore[arg-type]
+            return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)
         if isinstance(space, spaces.Text):
             self._stack = "text"
             return spaces.Text(max_length=k * space.max_length + k - 1, min_length=space.min_length,
