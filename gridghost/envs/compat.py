@@ -180,14 +180,14 @@ class AgentInterface:
         max_steps = check_limit(max_steps, "max_steps")
         sensors, belief_filter, show_belief = _filter_settings(use_particle_filter, filter_type, pf_num_particles,
                                                                pf_sensor_mode, show_particles, color_sensor_quality)
-        shown = render_mode == "human" or (render and render_mode is None)
-        if step_delay != _DEFAULT_STEP_DELAY and not shown:
+        mode = "human" if render and render_mode is None else render_mode
+        if step_delay != _DEFAULT_STEP_DELAY and mode != "human":
             warnings.warn(f"step_delay pauses after half-turns drawn in a window, and render={render}, "
                           f"render_mode={render_mode!r} opens none; it has no effect", stacklevel=2)
         game = _game_settings(spec, slip_probability=slip_probability, slip_type=slip_type, use_ghost=use_ghost,
                               layout=layout, max_steps=max_steps, difficulty=difficulty)
         self.env = GridGhostEnv(
-            "human" if render and render_mode is None else render_mode,
+            mode,
             **{**game, "sensors": sensors, "belief_filter": belief_filter, "reference_infos": True,
                "show_belief": show_belief},
         )

@@ -36,8 +36,7 @@ NUMERIC_INFO_KEYS: tuple[str, ...] = (
 NO_ACTION = -1
 #: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
 _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
-#: :attr:`InfoPublisher._pending_infos` when there are no numeric infos to build: before the
-#: first reset, and with the reference infos.
+#: :attr:`InfoPublisher._pending_infos` when there are no numeric infos to build (see there).
 _NO_INFOS = object()
 #: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher.infos).
 _EAGER_PUBLISHES = 64
