@@ -16,7 +16,7 @@ from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
-from gridghost.core.rules import SIDE_OF, Board, GameState, Outcome, Side
+from gridghost.core.rules import Board, GameState, Outcome, Side
 from gridghost.drawing import Renderer
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
@@ -109,10 +109,6 @@ class MapBinding:
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
         self._bind_kernel()
 
-    def _observer_key(self, name: str) -> Any:
-        """What the map's encoder names ``name``'s observer by: a side for one ghost, the agent's name for a team."""
-        return SIDE_OF[name] if self.config.ghosts == 1 else name
-
     def _bind_kernel(self) -> None:
         """Take the hot path's kernel methods, the rewards of each half-turn and every agent's
         observer from the map's parts."""
@@ -139,11 +135,13 @@ class MapBinding:
         next_side, counted = _AFTER_AGENT[self.config.use_ghost]
         self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT, AGENT, shared[Side.AGENT])
         self._after_ghost = (*_AFTER_GHOST, GHOST, shared[Side.GHOST])
-        self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
+        encoder = self._encoder
+        self._observers = {name: encoder.observer(key) for name, key in zip(names, encoder.keys, strict=False)}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:
-        """Every agent's observation space of ``encoder``, by agent name."""
-        return {name: encoder.space(self._observer_key(name)) for name in self.possible_agents}
+        """Every agent's observation space of ``encoder``, by agent name: the encoder keys its
+        observers in the agents' turn order (the first alone without the ghost)."""
+        return {name: encoder.space(key) for name, key in zip(self.possible_agents, encoder.keys, strict=False)}
 
     def _build_map(self, layout: Layout) -> tuple[MapParts, _SensorKeys]:
         """The components of the game on ``layout`` (see :meth:`_use_map`), with the sensors' info keys.
