@@ -38,7 +38,7 @@ NO_ACTION = -1
 _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
 #: :attr:`InfoPublisher._pending_infos` when there are no numeric infos to build (see there).
 _NO_INFOS = object()
-#: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher.infos).
+#: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher._built_infos).
 _EAGER_PUBLISHES = 64
 #: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
