@@ -162,6 +162,7 @@ def test_the_registry_and_the_default_keep_the_plain_parallel_env() -> None:
     (dict(controlled="ghosts", opponent="chase"), ValueError, "opponent"),
     (dict(controlled="ghosts", opponent=3), TypeError, "^opponent must be a policy name"),
     (dict(controlled="ghosts", obs_type="belief"), ValueError, "belief"),
+    (dict(controlled="ghosts", ghosts=1, expert="optimal"), ValueError, "expert='optimal' advises the agent"),
     (dict(controlled="ghosts", use_ghost=False), ValueError, "use_ghost"),
     (dict(controlled="ghosts", opponent_obs_type="pixels"), ValueError, "opponent_obs_type"),
     (dict(controlled="ghosts", layout=NEXT_TO_GHOST), ValueError, "opening move"),

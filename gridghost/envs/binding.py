@@ -1,10 +1,6 @@
 """The map binding of the AEC env: the components of each map it plays (sensors, kernel, belief
 filter, observation encoder, expert), kept for the last few maps, and the generators of each
 episode's sensors, map draw and filter, spawned from the reset seed.
-
-:class:`MapBinding` is a part of :class:`~gridghost.envs.aec.GridGhostEnv` (the env inherits it);
-it reads the env's ``config``, ``maps``, ``possible_agents`` and its rendering state, and sets the
-attributes the game loop reads.
 """
 
 from __future__ import annotations
@@ -20,7 +16,8 @@ from gridghost.core.episode import count_cycles, next_mover
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, FILTER_STREAM, GHOST, MAP_STREAM
-from gridghost.core.rules import SIDE_OF, GameState, Outcome, Side
+from gridghost.core.rules import Board, GameState, Outcome, Side
+from gridghost.drawing import Renderer
 from gridghost.sensing.filters import BeliefFilter
 from gridghost.sensing.sensors import Sensor
 
@@ -42,35 +39,58 @@ _AFTER_GHOST = (AGENTS[next_mover(Side.GHOST)], int(count_cycles(0, next_mover(S
 
 
 class MapBinding:
-    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that binds the game's components to
-    the map being played and seeds each episode's own streams."""
+    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` (the env inherits it) that binds the
+    game's components to the map being played and seeds each episode's own streams; its other parts
+    (:class:`~gridghost.envs.infos.InfoPublisher`, :class:`~gridghost.envs.rendering.EnvRendering`)
+    are built on it. It declares the env's attributes that they read, once: the env's constructor,
+    :meth:`_use_map` and the env's ``reset`` and ``step`` set them; the constructor sets
+    ``_renderer`` and ``_overlay`` to ``None``, and a change of map drops both."""
 
+    metadata: ClassVar[dict[str, Any]]
     _both_observe: ClassVar[bool]
+    config: Any
+    maps: Any
+    render_mode: str | None
+    use_ghost: bool
+    show_belief: bool
+    max_cycles: int | None
+    _cycle_limit: float
+    possible_agents: list[str]
+    #: The ghosts' agent names, in turn order (none without the ghost).
+    _ghost_names: tuple[str, ...]
+    state_space: Any
+    np_random_seed: int | None
     # The current map and its components (see _use_map).
     layout: Layout
     sensors: tuple[Sensor, ...]
     kernel: Game
+    board: Board
     belief_filter: BeliefFilter | None
     _encoder: Any
     _expert: dict[str, bytes]
     _sensor_keys: _SensorKeys
+    _info_masks: tuple[np.ndarray, ...] | None
     _bound: dict[Layout, tuple[MapParts, _SensorKeys]]
-    _renderer: Any
-    _overlay: Any
-    _info_masks: Any
+    _renderer: Renderer | None
+    _overlay: tuple[Any, Any, dict[str, Any]] | None
     _map_rng: np.random.Generator | None
     _filter_seeds: np.random.SeedSequence | None
-    board: Any
-    possible_agents: list[str]
-    np_random_seed: int | None
-    _build_pending_infos: Any
     _sensor_rngs: tuple[np.random.Generator | None, ...] | None
     _sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...]
-    config: Any
-    maps: Any
     _team_size: int
     _agent_step: Callable[[Any, int, np.random.Generator], tuple[Any, tuple[int, ...]]]
     _ghost_step: Callable[[Any, Any], Any]
+    # The episode's state (see the env's reset and step).
+    _game: GameState | None
+    _cycles: int
+    _last_move: tuple[int, tuple[int, ...]] | None
+    _ghost_action: int | tuple[int, ...] | None
+    _readings: dict[str, Any]
+    _estimate: dict[str, list[Any]] | None
+    _no_moves: np.ndarray
+    _moves_arrays: dict[tuple[int, ...], np.ndarray]
+    infos: dict[str, dict[str, Any]]
+    _build_pending_infos: Any
 
     def _use_map(self, layout: Layout) -> None:
         """Play ``layout`` from now on: bind the sensors, the kernel, the belief filter, the
@@ -88,10 +108,6 @@ class MapBinding:
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
         self._bind_kernel()
-
-    def _observer_key(self, name: str) -> Any:
-        """What the map's encoder names ``name``'s observer by: a side for one ghost, the agent's name for a team."""
-        return SIDE_OF[name] if self.config.ghosts == 1 else name
 
     def _bind_kernel(self) -> None:
         """Take the hot path's kernel methods, the rewards of each half-turn and every agent's
@@ -119,11 +135,13 @@ class MapBinding:
         next_side, counted = _AFTER_AGENT[self.config.use_ghost]
         self._after_agent = (next_side, counted, names[1] if next_side == GHOST else AGENT, AGENT, shared[Side.AGENT])
         self._after_ghost = (*_AFTER_GHOST, GHOST, shared[Side.GHOST])
-        self._observers = {name: self._encoder.observer(self._observer_key(name)) for name in names}
+        encoder = self._encoder
+        self._observers = {name: encoder.observer(key) for name, key in zip(names, encoder.keys, strict=False)}
 
     def _spaces_of(self, encoder: Any) -> dict[str, Any]:
-        """Every agent's observation space of ``encoder``, by agent name."""
-        return {name: encoder.space(self._observer_key(name)) for name in self.possible_agents}
+        """Every agent's observation space of ``encoder``, by agent name: the encoder keys its
+        observers in the agents' turn order (the first alone without the ghost)."""
+        return {name: encoder.space(key) for name, key in zip(self.possible_agents, encoder.keys, strict=False)}
 
     def _build_map(self, layout: Layout) -> tuple[MapParts, _SensorKeys]:
         """The components of the game on ``layout`` (see :meth:`_use_map`), with the sensors' info keys.
@@ -164,7 +182,7 @@ class MapBinding:
                 self._map_rng = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(MAP_STREAM,)))
                 self._filter_seeds = np.random.SeedSequence(root, spawn_key=(FILTER_STREAM,))
         if self.maps is not None:
-            self.level = self.maps.draw(self._map_rng)  # type: ignore[arg-type]  # set above
+            self.level = self.maps.draw(self._map_rng)
             self._use_map(self.maps.level(self.level))
         if fresh or self.maps is not None:
             self._sensor_draws = tuple(
@@ -182,8 +200,7 @@ class MapBinding:
 
     def _read_sensors(self, game: GameState, rng: np.random.Generator, info: dict[str, Any]) -> dict[str, Any]:
         """Write every sensor's reading of the agent's cell into ``info`` (and return it)."""
-        # No typing.cast on the hot path: it is a call. _sensor_draws is set by reset.
-        for sensor, name, own, declared in self._sensor_draws:  # type: ignore[union-attr]
+        for sensor, name, own, declared in self._sensor_draws:
             if declared is None:
                 info[name] = sensor.measure(game, own or rng)
                 continue

@@ -29,11 +29,13 @@ _DEFAULT_STEP_DELAY = 100
 PF_SENSOR_MODES: tuple[str, ...] = ("color", "cnn", "both")
 
 
-def _check_filter_options(use_particle_filter: Any, filter_type: Any, pf_num_particles: Any, pf_sensor_mode: Any,
-                          show_particles: Any, color_sensor_quality: Any) -> tuple[bool, bool]:
-    """Check :class:`AgentInterface`'s filter and sensor keywords under the reference's names, and
-    warn about those that set a filter there is not; return whether there is a filter and
-    ``show_particles``."""
+def _filter_settings(use_particle_filter: Any, filter_type: Any, pf_num_particles: Any, pf_sensor_mode: Any,
+                     show_particles: Any, color_sensor_quality: Any
+                     ) -> tuple[list[Sensor], dict[str, Any] | None, bool]:
+    """:class:`AgentInterface`'s sensors, belief filter spec and ``show_belief``, from its filter
+    and sensor keywords under the reference's names, checked (with a warning about those that set
+    a filter there is not): sensors without a map and the filter as a spec, which the env binds to
+    its map (to every map it draws, when the layout is a map generator)."""
     check_limit(pf_num_particles, "pf_num_particles", allow_none=False)
     if pf_num_particles > MAX_PARTICLES:  # the filter would say it of its num_particles
         raise ValueError(f"pf_num_particles must be at most gridghost.sensing.MAX_PARTICLES = {MAX_PARTICLES:,}, "
@@ -43,8 +45,8 @@ def _check_filter_options(use_particle_filter: Any, filter_type: Any, pf_num_par
     check_choice(pf_sensor_mode, "pf_sensor_mode", PF_SENSOR_MODES)
     check_choice(filter_type, "filter_type", FILTER_TYPES)
     show_particles = check_flag(show_particles, "show_particles")
-    use_filter = check_flag(use_particle_filter, "use_particle_filter")
-    if not use_filter:
+    sensors: list[Sensor] = [ColorSensor(quality=color_sensor_quality)]
+    if not check_flag(use_particle_filter, "use_particle_filter"):
         if filter_type != "particle":
             raise ValueError(f"filter_type={filter_type!r} chooses the belief filter; "
                              "with use_particle_filter=False there is none")
@@ -57,9 +59,16 @@ def _check_filter_options(use_particle_filter: Any, filter_type: Any, pf_num_par
         if unused:
             warnings.warn(f"{', '.join(unused)} set the belief filter, and use_particle_filter=False has none; "
                           "they have no effect", stacklevel=4)
+        return sensors, None, True
     if filter_type == "histogram" and pf_num_particles != DEFAULT_NUM_PARTICLES:
         raise ValueError("pf_num_particles applies to the particle filter, not to filter_type='histogram'")
-    return use_filter, show_particles
+    if pf_sensor_mode != "color":
+        sensors.append(ItemSensor())
+    read = {"color": [0], "cnn": [1], "both": [0, 1]}[pf_sensor_mode]
+    belief_filter: dict[str, Any] = {"type": filter_type, "sensors": read}
+    if filter_type == "particle":
+        belief_filter["num_particles"] = pf_num_particles
+    return sensors, belief_filter, show_particles
 
 
 def _game_settings(spec: Any, slip_probability: float | None, slip_type: str, use_ghost: bool, layout: Any,
@@ -81,23 +90,6 @@ def _game_settings(spec: Any, slip_probability: float | None, slip_type: str, us
         raise ValueError(f"AgentInterface is the reference's one-ghost interface; spec has ghosts="
                          f"{keywords['ghosts']}: play teams with gridghost.env, parallel_env or GridGhost-v1")
     return keywords
-
-
-def _filter_settings(use_filter: bool, pf_sensor_mode: str, filter_type: str, pf_num_particles: int,
-                     color_sensor_quality: float | None) -> tuple[list[Sensor], dict[str, Any] | None]:
-    """The interface's sensors and belief filter spec, from its (checked) reference keywords:
-    sensors without a map and the filter as a spec, which the env binds to its map (to every map
-    it draws, when the layout is a map generator)."""
-    sensors: list[Sensor] = [ColorSensor(quality=color_sensor_quality)]
-    if use_filter and pf_sensor_mode != "color":
-        sensors.append(ItemSensor())
-    if not use_filter:
-        return sensors, None
-    read = {"color": [0], "cnn": [1], "both": [0, 1]}[pf_sensor_mode]
-    belief_filter: dict[str, Any] = {"type": filter_type, "sensors": read}
-    if filter_type == "particle":
-        belief_filter["num_particles"] = pf_num_particles
-    return sensors, belief_filter
 
 
 class AgentInterface:
@@ -135,10 +127,8 @@ class AgentInterface:
         show_particles: draw the filter's belief and estimate in the picture.
         use_ghost: ``False`` takes the ghost out of the game (see
             :class:`~gridghost.envs.aec.GridGhostEnv`).
-        layout: the map, as every env's ``layout=`` takes it (a shipped map's name, a
-            :class:`~gridghost.core.layout.Layout`, a text, a dict, a path, or a
-            :class:`~gridghost.maps.levels.MapGenerator` for a fresh map at every reset); ``None``
-            means the classic map.
+        layout: the map, as every env's ``layout=`` takes it
+            (:func:`~gridghost.maps.sources.resolve_layout`); ``None`` means the classic map.
         max_steps: truncate after this many steps; ``None`` (the reference) never truncates.
         filter_type: ``"particle"`` (the reference's filter) or ``"histogram"``, the exact Bayes
             filter (:class:`~gridghost.sensing.filters.HistogramFilter`).
@@ -188,21 +178,18 @@ class AgentInterface:
             raise ValueError("render_mode='human' draws every half-turn; pass render=True for it")
         self.step_delay = check_number(step_delay, "step_delay")
         max_steps = check_limit(max_steps, "max_steps")
-        use_filter, show_particles = _check_filter_options(use_particle_filter, filter_type, pf_num_particles,
-                                                           pf_sensor_mode, show_particles, color_sensor_quality)
-        shown = render_mode == "human" or (render and render_mode is None)
-        if step_delay != _DEFAULT_STEP_DELAY and not shown:
+        sensors, belief_filter, show_belief = _filter_settings(use_particle_filter, filter_type, pf_num_particles,
+                                                               pf_sensor_mode, show_particles, color_sensor_quality)
+        mode = "human" if render and render_mode is None else render_mode
+        if step_delay != _DEFAULT_STEP_DELAY and mode != "human":
             warnings.warn(f"step_delay pauses after half-turns drawn in a window, and render={render}, "
                           f"render_mode={render_mode!r} opens none; it has no effect", stacklevel=2)
         game = _game_settings(spec, slip_probability=slip_probability, slip_type=slip_type, use_ghost=use_ghost,
                               layout=layout, max_steps=max_steps, difficulty=difficulty)
-        sensors, belief_filter = _filter_settings(use_filter, pf_sensor_mode, filter_type, pf_num_particles,
-                                                  color_sensor_quality)
         self.env = GridGhostEnv(
-            "human" if render and render_mode is None else render_mode,
+            mode,
             **{**game, "sensors": sensors, "belief_filter": belief_filter, "reference_infos": True,
-               # without a filter show_particles was warned about above
-               "show_belief": show_particles if use_filter else True},
+               "show_belief": show_belief},
         )
         #: The latest picture when ``render=True`` with ``render_mode`` ``"rgb_array"``/``"ansi"``.
         self.last_frame: Any = None

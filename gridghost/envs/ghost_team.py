@@ -36,20 +36,12 @@ from typing import Any, ClassVar, cast
 from gridghost.config.settings import GameSpec
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, GHOST
-from gridghost.envs.aec import GridGhostEnv
-from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, _BothObserve
-from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.envs.duel import TEAM, Duel
+from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, StepResults, _BothObserve
+from gridghost.envs.single_agent import _check_learner
 
 #: What ``parallel_env(controlled=...)`` takes besides ``None`` (both sides, the plain parallel env).
 PARALLEL_CONTROLLED: tuple[str, ...] = ("ghosts",)
-
-
-class _TeamTurns(GridGhostGymEnv):
-    """The team Gymnasium view's turn loop over the plain parallel env's game (the same
-    observations and settings, its step limit included)."""
-
-    def _make_game(self, render_mode: str | None, game: dict[str, Any]) -> GridGhostEnv:
-        return _BothObserve(render_mode, **game)
 
 
 class GhostTeamParallelEnv(ParallelView):
@@ -63,10 +55,10 @@ class GhostTeamParallelEnv(ParallelView):
         spec, **settings: the game's settings, as :func:`gridghost.parallel_env` takes them.
 
     Raises:
-        TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`; an
-            opponent the team Gymnasium view refuses for ``controlled="ghosts"``;
-            ``obs_type="belief"`` (the ghosts have no belief); a layout where the agent's
-            opening move can end the game.
+        TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`; what
+            the team Gymnasium view refuses for ``controlled="ghosts"``: an opponent,
+            ``obs_type="belief"`` (the ghosts have no belief), ``expert="optimal"``, a layout
+            where the agent's opening move can end the game.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -76,25 +68,22 @@ class GhostTeamParallelEnv(ParallelView):
 
     def __init__(self, opponent: Any = None, render_mode: str | None = None, opponent_obs_type: str = "dict",
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
-        if spec is not None:
-            settings["spec"] = spec
-        self._turns = _TeamTurns("ghosts", opponent, render_mode, opponent_obs_type, **settings)
-        aec = self._turns.game
+        aec = _BothObserve(render_mode, spec, **settings)
+        _check_learner(aec, TEAM)
+        self._duel = Duel(aec, TEAM, opponent, opponent_obs_type)
         self._view(aec, aec.possible_agents[1:])
         #: The agent's policy, as given (or ``"random"``).
-        self.opponent = self._turns.duel.team_opponent
+        self.opponent = self._duel.team_opponent
 
     def _start(self, seed: int | None, options: dict[str, Any] | None) -> None:
         """Reset the game and play the opponent agent's opening move."""
-        self._turns.reset(seed=seed, options=options)
+        self._duel.reset(seed=seed, options=options)
 
     def _movers(self) -> tuple[str, ...]:
         """Every ghost: each step carries out every ghost's action."""
         return tuple(self.possible_agents)
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def step(self, actions: Mapping[str, Any]) -> StepResults:
         """The team's move (every ghost's, together), then the opponent agent's answer.
 
         Args:
@@ -109,14 +98,13 @@ class GhostTeamParallelEnv(ParallelView):
             ValueError: ``actions`` names an unknown ghost, lacks a ghost's action, or holds an
                 action out of range; nothing is carried out then.
             TypeError, ValueError: the ``opponent`` policy answers anything but an int in
-                0..3 (named ``opponent``); nothing is carried out then either, and the action
-                space it draws from is as before, so the next step plays as if the call had
-                not been made.
+                0..3 (named ``opponent``); nothing is carried out then either (see
+                :mod:`gridghost.envs.duel`).
             RuntimeError: before ``reset`` or after the episode ended.
         """
         self._check_actions(actions)
-        results = self._results(self._turns.duel.turn(tuple(actions[name] for name in self.agents)))
-        if self._turns.duel.over():
+        results = self._results(self._duel.turn(tuple(actions[name] for name in self.agents)))
+        if self._duel.over():
             self.agents = []
         return results
 

@@ -21,7 +21,7 @@ import numpy as np
 from gridghost.config.settings import OUTCOME_INFO_KEYS
 from gridghost.core.names import ACTION_NAMES, AGENT, GHOST
 from gridghost.core.rules import Board, GameState, Outcome, Side, describe_moves, read_only
-from gridghost.sensing.filters import BeliefFilter
+from gridghost.envs.binding import MapBinding
 from gridghost.sensing.sensors import Sensor
 
 _ONGOING = Outcome.ONGOING
@@ -36,10 +36,9 @@ NUMERIC_INFO_KEYS: tuple[str, ...] = (
 NO_ACTION = -1
 #: What a numeric info may hold: numbers, bools and NumPy arrays (of fixed shape per env).
 _NUMERIC_VALUES = (int, float, bool, np.number, np.bool_, np.ndarray)
-#: :attr:`InfoPublisher._pending_infos` when there are no numeric infos to build: before the
-#: first reset, and with the reference infos.
+#: :attr:`InfoPublisher._pending_infos` when there are no numeric infos to build (see there).
 _NO_INFOS = object()
-#: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher.infos).
+#: How many publishes after a read of pending numeric infos build them at once (see InfoPublisher._built_infos).
 _EAGER_PUBLISHES = 64
 #: Numeric infos' codes of the sides (``to_move``, ``mover``; ``None``: no mover, after a reset).
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
@@ -89,31 +88,17 @@ def _expert_action(expert: dict[str, bytes], board: Board, game: GameState, next
     return table[game.agent * board.num_cells + game.ghost]
 
 
-class InfoPublisher:
+class InfoPublisher(MapBinding):
     """Publishes ``self.infos`` for both sides after a reset (``mover=None``) or a half-turn.
 
-    A mix-in of :class:`~gridghost.envs.aec.GridGhostEnv`, whose game state it reads: the board,
-    the agent's last move (``_last_move``, with the padding ``_no_moves`` and the cache
-    ``_moves_arrays`` of ``actual_moves``), the action masks when infos hold them
-    (``_info_masks``), the sensors' latest readings (``_readings``, ``_sensor_keys``), the
-    belief filter's estimate (``belief_filter``, ``_estimate``), the expert's tables
-    (``_expert``) and the ghosts' names (``_ghost_names``).
+    A part of :class:`~gridghost.envs.aec.GridGhostEnv`, whose game state it reads (as
+    :class:`~gridghost.envs.binding.MapBinding` declares it): the board, the agent's last move
+    (``_last_move``, with the padding ``_no_moves`` and the cache ``_moves_arrays`` of
+    ``actual_moves``), the action masks when infos hold them (``_info_masks``), the sensors'
+    latest readings (``_readings``, ``_sensor_keys``), the belief filter's estimate
+    (``belief_filter``, ``_estimate``), the expert's tables (``_expert``) and the ghosts' names
+    (``_ghost_names``).
     """
-
-    board: Board
-    #: The ghosts' agent names, in turn order (none without the ghost).
-    _ghost_names: tuple[str, ...]
-    use_ghost: bool
-    belief_filter: BeliefFilter | None
-    infos: dict[str, dict[str, Any]]
-    _last_move: tuple[int, tuple[int, ...]] | None
-    _no_moves: np.ndarray
-    _moves_arrays: dict[tuple[int, ...], np.ndarray]
-    _info_masks: tuple[np.ndarray, ...] | None
-    _readings: dict[str, Any]
-    _sensor_keys: tuple[tuple[Sensor, str, frozenset[str] | None], ...]
-    _estimate: dict[str, list[Any]] | None
-    _expert: dict[str, bytes]
 
     #: The state the current numeric infos describe, while they are not built yet (see
     #: :meth:`_built_infos`); ``None`` once built (``infos`` is then an instance attribute), and
@@ -289,7 +274,6 @@ class InfoPublisher:
         entries (``ghost_distances``, ``catchers``: read-only arrays, kept per value, as a loop
         that reads every info meets the same few again and again)."""
         distances = tuple(row[cell] for cell in cells)
-        reachable = [distance for distance in distances if distance >= 0]
         caught = tuple(game.outcome == Outcome.CAUGHT and cell == game.agent for cell in cells)
         key = (distances, caught)
         cache = self._entries
@@ -299,18 +283,21 @@ class InfoPublisher:
                 cache.clear()
             team = cache[key] = {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
                                  "catchers": read_only(np.array(caught, dtype=np.int8))}
-        return distances, min(reachable) if reachable else -1, team
+        return distances, min((distance for distance in distances if distance >= 0), default=-1), team
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up
         to ``action_mask`` in order, with the move's entries (``slipped``, ``intended_action``,
         ``actual_moves``) and those of an ongoing game; kept in :attr:`_templates`."""
-        if last_move is None:
-            slipped, intended, moves = False, NO_ACTION, self._no_moves
-        else:
+        if last_move is not None:
             intended, moved = last_move
-            known = self._moves_arrays.get(moved)
-            slipped, moves = moved != (intended,), self._moves_array(moved) if known is None else known
+            slipped, moves = moved != (intended,), self._moves_arrays.get(moved)
+            if moves is None:  # padded with -1 to the slip model's longest outcome; read-only, one per outcome
+                moves = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
+                moves[: len(moved)] = moved
+                self._moves_arrays[moved] = read_only(moves)
+        else:
+            slipped, intended, moves = False, NO_ACTION, self._no_moves
         template: dict[str, Any] = {
             "to_move": NO_ACTION, "mover": NO_ACTION, "distance": 0, "slipped": slipped, "intended_action": intended,
             "actual_moves": moves, "reached_goal": False, "caught_by_ghost": False,
@@ -319,14 +306,6 @@ class InfoPublisher:
             template["action_mask"] = None
         self._templates[last_move] = template  # type: ignore[index]  # a dict since the first map (_build_pending_infos)
         return template
-
-    def _moves_array(self, moves: tuple[int, ...]) -> np.ndarray:
-        """``actual_moves``: the directions the agent moved in, padded with -1 to the slip model's
-        longest outcome (read-only, one per outcome)."""
-        array = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
-        array[: len(moves)] = moves
-        self._moves_arrays[moves] = read_only(array)
-        return array
 
     def _publish_reference(self, game: GameState, next_turn: str, mover: str | None) -> None:
         """:meth:`_publish` with ``reference_infos=True``: the infos ``custom_grid_env`` wrote."""
@@ -351,11 +330,9 @@ class InfoPublisher:
         # Masks are read-only arrays shared per cell: cheap, and no caller can corrupt them.
         agent_info["action_mask"] = masks[agent]
         ghost_info["action_mask"] = masks[ghost]
-        if self._expert and game.outcome == _ONGOING:
-            table = self._expert.get(next_turn)
-            if table is not None:
-                (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = table[
-                    agent * self.board.num_cells + ghost]
+        if self._expert and game.outcome == _ONGOING and next_turn in self._expert:
+            (agent_info if next_turn == AGENT else ghost_info)["expert_action"] = _expert_action(
+                self._expert, self.board, game, next_turn, next_turn)
         if mover is None:  # after a reset: writable copies, as the numeric infos
             agent_info, ghost_info = writable_copy(agent_info), writable_copy(ghost_info)
         self.infos = {AGENT: agent_info, GHOST: ghost_info} if self.use_ghost else {AGENT: agent_info}

@@ -50,7 +50,7 @@ Arguments
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import numpy as np
 from pettingzoo import ParallelEnv
@@ -66,15 +66,15 @@ from gridghost.sensing.observations import WAITING_MASK
 #: The parallel view's default ``max_cycles``, in game cycles as everywhere (before 0.4: 200
 #: half-turns).
 DEFAULT_MAX_CYCLES = 100
+#: What a parallel env's ``step`` returns: ``(observations, rewards, terminations, truncations,
+#: infos)``, each by agent name.
+StepResults = tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]
 
 
 class _BothObserve(GridGhostEnv):
     """The AEC game whose encodings say whose turn it is, behind :class:`GridGhostParallelEnv`."""
 
     _both_observe = True
-
-
-_View = TypeVar("_View", bound="ParallelView")
 
 
 class ParallelView(AECView, AgentSpaces, ParallelEnv):
@@ -99,11 +99,6 @@ class ParallelView(AECView, AgentSpaces, ParallelEnv):
         self.observation_spaces = {name: aec.observation_space(name) for name in self.possible_agents}
         self.action_spaces = {name: aec.action_space(name) for name in self.possible_agents}
         self.state_space = aec.state_space
-
-    @property
-    def unwrapped(self: _View) -> _View:
-        """This env (it wraps nothing a caller should reach past)."""
-        return self
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -178,9 +173,7 @@ class ParallelView(AECView, AgentSpaces, ParallelEnv):
             infos[name] = info
         return infos
 
-    def _results(self, rewards: Sequence[float]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def _results(self, rewards: Sequence[float]) -> StepResults:
         """What a step returns, ``(observations, rewards, terminations, truncations, infos)``, for
         every agent alive at it; ``rewards`` are theirs, in their order."""
         aec, alive = self.aec_env, self.agents
@@ -200,8 +193,7 @@ class GridGhostParallelEnv(ParallelView):
     Args:
         render_mode: as :class:`~gridghost.envs.aec.GridGhostEnv`.
         spec, **settings: the game's settings, as :class:`~gridghost.envs.aec.GridGhostEnv` takes
-            them; ``max_cycles`` counts game cycles (two parallel steps each with the ghost in
-            the game).
+            them (``max_cycles`` counts game cycles, see the module docstring).
 
     Raises:
         TypeError, ValueError: any setting as :class:`~gridghost.envs.aec.GridGhostEnv`.
@@ -221,9 +213,7 @@ class GridGhostParallelEnv(ParallelView):
         # The sides that move together when the ghosts move: the team (one parallel step), or the ghost.
         self._ghost_movers = tuple(self.possible_agents[1:])
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[
-        dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
-    ]:
+    def step(self, actions: Mapping[str, Any]) -> StepResults:
         """Carry out the half-turn of the side to move.
 
         Args:

@@ -10,46 +10,23 @@ The pictures themselves are :mod:`gridghost.drawing`'s: the pygame :class:`~grid
 from __future__ import annotations
 
 import copy
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
 
 from gridghost.config.settings import OUTCOME_INFO_KEYS
-from gridghost.core.layout import Layout
 from gridghost.core.names import AGENTS
 from gridghost.core.rules import ACTION_NAMES, GameState, Outcome, Side, describe_moves
 from gridghost.drawing import Renderer, Status, text_picture
-from gridghost.envs.binding import BEFORE_RESET
-from gridghost.sensing.filters import BeliefFilter
+from gridghost.envs.binding import BEFORE_RESET, MapBinding
 
 _ONGOING = Outcome.ONGOING
 
 
-class EnvRendering:
-    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that shows its game (the env inherits
-    this class): the game's state and the sides' cells, :meth:`state`, :meth:`render`,
-    :meth:`set_overlay`, :meth:`close` and the status panel. It reads the env's attributes,
-    annotated below; the env's constructor sets ``_renderer`` and ``_overlay`` to ``None``, and a
-    change of map drops both."""
-
-    metadata: ClassVar[dict[str, Any]]
-    render_mode: str | None
-    layout: Layout
-    belief_filter: BeliefFilter | None
-    show_belief: bool
-    max_cycles: int | None
-    _renderer: Renderer | None
-    _overlay: tuple[Any, Any, dict[str, Any]] | None
-    _cycles: int
-    _cycle_limit: float
-    _last_move: tuple[int, tuple[int, ...]] | None
-    _ghost_action: int | tuple[int, ...] | None
-    _game: GameState | None
-    board: Any
-    config: Any
-    state_space: Any
-    _readings: dict[str, Any]
+class EnvRendering(MapBinding):
+    """The part of :class:`~gridghost.envs.aec.GridGhostEnv` that shows its game (see the module
+    docstring), from the env's attributes that :class:`~gridghost.envs.binding.MapBinding` declares."""
 
     # -- the game as the world sees it ---------------------------------------------------------
     @property
@@ -71,7 +48,7 @@ class EnvRendering:
     @property
     def ghosts(self) -> int:
         """The ghost team's size ``k`` (1: the one-ghost game)."""
-        return self.config.ghosts  # type: ignore[no-any-return]
+        return self.config.ghosts
 
     @property
     def ghost_positions(self) -> tuple[tuple[int, int], ...]:
@@ -100,9 +77,8 @@ class EnvRendering:
         """
         game, board, k = self.game_state, self.board, self.ghosts
         grid = np.zeros(self.state_space.shape, dtype=np.int8)
-        grid[(*board.position(game.agent), 0)] = 1
-        for index, cell in enumerate(game.ghosts):
-            grid[(*board.position(cell), index + 1)] = 1
+        for index, cell in enumerate((game.agent, *game.ghosts)):
+            grid[(*board.position(cell), index)] = 1
         for goal in self.layout.goals:
             grid[(*goal, k + 1)] = 1
         grid[:, :, k + 2] = game.turn == Side.GHOST and game.outcome == _ONGOING
@@ -125,8 +101,7 @@ class EnvRendering:
         if mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
-        agent, status = self.agent_pos, self._status()
-        ghost = self.ghost_pos if self.ghosts == 1 else self.ghost_positions  # the pictures take a team's every ghost
+        agent, ghost, status = self.agent_pos, self.ghost_positions, self._status()
         if mode == "ansi":
             return text_picture(self.layout, agent, ghost, status.headline())
         renderer = self._pygame_renderer()
@@ -195,6 +170,14 @@ class EnvRendering:
         if self._last_move is not None:
             slipped, actual = describe_moves(*self._last_move)
             intended = ACTION_NAMES[self._last_move[0]]
+        # The ghosts' last moves: one ghost's name, a team's tuple of names (None before the first).
+        moves = self._ghost_action
+        if isinstance(moves, int):
+            ghost_action: str | tuple[str | None, ...] | None = ACTION_NAMES[moves]
+        elif moves is None:
+            ghost_action = None if self.ghosts == 1 else (None,) * self.ghosts
+        else:
+            ghost_action = tuple(ACTION_NAMES[move] for move in moves)
         return Status(
             cycle=self._cycles,
             max_cycles=self.max_cycles,
@@ -203,19 +186,9 @@ class EnvRendering:
             intended_action=intended,
             actual_action=actual,
             slipped=slipped,
-            ghost_action=self._shown_ghost_action(),
+            ghost_action=ghost_action,
             color_measurement=self._readings.get("color_measurement"),
         )
-
-    def _shown_ghost_action(self) -> str | tuple[str | None, ...] | None:
-        """The ghosts' last moves as the status panel shows them: one ghost's name (``None``
-        before its first), a team's tuple of names (a ``None`` per ghost before the first)."""
-        moves = self._ghost_action
-        if isinstance(moves, int):  # one ghost's move
-            return ACTION_NAMES[moves]
-        if moves is None:
-            return None if self.ghosts == 1 else (None,) * self.ghosts
-        return tuple(ACTION_NAMES[move] for move in moves)
 
     def close(self) -> None:
         """Close the render window, if one is open, and release the renderer's pygame objects.

@@ -75,20 +75,22 @@ from gridghost.core.rules import NUM_ACTIONS
 from gridghost.envs.aec import AECView, GridGhostEnv
 from gridghost.envs.duel import CONTROLLED_SIDES, TEAM, Duel, _check_opening_cannot_end, detached
 
-__all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot_end", "detached", "env_config",
+__all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot_end", "detached",
            "make_reference_env"]
 
 
-def env_config(config: Mapping[str, Any], opponent: Any, render_mode: str | None, opponent_obs_type: str,
-               game: Mapping[str, Any]) -> dict[str, Any]:
-    """A Gymnasium view's arguments given as one mapping (RLlib's ``env_config``), as keywords.
+def _check_learner(game: GridGhostEnv, controlled: str) -> None:
+    """Refuse what serves a learning agent alone when ``controlled`` is a learning ghost or team.
 
     Raises:
-        TypeError: arguments given by name beside the mapping.
+        ValueError: ``obs_type="belief"`` or ``expert="optimal"`` with ``controlled`` other than ``"agent"``.
     """
-    if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
-        raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, not both")
-    return dict(config)
+    if controlled != AGENT and game.obs_type == "belief":
+        raise ValueError(f"obs_type='belief' adds the agent's belief map; the {controlled} have none (use 'dict' "
+                         "or 'vector')".replace("ghost have", "ghost has"))
+    if controlled != AGENT and game.expert == "optimal":
+        raise ValueError("expert='optimal' advises the agent (against the chasing ghost); "
+                         "a learning ghost's expert is expert='minimax'")
 
 
 class GridGhostGymEnv(AECView, gymnasium.Env):
@@ -109,10 +111,8 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
         opponent_obs_type: the encoding the opponent's policy reads (``"dict"`` by default).
         **game: the game's settings, forwarded to :class:`~gridghost.envs.aec.GridGhostEnv` as they
             are: ``spec=`` (``config=``) or the settings one by one
-            (:class:`~gridghost.config.settings.GameSpec`), with this view's defaults
-            (:data:`~gridghost.config.TRAINER_DEFAULTS`, and ``max_cycles=None``: ``TimeLimit``
-            truncates, after ``max_episode_steps`` steps of the learner, each a cycle, the unit
-            of ``max_cycles``, which ``append_step_count`` needs as its denominator).
+            (:class:`~gridghost.config.settings.GameSpec`), with this view's defaults (above, and
+            ``max_cycles=None``: ``TimeLimit`` truncates, see the module docstring).
             ``obs_type="belief"`` serves ``controlled="agent"`` only; with a ``belief_filter``
             the agent's info holds ``estimated_pos``; with an ``expert`` the learner's info
             holds ``expert_action`` while the game goes on.
@@ -137,16 +137,14 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
         **game: Any,
     ) -> None:
         if isinstance(controlled, Mapping):  # RLlib's env_config: every argument by name
-            self.__init__(**env_config(controlled, opponent, render_mode, opponent_obs_type, game))  # type: ignore[misc]
+            if opponent is not None or render_mode is not None or opponent_obs_type != "dict" or game:
+                raise TypeError("pass GridGhostGymEnv's arguments as one mapping (RLlib's env_config) or by name, "
+                                "not both")
+            self.__init__(**controlled)  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", (*CONTROLLED_SIDES, TEAM))
         self.game = self._aec = self._make_game(render_mode, game)
-        if controlled != AGENT and self.game.obs_type == "belief":
-            raise ValueError(f"obs_type='belief' adds the agent's belief map; the {controlled} have none (use 'dict' "
-                             "or 'vector')".replace("ghost have", "ghost has"))
-        if controlled != AGENT and self.game.expert == "optimal":
-            raise ValueError("expert='optimal' advises the agent (against the chasing ghost); "
-                             "a learning ghost's expert is expert='minimax'")
+        _check_learner(self.game, controlled)
         self.duel = Duel(self.game, controlled, opponent, opponent_obs_type)
         self.controlled = controlled
         self.render_mode = self.game.render_mode
@@ -168,7 +166,7 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
         k = len(names)
         if isinstance(space, spaces.Box):
             self._stack = "box"
-            return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)  # type: ignore[arg-type]
+            return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)
         if isinstance(space, spaces.Text):
             self._stack = "text"
             return spaces.Text(max_length=k * space.max_length + k - 1, min_length=space.min_length,
@@ -246,9 +244,8 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
             RuntimeError: before ``reset``.
         """
         state, masks = self.game.game_state, self.game.board.action_mask
-        if self.controlled == AGENT:
-            return masks[state.agent].astype(bool)
-        return np.concatenate([masks[cell] for cell in state.ghosts]).astype(bool)
+        cells = (state.agent,) if self.controlled == AGENT else state.ghosts
+        return np.concatenate([masks[cell] for cell in cells]).astype(bool)
 
     def set_overlay(self, values: Any = None, policy: Any = None, **style: Any) -> None:
         """Draw numbers per cell and/or a policy's arrows over every following frame, as
