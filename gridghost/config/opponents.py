@@ -163,16 +163,21 @@ def _team_table(kernel: Game, name: str, side: Side) -> bytes:
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
 
     def solve() -> bytes:
-        if side == Side.AGENT and name == "optimal":
-            actions = solve_agent(game=kernel, ghost="chase").policy
-        else:
-            solution = solve_game(game=kernel)
-            actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
         # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
-        return np.asarray(actions).astype(np.uint8).tobytes()
+        return np.asarray(team_solver_policy(kernel, name, side)).astype(np.uint8).tobytes()
 
     key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
     return _TEAM_TABLES.get(key, solve)
+
+
+def team_solver_policy(kernel: Game, name: str, side: Side) -> np.ndarray:
+    """The team solver's player ``name`` (``"minimax"``, or the agent's ``"optimal"``) of ``side``
+    on ``kernel``, as the solver gives it: the agent's actions, or the team's joint moves, per
+    state (-1 where the game is over); :func:`team_planner` plays it."""
+    if side == Side.AGENT and name == "optimal":
+        return solve_agent(game=kernel, ghost="chase").policy
+    solution = solve_game(game=kernel)
+    return solution.agent_policy if side == Side.AGENT else solution.team_policy
 
 
 def _table_action(table: bytes, cells: int, state: Any) -> int:
