@@ -130,28 +130,22 @@ def team_planner(name: str, kernel: Any, side: Side) -> Callable[[Any], Any]:
     """The solver's player ``name`` of ``side`` on ``kernel``, as a function of the state: an int
     for the agent, the team's ``k`` actions for the ghosts.
 
-    A one-ghost game's is :func:`planned_opponent`'s table. A team's comes from the team solver
-    (:mod:`gridghost.planning.solve`): ``"minimax"`` is either side's policy in the zero-sum team
-    game (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response
-    to the chasing team (:func:`~gridghost.planning.solve_agent`), as for one ghost, where
-    it is the agent's best response to the chasing ghost. A team's tables are solved once per
+    It comes from the solver (:mod:`gridghost.planning.solve`), for one ghost as for a team:
+    ``"minimax"`` is either side's policy in the zero-sum game
+    (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response to the
+    chasing ghosts (:func:`~gridghost.planning.solve_agent`). The tables are solved once per
     game and kept for the next env on the same game.
 
     Raises:
         ValueError: a name the solver has no player of for ``side`` (``"optimal"`` for the
             ghosts), or a team too large for the solver's memory budget.
     """
-    if getattr(kernel, "ghosts", 1) > 1:
-        if side == Side.GHOST and name != "minimax":
-            raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
-        table, ghosts = _team_table(kernel, name, side), kernel.ghosts
-    else:
-        policy = planned_opponent(name, kernel, side)
-        assert policy is not None  # a solver's name
-        table, ghosts = policy.table.tobytes(), 1
+    if side == Side.GHOST and name != "minimax":
+        raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
+    table = _team_table(kernel, name, side)
     if side == Side.AGENT:
         return functools.partial(_table_action, table, kernel.num_cells)
-    return functools.partial(_table_joint, table, kernel.num_cells, ghosts)
+    return functools.partial(_table_joint, table, kernel.num_cells, kernel.ghosts)
 
 
 #: The team solver's tables by game and player (a few: each is a byte per joint state).

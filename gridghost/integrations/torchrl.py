@@ -42,14 +42,11 @@ KEYS: dict[str, tuple[str, ...]] = {
     "caught_by_ghost": ("next", AGENT, "info", "caught_by_ghost"),
 }
 
-
-#: The keys read from a batch of the ghosts alone (the group ``"ghost"``, one entry per ghost).
+#: The keys read from a batch of the ghosts alone: :data:`KEYS` but ``mover``, under the group
+#: ``"ghost"`` (one entry per ghost).
 TEAM_KEYS: dict[str, tuple[str, ...]] = {
-    "ghost_reward": ("next", GHOST, "reward"),
-    "done": ("next", "done"),
-    "reached_goal": ("next", GHOST, "info", "reached_goal"),
-    "caught_by_ghost": ("next", GHOST, "info", "caught_by_ghost"),
-}
+    name.replace(AGENT, GHOST): tuple(GHOST if part == AGENT else part for part in key)
+    for name, key in KEYS.items() if name != "mover"}
 
 
 def _get(batch: Any, key: tuple[str, ...]) -> Any:

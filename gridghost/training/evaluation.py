@@ -256,13 +256,14 @@ class Evaluator:
 
 
 def _planned(policy: Any, game: Game, side: Side, argument: str) -> Any:
-    """``policy`` as the solver takes it on ``game`` for ``side``: a planner's name or class built
-    for this game (for a team, the team solver's player, as the team views play it), else as given.
+    """``policy`` as the solver takes it on ``game`` for ``side``: a solver player's name as the
+    team views play it (:func:`~gridghost.config.opponents.team_solver_policy`), a planner's class
+    built for this game, else as given.
 
     Raises:
         ValueError: a name that does not play ``side``; TypeError: a state policy that does not fit.
     """
-    if game.ghosts > 1 and isinstance(policy, str) and policy in NAMED_POLICIES:
+    if isinstance(policy, str) and policy in NAMED_POLICIES:
         return team_solver_policy(game, check_opponent_name(policy, side, argument), side)
     planned = planned_opponent(policy, game, side, argument)
     return policy if planned is None else planned
