@@ -165,6 +165,7 @@ class Evaluator:
         self._team = self.ghosts > 1 and self._learner == Side.GHOST  # the learner is a team of ghosts
         self._sign = 1.0 if self._learner == Side.AGENT else -1.0  # zero-sum: the ghost's return is -the agent's
         self._games: list[_Level] = []
+        self._observed: dict[int, StateObservations] = {}  # a level's states, once a policy of observations needs them
         fixed = []
         with make_bar(self.progress_bar, len(maps), "solving levels", "level") as bar:
             for layout in maps:
@@ -187,7 +188,7 @@ class Evaluator:
             solve_agent(ghost=them, **settings) if self._learner == Side.AGENT else solve_ghost(agent=them, **settings))
         chance = evaluate_policies(*self._pair("random", them), **settings)
         start = best.start
-        self._games.append(_Level(game, them, start, None))
+        self._games.append(_Level(game, them, start))
         return (best.value(*start),  # the best response's own return
                 best.success_probability(*start, horizon=self.horizon),
                 self._sign * solve_game(**settings).value(*start), self._sign * chance.value(*start))
@@ -200,12 +201,9 @@ class Evaluator:
         return (mine, them) if self._learner == Side.AGENT else (them, mine)
 
     def _states(self, index: int) -> StateObservations:
-        level = self._games[index]
-        if level.states is None:  # built at the first policy of observations, then kept
-            level = self._games[index] = level._replace(states=StateObservations(level.game, self.side,
-                                                                                 **self._encoding))
-        assert level.states is not None
-        return level.states
+        if index not in self._observed:
+            self._observed[index] = StateObservations(self._games[index].game, self.side, **self._encoding)
+        return self._observed[index]
 
     def __call__(self, policy: Any, *, batch: bool = False, stochastic: bool = False, centralised: bool = False,
                  view: str = "gym") -> Evaluation:
@@ -273,7 +271,6 @@ class _Level(NamedTuple):
     game: Game
     them: Any  # the opponent as the solver takes it
     start: tuple[Any, Any]
-    states: StateObservations | None  # the observations of every state, once a policy needs them
 
 
 def evaluate(
