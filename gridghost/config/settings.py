@@ -105,11 +105,6 @@ def _check_filter(value: Any, argument: str) -> str | dict[str, Any] | BeliefFil
     return None if value is None else check_filter_kind(value)
 
 
-def _layout_from_dict(data: Any, decoded: Mapping[str, Any]) -> Layout | MapGenerator:
-    is_generator = isinstance(data, Mapping) and "generator" in data
-    return MapGenerator.from_dict(data) if is_generator else Layout.from_dict(data)
-
-
 def _sensors_from_dict(data: Any, decoded: Mapping[str, Any]) -> tuple[Sensor, ...] | None:
     if data is None:
         return None
@@ -137,7 +132,9 @@ class GameSpec:
     layout: Layout | MapGenerator = setting(
         CLASSIC, doc="the map, or a MapGenerator drawing a fresh one at every reset", check=_check_layout,
         accepts="a Layout, a shipped map's name, map text, a dict, a path or a MapGenerator; None: classic",
-        encode=lambda value: value.to_dict(), decode=_layout_from_dict, served={"evaluate": DEFAULT_ONLY})
+        encode=lambda value: value.to_dict(), served={"evaluate": DEFAULT_ONLY},
+        decode=lambda data, decoded: (MapGenerator if isinstance(data, Mapping) and "generator" in data
+                                      else Layout).from_dict(data))
     slip: SlipModel = setting(
         factory=lambda: LongitudinalSlip(DEFAULT_SLIP_PROBABILITY), doc="the agent's slip model",
         check=lambda value, argument: check_instance(value, argument, SlipModel),

@@ -203,14 +203,12 @@ class EpisodeTracker:
         if rewards.ndim != 1 or ended.shape != rewards.shape or len(agent_infos) != len(rewards):
             raise ValueError(f"agent_reward, done and agent_infos must hold one entry per game; got the shapes "
                              f"{rewards.shape}, {ended.shape} and {len(agent_infos)} infos")
-        endings = [outcome(info) for info in agent_infos]
+        reached, caught = np.array([outcome(info) for info in agent_infos], dtype=bool).reshape(-1, 2).T
         if any("mover" not in info for info in agent_infos):
             raise KeyError("an agent info has no 'mover' (who made the step's move): per-side metrics read the "
                            "numeric infos (the default)")
-        moved = [info["mover"] == _AGENT_MOVED for info in agent_infos]
-        reached, caught = ([ending[i] for ending in endings] for i in (0, 1))
-        return self.update(rewards[:, None], np.array(moved)[:, None], ended[:, None], np.array(reached)[:, None],
-                           np.array(caught)[:, None])
+        moved = np.array([info["mover"] == _AGENT_MOVED for info in agent_infos])
+        return self.update(*(column[:, None] for column in (rewards, moved, ended, reached, caught)))
 
     def update(self, agent_reward: Any, agent_moved: Any, done: Any, reached_goal: Any, caught_by_ghost: Any) -> int:
         """Take one batch of steps.
