@@ -142,32 +142,32 @@ def team_planner(name: str, kernel: Any, side: Side) -> Callable[[Any], Any]:
     """
     if side == Side.GHOST and name != "minimax":
         raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
-    table = _team_table(kernel, name, side)
+    table = _solver_table(kernel, name, side)
     if side == Side.AGENT:
         return functools.partial(_table_action, table, kernel.num_cells)
     return functools.partial(_table_joint, table, kernel.num_cells, kernel.ghosts)
 
 
-#: The team solver's tables by game and player (a few: each is a byte per joint state).
-_TEAM_TABLES: RecentCache[bytes] = RecentCache(lambda: 8)
+#: The solver's tables by game and player (a few: each is a byte per joint state).
+_SOLVER_TABLES: RecentCache[bytes] = RecentCache(lambda: 8)
 
 
-def _team_table(kernel: Game, name: str, side: Side) -> bytes:
-    """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
+def _solver_table(kernel: Game, name: str, side: Side) -> bytes:
+    """The solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
 
     def solve() -> bytes:
         # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
-        return np.asarray(team_solver_policy(kernel, name, side)).astype(np.uint8).tobytes()
+        return np.asarray(solver_policy(kernel, name, side)).astype(np.uint8).tobytes()
 
     key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
-    return _TEAM_TABLES.get(key, solve)
+    return _SOLVER_TABLES.get(key, solve)
 
 
-def team_solver_policy(kernel: Game, name: str, side: Side) -> np.ndarray:
-    """The team solver's player ``name`` (``"minimax"``, or the agent's ``"optimal"``) of ``side``
-    on ``kernel``, as the solver gives it: the agent's actions, or the team's joint moves, per
-    state (-1 where the game is over); :func:`team_planner` plays it."""
+def solver_policy(kernel: Game, name: str, side: Side) -> np.ndarray:
+    """The solver's player ``name`` (``"minimax"``, or the agent's ``"optimal"``) of ``side`` on
+    ``kernel`` (one ghost or a team), as the solver gives it: the agent's actions, or the ghosts'
+    joint moves, per state (-1 where the game is over); :func:`team_planner` plays it."""
     if side == Side.AGENT and name == "optimal":
         return solve_agent(game=kernel, ghost="chase").policy
     solution = solve_game(game=kernel)

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent, team_solver_policy
+from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent, solver_policy
 from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
@@ -255,14 +255,14 @@ class Evaluator:
 
 def _planned(policy: Any, game: Game, side: Side, argument: str) -> Any:
     """``policy`` as the solver takes it on ``game`` for ``side``: a solver player's name as the
-    team views play it (:func:`~gridghost.config.opponents.team_solver_policy`), a planner's class
+    team views play it (:func:`~gridghost.config.opponents.solver_policy`), a planner's class
     built for this game, else as given.
 
     Raises:
         ValueError: a name that does not play ``side``; TypeError: a state policy that does not fit.
     """
     if isinstance(policy, str) and policy in NAMED_POLICIES:
-        return team_solver_policy(game, check_opponent_name(policy, side, argument), side)
+        return solver_policy(game, check_opponent_name(policy, side, argument), side)
     planned = planned_opponent(policy, game, side, argument)
     return policy if planned is None else planned
 
