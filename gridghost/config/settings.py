@@ -436,9 +436,8 @@ def _resolved(values: dict[str, Any], inputs: dict[str, Any]) -> GameSpec:
     return GameSpec(**values)
 
 
-def game_config(**keywords: Any) -> GameSpec:
-    """The old name of :func:`resolve` (the same keywords, ``config=`` and ``spec=`` included)."""
-    return resolve(**keywords)
+#: The old name of :func:`resolve` (the same function).
+game_config = resolve
 
 
 def with_defaults(settings: Mapping[str, Any], defaults: Mapping[str, Any] = TRAINER_DEFAULTS) -> dict[str, Any]:
