@@ -189,3 +189,21 @@ def test_map_parts_refuse_the_one_ghost_expert_for_a_team() -> None:
         build_map_parts(config, config.layout)
     one = resolve(expert="minimax", layout=load("team_eight"))
     assert set(build_map_parts(one, one.layout).expert) == {"agent", "ghost"}
+
+
+def test_the_solvers_players_by_name_move_as_the_one_ghost_planners_do() -> None:
+    """team_planner reads the solver's tables for one ghost as for a team: in every live state of a
+    one-ghost game its players choose the one-ghost planners' moves (MinimaxAgent, MinimaxGhost,
+    OptimalAgent, as planned_opponent builds them)."""
+    from gridghost.config.opponents import planned_opponent, team_planner
+    from gridghost.core.rules import GameState, Outcome, Side
+
+    game = resolve(slip="perpendicular", rewards="normalised").game()
+    cells, goals = game.num_cells, game.board.is_goal
+    live = [(agent, ghost) for agent in range(cells) for ghost in range(cells) if agent != ghost and not goals[agent]]
+    for name, side in (("minimax", Side.AGENT), ("minimax", Side.GHOST), ("optimal", Side.AGENT)):
+        play, planner = team_planner(name, game, side), planned_opponent(name, game, side)
+        assert planner is not None
+        moves = [play(GameState(agent, (ghost,), side, Outcome.ONGOING)) for agent, ghost in live]
+        expected = [int(planner.table[agent, ghost]) for agent, ghost in live]
+        assert moves == (expected if side == Side.AGENT else [(move,) for move in expected]), (name, side)

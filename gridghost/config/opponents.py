@@ -130,49 +130,48 @@ def team_planner(name: str, kernel: Any, side: Side) -> Callable[[Any], Any]:
     """The solver's player ``name`` of ``side`` on ``kernel``, as a function of the state: an int
     for the agent, the team's ``k`` actions for the ghosts.
 
-    A one-ghost game's is :func:`planned_opponent`'s table. A team's comes from the team solver
-    (:mod:`gridghost.planning.solve`): ``"minimax"`` is either side's policy in the zero-sum team
-    game (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response
-    to the chasing team (:func:`~gridghost.planning.solve_agent`), as for one ghost, where
-    it is the agent's best response to the chasing ghost. A team's tables are solved once per
+    It comes from the solver (:mod:`gridghost.planning.solve`), for one ghost as for a team:
+    ``"minimax"`` is either side's policy in the zero-sum game
+    (:func:`~gridghost.planning.solve_game`); ``"optimal"`` is the agent's best response to the
+    chasing ghosts (:func:`~gridghost.planning.solve_agent`). The tables are solved once per
     game and kept for the next env on the same game.
 
     Raises:
         ValueError: a name the solver has no player of for ``side`` (``"optimal"`` for the
             ghosts), or a team too large for the solver's memory budget.
     """
-    if getattr(kernel, "ghosts", 1) > 1:
-        if side == Side.GHOST and name != "minimax":
-            raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
-        table, ghosts = _team_table(kernel, name, side), kernel.ghosts
-    else:
-        policy = planned_opponent(name, kernel, side)
-        assert policy is not None  # a solver's name
-        table, ghosts = policy.table.tobytes(), 1
+    if side == Side.GHOST and name != "minimax":
+        raise ValueError(f"opponent={name!r} is an agent's player; a team's planned opponent is 'minimax'")
+    table = _solver_table(kernel, name, side)
     if side == Side.AGENT:
         return functools.partial(_table_action, table, kernel.num_cells)
-    return functools.partial(_table_joint, table, kernel.num_cells, ghosts)
+    return functools.partial(_table_joint, table, kernel.num_cells, kernel.ghosts)
 
 
-#: The team solver's tables by game and player (a few: each is a byte per joint state).
-_TEAM_TABLES: RecentCache[bytes] = RecentCache(lambda: 8)
+#: The solver's tables by game and player (a few: each is a byte per joint state).
+_SOLVER_TABLES: RecentCache[bytes] = RecentCache(lambda: 8)
 
 
-def _team_table(kernel: Game, name: str, side: Side) -> bytes:
-    """The team solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
+def _solver_table(kernel: Game, name: str, side: Side) -> bytes:
+    """The solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
 
     def solve() -> bytes:
-        if side == Side.AGENT and name == "optimal":
-            actions = solve_agent(game=kernel, ghost="chase").policy
-        else:
-            solution = solve_game(game=kernel)
-            actions = solution.agent_policy if side == Side.AGENT else solution.team_policy
         # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
-        return np.asarray(actions).astype(np.uint8).tobytes()
+        return np.asarray(solver_policy(kernel, name, side)).astype(np.uint8).tobytes()
 
     key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
-    return _TEAM_TABLES.get(key, solve)
+    return _SOLVER_TABLES.get(key, solve)
+
+
+def solver_policy(kernel: Game, name: str, side: Side) -> np.ndarray:
+    """The solver's player ``name`` (``"minimax"``, or the agent's ``"optimal"``) of ``side`` on
+    ``kernel`` (one ghost or a team), as the solver gives it: the agent's actions, or the ghosts'
+    joint moves, per state (-1 where the game is over); :func:`team_planner` plays it."""
+    if side == Side.AGENT and name == "optimal":
+        return solve_agent(game=kernel, ghost="chase").policy
+    solution = solve_game(game=kernel)
+    return solution.agent_policy if side == Side.AGENT else solution.team_policy
 
 
 def _table_action(table: bytes, cells: int, state: Any) -> int:

@@ -90,8 +90,7 @@ def build_map_parts(
         config: the resolved settings (:func:`~gridghost.config.settings.resolve`).
         layout: the map: the config's own, or one its generator drew. The config's sensors are
             bound to it.
-        clock: what returns the cycles played, for ``append_step_count``.
-        both_observe: the encoder serves a view where both sides observe at every half-turn.
+        clock, both_observe: as :func:`build_encoder` takes them.
         with_filter: build the config's belief filter (the batched engine keeps its own).
 
     Returns:

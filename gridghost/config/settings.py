@@ -105,11 +105,6 @@ def _check_filter(value: Any, argument: str) -> str | dict[str, Any] | BeliefFil
     return None if value is None else check_filter_kind(value)
 
 
-def _layout_from_dict(data: Any, decoded: Mapping[str, Any]) -> Layout | MapGenerator:
-    is_generator = isinstance(data, Mapping) and "generator" in data
-    return MapGenerator.from_dict(data) if is_generator else Layout.from_dict(data)
-
-
 def _sensors_from_dict(data: Any, decoded: Mapping[str, Any]) -> tuple[Sensor, ...] | None:
     if data is None:
         return None
@@ -137,7 +132,9 @@ class GameSpec:
     layout: Layout | MapGenerator = setting(
         CLASSIC, doc="the map, or a MapGenerator drawing a fresh one at every reset", check=_check_layout,
         accepts="a Layout, a shipped map's name, map text, a dict, a path or a MapGenerator; None: classic",
-        encode=lambda value: value.to_dict(), decode=_layout_from_dict, served={"evaluate": DEFAULT_ONLY})
+        encode=lambda value: value.to_dict(), served={"evaluate": DEFAULT_ONLY},
+        decode=lambda data, decoded: (MapGenerator if isinstance(data, Mapping) and "generator" in data
+                                      else Layout).from_dict(data))
     slip: SlipModel = setting(
         factory=lambda: LongitudinalSlip(DEFAULT_SLIP_PROBABILITY), doc="the agent's slip model",
         check=lambda value, argument: check_instance(value, argument, SlipModel),
@@ -439,9 +436,8 @@ def _resolved(values: dict[str, Any], inputs: dict[str, Any]) -> GameSpec:
     return GameSpec(**values)
 
 
-def game_config(**keywords: Any) -> GameSpec:
-    """The old name of :func:`resolve` (the same keywords, ``config=`` and ``spec=`` included)."""
-    return resolve(**keywords)
+#: The old name of :func:`resolve` (the same function).
+game_config = resolve
 
 
 def with_defaults(settings: Mapping[str, Any], defaults: Mapping[str, Any] = TRAINER_DEFAULTS) -> dict[str, Any]:
@@ -471,19 +467,27 @@ ENGINE_DEFAULTS: Mapping[str, Any] = MappingProxyType({"obs_type": "vector", "ma
 #: Options of the single views (not game settings) that ``make_vec`` may pass on to an engine,
 #: with the one value an engine serves.
 SINGLE_VIEW_OPTIONS: Mapping[str, Any] = MappingProxyType({"render_mode": None, "opponent_obs_type": "dict"})
+#: Per engine that serves fewer settings than the single views: its defaults where they differ
+#: from :class:`GameSpec`'s (the exact evaluation's are the Gymnasium views'), and its refusal.
+_ENGINES: Mapping[str, tuple[Mapping[str, Any], str]] = MappingProxyType({
+    "batched": (ENGINE_DEFAULTS, "the batched engine does not serve {} (the single envs do)"),
+    "jax": (ENGINE_DEFAULTS, "the JAX engine does not serve {} (the single envs do)"),
+    "evaluate": ({**TRAINER_DEFAULTS, "max_cycles": None},
+                 "the evaluation does not read {} (levels= gives the maps, horizon= the turns)"),
+})
 
 
 def engine_spec(engine: str, spec: GameSpec | Mapping[str, Any] | None, settings: dict[str, Any],
                 refusal: type[Exception] = ValueError) -> GameSpec:
     """The settings of an engine that serves fewer than the single views (``"batched"``,
-    ``"jax"``): resolved by :func:`resolve` with :data:`ENGINE_DEFAULTS`, then refused where the
-    declaration says the engine does not serve a value (:func:`unserved`).
+    ``"jax"``, ``"evaluate"``): resolved by :func:`resolve` with the engine's defaults, then
+    refused where the declaration says the engine does not serve a value (:func:`unserved`).
 
     Args:
         engine: the engine's name in the declaration.
         spec: a whole spec, or ``None``.
-        settings: the keywords (``config=`` and :data:`SINGLE_VIEW_OPTIONS` among them); this
-            function takes out the single views' options.
+        settings: the keywords (``config=`` and, but for the evaluation, :data:`SINGLE_VIEW_OPTIONS`
+            among them); this function takes out the single views' options.
         refusal: the exception an unserved setting raises.
 
     Returns:
@@ -493,13 +497,13 @@ def engine_spec(engine: str, spec: GameSpec | Mapping[str, Any] | None, settings
         refusal: a setting or single-view option the engine does not serve, each named.
         TypeError, ValueError: as :func:`resolve`.
     """
-    options = {name: settings.pop(name) for name in SINGLE_VIEW_OPTIONS if name in settings}
+    defaults, message = _ENGINES[engine]
+    options = {name: settings.pop(name) for name in SINGLE_VIEW_OPTIONS if name in settings and engine != "evaluate"}
     refused = [f"{name}={value!r}" for name, value in options.items() if value != SINGLE_VIEW_OPTIONS[name]]
-    resolved = resolve(spec, **(settings if spec is not None else with_defaults(settings, ENGINE_DEFAULTS)))
+    resolved = resolve(spec, **(settings if spec is not None else with_defaults(settings, defaults)))
     refused += unserved(resolved, engine)
     if refused:
-        what = "the JAX engine" if engine == "jax" else f"the {engine} engine"
-        raise refusal(f"{what} does not serve {'; '.join(refused)} (the single envs do)")
+        raise refusal(message.format("; ".join(refused)))
     return resolved
 
 

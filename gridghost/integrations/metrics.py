@@ -111,15 +111,12 @@ class EpisodeMetrics:
     """Finished games, summarised per side (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._returns: list[float] = []
-        self._successes = 0
-        self._captures = 0
-        self._lengths: list[int] = []
+        self._games: list[tuple[float, bool, bool, int]] = []  # per game, the values of METRICS' means
 
     @property
     def episodes(self) -> int:
         """How many games were added since the last :meth:`clear`."""
-        return len(self._returns)
+        return len(self._games)
 
     def add(self, agent_return: float, reached_goal: bool, caught_by_ghost: bool, length: int) -> None:
         """Add one finished game.
@@ -143,10 +140,7 @@ class EpisodeMetrics:
             raise ValueError("a game ends either by a goal or by a capture, not both")
         if length < 1:
             raise ValueError(f"length must be >= 1 (the agent moves first), got {length}")
-        self._returns.append(float(agent_return))
-        self._successes += bool(reached_goal)
-        self._captures += bool(caught_by_ghost)
-        self._lengths.append(int(length))
+        self._games.append((float(agent_return), bool(reached_goal), bool(caught_by_ghost), int(length)))
 
     def add_info(self, agent_return: float, info: Mapping[str, Any], length: int) -> None:
         """:meth:`add` a game whose ending is read from its last numeric info (see :func:`outcome`)."""
@@ -159,15 +153,15 @@ class EpisodeMetrics:
         Raises:
             ValueError: no game was added (a mean of nothing is no number).
         """
-        if not self._returns:
+        if not self._games:
             raise ValueError("no finished game to summarise: play longer, or check episodes first")
-        n = len(self._returns)
-        return {"agent_return": sum(self._returns) / n, "success_rate": self._successes / n,
-                "capture_rate": self._captures / n, "episode_length": sum(self._lengths) / n, "episodes": n}
+        n = len(self._games)
+        columns = zip(*self._games, strict=True)
+        return {**{name: sum(column) / n for name, column in zip(METRICS, columns, strict=True)}, "episodes": n}
 
     def clear(self) -> None:
         """Forget the games added so far (e.g. at the start of a training iteration)."""
-        self._returns, self._successes, self._captures, self._lengths = [], 0, 0, []
+        self._games = []
 
 
 class EpisodeTracker:
@@ -209,14 +203,12 @@ class EpisodeTracker:
         if rewards.ndim != 1 or ended.shape != rewards.shape or len(agent_infos) != len(rewards):
             raise ValueError(f"agent_reward, done and agent_infos must hold one entry per game; got the shapes "
                              f"{rewards.shape}, {ended.shape} and {len(agent_infos)} infos")
-        endings = [outcome(info) for info in agent_infos]
+        reached, caught = np.array([outcome(info) for info in agent_infos], dtype=bool).reshape(-1, 2).T
         if any("mover" not in info for info in agent_infos):
             raise KeyError("an agent info has no 'mover' (who made the step's move): per-side metrics read the "
                            "numeric infos (the default)")
-        moved = [info["mover"] == _AGENT_MOVED for info in agent_infos]
-        reached, caught = ([ending[i] for ending in endings] for i in (0, 1))
-        return self.update(rewards[:, None], np.array(moved)[:, None], ended[:, None], np.array(reached)[:, None],
-                           np.array(caught)[:, None])
+        moved = np.array([info["mover"] == _AGENT_MOVED for info in agent_infos])
+        return self.update(*(column[:, None] for column in (rewards, moved, ended, reached, caught)))
 
     def update(self, agent_reward: Any, agent_moved: Any, done: Any, reached_goal: Any, caught_by_ghost: Any) -> int:
         """Take one batch of steps.

@@ -42,14 +42,11 @@ KEYS: dict[str, tuple[str, ...]] = {
     "caught_by_ghost": ("next", AGENT, "info", "caught_by_ghost"),
 }
 
-
-#: The keys read from a batch of the ghosts alone (the group ``"ghost"``, one entry per ghost).
+#: The keys read from a batch of the ghosts alone: :data:`KEYS` but ``mover``, under the group
+#: ``"ghost"`` (one entry per ghost).
 TEAM_KEYS: dict[str, tuple[str, ...]] = {
-    "ghost_reward": ("next", GHOST, "reward"),
-    "done": ("next", "done"),
-    "reached_goal": ("next", GHOST, "info", "reached_goal"),
-    "caught_by_ghost": ("next", GHOST, "info", "caught_by_ghost"),
-}
+    name.replace(AGENT, GHOST): tuple(GHOST if part == AGENT else part for part in key)
+    for name, key in KEYS.items() if name != "mover"}
 
 
 def _get(batch: Any, key: tuple[str, ...]) -> Any:
@@ -59,10 +56,10 @@ def _get(batch: Any, key: tuple[str, ...]) -> Any:
         return None
 
 
-def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray:
+def _steps(batch: Any, key: tuple[str, ...]) -> np.ndarray:
     """``batch[key]`` as an array of the batch's shape (its trailing group and feature axes of
-    size 1 dropped); with ``ghosts``, a ghost group's entry: the mean over the ghosts of a
-    reward, ghost 0's of an info. The batch's axes must come first: an entry of another layout
+    size 1 dropped); of the ghost group's entries (:data:`TEAM_KEYS`), the mean over the ghosts
+    of a reward, ghost 0's of an info. The batch's axes must come first: an entry of another layout
     is refused, never reshaped into them (that would read each value as another step's)."""
     value = _get(batch, key)
     if value is None:
@@ -72,9 +69,9 @@ def _steps(batch: Any, key: tuple[str, ...], ghosts: bool = False) -> np.ndarray
     array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
     shape = tuple(batch.batch_size)
     rest = array.shape[len(shape):]
-    group = ghosts and GHOST in key and len(rest) > 0  # the group's axis: one entry per ghost
+    group = GHOST in key and len(rest) > 0  # the group's axis: one entry per ghost
     if array.shape[:len(shape)] != shape or any(size != 1 for size in rest[int(group):]):
-        layout = " then the ghosts' axis" if ghosts and GHOST in key else ""
+        layout = " then the ghosts' axis" if GHOST in key else ""
         raise ValueError(f"batch entry {key} has shape {array.shape}, not one value per step of {shape} (the "
                          f"batch's axes first{layout}, then only axes of size 1)")
     if group:
@@ -112,10 +109,8 @@ class TensorDictMetrics:
                 :meth:`~gridghost.integrations.metrics.EpisodeTracker.update`.
         """
         self._ghosts_alone = _get(batch, KEYS["agent_reward"]) is None
-        if not self._ghosts_alone:
-            steps = {name: _steps(batch, key) for name, key in KEYS.items()}
-        else:  # the tracker's return is the ghosts' mean here, every step one team move
-            steps = {name: _steps(batch, key, ghosts=True) for name, key in TEAM_KEYS.items()}
+        steps = {name: _steps(batch, key) for name, key in (TEAM_KEYS if self._ghosts_alone else KEYS).items()}
+        if self._ghosts_alone:  # the tracker's return is the ghosts' mean here, every step one team move
             steps["agent_reward"], steps["mover"] = steps["ghost_reward"], np.full_like(steps["done"], int(Side.AGENT))
         return self.tracker.update(steps["agent_reward"], steps["mover"] == int(Side.AGENT), steps["done"],
                                    steps["reached_goal"], steps["caught_by_ghost"])

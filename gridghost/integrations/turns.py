@@ -32,14 +32,13 @@ No library is needed here. :mod:`gridghost.integrations.rllib` makes this an RLl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from gymnasium import spaces
 
 from gridghost.config import trainer_settings
-from gridghost.core.names import AGENT, GHOST, MAX_GHOSTS
+from gridghost.core.names import AGENT, GHOST, MAX_GHOSTS, ghost_names
 from gridghost.envs.aec import GridGhostEnv, make_game
 from gridghost.envs.ghost_team import GhostTeamParallelEnv, check_controlled
 
@@ -48,7 +47,7 @@ ALL = "__all__"
 #: The module ids of a run where both sides learn: the agent's, and the one the ghosts share.
 MODULES: tuple[str, str] = (AGENT, GHOST)
 #: A ghost's agent name: ``ghost`` (one ghost) or ``ghost_0`` ... ``ghost_{MAX_GHOSTS - 1}``.
-_GHOST_NAME = re.compile(rf"{GHOST}(_[0-{MAX_GHOSTS - 1}])?")
+_GHOST_NAMES = frozenset(name for ghosts in range(1, MAX_GHOSTS + 1) for name in ghost_names(ghosts))
 #: What a step returns: ``(observations, rewards, terminations, truncations, infos)``, by side.
 DictStep = tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]
 
@@ -77,7 +76,7 @@ def module_of(agent_id: str, *args: Any, **kwargs: Any) -> str:
         raise TypeError(f"agent_id must be an agent name (a str), got {agent_id!r}")
     if agent_id == AGENT:
         return AGENT
-    if _GHOST_NAME.fullmatch(agent_id):
+    if agent_id in _GHOST_NAMES:
         return GHOST
     raise ValueError(f"agent_id must be {AGENT!r}, {GHOST!r} or 'ghost_0' to 'ghost_{MAX_GHOSTS - 1}', "
                      f"got {agent_id!r}")

@@ -32,20 +32,21 @@ on ``level_split(d, "train")`` and ``level_split(d, "test")`` (held out).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent
-from gridghost.config.settings import TRAINER_DEFAULTS, GameSpec, resolve, unserved
+from gridghost.config.opponents import DEFAULT_OPPONENTS, check_opponent_name, planned_opponent, solver_policy
+from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core.checks import check_choice, check_flag, check_instance, check_limit
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.names import AGENT, AGENTS
 from gridghost.core.progress import make_bar
-from gridghost.core.rules import Side
+from gridghost.core.rules import SIDE_OF, Side
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import (
     NAMED_POLICIES,
@@ -153,8 +154,8 @@ class Evaluator:
         self.side, self.horizon = side, check_limit(horizon, "horizon", allow_none=False)
         maps, self.levels = _levels(levels)
         settings_of = evaluated_spec(spec, settings)
-        self._learner = Side.AGENT if side == AGENT else Side.GHOST
-        other = Side.GHOST if self._learner == Side.AGENT else Side.AGENT
+        self._learner = SIDE_OF[side]
+        other = Side(1 - self._learner)
         if opponent is None:
             opponent = DEFAULT_OPPONENTS[side]
         encoding = settings_of.encoder_options()
@@ -164,6 +165,7 @@ class Evaluator:
         self._team = self.ghosts > 1 and self._learner == Side.GHOST  # the learner is a team of ghosts
         self._sign = 1.0 if self._learner == Side.AGENT else -1.0  # zero-sum: the ghost's return is -the agent's
         self._games: list[_Level] = []
+        self._observed: dict[int, StateObservations] = {}  # a level's states, once a policy of observations needs them
         fixed = []
         with make_bar(self.progress_bar, len(maps), "solving levels", "level") as bar:
             for layout in maps:
@@ -182,15 +184,11 @@ class Evaluator:
         game = settings_of.game(layout)
         them = _planned(opponent, game, other, "opponent")
         settings = self._settings(game)
-        best: AgentSolution | GhostSolution
-        if self._learner == Side.AGENT:
-            best = solve_agent(ghost=them, **settings)
-            chance = evaluate_policies("random", them, **settings)
-        else:
-            best = solve_ghost(agent=them, **settings)
-            chance = evaluate_policies(them, "random", **settings)
+        best: AgentSolution | GhostSolution = (
+            solve_agent(ghost=them, **settings) if self._learner == Side.AGENT else solve_ghost(agent=them, **settings))
+        chance = evaluate_policies(*self._pair("random", them), **settings)
         start = best.start
-        self._games.append(_Level(game, them, start, None))
+        self._games.append(_Level(game, them, start))
         return (best.value(*start),  # the best response's own return
                 best.success_probability(*start, horizon=self.horizon),
                 self._sign * solve_game(**settings).value(*start), self._sign * chance.value(*start))
@@ -198,13 +196,14 @@ class Evaluator:
     def _settings(self, game: Game) -> dict[str, Any]:
         return {"game": game, "gamma": 1.0, "horizon": self.horizon}
 
+    def _pair(self, mine: Any, them: Any) -> tuple[Any, Any]:
+        """The learner's policy and the opponent's as the solver takes them: the agent's first."""
+        return (mine, them) if self._learner == Side.AGENT else (them, mine)
+
     def _states(self, index: int) -> StateObservations:
-        level = self._games[index]
-        if level.states is None:  # built at the first policy of observations, then kept
-            level = self._games[index] = level._replace(states=StateObservations(level.game, self.side,
-                                                                                 **self._encoding))
-        assert level.states is not None
-        return level.states
+        if index not in self._observed:
+            self._observed[index] = StateObservations(self._games[index].game, self.side, **self._encoding)
+        return self._observed[index]
 
     def __call__(self, policy: Any, *, batch: bool = False, stochastic: bool = False, centralised: bool = False,
                  view: str = "gym") -> Evaluation:
@@ -249,25 +248,21 @@ class Evaluator:
             table = self._states(index).tabulate(policy, batch=batch, stochastic=stochastic)
         else:
             table = policy  # probabilities: the solver reads them (and refuses what it cannot)
-        pair = (table, level.them) if self._learner == Side.AGENT else (level.them, table)
-        mine = evaluate_policies(*pair, **self._settings(level.game))
+        mine = evaluate_policies(*self._pair(table, level.them), **self._settings(level.game))
         return (self._sign * mine.value(*level.start), mine.success_probability(*level.start, horizon=self.horizon),
                 mine.capture_probability(*level.start, horizon=self.horizon))
 
 
 def _planned(policy: Any, game: Game, side: Side, argument: str) -> Any:
-    """``policy`` as the solver takes it on ``game`` for ``side``: a planner's name or class built
-    for this game (for a team, the team solver's player, as the team views play it), else as given.
+    """``policy`` as the solver takes it on ``game`` for ``side``: a solver player's name as the
+    team views play it (:func:`~gridghost.config.opponents.solver_policy`), a planner's class
+    built for this game, else as given.
 
     Raises:
         ValueError: a name that does not play ``side``; TypeError: a state policy that does not fit.
     """
-    if game.ghosts > 1 and isinstance(policy, str) and policy in NAMED_POLICIES:
-        check_opponent_name(policy, side, argument)
-        if policy == "optimal":
-            return solve_agent(game=game, ghost="chase").policy
-        solution = solve_game(game=game)
-        return solution.agent_policy if side == Side.AGENT else solution.team_policy
+    if isinstance(policy, str) and policy in NAMED_POLICIES:
+        return solver_policy(game, check_opponent_name(policy, side, argument), side)
     planned = planned_opponent(policy, game, side, argument)
     return policy if planned is None else planned
 
@@ -276,7 +271,6 @@ class _Level(NamedTuple):
     game: Game
     them: Any  # the opponent as the solver takes it
     start: tuple[Any, Any]
-    states: StateObservations | None  # the observations of every state, once a policy needs them
 
 
 def evaluate(
@@ -363,22 +357,9 @@ def evaluate(
     return evaluator(policy, batch=batch, stochastic=stochastic, centralised=centralised, view=view)
 
 
-def evaluated_spec(spec: GameSpec | Mapping[str, Any] | None, settings: dict[str, Any]) -> GameSpec:
-    """The settings an evaluation scores a policy under: resolved with the Gymnasium views'
-    defaults, refused where the declaration says the evaluation does not serve them.
-
-    Raises:
-        ValueError: a setting the evaluation does not read; TypeError, ValueError: as
-            :func:`~gridghost.config.settings.resolve`.
-    """
-    if spec is None and "config" not in settings:
-        settings = {**TRAINER_DEFAULTS, "max_cycles": None, **settings}
-    resolved = resolve(spec, **settings)
-    refused = unserved(resolved, "evaluate")
-    if refused:
-        raise ValueError(f"the evaluation does not read {'; '.join(refused)} (levels= gives the maps, horizon= the "
-                         "turns)")
-    return resolved
+#: The settings an evaluation scores a policy under, from ``spec`` or the keywords ``settings``:
+#: :func:`~gridghost.config.settings.engine_spec` of the engine ``"evaluate"``.
+evaluated_spec = functools.partial(engine_spec, "evaluate")
 
 
 def _levels(levels: Any) -> tuple[list[Layout], np.ndarray]:

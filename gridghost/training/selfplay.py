@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from gridghost.config.opponents import DEFAULT_OPPONENTS
 from gridghost.config.settings import with_defaults
 from gridghost.core.checks import (
     check_choice,
@@ -172,7 +173,7 @@ class SelfPlayEnv(GridGhostGymEnv):
         pool.probabilities(self.opponent_side, rule, exponent, window)  # checks them, and refuses an empty side now
         self.pool, self.rule, self.exponent, self.window = pool, rule, float(exponent), int(window)
         # the game truncates, so that a draw is seen and counted (a whole spec= is taken as it is)
-        super().__init__(controlled, "random" if controlled == GHOST else "chase", render_mode, opponent_obs_type,
+        super().__init__(controlled, DEFAULT_OPPONENTS[controlled], render_mode, opponent_obs_type,
                          **with_defaults(game, {"max_cycles": 100}))
         self._check_snapshots()
         self._draws: np.random.Generator | None = None
