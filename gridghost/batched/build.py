@@ -2,10 +2,7 @@
 :class:`~gridghost.batched.engine.BatchedGame` reads, folded once per map from the game kernel and
 stacked (the module docstring of :mod:`gridghost.batched.engine` says what they hold), measured
 against the memory budgets of :mod:`gridghost.batched.limits` before they are made, and exported
-for the engines on other array libraries (:class:`EngineTables`).
-
-:class:`TableBuilder` is the part of :class:`~gridghost.batched.engine.BatchedGame` that does this:
-the engine inherits it and calls :meth:`TableBuilder._build` once, from its constructor.
+for the engines on other array libraries (:class:`EngineTables`), by :class:`TableBuilder`.
 """
 
 from __future__ import annotations
@@ -42,7 +39,7 @@ from gridghost.core import episode
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, Side
+from gridghost.core.rules import NUM_ACTIONS, Side, read_only
 from gridghost.core.slip import SlipModel
 from gridghost.maps.levels import MapGenerator
 
@@ -130,14 +127,27 @@ class TableBuilder:
         self._random_opponent = self.controlled is not None and first_answers is None
         self._b = NUM_ACTIONS if self._random_opponent else 1
         self._sensor_row = 1 + (self._b > 1)  # a step's uniforms: the slip, the opponent's (if any), the readings
-        self._space_within_budget(head, first, count, sides)
+        # The belief planes are the engine's own: its space is the encoding's with them.
+        space_encoder = head.encoder if self.obs_type != "belief_vector" else build_encoder(
+            dataclasses.replace(self.config, obs_type="belief_vector"), head.kernel.board,
+            lambda: np.zeros(first.shape))
+        self.observation_space = space_encoder.space(sides[0])
+        self._spaces = dict.fromkeys(self._sides, self.observation_space)  # each observing side's
+        estimate = self._table_bytes(count, first.rows, first.cols, self._k, self._b, sides)
+        if estimate > self.table_bytes:  # refused before any other map is built
+            raise tables_refused(f"the batched tables of {count:,} map(s) of {first.rows}x{first.cols} with "
+                                 f"obs_type={self.obs_type!r}", estimate, self.table_bytes)
         self.layouts = layouts = all_maps(first, self.generator, count)
         parts = [head, *(build_map_parts(self.config, layout, with_filter=False) for layout in layouts[1:])]
         games = [part.kernel for part in parts]
         self._opening(games)
-        self._bind_sensors(parts, belief_filter)
+        self._bind_sensors(parts, belief_filter, int(np.prod(self.observation_space.shape or ())))
         self._fold_turns(games, [first_answers, *(answers(game) for game in games[1:])])
         self._observation_tables(parts, sides)
+        self._boards(games)
+
+    def _boards(self, games: list[Game]) -> None:
+        """The action masks and goals of every map's cells (a team's kernels' too), stacked."""
         self._masks = np.concatenate([np.array(game.board.action_mask) for game in games]).astype(np.int8)
         self._goals = np.concatenate([np.asarray(game.goals, dtype=bool) for game in games])
         # The cells that are a goal of some map: where reset(starts=...) may not put the agent.
@@ -164,25 +174,7 @@ class TableBuilder:
         if isinstance(opponent, np.ndarray) and count > 1:
             raise ValueError("an opponent table belongs to one map, and the games play several; pass a name or a "
                              "StatePolicy class, built for every map")
-
-        def answers(game: Game) -> np.ndarray | None:
-            return None if opponent_side is None else opponent_table(opponent, game, opponent_side)
-
-        return answers
-
-    def _space_within_budget(self, head: MapParts, first: Layout, count: int, sides: list[Side]) -> None:
-        """Set the observation space, and refuse ``count`` maps like ``first`` whose tables would
-        exceed :attr:`table_bytes` (before any other map is built)."""
-        # The belief planes are the engine's own: its space is the encoding's with them.
-        space_encoder = head.encoder if self.obs_type != "belief_vector" else build_encoder(
-            dataclasses.replace(self.config, obs_type="belief_vector"), head.kernel.board,
-            lambda: np.zeros(first.shape))
-        self.observation_space = space_encoder.space(sides[0])
-        self._spaces = dict.fromkeys(self._sides, self.observation_space)  # each observing side's
-        estimate = self._table_bytes(count, first.rows, first.cols, self._k, self._b, sides)
-        if estimate > self.table_bytes:
-            raise tables_refused(f"the batched tables of {count:,} map(s) of {first.rows}x{first.cols} with "
-                                 f"obs_type={self.obs_type!r}", estimate, self.table_bytes)
+        return lambda game: None if opponent_side is None else opponent_table(opponent, game, opponent_side)
 
     def _opening(self, games: list[Game]) -> None:
         """A learning ghost's (or team's) opening: its first step also pays its reward for the
@@ -195,20 +187,22 @@ class TableBuilder:
                 raise ValueError(f"controlled={self.controlled!r} needs maps where the agent's opening move cannot "
                                  f"end the game; on {game.layout.name or 'this layout'} it can")
 
-    def _bind_sensors(self, parts: list[MapParts], belief_filter: str | None) -> None:
-        """The sensors and their tables, the per-game buffers checked against the budget, and the filter."""
+    def _bind_sensors(self, parts: list[MapParts], belief_filter: str | None, size: int) -> None:
+        """The sensors and their tables, the per-game buffers (observations of ``size`` floats)
+        checked against the budget, and the filter (a team's engine's too)."""
         bound_sensors = [part.sensors for part in parts]
         self.sensors = bound_sensors[0]
         self.sensor_tables: SensorTables = sensor_tables(bound_sensors)
-        self._draw_readings = self.controlled != GHOST
-        per_game = self._game_bytes(int(np.prod(self.observation_space.shape or ())), len(self.sensors),
-                                    belief_filter is not None)
+        self._draw_readings = self.controlled in (None, AGENT)  # the agent's readings, where it learns
+        per_game = self._game_bytes(size, len(self.sensors), belief_filter is not None)
         layouts = self.layouts
         check_buffers(self.num_games, per_game, f"{len(self._sides)} learning side(s) with obs_type={self.obs_type!r} "
-                                                 f"on {layouts[0].rows}x{layouts[0].cols} maps"
+                                                 f"and {self.config.ghosts} ghost(s) on {layouts[0].rows}x"
+                                                 f"{layouts[0].cols} maps"
                                                  + (" and the exact filter" if belief_filter is not None else ""))
-        self.filter = None if belief_filter is None else BatchedHistogramFilter(layouts, self.slip, self.sensors,
-                                                                                self.num_games)
+        self.filter: BatchedHistogramFilter | None = None
+        if belief_filter is not None:
+            self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
 
     def _fold_turns(self, games: list[Game], opponents: list[np.ndarray | None]) -> None:
         """The turn tables of every map, folded and stacked, with each map's first state and the
@@ -336,21 +330,15 @@ class TableBuilder:
         if self.filter is not None:
             raise UnsupportedSetting("the belief of obs_type='belief_vector' is the engine's filter, not a table: "
                                      "export the tables of obs_type='vector' or 'grid'")
-
-        def frozen(array: np.ndarray) -> np.ndarray:
-            view = array.view()
-            view.setflags(write=False)
-            return view
-
         names = ("next", "reward", "terminated", "agent_next", "agent_outcome", "agent_rewards", "ghost_next",
                  "ghost_outcome", "ghost_rewards")
-        turns = {key: frozen(self._tables[key]) for key in names if key in self._tables}
+        turns = {key: read_only(self._tables[key].view()) for key in names if key in self._tables}
         opening = self._tables.get("opening")
         return EngineTables(
             controlled=self.controlled, num_maps=len(self.layouts), num_cells=self.num_cells, k=self._k, b=self._b,
-            bounds=frozen(self._bounds), turns=turns, start=frozen(self._tables["start"]),
-            opening=None if opening is None else frozen(opening), opening_reward=float(self._opening_reward),
-            observations={side: frozen(table) for side, table in self._observations.items()},
-            grids={side: grid.export() for side, grid in self._grids.items()}, masks=frozen(self._masks),
-            goals=frozen(self._goals), goal_anywhere=frozen(self._goal_anywhere), max_cycles=self.max_cycles,
-            max_episode_steps=self.max_episode_steps)
+            bounds=read_only(self._bounds.view()), turns=turns, start=read_only(self._tables["start"].view()),
+            opening=None if opening is None else read_only(opening.view()), opening_reward=float(self._opening_reward),
+            observations={side: read_only(table.view()) for side, table in self._observations.items()},
+            grids={side: grid.export() for side, grid in self._grids.items()}, masks=read_only(self._masks.view()),
+            goals=read_only(self._goals.view()), goal_anywhere=read_only(self._goal_anywhere.view()),
+            max_cycles=self.max_cycles, max_episode_steps=self.max_episode_steps)

@@ -96,9 +96,6 @@ AUTORESET_MODES: tuple[str, ...] = ("next_step", "same_step")
 GYMNASIUM_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
 _AGENT_TO_MOVE, _GHOST_TO_MOVE = episode.AGENT_TO_MOVE, episode.GHOST_TO_MOVE
 
-#: The opponents each side faces when none is given (as the Gymnasium env's).
-
-
 #: The engine's computed path for teams (:class:`~gridghost.batched.positions.PositionGame`, a
 #: subclass that registers itself here when :mod:`gridghost.batched` is imported), which
 #: ``BatchedGame(..., ghosts=k)`` becomes for ``k >= 2``; listed here so that this module need not
@@ -216,8 +213,9 @@ class BatchedGame(TableBuilder, Observer, GameStatistics):
         self.obs_type = obs_type = spec.obs_type
         # None or "histogram", the one filter served (obs_type="belief_vector" sets it)
         belief_filter: str | None = None if spec.belief_filter is None else "histogram"
-        if belief_filter is not None and self.controlled == GHOST:
-            raise ValueError("belief_filter follows the agent; a learning ghost alone has none "
+        if belief_filter is not None and self.controlled in (GHOST, TEAM):
+            alone = "team" if self.controlled == TEAM else "ghost"
+            raise ValueError(f"belief_filter follows the agent; a learning {alone} alone has none "
                              "(use obs_type='vector' or 'grid', or controlled=None)")
         if autoreset_mode is None:
             autoreset_mode = "same_step" if self.controlled is None else "next_step"

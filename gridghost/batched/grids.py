@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gridghost.core.rules import Board, GameState, Outcome, Side
+from gridghost.core.rules import Board, GameState, Outcome, Side, read_only
 from gridghost.sensing.encoding import GHOSTS_CHANNEL
 from gridghost.sensing.observations import Observations, grid_channels
 
@@ -179,7 +179,7 @@ class GridPlanes:
             self._map_strips = len(self.static) // len(boards)  # strips per map
             self._offsets = offsets.astype(np.int64)
             self._window_at = mine.astype(np.int64)  # a window's first strip: the observer's cell's
-        self.static.setflags(write=False)
+        read_only(self.static)
         self._starts = np.zeros(0, dtype=np.int64)
 
     def export(self) -> dict[str, np.ndarray | int | bool | tuple[int, ...]]:
@@ -199,11 +199,8 @@ class GridPlanes:
         if self.radius is not None:
             exported.update(window_at=self._window_at, offsets=self._offsets, map_strips=self._map_strips,
                             radius=self.radius)
-        for key, value in exported.items():
-            if isinstance(value, np.ndarray):
-                exported[key] = view = value.view()
-                view.setflags(write=False)
-        return exported
+        return {key: read_only(value.view()) if isinstance(value, np.ndarray) else value
+                for key, value in exported.items()}
 
     def gather(self, maps: np.ndarray, local: np.ndarray, not_to_move: np.ndarray | None,
                out: np.ndarray, opponents: np.ndarray | None = None, ghosts: np.ndarray | None = None) -> np.ndarray:

@@ -1,10 +1,6 @@
-"""The observations and sensor readings of the games of :class:`~gridghost.batched.engine.BatchedGame`,
-gathered from the tables :mod:`gridghost.batched.build` made into the engine's buffers.
-
-:class:`Observer` is that part of the engine: :class:`~gridghost.batched.engine.BatchedGame`
-inherits it, and its steps and resets call these methods. :class:`PositionObserver` is the part
-of a team's engine (:class:`~gridghost.batched.positions.PositionGame`) that gathers its
-``"vector"`` and ``"grid"`` observations from the games' positions.
+"""The observations and sensor readings of the games of :class:`~gridghost.batched.engine.BatchedGame`
+(:class:`Observer`), gathered from the tables :mod:`gridghost.batched.build` made into the engine's
+buffers, and a team's from the games' positions (:class:`PositionObserver`).
 """
 
 from __future__ import annotations
@@ -12,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from gridghost.batched.filter import BatchedHistogramFilter
 from gridghost.batched.grids import GridPlanes, grid_bytes
@@ -86,7 +83,7 @@ class Observer:
         return observations
 
 
-class PositionObserver:
+class PositionObserver(Observer):
     """The ``"vector"`` and ``"grid"`` observations of a team's games gathered from their
     positions (a part of :class:`~gridghost.batched.positions.PositionGame`, which inherits it):
     per observing side, tables read off the single env's team encoder (for the grid, the one-ghost
@@ -95,12 +92,9 @@ class PositionObserver:
     ghosts: int
     config: Any
     table_bytes: int
-    _grids: dict[str, GridPlanes]
-    num_cells: int
     controlled: str | None
     observation_space: Any
     _spaces: dict[str, Any]
-    filter: BatchedHistogramFilter | None
 
     def _team_observations(self, parts: list[Any], encoders: list[Any]) -> None:
         """Per observing side, its own slots by global cell and an other's by (global cell) *
@@ -110,16 +104,21 @@ class PositionObserver:
         cells, k = self.num_cells, self.ghosts
         encoder = encoders[0]
         names = encoder.keys
-        space = encoder.space(AGENT)
-        ghost_space = encoder.space(names[1])
-        self.observation_space = space if self.controlled != TEAM else _stacked(ghost_space, k)
-        self._spaces = {AGENT: space, TEAM: _stacked(ghost_space, k)}
+        ghost = encoder.space(names[1])  # the team's: its ghosts' spaces stacked in ghost order
+        self._spaces = {AGENT: encoder.space(AGENT),
+                        TEAM: spaces.Box(np.stack([ghost.low] * k), np.stack([ghost.high] * k), dtype=ghost.dtype)}
+        self.observation_space = self._spaces[TEAM if self.controlled == TEAM else AGENT]
         self._grids = {}
         if self.config.obs_type == "grid":
-            self._grids = team_planes(encoders, [part.kernel.board for part in parts], self.config.view_radius,
-                                      self.config.grid_layout == "hwc", self.table_bytes)
+            shape = parts[0].kernel.layout.rows, parts[0].kernel.layout.cols
+            needed = 2 * (grid_bytes(len(parts), *shape, self.config.view_radius, k) + 3 * 8 * cells * cells)
+            if needed > self.table_bytes:
+                raise tables_refused(f"the batched team grid planes of {len(parts):,} map(s)", needed, self.table_bytes)
+            self._grids = {side: GridPlanes(encoders, [part.kernel.board for part in parts], of,
+                                            self.config.view_radius, self.config.grid_layout == "hwc")
+                           for side, of in ((AGENT, Side.AGENT), (TEAM, Side.GHOST))}
             return
-        size = int(np.prod(space.shape))
+        size = int(np.prod(self._spaces[AGENT].shape))
         self._own_slots = own = size - PAIR_SLOTS * k - (cells if self.filter is not None else 0)
         if own != len(VECTOR_SLOTS) - PAIR_SLOTS:
             raise UnsupportedSetting("the batched engine serves a team's plain 'vector' and 'belief_vector' "
@@ -182,33 +181,3 @@ class PositionObserver:
             rest = local[:, self._others[:, 1:]] + mine[:, :, None]  # [n, k, k - 1]
             out[:, :, lead:end] = self._pair[TEAM].take(rest, axis=0, mode="clip").reshape(n, k, -1)
         return out
-
-
-def team_planes(encoders: list[Any], boards: list[Any], view_radius: int | None, channels_last: bool,
-                table_bytes: int) -> dict[str, GridPlanes]:
-    """A team's ``"grid"`` planes, as both team engines gather them (the JAX one from their export).
-
-    Args:
-        encoders, boards, view_radius, channels_last: as :class:`GridPlanes` takes them (the
-            team's encoders).
-        table_bytes: the most bytes the planes and their tables may take.
-
-    Returns:
-        Per side, ``"agent"`` and ``"ghosts"`` (every ghost alike), its :class:`GridPlanes`.
-
-    Raises:
-        ValueError: the planes and their tables would take more than ``table_bytes``.
-    """
-    rows, cols, cells = boards[0].layout.rows, boards[0].layout.cols, boards[0].num_cells
-    needed = 2 * (grid_bytes(len(boards), rows, cols, view_radius, encoders[0].ghosts) + 3 * 8 * cells * cells)
-    if needed > table_bytes:
-        raise tables_refused(f"the batched team grid planes of {len(boards):,} map(s)", needed, table_bytes)
-    return {side: GridPlanes(encoders, boards, of, view_radius, channels_last)
-            for side, of in ((AGENT, Side.AGENT), (TEAM, Side.GHOST))}
-
-
-def _stacked(space: Any, k: int) -> Any:
-    """The team's observation space: ``k`` ghosts' ``Box`` stacked in ghost order."""
-    from gymnasium import spaces
-
-    return spaces.Box(np.stack([space.low] * k), np.stack([space.high] * k), dtype=space.dtype)

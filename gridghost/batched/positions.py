@@ -29,27 +29,21 @@ from typing import Any
 import numpy as np
 
 from gridghost.batched.engine import _TURN_CYCLES, COMPUTED_PATH, BatchedGame, BatchedStep
-from gridghost.batched.filter import BatchedHistogramFilter, filter_game_bytes
+from gridghost.batched.filter import filter_game_bytes
 from gridghost.batched.grids import gather_bytes
 from gridghost.batched.limits import (
     UnsupportedSetting,
-    check_buffers,
     tables_refused,
 )
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
-from gridghost.batched.tables import all_maps, sensor_tables
+from gridghost.batched.tables import all_maps
 from gridghost.batched.team import TeamTables, TeamTurns, team_tables
+from gridghost.config.opponents import TEAM_DEFAULT_OPPONENTS, TEAM_OPPONENTS
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
 from gridghost.sensing.encoding import VECTOR_SLOTS
-
-#: The opponents the computed path plays, per learner (``None``: the first one): scripted, or the
-#: team solver's players (``"minimax"``, and the agent's best response to the chasing team,
-#: ``"optimal"``) from their state tables, where those fit the tables' budget.
-TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random", "minimax"),
-                                              TEAM: ("random", "minimax", "optimal")}
 
 
 class PositionGame(TeamTurns, PositionObserver, BatchedGame):
@@ -81,7 +75,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         learner = self.controlled
         self._opponent = None
         if learner is not None:
-            named = TEAM_OPPONENTS[learner][0] if opponent is None else opponent
+            named = TEAM_DEFAULT_OPPONENTS[learner] if opponent is None else opponent
             if not isinstance(named, str) or named not in TEAM_OPPONENTS[learner]:
                 served = list(TEAM_OPPONENTS[learner])
                 raise UnsupportedSetting(f"the batched engine plays a team's opponent from {served} with "
@@ -91,7 +85,11 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self.num_cells = cells
         self._sides = (AGENT, TEAM) if learner is None else (learner,)
         self.layouts = layouts = all_maps(first, self.generator, count)
-        self._team_budget(len(layouts), cells)
+        maps = len(layouts)  # refused where the per-map tables exceed the budget
+        estimate = maps * cells * (cells * (2 * PAIR_SLOTS * 4 + 8) + 8 * NUM_ACTIONS * 8 + 2 * 4 * len(VECTOR_SLOTS))
+        if estimate > self.table_bytes:
+            raise tables_refused(f"the batched team tables of {maps:,} map(s) of {cells} cells", estimate,
+                                 self.table_bytes)
         parts = [build_map_parts(self.config, layout, with_filter=False) for layout in layouts]
         kernels: list[Any] = [part.kernel for part in parts]  # team kernels (ghosts >= 2)
         head = kernels[0]
@@ -101,44 +99,29 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self._team = team_tables(kernels, self._k)  # then the flat views, goals and masks the engine reads
         self._moves = self._team.moves.reshape(-1)
         self._dest = self._team.destinations.reshape(-1)
-        self._goals = self._team.goals
-        self._goal_anywhere = np.logical_or.reduce(self._goals.reshape(len(kernels), -1), axis=0)
-        self._masks = np.concatenate([np.array(kernel.board.action_mask) for kernel in kernels]).astype(np.int8)
+        self._boards(kernels)
         self._opening(kernels)
         self._random_opponent = self._opponent == "random"
         self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
         # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
         self._b = k if learner == AGENT and self._random_opponent else int(learner == TEAM)
         self._sensor_row = 1 + self._b  # a step's uniforms: the slip, the opponent's, then the readings
-        self.sensors = parts[0].sensors
-        self.sensor_tables = sensor_tables([part.sensors for part in parts])
-        self._draw_readings = learner != TEAM
-        self.filter = None
         encoders: list[Any] = [part.encoder for part in parts]
-        if belief_filter is not None and learner == TEAM:
-            raise ValueError("belief_filter follows the agent; a learning team alone has none (use "
-                             "obs_type='vector' or 'grid', or controlled=None)")
         if belief_filter is not None and self.obs_type != "grid":  # the agent's belief: the engine's exact filter
             believed = dataclasses.replace(self.config, obs_type="belief_vector")
             encoders = [build_encoder(believed, part.kernel.board, functools.partial(np.zeros, first.shape))
                         for part in parts]
-        size = int(np.prod(encoders[0].space(AGENT).shape))  # the floats of one observer's observation
-        per_game = (8 * (8 * (k + 1) + 2 * (1 + k + len(self.sensors))) + 4 * 4 * size * (k + 1)
-                    + (filter_game_bytes(cells) if belief_filter is not None else 0)
-                    + (k + 1) * (gather_bytes(self.config.view_radius, self.config.grid_layout == "hwc", k)
-                                 if self.obs_type == "grid" else 0))
-        check_buffers(self.num_games, per_game, f"a team of {k} ghosts on {first.rows}x{first.cols} maps")
-        if belief_filter is not None:
-            self.filter = BatchedHistogramFilter(layouts, self.slip, self.sensors, self.num_games)
+        self._bind_sensors(parts, belief_filter, int(np.prod(encoders[0].space(AGENT).shape)))
         self._team_observations(parts, encoders)
 
-    def _team_budget(self, maps: int, cells: int) -> None:
-        """Refuse ``maps`` maps whose per-map tables exceed :attr:`table_bytes`."""
-        entries = maps * cells * cells
-        estimate = entries * (2 * PAIR_SLOTS * 4 + 8) + maps * cells * (8 * NUM_ACTIONS * 8 + 2 * 4 * len(VECTOR_SLOTS))
-        if estimate > self.table_bytes:
-            raise tables_refused(f"the batched team tables of {maps:,} map(s) of {cells} cells", estimate,
-                                 self.table_bytes)
+    def _game_bytes(self, observation_size: int, sensors: int, filtered: bool) -> int:
+        """The bytes one game takes in a team's per-game buffers: its cells and a step's index
+        arrays, the draws and readings, per observer its observations (and a grid's gather)."""
+        k = self.ghosts
+        grid = gather_bytes(self.config.view_radius, self.config.grid_layout == "hwc", k) if self.obs_type == "grid" \
+            else 0
+        return (8 * (8 * (k + 1) + 2 * (1 + k + sensors)) + 4 * 4 * observation_size * (k + 1)
+                + (filter_game_bytes(self.num_cells) if filtered else 0) + (k + 1) * grid)
 
     def _planned_table(self, kernels: list[Any]) -> np.ndarray:
         """The team solver's player of the opponent's side on every map, ``uint8`` by ``map *
@@ -172,13 +155,6 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
             index = index * cells + ghosts[:, i] - base
         index += base * cells**k  # the map's block: map * cells**(k + 1)
         return self._planned.take(index).astype(np.int64)  # type: ignore[union-attr]  # set with a planner
-
-    def _planned_team(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray) -> np.ndarray:
-        """Every ghost's move of the team's planned joint move, ``int64[N, k]``."""
-        joint = self._planned_moves(agents, ghosts, base)
-        for i in range(self.ghosts):
-            np.bitwise_and(joint >> (2 * i), NUM_ACTIONS - 1, out=self._answer[:, i])
-        return self._answer
 
     def _buffers(self) -> None:
         super()._buffers()
@@ -232,20 +208,20 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     def _team_answer(self, landed: np.ndarray, ghosts: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         """The opponent team's actions: every ghost's chasing move, random or planned."""
         if self._random_opponent:
-            return self._random_moves(uniforms[1 : 1 + self.ghosts].T)
-        if self._planned is not None:
-            return self._planned_team(landed, ghosts, self._base)
+            return (uniforms[1 : 1 + self.ghosts].T * NUM_ACTIONS).astype(np.int64)
+        if self._planned is not None:  # every ghost's move of the team's planned joint move
+            joint = self._planned_moves(landed, ghosts, self._base)
+            for i in range(self.ghosts):
+                np.bitwise_and(joint >> (2 * i), NUM_ACTIONS - 1, out=self._answer[:, i])
+            return self._answer
         return self._chasers(landed, ghosts, self._base)
 
     def _agent_answer(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
                       uniforms: np.ndarray) -> np.ndarray:
         """The opponent agent's action in every game: random (from ``uniforms``) or planned."""
         if self._planned is None:
-            return self._random_moves(uniforms)
+            return (uniforms * NUM_ACTIONS).astype(np.int64)
         return np.minimum(self._planned_moves(agents, ghosts, base), NUM_ACTIONS - 1)  # over (255): never played
-
-    def _random_moves(self, uniforms: np.ndarray) -> np.ndarray:
-        return (uniforms * NUM_ACTIONS).astype(np.int64)
 
     # -- steps -------------------------------------------------------------------------------------
     def _turn(self, actions: np.ndarray) -> BatchedStep:
@@ -352,16 +328,12 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
 
     # -- observations ------------------------------------------------------------------------------
     def _observe(self, agent_waits: np.ndarray | None = None, ghost_waits: np.ndarray | None = None) -> None:
-        """Gather every observing side's observations from the games' positions; ``*_waits``:
-        where that side is not to move (a grid's ``to_move``), ``None`` for nowhere."""
         for side in self._sides:
             self._team_gather(side, self._agent, self._ghosts, self._base, out=self._obs[side],
                               not_to_move=agent_waits if side == AGENT else ghost_waits)
 
     # -- what the games are at ---------------------------------------------------------------------
     def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """New arrays of the global cells of the agents ``[N]`` and the ghosts ``[N, k]`` of the
-        games now, or with ``ended`` of the games that ended in the last call, at their end."""
         return self._ended_positions if ended else (self._agent.copy(), self._ghosts.copy())
 
     def export_tables(self) -> Any:

@@ -1,9 +1,6 @@
 """What the games of :class:`~gridghost.batched.engine.BatchedGame` are at: each game's map, level,
 positions and action mask, and the episode statistics (:class:`EpisodeStats`), read from the
-engine's state when asked.
-
-:class:`GameStatistics` is that part of the engine: :class:`~gridghost.batched.engine.BatchedGame`
-inherits it.
+engine's state when asked (:class:`GameStatistics`, a part of the engine).
 """
 
 from __future__ import annotations
@@ -114,8 +111,8 @@ class GameStatistics:
 
     def _cells(self, ended: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """New arrays of the global cells (``map * cells + cell``) of the agents ``[N]`` and the
-        ghosts ``[N]`` of the games now, or with ``ended`` of the games that ended in the last
-        call (same-step mode), at their episode's end. A team's engine has its own."""
+        ghosts ``[N]`` (a team's engine's: ``[N, k]``) of the games now, or with ``ended`` of the
+        games that ended in the last call (same-step mode), at their episode's end."""
         maps, local = np.divmod(self._ended_states if ended else self._state, self._states)
         agents, ghosts = np.divmod(local, self.num_cells)
         maps *= self.num_cells

@@ -245,8 +245,9 @@ class CallChecks:
             self._check_side(side, actions[side], f"actions[{side!r}]", shape)
 
     def _check_side(self, side: str, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
-        """Refuse ``side``'s ``actions`` unless they are ints of ``shape`` in 0..3."""
-        _check_moves(actions, argument, shape)
+        """Refuse ``side``'s ``actions`` unless they are ints in 0..3 of ``shape`` (a team's:
+        ``shape + (k,)``)."""
+        _check_moves(actions, argument, (*shape, self.spec.ghosts) if side == "ghosts" else shape)
 
     @property
     def num_maps(self) -> int:

@@ -57,7 +57,6 @@ from gridghost.batched import BatchedGame, UnsupportedSetting
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core import episode
-from gridghost.core.checks import check_choice
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
@@ -109,13 +108,24 @@ class _Engine(Observing):
         self._trusted_ids = set(enumerate(map(id, self._trusted)))
         self._flagged = dict(self.layout.flagged)
         self._grid = dict(self.layout.grid)
-        self._slots(controlled)
+        # which uniform of a draw serves what: a reset's (the level with several maps; whether to
+        # explore and where, or for a learning ghost the opening move's action with a random agent
+        # and its slip) and a one-side turn's (the slip, the random opponent's action)
+        reset, turn = self._draws(controlled)
+        names = (["level"] if self.layout.num_maps > 1 else []) + reset
+        self._reset_slots: dict[str, int] = {name: i for i, name in enumerate(names)}
+        #: Uniforms a reset takes.
+        self.reset_draws: int = len(names)
+        self._turn_slots: dict[str, int] = {name: i for i, name in enumerate(turn)}
+        #: Uniforms a one-side turn takes before its reset's.
+        self.turn_draws: int = len(turn)
 
     def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
-        """The NumPy engine of one game and its tables on the device (sets :attr:`engine` and
-        :attr:`layout`; returns the params)."""
+        """The NumPy engine of one game and its tables on the device (sets :attr:`engine`,
+        :attr:`layout` and the sides' spaces; returns the params)."""
         #: The NumPy engine whose tables these functions play (one game).
         self.engine = BatchedGame(1, controlled=controlled, spec=self.spec, **options)
+        self._spaces = dict.fromkeys(AGENTS, self.engine.observation_space)
         self.layout, params = device_tables(self.engine.export_tables())
         return params
 
@@ -123,20 +133,6 @@ class _Engine(Observing):
     # Every call draws its uniforms at once (one counter-based draw, not a split per use: on CPU
     # the key derivations would cost more than the step), only those the settings use; an
     # integer in 0..n-1 is floor(u * n).
-    def _slots(self, controlled: str | None) -> None:
-        """Which uniform of a draw serves what: a reset's (:attr:`reset_draws` of them: the level
-        with several maps; whether to explore and where, or for a learning ghost the opening
-        move's action with a random agent and its slip) and a one-side turn's
-        (:attr:`turn_draws`: the slip, the random opponent's action)."""
-        reset, turn = self._draws(controlled)
-        names = (["level"] if self.layout.num_maps > 1 else []) + reset
-        self._reset_slots = {name: i for i, name in enumerate(names)}
-        #: Uniforms a reset takes.
-        self.reset_draws = len(names)
-        self._turn_slots = {name: i for i, name in enumerate(turn)}
-        #: Uniforms a one-side turn takes before its reset's.
-        self.turn_draws = len(turn)
-
     def _draws(self, controlled: str | None) -> tuple[list[str], list[str]]:
         """The names of a reset's uniforms after the level's, and of a one-side turn's."""
         layout = self.layout
@@ -177,7 +173,6 @@ class _Engine(Observing):
         """The step limits as the NumPy engine applies them: ``TimeLimit``'s whatever the
         outcome, the game's own only where it goes on."""
         return episode.truncated(steps, terminated, self.layout.max_cycles, self.layout.max_episode_steps)
-
 
     def _one(self, core: Any, draws: int, key: Any, state: EnvState, action: Any, params: EnvParams | None,
              half: int | None = None) -> Any:
@@ -445,7 +440,6 @@ class GridGhostJax(_Engine, BothSidesObservations):
         return self._many(self._ghost_core, self.reset_draws, key, states, actions, params, half=1)
 
 
-
 class GridGhostJaxSingle(_Engine, OneSideObservations):
     """One side learns against a built-in table (or random) opponent: gymnax's API,
     ``reset(key, params) -> (obs, state)`` and ``step(key, state, action, params) -> (obs, state,
@@ -470,13 +464,19 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
             engine refuses for one learner.
     """
 
+    #: The name of the ghosts' side as a learner (a team's view: ``"ghosts"``).
+    _GHOSTS: str = GHOST
+
     def __new__(cls, *args: Any, **kwargs: Any) -> GridGhostJaxSingle:
         return super().__new__(_TeamGridGhostJaxSingle if cls is GridGhostJaxSingle and asks_for_team(kwargs) else cls)
 
     def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
-        if controlled not in AGENTS:
-            raise ValueError(f"controlled must be 'agent' or 'ghost', got {controlled!r} (both sides: GridGhostJax)")
+        ghosts = self._GHOSTS
+        if controlled not in (AGENT, ghosts):
+            raise ValueError(f"controlled must be 'agent' or {ghosts!r}, got {controlled!r} (with "
+                             f"{'ghosts >= 2 the team' if ghosts == TEAM else 'one ghost the ghost'} learns as "
+                             f"controlled={ghosts!r}; both sides: GridGhostJax)")
         super().__init__(controlled, explore_starts, spec, {"opponent": opponent, **settings})
         self.controlled = controlled
 
@@ -572,11 +572,4 @@ class _TeamGridGhostJax(TeamBothSides, GridGhostJax):
 class _TeamGridGhostJaxSingle(TeamOneSide, GridGhostJaxSingle):
     """:class:`GridGhostJaxSingle` with ``ghosts >= 2``: the computed path (:mod:`gridghost.jax.positions`)."""
 
-    def __init__(self, controlled: str = AGENT, *, opponent: Any = None, explore_starts: float = 0.0,
-                 spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
-        if controlled == GHOST:
-            raise ValueError("controlled='ghost' controls one ghost; with ghosts >= 2 the team learns as "
-                             "controlled='ghosts'")
-        check_choice(controlled, "controlled", (AGENT, TEAM))
-        _Engine.__init__(self, controlled, explore_starts, spec, {"opponent": opponent, **settings})
-        self.controlled = controlled
+    _GHOSTS = TEAM

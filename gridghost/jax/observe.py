@@ -12,7 +12,6 @@ import gymnasium
 import jax
 import jax.numpy as jnp
 
-from gridghost.batched import BatchedGame
 from gridghost.batched.observe import TEAM
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, AGENTS, GHOST
@@ -78,39 +77,47 @@ class Observing(CallChecks):
     """The spaces, the observations and the action masks of one game (a part of the JAX views'
     engine, which sets the attributes annotated below)."""
 
-    engine: BatchedGame
+    _spaces: dict[str, gymnasium.spaces.Space[Any]]
     _flagged: dict[str, bool]
     _grid: dict[str, Any]
 
     def observation_space(self, agent: str | None = None) -> gymnasium.spaces.Space:
-        """One game's observation space; the two sides' are the same.
+        """A side's observation space, as the NumPy engine's: one ghost's two sides have the
+        same; with a team, the agent's is ``Box(D)`` and the team's ``Box(k, D)``.
 
         Args:
-            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
+            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side); with a team
+                ``"agent"`` or ``"ghosts"`` (a lone learner's view: only its own, or ``None``).
 
         Returns:
-            The space of one game's observation (as the NumPy engine's).
+            The space of one game's observation by ``agent``.
 
         Raises:
-            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
+            ValueError: ``agent`` names no side of this view.
         """
-        check_choice(agent, "agent", AGENTS, allow_none=True)
-        return self.engine.observation_space
+        return self._spaces[self._side(agent)]
 
     def action_space(self, agent: str | None = None) -> gymnasium.spaces.Space[Any]:
-        """The action space, the same for either side.
+        """A side's action space: ``Discrete(4)`` (0 left, 1 down, 2 right, 3 up), and for a
+        team ``MultiDiscrete([4] * k)``.
 
         Args:
-            agent: ``"agent"``, ``"ghost"`` or ``None`` (the learner's, for one side).
+            agent: as :meth:`observation_space`'s.
 
         Returns:
-            ``Discrete(4)``: 0 left, 1 down, 2 right, 3 up.
+            The space of ``agent``'s action in one game.
 
         Raises:
-            ValueError: ``agent`` is not ``None``, ``"agent"`` or ``"ghost"``.
+            ValueError: ``agent`` names no side of this view.
         """
-        check_choice(agent, "agent", AGENTS, allow_none=True)
+        if self._side(agent) == TEAM:
+            return gymnasium.spaces.MultiDiscrete([NUM_ACTIONS] * self.spec.ghosts)
         return gymnasium.spaces.Discrete(NUM_ACTIONS)
+
+    def _side(self, agent: str | None) -> str:
+        """The side ``agent`` names (``None``: the learner, or with one ghost either side);
+        one ghost's views accept ``"agent"``, ``"ghost"`` and ``None`` (a team's view its own sides)."""
+        return check_choice(agent, "agent", AGENTS, allow_none=True) or AGENT
 
     def _observe(self, side: str, state: Any, not_to_move: Any, params: EnvParams) -> Any:
         """``side``'s observation of the global ``state``, its ``to_move`` plane cleared (or the
@@ -171,11 +178,10 @@ class BothSidesObservations(Observing):
         to move gets its mask too, and its action is ignored.
 
         Args:
-            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
-            params: the tables (default :attr:`default_params`).
+            state, params: as :meth:`observations`'s.
 
         Raises:
-            TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).
+            TypeError, ValueError: as :meth:`observations`.
         """
         params = self._params(params)
         self._check_state(state, "state", False)
@@ -216,8 +222,7 @@ class OneSideObservations(Observing):
         """``bool[4]``: the moves that change the learner's cell.
 
         Args:
-            state: one game's :class:`EnvState` (``jax.vmap`` it for a batch).
-            params: the tables (default :attr:`default_params`).
+            state, params: as :meth:`observe`'s.
 
         Raises:
             TypeError, ValueError: a state or params that this view cannot play (see :meth:`step`).

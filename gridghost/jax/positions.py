@@ -8,40 +8,34 @@ over its tables, with :mod:`gridghost.core.episode`'s (truncation, auto-reset, t
 
 Each side's ``"vector"`` observation is the team encoder's (the single envs'): the observer's
 one-ghost vector with its first other as the opponent, then the offset and distance slots of
-each further other, read from the one-ghost observation table of the same maps (a slot depends
-on the two cells only). A ``"grid"`` is gathered from the NumPy team engine's planes
+each further other, read from the NumPy team engine's rows of an observer and one other (a slot
+depends on the two cells only). A ``"grid"`` is gathered from the NumPy team engine's planes
 (:func:`gridghost.jax.observe.team_grids`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
-from gymnasium import spaces
 
 from gridghost.batched import BatchedGame
 from gridghost.batched import team as rules
-from gridghost.batched.observe import _stacked, team_planes
-from gridghost.batched.tables import slip_bounds
-from gridghost.config.parts import build_map_parts
+from gridghost.batched.observe import PAIR_SLOTS, TEAM
+from gridghost.batched.positions import PositionGame
 from gridghost.config.settings import GameSpec
 from gridghost.core import episode
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, NUM_ACTIONS
-from gridghost.core.rules import Outcome
-from gridghost.jax.checks import _check_moves, _span
+from gridghost.jax.checks import _span
 from gridghost.jax.observe import team_grids
 from gridghost.jax.tables import EnvParams, Layout, device_grids
 from gridghost.sensing.encoding import _others
 
 #: The opponents a one-side team view plays against, per learning side.
-TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random"), "ghosts": ("random",)}
-#: The learning side's name for the whole team.
-TEAM = "ghosts"
+TEAM_OPPONENTS: dict[str, tuple[str, ...]] = {AGENT: ("chase", "random"), TEAM: ("random",)}
 
 
 def asks_for_team(arguments: dict[str, Any]) -> bool:
@@ -53,72 +47,87 @@ def asks_for_team(arguments: dict[str, Any]) -> bool:
     return bool(isinstance(ghosts, (int, np.integer)) and not isinstance(ghosts, bool) and ghosts >= 2)
 
 
-def team_tables(engine: BatchedGame, spec: GameSpec, controlled: str | None,
-                opponent: str | None) -> tuple[Layout, EnvParams, Any]:
-    """The computed path's :class:`Layout` and :class:`EnvParams` for ``spec``'s team on the
-    maps of ``engine`` (the one-ghost engine of the same maps and settings, whose observation
-    table, masks and goals the team reads), and the first map's team encoder.
+class TeamEnvState(NamedTuple):
+    """One team game (a pytree; batched by ``vmap``, each leaf then gains a leading axis ``N``).
 
-    ``params.turns`` is the NumPy engine's :class:`~gridghost.batched.team.TeamTables` as
-    ``int32``, ``float32`` and ``bool`` arrays (``params.start`` and ``params.goals`` are its
-    ``start`` and ``goals``); ``params.starts`` holds per map the cells an exploring start may
-    put the agent on, ``params.opening`` a learning team's ``int32[maps, 4, K]`` (the agent's
-    cell after its opening move).
-
-    Raises:
-        ValueError: a map with fewer ghost starts than ghosts; with the team learning, a map
-            where the agent's opening move can end the game.
+    Attributes:
+        agent: ``int32``, the agent's global cell (``map * cells + cell``).
+        ghosts: ``int32[k]``, the ghosts' global cells, in the ghosts' order.
+        steps, to_move, ended: as :class:`~gridghost.jax.EnvState`'s.
     """
-    tables = engine.export_tables()
-    cells, maps = tables.num_cells, tables.num_maps
-    parts = [build_map_parts(spec, level, with_filter=False) for level in engine.layouts]
-    teams: list[Any] = [part.kernel for part in parts]  # each kernel refused too few ghost starts
-    if controlled == TEAM:
-        for kernel, level in zip(teams, engine.layouts, strict=True):
-            if kernel.opening_can_end():
-                raise ValueError(f"controlled='ghosts' needs maps where the agent's opening move cannot end the "
-                                 f"game; on map {level.name!r} it can")
-    bounds, sizes = slip_bounds(teams[0])
-    shared = rules.team_tables(teams, int(sizes.max()))
-    goals = tables.goals.reshape(maps, cells)
-    starts = np.argsort(goals, axis=1, kind="stable")  # per map the cells off its goals first, then padding
-    opening = shared.destinations[:, :, shared.start[:, 0]].transpose(2, 0, 1) if controlled == TEAM else np.zeros(0)
-    random = controlled is not None and opponent == "random"
-    grids: dict[str, dict[str, Any]] = {}
-    facts: tuple[Any, ...] = ()
-    if spec.obs_type == "grid":  # the team encoder's planes, as the NumPy team engine's
-        planes = team_planes([part.encoder for part in parts], [part.kernel.board for part in parts],
-                             spec.view_radius, spec.grid_layout == "hwc", engine.table_bytes)
-        grids, facts = device_grids({side: grid.export() for side, grid in planes.items()})
-    layout = Layout(controlled, maps, cells, int(sizes.max()), NUM_ACTIONS if random else 1, (), facts,
-                    tables.max_cycles, tables.max_episode_steps)
-    turns = rules.TeamTables(*(jnp.asarray(value, dtype=jnp.float32 if value.dtype.kind == "f" else
-                                          jnp.bool_ if value.dtype.kind == "b" else jnp.int32) for value in shared))
-    params = EnvParams(
-        turns=turns, bounds=jnp.asarray(bounds, dtype=jnp.float32), start=turns.start,
-        opening=jnp.asarray(opening, dtype=jnp.int32),
-        opening_reward=jnp.float32(shared.rewards[0, 1, int(Outcome.ONGOING)] if controlled == TEAM else 0.0),
-        observations={side: jnp.asarray(table) for side, table in tables.observations.items() if side == AGENT},
-        grids=grids, masks=jnp.asarray(tables.masks, dtype=bool), goals=turns.goals,
-        starts=jnp.asarray(starts, dtype=jnp.int32), start_counts=jnp.asarray((~goals).sum(axis=1), dtype=jnp.int32),
-        levels=jnp.arange(maps, dtype=jnp.int32), explore_starts=jnp.float32(0.0))
-    return layout, params, parts[0].encoder
+
+    agent: Any
+    ghosts: Any
+    steps: Any
+    to_move: Any
+    ended: Any
 
 
-class TeamRules(rules.TeamTurns):
-    """The starts, the slip, the chasers and the observations of a team game on the computed
-    path, around the half-turns of :class:`~gridghost.batched.team.TeamTurns` (a part of the JAX
-    views' engine, which sets the attributes annotated below)."""
+class TeamEngine(rules.TeamTurns):
+    """What both views' team paths share: the tables, the draws, the starts, the slip, the
+    chasers, the observations, the state checks and the spaces, around the half-turns of
+    :class:`~gridghost.batched.team.TeamTurns` (a part of a JAX view, placed before its
+    one-ghost engine: these methods take the place of that engine's, which sets the attributes
+    annotated below)."""
 
     xp = jnp
+    spec: GameSpec
+    engine: BatchedGame
     layout: Layout
     _grid: dict[str, Any]
-    ghosts: int
-    _others: np.ndarray
-    # the engine's: an int in 0..n-1 from a uniform, and the slip outcome of a move
+    _state_type: Any = TeamEnvState
+    _reset_slots: dict[str, int]
+    _turn_slots: dict[str, int]
+    # the engine's: an int in 0..n-1 from a uniform, the slip outcome of a move, the step limits
     _below: Callable[[Any, Any], Any]
     _slip: Callable[[Any, Any, EnvParams], Any]
     _truncated: Callable[[Any, Any], Any]
+    # each path's: the side ``agent`` names (``None``: a lone learner's own), refusing any other
+    _side: Callable[[str | None], str]
+
+    def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
+        """After refusing (``ValueError``) an opponent the JAX team cannot play, the NumPy team
+        engine of the same settings and learner (:class:`~gridghost.batched.positions.PositionGame`,
+        which refuses what it cannot build) and the :class:`Layout` and :class:`EnvParams` read
+        off it (sets :attr:`engine`, :attr:`layout` and the sides' spaces; returns the params).
+
+        ``params.turns`` is its :class:`~gridghost.batched.team.TeamTables` as ``int32``,
+        ``float32`` and ``bool`` arrays (``params.start`` and ``params.goals`` are its ``start``
+        and ``goals``); ``params.observations["agent"]`` its ``"vector"`` rows of an observer and
+        one other (the own slots and that other's); ``params.grids`` its grid planes;
+        ``params.starts`` holds per map the cells an exploring start may put the agent on,
+        ``params.opening`` a learning team's ``int32[maps, 4, K]`` (the agent's cell after its
+        opening move).
+        """
+        opponent = options.get("opponent")
+        if controlled is not None:
+            accepted = TEAM_OPPONENTS[controlled]
+            if opponent is not None and (not isinstance(opponent, str) or opponent not in accepted):
+                raise ValueError(f"opponent must be one of {list(accepted)} (or None: {accepted[0]!r}) with "
+                                 f"ghosts >= 2 and controlled={controlled!r}, got {opponent!r}")
+        #: The NumPy team engine of one game whose tables these functions play.
+        self.engine = engine = PositionGame(1, controlled=controlled, spec=self.spec, **options)
+        self.ghosts, self.catcher = engine.ghosts, engine.catcher
+        self._others = np.array(_others(self.ghosts))  # as the team encoder orders them
+        self._spaces = engine._spaces  # per side, the team encoder's space
+        shared, cells, maps = engine._team, engine.num_cells, len(engine.layouts)
+        goals = shared.goals.reshape(maps, cells)
+        starts = np.argsort(goals, axis=1, kind="stable")  # per map the cells off its goals first, then padding
+        opening = shared.destinations[:, :, shared.start[:, 0]].transpose(2, 0, 1) if controlled == TEAM else \
+            np.zeros(0)
+        grids, facts = device_grids({side: grid.export() for side, grid in engine._grids.items()})
+        vector = {} if engine._grids else {AGENT: engine._wide[AGENT][:, : engine._own_slots + PAIR_SLOTS]}
+        self.layout = Layout(controlled, maps, cells, engine._k, NUM_ACTIONS if engine._random_opponent else 1, (),
+                             facts, engine.max_cycles, engine.max_episode_steps)
+        turns = rules.TeamTables(*(jnp.asarray(value, dtype=jnp.float32 if value.dtype.kind == "f" else
+                                              jnp.bool_ if value.dtype.kind == "b" else jnp.int32) for value in shared))
+        return EnvParams(
+            turns=turns, bounds=jnp.asarray(engine._bounds, dtype=jnp.float32), start=turns.start,
+            opening=jnp.asarray(opening, dtype=jnp.int32), opening_reward=jnp.float32(engine._opening_reward),
+            observations={side: jnp.asarray(table) for side, table in vector.items()}, grids=grids, goals=turns.goals,
+            masks=jnp.asarray(engine._masks, dtype=bool), starts=jnp.asarray(starts, dtype=jnp.int32),
+            start_counts=jnp.asarray((~goals).sum(axis=1), dtype=jnp.int32), levels=jnp.arange(maps, dtype=jnp.int32),
+            explore_starts=jnp.float32(0.0))
 
     def _landing(self, uniform: Any, params: EnvParams) -> Callable[[Any, Any], Any]:
         """``(agent, action) -> cell``: where the agent's move lands it, with the slip outcome
@@ -138,61 +147,10 @@ class TeamRules(rules.TeamTurns):
         everyone = jnp.concatenate((agent[None], ghosts)) - m * cells
         table = params.observations[AGENT]
         others = everyone[self._others[observers]]  # [observers, k]
-        # the one-ghost row of (observer, other): the observer's cell slots, then the pair's three
+        # the row of (observer, other): the observer's cell slots, then the pair's three
         rows = table[(m * cells + everyone[observers, None]) * cells + others]  # [observers, k, D1]
-        slots = table.shape[1] - 3
+        slots = table.shape[1] - PAIR_SLOTS
         return jnp.concatenate((rows[:, 0], rows[:, 1:, slots:].reshape(rows.shape[0], -1)), axis=1)
-
-
-class TeamEnvState(NamedTuple):
-    """One team game (a pytree; batched by ``vmap``, each leaf then gains a leading axis ``N``).
-
-    Attributes:
-        agent: ``int32``, the agent's global cell (``map * cells + cell``).
-        ghosts: ``int32[k]``, the ghosts' global cells, in the ghosts' order.
-        steps, to_move, ended: as :class:`~gridghost.jax.EnvState`'s.
-    """
-
-    agent: Any
-    ghosts: Any
-    steps: Any
-    to_move: Any
-    ended: Any
-
-
-class TeamEngine(TeamRules):
-    """What both views' team paths share: the tables, the draws, the starts, the state checks and
-    the spaces (a part of a JAX view, placed before its one-ghost engine: these methods take the
-    place of that engine's)."""
-
-    spec: GameSpec
-    engine: BatchedGame
-    _state_type: Any = TeamEnvState
-    _reset_slots: dict[str, int]
-    _turn_slots: dict[str, int]
-    # each path's: the side ``agent`` names (``None``: a lone learner's own), refusing any other
-    _side: Callable[[str | None], str]
-
-    def _build(self, controlled: str | None, options: dict[str, Any]) -> EnvParams:
-        """The one-ghost engine of the same maps, then the team's tables (see :func:`team_tables`),
-        after refusing (``ValueError``) an opponent the team's learner cannot play against."""
-        opponent = options.pop("opponent", None)
-        if controlled is not None:
-            accepted = TEAM_OPPONENTS[controlled]
-            if opponent is not None and (not isinstance(opponent, str) or opponent not in accepted):
-                raise ValueError(f"opponent must be one of {list(accepted)} (or None: {accepted[0]!r}) with "
-                                 f"ghosts >= 2 and controlled={controlled!r}, got {opponent!r}")
-            opponent = opponent or accepted[0]
-        self.ghosts, self.catcher = self.spec.ghosts, self.spec.ghost_credit == "catcher"
-        self._others = np.array(_others(self.ghosts))  # as the team encoder orders them
-        one = dataclasses.replace(self.spec, ghosts=1, ghost_credit="team")
-        #: The one-ghost NumPy engine of the same maps (its observation table, masks and goals).
-        self.engine = BatchedGame(1, spec=one, **options)
-        self.layout, params, encoder = team_tables(self.engine, self.spec, controlled, opponent)
-        # per side, the team encoder's space, as the NumPy team engine's
-        self._spaces = {AGENT: encoder.space(AGENT), TEAM: _stacked(encoder.space(encoder.keys[1]), self.ghosts)}
-        self._opponent = opponent
-        return params
 
     def _draws(self, controlled: str | None) -> tuple[list[str], list[str]]:
         k = self.ghosts
@@ -231,33 +189,9 @@ class TeamEngine(TeamRules):
         if agent is not None and ghosts is not None and (ghosts // cells != (agent // cells)[..., None]).any():
             raise ValueError(f"{argument}.ghosts must lie on the agent's map (map * {cells} + cell)")
 
-    def _check_side(self, side: str, actions: Any, argument: str, shape: tuple[int, ...]) -> None:
-        """Refuse ``side``'s ``actions`` unless they are ints in 0..3 of ``shape`` (the team's:
-        ``shape + (k,)``)."""
-        _check_moves(actions, argument, (*shape, self.ghosts) if side == TEAM else shape)
-
     def _masks(self, state: Any, params: EnvParams) -> dict[str, Any]:
         """Per side, the moves that change its cells: the agent's ``bool[4]``, the team's ``bool[k, 4]``."""
         return {AGENT: params.masks[state.agent], TEAM: params.masks[state.ghosts]}
-
-    def observation_space(self, agent: str | None = None) -> spaces.Box:
-        """A side's observation space: the agent's ``Box(D)``, the team's ``Box(k, D)`` (a lone
-        learner's: its own, ``agent`` ``None`` or its name).
-
-        Raises:
-            ValueError: ``agent`` names no side of this view.
-        """
-        return self._spaces[self._side(agent)]
-
-    def action_space(self, agent: str | None = None) -> spaces.Space[Any]:
-        """A side's action space: ``Discrete(4)`` for the agent, ``MultiDiscrete([4] * k)`` for the
-        team (a lone learner's: its own, ``agent`` ``None`` or its name).
-
-        Raises:
-            ValueError: ``agent`` names no side of this view.
-        """
-        return spaces.Discrete(NUM_ACTIONS) if self._side(agent) == AGENT else \
-            spaces.MultiDiscrete([NUM_ACTIONS] * self.ghosts)
 
 
 class TeamBothSides(TeamEngine):
@@ -267,8 +201,7 @@ class TeamBothSides(TeamEngine):
     agents: tuple[str, ...] = (AGENT, TEAM)
 
     def _side(self, agent: str | None) -> str:
-        check_choice(agent, "agent", self.agents)
-        return str(agent)
+        return str(check_choice(agent, "agent", self.agents))
 
     def _observations(self, state: Any, params: EnvParams) -> dict[str, Any]:
         if self._grid:  # each side flagged not to move as with one ghost

@@ -354,11 +354,10 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
             ``train`` raises it for ``updates`` that is not an int >= 1.
         TypeError, ValueError: ``params`` that ``env`` cannot play (as ``env.reset`` refuses them).
     """
-    _check_env(env, GridGhostJaxSingle, "make_train")
+    _check_call("make_train", env, GridGhostJaxSingle, config)
     if env.controlled == "ghosts":
         raise ValueError("make_train trains one Discrete(4) learner; a learning team (env.controlled='ghosts', "
                          "MultiDiscrete actions) is not served: train the agent against the team instead")
-    _check_config(config, "make_train")
     params = env._params(params)
     n = config.num_envs
     inputs = check_inputs(env.observation_space(), config, _channels_last(env, env.controlled))
@@ -411,14 +410,13 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
     return init, train
 
 
-def _check_env(env: Any, kind: type | tuple[type, ...], function: str) -> None:
+def _check_call(function: str, env: Any, kind: type | tuple[type, ...], config: Any) -> None:
+    """Refuse (``TypeError``, naming ``function``) an ``env`` that is not a ``kind``, or a
+    ``config`` that is not a :class:`PPOConfig`."""
     if not isinstance(env, kind):
         names = " or ".join(f"gridghost.jax.{k.__name__}" for k in (kind if isinstance(kind, tuple) else (kind,)))
         verb = "trains on" if function.startswith("make_") else "takes"
         raise TypeError(f"{function} {verb} a {names}, got {type(env).__name__}")
-
-
-def _check_config(config: Any, function: str) -> None:
     if not isinstance(config, PPOConfig):
         raise TypeError(f"{function} takes a gridghost.jax.ppo.PPOConfig, got {type(config).__name__}")
 
@@ -466,8 +464,7 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
     (the ghost's last move needs the agent's next half-turn); an episode cut by ``max_cycles`` is
     treated as ended, without the bootstrap from its value that one side gets.
     """
-    _check_env(env, GridGhostJax, "make_selfplay")
-    _check_config(config, "make_selfplay")
+    _check_call("make_selfplay", env, GridGhostJax, config)
     params = env._params(params)
     n = config.num_envs
     inputs = {side: check_inputs(env.observation_space(side), config, _channels_last(env, side)) for side in AGENTS}
@@ -560,8 +557,7 @@ def policy_table(env: GridGhostJax | GridGhostJaxSingle, networks: dict[str, Any
             ``config.planes`` does not fit the observation.
         TypeError, ValueError: ``params`` that ``env`` cannot play.
     """
-    _check_env(env, (GridGhostJax, GridGhostJaxSingle), "policy_table")
-    _check_config(config, "policy_table")
+    _check_call("policy_table", env, (GridGhostJax, GridGhostJaxSingle), config)
     sides = AGENTS if isinstance(env, GridGhostJax) else (env.controlled,)
     if side not in sides:
         raise ValueError(f"side must be one of {list(sides)} (the env's learning sides), got {side!r}")
