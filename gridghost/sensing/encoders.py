@@ -66,15 +66,12 @@ class DictObservations(Observations):
         self._text = tuple(layout.text_at(*board.position(i)) for i in range(n))
 
         padded = np.pad(colours, 1)  # a neighbour outside the grid reads colour 0
-        neighbours = []
-        for i in range(n):
-            r, c = board.position(i)
-            entries = []
-            for _, action in NEIGHBOUR_ORDER:
-                dr, dc = ACTION_DELTAS[action]
-                entries.append((int(board.next_cell[i][action] != i), int(padded[r + 1 + dr, c + 1 + dc])))
-            neighbours.append(tuple(entries))
-        self._neighbours = tuple(neighbours)
+        # per cell and neighbour, in NEIGHBOUR_ORDER: (accessible, colour)
+        self._neighbours = tuple(
+            tuple((int(board.next_cell[i][action] != i), int(padded[r + 1 + dr, c + 1 + dc]))
+                  for _, action in NEIGHBOUR_ORDER for dr, dc in [ACTION_DELTAS[action]])
+            for i, (r, c) in enumerate(map(board.position, range(n)))
+        )
 
         self._key, self._centre, offsets = _offset_table(board)
         self._offset = tuple(read_only(offset) for offset in offsets)
