@@ -408,18 +408,13 @@ class GridObservations(Observations):
         return observation
 
 
-def _items_phrase(flags: tuple[int, ...]) -> str:
-    names = [name for name, flag in zip(ITEM_FLAGS, flags, strict=True) if flag]
-    if not names:
-        return "with no items"
-    return "with " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
-
-
 def _cell_sentences(colour: int, flags: tuple[int, ...], goal: bool, open_ways: list[str]) -> str:
     """What the ``"text"`` encoding says about the observer's own cell."""
+    names = [name for name, flag in zip(ITEM_FLAGS, flags, strict=True) if flag]
+    items = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0] if names else "no items"
     ways = ", ".join(open_ways) if open_ways else "none"
     goal_phrase = "a goal" if goal else "not a goal"
-    return f"Your cell is {COLOURS[colour]}, {_items_phrase(flags)}, {goal_phrase}. Open: {ways}."
+    return f"Your cell is {COLOURS[colour]}, with {items}, {goal_phrase}. Open: {ways}."
 
 
 def _offset_phrase(d_row: int, d_col: int) -> str:
