@@ -161,11 +161,8 @@ class _Wrapper(Observations):
     def __init__(self, inner: Observations, extend: Callable[[spaces.Space[Any]], spaces.Space[Any]]) -> None:
         self.keys, self.side_of, self.ghosts = inner.keys, inner.side_of, inner.ghosts  # type: ignore[method-assign]
         self._inner = {key: inner.observer(key) for key in self.keys}
-        extended: dict[int, spaces.Space[Any]] = {}
-        for key in self.keys:
-            space = inner.space(key)
-            if id(space) not in extended:
-                extended[id(space)] = extend(space)
+        distinct = {id(inner.space(key)): inner.space(key) for key in self.keys}
+        extended = {ident: extend(space) for ident, space in distinct.items()}
         self._spaces = {key: extended[id(inner.space(key))] for key in self.keys}
 
 
