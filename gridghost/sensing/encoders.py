@@ -437,16 +437,6 @@ def _distance_phrase(distance: int) -> str:
 _OVER, _YOUR_MOVE = " The game is over.", " Your move."
 
 
-def _phrases(ghosts: int) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """How the text of a game with ``ghosts`` ghosts names each player, the agent first; each
-    observer's opening (``"You are the agent. "``, ``"You are the ghost. "``, ``"You are ghost
-    1. "``); and each observer's closing phrase while it waits."""
-    players = ("The agent", "The ghost") if ghosts == 1 else ("The agent", *(f"Ghost {i}" for i in range(ghosts)))
-    team_moves = " The ghost moves next." if ghosts == 1 else " The ghosts move next."
-    waits = (team_moves, *(" The agent moves next.",) * ghosts)
-    return players, tuple(f"You are {name[0].lower()}{name[1:]}. " for name in players), waits
-
-
 class TextObservations(Observations):
     """The ``"text"`` encoding: a short English description of what the observer sees, for
     language-model agents, in a :class:`gymnasium.spaces.Text` over :data:`TEXT_CHARSET` whose
@@ -478,7 +468,12 @@ class TextObservations(Observations):
         self._distance = board.distance
         self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in offsets.tolist())
         self._distances = tuple(_distance_phrase(d) for d in range(-1, board.diameter + 1))
-        players, self._openings, self._waits = _phrases(self.ghosts)
+        # how the text names each player, the agent first; each observer's opening ("You are the
+        # agent. ", "You are ghost 1. ") and its closing phrase while it waits
+        k = self.ghosts
+        players = ("The agent", "The ghost") if k == 1 else ("The agent", *(f"Ghost {i}" for i in range(k)))
+        self._openings = tuple(f"You are {name[0].lower()}{name[1:]}. " for name in players)
+        self._waits = (f" The {'ghost moves' if k == 1 else 'ghosts move'} next.", *(" The agent moves next.",) * k)
         # _named[index]: (other, " <its name> is ") per other of observer index
         self._named = tuple(tuple((other, f" {players[other]} is ") for other in others) for others in self._others)
         # the longest text any state of any layout of this size can give: the longest of each part, whatever the map
