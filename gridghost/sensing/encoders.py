@@ -308,21 +308,16 @@ class GridObservations(Observations):
         index = {name: channel for channel, name in enumerate(channels)}
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
 
-        planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
+        # per cell, the channels of GRID_CHANNELS up to "goal", in their order: walls, colours, items, goal
         staying = np.array(board.next_cell) == np.arange(n)[:, None]
-        for name, action in NEIGHBOUR_ORDER:
-            planes[index[f"wall_{name}"]] = staying[:, action].reshape(rows, cols)
-        for colour, name in enumerate(COLOURS):
-            planes[index[f"colour_{name}"]] = layout.colours == colour
-        items = np.array([layout.has_item(*board.position(cell)) for cell in range(n)]).reshape(rows, cols, -1)
-        for flag, name in enumerate(ITEM_FLAGS):
-            planes[index[f"has_{name}"]] = items[:, :, flag]
-        planes[index["goal"]] = np.array(board.is_goal).reshape(rows, cols)
+        cells = np.column_stack((staying[:, [action for _, action in NEIGHBOUR_ORDER]],
+                                 layout.colours.reshape(n, 1) == np.arange(len(COLOURS)),
+                                 [layout.has_item(*board.position(cell)) for cell in range(n)], board.is_goal))
+        planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
+        planes[: index["goal"] + 1] = cells.T.reshape(-1, rows, cols)
         if radius is not None:  # pad with the out-of-map channel, so that every window is a slice
-            padded = np.zeros((len(channels), rows + 2 * radius, cols + 2 * radius), dtype=np.float32)
-            padded[index[OUT_OF_MAP_CHANNEL]] = 1.0
-            padded[:, radius : radius + rows, radius : radius + cols] = planes
-            planes = padded
+            planes = np.pad(planes, ((0, 0), (radius, radius), (radius, radius)))
+            planes[index[OUT_OF_MAP_CHANNEL]] = np.pad(np.zeros((rows, cols)), radius, constant_values=1.0)
         inside = planes[index[OUT_OF_MAP_CHANNEL]] == 0 if radius is not None else np.ones(planes.shape[1:], bool)
 
         def variant(side: Side, to_move: bool) -> np.ndarray:
