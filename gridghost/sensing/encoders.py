@@ -207,8 +207,8 @@ class VectorObservations(Observations):
         self._own_cell = tuple(read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
         size = len(vector_slots(ghosts)) + (board.num_cells if belief is not None else 0) + (step_count is not None)
         low = np.zeros(size, dtype=np.float32)
-        for other in range(ghosts):  # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
-            low[cell_slots + 3 * other : cell_slots + 3 * other + 2] = -1.0
+        # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
+        low[cell_slots : cell_slots + 3 * ghosts].reshape(ghosts, 3)[:, :2] = -1.0
         self._spaces = dict.fromkeys(self.keys, spaces.Box(low, np.ones_like(low), dtype=np.float32))
         if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
             self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
@@ -345,17 +345,16 @@ class GridObservations(Observations):
 
         if radius is None:
             self._window: tuple[Any, ...] = (slice(None),) * n
-            self._self_at = tuple(at(index["self"], r, c) for r, c in positions)
             self._place, self._shift = tuple(range(n)), (0,) * n
         else:
             width = 2 * radius + 1
             spatial = [(slice(r, r + width), slice(c, c + width)) for r, c in positions]
             self._window = tuple((*window, slice(None)) if channels_last else (slice(None), *window)
                                  for window in spatial)
-            self._self_at = (at(index["self"], radius, radius),) * n
             # a position's index in the window by offset, as DictObservations finds offsets
             key, centre, offsets = _offset_table(board)
             self._place, self._shift = key, tuple(k - centre for k in key)
+        self._self_at = marks(index["self"]) if radius is None else (at(index["self"], radius, radius),) * n
         self._opponent_at = marks(index["opponent"])
         self._ghosts_at = marks(index[GHOSTS_CHANNEL]) if ghosts > 1 else ()
         self._step_at: Any = index.get(STEP_COUNT_CHANNEL)
