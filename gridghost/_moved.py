@@ -81,12 +81,24 @@ RENAMED: dict[str, str] = {
     "gridghost.envs.team_aec.TeamGridGhostEnv": "gridghost.envs.aec.GridGhostEnv",
     "gridghost.envs.team_aec.CheckedTeamGridGhostEnv": "gridghost.envs.aec.CheckedGridGhostEnv",
     "gridghost.envs.team_gym.TeamGymEnv": "gridghost.envs.single_agent.GridGhostGymEnv",
+    # 0.4.0: the team names of the encoders, which now serve every team size
+    "gridghost.sensing.observations.TeamObservations": "gridghost.sensing.observations._team_observations",
+    "gridghost.sensing.observations.TeamMaskedObservations": "gridghost.sensing.observations.MaskedObservations",
+    "gridghost.sensing.observations.team_vector_slots": "gridghost.sensing.encoding.vector_slots",
+    "gridghost.sensing.observations.team_grid_channels": "gridghost.sensing.observations._team_grid_channels",
+}
+
+#: What the warning advises instead of a replacement that takes other arguments than the old name.
+ADVICE: dict[str, str] = {
+    "TeamGame": "gridghost.core.game.Game(..., ghosts=k, credit=...)",
+    "TeamObservations": "make_observations(..., ghosts=k) or an encoder's ghosts=k",
+    "team_grid_channels": "grid_channels(radius, append_step_count, ghosts=k)",
 }
 
 
 def renamed(module: str, name: str) -> Any:
     """The replacement of the deprecated name ``name`` of ``module`` (:data:`RENAMED`), with a
-    :class:`DeprecationWarning` naming it.
+    :class:`DeprecationWarning` naming it (or what :data:`ADVICE` says to use instead).
 
     Raises:
         AttributeError: ``name`` is no deprecated name of ``module``, as for any missing attribute.
@@ -95,8 +107,7 @@ def renamed(module: str, name: str) -> Any:
     if new is None:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
     home, _, attribute = new.rpartition(".")
-    advice = "gridghost.core.game.Game(..., ghosts=k, credit=...)" if name == "TeamGame" else new
-    warnings.warn(f"{module}.{name} is deprecated: use {advice} (removed in gridghost {REMOVED_IN})",
+    warnings.warn(f"{module}.{name} is deprecated: use {ADVICE.get(name, new)} (removed in gridghost {REMOVED_IN})",
                   DeprecationWarning, stacklevel=3)
     return getattr(importlib.import_module(home), attribute)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -361,15 +361,12 @@ class Renderer:
         """The tint and the arrows of :meth:`set_overlay`, then the goal frames and walls again."""
         pg = import_pygame()
         g = self.geometry
-        size = g.cell_size
         if overlay.colours is not None and overlay.alpha:
-            tile = pg.Surface((size, size), pg.SRCALPHA)
-            for row, col in zip(*np.nonzero(overlay.shown), strict=True):
-                tile.fill((*(int(v) for v in overlay.colours[row, col]), overlay.alpha))
-                surface.blit(tile, g.cell_rect((row, col))[:2])
+            self._tint(pg, surface, ((cell, (*(int(v) for v in overlay.colours[cell]), overlay.alpha))
+                                     for cell in zip(*np.nonzero(overlay.shown), strict=True)))
         if overlay.policy is not None:
             for row, col in zip(*np.nonzero(overlay.policy >= 0), strict=True):
-                draw_arrow(pg, surface, g.cell_centre((row, col)), 0.6 * size, int(overlay.policy[row, col]))
+                draw_arrow(pg, surface, g.cell_centre((row, col)), 0.6 * g.cell_size, int(overlay.policy[row, col]))
         draw_goal_frames(pg, surface, self.layout, g)
         draw_lines_and_walls(pg, surface, self.layout, g)
 
@@ -382,14 +379,16 @@ class Renderer:
         if not np.isfinite(belief).all() or (belief < 0).any():
             raise ValueError("belief must hold finite, non-negative weights")
         peak = belief.max()
-        if peak <= 0:
-            return
-        tile = pg.Surface((g.cell_size, g.cell_size), pg.SRCALPHA)
-        for (row, col), weight in np.ndenumerate(belief):
-            alpha = round(_BELIEF_MAX_ALPHA * weight / peak)
-            if alpha:
-                tile.fill((*BELIEF_COLOUR, alpha))
-                surface.blit(tile, g.cell_rect((row, col))[:2])
+        if peak > 0:
+            alphas = ((cell, round(_BELIEF_MAX_ALPHA * weight / peak)) for cell, weight in np.ndenumerate(belief))
+            self._tint(pg, surface, ((cell, (*BELIEF_COLOUR, alpha)) for cell, alpha in alphas if alpha))
+
+    def _tint(self, pg: ModuleType, surface: pygame.Surface, fills: Iterable[tuple[Cell, tuple[int, ...]]]) -> None:
+        """Blend each ``(cell, (red, green, blue, alpha))`` of ``fills`` over its cell."""
+        tile = pg.Surface((self.geometry.cell_size,) * 2, pg.SRCALPHA)
+        for cell, colour in fills:
+            tile.fill(colour)
+            surface.blit(tile, self.geometry.cell_rect(cell)[:2])
 
     def _draw_panel(self, pg: ModuleType, surface: pygame.Surface, status: Status) -> None:
         x, y, width, _ = self.geometry.panel_rect

@@ -35,8 +35,6 @@ _CACHE_BYTES = 16 * 2**20
 #: The most particles a filter keeps (the filter holds counts per cell, but :attr:`ParticleFilter.particles`
 #: lists every particle).
 MAX_PARTICLES = 10_000_000
-#: Particle weights are renormalised when their sum falls below this.
-_UNDERFLOW_GUARD = 1e-150
 
 
 def transitions(layout: Layout, slip: SlipModel) -> tuple[tuple[np.ndarray, np.ndarray], ...]:

@@ -66,15 +66,12 @@ class DictObservations(Observations):
         self._text = tuple(layout.text_at(*board.position(i)) for i in range(n))
 
         padded = np.pad(colours, 1)  # a neighbour outside the grid reads colour 0
-        neighbours = []
-        for i in range(n):
-            r, c = board.position(i)
-            entries = []
-            for _, action in NEIGHBOUR_ORDER:
-                dr, dc = ACTION_DELTAS[action]
-                entries.append((int(board.next_cell[i][action] != i), int(padded[r + 1 + dr, c + 1 + dc])))
-            neighbours.append(tuple(entries))
-        self._neighbours = tuple(neighbours)
+        # per cell and neighbour, in NEIGHBOUR_ORDER: (accessible, colour)
+        self._neighbours = tuple(
+            tuple((int(board.next_cell[i][action] != i), int(padded[r + 1 + dr, c + 1 + dc]))
+                  for _, action in NEIGHBOUR_ORDER for dr, dc in [ACTION_DELTAS[action]])
+            for i, (r, c) in enumerate(map(board.position, range(n)))
+        )
 
         self._key, self._centre, offsets = _offset_table(board)
         self._offset = tuple(read_only(offset) for offset in offsets)
@@ -210,8 +207,8 @@ class VectorObservations(Observations):
         self._own_cell = tuple(read_only(row) for row in np.eye(board.num_cells, dtype=np.float32))
         size = len(vector_slots(ghosts)) + (board.num_cells if belief is not None else 0) + (step_count is not None)
         low = np.zeros(size, dtype=np.float32)
-        for other in range(ghosts):  # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
-            low[cell_slots + 3 * other : cell_slots + 3 * other + 2] = -1.0
+        # each other's (d_row, d_col) in [-1, 1], its distance in [0, 1]
+        low[cell_slots : cell_slots + 3 * ghosts].reshape(ghosts, 3)[:, :2] = -1.0
         self._spaces = dict.fromkeys(self.keys, spaces.Box(low, np.ones_like(low), dtype=np.float32))
         if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
             self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
@@ -311,21 +308,16 @@ class GridObservations(Observations):
         index = {name: channel for channel, name in enumerate(channels)}
         self._out_channel = index.get(OUT_OF_MAP_CHANNEL)
 
-        planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
+        # per cell, the channels of GRID_CHANNELS up to "goal", in their order: walls, colours, items, goal
         staying = np.array(board.next_cell) == np.arange(n)[:, None]
-        for name, action in NEIGHBOUR_ORDER:
-            planes[index[f"wall_{name}"]] = staying[:, action].reshape(rows, cols)
-        for colour, name in enumerate(COLOURS):
-            planes[index[f"colour_{name}"]] = layout.colours == colour
-        items = np.array([layout.has_item(*board.position(cell)) for cell in range(n)]).reshape(rows, cols, -1)
-        for flag, name in enumerate(ITEM_FLAGS):
-            planes[index[f"has_{name}"]] = items[:, :, flag]
-        planes[index["goal"]] = np.array(board.is_goal).reshape(rows, cols)
+        cells = np.column_stack((staying[:, [action for _, action in NEIGHBOUR_ORDER]],
+                                 layout.colours.reshape(n, 1) == np.arange(len(COLOURS)),
+                                 [layout.has_item(*board.position(cell)) for cell in range(n)], board.is_goal))
+        planes = np.zeros((len(channels), rows, cols), dtype=np.float32)
+        planes[: index["goal"] + 1] = cells.T.reshape(-1, rows, cols)
         if radius is not None:  # pad with the out-of-map channel, so that every window is a slice
-            padded = np.zeros((len(channels), rows + 2 * radius, cols + 2 * radius), dtype=np.float32)
-            padded[index[OUT_OF_MAP_CHANNEL]] = 1.0
-            padded[:, radius : radius + rows, radius : radius + cols] = planes
-            planes = padded
+            planes = np.pad(planes, ((0, 0), (radius, radius), (radius, radius)))
+            planes[index[OUT_OF_MAP_CHANNEL]] = np.pad(np.zeros((rows, cols)), radius, constant_values=1.0)
         inside = planes[index[OUT_OF_MAP_CHANNEL]] == 0 if radius is not None else np.ones(planes.shape[1:], bool)
 
         def variant(side: Side, to_move: bool) -> np.ndarray:
@@ -353,17 +345,16 @@ class GridObservations(Observations):
 
         if radius is None:
             self._window: tuple[Any, ...] = (slice(None),) * n
-            self._self_at = tuple(at(index["self"], r, c) for r, c in positions)
             self._place, self._shift = tuple(range(n)), (0,) * n
         else:
             width = 2 * radius + 1
             spatial = [(slice(r, r + width), slice(c, c + width)) for r, c in positions]
             self._window = tuple((*window, slice(None)) if channels_last else (slice(None), *window)
                                  for window in spatial)
-            self._self_at = (at(index["self"], radius, radius),) * n
             # a position's index in the window by offset, as DictObservations finds offsets
             key, centre, offsets = _offset_table(board)
             self._place, self._shift = key, tuple(k - centre for k in key)
+        self._self_at = marks(index["self"]) if radius is None else (at(index["self"], radius, radius),) * n
         self._opponent_at = marks(index["opponent"])
         self._ghosts_at = marks(index[GHOSTS_CHANNEL]) if ghosts > 1 else ()
         self._step_at: Any = index.get(STEP_COUNT_CHANNEL)
@@ -411,18 +402,13 @@ class GridObservations(Observations):
         return observation
 
 
-def _items_phrase(flags: tuple[int, ...]) -> str:
-    names = [name for name, flag in zip(ITEM_FLAGS, flags, strict=True) if flag]
-    if not names:
-        return "with no items"
-    return "with " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
-
-
 def _cell_sentences(colour: int, flags: tuple[int, ...], goal: bool, open_ways: list[str]) -> str:
     """What the ``"text"`` encoding says about the observer's own cell."""
+    names = [name for name, flag in zip(ITEM_FLAGS, flags, strict=True) if flag]
+    items = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0] if names else "no items"
     ways = ", ".join(open_ways) if open_ways else "none"
     goal_phrase = "a goal" if goal else "not a goal"
-    return f"Your cell is {COLOURS[colour]}, {_items_phrase(flags)}, {goal_phrase}. Open: {ways}."
+    return f"Your cell is {COLOURS[colour]}, with {items}, {goal_phrase}. Open: {ways}."
 
 
 def _offset_phrase(d_row: int, d_col: int) -> str:
@@ -443,16 +429,6 @@ def _distance_phrase(distance: int) -> str:
 
 #: The closing phrases: the game is over, the observer's move.
 _OVER, _YOUR_MOVE = " The game is over.", " Your move."
-
-
-def _phrases(ghosts: int) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """How the text of a game with ``ghosts`` ghosts names each player, the agent first; each
-    observer's opening (``"You are the agent. "``, ``"You are the ghost. "``, ``"You are ghost
-    1. "``); and each observer's closing phrase while it waits."""
-    players = ("The agent", "The ghost") if ghosts == 1 else ("The agent", *(f"Ghost {i}" for i in range(ghosts)))
-    team_moves = " The ghost moves next." if ghosts == 1 else " The ghosts move next."
-    waits = (team_moves, *(" The agent moves next.",) * ghosts)
-    return players, tuple(f"You are {name[0].lower()}{name[1:]}. " for name in players), waits
 
 
 class TextObservations(Observations):
@@ -486,7 +462,12 @@ class TextObservations(Observations):
         self._distance = board.distance
         self._offsets = tuple(_offset_phrase(dr, dc) for dr, dc in offsets.tolist())
         self._distances = tuple(_distance_phrase(d) for d in range(-1, board.diameter + 1))
-        players, self._openings, self._waits = _phrases(self.ghosts)
+        # how the text names each player, the agent first; each observer's opening ("You are the
+        # agent. ", "You are ghost 1. ") and its closing phrase while it waits
+        k = self.ghosts
+        players = ("The agent", "The ghost") if k == 1 else ("The agent", *(f"Ghost {i}" for i in range(k)))
+        self._openings = tuple(f"You are {name[0].lower()}{name[1:]}. " for name in players)
+        self._waits = (f" The {'ghost moves' if k == 1 else 'ghosts move'} next.", *(" The agent moves next.",) * k)
         # _named[index]: (other, " <its name> is ") per other of observer index
         self._named = tuple(tuple((other, f" {players[other]} is ") for other in others) for others in self._others)
         # the longest text any state of any layout of this size can give: the longest of each part, whatever the map

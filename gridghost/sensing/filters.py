@@ -234,13 +234,10 @@ def filter_spec(
         belief_filter: ``None``, a filter name, or a filter the env was given.
         sensors: the env's sensors (a filter reads some of them).
     """
-    if belief_filter is None or isinstance(belief_filter, str):
+    kind = {HistogramFilter: "histogram", ParticleFilter: "particle"}.get(type(belief_filter))
+    if kind is None or not isinstance(belief_filter, BeliefFilter):  # None, a name, or a custom filter
         return belief_filter
     read = [next(i for i, own in enumerate(sensors) if own is sensor) for sensor in belief_filter.sensors]
-    if type(belief_filter) is HistogramFilter:
-        return {"type": "histogram", "sensors": read}
-    if type(belief_filter) is ParticleFilter:
-        return {"type": "particle", "num_particles": belief_filter.num_particles,
-                "resample_threshold": belief_filter.resample_threshold, "sensors": read}
-    return belief_filter
+    # the settings of _SPEC_KEYS, read from the filter's attributes of the same names
+    return {"type": kind, "sensors": read, **{key: getattr(belief_filter, key) for key in _SPEC_KEYS[kind][2:]}}
 

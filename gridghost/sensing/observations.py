@@ -113,13 +113,13 @@ True
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
+from gridghost._moved import renamed
 from gridghost.core.checks import check_choice, check_flag, check_ghosts
 from gridghost.core.rules import NUM_ACTIONS, Board, GameState, Side
 from gridghost.sensing.encoders import (
@@ -161,11 +161,8 @@ class _Wrapper(Observations):
     def __init__(self, inner: Observations, extend: Callable[[spaces.Space[Any]], spaces.Space[Any]]) -> None:
         self.keys, self.side_of, self.ghosts = inner.keys, inner.side_of, inner.ghosts  # type: ignore[method-assign]
         self._inner = {key: inner.observer(key) for key in self.keys}
-        extended: dict[int, spaces.Space[Any]] = {}
-        for key in self.keys:
-            space = inner.space(key)
-            if id(space) not in extended:
-                extended[id(space)] = extend(space)
+        distinct = {id(inner.space(key)): inner.space(key) for key in self.keys}
+        extended = {ident: extend(space) for ident, space in distinct.items()}
         self._spaces = {key: extended[id(inner.space(key))] for key in self.keys}
 
 
@@ -357,21 +354,13 @@ def _team_observations(inner: Observations, obs_type: str, board: Board, ghosts:
     return type(inner)(board, ghosts=check_ghosts(ghosts), **inner._settings)  # type: ignore[attr-defined, call-arg]
 
 
-#: The team names of before every encoder served teams (deprecated), and what replaces each.
-DEPRECATED: dict[str, tuple[str, Any]] = {
-    "TeamObservations": ("make_observations(..., ghosts=k) or an encoder's ghosts=k", _team_observations),
-    "TeamMaskedObservations": ("MaskedObservations", MaskedObservations),
-    "team_vector_slots": ("vector_slots", vector_slots),
-    "team_grid_channels": ("grid_channels(radius, append_step_count, ghosts=k)",
-                           lambda radius=None, append_step_count=False: grid_channels(radius, append_step_count, 2)),
-}
+def _team_grid_channels(radius: int | None = None, append_step_count: bool = False) -> tuple[str, ...]:
+    """What ``team_grid_channels(radius, append_step_count)`` named: a team's grid channels."""
+    return grid_channels(radius, append_step_count, 2)
 
 
 def __getattr__(name: str) -> Any:
-    """A deprecated team name (:data:`DEPRECATED`), with a :class:`DeprecationWarning` naming what replaces it."""
-    if name not in DEPRECATED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    instead, value = DEPRECATED[name]
-    warnings.warn(f"{__name__}.{name} is deprecated: use {instead} (removed in gridghost 0.4.0)",
-                  DeprecationWarning, stacklevel=2)
-    return value
+    """A deprecated team name of before every encoder served teams (``TeamObservations``,
+    ``TeamMaskedObservations``, ``team_vector_slots``, ``team_grid_channels``), read with a
+    :class:`DeprecationWarning` naming its replacement."""
+    return renamed(__name__, name)

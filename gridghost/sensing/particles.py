@@ -14,7 +14,6 @@ from gridghost.core.layout import Layout
 from gridghost.core.rules import read_only
 from gridghost.core.slip import SlipModel
 from gridghost.sensing.belief import (
-    _UNDERFLOW_GUARD,
     DEFAULT_NUM_PARTICLES,
     DEFAULT_RESAMPLE_THRESHOLD,
     MAX_PARTICLES,
@@ -25,6 +24,8 @@ from gridghost.sensing.sensors import Sensor
 
 #: The particle filter moves its particles with one dense matrix per action up to this many cells.
 _DENSE_SPLIT_CELLS = 64
+#: Particle weights are renormalised when their sum falls below this.
+_UNDERFLOW_GUARD = 1e-150
 
 
 class ParticleFilter(BeliefFilter):
