@@ -98,10 +98,10 @@ from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import cycle_limit
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, ghost_names
-from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome, read_only
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome
 from gridghost.drawing import RENDER_MODES, Renderer
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
-from gridghost.envs.infos import NO_ACTION, InfoPublisher
+from gridghost.envs.infos import InfoPublisher
 from gridghost.envs.rendering import EnvRendering
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
@@ -128,7 +128,7 @@ class AgentSpaces:
         Raises:
             ValueError: ``agent`` is not one of the env's agents.
         """
-        return _per_agent(self.observation_spaces, agent)  # type: ignore[no-any-return]
+        return _per_agent(self.observation_spaces, agent)
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         """The action space of ``agent``, ``Discrete(4)`` for every agent (the same object on every call).
@@ -136,7 +136,7 @@ class AgentSpaces:
         Raises:
             ValueError: ``agent`` is not one of the env's agents.
         """
-        return _per_agent(self.action_spaces, agent)  # type: ignore[no-any-return]
+        return _per_agent(self.action_spaces, agent)
 
 
 _ONGOING = Outcome.ONGOING
@@ -275,9 +275,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
         self._last_move: tuple[int, tuple[int, ...]] | None = None
         self._readings: dict[str, Any] = {}
         self._estimate: dict[str, list[Any]] | None = None
-        # Numeric infos' actual_moves: -1 padding to the slip model's longest outcome, per outcome.
-        self._no_moves = read_only(np.full(self.kernel.slip.longest, NO_ACTION, dtype=np.int8))
-        self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
 
     @classmethod
     def from_config(cls, config: GameSpec | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
@@ -526,7 +523,7 @@ class CheckedGridGhostEnv(GridGhostEnv):
         super().step(action)
         self._stepped = True
 
-    def agent_iter(self, max_iter: int = 2**63) -> _CheckedIterator:  # type: ignore[override]
+    def agent_iter(self, max_iter: int = 2**63) -> _CheckedIterator:
         """Yield the agent to move until the episode ends or ``max_iter`` agents were yielded.
 
         Raises:

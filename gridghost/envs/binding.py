@@ -87,8 +87,6 @@ class MapBinding:
     _ghost_action: int | tuple[int, ...] | None
     _readings: dict[str, Any]
     _estimate: dict[str, list[Any]] | None
-    _no_moves: np.ndarray
-    _moves_arrays: dict[tuple[int, ...], np.ndarray]
     infos: dict[str, dict[str, Any]]
     _build_pending_infos: Any
 
