@@ -233,10 +233,12 @@ class Duel:
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
         self._carried: Any = 0.0  # the reward a learning ghost earned before its first observation
-        self._maps: dict[Layout, tuple[Callable[[Any], Any], Policy | StatePolicy | None]] = {}
+        # The opponent's observers and planned player per map, for a map generator's maps (see _bind_map).
+        self._maps: dict[Layout, tuple[Any, Any]] = {}
         if controlled == TEAM or game.ghosts > 1:  # a team game's opponents
             self._team: _TeamOpponent | None = _TeamOpponent(self, opponent)
             self._answer = self._team.answer
+            self._bind_map()
             #: A team game's opponent as given (or its default name).
             self.team_opponent = self._team.opponent
             return
@@ -275,7 +277,6 @@ class Duel:
             )
         self.policy = policy
         self._opponent_source = opponent
-        # The opponent's encoder and policy per map, for a map generator's maps (see _bind_map).
         self._maps = {self.game.layout: (self._opponent_view, policy)}
         self._set_table()
         if self._opponent_seeds is not None:
@@ -293,23 +294,34 @@ class Duel:
 
     def _bind_map(self) -> None:
         """Follow the game onto its current map (a map generator draws one at every reset): the
-        opponent's observation encoder and, for a planner, its policy for this map; built on a
+        opponent's observers and, for a planner, its player (or policy) for this map; built on a
         map's first visit and kept, as the env keeps its own components."""
-        game = self.game
+        game, team = self.game, self._team
         self._kernel = game.kernel
-        self._opponent_view, policy = recent_map(self._maps, game.layout, self._build_map)
+        observer, policy = recent_map(self._maps, game.layout, self._build_map)
+        if team is not None:
+            team.observer, team.player = observer, policy
+            return
+        self._opponent_view = observer
         if policy is not None and policy is not self.policy:
             self.policy = policy
         if self.policy is not None:
             self._set_table()
 
-    def _build_map(self) -> tuple[Callable[[Any], Any], Policy | StatePolicy | None]:
-        """The opponent's observer and policy on the game's current map (see :meth:`_bind_map`)."""
-        game = self.game
-        if self.controlled == GHOST:
-            _check_opening_cannot_end(game.kernel)
-        view = opponent_view(self.opponent_obs_type, game.board, Side.GHOST if self.opponent == GHOST else Side.AGENT,
-                             None if game.belief_filter is None else game.belief_filter.belief)
+    def _build_map(self) -> tuple[Any, Any]:
+        """The opponent's observers and planned player on the game's current map (see :meth:`_bind_map`)."""
+        game, team, names = self.game, self._team, self.game.possible_agents
+        if self.controlled != AGENT:
+            _check_opening_cannot_end(game.kernel, self.controlled)
+        side, k, obs_type = Side.GHOST if self.opponent == GHOST else Side.AGENT, game.ghosts, self.opponent_obs_type
+        belief = None if game.belief_filter is None else game.belief_filter.belief
+        if team is not None and self.controlled == AGENT:  # a team (k >= 2): every ghost's observer
+            view: Any = {name: opponent_view(obs_type, game.board, side, belief, ghosts=k, who=name)
+                         for name in names[1:]}
+        else:
+            view = opponent_view(obs_type, game.board, side, belief, ghosts=k, who=AGENT if k > 1 else None)
+        if team is not None:
+            return view, team_planner(team.opponent, game.kernel, side) if team.planned else None
         policy = self.policy
         if isinstance(policy, StatePolicy) and policy.layout != game.layout:
             policy = self._state_policy(self._opponent_source)
@@ -339,12 +351,9 @@ class Duel:
         """
         game = self.game
         game.reset(seed=seed, options=options)
-        team = self._team
-        if team is not None:
-            if game.kernel is not team.kernel:
-                team.bind()
-        elif game.kernel is not self._kernel:
+        if game.kernel is not self._kernel:
             self._bind_map()
+        team = self._team
         if seed is not None or self._opponent_seeds is None:
             # After a first unseeded reset the game's own (drawn) seed is used, so that
             # reset(seed=game.np_random_seed) replays the opponent too.
@@ -523,40 +532,16 @@ class _TeamOpponent:
         if controlled != AGENT and not self.planned:
             self.policy = make_policy(opponent, self.space, argument="opponent")
         self.rng: np.random.Generator | None = None
-        self.maps: dict[Layout, tuple[Any, Any]] = {}
-        self.bind()
+        # the current map's, set by the duel's _bind_map
+        self.observer: Any = None
+        self.player: Any = None
         self.answer = self.agent_answer if controlled != AGENT else self.team_answer
-
-    def bind(self) -> None:
-        """The opponent's observers and planned player on the game's current map (a map
-        generator's maps are kept as the env keeps its own)."""
-        self.kernel = self.duel.game.kernel
-        self.observer, self.player = recent_map(self.maps, self.duel.game.layout, self.build)
-
-    def build(self) -> tuple[Any, Any]:
-        """:meth:`bind`'s observers and planned player of the current map."""
-        duel = self.duel
-        game, kernel, names = duel.game, duel.game.kernel, duel.game.possible_agents
-        k = len(names) - 1
-        if duel.controlled != AGENT:
-            _check_opening_cannot_end(kernel, duel.controlled)
-        player = None
-        if self.planned:
-            player = team_planner(self.opponent, kernel, Side.GHOST if duel.controlled == AGENT else Side.AGENT)
-        belief = None if game.belief_filter is None else game.belief_filter.belief
-        obs_type = duel.opponent_obs_type
-        if duel.controlled == AGENT:  # a team (k >= 2): every ghost's observer
-            observer: Any = {name: opponent_view(obs_type, game.board, Side.GHOST, belief, ghosts=k, who=name)
-                             for name in names[1:]}
-        else:
-            observer = opponent_view(obs_type, game.board, Side.AGENT, belief, ghosts=k, who=AGENT if k > 1 else None)
-        return observer, player
 
     def team_answer(self, state: Any) -> tuple[int, ...]:
         """The opponent team's moves in ``state``, checked before any is carried out."""
         opponent = self.opponent
         if opponent == "chase":
-            return cast(Game, self.kernel).chase_actions(state)
+            return self.duel.game.kernel.chase_actions(state)
         if opponent == "random":
             rng = cast(np.random.Generator, self.rng)
             return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self.duel.game.possible_agents) - 1))
