@@ -3,7 +3,7 @@ infos (the default, a fixed key set of numbers, bools and arrays) or the referen
 (``reference_infos=True``, the text values and keys ``custom_grid_env`` wrote).
 
 No caller can change the env through an info. After a half-turn, an info's arrays are read-only
-(the masks are the board's rows, ``actual_moves`` one array per slip outcome): no copy on the hot
+(the masks are the board's rows, ``actual_moves`` one array per agent move seen): no copy on the hot
 path, and writing into one raises. After a reset, once per episode, every array is a fresh,
 writable copy of that info's own (:func:`writable_copy`): trainers build their specs from the
 reset's infos, and TorchRL's ``torch.as_tensor`` warns about read-only arrays there.
