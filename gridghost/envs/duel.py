@@ -183,6 +183,11 @@ class Duel:
         TypeError: ``opponent`` is none of the accepted kinds.
     """
 
+    _answer: Callable[[Any], tuple[int, ...]]  # the opponent's moves in a state
+    # a team game's: the random team's generator and the current map's planned player (see _bind_map)
+    _rng: np.random.Generator | None
+    _player: Any
+
     def __init__(
         self,
         game: GridGhostEnv,
@@ -235,14 +240,11 @@ class Duel:
         self._carried: Any = 0.0  # the reward a learning ghost earned before its first observation
         # The opponent's observers and planned player per map, for a map generator's maps (see _bind_map).
         self._maps: dict[Layout, tuple[Any, Any]] = {}
-        if controlled == TEAM or game.ghosts > 1:  # a team game's opponents
-            self._team: _TeamOpponent | None = _TeamOpponent(self, opponent)
-            self._answer = self._team.answer
+        self._team = controlled == TEAM or game.ghosts > 1  # a team game
+        if self._team:
+            self._team_opponent(opponent)
             self._bind_map()
-            #: A team game's opponent as given (or its default name).
-            self.team_opponent = self._team.opponent
             return
-        self._team = None
         self._answer = self._one_answer
         self._bind_map()
         if game.maps is not None and isinstance(getattr(opponent, "layout", None), Layout):
@@ -296,13 +298,12 @@ class Duel:
         """Follow the game onto its current map (a map generator draws one at every reset): the
         opponent's observers and, for a planner, its player (or policy) for this map; built on a
         map's first visit and kept, as the env keeps its own components."""
-        game, team = self.game, self._team
+        game = self.game
         self._kernel = game.kernel
-        observer, policy = recent_map(self._maps, game.layout, self._build_map)
-        if team is not None:
-            team.observer, team.player = observer, policy
+        self._opponent_view, policy = recent_map(self._maps, game.layout, self._build_map)
+        if self._team:
+            self._player = policy
             return
-        self._opponent_view = observer
         if policy is not None and policy is not self.policy:
             self.policy = policy
         if self.policy is not None:
@@ -310,18 +311,18 @@ class Duel:
 
     def _build_map(self) -> tuple[Any, Any]:
         """The opponent's observers and planned player on the game's current map (see :meth:`_bind_map`)."""
-        game, team, names = self.game, self._team, self.game.possible_agents
+        game, names = self.game, self.game.possible_agents
         if self.controlled != AGENT:
             _check_opening_cannot_end(game.kernel, self.controlled)
         side, k, obs_type = Side.GHOST if self.opponent == GHOST else Side.AGENT, game.ghosts, self.opponent_obs_type
         belief = None if game.belief_filter is None else game.belief_filter.belief
-        if team is not None and self.controlled == AGENT:  # a team (k >= 2): every ghost's observer
+        if self._team and self.controlled == AGENT:  # a team (k >= 2): every ghost's observer
             view: Any = {name: opponent_view(obs_type, game.board, side, belief, ghosts=k, who=name)
                          for name in names[1:]}
         else:
             view = opponent_view(obs_type, game.board, side, belief, ghosts=k, who=AGENT if k > 1 else None)
-        if team is not None:
-            return view, team_planner(team.opponent, game.kernel, side) if team.planned else None
+        if self._team:
+            return view, team_planner(self.team_opponent, game.kernel, side) if self._planned else None
         policy = self.policy
         if isinstance(policy, StatePolicy) and policy.layout != game.layout:
             policy = self._state_policy(self._opponent_source)
@@ -337,7 +338,7 @@ class Duel:
         its policy through the policy's own ``seed(int)``, if it has one."""
         entropy = int(cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0].generate_state(1)[0])
         self.opponent_action_space.seed(entropy)
-        reseed = getattr(self.policy if self._team is None else self._team.policy, "seed", None)
+        reseed = getattr(self.policy, "seed", None)
         if callable(reseed):
             reseed(entropy)
 
@@ -353,14 +354,13 @@ class Duel:
         game.reset(seed=seed, options=options)
         if game.kernel is not self._kernel:
             self._bind_map()
-        team = self._team
         if seed is not None or self._opponent_seeds is None:
             # After a first unseeded reset the game's own (drawn) seed is used, so that
             # reset(seed=game.np_random_seed) replays the opponent too.
             root = seed if seed is not None else game.np_random_seed
             self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
-            if team is not None:  # a random team draws its moves from a stream of these seeds
-                team.rng = np.random.default_rng(self._opponent_seeds)
+            if self._team:  # a random team draws its moves from a stream of these seeds
+                self._rng = np.random.default_rng(self._opponent_seeds)
             self._seed_opponent()
         self._carried = 0.0 if self.controlled != TEAM else np.zeros(len(self.learners))
         if self.controlled != AGENT:
@@ -413,7 +413,7 @@ class Duel:
             raise RuntimeError("the opponent's last move failed (its error was raised then); call reset()")
         answer = None  # a learning team's opponent's moves, asked for before the team moves
         if self.controlled == TEAM:
-            moves = self._team.check(action, "action")  # type: ignore[union-attr]  # a team's
+            moves = self._check(action, "action")
             moved = game._ghost_step(game.game_state, moves if len(moves) > 1 else moves[0])
             answer = () if ghosts_move_ends(game, moved) else self._answer(moved)
             self._carry_out(moves)
@@ -497,22 +497,17 @@ class Duel:
         ghosts)."""
         return self.game.game_state.outcome == _SUCCESS[self.controlled]
 
+    def _team_opponent(self, opponent: Any) -> None:
+        """Set up a team game's opponent: the team against a learning agent, or the agent against
+        a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`).
 
-class _TeamOpponent:
-    """A team game's opponent in a :class:`Duel`: the team against a learning agent, or the
-    agent against a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`).
-
-    Raises:
-        ValueError, TypeError: an opponent this view does not serve (a NumPy array, such as the
-            solver's ``team_policy``, is a ``TypeError`` naming ``opponent``).
-    """
-
-    def __init__(self, duel: Duel, opponent: Any) -> None:
-        controlled, game = duel.controlled, duel.game
-        self.duel = duel
-        kernel = game.kernel
+        Raises:
+            ValueError, TypeError: an opponent this view does not serve (a NumPy array, such as the
+                solver's ``team_policy``, is a ``TypeError`` naming ``opponent``).
+        """
+        controlled = self.controlled
         # checks a team's actions, on any map: the team's own kernel, or one ghost's played as a team of one
-        self.check = kernel.check_joint_action
+        self._check: Callable[[Any, str], Any] = self.game.kernel.check_joint_action
         if opponent is None:
             opponent = TEAM_DEFAULT_OPPONENTS[controlled]
         refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or pass "
@@ -522,36 +517,31 @@ class _TeamOpponent:
         elif controlled == AGENT and not callable(opponent):
             raise TypeError(f"opponent must be one of {list(TEAM_OPPONENTS[controlled])} or a callable, got "
                             f"{opponent!r}")
-        #: The opponent as given (or its default name).
-        self.opponent = opponent
-        self.planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
+        #: A team game's opponent as given (or its default name).
+        self.team_opponent = opponent
+        self._planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
         # The opponent agent's policy when it is no planner: what the one-ghost view's opponent
         # agents may be (make_policy's kinds), drawing from an action space seeded per reset.
-        self.space = duel.opponent_action_space
-        self.policy = None
-        if controlled != AGENT and not self.planned:
-            self.policy = make_policy(opponent, self.space, argument="opponent")
-        self.rng: np.random.Generator | None = None
-        # the current map's, set by the duel's _bind_map
-        self.observer: Any = None
-        self.player: Any = None
-        self.answer = self.agent_answer if controlled != AGENT else self.team_answer
+        if controlled != AGENT and not self._planned:
+            self.policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
+        self._rng = self._player = None
+        self._answer = self._agent_answer if controlled != AGENT else self._team_answer
 
-    def team_answer(self, state: Any) -> tuple[int, ...]:
+    def _team_answer(self, state: Any) -> tuple[int, ...]:
         """The opponent team's moves in ``state``, checked before any is carried out."""
-        opponent = self.opponent
+        opponent = self.team_opponent
         if opponent == "chase":
-            return self.duel.game.kernel.chase_actions(state)
+            return self.game.kernel.chase_actions(state)
         if opponent == "random":
-            rng = cast(np.random.Generator, self.rng)
-            return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self.duel.game.possible_agents) - 1))
-        if self.player is not None:
-            return self.check(self.player(state), "the opponent's actions")
-        observations = {name: observe(state) for name, observe in self.observer.items()}
-        return self.check(opponent(observations), "the opponent's actions")
+            rng = cast(np.random.Generator, self._rng)
+            return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self.game.possible_agents) - 1))
+        if self._player is not None:
+            return self._check(self._player(state), "the opponent's actions")
+        observations = {name: observe(state) for name, observe in self._opponent_view.items()}
+        return self._check(opponent(observations), "the opponent's actions")
 
-    def agent_answer(self, state: Any) -> tuple[int]:
-        """The opponent agent's answer in ``state``, checked (:func:`checked_answer`)."""
-        if self.player is not None:
-            return (self.player(state),)
-        return (checked_answer(self.policy, self.observer(state), self.space),)  # type: ignore[arg-type]
+    def _agent_answer(self, state: Any) -> tuple[int]:
+        """The opponent agent's answer in ``state`` against a learning team, checked (:func:`checked_answer`)."""
+        if self._player is not None:
+            return (self._player(state),)
+        return (checked_answer(self.policy, self._opponent_view(state), self.opponent_action_space),)  # type: ignore[arg-type]
