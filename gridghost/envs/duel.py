@@ -40,7 +40,7 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, ReferencePolicy, make_policy
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
@@ -266,8 +266,8 @@ class Duel:
         """
         refuse_table(opponent, "wrap a one-ghost table as gridghost.planning.StatePolicy(layout, side, actions), "
                                "which the view plays exactly")
-        state_policy = self._state_policy(opponent)
-        policy: Any = state_policy
+        # a planner's state policy, built for this game and checked to fit it, or None (another kind)
+        policy: Any = planned_opponent(opponent, self.game.kernel, SIDE_OF[self.opponent])
         if policy is None:
             policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
@@ -314,7 +314,7 @@ class Duel:
         game, names = self.game, self.game.possible_agents
         if self.controlled != AGENT:
             _check_opening_cannot_end(game.kernel, self.controlled)
-        side, k, obs_type = Side.GHOST if self.opponent == GHOST else Side.AGENT, game.ghosts, self.opponent_obs_type
+        side, k, obs_type = SIDE_OF[self.opponent], game.ghosts, self.opponent_obs_type
         belief = None if game.belief_filter is None else game.belief_filter.belief
         if self._team and self.controlled == AGENT:  # a team (k >= 2): every ghost's observer
             view: Any = {name: opponent_view(obs_type, game.board, side, belief, ghosts=k, who=name)
@@ -325,13 +325,8 @@ class Duel:
             return view, team_planner(self.team_opponent, game.kernel, side) if self._planned else None
         policy = self.policy
         if isinstance(policy, StatePolicy) and policy.layout != game.layout:
-            policy = self._state_policy(self._opponent_source)
+            policy = planned_opponent(self._opponent_source, game.kernel, side)
         return view, policy
-
-    def _state_policy(self, opponent: Any) -> StatePolicy | None:
-        """The state policy ``opponent`` names or is, built for this game and checked to fit it;
-        ``None`` when it is another kind of policy (see :func:`~gridghost.config.opponents.planned_opponent`)."""
-        return planned_opponent(opponent, self.game.kernel, Side.GHOST if self.opponent == GHOST else Side.AGENT)
 
     def _seed_opponent(self) -> None:
         """Seed the opponent from the next child of its seeds: the action space it is handed, and
