@@ -179,7 +179,8 @@ class Duel:
             ``opponent_obs_type="belief"`` for an opponent ghost or without a belief filter;
             an opponent or an ``opponent_obs_type`` other than ``"dict"`` without a ghost in the
             game; ``controlled="ghost"`` without a ghost in the game, or on a layout where the
-            agent's opening move can end the game.
+            agent's opening move can end the game; ``controlled`` other than ``"agent"`` with the
+            game's ``obs_type="belief"`` or ``expert="optimal"`` (they serve a learning agent).
         TypeError: ``opponent`` is none of the accepted kinds.
     """
 
@@ -215,6 +216,12 @@ class Duel:
                              "controlled='ghosts' (or use the PettingZoo envs, one policy per ghost)")
         if controlled != AGENT and not game.use_ghost:
             raise ValueError(f"controlled={controlled!r} needs the ghost in the game (use_ghost=True)")
+        if controlled != AGENT and game.obs_type == "belief":  # what serves a learning agent alone
+            raise ValueError(f"obs_type='belief' adds the agent's belief map; the {controlled} have none (use 'dict' "
+                             "or 'vector')".replace("ghost have", "ghost has"))
+        if controlled != AGENT and game.expert == "optimal":
+            raise ValueError("expert='optimal' advises the agent (against the chasing ghost); "
+                             "a learning ghost's expert is expert='minimax'")
         #: The caller's agents in the AEC game, in turn order.
         self.learners: tuple[str, ...] = (AGENT,) if controlled == AGENT else tuple(game.possible_agents[1:])
         self._me = self.learners[0]
