@@ -311,9 +311,8 @@ class Duel:
         if self._team:
             self._player = policy
             return
-        if policy is not None and policy is not self.policy:
+        if policy is not None:  # None only before set_opponent, or without a ghost
             self.policy = policy
-        if self.policy is not None:
             self._set_table()
 
     def _build_map(self) -> tuple[Any, Any]:
