@@ -250,7 +250,6 @@ class Duel:
         self._team = controlled == TEAM or game.ghosts > 1  # a team game
         if self._team:
             self._team_opponent(opponent)
-            self._bind_map()
             return
         self._answer = self._one_answer
         self._bind_map()
@@ -499,8 +498,8 @@ class Duel:
         return self.game.game_state.outcome == _SUCCESS[self.controlled]
 
     def _team_opponent(self, opponent: Any) -> None:
-        """Set up a team game's opponent: the team against a learning agent, or the agent against
-        a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`).
+        """Set up a team game's opponent on the current map: the team against a learning agent, or
+        the agent against a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`).
 
         Raises:
             ValueError, TypeError: an opponent this view does not serve (a NumPy array, such as the
@@ -527,6 +526,7 @@ class Duel:
             self.policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
         self._rng = self._player = None
         self._answer = self._agent_answer if controlled != AGENT else self._team_answer
+        self._bind_map()
 
     def _team_answer(self, state: Any) -> tuple[int, ...]:
         """The opponent team's moves in ``state``, checked before any is carried out."""
