@@ -98,14 +98,13 @@ from gridghost.core.checks import check_action, check_choice, check_seed
 from gridghost.core.episode import cycle_limit
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, ghost_names
-from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome, read_only
-from gridghost.drawing import RENDER_MODES, Renderer
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, GameState, Outcome
+from gridghost.drawing import RENDER_MODES
 from gridghost.envs.binding import BEFORE_RESET, EPISODE_OVER, MapBinding
-from gridghost.envs.infos import NO_ACTION, InfoPublisher
+from gridghost.envs.infos import InfoPublisher
 from gridghost.envs.rendering import EnvRendering
 from gridghost.maps.levels import MapGenerator
 from gridghost.sensing.filters import BeliefFilter, filter_spec
-from gridghost.sensing.sensors import Sensor
 
 
 def _per_agent(table: dict[Any, Any], agent: object) -> Any:
@@ -128,7 +127,7 @@ class AgentSpaces:
         Raises:
             ValueError: ``agent`` is not one of the env's agents.
         """
-        return _per_agent(self.observation_spaces, agent)  # type: ignore[no-any-return]
+        return _per_agent(self.observation_spaces, agent)
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         """The action space of ``agent``, ``Discrete(4)`` for every agent (the same object on every call).
@@ -136,7 +135,7 @@ class AgentSpaces:
         Raises:
             ValueError: ``agent`` is not one of the env's agents.
         """
-        return _per_agent(self.action_spaces, agent)  # type: ignore[no-any-return]
+        return _per_agent(self.action_spaces, agent)
 
 
 _ONGOING = Outcome.ONGOING
@@ -247,8 +246,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
         if self.reference_infos:  # chosen once: the hot path makes no test for it
             self._publish = self._publish_reference  # type: ignore[method-assign]
         self._bound = {}  # the components of the last few maps (see MapBinding)
-        self._renderer: Renderer | None = None  # created by the first pygame render
-        self._overlay: tuple[Any, Any, dict[str, Any]] | None = None  # set_overlay's, kept through close()
+        self._renderer = None  # created by the first pygame render
+        self._overlay = None  # set_overlay's, kept through close()
         self.possible_agents = [AGENT, *ghost_names(config.ghosts)] if config.use_ghost else [AGENT]  # in turn order
         self._use_map(self.maps.level(self.maps.start_level) if self.maps is not None else config.layout)  # type: ignore[arg-type]
         self.agent_rewards, self.ghost_rewards = self.kernel.agent_rewards, self.kernel.ghost_rewards
@@ -264,10 +263,10 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
         # The generators the sensors other than the reference's colour sensor draw from (None for
         # the game's), set on the first reset; and, with a map generator, the map stream and the
         # seeds of each episode's belief filter.
-        self._sensor_rngs: tuple[np.random.Generator | None, ...] | None = None
-        self._sensor_draws: tuple[tuple[Sensor, str, np.random.Generator | None, frozenset[str] | None], ...] = ()
-        self._map_rng: np.random.Generator | None = None
-        self._filter_seeds: np.random.SeedSequence | None = None
+        self._sensor_rngs = None
+        self._sensor_draws = ()
+        self._map_rng = None
+        self._filter_seeds = None
         self._cycles = 0
         self._held: tuple[int, ...] = ()  # the ghosts' choices of this turn, held until the last ghost's
         self._ghost_action: int | tuple[int, ...] | None = None  # the ghosts' last moves, for the status panel
@@ -275,9 +274,6 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
         self._last_move: tuple[int, tuple[int, ...]] | None = None
         self._readings: dict[str, Any] = {}
         self._estimate: dict[str, list[Any]] | None = None
-        # Numeric infos' actual_moves: -1 padding to the slip model's longest outcome, per outcome.
-        self._no_moves = read_only(np.full(self.kernel.slip.longest, NO_ACTION, dtype=np.int8))
-        self._moves_arrays: dict[tuple[int, ...], np.ndarray] = {}
 
     @classmethod
     def from_config(cls, config: GameSpec | Mapping[str, Any], render_mode: str | None = None) -> GridGhostEnv:
@@ -526,7 +522,7 @@ class CheckedGridGhostEnv(GridGhostEnv):
         super().step(action)
         self._stepped = True
 
-    def agent_iter(self, max_iter: int = 2**63) -> _CheckedIterator:  # type: ignore[override]
+    def agent_iter(self, max_iter: int = 2**63) -> _CheckedIterator:
         """Yield the agent to move until the episode ends or ``max_iter`` agents were yielded.
 
         Raises:

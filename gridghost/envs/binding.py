@@ -87,8 +87,6 @@ class MapBinding:
     _ghost_action: int | tuple[int, ...] | None
     _readings: dict[str, Any]
     _estimate: dict[str, list[Any]] | None
-    _no_moves: np.ndarray
-    _moves_arrays: dict[tuple[int, ...], np.ndarray]
     infos: dict[str, dict[str, Any]]
     _build_pending_infos: Any
 
@@ -107,11 +105,7 @@ class MapBinding:
         self.board = self.kernel.board
         # Numeric infos hold the mask unless the observation does (TorchRL reads it from one place).
         self._info_masks = None if self.config.action_mask_in_obs else self.board.action_mask
-        self._bind_kernel()
-
-    def _bind_kernel(self) -> None:
-        """Take the hot path's kernel methods, the rewards of each half-turn and every agent's
-        observer from the map's parts."""
+        # the hot path's kernel methods, the rewards of each half-turn and every agent's observer
         kernel, names = self.kernel, self.possible_agents
         k = self._team_size = self.config.ghosts
         self._agent_step = kernel.agent_step

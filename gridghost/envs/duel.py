@@ -40,7 +40,7 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, ReferencePolicy, make_policy
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
@@ -179,9 +179,15 @@ class Duel:
             ``opponent_obs_type="belief"`` for an opponent ghost or without a belief filter;
             an opponent or an ``opponent_obs_type`` other than ``"dict"`` without a ghost in the
             game; ``controlled="ghost"`` without a ghost in the game, or on a layout where the
-            agent's opening move can end the game.
+            agent's opening move can end the game; ``controlled`` other than ``"agent"`` with the
+            game's ``obs_type="belief"`` or ``expert="optimal"`` (they serve a learning agent).
         TypeError: ``opponent`` is none of the accepted kinds.
     """
+
+    _answer: Callable[[Any], tuple[int, ...]]  # the opponent's moves in a state
+    # a team game's: the random team's generator and the current map's planned player (see _bind_map)
+    _rng: np.random.Generator | None
+    _player: Any
 
     def __init__(
         self,
@@ -210,6 +216,12 @@ class Duel:
                              "controlled='ghosts' (or use the PettingZoo envs, one policy per ghost)")
         if controlled != AGENT and not game.use_ghost:
             raise ValueError(f"controlled={controlled!r} needs the ghost in the game (use_ghost=True)")
+        if controlled != AGENT and game.obs_type == "belief":  # what serves a learning agent alone
+            raise ValueError(f"obs_type='belief' adds the agent's belief map; the {controlled} have none (use 'dict' "
+                             "or 'vector')".replace("ghost have", "ghost has"))
+        if controlled != AGENT and game.expert == "optimal":
+            raise ValueError("expert='optimal' advises the agent (against the chasing ghost); "
+                             "a learning ghost's expert is expert='minimax'")
         #: The caller's agents in the AEC game, in turn order.
         self.learners: tuple[str, ...] = (AGENT,) if controlled == AGENT else tuple(game.possible_agents[1:])
         self._me = self.learners[0]
@@ -233,14 +245,12 @@ class Duel:
         # Seeds for the opponent, spawned from the last reset seed on a stream of their own.
         self._opponent_seeds: np.random.SeedSequence | None = None
         self._carried: Any = 0.0  # the reward a learning ghost earned before its first observation
-        self._maps: dict[Layout, tuple[Callable[[Any], Any], Policy | StatePolicy | None]] = {}
-        if controlled == TEAM or game.ghosts > 1:  # a team game's opponents
-            self._team: _TeamOpponent | None = _TeamOpponent(self, opponent)
-            self._answer = self._team.answer
-            #: A team game's opponent as given (or its default name).
-            self.team_opponent = self._team.opponent
+        # The opponent's observers and planned player per map, for a map generator's maps (see _bind_map).
+        self._maps: dict[Layout, tuple[Any, Any]] = {}
+        self._team = controlled == TEAM or game.ghosts > 1  # a team game
+        if self._team:
+            self._team_opponent(opponent)
             return
-        self._team = None
         self._answer = self._one_answer
         self._bind_map()
         if game.maps is not None and isinstance(getattr(opponent, "layout", None), Layout):
@@ -262,8 +272,8 @@ class Duel:
         """
         refuse_table(opponent, "wrap a one-ghost table as gridghost.planning.StatePolicy(layout, side, actions), "
                                "which the view plays exactly")
-        state_policy = self._state_policy(opponent)
-        policy: Any = state_policy
+        # a planner's state policy, built for this game and checked to fit it, or None (another kind)
+        policy: Any = planned_opponent(opponent, self.game.kernel, SIDE_OF[self.opponent])
         if policy is None:
             policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
         if isinstance(policy, ChasePolicy) and self.opponent != GHOST:
@@ -275,7 +285,6 @@ class Duel:
             )
         self.policy = policy
         self._opponent_source = opponent
-        # The opponent's encoder and policy per map, for a map generator's maps (see _bind_map).
         self._maps = {self.game.layout: (self._opponent_view, policy)}
         self._set_table()
         if self._opponent_seeds is not None:
@@ -293,39 +302,43 @@ class Duel:
 
     def _bind_map(self) -> None:
         """Follow the game onto its current map (a map generator draws one at every reset): the
-        opponent's observation encoder and, for a planner, its policy for this map; built on a
+        opponent's observers and, for a planner, its player (or policy) for this map; built on a
         map's first visit and kept, as the env keeps its own components."""
         game = self.game
         self._kernel = game.kernel
         self._opponent_view, policy = recent_map(self._maps, game.layout, self._build_map)
-        if policy is not None and policy is not self.policy:
+        if self._team:
+            self._player = policy
+            return
+        if policy is not None:  # None only before set_opponent, or without a ghost
             self.policy = policy
-        if self.policy is not None:
             self._set_table()
 
-    def _build_map(self) -> tuple[Callable[[Any], Any], Policy | StatePolicy | None]:
-        """The opponent's observer and policy on the game's current map (see :meth:`_bind_map`)."""
-        game = self.game
-        if self.controlled == GHOST:
-            _check_opening_cannot_end(game.kernel)
-        view = opponent_view(self.opponent_obs_type, game.board, Side.GHOST if self.opponent == GHOST else Side.AGENT,
-                             None if game.belief_filter is None else game.belief_filter.belief)
+    def _build_map(self) -> tuple[Any, Any]:
+        """The opponent's observers and planned player on the game's current map (see :meth:`_bind_map`)."""
+        game, names = self.game, self.game.possible_agents
+        if self.controlled != AGENT:
+            _check_opening_cannot_end(game.kernel, self.controlled)
+        side, k, obs_type = SIDE_OF[self.opponent], game.ghosts, self.opponent_obs_type
+        belief = None if game.belief_filter is None else game.belief_filter.belief
+        if self._team and self.controlled == AGENT:  # a team (k >= 2): every ghost's observer
+            view: Any = {name: opponent_view(obs_type, game.board, side, belief, ghosts=k, who=name)
+                         for name in names[1:]}
+        else:
+            view = opponent_view(obs_type, game.board, side, belief, ghosts=k, who=AGENT if k > 1 else None)
+        if self._team:
+            return view, team_planner(self.team_opponent, game.kernel, side) if self._planned else None
         policy = self.policy
         if isinstance(policy, StatePolicy) and policy.layout != game.layout:
-            policy = self._state_policy(self._opponent_source)
+            policy = planned_opponent(self._opponent_source, game.kernel, side)
         return view, policy
-
-    def _state_policy(self, opponent: Any) -> StatePolicy | None:
-        """The state policy ``opponent`` names or is, built for this game and checked to fit it;
-        ``None`` when it is another kind of policy (see :func:`~gridghost.config.opponents.planned_opponent`)."""
-        return planned_opponent(opponent, self.game.kernel, Side.GHOST if self.opponent == GHOST else Side.AGENT)
 
     def _seed_opponent(self) -> None:
         """Seed the opponent from the next child of its seeds: the action space it is handed, and
         its policy through the policy's own ``seed(int)``, if it has one."""
         entropy = int(cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0].generate_state(1)[0])
         self.opponent_action_space.seed(entropy)
-        reseed = getattr(self.policy if self._team is None else self._team.policy, "seed", None)
+        reseed = getattr(self.policy, "seed", None)
         if callable(reseed):
             reseed(entropy)
 
@@ -339,19 +352,15 @@ class Duel:
         """
         game = self.game
         game.reset(seed=seed, options=options)
-        team = self._team
-        if team is not None:
-            if game.kernel is not team.kernel:
-                team.bind()
-        elif game.kernel is not self._kernel:
+        if game.kernel is not self._kernel:
             self._bind_map()
         if seed is not None or self._opponent_seeds is None:
             # After a first unseeded reset the game's own (drawn) seed is used, so that
             # reset(seed=game.np_random_seed) replays the opponent too.
             root = seed if seed is not None else game.np_random_seed
             self._opponent_seeds = np.random.SeedSequence(root, spawn_key=(OPPONENT_STREAM,))
-            if team is not None:  # a random team draws its moves from a stream of these seeds
-                team.rng = np.random.default_rng(self._opponent_seeds)
+            if self._team:  # a random team draws its moves from a stream of these seeds
+                self._rng = np.random.default_rng(self._opponent_seeds)
             self._seed_opponent()
         self._carried = 0.0 if self.controlled != TEAM else np.zeros(len(self.learners))
         if self.controlled != AGENT:
@@ -404,7 +413,7 @@ class Duel:
             raise RuntimeError("the opponent's last move failed (its error was raised then); call reset()")
         answer = None  # a learning team's opponent's moves, asked for before the team moves
         if self.controlled == TEAM:
-            moves = self._team.check(action, "action")  # type: ignore[union-attr]  # a team's
+            moves = self._check(action, "action")
             moved = game._ghost_step(game.game_state, moves if len(moves) > 1 else moves[0])
             answer = () if ghosts_move_ends(game, moved) else self._answer(moved)
             self._carry_out(moves)
@@ -488,22 +497,17 @@ class Duel:
         ghosts)."""
         return self.game.game_state.outcome == _SUCCESS[self.controlled]
 
+    def _team_opponent(self, opponent: Any) -> None:
+        """Set up a team game's opponent on the current map: the team against a learning agent, or
+        the agent against a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`).
 
-class _TeamOpponent:
-    """A team game's opponent in a :class:`Duel`: the team against a learning agent, or the
-    agent against a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`).
-
-    Raises:
-        ValueError, TypeError: an opponent this view does not serve (a NumPy array, such as the
-            solver's ``team_policy``, is a ``TypeError`` naming ``opponent``).
-    """
-
-    def __init__(self, duel: Duel, opponent: Any) -> None:
-        controlled, game = duel.controlled, duel.game
-        self.duel = duel
-        kernel = game.kernel
+        Raises:
+            ValueError, TypeError: an opponent this view does not serve (a NumPy array, such as the
+                solver's ``team_policy``, is a ``TypeError`` naming ``opponent``).
+        """
+        controlled = self.controlled
         # checks a team's actions, on any map: the team's own kernel, or one ghost's played as a team of one
-        self.check = kernel.check_joint_action
+        self._check: Callable[[Any, str], Any] = self.game.kernel.check_joint_action
         if opponent is None:
             opponent = TEAM_DEFAULT_OPPONENTS[controlled]
         refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or pass "
@@ -513,60 +517,32 @@ class _TeamOpponent:
         elif controlled == AGENT and not callable(opponent):
             raise TypeError(f"opponent must be one of {list(TEAM_OPPONENTS[controlled])} or a callable, got "
                             f"{opponent!r}")
-        #: The opponent as given (or its default name).
-        self.opponent = opponent
-        self.planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
+        #: A team game's opponent as given (or its default name).
+        self.team_opponent = opponent
+        self._planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
         # The opponent agent's policy when it is no planner: what the one-ghost view's opponent
         # agents may be (make_policy's kinds), drawing from an action space seeded per reset.
-        self.space = duel.opponent_action_space
-        self.policy = None
-        if controlled != AGENT and not self.planned:
-            self.policy = make_policy(opponent, self.space, argument="opponent")
-        self.rng: np.random.Generator | None = None
-        self.maps: dict[Layout, tuple[Any, Any]] = {}
-        self.bind()
-        self.answer = self.agent_answer if controlled != AGENT else self.team_answer
+        if controlled != AGENT and not self._planned:
+            self.policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
+        self._rng = self._player = None
+        self._answer = self._agent_answer if controlled != AGENT else self._team_answer
+        self._bind_map()
 
-    def bind(self) -> None:
-        """The opponent's observers and planned player on the game's current map (a map
-        generator's maps are kept as the env keeps its own)."""
-        self.kernel = self.duel.game.kernel
-        self.observer, self.player = recent_map(self.maps, self.duel.game.layout, self.build)
-
-    def build(self) -> tuple[Any, Any]:
-        """:meth:`bind`'s observers and planned player of the current map."""
-        duel = self.duel
-        game, kernel, names = duel.game, duel.game.kernel, duel.game.possible_agents
-        k = len(names) - 1
-        if duel.controlled != AGENT:
-            _check_opening_cannot_end(kernel, duel.controlled)
-        player = None
-        if self.planned:
-            player = team_planner(self.opponent, kernel, Side.GHOST if duel.controlled == AGENT else Side.AGENT)
-        belief = None if game.belief_filter is None else game.belief_filter.belief
-        obs_type = duel.opponent_obs_type
-        if duel.controlled == AGENT:  # a team (k >= 2): every ghost's observer
-            observer: Any = {name: opponent_view(obs_type, game.board, Side.GHOST, belief, ghosts=k, who=name)
-                             for name in names[1:]}
-        else:
-            observer = opponent_view(obs_type, game.board, Side.AGENT, belief, ghosts=k, who=AGENT if k > 1 else None)
-        return observer, player
-
-    def team_answer(self, state: Any) -> tuple[int, ...]:
+    def _team_answer(self, state: Any) -> tuple[int, ...]:
         """The opponent team's moves in ``state``, checked before any is carried out."""
-        opponent = self.opponent
+        opponent = self.team_opponent
         if opponent == "chase":
-            return cast(Game, self.kernel).chase_actions(state)
+            return self.game.kernel.chase_actions(state)
         if opponent == "random":
-            rng = cast(np.random.Generator, self.rng)
-            return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self.duel.game.possible_agents) - 1))
-        if self.player is not None:
-            return self.check(self.player(state), "the opponent's actions")
-        observations = {name: observe(state) for name, observe in self.observer.items()}
-        return self.check(opponent(observations), "the opponent's actions")
+            rng = cast(np.random.Generator, self._rng)
+            return tuple(int(move) for move in rng.integers(NUM_ACTIONS, size=len(self.game.possible_agents) - 1))
+        if self._player is not None:
+            return self._check(self._player(state), "the opponent's actions")
+        observations = {name: observe(state) for name, observe in self._opponent_view.items()}
+        return self._check(opponent(observations), "the opponent's actions")
 
-    def agent_answer(self, state: Any) -> tuple[int]:
-        """The opponent agent's answer in ``state``, checked (:func:`checked_answer`)."""
-        if self.player is not None:
-            return (self.player(state),)
-        return (checked_answer(self.policy, self.observer(state), self.space),)  # type: ignore[arg-type]
+    def _agent_answer(self, state: Any) -> tuple[int]:
+        """The opponent agent's answer in ``state`` against a learning team, checked (:func:`checked_answer`)."""
+        if self._player is not None:
+            return (self._player(state),)
+        return (checked_answer(self.policy, self._opponent_view(state), self.opponent_action_space),)  # type: ignore[arg-type]

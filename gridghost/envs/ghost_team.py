@@ -38,7 +38,6 @@ from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT, GHOST
 from gridghost.envs.duel import TEAM, Duel
 from gridghost.envs.parallel import GridGhostParallelEnv, ParallelView, StepResults, _BothObserve
-from gridghost.envs.single_agent import _check_learner
 
 #: What ``parallel_env(controlled=...)`` takes besides ``None`` (both sides, the plain parallel env).
 PARALLEL_CONTROLLED: tuple[str, ...] = ("ghosts",)
@@ -69,7 +68,6 @@ class GhostTeamParallelEnv(ParallelView):
     def __init__(self, opponent: Any = None, render_mode: str | None = None, opponent_obs_type: str = "dict",
                  spec: GameSpec | Mapping[str, Any] | None = None, **settings: Any) -> None:
         aec = _BothObserve(render_mode, spec, **settings)
-        _check_learner(aec, TEAM)
         self._duel = Duel(aec, TEAM, opponent, opponent_obs_type)
         self._view(aec, aec.possible_agents[1:])
         #: The agent's policy, as given (or ``"random"``).

@@ -3,7 +3,7 @@ infos (the default, a fixed key set of numbers, bools and arrays) or the referen
 (``reference_infos=True``, the text values and keys ``custom_grid_env`` wrote).
 
 No caller can change the env through an info. After a half-turn, an info's arrays are read-only
-(the masks are the board's rows, ``actual_moves`` one array per slip outcome): no copy on the hot
+(the masks are the board's rows, ``actual_moves`` one array per agent move seen): no copy on the hot
 path, and writing into one raises. After a reset, once per episode, every array is a fresh,
 writable copy of that info's own (:func:`writable_copy`): trainers build their specs from the
 reset's infos, and TorchRL's ``torch.as_tensor`` warns about read-only arrays there.
@@ -93,8 +93,7 @@ class InfoPublisher(MapBinding):
 
     A part of :class:`~gridghost.envs.aec.GridGhostEnv`, whose game state it reads (as
     :class:`~gridghost.envs.binding.MapBinding` declares it): the board, the agent's last move
-    (``_last_move``, with the padding ``_no_moves`` and the cache ``_moves_arrays`` of
-    ``actual_moves``), the action masks when infos hold them (``_info_masks``), the sensors'
+    (``_last_move``), the action masks when infos hold them (``_info_masks``), the sensors'
     latest readings (``_readings``, ``_sensor_keys``), the belief filter's estimate
     (``belief_filter``, ``_estimate``), the expert's tables (``_expert``) and the ghosts' names
     (``_ghost_names``).
@@ -289,18 +288,13 @@ class InfoPublisher(MapBinding):
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up
         to ``action_mask`` in order, with the move's entries (``slipped``, ``intended_action``,
         ``actual_moves``) and those of an ongoing game; kept in :attr:`_templates`."""
-        if last_move is not None:
-            intended, moved = last_move
-            slipped, moves = moved != (intended,), self._moves_arrays.get(moved)
-            if moves is None:  # padded with -1 to the slip model's longest outcome; read-only, one per outcome
-                moves = np.full(self._no_moves.shape, NO_ACTION, dtype=np.int8)
-                moves[: len(moved)] = moved
-                self._moves_arrays[moved] = read_only(moves)
-        else:
-            slipped, intended, moves = False, NO_ACTION, self._no_moves
+        intended, moved = (NO_ACTION, ()) if last_move is None else last_move
+        moves = np.full(self.kernel.slip.longest, NO_ACTION, dtype=np.int8)  # -1 pads to the longest outcome
+        moves[: len(moved)] = moved
         template: dict[str, Any] = {
-            "to_move": NO_ACTION, "mover": NO_ACTION, "distance": 0, "slipped": slipped, "intended_action": intended,
-            "actual_moves": moves, "reached_goal": False, "caught_by_ghost": False,
+            "to_move": NO_ACTION, "mover": NO_ACTION, "distance": 0,
+            "slipped": last_move is not None and moved != (intended,), "intended_action": intended,
+            "actual_moves": read_only(moves), "reached_goal": False, "caught_by_ghost": False,
         }
         if with_mask:
             template["action_mask"] = None

@@ -79,20 +79,6 @@ __all__ = ["CONTROLLED_SIDES", "Duel", "GridGhostGymEnv", "_check_opening_cannot
            "make_reference_env"]
 
 
-def _check_learner(game: GridGhostEnv, controlled: str) -> None:
-    """Refuse what serves a learning agent alone when ``controlled`` is a learning ghost or team.
-
-    Raises:
-        ValueError: ``obs_type="belief"`` or ``expert="optimal"`` with ``controlled`` other than ``"agent"``.
-    """
-    if controlled != AGENT and game.obs_type == "belief":
-        raise ValueError(f"obs_type='belief' adds the agent's belief map; the {controlled} have none (use 'dict' "
-                         "or 'vector')".replace("ghost have", "ghost has"))
-    if controlled != AGENT and game.expert == "optimal":
-        raise ValueError("expert='optimal' advises the agent (against the chasing ghost); "
-                         "a learning ghost's expert is expert='minimax'")
-
-
 class GridGhostGymEnv(AECView, gymnasium.Env):
     """The game as a standard Gymnasium env for one side; the other side is played by a policy.
 
@@ -144,7 +130,6 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
             return
         check_choice(controlled, "controlled", (*CONTROLLED_SIDES, TEAM))
         self.game = self._aec = self._make_game(render_mode, game)
-        _check_learner(self.game, controlled)
         self.duel = Duel(self.game, controlled, opponent, opponent_obs_type)
         self.controlled = controlled
         self.render_mode = self.game.render_mode
