@@ -380,11 +380,10 @@ class KernelReplay:
     def _read(self) -> dict[str, Any]:
         return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}  # type: ignore[arg-type]
 
-    def cells(self) -> tuple[tuple[int, int], Any]:
-        """``((agent row, col), (ghost row, col))`` now; a team's ghosts as a tuple of ``(row, col)``."""
+    def cells(self) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+        """``((agent row, col), ((ghost row, col), ...))`` now, the ghosts in order."""
         board = self.game.board
-        ghosts = tuple(board.position(cell) for cell in self.state.ghosts)
-        return board.position(self.state.agent), ghosts if self.game.ghosts > 1 else ghosts[0]
+        return board.position(self.state.agent), tuple(board.position(cell) for cell in self.state.ghosts)
 
     def _rewards(self, side: Side) -> tuple[float, ...]:
         """``(agent's reward, ghost's reward)``; a team's ``(agent's, each ghost's...)``."""
@@ -410,7 +409,7 @@ class KernelReplay:
         self.cycles += 1
         return self._rewards(Side.GHOST)
 
-    def explain(self, side: Side, cells: tuple[tuple[int, int], Any], where: str) -> tuple[float, ...]:
+    def explain(self, side: Side, cells: tuple[Any, Any], where: str) -> tuple[float, ...]:
         """Replay the move of ``side`` (an opponent whose action the view does not report) that
         leads to ``cells``, trying 0..3 in order (a team's joint moves in order); return its rewards.
 
@@ -439,9 +438,9 @@ class KernelReplay:
 
 
 def check_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
-    """Fail ``"kernel"`` unless a view's ``(agent, ghost)`` ``cells`` are the replay's."""
+    """Fail ``"kernel"`` unless a view's ``(agent, ghosts)`` ``cells`` are the replay's."""
     if cells != replay.cells():
-        fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
+        fail("kernel", f"{where}: the view's (agent, ghosts) cells are {cells}, the kernel's {replay.cells()}")
 
 
 def added(first: Any, second: Any) -> Any:

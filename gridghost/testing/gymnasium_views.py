@@ -100,15 +100,12 @@ def _episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int 
     return record
 
 
-def _cells(env: Any) -> tuple[tuple[int, int], Any]:
-    """The true ``(agent, ghost)`` cells, from the AEC game a gridghost Gymnasium view holds (a
-    team's ghosts as a tuple of cells)."""
+def _cells(env: Any) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """The true ``(agent, ghosts)`` cells, from the AEC game a gridghost Gymnasium view holds."""
     game = getattr(env.unwrapped, "game", None)
-    if game is None or not hasattr(game, "agent_pos"):
-        fail("kernel", "the view holds no `game` with agent_pos and ghost_pos (a gridghost AEC env)")
-    if getattr(game, "ghosts", 1) > 1:  # a team's cells, one per ghost
-        return tuple(game.agent_pos), tuple(tuple(cell) for cell in game.ghost_positions)
-    return tuple(game.agent_pos), tuple(game.ghost_pos)
+    if game is None or not hasattr(game, "ghost_positions"):
+        fail("kernel", "the view holds no `game` with agent_pos and ghost_positions (a gridghost AEC env)")
+    return tuple(game.agent_pos), tuple(tuple(cell) for cell in game.ghost_positions)
 
 
 @contract("spaces")
@@ -131,8 +128,7 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
         check_in_space(env.observation_space, observation, f"the observation after {step} steps")
         mask = info["action_mask"] if "action_mask" in info else observation["action_mask"]
         agent, ghosts = _cells(env)  # the learner's: the agent's cell, or every ghost's
-        cells = [agent] if side == "agent" else list(ghosts) if isinstance(ghosts[0], tuple) else [ghosts]
-        expected = kernel.action_masks[[kernel.board.index(cell) for cell in cells]]
+        expected = kernel.action_masks[[kernel.board.index(cell) for cell in ([agent] if side == "agent" else ghosts)]]
         expected = expected if side == "ghosts" else expected[0]
         check_mask(mask, f"the mask after {step} steps", expected)
         given = env.unwrapped.action_masks()

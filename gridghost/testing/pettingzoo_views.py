@@ -48,9 +48,9 @@ from gridghost.testing.observing import HandedOut, following, replayed_filter
 MAX_HALF_TURNS = 60
 
 
-def _cells(env: Any) -> tuple[tuple[int, int], Any]:
-    """``((agent row, col), (ghost row, col))`` from the view's global ``state()`` (channel 0 the
-    agent's, then one channel per ghost); a team's ghosts (``k >= 2``) as a tuple of ``(row, col)``."""
+def _cells(env: Any) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """``((agent row, col), ((ghost row, col), ...))`` from the view's global ``state()``
+    (channel 0 the agent's, then one channel per ghost)."""
     grid = np.asarray(env.state())
     found = []
     for channel in range(grid.shape[2] - 2):  # the agent's, each ghost's; then the goals and the turn
@@ -61,15 +61,13 @@ def _cells(env: Any) -> tuple[tuple[int, int], Any]:
         found.append((int(cells[0][0]), int(cells[0][1])))
     if len(found) < 2:
         fail("spaces", f"state() must mark the agent and at least one ghost, got {grid.shape}")
-    return found[0], found[1] if len(found) == 2 else tuple(found[1:])
+    return found[0], tuple(found[1:])
 
 
 def _cell_of(env: Any, name: str) -> tuple[int, int]:
     """The cell of the agent ``name`` (``"agent"``, ``"ghost"`` or a team's ``"ghost_<i>"``)."""
     agent, ghosts = _cells(env)
-    if name == "agent":
-        return agent
-    return ghosts[_ghosts(env).index(name)] if isinstance(ghosts[0], tuple) else ghosts
+    return agent if name == "agent" else ghosts[_ghosts(env).index(name)]
 
 
 def _ghosts(env: Any) -> list[str]:
