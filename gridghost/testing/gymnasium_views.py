@@ -417,12 +417,9 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
 
 @contract("observations")
 def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps: int = 20) -> None:
-    """Every game's row of every batch of observations is the learner's under the encoder of the
-    env's settings, applied to that game's state (its cells, the learner to move; in next-step
-    mode a game that ended shows its final state), exactly (a belief map is held to a
-    probability map); in same-step mode each final observation (``infos["final_obs"]``) is the
-    learner's of a state the kernel can end that turn in, with the ends reported. A batch handed
-    out does not change as the env steps on.
+    """As :func:`~gridghost.testing.batched_views.check_batched_observations` for the learner's
+    rows (its final observations: ``infos["final_obs"]``); a batch handed out does not change as
+    the env steps on.
 
     Raises:
         AssertionError: ``"observations: ..."``.

@@ -225,13 +225,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
     limit = config_of(env).max_cycles
     for episode in range(episodes):
         for where, replay, played in _aec_replayed(env, seed + episode):
-            if played is not None:  # the half-turn before: the kernel's rewards and end
-                _compare_rewards(env.rewards, played[1], played[0], ("agent", *_ghosts(env)))
-                if any(env.terminations.values()) != replay.over:
-                    fail("kernel", f"{played[0]}: terminations {env.terminations}, the kernel's game over: "
-                                   f"{replay.over}")
-            check_cells(replay, _cells(env), where)
-            _compare_readings(replay, env.infos.get("agent", {}), where)
+            _compare(env, replay, where, played, (None, env.rewards, env.terminations, env.truncations, env.infos))
             if env.agents:
                 _, _, termination, truncation, _ = env.last()
                 _compare_ends(replay, termination, truncation, limit, f"{where}, last() of {env.agent_selection!r}")
@@ -297,15 +291,21 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
     handed.check()
 
 
-def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, players: tuple[str, ...]) -> None:
-    """Every reward the view reports is the kernel's for that player (``expected``: the agent's,
-    then each ghost's, in the order of ``players``)."""
-    kernel = dict(zip(players, expected, strict=False))
-    if any(float(reward) != kernel.get(name) for name, reward in rewards.items()):
-        fail("kernel", f"{where}: rewards {dict(rewards)}, the kernel's {kernel}")
-
-
-def _compare_readings(replay: KernelReplay, info: dict[str, Any], where: str) -> None:
+def _compare(env: Any, replay: KernelReplay, where: str, played: tuple[str, tuple[float, ...]] | None,
+             returned: tuple[Any, ...]) -> None:
+    """The view at ``where`` against ``replay``: its cells and the colour readings of the
+    ``infos`` it ``returned`` (a parallel step's returns, or the AEC env's dicts in their
+    order); after a half-turn (or step) ``played`` (``(where, the kernel's rewards)``), every
+    reward it reports the kernel's for that player and its ends as :func:`_compare_ends` says."""
+    if played is not None:
+        _, rewards, terminations, truncations, _ = returned
+        kernel = dict(zip(("agent", *_ghosts(env)), played[1], strict=False))
+        if any(float(reward) != kernel.get(name) for name, reward in rewards.items()):
+            fail("kernel", f"{played[0]}: rewards {dict(rewards)}, the kernel's {kernel}")
+        _compare_ends(replay, any(terminations.values()), any(truncations.values()), config_of(env).max_cycles,
+                      played[0])
+    check_cells(replay, _cells(env), where)
+    info = returned[-1].get("agent", {})
     for name, reading in replay.readings.items():
         if name in info and isinstance(info[name], (int, np.integer)) and int(info[name]) != reading:
             fail("kernel", f"{where}: info[{name!r}] is {info[name]}, the kernel's draw reads {reading}")
@@ -455,15 +455,9 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
         AssertionError: ``"kernel: ..."``.
     """
     env = make_env()
-    limit = config_of(env).max_cycles
     for episode in range(episodes):
         for where, replay, returned, played in _parallel_replayed(env, seed + episode):
-            if played is not None:  # the step before: the kernel's rewards and ends
-                _, rewards, terminations, truncations, _ = returned
-                _compare_rewards(rewards, played[1], played[0], ("agent", *_ghosts(env)))
-                _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, played[0])
-            check_cells(replay, _cells(env), where)
-            _compare_readings(replay, returned[-1].get("agent", {}), where)
+            _compare(env, replay, where, played, returned)
 
 
 def _parallel_replayed(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any, Any]]:
