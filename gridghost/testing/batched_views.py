@@ -26,6 +26,7 @@ from gridghost.testing.common import (
     check_in_space,
     check_mask,
     check_seeded,
+    check_zero_sum,
     contract,
     fail,
     kernel_of,
@@ -210,10 +211,7 @@ def check_sides_sum_to_zero(kernel: Any, ghosts: str, unit: str, run: Callable[[
     if kernel.ghost_rewards != kernel.agent_rewards.negated() or kernel.credit != "team":
         return
     for call, rewards in enumerate(run()):
-        agent = np.asarray(rewards["agent"])
-        total = agent.reshape(-1, 1) + np.asarray(rewards[ghosts]).reshape(len(agent), -1)
-        if total.any():
-            fail("zero-sum", f"{unit} {call}: the sides' rewards sum to {total}, not 0")
+        check_zero_sum({"agent": rewards["agent"], ghosts: rewards[ghosts]}, f"{unit} {call}")
 
 
 @contract("pickling")

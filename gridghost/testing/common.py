@@ -100,19 +100,6 @@ def arguments_checked(function: CheckT) -> CheckT:
     return cast(CheckT, run)
 
 
-def _building(name: str, maker: str, make: Callable[[], Any]) -> Callable[[], Any]:
-    """``make`` whose exceptions fail the contract ``name``, saying that building the view raised."""
-
-    def build() -> Any:
-        try:
-            return make()
-        except Exception as error:
-            raise AssertionError(f"{name}: building the view raised {type(error).__name__} ({error}): {maker}() "
-                                 "must return a fresh view") from error
-
-    return build
-
-
 def contract(name: str) -> Callable[[CheckT], CheckT]:
     """A check of the contract ``name``.
 
@@ -134,7 +121,16 @@ def contract(name: str) -> Callable[[CheckT], CheckT]:
         def run(*args: Any, **kwargs: Any) -> None:
             bound = checked_arguments(check, args, kwargs)
             maker = next(parameter for parameter in bound.arguments if parameter in MAKERS)
-            bound.arguments[maker] = _building(name, maker, bound.arguments[maker])
+            make = bound.arguments[maker]
+
+            def build() -> Any:  # ``make``, its exceptions failing the contract
+                try:
+                    return make()
+                except Exception as error:
+                    raise AssertionError(f"{name}: building the view raised {type(error).__name__} ({error}): "
+                                         f"{maker}() must return a fresh view") from error
+
+            bound.arguments[maker] = build
             try:
                 check(*bound.args, **bound.kwargs)
             except AssertionError:
@@ -325,16 +321,18 @@ def zero_sum_by_default(view: Any) -> bool:
             and getattr(config, "ghost_credit", "team") == "team")
 
 
-def check_zero_sum(rewards: Mapping[str, float], where: str) -> None:
-    """The agent's reward (or return) and each ghost's sum to exactly 0 (for one ghost: the two sides').
+def check_zero_sum(rewards: Mapping[str, Any], where: str) -> None:
+    """The agent's reward (or return) and each ghost's sum to exactly 0 (for one ghost: the two
+    sides'); a batch's game by game (the agent's ``[N]``, the ghosts' side's ``[N]`` or ``[N, k]``).
 
     Raises:
         AssertionError: ``"zero-sum: ..."``.
     """
+    agent = np.asarray(rewards.get("agent", 0.0))
     for name, reward in rewards.items():
-        if name != "agent" and rewards.get("agent", 0.0) + reward != 0.0:
-            fail("zero-sum", f"{where}: the agent's {rewards.get('agent', 0.0)} and {name}'s {reward} do not sum "
-                             f"to 0: {dict(rewards)}")
+        total = agent.reshape(-1, 1) + np.asarray(reward).reshape(agent.size, -1)
+        if name != "agent" and total.any():
+            fail("zero-sum", f"{where}: the agent's {agent} and {name}'s {reward} sum to {total.ravel()}, not 0")
 
 
 class KernelReplay:
