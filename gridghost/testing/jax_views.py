@@ -119,14 +119,6 @@ def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[An
     return record
 
 
-def _cells(kernel: Any, state: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Each game's ``(agent cells, ghost cells)`` (a team's ``[N, k]``) on its map, from its state."""
-    if hasattr(state, "ghosts"):  # a team's: the cells themselves, global
-        return np.asarray(state.agent) % kernel.num_cells, np.asarray(state.ghosts) % kernel.num_cells
-    local = np.asarray(state.state) % kernel.num_cells**2
-    return np.divmod(local, kernel.num_cells)
-
-
 @contract("spaces")
 def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its side's ``observation_space``; ``action_space`` is
@@ -139,33 +131,24 @@ def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> N
     import gymnasium
 
     view = make_view()
-    kernel, rng = _kernel(view), np.random.default_rng(seed)
-    masks_at = kernel.action_masks.astype(bool)
-    sides = _sides(view)
-    observations, state = view.batch_reset(_key(seed), NUM_GAMES)
+    engine, rng = _Engine(view), np.random.default_rng(seed)
+    for side in _sides(view):
+        wanted = gymnasium.spaces.MultiDiscrete([NUM_ACTIONS] * _team(view)) if side == "ghosts" else \
+            gymnasium.spaces.Discrete(NUM_ACTIONS)
+        if view.action_space(side) != view.action_space(side) or view.action_space(side) != wanted:
+            fail("spaces", f"action_space({side!r}) must be {wanted}")
+    observations = engine.reset(seed)
     for step in range(STEPS):
-        agents, ghosts = _cells(kernel, state)
-        for side in sides:
-            space = view.observation_space(side)
-            wanted = gymnasium.spaces.MultiDiscrete([NUM_ACTIONS] * _team(view)) if side == "ghosts" else \
-                gymnasium.spaces.Discrete(NUM_ACTIONS)
-            if view.action_space(side) != view.action_space(side) or view.action_space(side) != wanted:
-                fail("spaces", f"action_space({side!r}) must be {wanted}")
-            rows = np.asarray(observations[side] if _two_sided(view) else observations)
+        for side, rows in observations.items():
             for row, observation in enumerate(rows):
-                check_in_space(space, observation, f"{side}'s observation {row} at step {step}")
-        if _two_sided(view):
-            masks = _host(_jitted(view, "get_avail_actions")(state))
-            mover = np.asarray(state.to_move)
-            for row in range(NUM_GAMES):
-                side = sides[int(mover[row])]
-                cell = agents[row] if side == "agent" else ghosts[row]
-                check_mask(masks[side][row], f"{side}'s avail actions, game {row}", masks_at[cell], bool)
-        else:
-            cells = agents if view.controlled == "agent" else ghosts
-            check_mask(_host(_jitted(view, "action_masks")(state)), "action_masks", masks_at[cells], bool)
-        observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
-                                                               _actions(view, state, rng))
+                check_in_space(view.observation_space(side), observation, f"{side}'s observation {row} at step {step}")
+        side = _sides(view)[step % 2] if _two_sided(view) else view.controlled  # both sides: turns in every game
+        masks = _host(_jitted(view, "get_avail_actions")(engine.state))[side] if _two_sided(view) else \
+            _host(_jitted(view, "action_masks")(engine.state))
+        cells = engine.positions[side != "agent"]
+        check_mask(masks, f"{side}'s action masks at step {step}", engine.kernel.action_masks[cells].astype(bool), bool)
+        observations = (engine.step_agent if side == "agent" else engine.step_ghost)(
+            rng.integers(NUM_ACTIONS, size=_action_shape(view, side, NUM_GAMES))).observations
 
 
 @contract("determinism")
@@ -229,11 +212,10 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
 
 @contract("kernel")
 def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) -> None:
-    """Every game plays the kernel's game (each step an outcome of the kernel's with a positive
-    probability, its rewards in ``float32`` and its end) and restarts in the step it ended in
-    (same-step, as gymnax and JaxMARL: both sides at the end of the turn), from a start state
-    (with exploring starts, any state with the two apart and the agent off the goals), as
-    :func:`~gridghost.testing.batched_views.check_engine_moves` holds an engine to it.
+    """As :func:`~gridghost.testing.batched_views.check_batched_autoreset_and_kernel` in
+    same-step mode (as gymnax and JaxMARL: both sides at the end of the turn), the rewards in
+    ``float32``; with exploring starts a game restarts in any state with the two apart and the
+    agent off the goals.
 
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
@@ -252,11 +234,9 @@ def _float32(reward: Any) -> Any:
 
 @contract("observations")
 def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
-    """Every game's observation by every observing side (both, or the learner) is that side's
-    under the encoder of the engine's settings, applied to the game's state: its cells, the side
-    to move (the learner for one side), over where the agent stands on a goal or on the ghost's
-    cell (a game that ended in the agent's half shows its final state in that step), exactly, as
-    :func:`~gridghost.testing.batched_views.check_engine_observations` holds an engine to it.
+    """As :func:`~gridghost.testing.batched_views.check_batched_observations` in same-step mode:
+    every game's observation by every observing side (both, or the learner) is that side's of
+    the game's state (a game that ended in the agent's half shows its final state in that step).
 
     Raises:
         AssertionError: ``"observations: ..."``.
@@ -272,6 +252,9 @@ class _Engine:
 
     Args:
         view: the JAX view.
+
+    Attributes:
+        state: the batch of the games' states.
     """
 
     autoreset_mode, num_games = "same_step", NUM_GAMES
@@ -285,19 +268,23 @@ class _Engine:
         self.explore_starts = float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0
         self.step_agent = functools.partial(self._step, "agent")
         self.step_ghost = functools.partial(self._step, _sides(view)[-1])
-        self._seed, self._calls, self._state = 0, 0, None
+        self._seed, self._calls = 0, 0
+        self.state: Any = None
 
     @property
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
-        """The games' ``(agent cells, ghost cells)``."""
-        return _cells(self.kernel, self._state)
+        """The games' ``(agent cells, ghost cells)`` (a team's ``[N, k]``) on their map."""
+        cells = self.kernel.num_cells
+        if hasattr(self.state, "ghosts"):  # a team's: the cells themselves, global
+            return np.asarray(self.state.agent) % cells, np.asarray(self.state.ghosts) % cells
+        return np.divmod(np.asarray(self.state.state) % cells**2, cells)
 
     def _by_side(self, observations: Any) -> dict[str, Any]:
         return _host(observations) if _two_sided(self.view) else {self.controlled: _host(observations)}
 
     def reset(self, seed: int) -> dict[str, Any]:
         """The view's ``batch_reset`` from ``seed``'s key; its observations by side."""
-        observations, self._state = self.view.batch_reset(_key(seed), NUM_GAMES)
+        observations, self.state = self.view.batch_reset(_key(seed), NUM_GAMES)
         self._seed, self._calls = seed, 0
         return self._by_side(observations)
 
@@ -307,8 +294,8 @@ class _Engine:
             chosen = {name: chosen if name == side else np.zeros(_action_shape(self.view, name, NUM_GAMES), np.int32)
                       for name in self.view.agents}
         self._calls += 1
-        observations, self._state, rewards, dones, infos = _host(
-            _jitted(self.view, "batch_step")(_key(self._seed + self._calls), self._state, chosen))
+        observations, self.state, rewards, dones, infos = _host(
+            _jitted(self.view, "batch_step")(_key(self._seed + self._calls), self.state, chosen))
         terminations = np.asarray(infos["terminated"])
         done = np.asarray(dones["__all__"] if _two_sided(self.view) else dones)
         turn_over = side != "agent" or not _two_sided(self.view)  # a game ends its turn in the ghost's half
