@@ -64,10 +64,11 @@ def _cells(env: Any) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
     return found[0], tuple(found[1:])
 
 
-def _cell_of(env: Any, name: str) -> tuple[int, int]:
-    """The cell of the agent ``name`` (``"agent"``, ``"ghost"`` or a team's ``"ghost_<i>"``)."""
+def _kernel_mask(env: Any, kernel: Any, name: str) -> np.ndarray:
+    """The kernel's action mask at the cell of the agent ``name`` (``"agent"``, ``"ghost"`` or a
+    team's ``"ghost_<i>"``)."""
     agent, ghosts = _cells(env)
-    return agent if name == "agent" else ghosts[_ghosts(env).index(name)]
+    return kernel.action_masks[kernel.board.index(agent if name == "agent" else ghosts[_ghosts(env).index(name)])]
 
 
 def _ghosts(env: Any) -> list[str]:
@@ -140,8 +141,7 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
         for other in env.agents:
             check_in_space(env.observation_space(other), env.observe(other), f"observe({other!r})")
         mask = _mask_of(observation, info)
-        cell = _cell_of(env, name)
-        expected = None if termination or truncation else kernel.action_masks[kernel.board.index(cell)]
+        expected = None if termination or truncation else _kernel_mask(env, kernel, name)
         check_mask(mask, f"{name}'s action mask", expected)
         if previous is not None:
             check_private_mask(previous, mask, f"{name}'s action mask")
@@ -373,8 +373,7 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
             check_in_space(env.observation_space(name), observation, f"{name}'s observation")
             mask = _mask_of(observation, infos[name])
             if name in movers and not ended:
-                expected = kernel.action_masks[kernel.board.index(_cell_of(env, name))]
-                check_mask(mask, f"the mover {name}'s action mask", expected)
+                check_mask(mask, f"the mover {name}'s action mask", _kernel_mask(env, kernel, name))
             else:
                 check_mask(mask, f"the waiting {name}'s action mask")
                 if int(np.sum(mask)) != 1:
