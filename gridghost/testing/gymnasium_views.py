@@ -41,12 +41,7 @@ from gridghost.testing.common import (
     random_actions,
     rest_of_episode,
 )
-from gridghost.testing.observing import (
-    HandedOut,
-    following,
-    replayed_filter,
-    stacked_pairs,
-)
+from gridghost.testing.observing import HandedOut, check_replayed, replayed_filter
 
 #: How many steps the checks play at most per episode.
 MAX_STEPS = 40
@@ -261,17 +256,9 @@ def check_gymnasium_observations(make_env: Callable[[], Any], seed: int = 0) -> 
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    side = _side(env)
-    names = ghost_names(config_of(env).ghosts) if side == "ghosts" else (side,)
-    handed, expected = HandedOut(), None
-    for where, (observation, *_), replay, _ in _replayed_steps(env, seed, belief=True):
-        if expected is None:
-            expected = following(env, replay)  # one replay throughout
-        pairs = [expected.of(name, replay.state) for name in names]
-        want = stacked_pairs(pairs, names) if side == "ghosts" else pairs[0]
-        expected.check(observation, want, f"{where}: the observation")
-        handed.keep(observation, f"the observation of {where}")
-    handed.check()
+    observer = ghost_names(config_of(env).ghosts) if _side(env) == "ghosts" else _side(env)
+    check_replayed(env, ((replay, [(result[0], observer, f"{where}: the observation")])
+                         for where, result, replay, _ in _replayed_steps(env, seed, belief=True)))
 
 
 #: The single-agent checks, in the order :func:`gymnasium_conformance` runs them.

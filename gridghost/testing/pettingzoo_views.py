@@ -42,7 +42,7 @@ from gridghost.testing.common import (
     rest_of_episode,
     zero_sum_by_default,
 )
-from gridghost.testing.observing import HandedOut, following, replayed_filter
+from gridghost.testing.observing import check_replayed, replayed_filter
 
 #: How many half-turns the checks play at most per episode (episodes usually end sooner).
 MAX_HALF_TURNS = 60
@@ -278,17 +278,13 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    handed, expected = HandedOut(), None
-    for where, replay, _ in _aec_replayed(env, seed, belief=True):
-        if expected is None:
-            expected = following(env, replay)  # one replay throughout
-        mover, (observation, *_) = env.agent_selection, env.last()
-        for name in (None, *env.agents):  # None: last()'s observation, each compared as it comes
-            got = observation if name is None else env.observe(name)
-            what = f"{where}: last()'s observation of {mover!r}" if name is None else f"{where}: observe({name!r})"
-            expected.check(got, expected.of(mover if name is None else name, replay.state), what)
-            handed.keep(got, what)
-    handed.check()
+
+    def seen(where: str) -> Iterator[tuple[Any, str, str]]:  # each compared as it comes
+        mover = env.agent_selection
+        yield env.last()[0], mover, f"{where}: last()'s observation of {mover!r}"
+        yield from ((env.observe(name), name, f"{where}: observe({name!r})") for name in env.agents)
+
+    check_replayed(env, ((replay, seen(where)) for where, replay, _ in _aec_replayed(env, seed, belief=True)))
 
 
 def _compare(env: Any, replay: KernelReplay, where: str, played: tuple[str, tuple[float, ...]] | None,
@@ -508,15 +504,9 @@ def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> N
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    handed, expected = HandedOut(), None
-    for where, replay, (observations, *_), _ in _parallel_replayed(env, seed, belief=True):
-        if expected is None:
-            expected = following(env, replay, both_observe=True)  # one replay throughout
-        for name, observation in observations.items():
-            what = f"{where}: {name!r}'s observation"
-            expected.check(observation, expected.of(name, replay.state), what)
-            handed.keep(observation, what)
-    handed.check()
+    check_replayed(env, ((replay, [(observation, name, f"{where}: {name!r}'s observation")
+                                   for name, observation in returned[0].items()])
+                         for where, replay, returned, _ in _parallel_replayed(env, seed, belief=True)), True)
 
 
 #: The parallel checks, in the order :func:`parallel_conformance` runs them.
