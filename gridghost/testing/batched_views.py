@@ -26,6 +26,7 @@ from gridghost.testing.common import (
     check_in_space,
     check_mask,
     check_seeded,
+    check_zero_sum,
     contract,
     fail,
     kernel_of,
@@ -210,10 +211,7 @@ def check_sides_sum_to_zero(kernel: Any, ghosts: str, unit: str, run: Callable[[
     if kernel.ghost_rewards != kernel.agent_rewards.negated() or kernel.credit != "team":
         return
     for call, rewards in enumerate(run()):
-        agent = np.asarray(rewards["agent"])
-        total = agent.reshape(-1, 1) + np.asarray(rewards[ghosts]).reshape(len(agent), -1)
-        if total.any():
-            fail("zero-sum", f"{unit} {call}: the sides' rewards sum to {total}, not 0")
+        check_zero_sum({"agent": rewards["agent"], ghosts: rewards[ghosts]}, f"{unit} {call}")
 
 
 @contract("pickling")
@@ -275,8 +273,10 @@ def check_batched_autoreset_and_kernel(make_game: Callable[[], Any], seed: int =
 
 def check_engine_moves(game: Any, seed: int, steps: int = STEPS, pay: Callable[[Any], Any] | None = None) -> None:
     """The kernel and auto-reset contracts of an engine ``game``, not yet reset (a
-    :class:`~gridghost.batched.BatchedGame`, or a vector env seen as one), as
-    :func:`check_batched_autoreset_and_kernel` says, for ``steps`` turns from ``seed``.
+    :class:`~gridghost.batched.BatchedGame`, or a vector env or a JAX view seen as one), as
+    :func:`check_batched_autoreset_and_kernel` says, for ``steps`` turns from ``seed``; with a
+    true ``explore_starts`` a game may restart in any state with the agent off the goals and no
+    ghost on its cell.
 
     Args:
         pay: a learner's reward as the engine pays it from the kernel's (a vector env's learning
@@ -288,6 +288,12 @@ def check_engine_moves(game: Any, seed: int, steps: int = STEPS, pay: Callable[[
     kernel, rng = kernel_of(game, game.layouts[0]), np.random.default_rng(seed)
     learner = game.controlled or "agent"
     starts, opening = learner_starts(kernel, learner)
+
+    def started(cells: tuple[int, tuple[int, ...]]) -> bool:
+        if getattr(game, "explore_starts", False):  # any state with the agent off the goals and no ghost on its cell
+            return not kernel.goals[cells[0]] and cells[0] not in cells[1]
+        return cells in starts
+
     nothing = (0.0,) * game.ghosts if learner == "ghosts" else 0.0
     game.reset(seed=seed)
     n = game.num_games
@@ -306,10 +312,11 @@ def check_engine_moves(game: Any, seed: int, steps: int = STEPS, pay: Callable[[
                 cells = row_cells(after, row)
                 reward = tuple(rewards[row].tolist()) if np.ndim(rewards[row]) else float(rewards[row])  # a team's
                 reset_now = bool(done[row]) and turn_over and game.autoreset_mode == "same_step"
-                if reset_now and cells not in starts:
+                if reset_now and not started(cells):
                     fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
                 if restarting[row] or ended[row]:
-                    if np.any(rewards[row] != 0.0) or (restarting[row] and (done[row] or cells not in starts)):
+                    paid = any(np.any(values[row] != 0.0) for values in result.rewards.values())  # any side's
+                    if paid or (restarting[row] and (done[row] or not started(cells))):
                         fail("auto-reset", f"{where}: a finished game's next call restarts it with reward 0; got "
                                            f"cells {cells}, reward {reward}, done {done[row]}")
                     continue
@@ -377,7 +384,7 @@ def check_batched_observations(make_game: Callable[[], Any], seed: int = 0, turn
 
 def check_engine_observations(game: Any, seed: int, turns: int, handed: HandedOut | None = None) -> None:
     """The observations contract of an engine ``game``, not yet reset (a
-    :class:`~gridghost.batched.BatchedGame`, or a vector env seen as one), as
+    :class:`~gridghost.batched.BatchedGame`, or a vector env or a JAX view seen as one), as
     :func:`check_batched_observations` says, for ``turns`` turns from ``seed``.
 
     Args:
@@ -408,7 +415,7 @@ def check_engine_observations(game: Any, seed: int, turns: int, handed: HandedOu
             observations, turn_over = result.observations, side == calls[-1]
             done_in_turn |= result.terminations | result.truncations
             where = f"turn {turn}, after the {side}'s call"
-            for index, row in enumerate(result.final_games):
+            for index, row in enumerate(result.final_games if result.final_observations else ()):
                 state, action = row_move(kernel, before, actions, row, side)
                 ended_in = Outcome.CAUGHT if state.agent in state.ghosts else Outcome.GOAL  # if it ended before
                 finals = [state._replace(turn=Side.GHOST, outcome=ended_in)] if ended_before[row] else final_states(

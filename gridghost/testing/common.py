@@ -100,19 +100,6 @@ def arguments_checked(function: CheckT) -> CheckT:
     return cast(CheckT, run)
 
 
-def _building(name: str, maker: str, make: Callable[[], Any]) -> Callable[[], Any]:
-    """``make`` whose exceptions fail the contract ``name``, saying that building the view raised."""
-
-    def build() -> Any:
-        try:
-            return make()
-        except Exception as error:
-            raise AssertionError(f"{name}: building the view raised {type(error).__name__} ({error}): {maker}() "
-                                 "must return a fresh view") from error
-
-    return build
-
-
 def contract(name: str) -> Callable[[CheckT], CheckT]:
     """A check of the contract ``name``.
 
@@ -134,7 +121,16 @@ def contract(name: str) -> Callable[[CheckT], CheckT]:
         def run(*args: Any, **kwargs: Any) -> None:
             bound = checked_arguments(check, args, kwargs)
             maker = next(parameter for parameter in bound.arguments if parameter in MAKERS)
-            bound.arguments[maker] = _building(name, maker, bound.arguments[maker])
+            make = bound.arguments[maker]
+
+            def build() -> Any:  # ``make``, its exceptions failing the contract
+                try:
+                    return make()
+                except Exception as error:
+                    raise AssertionError(f"{name}: building the view raised {type(error).__name__} ({error}): "
+                                         f"{maker}() must return a fresh view") from error
+
+            bound.arguments[maker] = build
             try:
                 check(*bound.args, **bound.kwargs)
             except AssertionError:
@@ -325,16 +321,18 @@ def zero_sum_by_default(view: Any) -> bool:
             and getattr(config, "ghost_credit", "team") == "team")
 
 
-def check_zero_sum(rewards: Mapping[str, float], where: str) -> None:
-    """The agent's reward (or return) and each ghost's sum to exactly 0 (for one ghost: the two sides').
+def check_zero_sum(rewards: Mapping[str, Any], where: str) -> None:
+    """The agent's reward (or return) and each ghost's sum to exactly 0 (for one ghost: the two
+    sides'); a batch's game by game (the agent's ``[N]``, the ghosts' side's ``[N]`` or ``[N, k]``).
 
     Raises:
         AssertionError: ``"zero-sum: ..."``.
     """
+    agent = np.asarray(rewards.get("agent", 0.0))
     for name, reward in rewards.items():
-        if name != "agent" and rewards.get("agent", 0.0) + reward != 0.0:
-            fail("zero-sum", f"{where}: the agent's {rewards.get('agent', 0.0)} and {name}'s {reward} do not sum "
-                             f"to 0: {dict(rewards)}")
+        total = agent.reshape(-1, 1) + np.asarray(reward).reshape(agent.size, -1)
+        if name != "agent" and total.any():
+            fail("zero-sum", f"{where}: the agent's {agent} and {name}'s {reward} sum to {total.ravel()}, not 0")
 
 
 class KernelReplay:
@@ -380,11 +378,10 @@ class KernelReplay:
     def _read(self) -> dict[str, Any]:
         return {sensor.name: sensor.measure(self.state, self.rng) for sensor in self.sensors}  # type: ignore[arg-type]
 
-    def cells(self) -> tuple[tuple[int, int], Any]:
-        """``((agent row, col), (ghost row, col))`` now; a team's ghosts as a tuple of ``(row, col)``."""
+    def cells(self) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+        """``((agent row, col), ((ghost row, col), ...))`` now, the ghosts in order."""
         board = self.game.board
-        ghosts = tuple(board.position(cell) for cell in self.state.ghosts)
-        return board.position(self.state.agent), ghosts if self.game.ghosts > 1 else ghosts[0]
+        return board.position(self.state.agent), tuple(board.position(cell) for cell in self.state.ghosts)
 
     def _rewards(self, side: Side) -> tuple[float, ...]:
         """``(agent's reward, ghost's reward)``; a team's ``(agent's, each ghost's...)``."""
@@ -410,7 +407,7 @@ class KernelReplay:
         self.cycles += 1
         return self._rewards(Side.GHOST)
 
-    def explain(self, side: Side, cells: tuple[tuple[int, int], Any], where: str) -> tuple[float, ...]:
+    def explain(self, side: Side, cells: tuple[Any, Any], where: str) -> tuple[float, ...]:
         """Replay the move of ``side`` (an opponent whose action the view does not report) that
         leads to ``cells``, trying 0..3 in order (a team's joint moves in order); return its rewards.
 
@@ -439,9 +436,9 @@ class KernelReplay:
 
 
 def check_cells(replay: KernelReplay, cells: tuple[Any, Any], where: str) -> None:
-    """Fail ``"kernel"`` unless a view's ``(agent, ghost)`` ``cells`` are the replay's."""
+    """Fail ``"kernel"`` unless a view's ``(agent, ghosts)`` ``cells`` are the replay's."""
     if cells != replay.cells():
-        fail("kernel", f"{where}: the view's (agent, ghost) cells are {cells}, the kernel's {replay.cells()}")
+        fail("kernel", f"{where}: the view's (agent, ghosts) cells are {cells}, the kernel's {replay.cells()}")
 
 
 def added(first: Any, second: Any) -> Any:

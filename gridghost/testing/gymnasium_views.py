@@ -41,12 +41,7 @@ from gridghost.testing.common import (
     random_actions,
     rest_of_episode,
 )
-from gridghost.testing.observing import (
-    HandedOut,
-    following,
-    replayed_filter,
-    stacked_pairs,
-)
+from gridghost.testing.observing import HandedOut, check_replayed, replayed_filter
 
 #: How many steps the checks play at most per episode.
 MAX_STEPS = 40
@@ -100,15 +95,12 @@ def _episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int 
     return record
 
 
-def _cells(env: Any) -> tuple[tuple[int, int], Any]:
-    """The true ``(agent, ghost)`` cells, from the AEC game a gridghost Gymnasium view holds (a
-    team's ghosts as a tuple of cells)."""
+def _cells(env: Any) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """The true ``(agent, ghosts)`` cells, from the AEC game a gridghost Gymnasium view holds."""
     game = getattr(env.unwrapped, "game", None)
-    if game is None or not hasattr(game, "agent_pos"):
-        fail("kernel", "the view holds no `game` with agent_pos and ghost_pos (a gridghost AEC env)")
-    if getattr(game, "ghosts", 1) > 1:  # a team's cells, one per ghost
-        return tuple(game.agent_pos), tuple(tuple(cell) for cell in game.ghost_positions)
-    return tuple(game.agent_pos), tuple(game.ghost_pos)
+    if game is None or not hasattr(game, "ghost_positions"):
+        fail("kernel", "the view holds no `game` with agent_pos and ghost_positions (a gridghost AEC env)")
+    return tuple(game.agent_pos), tuple(tuple(cell) for cell in game.ghost_positions)
 
 
 @contract("spaces")
@@ -131,8 +123,7 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
         check_in_space(env.observation_space, observation, f"the observation after {step} steps")
         mask = info["action_mask"] if "action_mask" in info else observation["action_mask"]
         agent, ghosts = _cells(env)  # the learner's: the agent's cell, or every ghost's
-        cells = [agent] if side == "agent" else list(ghosts) if isinstance(ghosts[0], tuple) else [ghosts]
-        expected = kernel.action_masks[[kernel.board.index(cell) for cell in cells]]
+        expected = kernel.action_masks[[kernel.board.index(cell) for cell in ([agent] if side == "agent" else ghosts)]]
         expected = expected if side == "ghosts" else expected[0]
         check_mask(mask, f"the mask after {step} steps", expected)
         given = env.unwrapped.action_masks()
@@ -265,17 +256,9 @@ def check_gymnasium_observations(make_env: Callable[[], Any], seed: int = 0) -> 
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    side = _side(env)
-    names = ghost_names(config_of(env).ghosts) if side == "ghosts" else (side,)
-    handed, expected = HandedOut(), None
-    for where, (observation, *_), replay, _ in _replayed_steps(env, seed, belief=True):
-        if expected is None:
-            expected = following(env, replay)  # one replay throughout
-        pairs = [expected.of(name, replay.state) for name in names]
-        want = stacked_pairs(pairs, names) if side == "ghosts" else pairs[0]
-        expected.check(observation, want, f"{where}: the observation")
-        handed.keep(observation, f"the observation of {where}")
-    handed.check()
+    observer = ghost_names(config_of(env).ghosts) if _side(env) == "ghosts" else _side(env)
+    check_replayed(env, ((replay, [(result[0], observer, f"{where}: the observation")])
+                         for where, result, replay, _ in _replayed_steps(env, seed, belief=True)))
 
 
 #: The single-agent checks, in the order :func:`gymnasium_conformance` runs them.
@@ -421,12 +404,9 @@ def check_vector_autoreset_and_kernel(make_env: Callable[[], Any], seed: int = 0
 
 @contract("observations")
 def check_vector_observations(make_env: Callable[[], Any], seed: int = 0, steps: int = 20) -> None:
-    """Every game's row of every batch of observations is the learner's under the encoder of the
-    env's settings, applied to that game's state (its cells, the learner to move; in next-step
-    mode a game that ended shows its final state), exactly (a belief map is held to a
-    probability map); in same-step mode each final observation (``infos["final_obs"]``) is the
-    learner's of a state the kernel can end that turn in, with the ends reported. A batch handed
-    out does not change as the env steps on.
+    """As :func:`~gridghost.testing.batched_views.check_batched_observations` for the learner's
+    rows (its final observations: ``infos["final_obs"]``); a batch handed out does not change as
+    the env steps on.
 
     Raises:
         AssertionError: ``"observations: ..."``.

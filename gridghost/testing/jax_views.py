@@ -17,16 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.core.rules import NUM_ACTIONS
 from gridghost.testing.batched_views import (
     bad_batches,
-    cells_of,
-    check_move,
-    check_rows,
+    check_engine_moves,
+    check_engine_observations,
     check_sides_sum_to_zero,
-    learner_starts,
-    row_cells,
-    state_of,
 )
 from gridghost.testing.common import (
     arguments_checked,
@@ -40,7 +36,6 @@ from gridghost.testing.common import (
     fail,
     kernel_of,
 )
-from gridghost.testing.observing import Expected
 
 #: Games per batch and steps per run the checks play.
 NUM_GAMES, STEPS = 4, 20
@@ -124,14 +119,6 @@ def _run(view: Any, seed: int, steps: int = STEPS, state: Any = None) -> list[An
     return record
 
 
-def _cells(kernel: Any, state: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Each game's ``(agent cells, ghost cells)`` (a team's ``[N, k]``) on its map, from its state."""
-    if hasattr(state, "ghosts"):  # a team's: the cells themselves, global
-        return np.asarray(state.agent) % kernel.num_cells, np.asarray(state.ghosts) % kernel.num_cells
-    local = np.asarray(state.state) % kernel.num_cells**2
-    return np.divmod(local, kernel.num_cells)
-
-
 @contract("spaces")
 def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its side's ``observation_space``; ``action_space`` is
@@ -144,33 +131,24 @@ def check_jax_spaces_and_masks(make_view: Callable[[], Any], seed: int = 0) -> N
     import gymnasium
 
     view = make_view()
-    kernel, rng = _kernel(view), np.random.default_rng(seed)
-    masks_at = kernel.action_masks.astype(bool)
-    sides = _sides(view)
-    observations, state = view.batch_reset(_key(seed), NUM_GAMES)
+    engine, rng = _Engine(view), np.random.default_rng(seed)
+    for side in _sides(view):
+        wanted = gymnasium.spaces.MultiDiscrete([NUM_ACTIONS] * _team(view)) if side == "ghosts" else \
+            gymnasium.spaces.Discrete(NUM_ACTIONS)
+        if view.action_space(side) != view.action_space(side) or view.action_space(side) != wanted:
+            fail("spaces", f"action_space({side!r}) must be {wanted}")
+    observations = engine.reset(seed)
     for step in range(STEPS):
-        agents, ghosts = _cells(kernel, state)
-        for side in sides:
-            space = view.observation_space(side)
-            wanted = gymnasium.spaces.MultiDiscrete([NUM_ACTIONS] * _team(view)) if side == "ghosts" else \
-                gymnasium.spaces.Discrete(NUM_ACTIONS)
-            if view.action_space(side) != view.action_space(side) or view.action_space(side) != wanted:
-                fail("spaces", f"action_space({side!r}) must be {wanted}")
-            rows = np.asarray(observations[side] if _two_sided(view) else observations)
+        for side, rows in observations.items():
             for row, observation in enumerate(rows):
-                check_in_space(space, observation, f"{side}'s observation {row} at step {step}")
-        if _two_sided(view):
-            masks = _host(_jitted(view, "get_avail_actions")(state))
-            mover = np.asarray(state.to_move)
-            for row in range(NUM_GAMES):
-                side = sides[int(mover[row])]
-                cell = agents[row] if side == "agent" else ghosts[row]
-                check_mask(masks[side][row], f"{side}'s avail actions, game {row}", masks_at[cell], bool)
-        else:
-            cells = agents if view.controlled == "agent" else ghosts
-            check_mask(_host(_jitted(view, "action_masks")(state)), "action_masks", masks_at[cells], bool)
-        observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
-                                                               _actions(view, state, rng))
+                check_in_space(view.observation_space(side), observation, f"{side}'s observation {row} at step {step}")
+        side = _sides(view)[step % 2] if _two_sided(view) else view.controlled  # both sides: turns in every game
+        masks = _host(_jitted(view, "get_avail_actions")(engine.state))[side] if _two_sided(view) else \
+            _host(_jitted(view, "action_masks")(engine.state))
+        cells = engine.positions[side != "agent"]
+        check_mask(masks, f"{side}'s action masks at step {step}", engine.kernel.action_masks[cells].astype(bool), bool)
+        observations = (engine.step_agent if side == "agent" else engine.step_ghost)(
+            rng.integers(NUM_ACTIONS, size=_action_shape(view, side, NUM_GAMES))).observations
 
 
 @contract("determinism")
@@ -234,59 +212,18 @@ def check_jax_refusals(make_view: Callable[[], Any], seed: int = 0) -> None:
 
 @contract("kernel")
 def check_jax_autoreset_and_kernel(make_view: Callable[[], Any], seed: int = 0) -> None:
-    """Every game plays the kernel's game (each step an outcome of the kernel's with a positive
-    probability, its rewards in ``float32`` and its end) and restarts in the step it ended in
-    (same-step, as gymnax and JaxMARL: both sides at the end of the turn), from a start state
-    (with exploring starts, any state with the two apart and the agent off the goals).
+    """As :func:`~gridghost.testing.batched_views.check_batched_autoreset_and_kernel` in
+    same-step mode (as gymnax and JaxMARL: both sides at the end of the turn), the rewards in
+    ``float32``; with exploring starts a game restarts in any state with the two apart and the
+    agent off the goals.
 
     Raises:
         AssertionError: ``"kernel: ..."`` or ``"auto-reset: ..."``.
     """
     view = make_view()
-    kernel, rng = _kernel(view), np.random.default_rng(seed)
-    learner = "agent" if _two_sided(view) else view.controlled
-    sides = _sides(view)
-    starts = learner_starts(kernel, learner)[0]
-    exploring = float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0
-    opening = kernel.rewards(Side.AGENT, Outcome.ONGOING)[1] if learner != "agent" else 0.0
-    _, state = view.batch_reset(_key(seed), NUM_GAMES)
-    first, ended = np.ones(NUM_GAMES, dtype=bool), np.zeros(NUM_GAMES, dtype=bool)
-    for step in range(STEPS):
-        before, mover = _cells(kernel, state), np.asarray(state.to_move)
-        actions = _actions(view, state, rng)
-        _, state, rewards, dones, infos = _host(_jitted(view, "batch_step")(_key(seed + step + 1), state, actions))
-        after, terminated = _cells(kernel, state), np.asarray(infos["terminated"])
-        done = np.asarray(dones["__all__"] if _two_sided(view) else dones)
-        for row in range(NUM_GAMES):
-            side = sides[int(mover[row])] if _two_sided(view) else learner
-            where = f"step {step}, game {row}, the {side}'s move"
-            cells = row_cells(after, row)
-            turn_over = side != "agent" or not _two_sided(view)
-            reset_now = bool(done[row]) and turn_over
-            # an exploring start: any state with the agent off the goals and no ghost on its cell
-            started = (not kernel.goals[cells[0]] and cells[0] not in cells[1]) if exploring else cells in starts
-            if reset_now and not started:
-                fail("auto-reset", f"{where}: a finished game restarts at the end of its turn; got {cells}")
-            if ended[row]:
-                if any(np.asarray(r[row]).any() for r in rewards.values()):
-                    fail("auto-reset", f"{where}: a game that ended in the agent's half pays nothing in the ghost's")
-                continue
-            chosen = np.asarray(actions[side][row] if _two_sided(view) else actions[row])
-            action = tuple(chosen.tolist()) if chosen.ndim else int(chosen)
-            state_before = state_of(kernel, row_cells(before, row), Side.AGENT if side == "agent" else Side.GHOST)
-            reward = _float32(rewards[side][row] if _two_sided(view) else rewards[row])
-            # one side: a learning team is paid the mean of its ghosts' rewards
-            pay = _float32 if _two_sided(view) else functools.partial(_paid, opening if first[row] else 0.0)
-            check_move(kernel, state_before, side, action, (cells, reward, bool(terminated[row]), reset_now),
-                       f"{where} {action} from {cells_of(state_before)}", _two_sided(view), pay=pay)
-        ended = done & (mover == 0) if _two_sided(view) else np.zeros(NUM_GAMES, dtype=bool)
-        first = done.copy()
-
-
-def _paid(carried: float, reward: Any) -> Any:
-    """One learner's reward of a full turn as the view pays it: ``carried`` (the opening's) plus
-    its reward (a learning team's mean), in ``float32``."""
-    return _float32(carried + float(np.mean(reward)))
+    # one learner: a learning team is paid the mean of its ghosts' rewards
+    check_engine_moves(_Engine(view), seed, STEPS,
+                       pay=_float32 if _two_sided(view) else lambda reward: _float32(np.mean(reward)))
 
 
 def _float32(reward: Any) -> Any:
@@ -297,32 +234,75 @@ def _float32(reward: Any) -> Any:
 
 @contract("observations")
 def check_jax_observations(make_view: Callable[[], Any], seed: int = 0) -> None:
-    """Every game's observation by every observing side (both, or the learner) is that side's
-    under the encoder of the engine's settings, applied to the game's state: its cells, the side
-    to move (``to_move``; the learner for one side), over where the agent stands on a goal or on
-    the ghost's cell (a game that ended in the agent's half shows its final state in that
-    step), exactly.
+    """As :func:`~gridghost.testing.batched_views.check_batched_observations` in same-step mode:
+    every game's observation by every observing side (both, or the learner) is that side's of
+    the game's state (a game that ended in the agent's half shows its final state in that step).
 
     Raises:
         AssertionError: ``"observations: ..."``.
     """
-    view = make_view()
-    engine = view.engine
-    kernel = _kernel(view)
-    expected, rng = Expected(_settings(view), engine.layouts[0], obs_type=engine.obs_type), \
-        np.random.default_rng(seed)
-    sides = _sides(view)
-    observations, state = view.batch_reset(_key(seed), NUM_GAMES)
-    for step in range(STEPS):
-        shown, now = _host((observations, state))
-        agents, ghosts = _cells(kernel, now)
-        over = kernel.goals[agents] | (agents == ghosts.reshape(NUM_GAMES, -1).T).any(axis=0)
-        to_move = np.asarray(now.to_move) if _two_sided(view) else None
-        for side in sides:
-            check_rows(expected, kernel, shown[side] if _two_sided(view) else shown, (agents, ghosts), side, over,
-                       f"step {step}", to_move, np.zeros(NUM_GAMES, dtype=bool))
-        observations, state, *_ = _jitted(view, "batch_step")(_key(seed + step + 1), state,
-                                                               _actions(view, state, rng))
+    check_engine_observations(_Engine(make_view()), seed, STEPS)
+
+
+class _Engine:
+    """A JAX view seen as the batched engine its kernel and observations checks play
+    (:func:`~gridghost.testing.batched_views.check_engine_moves`): :data:`NUM_GAMES` games in
+    same-step mode, each call one compiled ``batch_step`` with a key of its own (the side not
+    to move choosing 0), what it returns on the host, its positions the games' cells.
+
+    Args:
+        view: the JAX view.
+
+    Attributes:
+        state: the batch of the games' states.
+    """
+
+    autoreset_mode, num_games = "same_step", NUM_GAMES
+
+    def __init__(self, view: Any) -> None:
+        settings = _settings(view)
+        self.view, self.config, self.layouts, self.obs_type = view, settings.config, view.engine.layouts, \
+            view.engine.obs_type
+        self.controlled: Any = getattr(view, "controlled", None)
+        self.ghosts, self.kernel = _team(view), _kernel(view)
+        self.explore_starts = float(np.asarray(getattr(view.default_params, "explore_starts", 0.0))) > 0.0
+        self.step_agent = functools.partial(self._step, "agent")
+        self.step_ghost = functools.partial(self._step, _sides(view)[-1])
+        self._seed, self._calls = 0, 0
+        self.state: Any = None
+
+    @property
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """The games' ``(agent cells, ghost cells)`` (a team's ``[N, k]``) on their map."""
+        cells = self.kernel.num_cells
+        if hasattr(self.state, "ghosts"):  # a team's: the cells themselves, global
+            return np.asarray(self.state.agent) % cells, np.asarray(self.state.ghosts) % cells
+        return np.divmod(np.asarray(self.state.state) % cells**2, cells)
+
+    def _by_side(self, observations: Any) -> dict[str, Any]:
+        return _host(observations) if _two_sided(self.view) else {self.controlled: _host(observations)}
+
+    def reset(self, seed: int) -> dict[str, Any]:
+        """The view's ``batch_reset`` from ``seed``'s key; its observations by side."""
+        observations, self.state = self.view.batch_reset(_key(seed), NUM_GAMES)
+        self._seed, self._calls = seed, 0
+        return self._by_side(observations)
+
+    def _step(self, side: str, actions: np.ndarray) -> SimpleNamespace:
+        chosen: Any = actions.astype(np.int32)
+        if _two_sided(self.view):
+            chosen = {name: chosen if name == side else np.zeros(_action_shape(self.view, name, NUM_GAMES), np.int32)
+                      for name in self.view.agents}
+        self._calls += 1
+        observations, self.state, rewards, dones, infos = _host(
+            _jitted(self.view, "batch_step")(_key(self._seed + self._calls), self.state, chosen))
+        terminations = np.asarray(infos["terminated"])
+        done = np.asarray(dones["__all__"] if _two_sided(self.view) else dones)
+        turn_over = side != "agent" or not _two_sided(self.view)  # a game ends its turn in the ghost's half
+        return SimpleNamespace(observations=self._by_side(observations), terminations=terminations,
+                               rewards=rewards if _two_sided(self.view) else {self.controlled: rewards},
+                               truncations=done & ~terminations, final_observations={},
+                               final_games=np.flatnonzero(done) if turn_over else np.zeros(0, np.int64))
 
 
 #: The JAX views' checks, in the order :func:`jax_conformance` runs them.

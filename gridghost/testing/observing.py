@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -115,6 +115,28 @@ def following(view: Any, replay: KernelReplay, both_observe: bool = False) -> Ex
     a replay that explains a move takes the filter of the trial that did)."""
     return Expected(view, both_observe=both_observe, clock=lambda: replay.cycles, belief=None
                     if replay.belief_filter is None else lambda: cast(BeliefFilter, replay.belief_filter).belief())
+
+
+def check_replayed(view: Any, steps: Iterable[tuple[KernelReplay, Iterable[tuple[Any, Any, str]]]],
+                   both_observe: bool = False) -> None:
+    """The observations contract along an episode a replay follows: at each of ``steps``,
+    ``(replay, seen)``, every ``(observation, observer, where)`` of ``seen`` is :meth:`Expected.of`
+    the replay's state by ``observer`` (a learning team's ghost names: their observations
+    stacked, :func:`stacked_pairs`) under :func:`following`'s encoder, one replay throughout;
+    and none changes once handed out.
+
+    Raises:
+        AssertionError: ``"observations: ..."``.
+    """
+    handed, expected = HandedOut(), None
+    for replay, seen in steps:
+        expected = expected or following(view, replay, both_observe)
+        for observation, observer, where in seen:
+            names = [observer] if isinstance(observer, str) else list(observer)
+            pairs = [expected.of(name, replay.state) for name in names]
+            expected.check(observation, pairs[0] if isinstance(observer, str) else stacked_pairs(pairs, names), where)
+            handed.keep(observation, where)
+    handed.check()
 
 
 def stacked_pairs(pairs: Sequence[tuple[Any, Any]], names: Sequence[str]) -> tuple[Any, Any]:

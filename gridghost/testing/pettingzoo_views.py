@@ -42,15 +42,15 @@ from gridghost.testing.common import (
     rest_of_episode,
     zero_sum_by_default,
 )
-from gridghost.testing.observing import HandedOut, following, replayed_filter
+from gridghost.testing.observing import check_replayed, replayed_filter
 
 #: How many half-turns the checks play at most per episode (episodes usually end sooner).
 MAX_HALF_TURNS = 60
 
 
-def _cells(env: Any) -> tuple[tuple[int, int], Any]:
-    """``((agent row, col), (ghost row, col))`` from the view's global ``state()`` (channel 0 the
-    agent's, then one channel per ghost); a team's ghosts (``k >= 2``) as a tuple of ``(row, col)``."""
+def _cells(env: Any) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """``((agent row, col), ((ghost row, col), ...))`` from the view's global ``state()``
+    (channel 0 the agent's, then one channel per ghost)."""
     grid = np.asarray(env.state())
     found = []
     for channel in range(grid.shape[2] - 2):  # the agent's, each ghost's; then the goals and the turn
@@ -61,15 +61,14 @@ def _cells(env: Any) -> tuple[tuple[int, int], Any]:
         found.append((int(cells[0][0]), int(cells[0][1])))
     if len(found) < 2:
         fail("spaces", f"state() must mark the agent and at least one ghost, got {grid.shape}")
-    return found[0], found[1] if len(found) == 2 else tuple(found[1:])
+    return found[0], tuple(found[1:])
 
 
-def _cell_of(env: Any, name: str) -> tuple[int, int]:
-    """The cell of the agent ``name`` (``"agent"``, ``"ghost"`` or a team's ``"ghost_<i>"``)."""
+def _kernel_mask(env: Any, kernel: Any, name: str) -> np.ndarray:
+    """The kernel's action mask at the cell of the agent ``name`` (``"agent"``, ``"ghost"`` or a
+    team's ``"ghost_<i>"``)."""
     agent, ghosts = _cells(env)
-    if name == "agent":
-        return agent
-    return ghosts[_ghosts(env).index(name)] if isinstance(ghosts[0], tuple) else ghosts
+    return kernel.action_masks[kernel.board.index(agent if name == "agent" else ghosts[_ghosts(env).index(name)])]
 
 
 def _ghosts(env: Any) -> list[str]:
@@ -142,8 +141,7 @@ def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> No
         for other in env.agents:
             check_in_space(env.observation_space(other), env.observe(other), f"observe({other!r})")
         mask = _mask_of(observation, info)
-        cell = _cell_of(env, name)
-        expected = None if termination or truncation else kernel.action_masks[kernel.board.index(cell)]
+        expected = None if termination or truncation else _kernel_mask(env, kernel, name)
         check_mask(mask, f"{name}'s action mask", expected)
         if previous is not None:
             check_private_mask(previous, mask, f"{name}'s action mask")
@@ -227,13 +225,7 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
     limit = config_of(env).max_cycles
     for episode in range(episodes):
         for where, replay, played in _aec_replayed(env, seed + episode):
-            if played is not None:  # the half-turn before: the kernel's rewards and end
-                _compare_rewards(env.rewards, played[1], played[0], ("agent", *_ghosts(env)))
-                if any(env.terminations.values()) != replay.over:
-                    fail("kernel", f"{played[0]}: terminations {env.terminations}, the kernel's game over: "
-                                   f"{replay.over}")
-            check_cells(replay, _cells(env), where)
-            _compare_readings(replay, env.infos.get("agent", {}), where)
+            _compare(env, replay, where, played, (None, env.rewards, env.terminations, env.truncations, env.infos))
             if env.agents:
                 _, _, termination, truncation, _ = env.last()
                 _compare_ends(replay, termination, truncation, limit, f"{where}, last() of {env.agent_selection!r}")
@@ -286,28 +278,30 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    handed, expected = HandedOut(), None
-    for where, replay, _ in _aec_replayed(env, seed, belief=True):
-        if expected is None:
-            expected = following(env, replay)  # one replay throughout
-        mover, (observation, *_) = env.agent_selection, env.last()
-        for name in (None, *env.agents):  # None: last()'s observation, each compared as it comes
-            got = observation if name is None else env.observe(name)
-            what = f"{where}: last()'s observation of {mover!r}" if name is None else f"{where}: observe({name!r})"
-            expected.check(got, expected.of(mover if name is None else name, replay.state), what)
-            handed.keep(got, what)
-    handed.check()
+
+    def seen(where: str) -> Iterator[tuple[Any, str, str]]:  # each compared as it comes
+        mover = env.agent_selection
+        yield env.last()[0], mover, f"{where}: last()'s observation of {mover!r}"
+        yield from ((env.observe(name), name, f"{where}: observe({name!r})") for name in env.agents)
+
+    check_replayed(env, ((replay, seen(where)) for where, replay, _ in _aec_replayed(env, seed, belief=True)))
 
 
-def _compare_rewards(rewards: Any, expected: tuple[float, ...], where: str, players: tuple[str, ...]) -> None:
-    """Every reward the view reports is the kernel's for that player (``expected``: the agent's,
-    then each ghost's, in the order of ``players``)."""
-    kernel = dict(zip(players, expected, strict=False))
-    if any(float(reward) != kernel.get(name) for name, reward in rewards.items()):
-        fail("kernel", f"{where}: rewards {dict(rewards)}, the kernel's {kernel}")
-
-
-def _compare_readings(replay: KernelReplay, info: dict[str, Any], where: str) -> None:
+def _compare(env: Any, replay: KernelReplay, where: str, played: tuple[str, tuple[float, ...]] | None,
+             returned: tuple[Any, ...]) -> None:
+    """The view at ``where`` against ``replay``: its cells and the colour readings of the
+    ``infos`` it ``returned`` (a parallel step's returns, or the AEC env's dicts in their
+    order); after a half-turn (or step) ``played`` (``(where, the kernel's rewards)``), every
+    reward it reports the kernel's for that player and its ends as :func:`_compare_ends` says."""
+    if played is not None:
+        _, rewards, terminations, truncations, _ = returned
+        kernel = dict(zip(("agent", *_ghosts(env)), played[1], strict=False))
+        if any(float(reward) != kernel.get(name) for name, reward in rewards.items()):
+            fail("kernel", f"{played[0]}: rewards {dict(rewards)}, the kernel's {kernel}")
+        _compare_ends(replay, any(terminations.values()), any(truncations.values()), config_of(env).max_cycles,
+                      played[0])
+    check_cells(replay, _cells(env), where)
+    info = returned[-1].get("agent", {})
     for name, reading in replay.readings.items():
         if name in info and isinstance(info[name], (int, np.integer)) and int(info[name]) != reading:
             fail("kernel", f"{where}: info[{name!r}] is {info[name]}, the kernel's draw reads {reading}")
@@ -375,8 +369,7 @@ def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) 
             check_in_space(env.observation_space(name), observation, f"{name}'s observation")
             mask = _mask_of(observation, infos[name])
             if name in movers and not ended:
-                expected = kernel.action_masks[kernel.board.index(_cell_of(env, name))]
-                check_mask(mask, f"the mover {name}'s action mask", expected)
+                check_mask(mask, f"the mover {name}'s action mask", _kernel_mask(env, kernel, name))
             else:
                 check_mask(mask, f"the waiting {name}'s action mask")
                 if int(np.sum(mask)) != 1:
@@ -457,15 +450,9 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
         AssertionError: ``"kernel: ..."``.
     """
     env = make_env()
-    limit = config_of(env).max_cycles
     for episode in range(episodes):
         for where, replay, returned, played in _parallel_replayed(env, seed + episode):
-            if played is not None:  # the step before: the kernel's rewards and ends
-                _, rewards, terminations, truncations, _ = returned
-                _compare_rewards(rewards, played[1], played[0], ("agent", *_ghosts(env)))
-                _compare_ends(replay, any(terminations.values()), any(truncations.values()), limit, played[0])
-            check_cells(replay, _cells(env), where)
-            _compare_readings(replay, returned[-1].get("agent", {}), where)
+            _compare(env, replay, where, played, returned)
 
 
 def _parallel_replayed(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any, Any]]:
@@ -517,15 +504,9 @@ def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> N
         AssertionError: ``"observations: ..."``.
     """
     env = make_env()
-    handed, expected = HandedOut(), None
-    for where, replay, (observations, *_), _ in _parallel_replayed(env, seed, belief=True):
-        if expected is None:
-            expected = following(env, replay, both_observe=True)  # one replay throughout
-        for name, observation in observations.items():
-            what = f"{where}: {name!r}'s observation"
-            expected.check(observation, expected.of(name, replay.state), what)
-            handed.keep(observation, what)
-    handed.check()
+    check_replayed(env, ((replay, [(observation, name, f"{where}: {name!r}'s observation")
+                                   for name, observation in returned[0].items()])
+                         for where, replay, returned, _ in _parallel_replayed(env, seed, belief=True)), True)
 
 
 #: The parallel checks, in the order :func:`parallel_conformance` runs them.
