@@ -1,7 +1,7 @@
 """The conformance suite's JAX checks (gridghost.testing.jax_views) pass on both JAX views, and
 each fails on a view broken in its contract.
 
-Marked ``jax``: needs the jax extra (``/work/venvs/jax``-style environments; ``.ci/run``'s JAX job).
+Marked ``jax``: needs the jax extra (``pip install -e ".[jax]"``; ``.ci/run``'s JAX job).
 """
 
 from __future__ import annotations
