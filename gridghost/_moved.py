@@ -69,7 +69,7 @@ MOVED_NAMES: dict[str, str] = {
 
 
 #: Names replaced by other names (0.3.0: the team kernel became the one kernel), each old
-#: ``module.name`` with its replacement's; reading the old name warns (:func:`renamed`).
+#: ``module.name`` with its replacement's; reading the old name warns (:func:`moved_name`).
 RENAMED: dict[str, str] = {
     f"{module}.{old}": new
     for module in ("gridghost.core", "gridghost.core.team")
@@ -96,22 +96,6 @@ ADVICE: dict[str, str] = {
 }
 
 
-def renamed(module: str, name: str) -> Any:
-    """The replacement of the deprecated name ``name`` of ``module`` (:data:`RENAMED`), with a
-    :class:`DeprecationWarning` naming it (or what :data:`ADVICE` says to use instead).
-
-    Raises:
-        AttributeError: ``name`` is no deprecated name of ``module``, as for any missing attribute.
-    """
-    new = RENAMED.get(f"{module}.{name}")
-    if new is None:
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    home, _, attribute = new.rpartition(".")
-    warnings.warn(f"{module}.{name} is deprecated: use {ADVICE.get(name, new)} (removed in gridghost {REMOVED_IN})",
-                  DeprecationWarning, stacklevel=3)
-    return getattr(importlib.import_module(home), attribute)
-
-
 def team_game(game: Any, ghosts: int, credit: str = "team") -> Any:
     """What the deprecated ``TeamGame(game, ghosts, credit)`` builds: the
     :class:`~gridghost.core.game.Game` of ``game``'s map, slip and rewards with ``ghosts`` ghosts.
@@ -130,7 +114,9 @@ def team_game(game: Any, ghosts: int, credit: str = "team") -> Any:
 
 
 def moved_name(module: str, name: str) -> Any:
-    """The object ``name`` of ``module`` that moved to another module (:data:`MOVED_NAMES`).
+    """The object read as ``module.name`` that moved to another module (:data:`MOVED_NAMES`) or
+    was replaced by another name (:data:`RENAMED`, read with a :class:`DeprecationWarning` naming
+    the replacement, or what :data:`ADVICE` says to use instead).
 
     Args:
         module: the old module's name (its ``__name__``).
@@ -140,13 +126,18 @@ def moved_name(module: str, name: str) -> Any:
         The object, from its new module.
 
     Raises:
-        AttributeError: ``name`` is no name that moved out of ``module``, as for any missing
-            attribute.
+        AttributeError: ``name`` is no name that moved out of ``module`` nor a deprecated one, as
+            for any missing attribute.
     """
-    home = MOVED_NAMES.get(f"{module}.{name}")
+    home, attribute = MOVED_NAMES.get(f"{module}.{name}"), name
     if home is None:
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+        new = RENAMED.get(f"{module}.{name}")
+        if new is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        home, _, attribute = new.rpartition(".")
+        warnings.warn(f"{module}.{name} is deprecated: use {ADVICE.get(name, new)} (removed in gridghost {REMOVED_IN})",
+                      DeprecationWarning, stacklevel=3)
+    return getattr(importlib.import_module(home), attribute)
 
 
 #: Where a name of an old module that did not move with its module is looked for, in order.
@@ -172,7 +163,7 @@ class MovedModule(types.ModuleType):
         if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
         if f"{self.__name__}.{name}" in RENAMED:
-            return renamed(self.__name__, name)
+            return moved_name(self.__name__, name)
         home = MOVED[self.__name__]
         if name == "__all__":  # ``from old import *``: the new home's public names
             value: Any = _public(importlib.import_module(home))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gridghost._moved import renamed
+from gridghost._moved import moved_name
 from gridghost.core import rules, tunables
 from gridghost.core.checks import (
     check_action,
@@ -198,4 +198,4 @@ tunables.forward(__name__, rules, ("BOARD_CACHE_BYTES",))
 def __getattr__(name: str) -> Any:
     """A deprecated name of this package (``TeamGame``, ``TeamState``, ``TeamTransitions``),
     read with a :class:`DeprecationWarning` naming its replacement."""
-    return renamed(__name__, name)
+    return moved_name(__name__, name)

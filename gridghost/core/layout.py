@@ -187,23 +187,6 @@ def _ghost_starts(ghost_start: Any, rows: int, cols: int) -> tuple[Cell, ...]:
     return starts
 
 
-def _goals_and_starts(goals: Iterable[Cell], agent_start: Cell, ghost_start: Any, rows: int,
-                      cols: int) -> tuple[tuple[Cell, ...], Cell, tuple[Cell, ...]]:
-    """``goals`` (sorted, without repeats), ``agent_start`` and the ghosts' starts of :class:`Layout`, checked."""
-    if isinstance(goals, (str, bytes)) or not isinstance(goals, Iterable):
-        raise TypeError(f"goals must be an iterable of (row, col) cells, got {goals!r}")
-    goal_cells = tuple(sorted({check_cell(g, "goals entry", rows, cols) for g in goals}))
-    if not goal_cells:
-        raise ValueError("goals must name at least one cell")
-    agent = check_cell(agent_start, "agent_start", rows, cols)
-    ghosts = _ghost_starts(ghost_start, rows, cols)
-    if agent in ghosts:
-        raise ValueError(f"agent_start and ghost_start must differ, both are {agent}")
-    if agent in goal_cells:
-        raise ValueError(f"agent_start {agent} must not be a goal cell")
-    return goal_cells, agent, ghosts
-
-
 @dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)
 class Layout:
     """An immutable map: size, edge walls, colours, items, texts, goals and start cells.
@@ -288,7 +271,17 @@ class Layout:
         set_(self, "items", MappingProxyType(item_table))
         text_table = _cell_table(texts, "texts", rows, cols, check_text)
         set_(self, "texts", MappingProxyType(text_table))
-        goal_cells, agent, ghosts = _goals_and_starts(goals, agent_start, ghost_start, rows, cols)
+        if isinstance(goals, (str, bytes)) or not isinstance(goals, Iterable):
+            raise TypeError(f"goals must be an iterable of (row, col) cells, got {goals!r}")
+        goal_cells = tuple(sorted({check_cell(g, "goals entry", rows, cols) for g in goals}))  # without repeats
+        if not goal_cells:
+            raise ValueError("goals must name at least one cell")
+        agent = check_cell(agent_start, "agent_start", rows, cols)
+        ghosts = _ghost_starts(ghost_start, rows, cols)
+        if agent in ghosts:
+            raise ValueError(f"agent_start and ghost_start must differ, both are {agent}")
+        if agent in goal_cells:
+            raise ValueError(f"agent_start {agent} must not be a goal cell")
         set_(self, "goals", goal_cells)
         set_(self, "agent_start", agent)
         set_(self, "ghost_start", ghosts[0])

@@ -155,9 +155,8 @@ def _hints(spec: _Spec) -> Iterator[str]:
 
 def _symbol_pool() -> Iterator[str]:
     """Every symbol in a fixed order: single letters and digits first, then pairs, then triples."""
-    preferred = string.ascii_lowercase + string.ascii_uppercase + string.digits
-    others = "".join(char for char in _SYMBOL_CHARS if char not in preferred)
-    yield from preferred + others
+    preferred = string.ascii_letters + string.digits  # _SYMBOL_CHARS begins with these
+    yield from _SYMBOL_CHARS
     for size in range(2, _MAX_SYMBOL + 1):
         for combination in itertools.product(preferred, repeat=size):
             yield "".join(combination)

@@ -16,13 +16,19 @@ import math
 from collections import deque
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any
 
 
-class Bar(Protocol):
-    """What a long call drives: :func:`make_bar` returns a tqdm bar or a silent stand-in."""
+class Bar(contextlib.AbstractContextManager):
+    """What a long call drives: the bar of a call run without one, whose every method does
+    nothing, or in its place, when :func:`make_bar` draws a bar, a tqdm bar (which has them all).
 
-    total: float | None
+    Args:
+        total: the units the work takes, or ``None`` when unknown.
+    """
+
+    def __init__(self, total: float | None) -> None:
+        self.total = total
 
     def update(self, n: float = 1) -> Any:
         """Count ``n`` more units done."""
@@ -36,22 +42,9 @@ class Bar(Protocol):
     def close(self) -> Any:
         """Finish the bar."""
 
-    def __enter__(self) -> Bar: ...
-
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> Any: ...
-
-
-class _Silent(contextlib.AbstractContextManager):
-    """The bar of a call run without one: every method of :class:`Bar` does nothing."""
-
-    def __init__(self, total: float | None) -> None:
-        self.total = total
-
-    def _nothing(self, *args: Any, **kwargs: Any) -> None:
-        """Do nothing."""
-
-    update = set_postfix_str = refresh = close = __exit__ = _nothing
+                 trace: TracebackType | None) -> Any:
+        """Leave the bar's ``with`` block (a tqdm bar closes itself there)."""
 
 
 def make_bar(enabled: bool, total: float | None, description: str, unit: str = "it") -> Bar:
@@ -66,10 +59,11 @@ def make_bar(enabled: bool, total: float | None, description: str, unit: str = "
         unit: what one unit is (``"turn"``, ``"level"``).
 
     Returns:
-        A :class:`Bar`; use it as a context manager so that it is closed on an error too.
+        A :class:`Bar`, or a tqdm bar in its place when ``enabled``; use it as a context manager
+        so that it is closed on an error too.
     """
     if not enabled:
-        return _Silent(total)
+        return Bar(total)
     from tqdm import tqdm  # only here: importing tqdm costs about 50 ms
 
     bar: Bar = tqdm(total=total, desc=description, unit=unit, dynamic_ncols=True)

@@ -12,19 +12,12 @@ from __future__ import annotations
 import sys
 import types
 from collections.abc import Sequence
-from typing import Any
 
 
 def _forwarded(home: types.ModuleType, name: str) -> property:
-    """A property reading and writing ``name`` of ``home``."""
-
-    def read(_module: types.ModuleType) -> Any:
-        return getattr(home, name)
-
-    def write(_module: types.ModuleType, value: Any) -> None:
-        setattr(home, name, value)
-
-    return property(read, write, doc=f"{home.__name__}.{name}, read where it applies")
+    """A property reading and writing ``name`` of ``home`` (whichever module it is read on)."""
+    return property(lambda _module: getattr(home, name), lambda _module, value: setattr(home, name, value),
+                    doc=f"{home.__name__}.{name}, read where it applies")
 
 
 def forward(package: str, home: types.ModuleType, names: Sequence[str]) -> None:

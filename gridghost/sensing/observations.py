@@ -119,7 +119,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gridghost._moved import renamed
+from gridghost._moved import moved_name
 from gridghost.core.checks import check_choice, check_flag, check_ghosts
 from gridghost.core.rules import NUM_ACTIONS, Board, GameState, Side
 from gridghost.sensing.encoders import (
@@ -363,4 +363,4 @@ def __getattr__(name: str) -> Any:
     """A deprecated team name of before every encoder served teams (``TeamObservations``,
     ``TeamMaskedObservations``, ``team_vector_slots``, ``team_grid_channels``), read with a
     :class:`DeprecationWarning` naming its replacement."""
-    return renamed(__name__, name)
+    return moved_name(__name__, name)
