@@ -297,10 +297,11 @@ class GhostSolution(_OneSide):
         super().__init__(model, agent, _MAXIMISE, Side.GHOST, gamma, tol, horizon, progress_bar)
 
     def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
-        """Each ghost's greedy action with the ghosts to move at these positions (a tuple for any ``k``).
+        """Each ghost's greedy action (a tuple for any ``k``) with the ghosts to move at these
+        positions (a :class:`GameSolution`'s: their optimal action in the zero-sum game).
 
         Raises:
-            TypeError, ValueError: as :meth:`q`.
+            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
         return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
 
@@ -371,13 +372,7 @@ class GameSolution(_Solution):
         """
         return self._move(Side.GHOST, agent_pos, ghost_pos)
 
-    def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
-        """Each ghost's optimal action (a tuple for any ``k``) with the ghosts to move.
-
-        Raises:
-            TypeError, ValueError: as :meth:`agent_q`.
-        """
-        return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
+    team_action = GhostSolution.team_action
 
 
 class PolicyEvaluation(_Solution):
