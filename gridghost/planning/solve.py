@@ -108,7 +108,9 @@ class _Solution:
         self._agent, self._ghost = agent, ghost
         if isinstance(agent, str):
             self._agent_q, self._agent_actions = agent_q, greedy(agent_q, _MAXIMISE)
-        self._eager()
+        if self.ghosts == 1:  # one ghost's tables over every state are small: built now, as before teams came
+            for name in self._TABLES:
+                getattr(self, name)
 
     def __repr__(self) -> str:
         horizon = "" if self.horizon is None else f", horizon={self.horizon}"
@@ -125,13 +127,6 @@ class _Solution:
         pending = [name for name in self._TABLES if name not in self.__dict__]
         return (_OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve()
                 + 8 * states * (1 + model.joints) * len(pending))
-
-    def _eager(self) -> None:
-        """Build the tables over every state now for one ghost (they are small), as before they
-        were built on demand."""
-        if self.ghosts == 1:
-            for name in self._TABLES:
-                getattr(self, name)
 
     def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
         index = self.model.live_index(agent_pos, ghost_pos)
