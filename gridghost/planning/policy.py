@@ -167,6 +167,8 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
             actions, or a callable returning something other than an action.
     """
     num_live, count = model.num_live, NUM_ACTIONS if side == Side.AGENT else model.joints
+    if type(policy) is ChasePolicy or (isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS):
+        policy = "chase" if type(policy) is ChasePolicy else "random"  # the named policies' objects
     if isinstance(policy, str):
         if policy == "chase" and side == Side.AGENT:
             raise ValueError(f"{argument} 'chase' is the chasing ghost's rule; it cannot play the agent "
@@ -176,10 +178,6 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
             return np.full((count, num_live), 1.0 / count)
         chase = np.asarray(model.game.chase_table)
         return one_hot(joint_index(chase[model.agents[:, None], model.ghost_cells]), count)
-    if type(policy) is ChasePolicy:
-        return policy_array("chase", model, side, argument)
-    if isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS:
-        return policy_array("random", model, side, argument)
     if isinstance(policy, StatePolicy) or (isinstance(policy, type) and issubclass(policy, StatePolicy)):
         if model.ghosts > 1:
             raise TypeError(f"{argument} {policy!r} is a state policy of one ghost's game; this game has "
