@@ -232,10 +232,8 @@ def one_hot(actions: np.ndarray, count: int = NUM_ACTIONS) -> np.ndarray:
 
 def _array_policy(array: np.ndarray, model: TurnModel, side: Side, argument: str) -> np.ndarray:
     """A policy given as an array indexed by the state (see :func:`policy_array`)."""
-    rows, cols = model.game.layout.shape
-    k, cells = model.ghosts, model.game.num_cells
-    count = NUM_ACTIONS if side == Side.AGENT else model.joints
-    grid, flat = (rows, cols) * (k + 1), (cells,) * (k + 1)
+    k, count = model.ghosts, NUM_ACTIONS if side == Side.AGENT else model.joints
+    grid, flat = model.game.layout.shape * (k + 1), (model.game.num_cells,) * (k + 1)
     integer = np.issubdtype(array.dtype, np.integer) and array.dtype != bool
     per_ghost = side == Side.GHOST and k > 1
     if array.shape in ((*grid, count), (*flat, count)):
