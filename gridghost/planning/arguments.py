@@ -30,18 +30,9 @@ def solver_game(layout: Any = None, slip: Any = None, rewards: Any = None, ghost
     """The game of a solver function's arguments.
 
     Args:
-        layout, slip, rewards, ghost_rewards: the settings one by one, as the solver functions
-            take them (``None`` means the classic map, longitudinal slip of 0.2, the reference's
-            rewards and zero-sum rewards for the ghost).
-        game: the whole game instead (of any number of ghosts); it must have its ghosts in play.
-        spec: the game's settings instead: an object whose ``game()`` method gives the game (a
-            :class:`gridghost.GameSpec`, which the solver reads by duck typing: settings are the
-            envs' business).
-        config: deprecated: an object whose ``game()`` method gives the game (a
-            :class:`gridghost.GameConfig`); a :class:`DeprecationWarning` says to pass
-            ``game=config.game()`` instead.
-        ghosts: with the settings one by one, the number of ghosts (``None``: 1), on the map's
-            first ghost starts.
+        layout, slip, rewards, ghost_rewards, game, spec, config, ghosts: as the solver functions
+            take them (:func:`~gridghost.planning.solve.solve_ghost`); ``spec`` and ``config``
+            are any objects whose ``game()`` method gives the game.
         stacklevel: the :class:`DeprecationWarning`'s stack level, counted from this function
             (3: the caller of the solver function that calls this one).
 

@@ -30,20 +30,15 @@ _OUTCOMES_KEPT = 8
 
 
 # -- checks --------------------------------------------------------------------------------------
-def _check_gamma(gamma: Any) -> float:
+def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = False) -> tuple[float, float, int | None]:
+    check_flag(progress_bar, "progress_bar")
     try:
         value = check_number(gamma, "gamma", 0.0, strict=True)
     except ValueError:
         value = float("nan")
     if not 0.0 < value <= 1.0:
         raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-    return value
-
-
-def _check_settings(gamma: Any, tol: Any, horizon: Any, progress_bar: Any = False) -> tuple[float, float, int | None]:
-    check_flag(progress_bar, "progress_bar")
-    return (_check_gamma(gamma), check_number(tol, "tol", 0.0, strict=True),
-            check_limit(horizon, "horizon", maximum=MAX_ITERATIONS))
+    return value, check_number(tol, "tol", 0.0, strict=True), check_limit(horizon, "horizon", maximum=MAX_ITERATIONS)
 
 
 # -- a deciding team's turn, dense over multisets ----------------------------------------------------

@@ -20,7 +20,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.rules import NUM_ACTIONS, Rewards, Side
 from gridghost.core.slip import SlipModel
 from gridghost.planning.policy import StatePolicy
-from gridghost.planning.solve import AgentSolution, GameSolution, greedy, solve_agent, solve_game
+from gridghost.planning.solve import greedy, solve_agent, solve_game
 
 
 def _table(policy: np.ndarray) -> np.ndarray:
@@ -130,15 +130,12 @@ class QMDPAgent:
         if belief_filter is not None and not callable(getattr(belief_filter, "belief", None)):
             raise TypeError(f"belief_filter must have a belief() method (a gridghost filter), got {belief_filter!r}")
         self.belief_filter = belief_filter
-        solution: GameSolution | AgentSolution
-        if isinstance(ghost, str) and ghost == "minimax":
-            solution = solve_game(layout, slip, rewards, gamma, tol)
-            q = solution.agent_q_values
-        else:
-            solution = solve_agent(layout, slip, ghost, rewards, gamma, tol)
-            q = solution.q_values
+        minimax = isinstance(ghost, str) and ghost == "minimax"
+        solution = (solve_game(layout, slip, rewards, gamma, tol) if minimax
+                    else solve_agent(layout, slip, ghost, rewards, gamma, tol))
         self.layout = layout = solution.layout
         rows, cols = layout.shape
+        q = solution.agent_q_values if minimax else solution.q_values
         self._q = q.reshape(rows * cols, rows * cols, NUM_ACTIONS)
         self._rows, self._cols = np.divmod(np.arange(rows * cols), cols)
 

@@ -167,6 +167,8 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
             actions, or a callable returning something other than an action.
     """
     num_live, count = model.num_live, NUM_ACTIONS if side == Side.AGENT else model.joints
+    if type(policy) is ChasePolicy or (isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS):
+        policy = "chase" if type(policy) is ChasePolicy else "random"  # the named policies' objects
     if isinstance(policy, str):
         if policy == "chase" and side == Side.AGENT:
             raise ValueError(f"{argument} 'chase' is the chasing ghost's rule; it cannot play the agent "
@@ -176,10 +178,6 @@ def policy_array(policy: Any, model: TurnModel, side: Side, argument: str, gamma
             return np.full((count, num_live), 1.0 / count)
         chase = np.asarray(model.game.chase_table)
         return one_hot(joint_index(chase[model.agents[:, None], model.ghost_cells]), count)
-    if type(policy) is ChasePolicy:
-        return policy_array("chase", model, side, argument)
-    if isinstance(policy, RandomPolicy) and policy.num_actions == NUM_ACTIONS:
-        return policy_array("random", model, side, argument)
     if isinstance(policy, StatePolicy) or (isinstance(policy, type) and issubclass(policy, StatePolicy)):
         if model.ghosts > 1:
             raise TypeError(f"{argument} {policy!r} is a state policy of one ghost's game; this game has "
@@ -234,10 +232,8 @@ def one_hot(actions: np.ndarray, count: int = NUM_ACTIONS) -> np.ndarray:
 
 def _array_policy(array: np.ndarray, model: TurnModel, side: Side, argument: str) -> np.ndarray:
     """A policy given as an array indexed by the state (see :func:`policy_array`)."""
-    rows, cols = model.game.layout.shape
-    k, cells = model.ghosts, model.game.num_cells
-    count = NUM_ACTIONS if side == Side.AGENT else model.joints
-    grid, flat = (rows, cols) * (k + 1), (cells,) * (k + 1)
+    k, count = model.ghosts, NUM_ACTIONS if side == Side.AGENT else model.joints
+    grid, flat = model.game.layout.shape * (k + 1), (model.game.num_cells,) * (k + 1)
     integer = np.issubdtype(array.dtype, np.integer) and array.dtype != bool
     per_ghost = side == Side.GHOST and k > 1
     if array.shape in ((*grid, count), (*flat, count)):

@@ -108,7 +108,9 @@ class _Solution:
         self._agent, self._ghost = agent, ghost
         if isinstance(agent, str):
             self._agent_q, self._agent_actions = agent_q, greedy(agent_q, _MAXIMISE)
-        self._eager()
+        if self.ghosts == 1:  # one ghost's tables over every state are small: built now, as before teams came
+            for name in self._TABLES:
+                getattr(self, name)
 
     def __repr__(self) -> str:
         horizon = "" if self.horizon is None else f", horizon={self.horizon}"
@@ -125,13 +127,6 @@ class _Solution:
         pending = [name for name in self._TABLES if name not in self.__dict__]
         return (_OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve()
                 + 8 * states * (1 + model.joints) * len(pending))
-
-    def _eager(self) -> None:
-        """Build the tables over every state now for one ghost (they are small), as before they
-        were built on demand."""
-        if self.ghosts == 1:
-            for name in self._TABLES:
-                getattr(self, name)
 
     def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
         index = self.model.live_index(agent_pos, ghost_pos)
@@ -297,10 +292,11 @@ class GhostSolution(_OneSide):
         super().__init__(model, agent, _MAXIMISE, Side.GHOST, gamma, tol, horizon, progress_bar)
 
     def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
-        """Each ghost's greedy action with the ghosts to move at these positions (a tuple for any ``k``).
+        """Each ghost's greedy action (a tuple for any ``k``) with the ghosts to move at these
+        positions (a :class:`GameSolution`'s: their optimal action in the zero-sum game).
 
         Raises:
-            TypeError, ValueError: as :meth:`q`.
+            TypeError, ValueError: a position is not a cell of the layout, or the game is over.
         """
         return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
 
@@ -371,13 +367,7 @@ class GameSolution(_Solution):
         """
         return self._move(Side.GHOST, agent_pos, ghost_pos)
 
-    def team_action(self, agent_pos: Any, ghost_pos: Any) -> tuple[int, ...]:
-        """Each ghost's optimal action (a tuple for any ``k``) with the ghosts to move.
-
-        Raises:
-            TypeError, ValueError: as :meth:`agent_q`.
-        """
-        return self._move(Side.GHOST, agent_pos, ghost_pos, team=True)
+    team_action = GhostSolution.team_action
 
 
 class PolicyEvaluation(_Solution):

@@ -229,8 +229,10 @@ class StateObservations:
         else:
             actions = np.empty(rows, dtype=np.int64)
             for i, answer in enumerate(answers):
+                # Stable-Baselines3's predict returns a 0-d or 1-element array for one observation
+                action = answer.reshape(()) if isinstance(answer, np.ndarray) and answer.size == 1 else answer
                 try:
-                    actions[i] = check_action(_scalar(answer), self.side)
+                    actions[i] = check_action(action, self.side)
                 except (TypeError, ValueError) as error:  # out of range, or not an action at all
                     raise type(error)(
                         f"policy returned {answer!r} for {where(i)}; it must return an action 0..{NUM_ACTIONS - 1}"
@@ -269,13 +271,6 @@ def policy_answer(answer: Any, shape: tuple[int, ...], what: str, error: type[Ex
         raise error(f"policy must return {what}: an array of shape {expected} and {'integer' if integer else 'real'} "
                     f"dtype, got an array of shape {array.shape} and dtype {array.dtype}")
     return array.reshape(shape)
-
-
-def _scalar(action: Any) -> Any:
-    # Stable-Baselines3's predict returns a 0-d or 1-element array for one observation.
-    if isinstance(action, np.ndarray) and action.size == 1:
-        return action.reshape(()) if action.ndim else action
-    return action
 
 
 def tabulate_team(policy: Callable[[Any], Any] | Sequence[Callable[[Any], Any]], game: Any, obs_type: str | None = None,
