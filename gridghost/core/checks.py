@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -277,3 +277,20 @@ def check_text(text: Any, argument: str) -> str:
     if not any(unicodedata.category(char)[0] in _VISIBLE_CATEGORIES for char in text):
         raise ValueError(f"{argument} must hold at least one visible character (or be empty), got {text!r}")
     return text
+
+
+class Unset:
+    """A class attribute standing for an instance attribute not set yet: reading it before the
+    instance has its own calls ``missing(instance)``, which returns a value or raises an
+    ``AttributeError`` that says why there is none.
+
+    It has no ``__set__``, so the instance's own value, once set, is read first. It replaces a
+    ``__getattr__``, which would make every attribute read of the class slower: CPython 3.11
+    specializes no attribute read on a class that defines ``__getattr__``.
+    """
+
+    def __init__(self, missing: Callable[[Any], Any]) -> None:
+        self._missing = missing
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        return self if instance is None else self._missing(instance)

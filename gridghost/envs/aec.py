@@ -94,7 +94,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from gridghost.config.settings import GameSpec, resolve
-from gridghost.core.checks import check_action, check_choice, check_seed
+from gridghost.core.checks import Unset, check_action, check_choice, check_seed
 from gridghost.core.episode import cycle_limit
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, ghost_names
@@ -151,25 +151,17 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-class _EpisodeAttribute:
-    """What the AEC env answers for an episode attribute its instance does not hold: the pending
-    numeric infos for ``infos`` (:meth:`~gridghost.envs.infos.InfoPublisher._built_infos`), else
-    an ``AttributeError`` that says to reset first.
+def _before_reset(name: str) -> Unset:
+    """The class attribute of the episode attribute ``name``, read while the env holds none: the
+    pending numeric infos for ``infos`` (:meth:`~gridghost.envs.infos.InfoPublisher._built_infos`),
+    else an ``AttributeError`` that says to reset first."""
 
-    A class attribute without ``__set__``: the instance's own value, once set, is read first.
-    It replaces a ``__getattr__``, which made every attribute read of the env slower (CPython 3.11
-    specializes no attribute read on a class that defines ``__getattr__``).
-    """
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __get__(self, env: Any, owner: type | None = None) -> Any:
-        if env is None:
-            return self
-        if self._name == "infos" and type(env._pending_infos) is tuple:
+    def missing(env: Any) -> Any:
+        if name == "infos" and type(env._pending_infos) is tuple:
             return env._built_infos()
-        raise AttributeError(f"{self._name} does not exist before reset(); call reset() first")
+        raise AttributeError(f"{name} does not exist before reset(); call reset() first")
+
+    return Unset(missing)
 
 
 class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv):
@@ -447,7 +439,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
 
 
 for _name in _EPISODE_ATTRIBUTES:
-    setattr(GridGhostEnv, _name, _EpisodeAttribute(_name))
+    setattr(GridGhostEnv, _name, _before_reset(_name))
 GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_distribution, check_instance, check_probability
+from gridghost.core.checks import Unset, check_distribution, check_instance, check_probability
 from gridghost.core.layout import COLOURS, ITEMS, Layout
 from gridghost.core.rules import GameState, board_for, read_only
 
@@ -43,21 +43,12 @@ DEFAULT_ITEM_ACCURACY = 0.9
 CLASSIFIER_IMAGE_SIZE = 64
 
 
-class _Unbound:
-    """A shipped sensor's table before the sensor is bound to a layout: reading it says so.
-
-    A class attribute without ``__set__``, so the table the sensor sets when bound is read first
-    (a ``__getattr__`` would make every attribute read of a sensor slower: CPython 3.11
-    specializes no attribute read on a class that defines one).
-    """
-
-    def __get__(self, sensor: Any, owner: type | None = None) -> Any:
-        if sensor is None:
-            return self
-        raise AttributeError(f"{sensor!r} has no layout yet: pass it to an env, or call for_layout(layout)")
+def _unbound(sensor: Any) -> Any:
+    raise AttributeError(f"{sensor!r} has no layout yet: pass it to an env, or call for_layout(layout)")
 
 
-_UNBOUND: Any = _Unbound()
+#: A shipped sensor's table before the sensor is bound to a layout: reading it says so.
+_UNBOUND: Any = Unset(_unbound)
 
 
 class Sensor:
