@@ -81,19 +81,15 @@ class SB3VecEnv(VecEnv):
 
     def __init__(self, env: GridGhostVectorEnv | None = None, **kwargs: Any) -> None:
         if env is None:
-            mode = kwargs.pop("autoreset_mode", AutoresetMode.SAME_STEP)
-            if mode not in (AutoresetMode.SAME_STEP, "same_step"):
-                raise ValueError(f"SB3 resets an env in the step where it ends: autoreset_mode must be "
-                                 f"AutoresetMode.SAME_STEP (or 'same_step'), got {mode!r}")
-            env = GridGhostVectorEnv(autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+            env = GridGhostVectorEnv(**{"autoreset_mode": AutoresetMode.SAME_STEP, **kwargs})
         elif kwargs:
             raise TypeError(f"pass either env or the vector env's keyword arguments, not both (got {sorted(kwargs)})")
         if not isinstance(env, GridGhostVectorEnv):
             raise TypeError(f"env must be a gridghost.batched.GridGhostVectorEnv (the batched engine), got "
                             f"{type(env).__name__}; for other envs use SB3's DummyVecEnv")
         if env.autoreset_mode != AutoresetMode.SAME_STEP:
-            raise ValueError(f"env must reset in the step where a game ends, as SB3 expects: build it with "
-                             f"autoreset_mode=AutoresetMode.SAME_STEP, got {env.autoreset_mode!r}")
+            raise ValueError(f"SB3 resets an env in the step where its game ends: the vector env's autoreset_mode "
+                             f"must be AutoresetMode.SAME_STEP (or 'same_step'), got {env.autoreset_mode!r}")
         self.env = env
         self._actions: np.ndarray | None = None
         self._start = time.time()
