@@ -112,7 +112,12 @@ class TurnBasedDictEnv:
         self.controlled = check_controlled(controlled, opponent, settings.get("opponent_obs_type"))
         if controlled is None:
             self.game: GridGhostEnv = make_game(GridGhostEnv, **settings)
-            self._check_opening()
+            if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
+                raise ValueError(
+                    f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game "
+                    "before the ghosts' first observation, so their rewards would be lost; use a map where the "
+                    "agent starts at least 3 steps from every ghost and every goal"
+                )
             self.possible_agents: list[str] = list(self.game.possible_agents)
         else:
             team = GhostTeamParallelEnv(opponent=opponent, **settings)  # parallel_env(controlled="ghosts")'s env
@@ -125,15 +130,6 @@ class TurnBasedDictEnv:
             name: self.game.action_space(name) for name in self.possible_agents}
         self._observed: set[str] = set()
         self._held: dict[str, float] = {}
-
-    def _check_opening(self) -> None:
-        """Refuse a fixed map where the agent's opening move can end the game (see the Raises)."""
-        if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
-            raise ValueError(
-                f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game before the "
-                "ghosts' first observation, so their rewards would be lost; use a map where the agent starts at "
-                "least 3 steps from every ghost and every goal"
-            )
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
