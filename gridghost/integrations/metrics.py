@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_flag
+from gridghost.core.checks import check_flag, check_limit
 from gridghost.core.rules import Side
 
 #: The per-side metrics, in the order :meth:`EpisodeMetrics.summary` and :func:`format_metrics` give them.
@@ -132,15 +132,12 @@ class EpisodeMetrics:
         """
         check_flag(reached_goal, "reached_goal")
         check_flag(caught_by_ghost, "caught_by_ghost")
-        if isinstance(length, (bool, np.bool_)) or not isinstance(length, (int, np.integer)):
-            raise TypeError(f"length must be an int (the agent's moves), got {length!r}")
+        length = check_limit(length, "length", allow_none=False)  # the agent moves first
         if not math.isfinite(agent_return):
             raise ValueError(f"agent_return must be finite, got {agent_return!r}")
         if reached_goal and caught_by_ghost:
             raise ValueError("a game ends either by a goal or by a capture, not both")
-        if length < 1:
-            raise ValueError(f"length must be >= 1 (the agent moves first), got {length}")
-        self._games.append((float(agent_return), bool(reached_goal), bool(caught_by_ghost), int(length)))
+        self._games.append((float(agent_return), bool(reached_goal), bool(caught_by_ghost), length))
 
     def add_info(self, agent_return: float, info: Mapping[str, Any], length: int) -> None:
         """:meth:`add` a game whose ending is read from its last numeric info (see :func:`outcome`)."""

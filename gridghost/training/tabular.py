@@ -274,9 +274,8 @@ class TabularSelfPlay:
         side = check_choice(side, "side", AGENTS)
         if check_flag(averaged, "averaged") and self.averaging is None:
             raise ValueError("averaged=True needs an averaged table; this learner was built with averaging=None")
-        rows, cols = self.layout.shape
         table = self._average if averaged else self._q
-        return table[side].reshape(rows, cols, rows, cols, NUM_ACTIONS).copy()
+        return table[side].reshape(*self.layout.shape, *self.layout.shape, NUM_ACTIONS).copy()
 
     def visits(self, side: str) -> np.ndarray:
         """How many samples each entry of :meth:`q_values` has learnt from: ``int64``, same shape.
@@ -285,8 +284,7 @@ class TabularSelfPlay:
             ValueError: ``side`` is not ``"agent"`` or ``"ghost"``.
         """
         side = check_choice(side, "side", AGENTS)
-        rows, cols = self.layout.shape
-        return self._visits[side].reshape(rows, cols, rows, cols, NUM_ACTIONS).copy()
+        return self._visits[side].reshape(*self.layout.shape, *self.layout.shape, NUM_ACTIONS).copy()
 
     def policy(self, side: str) -> StatePolicy:
         """``side``'s greedy policy of the averaged table (of the live one with ``averaging=None``),
