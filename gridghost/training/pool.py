@@ -78,9 +78,9 @@ class Snapshot:
         try:
             return copying.deepcopy(policy)
         except Exception as error:  # deepcopy raises whatever the object's __deepcopy__/__reduce__ does
-            raise TypeError(f"snapshot {self.name!r}'s policy {policy!r} cannot be deep-copied ({type(error).__name__}: "
-                            f"{error}); add it with copy=False to keep the object itself (it is then not frozen)"
-                            ) from error
+            raise TypeError(f"snapshot {self.name!r}'s policy {policy!r} cannot be deep-copied "
+                            f"({type(error).__name__}: {error}); add it with copy=False to keep the object itself "
+                            "(it is then not frozen)") from error
 
     @property
     def tabulated(self) -> bool:
