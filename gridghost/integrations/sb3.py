@@ -47,7 +47,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from gridghost.batched import GridGhostVectorEnv
 from gridghost.batched.limits import checked_actions
-from gridghost.core.checks import check_choice
+from gridghost.core.checks import check_choice, check_seed
 from gridghost.sensing.observations import GRID_LAYOUTS, MOVE_PLANES, grid_channels
 
 #: The methods :meth:`SB3VecEnv.env_method` answers per env (every other method acts on the
@@ -160,11 +160,10 @@ class SB3VecEnv(VecEnv):
             The N seeds.
 
         Raises:
-            TypeError: ``seed`` is not ``None`` nor an int >= 0.
+            TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0 (as
+                :func:`~gridghost.core.checks.check_seed` refuses it).
         """
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise TypeError(f"seed must be None or an int >= 0, got {seed!r}")
-        return super().seed(None if seed is None else int(seed))
+        return super().seed(check_seed(seed))
 
     def set_options(self, options: list[dict] | dict | None = None) -> None:
         """Reset options: the batch takes none, so only ``None`` or empty dicts are accepted.
