@@ -88,7 +88,7 @@ from ray.tune.registry import register_env
 
 from gridghost.core.names import AGENT
 from gridghost.integrations.metrics import outcome
-from gridghost.integrations.turns import MODULES, DictStep, TurnBasedDictEnv, module_of
+from gridghost.integrations.turns import MODULES, TurnBasedDictEnv, module_of
 
 #: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
 ENV_ID = "gridghost/GridGhost-v1"
@@ -144,21 +144,12 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
             for name, space in self.observation_spaces.items():
                 self.observation_spaces[name] = renamed.setdefault(id(space), _rllib_keys(space))
 
-    def _rename(self, observations: dict[str, Any]) -> dict[str, Any]:
+    def _shown(self, observations: dict[str, Any]) -> dict[str, Any]:
+        """The observations under RLlib's mask keys when masks are on (what ``reset`` and
+        ``step`` return)."""
         if not self._masked:
             return observations
         return {name: _rllib_keys(obs) for name, obs in observations.items()}
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """As :meth:`TurnBasedDictEnv.reset`, with RLlib's mask keys when masks are on."""
-        observations, infos = super().reset(seed=seed, options=options)
-        return self._rename(observations), infos
-
-    def step(self, action_dict: Mapping[str, Any]) -> DictStep:
-        """As :meth:`TurnBasedDictEnv.step`, with RLlib's mask keys when masks are on."""
-        observations, rewards, terminations, truncations, infos = super().step(action_dict)
-        return self._rename(observations), rewards, terminations, truncations, infos
 
 
 class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]

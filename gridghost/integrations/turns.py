@@ -143,14 +143,14 @@ class TurnBasedDictEnv:
         if self.team is not None:
             observations, infos = self.team.reset(seed=seed, options=options)
             self.agents = list(self.team.agents)
-            return observations, infos
+            return self._shown(observations), infos
         game = self.game
         game.reset(seed=seed, options=options)
         self.agents = list(game.agents)
         mover = game.agent_selection
         self._observed = {mover}
         self._held = dict.fromkeys(self.possible_agents, 0.0)
-        return {mover: game.observe(mover)}, {mover: dict(game.infos[mover])}
+        return self._shown({mover: game.observe(mover)}), {mover: dict(game.infos[mover])}
 
     def step(self, action_dict: Mapping[str, Any]) -> DictStep:
         """Carry out the moves of the sides that observed last.
@@ -186,7 +186,12 @@ class TurnBasedDictEnv:
         over = not self.agents
         terminations[ALL] = over and all(terminations[name] for name in observations)
         truncations[ALL] = over and not terminations[ALL]
-        return observations, rewards, terminations, truncations, infos
+        return self._shown(observations), rewards, terminations, truncations, infos
+
+    def _shown(self, observations: dict[str, Any]) -> dict[str, Any]:
+        """The observations as :meth:`reset` and :meth:`step` return them (the RLlib env renames
+        the mask's keys)."""
+        return observations
 
     def _play(self, action: Any) -> DictStep:
         """The mover's half-turn in the AEC game, and what the sides that observe next receive
