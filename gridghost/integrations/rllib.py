@@ -17,11 +17,10 @@ Both sides learning, one module each (:class:`GridGhostMultiAgentEnv`)::
         .callbacks(GridGhostMetrics)
     )
 
-Teams: with ``"ghosts": k`` in ``env_config`` the agent ids are ``agent, ghost_0, ...,
-ghost_{k-1}``, and the same config trains the agent's module and one ghost module that every
-ghost shares: :func:`module_of` maps ``agent`` to ``"agent"`` and every ghost to ``"ghost"``.
-(A mapping that returns the agent id itself, ``lambda side, *args, **kw: side``, serves one
-ghost only.)
+Teams: with ``"ghosts": k`` in ``env_config`` the same config trains the agent's module and
+one ghost module that every ghost shares (:func:`module_of`, as :class:`GridGhostMultiAgentEnv`
+names the agents). A mapping that returns the agent id itself, ``lambda side, *args, **kw:
+side``, serves one ghost only.
 
 Per-side metrics (:class:`GridGhostMetrics`, one line of them by
 :func:`gridghost.integrations.metrics.format_metrics`): under zero-sum rewards RLlib's
