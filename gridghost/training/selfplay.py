@@ -49,7 +49,7 @@ Randomness
 from __future__ import annotations
 
 import copy as copying
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -228,9 +228,7 @@ class SelfPlayEnv(GridGhostGymEnv):
             TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0, or as
                 :meth:`GridGhostGymEnv.reset`; nothing is drawn or reseeded then.
         """
-        checked = check_seed(seed)
-        assert not isinstance(checked, np.random.SeedSequence)  # allow_sequence=False
-        seed = checked
+        seed = cast("int | None", check_seed(seed))  # no SeedSequence: allow_sequence is False
         self._check_snapshots()
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {options!r}")

@@ -57,6 +57,7 @@ averaged table (the first best move where several tie).
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import numpy as np
 
@@ -139,9 +140,7 @@ class TabularSelfPlay:
         self.gamma = check_number(gamma, "gamma")
         if not 0.0 < self.gamma < 1.0:
             raise ValueError(f"gamma must lie in (0, 1), got {gamma!r}")
-        checked = check_seed(seed)
-        assert not isinstance(checked, np.random.SeedSequence)  # allow_sequence=False
-        sequence = np.random.SeedSequence(checked)
+        sequence = np.random.SeedSequence(cast("int | None", check_seed(seed)))  # allow_sequence is False
         entropy = int(sequence.entropy)  # type: ignore[arg-type]  # an int for an int seed or fresh entropy
         self._engine = BatchedGame(num_games, seed=entropy, controlled=None, layout=layout, rewards=rewards,
                                    slip=slip, max_cycles=None)
