@@ -49,8 +49,6 @@ METRICS: tuple[str, ...] = ("agent_return", "success_rate", "capture_rate", "epi
 GHOSTS_METRICS: tuple[str, ...] = ("ghost_return", *METRICS[1:])
 #: The info keys that say how a game ended (numeric infos, the default, hold both at every step).
 OUTCOME_KEYS: tuple[str, str] = ("reached_goal", "caught_by_ghost")
-#: Numeric infos' ``mover`` when the agent made the step's move.
-_AGENT_MOVED = int(Side.AGENT)
 
 
 def outcome(info: Mapping[str, Any]) -> tuple[bool, bool]:
@@ -204,7 +202,7 @@ class EpisodeTracker:
         if any("mover" not in info for info in agent_infos):
             raise KeyError("an agent info has no 'mover' (who made the step's move): per-side metrics read the "
                            "numeric infos (the default)")
-        moved = np.array([info["mover"] == _AGENT_MOVED for info in agent_infos])
+        moved = np.array([info["mover"] == Side.AGENT for info in agent_infos])
         return self.update(*(column[:, None] for column in (rewards, moved, ended, reached, caught)))
 
     def update(self, agent_reward: Any, agent_moved: Any, done: Any, reached_goal: Any, caught_by_ghost: Any) -> int:

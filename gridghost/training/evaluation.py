@@ -358,10 +358,8 @@ def evaluate(
 
 def _levels(levels: Any) -> tuple[list[Layout], np.ndarray]:
     """The maps of ``levels`` and their level numbers (-1 for a map given as a layout)."""
-    if levels is None:
-        return [CLASSIC], np.array([-1])
-    if isinstance(levels, Layout):
-        return [levels], np.array([-1])
+    if levels is None or isinstance(levels, Layout):
+        return [CLASSIC if levels is None else levels], np.array([-1])
     if isinstance(levels, MapGenerator):
         if levels.num_levels is None:
             raise ValueError("levels is an unbounded MapGenerator; give it num_levels (or use "
