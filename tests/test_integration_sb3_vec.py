@@ -152,8 +152,10 @@ def test_bad_calls_are_refused() -> None:
         env.set_attr("copy", True, indices=[0])
     with pytest.raises(ValueError, match="reset options"):
         env.set_options({"reset_mask": np.ones(8, dtype=bool)})
-    with pytest.raises(TypeError, match="seed"):
+    with pytest.raises(ValueError, match="seed must be None or an int >= 0"):
         env.seed(-1)
+    with pytest.raises(TypeError, match="seed must be None or an int >= 0"):
+        env.seed(1.5)
     with pytest.raises(RuntimeError, match="step_async"):
         env.step_wait()
     with pytest.raises(ValueError, match=r"0\.\.3"):

@@ -36,7 +36,7 @@ def test_summary_of_known_games() -> None:
     ((1.0, False, False, True), TypeError, "length must be an int"),
     ((math.nan, False, False, 3), ValueError, "agent_return must be finite"),
     ((1.0, True, True, 3), ValueError, "either by a goal or by a capture"),
-    ((1.0, False, False, 0), ValueError, "length must be >= 1"),
+    ((1.0, False, False, 0), ValueError, "length must be an int >= 1"),
 ])
 def test_add_refuses_what_no_game_gives(args, error, message) -> None:
     metrics = EpisodeMetrics()

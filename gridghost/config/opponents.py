@@ -155,13 +155,9 @@ _SOLVER_TABLES: RecentCache[bytes] = RecentCache(lambda: 8)
 def _solver_table(kernel: Game, name: str, side: Side) -> bytes:
     """The solver's player ``name`` of ``side`` as bytes indexed by the flat joint state
     (agent cell, then each ghost's): the agent's action, or the team's joint move."""
-
-    def solve() -> bytes:
-        # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
-        return np.asarray(solver_policy(kernel, name, side)).astype(np.uint8).tobytes()
-
     key = (kernel.layout, kernel.slip, kernel.agent_rewards, kernel.ghost_rewards, kernel.ghosts, name, side)
-    return _SOLVER_TABLES.get(key, solve)
+    # -1 where the game is over, which no lookup reaches; a joint move of up to 4 ghosts fits a byte
+    return _SOLVER_TABLES.get(key, lambda: np.asarray(solver_policy(kernel, name, side)).astype(np.uint8).tobytes())
 
 
 def solver_policy(kernel: Game, name: str, side: Side) -> np.ndarray:

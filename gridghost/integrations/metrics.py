@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_flag
+from gridghost.core.checks import check_flag, check_limit
 from gridghost.core.rules import Side
 
 #: The per-side metrics, in the order :meth:`EpisodeMetrics.summary` and :func:`format_metrics` give them.
@@ -49,8 +49,6 @@ METRICS: tuple[str, ...] = ("agent_return", "success_rate", "capture_rate", "epi
 GHOSTS_METRICS: tuple[str, ...] = ("ghost_return", *METRICS[1:])
 #: The info keys that say how a game ended (numeric infos, the default, hold both at every step).
 OUTCOME_KEYS: tuple[str, str] = ("reached_goal", "caught_by_ghost")
-#: Numeric infos' ``mover`` when the agent made the step's move.
-_AGENT_MOVED = int(Side.AGENT)
 
 
 def outcome(info: Mapping[str, Any]) -> tuple[bool, bool]:
@@ -132,15 +130,12 @@ class EpisodeMetrics:
         """
         check_flag(reached_goal, "reached_goal")
         check_flag(caught_by_ghost, "caught_by_ghost")
-        if isinstance(length, (bool, np.bool_)) or not isinstance(length, (int, np.integer)):
-            raise TypeError(f"length must be an int (the agent's moves), got {length!r}")
+        length = check_limit(length, "length", allow_none=False)  # the agent moves first
         if not math.isfinite(agent_return):
             raise ValueError(f"agent_return must be finite, got {agent_return!r}")
         if reached_goal and caught_by_ghost:
             raise ValueError("a game ends either by a goal or by a capture, not both")
-        if length < 1:
-            raise ValueError(f"length must be >= 1 (the agent moves first), got {length}")
-        self._games.append((float(agent_return), bool(reached_goal), bool(caught_by_ghost), int(length)))
+        self._games.append((float(agent_return), bool(reached_goal), bool(caught_by_ghost), length))
 
     def add_info(self, agent_return: float, info: Mapping[str, Any], length: int) -> None:
         """:meth:`add` a game whose ending is read from its last numeric info (see :func:`outcome`)."""
@@ -207,7 +202,7 @@ class EpisodeTracker:
         if any("mover" not in info for info in agent_infos):
             raise KeyError("an agent info has no 'mover' (who made the step's move): per-side metrics read the "
                            "numeric infos (the default)")
-        moved = np.array([info["mover"] == _AGENT_MOVED for info in agent_infos])
+        moved = np.array([info["mover"] == Side.AGENT for info in agent_infos])
         return self.update(*(column[:, None] for column in (rewards, moved, ended, reached, caught)))
 
     def update(self, agent_reward: Any, agent_moved: Any, done: Any, reached_goal: Any, caught_by_ghost: Any) -> int:

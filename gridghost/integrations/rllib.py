@@ -17,11 +17,10 @@ Both sides learning, one module each (:class:`GridGhostMultiAgentEnv`)::
         .callbacks(GridGhostMetrics)
     )
 
-Teams: with ``"ghosts": k`` in ``env_config`` the agent ids are ``agent, ghost_0, ...,
-ghost_{k-1}``, and the same config trains the agent's module and one ghost module that every
-ghost shares: :func:`module_of` maps ``agent`` to ``"agent"`` and every ghost to ``"ghost"``.
-(A mapping that returns the agent id itself, ``lambda side, *args, **kw: side``, serves one
-ghost only.)
+Teams: with ``"ghosts": k`` in ``env_config`` the same config trains the agent's module and
+one ghost module that every ghost shares (:func:`module_of`, as :class:`GridGhostMultiAgentEnv`
+names the agents). A mapping that returns the agent id itself, ``lambda side, *args, **kw:
+side``, serves one ghost only.
 
 Per-side metrics (:class:`GridGhostMetrics`, one line of them by
 :func:`gridghost.integrations.metrics.format_metrics`): under zero-sum rewards RLlib's
@@ -88,7 +87,7 @@ from ray.tune.registry import register_env
 
 from gridghost.core.names import AGENT
 from gridghost.integrations.metrics import outcome
-from gridghost.integrations.turns import MODULES, DictStep, TurnBasedDictEnv, module_of
+from gridghost.integrations.turns import MODULES, TurnBasedDictEnv, module_of
 
 #: The single-agent env's id, the same in Gymnasium's registry and in Ray Tune's.
 ENV_ID = "gridghost/GridGhost-v1"
@@ -144,21 +143,12 @@ class GridGhostMultiAgentEnv(TurnBasedDictEnv, MultiAgentEnv):
             for name, space in self.observation_spaces.items():
                 self.observation_spaces[name] = renamed.setdefault(id(space), _rllib_keys(space))
 
-    def _rename(self, observations: dict[str, Any]) -> dict[str, Any]:
+    def _shown(self, observations: dict[str, Any]) -> dict[str, Any]:
+        """The observations under RLlib's mask keys when masks are on (what ``reset`` and
+        ``step`` return)."""
         if not self._masked:
             return observations
         return {name: _rllib_keys(obs) for name, obs in observations.items()}
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """As :meth:`TurnBasedDictEnv.reset`, with RLlib's mask keys when masks are on."""
-        observations, infos = super().reset(seed=seed, options=options)
-        return self._rename(observations), infos
-
-    def step(self, action_dict: Mapping[str, Any]) -> DictStep:
-        """As :meth:`TurnBasedDictEnv.step`, with RLlib's mask keys when masks are on."""
-        observations, rewards, terminations, truncations, infos = super().step(action_dict)
-        return self._rename(observations), rewards, terminations, truncations, infos
 
 
 class GridGhostMetrics(RLlibCallback):  # type: ignore[misc]

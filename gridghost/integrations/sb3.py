@@ -47,7 +47,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from gridghost.batched import GridGhostVectorEnv
 from gridghost.batched.limits import checked_actions
-from gridghost.core.checks import check_choice
+from gridghost.core.checks import check_choice, check_seed
 from gridghost.sensing.observations import GRID_LAYOUTS, MOVE_PLANES, grid_channels
 
 #: The methods :meth:`SB3VecEnv.env_method` answers per env (every other method acts on the
@@ -81,19 +81,15 @@ class SB3VecEnv(VecEnv):
 
     def __init__(self, env: GridGhostVectorEnv | None = None, **kwargs: Any) -> None:
         if env is None:
-            mode = kwargs.pop("autoreset_mode", AutoresetMode.SAME_STEP)
-            if mode not in (AutoresetMode.SAME_STEP, "same_step"):
-                raise ValueError(f"SB3 resets an env in the step where it ends: autoreset_mode must be "
-                                 f"AutoresetMode.SAME_STEP (or 'same_step'), got {mode!r}")
-            env = GridGhostVectorEnv(autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+            env = GridGhostVectorEnv(**{"autoreset_mode": AutoresetMode.SAME_STEP, **kwargs})
         elif kwargs:
             raise TypeError(f"pass either env or the vector env's keyword arguments, not both (got {sorted(kwargs)})")
         if not isinstance(env, GridGhostVectorEnv):
             raise TypeError(f"env must be a gridghost.batched.GridGhostVectorEnv (the batched engine), got "
                             f"{type(env).__name__}; for other envs use SB3's DummyVecEnv")
         if env.autoreset_mode != AutoresetMode.SAME_STEP:
-            raise ValueError(f"env must reset in the step where a game ends, as SB3 expects: build it with "
-                             f"autoreset_mode=AutoresetMode.SAME_STEP, got {env.autoreset_mode!r}")
+            raise ValueError(f"SB3 resets an env in the step where its game ends: the vector env's autoreset_mode "
+                             f"must be AutoresetMode.SAME_STEP (or 'same_step'), got {env.autoreset_mode!r}")
         self.env = env
         self._actions: np.ndarray | None = None
         self._start = time.time()
@@ -164,11 +160,10 @@ class SB3VecEnv(VecEnv):
             The N seeds.
 
         Raises:
-            TypeError: ``seed`` is not ``None`` nor an int >= 0.
+            TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0 (as
+                :func:`~gridghost.core.checks.check_seed` refuses it).
         """
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise TypeError(f"seed must be None or an int >= 0, got {seed!r}")
-        return super().seed(None if seed is None else int(seed))
+        return super().seed(check_seed(seed))
 
     def set_options(self, options: list[dict] | dict | None = None) -> None:
         """Reset options: the batch takes none, so only ``None`` or empty dicts are accepted.

@@ -112,7 +112,12 @@ class TurnBasedDictEnv:
         self.controlled = check_controlled(controlled, opponent, settings.get("opponent_obs_type"))
         if controlled is None:
             self.game: GridGhostEnv = make_game(GridGhostEnv, **settings)
-            self._check_opening()
+            if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
+                raise ValueError(
+                    f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game "
+                    "before the ghosts' first observation, so their rewards would be lost; use a map where the "
+                    "agent starts at least 3 steps from every ghost and every goal"
+                )
             self.possible_agents: list[str] = list(self.game.possible_agents)
         else:
             team = GhostTeamParallelEnv(opponent=opponent, **settings)  # parallel_env(controlled="ghosts")'s env
@@ -126,15 +131,6 @@ class TurnBasedDictEnv:
         self._observed: set[str] = set()
         self._held: dict[str, float] = {}
 
-    def _check_opening(self) -> None:
-        """Refuse a fixed map where the agent's opening move can end the game (see the Raises)."""
-        if self.game.use_ghost and self.game.maps is None and self.game.kernel.opening_can_end():
-            raise ValueError(
-                f"layout {self.game.layout.name or '(unnamed)'}: the agent's opening move can end the game before the "
-                "ghosts' first observation, so their rewards would be lost; use a map where the agent starts at "
-                "least 3 steps from every ghost and every goal"
-            )
-
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Start an episode (``seed``, ``options`` as :meth:`gridghost.envs.aec.GridGhostEnv.reset`).
@@ -147,14 +143,14 @@ class TurnBasedDictEnv:
         if self.team is not None:
             observations, infos = self.team.reset(seed=seed, options=options)
             self.agents = list(self.team.agents)
-            return observations, infos
+            return self._shown(observations), infos
         game = self.game
         game.reset(seed=seed, options=options)
         self.agents = list(game.agents)
         mover = game.agent_selection
         self._observed = {mover}
         self._held = dict.fromkeys(self.possible_agents, 0.0)
-        return {mover: game.observe(mover)}, {mover: dict(game.infos[mover])}
+        return self._shown({mover: game.observe(mover)}), {mover: dict(game.infos[mover])}
 
     def step(self, action_dict: Mapping[str, Any]) -> DictStep:
         """Carry out the moves of the sides that observed last.
@@ -190,7 +186,12 @@ class TurnBasedDictEnv:
         over = not self.agents
         terminations[ALL] = over and all(terminations[name] for name in observations)
         truncations[ALL] = over and not terminations[ALL]
-        return observations, rewards, terminations, truncations, infos
+        return self._shown(observations), rewards, terminations, truncations, infos
+
+    def _shown(self, observations: dict[str, Any]) -> dict[str, Any]:
+        """The observations as :meth:`reset` and :meth:`step` return them (the RLlib env renames
+        the mask's keys)."""
+        return observations
 
     def _play(self, action: Any) -> DictStep:
         """The mover's half-turn in the AEC game, and what the sides that observe next receive

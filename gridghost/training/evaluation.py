@@ -32,7 +32,6 @@ on ``level_split(d, "train")`` and ``level_split(d, "test")`` (held out).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -153,7 +152,7 @@ class Evaluator:
         self.progress_bar = check_flag(progress_bar, "progress_bar")
         self.side, self.horizon = side, check_limit(horizon, "horizon", allow_none=False)
         maps, self.levels = _levels(levels)
-        settings_of = evaluated_spec(spec, settings)
+        settings_of = engine_spec("evaluate", spec, settings)
         self._learner = SIDE_OF[side]
         other = Side(1 - self._learner)
         if opponent is None:
@@ -357,17 +356,10 @@ def evaluate(
     return evaluator(policy, batch=batch, stochastic=stochastic, centralised=centralised, view=view)
 
 
-#: The settings an evaluation scores a policy under, from ``spec`` or the keywords ``settings``:
-#: :func:`~gridghost.config.settings.engine_spec` of the engine ``"evaluate"``.
-evaluated_spec = functools.partial(engine_spec, "evaluate")
-
-
 def _levels(levels: Any) -> tuple[list[Layout], np.ndarray]:
     """The maps of ``levels`` and their level numbers (-1 for a map given as a layout)."""
-    if levels is None:
-        return [CLASSIC], np.array([-1])
-    if isinstance(levels, Layout):
-        return [levels], np.array([-1])
+    if levels is None or isinstance(levels, Layout):
+        return [CLASSIC if levels is None else levels], np.array([-1])
     if isinstance(levels, MapGenerator):
         if levels.num_levels is None:
             raise ValueError("levels is an unbounded MapGenerator; give it num_levels (or use "

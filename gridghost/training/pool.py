@@ -78,8 +78,9 @@ class Snapshot:
         try:
             return copying.deepcopy(policy)
         except Exception as error:  # deepcopy raises whatever the object's __deepcopy__/__reduce__ does
-            raise TypeError(f"snapshot {self.name!r}'s policy cannot be deep-copied to be played "
-                            f"({type(error).__name__}: {error})") from error
+            raise TypeError(f"snapshot {self.name!r}'s policy {policy!r} cannot be deep-copied "
+                            f"({type(error).__name__}: {error}); add it with copy=False to keep the object itself "
+                            "(it is then not frozen)") from error
 
     @property
     def tabulated(self) -> bool:
@@ -192,15 +193,17 @@ class OpponentPool:
             raise TypeError(f"name must be a non-empty str or None, got {name!r}")
         if name in self._snapshots:
             raise ValueError(f"name {name!r} is already in the pool; snapshot names are unique")
-        frozen = self._freeze(policy, side, copy)
-        shared = frozen is policy and not isinstance(policy, (str, type))
+        frozen = self._freeze(policy, side)
+        shared = not copy and frozen is policy and not isinstance(policy, (str, type))
         snapshot = Snapshot(name, side, int(generation), frozen, shared)
+        if copy:  # the snapshot's own copy, made as every env's is
+            snapshot = dataclasses.replace(snapshot, policy=snapshot.playable_copy())
         self._snapshots[name] = snapshot
         self._records[name] = [0, 0, 0]
         return snapshot
 
     @staticmethod
-    def _freeze(policy: Any, side: str, copy: bool) -> Any:
+    def _freeze(policy: Any, side: str) -> Any:
         if isinstance(policy, str):
             return check_opponent_name(policy, SIDE_OF[side], "policy")
         if isinstance(policy, (np.ndarray, list, tuple)):
@@ -214,13 +217,7 @@ class OpponentPool:
         if not (callable(policy) or callable(getattr(policy, "get_action", None))):
             raise TypeError(f"policy must be a policy name, a callable policy(observation) -> action, an object with "
                             f"get_action, a StatePolicy or probabilities (rows, cols, rows, cols, 4); got {policy!r}")
-        if not copy:
-            return policy
-        try:
-            return copying.deepcopy(policy)
-        except Exception as error:  # deepcopy raises whatever the object's __deepcopy__/__reduce__ does
-            raise TypeError(f"policy {policy!r} cannot be deep-copied ({type(error).__name__}: {error}); pass "
-                            "copy=False to keep the object itself (it is then not frozen)") from error
+        return policy
 
     def snapshots(self, side: str | None = None) -> tuple[Snapshot, ...]:
         """The snapshots in the order they were added, of ``side`` only when given.

@@ -49,7 +49,7 @@ Randomness
 from __future__ import annotations
 
 import copy as copying
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -152,12 +152,12 @@ class SelfPlayEnv(GridGhostGymEnv):
             them (not ``opponent``: the pool supplies it); ``max_cycles`` defaults to 100.
 
     Raises:
-        TypeError: ``pool`` is not an :class:`OpponentPool`; ``opponent`` among the settings.
+        TypeError: ``pool`` is not an :class:`OpponentPool`; ``opponent`` among the settings;
+            ``explore_starts`` is not a real number or ``explore_turns`` not an int.
         ValueError: an unknown rule, a negative exponent, a window < 1, no snapshot of the other side, a
             tabulated snapshot that does not fit the layout (or any tabulated snapshot with a map
             generator); ``explore_starts`` outside [0, 1] or ``explore_turns`` < 1; what
             :class:`~gridghost.envs.single_agent.GridGhostGymEnv` refuses.
-        TypeError: ``explore_starts`` is not a real number or ``explore_turns`` not an int.
     """
 
     def __init__(self, pool: OpponentPool, controlled: str = AGENT, rule: str = "uniform", exponent: float = 2.0,
@@ -228,9 +228,7 @@ class SelfPlayEnv(GridGhostGymEnv):
             TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0, or as
                 :meth:`GridGhostGymEnv.reset`; nothing is drawn or reseeded then.
         """
-        checked = check_seed(seed)
-        assert not isinstance(checked, np.random.SeedSequence)  # allow_sequence=False
-        seed = checked
+        seed = cast("int | None", check_seed(seed))  # no SeedSequence: allow_sequence is False
         self._check_snapshots()
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {options!r}")

@@ -57,6 +57,7 @@ averaged table (the first best move where several tie).
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import numpy as np
 
@@ -139,9 +140,7 @@ class TabularSelfPlay:
         self.gamma = check_number(gamma, "gamma")
         if not 0.0 < self.gamma < 1.0:
             raise ValueError(f"gamma must lie in (0, 1), got {gamma!r}")
-        checked = check_seed(seed)
-        assert not isinstance(checked, np.random.SeedSequence)  # allow_sequence=False
-        sequence = np.random.SeedSequence(checked)
+        sequence = np.random.SeedSequence(cast("int | None", check_seed(seed)))  # allow_sequence is False
         entropy = int(sequence.entropy)  # type: ignore[arg-type]  # an int for an int seed or fresh entropy
         self._engine = BatchedGame(num_games, seed=entropy, controlled=None, layout=layout, rewards=rewards,
                                    slip=slip, max_cycles=None)
@@ -274,9 +273,8 @@ class TabularSelfPlay:
         side = check_choice(side, "side", AGENTS)
         if check_flag(averaged, "averaged") and self.averaging is None:
             raise ValueError("averaged=True needs an averaged table; this learner was built with averaging=None")
-        rows, cols = self.layout.shape
         table = self._average if averaged else self._q
-        return table[side].reshape(rows, cols, rows, cols, NUM_ACTIONS).copy()
+        return table[side].reshape(*self.layout.shape, *self.layout.shape, NUM_ACTIONS).copy()
 
     def visits(self, side: str) -> np.ndarray:
         """How many samples each entry of :meth:`q_values` has learnt from: ``int64``, same shape.
@@ -285,8 +283,7 @@ class TabularSelfPlay:
             ValueError: ``side`` is not ``"agent"`` or ``"ghost"``.
         """
         side = check_choice(side, "side", AGENTS)
-        rows, cols = self.layout.shape
-        return self._visits[side].reshape(rows, cols, rows, cols, NUM_ACTIONS).copy()
+        return self._visits[side].reshape(*self.layout.shape, *self.layout.shape, NUM_ACTIONS).copy()
 
     def policy(self, side: str) -> StatePolicy:
         """``side``'s greedy policy of the averaged table (of the live one with ``averaging=None``),
