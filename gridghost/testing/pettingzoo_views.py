@@ -245,14 +245,12 @@ def _replay_inner_agent(replay: KernelReplay, env: Any, where: str) -> tuple[flo
 
 def _replayed(env: Any, seed: int, aec: bool, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any, Any]]:
     """Play an episode of ``seed``'s random actions (after ``reset(seed=seed)``) with an AEC view
-    (``aec``: half-turn by half-turn) or a parallel one (step by step) and replay it with the
-    kernel as :func:`check_aec_kernel` and :func:`check_parallel_kernel` say (with ``belief``, its
-    filter followed too); yield ``(where, replay, returned, played)`` before each half-turn (or
-    step) and once after the last, ``returned`` what the last call (``reset`` or ``step``)
-    returned (an AEC env's ``(None, rewards, terminations, truncations, infos)``), ``played``
-    the one before's ``(where, the kernel's rewards)`` (``None`` first), until no agent is left,
-    an AEC env's ``last()`` reports an end, or after :data:`MAX_HALF_TURNS` (one replay
-    throughout)."""
+    (``aec``) or a parallel one and replay it as :func:`check_aec_kernel` and
+    :func:`check_parallel_kernel` say (with ``belief``, its filter followed too); yield
+    ``(where, replay, returned, played)`` before each half-turn (a parallel step) and once after
+    the last: ``returned`` the last call's returns (an AEC env's dicts, in their order),
+    ``played`` the one before's ``(where, the kernel's rewards)`` (``None`` first); until no
+    agent is left, ``last()`` reports an end, or after :data:`MAX_HALF_TURNS` (one replay)."""
     returned = env.reset(seed=seed)
     replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env) if belief else None)
     # a view that plays the agent itself pays its opening move's rewards with the first step
