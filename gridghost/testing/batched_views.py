@@ -96,17 +96,15 @@ def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[A
     """``(next state, agent's reward, ghosts' reward)`` of every outcome with a positive probability
     of ``side``'s half-turn (every action when ``action`` is ``None``: a team's every joint
     action); a team's reward is each ghost's tuple."""
-    team = kernel.ghosts > 1
-    if side == Side.GHOST:
-        every: Any = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if team else range(NUM_ACTIONS)
-        afters = [kernel.ghost_step(state, tuple(int(a) for a in chosen) if team else int(chosen))
-                  for chosen in (every if action is None else (action,))]
-        return [(after, *kernel.rewards(Side.GHOST, after.outcome)) if not team else
-                (after, kernel.rewards(Side.GHOST, after.outcome)[0], kernel.ghost_rewards_of(Side.GHOST, after))
-                for after in afters]
-    actions = range(NUM_ACTIONS) if action is None else (int(action),)
-    return [(after, agent, kernel.ghost_rewards_of(Side.AGENT, after) if team else ghost) for a in actions
-            for _, after, agent, ghost in kernel.successors(state, a)]
+    if side == Side.GHOST:  # every joint action as a tuple (one ghost's of one)
+        every = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if action is None else (action,)
+        afters = [kernel.ghost_step(state, tuple(np.atleast_1d(chosen).tolist())) for chosen in every]
+        paid = [(after, kernel.rewards(side, after.outcome)[0]) for after in afters]
+    else:
+        actions = range(NUM_ACTIONS) if action is None else (int(action),)
+        paid = [(after, agent) for a in actions for _, after, agent, _ in kernel.successors(state, a)]
+    return [(after, agent, kernel.ghost_rewards_of(side, after) if kernel.ghosts > 1 else
+             kernel.rewards(side, after.outcome)[1]) for after, agent in paid]
 
 
 def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any = None, half_turn: bool = False
