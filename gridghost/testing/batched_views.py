@@ -96,28 +96,28 @@ def half_turns(kernel: Any, state: Any, side: Side, action: Any) -> list[tuple[A
     """``(next state, agent's reward, ghosts' reward)`` of every outcome with a positive probability
     of ``side``'s half-turn (every action when ``action`` is ``None``: a team's every joint
     action); a team's reward is each ghost's tuple."""
-    team = kernel.ghosts > 1
-    if side == Side.GHOST:
-        every: Any = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if team else range(NUM_ACTIONS)
-        afters = [kernel.ghost_step(state, tuple(int(a) for a in chosen) if team else int(chosen))
-                  for chosen in (every if action is None else (action,))]
-        return [(after, *kernel.rewards(Side.GHOST, after.outcome)) if not team else
-                (after, kernel.rewards(Side.GHOST, after.outcome)[0], kernel.ghost_rewards_of(Side.GHOST, after))
-                for after in afters]
-    actions = range(NUM_ACTIONS) if action is None else (int(action),)
-    return [(after, agent, kernel.ghost_rewards_of(Side.AGENT, after) if team else ghost) for a in actions
-            for _, after, agent, ghost in kernel.successors(state, a)]
+    if side == Side.GHOST:  # every joint action as a tuple (one ghost's of one)
+        every = itertools.product(range(NUM_ACTIONS), repeat=kernel.ghosts) if action is None else (action,)
+        afters = [kernel.ghost_step(state, tuple(np.atleast_1d(chosen).tolist())) for chosen in every]
+        paid = [(after, kernel.rewards(side, after.outcome)[0]) for after in afters]
+    else:
+        actions = range(NUM_ACTIONS) if action is None else (int(action),)
+        paid = [(after, agent) for a in actions for _, after, agent, _ in kernel.successors(state, a)]
+    return [(after, agent, kernel.ghost_rewards_of(side, after) if kernel.ghosts > 1 else
+             kernel.rewards(side, after.outcome)[1]) for after, agent in paid]
 
 
-def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any = None) -> list[tuple[Any, Any]]:
+def full_turns(kernel: Any, state: Any, learner: str, action: Any, carried: Any = None, half_turn: bool = False
+               ) -> list[tuple[Any, Any]]:
     """Every ``(final state, learner's reward)`` of a learner's full turn: its move, then (if the
-    game goes on) any answer, with ``carried`` (the opening reward, or ``None``) added first."""
+    game goes on) any answer, with ``carried`` (the opening reward, or ``None``) added first; with
+    ``half_turn``, of its move alone (``carried`` not paid)."""
     side = Side.AGENT if learner == "agent" else Side.GHOST
     mine = 1 if side == Side.AGENT else 2
     found = []
     for after, *rewards in half_turns(kernel, state, side, action):
-        paid = added(carried, rewards[mine - 1])
-        if after.outcome != Outcome.ONGOING:
+        paid = rewards[mine - 1] if half_turn else added(carried, rewards[mine - 1])
+        if half_turn or after.outcome != Outcome.ONGOING:
             found.append((after, paid))
             continue
         for final, *answer in half_turns(kernel, after, Side.GHOST if side == Side.AGENT else Side.AGENT, None):
@@ -351,11 +351,7 @@ def check_move(kernel: Any, state: Any, side: str, action: Any, seen: tuple[Any,
         AssertionError: ``"kernel: ..."``.
     """
     cells, reward, terminated, reset_now = seen
-    if half_turn:
-        own = 0 if side == "agent" else 1
-        outcomes = [(final, paid[own]) for final, *paid in half_turns(kernel, state, state.turn, action)]
-    else:
-        outcomes = full_turns(kernel, state, side, action, carried)
+    outcomes = full_turns(kernel, state, side, action, carried, half_turn)
     outcomes = [(final, pay(paid)) for final, paid in outcomes] if pay is not None else outcomes
     for final, expected in outcomes:
         if ((reset_now or cells_of(final) == cells) and expected == reward
@@ -467,9 +463,8 @@ def final_states(kernel: Any, state: Any, side: str, action: Any, terminated: bo
                  ) -> list[Any]:
     """The states ``side``'s call (its half-turn, or its full turn) with ``action`` from ``state``
     can end in, ending the game exactly when ``terminated``."""
-    outcomes = [after for after, *_ in half_turns(kernel, state, state.turn, action)] if half_turn \
-        else [after for after, _ in full_turns(kernel, state, side, action)]
-    return [after for after in outcomes if (after.outcome != Outcome.ONGOING) == terminated]
+    outcomes = full_turns(kernel, state, side, action, half_turn=half_turn)
+    return [after for after, _ in outcomes if (after.outcome != Outcome.ONGOING) == terminated]
 
 
 #: The batched engine's checks, in the order :func:`batched_conformance` runs them.

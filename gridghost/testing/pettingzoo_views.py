@@ -224,37 +224,56 @@ def check_aec_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: int =
     env = make_env()
     limit = config_of(env).max_cycles
     for episode in range(episodes):
-        for where, replay, played in _aec_replayed(env, seed + episode):
-            _compare(env, replay, where, played, (None, env.rewards, env.terminations, env.truncations, env.infos))
+        for where, replay, returned, played in _replayed(env, seed + episode, True):
+            _compare(env, replay, where, played, returned)
             if env.agents:
                 _, _, termination, truncation, _ = env.last()
                 _compare_ends(replay, termination, truncation, limit, f"{where}, last() of {env.agent_selection!r}")
 
 
-def _aec_replayed(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any]]:
-    """Play an episode of ``seed``'s random actions (after ``reset(seed=seed)``) and replay it with
-    the kernel as :func:`check_aec_kernel` says (with ``belief``, its filter followed too); yield
-    ``(where, replay, played)`` before each half-turn and once after the last, ``played`` the
-    half-turn before's ``(where, the kernel's rewards)`` (``None`` first), until ``last()``
-    reports an end or after :data:`MAX_HALF_TURNS` half-turns (one replay throughout)."""
-    env.reset(seed=seed)
+def _replay_inner_agent(replay: KernelReplay, env: Any, where: str) -> tuple[float, ...]:
+    """For a view that plays the agent itself (no ``"agent"`` among its agents), replay the
+    agent's move that leads where the view went (:meth:`KernelReplay.explain`), when it is the
+    agent's turn in a game that goes on (before ``max_cycles``); return its rewards (zeros when
+    there is none to replay)."""
+    limit = config_of(env).max_cycles
+    if "agent" in env.possible_agents or replay.state.turn != Side.AGENT or replay.over or \
+            (limit is not None and replay.cycles >= limit):
+        return (0.0,) * (len(_ghosts(env)) + 1)
+    return replay.explain(Side.AGENT, _cells(env), where)
+
+
+def _replayed(env: Any, seed: int, aec: bool, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any, Any]]:
+    """Play an episode of ``seed``'s random actions (after ``reset(seed=seed)``) with an AEC view
+    (``aec``) or a parallel one and replay it as :func:`check_aec_kernel` and
+    :func:`check_parallel_kernel` say (with ``belief``, its filter followed too); yield
+    ``(where, replay, returned, played)`` before each half-turn (a parallel step) and once after
+    the last: ``returned`` the last call's returns (an AEC env's dicts, in their order),
+    ``played`` the one before's ``(where, the kernel's rewards)`` (``None`` first); until no
+    agent is left, ``last()`` reports an end, or after :data:`MAX_HALF_TURNS` (one replay)."""
+    returned = env.reset(seed=seed)
     replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env) if belief else None)
-    actions, ghosts = random_actions(seed), len(env.possible_agents) - 1
-    held: list[int] = []  # a team's ghosts' choices so far: they move and reward nobody until the last one's
-    played: tuple[str, tuple[float, ...]] | None = None
+    # a view that plays the agent itself pays its opening move's rewards with the first step
+    carried = _replay_inner_agent(replay, env, "the opening move")
+    actions, ghosts, played = random_actions(seed), _ghosts(env), None
+    held: list[int] = []  # the team's choices so far (an AEC env's come one by one): they move nobody until all are in
     for turn in range(MAX_HALF_TURNS + 1):
-        where = f"seed {seed}, half-turn {turn}"
-        yield where, replay, played
-        if not env.agents or turn == MAX_HALF_TURNS or any(env.last()[2:4]):
+        where = f"seed {seed}, {'half-turn' if aec else 'step'} {turn}"
+        if aec:
+            returned = (None, env.rewards, env.terminations, env.truncations, env.infos)
+        yield where, replay, returned, played
+        if not env.agents or turn == MAX_HALF_TURNS or (aec and any(env.last()[2:4])):
             return
-        mover, action = env.agent_selection, actions()
-        env.step(action)
-        if mover == "agent":
-            played = where, replay.agent(action)
-        elif len(held := [*held, action]) < ghosts:
-            played = where, (0.0,) * (ghosts + 1)
-        else:
-            played, held = (where, replay.ghost(held)), []
+        movers = [env.agent_selection] if aec else env.agents
+        chosen = {name: actions() for name in movers}
+        returned = env.step(chosen[movers[0]] if aec else chosen)
+        if (movers == ["agent"]) if aec else (replay.state.turn == Side.AGENT):
+            moved = replay.agent(chosen["agent"])
+        elif len(held := [*held, *(chosen[name] for name in (movers if aec else ghosts))]) < len(ghosts):
+            moved = (0.0,) * (len(ghosts) + 1)
+        else:  # the team's move, then the answer of an agent the view plays itself
+            moved, held = added(replay.ghost(held), _replay_inner_agent(replay, env, where)), []
+        played, carried = (where, added(moved, carried)), (0.0,) * len(carried)
 
 
 def _compare_ends(replay: KernelReplay, termination: bool, truncation: bool, limit: int | None, where: str) -> None:
@@ -284,7 +303,7 @@ def check_aec_observations(make_env: Callable[[], Any], seed: int = 0) -> None:
         yield env.last()[0], mover, f"{where}: last()'s observation of {mover!r}"
         yield from ((env.observe(name), name, f"{where}: observe({name!r})") for name in env.agents)
 
-    check_replayed(env, ((replay, seen(where)) for where, replay, _ in _aec_replayed(env, seed, belief=True)))
+    check_replayed(env, ((replay, seen(where)) for where, replay, *_ in _replayed(env, seed, True, True)))
 
 
 def _compare(env: Any, replay: KernelReplay, where: str, played: tuple[str, tuple[float, ...]] | None,
@@ -451,47 +470,8 @@ def check_parallel_kernel(make_env: Callable[[], Any], seed: int = 0, episodes: 
     """
     env = make_env()
     for episode in range(episodes):
-        for where, replay, returned, played in _parallel_replayed(env, seed + episode):
+        for where, replay, returned, played in _replayed(env, seed + episode, False):
             _compare(env, replay, where, played, returned)
-
-
-def _parallel_replayed(env: Any, seed: int, belief: bool = False) -> Iterator[tuple[str, KernelReplay, Any, Any]]:
-    """Play an episode of ``seed``'s random actions (after ``reset(seed=seed)``) and replay it with
-    the kernel as :func:`check_parallel_kernel` says (with ``belief``, its filter followed too);
-    yield ``(where, replay, returned, played)`` before each step and once after the last,
-    ``returned`` what the last call (``reset`` or ``step``) returned, ``played`` the step
-    before's ``(where, the kernel's rewards)`` (``None`` first), until no agent is left or after
-    :data:`MAX_HALF_TURNS` steps (one replay throughout)."""
-    returned = env.reset(seed=seed)
-    replay = KernelReplay(kernel_of(env), config_of(env).sensors, seed, replayed_filter(env) if belief else None)
-    # a view that plays the agent itself pays its opening move's rewards with the first step
-    carried = _replay_inner_agent(replay, env, "the opening move")
-    actions, played = random_actions(seed), None
-    for turn in range(MAX_HALF_TURNS + 1):
-        where = f"seed {seed}, step {turn}"
-        yield where, replay, returned, played
-        if not env.agents or turn == MAX_HALF_TURNS:
-            return
-        chosen = {name: actions() for name in env.agents}
-        returned = env.step(chosen)
-        if replay.state.turn == Side.AGENT:
-            moved = replay.agent(chosen["agent"])
-        else:  # the team's move, then the answer of an agent the view plays itself
-            moved = added(replay.ghost([chosen[name] for name in _ghosts(env)]),
-                           _replay_inner_agent(replay, env, where))
-        played, carried = (where, added(moved, carried)), (0.0,) * len(carried)
-
-
-def _replay_inner_agent(replay: KernelReplay, env: Any, where: str) -> tuple[float, ...]:
-    """For a view that plays the agent itself (no ``"agent"`` among its agents), replay the
-    agent's move that leads where the view went (:meth:`KernelReplay.explain`), when it is the
-    agent's turn in a game that goes on (before ``max_cycles``); return its rewards (zeros when
-    there is none to replay)."""
-    limit = config_of(env).max_cycles
-    if "agent" in env.possible_agents or replay.state.turn != Side.AGENT or replay.over or \
-            (limit is not None and replay.cycles >= limit):
-        return (0.0,) * (len(_ghosts(env)) + 1)
-    return replay.explain(Side.AGENT, _cells(env), where)
 
 
 @contract("observations")
@@ -506,7 +486,7 @@ def check_parallel_observations(make_env: Callable[[], Any], seed: int = 0) -> N
     env = make_env()
     check_replayed(env, ((replay, [(observation, name, f"{where}: {name!r}'s observation")
                                    for name, observation in returned[0].items()])
-                         for where, replay, returned, _ in _parallel_replayed(env, seed, belief=True)), True)
+                         for where, replay, returned, _ in _replayed(env, seed, False, True)), True)
 
 
 #: The parallel checks, in the order :func:`parallel_conformance` runs them.
