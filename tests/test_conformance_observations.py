@@ -261,10 +261,11 @@ def test_a_view_that_hands_out_one_shared_buffer_fails_observations(suite: Calla
         suite(make)
 
 
-def test_a_vector_view_whose_final_observation_is_the_next_episodes_first_fails_observations() -> None:
+@pytest.mark.parametrize("k", [1, 2])
+def test_a_vector_view_whose_final_observation_is_the_next_episodes_first_fails_observations(k: int) -> None:
     make = lambda: FinalIsFirstVector(gymnasium.make_vec(  # noqa: E731
         ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode="same_step",
-        max_episode_steps=6))
+        max_episode_steps=6, **({"layout": MAP, "ghosts": k} if k > 1 else {})))
     with pytest.raises(AssertionError, match=r"^observations: .*final observation is its observation of none"):
         testing.vector_conformance(make)
 

@@ -211,4 +211,4 @@ def check_final(expected: Expected, observation: Any, side: str, finals: Sequenc
         if _differs(observation, *expected.of(side, state), where) is None:
             return
     fail(CONTRACT, f"{where}: {side}'s final observation is its observation of none of the states the kernel can "
-                   f"end that turn in: {[(state.agent, state.ghost, state.outcome.name) for state in finals]}")
+                   f"end that turn in: {[(state.agent, state.ghosts, state.outcome.name) for state in finals]}")
