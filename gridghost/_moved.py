@@ -68,8 +68,8 @@ MOVED_NAMES: dict[str, str] = {
 }
 
 
-#: The team solver's names (0.3.0), each with the name that serves every team size; the old
-#: names are read from :mod:`gridghost.planning.deprecated`, whose functions take the old arguments.
+#: The team solver's names (0.3.0), each with the name that serves every team size: a class is
+#: read there, a function from :mod:`gridghost.planning.deprecated`, which takes the old arguments.
 TEAM_SOLVER: dict[str, str] = {
     "TeamAgentSolution": "AgentSolution", "TeamGameSolution": "GameSolution", "TeamGhostsSolution": "GhostSolution",
     "TeamModel": "TurnModel", "TeamPolicyEvaluation": "PolicyEvaluation", "solve_team_game": "solve_game",
@@ -97,7 +97,8 @@ RENAMED: dict[str, str] = {
     "gridghost.sensing.observations.TeamMaskedObservations": "gridghost.sensing.observations.MaskedObservations",
     "gridghost.sensing.observations.team_vector_slots": "gridghost.sensing.encoding.vector_slots",
     "gridghost.sensing.observations.team_grid_channels": "gridghost.sensing.observations._team_grid_channels",
-} | {f"gridghost.planning.{old}": f"gridghost.planning.deprecated.{old}" for old in TEAM_SOLVER}
+} | {f"gridghost.planning.{old}": f"gridghost.planning.{new if old[0].isupper() else 'deprecated.' + old}"
+     for old, new in TEAM_SOLVER.items()}
 
 #: What the warning advises instead of a replacement that takes other arguments than the old name.
 ADVICE: dict[str, str] = {

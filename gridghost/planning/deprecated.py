@@ -1,4 +1,4 @@
-"""The team solver's names from before one solver served every number of ghosts, kept for one
+"""The team solver's functions from before one solver served every number of ghosts, kept for one
 release: reading one from :mod:`gridghost.planning` gives a :class:`DeprecationWarning` naming
 its replacement (:data:`gridghost._moved.TEAM_SOLVER`). The functions take their old arguments
 (the team's size ``ghosts`` after ``rewards``, 2 by default) and call the unified ones.
@@ -10,12 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gridghost.planning.exploit import agent_exploitability, exploitability, ghost_exploitability
-from gridghost.planning.model import TurnModel
 from gridghost.planning.solve import (
-    AgentSolution,
-    GameSolution,
-    GhostSolution,
-    PolicyEvaluation,
     evaluate_policies,
     solve_agent,
     solve_game,
@@ -63,11 +58,6 @@ def tabulate_team_policy(policy: Any, game: Any = None, *, spec: Any = None, obs
 _SETTINGS = "layout slip rewards ghosts gamma tol horizon"
 _TEAM = {"team_policy": "ghost_policy"}
 
-TeamAgentSolution = AgentSolution
-TeamGameSolution = GameSolution
-TeamGhostsSolution = GhostSolution
-TeamModel = TurnModel
-TeamPolicyEvaluation = PolicyEvaluation
 solve_team_game = _old(solve_game, _SETTINGS)
 solve_team_agent = _old(solve_agent, "layout slip team rewards ghosts gamma tol horizon", {"team": "ghost"})
 solve_team_ghosts = _old(solve_ghost, "layout slip agent rewards ghosts gamma tol horizon")
