@@ -68,8 +68,19 @@ MOVED_NAMES: dict[str, str] = {
 }
 
 
-#: Names replaced by other names (0.3.0: the team kernel became the one kernel), each old
-#: ``module.name`` with its replacement's; reading the old name warns (:func:`moved_name`).
+#: The team solver's names (0.3.0), each with the name that serves every team size: a class is
+#: read there, a function from :mod:`gridghost.planning.deprecated`, which takes the old arguments.
+TEAM_SOLVER: dict[str, str] = {
+    "TeamAgentSolution": "AgentSolution", "TeamGameSolution": "GameSolution", "TeamGhostsSolution": "GhostSolution",
+    "TeamModel": "TurnModel", "TeamPolicyEvaluation": "PolicyEvaluation", "solve_team_game": "solve_game",
+    "solve_team_agent": "solve_agent", "solve_team_ghosts": "solve_ghost",
+    "evaluate_team_policies": "evaluate_policies", "team_exploitability": "exploitability",
+    "team_agent_exploitability": "agent_exploitability", "team_ghosts_exploitability": "ghost_exploitability",
+    "tabulate_team_policy": "tabulate_policy",
+}
+
+#: Names replaced by other names (0.3.0: the team kernel became the one kernel, one solver serves
+#: every team size), each old ``module.name`` with where it is read now; reading it warns (:func:`moved_name`).
 RENAMED: dict[str, str] = {
     f"{module}.{old}": new
     for module in ("gridghost.core", "gridghost.core.team")
@@ -86,13 +97,15 @@ RENAMED: dict[str, str] = {
     "gridghost.sensing.observations.TeamMaskedObservations": "gridghost.sensing.observations.MaskedObservations",
     "gridghost.sensing.observations.team_vector_slots": "gridghost.sensing.encoding.vector_slots",
     "gridghost.sensing.observations.team_grid_channels": "gridghost.sensing.observations._team_grid_channels",
-}
+} | {f"gridghost.planning.{old}": f"gridghost.planning.{new if old[0].isupper() else 'deprecated.' + old}"
+     for old, new in TEAM_SOLVER.items()}
 
 #: What the warning advises instead of a replacement that takes other arguments than the old name.
 ADVICE: dict[str, str] = {
     "TeamGame": "gridghost.core.game.Game(..., ghosts=k, credit=...)",
     "TeamObservations": "make_observations(..., ghosts=k) or an encoder's ghosts=k",
     "team_grid_channels": "grid_channels(radius, append_step_count, ghosts=k)",
+    **{old: f"gridghost.planning.{new}, which serves any number of ghosts" for old, new in TEAM_SOLVER.items()},
 }
 
 

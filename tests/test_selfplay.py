@@ -94,6 +94,7 @@ def test_an_object_that_cannot_be_copied_is_refused_with_the_way_out() -> None:
     ({"policy": ChasePolicy(), "side": "agent"}, ValueError, "chasing ghost"),
     ({"policy": 42, "side": "ghost"}, TypeError, "policy must be"),
     ({"policy": np.zeros((4, 5, 4)), "side": "ghost"}, ValueError, r"shape \(rows, cols, rows, cols, 4\)"),
+    ({"policy": [[["a"]]], "side": "ghost"}, TypeError, r"policy must be a table of probabilities \(real numbers\)"),
     ({"policy": np.full(SHAPE, 0.5), "side": "ghost"}, ValueError, "sum to 1"),
     ({"policy": -uniform_table(), "side": "ghost"}, ValueError, ">= 0"),
     ({"policy": "chase", "side": "ghost", "generation": -1}, ValueError, "generation"),

@@ -142,17 +142,28 @@ def check_probability(value: object, argument: str) -> float:
     return float(value)
 
 
+def check_floats(values: Any, argument: str, accepted: str) -> np.ndarray:
+    """Return ``values`` as a new float array (its shape and entries are the caller's to check),
+    or refuse it saying ``argument`` must be ``accepted`` (``"3 probabilities"``).
+
+    Raises:
+        TypeError: NumPy cannot read it as real numbers (strings, a ragged sequence).
+    """
+    try:
+        return np.array(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{argument} must be {accepted}, got {values!r}") from None
+
+
 def check_distribution(values: Any, argument: str, size: int, tolerance: float = 1e-9) -> np.ndarray:
     """Return ``values`` as a float array of ``size`` probabilities summing to 1.
 
     Raises:
+        TypeError: as :func:`check_floats`.
         ValueError: the wrong shape, a negative or non-finite entry, or a sum further than
             ``tolerance`` from 1.
     """
-    try:
-        array = np.array(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{argument} must be {size} probabilities, got {values!r}") from None
+    array = check_floats(values, argument, f"{size} probabilities")
     if array.shape != (size,):
         raise ValueError(f"{argument} must be {size} probabilities (shape ({size},)), got shape {array.shape}")
     if not np.isfinite(array).all() or (array < 0).any():

@@ -12,10 +12,9 @@ caches read it (a copy here would be ignored).
 
 from __future__ import annotations
 
-import importlib
-import warnings
 from typing import Any
 
+from gridghost._moved import moved_name
 from gridghost.core import tunables
 from gridghost.planning import model
 from gridghost.planning.coordination import Coordination, coordination_numbers, is_coordination_map
@@ -98,10 +97,4 @@ tunables.forward(__name__, model, ("CACHE_BYTES", "MAX_STATES", "MAX_BYTES"))
 
 def __getattr__(name: str) -> Any:
     """A deprecated name (see :mod:`gridghost.planning.deprecated`), read with a warning."""
-    deprecated = importlib.import_module("gridghost.planning.deprecated")
-    if name not in deprecated.DEPRECATED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    new, value = deprecated.DEPRECATED[name]
-    warnings.warn(f"gridghost.planning.{name} is deprecated: use gridghost.planning.{new}, which serves any number "
-                  f"of ghosts (removed in gridghost {deprecated.REMOVED_IN})", DeprecationWarning, stacklevel=2)
-    return value
+    return moved_name(__name__, name)

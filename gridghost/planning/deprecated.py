@@ -1,7 +1,7 @@
-"""The team solver's names from before one solver served every number of ghosts, kept for one
+"""The team solver's functions from before one solver served every number of ghosts, kept for one
 release: reading one from :mod:`gridghost.planning` gives a :class:`DeprecationWarning` naming
-its replacement (:data:`DEPRECATED`). The functions take their old arguments (the team's size
-``ghosts`` after ``rewards``, 2 by default) and call the unified ones.
+its replacement (:data:`gridghost._moved.TEAM_SOLVER`). The functions take their old arguments
+(the team's size ``ghosts`` after ``rewards``, 2 by default) and call the unified ones.
 """
 
 from __future__ import annotations
@@ -10,21 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 from gridghost.planning.exploit import agent_exploitability, exploitability, ghost_exploitability
-from gridghost.planning.model import TurnModel
 from gridghost.planning.solve import (
-    AgentSolution,
-    GameSolution,
-    GhostSolution,
-    PolicyEvaluation,
     evaluate_policies,
     solve_agent,
     solve_game,
     solve_ghost,
 )
 from gridghost.planning.tabulate import tabulate_policy
-
-#: The release that removes the deprecated names.
-REMOVED_IN = "0.4.0"
 
 
 def _old(new: Callable[..., Any], names: str, renamed: dict[str, str] | None = None) -> Callable[..., Any]:
@@ -66,20 +58,10 @@ def tabulate_team_policy(policy: Any, game: Any = None, *, spec: Any = None, obs
 _SETTINGS = "layout slip rewards ghosts gamma tol horizon"
 _TEAM = {"team_policy": "ghost_policy"}
 
-#: Each deprecated name of :mod:`gridghost.planning`: its replacement's name, and the object read.
-DEPRECATED: dict[str, tuple[str, Any]] = {
-    "TeamAgentSolution": ("AgentSolution", AgentSolution), "TeamGameSolution": ("GameSolution", GameSolution),
-    "TeamGhostsSolution": ("GhostSolution", GhostSolution), "TeamModel": ("TurnModel", TurnModel),
-    "TeamPolicyEvaluation": ("PolicyEvaluation", PolicyEvaluation),
-    "solve_team_game": ("solve_game", _old(solve_game, _SETTINGS)),
-    "solve_team_agent": ("solve_agent", _old(solve_agent, "layout slip team rewards ghosts gamma tol horizon",
-                                             {"team": "ghost"})),
-    "solve_team_ghosts": ("solve_ghost", _old(solve_ghost, "layout slip agent rewards ghosts gamma tol horizon")),
-    "evaluate_team_policies": ("evaluate_policies", _old(evaluate_policies, f"agent_policy team_policy {_SETTINGS}",
-                                                         _TEAM)),
-    "team_exploitability": ("exploitability", _old(exploitability, f"agent_policy team_policy {_SETTINGS}", _TEAM)),
-    "team_agent_exploitability": ("agent_exploitability", _old(agent_exploitability, f"agent_policy {_SETTINGS}")),
-    "team_ghosts_exploitability": ("ghost_exploitability", _old(ghost_exploitability, f"team_policy {_SETTINGS}",
-                                                                _TEAM)),
-    "tabulate_team_policy": ("tabulate_policy", tabulate_team_policy),
-}
+solve_team_game = _old(solve_game, _SETTINGS)
+solve_team_agent = _old(solve_agent, "layout slip team rewards ghosts gamma tol horizon", {"team": "ghost"})
+solve_team_ghosts = _old(solve_ghost, "layout slip agent rewards ghosts gamma tol horizon")
+evaluate_team_policies = _old(evaluate_policies, f"agent_policy team_policy {_SETTINGS}", _TEAM)
+team_exploitability = _old(exploitability, f"agent_policy team_policy {_SETTINGS}", _TEAM)
+team_agent_exploitability = _old(agent_exploitability, f"agent_policy {_SETTINGS}")
+team_ghosts_exploitability = _old(ghost_exploitability, f"team_policy {_SETTINGS}", _TEAM)

@@ -15,6 +15,7 @@ from gridghost.config.opponents import check_opponent_name
 from gridghost.core.checks import (
     check_choice,
     check_flag,
+    check_floats,
     check_limit,
     check_number,
 )
@@ -101,10 +102,7 @@ class Results(NamedTuple):
 def _probability_table(values: Any, argument: str) -> np.ndarray:
     """``values`` as a read-only copy of a tabulated policy ``(rows, cols, rows, cols, 4)``:
     probabilities that sum to 1 in each state (or are all 0, where the game is over)."""
-    try:
-        table = np.array(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{argument} must hold probabilities (real numbers)") from None
+    table = check_floats(values, argument, "a table of probabilities (real numbers)")
     shape = table.shape
     if table.ndim != 5 or shape[:2] != shape[2:4] or shape[4] != NUM_ACTIONS:
         raise ValueError(f"{argument} must have shape (rows, cols, rows, cols, {NUM_ACTIONS}), got {shape}")

@@ -13,6 +13,7 @@ import numpy as np
 
 from gridghost.core.checks import (
     check_flag,
+    check_floats,
     check_number,
 )
 from gridghost.core.game import Game
@@ -78,10 +79,7 @@ def elo_ratings(scores: Any, prior: float = 0.0, tol: float = 1e-10, max_iterati
             never took a point from the others (an unbeaten or winless player, or one who never
             played); a negative ``prior``; the iteration did not converge.
     """
-    try:
-        table = np.array(scores, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"scores must be a square table of real numbers, got {scores!r}") from None
+    table = check_floats(scores, "scores", "a square table of real numbers")
     if table.ndim != 2 or table.shape[0] != table.shape[1] or table.shape[0] < 1:
         raise ValueError(f"scores must be a square table (n x n, n >= 1), got shape {table.shape}")
     if not np.isfinite(table).all() or (table < 0).any():
