@@ -289,7 +289,7 @@ class InfoPublisher(MapBinding):
         to ``action_mask`` in order, with the move's entries (``slipped``, ``intended_action``,
         ``actual_moves``) and those of an ongoing game; kept in :attr:`_templates`."""
         intended, moved = (NO_ACTION, ()) if last_move is None else last_move
-        moves = np.full(self.kernel.slip.longest, NO_ACTION, dtype=np.int8)  # -1 pads to the longest outcome
+        moves = np.full(self.kernel.max_moves, NO_ACTION, dtype=np.int8)  # -1 pads to the longest outcome
         moves[: len(moved)] = moved
         template: dict[str, Any] = {
             "to_move": NO_ACTION, "mover": NO_ACTION, "distance": 0,
