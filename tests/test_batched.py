@@ -490,6 +490,19 @@ def test_seeded_runs_are_reproducible_and_seeds_matter() -> None:
     assert all(np.array_equal(batch.step_agent(np.full(8, 1)).rewards["agent"], r) for r in played)
 
 
+
+@pytest.mark.parametrize("seed", [True, np.bool_(True), -1, 1.0, "1", [], [1, True], [1, -2]])
+def test_reset_refuses_a_seed_that_is_not_an_int_or_a_list_of_them(seed) -> None:
+    with pytest.raises(TypeError, match="seed must be None, an int >= 0 or a list of them"):
+        BatchedGame(2).reset(seed=seed)
+
+
+def test_reset_takes_numpy_ints_as_seeds_as_python_ints() -> None:
+    def start(seed):  # the levels drawn at reset follow the seed
+        return BatchedGame(16, layout=MapGenerator(6, 6, num_levels=3)).reset(seed=seed)["agent"]
+
+    assert np.array_equal(start([np.int64(7), np.uint8(2)]), start([7, 2]))
+    assert not np.array_equal(start([7, 3]), start([7, 2]))
 # -- the batched filter ----------------------------------------------------------------------------------------
 def test_batched_filter_equals_one_histogram_filter_per_game() -> None:
     generator = MapGenerator(6, 6, num_levels=3)

@@ -15,6 +15,7 @@ from gridghost.core.checks import (
     check_probability,
     check_rate,
     check_seed,
+    is_int,
 )
 from gridghost.core.rules import Action
 
@@ -30,6 +31,11 @@ def test_every_integer_form_of_an_action_comes_back_as_an_int(action) -> None:
 def test_bad_actions_name_the_side(action, error) -> None:
     with pytest.raises(error, match="'ghost'"):
         check_action(action, "ghost")
+
+
+def test_is_int_takes_python_and_numpy_integers_and_refuses_bools_and_floats() -> None:
+    assert [is_int(v) for v in (3, np.int8(-1), np.uint64(7), Action.UP)] == [True] * 4
+    assert [is_int(v) for v in (True, np.bool_(False), 1.0, np.float32(2), "1", None)] == [False] * 6
 
 
 def test_choices_list_what_is_accepted() -> None:

@@ -211,6 +211,7 @@ class TableBuilder:
         # each map's tables are written into the stacked ones as they are made: the peak is the
         # tables plus one map's temporaries, not twice the tables (as a concatenation would take)
         self._tables: dict[str, np.ndarray] = {}
+        starts = np.array([state.agent * cells + state.ghosts[0] for state in map(Game.initial_state, games)])
         for m, (game, opponent) in enumerate(zip(games, opponents, strict=True)):
             half = half_turns(game, k)
             offset = m * self._states
@@ -221,9 +222,8 @@ class TableBuilder:
                 tables["reading"] = (np.broadcast_to(first // cells, (len(first), NUM_ACTIONS, b, k))
                                      + offset // cells).ravel()
             elif self.controlled == GHOST:  # the opening move that reset plays, [agent action, slip outcome]
-                start = game.board.index(game.layout.agent_start) * cells + game.board.index(game.layout.ghost_start)
-                opening = np.arange(NUM_ACTIONS) if opponent is None else opponent[[start]]
-                tables["opening"] = (half["agent_next"][start, opening] + offset).ravel()
+                opening = np.arange(NUM_ACTIONS) if opponent is None else opponent[starts[[m]]]
+                tables["opening"] = (half["agent_next"][starts[m], opening] + offset).ravel()
             else:
                 for mover in ("agent", "ghost"):
                     tables[f"{mover}_next"] = half[f"{mover}_next"].ravel() + offset
@@ -234,8 +234,7 @@ class TableBuilder:
                     self._tables[key] = np.empty((*table.shape[:-1], table.shape[-1] * len(games)), table.dtype)
                 width = table.shape[-1]
                 self._tables[key][..., m * width : (m + 1) * width] = table
-        self._tables["start"] = np.array([m * self._states + game.board.index(game.layout.agent_start) * cells
-                                          + game.board.index(game.layout.ghost_start) for m, game in enumerate(games)])
+        self._tables["start"] = np.arange(len(games)) * self._states + starts
         # global state (map * cells**2 + agent * cells + ghost) -> global agent cell (map * cells + agent)
         self._tables["agent_cell"] = np.arange(len(games) * self._states) // cells
 

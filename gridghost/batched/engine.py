@@ -78,7 +78,7 @@ from gridghost.batched.tables import (
 from gridghost.config.declaration import declared
 from gridghost.config.settings import GameSpec, engine_spec
 from gridghost.core import episode
-from gridghost.core.checks import check_choice, check_limit
+from gridghost.core.checks import check_choice, check_limit, is_int
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS
 
@@ -587,8 +587,7 @@ def _seed_sequence(seed: Any) -> np.random.SeedSequence | None:
     """A seed for the batch's generator: ``None``, an int >= 0 or a list of them."""
     if seed is None:
         return None
-    values = [seed] if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) else seed
-    if not isinstance(values, (list, tuple)) or not values or any(
-            isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0 for v in values):
+    values = [seed] if is_int(seed) else seed
+    if not isinstance(values, (list, tuple)) or not values or any(not is_int(v) or v < 0 for v in values):
         raise TypeError(f"seed must be None, an int >= 0 or a list of them, got {seed!r}")
     return np.random.SeedSequence([int(v) for v in values])

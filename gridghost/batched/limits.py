@@ -86,12 +86,9 @@ def check_buffers(num_games: int, per_game: int, settings: str) -> None:
 
 
 def check_count(value: Any, argument: str) -> int:
-    """``value`` as an int if it is a number of games, 1..:data:`MAX_GAMES`."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value!r}")
-    if not 1 <= value <= MAX_GAMES:
-        raise ValueError(f"{argument} must be an int in 1..{MAX_GAMES}, got {value}")
-    return int(value)
+    """``value`` as an int if it is a number of games, 1..:data:`MAX_GAMES`
+    (:func:`~gridghost.core.checks.check_limit`, which raises ``TypeError`` or ``ValueError``)."""
+    return check_limit(value, argument, allow_none=False, maximum=MAX_GAMES)
 
 
 def checked_actions(actions: Any, n: int, argument: str, column: bool = False) -> np.ndarray:

@@ -14,6 +14,7 @@ from gridghost.config.opponents import OPPONENT_SIDES, is_planner, planned_oppon
 from gridghost.core import episode
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
+from gridghost.core.names import AGENTS
 from gridghost.core.rules import NUM_ACTIONS, GameState, Outcome, Side
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import StatePolicy
@@ -73,26 +74,19 @@ def half_turns(game: Game, k: int) -> dict[str, np.ndarray]:
     states = np.arange(cells * cells)
     agents, ghosts = np.divmod(states, cells)
     live = np.flatnonzero(~(game.goals[agents] | (agents == ghosts)))
-    tables: dict[str, np.ndarray] = {
-        "agent_next": np.broadcast_to(states[:, None, None], (len(states), NUM_ACTIONS, k)).copy(),
-        "agent_outcome": np.zeros((len(states), NUM_ACTIONS, k), dtype=np.int8),
-        "agent_rewards": np.zeros((2, len(states), NUM_ACTIONS, k)),
-        "ghost_next": np.repeat(states[:, None], NUM_ACTIONS, axis=1),
-        "ghost_outcome": np.zeros((len(states), NUM_ACTIONS), dtype=np.int8),
-        "ghost_rewards": np.zeros((2, len(states), NUM_ACTIONS)),
-    }
-    for action in range(NUM_ACTIONS):
-        moved = game.transitions(Side.AGENT, action, agents[live], ghosts[live])
-        n = moved.agents.shape[1]
-        pad = np.r_[np.arange(n), np.full(k - n, n - 1)]  # never drawn: their bound is inf
-        tables["agent_next"][live, action] = (moved.agents * cells + moved.ghosts)[:, pad]
-        tables["agent_outcome"][live, action] = moved.outcomes[:, pad]
-        tables["agent_rewards"][:, live, action] = np.stack((moved.agent_rewards, moved.ghost_rewards))[:, :, pad]
-        if game.use_ghost:
-            chased = game.transitions(Side.GHOST, action, agents[live], ghosts[live])
-            tables["ghost_next"][live, action] = (chased.agents * cells + chased.ghosts)[:, 0]
-            tables["ghost_outcome"][live, action] = chased.outcomes[:, 0]
-            tables["ghost_rewards"][:, live, action] = np.stack((chased.agent_rewards, chased.ghost_rewards))[:, :, 0]
+    tables: dict[str, np.ndarray] = {}
+    for side, slips in ((Side.AGENT, (k,)), (Side.GHOST, ())):  # the ghost does not slip
+        shape, name = (len(states), NUM_ACTIONS, *slips), AGENTS[side]
+        tables[f"{name}_next"] = np.broadcast_to(states.reshape(-1, *(1,) * (len(shape) - 1)), shape).copy()
+        tables[f"{name}_outcome"] = np.zeros(shape, dtype=np.int8)
+        tables[f"{name}_rewards"] = np.zeros((2, *shape))
+        for action in range(NUM_ACTIONS) if side == Side.AGENT or game.use_ghost else ():
+            moved = game.transitions(side, action, agents[live], ghosts[live])
+            n = moved.agents.shape[1]
+            at = np.r_[np.arange(n), np.full(k - n, n - 1)] if slips else 0  # padded: never drawn, their bound is inf
+            tables[f"{name}_next"][live, action] = (moved.agents * cells + moved.ghosts)[:, at]
+            tables[f"{name}_outcome"][live, action] = moved.outcomes[:, at]
+            tables[f"{name}_rewards"][:, live, action] = np.stack((moved.agent_rewards, moved.ghost_rewards))[:, :, at]
     return tables
 
 

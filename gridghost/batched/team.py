@@ -140,7 +140,6 @@ class TeamTurns:
         first = halfturn.team_lands(agents, moved, xp=xp)
         over = first != _ONGOING
         landed = xp.where(over, agents, landing(agents, answer(moved)))
-        second = halfturn.agent_lands(landed, moved, tables.goals, xp=xp)
-        answered = self._paid(tables, Side.AGENT, landed, moved, second)[1]
+        second, _, answered = self._agent_lands(tables, landed, moved)
         reward = self._paid(tables, Side.GHOST, agents, moved, first)[1] + xp.where(over[..., None], 0.0, answered)
         return landed, moved, reward, over | (second != _ONGOING)

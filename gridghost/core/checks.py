@@ -55,6 +55,12 @@ def check_action(action: object, agent: str) -> int:
     return value
 
 
+def is_int(value: object) -> bool:
+    """Whether ``value`` is an integer: a Python ``int``, an ``IntEnum`` member or a NumPy integer,
+    not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 @overload
 def check_limit(value: object, argument: str, allow_none: Literal[False], maximum: int | None = None,
                 none_means: str = "no limit") -> int: ...

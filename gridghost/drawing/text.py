@@ -38,7 +38,6 @@ A agent  G ghost_0  G1 ghost_1  G2 ghost_2  G+ ghosts together  X caught  * goal
 
 from __future__ import annotations
 
-import numbers
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_cell
+from gridghost.core.checks import check_cell, is_int
 from gridghost.core.layout import COLOURS, Cell, Layout
 from gridghost.core.names import MAX_GHOSTS, ghost_names
 
@@ -201,7 +200,7 @@ class Status:
     color_measurement: Any = None
 
     def __post_init__(self) -> None:
-        if not _is_int(self.cycle) or not (self.max_cycles is None or _is_int(self.max_cycles)):
+        if not is_int(self.cycle) or not (self.max_cycles is None or is_int(self.max_cycles)):
             raise TypeError(
                 f"cycle must be an int and max_cycles an int or None, got {self.cycle!r} and {self.max_cycles!r}"
             )
@@ -261,12 +260,7 @@ def colour_id(reading: Any) -> int | None:
     >>> colour_id(2), colour_id(np.int64(1)), colour_id(True), colour_id(0.0), colour_id(7)
     (2, 1, None, None, None)
     """
-    return int(reading) if _is_int(reading) and 0 <= reading < len(COLOURS) else None
-
-
-def _is_int(value: Any) -> bool:
-    """A Python or NumPy integer, not a bool."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    return int(reading) if is_int(reading) and 0 <= reading < len(COLOURS) else None
 
 
 def describe_reading(reading: Any) -> str:

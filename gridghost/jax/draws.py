@@ -19,7 +19,8 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
+
+from gridghost.core.checks import is_int
 
 _GOLDEN = 0x9E3779B9
 
@@ -30,7 +31,7 @@ def _count(value: Any, argument: str, accepted: str = "an int >= 1") -> int:
     Raises:
         ValueError: anything else, naming ``argument`` and what it must be (``accepted``).
     """
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
+    if not is_int(value) or value < 1:
         raise ValueError(f"{argument} must be {accepted}, got {value!r}")
     return int(value)
 

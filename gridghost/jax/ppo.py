@@ -24,7 +24,6 @@ Networks are dicts of arrays (no framework): :func:`greedy_actions` plays them, 
 from __future__ import annotations
 
 import itertools
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
@@ -35,7 +34,7 @@ import numpy as np
 import optax
 from jax.flatten_util import ravel_pytree
 
-from gridghost.core.checks import check_limit, check_number, check_probability
+from gridghost.core.checks import check_limit, check_number, check_probability, is_int
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.jax.draws import _count, batch_permutation, batch_uniforms
@@ -100,21 +99,16 @@ class PPOConfig:
             check_number(getattr(self, name), name, 0.0, strict=True)
         for name in ("ent_coef", "vf_coef"):
             check_number(getattr(self, name), name)
-        if not self.hidden or any(not _is_int(size) or size < 1 for size in self.hidden):
+        if not self.hidden or any(not is_int(size) or size < 1 for size in self.hidden):
             raise ValueError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
         object.__setattr__(self, "hidden", tuple(int(size) for size in self.hidden))
-        if self.planes is not None and all(_is_int(plane) for plane in self.planes):  # else check_inputs refuses
+        if self.planes is not None and all(is_int(plane) for plane in self.planes):  # else check_inputs refuses
             object.__setattr__(self, "planes", tuple(int(plane) for plane in self.planes))
 
     @property
     def batch_size(self) -> int:
         """Samples per rollout, ``num_envs * num_steps``."""
         return self.num_envs * self.num_steps
-
-
-def _is_int(value: Any) -> bool:
-    """Whether ``value`` is an int, a Python or a NumPy one (bools are not)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 # -- networks ----------------------------------------------------------------------------------------
@@ -561,7 +555,7 @@ def policy_table(env: GridGhostJax | GridGhostJaxSingle, networks: dict[str, Any
     sides = AGENTS if isinstance(env, GridGhostJax) else (env.controlled,)
     if side not in sides:
         raise ValueError(f"side must be one of {list(sides)} (the env's learning sides), got {side!r}")
-    if not _is_int(level) or not 0 <= level < env.num_maps:
+    if not is_int(level) or not 0 <= level < env.num_maps:
         raise ValueError(f"level must be a map index in 0..{env.num_maps - 1}, got {level!r}")
     level = int(level)
     check_inputs(env.observation_space(side), config, _channels_last(env, side))

@@ -22,15 +22,12 @@ class Layout(NamedTuple):
     """The static facts of a set of tables (Python values, fixed at tracing).
 
     Attributes:
-        controlled: ``"agent"``, ``"ghost"`` or ``None`` (both sides learn).
-        num_maps, num_cells: the maps stacked and the cells of one; ``states = cells**2``.
-        k: the slip outcomes per move. b: 4 with a random opponent (its action is one more
-            index), else 1.
+        controlled, num_maps, num_cells, k, b, max_cycles, max_episode_steps: as
+            :class:`~gridghost.batched.EngineTables`'s; ``states = cells**2``.
         flagged: per observing side, whether its vector observation differs when it is not to
             move (the table then holds both, ``states`` rows apart).
         grid: per observing side with ``obs_type="grid"``, the static facts of its planes:
             ``(shape, channels_last, to_move, radius)``.
-        max_cycles, max_episode_steps: the limits (``None``: none).
     """
 
     controlled: str | None
