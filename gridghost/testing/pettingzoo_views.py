@@ -99,15 +99,13 @@ def _goes_on(contract_name: str, env: Any, seed: int, after: int, aec: bool,
     AEC view (``aec``) or a parallel one, ``after`` half-turns (steps) into the episode of the
     first seed from ``seed`` whose random actions leave it going on (an agent left, none
     terminated or truncated); ``refused(env)`` gives the bad actions it must refuse there."""
-    episode = functools.partial(_episode, aec)
-
     def lasts(candidate: int) -> bool:
-        episode(env, candidate, random_actions(candidate), limit=after)
+        _episode(aec, env, candidate, random_actions(candidate), limit=after)
         ends = (*getattr(env, "terminations", {}).values(), *getattr(env, "truncations", {}).values())
         return bool(env.agents) and not any(ends)
 
     seed = lasting_seed(contract_name, lasts, seed, after)
-    check_goes_on(contract_name, env, rest_of_episode(episode, seed), refused=[
+    check_goes_on(contract_name, env, rest_of_episode(functools.partial(_episode, aec), seed), refused=[
         (functools.partial(env.step, bad), f"step({bad!r})" + (f" by {env.agent_selection!r}" if aec else ""))
         for bad in refused(env)])
 
