@@ -9,7 +9,7 @@ Each check takes ``make_env`` and fails as :mod:`gridghost.testing` says;
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -141,13 +141,16 @@ def check_gymnasium_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0)
             break
 
 
-def _lasting_seed(contract_name: str, env: Any, seed: int, steps: int) -> int:
-    """The first seed from ``seed`` whose episode (with ``seed``'s random actions) goes on after
-    ``steps`` steps, ``env`` left there."""
+def _goes_on(contract_name: str, env: Any, seed: int, steps: int, bad: Iterable[Any] = ()) -> None:
+    """The pickling or refusals contract (:func:`~gridghost.testing.common.check_goes_on`) ``steps``
+    steps into the episode of the first seed from ``seed`` whose episode (with its random actions)
+    goes on there; ``bad``: the actions ``env`` must refuse there."""
     def lasts(candidate: int) -> bool:
         return _episode(env, candidate, _learner_actions(env, candidate), limit=steps)[-1][2:4] == (False, False)
 
-    return lasting_seed(contract_name, lasts, seed, steps)
+    seed = lasting_seed(contract_name, lasts, seed, steps)
+    check_goes_on(contract_name, env, rest_of_episode(_episode, seed, _learner_actions),
+                  refused=[(functools.partial(env.step, action), f"step({action!r})") for action in bad])
 
 
 @contract("determinism")
@@ -168,9 +171,7 @@ def check_gymnasium_pickle(make_env: Callable[[], Any], seed: int = 0, after: in
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env = make_env()
-    seed = _lasting_seed("pickling", env, seed, after)
-    check_goes_on("pickling", env, rest_of_episode(_episode, seed, _learner_actions))
+    _goes_on("pickling", make_env(), seed, after)
 
 
 @contract("refusals")
@@ -182,11 +183,9 @@ def check_gymnasium_refusals(make_env: Callable[[], Any], seed: int = 0, after: 
         AssertionError: ``"refusals: ..."``.
     """
     env = make_env()
-    seed = _lasting_seed("refusals", env, seed, after)
     k = _team_size(env)  # a learning team's: a list one too long, one too short, one with a move out of range
-    bad = (*BAD_ACTIONS, None, *(([0] * (k + 1), [0] * (k - 1), [0] * (k - 1) + [NUM_ACTIONS]) if k else ()))
-    check_goes_on("refusals", env, rest_of_episode(_episode, seed, _learner_actions),
-                  refused=[(functools.partial(env.step, action), f"step({action!r})") for action in bad])
+    _goes_on("refusals", env, seed, after,
+             (*BAD_ACTIONS, None, *(([0] * (k + 1), [0] * (k - 1), [0] * (k - 1) + [NUM_ACTIONS]) if k else ())))
 
 
 @contract("kernel")

@@ -14,7 +14,7 @@ that lead where the view went, and a step's rewards are the team's half-turn's a
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -93,33 +93,41 @@ def _check_spaces(env: Any) -> None:
         check_action_space(env.action_space(name), f"action_space({name!r})")
 
 
-def _lasting_seed(contract_name: str, env: Any, seed: int, after: int, episode: Callable[..., Any]) -> int:
-    """The first seed from ``seed`` whose episode (``episode``, the AEC or the parallel runner,
-    with the seed's random actions) goes on after ``after`` half-turns (an agent left, none
-    terminated or truncated), ``env`` left there."""
+def _goes_on(contract_name: str, env: Any, seed: int, after: int, aec: bool,
+             refused: Callable[[Any], Iterable[Any]] = lambda env: ()) -> None:
+    """The pickling or refusals contract (:func:`~gridghost.testing.common.check_goes_on`) of an
+    AEC view (``aec``) or a parallel one, ``after`` half-turns (steps) into the episode of the
+    first seed from ``seed`` whose random actions leave it going on (an agent left, none
+    terminated or truncated); ``refused(env)`` gives the bad actions it must refuse there."""
     def lasts(candidate: int) -> bool:
-        episode(env, candidate, random_actions(candidate), limit=after)
+        _episode(aec, env, candidate, random_actions(candidate), limit=after)
         ends = (*getattr(env, "terminations", {}).values(), *getattr(env, "truncations", {}).values())
         return bool(env.agents) and not any(ends)
 
-    return lasting_seed(contract_name, lasts, seed, after)
+    seed = lasting_seed(contract_name, lasts, seed, after)
+    check_goes_on(contract_name, env, rest_of_episode(functools.partial(_episode, aec), seed), refused=[
+        (functools.partial(env.step, bad), f"step({bad!r})" + (f" by {env.agent_selection!r}" if aec else ""))
+        for bad in refused(env)])
 
 
-# -- the AEC env ------------------------------------------------------------------------------------
-def _aec_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
-                 reset: bool = True) -> list[tuple[Any, ...]]:
-    """Play (after ``reset(seed=seed)`` when ``reset``) until the episode ends or ``limit`` half-turns;
-    return what every ``last()`` showed."""
-    if reset:
-        env.reset(seed=seed)
-    record = []
-    for name in env.agent_iter(limit):
-        observation, reward, termination, truncation, info = env.last()
-        record.append((name, observation, reward, termination, truncation, info))
-        env.step(None if termination or truncation else actions())
+def _episode(aec: bool, env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
+             reset: bool = True) -> list[Any]:
+    """Play an AEC view (``aec``) or a parallel one (after ``reset(seed=seed)`` when ``reset``)
+    until the episode ends or ``limit`` half-turns (a parallel view's steps); return what
+    ``reset`` and then every ``last()`` (a parallel view's: every ``step``) returned."""
+    record = [env.reset(seed=seed)] if reset else []
+    for name in env.agent_iter(limit) if aec else range(limit):
+        if not env.agents:
+            break
+        if aec:
+            record.append((name, *env.last()))
+            env.step(None if record[-1][3] or record[-1][4] else actions())
+        else:
+            record.append(env.step({name: actions() for name in env.agents}))
     return record
 
 
+# -- the AEC env ------------------------------------------------------------------------------------
 @contract("spaces")
 def check_aec_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its space; the spaces are the same objects at every call; both
@@ -157,7 +165,8 @@ def check_aec_determinism(make_env: Callable[[], Any], seed: int = 0) -> None:
     Raises:
         AssertionError: ``"determinism: ..."``.
     """
-    check_episode_determinism(make_env, _aec_episode, seed, "two envs reset with one seed, at last()")
+    check_episode_determinism(make_env, functools.partial(_episode, True), seed,
+                              "two envs reset with one seed, at last()")
 
 
 @contract("zero-sum")
@@ -175,7 +184,7 @@ def check_aec_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes: int
     actions = random_actions(seed)
     for episode in range(episodes):
         returns = dict.fromkeys(env.possible_agents, 0.0)
-        for name, _, reward, *_ in _aec_episode(env, seed + episode, actions, limit=2**31):
+        for name, _, reward, *_ in _episode(True, env, seed + episode, actions, limit=2**31)[1:]:
             returns[name] += reward
         check_zero_sum(returns, f"the returns of episode {episode} (seed {seed + episode})")
 
@@ -187,9 +196,7 @@ def check_aec_pickle(make_env: Callable[[], Any], seed: int = 0, after: int = 3)
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env = make_env()
-    seed = _lasting_seed("pickling", env, seed, after, _aec_episode)
-    check_goes_on("pickling", env, rest_of_episode(_aec_episode, seed))
+    _goes_on("pickling", make_env(), seed, after, True)
 
 
 @contract("refusals")
@@ -201,11 +208,7 @@ def check_aec_refusals(make_env: Callable[[], Any], seed: int = 0, after: int = 
     Raises:
         AssertionError: ``"refusals: ..."``.
     """
-    env = make_env()
-    seed = _lasting_seed("refusals", env, seed, after, _aec_episode)
-    refused = [(functools.partial(env.step, bad), f"step({bad!r}) by {env.agent_selection!r}")
-               for bad in (*BAD_ACTIONS, None)]
-    check_goes_on("refusals", env, rest_of_episode(_aec_episode, seed), refused=refused)
+    _goes_on("refusals", make_env(), seed, after, True, lambda env: (*BAD_ACTIONS, None))
 
 
 @contract("kernel")
@@ -356,18 +359,6 @@ def _movers(env: Any) -> list[str]:
     return _ghosts(env) if not agent_acts or np.asarray(env.state())[:, :, -1].any() else ["agent"]
 
 
-def _parallel_episode(env: Any, seed: int | None, actions: Callable[[], int], limit: int = MAX_HALF_TURNS,
-                      reset: bool = True) -> list[tuple[Any, ...]]:
-    """Play (after ``reset(seed=seed)`` when ``reset``) until the episode ends or ``limit`` steps;
-    return what every call returned."""
-    record: list[tuple[Any, ...]] = [env.reset(seed=seed)] if reset else []
-    for _ in range(limit):
-        if not env.agents:
-            break
-        record.append(env.step({name: actions() for name in env.agents}))
-    return record
-
-
 @contract("spaces")
 def check_parallel_spaces_and_masks(make_env: Callable[[], Any], seed: int = 0) -> None:
     """Every observation lies in its space, the spaces are the same objects at every call and
@@ -406,7 +397,7 @@ def check_parallel_determinism(make_env: Callable[[], Any], seed: int = 0) -> No
     Raises:
         AssertionError: ``"determinism: ..."``.
     """
-    check_episode_determinism(make_env, _parallel_episode, seed, "two envs reset with one seed")
+    check_episode_determinism(make_env, functools.partial(_episode, False), seed, "two envs reset with one seed")
 
 
 @contract("zero-sum")
@@ -423,7 +414,7 @@ def check_parallel_zero_sum(make_env: Callable[[], Any], seed: int = 0, episodes
         return
     actions = random_actions(seed)
     for episode in range(episodes):
-        for step, (_, rewards, *_) in enumerate(_parallel_episode(env, seed + episode, actions, 2**31)[1:]):
+        for step, (_, rewards, *_) in enumerate(_episode(False, env, seed + episode, actions, 2**31)[1:]):
             check_zero_sum(rewards, f"step {step} of seed {seed + episode}")
 
 
@@ -434,9 +425,7 @@ def check_parallel_pickle(make_env: Callable[[], Any], seed: int = 0, after: int
     Raises:
         AssertionError: ``"pickling: ..."``.
     """
-    env = make_env()
-    seed = _lasting_seed("pickling", env, seed, after, _parallel_episode)
-    check_goes_on("pickling", env, rest_of_episode(_parallel_episode, seed))
+    _goes_on("pickling", make_env(), seed, after, False)
 
 
 @contract("refusals")
@@ -449,13 +438,12 @@ def check_parallel_refusals(make_env: Callable[[], Any], seed: int = 0, after: i
     Raises:
         AssertionError: ``"refusals: ..."``.
     """
-    env = make_env()
-    seed = _lasting_seed("refusals", env, seed, after, _parallel_episode)
-    first, *others = _movers(env)
-    chosen = [{first: bad, **dict.fromkeys(others, 0)} for bad in (*BAD_ACTIONS, None)]
-    chosen.append({**dict.fromkeys([first, *others], 0), "ghost_9": 0})  # a name that is no agent of the game
-    check_goes_on("refusals", env, rest_of_episode(_parallel_episode, seed),
-                  refused=[(functools.partial(env.step, bad), f"step({bad!r})") for bad in chosen])
+    def refused(env: Any) -> list[dict[str, Any]]:
+        first, *others = _movers(env)
+        chosen = [{first: bad, **dict.fromkeys(others, 0)} for bad in (*BAD_ACTIONS, None)]
+        return [*chosen, {**dict.fromkeys([first, *others], 0), "ghost_9": 0}]  # "ghost_9": no agent of the game
+
+    _goes_on("refusals", make_env(), seed, after, False, refused)
 
 
 @contract("kernel")
