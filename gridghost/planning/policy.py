@@ -34,8 +34,6 @@ from gridghost.core.policies import ChasePolicy, RandomPolicy
 from gridghost.core.rules import NUM_ACTIONS, Side
 from gridghost.planning.model import TurnModel, cell_index, joint_index
 
-_POLICY_SHAPE_TEXT = "(rows, cols, rows, cols, 4)"
-
 
 class StatePolicy:
     """A policy that reads the true state (both positions), not an observation: a planner's

@@ -462,11 +462,10 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     game = _game(layout, slip, rewards, None, game, spec, config, ghosts)
     model = turn_model(game, named(ghost), max_bytes)
-    if isinstance(ghost, str):
-        return cached_solution(game, ("agent", ghost, gamma, tol, horizon), lambda: AgentSolution(
-            model, policy_array(ghost, model, Side.GHOST, "ghost"), gamma, tol, horizon, progress_bar))
-    return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost", gamma), gamma, tol, horizon,
-                         progress_bar)
+    def build() -> AgentSolution:
+        return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost", gamma), gamma, tol, horizon,
+                             progress_bar)
+    return cached_solution(game, ("agent", ghost, gamma, tol, horizon), build) if isinstance(ghost, str) else build()
 
 
 def solve_ghost(layout: Layout | None = None, slip: str | SlipModel | None = None, agent: Any = "random",
