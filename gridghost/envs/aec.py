@@ -85,6 +85,7 @@ Version history
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
@@ -151,17 +152,13 @@ _EPISODE_ATTRIBUTES = frozenset(
 )
 
 
-def _before_reset(name: str) -> Unset:
-    """The class attribute of the episode attribute ``name``, read while the env holds none: the
-    pending numeric infos for ``infos`` (:meth:`~gridghost.envs.infos.InfoPublisher._built_infos`),
-    else an ``AttributeError`` that says to reset first."""
-
-    def missing(env: Any) -> Any:
-        if name == "infos" and type(env._pending_infos) is tuple:
-            return env._built_infos()
-        raise AttributeError(f"{name} does not exist before reset(); call reset() first")
-
-    return Unset(missing)
+def _before_reset(name: str, env: Any) -> Any:
+    """The episode attribute ``name`` of an env that holds none: the pending numeric infos for
+    ``infos`` (:meth:`~gridghost.envs.infos.InfoPublisher._built_infos`), else an
+    ``AttributeError`` that says to reset first (the env's class attribute ``name`` calls this)."""
+    if name == "infos" and type(env._pending_infos) is tuple:
+        return env._built_infos()
+    raise AttributeError(f"{name} does not exist before reset(); call reset() first")
 
 
 class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv):
@@ -439,7 +436,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
 
 
 for _name in _EPISODE_ATTRIBUTES:
-    setattr(GridGhostEnv, _name, _before_reset(_name))
+    setattr(GridGhostEnv, _name, Unset(functools.partial(_before_reset, _name)))
 GridGhostEnvT = TypeVar("GridGhostEnvT", bound=GridGhostEnv)
 
 

@@ -129,7 +129,9 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
             self.__init__(**controlled)  # type: ignore[misc]
             return
         check_choice(controlled, "controlled", (*CONTROLLED_SIDES, TEAM))
-        self.game = self._aec = self._make_game(render_mode, game)
+        # The AEC game this view drives: the trainers' settings, with no step limit of its own
+        # (TimeLimit truncates this view, in steps, each a cycle: the learner's move and the answer).
+        self.game = self._aec = GridGhostEnv(render_mode, **with_defaults(trainer_settings(game), {"max_cycles": None}))
         self.duel = Duel(self.game, controlled, opponent, opponent_obs_type)
         self.controlled = controlled
         self.render_mode = self.game.render_mode
@@ -140,11 +142,6 @@ class GridGhostGymEnv(AECView, gymnasium.Env):
         if controlled == TEAM:
             self.observation_space = self._stacked_space(self.observation_space, names)
             self.action_space = spaces.MultiDiscrete(np.full(len(names), NUM_ACTIONS, dtype=np.int64))
-
-    def _make_game(self, render_mode: str | None, game: dict[str, Any]) -> GridGhostEnv:
-        """The AEC game this view drives: the trainers' settings, with no step limit of its own
-        (``TimeLimit`` truncates this view, in steps, each a cycle: the learner's move and the answer)."""
-        return GridGhostEnv(render_mode, **with_defaults(trainer_settings(game), {"max_cycles": None}))
 
     def _stacked_space(self, space: spaces.Space[Any], names: tuple[str, ...]) -> spaces.Space[Any]:
         """A learning team's observation space from one ghost's (see the module docstring)."""
