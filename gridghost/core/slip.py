@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from gridghost.core.checks import check_choice, check_probability
+from gridghost.core.checks import check_choice, check_probability, is_int
 from gridghost.core.rules import NUM_ACTIONS, Action
 
 Moves = tuple[int, ...]
@@ -93,7 +93,7 @@ class SlipModel:
                 raise ValueError(f"{where}: a group needs at least one move sequence")
             for moves in members:
                 if not isinstance(moves, tuple) or not all(
-                    isinstance(m, numbers.Integral) and not isinstance(m, bool) and 0 <= m < NUM_ACTIONS
+                    is_int(m) and 0 <= m < NUM_ACTIONS
                     for m in moves
                 ):
                     raise ValueError(f"{where}: moves must be tuples of actions 0..{NUM_ACTIONS - 1}, got {moves!r}")

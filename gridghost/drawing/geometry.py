@@ -16,11 +16,10 @@ positions here rather than hard-coding them:
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
-from gridghost.core.checks import check_instance
+from gridghost.core.checks import check_instance, is_int
 from gridghost.core.layout import Cell, Layout, check_cell
 
 # -- sizes ---------------------------------------------------------------------------------------
@@ -80,7 +79,7 @@ class Grid:
         check_instance(layout, "layout", Layout)
         if cell_size is None:
             cell_size = fit_cell_size(layout.rows, layout.cols)
-        elif isinstance(cell_size, bool) or not isinstance(cell_size, numbers.Integral):
+        elif not is_int(cell_size):
             raise TypeError(f"cell_size must be an int >= {MIN_CELL_SIZE} or None, got {cell_size!r}")
         elif cell_size < MIN_CELL_SIZE:
             raise ValueError(f"cell_size must be >= {MIN_CELL_SIZE} pixels, got {cell_size}")
@@ -141,7 +140,7 @@ class Grid:
                 ``count`` is not in ``1..MAX_TOKENS``.
         """
         x, y = self.cell_centre(cell)
-        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or not 1 <= count <= MAX_TOKENS:
+        if not is_int(count) or not 1 <= count <= MAX_TOKENS:
             raise ValueError(f"count must be an int in 1..{MAX_TOKENS} (drawings in one cell), got {count!r}")
         radius = max(1, round(_TOKEN_SIZES[count - 1] * self.cell_size))
         return [((x + round(dx * self.cell_size), y + round(dy * self.cell_size)), radius)
