@@ -53,7 +53,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from gridghost.config.opponents import DEFAULT_OPPONENTS
+from gridghost.config.opponents import DEFAULT_OPPONENTS, TEAM_DEFAULT_OPPONENTS
 from gridghost.config.settings import with_defaults
 from gridghost.core.checks import (
     check_choice,
@@ -65,7 +65,9 @@ from gridghost.core.checks import (
 from gridghost.core.names import AGENT, AGENTS, GHOST
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF
 from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.duel import TEAM
 from gridghost.envs.single_agent import GridGhostGymEnv
+from gridghost.envs.tables import draw_action
 from gridghost.planning import StatePolicy
 
 # The pool and the ratings live in pool and ratings; their names import from here too.
@@ -76,6 +78,7 @@ from gridghost.training.pool import (  # noqa: F401
     Results,
     Snapshot,
     check_window,
+    table_ghosts,
 )
 from gridghost.training.ratings import (  # noqa: F401
     ExploitabilityCurve,
@@ -84,6 +87,8 @@ from gridghost.training.ratings import (  # noqa: F401
     exploitability_curve,
 )
 
+#: What a :class:`SelfPlayEnv` learner controls: one side, or the whole team of ghosts.
+SELFPLAY_CONTROLLED: tuple[str, ...] = (*AGENTS, TEAM)
 #: The ``SeedSequence`` spawn key of the stream :class:`SelfPlayEnv` draws its opponents from.
 SELFPLAY_STREAM = 2**32 + 16
 #: The spawn key of the stream :class:`SelfPlayEnv` draws its random openings from (``explore_starts``).
@@ -110,8 +115,7 @@ class _TableSampler:
 
     def __call__(self, observation: Any) -> int:
         state = self._game.game_state
-        row = self._cumulative[state.agent * self._cells + state.ghost]
-        return min(int(np.searchsorted(row, self._rng.random() * row[-1], side="right")), NUM_ACTIONS - 1)
+        return draw_action(self._cumulative[state.agent * self._cells + state.ghost], self._rng)
 
 
 class SelfPlayEnv(GridGhostGymEnv):
@@ -168,13 +172,16 @@ class SelfPlayEnv(GridGhostGymEnv):
         self.explore_turns = check_limit(explore_turns, "explore_turns", allow_none=False)
         if "opponent" in game:
             raise TypeError("SelfPlayEnv draws its opponent from the pool; pass no opponent=")
-        check_choice(controlled, "controlled", AGENTS)
+        check_choice(controlled, "controlled", SELFPLAY_CONTROLLED)
         self.opponent_side = GHOST if controlled == AGENT else AGENT
         pool.probabilities(self.opponent_side, rule, exponent, window)  # checks them, and refuses an empty side now
         self.pool, self.rule, self.exponent, self.window = pool, rule, float(exponent), int(window)
         # the game truncates, so that a draw is seen and counted (a whole spec= is taken as it is)
-        super().__init__(controlled, DEFAULT_OPPONENTS[controlled], render_mode, opponent_obs_type,
+        default = DEFAULT_OPPONENTS[controlled] if controlled != TEAM else TEAM_DEFAULT_OPPONENTS[TEAM]
+        super().__init__(controlled, default, render_mode, opponent_obs_type,
                          **with_defaults(game, {"max_cycles": 100}))
+        #: Whether the game is a team's (``ghosts >= 2``, or the team learning as ``"ghosts"``).
+        self.team = controlled == TEAM or self.game.ghosts > 1
         self._check_snapshots()
         self._draws: np.random.Generator | None = None
         self._openings: np.random.Generator | None = None
@@ -185,15 +192,23 @@ class SelfPlayEnv(GridGhostGymEnv):
 
     def _check_snapshots(self) -> None:
         """Refuse, before anything is drawn, opponents the game cannot play."""
-        layout, generator = self.game.layout, self.game.maps is not None
+        layout, generator, ghosts = self.game.layout, self.game.maps is not None, self.game.ghosts
         for snapshot in self.pool.snapshots(self.opponent_side):
             if generator and snapshot.tabulated:
                 raise ValueError(f"snapshot {snapshot.name!r} is tabulated for one map, and the env draws a new map at "
                                  "every reset; with a map generator the pool's opponents must be names, classes or "
                                  "policies of observations")
-            if isinstance(snapshot.policy, np.ndarray) and snapshot.policy.shape[:2] != layout.shape:
-                raise ValueError(f"snapshot {snapshot.name!r} is tabulated for a {snapshot.policy.shape[:2]} map; "
-                                 f"the layout is {layout.shape}")
+            if self.team and snapshot.tabulated and self.controlled == AGENT:
+                raise ValueError(f"snapshot {snapshot.name!r} is a table of the ghosts; a learning agent's team "
+                                 "opponents are names or policies of observations")
+            if isinstance(snapshot.policy, np.ndarray):
+                made_for = (snapshot.policy.shape[:2], table_ghosts(snapshot))
+                if made_for != (layout.shape, ghosts):
+                    raise ValueError(f"snapshot {snapshot.name!r} is tabulated for a {made_for[0]} map and "
+                                     f"{made_for[1]} ghost(s); the game is a {layout.shape} map with {ghosts}")
+            if isinstance(snapshot.policy, StatePolicy) and ghosts > 1:
+                raise ValueError(f"snapshot {snapshot.name!r} is a StatePolicy of the one-ghost game; with {ghosts} "
+                                 "ghosts add the agent's table indexed by the joint state (the solver's agent_policy)")
             if isinstance(snapshot.policy, StatePolicy) and snapshot.policy.layout != layout:
                 raise ValueError(f"snapshot {snapshot.name!r} was computed for layout {snapshot.policy.layout.name!r}, "
                                  f"not for {layout.name!r}")
@@ -202,8 +217,8 @@ class SelfPlayEnv(GridGhostGymEnv):
         """What the duel plays for ``snapshot`` (see the class docstring): this env's own copy of
         it, never the pool's object, which other envs draw too."""
         policy = snapshot.playable_copy()
-        if not isinstance(policy, np.ndarray):
-            return policy
+        if not isinstance(policy, np.ndarray) or self.team:
+            return policy  # a team's view plays the agent's table itself (gridghost.envs.tables.AgentTable)
         cells = self.game.kernel.num_cells
         table = policy.reshape(cells * cells, NUM_ACTIONS)
         if ((table == 0.0) | (table == 1.0)).all():  # deterministic
@@ -269,14 +284,16 @@ class SelfPlayEnv(GridGhostGymEnv):
             turns = int(openings.integers(1, self.explore_turns + 1))
             for _ in range(turns):
                 # The plain env's step: the opening's games are not counted in the pool.
-                _, _, terminated, truncated, _ = GridGhostGymEnv.step(self, int(openings.integers(NUM_ACTIONS)))
+                move = (openings.integers(NUM_ACTIONS, size=self.game.ghosts) if self.controlled == TEAM
+                        else int(openings.integers(NUM_ACTIONS)))
+                _, _, terminated, truncated, _ = GridGhostGymEnv.step(self, move)
                 if terminated or truncated:
                     break
             else:
                 self.opening = turns
                 info = self.duel.info()
                 info["is_success"] = False  # the keys of a reset's info
-                return self.game.observe(self.controlled), info
+                return self._observe(), info
             observation, info = GridGhostGymEnv.reset(self)  # the game ended: a fresh start, same opponent
         return observation, info
 
