@@ -8,6 +8,7 @@ import contextlib
 import io
 import re
 
+import numpy as np
 import pytest
 
 from gridghost.config import resolve
@@ -51,3 +52,65 @@ def test_two_ghosts_train_and_are_scored_exactly_and_reproducibly() -> None:
     # The same seed, the same scores, with or without the progress bar (on stderr).
     again = _run("--team-steps", "2048", "--eval-every", "1024", "--envs", "2", "--seed", "3", "--no-progress")
     assert [re.sub(r"; \d+ s$", "", line) for line in again] == [re.sub(r"; \d+ s$", "", line) for line in lines]
+
+
+def _first_rollout(seed: int, copies: int = 4, **against: object) -> tuple[np.ndarray, np.ndarray]:
+    """The observations and actions of PPO's first rollout on a TeamVecEnv, with ``seed`` given
+    to PPO alone (as the example does)."""
+    import torch
+    from stable_baselines3 import PPO
+
+    from gridghost.integrations.sb3 import TeamVecEnv
+
+    torch.set_num_threads(1)
+    env = TeamVecEnv(copies, layout="team_eight", ghosts=2, obs_type="vector", rewards="normalised",
+                     **(against or {"opponent": "random"}))
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=1, seed=seed)
+    model.learn(64 * env.num_envs)
+    buffer = model.rollout_buffer  # flattened by training, slot by slot: [slot * 64 + step]
+    return buffer.observations.reshape(env.num_envs, 64, -1).copy(), buffer.actions.reshape(env.num_envs, 64).copy()
+
+
+def test_the_seed_reaches_the_networks_and_every_env_copy() -> None:
+    observations, actions = _first_rollout(0)
+    assert observations.shape == (8, 64, 30)  # 2 ghosts of 4 copies, 64 steps
+    again = _first_rollout(0)
+    np.testing.assert_array_equal(again[0], observations)
+    np.testing.assert_array_equal(again[1], actions)
+    other = _first_rollout(1)
+    assert not np.array_equal(other[0], observations) and not np.array_equal(other[1], actions)
+    # every copy plays games of its own (ghost 0 of each copy): no two copies share a stream
+    copies = [observations[2 * copy].tobytes() for copy in range(4)]
+    assert len(set(copies)) == 4
+
+
+def test_sb3_ppo_trains_a_team_against_a_pool_of_the_minimax_agent_and_a_best_response() -> None:
+    import torch
+    from stable_baselines3 import PPO
+
+    from gridghost.integrations.sb3 import TeamVecEnv
+    from gridghost.planning import ghost_exploitability, tabulate_policy
+    from gridghost.training import OpponentPool
+
+    torch.set_num_threads(1)
+    spec = resolve(layout="team_eight", ghosts=2, obs_type="vector", rewards="normalised")
+    pool = OpponentPool()
+    pool.add(solve_game(spec=spec).agent_policy, "agent", name="minimax")
+    pool.add(solve_agent(ghost="chase", spec=spec).policy, "agent", name="best-response")
+    env = TeamVecEnv(4, pool=pool, layout="team_eight", ghosts=2, obs_type="vector", rewards="normalised",
+                     max_cycles=30)
+    model = PPO("MlpPolicy", env, n_steps=256, batch_size=512, n_epochs=2, seed=0)
+    model.learn(4096)  # 2,048 team steps
+    assert model.num_timesteps == 4096
+    # every copy drew from the one pool, both agents, and counted each finished game there
+    results = [pool.results(name) for name in ("minimax", "best-response")]
+    assert all(result.games > 0 for result in results) and sum(result.games for result in results) >= 4096 // 2 // 30
+    team = tabulate_policy(lambda obs: model.predict(obs, deterministic=True)[0], "ghost", batch=True, spec=spec,
+                           view="parallel")
+    assert team.shape == (5, 7) * 3 + (2,)
+    assert 0.0 <= ghost_exploitability(team, spec=spec) <= 1.5  # 0 at the team optimum, 1.41 ignoring the agent
+
+
+def test_the_example_trains_against_the_pool() -> None:
+    lines = _run("--team-steps", "1024", "--eval-every", "1024", "--envs", "2", "--opponent", "pool", "--no-progress")
+    assert len(lines) >= 2 and all(LINE.match(line) for line in lines[1:]), lines

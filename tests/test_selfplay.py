@@ -652,3 +652,39 @@ def test_a_team_pool_refuses_the_tables_its_game_cannot_play() -> None:
         settings = {**TEAM, "ghosts": 1} if controlled == "ghost" else TEAM
         with pytest.raises(ValueError, match=message):
             SelfPlayEnv(pool, controlled=controlled, **settings)
+
+
+def test_the_ghosts_only_parallel_env_draws_its_agent_from_the_pool_as_the_gymnasium_view_does() -> None:
+    from pettingzoo.test import parallel_api_test
+
+    from gridghost.training import SelfPlayParallelEnv
+
+    minimax, best = _agent_tables()
+    pool = OpponentPool()
+    pool.add(minimax, "agent", name="minimax")
+    pool.add(best, "agent", name="best-response")
+    parallel = SelfPlayParallelEnv(pool, obs_type="vector", rewards="normalised", **TEAM)
+    parallel_api_test(parallel, num_cycles=60)
+    gym = SelfPlayEnv(pool, controlled="ghosts", **TEAM)
+    counted = sum(pool.results(name).games for name in ("minimax", "best-response"))
+    moves = np.random.default_rng(1)
+    for seed in (3, None, None, 8, None):
+        observations, infos = parallel.reset(seed=seed)
+        observation, info = gym.reset(seed=seed)
+        assert parallel.opponent is gym.opponent and infos["ghost_1"]["opponent"] == info["opponent"]
+        done = False
+        while not done:  # the same games, state by state
+            np.testing.assert_array_equal(np.stack([observations[name][:-1] for name in parallel.agents]), observation)
+            action = moves.integers(4, size=2)
+            observations, _, terminations, truncations, infos = parallel.step(dict(zip(parallel.agents, action.tolist(),
+                                                                                       strict=True)))
+            observation, _, terminated, truncated, info = gym.step(action)
+            assert (terminated, truncated) == (terminations["ghost_0"], truncations["ghost_0"])
+            assert infos["ghost_0"]["opponent"] == info["opponent"]
+            done = terminated or truncated
+        counted += 2  # one game each
+    assert sum(pool.results(name).games for name in ("minimax", "best-response")) == counted
+    with pytest.raises(ValueError, match="no snapshot of the agent"):
+        SelfPlayParallelEnv(OpponentPool(), **TEAM)
+    with pytest.raises(TypeError, match="SelfPlayParallelEnv draws its opponent from the pool; pass no opponent="):
+        SelfPlayParallelEnv(pool, opponent="random", **TEAM)
