@@ -390,7 +390,7 @@ class TeamVecEnv(VecEnvWrapper):
         Raises:
             TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0.
         """
-        seed = check_seed(seed)
+        seed = cast("int | None", check_seed(seed))  # no SeedSequence: allow_sequence is False
         copies = len(self.envs)
         self._seeds = ([None] * copies if seed is None else
                        [int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(copies)])
