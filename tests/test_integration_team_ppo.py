@@ -14,7 +14,7 @@ import pytest
 from gridghost.config import resolve
 from gridghost.planning import solve_agent, solve_game
 
-from helpers import load_script
+from helpers import blocks_run_by, load_script, run_block
 
 pytestmark = pytest.mark.integration
 
@@ -114,3 +114,10 @@ def test_sb3_ppo_trains_a_team_against_a_pool_of_the_minimax_agent_and_a_best_re
 def test_the_example_trains_against_the_pool() -> None:
     lines = _run("--team-steps", "1024", "--eval-every", "1024", "--envs", "2", "--opponent", "pool", "--no-progress")
     assert len(lines) >= 2 and all(LINE.match(line) for line in lines[1:]), lines
+
+
+def test_the_training_pages_pool_example_runs_as_written(tmp_path) -> None:
+    (page, line, code), = blocks_run_by("tests/test_integration_team_ppo.py")
+    assert page.name == "training.md"
+    out = run_block(page, line, code, tmp_path)
+    assert out.splitlines()[-1] == "{'minimax': True, 'best-response': True}"

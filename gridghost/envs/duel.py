@@ -147,7 +147,10 @@ class Duel:
         controlled: the caller's side, ``"agent"`` or ``"ghost"`` (one ghost), or ``"ghosts"``
             (every ghost of the team at once, for any team size).
         opponent: in a team game (``ghosts >= 2`` or ``controlled="ghosts"``) the team's
-            opponents (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`). Otherwise the
+            opponents (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`); against a
+            learning team also a state table of the agent (an array indexed by the joint state,
+            or for one ghost a :class:`~gridghost.planning.StatePolicy`), played from the true
+            state (:class:`~gridghost.envs.tables.AgentTable`). Otherwise the
             other side's policy: a name (``"chase"``, ``"random"``; ``"minimax"``,
             the zero-sum game's optimal player of that side; ``"optimal"``, the optimal agent
             against the chasing ghost), a callable ``policy(observation) -> action``, an object

@@ -257,7 +257,11 @@ class SelfPlayEnv(_PoolOpponents, GridGhostGymEnv):
     Args:
         pool: the opponents; it must hold a snapshot of the other side. Snapshots added later are
             drawn from the next reset on.
-        controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``.
+        controlled: the learner's side, ``"agent"`` (default) or ``"ghost"``, or ``"ghosts"``:
+            the whole team (``ghosts=k``) learning as one against a pool of agents, whose
+            tables are those of the team game (the solver's agent tables indexed by the joint
+            state, or probabilities), played from the true state
+            (:class:`~gridghost.envs.tables.AgentTable`).
         rule: one of :data:`SAMPLING_RULES` (``"uniform"`` by default).
         exponent: the prioritised rule's exponent (see :meth:`OpponentPool.probabilities`).
         window: the recent rule's number of snapshots (see :meth:`OpponentPool.probabilities`).
@@ -277,8 +281,10 @@ class SelfPlayEnv(_PoolOpponents, GridGhostGymEnv):
         TypeError: ``pool`` is not an :class:`OpponentPool`; ``opponent`` among the settings;
             ``explore_starts`` is not a real number or ``explore_turns`` not an int.
         ValueError: an unknown rule, a negative exponent, a window < 1, no snapshot of the other side, a
-            tabulated snapshot that does not fit the layout (or any tabulated snapshot with a map
-            generator); ``explore_starts`` outside [0, 1] or ``explore_turns`` < 1; what
+            tabulated snapshot that does not fit the layout or the number of ghosts (a one-ghost table
+            or ``StatePolicy`` for a team, a team's for one ghost, a table of the ghosts against a
+            learning agent in a team game; any tabulated snapshot with a map generator);
+            ``explore_starts`` outside [0, 1] or ``explore_turns`` < 1; what
             :class:`~gridghost.envs.single_agent.GridGhostGymEnv` refuses.
     """
 
