@@ -121,3 +121,31 @@ def test_the_training_pages_pool_example_runs_as_written(tmp_path) -> None:
     assert page.name == "training.md"
     out = run_block(page, line, code, tmp_path)
     assert out.splitlines()[-1] == "{'minimax': True, 'best-response': True}"
+
+
+def test_sb3_ppo_trains_the_team_as_one_centralised_policy_against_the_pool() -> None:
+    """The team Gymnasium view of self-play (``SelfPlayEnv(controlled="ghosts")``): one policy
+    sends the team's ``MultiDiscrete`` move; SB3's own vector env copies it, sharing the pool."""
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from gridghost.planning import ghost_exploitability, tabulate_policy
+    from gridghost.training import OpponentPool, SelfPlayEnv
+
+    torch.set_num_threads(1)
+    spec = resolve(layout="team_eight", ghosts=2, obs_type="vector", rewards="normalised")
+    pool = OpponentPool()
+    pool.add(solve_game(spec=spec).agent_policy, "agent", name="minimax")
+    pool.add(solve_agent(ghost="chase", spec=spec).policy, "agent", name="best-response")
+    env = make_vec_env(lambda: SelfPlayEnv(pool, controlled="ghosts", layout="team_eight", ghosts=2, max_cycles=30),
+                       n_envs=4, seed=0)
+    model = PPO("MlpPolicy", env, n_steps=256, batch_size=256, n_epochs=2, seed=0)
+    model.learn(2048)
+    assert model.num_timesteps == 2048 and model.action_space.nvec.tolist() == [4, 4]
+    results = [pool.results(name) for name in ("minimax", "best-response")]
+    assert all(result.games > 0 for result in results)
+    team = tabulate_policy(lambda obs: model.predict(obs, deterministic=True)[0], "ghost", batch=True, spec=spec,
+                           centralised=True)
+    assert team.shape == (5, 7) * 3 + (2,)
+    assert 0.0 <= ghost_exploitability(team, spec=spec) <= 1.5
