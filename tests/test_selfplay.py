@@ -688,3 +688,28 @@ def test_the_ghosts_only_parallel_env_draws_its_agent_from_the_pool_as_the_gymna
         SelfPlayParallelEnv(OpponentPool(), **TEAM)
     with pytest.raises(TypeError, match="SelfPlayParallelEnv draws its opponent from the pool; pass no opponent="):
         SelfPlayParallelEnv(pool, opponent="random", **TEAM)
+
+
+def test_a_learning_agent_draws_whole_teams_from_the_pool() -> None:
+    # each snapshot plays the whole team; with two chasers drawn, every ghost chases on its own
+    pool = OpponentPool()
+    pool.add("chase", "ghost")
+    pool.add("random", "ghost")
+    env = SelfPlayEnv(pool, obs_type="vector", **TEAM)
+    aec, moves, chased = env.game, np.random.default_rng(2), 0
+    for seed in range(8):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            before = aec.game_state
+            _, _, terminated, truncated, info = env.step(int(moves.integers(4)))
+            done = terminated or truncated
+            after = aec.game_state
+            if env.opponent.name == "ghost-0" and info["mover"] == 1:  # the team answered the agent's move
+                answered = before._replace(agent=after.agent)  # the state the team moved from
+                expected = [aec.board.next_cell[cell][move]
+                            for cell, move in zip(before.ghosts, aec.kernel.chase_actions(answered), strict=True)]
+                assert list(after.ghosts) == expected
+                chased += 1
+    assert chased > 5
+    assert sum(pool.results(name).games for name in ("ghost-0", "ghost-1")) == 8
