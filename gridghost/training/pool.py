@@ -52,7 +52,8 @@ class Snapshot:
         generation: its generation index (0, 1, ... per side unless given).
         policy: the policy: a name, a class, a deep copy of a callable (or the object itself when
             added with ``copy=False``), a :class:`~gridghost.planning.StatePolicy`, or a read-only
-            ``float64[rows, cols, rows, cols, 4]`` array of probabilities. Nothing gridghost does
+            ``float64[rows, cols, rows, cols, 4]`` array of probabilities (``(rows, cols) * (k + 1)
+            + (4,)`` for a game of ``k`` ghosts). Nothing gridghost does
             changes it: every :class:`SelfPlayEnv` plays a deep copy of its own, and
             :func:`exploitability_curve` tabulates a copy.
         shared: the policy is the caller's object itself (added with ``copy=False``): it cannot be
@@ -137,16 +138,10 @@ def _table_shape(shape: tuple[int, ...]) -> tuple[tuple[int, int], int] | None:
     return (shape[0], shape[1]), pairs
 
 
-def table_ghosts(snapshot: Snapshot) -> int:
-    """The number of ghosts of the game a tabulated snapshot's probabilities were made for.
-
-    Raises:
-        ValueError: the snapshot holds no array of probabilities.
-    """
-    policy = snapshot.policy
-    if not isinstance(policy, np.ndarray):
-        raise ValueError(f"snapshot {snapshot.name!r} holds no table of probabilities")
-    return (policy.ndim - 1) // 2 - 1
+def table_ghosts(table: np.ndarray) -> int:
+    """The number of ghosts of the game a pool's table of probabilities was made for (what
+    :meth:`OpponentPool.add` keeps: ``(rows, cols) * (k + 1) + (4,)``)."""
+    return (table.ndim - 1) // 2 - 1
 
 
 class OpponentPool:
@@ -191,7 +186,10 @@ class OpponentPool:
                 built with an action space), a callable ``policy(observation) -> action`` or an
                 object with ``get_action(observation)``, a :class:`~gridghost.planning.StatePolicy`,
                 or probabilities ``(rows, cols, rows, cols, 4)`` (a tabulated policy; always
-                copied).
+                copied); for a game of ``k`` ghosts ``(rows, cols) * (k + 1) + (4,)``, or an int
+                array of the agent's actions per joint state, ``(rows, cols) * (k + 1)`` with -1
+                where the game is over (the solver's ``agent_policy``), kept as its one-hot
+                probabilities.
             side: the side it plays, ``"agent"`` or ``"ghost"``.
             name: its unique name; ``None`` means ``"<side>-<generation>"``.
             generation: its generation; ``None`` means one more than the side's highest so far

@@ -171,7 +171,7 @@ class _PoolOpponents:
                 raise ValueError(f"snapshot {snapshot.name!r} is a table of the ghosts; a learning agent's team "
                                  "opponents are names or policies of observations")
             if isinstance(snapshot.policy, np.ndarray):
-                made_for = (snapshot.policy.shape[:2], table_ghosts(snapshot))
+                made_for = (snapshot.policy.shape[:2], table_ghosts(snapshot.policy))
                 if made_for != (layout.shape, ghosts):
                     raise ValueError(f"snapshot {snapshot.name!r} is tabulated for a {made_for[0]} map and "
                                      f"{made_for[1]} ghost(s); the game is a {layout.shape} map with {ghosts}")
