@@ -149,3 +149,27 @@ def test_sb3_ppo_trains_the_team_as_one_centralised_policy_against_the_pool() ->
                            centralised=True)
     assert team.shape == (5, 7) * 3 + (2,)
     assert 0.0 <= ghost_exploitability(team, spec=spec) <= 1.5
+
+
+def test_team_vec_env_refuses_bad_arguments_naming_them() -> None:
+    from gridghost.integrations.sb3 import TeamVecEnv
+    from gridghost.training import OpponentPool
+
+    settings = {"layout": "team_eight", "ghosts": 2, "obs_type": "vector"}
+    pool = OpponentPool()
+    pool.add("random", "agent")
+    with pytest.raises(ValueError, match=r"pass opponent .* or pool .*, not both"):
+        TeamVecEnv(2, opponent="minimax", pool=pool, **settings)
+    with pytest.raises(ValueError, match="num_envs"):
+        TeamVecEnv(0, **settings)
+    with pytest.raises(TypeError, match="num_envs"):
+        TeamVecEnv(2.0, **settings)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        TeamVecEnv(2, seed=-1, **settings)
+    with pytest.raises(TypeError, match="seed"):
+        TeamVecEnv(2, seed="0", **settings)  # type: ignore[arg-type]
+    env = TeamVecEnv(2, **settings)
+    assert env.num_envs == 4 and len(env.envs) == 2
+    with pytest.raises(TypeError, match="seed"):
+        env.seed(1.5)  # type: ignore[arg-type]
+    assert len(set(env.seed(7))) == 2 and env.seed(7) == env.seed(7) != env.seed(8)
