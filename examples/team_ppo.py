@@ -4,8 +4,9 @@ Two learning ghosts play the minimax agent (the exact team solver's) on a coordi
 one ghost alone, or two that chase on their own, let the agent through, and the exact team
 optimum holds it. Each ghost acts on its own observation with one shared network: the ghosts
 are the agents of ``gridghost.parallel_env(ghosts=2, controlled="ghosts", opponent=...)`` (the
-agent played inside the env), which SuperSuit turns into a Stable-Baselines3 vector env with one
-entry per ghost, the usual parameter-sharing recipe for PettingZoo, with no glue. Every
+agent played inside the env), which :class:`gridghost.integrations.sb3.TeamVecEnv` turns,
+through SuperSuit, into a Stable-Baselines3 vector env with one entry per ghost of every copy,
+the usual parameter-sharing recipe for PettingZoo, with no glue. Every
 ``--eval-every`` team steps, and at the end, the learned team is tabulated as an exact table of
 moves (:func:`gridghost.planning.tabulate_policy`) and the team solver prints, within 100
 cycles from the start:
@@ -22,8 +23,14 @@ cycles from the start:
     python examples/team_ppo.py                          # 200,000 team steps on team_eight
     python examples/team_ppo.py --map team_crossroads --team-steps 50000
 
-Every random draw comes from ``--seed``. A progress bar counts the team steps on stderr
-(``--no-progress`` turns it off); the scores on stdout are the same either way.
+``--opponent pool`` trains against a pool of both agents, the minimax agent and the best
+response to two chasers, one drawn per episode (:class:`gridghost.training.SelfPlayParallelEnv`),
+and scores against the minimax agent.
+
+Every random draw comes from ``--seed``: the networks' weights and PPO's sampling, and every
+env copy's game and opponent, each copy from a seed of its own spawned from it. A progress bar
+counts the team steps on stderr (``--no-progress`` turns it off); the scores on stdout are the
+same either way.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from tqdm import tqdm
 import gridghost
 from gridghost.config import resolve
 from gridghost.planning import evaluate_policies, solve_agent, solve_game, tabulate_policy
+from gridghost.training import OpponentPool
 
 
 def scores(model: Any, spec: gridghost.GameSpec, agent_policy: Any, optimum: Any) -> dict[str, float]:
@@ -63,41 +71,45 @@ def main(argv: list[str] | None = None) -> None:
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.utils import set_random_seed
-    from supersuit import concat_vec_envs_v1, pettingzoo_env_to_vec_env_v1
+
+    from gridghost.integrations.sb3 import TeamVecEnv
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--map", default="team_eight", help="a shipped map with two ghost starts")
     parser.add_argument("--team-steps", type=int, default=200_000, help="team decisions to train for")
     parser.add_argument("--eval-every", type=int, default=25_000, help="team steps between exact scores")
     parser.add_argument("--envs", type=int, default=8, help="copies of the team env")
-    parser.add_argument("--opponent", default="minimax", choices=["minimax", "optimal", "random"],
-                        help="the agent the team trains against (optimal: the best response to two chasers)")
+    parser.add_argument("--opponent", default="minimax", choices=["minimax", "optimal", "random", "pool"],
+                        help="the agent the team trains against (optimal: the best response to two chasers; "
+                             "pool: both, one drawn per episode)")
     parser.add_argument("--rewards", default="normalised")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="draw no progress bar (it goes to stderr, the scores to stdout)")
     args = parser.parse_args(argv)
 
-    settings = dict(layout=args.map, ghosts=2, obs_type="vector", rewards=args.rewards, opponent=args.opponent)
-    spec = resolve(**{key: value for key, value in settings.items() if key != "opponent"})
+    settings = dict(layout=args.map, ghosts=2, obs_type="vector", rewards=args.rewards)
+    spec = resolve(**settings)
     ghosts = spec.ghosts
     optimum = solve_game(spec=spec)
     start = optimum.start
     chasers = solve_agent(ghost="chase", spec=spec)
-    # the agent the env plays by name, as a state policy for the exact scores
-    opponent = {"minimax": optimum.agent_policy, "optimal": chasers.policy, "random": "random"}[args.opponent]
+    # the agents as the solver's state tables, which the env plays from the true state
+    agents = {"minimax": optimum.agent_policy, "optimal": chasers.policy, "random": "random"}
+    pool = OpponentPool()
+    for name in ("minimax", "optimal"):
+        pool.add(agents[name], "agent", name=name)
+    against = {"pool": {"pool": pool}}.get(args.opponent, {"opponent": agents.get(args.opponent)})
+    opponent = agents.get(args.opponent, agents["minimax"])  # the agent of the exact scores
     print(f"{args.map}: the team optimum holds the minimax agent to success {optimum.success_probability(*start):.3f} "
           f"(capture {optimum.capture_probability(*start):.3f}); two chasers leave its best response "
           f"{chasers.success_probability(*start):.3f}; team game value {optimum.value(*start):.4f}")
 
     torch.set_num_threads(1)  # a small network: more threads only contend
-    set_random_seed(args.seed)
-    team = gridghost.parallel_env(controlled="ghosts", **settings)
-    team.reset(seed=args.seed)  # the copies below continue from this env's generators
-    vec = pettingzoo_env_to_vec_env_v1(team)
-    vec = concat_vec_envs_v1(vec, args.envs, num_cpus=0, base_class="stable_baselines3")
-    model = PPO("MlpPolicy", vec, n_steps=256, batch_size=512, ent_coef=0.01, gamma=0.99, verbose=0)
+    # one slot per ghost of every copy; PPO's seed reaches the networks and, spawned per copy, every
+    # copy's game and opponent
+    vec = TeamVecEnv(args.envs, **against, **settings)
+    model = PPO("MlpPolicy", vec, n_steps=256, batch_size=512, ent_coef=0.01, gamma=0.99, verbose=0, seed=args.seed)
 
     began = time.perf_counter()
     bar = tqdm(total=args.team_steps, desc="team PPO", unit="team step", disable=not args.progress)

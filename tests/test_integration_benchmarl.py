@@ -149,10 +149,22 @@ def test_mappo_on_the_parallel_env(tmp_path):
     assert {-1.0, 0.0} <= set(r_agent.tolist())
 
 
-def test_mappo_trains_the_ghosts_alone_against_a_fixed_agent_with_the_global_state(tmp_path):
+def _minimax_table():
+    """The team game's minimax agent on team_eight, as the solver's table of the joint state."""
+    from gridghost.config import resolve
+    from gridghost.planning import solve_game
+
+    return solve_game(spec=resolve(layout="team_eight", ghosts=2, rewards="reference")).agent_policy
+
+
+@pytest.mark.parametrize("opponent", ["random", _minimax_table], ids=["random", "solver_table"])
+def test_mappo_trains_the_ghosts_alone_against_a_fixed_agent_with_the_global_state(tmp_path, opponent):
     import torch
 
     from gridghost.integrations.benchmarl import GridGhostTask, SideMetrics
+
+    # a name, or the solver's state table of the agent, which the env plays from the true state
+    opponent = opponent if isinstance(opponent, str) else opponent()
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -161,7 +173,7 @@ def test_mappo_trains_the_ghosts_alone_against_a_fixed_agent_with_the_global_sta
         record, side_metrics = example.Recorder(), SideMetrics()
         experiment = example.experiment(FRAMES, BATCH, seed=0, save_folder=str(tmp_path),
                                         callbacks=[record, side_metrics], task=GridGhostTask.GRIDGHOST_TEAM,
-                                        ghosts=2, layout="team_eight", opponent="random", rewards="reference")
+                                        ghosts=2, layout="team_eight", opponent=opponent, rewards="reference")
         experiment.run()
     finally:
         torch.set_num_threads(threads)

@@ -411,14 +411,28 @@ def test_the_metrics_callback_reads_a_teams_whole_games(env_config):
     assert 0 < np.mean(truth["capture_rate"]) < 1 and 0 < np.mean(truth["success_rate"]) < 1
 
 
-def test_the_team_learns_alone_against_a_fixed_agent_with_one_shared_module(ray_cluster):
+def _crossroads_minimax_table():
+    """The team game's minimax agent on team_crossroads, as the solver's table of the joint state."""
+    from gridghost.config import resolve
+    from gridghost.planning import solve_game
+
+    return solve_game(spec=resolve(layout="team_crossroads", ghosts=2, rewards="normalised")).agent_policy
+
+
+@pytest.mark.parametrize("against", [{"opponent": "minimax"},
+                                     {"layout": "team_crossroads", "opponent": _crossroads_minimax_table}],
+                         ids=["minimax_on_team_eight", "solver_table_on_team_crossroads"])
+def test_the_team_learns_alone_against_a_fixed_agent_with_one_shared_module(ray_cluster, against):
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
     from gridghost.integrations.metrics import GHOSTS_METRICS
     from gridghost.integrations.rllib import GridGhostMetrics, GridGhostMultiAgentEnv, module_of
 
+    # the opponent by name, or the solver's state table of the agent, which the env plays from the true state
+    opponent = against["opponent"] if isinstance(against["opponent"], str) else against["opponent"]()
+    env_config = {**TEAM, **against, "controlled": "ghosts", "opponent": opponent}
     config = (_ppo(1000)
-              .environment(GridGhostMultiAgentEnv, env_config={**TEAM, "controlled": "ghosts", "opponent": "minimax"})
+              .environment(GridGhostMultiAgentEnv, env_config=env_config)
               .multi_agent(policies={"ghost"}, policy_mapping_fn=module_of)
               .callbacks(GridGhostMetrics)
               .env_runners(num_env_runners=0)

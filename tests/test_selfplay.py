@@ -220,14 +220,16 @@ def test_the_stream_is_distinct_from_the_others() -> None:
     assert len({SELFPLAY_STREAM, OPENING_STREAM, OPPONENT_STREAM, FILTER_STREAM, MAP_STREAM}) == 5
 
 
-def play(env: GridGhostGymEnv, seed: int | None, actions: np.random.Generator) -> list:
-    """One episode with actions drawn from ``actions``: its observations, rewards, ends and info."""
+def play(env: GridGhostGymEnv, seed: int | None, actions: np.random.Generator, team: int = 0) -> list:
+    """One episode with actions drawn from ``actions`` (a team's ``team`` moves at once, when
+    given): its observations, rewards, ends and info."""
     trace = []
     observation, info = env.reset(seed=seed)
     trace.append((observation.tolist(), info.get("opponent")))
     done = False
     while not done:
-        observation, reward, terminated, truncated, info = env.step(int(actions.integers(4)))
+        action = actions.integers(4, size=team) if team else int(actions.integers(4))
+        observation, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
         trace.append((observation.tolist(), reward, terminated, truncated, info["is_success"]))
     return trace
@@ -550,3 +552,164 @@ def test_the_self_play_env_takes_a_whole_spec_as_it_is() -> None:
     for given in (dict(spec=spec), dict(config=spec)):
         assert SelfPlayEnv(pool, **given).config.to_dict() == spec.to_dict()
     assert SelfPlayEnv(pool, obs_type="vector").config.max_cycles == 100
+
+
+# -- a team of ghosts learning against a pool of agents ----------------------------------------------
+TEAM = {"layout": "team_eight", "ghosts": 2, "max_cycles": 20}
+
+
+def _agent_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The team game's minimax agent and the agent's best response to two chasers, as the solver
+    gives them: ``int64[5, 7, 5, 7, 5, 7]``, -1 where the game is over."""
+    from gridghost.config import resolve
+    from gridghost.planning import solve_agent
+
+    spec = resolve(layout="team_eight", ghosts=2, rewards="normalised")
+    return solve_game(spec=spec).agent_policy, solve_agent(ghost="chase", spec=spec).policy
+
+
+def test_the_pool_keeps_the_solvers_agent_tables_of_a_team_as_one_hot_probabilities() -> None:
+    minimax, _ = _agent_tables()
+    snapshot = OpponentPool().add(minimax, "agent")
+    table = snapshot.policy
+    assert table.shape == (5, 7) * 3 + (4,) and not table.flags.writeable
+    live = minimax >= 0
+    np.testing.assert_array_equal(table[live].argmax(axis=-1), minimax[live])
+    np.testing.assert_array_equal(table.sum(axis=-1), live.astype(float))  # all 0 where the game is over
+    pool = OpponentPool()
+    with pytest.raises(ValueError, match=r"policy must hold actions 0..3 \(-1 where the game is over\)"):
+        pool.add(np.full((5, 7) * 3, 4), "agent")
+    with pytest.raises(ValueError, match=r"policy must hold actions per state, shape \(rows, cols\) \* \(ghosts"):
+        pool.add(np.zeros((5, 7, 5, 6), dtype=np.int64), "agent")
+    assert len(pool) == 0
+
+
+def test_a_team_learns_against_agents_drawn_per_episode_and_each_plays_its_table() -> None:
+    minimax, best = _agent_tables()
+    pool = OpponentPool()
+    pool.add(minimax, "agent", name="minimax")
+    pool.add(best, "agent", name="best-response")
+    pool.add("random", "agent", name="random")
+    env = SelfPlayEnv(pool, controlled="ghosts", **TEAM)
+    assert env.action_space.shape == (2,) and env.observation_space.shape == (2, 29)
+    aec, moves, named, checked = env.game, np.random.default_rng(0), [], 0
+    for seed in range(12):
+        _, info = env.reset(seed=seed)
+        stream = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SELFPLAY_STREAM,)))
+        assert pool.snapshots("agent")[info["opponent"]] is pool.sample("agent", stream) is env.opponent
+        named.append(env.opponent.name)
+        table = {"minimax": minimax, "best-response": best}.get(env.opponent.name)
+        decisions = [((aec.layout.agent_start, *aec.layout.ghost_starts[:2]), info["intended_action"])]
+        done = False
+        while not done:
+            agent = aec.game_state.agent
+            _, _, terminated, truncated, info = env.step(moves.integers(4, size=2))
+            if info["mover"] == 0:  # the agent answered the team's move
+                cells = (agent, *aec.game_state.ghosts)
+                decisions.append((tuple(aec.board.position(cell) for cell in cells), info["intended_action"]))
+            done = terminated or truncated
+        for cells, intended in decisions if table is not None else ():
+            assert intended == table[tuple(coordinate for cell in cells for coordinate in cell)]
+            checked += 1
+    assert set(named) == {"minimax", "best-response", "random"} and checked > 20
+    assert sum(pool.results(snapshot.name).games for snapshot in pool.snapshots("agent")) == 12
+    # the same seed, the same opponents and games; reset() without a seed continues the stream
+    one, two = (SelfPlayEnv(pool, controlled="ghosts", **TEAM) for _ in range(2))
+    first = [(play(one, 4 if i == 0 else None, np.random.default_rng(i), 2), one.opponent.name) for i in range(6)]
+    second = [(play(two, 4 if i == 0 else None, np.random.default_rng(i), 2), two.opponent.name) for i in range(6)]
+    assert first == second and len({name for _, name in first}) > 1
+    other = [(play(two, 5 if i == 0 else None, np.random.default_rng(i), 2), two.opponent.name) for i in range(6)]
+    assert other != first
+
+
+def test_a_teams_random_opening_is_played_in_team_moves() -> None:
+    pool = OpponentPool()
+    pool.add(_agent_tables()[0], "agent")
+    env = SelfPlayEnv(pool, controlled="ghosts", explore_starts=1.0, explore_turns=3, **TEAM)
+    openings = []
+    for seed in range(6):
+        observation, _ = env.reset(seed=seed)
+        openings.append(env.opening)
+        assert observation.shape == (2, 29) and env.game.cycles == env.opening  # each a move of both ghosts
+    assert 0 < max(openings) <= 3
+
+
+def test_a_team_pool_refuses_the_tables_its_game_cannot_play() -> None:
+    minimax, _ = _agent_tables()
+    one_ghost = solve_game(gridghost.maps.load("team_eight"))
+    cases = [
+        (one_ghost.agent_policy, "agent", "ghosts",
+         r"'table' is tabulated for a \(5, 7\) map and 1 ghost\(s\); the game is a \(5, 7\) map with 2"),
+        (OptimalAgent.for_game(gridghost.GameSpec(layout=gridghost.maps.load("team_eight")).game()), "agent",
+         "ghosts", "'table' is a StatePolicy of the one-ghost game; with 2 ghosts add the agent's table"),
+        (minimax, "agent", "ghost", r"'table' is tabulated for a \(5, 7\) map and 2 ghost\(s\); the game is a "
+                                    r"\(5, 7\) map with 1"),
+        (np.zeros((5, 7) * 3 + (4,)), "ghost", "agent", "'table' is a table of the ghosts; a learning agent's team"),
+    ]
+    for policy, side, controlled, message in cases:
+        pool = OpponentPool()
+        pool.add(policy, side, name="table")
+        settings = {**TEAM, "ghosts": 1} if controlled == "ghost" else TEAM
+        with pytest.raises(ValueError, match=message):
+            SelfPlayEnv(pool, controlled=controlled, **settings)
+
+
+def test_the_ghosts_only_parallel_env_draws_its_agent_from_the_pool_as_the_gymnasium_view_does() -> None:
+    from pettingzoo.test import parallel_api_test
+
+    from gridghost.training import SelfPlayParallelEnv
+
+    minimax, best = _agent_tables()
+    pool = OpponentPool()
+    pool.add(minimax, "agent", name="minimax")
+    pool.add(best, "agent", name="best-response")
+    parallel = SelfPlayParallelEnv(pool, obs_type="vector", rewards="normalised", **TEAM)
+    parallel_api_test(parallel, num_cycles=60)
+    gym = SelfPlayEnv(pool, controlled="ghosts", **TEAM)
+    counted = sum(pool.results(name).games for name in ("minimax", "best-response"))
+    moves = np.random.default_rng(1)
+    for seed in (3, None, None, 8, None):
+        observations, infos = parallel.reset(seed=seed)
+        observation, info = gym.reset(seed=seed)
+        assert parallel.opponent is gym.opponent and infos["ghost_1"]["opponent"] == info["opponent"]
+        done = False
+        while not done:  # the same games, state by state
+            np.testing.assert_array_equal(np.stack([observations[name][:-1] for name in parallel.agents]), observation)
+            action = moves.integers(4, size=2)
+            observations, _, terminations, truncations, infos = parallel.step(dict(zip(parallel.agents, action.tolist(),
+                                                                                       strict=True)))
+            observation, _, terminated, truncated, info = gym.step(action)
+            assert (terminated, truncated) == (terminations["ghost_0"], truncations["ghost_0"])
+            assert infos["ghost_0"]["opponent"] == info["opponent"]
+            done = terminated or truncated
+        counted += 2  # one game each
+    assert sum(pool.results(name).games for name in ("minimax", "best-response")) == counted
+    with pytest.raises(ValueError, match="no snapshot of the agent"):
+        SelfPlayParallelEnv(OpponentPool(), **TEAM)
+    with pytest.raises(TypeError, match="SelfPlayParallelEnv draws its opponent from the pool; pass no opponent="):
+        SelfPlayParallelEnv(pool, opponent="random", **TEAM)
+
+
+def test_a_learning_agent_draws_whole_teams_from_the_pool() -> None:
+    # each snapshot plays the whole team; with two chasers drawn, every ghost chases on its own
+    pool = OpponentPool()
+    pool.add("chase", "ghost")
+    pool.add("random", "ghost")
+    env = SelfPlayEnv(pool, obs_type="vector", **TEAM)
+    aec, moves, chased = env.game, np.random.default_rng(2), 0
+    for seed in range(8):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            before = aec.game_state
+            _, _, terminated, truncated, info = env.step(int(moves.integers(4)))
+            done = terminated or truncated
+            after = aec.game_state
+            if env.opponent.name == "ghost-0" and info["mover"] == 1:  # the team answered the agent's move
+                answered = before._replace(agent=after.agent)  # the state the team moved from
+                expected = [aec.board.next_cell[cell][move]
+                            for cell, move in zip(before.ghosts, aec.kernel.chase_actions(answered), strict=True)]
+                assert list(after.ghosts) == expected
+                chased += 1
+    assert chased > 5
+    assert sum(pool.results(name).games for name in ("ghost-0", "ghost-1")) == 8

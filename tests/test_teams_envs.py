@@ -16,6 +16,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 
 import gridghost
 from gridghost import testing
+from gridghost.config import resolve
 from gridghost.config.settings import GameSpec
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -424,3 +425,93 @@ def test_the_planned_team_opponents_play_the_team_solvers_moves(controlled: str,
             assert aec._last_move[0] == expected(*moved)
         played += 1
     assert played > 10
+
+
+# -- a state table of the agent against a learning team ---------------------------------------------
+def _ghosts_only(view: str, opponent: Any, **settings: Any) -> tuple[Any, Any]:
+    """The ghosts-only view ``view`` against ``opponent``, and the AEC env it plays."""
+    settings = {"layout": "team_eight", "ghosts": 2, "obs_type": "vector", **settings}
+    if view == "gym":
+        env = gymnasium.make(ENV_ID, controlled="ghosts", opponent=opponent, **settings)
+        return env, env.unwrapped.game
+    env = gridghost.parallel_env(controlled="ghosts", opponent=opponent, **settings)
+    return env, env.aec_env
+
+
+def _agents_choices(view: str, seed: int, episodes: int, opponent: Any, **settings: Any) -> list[tuple[Any, int]]:
+    """Every state the opponent agent chose a move in, ``(agent cell, ghost cells)``, with the
+    move it intended, over ``episodes`` games of random ghosts from ``seed``."""
+    env, aec = _ghosts_only(view, opponent, **settings)
+    layout, rng, seen = aec.layout, np.random.default_rng(seed), []
+    for episode in range(episodes):
+        _, info = env.reset(seed=seed + episode)
+        info = info if view == "gym" else info["ghost_0"]
+        seen.append(((layout.agent_start, tuple(layout.ghost_starts[:2])), info["intended_action"]))  # the opening
+        while True:
+            agent = aec.game_state.agent
+            moves = rng.integers(4, size=2)
+            if view == "gym":
+                _, _, terminated, truncated, info = env.step(moves)
+            else:
+                _, _, terminations, truncations, infos = env.step(dict(zip(env.agents, moves.tolist(), strict=True)))
+                terminated, truncated, info = terminations["ghost_0"], truncations["ghost_0"], infos["ghost_0"]
+            if info["mover"] == 0:  # the agent answered the team's move from the ghosts' new cells
+                ghosts = tuple(aec.board.position(cell) for cell in aec.game_state.ghosts)
+                seen.append(((aec.board.position(agent), ghosts), info["intended_action"]))
+            if terminated or truncated:
+                break
+    return seen
+
+
+@pytest.mark.parametrize("view", ["gym", "parallel"])
+@pytest.mark.parametrize("table", ["minimax", "scrambled"])
+def test_a_learning_team_plays_the_agents_state_table_move_for_move(view: str, table: str) -> None:
+    from gridghost.planning import solve_game
+
+    if table == "minimax":  # the solver's agent: int64[5, 7, 5, 7, 5, 7], -1 where the game is over
+        actions = solve_game(spec=resolve(layout="team_eight", ghosts=2)).agent_policy
+    else:  # any moves at all, so that no other player of the agent could pass for it
+        actions = np.random.default_rng(5).integers(4, size=(5, 7) * 3)
+    seen = _agents_choices(view, 0, 6, actions, max_cycles=30)
+    assert len(seen) > 40
+    for (agent, ghosts), intended in seen:
+        assert intended == actions[(*agent, *ghosts[0], *ghosts[1])], (agent, ghosts)
+    assert len({intended for _, intended in seen}) > 1
+
+
+def test_a_table_of_probabilities_draws_the_agents_moves_seeded_from_the_reset_seed() -> None:
+    # up or left, half and half, in every state
+    probabilities = np.zeros((5, 7) * 3 + (4,))
+    probabilities[..., [LEFT, UP]] = 0.5
+    seen = _agents_choices("parallel", 0, 4, probabilities)
+    assert {intended for _, intended in seen} == {LEFT, UP}
+    counts = Counter(intended for _, intended in seen)
+    assert abs(counts[UP] - counts[LEFT]) < 4 * np.sqrt(len(seen))  # half and half, within 4 sigma
+    assert _agents_choices("parallel", 0, 4, probabilities) == seen
+    assert _agents_choices("parallel", 9, 4, probabilities) != seen
+
+
+def test_the_ghosts_only_views_refuse_a_state_table_that_does_not_fit_the_game() -> None:
+    from gridghost.planning import OptimalAgent, solve_game
+
+    one_ghost = solve_game(spec=resolve(layout="team_eight")).agent_policy  # int64[5, 7, 5, 7]
+    crossroads = np.zeros((7, 7) * 3, dtype=np.int64)  # the size of team_crossroads' tables
+    other_map = np.zeros((5, 7) * 3, dtype=np.int64)
+    other_map[0, 0] = -1  # as if (0, 0) were a goal: a state where this game goes on has no move
+    bad = [
+        (one_ghost, ValueError, r"opponent must be an array of shape \(5, 7, 5, 7, 5, 7, 4\) or \(5, 7, 5, 7, 5, 7\)"),
+        (crossroads, ValueError, r"got shape \(7, 7, 7, 7, 7, 7\)"),
+        (other_map, ValueError, r"opponent must hold actions 0..3 where the game goes on; at "),
+        (np.full((5, 7) * 3 + (4,), 0.3), ValueError, "opponent's probabilities must sum to 1"),
+        (np.full((5, 7) * 3, 4), ValueError, r"opponent must hold actions 0..3"),
+        (OptimalAgent, TypeError, "a state policy of one ghost's game; this game has 2 ghosts"),
+    ]
+    for view in ("gym", "parallel"):
+        for table, error, message in bad:
+            with pytest.raises(error, match=message):
+                _ghosts_only(view, table)
+        with pytest.raises(ValueError, match="opponent is a state table of one map, and the game draws a new map"):
+            _ghosts_only(view, np.zeros((6, 6) * 3, dtype=np.int64), layout=gridghost.MapGenerator(6, 6, ghosts=2))
+    # one ghost learning as a team of one takes the one-ghost solver's StatePolicy and its table
+    for table in (OptimalAgent, one_ghost):
+        _ghosts_only("gym", table, ghosts=1)[0].reset(seed=0)

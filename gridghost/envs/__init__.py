@@ -34,6 +34,7 @@ from gridghost.envs.single_agent import (
     GridGhostGymEnv,
     detached,
 )
+from gridghost.envs.tables import AgentTable
 
 __all__ = [
     "CONTROLLED_SIDES",
@@ -42,6 +43,7 @@ __all__ = [
     "NUMERIC_INFO_KEYS",
     "PF_SENSOR_MODES",
     "AgentInterface",
+    "AgentTable",
     "CheckedGridGhostEnv",
     "Duel",
     "GhostTeamParallelEnv",

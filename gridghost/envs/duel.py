@@ -42,6 +42,7 @@ from gridghost.core.names import AGENT, AGENTS, GHOST, OPPONENT_STREAM
 from gridghost.core.policies import ChasePolicy, Policy, RandomPolicy, ReferencePolicy, make_policy
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF, Outcome, Side
 from gridghost.envs.aec import GridGhostEnv
+from gridghost.envs.tables import AgentTable, is_state_table
 from gridghost.planning import StatePolicy
 from gridghost.sensing.observations import OBS_TYPES
 
@@ -146,7 +147,10 @@ class Duel:
         controlled: the caller's side, ``"agent"`` or ``"ghost"`` (one ghost), or ``"ghosts"``
             (every ghost of the team at once, for any team size).
         opponent: in a team game (``ghosts >= 2`` or ``controlled="ghosts"``) the team's
-            opponents (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`). Otherwise the
+            opponents (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`); against a
+            learning team also a state table of the agent (an array indexed by the joint state,
+            or for one ghost a :class:`~gridghost.planning.StatePolicy`), played from the true
+            state (:class:`~gridghost.envs.tables.AgentTable`). Otherwise the
             other side's policy: a name (``"chase"``, ``"random"``; ``"minimax"``,
             the zero-sum game's optimal player of that side; ``"optimal"``, the optimal agent
             against the chasing ghost), a callable ``policy(observation) -> action``, an object
@@ -249,6 +253,7 @@ class Duel:
         self._maps: dict[Layout, tuple[Any, Any]] = {}
         self._team = controlled == TEAM or game.ghosts > 1  # a team game
         if self._team:
+            self._rng = None
             self._team_opponent(opponent)
             return
         self._answer = self._one_answer
@@ -270,6 +275,11 @@ class Duel:
         Raises:
             ValueError, TypeError: as the constructor.
         """
+        if self._team:
+            self._team_opponent(opponent)
+            if self._opponent_seeds is not None:
+                self._seed_opponent()
+            return
         refuse_table(opponent, "wrap a one-ghost table as gridghost.planning.StatePolicy(layout, side, actions), "
                                "which the view plays exactly")
         # a planner's state policy, built for this game and checked to fit it, or None (another kind)
@@ -327,7 +337,12 @@ class Duel:
         else:
             view = opponent_view(obs_type, game.board, side, belief, ghosts=k, who=AGENT if k > 1 else None)
         if self._team:
-            return view, team_planner(self.team_opponent, game.kernel, side) if self._planned else None
+            opponent = self.team_opponent
+            if not self._planned:
+                return view, None
+            if isinstance(opponent, str):
+                return view, team_planner(opponent, game.kernel, side)
+            return view, self._table_player  # a state table: one map (no map generator)
         policy = self.policy
         if isinstance(policy, StatePolicy) and policy.layout != game.layout:
             policy = planned_opponent(self._opponent_source, game.kernel, side)
@@ -338,9 +353,10 @@ class Duel:
         its policy through the policy's own ``seed(int)``, if it has one."""
         entropy = int(cast(np.random.SeedSequence, self._opponent_seeds).spawn(1)[0].generate_state(1)[0])
         self.opponent_action_space.seed(entropy)
-        reseed = getattr(self.policy, "seed", None)
-        if callable(reseed):
-            reseed(entropy)
+        for policy in (self.policy, self._player if self._team else None):  # a team's table player draws too
+            reseed = getattr(policy, "seed", None)
+            if callable(reseed):
+                reseed(entropy)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode (``seed`` and ``options`` as :meth:`GridGhostEnv.reset`).
@@ -499,32 +515,48 @@ class Duel:
 
     def _team_opponent(self, opponent: Any) -> None:
         """Set up a team game's opponent on the current map: the team against a learning agent, or
-        the agent against a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`).
+        the agent against a learning team (see :class:`~gridghost.envs.single_agent.GridGhostGymEnv`);
+        against a learning team, a state table of the agent is played from the true state
+        (:class:`~gridghost.envs.tables.AgentTable`).
 
         Raises:
-            ValueError, TypeError: an opponent this view does not serve (a NumPy array, such as the
-                solver's ``team_policy``, is a ``TypeError`` naming ``opponent``).
+            ValueError, TypeError: an opponent this view does not serve (a NumPy array against a
+                learning agent, such as the solver's ``team_policy``, is a ``TypeError`` naming
+                ``opponent``); a state table that does not fit the game
+                (:class:`~gridghost.envs.tables.AgentTable`), or any state table when the game
+                draws a new map at every reset.
         """
         controlled = self.controlled
         # checks a team's actions, on any map: the team's own kernel, or one ghost's played as a team of one
         self._check: Callable[[Any, str], Any] = self.game.kernel.check_joint_action
         if opponent is None:
             opponent = TEAM_DEFAULT_OPPONENTS[controlled]
-        refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or pass "
-                               "a callable policy of observations")
-        if isinstance(opponent, str):
-            check_choice(opponent, "opponent", TEAM_OPPONENTS[controlled])
-        elif controlled == AGENT and not callable(opponent):
-            raise TypeError(f"opponent must be one of {list(TEAM_OPPONENTS[controlled])} or a callable, got "
-                            f"{opponent!r}")
-        #: A team game's opponent as given (or its default name).
-        self.team_opponent = opponent
-        self._planned = isinstance(opponent, str) and opponent in ("minimax", "optimal")
+        table = controlled != AGENT and is_state_table(opponent)
+        player = None  # a state table's player, checked before anything changes
+        if table:
+            if self.game.maps is not None:
+                raise ValueError("opponent is a state table of one map, and the game draws a new map at every reset; "
+                                 f"pass one of {list(TEAM_OPPONENTS[controlled])} or a policy of observations")
+            player = AgentTable(opponent, self.game.kernel)
+        else:
+            refuse_table(opponent, f"name the team solver's player (one of {list(TEAM_OPPONENTS[controlled])}) or "
+                                   "pass a callable policy of observations")
+            if isinstance(opponent, str):
+                check_choice(opponent, "opponent", TEAM_OPPONENTS[controlled])
+            elif controlled == AGENT and not callable(opponent):
+                raise TypeError(f"opponent must be one of {list(TEAM_OPPONENTS[controlled])} or a callable, got "
+                                f"{opponent!r}")
+        planned = table or (isinstance(opponent, str) and opponent in ("minimax", "optimal"))
         # The opponent agent's policy when it is no planner: what the one-ghost view's opponent
         # agents may be (make_policy's kinds), drawing from an action space seeded per reset.
-        if controlled != AGENT and not self._planned:
-            self.policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
-        self._rng = self._player = None
+        policy = None
+        if controlled != AGENT and not planned:
+            policy = make_policy(opponent, self.opponent_action_space, argument="opponent")
+        self._table_player, self._planned, self.policy = player, planned, policy
+        #: A team game's opponent as given (or its default name).
+        self.team_opponent = opponent
+        self._player = None
+        self._maps = {}  # another opponent: every map's player is built afresh
         self._answer = self._agent_answer if controlled != AGENT else self._team_answer
         self._bind_map()
 

@@ -16,8 +16,10 @@ the same settings and seed the two play the same games. Each ghost is paid its o
 since it last acted (its first step's include the opening move's), observes what the plain
 parallel env gives it, turn flag included (0 in the final observation), and has its mask in
 ``info["action_mask"]`` (only the no-op once the episode is over). The opponent agent
-(``opponent=``) is ``"random"`` (the default), ``"minimax"``, ``"optimal"``, or a policy of
-its observation (in ``opponent_obs_type``), seeded from the reset seed on a stream of its own.
+(``opponent=``) is ``"random"`` (the default), ``"minimax"``, ``"optimal"``, a policy of
+its observation (in ``opponent_obs_type``), or a state table of the agent played from the true
+state (:class:`~gridghost.envs.tables.AgentTable`), seeded from the reset seed on a stream of
+its own.
 The Teams page ("Learning a team") says the rest: the defaults, the maps refused, the trainers.
 
 >>> import gridghost

@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvIndices,
     VecEnvObs,
@@ -47,8 +47,10 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from gridghost.batched import GridGhostVectorEnv
 from gridghost.batched.limits import checked_actions
-from gridghost.core.checks import check_choice, check_seed
+from gridghost.core.checks import check_choice, check_limit, check_seed
+from gridghost.envs.ghost_team import parallel_env
 from gridghost.sensing.observations import GRID_LAYOUTS, MOVE_PLANES, grid_channels
+from gridghost.training.selfplay import SelfPlayParallelEnv
 
 #: The methods :meth:`SB3VecEnv.env_method` answers per env (every other method acts on the
 #: whole batch and needs every index).
@@ -316,3 +318,91 @@ class MovePlanes(BaseFeaturesExtractor):
         """The kept planes of a batch (``[n, C, H, W]``, or ``[n, H, W, C]`` channels last),
         flattened to ``[n, len(planes) * H * W]``."""
         return observations.index_select(self.channel_axis, self.keep).flatten(1)
+
+
+class TeamVecEnv(VecEnvWrapper):
+    """A team of ghosts for SB3 with one shared policy, through SuperSuit and with no glue: a
+    ``VecEnv`` with one slot per ghost of each of ``num_envs`` copies of the ghosts-only parallel
+    env (``gridghost.parallel_env(controlled="ghosts")``), or of its self-play version
+    (:class:`~gridghost.training.SelfPlayParallelEnv`) when ``pool`` is given. Needs SuperSuit
+    (the ``supersuit`` extra).
+
+    Each copy is built here, not copied from one env: copies drawing from a ``pool`` share that
+    pool, so a snapshot added to it between two ``learn`` calls is drawn from the next episode
+    on, and every copy's games are counted in it. Seeds: :meth:`seed` (SB3 calls it from
+    ``PPO(..., seed=...)``) gives copy ``i`` its own seed, spawned from the seed
+    (``numpy.random.SeedSequence(seed).spawn``), so that two seeds share no copy's stream; the
+    next :meth:`reset` reseeds every copy's game, opponent and draw with it, and later resets
+    continue them.
+
+    >>> from stable_baselines3 import PPO                       # doctest: +SKIP
+    >>> env = TeamVecEnv(8, seed=0, opponent="minimax", layout="team_eight", ghosts=2,
+    ...                  obs_type="vector", rewards="normalised")   # doctest: +SKIP
+    >>> PPO("MlpPolicy", env, seed=0).learn(20_000)             # doctest: +SKIP
+
+    Args:
+        num_envs: the copies of the team's env, an int >= 1 (the ``VecEnv`` has ``num_envs * k``
+            slots, ghost 0 to ``k - 1`` of copy 0 first).
+        seed: the seed of the first reset (see above), an int >= 0; ``None`` leaves every copy
+            to draw fresh entropy at its first reset.
+        opponent: the agent of :func:`gridghost.parallel_env` with ``controlled="ghosts"``: a
+            name, a policy of observations or a state table of the agent (the default: random).
+        pool: an :class:`~gridghost.training.OpponentPool` holding agents, drawn per episode
+            instead of one ``opponent``.
+        rule, exponent, window: the pool's rule (:class:`~gridghost.training.SelfPlayEnv`).
+        **settings: the game's settings, as :func:`gridghost.parallel_env` takes them.
+
+    Raises:
+        ValueError: both ``opponent`` and ``pool``; ``num_envs`` < 1; what the env refuses.
+        TypeError: ``num_envs`` or ``seed`` is not an int; what the env refuses.
+        ImportError: SuperSuit is not installed.
+    """
+
+    def __init__(self, num_envs: int = 8, seed: int | None = None, *, opponent: Any = None, pool: Any = None,
+                 rule: str = "uniform", exponent: float = 2.0, window: int = 3, **settings: Any) -> None:
+        try:
+            from supersuit.vector import ConcatVecEnv, MarkovVectorEnv
+            from supersuit.vector.sb3_vector_wrapper import SB3VecEnvWrapper
+        except ImportError as error:
+            raise ImportError("TeamVecEnv needs SuperSuit: pip install 'gridghost[supersuit]'") from error
+
+        copies = check_limit(num_envs, "num_envs", allow_none=False)
+        if pool is not None and opponent is not None:
+            raise ValueError("pass opponent (one agent) or pool (an agent drawn per episode), not both")
+        if pool is not None:
+            envs = [SelfPlayParallelEnv(pool, rule, exponent, window=window, **settings) for _ in range(copies)]
+        else:
+            envs = [parallel_env(controlled="ghosts", opponent=opponent, **settings) for _ in range(copies)]
+        #: The ghosts-only parallel envs, copy by copy.
+        self.envs: list[Any] = envs
+        self._markov = [MarkovVectorEnv(env) for env in envs]
+        self._concat = ConcatVecEnv([lambda markov=markov: markov for markov in self._markov])
+        super().__init__(SB3VecEnvWrapper(self._concat))
+        self._seeds: list[int | None] = [None] * copies
+        self.seed(seed)
+
+    def seed(self, seed: int | None = None) -> list[int | None]:  # type: ignore[override]
+        """The seeds of every copy's next reset, spawned from ``seed`` (see the class docstring).
+
+        Returns:
+            Each copy's seed (``None`` for each when ``seed`` is ``None``).
+
+        Raises:
+            TypeError, ValueError: ``seed`` is not ``None`` nor an int >= 0.
+        """
+        seed = cast("int | None", check_seed(seed))  # no SeedSequence: allow_sequence is False
+        copies = len(self.envs)
+        self._seeds = ([None] * copies if seed is None else
+                       [int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(copies)])
+        return list(self._seeds)
+
+    def reset(self) -> VecEnvObs:
+        """Start every copy's episode, each from its seed if one is set (then forgotten)."""
+        results = [markov.reset(seed=seed) for markov, seed in zip(self._markov, self._seeds, strict=True)]
+        self._seeds = [None] * len(self.envs)
+        self.reset_infos = [info for _, infos in results for info in infos]
+        return cast(VecEnvObs, self._concat.concat_obs([observations for observations, _ in results]))
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Every ghost's step, as SuperSuit's SB3 wrapper gives it (a finished game restarts)."""
+        return cast(VecEnvStepReturn, self.venv.step_wait())

@@ -1,6 +1,7 @@
 """Training tooling: the evaluation protocol (:func:`evaluate`, exact scores of any policy on
-any levels) and self-play (opponent pools, ratings, a Gymnasium env that plays against the pool, and
-:class:`TabularSelfPlay`, both sides learning one table of action values to the equilibrium).
+any levels) and self-play (opponent pools, ratings, a Gymnasium env and a ghosts-only parallel env
+that play against the pool, and :class:`TabularSelfPlay`, both sides learning one table of action
+values to the equilibrium).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from gridghost.training.selfplay import (
     OpponentPool,
     Results,
     SelfPlayEnv,
+    SelfPlayParallelEnv,
     Snapshot,
     elo_ratings,
     expected_score,
@@ -32,6 +34,7 @@ __all__ = [
     "OpponentPool",
     "Results",
     "SelfPlayEnv",
+    "SelfPlayParallelEnv",
     "Snapshot",
     "TabularSelfPlay",
     "elo_ratings",

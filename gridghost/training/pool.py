@@ -19,7 +19,7 @@ from gridghost.core.checks import (
     check_limit,
     check_number,
 )
-from gridghost.core.names import AGENTS, GHOST
+from gridghost.core.names import AGENTS, GHOST, MAX_GHOSTS
 from gridghost.core.policies import ChasePolicy
 from gridghost.core.rules import NUM_ACTIONS, SIDE_OF
 from gridghost.planning import (
@@ -52,7 +52,8 @@ class Snapshot:
         generation: its generation index (0, 1, ... per side unless given).
         policy: the policy: a name, a class, a deep copy of a callable (or the object itself when
             added with ``copy=False``), a :class:`~gridghost.planning.StatePolicy`, or a read-only
-            ``float64[rows, cols, rows, cols, 4]`` array of probabilities. Nothing gridghost does
+            ``float64[rows, cols, rows, cols, 4]`` array of probabilities (``(rows, cols) * (k + 1)
+            + (4,)`` for a game of ``k`` ghosts). Nothing gridghost does
             changes it: every :class:`SelfPlayEnv` plays a deep copy of its own, and
             :func:`exploitability_curve` tabulates a copy.
         shared: the policy is the caller's object itself (added with ``copy=False``): it cannot be
@@ -100,12 +101,25 @@ class Results(NamedTuple):
 
 
 def _probability_table(values: Any, argument: str) -> np.ndarray:
-    """``values`` as a read-only copy of a tabulated policy ``(rows, cols, rows, cols, 4)``:
-    probabilities that sum to 1 in each state (or are all 0, where the game is over)."""
+    """``values`` as a read-only copy of a tabulated policy of a game of ``k`` ghosts (1 to 4),
+    ``(rows, cols) * (k + 1) + (4,)``: probabilities that sum to 1 in each state (or are all 0,
+    where the game is over). An int array of actions per state, ``(rows, cols) * (k + 1)``
+    (-1 where the game is over, as in the solver's policies), becomes its one-hot probabilities."""
+    array = np.asarray(values) if isinstance(values, np.ndarray) else None
+    if array is not None and np.issubdtype(array.dtype, np.integer) and array.dtype != bool and array.ndim % 2 == 0:
+        if _table_shape(array.shape) is None:
+            raise ValueError(f"{argument} must hold actions per state, shape (rows, cols) * (ghosts + 1) for 1 to "
+                             f"{MAX_GHOSTS} ghosts, got {array.shape}")
+        if array.size and (array.min() < -1 or array.max() >= NUM_ACTIONS):
+            raise ValueError(f"{argument} must hold actions 0..{NUM_ACTIONS - 1} (-1 where the game is over)")
+        table = np.eye(NUM_ACTIONS + 1)[array, :NUM_ACTIONS]  # -1 picks the last row: all 0
+        table.setflags(write=False)
+        return table
     table = check_floats(values, argument, "a table of probabilities (real numbers)")
     shape = table.shape
-    if table.ndim != 5 or shape[:2] != shape[2:4] or shape[4] != NUM_ACTIONS:
-        raise ValueError(f"{argument} must have shape (rows, cols, rows, cols, {NUM_ACTIONS}), got {shape}")
+    if shape[-1:] != (NUM_ACTIONS,) or _table_shape(shape[:-1]) is None:
+        raise ValueError(f"{argument} must have shape (rows, cols, rows, cols, {NUM_ACTIONS}) for one ghost, "
+                         f"(rows, cols) * (ghosts + 1) + ({NUM_ACTIONS},) for up to {MAX_GHOSTS}; got {shape}")
     if not np.isfinite(table).all() or (table < 0).any():
         raise ValueError(f"{argument} must hold finite probabilities >= 0")
     sums = table.sum(axis=-1)
@@ -113,6 +127,21 @@ def _probability_table(values: Any, argument: str) -> np.ndarray:
         raise ValueError(f"{argument}'s probabilities must sum to 1 in every state (0 where the game is over)")
     table.setflags(write=False)
     return table
+
+
+def _table_shape(shape: tuple[int, ...]) -> tuple[tuple[int, int], int] | None:
+    """The map's ``(rows, cols)`` and the number of ghosts of a state table's ``shape`` (a
+    ``(rows, cols)`` pair per player), or ``None`` when it is no such shape."""
+    pairs = len(shape) // 2 - 1
+    if len(shape) % 2 or not 1 <= pairs <= MAX_GHOSTS or shape[:2] * (pairs + 1) != shape:
+        return None
+    return (shape[0], shape[1]), pairs
+
+
+def table_ghosts(table: np.ndarray) -> int:
+    """The number of ghosts of the game a pool's table of probabilities was made for (what
+    :meth:`OpponentPool.add` keeps: ``(rows, cols) * (k + 1) + (4,)``)."""
+    return (table.ndim - 1) // 2 - 1
 
 
 class OpponentPool:
@@ -157,7 +186,10 @@ class OpponentPool:
                 built with an action space), a callable ``policy(observation) -> action`` or an
                 object with ``get_action(observation)``, a :class:`~gridghost.planning.StatePolicy`,
                 or probabilities ``(rows, cols, rows, cols, 4)`` (a tabulated policy; always
-                copied).
+                copied); for a game of ``k`` ghosts ``(rows, cols) * (k + 1) + (4,)``, or an int
+                array of the agent's actions per joint state, ``(rows, cols) * (k + 1)`` with -1
+                where the game is over (the solver's ``agent_policy``), kept as its one-hot
+                probabilities.
             side: the side it plays, ``"agent"`` or ``"ghost"``.
             name: its unique name; ``None`` means ``"<side>-<generation>"``.
             generation: its generation; ``None`` means one more than the side's highest so far
