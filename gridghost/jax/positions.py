@@ -258,8 +258,6 @@ class TeamEngine(rules.TeamTurns):
         """Refuse agent tables (``params.planned``, ``params.pool``) this view cannot play: shapes
         and dtypes always, values where concrete (once per pair of arrays)."""
         own = self.default_params
-        if params.planned is None or params.pool is None:
-            raise ValueError("params.planned and params.pool must be arrays (a team view's params hold them)")
         shape, dtype, planned = _facts(params.planned, "params.planned")
         pool_shape, pool_dtype, pool = _facts(params.pool, "params.pool")
         if not self.plays_tables:
@@ -413,3 +411,73 @@ class TeamOneSide(TeamEngine):
         steps = episode.count_cycles(state.steps, episode.AGENT_TO_MOVE)
         env = TeamEnvState(agent, ghosts, steps, jnp.int32(0), jnp.zeros((), dtype=bool), state.member)
         return env, reward.astype(jnp.float32), terminated, self._truncated(steps, terminated)
+
+
+def team_table(env: Any, act: Callable[[Any], Any], params: EnvParams | None = None, *,
+               batch: int = 65_536) -> np.ndarray:
+    """A learned JAX team's joint moves in every state of every map: ``act`` asked with the
+    team's observation in every joint state where the game goes on, ghosts to move, so that the
+    exact best response to the team is one call of the solver
+    (``solve_agent(ghost=table[m], game=spec.game(env.layouts[m]))``) and so is its
+    exploitability (:func:`~gridghost.planning.ghost_exploitability`).
+
+    Args:
+        env: a team's JAX view whose team observes: ``GridGhostJaxSingle("ghosts", ghosts=k,
+            ...)``, or ``GridGhostJax(ghosts=k, ...)`` (the team's observation with the team
+            to move).
+        act: ``act(observations[N, k, ...]) -> int[N, k]``, the team's greedy moves (a jitted
+            function works as it is).
+        params: the tables to observe with (default: the view's ``default_params``).
+        batch: the most states ``act`` is asked at once.
+
+    Returns:
+        ``int64[maps, (rows, cols) * (k + 1), k]``: each ghost's move by map, the agent's cell and
+        each ghost's (0 where the game is over), ``table[m]`` the form the solver takes for the
+        ghosts on map ``m`` (that of :func:`~gridghost.planning.tabulate.tabulate_team`).
+
+    Raises:
+        TypeError: ``env`` is not a team view whose team observes, ``act`` is not callable or
+            answers other than ints of shape ``(N, k)``; ``batch`` not an int.
+        ValueError: an answer outside 0..3 (naming the state), ``batch`` below 1, bad ``params``.
+    """
+    from gridghost.planning.tabulate import policy_answer
+
+    if not isinstance(env, TeamBothSides) and not (isinstance(env, TeamOneSide) and env.controlled == TEAM):
+        raise TypeError(f"env must be a team's JAX view whose team observes (GridGhostJaxSingle('ghosts', ghosts=k) "
+                        f"or GridGhostJax(ghosts=k)), got {type(env).__name__}")
+    if not callable(act):
+        raise TypeError(f"act must be a callable act(observations[N, k, ...]) -> int[N, k], got {act!r}")
+    if not is_int(batch) or batch < 1:
+        raise (TypeError if not is_int(batch) else ValueError)(f"batch must be an int >= 1, got {batch!r}")
+    params = env._params(params)
+    layout, k = env.layout, env.ghosts
+    cells, maps = layout.num_cells, layout.num_maps
+    goals = np.asarray(params.goals).reshape(maps, cells)
+    states = np.flatnonzero(live_states(goals, k))
+    digits = np.stack(np.unravel_index(states, (maps, *(cells,) * (k + 1))))  # the map, then each local cell
+    cells_of = digits[1:] + digits[0] * cells  # global cells: [1 + k, n]
+
+    def view(agent: Any, ghosts: Any) -> Any:
+        zero = jnp.int32(0)
+        state = TeamEnvState(agent, ghosts, zero, jnp.int32(1), jnp.zeros((), dtype=bool), zero)
+        if isinstance(env, TeamBothSides):
+            return env._observations(state, params)[TEAM]
+        return env._learner_view(state._replace(to_move=zero), params)
+
+    observe = jax.jit(jax.vmap(view))
+    table = np.zeros((maps * cells ** (k + 1), k), dtype=np.int64)
+    for first in range(0, len(states), batch):
+        part = slice(first, first + batch)
+        agents, ghosts = cells_of[0, part], cells_of[1:, part].T
+        seen = observe(jnp.asarray(agents, dtype=jnp.int32), jnp.asarray(ghosts, dtype=jnp.int32))
+        actions = policy_answer(act(seen), (len(states[part]), k), "the team's actions, int[N, k]")
+        bad = np.argwhere((actions < 0) | (actions >= NUM_ACTIONS))
+        if len(bad):
+            row, ghost = bad[0]
+            where = ", ".join(f"{int(cell) % cells}" for cell in cells_of[1:, first + row])
+            raise ValueError(f"act returned action {actions[row, ghost]} for ghost {ghost} on map "
+                             f"{digits[0, first + row]} with the agent on cell {cells_of[0, first + row] % cells} and "
+                             f"the ghosts on cells {where}; actions are 0..{NUM_ACTIONS - 1}")
+        table[states[part]] = actions
+    rows, cols = env.layouts[0].shape
+    return table.reshape(maps, *(rows, cols) * (k + 1), k)
