@@ -81,6 +81,7 @@ class TeamEngine(rules.TeamTurns):
     spec: GameSpec
     engine: BatchedGame
     layout: Layout
+    layouts: tuple[Any, ...]
     _grid: dict[str, Any]
     _state_type: Any = TeamEnvState
     #: The ids of the last agent tables checked (``params.planned``, ``params.pool``), and the arrays.

@@ -1,11 +1,13 @@
 """Training tooling: the evaluation protocol (:func:`evaluate`, exact scores of any policy on
-any levels) and self-play (opponent pools, ratings, a Gymnasium env that plays against the pool, and
-:class:`TabularSelfPlay`, both sides learning one table of action values to the equilibrium).
+any levels) and self-play (opponent pools, ratings, a Gymnasium env that plays against the pool,
+:class:`TabularSelfPlay`, both sides learning one table of action values to the equilibrium, and
+:class:`ExploiterLoop`, a learning team trained against the exact best responses to it).
 """
 
 from __future__ import annotations
 
 from gridghost.training.evaluation import Evaluation, Evaluator, evaluate
+from gridghost.training.exploiter import ExploiterLoop, ExploiterRound, ExploiterSnapshot, TeamLearner
 from gridghost.training.selfplay import (
     RESULTS,
     SAMPLING_RULES,
@@ -29,11 +31,15 @@ __all__ = [
     "Evaluation",
     "Evaluator",
     "ExploitabilityCurve",
+    "ExploiterLoop",
+    "ExploiterRound",
+    "ExploiterSnapshot",
     "OpponentPool",
     "Results",
     "SelfPlayEnv",
     "Snapshot",
     "TabularSelfPlay",
+    "TeamLearner",
     "elo_ratings",
     "evaluate",
     "expected_score",
