@@ -398,3 +398,17 @@ def test_the_team_table_covers_every_map_of_a_level_set() -> None:
 def test_the_team_table_refuses_views_and_answers_it_cannot_read(env, act, error, match) -> None:
     with pytest.raises(error, match=match):
         team_table(env(), act)
+
+
+@needs_jax
+def test_the_jax_pages_example_of_tables_and_pools_runs_and_does_what_it_says() -> None:
+    from helpers import blocks_run_by
+
+    (page, line, code), = blocks_run_by("tests/test_jax_team_opponents.py")
+    assert page.name == "jax.md"
+    namespace: dict = {"__name__": "__docs__"}
+    exec(compile("\n" * (line - 1) + code, "docs/jax.md", "exec"), namespace)
+    members = np.bincount(np.asarray(namespace["states"].member), minlength=8)
+    assert members[2:].sum() == 0 and 200 < members[0] < 320
+    assert namespace["table"].shape == (1, *(5, 7) * 3, 2) and not namespace["table"].any()
+    assert namespace["response"].success_probability(*namespace["response"].start) == pytest.approx(1.0)

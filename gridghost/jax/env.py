@@ -450,7 +450,9 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     reward, done, info)``, one full turn a step (the learner's move and the opponent's answer),
     as the Gymnasium env and the NumPy engine with one learner play it. With ``ghosts=k >= 2``
     the agent learns against a ``"chase"`` (default) or ``"random"`` team, or the team learns
-    (``controlled="ghosts"``) against a random agent (:mod:`gridghost.jax.positions`).
+    (``controlled="ghosts"``) against a ``"random"`` (default), ``"minimax"`` or ``"optimal"``
+    agent, an agent table or a pool of them (:mod:`gridghost.jax.positions`; ``opponent_params``
+    swaps the tables in the params).
 
     Args:
         controlled: ``"agent"`` (default) or ``"ghost"``; with a team ``"agent"`` or ``"ghosts"``.

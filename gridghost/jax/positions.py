@@ -11,6 +11,10 @@ one-ghost vector with its first other as the opponent, then the offset and dista
 each further other, read from the NumPy team engine's rows of an observer and one other (a slot
 depends on the two cells only). A ``"grid"`` is gathered from the NumPy team engine's planes
 (:func:`gridghost.jax.observe.team_grids`).
+
+A learning team's opponent agent is random or plays agent tables (``params.planned``, one drawn per
+episode by the weights ``params.pool`` and kept in :attr:`TeamEnvState.member`), the NumPy
+engine's layout of them; :func:`team_table` tabulates a JAX team for the solver.
 """
 
 from __future__ import annotations
@@ -329,7 +333,9 @@ class TeamBothSides(TeamEngine):
 class TeamOneSide(TeamEngine):
     """:class:`~gridghost.jax.GridGhostJaxSingle`'s team path: the agent learns against a team
     (chasers or random), or the team learns (``controlled="ghosts"``: ``MultiDiscrete`` actions,
-    its observations ``k x D``, its reward the mean of the ghosts') against a random agent."""
+    its observations ``k x D``, its reward the mean of the ghosts') against a random agent or
+    agent tables (``params.planned``: the solver's agent, a table, or a pool with one member
+    drawn per episode, :meth:`opponent_params`)."""
 
     controlled: str
 
