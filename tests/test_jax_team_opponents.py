@@ -140,10 +140,12 @@ def _play_numpy(batch, actions):
 def test_the_numpy_engine_plays_a_table_as_the_named_opponent_it_was_taken_from() -> None:
     actions = np.random.default_rng(0).integers(0, 4, size=(30, 16, 2))
     for name, table in (("minimax", _minimax_agent()), ("optimal", _optimal_agent())):
-        named, tabled = _play_numpy(_numpy_games(name), actions), _play_numpy(_numpy_games(table), actions)
-        for ours, theirs in zip(named, tabled, strict=True):
-            for a, b in zip(ours, theirs, strict=True):
-                assert np.array_equal(a, b), name
+        named = _play_numpy(_numpy_games(name), actions)
+        for form in (table, AgentPool(table.reshape(-1))):  # a pool of one table is that table
+            tabled = _play_numpy(_numpy_games(form), actions)
+            for ours, theirs in zip(named, tabled, strict=True):
+                for a, b in zip(ours, theirs, strict=True):
+                    assert np.array_equal(a, b), name
         assert sum(step[3].sum() for step in named) > 10  # games ended and restarted
 
 
@@ -203,6 +205,12 @@ def test_a_member_plays_the_whole_episode() -> None:
 def test_the_numpy_engine_refuses_an_opponent_it_cannot_play_by_name(opponent, error, match) -> None:
     with pytest.raises(error, match=match):
         _numpy_games(opponent)
+
+
+def test_a_pool_beyond_the_table_budget_is_refused_before_it_is_built() -> None:
+    pool = AgentPool([np.zeros(42875, np.uint8)] * 3)
+    with pytest.raises(ValueError, match="opponent's agent tables of 1 map"):
+        _numpy_games(pool, table_bytes=3 * 42875 - 1)
 
 
 # -- the JAX team view -----------------------------------------------------------------------------------

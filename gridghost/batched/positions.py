@@ -41,7 +41,7 @@ from gridghost.batched.team import TeamTables, TeamTurns, team_tables
 from gridghost.config.opponents import (
     TEAM_DEFAULT_OPPONENTS,
     TEAM_OPPONENTS,
-    AgentPool,
+    agent_members,
     agent_tables,
     draw_members,
     is_agent_table,
@@ -158,9 +158,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
             TypeError: agent tables that are not int arrays.
         """
         size = len(kernels) * self.num_cells ** (self.ghosts + 1)
-        count = len(self._opponent.tables) if isinstance(self._opponent, AgentPool) else \
-            len(self._opponent) if isinstance(self._opponent, list | tuple) or \
-            (isinstance(self._opponent, np.ndarray) and self._opponent.ndim == 2) else 1
+        count = 1 if isinstance(self._opponent, str) else len(agent_members(self._opponent))
         if count * size > self.table_bytes:
             what = "opponent's agent tables" if count > 1 or not isinstance(self._opponent, str) else \
                 f"opponent={self._opponent!r}'s tables"

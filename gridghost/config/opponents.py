@@ -206,7 +206,7 @@ class AgentPool:
         self.tables, self.weights = tables, weights
 
     def __repr__(self) -> str:
-        return f"AgentPool({len(self.tables)} tables)"
+        return f"AgentPool({len(agent_members(self))} tables)"
 
 
 def is_agent_table(opponent: Any) -> bool:
@@ -260,18 +260,25 @@ def agent_tables(opponent: Any, kernels: Sequence[Game], argument: str = "oppone
             outside -1..3 and :data:`GAME_OVER` where it is over, no tables, or weights that are
             not ``P`` probabilities >= 0 summing to 1.
     """
-    pool = opponent if isinstance(opponent, AgentPool) else AgentPool(opponent)
-    members = pool.tables
-    if isinstance(members, np.ndarray) and members.ndim == 2:
-        members = list(members)
-    elif isinstance(members, np.ndarray) or not isinstance(members, (list, tuple)):
-        members = [members]
+    members = agent_members(opponent)
     if not members:
         raise ValueError(f"{argument} must hold at least one agent table, got none")
     live = live_states([kernel.goals for kernel in kernels], kernels[0].ghosts)
     tables = np.stack([_agent_table(member, kernels, live, f"{argument}'s table {i}" if len(members) > 1 else argument)
                        for i, member in enumerate(members)])
-    return tables, _pool_weights(pool.weights, len(tables), f"{argument}'s weights")
+    weights = opponent.weights if isinstance(opponent, AgentPool) else None
+    return tables, _pool_weights(weights, len(tables), f"{argument}'s weights")
+
+
+def agent_members(opponent: Any) -> list[Any]:
+    """The tables of ``opponent`` (one table, a sequence or 2-D stack of them, or an
+    :class:`AgentPool`), unchecked: what :func:`agent_tables` reads, one by one."""
+    members = opponent.tables if isinstance(opponent, AgentPool) else opponent
+    if isinstance(members, np.ndarray) and members.ndim == 2:
+        return list(members)
+    if isinstance(members, np.ndarray) or not isinstance(members, (list, tuple)):
+        return [members]
+    return list(members)
 
 
 def _agent_table(member: Any, kernels: Sequence[Game], live: np.ndarray, argument: str) -> np.ndarray:

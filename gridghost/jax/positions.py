@@ -263,6 +263,8 @@ class TeamEngine(rules.TeamTurns):
         """Refuse agent tables (``params.planned``, ``params.pool``) this view cannot play: shapes
         and dtypes always, values where concrete (once per pair of arrays)."""
         own = self.default_params
+        if self.plays_tables and self._checked_tables == (id(params.planned), id(params.pool)):
+            return  # the same immutable arrays as the last checked
         shape, dtype, planned = _facts(params.planned, "params.planned")
         pool_shape, pool_dtype, pool = _facts(params.pool, "params.pool")
         if not self.plays_tables:
@@ -278,7 +280,7 @@ class TeamEngine(rules.TeamTurns):
         if pool_shape != (shape[0],) or pool_dtype != np.float32:
             raise ValueError(f"params.pool must be float32[{shape[0]}], one weight per table of params.planned, "
                              f"got shape {pool_shape} and dtype {pool_dtype}")
-        if planned is None or pool is None or self._checked_tables == (id(params.planned), id(params.pool)):
+        if planned is None or pool is None:
             return
         wrong = (planned > NUM_ACTIONS - 1) & ((planned != GAME_OVER) | self._live)
         if wrong.any():
