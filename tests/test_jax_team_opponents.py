@@ -420,3 +420,69 @@ def test_the_jax_pages_example_of_tables_and_pools_runs_and_does_what_it_says() 
     assert members[2:].sum() == 0 and 200 < members[0] < 320
     assert namespace["table"].shape == (1, *(5, 7) * 3, 2) and not namespace["table"].any()
     assert namespace["response"].success_probability(*namespace["response"].start) == pytest.approx(1.0)
+
+
+class _Shared:
+    """A generator for the AEC env's slip whose ``random()`` is the uniform the JAX step draws."""
+
+    uniform = 0.0
+
+    def random(self) -> float:
+        return self.uniform
+
+
+@needs_jax
+def test_a_learning_team_against_a_pool_is_the_aec_envs_game_with_that_member_under_shared_uniforms() -> None:
+    # the AEC env's agent plays the member the JAX reset drew, its slip the uniform the JAX call drew
+    import gridghost
+
+    settings = dict(ghosts=2, layout=MAP, obs_type="vector", slip="longitudinal", slip_probability=0.4)
+    tables = agent_tables([_minimax_agent(**settings), _optimal_agent()], [_game(**settings)])[0]
+    weights = np.array([0.5, 0.5])
+    env = GridGhostJaxSingle("ghosts", opponent=AgentPool(tables, weights), **settings)
+    reset, step_env = jax.jit(env.reset), jax.jit(env.step_env)
+    names, cells = ["ghost_0", "ghost_1"], _game().num_cells
+    rng = np.random.default_rng(7)
+    shared = _Shared()
+    members, slipped, ended = Counter(), 0, 0
+
+    moves = np.asarray(_game(**settings).moves)
+
+    def agent_moves(aec, member) -> bool:
+        """The member's move in the AEC env; whether it slipped."""
+        state = aec.unwrapped.game_state
+        action = int(tables[member, (state.agent * cells + state.ghosts[0]) * cells + state.ghosts[1]])
+        before = state.agent
+        aec.step(action)
+        return aec.unwrapped.game_state.agent != moves[before, action]
+
+    for episode in range(12):
+        key = jax.random.key(episode)
+        slip, member_uniform = np.asarray(jax.random.uniform(key, (env.reset_draws,))).tolist()
+        member = int(draw_members(np.array([member_uniform]), weights)[0])
+        members[member] += 1
+        aec = gridghost.env(**settings)
+        aec.reset(seed=episode)
+        aec.unwrapped._np_random = shared
+        shared.uniform = slip
+        slipped += agent_moves(aec, member)  # the opening move
+        observations, state = reset(key)
+        assert int(state.member) == member
+        for turn in range(25):
+            for i, name in enumerate(names):
+                np.testing.assert_array_equal(np.asarray(observations[i]), aec.observe(name))
+            team = rng.integers(4, size=2).astype(np.int32)
+            key = jax.random.key(1000 + 100 * episode + turn)
+            shared.uniform = float(jax.random.uniform(key, (env.turn_draws,))[0])
+            for action in team.tolist():
+                aec.step(action)
+            if not (aec.terminations["agent"] or aec.truncations["agent"]):
+                slipped += agent_moves(aec, member)
+            observations, state, _, done, infos = step_env(key, state, jnp.asarray(team))
+            assert (int(state.agent), np.asarray(state.ghosts).tolist()) == (
+                aec.unwrapped.game_state.agent, list(aec.unwrapped.game_state.ghosts))
+            assert bool(infos["terminated"]) == aec.terminations["ghost_0"]
+            if bool(done):
+                ended += 1
+                break
+    assert set(members) == {0, 1} and slipped > 3 and ended > 5, (members, slipped, ended)
