@@ -298,7 +298,7 @@ def _stepped(env, **changes):
     (lambda: GridGhostJaxSingle("agent", opponent="minimax", ghosts=2, layout=MAP, obs_type="vector"), ValueError,
      r"opponent must be one of \['chase', 'random'\]"),
     (lambda: GridGhostJaxSingle("ghosts", opponent="chase", ghosts=2, layout=MAP, obs_type="vector"), ValueError,
-     r"opponent must be one of \['random'\]"),
+     r"opponent must be one of \['random', 'minimax', 'optimal'\], an agent table or an AgentPool"),
     (lambda: GridGhostJaxSingle("ghosts", explore_starts=0.5, ghosts=2, layout=MAP, obs_type="vector"), ValueError,
      "explore_starts"),
 ])

@@ -38,11 +38,20 @@ from gridghost.batched.limits import (
 from gridghost.batched.observe import PAIR_SLOTS, TEAM, PositionObserver
 from gridghost.batched.tables import all_maps
 from gridghost.batched.team import TeamTables, TeamTurns, team_tables
-from gridghost.config.opponents import TEAM_DEFAULT_OPPONENTS, TEAM_OPPONENTS
+from gridghost.config.opponents import (
+    TEAM_DEFAULT_OPPONENTS,
+    TEAM_OPPONENTS,
+    agent_members,
+    agent_tables,
+    draw_members,
+    is_agent_table,
+    solver_policy,
+)
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
+from gridghost.core.rules import Side
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
 
@@ -52,8 +61,10 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     arguments. Its sides are ``"agent"`` and ``"ghosts"``: ``controlled="agent"`` (against
     ``"chase"``, every ghost's chasing move, the default, ``"random"`` or the team solver's
     ``"minimax"``), ``controlled="ghosts"`` (the team learning, :meth:`step_ghost` with
-    ``int[N, k]``, against a ``"random"`` agent, the default, or the solver's ``"minimax"`` or
-    ``"optimal"``) or ``None`` (both, :meth:`step_agent` then :meth:`step_ghost`). It serves
+    ``int[N, k]``, against a ``"random"`` agent, the default, the solver's ``"minimax"`` or
+    ``"optimal"``, an agent table or a pool of them, :class:`~gridghost.config.opponents.AgentPool`,
+    one member drawn per episode from the engine's generator) or ``None`` (both,
+    :meth:`step_agent` then :meth:`step_ghost`). It serves
     ``obs_type="vector"``, ``"belief_vector"`` (the agent's belief from the engine's exact
     filter, as for one ghost) and ``"grid"``.
 
@@ -76,9 +87,11 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self._opponent = None
         if learner is not None:
             named = TEAM_DEFAULT_OPPONENTS[learner] if opponent is None else opponent
-            if not isinstance(named, str) or named not in TEAM_OPPONENTS[learner]:
+            tables = learner == TEAM and is_agent_table(named)
+            if not tables and (not isinstance(named, str) or named not in TEAM_OPPONENTS[learner]):
                 served = list(TEAM_OPPONENTS[learner])
-                raise UnsupportedSetting(f"the batched engine plays a team's opponent from {served} with "
+                also = ", an agent table or an AgentPool" if learner == TEAM else ""
+                raise UnsupportedSetting(f"the batched engine plays a team's opponent from {served}{also} with "
                                          f"controlled={learner!r}, got opponent={opponent!r}")
             self._opponent = named
         cells = first.rows * first.cols
@@ -101,8 +114,18 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self._dest = self._team.destinations.reshape(-1)
         self._boards(kernels)
         self._opening(kernels)
-        self._random_opponent = self._opponent == "random"
-        self._planned = None if self._opponent not in ("minimax", "optimal") else self._planned_table(kernels)
+        self._random_opponent = isinstance(self._opponent, str) and self._opponent == "random"
+        chasers = learner == AGENT and self._opponent == "chase"
+        planned = learner is not None and not self._random_opponent and not chasers
+        #: The planned opponent's tables ``uint8[P, entries]`` and weights ``float64[P]`` (``None``
+        #: for a scripted opponent): the solver's player (``P = 1``), or a learning team's agent
+        #: tables (:func:`~gridghost.config.opponents.agent_tables`).
+        self._planned: np.ndarray | None = None
+        self._pool: np.ndarray | None = None
+        if planned:
+            self._planned, self._pool = self._planned_table(kernels)
+        #: The maps' kernels, which agent tables are checked against (a learning team's table opponent).
+        self._kernels = kernels if planned and learner == TEAM else []
         # the random opponent's uniforms: one per ghost; a learning team's opponent agent always has its row
         self._b = k if learner == AGENT and self._random_opponent else int(learner == TEAM)
         self._sensor_row = 1 + self._b  # a step's uniforms: the slip, the opponent's, then the readings
@@ -123,38 +146,49 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         return (8 * (8 * (k + 1) + 2 * (1 + k + sensors)) + 4 * 4 * observation_size * (k + 1)
                 + (filter_game_bytes(self.num_cells) if filtered else 0) + (k + 1) * grid)
 
-    def _planned_table(self, kernels: list[Any]) -> np.ndarray:
-        """The team solver's player of the opponent's side on every map, ``uint8`` by ``map *
-        cells**(k + 1)`` + the flat joint state (the agent's cell, then each ghost's): the agent's
-        action, or the team's joint move (ghost ``i``'s in bits ``2i, 2i + 1``).
+    def _planned_table(self, kernels: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """The planned opponent on every map, ``uint8[P, entries]`` by ``map * cells**(k + 1)`` +
+        the flat joint state (the agent's cell, then each ghost's), with its weights
+        ``float64[P]``: the solver's player (the agent's action, or the team's joint move, ghost
+        ``i``'s in bits ``2i, 2i + 1``; ``P = 1``), or the agent tables given.
 
         Raises:
-            ValueError: the tables exceed :attr:`table_bytes`, or the solver's own budget.
+            ValueError: the tables exceed :attr:`table_bytes`, or the solver's own budget; agent
+                tables that do not fit the maps (:func:`~gridghost.config.opponents.agent_tables`).
+            TypeError: agent tables that are not int arrays.
         """
-        from gridghost.planning.solve import solve_agent, solve_game
-
         size = len(kernels) * self.num_cells ** (self.ghosts + 1)
-        if size > self.table_bytes:
-            raise tables_refused(f"opponent={self._opponent!r}'s tables of {len(kernels):,} map(s) for {self.ghosts} "
-                                 "ghosts", size, self.table_bytes)
-        tables = []
-        for kernel in kernels:
-            if self._opponent == "optimal":
-                actions = solve_agent(game=kernel, ghost="chase").policy
-            else:
-                solution = solve_game(game=kernel)
-                actions = solution.agent_policy if self.controlled == TEAM else solution.team_policy
-            tables.append(np.asarray(actions).astype(np.uint8).reshape(-1))  # -1 (game over, never read): 255
-        return np.concatenate(tables)
+        count = 1 if isinstance(self._opponent, str) else len(agent_members(self._opponent))
+        if count * size > self.table_bytes:
+            what = "opponent's agent tables" if count > 1 or not isinstance(self._opponent, str) else \
+                f"opponent={self._opponent!r}'s tables"
+            raise tables_refused(f"the {what} of {len(kernels):,} map(s) for {self.ghosts} ghosts", count * size,
+                                 self.table_bytes)
+        if not isinstance(self._opponent, str):
+            return agent_tables(self._opponent, kernels)
+        side = Side.AGENT if self.controlled == TEAM else Side.GHOST
+        # -1 (game over, never read): 255
+        tables = [solver_policy(kernel, self._opponent, side).astype(np.uint8).reshape(-1) for kernel in kernels]
+        return np.concatenate(tables)[None], np.ones(1)
 
-    def _planned_moves(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray) -> np.ndarray:
-        """The planned player's entry of every game's joint state (global cells on maps ``base``)."""
+    def _planned_moves(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
+                       members: np.ndarray | None = None) -> np.ndarray:
+        """The planned player's entry of every game's joint state (global cells on maps ``base``),
+        from pool member ``members`` (``None``: the first)."""
         cells, k = self.num_cells, self.ghosts
         index = agents - base
         for i in range(k):
             index = index * cells + ghosts[:, i] - base
         index += base * cells**k  # the map's block: map * cells**(k + 1)
-        return self._planned.take(index).astype(np.int64)  # type: ignore[union-attr]  # set with a planner
+        planned: np.ndarray = self._planned  # type: ignore[assignment]  # set with a planner
+        if members is not None and len(planned) > 1:
+            index += members * planned.shape[1]
+        return planned.reshape(-1).take(index).astype(np.int64)
+
+    @property
+    def members(self) -> np.ndarray:
+        """Each game's member of the opponent's pool this episode, ``int64[N]`` (0 without a pool)."""
+        return self._member.copy()
 
     def _buffers(self) -> None:
         super()._buffers()
@@ -168,6 +202,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         self._team_index = np.zeros((n, k), dtype=np.int64, order="F")
         self._answer = np.zeros((n, k), dtype=np.int64, order="F")
         self._base = np.zeros(n, dtype=np.int64)  # each game's map * cells
+        self._member = np.zeros(n, dtype=np.int64)  # each game's member of the opponent's pool
         self._rewards = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._returns = {AGENT: np.zeros(n), TEAM: np.zeros((n, k))}
         self._ended_returns = {AGENT: np.zeros(0), TEAM: np.zeros((0, k))}
@@ -210,18 +245,20 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         if self._random_opponent:
             return (uniforms[1 : 1 + self.ghosts].T * NUM_ACTIONS).astype(np.int64)
         if self._planned is not None:  # every ghost's move of the team's planned joint move
-            joint = self._planned_moves(landed, ghosts, self._base)
+            joint = self._planned_moves(landed, ghosts, self._base, self._member)
             for i in range(self.ghosts):
                 np.bitwise_and(joint >> (2 * i), NUM_ACTIONS - 1, out=self._answer[:, i])
             return self._answer
         return self._chasers(landed, ghosts, self._base)
 
     def _agent_answer(self, agents: np.ndarray, ghosts: np.ndarray, base: np.ndarray,
-                      uniforms: np.ndarray) -> np.ndarray:
-        """The opponent agent's action in every game: random (from ``uniforms``) or planned."""
+                      uniforms: np.ndarray, members: np.ndarray) -> np.ndarray:
+        """The opponent agent's action in every game: random (from ``uniforms``) or planned (by
+        pool member ``members``)."""
         if self._planned is None:
             return (uniforms * NUM_ACTIONS).astype(np.int64)
-        return np.minimum(self._planned_moves(agents, ghosts, base), NUM_ACTIONS - 1)  # over (255): never played
+        # the marker (255) is where the game is over, which no answer reads
+        return np.minimum(self._planned_moves(agents, ghosts, base, members), NUM_ACTIONS - 1)
 
     # -- steps -------------------------------------------------------------------------------------
     def _turn(self, actions: np.ndarray) -> BatchedStep:
@@ -238,7 +275,7 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         else:
             cells, moved, reward, self._terminated = self._team_turn(
                 self._team, agents, ghosts, actions, lambda at, moves: self._landing(at, moves, uniforms[0]),
-                lambda moved: self._agent_answer(agents, moved, self._base, uniforms[1]))
+                lambda moved: self._agent_answer(agents, moved, self._base, uniforms[1], self._member))
             if self._opening_reward:
                 reward[self._steps == 0] += self._opening_reward
             self._moved = ghosts  # the buffer of the next move
@@ -299,8 +336,9 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
                cells: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
         """Put games ``rows`` at the start of a new episode, from their columns of ``uniforms``
         (row 0 the opening slip, row 1 the random opening move): a level drawn per game; for a
-        learning team, after the opponent agent's opening move. Returns the maps drawn (``None``
-        with one map), for the filter."""
+        learning team, after the opponent agent's opening move (with a pool, by the member drawn
+        for the episode from the engine's generator, after the maps). Returns the maps drawn
+        (``None`` with one map), for the filter."""
         start = self._team.start
         starts = len(start)
         maps = self._rng.integers(starts, size=len(rows)) if starts > 1 else np.zeros(len(rows), np.int64)  # type: ignore[union-attr]
@@ -308,8 +346,12 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         agents, ghosts = start[maps, 0], start[maps, 1:]
         if cells is not None:
             agents, ghosts = cells[0] + base, cells[1] + base[:, None]
+        members = np.zeros(len(rows), np.int64)
+        if self._pool is not None and len(self._pool) > 1:
+            members = draw_members(self._rng.random(len(rows)), self._pool)  # type: ignore[union-attr]
+        self._member[rows] = members
         if self.controlled == TEAM:  # the opening move
-            opening = self._agent_answer(agents, ghosts, base, uniforms[1])
+            opening = self._agent_answer(agents, ghosts, base, uniforms[1], members)
             agents = self._landing(agents, opening, uniforms[0])
         self._agent[rows], self._ghosts[rows], self._base[rows] = agents, ghosts, base
         self._steps[rows] = 0

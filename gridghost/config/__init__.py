@@ -14,7 +14,10 @@ from __future__ import annotations
 from gridghost.config import parts
 from gridghost.config.opponents import (
     DEFAULT_OPPONENTS,
+    GAME_OVER,
     OPPONENT_SIDES,
+    AgentPool,
+    agent_tables,
     check_opponent_name,
     is_planner,
     planned_opponent,
@@ -51,6 +54,7 @@ from gridghost.core import tunables
 __all__ = [
     "DEFAULT_OPPONENTS",
     "EXPERTS",
+    "GAME_OVER",
     "INPUTS",
     "MAP_COMPONENTS_BYTES",
     "OPPONENT_SIDES",
@@ -58,9 +62,11 @@ __all__ = [
     "REFERENCE_DEFAULTS",
     "RESERVED_INFO_KEYS",
     "TRAINER_DEFAULTS",
+    "AgentPool",
     "GameConfig",
     "GameSpec",
     "MapParts",
+    "agent_tables",
     "build_map_parts",
     "check_opponent_name",
     "game_config",

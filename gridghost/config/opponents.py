@@ -16,7 +16,7 @@ exact solver's players, which decide from the state and are built per game
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -182,3 +182,164 @@ def _table_joint(table: bytes, cells: int, ghosts: int, state: Any) -> tuple[int
     """The team's moves in ``state`` of a table of joint moves (two bits a ghost)."""
     joint = _table_action(table, cells, state)
     return tuple(joint >> 2 * ghost & 3 for ghost in range(ghosts))
+
+
+# -- agent tables: what a learning team plays as its opponent, one table or a pool of them -----------------
+#: The entry of an agent table where the game is over (no action; never read): ``uint8`` 255.
+GAME_OVER: int = 255
+
+
+class AgentPool:
+    """A pool of agent tables for a learning team: one member is drawn per episode, with
+    probability its weight, and plays the agent for the whole episode.
+
+    Args:
+        tables: the members: a 2-D stack ``(P, maps * cells**(k + 1))``, or a sequence of members,
+            each a table in any form :func:`agent_tables` reads.
+        weights: ``P`` probabilities (>= 0, summing to 1); ``None`` means uniform.
+
+    Attributes:
+        tables, weights: as given (checked against a game by :func:`agent_tables`).
+    """
+
+    def __init__(self, tables: Any, weights: Any = None) -> None:
+        self.tables, self.weights = tables, weights
+
+    def __repr__(self) -> str:
+        return f"AgentPool({len(agent_members(self))} tables)"
+
+
+def is_agent_table(opponent: Any) -> bool:
+    """Whether ``opponent`` is an agent table or a pool of them (an array, a sequence of arrays,
+    or an :class:`AgentPool`), not a name or a policy."""
+    return isinstance(opponent, (AgentPool, np.ndarray)) or (
+        isinstance(opponent, (list, tuple)) and bool(opponent) and all(hasattr(one, "shape") for one in opponent))
+
+
+def live_states(goals: Any, ghosts: int) -> np.ndarray:
+    """Where the game goes on, ``bool[maps * cells**(k + 1)]`` by ``map * cells**(k + 1)`` + the
+    flat joint state (the agent's cell, then each ghost's): the agent off the goals and no ghost
+    on its cell.
+
+    Args:
+        goals: ``bool[maps, cells]``, each map's goal cells.
+        ghosts: the team's size ``k``.
+    """
+    goals = np.asarray(goals, dtype=bool)
+    cells = goals.shape[1]
+    grid = np.indices((cells,) * (ghosts + 1)).reshape(ghosts + 1, -1)
+    caught = (grid[1:] == grid[0]).any(axis=0)
+    return (~goals[:, grid[0]] & ~caught).reshape(-1)
+
+
+def agent_tables(opponent: Any, kernels: Sequence[Game], argument: str = "opponent") -> tuple[np.ndarray, np.ndarray]:
+    """An agent table, or a pool of them, checked against the team game of every map and laid
+    out as the engines play it.
+
+    A table gives the agent's action in every joint state of every map, with the agent to move:
+    ``int[maps * cells**(k + 1)]`` by ``map * cells**(k + 1)`` + the flat joint state (the agent's
+    cell, then each ghost's), or the solver's form (an :class:`~gridghost.planning.AgentSolution`'s
+    ``policy``): ``int[(rows, cols) * (k + 1)]`` or ``int[(cells,) * (k + 1)]`` for one map,
+    and those stacked ``[maps, ...]`` for several. Each entry is an action 0..3 where the game
+    goes on, and may be the game-over marker (-1 or :data:`GAME_OVER`) where it is over.
+
+    Args:
+        opponent: one table, a sequence of tables or a 2-D stack ``(P, entries)`` (a pool with
+            equal weights), or an :class:`AgentPool`.
+        kernels: each map's team :class:`~gridghost.core.game.Game`, as the engine stacks them.
+        argument: the caller's name for ``opponent``, for messages.
+
+    Returns:
+        ``(tables, weights)``: ``uint8[P, entries]`` (:data:`GAME_OVER` where the game is over)
+        and ``float64[P]``.
+
+    Raises:
+        TypeError: a table that is not an int array (bools included), or an opponent of no
+            such form.
+        ValueError: a table of another shape, an entry outside 0..3 where the game goes on or
+            outside -1..3 and :data:`GAME_OVER` where it is over, no tables, or weights that are
+            not ``P`` probabilities >= 0 summing to 1.
+    """
+    members = agent_members(opponent)
+    if not members:
+        raise ValueError(f"{argument} must hold at least one agent table, got none")
+    live = live_states([kernel.goals for kernel in kernels], kernels[0].ghosts)
+    tables = np.stack([_agent_table(member, kernels, live, f"{argument}'s table {i}" if len(members) > 1 else argument)
+                       for i, member in enumerate(members)])
+    weights = opponent.weights if isinstance(opponent, AgentPool) else None
+    return tables, _pool_weights(weights, len(tables), f"{argument}'s weights")
+
+
+def agent_members(opponent: Any) -> list[Any]:
+    """The tables of ``opponent`` (one table, a sequence or 2-D stack of them, or an
+    :class:`AgentPool`), unchecked: what :func:`agent_tables` reads, one by one."""
+    members = opponent.tables if isinstance(opponent, AgentPool) else opponent
+    if isinstance(members, np.ndarray) and members.ndim == 2:
+        return list(members)
+    if isinstance(members, np.ndarray) or not isinstance(members, (list, tuple)):
+        return [members]
+    return list(members)
+
+
+def _agent_table(member: Any, kernels: Sequence[Game], live: np.ndarray, argument: str) -> np.ndarray:
+    """One table as ``uint8[entries]`` (see :func:`agent_tables`)."""
+    k, cells, maps = kernels[0].ghosts, kernels[0].num_cells, len(kernels)
+    shape = kernels[0].layout.shape
+    array = member if isinstance(member, np.ndarray) else np.asarray(member) if hasattr(member, "shape") else None
+    if array is None or array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        got = f"dtype {array.dtype}" if array is not None else repr(member)
+        raise TypeError(f"{argument} must be an int array of the agent's actions (0..3, -1 or {GAME_OVER} where the "
+                        f"game is over), got {got}")
+    forms = [(len(live),), *([(cells,) * (k + 1), shape * (k + 1)] if maps == 1 else []),
+             (maps, *(cells,) * (k + 1)), (maps, *shape * (k + 1))]
+    if array.shape not in forms:
+        raise ValueError(f"{argument} must have shape {' or '.join(map(str, forms))} (maps * cells**(k + 1) "
+                         f"entries with {maps} map(s) of {cells} cells and k={k}), got shape {array.shape}")
+    flat = array.reshape(-1).astype(np.int64)
+    over = (flat == -1) | (flat == GAME_OVER)
+    bad = np.flatnonzero(((flat < 0) | (flat > 3)) & ~(over & ~live))
+    if len(bad):
+        entry = int(bad[0])
+        where = "where the game goes on" if live[entry] else f"(or -1 or {GAME_OVER}) where the game is over"
+        raise ValueError(f"{argument} must hold actions 0..3 {where}; entry {entry} ({_describe(entry, cells, k)}) "
+                         f"holds {flat[entry]}")
+    return np.where(over, GAME_OVER, flat).astype(np.uint8)
+
+
+def _describe(entry: int, cells: int, k: int) -> str:
+    """A joint state of the flat layout, for messages."""
+    m, state = divmod(entry, cells ** (k + 1))
+    digits = np.unravel_index(state, (cells,) * (k + 1))
+    return f"map {m}, agent cell {int(digits[0])}, ghost cells {[int(cell) for cell in digits[1:]]}"
+
+
+def _pool_weights(weights: Any, count: int, argument: str) -> np.ndarray:
+    """``count`` probabilities (``None``: uniform), checked."""
+    if weights is None:
+        return np.full(count, 1.0 / count)
+    array = np.asarray(weights)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{argument} must be {count} real probabilities, got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if array.shape != (count,):
+        raise ValueError(f"{argument} must have shape ({count},), one per table, got shape {array.shape}")
+    if not np.isfinite(array).all() or (array < 0).any() or abs(array.sum() - 1.0) > 1e-6:
+        raise ValueError(f"{argument} must be probabilities >= 0 summing to 1, got {array.tolist()}")
+    return array
+
+
+def draw_members(uniforms: Any, weights: Any, xp: Any = np) -> Any:
+    """The pool member each uniform in [0, 1) draws: the inverse of the weights' cumulative
+    distribution, never a member of weight 0 (the sums' rounding included).
+
+    Args:
+        uniforms: ``float[...]`` in [0, 1).
+        weights: ``float[P]``, summing to 1.
+        xp: the array namespace (``numpy`` or ``jax.numpy``).
+
+    Returns:
+        ``int[...]``, indices into the pool.
+    """
+    below = (xp.cumsum(weights)[:, None] <= xp.reshape(uniforms, (1, -1))).sum(axis=0)
+    last = weights.shape[0] - 1 - xp.argmax(weights[::-1] > 0)  # the last member that can be drawn
+    return xp.reshape(xp.minimum(below, last), xp.shape(uniforms))

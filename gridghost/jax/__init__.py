@@ -15,7 +15,7 @@ except ImportError as error:  # pragma: no cover - exercised in a venv without t
                       "GPUs)") from error
 
 from gridghost.jax.env import JAX_OBS_TYPES, EnvState, GridGhostJax, GridGhostJaxSingle
-from gridghost.jax.positions import TeamEnvState
+from gridghost.jax.positions import TeamEnvState, team_table
 from gridghost.jax.tables import EnvParams
 
-__all__ = ["JAX_OBS_TYPES", "EnvParams", "EnvState", "GridGhostJax", "GridGhostJaxSingle", "TeamEnvState"]
+__all__ = ["JAX_OBS_TYPES", "EnvParams", "EnvState", "GridGhostJax", "GridGhostJaxSingle", "TeamEnvState", "team_table"]

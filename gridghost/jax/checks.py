@@ -91,8 +91,9 @@ class CallChecks:
     # -- the checks of what a call is given -----------------------------------------------------
     @staticmethod
     def _tables(params: EnvParams) -> list[Any]:
-        """The leaves of ``params`` that are tables (all but the settings a caller may change)."""
-        return jax.tree_util.tree_leaves(params._replace(levels=None, explore_starts=None))
+        """The leaves of ``params`` that are tables (all but the settings a caller may change and a
+        learning team's agent tables)."""
+        return jax.tree_util.tree_leaves(params._replace(levels=None, explore_starts=None, planned=None, pool=None))
 
     def _params(self, params: EnvParams | None) -> EnvParams:
         """``params``, or :attr:`default_params` for ``None``; refused unless they are this
@@ -104,7 +105,8 @@ class CallChecks:
         if not isinstance(params, EnvParams):
             raise TypeError(f"params must be a gridghost.jax.EnvParams (the view's default_params, with levels or "
                             f"explore_starts replaced), got {type(params).__name__}")
-        only = "only params.levels and params.explore_starts may be replaced"
+        only = ("only params.levels and params.explore_starts may be replaced (and a learning team's agent tables, "
+                "through opponent_params)")
         own = self.default_params._replace(levels=None, explore_starts=None)
         mine, structure = jax.tree_util.tree_flatten_with_path(own)
         theirs, their_structure = jax.tree_util.tree_flatten_with_path(params._replace(levels=None,
@@ -112,9 +114,11 @@ class CallChecks:
         if their_structure != structure:
             raise ValueError(f"params hold other tables than this view's (another view's, with another encoding, "
                              f"opponent or sides); {only}")
+        self._check_opponent(params)
+        swapped = ("planned", "pool")  # checked by _check_opponent
         unknown = []
         for position, ((path, leaf), (_, table)) in enumerate(zip(theirs, mine, strict=True)):
-            if (position, id(leaf)) in self._trusted_ids:
+            if (position, id(leaf)) in self._trusted_ids or getattr(path[0], "name", None) in swapped:
                 continue
             name = "params" + jax.tree_util.keystr(path)
             shape, dtype, array = _facts(leaf, name)
@@ -134,6 +138,14 @@ class CallChecks:
             self._trusted_ids = {*enumerate(map(id, self._trusted)), *own_ids}
         self._check_settings(params)
         return params
+
+    def _check_opponent(self, params: EnvParams) -> None:
+        """Refuse a learning team's agent tables (``params.planned``, ``params.pool``) that this
+        view cannot play (a team's view checks them; nothing else has them)."""
+
+    def _filled(self, state: Any, params: EnvParams) -> Any:
+        """``state`` with what it may leave out filled in (a team's view: ``member``)."""
+        return state
 
     def _check_settings(self, params: EnvParams) -> None:
         """Refuse ``params.levels`` and ``params.explore_starts`` that this view cannot play."""
@@ -219,13 +231,14 @@ class CallChecks:
                              f"{argument}.to_move)")
 
     def _checked(self, state: Any, actions: Any, params: EnvParams | None, batch: bool,
-                 half: int | None = None) -> EnvParams:
-        """The params to play (:meth:`_params`), after refusing a state or actions that this
-        view cannot play."""
+                 half: int | None = None) -> tuple[Any, EnvParams]:
+        """The state (:meth:`_filled`) and the params (:meth:`_params`) to play, after refusing a
+        state or actions that this view cannot play."""
         params = self._params(params)
+        state = self._filled(state, params)
         shape = self._check_state(state, "states" if batch else "state", batch, half)
         self._check_actions(actions, shape, half)
-        return params
+        return state, params
 
     def _check_actions(self, actions: Any, shape: tuple[int, ...], half: int | None) -> None:
         """Refuse ``actions`` unless they are the acting side's (one learner's, or with ``half``

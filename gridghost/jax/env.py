@@ -177,13 +177,13 @@ class _Engine(Observing):
     def _one(self, core: Any, draws: int, key: Any, state: EnvState, action: Any, params: EnvParams | None,
              half: int | None = None) -> Any:
         """``core(uniforms, state, action, params)`` for one game, its uniforms from ``key``."""
-        params = self._checked(state, action, params, False, half)
+        state, params = self._checked(state, action, params, False, half)
         return core(jax.random.uniform(key, (draws,)), state, action, params)
 
     def _many(self, core: Any, draws: int, key: Any, states: EnvState, actions: Any, params: EnvParams | None,
               half: int | None = None) -> Any:
         """``core`` over a batch of games, every game's uniforms from the one ``key``."""
-        params = self._checked(states, actions, params, True, half)
+        states, params = self._checked(states, actions, params, True, half)
         uniforms = batch_uniforms(key, (states.steps.shape[0], draws))
         return jax.vmap(core, in_axes=(0, 0, 0, None))(uniforms, states, actions, params)
 
@@ -227,9 +227,13 @@ class _Engine(Observing):
         its first observation and state (:attr:`_state_type`)."""
         slot = self._reset_slots
         m = params.levels[self._below(uniforms[slot["level"]], params.levels.shape[0]) if "level" in slot else 0]
-        env = self._state_type(*self._first_state(uniforms, params, m), jnp.int32(0), jnp.int32(0),
-                               jnp.zeros((), dtype=bool))
+        env = self._new_state(uniforms, params, m)
         return self._first_observation(env, params), env
+
+    def _new_state(self, uniforms: Any, params: EnvParams, m: Any) -> Any:
+        """A new episode's state on map ``m`` (:attr:`_state_type`), from :attr:`reset_draws` uniforms."""
+        (state,) = self._first_state(uniforms, params, m)
+        return EnvState(state, jnp.int32(0), jnp.int32(0), jnp.zeros((), dtype=bool))
 
     def _first_observation(self, env: EnvState, params: EnvParams) -> Any:
         raise NotImplementedError("each view (GridGhostJax, GridGhostJaxSingle) observes in its own form")
@@ -446,7 +450,9 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
     reward, done, info)``, one full turn a step (the learner's move and the opponent's answer),
     as the Gymnasium env and the NumPy engine with one learner play it. With ``ghosts=k >= 2``
     the agent learns against a ``"chase"`` (default) or ``"random"`` team, or the team learns
-    (``controlled="ghosts"``) against a random agent (:mod:`gridghost.jax.positions`).
+    (``controlled="ghosts"``) against a ``"random"`` (default), ``"minimax"`` or ``"optimal"``
+    agent, an agent table or a pool of them (:mod:`gridghost.jax.positions`; ``opponent_params``
+    swaps the tables in the params).
 
     Args:
         controlled: ``"agent"`` (default) or ``"ghost"``; with a team ``"agent"`` or ``"ghosts"``.

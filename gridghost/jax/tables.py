@@ -49,8 +49,9 @@ class Layout(NamedTuple):
 class EnvParams(NamedTuple):
     """The device tables and the settings of :class:`~gridghost.jax.GridGhostJax` (a pytree: pass
     it through ``jit`` and ``vmap``; arrays of the same shapes do not retrace). Only ``levels``
-    and ``explore_starts`` may be replaced (``params._replace(...)``); the views refuse tables that
-    are not their own, and settings they cannot play.
+    and ``explore_starts`` may be replaced (``params._replace(...)``), and a learning team's agent
+    tables (``planned`` and ``pool``, through the team view's ``opponent_params``); the views
+    refuse tables that are not their own, and settings they cannot play.
 
     Attributes:
         turns: the folded turn tables by name (see :class:`gridghost.batched.EngineTables`),
@@ -70,6 +71,11 @@ class EnvParams(NamedTuple):
         levels: ``int32[L]``: the maps a reset draws from, uniformly (default: all).
         explore_starts: ``float32``: the probability that a reset draws a uniform start from
             ``starts`` instead of the map's (0 by default; both sides learning or the agent alone).
+        planned: a team's views: ``uint8[P, maps * cells**(k + 1)]``, the agent tables a learning
+            team plays (:func:`~gridghost.config.opponents.agent_tables`'s layout), one drawn per
+            episode; ``P = 0`` where the view plays no table (``None`` with one ghost).
+        pool: a team's views: ``float32[P]``, the tables' weights, summing to 1 (rows of weight 0
+            pad a pool to a fixed size and are never drawn; ``None`` with one ghost).
     """
 
     turns: Any
@@ -85,6 +91,8 @@ class EnvParams(NamedTuple):
     start_counts: Any
     levels: Any
     explore_starts: Any
+    planned: Any = None
+    pool: Any = None
 
 
 def device_grids(exported: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, dict[str, Any]], tuple[Any, ...]]:

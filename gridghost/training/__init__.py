@@ -1,12 +1,14 @@
 """Training tooling: the evaluation protocol (:func:`evaluate`, exact scores of any policy on
 any levels) and self-play (opponent pools, ratings, a Gymnasium env and a ghosts-only parallel env
-that play against the pool, and :class:`TabularSelfPlay`, both sides learning one table of action
-values to the equilibrium).
+that play against the pool, :class:`TabularSelfPlay`, both sides learning one table of action
+values to the equilibrium, and :class:`ExploiterLoop`, a learning team trained against the exact
+best responses to it).
 """
 
 from __future__ import annotations
 
 from gridghost.training.evaluation import Evaluation, Evaluator, evaluate
+from gridghost.training.exploiter import ExploiterLoop, ExploiterRound, ExploiterSnapshot, TeamLearner
 from gridghost.training.selfplay import (
     RESULTS,
     SAMPLING_RULES,
@@ -31,12 +33,16 @@ __all__ = [
     "Evaluation",
     "Evaluator",
     "ExploitabilityCurve",
+    "ExploiterLoop",
+    "ExploiterRound",
+    "ExploiterSnapshot",
     "OpponentPool",
     "Results",
     "SelfPlayEnv",
     "SelfPlayParallelEnv",
     "Snapshot",
     "TabularSelfPlay",
+    "TeamLearner",
     "elo_ratings",
     "evaluate",
     "expected_score",
