@@ -44,7 +44,32 @@ of the reward range at the final generation on 39 of 40 levels, levels 10..29 of
   2,000,000 turns each instead of 4); a larger ``averaging`` lags less and averages less noise.
 
 Moves are epsilon-greedy for both sides (``epsilon``); the learnt policies are greedy in the
-averaged table (the first best move where several tie).
+averaged table (the first best move where several tie). The average is kept lazily, entry by
+entry: a batch changes a few entries of the live table, and every other entry's average moves
+by a known factor towards its unchanged live value, applied when the entry next changes or the
+average is read (with a team's large tables, stepping every entry at every batch took two thirds
+of the time).
+
+A team of ``ghosts=k`` ghosts is one minimiser over its ``4 ** k`` joint moves, as in the team
+solver: the ghosts choose together, from the same state, and the table's ghost side has a column
+per joint move (ghost 0's move the lowest base-4 digit). The batched team engine
+(:class:`~gridghost.batched.positions.PositionGame`) plays the games; nothing else changes. The
+table has one row per agent cell and *multiset* of ghost cells (the ghosts' cells sorted), not
+per ordered tuple. Both are exact: the ghosts are indexed, but the game does not tell them apart
+(the same rules and, in the zero-sum game the table holds, the same reward), so permuting them
+changes no value, and the row's joint move is mapped to each game's own ghost order when played.
+The multiset is chosen because every sample then teaches all ``k!`` orders of its team at once,
+so a row learns from about ``k!`` times more samples (twice as many for two ghosts), which is
+what the learner lacks on a team's large tables; it is also how the solver stores a team's
+states. A state with ghosts sharing a cell keeps a joint move per order of the shared ghosts'
+moves, which only repeats columns. :meth:`TabularSelfPlay.q_values` and :meth:`~TabularSelfPlay.policy`
+give the tables over every ordered state, as the solver reads them.
+
+The tables take ``cells ** (k + 1)`` rows of ``4 + 4 ** k`` entries, four numbers each (the live
+value, the visits, the average and its last update): :meth:`TabularSelfPlay.table_bytes`. A
+learner whose tables exceed ``max_bytes`` (:data:`TABULAR_BYTES`, 1 GiB, by default) is refused
+before anything is built. On the shipped coordination maps (``benchmarks/team_selfplay.py``) two
+ghosts and the agent reach the team game's exact equilibrium.
 
     >>> from gridghost.maps import MapGenerator
     >>> learner = TabularSelfPlay(MapGenerator(6, 6, difficulty=2).level(0), rewards="normalised", seed=0)
@@ -422,7 +447,7 @@ class TabularSelfPlay:
         ``int64[rows, cols, rows, cols, ...]`` array with a ``(rows, cols)`` per player, the
         agent's first, holding the agent's move (``"agent"``) or the team's joint move
         (``"ghosts"``), -1 where the game is over, as
-        :attr:`~gridghost.planning.GameSolution.agent_policy` and ``ghost_policy`` hold them;
+        a :class:`~gridghost.planning.GameSolution`'s ``agent_policy`` and ``ghost_policy`` hold them;
         ``solve_ghost(agent=...)``, ``solve_agent(ghost=...)``, the exploitability functions
         and :func:`~gridghost.training.selfplay.exploitability_curve` (with ``ghosts=k``) read it.
 
