@@ -367,3 +367,40 @@ def test_each_team_size_names_its_own_sides(ghosts: int, side: str) -> None:
     for call in (learner.policy, learner.q_values, learner.visits):
         with pytest.raises(ValueError, match=rf"unknown side '{side}'; accepted: \['agent', '{learner.sides[1]}'\]"):
             call(side)
+
+
+def test_the_curve_judges_tables_beside_snapshots_and_refuses_anything_else() -> None:
+    learner = TabularSelfPlay(CLASSIC, num_games=16, rewards="normalised", seed=0).learn(2_000)
+    pool = OpponentPool()
+    agent, ghost = pool.add(learner.policy("agent"), "agent"), pool.add(learner.policy("ghost"), "ghost")
+    snapshots = exploitability_curve([(agent, ghost)], layout=CLASSIC, rewards="normalised")
+    mixed = exploitability_curve([(agent, learner.policy("ghost")), (learner.policy("agent"), ghost)],
+                                 layout=CLASSIC, rewards="normalised")
+    assert snapshots.exploitability[0] > 0.1
+    np.testing.assert_array_equal(mixed.exploitability, np.repeat(snapshots.exploitability, 2))
+    with pytest.raises(TypeError, match=r"pairs\[0\] must be a tuple \(agent, ghost\) of Snapshots or tabulated "
+                                        r"policies \(StatePolicy or arrays\), got \('random', "):
+        exploitability_curve([("random", ghost)], layout=CLASSIC)
+    with pytest.raises(ValueError, match=r"pairs\[0\] must be \(agent snapshot, ghost snapshot\), got the sides "
+                                         r"\(ghost, ghost\) of 'ghost-0' and 'a table'"):
+        exploitability_curve([(ghost, learner.policy("ghost"))], layout=CLASSIC)
+
+
+@pytest.mark.slow  # minutes of learning: .ci/run runs the slow group
+@pytest.mark.parametrize(("name", "generations"), [("team_eight", 4), ("team_crossroads", 9)])
+def test_team_self_play_reaches_and_keeps_the_equilibrium_of_the_coordination_maps(name: str, generations: int) -> None:
+    """The benchmark's run (seed 0, generations of 10,000,000 turns): the last three generations'
+    pairs are all within 1% of the reward range of the team game's equilibrium."""
+    import contextlib
+    import io
+
+    from helpers import load_script
+
+    module = load_script("benchmarks/team_selfplay.py")
+    with contextlib.redirect_stdout(io.StringIO()):
+        run = module.run_map(name, generations, 10_000_000, 0)
+    solved = solve_game(layout=module.load(name), rewards="normalised", ghosts=2)
+    assert run["minimax_value"] == pytest.approx(solved.value(*solved.start), abs=1e-12)
+    final = [row["exploitability"] for row in run["generations"][-3:]]
+    assert max(final) < BAR, final
+    assert min(min(row["agent_gap"], row["ghost_gap"]) for row in run["generations"]) > -1e-9

@@ -61,8 +61,8 @@ changes no value, and the row's joint move is mapped to each game's own ghost or
 The multiset is chosen because every sample then teaches all ``k!`` orders of its team at once,
 so a row learns from about ``k!`` times more samples (twice as many for two ghosts), which is
 what the learner lacks on a team's large tables; it is also how the solver stores a team's
-states. A state with ghosts sharing a cell keeps a joint move per order of the shared ghosts'
-moves, which only repeats columns. :meth:`TabularSelfPlay.q_values` and :meth:`~TabularSelfPlay.policy`
+states. Where ghosts share a cell, the two orders of their moves stay two columns of the row,
+learnt apart (the same move twice). :meth:`TabularSelfPlay.q_values` and :meth:`~TabularSelfPlay.policy`
 give the tables over every ordered state, as the solver reads them.
 
 The tables take ``cells ** (k + 1)`` rows of ``4 + 4 ** k`` entries, four numbers each (the live
@@ -87,6 +87,7 @@ from typing import cast
 import numpy as np
 
 from gridghost.batched import BatchedGame
+from gridghost.batched.observe import TEAM
 from gridghost.core.checks import (
     check_choice,
     check_flag,
@@ -107,11 +108,9 @@ from gridghost.planning import StatePolicy
 #: The ``SeedSequence`` spawn key of the stream :class:`TabularSelfPlay` draws its moves and
 #: exploring starts from (the engine draws the slips from the seed itself).
 TABULAR_STREAM = 2**32 + 18
-#: The most memory a :class:`TabularSelfPlay`'s tables may take by default (1 GiB): its action
-#: values, their average and the visit counts, of both sides.
+#: The most memory a :class:`TabularSelfPlay`'s tables may take by default (1 GiB): both sides'
+#: action values, visit counts, averages and the averages' last updates.
 TABULAR_BYTES = 2**30
-#: The team's side name (``k >= 2`` ghosts), as the batched engine and the envs call it.
-TEAM = "ghosts"
 
 logger = logging.getLogger(__name__)
 
@@ -400,10 +399,12 @@ class TabularSelfPlay:
             rows, order = self._states(np.repeat(np.arange(cells), len(ghosts)), np.tile(ghosts, (cells, 1)))
             if side == AGENT:
                 table = table[rows]
-            else:  # the row's joint move of each joint move: ghost j of the row moves as ghost order[j]
-                digits = np.arange(NUM_ACTIONS**k)[:, None] // NUM_ACTIONS ** np.arange(k) % NUM_ACTIONS
-                joint = (digits[:, order] * NUM_ACTIONS ** np.arange(k)).sum(axis=-1)  # [moves, states]
-                table = table[rows[:, None], joint.T]
+            else:  # the row's joint move of each of the state's joint moves
+                moves = np.arange(NUM_ACTIONS**k)
+                joint = np.zeros((len(rows), len(moves)), dtype=np.int64)
+                for j in range(k):  # the row's ghost j moves as the state's ghost order[:, j]
+                    joint += (moves // NUM_ACTIONS ** order[:, j, None] % NUM_ACTIONS) * NUM_ACTIONS**j
+                table = table[rows[:, None], joint]
         return table.reshape(*self.layout.shape * (k + 1), *table.shape[1:])
 
     def q_values(self, side: str, *, averaged: bool = False) -> np.ndarray:
