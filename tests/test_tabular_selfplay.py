@@ -404,3 +404,22 @@ def test_team_self_play_reaches_and_keeps_the_equilibrium_of_the_coordination_ma
     final = [row["exploitability"] for row in run["generations"][-3:]]
     assert max(final) < BAR, final
     assert min(min(row["agent_gap"], row["ghost_gap"]) for row in run["generations"]) > -1e-9
+
+
+def test_the_self_play_page_quotes_the_stored_team_run() -> None:
+    """Every row of the Self-play page's table of the team run is the stored run's (seed 0)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    stored = json.loads((root / "benchmarks" / "results" / "team_selfplay.json").read_text())
+    assert stored["settings"]["dirty"] is False and len(stored["settings"]["commit"]) == 40
+    page = (root / "docs" / "selfplay.md").read_text()
+    eight, crossroads = stored["maps"]
+    assert (eight["name"], crossroads["name"]) == ("team_eight", "team_crossroads")
+    for a, b in zip(eight["generations"], crossroads["generations"], strict=True):
+        shares = [abs(100 * row["exploitability"] / stored["settings"]["reward_range"]) for row in (a, b)]
+        row = (f"| {a['generation']} | {a['turns'] / 1e6:.1f}M | {a['cpu_seconds']:.0f} s | {shares[0]:.2f}% | "
+               f"{b['cpu_seconds']:.0f} s | {shares[1]:.2f}% |")
+        assert row in page, row
+    assert max(row["exploitability"] for row in crossroads["generations"][6:]) < BAR
