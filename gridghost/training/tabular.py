@@ -218,7 +218,7 @@ class TabularSelfPlay:
         # product of ``1 - weight`` over batches 2..t, ``_synced`` its value when each entry's
         # average was last brought up to date.
         self._average = self._q if self.averaging is None else {side: q.copy() for side, q in self._q.items()}
-        self._synced = {side: np.zeros(q.size) for side, q in self._q.items()}
+        self._synced = {} if self.averaging is None else {side: np.zeros(q.size) for side, q in self._q.items()}
         self._log_keep = 0.0
         self._batches = 0
         self.turns = 0
@@ -229,7 +229,8 @@ class TabularSelfPlay:
     def table_bytes(layout: Layout, ghosts: int = 1, averaged: bool = True) -> int:
         """The bytes of a learner's tables on ``layout`` with ``ghosts`` ghosts: per state
         (``cells ** (ghosts + 1)``) and move (4 of the agent's, ``4 ** ghosts`` of the ghosts') a
-        live value, a visit count and, when ``averaged``, an averaged value, 8 bytes each.
+        live value, a visit count and, when ``averaged``, an averaged value and the point of its
+        last update, 8 bytes each.
 
         Args:
             layout: the map.
