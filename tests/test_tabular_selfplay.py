@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridghost.core.layout import CLASSIC
+from gridghost.core.layout import CLASSIC, Layout
 from gridghost.core.rules import Side
 from gridghost.maps.levels import MapGenerator
 from gridghost.planning import (
@@ -15,6 +15,7 @@ from gridghost.planning import (
     agent_exploitability,
     exploitability,
     ghost_exploitability,
+    solve_agent,
     solve_game,
 )
 from gridghost.training.selfplay import OpponentPool, exploitability_curve
@@ -225,3 +226,200 @@ def test_the_selfplay_levels_benchmark_judges_the_tabular_learner_exactly(tmp_pa
                                                                                second["exploitability"])
     assert "difficulty 2:" in printed.getvalue()
     assert "of 1 levels end under 1% of the reward range" in printed.getvalue()
+
+
+# -- a team of ghosts ----------------------------------------------------------------------------------
+#: Two goals at the ends of a corridor, the agent between them and a ghost below each: one ghost
+#: cannot guard both goals, two that split them catch the agent in 9 games of 10.
+PASS = Layout.from_text("""
++---+---+---+---+---+
+| *   .   A   .   * |
++   +---+   +---+   +
+| G   .   .   .   G1|
++---+---+---+---+---+
+""")
+
+
+@pytest.fixture(scope="module")
+def team() -> TabularSelfPlay:
+    return TabularSelfPlay(PASS, ghosts=2, rewards="normalised", seed=0).learn(400_000)
+
+
+def test_team_self_play_reaches_the_team_games_equilibrium(team: TabularSelfPlay) -> None:
+    """The pair is the solver's: nothing to gain for either side against an exact best response,
+    and the learnt value of the start is the team game's (the agent caught in 9 games of 10)."""
+    fresh = TabularSelfPlay(PASS, ghosts=2, rewards="normalised", num_games=8, seed=0)
+    untrained = exploitability_curve([(fresh.policy("agent"), fresh.policy("ghosts"))], layout=PASS,
+                                     rewards="normalised", ghosts=2)
+    assert untrained.exploitability[0] > 1.0
+    curve = exploitability_curve([(team.policy("agent"), team.policy("ghosts"))], layout=PASS, rewards="normalised",
+                                 ghosts=2)
+    solved = solve_game(layout=PASS, rewards="normalised", ghosts=2)
+    assert curve.minimax_value == pytest.approx(solved.value(*solved.start)) == pytest.approx(-0.3562, abs=1e-4)
+    assert abs(curve.exploitability[0]) < 1e-9 and abs(curve.agent_gap[0]) < 1e-9 and abs(curve.ghost_gap[0]) < 1e-9
+    (ar, ac), ((gr, gc), (hr, hc)) = solved.start
+    learnt = team.q_values("agent", averaged=True)[ar, ac, gr, gc, hr, hc]
+    assert learnt.max() == pytest.approx(solved.value(*solved.start), abs=0.02)
+
+
+def test_a_teams_policies_are_the_solvers_tables(team: TabularSelfPlay) -> None:
+    """The agent's moves and the team's joint moves over every state, -1 exactly where the game is
+    over, as the solver's own policies hold them; each is greedy in the averaged table."""
+    solved = solve_game(layout=PASS, rewards="normalised", ghosts=2)
+    for side, exact, best in (("agent", solved.agent_policy, np.argmax), ("ghosts", solved.ghost_policy, np.argmin)):
+        table = team.policy(side)
+        assert table.shape == exact.shape == (2, 5) * 3 and table.dtype == np.int64
+        np.testing.assert_array_equal(table == -1, np.asarray(exact) == -1)
+        q = team.q_values(side, averaged=True)
+        assert q.shape == (2, 5) * 3 + ((4,) if side == "agent" else (16,))
+        np.testing.assert_array_equal(table[table >= 0], best(q, axis=-1)[table >= 0])
+    # the solver plays them: the team's table against the agent's exact best response, and back
+    assert solve_agent(layout=PASS, ghost=team.policy("ghosts"), rewards="normalised", ghosts=2).value(
+        *solved.start) == pytest.approx(solved.value(*solved.start), abs=1e-9)
+
+
+def test_a_team_is_learnt_once_per_multiset_of_ghost_cells(team: TabularSelfPlay) -> None:
+    """Swapping the two ghosts (and their moves) reads the same entry wherever they stand apart."""
+    for side in ("agent", "ghosts"):
+        q = team.q_values(side).reshape(10, 10, 10, -1)
+        if side == "ghosts":  # joint move m0 + 4 * m1: swapping the ghosts swaps the digits
+            swapped = q.reshape(10, 10, 10, 4, 4).transpose(0, 2, 1, 4, 3).reshape(10, 10, 10, 16)
+        else:
+            swapped = q.transpose(0, 2, 1, 3)
+        apart = ~np.eye(10, dtype=bool)[None, :, :, None]
+        np.testing.assert_array_equal(np.where(apart, q, 0.0), np.where(apart, swapped, 0.0))
+        assert np.count_nonzero(q) > 1000  # learnt, not an empty table compared with itself
+
+
+def test_a_teams_visits_count_every_sample_once_per_multiset() -> None:
+    learner = TabularSelfPlay(PASS, ghosts=2, num_games=64, seed=1).learn(6_400)
+    agent = learner.visits("agent")
+    # each state of two ghosts apart appears in two orders; one on a shared cell in one
+    shared = np.eye(10, dtype=bool)[None, :, :, None]
+    once = np.where(shared, agent.reshape(10, 10, 10, 4), 0).sum() + np.where(
+        shared, 0, agent.reshape(10, 10, 10, 4)).sum() // 2
+    assert once == learner.turns == 6_400
+
+
+def test_a_teams_average_is_polynomial_decay_averaging_batch_by_batch() -> None:
+    """The average is kept lazily, entry by entry; read at any batch it is the eager average."""
+    learner = TabularSelfPlay(PASS, ghosts=2, num_games=16, averaging=1.5, seed=0)
+    expected = {side: learner.q_values(side) for side in ("agent", "ghosts")}
+    for t in range(1, 9):
+        learner.learn(16)
+        for side in expected:
+            expected[side] += 2.5 / (t + 1.5) * (learner.q_values(side) - expected[side])
+        if t % 3 == 0 or t == 8:  # read now and then: reading brings every entry up to date
+            for side in expected:
+                np.testing.assert_allclose(learner.q_values(side, averaged=True), expected[side], atol=1e-12)
+    assert np.abs(expected["ghosts"]).max() > 0
+
+
+def test_a_team_seed_fixes_everything() -> None:
+    runs = [TabularSelfPlay(PASS, ghosts=2, num_games=32, seed=seed).learn(3_000).q_values("ghosts")
+            for seed in (4, 4, 5)]
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert not np.array_equal(runs[0], runs[2])
+
+
+def test_three_ghosts_learn_on_one_table_of_64_joint_moves() -> None:
+    three = Layout.from_text(PASS.to_text().replace("| G   .   .   .   G1|", "| G   .   G2  .   G1|"))
+    learner = TabularSelfPlay(three, ghosts=3, num_games=64, seed=0).learn(2_000)
+    assert learner.sides == ("agent", "ghosts")
+    assert learner.q_values("ghosts").shape == (2, 5) * 4 + (64,)
+    assert learner.policy("agent").shape == (2, 5) * 4
+    assert learner.visits("ghosts").sum() > 0
+
+
+def test_the_tables_memory_is_counted_before_anything_is_built() -> None:
+    # 10 ** 3 states, 4 + 16 moves, 8 bytes each of a live value, a visit count, an average and its stamp
+    assert TabularSelfPlay.table_bytes(PASS, 2) == 32 * 1000 * 20 == 640_000
+    assert TabularSelfPlay.table_bytes(PASS, 2, averaged=False) == 320_000
+    assert TabularSelfPlay.table_bytes(CLASSIC) == 32 * 400 * 8
+    TabularSelfPlay(PASS, ghosts=2, num_games=4, max_bytes=640_000)
+    with pytest.raises(ValueError, match=r"the tables of 2 ghost\(s\) on the 2 x 5 map .* \(1,000 states, 16 joint "
+                                         r"moves\) would take 640,000 bytes, more than max_bytes=639,999"):
+        TabularSelfPlay(PASS, ghosts=2, num_games=4, max_bytes=639_999)
+
+
+@pytest.mark.parametrize(("settings", "error", "message"), [
+    ({"ghosts": 0}, ValueError, "ghosts"),
+    ({"ghosts": 5}, ValueError, "ghosts"),
+    ({"ghosts": 2.0}, TypeError, "ghosts"),
+    ({"ghosts": True}, TypeError, "ghosts"),
+    ({"ghosts": 3}, ValueError, "ghosts=3 needs a map with 3 ghost starts; layout .* has 2"),
+    ({"max_bytes": 0}, ValueError, "max_bytes"),
+    ({"max_bytes": 1.5e9}, TypeError, "max_bytes"),
+])
+def test_bad_team_settings_are_refused_by_name(settings, error, message) -> None:
+    with pytest.raises(error, match=message):
+        TabularSelfPlay(PASS, **settings)
+
+
+def test_a_one_ghost_map_is_refused_for_a_team() -> None:
+    with pytest.raises(ValueError, match="ghosts=2 needs a map with 2 ghost starts; layout 'classic' has 1"):
+        TabularSelfPlay(CLASSIC, ghosts=2)
+
+
+@pytest.mark.parametrize(("ghosts", "side"), [(2, "ghost"), (1, "ghosts")])
+def test_each_team_size_names_its_own_sides(ghosts: int, side: str) -> None:
+    learner = TabularSelfPlay(PASS, ghosts=ghosts, num_games=4, seed=0)
+    for call in (learner.policy, learner.q_values, learner.visits):
+        with pytest.raises(ValueError, match=rf"unknown side '{side}'; accepted: \['agent', '{learner.sides[1]}'\]"):
+            call(side)
+
+
+def test_the_curve_judges_tables_beside_snapshots_and_refuses_anything_else() -> None:
+    learner = TabularSelfPlay(CLASSIC, num_games=16, rewards="normalised", seed=0).learn(2_000)
+    pool = OpponentPool()
+    agent, ghost = pool.add(learner.policy("agent"), "agent"), pool.add(learner.policy("ghost"), "ghost")
+    snapshots = exploitability_curve([(agent, ghost)], layout=CLASSIC, rewards="normalised")
+    mixed = exploitability_curve([(agent, learner.policy("ghost")), (learner.policy("agent"), ghost)],
+                                 layout=CLASSIC, rewards="normalised")
+    assert snapshots.exploitability[0] > 0.1
+    np.testing.assert_array_equal(mixed.exploitability, np.repeat(snapshots.exploitability, 2))
+    with pytest.raises(TypeError, match=r"pairs\[0\] must be a tuple \(agent, ghost\) of Snapshots or tabulated "
+                                        r"policies \(StatePolicy or arrays\), got \('random', "):
+        exploitability_curve([("random", ghost)], layout=CLASSIC)
+    with pytest.raises(ValueError, match=r"pairs\[0\] must be \(agent snapshot, ghost snapshot\), got the sides "
+                                         r"\(ghost, ghost\) of 'ghost-0' and 'a table'"):
+        exploitability_curve([(ghost, learner.policy("ghost"))], layout=CLASSIC)
+
+
+@pytest.mark.slow  # minutes of learning: .ci/run runs the slow group
+@pytest.mark.parametrize(("name", "generations"), [("team_eight", 4), ("team_crossroads", 9)])
+def test_team_self_play_reaches_and_keeps_the_equilibrium_of_the_coordination_maps(name: str, generations: int) -> None:
+    """The benchmark's run (seed 0, generations of 10,000,000 turns): the last three generations'
+    pairs are all within 1% of the reward range of the team game's equilibrium."""
+    import contextlib
+    import io
+
+    from helpers import load_script
+
+    module = load_script("benchmarks/team_selfplay.py")
+    with contextlib.redirect_stdout(io.StringIO()):
+        run = module.run_map(name, generations, 10_000_000, 0)
+    solved = solve_game(layout=module.load(name), rewards="normalised", ghosts=2)
+    assert run["minimax_value"] == pytest.approx(solved.value(*solved.start), abs=1e-12)
+    final = [row["exploitability"] for row in run["generations"][-3:]]
+    assert max(final) < BAR, final
+    assert min(min(row["agent_gap"], row["ghost_gap"]) for row in run["generations"]) > -1e-9
+
+
+def test_the_self_play_page_quotes_the_stored_team_run() -> None:
+    """Every row of the Self-play page's table of the team run is the stored run's (seed 0)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    stored = json.loads((root / "benchmarks" / "results" / "team_selfplay.json").read_text())
+    assert stored["settings"]["dirty"] is False and len(stored["settings"]["commit"]) == 40
+    page = (root / "docs" / "selfplay.md").read_text()
+    eight, crossroads = stored["maps"]
+    assert (eight["name"], crossroads["name"]) == ("team_eight", "team_crossroads")
+    for a, b in zip(eight["generations"], crossroads["generations"], strict=True):
+        shares = [abs(100 * row["exploitability"] / stored["settings"]["reward_range"]) for row in (a, b)]
+        row = (f"| {a['generation']} | {a['turns'] / 1e6:.1f}M | {a['cpu_seconds']:.0f} s | {shares[0]:.2f}% | "
+               f"{b['cpu_seconds']:.0f} s | {shares[1]:.2f}% |")
+        assert row in page, row
+    assert max(row["exploitability"] for row in crossroads["generations"][6:]) < BAR

@@ -23,12 +23,13 @@ from gridghost.training.selfplay import (
     expected_score,
     exploitability_curve,
 )
-from gridghost.training.tabular import TABULAR_STREAM, TabularSelfPlay
+from gridghost.training.tabular import TABULAR_BYTES, TABULAR_STREAM, TabularSelfPlay
 
 __all__ = [
     "RESULTS",
     "SAMPLING_RULES",
     "SELFPLAY_STREAM",
+    "TABULAR_BYTES",
     "TABULAR_STREAM",
     "Evaluation",
     "Evaluator",

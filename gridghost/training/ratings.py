@@ -18,7 +18,7 @@ from gridghost.core.checks import (
 )
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
-from gridghost.core.names import AGENT, GHOST
+from gridghost.core.names import AGENTS
 from gridghost.core.progress import make_bar
 from gridghost.core.rules import SIDE_OF, Rewards
 from gridghost.core.slip import SlipModel
@@ -134,22 +134,33 @@ class ExploitabilityCurve(NamedTuple):
     minimax_value: float
 
 
-def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Layout | None = None,
+#: What a pair of :func:`exploitability_curve` may hold: snapshots, or tables as the solver reads them.
+_PAIRED = (Snapshot, StatePolicy, np.ndarray)
+
+
+def exploitability_curve(pairs: Iterable[tuple[Any, Any]], layout: Layout | None = None,
                          slip: str | SlipModel | None = None, rewards: Rewards | str | None = None, gamma: float = 0.99,
                          tol: float = 1e-10, obs_type: str = "vector", *, game: Game | None = None,
-                         config: Any = None, progress_bar: bool = False) -> ExploitabilityCurve:
+                         config: Any = None, progress_bar: bool = False,
+                         ghosts: int | None = None) -> ExploitabilityCurve:
     """The solver's exact exploitability of each (agent, ghost) pair of snapshots, next to the
     game's minimax value: a self-play run's progress, in units of the agent's return.
 
     Tabulated snapshots and state-policy names (``"chase"``, ``"random"``, ``"minimax"``,
     ``"optimal"``) are read as they are; a policy of observations is first tabulated on the layout
     with :func:`gridghost.planning.tabulate_policy` (once per snapshot), reading ``obs_type``.
+    A pair may also hold the tables themselves, as the solver takes a side's state policy (a
+    :class:`~gridghost.planning.StatePolicy` or an array): a team's, which no pool holds, such as
+    :meth:`TabularSelfPlay.policy <gridghost.training.tabular.TabularSelfPlay.policy>` gives it.
 
     Args:
-        pairs: ``(agent snapshot, ghost snapshot)`` pairs, e.g. one per generation.
+        pairs: ``(agent, ghost)`` pairs, e.g. one per generation: each a :class:`Snapshot` or a
+            tabulated state policy.
         layout, slip, rewards, gamma, tol, game: the game, as :func:`gridghost.planning.exploitability`
             takes it; one fixed layout (``None``: the classic map, or ``game``'s).
         config: deprecated, as the solver's ``config=``: pass ``game=config.game()``.
+        ghosts: the number of ghosts ``k`` with ``layout`` (``None``: 1, or ``game``'s), as the
+            solver's ``ghosts=``.
         obs_type: the encoding the policies of observations read, ``"vector"`` or ``"dict"``.
         progress_bar: draw a progress bar with an ETA over the pairs on stderr (a self-play
             run's generations, each solved three times).
@@ -158,8 +169,8 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
         An :class:`ExploitabilityCurve`.
 
     Raises:
-        TypeError: an item of ``pairs`` is not a pair of :class:`Snapshot`; ``progress_bar`` is
-            not a bool.
+        TypeError: an item of ``pairs`` is not a pair of :class:`Snapshot` or tabulated policies;
+            ``progress_bar`` is not a bool.
         ValueError: a pair's sides are not (agent, ghost); a map generator as ``layout``; a snapshot
             that cannot be tabulated (a reference-style class, an object without a policy call, a
             policy that is not memoryless in the sense of returning actions) or does not fit the
@@ -171,10 +182,12 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
     check_flag(progress_bar, "progress_bar")
     pairs = list(pairs)
     settings = {"layout": layout, "slip": slip, "rewards": rewards, "gamma": gamma, "tol": tol, "game": game,
-                "config": config}
+                "config": config, "ghosts": ghosts}
     tables: dict[str, Any] = {}
 
-    def table_of(snapshot: Snapshot, where: str) -> Any:
+    def table_of(snapshot: Any, where: str) -> Any:
+        if not isinstance(snapshot, Snapshot):
+            return snapshot  # a table, as the solver reads it
         if snapshot.name not in tables:
             tables[snapshot.name] = _state_policy_of(snapshot, where, layout, obs_type, game, config)
         return tables[snapshot.name]
@@ -182,22 +195,26 @@ def exploitability_curve(pairs: Iterable[tuple[Snapshot, Snapshot]], layout: Lay
     totals, agent_gaps, ghost_gaps = (np.empty(len(pairs)) for _ in range(3))
     with make_bar(progress_bar, len(pairs), "exploitability", "pair") as bar:
         for i, pair in enumerate(pairs):
-            if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(s, Snapshot) for s in pair)):
-                raise TypeError(f"pairs[{i}] must be a tuple (agent Snapshot, ghost Snapshot), got {pair!r}")
+            if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(s, _PAIRED) for s in pair)):
+                raise TypeError(f"pairs[{i}] must be a tuple (agent, ghost) of Snapshots or tabulated policies "
+                                f"(StatePolicy or arrays), got {pair!r}")
             agent, ghost = pair
-            if (agent.side, ghost.side) != (AGENT, GHOST):
+            # a table's side is its place in the pair (the solver refuses a StatePolicy of the other side)
+            sides = tuple(s.side if isinstance(s, Snapshot) else side for s, side in zip(pair, AGENTS, strict=True))
+            names = tuple(s.name if isinstance(s, Snapshot) else "a table" for s in pair)
+            if sides != AGENTS:
                 raise ValueError(f"pairs[{i}] must be (agent snapshot, ghost snapshot), got the sides "
-                                 f"({agent.side}, {ghost.side}) of {agent.name!r} and {ghost.name!r}")
+                                 f"({sides[0]}, {sides[1]}) of {names[0]!r} and {names[1]!r}")
             agent_table, ghost_table = table_of(agent, f"pairs[{i}][0]"), table_of(ghost, f"pairs[{i}][1]")
             try:
                 totals[i] = exploitability(agent_table, ghost_table, **settings)
                 agent_gaps[i] = agent_exploitability(agent_table, **settings)
                 ghost_gaps[i] = ghost_exploitability(ghost_table, **settings)
             except (TypeError, ValueError) as error:
-                raise type(error)(f"pairs[{i}] ({agent.name!r}, {ghost.name!r}): {error}") from error
+                raise type(error)(f"pairs[{i}] ({names[0]!r}, {names[1]!r}): {error}") from error
             bar.update()
     logger.debug("exploitability of %d pairs: %s", len(pairs), totals)
-    solved = solve_game(layout, slip, rewards, gamma, tol, game=game, config=config)
+    solved = solve_game(layout, slip, rewards, gamma, tol, game=game, config=config, ghosts=ghosts)
     return ExploitabilityCurve(totals, agent_gaps, ghost_gaps, solved.value(*solved.start))
 
 
