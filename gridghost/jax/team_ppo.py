@@ -140,8 +140,9 @@ def team_policy(mode: str, ghosts: int, inputs: int, config: PPOConfig) -> Polic
     return policy._replace(joint=True, credit=_mean_of_ghosts) if mode == "central" else policy
 
 
-def _team_inputs(space: gymnasium.spaces.Box, config: PPOConfig, channels_last: bool | None) -> int:
-    """The features of one ghost's observation, from the team's space ``[k, ...]``."""
+def _team_inputs(space: gymnasium.spaces.Space[Any], config: PPOConfig, channels_last: bool | None) -> int:
+    """The features of one ghost's observation, from the team's space ``[k, ...]`` (a ``Box``)."""
+    assert isinstance(space, gymnasium.spaces.Box), space  # every JAX view's observation is a Box
     return check_inputs(gymnasium.spaces.Box(space.low[0], space.high[0]), config, channels_last)
 
 
