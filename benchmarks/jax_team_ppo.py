@@ -15,12 +15,14 @@ JAX IPPO minibatch holds both ghosts' moves of each of its team steps).
 
 A rate is team steps per second of wall time over ``--steps`` steps of training (rollouts and
 updates), after a warm-up: JAX's compile and SB3's first rollout are not counted (the compile
-time is printed apart). SB3 runs with torch's default threads and with one thread, and the
-faster is the baseline. Rounds are interleaved and the ratio is the median over rounds of each
-round's JAX rate over its SB3 rate. Needs ``pip install "gridghost[jax,sb3]"``.
+time is printed apart). SB3 runs with each of ``--threads`` (torch's default threads and one
+thread), and in each round the faster is the baseline: on a CPU that other work shares, torch's
+default threads can be many times slower than one. Rounds are interleaved and the ratio is the
+median over rounds of each round's JAX rate over its SB3 rate. Needs
+``pip install "gridghost[jax,sb3]"``.
 
     python benchmarks/jax_team_ppo.py                  # 3 rounds, 32,768 steps a contender
-    python benchmarks/jax_team_ppo.py --rounds 1 --steps 4096
+    python benchmarks/jax_team_ppo.py --rounds 1 --steps 4096 --threads 1
 
 Target: JAX IPPO at least 10x SB3's team steps/s.
 """
@@ -101,12 +103,23 @@ class SB3Contender:
             torch.set_num_threads(previous)
 
 
+def thread_setting(text: str) -> int | None:
+    """``--threads``' values: ``default`` (torch's, ``None``) or a count >= 1."""
+    if text == "default":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a thread setting is 'default' or an int >= 1, got {text!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the interleaved rounds and print the table; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians are printed)")
     parser.add_argument("--steps", type=int, default=32_768, help="team steps per contender per round")
     parser.add_argument("--minibatch", type=int, default=64, help="team steps per minibatch (both learners)")
+    parser.add_argument("--threads", nargs="+", type=thread_setting, default=[None, 1],
+                        help="SB3's torch threads to time, 'default' or a count (the faster is the baseline)")
     add_progress_option(parser)
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.steps < GAMES * STEPS:
@@ -117,20 +130,20 @@ def main(argv: list[str] | None = None) -> int:
           f"(jax {jax.__version__}, {jax.devices()[0].platform}) against SB3 on the Gymnasium team view (torch "
           f"{torch.__version__}, default threads {torch.get_num_threads()}); {args.steps:,} steps a contender, "
           f"minibatches of {args.minibatch}, {args.rounds} interleaved rounds")
-    print(f"{'learner':<12} {'SB3 steps/s':>12} {'SB3 1 thread':>13} {'JAX steps/s':>12} {'JAX vs SB3':>10} "
-          f"{'compile s':>9}  target")
     jax_contender = JaxContender(args.steps, args.minibatch)
+    names = {threads: f"sb3-{'default' if threads is None else threads}" for threads in dict.fromkeys(args.threads)}
     contenders: dict[str, Callable[[int], float]] = {
-        "sb3": SB3Contender(args.steps, args.minibatch, None).rate,
-        "sb3-1": SB3Contender(args.steps, args.minibatch, 1).rate,
-        "jax": jax_contender.rate,
-    }
+        name: SB3Contender(args.steps, args.minibatch, threads).rate for threads, name in names.items()}
+    contenders["jax"] = jax_contender.rate
     rates = interleaved_rates(contenders, args.rounds, args.progress, "ippo")
-    ratios = [j / max(s, s1) for j, s, s1 in zip(rates["jax"], rates["sb3"], rates["sb3-1"], strict=True)]
+    sb3 = [max(column) for column in zip(*(rates[name] for name in names.values()), strict=True)]
+    ratios = [j / s for j, s in zip(rates["jax"], sb3, strict=True)]
     ratio = statistics.median(ratios)
-    print(f"{'ippo':<12} {statistics.median(rates['sb3']):>12,.0f} {statistics.median(rates['sb3-1']):>13,.0f} "
-          f"{statistics.median(rates['jax']):>12,.0f} {ratio:>9.1f}x {jax_contender.compile_seconds:>9.1f}  "
-          f"{verdict(ratio, TARGET)}", flush=True)
+    print("SB3 by torch threads, median steps/s: " + ", ".join(
+        f"{name.removeprefix('sb3-')} {statistics.median(rates[name]):,.0f}" for name in names.values()))
+    print(f"{'learner':<8} {'SB3 steps/s':>12} {'JAX steps/s':>12} {'JAX vs SB3':>10} {'compile s':>9}  target")
+    print(f"{'ippo':<8} {statistics.median(sb3):>12,.0f} {statistics.median(rates['jax']):>12,.0f} {ratio:>9.1f}x "
+          f"{jax_contender.compile_seconds:>9.1f}  {verdict(ratio, TARGET)}", flush=True)
     print("per round, JAX / the faster SB3: " + ", ".join(f"{r:.1f}x" for r in ratios))
     return 0
 
