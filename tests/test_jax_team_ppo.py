@@ -281,6 +281,11 @@ def test_bad_arguments_are_refused_by_name() -> None:
         team_ppo.team_actions(networks, observations, config, "central")
     with pytest.raises(ValueError, match="unknown mode"):
         team_ppo.team_actions(networks, observations, config, "shared")
+    with pytest.raises(TypeError, match=r"config must be a gridghost\.jax\.ppo\.PPOConfig, got dict"):
+        team_ppo.team_actions(networks, observations, dict(TINY), "ippo")
+    for ghosts, inputs in ((0, 29), (2.0, 29), (2, 0), (True, 29)):
+        with pytest.raises(ValueError, match=r"(ghosts|inputs) must be an int >= 1"):
+            team_ppo.team_policy("ippo", ghosts, inputs, config)
 
 
 def test_planes_select_each_ghosts_grid_channels() -> None:

@@ -41,6 +41,7 @@ import jax.numpy as jnp
 from gridghost.core.checks import check_choice
 from gridghost.core.names import AGENT
 from gridghost.core.rules import NUM_ACTIONS
+from gridghost.jax.draws import _count
 from gridghost.jax.env import GridGhostJax, GridGhostJaxSingle
 from gridghost.jax.networks import _init_mlp, _mlp, _network_keys, features, init_networks
 from gridghost.jax.positions import TEAM
@@ -102,6 +103,11 @@ def _mean_of_ghosts(rewards: Any) -> Any:
     return rewards.mean(axis=-1, keepdims=True)
 
 
+def _check_config(config: Any) -> None:
+    if not isinstance(config, PPOConfig):
+        raise TypeError(f"config must be a gridghost.jax.ppo.PPOConfig, got {type(config).__name__}")
+
+
 def team_policy(mode: str, ghosts: int, inputs: int, config: PPOConfig) -> Policy:
     """The team's :class:`~gridghost.jax.ppo.Policy` in ``mode`` (the module's list).
 
@@ -116,10 +122,12 @@ def team_policy(mode: str, ghosts: int, inputs: int, config: PPOConfig) -> Polic
         ``[..., k]`` (``"central"``: ``[..., 1]``) of features ``[..., k, inputs]``.
 
     Raises:
-        ValueError: an unknown ``mode``.
+        ValueError: an unknown ``mode``; ``ghosts`` or ``inputs`` not an int >= 1.
+        TypeError: ``config`` not a :class:`~gridghost.jax.ppo.PPOConfig`.
     """
     check_choice(mode, "mode", MODES)
-    k, f = ghosts, inputs
+    k, f = _count(ghosts, "ghosts"), _count(inputs, "inputs")
+    _check_config(config)
 
     def indexed(key: Any) -> dict[str, Any]:  # shared actor, critic per mode
         keys = _network_keys(key, config)
@@ -163,8 +171,10 @@ def team_actions(networks: dict[str, Any], observations: Any, config: PPOConfig,
         ValueError: an unknown ``mode``; ``observations`` without a batch and a ghost axis; networks
             of another shape than ``mode`` builds for these observations (another mode, team size
             or observation).
+        TypeError: ``config`` not a :class:`~gridghost.jax.ppo.PPOConfig`.
     """
     check_choice(mode, "mode", MODES)
+    _check_config(config)
     if jnp.ndim(observations) < 3:
         raise ValueError(f"observations must be a batch of the team's, [n, k, ...], got shape "
                          f"{jnp.shape(observations)}")
