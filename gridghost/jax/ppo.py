@@ -17,16 +17,18 @@ its move to its next (the agent's next half-turn included); a ghost "move" in a 
 in the agent's half is not trained on. The discount applies per full turn, as the exact
 solver's does.
 
-Networks are dicts of arrays (no framework): :func:`greedy_actions` plays them, and
-:func:`policy_table` tabulates a side's greedy moves for the exact solver.
+Networks are dicts of arrays (no framework, :mod:`gridghost.jax.networks`, whose names this
+module exports too): :func:`greedy_actions` plays them, and :func:`policy_table` tabulates a
+side's greedy moves for the exact solver. The trainers' loops take a :class:`Policy` (what a
+learner's networks make of observations), so that one loop trains one side and a team
+(:mod:`gridghost.jax.team_ppo`).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -34,169 +36,28 @@ import numpy as np
 import optax
 from jax.flatten_util import ravel_pytree
 
-from gridghost.core.checks import check_limit, check_number, check_probability, is_int
-from gridghost.core.names import AGENT, AGENTS, GHOST
-from gridghost.core.rules import NUM_ACTIONS, Side
+from gridghost.core.checks import is_int
+from gridghost.core.names import AGENT, AGENTS
+from gridghost.core.rules import Side
 from gridghost.jax.draws import _count, batch_permutation, batch_uniforms
 from gridghost.jax.env import EnvState, GridGhostJax, GridGhostJaxSingle
+from gridghost.jax.networks import PPOConfig, check_inputs, evaluate, features, greedy_actions, init_networks
 from gridghost.jax.tables import EnvParams
 from gridghost.planning import StatePolicy
+
+__all__ = [
+    "Batch", "Learner", "PPOConfig", "Policy", "SelfPlayState", "SingleState", "Trainer", "check_inputs", "evaluate",
+    "features", "ghost_credit", "greedy_actions", "init_networks", "make_selfplay", "make_train", "new_learner",
+    "policy_table", "side_policy", "train_both_sides", "train_one_side",
+]
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class PPOConfig:
-    """PPO's settings, named as ``stable_baselines3.PPO``'s, with its defaults but for the README
-    recipe's ``num_steps=128``, ``minibatch_size=512`` and ``ent_coef=0.01``.
-
-    Attributes:
-        num_envs: games in lockstep (SB3's vector env size).
-        num_steps: steps per game per rollout (``n_steps``).
-        epochs: passes over a rollout (``n_epochs``).
-        minibatch_size: samples per gradient step (``batch_size``); must divide
-            ``num_envs * num_steps``.
-        learning_rate, gamma, gae_lambda, clip, ent_coef, vf_coef, max_grad_norm: as SB3's
-            ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``,
-            ``vf_coef``, ``max_grad_norm``.
-        hidden: the hidden layers of each of the policy and value MLPs (``net_arch``).
-        planes: channels-first grids only: the channel indices fed to the networks (as
-            :class:`gridghost.integrations.sb3.MovePlanes` keeps them); ``None``: the whole
-            observation, flattened.
-
-    Counts, hidden sizes and planes may be NumPy integers (a sweep over ``np.arange``); they
-    are kept as Python ints.
-
-    Raises:
-        TypeError: a count that is not an int (a bool or a float).
-        ValueError: a count below 1, a hidden size that is not an int >= 1, a minibatch that does
-            not divide the rollout, a rate or coefficient out of range.
-    """
-
-    num_envs: int = 32
-    num_steps: int = 128
-    epochs: int = 10
-    minibatch_size: int = 512
-    learning_rate: float = 3e-4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    hidden: tuple[int, ...] = (64, 64)
-    planes: tuple[int, ...] | None = field(default=None)
-
-    def __post_init__(self) -> None:
-        for name in ("num_envs", "num_steps", "epochs", "minibatch_size"):
-            object.__setattr__(self, name, check_limit(getattr(self, name), name, allow_none=False))
-        if (self.num_envs * self.num_steps) % self.minibatch_size:
-            raise ValueError(f"minibatch_size ({self.minibatch_size}) must divide num_envs * num_steps "
-                             f"({self.num_envs * self.num_steps})")
-        for name in ("gamma", "gae_lambda"):
-            check_probability(getattr(self, name), name)
-        for name in ("learning_rate", "clip", "max_grad_norm"):
-            check_number(getattr(self, name), name, 0.0, strict=True)
-        for name in ("ent_coef", "vf_coef"):
-            check_number(getattr(self, name), name)
-        if not self.hidden or any(not is_int(size) or size < 1 for size in self.hidden):
-            raise ValueError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
-        object.__setattr__(self, "hidden", tuple(int(size) for size in self.hidden))
-        if self.planes is not None and all(is_int(plane) for plane in self.planes):  # else check_inputs refuses
-            object.__setattr__(self, "planes", tuple(int(plane) for plane in self.planes))
-
-    @property
-    def batch_size(self) -> int:
-        """Samples per rollout, ``num_envs * num_steps``."""
-        return self.num_envs * self.num_steps
-
-
-# -- networks ----------------------------------------------------------------------------------------
-def _dense(key: Any, inputs: int, outputs: int, gain: float) -> dict[str, Any]:
-    return {"w": jax.nn.initializers.orthogonal(gain)(key, (inputs, outputs)), "b": jnp.zeros(outputs)}
-
-
-def init_networks(key: Any, inputs: int, config: PPOConfig) -> dict[str, Any]:
-    """A policy MLP and a value MLP, initialised as SB3's ``ActorCriticPolicy``.
-
-    Args:
-        key: a PRNG key.
-        inputs: the features' size (:func:`features` of one observation).
-        config: the hidden layers.
-
-    Returns:
-        ``{"pi": [layers], "vf": [layers]}``, each layer ``{"w", "b"}``.
-    """
-    sizes = (inputs, *config.hidden)
-    keys = iter(jax.random.split(key, 2 * len(sizes)))
-    networks: dict[str, Any] = {}
-    for name, head, gain in (("pi", NUM_ACTIONS, 0.01), ("vf", 1, 1.0)):
-        layers = [_dense(next(keys), a, b, float(np.sqrt(2))) for a, b in itertools.pairwise(sizes)]
-        networks[name] = [*layers, _dense(next(keys), sizes[-1], head, gain)]
-    return networks
-
-
-def _mlp(layers: Sequence[dict[str, Any]], x: Any) -> Any:
-    for layer in layers[:-1]:
-        x = jnp.tanh(x @ layer["w"] + layer["b"])
-    return x @ layers[-1]["w"] + layers[-1]["b"]
-
-
-def check_inputs(space: Any, config: PPOConfig, channels_last: bool | None = None) -> int:
-    """The number of network inputs a side's observation ``space`` gives under ``config``.
-
-    Args:
-        space: the side's observation space.
-        config: PPO's settings (``planes``).
-        channels_last: whether the observation is a channels-last grid (``grid_layout="hwc"``),
-            as the env knows it; ``None``: not known, told from the shape (channels first when
-            its last two axes are equal: a square window; a full non-square map's channels-first
-            grid fails this guess and a channels-last grid as wide as its channel count passes
-            it, so the trainers pass what the env knows).
-
-    Returns:
-        The features of one observation.
-
-    Raises:
-        ValueError: ``config.planes`` set for an observation that is not a channels-first grid
-            (``obs_type="grid"``, ``grid_layout="chw"``), empty, or naming channels it does not have.
-    """
-    shape = tuple(space.shape or ())
-    if config.planes is None:
-        return int(np.prod(shape))
-    guessed_wrong = channels_last is None and len(shape) == 3 and shape[1] != shape[2]
-    if len(shape) != 3 or channels_last or guessed_wrong:
-        raise ValueError(f"planes selects channels of a channels-first grid (obs_type='grid', grid_layout='chw'); "
-                         f"the observation has shape {shape}{' (channels last)' if channels_last else ''}")
-    if not config.planes:
-        raise ValueError("planes must name at least one channel (None: the whole observation)")
-    if any(not isinstance(plane, int) or isinstance(plane, bool) or not 0 <= plane < shape[0]
-           for plane in config.planes) or len(set(config.planes)) != len(config.planes):
-        raise ValueError(f"planes must be distinct channel indices in 0..{shape[0] - 1}, got {config.planes!r}")
-    return len(config.planes) * shape[1] * shape[2]
-
-
-def features(observations: Any, config: PPOConfig) -> Any:
-    """A batch of observations ``[n, ...]`` as the networks' inputs ``[n, features]``: the
-    ``planes`` channels (channels first), flattened."""
-    if config.planes is not None:
-        observations = observations[:, jnp.asarray(config.planes)]
-    return observations.reshape(observations.shape[0], -1).astype(jnp.float32)
-
-
-def evaluate(networks: dict[str, Any], inputs: Any) -> tuple[Any, Any]:
-    """The policy's logits ``[n, 4]`` and the values ``[n]`` of features ``inputs``."""
-    return _mlp(networks["pi"], inputs), _mlp(networks["vf"], inputs)[:, 0]
-
-
-def greedy_actions(networks: dict[str, Any], observations: Any, config: PPOConfig) -> Any:
-    """The most probable action of each observation of a batch (``int32[n]``)."""
-    return jnp.argmax(_mlp(networks["pi"], features(observations, config)), axis=-1).astype(jnp.int32)
-
-
 # -- PPO ---------------------------------------------------------------------------------------------
 class Batch(NamedTuple):
-    """One side's rollout, ``[steps, envs]`` each (``valid``: trained on; ``None``: all)."""
+    """One side's rollout, ``[steps, envs, ...]`` each (``valid``: trained on, ``[steps, envs]``;
+    ``None``: all)."""
 
     inputs: Any
     actions: Any
@@ -215,29 +76,66 @@ class Learner(NamedTuple):
     optimiser: Any
 
 
+def _unchanged(rewards: Any) -> Any:
+    return rewards
+
+
+class Policy(NamedTuple):
+    """What the trainers ask of a learner's networks: :func:`side_policy` gives one side's,
+    :func:`gridghost.jax.team_ppo.team_policy` a team's.
+
+    Attributes:
+        init: ``key -> networks``, fresh ones.
+        features: a batch of the side's observations as the networks' inputs.
+        evaluate: ``(networks, inputs) -> (logits, values)``: the logits of each decision,
+            ``[n, 4]`` (a team's ``[n, k, 4]``), and the values, ``[n]`` (a team's ``[n, c]``:
+            ``c = k`` where each ghost's move is trained on its own, 1 where they are one action).
+        joint: whether a team's moves are one action (a centralised team): their
+            log-probabilities and entropies add up, ``[n, 1]``.
+        credit: in self-play, the learner's rewards from its side's (``[n]``, a team's ``[n, k]``).
+    """
+
+    init: Callable[[Any], dict[str, Any]]
+    features: Callable[[Any], Any]
+    evaluate: Callable[[dict[str, Any], Any], tuple[Any, Any]]
+    joint: bool = False
+    credit: Callable[[Any], Any] = _unchanged
+
+
+def side_policy(inputs: int, config: PPOConfig) -> Policy:
+    """One side's :class:`Policy` (Discrete(4)): :func:`init_networks` of ``inputs`` features,
+    :func:`features` and :func:`evaluate`."""
+    return Policy(lambda key: init_networks(key, inputs, config), lambda seen: features(seen, config), evaluate)
+
+
 def _optimiser(config: PPOConfig) -> optax.GradientTransformation:
     return optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.learning_rate, eps=1e-5))
 
 
 def _categorical(key: Any, logits: Any) -> tuple[Any, Any]:
-    """One action a row of ``logits [n, actions]``, drawn from their softmax by the inverse CDF with
-    one hashed uniform a row, and its log-probability. (``jax.random.categorical`` draws a
+    """One action a row of ``logits [..., actions]``, drawn from their softmax by the inverse CDF
+    with one hashed uniform a row, and its log-probability. (``jax.random.categorical`` draws a
     threefry word an action: 11 us for 32 rows on this CPU, against 3 us.)"""
     log_softmax = jax.nn.log_softmax(logits)
     cdf = jnp.cumsum(jnp.exp(log_softmax), axis=-1)
-    thresholds = batch_uniforms(key, (logits.shape[0], 1)) * cdf[:, -1:]
-    actions = (thresholds >= cdf[:, :-1]).sum(axis=-1).astype(jnp.int32)
-    return actions, jnp.take_along_axis(log_softmax, actions[:, None], axis=-1)[:, 0]
+    thresholds = batch_uniforms(key, (*logits.shape[:-1], 1)) * cdf[..., -1:]
+    actions = (thresholds >= cdf[..., :-1]).sum(axis=-1).astype(jnp.int32)
+    return actions, jnp.take_along_axis(log_softmax, actions[..., None], axis=-1)[..., 0]
 
 
-def _sample(key: Any, networks: dict[str, Any], inputs: Any) -> tuple[Any, Any, Any]:
-    logits, values = evaluate(networks, inputs)
+def _columns(x: Any, policy: Policy) -> Any:
+    """Per-decision log-probabilities or entropies as ``policy`` trains them (a joint action's summed)."""
+    return x.sum(axis=-1, keepdims=True) if policy.joint else x
+
+
+def _sample(key: Any, policy: Policy, networks: dict[str, Any], inputs: Any) -> tuple[Any, Any, Any]:
+    logits, values = policy.evaluate(networks, inputs)
     actions, log_probs = _categorical(key, logits)
-    return actions, log_probs, values
+    return actions, _columns(log_probs, policy), values
 
 
 def _advantages(rewards: Any, values: Any, dones: Any, last_values: Any, config: PPOConfig) -> tuple[Any, Any]:
-    """GAE(lambda) over ``[steps, envs]``; ``dones[t]``: the episode ended at step t."""
+    """GAE(lambda) over ``[steps, envs, ...]``; ``dones[t]``: the episode ended at step t."""
     def back(carry: tuple[Any, Any], step: tuple[Any, Any, Any]) -> tuple[tuple[Any, Any], Any]:
         advantage, next_value = carry
         reward, value, done = step
@@ -251,22 +149,22 @@ def _advantages(rewards: Any, values: Any, dones: Any, last_values: Any, config:
     return advantages, advantages + values
 
 
-def _update(key: Any, learner: Learner, batch: Batch, config: PPOConfig) -> tuple[Learner, Any]:
+def _update(key: Any, learner: Learner, batch: Batch, config: PPOConfig, policy: Policy) -> tuple[Learner, Any]:
     """``epochs`` passes of shuffled minibatches over one side's rollout; the mean loss."""
     optimiser = _optimiser(config)
     flat = jax.tree_util.tree_map(lambda x: x.reshape(config.batch_size, *x.shape[2:]), batch)
     count = config.batch_size // config.minibatch_size
 
     def loss(networks: dict[str, Any], mini: Batch) -> Any:
-        logits, values = evaluate(networks, mini.inputs)
+        logits, values = policy.evaluate(networks, mini.inputs)
         log_softmax = jax.nn.log_softmax(logits)
-        log_probs = jnp.take_along_axis(log_softmax, mini.actions[:, None], axis=-1)[:, 0]
+        log_probs = _columns(jnp.take_along_axis(log_softmax, mini.actions[..., None], axis=-1)[..., 0], policy)
         if mini.valid is None:  # every sample counts: plain means (fewer kernels)
             def average(x: Any) -> Any:
                 return x.mean()
-            count = jnp.float32(config.minibatch_size)
+            count = jnp.float32(mini.advantages.size)
         else:
-            weight = mini.valid.astype(jnp.float32)
+            weight = jnp.broadcast_to(_expand(mini.valid, mini.advantages), mini.advantages.shape).astype(jnp.float32)
             count = jnp.maximum(weight.sum(), 1.0)
 
             def average(x: Any) -> Any:
@@ -278,7 +176,7 @@ def _update(key: Any, learner: Learner, batch: Batch, config: PPOConfig) -> tupl
         surrogate = jnp.minimum(ratio * advantages, jnp.clip(ratio, 1 - config.clip, 1 + config.clip) * advantages)
         policy_loss = -average(surrogate)
         value_loss = average((mini.returns - values) ** 2)
-        entropy = average(-(jnp.exp(log_softmax) * log_softmax).sum(-1))
+        entropy = average(_columns(-(jnp.exp(log_softmax) * log_softmax).sum(-1), policy))
         return policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
 
     # The optimiser runs on the parameters raveled into one vector: a few fused kernels a step
@@ -304,14 +202,20 @@ def _update(key: Any, learner: Learner, batch: Batch, config: PPOConfig) -> tupl
     return Learner(unravel(vector), opt_state), losses.mean()
 
 
-def new_learner(key: Any, inputs: int, config: PPOConfig) -> Learner:
-    """Fresh networks (:func:`init_networks`) and their Adam state."""
-    networks = init_networks(key, inputs, config)
+def _learner(networks: dict[str, Any], config: PPOConfig) -> Learner:
     return Learner(networks, _optimiser(config).init(ravel_pytree(networks)[0]))
 
 
-#: ``train(state, updates) -> (state, metrics)``: what :func:`make_train` and :func:`make_selfplay` return.
-Trainer = Callable[[T, int], tuple[T, dict[str, Any]]]
+def new_learner(key: Any, inputs: int, config: PPOConfig) -> Learner:
+    """Fresh networks (:func:`init_networks`) and their Adam state."""
+    return _learner(init_networks(key, inputs, config), config)
+
+
+class Trainer(Protocol[T]):
+    """``train(state, updates, params=None) -> (state, metrics)``: what :func:`make_train` and
+    :func:`make_selfplay` return (``params`` traced: tables of the same shapes do not recompile)."""
+
+    def __call__(self, state: T, updates: int, params: EnvParams | None = None) -> tuple[T, dict[str, Any]]: ...
 
 
 # -- one side ----------------------------------------------------------------------------------------
@@ -325,7 +229,7 @@ class SingleState(NamedTuple):
 
 
 def make_train(env: GridGhostJaxSingle, config: PPOConfig,
-               params: EnvParams | None = None) -> tuple[Callable[[Any], SingleState], Trainer[SingleState]]:
+               params: EnvParams | None = None) -> tuple[Callable[..., SingleState], Trainer[SingleState]]:
     """PPO for the learner of ``env`` against its table opponent.
 
     Args:
@@ -334,11 +238,13 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
         params: the env's tables (default ``env.default_params``).
 
     Returns:
-        ``(init, train)``: ``init(key)`` gives a :class:`SingleState` (fresh networks, ``num_envs``
-        reset games); ``train(state, updates)`` runs ``updates`` rollouts and updates in one
-        ``lax.scan`` (jit it with ``static_argnums=1``) and returns the new state and per update
-        ``{"loss", "reward", "episodes", "return"}`` (mean step reward, episodes ended, mean
-        return of the episodes that ended in that update).
+        ``(init, train)``: ``init(key, params=None)`` gives a :class:`SingleState` (fresh
+        networks, ``num_envs`` reset games); ``train(state, updates, params=None)`` runs
+        ``updates`` rollouts and updates in one ``lax.scan`` (jit it with ``static_argnums=1``;
+        ``params``, by default those given here, is traced, so tables of the same shapes do not
+        recompile) and returns the new state and per update ``{"loss", "reward", "episodes",
+        "return"}`` (mean step reward, episodes ended, mean return of the episodes that ended in
+        that update).
 
     Raises:
         TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJaxSingle`, or ``config`` not a
@@ -351,29 +257,36 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
     _check_call("make_train", env, GridGhostJaxSingle, config)
     if env.controlled == "ghosts":
         raise ValueError("make_train trains one Discrete(4) learner; a learning team (env.controlled='ghosts', "
-                         "MultiDiscrete actions) is not served: train the agent against the team instead")
-    params = env._params(params)
-    n = config.num_envs
+                         "MultiDiscrete actions) trains with gridghost.jax.team_ppo.make_team_train")
     inputs = check_inputs(env.observation_space(), config, _channels_last(env, env.controlled))
+    return train_one_side(env, config, side_policy(inputs, config), params)
 
-    def init(key: Any) -> SingleState:
+
+def train_one_side(env: GridGhostJaxSingle, config: PPOConfig, policy: Policy,
+                   params: EnvParams | None = None) -> tuple[Callable[..., SingleState], Trainer[SingleState]]:
+    """:func:`make_train`'s ``(init, train)`` for ``env``'s learner with ``policy``'s networks
+    (what :func:`gridghost.jax.team_ppo.make_team_train` returns with a team's)."""
+    default = env._params(params)
+    n = config.num_envs
+
+    def init(key: Any, params: EnvParams | None = None) -> SingleState:
         net_key, env_key, key = jax.random.split(key, 3)
-        observations, games = env.batch_reset(env_key, n, params)
-        return SingleState(new_learner(net_key, inputs, config), games, observations, key)
+        observations, games = env.batch_reset(env_key, n, default if params is None else params)
+        return SingleState(_learner(policy.init(net_key), config), games, observations, key)
 
-    def rollout_step(carry: tuple[SingleState, Any], _: Any) -> tuple[tuple[SingleState, Any], tuple[Any, ...]]:
+    def rollout_step(params: EnvParams, carry: tuple[SingleState, Any], _: Any) -> tuple[tuple[SingleState, Any], Any]:
         state, returns = carry
         key, act_key, step_key, reset_key = jax.random.split(state.key, 4)
-        inputs_now = features(state.observations, config)
-        actions, log_probs, values = _sample(act_key, state.learner.networks, inputs_now)
+        networks = state.learner.networks
+        inputs_now = policy.features(state.observations)
+        actions, log_probs, values = _sample(act_key, policy, networks, inputs_now)
         final, games, rewards, dones, info = env.batch_step_env(step_key, state.games, actions, params)
         # a truncated episode is bootstrapped from its final observation's value (SB3's rule)
         cut = info["truncated"] & ~info["terminated"]
         # the final observations' values, computed only in the steps where some episode was cut
-        final_values = jax.lax.cond(cut.any(),
-                                    lambda: _mlp(state.learner.networks["vf"], features(final, config))[:, 0],
-                                    lambda: jnp.zeros(n))
-        trained = rewards + config.gamma * jnp.where(cut, final_values, 0.0)
+        final_values = jax.lax.cond(cut.any(), lambda: policy.evaluate(networks, policy.features(final))[1],
+                                    lambda: jnp.zeros_like(values))
+        trained = _like(rewards, values) + config.gamma * jnp.where(_expand(cut, values), final_values, 0.0)
         fresh_observations, fresh = env.batch_reset(reset_key, n, params)
         games = jax.tree_util.tree_map(lambda a, b: jnp.where(_expand(dones, a), a, b), fresh, games)
         observations = jnp.where(_expand(dones, final), fresh_observations, final)
@@ -383,22 +296,23 @@ def make_train(env: GridGhostJaxSingle, config: PPOConfig,
         returns = jnp.where(dones, 0.0, returns)
         return (SingleState(state.learner, games, observations, key), returns), record
 
-    def one_update(carry: tuple[SingleState, Any], _: Any) -> tuple[tuple[SingleState, Any], dict[str, Any]]:
-        (state, returns), record = jax.lax.scan(rollout_step, carry, None, config.num_steps)
+    def one_update(params: EnvParams, carry: tuple[SingleState, Any],
+                   _: Any) -> tuple[tuple[SingleState, Any], dict[str, Any]]:
+        (state, returns), record = jax.lax.scan(partial(rollout_step, params), carry, None, config.num_steps)
         inputs_all, actions, log_probs, values, trained, dones, rewards, ended_returns = record
-        _, last_values = evaluate(state.learner.networks, features(state.observations, config))
-        advantages, targets = _advantages(trained, values, dones, last_values, config)
+        _, last_values = policy.evaluate(state.learner.networks, policy.features(state.observations))
+        advantages, targets = _advantages(trained, values, _like(dones, values), last_values, config)
         batch = Batch(inputs_all, actions, log_probs, values, advantages, targets, None)
         key, update_key = jax.random.split(state.key)
-        learner, loss = _update(update_key, state.learner, batch, config)
+        learner, loss = _update(update_key, state.learner, batch, config, policy)
         episodes = dones.sum()
         metrics = {"loss": loss, "reward": rewards.mean(), "episodes": episodes,
                    "return": ended_returns.sum() / jnp.maximum(episodes, 1.0)}
         return (state._replace(learner=learner, key=key), returns), metrics
 
-    def train(state: SingleState, updates: int) -> tuple[SingleState, dict[str, Any]]:
-        (state, _), metrics = jax.lax.scan(one_update, (state, jnp.zeros(config.num_envs)), None,
-                                           _count(updates, "updates"))
+    def train(state: SingleState, updates: int, params: EnvParams | None = None) -> tuple[SingleState, dict[str, Any]]:
+        (state, _), metrics = jax.lax.scan(partial(one_update, default if params is None else params),
+                                           (state, jnp.zeros(config.num_envs)), None, _count(updates, "updates"))
         return state, metrics
 
     return init, train
@@ -422,8 +336,13 @@ def _channels_last(env: GridGhostJax | GridGhostJaxSingle, side: str) -> bool | 
 
 
 def _expand(mask: Any, like: Any) -> Any:
-    """``mask [n]`` broadcast against ``like [n, ...]``."""
-    return mask.reshape(mask.shape + (1,) * (like.ndim - 1))
+    """``mask [n, ...]`` broadcast against ``like [n, ..., ...]`` (trailing axes added)."""
+    return mask.reshape(mask.shape + (1,) * (like.ndim - mask.ndim))
+
+
+def _like(x: Any, like: Any) -> Any:
+    """``x [n, ...]`` repeated along ``like``'s further axes (a team's rewards per ghost)."""
+    return jnp.broadcast_to(_expand(x, like), like.shape)
 
 
 # -- both sides --------------------------------------------------------------------------------------
@@ -438,7 +357,7 @@ class SelfPlayState(NamedTuple):
 
 
 def make_selfplay(env: GridGhostJax, config: PPOConfig,
-                  params: EnvParams | None = None) -> tuple[Callable[[Any], SelfPlayState], Trainer[SelfPlayState]]:
+                  params: EnvParams | None = None) -> tuple[Callable[..., SelfPlayState], Trainer[SelfPlayState]]:
     """PPO for both sides of ``env`` at once, from the same games (see the module docstring).
 
     Args:
@@ -452,63 +371,83 @@ def make_selfplay(env: GridGhostJax, config: PPOConfig,
 
     Raises:
         TypeError: ``env`` is not a :class:`~gridghost.jax.GridGhostJax`, or as :func:`make_train`.
-        ValueError: as :func:`make_train`.
+        ValueError: a team (``ghosts >= 2``: :func:`gridghost.jax.team_ppo.make_team_selfplay`
+            trains it), and as :func:`make_train`.
 
     Each update plays ``num_steps + 1`` turns and trains each side on the first ``num_steps``
     (the ghost's last move needs the agent's next half-turn); an episode cut by ``max_cycles`` is
     treated as ended, without the bootstrap from its value that one side gets.
     """
     _check_call("make_selfplay", env, GridGhostJax, config)
-    params = env._params(params)
-    n = config.num_envs
-    inputs = {side: check_inputs(env.observation_space(side), config, _channels_last(env, side)) for side in AGENTS}
+    if env.spec.ghosts > 1:
+        raise ValueError(f"make_selfplay trains one ghost against the agent; a team (ghosts={env.spec.ghosts}) "
+                         f"trains with gridghost.jax.team_ppo.make_team_selfplay")
+    policies = {side: side_policy(check_inputs(env.observation_space(side), config, _channels_last(env, side)), config)
+                for side in AGENTS}
+    return train_both_sides(env, config, policies, params)
 
-    def init(key: Any) -> SelfPlayState:
+
+def train_both_sides(env: GridGhostJax, config: PPOConfig, policies: dict[str, Policy],
+                     params: EnvParams | None = None) -> tuple[Callable[..., SelfPlayState], Trainer[SelfPlayState]]:
+    """:func:`make_selfplay`'s ``(init, train)`` with each side's :class:`Policy` (``policies``:
+    the agent's and the ghosts' side's, ``"ghost"`` or a team's ``"ghosts"``; the metrics name
+    the latter's loss ``"<side>_loss"``)."""
+    default = env._params(params)
+    n = config.num_envs
+    ghost = next(side for side in policies if side != AGENT)
+    agent_policy, ghost_policy = policies[AGENT], policies[ghost]
+
+    def init(key: Any, params: EnvParams | None = None) -> SelfPlayState:
         agent_key, ghost_key, env_key, key = jax.random.split(key, 4)
-        observations, games = env.batch_reset(env_key, n, params)
-        learners = {AGENT: new_learner(agent_key, inputs[AGENT], config),
-                    GHOST: new_learner(ghost_key, inputs[GHOST], config)}
+        observations, games = env.batch_reset(env_key, n, default if params is None else params)
+        learners = {AGENT: _learner(agent_policy.init(agent_key), config),
+                    ghost: _learner(ghost_policy.init(ghost_key), config)}
         return SelfPlayState(learners, games, observations[AGENT], key)
 
-    def turn(state: SelfPlayState, _: Any) -> tuple[SelfPlayState, tuple[Any, ...]]:
+    def turn(params: EnvParams, state: SelfPlayState, _: Any) -> tuple[SelfPlayState, tuple[Any, ...]]:
         key, agent_key, ghost_key, slip_key, reset_key = jax.random.split(state.key, 5)
-        agent_inputs = features(state.observations, config)
-        agent_actions, agent_log_probs, agent_values = _sample(agent_key, state.learners[AGENT].networks, agent_inputs)
+        agent_inputs = agent_policy.features(state.observations)
+        agent_actions, agent_log_probs, agent_values = _sample(agent_key, agent_policy,
+                                                               state.learners[AGENT].networks, agent_inputs)
         seen, games, first, ended, _ = env.batch_step_agent(slip_key, state.games, agent_actions, params)
-        ghost_inputs = features(seen[GHOST], config)
-        ghost_actions, ghost_log_probs, ghost_values = _sample(ghost_key, state.learners[GHOST].networks, ghost_inputs)
+        ghost_inputs = ghost_policy.features(seen[ghost])
+        ghost_actions, ghost_log_probs, ghost_values = _sample(ghost_key, ghost_policy,
+                                                               state.learners[ghost].networks, ghost_inputs)
         # the ghost's half ends the turn: finished games restart, and the agent sees the new one
         seen, games, second, dones, _ = env.batch_step_ghost(reset_key, games, ghost_actions, params)
         over = dones["__all__"]
-        observations = seen[AGENT]
         record = (agent_inputs, agent_actions, agent_log_probs, agent_values, first[AGENT] + second[AGENT],
-                  ghost_inputs, ghost_actions, ghost_log_probs, ghost_values, second[GHOST], first[GHOST],
-                  ended[AGENT], over)
-        return SelfPlayState(state.learners, games, observations, key), record
+                  ghost_inputs, ghost_actions, ghost_log_probs, ghost_values, ghost_policy.credit(second[ghost]),
+                  ghost_policy.credit(first[ghost]), ended[AGENT], over)
+        return SelfPlayState(state.learners, games, seen[AGENT], key), record
 
-    def one_update(state: SelfPlayState, _: Any) -> tuple[SelfPlayState, dict[str, Any]]:
+    def one_update(params: EnvParams, state: SelfPlayState, _: Any) -> tuple[SelfPlayState, dict[str, Any]]:
         # num_steps + 1 turns: the ghost's last transition needs the agent's next half-turn
-        state, record = jax.lax.scan(turn, state, None, config.num_steps + 1)
+        state, record = jax.lax.scan(partial(turn, params), state, None, config.num_steps + 1)
         (a_in, a_act, a_logp, a_val, a_rew, g_in, g_act, g_logp, g_val, g_rew, g_first, ended_first, over) = record
         t = config.num_steps
         over_f = over.astype(jnp.float32)
         agent_adv, agent_ret = _advantages(a_rew[:t], a_val[:t], over_f[:t], a_val[t], config)
         ghost_rewards, ghost_dones = ghost_credit(g_rew, g_first, over, ended_first)
-        ghost_adv, ghost_ret = _advantages(ghost_rewards, g_val[:t], ghost_dones, g_val[t], config)
+        ghost_adv, ghost_ret = _advantages(_like(ghost_rewards, g_val[:t]), g_val[:t], _like(ghost_dones, g_val[:t]),
+                                           g_val[t], config)
         batches = {
             AGENT: Batch(a_in[:t], a_act[:t], a_logp[:t], a_val[:t], agent_adv, agent_ret, jnp.ones_like(over[:t])),
-            GHOST: Batch(g_in[:t], g_act[:t], g_logp[:t], g_val[:t], ghost_adv, ghost_ret, ~ended_first[:t]),
+            ghost: Batch(g_in[:t], g_act[:t], g_logp[:t], g_val[:t], ghost_adv, ghost_ret, ~ended_first[:t]),
         }
         key, agent_key, ghost_key = jax.random.split(state.key, 3)
         learners, losses = {}, {}
-        for side, side_key in ((AGENT, agent_key), (GHOST, ghost_key)):
-            learners[side], losses[side] = _update(side_key, state.learners[side], batches[side], config)
-        metrics = {"agent_loss": losses[AGENT], "ghost_loss": losses[GHOST], "agent_reward": a_rew[:t].mean(),
+        for side, side_key in ((AGENT, agent_key), (ghost, ghost_key)):
+            learners[side], losses[side] = _update(side_key, state.learners[side], batches[side], config,
+                                                   policies[side])
+        metrics = {"agent_loss": losses[AGENT], f"{ghost}_loss": losses[ghost], "agent_reward": a_rew[:t].mean(),
                    "episodes": over[:t].sum()}
         return state._replace(learners=learners, key=key), metrics
 
-    def train(state: SelfPlayState, updates: int) -> tuple[SelfPlayState, dict[str, Any]]:
-        return jax.lax.scan(one_update, state, None, _count(updates, "updates"))
+    def train(state: SelfPlayState, updates: int,
+              params: EnvParams | None = None) -> tuple[SelfPlayState, dict[str, Any]]:
+        return jax.lax.scan(partial(one_update, default if params is None else params), state, None,
+                            _count(updates, "updates"))
 
     return init, train
 
@@ -518,12 +457,13 @@ def ghost_credit(second: Any, first: Any, over: Any, ended_first: Any) -> tuple[
     a move's reward runs from it to the ghost's next move, so it is the ghost's reward of its own
     half-turn (``second``) plus that of the agent's next half-turn (``first`` one turn on) unless
     the game ended this turn (``over``) and the next half-turn is a new game's; its episode ends
-    with the turn, or with the agent's next half-turn (``ended_first`` one turn on).
+    with the turn, or with the agent's next half-turn (``ended_first`` one turn on). A team's
+    rewards may have a further axis (``[T + 1, envs, k]``), ``over`` and ``ended_first`` not.
 
     Returns:
-        ``(rewards, dones)``, ``float32[T, envs]`` each.
+        ``(rewards, dones)``, ``float32[T, envs, ...]`` and ``float32[T, envs]``.
     """
-    rewards = second[:-1] + jnp.where(over[:-1], 0.0, first[1:])
+    rewards = second[:-1] + jnp.where(_expand(over[:-1], first), 0.0, first[1:])
     return rewards, (over[:-1] | ended_first[1:]).astype(jnp.float32)
 
 
