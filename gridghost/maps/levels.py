@@ -20,7 +20,9 @@ gives the same map.
 Level ``i`` of a difficulty (:class:`Difficulty`) is the first of its candidate maps whose
 :func:`success_probability` falls in the difficulty's band. Solved levels are kept in a bounded
 cache, so a level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for
-the cost per reset.
+the cost per reset. Coordination levels (``coordination=True``), which cost far more, are also
+kept on disk (:mod:`gridghost.maps.store`), and :meth:`MapGenerator.levels` solves a whole level
+set in several processes.
 
 >>> generator = MapGenerator(6, 6, num_levels=10)
 >>> generator.level(3) == generator.level(3), generator.level(3) == generator.level(4)
@@ -204,9 +206,10 @@ class MapGenerator:
         coordination: with ``ghosts=k >= 2``, every level is a coordination map: one minimax
             ghost, and ``k`` ghosts chasing on their own, each leave the agent a success
             probability of at least 0.5 within 100 cycles, and the exact team optimum holds it
-            to at most 0.1 (:func:`gridghost.planning.coordination_numbers`, solved for every
-            candidate: a level costs seconds, once per process). Its options default to
-            :data:`COORDINATION_OPTIONS`.
+            to at most 0.1 (:func:`gridghost.planning.check_coordination`, solved for every
+            candidate until one passes: a level costs a second or more, once per machine, as
+            solved levels go to the disk cache of :mod:`gridghost.maps.store`). Its options
+            default to :data:`COORDINATION_OPTIONS`.
         **options: keyword arguments of :meth:`~gridghost.core.layout.Layout.generate` (``walls``,
             ``loops``, ``min_distance``, ``ghosts``, ...), over the preset's; a preset's option
             that the caller's make invalid is dropped (its ``loops``, when ``walls`` is not
