@@ -176,6 +176,11 @@ def test_the_cache_folder_is_the_variables_else_the_users_cache(tmp_path: Path, 
     monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # not absolute: ignored, as the XDG specification says
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert user_cache_dir() == tmp_path / "home" / ".cache" / "gridghost"
+    monkeypatch.setattr("sys.platform", "darwin")
+    assert user_cache_dir() == tmp_path / "home" / "Library" / "Caches" / "gridghost"
+    monkeypatch.setattr("sys.platform", "win32")
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
+    assert user_cache_dir() == tmp_path / "local" / "gridghost" / "Cache"
 
 
 def test_each_setting_that_changes_the_levels_has_its_own_files(cache: Path, monkeypatch) -> None:

@@ -399,7 +399,8 @@ class MapGenerator:
                 with concurrent.futures.ProcessPoolExecutor(count) as pool:
                     jobs = {pool.submit(self._build, index): index for index in missing}
                     for job in concurrent.futures.as_completed(jobs):
-                        self._keep(jobs[job], job.result())
+                        self._save(jobs[job], job.result())
+                        self._remember(jobs[job], job.result())
                         bar.update()
         return [self.level(index) for index in indices]
 
@@ -427,7 +428,7 @@ class MapGenerator:
         """Level ``index`` from the disk cache, kept in the level cache; ``None`` if not there."""
         entry = None if self._store is None else self._store.read(index)
         if entry is not None:
-            _CACHE.get((self._levels_key, index), lambda: entry)
+            self._remember(index, entry)
         return entry
 
     def _stored_or_built(self, index: int) -> tuple[Layout, float | None]:
@@ -435,14 +436,16 @@ class MapGenerator:
         entry = None if self._store is None else self._store.read(index)
         if entry is None:
             entry = self._build(index)
-            if self._store is not None:
-                self._store.write(index, *entry)
+            self._save(index, entry)
         return entry
 
-    def _keep(self, index: int, entry: tuple[Layout, float | None]) -> None:
-        """Keep level ``index``, built elsewhere, in the disk cache and the level cache."""
+    def _save(self, index: int, entry: tuple[Layout, float | None]) -> None:
+        """Write level ``index`` to the disk cache (if this generator's levels go there)."""
         if self._store is not None:
             self._store.write(index, *entry)
+
+    def _remember(self, index: int, entry: tuple[Layout, float | None]) -> None:
+        """Keep level ``index``, found elsewhere than in :meth:`_entry`, in the level cache."""
         _CACHE.get((self._levels_key, index), lambda: entry)
 
     def _build(self, index: int) -> tuple[Layout, float | None]:
