@@ -398,10 +398,15 @@ class MapGenerator:
             else:
                 with concurrent.futures.ProcessPoolExecutor(count) as pool:
                     jobs = {pool.submit(self._build, index): index for index in missing}
-                    for job in concurrent.futures.as_completed(jobs):
-                        self._save(jobs[job], job.result())
-                        self._remember(jobs[job], job.result())
-                        bar.update()
+                    try:
+                        for job in concurrent.futures.as_completed(jobs):
+                            self._save(jobs[job], job.result())
+                            self._remember(jobs[job], job.result())
+                            bar.update()
+                    except BaseException:  # a level without a map, or an interrupt: the levels not started stay so
+                        for job in jobs:
+                            job.cancel()
+                        raise
         return [self.level(index) for index in indices]
 
     def _entry(self, index: int) -> tuple[Layout, float | None]:
