@@ -10,17 +10,37 @@ in process CPU time; each generates (or builds) ``--maps`` maps per round.
     python benchmarks/map_generation.py --rounds 1 --maps 5 --sizes 6 16
 
 Target: a 16x16 map in a few milliseconds.
+
+``--level-set TRAIN HELD_OUT`` adds the row of a coordination level set: ``MapGenerator(6, 6,
+ghosts=2, coordination=True)``'s levels ``0..TRAIN-1`` (``num_levels=TRAIN``) and the held-out
+``TRAIN..TRAIN+HELD_OUT-1`` (``start_level=TRAIN``), solved by ``--workers`` processes into an
+empty disk cache, in wall-clock time (workers run in parallel), then read back from it. Its
+baseline, in the same run: the cost per level of the check made before the levels were staged
+and cached, every candidate's three numbers solved (``coordination_numbers``) until one passes,
+over the first ``--baseline-levels`` levels.
+
+    python benchmarks/map_generation.py --sizes --level-set 500 100 --workers 2
+
+Target: the 500 + 100 levels within 2 minutes on 2 cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from gridghost.core.generate import WALL_KINDS
 from gridghost.core.layout import Layout
+from gridghost.maps import MapGenerator
+from gridghost.maps.levels import BAND_GAMMA, BAND_HORIZON, MAX_ATTEMPTS, clear_level_cache
+from gridghost.maps.store import CACHE_VARIABLE
+from gridghost.planning import clear_caches, coordination_numbers, is_coordination_map
 
 from harness import add_progress_option, interleaved_rates, median_ratio
 
@@ -53,14 +73,76 @@ def contenders(size: int, kind: str, count: int, rounds: int) -> dict[str, Calla
     return {"generate": generated, "Layout()": built}
 
 
+def full_check_level(size: int, index: int, options: dict) -> Layout:
+    """Level ``index`` of ``MapGenerator(size, size, ghosts=2, coordination=True)`` as it was found
+    before the check was staged: each candidate's three numbers solved in full, then the
+    thresholds applied (the generator's default options, whose starts are too far apart for the
+    opening move to end a game, and its default slip)."""
+    for attempt in range(MAX_ATTEMPTS):
+        layout = Layout.generate(size, size, seed=np.random.SeedSequence(index, spawn_key=(attempt,)),
+                                 name=f"level-{index}-{size}x{size}-coordination", **options)
+        if is_coordination_map(coordination_numbers(layout, 2, horizon=BAND_HORIZON, gamma=BAND_GAMMA)):
+            return layout
+    raise RuntimeError(f"no coordination map for level {index}")
+
+
+def level_set_row(size: int, train: int, held_out: int, workers: int | None, baseline_levels: int,
+                  progress: bool) -> None:
+    """Print the coordination level set's row: its cold and warm wall times, and its cost per level
+    against the full check's, same run."""
+    options = dict(ghosts=2, coordination=True)
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ[CACHE_VARIABLE] = folder  # an empty disk cache, removed afterwards
+        clear_level_cache()
+        clear_caches()
+        start = time.perf_counter()
+        train_levels = MapGenerator(size, size, num_levels=train, **options).levels(workers, progress)
+        test_levels = MapGenerator(size, size, num_levels=held_out, start_level=train, **options).levels(workers,
+                                                                                                         progress)
+        cold = time.perf_counter() - start
+        clear_level_cache()
+        start = time.perf_counter()
+        again = (MapGenerator(size, size, num_levels=train, **options).levels(workers)
+                 + MapGenerator(size, size, num_levels=held_out, start_level=train, **options).levels(workers))
+        warm = time.perf_counter() - start
+        assert again == train_levels + test_levels, "the disk cache gave other levels"
+        assert len(set(again)) == train + held_out, "two levels share a map"
+        os.environ[CACHE_VARIABLE] = "off"
+        clear_caches()
+        generated = MapGenerator(size, size, num_levels=1, **options).options
+        start = time.perf_counter()
+        for index in range(baseline_levels):
+            assert full_check_level(size, index, generated) == train_levels[index], "the staged check chose another map"
+        before = (time.perf_counter() - start) / baseline_levels
+    per_level = cold / (train + held_out)
+    print(f"\ncoordination level set {size}x{size}, 2 ghosts: {train} + {held_out} levels, "
+          f"{workers or os.cpu_count()} workers, wall-clock seconds")
+    print(f"{'cold':>8} {'warm':>8} {'s/level':>8} {'before s/level':>15} {'ratio':>7}")
+    print(f"{cold:>8.1f} {warm:>8.2f} {per_level:>8.3f} {before:>15.3f} {before / per_level:>6.1f}x", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_progress_option(parser)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--maps", type=int, default=50, help="maps per contender and round (default 50)")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[6, 8, 12, 16, 32], help="square sizes")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[6, 8, 12, 16, 32], help="square sizes")
+    parser.add_argument("--level-set", type=int, nargs=2, metavar=("TRAIN", "HELD_OUT"),
+                        help="add the coordination level set's row (e.g. 500 100)")
+    parser.add_argument("--level-size", type=int, default=6, help="the level set's square size (default 6)")
+    parser.add_argument("--workers", type=int, default=None, help="level set processes (default: one per CPU)")
+    parser.add_argument("--baseline-levels", type=int, default=5,
+                        help="levels timed with the full check, the level set's baseline (default 5)")
     args = parser.parse_args()
 
+    if args.sizes:
+        table(args)
+    if args.level_set:
+        level_set_row(args.level_size, *args.level_set, args.workers, args.baseline_levels, args.progress)
+
+
+def table(args: argparse.Namespace) -> None:
+    """Print the table of maps drawn per size and wall kind."""
     print(f"{'size':>5} {'walls':<10} {'ms/map':>8} {'Layout() ms':>12} {'ratio':>7}")
     for size in args.sizes:
         for kind in WALL_KINDS:

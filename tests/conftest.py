@@ -1,5 +1,6 @@
 """Run pygame headless in every test (and in the scripts the tests start, which inherit the
 environment): no display, no sound card, no greeting on stdout. Set before pygame is imported.
+No disk cache of solved levels either (GRIDGHOST_CACHE=off).
 The tests marked jax are deselected where jax cannot be imported (pytest_collection_modifyitems)."""
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+# No test writes to the user's cache folder: the disk cache of solved levels is off, and the tests
+# of the cache give it a temporary folder of their own.
+os.environ["GRIDGHOST_CACHE"] = "off"
 
 def _jax_importable() -> bool:
     """Whether jax can be imported here (found without importing it, which takes seconds)."""

@@ -21,6 +21,11 @@ from gridghost.maps.levels import MapGenerator
 #: first ten levels, computed on main before the generator learned ``ghosts`` (commit 6382b7a).
 PINNED_MAPS = "60e61ed0c37c7676554153804d19526f7fa9714090b63a4cd168554fd6a5dade"
 PINNED_LEVELS = "af69552518d17b75a88fdb0f0af4f3ec6be8abf1fa227934e2512df445253c77"
+#: sha256 of the to_dict() JSON of MapGenerator(6, 6, ghosts=2, coordination=True)'s levels 0..7,
+#: then of level 500 (the first held-out level), computed on main before the coordination check
+#: was staged and the levels cached on disk (commit 45485b9).
+PINNED_COORDINATION = "a64d0f9fc169d50849e9a9b17245bcbe11d55a68a31e6ef82bda0e94d31cbacb"
+PINNED_HELD_OUT = "b0397d4ab2686617f01ddedf672b2bd186d9b342b3c3037499eb483f7706b52a"
 
 
 def _digest(layouts) -> str:
@@ -135,3 +140,12 @@ def test_a_close_team_map_generator_checks_every_ghost_at_the_opening() -> None:
 def test_a_team_map_generator_refuses_a_difficulty() -> None:
     with pytest.raises(ValueError, match="ghosts=2 cannot go with a difficulty"):
         MapGenerator(difficulty=0, ghosts=2)
+
+
+@pytest.mark.slow  # solves about 80 6x6 candidates (tens of seconds): .ci/run runs the slow group
+def test_coordination_levels_are_the_levels_of_before() -> None:
+    """The staged check, the worker processes and the disk cache (off in the tests) change no level."""
+    train = MapGenerator(6, 6, ghosts=2, coordination=True, num_levels=8)
+    assert _digest(train.levels(workers=2)) == PINNED_COORDINATION
+    held_out = MapGenerator(6, 6, ghosts=2, coordination=True, start_level=500, num_levels=1)
+    assert _digest(held_out.levels(workers=1)) == PINNED_HELD_OUT

@@ -20,7 +20,9 @@ gives the same map.
 Level ``i`` of a difficulty (:class:`Difficulty`) is the first of its candidate maps whose
 :func:`success_probability` falls in the difficulty's band. Solved levels are kept in a bounded
 cache, so a level costs its solves once per process; see ``benchmarks/difficulty_levels.py`` for
-the cost per reset.
+the cost per reset. Coordination levels (``coordination=True``), which cost far more, are also
+kept on disk (:mod:`gridghost.maps.store`), and :meth:`MapGenerator.levels` solves a whole level
+set in several processes.
 
 >>> generator = MapGenerator(6, 6, num_levels=10)
 >>> generator.level(3) == generator.level(3), generator.level(3) == generator.level(4)
@@ -31,8 +33,10 @@ the cost per reset.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,8 +47,10 @@ from gridghost.core.checks import check_choice, check_flag, check_ghosts, check_
 from gridghost.core.game import Game
 from gridghost.core.generate import WALL_KIND_OPTIONS
 from gridghost.core.layout import Layout
+from gridghost.core.progress import make_bar
 from gridghost.core.recent import RecentCache
 from gridghost.core.slip import DEFAULT_SLIP_PROBABILITY, LongitudinalSlip, SlipModel, slip_from_dict, slip_to_dict
+from gridghost.maps.store import LevelStore
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +110,9 @@ _REACH_SLIP = LongitudinalSlip(0.2)
 COORDINATION_OPTIONS: Mapping[str, Any] = {"walls": "maze", "loops": 0.3, "num_goals": 2}
 #: The most levels kept solved per process (all generators together).
 LEVEL_CACHE_SIZE = 4096
+#: The version of what a solved level is (the candidates' draws, the tests that accept one): part
+#: of the disk cache's key (:mod:`gridghost.maps.store`), raised whenever a setting's levels change.
+LEVELS_VERSION = 1
 
 
 def check_difficulty(value: Any) -> int:
@@ -197,9 +206,10 @@ class MapGenerator:
         coordination: with ``ghosts=k >= 2``, every level is a coordination map: one minimax
             ghost, and ``k`` ghosts chasing on their own, each leave the agent a success
             probability of at least 0.5 within 100 cycles, and the exact team optimum holds it
-            to at most 0.1 (:func:`gridghost.planning.coordination_numbers`, solved for every
-            candidate: a level costs seconds, once per process). Its options default to
-            :data:`COORDINATION_OPTIONS`.
+            to at most 0.1 (:func:`gridghost.planning.check_coordination`, solved for every
+            candidate until one passes: a level costs a second or more, once per machine, as
+            solved levels go to the disk cache of :mod:`gridghost.maps.store`). Its options
+            default to :data:`COORDINATION_OPTIONS`.
         **options: keyword arguments of :meth:`~gridghost.core.layout.Layout.generate` (``walls``,
             ``loops``, ``min_distance``, ``ghosts``, ...), over the preset's; a preset's option
             that the caller's make invalid is dropped (its ``loops``, when ``walls`` is not
@@ -276,6 +286,7 @@ class MapGenerator:
         # What a level's map depends on (not the range of levels): the level cache's key
         self._levels_key = (self.rows, self.cols, self.difficulty, self.coordination, self._band_slip,
                             json.dumps(self.options, sort_keys=True, default=repr))
+        self._store = self._disk_store()
         self.level(self.start_level)  # refuses bad options now, not at the first reset
 
     # -- identity --------------------------------------------------------------------------------
@@ -339,12 +350,108 @@ class MapGenerator:
         """
         return self._entry(index)[1]
 
+    def levels(self, workers: int | None = None, progress_bar: bool = False) -> list[Layout]:
+        """The maps of every level of the set, in order: ``level(start_level)``, ...; the levels
+        not yet solved in this process nor on disk are solved by ``workers`` processes at once.
+
+        Level ``i`` depends on ``i`` and the settings only, so the levels are the same whatever
+        the number of workers, and a coordination level set is solved once per machine: each level
+        goes to the disk cache (:mod:`gridghost.maps.store`) as soon as it is solved. The worker
+        processes start the way :class:`concurrent.futures.ProcessPoolExecutor` starts them, so a
+        script that calls this with ``workers`` above 1 guards its entry point with ``if __name__
+        == "__main__":`` where processes are spawned (Windows, macOS).
+
+        >>> [level.name for level in MapGenerator(5, 5, num_levels=2, start_level=7).levels()]
+        ['level-7-5x5', 'level-8-5x5']
+
+        Args:
+            workers: how many processes solve levels (1: this one only); ``None`` means one per
+                CPU (``os.cpu_count()``). A generator without a difficulty or ``coordination``
+                solves nothing and draws its levels here.
+            progress_bar: count the levels solved on a progress bar on stderr.
+
+        Returns:
+            A new list of the ``num_levels`` maps.
+
+        Raises:
+            ValueError: the set is unbounded (``num_levels=None``), or a level has no map (as
+                :meth:`level`).
+            TypeError, ValueError: ``workers`` not an int >= 1 nor ``None``, ``progress_bar`` not
+                a bool.
+        """
+        count = check_limit(workers, "workers", none_means="one per CPU")
+        check_flag(progress_bar, "progress_bar")
+        if self.num_levels is None:
+            raise ValueError("levels() lists a bounded level set; this generator has num_levels=None (every level "
+                             "from start_level on): give num_levels, or read single levels with level(index)")
+        indices = range(self.start_level, self.start_level + self.num_levels)
+        missing = [index for index in indices if (self._levels_key, index) not in _CACHE.kept
+                   and self._stored(index) is None]
+        count = min(len(missing), (os.cpu_count() or 1) if count is None else count)
+        if self.difficulty is None and not self.coordination:
+            count = 1  # nothing to solve: a level is drawn in a millisecond, sooner than a process starts
+        with make_bar(progress_bar, len(missing), "levels", unit="level") as bar:
+            if count <= 1:
+                for index in missing:
+                    self._entry(index)
+                    bar.update()
+            else:
+                with concurrent.futures.ProcessPoolExecutor(count) as pool:
+                    jobs = {pool.submit(self._build, index): index for index in missing}
+                    try:
+                        for job in concurrent.futures.as_completed(jobs):
+                            self._save(jobs[job], job.result())
+                            self._remember(jobs[job], job.result())
+                            bar.update()
+                    except BaseException:  # a level without a map, or an interrupt: the levels not started stay so
+                        for job in jobs:
+                            job.cancel()
+                        raise
+        return [self.level(index) for index in indices]
+
     def _entry(self, index: int) -> tuple[Layout, float | None]:
         """Level ``index``'s map and success probability, from the level cache."""
         if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
             raise ValueError(f"level index must be an int >= 0, got {index!r}")
         # Keyed by what a level depends on: equal keys build equal maps, whichever generator asks.
-        return _CACHE.get((self._levels_key, int(index)), lambda: self._build(int(index)))
+        return _CACHE.get((self._levels_key, int(index)), lambda: self._stored_or_built(int(index)))
+
+    def _disk_store(self) -> LevelStore | None:
+        """The disk cache's files of this generator's levels: coordination levels only (a
+        difficulty's level solves in tens of milliseconds), under a slip model with a dict form."""
+        if not self.coordination:
+            return None
+        try:
+            slip = slip_to_dict(self._band_slip)
+        except ValueError:  # a custom slip model: nothing on disk could say which one it was
+            return None
+        return LevelStore({"levels": LEVELS_VERSION, "rows": self.rows, "cols": self.cols,
+                           "difficulty": self.difficulty, "coordination": self.coordination, "slip": slip,
+                           "options": self.options})
+
+    def _stored(self, index: int) -> tuple[Layout, float | None] | None:
+        """Level ``index`` from the disk cache, kept in the level cache; ``None`` if not there."""
+        entry = None if self._store is None else self._store.read(index)
+        if entry is not None:
+            self._remember(index, entry)
+        return entry
+
+    def _stored_or_built(self, index: int) -> tuple[Layout, float | None]:
+        """Level ``index`` from the disk cache, or built and then written there."""
+        entry = None if self._store is None else self._store.read(index)
+        if entry is None:
+            entry = self._build(index)
+            self._save(index, entry)
+        return entry
+
+    def _save(self, index: int, entry: tuple[Layout, float | None]) -> None:
+        """Write level ``index`` to the disk cache (if this generator's levels go there)."""
+        if self._store is not None:
+            self._store.write(index, *entry)
+
+    def _remember(self, index: int, entry: tuple[Layout, float | None]) -> None:
+        """Keep level ``index``, found elsewhere than in :meth:`_entry`, in the level cache."""
+        _CACHE.get((self._levels_key, index), lambda: entry)
 
     def _build(self, index: int) -> tuple[Layout, float | None]:
         """Level ``index``: its first candidate map in the band, and the map's success probability."""
@@ -357,11 +464,11 @@ class MapGenerator:
             if self._check_opening and Game(layout, _REACH_SLIP, ghosts=self.ghosts).opening_can_end():
                 continue  # a learning ghost could not play it
             if self.coordination:
-                from gridghost.planning import coordination_numbers, is_coordination_map  # keep this module light
+                from gridghost.planning import check_coordination  # keep this module light
 
-                numbers = coordination_numbers(layout, self.ghosts, self._band_slip, horizon=BAND_HORIZON,
-                                               gamma=BAND_GAMMA)
-                if is_coordination_map(numbers):
+                numbers = check_coordination(layout, self.ghosts, self._band_slip, horizon=BAND_HORIZON,
+                                             gamma=BAND_GAMMA)
+                if numbers is not None:
                     return layout, numbers.team
                 continue
             if preset is None:

@@ -17,7 +17,7 @@ from typing import Any
 from gridghost._moved import moved_name
 from gridghost.core import tunables
 from gridghost.planning import model
-from gridghost.planning.coordination import Coordination, coordination_numbers, is_coordination_map
+from gridghost.planning.coordination import Coordination, check_coordination, coordination_numbers, is_coordination_map
 
 # CACHE_BYTES and MAX_STATES are imported for readers of the package (the API reference); tunables.forward
 # below makes the names read and set model's.
@@ -75,6 +75,7 @@ __all__ = [
     "StatePolicy",
     "TurnModel",
     "agent_exploitability",
+    "check_coordination",
     "check_state_policy",
     "clear_caches",
     "coordination_numbers",
