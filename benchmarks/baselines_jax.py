@@ -21,7 +21,7 @@ first :data:`FINAL_TRAIN_LEVELS` training levels, with each held-out level's sco
 figures of a row:
 
 - train and held-out score at the final step, mean ± sample standard deviation over the seeds;
-- the step at which the training curve flattened (:func:`flattened_at`: the first checkpoint
+- the step at which the training curve flattened (:func:`harness.flattened_at`: the first checkpoint
   that no later one beats by more than :data:`FLAT_TOLERANCE`, with at least
   :data:`FLAT_AFTER` checkpoints after it), or "still rising";
 - the failures: the fraction of held-out levels scoring under :data:`FAILURE` (mean over seeds);
@@ -84,7 +84,15 @@ from gridghost.jax.ppo import greedy_actions, make_train
 from gridghost.maps import DIFFICULTIES, SPLITS, MapGenerator, level_split
 from gridghost.sensing.observations import MOVE_PLANES
 
-from harness import add_progress_option, load_example, load_pyplot, provenance, rewrite_block, save_figure
+from harness import (
+    add_progress_option,
+    flattened_at,
+    load_example,
+    load_pyplot,
+    provenance,
+    rewrite_block,
+    save_figure,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "baselines_jax.json"
@@ -166,25 +174,6 @@ def checkpoints(updates: int, every: int = CURVE_EVERY) -> list[int]:
     """The update counts at which the curve is scored: every ``every`` updates, and the last."""
     marks = list(range(every, updates, every))
     return [*marks, updates]
-
-
-def flattened_at(steps: Sequence[int], scores: Sequence[float], tolerance: float = FLAT_TOLERANCE,
-                 after: int = FLAT_AFTER) -> int | None:
-    """The step of the first checkpoint that no later checkpoint's score exceeds by more than
-    ``tolerance``, among those with at least ``after`` checkpoints after them; ``None``
-    (still rising) when there is none.
-
-    >>> flattened_at([1, 2, 3, 4], [0.1, 0.5, 0.51, 0.5], after=2)
-    2
-    >>> flattened_at([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4], after=2) is None
-    True
-    """
-    for index, (step, score) in enumerate(zip(steps, scores, strict=True)):
-        if len(steps) - 1 - index < after:
-            return None
-        if max(scores[index:]) - score <= tolerance:
-            return step
-    return None
 
 
 class Scorer:
@@ -397,7 +386,7 @@ def flat_step(runs: Sequence[dict[str, Any]]) -> int | None:
     """Where the seeds' mean training curve flattened (:func:`flattened_at`)."""
     steps = [point["steps"] for point in runs[0]["curve"]]
     scores = [statistics.fmean(r["curve"][k]["train"]["score"] for r in runs) for k in range(len(steps))]
-    return flattened_at(steps, scores)
+    return flattened_at(steps, scores, FLAT_TOLERANCE, FLAT_AFTER)
 
 
 def table_rows(runs: Sequence[dict[str, Any]]) -> list[str]:

@@ -175,3 +175,21 @@ def verdict(ratio: float, target: float | None) -> str:
     if target is None:
         return ""
     return f">= {target:g}x  {'met' if ratio >= target else 'MISSED'}"
+
+
+def flattened_at(steps: Sequence[int], scores: Sequence[float], tolerance: float, after: int) -> int | None:
+    """The step of the first checkpoint that no later checkpoint's score exceeds by more than
+    ``tolerance``, among those with at least ``after`` checkpoints after them; ``None``
+    (still rising) when there is none.
+
+    >>> flattened_at([1, 2, 3, 4], [0.1, 0.5, 0.51, 0.5], tolerance=0.02, after=2)
+    2
+    >>> flattened_at([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4], tolerance=0.02, after=2) is None
+    True
+    """
+    for index, (step, score) in enumerate(zip(steps, scores, strict=True)):
+        if len(steps) - 1 - index < after:
+            return None
+        if max(scores[index:]) - score <= tolerance:
+            return step
+    return None

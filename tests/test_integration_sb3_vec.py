@@ -190,6 +190,26 @@ def test_an_action_column_steps_as_its_row() -> None:
         np.testing.assert_array_equal(column_dones, dones)
 
 
+def test_a_learning_team_steps_with_its_multidiscrete_moves_and_ppo_trains_it() -> None:
+    # the adapter advertised MultiDiscrete([4, 4]) yet refused the [N, 2] moves SB3 sends
+    env = SB3VecEnv(num_envs=8, controlled="ghosts", ghosts=2, layout="team_eight", opponent="minimax")
+    twin = GridGhostVectorEnv(num_envs=8, controlled="ghosts", ghosts=2, layout="team_eight", opponent="minimax",
+                              autoreset_mode=AutoresetMode.SAME_STEP, **gridghost.config.TRAINER_DEFAULTS)
+    assert env.action_space == twin.single_action_space
+    env.seed(4)
+    observations = env.reset()
+    np.testing.assert_array_equal(observations, twin.reset(seed=[4 + i for i in range(8)])[0])
+    moves = np.random.default_rng(4).integers(4, size=(8, 2))
+    mine, theirs = env.step(moves), twin.step(moves)
+    np.testing.assert_array_equal(mine[0], theirs[0])
+    np.testing.assert_array_equal(mine[1], theirs[1].astype(np.float32))  # SB3 takes float32 rewards
+    with pytest.raises(ValueError, match=r"shape \(8, 2\)"):
+        env.step(np.zeros((8, 3), np.int64))
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=256, n_epochs=2, seed=0, device="cpu")
+    model.learn(1024)
+    assert model.num_timesteps >= 1024 and model.ep_info_buffer
+
+
 def test_ppo_learns_on_the_batch_and_logs_its_episodes() -> None:
     env = SB3VecEnv(num_envs=16, obs_type="vector", layout=LEVELS, max_episode_steps=30)
     model = PPO("MlpPolicy", env, n_steps=64, batch_size=256, n_epochs=2, seed=0, device="cpu")

@@ -93,6 +93,7 @@ class SB3VecEnv(VecEnv):
             raise ValueError(f"SB3 resets an env in the step where its game ends: the vector env's autoreset_mode "
                              f"must be AutoresetMode.SAME_STEP (or 'same_step'), got {env.autoreset_mode!r}")
         self.env = env
+        self._team = isinstance(env.single_action_space, gymnasium.spaces.MultiDiscrete)
         self._actions: np.ndarray | None = None
         self._start = time.time()
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
@@ -114,8 +115,8 @@ class SB3VecEnv(VecEnv):
         return self._own(observations)
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Keep the actions (``int[N]``, or the column ``int[N, 1]``, in 0..3) for
-        :meth:`step_wait`, which checks them."""
+        """Keep the actions (``int[N]``, or the column ``int[N, 1]``, in 0..3; a learning team's
+        ``int[N, k]``) for :meth:`step_wait`, which checks them."""
         self._actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:
@@ -133,7 +134,8 @@ class SB3VecEnv(VecEnv):
         if self._actions is None:
             raise RuntimeError("call step_async(actions) before step_wait()")
         actions, self._actions = self._actions, None
-        checked = checked_actions(actions, self.num_envs, "actions", column=True)
+        # a team's MultiDiscrete moves, [N, k], are checked by the vector env itself
+        checked = actions if self._team else checked_actions(actions, self.num_envs, "actions", column=True)
         observations, rewards, terminated, truncated, found = self.env.step(checked)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]

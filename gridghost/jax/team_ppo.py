@@ -27,6 +27,10 @@ agents' observations. The team's reward is the view's
 (the mean of the ghosts'); in self-play the ghosts' rewards run from a move to the next as
 :func:`~gridghost.jax.ppo.ghost_credit` says, each ghost's own for the per-ghost modes (they
 differ with ``ghost_credit="catcher"``) and their mean for ``"central"``.
+
+:class:`TeamPPO` wraps either program as a learner trained a few updates at a time, with its
+greedy team tabulated for the solver (:func:`gridghost.jax.team_table`): the learner that
+:class:`gridghost.training.ExploiterLoop` trains against the agent's exact best responses.
 """
 
 from __future__ import annotations
@@ -37,14 +41,15 @@ from typing import Any
 import gymnasium
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from gridghost.core.checks import check_choice
+from gridghost.core.checks import check_choice, check_limit, is_int
 from gridghost.core.names import AGENT
 from gridghost.core.rules import NUM_ACTIONS
 from gridghost.jax.draws import _count
 from gridghost.jax.env import GridGhostJax, GridGhostJaxSingle
 from gridghost.jax.networks import _init_mlp, _mlp, _network_keys, features, init_networks
-from gridghost.jax.positions import TEAM
+from gridghost.jax.positions import TEAM, team_table
 from gridghost.jax.ppo import (
     Policy,
     PPOConfig,
@@ -257,3 +262,90 @@ def make_team_selfplay(env: GridGhostJax, config: PPOConfig, mode: str = "ippo",
     inputs = _team_inputs(env.observation_space(TEAM), config, _channels_last(env, TEAM))
     return train_both_sides(env, config, {AGENT: agent, TEAM: team_policy(mode, env.spec.ghosts, inputs, config)},
                             params)
+
+
+class TeamPPO:
+    """A JAX team PPO learner trained in steps: :func:`make_team_train`'s (or, on a view where both
+    sides learn, :func:`make_team_selfplay`'s) program, jitted once, with the team's greedy moves
+    tabulated for the solver. It has :class:`gridghost.training.TeamLearner`'s protocol, so
+    :class:`gridghost.training.ExploiterLoop` trains it against a pool of best responses.
+
+    >>> import jax
+    >>> from gridghost.jax import GridGhostJaxSingle
+    >>> env = GridGhostJaxSingle("ghosts", ghosts=2, layout="team_eight", opponent="minimax")
+    >>> learner = TeamPPO(env, PPOConfig(num_envs=4, num_steps=8, minibatch_size=16), seed=0)
+    >>> learner.learn(1).team_steps
+    32
+    >>> learner.team_table().shape  # each ghost's move, by map and joint state
+    (1, 5, 7, 5, 7, 5, 7, 2)
+
+    Args:
+        env: ``GridGhostJaxSingle("ghosts", ghosts=k, ...)`` (the team learns against its agent)
+            or ``GridGhostJax(ghosts=k, ...)`` (the agent learns too: self-play).
+        config: PPO's settings.
+        mode: the team's networks, one of :data:`MODES`.
+        seed: the seed of the networks' initialisation and of every draw of the games.
+
+    Attributes:
+        env, config, mode: as given.
+        state: the trainer's state (the learners, the games, the key).
+        team_steps: team steps trained so far (in self-play, full turns).
+        metrics: per :meth:`learn` call, the trainer's metrics (NumPy arrays, one entry an update).
+
+    Raises:
+        TypeError, ValueError: as :func:`make_team_train` or :func:`make_team_selfplay`; ``seed``
+            not an int.
+    """
+
+    def __init__(self, env: GridGhostJax | GridGhostJaxSingle, config: PPOConfig | None = None, mode: str = "ippo",
+                 *, seed: int = 0) -> None:
+        if not is_int(seed) or seed < 0:
+            raise TypeError(f"seed must be an int >= 0 (the networks' and the games' PRNG key), got {seed!r}")
+        config = PPOConfig() if config is None else config
+        selfplay = isinstance(env, GridGhostJax)
+        make = make_team_selfplay if selfplay else make_team_train
+        init, train = make(env, config, mode)  # type: ignore[arg-type]  # the branch picks the view's maker
+        self.env, self.config, self.mode, self._selfplay = env, config, mode, selfplay
+        self._train = jax.jit(train, static_argnums=1)
+        self._act = jax.jit(lambda networks, observations: team_actions(networks, observations, config, mode))
+        self.state = init(jax.random.key(int(seed)))
+        self.team_steps = 0
+        self.metrics: list[dict[str, np.ndarray]] = []
+
+    @property
+    def networks(self) -> dict[str, Any]:
+        """The team's networks (``state.learner.networks``, or the team's in self-play)."""
+        return (self.state.learners[TEAM] if self._selfplay else self.state.learner).networks
+
+    def learn(self, updates: int, params: EnvParams | None = None) -> TeamPPO:
+        """Train ``updates`` PPO updates on ``params`` (default: the view's own; a pool of agents:
+        ``env.opponent_params(...)``, which does not recompile while its shape holds).
+
+        Returns:
+            This learner.
+
+        Raises:
+            TypeError, ValueError: ``updates`` not an int >= 1; ``params`` the view cannot play.
+        """
+        updates = check_limit(updates, "updates", allow_none=False)
+        self.state, metrics = self._train(self.state, updates, self.env.default_params if params is None else params)
+        self.metrics.append({name: np.asarray(value) for name, value in metrics.items()})
+        self.team_steps += updates * self.config.batch_size
+        return self
+
+    def act(self, observations: Any) -> Any:
+        """The team's greedy moves, ``int32[n, k]``, for the team's observations ``[n, k, ...]``."""
+        return self._act(self.networks, observations)
+
+    def team_table(self, params: EnvParams | None = None, *, view: Any = None) -> np.ndarray:
+        """The team's greedy moves on every joint state of every map (:func:`gridghost.jax.team_table`).
+
+        Args:
+            params: the tables to observe with (default: the view's).
+            view: another team view whose maps to tabulate on, with observations of the same
+                shape (held-out levels); default :attr:`env`.
+
+        Returns:
+            ``int64[maps, (rows, cols) * (k + 1), k]``.
+        """
+        return team_table(self.env if view is None else view, self.act, params)

@@ -8,7 +8,14 @@ best responses to it).
 from __future__ import annotations
 
 from gridghost.training.evaluation import Evaluation, Evaluator, evaluate
-from gridghost.training.exploiter import ExploiterLoop, ExploiterRound, ExploiterSnapshot, TeamLearner
+from gridghost.training.exploiter import (
+    ExploiterLoop,
+    ExploiterRound,
+    ExploiterSnapshot,
+    TeamLearner,
+    TeamScorer,
+    TeamScores,
+)
 from gridghost.training.selfplay import (
     RESULTS,
     SAMPLING_RULES,
@@ -44,6 +51,8 @@ __all__ = [
     "Snapshot",
     "TabularSelfPlay",
     "TeamLearner",
+    "TeamScorer",
+    "TeamScores",
     "elo_ratings",
     "evaluate",
     "expected_score",
