@@ -233,9 +233,9 @@ class TurnModel:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return self.__dict__[name]
 
-    def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
+    def _transitions(self, side: Side, action: int, part: Any = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
-        live states ``part``."""
+        live states ``part`` (a slice or live indices)."""
         actions = self.game.joint_actions(action) if side == Side.GHOST else action
         return self.game.transitions(side, actions, self.agents[part], self.ghost_cells[part])
 
@@ -274,13 +274,29 @@ class TurnModel:
     def _ghosts_half(self) -> Any:
         # The ghosts' half-turns: one outcome per joint action; each side's rewards are read from
         # the outcomes when a solve asks for that side.
-        shape = (self.joints, self.num_live)
-        ghost_next, ghost_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)
-        for joint in range(self.joints):
-            half = self._transitions(Side.GHOST, joint)
-            ghost_next[joint] = self._next(half)[:, 0]
-            ghost_outcome[joint] = half.outcomes[:, 0]
+        ghost_next, ghost_outcome = self.ghost_moves(slice(None))
         return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome(self.game, Side.GHOST, side)[ghost_outcome])
+
+    def ghost_moves(self, live: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The ghosts' half-turns from the live states ``live`` (a slice or ``int[n]`` of live
+        indices, ghosts to move), every joint action: the columns of :attr:`ghost_next` and
+        :attr:`ghost_outcome` for those states, read from the tables if they are built, else
+        made for those states alone.
+
+        Returns:
+            ``(next, outcome)``: ``int32[joints, n]`` agent-to-move states reached (the sink where
+            the game ends) and ``int8[joints, n]`` how each half-turn ended.
+        """
+        tables = self.__dict__.get("_joint_tables")  # None while the model is being built
+        if tables is not None:
+            return tables[0][:, live], tables[1][:, live]
+        size = len(range(self.num_live)[live]) if isinstance(live, slice) else len(live)
+        moves, outcomes = np.empty((self.joints, size), dtype=np.int32), np.empty((self.joints, size), dtype=np.int8)
+        for joint in range(self.joints):
+            half = self._transitions(Side.GHOST, joint, live)
+            moves[joint] = self._next(half)[:, 0]
+            outcomes[joint] = half.outcomes[:, 0]
+        return moves, outcomes
 
     def cache_reserve(self) -> int:
         """The bytes the arrays made on demand may add (a cache counts them when it takes the
