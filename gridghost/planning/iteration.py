@@ -355,37 +355,40 @@ def reachable_response(model: TurnModel, start: int, joints: np.ndarray, side: S
     """
     sink, probabilities = model.num_live, model.agent_prob
     seen_agent, seen_ghost = np.zeros(sink + 1, dtype=bool), np.zeros(sink + 1, dtype=bool)
+    ghost_next, ghost_end = np.full(sink + 1, sink, dtype=np.int64), np.zeros(sink + 1, dtype=np.int8)
     frontier = np.array([start])
     seen_agent[start] = True
     while frontier.size:
         after = np.unique(model.agent_next[:, :, frontier][probabilities > 0.0])
         after = after[(after < sink) & ~seen_ghost[after]]
         seen_ghost[after] = True
-        frontier = np.unique(model.ghost_next[joints[after], after])
+        ghost_next[after], ghost_end[after] = model.ghost_moves(after, joints[after])
+        frontier = np.unique(ghost_next[after])
         frontier = frontier[(frontier < sink) & ~seen_agent[frontier]]
         seen_agent[frontier] = True
     states, ghost_states = np.flatnonzero(seen_agent[:sink]), np.flatnonzero(seen_ghost[:sink])
     agent_place, ghost_place = np.full(sink + 1, len(states)), np.full(sink + 1, len(ghost_states))
     agent_place[states], ghost_place[ghost_states] = np.arange(len(states)), np.arange(len(ghost_states))
-    chosen = joints[ghost_states]
-    ghost_next = agent_place[model.ghost_next[chosen, ghost_states]]
-    ghost_reward = model.ghost_reward[side][chosen, ghost_states]
-    agent_next = ghost_place[model.agent_next[:, :, states]]
+    reached = agent_place[ghost_next[ghost_states]]
+    ghost_reward = by_outcome(model.game, Side.GHOST, side)[ghost_end[ghost_states]]
+    # the agent's half-turns, every action and slip outcome in one take: each value sums its
+    # outcomes in their order, as TurnModel.agent_backup does (a padding outcome adds 0)
+    landing = ghost_place[model.agent_next[:, :, states]].reshape(-1)
+    weights = np.broadcast_to(probabilities[:, :, None], (NUM_ACTIONS, probabilities.shape[1], len(states)))
     expected = model.agent_expected[side][:, states]
     values, read = np.zeros(len(states) + 1), np.zeros(len(states) + 1)
     values[:-1] = model.continuing_reward(side) / (1.0 - gamma)  # as _iterate
     between, agent_q = np.zeros(len(ghost_states) + 1), np.empty((NUM_ACTIONS, len(states)))
+    spread = np.empty(weights.shape)
     actions, residual, limit = None, float("inf"), MAX_ITERATIONS
     for sweep in range(1, MAX_ITERATIONS + _SETTLE_SWEEPS + 1):
-        taken = values.take(ghost_next)
+        taken = values.take(reached)
         taken *= gamma
         taken += ghost_reward
         between[:-1] = taken
-        agent_q.fill(0.0)
-        for action in range(NUM_ACTIONS):
-            for k, probability in enumerate(probabilities[action].tolist()):
-                if probability > 0.0:
-                    agent_q[action] += probability * between.take(agent_next[action, k])
+        between.take(landing, out=spread.reshape(-1))
+        spread *= weights
+        np.add.reduce(spread, axis=1, out=agent_q)
         agent_q += expected
         values, read = read, values
         np.maximum.reduce(agent_q, out=values[:-1])

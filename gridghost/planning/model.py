@@ -277,26 +277,46 @@ class TurnModel:
         ghost_next, ghost_outcome = self.ghost_moves(slice(None))
         return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome(self.game, Side.GHOST, side)[ghost_outcome])
 
-    def ghost_moves(self, live: Any) -> tuple[np.ndarray, np.ndarray]:
+    def ghost_moves(self, live: Any, joints: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ghosts' half-turns from the live states ``live`` (a slice or ``int[n]`` of live
-        indices, ghosts to move), every joint action: the columns of :attr:`ghost_next` and
-        :attr:`ghost_outcome` for those states, read from the tables if they are built, else
-        made for those states alone.
+        indices, ghosts to move): the columns of :attr:`ghost_next` and :attr:`ghost_outcome` for
+        those states, read from the tables if they are built, else made for those states alone.
+
+        Args:
+            live: the states.
+            joints: ``int[n]``, one joint action per state; ``None``: every joint action.
 
         Returns:
-            ``(next, outcome)``: ``int32[joints, n]`` agent-to-move states reached (the sink where
-            the game ends) and ``int8[joints, n]`` how each half-turn ended.
+            ``(next, outcome)``: the agent-to-move states reached (the sink where the game ends)
+            and how each half-turn ended, ``[joints, n]`` (``int32``, ``int8``), or ``[n]`` for
+            the given ``joints``.
         """
         tables = self.__dict__.get("_joint_tables")  # None while the model is being built
         if tables is not None:
-            return tables[0][:, live], tables[1][:, live]
-        size = len(range(self.num_live)[live]) if isinstance(live, slice) else len(live)
-        moves, outcomes = np.empty((self.joints, size), dtype=np.int32), np.empty((self.joints, size), dtype=np.int8)
-        for joint in range(self.joints):
-            half = self._transitions(Side.GHOST, joint, live)
-            moves[joint] = self._next(half)[:, 0]
-            outcomes[joint] = half.outcomes[:, 0]
+            return ((tables[0][:, live], tables[1][:, live]) if joints is None
+                    else (tables[0][joints, live], tables[1][joints, live]))
+        agents, ghosts = self.agents[live], self.ghost_cells[live]
+        if joints is not None:
+            return self._team_half(agents, ghosts, joints[:, None])
+        moves = np.empty((self.joints, len(agents)), dtype=np.int32)
+        outcomes = np.empty((self.joints, len(agents)), dtype=np.int8)
+        block = max(1, _PART // max(1, len(agents)))  # about _PART half-turns at a time
+        for first in range(0, self.joints, block):
+            some = np.arange(first, min(first + block, self.joints))
+            moves[some], outcomes[some] = self._team_half(agents, ghosts[None], some[:, None, None])
         return moves, outcomes
+
+    def _team_half(self, agents: np.ndarray, ghosts: np.ndarray, joints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The team's half-turns of joint actions ``joints`` (``[..., 1]``) from the agent cells
+        ``agents`` and ghost cells ``ghosts`` (``[..., k]``), broadcast: the kernel's half-turn
+        rules, as :meth:`~gridghost.core.game.Game.transitions` applies them."""
+        digits = joints // NUM_ACTIONS ** np.arange(self.ghosts) % NUM_ACTIONS
+        moved = halfturn.team_moves(self.game.moves, ghosts, digits)
+        ends = halfturn.team_lands(agents, moved).astype(np.int8)
+        going = ends == Outcome.ONGOING
+        reached = np.full(ends.shape, self.num_live, dtype=np.int32)
+        reached[going] = self.lookup(np.broadcast_to(agents, ends.shape)[going], moved[going])
+        return reached, ends
 
     def cache_reserve(self) -> int:
         """The bytes the arrays made on demand may add (a cache counts them when it takes the
