@@ -333,13 +333,11 @@ class TurnModel:
         """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]`` (into
         ``out`` if given), the expected value after the agent's half-turn of values ``between``
         (``[num_live + 1]``, ghosts to move, the sink last and 0)."""
-        out = np.zeros((NUM_ACTIONS, self.num_live)) if out is None else out
-        out.fill(0.0)
-        for action in range(NUM_ACTIONS):
-            for k, probability in enumerate(self.agent_prob[action].tolist()):
-                if probability > 0.0:
-                    out[action] += probability * between.take(self.agent_next[action, k])
-        return out
+        # every action and slip outcome in one take, then each value's outcomes summed in their
+        # order (a padding outcome, of probability 0, adds 0)
+        spread = between.take(self.agent_next.reshape(-1)).reshape(self.agent_next.shape)
+        spread *= self.agent_prob[:, :, None]
+        return np.add.reduce(spread, axis=1, out=out)
 
     def continuing_reward(self, side: Side) -> float:
         """``side``'s reward for a full turn that does not end the game (the agent's step and the
