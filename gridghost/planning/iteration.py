@@ -298,11 +298,13 @@ def reachable_outcome(model: TurnModel, start: int, agent_actions: np.ndarray, g
     seen_agent, seen_ghost = np.zeros(sink + 1, dtype=bool), np.zeros(sink + 1, dtype=bool)
     ghost_next, ghost_hit = np.full(sink + 1, sink, dtype=np.int64), np.zeros(sink + 1, dtype=bool)
     outcomes = np.arange(model.agent_prob.shape[1])
+    agent_next, agent_end = _agent_tables(model)
     frontier = np.array([start])
     seen_agent[start] = True
     while frontier.size:
         actions = agent_actions[frontier]
-        after = model.agent_next[actions[:, None], outcomes, frontier[:, None]][model.agent_prob[actions] > 0.0]
+        agent_next[:, :, frontier], agent_end[:, :, frontier] = model.agent_moves(frontier)
+        after = agent_next[actions[:, None], outcomes, frontier[:, None]][model.agent_prob[actions] > 0.0]
         after = np.unique(after)
         after = after[(after < sink) & ~seen_ghost[after]]
         seen_ghost[after] = True
@@ -317,14 +319,21 @@ def reachable_outcome(model: TurnModel, start: int, agent_actions: np.ndarray, g
     agent_states, ghost_states = np.flatnonzero(seen_agent[:sink]), np.flatnonzero(seen_ghost[:sink])
     actions = agent_actions[agent_states][:, None]
     probabilities = model.agent_prob[actions[:, 0]]  # [n, m]
-    lands = model.agent_next[actions, outcomes, agent_states[:, None]]
-    hit = (probabilities * (model.agent_outcome[actions, outcomes, agent_states[:, None]] == event)).sum(axis=1)
+    lands = agent_next[actions, outcomes, agent_states[:, None]]
+    hit = (probabilities * (agent_end[actions, outcomes, agent_states[:, None]] == event)).sum(axis=1)
     probability, between = np.zeros(sink + 1), np.zeros(sink + 1)
     reached, hits = ghost_next[ghost_states], ghost_hit[ghost_states]
     for _ in range(horizon):
         between[ghost_states] = np.where(hits, 1.0, probability[reached])
         probability[agent_states] = hit + (probabilities * between[lands]).sum(axis=1)
     return float(probability[start])
+
+
+def _agent_tables(model: TurnModel) -> tuple[np.ndarray, np.ndarray]:
+    """Room for the agent's half-turns of every live state (``[4, m, num_live]``), filled where
+    reached: the sink and ONGOING elsewhere."""
+    shape = (NUM_ACTIONS, model.agent_prob.shape[1], model.num_live)
+    return np.full(shape, model.num_live, dtype=np.int32), np.zeros(shape, dtype=np.int8)
 
 
 #: How many sweeps :func:`reachable_response` makes past the tolerance, at most, to reach the
@@ -356,10 +365,12 @@ def reachable_response(model: TurnModel, start: int, joints: np.ndarray, side: S
     sink, probabilities = model.num_live, model.agent_prob
     seen_agent, seen_ghost = np.zeros(sink + 1, dtype=bool), np.zeros(sink + 1, dtype=bool)
     ghost_next, ghost_end = np.full(sink + 1, sink, dtype=np.int64), np.zeros(sink + 1, dtype=np.int8)
+    agent_next, agent_end = _agent_tables(model)
     frontier = np.array([start])
     seen_agent[start] = True
     while frontier.size:
-        after = np.unique(model.agent_next[:, :, frontier][probabilities > 0.0])
+        agent_next[:, :, frontier], agent_end[:, :, frontier] = model.agent_moves(frontier)
+        after = np.unique(agent_next[:, :, frontier][probabilities > 0.0])
         after = after[(after < sink) & ~seen_ghost[after]]
         seen_ghost[after] = True
         ghost_next[after], ghost_end[after] = model.ghost_moves(after, joints[after])
@@ -373,9 +384,9 @@ def reachable_response(model: TurnModel, start: int, joints: np.ndarray, side: S
     ghost_reward = by_outcome(model.game, Side.GHOST, side)[ghost_end[ghost_states]]
     # the agent's half-turns, every action and slip outcome in one take: each value sums its
     # outcomes in their order, as TurnModel.agent_backup does (a padding outcome adds 0)
-    landing = ghost_place[model.agent_next[:, :, states]].reshape(-1)
+    landing = ghost_place[agent_next[:, :, states]].reshape(-1)
     weights = np.broadcast_to(probabilities[:, :, None], (NUM_ACTIONS, probabilities.shape[1], len(states)))
-    expected = model.agent_expected[side][:, states]
+    expected = model.expected_reward(side, agent_end[:, :, states])
     values, read = np.zeros(len(states) + 1), np.zeros(len(states) + 1)
     values[:-1] = model.continuing_reward(side) / (1.0 - gamma)  # as _iterate
     between, agent_q = np.zeros(len(ghost_states) + 1), np.empty((NUM_ACTIONS, len(states)))

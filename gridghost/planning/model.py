@@ -251,24 +251,40 @@ class TurnModel:
         # The tables are filled before they are set: a model shared through the cache is never
         # seen half built by another thread (which would build its own, equal ones).
         shape = (NUM_ACTIONS, self.agent_prob.shape[1], self.num_live)
-        agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
-        agent_outcome = np.zeros(shape, dtype=np.int8)
+        agent_next, agent_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)  # MAX_STATES fits
         for part in self._parts():
-            for action in range(NUM_ACTIONS):
-                half = self._transitions(Side.AGENT, action, part)
-                m = len(half.probabilities)
-                agent_next[action, :m, part] = self._next(half).T
-                agent_outcome[action, :m, part] = half.outcomes.T
+            agent_next[:, :, part], agent_outcome[:, :, part] = self.agent_moves(part)
         self.agent_next, self.agent_outcome = agent_next, agent_outcome
         self.agent_reward = _PerSide(lambda side: by_outcome(self.game, Side.AGENT, side)[self.agent_outcome])
         self.agent_expected = _PerSide(self._expected)
 
+    def agent_moves(self, live: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The agent's half-turns from the live states ``live`` (a slice or ``int[n]`` of live
+        indices), every action and slip outcome: :attr:`agent_next` and :attr:`agent_outcome` for
+        those states (``[4, m, n]``), read from the tables if they are built, else made for those
+        states alone."""
+        if "agent_next" in self.__dict__:
+            return self.agent_next[:, :, live], self.agent_outcome[:, :, live]
+        size = len(range(self.num_live)[live]) if isinstance(live, slice) else len(live)
+        shape = (NUM_ACTIONS, self.agent_prob.shape[1], size)
+        moves, outcomes = np.full(shape, self.num_live, dtype=np.int32), np.zeros(shape, dtype=np.int8)
+        for action in range(NUM_ACTIONS):
+            half = self._transitions(Side.AGENT, action, live)
+            m = len(half.probabilities)
+            moves[action, :m], outcomes[action, :m] = self._next(half).T, half.outcomes.T
+        return moves, outcomes
+
+    def expected_reward(self, side: Side, outcomes: np.ndarray) -> np.ndarray:
+        """``side``'s expected reward of the agent's half-turn per action, ``[4, n]``, from its
+        outcomes ``[4, m, n]`` (as :meth:`agent_moves` gives them; padding has probability 0)."""
+        return np.einsum("ak,akl->al", self.agent_prob, by_outcome(self.game, Side.AGENT, side)[outcomes])
+
     def _expected(self, side: Side) -> np.ndarray:
         """``side``'s expected reward of the agent's half-turn per action and live state,
-        ``[4, num_live]``, from slices of the live states (padding has probability 0)."""
-        rewards, expected = by_outcome(self.game, Side.AGENT, side), np.empty((NUM_ACTIONS, self.num_live))
+        ``[4, num_live]``, from slices of the live states."""
+        expected = np.empty((NUM_ACTIONS, self.num_live))
         for part in self._parts():
-            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards[self.agent_outcome[:, :, part]])
+            expected[:, part] = self.expected_reward(side, self.agent_outcome[:, :, part])
         return expected
 
     def _ghosts_half(self) -> Any:
