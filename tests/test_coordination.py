@@ -9,11 +9,14 @@ import importlib.metadata
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gridghost
 from gridghost import maps
+from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
+from gridghost.core.rules import Side
 from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip
 from gridghost.maps import MapGenerator, cache_dir, clear_level_cache, user_cache_dir
 from gridghost.maps import levels as levels_module
@@ -22,10 +25,14 @@ from gridghost.planning import (
     check_coordination,
     coordination_numbers,
     is_coordination_map,
+    iteration,
     solve_agent,
     solve_game,
 )
 from gridghost.planning import coordination as coordination_module
+from gridghost.planning import solve as solve_module
+from gridghost.planning.coordination import _chasers
+from gridghost.planning.iteration import reachable_response
 
 #: A cheap coordination generator: 4x4 levels solve in well under a second.
 SMALL = dict(rows=4, cols=4, ghosts=2, coordination=True, num_levels=10)
@@ -133,6 +140,7 @@ def test_the_staged_check_stops_at_the_first_number_that_fails(monkeypatch) -> N
     assert coordination_numbers(free).one_ghost >= 0.5 and coordination_numbers(free).team > 0.1
     # the chasers' best response takes hundreds of sweeps, the games a few: it is solved last
     monkeypatch.setattr(coordination_module, "solve_agent", _no_solving)
+    monkeypatch.setattr(coordination_module, "reachable_response", _no_solving)
     assert check_coordination(held_by_one) is None and check_coordination(free) is None
     with pytest.raises(AssertionError, match="a level was solved"):
         coordination_numbers(free)
@@ -287,3 +295,55 @@ def test_bad_level_set_arguments_are_named(kwargs: dict, error: type[Exception],
 def test_an_unbounded_generator_has_no_level_set() -> None:
     with pytest.raises(ValueError, match="levels\\(\\) lists a bounded level set; this generator has num_levels=None"):
         MapGenerator(4, 4).levels()
+
+
+#: 4x4 two-ghost candidates: cheap, and between them every number on both sides of its threshold.
+CANDIDATES = [Layout.generate(4, 4, seed, ghosts=2, num_goals=2) for seed in range(6)]
+
+
+def _full_numbers(layout: Layout) -> tuple[float, float, float]:
+    """The three numbers from the solutions' own success probabilities, over every state."""
+    game, team = Game(layout, LongitudinalSlip(0.2)), Game(layout, LongitudinalSlip(0.2), ghosts=2)
+    start = layout.agent_start, list(layout.ghost_starts[:2])
+    return (solve_game(game=game).success_probability(layout.agent_start, layout.ghost_start),
+            solve_agent(game=team, ghost="chase").success_probability(*start),
+            solve_game(game=team).success_probability(*start))
+
+
+@pytest.mark.parametrize("layout", CANDIDATES, ids=lambda layout: layout.name)
+def test_the_numbers_over_the_reachable_states_are_those_over_every_state(layout: Layout) -> None:
+    numbers = coordination_numbers(layout)
+    assert numbers == pytest.approx(_full_numbers(layout), abs=1e-12)
+    # each side's greedy actions, solved from the start alone, are the full solve's where reached
+    team = Game(layout, LongitudinalSlip(0.2), ghosts=2)
+    full = solve_agent(game=team, ghost="chase")
+    model = full.model
+    joints = np.argmax(full._ghost, axis=0)
+    states, actions = reachable_response(model, model.start(), joints, Side.AGENT, 0.99, 1e-10)
+    assert 0 < len(states) < model.num_live
+    assert np.array_equal(actions, full._agent_actions[states])
+
+
+def test_a_number_near_its_threshold_is_solved_over_every_state(monkeypatch) -> None:
+    layout = CANDIDATES[1]
+    calls = []
+    full = solve_module._Solution.success_probability
+    monkeypatch.setattr(solve_module._Solution, "success_probability",
+                        lambda self, *args, **kwargs: calls.append(self) or full(self, *args, **kwargs))
+    coordination_numbers(layout)
+    assert calls == []  # no number of this map lies within 1e-6 of its threshold
+    monkeypatch.setattr(coordination_module, "_NEAR", 2.0)  # every number is "near" its threshold
+    assert coordination_numbers(layout) == pytest.approx(_full_numbers(layout), abs=1e-12)
+    assert len(calls) == 3 + 3  # the check's three, then _full_numbers' three
+
+
+def test_a_response_whose_greedy_actions_are_not_shown_final_is_solved_over_every_state(monkeypatch) -> None:
+    layout = CANDIDATES[1]  # its values still change after the sweep within the tolerance
+    team = Game(layout, LongitudinalSlip(0.2), ghosts=2)
+    full = solve_agent(game=team, ghost="chase")
+    model, joints = full.model, np.argmax(full._ghost, axis=0)
+    assert reachable_response(model, model.start(), joints, Side.AGENT, 0.99, 1e-10) is not None
+    monkeypatch.setattr(iteration, "_SETTLE_SWEEPS", 0)  # no sweep past the tolerance to show them final
+    assert reachable_response(model, model.start(), joints, Side.AGENT, 0.99, 1e-10) is None
+    assert _chasers(team, (layout.agent_start, list(layout.ghost_starts[:2])), 0.99, 100) is None
+    assert coordination_numbers(layout) == pytest.approx(_full_numbers(layout), abs=1e-12)

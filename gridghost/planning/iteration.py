@@ -272,3 +272,145 @@ def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, even
             break
     return probability, timing
 
+
+
+#: Chooses the ghosts' joint action in ghost-to-move live states ``int[n]`` from those states'
+#: joint moves (``next``, ``outcome``: ``[joints, n]``, :meth:`TurnModel.ghost_moves`): ``int[n]``.
+GhostChoice = Any
+
+
+def reachable_outcome(model: TurnModel, start: int, agent_actions: np.ndarray, ghosts: GhostChoice, event: Outcome,
+                      horizon: int) -> float:
+    """The probability that the game ends in ``event`` within ``horizon`` full turns from the
+    live state ``start``, both sides deterministic (the agent's ``agent_actions`` per live state,
+    the ghosts' joint moves chosen by ``ghosts`` where first reached), solved over the states
+    reachable from ``start`` alone.
+
+    Each state's probability reads only its successors, so the reachable states' probabilities
+    are the ones :func:`_outcome_within` gives over every state, turn for turn; all ``horizon``
+    turns are made (no early stop), the exact probability of a game of that many turns. The
+    ghosts' joint moves are built only for the states reached (a decision of a team is ``4 ** k``
+    half-turns per state).
+    """
+    sink = model.num_live
+    if start == sink:
+        return 0.0
+    seen_agent, seen_ghost = np.zeros(sink + 1, dtype=bool), np.zeros(sink + 1, dtype=bool)
+    ghost_next, ghost_hit = np.full(sink + 1, sink, dtype=np.int64), np.zeros(sink + 1, dtype=bool)
+    outcomes = np.arange(model.agent_prob.shape[1])
+    agent_next, agent_end = _agent_tables(model)
+    frontier = np.array([start])
+    seen_agent[start] = True
+    while frontier.size:
+        actions = agent_actions[frontier]
+        agent_next[:, :, frontier], agent_end[:, :, frontier] = model.agent_moves(frontier)
+        after = agent_next[actions[:, None], outcomes, frontier[:, None]][model.agent_prob[actions] > 0.0]
+        after = np.unique(after)
+        after = after[(after < sink) & ~seen_ghost[after]]
+        seen_ghost[after] = True
+        if not after.size:
+            break
+        moves, ends = model.ghost_moves(after)
+        joint, columns = ghosts(after, moves, ends), np.arange(after.size)
+        ghost_next[after], ghost_hit[after] = moves[joint, columns], ends[joint, columns] == event
+        frontier = np.unique(ghost_next[after])
+        frontier = frontier[(frontier < sink) & ~seen_agent[frontier]]
+        seen_agent[frontier] = True
+    agent_states, ghost_states = np.flatnonzero(seen_agent[:sink]), np.flatnonzero(seen_ghost[:sink])
+    actions = agent_actions[agent_states][:, None]
+    probabilities = model.agent_prob[actions[:, 0]]  # [n, m]
+    lands = agent_next[actions, outcomes, agent_states[:, None]]
+    hit = (probabilities * (agent_end[actions, outcomes, agent_states[:, None]] == event)).sum(axis=1)
+    probability, between = np.zeros(sink + 1), np.zeros(sink + 1)
+    reached, hits = ghost_next[ghost_states], ghost_hit[ghost_states]
+    for _ in range(horizon):
+        between[ghost_states] = np.where(hits, 1.0, probability[reached])
+        probability[agent_states] = hit + (probabilities * between[lands]).sum(axis=1)
+    return float(probability[start])
+
+
+def _agent_tables(model: TurnModel) -> tuple[np.ndarray, np.ndarray]:
+    """Room for the agent's half-turns of every live state (``[4, m, num_live]``), filled where
+    reached: the sink and ONGOING elsewhere."""
+    shape = (NUM_ACTIONS, model.agent_prob.shape[1], model.num_live)
+    return np.full(shape, model.num_live, dtype=np.int32), np.zeros(shape, dtype=np.int8)
+
+
+#: How many sweeps :func:`reachable_response` makes past the tolerance, at most, to reach the
+#: sweep after which its values never change.
+_SETTLE_SWEEPS = 5_000
+
+
+def reachable_response(model: TurnModel, start: int, joints: np.ndarray, side: Side, gamma: float,
+                       tol: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The agent's greedy best response to deterministic ghosts (joint action ``joints[state]``
+    per live state, ``gamma < 1``), by value iteration over the states reachable from the live
+    state ``start`` alone (any agent action, any slip outcome, the ghosts' moves): the greedy
+    actions that :func:`_iterate` over every state with the ghosts' one-hot policy ends with.
+
+    Each state's values read only its successors, so sweep for sweep the reachable states'
+    values are bit for bit those of the sweeps over every state; only the stopping test differs,
+    over fewer states, so that those sweeps may stop later. The sweeps here go on past ``tol``
+    until the values stop changing: where every sweep from the first within ``tol`` to that one
+    has the same greedy actions, so has the sweep over every state that stops somewhere between.
+
+    Returns:
+        ``(states, actions)``: the reachable live states (ascending) and the agent's greedy action
+        in each; ``None`` where the greedy actions change after the tolerance or the values do
+        not settle within :data:`_SETTLE_SWEEPS` sweeps past it (solve over every state then).
+
+    Raises:
+        RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
+    """
+    sink, probabilities = model.num_live, model.agent_prob
+    seen_agent, seen_ghost = np.zeros(sink + 1, dtype=bool), np.zeros(sink + 1, dtype=bool)
+    ghost_next, ghost_end = np.full(sink + 1, sink, dtype=np.int64), np.zeros(sink + 1, dtype=np.int8)
+    agent_next, agent_end = _agent_tables(model)
+    frontier = np.array([start])
+    seen_agent[start] = True
+    while frontier.size:
+        agent_next[:, :, frontier], agent_end[:, :, frontier] = model.agent_moves(frontier)
+        after = np.unique(agent_next[:, :, frontier][probabilities > 0.0])
+        after = after[(after < sink) & ~seen_ghost[after]]
+        seen_ghost[after] = True
+        ghost_next[after], ghost_end[after] = model.ghost_moves(after, joints[after])
+        frontier = np.unique(ghost_next[after])
+        frontier = frontier[(frontier < sink) & ~seen_agent[frontier]]
+        seen_agent[frontier] = True
+    states, ghost_states = np.flatnonzero(seen_agent[:sink]), np.flatnonzero(seen_ghost[:sink])
+    agent_place, ghost_place = np.full(sink + 1, len(states)), np.full(sink + 1, len(ghost_states))
+    agent_place[states], ghost_place[ghost_states] = np.arange(len(states)), np.arange(len(ghost_states))
+    reached = agent_place[ghost_next[ghost_states]]
+    ghost_reward = by_outcome(model.game, Side.GHOST, side)[ghost_end[ghost_states]]
+    # the agent's half-turns, every action and slip outcome in one take: each value sums its
+    # outcomes in their order, as TurnModel.agent_backup does (a padding outcome adds 0)
+    landing = ghost_place[agent_next[:, :, states]].reshape(-1)
+    weights = np.broadcast_to(probabilities[:, :, None], (NUM_ACTIONS, probabilities.shape[1], len(states)))
+    expected = model.expected_reward(side, agent_end[:, :, states])
+    values, read = np.zeros(len(states) + 1), np.zeros(len(states) + 1)
+    values[:-1] = model.continuing_reward(side) / (1.0 - gamma)  # as _iterate
+    between, agent_q = np.zeros(len(ghost_states) + 1), np.empty((NUM_ACTIONS, len(states)))
+    spread = np.empty(weights.shape)
+    actions, residual, limit = None, float("inf"), MAX_ITERATIONS
+    for sweep in range(1, MAX_ITERATIONS + _SETTLE_SWEEPS + 1):
+        taken = values.take(reached)
+        taken *= gamma
+        taken += ghost_reward
+        between[:-1] = taken
+        between.take(landing, out=spread.reshape(-1))
+        spread *= weights
+        np.add.reduce(spread, axis=1, out=agent_q)
+        agent_q += expected
+        values, read = read, values
+        np.maximum.reduce(agent_q, out=values[:-1])
+        residual = float(np.abs(values[:-1] - read[:-1]).max(initial=0.0))
+        if actions is None and residual <= tol:
+            actions, limit = greedy(agent_q), sweep + _SETTLE_SWEEPS
+        elif actions is not None and not np.array_equal(greedy(agent_q), actions):
+            return None
+        if actions is not None and (residual == 0.0 or sweep >= limit):
+            return (states, actions) if residual == 0.0 else None
+        if sweep >= limit:
+            break
+    raise RuntimeError(f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change "
+                       f"{residual:.3g}); raise tol or lower gamma")

@@ -233,9 +233,9 @@ class TurnModel:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return self.__dict__[name]
 
-    def _transitions(self, side: Side, action: int, part: slice = slice(None)) -> Any:
+    def _transitions(self, side: Side, action: int, part: Any = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
-        live states ``part``."""
+        live states ``part`` (a slice or live indices)."""
         actions = self.game.joint_actions(action) if side == Side.GHOST else action
         return self.game.transitions(side, actions, self.agents[part], self.ghost_cells[part])
 
@@ -251,36 +251,88 @@ class TurnModel:
         # The tables are filled before they are set: a model shared through the cache is never
         # seen half built by another thread (which would build its own, equal ones).
         shape = (NUM_ACTIONS, self.agent_prob.shape[1], self.num_live)
-        agent_next = np.full(shape, self.num_live, dtype=np.int32)  # MAX_STATES fits
-        agent_outcome = np.zeros(shape, dtype=np.int8)
+        agent_next, agent_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)  # MAX_STATES fits
         for part in self._parts():
-            for action in range(NUM_ACTIONS):
-                half = self._transitions(Side.AGENT, action, part)
-                m = len(half.probabilities)
-                agent_next[action, :m, part] = self._next(half).T
-                agent_outcome[action, :m, part] = half.outcomes.T
+            agent_next[:, :, part], agent_outcome[:, :, part] = self.agent_moves(part)
         self.agent_next, self.agent_outcome = agent_next, agent_outcome
         self.agent_reward = _PerSide(lambda side: by_outcome(self.game, Side.AGENT, side)[self.agent_outcome])
         self.agent_expected = _PerSide(self._expected)
 
+    def agent_moves(self, live: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The agent's half-turns from the live states ``live`` (a slice or ``int[n]`` of live
+        indices), every action and slip outcome: :attr:`agent_next` and :attr:`agent_outcome` for
+        those states (``[4, m, n]``), read from the tables if they are built, else made for those
+        states alone."""
+        if "agent_next" in self.__dict__:
+            return self.agent_next[:, :, live], self.agent_outcome[:, :, live]
+        size = len(range(self.num_live)[live]) if isinstance(live, slice) else len(live)
+        shape = (NUM_ACTIONS, self.agent_prob.shape[1], size)
+        moves, outcomes = np.full(shape, self.num_live, dtype=np.int32), np.zeros(shape, dtype=np.int8)
+        for action in range(NUM_ACTIONS):
+            half = self._transitions(Side.AGENT, action, live)
+            m = len(half.probabilities)
+            moves[action, :m], outcomes[action, :m] = self._next(half).T, half.outcomes.T
+        return moves, outcomes
+
+    def expected_reward(self, side: Side, outcomes: np.ndarray) -> np.ndarray:
+        """``side``'s expected reward of the agent's half-turn per action, ``[4, n]``, from its
+        outcomes ``[4, m, n]`` (as :meth:`agent_moves` gives them; padding has probability 0)."""
+        return np.einsum("ak,akl->al", self.agent_prob, by_outcome(self.game, Side.AGENT, side)[outcomes])
+
     def _expected(self, side: Side) -> np.ndarray:
         """``side``'s expected reward of the agent's half-turn per action and live state,
-        ``[4, num_live]``, from slices of the live states (padding has probability 0)."""
-        rewards, expected = by_outcome(self.game, Side.AGENT, side), np.empty((NUM_ACTIONS, self.num_live))
+        ``[4, num_live]``, from slices of the live states."""
+        expected = np.empty((NUM_ACTIONS, self.num_live))
         for part in self._parts():
-            expected[:, part] = np.einsum("ak,akl->al", self.agent_prob, rewards[self.agent_outcome[:, :, part]])
+            expected[:, part] = self.expected_reward(side, self.agent_outcome[:, :, part])
         return expected
 
     def _ghosts_half(self) -> Any:
         # The ghosts' half-turns: one outcome per joint action; each side's rewards are read from
         # the outcomes when a solve asks for that side.
-        shape = (self.joints, self.num_live)
-        ghost_next, ghost_outcome = np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int8)
-        for joint in range(self.joints):
-            half = self._transitions(Side.GHOST, joint)
-            ghost_next[joint] = self._next(half)[:, 0]
-            ghost_outcome[joint] = half.outcomes[:, 0]
+        ghost_next, ghost_outcome = self.ghost_moves(slice(None))
         return ghost_next, ghost_outcome, _PerSide(lambda side: by_outcome(self.game, Side.GHOST, side)[ghost_outcome])
+
+    def ghost_moves(self, live: Any, joints: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ghosts' half-turns from the live states ``live`` (a slice or ``int[n]`` of live
+        indices, ghosts to move): the columns of :attr:`ghost_next` and :attr:`ghost_outcome` for
+        those states, read from the tables if they are built, else made for those states alone.
+
+        Args:
+            live: the states.
+            joints: ``int[n]``, one joint action per state; ``None``: every joint action.
+
+        Returns:
+            ``(next, outcome)``: the agent-to-move states reached (the sink where the game ends)
+            and how each half-turn ended, ``[joints, n]`` (``int32``, ``int8``), or ``[n]`` for
+            the given ``joints``.
+        """
+        tables = self.__dict__.get("_joint_tables")  # None while the model is being built
+        if tables is not None:
+            return ((tables[0][:, live], tables[1][:, live]) if joints is None
+                    else (tables[0][joints, live], tables[1][joints, live]))
+        agents, ghosts = self.agents[live], self.ghost_cells[live]
+        if joints is not None:
+            return self._team_half(agents, ghosts, joints[:, None])
+        moves = np.empty((self.joints, len(agents)), dtype=np.int32)
+        outcomes = np.empty((self.joints, len(agents)), dtype=np.int8)
+        block = max(1, _PART // max(1, len(agents)))  # about _PART half-turns at a time
+        for first in range(0, self.joints, block):
+            some = np.arange(first, min(first + block, self.joints))
+            moves[some], outcomes[some] = self._team_half(agents, ghosts[None], some[:, None, None])
+        return moves, outcomes
+
+    def _team_half(self, agents: np.ndarray, ghosts: np.ndarray, joints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The team's half-turns of joint actions ``joints`` (``[..., 1]``) from the agent cells
+        ``agents`` and ghost cells ``ghosts`` (``[..., k]``), broadcast: the kernel's half-turn
+        rules, as :meth:`~gridghost.core.game.Game.transitions` applies them."""
+        digits = joints // NUM_ACTIONS ** np.arange(self.ghosts) % NUM_ACTIONS
+        moved = halfturn.team_moves(self.game.moves, ghosts, digits)
+        ends = halfturn.team_lands(agents, moved).astype(np.int8)
+        going = ends == Outcome.ONGOING
+        reached = np.full(ends.shape, self.num_live, dtype=np.int32)
+        reached[going] = self.lookup(np.broadcast_to(agents, ends.shape)[going], moved[going])
+        return reached, ends
 
     def cache_reserve(self) -> int:
         """The bytes the arrays made on demand may add (a cache counts them when it takes the
@@ -297,13 +349,11 @@ class TurnModel:
         """``sum_k p_k * between[next_k]`` per agent action and live state: ``[4, num_live]`` (into
         ``out`` if given), the expected value after the agent's half-turn of values ``between``
         (``[num_live + 1]``, ghosts to move, the sink last and 0)."""
-        out = np.zeros((NUM_ACTIONS, self.num_live)) if out is None else out
-        out.fill(0.0)
-        for action in range(NUM_ACTIONS):
-            for k, probability in enumerate(self.agent_prob[action].tolist()):
-                if probability > 0.0:
-                    out[action] += probability * between.take(self.agent_next[action, k])
-        return out
+        # every action and slip outcome in one take, then each value's outcomes summed in their
+        # order (a padding outcome, of probability 0, adds 0)
+        spread = between.take(self.agent_next.reshape(-1)).reshape(self.agent_next.shape)
+        spread *= self.agent_prob[:, :, None]
+        return np.add.reduce(spread, axis=1, out=out)
 
     def continuing_reward(self, side: Side) -> float:
         """``side``'s reward for a full turn that does not end the game (the agent's step and the

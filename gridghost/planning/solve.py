@@ -48,7 +48,7 @@ from gridghost.planning.iteration import (  # noqa: F401
     _outcome_within,
     greedy,
 )
-from gridghost.planning.model import TurnModel, cached_solution, turn_model
+from gridghost.planning.model import TurnModel, by_outcome, cached_solution, turn_model
 from gridghost.planning.policy import one_hot, policy_array
 
 
@@ -179,6 +179,28 @@ class _Solution:
             self._outcomes[key] = _outcome_within(self.model, *self._policies(), event, horizon)
         probability, timing = self._outcomes[key]
         return float(probability[index]), float(timing[index])
+
+    def _reachable_success(self, agent_pos: Any, ghost_pos: Any, horizon: int) -> float | None:
+        """:meth:`success_probability` over the states reachable from this one alone
+        (:func:`~gridghost.planning.iteration.reachable_outcome`), or ``None`` where a fixed
+        policy is not deterministic."""
+        agent_actions, ghost_actions = _deterministic(self._agent), _deterministic(self._ghost)
+        if isinstance(self._agent, str):
+            agent_actions = self._agent_actions
+        if agent_actions is None or (ghost_actions is None and not isinstance(self._ghost, str)):
+            return None
+        rewards = by_outcome(self.model.game, Side.GHOST, self._summed)
+
+        def choose(states: np.ndarray, moves: np.ndarray, ends: np.ndarray) -> np.ndarray:
+            if ghost_actions is not None:
+                return ghost_actions[states]  # type: ignore[no-any-return]
+            q = self._read.take(moves, mode="clip")
+            q *= self.gamma
+            q += rewards[ends]
+            return greedy(q, self._GHOST_RULE)
+
+        start = self.model.live_index(agent_pos, ghost_pos)
+        return iteration.reachable_outcome(self.model, start, agent_actions, choose, Outcome.GOAL, horizon)
 
     def success_probability(self, agent_pos: Any, ghost_pos: Any, horizon: int = 100) -> float:
         """The probability that the agent reaches a goal within ``horizon`` full turns from this
@@ -390,6 +412,14 @@ class PolicyEvaluation(_Solution):
     def __init__(self, model: TurnModel, agent: np.ndarray, ghost: np.ndarray, gamma: float, tol: float,
                  horizon: int | None, progress_bar: bool = False) -> None:
         super().__init__(model, agent, ghost, Side.AGENT, gamma, tol, horizon, progress_bar)
+
+
+def _deterministic(rule: Rule) -> np.ndarray | None:
+    """The action per live state of a fixed policy (``[actions, num_live]``) that is one-hot,
+    else (a deciding side, or a policy that draws) ``None``."""
+    if isinstance(rule, str) or not (((rule == 0.0) | (rule == 1.0)).all() and (rule.sum(axis=0) == 1.0).all()):
+        return None
+    return np.argmax(rule, axis=0)
 
 
 # -- the solvers -----------------------------------------------------------------------------------
