@@ -92,7 +92,7 @@ class _Engine(Observing):
         if not isinstance(explore_starts, numbers.Real) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
             raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
-        if explore_starts and controlled in (GHOST, TEAM):
+        if explore_starts and controlled == GHOST:
             raise ValueError("explore_starts places games with the agent to move; a learning ghost alone begins "
                              "after the agent's opening move (use GridGhostJax or controlled='agent')")
         engine_options = {key: options.pop(key) for key in _ENGINE_OPTIONS if key in options}
@@ -459,8 +459,10 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         opponent: as :class:`gridghost.batched.BatchedGame`'s: ``"chase"``, ``"random"``,
             ``"minimax"``, ``"optimal"``, a ``StatePolicy`` (or its class) or an action table;
             ``None`` is the chasing ghost or the random agent.
-        explore_starts, spec, **settings: as :class:`GridGhostJax` (``explore_starts`` only with a
-            learning agent).
+        explore_starts, spec, **settings: as :class:`GridGhostJax` (``explore_starts`` with a
+            learning agent, or a learning team: an episode then starts from a uniformly drawn state,
+            from which the opponent agent makes its opening move, not played where it would end
+            the game; not with one learning ghost).
 
     Attributes:
         default_params, engine: as :class:`GridGhostJax`.
@@ -537,7 +539,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
                 one game's :class:`EnvState` of this view's maps (``to_move`` 0, not ``ended``);
                 ``action`` not an int in 0..3 of shape ``()``, bools and floats included;
                 ``params`` not this view's tables, ``levels`` naming a map it lacks,
-                ``explore_starts`` outside [0, 1] (or not 0 for a learning ghost).
+                ``explore_starts`` outside [0, 1] (or not 0 for one learning ghost).
         """
         return self._one(self._env_core, self.turn_draws, key, state, action, params)
 
