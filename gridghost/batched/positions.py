@@ -62,7 +62,6 @@ from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
 from gridghost.core.rules import Side
 from gridghost.sensing.encoding import VECTOR_SLOTS
 
-
 #: The uniforms an exploring start takes, before one per ghost: whether to explore, the agent's cell.
 EXPLORE_DRAWS = 2
 
@@ -136,8 +135,8 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     def explore_starts(self, value: float) -> None:
         share = check_probability(value, "explore_starts")
         if share and self.controlled != TEAM:
-            raise ValueError(f"explore_starts explores for a learning team (controlled='ghosts'), this engine's learner "
-                             f"is {self.controlled!r}: place its games with reset(starts=...)")
+            raise ValueError(f"explore_starts explores for a learning team (controlled='ghosts'), this engine's "
+                             f"learner is {self.controlled!r}: place its games with reset(starts=...)")
         self._explore_starts = share
 
     # -- construction ----------------------------------------------------------------------------
