@@ -187,6 +187,8 @@ class TeamEngine(rules.TeamTurns):
         own = [] if controlled != TEAM else ["opening_slip", "member"] if self.plays_tables else \
             ["opening", "opening_slip"]
         reset = [*own, "explore", "start", *(f"ghost_{i}" for i in range(k))]
+        # appended for a learning team's exploring starts: drawn from their own key in a batch
+        self._appended_draws = 2 + k if controlled == TEAM else 0
         opponents = {AGENT: k, TEAM: 1}.get(controlled, 0) if self.layout.b > 1 else 0  # type: ignore[arg-type]
         return reset, ["slip", *(f"opponent_{i}" for i in range(opponents))]
 
