@@ -299,8 +299,8 @@ def _stepped(env, **changes):
      r"opponent must be one of \['chase', 'random'\]"),
     (lambda: GridGhostJaxSingle("ghosts", opponent="chase", ghosts=2, layout=MAP, obs_type="vector"), ValueError,
      r"opponent must be one of \['random', 'minimax', 'optimal'\], an agent table or an AgentPool"),
-    (lambda: GridGhostJaxSingle("ghosts", explore_starts=0.5, ghosts=2, layout=MAP, obs_type="vector"), ValueError,
-     "explore_starts"),
+    (lambda: GridGhostJaxSingle("ghosts", explore_starts=1.5, ghosts=2, layout=MAP, obs_type="vector"), ValueError,
+     r"explore_starts must be a probability in \[0, 1\], got 1.5"),
 ])
 def test_team_settings_the_views_cannot_play_are_refused_by_name(make, error, match) -> None:
     with pytest.raises(error, match=match):

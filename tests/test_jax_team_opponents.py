@@ -458,7 +458,8 @@ def test_a_learning_team_against_a_pool_is_the_aec_envs_game_with_that_member_un
 
     for episode in range(12):
         key = jax.random.key(episode)
-        slip, member_uniform = np.asarray(jax.random.uniform(key, (env.reset_draws,))).tolist()
+        # a reset's own draws come first (the exploring start's follow)
+        slip, member_uniform = np.asarray(jax.random.uniform(key, (env.reset_draws,)))[:2].tolist()
         member = int(draw_members(np.array([member_uniform]), weights)[0])
         members[member] += 1
         aec = gridghost.env(**settings)
@@ -486,3 +487,121 @@ def test_a_learning_team_against_a_pool_is_the_aec_envs_game_with_that_member_un
                 ended += 1
                 break
     assert set(members) == {0, 1} and slipped > 3 and ended > 5, (members, slipped, ended)
+
+
+# -- exploring starts of a learning team -----------------------------------------------------------------------
+def _explored_pairs(game, opening):
+    """Each ghost's (agent, ghost) cells after an exploring start, exactly: the agent uniform off the
+    goals, each ghost uniform on the other cells, then ``opening(agent, ghost 0, ghost 1)``'s
+    ``{action: probability}`` moves the agent, not where it would land on a goal or a ghost."""
+    cells, goals, moves = game.num_cells, np.asarray(game.goals), np.asarray(game.moves)
+    free = int((~goals).sum())
+    pairs = [Counter(), Counter()]
+    for agent in np.flatnonzero(~goals).tolist():
+        for first in range(cells):
+            for second in range(cells):
+                if agent in (first, second):
+                    continue
+                for action, p in opening(agent, first, second).items():
+                    landed = int(moves[agent, action])
+                    if goals[landed] or landed in (first, second):
+                        landed = agent
+                    weight = p / (free * (cells - 1) ** 2)
+                    pairs[0][landed * cells + first] += weight
+                    pairs[1][landed * cells + second] += weight
+    return pairs
+
+
+def _fits(agents, ghosts, cells, expected) -> None:
+    for g in range(2):
+        seen = Counter((agents * cells + ghosts[:, g]).tolist())
+        statistic, dof, p, impossible = goodness_of_fit([(seen, dict(expected[g]))])
+        assert not impossible and p > ALPHA, (g, statistic, dof, p)
+
+
+def test_the_numpy_engine_explores_from_uniform_states_then_plays_the_agents_opening() -> None:
+    game = _game()
+    batch = _numpy_games("random", games=20000, seed=11)
+    batch.explore_starts = 1.0
+    batch.reset()
+    agents, ghosts = batch.positions
+    _fits(agents, ghosts, game.num_cells, _explored_pairs(game, lambda *_: dict.fromkeys(range(4), 0.25)))
+    assert (agents != game.initial_state().agent).mean() > 0.9
+
+
+def test_the_numpy_engine_at_zero_exploring_starts_draws_and_plays_what_it_did_before() -> None:
+    actions = np.random.default_rng(5).integers(0, 4, size=(30, 16, 2))
+    before = _play_numpy(_numpy_games("random", max_cycles=6), actions)
+    zero = _numpy_games("random", max_cycles=6)
+    zero.explore_starts = 0.0
+    now = _play_numpy(zero, actions)
+    for ours, theirs in zip(before, now, strict=True):
+        assert all(np.array_equal(a, b) for a, b in zip(ours, theirs, strict=True))
+    # with a half, about half the games have their ghosts on the map's starts (an exploring start
+    # puts both there with probability 1/34**2)
+    half = _numpy_games("random", games=400, max_cycles=6)
+    half.explore_starts = 0.5
+    half.reset()
+    at_start = (half.positions[1] == _game().initial_state().ghosts).all(axis=1)
+    assert 150 < at_start.sum() < 250
+
+
+@pytest.mark.parametrize(("controlled", "value", "error", "match"), [
+    ("ghosts", 1.5, ValueError, r"explore_starts must lie in \[0, 1\], got 1.5"),
+    ("ghosts", float("nan"), ValueError, "explore_starts must lie in"),
+    ("ghosts", True, TypeError, "explore_starts must be a real number"),
+    ("ghosts", "0.5", TypeError, "explore_starts must be a real number"),
+    ("agent", 0.5, ValueError, r"learning team \(controlled='ghosts'\).*reset\(starts=...\)"),
+    (None, 0.5, ValueError, "controlled='ghosts'"),
+])
+def test_the_numpy_engine_refuses_exploring_starts_it_cannot_play_by_name(controlled, value, error, match) -> None:
+    batch = BatchedGame(2, controlled=controlled, opponent="random" if controlled else None, **SETTINGS)
+    with pytest.raises(error, match=match):
+        batch.explore_starts = value
+    assert batch.explore_starts == 0.0
+
+
+def _grid_uniforms(rng, shape):
+    """Uniforms on a 2**-12 grid, offset by half a step: exact in float32 and float64 alike, and
+    never on a boundary of an int draw or a slip probability, so both engines read them the same."""
+    return (rng.integers(0, 2**12, size=shape) + 0.5) / 2**12
+
+
+@needs_jax
+def test_the_two_engines_place_the_same_exploring_starts_under_shared_uniforms() -> None:
+    # slip, a table agent whose opening may end the game from a drawn state, half the games exploring
+    settings = dict(slip="longitudinal", slip_probability=0.4)
+    env = _jax_team(**settings)
+    params = env.default_params._replace(explore_starts=jnp.float32(0.5))
+    games, k = 3000, 2
+    uniforms = _grid_uniforms(np.random.default_rng(8), (games, env.reset_draws))
+    slot = env._reset_slots
+    _, states = jax.jit(jax.vmap(env._reset_core, in_axes=(0, None)))(jnp.asarray(uniforms, jnp.float32), params)
+    batch = _numpy_games("minimax", games=games, **settings)
+    batch.explore_starts = 0.5
+    batch.reset()
+    rows = np.arange(games)
+    own = np.zeros((2, games))
+    own[0] = uniforms[:, slot["opening_slip"]]
+    explore = uniforms[:, slot["explore"]:slot["explore"] + 2 + k].T
+    batch._place(rows, own, None, explore)
+    agents, ghosts = batch.positions
+    assert np.array_equal(np.asarray(states.agent), agents) and np.array_equal(np.asarray(states.ghosts), ghosts)
+    explored = explore[0] < 0.5
+    assert ((ghosts == _game(**settings).initial_state().ghosts).all(axis=1) | explored).all()
+    assert 1300 < explored.sum() < 1700
+
+
+@needs_jax
+def test_the_jax_team_explores_uniformly_then_the_tables_opening_and_params_switch_it_without_recompiling() -> None:
+    game = _game()
+    env = _jax_team()
+    table, cells = _minimax_agent().reshape(-1), game.num_cells
+    expected = _explored_pairs(game, lambda a, g0, g1: {int(table[(a * cells + g0) * cells + g1]): 1.0})
+    reset = jax.jit(env.batch_reset, static_argnums=1)
+    _, states = reset(jax.random.key(2), 20000, env.default_params._replace(explore_starts=jnp.float32(1.0)))
+    _fits(np.asarray(states.agent), np.asarray(states.ghosts), cells, expected)
+    _, states = reset(jax.random.key(2), 20000, env.default_params)  # explore_starts 0: no new program
+    assert (np.asarray(states.ghosts) == game.initial_state().ghosts).all() and reset._cache_size() == 1
+    built = _jax_team(explore_starts=0.25)
+    assert float(built.default_params.explore_starts) == 0.25

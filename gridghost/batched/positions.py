@@ -18,6 +18,13 @@ the same state. ``"grid"`` observations are the one-ghost engine's
 Sides: ``"agent"`` (``int[N]`` actions, ``float[N]`` rewards, ``[N, D]`` observations) and
 ``"ghosts"``, the whole team (``int[N, k]`` actions, each ghost's ``float[N, k]`` rewards,
 ``[N, k, D]`` observations stacked in ghost order, as the team's Gymnasium view stacks them).
+
+Exploring starts of a learning team (:attr:`PositionGame.explore_starts`, the JAX one-side team
+view's ``params.explore_starts``): with that probability an episode starts from a uniformly drawn
+state, :func:`exploring_cells` (the agent on a cell off its map's goals, each ghost on any cell
+but the agent's, independently), from which the opponent agent makes its opening move as it does
+from the map's start; an opening move that would end the game there (onto a goal or a ghost) is
+not played, and the episode begins at the drawn state with the team to move.
 """
 
 from __future__ import annotations
@@ -49,10 +56,45 @@ from gridghost.config.opponents import (
 )
 from gridghost.config.parts import build_encoder, build_map_parts
 from gridghost.core import episode
+from gridghost.core.checks import check_probability
 from gridghost.core.layout import Layout
 from gridghost.core.names import AGENT, GHOST, NUM_ACTIONS
 from gridghost.core.rules import Side
 from gridghost.sensing.encoding import VECTOR_SLOTS
+
+#: The uniforms an exploring start takes, before one per ghost: whether to explore, the agent's cell.
+EXPLORE_DRAWS = 2
+
+
+def explore_order(goals: np.ndarray) -> np.ndarray:
+    """Per map its cells off the goals first (in order), then its goals: ``int64[maps, cells]``
+    from the goals ``bool[maps, cells]``, the ``starts`` of :func:`exploring_cells`."""
+    return np.argsort(goals, axis=1, kind="stable")
+
+
+def exploring_cells(uniforms: Any, starts: Any, counts: Any, m: Any, cells: int, xp: Any = np,
+                    dtype: Any = np.int64) -> tuple[Any, Any]:
+    """An exploring start's local cells on map ``m``, from uniforms in [0, 1) (the one code both
+    engines draw it with): the agent uniformly on one of the ``counts[m]`` cells off the map's
+    goals (``starts[m]`` lists them first), each ghost uniformly on any cell but the agent's.
+
+    Args:
+        uniforms: ``[1 + k, ...]``: the agent's uniform, then one per ghost (trailing axes: games).
+        starts: ``int[maps, cells]``, per map its cells off the goals first.
+        counts: ``int[maps]``, per map its cells off the goals.
+        m: the map(s), broadcasting with the uniforms' trailing axes.
+        cells: the cells of a map.
+        xp: the array library (``numpy`` or ``jax.numpy``); dtype: its int type for the cells.
+
+    Returns:
+        ``(agent, ghosts)``: the agent's cell(s) and the ghosts' ``[k, ...]``, local to the map.
+    """
+    def below(uniform: Any, n: Any) -> Any:  # an int in 0..n-1
+        return xp.minimum((uniform * n).astype(dtype), n - 1)
+
+    agent = starts[m, below(uniforms[0], counts[m])]
+    ghosts = below(uniforms[1:], cells - 1)
+    return agent, ghosts + (ghosts >= agent)  # every cell but the agent's, uniformly
 
 
 class PositionGame(TeamTurns, PositionObserver, BatchedGame):
@@ -75,6 +117,27 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
     ghosts: int
     _GHOST_SIDE = TEAM
     xp = np
+    _explore_starts = 0.0
+
+    @property
+    def explore_starts(self) -> float:
+        """The probability, in [0, 1], that a learning team's episode starts from a uniformly drawn
+        state (the module docstring says how); 0 (the default) draws nothing more than before.
+
+        Raises:
+            TypeError: a value that is not a real number.
+            ValueError: a value outside [0, 1], or above 0 for an engine whose team does not learn
+                alone (``controlled="agent"`` or ``None``: ``reset(starts=...)`` places those games).
+        """
+        return self._explore_starts
+
+    @explore_starts.setter
+    def explore_starts(self, value: float) -> None:
+        share = check_probability(value, "explore_starts")
+        if share and self.controlled != TEAM:
+            raise ValueError(f"explore_starts explores for a learning team (controlled='ghosts'), this engine's "
+                             f"learner is {self.controlled!r}: place its games with reset(starts=...)")
+        self._explore_starts = share
 
     # -- construction ----------------------------------------------------------------------------
     def _build(self, opponent: Any, belief_filter: str | None, first: Layout, count: int) -> None:
@@ -332,13 +395,16 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
         return self._sides
 
     # -- resets ------------------------------------------------------------------------------------
-    def _place(self, rows: np.ndarray, uniforms: np.ndarray,
-               cells: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
+    def _place(self, rows: np.ndarray, uniforms: np.ndarray, cells: tuple[np.ndarray, np.ndarray] | None = None,
+               explore: np.ndarray | None = None) -> np.ndarray | None:
         """Put games ``rows`` at the start of a new episode, from their columns of ``uniforms``
         (row 0 the opening slip, row 1 the random opening move): a level drawn per game; for a
         learning team, after the opponent agent's opening move (with a pool, by the member drawn
-        for the episode from the engine's generator, after the maps). Returns the maps drawn
-        (``None`` with one map), for the filter."""
+        for the episode from the engine's generator, after the maps), from the map's start or,
+        with :attr:`explore_starts`, an exploring start drawn from ``explore`` (``[2 + k, rows]``:
+        whether, then :func:`exploring_cells`'; ``None``: drawn from the generator after the
+        members, only where ``explore_starts > 0``). Returns the maps drawn (``None`` with one
+        map), for the filter."""
         start = self._team.start
         starts = len(start)
         maps = self._rng.integers(starts, size=len(rows)) if starts > 1 else np.zeros(len(rows), np.int64)  # type: ignore[union-attr]
@@ -351,13 +417,30 @@ class PositionGame(TeamTurns, PositionObserver, BatchedGame):
             members = draw_members(self._rng.random(len(rows)), self._pool)  # type: ignore[union-attr]
         self._member[rows] = members
         if self.controlled == TEAM:  # the opening move
+            if explore is None and self._explore_starts:
+                explore = self._rng.random((EXPLORE_DRAWS + self.ghosts, len(rows)))  # type: ignore[union-attr]
+            if explore is not None:
+                agents, ghosts = self._exploring(explore, maps, base, agents, ghosts)
             opening = self._agent_answer(agents, ghosts, base, uniforms[1], members)
-            agents = self._landing(agents, opening, uniforms[0])
+            landed = self._landing(agents, opening, uniforms[0])
+            if explore is not None:  # an opening that would end the game is not played
+                ends = self._team.goals[landed] | (ghosts == landed[:, None]).any(axis=1)
+                landed = np.where(ends, agents, landed)
+            agents = landed
         self._agent[rows], self._ghosts[rows], self._base[rows] = agents, ghosts, base
         self._steps[rows] = 0
         if self._draw_readings:
             self._read(agents, uniforms, self._sensor_row, rows)
         return maps if starts > 1 else None
+
+    def _exploring(self, explore: np.ndarray, maps: np.ndarray, base: np.ndarray, agents: np.ndarray,
+                   ghosts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The games' first cells: an exploring start where ``explore[0] < explore_starts``, else
+        the ``agents`` and ``ghosts`` given (global cells)."""
+        goals = self._team.goals.reshape(-1, self.num_cells)
+        agent, team = exploring_cells(explore[1:], explore_order(goals), (~goals).sum(axis=1), maps, self.num_cells)
+        chosen = explore[0] < self._explore_starts
+        return np.where(chosen, agent + base, agents), np.where(chosen[:, None], team.T + base[:, None], ghosts)
 
     def _reset_rows(self, rows: np.ndarray, cells: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         uniforms = self._rng.random((self._sensor_row + len(self.sensor_tables.counts), len(rows)))  # type: ignore[union-attr]

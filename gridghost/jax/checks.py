@@ -167,7 +167,7 @@ class CallChecks:
             raise TypeError(f"params.explore_starts must be {accepted}, got dtype {dtype}")
         if share is not None and not 0.0 <= float(share) <= 1.0:  # NaN fails this comparison too
             raise ValueError(f"params.explore_starts must be {accepted}, got {float(share)!r}")
-        if share is not None and share and self.layout.controlled in (GHOST, "ghosts"):
+        if share is not None and share and self.layout.controlled == GHOST:
             raise ValueError("params.explore_starts places games with the agent to move; a learning ghost alone "
                              "begins after the agent's opening move (use GridGhostJax or controlled='agent')")
 

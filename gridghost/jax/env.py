@@ -80,6 +80,9 @@ SingleStep = tuple[Any, EnvState, Any, Any, dict[str, Any]]
 class _Engine(Observing):
     """What both views share: the tables, the draws and the observations of one game."""
 
+    #: The uniforms at the end of every reset's draws that come from a key of their own.
+    _appended_draws: int = 0
+
     def __init__(self, controlled: str | None, explore_starts: float, spec: GameSpec | Mapping[str, Any] | None,
                  options: dict[str, Any]) -> None:
         # the NumPy engine's own options that this engine does not take (the settings it does not
@@ -92,7 +95,7 @@ class _Engine(Observing):
         if not isinstance(explore_starts, numbers.Real) or isinstance(explore_starts, bool) or \
                 not 0.0 <= explore_starts <= 1.0:
             raise ValueError(f"explore_starts must be a probability in [0, 1], got {explore_starts!r}")
-        if explore_starts and controlled in (GHOST, TEAM):
+        if explore_starts and controlled == GHOST:
             raise ValueError("explore_starts places games with the agent to move; a learning ghost alone begins "
                              "after the agent's opening move (use GridGhostJax or controlled='agent')")
         engine_options = {key: options.pop(key) for key in _ENGINE_OPTIONS if key in options}
@@ -180,11 +183,22 @@ class _Engine(Observing):
         state, params = self._checked(state, action, params, False, half)
         return core(jax.random.uniform(key, (draws,)), state, action, params)
 
+    def _batch_uniforms(self, key: Any, games: int, draws: int) -> Any:
+        """Every game's ``draws`` uniforms from one key, ``float32[games, draws]``; where they end
+        with a reset's, its last :attr:`_appended_draws` from a key of their own, so that the
+        others are those of a view without them (a learning team's exploring starts leave its
+        other draws as they were)."""
+        appended = self._appended_draws if draws >= self.reset_draws else 0  # only where a reset's draws end
+        if not appended:
+            return batch_uniforms(key, (games, draws))
+        own = batch_uniforms(key, (games, draws - appended))
+        return jnp.concatenate((own, batch_uniforms(jax.random.fold_in(key, 1), (games, appended))), axis=1)
+
     def _many(self, core: Any, draws: int, key: Any, states: EnvState, actions: Any, params: EnvParams | None,
               half: int | None = None) -> Any:
         """``core`` over a batch of games, every game's uniforms from the one ``key``."""
         states, params = self._checked(states, actions, params, True, half)
-        uniforms = batch_uniforms(key, (states.steps.shape[0], draws))
+        uniforms = self._batch_uniforms(key, states.steps.shape[0], draws)
         return jax.vmap(core, in_axes=(0, 0, 0, None))(uniforms, states, actions, params)
 
     def batch_reset(self, key: Any, num_games: int, params: EnvParams | None = None) -> tuple[Any, EnvState]:
@@ -199,7 +213,7 @@ class _Engine(Observing):
         """
         num_games = _count(num_games, "num_games")
         params = self._params(params)
-        uniforms = batch_uniforms(key, (num_games, self.reset_draws))
+        uniforms = self._batch_uniforms(key, num_games, self.reset_draws)
         return jax.vmap(self._reset_core, in_axes=(0, None))(uniforms, params)
 
     def reset(self, key: Any, params: EnvParams | None = None) -> tuple[Any, EnvState]:
@@ -459,8 +473,10 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
         opponent: as :class:`gridghost.batched.BatchedGame`'s: ``"chase"``, ``"random"``,
             ``"minimax"``, ``"optimal"``, a ``StatePolicy`` (or its class) or an action table;
             ``None`` is the chasing ghost or the random agent.
-        explore_starts, spec, **settings: as :class:`GridGhostJax` (``explore_starts`` only with a
-            learning agent).
+        explore_starts, spec, **settings: as :class:`GridGhostJax` (``explore_starts`` with a
+            learning agent, or a learning team: an episode then starts from a uniformly drawn state,
+            from which the opponent agent makes its opening move, not played where it would end
+            the game; not with one learning ghost).
 
     Attributes:
         default_params, engine: as :class:`GridGhostJax`.
@@ -537,7 +553,7 @@ class GridGhostJaxSingle(_Engine, OneSideObservations):
                 one game's :class:`EnvState` of this view's maps (``to_move`` 0, not ``ended``);
                 ``action`` not an int in 0..3 of shape ``()``, bools and floats included;
                 ``params`` not this view's tables, ``levels`` naming a map it lacks,
-                ``explore_starts`` outside [0, 1] (or not 0 for a learning ghost).
+                ``explore_starts`` outside [0, 1] (or not 0 for one learning ghost).
         """
         return self._one(self._env_core, self.turn_draws, key, state, action, params)
 

@@ -29,7 +29,7 @@ import numpy as np
 from gridghost.batched import BatchedGame
 from gridghost.batched import team as rules
 from gridghost.batched.observe import PAIR_SLOTS, TEAM
-from gridghost.batched.positions import PositionGame
+from gridghost.batched.positions import PositionGame, explore_order, exploring_cells
 from gridghost.config.opponents import GAME_OVER, AgentPool, agent_tables, draw_members, is_agent_table, live_states
 from gridghost.config.settings import GameSpec
 from gridghost.core import episode
@@ -131,7 +131,7 @@ class TeamEngine(rules.TeamTurns):
         self._spaces = engine._spaces  # per side, the team encoder's space
         shared, cells, maps = engine._team, engine.num_cells, len(engine.layouts)
         goals = shared.goals.reshape(maps, cells)
-        starts = np.argsort(goals, axis=1, kind="stable")  # per map the cells off its goals first, then padding
+        starts = explore_order(goals)  # per map the cells off its goals first, then padding
         opening = shared.destinations[:, :, shared.start[:, 0]].transpose(2, 0, 1) if controlled == TEAM else \
             np.zeros(0)
         grids, facts = device_grids({side: grid.export() for side, grid in engine._grids.items()})
@@ -183,8 +183,12 @@ class TeamEngine(rules.TeamTurns):
 
     def _draws(self, controlled: str | None) -> tuple[list[str], list[str]]:
         k = self.ghosts
-        reset = ["explore", "start", *(f"ghost_{i}" for i in range(k))] if controlled != TEAM else \
-            ["opening_slip", "member"] if self.plays_tables else ["opening", "opening_slip"]
+        # a learning team's own draws first, then the exploring start's (as a learning agent's)
+        own = [] if controlled != TEAM else ["opening_slip", "member"] if self.plays_tables else \
+            ["opening", "opening_slip"]
+        reset = [*own, "explore", "start", *(f"ghost_{i}" for i in range(k))]
+        # appended for a learning team's exploring starts: drawn from their own key in a batch
+        self._appended_draws = 2 + k if controlled == TEAM else 0
         opponents = {AGENT: k, TEAM: 1}.get(controlled, 0) if self.layout.b > 1 else 0  # type: ignore[arg-type]
         return reset, ["slip", *(f"opponent_{i}" for i in range(opponents))]
 
@@ -211,23 +215,22 @@ class TeamEngine(rules.TeamTurns):
 
     def _first_state(self, uniforms: Any, params: EnvParams, m: Any, member: Any = 0) -> tuple[Any, Any]:
         """The agent's and the ghosts' cells of a new episode on map ``m``: its start, or with
-        probability ``explore_starts`` a uniform one (the agent on a cell off the goals, each
-        ghost on any other cell); a learning team's after the agent's opening move (random, or
-        table ``member``'s)."""
+        probability ``explore_starts`` a uniform one (:func:`~gridghost.batched.positions.exploring_cells`);
+        a learning team's after the agent's opening move from there (random, or table
+        ``member``'s), which is not played where it would end the game (from an exploring start)."""
         cells, k, slot = self.layout.num_cells, self.ghosts, self._reset_slots
-        if self.layout.controlled != TEAM:
-            agent = params.starts[m, self._below(uniforms[slot["start"]], params.start_counts[m])]
-            ghosts = self._below(uniforms[slot["ghost_0"]:slot["ghost_0"] + k], cells - 1)
-            ghosts = ghosts + (ghosts >= agent)  # every cell but the agent's, uniformly
-            explore = uniforms[slot["explore"]] < params.explore_starts
-            agent = jnp.where(explore, agent + m * cells, params.start[m, 0])
-            ghosts = jnp.where(explore, ghosts + m * cells, params.start[m, 1:])
-        else:  # after the agent's opening move
-            start = params.start[m]
-            action = self._planned_agent(member, start[0], start[1:], params) if self.plays_tables else \
+        first = slot["start"]
+        agent, ghosts = exploring_cells(uniforms[first:first + 1 + k], params.starts, params.start_counts, m, cells,
+                                        jnp, jnp.int32)
+        explore = uniforms[slot["explore"]] < params.explore_starts
+        agent = jnp.where(explore, agent + m * cells, params.start[m, 0])
+        ghosts = jnp.where(explore, ghosts + m * cells, params.start[m, 1:])
+        if self.layout.controlled == TEAM:  # the agent's opening move
+            action = self._planned_agent(member, agent, ghosts, params) if self.plays_tables else \
                 self._below(uniforms[slot["opening"]], NUM_ACTIONS)
-            agent = params.opening[m, action, self._slip(uniforms[slot["opening_slip"]], action, params)]
-            ghosts = params.start[m, 1:]
+            landed = self._landing(uniforms[slot["opening_slip"]], params)(agent, action)
+            ends = params.goals[landed] | (ghosts == landed).any()  # only from an exploring start
+            agent = jnp.where(ends, agent, landed)
         return agent.astype(jnp.int32), ghosts.astype(jnp.int32)
 
     def _check_cells(self, values: dict[str, np.ndarray | None], argument: str) -> None:

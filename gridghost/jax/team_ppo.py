@@ -315,7 +315,8 @@ class TeamPPO:
     @property
     def networks(self) -> dict[str, Any]:
         """The team's networks (``state.learner.networks``, or the team's in self-play)."""
-        return (self.state.learners[TEAM] if self._selfplay else self.state.learner).networks
+        state: Any = self.state  # a SelfPlayState in self-play, else a SingleState
+        return (state.learners[TEAM] if self._selfplay else state.learner).networks
 
     def learn(self, updates: int, params: EnvParams | None = None) -> TeamPPO:
         """Train ``updates`` PPO updates on ``params`` (default: the view's own; a pool of agents:
