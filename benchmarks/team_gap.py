@@ -287,21 +287,26 @@ def table_rows(runs: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
-    """The mean exploitability curves, a panel per map; False where matplotlib is missing."""
+    """The mean exploitability curves, a panel per map that has runs; False where matplotlib is
+    missing."""
     pyplot = harness.load_pyplot()
     if pyplot is None:
         return False
-    figure, axes = pyplot.subplots(1, len(MAPS), figsize=(4 * len(MAPS), 3.4), sharey=True)
-    for axis, name in zip(axes, MAPS, strict=True):
+    maps = [name for name in MAPS if any(stored["map"] == name for stored in runs)]
+    figure, axes = pyplot.subplots(1, len(maps), figsize=(4 * len(maps), 3.4), sharey=True, squeeze=False)
+    axes = axes[0]
+    for axis, name in zip(axes, maps, strict=True):
         for row, group in grouped(runs):
             if row.map == name and row.learner != "chase":
                 steps, means = mean_curve(group)
                 axis.plot(np.array(steps) / 1e3, means, label=f"{row.learner} ({row.opponent})")
         axis.set_title(name)
         axis.set_xlabel("team steps (thousands)")
+        axis.set_xscale("log")  # the tabular learner's millions of turns beside PPO's thousands
         axis.axhline(0.0, color="black", linewidth=0.5)
+        if axis.get_lines()[:-1]:  # a learner's curve besides the zero line
+            axis.legend(fontsize=7)
     axes[0].set_ylabel("exploitability")
-    axes[-1].legend(fontsize=7)
     harness.save_figure(figure, path)
     return True
 
