@@ -67,26 +67,37 @@ def jax_config(name: str) -> PPOConfig:
 
 
 class JaxContender:
-    """JAX PPO compiled for ``steps`` steps (whole rollouts); ``rate(seed)`` trains once."""
+    """A JAX trainer compiled once for ``steps`` steps; ``rate(seed)`` times one run of it.
 
-    def __init__(self, name: str, steps: int) -> None:
-        encoding, _, _ = CONFIGS[name]
-        config = jax_config(name)
-        env = GridGhostJaxSingle(layout=level_split(2, "train", 100), **encoding, **GAME)
-        init, train = make_train(env, config)
-        self.updates = max(1, steps // config.batch_size)
-        self.steps = self.updates * config.batch_size
+    Args:
+        trainer: ``(init, train)`` of :func:`~gridghost.jax.ppo.make_train` or its team twin.
+        batch_size: the steps of one update.
+        steps: the steps to time, rounded down to whole updates (at least one).
+    """
+
+    def __init__(self, trainer: tuple[Callable[..., Any], Callable[..., Any]], batch_size: int, steps: int) -> None:
+        init, train = trainer
+        self.updates = max(1, steps // batch_size)
+        self.steps = self.updates * batch_size
         self._init, self._train = init, jax.jit(train, static_argnums=1)
         start = time.perf_counter()
         jax.block_until_ready(self._train(init(jax.random.key(0)), self.updates))
         self.compile_seconds = time.perf_counter() - start
 
     def rate(self, seed: int) -> float:
-        """Learner steps per wall second of one training run."""
+        """Steps per wall second of one training run."""
         state = jax.block_until_ready(self._init(jax.random.key(seed + 1)))
         start = time.perf_counter()
         jax.block_until_ready(self._train(state, self.updates))
         return self.steps / (time.perf_counter() - start)
+
+
+def named_contender(name: str, steps: int) -> JaxContender:
+    """The JAX trainer of configuration ``name`` on the training levels of difficulty 2."""
+    encoding, _, _ = CONFIGS[name]
+    config = jax_config(name)
+    env = GridGhostJaxSingle(layout=level_split(2, "train", 100), **encoding, **GAME)
+    return JaxContender(make_train(env, config), config.batch_size, steps)
 
 
 class SB3Contender:
@@ -129,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'configuration':<12} {'SB3 steps/s':>12} {'SB3 1 thread':>13} {'JAX steps/s':>12} {'JAX vs SB3':>10} "
           f"{'compile s':>9}  target")
     for name in args.configs:
-        jax_contender = JaxContender(name, args.steps)
+        jax_contender = named_contender(name, args.steps)
         contenders: dict[str, Callable[[int], float]] = {
             "sb3": SB3Contender(name, args.steps, None).rate,
             "sb3-1": SB3Contender(name, args.steps, 1).rate,

@@ -38,6 +38,7 @@ from typing import Any
 import gymnasium
 import jax
 import torch
+from jax_ppo import JaxContender
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -54,26 +55,11 @@ GAME: dict[str, Any] = {"layout": "team_eight", "ghosts": GHOSTS, "opponent": "r
                         "rewards": "normalised"}
 
 
-class JaxContender:
-    """JAX IPPO compiled for ``steps`` team steps (whole rollouts); ``rate(seed)`` trains once."""
-
-    def __init__(self, steps: int, minibatch: int) -> None:
-        env = GridGhostJaxSingle("ghosts", max_episode_steps=100, **GAME)
-        config = PPOConfig(num_envs=GAMES, num_steps=STEPS, minibatch_size=minibatch, ent_coef=0.01)
-        init, train = make_team_train(env, config, "ippo")
-        self.updates = max(1, steps // config.batch_size)
-        self.steps = self.updates * config.batch_size
-        self._init, self._train = init, jax.jit(train, static_argnums=1)
-        start = time.perf_counter()
-        jax.block_until_ready(self._train(init(jax.random.key(0)), self.updates))
-        self.compile_seconds = time.perf_counter() - start
-
-    def rate(self, seed: int) -> float:
-        """Team steps per wall second of one training run."""
-        state = jax.block_until_ready(self._init(jax.random.key(seed + 1)))
-        start = time.perf_counter()
-        jax.block_until_ready(self._train(state, self.updates))
-        return self.steps / (time.perf_counter() - start)
+def team_contender(steps: int, minibatch: int) -> JaxContender:
+    """IPPO's trainer on the team view, compiled for ``steps`` team steps."""
+    env = GridGhostJaxSingle("ghosts", max_episode_steps=100, **GAME)
+    config = PPOConfig(num_envs=GAMES, num_steps=STEPS, minibatch_size=minibatch, ent_coef=0.01)
+    return JaxContender(make_team_train(env, config, "ippo"), config.batch_size, steps)
 
 
 class SB3Contender:
@@ -130,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(jax {jax.__version__}, {jax.devices()[0].platform}) against SB3 on the Gymnasium team view (torch "
           f"{torch.__version__}, default threads {torch.get_num_threads()}); {args.steps:,} steps a contender, "
           f"minibatches of {args.minibatch}, {args.rounds} interleaved rounds")
-    jax_contender = JaxContender(args.steps, args.minibatch)
+    jax_contender = team_contender(args.steps, args.minibatch)
     names = {threads: f"sb3-{'default' if threads is None else threads}" for threads in dict.fromkeys(args.threads)}
     contenders: dict[str, Callable[[int], float]] = {
         name: SB3Contender(args.steps, args.minibatch, threads).rate for threads, name in names.items()}

@@ -87,7 +87,7 @@ UPDATES = 160
 #: The tabular learner's turns a generation, its generations, and its games in lockstep (a team's
 #: table is large: 4,096 games halve the CPU time per turn of the default 512).
 TABULAR_TURNS = 10_000_000
-TABULAR_GENERATIONS = 12
+TABULAR_GENERATIONS = 8
 TABULAR_GAMES = 4096
 #: The generated level set: its size, training levels, and held-out levels after them.
 LEVELS = {"rows": 6, "cols": 6, "train": 500, "test": 100}
@@ -183,8 +183,11 @@ def train_ppo(row: Row, seed: int, updates: int, scores: Scores, tick: Callable[
         loop = ExploiterLoop(learner.env, learner, rounds=updates // CHECKPOINT_UPDATES,
                              updates_per_round=CHECKPOINT_UPDATES)
         for _ in range(loop.rounds):
-            loop.step()
-            curve.append(scores.learned(learner.team_steps, learner))
+            scored = loop.step()  # on the maps it trains on: the held-out levels are scored apart
+            curve.append(scores.learned(learner.team_steps, learner) if scores.view is not None else
+                         {"team_steps": scored.team_steps, "exploitability": scored.exploitability,
+                          "best_response_success": scored.best_response_success,
+                          "capture": scored.minimax_capture, "within": scored.fraction_within(WITHIN)})
             tick()
         return curve
     for _ in range(updates // CHECKPOINT_UPDATES):
@@ -203,7 +206,7 @@ def train_tabular(row: Row, seed: int, generations: int, scores: Scores,
     curve = []
     for _ in range(generations):
         learner.learn(TABULAR_TURNS)
-        curve.append(scores.point(learner.turns, learner.policy("ghosts").table[None]))
+        curve.append(scores.point(learner.turns, [learner.policy("ghosts")]))
         tick()
     return curve
 
@@ -222,9 +225,13 @@ def run(row: Row, seed: int, args: argparse.Namespace) -> dict[str, Any]:
         else:
             curve = train_ppo(row, seed, args.updates, scores, bar.update)
     final = min(curve, key=lambda point: point["exploitability"]) if row.learner == "exploiter" else curve[-1]
+    budget = {} if row.learner == "chase" else \
+        {"generations": args.generations, "turns": TABULAR_TURNS, "games": TABULAR_GAMES} \
+        if row.learner == "tabular" else {"updates": args.updates}
     return {"row": row.name, "learner": row.learner, "opponent": row.opponent, "map": row.map, "seed": seed,
-            "curve": curve, "final": final, "optimum": scores.optimum(), "seconds": time.perf_counter() - began,
-            "machine": machine_record(), "provenance": harness.provenance(__file__)}
+            "budget": budget, "curve": curve, "final": final, "optimum": scores.optimum(),
+            "seconds": time.perf_counter() - began, "machine": machine_record(),
+            "provenance": harness.provenance(__file__)}
 
 
 # -- the table and the figure ------------------------------------------------------------------
@@ -280,21 +287,26 @@ def table_rows(runs: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
-    """The mean exploitability curves, a panel per map; False where matplotlib is missing."""
+    """The mean exploitability curves, a panel per map that has runs; False where matplotlib is
+    missing."""
     pyplot = harness.load_pyplot()
     if pyplot is None:
         return False
-    figure, axes = pyplot.subplots(1, len(MAPS), figsize=(4 * len(MAPS), 3.4), sharey=True)
-    for axis, name in zip(axes, MAPS, strict=True):
+    maps = [name for name in MAPS if any(stored["map"] == name for stored in runs)]
+    figure, axes = pyplot.subplots(1, len(maps), figsize=(4 * len(maps), 3.4), sharey=True, squeeze=False)
+    axes = axes[0]
+    for axis, name in zip(axes, maps, strict=True):
         for row, group in grouped(runs):
             if row.map == name and row.learner != "chase":
                 steps, means = mean_curve(group)
                 axis.plot(np.array(steps) / 1e3, means, label=f"{row.learner} ({row.opponent})")
         axis.set_title(name)
         axis.set_xlabel("team steps (thousands)")
+        axis.set_xscale("log")  # the tabular learner's millions of turns beside PPO's thousands
         axis.axhline(0.0, color="black", linewidth=0.5)
+        if axis.get_lines()[:-1]:  # a learner's curve besides the zero line
+            axis.legend(fontsize=7)
     axes[0].set_ylabel("exploitability")
-    axes[-1].legend(fontsize=7)
     harness.save_figure(figure, path)
     return True
 
@@ -308,13 +320,12 @@ def machine_record() -> dict[str, Any]:
 
 
 def settings_record(args: argparse.Namespace) -> dict[str, Any]:
-    """What the runs' numbers depend on (as JSON reads it back)."""
+    """What every run's numbers depend on (as JSON reads it back); a run's own budget (its updates,
+    or the tabular learner's generations) is in its record."""
     ppo = {name: getattr(RECIPE, name) for name in RECIPE.__dataclass_fields__}
     return json.loads(json.dumps({
-        "env": ENV_SETTINGS, "ppo": ppo, "updates": args.updates, "checkpoint_updates": CHECKPOINT_UPDATES,
-        "tabular_turns": TABULAR_TURNS, "tabular_games": TABULAR_GAMES, "generations": args.generations,
-        "levels": LEVELS, "within": WITHIN,
-        "flat_tolerance": FLAT_TOLERANCE, "flat_after": FLAT_AFTER}))
+        "env": ENV_SETTINGS, "ppo": ppo, "checkpoint_updates": CHECKPOINT_UPDATES, "levels": LEVELS,
+        "within": WITHIN, "flat_tolerance": FLAT_TOLERANCE, "flat_after": FLAT_AFTER}))
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -1,5 +1,5 @@
 """Tabular self-play of a team of ghosts, judged exactly: :class:`gridghost.training.TabularSelfPlay`
-with ``ghosts=2`` on the shipped coordination maps (``team_eight`` and ``team_crossroads``), where
+with ``ghosts=2`` on two shipped coordination maps, ``team_eight`` and ``team_crossroads``, where
 one ghost cannot stop the agent and two that split the goals can.
 
 Both sides learn one table of action values from their own games: the agent its 4 moves, the
