@@ -112,9 +112,8 @@ class TeamEngine(rules.TeamTurns):
         ``float32`` and ``bool`` arrays (``params.start`` and ``params.goals`` are its ``start``
         and ``goals``); ``params.observations["agent"]`` its ``"vector"`` rows of an observer and
         one other (the own slots and that other's); ``params.grids`` its grid planes;
-        ``params.starts`` holds per map the cells an exploring start may put the agent on,
-        ``params.opening`` a learning team's ``int32[maps, 4, K]`` (the agent's cell after its
-        opening move).
+        ``params.starts`` holds per map the cells an exploring start may put the agent on;
+        ``params.opening`` is empty (a team's opening move is played from ``destinations``).
         """
         opponent = options.get("opponent")
         if controlled is not None:
@@ -132,8 +131,6 @@ class TeamEngine(rules.TeamTurns):
         shared, cells, maps = engine._team, engine.num_cells, len(engine.layouts)
         goals = shared.goals.reshape(maps, cells)
         starts = explore_order(goals)  # per map the cells off its goals first, then padding
-        opening = shared.destinations[:, :, shared.start[:, 0]].transpose(2, 0, 1) if controlled == TEAM else \
-            np.zeros(0)
         grids, facts = device_grids({side: grid.export() for side, grid in engine._grids.items()})
         vector = {} if engine._grids else {AGENT: engine._wide[AGENT][:, : engine._own_slots + PAIR_SLOTS]}
         self.layout = Layout(controlled, maps, cells, engine._k, NUM_ACTIONS if engine._random_opponent else 1, (),
@@ -151,7 +148,7 @@ class TeamEngine(rules.TeamTurns):
         self._kernels = engine._kernels
         return EnvParams(
             turns=turns, bounds=jnp.asarray(engine._bounds, dtype=jnp.float32), start=turns.start,
-            opening=jnp.asarray(opening, dtype=jnp.int32), opening_reward=jnp.float32(engine._opening_reward),
+            opening=jnp.zeros(0, dtype=jnp.int32), opening_reward=jnp.float32(engine._opening_reward),
             observations={side: jnp.asarray(table) for side, table in vector.items()}, grids=grids, goals=turns.goals,
             masks=jnp.asarray(engine._masks, dtype=bool), starts=jnp.asarray(starts, dtype=jnp.int32),
             start_counts=jnp.asarray((~goals).sum(axis=1), dtype=jnp.int32), levels=jnp.arange(maps, dtype=jnp.int32),
