@@ -18,9 +18,10 @@ A *row* is a learner, the agent it trains against and a map:
   out after them (``start_level=500``). ``tabular`` learns one table per map, which cannot play a
   level it never saw, so it has no ``coord6`` row.
 
-Every :data:`CHECKPOINT_UPDATES` updates (a round, for the exploiter loop; a generation, for the
-tabular learner) the team's greedy moves are tabulated on every state and scored exactly from
-each map's start (:class:`gridghost.training.TeamScorer`, 100 cycles):
+Every :data:`CHECKPOINT_UPDATES` updates (:data:`LEVEL_CHECKPOINT_UPDATES` on ``coord6``; a round,
+for the exploiter loop; a generation, for the tabular learner) the team's greedy moves are
+tabulated on every state and scored exactly from each map's start
+(:class:`gridghost.training.TeamScorer`, 100 cycles, solved over the states reachable from it):
 
 - its capture of the minimax agent;
 - its exploitability: what an agent that best responds to it gains over the team game's value
@@ -81,8 +82,10 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV_SETTINGS: dict[str, Any] = {"ghosts": 2, "rewards": "normalised", "obs_type": "vector", "max_cycles": 100}
 #: PPO's settings for every PPO row (the one-ghost recipe's network, 64-64).
 RECIPE = PPOConfig(num_envs=32, num_steps=128, minibatch_size=512, ent_coef=0.01, hidden=(64, 64))
-#: Updates between two exact scores (a round of the exploiter loop), and in a run.
+#: Updates between two exact scores (a round of the exploiter loop), and in a run; on the level set
+#: (100 held-out levels to tabulate and score, about 15 s a checkpoint) every 32 updates.
 CHECKPOINT_UPDATES = 8
+LEVEL_CHECKPOINT_UPDATES = 32
 UPDATES = 160
 #: The tabular learner's turns a generation, its generations, and its games in lockstep (a team's
 #: table is large: 4,096 games halve the CPU time per turn of the default 512).
@@ -149,7 +152,7 @@ class Scores:
 
     def point(self, team_steps: int, table: Any) -> dict[str, Any]:
         """One checkpoint's scores: means over maps, and the fraction of maps within :data:`WITHIN`."""
-        scores = self.scorer.scores(table)
+        scores = self.scorer.scores(table, responses=False)
         return {"team_steps": int(team_steps), "exploitability": float(scores.exploitability.mean()),
                 "best_response_success": float(scores.best_response_success.mean()),
                 "capture": float(scores.capture.mean()),
@@ -174,14 +177,18 @@ def ppo_env(row: Row) -> GridGhostJax | GridGhostJaxSingle:
     return GridGhostJaxSingle("ghosts", opponent="minimax", spec=spec)
 
 
+def every(row: Row) -> int:
+    """The updates between two of a row's checkpoints."""
+    return LEVEL_CHECKPOINT_UPDATES if row.map == "coord6" else CHECKPOINT_UPDATES
+
+
 def train_ppo(row: Row, seed: int, updates: int, scores: Scores, tick: Callable[[], None]) -> list[dict[str, Any]]:
-    """A PPO row's curve: ``updates`` updates, scored every :data:`CHECKPOINT_UPDATES`."""
+    """A PPO row's curve: ``updates`` updates, scored every :func:`every` updates."""
     mode = "ippo" if row.learner == "exploiter" else row.learner
     learner = TeamPPO(ppo_env(row), RECIPE, mode, seed=seed)
     curve = []
     if row.learner == "exploiter":
-        loop = ExploiterLoop(learner.env, learner, rounds=updates // CHECKPOINT_UPDATES,
-                             updates_per_round=CHECKPOINT_UPDATES)
+        loop = ExploiterLoop(learner.env, learner, rounds=updates // every(row), updates_per_round=every(row))
         for _ in range(loop.rounds):
             scored = loop.step()  # on the maps it trains on: the held-out levels are scored apart
             curve.append(scores.learned(learner.team_steps, learner) if scores.view is not None else
@@ -190,8 +197,8 @@ def train_ppo(row: Row, seed: int, updates: int, scores: Scores, tick: Callable[
                           "capture": scored.minimax_capture, "within": scored.fraction_within(WITHIN)})
             tick()
         return curve
-    for _ in range(updates // CHECKPOINT_UPDATES):
-        learner.learn(CHECKPOINT_UPDATES)
+    for _ in range(updates // every(row)):
+        learner.learn(every(row))
         curve.append(scores.learned(learner.team_steps, learner))
         tick()
     return curve
@@ -216,7 +223,7 @@ def run(row: Row, seed: int, args: argparse.Namespace) -> dict[str, Any]:
     began = time.perf_counter()
     scores = Scores(row)
     checkpoints = 1 if row.learner == "chase" else \
-        args.generations if row.learner == "tabular" else args.updates // CHECKPOINT_UPDATES
+        args.generations if row.learner == "tabular" else args.updates // every(row)
     with make_bar(args.progress, checkpoints, f"{row.name} seed {seed}", unit="checkpoint") as bar:
         if row.learner == "chase":
             curve = [scores.point(0, "chase")]
@@ -324,7 +331,8 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
     or the tabular learner's generations) is in its record."""
     ppo = {name: getattr(RECIPE, name) for name in RECIPE.__dataclass_fields__}
     return json.loads(json.dumps({
-        "env": ENV_SETTINGS, "ppo": ppo, "checkpoint_updates": CHECKPOINT_UPDATES, "levels": LEVELS,
+        "env": ENV_SETTINGS, "ppo": ppo, "checkpoint_updates": CHECKPOINT_UPDATES,
+        "level_checkpoint_updates": LEVEL_CHECKPOINT_UPDATES, "levels": LEVELS,
         "within": WITHIN, "flat_tolerance": FLAT_TOLERANCE, "flat_after": FLAT_AFTER}))
 
 
@@ -347,8 +355,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     unknown = sorted(set(args.rows or ()) - names)
     if unknown:
         parser.error(f"--rows: unknown {unknown}; the rows are {sorted(names)}")
-    if args.updates < CHECKPOINT_UPDATES or args.updates % CHECKPOINT_UPDATES:
-        parser.error(f"--updates must be a positive multiple of {CHECKPOINT_UPDATES}, got {args.updates}")
+    step = LEVEL_CHECKPOINT_UPDATES if any(name.endswith("-coord6") for name in args.rows or names) \
+        else CHECKPOINT_UPDATES
+    if args.updates < step or args.updates % step:
+        parser.error(f"--updates must be a positive multiple of {step} (the checkpoints' spacing of the rows "
+                     f"asked for), got {args.updates}")
     if args.generations < 1:
         parser.error(f"--generations must be >= 1, got {args.generations}")
     return args

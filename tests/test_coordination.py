@@ -319,9 +319,10 @@ def test_the_numbers_over_the_reachable_states_are_those_over_every_state(layout
     full = solve_agent(game=team, ghost="chase")
     model = full.model
     joints = np.argmax(full._ghost, axis=0)
-    states, actions = reachable_response(model, model.start(), joints, Side.AGENT, 0.99, 1e-10)
+    states, actions, value = reachable_response(model, model.start(), joints, Side.AGENT, 0.99, 1e-10)
     assert 0 < len(states) < model.num_live
     assert np.array_equal(actions, full._agent_actions[states])
+    assert value == pytest.approx(full.value(*full.start), abs=1e-9)
 
 
 def test_a_number_near_its_threshold_is_solved_over_every_state(monkeypatch) -> None:

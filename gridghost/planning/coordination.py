@@ -85,7 +85,7 @@ def _chasers(team: Game, start: tuple[Any, Any], gamma: float, horizon: int) -> 
     found = reachable_response(model, first, joints, Side.AGENT, gamma, _TOL)
     if found is None:
         return None
-    states, actions = found
+    states, actions, _ = found
     agent_actions = np.zeros(model.num_live, dtype=np.int64)
     agent_actions[states] = actions
     return reachable_outcome(model, first, agent_actions, lambda reached, moves, ends: joints[reached], Outcome.GOAL,

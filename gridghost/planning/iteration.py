@@ -342,7 +342,7 @@ _SETTLE_SWEEPS = 5_000
 
 
 def reachable_response(model: TurnModel, start: int, joints: np.ndarray, side: Side, gamma: float,
-                       tol: float) -> tuple[np.ndarray, np.ndarray] | None:
+                       tol: float) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The agent's greedy best response to deterministic ghosts (joint action ``joints[state]``
     per live state, ``gamma < 1``), by value iteration over the states reachable from the live
     state ``start`` alone (any agent action, any slip outcome, the ghosts' moves): the greedy
@@ -355,9 +355,11 @@ def reachable_response(model: TurnModel, start: int, joints: np.ndarray, side: S
     has the same greedy actions, so has the sweep over every state that stops somewhere between.
 
     Returns:
-        ``(states, actions)``: the reachable live states (ascending) and the agent's greedy action
-        in each; ``None`` where the greedy actions change after the tolerance or the values do
-        not settle within :data:`_SETTLE_SWEEPS` sweeps past it (solve over every state then).
+        ``(states, actions, value)``: the reachable live states (ascending), the agent's greedy
+        action in each, and the value of ``start`` once the values stopped changing (within the
+        tolerance's tail of the value a solve over every state stops at); ``None`` where the
+        greedy actions change after the tolerance or the values do not settle within
+        :data:`_SETTLE_SWEEPS` sweeps past it (solve over every state then).
 
     Raises:
         RuntimeError: the tolerance was not reached in :data:`MAX_ITERATIONS` sweeps.
@@ -409,7 +411,7 @@ def reachable_response(model: TurnModel, start: int, joints: np.ndarray, side: S
         elif actions is not None and not np.array_equal(greedy(agent_q), actions):
             return None
         if actions is not None and (residual == 0.0 or sweep >= limit):
-            return (states, actions) if residual == 0.0 else None
+            return (states, actions, float(values[agent_place[start]])) if residual == 0.0 else None
         if sweep >= limit:
             break
     raise RuntimeError(f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change "
