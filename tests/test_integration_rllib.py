@@ -411,17 +411,17 @@ def test_the_metrics_callback_reads_a_teams_whole_games(env_config):
     assert 0 < np.mean(truth["capture_rate"]) < 1 and 0 < np.mean(truth["success_rate"]) < 1
 
 
-def _eight_minimax_table():
-    """The team game's minimax agent on team_eight, as the solver's table of the joint state."""
+def _crossroads_minimax_table():
+    """The team game's minimax agent on team_crossroads, as the solver's table of the joint state."""
     from gridghost.config import resolve
     from gridghost.planning import solve_game
 
-    return solve_game(spec=resolve(layout="team_eight", ghosts=2, rewards="normalised")).agent_policy
+    return solve_game(spec=resolve(layout="team_crossroads", ghosts=2, rewards="normalised")).agent_policy
 
 
 @pytest.mark.parametrize("against", [{"opponent": "minimax"},
-                                     {"opponent": _eight_minimax_table}],
-                         ids=["minimax_on_team_eight", "solver_table_on_team_eight"])
+                                     {"layout": "team_crossroads", "opponent": _crossroads_minimax_table}],
+                         ids=["minimax_on_team_eight", "solver_table_on_team_crossroads"])
 def test_the_team_learns_alone_against_a_fixed_agent_with_one_shared_module(ray_cluster, against):
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 

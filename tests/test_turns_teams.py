@@ -65,7 +65,7 @@ def test_every_team_size_plays_in_turn_order_and_pays_every_ghost_in_full(settin
             if terminations[ALL] or truncations[ALL]:
                 break
         # The game's end reaches every side at once, each with its last observation.
-        assert set(observations) == set(order)
+        assert set(observations) == set(order) == set(env.agents)  # kept until reset
         assert all(terminations[name] for name in order) or all(truncations[name] for name in order)
         endings.add("ended" if terminations[ALL] else "cut")
         assert total == _replayed_returns(replay, seed, moves)
@@ -120,7 +120,11 @@ def test_the_ghosts_alone_play_the_ghosts_only_parallel_envs_games(opponent, max
                 break
             assert not any(terminations.values()) and not any(truncations.values())
         assert all(terminations[name] for name in total) or all(truncations[name] for name in total)
-        assert not env.agents and not plain.agents  # both ended at the same step
+        assert not plain.agents  # both ended at the same step
+        # the last step's sides stay the env's agents until reset (RLlib checks the keys against them)
+        assert sorted(env.agents) == sorted(observations) == sorted(rewards) == sorted(env.possible_agents)
+        with pytest.raises(RuntimeError, match="the episode is over"):
+            env.step(actions)
         assert total["ghost_0"] == total["ghost_1"] != 0.0  # the team's credit, and they were paid
         endings.add("ended" if terminations[ALL] else "cut")
     assert endings == {"ended", "cut"}  # both kinds of ending were checked

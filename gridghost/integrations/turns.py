@@ -103,6 +103,11 @@ class TurnBasedDictEnv:
             ``opponent_obs_type`` without ``controlled="ghosts"``.
         TypeError, ValueError: any game setting, as :class:`~gridghost.envs.aec.GridGhostEnv`;
             an opponent, as :func:`gridghost.parallel_env`.
+
+    Attributes:
+        possible_agents: every side that can observe.
+        agents: the sides in the episode; once it has ended, those of the last step's dicts, until
+            :meth:`reset` (RLlib checks a step's keys against them). Empty before the first reset.
     """
 
     def __init__(self, *, controlled: str | None = None, opponent: Any = None, **game: Any) -> None:
@@ -130,6 +135,7 @@ class TurnBasedDictEnv:
             name: self.game.action_space(name) for name in self.possible_agents}
         self._observed: set[str] = set()
         self._held: dict[str, float] = {}
+        self._over = True  # no episode to step: not started, or ended
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -140,6 +146,7 @@ class TurnBasedDictEnv:
             dict keyed ``"agent"``; with ``controlled="ghosts"``, every ghost's, after the
             agent's opening move.
         """
+        self._over = False
         if self.team is not None:
             observations, infos = self.team.reset(seed=seed, options=options)
             self.agents = list(self.team.agents)
@@ -170,7 +177,7 @@ class TurnBasedDictEnv:
             RuntimeError: before ``reset`` or after the episode ended.
         """
         game = self.game
-        if not self.agents:
+        if self._over:
             raise RuntimeError("the episode is over (or has not started); call reset()")
         if not isinstance(action_dict, Mapping):
             raise TypeError(f"action_dict must be a dict {{side: action}}, got {action_dict!r}")
@@ -183,7 +190,9 @@ class TurnBasedDictEnv:
         else:
             observations, rewards, terminations, truncations, infos = self._play(action_dict[movers[0]])
         self.agents = list(self.team.agents if self.team is not None else game.agents)
-        over = not self.agents
+        over = self._over = not self.agents
+        if over:  # the sides of the last step's dicts stay until reset, as RLlib reads them
+            self.agents = list(observations)
         terminations[ALL] = over and all(terminations[name] for name in observations)
         truncations[ALL] = over and not terminations[ALL]
         return self._shown(observations), rewards, terminations, truncations, infos
