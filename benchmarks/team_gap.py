@@ -86,6 +86,9 @@ RECIPE = PPOConfig(num_envs=32, num_steps=128, minibatch_size=512, ent_coef=0.01
 #: (100 held-out levels to tabulate and score, about 15 s a checkpoint) every 32 updates.
 CHECKPOINT_UPDATES = 8
 LEVEL_CHECKPOINT_UPDATES = 32
+#: Where the exploiter loop solves its best responses on the level set's 500 training levels (see
+#: ExploiterLoop): over every state takes minutes a round, from each start seconds.
+LEVEL_RESPONSES = "from_start"
 UPDATES = 160
 #: The tabular learner's turns a generation, its generations, and its games in lockstep (a team's
 #: table is large: 4,096 games halve the CPU time per turn of the default 512).
@@ -152,7 +155,7 @@ class Scores:
 
     def point(self, team_steps: int, table: Any) -> dict[str, Any]:
         """One checkpoint's scores: means over maps, and the fraction of maps within :data:`WITHIN`."""
-        scores = self.scorer.scores(table, responses=False)
+        scores = self.scorer.scores(table, responses="none")
         return {"team_steps": int(team_steps), "exploitability": float(scores.exploitability.mean()),
                 "best_response_success": float(scores.best_response_success.mean()),
                 "capture": float(scores.capture.mean()),
@@ -188,7 +191,8 @@ def train_ppo(row: Row, seed: int, updates: int, scores: Scores, tick: Callable[
     learner = TeamPPO(ppo_env(row), RECIPE, mode, seed=seed)
     curve = []
     if row.learner == "exploiter":
-        loop = ExploiterLoop(learner.env, learner, rounds=updates // every(row), updates_per_round=every(row))
+        loop = ExploiterLoop(learner.env, learner, rounds=updates // every(row), updates_per_round=every(row),
+                             responses=LEVEL_RESPONSES if row.map == "coord6" else "every_state")
         for _ in range(loop.rounds):
             scored = loop.step()  # on the maps it trains on: the held-out levels are scored apart
             curve.append(scores.learned(learner.team_steps, learner) if scores.view is not None else
@@ -332,7 +336,7 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
     ppo = {name: getattr(RECIPE, name) for name in RECIPE.__dataclass_fields__}
     return json.loads(json.dumps({
         "env": ENV_SETTINGS, "ppo": ppo, "checkpoint_updates": CHECKPOINT_UPDATES,
-        "level_checkpoint_updates": LEVEL_CHECKPOINT_UPDATES, "levels": LEVELS,
+        "level_checkpoint_updates": LEVEL_CHECKPOINT_UPDATES, "level_responses": LEVEL_RESPONSES, "levels": LEVELS,
         "within": WITHIN, "flat_tolerance": FLAT_TOLERANCE, "flat_after": FLAT_AFTER}))
 
 
