@@ -30,6 +30,16 @@ NOT_RUN = re.compile(r"<!-- not-run: (.+?) -->\n$")
 RUN_BY = re.compile(r"\b(tests/test_\w+\.py) runs it\b")
 
 
+def run_script(*args: str, timeout: float = 900) -> str:
+    """A script's stdout: ``python *args`` from the repository root, with this checkout's gridghost
+    first on the path; the test fails with the script's stderr if it exits non-zero."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                            env=env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def load_script(relative: str) -> ModuleType:
     """A script of the repository (``"benchmarks/baselines.py"``) as a module named after its file,
     loaded as ``python <relative>`` runs it: its folder is on ``sys.path`` while it loads (so

@@ -14,6 +14,8 @@ import pytest
 import gridghost
 import gridghost.drawing
 
+from helpers import run_script
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 #: The line of .ci/run that reads the test command from the README (its $1 here).
@@ -33,12 +35,6 @@ def test_readme_opens_with_title_pitch_picture_and_the_two_commands() -> None:
     # .ci/run takes its test command from this block.
     ci = subprocess.run(["bash", "-c", CI_TEST_COMMAND, "bash", "README.md"], cwd=ROOT, capture_output=True, text=True)
     assert ci.stdout.strip() == second
-
-
-def run_script(*args: str) -> str:
-    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group
@@ -129,7 +125,6 @@ def test_solve_speed_benchmark_prints_times_and_a_sweep_ratio_per_map() -> None:
     for name, states in (("4x5 classic", "342"), ("8x8", r"[\d,]+")):
         times = r"\s+".join([r"\d+\.\d{3} s\s+\d+"] * 3)
         assert re.search(rf"^{name}\s+{states}\s+{times}\s+\d+\.\d\d ms\s+[\d.]+ ms\s+\d+x$", out, flags=re.M), out
-
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group

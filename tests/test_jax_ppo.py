@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +25,7 @@ try:
 except ImportError:  # the light run deselects these tests; collecting must not fail
     jax = None
 
-from helpers import blocks_run_by
+from helpers import blocks_run_by, run_script
 
 pytestmark = pytest.mark.jax
 ROOT = Path(__file__).resolve().parent.parent
@@ -197,12 +195,6 @@ def test_the_jax_pages_example_runs_and_does_what_it_says() -> None:
     assert namespace["totals"].shape == (100,)                   # the scan's 100 steps
     assert int(namespace["state"].to_move) == 1                  # after the agent's half-turn
     assert namespace["states"].state.shape == (4096,)
-
-
-def run_script(*args: str) -> str:
-    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group

@@ -13,8 +13,6 @@ and runs ``pytest -m 'jax or results'``. The light test run, without JAX, still 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -30,7 +28,7 @@ try:
 except ImportError:  # the light run deselects these tests; collecting must not fail
     jax = None
 
-from helpers import blocks_run_by
+from helpers import blocks_run_by, run_script
 
 pytestmark = pytest.mark.jax
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,12 +307,6 @@ def test_the_jax_pages_team_example_runs_and_does_what_it_says() -> None:
     exec(compile("\n" * (line - 1) + code, "docs/jax.md", "exec"), namespace)
     assert namespace["metrics"]["return"].shape == (namespace["UPDATES"],)
     assert namespace["moves"].shape == (8, 2) and namespace["moves"].dtype == jnp.int32
-
-
-def run_script(*args: str) -> str:
-    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group

@@ -8,10 +8,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +31,8 @@ from gridghost.planning import (
     solve_ghost,
 )
 from gridghost.planning.model import MAX_BYTES, TurnModel, model_bytes
+
+from helpers import run_script
 
 SLIP = LongitudinalSlip(0.2)
 ROOT = Path(__file__).resolve().parent.parent
@@ -536,13 +535,6 @@ def test_a_coordination_map_takes_two_ghosts_that_work_together(name: str) -> No
     # the solver docs print the three numbers exactly
     row = f"| `{name}` | {layout.rows}x{layout.cols} | {one:.6f} | {chasers:.6f} | {optimum:.6f} |"
     assert row in (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
-
-
-def run_script(*args: str) -> str:
-    """A script's stdout, run with this checkout's gridghost first on the path."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
-                          env=env).stdout
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group
