@@ -59,10 +59,11 @@ def test_every_row_is_recomputed_from_the_stored_runs() -> None:
         group = sorted(groups[(name, learner, opponent)], key=lambda run: run["seed"])
         assert int(seeds) == len({run["seed"] for run in group}) == len(group) == 3
         finals = [run["final"] for run in group]
-        # the exploiter loop returns its least exploitable round; every other learner its last
+        # the exploiter loop returns its least exploitable round; every other learner its last, and so
+        # does the loop on the level set, whose checkpoints are scored on the held-out levels
         for run in group:
-            expected = min(run["curve"], key=lambda point: point["exploitability"]) if learner == "exploiter" \
-                else run["curve"][-1]
+            chosen = learner == "exploiter" and name != "coord6"
+            expected = min(run["curve"], key=lambda point: point["exploitability"]) if chosen else run["curve"][-1]
             assert run["final"] == expected
         assert capture == spread([final["capture"] for final in finals])
         assert exploit == spread([final["exploitability"] for final in finals])
