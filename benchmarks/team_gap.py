@@ -311,13 +311,17 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
     if pyplot is None:
         return False
     maps = [name for name in MAPS if any(stored["map"] == name for stored in runs)]
-    figure, axes = pyplot.subplots(1, len(maps), figsize=(4 * len(maps), 3.4), sharey=True, squeeze=False)
+    figure, axes = pyplot.subplots(1, len(maps), figsize=(4.4 * len(maps), 3.8), sharey=True, squeeze=False)
     axes = axes[0]
+    # a colour per learner, a dashed line where the agent learns too
+    colours = {learner: f"C{index}" for index, learner in enumerate((*PPO_MODES, "exploiter", "tabular"))}
     for axis, name in zip(axes, maps, strict=True):
         for row, group in grouped(runs):
             if row.map == name and row.learner != "chase":
                 steps, means = mean_curve(group)
-                axis.plot(np.array(steps) / 1e3, means, label=f"{row.learner} ({row.opponent})")
+                axis.plot(np.array(steps) / 1e3, means, label=f"{row.learner} ({row.opponent})",
+                          color=colours[row.learner], linestyle="--" if row.opponent == "selfplay" else "-",
+                          linewidth=2.0 if row.learner in ("exploiter", "tabular") else 1.2)
         axis.set_title(name)
         axis.set_xlabel("team steps (thousands)")
         axis.set_xscale("log")  # the tabular learner's millions of turns beside PPO's thousands
