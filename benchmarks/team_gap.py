@@ -9,7 +9,8 @@ A *row* is a learner, the agent it trains against and a map:
   :class:`gridghost.training.ExploiterLoop`: every round the agent's exact best response to the
   team joins a pool that holds the minimax agent, and the team trains against a member drawn per
   episode) and ``tabular`` (:class:`gridghost.training.TabularSelfPlay` with the team as one
-  minimiser);
+  minimiser), and on ``coord6`` ``ippo_grid``: IPPO whose ghosts observe the whole map
+  (``obs_type="grid"``), where the other learners' ``"vector"`` observation shows no goal;
 - opponents: ``minimax`` (the team solver's agent, fixed), ``selfplay`` (the agent learns too:
   its own PPO, or the tabular learner's one table) and ``pool`` (the exploiter loop's);
 - maps: the shipped team maps ``team_eight``, ``team_crossroads`` and ``team_ring``, and
@@ -30,9 +31,10 @@ tabulated on every state and scored exactly from each map's start
   :data:`WITHIN` of their optimum.
 
 A row's figures are the final checkpoint's (for the exploiter loop, the least exploitable team
-it returns, except on ``coord6``: see :func:`chooses`), mean ± sample standard deviation over the seeds, beside the team optimum's; the step
-at which the mean exploitability curve flattened (:func:`harness.flattened_at` on its negative:
-the first checkpoint no later one improves on by more than :data:`FLAT_TOLERANCE`, with at least
+it returns, except on ``coord6``: see :func:`chooses`), mean ± sample standard deviation over the
+seeds, beside the team optimum's; the step at which the mean exploitability curve flattened
+(:func:`harness.flattened_at` on its negative: the first checkpoint no later one improves on by
+more than :data:`FLAT_TOLERANCE`, with at least
 :data:`FLAT_AFTER` checkpoints after it).
 
 Outputs: ``--out`` (``benchmarks/results/team_gap.json``: the settings, and per run its row,
@@ -128,19 +130,27 @@ def all_rows() -> list[Row]:
         rows.extend(Row(mode, "minimax", name) for mode in PPO_MODES if fixed)
         rows.extend(Row(mode, "selfplay", name) for mode in PPO_MODES)
         rows.extend([Row("exploiter", "pool", name)] if fixed else [])
-        rows.extend([Row("tabular", "selfplay", name)] if name != "coord6" else [])
+        rows.extend([Row("tabular", "selfplay", name)] if name != "coord6" else [Row("ippo_grid", "minimax", name)])
     return rows
 
 
-def spec_of(name: str, split: str = "train") -> Any:
-    """The game settings of a map, or of the level set's ``split`` (``"train"`` or ``"test"``)."""
+def spec_of(name: str, split: str = "train", obs_type: str = "vector") -> Any:
+    """The game settings of a map, or of the level set's ``split`` (``"train"`` or ``"test"``), with
+    the team's observations ``obs_type``."""
+    settings = {**ENV_SETTINGS, "obs_type": obs_type}
     if name != "coord6":
-        return resolve(layout=name, **ENV_SETTINGS)
+        return resolve(layout=name, **settings)
     first, count = (0, LEVELS["train"]) if split == "train" else (LEVELS["train"], LEVELS["test"])
     levels = MapGenerator(LEVELS["rows"], LEVELS["cols"], ghosts=2, coordination=True, num_levels=count,
                           start_level=first)
     levels.levels()  # every level solved (and kept on disk) before training starts
-    return resolve(layout=levels, **ENV_SETTINGS)
+    return resolve(layout=levels, **settings)
+
+
+def obs_of(row: Row) -> str:
+    """What a row's team observes: ``"grid"`` (the whole map, goals too) for ``ippo_grid``, else
+    ``"vector"`` (its cell, the neighbours and the others' offsets)."""
+    return "grid" if row.learner == "ippo_grid" else ENV_SETTINGS["obs_type"]
 
 
 class Scores:
@@ -150,7 +160,7 @@ class Scores:
         self.row = row
         self.scorer = TeamScorer(spec_of(row.map, "test"))
         # the held-out levels' observations, for a team that trained on other levels
-        self.view = GridGhostJaxSingle("ghosts", opponent="random", spec=spec_of(row.map, "test")) \
+        self.view = GridGhostJaxSingle("ghosts", opponent="random", spec=spec_of(row.map, "test", obs_of(row))) \
             if row.map == "coord6" else None
 
     def point(self, team_steps: int, table: Any) -> dict[str, Any]:
@@ -174,7 +184,7 @@ class Scores:
 
 def ppo_env(row: Row) -> GridGhostJax | GridGhostJaxSingle:
     """The JAX view a PPO row trains on."""
-    spec = spec_of(row.map)
+    spec = spec_of(row.map, obs_type=obs_of(row))
     if row.opponent == "selfplay":
         return GridGhostJax(spec=spec)
     return GridGhostJaxSingle("ghosts", opponent="minimax", spec=spec)
@@ -187,7 +197,7 @@ def every(row: Row) -> int:
 
 def train_ppo(row: Row, seed: int, updates: int, scores: Scores, tick: Callable[[], None]) -> list[dict[str, Any]]:
     """A PPO row's curve: ``updates`` updates, scored every :func:`every` updates."""
-    mode = "ippo" if row.learner == "exploiter" else row.learner
+    mode = "ippo" if row.learner in ("exploiter", "ippo_grid") else row.learner
     learner = TeamPPO(ppo_env(row), RECIPE, mode, seed=seed)
     curve = []
     if row.learner == "exploiter":
@@ -314,7 +324,7 @@ def draw(runs: Sequence[dict[str, Any]], path: Path) -> bool:
     figure, axes = pyplot.subplots(1, len(maps), figsize=(4.4 * len(maps), 3.8), sharey=True, squeeze=False)
     axes = axes[0]
     # a colour per learner, a dashed line where the agent learns too
-    colours = {learner: f"C{index}" for index, learner in enumerate((*PPO_MODES, "exploiter", "tabular"))}
+    colours = {learner: f"C{index}" for index, learner in enumerate((*PPO_MODES, "exploiter", "tabular", "ippo_grid"))}
     for axis, name in zip(axes, maps, strict=True):
         for row, group in grouped(runs):
             if row.map == name and row.learner != "chase":
