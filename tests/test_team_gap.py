@@ -30,12 +30,16 @@ def test_every_row_is_named_once_and_team_ring_has_no_fixed_agent_rows() -> None
     rows = gap.all_rows()
     names = [row.name for row in rows]
     assert len(names) == len(set(names))
-    assert {row.learner for row in rows} == {"chase", "ippo", "mappo", "central", "exploiter", "tabular"}
+    assert {row.learner for row in rows} == {"chase", "ippo", "mappo", "central", "exploiter", "tabular", "ippo_grid"}
     assert {row.map for row in rows} == {"team_eight", "team_crossroads", "team_ring", "coord6"}
     # the agent's opening move can end a team_ring game: the engines train no team against a fixed agent there
     assert not [row for row in rows if row.map == "team_ring" and row.opponent in ("minimax", "pool")]
     # one table per map cannot play held-out levels
     assert not [row for row in rows if row.map == "coord6" and row.learner == "tabular"]
+    # the grid observation's row is the level set's alone, and only it observes the grid
+    assert [row.map for row in rows if row.learner == "ippo_grid"] == ["coord6"]
+    assert {gap.obs_of(row) for row in rows} == {"vector", "grid"}
+    assert [row for row in rows if gap.obs_of(row) == "grid"] == [gap.Row("ippo_grid", "minimax", "coord6")]
     assert len([row for row in rows if row.map == "team_eight"]) == 9
 
 
