@@ -44,10 +44,22 @@ def test_every_row_is_named_once_and_team_ring_has_no_fixed_agent_rows() -> None
 
 
 @pytest.mark.parametrize("arguments", [["--rows", "ippo-minimax-team_rings"], ["--updates", "12"],
-                                       ["--updates", "0"], ["--generations", "0"]])
+                                       ["--updates", "0"], ["--generations", "0"],
+                                       ["--rows", "ippo-minimax-coord6", "--updates", "16"]])
 def test_bad_arguments_are_refused(arguments: list[str]) -> None:
     with pytest.raises(SystemExit):
         gap.parse(arguments)
+
+
+def test_the_level_set_checkpoints_every_32_updates_and_its_exploiter_reports_its_last_round() -> None:
+    # 16 updates make two checkpoints on a shipped map, and none on the level set (refused above)
+    assert gap.parse(["--rows", "ippo-minimax-team_eight", "--updates", "16"]).updates == 16
+    assert gap.every(gap.Row("ippo", "minimax", "coord6")) == 32 == gap.LEVEL_CHECKPOINT_UPDATES
+    assert gap.every(gap.Row("exploiter", "pool", "team_eight")) == 8 == gap.CHECKPOINT_UPDATES
+    # held-out levels must not choose the team: there the exploiter's figures are its last round's
+    assert gap.chooses(gap.Row("exploiter", "pool", "team_eight"))
+    assert not gap.chooses(gap.Row("exploiter", "pool", "coord6"))
+    assert not gap.chooses(gap.Row("ippo", "minimax", "team_eight"))
 
 
 def test_a_rows_flattening_is_read_off_its_mean_exploitability_curve() -> None:

@@ -66,6 +66,8 @@ def test_every_team_size_plays_in_turn_order_and_pays_every_ghost_in_full(settin
                 break
         # The game's end reaches every side at once, each with its last observation.
         assert set(observations) == set(order) == set(env.agents)  # kept until reset
+        with pytest.raises(RuntimeError, match="the episode is over"):
+            env.step({"agent": 0})
         assert all(terminations[name] for name in order) or all(truncations[name] for name in order)
         endings.add("ended" if terminations[ALL] else "cut")
         assert total == _replayed_returns(replay, seed, moves)
@@ -148,6 +150,10 @@ def test_bad_arguments_are_refused_by_name():
 @pytest.mark.parametrize("controlled", [None, "ghosts"])
 def test_bad_steps_are_refused_and_change_nothing(controlled):
     env = TurnBasedDictEnv(controlled=controlled, ghosts=2, layout="team_eight")
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step({"agent": 0})
+    with pytest.raises((TypeError, ValueError)):  # a reset that fails starts no episode
+        env.reset(seed="zero")
     with pytest.raises(RuntimeError, match="call reset"):
         env.step({"agent": 0})
     observations, _ = env.reset(seed=0)

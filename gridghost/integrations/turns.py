@@ -146,14 +146,13 @@ class TurnBasedDictEnv:
             dict keyed ``"agent"``; with ``controlled="ghosts"``, every ghost's, after the
             agent's opening move.
         """
-        self._over = False
         if self.team is not None:
             observations, infos = self.team.reset(seed=seed, options=options)
-            self.agents = list(self.team.agents)
+            self.agents, self._over = list(self.team.agents), False
             return self._shown(observations), infos
         game = self.game
         game.reset(seed=seed, options=options)
-        self.agents = list(game.agents)
+        self.agents, self._over = list(game.agents), False
         mover = game.agent_selection
         self._observed = {mover}
         self._held = dict.fromkeys(self.possible_agents, 0.0)
