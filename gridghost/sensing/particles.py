@@ -77,19 +77,21 @@ class ParticleFilter(BeliefFilter):
         n = self.num_particles = check_limit(num_particles, "num_particles", allow_none=False, maximum=MAX_PARTICLES)
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
-        # Per action: the outcomes' running probabilities (the upper bounds of their shares of
-        # [0, 1), the last one 1) beside a column of -1, so that one product with the rows
-        # (counts, uniforms) gives bound x count - uniform; and how the running counts reach
-        # the cells (see _move).
-        # Per action, (bounds, spread): bounds None when only one outcome is possible.
+        # Per action, (bounds, spread, tiles): the outcomes' running probabilities (the upper
+        # bounds of their shares of [0, 1), the last one 1) beside a column of -1, so that one
+        # product with the rows (counts, uniforms) gives bound x count - uniform (None when only
+        # one outcome is possible); how the running counts reach the cells (see _move); and the
+        # cell of each running count, in order, which repeats a per-cell array once per outcome
+        # (a product of equal shapes costs a fraction of a broadcast one).
         self._plan = tuple(
             (np.column_stack((np.cumsum(p), -np.ones(len(p)))) if len(p) > 1 else None,
-             self._spread_table(destinations))
+             self._spread_table(destinations), np.tile(np.arange(self.num_cells), len(p)))
             for p, destinations in self._motion
         )
         self._ones = read_only(np.ones(self.num_cells))  # every particle's weight after a resampling
         self._points = np.empty((2, self.num_cells))
         self._float_n = float(n)
+        self._rows()
         self._rng = np.random.default_rng(check_seed(seed, allow_sequence=True))
         self.reset()
 
@@ -127,6 +129,19 @@ class ParticleFilter(BeliefFilter):
         self._prior: tuple[np.ndarray, int] | None = None  # None: uniform
         self._evidence: np.ndarray | None = None
 
+    def _rows(self) -> None:
+        """Keep the rows of the scratch buffer :meth:`predict` multiplies: the counts, the uniforms."""
+        self._counts_row, self._uniforms = self._points
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        del state["_counts_row"], state["_uniforms"]  # views of _points, which a copy must share
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._rows()
+
     def _resampled(self, counts: np.ndarray) -> None:
         """Take ``counts`` particles per cell, each of weight 1."""
         # _counts, _weight (each particle's weight, by cell) and _mass (their product) are
@@ -147,24 +162,24 @@ class ParticleFilter(BeliefFilter):
             action = check_action(action, "agent")
         counts = self._counts
         self._prior, self._evidence, self._carried = (self._mass, action), None, None
-        bounds, spread = self._plan[action]
+        bounds, spread, tiles = self._plan[action]
         if bounds is None:
             below = counts[None]
         else:
             # below[k, cell]: how many of the cell's points (u + i) / n fall below the k-th
             # running probability, ceil(running probability x n - u)
-            points = self._points  # a scratch buffer: bounds.dot makes a fresh array
-            points[0] = counts
-            self._rng.random(out=points[1])
-            below = bounds.dot(points)
+            self._counts_row[:] = counts  # rows of a scratch buffer: bounds.dot makes a fresh array
+            self._rng.random(out=self._uniforms)
+            below = bounds.dot(self._points)
             np.ceil(below, out=below)
         weight = self._weight
         if spread.ndim == 2:  # _move's dense product, inline: the hot path
-            self._counts = counts = below.ravel().dot(spread)
+            flat = below.ravel()
+            self._counts = counts = flat.dot(spread)
             if weight is self._ones:  # all of weight 1, as after a resampling
                 self._mass = counts
                 return
-            mass = (below * weight).ravel().dot(spread)  # each particle carries its weight
+            mass = (flat * weight[tiles]).dot(spread)  # each particle carries its weight
         else:
             self._counts = counts = self._move(below, spread)
             if weight is self._ones:
@@ -232,7 +247,10 @@ class ParticleFilter(BeliefFilter):
         below = np.zeros(len(weights) + 1)  # below[i]: pointers below the cells before i
         np.add.accumulate(weights, out=below[1:])  # weights.cumsum, at half the cost on small arrays
         below *= n / float(below[-1])
-        np.minimum(below, n, out=below)  # rounding must not carry a running sum past n
+        # Rounding must not carry a running sum past n; the sums never decrease (the weights are
+        # >= 0), so only when the one before last has.
+        if below[-2] > n:
+            np.minimum(below, n, out=below)
         below[-1] = n
         np.subtract(below, self._rng.random(), out=below)
         np.ceil(below, out=below)
