@@ -752,6 +752,36 @@ def test_predict_splits_each_cells_particles_within_one_of_the_slip_probabilitie
         assert (np.abs(counts - 20_000 * exact.belief().ravel()) < pairs).all(), action
 
 
+@pytest.mark.parametrize("slip", [LongitudinalSlip(0.2), PerpendicularSlip(0.3), NoSlip()], ids=repr)
+def test_reset_and_predict_draw_as_documented(slip: SlipModel) -> None:
+    """The particles' draws, written out from the class docstring: reset spreads the particles
+    evenly with the remainder at distinct cells chosen by the filter's generator; each predict
+    draws one uniform per cell in row-major order (none with one outcome) and sends
+    ceil(P_k n - u) - ceil(P_(k-1) n - u) of a cell's n particles to outcome k's cell, P_k the
+    running probability of outcomes 0..k. A generator seeded alike gives the same particles."""
+    cells = CLASSIC.rows * CLASSIC.cols
+    pf = ParticleFilter(CLASSIC, slip, [], num_particles=3 * cells + 7, seed=11)
+    twin = np.random.default_rng(11)
+    counts = [3] * cells
+    for cell in twin.choice(cells, size=7, replace=False).tolist():
+        counts[cell] += 1
+    for action in (1, 2, 2, 0, 3, 3, 1):
+        assert np.bincount(pf.particles @ [CLASSIC.cols, 1], minlength=cells).tolist() == counts
+        pf.predict(action)
+        probabilities, destinations = Game(CLASSIC, slip).outcomes[action]
+        uniforms = twin.random(cells).tolist() if len(probabilities) > 1 else [0.0] * cells
+        moved = [0] * cells
+        for cell, (n, u) in enumerate(zip(counts, uniforms, strict=True)):
+            running, sent = 0.0, 0
+            for k, p in enumerate(probabilities.tolist()):
+                running = 1.0 if k == len(probabilities) - 1 else running + p
+                below = math.ceil(running * n - u)
+                moved[int(destinations[k, cell])] += below - sent
+                sent = below
+        counts = moved
+    assert np.bincount(pf.particles @ [CLASSIC.cols, 1], minlength=cells).tolist() == counts
+
+
 def test_the_dense_and_the_large_map_paths_move_particles_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small maps move particles with one matrix product, larger ones with bincounts."""
     import gridghost.sensing.particles as particles_module  # where the particle filter reads it

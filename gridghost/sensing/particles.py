@@ -11,6 +11,7 @@ import numpy as np
 
 from gridghost.core.checks import check_action, check_limit, check_probability, check_seed
 from gridghost.core.layout import Layout
+from gridghost.core.names import NUM_ACTIONS
 from gridghost.core.rules import read_only
 from gridghost.core.slip import SlipModel
 from gridghost.sensing.belief import (
@@ -76,14 +77,21 @@ class ParticleFilter(BeliefFilter):
         n = self.num_particles = check_limit(num_particles, "num_particles", allow_none=False, maximum=MAX_PARTICLES)
         self.resample_threshold = check_probability(resample_threshold, "resample_threshold")
         self._min_ess = self.resample_threshold * n
-        # Per action: the outcomes' running probabilities (the upper bounds of their shares of
-        # [0, 1), the last one 1) beside a column of -1, so that one product with the rows
-        # (counts, uniforms) gives bound x count - uniform; and how the running counts reach
-        # the cells (see _move).
-        self._bounds = tuple(np.column_stack((np.cumsum(p), -np.ones(len(p)))) for p, _ in self._motion)
-        self._spread = tuple(self._spread_table(destinations) for _, destinations in self._motion)
+        # Per action, (bounds, spread, tiles): the outcomes' running probabilities (the upper
+        # bounds of their shares of [0, 1), the last one 1) beside a column of -1, so that one
+        # product with the rows (counts, uniforms) gives bound x count - uniform (None when only
+        # one outcome is possible); how the running counts reach the cells (see _move); and the
+        # cell of each running count, in order, which repeats a per-cell array once per outcome
+        # (a product of equal shapes costs a fraction of a broadcast one).
+        self._plan = tuple(
+            (np.column_stack((np.cumsum(p), -np.ones(len(p)))) if len(p) > 1 else None,
+             self._spread_table(destinations), np.tile(np.arange(self.num_cells), len(p)))
+            for p, destinations in self._motion
+        )
         self._ones = read_only(np.ones(self.num_cells))  # every particle's weight after a resampling
         self._points = np.empty((2, self.num_cells))
+        self._float_n = float(n)
+        self._rows()
         self._rng = np.random.default_rng(check_seed(seed, allow_sequence=True))
         self.reset()
 
@@ -115,10 +123,24 @@ class ParticleFilter(BeliefFilter):
             self._rng = np.random.default_rng(seed)
         n, cells = self.num_particles, self.num_cells
         counts = np.full(cells, float(n // cells))
-        counts[self._rng.choice(cells, size=n % cells, replace=False)] += 1.0
+        if n % cells:  # a choice of no cells draws nothing: spare the call
+            counts[self._rng.choice(cells, size=n % cells, replace=False)] += 1.0
         self._resampled(counts)
         self._prior: tuple[np.ndarray, int] | None = None  # None: uniform
         self._evidence: np.ndarray | None = None
+
+    def _rows(self) -> None:
+        """Keep the rows of the scratch buffer :meth:`predict` multiplies: the counts, the uniforms."""
+        self._counts_row, self._uniforms = self._points
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        del state["_counts_row"], state["_uniforms"]  # views of _points, which a copy must share
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._rows()
 
     def _resampled(self, counts: np.ndarray) -> None:
         """Take ``counts`` particles per cell, each of weight 1."""
@@ -136,25 +158,36 @@ class ParticleFilter(BeliefFilter):
         Raises:
             TypeError, ValueError: ``action`` is not an int in 0..3 (nothing changes).
         """
-        action = check_action(action, "agent")
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # the check's own fast path, inline
+            action = check_action(action, "agent")
         counts = self._counts
         self._prior, self._evidence, self._carried = (self._mass, action), None, None
-        bounds = self._bounds[action]
-        below = counts[None]
-        if len(bounds) > 1:
+        bounds, spread, tiles = self._plan[action]
+        if bounds is None:
+            below = counts[None]
+        else:
             # below[k, cell]: how many of the cell's points (u + i) / n fall below the k-th
             # running probability, ceil(running probability x n - u)
-            points = self._points  # a scratch buffer: bounds.dot makes a fresh array
-            points[0] = counts
-            self._rng.random(out=points[1])
-            below = bounds.dot(points)
+            self._counts_row[:] = counts  # rows of a scratch buffer: bounds.dot makes a fresh array
+            self._rng.random(out=self._uniforms)
+            below = bounds.dot(self._points)
             np.ceil(below, out=below)
-        self._counts = counts = self._move(below, action)
-        if self._weight is self._ones:  # all of weight 1, as after a resampling
-            self._mass = counts
+        weight = self._weight
+        if spread.ndim == 2:  # _move's dense product, inline: the hot path
+            flat = below.ravel()
+            self._counts = counts = flat.dot(spread)
+            if weight is self._ones:  # all of weight 1, as after a resampling
+                self._mass = counts
+                return
+            mass = (flat * weight[tiles]).dot(spread)  # each particle carries its weight
         else:
-            self._mass = mass = self._move(below * self._weight, action)  # each particle carries its weight
-            self._weight = mass / np.maximum(counts, 1.0)
+            self._counts = counts = self._move(below, spread)
+            if weight is self._ones:
+                self._mass = counts
+                return
+            mass = self._move(below * weight, spread)
+        self._mass = mass
+        self._weight = mass / np.maximum(counts, self._ones)
 
     def _spread_table(self, destinations: np.ndarray) -> np.ndarray:
         """What :meth:`_move` reads for one action whose outcomes lead to ``destinations``
@@ -171,10 +204,10 @@ class ParticleFilter(BeliefFilter):
         spread[rows[:-cells], destinations[1:].ravel()] -= 1.0
         return read_only(spread)
 
-    def _move(self, below: np.ndarray, action: int) -> np.ndarray:
+    def _move(self, below: np.ndarray, spread: np.ndarray) -> np.ndarray:
         """Per cell, the sum of ``below[k + 1, cell] - below[k, cell]`` (``below[0]`` read as 0)
-        over every ``(k, cell)`` whose outcome ``k`` of ``action`` leads there."""
-        spread = self._spread[action]
+        over every ``(k, cell)`` whose outcome ``k`` leads there, for an action's ``spread``
+        (:meth:`_spread_table`)."""
         if spread.ndim == 2:
             return below.ravel().dot(spread)
         return np.bincount(spread, np.diff(below, axis=0, prepend=0.0).ravel(), self.num_cells)
@@ -189,30 +222,37 @@ class ParticleFilter(BeliefFilter):
         likelihood = self._likelihood(measurements)
         if likelihood is None:
             return
-        weight = self._weight * likelihood
+        ones, weight = self._ones, self._weight
+        # every weight 1 (after a resampling): the new weights are the likelihood itself (shared
+        # and read-only: copied before any change in place below)
+        weight = likelihood if weight is ones else weight * likelihood
         mass = self._mass * likelihood
-        total = mass.dot(self._ones)
+        total = float(mass.dot(ones))  # a Python float: the comparisons below cost less
         if not total > 0:
             self._redraw_from(likelihood, measurements)
             return
-        self._evidence = likelihood if self._evidence is None else self._evidence * likelihood
+        evidence = self._evidence
+        self._evidence = likelihood if evidence is None else evidence * likelihood
         self._weight, self._mass, self._carried = weight, mass, None
-        if total * total < self._min_ess * mass.dot(weight):  # effective sample size below the bar
+        if total * total < self._min_ess * float(mass.dot(weight)):  # effective sample size below the bar
             self._resampled(self._systematic(mass))
         elif total < _UNDERFLOW_GUARD:
-            weight /= total
+            self._weight = weight / total
             mass /= total
 
     def _systematic(self, weights: np.ndarray) -> np.ndarray:
         """Particles per cell drawn by systematic resampling from ``weights`` (a positive total):
         one uniform, ``num_particles`` evenly spaced pointers."""
-        n = self.num_particles
+        n = self._float_n
         below = np.zeros(len(weights) + 1)  # below[i]: pointers below the cells before i
-        weights.cumsum(out=below[1:])
-        below *= n / below[-1]
-        np.minimum(below, n, out=below)  # rounding must not carry a running sum past n
+        np.add.accumulate(weights, out=below[1:])  # weights.cumsum, at half the cost on small arrays
+        below *= n / float(below[-1])
+        # Rounding must not carry a running sum past n; the sums never decrease (the weights are
+        # >= 0), so only when the one before last has.
+        if below[-2] > n:
+            np.minimum(below, n, out=below)
         below[-1] = n
-        below -= self._rng.random()
+        np.subtract(below, self._rng.random(), out=below)
         np.ceil(below, out=below)
         return below[1:] - below[:-1]
 
@@ -229,21 +269,25 @@ class ParticleFilter(BeliefFilter):
         reading since. It spares the estimate the noise of the last move's split; without a
         predict since the reset it is exact (a uniform prior times the readings). Computed once
         per change of the particles and shared by :meth:`belief` and :meth:`estimate`."""
-        if self._carried is not None:
-            return self._carried
+        summary = self._carried
+        if summary is not None:
+            return summary
+        prior, evidence, matrices = self._prior, self._evidence, self._matrices
         mixture: np.ndarray
-        if self._prior is None:
+        if prior is None:
             mixture = np.ones(self.num_cells)
+        elif matrices is not None:  # _carry's dense product, inline: the hot path
+            mixture = prior[0].dot(matrices[prior[1]])
         else:
-            mass, action = self._prior
-            mixture = self._carry(mass, action)
-        if self._evidence is not None:
-            mixture *= self._evidence
-        summary = self._summarise(mixture)
-        if not summary[3] > 0:
+            mixture = self._carry(*prior)
+        if evidence is not None:
+            mixture *= evidence
+        row, col, total = mixture.dot(self._moments).tolist()  # _summarise, inline
+        if not total > 0:
             # cannot happen with readings the particles survived; the particles' own histogram then
-            summary = self._summarise(self._mass)
-        self._carried = summary
+            self._carried = summary = self._summarise(self._mass)
+            return summary
+        self._carried = summary = (mixture, row, col, total)
         return summary
 
     def __repr__(self) -> str:
