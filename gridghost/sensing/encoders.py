@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import string
 from collections.abc import Callable
 from typing import Any
@@ -81,6 +82,7 @@ class DictObservations(Observations):
         self._pairs = tuple(tuple((other, f"{names[other]}_relative_pos", f"{names[other]}_distance")
                                   for other in others) for others in self._others)
         self._first = tuple(pairs[0][1:] for pairs in self._pairs)  # the first other's two keys
+        self._further = tuple(pairs[1:] for pairs in self._pairs)  # a team's further others
 
         text_chars = set("".join(layout.texts.values()))
         neighbour_space = spaces.Dict(
@@ -120,14 +122,14 @@ class DictObservations(Observations):
         return self._view(state.ghosts[0], state.agent, 1)
 
     def _observe(self, index: int, state: Any) -> dict[str, Any]:
-        cells = (state.agent, *state.ghosts)
+        cells = (state[0], *state[1])  # (agent, ghosts...)
         me, pairs = cells[index], self._pairs[index]
         observation = self._view(me, cells[pairs[0][0]], index)
         if not index and len(pairs) > 1 and (self._step_count is not None or self._belief is not None):
             for name in pairs[0][1:]:  # a team's agent lists its ghosts after these, as it always has
                 observation[name] = observation.pop(name)
         key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
-        for other, relative, far in pairs[1:]:  # the further others of a team
+        for other, relative, far in self._further[index]:
             other_cell = cells[other]
             observation[relative] = offset[key[other_cell] - base].copy()
             observation[far] = distance[other_cell]
@@ -156,6 +158,11 @@ class DictObservations(Observations):
         if self._belief is not None and not index:
             observation["belief"] = np.asarray(self._belief(), dtype=np.float32)
         return observation
+
+
+#: The largest map whose team vector encoder keeps a cells x cells table of its pairs' slots
+#: (16,384 rows of three floats at most); larger maps look each pair's slots up apart.
+_PAIR_TABLE_CELLS = 128
 
 
 class VectorObservations(Observations):
@@ -212,6 +219,14 @@ class VectorObservations(Observations):
         self._spaces = dict.fromkeys(self.keys, spaces.Box(low, np.ones_like(low), dtype=np.float32))
         if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
             self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
+        elif belief is None and step_count is None and board.num_cells <= _PAIR_TABLE_CELLS:
+            # a team's plain vector on a small map: each (observer, other) pair's three slots are
+            # one row of a cells x cells table, the same float32 values as the slots looked up apart
+            key = np.array(self._key)
+            table = np.concatenate((np.stack(self._offset_slots)[key[None, :] - key[:, None] + self._centre],
+                                    np.stack(self._distance_slots)[board.distance_table + 1]), axis=2)
+            self._pair_rows = tuple(tuple(row) for row in read_only(table))
+            self._observers = {key: self._team_pairs(index) for index, key in enumerate(self.keys)}
 
     def _agent_pair(self, state: Any) -> np.ndarray:
         return self._pair(state.agent, state.ghosts[0])
@@ -223,6 +238,19 @@ class VectorObservations(Observations):
         """:meth:`_observe` of one ghost without a belief map or a step count: the learners' hot path."""
         return np.concatenate((self._cells[me], self._offset_slots[self._key[other] - self._key[me] + self._centre],
                                self._distance_slots[self._distance[me][other] + 1]))
+
+    def _team_pairs(self, index: int) -> Callable[[Any], np.ndarray]:
+        """Observer ``index``'s :meth:`_observe` of a team without a belief map or a step count,
+        its pairs' slots read from the cells x cells table (a closure: no partial's detour)."""
+        own, rows, concatenate = self._cells, self._pair_rows, np.concatenate
+        others = operator.itemgetter(*self._others[index])  # a team: a tuple of two cells or more
+
+        def observe(state: Any) -> np.ndarray:
+            cells = (state[0], *state[1])
+            me = cells[index]
+            return concatenate((own[me], *map(rows[me].__getitem__, others(cells))))
+
+        return observe
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
@@ -369,6 +397,19 @@ class GridObservations(Observations):
 
     def _ghost_observes(self, state: Any) -> np.ndarray:
         return self._view(state.ghosts[0], state.agent, Side.GHOST, state)
+
+    def _team_pairs(self, index: int) -> Callable[[Any], np.ndarray]:
+        """Observer ``index``'s :meth:`_observe` of a team without a belief map or a step count,
+        its pairs' slots read from the cells x cells table (a closure: no partial's detour)."""
+        own, rows, concatenate = self._cells, self._pair_rows, np.concatenate
+        others = operator.itemgetter(*self._others[index])  # a team: a tuple of two cells or more
+
+        def observe(state: Any) -> np.ndarray:
+            cells = (state[0], *state[1])
+            me = cells[index]
+            return concatenate((own[me], *map(rows[me].__getitem__, others(cells))))
+
+        return observe
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
