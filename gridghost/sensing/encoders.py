@@ -225,8 +225,10 @@ class VectorObservations(Observations):
             key = np.array(self._key)
             table = np.concatenate((np.stack(self._offset_slots)[key[None, :] - key[:, None] + self._centre],
                                     np.stack(self._distance_slots)[board.distance_table + 1]), axis=2)
-            self._pair_rows = tuple(tuple(row) for row in read_only(table))
-            self._observers = {key: self._team_pairs(index) for index, key in enumerate(self.keys)}
+            self._pair_table = read_only(table)
+            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
+            self._pick = tuple(operator.itemgetter(*others) for others in self._others)  # a tuple: 2 others or more
+            self._observers = {key: functools.partial(self._team_pairs, index) for index, key in enumerate(self.keys)}
 
     def _agent_pair(self, state: Any) -> np.ndarray:
         return self._pair(state.agent, state.ghosts[0])
@@ -239,18 +241,21 @@ class VectorObservations(Observations):
         return np.concatenate((self._cells[me], self._offset_slots[self._key[other] - self._key[me] + self._centre],
                                self._distance_slots[self._distance[me][other] + 1]))
 
-    def _team_pairs(self, index: int) -> Callable[[Any], np.ndarray]:
-        """Observer ``index``'s :meth:`_observe` of a team without a belief map or a step count,
-        its pairs' slots read from the cells x cells table (a closure: no partial's detour)."""
-        own, rows, concatenate = self._cells, self._pair_rows, np.concatenate
-        others = operator.itemgetter(*self._others[index])  # a team: a tuple of two cells or more
+    def __getstate__(self) -> dict[str, Any]:
+        # the table's rows are views of one array: pickled, each would be an array of its own
+        return {key: value for key, value in self.__dict__.items() if key != "_pair_rows"}
 
-        def observe(state: Any) -> np.ndarray:
-            cells = (state[0], *state[1])
-            me = cells[index]
-            return concatenate((own[me], *map(rows[me].__getitem__, others(cells))))
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_pair_table" in state:
+            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
 
-        return observe
+    def _team_pairs(self, index: int, state: Any) -> np.ndarray:
+        """:meth:`_observe` of a team without a belief map or a step count, each pair's slots
+        read from the cells x cells table."""
+        cells = (state[0], *state[1])  # (agent, ghosts...)
+        me = cells[index]
+        return np.concatenate((self._cells[me], *map(self._pair_rows[me].__getitem__, self._pick[index](cells))))
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
@@ -398,18 +403,21 @@ class GridObservations(Observations):
     def _ghost_observes(self, state: Any) -> np.ndarray:
         return self._view(state.ghosts[0], state.agent, Side.GHOST, state)
 
-    def _team_pairs(self, index: int) -> Callable[[Any], np.ndarray]:
-        """Observer ``index``'s :meth:`_observe` of a team without a belief map or a step count,
-        its pairs' slots read from the cells x cells table (a closure: no partial's detour)."""
-        own, rows, concatenate = self._cells, self._pair_rows, np.concatenate
-        others = operator.itemgetter(*self._others[index])  # a team: a tuple of two cells or more
+    def __getstate__(self) -> dict[str, Any]:
+        # the table's rows are views of one array: pickled, each would be an array of its own
+        return {key: value for key, value in self.__dict__.items() if key != "_pair_rows"}
 
-        def observe(state: Any) -> np.ndarray:
-            cells = (state[0], *state[1])
-            me = cells[index]
-            return concatenate((own[me], *map(rows[me].__getitem__, others(cells))))
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_pair_table" in state:
+            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
 
-        return observe
+    def _team_pairs(self, index: int, state: Any) -> np.ndarray:
+        """:meth:`_observe` of a team without a belief map or a step count, each pair's slots
+        read from the cells x cells table."""
+        cells = (state[0], *state[1])  # (agent, ghosts...)
+        me = cells[index]
+        return np.concatenate((self._cells[me], *map(self._pair_rows[me].__getitem__, self._pick[index](cells))))
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
