@@ -255,7 +255,7 @@ class InfoPublisher(MapBinding):
                 infos = {AGENT: info}
         else:
             infos = {AGENT: info}
-            for name, cell, distance in zip(self._ghost_names, cells, distances):  # k of each
+            for name, cell, distance in zip(self._ghost_names, cells, distances, strict=False):  # k of each
                 infos[name] = ghost_info = info.copy()
                 ghost_info["distance"] = distance
                 if masks is not None:
