@@ -403,22 +403,6 @@ class GridObservations(Observations):
     def _ghost_observes(self, state: Any) -> np.ndarray:
         return self._view(state.ghosts[0], state.agent, Side.GHOST, state)
 
-    def __getstate__(self) -> dict[str, Any]:
-        # the table's rows are views of one array: pickled, each would be an array of its own
-        return {key: value for key, value in self.__dict__.items() if key != "_pair_rows"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if "_pair_table" in state:
-            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
-
-    def _team_pairs(self, index: int, state: Any) -> np.ndarray:
-        """:meth:`_observe` of a team without a belief map or a step count, each pair's slots
-        read from the cells x cells table."""
-        cells = (state[0], *state[1])  # (agent, ghosts...)
-        me = cells[index]
-        return np.concatenate((self._cells[me], *map(self._pair_rows[me].__getitem__, self._pick[index](cells))))
-
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
         me, opponents = cells[index], self._opponents[index]
