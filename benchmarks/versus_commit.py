@@ -1,12 +1,13 @@
 """This checkout's speed against an earlier commit's, side by side in the same run.
 
-Every workload (the AEC env with and without reading its infos, the Gymnasium env for either side,
+Every workload (the AEC env with and without reading its infos, with the observation too as in the
+standard loop, and for a team of two, the Gymnasium env for either side,
 ``AgentInterface`` with and without its particle filter, a rendered frame, the batched engine, the
 zero-sum solver on a 16x16 map, the JAX engine) runs in a fresh process against each version,
 alternating round after round, timed in process CPU time inside the process. The table shows the
 median over rounds of this checkout's rate divided by the earlier commit's in the same round:
 above 1.00x is faster. Only public APIs that both versions have are used; a workload that one
-version cannot run (the JAX engine before it existed, or without jax installed) prints ``n/a``
+version cannot run (the JAX engine or teams before they existed, or without jax installed) prints ``n/a``
 and why.
 
     python benchmarks/versus_commit.py fa39bf0
@@ -57,6 +58,7 @@ _LAST_STEP = """_, _, terminated, truncated, _ = env.last(observe=False)
             env.reset()
         else:
             env.step(i % 4)"""
+_OBSERVED_LAST_STEP = _LAST_STEP.replace("env.last(observe=False)", "env.last()")
 #: The zero-sum game solved from scratch (caches cleared) on a 16x16 map with a fifth of its
 #: inner edges walled, drawn from a fixed seed (the same map for both versions); the solver moved
 #: from ``gridghost.solve`` to ``gridghost.planning``.
@@ -119,6 +121,12 @@ WORKLOADS: dict[str, tuple[str, int]] = {
         ("raw_env() half-steps", "gridghost.raw_env(max_cycles=None)", _AEC_STEP, 20_000),
         # the PettingZoo loop that reads each half-turn's infos (not the observation: the infos' cost)
         ("env() last() + step, half-steps", "gridghost.env(max_cycles=None)", _LAST_STEP, 20_000),
+        # the loop of every PettingZoo tutorial: the observation and the infos of every half-turn
+        ("env() last() observed + step, half-steps", "gridghost.env(max_cycles=None)", _OBSERVED_LAST_STEP, 20_000),
+        # a team of two on a shipped team map (a version without teams prints n/a)
+        ("env(ghosts=2) last() observed + step, half-steps",
+         'gridghost.env(max_cycles=None, ghosts=2, layout="team_eight", obs_type="vector")', _OBSERVED_LAST_STEP,
+         20_000),
         ("gym env, vector, agent steps", 'gridghost.GridGhostGymEnv(obs_type="vector")',
          _GYM_STEP.format(action="i % 4"), 5_000),
         # the encoding named: the Gymnasium env's default became "vector" in 0.3.0

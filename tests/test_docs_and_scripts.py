@@ -104,11 +104,15 @@ def test_throughput_benchmark_prints_a_ratio_per_contender() -> None:
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group
-def test_team_throughput_benchmark_prints_a_ratio_per_team_size() -> None:
+def test_team_throughput_benchmark_prints_cycle_ratios_per_team_size_and_against_pursuit() -> None:
     out = run_script("benchmarks/team_throughput.py", "--rounds", "1", "--half-steps", "300")
     for k in (1, 2, 3):
-        name = f"raw_env(ghosts={k}, obs_type='vector')"
-        assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx", out, flags=re.M), name
+        for obs in ("vector", "dict"):
+            name = f"env(ghosts={k}, obs_type={obs!r})"
+            assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+\d+\.\d\dx\s+\d+\.\d\dx", out, flags=re.M), name
+    assert re.search(r"^env\(ghosts=2, obs_type='vector'\).*vs 1 ghost >= 0\.6x  (met|MISSED)$", out, flags=re.M)
+    assert re.search(r"^env\(ghosts=2, obs_type='dict'\).*vs pursuit >= 15x  (met|MISSED)$", out, flags=re.M)
+    assert re.search(r"^pursuit_v5\.env\(8x8, 2 pursuers, 1 evader\)\s+[\d,]+\s+1\.00x  baseline$", out, flags=re.M)
 
 
 @pytest.mark.slow  # a subprocess: .ci/run runs the slow group

@@ -344,6 +344,29 @@ def test_the_team_encodings_place_every_ghost() -> None:
     assert text.startswith("You are ghost 2.") and "Ghost 0 is 2 down and 3 right, 5 steps away." in text
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_a_team_vector_reads_the_same_from_its_pair_table_as_slot_by_slot(k: int, monkeypatch: Any) -> None:
+    # a small map's team vector reads each pair's slots from a cells x cells table; a large map's
+    # looks them up apart: both give the same float32 vectors, ghosts on the agent's cell too
+    from gridghost.sensing import encoders
+
+    board = Game(Layout.generate(8, 8, seed=1, ghosts=3), NoSlip(), ghosts=k).board
+    table = make_observations("vector", board, ghosts=k)
+    monkeypatch.setattr(encoders, "_PAIR_TABLE_CELLS", board.num_cells - 1)
+    apart = make_observations("vector", board, ghosts=k)
+    assert hasattr(table, "_pair_table") and not hasattr(apart, "_pair_table")
+    rng = np.random.default_rng(k)
+    for _ in range(200):
+        agent = int(rng.integers(board.num_cells))
+        ghosts = tuple(int(cell) for cell in rng.choice([agent, *rng.integers(board.num_cells, size=k)], size=k))
+        state = GameState(agent, ghosts, Side(int(rng.integers(2))), Outcome.ONGOING)
+        for key in table.keys:
+            got, expected = table.observe(key, state), apart.observe(key, state)
+            assert got.dtype == expected.dtype == np.float32 and np.array_equal(got, expected)
+    big = Game(Layout.generate(12, 12, seed=1, ghosts=3), NoSlip(), ghosts=k).board  # 144 cells: no table
+    assert not hasattr(make_observations("vector", big, ghosts=k), "_pair_table")
+
+
 # -- one ghost: unchanged ---------------------------------------------------------------------------
 def test_one_ghost_keeps_the_one_ghost_classes_names_and_spaces() -> None:
     assert type(gridghost.env()) is CheckedGridGhostEnv and type(gridghost.raw_env(ghosts=1)) is GridGhostEnv

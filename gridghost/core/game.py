@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Sequence
+from operator import getitem
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -290,8 +291,14 @@ class Game:
         self._check_size(state)
         if state.turn != _GHOST or state.outcome != _ONGOING:
             raise ValueError(f"the {'ghost' if self.ghosts == 1 else 'ghosts'} cannot move in state {state}")
-        next_cell, agent = self._next_cell, state.agent
-        ghosts = tuple(next_cell[cell][move] for cell, move in zip(state.ghosts, actions, strict=True))
+        return self._team_moves(state, actions)
+
+    def _team_moves(self, state: GameState, actions: tuple[int, ...]) -> GameState:
+        """The team's half-turn with nothing checked: ``actions`` are ``k`` ints in 0..3 and it is
+        the ghosts' turn of a game going on in ``state`` (what :meth:`_team_step` checks, and the
+        AEC env's turn order and action checks guarantee: it calls this directly)."""
+        agent = state[0]
+        ghosts = tuple(map(getitem, map(self._next_cell.__getitem__, state[1]), actions))
         return _new_state((agent, ghosts, _AFTER_GHOST_TURN, _CAUGHT if agent in ghosts else _ONGOING))
 
     ghosts_step = ghost_step

@@ -245,6 +245,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
 
         self.observation_spaces = self._spaces_of(self._encoder)
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
+        self._no_rewards = dict.fromkeys(self.possible_agents, 0.0)  # a held ghost's step's rewards
         self.state_space = spaces.Box(0, 1, shape=(self.layout.rows, self.layout.cols, self.ghosts + 3), dtype=np.int8)
         self._np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
@@ -258,6 +259,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
         self._filter_seeds = None
         self._cycles = 0
         self._held: tuple[int, ...] = ()  # the ghosts' choices of this turn, held until the last ghost's
+        self._stepped = True  # a step or reset since agent_iter last yielded (env()'s iterator checks it)
         self._ghost_action: int | tuple[int, ...] | None = None  # the ghosts' last moves, for the status panel
         # The agent's last (intended action, moves) and the readings and estimate after it.
         self._last_move: tuple[int, tuple[int, ...]] | None = None
@@ -379,6 +381,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
             raise RuntimeError(BEFORE_RESET if self._game is None else EPISODE_OVER) from None
         if dead:
             self._was_dead_step(action)
+            self._stepped = True
             return
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # check_action's fast path, inline
             action = check_action(action, agent)
@@ -402,7 +405,8 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
                     self._held = chosen
                     self.agent_selection = self.possible_agents[len(chosen) + 1]
                     self._cumulative_rewards[agent] = 0.0
-                    self.rewards = dict.fromkeys(self.possible_agents, 0.0)
+                    self.rewards = self._no_rewards.copy()
+                    self._stepped = True
                     return
                 self._held = ()
             game = self._ghost_step(game, chosen)
@@ -431,6 +435,7 @@ class GridGhostEnv(InfoPublisher, EnvRendering, MapBinding, AgentSpaces, AECEnv)
             cumulative[name] += reward
         self.rewards = rewards
         self._publish(game, next_turn, mover)
+        self._stepped = True
         if self.render_mode == "human":
             self.render()
 
@@ -498,17 +503,13 @@ class CheckedGridGhostEnv(GridGhostEnv):
     attribute through ``__getattr__`` and cost more per half-turn than the whole game (see
     ``benchmarks/aec_throughput.py``), so the same checks live in the class: actions are
     validated and using the env before ``reset`` raises (both in :class:`GridGhostEnv`), and
-    ``agent_iter`` raises when an agent is yielded twice without a ``step`` in between.
+    ``agent_iter`` raises when an agent is yielded twice without a ``step`` in between
+    (:meth:`GridGhostEnv.step` marks each step that succeeded: no second call per half-turn).
     """
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """As :meth:`GridGhostEnv.reset`."""
         super().reset(seed=seed, options=options)
-        self._stepped = True
-
-    def step(self, action: int | None) -> None:
-        """As :meth:`GridGhostEnv.step`."""
-        super().step(action)
         self._stepped = True
 
     def agent_iter(self, max_iter: int = 2**63) -> _CheckedIterator:

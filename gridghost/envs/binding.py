@@ -109,7 +109,9 @@ class MapBinding:
         kernel, names = self.kernel, self.possible_agents
         k = self._team_size = self.config.ghosts
         self._agent_step = kernel.agent_step
-        self._ghost_step = kernel.ghosts_step if k > 1 else kernel.ghost_step
+        # a team's moves reach the kernel checked (each ghost's action, and the turn order): its
+        # unchecked half-turn; one ghost's checked half-turn is as fast
+        self._ghost_step = kernel._team_moves if k > 1 else kernel.ghost_step
         self._ghost_names = tuple(names[1:])
         # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
         # by outcome, as {name: reward} and as the (name, reward) pairs to add to the totals

@@ -24,7 +24,7 @@ from gridghost.core.rules import Board, GameState, Outcome, Side, describe_moves
 from gridghost.envs.binding import MapBinding
 from gridghost.sensing.sensors import Sensor
 
-_ONGOING = Outcome.ONGOING
+_ONGOING, _CAUGHT = Outcome.ONGOING, Outcome.CAUGHT
 #: The keys of every numeric info (the default), in order, whatever the side and whether after a
 #: reset or a half-turn; each sensor's keys, the belief filter's ``estimated_pos`` and
 #: ``estimated_cell``, and the expert's ``expert_action`` follow when the env has them.
@@ -146,6 +146,7 @@ class InfoPublisher(MapBinding):
         self._eager_left = self._eager_left
         self._base_info = None
         self._entries: dict[tuple[Any, ...], Any] = {}
+        self._no_catchers = (False,) * self.config.ghosts  # a team's catchers while nobody is caught
         if self._templates is None:
             self._templates = {}
 
@@ -254,7 +255,7 @@ class InfoPublisher(MapBinding):
                 infos = {AGENT: info}
         else:
             infos = {AGENT: info}
-            for name, cell, distance in zip(self._ghost_names, cells, distances, strict=True):
+            for name, cell, distance in zip(self._ghost_names, cells, distances, strict=False):  # k of each
                 infos[name] = ghost_info = info.copy()
                 ghost_info["distance"] = distance
                 if masks is not None:
@@ -270,19 +271,23 @@ class InfoPublisher(MapBinding):
                       ) -> tuple[tuple[int, ...], int, dict[str, Any]]:
         """A team's distances of ``game`` (``row``: the agent's distances): each ghost's to the
         agent, the agent's to its nearest ghost (-1 when it reaches none), and the team's extra
-        entries (``ghost_distances``, ``catchers``: read-only arrays, kept per value, as a loop
-        that reads every info meets the same few again and again)."""
-        distances = tuple(row[cell] for cell in cells)
-        caught = tuple(game.outcome == Outcome.CAUGHT and cell == game.agent for cell in cells)
+        entries (``ghost_distances``, ``catchers``: read-only arrays). The last two are kept per
+        value, as a loop that reads every info meets the same few again and again: a publish
+        costs one lookup."""
+        distances = tuple(map(row.__getitem__, cells))
+        caught = self._no_catchers if game.outcome != _CAUGHT else tuple(cell == game.agent for cell in cells)
         key = (distances, caught)
         cache = self._entries
-        team = cache.get(key)
-        if team is None:
+        entry = cache.get(key)
+        if entry is None:
             if len(cache) >= _ENTRIES_KEPT:
                 cache.clear()
-            team = cache[key] = {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
-                                 "catchers": read_only(np.array(caught, dtype=np.int8))}
-        return distances, min((distance for distance in distances if distance >= 0), default=-1), team
+            entry = cache[key] = (
+                min((distance for distance in distances if distance >= 0), default=-1),
+                {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
+                 "catchers": read_only(np.array(caught, dtype=np.int8))},
+            )
+        return distances, *entry
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up

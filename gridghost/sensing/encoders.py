@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import string
 from collections.abc import Callable
 from typing import Any
@@ -81,6 +82,7 @@ class DictObservations(Observations):
         self._pairs = tuple(tuple((other, f"{names[other]}_relative_pos", f"{names[other]}_distance")
                                   for other in others) for others in self._others)
         self._first = tuple(pairs[0][1:] for pairs in self._pairs)  # the first other's two keys
+        self._further = tuple(pairs[1:] for pairs in self._pairs)  # a team's further others
 
         text_chars = set("".join(layout.texts.values()))
         neighbour_space = spaces.Dict(
@@ -120,14 +122,14 @@ class DictObservations(Observations):
         return self._view(state.ghosts[0], state.agent, 1)
 
     def _observe(self, index: int, state: Any) -> dict[str, Any]:
-        cells = (state.agent, *state.ghosts)
+        cells = (state[0], *state[1])  # (agent, ghosts...)
         me, pairs = cells[index], self._pairs[index]
         observation = self._view(me, cells[pairs[0][0]], index)
         if not index and len(pairs) > 1 and (self._step_count is not None or self._belief is not None):
             for name in pairs[0][1:]:  # a team's agent lists its ghosts after these, as it always has
                 observation[name] = observation.pop(name)
         key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
-        for other, relative, far in pairs[1:]:  # the further others of a team
+        for other, relative, far in self._further[index]:
             other_cell = cells[other]
             observation[relative] = offset[key[other_cell] - base].copy()
             observation[far] = distance[other_cell]
@@ -156,6 +158,11 @@ class DictObservations(Observations):
         if self._belief is not None and not index:
             observation["belief"] = np.asarray(self._belief(), dtype=np.float32)
         return observation
+
+
+#: The largest map whose team vector encoder keeps a cells x cells table of its pairs' slots
+#: (16,384 rows of three floats at most); larger maps look each pair's slots up apart.
+_PAIR_TABLE_CELLS = 128
 
 
 class VectorObservations(Observations):
@@ -212,6 +219,16 @@ class VectorObservations(Observations):
         self._spaces = dict.fromkeys(self.keys, spaces.Box(low, np.ones_like(low), dtype=np.float32))
         if ghosts == 1 and belief is None and step_count is None:  # the plain vector: one concatenation
             self._observers = {Side.AGENT: self._agent_pair, Side.GHOST: self._ghost_pair}
+        elif belief is None and step_count is None and board.num_cells <= _PAIR_TABLE_CELLS:
+            # a team's plain vector on a small map: each (observer, other) pair's three slots are
+            # one row of a cells x cells table, the same float32 values as the slots looked up apart
+            key = np.array(self._key)
+            table = np.concatenate((np.stack(self._offset_slots)[key[None, :] - key[:, None] + self._centre],
+                                    np.stack(self._distance_slots)[board.distance_table + 1]), axis=2)
+            self._pair_table = read_only(table)
+            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
+            self._pick = tuple(operator.itemgetter(*others) for others in self._others)  # a tuple: 2 others or more
+            self._observers = {key: functools.partial(self._team_pairs, index) for index, key in enumerate(self.keys)}
 
     def _agent_pair(self, state: Any) -> np.ndarray:
         return self._pair(state.agent, state.ghosts[0])
@@ -223,6 +240,22 @@ class VectorObservations(Observations):
         """:meth:`_observe` of one ghost without a belief map or a step count: the learners' hot path."""
         return np.concatenate((self._cells[me], self._offset_slots[self._key[other] - self._key[me] + self._centre],
                                self._distance_slots[self._distance[me][other] + 1]))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the table's rows are views of one array: pickled, each would be an array of its own
+        return {key: value for key, value in self.__dict__.items() if key != "_pair_rows"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_pair_table" in state:
+            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
+
+    def _team_pairs(self, index: int, state: Any) -> np.ndarray:
+        """:meth:`_observe` of a team without a belief map or a step count, each pair's slots
+        read from the cells x cells table."""
+        cells = (state[0], *state[1])  # (agent, ghosts...)
+        me = cells[index]
+        return np.concatenate((self._cells[me], *map(self._pair_rows[me].__getitem__, self._pick[index](cells))))
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
