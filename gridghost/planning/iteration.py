@@ -131,6 +131,68 @@ class TeamStages:
                          out=block)
 
 
+# -- a turn over the model's joint tables, in chunks -------------------------------------------------
+#: How many live states a :class:`JointTurn` sweeps at a time: its scratch rows stay in the
+#: processor's cache, and no array the size of the model is made during a sweep.
+_CHUNK = 2**14
+
+
+class JointTurn:
+    """A full turn over the :class:`~gridghost.planning.model.TurnModel`'s tables (the ghosts'
+    joint moves and the agent's half-turns), swept a chunk of live states at a time into buffers
+    made once: the arithmetic of :meth:`~gridghost.planning.model.TurnModel.ghost_q` and
+    :meth:`~gridghost.planning.model.TurnModel.agent_backup`, value for value, without their
+    ``[joints, num_live]`` and ``[4, m, num_live]`` temporaries.
+
+    Args:
+        model: the game.
+        side: whose rewards are summed.
+        ghost: the ghosts' :data:`Rule`.
+    """
+
+    def __init__(self, model: TurnModel, side: Side, ghost: Rule) -> None:
+        sink = model.num_live
+        self.model, self.ghost = model, ghost
+        self.next, self.reward = model.ghost_next, model.ghost_reward[side]
+        self.expected = model.agent_expected[side]
+        # each action's slip outcomes that can happen (a padding outcome adds 0)
+        self.outcomes = [[(k, float(p)) for k, p in enumerate(row.tolist()) if p > 0.0] for row in model.agent_prob]
+        self.between = np.zeros(sink + 1)  # the values with the ghosts to move, the sink last and 0
+        self.scratch = np.empty(min(_CHUNK, max(sink, 1)))
+        self.chunks = [(start, min(start + _CHUNK, sink)) for start in range(0, sink, _CHUNK)]
+
+    def turn(self, values: np.ndarray, gamma: float, rule: Any, out: np.ndarray) -> None:
+        """One sweep's full turns: per agent action and live state, into ``out`` (``[4,
+        num_live]``), the expected reward of the agent's move and of the ghosts' answer (by their
+        rule), plus ``gamma`` times ``values`` after it (agent to move, ``[num_live + 1]``, the sink
+        last and 0). ``rule`` is unused (the ghosts' rule was given to the constructor)."""
+        between, ghost = self.between, self.ghost
+        fixed = not isinstance(ghost, str)
+        best = None if fixed else (np.maximum if ghost == _MAXIMISE else np.minimum)
+        for start, stop in self.chunks:
+            into, scratch = between[start:stop], self.scratch[: stop - start]
+            for joint in range(len(self.next)):
+                q = scratch if joint else into
+                values.take(self.next[joint, start:stop], out=q, mode="clip")
+                q *= gamma
+                q += self.reward[joint, start:stop]
+                if fixed:
+                    q *= ghost[joint, start:stop]
+                if joint:
+                    (np.add if fixed else best)(into, scratch, out=into)  # type: ignore[misc]
+        next_cells = self.model.agent_next
+        for start, stop in self.chunks:
+            scratch = self.scratch[: stop - start]
+            for action, outcomes in enumerate(self.outcomes):
+                into = out[action, start:stop]
+                into[...] = 0.0
+                for outcome, probability in outcomes:
+                    between.take(next_cells[action, outcome, start:stop], out=scratch, mode="clip")
+                    scratch *= probability
+                    into += scratch
+                into += self.expected[action, start:stop]
+
+
 # -- value iteration -------------------------------------------------------------------------------
 #: Either side's rule in value iteration: choose the best action for the agent (``"max"``) or
 #: for the ghosts in the zero-sum game (``"min"``), or follow fixed probabilities ``[actions,
@@ -212,23 +274,15 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         # ends is worth c / (1 - gamma): starting there, states that never end are exact from the
         # first sweep, and the sweeps needed depend on how fast games end, not on gamma alone.
         values[:sink] = model.continuing_reward(side) / (1.0 - gamma)
-    stages = TeamStages(model, side) if model.symmetric and isinstance(ghost, str) else None
+    stages: TeamStages | JointTurn = (TeamStages(model, side) if model.symmetric and isinstance(ghost, str)
+                                      else JointTurn(model, side, ghost))
     agent_q = np.empty((NUM_ACTIONS, sink))
     change = np.empty(sink)
-    if stages is None:
-        between = np.zeros(sink + 1)  # values with the ghost to move
-        agent_expected = model.agent_expected[side]
-        taken = np.empty(model.ghost_next.shape)
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
-            if stages is None:
-                _reduce(model.ghost_q(values, side, gamma, out=taken), ghost, out=between[:sink])
-                model.agent_backup(between, out=agent_q)
-                agent_q += agent_expected
-            else:
-                stages.turn(values, gamma, ghost, out=agent_q)  # type: ignore[arg-type]
+            stages.turn(values, gamma, ghost, out=agent_q)
             values, read = read, values
             _reduce(agent_q, agent, out=values[:sink])
             residual = float(np.abs(np.subtract(values[:sink], read[:sink], out=change), out=change).max(initial=0.0))
