@@ -153,12 +153,14 @@ class JointTurn:
     def __init__(self, model: TurnModel, side: Side, ghost: Rule) -> None:
         sink = model.num_live
         self.model, self.ghost = model, ghost
-        self.next, self.reward = model.ghost_next, model.ghost_reward[side]
+        # each side's reward of the ghosts' move read by its outcome (what ghost_reward holds,
+        # without a float64 table per joint move and state)
+        self.next, self.ends, self.by_end = model.ghost_next, model.ghost_outcome, by_outcome(model.game, Side.GHOST, side)
         self.expected = model.agent_expected[side]
         # each action's slip outcomes that can happen (a padding outcome adds 0)
         self.outcomes = [[(k, float(p)) for k, p in enumerate(row.tolist()) if p > 0.0] for row in model.agent_prob]
         self.between = np.zeros(sink + 1)  # the values with the ghosts to move, the sink last and 0
-        self.scratch = np.empty(min(_CHUNK, max(sink, 1)))
+        self.scratch, self.reward = np.empty((2, min(_CHUNK, max(sink, 1))))
         self.chunks = [(start, min(start + _CHUNK, sink)) for start in range(0, sink, _CHUNK)]
 
     def turn(self, values: np.ndarray, gamma: float, rule: Any, out: np.ndarray) -> None:
@@ -170,12 +172,12 @@ class JointTurn:
         fixed = not isinstance(ghost, str)
         best = None if fixed else (np.maximum if ghost == _MAXIMISE else np.minimum)
         for start, stop in self.chunks:
-            into, scratch = between[start:stop], self.scratch[: stop - start]
+            into, scratch, reward = between[start:stop], self.scratch[: stop - start], self.reward[: stop - start]
             for joint in range(len(self.next)):
                 q = scratch if joint else into
                 values.take(self.next[joint, start:stop], out=q, mode="clip")
                 q *= gamma
-                q += self.reward[joint, start:stop]
+                q += self.by_end.take(self.ends[joint, start:stop], out=reward, mode="clip")
                 if fixed:
                     q *= ghost[joint, start:stop]
                 if joint:
@@ -242,6 +244,17 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
         )
 
 
+def _largest_change(values: np.ndarray, read: np.ndarray, sink: int, scratch: np.ndarray) -> float:
+    """The largest ``|values - read|`` over the live states, a chunk of ``scratch``'s length at a time."""
+    largest = 0.0
+    for start in range(0, sink, len(scratch)):
+        stop = min(start + len(scratch), sink)
+        change = scratch[: stop - start]
+        np.abs(np.subtract(values[start:stop], read[start:stop], out=change), out=change)
+        largest = max(largest, float(change.max()))
+    return largest
+
+
 def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
              horizon: int | None, progress_bar: bool = False) -> tuple[np.ndarray, np.ndarray, Any, int, float]:
     """Value iteration over full turns: from zero with a horizon (the values of a game of that
@@ -277,7 +290,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     stages: TeamStages | JointTurn = (TeamStages(model, side) if model.symmetric and isinstance(ghost, str)
                                       else JointTurn(model, side, ghost))
     agent_q = np.empty((NUM_ACTIONS, sink))
-    change = np.empty(sink)
+    change = np.empty(max(1, min(_CHUNK, sink)))
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
@@ -285,7 +298,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
             stages.turn(values, gamma, ghost, out=agent_q)
             values, read = read, values
             _reduce(agent_q, agent, out=values[:sink])
-            residual = float(np.abs(np.subtract(values[:sink], read[:sink], out=change), out=change).max(initial=0.0))
+            residual = _largest_change(values, read, sink, change)
             if progress_bar:
                 bar.count(residual)
             if sweep == sweeps or (horizon is None and residual <= tol):

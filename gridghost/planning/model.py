@@ -45,9 +45,9 @@ from gridghost.core.layout import Layout
 from gridghost.core.recent import RecentCache
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 
-#: The most live states a one-ghost solve takes on (a 32 x 32 map has about a million): its
-#: arrays take some 500 bytes per state, and a sweep some 60 ns per state.
-MAX_STATES = 2**20
+#: The most live states a one-ghost solve takes on (a 64 x 64 map has about 16.8 million): see
+#: :func:`model_bytes` for the bytes per state.
+MAX_STATES = 2**24
 #: How many live states a model's arrays are built from at a time.
 _PART = 2**16
 #: About how many values a deciding team's stage move reads at a time (a block of agent cells).
@@ -194,7 +194,7 @@ class TurnModel:
         if k == 1 and count > MAX_STATES:
             raise ValueError(
                 f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
-                f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
+                f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 64 x 64 map)"
             )
         check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
         self.max_bytes = max_bytes
@@ -217,10 +217,11 @@ class TurnModel:
 
     def __getattr__(self, name: str) -> Any:
         # what the class says is made when first read (a deciding team's sweeps read none of it)
-        if name in ("agents", "ghost_cells", "states"):
+        if name in ("agents", "ghost_cells"):
             agents, rows = np.nonzero(self.index.reshape(self.game.num_cells, -1) < self.num_live)
             self.agents, self.ghost_cells = agents, self.multisets[rows]
-            self.states = self.code(agents, self.ghost_cells)
+        elif name == "states":
+            self.states = self.code(self.agents, self.ghost_cells)
         elif name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
             check_budget(self.game, self.symmetric, self.max_bytes)
             self._agent_half()
