@@ -168,31 +168,188 @@ class JointTurn:
         num_live]``), the expected reward of the agent's move and of the ghosts' answer (by their
         rule), plus ``gamma`` times ``values`` after it (agent to move, ``[num_live + 1]``, the sink
         last and 0). ``rule`` is unused (the ghosts' rule was given to the constructor)."""
-        between, ghost = self.between, self.ghost
-        fixed = not isinstance(ghost, str)
-        best = None if fixed else (np.maximum if ghost == _MAXIMISE else np.minimum)
         for start, stop in self.chunks:
-            into, scratch, reward = between[start:stop], self.scratch[: stop - start], self.reward[: stop - start]
-            for joint in range(len(self.next)):
-                q = scratch if joint else into
-                values.take(self.next[joint, start:stop], out=q, mode="clip")
-                q *= gamma
-                q += self.by_end.take(self.ends[joint, start:stop], out=reward, mode="clip")
-                if fixed:
-                    q *= ghost[joint, start:stop]
-                if joint:
-                    (np.add if fixed else best)(into, scratch, out=into)  # type: ignore[misc]
-        next_cells = self.model.agent_next
+            self._ghosts(values, gamma, self.ghost, start, stop)
         for start, stop in self.chunks:
-            scratch = self.scratch[: stop - start]
-            for action, outcomes in enumerate(self.outcomes):
-                into = out[action, start:stop]
-                into[...] = 0.0
-                for outcome, probability in outcomes:
-                    between.take(next_cells[action, outcome, start:stop], out=scratch, mode="clip")
-                    scratch *= probability
+            self._agent(out[:, start:stop], start, stop)
+
+    def _ghosts(self, values: np.ndarray, gamma: float, rule: Rule, start: int, stop: int,
+                choice: np.ndarray | None = None) -> None:
+        """The ghosts' answer by ``rule`` in the live states ``start:stop`` into :attr:`between`;
+        with ``choice`` (``int8``, those states'), a deciding side's best joint move too (the
+        lowest of equal ones)."""
+        into, scratch, reward = self.between[start:stop], self.scratch[: stop - start], self.reward[: stop - start]
+        fixed = not isinstance(rule, str)
+        best = None if fixed else (np.maximum if rule == _MAXIMISE else np.minimum)
+        for joint in range(len(self.next)):
+            q = scratch if joint else into
+            values.take(self.next[joint, start:stop], out=q, mode="clip")
+            q *= gamma
+            q += self.by_end.take(self.ends[joint, start:stop], out=reward, mode="clip")
+            if fixed:
+                q *= rule[joint, start:stop]
+            if not joint:
+                if choice is not None:
+                    choice[...] = 0
+                continue
+            if choice is not None:
+                choice[scratch > into if rule == _MAXIMISE else scratch < into] = joint
+            (np.add if fixed else best)(into, scratch, out=into)  # type: ignore[misc]
+
+    def _agent(self, out: np.ndarray, start: int, stop: int) -> None:
+        """The agent's action values in the live states ``start:stop`` into ``out`` (``[4, n]``),
+        from :attr:`between`."""
+        scratch, next_cells = self.scratch[: stop - start], self.model.agent_next
+        for action, outcomes in enumerate(self.outcomes):
+            into = out[action]
+            into[...] = 0.0
+            for outcome, probability in outcomes:
+                self.between.take(next_cells[action, outcome, start:stop], out=scratch, mode="clip")
+                scratch *= probability
+                into += scratch
+            into += self.expected[action, start:stop]
+
+
+class FixedTurn:
+    """A full turn of a :class:`JointTurn` with each deciding side's move fixed per live state
+    (the best one after the values it is made from: the agent's from its action values, the
+    ghosts' from the values; the lowest of equal ones), and each other side's rule as it is: an
+    affine map of the values, ``c + M values``, whose fixed point is the value of those moves.
+
+    Args:
+        turn: the full turn.
+        agent: the agent's :data:`Rule`.
+        values: the values the ghosts' moves are chosen after (``[num_live + 1]``).
+        agent_q: the agent's action values its moves are chosen by (``[4, num_live]``).
+        gamma: the discount.
+    """
+
+    def __init__(self, turn: JointTurn, agent: Rule, values: np.ndarray, agent_q: np.ndarray, gamma: float) -> None:
+        model, sink = turn.model, turn.model.num_live
+        self.turn, self.agent, self.gamma = turn, agent, gamma
+        self.ghost_next: np.ndarray | None = None
+        if isinstance(turn.ghost, str):
+            self.ghost_next, self.ghost_end = np.empty(sink, dtype=np.int32), np.empty(sink, dtype=np.int8)
+            choice = np.empty(min(_CHUNK, max(sink, 1)), dtype=np.int8)
+            for start, stop in turn.chunks:
+                chosen, columns = choice[: stop - start], np.arange(start, stop)
+                turn._ghosts(values, gamma, turn.ghost, start, stop, chosen)
+                self.ghost_next[start:stop] = turn.next[chosen, columns]
+                self.ghost_end[start:stop] = turn.ends[chosen, columns]
+        if isinstance(agent, str):
+            width = model.agent_prob.shape[1]
+            self.action = np.empty(sink, dtype=np.int8)
+            self.agent_next, self.expected = np.empty((width, sink), dtype=np.int32), np.empty(sink)
+            for start, stop in turn.chunks:
+                chosen, columns = agent_q[:, start:stop].argmax(axis=0), np.arange(start, stop)
+                self.action[start:stop] = chosen
+                self.agent_next[:, start:stop] = model.agent_next[chosen, :, columns].T
+                self.expected[start:stop] = turn.expected[chosen, columns]
+            self.probability = [np.ascontiguousarray(model.agent_prob[:, k]) for k in range(width)]
+        else:
+            self.q = np.empty((NUM_ACTIONS, min(_CHUNK, max(sink, 1))))
+
+    def apply(self, values: np.ndarray, out: np.ndarray) -> None:
+        """The full turns with these moves into ``out`` (``[num_live]``): ``c + M values``
+        (``values`` is ``[num_live + 1]``, the sink last and 0)."""
+        turn, gamma = self.turn, self.gamma
+        for start, stop in turn.chunks:
+            if self.ghost_next is None:
+                turn._ghosts(values, gamma, turn.ghost, start, stop)
+            else:
+                into = turn.between[start:stop]
+                values.take(self.ghost_next[start:stop], out=into, mode="clip")
+                into *= gamma
+                into += turn.by_end.take(self.ghost_end[start:stop], out=turn.reward[: stop - start], mode="clip")
+        for start, stop in turn.chunks:
+            into = out[start:stop]
+            if isinstance(self.agent, str):
+                scratch, weight = turn.scratch[: stop - start], turn.reward[: stop - start]
+                action = self.action[start:stop]
+                into[...] = self.expected[start:stop]
+                for outcome, probability in enumerate(self.probability):
+                    turn.between.take(self.agent_next[outcome, start:stop], out=scratch, mode="clip")
+                    scratch *= probability.take(action, out=weight, mode="clip")
                     into += scratch
-                into += self.expected[action, start:stop]
+            else:
+                q = self.q[:, : stop - start]
+                turn._agent(q, start, stop)
+                np.einsum("al,al->l", q, self.agent[:, start:stop], out=into)
+
+
+#: Value iteration hands over to a linear solve (:func:`_evaluate`) once no value changes by
+#: more than this in a sweep: the best moves have mostly settled, and the slow tail of the sweeps
+#: (games that go on for many turns) is left to the solve.
+_SOLVE_AT = 1e-3
+#: The most passes over the states a linear solve makes.
+_SOLVE_PASSES = 600
+#: A linear solve aims at no state's equation off by more than ``tol * (1 - gamma)`` (the sweeps'
+#: stopping test then leaves the values within about ``tol`` of the fixed point), and not below
+#: this (about a hundred roundings of values of a hundred).
+_FLOOR = 1e-12
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a . b`` without BLAS (whose threads would spin on a busy machine)."""
+    return float(np.einsum("i,i->", a, b))
+
+
+def _evaluate(fixed: FixedTurn, values: np.ndarray, target: float, work: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """The values of the fixed moves, ``x = c + M x``, by BiCGSTAB on ``(I - M) x = c`` from
+    ``values`` (``[num_live + 1]``), until no state's ``c + M x - x`` exceeds ``target``.
+
+    ``work`` is room for seven vectors (``float64[7, num_live]``, whose first row receives the
+    values). Returns the values (that row) and the passes over the states made, or ``None``
+    where the solve broke down or did not get below its starting residual."""
+    sink = len(values) - 1
+    x, r, start, p, v, s, t = work
+    given = np.zeros(sink + 1)  # a vector with the sink's 0 after it, what the turn reads
+    constant = np.empty(sink)
+    fixed.apply(given, constant)  # c: the moves' rewards
+
+    def product(vector: np.ndarray, out: np.ndarray) -> None:  # (I - M) vector
+        given[:sink] = vector
+        fixed.apply(given, out)
+        out -= constant
+        np.subtract(vector, out, out=out)
+
+    x[...] = values[:sink]
+    given[:sink] = x
+    fixed.apply(given, r)
+    r -= x  # c - (I - M) x
+    first = float(np.abs(r).max(initial=0.0))
+    start[...] = r
+    rho = alpha = omega = 1.0
+    p[...] = 0.0
+    v[...] = 0.0
+    passes, size = 1, first
+    with np.errstate(all="ignore"):
+        while passes < _SOLVE_PASSES and size > target:
+            previous, rho = rho, _dot(start, r)
+            if rho == 0.0 or omega == 0.0:
+                break
+            beta = (rho / previous) * (alpha / omega)
+            p -= np.multiply(v, omega, out=s)  # s and t are free until they are set below
+            p *= beta
+            p += r
+            product(p, v)
+            passes += 1
+            alpha = rho / _dot(start, v)
+            np.subtract(r, np.multiply(v, alpha, out=s), out=s)
+            if not np.isfinite(alpha) or float(np.abs(s).max(initial=0.0)) <= target:
+                x += np.multiply(p, alpha, out=t)
+                size = float(np.abs(s).max(initial=0.0))
+                break
+            product(s, t)
+            passes += 1
+            omega = _dot(t, s) / _dot(t, t)
+            x += np.multiply(p, alpha, out=r)  # r is free until it is set below
+            x += np.multiply(s, omega, out=r)
+            np.subtract(s, np.multiply(t, omega, out=r), out=r)
+            size = float(np.abs(r).max(initial=0.0))
+    if not (np.isfinite(size) and size < first and np.isfinite(x).all()):
+        return None, passes
+    return x, passes
 
 
 # -- value iteration -------------------------------------------------------------------------------
@@ -293,6 +450,9 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     change = np.empty(max(1, min(_CHUNK, sink)))
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
+    # without a horizon, the slow tail is left to linear solves of the best moves (one JointTurn)
+    solve_at = _SOLVE_AT if horizon is None and gamma < 1.0 and isinstance(stages, JointTurn) else 0.0
+    passes = 0
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
             stages.turn(values, gamma, ghost, out=agent_q)
@@ -303,12 +463,20 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 bar.count(residual)
             if sweep == sweeps or (horizon is None and residual <= tol):
                 break
+            if residual <= solve_at:
+                fixed = FixedTurn(stages, agent, read, agent_q, gamma)  # type: ignore[arg-type]
+                solved, made = _evaluate(fixed, values, max(tol * (1.0 - gamma), _FLOOR), np.empty((7, sink)))
+                del fixed
+                passes += made
+                if solved is not None:
+                    values[:sink] = solved
+                solve_at = residual / 100  # another solve only once the sweeps got much closer
     if horizon is None and residual > tol:
         raise RuntimeError(
             f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "
             "raise tol or lower gamma"
         )
-    return values, agent_q, read, sweep, residual
+    return values, agent_q, read, sweep + passes, residual
 
 
 def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, event: Outcome,
