@@ -174,10 +174,10 @@ class JointTurn:
             self._agent(out[:, start:stop], start, stop)
 
     def _ghosts(self, values: np.ndarray, gamma: float, rule: Rule, start: int, stop: int,
-                choice: np.ndarray | None = None) -> None:
+                choice: np.ndarray | None = None, rewards: bool = True) -> None:
         """The ghosts' answer by ``rule`` in the live states ``start:stop`` into :attr:`between`;
         with ``choice`` (``int8``, those states'), a deciding side's best joint move too (the
-        lowest of equal ones)."""
+        lowest of equal ones); without ``rewards``, their rewards left out."""
         into, scratch, reward = self.between[start:stop], self.scratch[: stop - start], self.reward[: stop - start]
         fixed = not isinstance(rule, str)
         best = None if fixed else (np.maximum if rule == _MAXIMISE else np.minimum)
@@ -185,7 +185,8 @@ class JointTurn:
             q = scratch if joint else into
             values.take(self.next[joint, start:stop], out=q, mode="clip")
             q *= gamma
-            q += self.by_end.take(self.ends[joint, start:stop], out=reward, mode="clip")
+            if rewards:
+                q += self.by_end.take(self.ends[joint, start:stop], out=reward, mode="clip")
             if fixed:
                 q *= rule[joint, start:stop]
             if not joint:
@@ -196,9 +197,9 @@ class JointTurn:
                 choice[scratch > into if rule == _MAXIMISE else scratch < into] = joint
             (np.add if fixed else best)(into, scratch, out=into)  # type: ignore[misc]
 
-    def _agent(self, out: np.ndarray, start: int, stop: int) -> None:
+    def _agent(self, out: np.ndarray, start: int, stop: int, rewards: bool = True) -> None:
         """The agent's action values in the live states ``start:stop`` into ``out`` (``[4, n]``),
-        from :attr:`between`."""
+        from :attr:`between`; without ``rewards``, its expected rewards left out."""
         scratch, next_cells = self.scratch[: stop - start], self.model.agent_next
         for action, outcomes in enumerate(self.outcomes):
             into = out[action]
@@ -207,7 +208,8 @@ class JointTurn:
                 self.between.take(next_cells[action, outcome, start:stop], out=scratch, mode="clip")
                 scratch *= probability
                 into += scratch
-            into += self.expected[action, start:stop]
+            if rewards:
+                into += self.expected[action, start:stop]
 
 
 class FixedTurn:
@@ -238,42 +240,44 @@ class FixedTurn:
                 self.ghost_end[start:stop] = turn.ends[chosen, columns]
         if isinstance(agent, str):
             width = model.agent_prob.shape[1]
-            self.action = np.empty(sink, dtype=np.int8)
-            self.agent_next, self.expected = np.empty((width, sink), dtype=np.int32), np.empty(sink)
+            self.action, self.agent_next = np.empty(sink, dtype=np.int8), np.empty((width, sink), dtype=np.int32)
             for start, stop in turn.chunks:
                 chosen, columns = agent_q[:, start:stop].argmax(axis=0), np.arange(start, stop)
                 self.action[start:stop] = chosen
                 self.agent_next[:, start:stop] = model.agent_next[chosen, :, columns].T
-                self.expected[start:stop] = turn.expected[chosen, columns]
             self.probability = [np.ascontiguousarray(model.agent_prob[:, k]) for k in range(width)]
         else:
             self.q = np.empty((NUM_ACTIONS, min(_CHUNK, max(sink, 1))))
 
-    def apply(self, values: np.ndarray, out: np.ndarray) -> None:
+    def apply(self, values: np.ndarray, out: np.ndarray, rewards: bool = True) -> None:
         """The full turns with these moves into ``out`` (``[num_live]``): ``c + M values``
-        (``values`` is ``[num_live + 1]``, the sink last and 0)."""
+        (``values`` is ``[num_live + 1]``, the sink last and 0); without ``rewards``, ``M values``."""
         turn, gamma = self.turn, self.gamma
         for start, stop in turn.chunks:
             if self.ghost_next is None:
-                turn._ghosts(values, gamma, turn.ghost, start, stop)
+                turn._ghosts(values, gamma, turn.ghost, start, stop, rewards=rewards)
             else:
                 into = turn.between[start:stop]
                 values.take(self.ghost_next[start:stop], out=into, mode="clip")
                 into *= gamma
-                into += turn.by_end.take(self.ghost_end[start:stop], out=turn.reward[: stop - start], mode="clip")
+                if rewards:
+                    into += turn.by_end.take(self.ghost_end[start:stop], out=turn.reward[: stop - start], mode="clip")
         for start, stop in turn.chunks:
             into = out[start:stop]
             if isinstance(self.agent, str):
                 scratch, weight = turn.scratch[: stop - start], turn.reward[: stop - start]
                 action = self.action[start:stop]
-                into[...] = self.expected[start:stop]
+                if rewards:
+                    into[...] = turn.expected[action, np.arange(start, stop)]
+                else:
+                    into[...] = 0.0
                 for outcome, probability in enumerate(self.probability):
                     turn.between.take(self.agent_next[outcome, start:stop], out=scratch, mode="clip")
                     scratch *= probability.take(action, out=weight, mode="clip")
                     into += scratch
             else:
                 q = self.q[:, : stop - start]
-                turn._agent(q, start, stop)
+                turn._agent(q, start, stop, rewards)
                 np.einsum("al,al->l", q, self.agent[:, start:stop], out=into)
 
 
@@ -282,7 +286,7 @@ class FixedTurn:
 #: (games that go on for many turns) is left to the solve.
 _SOLVE_AT = 1e-3
 #: The most passes over the states a linear solve makes.
-_SOLVE_PASSES = 600
+_SOLVE_PASSES = 150
 #: A linear solve aims at no state's equation off by more than ``tol * (1 - gamma)`` (the sweeps'
 #: stopping test then leaves the values within about ``tol`` of the fixed point), and not below
 #: this (about a hundred roundings of values of a hundred).
@@ -294,30 +298,32 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.einsum("i,i->", a, b))
 
 
-def _evaluate(fixed: FixedTurn, values: np.ndarray, target: float, work: np.ndarray) -> tuple[np.ndarray | None, int]:
+def _evaluate(fixed: FixedTurn, values: np.ndarray, target: float,
+              work: list[np.ndarray]) -> tuple[np.ndarray | None, int]:
     """The values of the fixed moves, ``x = c + M x``, by BiCGSTAB on ``(I - M) x = c`` from
     ``values`` (``[num_live + 1]``), until no state's ``c + M x - x`` exceeds ``target``.
 
-    ``work`` is room for seven vectors (``float64[7, num_live]``, whose first row receives the
-    values). Returns the values (that row) and the passes over the states made, or ``None``
-    where the solve broke down or did not get below its starting residual."""
+    ``work`` is seven vectors of ``num_live`` (the first receives the values), all overwritten.
+    Returns the values (that first vector) and the passes over the states made, or ``None`` where
+    the solve broke down or did not get below its starting residual."""
     sink = len(values) - 1
     x, r, start, p, v, s, t = work
     given = np.zeros(sink + 1)  # a vector with the sink's 0 after it, what the turn reads
-    constant = np.empty(sink)
-    fixed.apply(given, constant)  # c: the moves' rewards
+    scratch = fixed.turn.scratch
 
+    def largest(vector: np.ndarray) -> float:  # max |vector|, a chunk at a time (no temporary)
+        return max((float(np.abs(vector[a:b], out=scratch[: b - a]).max()) for a, b in fixed.turn.chunks),
+                   default=0.0)
     def product(vector: np.ndarray, out: np.ndarray) -> None:  # (I - M) vector
         given[:sink] = vector
-        fixed.apply(given, out)
-        out -= constant
+        fixed.apply(given, out, rewards=False)
         np.subtract(vector, out, out=out)
 
     x[...] = values[:sink]
     given[:sink] = x
     fixed.apply(given, r)
     r -= x  # c - (I - M) x
-    first = float(np.abs(r).max(initial=0.0))
+    first = largest(r)
     start[...] = r
     rho = alpha = omega = 1.0
     p[...] = 0.0
@@ -336,9 +342,9 @@ def _evaluate(fixed: FixedTurn, values: np.ndarray, target: float, work: np.ndar
             passes += 1
             alpha = rho / _dot(start, v)
             np.subtract(r, np.multiply(v, alpha, out=s), out=s)
-            if not np.isfinite(alpha) or float(np.abs(s).max(initial=0.0)) <= target:
+            if not np.isfinite(alpha) or largest(s) <= target:
                 x += np.multiply(p, alpha, out=t)
-                size = float(np.abs(s).max(initial=0.0))
+                size = largest(s)
                 break
             product(s, t)
             passes += 1
@@ -346,8 +352,8 @@ def _evaluate(fixed: FixedTurn, values: np.ndarray, target: float, work: np.ndar
             x += np.multiply(p, alpha, out=r)  # r is free until it is set below
             x += np.multiply(s, omega, out=r)
             np.subtract(s, np.multiply(t, omega, out=r), out=r)
-            size = float(np.abs(r).max(initial=0.0))
-    if not (np.isfinite(size) and size < first and np.isfinite(x).all()):
+            size = largest(r)
+    if not (np.isfinite(size) and size < first and np.isfinite(largest(x))):
         return None, passes
     return x, passes
 
@@ -465,8 +471,10 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 break
             if residual <= solve_at:
                 fixed = FixedTurn(stages, agent, read, agent_q, gamma)  # type: ignore[arg-type]
-                solved, made = _evaluate(fixed, values, max(tol * (1.0 - gamma), _FLOOR), np.empty((7, sink)))
-                del fixed
+                # the last sweep's action values and the values it read are free until the next
+                work = [np.empty(sink), read[:sink], *agent_q, np.empty(sink)]
+                solved, made = _evaluate(fixed, values, max(tol * (1.0 - gamma), _FLOOR), work)
+                del fixed, work
                 passes += made
                 if solved is not None:
                     values[:sink] = solved
