@@ -54,7 +54,7 @@ _PART = 2**16
 _BLOCK = 2**18
 #: The most bytes of arrays a solve allocates unless told otherwise (``max_bytes=``): see
 #: :func:`model_bytes` for the estimate.
-MAX_BYTES = 2**30
+MAX_BYTES = 2**32
 #: About how many bytes of turn models, and of solutions, are kept for the next solve (the most
 #: recent one always is): each cache holds at most this much of the NumPy arrays its items keep
 #: alive (a solution's model and game included, and the outcome tables it may add later). Read at
@@ -84,7 +84,14 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
     Then the index of every state."""
     live = live_count(cells, goals, ghosts, symmetric)
     if joint:
-        total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
+        joints = NUM_ACTIONS**ghosts
+        per_state = (NUM_ACTIONS * (5 * slip_outcomes + 8)  # the agent's half-turns and expected rewards
+                     + 5 * joints  # the ghosts' joint moves
+                     + 8 * NUM_ACTIONS + 24  # the sweeps: the agent's action values, three vectors of values
+                     + 24 + 6 + 4 * slip_outcomes  # the linear solve's vectors and its fixed moves
+                     + 8 * (2 + ghosts + max(NUM_ACTIONS, joints)) * policy  # a fixed side's probabilities, the states
+                     + 24)  # what the count leaves out, measured (the allocator's slack, the kernel's tables)
+        total = live * per_state + 2**22
     else:
         widths, lengths, rows = stage_sizes(cells, ghosts)
         per_state = 8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy
@@ -213,6 +220,9 @@ class TurnModel:
         if not self.symmetric:
             self._agent_half()
         self._joint_tables = None if self.symmetric else self._ghosts_half()
+        # the live states' cells were needed to build the tables: made again when next read
+        self.__dict__.pop("agents", None)
+        self.__dict__.pop("ghost_cells", None)
         self._stored: np.ndarray | None = None  # with symmetric, the stored state of every state
 
     def __getattr__(self, name: str) -> Any:

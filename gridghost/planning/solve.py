@@ -490,7 +490,7 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     game = _game(layout, slip, rewards, None, game, spec, config, ghosts)
-    model = turn_model(game, named(ghost), max_bytes)
+    model = turn_model(game, named(ghost), max_bytes, policy=True)
     def build() -> AgentSolution:
         return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost", gamma), gamma, tol, horizon,
                              progress_bar)
