@@ -343,9 +343,9 @@ def test_a_team_too_large_for_the_budget_is_refused_before_anything_is_allocated
         evaluate_policies("random", np.zeros((12, 12, 12), int), game=team, max_bytes=needed)
     huge = Game(Layout.generate(16, 16, seed=0), SLIP, ghosts=1)
     big = Layout.from_dict({**huge.layout.to_dict(), "ghost_start": [[0, 0], [0, 1], [0, 2], [0, 3]]})
-    with pytest.raises(ValueError, match=r"4 ghost\(s\) on map .* live states .*max_bytes=1,073,741,824"):
+    with pytest.raises(ValueError, match=r"4 ghost\(s\) on map .* live states .*max_bytes=4,294,967,296"):
         solve_game(big, SLIP, ghosts=4)  # 1.1e12 joint states: allocating would fail outright
-    assert MAX_BYTES == 2**30
+    assert MAX_BYTES == 2**32
     with pytest.raises(ValueError, match="max_bytes"):
         solve_agent(game=team, max_bytes=10**3)
 

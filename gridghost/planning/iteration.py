@@ -457,7 +457,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
     # without a horizon, the slow tail is left to linear solves of the best moves (one JointTurn)
-    solve_at = _SOLVE_AT if horizon is None and gamma < 1.0 and isinstance(stages, JointTurn) else 0.0
+    solve_at = _SOLVE_AT if horizon is None and gamma < 1.0 and isinstance(stages, JointTurn) else -1.0
     passes = 0
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):

@@ -72,18 +72,28 @@ def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> 
 
 def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3,
                 joint: bool = True, policy: bool = False) -> int:
-    """About the bytes a solve allocates at its peak (measured with tracemalloc).
+    """About the bytes a solve allocates at its peak, never less (measured as the rise of the
+    process's resident high-water mark, and with tracemalloc).
 
-    With ``joint`` (74% to 96% of this for 1 to 4 ghosts): per live state, the agent's
-    half-turns (21 bytes per action and slip outcome, and their expected rewards) and 72 bytes per
-    joint action of the ghosts (the model's next state, outcome and both sides' rewards; a sweep's
-    temporaries; a policy and the outcome tables). Without (a team that decides, one ghost at a
+    One ghost (``joint``; 1.0 to 1.1 times the measured peak from 16 x 16 to 64 x 64): per live
+    state, the agent's half-turns (5 bytes per action and slip outcome, 8 per action for the
+    expected rewards), 5 bytes per move of the ghost, the sweeps' action values and three vectors,
+    the linear solve's three vectors and fixed moves, with ``policy`` a fixed side's probabilities
+    and the live states' cells, and 24 bytes the count leaves out (measured). Computed later, the
+    outcome tables of every state (``success_probability`` where the reachable states do not
+    settle it) are not counted. A team with joint tables (``joint``; 74% to 96% of this for 2 to 4
+    ghosts): per live state, the agent's half-turns (21 bytes per action and slip outcome, and
+    their expected rewards) and 72 bytes per joint action of the ghosts (the model's next state,
+    outcome and both sides' rewards; a policy and the outcome tables). Without (a team that decides, one ghost at a
     time, held dense: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its place,
     the agent's action values and three arrays of values; per agent cell and multiset, the rules'
     masks; the stages' values and their moves' tables; with ``policy``, a fixed side's policy (32 bytes).
     Then the index of every state."""
     live = live_count(cells, goals, ghosts, symmetric)
-    if joint:
+    if joint and ghosts > 1:
+        # a team's joint tables, read by its outcome tables too (success_probability and the like)
+        total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
+    elif joint:
         joints = NUM_ACTIONS**ghosts
         per_state = (NUM_ACTIONS * (5 * slip_outcomes + 8)  # the agent's half-turns and expected rewards
                      + 5 * joints  # the ghosts' joint moves

@@ -122,7 +122,7 @@ class _Solution:
         8-byte values or actions per state: one, or one per action or joint action)."""
         model, states = self.model, self.model.game.num_cells ** (self.ghosts + 1)
         widths = {"values": 1, "policy": 1, "agent_policy": 1, "ghost_policy": 1, "team_policy": 0,
-                  "agent_q_values": NUM_ACTIONS, "agent": NUM_ACTIONS}
+                  "_ghost_actions": 1, "agent_q_values": NUM_ACTIONS, "agent": NUM_ACTIONS}
         pending = sum((model.num_live if name.startswith("_") else states) * widths.get(name, max(NUM_ACTIONS, model.joints))
                       for name in self._TABLES if name not in self.__dict__)
         return _OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve() + 8 * pending
