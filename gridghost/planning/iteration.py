@@ -155,7 +155,8 @@ class JointTurn:
         self.model, self.ghost = model, ghost
         # each side's reward of the ghosts' move read by its outcome (what ghost_reward holds,
         # without a float64 table per joint move and state)
-        self.next, self.ends, self.by_end = model.ghost_next, model.ghost_outcome, by_outcome(model.game, Side.GHOST, side)
+        self.next, self.ends = model.ghost_next, model.ghost_outcome
+        self.by_end = by_outcome(model.game, Side.GHOST, side)
         self.expected = model.agent_expected[side]
         # each action's slip outcomes that can happen (a padding outcome adds 0)
         self.outcomes = [[(k, float(p)) for k, p in enumerate(row.tolist()) if p > 0.0] for row in model.agent_prob]
@@ -423,6 +424,13 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     """Value iteration over full turns: from zero with a horizon (the values of a game of that
     many turns), else from the value of a game that never ends.
 
+    Without a horizon and with ``gamma < 1``, one ghost's sweeps (a :class:`JointTurn`) hand over
+    to a linear solve once no value changes by more than :data:`_SOLVE_AT`: each deciding side's
+    best moves are fixed (:class:`FixedTurn`) and their values solved (:func:`_evaluate`); the
+    sweeps then go on from there to the same stopping test, so the values are value iteration's
+    fixed point either way, only reached in fewer passes and closer. The passes of the solves
+    are counted with the sweeps.
+
     Args:
         model: the game.
         agent, ghost: each side's :data:`Rule`.
@@ -435,7 +443,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         ``(values, agent_q, read, sweeps, residual)``: the agent-to-move values (``[num_live
         + 1]``, the sink last), the agent's action values ``[4, num_live]`` from the last sweep
         (their best is the values) and the values that sweep read (the ghosts' action values
-        are :meth:`~gridghost.planning.model.TurnModel.ghost_q` of them).
+        are :meth:`~gridghost.planning.model.TurnModel.ghost_q` of them), the passes over the
+        states (sweeps and the solves' passes) and the last sweep's largest change.
 
     Raises:
         ValueError: ``gamma=1`` without a horizon where the game may never end.

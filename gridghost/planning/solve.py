@@ -65,7 +65,9 @@ class _Solution:
         model: the :class:`~gridghost.planning.model.TurnModel` solved.
         start: the start state, ``(agent_pos, ghost_pos)``.
         gamma, tol, horizon: the settings.
-        sweeps: the value-iteration sweeps made.
+        sweeps: the passes over the states made: value iteration's sweeps, and without a horizon
+            (one ghost, ``gamma < 1``) the passes of the linear solves that finish them (each
+            about a third of a sweep; see :func:`~gridghost.planning.iteration._iterate`).
         residual: the largest change of a value in the last sweep.
     """
 
@@ -123,7 +125,8 @@ class _Solution:
         model, states = self.model, self.model.game.num_cells ** (self.ghosts + 1)
         widths = {"values": 1, "policy": 1, "agent_policy": 1, "ghost_policy": 1, "team_policy": 0,
                   "_ghost_actions": 1, "agent_q_values": NUM_ACTIONS, "agent": NUM_ACTIONS}
-        pending = sum((model.num_live if name.startswith("_") else states) * widths.get(name, max(NUM_ACTIONS, model.joints))
+        widest = max(NUM_ACTIONS, model.joints)
+        pending = sum((model.num_live if name.startswith("_") else states) * widths.get(name, widest)
                       for name in self._TABLES if name not in self.__dict__)
         return _OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve() + 8 * pending
 
