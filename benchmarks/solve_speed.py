@@ -10,9 +10,10 @@ baseline is a sweep of the zero-sum game written as plain Python loops over the 
 states, actions and outcomes (what a dict-based solver does); the ratio is how many times
 faster gridghost's NumPy sweep is on the same map, timed interleaved in process CPU time. The
 maps after the classic one have a fifth of their inner edges walled (fixed seeds). A second table
-gives each solve's peak memory (how far the process's resident high-water mark rose during the
-solve) beside the solver's estimate (:func:`gridghost.planning.model.model_bytes`, what the
-budget ``max_bytes`` is checked against). The Python sweep is timed on maps up to 16x16 only.
+gives each solve's peak memory (how far the process's resident memory rose above where it was
+before the solve, in a fresh process) beside the solver's estimate
+(:func:`gridghost.planning.model.model_bytes`, what the budget ``max_bytes`` is checked
+against). The Python sweep is timed on maps up to 16x16 only.
 
     python benchmarks/solve_speed.py               # 3 rounds, 4x5 to 16x16
     python benchmarks/solve_speed.py --rounds 1 --maps "4x5 classic" 8x8
@@ -84,15 +85,35 @@ def layout_of(name: str) -> Layout:
     return MAPS[name] if name in MAPS else walled(LARGE[name])
 
 
-def solve_once(map_name: str, solver: str) -> dict[str, float]:
-    """Solve in this process, from scratch: the CPU seconds, the sweeps, and how many bytes the
-    resident high-water mark rose by (Linux counts it in KiB)."""
-    layout = layout_of(map_name)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def _status_kib(field: str) -> int:
+    """A ``VmRSS``/``VmHWM`` line of ``/proc/self/status``, in KiB."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))
+
+
+def measured(solve: Callable[[], object]) -> tuple[object, float, int]:
+    """``solve()``'s result, its CPU seconds, and how many bytes the process's resident memory
+    rose to above where it was (Linux: the high-water mark is reset first through
+    ``/proc/self/clear_refs``; ``ru_maxrss`` would keep the parent's, which survives ``exec``)."""
+    try:
+        before = _status_kib("VmRSS")
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")  # resets VmHWM to the current resident size
+        high_water = lambda: _status_kib("VmHWM")  # noqa: E731
+    except OSError:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        high_water = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # noqa: E731
     start = time.process_time()
-    solution = SOLVERS[solver](layout)
+    result = solve()
     seconds = time.process_time() - start
-    peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+    return result, seconds, (high_water() - before) * 1024
+
+
+def solve_once(map_name: str, solver: str) -> dict[str, float]:
+    """Solve in this process, from scratch: the CPU seconds, the sweeps, and the peak memory
+    (:func:`measured`)."""
+    layout = layout_of(map_name)
+    solution, seconds, peak = measured(lambda: SOLVERS[solver](layout))
     return {"seconds": seconds, "sweeps": solution.sweeps, "peak": peak}  # type: ignore[attr-defined]
 
 
@@ -190,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in timed:
             peak, estimate = max(peaks[name]), estimates[name]
             memory.append(f"{map_name:<12} {name:<16} {peak / 2**20:>10,.1f} {estimate / 2**20:>10,.1f} "
-                          f"{estimate / peak:>8.2f}")
+                          f"{estimate / max(peak, 1):>8.2f}")
     bar.close()
     print("(each solver: median solve time, then the sweeps it took; ratio: Python sweep / NumPy sweep)")
     print()

@@ -6,7 +6,7 @@ agent against ``k`` ghosts, ``gamma=0.99``, ``tol=1e-10``, longitudinal slip 0.2
 cells. A case whose estimate exceeds the budget is refused before anything is allocated, and the
 table says so. Times are process CPU time (the machine may be shared; the load is printed).
 Each case is solved in a fresh process, and its peak memory (how far the process's resident
-high-water mark rose during the solve) is printed beside the estimate.
+memory rose above where it was before the solve) is printed beside the estimate.
 
     python benchmarks/team_solve.py                                  # every case, 4 GiB
     python benchmarks/team_solve.py --cases "2 ghosts, 8x8" --max-bytes 2147483648
@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
+
+from solve_speed import measured
 
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
@@ -39,17 +39,13 @@ CASES = {
 
 
 def solve_once(name: str, max_bytes: int) -> dict[str, float]:
-    """Solve case ``name`` in this process, from scratch: the CPU seconds, the sweeps, and how
-    many bytes the resident high-water mark rose by (Linux counts it in KiB)."""
+    """Solve case ``name`` in this process, from scratch: the CPU seconds, the sweeps, and the peak
+    memory (``solve_speed.measured``)."""
     size, ghosts, _ = CASES[name]
     game = Game(Layout.generate(size, size, seed=0, ghosts=ghosts), LongitudinalSlip(0.2), ghosts=ghosts)
     clear_caches()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start = time.process_time()
-    sweeps = solve_game(game=game, max_bytes=max_bytes).sweeps
-    seconds = time.process_time() - start
-    peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
-    return {"seconds": seconds, "sweeps": sweeps, "peak": peak}
+    solution, seconds, peak = measured(lambda: solve_game(game=game, max_bytes=max_bytes))
+    return {"seconds": seconds, "sweeps": solution.sweeps, "peak": peak}  # type: ignore[attr-defined]
 
 
 def main(argv: list[str] | None = None) -> None:
