@@ -17,12 +17,13 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
-from gridghost.planning.model import TurnModel, by_outcome, multisets, stage_sizes
+from gridghost.planning.budget import stage_sizes
+from gridghost.planning.joint import _CHUNK, _FLOOR, _MAXIMISE, _MINIMISE, _SOLVE_AT, FixedTurn, JointTurn, _evaluate
+from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
 
-_MAXIMISE, _MINIMISE = "max", "min"
 #: A horizon's outcome probabilities are final once a turn changes none by more than this.
 _SETTLED = 1e-15
 #: How many horizons' outcome probabilities a solution keeps.
@@ -180,10 +181,28 @@ def _check_ends(model: TurnModel, agent: Rule, ghost: Rule) -> None:
         )
 
 
+def _largest_change(values: np.ndarray, read: np.ndarray, sink: int, scratch: np.ndarray) -> float:
+    """The largest ``|values - read|`` over the live states, a chunk of ``scratch``'s length at a time."""
+    largest = 0.0
+    for start in range(0, sink, len(scratch)):
+        stop = min(start + len(scratch), sink)
+        change = scratch[: stop - start]
+        np.abs(np.subtract(values[start:stop], read[start:stop], out=change), out=change)
+        largest = max(largest, float(change.max()))
+    return largest
+
+
 def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: float, tol: float,
              horizon: int | None, progress_bar: bool = False) -> tuple[np.ndarray, np.ndarray, Any, int, float]:
     """Value iteration over full turns: from zero with a horizon (the values of a game of that
     many turns), else from the value of a game that never ends.
+
+    Without a horizon and with ``gamma < 1``, one ghost's sweeps (a :class:`JointTurn`) hand over
+    to a linear solve once no value changes by more than :data:`_SOLVE_AT`: each deciding side's
+    best moves are fixed (:class:`FixedTurn`) and their values solved (:func:`_evaluate`); the
+    sweeps then go on from there to the same stopping test, so the values are value iteration's
+    fixed point either way, only reached in fewer passes and closer. The passes of the solves
+    are counted with the sweeps.
 
     Args:
         model: the game.
@@ -197,7 +216,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         ``(values, agent_q, read, sweeps, residual)``: the agent-to-move values (``[num_live
         + 1]``, the sink last), the agent's action values ``[4, num_live]`` from the last sweep
         (their best is the values) and the values that sweep read (the ghosts' action values
-        are :meth:`~gridghost.planning.model.TurnModel.ghost_q` of them).
+        are :meth:`~gridghost.planning.model.TurnModel.ghost_q` of them), the passes over the
+        states (sweeps and the solves' passes) and the last sweep's largest change.
 
     Raises:
         ValueError: ``gamma=1`` without a horizon where the game may never end.
@@ -212,36 +232,44 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         # ends is worth c / (1 - gamma): starting there, states that never end are exact from the
         # first sweep, and the sweeps needed depend on how fast games end, not on gamma alone.
         values[:sink] = model.continuing_reward(side) / (1.0 - gamma)
-    stages = TeamStages(model, side) if model.symmetric and isinstance(ghost, str) else None
+    stages: TeamStages | JointTurn = (TeamStages(model, side) if model.symmetric and isinstance(ghost, str)
+                                      else JointTurn(model, side, ghost))
     agent_q = np.empty((NUM_ACTIONS, sink))
-    change = np.empty(sink)
-    if stages is None:
-        between = np.zeros(sink + 1)  # values with the ghost to move
-        agent_expected = model.agent_expected[side]
-        taken = np.empty(model.ghost_next.shape)
+    change = np.empty(max(1, min(_CHUNK, sink)))
     residual = float("inf")
     sweeps = horizon if horizon is not None else MAX_ITERATIONS
+    # without a horizon, the slow tail is left to linear solves of the best moves (one JointTurn)
+    solve_at = _SOLVE_AT if horizon is None and gamma < 1.0 and isinstance(stages, JointTurn) else -1.0
+    passes = 0
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         for sweep in range(1, sweeps + 1):
-            if stages is None:
-                _reduce(model.ghost_q(values, side, gamma, out=taken), ghost, out=between[:sink])
-                model.agent_backup(between, out=agent_q)
-                agent_q += agent_expected
-            else:
-                stages.turn(values, gamma, ghost, out=agent_q)  # type: ignore[arg-type]
+            stages.turn(values, gamma, ghost, out=agent_q)
             values, read = read, values
             _reduce(agent_q, agent, out=values[:sink])
-            residual = float(np.abs(np.subtract(values[:sink], read[:sink], out=change), out=change).max(initial=0.0))
+            residual = _largest_change(values, read, sink, change)
             if progress_bar:
                 bar.count(residual)
             if sweep == sweeps or (horizon is None and residual <= tol):
                 break
+            if residual <= solve_at:
+                fixed = FixedTurn(stages, agent, read, agent_q, gamma)  # type: ignore[arg-type]
+                # the last sweep's action values and the values it read are free until the next
+                work = [np.empty(sink), read[:sink], *agent_q, np.empty(sink)]
+                solved, made = _evaluate(fixed, values, max(tol * (1.0 - gamma), _FLOOR), work)
+                del fixed, work
+                passes += made
+                if progress_bar:  # the solve's passes, counted as sweeps are
+                    bar.sweeps += made
+                    bar.bar.update(made)
+                if solved is not None:
+                    values[:sink] = solved
+                solve_at = residual / 100  # another solve only once the sweeps got much closer
     if horizon is None and residual > tol:
         raise RuntimeError(
             f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "
             "raise tol or lower gamma"
         )
-    return values, agent_q, read, sweep, residual
+    return values, agent_q, read, sweep + passes, residual
 
 
 def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, event: Outcome,

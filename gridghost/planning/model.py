@@ -44,67 +44,21 @@ from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.recent import RecentCache
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.planning.budget import live_count, model_bytes
 
-#: The most live states a one-ghost solve takes on (a 32 x 32 map has about a million): its
-#: arrays take some 500 bytes per state, and a sweep some 60 ns per state.
-MAX_STATES = 2**20
+#: The most live states a one-ghost solve takes on (a 64 x 64 map has about 16.8 million): see
+#: :func:`model_bytes` for the bytes per state.
+MAX_STATES = 2**24
 #: How many live states a model's arrays are built from at a time.
 _PART = 2**16
-#: About how many values a deciding team's stage move reads at a time (a block of agent cells).
-_BLOCK = 2**18
 #: The most bytes of arrays a solve allocates unless told otherwise (``max_bytes=``): see
 #: :func:`model_bytes` for the estimate.
-MAX_BYTES = 2**30
+MAX_BYTES = 2**32
 #: About how many bytes of turn models, and of solutions, are kept for the next solve (the most
 #: recent one always is): each cache holds at most this much of the NumPy arrays its items keep
 #: alive (a solution's model and game included, and the outcome tables it may add later). Read at
 #: every insertion; set ``gridghost.planning.CACHE_BYTES`` to change it.
 CACHE_BYTES = 256 * 2**20
-
-
-def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> int:
-    """The live states of ``ghosts`` ghosts on a map of ``cells`` cells with ``goals`` goals: the
-    agent off the goals and off every ghost; with ``symmetric``, the ghosts' cells as multisets."""
-    others = cells - 1
-    placements = math.comb(others + ghosts - 1, ghosts) if symmetric else others**ghosts
-    return (cells - goals) * placements
-
-
-def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3,
-                joint: bool = True, policy: bool = False) -> int:
-    """About the bytes a solve allocates at its peak (measured with tracemalloc).
-
-    With ``joint`` (74% to 96% of this for 1 to 4 ghosts): per live state, the agent's
-    half-turns (21 bytes per action and slip outcome, and their expected rewards) and 72 bytes per
-    joint action of the ghosts (the model's next state, outcome and both sides' rewards; a sweep's
-    temporaries; a policy and the outcome tables). Without (a team that decides, one ghost at a
-    time, held dense: :class:`~gridghost.planning.iteration.TeamStages`): per live state, its place,
-    the agent's action values and three arrays of values; per agent cell and multiset, the rules'
-    masks; the stages' values and their moves' tables; with ``policy``, a fixed side's policy (32 bytes).
-    Then the index of every state."""
-    live = live_count(cells, goals, ghosts, symmetric)
-    if joint:
-        total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
-    else:
-        widths, lengths, rows = stage_sizes(cells, ghosts)
-        per_state = 8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy
-        total = (live * per_state + 8 * (cells * sum(lengths) + rows * max(widths)) + 4 * cells * widths[0]
-                 + 32 * sum(widths[1:]) + 2**20) * 33 // 32  # 3% for what the count leaves out
-    if symmetric:
-        return total + 8 * cells * math.comb(cells + ghosts - 1, ghosts) + 8 * cells**ghosts
-    return total + 8 * cells ** (ghosts + 1)
-
-
-def stage_sizes(cells: int, ghosts: int) -> tuple[list[int], list[int], int]:
-    """The sizes of a deciding team's stages (:class:`~gridghost.planning.iteration.TeamStages`),
-    per agent cell: each stage's width (stage ``u``: ``u`` ghosts still to move by ``k - u``
-    moved, each a multiset), the lengths of the two buffers the stages alternate between (stage
-    ``u`` in buffer ``u % 2``; the one stage ``k`` is not in also holds the agent's move's two
-    scratch rows), and the agent cells per block of a stage's move (about :data:`_BLOCK` values)."""
-    widths = [math.comb(cells + u - 1, u) * math.comb(cells + ghosts - u - 1, ghosts - u) for u in range(ghosts + 1)]
-    lengths = [max(widths[parity::2]) for parity in (0, 1)]
-    lengths[1 - ghosts % 2] = max(lengths[1 - ghosts % 2], 2 * widths[0])
-    return widths, lengths, min(cells, max(1, _BLOCK // max(widths)))
 
 
 def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True, policy: bool = False) -> int:
@@ -194,7 +148,7 @@ class TurnModel:
         if k == 1 and count > MAX_STATES:
             raise ValueError(
                 f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
-                f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 32 x 32 map)"
+                f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 64 x 64 map)"
             )
         check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
         self.max_bytes = max_bytes
@@ -213,14 +167,18 @@ class TurnModel:
         if not self.symmetric:
             self._agent_half()
         self._joint_tables = None if self.symmetric else self._ghosts_half()
+        # the live states' cells were needed to build the tables: made again when next read
+        self.__dict__.pop("agents", None)
+        self.__dict__.pop("ghost_cells", None)
         self._stored: np.ndarray | None = None  # with symmetric, the stored state of every state
 
     def __getattr__(self, name: str) -> Any:
         # what the class says is made when first read (a deciding team's sweeps read none of it)
-        if name in ("agents", "ghost_cells", "states"):
+        if name in ("agents", "ghost_cells"):
             agents, rows = np.nonzero(self.index.reshape(self.game.num_cells, -1) < self.num_live)
             self.agents, self.ghost_cells = agents, self.multisets[rows]
-            self.states = self.code(agents, self.ghost_cells)
+        elif name == "states":
+            self.states = self.code(self.agents, self.ghost_cells)
         elif name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
             check_budget(self.game, self.symmetric, self.max_bytes)
             self._agent_half()

@@ -31,7 +31,7 @@ from gridghost.core import tunables
 from gridghost.core.checks import check_limit
 from gridghost.core.layout import Layout
 from gridghost.core.policies import ChasePolicy, RandomPolicy
-from gridghost.core.rules import Outcome, Rewards, Side
+from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel
 from gridghost.planning import iteration
 from gridghost.planning.arguments import solver_game
@@ -65,7 +65,9 @@ class _Solution:
         model: the :class:`~gridghost.planning.model.TurnModel` solved.
         start: the start state, ``(agent_pos, ghost_pos)``.
         gamma, tol, horizon: the settings.
-        sweeps: the value-iteration sweeps made.
+        sweeps: the passes over the states made: value iteration's sweeps, and without a horizon
+            (one ghost, ``gamma < 1``) the passes of the linear solves that finish them (each
+            about a third of a sweep; see :func:`~gridghost.planning.iteration._iterate`).
         residual: the largest change of a value in the last sweep.
     """
 
@@ -108,9 +110,6 @@ class _Solution:
         self._agent, self._ghost = agent, ghost
         if isinstance(agent, str):
             self._agent_q, self._agent_actions = agent_q, greedy(agent_q, _MAXIMISE)
-        if self.ghosts == 1:  # one ghost's tables over every state are small: built now, as before teams came
-            for name in self._TABLES:
-                getattr(self, name)
 
     def __repr__(self) -> str:
         horizon = "" if self.horizon is None else f", horizon={self.horizon}"
@@ -121,12 +120,15 @@ class _Solution:
     def cache_reserve(self) -> int:
         """The bytes the tables computed on demand may add (the solution cache counts them when it
         takes the solution in): :data:`_OUTCOMES_KEPT` pairs of outcome tables ``float64[num_live
-        + 1]``, the model's rewards still to spread, and the tables over every state not yet built
-        (at most ``1 + 4 ** k`` ``float64`` per state each)."""
+        + 1]``, the model's rewards still to spread, and the tables not yet built (each its
+        8-byte values or actions per state: one, or one per action or joint action)."""
         model, states = self.model, self.model.game.num_cells ** (self.ghosts + 1)
-        pending = [name for name in self._TABLES if name not in self.__dict__]
-        return (_OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve()
-                + 8 * states * (1 + model.joints) * len(pending))
+        widths = {"values": 1, "policy": 1, "agent_policy": 1, "ghost_policy": 1, "team_policy": 0,
+                  "_ghost_actions": 1, "agent_q_values": NUM_ACTIONS, "agent": NUM_ACTIONS}
+        widest = max(NUM_ACTIONS, model.joints)
+        pending = sum((model.num_live if name.startswith("_") else states) * widths.get(name, widest)
+                      for name in self._TABLES if name not in self.__dict__)
+        return _OUTCOMES_KEPT * 2 * 8 * (model.num_live + 1) + model.cache_reserve() + 8 * pending
 
     def _live(self, agent_pos: Any, ghost_pos: Any) -> int:
         index = self.model.live_index(agent_pos, ghost_pos)
@@ -491,7 +493,7 @@ def solve_agent(layout: Layout | None = None, slip: str | SlipModel | None = Non
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     game = _game(layout, slip, rewards, None, game, spec, config, ghosts)
-    model = turn_model(game, named(ghost), max_bytes)
+    model = turn_model(game, named(ghost), max_bytes, policy=True)
     def build() -> AgentSolution:
         return AgentSolution(model, policy_array(ghost, model, Side.GHOST, "ghost", gamma), gamma, tol, horizon,
                              progress_bar)
