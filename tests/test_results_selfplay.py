@@ -61,7 +61,10 @@ def test_the_cheapest_stored_level_is_what_its_recorded_command_gives(path: Path
         rerun = module.main(arguments)
     (level,) = rerun["levels"]
     assert (level["difficulty"], level["level"]) == (entry["difficulty"], entry["level"])
-    assert level["minimax_value"] == entry["minimax_value"]
+    # The game's value is the exact solver's, stopped within its tolerance of the fixed point: a
+    # solver that stops nearer it (its slow tail solved as a linear system) moves the value in the
+    # last digits, far inside what could tell one level or policy from another.
+    assert level["minimax_value"] == pytest.approx(entry["minimax_value"], rel=0, abs=1e-9)
     # The learner is seeded NumPy and the judge the exact solver: on one machine the re-run is
     # bit-for-bit the stored one; another CPU's vector kernels (exp, log1p, sums) may move the last
     # bit, which no policy change could do (a different policy moves the exploitability by far more).

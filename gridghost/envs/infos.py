@@ -44,7 +44,7 @@ _EAGER_PUBLISHES = 64
 _SIDE_CODES: dict[str | None, int] = {AGENT: int(Side.AGENT), GHOST: int(Side.GHOST), None: NO_ACTION}
 #: Numeric infos' ``(reached_goal, caught_by_ghost)`` by outcome.
 _ENDINGS = {Outcome.ONGOING: (False, False), Outcome.GOAL: (True, False), Outcome.CAUGHT: (False, True)}
-#: How many of a team's extra info entries the infos keep (see InfoPublisher._team_entries).
+#: How many of a team's extra info entries the infos keep (see InfoPublisher._team_entry).
 _ENTRIES_KEPT = 4096
 
 
@@ -216,7 +216,11 @@ class InfoPublisher(MapBinding):
             info["distance"] = board.distance[agent][cells[0]]
             team_entries = None
         else:
-            distances, info["distance"], team_entries = self._team_entries(game, cells, board.distance[agent])
+            row = board.distance[agent]
+            distances = tuple(map(row.__getitem__, cells))
+            caught = self._no_catchers if game.outcome != _CAUGHT else tuple(cell == agent for cell in cells)
+            entry = self._entries.get((distances, caught)) or self._team_entry(distances, caught)
+            info["distance"], team_entries = entry
         if game.outcome != _ONGOING:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
@@ -267,27 +271,21 @@ class InfoPublisher(MapBinding):
             infos = {name: writable_copy(entry) for name, entry in infos.items()}
         return infos
 
-    def _team_entries(self, game: GameState, cells: tuple[int, ...], row: Any
-                      ) -> tuple[tuple[int, ...], int, dict[str, Any]]:
-        """A team's distances of ``game`` (``row``: the agent's distances): each ghost's to the
-        agent, the agent's to its nearest ghost (-1 when it reaches none), and the team's extra
-        entries (``ghost_distances``, ``catchers``: read-only arrays). The last two are kept per
+    def _team_entry(self, distances: tuple[int, ...], caught: tuple[bool, ...]) -> tuple[int, dict[str, Any]]:
+        """A team's info entries for the ghosts' ``distances`` to the agent and whether each caught
+        it: the agent's distance to its nearest ghost (-1 when it reaches none) and the team's
+        extra entries (``ghost_distances``, ``catchers``: read-only arrays). They are kept per
         value, as a loop that reads every info meets the same few again and again: a publish
-        costs one lookup."""
-        distances = tuple(map(row.__getitem__, cells))
-        caught = self._no_catchers if game.outcome != _CAUGHT else tuple(cell == game.agent for cell in cells)
-        key = (distances, caught)
+        costs one lookup (in :meth:`_numeric_infos`)."""
         cache = self._entries
-        entry = cache.get(key)
-        if entry is None:
-            if len(cache) >= _ENTRIES_KEPT:
-                cache.clear()
-            entry = cache[key] = (
-                min((distance for distance in distances if distance >= 0), default=-1),
-                {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
-                 "catchers": read_only(np.array(caught, dtype=np.int8))},
-            )
-        return distances, *entry
+        if len(cache) >= _ENTRIES_KEPT:
+            cache.clear()
+        entry = cache[distances, caught] = (
+            min((distance for distance in distances if distance >= 0), default=-1),
+            {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
+             "catchers": read_only(np.array(caught, dtype=np.int8))},
+        )
+        return entry
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
         """The start of every numeric info after the agent's last ``(action, moves)``: its keys up

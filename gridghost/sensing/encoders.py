@@ -253,9 +253,12 @@ class VectorObservations(Observations):
     def _team_pairs(self, index: int, state: Any) -> np.ndarray:
         """:meth:`_observe` of a team without a belief map or a step count, each pair's slots
         read from the cells x cells table."""
-        cells = (state[0], *state[1])  # (agent, ghosts...)
-        me = cells[index]
-        return np.concatenate((self._cells[me], *map(self._pair_rows[me].__getitem__, self._pick[index](cells))))
+        if index:  # a ghost: the agent, then its teammates
+            cells = (state[0], *state[1])
+            me, others = cells[index], self._pick[index](cells)
+        else:  # the agent: the ghosts, in order
+            me, others = state[0], state[1]
+        return np.concatenate((self._cells[me], *map(self._pair_rows[me].__getitem__, others)))
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
