@@ -226,7 +226,7 @@ class VectorObservations(Observations):
             table = np.concatenate((np.stack(self._offset_slots)[key[None, :] - key[:, None] + self._centre],
                                     np.stack(self._distance_slots)[board.distance_table + 1]), axis=2)
             self._pair_table = read_only(table)
-            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
+            self._unbuilt_rows()
             self._pick = tuple(operator.itemgetter(*others) for others in self._others)  # a tuple: 2 others or more
             self._observers = {key: functools.partial(self._team_pairs, index) for index, key in enumerate(self.keys)}
 
@@ -241,6 +241,16 @@ class VectorObservations(Observations):
         return np.concatenate((self._cells[me], self._offset_slots[self._key[other] - self._key[me] + self._centre],
                                self._distance_slots[self._distance[me][other] + 1]))
 
+    def _unbuilt_rows(self) -> None:
+        """Forget the table's rows as views (each observer cell's built when first observed from it:
+        a map's encoder costs no cells x cells views up front)."""
+        self._pair_rows: list[tuple[np.ndarray, ...] | None] = [None] * len(self._pair_table)
+
+    def _pair_row(self, me: int) -> tuple[np.ndarray, ...]:
+        """Cell ``me``'s row of the table, as one view per other cell, kept."""
+        row = self._pair_rows[me] = tuple(self._pair_table[me])
+        return row
+
     def __getstate__(self) -> dict[str, Any]:
         # the table's rows are views of one array: pickled, each would be an array of its own
         return {key: value for key, value in self.__dict__.items() if key != "_pair_rows"}
@@ -248,7 +258,7 @@ class VectorObservations(Observations):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         if "_pair_table" in state:
-            self._pair_rows = tuple(tuple(row) for row in self._pair_table)
+            self._unbuilt_rows()
 
     def _team_pairs(self, index: int, state: Any) -> np.ndarray:
         """:meth:`_observe` of a team without a belief map or a step count, each pair's slots
@@ -258,7 +268,8 @@ class VectorObservations(Observations):
             me, others = cells[index], self._pick[index](cells)
         else:  # the agent: the ghosts, in order
             me, others = state[0], state[1]
-        return np.concatenate((self._cells[me], *map(self._pair_rows[me].__getitem__, others)))
+        row = self._pair_rows[me] or self._pair_row(me)
+        return np.concatenate((self._cells[me], *map(row.__getitem__, others)))
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
