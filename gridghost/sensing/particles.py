@@ -172,21 +172,15 @@ class ParticleFilter(BeliefFilter):
             self._rng.random(out=self._uniforms)
             below = bounds.dot(self._points)
             np.ceil(below, out=below)
-        weight = self._weight
-        if spread.ndim == 2:  # _move's dense product, inline: the hot path
-            flat = below.ravel()
-            self._counts = counts = flat.dot(spread)
-            if weight is self._ones:  # all of weight 1, as after a resampling
-                self._mass = counts
-                return
-            mass = (flat * weight[tiles]).dot(spread)  # each particle carries its weight
-        else:
-            self._counts = counts = self._move(below, spread)
-            if weight is self._ones:
-                self._mass = counts
-                return
-            mass = self._move(below * weight, spread)
-        self._mass = mass
+        weight, dense = self._weight, spread.ndim == 2
+        flat = below.ravel()
+        # _move's dense product, inline: the hot path
+        self._counts = counts = flat.dot(spread) if dense else self._move(below, spread)
+        if weight is self._ones:  # all of weight 1, as after a resampling
+            self._mass = counts
+            return
+        # each particle carries its weight
+        self._mass = mass = (flat * weight[tiles]).dot(spread) if dense else self._move(below * weight, spread)
         self._weight = mass / np.maximum(counts, self._ones)
 
     def _spread_table(self, destinations: np.ndarray) -> np.ndarray:
