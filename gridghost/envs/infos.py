@@ -14,6 +14,7 @@ chooses one of its two publishers once, at construction.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -215,12 +216,14 @@ class InfoPublisher(MapBinding):
         if len(cells) == 1:  # one ghost, the scalar fast path: the agent's distance is the ghost's
             info["distance"] = board.distance[agent][cells[0]]
             team_entries = None
-        else:
-            row = board.distance[agent]
-            distances = tuple(map(row.__getitem__, cells))
-            caught = self._no_catchers if game.outcome != _CAUGHT else tuple(cell == agent for cell in cells)
-            entry = self._entries.get((distances, caught)) or self._team_entry(distances, caught)
-            info["distance"], team_entries = entry
+        else:  # a team: its entries by the ghosts' distances (itemgetter: the cheapest generic pick)
+            distances = itemgetter(*cells)(board.distance[agent])
+            if game.outcome != _CAUGHT:
+                entry = self._entries.get(distances) or self._team_entry(distances, self._no_catchers)
+            else:
+                caught = tuple(cell == agent for cell in cells)
+                entry = self._entries.get((distances, caught)) or self._team_entry(distances, caught)
+            info["distance"], team_entries = entry[:2]
         if game.outcome != _ONGOING:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
@@ -228,8 +231,8 @@ class InfoPublisher(MapBinding):
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = read_only(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = read_only(np.array(estimate["cell_pos"], dtype=np.int64))
-        if team_entries is not None:
-            info.update(team_entries)
+        if team_entries is not None:  # two stores, cheaper than update()
+            info["ghost_distances"], info["catchers"] = entry[2:]
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
             if masks is not None:  # the side's own cell's
@@ -259,11 +262,11 @@ class InfoPublisher(MapBinding):
                 infos = {AGENT: info}
         else:
             infos = {AGENT: info}
-            for name, cell, distance in zip(self._ghost_names, cells, distances, strict=False):  # k of each
+            for index, name in self._ghost_indices:  # cheaper than a zip of names, cells and distances
                 infos[name] = ghost_info = info.copy()
-                ghost_info["distance"] = distance
+                ghost_info["distance"] = distances[index]
                 if masks is not None:
-                    ghost_info["action_mask"] = masks[cell]
+                    ghost_info["action_mask"] = masks[cells[index]]
         if expert:
             for name, entry in infos.items():
                 entry["expert_action"] = _expert_action(expert, board, game, next_turn, name)
@@ -271,20 +274,21 @@ class InfoPublisher(MapBinding):
             infos = {name: writable_copy(entry) for name, entry in infos.items()}
         return infos
 
-    def _team_entry(self, distances: tuple[int, ...], caught: tuple[bool, ...]) -> tuple[int, dict[str, Any]]:
+    def _team_entry(self, distances: tuple[int, ...], caught: tuple[bool, ...]) -> tuple[Any, ...]:
         """A team's info entries for the ghosts' ``distances`` to the agent and whether each caught
         it: the agent's distance to its nearest ghost (-1 when it reaches none) and the team's
-        extra entries (``ghost_distances``, ``catchers``: read-only arrays). They are kept per
+        extra entries (``ghost_distances``, ``catchers``: read-only arrays), as a dict and then
+        each alone. They are kept per
         value, as a loop that reads every info meets the same few again and again: a publish
         costs one lookup (in :meth:`_numeric_infos`)."""
         cache = self._entries
         if len(cache) >= _ENTRIES_KEPT:
             cache.clear()
-        entry = cache[distances, caught] = (
-            min((distance for distance in distances if distance >= 0), default=-1),
-            {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
-             "catchers": read_only(np.array(caught, dtype=np.int8))},
-        )
+        extra = {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
+                 "catchers": read_only(np.array(caught, dtype=np.int8))}
+        entry = (min((distance for distance in distances if distance >= 0), default=-1), extra, *extra.values())
+        # kept by the distances alone while nobody is caught (the common case: one lookup of a flat tuple)
+        cache[distances if caught is self._no_catchers else (distances, caught)] = entry
         return entry
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:
