@@ -111,10 +111,12 @@ class InfoPublisher(MapBinding):
     _coded_readings: dict[str, Any] | None = None
     _sensor_info: dict[str, Any]
     #: The start of the numeric infos of the latest agent move: its template with the readings'
-    #: entries, and the readings' entries and move it was made for (see :meth:`_numeric_infos`).
+    #: entries (and every later key), and the readings' entries, move and estimate it was made
+    #: for (see :meth:`_numeric_infos`).
     _base_info: dict[str, Any] | None = None
     _base_of: dict[str, Any] | None = None
     _base_move: tuple[int, tuple[int, ...]] | None = None
+    _base_estimate: dict[str, Any] | None = None
     #: The start of the numeric infos by the agent's last ``(action, moves)`` (see :meth:`_template`).
     _templates: dict[tuple[int, tuple[int, ...]] | None, dict[str, Any]] | None = None
 
@@ -200,7 +202,9 @@ class InfoPublisher(MapBinding):
         # the map's: the env builds pending infos before it changes map (_build_pending_infos)
         board, masks, expert = self.board, self._info_masks, self._expert
         base = self._base_info
-        if base is None or self._base_of is not sensor_info or self._base_move is not last_move:
+        agent, cells = game.agent, game.ghosts
+        if (base is None or self._base_of is not sensor_info or self._base_move is not last_move
+                or self._base_estimate is not estimate):
             # the keys in order, with the agent's last move's entries and its readings': every
             # info of a cycle starts from a copy of it, which beats a dict display
             try:
@@ -208,11 +212,16 @@ class InfoPublisher(MapBinding):
             except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
                 base = self._template(last_move, masks is not None).copy()
             base.update(sensor_info)
-            self._base_info, self._base_of, self._base_move = base, sensor_info, last_move
+            # every later key too, in order, each set below: a publish then replaces values
+            # and never grows its dict (a resize costs more than the rest of a store)
+            if estimate is not None:
+                base["estimated_pos"] = base["estimated_cell"] = None
+            if len(cells) > 1:
+                base["ghost_distances"] = base["catchers"] = None
+            self._base_info, self._base_of, self._base_move, self._base_estimate = base, sensor_info, last_move, estimate
         info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
-        agent, cells = game.agent, game.ghosts
         if len(cells) == 1:  # one ghost, the scalar fast path: the agent's distance is the ghost's
             info["distance"] = board.distance[agent][cells[0]]
             team_entries = None
@@ -223,7 +232,7 @@ class InfoPublisher(MapBinding):
             else:
                 caught = tuple(cell == agent for cell in cells)
                 entry = self._entries.get((distances, caught)) or self._team_entry(distances, caught)
-            info["distance"], team_entries = entry[:2]
+            info["distance"], info["ghost_distances"], info["catchers"], team_entries = entry
         if game.outcome != _ONGOING:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
@@ -231,8 +240,6 @@ class InfoPublisher(MapBinding):
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = read_only(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = read_only(np.array(estimate["cell_pos"], dtype=np.int64))
-        if team_entries is not None:  # two stores, cheaper than update()
-            info["ghost_distances"], info["catchers"] = entry[2:]
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
             if masks is not None:  # the side's own cell's
@@ -277,8 +284,8 @@ class InfoPublisher(MapBinding):
     def _team_entry(self, distances: tuple[int, ...], caught: tuple[bool, ...]) -> tuple[Any, ...]:
         """A team's info entries for the ghosts' ``distances`` to the agent and whether each caught
         it: the agent's distance to its nearest ghost (-1 when it reaches none) and the team's
-        extra entries (``ghost_distances``, ``catchers``: read-only arrays), as a dict and then
-        each alone. They are kept per
+        extra entries (``ghost_distances``, ``catchers``: read-only arrays), each alone and then
+        as a dict. They are kept per
         value, as a loop that reads every info meets the same few again and again: a publish
         costs one lookup (in :meth:`_numeric_infos`)."""
         cache = self._entries
@@ -286,7 +293,7 @@ class InfoPublisher(MapBinding):
             cache.clear()
         extra = {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
                  "catchers": read_only(np.array(caught, dtype=np.int8))}
-        entry = (min((distance for distance in distances if distance >= 0), default=-1), extra, *extra.values())
+        entry = (min((distance for distance in distances if distance >= 0), default=-1), *extra.values(), extra)
         # kept by the distances alone while nobody is caught (the common case: one lookup of a flat tuple)
         cache[distances if caught is self._no_catchers else (distances, caught)] = entry
         return entry
