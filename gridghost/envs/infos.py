@@ -218,7 +218,8 @@ class InfoPublisher(MapBinding):
                 base["estimated_pos"] = base["estimated_cell"] = None
             if len(cells) > 1:
                 base["ghost_distances"] = base["catchers"] = None
-            self._base_info, self._base_of, self._base_move, self._base_estimate = base, sensor_info, last_move, estimate
+            self._base_info, self._base_of = base, sensor_info
+            self._base_move, self._base_estimate = last_move, estimate
         info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
