@@ -205,21 +205,7 @@ class InfoPublisher(MapBinding):
         agent, cells = game.agent, game.ghosts
         if (base is None or self._base_of is not sensor_info or self._base_move is not last_move
                 or self._base_estimate is not estimate):
-            # the keys in order, with the agent's last move's entries and its readings': every
-            # info of a cycle starts from a copy of it, which beats a dict display
-            try:
-                base = self._templates[last_move].copy()  # type: ignore[index]
-            except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
-                base = self._template(last_move, masks is not None).copy()
-            base.update(sensor_info)
-            # every later key too, in order, each set below: a publish then replaces values
-            # and never grows its dict (a resize costs more than the rest of a store)
-            if estimate is not None:
-                base["estimated_pos"] = base["estimated_cell"] = None
-            if len(cells) > 1:
-                base["ghost_distances"] = base["catchers"] = None
-            self._base_info, self._base_of = base, sensor_info
-            self._base_move, self._base_estimate = last_move, estimate
+            base = self._cycle_base(last_move, sensor_info, estimate, len(cells) > 1)
         info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
@@ -281,6 +267,25 @@ class InfoPublisher(MapBinding):
         if mover is None:  # after a reset: writable copies (see the module docstring)
             infos = {name: writable_copy(entry) for name, entry in infos.items()}
         return infos
+
+    def _cycle_base(self, last_move: tuple[int, tuple[int, ...]] | None, sensor_info: dict[str, Any],
+                    estimate: dict[str, list[Any]] | None, team: bool) -> dict[str, Any]:
+        """The start of every numeric info until the agent's next move, kept as :attr:`_base_info`:
+        every key in order, with the agent's last move's entries and its readings'. Every info of a
+        cycle starts from a copy of it, which beats a dict display; the keys set per publish (the
+        estimate's, a team's) are there too, so a publish replaces values and never grows its dict
+        (a resize costs more than the rest of a store)."""
+        try:
+            base = self._templates[last_move].copy()  # type: ignore[index]
+        except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
+            base = self._template(last_move, self._info_masks is not None).copy()
+        base.update(sensor_info)
+        if estimate is not None:
+            base["estimated_pos"] = base["estimated_cell"] = None
+        if team:
+            base["ghost_distances"] = base["catchers"] = None
+        self._base_info, self._base_of, self._base_move, self._base_estimate = base, sensor_info, last_move, estimate
+        return base
 
     def _team_entry(self, distances: tuple[int, ...], caught: tuple[bool, ...]) -> tuple[Any, ...]:
         """A team's info entries for the ghosts' ``distances`` to the agent and whether each caught
