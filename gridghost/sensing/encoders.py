@@ -148,18 +148,8 @@ class DictObservations(Observations):
         into a copy of the observer's keys."""
         cells = (state[0], *state[1])  # (agent, ghosts...)
         me = cells[index]
-        cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
-        if not index:
-            cell["text"] = self._text[me]
-        (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
         observation = self._team_keys[index].copy()
-        observation["current_cell"] = cell
-        observation["neighbors"] = {
-            "up": {"accessible": ua, "colour": uc},
-            "right": {"accessible": ra, "colour": rc},
-            "down": {"accessible": da, "colour": dc},
-            "left": {"accessible": la, "colour": lc},
-        }
+        observation["current_cell"], observation["neighbors"] = self._surroundings(me, index)
         key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
         for other, relative, far in self._pairs[index]:
             other_cell = cells[other]
@@ -167,21 +157,26 @@ class DictObservations(Observations):
             observation[far] = distance[other_cell]
         return observation
 
-    def _view(self, me: int, other: int, index: int) -> dict[str, Any]:
-        """Observer ``index``'s observation from cell ``me``, with its first other on cell ``other``."""
+    def _surroundings(self, me: int, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Observer ``index``'s ``current_cell`` and ``neighbors`` entries from cell ``me`` (fresh dicts)."""
         cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
         if not index:
             cell["text"] = self._text[me]
         (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
+        return cell, {
+            "up": {"accessible": ua, "colour": uc},
+            "right": {"accessible": ra, "colour": rc},
+            "down": {"accessible": da, "colour": dc},
+            "left": {"accessible": la, "colour": lc},
+        }
+
+    def _view(self, me: int, other: int, index: int) -> dict[str, Any]:
+        """Observer ``index``'s observation from cell ``me``, with its first other on cell ``other``."""
+        cell, neighbours = self._surroundings(me, index)
         relative, far = self._first[index]
         observation: dict[str, Any] = {
             "current_cell": cell,
-            "neighbors": {
-                "up": {"accessible": ua, "colour": uc},
-                "right": {"accessible": ra, "colour": rc},
-                "down": {"accessible": da, "colour": dc},
-                "left": {"accessible": la, "colour": lc},
-            },
+            "neighbors": neighbours,
             relative: self._offset[self._key[other] - self._key[me] + self._centre].copy(),
             far: self._distance[me][other],
         }
