@@ -255,3 +255,18 @@ def test_a_state_with_another_number_of_ghosts_is_refused_naming_the_state() -> 
     with pytest.raises(TypeError, match="actions must be a sequence of 2 ints"):  # one int for two ghosts
         team.ghost_step(GameState(4, (8,), Side.GHOST), 0)
     assert team.ghost_step(GameState(4, (8, 6), Side.GHOST), (3, 3)).ghosts == (5, 3)
+
+
+@pytest.mark.parametrize("ghosts", [1, 2, 3])
+def test_the_unchecked_team_moves_follow_the_half_turn_rules(ghosts: int) -> None:
+    # the AEC env hands a team's checked moves to _team_moves (one ghost's move in a sequence of
+    # one comes there too, through ghost_step): each state it builds is what halfturn gives
+    game = Game(OPEN, NoSlip(), ghosts=ghosts)
+    rng = np.random.default_rng(ghosts)
+    for _ in range(300):
+        agent, cells = int(rng.integers(16)), tuple(int(cell) for cell in rng.integers(16, size=ghosts))
+        joint = tuple(int(action) for action in rng.integers(4, size=ghosts))
+        after = game._team_moves(GameState(agent, cells, Side.GHOST), joint)
+        moved = halfturn.team_moves(game.moves, np.array(cells), np.array(joint))
+        assert type(after) is GameState and after == GameState(agent, tuple(moved.tolist()), Side.AGENT,
+                                                               halfturn.team_lands(agent, moved))

@@ -213,6 +213,39 @@ def test_a_team_envs_numeric_infos_per_ghost() -> None:
         assert not info["action_mask"].flags.writeable and info["catchers"].tolist() == [0, 0, 0]
 
 
+@pytest.mark.parametrize("settings", [{}, {"belief_filter": "histogram"}, {"action_mask_in_obs": True}])
+def test_every_team_info_holds_its_keys_in_order_each_set(settings: dict[str, Any]) -> None:
+    # a publish fills a copy of keys laid out in advance (the estimate's and the team's too):
+    # every info of every half-turn and reset holds them in the documented order, none left unset
+    from gridghost.envs.infos import NUMERIC_INFO_KEYS
+
+    env = gridghost.env(layout=OPEN, ghosts=2, max_cycles=6, **settings)
+    rng = np.random.default_rng(0)
+    env.reset(seed=2)
+    keys = [key for key in NUMERIC_INFO_KEYS if key != "action_mask" or not settings.get("action_mask_in_obs")]
+    sensors = [key for key in env.infos["agent"] if key not in keys and key not in
+               ("estimated_pos", "estimated_cell", "ghost_distances", "catchers")]
+    expected = [*keys, *sensors, *(["estimated_pos", "estimated_cell"] if settings.get("belief_filter") else []),
+                "ghost_distances", "catchers"]
+    seen = 0
+    for episode in range(6):
+        if episode:
+            env.reset()
+        for name in env.agent_iter():
+            _, _, terminated, truncated, info = env.last()
+            assert info is env.infos[name]
+            state, board = env.game_state, env.board
+            distances = [board.distance[state.agent][cell] for cell in state.ghosts]
+            for agent, entry in env.infos.items():
+                assert list(entry) == expected and all(value is not None for value in entry.values())
+                assert entry["ghost_distances"].tolist() == distances
+                assert entry["distance"] == (min(distances) if agent == "agent" else
+                                             distances[int(agent[-1])])
+                seen += 1
+            env.step(None if terminated or truncated else int(rng.integers(4)))
+    assert seen > 100
+
+
 def test_a_team_refuses_the_one_ghost_settings_and_too_few_starts() -> None:
     for setting, value in (("reference_infos", True), ("expert", "minimax")):
         with pytest.raises(ValueError, match=setting):
@@ -365,6 +398,46 @@ def test_a_team_vector_reads_the_same_from_its_pair_table_as_slot_by_slot(k: int
             assert got.dtype == expected.dtype == np.float32 and np.array_equal(got, expected)
     big = Game(Layout.generate(12, 12, seed=1, ghosts=3), NoSlip(), ghosts=k).board  # 144 cells: no table
     assert not hasattr(make_observations("vector", big, ghosts=k), "_pair_table")
+
+
+def _same_observation(got: Any, expected: Any) -> bool:
+    """Whether two dict observations hold the same keys in the same order and equal values (arrays
+    of one dtype, each a writable array of its own)."""
+    if isinstance(expected, dict):
+        return list(got) == list(expected) and all(_same_observation(got[key], expected[key]) for key in expected)
+    if isinstance(expected, np.ndarray):
+        return (got is not expected and got.dtype == expected.dtype and got.flags.writeable
+                and np.array_equal(got, expected))
+    return type(got) is type(expected) and got == expected
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_a_team_dict_observation_is_the_general_paths_every_time_a_fresh_one(k: int) -> None:
+    # a team's plain dicts are filled into a copy of each observer's keys: the same dicts, in the
+    # same order, as the general path that step counts and belief maps take; pickled alike
+    from gridghost.sensing.encoders import BeliefObservations, DictObservations
+    from gridghost.sensing.encoding import StepCount
+
+    board = Game(Layout.generate(6, 6, seed=2, ghosts=3), NoSlip(), ghosts=k).board
+    dicts = make_observations("dict", board, ghosts=k)
+    assert isinstance(dicts, DictObservations)
+    copied = pickle.loads(pickle.dumps(dicts))
+    rng = np.random.default_rng(k)
+    for _ in range(100):
+        agent = int(rng.integers(board.num_cells))
+        ghosts = tuple(int(cell) for cell in rng.choice([agent, *rng.integers(board.num_cells, size=k)], size=k))
+        state = GameState(agent, ghosts, Side(int(rng.integers(2))), Outcome.ONGOING)
+        for index, key in enumerate(dicts.keys):
+            expected = DictObservations._observe(dicts, index, state)
+            got = dicts.observe(key, state)
+            assert _same_observation(got, expected) and _same_observation(copied.observe(key, state), expected)
+            assert _same_observation(dicts.observe(key, state), got)  # a fresh dict and fresh arrays each time
+            assert dicts.space(key).contains(got)
+    # a step count or a belief map keeps the general path, with its own order of keys
+    counted = DictObservations(board, StepCount(lambda: 1, 4), ghosts=k)
+    assert list(counted.observe("agent", state))[2] == "step_count"
+    believed = BeliefObservations(board, lambda: np.full(board.layout.shape, 0.5), ghosts=k)
+    assert list(believed.observe("agent", state))[2] == "belief" and "belief" not in believed.observe("ghost_0", state)
 
 
 # -- one ghost: unchanged ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Sequence
-from operator import getitem
+from operator import getitem, itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -47,7 +47,9 @@ from gridghost.core.slip import Moves, SlipModel
 
 _AGENT, _GHOST = Side.AGENT, Side.GHOST
 _ONGOING, _CAUGHT, _GOAL = Outcome.ONGOING, Outcome.CAUGHT, Outcome.GOAL
-_new_state = GameState._make
+#: A state from its four fields, unchecked (every caller passes a 4-tuple it built): what
+#: ``GameState._make`` does without its Python-level length check, at half a hot-path call's cost.
+_new_state = functools.partial(tuple.__new__, GameState)
 #: Whose turn follows the ghost's half-turn (the episode's turn rule, as a constant for the hot path).
 _AFTER_GHOST_TURN = Side(next_mover(int(_GHOST)))
 
@@ -297,8 +299,11 @@ class Game:
         """The team's half-turn with nothing checked: ``actions`` are ``k`` ints in 0..3 and it is
         the ghosts' turn of a game going on in ``state`` (what :meth:`_team_step` checks, and the
         AEC env's turn order and action checks guarantee: it calls this directly)."""
-        agent = state[0]
-        ghosts = tuple(map(getitem, map(self._next_cell.__getitem__, state[1]), actions))
+        agent, cells = state[0], state[1]
+        if len(cells) > 1:  # itemgetter of two cells or more: a tuple of their rows
+            ghosts = tuple(map(getitem, itemgetter(*cells)(self._next_cell), actions))
+        else:
+            ghosts = (self._next_cell[cells[0]][actions[0]],)
         return _new_state((agent, ghosts, _AFTER_GHOST_TURN, _CAUGHT if agent in ghosts else _ONGOING))
 
     ghosts_step = ghost_step

@@ -58,6 +58,7 @@ class MapBinding:
     possible_agents: list[str]
     #: The ghosts' agent names, in turn order (none without the ghost).
     _ghost_names: tuple[str, ...]
+    _ghost_indices: tuple[tuple[int, str], ...]
     state_space: Any
     np_random_seed: int | None
     # The current map and its components (see _use_map).
@@ -113,6 +114,7 @@ class MapBinding:
         # unchecked half-turn; one ghost's checked half-turn is as fast
         self._ghost_step = kernel._team_moves if k > 1 else kernel.ghost_step
         self._ghost_names = tuple(names[1:])
+        self._ghost_indices = tuple(enumerate(self._ghost_names))  # (index, name): the infos' loop over the ghosts
         # With the team's credit the rewards depend on the mover and the outcome alone: tabulated
         # by outcome, as {name: reward} and as the (name, reward) pairs to add to the totals
         # (the nonzero ones: adding 0.0 changes no total); with the catcher's (a team's), computed

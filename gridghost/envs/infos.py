@@ -14,6 +14,7 @@ chooses one of its two publishers once, at construction.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -110,10 +111,12 @@ class InfoPublisher(MapBinding):
     _coded_readings: dict[str, Any] | None = None
     _sensor_info: dict[str, Any]
     #: The start of the numeric infos of the latest agent move: its template with the readings'
-    #: entries, and the readings' entries and move it was made for (see :meth:`_numeric_infos`).
+    #: entries (and every later key), and the readings' entries, move and estimate it was made
+    #: for (see :meth:`_numeric_infos`).
     _base_info: dict[str, Any] | None = None
     _base_of: dict[str, Any] | None = None
     _base_move: tuple[int, tuple[int, ...]] | None = None
+    _base_estimate: dict[str, Any] | None = None
     #: The start of the numeric infos by the agent's last ``(action, moves)`` (see :meth:`_template`).
     _templates: dict[tuple[int, tuple[int, ...]] | None, dict[str, Any]] | None = None
 
@@ -199,28 +202,24 @@ class InfoPublisher(MapBinding):
         # the map's: the env builds pending infos before it changes map (_build_pending_infos)
         board, masks, expert = self.board, self._info_masks, self._expert
         base = self._base_info
-        if base is None or self._base_of is not sensor_info or self._base_move is not last_move:
-            # the keys in order, with the agent's last move's entries and its readings': every
-            # info of a cycle starts from a copy of it, which beats a dict display
-            try:
-                base = self._templates[last_move].copy()  # type: ignore[index]
-            except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
-                base = self._template(last_move, masks is not None).copy()
-            base.update(sensor_info)
-            self._base_info, self._base_of, self._base_move = base, sensor_info, last_move
+        agent, cells = game.agent, game.ghosts
+        if (base is None or self._base_of is not sensor_info or self._base_move is not last_move
+                or self._base_estimate is not estimate):
+            base = self._cycle_base(last_move, sensor_info, estimate, len(cells) > 1)
         info = base.copy()
         info["to_move"] = _SIDE_CODES[next_turn]
         info["mover"] = _SIDE_CODES[mover]
-        agent, cells = game.agent, game.ghosts
         if len(cells) == 1:  # one ghost, the scalar fast path: the agent's distance is the ghost's
             info["distance"] = board.distance[agent][cells[0]]
             team_entries = None
-        else:
-            row = board.distance[agent]
-            distances = tuple(map(row.__getitem__, cells))
-            caught = self._no_catchers if game.outcome != _CAUGHT else tuple(cell == agent for cell in cells)
-            entry = self._entries.get((distances, caught)) or self._team_entry(distances, caught)
-            info["distance"], team_entries = entry
+        else:  # a team: its entries by the ghosts' distances (itemgetter: the cheapest generic pick)
+            distances = itemgetter(*cells)(board.distance[agent])
+            if game.outcome != _CAUGHT:
+                entry = self._entries.get(distances) or self._team_entry(distances, self._no_catchers)
+            else:
+                caught = tuple(cell == agent for cell in cells)
+                entry = self._entries.get((distances, caught)) or self._team_entry(distances, caught)
+            info["distance"], info["ghost_distances"], info["catchers"], team_entries = entry
         if game.outcome != _ONGOING:
             info["reached_goal"], info["caught_by_ghost"] = _ENDINGS[game.outcome]
         if masks is not None:  # read-only rows shared per cell: cheap, and no caller can corrupt them
@@ -228,8 +227,6 @@ class InfoPublisher(MapBinding):
         if estimate is not None:  # set with a belief filter, by every reset and agent move
             info["estimated_pos"] = read_only(np.array(estimate["float_pos"], dtype=np.float64))
             info["estimated_cell"] = read_only(np.array(estimate["cell_pos"], dtype=np.int64))
-        if team_entries is not None:
-            info.update(team_entries)
         if side is not None:  # every array a copy of its own: as writable_copy(info), without its loop
             info["actual_moves"] = info["actual_moves"].copy()
             if masks is not None:  # the side's own cell's
@@ -259,11 +256,11 @@ class InfoPublisher(MapBinding):
                 infos = {AGENT: info}
         else:
             infos = {AGENT: info}
-            for name, cell, distance in zip(self._ghost_names, cells, distances, strict=False):  # k of each
+            for index, name in self._ghost_indices:  # cheaper than a zip of names, cells and distances
                 infos[name] = ghost_info = info.copy()
-                ghost_info["distance"] = distance
+                ghost_info["distance"] = distances[index]
                 if masks is not None:
-                    ghost_info["action_mask"] = masks[cell]
+                    ghost_info["action_mask"] = masks[cells[index]]
         if expert:
             for name, entry in infos.items():
                 entry["expert_action"] = _expert_action(expert, board, game, next_turn, name)
@@ -271,20 +268,40 @@ class InfoPublisher(MapBinding):
             infos = {name: writable_copy(entry) for name, entry in infos.items()}
         return infos
 
-    def _team_entry(self, distances: tuple[int, ...], caught: tuple[bool, ...]) -> tuple[int, dict[str, Any]]:
+    def _cycle_base(self, last_move: tuple[int, tuple[int, ...]] | None, sensor_info: dict[str, Any],
+                    estimate: dict[str, list[Any]] | None, team: bool) -> dict[str, Any]:
+        """The start of every numeric info until the agent's next move, kept as :attr:`_base_info`:
+        every key in order, with the agent's last move's entries and its readings'. Every info of a
+        cycle starts from a copy of it, which beats a dict display; the keys set per publish (the
+        estimate's, a team's) are there too, so a publish replaces values and never grows its dict
+        (a resize costs more than the rest of a store)."""
+        try:
+            base = self._templates[last_move].copy()  # type: ignore[index]
+        except (KeyError, TypeError):  # a move not seen yet (TypeError: none yet)
+            base = self._template(last_move, self._info_masks is not None).copy()
+        base.update(sensor_info)
+        if estimate is not None:
+            base["estimated_pos"] = base["estimated_cell"] = None
+        if team:
+            base["ghost_distances"] = base["catchers"] = None
+        self._base_info, self._base_of, self._base_move, self._base_estimate = base, sensor_info, last_move, estimate
+        return base
+
+    def _team_entry(self, distances: tuple[int, ...], caught: tuple[bool, ...]) -> tuple[Any, ...]:
         """A team's info entries for the ghosts' ``distances`` to the agent and whether each caught
         it: the agent's distance to its nearest ghost (-1 when it reaches none) and the team's
-        extra entries (``ghost_distances``, ``catchers``: read-only arrays). They are kept per
+        extra entries (``ghost_distances``, ``catchers``: read-only arrays), each alone and then
+        as a dict. They are kept per
         value, as a loop that reads every info meets the same few again and again: a publish
         costs one lookup (in :meth:`_numeric_infos`)."""
         cache = self._entries
         if len(cache) >= _ENTRIES_KEPT:
             cache.clear()
-        entry = cache[distances, caught] = (
-            min((distance for distance in distances if distance >= 0), default=-1),
-            {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
-             "catchers": read_only(np.array(caught, dtype=np.int8))},
-        )
+        extra = {"ghost_distances": read_only(np.array(distances, dtype=np.int64)),
+                 "catchers": read_only(np.array(caught, dtype=np.int8))}
+        entry = (min((distance for distance in distances if distance >= 0), default=-1), *extra.values(), extra)
+        # kept by the distances alone while nobody is caught (the common case: one lookup of a flat tuple)
+        cache[distances if caught is self._no_catchers else (distances, caught)] = entry
         return entry
 
     def _template(self, last_move: tuple[int, tuple[int, ...]] | None, with_mask: bool) -> dict[str, Any]:

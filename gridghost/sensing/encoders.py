@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 import itertools
-import operator
 import string
 from collections.abc import Callable
-from typing import Any
+from operator import itemgetter
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -114,6 +114,14 @@ class DictObservations(Observations):
             return spaces.Dict(entries)
 
         self._spaces = {key: observer_space(index) for index, key in enumerate(self.keys)}
+        if self._team and step_count is None and self._plain:  # a team's plain dicts: one fill of their keys
+            # each observer's keys in order, copied and filled per observation: it never grows
+            self._team_keys = tuple(dict.fromkeys(("current_cell", "neighbors", *itertools.chain.from_iterable(
+                pair[1:] for pair in pairs))) for pairs in self._pairs)
+            self._observers = {key: functools.partial(self._team_view, index) for index, key in enumerate(self.keys)}
+
+    #: Whether the encoder's observations are the plain dicts (a subclass that adds entries says no).
+    _plain: ClassVar[bool] = True
 
     def _agent_observes(self, state: Any) -> dict[str, Any]:
         return self._view(state.agent, state.ghosts[0], 0)
@@ -135,21 +143,40 @@ class DictObservations(Observations):
             observation[far] = distance[other_cell]
         return observation
 
-    def _view(self, me: int, other: int, index: int) -> dict[str, Any]:
-        """Observer ``index``'s observation from cell ``me``, with its first other on cell ``other``."""
+    def _team_view(self, index: int, state: Any) -> dict[str, Any]:
+        """:meth:`_observe` of a team without a step count or a belief map: the same dict, filled
+        into a copy of the observer's keys."""
+        cells = (state[0], *state[1])  # (agent, ghosts...)
+        me = cells[index]
+        observation = self._team_keys[index].copy()
+        observation["current_cell"], observation["neighbors"] = self._surroundings(me, index)
+        key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
+        for other, relative, far in self._pairs[index]:
+            other_cell = cells[other]
+            observation[relative] = offset[key[other_cell] - base].copy()
+            observation[far] = distance[other_cell]
+        return observation
+
+    def _surroundings(self, me: int, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Observer ``index``'s ``current_cell`` and ``neighbors`` entries from cell ``me`` (fresh dicts)."""
         cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
         if not index:
             cell["text"] = self._text[me]
         (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
+        return cell, {
+            "up": {"accessible": ua, "colour": uc},
+            "right": {"accessible": ra, "colour": rc},
+            "down": {"accessible": da, "colour": dc},
+            "left": {"accessible": la, "colour": lc},
+        }
+
+    def _view(self, me: int, other: int, index: int) -> dict[str, Any]:
+        """Observer ``index``'s observation from cell ``me``, with its first other on cell ``other``."""
+        cell, neighbours = self._surroundings(me, index)
         relative, far = self._first[index]
         observation: dict[str, Any] = {
             "current_cell": cell,
-            "neighbors": {
-                "up": {"accessible": ua, "colour": uc},
-                "right": {"accessible": ra, "colour": rc},
-                "down": {"accessible": da, "colour": dc},
-                "left": {"accessible": la, "colour": lc},
-            },
+            "neighbors": neighbours,
             relative: self._offset[self._key[other] - self._key[me] + self._centre].copy(),
             far: self._distance[me][other],
         }
@@ -227,7 +254,7 @@ class VectorObservations(Observations):
                                     np.stack(self._distance_slots)[board.distance_table + 1]), axis=2)
             self._pair_table = read_only(table)
             self._unbuilt_rows()
-            self._pick = tuple(operator.itemgetter(*others) for others in self._others)  # a tuple: 2 others or more
+            self._pick = tuple(itemgetter(*others) for others in self._others)  # a tuple: 2 others or more
             self._observers = {key: functools.partial(self._team_pairs, index) for index, key in enumerate(self.keys)}
 
     def _agent_pair(self, state: Any) -> np.ndarray:
@@ -269,7 +296,7 @@ class VectorObservations(Observations):
         else:  # the agent: the ghosts, in order
             me, others = state[0], state[1]
         row = self._pair_rows[me] or self._pair_row(me)
-        return np.concatenate((self._cells[me], *map(row.__getitem__, others)))
+        return np.concatenate((self._cells[me], *itemgetter(*others)(row)))  # 2 others or more: a tuple
 
     def _observe(self, index: int, state: Any) -> np.ndarray:
         cells = (state.agent, *state.ghosts)
@@ -298,6 +325,8 @@ class BeliefObservations(DictObservations):
     Raises:
         TypeError, ValueError: as :class:`DictObservations`.
     """
+
+    _plain: ClassVar[bool] = False
 
     def __init__(
         self, board: Board, belief: Callable[[], np.ndarray], step_count: StepCount | None = None, ghosts: int = 1
