@@ -18,7 +18,8 @@ from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.planning.budget import stage_sizes
-from gridghost.planning.joint import _CHUNK, _FLOOR, _MAXIMISE, _MINIMISE, _SOLVE_AT, FixedTurn, JointTurn, _evaluate
+from gridghost.planning.joint import (_CHUNK, _FLOOR, _MAXIMISE, _MINIMISE, _RELAX_FROM, _SOLVE_AT, _SOLVE_DEPTH, FixedTurn,
+                                      JointTurn, _evaluate)
 from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
@@ -242,6 +243,16 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     solve_at = _SOLVE_AT if horizon is None and gamma < 1.0 and isinstance(stages, JointTurn) else -1.0
     passes = 0
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
+        if solve_at > 0.0 and model.ghosts == 1 and model.game.num_cells >= _RELAX_FROM:
+            # on a large map, in-place sweeps carry the values across it first (a Jacobi sweep
+            # moves them one turn); the first sweep after them hands over to a solve
+            assert isinstance(stages, JointTurn)
+            while passes < MAX_ITERATIONS and residual > max(_SOLVE_AT, tol):
+                residual = stages.relax(values, gamma, agent)
+                passes += 1
+                if progress_bar:
+                    bar.count(residual)
+            solve_at = float("inf")
         for sweep in range(1, sweeps + 1):
             stages.turn(values, gamma, ghost, out=agent_q)
             values, read = read, values
@@ -255,7 +266,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 fixed = FixedTurn(stages, agent, read, agent_q, gamma)  # type: ignore[arg-type]
                 # the last sweep's action values and the values it read are free until the next
                 work = [np.empty(sink), read[:sink], *agent_q, np.empty(sink)]
-                solved, made = _evaluate(fixed, values, max(tol * (1.0 - gamma), _FLOOR), work)
+                target = max(tol * (1.0 - gamma), _FLOOR, residual * _SOLVE_DEPTH)
+                solved, made = _evaluate(fixed, values, target, work)
                 del fixed, work
                 passes += made
                 if progress_bar:  # the solve's passes, counted as sweeps are
@@ -263,7 +275,9 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                     bar.bar.update(made)
                 if solved is not None:
                     values[:sink] = solved
-                solve_at = residual / 100  # another solve only once the sweeps got much closer
+                # another solve after the next sweep if it gets closer by half (the best moves may
+                # have changed), or once the sweeps got much closer where the solve failed
+                solve_at = residual / (2 if solved is not None else 100)
     if horizon is None and residual > tol:
         raise RuntimeError(
             f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "
