@@ -100,7 +100,8 @@ def several_goals(size: int = 9, seed: int = 3) -> Layout:
 
 
 RELAXED = {"classic": (CLASSIC, SLIP, None), "12x12": (MAPS["12x12"], PerpendicularSlip(0.3), None),
-           "several goals": (several_goals(), SLIP, Rewards(step=-2.0, goal=30.0)), "no slip": (MAPS["8x8"], NoSlip(), None)}
+           "several goals": (several_goals(), SLIP, Rewards(step=-2.0, goal=30.0)),
+           "no slip": (MAPS["8x8"], NoSlip(), None)}
 
 
 @pytest.mark.parametrize("name", list(RELAXED))

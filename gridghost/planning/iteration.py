@@ -18,8 +18,18 @@ from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.planning.budget import stage_sizes
-from gridghost.planning.joint import (_CHUNK, _FLOOR, _MAXIMISE, _MINIMISE, _RELAX_FROM, _SOLVE_AT, _SOLVE_DEPTH, FixedTurn,
-                                      JointTurn, _evaluate)
+from gridghost.planning.joint import (
+    _CHUNK,
+    _FLOOR,
+    _MAXIMISE,
+    _MINIMISE,
+    _RELAX_FROM,
+    _SOLVE_AT,
+    _SOLVE_DEPTH,
+    FixedTurn,
+    JointTurn,
+    _evaluate,
+)
 from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
@@ -201,9 +211,11 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     Without a horizon and with ``gamma < 1``, one ghost's sweeps (a :class:`JointTurn`) hand over
     to a linear solve once no value changes by more than :data:`_SOLVE_AT`: each deciding side's
     best moves are fixed (:class:`FixedTurn`) and their values solved (:func:`_evaluate`); the
-    sweeps then go on from there to the same stopping test, so the values are value iteration's
-    fixed point either way, only reached in fewer passes and closer. The passes of the solves
-    are counted with the sweeps.
+    sweeps then go on from there to the same stopping test, solving again after each sweep that
+    halves the change, so the values are value iteration's fixed point either way, only reached
+    in fewer passes and closer. On maps of :data:`_RELAX_FROM` cells or more, the sweeps before
+    the first solve are made in place (:meth:`JointTurn.relax`). The passes of the solves and
+    the in-place sweeps are counted with the sweeps.
 
     Args:
         model: the game.
@@ -218,7 +230,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         + 1]``, the sink last), the agent's action values ``[4, num_live]`` from the last sweep
         (their best is the values) and the values that sweep read (the ghosts' action values
         are :meth:`~gridghost.planning.model.TurnModel.ghost_q` of them), the passes over the
-        states (sweeps and the solves' passes) and the last sweep's largest change.
+        states (sweeps, in-place sweeps and the solves' passes) and the last sweep's largest change.
 
     Raises:
         ValueError: ``gamma=1`` without a horizon where the game may never end.

@@ -1,7 +1,8 @@
 """One ghost's full turn over the :class:`~gridghost.planning.model.TurnModel`'s joint tables,
-swept a chunk of live states at a time into buffers made once (:class:`JointTurn`), and the
-linear solves that finish value iteration's sweeps without a horizon: each deciding side's best
-moves fixed (:class:`FixedTurn`) and their values solved by BiCGSTAB (:func:`_evaluate`).
+swept a chunk of live states at a time into buffers made once (:class:`JointTurn`), or in place
+agent cell by agent cell (:meth:`JointTurn.relax`), and the linear solves that finish value
+iteration's sweeps without a horizon: each deciding side's best moves fixed (:class:`FixedTurn`)
+and their values solved by BiCGSTAB (:func:`_evaluate`).
 """
 
 from __future__ import annotations
