@@ -24,6 +24,7 @@ from gridghost.planning.joint import (
     _MAXIMISE,
     _MINIMISE,
     _RELAX_FROM,
+    _RELAXED_TO,
     _SOLVE_AT,
     _SOLVE_DEPTH,
     FixedTurn,
@@ -214,8 +215,9 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     sweeps then go on from there to the same stopping test, solving again after each sweep that
     halves the change, so the values are value iteration's fixed point either way, only reached
     in fewer passes and closer. On maps of :data:`_RELAX_FROM` cells or more, the sweeps before
-    the first solve are made in place (:meth:`JointTurn.relax`). The passes of the solves and
-    the in-place sweeps are counted with the sweeps.
+    the first solve are made in place (:meth:`JointTurn.relax`), until none changes a value by
+    more than :data:`_RELAXED_TO`. The passes of the solves and the in-place sweeps are counted
+    with the sweeps.
 
     Args:
         model: the game.
@@ -259,7 +261,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
             # on a large map, in-place sweeps carry the values across it first (a Jacobi sweep
             # moves them one turn); the first sweep after them hands over to a solve
             assert isinstance(stages, JointTurn)
-            while passes < MAX_ITERATIONS and residual > max(_SOLVE_AT, tol):
+            while passes < MAX_ITERATIONS and residual > max(_RELAXED_TO, tol):
                 residual = stages.relax(values, gamma, agent)
                 passes += 1
                 if progress_bar:
