@@ -11,6 +11,10 @@ from gridghost.core.rules import NUM_ACTIONS
 
 #: About how many values a deciding team's stage move reads at a time (a block of agent cells).
 _BLOCK = 2**18
+#: How many live states a one-ghost sweep takes at a time
+#: (:class:`~gridghost.planning.joint.JointTurn`): its scratch rows stay in the processor's cache,
+#: and no array the size of the model is made during a sweep.
+_CHUNK = 2**14
 
 
 def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> int:
@@ -28,8 +32,8 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
 
     One ghost (``joint``; 1.0 to 1.1 times the peak from 16 x 16 to 64 x 64): per live state, the
     model's tables, the sweeps' and the linear solve's vectors, with ``policy`` a fixed side's
-    probabilities and the states' cells, and 24 bytes the count leaves out (measured); not the
-    outcome tables of every state computed later. A team with joint tables (``joint``; 74% to 96%
+    probabilities and the states' cells, and 24 bytes the count leaves out (measured); per state of
+    a chunk of the sweeps, their buffers; not the outcome tables of every state computed later. A team with joint tables (``joint``; 74% to 96%
     of this for 2 to 4 ghosts): per live state, the agent's half-turns (21 bytes per action and
     slip outcome, and their expected rewards) and 72 bytes per joint action of the ghosts (the
     model's next state, outcome and both sides' rewards; a policy and the outcome tables). Without
@@ -48,7 +52,9 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
         # states' cells, and what the count leaves out (the allocator's slack, measured)
         per_state = (NUM_ACTIONS * (5 * slip_outcomes + 8) + 5 * NUM_ACTIONS + 8 * NUM_ACTIONS + 24
                      + 30 + 4 * slip_outcomes + 8 * (3 + NUM_ACTIONS) * policy + 24)
-        total = live * per_state + 2**22
+        # and the sweeps' buffers of a chunk: each slip outcome's values per action, the ghost's
+        # four moves' values and rewards, the in-place sweeps' action values
+        total = live * per_state + 2**22 + 8 * NUM_ACTIONS * (slip_outcomes + 3) * min(_CHUNK, live)
     else:
         widths, lengths, rows = stage_sizes(cells, ghosts)
         per_state = 8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy
