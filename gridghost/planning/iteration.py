@@ -25,6 +25,7 @@ from gridghost.planning.joint import (
     _MINIMISE,
     _RELAX_FROM,
     _RELAXED_TO,
+    _SHALLOW_FROM,
     _SOLVE_AT,
     _SOLVE_DEPTH,
     FixedTurn,
@@ -280,7 +281,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 fixed = FixedTurn(stages, agent, read, agent_q, gamma)  # type: ignore[arg-type]
                 # the last sweep's action values and the values it read are free until the next
                 work = [np.empty(sink), read[:sink], *agent_q, np.empty(sink)]
-                target = max(tol * (1.0 - gamma), _FLOOR, residual * _SOLVE_DEPTH)
+                shallow = residual * _SOLVE_DEPTH if model.game.num_cells >= _SHALLOW_FROM else 0.0
+                target = max(tol * (1.0 - gamma), _FLOOR, shallow)
                 solved, made = _evaluate(fixed, values, target, work)
                 del fixed, work
                 passes += made

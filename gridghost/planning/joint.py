@@ -43,11 +43,10 @@ class JointTurn:
         self.next, self.ends = model.ghost_next, model.ghost_outcome
         self.by_end = by_outcome(model.game, Side.GHOST, side)
         self.expected = model.agent_expected[side]
-        self.probability = model.agent_prob[:, :, None]  # [4, m, 1]
-        self.spread = np.empty(self.probability.size * min(_CHUNK, max(sink, 1)))
+        # each action's slip outcomes that can happen (a padding outcome adds 0)
+        self.outcomes = [[(k, float(p)) for k, p in enumerate(row.tolist()) if p > 0.0] for row in model.agent_prob]
         self.between = np.zeros(sink + 1)  # the values with the ghosts to move, the sink last and 0
         self.scratch, self.reward = np.empty((2, min(_CHUNK, max(sink, 1))))
-        self.joint_q, self.joint_reward = np.empty((2, NUM_ACTIONS * min(_CHUNK, max(sink, 1))))
         self.chunks = [(start, min(start + _CHUNK, sink)) for start in range(0, sink, _CHUNK)]
         self.relaxed = 0  # the in-place sweeps made (see relax)
         self._order: list[tuple[int, int]] | None = None
@@ -115,44 +114,38 @@ class JointTurn:
         """The ghosts' answer by ``rule`` in the live states ``start:stop`` into :attr:`between`;
         with ``choice`` (``int8``, those states'), a deciding side's best joint move too (the
         lowest of equal ones); without ``rewards``, their rewards left out."""
-        n, into, last = stop - start, self.between[start:stop], len(self.next)
+        into, scratch, reward = self.between[start:stop], self.scratch[: stop - start], self.reward[: stop - start]
         fixed = not isinstance(rule, str)
-        best = np.add if fixed else (np.maximum if rule == _MAXIMISE else np.minimum)
-        # the joint moves a group of 4 at a time: each group's values in one take, reduced
-        for first in range(0, last, NUM_ACTIONS):
-            joints = slice(first, min(first + NUM_ACTIONS, last))
-            size = joints.stop - first
-            q = self.joint_q[: size * n].reshape(size, n)
-            values.take(self.next[joints, start:stop], out=q, mode="clip")
+        best = None if fixed else (np.maximum if rule == _MAXIMISE else np.minimum)
+        for joint in range(len(self.next)):
+            q = scratch if joint else into
+            values.take(self.next[joint, start:stop], out=q, mode="clip")
             q *= gamma
             if rewards:
-                reward = self.joint_reward[: size * n].reshape(size, n)
-                q += self.by_end.take(self.ends[joints, start:stop], out=reward, mode="clip")
+                q += self.by_end.take(self.ends[joint, start:stop], out=reward, mode="clip")
             if fixed:
-                q *= rule[joints, start:stop]
-            part = self.reward[:n] if first else into
-            best.reduce(q, axis=0, out=part)
-            if choice is not None:  # the first of equal ones in a group, a later group's if better
-                chosen = (q.argmax if rule == _MAXIMISE else q.argmin)(axis=0)
-                if first:
-                    better = part > into if rule == _MAXIMISE else part < into
-                    choice[better] = chosen[better] + first
-                else:
-                    choice[...] = chosen
-            if first:
-                best(into, part, out=into)
+                q *= rule[joint, start:stop]
+            if not joint:
+                if choice is not None:
+                    choice[...] = 0
+                continue
+            if choice is not None:
+                choice[scratch > into if rule == _MAXIMISE else scratch < into] = joint
+            (np.add if fixed else best)(into, scratch, out=into)  # type: ignore[misc]
 
     def _agent(self, out: np.ndarray, start: int, stop: int, rewards: bool = True) -> None:
         """The agent's action values in the live states ``start:stop`` into ``out`` (``[4, n]``),
         from :attr:`between`; without ``rewards``, its expected rewards left out."""
-        # every action and slip outcome in one take, each value's outcomes summed in their order
-        # (a padding outcome, of probability 0, leads to the sink and adds 0)
-        spread = self.spread[: self.probability.size * (stop - start)].reshape(*self.probability.shape[:2], -1)
-        self.between.take(self.model.agent_next[:, :, start:stop], out=spread, mode="clip")
-        spread *= self.probability
-        np.add.reduce(spread, axis=1, out=out)
-        if rewards:
-            out += self.expected[:, start:stop]
+        scratch, next_cells = self.scratch[: stop - start], self.model.agent_next
+        for action, outcomes in enumerate(self.outcomes):
+            into = out[action]
+            into[...] = 0.0
+            for outcome, probability in outcomes:
+                self.between.take(next_cells[action, outcome, start:stop], out=scratch, mode="clip")
+                scratch *= probability
+                into += scratch
+            if rewards:
+                into += self.expected[action, start:stop]
 
 
 class FixedTurn:
@@ -240,6 +233,9 @@ _RELAXED_TO = 1e-2
 #: A linear solve handed over to after a sweep whose largest change was ``r`` aims at no state's
 #: equation off by more than ``r`` times this (the best moves it fixes may change after it).
 _SOLVE_DEPTH = 1e-3
+#: Solves aim that shallow on maps of at least this many cells (fewer passes in all on the 32x32
+#: to 64x64 benchmark maps); on smaller ones each aims at the sweeps' stopping test (fewer there).
+_SHALLOW_FROM = 1024
 #: The most passes over the states a linear solve makes.
 _SOLVE_PASSES = 150
 #: A linear solve aims at no state's equation off by more than ``tol * (1 - gamma)`` (the sweeps'
