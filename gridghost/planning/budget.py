@@ -11,10 +11,6 @@ from gridghost.core.rules import NUM_ACTIONS
 
 #: About how many values a deciding team's stage move reads at a time (a block of agent cells).
 _BLOCK = 2**18
-#: How many live states a one-ghost sweep takes at a time
-#: (:class:`~gridghost.planning.joint.JointTurn`): its scratch rows stay in the processor's cache,
-#: and no array the size of the model is made during a sweep.
-_CHUNK = 2**14
 
 
 def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> int:
@@ -32,11 +28,10 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
 
     One ghost (``joint``; 1.0 to 1.1 times the peak from 16 x 16 to 64 x 64): per live state, the
     model's tables, the sweeps' and the linear solve's vectors, with ``policy`` a fixed side's
-    probabilities and the states' cells, and 24 bytes the count leaves out (measured); per state of
-    a chunk, the in-place sweeps' action values; not the outcome tables of every state computed
-    later. A team with joint tables (``joint``; 74% to 96% of this for 2 to 4 ghosts): per live
-    state, the agent's half-turns (21 bytes per action and slip outcome, and their expected
-    rewards) and 72 bytes per joint action of the ghosts (the
+    probabilities and the states' cells, and 24 bytes the count leaves out (measured); not the
+    outcome tables of every state computed later. A team with joint tables (``joint``; 74% to 96%
+    of this for 2 to 4 ghosts): per live state, the agent's half-turns (21 bytes per action and
+    slip outcome, and their expected rewards) and 72 bytes per joint action of the ghosts (the
     model's next state, outcome and both sides' rewards; a policy and the outcome tables). Without
     (a team that decides, one ghost at a time, held dense:
     :class:`~gridghost.planning.iteration.TeamStages`): per live state, its place,
@@ -53,8 +48,7 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
         # states' cells, and what the count leaves out (the allocator's slack, measured)
         per_state = (NUM_ACTIONS * (5 * slip_outcomes + 8) + 5 * NUM_ACTIONS + 8 * NUM_ACTIONS + 24
                      + 30 + 4 * slip_outcomes + 8 * (3 + NUM_ACTIONS) * policy + 24)
-        # and the in-place sweeps' action values of a chunk
-        total = live * per_state + 2**22 + 8 * NUM_ACTIONS * min(_CHUNK, live)
+        total = live * per_state + 2**22
     else:
         widths, lengths, rows = stage_sizes(cells, ghosts)
         per_state = 8 + 8 * NUM_ACTIONS + 3 * 8 + 32 * policy

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from gridghost.core.rules import NUM_ACTIONS, Side
-from gridghost.planning.budget import _CHUNK
 from gridghost.planning.model import TurnModel, by_outcome
 
 _MAXIMISE, _MINIMISE = "max", "min"
@@ -20,6 +19,9 @@ _MAXIMISE, _MINIMISE = "max", "min"
 Rule = Any
 
 
+#: How many live states a :class:`JointTurn` sweeps at a time: its scratch rows stay in the
+#: processor's cache, and no array the size of the model is made during a sweep.
+_CHUNK = 2**14
 
 
 class JointTurn:
