@@ -63,14 +63,14 @@ class JointTurn:
         for start, stop in self.chunks:
             self._agent(out[:, start:stop], start, stop)
 
-    def relax(self, values: np.ndarray, gamma: float, agent: Rule) -> float:
+    def relax(self, values: np.ndarray, gamma: float, agent: str) -> float:
         """One Gauss-Seidel sweep of full turns, in place: agent cell by agent cell (in
-        :meth:`cell_order`, backwards every other sweep), the new values of its live states (by
-        the agent's ``agent`` rule) are written into ``values`` (``[num_live + 1]``, the sink last
-        and 0) and their ghosts-to-move values into :attr:`between` before the next cell is
-        swept, so that a sweep carries values along the agent's paths across the whole map (a
-        Jacobi sweep moves them one turn). The first sweep fills :attr:`between` first. Returns
-        the largest change of a value."""
+        :meth:`cell_order`, backwards every other sweep), the new values of its live states (the
+        agent's best action by ``agent``, ``"max"`` or ``"min"``) are written into ``values``
+        (``[num_live + 1]``, the sink last and 0) and their ghosts-to-move values into
+        :attr:`between` before the next cell is swept, so that a sweep carries values along the
+        agent's paths across the whole map (a Jacobi sweep moves them one turn). The first sweep
+        fills :attr:`between` first. Returns the largest change of a value."""
         if self.relaxed == 0:
             for start, stop in self.chunks:
                 self._ghosts(values, gamma, self.ghost, start, stop)
@@ -81,10 +81,7 @@ class JointTurn:
         for start, stop in order if self.relaxed % 2 else reversed(order):
             into, new = q[:, : stop - start], self.reward[: stop - start]
             self._agent(into, start, stop)
-            if isinstance(agent, str):
-                (np.maximum if agent == _MAXIMISE else np.minimum).reduce(into, out=new)
-            else:
-                np.einsum("al,al->l", into, agent[:, start:stop], out=new)
+            (np.maximum if agent == _MAXIMISE else np.minimum).reduce(into, out=new)
             old = values[start:stop]
             largest = max(largest, float(np.abs(old - new).max(initial=0.0)))
             old[...] = new
@@ -223,10 +220,10 @@ class FixedTurn:
 #: more than this in a sweep: the best moves have mostly settled, and the slow tail of the sweeps
 #: (games that go on for many turns) is left to the solve.
 _SOLVE_AT = 1e-3
-#: One ghost's sweeps without a horizon start with in-place sweeps (:meth:`JointTurn.relax`) on
-#: maps of at least this many cells: each carries values across the map, in about half the sweeps
-#: of a 48 x 48 map's, but costs 1.7 times a sweep there (a step per agent cell), and 2.2 times
-#: on a 32 x 32 map, where propagation is not what the sweeps wait for.
+#: The one-ghost game's sweeps without a horizon start with in-place sweeps
+#: (:meth:`JointTurn.relax`) on maps of at least this many cells: each carries values across the
+#: map, in about half the sweeps of a 48 x 48 map's, but costs 1.7 times a sweep there (a step per
+#: agent cell), and 2.2 times on a 32 x 32 map, where propagation is not what the sweeps wait for.
 _RELAX_FROM = 2048
 #: In-place sweeps hand over to a linear solve once no value changes by more than this: they
 #: settle the best moves sooner than plain sweeps (452 passes in all on the 64 x 64 game where
