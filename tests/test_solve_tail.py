@@ -14,9 +14,10 @@ import pytest
 import gridghost.planning.iteration as iteration
 from gridghost.core.game import Game
 from gridghost.core.layout import CLASSIC, Layout
-from gridghost.core.rules import Side
-from gridghost.core.slip import LongitudinalSlip
+from gridghost.core.rules import Rewards, Side
+from gridghost.core.slip import LongitudinalSlip, NoSlip, PerpendicularSlip
 from gridghost.planning import TurnModel, clear_caches, solve_agent, solve_game, solve_ghost
+from gridghost.planning.joint import JointTurn
 from gridghost.planning.model import model_bytes
 
 SLIP = LongitudinalSlip(0.2)
@@ -83,6 +84,67 @@ def test_each_side_against_a_fixed_policy_has_the_values_of_a_plain_value_iterat
     values, _, ghost_q = plain_iteration(ghost.model, ghost._agent, "max", Side.GHOST)
     assert np.abs(ghost.model.expand(values[:-1]) - ghost.values).max() <= 1e-9
     assert np.array_equal(ghost._ghost_actions, lowest_best(ghost_q, True))
+
+
+def several_goals(size: int = 9, seed: int = 3) -> Layout:
+    """A walled map with goals in three corners."""
+    rng = np.random.default_rng(seed)
+    while True:
+        try:
+            return Layout(colours=rng.integers(0, 3, (size, size)), goals=[(size - 1, 0), (size - 1, size - 1), (0, 0)],
+                          agent_start=(0, size // 2), ghost_start=(size - 1, size // 2),
+                          walls_horizontal=rng.random((size - 1, size)) < 0.2,
+                          walls_vertical=rng.random((size, size - 1)) < 0.2)
+        except ValueError:  # something unreachable: draw again
+            continue
+
+
+RELAXED = {"classic": (CLASSIC, SLIP, None), "12x12": (MAPS["12x12"], PerpendicularSlip(0.3), None),
+           "several goals": (several_goals(), SLIP, Rewards(step=-2.0, goal=30.0)),
+           "no slip": (MAPS["8x8"], NoSlip(), None)}
+
+
+@pytest.mark.parametrize("name", list(RELAXED))
+def test_in_place_sweeps_and_short_solves_reach_a_plain_value_iterations_game(name: str, monkeypatch) -> None:
+    """The game's solves on large maps start with in-place sweeps, agent cell by agent cell, and aim
+    their linear solves short of the end: made on small maps here, the game ends at a plain value
+    iteration's values and moves; a fixed side's solves keep to the plain sweeps."""
+    layout, slip, rewards = RELAXED[name]
+    monkeypatch.setattr(iteration, "_RELAX_FROM", 0)
+    monkeypatch.setattr(iteration, "_SHALLOW_FROM", 0)
+    relaxed = []
+    relax = JointTurn.relax
+    monkeypatch.setattr(JointTurn, "relax", lambda turn, *args: relaxed.append(1) or relax(turn, *args))
+    clear_caches()
+    game = solve_game(layout, slip, rewards)
+    assert relaxed and game.residual <= 1e-10
+    values, agent_q, ghost_q = plain_iteration(game.model, "max", "min", Side.AGENT)
+    assert np.abs(game.model.expand(values[:-1]) - game.values).max() <= 1e-9
+    assert np.array_equal(game.agent_policy, game.model.expand(lowest_best(agent_q, True), fill=-1))
+    assert np.array_equal(game._ghost_actions, lowest_best(ghost_q, False))
+    relaxed.clear()
+    solve_agent(layout, slip, ghost="chase", rewards=rewards)
+    solve_ghost(layout, slip, agent="random", rewards=rewards)
+    assert not relaxed
+
+
+def test_in_place_sweeps_go_agent_cell_by_agent_cell_from_the_goals() -> None:
+    """The order of the in-place sweeps: every live state once, each agent cell's states together,
+    the cells by their fewest moves to a goal, counted here by a walk of the map's moves."""
+    layout = several_goals()
+    model = TurnModel(Game(layout, SLIP))
+    order = JointTurn(model, Side.AGENT, "min").cell_order()
+    covered = np.concatenate([np.arange(start, stop) for start, stop in order])
+    assert np.array_equal(np.sort(covered), np.arange(model.num_live))
+    game, cells = model.game, model.game.num_cells
+    steps = {int(cell): 0 for cell in np.flatnonzero(game.goals)}
+    for depth in range(1, cells):
+        frontier = [cell for cell in range(cells) if cell not in steps
+                    and any(steps.get(int(game.moves[cell, action])) == depth - 1 for action in range(4))]
+        steps.update((cell, depth) for cell in frontier)
+    firsts = [int(model.agents[start]) for start, _ in order]
+    assert all(len(set(model.agents[start:stop].tolist())) == 1 for start, stop in order)
+    assert [steps.get(cell, cells) for cell in firsts] == sorted(steps.get(cell, cells) for cell in firsts)
 
 
 def test_the_values_do_not_depend_on_the_linear_solves(monkeypatch) -> None:

@@ -18,7 +18,20 @@ from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
 from gridghost.planning.budget import stage_sizes
-from gridghost.planning.joint import _CHUNK, _FLOOR, _MAXIMISE, _MINIMISE, _SOLVE_AT, FixedTurn, JointTurn, _evaluate
+from gridghost.planning.joint import (
+    _CHUNK,
+    _FLOOR,
+    _MAXIMISE,
+    _MINIMISE,
+    _RELAX_FROM,
+    _RELAXED_TO,
+    _SHALLOW_FROM,
+    _SOLVE_AT,
+    _SOLVE_DEPTH,
+    FixedTurn,
+    JointTurn,
+    _evaluate,
+)
 from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
@@ -200,9 +213,14 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     Without a horizon and with ``gamma < 1``, one ghost's sweeps (a :class:`JointTurn`) hand over
     to a linear solve once no value changes by more than :data:`_SOLVE_AT`: each deciding side's
     best moves are fixed (:class:`FixedTurn`) and their values solved (:func:`_evaluate`); the
-    sweeps then go on from there to the same stopping test, so the values are value iteration's
-    fixed point either way, only reached in fewer passes and closer. The passes of the solves
-    are counted with the sweeps.
+    sweeps then go on from there to the same stopping test, solving again once much closer, so
+    the values are value iteration's fixed point either way, only reached in fewer passes and
+    closer. In the game (both sides decide) on maps of :data:`_SHALLOW_FROM` cells or more, each
+    solve aims :data:`_SOLVE_DEPTH` below the last change and is made again after each sweep that
+    halves the change; on maps of :data:`_RELAX_FROM` cells or more, the sweeps before the first
+    solve are made in place (:meth:`JointTurn.relax`), until none changes a value by more than
+    :data:`_RELAXED_TO`. The passes of the solves and the in-place sweeps are counted
+    with the sweeps.
 
     Args:
         model: the game.
@@ -217,7 +235,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         + 1]``, the sink last), the agent's action values ``[4, num_live]`` from the last sweep
         (their best is the values) and the values that sweep read (the ghosts' action values
         are :meth:`~gridghost.planning.model.TurnModel.ghost_q` of them), the passes over the
-        states (sweeps and the solves' passes) and the last sweep's largest change.
+        states (sweeps, in-place sweeps and the solves' passes) and the last sweep's largest change.
 
     Raises:
         ValueError: ``gamma=1`` without a horizon where the game may never end.
@@ -241,7 +259,22 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     # without a horizon, the slow tail is left to linear solves of the best moves (one JointTurn)
     solve_at = _SOLVE_AT if horizon is None and gamma < 1.0 and isinstance(stages, JointTurn) else -1.0
     passes = 0
+    # the game of one ghost on a large map (both sides decide): in-place sweeps first, then solves
+    # aimed short and repeated while the best moves change (against a fixed side, measured on a
+    # 48x48 map, both took more passes than the solves to the end)
+    game = solve_at > 0.0 and model.ghosts == 1 and isinstance(agent, str) and isinstance(ghost, str)
+    shallow = game and model.game.num_cells >= _SHALLOW_FROM
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
+        if game and model.game.num_cells >= _RELAX_FROM:
+            # on a large map, in-place sweeps carry the values across it first (a Jacobi sweep
+            # moves them one turn); the first sweep after them hands over to a solve
+            assert isinstance(stages, JointTurn)
+            while passes < MAX_ITERATIONS and residual > max(_RELAXED_TO, tol):
+                residual = stages.relax(values, gamma, agent)
+                passes += 1
+                if progress_bar:
+                    bar.count(residual)
+            solve_at = float("inf")
         for sweep in range(1, sweeps + 1):
             stages.turn(values, gamma, ghost, out=agent_q)
             values, read = read, values
@@ -255,7 +288,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                 fixed = FixedTurn(stages, agent, read, agent_q, gamma)  # type: ignore[arg-type]
                 # the last sweep's action values and the values it read are free until the next
                 work = [np.empty(sink), read[:sink], *agent_q, np.empty(sink)]
-                solved, made = _evaluate(fixed, values, max(tol * (1.0 - gamma), _FLOOR), work)
+                target = max(tol * (1.0 - gamma), _FLOOR, residual * _SOLVE_DEPTH if shallow else 0.0)
+                solved, made = _evaluate(fixed, values, target, work)
                 del fixed, work
                 passes += made
                 if progress_bar:  # the solve's passes, counted as sweeps are
@@ -263,7 +297,9 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                     bar.bar.update(made)
                 if solved is not None:
                     values[:sink] = solved
-                solve_at = residual / 100  # another solve only once the sweeps got much closer
+                # another solve once the sweeps got much closer, or with shallow solves after the
+                # next sweep if it gets closer by half (the best moves may have changed)
+                solve_at = residual / (2 if shallow and solved is not None else 100)
     if horizon is None and residual > tol:
         raise RuntimeError(
             f"value iteration did not reach tol={tol:g} in {MAX_ITERATIONS} sweeps (last change {residual:.3g}); "

@@ -67,7 +67,8 @@ class _Solution:
         gamma, tol, horizon: the settings.
         sweeps: the passes over the states made: value iteration's sweeps, and without a horizon
             (one ghost, ``gamma < 1``) the passes of the linear solves that finish them (each
-            about a third of a sweep; see :func:`~gridghost.planning.iteration._iterate`).
+            about a third of a sweep) and, in the game on maps of 2,048 cells or more, the
+            in-place sweeps that start them (see :func:`~gridghost.planning.iteration._iterate`).
         residual: the largest change of a value in the last sweep.
     """
 
