@@ -31,6 +31,7 @@ from gridghost.planning.joint import (
     FixedTurn,
     JointTurn,
     _evaluate,
+    _reduce,
 )
 from gridghost.planning.model import TurnModel, by_outcome, multisets
 
@@ -150,13 +151,6 @@ class TeamStages:
 #: for the ghosts in the zero-sum game (``"min"``), or follow fixed probabilities ``[actions,
 #: num_live]`` (the ghosts' actions are their ``4 ** k`` joint actions).
 Rule = Any
-
-
-def _reduce(q: np.ndarray, rule: Rule, out: np.ndarray | None = None) -> np.ndarray:
-    """``q`` (``[4, num_live]``) reduced over actions by ``rule`` (into ``out`` if given)."""
-    if isinstance(rule, str):
-        return (np.maximum if rule == _MAXIMISE else np.minimum).reduce(q, out=out)
-    return np.einsum("al,al->l", q, rule, out=out)
 
 
 def greedy(q: np.ndarray, rule: str = _MAXIMISE) -> np.ndarray:

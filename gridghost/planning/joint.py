@@ -24,6 +24,13 @@ Rule = Any
 _CHUNK = 2**14
 
 
+def _reduce(q: np.ndarray, rule: Rule, out: np.ndarray | None = None) -> np.ndarray:
+    """``q`` (``[4, num_live]``) reduced over actions by ``rule`` (into ``out`` if given)."""
+    if isinstance(rule, str):
+        return (np.maximum if rule == _MAXIMISE else np.minimum).reduce(q, out=out)
+    return np.einsum("al,al->l", q, rule, out=out)
+
+
 class JointTurn:
     """A full turn over the :class:`~gridghost.planning.model.TurnModel`'s tables (the ghosts'
     joint moves and the agent's half-turns), swept a chunk of live states at a time into buffers
@@ -81,7 +88,7 @@ class JointTurn:
         for start, stop in order if self.relaxed % 2 else reversed(order):
             into, new = q[:, : stop - start], self.reward[: stop - start]
             self._agent(into, start, stop)
-            (np.maximum if agent == _MAXIMISE else np.minimum).reduce(into, out=new)
+            _reduce(into, agent, out=new)
             old = values[start:stop]
             largest = max(largest, float(np.abs(old - new).max(initial=0.0)))
             old[...] = new
