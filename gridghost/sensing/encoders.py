@@ -136,12 +136,7 @@ class DictObservations(Observations):
         if not index and len(pairs) > 1 and (self._step_count is not None or self._belief is not None):
             for name in pairs[0][1:]:  # a team's agent lists its ghosts after these, as it always has
                 observation[name] = observation.pop(name)
-        key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
-        for other, relative, far in self._further[index]:
-            other_cell = cells[other]
-            observation[relative] = offset[key[other_cell] - base].copy()
-            observation[far] = distance[other_cell]
-        return observation
+        return self._add_others(observation, cells, me, self._further[index])
 
     def _team_view(self, index: int, state: Any) -> dict[str, Any]:
         """:meth:`_observe` of a team without a step count or a belief map: the same dict, filled
@@ -150,8 +145,15 @@ class DictObservations(Observations):
         me = cells[index]
         observation = self._team_keys[index].copy()
         observation["current_cell"], observation["neighbors"] = self._surroundings(me, index)
+        return self._add_others(observation, cells, me, self._pairs[index])
+
+    def _add_others(self, observation: dict[str, Any], cells: tuple[int, ...], me: int,
+                    pairs: tuple[tuple[int, str, str], ...]) -> dict[str, Any]:
+        """``observation`` with, for each ``(other, relative key, distance key)`` of ``pairs``, that
+        other's offset from cell ``me`` (a fresh array) and its distance (``cells``: the agent's,
+        then the ghosts')."""
         key, offset, distance, base = self._key, self._offset, self._distance[me], self._key[me] - self._centre
-        for other, relative, far in self._pairs[index]:
+        for other, relative, far in pairs:
             other_cell = cells[other]
             observation[relative] = offset[key[other_cell] - base].copy()
             observation[far] = distance[other_cell]
