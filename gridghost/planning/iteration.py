@@ -17,6 +17,7 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.planning import compiled
 from gridghost.planning.budget import stage_sizes
 from gridghost.planning.joint import (
     _CHUNK,
@@ -32,11 +33,28 @@ from gridghost.planning.joint import (
     JointTurn,
     _evaluate,
     _reduce,
+    cells_by_distance,
 )
 from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
+#: Where numba can be imported (the ``fast`` extra), the one-ghost game on maps of at least this
+#: many cells is swept compiled (:class:`~gridghost.planning.compiled.CompiledTurn`), in place
+#: until no value changes by more than ``tol`` times :data:`_RELAX_PAST`, then plainly until no
+#: value changes by more than ``tol``; smaller maps keep the NumPy sweeps and solves.
+_COMPILED_FROM = _RELAX_FROM
+_RELAX_PAST = 0.1
+
+
+def _compiled(model: TurnModel, side: Side, agent: Rule, ghost: Rule, horizon: int | None,
+              gamma: float) -> compiled.CompiledTurn | None:
+    """The compiled sweeps of the game where they apply (see :data:`_COMPILED_FROM`), else ``None``."""
+    if (horizon is not None or gamma >= 1.0 or not isinstance(agent, str) or not isinstance(ghost, str)
+            or agent != _MAXIMISE or ghost != _MINIMISE or model.game.num_cells < _COMPILED_FROM
+            or not compiled.CompiledTurn.fits(model) or not compiled.available()):
+        return None
+    return compiled.CompiledTurn(model, side)
 
 #: A horizon's outcome probabilities are final once a turn changes none by more than this.
 _SETTLED = 1e-15
@@ -244,8 +262,10 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         # ends is worth c / (1 - gamma): starting there, states that never end are exact from the
         # first sweep, and the sweeps needed depend on how fast games end, not on gamma alone.
         values[:sink] = model.continuing_reward(side) / (1.0 - gamma)
-    stages: TeamStages | JointTurn = (TeamStages(model, side) if model.symmetric and isinstance(ghost, str)
-                                      else JointTurn(model, side, ghost))
+    kernel = _compiled(model, side, agent, ghost, horizon, gamma)
+    stages: TeamStages | JointTurn | None = (None if kernel is not None
+                                             else TeamStages(model, side) if model.symmetric and isinstance(ghost, str)
+                                             else JointTurn(model, side, ghost))
     agent_q = np.empty((NUM_ACTIONS, sink))
     change = np.empty(max(1, min(_CHUNK, sink)))
     residual = float("inf")
@@ -259,7 +279,25 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     game = solve_at > 0.0 and model.ghosts == 1 and isinstance(agent, str) and isinstance(ghost, str)
     shallow = game and model.game.num_cells >= _SHALLOW_FROM
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
-        if game and model.game.num_cells >= _RELAX_FROM:
+        if kernel is not None:
+            # compiled in-place sweeps to the tolerance (about 0.2 of a NumPy sweep each), then
+            # plain ones until one is within it: value iteration's values and its last sweep
+            order = cells_by_distance(model.game)
+            order = np.ascontiguousarray(order[np.isin(order, kernel.rows)], dtype=np.int64)
+            while passes < MAX_ITERATIONS and residual > tol * _RELAX_PAST:
+                residual = kernel.relax(values, gamma, order if passes % 2 == 0 else order[::-1].copy())
+                passes += 1
+                if progress_bar:
+                    bar.count(residual)
+            sweep = 0
+            while sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
+                residual = kernel.sweep(values, read, gamma, agent_q)
+                values, read = read, values
+                sweep += 1
+                if progress_bar:
+                    bar.count(residual)
+            sweeps = 0  # the NumPy sweeps below are skipped
+        elif game and model.game.num_cells >= _RELAX_FROM:
             # on a large map, in-place sweeps carry the values across it first (a Jacobi sweep
             # moves them one turn); the first sweep after them hands over to a solve
             assert isinstance(stages, JointTurn)
@@ -270,6 +308,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                     bar.count(residual)
             solve_at = float("inf")
         for sweep in range(1, sweeps + 1):
+            assert stages is not None  # (the compiled sweeps make none of these)
             stages.turn(values, gamma, ghost, out=agent_q)
             values, read = read, values
             _reduce(agent_q, agent, out=values[:sink])
