@@ -280,22 +280,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     shallow = game and model.game.num_cells >= _SHALLOW_FROM
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         if kernel is not None:
-            # compiled in-place sweeps to the tolerance (about 0.2 of a NumPy sweep each), then
-            # plain ones until one is within it: value iteration's values and its last sweep
-            order = cells_by_distance(model.game)
-            order = np.ascontiguousarray(order[np.isin(order, kernel.rows)], dtype=np.int64)
-            while passes < MAX_ITERATIONS and residual > tol * _RELAX_PAST:
-                residual = kernel.relax(values, gamma, order if passes % 2 == 0 else order[::-1].copy())
-                passes += 1
-                if progress_bar:
-                    bar.count(residual)
-            sweep = 0
-            while sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
-                residual = kernel.sweep(values, read, gamma, agent_q)
-                values, read = read, values
-                sweep += 1
-                if progress_bar:
-                    bar.count(residual)
+            values, read, sweep, passes, residual = _compiled_sweeps(kernel, model, values, read, agent_q, gamma,
+                                                                     tol, bar if progress_bar else None)
             sweeps = 0  # the NumPy sweeps below are skipped
         elif game and model.game.num_cells >= _RELAX_FROM:
             # on a large map, in-place sweeps carry the values across it first (a Jacobi sweep
@@ -339,6 +325,32 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
             "raise tol or lower gamma"
         )
     return values, agent_q, read, sweep + passes, residual
+
+
+def _compiled_sweeps(kernel: compiled.CompiledTurn, model: TurnModel, values: np.ndarray, read: np.ndarray,
+                     agent_q: np.ndarray, gamma: float, tol: float,
+                     bar: Any) -> tuple[np.ndarray, np.ndarray, int, int, float]:
+    """The compiled game's sweeps from ``values``: in place (forwards and backwards in turn, the
+    cells by their fewest moves to a goal) until no value changes by more than ``tol`` times
+    :data:`_RELAX_PAST`, then plain ones until one changes none by more than ``tol``: value
+    iteration's values and its last sweep. Returns ``(values, read, sweeps, in-place sweeps,
+    residual)``, as :func:`_iterate` names them (``agent_q`` holds the last sweep's action values)."""
+    order = cells_by_distance(model.game)
+    order = np.ascontiguousarray(order[np.isin(order, kernel.rows)], dtype=np.int64)
+    backwards = np.ascontiguousarray(order[::-1])
+    passes, sweep, residual = 0, 0, float("inf")
+    while passes < MAX_ITERATIONS and residual > tol * _RELAX_PAST:
+        residual = kernel.relax(values, gamma, backwards if passes % 2 else order)
+        passes += 1
+        if bar is not None:
+            bar.count(residual)
+    while sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
+        residual = kernel.sweep(values, read, gamma, agent_q)
+        values, read = read, values
+        sweep += 1
+        if bar is not None:
+            bar.count(residual)
+    return values, read, sweep, passes, residual
 
 
 def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, event: Outcome,
