@@ -1,7 +1,8 @@
 """Run pygame headless in every test (and in the scripts the tests start, which inherit the
 environment): no display, no sound card, no greeting on stdout. Set before pygame is imported.
 No disk cache of solved levels either (GRIDGHOST_CACHE=off).
-The tests marked jax are deselected where jax cannot be imported (pytest_collection_modifyitems)."""
+The tests marked jax (compiled) are deselected where jax (numba) cannot be imported
+(pytest_collection_modifyitems)."""
 
 from __future__ import annotations
 
@@ -19,21 +20,27 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 # of the cache give it a temporary folder of their own.
 os.environ["GRIDGHOST_CACHE"] = "off"
 
-def _jax_importable() -> bool:
-    """Whether jax can be imported here (found without importing it, which takes seconds)."""
-    return importlib.util.find_spec("jax") is not None
+#: The markers of tests that need an optional extra, and the module each needs.
+_EXTRAS = {"jax": "jax", "compiled": "numba"}
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` can be imported here (found without importing it, which takes seconds)."""
+    return importlib.util.find_spec(module) is not None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect (not skip) the tests marked jax where jax cannot be imported, unless ``-m`` names
-    jax: then the default run holds the JAX engine's equality and conformance tests wherever the
+    """Deselect (not skip) the tests marked jax (or compiled) where jax (or numba) cannot be
+    imported, unless ``-m`` names the marker: then the default run holds those tests wherever the
     extra is installed, and the light run without it counts none of them."""
-    if _jax_importable() or "jax" in (config.getoption("markexpr") or ""):
-        return
-    deselected = [item for item in items if item.get_closest_marker("jax") is not None]
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if item.get_closest_marker("jax") is None]
+    wanted = config.getoption("markexpr") or ""
+    for marker, module in _EXTRAS.items():
+        if _importable(module) or marker in wanted:
+            continue
+        deselected = [item for item in items if item.get_closest_marker(marker) is not None]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [item for item in items if item.get_closest_marker(marker) is None]
 
 
 class _UnpacedClock:

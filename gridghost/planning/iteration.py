@@ -17,6 +17,7 @@ from gridghost.core import halfturn
 from gridghost.core.checks import check_flag, check_limit, check_number
 from gridghost.core.progress import sweep_bar
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Side
+from gridghost.planning import compiled
 from gridghost.planning.budget import stage_sizes
 from gridghost.planning.joint import (
     _CHUNK,
@@ -32,11 +33,28 @@ from gridghost.planning.joint import (
     JointTurn,
     _evaluate,
     _reduce,
+    cells_by_distance,
 )
 from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
+#: Where numba can be imported (the ``fast`` extra), the one-ghost game on maps of at least this
+#: many cells is swept compiled (:class:`~gridghost.planning.compiled.CompiledTurn`), in place
+#: until no value changes by more than ``tol`` times :data:`_RELAX_PAST`, then plainly until no
+#: value changes by more than ``tol``; smaller maps keep the NumPy sweeps and solves.
+_COMPILED_FROM = _RELAX_FROM
+_RELAX_PAST = 0.1
+
+
+def _compiled(model: TurnModel, side: Side, agent: Rule, ghost: Rule, horizon: int | None,
+              gamma: float) -> compiled.CompiledTurn | None:
+    """The compiled sweeps of the game where they apply (see :data:`_COMPILED_FROM`), else ``None``."""
+    if (horizon is not None or gamma >= 1.0 or not isinstance(agent, str) or not isinstance(ghost, str)
+            or agent != _MAXIMISE or ghost != _MINIMISE or model.game.num_cells < _COMPILED_FROM
+            or not compiled.CompiledTurn.fits(model) or not compiled.available()):
+        return None
+    return compiled.CompiledTurn(model, side)
 
 #: A horizon's outcome probabilities are final once a turn changes none by more than this.
 _SETTLED = 1e-15
@@ -244,8 +262,10 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
         # ends is worth c / (1 - gamma): starting there, states that never end are exact from the
         # first sweep, and the sweeps needed depend on how fast games end, not on gamma alone.
         values[:sink] = model.continuing_reward(side) / (1.0 - gamma)
-    stages: TeamStages | JointTurn = (TeamStages(model, side) if model.symmetric and isinstance(ghost, str)
-                                      else JointTurn(model, side, ghost))
+    kernel = _compiled(model, side, agent, ghost, horizon, gamma)
+    stages: TeamStages | JointTurn | None = (None if kernel is not None
+                                             else TeamStages(model, side) if model.symmetric and isinstance(ghost, str)
+                                             else JointTurn(model, side, ghost))
     agent_q = np.empty((NUM_ACTIONS, sink))
     change = np.empty(max(1, min(_CHUNK, sink)))
     residual = float("inf")
@@ -259,7 +279,11 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     game = solve_at > 0.0 and model.ghosts == 1 and isinstance(agent, str) and isinstance(ghost, str)
     shallow = game and model.game.num_cells >= _SHALLOW_FROM
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
-        if game and model.game.num_cells >= _RELAX_FROM:
+        if kernel is not None:
+            values, read, sweep, passes, residual = _compiled_sweeps(kernel, model, values, read, agent_q, gamma,
+                                                                     tol, bar if progress_bar else None)
+            sweeps = 0  # the NumPy sweeps below are skipped
+        elif game and model.game.num_cells >= _RELAX_FROM:
             # on a large map, in-place sweeps carry the values across it first (a Jacobi sweep
             # moves them one turn); the first sweep after them hands over to a solve
             assert isinstance(stages, JointTurn)
@@ -270,6 +294,7 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
                     bar.count(residual)
             solve_at = float("inf")
         for sweep in range(1, sweeps + 1):
+            assert stages is not None  # (the compiled sweeps make none of these)
             stages.turn(values, gamma, ghost, out=agent_q)
             values, read = read, values
             _reduce(agent_q, agent, out=values[:sink])
@@ -300,6 +325,32 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
             "raise tol or lower gamma"
         )
     return values, agent_q, read, sweep + passes, residual
+
+
+def _compiled_sweeps(kernel: compiled.CompiledTurn, model: TurnModel, values: np.ndarray, read: np.ndarray,
+                     agent_q: np.ndarray, gamma: float, tol: float,
+                     bar: Any) -> tuple[np.ndarray, np.ndarray, int, int, float]:
+    """The compiled game's sweeps from ``values``: in place (forwards and backwards in turn, the
+    cells by their fewest moves to a goal) until no value changes by more than ``tol`` times
+    :data:`_RELAX_PAST`, then plain ones until one changes none by more than ``tol``: value
+    iteration's values and its last sweep. Returns ``(values, read, sweeps, in-place sweeps,
+    residual)``, as :func:`_iterate` names them (``agent_q`` holds the last sweep's action values)."""
+    order = cells_by_distance(model.game)
+    order = np.ascontiguousarray(order[np.isin(order, kernel.rows)], dtype=np.int64)
+    backwards = np.ascontiguousarray(order[::-1])
+    passes, sweep, residual = 0, 0, float("inf")
+    while passes < MAX_ITERATIONS and residual > tol * _RELAX_PAST:
+        residual = kernel.relax(values, gamma, backwards if passes % 2 else order)
+        passes += 1
+        if bar is not None:
+            bar.count(residual)
+    while sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
+        residual = kernel.sweep(values, read, gamma, agent_q)
+        values, read = read, values
+        sweep += 1
+        if bar is not None:
+            bar.count(residual)
+    return values, read, sweep, passes, residual
 
 
 def _outcome_within(model: TurnModel, agent: np.ndarray, ghost: np.ndarray, event: Outcome,

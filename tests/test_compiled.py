@@ -1,0 +1,88 @@
+"""The one-ghost game's compiled sweeps (gridghost.planning.compiled, the fast extra) against
+JointTurn's NumPy sweeps, bit for bit, and the game they solve against a plain value iteration;
+and where they apply."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_solve_tail import RELAXED, lowest_best, plain_iteration
+
+import gridghost.planning.iteration as iteration
+from gridghost.core.game import Game
+from gridghost.core.layout import Layout
+from gridghost.core.rules import Rewards, Side
+from gridghost.core.slip import LongitudinalSlip
+from gridghost.planning import TurnModel, clear_caches, compiled, solve_agent, solve_game
+from gridghost.planning.joint import JointTurn
+
+#: The maps of the in-place sweeps' tests, and one whose ghost can stand on a goal next to the
+#: agent (the agent's move there is a catch, not a goal) with rewards of every sign.
+MAPS = {**RELAXED, "ghost on a goal": (Layout.generate(6, 6, seed=4), LongitudinalSlip(0.3),
+                                       Rewards(step=0.5, goal=-3.0, caught=7.0))}
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("name", list(MAPS))
+@pytest.mark.parametrize("side", [Side.AGENT, Side.GHOST])
+def test_a_compiled_sweep_is_the_numpy_sweep_bit_for_bit(name: str, side: Side) -> None:
+    layout, slip, rewards = MAPS[name]
+    model = TurnModel(Game(layout, slip, rewards=rewards) if rewards is not None else Game(layout, slip))
+    numpy_turn, kernel = JointTurn(model, side, "min"), compiled.CompiledTurn(model, side)
+    rng = np.random.default_rng(0)
+    values = np.zeros(model.num_live + 1)
+    values[:-1] = rng.normal(0.0, 20.0, model.num_live)  # any values: every state's arithmetic counts
+    expected_q = np.empty((4, model.num_live))
+    numpy_turn.turn(values, 0.9, "min", out=expected_q)
+    q, out = np.empty((4, model.num_live)), np.zeros(model.num_live + 1)
+    change = kernel.sweep(values, out, 0.9, q)
+    assert np.array_equal(q, expected_q)
+    assert np.array_equal(out[:-1], expected_q.max(axis=0)) and out[-1] == 0.0
+    assert change == np.abs(out[:-1] - values[:-1]).max()
+    # in place, in order: each row from the rows before it (a NumPy JointTurn.relax in the same order)
+    order = np.ascontiguousarray(kernel.rows[::-1])
+    relaxed = values.copy()
+    kernel.relax(relaxed, 0.9, order)
+    reference = values.copy()
+    numpy_turn.relaxed = 0
+    numpy_turn._order = [(int(kernel.rowstart[c]), int(kernel.rowstart[c]) + model.game.num_cells - 1) for c in order]
+    numpy_turn.relax(reference, 0.9, "max")
+    assert np.array_equal(relaxed, reference)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("name", list(MAPS))
+def test_the_compiled_game_has_a_plain_value_iterations_values_and_moves(name: str, monkeypatch) -> None:
+    layout, slip, rewards = MAPS[name]
+    monkeypatch.setattr(iteration, "_COMPILED_FROM", 0)
+    made = []
+    sweep = compiled.CompiledTurn.sweep
+    monkeypatch.setattr(compiled.CompiledTurn, "sweep", lambda turn, *args: made.append(1) or sweep(turn, *args))
+    clear_caches()
+    game = solve_game(layout, slip, rewards)
+    assert made and game.residual <= 1e-10
+    values, agent_q, ghost_q = plain_iteration(game.model, "max", "min", Side.AGENT)
+    assert np.abs(game.model.expand(values[:-1]) - game.values).max() <= 1e-9
+    assert np.array_equal(game.agent_policy, game.model.expand(lowest_best(agent_q, True), fill=-1))
+    assert np.array_equal(game._ghost_actions, lowest_best(ghost_q, False))
+    made.clear()
+    solve_agent(layout, slip, ghost="chase", rewards=rewards)  # a fixed side keeps the NumPy sweeps
+    assert not made
+
+
+def test_the_numpy_sweeps_serve_where_numba_is_missing_or_the_game_does_not_fit(monkeypatch) -> None:
+    layout, slip, _ = MAPS["classic"]
+    model = TurnModel(Game(layout, slip))
+    monkeypatch.setattr(iteration, "_COMPILED_FROM", 0)
+    monkeypatch.setattr(compiled, "available", lambda: False)
+    assert iteration._compiled(model, Side.AGENT, "max", "min", None, 0.99) is None
+    monkeypatch.setattr(compiled, "available", lambda: True)
+    assert iteration._compiled(model, Side.AGENT, "max", "min", 10, 0.99) is None  # a horizon
+    assert iteration._compiled(model, Side.AGENT, "max", "min", None, 1.0) is None  # no discount
+    assert iteration._compiled(model, Side.AGENT, "max", np.ones((4, model.num_live)), None, 0.99) is None
+    monkeypatch.setattr(iteration, "_COMPILED_FROM", model.game.num_cells + 1)
+    assert iteration._compiled(model, Side.AGENT, "max", "min", None, 0.99) is None  # a small map
+    team = TurnModel(Game(Layout.generate(5, 5, seed=1, ghosts=2), slip, ghosts=2))
+    assert not compiled.CompiledTurn.fits(team)
+    with pytest.raises(ValueError, match="model: one ghost"):
+        compiled.CompiledTurn(team, Side.AGENT)
