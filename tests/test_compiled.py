@@ -4,16 +4,21 @@ and where they apply."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
-from test_solve_tail import RELAXED, lowest_best, plain_iteration
+from test_solve_tail import PEAK, RELAXED, lowest_best, plain_iteration
 
 import gridghost.planning.iteration as iteration
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Rewards, Side
 from gridghost.core.slip import LongitudinalSlip
-from gridghost.planning import TurnModel, clear_caches, compiled, solve_agent, solve_game
+from gridghost.planning import TurnModel, budget, clear_caches, compiled, solve_agent, solve_game
+from gridghost.planning.budget import model_bytes
 from gridghost.planning.joint import JointTurn
 
 #: The maps of the in-place sweeps' tests, and one whose ghost can stand on a goal next to the
@@ -54,7 +59,7 @@ def test_a_compiled_sweep_is_the_numpy_sweep_bit_for_bit(name: str, side: Side) 
 @pytest.mark.parametrize("name", list(MAPS))
 def test_the_compiled_game_has_a_plain_value_iterations_values_and_moves(name: str, monkeypatch) -> None:
     layout, slip, rewards = MAPS[name]
-    monkeypatch.setattr(iteration, "_COMPILED_FROM", 0)
+    monkeypatch.setattr(compiled, "FROM_CELLS", 0)
     made = []
     sweep = compiled.CompiledTurn.sweep
     monkeypatch.setattr(compiled.CompiledTurn, "sweep", lambda turn, *args: made.append(1) or sweep(turn, *args))
@@ -73,16 +78,34 @@ def test_the_compiled_game_has_a_plain_value_iterations_values_and_moves(name: s
 def test_the_numpy_sweeps_serve_where_numba_is_missing_or_the_game_does_not_fit(monkeypatch) -> None:
     layout, slip, _ = MAPS["classic"]
     model = TurnModel(Game(layout, slip))
-    monkeypatch.setattr(iteration, "_COMPILED_FROM", 0)
+    monkeypatch.setattr(compiled, "FROM_CELLS", 0)
     monkeypatch.setattr(compiled, "available", lambda: False)
     assert iteration._compiled(model, Side.AGENT, "max", "min", None, 0.99) is None
     monkeypatch.setattr(compiled, "available", lambda: True)
     assert iteration._compiled(model, Side.AGENT, "max", "min", 10, 0.99) is None  # a horizon
     assert iteration._compiled(model, Side.AGENT, "max", "min", None, 1.0) is None  # no discount
     assert iteration._compiled(model, Side.AGENT, "max", np.ones((4, model.num_live)), None, 0.99) is None
-    monkeypatch.setattr(iteration, "_COMPILED_FROM", model.game.num_cells + 1)
+    monkeypatch.setattr(compiled, "FROM_CELLS", model.game.num_cells + 1)
     assert iteration._compiled(model, Side.AGENT, "max", "min", None, 0.99) is None  # a small map
     team = TurnModel(Game(Layout.generate(5, 5, seed=1, ghosts=2), slip, ghosts=2))
     assert not compiled.CompiledTurn.fits(team)
     with pytest.raises(ValueError, match="model: one ghost"):
         compiled.CompiledTurn(team, Side.AGENT)
+
+
+@pytest.mark.compiled
+def test_the_compiled_memory_estimate_is_never_below_a_solves_arrays() -> None:
+    """The compiled game's estimate less its fixed part (numba and the loops, loaded by a first
+    solve before counting), against the most a fresh process's arrays took at once during the
+    solve (tracemalloc, which NumPy reports its arrays to); the model's tables are never built."""
+    warm = ("from gridghost.planning import clear_caches, compiled\ncompiled.FROM_CELLS = 0\n"
+            "solve_game(Layout.generate(5, 5, seed=1), LongitudinalSlip(0.2))  # numba and the loops loaded\n"
+            "clear_caches()\ntracemalloc.start()")
+    solve = "solve_game(layout, LongitudinalSlip(0.2))"
+    script = PEAK.format(size=24, solve=solve).replace("tracemalloc.start()", warm)
+    script += "assert 'agent_next' not in solution.model.__dict__ and solution.model._joint_tables is None\n"
+    done = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
+    peak = json.loads(done.stdout.strip().splitlines()[-1])
+    layout = Layout.generate(24, 24, seed=0)
+    estimate = model_bytes(24 * 24, len(layout.goals), 1, compiled=True) - budget._COMPILED_FIXED
+    assert peak <= estimate <= 1.25 * peak

@@ -39,20 +39,17 @@ from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
-#: Where numba can be imported (the ``fast`` extra), the one-ghost game on maps of at least this
-#: many cells is swept compiled (:class:`~gridghost.planning.compiled.CompiledTurn`), in place
-#: until no value changes by more than ``tol`` times :data:`_RELAX_PAST`, then plainly until no
-#: value changes by more than ``tol``; smaller maps keep the NumPy sweeps and solves.
-_COMPILED_FROM = _RELAX_FROM
+#: The compiled game's in-place sweeps (:func:`_compiled_sweeps`) go on until no value changes by
+#: more than ``tol`` times this, and plain sweeps then until none changes by more than ``tol``.
 _RELAX_PAST = 0.1
 
 
 def _compiled(model: TurnModel, side: Side, agent: Rule, ghost: Rule, horizon: int | None,
               gamma: float) -> compiled.CompiledTurn | None:
-    """The compiled sweeps of the game where they apply (see :data:`_COMPILED_FROM`), else ``None``."""
-    if (horizon is not None or gamma >= 1.0 or not isinstance(agent, str) or not isinstance(ghost, str)
-            or agent != _MAXIMISE or ghost != _MINIMISE or model.game.num_cells < _COMPILED_FROM
-            or not compiled.CompiledTurn.fits(model) or not compiled.available()):
+    """The compiled sweeps of the game where they apply (:func:`~gridghost.planning.compiled.applies`,
+    the agent maximising and the ghost minimising), else ``None``."""
+    if (not isinstance(agent, str) or not isinstance(ghost, str) or agent != _MAXIMISE or ghost != _MINIMISE
+            or not compiled.applies(model.game, gamma, horizon)):
         return None
     return compiled.CompiledTurn(model, side)
 

@@ -61,8 +61,10 @@ MAX_BYTES = 2**32
 CACHE_BYTES = 256 * 2**20
 
 
-def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True, policy: bool = False) -> int:
-    """Refuse a game whose solve would exceed the budget, before anything is allocated.
+def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True, policy: bool = False,
+                 compiled: bool = False) -> int:
+    """Refuse a game whose solve would exceed the budget, before anything is allocated (``compiled``:
+    a compiled one-ghost game, which reads no tables; see :func:`model_bytes`).
 
     Returns:
         The estimated bytes.
@@ -73,7 +75,7 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True,
     """
     budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
     k, cells, goals = game.ghosts, game.num_cells, int(np.count_nonzero(game.goals))
-    needed = model_bytes(cells, goals, k, symmetric, joint=joint, policy=policy)
+    needed = model_bytes(cells, goals, k, symmetric, joint=joint, policy=policy, compiled=compiled)
     if needed > budget:
         states = live_count(cells, goals, k, symmetric)
         raise ValueError(
@@ -105,6 +107,8 @@ class TurnModel:
             values do not change when the ghosts are permuted); no effect for one ghost.
         max_bytes: the memory budget in bytes (``None``: :data:`MAX_BYTES`), checked before
             anything is allocated.
+        tables: build one ghost's tables now (else when first read, each checking the budget;
+            the budget checked here is then a compiled solve's, which reads none of them).
 
     Attributes:
         game: the kernel; ``ghosts`` its number of ghosts ``k``, ``joints`` the team's joint
@@ -136,7 +140,7 @@ class TurnModel:
             states (one ghost), or needs more than ``max_bytes``.
     """
 
-    def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None) -> None:
+    def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None, tables: bool = True) -> None:
         check_instance(game, "game", Game)
         if not game.use_ghost:
             raise ValueError("the solver needs the ghost in the game (use_ghost=True)")
@@ -150,7 +154,7 @@ class TurnModel:
                 f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
                 f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 64 x 64 map)"
             )
-        check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
+        check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric, compiled=not tables)
         self.max_bytes = max_bytes
         self.agent_prob = np.zeros((NUM_ACTIONS, max(len(probabilities) for probabilities, _ in game.outcomes)))
         for action, (probabilities, _) in enumerate(game.outcomes):
@@ -164,12 +168,10 @@ class TurnModel:
         self.placements, self.num_live = len(self.multisets), int(np.count_nonzero(live))
         self.index = np.full(live.size, self.num_live, dtype=np.int64)
         self.index[live.ravel()] = np.arange(self.num_live)
-        if not self.symmetric:
+        if tables and not self.symmetric:
             self._agent_half()
-        self._joint_tables = None if self.symmetric else self._ghosts_half()
-        # the live states' cells were needed to build the tables: made again when next read
-        self.__dict__.pop("agents", None)
-        self.__dict__.pop("ghost_cells", None)
+        self._joint_tables = self._ghosts_half() if tables and not self.symmetric else None
+        self._forget_cells()
         self._stored: np.ndarray | None = None  # with symmetric, the stored state of every state
 
     def __getattr__(self, name: str) -> Any:
@@ -181,15 +183,26 @@ class TurnModel:
             self.states = self.code(self.agents, self.ghost_cells)
         elif name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
             check_budget(self.game, self.symmetric, self.max_bytes)
+            kept = "agents" in self.__dict__
             self._agent_half()
+            if not kept and not self.symmetric:
+                self._forget_cells()
         elif name in _JOINT:
             if self._joint_tables is None:
                 check_budget(self.game, self.symmetric, self.max_bytes)
+                kept = "agents" in self.__dict__
                 self._joint_tables = self._ghosts_half()
+                if not kept and not self.symmetric:
+                    self._forget_cells()
             return self._joint_tables[_JOINT.index(name)]
         else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return self.__dict__[name]
+
+    def _forget_cells(self) -> None:
+        # the live states' cells were needed to build the tables: made again when next read
+        self.__dict__.pop("agents", None)
+        self.__dict__.pop("ghost_cells", None)
 
     def _transitions(self, side: Side, action: int, part: Any = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
@@ -525,15 +538,18 @@ def _game_key(game: Any) -> tuple[Any, ...]:
 
 
 def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint: bool = True,
-               policy: bool = False) -> TurnModel:
+               policy: bool = False, compiled: bool = False) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
     slip model, rewards and ghosts (up to :data:`CACHE_BYTES`); the budget ``max_bytes`` is
     checked first in any case (see :class:`TurnModel`), for a solve that reads the ghosts' joint
     moves unless ``joint`` is false (a team that decides moves one ghost at a time), and for a fixed
-    side's policy beside it with ``policy``."""
+    side's policy beside it with ``policy``. With ``compiled`` (a one-ghost game that
+    :class:`~gridghost.planning.compiled.CompiledTurn` sweeps), the budget is that solve's, and a
+    model made here builds its tables when first read (checking the budget then)."""
     symmetric = bool(symmetric) and game.ghosts > 1
-    check_budget(game, symmetric, max_bytes, joint or not symmetric, policy)
-    return _MODELS.get((*_game_key(game), symmetric), lambda: TurnModel(game, symmetric, max_bytes))
+    check_budget(game, symmetric, max_bytes, joint or not symmetric, policy, compiled)
+    return _MODELS.get((*_game_key(game), symmetric),
+                       lambda: TurnModel(game, symmetric, max_bytes, tables=not compiled))
 
 
 def cached_solution(game: Any, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
