@@ -30,14 +30,14 @@ def ghost_row(values, gamma, c, start, moves, steps, opens, rg, dense, row, betw
     s0, s1, s2, s3 = pad + steps[0], pad + steps[1], pad + steps[2], pad + steps[3]
     o0, o1, o2, o3 = opens[0], opens[1], opens[2], opens[3]
     going = rg[0]
-    for g in range(cells):
-        here = dense[pad + g]
-        best = (dense[s0 + g] if o0[g] else here) * gamma + going
-        q = (dense[s1 + g] if o1[g] else here) * gamma + going
+    for g in range(cells):  # every load made, then chosen: the loop runs in vector registers
+        here, a0, a1, a2, a3 = dense[pad + g], dense[s0 + g], dense[s1 + g], dense[s2 + g], dense[s3 + g]
+        best = (a0 if o0[g] else here) * gamma + going
+        q = (a1 if o1[g] else here) * gamma + going
         best = q if q < best else best
-        q = (dense[s2 + g] if o2[g] else here) * gamma + going
+        q = (a2 if o2[g] else here) * gamma + going
         best = q if q < best else best
-        q = (dense[s3 + g] if o3[g] else here) * gamma + going
+        q = (a3 if o3[g] else here) * gamma + going
         row[g] = q if q < best else best
     caught = 0.0 * gamma + rg[1]
     for n in range(moves.shape[1]):  # a ghost whose move n lands on c: that move is a catch
@@ -88,10 +88,13 @@ def agent_row(between, c, start, dest, prob, goals, rowstart, ra, old, out, q, k
         r0 = start if goals[d0] else rowstart[d0]
         r1 = start if goals[d1] else rowstart[d1]
         r2 = start if goals[d2] else rowstart[d2]
-        cuts = np.sort(np.array([d0 + 1, d1 + 1, d2 + 1, cells]))
+        # runs of ghost cells in which each outcome's row is read in order: cut after each outcome's cell
+        c0, c1, c2 = min(d0, d1), max(d0, d1), d2
+        c0, c2 = min(c0, c2), max(c0, c2)
+        c1, c2 = min(c1, c2), max(c1, c2)
         lo = 0
-        for hi in cuts:  # runs of ghost cells in which each outcome's row is read in order
-            hi = min(hi, cells)
+        for k in range(4):
+            hi = (c0 + 1, c1 + 1, c2 + 1, cells)[k]
             if hi <= lo:
                 continue
             s0 = r0 - (1 if lo > d0 and not goals[d0] else 0)
