@@ -136,6 +136,11 @@ class CompiledTurn:
                                         self.opens, self.rg, self.dest, self.prob, self.goals, self.ra,
                                         self.between, agent_q))
 
+    def moved(self) -> None:
+        """The values were changed outside a sweep: the next in-place sweep makes every row's
+        ghost-to-move values from them first."""
+        self.relaxed = 0
+
     def relax(self, values: np.ndarray, gamma: float, order: np.ndarray) -> float:
         """One in-place sweep (as :meth:`JointTurn.relax <gridghost.planning.joint.JointTurn.relax>`):
         row by row in ``order`` (agent cells), each row's new values written into ``values``, and

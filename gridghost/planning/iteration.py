@@ -40,6 +40,14 @@ from gridghost.planning.model import TurnModel, by_outcome, multisets
 MAX_ITERATIONS = 100_000
 
 
+#: The compiled game's in-place sweeps (:func:`_compiled_sweeps`) are extrapolated once no value
+#: changes by more than this in a pair of sweeps and the last :data:`_STEADY_PAIRS` pairs shrank
+#: the change by ratios within :data:`_STEADY` of each other (the slowest way the values settle
+#: dominates what is left: games that go on for many turns).
+_EXTRAPOLATE_BELOW = 1e-3
+_STEADY_PAIRS, _STEADY = 3, 2e-3
+
+
 def _compiled(model: TurnModel, side: Side, agent: Rule, ghost: Rule, horizon: int | None,
               gamma: float) -> compiled.CompiledTurn | None:
     """The compiled sweeps of the game where they apply (:func:`~gridghost.planning.compiled.applies`,
@@ -330,14 +338,37 @@ def _compiled_sweeps(kernel: compiled.CompiledTurn, values: np.ndarray, read: np
 
     The cells go in memory order, not by their distance to a goal as :meth:`JointTurn.relax
     <gridghost.planning.joint.JointTurn.relax>` takes them: on a 48 x 48 map as many sweeps
-    (459 against 450), each cheaper (the rows a row reads are the ones just swept, in the cache)."""
+    (459 against 450), each cheaper (the rows a row reads are the ones just swept, in the cache).
+    Once the changes shrink steadily (see :data:`_EXTRAPOLATE_BELOW`), the values are moved to
+    where that shrinking leads (Aitken's extrapolation); the sweeps go on from there to the same
+    stopping test, in about half the sweeps (219 against 459 on 48 x 48)."""
     forwards, backwards = kernel.rows, np.ascontiguousarray(kernel.rows[::-1])
     passes, sweep, residual = 0, 0, float("inf")
+    ratios: list[float] = []  # how much each pair of sweeps shrank the change, since the last move
+    paired = 0.0  # the last pair's change
     while passes < MAX_ITERATIONS and residual > tol:
+        if passes % 2 == 0:
+            read[...] = values  # the values before this pair (read is free until the plain sweeps)
         residual = kernel.relax(values, gamma, backwards if passes % 2 else forwards)
         passes += 1
         if bar is not None:
             bar.count(residual)
+        if passes % 2 or residual <= tol:
+            continue
+        if paired > 0.0:
+            ratios.append(residual / paired)
+        paired = residual
+        steady = ratios[-_STEADY_PAIRS:]
+        if (residual < _EXTRAPOLATE_BELOW and len(steady) == _STEADY_PAIRS and max(steady) < 1.0
+                and max(steady) - min(steady) < _STEADY):
+            # each pair shrinks the values' changes by about rho: add what the pairs to come would
+            shrink = ratios[-1]
+            np.subtract(values, read, out=read)
+            read *= shrink / (1.0 - shrink)
+            values += read
+            kernel.moved()
+            ratios.clear()
+            paired = 0.0
     while sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
         residual = kernel.sweep(values, read, gamma, agent_q)
         values, read = read, values
