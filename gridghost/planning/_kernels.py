@@ -67,6 +67,7 @@ def outcomes3(b0, b1, b2, p0, p1, p2, expected, best, first, row):
         if first or x > best[j]:
             best[j] = x
 
+
 @jit
 def agent_row(between, c, start, dest, prob, goals, rowstart, ra, old, out, q, keep, rows, best,
               fixes):

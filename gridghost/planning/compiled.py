@@ -30,8 +30,6 @@ from gridghost.planning.model import TurnModel, by_outcome
 #: The most slip outcomes per action the compiled sweep takes (every built-in slip model's);
 #: models with more are swept by :class:`~gridghost.planning.joint.JointTurn`.
 MAX_OUTCOMES = 3
-
-
 #: The fewest cells of a map whose game is swept compiled: smaller maps keep the NumPy sweeps and
 #: solves (a few seconds at most; numba's first compile takes about 7).
 FROM_CELLS = 2048
@@ -41,9 +39,13 @@ def applies(game: Any, gamma: float, horizon: int | None) -> bool:
     """Whether :func:`~gridghost.planning.solve_game` sweeps ``game`` compiled: numba can be
     imported, one ghost on a grid's moves on a map of at least :data:`FROM_CELLS` cells, at most
     :data:`MAX_OUTCOMES` slip outcomes per action, ``gamma < 1`` and no horizon."""
-    return (horizon is None and gamma < 1.0 and game.ghosts == 1 and game.num_cells >= FROM_CELLS
-            and max(len(probabilities) for probabilities, _ in game.outcomes) <= MAX_OUTCOMES
-            and _steps(np.asarray(game.moves)) is not None and available())
+    return horizon is None and gamma < 1.0 and game.num_cells >= FROM_CELLS and _fits(game) and available()
+
+
+def _fits(game: Any) -> bool:
+    """Whether the game can be swept compiled (see :meth:`CompiledTurn.fits`)."""
+    return (game.ghosts == 1 and max(len(probabilities) for probabilities, _ in game.outcomes) <= MAX_OUTCOMES
+            and _steps(np.asarray(game.moves)) is not None)
 
 
 def available() -> bool:
@@ -125,8 +127,7 @@ class CompiledTurn:
         """Whether the model can be swept compiled: one ghost, at most :data:`MAX_OUTCOMES` slip
         outcomes per action, and each of the ghost's moves one step of the same size from every
         cell or none (a grid's)."""
-        return (model.ghosts == 1 and model.agent_prob.shape[1] <= MAX_OUTCOMES
-                and _steps(np.asarray(model.game.moves)) is not None)
+        return _fits(model.game)
 
     def sweep(self, values: np.ndarray, out: np.ndarray, gamma: float, agent_q: np.ndarray) -> float:
         """One sweep of full turns from ``values`` (``[num_live + 1]``, the sink last and 0): the
@@ -153,5 +154,4 @@ class CompiledTurn:
         self.relaxed += 1
         scratch = np.empty((NUM_ACTIONS, 0))  # relax keeps no action values
         return float(kernels.relax(values, gamma, order, self.rowstart, self.moves, self.steps, self.opens, self.rg,
-                                   self.dest, self.prob,
-                                      self.goals, self.ra, self.between, scratch))
+                                   self.dest, self.prob, self.goals, self.ra, self.between, scratch))
