@@ -16,15 +16,36 @@ import gridghost.planning.iteration as iteration
 from gridghost.core.game import Game
 from gridghost.core.layout import Layout
 from gridghost.core.rules import Rewards, Side
-from gridghost.core.slip import LongitudinalSlip
+from gridghost.core.slip import LongitudinalSlip, PerpendicularSlip, SlipModel
 from gridghost.planning import TurnModel, budget, clear_caches, compiled, solve_agent, solve_game
 from gridghost.planning.budget import model_bytes
 from gridghost.planning.joint import JointTurn
+from gridghost.planning.model import turn_model
 
-#: The maps of the in-place sweeps' tests, and one whose ghost can stand on a goal next to the
-#: agent (the agent's move there is a catch, not a goal) with rewards of every sign.
-MAPS = {**RELAXED, "ghost on a goal": (Layout.generate(6, 6, seed=4), LongitudinalSlip(0.3),
-                                       Rewards(step=0.5, goal=-3.0, caught=7.0))}
+
+class Doubled(SlipModel):
+    """Two outcomes of the same move (one destination twice) and a stay."""
+
+    def _groups(self, action: int) -> tuple[tuple[float, tuple[tuple[int, ...], ...]], ...]:
+        return (0.25, ((action,),)), (0.25, ((action,),)), (0.5, ((),))
+
+
+def one_row() -> Layout:
+    """A map of one row: two of the ghost's moves never open (steps of 0)."""
+    return Layout(np.zeros((1, 7), dtype=int), [(0, 6)], (0, 0), (0, 3))
+
+
+#: The maps of the in-place sweeps' tests, one whose ghost can stand on a goal next to the agent
+#: (the agent's move there is a catch, not a goal) with rewards of every sign, the ghost's wait
+#: included, and slip models of two outcomes and of one destination twice.
+MAPS = {**RELAXED,
+        "ghost on a goal": (Layout.generate(6, 6, seed=4), LongitudinalSlip(0.3),
+                            Rewards(step=0.5, goal=-3.0, caught=7.0, wait=0.25)),
+        "two outcomes": (Layout.generate(7, 5, seed=5), LongitudinalSlip(1.0), Rewards(wait=-2.0)),
+        "one destination twice": (Layout.generate(5, 6, seed=6, walls="scattered"), Doubled(0.5), None),
+        "one row": (one_row(), PerpendicularSlip(0.3), Rewards(step=-0.1, goal=1.0, caught=-1.0, wait=0.5))}
+#: The maps whose games end too soon for their values to be extrapolated on the way.
+SHORT = ("classic", "no slip", "two outcomes", "one destination twice", "one row")
 
 
 @pytest.mark.compiled
@@ -68,7 +89,7 @@ def test_the_compiled_game_has_a_plain_value_iterations_values_and_moves(name: s
     game = solve_game(layout, slip, rewards)
     assert made and game.residual <= 1e-10
     # the maps whose games go on long enough have their values extrapolated on the way
-    assert bool(moved) == (name not in ("classic", "no slip"))
+    assert bool(moved) == (name not in SHORT)
     values, agent_q, ghost_q = plain_iteration(game.model, "max", "min", Side.AGENT)
     assert np.abs(game.model.expand(values[:-1]) - game.values).max() <= 1e-9
     assert np.array_equal(game.agent_policy, game.model.expand(lowest_best(agent_q, True), fill=-1))
@@ -112,3 +133,29 @@ def test_the_compiled_memory_estimate_is_never_below_a_solves_arrays() -> None:
     layout = Layout.generate(24, 24, seed=0)
     estimate = model_bytes(24 * 24, len(layout.goals), 1, compiled=True) - budget._COMPILED_FIXED
     assert peak <= estimate <= 1.25 * peak
+
+
+def test_a_model_a_compiled_solve_made_builds_its_tables_under_the_next_callers_budget() -> None:
+    layout = Layout.generate(12, 12, seed=7)
+    game = Game(layout, LongitudinalSlip(0.2))
+    cells, goals = game.num_cells, len(layout.goals)
+    clear_caches()
+    small = model_bytes(cells, goals, 1, compiled=True)
+    model = turn_model(game, max_bytes=small, compiled=True)
+    assert "agent_next" not in model.__dict__ and model._joint_tables is None
+    with pytest.raises(ValueError, match="max_bytes"):  # the tables' budget is the caller's, not the maker's
+        turn_model(game, max_bytes=model_bytes(cells, goals, 1) - 1)
+    assert turn_model(game) is model and "agent_next" in model.__dict__ and model._joint_tables is not None
+    assert "agents" not in model.__dict__  # the cells the tables were built from are forgotten again
+    expected = TurnModel(game)
+    assert np.array_equal(model.agent_next, expected.agent_next)
+    assert np.array_equal(model.ghost_next, expected.ghost_next)
+
+
+def test_a_numba_that_fails_to_import_leaves_the_numpy_sweeps(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "numba", None)  # what an install broken on import looks like
+    compiled.available.cache_clear()
+    try:
+        assert not compiled.available()
+    finally:
+        compiled.available.cache_clear()

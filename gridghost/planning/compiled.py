@@ -19,7 +19,7 @@ where it lands on a goal; the ghost's half-turn is a catch where it lands on the
 
 from __future__ import annotations
 
-import importlib.util
+import functools
 from typing import Any
 
 import numpy as np
@@ -48,9 +48,15 @@ def _fits(game: Any) -> bool:
             and _steps(np.asarray(game.moves)) is not None)
 
 
+@functools.cache
 def available() -> bool:
-    """Whether numba can be imported here (found without importing it, which takes a second)."""
-    return importlib.util.find_spec("numba") is not None
+    """Whether numba can be imported here (imported once to find out, about a second: only where
+    a game is otherwise swept compiled; an installed numba that fails to import counts as none)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _kernels() -> Any:

@@ -41,8 +41,8 @@ MAX_ITERATIONS = 100_000
 
 
 #: The compiled game's in-place sweeps (:func:`_compiled_sweeps`) are extrapolated once no value
-#: changes by more than this in a pair of sweeps and the last :data:`_STEADY_PAIRS` pairs shrank
-#: the change by ratios within :data:`_STEADY` of each other (the slowest way the values settle
+#: changed by more than this in the second sweep of a pair and the last :data:`_STEADY_PAIRS` pairs
+#: shrank that change by ratios within :data:`_STEADY` of each other (the slowest way the values settle
 #: dominates what is left: games that go on for many turns).
 _EXTRAPOLATE_BELOW = 1e-3
 _STEADY_PAIRS, _STEADY = 3, 2e-3
@@ -369,7 +369,7 @@ def _compiled_sweeps(kernel: compiled.CompiledTurn, values: np.ndarray, read: np
             kernel.moved()
             ratios.clear()
             paired = 0.0
-    while sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
+    while passes + sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
         residual = kernel.sweep(values, read, gamma, agent_q)
         values, read = read, values
         sweep += 1

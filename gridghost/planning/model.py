@@ -107,8 +107,9 @@ class TurnModel:
             values do not change when the ghosts are permuted); no effect for one ghost.
         max_bytes: the memory budget in bytes (``None``: :data:`MAX_BYTES`), checked before
             anything is allocated.
-        tables: build one ghost's tables now (else when first read, each checking the budget;
-            the budget checked here is then a compiled solve's, which reads none of them).
+        tables: build one ghost's tables now (else when first read or by :meth:`make_tables`,
+            checking the budget then; the budget checked here is then a compiled solve's, which
+            reads none of them).
 
     Attributes:
         game: the kernel; ``ghosts`` its number of ghosts ``k``, ``joints`` the team's joint
@@ -175,29 +176,52 @@ class TurnModel:
         self._stored: np.ndarray | None = None  # with symmetric, the stored state of every state
 
     def __getattr__(self, name: str) -> Any:
-        # what the class says is made when first read (a deciding team's sweeps read none of it)
+        # what the class says is made when first read (a deciding team's sweeps read none of it);
+        # each value is returned as made here, as a table built by another thread may forget
+        # the live states' cells meanwhile
         if name in ("agents", "ghost_cells"):
             agents, rows = np.nonzero(self.index.reshape(self.game.num_cells, -1) < self.num_live)
-            self.agents, self.ghost_cells = agents, self.multisets[rows]
-        elif name == "states":
-            self.states = self.code(self.agents, self.ghost_cells)
-        elif name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
-            check_budget(self.game, self.symmetric, self.max_bytes)
-            kept = "agents" in self.__dict__
-            self._agent_half()
-            if not kept and not self.symmetric:
-                self._forget_cells()
-        elif name in _JOINT:
-            if self._joint_tables is None:
+            cells = self.multisets[rows]
+            self.agents, self.ghost_cells = agents, cells
+            return agents if name == "agents" else cells
+        if name == "states":
+            states = self.states = self.code(self.agents, self.ghost_cells)
+            return states
+        if name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
+            if self.symmetric:
                 check_budget(self.game, self.symmetric, self.max_bytes)
-                kept = "agents" in self.__dict__
-                self._joint_tables = self._ghosts_half()
-                if not kept and not self.symmetric:
-                    self._forget_cells()
-            return self._joint_tables[_JOINT.index(name)]
-        else:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return self.__dict__[name]
+                self._agent_half()
+            else:
+                self.make_tables(self.max_bytes)
+            return self.__dict__[name]
+        if name in _JOINT:
+            if self._joint_tables is None:
+                if self.symmetric:
+                    check_budget(self.game, self.symmetric, self.max_bytes)
+                    self._joint_tables = self._ghosts_half()
+                else:
+                    self.make_tables(self.max_bytes)
+            return self._joint_tables[_JOINT.index(name)]  # type: ignore[index]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def make_tables(self, max_bytes: Any) -> None:
+        """Build the tables of a model made with ``tables=False`` (one ghost) now, if they are not
+        built yet, checking the budget ``max_bytes`` (``None``: :data:`MAX_BYTES`) first; a
+        symmetric team's are built when first read, and this does nothing for them.
+
+        Raises:
+            ValueError: the tables' solve needs more than ``max_bytes``.
+        """
+        if self.symmetric or ("agent_next" in self.__dict__ and self._joint_tables is not None):
+            return
+        check_budget(self.game, False, max_bytes)
+        kept = "agents" in self.__dict__
+        if "agent_next" not in self.__dict__:
+            self._agent_half()
+        if self._joint_tables is None:
+            self._joint_tables = self._ghosts_half()
+        if not kept:
+            self._forget_cells()
 
     def _forget_cells(self) -> None:
         # the live states' cells were needed to build the tables: made again when next read
@@ -548,8 +572,11 @@ def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint
     model made here builds its tables when first read (checking the budget then)."""
     symmetric = bool(symmetric) and game.ghosts > 1
     check_budget(game, symmetric, max_bytes, joint or not symmetric, policy, compiled)
-    return _MODELS.get((*_game_key(game), symmetric),
-                       lambda: TurnModel(game, symmetric, max_bytes, tables=not compiled))
+    model = _MODELS.get((*_game_key(game), symmetric),
+                        lambda: TurnModel(game, symmetric, max_bytes, tables=not compiled))
+    if not compiled:  # a model a compiled solve made: its tables now, under this caller's budget
+        model.make_tables(max_bytes)
+    return model
 
 
 def cached_solution(game: Any, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
