@@ -23,7 +23,10 @@ A solver whose estimate exceeds the default budget (``gridghost.planning.MAX_BYT
 its cell says "refused".
 
 Targets: every solve of a 16x16 map in seconds, not minutes; 48x48 within 15 s and 64x64 within
-60 s and 4 GiB; the estimate never below the peak and within 1.25 times it.
+60 s and 4 GiB; the estimate never below the peak and within 1.25 times it. With numba installed
+(the ``fast`` extra) the game on maps of 2,048 cells or more is compiled (a line under the table
+says which ran); the first compiled solve also compiles the loops, later processes read them from
+numba's cache.
 """
 
 from __future__ import annotations

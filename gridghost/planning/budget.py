@@ -10,9 +10,10 @@ import math
 from gridghost.core.rules import NUM_ACTIONS
 
 #: The bytes per live state a compiled solve's count leaves out (the greedy actions' temporaries
-#: and the allocator's slack, measured on 48 x 48 and 64 x 64 maps), and its fixed bytes (numba
-#: and the compiled loops, loaded by the first compiled solve).
-_COMPILED_SLACK, _COMPILED_FIXED = 24, 2**27
+#: and the allocator's slack, measured on 24 x 24 to 64 x 64 maps), and its fixed bytes: numba and
+#: the compiled loops, with the compiler's working memory where they are compiled, not read from
+#: numba's cache (on a 48 x 48 map the peak was 656 MiB with the compiler, 579 MiB without).
+_COMPILED_SLACK, _COMPILED_FIXED = 24, 160 * 2**20
 #: About how many values a deciding team's stage move reads at a time (a block of agent cells).
 _BLOCK = 2**18
 
