@@ -16,20 +16,44 @@ from gridghost.core.rules import NUM_ACTIONS
 jit = numba.njit(cache=True, nogil=True, boundscheck=False)
 
 @jit
-def ghost_row(values, gamma, c, start, moves, rg, between):
+def ghost_row(values, gamma, c, start, moves, steps, opens, rg, dense, row, between):
     """The ghost's best answer in each state of row ``c`` into ``between``, from ``values`` (its
-    move keeps the row; a catch leads to the sink, whose value is 0)."""
+    move keeps the row; a catch leads to the sink, whose value is 0). Move ``m`` takes a ghost on
+    ``g`` to ``g + steps[m]`` where ``opens[m, g]``, else leaves it on ``g`` (as ``moves`` says);
+    ``dense`` is room for the row by ghost cell with the largest step's cells either side, ``row``
+    for the answers by ghost cell."""
+    cells = moves.shape[0]
+    pad = (dense.shape[0] - cells) // 2
+    dense[pad: pad + c] = values[start: start + c]
+    dense[pad + c] = 0.0  # no state: the ghosts next to c are answered again below
+    dense[pad + c + 1: pad + cells] = values[start + c: start + cells - 1]
+    s0, s1, s2, s3 = pad + steps[0], pad + steps[1], pad + steps[2], pad + steps[3]
+    o0, o1, o2, o3 = opens[0], opens[1], opens[2], opens[3]
+    going = rg[0]
+    for g in range(cells):  # every load made, then chosen: the loop runs in vector registers
+        here, a0, a1, a2, a3 = dense[pad + g], dense[s0 + g], dense[s1 + g], dense[s2 + g], dense[s3 + g]
+        best = (a0 if o0[g] else here) * gamma + going
+        q = (a1 if o1[g] else here) * gamma + going
+        best = q if q < best else best
+        q = (a2 if o2[g] else here) * gamma + going
+        best = q if q < best else best
+        q = (a3 if o3[g] else here) * gamma + going
+        row[g] = q if q < best else best
     caught = 0.0 * gamma + rg[1]
-    for g in range(moves.shape[0]):
-        if g == c:
+    for n in range(moves.shape[1]):  # a ghost whose move n lands on c: that move is a catch
+        g = c - steps[n]
+        if g < 0 or g >= cells or moves[g, n] != c:
             continue
         best = 0.0
         for m in range(moves.shape[1]):
             h = moves[g, m]
-            q = caught if h == c else values[start + h - (1 if h > c else 0)] * gamma + rg[0]
+            q = caught if h == c else dense[pad + h] * gamma + going
             if m == 0 or q < best:
                 best = q
-        between[start + g - (1 if g > c else 0)] = best
+        row[g] = best
+    between[start: start + c] = row[:c]
+    between[start + c: start + cells - 1] = row[c + 1: cells]
+
 
 @jit
 def outcomes3(b0, b1, b2, p0, p1, p2, expected, best, first, row):
@@ -42,6 +66,7 @@ def outcomes3(b0, b1, b2, p0, p1, p2, expected, best, first, row):
         row[j] = x
         if first or x > best[j]:
             best[j] = x
+
 
 @jit
 def agent_row(between, c, start, dest, prob, goals, rowstart, ra, old, out, q, keep, rows, best,
@@ -64,10 +89,13 @@ def agent_row(between, c, start, dest, prob, goals, rowstart, ra, old, out, q, k
         r0 = start if goals[d0] else rowstart[d0]
         r1 = start if goals[d1] else rowstart[d1]
         r2 = start if goals[d2] else rowstart[d2]
-        cuts = np.sort(np.array([d0 + 1, d1 + 1, d2 + 1, cells]))
+        # runs of ghost cells in which each outcome's row is read in order: cut after each outcome's cell
+        c0, c1, c2 = min(d0, d1), max(d0, d1), d2
+        c0, c2 = min(c0, c2), max(c0, c2)
+        c1, c2 = min(c1, c2), max(c1, c2)
         lo = 0
-        for hi in cuts:  # runs of ghost cells in which each outcome's row is read in order
-            hi = min(hi, cells)
+        for k in range(4):
+            hi = (c0 + 1, c1 + 1, c2 + 1, cells)[k]
             if hi <= lo:
                 continue
             s0 = r0 - (1 if lo > d0 and not goals[d0] else 0)
@@ -117,19 +145,25 @@ def agent_row(between, c, start, dest, prob, goals, rowstart, ra, old, out, q, k
     return largest
 
 @jit
-def ghosts(values, gamma, cells_, rowstart, moves, rg, between):
-    """The ghost-to-move values of the rows ``cells_`` into ``between``, from ``values``."""
-    for c in cells_:
-        ghost_row(values, gamma, c, rowstart[c], moves, rg, between)
+def _dense(moves, steps):
+    """Room for a row by ghost cell, with the largest step's cells either side."""
+    return np.zeros(moves.shape[0] + 2 * np.abs(steps).max())
+
 
 @jit
-def sweep(values, out, gamma, cells_, rowstart, moves, rg, dest, prob, goals, ra, between, q):
+def ghosts(values, gamma, cells_, rowstart, moves, steps, opens, rg, between):
+    """The ghost-to-move values of the rows ``cells_`` into ``between``, from ``values``."""
+    dense, row = _dense(moves, steps), np.empty(moves.shape[0])
+    for c in cells_:
+        ghost_row(values, gamma, c, rowstart[c], moves, steps, opens, rg, dense, row, between)
+
+@jit
+def sweep(values, out, gamma, cells_, rowstart, moves, steps, opens, rg, dest, prob, goals, ra, between, q):
     """A plain sweep of the rows ``cells_``: every ghost-to-move value from ``values``, then the
     agent's action values into ``q`` and their best into ``out``. Returns the largest change."""
     rows, best = np.empty((NUM_ACTIONS, goals.shape[0])), np.empty(goals.shape[0])
     fixes = np.empty(NUM_ACTIONS * 3, dtype=np.int64)
-    for c in cells_:
-        ghost_row(values, gamma, c, rowstart[c], moves, rg, between)
+    ghosts(values, gamma, cells_, rowstart, moves, steps, opens, rg, between)
     largest = 0.0
     for c in cells_:
         change = agent_row(between, c, rowstart[c], dest, prob, goals, rowstart, ra, values, out, q, True, rows,
@@ -137,16 +171,18 @@ def sweep(values, out, gamma, cells_, rowstart, moves, rg, dest, prob, goals, ra
         largest = max(largest, change)
     return largest
 
+
 @jit
-def relax(values, gamma, cells_, rowstart, moves, rg, dest, prob, goals, ra, between, q):
+def relax(values, gamma, cells_, rowstart, moves, steps, opens, rg, dest, prob, goals, ra, between, q):
     """An in-place sweep of the rows in the order ``cells_``: each row's values, then its
     ghost-to-move values from them. Returns the largest change."""
     rows, best = np.empty((NUM_ACTIONS, goals.shape[0])), np.empty(goals.shape[0])
     fixes = np.empty(NUM_ACTIONS * 3, dtype=np.int64)
+    dense, row = _dense(moves, steps), np.empty(moves.shape[0])
     largest = 0.0
     for c in cells_:
         change = agent_row(between, c, rowstart[c], dest, prob, goals, rowstart, ra, values, values, q, False,
                            rows, best, fixes)
         largest = max(largest, change)
-        ghost_row(values, gamma, c, rowstart[c], moves, rg, between)
+        ghost_row(values, gamma, c, rowstart[c], moves, steps, opens, rg, dense, row, between)
     return largest

@@ -9,6 +9,11 @@ import math
 
 from gridghost.core.rules import NUM_ACTIONS
 
+#: The bytes per live state a compiled solve's count leaves out (the greedy actions' temporaries
+#: and the allocator's slack, measured on 24 x 24 to 64 x 64 maps), and its fixed bytes: numba and
+#: the compiled loops, with the compiler's working memory where they are compiled, not read from
+#: numba's cache (on a 48 x 48 map the peak was 656 MiB with the compiler, 579 MiB without).
+_COMPILED_SLACK, _COMPILED_FIXED = 24, 160 * 2**20
 #: About how many values a deciding team's stage move reads at a time (a block of agent cells).
 _BLOCK = 2**18
 
@@ -22,7 +27,7 @@ def live_count(cells: int, goals: int, ghosts: int, symmetric: bool = False) -> 
 
 
 def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, slip_outcomes: int = 3,
-                joint: bool = True, policy: bool = False) -> int:
+                joint: bool = True, policy: bool = False, compiled: bool = False) -> int:
     """About the bytes a solve allocates at its peak, never less (measured as the rise of the
     process's resident high-water mark, and with tracemalloc).
 
@@ -37,9 +42,15 @@ def model_bytes(cells: int, goals: int, ghosts: int, symmetric: bool = False, sl
     :class:`~gridghost.planning.iteration.TeamStages`): per live state, its place,
     the agent's action values and three arrays of values; per agent cell and multiset, the rules'
     masks; the stages' values and their moves' tables; with ``policy``, a fixed side's policy (32 bytes).
-    Then the index of every state."""
+    With ``compiled`` (one ghost's game swept by :class:`~gridghost.planning.compiled.CompiledTurn`,
+    which reads no tables): per live state, three vectors of values, the agent's action values and
+    its best actions. Then the index of every state."""
     live = live_count(cells, goals, ghosts, symmetric)
-    if joint and ghosts > 1:
+    if compiled and ghosts == 1:
+        # the values, the values read and the ghost-to-move values, the agent's action values and
+        # its greedy actions (int64), and what the count leaves out (measured)
+        total = live * (3 * 8 + 8 * NUM_ACTIONS + 8 + _COMPILED_SLACK) + _COMPILED_FIXED
+    elif joint and ghosts > 1:
         # a team's joint tables, read by its outcome tables too (success_probability and the like)
         total = live * (NUM_ACTIONS * (21 * slip_outcomes + 16) + 256 + NUM_ACTIONS**ghosts * 72)
     elif joint:

@@ -19,7 +19,7 @@ where it lands on a goal; the ghost's half-turn is a catch where it lands on the
 
 from __future__ import annotations
 
-import importlib.util
+import functools
 from typing import Any
 
 import numpy as np
@@ -30,11 +30,33 @@ from gridghost.planning.model import TurnModel, by_outcome
 #: The most slip outcomes per action the compiled sweep takes (every built-in slip model's);
 #: models with more are swept by :class:`~gridghost.planning.joint.JointTurn`.
 MAX_OUTCOMES = 3
+#: The fewest cells of a map whose game is swept compiled: smaller maps keep the NumPy sweeps and
+#: solves (a few seconds at most; numba's first compile takes about 7).
+FROM_CELLS = 2048
 
 
+def applies(game: Any, gamma: float, horizon: int | None) -> bool:
+    """Whether :func:`~gridghost.planning.solve_game` sweeps ``game`` compiled: numba can be
+    imported, one ghost on a grid's moves on a map of at least :data:`FROM_CELLS` cells, at most
+    :data:`MAX_OUTCOMES` slip outcomes per action, ``gamma < 1`` and no horizon."""
+    return horizon is None and gamma < 1.0 and game.num_cells >= FROM_CELLS and _fits(game) and available()
+
+
+def _fits(game: Any) -> bool:
+    """Whether the game can be swept compiled (see :meth:`CompiledTurn.fits`)."""
+    return (game.ghosts == 1 and max(len(probabilities) for probabilities, _ in game.outcomes) <= MAX_OUTCOMES
+            and _steps(np.asarray(game.moves)) is not None)
+
+
+@functools.cache
 def available() -> bool:
-    """Whether numba can be imported here (found without importing it, which takes a second)."""
-    return importlib.util.find_spec("numba") is not None
+    """Whether numba can be imported here (imported once to find out, about a second: only where
+    a game is otherwise swept compiled; an installed numba that fails to import counts as none)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _kernels() -> Any:
@@ -42,6 +64,20 @@ def _kernels() -> Any:
     from gridghost.planning import _kernels
 
     return _kernels
+
+
+def _steps(moves: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each move's step between cells and where it is open (``int64[4]``, ``bool[4, cells]``), if
+    every move from every cell is that step or none, else ``None``."""
+    cells = np.arange(len(moves))
+    opens = np.ascontiguousarray((moves != cells[:, None]).T)
+    steps = np.zeros(moves.shape[1], dtype=np.int64)
+    for move, open_ in enumerate(opens):
+        taken = moves[open_, move] - cells[open_]
+        if taken.size and (taken != taken[0]).any():
+            return None
+        steps[move] = taken[0] if taken.size else 0
+    return steps, opens
 
 
 class CompiledTurn:
@@ -55,14 +91,16 @@ class CompiledTurn:
         side: whose rewards are summed.
 
     Raises:
-        ValueError: the model has more than one ghost or more than :data:`MAX_OUTCOMES` slip
-            outcomes per action (check :meth:`fits` first).
+        ValueError: the model does not fit the compiled sweep (more than one ghost, more than
+            :data:`MAX_OUTCOMES` slip outcomes per action, or moves other than a grid's; check
+            :meth:`fits` first).
         ImportError: numba cannot be imported.
     """
 
     def __init__(self, model: TurnModel, side: Side) -> None:
         if not self.fits(model):
-            raise ValueError(f"model: one ghost and at most {MAX_OUTCOMES} slip outcomes per action are compiled")
+            raise ValueError(f"model: one ghost, at most {MAX_OUTCOMES} slip outcomes per action and a grid's moves "
+                             "are compiled")
         self.kernels = _kernels()
         game, sink = model.game, model.num_live
         cells = game.num_cells
@@ -76,6 +114,7 @@ class CompiledTurn:
         if not np.array_equal(expected, index):  # the layout of the live states this relies on
             raise AssertionError("the live states are not laid out by agent cell, then ghost cell")
         self.moves = np.ascontiguousarray(game.moves, dtype=np.int64)
+        self.steps, self.opens = _steps(self.moves)  # type: ignore[misc]
         self.dest = np.empty((NUM_ACTIONS, MAX_OUTCOMES, cells), dtype=np.int64)
         self.prob = np.zeros((NUM_ACTIONS, MAX_OUTCOMES))
         for action, (probabilities, destinations) in enumerate(game.outcomes):
@@ -88,20 +127,26 @@ class CompiledTurn:
         self.rows = np.flatnonzero(live.any(axis=1)).astype(np.int64)  # the agent's cells off the goals
         self.between = np.zeros(sink + 1)  # the values with the ghost to move, the sink last and 0
         self.relaxed = 0
-        self._order: np.ndarray | None = None
 
     @staticmethod
     def fits(model: TurnModel) -> bool:
         """Whether the model can be swept compiled: one ghost, at most :data:`MAX_OUTCOMES` slip
-        outcomes per action."""
-        return model.ghosts == 1 and model.agent_prob.shape[1] <= MAX_OUTCOMES
+        outcomes per action, and each of the ghost's moves one step of the same size from every
+        cell or none (a grid's)."""
+        return _fits(model.game)
 
     def sweep(self, values: np.ndarray, out: np.ndarray, gamma: float, agent_q: np.ndarray) -> float:
         """One sweep of full turns from ``values`` (``[num_live + 1]``, the sink last and 0): the
         agent's action values into ``agent_q`` (``[4, num_live]``), their best into ``out`` (its
         sink left as it is). Returns the largest change from ``values``."""
-        return float(self.kernels.sweep(values, out, gamma, self.rows, self.rowstart, self.moves, self.rg,
-                                           self.dest, self.prob, self.goals, self.ra, self.between, agent_q))
+        return float(self.kernels.sweep(values, out, gamma, self.rows, self.rowstart, self.moves, self.steps,
+                                        self.opens, self.rg, self.dest, self.prob, self.goals, self.ra,
+                                        self.between, agent_q))
+
+    def moved(self) -> None:
+        """The values were changed outside a sweep: the next in-place sweep makes every row's
+        ghost-to-move values from them first."""
+        self.relaxed = 0
 
     def relax(self, values: np.ndarray, gamma: float, order: np.ndarray) -> float:
         """One in-place sweep (as :meth:`JointTurn.relax <gridghost.planning.joint.JointTurn.relax>`):
@@ -110,8 +155,9 @@ class CompiledTurn:
         makes every row's ghost-to-move values first. Returns the largest change of a value."""
         kernels = self.kernels
         if self.relaxed == 0:
-            kernels.ghosts(values, gamma, self.rows, self.rowstart, self.moves, self.rg, self.between)
+            kernels.ghosts(values, gamma, self.rows, self.rowstart, self.moves, self.steps, self.opens, self.rg,
+                           self.between)
         self.relaxed += 1
         scratch = np.empty((NUM_ACTIONS, 0))  # relax keeps no action values
-        return float(kernels.relax(values, gamma, order, self.rowstart, self.moves, self.rg, self.dest, self.prob,
-                                      self.goals, self.ra, self.between, scratch))
+        return float(kernels.relax(values, gamma, order, self.rowstart, self.moves, self.steps, self.opens, self.rg,
+                                   self.dest, self.prob, self.goals, self.ra, self.between, scratch))

@@ -33,26 +33,27 @@ from gridghost.planning.joint import (
     JointTurn,
     _evaluate,
     _reduce,
-    cells_by_distance,
 )
 from gridghost.planning.model import TurnModel, by_outcome, multisets
 
 #: Value iteration gives up after this many sweeps without reaching the tolerance.
 MAX_ITERATIONS = 100_000
-#: Where numba can be imported (the ``fast`` extra), the one-ghost game on maps of at least this
-#: many cells is swept compiled (:class:`~gridghost.planning.compiled.CompiledTurn`), in place
-#: until no value changes by more than ``tol`` times :data:`_RELAX_PAST`, then plainly until no
-#: value changes by more than ``tol``; smaller maps keep the NumPy sweeps and solves.
-_COMPILED_FROM = _RELAX_FROM
-_RELAX_PAST = 0.1
+
+
+#: The compiled game's in-place sweeps (:func:`_compiled_sweeps`) are extrapolated once no value
+#: changed by more than this in the second sweep of a pair and the last :data:`_STEADY_PAIRS` pairs
+#: shrank that change by ratios within :data:`_STEADY` of each other (the slowest way the values settle
+#: dominates what is left: games that go on for many turns).
+_EXTRAPOLATE_BELOW = 1e-3
+_STEADY_PAIRS, _STEADY = 3, 2e-3
 
 
 def _compiled(model: TurnModel, side: Side, agent: Rule, ghost: Rule, horizon: int | None,
               gamma: float) -> compiled.CompiledTurn | None:
-    """The compiled sweeps of the game where they apply (see :data:`_COMPILED_FROM`), else ``None``."""
-    if (horizon is not None or gamma >= 1.0 or not isinstance(agent, str) or not isinstance(ghost, str)
-            or agent != _MAXIMISE or ghost != _MINIMISE or model.game.num_cells < _COMPILED_FROM
-            or not compiled.CompiledTurn.fits(model) or not compiled.available()):
+    """The compiled sweeps of the game where they apply (:func:`~gridghost.planning.compiled.applies`,
+    the agent maximising and the ghost minimising), else ``None``."""
+    if (not isinstance(agent, str) or not isinstance(ghost, str) or agent != _MAXIMISE or ghost != _MINIMISE
+            or not compiled.applies(model.game, gamma, horizon)):
         return None
     return compiled.CompiledTurn(model, side)
 
@@ -280,8 +281,8 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     shallow = game and model.game.num_cells >= _SHALLOW_FROM
     with sweep_bar(progress_bar, "value iteration", horizon, tol, sweeps) as bar:
         if kernel is not None:
-            values, read, sweep, passes, residual = _compiled_sweeps(kernel, model, values, read, agent_q, gamma,
-                                                                     tol, bar if progress_bar else None)
+            values, read, sweep, passes, residual = _compiled_sweeps(kernel, values, read, agent_q, gamma, tol,
+                                                                     bar if progress_bar else None)
             sweeps = 0  # the NumPy sweeps below are skipped
         elif game and model.game.num_cells >= _RELAX_FROM:
             # on a large map, in-place sweeps carry the values across it first (a Jacobi sweep
@@ -327,24 +328,48 @@ def _iterate(model: TurnModel, agent: Rule, ghost: Rule, side: Side, gamma: floa
     return values, agent_q, read, sweep + passes, residual
 
 
-def _compiled_sweeps(kernel: compiled.CompiledTurn, model: TurnModel, values: np.ndarray, read: np.ndarray,
-                     agent_q: np.ndarray, gamma: float, tol: float,
-                     bar: Any) -> tuple[np.ndarray, np.ndarray, int, int, float]:
-    """The compiled game's sweeps from ``values``: in place (forwards and backwards in turn, the
-    cells by their fewest moves to a goal) until no value changes by more than ``tol`` times
-    :data:`_RELAX_PAST`, then plain ones until one changes none by more than ``tol``: value
-    iteration's values and its last sweep. Returns ``(values, read, sweeps, in-place sweeps,
-    residual)``, as :func:`_iterate` names them (``agent_q`` holds the last sweep's action values)."""
-    order = cells_by_distance(model.game)
-    order = np.ascontiguousarray(order[np.isin(order, kernel.rows)], dtype=np.int64)
-    backwards = np.ascontiguousarray(order[::-1])
+def _compiled_sweeps(kernel: compiled.CompiledTurn, values: np.ndarray, read: np.ndarray, agent_q: np.ndarray,
+                     gamma: float, tol: float, bar: Any) -> tuple[np.ndarray, np.ndarray, int, int, float]:
+    """The compiled game's sweeps from ``values``: in place, the agent's cells in memory order
+    (forwards and backwards in turn), until no value changes by more than ``tol``, then plain ones
+    until one changes none by more than ``tol`` (one, on the benchmark's maps): value iteration's
+    values and its last sweep. Returns ``(values, read, sweeps, in-place sweeps, residual)``, as
+    :func:`_iterate` names them (``agent_q`` holds the last sweep's action values).
+
+    The cells go in memory order, not by their distance to a goal as :meth:`JointTurn.relax
+    <gridghost.planning.joint.JointTurn.relax>` takes them: on a 48 x 48 map as many sweeps
+    (459 against 450), each cheaper (the rows a row reads are the ones just swept, in the cache).
+    Once the changes shrink steadily (see :data:`_EXTRAPOLATE_BELOW`), the values are moved to
+    where that shrinking leads (Aitken's extrapolation); the sweeps go on from there to the same
+    stopping test, in about half the sweeps (219 against 459 on 48 x 48)."""
+    forwards, backwards = kernel.rows, np.ascontiguousarray(kernel.rows[::-1])
     passes, sweep, residual = 0, 0, float("inf")
-    while passes < MAX_ITERATIONS and residual > tol * _RELAX_PAST:
-        residual = kernel.relax(values, gamma, backwards if passes % 2 else order)
+    ratios: list[float] = []  # how much each pair of sweeps shrank the change, since the last move
+    paired = 0.0  # the last pair's change
+    while passes < MAX_ITERATIONS and residual > tol:
+        if passes % 2 == 0:
+            read[...] = values  # the values before this pair (read is free until the plain sweeps)
+        residual = kernel.relax(values, gamma, backwards if passes % 2 else forwards)
         passes += 1
         if bar is not None:
             bar.count(residual)
-    while sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
+        if passes % 2 or residual <= tol:
+            continue
+        if paired > 0.0:
+            ratios.append(residual / paired)
+        paired = residual
+        steady = ratios[-_STEADY_PAIRS:]
+        if (residual < _EXTRAPOLATE_BELOW and len(steady) == _STEADY_PAIRS and max(steady) < 1.0
+                and max(steady) - min(steady) < _STEADY):
+            # each pair shrinks the values' changes by about rho: add what the pairs to come would
+            shrink = ratios[-1]
+            np.subtract(values, read, out=read)
+            read *= shrink / (1.0 - shrink)
+            values += read
+            kernel.moved()
+            ratios.clear()
+            paired = 0.0
+    while passes + sweep < MAX_ITERATIONS and (sweep == 0 or residual > tol):
         residual = kernel.sweep(values, read, gamma, agent_q)
         values, read = read, values
         sweep += 1

@@ -101,10 +101,17 @@ class JointTurn:
         reach none last): the order in which :meth:`relax` carries the goals' values out."""
         if self._order is None:
             game, sink = self.model.game, self.model.num_live
-            live = np.count_nonzero(self.model.index.reshape(game.num_cells, -1) < sink, axis=1)
+            cells = game.num_cells
+            steps = np.where(game.goals, 0, cells)
+            for distance in range(1, cells):  # a breadth-first search back from the goals
+                reached = (steps[game.moves] == distance - 1).any(axis=1) & (steps == cells)
+                if not reached.any():
+                    break
+                steps[reached] = distance
+            live = np.count_nonzero(self.model.index.reshape(cells, -1) < sink, axis=1)
             ends = np.cumsum(live)
             self._order = [(int(first), int(min(first + _CHUNK, end)))
-                           for cell in cells_by_distance(game).tolist()
+                           for cell in np.argsort(steps, kind="stable").tolist()
                            for end in [ends[cell]] for first in range(end - live[cell], end, _CHUNK)]
         return self._order
 
@@ -145,19 +152,6 @@ class JointTurn:
                 into += scratch
             if rewards:
                 into += self.expected[action, start:stop]
-
-
-def cells_by_distance(game: Any) -> np.ndarray:
-    """The board's cells in order of their fewest moves to a goal (walls counted, the ghosts
-    ignored; cells that reach none last, ties by cell): ``int64[cells]``."""
-    cells = game.num_cells
-    steps = np.where(game.goals, 0, cells)
-    for distance in range(1, cells):  # a breadth-first search back from the goals
-        reached = (steps[game.moves] == distance - 1).any(axis=1) & (steps == cells)
-        if not reached.any():
-            break
-        steps[reached] = distance
-    return np.argsort(steps, kind="stable")
 
 
 class FixedTurn:

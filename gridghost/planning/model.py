@@ -61,8 +61,10 @@ MAX_BYTES = 2**32
 CACHE_BYTES = 256 * 2**20
 
 
-def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True, policy: bool = False) -> int:
-    """Refuse a game whose solve would exceed the budget, before anything is allocated.
+def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True, policy: bool = False,
+                 compiled: bool = False) -> int:
+    """Refuse a game whose solve would exceed the budget, before anything is allocated (``compiled``:
+    a compiled one-ghost game, which reads no tables; see :func:`model_bytes`).
 
     Returns:
         The estimated bytes.
@@ -73,7 +75,7 @@ def check_budget(game: Any, symmetric: bool, max_bytes: Any, joint: bool = True,
     """
     budget = check_limit(max_bytes, "max_bytes", none_means="gridghost.planning.MAX_BYTES") or MAX_BYTES
     k, cells, goals = game.ghosts, game.num_cells, int(np.count_nonzero(game.goals))
-    needed = model_bytes(cells, goals, k, symmetric, joint=joint, policy=policy)
+    needed = model_bytes(cells, goals, k, symmetric, joint=joint, policy=policy, compiled=compiled)
     if needed > budget:
         states = live_count(cells, goals, k, symmetric)
         raise ValueError(
@@ -105,6 +107,9 @@ class TurnModel:
             values do not change when the ghosts are permuted); no effect for one ghost.
         max_bytes: the memory budget in bytes (``None``: :data:`MAX_BYTES`), checked before
             anything is allocated.
+        tables: build one ghost's tables now (else when first read or by :meth:`make_tables`,
+            checking the budget then; the budget checked here is then a compiled solve's, which
+            reads none of them).
 
     Attributes:
         game: the kernel; ``ghosts`` its number of ghosts ``k``, ``joints`` the team's joint
@@ -136,7 +141,7 @@ class TurnModel:
             states (one ghost), or needs more than ``max_bytes``.
     """
 
-    def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None) -> None:
+    def __init__(self, game: Game, symmetric: bool = False, max_bytes: Any = None, tables: bool = True) -> None:
         check_instance(game, "game", Game)
         if not game.use_ghost:
             raise ValueError("the solver needs the ghost in the game (use_ghost=True)")
@@ -150,7 +155,7 @@ class TurnModel:
                 f"layout {game.layout.name!r} has {count:,} states (pairs of cells where the game goes on); "
                 f"the solver takes at most gridghost.planning.MAX_STATES = {MAX_STATES:,} (a 64 x 64 map)"
             )
-        check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric)
+        check_budget(game, self.symmetric, max_bytes, joint=not self.symmetric, compiled=not tables)
         self.max_bytes = max_bytes
         self.agent_prob = np.zeros((NUM_ACTIONS, max(len(probabilities) for probabilities, _ in game.outcomes)))
         for action, (probabilities, _) in enumerate(game.outcomes):
@@ -164,32 +169,64 @@ class TurnModel:
         self.placements, self.num_live = len(self.multisets), int(np.count_nonzero(live))
         self.index = np.full(live.size, self.num_live, dtype=np.int64)
         self.index[live.ravel()] = np.arange(self.num_live)
-        if not self.symmetric:
+        if tables and not self.symmetric:
             self._agent_half()
-        self._joint_tables = None if self.symmetric else self._ghosts_half()
-        # the live states' cells were needed to build the tables: made again when next read
-        self.__dict__.pop("agents", None)
-        self.__dict__.pop("ghost_cells", None)
+        self._joint_tables = self._ghosts_half() if tables and not self.symmetric else None
+        self._forget_cells()
         self._stored: np.ndarray | None = None  # with symmetric, the stored state of every state
 
     def __getattr__(self, name: str) -> Any:
-        # what the class says is made when first read (a deciding team's sweeps read none of it)
+        # what the class says is made when first read (a deciding team's sweeps read none of it);
+        # each value is returned as made here, as a table built by another thread may forget
+        # the live states' cells meanwhile
         if name in ("agents", "ghost_cells"):
             agents, rows = np.nonzero(self.index.reshape(self.game.num_cells, -1) < self.num_live)
-            self.agents, self.ghost_cells = agents, self.multisets[rows]
-        elif name == "states":
-            self.states = self.code(self.agents, self.ghost_cells)
-        elif name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
-            check_budget(self.game, self.symmetric, self.max_bytes)
-            self._agent_half()
-        elif name in _JOINT:
-            if self._joint_tables is None:
+            cells = self.multisets[rows]
+            self.agents, self.ghost_cells = agents, cells
+            return agents if name == "agents" else cells
+        if name == "states":
+            states = self.states = self.code(self.agents, self.ghost_cells)
+            return states
+        if name in ("agent_next", "agent_outcome", "agent_reward", "agent_expected"):
+            if self.symmetric:
                 check_budget(self.game, self.symmetric, self.max_bytes)
-                self._joint_tables = self._ghosts_half()
-            return self._joint_tables[_JOINT.index(name)]
-        else:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return self.__dict__[name]
+                self._agent_half()
+            else:
+                self.make_tables(self.max_bytes)
+            return self.__dict__[name]
+        if name in _JOINT:
+            if self._joint_tables is None:
+                if self.symmetric:
+                    check_budget(self.game, self.symmetric, self.max_bytes)
+                    self._joint_tables = self._ghosts_half()
+                else:
+                    self.make_tables(self.max_bytes)
+            return self._joint_tables[_JOINT.index(name)]  # type: ignore[index]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def make_tables(self, max_bytes: Any) -> None:
+        """Build the tables of a model made with ``tables=False`` (one ghost) now, if they are not
+        built yet, checking the budget ``max_bytes`` (``None``: :data:`MAX_BYTES`) first; a
+        symmetric team's are built when first read, and this does nothing for them.
+
+        Raises:
+            ValueError: the tables' solve needs more than ``max_bytes``.
+        """
+        if self.symmetric or ("agent_next" in self.__dict__ and self._joint_tables is not None):
+            return
+        check_budget(self.game, False, max_bytes)
+        kept = "agents" in self.__dict__
+        if "agent_next" not in self.__dict__:
+            self._agent_half()
+        if self._joint_tables is None:
+            self._joint_tables = self._ghosts_half()
+        if not kept:
+            self._forget_cells()
+
+    def _forget_cells(self) -> None:
+        # the live states' cells were needed to build the tables: made again when next read
+        self.__dict__.pop("agents", None)
+        self.__dict__.pop("ghost_cells", None)
 
     def _transitions(self, side: Side, action: int, part: Any = slice(None)) -> Any:
         """The kernel's half-turns of ``side``'s ``action`` (a joint index for the ghosts) from the
@@ -525,15 +562,21 @@ def _game_key(game: Any) -> tuple[Any, ...]:
 
 
 def turn_model(game: Game, symmetric: bool = False, max_bytes: Any = None, joint: bool = True,
-               policy: bool = False) -> TurnModel:
+               policy: bool = False, compiled: bool = False) -> TurnModel:
     """The :class:`TurnModel` of ``game``, shared with the last few solves of the same layout,
     slip model, rewards and ghosts (up to :data:`CACHE_BYTES`); the budget ``max_bytes`` is
     checked first in any case (see :class:`TurnModel`), for a solve that reads the ghosts' joint
     moves unless ``joint`` is false (a team that decides moves one ghost at a time), and for a fixed
-    side's policy beside it with ``policy``."""
+    side's policy beside it with ``policy``. With ``compiled`` (a one-ghost game that
+    :class:`~gridghost.planning.compiled.CompiledTurn` sweeps), the budget is that solve's, and a
+    model made here builds its tables when first read (checking the budget then)."""
     symmetric = bool(symmetric) and game.ghosts > 1
-    check_budget(game, symmetric, max_bytes, joint or not symmetric, policy)
-    return _MODELS.get((*_game_key(game), symmetric), lambda: TurnModel(game, symmetric, max_bytes))
+    check_budget(game, symmetric, max_bytes, joint or not symmetric, policy, compiled)
+    model = _MODELS.get((*_game_key(game), symmetric),
+                        lambda: TurnModel(game, symmetric, max_bytes, tables=not compiled))
+    if not compiled:  # a model a compiled solve made: its tables now, under this caller's budget
+        model.make_tables(max_bytes)
+    return model
 
 
 def cached_solution(game: Any, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:

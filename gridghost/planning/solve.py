@@ -33,7 +33,7 @@ from gridghost.core.layout import Layout
 from gridghost.core.policies import ChasePolicy, RandomPolicy
 from gridghost.core.rules import NUM_ACTIONS, Outcome, Rewards, Side
 from gridghost.core.slip import SlipModel
-from gridghost.planning import iteration
+from gridghost.planning import compiled, iteration
 from gridghost.planning.arguments import solver_game
 
 # Value iteration lives in iteration; its names import from here too, as before the split.
@@ -550,16 +550,18 @@ def solve_game(layout: Layout | None = None, slip: str | SlipModel | None = None
     """
     gamma, tol, horizon = _check_settings(gamma, tol, horizon, progress_bar)
     game = _game(layout, slip, rewards, None, game, spec, config, ghosts)
-    turn_model(game, True, max_bytes, joint=False)  # the budget, checked before a cached solution is looked up
+    # the budget, checked before a cached solution is looked up (a compiled solve's reads no tables)
+    turn_model(game, True, max_bytes, joint=False, compiled=compiled.applies(game, gamma, horizon))
     return solved_game(game, gamma, tol, horizon, progress_bar, max_bytes)
 
 
 def solved_game(game: Any, gamma: float, tol: float, horizon: int | None, progress_bar: bool = False,
                 max_bytes: Any = None) -> GameSolution:
     """The game's solution, shared through the solution cache."""
+    fast = compiled.applies(game, gamma, horizon)
     return cached_solution(game, ("game", gamma, tol, horizon),
-                           lambda: GameSolution(turn_model(game, True, max_bytes, joint=False), gamma, tol, horizon,
-                                                progress_bar))
+                           lambda: GameSolution(turn_model(game, True, max_bytes, joint=False, compiled=fast), gamma,
+                                                tol, horizon, progress_bar))
 
 
 def evaluate_policies(agent_policy: Any, ghost_policy: Any, layout: Layout | None = None,
