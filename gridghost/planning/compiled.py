@@ -39,13 +39,15 @@ def applies(game: Any, gamma: float, horizon: int | None) -> bool:
     """Whether :func:`~gridghost.planning.solve_game` sweeps ``game`` compiled: numba can be
     imported, one ghost on a grid's moves on a map of at least :data:`FROM_CELLS` cells, at most
     :data:`MAX_OUTCOMES` slip outcomes per action, ``gamma < 1`` and no horizon."""
-    return horizon is None and gamma < 1.0 and game.num_cells >= FROM_CELLS and _fits(game) and available()
+    return horizon is None and gamma < 1.0 and game.num_cells >= FROM_CELLS and _grid(game) is not None and available()
 
 
-def _fits(game: Any) -> bool:
-    """Whether the game can be swept compiled (see :meth:`CompiledTurn.fits`)."""
-    return (game.ghosts == 1 and max(len(probabilities) for probabilities, _ in game.outcomes) <= MAX_OUTCOMES
-            and _steps(np.asarray(game.moves)) is not None)
+def _grid(game: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ghost's moves as :func:`_steps` gives them where the game can be swept compiled (see
+    :meth:`CompiledTurn.fits`), else ``None``."""
+    if game.ghosts != 1 or max(len(probabilities) for probabilities, _ in game.outcomes) > MAX_OUTCOMES:
+        return None
+    return _steps(np.asarray(game.moves))
 
 
 @functools.cache
@@ -98,7 +100,8 @@ class CompiledTurn:
     """
 
     def __init__(self, model: TurnModel, side: Side) -> None:
-        if not self.fits(model):
+        grid = _grid(model.game)
+        if grid is None:
             raise ValueError(f"model: one ghost, at most {MAX_OUTCOMES} slip outcomes per action and a grid's moves "
                              "are compiled")
         self.kernels = _kernels()
@@ -114,7 +117,7 @@ class CompiledTurn:
         if not np.array_equal(expected, index):  # the layout of the live states this relies on
             raise AssertionError("the live states are not laid out by agent cell, then ghost cell")
         self.moves = np.ascontiguousarray(game.moves, dtype=np.int64)
-        self.steps, self.opens = _steps(self.moves)  # type: ignore[misc]
+        self.steps, self.opens = grid
         self.dest = np.empty((NUM_ACTIONS, MAX_OUTCOMES, cells), dtype=np.int64)
         self.prob = np.zeros((NUM_ACTIONS, MAX_OUTCOMES))
         for action, (probabilities, destinations) in enumerate(game.outcomes):
@@ -133,7 +136,7 @@ class CompiledTurn:
         """Whether the model can be swept compiled: one ghost, at most :data:`MAX_OUTCOMES` slip
         outcomes per action, and each of the ghost's moves one step of the same size from every
         cell or none (a grid's)."""
-        return _fits(model.game)
+        return _grid(model.game) is not None
 
     def sweep(self, values: np.ndarray, out: np.ndarray, gamma: float, agent_q: np.ndarray) -> float:
         """One sweep of full turns from ``values`` (``[num_live + 1]``, the sink last and 0): the
