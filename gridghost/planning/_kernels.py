@@ -15,6 +15,7 @@ from gridghost.core.rules import NUM_ACTIONS
 
 jit = numba.njit(cache=True, nogil=True, boundscheck=False)
 
+
 @jit
 def ghost_row(values, gamma, c, start, moves, steps, opens, rg, dense, row, between):
     """The ghost's best answer in each state of row ``c`` into ``between``, from ``values`` (its
@@ -144,6 +145,7 @@ def agent_row(between, c, start, dest, prob, goals, rowstart, ra, old, out, q, k
         out[s] = best[g]
     return largest
 
+
 @jit
 def _dense(moves, steps):
     """Room for a row by ghost cell, with the largest step's cells either side."""
@@ -156,6 +158,7 @@ def ghosts(values, gamma, cells_, rowstart, moves, steps, opens, rg, between):
     dense, row = _dense(moves, steps), np.empty(moves.shape[0])
     for c in cells_:
         ghost_row(values, gamma, c, rowstart[c], moves, steps, opens, rg, dense, row, between)
+
 
 @jit
 def sweep(values, out, gamma, cells_, rowstart, moves, steps, opens, rg, dest, prob, goals, ra, between, q):
