@@ -73,6 +73,19 @@ class DictObservations(Observations):
                   for _, action in NEIGHBOUR_ORDER for dr, dc in [ACTION_DELTAS[action]])
             for i, (r, c) in enumerate(map(board.position, range(n)))
         )
+        # The same entries as dicts, one per distinct value, that an observation copies: a copy
+        # costs less than building the dict (_surroundings). They never leave the encoder.
+        shared: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+        def template(**entries: Any) -> dict[str, Any]:
+            return shared.setdefault(tuple(entries.items()), entries)
+
+        self._neighbour_templates = tuple(tuple(template(accessible=accessible, colour=colour)
+                                                for accessible, colour in pairs) for pairs in self._neighbours)
+        # per observer index: the agent's cell entries end with the cell's text, a ghost's do not
+        ghost_cells = tuple(template(colour=self._colour[i], has_item=None, is_goal=self._is_goal[i]) for i in range(n))
+        agent_cells = tuple(template(**entries, text=self._text[i]) for i, entries in enumerate(ghost_cells))
+        self._cell_templates = (agent_cells, *(ghost_cells,) * self.ghosts)
 
         self._key, self._centre, offsets = _offset_table(board)
         self._offset = tuple(read_only(offset) for offset in offsets)
@@ -160,17 +173,12 @@ class DictObservations(Observations):
         return observation
 
     def _surroundings(self, me: int, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Observer ``index``'s ``current_cell`` and ``neighbors`` entries from cell ``me`` (fresh dicts)."""
-        cell = {"colour": self._colour[me], "has_item": self._has_item[me].copy(), "is_goal": self._is_goal[me]}
-        if not index:
-            cell["text"] = self._text[me]
-        (ua, uc), (ra, rc), (da, dc), (la, lc) = self._neighbours[me]
-        return cell, {
-            "up": {"accessible": ua, "colour": uc},
-            "right": {"accessible": ra, "colour": rc},
-            "down": {"accessible": da, "colour": dc},
-            "left": {"accessible": la, "colour": lc},
-        }
+        """Observer ``index``'s ``current_cell`` and ``neighbors`` entries from cell ``me`` (fresh
+        dicts: copies of the cell's templates, with a fresh ``has_item`` array)."""
+        cell = self._cell_templates[index][me].copy()
+        cell["has_item"] = self._has_item[me].copy()
+        up, right, down, left = self._neighbour_templates[me]
+        return cell, {"up": up.copy(), "right": right.copy(), "down": down.copy(), "left": left.copy()}
 
     def _view(self, me: int, other: int, index: int) -> dict[str, Any]:
         """Observer ``index``'s observation from cell ``me``, with its first other on cell ``other``."""
