@@ -226,6 +226,7 @@ def test_transitions_have_the_single_envs_distribution() -> None:
     assert p > ALPHA and visits > ALPHA, (statistic, dof, p, visits)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_the_chi_square_test_tells_another_game_apart() -> None:
     # the same test against a single env with another slip probability: rejected
     batched = _batched_sample(CLASSIC, "longitudinal", 300, 100, seed=11)
@@ -373,6 +374,7 @@ def test_grid_rows_are_the_encoders_over_many_levels(controlled: str | None, vie
     assert len(seen) >= 12 and compared >= 40 * games  # many levels, every call checked
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_egocentric_grids_over_500_levels_fit_the_table_budget() -> None:
     """The joint-state table of these grids would take 1.6 GiB; the planes take megabytes."""
     levels = MapGenerator(6, 6, num_levels=500)
@@ -384,6 +386,7 @@ def test_egocentric_grids_over_500_levels_fit_the_table_budget() -> None:
     assert np.array_equal(observations, _expected_grids(batch, encoders, "agent", "agent", np.zeros(64, bool)))
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("settings", [
     dict(obs_type="grid"), dict(obs_type="grid", view_radius=5), dict(obs_type="vector"),
     dict(obs_type="grid", controlled=None, view_radius=2, grid_layout="hwc"),

@@ -107,6 +107,7 @@ def test_distances_in_a_carved_maze_match_breadth_first_search() -> None:
     assert_rows_match_search(layout, layout.cells())
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_a_64_by_64_serpentine_maze_has_every_distance_right() -> None:
     layout = serpentine(64, 64)
     board = board_for(layout)

@@ -54,6 +54,7 @@ def episodes(env: Any, seeds: range) -> list[Any]:
     return record
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("name", sorted(SETTINGS))
 def test_the_json_form_of_a_config_rebuilds_the_same_game(name: str) -> None:
     original = gridghost.env(**SETTINGS[name])

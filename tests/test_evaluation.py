@@ -102,6 +102,7 @@ def test_tabulate_refuses_bad_encoding_options(kwargs: dict, error: type, words:
         tabulate_policy(lambda obs: 0, "agent", **kwargs)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_evaluate_matches_monte_carlo_play_in_the_gym_env() -> None:
     layout = level_split(2, "test", num_levels=1).level(500)
     policy = crc_policy  # an arbitrary deterministic policy of the egocentric grid
@@ -123,6 +124,7 @@ def test_evaluate_matches_monte_carlo_play_in_the_gym_env() -> None:
     assert abs(np.mean(wins) - result.success[0]) < 4 * np.sqrt(0.25 / len(wins))
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_evaluate_scores_random_zero_and_a_best_response_near_one_on_the_splits() -> None:
     test = level_split(1, "test", num_levels=3)
     random = evaluate("random", test)
@@ -182,6 +184,7 @@ def test_the_split_is_defined_once_and_the_envs_train_on_it() -> None:
         level_split(7, "test")
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_an_evaluator_scores_many_policies_as_evaluate_scores_each() -> None:
     levels = level_split(2, "test", num_levels=2)
     evaluator = Evaluator(levels, opponent="minimax", obs_type="grid", view_radius=2, rewards="normalised")

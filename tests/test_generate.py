@@ -36,6 +36,7 @@ def drawn(seed: int) -> Layout:
     return Layout.generate(rows, cols, seed, walls=WALL_KINDS[seed % 3])
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_a_thousand_seeds_give_valid_maps_with_the_guarantees() -> None:
     sizes = set()
     for seed in range(1000):

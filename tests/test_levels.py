@@ -178,6 +178,7 @@ def test_the_config_of_a_generator_env_rebuilds_it_episode_for_episode() -> None
 
 
 # -- difficulty ------------------------------------------------------------------------------------
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("difficulty", sorted(DIFFICULTIES))
 def test_difficulty_levels_lie_in_their_band_as_the_solver_measures_it(difficulty: int) -> None:
     preset = DIFFICULTIES[difficulty]
@@ -353,6 +354,7 @@ def test_a_generator_redraws_maps_whose_opening_move_could_end_the_game() -> Non
         assert env.unwrapped.game.game_state.outcome == Outcome.ONGOING
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_difficulty_plays_the_presets_training_levels_and_the_gym_env_says_which() -> None:
     env = gymnasium.make("gridghost/GridGhost-v1", difficulty=1, obs_type="vector")
     assert env.unwrapped.game.maps == MapGenerator(difficulty=1, num_levels=500, slip=LongitudinalSlip(0.2))

@@ -175,6 +175,7 @@ def layouts(draw: st.DrawFn) -> Layout:
         raise
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(layouts())
 def test_random_layouts_round_trip(layout: Layout) -> None:

@@ -43,6 +43,7 @@ def walls_as_sets(layout: Layout) -> tuple[set, set]:
             {tuple(map(int, rc)) for rc in np.argwhere(layout.walls_vertical)})
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @SETTINGS
 @given(layouts())
 def test_distances_match_breadth_first_search_on_random_layouts(layout: Layout) -> None:
@@ -64,6 +65,7 @@ def test_moves_only_cross_open_edges_on_random_layouts(layout: Layout) -> None:
             assert landed == (cell if layout.blocked(cell, target) else target)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @SETTINGS
 @given(layouts())
 def test_observations_lie_in_their_spaces_on_random_layouts(layout: Layout) -> None:
@@ -76,6 +78,7 @@ def test_observations_lie_in_their_spaces_on_random_layouts(layout: Layout) -> N
                 assert encoder.space(side).contains(encoder.observe(side, GameState(a, g)))
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @SETTINGS
 @given(layouts(), st.integers(0, 2**32 - 1), st.sampled_from(["none", "longitudinal", "perpendicular"]))
 def test_random_play_keeps_the_invariants_on_random_layouts(layout: Layout, seed: int, slip: str) -> None:

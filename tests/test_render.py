@@ -565,6 +565,7 @@ ANY_TEXT = st.one_of(
 )
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(ANY_TEXT)
 def test_every_text_a_layout_accepts_is_drawn_inside_its_cell(text) -> None:

@@ -1,10 +1,10 @@
 """Reward credit: on every path a trainer takes, each side receives all of its rewards, and under
 the default zero-sum rewards the two sides' returns of every episode sum to exactly 0.
 
-Each test plays 400 seeded random episodes (captures, goals and truncations among them, on both
-maps). The full rewards are recorded half-turn by half-turn from the AEC game's ``rewards`` (what
-one half-turn pays each side). Each view's delivered returns must equal the recorded ones, and the
-two sides' recorded returns must cancel.
+Each test plays 1,000 seeded random episodes. The full rewards are recorded half-turn by half-turn
+from the AEC game's ``rewards`` (what one half-turn pays each side). Each view's delivered
+returns must equal the recorded ones, and the two sides' recorded returns must cancel. The
+episode loops are in the slow group (``pytest -m slow``; CI runs it).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from gridghost.envs.single_agent import Duel
 from gridghost.integrations.turns import ALL, TurnBasedDictEnv
 from gridghost.maps.levels import MapGenerator
 
-EPISODES = 400
+EPISODES = 1000
 # The classic map, and contested generated maps (a few levels of difficulty 2, so that the test
 # does not spend its time solving levels).
 #: With the reference's whole-number rewards, whose sums are exact (the turn-based adapter defaults to the
@@ -44,6 +44,7 @@ def _zero_sum_counts(returns):
     return sums.count(0.0), len(sums)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("settings", SETTINGS, ids=["classic", "difficulty2"])
 def test_aec_env_returns_sum_to_zero(settings):
     env = gridghost.env(**settings)
@@ -65,6 +66,7 @@ def test_aec_env_returns_sum_to_zero(settings):
     assert {episode["agent"] for episode in returns} - {0.0}  # the episodes did pay something
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("settings", SETTINGS, ids=["classic", "difficulty2"])
 def test_parallel_env_returns_sum_to_zero(settings):
     env = gridghost.parallel_env(**settings)
@@ -86,6 +88,7 @@ def test_parallel_env_returns_sum_to_zero(settings):
     assert _zero_sum_counts(returns) == (EPISODES, EPISODES)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("settings", SETTINGS, ids=["classic", "difficulty2"])
 def test_turn_based_dict_env_returns_sum_to_zero_and_first_observations_pay_nothing(settings):
     env = TurnBasedDictEnv(**settings)
@@ -114,6 +117,7 @@ def test_turn_based_dict_env_returns_sum_to_zero_and_first_observations_pay_noth
     assert _zero_sum_counts(returns) == (EPISODES, EPISODES)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("controlled", ["agent", "ghost"])
 def test_single_agent_turn_loop_pays_the_learner_everything(controlled):
     """The Duel is the turn loop behind the Gymnasium env and AgentInterface: the learner's

@@ -174,6 +174,7 @@ def test_each_rule_gives_the_documented_probabilities() -> None:
     assert pool.probabilities("ghost", "recent", window=3).tolist() == [1 / 3, 1 / 3, 0.0, 1 / 3]
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("rule", SAMPLING_RULES)
 def test_draws_follow_the_rule_and_repeat_with_the_seed(rule: str) -> None:
     pool = OpponentPool()

@@ -582,6 +582,7 @@ def chase_in_env(env) -> int:
     return ChasePolicy()(env.observe("ghost"))
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize(("layout", "slip", "start", "gamma", "horizons"), [
     (CLASSIC, LongitudinalSlip(0.2), CLASSIC_START, 0.99, (4, 100)),
     (CHASED.layout(*CHASED_START), CHASED.slip_model(), CHASED_START, 0.95, (3, 100)),

@@ -24,6 +24,7 @@ def test_a_best_response_evaluates_to_its_solvers_value() -> None:
     np.testing.assert_allclose(pair.values, -ghost.values, atol=1e-8)  # zero-sum: the ghost's value negated
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_random_against_chase_matches_simulated_games() -> None:
     """Success and capture within 30 turns, and the discounted return, of a random agent against
     the chasing ghost (perpendicular slip), over 3,000 seeded games: within 4 standard errors."""

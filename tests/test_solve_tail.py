@@ -72,6 +72,7 @@ def test_the_game_has_the_values_and_moves_of_a_plain_value_iteration(name: str)
         assert solution.ghost_action(agent, ghost) == ghost_moves[live]
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("name", list(MAPS))
 def test_each_side_against_a_fixed_policy_has_the_values_of_a_plain_value_iteration(name: str) -> None:
     layout = MAPS[name]
@@ -104,6 +105,7 @@ RELAXED = {"classic": (CLASSIC, SLIP, None), "12x12": (MAPS["12x12"], Perpendicu
            "no slip": (MAPS["8x8"], NoSlip(), None)}
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize("name", list(RELAXED))
 def test_in_place_sweeps_and_short_solves_reach_a_plain_value_iterations_game(name: str, monkeypatch) -> None:
     """The game's solves on large maps start with in-place sweeps, agent cell by agent cell, and aim

@@ -52,6 +52,7 @@ def test_the_learnt_values_are_the_games_minimax_values_where_play_goes(learnt: 
     assert learnt.q_values("agent")[ar, ac, gr, gc].max() == pytest.approx(solved.value((ar, ac), (gr, gc)), abs=0.02)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_both_tables_learn_the_solvers_action_values_with_its_discount_per_full_turn() -> None:
     """Random play for both sides (the updates are off-policy) with gamma 0.5, so that a discount
     in the wrong half-turn would show: every often-tried entry is the solver's."""
@@ -197,6 +198,7 @@ def test_a_learner_without_an_average_refuses_to_give_one() -> None:
         learner.q_values("agent", averaged=True)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_the_selfplay_levels_benchmark_judges_the_tabular_learner_exactly(tmp_path) -> None:
     import contextlib
     import io

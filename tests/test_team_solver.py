@@ -121,6 +121,7 @@ def test_the_team_game_has_the_values_of_a_brute_force_value_iteration(rows: int
         assert team_q[team.joint_index(solution.ghost_action(*where(team, s)))] <= team_q.min() + 1e-9
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_fixed_policies_and_outcome_probabilities_match_the_brute_force() -> None:
     team = Game(tiny(2, 3, [(0, 0), (1, 2)]), SLIP, ghosts=2)
     solution = solve_game(game=team, gamma=0.95)
@@ -369,6 +370,7 @@ def test_the_budget_estimate_covers_what_a_solve_allocates() -> None:
     assert 0.5 * estimate < peak <= estimate
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_a_best_response_to_a_fixed_agent_counts_the_agents_policy_in_its_budget() -> None:
     import tracemalloc
 

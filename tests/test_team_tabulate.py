@@ -23,6 +23,7 @@ def tabulate_team_policy(policy: Any = None, **kwargs: Any) -> np.ndarray:
     return tabulate_policy(policy, "ghost", batch=True, **kwargs)
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 @pytest.mark.parametrize(("obs_type", "k"), [("vector", 2), ("grid", 2), ("vector", 3)])
 def test_each_ghost_is_asked_with_the_observation_the_aec_env_gives_it(obs_type: str, k: int) -> None:
     spec = resolve(layout=OPEN, ghosts=k, obs_type=obs_type)

@@ -95,6 +95,7 @@ def test_the_pettingzoo_envs_the_engine_and_the_reference_interface_keep_the_gam
     assert interface.env.config.rewards == REFERENCE
 
 
+@pytest.mark.slow  # a second or more: .ci/run runs the slow group
 def test_the_exact_score_does_not_depend_on_the_reward_scale() -> None:
     # evaluate defaults to the trainers' normalised rewards; the reference's change only the
     # returns' unit (x 100): the normalised rewards are the reference's / 100, with the same best
