@@ -5,6 +5,13 @@ game (see ``tests/traces/record.py``); replaying its actions must show, step by 
 agents, rewards, terminations, truncations, infos, observations and states, exactly (arrays
 by dtype, shape and bytes). The first case of every file runs in the default suite; all of
 them, and the check of what the files cover, are marked slow.
+
+One exception: the belief filter's estimate (the infos' ``estimated_pos`` and ``estimated_cell``)
+is compared by key and place, not by value. The filters compute it with BLAS products, whose last
+bits depend on the kernels the CPU selects: the files were recorded on an AVX-512 machine, and an
+AVX2 one rounds some estimates differently (and once breaks a near tie between two cells the other
+way). The filters' values are tested in ``test_filters.py``; the belief maps, which the
+observations carry, still replay exactly.
 """
 
 from __future__ import annotations
@@ -25,6 +32,23 @@ def _pairs(value: Any) -> dict[str, Any] | None:
     if isinstance(value, dict) and list(value) == ["dict"]:
         return {str(key): item for key, item in value["dict"]}
     return None
+
+
+#: Info keys compared by place only: the belief filter's estimate, whose last bits depend on the CPU.
+_ESTIMATE_KEYS = ("estimated_pos", "estimated_cell")
+
+
+def _without_estimates(value: Any) -> Any:
+    """A record with the value of every :data:`_ESTIMATE_KEYS` entry replaced by its key (its key
+    and place still compared)."""
+    if isinstance(value, dict) and list(value) == ["dict"]:
+        return {"dict": [[key, key if key in _ESTIMATE_KEYS else _without_estimates(item)]
+                         for key, item in value["dict"]]}
+    if isinstance(value, dict):
+        return {key: _without_estimates(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_estimates(item) for item in value]
+    return value
 
 
 def _first_difference(expected: Any, actual: Any, where: str = "") -> str:
@@ -60,8 +84,8 @@ def replay(case: dict[str, Any], where: str) -> None:
     recorded = case["records"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecations and Gymnasium's checker are not under test here
-        replayed = list(play(case, actions))
-    for index, (expected, actual) in enumerate(zip(recorded, replayed, strict=False)):
+        replayed = [_without_estimates(record) for record in play(case, actions)]
+    for index, (expected, actual) in enumerate(zip(map(_without_estimates, recorded), replayed, strict=False)):
         assert actual == expected, f"{where}, record {index}: {_first_difference(expected, actual)}"
     assert len(replayed) == len(recorded), where
 
