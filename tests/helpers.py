@@ -30,6 +30,18 @@ NOT_RUN = re.compile(r"<!-- not-run: (.+?) -->\n$")
 RUN_BY = re.compile(r"\b(tests/test_\w+\.py) runs it\b")
 
 
+def runs_avx512() -> bool:
+    """Whether NumPy runs its AVX-512 kernels on this CPU, as on the machines that made the stored
+    results (``benchmarks/results/``). Elsewhere NumPy's and XLA's vector kernels (exp, log, sums)
+    round some values differently: a learning run that draws from those values can take another
+    path from the first such draw, and its re-run is then another sample of nearly the same run."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__  # NumPy 2
+    except ImportError:
+        from numpy.core._multiarray_umath import __cpu_features__  # NumPy 1
+    return bool(__cpu_features__.get("AVX512F"))
+
+
 def run_script(*args: str, timeout: float = 900) -> str:
     """A script's stdout: ``python *args`` from the repository root, with this checkout's gridghost
     first on the path; the test fails with the script's stderr if it exits non-zero."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import load_script
+from helpers import load_script, runs_avx512
 
 pytestmark = pytest.mark.results
 
@@ -86,6 +86,8 @@ def test_the_jax_self_plays_first_generation_is_re_made_by_its_recorded_command(
     example = learning.load_example("jax_selfplay")
     first = stored["selfplay"]["0"]["generations"][0]
     (again,) = example.selfplay(level=0, seed=0, generations=1, verbose=False)
-    tolerance = 1e-6 if stored["machine"]["jax"] == learning.jax.__version__ else ACROSS_DEVICES
+    # XLA's CPU kernels round as the stored run's only with its jax and its AVX-512 (helpers.runs_avx512)
+    same = stored["machine"]["jax"] == learning.jax.__version__ and runs_avx512()
+    tolerance = 1e-6 if same else ACROSS_DEVICES
     assert again.exploitability == pytest.approx(first["exploitability"], abs=tolerance)
     assert again.reward == pytest.approx(first["reward"], abs=tolerance)
