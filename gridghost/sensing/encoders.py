@@ -64,7 +64,6 @@ class DictObservations(Observations):
         )
         self._colour = tuple(int(c) for c in colours.ravel())
         self._is_goal = tuple(int(g) for g in board.is_goal)
-        self._text = tuple(layout.text_at(*board.position(i)) for i in range(n))
 
         padded = np.pad(colours, 1)  # a neighbour outside the grid reads colour 0
         # per cell and neighbour, in NEIGHBOUR_ORDER: (accessible, colour)
@@ -84,7 +83,8 @@ class DictObservations(Observations):
                                                 for accessible, colour in pairs) for pairs in self._neighbours)
         # per observer index: the agent's cell entries end with the cell's text, a ghost's do not
         ghost_cells = tuple(template(colour=self._colour[i], has_item=None, is_goal=self._is_goal[i]) for i in range(n))
-        agent_cells = tuple(template(**entries, text=self._text[i]) for i, entries in enumerate(ghost_cells))
+        agent_cells = tuple(template(**entries, text=layout.text_at(*board.position(i)))
+                            for i, entries in enumerate(ghost_cells))
         self._cell_templates = (agent_cells, *(ghost_cells,) * self.ghosts)
 
         self._key, self._centre, offsets = _offset_table(board)
