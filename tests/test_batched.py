@@ -386,11 +386,12 @@ def test_egocentric_grids_over_500_levels_fit_the_table_budget() -> None:
     assert np.array_equal(observations, _expected_grids(batch, encoders, "agent", "agent", np.zeros(64, bool)))
 
 
-@pytest.mark.slow  # a second or more: .ci/run runs the slow group
-@pytest.mark.parametrize("settings", [
-    dict(obs_type="grid"), dict(obs_type="grid", view_radius=5), dict(obs_type="vector"),
+@pytest.mark.parametrize("settings", [  # the vector rows take a second or more: .ci/run runs the slow group
+    dict(obs_type="grid"), dict(obs_type="grid", view_radius=5),
+    pytest.param(dict(obs_type="vector"), marks=pytest.mark.slow),
     dict(obs_type="grid", controlled=None, view_radius=2, grid_layout="hwc"),
-    dict(obs_type="vector", controlled="ghost"), dict(obs_type="grid", slip="none", controlled="ghost"),
+    pytest.param(dict(obs_type="vector", controlled="ghost"), marks=pytest.mark.slow),
+    dict(obs_type="grid", slip="none", controlled="ghost"),
 ])
 def test_the_memory_estimates_bound_what_construction_and_steps_take(settings: dict) -> None:
     import tracemalloc

@@ -54,8 +54,8 @@ def episodes(env: Any, seeds: range) -> list[Any]:
     return record
 
 
-@pytest.mark.slow  # a second or more: .ci/run runs the slow group
-@pytest.mark.parametrize("name", sorted(SETTINGS))
+@pytest.mark.parametrize("name", [  # a second or more: .ci/run runs the slow group
+    pytest.param(name, marks=pytest.mark.slow) if name == "difficulty" else name for name in sorted(SETTINGS)])
 def test_the_json_form_of_a_config_rebuilds_the_same_game(name: str) -> None:
     original = gridghost.env(**SETTINGS[name])
     saved = json.dumps(original.config.to_dict())

@@ -178,8 +178,8 @@ def test_the_config_of_a_generator_env_rebuilds_it_episode_for_episode() -> None
 
 
 # -- difficulty ------------------------------------------------------------------------------------
-@pytest.mark.slow  # a second or more: .ci/run runs the slow group
-@pytest.mark.parametrize("difficulty", sorted(DIFFICULTIES))
+@pytest.mark.parametrize("difficulty", [  # a second or more: .ci/run runs the slow group
+    pytest.param(level, marks=pytest.mark.slow) if level == 1 else level for level in sorted(DIFFICULTIES)])
 def test_difficulty_levels_lie_in_their_band_as_the_solver_measures_it(difficulty: int) -> None:
     preset = DIFFICULTIES[difficulty]
     generator = MapGenerator(difficulty=difficulty)

@@ -72,8 +72,8 @@ def test_the_game_has_the_values_and_moves_of_a_plain_value_iteration(name: str)
         assert solution.ghost_action(agent, ghost) == ghost_moves[live]
 
 
-@pytest.mark.slow  # a second or more: .ci/run runs the slow group
-@pytest.mark.parametrize("name", list(MAPS))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "12x12" else name
+                                  for name in MAPS])  # a second or more: .ci/run runs the slow group
 def test_each_side_against_a_fixed_policy_has_the_values_of_a_plain_value_iteration(name: str) -> None:
     layout = MAPS[name]
     clear_caches()
@@ -105,8 +105,8 @@ RELAXED = {"classic": (CLASSIC, SLIP, None), "12x12": (MAPS["12x12"], Perpendicu
            "no slip": (MAPS["8x8"], NoSlip(), None)}
 
 
-@pytest.mark.slow  # a second or more: .ci/run runs the slow group
-@pytest.mark.parametrize("name", list(RELAXED))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "12x12" else name
+                                  for name in RELAXED])  # a second or more: .ci/run runs the slow group
 def test_in_place_sweeps_and_short_solves_reach_a_plain_value_iterations_game(name: str, monkeypatch) -> None:
     """The game's solves on large maps start with in-place sweeps, agent cell by agent cell, and aim
     their linear solves short of the end: made on small maps here, the game ends at a plain value

@@ -23,8 +23,8 @@ def tabulate_team_policy(policy: Any = None, **kwargs: Any) -> np.ndarray:
     return tabulate_policy(policy, "ghost", batch=True, **kwargs)
 
 
-@pytest.mark.slow  # a second or more: .ci/run runs the slow group
-@pytest.mark.parametrize(("obs_type", "k"), [("vector", 2), ("grid", 2), ("vector", 3)])
+@pytest.mark.parametrize(("obs_type", "k"), [("vector", 2), ("grid", 2),
+                                             pytest.param("vector", 3, marks=pytest.mark.slow)])  # a second or more
 def test_each_ghost_is_asked_with_the_observation_the_aec_env_gives_it(obs_type: str, k: int) -> None:
     spec = resolve(layout=OPEN, ghosts=k, obs_type=obs_type)
     table = tabulate_team_policy(hashed_actions, spec=spec)
